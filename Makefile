@@ -1,0 +1,43 @@
+# pmrag - the front door. `make demo` and `make test` work on a fresh
+# Debian 12 machine: both install what is missing first (deploy/deps.sh).
+#
+#   make deps    Debian packages + the pinned tree-sitter grammars
+#   make build   CMake, RelWithDebInfo, warnings as errors  -> build/cmd/pmrag
+#   make test    build + the whole ctest suite (unit, integration, acceptance)
+#   make demo    build + index the bundled demo application, show what it found
+#   make asan    AddressSanitizer + UBSan build and its test run (build-asan/)
+#   make bench   build + the benchmarks (print figures; not timed tests)
+#   make clean   remove build directories
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build test demo asan bench clean
+
+all: build
+
+deps:
+	@deploy/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMRAG_WERROR=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --label-exclude bench
+
+demo: build
+	@deploy/demo/run.sh $(BUILD)/cmd/pmrag
+
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPMRAG_WERROR=ON -DPMRAG_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) --label-regex 'unit|integration'
+
+bench: build
+	@ctest --test-dir $(BUILD) --output-on-failure --label-regex bench -V
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-release build-fuzz

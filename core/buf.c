@@ -1,0 +1,181 @@
+/* Growable buffers and JSON text. */
+#include "core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void buf_reserve(core_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap < b->len + extra + 1) {
+        if (ncap > SIZE_MAX / 2)
+            core_panic("buffer too large");
+        ncap *= 2;
+    }
+    b->data = core_xrealloc(b->data, ncap);
+    b->cap = ncap;
+}
+
+void core_buf_append(core_buf *b, const void *p, size_t n)
+{
+    buf_reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void core_buf_puts(core_buf *b, const char *s)
+{
+    core_buf_append(b, s, strlen(s));
+}
+
+void core_buf_vprintf(core_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    buf_reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void core_buf_printf(core_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    core_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    unsigned min;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    unsigned cp = c & (0x7f >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+size_t core_utf8_valid_prefix(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t k = utf8_seq(p + i, n - i);
+        if (!k)
+            break;
+        i += k;
+    }
+    return i;
+}
+
+void core_buf_json_str(core_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    core_buf_putc(b, '"');
+    size_t run = 0; /* start of the pending run of plain bytes */
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = c >= 0x80 ? utf8_seq(p + i, n - i) : 0;
+        if (k) {
+            i += k;
+            continue;
+        }
+        core_buf_append(b, p + run, i - run);
+        switch (c) {
+        case '"':
+            core_buf_append(b, "\\\"", 2);
+            break;
+        case '\\':
+            core_buf_append(b, "\\\\", 2);
+            break;
+        case '\n':
+            core_buf_append(b, "\\n", 2);
+            break;
+        case '\r':
+            core_buf_append(b, "\\r", 2);
+            break;
+        case '\t':
+            core_buf_append(b, "\\t", 2);
+            break;
+        default:
+            if (c < 0x20) {
+                char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+                core_buf_append(b, esc, 6);
+            } else {
+                core_buf_append(b, "\xef\xbf\xbd", 3); /* U+FFFD */
+            }
+        }
+        i++;
+        run = i;
+    }
+    core_buf_append(b, p + run, n - run);
+    core_buf_putc(b, '"');
+}
+
+void core_buf_json_double(core_buf *b, double v)
+{
+    if (!isfinite(v)) {
+        core_buf_puts(b, "null");
+        return;
+    }
+    char tmp[40];
+    /* The shortest %g precision that reads back exactly. */
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    core_buf_puts(b, tmp);
+}
+
+void core_buf_reset(core_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = 0;
+}
+
+void core_buf_free(core_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}

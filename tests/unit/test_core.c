@@ -1,0 +1,272 @@
+/* Unit tests of core/. */
+#include "core.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+
+TEST(strerror_names_codes)
+{
+    CHECK_STR(core_strerror(0), "success");
+    CHECK_STR(core_strerror(CORE_ECORRUPT), "file is corrupted or truncated");
+    CHECK_STR(core_strerror(-ENOENT), "No such file or directory");
+    CHECK_STR(core_strerror(-99999), "unknown error");
+}
+
+static char last_msg[256];
+static int last_level = -1;
+static void capture(void *ud, core_log_level level, const char *msg)
+{
+    (void)ud;
+    last_level = (int)level;
+    snprintf(last_msg, sizeof last_msg, "%s", msg);
+}
+
+TEST(logger_filters_and_formats)
+{
+    core_logger lg = {capture, NULL, CORE_LOG_NOTE};
+    core_logf(&lg, CORE_LOG_INFO, "dropped %d", 1);
+    CHECK_INT(last_level, -1);
+    core_logf(&lg, CORE_LOG_WARN, "kept %s:%d", "a.py", 7);
+    CHECK_INT(last_level, CORE_LOG_WARN);
+    CHECK_STR(last_msg, "kept a.py:7");
+    /* Longer than the stack buffer. */
+    char big[2000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    core_logf(&lg, CORE_LOG_ERROR, "%s", big);
+    CHECK_INT(strlen(last_msg), 255);
+    core_logf(NULL, CORE_LOG_ERROR, "no logger is fine");
+}
+
+TEST(arena_alignment_and_reset)
+{
+    core_arena a;
+    core_arena_init(&a, 128);
+    for (int i = 0; i < 1000; i++) {
+        char *p = core_arena_alloc(&a, (size_t)(i % 37) + 1);
+        CHECK(((uintptr_t)p & 15) == 0);
+        memset(p, 0xab, (size_t)(i % 37) + 1);
+    }
+    char *big = core_arena_alloc(&a, 100000);
+    memset(big, 1, 100000);
+    char *s = core_arena_strndup(&a, "hello world", 5);
+    CHECK_STR(s, "hello");
+    CHECK(a.used >= 100000);
+    core_arena_reset(&a);
+    CHECK_INT(a.used, 0);
+    char *z = core_arena_zalloc(&a, 64);
+    for (int i = 0; i < 64; i++)
+        CHECK_INT(z[i], 0);
+    core_arena_free(&a);
+}
+
+TEST(vec_grows)
+{
+    core_vec(int) v = {0};
+    for (int i = 0; i < 10000; i++)
+        core_vec_push(&v, i * 3);
+    CHECK_INT(v.n, 10000);
+    CHECK_INT(v.v[9999], 29997);
+    core_vec_free(&v);
+    CHECK(v.v == NULL);
+}
+
+TEST(hash_is_stable_and_spreads)
+{
+    const char *s = "pmrag";
+    uint64_t h1 = core_hash64(s, 5, 0), h2 = core_hash64(s, 5, 0);
+    CHECK(h1 == h2);
+    CHECK(core_hash64(s, 5, 1) != h1);
+    CHECK(core_hash64(s, 4, 0) != h1);
+    /* Every length from 0 to 64 and a one-bit change give different hashes. */
+    char buf[65] = {0};
+    core_map seen = {0};
+    for (size_t n = 0; n <= 64; n++) {
+        bool ins;
+        core_map_put(&seen, core_hash64(buf, n, 0) >> 1, &ins);
+        CHECK(ins);
+        buf[n / 2] ^= 1;
+        core_map_put(&seen, core_hash64(buf, n, 0) >> 1, &ins);
+        CHECK(ins || n / 2 >= n);
+        buf[n / 2] ^= 1;
+    }
+    core_map_free(&seen);
+    /* zlib's CRC-32 of "123456789" is the standard check value. */
+    CHECK(core_crc32(0, "123456789", 9) == 0xcbf43926u);
+}
+
+TEST(map_put_get_many)
+{
+    core_map m = {0};
+    for (uint64_t k = 0; k < 100000; k++) {
+        bool ins;
+        *core_map_put(&m, k * 7919, &ins) = k;
+        CHECK(ins);
+    }
+    CHECK_INT(m.n, 100000);
+    for (uint64_t k = 0; k < 100000; k++) {
+        uint64_t *v = core_map_get(&m, k * 7919);
+        CHECK(v && *v == k);
+    }
+    CHECK(core_map_get(&m, 3) == NULL);
+    bool ins = true;
+    CHECK_INT(*core_map_put(&m, 7919, &ins), 1);
+    CHECK(!ins);
+    core_map_free(&m);
+}
+
+TEST(smap_multi_values)
+{
+    core_smap m = {0};
+    core_smap_add(&m, "a", 1, 1);
+    core_smap_add(&m, "b", 1, 2);
+    core_smap_add(&m, "a", 1, 3);
+    core_smap_add(&m, "ab", 2, 4);
+    uint32_t it, got[4], n = 0;
+    for (uint32_t v = core_smap_get(&m, "a", 1, &it); v != UINT32_MAX;
+         v = core_smap_next(&m, "a", 1, &it))
+        got[n++] = v;
+    CHECK_INT(n, 2);
+    CHECK_INT(got[0], 3); /* newest first */
+    CHECK_INT(got[1], 1);
+    CHECK_INT(core_smap_get(&m, "ab", 2, &it), 4);
+    CHECK_INT(core_smap_next(&m, "ab", 2, &it), UINT32_MAX);
+    CHECK_INT(core_smap_get(&m, "zz", 2, &it), UINT32_MAX);
+    /* Keys compare by bytes and length, not as C strings. */
+    CHECK_INT(core_smap_get(&m, "abc", 2, &it), 4);
+    core_smap_free(&m);
+}
+
+TEST(strtab_interns_once)
+{
+    core_strtab t;
+    core_strtab_init(&t);
+    CHECK_INT(core_strtab_intern(&t, "", 0), 0);
+    uint32_t a = core_strtab_intern(&t, "alpha", 5);
+    uint32_t b = core_strtab_intern(&t, "beta", 4);
+    CHECK(a != b && a != 0);
+    CHECK_INT(core_strtab_intern(&t, "alphabet", 5), a);
+    CHECK_STR(core_strtab_str(&t, b), "beta");
+    CHECK_INT(core_strtab_find(&t, "beta", 4), b);
+    CHECK(core_strtab_find(&t, "gamma", 5) == UINT32_MAX);
+    /* A prefix of a stored string is its own string. */
+    uint32_t al = core_strtab_intern(&t, "alp", 3);
+    CHECK(al != a);
+    CHECK_STR(core_strtab_str(&t, al), "alp");
+    /* Embedded NULs cut the string. */
+    CHECK_INT(core_strtab_intern(&t, "beta\0x", 6), b);
+    char name[32];
+    for (int i = 0; i < 50000; i++) {
+        int n = snprintf(name, sizeof name, "sym%d", i);
+        core_strtab_intern(&t, name, (size_t)n);
+    }
+    for (int i = 0; i < 50000; i += 997) {
+        int n = snprintf(name, sizeof name, "sym%d", i);
+        uint32_t off = core_strtab_find(&t, name, (size_t)n);
+        CHECK(off != UINT32_MAX);
+        CHECK_STR(core_strtab_str(&t, off), name);
+    }
+    core_strtab_free(&t);
+}
+
+TEST(buf_printf_and_json)
+{
+    core_buf b = {0};
+    core_buf_printf(&b, "%d-%s", 42, "x");
+    CHECK_STR(b.data, "42-x");
+    core_buf_reset(&b);
+    char longs[1000];
+    memset(longs, 'y', sizeof longs - 1);
+    longs[sizeof longs - 1] = 0;
+    core_buf_printf(&b, "[%s]", longs);
+    CHECK_INT(b.len, 1001);
+    core_buf_reset(&b);
+    const char in[] = "a\"b\\c\n\t\x01 \xc3\xa9 \xff end";
+    core_buf_json_str(&b, in, sizeof in - 1);
+    CHECK_STR(b.data, "\"a\\\"b\\\\c\\n\\t\\u0001 \xc3\xa9 \xef\xbf\xbd end\"");
+    core_buf_reset(&b);
+    core_buf_json_double(&b, 0.1);
+    core_buf_putc(&b, ' ');
+    core_buf_json_double(&b, 1.0 / 3.0);
+    CHECK_STR(b.data, "0.1 0.3333333333333333");
+    core_buf_free(&b);
+}
+
+TEST(utf8_prefix)
+{
+    CHECK_INT(core_utf8_valid_prefix("abc", 3), 3);
+    CHECK_INT(core_utf8_valid_prefix("a\xc3\xa9z", 4), 4);
+    CHECK_INT(core_utf8_valid_prefix("a\xc3", 2), 1);
+    CHECK_INT(core_utf8_valid_prefix("ab\xed\xa0\x80", 5), 2); /* surrogate */
+    CHECK_INT(core_utf8_valid_prefix("\xc0\xaf", 2), 0);       /* overlong */
+}
+
+TEST(glob_matches)
+{
+    CHECK(core_glob_match("node_modules", "a/node_modules/b.js"));
+    CHECK(core_glob_match("*.min.js", "dist/x.min.js"));
+    CHECK(!core_glob_match("*.min.js", "dist/x.js"));
+    CHECK(core_glob_match("tests/**", "tests/a/b/c.py"));
+    CHECK(core_glob_match("**/fixtures/*.py", "a/b/fixtures/x.py"));
+    CHECK(core_glob_match("**/fixtures/*.py", "fixtures/x.py"));
+    CHECK(!core_glob_match("**/fixtures/*.py", "fixtures/y/x.py"));
+    CHECK(core_glob_match("src/*.ts", "src/a.ts"));
+    CHECK(!core_glob_match("src/*.ts", "src/sub/a.ts"));
+    CHECK(core_glob_match("build/", "build"));
+    CHECK(core_glob_match("[ab]?.py", "x/a1.py"));
+    CHECK(!core_glob_match("[!ab]?.py", "x/a1.py"));
+    CHECK(core_glob_match("v[0-9].py", "v7.py"));
+    CHECK(core_glob_match("*", "anything/at/all"));
+    CHECK(core_glob_match("a\\*b", "a*b"));
+    CHECK(!core_glob_match("a\\*b", "axb"));
+    CHECK(core_glob_match("./src/**/*.js", "src/x/y.js"));
+}
+
+TEST(files_read_write_mmap)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/f.txt", unit_tmpdir());
+    CHECK_OK(core_write_file_atomic(path, "hello\n", 6));
+    char *data;
+    size_t n;
+    CHECK_OK(core_read_file(path, 100, &data, &n));
+    CHECK_INT(n, 6);
+    CHECK_STR(data, "hello\n");
+    free(data);
+    CHECK_INT(core_read_file(path, 3, &data, &n), CORE_ELIMIT);
+    CHECK_INT(core_read_file(unit_tmpdir(), 100, &data, &n), -EISDIR);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/nope", unit_tmpdir());
+    CHECK_INT(core_read_file(missing, 100, &data, &n), -ENOENT);
+    core_mmap m;
+    CHECK_OK(core_mmap_open(path, &m));
+    CHECK_INT(m.size, 6);
+    CHECK(memcmp(m.data, "hello\n", 6) == 0);
+    core_mmap_close(&m);
+    CHECK(core_str_ends_with("a.min.js", ".min.js"));
+    CHECK(!core_str_ends_with("js", ".min.js"));
+}
+
+static atomic_int par_sum;
+static atomic_int par_next;
+static void par_fn(void *arg, unsigned i)
+{
+    (void)arg;
+    (void)i;
+    for (;;) {
+        int k = atomic_fetch_add(&par_next, 1);
+        if (k >= 1000)
+            break;
+        atomic_fetch_add(&par_sum, k);
+    }
+}
+
+TEST(parallel_runs_all_work)
+{
+    CHECK(core_ncpus() >= 1);
+    CHECK_OK(core_parallel(4, par_fn, NULL));
+    CHECK_INT(atomic_load(&par_sum), 999 * 1000 / 2);
+    uint64_t t0 = core_now_ns();
+    CHECK(core_now_ns() >= t0);
+}
