@@ -1,0 +1,280 @@
+/* Finding the source files under the roots. */
+#include "graph_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Directories skipped unless --no-default-excludes: version control,
+ * dependencies, virtualenvs, caches and build output. */
+static const char *const default_excludes[] = {
+    ".git",          ".hg",           ".svn",        "node_modules", "bower_components",
+    "__pycache__",   ".venv",         "venv",        ".tox",         ".nox",
+    ".mypy_cache",   ".pytest_cache", ".ruff_cache", ".eggs",        "*.egg-info",
+    ".next",         ".nuxt",         ".cache",      ".idea",        ".vscode",
+    ".parcel-cache", ".turbo",        ".yarn",
+};
+
+static bool default_excluded(const char *name)
+{
+    for (size_t i = 0; i < sizeof default_excludes / sizeof default_excludes[0]; i++)
+        if (core_glob_match(default_excludes[i], name))
+            return true;
+    return false;
+}
+
+/*
+ * build/ and dist/ are output when they sit at a root or next to a project
+ * manifest and are not Python packages themselves; pip's
+ * _internal/operations/build/ is source.
+ */
+static bool output_dir(const char *abs, const char *name, const char *parent_abs, bool at_root)
+{
+    if (strcmp(name, "build") != 0 && strcmp(name, "dist") != 0)
+        return false;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/__init__.py", abs);
+    if (access(path, F_OK) == 0)
+        return false;
+    if (at_root)
+        return true;
+    static const char *const manifests[] = {"package.json", "setup.py", "setup.cfg",
+                                            "pyproject.toml", "tsconfig.json"};
+    for (size_t i = 0; i < sizeof manifests / sizeof manifests[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", parent_abs, manifests[i]);
+        if (access(path, F_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool user_excluded(const gb_index *idx, const char *rel)
+{
+    for (size_t i = 0; i < idx->opts->nexcludes; i++)
+        if (core_glob_match(idx->opts->excludes[i], rel))
+            return true;
+    return false;
+}
+
+static char *join(core_arena *a, const char *dir, const char *name)
+{
+    size_t dl = strlen(dir), nl = strlen(name);
+    char *p = core_arena_alloc(a, dl + nl + 2);
+    size_t k = 0;
+    if (dl) {
+        memcpy(p, dir, dl);
+        k = dl;
+        if (dir[dl - 1] != '/')
+            p[k++] = '/';
+    }
+    memcpy(p + k, name, nl + 1);
+    return p;
+}
+
+static void read_package(gb_index *idx, const char *abs, const char *rel_dir)
+{
+    char *data;
+    size_t n;
+    if (core_read_file(abs, 4u << 20, &data, &n) != 0)
+        return;
+    json_error_t err;
+    json_t *j = json_loadb(data, n, 0, &err);
+    free(data);
+    if (!j || !json_is_object(j)) {
+        json_decref(j);
+        return;
+    }
+    gb_package p = {core_arena_strndup(&idx->arena, rel_dir, strlen(rel_dir)), NULL, NULL};
+    json_t *name = json_object_get(j, "name");
+    if (json_is_string(name))
+        p.name = core_arena_strndup(&idx->arena, json_string_value(name), json_string_length(name));
+    const char *fields[] = {"main", "module"};
+    for (size_t i = 0; i < 2 && !p.main; i++) {
+        json_t *m = json_object_get(j, fields[i]);
+        if (json_is_string(m))
+            p.main = core_arena_strndup(&idx->arena, json_string_value(m), json_string_length(m));
+    }
+    json_decref(j);
+    core_vec_push(&idx->packages, p);
+}
+
+typedef struct {
+    char *abs, *rel;
+} walk_item;
+
+/* Adds one file if it is a source file of a wanted language. */
+static void consider_file(gb_index *idx, uint32_t root, const char *abs, const char *rel,
+                          const char *name, const char *prefix)
+{
+    graph_lang lang;
+    if (strcmp(name, "package.json") == 0) {
+        size_t rl = strlen(rel) - strlen("package.json");
+        char *dir = core_arena_strndup(&idx->arena, rel, rl ? rl - 1 : 0);
+        read_package(idx, abs, prefix ? join(&idx->arena, prefix, dir) : dir);
+        return;
+    }
+    if (!graph__lang_of_path(name, &lang))
+        return;
+    unsigned mask = idx->opts->langs ? idx->opts->langs : ~0u;
+    if (!(mask & (1u << lang)))
+        return;
+    if (user_excluded(idx, rel))
+        return;
+    gb_file f = {0};
+    struct stat st;
+    /* The size orders the work (largest first balances the threads). */
+    if (stat(abs, &st) == 0)
+        f.bytes = (uint64_t)st.st_size;
+    f.abs = core_arena_strndup(&idx->arena, abs, strlen(abs));
+    f.rel =
+        prefix ? join(&idx->arena, prefix, rel) : core_arena_strndup(&idx->arena, rel, strlen(rel));
+    f.root = root;
+    f.lang = lang;
+    f.dup_of = -1;
+    core_vec_push(&idx->files, f);
+}
+
+static int walk_root(gb_index *idx, uint32_t root, const char *abs_root, const char *prefix)
+{
+    core_vec(walk_item) stack = {0};
+    walk_item top = {core_arena_strndup(&idx->arena, abs_root, strlen(abs_root)), ""};
+    core_vec_push(&stack, top);
+    while (stack.n) {
+        walk_item it = stack.v[--stack.n];
+        DIR *d = opendir(it.abs);
+        if (!d) {
+            core_logf(&idx->opts->log, CORE_LOG_WARN, "cannot read directory %s: %s", it.abs,
+                      strerror(errno));
+            idx->st.files_unreadable++;
+            continue;
+        }
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            const char *name = e->d_name;
+            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
+                continue;
+            char *abs = join(&idx->arena, it.abs, name);
+            char *rel = join(&idx->arena, it.rel, name);
+            unsigned char type = e->d_type;
+            if (type == DT_UNKNOWN || type == DT_LNK) {
+                struct stat st;
+                /* A symlink counts as what it points to, except that
+                 * linked directories are not followed (no loops). */
+                if (type == DT_LNK) {
+                    if (stat(abs, &st) != 0) {
+                        graph_lang lang;
+                        if (graph__lang_of_path(name, &lang)) {
+                            core_logf(&idx->opts->log, CORE_LOG_NOTE,
+                                      "%s%s%s: broken symbolic link, skipped", prefix ? prefix : "",
+                                      prefix ? "/" : "", rel);
+                        }
+                        continue;
+                    }
+                    if (S_ISDIR(st.st_mode))
+                        continue;
+                } else if (lstat(abs, &st) != 0) {
+                    continue;
+                }
+                type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+            }
+            if (type == DT_DIR) {
+                if (!idx->opts->no_default_excludes) {
+                    if (default_excluded(name) || output_dir(abs, name, it.abs, it.rel[0] == 0))
+                        continue;
+                    /* A virtualenv under any name. */
+                    char *cfg = join(&idx->arena, abs, "pyvenv.cfg");
+                    if (access(cfg, F_OK) == 0)
+                        continue;
+                }
+                if (user_excluded(idx, rel))
+                    continue;
+                walk_item sub = {abs, rel};
+                core_vec_push(&stack, sub);
+            } else if (type == DT_REG) {
+                consider_file(idx, root, abs, rel, name, prefix);
+            }
+        }
+        closedir(d);
+    }
+    core_vec_free(&stack);
+    return 0;
+}
+
+static int cmp_files(const void *a, const void *b)
+{
+    return strcmp(((const gb_file *)a)->rel, ((const gb_file *)b)->rel);
+}
+
+static int cmp_packages(const void *a, const void *b)
+{
+    return strcmp(((const gb_package *)a)->dir, ((const gb_package *)b)->dir);
+}
+
+int graph__discover(gb_index *idx, const char *const *roots, size_t nroots)
+{
+    for (size_t i = 0; i < nroots; i++) {
+        char *abs = realpath(roots[i], NULL);
+        if (!abs) {
+            int err = -errno;
+            core_logf(&idx->opts->log, CORE_LOG_ERROR, "%s: %s", roots[i], core_strerror(err));
+            return err;
+        }
+        char *copy = core_arena_strndup(&idx->arena, abs, strlen(abs));
+        free(abs);
+        core_vec_push(&idx->roots, copy);
+    }
+    /* With several roots, paths start with the root's name, which must
+     * then tell the roots apart. */
+    const char **prefixes = core_xcalloc(nroots ? nroots : 1, sizeof *prefixes);
+    if (nroots > 1) {
+        for (size_t i = 0; i < nroots; i++) {
+            const char *slash = strrchr(idx->roots.v[i], '/');
+            prefixes[i] = slash && slash[1] ? slash + 1 : idx->roots.v[i];
+            for (size_t j = 0; j < i; j++) {
+                if (strcmp(prefixes[i], prefixes[j]) == 0) {
+                    core_logf(&idx->opts->log, CORE_LOG_ERROR,
+                              "roots %s and %s have the same name '%s'; file paths would clash",
+                              roots[j], roots[i], prefixes[i]);
+                    free(prefixes);
+                    return CORE_EUSAGE;
+                }
+            }
+        }
+    }
+    int err = 0;
+    for (size_t i = 0; i < nroots && !err; i++) {
+        const char *abs = idx->roots.v[i];
+        struct stat st;
+        if (stat(abs, &st) != 0) {
+            err = -errno;
+            core_logf(&idx->opts->log, CORE_LOG_ERROR, "%s: %s", roots[i], core_strerror(err));
+            break;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            err = walk_root(idx, (uint32_t)i, abs, prefixes[i]);
+        } else if (S_ISREG(st.st_mode)) {
+            /* A single file: its name is its path. */
+            const char *slash = strrchr(abs, '/');
+            const char *name = slash ? slash + 1 : abs;
+            consider_file(idx, (uint32_t)i, abs, name, name, NULL);
+        } else {
+            err = -EINVAL;
+            core_logf(&idx->opts->log, CORE_LOG_ERROR, "%s: not a directory or a regular file",
+                      roots[i]);
+        }
+    }
+    free(prefixes);
+    if (err)
+        return err;
+    if (idx->files.n)
+        qsort(idx->files.v, idx->files.n, sizeof idx->files.v[0], cmp_files);
+    if (idx->packages.n)
+        qsort(idx->packages.v, idx->packages.n, sizeof idx->packages.v[0], cmp_packages);
+    idx->st.files_seen = idx->files.n;
+    return 0;
+}

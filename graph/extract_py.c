@@ -1,0 +1,1960 @@
+/*
+ * Python extraction: symbols, references, bindings, imports and emit sites
+ * of one file, from tree-sitter-python's syntax tree.
+ */
+#include "graph_int.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Our numbers for the node types the walker looks at (0 = anything else). */
+enum {
+    N_OTHER = 0,
+    N_MODULE,
+    N_FUNCTION_DEFINITION,
+    N_CLASS_DEFINITION,
+    N_DECORATED_DEFINITION,
+    N_DECORATOR,
+    N_BLOCK,
+    N_EXPRESSION_STATEMENT,
+    N_ASSIGNMENT,
+    N_AUGMENTED_ASSIGNMENT,
+    N_CALL,
+    N_ATTRIBUTE,
+    N_IDENTIFIER,
+    N_ARGUMENT_LIST,
+    N_KEYWORD_ARGUMENT,
+    N_STRING,
+    N_STRING_START,
+    N_STRING_CONTENT,
+    N_INTERPOLATION,
+    N_CONCATENATED_STRING,
+    N_BINARY_OPERATOR,
+    N_PARENTHESIZED_EXPRESSION,
+    N_IMPORT_STATEMENT,
+    N_IMPORT_FROM_STATEMENT,
+    N_FUTURE_IMPORT_STATEMENT,
+    N_ALIASED_IMPORT,
+    N_DOTTED_NAME,
+    N_RELATIVE_IMPORT,
+    N_IMPORT_PREFIX,
+    N_WILDCARD_IMPORT,
+    N_PARAMETERS,
+    N_TYPED_PARAMETER,
+    N_TYPED_DEFAULT_PARAMETER,
+    N_DEFAULT_PARAMETER,
+    N_TYPE,
+    N_GENERIC_TYPE,
+    N_TYPE_PARAMETER,
+    N_UNION_TYPE,
+    N_MEMBER_TYPE,
+    N_SUBSCRIPT,
+    N_LAMBDA,
+    N_DICTIONARY,
+    N_PAIR,
+    N_LIST_SPLAT,
+    N_DICTIONARY_SPLAT,
+    N_PATTERN_LIST,
+    N_TUPLE_PATTERN,
+    N_LIST_PATTERN,
+    N_TUPLE,
+    N_EXPRESSION_LIST,
+    N_INTEGER,
+    N_COMMENT,
+    N_LIST_SPLAT_PATTERN,
+    N_DICTIONARY_SPLAT_PATTERN,
+    N_CONDITIONAL_EXPRESSION,
+    N_GLOBAL_STATEMENT,
+    N_NONLOCAL_STATEMENT,
+    N_NAMED_EXPRESSION,
+    N_FOR_STATEMENT,
+    N_FOR_IN_CLAUSE,
+    N_EXCEPT_CLAUSE,
+    N_AS_PATTERN,
+    N_AS_PATTERN_TARGET,
+    N__NAMED_COUNT,
+    /* anonymous tokens */
+    A_ASYNC = N__NAMED_COUNT,
+    A_PERCENT,
+    A_PLUS,
+};
+
+static const char *const named_types[N__NAMED_COUNT] = {
+    [N_MODULE] = "module",
+    [N_FUNCTION_DEFINITION] = "function_definition",
+    [N_CLASS_DEFINITION] = "class_definition",
+    [N_DECORATED_DEFINITION] = "decorated_definition",
+    [N_DECORATOR] = "decorator",
+    [N_BLOCK] = "block",
+    [N_EXPRESSION_STATEMENT] = "expression_statement",
+    [N_ASSIGNMENT] = "assignment",
+    [N_AUGMENTED_ASSIGNMENT] = "augmented_assignment",
+    [N_CALL] = "call",
+    [N_ATTRIBUTE] = "attribute",
+    [N_IDENTIFIER] = "identifier",
+    [N_ARGUMENT_LIST] = "argument_list",
+    [N_KEYWORD_ARGUMENT] = "keyword_argument",
+    [N_STRING] = "string",
+    [N_STRING_START] = "string_start",
+    [N_STRING_CONTENT] = "string_content",
+    [N_INTERPOLATION] = "interpolation",
+    [N_CONCATENATED_STRING] = "concatenated_string",
+    [N_BINARY_OPERATOR] = "binary_operator",
+    [N_PARENTHESIZED_EXPRESSION] = "parenthesized_expression",
+    [N_IMPORT_STATEMENT] = "import_statement",
+    [N_IMPORT_FROM_STATEMENT] = "import_from_statement",
+    [N_FUTURE_IMPORT_STATEMENT] = "future_import_statement",
+    [N_ALIASED_IMPORT] = "aliased_import",
+    [N_DOTTED_NAME] = "dotted_name",
+    [N_RELATIVE_IMPORT] = "relative_import",
+    [N_IMPORT_PREFIX] = "import_prefix",
+    [N_WILDCARD_IMPORT] = "wildcard_import",
+    [N_PARAMETERS] = "parameters",
+    [N_TYPED_PARAMETER] = "typed_parameter",
+    [N_TYPED_DEFAULT_PARAMETER] = "typed_default_parameter",
+    [N_DEFAULT_PARAMETER] = "default_parameter",
+    [N_TYPE] = "type",
+    [N_GENERIC_TYPE] = "generic_type",
+    [N_TYPE_PARAMETER] = "type_parameter",
+    [N_UNION_TYPE] = "union_type",
+    [N_MEMBER_TYPE] = "member_type",
+    [N_SUBSCRIPT] = "subscript",
+    [N_LAMBDA] = "lambda",
+    [N_DICTIONARY] = "dictionary",
+    [N_PAIR] = "pair",
+    [N_LIST_SPLAT] = "list_splat",
+    [N_DICTIONARY_SPLAT] = "dictionary_splat",
+    [N_PATTERN_LIST] = "pattern_list",
+    [N_TUPLE_PATTERN] = "tuple_pattern",
+    [N_LIST_PATTERN] = "list_pattern",
+    [N_TUPLE] = "tuple",
+    [N_EXPRESSION_LIST] = "expression_list",
+    [N_INTEGER] = "integer",
+    [N_COMMENT] = "comment",
+    [N_LIST_SPLAT_PATTERN] = "list_splat_pattern",
+    [N_DICTIONARY_SPLAT_PATTERN] = "dictionary_splat_pattern",
+    [N_CONDITIONAL_EXPRESSION] = "conditional_expression",
+    [N_GLOBAL_STATEMENT] = "global_statement",
+    [N_NONLOCAL_STATEMENT] = "nonlocal_statement",
+    [N_NAMED_EXPRESSION] = "named_expression",
+    [N_FOR_STATEMENT] = "for_statement",
+    [N_FOR_IN_CLAUSE] = "for_in_clause",
+    [N_EXCEPT_CLAUSE] = "except_clause",
+    [N_AS_PATTERN] = "as_pattern",
+    [N_AS_PATTERN_TARGET] = "as_pattern_target",
+};
+static const char *const anon_types[] = {"async", "%", "+"};
+
+static gx_types types;
+static struct {
+    TSFieldId name, body, parameters, return_type, superclasses, definition, left, right, type,
+        function, arguments, object, attribute, module_name, alias, value, key, operator_;
+} F;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static TSFieldId field(const TSLanguage *l, const char *name)
+{
+    TSFieldId id = ts_language_field_id_for_name(l, name, (uint32_t)strlen(name));
+    if (!id)
+        core_panic("tree-sitter-python has no field '%s'", name);
+    return id;
+}
+
+static void init_tables(void)
+{
+    const TSLanguage *l = graph__language(GRAPH_LANG_PYTHON);
+    graph__types_init(&types, l, named_types, N__NAMED_COUNT, anon_types,
+                      sizeof anon_types / sizeof anon_types[0]);
+    F.name = field(l, "name");
+    F.body = field(l, "body");
+    F.parameters = field(l, "parameters");
+    F.return_type = field(l, "return_type");
+    F.superclasses = field(l, "superclasses");
+    F.definition = field(l, "definition");
+    F.left = field(l, "left");
+    F.right = field(l, "right");
+    F.type = field(l, "type");
+    F.function = field(l, "function");
+    F.arguments = field(l, "arguments");
+    F.object = field(l, "object");
+    F.attribute = field(l, "attribute");
+    F.module_name = field(l, "module_name");
+    F.alias = field(l, "alias");
+    F.value = field(l, "value");
+    F.key = field(l, "key");
+    F.operator_ = field(l, "operator");
+}
+
+/* ---- walker state ---- */
+
+/* A name that holds a logger, or a logger method under another name. */
+typedef struct {
+    const char *key;    /* "logger", "@self.log", "log_fn" */
+    const char *logger; /* logger name: "__name__", a literal, or NULL */
+    graph_level level;  /* for method aliases; NONE for loggers */
+    const char *method; /* for method aliases */
+    bool is_alias;
+} py_logger;
+
+typedef struct {
+    const char *local; /* name bound in the file */
+    const char *canon; /* what it stands for: "logging", "logging.getLogger" */
+} py_alias;
+
+typedef struct {
+    gx_file *f;
+    const char *src;
+    size_t n;
+    gx_cursors cur;
+    gx_tmpl tmpl;
+    core_vec(py_logger) loggers;
+    core_vec(py_alias) aliases;
+    int emit_flags; /* added to emits made while walking decorators */
+} px;
+
+typedef struct {
+    int32_t sym;           /* enclosing symbol, -1 = module */
+    int32_t cls;           /* class whose self/cls we are in, -1 = none */
+    const char *self_name; /* first parameter of a method */
+    const char *cls_name;  /* first parameter of a classmethod */
+    bool in_class_body;
+    bool in_function;
+} py_scope;
+
+static void walk(px *x, TSNode n, const py_scope *sc, int depth);
+
+static inline bool is_null(TSNode n)
+{
+    return ts_node_is_null(n);
+}
+
+static inline TSNode fieldn(TSNode n, TSFieldId id)
+{
+    return ts_node_child_by_field_id(n, id);
+}
+
+static inline unsigned ty(TSNode n)
+{
+    return gx_type(&types, n);
+}
+
+static const char *text(px *x, TSNode n)
+{
+    return graph__text(x->f, x->src, n);
+}
+
+static bool text_eq(px *x, TSNode n, const char *s)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    size_t len = strlen(s);
+    return b - a == len && memcmp(x->src + a, s, len) == 0;
+}
+
+static void add_ref(px *x, gx_ref_kind kind, const char *path, int32_t from, TSNode at)
+{
+    if (!path)
+        return;
+    gx_ref r = {.path = path, .from = from, .line = gx_line(at), .kind = (uint8_t)kind};
+    core_vec_push(&x->f->refs, r);
+}
+
+static void add_bind(px *x, gx_bind_kind kind, const char *name, const char *value, int32_t scope,
+                     TSNode at)
+{
+    gx_bind b = {
+        .name = name, .value = value, .scope = scope, .line = gx_line(at), .kind = (uint8_t)kind};
+    core_vec_push(&x->f->binds, b);
+}
+
+/* The canonical dotted name a local path stands for, through imports:
+ * with `import logging as lg`, "lg.getLogger" -> "logging.getLogger". */
+static const char *canon(px *x, const char *path)
+{
+    if (!path)
+        return NULL;
+    size_t head = strcspn(path, ".");
+    for (size_t i = x->aliases.n; i-- > 0;) {
+        const py_alias *a = &x->aliases.v[i];
+        if (strlen(a->local) == head && memcmp(a->local, path, head) == 0) {
+            if (!path[head])
+                return a->canon;
+            return graph__path_join(x->f, a->canon, path + head + 1, strlen(path + head + 1));
+        }
+    }
+    return path;
+}
+
+static const py_logger *find_logger(px *x, const char *key)
+{
+    for (size_t i = x->loggers.n; i-- > 0;)
+        if (strcmp(x->loggers.v[i].key, key) == 0)
+            return &x->loggers.v[i];
+    return NULL;
+}
+
+/*
+ * The dotted path of an identifier/attribute chain: `self.a.b` -> "@self.a.b",
+ * `super().m` -> "@super.m". NULL when the chain holds anything else (a
+ * call, a subscript), so the receiver is unknown.
+ */
+static const char *path_of(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    if (depth > 64)
+        return NULL;
+    switch (ty(n)) {
+    case N_IDENTIFIER: {
+        if (sc->self_name && text_eq(x, n, sc->self_name))
+            return "@self";
+        if (sc->cls_name && text_eq(x, n, sc->cls_name))
+            return "@cls";
+        return text(x, n);
+    }
+    case N_ATTRIBUTE: {
+        TSNode obj = fieldn(n, F.object), attr = fieldn(n, F.attribute);
+        if (is_null(obj) || is_null(attr))
+            return NULL;
+        const char *p = path_of(x, obj, sc, depth + 1);
+        if (!p)
+            return NULL;
+        uint32_t a = ts_node_start_byte(attr), b = ts_node_end_byte(attr);
+        return graph__path_join(x->f, p, x->src + a, b - a);
+    }
+    case N_CALL: {
+        TSNode fn = fieldn(n, F.function);
+        if (!is_null(fn) && ty(fn) == N_IDENTIFIER && text_eq(x, fn, "super"))
+            return "@super";
+        return NULL;
+    }
+    case N_PARENTHESIZED_EXPRESSION: {
+        TSNode inner = ts_node_named_child(n, 0);
+        return is_null(inner) ? NULL : path_of(x, inner, sc, depth + 1);
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* "?.m" for a call on an unknown receiver. */
+static const char *unknown_member(px *x, TSNode attr_node)
+{
+    TSNode attr = fieldn(attr_node, F.attribute);
+    if (is_null(attr))
+        return NULL;
+    uint32_t a = ts_node_start_byte(attr), b = ts_node_end_byte(attr);
+    return graph__path_join(x->f, "?", x->src + a, b - a);
+}
+
+/* ---- strings ---- */
+
+/* Decodes Python escapes of [s, s+n) into out (appending). */
+static void decode_escapes(core_buf *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if (c != '\\' || i + 1 >= n) {
+            size_t j = i + 1;
+            while (j < n && s[j] != '\\')
+                j++;
+            core_buf_append(out, s + i, j - i);
+            i = j;
+            continue;
+        }
+        char e = s[i + 1];
+        i += 2;
+        switch (e) {
+        case 'n':
+            core_buf_putc(out, '\n');
+            break;
+        case 't':
+            core_buf_putc(out, '\t');
+            break;
+        case 'r':
+            core_buf_putc(out, '\r');
+            break;
+        case '\\':
+        case '\'':
+        case '"':
+            core_buf_putc(out, e);
+            break;
+        case '\n':
+            break; /* line continuation */
+        case 'x':
+        case 'u':
+        case 'U': {
+            size_t len = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+            unsigned long cp = 0;
+            size_t k = 0;
+            for (; k < len && i + k < n; k++) {
+                char h = s[i + k];
+                int v = h >= '0' && h <= '9'   ? h - '0'
+                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                               : -1;
+                if (v < 0)
+                    break;
+                cp = cp * 16 + (unsigned long)v;
+            }
+            i += k;
+            if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+                cp = 0xfffd;
+            char u[4];
+            size_t ul;
+            if (cp < 0x80) {
+                u[0] = (char)cp;
+                ul = 1;
+            } else if (cp < 0x800) {
+                u[0] = (char)(0xc0 | (cp >> 6));
+                u[1] = (char)(0x80 | (cp & 0x3f));
+                ul = 2;
+            } else if (cp < 0x10000) {
+                u[0] = (char)(0xe0 | (cp >> 12));
+                u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                u[2] = (char)(0x80 | (cp & 0x3f));
+                ul = 3;
+            } else {
+                u[0] = (char)(0xf0 | (cp >> 18));
+                u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+                u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                u[3] = (char)(0x80 | (cp & 0x3f));
+                ul = 4;
+            }
+            core_buf_append(out, u, ul);
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                unsigned v = (unsigned)(e - '0');
+                for (int k = 0; k < 2 && i < n && s[i] >= '0' && s[i] <= '7'; k++)
+                    v = v * 8 + (unsigned)(s[i++] - '0');
+                core_buf_putc(out, (char)(v & 0xff));
+            } else {
+                /* Unknown escapes stay as written, as Python keeps them. */
+                core_buf_putc(out, '\\');
+                core_buf_putc(out, e);
+            }
+        }
+    }
+}
+
+typedef enum { SM_LITERAL, SM_FORMAT, SM_BRACE } string_mode;
+
+/* Flags of a string literal from its prefix. */
+typedef struct {
+    bool f, raw, ok;
+} str_prefix;
+
+static str_prefix string_prefix(px *x, TSNode str)
+{
+    str_prefix p = {false, false, false};
+    TSNode start = ts_node_child(str, 0);
+    if (is_null(start) || ty(start) != N_STRING_START)
+        return p;
+    p.ok = true;
+    uint32_t a = ts_node_start_byte(start), b = ts_node_end_byte(start);
+    for (uint32_t i = a; i < b; i++) {
+        char c = x->src[i];
+        if (c == 'f' || c == 'F')
+            p.f = true;
+        else if (c == 'r' || c == 'R')
+            p.raw = true;
+    }
+    return p;
+}
+
+/*
+ * Appends one string literal to the template. Literal text goes in by
+ * `mode`; in an f-string, `{{`/`}}` are single braces and every
+ * interpolation is a hole. Returns true if the literal was an f-string.
+ */
+static bool tmpl_string(px *x, TSNode str, string_mode mode, int depth)
+{
+    (void)depth;
+    str_prefix pre = string_prefix(x, str);
+    core_buf piece = {0};
+    /* Strings have few children; indexing them needs no cursor, so this
+     * is safe to call from anywhere in a walk. */
+    uint32_t nc = ts_node_child_count(str);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode ch = ts_node_child(str, i);
+        unsigned t = ty(ch);
+        if (t == N_STRING_CONTENT) {
+            uint32_t a = ts_node_start_byte(ch), b = ts_node_end_byte(ch);
+            if (pre.raw)
+                core_buf_append(&piece, x->src + a, b - a);
+            else
+                decode_escapes(&piece, x->src + a, b - a);
+        } else if (t == N_INTERPOLATION) {
+            if (piece.len) {
+                graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+                core_buf_reset(&piece);
+            }
+            graph__tmpl_hole(&x->tmpl);
+        }
+    }
+    if (piece.len) {
+        if (pre.f)
+            /* Only {{ and }} are left in f-string text: brace mode turns
+             * them into single braces (and doubles '%'). */
+            graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+        else if (mode == SM_FORMAT)
+            graph__tmpl_format(&x->tmpl, piece.data, piece.len);
+        else if (mode == SM_BRACE)
+            graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+        else
+            graph__tmpl_literal(&x->tmpl, piece.data, piece.len);
+    }
+    core_buf_free(&piece);
+    return pre.f;
+}
+
+/* The decoded text of a plain string literal (no f-string), or NULL. */
+static const char *string_value(px *x, TSNode str, int depth)
+{
+    (void)depth;
+    if (ty(str) != N_STRING)
+        return NULL;
+    str_prefix pre = string_prefix(x, str);
+    if (!pre.ok || pre.f)
+        return NULL;
+    core_buf piece = {0};
+    uint32_t nc = ts_node_child_count(str);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode ch = ts_node_child(str, i);
+        if (ty(ch) == N_STRING_CONTENT) {
+            uint32_t a = ts_node_start_byte(ch), b = ts_node_end_byte(ch);
+            if (pre.raw)
+                core_buf_append(&piece, x->src + a, b - a);
+            else
+                decode_escapes(&piece, x->src + a, b - a);
+        }
+    }
+    const char *r = core_arena_strndup(&x->f->arena, piece.data ? piece.data : "", piece.len);
+    core_buf_free(&piece);
+    return r;
+}
+
+static bool is_stringish(unsigned t)
+{
+    return t == N_STRING || t == N_CONCATENATED_STRING;
+}
+
+static TSNode unparen(TSNode n)
+{
+    for (int i = 0; i < 64 && !is_null(n) && ty(n) == N_PARENTHESIZED_EXPRESSION; i++) {
+        TSNode inner = ts_node_named_child(n, 0);
+        if (is_null(inner))
+            break;
+        n = inner;
+    }
+    return n;
+}
+
+/* The operator token of a binary_operator. */
+static unsigned binop(TSNode n)
+{
+    TSNode op = fieldn(n, F.operator_);
+    return is_null(op) ? 0 : ty(op);
+}
+
+typedef struct {
+    graph_style style;
+    const char *ref;
+} msg_info;
+
+/*
+ * Builds the template of a message expression into x->tmpl.
+ * `with_args`: the logging call passes arguments, so %-directives in a
+ * literal are holes (without them logging prints the text as is).
+ */
+static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth)
+{
+    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
+    if (depth > GX_MAX_DEPTH)
+        return mi;
+    e = unparen(e);
+    if (is_null(e))
+        return mi;
+    switch (ty(e)) {
+    case N_STRING: {
+        bool f = tmpl_string(x, e, with_args ? SM_FORMAT : SM_LITERAL, depth + 1);
+        mi.style = f                            ? GRAPH_STYLE_FSTRING
+                   : with_args && x->tmpl.holes ? GRAPH_STYLE_PERCENT
+                                                : GRAPH_STYLE_PLAIN;
+        if (f && x->tmpl.holes == 0)
+            mi.style = GRAPH_STYLE_PLAIN;
+        return mi;
+    }
+    case N_CONCATENATED_STRING: {
+        bool any_f = false;
+        uint32_t nc = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < nc; i++) {
+            TSNode part = ts_node_named_child(e, i);
+            if (ty(part) == N_STRING)
+                any_f |= tmpl_string(x, part, with_args ? SM_FORMAT : SM_LITERAL, depth + 1);
+        }
+        mi.style = any_f                        ? GRAPH_STYLE_FSTRING
+                   : with_args && x->tmpl.holes ? GRAPH_STYLE_PERCENT
+                                                : GRAPH_STYLE_PLAIN;
+        return mi;
+    }
+    case N_BINARY_OPERATOR: {
+        TSNode l = unparen(fieldn(e, F.left)), r = fieldn(e, F.right);
+        unsigned op = binop(e);
+        if (op == A_PERCENT && !is_null(l)) {
+            /* "fmt" % args: the directives are the holes. */
+            if (is_stringish(ty(l))) {
+                build_message(x, l, true, sc, depth + 1);
+                mi.style = GRAPH_STYLE_PERCENT;
+                return mi;
+            }
+            const char *p = path_of(x, l, sc, 0);
+            if (p) {
+                mi.style = GRAPH_STYLE_REF;
+                mi.ref = p;
+            }
+            return mi;
+        }
+        if (op == A_PLUS && !is_null(l) && !is_null(r)) {
+            /* "a" + x + "b": literal pieces and holes, left to right. */
+            TSNode parts[2] = {l, unparen(r)};
+            bool literal = false;
+            for (int i = 0; i < 2; i++) {
+                unsigned t = ty(parts[i]);
+                if (is_stringish(t)) {
+                    build_message(x, parts[i], false, sc, depth + 1);
+                    literal = true;
+                } else if (t == N_BINARY_OPERATOR && binop(parts[i]) == A_PLUS) {
+                    msg_info sub = build_message(x, parts[i], false, sc, depth + 1);
+                    literal |= sub.style == GRAPH_STYLE_CONCAT || sub.style == GRAPH_STYLE_PLAIN;
+                } else {
+                    graph__tmpl_hole(&x->tmpl);
+                }
+            }
+            mi.style = literal ? GRAPH_STYLE_CONCAT : GRAPH_STYLE_DYNAMIC;
+            return mi;
+        }
+        return mi;
+    }
+    case N_CALL: {
+        TSNode fn = fieldn(e, F.function), args = fieldn(e, F.arguments);
+        if (is_null(fn) || is_null(args))
+            return mi;
+        if (ty(fn) == N_ATTRIBUTE) {
+            TSNode obj = unparen(fieldn(fn, F.object)), attr = fieldn(fn, F.attribute);
+            if (!is_null(attr) && text_eq(x, attr, "format") && !is_null(obj)) {
+                if (ty(obj) == N_STRING || ty(obj) == N_CONCATENATED_STRING) {
+                    if (ty(obj) == N_STRING) {
+                        tmpl_string(x, obj, SM_BRACE, depth + 1);
+                    } else {
+                        uint32_t nc = ts_node_named_child_count(obj);
+                        for (uint32_t i = 0; i < nc; i++)
+                            tmpl_string(x, ts_node_named_child(obj, i), SM_BRACE, depth + 1);
+                    }
+                    mi.style = GRAPH_STYLE_BRACE;
+                    return mi;
+                }
+                const char *p = path_of(x, obj, sc, 0);
+                if (p) {
+                    mi.style = GRAPH_STYLE_REF;
+                    mi.ref = p;
+                }
+                return mi;
+            }
+        }
+        /* gettext wrappers: _("..."), gettext("..."), N_("...") */
+        if (ty(fn) == N_IDENTIFIER &&
+            (text_eq(x, fn, "_") || text_eq(x, fn, "gettext") || text_eq(x, fn, "N_") ||
+             text_eq(x, fn, "gettext_lazy") || text_eq(x, fn, "ugettext"))) {
+            TSNode a0 = ts_node_named_child(args, 0);
+            if (!is_null(a0))
+                return build_message(x, a0, with_args, sc, depth + 1);
+        }
+        return mi;
+    }
+    case N_IDENTIFIER:
+    case N_ATTRIBUTE: {
+        const char *p = path_of(x, e, sc, 0);
+        if (p) {
+            mi.style = GRAPH_STYLE_REF;
+            mi.ref = p;
+        }
+        return mi;
+    }
+    case N_SUBSCRIPT: {
+        /* MESSAGES["key"]: the constant recorded as MESSAGES[key]. */
+        TSNode v = fieldn(e, F.value), k = ts_node_named_child(e, 1);
+        const char *p = is_null(v) ? NULL : path_of(x, v, sc, 0);
+        const char *key = is_null(k) ? NULL : string_value(x, k, depth + 1);
+        if (p && key) {
+            size_t pl = strlen(p), kl = strlen(key);
+            char *r = core_arena_alloc(&x->f->arena, pl + kl + 3);
+            memcpy(r, p, pl);
+            r[pl] = '[';
+            memcpy(r + pl + 1, key, kl);
+            r[pl + 1 + kl] = ']';
+            r[pl + 2 + kl] = 0;
+            mi.style = GRAPH_STYLE_REF;
+            mi.ref = r;
+        }
+        return mi;
+    }
+    default:
+        return mi;
+    }
+}
+
+/* ---- emit sites ---- */
+
+static graph_level level_from_expr(px *x, TSNode e)
+{
+    e = unparen(e);
+    if (is_null(e))
+        return GRAPH_LEVEL_CUSTOM;
+    if (ty(e) == N_ATTRIBUTE || ty(e) == N_IDENTIFIER) {
+        uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+        const char *s = x->src + a;
+        size_t n = b - a;
+        const char *dot = memchr(s, '.', n);
+        while (dot) {
+            n -= (size_t)(dot + 1 - s);
+            s = dot + 1;
+            dot = memchr(s, '.', n);
+        }
+        char low[16];
+        if (n < sizeof low) {
+            for (size_t i = 0; i < n; i++)
+                low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+            graph_level l = graph__level_of_method(low, n);
+            if (l != GRAPH_LEVEL_NONE)
+                return l;
+        }
+    }
+    if (ty(e) == N_INTEGER) {
+        long v = strtol(x->src + ts_node_start_byte(e), NULL, 10);
+        switch (v) {
+        case 10:
+            return GRAPH_LEVEL_DEBUG;
+        case 20:
+            return GRAPH_LEVEL_INFO;
+        case 30:
+            return GRAPH_LEVEL_WARNING;
+        case 40:
+            return GRAPH_LEVEL_ERROR;
+        case 50:
+            return GRAPH_LEVEL_CRITICAL;
+        default:
+            return GRAPH_LEVEL_CUSTOM;
+        }
+    }
+    return GRAPH_LEVEL_CUSTOM;
+}
+
+/* The logger name a getLogger-like call names: "__name__" or a literal. */
+static const char *logger_name_of_call(px *x, TSNode call)
+{
+    TSNode args = fieldn(call, F.arguments);
+    if (is_null(args))
+        return NULL;
+    TSNode a0 = ts_node_named_child(args, 0);
+    if (is_null(a0))
+        return "";
+    a0 = unparen(a0);
+    if (ty(a0) == N_IDENTIFIER && text_eq(x, a0, "__name__"))
+        return "__name__";
+    if (ty(a0) == N_STRING)
+        return string_value(x, a0, 1);
+    return NULL;
+}
+
+/* Is this call a logger factory (getLogger(...) and friends)? */
+static bool is_logger_factory(px *x, TSNode call, const py_scope *sc)
+{
+    if (ty(call) != N_CALL)
+        return false;
+    TSNode fn = fieldn(call, F.function);
+    if (is_null(fn))
+        return false;
+    const char *p = canon(x, path_of(x, fn, sc, 0));
+    if (!p)
+        return false;
+    const char *last = strrchr(p, '.');
+    last = last ? last + 1 : p;
+    return strcmp(last, "getLogger") == 0 || strcmp(last, "get_logger") == 0 ||
+           strcmp(last, "getChild") == 0 || strcmp(p, "logging.LoggerAdapter") == 0 ||
+           strcmp(last, "LoggerAdapter") == 0;
+}
+
+/* A receiver path's last component, past "@self."/"@cls.". */
+static const char *last_component(const char *p)
+{
+    const char *dot = strrchr(p, '.');
+    return dot ? dot + 1 : p;
+}
+
+static bool loggerish_path(px *x, const char *recv)
+{
+    if (find_logger(x, recv))
+        return true;
+    const char *c = canon(x, recv);
+    if (strcmp(c, "logging") == 0 || strcmp(c, "structlog") == 0 || strcmp(c, "loguru.logger") == 0)
+        return true;
+    const char *last = last_component(recv);
+    return last[0] != '@' && graph__loggerish(last, strlen(last));
+}
+
+typedef struct {
+    graph_emit_kind kind;
+    graph_level level;
+    const char *receiver, *method, *logger;
+    int msg_index;      /* which positional argument is the message; -1 = all (print) */
+    const char *msg_kw; /* keyword that may carry the message instead */
+    uint32_t flags;
+} emit_plan;
+
+/* Decides whether a call is an emit site, and how to read it. */
+static bool plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
+                      const py_scope *sc)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->msg_index = 0;
+    if (path) {
+        const char *c = canon(x, path);
+        if (strcmp(path, "print") == 0) {
+            pl->kind = GRAPH_EMIT_PRINT;
+            pl->method = "print";
+            pl->receiver = "";
+            pl->msg_index = -1;
+            return true;
+        }
+        if (strcmp(c, "warnings.warn") == 0 || strcmp(c, "warnings.warn_explicit") == 0) {
+            pl->kind = GRAPH_EMIT_WARN;
+            pl->level = GRAPH_LEVEL_WARNING;
+            pl->receiver = "warnings";
+            pl->method = "warn";
+            pl->msg_kw = "message";
+            return true;
+        }
+    }
+    const char *method = NULL, *recv = NULL;
+    TSNode recv_node = gx_null();
+    if (ty(fn) == N_ATTRIBUTE) {
+        TSNode attr = fieldn(fn, F.attribute);
+        if (is_null(attr))
+            return false;
+        method = text(x, attr);
+        recv_node = fieldn(fn, F.object);
+        recv =
+            path ? core_arena_strndup(&x->f->arena, path, strlen(path) - strlen(method) - 1) : NULL;
+    } else if (path && !strchr(path, '.')) {
+        /* A bare name: an alias of a logger method (log_fn = logger.debug). */
+        const py_logger *lg = find_logger(x, path);
+        if (lg && lg->is_alias) {
+            pl->kind = GRAPH_EMIT_LOG;
+            pl->level = lg->level;
+            pl->receiver = path;
+            pl->method = lg->method;
+            pl->logger = lg->logger;
+            pl->flags |= GRAPH_EF_ALIAS;
+            return true;
+        }
+        return false;
+    } else {
+        return false;
+    }
+    if (strcmp(method, "start_as_current_span") == 0 || strcmp(method, "start_span") == 0) {
+        pl->kind = GRAPH_EMIT_SPAN;
+        pl->receiver = recv ? recv : "?";
+        pl->method = method;
+        pl->msg_kw = "name";
+        return true;
+    }
+    if (strcmp(method, "add_event") == 0) {
+        pl->kind = GRAPH_EMIT_EVENT;
+        pl->receiver = recv ? recv : "?";
+        pl->method = method;
+        pl->msg_kw = "name";
+        return true;
+    }
+    graph_level lvl = graph__level_of_method(method, strlen(method));
+    bool is_log_method = strcmp(method, "log") == 0;
+    if (lvl == GRAPH_LEVEL_NONE && !is_log_method)
+        return false;
+    bool logger = false;
+    const char *lname = NULL;
+    if (recv) {
+        logger = loggerish_path(x, recv);
+        const py_logger *lg = find_logger(x, recv);
+        if (lg)
+            lname = lg->logger;
+        if (!lg && recv[0] == '@') {
+            /* self.logger set in another method or a base class: the
+             * class-level binding has the same name without @self. */
+            const py_logger *cl = find_logger(x, last_component(recv));
+            if (cl)
+                lname = cl->logger;
+        }
+    } else if (!is_null(recv_node) && is_logger_factory(x, unparen(recv_node), sc)) {
+        /* logging.getLogger(__name__).info(...) */
+        logger = true;
+        lname = logger_name_of_call(x, unparen(recv_node));
+        recv = text(x, recv_node);
+    }
+    if (!logger)
+        return false;
+    pl->kind = GRAPH_EMIT_LOG;
+    pl->receiver = recv;
+    pl->method = method;
+    /* logging.info(...) goes to the root logger. */
+    pl->logger = !lname && recv && strcmp(canon(x, recv), "logging") == 0 ? "root" : lname;
+    if (is_log_method) {
+        TSNode args = fieldn(call, F.arguments);
+        TSNode a0 = is_null(args) ? args : ts_node_named_child(args, 0);
+        pl->level = level_from_expr(x, a0);
+        pl->msg_index = 1;
+    } else {
+        pl->level = lvl;
+    }
+    if (strcmp(method, "exception") == 0)
+        pl->flags |= GRAPH_EF_EXC_INFO;
+    pl->msg_kw = "msg";
+    return true;
+}
+
+static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *sc, int depth)
+{
+    TSNode args = fieldn(call, F.arguments);
+    gx_emit em = {0};
+    em.kind = (uint8_t)pl->kind;
+    em.level = (uint8_t)pl->level;
+    em.receiver = pl->receiver;
+    em.method = pl->method;
+    em.logger = pl->logger;
+    em.sym = sc->sym;
+    em.line = gx_line(call);
+    em.flags = pl->flags | (uint32_t)x->emit_flags;
+    /* Positional arguments and the keywords that matter. */
+    TSNode pos[64];
+    uint32_t npos = 0;
+    TSNode kwmsg = gx_null();
+    uint32_t nc = is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        unsigned t = ty(a);
+        if (t == N_KEYWORD_ARGUMENT) {
+            TSNode k = fieldn(a, F.name);
+            if (is_null(k))
+                continue;
+            if (pl->msg_kw && text_eq(x, k, pl->msg_kw))
+                kwmsg = fieldn(a, F.value);
+            if (text_eq(x, k, "exc_info"))
+                em.flags |= GRAPH_EF_EXC_INFO;
+            continue;
+        }
+        if (t == N_COMMENT)
+            continue;
+        if (npos < sizeof pos / sizeof pos[0])
+            pos[npos++] = a;
+    }
+    msg_info mi = {GRAPH_STYLE_NONE, NULL};
+    if (pl->msg_index < 0) {
+        /* print(a, b, ...): the pieces joined by spaces. */
+        bool literal = false;
+        for (uint32_t i = 0; i < npos; i++) {
+            if (i)
+                graph__tmpl_literal(&x->tmpl, " ", 1);
+            TSNode a = unparen(pos[i]);
+            if (is_stringish(ty(a))) {
+                msg_info sub = build_message(x, a, false, sc, depth + 1);
+                literal = true;
+                if (sub.style == GRAPH_STYLE_FSTRING)
+                    mi.style = GRAPH_STYLE_FSTRING;
+            } else {
+                graph__tmpl_hole(&x->tmpl);
+            }
+        }
+        if (mi.style == GRAPH_STYLE_NONE)
+            mi.style = !literal    ? (npos ? GRAPH_STYLE_DYNAMIC : GRAPH_STYLE_NONE)
+                       : npos == 1 ? GRAPH_STYLE_PLAIN
+                                   : GRAPH_STYLE_CONCAT;
+        if (!literal)
+            core_buf_reset(&x->tmpl.buf);
+        em.nargs = npos;
+    } else {
+        TSNode msg = (uint32_t)pl->msg_index < npos ? pos[pl->msg_index] : kwmsg;
+        uint32_t after = (uint32_t)pl->msg_index < npos ? npos - (uint32_t)pl->msg_index - 1 : 0;
+        em.nargs = after;
+        bool fmt = pl->kind == GRAPH_EMIT_LOG && after > 0;
+        if (!is_null(msg))
+            mi = build_message(x, msg, fmt, sc, depth + 1);
+    }
+    em.style = (uint8_t)mi.style;
+    em.ref = mi.ref;
+    if (x->tmpl.truncated)
+        em.flags |= GRAPH_EF_TRUNCATED;
+    x->tmpl.truncated = false;
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f);
+    core_vec_push(&x->f->emits, em);
+    /* Mark the enclosing symbol as one that logs. */
+    if (sc->sym >= 0 && pl->kind == GRAPH_EMIT_LOG) {
+        x->f->syms.v[sc->sym].flags |= GRAPH_SF_LOGS;
+        if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC)
+            x->f->syms.v[sc->sym].flags |= GRAPH_SF_LOGS_DYNAMIC;
+    }
+}
+
+/* ---- references from expressions ---- */
+
+static bool is_dotted_name(const char *v)
+{
+    return strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
+               strlen(v) &&
+           v[0] != '.' && !(v[0] >= '0' && v[0] <= '9');
+}
+
+/* Type annotation -> TYPE refs for every name in it. */
+static void type_refs(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    if (is_null(n) || depth > GX_MAX_DEPTH)
+        return;
+    unsigned t = ty(n);
+    if (t == N_IDENTIFIER || t == N_ATTRIBUTE) {
+        add_ref(x, GX_REF_TYPE, path_of(x, n, sc, 0), sc->sym, n);
+        return;
+    }
+    if (t == N_STRING) {
+        /* A forward reference: "Foo" or "pkg.Foo". */
+        const char *v = string_value(x, n, depth);
+        if (v && *v && is_dotted_name(v))
+            add_ref(x, GX_REF_TYPE, v, sc->sym, n);
+        return;
+    }
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        do {
+            TSNode ch = ts_tree_cursor_current_node(c);
+            if (ts_node_is_named(ch))
+                type_refs(x, ch, sc, depth + 1);
+        } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+}
+
+/* The class a type annotation names, unwrapping Optional[X] and X | None. */
+static const char *annotation_class(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    if (is_null(n) || depth > 16)
+        return NULL;
+    switch (ty(n)) {
+    case N_TYPE:
+    case N_TYPE_PARAMETER: {
+        TSNode inner = ts_node_named_child(n, 0);
+        return annotation_class(x, inner, sc, depth + 1);
+    }
+    case N_IDENTIFIER:
+    case N_ATTRIBUTE:
+        return path_of(x, n, sc, 0);
+    case N_STRING: {
+        /* A forward reference names a class only if it is a dotted name
+         * ("Order", "models.Order"; not "list[Order]"). */
+        const char *v = string_value(x, n, depth + 1);
+        return v && *v && is_dotted_name(v) ? v : NULL;
+    }
+    case N_GENERIC_TYPE: {
+        TSNode head = ts_node_named_child(n, 0);
+        if (!is_null(head) && (text_eq(x, head, "Optional") || text_eq(x, head, "typing.Optional")))
+            return annotation_class(x, ts_node_named_child(n, 1), sc, depth + 1);
+        return NULL;
+    }
+    case N_UNION_TYPE:
+    case N_BINARY_OPERATOR: {
+        /* X | None */
+        TSNode l = ts_node_named_child(n, 0), r = ts_node_named_child(n, 1);
+        if (!is_null(r) && text_eq(x, r, "None"))
+            return annotation_class(x, l, sc, depth + 1);
+        if (!is_null(l) && text_eq(x, l, "None"))
+            return annotation_class(x, r, sc, depth + 1);
+        return NULL;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* A value passed to a call or assigned: a name or attribute path is a
+ * READ reference (callbacks, constants); anything else is walked. */
+static void value_ref(px *x, TSNode v, const py_scope *sc, int depth)
+{
+    if (is_null(v))
+        return;
+    unsigned t = ty(v);
+    if (t == N_IDENTIFIER) {
+        add_ref(x, GX_REF_READ, path_of(x, v, sc, 0), sc->sym, v);
+        return;
+    }
+    walk(x, v, sc, depth);
+}
+
+static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    TSNode fn = fieldn(n, F.function), args = fieldn(n, F.arguments);
+    if (is_null(fn))
+        return;
+    const char *path = path_of(x, fn, sc, 0);
+    const char *callee = path;
+    if (!callee && ty(fn) == N_ATTRIBUTE)
+        callee = unknown_member(x, fn);
+    if (callee && strcmp(callee, "@super") != 0)
+        add_ref(x, GX_REF_CALL, callee, sc->sym, n);
+
+    emit_plan pl;
+    if (plan_emit(x, n, fn, path, &pl, sc))
+        make_emit(x, n, &pl, sc, depth);
+
+    /* isinstance(x, Cls) / isinstance(x, (A, B)) */
+    if (path && (strcmp(path, "isinstance") == 0 || strcmp(path, "issubclass") == 0) &&
+        !is_null(args)) {
+        TSNode cls = unparen(ts_node_named_child(args, 1));
+        if (!is_null(cls)) {
+            if (ty(cls) == N_TUPLE) {
+                uint32_t k = ts_node_named_child_count(cls);
+                for (uint32_t i = 0; i < k; i++)
+                    add_ref(x, GX_REF_TYPE, path_of(x, ts_node_named_child(cls, i), sc, 0), sc->sym,
+                            cls);
+            } else {
+                add_ref(x, GX_REF_TYPE, path_of(x, cls, sc, 0), sc->sym, cls);
+            }
+        }
+    }
+
+    /* The receiver, when it is more than a name chain: f(x).g() walks f(x). */
+    if (!path) {
+        if (ty(fn) == N_ATTRIBUTE) {
+            TSNode obj = fieldn(fn, F.object);
+            if (!is_null(obj))
+                walk(x, obj, sc, depth + 1);
+        } else {
+            walk(x, fn, sc, depth + 1);
+        }
+    }
+    if (is_null(args))
+        return;
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, args);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        do {
+            TSNode a = ts_tree_cursor_current_node(c);
+            if (!ts_node_is_named(a))
+                continue;
+            if (ty(a) == N_KEYWORD_ARGUMENT)
+                value_ref(x, fieldn(a, F.value), sc, depth + 1);
+            else
+                value_ref(x, a, sc, depth + 1);
+        } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+}
+
+/* ---- imports ---- */
+
+static void add_import(px *x, gx_import_kind kind, const char *module, const char *name,
+                       const char *alias, const py_scope *sc, TSNode at)
+{
+    gx_import im = {.module = module,
+                    .name = name,
+                    .alias = alias,
+                    .scope = sc->sym,
+                    .line = gx_line(at),
+                    .kind = (uint8_t)kind};
+    core_vec_push(&x->f->imports, im);
+    /* Names the emit detector needs to see through. */
+    const char *local = alias;
+    const char *full = NULL;
+    if (kind == GX_IMP_MODULE) {
+        if (alias)
+            full = module;
+    } else if (kind == GX_IMP_NAME && module[0] != '.') {
+        full = graph__path_join(x->f, module, name, strlen(name));
+    }
+    if (local && full) {
+        py_alias a = {local, full};
+        core_vec_push(&x->aliases, a);
+    }
+}
+
+static void do_import(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    unsigned t = ty(n);
+    if (t == N_IMPORT_STATEMENT) {
+        TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
+        if (!ts_tree_cursor_goto_first_child(c))
+            return;
+        do {
+            TSNode ch = ts_tree_cursor_current_node(c);
+            if (ty(ch) == N_DOTTED_NAME) {
+                add_import(x, GX_IMP_MODULE, text(x, ch), NULL, NULL, sc, n);
+            } else if (ty(ch) == N_ALIASED_IMPORT) {
+                TSNode nm = fieldn(ch, F.name), al = fieldn(ch, F.alias);
+                if (!is_null(nm) && !is_null(al))
+                    add_import(x, GX_IMP_MODULE, text(x, nm), NULL, text(x, al), sc, n);
+            }
+        } while (ts_tree_cursor_goto_next_sibling(c));
+        return;
+    }
+    /* from MODULE import a, b as c / * */
+    TSNode mod = fieldn(n, F.module_name);
+    if (is_null(mod))
+        return;
+    const char *module;
+    if (ty(mod) == N_RELATIVE_IMPORT) {
+        /* ".", "..", ".pkg.mod": dots give the level. */
+        char *m = graph__text(x->f, x->src, mod);
+        size_t k = 0;
+        for (char *p = m; *p; p++)
+            if (*p != ' ' && *p != '\t' && *p != '\\' && *p != '\n')
+                m[k++] = *p;
+        m[k] = 0;
+        module = m;
+    } else {
+        module = text(x, mod);
+    }
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
+    if (!ts_tree_cursor_goto_first_child(c))
+        return;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        TSFieldId fid = ts_tree_cursor_current_field_id(c);
+        if (fid == F.module_name)
+            continue;
+        if (ty(ch) == N_WILDCARD_IMPORT) {
+            add_import(x, GX_IMP_STAR, module, "*", NULL, sc, n);
+        } else if (ty(ch) == N_DOTTED_NAME) {
+            const char *nm = text(x, ch);
+            add_import(x, GX_IMP_NAME, module, nm, nm, sc, n);
+        } else if (ty(ch) == N_ALIASED_IMPORT) {
+            TSNode nm = fieldn(ch, F.name), al = fieldn(ch, F.alias);
+            if (!is_null(nm) && !is_null(al))
+                add_import(x, GX_IMP_NAME, module, text(x, nm), text(x, al), sc, n);
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+/* ---- assignments ---- */
+
+static void add_const(px *x, const char *name, TSNode value, const py_scope *sc, int depth)
+{
+    /* A constant's use is not known here; most are formats for logging
+     * or str.format. %-directives are kept as holes, and a string with
+     * {fields} and no directive is read as a str.format template. */
+    TSNode v = unparen(value);
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CONST;
+    em.name = name;
+    em.sym = sc->sym;
+    em.line = gx_line(value);
+    em.receiver = "";
+    em.method = "";
+    if (ty(v) == N_STRING || ty(v) == N_CONCATENATED_STRING) {
+        build_message(x, v, true, sc, depth + 1);
+        const char *t = x->tmpl.buf.data ? x->tmpl.buf.data : "";
+        if (x->tmpl.holes == 0 && strchr(t, '{') && strchr(t, '}')) {
+            core_buf_reset(&x->tmpl.buf);
+            x->tmpl.holes = 0;
+            if (ty(v) == N_STRING) {
+                tmpl_string(x, v, SM_BRACE, depth + 1);
+            } else {
+                uint32_t nc = ts_node_named_child_count(v);
+                for (uint32_t i = 0; i < nc; i++)
+                    tmpl_string(x, ts_node_named_child(v, i), SM_BRACE, depth + 1);
+            }
+            em.style = x->tmpl.holes ? GRAPH_STYLE_BRACE : GRAPH_STYLE_PLAIN;
+        } else {
+            em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
+        }
+    } else {
+        msg_info mi = build_message(x, v, false, sc, depth + 1);
+        em.style = (uint8_t)mi.style;
+        if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF) {
+            core_buf_reset(&x->tmpl.buf);
+            x->tmpl.holes = 0;
+            return;
+        }
+    }
+    if (x->tmpl.truncated)
+        em.flags |= GRAPH_EF_TRUNCATED;
+    x->tmpl.truncated = false;
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f);
+    if (em.tmpl)
+        core_vec_push(&x->f->emits, em);
+}
+
+static bool is_dunder(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
+}
+
+/* What a right-hand side makes of the name it is bound to. */
+static void bind_target(px *x, const char *name, TSNode right, const py_scope *sc, int32_t scope,
+                        TSNode at)
+{
+    TSNode r = unparen(right);
+    unsigned rt = is_null(r) ? 0 : ty(r);
+    if (rt == N_CALL) {
+        TSNode fn = fieldn(r, F.function);
+        const char *p = is_null(fn) ? NULL : path_of(x, fn, sc, 0);
+        if (is_logger_factory(x, r, sc)) {
+            py_logger lg = {.key = name, .logger = logger_name_of_call(x, r)};
+            core_vec_push(&x->loggers, lg);
+        }
+        add_bind(x, p ? GX_BIND_CALL : GX_BIND_LOCAL, name, p, scope, at);
+        return;
+    }
+    if (rt == N_IDENTIFIER || rt == N_ATTRIBUTE) {
+        const char *p = path_of(x, r, sc, 0);
+        if (p && rt == N_ATTRIBUTE) {
+            /* log_fn = logger.debug: calls to log_fn log. */
+            const char *dot = strrchr(p, '.');
+            graph_level lvl = graph__level_of_method(dot + 1, strlen(dot + 1));
+            if (lvl != GRAPH_LEVEL_NONE) {
+                char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
+                if (loggerish_path(x, recv)) {
+                    const py_logger *base = find_logger(x, recv);
+                    py_logger lg = {.key = name,
+                                    .logger = base ? base->logger : NULL,
+                                    .level = lvl,
+                                    .method = dot + 1,
+                                    .is_alias = true};
+                    core_vec_push(&x->loggers, lg);
+                }
+            }
+        }
+        /* x = self.logger keeps being a logger under its new name. */
+        if (p) {
+            const py_logger *lg = find_logger(x, p);
+            if (lg) {
+                py_logger copy = *lg;
+                copy.key = name;
+                core_vec_push(&x->loggers, copy);
+            }
+        }
+        add_bind(x, p ? GX_BIND_ALIAS : GX_BIND_LOCAL, name, p, scope, at);
+        return;
+    }
+    add_bind(x, GX_BIND_LOCAL, name, NULL, scope, at);
+}
+
+static void do_assign(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    TSNode left = fieldn(n, F.left), right = fieldn(n, F.right), type = fieldn(n, F.type);
+    if (is_null(left))
+        return;
+    unsigned lt = ty(left);
+    bool top = sc->sym < 0 || sc->in_class_body;
+    if (!is_null(type))
+        type_refs(x, type, sc, depth + 1);
+    if (lt == N_IDENTIFIER) {
+        const char *name = text(x, left);
+        if (!is_null(type)) {
+            const char *cls = annotation_class(x, type, sc, 0);
+            if (sc->in_class_body && cls)
+                add_bind(x, GX_BIND_TYPE, graph__path_join(x->f, "@self", name, strlen(name)), cls,
+                         sc->sym, left);
+            else if (cls)
+                add_bind(x, GX_BIND_TYPE, name, cls, sc->sym, left);
+        }
+        if (!is_null(right)) {
+            bind_target(x, name, right, sc, sc->sym, left);
+            if (sc->in_class_body) {
+                /* Class attributes are reached as self.x / cls.x too. */
+                const py_logger *lg = find_logger(x, name);
+                if (lg && !lg->is_alias) {
+                    py_logger copy = *lg;
+                    copy.key = graph__path_join(x->f, "@self", name, strlen(name));
+                    core_vec_push(&x->loggers, copy);
+                }
+            }
+            TSNode r = unparen(right);
+            if (top && !is_dunder(name)) {
+                unsigned rt = ty(r);
+                if (rt == N_STRING || rt == N_CONCATENATED_STRING ||
+                    (rt == N_BINARY_OPERATOR && binop(r) == A_PLUS))
+                    add_const(x, name, right, sc, depth);
+                else if (rt == N_DICTIONARY) {
+                    /* MESSAGES = {"key": "template", ...} */
+                    uint32_t nc = ts_node_named_child_count(r);
+                    for (uint32_t i = 0; i < nc && i < 4096; i++) {
+                        TSNode pr = ts_node_named_child(r, i);
+                        if (ty(pr) != N_PAIR)
+                            continue;
+                        TSNode k = fieldn(pr, F.key), v = unparen(fieldn(pr, F.value));
+                        const char *kv = is_null(k) ? NULL : string_value(x, k, depth + 1);
+                        if (!kv || is_null(v) || !is_stringish(ty(v)))
+                            continue;
+                        size_t nl = strlen(name), kl = strlen(kv);
+                        char *cn = core_arena_alloc(&x->f->arena, nl + kl + 3);
+                        memcpy(cn, name, nl);
+                        cn[nl] = '[';
+                        memcpy(cn + nl + 1, kv, kl);
+                        cn[nl + 1 + kl] = ']';
+                        cn[nl + 2 + kl] = 0;
+                        add_const(x, cn, v, sc, depth);
+                    }
+                }
+            }
+        }
+    } else if (lt == N_ATTRIBUTE) {
+        const char *p = path_of(x, left, sc, 0);
+        if (p) {
+            add_ref(x, GX_REF_WRITE, p, sc->sym, left);
+            /* Instance attributes: bound in this method's scope (its
+             * parameters give the types); the resolver files them under
+             * the class. */
+            if (strncmp(p, "@self.", 6) == 0 && !strchr(p + 6, '.') && sc->cls >= 0) {
+                if (!is_null(type)) {
+                    const char *cls = annotation_class(x, type, sc, 0);
+                    if (cls)
+                        add_bind(x, GX_BIND_TYPE, p, cls, sc->sym, left);
+                }
+                if (!is_null(right))
+                    bind_target(x, p, right, sc, sc->sym, left);
+            }
+        } else {
+            walk(x, left, sc, depth + 1);
+        }
+    } else if (lt == N_PATTERN_LIST || lt == N_TUPLE_PATTERN || lt == N_LIST_PATTERN) {
+        uint32_t nc = ts_node_named_child_count(left);
+        for (uint32_t i = 0; i < nc; i++) {
+            TSNode t = ts_node_named_child(left, i);
+            if (ty(t) == N_IDENTIFIER)
+                add_bind(x, GX_BIND_LOCAL, text(x, t), NULL, sc->sym, t);
+            else if (ty(t) == N_ATTRIBUTE)
+                add_ref(x, GX_REF_WRITE, path_of(x, t, sc, 0), sc->sym, t);
+        }
+    } else {
+        walk(x, left, sc, depth + 1);
+    }
+    if (!is_null(right)) {
+        TSNode r = unparen(right);
+        if (ty(r) == N_ASSIGNMENT)
+            do_assign(x, r, sc, depth + 1);
+        else if (ty(r) == N_IDENTIFIER || ty(r) == N_ATTRIBUTE)
+            value_ref(x, r, sc, depth + 1);
+        else
+            walk(x, right, sc, depth + 1);
+    }
+}
+
+/* ---- definitions ---- */
+
+static const char *body_docstring(px *x, TSNode body, int depth)
+{
+    if (is_null(body))
+        return NULL;
+    TSNode first = gx_null();
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, body);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        do {
+            TSNode ch = ts_tree_cursor_current_node(c);
+            if (ts_node_is_named(ch) && ty(ch) != N_COMMENT) {
+                first = ch;
+                break;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+    if (is_null(first) || ty(first) != N_EXPRESSION_STATEMENT)
+        return NULL;
+    TSNode s = ts_node_named_child(first, 0);
+    if (is_null(s) || ty(s) != N_STRING)
+        return NULL;
+    const char *v = string_value(x, s, depth);
+    return v ? graph__doc(x->f, v, strlen(v)) : NULL;
+}
+
+static int32_t push_sym(px *x, graph_sym_kind kind, const char *name, int32_t parent,
+                        uint32_t start, uint32_t end, uint32_t flags)
+{
+    gx_sym s = {.name = name,
+                .parent = parent,
+                .start_line = start,
+                .end_line = end,
+                .kind = (uint8_t)kind,
+                .flags = flags};
+    core_vec_push(&x->f->syms, s);
+    return (int32_t)(x->f->syms.n - 1);
+}
+
+/* Decorator names that say what kind of method this is. */
+static uint32_t decorator_flags(px *x, TSNode dec)
+{
+    TSNode e = ts_node_named_child(dec, 0);
+    if (is_null(e))
+        return 0;
+    if (ty(e) == N_CALL)
+        e = fieldn(e, F.function);
+    if (is_null(e))
+        return 0;
+    uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+    const char *s = x->src + a;
+    size_t n = b - a;
+    const char *dot = NULL;
+    for (size_t i = n; i-- > 0;)
+        if (s[i] == '.') {
+            dot = s + i;
+            break;
+        }
+    const char *last = dot ? dot + 1 : s;
+    size_t ln = (size_t)(s + n - last);
+#define IS(lit) (ln == sizeof(lit) - 1 && memcmp(last, lit, ln) == 0)
+    if (IS("staticmethod"))
+        return GRAPH_SF_STATIC;
+    if (IS("classmethod"))
+        return GRAPH_SF_CLASSMETHOD;
+    if (IS("property") || IS("cached_property") || IS("getter"))
+        return GRAPH_SF_GETTER;
+    if (IS("setter") || IS("deleter"))
+        return GRAPH_SF_SETTER;
+    if (IS("abstractmethod"))
+        return GRAPH_SF_ABSTRACT;
+#undef IS
+    return 0;
+}
+
+/* Decorators whose names are not worth a call edge. */
+static bool plain_decorator(uint32_t flags)
+{
+    return flags != 0;
+}
+
+static void walk_decorators(px *x, const TSNode *decs, uint32_t ndecs, const py_scope *inner,
+                            int depth)
+{
+    int saved = x->emit_flags;
+    x->emit_flags |= GRAPH_EF_DECORATOR;
+    for (uint32_t i = 0; i < ndecs; i++) {
+        TSNode e = ts_node_named_child(decs[i], 0);
+        if (is_null(e))
+            continue;
+        if (ty(e) == N_IDENTIFIER || ty(e) == N_ATTRIBUTE) {
+            /* @decorator wraps the function: calling it runs the wrapper. */
+            if (!plain_decorator(decorator_flags(x, decs[i])))
+                add_ref(x, GX_REF_CALL, path_of(x, e, inner, 0), inner->sym, e);
+        } else {
+            walk(x, e, inner, depth + 1);
+        }
+    }
+    x->emit_flags = saved;
+}
+
+static void do_params(px *x, TSNode params, const py_scope *inner, int depth)
+{
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, params);
+    if (!ts_tree_cursor_goto_first_child(c))
+        return;
+    /* Collect first: walking default values reuses deeper cursors only,
+     * but binding needs the outer scope's view of names. */
+    do {
+        TSNode p = ts_tree_cursor_current_node(c);
+        unsigned t = ty(p);
+        TSNode name = gx_null(), type = gx_null(), value = gx_null();
+        if (t == N_IDENTIFIER) {
+            name = p;
+        } else if (t == N_TYPED_PARAMETER) {
+            name = ts_node_named_child(p, 0);
+            type = fieldn(p, F.type);
+        } else if (t == N_TYPED_DEFAULT_PARAMETER) {
+            name = fieldn(p, F.name);
+            type = fieldn(p, F.type);
+            value = fieldn(p, F.value);
+        } else if (t == N_DEFAULT_PARAMETER) {
+            name = fieldn(p, F.name);
+            value = fieldn(p, F.value);
+        } else {
+            continue;
+        }
+        if (!is_null(name) &&
+            (ty(name) == N_LIST_SPLAT_PATTERN || ty(name) == N_DICTIONARY_SPLAT_PATTERN))
+            name = ts_node_named_child(name, 0);
+        const char *nm = !is_null(name) && ty(name) == N_IDENTIFIER ? text(x, name) : NULL;
+        if (!is_null(type)) {
+            type_refs(x, type, inner, depth + 1);
+            const char *cls = annotation_class(x, type, inner, 0);
+            if (nm && cls)
+                add_bind(x, GX_BIND_TYPE, nm, cls, inner->sym, name);
+            else if (nm)
+                add_bind(x, GX_BIND_LOCAL, nm, NULL, inner->sym, name);
+        } else if (nm && !(inner->self_name && strcmp(nm, inner->self_name) == 0) &&
+                   !(inner->cls_name && strcmp(nm, inner->cls_name) == 0)) {
+            add_bind(x, GX_BIND_LOCAL, nm, NULL, inner->sym, name);
+        }
+        if (!is_null(value))
+            value_ref(x, value, inner, depth + 1);
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+/* The first parameter's name (self / cls), if it is a plain one. */
+static const char *first_param(px *x, TSNode params)
+{
+    if (is_null(params))
+        return NULL;
+    TSNode p = ts_node_named_child(params, 0);
+    if (is_null(p))
+        return NULL;
+    if (ty(p) == N_TYPED_PARAMETER)
+        p = ts_node_named_child(p, 0);
+    else if (ty(p) == N_DEFAULT_PARAMETER || ty(p) == N_TYPED_DEFAULT_PARAMETER)
+        p = fieldn(p, F.name);
+    if (is_null(p) || ty(p) != N_IDENTIFIER)
+        return NULL;
+    return text(x, p);
+}
+
+static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t ndecs,
+                   const py_scope *sc, int depth)
+{
+    TSNode name = fieldn(n, F.name), params = fieldn(n, F.parameters), body = fieldn(n, F.body);
+    if (is_null(name))
+        return;
+    const char *nm = text(x, name);
+    uint32_t flags = 0;
+    for (uint32_t i = 0; i < ndecs; i++)
+        flags |= decorator_flags(x, decs[i]);
+    TSNode first = ts_node_child(n, 0);
+    if (!is_null(first) && ty(first) == A_ASYNC)
+        flags |= GRAPH_SF_ASYNC;
+    if (sc->in_function)
+        flags |= GRAPH_SF_NESTED;
+    bool method = sc->in_class_body;
+    if (method && strcmp(nm, "__init__") == 0)
+        flags |= GRAPH_SF_CTOR;
+    if (nm[0] == '_' && !is_dunder(nm))
+        flags |= GRAPH_SF_PRIVATE;
+    int32_t idx = push_sym(x, method ? GRAPH_SYM_METHOD : GRAPH_SYM_FUNCTION, nm, sc->sym,
+                           gx_line(outer), graph__end_line(n, 0), flags);
+    x->f->syms.v[idx].doc = body_docstring(x, body, depth + 1);
+
+    py_scope inner = *sc;
+    inner.sym = idx;
+    inner.in_class_body = false;
+    inner.in_function = true;
+    if (method) {
+        inner.cls = sc->sym;
+        inner.self_name = NULL;
+        inner.cls_name = NULL;
+        const char *p0 = first_param(x, params);
+        if (p0 && !(flags & GRAPH_SF_STATIC)) {
+            if (flags & GRAPH_SF_CLASSMETHOD)
+                inner.cls_name = p0;
+            else
+                inner.self_name = p0;
+        }
+    }
+    walk_decorators(x, decs, ndecs, &inner, depth);
+    if (!is_null(params))
+        do_params(x, params, &inner, depth + 1);
+    TSNode ret = fieldn(n, F.return_type);
+    if (!is_null(ret)) {
+        type_refs(x, ret, &inner, depth + 1);
+        x->f->syms.v[idx].ret = annotation_class(x, ret, &inner, 0);
+    }
+    if (!is_null(body))
+        walk(x, body, &inner, depth + 1);
+}
+
+static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t ndecs,
+                     const py_scope *sc, int depth)
+{
+    TSNode name = fieldn(n, F.name), bases = fieldn(n, F.superclasses), body = fieldn(n, F.body);
+    if (is_null(name))
+        return;
+    const char *nm = text(x, name);
+    uint32_t flags = sc->in_function ? GRAPH_SF_NESTED : 0;
+    if (nm[0] == '_' && !is_dunder(nm))
+        flags |= GRAPH_SF_PRIVATE;
+    int32_t idx =
+        push_sym(x, GRAPH_SYM_CLASS, nm, sc->sym, gx_line(outer), graph__end_line(n, 0), flags);
+    x->f->syms.v[idx].doc = body_docstring(x, body, depth + 1);
+    py_scope inner = *sc;
+    inner.sym = idx;
+    inner.cls = idx;
+    inner.in_class_body = true;
+    inner.in_function = false;
+    inner.self_name = NULL;
+    inner.cls_name = NULL;
+    if (!is_null(bases)) {
+        TSTreeCursor *c = gx_cursor(&x->cur, depth, bases);
+        if (ts_tree_cursor_goto_first_child(c)) {
+            do {
+                TSNode b = ts_tree_cursor_current_node(c);
+                if (!ts_node_is_named(b) || ty(b) == N_KEYWORD_ARGUMENT || ty(b) == N_COMMENT)
+                    continue;
+                TSNode bb = ty(b) == N_SUBSCRIPT ? fieldn(b, F.value) : b;
+                const char *p = is_null(bb) ? NULL : path_of(x, bb, sc, 0);
+                if (p)
+                    add_ref(x, GX_REF_BASE, p, idx, b);
+                else
+                    walk(x, b, sc, depth + 1);
+            } while (ts_tree_cursor_goto_next_sibling(c));
+        }
+    }
+    /* Class decorators run at definition; they belong to the class. */
+    walk_decorators(x, decs, ndecs, &inner, depth);
+    if (!is_null(body))
+        walk(x, body, &inner, depth + 1);
+}
+
+static void do_decorated(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    TSNode decs[32];
+    uint32_t nd = 0;
+    TSNode def = fieldn(n, F.definition);
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        do {
+            TSNode ch = ts_tree_cursor_current_node(c);
+            if (ty(ch) == N_DECORATOR && nd < 32)
+                decs[nd++] = ch;
+        } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+    if (is_null(def))
+        return;
+    if (ty(def) == N_FUNCTION_DEFINITION)
+        do_def(x, def, n, decs, nd, sc, depth + 1);
+    else if (ty(def) == N_CLASS_DEFINITION)
+        do_class(x, def, n, decs, nd, sc, depth + 1);
+}
+
+/* Names a loop, a with or an except binds: local variables. */
+static void bind_targets(px *x, TSNode t, const py_scope *sc, int rec)
+{
+    if (is_null(t) || rec > 16)
+        return;
+    unsigned k = ty(t);
+    if (k == N_IDENTIFIER) {
+        add_bind(x, GX_BIND_LOCAL, text(x, t), NULL, sc->sym, t);
+    } else if (k == N_PATTERN_LIST || k == N_TUPLE_PATTERN || k == N_LIST_PATTERN ||
+               k == N_AS_PATTERN_TARGET || k == N_LIST_SPLAT_PATTERN) {
+        uint32_t nc = ts_node_named_child_count(t);
+        for (uint32_t i = 0; i < nc && i < 64; i++)
+            bind_targets(x, ts_node_named_child(t, i), sc, rec + 1);
+    }
+}
+
+/* ---- the walk ---- */
+
+static void walk_children(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
+    if (!ts_tree_cursor_goto_first_child(c))
+        return;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        /* Leaves (names, numbers, punctuation) hold nothing to extract. */
+        if (ts_node_child_count(ch) == 0)
+            continue;
+        walk(x, ch, sc, depth + 1);
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+static void walk(px *x, TSNode n, const py_scope *sc, int depth)
+{
+    if (depth > GX_MAX_DEPTH) {
+        x->f->too_deep++;
+        return;
+    }
+    switch (ty(n)) {
+    case N_FUNCTION_DEFINITION:
+        do_def(x, n, n, NULL, 0, sc, depth);
+        return;
+    case N_CLASS_DEFINITION:
+        do_class(x, n, n, NULL, 0, sc, depth);
+        return;
+    case N_DECORATED_DEFINITION:
+        do_decorated(x, n, sc, depth);
+        return;
+    case N_CALL:
+        do_call(x, n, sc, depth);
+        return;
+    case N_ASSIGNMENT:
+        do_assign(x, n, sc, depth);
+        return;
+    case N_AUGMENTED_ASSIGNMENT: {
+        TSNode left = fieldn(n, F.left), right = fieldn(n, F.right);
+        if (!is_null(left) && ty(left) == N_ATTRIBUTE)
+            add_ref(x, GX_REF_WRITE, path_of(x, left, sc, 0), sc->sym, left);
+        if (!is_null(right))
+            walk(x, right, sc, depth + 1);
+        return;
+    }
+    case N_ATTRIBUTE: {
+        const char *p = path_of(x, n, sc, 0);
+        if (p) {
+            add_ref(x, GX_REF_READ, p, sc->sym, n);
+            return;
+        }
+        TSNode obj = fieldn(n, F.object);
+        if (!is_null(obj))
+            walk(x, obj, sc, depth + 1);
+        return;
+    }
+    case N_IMPORT_STATEMENT:
+    case N_IMPORT_FROM_STATEMENT:
+        do_import(x, n, sc, depth);
+        return;
+    case N_FUTURE_IMPORT_STATEMENT:
+    case N_COMMENT:
+    case N_IDENTIFIER:
+    case N_INTEGER:
+        return;
+    case N_STRING: {
+        /* Only f-string interpolations hold code. */
+        TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
+        if (ts_tree_cursor_goto_first_child(c)) {
+            do {
+                TSNode ch = ts_tree_cursor_current_node(c);
+                if (ty(ch) == N_INTERPOLATION)
+                    walk_children(x, ch, sc, depth + 1);
+            } while (ts_tree_cursor_goto_next_sibling(c));
+        }
+        return;
+    }
+    case N_FOR_STATEMENT:
+    case N_FOR_IN_CLAUSE:
+        bind_targets(x, fieldn(n, F.left), sc, 0);
+        walk_children(x, n, sc, depth);
+        return;
+    case N_EXCEPT_CLAUSE: {
+        TSNode alias = fieldn(n, F.alias);
+        if (!is_null(alias) && ty(alias) == N_IDENTIFIER)
+            add_bind(x, GX_BIND_LOCAL, text(x, alias), NULL, sc->sym, alias);
+        walk_children(x, n, sc, depth);
+        return;
+    }
+    case N_AS_PATTERN: {
+        /* with EXPR as NAME: NAME is what EXPR gives. */
+        TSNode value = ts_node_named_child(n, 0), target = fieldn(n, F.alias);
+        if (!is_null(target)) {
+            TSNode id = ty(target) == N_AS_PATTERN_TARGET ? ts_node_named_child(target, 0) : target;
+            if (!is_null(id) && ty(id) == N_IDENTIFIER && !is_null(value))
+                bind_target(x, text(x, id), value, sc, sc->sym, id);
+            else
+                bind_targets(x, target, sc, 0);
+        }
+        if (!is_null(value))
+            walk(x, value, sc, depth + 1);
+        return;
+    }
+    case N_NAMED_EXPRESSION: {
+        TSNode name = fieldn(n, F.name), value = fieldn(n, F.value);
+        if (!is_null(name) && !is_null(value))
+            bind_target(x, text(x, name), value, sc, sc->sym, name);
+        if (!is_null(value))
+            walk(x, value, sc, depth + 1);
+        return;
+    }
+    default:
+        walk_children(x, n, sc, depth);
+        return;
+    }
+}
+
+/*
+ * Before the walk: module-level and class-level bindings of loggers and
+ * logger-method aliases, and import aliases, so a function defined above
+ * `logger = logging.getLogger(__name__)` still sees it (Python runs the
+ * module body before any function is called).
+ */
+static void prescan(px *x, TSNode body, const py_scope *sc, int depth)
+{
+    if (depth > 8)
+        return;
+    uint32_t nc = ts_node_named_child_count(body);
+    /* Big modules: children by cursor, not by index (that is quadratic). */
+    TSTreeCursor c = ts_tree_cursor_new(body);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode st = ts_tree_cursor_current_node(&c);
+            unsigned t = ty(st);
+            if (t == N_IMPORT_STATEMENT || t == N_IMPORT_FROM_STATEMENT) {
+                size_t before = x->f->imports.n;
+                do_import(x, st, sc, depth + 1);
+                /* Only the aliases are wanted now; the walk records the
+                 * imports themselves. */
+                x->f->imports.n = before;
+            } else if (t == N_EXPRESSION_STATEMENT) {
+                TSNode a = ts_node_named_child(st, 0);
+                if (!is_null(a) && ty(a) == N_ASSIGNMENT) {
+                    TSNode left = fieldn(a, F.left), right = fieldn(a, F.right);
+                    if (!is_null(left) && !is_null(right) && ty(left) == N_IDENTIFIER) {
+                        TSNode r = unparen(right);
+                        bool factory = is_logger_factory(x, r, sc);
+                        bool alias = ty(r) == N_ATTRIBUTE;
+                        if (factory || alias) {
+                            size_t nb = x->f->binds.n;
+                            const char *name = text(x, left);
+                            bind_target(x, name, right, sc, sc->sym, left);
+                            x->f->binds.n = nb;
+                            if (sc->in_class_body && factory) {
+                                py_logger lg = {
+                                    .key = graph__path_join(x->f, "@self", name, strlen(name)),
+                                    .logger = logger_name_of_call(x, r)};
+                                core_vec_push(&x->loggers, lg);
+                            }
+                        }
+                    }
+                }
+            } else if (t == N_CLASS_DEFINITION || t == N_DECORATED_DEFINITION) {
+                TSNode cls = t == N_CLASS_DEFINITION ? st : fieldn(st, F.definition);
+                if (!is_null(cls) && ty(cls) == N_CLASS_DEFINITION) {
+                    TSNode b = fieldn(cls, F.body);
+                    py_scope in = *sc;
+                    in.in_class_body = true;
+                    if (!is_null(b))
+                        prescan(x, b, &in, depth + 1);
+                }
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    (void)nc;
+    if (!graph__tsalloc_active())
+        ts_tree_cursor_delete(&c);
+}
+
+void graph__extract_python(const char *src, size_t n, gx_file *f)
+{
+    pthread_once(&init_once, init_tables);
+    TSParser *parser;
+    TSTree *tree;
+    /* Large literal tables are not shown to the parser (prescan_py.c);
+     * if that parse has errors, the whole text is parsed after all, so a
+     * scan mistake costs time only. */
+    uint32_t *starts = NULL, *ends = NULL;
+    uint32_t nex = graph__py_data_ranges(src, n, &starts, &ends);
+    if (nex) {
+        TSRange *ranges = graph__included_ranges(src, n, starts, ends, nex);
+        tree = graph__parse(GRAPH_LANG_PYTHON, src, n, ranges, nex + 1, &parser);
+        free(ranges);
+        if (ts_node_has_error(ts_tree_root_node(tree))) {
+            graph__parse_free(parser, tree);
+            tree = graph__parse(GRAPH_LANG_PYTHON, src, n, NULL, 0, &parser);
+        }
+    } else {
+        tree = graph__parse(GRAPH_LANG_PYTHON, src, n, NULL, 0, &parser);
+    }
+    free(starts);
+    free(ends);
+    TSNode root = ts_tree_root_node(tree);
+    px *x = core_xcalloc(1, sizeof *x);
+    x->f = f;
+    x->src = src;
+    x->n = n;
+    py_scope sc = {.sym = -1, .cls = -1};
+    graph__count_errors(root, f);
+    prescan(x, root, &sc, 0);
+    f->doc = body_docstring(x, root, 0);
+    walk_children(x, root, &sc, 0);
+    graph__cursors_free(&x->cur);
+    graph__tmpl_free(&x->tmpl);
+    core_vec_free(&x->loggers);
+    core_vec_free(&x->aliases);
+    free(x);
+    graph__parse_free(parser, tree);
+}

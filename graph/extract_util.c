@@ -1,0 +1,484 @@
+/* Helpers shared by the Python and TypeScript extractors. */
+#include "graph_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+const TSLanguage *tree_sitter_python(void);
+const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
+
+const TSLanguage *graph__language(graph_lang lang)
+{
+    switch (lang) {
+    case GRAPH_LANG_PYTHON:
+        return tree_sitter_python();
+    case GRAPH_LANG_TYPESCRIPT:
+        return tree_sitter_typescript();
+    case GRAPH_LANG_TSX:
+    case GRAPH_LANG_JAVASCRIPT:
+    default:
+        /* JavaScript is parsed with the TSX grammar: a superset that also
+         * takes JSX. */
+        return tree_sitter_tsx();
+    }
+}
+
+void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f)
+{
+    if (lang == GRAPH_LANG_PYTHON)
+        graph__extract_python(src, n, f);
+    else
+        graph__extract_ts(lang, src, n, f);
+}
+
+TSTree *graph__parse(graph_lang lang, const char *src, size_t n, const TSRange *ranges,
+                     uint32_t nranges, TSParser **parser)
+{
+    graph__tsalloc_install();
+    TSParser *p = ts_parser_new();
+    ts_parser_set_language(p, graph__language(lang));
+    if (nranges)
+        ts_parser_set_included_ranges(p, ranges, nranges);
+    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)n);
+    *parser = p;
+    return t;
+}
+
+TSRange *graph__included_ranges(const char *src, size_t n, const uint32_t *starts,
+                                const uint32_t *ends, uint32_t nex)
+{
+    TSRange *r = core_xcalloc((size_t)nex + 1, sizeof *r);
+    /* Offsets in order: 0, starts[0], ends[0], starts[1], ... n. Points
+     * are counted as the parser counts them: rows by '\n', columns in
+     * bytes. */
+    uint32_t row = 0;
+    size_t line_start = 0, pos = 0;
+    for (uint32_t k = 0; k <= 2 * nex + 1; k++) {
+        size_t target = k == 0             ? 0
+                        : k == 2 * nex + 1 ? n
+                        : (k & 1)          ? starts[k / 2]
+                                           : ends[k / 2 - 1];
+        while (pos < target) {
+            const char *nl = memchr(src + pos, '\n', target - pos);
+            if (!nl) {
+                pos = target;
+                break;
+            }
+            row++;
+            pos = (size_t)(nl - src) + 1;
+            line_start = pos;
+        }
+        TSPoint p = {row, (uint32_t)(target - line_start)};
+        if (k & 1) {
+            r[k / 2].end_byte = (uint32_t)target;
+            r[k / 2].end_point = p;
+        } else {
+            r[k / 2].start_byte = (uint32_t)target;
+            r[k / 2].start_point = p;
+        }
+    }
+    return r;
+}
+
+void graph__parse_free(TSParser *parser, TSTree *tree)
+{
+    /* In a parse arena everything goes at once when the arena is dropped. */
+    if (graph__tsalloc_active())
+        return;
+    if (tree)
+        ts_tree_delete(tree);
+    if (parser)
+        ts_parser_delete(parser);
+}
+
+void graph__cursors_free(gx_cursors *cs)
+{
+    if (graph__tsalloc_active())
+        return;
+    for (size_t i = 0; i < sizeof cs->c / sizeof cs->c[0]; i++)
+        if (cs->init[i])
+            ts_tree_cursor_delete(&cs->c[i]);
+}
+
+void graph__count_errors(TSNode root, gx_file *f)
+{
+    if (!ts_node_has_error(root))
+        return;
+    /* Iterative pre-order walk that only enters subtrees with errors. */
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    uint32_t count = 0;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        bool err = ts_node_is_missing(n) || ts_node_symbol(n) == (TSSymbol)-1 ||
+                   strcmp(ts_node_type(n), "ERROR") == 0;
+        if (err) {
+            if (count == 0)
+                f->first_error_line = gx_line(n);
+            count++;
+        }
+        if (!err && ts_node_has_error(n) && count < 100000 && ts_tree_cursor_goto_first_child(&c))
+            continue;
+        for (;;) {
+            if (ts_tree_cursor_goto_next_sibling(&c))
+                break;
+            if (!ts_tree_cursor_goto_parent(&c))
+                goto done;
+        }
+    }
+done:
+    if (!graph__tsalloc_active())
+        ts_tree_cursor_delete(&c);
+    f->errors = count ? count : 1;
+}
+
+void graph__file_init(gx_file *f)
+{
+    memset(f, 0, sizeof *f);
+    core_arena_init(&f->arena, 32 * 1024);
+}
+
+void graph__file_free(gx_file *f)
+{
+    core_vec_free(&f->syms);
+    core_vec_free(&f->refs);
+    core_vec_free(&f->binds);
+    core_vec_free(&f->imports);
+    core_vec_free(&f->exports);
+    core_vec_free(&f->emits);
+    core_arena_free(&f->arena);
+}
+
+void graph__types_init(gx_types *t, const TSLanguage *lang, const char *const *names, size_t nnames,
+                       const char *const *anon, size_t nanon)
+{
+    uint32_t count = ts_language_symbol_count(lang);
+    t->map = core_xcalloc(count, sizeof *t->map);
+    t->count = count;
+    /* A node type can have several symbol ids (aliases), so every id is
+     * matched by name rather than asking for one id per name. */
+    for (uint32_t s = 0; s < count; s++) {
+        const char *nm = ts_language_symbol_name(lang, (TSSymbol)s);
+        if (!nm)
+            continue;
+        TSSymbolType ty = ts_language_symbol_type(lang, (TSSymbol)s);
+        if (ty == TSSymbolTypeRegular) {
+            for (size_t i = 0; i < nnames; i++) {
+                if (names[i] && strcmp(nm, names[i]) == 0) {
+                    t->map[s] = (uint16_t)i;
+                    break;
+                }
+            }
+        } else if (ty == TSSymbolTypeAnonymous) {
+            for (size_t i = 0; i < nanon; i++) {
+                if (anon[i] && strcmp(nm, anon[i]) == 0) {
+                    t->map[s] = (uint16_t)(nnames + i);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+uint32_t graph__end_line(TSNode n, TSSymbol comment_sym)
+{
+    (void)comment_sym;
+    uint32_t start_row = ts_node_start_point(n).row;
+    TSNode cur = n;
+    for (int depth = 0; depth < GX_MAX_DEPTH; depth++) {
+        if (ts_node_child_count(cur) == 0)
+            break;
+        /* The last child that is code: not a comment (an extra), not a
+         * zero-width token the parser made up. */
+        TSTreeCursor c = ts_tree_cursor_new(cur);
+        TSNode last = gx_null();
+        bool found = false;
+        if (ts_tree_cursor_goto_first_child(&c)) {
+            do {
+                TSNode ch = ts_tree_cursor_current_node(&c);
+                if (ts_node_is_extra(ch) || ts_node_start_byte(ch) == ts_node_end_byte(ch))
+                    continue;
+                last = ch;
+                found = true;
+            } while (ts_tree_cursor_goto_next_sibling(&c));
+        }
+        ts_tree_cursor_delete(&c);
+        if (!found)
+            break;
+        cur = last;
+    }
+    TSPoint e = ts_node_end_point(cur);
+    uint32_t row = e.row;
+    if (e.column == 0 && row > start_row)
+        row--;
+    return row + 1;
+}
+
+char *graph__text(gx_file *f, const char *src, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    return core_arena_strndup(&f->arena, src + a, b > a ? b - a : 0);
+}
+
+const char *graph__doc(gx_file *f, const char *s, size_t n)
+{
+    enum { DOC_MAX = 300 };
+    char tmp[DOC_MAX + 8];
+    size_t k = 0;
+    bool space = false;
+    for (size_t i = 0; i < n && k < DOC_MAX; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            space = k > 0;
+            continue;
+        }
+        if (space) {
+            tmp[k++] = ' ';
+            space = false;
+            if (k >= DOC_MAX)
+                break;
+        }
+        tmp[k++] = (char)c;
+    }
+    /* Do not end inside a UTF-8 sequence. */
+    k = core_utf8_valid_prefix(tmp, k);
+    if (k == 0)
+        return NULL;
+    return core_arena_strndup(&f->arena, tmp, k);
+}
+
+/* ---- templates ---- */
+
+static void tmpl_put(gx_tmpl *t, const char *s, size_t n)
+{
+    if (t->truncated)
+        return;
+    if (t->buf.len + n > GRAPH_TEMPLATE_MAX) {
+        n = GRAPH_TEMPLATE_MAX - t->buf.len;
+        t->truncated = true;
+    }
+    core_buf_append(&t->buf, s, n);
+}
+
+void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            tmpl_put(t, s + run, i + 1 - run);
+            tmpl_put(t, "%", 1);
+            run = i + 1;
+        }
+    }
+    tmpl_put(t, s + run, n - run);
+}
+
+/* Length of the %-directive at s[0] == '%' (Python's and util.format's
+ * syntax), or 0 when it is not one. "%%" has length 2. */
+static size_t percent_len(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (i < n && s[i] == '%')
+        return 2;
+    if (i < n && s[i] == '(') {
+        const char *close = memchr(s + i, ')', n - i);
+        if (!close)
+            return 0;
+        i = (size_t)(close - s) + 1;
+    }
+    while (i < n && strchr("#0- +", s[i]))
+        i++;
+    while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
+        i++;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
+            i++;
+    }
+    while (i < n && strchr("hlL", s[i]))
+        i++;
+    if (i < n && strchr("diouxXeEfFgGcrsajOo", s[i]))
+        return i + 1;
+    return 0;
+}
+
+uint32_t graph__percent_directives(const char *s, size_t n)
+{
+    uint32_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%')
+            continue;
+        size_t k = percent_len(s + i, n - i);
+        if (k == 2 && s[i + 1] == '%') {
+            i++;
+            continue;
+        }
+        if (k) {
+            count++;
+            i += k - 1;
+        }
+    }
+    return count;
+}
+
+void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%')
+            continue;
+        size_t k = percent_len(s + i, n - i);
+        if (k) {
+            if (!(k == 2 && s[i + 1] == '%'))
+                t->holes++;
+            i += k - 1;
+            continue;
+        }
+        /* A lone '%' is literal text: double it. */
+        tmpl_put(t, s + run, i + 1 - run);
+        tmpl_put(t, "%", 1);
+        run = i + 1;
+    }
+    tmpl_put(t, s + run, n - run);
+}
+
+void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if ((c == '{' || c == '}') && i + 1 < n && s[i + 1] == c) {
+            tmpl_put(t, &c, 1);
+            i += 2;
+        } else if (c == '{') {
+            /* A replacement field, possibly with nested {} in its spec. */
+            int depth = 0;
+            size_t j = i;
+            for (; j < n; j++) {
+                if (s[j] == '{')
+                    depth++;
+                else if (s[j] == '}' && --depth == 0)
+                    break;
+            }
+            graph__tmpl_hole(t);
+            i = j < n ? j + 1 : n;
+        } else if (c == '%') {
+            tmpl_put(t, "%%", 2);
+            i++;
+        } else {
+            size_t j = i;
+            while (j < n && s[j] != '{' && s[j] != '}' && s[j] != '%')
+                j++;
+            if (j == i)
+                j++; /* a lone '}' */
+            tmpl_put(t, s + i, j - i);
+            i = j;
+        }
+    }
+}
+
+void graph__tmpl_hole(gx_tmpl *t)
+{
+    t->holes++;
+    tmpl_put(t, "%s", 2);
+}
+
+const char *graph__tmpl_take(gx_tmpl *t, gx_file *f)
+{
+    const char *r = NULL;
+    if (t->buf.len) {
+        /* A cut may have split a UTF-8 sequence or a "%%". */
+        size_t n = core_utf8_valid_prefix(t->buf.data, t->buf.len);
+        r = core_arena_strndup(&f->arena, t->buf.data, n);
+    }
+    core_buf_reset(&t->buf);
+    t->holes = 0;
+    return r;
+}
+
+void graph__tmpl_free(gx_tmpl *t)
+{
+    core_buf_free(&t->buf);
+}
+
+/* ---- names ---- */
+
+static bool ieq(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b);
+    if (n != m)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)a[i]) != b[i])
+            return false;
+    return true;
+}
+
+static bool iends(const char *a, size_t n, const char *suffix)
+{
+    size_t m = strlen(suffix);
+    return n >= m && ieq(a + n - m, m, suffix);
+}
+
+bool graph__loggerish(const char *name, size_t n)
+{
+    while (n > 0 && *name == '_') {
+        name++;
+        n--;
+    }
+    if (n == 0)
+        return false;
+    static const char *const exact[] = {"log",    "logger",  "logging", "lgr",    "winston",
+                                        "npmlog", "proclog", "signale", "consola"};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (ieq(name, n, exact[i]))
+            return true;
+    /* fooLogger, foo_logger, LOGGER2 */
+    for (size_t i = 0; i + 6 <= n; i++)
+        if (ieq(name + i, 6, "logger"))
+            return true;
+    /* audit_log, auditLog, log_fn; but not catalog, dialog, backlog */
+    if (n > 4 && iends(name, n, "_log"))
+        return true;
+    if (n > 3 && name[n - 3] == 'L' && name[n - 2] == 'o' && name[n - 1] == 'g' &&
+        islower((unsigned char)name[n - 4]))
+        return true;
+    if (n > 4 && (ieq(name, 4, "log_")))
+        return true;
+    return false;
+}
+
+graph_level graph__level_of_method(const char *name, size_t n)
+{
+    static const struct {
+        const char *name;
+        graph_level level;
+    } levels[] = {
+        {"debug", GRAPH_LEVEL_DEBUG},       {"info", GRAPH_LEVEL_INFO},
+        {"warning", GRAPH_LEVEL_WARNING},   {"warn", GRAPH_LEVEL_WARNING},
+        {"error", GRAPH_LEVEL_ERROR},       {"exception", GRAPH_LEVEL_ERROR},
+        {"critical", GRAPH_LEVEL_CRITICAL}, {"fatal", GRAPH_LEVEL_CRITICAL},
+        {"trace", GRAPH_LEVEL_TRACE},       {"silly", GRAPH_LEVEL_TRACE},
+        {"verbose", GRAPH_LEVEL_DEBUG},     {"notice", GRAPH_LEVEL_NOTICE},
+        {"http", GRAPH_LEVEL_NOTICE},       {"timing", GRAPH_LEVEL_NOTICE},
+        {"success", GRAPH_LEVEL_INFO},      {"emerg", GRAPH_LEVEL_CRITICAL},
+        {"alert", GRAPH_LEVEL_CRITICAL},    {"crit", GRAPH_LEVEL_CRITICAL},
+        {"err", GRAPH_LEVEL_ERROR},
+    };
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strlen(levels[i].name) == n && memcmp(levels[i].name, name, n) == 0)
+            return levels[i].level;
+    return GRAPH_LEVEL_NONE;
+}
+
+const char *graph__path_join(gx_file *f, const char *a, const char *b, size_t blen)
+{
+    size_t alen = strlen(a);
+    char *p = core_arena_alloc(&f->arena, alen + 1 + blen + 1);
+    memcpy(p, a, alen);
+    p[alen] = '.';
+    memcpy(p + alen + 1, b, blen);
+    p[alen + 1 + blen] = 0;
+    return p;
+}

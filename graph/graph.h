@@ -1,0 +1,302 @@
+/*
+ * graph.h - the code graph: extraction of a Python / TypeScript / TSX /
+ * JavaScript repository with tree-sitter, and the graph file.
+ *
+ * Building: graph_index() walks one or more directories, extracts symbols,
+ * references, imports and emit sites from every source file (files in
+ * parallel), resolves names across files into typed edges and writes one
+ * graph file.
+ *
+ * Reading: graph_open() maps a graph file read-only and checks it; nothing
+ * is parsed or copied. Every pointer the read functions return points into
+ * the mapping and stays valid until graph_close().
+ *
+ * Threading: graph_index() runs worker threads of its own; the logger and
+ * progress callbacks it is given are called from them. A graph opened with
+ * graph_open() is immutable: any number of threads may read it at once.
+ *
+ * Symbol ids are dense (0 .. graph_nsymbols()-1). Every file has one symbol
+ * of kind module; the rest are classes, interfaces, enums, type aliases,
+ * functions and methods, each with its parent (the module for top-level
+ * ones).
+ */
+#ifndef PMRAG_GRAPH_H
+#define PMRAG_GRAPH_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    GRAPH_SYM_MODULE = 0,
+    GRAPH_SYM_CLASS,
+    GRAPH_SYM_INTERFACE,
+    GRAPH_SYM_ENUM,
+    GRAPH_SYM_TYPE, /* TypeScript type alias */
+    GRAPH_SYM_FUNCTION,
+    GRAPH_SYM_METHOD,
+    GRAPH_SYM__COUNT
+} graph_sym_kind;
+
+/* Symbol flags. */
+enum {
+    GRAPH_SF_STATIC = 1u << 0, /* staticmethod / TS static */
+    GRAPH_SF_CLASSMETHOD = 1u << 1,
+    GRAPH_SF_GETTER = 1u << 2, /* @property / get x() */
+    GRAPH_SF_SETTER = 1u << 3,
+    GRAPH_SF_CTOR = 1u << 4, /* __init__ / constructor */
+    GRAPH_SF_ASYNC = 1u << 5,
+    GRAPH_SF_NESTED = 1u << 6,   /* defined inside a function */
+    GRAPH_SF_EXPORTED = 1u << 7, /* TS/JS export, CommonJS exports */
+    GRAPH_SF_BOUND = 1u << 8,    /* function expression bound to a name */
+    GRAPH_SF_ABSTRACT = 1u << 9,
+    GRAPH_SF_PRIVATE = 1u << 10, /* #name, or a _name in Python */
+    GRAPH_SF_GENERATOR = 1u << 11,
+    GRAPH_SF_LOGS = 1u << 12,         /* contains a logging call */
+    GRAPH_SF_LOGS_DYNAMIC = 1u << 13, /* ... whose message is not a literal */
+};
+
+typedef enum {
+    GRAPH_EDGE_CALLS = 0,
+    GRAPH_EDGE_IMPORTS,
+    GRAPH_EDGE_INHERITS,
+    GRAPH_EDGE_USES,
+    GRAPH_EDGE_ACCESSES,
+    GRAPH_EDGE_MEMBER_OF,
+    GRAPH_EDGE__COUNT
+} graph_edge_type;
+
+typedef enum {
+    GRAPH_EMIT_LOG = 0, /* logger.info(...), console.warn(...), debug(...) */
+    GRAPH_EMIT_PRINT,   /* print(...) */
+    GRAPH_EMIT_WARN,    /* warnings.warn(...) */
+    GRAPH_EMIT_SPAN,    /* start_as_current_span("x"), startActiveSpan('x') */
+    GRAPH_EMIT_EVENT,   /* span.add_event("x"), span.addEvent('x') */
+    GRAPH_EMIT_CONST,   /* a string constant bound to a name */
+    GRAPH_EMIT__COUNT
+} graph_emit_kind;
+
+/*
+ * How the message was written. Every template is stored in one printf-like
+ * form: literal text with '%' doubled, and each hole as a conversion
+ * (`%s`, or the %-directive the code used, such as `%d` or `%(name)s`).
+ */
+typedef enum {
+    GRAPH_STYLE_NONE = 0, /* no message (a span event without a name, ...) */
+    GRAPH_STYLE_PLAIN,    /* a literal without holes */
+    GRAPH_STYLE_PERCENT,  /* "... %s" with arguments (logging, util.format) */
+    GRAPH_STYLE_BRACE,    /* "{} ...".format(...) */
+    GRAPH_STYLE_FSTRING,  /* f"..." */
+    GRAPH_STYLE_TEMPLATE, /* `... ${x}` */
+    GRAPH_STYLE_CONCAT,   /* "a" + x + "b", print("a", x) */
+    GRAPH_STYLE_REF,      /* a name: the template is elsewhere (see ref) */
+    GRAPH_STYLE_DYNAMIC,  /* built at run time; nothing literal known */
+    GRAPH_STYLE__COUNT
+} graph_style;
+
+typedef enum {
+    GRAPH_LEVEL_NONE = 0,
+    GRAPH_LEVEL_TRACE,
+    GRAPH_LEVEL_DEBUG,
+    GRAPH_LEVEL_INFO,
+    GRAPH_LEVEL_NOTICE,
+    GRAPH_LEVEL_WARNING,
+    GRAPH_LEVEL_ERROR,
+    GRAPH_LEVEL_CRITICAL,
+    GRAPH_LEVEL_CUSTOM, /* logger.log(5, ...), custom method names */
+    GRAPH_LEVEL__COUNT
+} graph_level;
+
+/* Emit-site flags. */
+enum {
+    GRAPH_EF_EXC_INFO = 1u << 0,  /* logger.exception / exc_info=... */
+    GRAPH_EF_TRUNCATED = 1u << 1, /* template cut at GRAPH_TEMPLATE_MAX */
+    GRAPH_EF_DECORATOR = 1u << 2, /* span started by a decorator */
+    GRAPH_EF_ALIAS = 1u << 3,     /* called through an alias (log_fn = logger.debug) */
+};
+
+typedef enum {
+    GRAPH_LANG_PYTHON = 0,
+    GRAPH_LANG_TYPESCRIPT,
+    GRAPH_LANG_TSX,
+    GRAPH_LANG_JAVASCRIPT,
+    GRAPH_LANG__COUNT
+} graph_lang;
+
+#define GRAPH_TEMPLATE_MAX 4096
+#define GRAPH_NONE UINT32_MAX
+
+/* Names used in JSON and on the command line. */
+const char *graph_sym_kind_name(graph_sym_kind k);
+const char *graph_edge_type_name(graph_edge_type t);
+const char *graph_emit_kind_name(graph_emit_kind k);
+const char *graph_style_name(graph_style s);
+const char *graph_level_name(graph_level l);
+const char *graph_lang_name(graph_lang l);
+/* Parses "py,ts,tsx,js" (also "python", "typescript", "javascript") into a
+ * mask of 1u << GRAPH_LANG_*; returns CORE_EUSAGE naming nothing on a bad
+ * item (the caller has the string). */
+int graph_lang_mask_parse(const char *list, unsigned *mask);
+
+/* ------------------------------------------------------------------ */
+/* Building                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct graph_index_opts {
+    unsigned langs;              /* mask of 1u << GRAPH_LANG_*; 0 = all */
+    const char *const *excludes; /* extra globs (core_glob_match syntax) */
+    size_t nexcludes;
+    bool no_default_excludes; /* index .git, node_modules, venvs, build dirs */
+    bool include_generated;   /* index minified bundles too */
+    unsigned threads;         /* 0 = one per CPU */
+    size_t max_file_bytes;    /* 0 = 32 MiB; larger files are skipped */
+    core_logger log;          /* notes and warnings, one per problem file */
+    /* Called from worker threads, often; throttle in the callback. */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *progress_ud;
+} graph_index_opts;
+
+typedef struct graph_index_stats {
+    uint64_t files_seen; /* source files found under the roots */
+    uint64_t files_indexed;
+    uint64_t files_duplicate; /* identical content, extracted once */
+    uint64_t files_generated; /* skipped as minified/generated */
+    uint64_t files_binary;    /* skipped: not text */
+    uint64_t files_too_large;
+    uint64_t files_unreadable;
+    uint64_t files_partial; /* parsed with syntax errors; kept */
+    uint64_t bytes, lines;
+    uint64_t symbols, edges, emits;
+    uint64_t calls, calls_resolved; /* call sites, and those resolved */
+    uint64_t calls_internal;        /* call sites whose callee name is a repo symbol */
+    uint64_t calls_internal_resolved;
+    double seconds; /* the whole run; the phases: */
+    double seconds_discover, seconds_extract, seconds_resolve, seconds_write;
+} graph_index_stats;
+
+/*
+ * Indexes the roots and writes the graph file to out_path (atomically).
+ * With one root, file paths are relative to it; with several, each path
+ * starts with its root's directory name. Problems with single files are
+ * logged and counted, never fatal. Returns 0, -ENOENT/-ENOTDIR for a bad
+ * root, CORE_EUSAGE for clashing root names, or an I/O error from writing.
+ * `stats` may be NULL.
+ */
+int graph_index(const char *const *roots, size_t nroots, const char *out_path,
+                const graph_index_opts *opts, graph_index_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct graph graph;
+
+/*
+ * Maps and checks a graph file. On failure returns CORE_EFORMAT (not a
+ * graph file), CORE_EVERSION, CORE_EENDIAN, CORE_ECORRUPT or an errno, and
+ * writes a one-line reason to why (if not NULL).
+ */
+int graph_open(const char *path, graph **out, char *why, size_t whylen);
+void graph_close(graph *g);
+
+typedef struct graph_symbol {
+    graph_sym_kind kind;
+    uint32_t flags; /* GRAPH_SF_* */
+    const char *name;
+    const char *qualname;
+    const char *file; /* path relative to the indexed root */
+    uint32_t file_id;
+    uint32_t start_line, end_line; /* 1-based, inclusive */
+    uint32_t parent;               /* GRAPH_NONE for modules */
+    const char *doc;               /* first lines of the docstring / JSDoc, or "" */
+} graph_symbol;
+
+typedef struct graph_file_info {
+    const char *path;
+    graph_lang lang;
+    uint32_t module; /* symbol id of the file's module */
+    uint32_t lines;
+    uint32_t calls, calls_resolved;
+    uint32_t flags; /* GRAPH_FF_* */
+} graph_file_info;
+
+enum {
+    GRAPH_FF_PARTIAL = 1u << 0,   /* had syntax errors */
+    GRAPH_FF_DUPLICATE = 1u << 1, /* same bytes as another file */
+};
+
+/* An edge as stored (CSR). `node` is the other end: the destination in an
+ * out-list, the source in an in-list. */
+typedef struct graph_edge {
+    uint32_t node;
+    uint8_t type; /* graph_edge_type */
+    uint8_t pad[3];
+    float weight; /* number of sites, scaled by resolution confidence */
+} graph_edge;
+
+typedef struct graph_emit {
+    graph_emit_kind kind;
+    graph_style style;
+    graph_level level;
+    uint32_t flags;  /* GRAPH_EF_* */
+    uint32_t symbol; /* enclosing symbol (owner, for constants) */
+    uint32_t line;
+    const char *tmpl;     /* printf-like template, "" when unknown */
+    const char *receiver; /* "logger", "self.log", "console", ... */
+    const char *method;   /* "debug", "start_as_current_span", ... */
+    const char *logger;   /* logger name: "pkg.mod", "app:orders", or "" */
+    const char *ref;      /* STYLE_REF: the name the message came from */
+    uint32_t ref_const;   /* emit id of the constant ref resolved to, or GRAPH_NONE */
+    const char *name;     /* constants: "NAME", "Class.NAME", "MSGS[key]" */
+    uint32_t nargs;       /* arguments after the message */
+} graph_emit;
+
+uint32_t graph_nsymbols(const graph *g);
+uint32_t graph_nfiles(const graph *g);
+uint32_t graph_nemits(const graph *g);
+
+/* id must be < graph_nsymbols(); likewise for the others. */
+void graph_get_symbol(const graph *g, uint32_t id, graph_symbol *out);
+void graph_get_file(const graph *g, uint32_t id, graph_file_info *out);
+void graph_get_emit(const graph *g, uint32_t id, graph_emit *out);
+
+/* Out- and in-edges of a symbol, sorted by (type, node). */
+const graph_edge *graph_out_edges(const graph *g, uint32_t id, uint32_t *count);
+const graph_edge *graph_in_edges(const graph *g, uint32_t id, uint32_t *count);
+/* The whole CSR: offs has nsymbols+1 entries. For ppr/. */
+void graph_csr(const graph *g, bool incoming, const uint32_t **offs, const graph_edge **edges);
+
+/* Emit sites whose enclosing symbol is id (constants: whose owner is id):
+ * ids [*first, *first + count). */
+uint32_t graph_symbol_emits(const graph *g, uint32_t id, uint32_t *first);
+
+/*
+ * Finds symbols by qualified name (exact), or, when none matches, by a
+ * suffix on '.' or '/' boundaries ("Class.method" finds
+ * "pkg.mod.Class.method"). Writes up to max ids and returns how many match
+ * in all (so a result > max, or > 1, says the name is ambiguous).
+ */
+uint32_t graph_find(const graph *g, const char *name, uint32_t *ids, uint32_t max);
+
+typedef struct graph_stats {
+    uint64_t symbols_by_kind[GRAPH_SYM__COUNT];
+    uint64_t edges_by_type[GRAPH_EDGE__COUNT];
+    uint64_t emits_by_kind[GRAPH_EMIT__COUNT];
+    uint64_t emits_by_style[GRAPH_STYLE__COUNT];
+    uint64_t files_by_lang[GRAPH_LANG__COUNT];
+    uint64_t files, files_partial, files_duplicate, lines;
+    uint64_t calls, calls_resolved, calls_internal, calls_internal_resolved;
+} graph_stats;
+
+void graph_get_stats(const graph *g, graph_stats *out);
+
+/* The roots the graph was built from, as given to graph_index(). */
+uint32_t graph_nroots(const graph *g);
+const char *graph_root(const graph *g, uint32_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

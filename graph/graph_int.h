@@ -1,0 +1,452 @@
+/*
+ * graph_int.h - private to graph/: the per-file extraction result and the
+ * helpers the extractors share.
+ *
+ * Extraction is per file and path-independent: an extractor sees only the
+ * bytes of one file, so files with identical bytes are extracted once. All
+ * strings of a gx_file live in its arena and are NUL-terminated; indexes
+ * into syms are per file (-1 = the file's module).
+ */
+#ifndef PMRAG_GRAPH_INT_H
+#define PMRAG_GRAPH_INT_H
+
+#include "graph.h"
+
+#include <string.h>
+#include <tree_sitter/api.h>
+
+/* ---- extraction result ---- */
+
+typedef struct gx_sym {
+    const char *name;
+    /* Extra qualname segments between the parent and the name, for
+     * functions that live in an object or on a prototype:
+     * `const api = { get() {} }` gives container "api". NULL if none. */
+    const char *container;
+    const char *doc; /* NULL if none */
+    const char *ret; /* functions: the class the return annotation names, as a path; or NULL */
+    int32_t parent;  /* index into syms, -1 = module */
+    uint32_t start_line, end_line; /* 1-based inclusive */
+    uint8_t kind;                  /* graph_sym_kind */
+    uint32_t flags;                /* GRAPH_SF_* */
+} gx_sym;
+
+typedef enum {
+    GX_REF_CALL = 0, /* f(...), a.b.c(...) */
+    GX_REF_NEW,      /* new X(...) (TS) */
+    GX_REF_BASE,     /* base class / extends / implements (from = the class) */
+    GX_REF_TYPE,     /* annotation, isinstance, TS type reference */
+    GX_REF_READ,     /* attribute read or a name passed as a value */
+    GX_REF_WRITE,    /* attribute write */
+    GX_REF_JSX,      /* <Component ...> */
+} gx_ref_kind;
+
+/*
+ * A reference is a dotted path whose first component says where lookup
+ * starts: a plain name (scope lookup), "@self" (this/self instance),
+ * "@cls" (cls in a classmethod), "@super" (super()/super), or "?" (an
+ * unknown receiver: "?.m" is "something.m").
+ */
+typedef struct gx_ref {
+    const char *path;
+    int32_t from; /* enclosing symbol, -1 = module level */
+    uint32_t line;
+    uint8_t kind; /* gx_ref_kind */
+} gx_ref;
+
+typedef enum {
+    GX_BIND_NEW = 0, /* name = Cls(...) / new Cls(...): an instance */
+    GX_BIND_TYPE,    /* name: Cls (annotation): an instance */
+    GX_BIND_ALIAS,   /* name = a.b (the same thing under another name) */
+    GX_BIND_CALL,    /* name = f(...): the result of a call (not a class) */
+    GX_BIND_LOCAL,   /* name is bound to something unknown (shadows) */
+} gx_bind_kind;
+
+typedef struct gx_bind {
+    const char *name;  /* "x", or "@self.x" for instance attributes */
+    const char *value; /* a path as in gx_ref; NULL for GX_BIND_LOCAL */
+    int32_t scope;     /* the function/class whose body binds it, -1 = module
+                        * ("@self.x" binds are filed under the scope's class) */
+    uint32_t line;
+    uint8_t kind; /* gx_bind_kind */
+} gx_bind;
+
+typedef enum {
+    GX_IMP_MODULE = 0, /* import a.b / import * as ns from 'x' / require('x') */
+    GX_IMP_NAME,       /* from a import b / import {b} from 'x' / import b from 'x' */
+    GX_IMP_STAR,       /* from a import * */
+} gx_import_kind;
+
+typedef struct gx_import {
+    /* Python: "a.b", relative ".a.b" / "..", TS/JS: the specifier as
+     * written ("./util", "lodash"). */
+    const char *module;
+    const char *name;  /* GX_IMP_NAME: the imported name ("default" for a
+                        * default import) */
+    const char *alias; /* the local name bound; NULL = Python's
+                        * `import a.b` (binds "a") */
+    int32_t scope;
+    uint32_t line;
+    uint8_t kind; /* gx_import_kind */
+} gx_import;
+
+typedef enum {
+    GX_EXP_NAME = 0, /* export { local as name }, exports.name = local */
+    GX_EXP_FROM,     /* export { name as alias } from 'module' */
+    GX_EXP_STAR,     /* export * from 'module' */
+    GX_EXP_NS,       /* export * as name from 'module' */
+} gx_export_kind;
+
+typedef struct gx_export {
+    const char *name;   /* exported name ("default" for default) */
+    const char *local;  /* GX_EXP_NAME: local path; GX_EXP_FROM: name in module */
+    const char *module; /* GX_EXP_FROM/STAR/NS */
+    uint32_t line;
+    uint8_t kind;
+} gx_export;
+
+typedef struct gx_emit {
+    const char *tmpl; /* NULL when unknown */
+    const char *receiver;
+    const char *method;
+    const char *ref;    /* GRAPH_STYLE_REF: path of the message's name */
+    const char *logger; /* logger name as written: "__name__", "'app'", ... */
+    const char *name;   /* constants */
+    int32_t sym;        /* enclosing symbol (owner for constants), -1 = module */
+    uint32_t line;
+    uint32_t nargs;
+    uint8_t kind, style, level;
+    uint32_t flags;
+} gx_emit;
+
+typedef struct gx_file {
+    core_arena arena;
+    core_vec(gx_sym) syms;
+    core_vec(gx_ref) refs;
+    core_vec(gx_bind) binds;
+    core_vec(gx_import) imports;
+    core_vec(gx_export) exports;
+    core_vec(gx_emit) emits;
+    const char *doc; /* module docstring */
+    uint32_t lines;
+    uint32_t errors; /* ERROR/MISSING nodes */
+    uint32_t first_error_line;
+    uint32_t too_deep; /* subtrees skipped for nesting depth */
+} gx_file;
+
+/* The language of a source path by its extension; false if not ours. */
+bool graph__lang_of_path(const char *path, graph_lang *out);
+
+/* A stable text dump of an extraction (golden tests, debugging). READ and
+ * WRITE references are left out unless with_reads. */
+void graph__file_dump(const gx_file *f, core_buf *b, bool with_reads);
+
+/* Extracts with the extractor of lang (the file's bytes only). */
+void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f);
+
+void graph__file_init(gx_file *f);
+void graph__file_free(gx_file *f);
+
+/*
+ * Extractors: parse src (n bytes) and fill f. Never fail: a file with
+ * syntax errors gives what could be recovered and counts the errors.
+ */
+void graph__extract_python(const char *src, size_t n, gx_file *f);
+void graph__extract_ts(graph_lang lang, const char *src, size_t n, gx_file *f);
+
+/*
+ * Parses with a parser of its own for the language, only the given ranges
+ * if nranges > 0 (the rest of the text is invisible to the parser; byte
+ * offsets and points stay those of the whole text). Release both with
+ * graph__parse_free().
+ */
+TSTree *graph__parse(graph_lang lang, const char *src, size_t n, const TSRange *ranges,
+                     uint32_t nranges, TSParser **parser);
+void graph__parse_free(TSParser *parser, TSTree *tree);
+
+/*
+ * Large literal data displays in Python source (prescan_py.c): the
+ * insides of the displays to hide from the parser, as sorted, disjoint
+ * [start, end) byte ranges in two malloc'd arrays (the caller frees them).
+ */
+uint32_t graph__py_data_ranges(const char *src, size_t n, uint32_t **starts, uint32_t **ends);
+
+/* The included ranges that leave out [starts[i], ends[i]): nex + 1 ranges
+ * with their points, malloc'd. */
+TSRange *graph__included_ranges(const char *src, size_t n, const uint32_t *starts,
+                                const uint32_t *ends, uint32_t nex);
+
+/* ---- helpers shared by the extractors (extract_util.c) ---- */
+
+/* Maximum nesting the tree walkers follow; deeper subtrees are skipped and
+ * counted in gx_file.too_deep. */
+#define GX_MAX_DEPTH 1000
+
+const TSLanguage *graph__language(graph_lang lang);
+
+/*
+ * Node-type tables: for a language, map every grammar symbol id to a small
+ * number of our own, by name, so the walkers switch on integers. Names not
+ * asked for map to 0. `names` lists the named node types; `anon` lists the
+ * anonymous tokens (keywords like "static", operators like "%").
+ */
+typedef struct gx_types {
+    uint16_t *map; /* indexed by TSSymbol */
+    uint32_t count;
+} gx_types;
+void graph__types_init(gx_types *t, const TSLanguage *lang, const char *const *names, size_t nnames,
+                       const char *const *anon, size_t nanon);
+static inline unsigned gx_type(const gx_types *t, TSNode n)
+{
+    TSSymbol s = ts_node_symbol(n);
+    return s < t->count ? t->map[s] : 0;
+}
+
+/*
+ * Cursors by depth, reused: a walker iterating the children of a node at
+ * depth d uses cursor d and hands d + 1 to whatever it calls, so nested
+ * iterations never share a cursor and iterating allocates nothing.
+ */
+typedef struct gx_cursors {
+    TSTreeCursor c[GX_MAX_DEPTH + 8];
+    bool init[GX_MAX_DEPTH + 8];
+} gx_cursors;
+static inline TSTreeCursor *gx_cursor(gx_cursors *cs, int depth, TSNode n)
+{
+    if (!cs->init[depth]) {
+        cs->c[depth] = ts_tree_cursor_new(n);
+        cs->init[depth] = true;
+    } else {
+        ts_tree_cursor_reset(&cs->c[depth], n);
+    }
+    return &cs->c[depth];
+}
+/* Frees the cursors (unless a parse arena will). */
+void graph__cursors_free(gx_cursors *cs);
+
+/* Counts ERROR and MISSING nodes below root (up to a bound) and notes the
+ * first one's line. */
+void graph__count_errors(TSNode root, gx_file *f);
+
+/* A null node (ts_node_is_null() is true for it). */
+static inline TSNode gx_null(void)
+{
+    TSNode n;
+    memset(&n, 0, sizeof n);
+    return n;
+}
+
+static inline uint32_t gx_line(TSNode n)
+{
+    return ts_node_start_point(n).row + 1;
+}
+
+/* 1-based last line of n that holds code: trailing comments inside n and a
+ * trailing newline do not count. */
+uint32_t graph__end_line(TSNode n, TSSymbol comment_sym);
+
+/* Copy of the node's source text into the arena. */
+char *graph__text(gx_file *f, const char *src, TSNode n);
+
+/* Docstring normalisation: whitespace runs folded to one space, at most
+ * 300 bytes (cut at a character boundary), into the arena. */
+const char *graph__doc(gx_file *f, const char *s, size_t n);
+
+/*
+ * Template builder: literal pieces and holes appended in order, stored in
+ * the printf-like form described in graph.h. Literal '%' is doubled unless
+ * the piece is itself a %-format whose directives are holes.
+ */
+typedef struct gx_tmpl {
+    core_buf buf;
+    bool truncated;
+    uint32_t holes;
+} gx_tmpl;
+void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n); /* escapes % */
+void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-directives */
+void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n);   /* str.format fields -> %s */
+void graph__tmpl_hole(gx_tmpl *t);
+/* Copies the template into the arena and resets the builder; NULL if it
+ * is empty. */
+const char *graph__tmpl_take(gx_tmpl *t, gx_file *f);
+void graph__tmpl_free(gx_tmpl *t);
+/* Number of %-directives (not %%) in a %-format. */
+uint32_t graph__percent_directives(const char *s, size_t n);
+
+/* Logger-like receiver names: log, logger, _log, LOGGER, fooLogger,
+ * foo_logger, log_foo, ... (not catalog, dialog, backlog). */
+bool graph__loggerish(const char *name, size_t n);
+/* Level method names (debug, info, warn, ...) -> level; NONE if not one. */
+graph_level graph__level_of_method(const char *name, size_t n);
+
+/* Appends to an arena-allocated dotted path: returns "a.b". */
+const char *graph__path_join(gx_file *f, const char *a, const char *b, size_t blen);
+
+/* ---- the index builder (discover.c, index.c, resolve.c, write.c) ---- */
+
+typedef enum {
+    GB_PENDING = 0,
+    GB_OK,
+    GB_DUPLICATE, /* same bytes as dup_of: shares its extraction */
+    GB_GENERATED, /* minified or generated: skipped */
+    GB_BINARY,
+    GB_TOO_LARGE,
+    GB_UNREADABLE,
+} gb_status;
+
+typedef struct gb_file {
+    char *rel; /* path as stored ('/'-separated, relative to its root) */
+    char *abs; /* path to open */
+    uint32_t root;
+    graph_lang lang;
+    uint8_t status; /* gb_status */
+    int32_t dup_of; /* GB_DUPLICATE: index of the file extracted */
+    uint32_t lines;
+    uint64_t bytes;
+    uint64_t hash2; /* second content hash (deduplication) */
+    gx_file *x;     /* the extraction (owned unless GB_DUPLICATE) */
+    /* Filled in by resolution. */
+    const char *modname; /* module qualname */
+    uint32_t module_sym; /* global id of the module symbol */
+    uint32_t out_id;     /* number in the graph file's file table */
+    uint32_t calls, calls_resolved;
+} gb_file;
+
+/* A package.json seen during discovery (for bare JS specifiers). */
+typedef struct gb_package {
+    char *dir;  /* rel path of its directory ("" for a root) */
+    char *name; /* "name" field, or NULL */
+    char *main; /* "main" / "module" field, or NULL */
+} gb_package;
+
+typedef struct gb_index {
+    core_arena arena;
+    const graph_index_opts *opts;
+    core_vec(char *) roots;  /* absolute, normalised */
+    core_vec(gb_file) files; /* sorted by rel */
+    core_vec(gb_package) packages;
+    graph_index_stats st;
+} gb_index;
+
+/* Walks the roots and fills idx->files (sorted) and idx->packages. */
+int graph__discover(gb_index *idx, const char *const *roots, size_t nroots);
+
+/* The graph in memory, as resolution builds it; strings are offsets into
+ * strs. */
+typedef struct gb_sym {
+    uint32_t name, qualname, file, parent, start_line, end_line, flags, doc;
+    uint8_t kind;
+} gb_sym;
+
+typedef struct gb_edge {
+    uint32_t src, dst;
+    float weight;
+    uint8_t type;
+} gb_edge;
+
+typedef core_vec(gb_edge) gb_edge_vec;
+
+typedef struct gb_emit {
+    uint32_t symbol, line, tmpl, receiver, method, logger, ref, ref_const, name, nargs, flags;
+    uint8_t kind, style, level;
+} gb_emit;
+
+typedef struct gb_graph {
+    core_strtab strs;
+    core_vec(gb_sym) syms;
+    gb_edge_vec edges;
+    core_vec(gb_emit) emits;
+} gb_graph;
+
+/* Builds symbols, edges and emits from the extracted files. */
+void graph__resolve(gb_index *idx, gb_graph *g);
+/* Writes the graph file (atomically). */
+int graph__write(gb_index *idx, gb_graph *g, const char *path);
+
+/* ---- the graph file (write.c, read.c) ----
+ *
+ * Layout: a 64-byte header, a table of sections, then the sections, each
+ * 8-byte aligned. Little-endian as written (the header's byte-order mark
+ * catches a file from a big-endian machine). Every reference inside is an
+ * index or a string-table offset, checked by graph_open() before use. The
+ * CRC covers everything after the header. Same input, same bytes: nothing
+ * depends on time, threads or addresses.
+ */
+#define GF_MAGIC "PMRAGGF"
+#define GF_VERSION 1u
+#define GF_BYTE_ORDER 0x01020304u
+#define GF_MAX_SECTIONS 32u
+
+typedef struct gf_header {
+    char magic[8]; /* "PMRAGGF\0" */
+    uint32_t version;
+    uint32_t byte_order;
+    uint64_t file_size;
+    uint32_t nsections;
+    uint32_t crc; /* CRC-32 of bytes [64, file_size) */
+    uint8_t reserved[32];
+} gf_header;
+
+typedef struct gf_section {
+    uint32_t id;
+    uint32_t elem_size;
+    uint64_t offset;
+    uint64_t count;
+} gf_section;
+
+enum {
+    GF_STRTAB = 1, /* bytes; starts and ends with NUL */
+    GF_ROOTS,      /* uint32_t string offsets */
+    GF_FILES,      /* gf_file */
+    GF_SYMBOLS,    /* gf_symbol */
+    GF_OUT_OFFS,   /* uint32_t[nsymbols + 1] */
+    GF_OUT_EDGES,  /* graph_edge */
+    GF_IN_OFFS,
+    GF_IN_EDGES,
+    GF_EMITS,       /* gf_emit, sorted by symbol */
+    GF_EMIT_OFFS,   /* uint32_t[nsymbols + 1] */
+    GF_QNAME_INDEX, /* uint32_t symbol ids sorted by qualname */
+    GF_STATS,       /* one gf_stats */
+    GF__SECTION_COUNT
+};
+
+typedef struct gf_file {
+    uint32_t path, lang, module, lines, calls, calls_resolved, flags, reserved;
+} gf_file;
+
+typedef struct gf_symbol {
+    uint32_t name, qualname, file, parent, start_line, end_line, flags, doc;
+    uint8_t kind, pad[3];
+} gf_symbol;
+
+typedef struct gf_emit {
+    uint32_t symbol, line, tmpl, receiver, method, logger, ref, ref_const, name, nargs, flags;
+    uint8_t kind, style, level, pad;
+} gf_emit;
+
+typedef struct gf_stats {
+    uint64_t files, files_partial, files_duplicate, lines;
+    uint64_t calls, calls_resolved, calls_internal, calls_internal_resolved;
+} gf_stats;
+
+/* ---- the tree-sitter allocator (tsalloc.c) ---- */
+
+/*
+ * Tree-sitter allocates and frees every node of every tree one by one;
+ * for a parse-walk-discard cycle that is pure overhead. While a thread has
+ * a parse arena open, every tree-sitter allocation it makes comes from the
+ * arena, and graph__parse_free() frees nothing: graph__tsalloc_end() drops
+ * the whole arena. Without an open arena (other threads, or under
+ * AddressSanitizer, where graph__tsalloc_begin() declines so that ASan sees
+ * every allocation) allocations are plain malloc and trees are freed
+ * normally. graph__tsalloc_install() must run before any tree-sitter use;
+ * it is idempotent and thread-safe.
+ */
+void graph__tsalloc_install(void);
+bool graph__tsalloc_begin(void); /* false: no arena this time */
+void graph__tsalloc_end(void);
+/* True while everything tree-sitter allocated on this thread since
+ * graph__tsalloc_begin() lives in the arena (so trees need no freeing). */
+bool graph__tsalloc_active(void);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * A Python pre-scan that finds large literal data: list, tuple, set and
+ * dict displays holding only numbers, short strings and nested displays
+ * (Unicode tables, lookup tables, test vectors). They hold no symbol, no
+ * call and no message, and they are a fifth of the bytes of a typical
+ * site-packages, so the parser is not shown their insides: the display
+ * parses as an empty one, with the byte offsets and lines of everything
+ * else unchanged. Displays with prose in a string ("order not found")
+ * are kept whole: message catalogs are what the mapping needs.
+ *
+ * The scan is a tokenizer, not a parser: strings (all prefixes, triple
+ * quotes, escapes), comments, brackets. Anything it is unsure of makes
+ * the enclosing display "not data". The extractor re-parses the whole
+ * text if a parse with ranges reports errors, so a mistake here costs
+ * time, never correctness.
+ */
+#include "graph_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Smaller displays are not worth a range. */
+#define MIN_DATA_BYTES 256
+#define MAX_STACK 256
+
+typedef struct {
+    uint32_t open;    /* offset of the bracket */
+    bool literal_pos; /* a display, not a call or a subscript */
+    bool pure;        /* only literals so far */
+    bool prose;       /* a string with words in it */
+} frame;
+
+typedef enum {
+    PT_NONE,  /* start of input / after a newline at depth 0 */
+    PT_VALUE, /* a name, number, string or closing bracket: `[` after it subscripts */
+    PT_OP,    /* an operator, opening bracket, comma, colon or keyword */
+} prev_kind;
+
+static bool is_ident_start(unsigned char c)
+{
+    return isalpha(c) || c == '_' || c >= 0x80;
+}
+
+static bool is_ident(unsigned char c)
+{
+    return isalnum(c) || c == '_' || c >= 0x80;
+}
+
+/* Keywords after which a bracket starts a display. */
+static bool keyword_before_value(const char *s, size_t n)
+{
+    static const char *const kw[] = {"return", "yield", "in",   "else",  "and",    "or",    "not",
+                                     "is",     "if",    "elif", "while", "assert", "await", "from"};
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+static bool is_literal_name(const char *s, size_t n)
+{
+    return (n == 4 && (memcmp(s, "True", 4) == 0 || memcmp(s, "None", 4) == 0)) ||
+           (n == 5 && memcmp(s, "False", 5) == 0);
+}
+
+/* Is [s, s+n) a string prefix (r, b, u, f, rb, br, fr, rf in any case)? */
+static bool string_prefix(const char *s, size_t n, bool *is_f)
+{
+    if (n == 0 || n > 2)
+        return false;
+    bool f = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = (char)tolower((unsigned char)s[i]);
+        if (c == 'f')
+            f = true;
+        else if (c != 'r' && c != 'b' && c != 'u')
+            return false;
+    }
+    *is_f = f;
+    return true;
+}
+
+/*
+ * Skips the string starting with the quote at s[i]; returns the offset
+ * after it. Sets *prose when the contents hold two words separated by a
+ * space, and *interp for an f-string with a replacement field.
+ */
+static size_t skip_string(const char *s, size_t n, size_t i, bool is_f, bool *prose, bool *interp)
+{
+    char q = s[i];
+    bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
+    size_t j = i + (triple ? 3 : 1);
+    size_t body = j;
+    for (; j < n; j++) {
+        char c = s[j];
+        if (c == '\\') {
+            j++;
+            continue;
+        }
+        if (c == '\n' && !triple)
+            break; /* unterminated: let the parser complain */
+        if (c == q && (!triple || (j + 2 < n && s[j + 1] == q && s[j + 2] == q)))
+            break;
+    }
+    size_t end = j;
+    for (size_t k = body; k + 2 < end; k++) {
+        if (isalpha((unsigned char)s[k]) && s[k + 1] == ' ' && isalpha((unsigned char)s[k + 2]) &&
+            k > body && isalpha((unsigned char)s[k - 1])) {
+            *prose = true;
+            break;
+        }
+    }
+    if (is_f && memchr(s + body, '{', end - body))
+        *interp = true;
+    if (j >= n)
+        return n;
+    return j + (triple ? 3 : 1);
+}
+
+uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, uint32_t **out_ends)
+{
+    core_vec(uint32_t) starts = {0}, ends = {0};
+    frame stack[MAX_STACK];
+    int depth = 0;
+    bool overflow = false;
+    prev_kind prev = PT_NONE;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '#') {
+            const char *nl = memchr(s + i, '\n', n - i);
+            i = nl ? (size_t)(nl - s) : n;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\\') {
+            i++;
+            continue;
+        }
+        if (c == '\n') {
+            if (depth == 0)
+                prev = PT_NONE;
+            i++;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            bool prose = false, interp = false;
+            i = skip_string(s, n, i, false, &prose, &interp);
+            if (depth > 0)
+                stack[depth - 1].prose |= prose;
+            prev = PT_VALUE;
+            continue;
+        }
+        if (is_ident_start(c)) {
+            size_t j = i;
+            while (j < n && is_ident((unsigned char)s[j]))
+                j++;
+            bool is_f;
+            if (j < n && (s[j] == '"' || s[j] == '\'') && string_prefix(s + i, j - i, &is_f)) {
+                bool prose = false, interp = false;
+                i = skip_string(s, n, j, is_f, &prose, &interp);
+                if (depth > 0) {
+                    stack[depth - 1].prose |= prose;
+                    if (interp)
+                        stack[depth - 1].pure = false;
+                }
+                prev = PT_VALUE;
+                continue;
+            }
+            bool kw = keyword_before_value(s + i, j - i);
+            if (depth > 0 && !is_literal_name(s + i, j - i))
+                stack[depth - 1].pure = false;
+            prev = kw ? PT_OP : PT_VALUE;
+            i = j;
+            continue;
+        }
+        if (isdigit(c) || (c == '.' && i + 1 < n && isdigit((unsigned char)s[i + 1]))) {
+            size_t j = i + 1;
+            /* Digits, letters (hex, exponents, j), dots, underscores, and a
+             * sign right after an exponent. */
+            while (j < n &&
+                   (isalnum((unsigned char)s[j]) || s[j] == '.' || s[j] == '_' ||
+                    ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+                j++;
+            prev = PT_VALUE;
+            i = j;
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{') {
+            if (depth == MAX_STACK) {
+                overflow = true;
+                break;
+            }
+            if (depth > 0 && prev == PT_VALUE)
+                stack[depth - 1].pure = false; /* a call or subscript inside */
+            stack[depth++] = (frame){(uint32_t)i, prev != PT_VALUE, true, false};
+            prev = PT_OP;
+            i++;
+            continue;
+        }
+        if (c == ')' || c == ']' || c == '}') {
+            if (depth == 0) {
+                i++;
+                prev = PT_VALUE;
+                continue;
+            }
+            frame fr = stack[--depth];
+            size_t len = i - fr.open;
+            if (fr.pure && fr.literal_pos && !fr.prose && len >= MIN_DATA_BYTES) {
+                /* Drop ranges recorded inside this one. */
+                while (starts.n && starts.v[starts.n - 1] > fr.open) {
+                    starts.n--;
+                    ends.n--;
+                }
+                core_vec_push(&starts, fr.open + 1);
+                core_vec_push(&ends, (uint32_t)i);
+            }
+            if (depth > 0) {
+                stack[depth - 1].pure &= fr.pure && fr.literal_pos;
+                stack[depth - 1].prose |= fr.prose;
+            }
+            prev = PT_VALUE;
+            i++;
+            continue;
+        }
+        /* Operators and punctuation. Inside a display only , : and unary
+         * signs keep it data. */
+        if (depth > 0 && c != ',' && c != ':' && c != '-' && c != '+')
+            stack[depth - 1].pure = false;
+        prev = PT_OP;
+        i++;
+    }
+    if (overflow) {
+        core_vec_free(&starts);
+        core_vec_free(&ends);
+        return 0;
+    }
+    *out_starts = starts.v;
+    *out_ends = ends.v;
+    return (uint32_t)starts.n;
+}

@@ -1,0 +1,420 @@
+/*
+ * Reading the graph file: map it, check it, answer from the mapping.
+ *
+ * graph_open() trusts nothing: sizes, offsets, indexes and string offsets
+ * are all checked once, so the accessors can index without checks. A
+ * corrupted or hostile file is rejected with the reason.
+ */
+#include "graph_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(gf_header) == 64, "graph file header is 64 bytes");
+_Static_assert(sizeof(gf_section) == 24, "section entries are 24 bytes");
+_Static_assert(sizeof(graph_edge) == 12, "edges are 12 bytes");
+_Static_assert(sizeof(gf_symbol) == 36, "symbols are 36 bytes");
+_Static_assert(sizeof(gf_emit) == 48, "emits are 48 bytes");
+_Static_assert(sizeof(gf_file) == 32, "files are 32 bytes");
+
+struct graph {
+    core_mmap map;
+    const char *strs;
+    size_t nstrs;
+    const uint32_t *roots;
+    uint32_t nroots;
+    const gf_file *files;
+    uint32_t nfiles;
+    const gf_symbol *syms;
+    uint32_t nsyms;
+    const uint32_t *out_offs, *in_offs, *emit_offs, *qidx;
+    const graph_edge *out_edges, *in_edges;
+    uint32_t nout, nin;
+    const gf_emit *emits;
+    uint32_t nemits;
+    const gf_stats *stats;
+};
+
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+    if (why && whylen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, whylen, fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
+
+static bool str_ok(const graph *g, uint32_t off)
+{
+    return off < g->nstrs;
+}
+
+static int validate(graph *g, char *why, size_t whylen)
+{
+#define BAD(...) return fail(why, whylen, CORE_ECORRUPT, __VA_ARGS__)
+    if (g->nstrs == 0 || g->strs[0] != 0 || g->strs[g->nstrs - 1] != 0)
+        BAD("string table is not NUL-terminated");
+    for (uint32_t i = 0; i < g->nroots; i++)
+        if (!str_ok(g, g->roots[i]))
+            BAD("root %u: string offset out of range", i);
+    for (uint32_t i = 0; i < g->nfiles; i++) {
+        const gf_file *f = &g->files[i];
+        if (!str_ok(g, f->path) || f->lang >= GRAPH_LANG__COUNT || f->module >= g->nsyms)
+            BAD("file %u: bad path, language or module", i);
+    }
+    for (uint32_t i = 0; i < g->nsyms; i++) {
+        const gf_symbol *s = &g->syms[i];
+        if (!str_ok(g, s->name) || !str_ok(g, s->qualname) || !str_ok(g, s->doc))
+            BAD("symbol %u: string offset out of range", i);
+        if (s->kind >= GRAPH_SYM__COUNT || s->file >= g->nfiles)
+            BAD("symbol %u: bad kind or file", i);
+        if (s->parent != GRAPH_NONE && s->parent >= i)
+            BAD("symbol %u: parent %u does not come before it", i, s->parent);
+        if ((s->parent == GRAPH_NONE) != (s->kind == GRAPH_SYM_MODULE))
+            BAD("symbol %u: only modules have no parent", i);
+        if (s->start_line > s->end_line)
+            BAD("symbol %u: line span %u-%u is reversed", i, s->start_line, s->end_line);
+    }
+    const uint32_t *offs[3] = {g->out_offs, g->in_offs, g->emit_offs};
+    uint32_t limits[3] = {g->nout, g->nin, g->nemits};
+    static const char *const names[3] = {"out-edge", "in-edge", "emit"};
+    for (int k = 0; k < 3; k++) {
+        if (offs[k][0] != 0 || offs[k][g->nsyms] != limits[k])
+            BAD("%s offsets do not cover the %s list", names[k], names[k]);
+        for (uint32_t i = 0; i < g->nsyms; i++)
+            if (offs[k][i] > offs[k][i + 1])
+                BAD("%s offsets decrease at symbol %u", names[k], i);
+    }
+    const graph_edge *lists[2] = {g->out_edges, g->in_edges};
+    uint32_t counts[2] = {g->nout, g->nin};
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; i < counts[k]; i++)
+            if (lists[k][i].node >= g->nsyms || lists[k][i].type >= GRAPH_EDGE__COUNT ||
+                !(lists[k][i].weight >= 0.0f))
+                BAD("%s %u: bad node, type or weight", names[k], i);
+    for (uint32_t i = 0; i < g->nemits; i++) {
+        const gf_emit *e = &g->emits[i];
+        if (e->symbol >= g->nsyms || e->kind >= GRAPH_EMIT__COUNT ||
+            e->style >= GRAPH_STYLE__COUNT || e->level >= GRAPH_LEVEL__COUNT)
+            BAD("emit %u: bad symbol, kind, style or level", i);
+        if (!str_ok(g, e->tmpl) || !str_ok(g, e->receiver) || !str_ok(g, e->method) ||
+            !str_ok(g, e->logger) || !str_ok(g, e->ref) || !str_ok(g, e->name))
+            BAD("emit %u: string offset out of range", i);
+        if (e->ref_const != GRAPH_NONE && e->ref_const >= g->nemits)
+            BAD("emit %u: constant reference out of range", i);
+        if (i < g->emit_offs[e->symbol] || i >= g->emit_offs[e->symbol + 1])
+            BAD("emit %u: not in its symbol's range", i);
+    }
+    /* The qualified-name index must be a permutation. */
+    uint8_t *seen = calloc(g->nsyms ? g->nsyms : 1, 1);
+    if (!seen)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < g->nsyms; i++) {
+        uint32_t s = g->qidx[i];
+        if (s >= g->nsyms || seen[s]) {
+            free(seen);
+            BAD("qualified-name index entry %u is invalid", i);
+        }
+        seen[s] = 1;
+    }
+    free(seen);
+    return 0;
+#undef BAD
+}
+
+int graph_open(const char *path, graph **out, char *why, size_t whylen)
+{
+    graph *g = core_xcalloc(1, sizeof *g);
+    int err = core_mmap_open(path, &g->map);
+    if (err) {
+        free(g);
+        return fail(why, whylen, err, "%s", core_strerror(err));
+    }
+    const unsigned char *base = g->map.data;
+    size_t size = g->map.size;
+    gf_header h;
+    if (size < sizeof h) {
+        err = fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (too short)");
+        goto fail;
+    }
+    memcpy(&h, base, sizeof h);
+    if (memcmp(h.magic, GF_MAGIC, sizeof GF_MAGIC) != 0) {
+        err = fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (bad magic)");
+        goto fail;
+    }
+    if (h.byte_order != GF_BYTE_ORDER) {
+        err = fail(why, whylen, CORE_EENDIAN,
+                   "graph file was written on a machine of the other byte order; re-index here");
+        goto fail;
+    }
+    if (h.version != GF_VERSION) {
+        err = fail(why, whylen, CORE_EVERSION,
+                   "graph file format version %u, this pmrag reads version %u; re-index", h.version,
+                   GF_VERSION);
+        goto fail;
+    }
+    if (h.file_size != size) {
+        err = fail(why, whylen, CORE_ECORRUPT,
+                   "graph file is %zu bytes, its header says %llu (truncated?)", size,
+                   (unsigned long long)h.file_size);
+        goto fail;
+    }
+    if (h.nsections == 0 || h.nsections > GF_MAX_SECTIONS ||
+        sizeof h + (size_t)h.nsections * sizeof(gf_section) > size) {
+        err = fail(why, whylen, CORE_ECORRUPT, "graph file section table is invalid");
+        goto fail;
+    }
+    if (core_crc32(0, base + sizeof h, size - sizeof h) != h.crc) {
+        err = fail(why, whylen, CORE_ECORRUPT, "graph file checksum mismatch (corrupted)");
+        goto fail;
+    }
+    /* Sections: each id once, in bounds, aligned, of the expected size. */
+    static const uint32_t elem[GF__SECTION_COUNT] = {
+        [GF_STRTAB] = 1,
+        [GF_ROOTS] = 4,
+        [GF_FILES] = sizeof(gf_file),
+        [GF_SYMBOLS] = sizeof(gf_symbol),
+        [GF_OUT_OFFS] = 4,
+        [GF_OUT_EDGES] = sizeof(graph_edge),
+        [GF_IN_OFFS] = 4,
+        [GF_IN_EDGES] = sizeof(graph_edge),
+        [GF_EMITS] = sizeof(gf_emit),
+        [GF_EMIT_OFFS] = 4,
+        [GF_QNAME_INDEX] = 4,
+        [GF_STATS] = sizeof(gf_stats),
+    };
+    const void *ptr[GF__SECTION_COUNT] = {0};
+    uint64_t cnt[GF__SECTION_COUNT] = {0};
+    for (uint32_t i = 0; i < h.nsections; i++) {
+        gf_section s;
+        memcpy(&s, base + sizeof h + i * sizeof s, sizeof s);
+        if (s.id == 0 || s.id >= GF__SECTION_COUNT) {
+            /* Sections of a later minor revision are skipped. */
+            continue;
+        }
+        if (ptr[s.id] || s.elem_size != elem[s.id] || s.offset % 8 != 0 || s.offset > size ||
+            s.count > (size - s.offset) / s.elem_size) {
+            err = fail(why, whylen, CORE_ECORRUPT, "graph file section %u is invalid", s.id);
+            goto fail;
+        }
+        ptr[s.id] = base + s.offset;
+        cnt[s.id] = s.count;
+    }
+    for (uint32_t id = 1; id < GF__SECTION_COUNT; id++) {
+        if (!ptr[id]) {
+            err = fail(why, whylen, CORE_ECORRUPT, "graph file lacks section %u", id);
+            goto fail;
+        }
+    }
+    if (cnt[GF_SYMBOLS] >= UINT32_MAX || cnt[GF_OUT_EDGES] >= UINT32_MAX ||
+        cnt[GF_IN_EDGES] >= UINT32_MAX || cnt[GF_EMITS] >= UINT32_MAX ||
+        cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1) {
+        err = fail(why, whylen, CORE_ECORRUPT, "graph file section sizes are invalid");
+        goto fail;
+    }
+    g->strs = ptr[GF_STRTAB];
+    g->nstrs = cnt[GF_STRTAB];
+    g->roots = ptr[GF_ROOTS];
+    g->nroots = (uint32_t)cnt[GF_ROOTS];
+    g->files = ptr[GF_FILES];
+    g->nfiles = (uint32_t)cnt[GF_FILES];
+    g->syms = ptr[GF_SYMBOLS];
+    g->nsyms = (uint32_t)cnt[GF_SYMBOLS];
+    g->out_offs = ptr[GF_OUT_OFFS];
+    g->out_edges = ptr[GF_OUT_EDGES];
+    g->nout = (uint32_t)cnt[GF_OUT_EDGES];
+    g->in_offs = ptr[GF_IN_OFFS];
+    g->in_edges = ptr[GF_IN_EDGES];
+    g->nin = (uint32_t)cnt[GF_IN_EDGES];
+    g->emits = ptr[GF_EMITS];
+    g->nemits = (uint32_t)cnt[GF_EMITS];
+    g->emit_offs = ptr[GF_EMIT_OFFS];
+    g->qidx = ptr[GF_QNAME_INDEX];
+    g->stats = ptr[GF_STATS];
+    if (cnt[GF_OUT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_IN_OFFS] != (uint64_t)g->nsyms + 1 ||
+        cnt[GF_EMIT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_QNAME_INDEX] != g->nsyms) {
+        err = fail(why, whylen, CORE_ECORRUPT, "graph file index sizes do not match the symbols");
+        goto fail;
+    }
+    err = validate(g, why, whylen);
+    if (err)
+        goto fail;
+    *out = g;
+    return 0;
+fail:
+    core_mmap_close(&g->map);
+    free(g);
+    return err;
+}
+
+void graph_close(graph *g)
+{
+    if (!g)
+        return;
+    core_mmap_close(&g->map);
+    free(g);
+}
+
+uint32_t graph_nsymbols(const graph *g)
+{
+    return g->nsyms;
+}
+
+uint32_t graph_nfiles(const graph *g)
+{
+    return g->nfiles;
+}
+
+uint32_t graph_nemits(const graph *g)
+{
+    return g->nemits;
+}
+
+uint32_t graph_nroots(const graph *g)
+{
+    return g->nroots;
+}
+
+const char *graph_root(const graph *g, uint32_t i)
+{
+    return g->strs + g->roots[i];
+}
+
+void graph_get_symbol(const graph *g, uint32_t id, graph_symbol *out)
+{
+    const gf_symbol *s = &g->syms[id];
+    out->kind = (graph_sym_kind)s->kind;
+    out->flags = s->flags;
+    out->name = g->strs + s->name;
+    out->qualname = g->strs + s->qualname;
+    out->file_id = s->file;
+    out->file = g->strs + g->files[s->file].path;
+    out->start_line = s->start_line;
+    out->end_line = s->end_line;
+    out->parent = s->parent;
+    out->doc = g->strs + s->doc;
+}
+
+void graph_get_file(const graph *g, uint32_t id, graph_file_info *out)
+{
+    const gf_file *f = &g->files[id];
+    out->path = g->strs + f->path;
+    out->lang = (graph_lang)f->lang;
+    out->module = f->module;
+    out->lines = f->lines;
+    out->calls = f->calls;
+    out->calls_resolved = f->calls_resolved;
+    out->flags = f->flags;
+}
+
+void graph_get_emit(const graph *g, uint32_t id, graph_emit *out)
+{
+    const gf_emit *e = &g->emits[id];
+    out->kind = (graph_emit_kind)e->kind;
+    out->style = (graph_style)e->style;
+    out->level = (graph_level)e->level;
+    out->flags = e->flags;
+    out->symbol = e->symbol;
+    out->line = e->line;
+    out->tmpl = g->strs + e->tmpl;
+    out->receiver = g->strs + e->receiver;
+    out->method = g->strs + e->method;
+    out->logger = g->strs + e->logger;
+    out->ref = g->strs + e->ref;
+    out->ref_const = e->ref_const;
+    out->name = g->strs + e->name;
+    out->nargs = e->nargs;
+}
+
+const graph_edge *graph_out_edges(const graph *g, uint32_t id, uint32_t *count)
+{
+    *count = g->out_offs[id + 1] - g->out_offs[id];
+    return g->out_edges + g->out_offs[id];
+}
+
+const graph_edge *graph_in_edges(const graph *g, uint32_t id, uint32_t *count)
+{
+    *count = g->in_offs[id + 1] - g->in_offs[id];
+    return g->in_edges + g->in_offs[id];
+}
+
+void graph_csr(const graph *g, bool incoming, const uint32_t **offs, const graph_edge **edges)
+{
+    *offs = incoming ? g->in_offs : g->out_offs;
+    *edges = incoming ? g->in_edges : g->out_edges;
+}
+
+uint32_t graph_symbol_emits(const graph *g, uint32_t id, uint32_t *first)
+{
+    *first = g->emit_offs[id];
+    return g->emit_offs[id + 1] - g->emit_offs[id];
+}
+
+/* Does qualname end with name on a '.' or '/' boundary? */
+static bool suffix_match(const char *q, const char *name)
+{
+    size_t ql = strlen(q), nl = strlen(name);
+    if (nl >= ql || nl == 0)
+        return false;
+    char c = q[ql - nl - 1];
+    return (c == '.' || c == '/') && memcmp(q + ql - nl, name, nl) == 0;
+}
+
+uint32_t graph_find(const graph *g, const char *name, uint32_t *ids, uint32_t max)
+{
+    /* Exact: binary search for the first qualname >= name. */
+    uint32_t lo = 0, hi = g->nsyms;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (strcmp(g->strs + g->syms[g->qidx[mid]].qualname, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = lo; i < g->nsyms && strcmp(g->strs + g->syms[g->qidx[i]].qualname, name) == 0;
+         i++) {
+        if (n < max)
+            ids[n] = g->qidx[i];
+        n++;
+    }
+    if (n)
+        return n;
+    for (uint32_t s = 0; s < g->nsyms; s++) {
+        if (suffix_match(g->strs + g->syms[s].qualname, name)) {
+            if (n < max)
+                ids[n] = s;
+            n++;
+        }
+    }
+    return n;
+}
+
+void graph_get_stats(const graph *g, graph_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    for (uint32_t i = 0; i < g->nsyms; i++)
+        out->symbols_by_kind[g->syms[i].kind]++;
+    for (uint32_t i = 0; i < g->nout; i++)
+        out->edges_by_type[g->out_edges[i].type]++;
+    for (uint32_t i = 0; i < g->nemits; i++) {
+        out->emits_by_kind[g->emits[i].kind]++;
+        out->emits_by_style[g->emits[i].style]++;
+    }
+    for (uint32_t i = 0; i < g->nfiles; i++)
+        out->files_by_lang[g->files[i].lang]++;
+    out->files = g->stats->files;
+    out->files_partial = g->stats->files_partial;
+    out->files_duplicate = g->stats->files_duplicate;
+    out->lines = g->stats->lines;
+    out->calls = g->stats->calls;
+    out->calls_resolved = g->stats->calls_resolved;
+    out->calls_internal = g->stats->calls_internal;
+    out->calls_internal_resolved = g->stats->calls_internal_resolved;
+}

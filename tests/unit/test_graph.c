@@ -1,0 +1,516 @@
+/*
+ * graph/: indexing a fixture repository and reading the graph file back;
+ * resolution across files; determinism; bad input files; corrupted graph
+ * files.
+ */
+#include "graph.h"
+#include "graph_int.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char logged[1 << 16];
+static size_t logged_len;
+
+static void capture(void *ud, core_log_level level, const char *msg)
+{
+    (void)ud;
+    int n = snprintf(logged + logged_len, sizeof logged - logged_len, "%s: %s\n",
+                     core_log_level_name(level), msg);
+    if (n > 0 && logged_len + (size_t)n < sizeof logged)
+        logged_len += (size_t)n;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, 512, "%s/%s", unit_tmpdir(), name);
+    return p;
+}
+
+static graph_index_opts quiet_opts(void)
+{
+    graph_index_opts o = {0};
+    o.log = (core_logger){capture, NULL, CORE_LOG_DEBUG};
+    return o;
+}
+
+static graph *index_and_open(const char *root, const char *out, const graph_index_opts *o,
+                             graph_index_stats *st)
+{
+    const char *roots[] = {root};
+    logged_len = 0;
+    logged[0] = 0;
+    CHECK_OK(graph_index(roots, 1, out, o, st));
+    graph *g;
+    char why[256];
+    int rc = graph_open(out, &g, why, sizeof why);
+    if (rc)
+        unit_fail(__FILE__, __LINE__, "graph_open: %s", why);
+    return g;
+}
+
+static uint32_t sym(const graph *g, const char *qualname)
+{
+    uint32_t ids[4];
+    uint32_t n = graph_find(g, qualname, ids, 4);
+    if (n != 1)
+        unit_fail(__FILE__, __LINE__, "'%s' matches %u symbols", qualname, n);
+    return ids[0];
+}
+
+static bool has_edge(const graph *g, const char *from, const char *to, graph_edge_type t)
+{
+    uint32_t a = sym(g, from), b = sym(g, to), n;
+    const graph_edge *e = graph_out_edges(g, a, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i].node == b && e[i].type == t)
+            return true;
+    return false;
+}
+
+#define CHECK_EDGE(g, a, b, t)                                                                     \
+    do {                                                                                           \
+        if (!has_edge(g, a, b, t))                                                                 \
+            unit_fail(__FILE__, __LINE__, "no %s edge %s -> %s", graph_edge_type_name(t), a, b);   \
+    } while (0)
+
+TEST(shop_symbols_and_spans)
+{
+    graph_index_opts o = quiet_opts();
+    graph_index_stats st;
+    graph *g = index_and_open(unit_fixture("repos/shop"), tmp_path("shop.graph"), &o, &st);
+    CHECK_INT(st.files_indexed, 9);
+    CHECK_INT(graph_nfiles(g), 9);
+    graph_symbol s;
+    graph_get_symbol(g, sym(g, "shop.orders.OrderService.place"), &s);
+    CHECK_INT(s.kind, GRAPH_SYM_METHOD);
+    CHECK_STR(s.name, "place");
+    CHECK_STR(s.file, "shop/orders.py");
+    CHECK_INT(s.start_line, 16);
+    CHECK_INT(s.end_line, 24);
+    graph_symbol parent;
+    graph_get_symbol(g, s.parent, &parent);
+    CHECK_STR(parent.qualname, "shop.orders.OrderService");
+    /* Packages: __init__ is the package; a directory without one is not. */
+    graph_get_symbol(g, sym(g, "shop"), &s);
+    CHECK_INT(s.kind, GRAPH_SYM_MODULE);
+    CHECK_STR(s.file, "shop/__init__.py");
+    graph_get_symbol(g, sym(g, "run.main"), &s);
+    CHECK_STR(s.file, "tools/run.py");
+    graph_get_symbol(g, sym(g, "shop.payments.gateway.CardGateway._send"), &s);
+    CHECK(s.flags & GRAPH_SF_LOGS);
+    CHECK_STR(graph_root(g, 0), unit_fixture("repos/shop"));
+    graph_close(g);
+}
+
+TEST(shop_cross_file_resolution)
+{
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_fixture("repos/shop"), tmp_path("shop.graph"), &o, NULL);
+    /* self.x with the type from a constructor call; a package re-export. */
+    CHECK_EDGE(g, "shop.orders.OrderService.place", "shop.inventory.Inventory.reserve",
+               GRAPH_EDGE_CALLS);
+    /* self.gateway is annotated Gateway: the base method, and the
+     * override reached through self._send inside it. */
+    CHECK_EDGE(g, "shop.orders.OrderService.place", "shop.payments.gateway.Gateway.charge",
+               GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "shop.payments.gateway.Gateway.charge", "shop.payments.gateway.Gateway.validate",
+               GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "shop.payments.gateway.Gateway.charge", "shop.payments.gateway.CardGateway._send",
+               GRAPH_EDGE_CALLS);
+    /* Constructors through the class name, relative imports two levels up. */
+    CHECK_EDGE(g, "shop.orders.OrderService.__init__", "shop.inventory.Inventory.__init__",
+               GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "shop.payments.gateway.CardGateway._send", "shop.errors.PaymentError.__init__",
+               GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "shop.payments.gateway.CardGateway._send", "shop.log.log_event",
+               GRAPH_EDGE_CALLS);
+    /* Absolute imports from a script outside the package. */
+    CHECK_EDGE(g, "run.main", "shop.orders.OrderService.place", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "run.main", "shop.orders.OrderService.__init__", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "run.main", "shop.errors.ShopError", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "shop.orders", "shop.errors", GRAPH_EDGE_IMPORTS);
+    CHECK_EDGE(g, "shop.payments.gateway.CardGateway", "shop.payments.gateway.Gateway",
+               GRAPH_EDGE_INHERITS);
+    CHECK_EDGE(g, "shop.errors.PaymentError", "shop.errors.ShopError", GRAPH_EDGE_INHERITS);
+    CHECK_EDGE(g, "shop.orders.OrderService.__init__", "shop.payments.gateway.Gateway",
+               GRAPH_EDGE_USES);
+    CHECK_EDGE(g, "shop.orders.OrderService.place", "shop.orders.OrderService",
+               GRAPH_EDGE_MEMBER_OF);
+    /* In-edges mirror out-edges. */
+    uint32_t n, target = sym(g, "shop.inventory.Inventory.reserve");
+    const graph_edge *in = graph_in_edges(g, target, &n);
+    bool found = false;
+    for (uint32_t i = 0; i < n; i++)
+        found |= in[i].node == sym(g, "shop.orders.OrderService.place") &&
+                 in[i].type == GRAPH_EDGE_CALLS;
+    CHECK(found);
+    graph_stats st;
+    graph_get_stats(g, &st);
+    CHECK(st.calls_internal > 0);
+    CHECK(st.calls_internal_resolved * 10 >= st.calls_internal * 9);
+    graph_close(g);
+}
+
+TEST(shop_emit_sites)
+{
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_fixture("repos/shop"), tmp_path("shop.graph"), &o, NULL);
+    uint32_t first, n = graph_symbol_emits(g, sym(g, "shop.orders.OrderService.place"), &first);
+    CHECK_INT(n, 2);
+    graph_emit e;
+    graph_get_emit(g, first, &e);
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    CHECK_INT(e.level, GRAPH_LEVEL_INFO);
+    CHECK_STR(e.tmpl, "placing order %s");
+    CHECK_STR(e.logger, "shop.orders"); /* __name__ is the module */
+    CHECK_INT(e.line, 17);
+    graph_get_emit(g, first + 1, &e);
+    CHECK_INT(e.style, GRAPH_STYLE_REF);
+    CHECK_STR(e.ref, "errors.OUT_OF_STOCK");
+    CHECK(e.ref_const != GRAPH_NONE);
+    graph_emit c;
+    graph_get_emit(g, e.ref_const, &c);
+    CHECK_INT(c.kind, GRAPH_EMIT_CONST);
+    CHECK_STR(c.name, "OUT_OF_STOCK");
+    CHECK_STR(c.tmpl, "item %s is out of stock");
+    graph_symbol owner;
+    graph_get_symbol(g, c.symbol, &owner);
+    CHECK_STR(owner.qualname, "shop.errors");
+    /* A constant imported by name and passed to a wrapper. */
+    n = graph_symbol_emits(g, sym(g, "shop.payments.gateway.CardGateway._send"), &first);
+    CHECK_INT(n, 1);
+    graph_get_emit(g, first, &e);
+    CHECK_STR(e.tmpl, "charged %s cents for %s");
+    /* print() in _notify */
+    n = graph_symbol_emits(g, sym(g, "shop.orders.OrderService._notify"), &first);
+    CHECK_INT(n, 1);
+    graph_get_emit(g, first, &e);
+    CHECK_INT(e.kind, GRAPH_EMIT_PRINT);
+    CHECK_STR(e.tmpl, "order %s %s");
+    graph_close(g);
+}
+
+TEST(find_exact_suffix_ambiguous)
+{
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_fixture("repos/shop"), tmp_path("shop.graph"), &o, NULL);
+    uint32_t ids[8];
+    CHECK_INT(graph_find(g, "shop.inventory.Inventory", ids, 8), 1);
+    CHECK_INT(graph_find(g, "Inventory.reserve", ids, 8), 1);
+    CHECK_INT(graph_find(g, "__init__", ids, 8), 3);     /* ambiguous: three constructors */
+    CHECK_INT(graph_find(g, "nory.reserve", ids, 8), 0); /* not on a boundary */
+    CHECK_INT(graph_find(g, "no.such.thing", ids, 8), 0);
+    graph_close(g);
+}
+
+static void read_all(const char *path, char **data, size_t *n)
+{
+    CHECK_OK(core_read_file(path, 1u << 30, data, n));
+}
+
+TEST(deterministic_bytes)
+{
+    const char *roots[] = {unit_fixture("repos/shop")};
+    graph_index_opts o = quiet_opts();
+    o.threads = 1;
+    CHECK_OK(graph_index(roots, 1, tmp_path("a.graph"), &o, NULL));
+    o.threads = 4;
+    CHECK_OK(graph_index(roots, 1, tmp_path("b.graph"), &o, NULL));
+    CHECK_OK(graph_index(roots, 1, tmp_path("c.graph"), &o, NULL));
+    char *a, *b, *c;
+    size_t na, nb, nc;
+    read_all(tmp_path("a.graph"), &a, &na);
+    read_all(tmp_path("b.graph"), &b, &nb);
+    read_all(tmp_path("c.graph"), &c, &nc);
+    CHECK(na == nb && memcmp(a, b, na) == 0);
+    CHECK(nb == nc && memcmp(b, c, nb) == 0);
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* Rewrites the header CRC after a deliberate change, so that the
+ * structural checks (not the checksum) must catch it. */
+static void fix_crc(char *data, size_t n)
+{
+    gf_header h;
+    memcpy(&h, data, sizeof h);
+    h.crc = core_crc32(0, data + sizeof h, n - sizeof h);
+    memcpy(data, &h, sizeof h);
+}
+
+static int open_bytes(const char *data, size_t n, char *why, size_t whylen)
+{
+    const char *p = tmp_path("bad.graph");
+    CHECK_OK(core_write_file_atomic(p, data, n));
+    graph *g = NULL;
+    int rc = graph_open(p, &g, why, whylen);
+    if (rc == 0)
+        graph_close(g);
+    return rc;
+}
+
+TEST(corrupted_graph_files_are_rejected)
+{
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_fixture("repos/shop"), tmp_path("shop.graph"), &o, NULL);
+    graph_close(g);
+    char *data;
+    size_t n;
+    read_all(tmp_path("shop.graph"), &data, &n);
+    char *copy = core_xmalloc(n);
+    char why[256];
+
+    CHECK_INT(open_bytes(data, 10, why, sizeof why), CORE_EFORMAT);
+    memcpy(copy, data, n);
+    copy[0] = 'X';
+    CHECK_INT(open_bytes(copy, n, why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "not a pmrag graph file") != NULL);
+    /* Truncated. */
+    CHECK_INT(open_bytes(data, n - 8, why, sizeof why), CORE_ECORRUPT);
+    CHECK(strstr(why, "truncated") != NULL);
+    /* Another version; the other byte order. */
+    memcpy(copy, data, n);
+    gf_header h;
+    memcpy(&h, copy, sizeof h);
+    h.version = 99;
+    memcpy(copy, &h, sizeof h);
+    CHECK_INT(open_bytes(copy, n, why, sizeof why), CORE_EVERSION);
+    CHECK(strstr(why, "version 99") != NULL);
+    memcpy(&h, data, sizeof h);
+    h.byte_order = 0x04030201u;
+    memcpy(copy, &h, sizeof h);
+    CHECK_INT(open_bytes(copy, n, why, sizeof why), CORE_EENDIAN);
+    /* Any flipped byte after the header: the checksum. */
+    for (size_t off = sizeof(gf_header); off < n; off += n / 97 + 1) {
+        memcpy(copy, data, n);
+        copy[off] ^= 0x5a;
+        CHECK_INT(open_bytes(copy, n, why, sizeof why), CORE_ECORRUPT);
+    }
+    /* Valid checksum, broken structure: a symbol's file index, an edge's
+     * node, a section offset. */
+    memcpy(&h, data, sizeof h);
+    gf_section secs[GF__SECTION_COUNT];
+    memcpy(secs, data + sizeof h, h.nsections * sizeof(gf_section));
+    for (uint32_t i = 0; i < h.nsections; i++) {
+        memcpy(copy, data, n);
+        if (secs[i].id == GF_SYMBOLS) {
+            gf_symbol s;
+            memcpy(&s, copy + secs[i].offset, sizeof s);
+            s.file = 1000000;
+            memcpy(copy + secs[i].offset, &s, sizeof s);
+        } else if (secs[i].id == GF_OUT_EDGES && secs[i].count) {
+            graph_edge e;
+            memcpy(&e, copy + secs[i].offset, sizeof e);
+            e.node = 0xfffffff0u;
+            memcpy(copy + secs[i].offset, &e, sizeof e);
+        } else if (secs[i].id == GF_STRTAB) {
+            copy[secs[i].offset + secs[i].count - 1] = 'x';
+        } else {
+            continue;
+        }
+        fix_crc(copy, n);
+        CHECK_INT(open_bytes(copy, n, why, sizeof why), CORE_ECORRUPT);
+    }
+    memcpy(copy, data, n);
+    gf_section s0;
+    memcpy(&s0, copy + sizeof h, sizeof s0);
+    s0.offset = n + 8;
+    memcpy(copy + sizeof h, &s0, sizeof s0);
+    fix_crc(copy, n);
+    CHECK_INT(open_bytes(copy, n, why, sizeof why), CORE_ECORRUPT);
+    /* Missing file: errno. */
+    graph *none;
+    CHECK_INT(graph_open(tmp_path("missing.graph"), &none, why, sizeof why), -ENOENT);
+    free(copy);
+    free(data);
+}
+
+static void write_file(const char *rel, const char *content)
+{
+    unit_write(rel, content, strlen(content));
+}
+
+TEST(bad_input_files_are_reported_and_skipped)
+{
+    write_file("repo/good.py", "def ok():\n    return 1\n");
+    /* Binary content with a source extension. */
+    unit_write("repo/blob.py",
+               "\x7f"
+               "ELF\0\0\0\x01\x02",
+               9);
+    /* Invalid UTF-8 in a string and a comment: indexed. */
+    write_file("repo/latin1.py", "# caf\xe9\ndef bad_utf8():\n    return '\xff\xfe'\n");
+    /* A 10 MB file on one line: skipped as generated. */
+    size_t big = 10u << 20;
+    char *line = core_xmalloc(big + 1);
+    memset(line, '1', big);
+    memcpy(line, "X = ", 4);
+    line[big] = 0;
+    unit_write("repo/oneline.py", line, big);
+    free(line);
+    /* Deep nesting: 5000 nested calls (deeper than the walkers follow),
+     * 20000 nested parentheses, 90 nested functions (CPython refuses
+     * more than 100 levels of indentation). */
+    core_buf deep = {0};
+    core_buf_puts(&deep, "y = ");
+    for (int i = 0; i < 5000; i++)
+        core_buf_puts(&deep, i % 100 == 99 ? "f(\n" : "f(");
+    core_buf_putc(&deep, '1');
+    for (int i = 0; i < 5000; i++)
+        core_buf_puts(&deep, i % 100 == 99 ? ")\n" : ")");
+    core_buf_puts(&deep, "\nx = ");
+    for (int i = 0; i < 20000; i++)
+        core_buf_puts(&deep, i % 100 == 99 ? "(\n" : "(");
+    core_buf_putc(&deep, '1');
+    for (int i = 0; i < 20000; i++)
+        core_buf_puts(&deep, i % 100 == 99 ? ")\n" : ")");
+    core_buf_puts(&deep, "\n");
+    for (int i = 0; i < 90; i++) {
+        for (int k = 0; k < i; k++)
+            core_buf_puts(&deep, " ");
+        core_buf_printf(&deep, "def f%d():\n", i);
+    }
+    for (int k = 0; k < 90; k++)
+        core_buf_puts(&deep, " ");
+    core_buf_puts(&deep, "pass\ndef after_deep():\n    pass\n");
+    unit_write("repo/deep.py", deep.data, deep.len);
+    core_buf_free(&deep);
+    /* A broken symlink with a source name. */
+    char link[600];
+    snprintf(link, sizeof link, "%s/repo/dangling.py", unit_tmpdir());
+    CHECK(symlink("/nonexistent/target.py", link) == 0);
+    /* An unreadable file (permissions apply only when not root: drop to
+     * nobody for the rest of this test process if we are root). */
+    const char *locked = unit_write("repo/locked.py", "def hidden():\n    pass\n", 23);
+    CHECK(chmod(locked, 0) == 0);
+    if (geteuid() == 0) {
+        char cmd[700];
+        snprintf(cmd, sizeof cmd, "chmod -R a+rwX %s/repo && chmod 0 %s && chmod a+rwx %s",
+                 unit_tmpdir(), locked, unit_tmpdir());
+        CHECK(system(cmd) == 0);
+        CHECK(setgid(65534) == 0 && setuid(65534) == 0);
+    }
+
+    graph_index_opts o = quiet_opts();
+    graph_index_stats st;
+    char repo[600];
+    snprintf(repo, sizeof repo, "%s/repo", unit_tmpdir());
+    graph *g = index_and_open(repo, tmp_path("bad.graph"), &o, &st);
+    CHECK_INT(st.files_binary, 1);
+    CHECK_INT(st.files_generated, 1);
+    CHECK_INT(st.files_unreadable, 1);
+    CHECK(strstr(logged, "blob.py: skipped: binary content") != NULL);
+    CHECK(strstr(logged, "oneline.py: skipped: looks generated") != NULL);
+    CHECK(strstr(logged, "locked.py: cannot read: Permission denied") != NULL);
+    CHECK(strstr(logged, "dangling.py: broken symbolic link") != NULL);
+    CHECK(strstr(logged, "deep.py: nesting deeper than") != NULL);
+    /* Everything else made it. */
+    uint32_t ids[2];
+    CHECK_INT(graph_find(g, "good.ok", ids, 2), 1);
+    CHECK_INT(graph_find(g, "latin1.bad_utf8", ids, 2), 1);
+    CHECK_INT(graph_find(g, "deep.after_deep", ids, 2), 1);
+    CHECK_INT(graph_find(g, "deep.f0", ids, 2), 1);
+    CHECK_INT(graph_find(g, "deep.f0.f1.f2", ids, 2), 1);
+    CHECK(strstr(logged, "deep.py:") == NULL || strstr(logged, "deep.py: nesting") != NULL);
+    graph_close(g);
+}
+
+TEST(excludes_and_generated)
+{
+    write_file("r/setup.py", "x = 1\n");
+    write_file("r/pkg/__init__.py", "");
+    write_file("r/pkg/mod.py", "def f():\n    pass\n");
+    write_file("r/pkg/build/__init__.py", "");
+    write_file("r/pkg/build/step.py", "def step():\n    pass\n");
+    write_file("r/build/lib/pkg/mod.py", "def stale():\n    pass\n");
+    write_file("r/node_modules/dep/index.js", "function dep() {}\n");
+    write_file("r/.venv/lib/x.py", "def venv(): pass\n");
+    write_file("r/env2/pyvenv.cfg", "home = /usr\n");
+    write_file("r/env2/lib/y.py", "def venv2(): pass\n");
+    write_file("r/web/app.min.js", "function a(){}\n");
+    core_buf minified = {0};
+    for (int i = 0; i < 3000; i++)
+        core_buf_printf(&minified, "function f%d(a){return a+%d};", i, i);
+    core_buf_putc(&minified, '\n');
+    unit_write("r/web/bundle.js", minified.data, minified.len);
+    core_buf_free(&minified);
+    write_file("r/web/app.ts", "export function app(): void {}\n");
+    write_file("r/tests/test_mod.py", "def test_f():\n    pass\n");
+
+    char root[600];
+    snprintf(root, sizeof root, "%s/r", unit_tmpdir());
+    graph_index_opts o = quiet_opts();
+    graph_index_stats st;
+    graph *g = index_and_open(root, tmp_path("x.graph"), &o, &st);
+    uint32_t ids[2];
+    CHECK_INT(graph_find(g, "pkg.mod.f", ids, 2), 1);
+    CHECK_INT(graph_find(g, "pkg.build.step.step", ids, 2), 1); /* a package named build */
+    CHECK_INT(graph_find(g, "stale", ids, 2), 0);               /* build/ next to setup.py */
+    CHECK_INT(graph_find(g, "venv", ids, 2), 0);
+    CHECK_INT(graph_find(g, "venv2", ids, 2), 0);
+    CHECK_INT(graph_find(g, "dep", ids, 2), 0);
+    CHECK_INT(st.files_generated, 2); /* app.min.js, bundle.js */
+    CHECK(strstr(logged, "web/app.min.js: skipped: minified") != NULL);
+    CHECK_INT(graph_find(g, "test_mod.test_f", ids, 2), 1);
+    graph_close(g);
+
+    const char *ex[] = {"tests", "*.ts"};
+    o.excludes = ex;
+    o.nexcludes = 2;
+    o.include_generated = true;
+    g = index_and_open(root, tmp_path("y.graph"), &o, &st);
+    CHECK_INT(graph_find(g, "test_mod.test_f", ids, 2), 0);
+    CHECK_INT(graph_find(g, "web/app.app", ids, 2), 0);
+    CHECK_INT(graph_find(g, "web/bundle.f2999", ids, 2), 1);
+    CHECK_INT(st.files_generated, 0);
+    graph_close(g);
+
+    o.excludes = NULL;
+    o.nexcludes = 0;
+    o.no_default_excludes = true;
+    o.langs = 1u << GRAPH_LANG_PYTHON;
+    g = index_and_open(root, tmp_path("z.graph"), &o, &st);
+    CHECK_INT(graph_find(g, "stale", ids, 2), 1);
+    CHECK_INT(graph_find(g, "venv", ids, 2), 1);
+    CHECK_INT(graph_find(g, "dep", ids, 2), 0); /* not Python */
+    graph_close(g);
+}
+
+TEST(several_roots)
+{
+    write_file("a/app/x.py", "def x():\n    pass\n");
+    write_file("b/web/y.ts", "export const y = () => 1;\n");
+    write_file("c/app/z.py", "def z():\n    pass\n");
+    char a[600], b[600], c[600];
+    snprintf(a, sizeof a, "%s/a/app", unit_tmpdir());
+    snprintf(b, sizeof b, "%s/b/web", unit_tmpdir());
+    snprintf(c, sizeof c, "%s/c/app", unit_tmpdir());
+    const char *roots[] = {a, b};
+    graph_index_opts o = quiet_opts();
+    CHECK_OK(graph_index(roots, 2, tmp_path("m.graph"), &o, NULL));
+    graph *g;
+    CHECK_OK(graph_open(tmp_path("m.graph"), &g, NULL, 0));
+    graph_symbol s;
+    /* The root's name starts the paths; a root that is not a Python
+     * package does not start module names (it is what sys.path holds). */
+    graph_get_symbol(g, sym(g, "x.x"), &s);
+    CHECK_STR(s.file, "app/x.py");
+    graph_get_symbol(g, sym(g, "web/y.y"), &s);
+    CHECK_STR(s.file, "web/y.ts");
+    CHECK_INT(graph_nroots(g), 2);
+    graph_close(g);
+    const char *clash[] = {a, c};
+    logged_len = 0;
+    CHECK_INT(graph_index(clash, 2, tmp_path("n.graph"), &o, NULL), CORE_EUSAGE);
+    CHECK(strstr(logged, "have the same name 'app'") != NULL);
+    const char *missing[] = {"/no/such/dir"};
+    CHECK_INT(graph_index(missing, 1, tmp_path("o.graph"), &o, NULL), -ENOENT);
+}
