@@ -1,0 +1,270 @@
+/* Option parsing, messages and progress for the subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t err_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool progress_shown; /* a progress line is on screen (guarded by err_mu) */
+
+static void list_push(cli_list *l, const char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 8;
+        l->v = core_xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = s;
+}
+
+static void clear_progress_locked(void)
+{
+    if (progress_shown) {
+        fputs("\r\033[K", stderr);
+        progress_shown = false;
+    }
+}
+
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&err_mu);
+    clear_progress_locked();
+    fprintf(stderr, "pmrag %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'pmrag %s --help')\n", cmd->name);
+    pthread_mutex_unlock(&err_mu);
+    va_end(ap);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&err_mu);
+    clear_progress_locked();
+    fprintf(stderr, "pmrag %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    pthread_mutex_unlock(&err_mu);
+    va_end(ap);
+    return 1;
+}
+
+static const cli_opt *find_long(const cli_cmd *cmd, const char *name, size_t n)
+{
+    for (size_t i = 0; i < cmd->nopts; i++)
+        if (strlen(cmd->opts[i].name) == n && strncmp(cmd->opts[i].name, name, n) == 0)
+            return &cmd->opts[i];
+    return NULL;
+}
+
+static const cli_opt *find_short(const cli_cmd *cmd, char c)
+{
+    for (size_t i = 0; i < cmd->nopts; i++)
+        if (cmd->opts[i].short_name == c)
+            return &cmd->opts[i];
+    return NULL;
+}
+
+static int set_value(const cli_cmd *cmd, const cli_opt *o, const char *v)
+{
+    switch (o->type) {
+    case CLI_STR:
+        *(const char **)o->target = v;
+        return 0;
+    case CLI_LIST:
+        list_push(o->target, v);
+        return 0;
+    case CLI_UINT: {
+        char *end;
+        errno = 0;
+        unsigned long x = strtoul(v, &end, 10);
+        if (!*v || *end || errno || v[0] == '-' || x < o->min || x > o->max)
+            return cli_usage_error(cmd, "--%s needs a whole number from %u to %u, not '%s'",
+                                   o->name, o->min, o->max, v);
+        *(unsigned *)o->target = (unsigned)x;
+        return 0;
+    }
+    case CLI_FLAG:
+        *(bool *)o->target = true;
+        return 0;
+    }
+    return 0;
+}
+
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args)
+{
+    bool only_args = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_args || a[0] != '-' || a[1] == 0) {
+            list_push(args, a);
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_args = true;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cli_help(cmd);
+            return 1;
+        }
+        const cli_opt *o;
+        const char *value = NULL;
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            o = find_long(cmd, a + 2, n);
+            if (!o)
+                return cli_usage_error(cmd, "unknown option '%.*s'", (int)n + 2, a);
+            if (eq) {
+                if (o->type == CLI_FLAG)
+                    return cli_usage_error(cmd, "--%s takes no value", o->name);
+                value = eq + 1;
+            }
+        } else {
+            o = find_short(cmd, a[1]);
+            if (!o)
+                return cli_usage_error(cmd, "unknown option '-%c'", a[1]);
+            if (a[2]) {
+                if (o->type == CLI_FLAG)
+                    return cli_usage_error(cmd, "unknown option '%s'", a);
+                value = a + 2;
+            }
+        }
+        if (o->type == CLI_FLAG) {
+            *(bool *)o->target = true;
+            continue;
+        }
+        if (!value) {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "--%s needs a value (%s)", o->name,
+                                       o->metavar ? o->metavar : "VALUE");
+            value = argv[++i];
+        }
+        int rc = set_value(cmd, o, value);
+        if (rc)
+            return rc;
+    }
+    if (args->n < cmd->min_args)
+        return cli_usage_error(cmd, "missing argument: usage: pmrag %s %s", cmd->name, cmd->usage);
+    if (args->n > cmd->max_args)
+        return cli_usage_error(cmd, "unexpected argument '%s'", args->v[cmd->max_args]);
+    return 0;
+}
+
+void cli_help(const cli_cmd *cmd)
+{
+    printf("usage: pmrag %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
+    if (cmd->nopts)
+        printf("\noptions:\n");
+    for (size_t i = 0; i < cmd->nopts; i++) {
+        const cli_opt *o = &cmd->opts[i];
+        char left[64];
+        int n;
+        if (o->short_name)
+            n = snprintf(left, sizeof left, "-%c, --%s", o->short_name, o->name);
+        else
+            n = snprintf(left, sizeof left, "    --%s", o->name);
+        if (o->type != CLI_FLAG && n > 0 && (size_t)n < sizeof left)
+            snprintf(left + n, sizeof left - (size_t)n, " %s", o->metavar ? o->metavar : "VALUE");
+        printf("  %-28s %s\n", left, o->help);
+    }
+    printf("  %-28s %s\n", "-h, --help", "show this help");
+    if (cmd->details)
+        printf("\n%s\n", cmd->details);
+}
+
+/* ---- logging ---- */
+
+static void log_to_stderr(void *ud, core_log_level level, const char *msg)
+{
+    (void)ud;
+    pthread_mutex_lock(&err_mu);
+    clear_progress_locked();
+    fprintf(stderr, "pmrag: %s: %s\n", core_log_level_name(level), msg);
+    pthread_mutex_unlock(&err_mu);
+}
+
+core_logger cli_logger(bool quiet)
+{
+    core_logger lg = {log_to_stderr, NULL, quiet ? CORE_LOG_WARN : CORE_LOG_NOTE};
+    return lg;
+}
+
+bool cli_stderr_is_tty(void)
+{
+    return isatty(STDERR_FILENO) == 1;
+}
+
+/* ---- progress ---- */
+
+struct cli_progress {
+    const char *label, *unit;
+    bool enabled;
+    uint64_t start_ns, last_ns;
+};
+
+cli_progress *cli_progress_new(const char *label, const char *unit, bool enabled)
+{
+    cli_progress *p = core_xcalloc(1, sizeof *p);
+    p->label = label;
+    p->unit = unit;
+    p->enabled = enabled;
+    p->start_ns = p->last_ns = core_now_ns();
+    return p;
+}
+
+void cli_progress_update(void *ud, uint64_t done, uint64_t total)
+{
+    cli_progress *p = ud;
+    if (!p->enabled)
+        return;
+    uint64_t now = core_now_ns();
+    /* Cheap early-out without the lock; a lost race only delays a redraw. */
+    if (now - __atomic_load_n(&p->last_ns, __ATOMIC_RELAXED) < 100000000u && done != total)
+        return;
+    pthread_mutex_lock(&err_mu);
+    if (now - p->last_ns >= 100000000u || done == total) {
+        p->last_ns = now;
+        double secs = (double)(now - p->start_ns) / 1e9;
+        fprintf(stderr, "\r\033[K%s %llu/%llu %s (%.0f/s)", p->label, (unsigned long long)done,
+                (unsigned long long)total, p->unit, secs > 0 ? (double)done / secs : 0.0);
+        progress_shown = true;
+    }
+    pthread_mutex_unlock(&err_mu);
+}
+
+void cli_progress_done(cli_progress *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&err_mu);
+    clear_progress_locked();
+    pthread_mutex_unlock(&err_mu);
+    free(p);
+}
+
+int cli_write_stdout(const char *cmd, const char *data, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(STDOUT_FILENO, data + off, n - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EPIPE)
+                return 0;
+            return cli_error(cmd, "cannot write output: %s", strerror(errno));
+        }
+        off += (size_t)w;
+    }
+    return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * cli.h - what the subcommands share: one option table per command drives
+ * parsing, validation and --help; messages to stderr; progress lines.
+ *
+ * Conventions: `pmrag CMD --help` prints help and exits 0; a usage error
+ * (unknown option, missing or bad value, missing argument) prints one line
+ * naming it and exits 2; so does a file that cannot be opened.
+ */
+#ifndef PMRAG_CLI_H
+#define PMRAG_CLI_H
+
+#include "core.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CLI_EXIT_USAGE 2
+
+typedef enum {
+    CLI_FLAG, /* bool, no value */
+    CLI_STR,  /* const char * */
+    CLI_LIST, /* repeatable: appended to a cli_list */
+    CLI_UINT, /* unsigned, with bounds */
+} cli_type;
+
+typedef struct cli_list {
+    const char **v;
+    size_t n, cap;
+} cli_list;
+
+typedef struct cli_opt {
+    const char *name; /* long name without "--" */
+    char short_name;  /* 0 if none */
+    cli_type type;
+    void *target;        /* bool*, const char**, cli_list*, unsigned* */
+    const char *metavar; /* value name in help: FILE, GLOB, N */
+    const char *help;
+    unsigned min, max; /* CLI_UINT bounds */
+} cli_opt;
+
+typedef struct cli_cmd {
+    const char *name;    /* "index", "graph stats" */
+    const char *usage;   /* after the name: "DIR... -o FILE [options]" */
+    const char *summary; /* one line */
+    const char *details; /* paragraphs after the options, or NULL */
+    const cli_opt *opts;
+    size_t nopts;
+    unsigned min_args, max_args; /* positional arguments */
+} cli_cmd;
+
+/*
+ * Parses argv (argv[0] is the first argument after the command name).
+ * Positional arguments go to args (borrowed from argv). Returns 0, 1 when
+ * --help was printed, or CLI_EXIT_USAGE after printing the error line.
+ */
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args);
+void cli_help(const cli_cmd *cmd);
+
+/* "pmrag CMD: message" on stderr; returns CLI_EXIT_USAGE or 1. */
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) CORE_PRINTF(2, 3);
+int cli_error(const char *cmd, const char *fmt, ...) CORE_PRINTF(2, 3);
+
+/* A core_logger that writes "pmrag: warning: ..." lines to stderr,
+ * clearing a progress line first. quiet drops notes. */
+core_logger cli_logger(bool quiet);
+
+/* Progress on stderr: "label done/total (rate/s)", redrawn at most ten
+ * times a second; only when enabled (a terminal, or --progress). Safe to
+ * call from several threads. */
+typedef struct cli_progress cli_progress;
+cli_progress *cli_progress_new(const char *label, const char *unit, bool enabled);
+void cli_progress_update(void *p, uint64_t done, uint64_t total);
+void cli_progress_done(cli_progress *p);
+bool cli_stderr_is_tty(void);
+
+/* Writes buffered text to stdout; returns 0 or 1 after reporting a write
+ * error (a closed pipe is not an error). */
+int cli_write_stdout(const char *cmd, const char *data, size_t n);
+
+#endif

@@ -1,0 +1,9 @@
+/* The subcommands: each takes the arguments after its name. */
+#ifndef PMRAG_COMMANDS_H
+#define PMRAG_COMMANDS_H
+
+int cmd_index(int argc, char **argv);
+int cmd_symbols(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+
+#endif

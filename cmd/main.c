@@ -1,0 +1,54 @@
+/* pmrag: one binary, subcommands. */
+#include "commands.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef PMRAG_VERSION
+#define PMRAG_VERSION "dev"
+#endif
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"index", cmd_index, "build a graph file from Python/TypeScript/JavaScript sources"},
+    {"symbols", cmd_symbols, "list the symbols of a graph file"},
+    {"graph", cmd_graph, "graph file statistics (stats) and a symbol's neighbourhood (show)"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: pmrag COMMAND [ARGS]\n\n"
+                 "pmrag predicts which code is about to run: a code graph, an event log and\n"
+                 "personalized PageRank.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'pmrag COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    /* Writes to a closed pipe (pmrag symbols | head) end quietly. */
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("pmrag %s\n", PMRAG_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "pmrag: unknown command '%s' (see 'pmrag --help')\n", cmd);
+    return 2;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The command line as a user meets it: help, exit codes, one-line errors,
+# the JSON contracts of `symbols` and `graph stats`.
+#
+#   tests/integration/cli.sh PMRAG FIXTURES_DIR
+set -uo pipefail
+pmrag=${1:?pmrag binary}
+fixtures=${2:?tests/fixtures}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+pass() { printf 'ok   %s\n' "$1"; }
+fail() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# expect NAME WANT_EXIT GREP_STDERR_OR_EMPTY -- CMD...
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    fail "$name: exit $got, want $want"; sed 's/^/    /' "$work/err" | head -5; return
+  fi
+  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$work/err" "$work/out"; then
+    fail "$name: output lacks /$pattern/"; sed 's/^/    /' "$work/err" | head -5; return
+  fi
+  pass "$name"
+}
+
+# Errors are one line on stderr.
+one_line_error() {
+  local name=$1
+  local n
+  n=$(wc -l <"$work/err")
+  if [ "$n" -eq 1 ]; then pass "$name: one line"; else fail "$name: $n lines on stderr"; fi
+}
+
+expect "no command" 2 "usage: pmrag COMMAND" -- "$pmrag"
+expect "--help" 0 "commands:" -- "$pmrag" --help
+expect "--version" 0 "^pmrag " -- "$pmrag" --version
+expect "unknown command" 2 "unknown command 'frobnicate'" -- "$pmrag" frobnicate
+one_line_error "unknown command"
+for c in index symbols "graph stats" "graph show"; do
+  # shellcheck disable=SC2086
+  expect "$c --help" 0 "^usage: pmrag $c" -- "$pmrag" $c --help
+done
+expect "graph --help" 0 "pmrag graph stats" -- "$pmrag" graph --help
+expect "graph without subcommand" 2 "usage" -- "$pmrag" graph
+expect "graph bad subcommand" 2 "unknown subcommand 'draw'" -- "$pmrag" graph draw x
+
+expect "index unknown flag" 2 "unknown option '--frobnicate'" -- "$pmrag" index "$fixtures/repos/shop" -o "$work/g" --frobnicate
+one_line_error "index unknown flag"
+expect "index missing -o" 2 "missing -o FILE" -- "$pmrag" index "$fixtures/repos/shop"
+expect "index no dir" 2 "missing argument" -- "$pmrag" index -o "$work/g"
+expect "index missing dir" 2 "/no/such/dir: No such file or directory" -- "$pmrag" index /no/such/dir -o "$work/g"
+one_line_error "index missing dir"
+expect "index bad --lang" 2 "--lang takes a list of py, ts, tsx, js, not 'cobol'" -- "$pmrag" index "$fixtures/repos/shop" -o "$work/g" --lang cobol
+expect "index bad -j" 2 "--threads needs a whole number from 1 to 256, not 'x'" -- "$pmrag" index "$fixtures/repos/shop" -o "$work/g" -j x
+expect "index -o needs a value" 2 "--output needs a value" -- "$pmrag" index "$fixtures/repos/shop" -o
+expect "index unwritable output" 1 "cannot write /no/such/dir/g" -- "$pmrag" index "$fixtures/repos/shop" -o /no/such/dir/g
+expect "index ok" 0 "indexed 9 files" -- "$pmrag" index "$fixtures/repos/shop" -o "$work/shop.graph"
+# Nothing on stdout, no progress on a pipe.
+if [ ! -s "$work/out" ] && ! grep -q $'\r' "$work/err"; then pass "index quiet on a pipe"; else fail "index printed progress on a pipe"; fi
+expect "index --progress" 0 "indexing 9/9 files" -- "$pmrag" index "$fixtures/repos/shop" -o "$work/shop.graph" --progress
+expect "index --json" 0 '"files_indexed":9' -- "$pmrag" index "$fixtures/repos/shop" -o "$work/shop.graph" --json
+python3 -m json.tool "$work/out" >/dev/null && pass "index --json is JSON" || fail "index --json is not JSON"
+
+expect "symbols missing file" 2 "cannot open $work/nope.graph: No such file or directory" -- "$pmrag" symbols "$work/nope.graph"
+one_line_error "symbols missing file"
+printf 'not a graph' >"$work/text.graph"
+expect "symbols not a graph" 2 "not a pmrag graph file" -- "$pmrag" symbols "$work/text.graph"
+expect "symbols text" 0 "method    shop.orders.OrderService.place  shop/orders.py:16-24" -- "$pmrag" symbols "$work/shop.graph"
+expect "symbols --json" 0 "" -- "$pmrag" symbols "$work/shop.graph" --json
+python3 - "$work/out" <<'PY' && pass "symbols --json contract" || fail "symbols --json contract"
+import json, sys
+syms = json.load(open(sys.argv[1]))
+keys = {"id", "kind", "name", "qualname", "file", "start_line", "end_line"}
+assert syms and all(set(s) == keys for s in syms), "keys"
+assert all(s["kind"] in {"module", "class", "interface", "enum", "type", "function", "method"} for s in syms)
+assert [s["id"] for s in syms] == list(range(len(syms))), "ids"
+assert all(1 <= s["start_line"] <= s["end_line"] for s in syms), "lines"
+assert any(s["qualname"] == "shop.payments.gateway.CardGateway._send" for s in syms)
+PY
+expect "symbols --jsonl --kind" 0 "" -- "$pmrag" symbols "$work/shop.graph" --jsonl --kind class
+python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(r['kind']=='class' for r in rows)" "$work/out" && pass "symbols --jsonl --kind class" || fail "symbols --jsonl --kind class"
+expect "symbols bad --kind" 2 "--kind takes kinds from" -- "$pmrag" symbols "$work/shop.graph" --kind widget
+expect "symbols --json --jsonl" 2 "exclude each other" -- "$pmrag" symbols "$work/shop.graph" --json --jsonl
+
+expect "graph stats" 0 "call sites" -- "$pmrag" graph stats "$work/shop.graph"
+expect "graph stats --json" 0 "" -- "$pmrag" graph stats "$work/shop.graph" --json
+python3 - "$work/out" <<'PY' && pass "graph stats --json contract" || fail "graph stats --json contract"
+import json, sys
+st = json.load(open(sys.argv[1]))
+for k in ("files", "symbols", "edges", "emits", "calls"):
+    assert k in st, k
+assert st["symbols"]["total"] == sum(v for k, v in st["symbols"].items() if k != "total")
+assert set(st["edges"]) >= {"calls", "imports", "inherits", "uses", "accesses", "member_of"}
+assert 0 <= st["calls"]["internal_resolved_share"] <= 1
+PY
+expect "graph show" 0 "calls to" -- "$pmrag" graph show "$work/shop.graph" OrderService.place
+expect "graph show emits" 0 '"placing order %s"' -- "$pmrag" graph show "$work/shop.graph" OrderService.place
+expect "graph show --json" 0 "" -- "$pmrag" graph show "$work/shop.graph" shop.inventory.Inventory.reserve --json
+python3 -m json.tool "$work/out" >/dev/null && pass "graph show --json is JSON" || fail "graph show --json is not JSON"
+expect "graph show ambiguous" 2 "'__init__' matches 3 symbols" -- "$pmrag" graph show "$work/shop.graph" __init__
+one_line_error "graph show ambiguous"
+expect "graph show unknown" 2 "no symbol named 'Nope'" -- "$pmrag" graph show "$work/shop.graph" Nope
+# A closed pipe is not an error.
+"$pmrag" symbols "$work/shop.graph" | head -1 >/dev/null
+[ "${PIPESTATUS[0]}" = 0 ] && pass "symbols into a closed pipe" || fail "symbols into a closed pipe: exit ${PIPESTATUS[0]}"
+
+echo "$((fails == 0 ? 1 : 0)) $fails" | awk '{ if ($2) print $2 " failed"; else print "all passed" }'
+exit $((fails > 0))
