@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make demo: index the bundled orderflow application (Python back end,
+# TypeScript/TSX storefront, JavaScript scripts) and show what pmrag found.
+# Later stages of the demo (event log, live predictions) build on this graph.
+#
+#   deploy/demo/run.sh [PMRAG] [OUTDIR]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+pmrag=${1:-$top/build/cmd/pmrag}
+out=${2:-$top/build/demo}
+mkdir -p "$out"
+graph=$out/orderflow.graph
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+
+step pmrag index deploy/demo/app -o build/demo/orderflow.graph
+"$pmrag" index "$here/app" -o "$graph"
+
+step pmrag graph stats build/demo/orderflow.graph
+"$pmrag" graph stats "$graph"
+
+step "pmrag symbols build/demo/orderflow.graph --kind class,method | grep OrderService"
+"$pmrag" symbols "$graph" --kind class,method | grep 'OrderService' | head -12
+
+step pmrag graph show build/demo/orderflow.graph OrderService.place_order
+"$pmrag" graph show "$graph" OrderService.place_order
+
+step pmrag graph show build/demo/orderflow.graph CardGateway
+"$pmrag" graph show "$graph" payments.CardGateway | head -20
+
+step "pmrag symbols build/demo/orderflow.graph | grep web/src/clients"
+"$pmrag" symbols "$graph" | grep 'web/src/clients' | head -8
