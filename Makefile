@@ -13,6 +13,8 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
+# The nested make that cmake --build runs need not announce directories.
+MAKEFLAGS  += --no-print-directory
 
 .PHONY: all deps build test demo asan bench clean
 

@@ -25,7 +25,7 @@ int cmd_index(int argc, char **argv)
         {"no-default-excludes", 0, CLI_FLAG, &no_default, NULL,
          "also index .git, node_modules, virtualenvs, build/dist dirs", 0, 0},
         {"include-generated", 0, CLI_FLAG, &include_generated, NULL,
-         "index minified/generated files too (*.min.js, very long lines)", 0, 0},
+         "index minified/generated files too (*.min.js, very long lines, source-map stubs)", 0, 0},
         {"threads", 'j', CLI_UINT, &threads, "N", "worker threads (default: one per CPU)", 1, 256},
         {"progress", 0, CLI_FLAG, &progress, NULL,
          "show progress even when stderr is not a terminal", 0, 0},

@@ -37,10 +37,11 @@ static bool is_min_name(const char *rel)
 /* Lines, and whether the text looks minified or generated. Lines holding
  * only a source-map comment (often a long inline data: URL) do not count:
  * real code ends with them too. */
-static bool scan_text(const char *s, size_t n, bool js, uint32_t *lines, size_t *longest)
+static bool scan_text(const char *s, size_t n, bool js, uint32_t *lines, size_t *longest,
+                      bool *map_only)
 {
     uint32_t count = 0;
-    size_t max = 0, code_bytes = 0, code_lines = 0;
+    size_t max = 0, code_bytes = 0, code_lines = 0, maps = 0, blank = 0;
     size_t i = 0;
     while (i < n) {
         const char *nl = memchr(s + i, '\n', n - i);
@@ -49,17 +50,25 @@ static bool scan_text(const char *s, size_t n, bool js, uint32_t *lines, size_t 
         count++;
         bool map = len > 20 && (memcmp(s + i, "//# sourceMappingURL=", 21) == 0 ||
                                 memcmp(s + i, "//@ sourceMappingURL=", 21) == 0);
-        if (!map) {
+        if (map) {
+            maps++;
+        } else {
             if (len > max)
                 max = len;
             code_bytes += len;
             code_lines++;
+            size_t k = 0;
+            while (k < len && (s[i + k] == ' ' || s[i + k] == '\t' || s[i + k] == '\r'))
+                k++;
+            blank += k == len;
         }
         i = end + 1;
     }
     *lines = count;
     *longest = max;
-    if (max >= GENERATED_LINE)
+    /* Nothing but a source-map pointer (and blank lines). */
+    *map_only = js && maps > 0 && blank == code_lines;
+    if (*map_only || max >= GENERATED_LINE)
         return true;
     /* Only JavaScript gets minified; Python data modules (tables of long
      * strings) are real modules. */
@@ -101,12 +110,17 @@ static void extract_one(extract_job *job, uint32_t i)
         return;
     }
     size_t longest;
-    if (scan_text(src, n, f->lang == GRAPH_LANG_JAVASCRIPT, &f->lines, &longest) && !gen_ok) {
+    bool map_only;
+    if (scan_text(src, n, f->lang == GRAPH_LANG_JAVASCRIPT, &f->lines, &longest, &map_only) &&
+        !gen_ok) {
         f->status = GB_GENERATED;
-        core_logf(lg, CORE_LOG_NOTE,
-                  "%s: skipped: looks generated or minified (longest line %zu bytes; "
-                  "--include-generated to index it)",
-                  f->rel, longest);
+        if (map_only)
+            core_logf(lg, CORE_LOG_NOTE, "%s: skipped: only a source map reference", f->rel);
+        else
+            core_logf(lg, CORE_LOG_NOTE,
+                      "%s: skipped: looks generated or minified (longest line %zu bytes; "
+                      "--include-generated to index it)",
+                      f->rel, longest);
         free(src);
         return;
     }

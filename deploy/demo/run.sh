@@ -12,7 +12,8 @@ out=${2:-$top/build/demo}
 mkdir -p "$out"
 graph=$out/orderflow.graph
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain"; }
 
 step pmrag index deploy/demo/app -o build/demo/orderflow.graph
 "$pmrag" index "$here/app" -o "$graph"

@@ -443,6 +443,7 @@ TEST(excludes_and_generated)
     unit_write("r/web/bundle.js", minified.data, minified.len);
     core_buf_free(&minified);
     write_file("r/web/app.ts", "export function app(): void {}\n");
+    write_file("r/web/stub.js", "\n//# sourceMappingURL=stub.js.map\n");
     write_file("r/tests/test_mod.py", "def test_f():\n    pass\n");
 
     char root[600];
@@ -457,8 +458,9 @@ TEST(excludes_and_generated)
     CHECK_INT(graph_find(g, "venv", ids, 2), 0);
     CHECK_INT(graph_find(g, "venv2", ids, 2), 0);
     CHECK_INT(graph_find(g, "dep", ids, 2), 0);
-    CHECK_INT(st.files_generated, 2); /* app.min.js, bundle.js */
+    CHECK_INT(st.files_generated, 3); /* app.min.js, bundle.js, stub.js */
     CHECK(strstr(logged, "web/app.min.js: skipped: minified") != NULL);
+    CHECK(strstr(logged, "web/stub.js: skipped: only a source map reference") != NULL);
     CHECK_INT(graph_find(g, "test_mod.test_f", ids, 2), 1);
     graph_close(g);
 
