@@ -99,7 +99,7 @@ static int set_value(const cli_cmd *cmd, const cli_opt *o, const char *v)
     return 0;
 }
 
-int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args)
+static int parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args)
 {
     bool only_args = false;
     for (int i = 0; i < argc; i++) {
@@ -158,6 +158,24 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args)
     if (args->n > cmd->max_args)
         return cli_usage_error(cmd, "unexpected argument '%s'", args->v[cmd->max_args]);
     return 0;
+}
+
+bool cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args, int *status)
+{
+    int rc = parse(cmd, argc, argv, args);
+    if (rc == 0)
+        return true;
+    free(args->v);
+    memset(args, 0, sizeof *args);
+    for (size_t i = 0; i < cmd->nopts; i++) {
+        if (cmd->opts[i].type == CLI_LIST) {
+            cli_list *l = cmd->opts[i].target;
+            free(l->v);
+            memset(l, 0, sizeof *l);
+        }
+    }
+    *status = rc == 1 ? 0 : rc;
+    return false;
 }
 
 void cli_help(const cli_cmd *cmd)

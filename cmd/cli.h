@@ -50,10 +50,12 @@ typedef struct cli_cmd {
 
 /*
  * Parses argv (argv[0] is the first argument after the command name).
- * Positional arguments go to args (borrowed from argv). Returns 0, 1 when
- * --help was printed, or CLI_EXIT_USAGE after printing the error line.
+ * Positional arguments go to args (borrowed from argv). Returns true when
+ * the command should run; false when it should exit with *status: 0 after
+ * --help, CLI_EXIT_USAGE after printing the error line. On false, args and
+ * every CLI_LIST option's list have been freed.
  */
-int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args);
+bool cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args, int *status);
 void cli_help(const cli_cmd *cmd);
 
 /* "pmrag CMD: message" on stderr; returns CLI_EXIT_USAGE or 1. */

@@ -90,11 +90,9 @@ int cmd_symbols(int argc, char **argv)
         1,
     };
     cli_list args = {0};
-    int rc = cli_parse(&cmd, argc, argv, &args);
-    if (rc) {
-        free(args.v);
-        return rc == 1 ? 0 : rc;
-    }
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
     unsigned mask = ~0u;
     if (kinds && parse_kinds(kinds, &mask) != 0) {
         free(args.v);
@@ -173,11 +171,9 @@ static int graph_stats_cmd(int argc, char **argv)
         1,
     };
     cli_list args = {0};
-    int rc = cli_parse(&cmd, argc, argv, &args);
-    if (rc) {
-        free(args.v);
-        return rc == 1 ? 0 : rc;
-    }
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
     graph *g;
     rc = open_graph(&cmd, args.v[0], &g);
     free(args.v);
@@ -340,11 +336,9 @@ static int graph_show_cmd(int argc, char **argv)
         2,
     };
     cli_list args = {0};
-    int rc = cli_parse(&cmd, argc, argv, &args);
-    if (rc) {
-        free(args.v);
-        return rc == 1 ? 0 : rc;
-    }
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
     graph *g;
     rc = open_graph(&cmd, args.v[0], &g);
     if (rc) {

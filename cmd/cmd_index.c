@@ -52,12 +52,9 @@ int cmd_index(int argc, char **argv)
         1024,
     };
     cli_list args = {0};
-    int rc = cli_parse(&cmd, argc, argv, &args);
-    if (rc) {
-        free(args.v);
-        free(excludes.v);
-        return rc == 1 ? 0 : rc;
-    }
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
     if (!out) {
         free(args.v);
         free(excludes.v);

@@ -347,97 +347,6 @@ static const char *unknown_member(px *x, TSNode attr_node)
 
 /* ---- strings ---- */
 
-/* Decodes Python escapes of [s, s+n) into out (appending). */
-static void decode_escapes(core_buf *out, const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        char c = s[i];
-        if (c != '\\' || i + 1 >= n) {
-            size_t j = i + 1;
-            while (j < n && s[j] != '\\')
-                j++;
-            core_buf_append(out, s + i, j - i);
-            i = j;
-            continue;
-        }
-        char e = s[i + 1];
-        i += 2;
-        switch (e) {
-        case 'n':
-            core_buf_putc(out, '\n');
-            break;
-        case 't':
-            core_buf_putc(out, '\t');
-            break;
-        case 'r':
-            core_buf_putc(out, '\r');
-            break;
-        case '\\':
-        case '\'':
-        case '"':
-            core_buf_putc(out, e);
-            break;
-        case '\n':
-            break; /* line continuation */
-        case 'x':
-        case 'u':
-        case 'U': {
-            size_t len = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-            unsigned long cp = 0;
-            size_t k = 0;
-            for (; k < len && i + k < n; k++) {
-                char h = s[i + k];
-                int v = h >= '0' && h <= '9'   ? h - '0'
-                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                               : -1;
-                if (v < 0)
-                    break;
-                cp = cp * 16 + (unsigned long)v;
-            }
-            i += k;
-            if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-                cp = 0xfffd;
-            char u[4];
-            size_t ul;
-            if (cp < 0x80) {
-                u[0] = (char)cp;
-                ul = 1;
-            } else if (cp < 0x800) {
-                u[0] = (char)(0xc0 | (cp >> 6));
-                u[1] = (char)(0x80 | (cp & 0x3f));
-                ul = 2;
-            } else if (cp < 0x10000) {
-                u[0] = (char)(0xe0 | (cp >> 12));
-                u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                u[2] = (char)(0x80 | (cp & 0x3f));
-                ul = 3;
-            } else {
-                u[0] = (char)(0xf0 | (cp >> 18));
-                u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-                u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                u[3] = (char)(0x80 | (cp & 0x3f));
-                ul = 4;
-            }
-            core_buf_append(out, u, ul);
-            break;
-        }
-        default:
-            if (e >= '0' && e <= '7') {
-                unsigned v = (unsigned)(e - '0');
-                for (int k = 0; k < 2 && i < n && s[i] >= '0' && s[i] <= '7'; k++)
-                    v = v * 8 + (unsigned)(s[i++] - '0');
-                core_buf_putc(out, (char)(v & 0xff));
-            } else {
-                /* Unknown escapes stay as written, as Python keeps them. */
-                core_buf_putc(out, '\\');
-                core_buf_putc(out, e);
-            }
-        }
-    }
-}
-
 typedef enum { SM_LITERAL, SM_FORMAT, SM_BRACE } string_mode;
 
 /* Flags of a string literal from its prefix. */
@@ -484,7 +393,7 @@ static bool tmpl_string(px *x, TSNode str, string_mode mode, int depth)
             if (pre.raw)
                 core_buf_append(&piece, x->src + a, b - a);
             else
-                decode_escapes(&piece, x->src + a, b - a);
+                graph__decode_escapes(&piece, x->src + a, b - a, true);
         } else if (t == N_INTERPOLATION) {
             if (piece.len) {
                 graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
@@ -527,11 +436,40 @@ static const char *string_value(px *x, TSNode str, int depth)
             if (pre.raw)
                 core_buf_append(&piece, x->src + a, b - a);
             else
-                decode_escapes(&piece, x->src + a, b - a);
+                graph__decode_escapes(&piece, x->src + a, b - a, true);
         }
     }
     const char *r = core_arena_strndup(&x->f->arena, piece.data ? piece.data : "", piece.len);
     core_buf_free(&piece);
+    return r;
+}
+
+/* Appends a string literal, or each part of an implicit concatenation,
+ * in one mode; true if any part was an f-string. */
+static bool tmpl_strings(px *x, TSNode s, string_mode mode, int depth)
+{
+    if (ty(s) == N_STRING)
+        return tmpl_string(x, s, mode, depth);
+    bool any_f = false;
+    uint32_t nc = ts_node_named_child_count(s);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode part = ts_node_named_child(s, i);
+        if (ty(part) == N_STRING)
+            any_f |= tmpl_string(x, part, mode, depth);
+    }
+    return any_f;
+}
+
+/* "NAME[key]": how a string in a dict constant is named. */
+static const char *subscript_name(px *x, const char *name, const char *key)
+{
+    size_t nl = strlen(name), kl = strlen(key);
+    char *r = core_arena_alloc(&x->f->arena, nl + kl + 3);
+    memcpy(r, name, nl);
+    r[nl] = '[';
+    memcpy(r + nl + 1, key, kl);
+    r[nl + 1 + kl] = ']';
+    r[nl + 2 + kl] = 0;
     return r;
 }
 
@@ -563,6 +501,17 @@ typedef struct {
     const char *ref;
 } msg_info;
 
+/* A message given by name: the template is wherever the name points. */
+static msg_info ref_message(const char *path)
+{
+    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
+    if (path) {
+        mi.style = GRAPH_STYLE_REF;
+        mi.ref = path;
+    }
+    return mi;
+}
+
 /*
  * Builds the template of a message expression into x->tmpl.
  * `with_args`: the logging call passes arguments, so %-directives in a
@@ -577,24 +526,11 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
     if (is_null(e))
         return mi;
     switch (ty(e)) {
-    case N_STRING: {
-        bool f = tmpl_string(x, e, with_args ? SM_FORMAT : SM_LITERAL, depth + 1);
-        mi.style = f                            ? GRAPH_STYLE_FSTRING
-                   : with_args && x->tmpl.holes ? GRAPH_STYLE_PERCENT
-                                                : GRAPH_STYLE_PLAIN;
-        if (f && x->tmpl.holes == 0)
-            mi.style = GRAPH_STYLE_PLAIN;
-        return mi;
-    }
+    case N_STRING:
     case N_CONCATENATED_STRING: {
-        bool any_f = false;
-        uint32_t nc = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < nc; i++) {
-            TSNode part = ts_node_named_child(e, i);
-            if (ty(part) == N_STRING)
-                any_f |= tmpl_string(x, part, with_args ? SM_FORMAT : SM_LITERAL, depth + 1);
-        }
-        mi.style = any_f                        ? GRAPH_STYLE_FSTRING
+        bool f = tmpl_strings(x, e, with_args ? SM_FORMAT : SM_LITERAL, depth + 1);
+        /* An f-string without holes is plain text. */
+        mi.style = f && x->tmpl.holes           ? GRAPH_STYLE_FSTRING
                    : with_args && x->tmpl.holes ? GRAPH_STYLE_PERCENT
                                                 : GRAPH_STYLE_PLAIN;
         return mi;
@@ -609,12 +545,7 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
                 mi.style = GRAPH_STYLE_PERCENT;
                 return mi;
             }
-            const char *p = path_of(x, l, sc, 0);
-            if (p) {
-                mi.style = GRAPH_STYLE_REF;
-                mi.ref = p;
-            }
-            return mi;
+            return ref_message(path_of(x, l, sc, 0));
         }
         if (op == A_PLUS && !is_null(l) && !is_null(r)) {
             /* "a" + x + "b": literal pieces and holes, left to right. */
@@ -644,23 +575,12 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
         if (ty(fn) == N_ATTRIBUTE) {
             TSNode obj = unparen(fieldn(fn, F.object)), attr = fieldn(fn, F.attribute);
             if (!is_null(attr) && text_eq(x, attr, "format") && !is_null(obj)) {
-                if (ty(obj) == N_STRING || ty(obj) == N_CONCATENATED_STRING) {
-                    if (ty(obj) == N_STRING) {
-                        tmpl_string(x, obj, SM_BRACE, depth + 1);
-                    } else {
-                        uint32_t nc = ts_node_named_child_count(obj);
-                        for (uint32_t i = 0; i < nc; i++)
-                            tmpl_string(x, ts_node_named_child(obj, i), SM_BRACE, depth + 1);
-                    }
+                if (is_stringish(ty(obj))) {
+                    tmpl_strings(x, obj, SM_BRACE, depth + 1);
                     mi.style = GRAPH_STYLE_BRACE;
                     return mi;
                 }
-                const char *p = path_of(x, obj, sc, 0);
-                if (p) {
-                    mi.style = GRAPH_STYLE_REF;
-                    mi.ref = p;
-                }
-                return mi;
+                return ref_message(path_of(x, obj, sc, 0));
             }
         }
         /* gettext wrappers: _("..."), gettext("..."), N_("...") */
@@ -674,31 +594,14 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
         return mi;
     }
     case N_IDENTIFIER:
-    case N_ATTRIBUTE: {
-        const char *p = path_of(x, e, sc, 0);
-        if (p) {
-            mi.style = GRAPH_STYLE_REF;
-            mi.ref = p;
-        }
-        return mi;
-    }
+    case N_ATTRIBUTE:
+        return ref_message(path_of(x, e, sc, 0));
     case N_SUBSCRIPT: {
         /* MESSAGES["key"]: the constant recorded as MESSAGES[key]. */
         TSNode v = fieldn(e, F.value), k = ts_node_named_child(e, 1);
         const char *p = is_null(v) ? NULL : path_of(x, v, sc, 0);
         const char *key = is_null(k) ? NULL : string_value(x, k, depth + 1);
-        if (p && key) {
-            size_t pl = strlen(p), kl = strlen(key);
-            char *r = core_arena_alloc(&x->f->arena, pl + kl + 3);
-            memcpy(r, p, pl);
-            r[pl] = '[';
-            memcpy(r + pl + 1, key, kl);
-            r[pl + 1 + kl] = ']';
-            r[pl + 2 + kl] = 0;
-            mi.style = GRAPH_STYLE_REF;
-            mi.ref = r;
-        }
-        return mi;
+        return ref_message(p && key ? subscript_name(x, p, key) : NULL);
     }
     default:
         return mi;
@@ -1258,13 +1161,7 @@ static void add_const(px *x, const char *name, TSNode value, const py_scope *sc,
         if (x->tmpl.holes == 0 && strchr(t, '{') && strchr(t, '}')) {
             core_buf_reset(&x->tmpl.buf);
             x->tmpl.holes = 0;
-            if (ty(v) == N_STRING) {
-                tmpl_string(x, v, SM_BRACE, depth + 1);
-            } else {
-                uint32_t nc = ts_node_named_child_count(v);
-                for (uint32_t i = 0; i < nc; i++)
-                    tmpl_string(x, ts_node_named_child(v, i), SM_BRACE, depth + 1);
-            }
+            tmpl_strings(x, v, SM_BRACE, depth + 1);
             em.style = x->tmpl.holes ? GRAPH_STYLE_BRACE : GRAPH_STYLE_PLAIN;
         } else {
             em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
@@ -1389,14 +1286,7 @@ static void do_assign(px *x, TSNode n, const py_scope *sc, int depth)
                         const char *kv = is_null(k) ? NULL : string_value(x, k, depth + 1);
                         if (!kv || is_null(v) || !is_stringish(ty(v)))
                             continue;
-                        size_t nl = strlen(name), kl = strlen(kv);
-                        char *cn = core_arena_alloc(&x->f->arena, nl + kl + 3);
-                        memcpy(cn, name, nl);
-                        cn[nl] = '[';
-                        memcpy(cn + nl + 1, kv, kl);
-                        cn[nl + 1 + kl] = ']';
-                        cn[nl + 2 + kl] = 0;
-                        add_const(x, cn, v, sc, depth);
+                        add_const(x, subscript_name(x, name, kv), v, sc, depth);
                     }
                 }
             }

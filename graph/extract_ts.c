@@ -565,149 +565,6 @@ static bool is_plus(tx *x, TSNode bin)
 
 /* ---- strings ---- */
 
-static void put_utf8(core_buf *out, unsigned long cp)
-{
-    char u[4];
-    size_t ul;
-    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        cp = 0xfffd;
-    if (cp == 0)
-        return; /* a NUL would cut the string */
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        ul = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xc0 | (cp >> 6));
-        u[1] = (char)(0x80 | (cp & 0x3f));
-        ul = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xe0 | (cp >> 12));
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (char)(0x80 | (cp & 0x3f));
-        ul = 3;
-    } else {
-        u[0] = (char)(0xf0 | (cp >> 18));
-        u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        u[3] = (char)(0x80 | (cp & 0x3f));
-        ul = 4;
-    }
-    core_buf_append(out, u, ul);
-}
-
-static int hexval(char h)
-{
-    return h >= '0' && h <= '9'   ? h - '0'
-           : h >= 'a' && h <= 'f' ? h - 'a' + 10
-           : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                  : -1;
-}
-
-/* Reads up to `max` hex digits at s[*i]; advances *i. */
-static unsigned long read_hex(const char *s, size_t n, size_t *i, size_t max)
-{
-    unsigned long v = 0;
-    for (size_t k = 0; k < max && *i < n; k++) {
-        int h = hexval(s[*i]);
-        if (h < 0)
-            break;
-        v = v * 16 + (unsigned long)h;
-        if (v > 0x10ffff)
-            v = 0x110000;
-        (*i)++;
-    }
-    return v;
-}
-
-/* Decodes JavaScript escapes of [s, s+n) into out (appending). */
-static void decode_js(core_buf *out, const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (s[i] != '\\' || i + 1 >= n) {
-            size_t j = i + 1;
-            while (j < n && s[j] != '\\')
-                j++;
-            core_buf_append(out, s + i, j - i);
-            i = j;
-            continue;
-        }
-        char e = s[i + 1];
-        i += 2;
-        switch (e) {
-        case 'n':
-            core_buf_putc(out, '\n');
-            break;
-        case 't':
-            core_buf_putc(out, '\t');
-            break;
-        case 'r':
-            core_buf_putc(out, '\r');
-            break;
-        case 'b':
-            core_buf_putc(out, '\b');
-            break;
-        case 'f':
-            core_buf_putc(out, '\f');
-            break;
-        case 'v':
-            core_buf_putc(out, '\v');
-            break;
-        case '0':
-            break; /* NUL: dropped */
-        case '\r':
-            if (i < n && s[i] == '\n')
-                i++;
-            break; /* line continuation */
-        case '\n':
-            break;
-        case 'x': {
-            size_t k = i;
-            unsigned long cp = read_hex(s, n, &k, 2);
-            if (k == i + 2) {
-                put_utf8(out, cp);
-                i = k;
-            } else {
-                core_buf_putc(out, 'x');
-            }
-            break;
-        }
-        case 'u': {
-            unsigned long cp;
-            if (i < n && s[i] == '{') {
-                size_t k = i + 1;
-                cp = read_hex(s, n, &k, 8);
-                if (k < n && s[k] == '}')
-                    k++;
-                i = k;
-            } else {
-                size_t k = i;
-                cp = read_hex(s, n, &k, 4);
-                if (k != i + 4) {
-                    core_buf_putc(out, 'u');
-                    break;
-                }
-                i = k;
-                /* A surrogate pair written as two escapes. */
-                if (cp >= 0xd800 && cp <= 0xdbff && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
-                    size_t k2 = i + 2;
-                    unsigned long lo = read_hex(s, n, &k2, 4);
-                    if (k2 == i + 6 && lo >= 0xdc00 && lo <= 0xdfff) {
-                        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                        i = k2;
-                    }
-                }
-            }
-            put_utf8(out, cp);
-            break;
-        }
-        default:
-            /* \\ \' \" \` \$ and unknown escapes: the character itself. */
-            core_buf_putc(out, e);
-        }
-    }
-}
-
 /* The raw text between the quotes of a string literal. */
 static void string_raw(tx *x, TSNode s, uint32_t *a, uint32_t *b)
 {
@@ -732,7 +589,7 @@ static const char *decode_string(tx *x, TSNode s, size_t *len)
     uint32_t a, b;
     string_raw(x, s, &a, &b);
     core_buf_reset(&x->scratch);
-    decode_js(&x->scratch, x->src + a, b - a);
+    graph__decode_escapes(&x->scratch, x->src + a, b - a, false);
     *len = x->scratch.len;
     return x->scratch.data ? x->scratch.data : "";
 }
@@ -1410,7 +1267,7 @@ static void put_text(tx *x, const char *s, size_t n, int mode, uint32_t *avail)
 static void put_raw(tx *x, uint32_t a, uint32_t b, int mode, uint32_t *avail)
 {
     core_buf_reset(&x->scratch);
-    decode_js(&x->scratch, x->src + a, b - a);
+    graph__decode_escapes(&x->scratch, x->src + a, b - a, false);
     if (x->scratch.len)
         put_text(x, x->scratch.data, x->scratch.len, mode, avail);
 }

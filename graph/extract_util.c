@@ -248,6 +248,165 @@ const char *graph__doc(gx_file *f, const char *s, size_t n)
     return core_arena_strndup(&f->arena, tmp, k);
 }
 
+/* ---- string escapes ---- */
+
+void graph__put_utf8(core_buf *out, unsigned long cp)
+{
+    char u[4];
+    size_t ul;
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        cp = 0xfffd;
+    if (cp == 0)
+        return; /* a NUL would cut the string */
+    if (cp < 0x80) {
+        u[0] = (char)cp;
+        ul = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xc0 | (cp >> 6));
+        u[1] = (char)(0x80 | (cp & 0x3f));
+        ul = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xe0 | (cp >> 12));
+        u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (char)(0x80 | (cp & 0x3f));
+        ul = 3;
+    } else {
+        u[0] = (char)(0xf0 | (cp >> 18));
+        u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        u[3] = (char)(0x80 | (cp & 0x3f));
+        ul = 4;
+    }
+    core_buf_append(out, u, ul);
+}
+
+static int hexval(char h)
+{
+    return h >= '0' && h <= '9'   ? h - '0'
+           : h >= 'a' && h <= 'f' ? h - 'a' + 10
+           : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                  : -1;
+}
+
+/* Reads up to `max` hex digits at s[*i]; advances *i. */
+unsigned long graph__read_hex(const char *s, size_t n, size_t *i, size_t max)
+{
+    unsigned long v = 0;
+    for (size_t k = 0; k < max && *i < n; k++) {
+        int h = hexval(s[*i]);
+        if (h < 0)
+            break;
+        v = v * 16 + (unsigned long)h;
+        if (v > 0x10ffff)
+            v = 0x110000;
+        (*i)++;
+    }
+    return v;
+}
+
+/*
+ * The escapes of Python and JavaScript string literals. Shared: \n \t \r
+ * \\ \' \" \xHH \uHHHH, octal, and a backslash-newline continuing the
+ * line. Python adds \UHHHHHHHH and keeps unknown escapes as written
+ * (backslash included); JavaScript adds \b \f \v \u{H...}, surrogate
+ * pairs written as two \u escapes, and drops the backslash of unknown ones.
+ */
+void graph__decode_escapes(core_buf *out, const char *s, size_t n, bool python)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] != '\\' || i + 1 >= n) {
+            size_t j = i + 1;
+            while (j < n && s[j] != '\\')
+                j++;
+            core_buf_append(out, s + i, j - i);
+            i = j;
+            continue;
+        }
+        char e = s[i + 1];
+        i += 2;
+        switch (e) {
+        case 'n':
+            core_buf_putc(out, '\n');
+            continue;
+        case 't':
+            core_buf_putc(out, '\t');
+            continue;
+        case 'r':
+            core_buf_putc(out, '\r');
+            continue;
+        case '\n':
+            continue; /* line continuation */
+        case '\r':
+            if (i < n && s[i] == '\n')
+                i++;
+            continue;
+        case 'x': {
+            size_t k = i;
+            unsigned long cp = graph__read_hex(s, n, &k, 2);
+            if (k == i + 2) {
+                graph__put_utf8(out, cp);
+                i = k;
+                continue;
+            }
+            break;
+        }
+        case 'u':
+        case 'U': {
+            if (e == 'U' && !python)
+                break;
+            if (e == 'u' && !python && i < n && s[i] == '{') {
+                size_t k = i + 1;
+                unsigned long cp = graph__read_hex(s, n, &k, 8);
+                if (k < n && s[k] == '}')
+                    k++;
+                i = k;
+                graph__put_utf8(out, cp);
+                continue;
+            }
+            size_t len = e == 'u' ? 4 : 8, k = i;
+            unsigned long cp = graph__read_hex(s, n, &k, len);
+            if (k != i + len)
+                break;
+            i = k;
+            /* A surrogate pair written as two escapes (JavaScript). */
+            if (cp >= 0xd800 && cp <= 0xdbff && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
+                size_t k2 = i + 2;
+                unsigned long lo = graph__read_hex(s, n, &k2, 4);
+                if (k2 == i + 6 && lo >= 0xdc00 && lo <= 0xdfff) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    i = k2;
+                }
+            }
+            graph__put_utf8(out, cp);
+            continue;
+        }
+        case 'b':
+        case 'f':
+        case 'v':
+            if (python)
+                break;
+            core_buf_putc(out, e == 'b' ? '\b' : e == 'f' ? '\f' : '\v');
+            continue;
+        default:
+            if (e >= '0' && e <= '7') {
+                unsigned v = (unsigned)(e - '0');
+                for (int k = 0; k < 2 && i < n && s[i] >= '0' && s[i] <= '7'; k++)
+                    v = v * 8 + (unsigned)(s[i++] - '0');
+                graph__put_utf8(out, v & 0xff);
+                continue;
+            }
+            break;
+        }
+        /* \\ \' \" (and \` \$ in JavaScript), or an escape the language
+         * does not know. */
+        bool known = e == '\\' || e == '\'' || e == '"';
+        if (python && !known)
+            core_buf_putc(out, '\\');
+        core_buf_putc(out, e);
+    }
+}
+
 /* ---- templates ---- */
 
 static void tmpl_put(gx_tmpl *t, const char *s, size_t n)

@@ -279,6 +279,16 @@ bool graph__loggerish(const char *name, size_t n);
 /* Level method names (debug, info, warn, ...) -> level; NONE if not one. */
 graph_level graph__level_of_method(const char *name, size_t n);
 
+/* Decodes the escapes of a Python (python = true) or JavaScript string
+ * literal's text into out (appending). */
+void graph__decode_escapes(core_buf *out, const char *s, size_t n, bool python);
+/* Appends code point cp as UTF-8 (invalid ones as U+FFFD; NUL is
+ * dropped, as it would cut the string). */
+void graph__put_utf8(core_buf *out, unsigned long cp);
+/* Reads up to max hex digits at s[*i], advancing *i; values above
+ * U+10FFFF come back as 0x110000. */
+unsigned long graph__read_hex(const char *s, size_t n, size_t *i, size_t max);
+
 /* Appends to an arena-allocated dotted path: returns "a.b". */
 const char *graph__path_join(gx_file *f, const char *a, const char *b, size_t blen);
 
