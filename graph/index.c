@@ -260,7 +260,41 @@ int graph_index(const char *const *roots, size_t nroots, const char *out_path,
     core_map_free(&job.seen);
     free(job.order);
 
-    /* Duplicates share the extraction of the file they copy. */
+    /*
+     * Which copy of identical content a thread extracted first depends on
+     * timing; the graph must not. The first file of each group in path
+     * order becomes the original (owning the extraction), the others its
+     * duplicates.
+     */
+    uint32_t *canon = core_xcalloc(idx.files.n + 1, sizeof *canon);
+    for (size_t i = 0; i < idx.files.n; i++)
+        canon[i] = (uint32_t)i;
+    /* canon[e], for each extracted file e: the first of its group. */
+    for (size_t i = 0; i < idx.files.n; i++) {
+        const gb_file *f = &idx.files.v[i];
+        if (f->status == GB_DUPLICATE && i < canon[f->dup_of])
+            canon[f->dup_of] = (uint32_t)i;
+    }
+    for (size_t i = 0; i < idx.files.n; i++) {
+        gb_file *f = &idx.files.v[i];
+        uint32_t c = canon[i];
+        if (f->status != GB_OK || c == i)
+            continue;
+        gb_file *o = &idx.files.v[c];
+        o->status = GB_OK;
+        o->x = f->x;
+        o->dup_of = -1;
+        f->status = GB_DUPLICATE;
+        f->x = NULL;
+        f->dup_of = (int32_t)c; /* canon[c] == c */
+    }
+    for (size_t i = 0; i < idx.files.n; i++) {
+        gb_file *f = &idx.files.v[i];
+        if (f->status == GB_DUPLICATE)
+            f->dup_of = (int32_t)canon[f->dup_of];
+    }
+    free(canon);
+    /* Duplicates share the extraction of their original. */
     for (size_t i = 0; i < idx.files.n; i++) {
         gb_file *f = &idx.files.v[i];
         if (f->status == GB_DUPLICATE)
