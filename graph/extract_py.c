@@ -841,24 +841,34 @@ static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *s
     TSNode pos[64];
     uint32_t npos = 0;
     TSNode kwmsg = gx_null();
-    uint32_t nc = is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < nc; i++) {
-        TSNode a = ts_node_named_child(args, i);
-        unsigned t = ty(a);
-        if (t == N_KEYWORD_ARGUMENT) {
-            TSNode k = fieldn(a, F.name);
-            if (is_null(k))
+    /* By cursor: indexing children one by one is quadratic, and calls
+     * with thousands of arguments exist. The cursor at this depth is free:
+     * the caller iterates only after this returns. */
+    uint32_t npos_all = 0;
+    if (!is_null(args)) {
+        TSTreeCursor *c = gx_cursor(&x->cur, depth, args);
+        bool more = ts_tree_cursor_goto_first_child(c);
+        for (; more; more = ts_tree_cursor_goto_next_sibling(c)) {
+            TSNode a = ts_tree_cursor_current_node(c);
+            if (!ts_node_is_named(a))
                 continue;
-            if (pl->msg_kw && text_eq(x, k, pl->msg_kw))
-                kwmsg = fieldn(a, F.value);
-            if (text_eq(x, k, "exc_info"))
-                em.flags |= GRAPH_EF_EXC_INFO;
-            continue;
+            unsigned t = ty(a);
+            if (t == N_KEYWORD_ARGUMENT) {
+                TSNode k = fieldn(a, F.name);
+                if (is_null(k))
+                    continue;
+                if (pl->msg_kw && text_eq(x, k, pl->msg_kw))
+                    kwmsg = fieldn(a, F.value);
+                if (text_eq(x, k, "exc_info"))
+                    em.flags |= GRAPH_EF_EXC_INFO;
+                continue;
+            }
+            if (t == N_COMMENT)
+                continue;
+            npos_all++;
+            if (npos < sizeof pos / sizeof pos[0])
+                pos[npos++] = a;
         }
-        if (t == N_COMMENT)
-            continue;
-        if (npos < sizeof pos / sizeof pos[0])
-            pos[npos++] = a;
     }
     msg_info mi = {GRAPH_STYLE_NONE, NULL};
     if (pl->msg_index < 0) {
@@ -883,10 +893,13 @@ static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *s
                                    : GRAPH_STYLE_CONCAT;
         if (!literal)
             core_buf_reset(&x->tmpl.buf);
-        em.nargs = npos;
+        em.nargs = npos_all;
+        if (npos_all > npos)
+            em.flags |= GRAPH_EF_TRUNCATED;
     } else {
         TSNode msg = (uint32_t)pl->msg_index < npos ? pos[pl->msg_index] : kwmsg;
-        uint32_t after = (uint32_t)pl->msg_index < npos ? npos - (uint32_t)pl->msg_index - 1 : 0;
+        uint32_t after =
+            (uint32_t)pl->msg_index < npos ? npos_all - (uint32_t)pl->msg_index - 1 : 0;
         em.nargs = after;
         bool fmt = pl->kind == GRAPH_EMIT_LOG && after > 0;
         if (!is_null(msg))
