@@ -167,6 +167,21 @@ void core_buf_json_double(core_buf *b, double v)
     core_buf_puts(b, tmp);
 }
 
+void core_buf_json_float(core_buf *b, float v)
+{
+    if (!isfinite(v)) {
+        core_buf_puts(b, "null");
+        return;
+    }
+    char tmp[32];
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, (double)v);
+        if (strtof(tmp, NULL) == v)
+            break;
+    }
+    core_buf_puts(b, tmp);
+}
+
 void core_buf_reset(core_buf *b)
 {
     b->len = 0;

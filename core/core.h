@@ -256,6 +256,8 @@ void core_buf_vprintf(core_buf *b, const char *fmt, va_list ap);
 void core_buf_json_str(core_buf *b, const char *s, size_t n);
 /* Appends a number in the shortest form that reads back the same. */
 void core_buf_json_double(core_buf *b, double v);
+/* The same for a float (shortest form that reads back as that float). */
+void core_buf_json_float(core_buf *b, float v);
 void core_buf_reset(core_buf *b);
 void core_buf_free(core_buf *b);
 

@@ -190,6 +190,11 @@ TEST(buf_printf_and_json)
     core_buf_putc(&b, ' ');
     core_buf_json_double(&b, 1.0 / 3.0);
     CHECK_STR(b.data, "0.1 0.3333333333333333");
+    core_buf_reset(&b);
+    core_buf_json_float(&b, 0.1f);
+    core_buf_putc(&b, ' ');
+    core_buf_json_float(&b, 1.0f / 3.0f);
+    CHECK_STR(b.data, "0.1 0.33333334");
     core_buf_free(&b);
 }
 
