@@ -5,5 +5,7 @@
 int cmd_index(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
+int cmd_ppr(int argc, char **argv);
+int cmd_impact(int argc, char **argv);
 
 #endif

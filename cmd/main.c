@@ -17,6 +17,8 @@ static const struct {
     {"index", cmd_index, "build a graph file from Python/TypeScript/JavaScript sources"},
     {"symbols", cmd_symbols, "list the symbols of a graph file"},
     {"graph", cmd_graph, "graph file statistics (stats) and a symbol's neighbourhood (show)"},
+    {"ppr", cmd_ppr, "personalized PageRank from seed nodes, on a graph file or an edge list"},
+    {"impact", cmd_impact, "the symbols that depend on a symbol (blast radius)"},
 };
 
 static void usage(FILE *out)

@@ -107,6 +107,49 @@ python3 -m json.tool "$work/out" >/dev/null && pass "graph show --json is JSON" 
 expect "graph show ambiguous" 2 "'__init__' matches 3 symbols" -- "$pmrag" graph show "$work/shop.graph" __init__
 one_line_error "graph show ambiguous"
 expect "graph show unknown" 2 "no symbol named 'Nope'" -- "$pmrag" graph show "$work/shop.graph" Nope
+# pmrag ppr and pmrag impact
+for c in ppr impact; do
+  expect "$c --help" 0 "^usage: pmrag $c" -- "$pmrag" $c --help
+done
+printf '# a ring with a tail\n0 1 calls 1\n1 2 calls 1\n2 0 calls 1\n2 3 uses 2.5\n3 4 7 1\n' >"$work/ring.edges"
+expect "ppr needs a source" 2 "exactly one of --edges FILE and --graph FILE" -- "$pmrag" ppr --seed 0
+expect "ppr both sources" 2 "exactly one of" -- "$pmrag" ppr --edges "$work/ring.edges" --graph "$work/shop.graph" --seed 0
+expect "ppr needs seeds" 2 "missing --seed" -- "$pmrag" ppr --edges "$work/ring.edges"
+expect "ppr bad alpha" 2 "--alpha needs a number between 0 and 1, not '1.5'" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --alpha 1.5
+expect "ppr bad seed id" 2 "'7' is not a node id" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 7
+one_line_error "ppr bad seed id"
+expect "ppr --explain needs --graph" 2 "--explain needs --graph" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --explain
+printf '0 1 calls 1\n1 x calls 1\n' >"$work/bad.edges"
+expect "ppr bad edge list" 2 "bad.edges:2: field dst: 'x' is not a node id" -- "$pmrag" ppr --edges "$work/bad.edges" --seed 0
+expect "ppr --edges --json" 0 "" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --eps 1e-9 -k 3 --repeat 3 --json
+python3 - "$work/out" <<'PY' && pass "ppr --edges JSON contract" || fail "ppr --edges JSON contract"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert set(r) >= {"top", "median_us", "pushes", "error_bound"}, r
+assert [t["node"] for t in r["top"]] == [1, 2, 3], r["top"]  # the seed 0 is left out
+assert all(set(t) == {"node", "score"} for t in r["top"])
+assert r["top"][0]["score"] >= r["top"][1]["score"] >= r["top"][2]["score"] > 0
+assert 0 <= r["error_bound"] < 1e-6 and r["pushes"] > 0 and r["median_us"] >= 0
+PY
+expect "ppr --graph" 0 "shop.inventory.Inventory.reserve" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5
+expect "ppr --graph --explain" 0 "path: place calls-> reserve" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --explain
+expect "ppr --graph unknown seed" 2 "no symbol named 'Nope'" -- "$pmrag" ppr --graph "$work/shop.graph" --seed Nope
+expect "ppr bad profile" 2 "--profile takes default, debug or refactor" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place --profile fast
+expect "ppr bad weights" 2 "--weights takes TYPE=NUMBER" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place --weights calls=x
+expect "impact" 0 "affects 2 symbols" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve
+expect "impact --json" 0 "" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --json
+python3 - "$work/out" <<'PY' && pass "impact --json contract" || fail "impact --json contract"
+import json, sys
+r = json.load(open(sys.argv[1]))
+deps = r["dependents"]
+assert [d["symbol"] for d in deps] == ["shop.orders.OrderService.place", "run.main"], deps
+assert deps[0]["score"] > deps[1]["score"] > 0 and deps[0]["depth"] == 1 and deps[1]["depth"] == 2
+assert deps[1]["via"] == "shop.orders.OrderService.place" and deps[1]["type"] == "calls"
+PY
+expect "impact --threshold" 0 "affects 1 symbol:" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --threshold 0.7
+expect "impact unknown symbol" 2 "no symbol named 'Nope'" -- "$pmrag" impact "$work/shop.graph" Nope
+expect "impact bad decay" 2 "--decay needs a number in \\(0, 1\\]" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --decay 2
+
 # A closed pipe is not an error.
 "$pmrag" symbols "$work/shop.graph" | head -1 >/dev/null
 [ "${PIPESTATUS[0]}" = 0 ] && pass "symbols into a closed pipe" || fail "symbols into a closed pipe: exit ${PIPESTATUS[0]}"

@@ -1,0 +1,447 @@
+/* pmrag ppr and pmrag impact. */
+#include "cli.h"
+#include "commands.h"
+#include "graph.h"
+#include "ppr.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int open_graph_for(const char *cmd, const char *path, graph **g)
+{
+    char why[256];
+    int rc = graph_open(path, g, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR)
+        cli_error(cmd, "cannot open %s: %s", path, why);
+    else
+        cli_error(cmd, "%s: %s", path, why);
+    return CLI_EXIT_USAGE;
+}
+
+/* One symbol by qualified name or unique suffix; prints the problem. */
+static int find_symbol(const char *cmd, const graph *g, const char *name, uint32_t *out)
+{
+    uint32_t ids[6];
+    uint32_t n = graph_find(g, name, ids, 6);
+    if (n == 1) {
+        *out = ids[0];
+        return 0;
+    }
+    if (n == 0) {
+        cli_error(cmd, "no symbol named '%s'", name);
+        return CLI_EXIT_USAGE;
+    }
+    core_buf b = {0};
+    for (uint32_t i = 0; i < n && i < 6; i++) {
+        graph_symbol s;
+        graph_get_symbol(g, ids[i], &s);
+        core_buf_printf(&b, "%s%s", i ? ", " : "", s.qualname);
+    }
+    cli_error(cmd, "'%s' matches %u symbols: %s%s; give more of the name", name, n, b.data,
+              n > 6 ? ", ..." : "");
+    core_buf_free(&b);
+    return CLI_EXIT_USAGE;
+}
+
+static int weights_from(const cli_cmd *cmd, const char *profile, const char *spec, ppr_weights *w)
+{
+    if (ppr_weights_profile(profile ? profile : "default", w) != 0)
+        return cli_usage_error(cmd, "--profile takes default, debug or refactor, not '%s'",
+                               profile);
+    if (spec && ppr_weights_parse(spec, w) != 0)
+        return cli_usage_error(cmd,
+                               "--weights takes TYPE=NUMBER items (calls, inherits, imports, uses, "
+                               "accesses, member_of, reverse), not '%s'",
+                               spec);
+    return 0;
+}
+
+static double parse_double(const char *s, bool *ok)
+{
+    char *end;
+    double v = strtod(s, &end);
+    *ok = *s && !*end && isfinite(v);
+    return v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void symbol_fields(core_buf *b, const graph *g, uint32_t id)
+{
+    graph_symbol s;
+    graph_get_symbol(g, id, &s);
+    core_buf_puts(b, ",\"symbol\":");
+    core_buf_json_str(b, s.qualname, strlen(s.qualname));
+    core_buf_printf(b, ",\"kind\":\"%s\",\"file\":", graph_sym_kind_name(s.kind));
+    core_buf_json_str(b, s.file, strlen(s.file));
+    core_buf_printf(b, ",\"start_line\":%u,\"end_line\":%u", s.start_line, s.end_line);
+}
+
+static const char *type_name(uint8_t t)
+{
+    uint8_t base = t & (uint8_t)~PPR_REVERSE;
+    return base < GRAPH_EDGE__COUNT ? graph_edge_type_name((graph_edge_type)base) : "edge";
+}
+
+int cmd_ppr(int argc, char **argv)
+{
+    const char *edges_path = NULL, *graph_path = NULL, *seed_list = NULL, *alpha_s = NULL,
+               *eps_s = NULL, *profile = NULL, *wspec = NULL;
+    unsigned k = 10, repeat = 1, max_pushes = 0;
+    bool json = false, explain = false;
+    const cli_opt opts[] = {
+        {"edges", 0, CLI_STR, &edges_path, "FILE", "a plain edge list: 'src dst type weight' lines",
+         0, 0},
+        {"graph", 0, CLI_STR, &graph_path, "FILE", "a graph file from pmrag index", 0, 0},
+        {"seed", 0, CLI_STR, &seed_list, "LIST",
+         "seed nodes, comma-separated: ids with --edges, symbols with --graph (required)", 0, 0},
+        {"alpha", 0, CLI_STR, &alpha_s, "A", "restart probability (default 0.15)", 0, 0},
+        {"eps", 0, CLI_STR, &eps_s, "E", "push threshold per unit of out-degree (default 1e-7)", 0,
+         0},
+        {"top", 'k', CLI_UINT, &k, "K", "results to show (default 10)", 1, 100000},
+        {"repeat", 0, CLI_UINT, &repeat, "R", "run the query R times; report the median time", 1,
+         1000000},
+        {"max-pushes", 0, CLI_UINT, &max_pushes, "N", "stop after N pushes (the result says so)", 1,
+         4000000000u},
+        {"profile", 0, CLI_STR, &profile, "NAME",
+         "edge weights: default, debug, refactor (--graph)", 0, 0},
+        {"weights", 0, CLI_STR, &wspec, "SPEC",
+         "override weights: calls=1.2,reverse=0.2,... (--graph)", 0, 0},
+        {"explain", 0, CLI_FLAG, &explain, NULL,
+         "show each result's highest-contribution path from the seeds (--graph)", 0, 0},
+        {"json", 0, CLI_FLAG, &json, NULL, "print JSON", 0, 0},
+    };
+    const cli_cmd cmd = {
+        "ppr",
+        "(--edges FILE | --graph FILE) --seed LIST [options]",
+        "Personalized PageRank by forward push from the seed nodes (equal weights).\n"
+        "Scores are the walk's mass at each node with restart probability alpha;\n"
+        "dangling nodes return to the seeds. Seeds are not listed among the results.",
+        "With --edges, ids are 0..n-1 and edges are walked as given (weight as is, no\n"
+        "reverse edge). With --graph, a code graph's edges are weighted by type and\n"
+        "also walked backwards (reverse factor), see --profile and --weights.\n"
+        "JSON: {\"top\":[{\"node\",\"score\"...}],\"median_us\",\"pushes\",\"error_bound\",\n"
+        "\"budget_hit\"}; median_us times the query alone (loading excluded).",
+        opts,
+        sizeof opts / sizeof opts[0],
+        0,
+        0,
+    };
+    cli_list args = {0};
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
+    free(args.v);
+    if (!!edges_path == !!graph_path)
+        return cli_usage_error(&cmd, "give exactly one of --edges FILE and --graph FILE");
+    if (!seed_list || !*seed_list)
+        return cli_usage_error(&cmd, "missing --seed LIST");
+    if (explain && !graph_path)
+        return cli_usage_error(&cmd, "--explain needs --graph");
+    ppr_opts o = ppr_opts_default();
+    bool ok = true;
+    if (alpha_s) {
+        o.alpha = parse_double(alpha_s, &ok);
+        if (!ok || !(o.alpha > 0 && o.alpha < 1))
+            return cli_usage_error(&cmd, "--alpha needs a number between 0 and 1, not '%s'",
+                                   alpha_s);
+    }
+    if (eps_s) {
+        o.eps = parse_double(eps_s, &ok);
+        if (!ok || !(o.eps > 0))
+            return cli_usage_error(&cmd, "--eps needs a positive number, not '%s'", eps_s);
+    }
+    o.max_pushes = max_pushes;
+    ppr_weights wts;
+    rc = weights_from(&cmd, profile, wspec, &wts);
+    if (rc)
+        return rc;
+
+    graph *g = NULL;
+    ppr_net *net = NULL;
+    char why[512];
+    if (edges_path) {
+        rc = ppr_net_load_edges(edges_path, &net, why, sizeof why);
+        if (rc)
+            return cli_error(cmd.name, "%s", why), CLI_EXIT_USAGE;
+    } else {
+        rc = open_graph_for(cmd.name, graph_path, &g);
+        if (rc)
+            return rc;
+        rc = ppr_net_from_graph(g, &wts, &net);
+        if (rc) {
+            graph_close(g);
+            return cli_error(cmd.name, "%s: %s", graph_path, core_strerror(rc));
+        }
+    }
+    /* Seeds. */
+    core_vec(ppr_entry) seeds = {0};
+    core_vec(uint32_t) seed_ids = {0};
+    const char *p = seed_list;
+    rc = 0;
+    while (*p && !rc) {
+        size_t n = strcspn(p, ",");
+        char item[1024];
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        uint32_t id = 0;
+        if (g) {
+            rc = find_symbol(cmd.name, g, item, &id);
+        } else {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(item, &end, 10);
+            if (!*item || *end || errno || item[0] == '-' || v >= ppr_net_nodes(net)) {
+                cli_error(cmd.name, "--seed: '%s' is not a node id of %s (0..%u)", item, edges_path,
+                          ppr_net_nodes(net) - 1);
+                rc = CLI_EXIT_USAGE;
+            }
+            id = (uint32_t)v;
+        }
+        if (!rc) {
+            core_vec_push(&seed_ids, id);
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    ppr_work *w = NULL;
+    ppr_entry *top = NULL;
+    uint64_t *times = NULL;
+    if (rc)
+        goto done;
+    for (size_t i = 0; i < seed_ids.n; i++)
+        core_vec_push(&seeds, ((ppr_entry){seed_ids.v[i], 1.0f / (float)seed_ids.n}));
+    rc = ppr_work_new(net, &w);
+    if (rc) {
+        rc = cli_error(cmd.name, "%s", core_strerror(rc));
+        goto done;
+    }
+    times = core_xcalloc(repeat, sizeof *times);
+    ppr_stats st = {0};
+    for (unsigned r = 0; r < repeat; r++) {
+        uint64_t t0 = core_now_ns();
+        rc = ppr_push(w, seeds.v, (uint32_t)seeds.n, &o, &st);
+        times[r] = core_now_ns() - t0;
+        if (rc) {
+            rc = cli_error(cmd.name, "%s", core_strerror(rc));
+            goto done;
+        }
+    }
+    qsort(times, repeat, sizeof *times, cmp_u64);
+    double median_us =
+        (repeat % 2 ? (double)times[repeat / 2]
+                    : ((double)times[repeat / 2 - 1] + (double)times[repeat / 2]) / 2) /
+        1e3;
+    float *zero = core_xcalloc(seeds.n, sizeof *zero);
+    ppr_adjust adj = {seed_ids.v, zero, (uint32_t)seed_ids.n};
+    top = core_xcalloc(k, sizeof *top);
+    uint32_t nt = ppr_work_topk(w, k, &adj, top);
+    free(zero);
+    core_buf b = {0};
+    if (json) {
+        core_buf_puts(&b, "{\"top\":[");
+        for (uint32_t i = 0; i < nt; i++) {
+            core_buf_printf(&b, "%s{\"node\":%u,\"score\":", i ? "," : "", top[i].node);
+            core_buf_json_float(&b, top[i].score);
+            if (g)
+                symbol_fields(&b, g, top[i].node);
+            if (explain) {
+                ppr_path path;
+                int er = ppr_explain(w, seeds.v, (uint32_t)seeds.n, top[i].node, o.alpha, 1000000,
+                                     &path);
+                if (er == 0) {
+                    core_buf_puts(&b, ",\"share\":");
+                    core_buf_json_double(&b, path.share);
+                    core_buf_puts(&b, ",\"path\":[");
+                    for (uint32_t s = 0; s < path.len; s++) {
+                        const ppr_step *sp = &path.steps[s];
+                        core_buf_printf(&b, "%s{\"from\":", s ? "," : "");
+                        graph_symbol a;
+                        graph_get_symbol(g, sp->from, &a);
+                        core_buf_json_str(&b, a.qualname, strlen(a.qualname));
+                        graph_get_symbol(g, sp->to, &a);
+                        core_buf_puts(&b, ",\"to\":");
+                        core_buf_json_str(&b, a.qualname, strlen(a.qualname));
+                        core_buf_printf(
+                            &b, ",\"type\":\"%s\",\"reverse\":%s,\"prob\":", type_name(sp->type),
+                            sp->type & PPR_REVERSE ? "true" : "false");
+                        core_buf_json_float(&b, sp->prob);
+                        core_buf_putc(&b, '}');
+                    }
+                    core_buf_putc(&b, ']');
+                }
+            }
+            core_buf_putc(&b, '}');
+        }
+        core_buf_printf(&b, "],\"median_us\":%.3f,\"pushes\":%llu,\"error_bound\":", median_us,
+                        (unsigned long long)st.pushes);
+        core_buf_json_double(&b, st.error_bound);
+        core_buf_printf(&b, ",\"budget_hit\":%s,\"nodes\":%u,\"edges\":%zu}\n",
+                        st.budget_hit ? "true" : "false", ppr_net_nodes(net), ppr_net_edges(net));
+    } else {
+        for (uint32_t i = 0; i < nt; i++) {
+            if (g) {
+                graph_symbol s;
+                graph_get_symbol(g, top[i].node, &s);
+                core_buf_printf(&b, "%3u. %-10.6g %-9s %s  %s:%u-%u\n", i + 1, (double)top[i].score,
+                                graph_sym_kind_name(s.kind), s.qualname, s.file, s.start_line,
+                                s.end_line);
+                ppr_path path;
+                if (explain && ppr_explain(w, seeds.v, (uint32_t)seeds.n, top[i].node, o.alpha,
+                                           1000000, &path) == 0) {
+                    core_buf_puts(&b, "       path:");
+                    for (uint32_t s2 = 0; s2 < path.len; s2++) {
+                        const ppr_step *sp = &path.steps[s2];
+                        graph_symbol a;
+                        graph_get_symbol(g, sp->from, &a);
+                        core_buf_printf(&b, " %s %s%s->", s2 ? "" : a.name, type_name(sp->type),
+                                        sp->type & PPR_REVERSE ? "(rev)" : "");
+                        graph_get_symbol(g, sp->to, &a);
+                        core_buf_printf(&b, " %s", a.name);
+                    }
+                    core_buf_printf(&b, "  (%.0f%% of the score)\n", 100 * path.share);
+                }
+            } else {
+                core_buf_printf(&b, "%3u. node %-8u %.6g\n", i + 1, top[i].node,
+                                (double)top[i].score);
+            }
+        }
+        core_buf_printf(&b, "%llu pushes, error bound %.3g%s, %.1f us (median of %u)\n",
+                        (unsigned long long)st.pushes, st.error_bound,
+                        st.budget_hit ? ", push budget hit" : "", median_us, repeat);
+    }
+    rc = cli_write_stdout(cmd.name, b.data, b.len);
+    core_buf_free(&b);
+done:
+    free(times);
+    free(top);
+    ppr_work_free(w);
+    core_vec_free(&seeds);
+    core_vec_free(&seed_ids);
+    ppr_net_free(net);
+    graph_close(g);
+    return rc;
+}
+
+int cmd_impact(int argc, char **argv)
+{
+    bool json = false;
+    const char *thr_s = NULL, *decay_s = NULL, *profile = NULL, *wspec = NULL;
+    unsigned max = 0;
+    const cli_opt opts[] = {
+        {"threshold", 0, CLI_STR, &thr_s, "T", "drop dependents scoring below T (default 0.05)", 0,
+         0},
+        {"decay", 0, CLI_STR, &decay_s, "D", "factor per hop, 0 < D <= 1 (default 0.8)", 0, 0},
+        {"max", 0, CLI_UINT, &max, "N", "at most N results", 1, 100000000},
+        {"profile", 0, CLI_STR, &profile, "NAME", "edge-type confidences: default, debug, refactor",
+         0, 0},
+        {"weights", 0, CLI_STR, &wspec, "SPEC", "override confidences: calls=1,uses=0.3,...", 0, 0},
+        {"json", 0, CLI_FLAG, &json, NULL, "print JSON", 0, 0},
+    };
+    const cli_cmd cmd = {
+        "impact",
+        "FILE SYMBOL [options]",
+        "The blast radius of changing SYMBOL: the symbols that depend on it through\n"
+        "reverse calls, inherits (subclasses), uses and imports, transitively. A\n"
+        "dependent's score is the best product, along a chain, of the edge-type\n"
+        "confidence (calls 1.0, inherits 0.9, imports 0.7, uses 0.5 by default), the\n"
+        "edge's resolution confidence (at most 1) and the per-hop decay.",
+        "JSON: {\"symbol\":{...},\"dependents\":[{\"symbol\",\"kind\",\"file\",\"start_line\",\n"
+        "\"end_line\",\"score\",\"depth\",\"via\",\"type\"}]}",
+        opts,
+        sizeof opts / sizeof opts[0],
+        2,
+        2,
+    };
+    cli_list args = {0};
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
+    ppr_impact_opts o = ppr_impact_opts_default();
+    bool ok = true;
+    if (thr_s) {
+        o.threshold = parse_double(thr_s, &ok);
+        if (!ok || !(o.threshold > 0 && o.threshold <= 1)) {
+            free(args.v);
+            return cli_usage_error(&cmd, "--threshold needs a number in (0, 1], not '%s'", thr_s);
+        }
+    }
+    if (decay_s) {
+        o.decay = parse_double(decay_s, &ok);
+        if (!ok || !(o.decay > 0 && o.decay <= 1)) {
+            free(args.v);
+            return cli_usage_error(&cmd, "--decay needs a number in (0, 1], not '%s'", decay_s);
+        }
+    }
+    o.max_results = max;
+    rc = weights_from(&cmd, profile, wspec, &o.weights);
+    if (rc) {
+        free(args.v);
+        return rc;
+    }
+    graph *g;
+    rc = open_graph_for(cmd.name, args.v[0], &g);
+    if (rc) {
+        free(args.v);
+        return rc;
+    }
+    uint32_t id;
+    rc = find_symbol(cmd.name, g, args.v[1], &id);
+    free(args.v);
+    if (rc) {
+        graph_close(g);
+        return rc;
+    }
+    ppr_impact *res;
+    uint32_t n;
+    rc = ppr_impact_of(g, id, &o, &res, &n);
+    if (rc) {
+        graph_close(g);
+        return cli_error(cmd.name, "%s", core_strerror(rc));
+    }
+    core_buf b = {0};
+    graph_symbol s, via;
+    graph_get_symbol(g, id, &s);
+    if (json) {
+        core_buf_printf(&b, "{\"symbol\":{\"id\":%u", id);
+        symbol_fields(&b, g, id);
+        core_buf_puts(&b, "},\"dependents\":[");
+        for (uint32_t i = 0; i < n; i++) {
+            core_buf_printf(&b, "%s{\"id\":%u", i ? "," : "", res[i].node);
+            symbol_fields(&b, g, res[i].node);
+            core_buf_puts(&b, ",\"score\":");
+            core_buf_json_float(&b, res[i].score);
+            graph_get_symbol(g, res[i].via, &via);
+            core_buf_printf(&b, ",\"depth\":%u,\"via\":", res[i].depth);
+            core_buf_json_str(&b, via.qualname, strlen(via.qualname));
+            core_buf_printf(&b, ",\"type\":\"%s\"}", graph_edge_type_name(res[i].type));
+        }
+        core_buf_puts(&b, "]}\n");
+    } else {
+        core_buf_printf(&b, "changing %s %s (%s:%u-%u) affects %u symbol%s:\n",
+                        graph_sym_kind_name(s.kind), s.qualname, s.file, s.start_line, s.end_line,
+                        n, n == 1 ? "" : "s");
+        for (uint32_t i = 0; i < n; i++) {
+            graph_symbol d;
+            graph_get_symbol(g, res[i].node, &d);
+            graph_get_symbol(g, res[i].via, &via);
+            core_buf_printf(&b, "  %.3f  %-9s %s  %s:%u  (%s %s, depth %u)\n", (double)res[i].score,
+                            graph_sym_kind_name(d.kind), d.qualname, d.file, d.start_line,
+                            graph_edge_type_name(res[i].type), via.name, res[i].depth);
+        }
+    }
+    rc = cli_write_stdout(cmd.name, b.data, b.len);
+    core_buf_free(&b);
+    free(res);
+    graph_close(g);
+    return rc;
+}
