@@ -214,9 +214,10 @@ int ppr_net_from_edges(uint32_t n, const ppr_edge_in *edges, size_t m, const ppr
     net->off = try_alloc((size_t)n + 1, sizeof *net->off);
     net->dst = try_alloc(total, sizeof *net->dst);
     net->prob = try_alloc(total, sizeof *net->prob);
+    net->cum = try_alloc(total, sizeof *net->cum);
     net->type = try_alloc(total, sizeof *net->type);
     net->wsum = try_alloc(n ? n : 1, sizeof *net->wsum);
-    if (!net->off || !net->dst || !net->prob || !net->type || !net->wsum) {
+    if (!net->off || !net->dst || !net->prob || !net->cum || !net->type || !net->wsum) {
         free(cnt);
         free(tmp);
         ppr_net_free(net);
@@ -247,6 +248,7 @@ int ppr_net_from_edges(uint32_t n, const ppr_edge_in *edges, size_t m, const ppr
         for (uint32_t e = start; e < k; e++) {
             net->prob[e] = (float)(net->prob[e] / wsum);
             rowsum += net->prob[e];
+            net->cum[e] = (float)rowsum;
         }
         if (rowsum > net->rho)
             net->rho = rowsum;
@@ -400,6 +402,7 @@ void ppr_net_free(ppr_net *net)
     free(net->off);
     free(net->dst);
     free(net->prob);
+    free(net->cum);
     free(net->type);
     free(net->wsum);
     free(net);
@@ -428,6 +431,25 @@ uint32_t ppr_net_out(const ppr_net *net, uint32_t u, const uint32_t **dst, const
     return net->off[u + 1] - a;
 }
 
+uint32_t ppr_net_hubs(const ppr_net *net, uint32_t max, uint32_t min_degree, uint32_t *out)
+{
+    /* Degrees as scores in a bounded heap of the best `max`. */
+    ppr_entry *heap = malloc((max ? max : 1) * sizeof *heap);
+    if (!heap)
+        return 0;
+    uint32_t h = 0;
+    for (uint32_t u = 0; u < net->n; u++) {
+        uint32_t deg = net->off[u + 1] - net->off[u];
+        if (deg >= min_degree && deg > 0)
+            ppr__offer(heap, &h, max, (ppr_entry){u, (float)deg});
+    }
+    ppr__sort_by_score(heap, h);
+    for (uint32_t i = 0; i < h; i++)
+        out[i] = heap[i].node;
+    free(heap);
+    return h;
+}
+
 double ppr_net_weight(const ppr_net *net, uint32_t u)
 {
     return net->wsum[u];
@@ -436,6 +458,6 @@ double ppr_net_weight(const ppr_net *net, uint32_t u)
 size_t ppr_net_bytes(const ppr_net *net)
 {
     return sizeof *net + ((size_t)net->n + 1) * sizeof *net->off +
-           net->m * (sizeof *net->dst + sizeof *net->prob + sizeof *net->type) +
+           net->m * (sizeof *net->dst + sizeof *net->prob + sizeof *net->cum + sizeof *net->type) +
            (size_t)net->n * sizeof *net->wsum;
 }

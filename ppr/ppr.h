@@ -122,6 +122,13 @@ size_t ppr_net_edges(const ppr_net *net);
  * net lives. */
 uint32_t ppr_net_out(const ppr_net *net, uint32_t u, const uint32_t **dst, const float **prob,
                      const uint8_t **type);
+/*
+ * The hubs of a net: nodes with at least min_degree out-edges (in a code
+ * graph's net, reverse edges make in-degree count too), highest degree
+ * first, at most max of them, written to out; returns how many.
+ */
+uint32_t ppr_net_hubs(const ppr_net *net, uint32_t max, uint32_t min_degree, uint32_t *out);
+
 /* Total out-weight W(u) (0 for a dangling node). */
 double ppr_net_weight(const ppr_net *net, uint32_t u);
 size_t ppr_net_bytes(const ppr_net *net);
@@ -142,9 +149,33 @@ typedef struct ppr_opts {
     /* 0: no budget. When set and reached, the push stops there and says
      * so (ppr_stats.budget_hit); the error bound still holds. */
     uint64_t max_pushes;
+    /*
+     * Hub vectors (NULL: none): a basis over the hubs (ppr_net_hubs). A
+     * push does not push a hub: whatever mass reaches it is kept, and at
+     * the end hub h's mass a_h adds a_h * x(e_h) from its vector, with
+     * |a_h| * (its err) added to the error bound. By linearity that is the
+     * same x. It spares the pushes that cost most (a hub has thousands of
+     * edges) and keeps hub scores from waiting below their threshold.
+     * Bases of hubs must themselves be built without hubs.
+     */
+    const struct ppr_basis *hubs;
+    /*
+     * Random walks after the push (0: none): the residual the push left
+     * below its thresholds is carried by this many walks, started in
+     * proportion to it; a walk stops with probability alpha at each node
+     * (its mass goes there), at a dangling node (dropped, as x drops it)
+     * or at a hub (handed to the hub's vector). That estimates x(r)
+     * without bias where the push would leave it out (mass that diffuses
+     * towards far hubs). The walks are drawn from a generator seeded with
+     * walk_seed and the seeds, so a query gives the same answer every
+     * time. The error bound then covers the walks' worst case: twice the
+     * residual.
+     */
+    uint32_t walks;
+    uint64_t walk_seed;
 } ppr_opts;
 
-/* alpha 0.15, eps PPR_DEFAULT_EPS, no budget. */
+/* alpha 0.15, eps PPR_DEFAULT_EPS, no budget, no hubs, no walks. */
 ppr_opts ppr_opts_default(void);
 
 typedef struct ppr_stats {
@@ -241,6 +272,9 @@ int ppr_basis_build(const ppr_net *net, const uint32_t *nodes, uint32_t count, u
 /* The basis of node u, or NULL if it was not precomputed. Valid while
  * the basis lives. */
 const ppr_vec *ppr_basis_get(const ppr_basis *b, uint32_t u);
+/* The nodes that have a vector, in the order they were given (duplicates
+ * dropped); count of them in ppr_basis_count(). */
+const uint32_t *ppr_basis_nodes(const ppr_basis *b);
 size_t ppr_basis_bytes(const ppr_basis *b);
 uint32_t ppr_basis_count(const ppr_basis *b);
 void ppr_basis_free(ppr_basis *b);

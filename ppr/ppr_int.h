@@ -10,6 +10,7 @@ struct ppr_net {
     uint32_t *off; /* n + 1 */
     uint32_t *dst; /* m */
     float *prob;   /* m: P(u, dst) */
+    float *cum;    /* m: P(u, dst) summed over u's edges up to this one */
     uint8_t *type; /* m: edge type | PPR_REVERSE */
     double *wsum;  /* n: W(u) */
     /* Largest sum of a node's stored (float) probabilities: 1 within
@@ -20,8 +21,10 @@ struct ppr_net {
 /* What a push reads and writes for a node when an edge reaches it, in
  * one 16-byte record: one cache line per relaxation, not four. */
 typedef struct ppr_node {
-    double r;     /* residual */
-    uint32_t deg; /* max(out-degree, 1): the push threshold is eps * deg */
+    double r; /* residual */
+    /* max(out-degree, 1): the push threshold is eps * deg. UINT32_MAX
+     * marks a hub: never pushed (see ppr_opts.hubs). */
+    uint32_t deg;
     uint8_t mark; /* touched in the current query */
     uint8_t inq;  /* in the queue */
     uint8_t pad[2];
@@ -34,7 +37,8 @@ struct ppr_work {
     uint32_t *queue; /* FIFO ring of n; scratch heap after a push */
     uint32_t *touched;
     uint32_t ntouched;
-    double error_bound; /* of the last push */
+    const struct ppr_basis *hubs; /* whose nodes are marked in node[].deg */
+    double error_bound;           /* of the last push */
     bool has_push;
     /* Merge scratch for state updates: 3 * PPR_MAX_M entries. */
     ppr_entry *scratch;
@@ -46,6 +50,7 @@ struct ppr_work {
 struct ppr_basis {
     uint32_t n; /* nodes of the net */
     uint32_t count;
+    uint32_t *nodes; /* count: the node of each vector */
     uint32_t *index; /* node -> number of its vector, or UINT32_MAX */
     ppr_vec *vecs;
     ppr_entry *entries;

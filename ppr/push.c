@@ -9,7 +9,7 @@
 
 ppr_opts ppr_opts_default(void)
 {
-    ppr_opts o = {PPR_DEFAULT_ALPHA, PPR_DEFAULT_EPS, 0};
+    ppr_opts o = {PPR_DEFAULT_ALPHA, PPR_DEFAULT_EPS, 0, NULL, 0, 0};
     return o;
 }
 
@@ -68,12 +68,117 @@ static void reset(ppr_work *w)
     w->error_bound = 0;
 }
 
+/* Marks the hubs of b in the node records (and unmarks the previous
+ * ones): O(hubs), done when a push brings other hubs than the last. */
+static void use_hubs(ppr_work *w, const ppr_basis *b)
+{
+    const ppr_net *net = w->net;
+    if (w->hubs) {
+        const uint32_t *old = ppr_basis_nodes(w->hubs);
+        for (uint32_t i = 0; i < ppr_basis_count(w->hubs); i++) {
+            uint32_t u = old[i], deg = net->off[u + 1] - net->off[u];
+            w->node[u].deg = deg ? deg : 1;
+        }
+    }
+    w->hubs = b;
+    if (b) {
+        const uint32_t *nodes = ppr_basis_nodes(b);
+        for (uint32_t i = 0; i < ppr_basis_count(b); i++)
+            w->node[nodes[i]].deg = UINT32_MAX;
+    }
+}
+
 static inline void touch(ppr_work *w, ppr_node *nd, uint32_t u)
 {
     if (!nd->mark) {
         nd->mark = 1;
         w->touched[w->ntouched++] = u;
     }
+}
+
+/* splitmix64: small, fast, and enough for choosing walk steps. */
+static inline uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline double rng_unit(uint64_t *s)
+{
+    return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * Replaces the residual of every non-hub node by random walks (see
+ * ppr_opts.walks); returns the L1 mass walked. Hubs keep theirs: it is
+ * absorbed mass, spread through their vectors afterwards.
+ */
+static double walk_residual(ppr_work *w, const ppr_entry *seeds, uint32_t nseeds, const ppr_opts *o)
+{
+    const ppr_net *net = w->net;
+    ppr_node *nodes = w->node;
+    uint32_t nt = w->ntouched;
+    double total = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        ppr_node *nd = &nodes[w->touched[i]];
+        if (nd->deg != UINT32_MAX)
+            total += fabs(nd->r);
+    }
+    if (!(total > 0))
+        return 0;
+    uint64_t rng = o->walk_seed ^ 0x5eedc0ffee1234ull;
+    for (uint32_t i = 0; i < nseeds; i++)
+        rng ^= core_hash_u64(seeds[i].node + 0x9e37ull * i);
+    double unit = total / o->walks;
+    double alpha = o->alpha;
+    for (uint32_t i = 0; i < nt; i++) {
+        uint32_t u = w->touched[i];
+        ppr_node *nu = &nodes[u];
+        if (nu->deg == UINT32_MAX || nu->r == 0)
+            continue;
+        /* |r_u| / unit walks, rounded at random so the mass is right on
+         * average; each carries unit with r_u's sign. */
+        double want = fabs(nu->r) / unit;
+        uint32_t k = (uint32_t)want;
+        if (rng_unit(&rng) < want - k)
+            k++;
+        double mass = nu->r < 0 ? -unit : unit;
+        nu->r = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            uint32_t v = u;
+            for (;;) {
+                ppr_node *nv = &nodes[v];
+                if (nv->deg == UINT32_MAX) {
+                    touch(w, nv, v);
+                    nv->r += mass;
+                    break;
+                }
+                if (rng_unit(&rng) < alpha) {
+                    touch(w, nv, v);
+                    w->p[v] += mass;
+                    break;
+                }
+                uint32_t a = net->off[v], b = net->off[v + 1];
+                if (a == b)
+                    break; /* dangling: x drops it */
+                /* The first edge whose running sum passes a uniform draw
+                 * (scaled by the row's sum, 1 up to rounding). */
+                float pick = (float)(rng_unit(&rng) * net->cum[b - 1]);
+                uint32_t lo = a, hi = b - 1;
+                while (lo < hi) {
+                    uint32_t mid = lo + (hi - lo) / 2;
+                    if (net->cum[mid] <= pick)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                v = net->dst[lo];
+            }
+        }
+    }
+    return total;
 }
 
 int ppr_push(ppr_work *w, const ppr_entry *seeds, uint32_t nseeds, const ppr_opts *o, ppr_stats *st)
@@ -85,7 +190,11 @@ int ppr_push(ppr_work *w, const ppr_entry *seeds, uint32_t nseeds, const ppr_opt
     for (uint32_t i = 0; i < nseeds; i++)
         if (seeds[i].node >= net->n || !isfinite(seeds[i].score))
             return CORE_EUSAGE;
+    if (o->hubs && o->hubs->n != net->n)
+        return CORE_EUSAGE;
     reset(w);
+    if (o->hubs != w->hubs)
+        use_hubs(w, o->hubs);
     uint32_t n = net->n;
     ppr_node *nodes = w->node;
     /* The queue is a ring of n slots; a node is in it at most once. */
@@ -146,13 +255,39 @@ int ppr_push(ppr_work *w, const ppr_entry *seeds, uint32_t nseeds, const ppr_opt
         nodes[w->queue[head]].inq = 0;
         head = head + 1 == n ? 0 : head + 1;
     }
+    /* Walks carry what the push left in its residual. */
+    double walked = 0;
+    if (o->walks && !budget_hit)
+        walked = walk_residual(w, seeds, nseeds, o);
+    /* Hubs: what reached each one, spread through its vector. */
+    double hub_err = 0;
+    if (o->hubs) {
+        uint32_t before = w->ntouched;
+        for (uint32_t i = 0; i < before; i++) {
+            uint32_t h = w->touched[i];
+            ppr_node *nh = &nodes[h];
+            if (nh->deg != UINT32_MAX || nh->r == 0)
+                continue;
+            const ppr_vec *x = ppr_basis_get(o->hubs, h);
+            double a = nh->r;
+            nh->r = 0;
+            for (uint32_t k = 0; k < x->n; k++) {
+                uint32_t v = x->e[k].node;
+                touch(w, &nodes[v], v);
+                w->p[v] += a * x->e[k].score;
+            }
+            hub_err += fabs(a) * x->err;
+        }
+    }
     /* |x(r)|_1 <= alpha * sum_k ((1 - alpha) rho)^k |r|_1, rho the
      * largest row sum of the stored probabilities (1 up to float
      * rounding), so the bound stays a bound. */
     double res = 0;
     for (uint32_t i = 0; i < w->ntouched; i++)
         res += fabs(nodes[w->touched[i]].r);
+    res += 2 * walked;
     res *= alpha / (1 - keep * net->rho);
+    res += hub_err;
     w->error_bound = res;
     w->has_push = true;
     if (st) {

@@ -58,20 +58,17 @@ int ppr_basis_build(const ppr_net *net, const uint32_t *nodes, uint32_t count, u
         return -ENOMEM;
     b->n = net->n;
     b->index = malloc((net->n ? net->n : 1) * sizeof *b->index);
+    b->nodes = malloc((count ? count : 1) * sizeof *b->nodes);
     b->vecs = calloc(count ? count : 1, sizeof *b->vecs);
     size_t total = (size_t)count * M;
     b->entries = malloc((total ? total : 1) * sizeof *b->entries);
-    if (!b->index || !b->vecs || !b->entries) {
+    if (!b->index || !b->nodes || !b->vecs || !b->entries) {
         ppr_basis_free(b);
         return -ENOMEM;
     }
     memset(b->index, 0xff, net->n * sizeof *b->index);
     /* A node listed twice keeps its first vector. */
-    uint32_t *uniq = malloc((count ? count : 1) * sizeof *uniq);
-    if (!uniq) {
-        ppr_basis_free(b);
-        return -ENOMEM;
-    }
+    uint32_t *uniq = b->nodes;
     uint32_t nu = 0;
     for (uint32_t i = 0; i < count; i++) {
         if (b->index[nodes[i]] != UINT32_MAX)
@@ -89,7 +86,6 @@ int ppr_basis_build(const ppr_net *net, const uint32_t *nodes, uint32_t count, u
     if (threads > nu)
         threads = nu ? nu : 1;
     core_parallel(threads, basis_worker, &job);
-    free(uniq);
     int rc = atomic_load(&job.err);
     if (rc) {
         ppr_basis_free(b);
@@ -98,7 +94,8 @@ int ppr_basis_build(const ppr_net *net, const uint32_t *nodes, uint32_t count, u
     size_t used = 0;
     for (uint32_t i = 0; i < nu; i++)
         used += b->vecs[i].n;
-    b->bytes = sizeof *b + (size_t)net->n * sizeof *b->index + (size_t)nu * sizeof *b->vecs +
+    b->bytes = sizeof *b + (size_t)net->n * sizeof *b->index +
+               (size_t)nu * (sizeof *b->nodes + sizeof *b->vecs) +
                (size_t)nu * M * sizeof *b->entries;
     (void)used;
     *out = b;
@@ -117,6 +114,11 @@ size_t ppr_basis_bytes(const ppr_basis *b)
     return b->bytes;
 }
 
+const uint32_t *ppr_basis_nodes(const ppr_basis *b)
+{
+    return b->nodes;
+}
+
 uint32_t ppr_basis_count(const ppr_basis *b)
 {
     return b->count;
@@ -127,6 +129,7 @@ void ppr_basis_free(ppr_basis *b)
     if (!b)
         return;
     free(b->index);
+    free(b->nodes);
     free(b->vecs);
     free(b->entries);
     free(b);
@@ -134,28 +137,64 @@ void ppr_basis_free(ppr_basis *b)
 
 /* ---- per-case state ---- */
 
+/* The k-th largest of v[0..n) (1 <= k <= n), reordering v: quickselect,
+ * iterative, median-of-three pivots. */
+static float kth_largest(float *v, uint32_t n, uint32_t k)
+{
+    uint32_t lo = 0, hi = n - 1, want = k - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        float a = v[lo], b = v[mid], c = v[hi];
+        float pivot = (a > b) == (b > c) ? b : (a > b) == (a > c) ? c : a;
+        uint32_t i = lo, j = hi;
+        for (;;) {
+            while (v[i] > pivot)
+                i++;
+            while (v[j] < pivot)
+                j--;
+            if (i >= j)
+                break;
+            float t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+            i++;
+            j--;
+        }
+        /* v[lo..j] >= pivot >= v[j+1..hi] */
+        if (want <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+    return v[want];
+}
+
 /*
  * Keeps the M largest |scores| of e[0..n) in place (e stays sorted by
- * node) and returns the dropped mass; heap is scratch of M entries.
+ * node; among equal magnitudes the lower nodes stay) and returns the
+ * dropped mass. scratch holds n floats.
  */
-static double truncate_top(ppr_entry *e, uint32_t *n, uint32_t M, ppr_entry *heap)
+static double truncate_top(ppr_entry *e, uint32_t *n, uint32_t M, float *scratch)
 {
     if (*n <= M)
         return 0;
-    uint32_t h = 0;
     for (uint32_t i = 0; i < *n; i++)
-        ppr__offer(heap, &h, M, (ppr_entry){e[i].node, fabsf(e[i].score)});
-    /* The root is the worst entry kept: keep exactly what is not worse in
-     * the heap's order. */
-    ppr_entry cut = heap[0];
+        scratch[i] = fabsf(e[i].score);
+    float cut = kth_largest(scratch, *n, M);
+    uint32_t above = 0;
+    for (uint32_t i = 0; i < *n; i++)
+        above += fabsf(e[i].score) > cut;
+    uint32_t ties = M - above; /* entries equal to cut that still fit */
     double dropped = 0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < *n; i++) {
         float s = fabsf(e[i].score);
-        if (s != cut.score ? s > cut.score : e[i].node <= cut.node)
+        if (s > cut || (s == cut && ties > 0)) {
+            ties -= s == cut;
             e[k++] = e[i];
-        else
+        } else {
             dropped += s;
+        }
     }
     *n = k;
     return dropped;
@@ -207,7 +246,9 @@ int ppr_state_advance(ppr_vec *v, uint32_t u, double c, double beta, const ppr_b
     for (uint32_t k = 0; k < n; k++)
         mass += fabsf(merged[k].score);
     err += mass * FLT_EPSILON;
-    err += truncate_top(merged, &n, M, aux);
+    /* aux is free again (x, if it lived there, is merged): n floats fit
+     * in its PPR_MAX_M entries, as n <= 2 * PPR_MAX_M. */
+    err += truncate_top(merged, &n, M, (float *)aux);
     memcpy(v->e, merged, n * sizeof *merged);
     v->n = n;
     v->err = err;

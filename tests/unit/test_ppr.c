@@ -2269,3 +2269,254 @@ TEST(impact_on_shop)
     free(out);
     graph_close(g);
 }
+
+/* ------------------------------------------------------------------ */
+/* Hub vectors and random walks                                        */
+/* ------------------------------------------------------------------ */
+
+/* The hub vectors of a net: its `count` highest-degree nodes (at least
+ * min_degree edges), each x(e_h) to M entries, built without hubs. */
+static ppr_basis *make_hubs(const ppr_net *net, uint32_t count, uint32_t min_degree, uint32_t M,
+                            double alpha)
+{
+    uint32_t *h = calloc(count, sizeof *h);
+    CHECK(h != NULL);
+    uint32_t nh = ppr_net_hubs(net, count, min_degree, h);
+    CHECK(nh > 0);
+    ppr_opts o = opts(alpha, 1e-9);
+    ppr_basis *b = NULL;
+    CHECK_OK(ppr_basis_build(net, h, nh, M, &o, 2, &b));
+    free(h);
+    return b;
+}
+
+TEST(hub_list_by_degree)
+{
+    edges g = random_graph(3000, 4, 7, true, false);
+    ppr_weights pw;
+    CHECK_OK(ppr_weights_profile("default", &pw));
+    ppr_net *net = make_net(&g, &pw);
+    uint32_t h[50];
+    uint32_t n = ppr_net_hubs(net, 50, 20, h);
+    CHECK(n > 0 && n <= 50);
+    uint32_t prev = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t d = ppr_net_out(net, h[i], NULL, NULL, NULL);
+        CHECK(d >= 20 && d <= prev);
+        prev = d;
+    }
+    /* Nothing of at least the last degree was left out (beyond the cap). */
+    uint32_t more = 0;
+    for (uint32_t u = 0; u < ppr_net_nodes(net); u++)
+        more += ppr_net_out(net, u, NULL, NULL, NULL) > prev;
+    CHECK(more <= n);
+    CHECK_INT(ppr_net_hubs(net, 50, 1000000, h), 0);
+    ppr_net_free(net);
+    free(g.e);
+}
+
+TEST(hubs_keep_the_push_within_its_bound)
+{
+    /* Non-local random graphs have hubs at low ids. */
+    double recall_sum = 0;
+    int trials = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        edges g = random_graph(4000, 5, 900 + seed, true, false);
+        ppr_weights pw;
+        CHECK_OK(ppr_weights_profile("default", &pw));
+        ppr_net *net = make_net(&g, &pw);
+        ppr_basis *hubs = make_hubs(net, 40, 16, 2048, 0.15);
+        ppr_work *w = make_work(net);
+        rng r = {seed};
+        for (int q = 0; q < 5; q++) {
+            /* Some queries start at a hub itself. */
+            uint32_t s = q == 0 ? ppr_basis_nodes(hubs)[0] : pick_seed(&r, net);
+            ppr_entry seed_e = {s, 1.0f};
+            ppr_opts o = opts(0.15, 1e-6);
+            ppr_stats plain, with;
+            CHECK_OK(ppr_push(w, &seed_e, 1, &o, &plain));
+            o.hubs = hubs;
+            CHECK_OK(ppr_push(w, &seed_e, 1, &o, &with));
+            double *x = exact(net, &seed_e, 1, 0.15);
+            uint32_t n = ppr_net_nodes(net);
+            double *got = work_scores(w, n);
+            double d = dist(got, x, n);
+            CHECK(d <= with.error_bound + fp_slack(l1(x, n)));
+            /* A hub is never pushed, and that is what saves work. */
+            CHECK(with.pushes <= plain.pushes);
+            ppr_entry top[10];
+            float zero = 0;
+            ppr_adjust adj = {&s, &zero, 1};
+            uint32_t nt = ppr_work_topk(w, 10, &adj, top);
+            x[s] = 0;
+            recall_sum += recall(top, nt, x, n, 10);
+            trials++;
+            free(x);
+            free(got);
+        }
+        ppr_work_free(w);
+        ppr_basis_free(hubs);
+        ppr_net_free(net);
+        free(g.e);
+    }
+    printf("  hubs: mean top-10 recall %.4f over %d queries\n", recall_sum / trials, trials);
+    CHECK(recall_sum / trials >= 0.99);
+}
+
+TEST(hubs_of_another_net_are_refused)
+{
+    edges g1 = random_graph(500, 3, 1, true, false), g2 = random_graph(600, 3, 2, true, false);
+    ppr_weights pw;
+    CHECK_OK(ppr_weights_profile("default", &pw));
+    ppr_net *n1 = make_net(&g1, &pw), *n2 = make_net(&g2, &pw);
+    ppr_basis *hubs = make_hubs(n1, 5, 1, 64, 0.15);
+    ppr_work *w = make_work(n2);
+    ppr_opts o = opts(0.15, 1e-6);
+    o.hubs = hubs;
+    ppr_entry s = {3, 1.0f};
+    CHECK_INT(ppr_push(w, &s, 1, &o, NULL), CORE_EUSAGE);
+    ppr_work_free(w);
+    ppr_basis_free(hubs);
+    ppr_net_free(n1);
+    ppr_net_free(n2);
+    free(g1.e);
+    free(g2.e);
+}
+
+TEST(walks_are_repeatable_and_bounded)
+{
+    edges g = random_graph(5000, 4, 31, true, false);
+    ppr_weights pw;
+    CHECK_OK(ppr_weights_profile("default", &pw));
+    ppr_net *net = make_net(&g, &pw);
+    ppr_work *w = make_work(net);
+    uint32_t n = ppr_net_nodes(net);
+    /* A signed seed too: walks carry the residual's sign. */
+    ppr_entry seeds[2] = {{17, 1.0f}, {4001, -0.25f}};
+    double *x = exact(net, seeds, 2, 0.15);
+    ppr_opts o = opts(0.15, 1e-4);
+    ppr_stats push_only, walked;
+    CHECK_OK(ppr_push(w, seeds, 2, &o, &push_only));
+    double *p0 = work_scores(w, n);
+    o.walks = 3000;
+    o.walk_seed = 42;
+    CHECK_OK(ppr_push(w, seeds, 2, &o, &walked));
+    double *a = work_scores(w, n);
+    CHECK_OK(ppr_push(w, seeds, 2, &o, NULL));
+    double *b = work_scores(w, n);
+    /* The same query, the same walks. */
+    CHECK(memcmp(a, b, n * sizeof *a) == 0);
+    /* The bound covers the walks' worst case. */
+    CHECK(dist(a, x, n) <= walked.error_bound + fp_slack(l1(x, n)));
+    CHECK(walked.error_bound >= 2 * push_only.error_bound * 0.99);
+    /* Another walk seed, other walks. */
+    o.walk_seed = 43;
+    CHECK_OK(ppr_push(w, seeds, 2, &o, NULL));
+    double *c = work_scores(w, n);
+    CHECK(memcmp(a, c, n * sizeof *a) != 0);
+    /* Unbiased: the mean of many walk seeds is closer to x than the push
+     * alone, which leaves the residual out. */
+    double *mean = calloc(n, sizeof *mean);
+    CHECK(mean != NULL);
+    const int runs = 40;
+    for (int k = 0; k < runs; k++) {
+        o.walk_seed = 1000 + (uint64_t)k;
+        CHECK_OK(ppr_push(w, seeds, 2, &o, NULL));
+        for (uint32_t u = 0; u < n; u++)
+            mean[u] += ppr_work_score(w, u) / runs;
+    }
+    double d_push = dist(p0, x, n), d_mean = dist(mean, x, n);
+    printf("  push alone L1 %.4g, one walk run %.4g, mean of %d runs %.4g\n", d_push, dist(a, x, n),
+           runs, d_mean);
+    CHECK(d_mean < 0.5 * d_push);
+    free(mean);
+    free(x);
+    free(p0);
+    free(a);
+    free(b);
+    free(c);
+    ppr_work_free(w);
+    ppr_net_free(net);
+    free(g.e);
+}
+
+TEST(walks_and_hubs_find_a_super_hub)
+{
+    /* Local structure plus one node everyone calls: its score arrives
+     * from all over the graph in amounts each below the push threshold,
+     * the case that forward push alone gets wrong. */
+    const uint32_t n = 20000;
+    edges g = {n, NULL, 0, 0};
+    rng r = {77};
+    for (uint32_t u = 1; u < n; u++) {
+        for (int k = 0; k < 4; k++)
+            add_edge(&g, u, 1 + (u + 1 + rng_below(&r, 8)) % (n - 1), GRAPH_EDGE_CALLS, 1.0f);
+        if (rng_unit(&r) < 0.5)
+            add_edge(&g, u, 0, GRAPH_EDGE_CALLS, 1.0f);
+    }
+    ppr_weights pw;
+    CHECK_OK(ppr_weights_profile("default", &pw));
+    ppr_net *net = make_net(&g, &pw);
+    ppr_basis *hubs = make_hubs(net, 1, 100, 4096, 0.15);
+    CHECK_INT(ppr_basis_nodes(hubs)[0], 0);
+    ppr_work *w = make_work(net);
+    double err_push = 0, err_both = 0;
+    for (uint32_t q = 0; q < 8; q++) {
+        ppr_entry s = {1 + q * 2311, 1.0f};
+        double *x = exact(net, &s, 1, 0.15);
+        ppr_opts o = opts(0.15, 1e-5);
+        CHECK_OK(ppr_push(w, &s, 1, &o, NULL));
+        err_push += fabs(ppr_work_score(w, 0) - x[0]) / x[0];
+        o.hubs = hubs;
+        o.walks = 4000;
+        ppr_stats st;
+        CHECK_OK(ppr_push(w, &s, 1, &o, &st));
+        err_both += fabs(ppr_work_score(w, 0) - x[0]) / x[0];
+        double *got = work_scores(w, n);
+        CHECK(dist(got, x, n) <= st.error_bound + fp_slack(l1(x, n)));
+        free(got);
+        free(x);
+    }
+    printf("  super hub: mean relative error, push alone %.3f, with hub vector and walks %.3f\n",
+           err_push / 8, err_both / 8);
+    CHECK(err_push / 8 > 0.05);
+    CHECK(err_both / 8 < 0.02);
+    ppr_work_free(w);
+    ppr_basis_free(hubs);
+    ppr_net_free(net);
+    free(g.e);
+}
+
+TEST(no_allocation_with_hubs_and_walks)
+{
+#ifndef PMRAG_COUNT_ALLOC
+    printf("  skipped: built without PMRAG_COUNT_ALLOC (--wrap=malloc,...), e.g. under "
+           "sanitizers\n");
+#else
+    edges g = random_graph(3000, 4, 55, true, false);
+    ppr_weights pw;
+    CHECK_OK(ppr_weights_profile("default", &pw));
+    ppr_net *net = make_net(&g, &pw);
+    ppr_basis *hubs = make_hubs(net, 20, 8, 512, 0.15);
+    ppr_work *w = make_work(net);
+    ppr_opts o = opts(0.15, 1e-5);
+    o.hubs = hubs;
+    o.walks = 1000;
+    ppr_entry s = {5, 1.0f};
+    ppr_entry top[10];
+    CHECK_OK(ppr_push(w, &s, 1, &o, NULL)); /* first use marks the hubs */
+    unsigned long before = alloc_events();
+    rng r = {9};
+    for (int i = 0; i < 500; i++) {
+        s.node = pick_seed(&r, net);
+        o.walk_seed = (uint64_t)i;
+        CHECK_OK(ppr_push(w, &s, 1, &o, NULL));
+        ppr_work_topk(w, 10, NULL, top);
+    }
+    CHECK_INT(alloc_events() - before, 0);
+    ppr_work_free(w);
+    ppr_basis_free(hubs);
+    ppr_net_free(net);
+    free(g.e);
+#endif
+}
