@@ -92,12 +92,136 @@ static const char *type_name(uint8_t t)
     return base < GRAPH_EDGE__COUNT ? graph_edge_type_name((graph_edge_type)base) : "edge";
 }
 
+typedef struct {
+    const ppr_net *net;
+    const graph *g; /* NULL with --edges */
+    ppr_work *w;
+    const ppr_opts *o;
+    unsigned k, repeat;
+    bool json, explain;
+    double hubs_ms;
+    uint64_t *times; /* repeat slots */
+    core_buf *out;
+} query_ctx;
+
+/* One query: timed `repeat` times, its results appended to q->out. */
+static int query(const query_ctx *q, const ppr_entry *seeds, uint32_t nseeds)
+{
+    unsigned repeat = q->repeat, k = q->k;
+    const ppr_opts o = *q->o;
+    const graph *g = q->g;
+    ppr_work *w = q->w;
+    uint64_t *times = q->times;
+    ppr_stats st = {0};
+    for (unsigned r = 0; r < repeat; r++) {
+        uint64_t t0 = core_now_ns();
+        int rc = ppr_push(w, seeds, nseeds, &o, &st);
+        times[r] = core_now_ns() - t0;
+        if (rc)
+            return cli_error("ppr", "%s", core_strerror(rc));
+    }
+    qsort(times, repeat, sizeof *times, cmp_u64);
+    double median_us =
+        (repeat % 2 ? (double)times[repeat / 2]
+                    : ((double)times[repeat / 2 - 1] + (double)times[repeat / 2]) / 2) /
+        1e3;
+    float *zero = core_xcalloc(nseeds, sizeof *zero);
+    uint32_t *ids = core_xcalloc(nseeds, sizeof *ids);
+    for (uint32_t i = 0; i < nseeds; i++)
+        ids[i] = seeds[i].node;
+    ppr_adjust adj = {ids, zero, nseeds};
+    ppr_entry *top = core_xcalloc(k, sizeof *top);
+    uint32_t nt = ppr_work_topk(w, k, &adj, top);
+    free(zero);
+    free(ids);
+    core_buf *b = q->out;
+    if (q->json) {
+        core_buf_puts(b, "{\"top\":[");
+        for (uint32_t i = 0; i < nt; i++) {
+            core_buf_printf(b, "%s{\"node\":%u,\"score\":", i ? "," : "", top[i].node);
+            core_buf_json_float(b, top[i].score);
+            if (g)
+                symbol_fields(b, g, top[i].node);
+            if (q->explain) {
+                ppr_path path;
+                int er = ppr_explain(w, seeds, nseeds, top[i].node, o.alpha, 1000000, &path);
+                if (er == 0) {
+                    core_buf_puts(b, ",\"share\":");
+                    core_buf_json_double(b, path.share);
+                    core_buf_puts(b, ",\"path\":[");
+                    for (uint32_t s = 0; s < path.len; s++) {
+                        const ppr_step *sp = &path.steps[s];
+                        core_buf_printf(b, "%s{\"from\":", s ? "," : "");
+                        graph_symbol a;
+                        graph_get_symbol(g, sp->from, &a);
+                        core_buf_json_str(b, a.qualname, strlen(a.qualname));
+                        graph_get_symbol(g, sp->to, &a);
+                        core_buf_puts(b, ",\"to\":");
+                        core_buf_json_str(b, a.qualname, strlen(a.qualname));
+                        core_buf_printf(
+                            b, ",\"type\":\"%s\",\"reverse\":%s,\"prob\":", type_name(sp->type),
+                            sp->type & PPR_REVERSE ? "true" : "false");
+                        core_buf_json_float(b, sp->prob);
+                        core_buf_putc(b, '}');
+                    }
+                    core_buf_putc(b, ']');
+                }
+            }
+            core_buf_putc(b, '}');
+        }
+        core_buf_printf(b, "],\"median_us\":%.3f,\"pushes\":%llu,\"error_bound\":", median_us,
+                        (unsigned long long)st.pushes);
+        core_buf_json_double(b, st.error_bound);
+        core_buf_printf(b,
+                        ",\"budget_hit\":%s,\"nodes\":%u,\"edges\":%zu,\"hubs\":%u,"
+                        "\"hubs_ms\":%.1f,\"walks\":%u}\n",
+                        st.budget_hit ? "true" : "false", ppr_net_nodes(q->net),
+                        ppr_net_edges(q->net), o.hubs ? ppr_basis_count(o.hubs) : 0, q->hubs_ms,
+                        o.walks);
+    } else {
+        for (uint32_t i = 0; i < nt; i++) {
+            if (g) {
+                graph_symbol s;
+                graph_get_symbol(g, top[i].node, &s);
+                core_buf_printf(b, "%3u. %-10.6g %-9s %s  %s:%u-%u\n", i + 1, (double)top[i].score,
+                                graph_sym_kind_name(s.kind), s.qualname, s.file, s.start_line,
+                                s.end_line);
+                ppr_path path;
+                if (q->explain &&
+                    ppr_explain(w, seeds, nseeds, top[i].node, o.alpha, 1000000, &path) == 0) {
+                    core_buf_puts(b, "       path:");
+                    for (uint32_t s2 = 0; s2 < path.len; s2++) {
+                        const ppr_step *sp = &path.steps[s2];
+                        graph_symbol a;
+                        graph_get_symbol(g, sp->from, &a);
+                        core_buf_printf(b, " %s %s%s->", s2 ? "" : a.name, type_name(sp->type),
+                                        sp->type & PPR_REVERSE ? "(rev)" : "");
+                        graph_get_symbol(g, sp->to, &a);
+                        core_buf_printf(b, " %s", a.name);
+                    }
+                    core_buf_printf(b, "  (%.0f%% of the score)\n", 100 * path.share);
+                }
+            } else {
+                core_buf_printf(b, "%3u. node %-8u %.6g\n", i + 1, top[i].node,
+                                (double)top[i].score);
+            }
+        }
+        core_buf_printf(b, "%llu pushes, error bound %.3g%s, %.1f us (median of %u)\n",
+                        (unsigned long long)st.pushes, st.error_bound,
+                        st.budget_hit ? ", push budget hit" : "", median_us, repeat);
+    }
+    free(top);
+    return 0;
+}
+
 int cmd_ppr(int argc, char **argv)
 {
     const char *edges_path = NULL, *graph_path = NULL, *seed_list = NULL, *alpha_s = NULL,
                *eps_s = NULL, *profile = NULL, *wspec = NULL;
-    unsigned k = 10, repeat = 1, max_pushes = 0;
-    bool json = false, explain = false;
+    unsigned k = 10, repeat = 1, max_pushes = 0, nhubs = 0, hub_degree = 64, hub_m = 1024,
+             walks = 0, walk_seed = 0;
+    const char *hub_eps_s = NULL;
+    bool json = false, explain = false, each = false;
     const cli_opt opts[] = {
         {"edges", 0, CLI_STR, &edges_path, "FILE", "a plain edge list: 'src dst type weight' lines",
          0, 0},
@@ -116,8 +240,23 @@ int cmd_ppr(int argc, char **argv)
          "edge weights: default, debug, refactor (--graph)", 0, 0},
         {"weights", 0, CLI_STR, &wspec, "SPEC",
          "override weights: calls=1.2,reverse=0.2,... (--graph)", 0, 0},
+        {"hubs", 0, CLI_UINT, &nhubs, "N",
+         "precompute vectors of the N highest-degree nodes; pushes stop at them (timed apart)", 0,
+         10000000},
+        {"hub-degree", 0, CLI_UINT, &hub_degree, "D", "hubs have at least D edges (default 64)", 1,
+         4000000000u},
+        {"hub-M", 0, CLI_UINT, &hub_m, "M", "entries kept per hub vector (default 1024)", 1,
+         PPR_MAX_M},
+        {"hub-eps", 0, CLI_STR, &hub_eps_s, "E", "push threshold of hub vectors (default 1e-7)", 0,
+         0},
+        {"walks", 0, CLI_UINT, &walks, "W",
+         "after the push, carry its residual with W random walks (default 0: none)", 0, 100000000},
+        {"walk-seed", 0, CLI_UINT, &walk_seed, "S", "seed of the walks (default 0)", 0,
+         4000000000u},
         {"explain", 0, CLI_FLAG, &explain, NULL,
          "show each result's highest-contribution path from the seeds (--graph)", 0, 0},
+        {"each", 0, CLI_FLAG, &each, NULL,
+         "run each seed as a query of its own (one result, or JSON line, per seed)", 0, 0},
         {"json", 0, CLI_FLAG, &json, NULL, "print JSON", 0, 0},
     };
     const cli_cmd cmd = {
@@ -130,7 +269,10 @@ int cmd_ppr(int argc, char **argv)
         "reverse edge). With --graph, a code graph's edges are weighted by type and\n"
         "also walked backwards (reverse factor), see --profile and --weights.\n"
         "JSON: {\"top\":[{\"node\",\"score\"...}],\"median_us\",\"pushes\",\"error_bound\",\n"
-        "\"budget_hit\"}; median_us times the query alone (loading excluded).",
+        "\"budget_hit\",\"hubs\",\"hubs_ms\"}; median_us times the query alone (loading and\n"
+        "hub vectors excluded: hubs_ms is their one-time cost).\n"
+        "Hubs and walks (see ppr.h) make a cold query fast and accurate on graphs with\n"
+        "very large hubs: e.g. --eps 3e-6 --hubs 100 --walks 2000.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
@@ -161,6 +303,14 @@ int cmd_ppr(int argc, char **argv)
             return cli_usage_error(&cmd, "--eps needs a positive number, not '%s'", eps_s);
     }
     o.max_pushes = max_pushes;
+    o.walks = walks;
+    o.walk_seed = walk_seed;
+    double hub_eps = 1e-7;
+    if (hub_eps_s) {
+        hub_eps = parse_double(hub_eps_s, &ok);
+        if (!ok || !(hub_eps > 0))
+            return cli_usage_error(&cmd, "--hub-eps needs a positive number, not '%s'", hub_eps_s);
+    }
     ppr_weights wts;
     rc = weights_from(&cmd, profile, wspec, &wts);
     if (rc)
@@ -214,10 +364,28 @@ int cmd_ppr(int argc, char **argv)
             p++;
     }
     ppr_work *w = NULL;
-    ppr_entry *top = NULL;
     uint64_t *times = NULL;
+    ppr_basis *hubs = NULL;
+    double hubs_ms = 0;
     if (rc)
         goto done;
+    if (nhubs) {
+        uint32_t *hn = core_xcalloc(nhubs, sizeof *hn);
+        uint32_t got = ppr_net_hubs(net, nhubs, hub_degree, hn);
+        ppr_opts ho = o;
+        ho.eps = hub_eps;
+        ho.hubs = NULL;
+        ho.walks = 0;
+        uint64_t th = core_now_ns();
+        rc = got ? ppr_basis_build(net, hn, got, hub_m, &ho, 0, &hubs) : 0;
+        hubs_ms = (double)(core_now_ns() - th) / 1e6;
+        free(hn);
+        if (rc) {
+            rc = cli_error(cmd.name, "hub vectors: %s", core_strerror(rc));
+            goto done;
+        }
+        o.hubs = hubs;
+    }
     for (size_t i = 0; i < seed_ids.n; i++)
         core_vec_push(&seeds, ((ppr_entry){seed_ids.v[i], 1.0f / (float)seed_ids.n}));
     rc = ppr_work_new(net, &w);
@@ -226,105 +394,27 @@ int cmd_ppr(int argc, char **argv)
         goto done;
     }
     times = core_xcalloc(repeat, sizeof *times);
-    ppr_stats st = {0};
-    for (unsigned r = 0; r < repeat; r++) {
-        uint64_t t0 = core_now_ns();
-        rc = ppr_push(w, seeds.v, (uint32_t)seeds.n, &o, &st);
-        times[r] = core_now_ns() - t0;
-        if (rc) {
-            rc = cli_error(cmd.name, "%s", core_strerror(rc));
-            goto done;
-        }
-    }
-    qsort(times, repeat, sizeof *times, cmp_u64);
-    double median_us =
-        (repeat % 2 ? (double)times[repeat / 2]
-                    : ((double)times[repeat / 2 - 1] + (double)times[repeat / 2]) / 2) /
-        1e3;
-    float *zero = core_xcalloc(seeds.n, sizeof *zero);
-    ppr_adjust adj = {seed_ids.v, zero, (uint32_t)seed_ids.n};
-    top = core_xcalloc(k, sizeof *top);
-    uint32_t nt = ppr_work_topk(w, k, &adj, top);
-    free(zero);
     core_buf b = {0};
-    if (json) {
-        core_buf_puts(&b, "{\"top\":[");
-        for (uint32_t i = 0; i < nt; i++) {
-            core_buf_printf(&b, "%s{\"node\":%u,\"score\":", i ? "," : "", top[i].node);
-            core_buf_json_float(&b, top[i].score);
-            if (g)
-                symbol_fields(&b, g, top[i].node);
-            if (explain) {
-                ppr_path path;
-                int er = ppr_explain(w, seeds.v, (uint32_t)seeds.n, top[i].node, o.alpha, 1000000,
-                                     &path);
-                if (er == 0) {
-                    core_buf_puts(&b, ",\"share\":");
-                    core_buf_json_double(&b, path.share);
-                    core_buf_puts(&b, ",\"path\":[");
-                    for (uint32_t s = 0; s < path.len; s++) {
-                        const ppr_step *sp = &path.steps[s];
-                        core_buf_printf(&b, "%s{\"from\":", s ? "," : "");
-                        graph_symbol a;
-                        graph_get_symbol(g, sp->from, &a);
-                        core_buf_json_str(&b, a.qualname, strlen(a.qualname));
-                        graph_get_symbol(g, sp->to, &a);
-                        core_buf_puts(&b, ",\"to\":");
-                        core_buf_json_str(&b, a.qualname, strlen(a.qualname));
-                        core_buf_printf(
-                            &b, ",\"type\":\"%s\",\"reverse\":%s,\"prob\":", type_name(sp->type),
-                            sp->type & PPR_REVERSE ? "true" : "false");
-                        core_buf_json_float(&b, sp->prob);
-                        core_buf_putc(&b, '}');
-                    }
-                    core_buf_putc(&b, ']');
-                }
-            }
-            core_buf_putc(&b, '}');
+    query_ctx qc = {net, g, w, &o, k, repeat, json, explain, hubs_ms, times, &b};
+    if (each) {
+        /* Every seed its own query: one JSON line (or block) each. */
+        for (size_t i = 0; i < seeds.n && rc == 0; i++) {
+            ppr_entry one = {seeds.v[i].node, 1.0f};
+            rc = query(&qc, &one, 1);
         }
-        core_buf_printf(&b, "],\"median_us\":%.3f,\"pushes\":%llu,\"error_bound\":", median_us,
-                        (unsigned long long)st.pushes);
-        core_buf_json_double(&b, st.error_bound);
-        core_buf_printf(&b, ",\"budget_hit\":%s,\"nodes\":%u,\"edges\":%zu}\n",
-                        st.budget_hit ? "true" : "false", ppr_net_nodes(net), ppr_net_edges(net));
     } else {
-        for (uint32_t i = 0; i < nt; i++) {
-            if (g) {
-                graph_symbol s;
-                graph_get_symbol(g, top[i].node, &s);
-                core_buf_printf(&b, "%3u. %-10.6g %-9s %s  %s:%u-%u\n", i + 1, (double)top[i].score,
-                                graph_sym_kind_name(s.kind), s.qualname, s.file, s.start_line,
-                                s.end_line);
-                ppr_path path;
-                if (explain && ppr_explain(w, seeds.v, (uint32_t)seeds.n, top[i].node, o.alpha,
-                                           1000000, &path) == 0) {
-                    core_buf_puts(&b, "       path:");
-                    for (uint32_t s2 = 0; s2 < path.len; s2++) {
-                        const ppr_step *sp = &path.steps[s2];
-                        graph_symbol a;
-                        graph_get_symbol(g, sp->from, &a);
-                        core_buf_printf(&b, " %s %s%s->", s2 ? "" : a.name, type_name(sp->type),
-                                        sp->type & PPR_REVERSE ? "(rev)" : "");
-                        graph_get_symbol(g, sp->to, &a);
-                        core_buf_printf(&b, " %s", a.name);
-                    }
-                    core_buf_printf(&b, "  (%.0f%% of the score)\n", 100 * path.share);
-                }
-            } else {
-                core_buf_printf(&b, "%3u. node %-8u %.6g\n", i + 1, top[i].node,
-                                (double)top[i].score);
-            }
-        }
-        core_buf_printf(&b, "%llu pushes, error bound %.3g%s, %.1f us (median of %u)\n",
-                        (unsigned long long)st.pushes, st.error_bound,
-                        st.budget_hit ? ", push budget hit" : "", median_us, repeat);
+        rc = query(&qc, seeds.v, (uint32_t)seeds.n);
+    }
+    if (rc) {
+        core_buf_free(&b);
+        goto done;
     }
     rc = cli_write_stdout(cmd.name, b.data, b.len);
     core_buf_free(&b);
 done:
     free(times);
-    free(top);
     ppr_work_free(w);
+    ppr_basis_free(hubs);
     core_vec_free(&seeds);
     core_vec_free(&seed_ids);
     ppr_net_free(net);

@@ -7,5 +7,6 @@ int cmd_symbols(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_ppr(int argc, char **argv);
 int cmd_impact(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

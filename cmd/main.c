@@ -19,6 +19,7 @@ static const struct {
     {"graph", cmd_graph, "graph file statistics (stats) and a symbol's neighbourhood (show)"},
     {"ppr", cmd_ppr, "personalized PageRank from seed nodes, on a graph file or an edge list"},
     {"impact", cmd_impact, "the symbols that depend on a symbol (blast radius)"},
+    {"bench", cmd_bench, "benchmarks on synthetic code-like graphs (bench ppr)"},
 };
 
 static void usage(FILE *out)
