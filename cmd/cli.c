@@ -1,5 +1,6 @@
 /* Option parsing, messages and progress for the subcommands. */
 #include "cli.h"
+#include "graph.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -285,4 +286,43 @@ int cli_write_stdout(const char *cmd, const char *data, size_t n)
         off += (size_t)w;
     }
     return 0;
+}
+
+/* ---- graph files ---- */
+
+int cli_open_graph(const char *cmd, const char *path, graph **g)
+{
+    char why[256];
+    int rc = graph_open(path, g, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR)
+        cli_error(cmd, "cannot open %s: %s", path, why);
+    else
+        cli_error(cmd, "%s: %s", path, why);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_find_symbol(const char *cmd, const graph *g, const char *name, uint32_t *out)
+{
+    uint32_t ids[6];
+    uint32_t n = graph_find(g, name, ids, 6);
+    if (n == 1) {
+        *out = ids[0];
+        return 0;
+    }
+    if (n == 0) {
+        cli_error(cmd, "no symbol named '%s'", name);
+        return CLI_EXIT_USAGE;
+    }
+    core_buf b = {0};
+    for (uint32_t i = 0; i < n && i < 6; i++) {
+        graph_symbol s;
+        graph_get_symbol(g, ids[i], &s);
+        core_buf_printf(&b, "%s%s", i ? ", " : "", s.qualname);
+    }
+    cli_error(cmd, "'%s' matches %u symbols: %s%s; give more of the name", name, n, b.data,
+              n > 6 ? ", ..." : "");
+    core_buf_free(&b);
+    return CLI_EXIT_USAGE;
 }

@@ -79,4 +79,12 @@ bool cli_stderr_is_tty(void);
  * error (a closed pipe is not an error). */
 int cli_write_stdout(const char *cmd, const char *data, size_t n);
 
+/* Opens a graph file; on failure prints "pmrag CMD: cannot open PATH: why"
+ * (or the reason it was rejected) and returns CLI_EXIT_USAGE. */
+struct graph;
+int cli_open_graph(const char *cmd, const char *path, struct graph **g);
+/* One symbol by qualified name or unique suffix; on none or several,
+ * prints which and returns CLI_EXIT_USAGE. */
+int cli_find_symbol(const char *cmd, const struct graph *g, const char *name, uint32_t *out);
+
 #endif

@@ -8,19 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int open_graph(const cli_cmd *cmd, const char *path, graph **g)
-{
-    char why[256];
-    int rc = graph_open(path, g, why, sizeof why);
-    if (rc == 0)
-        return 0;
-    if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR)
-        cli_error(cmd->name, "cannot open %s: %s", path, why);
-    else
-        cli_error(cmd->name, "%s: %s", path, why);
-    return CLI_EXIT_USAGE;
-}
-
 static void json_kv_str(core_buf *b, const char *key, const char *v, bool comma)
 {
     if (comma)
@@ -106,7 +93,7 @@ int cmd_symbols(int argc, char **argv)
         return cli_usage_error(&cmd, "--json and --jsonl exclude each other");
     }
     graph *g;
-    rc = open_graph(&cmd, args.v[0], &g);
+    rc = cli_open_graph(cmd.name, args.v[0], &g);
     free(args.v);
     if (rc)
         return rc;
@@ -175,7 +162,7 @@ static int graph_stats_cmd(int argc, char **argv)
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
     graph *g;
-    rc = open_graph(&cmd, args.v[0], &g);
+    rc = cli_open_graph(cmd.name, args.v[0], &g);
     free(args.v);
     if (rc)
         return rc;
@@ -340,36 +327,19 @@ static int graph_show_cmd(int argc, char **argv)
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
     graph *g;
-    rc = open_graph(&cmd, args.v[0], &g);
+    rc = cli_open_graph(cmd.name, args.v[0], &g);
     if (rc) {
         free(args.v);
         return rc;
     }
-    const char *name = args.v[1];
-    uint32_t ids[8];
-    uint32_t n = graph_find(g, name, ids, 8);
-    if (n == 0) {
-        rc = cli_error(cmd.name, "no symbol named '%s' in %s", name, args.v[0]);
+    uint32_t id;
+    rc = cli_find_symbol(cmd.name, g, args.v[1], &id);
+    if (rc) {
         free(args.v);
         graph_close(g);
-        return CLI_EXIT_USAGE;
-    }
-    if (n > 1) {
-        core_buf b = {0};
-        for (uint32_t i = 0; i < n && i < 8; i++) {
-            graph_symbol s;
-            graph_get_symbol(g, ids[i], &s);
-            core_buf_printf(&b, "%s%s", i ? ", " : "", s.qualname);
-        }
-        cli_error(cmd.name, "'%s' matches %u symbols: %s%s; give more of the name", name, n, b.data,
-                  n > 8 ? ", ..." : "");
-        core_buf_free(&b);
-        free(args.v);
-        graph_close(g);
-        return CLI_EXIT_USAGE;
+        return rc;
     }
     free(args.v);
-    uint32_t id = ids[0];
     graph_symbol s;
     graph_get_symbol(g, id, &s);
     core_buf b = {0};

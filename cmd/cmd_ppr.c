@@ -10,44 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int open_graph_for(const char *cmd, const char *path, graph **g)
-{
-    char why[256];
-    int rc = graph_open(path, g, why, sizeof why);
-    if (rc == 0)
-        return 0;
-    if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR)
-        cli_error(cmd, "cannot open %s: %s", path, why);
-    else
-        cli_error(cmd, "%s: %s", path, why);
-    return CLI_EXIT_USAGE;
-}
-
-/* One symbol by qualified name or unique suffix; prints the problem. */
-static int find_symbol(const char *cmd, const graph *g, const char *name, uint32_t *out)
-{
-    uint32_t ids[6];
-    uint32_t n = graph_find(g, name, ids, 6);
-    if (n == 1) {
-        *out = ids[0];
-        return 0;
-    }
-    if (n == 0) {
-        cli_error(cmd, "no symbol named '%s'", name);
-        return CLI_EXIT_USAGE;
-    }
-    core_buf b = {0};
-    for (uint32_t i = 0; i < n && i < 6; i++) {
-        graph_symbol s;
-        graph_get_symbol(g, ids[i], &s);
-        core_buf_printf(&b, "%s%s", i ? ", " : "", s.qualname);
-    }
-    cli_error(cmd, "'%s' matches %u symbols: %s%s; give more of the name", name, n, b.data,
-              n > 6 ? ", ..." : "");
-    core_buf_free(&b);
-    return CLI_EXIT_USAGE;
-}
-
 static int weights_from(const cli_cmd *cmd, const char *profile, const char *spec, ppr_weights *w)
 {
     if (ppr_weights_profile(profile ? profile : "default", w) != 0)
@@ -324,7 +286,7 @@ int cmd_ppr(int argc, char **argv)
         if (rc)
             return cli_error(cmd.name, "%s", why), CLI_EXIT_USAGE;
     } else {
-        rc = open_graph_for(cmd.name, graph_path, &g);
+        rc = cli_open_graph(cmd.name, graph_path, &g);
         if (rc)
             return rc;
         rc = ppr_net_from_graph(g, &wts, &net);
@@ -344,7 +306,7 @@ int cmd_ppr(int argc, char **argv)
         snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
         uint32_t id = 0;
         if (g) {
-            rc = find_symbol(cmd.name, g, item, &id);
+            rc = cli_find_symbol(cmd.name, g, item, &id);
         } else {
             char *end;
             errno = 0;
@@ -479,13 +441,13 @@ int cmd_impact(int argc, char **argv)
         return rc;
     }
     graph *g;
-    rc = open_graph_for(cmd.name, args.v[0], &g);
+    rc = cli_open_graph(cmd.name, args.v[0], &g);
     if (rc) {
         free(args.v);
         return rc;
     }
     uint32_t id;
-    rc = find_symbol(cmd.name, g, args.v[1], &id);
+    rc = cli_find_symbol(cmd.name, g, args.v[1], &id);
     free(args.v);
     if (rc) {
         graph_close(g);
