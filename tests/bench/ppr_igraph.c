@@ -99,8 +99,8 @@ static void load_edges(const char *path, edges *e)
         char type[64];
         long long s, d;
         double w;
-        if (sscanf(p, "%lld %lld %63s %lf", &s, &d, type, &w) != 4 || s < 0 || d < 0 ||
-            !(w >= 0) || !isfinite(w)) {
+        if (sscanf(p, "%lld %lld %63s %lf", &s, &d, type, &w) != 4 || s < 0 || d < 0 || !(w >= 0) ||
+            !isfinite(w)) {
             fprintf(stderr, "ppr_igraph: %s:%" PRId64 ": bad edge line\n", path, lineno);
             exit(2);
         }
