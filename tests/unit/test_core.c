@@ -275,3 +275,148 @@ TEST(parallel_runs_all_work)
     uint64_t t0 = core_now_ns();
     CHECK(core_now_ns() >= t0);
 }
+
+static const char *const cfg_modes[] = {"fast", "exact", NULL};
+static const core_cfg_item cfg_table[] = {
+    {"ppr.alpha", CORE_CFG_DOUBLE, "0.15", 0.001, 0.999, NULL, "restart probability"},
+    {"ppr.hubs", CORE_CFG_INT, "0", 0, 1000, NULL, "hub vectors"},
+    {"ppr.mode", CORE_CFG_ENUM, "fast", 0, 0, cfg_modes, "how"},
+    {"ppr.weights.calls", CORE_CFG_DOUBLE, "1.0", 0, 100, NULL, "calls"},
+    {"log.json", CORE_CFG_BOOL, "false", 0, 0, NULL, "JSON logs"},
+    {"name", CORE_CFG_STRING, "pmrag", 0, 0, NULL, "a name"},
+};
+#define CFG_N (sizeof cfg_table / sizeof cfg_table[0])
+
+/* Loads text as a YAML file; returns the status and leaves why. */
+static int cfg_load_text(core_cfg *c, const char *text, char *why, size_t n)
+{
+    const char *path = unit_write("c.yaml", text, strlen(text));
+    return core_cfg_load(c, path, why, n);
+}
+
+TEST(config_defaults_and_file)
+{
+    core_cfg *c = core_cfg_new(cfg_table, CFG_N);
+    CHECK(core_cfg_double(c, "ppr.alpha") == 0.15);
+    CHECK_STR(core_cfg_origin(c, "ppr.alpha"), "default");
+    CHECK(!core_cfg_is_set(c, "ppr.alpha"));
+    char why[512] = "";
+    CHECK_OK(cfg_load_text(c,
+                           "# comment\nppr:\n  alpha: 0.2\n  weights:\n    calls: 1.5\n"
+                           "  mode: exact\nlog: {json: yes}\nname: svc\n",
+                           why, sizeof why));
+    CHECK(core_cfg_double(c, "ppr.alpha") == 0.2);
+    CHECK(core_cfg_double(c, "ppr.weights.calls") == 1.5);
+    CHECK_STR(core_cfg_str(c, "ppr.mode"), "exact");
+    CHECK(core_cfg_bool(c, "log.json"));
+    CHECK_STR(core_cfg_str(c, "name"), "svc");
+    CHECK(core_cfg_is_set(c, "ppr.alpha"));
+    const char *o = core_cfg_origin(c, "ppr.alpha");
+    CHECK(core_str_ends_with(o, "c.yaml:3"));
+    CHECK_INT(core_cfg_int(c, "ppr.hubs"), 0);
+    /* An empty file changes nothing. */
+    CHECK_OK(cfg_load_text(c, "", why, sizeof why));
+    CHECK(core_cfg_double(c, "ppr.alpha") == 0.2);
+    core_cfg_free(c);
+}
+
+TEST(config_errors_name_line_and_change_nothing)
+{
+    core_cfg *c = core_cfg_new(cfg_table, CFG_N);
+    char why[512];
+    /* The first key is valid, the second is not: nothing is applied. */
+    CHECK_INT(cfg_load_text(c, "ppr:\n  alpha: 0.3\n  hubs: 5000\n", why, sizeof why),
+              CORE_EFORMAT);
+    CHECK(strstr(why, "c.yaml:3:") != NULL);
+    CHECK(strstr(why, "ppr.hubs") != NULL);
+    CHECK(strstr(why, "from 0 to 1000") != NULL);
+    CHECK(core_cfg_double(c, "ppr.alpha") == 0.15);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  alpah: 0.3\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, ":2: unknown key 'ppr.alpah'") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr: 3\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "is a section") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  weights:\n    calls: {a: 1}\n", why, sizeof why),
+              CORE_EFORMAT);
+    CHECK(strstr(why, ":3: key 'ppr.weights.calls' takes a single value, not a mapping") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  alpha: 0.3\n  alpha: 0.4\n", why, sizeof why),
+              CORE_EFORMAT);
+    CHECK(strstr(why, ":3: key 'ppr.alpha' is given twice (first at ") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr: 3\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "is a section") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  alpha: [1, 2]\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "single value") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  alpha:\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "no value") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  alpha: abc\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "'abc' is not a number") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  mode: slow\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "not one of fast, exact") != NULL);
+    CHECK_INT(cfg_load_text(c, "log:\n  json: maybe\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "not true or false") != NULL);
+    CHECK_INT(cfg_load_text(c, "- a\n- b\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "must be a mapping") != NULL);
+    CHECK_INT(cfg_load_text(c, "ppr:\n  alpha: 0.2\n bad: [\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "c.yaml:") != NULL);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/none.yaml", unit_tmpdir());
+    CHECK_INT(core_cfg_load(c, missing, why, sizeof why), -ENOENT);
+    CHECK(strstr(why, "none.yaml") != NULL);
+    CHECK(core_cfg_double(c, "ppr.alpha") == 0.15);
+    CHECK_STR(core_cfg_str(c, "ppr.mode"), "fast");
+    core_cfg_free(c);
+}
+
+TEST(config_set_and_put)
+{
+    core_cfg *c = core_cfg_new(cfg_table, CFG_N);
+    char why[512];
+    CHECK_OK(core_cfg_set(c, "ppr.hubs=12", why, sizeof why));
+    CHECK_INT(core_cfg_int(c, "ppr.hubs"), 12);
+    CHECK_STR(core_cfg_origin(c, "ppr.hubs"), "--set");
+    CHECK_INT(core_cfg_set(c, "ppr.hubs=1.5", why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "key 'ppr.hubs'") != NULL);
+    CHECK_INT(core_cfg_set(c, "ppr.hubs", why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "KEY=VALUE") != NULL);
+    CHECK_INT(core_cfg_set(c, "nope=1", why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "unknown key 'nope'") != NULL);
+    CHECK_INT(core_cfg_set(c, "ppr.alpha=1", why, sizeof why), CORE_EUSAGE);
+    CHECK_INT(core_cfg_set(c, "ppr.alpha=nan", why, sizeof why), CORE_EUSAGE);
+    CHECK_INT(core_cfg_int(c, "ppr.hubs"), 12);
+    CHECK_OK(core_cfg_put(c, "ppr.alpha", "0.5", "--alpha", why, sizeof why));
+    CHECK(core_cfg_double(c, "ppr.alpha") == 0.5);
+    CHECK_STR(core_cfg_origin(c, "ppr.alpha"), "--alpha");
+    CHECK_INT(core_cfg_put(c, "ppr.alpha", "2", "--alpha", why, sizeof why), CORE_EUSAGE);
+    CHECK_STR(why, "'2' is not a number from 0.001 to 0.999");
+    core_cfg_free(c);
+}
+
+TEST(config_dump_reloads_and_reference)
+{
+    core_cfg *c = core_cfg_new(cfg_table, CFG_N);
+    char why[512];
+    CHECK_OK(core_cfg_set(c, "ppr.weights.calls=2", why, sizeof why));
+    CHECK_OK(core_cfg_set(c, "name=a \"b\" \\ # c", why, sizeof why));
+    core_buf b = {0};
+    core_cfg_dump(c, &b);
+    CHECK(strstr(b.data, "ppr:\n  # alpha: 0.15  (default)\n") != NULL);
+    CHECK(strstr(b.data, "  weights:\n    calls: 2  # --set\n") != NULL);
+    CHECK(strstr(b.data, "log:\n  # json: false  (default)\n") != NULL);
+    /* What dump writes loads back to the same values. */
+    core_cfg *d = core_cfg_new(cfg_table, CFG_N);
+    CHECK_OK(cfg_load_text(d, b.data, why, sizeof why));
+    CHECK(core_cfg_double(d, "ppr.weights.calls") == 2);
+    CHECK_STR(core_cfg_str(d, "name"), "a \"b\" \\ # c");
+    CHECK(!core_cfg_bool(d, "log.json"));
+    /* Keys at their default stay unset; a section left empty is fine. */
+    CHECK(!core_cfg_is_set(d, "ppr.alpha"));
+    CHECK(!core_cfg_is_set(d, "log.json"));
+    CHECK(core_cfg_is_set(d, "ppr.weights.calls"));
+    core_buf_free(&b);
+    core_cfg_reference(cfg_table, CFG_N, &b);
+    CHECK(strstr(b.data, "| `ppr.alpha` | number 0.001..0.999 | `0.15` | restart probability |") !=
+          NULL);
+    CHECK(strstr(b.data, "| `ppr.mode` | `fast`, `exact` | `fast` | how |") != NULL);
+    core_buf_free(&b);
+    core_cfg_free(d);
+    core_cfg_free(c);
+}
