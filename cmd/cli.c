@@ -1,5 +1,6 @@
 /* Option parsing, messages and progress for the subcommands. */
 #include "cli.h"
+#include "config.h"
 #include "graph.h"
 
 #include <errno.h>
@@ -79,6 +80,9 @@ static int set_value(const cli_cmd *cmd, const cli_opt *o, const char *v)
     switch (o->type) {
     case CLI_STR:
         *(const char **)o->target = v;
+        return 0;
+    case CLI_CFG:
+        ((cli_cfg_arg *)o->target)->value = v;
         return 0;
     case CLI_LIST:
         list_push(o->target, v);
@@ -194,11 +198,49 @@ void cli_help(const cli_cmd *cmd)
             n = snprintf(left, sizeof left, "    --%s", o->name);
         if (o->type != CLI_FLAG && n > 0 && (size_t)n < sizeof left)
             snprintf(left + n, sizeof left - (size_t)n, " %s", o->metavar ? o->metavar : "VALUE");
-        printf("  %-28s %s\n", left, o->help);
+        if (o->type == CLI_CFG) {
+            const char *key = ((const cli_cfg_arg *)o->target)->key;
+            /* The key on a line of its own when it would pass column 100. */
+            const char *def = pmrag_config_default(key);
+            bool wrap = 31 + strlen(o->help) + strlen(key) + strlen(def) + 13 > 100;
+            printf("  %-28s %s%s%*s[%s, default %s]\n", left, o->help, wrap ? "\n" : " ",
+                   wrap ? 31 : 0, "", key, def);
+        } else {
+            printf("  %-28s %s\n", left, o->help);
+        }
     }
     printf("  %-28s %s\n", "-h, --help", "show this help");
     if (cmd->details)
         printf("\n%s\n", cmd->details);
+}
+
+int cli_config(const cli_cmd *cmd, const char *path, const cli_list *sets, core_cfg **out)
+{
+    core_cfg *c = core_cfg_new(pmrag_config_table, pmrag_config_count);
+    char why[768];
+    int rc = 0;
+    if (path && core_cfg_load(c, path, why, sizeof why) != 0)
+        rc = cli_error(cmd->name, "%s", why);
+    for (size_t i = 0; !rc && sets && i < sets->n; i++)
+        if (core_cfg_set(c, sets->v[i], why, sizeof why) != 0)
+            rc = (cli_error(cmd->name, "--set: %s", why), CLI_EXIT_USAGE);
+    for (size_t i = 0; !rc && i < cmd->nopts; i++) {
+        const cli_opt *o = &cmd->opts[i];
+        const cli_cfg_arg *a = o->target;
+        if (o->type != CLI_CFG || !a->value)
+            continue;
+        char origin[80];
+        snprintf(origin, sizeof origin, "--%s", o->name);
+        if (core_cfg_put(c, a->key, a->value, origin, why, sizeof why) != 0)
+            rc = cli_usage_error(cmd, "--%s: %s", o->name, why);
+    }
+    if (rc) {
+        core_cfg_free(c);
+        *out = NULL;
+        return CLI_EXIT_USAGE;
+    }
+    *out = c;
+    return 0;
 }
 
 /* ---- logging ---- */

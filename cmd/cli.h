@@ -21,7 +21,16 @@ typedef enum {
     CLI_STR,  /* const char * */
     CLI_LIST, /* repeatable: appended to a cli_list */
     CLI_UINT, /* unsigned, with bounds */
+    CLI_CFG,  /* sets a configuration key: target is a cli_cfg_arg */
 } cli_type;
+
+/* The target of a CLI_CFG option: the key it sets and the value given
+ * (NULL if the flag was not). Its help shows the key and its default; the
+ * value is checked against the key's type and range by cli_config. */
+typedef struct cli_cfg_arg {
+    const char *key;
+    const char *value;
+} cli_cfg_arg;
 
 typedef struct cli_list {
     const char **v;
@@ -32,7 +41,7 @@ typedef struct cli_opt {
     const char *name; /* long name without "--" */
     char short_name;  /* 0 if none */
     cli_type type;
-    void *target;        /* bool*, const char**, cli_list*, unsigned* */
+    void *target;        /* bool*, const char**, cli_list*, unsigned*, cli_cfg_arg* */
     const char *metavar; /* value name in help: FILE, GLOB, N */
     const char *help;
     unsigned min, max; /* CLI_UINT bounds */
@@ -57,6 +66,22 @@ typedef struct cli_cmd {
  */
 bool cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args, int *status);
 void cli_help(const cli_cmd *cmd);
+
+/*
+ * Configuration: the options --config FILE and --set KEY=VALUE, to put in
+ * a command's option table, and the effective configuration they give:
+ * defaults, then the file, then each --set, then the command's CLI_CFG
+ * flags (the most specific wins). An error (file, line and key, or the
+ * flag and its allowed range) is reported in one line; returns 0 or
+ * CLI_EXIT_USAGE.
+ */
+// clang-format off
+#define CLI_CONFIG_OPTS(path, sets)                                                       \
+    {"config", 0, CLI_STR, (path), "FILE", "YAML configuration (see 'pmrag config --help')", \
+     0, 0},                                                                               \
+    {"set", 0, CLI_LIST, (sets), "KEY=VALUE", "set one configuration key (repeatable)", 0, 0}
+// clang-format on
+int cli_config(const cli_cmd *cmd, const char *path, const cli_list *sets, core_cfg **out);
 
 /* "pmrag CMD: message" on stderr; returns CLI_EXIT_USAGE or 1. */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) CORE_PRINTF(2, 3);

@@ -1,6 +1,7 @@
 /* pmrag ppr and pmrag impact. */
 #include "cli.h"
 #include "commands.h"
+#include "config.h"
 #include "graph.h"
 #include "ppr.h"
 
@@ -10,25 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int weights_from(const cli_cmd *cmd, const char *profile, const char *spec, ppr_weights *w)
+/* The edge weights: the configuration's, then --weights SPEC over them. */
+static int weights_from(const cli_cmd *cmd, const core_cfg *cfg, const char *spec, ppr_weights *w)
 {
-    if (ppr_weights_profile(profile ? profile : "default", w) != 0)
-        return cli_usage_error(cmd, "--profile takes default, debug or refactor, not '%s'",
-                               profile);
+    config_ppr_weights(cfg, w);
     if (spec && ppr_weights_parse(spec, w) != 0)
         return cli_usage_error(cmd,
                                "--weights takes TYPE=NUMBER items (calls, inherits, imports, uses, "
                                "accesses, member_of, reverse), not '%s'",
                                spec);
     return 0;
-}
-
-static double parse_double(const char *s, bool *ok)
-{
-    char *end;
-    double v = strtod(s, &end);
-    *ok = *s && !*end && isfinite(v);
-    return v;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -178,48 +170,48 @@ static int query(const query_ctx *q, const ppr_entry *seeds, uint32_t nseeds)
 
 int cmd_ppr(int argc, char **argv)
 {
-    const char *edges_path = NULL, *graph_path = NULL, *seed_list = NULL, *alpha_s = NULL,
-               *eps_s = NULL, *profile = NULL, *wspec = NULL;
-    unsigned k = 10, repeat = 1, max_pushes = 0, nhubs = 0, hub_degree = 64, hub_m = 1024,
-             walks = 0, walk_seed = 0;
-    const char *hub_eps_s = NULL;
+    const char *edges_path = NULL, *graph_path = NULL, *seed_list = NULL, *wspec = NULL,
+               *cfg_path = NULL;
+    unsigned k = 10, repeat = 1;
     bool json = false, explain = false, each = false;
+    cli_list sets = {0};
+    cli_cfg_arg alpha = {"ppr.alpha", NULL}, eps = {"ppr.eps", NULL},
+                max_pushes = {"ppr.max_pushes", NULL}, profile = {"ppr.profile", NULL},
+                nhubs = {"ppr.hubs", NULL}, hub_degree = {"ppr.hub_degree", NULL},
+                hub_m = {"ppr.hub_M", NULL}, hub_eps = {"ppr.hub_eps", NULL},
+                walks = {"ppr.walks", NULL}, walk_seed = {"ppr.walk_seed", NULL};
     const cli_opt opts[] = {
         {"edges", 0, CLI_STR, &edges_path, "FILE", "a plain edge list: 'src dst type weight' lines",
          0, 0},
         {"graph", 0, CLI_STR, &graph_path, "FILE", "a graph file from pmrag index", 0, 0},
         {"seed", 0, CLI_STR, &seed_list, "LIST",
          "seed nodes, comma-separated: ids with --edges, symbols with --graph (required)", 0, 0},
-        {"alpha", 0, CLI_STR, &alpha_s, "A", "restart probability (default 0.15)", 0, 0},
-        {"eps", 0, CLI_STR, &eps_s, "E", "push threshold per unit of out-degree (default 1e-7)", 0,
-         0},
+        {"alpha", 0, CLI_CFG, &alpha, "A", "restart probability", 0, 0},
+        {"eps", 0, CLI_CFG, &eps, "E", "push threshold per unit of out-degree", 0, 0},
         {"top", 'k', CLI_UINT, &k, "K", "results to show (default 10)", 1, 100000},
         {"repeat", 0, CLI_UINT, &repeat, "R", "run the query R times; report the median time", 1,
          1000000},
-        {"max-pushes", 0, CLI_UINT, &max_pushes, "N", "stop after N pushes (the result says so)", 1,
-         4000000000u},
-        {"profile", 0, CLI_STR, &profile, "NAME",
+        {"max-pushes", 0, CLI_CFG, &max_pushes, "N",
+         "stop after N pushes, 0: never (the result says so)", 0, 0},
+        {"profile", 0, CLI_CFG, &profile, "NAME",
          "edge weights: default, debug, refactor (--graph)", 0, 0},
         {"weights", 0, CLI_STR, &wspec, "SPEC",
-         "override weights: calls=1.2,reverse=0.2,... (--graph)", 0, 0},
-        {"hubs", 0, CLI_UINT, &nhubs, "N",
+         "weights over the profile's: calls=1.2,reverse=0.2,... (--graph)", 0, 0},
+        {"hubs", 0, CLI_CFG, &nhubs, "N",
          "precompute vectors of the N highest-degree nodes; pushes stop at them (timed apart)", 0,
-         10000000},
-        {"hub-degree", 0, CLI_UINT, &hub_degree, "D", "hubs have at least D edges (default 64)", 1,
-         4000000000u},
-        {"hub-M", 0, CLI_UINT, &hub_m, "M", "entries kept per hub vector (default 1024)", 1,
-         PPR_MAX_M},
-        {"hub-eps", 0, CLI_STR, &hub_eps_s, "E", "push threshold of hub vectors (default 1e-7)", 0,
          0},
-        {"walks", 0, CLI_UINT, &walks, "W",
-         "after the push, carry its residual with W random walks (default 0: none)", 0, 100000000},
-        {"walk-seed", 0, CLI_UINT, &walk_seed, "S", "seed of the walks (default 0)", 0,
-         4000000000u},
+        {"hub-degree", 0, CLI_CFG, &hub_degree, "D", "hubs have at least D edges", 0, 0},
+        {"hub-M", 0, CLI_CFG, &hub_m, "M", "entries kept per hub vector", 0, 0},
+        {"hub-eps", 0, CLI_CFG, &hub_eps, "E", "push threshold of hub vectors", 0, 0},
+        {"walks", 0, CLI_CFG, &walks, "W",
+         "after the push, carry its residual with W random walks (0: none)", 0, 0},
+        {"walk-seed", 0, CLI_CFG, &walk_seed, "S", "seed of the walks", 0, 0},
         {"explain", 0, CLI_FLAG, &explain, NULL,
          "show each result's highest-contribution path from the seeds (--graph)", 0, 0},
         {"each", 0, CLI_FLAG, &each, NULL,
          "run each seed as a query of its own (one result, or JSON line, per seed)", 0, 0},
         {"json", 0, CLI_FLAG, &json, NULL, "print JSON", 0, 0},
+        CLI_CONFIG_OPTS(&cfg_path, &sets),
     };
     const cli_cmd cmd = {
         "ppr",
@@ -230,6 +222,8 @@ int cmd_ppr(int argc, char **argv)
         "With --edges, ids are 0..n-1 and edges are walked as given (weight as is, no\n"
         "reverse edge). With --graph, a code graph's edges are weighted by type and\n"
         "also walked backwards (reverse factor), see --profile and --weights.\n"
+        "Options in [brackets] stand for configuration keys: a flag overrides --set,\n"
+        "which overrides the --config file, which overrides the default.\n"
         "JSON: {\"top\":[{\"node\",\"score\"...}],\"median_us\",\"pushes\",\"error_bound\",\n"
         "\"budget_hit\",\"hubs\",\"hubs_ms\"}; median_us times the query alone (loading and\n"
         "hub vectors excluded: hubs_ms is their one-time cost).\n"
@@ -245,38 +239,27 @@ int cmd_ppr(int argc, char **argv)
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
     free(args.v);
+    core_cfg *cfg;
+    rc = cli_config(&cmd, cfg_path, &sets, &cfg);
+    free(sets.v);
+    if (rc)
+        return rc;
+    ppr_opts o = config_ppr_opts(cfg);
+    uint32_t nhub = (uint32_t)core_cfg_int(cfg, "ppr.hubs");
+    uint32_t hub_min_degree = (uint32_t)core_cfg_int(cfg, "ppr.hub_degree");
+    uint32_t hub_M = (uint32_t)core_cfg_int(cfg, "ppr.hub_M");
+    double hub_eps_v = core_cfg_double(cfg, "ppr.hub_eps");
+    ppr_weights wts;
+    rc = weights_from(&cmd, cfg, wspec, &wts);
+    core_cfg_free(cfg);
+    if (rc)
+        return rc;
     if (!!edges_path == !!graph_path)
         return cli_usage_error(&cmd, "give exactly one of --edges FILE and --graph FILE");
     if (!seed_list || !*seed_list)
         return cli_usage_error(&cmd, "missing --seed LIST");
     if (explain && !graph_path)
         return cli_usage_error(&cmd, "--explain needs --graph");
-    ppr_opts o = ppr_opts_default();
-    bool ok = true;
-    if (alpha_s) {
-        o.alpha = parse_double(alpha_s, &ok);
-        if (!ok || !(o.alpha > 0 && o.alpha < 1))
-            return cli_usage_error(&cmd, "--alpha needs a number between 0 and 1, not '%s'",
-                                   alpha_s);
-    }
-    if (eps_s) {
-        o.eps = parse_double(eps_s, &ok);
-        if (!ok || !(o.eps > 0))
-            return cli_usage_error(&cmd, "--eps needs a positive number, not '%s'", eps_s);
-    }
-    o.max_pushes = max_pushes;
-    o.walks = walks;
-    o.walk_seed = walk_seed;
-    double hub_eps = 1e-7;
-    if (hub_eps_s) {
-        hub_eps = parse_double(hub_eps_s, &ok);
-        if (!ok || !(hub_eps > 0))
-            return cli_usage_error(&cmd, "--hub-eps needs a positive number, not '%s'", hub_eps_s);
-    }
-    ppr_weights wts;
-    rc = weights_from(&cmd, profile, wspec, &wts);
-    if (rc)
-        return rc;
 
     graph *g = NULL;
     ppr_net *net = NULL;
@@ -331,15 +314,15 @@ int cmd_ppr(int argc, char **argv)
     double hubs_ms = 0;
     if (rc)
         goto done;
-    if (nhubs) {
-        uint32_t *hn = core_xcalloc(nhubs, sizeof *hn);
-        uint32_t got = ppr_net_hubs(net, nhubs, hub_degree, hn);
+    if (nhub) {
+        uint32_t *hn = core_xcalloc(nhub, sizeof *hn);
+        uint32_t got = ppr_net_hubs(net, nhub, hub_min_degree, hn);
         ppr_opts ho = o;
-        ho.eps = hub_eps;
+        ho.eps = hub_eps_v;
         ho.hubs = NULL;
         ho.walks = 0;
         uint64_t th = core_now_ns();
-        rc = got ? ppr_basis_build(net, hn, got, hub_m, &ho, 0, &hubs) : 0;
+        rc = got ? ppr_basis_build(net, hn, got, hub_M, &ho, 0, &hubs) : 0;
         hubs_ms = (double)(core_now_ns() - th) / 1e6;
         free(hn);
         if (rc) {
@@ -387,17 +370,21 @@ done:
 int cmd_impact(int argc, char **argv)
 {
     bool json = false;
-    const char *thr_s = NULL, *decay_s = NULL, *profile = NULL, *wspec = NULL;
+    const char *wspec = NULL, *cfg_path = NULL;
     unsigned max = 0;
+    cli_list sets = {0};
+    cli_cfg_arg threshold = {"impact.threshold", NULL}, decay = {"impact.decay", NULL},
+                profile = {"ppr.profile", NULL};
     const cli_opt opts[] = {
-        {"threshold", 0, CLI_STR, &thr_s, "T", "drop dependents scoring below T (default 0.05)", 0,
-         0},
-        {"decay", 0, CLI_STR, &decay_s, "D", "factor per hop, 0 < D <= 1 (default 0.8)", 0, 0},
+        {"threshold", 0, CLI_CFG, &threshold, "T", "drop dependents scoring below T", 0, 0},
+        {"decay", 0, CLI_CFG, &decay, "D", "score factor per hop", 0, 0},
         {"max", 0, CLI_UINT, &max, "N", "at most N results", 1, 100000000},
-        {"profile", 0, CLI_STR, &profile, "NAME", "edge-type confidences: default, debug, refactor",
+        {"profile", 0, CLI_CFG, &profile, "NAME", "edge-type confidences: default, debug, refactor",
          0, 0},
-        {"weights", 0, CLI_STR, &wspec, "SPEC", "override confidences: calls=1,uses=0.3,...", 0, 0},
+        {"weights", 0, CLI_STR, &wspec, "SPEC",
+         "confidences over the profile's: calls=1,uses=0.3,...", 0, 0},
         {"json", 0, CLI_FLAG, &json, NULL, "print JSON", 0, 0},
+        CLI_CONFIG_OPTS(&cfg_path, &sets),
     };
     const cli_cmd cmd = {
         "impact",
@@ -405,8 +392,10 @@ int cmd_impact(int argc, char **argv)
         "The blast radius of changing SYMBOL: the symbols that depend on it through\n"
         "reverse calls, inherits (subclasses), uses and imports, transitively. A\n"
         "dependent's score is the best product, along a chain, of the edge-type\n"
-        "confidence (calls 1.0, inherits 0.9, imports 0.7, uses 0.5 by default), the\n"
-        "edge's resolution confidence (at most 1) and the per-hop decay.",
+        "confidence (the ppr.weights of the configuration: calls 1.0, inherits 0.9,\n"
+        "imports 0.7, uses 0.5 by default), the edge's resolution confidence (at\n"
+        "most 1) and the per-hop decay.",
+        "Options in [brackets] stand for configuration keys (see 'pmrag config').\n"
         "JSON: {\"symbol\":{...},\"dependents\":[{\"symbol\",\"kind\",\"file\",\"start_line\",\n"
         "\"end_line\",\"score\",\"depth\",\"via\",\"type\"}]}",
         opts,
@@ -418,24 +407,17 @@ int cmd_impact(int argc, char **argv)
     int rc;
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
-    ppr_impact_opts o = ppr_impact_opts_default();
-    bool ok = true;
-    if (thr_s) {
-        o.threshold = parse_double(thr_s, &ok);
-        if (!ok || !(o.threshold > 0 && o.threshold <= 1)) {
-            free(args.v);
-            return cli_usage_error(&cmd, "--threshold needs a number in (0, 1], not '%s'", thr_s);
-        }
+    core_cfg *cfg;
+    rc = cli_config(&cmd, cfg_path, &sets, &cfg);
+    free(sets.v);
+    if (rc) {
+        free(args.v);
+        return rc;
     }
-    if (decay_s) {
-        o.decay = parse_double(decay_s, &ok);
-        if (!ok || !(o.decay > 0 && o.decay <= 1)) {
-            free(args.v);
-            return cli_usage_error(&cmd, "--decay needs a number in (0, 1], not '%s'", decay_s);
-        }
-    }
+    ppr_impact_opts o = config_impact_opts(cfg);
     o.max_results = max;
-    rc = weights_from(&cmd, profile, wspec, &o.weights);
+    rc = weights_from(&cmd, cfg, wspec, &o.weights);
+    core_cfg_free(cfg);
     if (rc) {
         free(args.v);
         return rc;

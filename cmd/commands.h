@@ -8,5 +8,6 @@ int cmd_graph(int argc, char **argv);
 int cmd_ppr(int argc, char **argv);
 int cmd_impact(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 #endif

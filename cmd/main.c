@@ -20,6 +20,7 @@ static const struct {
     {"ppr", cmd_ppr, "personalized PageRank from seed nodes, on a graph file or an edge list"},
     {"impact", cmd_impact, "the symbols that depend on a symbol (blast radius)"},
     {"bench", cmd_bench, "benchmarks on synthetic code-like graphs (bench ppr)"},
+    {"config", cmd_config, "the effective configuration, or the reference of its keys"},
 };
 
 static void usage(FILE *out)

@@ -252,11 +252,13 @@ int ppr_impact_of(const graph *g, uint32_t symbol, const ppr_impact_opts *o, ppr
             if (t != GRAPH_EDGE_CALLS && t != GRAPH_EDGE_INHERITS && t != GRAPH_EDGE_USES &&
                 t != GRAPH_EDGE_IMPORTS)
                 continue;
-            double conf = o->weights.type[t] * fmin(1.0, e[i].weight) * o->decay;
+            /* A confidence is at most 1 (a profile may weight a type above
+             * 1 for PPR), so the decay always applies. */
+            double conf = fmin(1.0, o->weights.type[t]) * fmin(1.0, e[i].weight) * o->decay;
             if (!(conf > 0))
                 continue;
             uint32_t s = e[i].node;
-            double c = cost[v] - log(fmin(conf, 1.0));
+            double c = cost[v] - log(conf);
             if (c > limit || c >= cost[s])
                 continue;
             cost[s] = c;

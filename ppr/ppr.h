@@ -331,8 +331,8 @@ int ppr_explain(ppr_work *w, const ppr_entry *seeds, uint32_t nseeds, uint32_t t
  * Impact (blast radius) of changing a symbol: the symbols that depend on
  * it, transitively, through reverse calls, inherits (subclasses), uses and
  * imports. A dependent's score is the best product along a chain of edge
- * confidences, conf(e) = type weight (of ppr_weights) * min(1, stored
- * weight) * decay; chains below threshold are pruned. Results sorted by
+ * confidences, conf(e) = min(1, type weight of ppr_weights) * min(1,
+ * stored weight) * decay; chains below threshold are pruned. Results sorted by
  * score, best first, in a malloc'd array the caller frees. For each, via
  * is the next symbol on its best chain towards the changed symbol.
  */
@@ -345,7 +345,7 @@ typedef struct ppr_impact {
 } ppr_impact;
 
 typedef struct ppr_impact_opts {
-    ppr_weights weights;  /* type confidences (reverse is not used) */
+    ppr_weights weights;  /* type confidences, above 1 taken as 1 (reverse unused) */
     double decay;         /* per hop, 0 < decay <= 1 (default 0.8) */
     double threshold;     /* prune below (default 0.05) */
     uint32_t max_results; /* 0 = all */

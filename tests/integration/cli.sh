@@ -115,7 +115,7 @@ printf '# a ring with a tail\n0 1 calls 1\n1 2 calls 1\n2 0 calls 1\n2 3 uses 2.
 expect "ppr needs a source" 2 "exactly one of --edges FILE and --graph FILE" -- "$pmrag" ppr --seed 0
 expect "ppr both sources" 2 "exactly one of" -- "$pmrag" ppr --edges "$work/ring.edges" --graph "$work/shop.graph" --seed 0
 expect "ppr needs seeds" 2 "missing --seed" -- "$pmrag" ppr --edges "$work/ring.edges"
-expect "ppr bad alpha" 2 "--alpha needs a number between 0 and 1, not '1.5'" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --alpha 1.5
+expect "ppr bad alpha" 2 "--alpha: '1.5' is not a number from 0.001 to 0.999" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --alpha 1.5
 expect "ppr bad seed id" 2 "'7' is not a node id" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 7
 one_line_error "ppr bad seed id"
 expect "ppr --explain needs --graph" 2 "--explain needs --graph" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --explain
@@ -134,7 +134,7 @@ PY
 expect "ppr --graph" 0 "shop.inventory.Inventory.reserve" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5
 expect "ppr --graph --explain" 0 "path: place calls-> reserve" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --explain
 expect "ppr --graph unknown seed" 2 "no symbol named 'Nope'" -- "$pmrag" ppr --graph "$work/shop.graph" --seed Nope
-expect "ppr bad profile" 2 "--profile takes default, debug or refactor" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place --profile fast
+expect "ppr bad profile" 2 "--profile: 'fast' is not one of default, debug, refactor" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place --profile fast
 expect "ppr bad weights" 2 "--weights takes TYPE=NUMBER" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place --weights calls=x
 expect "impact" 0 "affects 2 symbols" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve
 expect "impact --json" 0 "" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --json
@@ -148,7 +148,59 @@ assert deps[1]["via"] == "shop.orders.OrderService.place" and deps[1]["type"] ==
 PY
 expect "impact --threshold" 0 "affects 1 symbol:" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --threshold 0.7
 expect "impact unknown symbol" 2 "no symbol named 'Nope'" -- "$pmrag" impact "$work/shop.graph" Nope
-expect "impact bad decay" 2 "--decay needs a number in \\(0, 1\\]" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --decay 2
+expect "impact bad decay" 2 "--decay: '2' is not a number from 0.001 to 1" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --decay 2
+
+# Configuration: one table for files, --set, flags and the reference.
+expect "config --help" 0 "^usage: pmrag config" -- "$pmrag" config --help
+expect "config defaults" 0 "# alpha: 0.15  \\(default\\)" -- "$pmrag" config
+expect "config --get" 0 "^0.8$" -- "$pmrag" config --get impact.decay
+expect "config --get unknown" 2 "--get: unknown key 'ppr.nope'" -- "$pmrag" config --get ppr.nope
+printf 'ppr:\n  alpha: 0.5\n  profile: debug\n  weights:\n    reverse: 0.1\nimpact:\n  threshold: 0.7\n' >"$work/pmrag.yaml"
+expect "config --config" 0 "alpha: 0.5  # .*pmrag.yaml:2" -- "$pmrag" config --config "$work/pmrag.yaml"
+expect "config effective weights" 0 "effective edge weights: calls=1.5,.*reverse=0.1" -- "$pmrag" config --config "$work/pmrag.yaml"
+expect "config --set over file" 0 "alpha: 0.3  # --set" -- "$pmrag" config --config "$work/pmrag.yaml" --set ppr.alpha=0.3
+"$pmrag" config --config "$work/pmrag.yaml" --set ppr.walks=5 >"$work/dump.yaml"
+expect "config dump reloads" 0 "walks: 5  # .*dump.yaml:" -- "$pmrag" config --config "$work/dump.yaml"
+expect "config dump keeps defaults unset" 0 "# eps: 1e-07  \\(default\\)" -- "$pmrag" config --config "$work/dump.yaml"
+printf 'ppr:\n  alpah: 0.5\n' >"$work/typo.yaml"
+expect "config unknown key" 2 "typo.yaml:2: unknown key 'ppr.alpah' \\(see pmrag config --reference\\)" -- "$pmrag" config --config "$work/typo.yaml"
+one_line_error "config unknown key"
+printf 'ppr:\n  hubs: many\n' >"$work/bad.yaml"
+expect "config bad value" 2 "bad.yaml:2: key 'ppr.hubs': 'many' is not a whole number from 0 to 10000000" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --config "$work/bad.yaml"
+printf 'ppr:\n  alpha: [0.5\n' >"$work/syntax.yaml"
+expect "config YAML syntax" 2 "syntax.yaml:[0-9]+: " -- "$pmrag" config --config "$work/syntax.yaml"
+one_line_error "config YAML syntax"
+expect "config missing file" 2 "/no/such.yaml: No such file or directory" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --config /no/such.yaml
+expect "config bad --set" 2 "--set: 'ppr.alpha' is not KEY=VALUE" -- "$pmrag" config --set ppr.alpha
+expect "config --reference" 0 "^\\| \`ppr.weights.reverse\` \\|" -- "$pmrag" config --reference
+# The README's reference is the one the binary prints.
+readme=$(dirname "$0")/../../README.md
+if python3 -c 'import sys; sys.exit(open(sys.argv[1]).read() not in open(sys.argv[2]).read())' "$work/out" "$readme"; then
+  pass "README has the configuration reference"
+else
+  fail "README's configuration reference differs from 'pmrag config --reference'"
+fi
+# Precedence: flag > --set > file > default, seen in results.
+"$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json >"$work/plain.json"
+"$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json --config "$work/pmrag.yaml" >"$work/file.json"
+"$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json --config "$work/pmrag.yaml" --alpha 0.15 >"$work/flag.json"
+"$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json --config "$work/pmrag.yaml" --set ppr.alpha=0.15 >"$work/set.json"
+python3 - "$work" <<'PY' && pass "ppr config precedence" || fail "ppr config precedence"
+import json, sys
+top = lambda f: [round(t["score"], 9) for t in json.load(open(sys.argv[1] + "/" + f))["top"]]
+assert top("plain.json") != top("file.json"), "alpha 0.5 from the file changed nothing"
+assert top("plain.json") == top("flag.json") == top("set.json")
+PY
+expect "impact threshold from config" 0 "affects 1 symbol:" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --config "$work/pmrag.yaml"
+expect "impact flag over config" 0 "affects 2 symbols" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --config "$work/pmrag.yaml" --threshold 0.05
+"$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --json >"$work/g1.json"
+"$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --json --set ppr.profile=refactor >"$work/g2.json"
+"$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --json --profile refactor >"$work/g3.json"
+python3 - "$work" <<'PY' && pass "profile from config" || fail "profile from config"
+import json, sys
+top = lambda f: [(t["node"], round(t["score"], 9)) for t in json.load(open(sys.argv[1] + "/" + f))["top"]]
+assert top("g1.json") != top("g2.json") and top("g2.json") == top("g3.json")
+PY
 
 # A closed pipe is not an error.
 "$pmrag" symbols "$work/shop.graph" | head -1 >/dev/null

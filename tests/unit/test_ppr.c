@@ -2157,7 +2157,8 @@ static double *ref_impact(const graph *g, uint32_t symbol, const ppr_impact_opts
             for (uint32_t i = 0; i < c; i++) {
                 if (!impact_type(e[i].type))
                     continue;
-                double conf = o->weights.type[e[i].type] * fmin(1.0, e[i].weight) * o->decay;
+                double conf =
+                    fmin(1.0, o->weights.type[e[i].type]) * fmin(1.0, e[i].weight) * o->decay;
                 double sc = best[v] * conf;
                 if (e[i].node != symbol && sc > best[e[i].node] * (1 + 1e-12)) {
                     best[e[i].node] = sc;
@@ -2236,6 +2237,14 @@ TEST(impact_on_shop)
     CHECK_OK(ppr_impact_of(g, reserve, &o, &out, &count));
     CHECK_INT(count, 1);
     CHECK_INT(out[0].node, place);
+    free(out);
+    /* A type weighted above 1 (the debug profile's calls, 1.5) counts as
+     * 1: the decay still applies per hop. */
+    o = ppr_impact_opts_default();
+    CHECK_OK(ppr_weights_profile("debug", &o.weights));
+    CHECK_OK(ppr_impact_of(g, reserve, &o, &out, &count));
+    CHECK_INT(count, 2);
+    CHECK(fabs(out[0].score - cp) <= 1e-5 && fabs(out[1].score - cp * cm) <= 1e-5);
     free(out);
     /* max_results. */
     o = ppr_impact_opts_default();

@@ -1,0 +1,96 @@
+/* pmrag's configuration table. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const profiles[] = {"default", "debug", "refactor", NULL};
+
+/* Keys are grouped by section; the order is the order of the reference
+ * and of `pmrag config`. Defaults must agree with ppr_opts_default,
+ * ppr_weights_profile("default") and ppr_impact_opts_default
+ * (tests/unit/test_config.c checks that they do). */
+const core_cfg_item pmrag_config_table[] = {
+    {"ppr.alpha", CORE_CFG_DOUBLE, "0.15", 0.001, 0.999, NULL,
+     "restart probability of the walk: larger keeps scores closer to the seeds"},
+    {"ppr.eps", CORE_CFG_DOUBLE, "1e-07", 1e-12, 0.1, NULL,
+     "push threshold per unit of out-degree: smaller is more exact and slower"},
+    {"ppr.max_pushes", CORE_CFG_INT, "0", 0, 4e9, NULL,
+     "stop a push after this many node pushes (0: no budget); a result that hits it says so and "
+     "carries its error bound"},
+    {"ppr.profile", CORE_CFG_ENUM, "default", 0, 0, profiles,
+     "edge-type weights: `default`; `debug` (calls x1.5); `refactor` (uses and inherits x1.5)"},
+    {"ppr.weights.calls", CORE_CFG_DOUBLE, "1", 0, 1000, NULL,
+     "weight of calls edges; given, it overrides the profile"},
+    {"ppr.weights.inherits", CORE_CFG_DOUBLE, "0.9", 0, 1000, NULL,
+     "weight of inherits edges (subclass to base); overrides the profile"},
+    {"ppr.weights.imports", CORE_CFG_DOUBLE, "0.7", 0, 1000, NULL,
+     "weight of imports edges; overrides the profile"},
+    {"ppr.weights.uses", CORE_CFG_DOUBLE, "0.5", 0, 1000, NULL,
+     "weight of uses edges (type uses); overrides the profile"},
+    {"ppr.weights.accesses", CORE_CFG_DOUBLE, "0.4", 0, 1000, NULL,
+     "weight of accesses edges (attribute reads); overrides the profile"},
+    {"ppr.weights.member_of", CORE_CFG_DOUBLE, "0.2", 0, 1000, NULL,
+     "weight of member_of edges (member to its class or module); overrides the profile"},
+    {"ppr.weights.reverse", CORE_CFG_DOUBLE, "0.3", 0, 1000, NULL,
+     "every code edge is also walked backwards at this fraction of its forward weight; "
+     "overrides the profile"},
+    {"ppr.hubs", CORE_CFG_INT, "0", 0, 10000000, NULL,
+     "precompute the vectors of this many highest-degree nodes; pushes stop at them"},
+    {"ppr.hub_degree", CORE_CFG_INT, "64", 1, 4e9, NULL, "a hub has at least this many edges"},
+    {"ppr.hub_M", CORE_CFG_INT, "1024", 1, PPR_MAX_M, NULL, "entries kept per hub vector"},
+    {"ppr.hub_eps", CORE_CFG_DOUBLE, "1e-07", 1e-12, 0.1, NULL, "push threshold of hub vectors"},
+    {"ppr.walks", CORE_CFG_INT, "0", 0, 100000000, NULL,
+     "random walks that carry the residual a push leaves (0: none)"},
+    {"ppr.walk_seed", CORE_CFG_INT, "0", 0, 4e9, NULL,
+     "seed of the walks (the same query gives the same answer)"},
+    {"impact.decay", CORE_CFG_DOUBLE, "0.8", 0.001, 1, NULL,
+     "score factor per hop of a dependency chain"},
+    {"impact.threshold", CORE_CFG_DOUBLE, "0.05", 1e-9, 1, NULL,
+     "dependents scoring below this are dropped"},
+};
+const size_t pmrag_config_count = sizeof pmrag_config_table / sizeof pmrag_config_table[0];
+
+const char *pmrag_config_default(const char *key)
+{
+    for (size_t i = 0; i < pmrag_config_count; i++)
+        if (strcmp(pmrag_config_table[i].key, key) == 0)
+            return pmrag_config_table[i].def;
+    return NULL;
+}
+
+void config_ppr_weights(const core_cfg *c, ppr_weights *w)
+{
+    if (ppr_weights_profile(core_cfg_str(c, "ppr.profile"), w) != 0)
+        core_panic("profile %s has no weights", core_cfg_str(c, "ppr.profile"));
+    static const char prefix[] = "ppr.weights.";
+    for (size_t i = 0; i < pmrag_config_count; i++) {
+        const char *key = pmrag_config_table[i].key;
+        if (strncmp(key, prefix, sizeof prefix - 1) != 0 || !core_cfg_is_set(c, key))
+            continue;
+        char item[128];
+        snprintf(item, sizeof item, "%s=%.17g", key + sizeof prefix - 1, core_cfg_double(c, key));
+        if (ppr_weights_parse(item, w) != 0)
+            core_panic("config key %s is not an edge weight", key);
+    }
+}
+
+ppr_opts config_ppr_opts(const core_cfg *c)
+{
+    ppr_opts o = ppr_opts_default();
+    o.alpha = core_cfg_double(c, "ppr.alpha");
+    o.eps = core_cfg_double(c, "ppr.eps");
+    o.max_pushes = (uint64_t)core_cfg_int(c, "ppr.max_pushes");
+    o.walks = (uint32_t)core_cfg_int(c, "ppr.walks");
+    o.walk_seed = (uint64_t)core_cfg_int(c, "ppr.walk_seed");
+    return o;
+}
+
+ppr_impact_opts config_impact_opts(const core_cfg *c)
+{
+    ppr_impact_opts o = ppr_impact_opts_default();
+    o.decay = core_cfg_double(c, "impact.decay");
+    o.threshold = core_cfg_double(c, "impact.threshold");
+    config_ppr_weights(c, &o.weights);
+    return o;
+}

@@ -1,0 +1,27 @@
+/*
+ * config.h - pmrag's configuration keys (one table: YAML files, --set,
+ * the flags that stand for keys, `pmrag config --reference` and the
+ * README's reference all come from it) and how commands read them.
+ */
+#ifndef PMRAG_CONFIG_H
+#define PMRAG_CONFIG_H
+
+#include "core.h"
+#include "ppr.h"
+
+extern const core_cfg_item pmrag_config_table[];
+extern const size_t pmrag_config_count;
+
+/* The default of key as written in the table, or NULL if there is no
+ * such key. */
+const char *pmrag_config_default(const char *key);
+
+/* Edge weights: the profile ppr.profile, then each ppr.weights.* key that
+ * was given (file, --set or flag) over it. */
+void config_ppr_weights(const core_cfg *c, ppr_weights *w);
+/* alpha, eps, max_pushes, walks and walk_seed from ppr.*; no hubs. */
+ppr_opts config_ppr_opts(const core_cfg *c);
+/* decay and threshold from impact.*, weights as config_ppr_weights. */
+ppr_impact_opts config_impact_opts(const core_cfg *c);
+
+#endif
