@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: index the bundled orderflow application (Python back end,
-# TypeScript/TSX storefront, JavaScript scripts) and show what pmrag found.
+# TypeScript/TSX storefront, JavaScript scripts), show what pmrag found, and
+# run personalized PageRank and impact on the graph.
 # Later stages of the demo (event log, live predictions) build on this graph.
 #
 #   deploy/demo/run.sh [PMRAG] [OUTDIR]
@@ -32,3 +33,11 @@ step pmrag graph show build/demo/orderflow.graph CardGateway
 
 step "pmrag symbols build/demo/orderflow.graph | grep web/src/clients"
 "$pmrag" symbols "$graph" | grep 'web/src/clients' | head -8
+
+# Diffusion over the code graph alone (the event log joins it later): what
+# place_order reaches, and why.
+step pmrag ppr --graph build/demo/orderflow.graph --seed OrderService.place_order -k 5 --explain
+"$pmrag" ppr --graph "$graph" --seed OrderService.place_order -k 5 --explain
+
+step pmrag impact build/demo/orderflow.graph PriceCalculator.quote
+"$pmrag" impact "$graph" PriceCalculator.quote
