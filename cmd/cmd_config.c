@@ -44,8 +44,9 @@ int cmd_config(int argc, char **argv)
     free(args.v);
     core_buf b = {0};
     if (reference) {
+        bool other = cfg_path || get || sets.n;
         free(sets.v);
-        if (cfg_path || get)
+        if (other)
             return cli_usage_error(&cmd, "--reference takes no other option");
         core_cfg_reference(pmrag_config_table, pmrag_config_count, &b);
     } else {

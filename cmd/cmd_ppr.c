@@ -11,10 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The edge weights: the configuration's, then --weights SPEC over them. */
-static int weights_from(const cli_cmd *cmd, const core_cfg *cfg, const char *spec, ppr_weights *w)
+/* --weights SPEC over the configuration's weights in *w. */
+static int apply_weights_flag(const cli_cmd *cmd, const char *spec, ppr_weights *w)
 {
-    config_ppr_weights(cfg, w);
     if (spec && ppr_weights_parse(spec, w) != 0)
         return cli_usage_error(cmd,
                                "--weights takes TYPE=NUMBER items (calls, inherits, imports, uses, "
@@ -250,7 +249,8 @@ int cmd_ppr(int argc, char **argv)
     uint32_t hub_M = (uint32_t)core_cfg_int(cfg, "ppr.hub_M");
     double hub_eps_v = core_cfg_double(cfg, "ppr.hub_eps");
     ppr_weights wts;
-    rc = weights_from(&cmd, cfg, wspec, &wts);
+    config_ppr_weights(cfg, &wts);
+    rc = apply_weights_flag(&cmd, wspec, &wts);
     core_cfg_free(cfg);
     if (rc)
         return rc;
@@ -416,7 +416,7 @@ int cmd_impact(int argc, char **argv)
     }
     ppr_impact_opts o = config_impact_opts(cfg);
     o.max_results = max;
-    rc = weights_from(&cmd, cfg, wspec, &o.weights);
+    rc = apply_weights_flag(&cmd, wspec, &o.weights);
     core_cfg_free(cfg);
     if (rc) {
         free(args.v);

@@ -68,9 +68,7 @@ void config_ppr_weights(const core_cfg *c, ppr_weights *w)
         const char *key = pmrag_config_table[i].key;
         if (strncmp(key, prefix, sizeof prefix - 1) != 0 || !core_cfg_is_set(c, key))
             continue;
-        char item[128];
-        snprintf(item, sizeof item, "%s=%.17g", key + sizeof prefix - 1, core_cfg_double(c, key));
-        if (ppr_weights_parse(item, w) != 0)
+        if (ppr_weights_set(w, key + sizeof prefix - 1, core_cfg_double(c, key)) != 0)
             core_panic("config key %s is not an edge weight", key);
     }
 }

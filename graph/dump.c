@@ -8,8 +8,10 @@ static const char *bind_kind_names[] = {"new", "type", "alias", "call", "local"}
 static const char *import_kind_names[] = {"module", "name", "star"};
 static const char *export_kind_names[] = {"name", "from", "star", "ns"};
 
-static void str_or_dash(core_buf *b, const char *s)
+/* label, then s as a JSON string or "-" if there is none. */
+static void field(core_buf *b, const char *label, const char *s)
 {
+    core_buf_puts(b, label);
     if (s)
         core_buf_json_str(b, s, strlen(s));
     else
@@ -25,8 +27,7 @@ void graph__file_dump(const gx_file *f, core_buf *b, bool with_reads)
 {
     core_buf_printf(b, "errors %u\n", f->errors);
     if (f->doc) {
-        core_buf_puts(b, "doc ");
-        str_or_dash(b, f->doc);
+        field(b, "doc ", f->doc);
         core_buf_putc(b, '\n');
     }
     for (size_t i = 0; i < f->syms.n; i++) {
@@ -37,38 +38,32 @@ void graph__file_dump(const gx_file *f, core_buf *b, bool with_reads)
                         sym_name(f, s->parent), s->start_line, s->end_line, s->flags);
         if (s->ret)
             core_buf_printf(b, " ret=%s", s->ret);
-        if (s->doc) {
-            core_buf_puts(b, " doc=");
-            str_or_dash(b, s->doc);
-        }
+        if (s->doc)
+            field(b, " doc=", s->doc);
         core_buf_putc(b, '\n');
     }
     for (size_t i = 0; i < f->imports.n; i++) {
         const gx_import *m = &f->imports.v[i];
-        core_buf_printf(b, "import %s line=%u in=%s module=", import_kind_names[m->kind], m->line,
+        core_buf_printf(b, "import %s line=%u in=%s", import_kind_names[m->kind], m->line,
                         sym_name(f, m->scope));
-        str_or_dash(b, m->module);
-        core_buf_puts(b, " name=");
-        str_or_dash(b, m->name);
-        core_buf_puts(b, " as=");
-        str_or_dash(b, m->alias);
+        field(b, " module=", m->module);
+        field(b, " name=", m->name);
+        field(b, " as=", m->alias);
         core_buf_putc(b, '\n');
     }
     for (size_t i = 0; i < f->exports.n; i++) {
         const gx_export *e = &f->exports.v[i];
-        core_buf_printf(b, "export %s line=%u name=", export_kind_names[e->kind], e->line);
-        str_or_dash(b, e->name);
-        core_buf_puts(b, " local=");
-        str_or_dash(b, e->local);
-        core_buf_puts(b, " module=");
-        str_or_dash(b, e->module);
+        core_buf_printf(b, "export %s line=%u", export_kind_names[e->kind], e->line);
+        field(b, " name=", e->name);
+        field(b, " local=", e->local);
+        field(b, " module=", e->module);
         core_buf_putc(b, '\n');
     }
     for (size_t i = 0; i < f->binds.n; i++) {
         const gx_bind *d = &f->binds.v[i];
-        core_buf_printf(b, "bind %s line=%u in=%s %s = ", bind_kind_names[d->kind], d->line,
+        core_buf_printf(b, "bind %s line=%u in=%s %s =", bind_kind_names[d->kind], d->line,
                         sym_name(f, d->scope), d->name);
-        str_or_dash(b, d->value);
+        field(b, " ", d->value);
         core_buf_putc(b, '\n');
     }
     for (size_t i = 0; i < f->refs.n; i++) {
@@ -90,14 +85,12 @@ void graph__file_dump(const gx_file *f, core_buf *b, bool with_reads)
             core_buf_printf(b, " recv=%s", e->receiver);
         if (e->method && *e->method)
             core_buf_printf(b, " method=%s", e->method);
-        if (e->logger) {
-            core_buf_puts(b, " logger=");
-            str_or_dash(b, e->logger);
-        }
+        if (e->logger)
+            field(b, " logger=", e->logger);
         if (e->ref)
             core_buf_printf(b, " ref=%s", e->ref);
-        core_buf_printf(b, " nargs=%u flags=%#x tmpl=", e->nargs, e->flags);
-        str_or_dash(b, e->tmpl);
+        core_buf_printf(b, " nargs=%u flags=%#x", e->nargs, e->flags);
+        field(b, " tmpl=", e->tmpl);
         core_buf_putc(b, '\n');
     }
 }

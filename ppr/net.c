@@ -34,6 +34,28 @@ int ppr_weights_profile(const char *name, ppr_weights *out)
     return 0;
 }
 
+/* The slot of type name[0..len) ("calls", ..., "reverse"), or NULL. */
+static float *weight_slot(ppr_weights *w, const char *name, size_t len)
+{
+    if (len == 7 && memcmp(name, "reverse", 7) == 0)
+        return &w->reverse;
+    for (int k = 0; k < GRAPH_EDGE__COUNT; k++) {
+        const char *t = graph_edge_type_name((graph_edge_type)k);
+        if (strlen(t) == len && memcmp(name, t, len) == 0)
+            return &w->type[k];
+    }
+    return NULL;
+}
+
+int ppr_weights_set(ppr_weights *w, const char *name, double v)
+{
+    float *slot = weight_slot(w, name, strlen(name));
+    if (!slot || !isfinite(v) || v < 0)
+        return CORE_EUSAGE;
+    *slot = (float)v;
+    return 0;
+}
+
 int ppr_weights_parse(const char *spec, ppr_weights *w)
 {
     ppr_weights t = *w;
@@ -54,14 +76,7 @@ int ppr_weights_parse(const char *spec, ppr_weights *w)
         double v = strtod(num, &end);
         if (*end || !isfinite(v) || v < 0)
             return CORE_EUSAGE;
-        float *slot = NULL;
-        if (klen == 7 && memcmp(p, "reverse", 7) == 0)
-            slot = &t.reverse;
-        for (int k = 0; k < GRAPH_EDGE__COUNT && !slot; k++) {
-            const char *name = graph_edge_type_name((graph_edge_type)k);
-            if (strlen(name) == klen && memcmp(p, name, klen) == 0)
-                slot = &t.type[k];
-        }
+        float *slot = weight_slot(&t, p, klen);
         if (!slot)
             return CORE_EUSAGE;
         *slot = (float)v;

@@ -69,6 +69,9 @@ typedef struct ppr_weights {
  * and "refactor" (uses and inherits x1.5). CORE_ENOTFOUND for another
  * name. */
 int ppr_weights_profile(const char *name, ppr_weights *out);
+/* Sets one weight by name ("calls", ..., "member_of", "reverse");
+ * CORE_EUSAGE for another name or a negative or non-finite value. */
+int ppr_weights_set(ppr_weights *w, const char *name, double v);
 /* Applies "calls=1.2,uses=0.3,reverse=0.2" on top of *w. CORE_EUSAGE on a
  * bad item (unknown name, not a number, negative). */
 int ppr_weights_parse(const char *spec, ppr_weights *w);

@@ -91,13 +91,9 @@ int ppr_basis_build(const ppr_net *net, const uint32_t *nodes, uint32_t count, u
         ppr_basis_free(b);
         return rc;
     }
-    size_t used = 0;
-    for (uint32_t i = 0; i < nu; i++)
-        used += b->vecs[i].n;
     b->bytes = sizeof *b + (size_t)net->n * sizeof *b->index +
                (size_t)nu * (sizeof *b->nodes + sizeof *b->vecs) +
                (size_t)nu * M * sizeof *b->entries;
-    (void)used;
     *out = b;
     return 0;
 }

@@ -172,6 +172,7 @@ expect "config YAML syntax" 2 "syntax.yaml:[0-9]+: " -- "$pmrag" config --config
 one_line_error "config YAML syntax"
 expect "config missing file" 2 "/no/such.yaml: No such file or directory" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --config /no/such.yaml
 expect "config bad --set" 2 "--set: 'ppr.alpha' is not KEY=VALUE" -- "$pmrag" config --set ppr.alpha
+expect "config --reference alone" 2 "--reference takes no other option" -- "$pmrag" config --reference --set ppr.alpha=0.2
 expect "config --reference" 0 "^\\| \`ppr.weights.reverse\` \\|" -- "$pmrag" config --reference
 # The README's reference is the one the binary prints.
 readme=$(dirname "$0")/../../README.md

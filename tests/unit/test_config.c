@@ -66,6 +66,12 @@ TEST(profiles_and_weight_overrides)
     CHECK(fabsf(w.type[GRAPH_EDGE_INHERITS] - 0.9f) < 1e-6f);
     CHECK(w.reverse == 0.0f);
     CHECK_INT(core_cfg_set(c, "ppr.weights.calls=-1", why, sizeof why), CORE_EUSAGE);
+    /* The engine refuses what the table would not let through either. */
+    CHECK_INT(ppr_weights_set(&w, "nope", 1), CORE_EUSAGE);
+    CHECK_INT(ppr_weights_set(&w, "calls", -1), CORE_EUSAGE);
+    CHECK_INT(ppr_weights_set(&w, "calls", NAN), CORE_EUSAGE);
+    CHECK_OK(ppr_weights_set(&w, "member_of", 0.75));
+    CHECK(w.type[GRAPH_EDGE_MEMBER_OF] == 0.75f && w.reverse == 0.0f);
     core_cfg_free(c);
 }
 
