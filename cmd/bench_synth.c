@@ -10,19 +10,11 @@
 /* PRNG                                                                */
 /* ------------------------------------------------------------------ */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 void bench_rng_seed(bench_rng *r, uint64_t seed)
 {
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
+        r->s[i] = core_splitmix64(&x);
 }
 
 static inline uint64_t rotl(uint64_t x, int k)
@@ -46,7 +38,7 @@ uint64_t bench_rng_next(bench_rng *r)
 
 double bench_rng_unit(bench_rng *r)
 {
-    return (double)(bench_rng_next(r) >> 11) * 0x1.0p-53;
+    return core_unit_double(bench_rng_next(r));
 }
 
 uint32_t bench_rng_below(bench_rng *r, uint32_t n)

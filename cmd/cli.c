@@ -214,6 +214,12 @@ void cli_help(const cli_cmd *cmd)
         printf("\n%s\n", cmd->details);
 }
 
+int cli_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 int cli_config(const cli_cmd *cmd, const char *path, const cli_list *sets, core_cfg **out)
 {
     core_cfg *c = core_cfg_new(pmrag_config_table, pmrag_config_count);

@@ -100,6 +100,9 @@ void cli_progress_update(void *p, uint64_t done, uint64_t total);
 void cli_progress_done(cli_progress *p);
 bool cli_stderr_is_tty(void);
 
+/* qsort comparator of uint64_t values (timings), ascending. */
+int cli_cmp_u64(const void *a, const void *b);
+
 /* Writes buffered text to stdout; returns 0 or 1 after reporting a write
  * error (a closed pipe is not an error). */
 int cli_write_stdout(const char *cmd, const char *data, size_t n);

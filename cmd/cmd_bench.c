@@ -55,12 +55,6 @@ typedef struct bench_row {
  * (pmrag ppr --help). */
 #define BENCH_EPS 3e-6
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Quantile q of n sorted values, in microseconds (nearest rank). */
 static double quantile_us(const uint64_t *sorted, size_t n, double q)
 {
@@ -416,7 +410,7 @@ static int run_size(size_ctx *sc)
             err_max = st.error_bound;
         budget_hits += st.budget_hit;
     }
-    qsort(ns, nq, sizeof *ns, cmp_u64);
+    qsort(ns, nq, sizeof *ns, cli_cmp_u64);
     row->cold_med_us = quantile_us(ns, nq, 0.5);
     row->cold_p99_us = quantile_us(ns, nq, 0.99);
     row->pushes = nq ? pushes / nq : 0;
@@ -546,7 +540,7 @@ static int run_size(size_ctx *sc)
         rc = 1;
         goto out_cases;
     }
-    qsort(ev_ns, ev, sizeof *ev_ns, cmp_u64);
+    qsort(ev_ns, ev, sizeof *ev_ns, cli_cmp_u64);
     row->warm_med_us = quantile_us(ev_ns, ev, 0.5);
     row->warm_p99_us = quantile_us(ev_ns, ev, 0.99);
     row->state_bytes = sizeof(ppr_vec) + (size_t)M * sizeof(ppr_entry);
@@ -579,7 +573,7 @@ static int run_size(size_ctx *sc)
         rc = 1;
         goto out_cases;
     }
-    qsort(ev_ns, push_ev, sizeof *ev_ns, cmp_u64);
+    qsort(ev_ns, push_ev, sizeof *ev_ns, cli_cmp_u64);
     row->push_med_us = quantile_us(ev_ns, push_ev, 0.5);
     row->push_p99_us = quantile_us(ev_ns, push_ev, 0.99);
 

@@ -22,12 +22,6 @@ static int apply_weights_flag(const cli_cmd *cmd, const char *spec, ppr_weights 
     return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void symbol_fields(core_buf *b, const graph *g, uint32_t id)
 {
     graph_symbol s;
@@ -73,7 +67,7 @@ static int query(const query_ctx *q, const ppr_entry *seeds, uint32_t nseeds)
         if (rc)
             return cli_error("ppr", "%s", core_strerror(rc));
     }
-    qsort(times, repeat, sizeof *times, cmp_u64);
+    qsort(times, repeat, sizeof *times, cli_cmp_u64);
     double median_us =
         (repeat % 2 ? (double)times[repeat / 2]
                     : ((double)times[repeat / 2 - 1] + (double)times[repeat / 2]) / 2) /

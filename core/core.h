@@ -157,6 +157,20 @@ void core__vec_reserve(void **v, size_t *cap, size_t elem, size_t want);
 uint64_t core_hash64(const void *p, size_t n, uint64_t seed);
 /* Mixes one 64-bit value (for integer keys). */
 uint64_t core_hash_u64(uint64_t x);
+/* splitmix64: advances *state and returns the next pseudo-random 64-bit
+ * value. Small and fast; for sampling and seeding, not for secrets. */
+static inline uint64_t core_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+/* A uniform double in [0, 1) from the top 53 bits of a 64-bit value. */
+static inline double core_unit_double(uint64_t x)
+{
+    return (double)(x >> 11) * 0x1.0p-53;
+}
 /* CRC-32 (zlib's polynomial), continuing from crc (start with 0). */
 uint32_t core_crc32(uint32_t crc, const void *p, size_t n);
 

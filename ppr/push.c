@@ -96,18 +96,10 @@ static inline void touch(ppr_work *w, ppr_node *nd, uint32_t u)
     }
 }
 
-/* splitmix64: small, fast, and enough for choosing walk steps. */
-static inline uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
+/* splitmix64 is enough for choosing walk steps. */
 static inline double rng_unit(uint64_t *s)
 {
-    return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+    return core_unit_double(core_splitmix64(s));
 }
 
 /*
