@@ -151,35 +151,31 @@ void core_buf_json_str(core_buf *b, const char *s, size_t n)
     core_buf_putc(b, '"');
 }
 
-void core_buf_json_double(core_buf *b, double v)
+/* v with the shortest %g precision that reads back to the same value: as
+ * a double, or as a float when is_float; "null" if it is not finite. */
+static void json_shortest(core_buf *b, double v, bool is_float)
 {
     if (!isfinite(v)) {
         core_buf_puts(b, "null");
         return;
     }
     char tmp[40];
-    /* The shortest %g precision that reads back exactly. */
-    for (int prec = 6; prec <= 17; prec++) {
+    for (int prec = 6; prec <= (is_float ? 9 : 17); prec++) {
         snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v)
+        if (is_float ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v)
             break;
     }
     core_buf_puts(b, tmp);
 }
 
+void core_buf_json_double(core_buf *b, double v)
+{
+    json_shortest(b, v, false);
+}
+
 void core_buf_json_float(core_buf *b, float v)
 {
-    if (!isfinite(v)) {
-        core_buf_puts(b, "null");
-        return;
-    }
-    char tmp[32];
-    for (int prec = 6; prec <= 9; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, (double)v);
-        if (strtof(tmp, NULL) == v)
-            break;
-    }
-    core_buf_puts(b, tmp);
+    json_shortest(b, v, true);
 }
 
 void core_buf_reset(core_buf *b)
