@@ -59,6 +59,16 @@ const char *unit_fixture(const char *rel)
     return path;
 }
 
+const char *unit_tmp_path(const char *rel)
+{
+    /* A ring of buffers, so that a test can hold several paths at once. */
+    static char ring[8][4096];
+    static unsigned next;
+    char *path = ring[next++ % 8];
+    snprintf(path, sizeof ring[0], "%s/%s", unit_tmpdir(), rel);
+    return path;
+}
+
 const char *unit_write(const char *rel, const char *content, size_t n)
 {
     static char path[4096];
@@ -77,6 +87,11 @@ const char *unit_write(const char *rel, const char *content, size_t n)
         exit(1);
     }
     return path;
+}
+
+const char *unit_write_str(const char *rel, const char *text)
+{
+    return unit_write(rel, text, strlen(text));
 }
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)

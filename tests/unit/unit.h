@@ -23,8 +23,12 @@ void unit_fail(const char *file, int line, const char *fmt, ...)
 const char *unit_tmpdir(void);
 /* Path of a fixture below tests/fixtures. */
 const char *unit_fixture(const char *rel);
+/* Path of rel below unit_tmpdir(); valid until eight more calls. */
+const char *unit_tmp_path(const char *rel);
 /* Writes a file below unit_tmpdir() and returns its path. */
 const char *unit_write(const char *rel, const char *content, size_t n);
+/* unit_write() of a NUL-terminated text. */
+const char *unit_write_str(const char *rel, const char *text);
 
 #define TEST(name)                                                                                 \
     static void name(void);                                                                        \

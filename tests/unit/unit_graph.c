@@ -1,0 +1,29 @@
+/* Graph helpers for the unit tests (see unit_graph.h). */
+#include "unit_graph.h"
+
+graph *unit_graph_open(const char *path)
+{
+    graph *g = NULL;
+    char why[256];
+    int rc = graph_open(path, &g, why, sizeof why);
+    if (rc)
+        unit_fail(__FILE__, __LINE__, "graph_open: %s", why);
+    return g;
+}
+
+graph *unit_index_and_open(const char *root, const char *out, const graph_index_opts *o,
+                           graph_index_stats *st)
+{
+    const char *roots[] = {root};
+    CHECK_OK(graph_index(roots, 1, out, o, st));
+    return unit_graph_open(out);
+}
+
+uint32_t unit_sym(const graph *g, const char *qualname)
+{
+    uint32_t ids[4];
+    uint32_t n = graph_find(g, qualname, ids, 4);
+    if (n != 1)
+        unit_fail(__FILE__, __LINE__, "'%s' matches %u symbols", qualname, n);
+    return ids[0];
+}
