@@ -205,7 +205,6 @@ typedef struct {
 typedef struct {
     gx_file *f;
     const char *src;
-    size_t n;
     gx_cursors cur;
     gx_tmpl tmpl;
     core_vec(py_logger) loggers;
@@ -315,10 +314,7 @@ static const char *path_of(px *x, TSNode n, const py_scope *sc, int depth)
         if (is_null(obj) || is_null(attr))
             return NULL;
         const char *p = path_of(x, obj, sc, depth + 1);
-        if (!p)
-            return NULL;
-        uint32_t a = ts_node_start_byte(attr), b = ts_node_end_byte(attr);
-        return graph__path_join(x->f, p, x->src + a, b - a);
+        return p ? graph__path_join_node(x->f, p, x->src, attr) : NULL;
     }
     case N_CALL: {
         TSNode fn = fieldn(n, F.function);
@@ -339,10 +335,7 @@ static const char *path_of(px *x, TSNode n, const py_scope *sc, int depth)
 static const char *unknown_member(px *x, TSNode attr_node)
 {
     TSNode attr = fieldn(attr_node, F.attribute);
-    if (is_null(attr))
-        return NULL;
-    uint32_t a = ts_node_start_byte(attr), b = ts_node_end_byte(attr);
-    return graph__path_join(x->f, "?", x->src + a, b - a);
+    return is_null(attr) ? NULL : graph__path_join_node(x->f, "?", x->src, attr);
 }
 
 /* ---- strings ---- */
@@ -372,14 +365,24 @@ static str_prefix string_prefix(px *x, TSNode str)
     return p;
 }
 
+/* Appends the text of a string_content node to out: as written in a raw
+ * string, else with its escapes decoded. */
+static void put_content(px *x, core_buf *out, TSNode content, bool raw)
+{
+    uint32_t a = ts_node_start_byte(content), b = ts_node_end_byte(content);
+    if (raw)
+        core_buf_append(out, x->src + a, b - a);
+    else
+        graph__decode_escapes(out, x->src + a, b - a, true);
+}
+
 /*
  * Appends one string literal to the template. Literal text goes in by
  * `mode`; in an f-string, `{{`/`}}` are single braces and every
  * interpolation is a hole. Returns true if the literal was an f-string.
  */
-static bool tmpl_string(px *x, TSNode str, string_mode mode, int depth)
+static bool tmpl_string(px *x, TSNode str, string_mode mode)
 {
-    (void)depth;
     str_prefix pre = string_prefix(x, str);
     core_buf piece = {0};
     /* Strings have few children; indexing them needs no cursor, so this
@@ -389,11 +392,7 @@ static bool tmpl_string(px *x, TSNode str, string_mode mode, int depth)
         TSNode ch = ts_node_child(str, i);
         unsigned t = ty(ch);
         if (t == N_STRING_CONTENT) {
-            uint32_t a = ts_node_start_byte(ch), b = ts_node_end_byte(ch);
-            if (pre.raw)
-                core_buf_append(&piece, x->src + a, b - a);
-            else
-                graph__decode_escapes(&piece, x->src + a, b - a, true);
+            put_content(x, &piece, ch, pre.raw);
         } else if (t == N_INTERPOLATION) {
             if (piece.len) {
                 graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
@@ -419,9 +418,8 @@ static bool tmpl_string(px *x, TSNode str, string_mode mode, int depth)
 }
 
 /* The decoded text of a plain string literal (no f-string), or NULL. */
-static const char *string_value(px *x, TSNode str, int depth)
+static const char *string_value(px *x, TSNode str)
 {
-    (void)depth;
     if (ty(str) != N_STRING)
         return NULL;
     str_prefix pre = string_prefix(x, str);
@@ -431,13 +429,8 @@ static const char *string_value(px *x, TSNode str, int depth)
     uint32_t nc = ts_node_child_count(str);
     for (uint32_t i = 0; i < nc; i++) {
         TSNode ch = ts_node_child(str, i);
-        if (ty(ch) == N_STRING_CONTENT) {
-            uint32_t a = ts_node_start_byte(ch), b = ts_node_end_byte(ch);
-            if (pre.raw)
-                core_buf_append(&piece, x->src + a, b - a);
-            else
-                graph__decode_escapes(&piece, x->src + a, b - a, true);
-        }
+        if (ty(ch) == N_STRING_CONTENT)
+            put_content(x, &piece, ch, pre.raw);
     }
     const char *r = core_arena_strndup(&x->f->arena, piece.data ? piece.data : "", piece.len);
     core_buf_free(&piece);
@@ -446,16 +439,16 @@ static const char *string_value(px *x, TSNode str, int depth)
 
 /* Appends a string literal, or each part of an implicit concatenation,
  * in one mode; true if any part was an f-string. */
-static bool tmpl_strings(px *x, TSNode s, string_mode mode, int depth)
+static bool tmpl_strings(px *x, TSNode s, string_mode mode)
 {
     if (ty(s) == N_STRING)
-        return tmpl_string(x, s, mode, depth);
+        return tmpl_string(x, s, mode);
     bool any_f = false;
     uint32_t nc = ts_node_named_child_count(s);
     for (uint32_t i = 0; i < nc; i++) {
         TSNode part = ts_node_named_child(s, i);
         if (ty(part) == N_STRING)
-            any_f |= tmpl_string(x, part, mode, depth);
+            any_f |= tmpl_string(x, part, mode);
     }
     return any_f;
 }
@@ -528,7 +521,7 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
     switch (ty(e)) {
     case N_STRING:
     case N_CONCATENATED_STRING: {
-        bool f = tmpl_strings(x, e, with_args ? SM_FORMAT : SM_LITERAL, depth + 1);
+        bool f = tmpl_strings(x, e, with_args ? SM_FORMAT : SM_LITERAL);
         /* An f-string without holes is plain text. */
         mi.style = f && x->tmpl.holes           ? GRAPH_STYLE_FSTRING
                    : with_args && x->tmpl.holes ? GRAPH_STYLE_PERCENT
@@ -576,7 +569,7 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
             TSNode obj = unparen(fieldn(fn, F.object)), attr = fieldn(fn, F.attribute);
             if (!is_null(attr) && text_eq(x, attr, "format") && !is_null(obj)) {
                 if (is_stringish(ty(obj))) {
-                    tmpl_strings(x, obj, SM_BRACE, depth + 1);
+                    tmpl_strings(x, obj, SM_BRACE);
                     mi.style = GRAPH_STYLE_BRACE;
                     return mi;
                 }
@@ -600,7 +593,7 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
         /* MESSAGES["key"]: the constant recorded as MESSAGES[key]. */
         TSNode v = fieldn(e, F.value), k = ts_node_named_child(e, 1);
         const char *p = is_null(v) ? NULL : path_of(x, v, sc, 0);
-        const char *key = is_null(k) ? NULL : string_value(x, k, depth + 1);
+        const char *key = is_null(k) ? NULL : string_value(x, k);
         return ref_message(p && key ? subscript_name(x, p, key) : NULL);
     }
     default:
@@ -610,29 +603,31 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
 
 /* ---- emit sites ---- */
 
+/* The source text of n after its last '.': "info" for `logging.info`. */
+static const char *last_segment(px *x, TSNode n, size_t *len)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    const char *s = x->src + a, *last = s;
+    for (size_t i = b - a; i-- > 0;)
+        if (s[i] == '.') {
+            last = s + i + 1;
+            break;
+        }
+    *len = (size_t)(s + (b - a) - last);
+    return last;
+}
+
 static graph_level level_from_expr(px *x, TSNode e)
 {
     e = unparen(e);
     if (is_null(e))
         return GRAPH_LEVEL_CUSTOM;
     if (ty(e) == N_ATTRIBUTE || ty(e) == N_IDENTIFIER) {
-        uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
-        const char *s = x->src + a;
-        size_t n = b - a;
-        const char *dot = memchr(s, '.', n);
-        while (dot) {
-            n -= (size_t)(dot + 1 - s);
-            s = dot + 1;
-            dot = memchr(s, '.', n);
-        }
-        char low[16];
-        if (n < sizeof low) {
-            for (size_t i = 0; i < n; i++)
-                low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
-            graph_level l = graph__level_of_method(low, n);
-            if (l != GRAPH_LEVEL_NONE)
-                return l;
-        }
+        size_t n;
+        const char *s = last_segment(x, e, &n);
+        graph_level l = graph__level_of_word(s, n);
+        if (l != GRAPH_LEVEL_NONE)
+            return l;
     }
     if (ty(e) == N_INTEGER) {
         long v = strtol(x->src + ts_node_start_byte(e), NULL, 10);
@@ -667,7 +662,7 @@ static const char *logger_name_of_call(px *x, TSNode call)
     if (ty(a0) == N_IDENTIFIER && text_eq(x, a0, "__name__"))
         return "__name__";
     if (ty(a0) == N_STRING)
-        return string_value(x, a0, 1);
+        return string_value(x, a0);
     return NULL;
 }
 
@@ -682,18 +677,10 @@ static bool is_logger_factory(px *x, TSNode call, const py_scope *sc)
     const char *p = canon(x, path_of(x, fn, sc, 0));
     if (!p)
         return false;
-    const char *last = strrchr(p, '.');
-    last = last ? last + 1 : p;
+    const char *last = gx_last_component(p);
     return strcmp(last, "getLogger") == 0 || strcmp(last, "get_logger") == 0 ||
            strcmp(last, "getChild") == 0 || strcmp(p, "logging.LoggerAdapter") == 0 ||
            strcmp(last, "LoggerAdapter") == 0;
-}
-
-/* A receiver path's last component, past "@self."/"@cls.". */
-static const char *last_component(const char *p)
-{
-    const char *dot = strrchr(p, '.');
-    return dot ? dot + 1 : p;
 }
 
 static bool loggerish_path(px *x, const char *recv)
@@ -703,8 +690,7 @@ static bool loggerish_path(px *x, const char *recv)
     const char *c = canon(x, recv);
     if (strcmp(c, "logging") == 0 || strcmp(c, "structlog") == 0 || strcmp(c, "loguru.logger") == 0)
         return true;
-    const char *last = last_component(recv);
-    return last[0] != '@' && graph__loggerish(last, strlen(last));
+    return graph__loggerish_path(recv);
 }
 
 typedef struct {
@@ -794,7 +780,7 @@ static bool plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan
         if (!lg && recv[0] == '@') {
             /* self.logger set in another method or a base class: the
              * class-level binding has the same name without @self. */
-            const py_logger *cl = find_logger(x, last_component(recv));
+            const py_logger *cl = find_logger(x, gx_last_component(recv));
             if (cl)
                 lname = cl->logger;
         }
@@ -907,17 +893,10 @@ static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *s
     }
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
-    if (x->tmpl.truncated)
-        em.flags |= GRAPH_EF_TRUNCATED;
-    x->tmpl.truncated = false;
-    em.tmpl = graph__tmpl_take(&x->tmpl, x->f);
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     core_vec_push(&x->f->emits, em);
-    /* Mark the enclosing symbol as one that logs. */
-    if (sc->sym >= 0 && pl->kind == GRAPH_EMIT_LOG) {
-        x->f->syms.v[sc->sym].flags |= GRAPH_SF_LOGS;
-        if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC)
-            x->f->syms.v[sc->sym].flags |= GRAPH_SF_LOGS_DYNAMIC;
-    }
+    if (pl->kind == GRAPH_EMIT_LOG)
+        graph__mark_logs(x->f, sc->sym, mi.style);
 }
 
 /* ---- references from expressions ---- */
@@ -941,7 +920,7 @@ static void type_refs(px *x, TSNode n, const py_scope *sc, int depth)
     }
     if (t == N_STRING) {
         /* A forward reference: "Foo" or "pkg.Foo". */
-        const char *v = string_value(x, n, depth);
+        const char *v = string_value(x, n);
         if (v && *v && is_dotted_name(v))
             add_ref(x, GX_REF_TYPE, v, sc->sym, n);
         return;
@@ -973,7 +952,7 @@ static const char *annotation_class(px *x, TSNode n, const py_scope *sc, int dep
     case N_STRING: {
         /* A forward reference names a class only if it is a dotted name
          * ("Order", "models.Order"; not "list[Order]"). */
-        const char *v = string_value(x, n, depth + 1);
+        const char *v = string_value(x, n);
         return v && *v && is_dotted_name(v) ? v : NULL;
     }
     case N_GENERIC_TYPE: {
@@ -1119,19 +1098,10 @@ static void do_import(px *x, TSNode n, const py_scope *sc, int depth)
     TSNode mod = fieldn(n, F.module_name);
     if (is_null(mod))
         return;
-    const char *module;
-    if (ty(mod) == N_RELATIVE_IMPORT) {
-        /* ".", "..", ".pkg.mod": dots give the level. */
-        char *m = graph__text(x->f, x->src, mod);
-        size_t k = 0;
-        for (char *p = m; *p; p++)
-            if (*p != ' ' && *p != '\t' && *p != '\\' && *p != '\n')
-                m[k++] = *p;
-        m[k] = 0;
-        module = m;
-    } else {
-        module = text(x, mod);
-    }
+    /* ".", "..", ".pkg.mod": dots give the level. */
+    const char *module = ty(mod) == N_RELATIVE_IMPORT
+                             ? graph__text_squeeze(x->f, x->src, mod, " \t\\\n")
+                             : text(x, mod);
     TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
     if (!ts_tree_cursor_goto_first_child(c))
         return;
@@ -1172,9 +1142,8 @@ static void add_const(px *x, const char *name, TSNode value, const py_scope *sc,
         build_message(x, v, true, sc, depth + 1);
         const char *t = x->tmpl.buf.data ? x->tmpl.buf.data : "";
         if (x->tmpl.holes == 0 && strchr(t, '{') && strchr(t, '}')) {
-            core_buf_reset(&x->tmpl.buf);
-            x->tmpl.holes = 0;
-            tmpl_strings(x, v, SM_BRACE, depth + 1);
+            graph__tmpl_clear(&x->tmpl);
+            tmpl_strings(x, v, SM_BRACE);
             em.style = x->tmpl.holes ? GRAPH_STYLE_BRACE : GRAPH_STYLE_PLAIN;
         } else {
             em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
@@ -1183,15 +1152,11 @@ static void add_const(px *x, const char *name, TSNode value, const py_scope *sc,
         msg_info mi = build_message(x, v, false, sc, depth + 1);
         em.style = (uint8_t)mi.style;
         if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF) {
-            core_buf_reset(&x->tmpl.buf);
-            x->tmpl.holes = 0;
+            graph__tmpl_clear(&x->tmpl);
             return;
         }
     }
-    if (x->tmpl.truncated)
-        em.flags |= GRAPH_EF_TRUNCATED;
-    x->tmpl.truncated = false;
-    em.tmpl = graph__tmpl_take(&x->tmpl, x->f);
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     if (em.tmpl)
         core_vec_push(&x->f->emits, em);
 }
@@ -1296,7 +1261,7 @@ static void do_assign(px *x, TSNode n, const py_scope *sc, int depth)
                         if (ty(pr) != N_PAIR)
                             continue;
                         TSNode k = fieldn(pr, F.key), v = unparen(fieldn(pr, F.value));
-                        const char *kv = is_null(k) ? NULL : string_value(x, k, depth + 1);
+                        const char *kv = is_null(k) ? NULL : string_value(x, k);
                         if (!kv || is_null(v) || !is_stringish(ty(v)))
                             continue;
                         add_const(x, subscript_name(x, name, kv), v, sc, depth);
@@ -1368,7 +1333,7 @@ static const char *body_docstring(px *x, TSNode body, int depth)
     TSNode s = ts_node_named_child(first, 0);
     if (is_null(s) || ty(s) != N_STRING)
         return NULL;
-    const char *v = string_value(x, s, depth);
+    const char *v = string_value(x, s);
     return v ? graph__doc(x->f, v, strlen(v)) : NULL;
 }
 
@@ -1395,17 +1360,8 @@ static uint32_t decorator_flags(px *x, TSNode dec)
         e = fieldn(e, F.function);
     if (is_null(e))
         return 0;
-    uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
-    const char *s = x->src + a;
-    size_t n = b - a;
-    const char *dot = NULL;
-    for (size_t i = n; i-- > 0;)
-        if (s[i] == '.') {
-            dot = s + i;
-            break;
-        }
-    const char *last = dot ? dot + 1 : s;
-    size_t ln = (size_t)(s + n - last);
+    size_t ln;
+    const char *last = last_segment(x, e, &ln);
 #define IS(lit) (ln == sizeof(lit) - 1 && memcmp(last, lit, ln) == 0)
     if (IS("staticmethod"))
         return GRAPH_SF_STATIC;
@@ -1531,7 +1487,7 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
     if (nm[0] == '_' && !is_dunder(nm))
         flags |= GRAPH_SF_PRIVATE;
     int32_t idx = push_sym(x, method ? GRAPH_SYM_METHOD : GRAPH_SYM_FUNCTION, nm, sc->sym,
-                           gx_line(outer), graph__end_line(n, 0), flags);
+                           gx_line(outer), graph__end_line(n), flags);
     x->f->syms.v[idx].doc = body_docstring(x, body, depth + 1);
 
     py_scope inner = *sc;
@@ -1573,7 +1529,7 @@ static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t
     if (nm[0] == '_' && !is_dunder(nm))
         flags |= GRAPH_SF_PRIVATE;
     int32_t idx =
-        push_sym(x, GRAPH_SYM_CLASS, nm, sc->sym, gx_line(outer), graph__end_line(n, 0), flags);
+        push_sym(x, GRAPH_SYM_CLASS, nm, sc->sym, gx_line(outer), graph__end_line(n), flags);
     x->f->syms.v[idx].doc = body_docstring(x, body, depth + 1);
     py_scope inner = *sc;
     inner.sym = idx;
@@ -1759,6 +1715,29 @@ static void walk(px *x, TSNode n, const py_scope *sc, int depth)
     }
 }
 
+/* Prescan of `name = <logger factory call>` and `name = a.b`: the
+ * loggers and logger-method aliases it makes (not the binding itself). */
+static void prescan_assignment(px *x, TSNode a, const py_scope *sc)
+{
+    TSNode left = fieldn(a, F.left), right = fieldn(a, F.right);
+    if (is_null(left) || is_null(right) || ty(left) != N_IDENTIFIER)
+        return;
+    TSNode r = unparen(right);
+    bool factory = is_logger_factory(x, r, sc);
+    bool alias = ty(r) == N_ATTRIBUTE;
+    if (!factory && !alias)
+        return;
+    size_t nb = x->f->binds.n;
+    const char *name = text(x, left);
+    bind_target(x, name, right, sc, sc->sym, left);
+    x->f->binds.n = nb;
+    if (sc->in_class_body && factory) {
+        py_logger lg = {.key = graph__path_join(x->f, "@self", name, strlen(name)),
+                        .logger = logger_name_of_call(x, r)};
+        core_vec_push(&x->loggers, lg);
+    }
+}
+
 /*
  * Before the walk: module-level and class-level bindings of loggers and
  * logger-method aliases, and import aliases, so a function defined above
@@ -1769,7 +1748,6 @@ static void prescan(px *x, TSNode body, const py_scope *sc, int depth)
 {
     if (depth > 8)
         return;
-    uint32_t nc = ts_node_named_child_count(body);
     /* Big modules: children by cursor, not by index (that is quadratic). */
     TSTreeCursor c = ts_tree_cursor_new(body);
     if (ts_tree_cursor_goto_first_child(&c)) {
@@ -1784,26 +1762,8 @@ static void prescan(px *x, TSNode body, const py_scope *sc, int depth)
                 x->f->imports.n = before;
             } else if (t == N_EXPRESSION_STATEMENT) {
                 TSNode a = ts_node_named_child(st, 0);
-                if (!is_null(a) && ty(a) == N_ASSIGNMENT) {
-                    TSNode left = fieldn(a, F.left), right = fieldn(a, F.right);
-                    if (!is_null(left) && !is_null(right) && ty(left) == N_IDENTIFIER) {
-                        TSNode r = unparen(right);
-                        bool factory = is_logger_factory(x, r, sc);
-                        bool alias = ty(r) == N_ATTRIBUTE;
-                        if (factory || alias) {
-                            size_t nb = x->f->binds.n;
-                            const char *name = text(x, left);
-                            bind_target(x, name, right, sc, sc->sym, left);
-                            x->f->binds.n = nb;
-                            if (sc->in_class_body && factory) {
-                                py_logger lg = {
-                                    .key = graph__path_join(x->f, "@self", name, strlen(name)),
-                                    .logger = logger_name_of_call(x, r)};
-                                core_vec_push(&x->loggers, lg);
-                            }
-                        }
-                    }
-                }
+                if (!is_null(a) && ty(a) == N_ASSIGNMENT)
+                    prescan_assignment(x, a, sc);
             } else if (t == N_CLASS_DEFINITION || t == N_DECORATED_DEFINITION) {
                 TSNode cls = t == N_CLASS_DEFINITION ? st : fieldn(st, F.definition);
                 if (!is_null(cls) && ty(cls) == N_CLASS_DEFINITION) {
@@ -1816,7 +1776,6 @@ static void prescan(px *x, TSNode body, const py_scope *sc, int depth)
             }
         } while (ts_tree_cursor_goto_next_sibling(&c));
     }
-    (void)nc;
     if (!graph__tsalloc_active())
         ts_tree_cursor_delete(&c);
 }
@@ -1848,7 +1807,6 @@ void graph__extract_python(const char *src, size_t n, gx_file *f)
     px *x = core_xcalloc(1, sizeof *x);
     x->f = f;
     x->src = src;
-    x->n = n;
     py_scope sc = {.sym = -1, .cls = -1};
     graph__count_errors(root, f);
     prescan(x, root, &sc, 0);

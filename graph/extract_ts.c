@@ -388,7 +388,6 @@ typedef struct {
 typedef struct {
     gx_file *f;
     const char *src;
-    size_t n;
     const gx_types *types;
     const TSFieldId *fid;
     gx_cursors cur;
@@ -417,6 +416,7 @@ typedef struct {
 static void walk(tx *x, TSNode n, const ts_scope *sc, int depth);
 static void walk_children(tx *x, TSNode n, const ts_scope *sc, int depth);
 static void value_ref(tx *x, TSNode v, const ts_scope *sc, int depth);
+static void walk_values(tx *x, TSNode n, const ts_scope *sc, int depth);
 static NOINLINE int32_t do_class(tx *x, TSNode n, TSNode outer, const char *name,
                                  const ts_scope *sc, int depth);
 static NOINLINE void do_object(tx *x, TSNode obj, const ts_scope *sc, const char *container,
@@ -526,15 +526,24 @@ static const char *join(tx *x, const char *a, const char *b)
     return graph__path_join(x->f, a, b, strlen(b));
 }
 
-static const char *last_component(const char *p)
-{
-    const char *dot = strrchr(p, '.');
-    return dot ? dot + 1 : p;
-}
-
 static bool module_level(const ts_scope *sc)
 {
     return sc->sym < 0 && !sc->in_function;
+}
+
+/* A copy of sc for what is walked within or beside a declaration but is not
+ * itself what is exported. */
+static ts_scope unexported(const ts_scope *sc)
+{
+    ts_scope s = *sc;
+    s.exported = false;
+    return s;
+}
+
+/* Flags a declaration takes from where it stands. */
+static uint32_t decl_flags(const ts_scope *sc)
+{
+    return (sc->in_function ? GRAPH_SF_NESTED : 0) | (sc->exported ? GRAPH_SF_EXPORTED : 0);
 }
 
 /* Parentheses, `as T`, `satisfies T` and `x!` around an expression. */
@@ -642,10 +651,7 @@ static const char *path_of(tx *x, TSNode n, int depth)
         if (empty_node(prop))
             return NULL;
         const char *p = path_of(x, obj, depth + 1);
-        if (!p)
-            return NULL;
-        uint32_t a = ts_node_start_byte(prop), b = ts_node_end_byte(prop);
-        return graph__path_join(x->f, p, x->src + a, b - a);
+        return p ? graph__path_join_node(x->f, p, x->src, prop) : NULL;
     }
     case N_SUBSCRIPT_EXPRESSION: {
         TSNode obj = fld(x, n, F_OBJECT), idx = fld(x, n, F_INDEX);
@@ -681,15 +687,7 @@ static const char *type_path(tx *x, TSNode n, int depth)
     case N_NESTED_TYPE_IDENTIFIER:
     case N_NESTED_IDENTIFIER:
     case N_MEMBER_EXPRESSION: {
-        if (empty_node(n))
-            return NULL;
-        char *t = graph__text(x->f, x->src, n);
-        size_t k = 0;
-        for (char *p = t; *p; p++)
-            if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-                t[k++] = *p;
-        t[k] = 0;
-        return t;
+        return empty_node(n) ? NULL : graph__text_squeeze(x->f, x->src, n, " \t\n\r");
     }
     case N_GENERIC_TYPE:
         return type_path(x, fld(x, n, F_NAME), depth + 1);
@@ -892,6 +890,15 @@ static int32_t push_sym(tx *x, graph_sym_kind kind, const char *name, int32_t pa
     return idx;
 }
 
+/* The symbol of a declaration node n (class, interface, enum, type) that
+ * spans from outer, with its JSDoc; flags from sc and extra. */
+static int32_t push_decl(tx *x, graph_sym_kind kind, const char *name, TSNode n, TSNode outer,
+                         const ts_scope *sc, uint32_t extra)
+{
+    return push_sym(x, kind, name, sc->sym, sc->container, outer, graph__end_line(n),
+                    decl_flags(sc) | extra, take_doc(x, outer));
+}
+
 /* A function or class named `name` declared at the level of sc. */
 static int32_t find_fn(tx *x, const char *name, const ts_scope *sc)
 {
@@ -907,15 +914,6 @@ static int32_t find_fn(tx *x, const char *name, const ts_scope *sc)
             return (int32_t)v;
     }
     return -1;
-}
-
-static void mark_logs(tx *x, int32_t sym, graph_style style)
-{
-    if (sym < 0)
-        return;
-    x->f->syms.v[sym].flags |= GRAPH_SF_LOGS;
-    if (style == GRAPH_STYLE_REF || style == GRAPH_STYLE_DYNAMIC)
-        x->f->syms.v[sym].flags |= GRAPH_SF_LOGS_DYNAMIC;
 }
 
 /* ---- loggers ---- */
@@ -969,8 +967,7 @@ static bool logger_recv(tx *x, const char *recv)
     const ts_logger *lg = find_logger(x, recv);
     if (lg)
         return lg->what == LG_OBJECT || lg->what == LG_LIB;
-    const char *last = last_component(recv);
-    return last[0] != '@' && graph__loggerish(last, strlen(last));
+    return graph__loggerish_path(recv);
 }
 
 /* `require('m')` or `import('m')` with a literal: the module, else NULL. */
@@ -1061,7 +1058,7 @@ static NOINLINE bool logger_factory(tx *x, TSNode call, const char **lname, int 
         if (!p)
             return false;
         const ts_logger *lg = find_logger(x, p);
-        const char *last = last_component(p);
+        const char *last = gx_last_component(p);
         if (lg && lg->what == LG_LIB) {
             yes = true;
         } else if (!strcmp(last, "pino") || !strcmp(last, "createLogger") ||
@@ -1110,6 +1107,14 @@ static graph_level logger_method(tx *x, const char *p, const char **method, bool
     return lvl;
 }
 
+/* A call's first argument when it is a string literal: its value; else NULL. */
+static const char *string_arg0(tx *x, TSNode call)
+{
+    TSNode args = fld(x, call, F_ARGUMENTS);
+    TSNode a0 = ty(x, args) == N_ARGUMENTS ? ts_node_named_child(args, 0) : gx_null();
+    return ty(x, a0) == N_STRING ? string_value(x, a0) : NULL;
+}
+
 /*
  * Notes what `key = value` makes of key for the emit detector: a logger
  * (pino(), new Logger()), a logger method alias (logger.warn,
@@ -1136,23 +1141,17 @@ static NOINLINE void note_logger(tx *x, const char *key, TSNode value, int depth
         const char *fp = fm ? NULL : path_of(x, fn, 0);
         const ts_logger *flg = fp ? find_logger(x, fp) : NULL;
         if ((fm && strcmp(fm, "debug") == 0) || (flg && flg->what == LG_DEBUG)) {
-            TSNode args = fld(x, v, F_ARGUMENTS);
-            TSNode a0 = ty(x, args) == N_ARGUMENTS ? ts_node_named_child(args, 0) : gx_null();
-            push_logger(x, key, LG_FUNC, ty(x, a0) == N_STRING ? string_value(x, a0) : NULL,
-                        "debug", GRAPH_LEVEL_DEBUG, false);
+            push_logger(x, key, LG_FUNC, string_arg0(x, v), "debug", GRAPH_LEVEL_DEBUG, false);
             return;
         }
         if (fp) {
-            const char *last = last_component(fp);
+            const char *last = gx_last_component(fp);
             if (last != fp && strcmp(last, "extend") == 0) {
                 /* debug.extend('sub'): namespace "parent:sub" */
                 char *head = core_arena_strndup(&x->f->arena, fp, (size_t)(last - fp - 1));
                 const ts_logger *base = find_logger(x, head);
                 if (base && base->what == LG_FUNC) {
-                    TSNode args = fld(x, v, F_ARGUMENTS);
-                    TSNode a0 =
-                        ty(x, args) == N_ARGUMENTS ? ts_node_named_child(args, 0) : gx_null();
-                    const char *sub = ty(x, a0) == N_STRING ? string_value(x, a0) : NULL;
+                    const char *sub = string_arg0(x, v);
                     const char *ns = NULL;
                     if (base->logger && sub) {
                         size_t l1 = strlen(base->logger), l2 = strlen(sub);
@@ -1186,7 +1185,7 @@ static NOINLINE void note_logger(tx *x, const char *key, TSNode value, int depth
         const char *p = path_of(x, fld(x, v, F_CONSTRUCTOR), 0);
         if (!p)
             return;
-        const char *last = last_component(p);
+        const char *last = gx_last_component(p);
         if (strcmp(last, "Logger") == 0 || strcmp(last, "Signale") == 0 ||
             strcmp(last, "Consola") == 0 || graph__loggerish(last, strlen(last)))
             push_logger(x, key, LG_OBJECT, logger_name_of(x, v, depth), NULL, GRAPH_LEVEL_NONE,
@@ -1305,8 +1304,6 @@ static NOINLINE uint32_t put_template(tx *x, TSNode t, int mode, uint32_t *avail
         put_raw(x, pos, b, mode, avail);
     return subs;
 }
-
-static NOINLINE bool stringish(tx *x, TSNode e, int depth);
 
 /* The operands of a chain of `+`, left to right (at most max; a longer
  * chain keeps its head as one operand). */
@@ -1459,8 +1456,7 @@ static NOINLINE msg_info util_format(tx *x, const TSNode *args, uint32_t nargs, 
     mi = build_message(x, args[0], nargs > 1 ? M_UTIL : M_LITERAL, &avail, depth + 1);
     if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC) {
         /* Not a format string: nothing literal is known. */
-        core_buf_reset(&x->tmpl.buf);
-        x->tmpl.holes = 0;
+        graph__tmpl_clear(&x->tmpl);
         return mi;
     }
     uint32_t used = (nargs - 1) - avail;
@@ -1510,12 +1506,7 @@ static graph_level level_arg(tx *x, TSNode a)
         s = x->src + ts_node_start_byte(prop);
         n = ts_node_end_byte(prop) - ts_node_start_byte(prop);
     }
-    char low[16];
-    if (!s || n == 0 || n >= sizeof low)
-        return GRAPH_LEVEL_NONE;
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
-    return graph__level_of_method(low, n);
+    return s ? graph__level_of_word(s, n) : GRAPH_LEVEL_NONE;
 }
 
 /* Decides whether a call is an emit site, and how to read it. */
@@ -1647,20 +1638,16 @@ static NOINLINE void make_emit(tx *x, TSNode call, const emit_plan *pl, const ts
     em.flags = pl->flags | x->emit_flags;
     msg_info mi = {GRAPH_STYLE_NONE, NULL};
     x->directives = 0;
-    core_buf_reset(&x->tmpl.buf);
-    x->tmpl.holes = 0;
+    graph__tmpl_clear(&x->tmpl);
     if (pl->msg_index < na) {
         const TSNode *a = av + pl->msg_index;
         uint32_t k = na - pl->msg_index;
-        if (pl->how == H_OBJECT) {
-            TSNode msg = object_key(x, unwrap(x, a[0]), "message", depth + 1);
+        if (pl->how == H_OBJECT || pl->how == H_NAME) {
+            /* The message is a[0] itself, or its `message` property. */
+            TSNode msg =
+                pl->how == H_NAME ? a[0] : object_key(x, unwrap(x, a[0]), "message", depth + 1);
             if (!is_null(msg))
                 mi = build_message(x, msg, M_LITERAL, NULL, depth + 1);
-            if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF)
-                core_buf_reset(&x->tmpl.buf);
-            em.nargs = k - 1;
-        } else if (pl->how == H_NAME) {
-            mi = build_message(x, a[0], M_LITERAL, NULL, depth + 1);
             if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF)
                 core_buf_reset(&x->tmpl.buf);
             em.nargs = k - 1;
@@ -1694,13 +1681,10 @@ static NOINLINE void make_emit(tx *x, TSNode call, const emit_plan *pl, const ts
     em.nargs += total - na; /* arguments past ARGS_MAX */
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
-    if (x->tmpl.truncated)
-        em.flags |= GRAPH_EF_TRUNCATED;
-    x->tmpl.truncated = false;
-    em.tmpl = graph__tmpl_take(&x->tmpl, x->f);
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     core_vec_push(&x->f->emits, em);
     if (pl->kind == GRAPH_EMIT_LOG)
-        mark_logs(x, sc->sym, mi.style);
+        graph__mark_logs(x->f, sc->sym, mi.style);
 }
 
 /* A string constant: `const X = '...'`, `static X = '...'`, enum members,
@@ -1717,8 +1701,7 @@ static NOINLINE void add_const(tx *x, const char *name, TSNode value, int32_t sy
     em.line = gx_line(v);
     em.receiver = "";
     em.method = "";
-    core_buf_reset(&x->tmpl.buf);
-    x->tmpl.holes = 0;
+    graph__tmpl_clear(&x->tmpl);
     unsigned t = ty(x, v);
     if (t == N_STRING) {
         put_string(x, v, M_CONST, NULL);
@@ -1734,10 +1717,7 @@ static NOINLINE void add_const(tx *x, const char *name, TSNode value, int32_t sy
     } else {
         return;
     }
-    if (x->tmpl.truncated)
-        em.flags |= GRAPH_EF_TRUNCATED;
-    x->tmpl.truncated = false;
-    em.tmpl = graph__tmpl_take(&x->tmpl, x->f);
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     if (em.tmpl)
         core_vec_push(&x->f->emits, em);
 }
@@ -1759,7 +1739,7 @@ static NOINLINE void bind_value(tx *x, const char *name, TSNode value, int32_t s
     case N_CALL_EXPRESSION: {
         const char *p = path_of(x, fld(x, v, F_FUNCTION), 0);
         if (p) {
-            const char *last = last_component(p);
+            const char *last = gx_last_component(p);
             if (last != p && strcmp(last, "bind") == 0) {
                 /* this.handle.bind(this): the same function */
                 add_bind(x, GX_BIND_ALIAS, name,
@@ -1839,6 +1819,53 @@ static void add_import(tx *x, gx_import_kind kind, const char *module, const cha
         push_logger(x, alias, LG_LIB, NULL, NULL, GRAPH_LEVEL_NONE, false);
 }
 
+/* `{a, b as c}` of an import statement `at`; true if it names any. */
+static NOINLINE bool named_imports(tx *x, TSNode ni, const char *module, const ts_scope *sc,
+                                   TSNode at, int depth)
+{
+    bool any = false;
+    TSTreeCursor *c = kids(x, depth, ni);
+    if (!c)
+        return false;
+    do {
+        TSNode sp = ts_tree_cursor_current_node(c);
+        if (ty(x, sp) != N_IMPORT_SPECIFIER)
+            continue;
+        TSNode nm = fld(x, sp, F_NAME), al = fld(x, sp, F_ALIAS);
+        const char *name = ty(x, nm) == N_STRING ? string_value(x, nm) : name_text(x, nm);
+        const char *alias = is_null(al) ? name : name_text(x, al);
+        if (name && alias)
+            add_import(x, GX_IMP_NAME, module, name, alias, sc, at);
+        any = true;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    return any;
+}
+
+/* The import_clause of import statement `at`; true if it names any. */
+static NOINLINE bool import_clause(tx *x, TSNode clause, const char *module, const ts_scope *sc,
+                                   TSNode at, int depth)
+{
+    bool any = false;
+    TSTreeCursor *c = kids(x, depth, clause);
+    if (!c)
+        return false;
+    do {
+        TSNode part = ts_tree_cursor_current_node(c);
+        unsigned pt = ty(x, part);
+        if (pt == N_IDENTIFIER) {
+            add_import(x, GX_IMP_NAME, module, "default", name_text(x, part), sc, at);
+            any = true;
+        } else if (pt == N_NAMESPACE_IMPORT) {
+            TSNode id = ts_node_named_child(part, 0);
+            add_import(x, GX_IMP_MODULE, module, NULL, name_text(x, id), sc, at);
+            any = true;
+        } else if (pt == N_NAMED_IMPORTS) {
+            any |= named_imports(x, part, module, sc, at, depth + 1);
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    return any;
+}
+
 static NOINLINE void do_import(tx *x, TSNode n, const ts_scope *sc, int depth)
 {
     const char *module = string_value(x, fld(x, n, F_SOURCE));
@@ -1855,41 +1882,9 @@ static NOINLINE void do_import(tx *x, TSNode n, const ts_scope *sc, int depth)
                 if (m && ty(x, id) == N_IDENTIFIER)
                     add_import(x, GX_IMP_MODULE, m, NULL, name_text(x, id), sc, n);
                 any = true;
-                continue;
+            } else if (t == N_IMPORT_CLAUSE && module) {
+                any |= import_clause(x, ch, module, sc, n, depth + 1);
             }
-            if (t != N_IMPORT_CLAUSE || !module)
-                continue;
-            TSTreeCursor *c2 = kids(x, depth + 1, ch);
-            if (!c2)
-                continue;
-            do {
-                TSNode part = ts_tree_cursor_current_node(c2);
-                unsigned pt = ty(x, part);
-                if (pt == N_IDENTIFIER) {
-                    add_import(x, GX_IMP_NAME, module, "default", name_text(x, part), sc, n);
-                    any = true;
-                } else if (pt == N_NAMESPACE_IMPORT) {
-                    TSNode id = ts_node_named_child(part, 0);
-                    add_import(x, GX_IMP_MODULE, module, NULL, name_text(x, id), sc, n);
-                    any = true;
-                } else if (pt == N_NAMED_IMPORTS) {
-                    TSTreeCursor *c3 = kids(x, depth + 2, part);
-                    if (!c3)
-                        continue;
-                    do {
-                        TSNode sp = ts_tree_cursor_current_node(c3);
-                        if (ty(x, sp) != N_IMPORT_SPECIFIER)
-                            continue;
-                        TSNode nm = fld(x, sp, F_NAME), al = fld(x, sp, F_ALIAS);
-                        const char *name =
-                            ty(x, nm) == N_STRING ? string_value(x, nm) : name_text(x, nm);
-                        const char *alias = is_null(al) ? name : name_text(x, al);
-                        if (name && alias)
-                            add_import(x, GX_IMP_NAME, module, name, alias, sc, n);
-                        any = true;
-                    } while (ts_tree_cursor_goto_next_sibling(c3));
-                }
-            } while (ts_tree_cursor_goto_next_sibling(c2));
         } while (ts_tree_cursor_goto_next_sibling(c));
     }
     if (!any && module)
@@ -2027,6 +2022,12 @@ static NOINLINE void walk_decorator(tx *x, TSNode dec, const ts_scope *sc, int d
     x->emit_flags = saved;
 }
 
+static void walk_decorators(tx *x, const TSNode *decs, uint32_t nd, const ts_scope *sc, int depth)
+{
+    for (uint32_t i = 0; i < nd; i++)
+        walk_decorator(x, decs[i], sc, depth + 1);
+}
+
 static NOINLINE void do_params(tx *x, TSNode params, const ts_scope *sc, bool bind, int depth)
 {
     TSTreeCursor *c = kids(x, depth, params);
@@ -2133,7 +2134,7 @@ static NOINLINE int32_t make_fn(tx *x, TSNode fn, TSNode outer, graph_sym_kind k
     flags |= fn_flags(x, fn);
     const char *doc = take_doc(x, outer);
     int32_t idx =
-        push_sym(x, kind, name, parent, container, outer, graph__end_line(fn, 0), flags, doc);
+        push_sym(x, kind, name, parent, container, outer, graph__end_line(fn), flags, doc);
     ts_scope inner = {.sym = idx, .cls = cls == CLS_SELF ? idx : cls, .in_function = true};
     walk_function(x, fn, &inner, true, depth + 1);
     return idx;
@@ -2154,10 +2155,8 @@ static NOINLINE void do_function_decl(tx *x, TSNode n, TSNode outer, const char 
         walk_callback(x, n, sc, depth);
         return;
     }
-    uint32_t flags =
-        (sc->in_function ? GRAPH_SF_NESTED : 0) | (sc->exported ? GRAPH_SF_EXPORTED : 0);
-    make_fn(x, n, outer, GRAPH_SYM_FUNCTION, nm, sc->container, sc->sym, flags, ctor_cls(nm),
-            depth);
+    make_fn(x, n, outer, GRAPH_SYM_FUNCTION, nm, sc->container, sc->sym, decl_flags(sc),
+            ctor_cls(nm), depth);
 }
 
 /* A method_definition: a METHOD of `parent` (-1: the module) with
@@ -2169,8 +2168,7 @@ static NOINLINE void do_method(tx *x, TSNode m, const TSNode *decs, uint32_t nd,
     TSNode name = fld(x, m, F_NAME);
     const char *nm = member_name(x, name);
     if (!make || !nm) {
-        for (uint32_t i = 0; i < nd; i++)
-            walk_decorator(x, decs[i], sc, depth + 1);
+        walk_decorators(x, decs, nd, sc, depth);
         walk_callback(x, m, sc, depth + 1);
         return;
     }
@@ -2181,11 +2179,10 @@ static NOINLINE void do_method(tx *x, TSNode m, const TSNode *decs, uint32_t nd,
         flags |= GRAPH_SF_CTOR;
     TSNode outer = nd ? decs[0] : m;
     const char *doc = take_doc(x, outer);
-    int32_t idx = push_sym(x, GRAPH_SYM_METHOD, nm, parent, container, outer, graph__end_line(m, 0),
-                           flags, doc);
+    int32_t idx =
+        push_sym(x, GRAPH_SYM_METHOD, nm, parent, container, outer, graph__end_line(m), flags, doc);
     ts_scope inner = {.sym = idx, .cls = cls, .in_function = true};
-    for (uint32_t i = 0; i < nd; i++)
-        walk_decorator(x, decs[i], &inner, depth + 1);
+    walk_decorators(x, decs, nd, &inner, depth);
     walk_function(x, m, &inner, true, depth + 1);
 }
 
@@ -2249,17 +2246,15 @@ static NOINLINE void do_field(tx *x, TSNode fd, const TSNode *decs, uint32_t nd,
         flags |= fn_flags(x, v);
         const char *doc = take_doc(x, outer);
         int32_t idx =
-            push_sym(x, GRAPH_SYM_METHOD, nm, cls, NULL, outer, graph__end_line(v, 0), flags, doc);
+            push_sym(x, GRAPH_SYM_METHOD, nm, cls, NULL, outer, graph__end_line(v), flags, doc);
         ts_scope inner = {.sym = idx, .cls = cls, .in_function = true};
-        for (uint32_t i = 0; i < nd; i++)
-            walk_decorator(x, decs[i], &inner, depth + 1);
+        walk_decorators(x, decs, nd, &inner, depth);
         if (!is_null(type))
             walk(x, type, &inner, depth + 1);
         walk_function(x, v, &inner, true, depth + 1);
         return;
     }
-    for (uint32_t i = 0; i < nd; i++)
-        walk_decorator(x, decs[i], sc, depth + 1);
+    walk_decorators(x, decs, nd, sc, depth);
     if (!is_null(type)) {
         walk(x, type, sc, depth + 1);
         const char *ac = annotation_class(x, type, 0);
@@ -2320,21 +2315,18 @@ static NOINLINE void do_class_body(tx *x, TSNode body, const ts_scope *sc, int32
             do_field(x, ch, decs, nd, sc, cls, depth + 1);
             break;
         case N_CLASS_STATIC_BLOCK:
-            for (uint32_t i = 0; i < nd; i++)
-                walk_decorator(x, decs[i], sc, depth + 1);
+            walk_decorators(x, decs, nd, sc, depth);
             walk(x, fld(x, ch, F_BODY), sc, depth + 1);
             break;
         default:
             /* signatures, index signatures: their types */
-            for (uint32_t i = 0; i < nd; i++)
-                walk_decorator(x, decs[i], sc, depth + 1);
+            walk_decorators(x, decs, nd, sc, depth);
             walk(x, ch, sc, depth + 1);
             break;
         }
         nd = 0;
     } while (ts_tree_cursor_goto_next_sibling(c));
-    for (uint32_t i = 0; i < nd; i++)
-        walk_decorator(x, decs[i], sc, depth + 1);
+    walk_decorators(x, decs, nd, sc, depth);
 }
 
 /*
@@ -2351,14 +2343,10 @@ static NOINLINE int32_t do_class(tx *x, TSNode n, TSNode outer, const char *name
     }
     const char *nm = name ? name : name_text(x, fld(x, n, F_NAME));
     int32_t idx = -1;
-    ts_scope inner = *sc;
-    inner.exported = false;
+    ts_scope inner = unexported(sc);
     if (nm) {
-        uint32_t flags = (sc->in_function ? GRAPH_SF_NESTED : 0) |
-                         (sc->exported ? GRAPH_SF_EXPORTED : 0) |
-                         (ty(x, n) == N_ABSTRACT_CLASS_DECLARATION ? GRAPH_SF_ABSTRACT : 0);
-        idx = push_sym(x, GRAPH_SYM_CLASS, nm, sc->sym, sc->container, outer, graph__end_line(n, 0),
-                       flags, take_doc(x, outer));
+        idx = push_decl(x, GRAPH_SYM_CLASS, nm, n, outer, sc,
+                        ty(x, n) == N_ABSTRACT_CLASS_DECLARATION ? GRAPH_SF_ABSTRACT : 0);
         inner.sym = idx;
         inner.cls = idx;
         inner.container = NULL;
@@ -2367,8 +2355,7 @@ static NOINLINE int32_t do_class(tx *x, TSNode n, TSNode outer, const char *name
         inner.cls = -1;
         inner.in_function = true;
     }
-    ts_scope outer_sc = *sc;
-    outer_sc.exported = false;
+    ts_scope outer_sc = unexported(sc);
     /* @dec export class X: the decorators sit on the export statement. */
     if (!ts_node_eq(outer, n) && ty(x, outer) == N_EXPORT_STATEMENT) {
         TSTreeCursor *c = kids(x, depth, outer);
@@ -2468,7 +2455,7 @@ static NOINLINE void do_object(tx *x, TSNode obj, const ts_scope *sc, const char
         case N_PAIR: {
             TSNode key = fld(x, m, F_KEY), value = fld(x, m, F_VALUE);
             const char *kn = member_name(x, key);
-            TSNode v = unwrap(x, value);
+            TSNode v = unwrap(x, value), ov = object_value(x, v);
             unsigned vt = ty(x, v);
             if (kn && is_fn(vt)) {
                 make_fn(x, v, m, GRAPH_SYM_METHOD, kn, container, owner, extra | GRAPH_SF_BOUND,
@@ -2482,9 +2469,9 @@ static NOINLINE void do_object(tx *x, TSNode obj, const ts_scope *sc, const char
                 do_class(x, v, m, kn, &in, depth + 1);
                 if (exports)
                     add_export(x, GX_EXP_NAME, kn, kn, NULL, m);
-            } else if (kn && !is_null(object_value(x, v))) {
-                do_object(x, object_value(x, v), sc, join(x, container, kn),
-                          cprefix ? join(x, cprefix, kn) : NULL, owner, -1, 0, depth + 1);
+            } else if (kn && !is_null(ov)) {
+                do_object(x, ov, sc, join(x, container, kn), cprefix ? join(x, cprefix, kn) : NULL,
+                          owner, -1, 0, depth + 1);
                 if (exports)
                     add_export(x, GX_EXP_NAME, kn, NULL, NULL, m);
             } else {
@@ -2521,7 +2508,7 @@ static TSNode wrapped_fn(tx *x, TSNode call)
     const char *p = path_of(x, fld(x, call, F_FUNCTION), 0);
     if (!p)
         return gx_null();
-    const char *last = last_component(p);
+    const char *last = gx_last_component(p);
     if (strcmp(last, "useCallback") != 0 && strcmp(last, "memo") != 0 &&
         strcmp(last, "forwardRef") != 0 && strcmp(last, "observer") != 0)
         return gx_null();
@@ -2535,8 +2522,7 @@ static TSNode wrapped_fn(tx *x, TSNode call)
 static NOINLINE void do_declarator(tx *x, TSNode d, TSNode outer, const ts_scope *sc, int depth)
 {
     TSNode name = fld(x, d, F_NAME), type = fld(x, d, F_TYPE), value = fld(x, d, F_VALUE);
-    ts_scope plain = *sc;
-    plain.exported = false;
+    ts_scope plain = unexported(sc);
     TSNode v = unwrap(x, value);
     unsigned vt = ty(x, v);
     TSNode wrapper = gx_null();
@@ -2562,8 +2548,7 @@ static NOINLINE void do_declarator(tx *x, TSNode d, TSNode outer, const ts_scope
     if (!nm)
         return;
     if (is_fn(vt)) {
-        uint32_t flags = GRAPH_SF_BOUND | (sc->in_function ? GRAPH_SF_NESTED : 0) |
-                         (sc->exported ? GRAPH_SF_EXPORTED : 0);
+        uint32_t flags = GRAPH_SF_BOUND | decl_flags(sc);
         int32_t cls = vt == N_ARROW_FUNCTION ? sc->cls : ctor_cls(nm);
         if (!is_null(wrapper))
             add_ref(x, GX_REF_CALL, path_of(x, fld(x, wrapper, F_FUNCTION), 0), sc->sym, wrapper);
@@ -2591,11 +2576,10 @@ static NOINLINE void do_declarator(tx *x, TSNode d, TSNode outer, const ts_scope
         do_class(x, v, outer, nm, sc, depth + 1);
         return;
     }
-    if (require_decl(x, name, value, &plain, depth + 1)) {
-        note_logger(x, nm, value, depth + 1);
-        return;
-    }
+    bool required = require_decl(x, name, value, &plain, depth + 1);
     note_logger(x, nm, value, depth + 1);
+    if (required)
+        return;
     TSNode ov = object_value(x, v);
     if (!is_null(ov)) {
         do_object(x, ov, &plain, join(x, sc->container, nm), module_level(sc) ? nm : NULL, sc->sym,
@@ -2644,10 +2628,7 @@ static NOINLINE void do_interface(tx *x, TSNode n, TSNode outer, const ts_scope 
         walk_children(x, n, sc, depth);
         return;
     }
-    uint32_t flags =
-        (sc->in_function ? GRAPH_SF_NESTED : 0) | (sc->exported ? GRAPH_SF_EXPORTED : 0);
-    int32_t idx = push_sym(x, GRAPH_SYM_INTERFACE, nm, sc->sym, sc->container, outer,
-                           graph__end_line(n, 0), flags, take_doc(x, outer));
+    int32_t idx = push_decl(x, GRAPH_SYM_INTERFACE, nm, n, outer, sc, 0);
     ts_scope inner = {.sym = idx, .cls = -1};
     size_t saved = x->tparams.n;
     TSTreeCursor *c = kids(x, depth, n);
@@ -2686,10 +2667,7 @@ static NOINLINE void do_enum(tx *x, TSNode n, TSNode outer, const ts_scope *sc, 
     const char *nm = name_text(x, fld(x, n, F_NAME));
     if (!nm)
         return;
-    uint32_t flags =
-        (sc->in_function ? GRAPH_SF_NESTED : 0) | (sc->exported ? GRAPH_SF_EXPORTED : 0);
-    int32_t idx = push_sym(x, GRAPH_SYM_ENUM, nm, sc->sym, sc->container, outer,
-                           graph__end_line(n, 0), flags, take_doc(x, outer));
+    int32_t idx = push_decl(x, GRAPH_SYM_ENUM, nm, n, outer, sc, 0);
     ts_scope inner = {.sym = idx, .cls = -1};
     TSTreeCursor *c = kids(x, depth, fld(x, n, F_BODY));
     if (!c)
@@ -2716,10 +2694,7 @@ static NOINLINE void do_type_alias(tx *x, TSNode n, TSNode outer, const ts_scope
     const char *nm = name_text(x, fld(x, n, F_NAME));
     if (!nm)
         return;
-    uint32_t flags =
-        (sc->in_function ? GRAPH_SF_NESTED : 0) | (sc->exported ? GRAPH_SF_EXPORTED : 0);
-    int32_t idx = push_sym(x, GRAPH_SYM_TYPE, nm, sc->sym, sc->container, outer,
-                           graph__end_line(n, 0), flags, take_doc(x, outer));
+    int32_t idx = push_decl(x, GRAPH_SYM_TYPE, nm, n, outer, sc, 0);
     ts_scope inner = {.sym = idx, .cls = -1};
     TSNode tp = fld(x, n, F_TYPE_PARAMETERS), v = fld(x, n, F_VALUE);
     size_t saved = push_tparams(x, tp, depth + 1);
@@ -2734,8 +2709,7 @@ static NOINLINE void do_type_alias(tx *x, TSNode n, TSNode outer, const ts_scope
 static NOINLINE void do_namespace(tx *x, TSNode n, const ts_scope *sc, int depth)
 {
     TSNode name = fld(x, n, F_NAME), body = fld(x, n, F_BODY);
-    ts_scope in = *sc;
-    in.exported = false;
+    ts_scope in = unexported(sc);
     if (ty(x, name) != N_STRING) {
         const char *nm = type_path(x, name, 0);
         if (nm)
@@ -2792,8 +2766,7 @@ static NOINLINE void walk_declaration(tx *x, TSNode decl, TSNode outer, const ch
         return;
     }
     default: {
-        ts_scope plain = *sc;
-        plain.exported = false;
+        ts_scope plain = unexported(sc);
         walk(x, decl, &plain, depth + 1);
         return;
     }
@@ -2843,6 +2816,13 @@ static NOINLINE void export_names(tx *x, TSNode d, bool dflt, TSNode at, int dep
     }
 }
 
+/* The name of an exported function or class expression, else "default". */
+static const char *own_name(tx *x, TSNode fn_or_class)
+{
+    const char *nm = name_text(x, fld(x, fn_or_class, F_NAME));
+    return nm ? nm : "default";
+}
+
 /* export default <expression> (also TypeScript's `export = x`). */
 static NOINLINE void export_default(tx *x, TSNode value, TSNode outer, const ts_scope *sc,
                                     bool record, int depth)
@@ -2851,26 +2831,20 @@ static NOINLINE void export_default(tx *x, TSNode value, TSNode outer, const ts_
     unsigned t = ty(x, v);
     const char *local = NULL;
     if (is_fn(t)) {
-        const char *nm = name_text(x, fld(x, v, F_NAME));
-        if (!nm)
-            nm = "default";
+        const char *nm = own_name(x, v);
         uint32_t flags = GRAPH_SF_EXPORTED | (sc->in_function ? GRAPH_SF_NESTED : 0);
         make_fn(x, v, outer, GRAPH_SYM_FUNCTION, nm, sc->container, sc->sym, flags,
                 t == N_ARROW_FUNCTION ? sc->cls : ctor_cls(nm), depth);
         local = nm;
     } else if (t == N_CLASS) {
-        const char *nm = name_text(x, fld(x, v, F_NAME));
-        if (!nm)
-            nm = "default";
+        const char *nm = own_name(x, v);
         do_class(x, v, outer, nm, sc, depth + 1);
         local = nm;
     } else if (ty(x, v) == N_OBJECT) {
-        ts_scope plain = *sc;
-        plain.exported = false;
+        ts_scope plain = unexported(sc);
         do_object(x, v, &plain, "default", NULL, sc->sym, -1, 0, depth + 1);
     } else {
-        ts_scope plain = *sc;
-        plain.exported = false;
+        ts_scope plain = unexported(sc);
         local = path_of(x, v, 0);
         value_ref(x, value, &plain, depth + 1);
     }
@@ -2882,7 +2856,7 @@ static NOINLINE void do_export(tx *x, TSNode n, const ts_scope *sc, int depth)
 {
     TSNode decl = fld(x, n, F_DECLARATION), value = fld(x, n, F_VALUE);
     const char *module = string_value(x, fld(x, n, F_SOURCE));
-    bool record = sc->sym < 0 && !sc->in_function && !sc->container;
+    bool record = module_level(sc) && !sc->container;
     bool dflt = false, eq = false, star = false;
     TSNode clause = gx_null(), ns = gx_null(), eqexpr = gx_null();
     TSTreeCursor *c = kids(x, depth, n);
@@ -2969,14 +2943,11 @@ static NOINLINE bool assign_symbol(tx *x, TSNode asg, const char *p, TSNode righ
     unsigned rt = ty(x, r);
     bool fn = is_fn(rt), cl = rt == N_CLASS;
     TSNode obj = object_value(x, r);
-    ts_scope plain = *sc;
-    plain.exported = false;
+    ts_scope plain = unexported(sc);
     uint32_t nested = sc->in_function ? GRAPH_SF_NESTED : 0;
     if (strcmp(p, "module.exports") == 0) {
         if (fn || cl) {
-            const char *nm = name_text(x, fld(x, r, F_NAME));
-            if (!nm)
-                nm = "default";
+            const char *nm = own_name(x, r);
             if (fn) {
                 x->cjs_default = make_fn(x, r, asg, GRAPH_SYM_FUNCTION, nm, NULL, sc->sym,
                                          GRAPH_SF_EXPORTED | nested,
@@ -3054,7 +3025,7 @@ static NOINLINE bool assign_symbol(tx *x, TSNode asg, const char *p, TSNode righ
         if (strchr(p + 6, '.') || sc->cls < 0) {
             /* this.data.set = () => {} (patching an object): a function of
              * the enclosing symbol, with "data" as its container. */
-            const char *last = last_component(p);
+            const char *last = gx_last_component(p);
             const char *cont = last > p + 7
                                    ? core_arena_strndup(&x->f->arena, p + 6, (size_t)(last - p - 7))
                                    : NULL;
@@ -3079,7 +3050,7 @@ static NOINLINE bool assign_symbol(tx *x, TSNode asg, const char *p, TSNode righ
     }
     if (!fn && !cl)
         return false;
-    const char *last = last_component(p);
+    const char *last = gx_last_component(p);
     if (last == p)
         return false;
     char *head = core_arena_strndup(&x->f->arena, p, (size_t)(last - p - 1));
@@ -3151,7 +3122,7 @@ static NOINLINE void do_assign(tx *x, TSNode n, const ts_scope *sc, int depth)
             walk(x, l, sc, depth + 1);
         }
         /* this.handlers = {...}: "handlers"; a.b = {...}: "a.b" */
-        assign_value(x, right, p && p[0] == '@' ? last_component(p) : p, sc, depth + 1);
+        assign_value(x, right, p && p[0] == '@' ? gx_last_component(p) : p, sc, depth + 1);
         return;
     }
     if (lt != N_OBJECT_PATTERN && lt != N_ARRAY_PATTERN)
@@ -3211,14 +3182,7 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
         walk(x, args, sc, depth + 1); /* tagged template */
         return;
     }
-    TSTreeCursor *c = kids(x, depth, args);
-    if (!c)
-        return;
-    do {
-        TSNode a = ts_tree_cursor_current_node(c);
-        if (ts_node_is_named(a))
-            value_ref(x, a, sc, depth + 1);
-    } while (ts_tree_cursor_goto_next_sibling(c));
+    walk_values(x, args, sc, depth);
 }
 
 static NOINLINE void do_new(tx *x, TSNode n, const ts_scope *sc, int depth)
@@ -3232,14 +3196,7 @@ static NOINLINE void do_new(tx *x, TSNode n, const ts_scope *sc, int depth)
         walk(x, ctor, sc, depth + 1);
     if (!is_null(targs))
         walk(x, targs, sc, depth + 1);
-    TSTreeCursor *c = is_null(args) ? NULL : kids(x, depth, args);
-    if (!c)
-        return;
-    do {
-        TSNode a = ts_tree_cursor_current_node(c);
-        if (ts_node_is_named(a))
-            value_ref(x, a, sc, depth + 1);
-    } while (ts_tree_cursor_goto_next_sibling(c));
+    walk_values(x, args, sc, depth);
 }
 
 /* ---- JSX ---- */
@@ -3638,8 +3595,7 @@ static const char *module_doc(tx *x, TSNode root)
 /* Class fields that hold loggers: `private log = new Logger(X.name)`. */
 static void prescan_class(tx *x, TSNode cls, int depth)
 {
-    TSNode body = fld(x, cls, F_BODY);
-    TSTreeCursor *c = is_null(body) ? NULL : kids(x, depth, body);
+    TSTreeCursor *c = kids(x, depth, fld(x, cls, F_BODY));
     if (!c)
         return;
     do {
@@ -3737,7 +3693,6 @@ void graph__extract_ts(graph_lang lang, const char *src, size_t n, gx_file *f)
     tx *x = core_xcalloc(1, sizeof *x);
     x->f = f;
     x->src = src;
-    x->n = n;
     x->types = &types[g];
     x->fid = fields[g];
     x->cjs_default = -1;

@@ -181,9 +181,8 @@ void graph__types_init(gx_types *t, const TSLanguage *lang, const char *const *n
     }
 }
 
-uint32_t graph__end_line(TSNode n, TSSymbol comment_sym)
+uint32_t graph__end_line(TSNode n)
 {
-    (void)comment_sym;
     uint32_t start_row = ts_node_start_point(n).row;
     TSNode cur = n;
     for (int depth = 0; depth < GX_MAX_DEPTH; depth++) {
@@ -219,6 +218,17 @@ char *graph__text(gx_file *f, const char *src, TSNode n)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     return core_arena_strndup(&f->arena, src + a, b > a ? b - a : 0);
+}
+
+char *graph__text_squeeze(gx_file *f, const char *src, TSNode n, const char *drop)
+{
+    char *t = graph__text(f, src, n);
+    size_t k = 0;
+    for (char *p = t; *p; p++)
+        if (!strchr(drop, *p))
+            t[k++] = *p;
+    t[k] = 0;
+    return t;
 }
 
 const char *graph__doc(gx_file *f, const char *s, size_t n)
@@ -543,16 +553,24 @@ void graph__tmpl_hole(gx_tmpl *t)
     tmpl_put(t, "%s", 2);
 }
 
-const char *graph__tmpl_take(gx_tmpl *t, gx_file *f)
+void graph__tmpl_clear(gx_tmpl *t)
+{
+    core_buf_reset(&t->buf);
+    t->holes = 0;
+}
+
+const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags)
 {
     const char *r = NULL;
+    if (t->truncated)
+        *flags |= GRAPH_EF_TRUNCATED;
+    t->truncated = false;
     if (t->buf.len) {
         /* A cut may have split a UTF-8 sequence or a "%%". */
         size_t n = core_utf8_valid_prefix(t->buf.data, t->buf.len);
         r = core_arena_strndup(&f->arena, t->buf.data, n);
     }
-    core_buf_reset(&t->buf);
-    t->holes = 0;
+    graph__tmpl_clear(t);
     return r;
 }
 
@@ -608,6 +626,12 @@ bool graph__loggerish(const char *name, size_t n)
     return false;
 }
 
+bool graph__loggerish_path(const char *path)
+{
+    const char *last = gx_last_component(path);
+    return last[0] != '@' && graph__loggerish(last, strlen(last));
+}
+
 graph_level graph__level_of_method(const char *name, size_t n)
 {
     static const struct {
@@ -631,6 +655,25 @@ graph_level graph__level_of_method(const char *name, size_t n)
     return GRAPH_LEVEL_NONE;
 }
 
+graph_level graph__level_of_word(const char *s, size_t n)
+{
+    char low[16];
+    if (n >= sizeof low)
+        return GRAPH_LEVEL_NONE;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+    return graph__level_of_method(low, n);
+}
+
+void graph__mark_logs(gx_file *f, int32_t sym, graph_style style)
+{
+    if (sym < 0)
+        return;
+    f->syms.v[sym].flags |= GRAPH_SF_LOGS;
+    if (style == GRAPH_STYLE_REF || style == GRAPH_STYLE_DYNAMIC)
+        f->syms.v[sym].flags |= GRAPH_SF_LOGS_DYNAMIC;
+}
+
 const char *graph__path_join(gx_file *f, const char *a, const char *b, size_t blen)
 {
     size_t alen = strlen(a);
@@ -640,4 +683,10 @@ const char *graph__path_join(gx_file *f, const char *a, const char *b, size_t bl
     memcpy(p + alen + 1, b, blen);
     p[alen + 1 + blen] = 0;
     return p;
+}
+
+const char *graph__path_join_node(gx_file *f, const char *a, const char *src, TSNode n)
+{
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return graph__path_join(f, a, src + s, e - s);
 }

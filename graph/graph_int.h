@@ -243,10 +243,13 @@ static inline uint32_t gx_line(TSNode n)
 
 /* 1-based last line of n that holds code: trailing comments inside n and a
  * trailing newline do not count. */
-uint32_t graph__end_line(TSNode n, TSSymbol comment_sym);
+uint32_t graph__end_line(TSNode n);
 
 /* Copy of the node's source text into the arena. */
 char *graph__text(gx_file *f, const char *src, TSNode n);
+/* The same without the bytes listed in drop (whitespace inside a dotted
+ * name, say). */
+char *graph__text_squeeze(gx_file *f, const char *src, TSNode n, const char *drop);
 
 /* Docstring normalisation: whitespace runs folded to one space, at most
  * 300 bytes (cut at a character boundary), into the arena. */
@@ -266,9 +269,12 @@ void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n); /* escapes % */
 void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-directives */
 void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n);   /* str.format fields -> %s */
 void graph__tmpl_hole(gx_tmpl *t);
+/* Drops the text and the hole count (not the truncated mark). */
+void graph__tmpl_clear(gx_tmpl *t);
 /* Copies the template into the arena and resets the builder; NULL if it
- * is empty. */
-const char *graph__tmpl_take(gx_tmpl *t, gx_file *f);
+ * is empty. A template cut at GRAPH_TEMPLATE_MAX adds GRAPH_EF_TRUNCATED
+ * to *flags. */
+const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags);
 void graph__tmpl_free(gx_tmpl *t);
 /* Number of %-directives (not %%) in a %-format. */
 uint32_t graph__percent_directives(const char *s, size_t n);
@@ -276,8 +282,18 @@ uint32_t graph__percent_directives(const char *s, size_t n);
 /* Logger-like receiver names: log, logger, _log, LOGGER, fooLogger,
  * foo_logger, log_foo, ... (not catalog, dialog, backlog). */
 bool graph__loggerish(const char *name, size_t n);
+/* The last component of a receiver path is logger-like ("@self" and
+ * "@cls" themselves are not). */
+bool graph__loggerish_path(const char *path);
 /* Level method names (debug, info, warn, ...) -> level; NONE if not one. */
 graph_level graph__level_of_method(const char *name, size_t n);
+/* The same in any case ("WARN", "Info": level constants and strings);
+ * NONE for 16 bytes or more. */
+graph_level graph__level_of_word(const char *s, size_t n);
+
+/* Marks symbol sym (if any) as one that logs, and as one that logs
+ * messages not known here when the style says so. */
+void graph__mark_logs(gx_file *f, int32_t sym, graph_style style);
 
 /* Decodes the escapes of a Python (python = true) or JavaScript string
  * literal's text into out (appending). */
@@ -291,6 +307,15 @@ unsigned long graph__read_hex(const char *s, size_t n, size_t *i, size_t max);
 
 /* Appends to an arena-allocated dotted path: returns "a.b". */
 const char *graph__path_join(gx_file *f, const char *a, const char *b, size_t blen);
+/* The same with b the source text of node n. */
+const char *graph__path_join_node(gx_file *f, const char *a, const char *src, TSNode n);
+
+/* A dotted path's last component: "c" for "a.b.c", p itself if no dot. */
+static inline const char *gx_last_component(const char *p)
+{
+    const char *dot = strrchr(p, '.');
+    return dot ? dot + 1 : p;
+}
 
 /* ---- the index builder (discover.c, index.c, resolve.c, write.c) ---- */
 
