@@ -1,0 +1,738 @@
+/*
+ * Messages: abstraction of rendered messages into activities, and the
+ * template matcher (emit-site templates compiled into PCRE2 patterns).
+ *
+ * The matcher keeps one entry per emit site with literal text. Its pattern
+ * is the template with every literal byte escaped and every hole made a
+ * lazy "(?s:.*?)", anchored at both ends. Candidates for a message come
+ * from two hash indexes: templates that start with literal text are filed
+ * under their first 1..4 literal bytes, templates that start with a hole
+ * under their last 1..4 (when they end with literal text); the rest (holes
+ * at both ends) are tried when their longest literal occurs in the message.
+ */
+#define _GNU_SOURCE /* memmem */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "graph.h"
+
+#include <ctype.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------------ */
+/* Masking                                                             */
+/* ------------------------------------------------------------------ */
+
+static bool is_word(unsigned char c)
+{
+    return isalnum(c) || c == '_' || c >= 0x80;
+}
+
+static bool is_hex(unsigned char c)
+{
+    return isxdigit(c) != 0;
+}
+
+/* Length of a UUID at s (8-4-4-4-12 hex digits), or 0. */
+static size_t uuid_at(const char *s, size_t n)
+{
+    static const int groups[] = {8, 4, 4, 4, 12};
+    size_t i = 0;
+    for (int g = 0; g < 5; g++) {
+        for (int k = 0; k < groups[g]; k++, i++)
+            if (i >= n || !is_hex((unsigned char)s[i]))
+                return 0;
+        if (g < 4) {
+            if (i >= n || s[i] != '-')
+                return 0;
+            i++;
+        }
+    }
+    return i < n && is_word((unsigned char)s[i]) ? 0 : i;
+}
+
+/* A path or URL starts at s: "/a/b", "./x", "C:\x", "scheme://". Returns
+ * its length (up to white space or a quote), or 0. */
+static size_t path_at(const char *s, size_t n, bool word_before)
+{
+    size_t i = 0;
+    if (word_before)
+        return 0;
+    /* scheme:// */
+    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+        i++;
+    bool url = i > 0 && i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/';
+    if (!url) {
+        i = 0;
+        if (n >= 2 && s[0] == '.' && s[1] == '/')
+            i = 2;
+        else if (n >= 3 && s[0] == '.' && s[1] == '.' && s[2] == '/')
+            i = 3;
+        else if (n >= 2 && s[0] == '/' && is_word((unsigned char)s[1]))
+            i = 1;
+        else
+            return 0;
+    }
+    size_t slashes = 0;
+    while (i < n && !isspace((unsigned char)s[i]) && s[i] != '\'' && s[i] != '"' && s[i] != ',' &&
+           s[i] != ')' && s[i] != ']' && s[i] != '}' && s[i] != '>') {
+        if (s[i] == '/')
+            slashes++;
+        i++;
+    }
+    /* "/" alone, or a fraction like "a/b" without a leading slash, is not a
+     * path; "/x" with one slash is (an absolute path), URLs always are. */
+    if (!url && slashes < 1)
+        return 0;
+    return i;
+}
+
+size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
+{
+    if (max == 0)
+        max = 256;
+    size_t start = out->len;
+    bool space = false;
+    for (size_t i = 0; i < n && out->len - start < max;) {
+        unsigned char c = (unsigned char)s[i];
+        bool word_before = i > 0 && is_word((unsigned char)s[i - 1]);
+        if (isspace(c)) {
+            space = true;
+            i++;
+            continue;
+        }
+        if (space && out->len > start)
+            core_buf_putc(out, ' ');
+        space = false;
+        size_t k;
+        if (!word_before && (k = uuid_at(s + i, n - i)) > 0) {
+            core_buf_puts(out, "<uuid>");
+            i += k;
+            continue;
+        }
+        if ((k = path_at(s + i, n - i, word_before)) > 0) {
+            core_buf_puts(out, "<path>");
+            i += k;
+            continue;
+        }
+        if ((c == '\'' || c == '"') && !word_before) {
+            /* A quoted string up to its closing quote on the same line. */
+            size_t j = i + 1;
+            while (j < n && (unsigned char)s[j] != c && s[j] != '\n')
+                j++;
+            if (j < n && (unsigned char)s[j] == c) {
+                core_buf_putc(out, (char)c);
+                core_buf_puts(out, "<*>");
+                core_buf_putc(out, (char)c);
+                i = j + 1;
+                continue;
+            }
+        }
+        if (!word_before && c == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+            is_hex((unsigned char)s[i + 2])) {
+            size_t j = i + 2;
+            while (j < n && is_hex((unsigned char)s[j]))
+                j++;
+            core_buf_puts(out, "<hex>");
+            i = j;
+            continue;
+        }
+        if (!word_before && is_word(c)) {
+            /* A word: all digits (a number, with a fraction), a long hex run
+             * with digits (a hash, an id), or kept as it is. */
+            size_t j = i;
+            bool digits = true, hex = true, has_digit = false;
+            while (j < n && is_word((unsigned char)s[j])) {
+                unsigned char d = (unsigned char)s[j];
+                if (!isdigit(d))
+                    digits = false;
+                else
+                    has_digit = true;
+                if (!is_hex(d))
+                    hex = false;
+                j++;
+            }
+            if (digits) {
+                /* 1.5, 10.0.0.1: one number, one mask. */
+                while (j + 1 < n && s[j] == '.' && isdigit((unsigned char)s[j + 1])) {
+                    j++;
+                    while (j < n && isdigit((unsigned char)s[j]))
+                        j++;
+                }
+                core_buf_puts(out, "<num>");
+            } else if (hex && has_digit && j - i >= 8) {
+                core_buf_puts(out, "<hex>");
+            } else {
+                /* Keep the word, but mask digits inside it ("s3" stays,
+                 * "obj-17" becomes "obj-<num>" through the next round). */
+                size_t keep = j - i;
+                if (out->len - start + keep > max)
+                    keep = max - (out->len - start);
+                core_buf_append(out, s + i, keep);
+            }
+            i = j;
+            continue;
+        }
+        core_buf_putc(out, (char)c);
+        i++;
+    }
+    /* Never end inside a UTF-8 sequence. */
+    size_t len = out->len - start;
+    size_t ok = core_utf8_valid_prefix(out->data + start, len);
+    if (ok < len) {
+        out->len = start + ok;
+        out->data[out->len] = '\0';
+    }
+    return out->len - start;
+}
+
+/* ------------------------------------------------------------------ */
+/* Templates                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct mt_entry {
+    pcre2_code *re;
+    uint32_t emit;    /* the emit site */
+    uint32_t tmpl;    /* the emit whose template it is (a constant for REF sites) */
+    uint32_t literal; /* literal bytes */
+    uint8_t level;    /* graph_level */
+    uint8_t kind;     /* graph_emit_kind */
+    bool is_const;
+    uint32_t symbol;
+    const char *logger; /* site's logger name, or its module's name */
+    const char *anchor; /* the longest literal run (for the loose list) */
+    uint32_t anchor_len;
+} mt_entry;
+
+struct graph_matcher {
+    const graph *g;
+    graph_matcher_opts o;
+    mt_entry *e;
+    uint32_t n;
+    core_map prefix; /* hash(len, bytes) -> head in chain (+1) */
+    core_map suffix;
+    uint32_t *chain;  /* next entry with the same key, or UINT32_MAX */
+    uint32_t *schain; /* the same for suffix keys */
+    uint32_t *loose;
+    uint32_t nloose;
+    core_arena arena;
+    pcre2_match_context *mctx;
+    bool jit;
+};
+
+struct graph_match_work {
+    pcre2_match_data *md;
+    uint32_t *hits;
+    uint32_t nhits, cap;
+    uint32_t *seen; /* per entry: stamp of the last message it was tried on */
+    uint32_t stamp;
+};
+
+/* One literal byte of a template into the pattern. */
+static void pat_literal(core_buf *p, unsigned char c)
+{
+    if (c == '\n') {
+        core_buf_puts(p, "(?:\\n|\\\\n)");
+    } else if (c == '\t') {
+        core_buf_puts(p, "(?:\\t|\\\\t)");
+    } else if (c == '\r') {
+        core_buf_puts(p, "(?:\\r|\\\\r)");
+    } else if (c == 0) {
+        core_buf_puts(p, "\\x00");
+    } else if (c < 0x80 && !isalnum(c) && c != ' ') {
+        core_buf_putc(p, '\\');
+        core_buf_putc(p, (char)c);
+    } else {
+        core_buf_putc(p, (char)c);
+    }
+}
+
+/* Length of the %-directive at t (t[0] == '%', t[1] != '%'), or 0 when it
+ * is not one (then the '%' is literal). */
+static size_t directive_len(const char *t)
+{
+    size_t i = 1;
+    if (t[i] == '(') {
+        while (t[i] && t[i] != ')')
+            i++;
+        if (!t[i])
+            return 0;
+        i++;
+    }
+    while (t[i] && strchr("-+ #0", t[i]))
+        i++;
+    while (t[i] && (isdigit((unsigned char)t[i]) || t[i] == '*'))
+        i++;
+    if (t[i] == '.') {
+        i++;
+        while (t[i] && (isdigit((unsigned char)t[i]) || t[i] == '*'))
+            i++;
+    }
+    while (t[i] && strchr("hlLqjzt", t[i]))
+        i++;
+    if (t[i] && strchr("diouxXeEfFgGcrsaOjbn", t[i]))
+        return i + 1;
+    return 0;
+}
+
+/*
+ * Parses a stored template: calls back for literal bytes and holes.
+ * Literal text is gathered into lit (unescaped), and the first and last
+ * literal runs are reported through the out-parameters.
+ */
+typedef struct tmpl_info {
+    core_buf pat;
+    core_buf lit;          /* every literal byte, runs separated by NUL */
+    size_t first_len;      /* literal bytes before the first hole */
+    size_t last_off;       /* offset in lit of the last run */
+    size_t last_len;       /* its length, when the template ends with it */
+    size_t best_off, best; /* the longest run */
+    uint32_t holes;
+    uint32_t literal;
+} tmpl_info;
+
+static void tmpl_parse(const char *t, tmpl_info *ti)
+{
+    core_buf_reset(&ti->pat);
+    core_buf_reset(&ti->lit);
+    ti->first_len = 0;
+    ti->last_off = ti->last_len = ti->best_off = ti->best = 0;
+    ti->holes = 0;
+    ti->literal = 0;
+    core_buf_puts(&ti->pat, "\\A");
+    size_t run_start = 0;
+    bool in_run = false;
+    for (size_t i = 0; t[i];) {
+        size_t d = 0;
+        if (t[i] == '%' && t[i + 1] == '%') {
+            pat_literal(&ti->pat, '%');
+            if (!in_run) {
+                run_start = ti->lit.len;
+                in_run = true;
+            }
+            core_buf_putc(&ti->lit, '%');
+            ti->literal++;
+            i += 2;
+            continue;
+        }
+        if (t[i] == '%' && (d = directive_len(t + i)) > 0) {
+            if (in_run) {
+                size_t len = ti->lit.len - run_start;
+                if (ti->holes == 0)
+                    ti->first_len = len;
+                if (len > ti->best) {
+                    ti->best = len;
+                    ti->best_off = run_start;
+                }
+                core_buf_putc(&ti->lit, '\0');
+                in_run = false;
+            }
+            /* Adjacent holes are one hole. */
+            if (ti->pat.len < 8 || memcmp(ti->pat.data + ti->pat.len - 8, "(?s:.*?)", 8) != 0)
+                core_buf_puts(&ti->pat, "(?s:.*?)");
+            ti->holes++;
+            i += d;
+            continue;
+        }
+        pat_literal(&ti->pat, (unsigned char)t[i]);
+        if (!in_run) {
+            run_start = ti->lit.len;
+            in_run = true;
+        }
+        core_buf_putc(&ti->lit, t[i]);
+        ti->literal++;
+        i++;
+    }
+    if (in_run) {
+        size_t len = ti->lit.len - run_start;
+        if (ti->holes == 0)
+            ti->first_len = len;
+        if (len > ti->best) {
+            ti->best = len;
+            ti->best_off = run_start;
+        }
+        ti->last_off = run_start;
+        ti->last_len = len;
+        core_buf_putc(&ti->lit, '\0');
+    }
+    core_buf_puts(&ti->pat, "\\z");
+}
+
+/* Literal bytes usable as an index key: up to 4, and never across a
+ * newline, tab or carriage return (the log may have escaped them). */
+static size_t key_len(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && k < 4 && s[k] != '\n' && s[k] != '\t' && s[k] != '\r')
+        k++;
+    return k;
+}
+
+static uint64_t key_hash(const char *s, size_t k)
+{
+    uint64_t h = core_hash64(s, k, 0x6d61746368ull + k);
+    return h == UINT64_MAX ? 0 : h;
+}
+
+static void index_add(core_map *m, uint32_t *chain, uint64_t key, uint32_t id)
+{
+    bool ins;
+    uint64_t *v = core_map_put(m, key, &ins);
+    chain[id] = ins ? UINT32_MAX : (uint32_t)(*v - 1);
+    *v = (uint64_t)id + 1;
+}
+
+static bool usable(const graph_emit *e)
+{
+    if (e->style == GRAPH_STYLE_NONE || e->style == GRAPH_STYLE_DYNAMIC)
+        return false;
+    return true;
+}
+
+int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_matcher **out)
+{
+    graph_matcher *m = core_xcalloc(1, sizeof *m);
+    m->g = g;
+    if (o)
+        m->o = *o;
+    if (m->o.partial_min == 0)
+        m->o.partial_min = 64;
+    if (m->o.match_limit == 0)
+        m->o.match_limit = 100000;
+    core_arena_init(&m->arena, 0);
+    uint32_t jit_ok = 0;
+    pcre2_config(PCRE2_CONFIG_JIT, &jit_ok);
+    m->jit = jit_ok != 0;
+    m->mctx = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(m->mctx, m->o.match_limit);
+    pcre2_set_depth_limit(m->mctx, m->o.match_limit);
+
+    uint32_t ne = graph_nemits(g);
+    m->e = core_xcalloc(ne ? ne : 1, sizeof *m->e);
+    m->chain = core_xmalloc((ne ? ne : 1) * sizeof *m->chain);
+    m->schain = core_xmalloc((ne ? ne : 1) * sizeof *m->schain);
+    m->loose = core_xmalloc((ne ? ne : 1) * sizeof *m->loose);
+    tmpl_info ti = {0};
+    for (uint32_t id = 0; id < ne; id++) {
+        graph_emit e, src;
+        graph_get_emit(g, id, &e);
+        if (!usable(&e))
+            continue;
+        uint32_t tid = id;
+        src = e;
+        if (e.style == GRAPH_STYLE_REF) {
+            if (e.ref_const == GRAPH_NONE)
+                continue;
+            tid = e.ref_const;
+            graph_get_emit(g, tid, &src);
+            if (!usable(&src) || src.style == GRAPH_STYLE_REF)
+                continue;
+        }
+        if (!src.tmpl[0])
+            continue;
+        tmpl_parse(src.tmpl, &ti);
+        /* Nothing literal, or next to nothing: "%s", "%s: %s". */
+        if (ti.best < 2 && ti.literal < 3)
+            continue;
+        int err;
+        PCRE2_SIZE off;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti.pat.data, ti.pat.len, 0, &err, &off, NULL);
+        if (!re)
+            continue; /* cannot happen with escaped literals; be safe */
+        if (m->jit)
+            pcre2_jit_compile(re, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD);
+        mt_entry *x = &m->e[m->n];
+        x->re = re;
+        x->emit = id;
+        x->tmpl = tid;
+        x->literal = ti.literal;
+        x->level = (uint8_t)e.level;
+        x->kind = (uint8_t)e.kind;
+        x->is_const = e.kind == GRAPH_EMIT_CONST;
+        x->symbol = e.symbol;
+        x->logger = e.logger;
+        if (!x->logger[0] && e.symbol != GRAPH_NONE) {
+            graph_symbol s;
+            graph_get_symbol(g, e.symbol, &s);
+            graph_file_info f;
+            graph_get_file(g, s.file_id, &f);
+            graph_symbol ms;
+            graph_get_symbol(g, f.module, &ms);
+            x->logger = ms.qualname;
+        }
+        x->anchor = core_arena_strndup(&m->arena, ti.lit.data + ti.best_off, ti.best);
+        x->anchor_len = (uint32_t)ti.best;
+        uint32_t me = m->n++;
+        size_t k;
+        if (ti.first_len > 0 && (k = key_len(ti.lit.data, ti.first_len)) > 0) {
+            index_add(&m->prefix, m->chain, key_hash(ti.lit.data, k), me);
+        } else if (ti.last_len > 0) {
+            /* Key on the last bytes, again not across a newline. */
+            const char *last = ti.lit.data + ti.last_off;
+            size_t kk = 0;
+            while (kk < ti.last_len && kk < 4 && last[ti.last_len - 1 - kk] != '\n' &&
+                   last[ti.last_len - 1 - kk] != '\t' && last[ti.last_len - 1 - kk] != '\r')
+                kk++;
+            if (kk > 0)
+                index_add(&m->suffix, m->schain, key_hash(last + ti.last_len - kk, kk), me);
+            else
+                m->loose[m->nloose++] = me;
+        } else {
+            m->loose[m->nloose++] = me;
+        }
+    }
+    core_buf_free(&ti.pat);
+    core_buf_free(&ti.lit);
+    *out = m;
+    return 0;
+}
+
+void graph_matcher_free(graph_matcher *m)
+{
+    if (!m)
+        return;
+    for (uint32_t i = 0; i < m->n; i++)
+        pcre2_code_free(m->e[i].re);
+    pcre2_match_context_free(m->mctx);
+    core_map_free(&m->prefix);
+    core_map_free(&m->suffix);
+    free(m->e);
+    free(m->chain);
+    free(m->schain);
+    free(m->loose);
+    core_arena_free(&m->arena);
+    free(m);
+}
+
+uint32_t graph_matcher_count(const graph_matcher *m)
+{
+    return m->n;
+}
+
+graph_match_work *graph_match_work_new(const graph_matcher *m)
+{
+    graph_match_work *w = core_xcalloc(1, sizeof *w);
+    w->md = pcre2_match_data_create(1, NULL);
+    if (!w->md)
+        core_panic("out of memory (pcre2 match data)");
+    w->cap = 64;
+    w->hits = core_xmalloc(w->cap * sizeof *w->hits);
+    w->seen = core_xcalloc(m->n ? m->n : 1, sizeof *w->seen);
+    return w;
+}
+
+void graph_match_work_free(graph_match_work *w)
+{
+    if (!w)
+        return;
+    pcre2_match_data_free(w->md);
+    free(w->hits);
+    free(w->seen);
+    free(w);
+}
+
+/* 1: full match, 2: partial (message cut short), 0: none. */
+static int try_entry(const graph_matcher *m, graph_match_work *w, uint32_t id, const char *msg,
+                     size_t len, bool partial)
+{
+    if (w->seen[id] == w->stamp)
+        return 0;
+    w->seen[id] = w->stamp;
+    const mt_entry *x = &m->e[id];
+    uint32_t opt = partial ? PCRE2_PARTIAL_HARD : 0;
+    int rc = m->jit ? pcre2_jit_match(x->re, (PCRE2_SPTR)msg, len, 0, opt, w->md, m->mctx)
+                    : pcre2_match(x->re, (PCRE2_SPTR)msg, len, 0, opt, w->md, m->mctx);
+    if (rc >= 0)
+        return 1;
+    if (rc == PCRE2_ERROR_PARTIAL)
+        return 2;
+    return 0;
+}
+
+static void add_hit(graph_match_work *w, uint32_t id)
+{
+    if (w->nhits == w->cap) {
+        w->cap *= 2;
+        w->hits = core_xrealloc(w->hits, w->cap * sizeof *w->hits);
+    }
+    w->hits[w->nhits++] = id;
+}
+
+static void collect(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                    bool partial)
+{
+    /* Prefix index: keys of 4..1 bytes, and the key bytes must not cross
+     * an escaped newline either ("\\n" in the message). */
+    size_t kmax = key_len(msg, len);
+    for (size_t i = 0; i + 1 < kmax; i++)
+        if (msg[i] == '\\' && (msg[i + 1] == 'n' || msg[i + 1] == 't' || msg[i + 1] == 'r')) {
+            kmax = i;
+            break;
+        }
+    for (size_t k = kmax; k >= 1; k--) {
+        uint64_t *v = core_map_get(&m->prefix, key_hash(msg, k));
+        for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX; id = m->chain[id])
+            if (try_entry(m, w, id, msg, len, partial) == (partial ? 2 : 1))
+                add_hit(w, id);
+    }
+    if (!partial) {
+        size_t smax = 0;
+        while (smax < len && smax < 4 && msg[len - 1 - smax] != '\n' &&
+               msg[len - 1 - smax] != '\t' && msg[len - 1 - smax] != '\r')
+            smax++;
+        for (size_t k = smax; k >= 1; k--) {
+            /* "...\\n" escaped at the end: the key cannot span it. */
+            if (k >= 2 && msg[len - k] == '\\' &&
+                (msg[len - k + 1] == 'n' || msg[len - k + 1] == 't'))
+                continue;
+            uint64_t *v = core_map_get(&m->suffix, key_hash(msg + len - k, k));
+            for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
+                 id = m->schain[id])
+                if (try_entry(m, w, id, msg, len, false) == 1)
+                    add_hit(w, id);
+        }
+    }
+    for (uint32_t i = 0; i < m->nloose; i++) {
+        const mt_entry *x = &m->e[m->loose[i]];
+        if (x->anchor_len && !memmem(msg, len, x->anchor, x->anchor_len) &&
+            !strpbrk(x->anchor, "\n\t\r"))
+            continue;
+        if (try_entry(m, w, m->loose[i], msg, len, partial) == (partial ? 2 : 1))
+            add_hit(w, m->loose[i]);
+    }
+}
+
+/* Record level -> graph_level; "SPAN"/"EVENT" -> 100 + emit kind. */
+static int level_code(const char *s)
+{
+    static const struct {
+        const char *name;
+        int code;
+    } t[] = {
+        {"trace", GRAPH_LEVEL_TRACE},       {"silly", GRAPH_LEVEL_TRACE},
+        {"verbose", GRAPH_LEVEL_DEBUG},     {"debug", GRAPH_LEVEL_DEBUG},
+        {"info", GRAPH_LEVEL_INFO},         {"notice", GRAPH_LEVEL_NOTICE},
+        {"warn", GRAPH_LEVEL_WARNING},      {"warning", GRAPH_LEVEL_WARNING},
+        {"error", GRAPH_LEVEL_ERROR},       {"err", GRAPH_LEVEL_ERROR},
+        {"critical", GRAPH_LEVEL_CRITICAL}, {"fatal", GRAPH_LEVEL_CRITICAL},
+        {"span", 100 + GRAPH_EMIT_SPAN},    {"event", 100 + GRAPH_EMIT_EVENT},
+    };
+    if (!s || !s[0])
+        return -1;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcasecmp(s, t[i].name) == 0)
+            return t[i].code;
+    return -1;
+}
+
+/* Whether a site's logger name agrees with the record's. */
+static bool logger_agrees(const char *site, const char *rec)
+{
+    if (!site[0])
+        return false;
+    if (strcmp(site, rec) == 0)
+        return true;
+    /* "botocore.hooks" vs a module "hooks" indexed from inside the
+     * package: equal on a '.' or ':' boundary suffix. */
+    size_t a = strlen(site), b = strlen(rec);
+    if (a < b && (rec[b - a - 1] == '.' || rec[b - a - 1] == ':') && strcmp(rec + b - a, site) == 0)
+        return true;
+    if (b < a && (site[a - b - 1] == '.' || site[a - b - 1] == ':') &&
+        strcmp(site + a - b, rec) == 0)
+        return true;
+    return false;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, const char *msg,
+                                size_t len, const char *logger, const char *level, uint32_t *emits,
+                                uint32_t max)
+{
+    graph_match r = {0};
+    w->nhits = 0;
+    if (++w->stamp == 0) {
+        memset(w->seen, 0, (m->n ? m->n : 1) * sizeof *w->seen);
+        w->stamp = 1;
+    }
+    collect(m, w, msg, len, false);
+    if (w->nhits == 0 && len >= m->o.partial_min) {
+        if (++w->stamp == 0) {
+            memset(w->seen, 0, (m->n ? m->n : 1) * sizeof *w->seen);
+            w->stamp = 1;
+        }
+        collect(m, w, msg, len, true);
+        if (w->nhits)
+            r.flags |= GRAPH_MATCH_PARTIAL;
+    }
+    if (w->nhits == 0)
+        return r;
+    r.nmatched = w->nhits;
+    /* Sites logging a template beat bare constants holding it. */
+    uint32_t keep = 0;
+    bool any_site = false;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        any_site |= !m->e[w->hits[i]].is_const;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (m->e[w->hits[i]].is_const != any_site)
+            w->hits[keep++] = w->hits[i];
+    w->nhits = keep;
+    if (!any_site)
+        r.flags |= GRAPH_MATCH_CONST;
+    /* The most literal text. */
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (m->e[w->hits[i]].literal > best)
+            best = m->e[w->hits[i]].literal;
+    keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (m->e[w->hits[i]].literal == best)
+            w->hits[keep++] = w->hits[i];
+    w->nhits = keep;
+    r.literal = best;
+    /* The logger. */
+    if (w->nhits > 1 && logger && logger[0]) {
+        keep = 0;
+        for (uint32_t i = 0; i < w->nhits; i++)
+            if (logger_agrees(m->e[w->hits[i]].logger, logger))
+                w->hits[keep++] = w->hits[i];
+        if (keep > 0 && keep < w->nhits) {
+            w->nhits = keep;
+            r.flags |= GRAPH_MATCH_LOGGER;
+        }
+    }
+    /* The level (or span / span event). */
+    int lc = level_code(level);
+    if (w->nhits > 1 && lc >= 0) {
+        keep = 0;
+        for (uint32_t i = 0; i < w->nhits; i++) {
+            const mt_entry *x = &m->e[w->hits[i]];
+            bool ok = lc >= 100 ? x->kind == lc - 100
+                                : (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST) &&
+                                      x->level == lc;
+            if (ok)
+                w->hits[keep++] = w->hits[i];
+        }
+        if (keep > 0 && keep < w->nhits) {
+            w->nhits = keep;
+            r.flags |= GRAPH_MATCH_LEVEL;
+        }
+    }
+    /* Emit ids, in id order (deterministic), deduplicated. */
+    for (uint32_t i = 0; i < w->nhits; i++)
+        w->hits[i] = m->e[w->hits[i]].emit;
+    qsort(w->hits, w->nhits, sizeof *w->hits, cmp_u32);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (n == 0 || w->hits[n - 1] != w->hits[i])
+            w->hits[n++] = w->hits[i];
+    r.nemits = n;
+    for (uint32_t i = 0; i < n && i < max; i++)
+        emits[i] = w->hits[i];
+    return r;
+}
