@@ -1,0 +1,781 @@
+/*
+ * Events to activities to symbols: the composed mapping strategies
+ * (ppr.h). It lives in ppr/ because two strategies walk the code graph:
+ * the proximity that breaks ties between functions logging the same
+ * message, and the constants strategy.
+ */
+#include "ppr_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CAND 64
+#define OTHER_TEXT "<other>"
+
+typedef struct act_rec {
+    uint32_t text; /* strtab offset */
+    uint8_t strategy;
+    bool tried;               /* finish() has looked at it */
+    bool has_const;           /* matched string constants only */
+    uint32_t sym_off, nsyms;  /* into syms/conf */
+    uint32_t cand_off, ncand; /* template candidates or constant owners */
+    uint64_t count;
+    uint32_t nvariants;
+} act_rec;
+
+/* What a distinct message (with its logger and level) resolves to before
+ * the case context is known. */
+typedef struct msg_rec {
+    uint32_t act;    /* the activity, or UINT32_MAX when it depends on prev */
+    uint32_t group;  /* ambiguous: the group (an activity id of the template) */
+    uint32_t masked; /* strtab offset of the abstracted message */
+} msg_rec;
+
+typedef struct nb_rec {
+    uint32_t act, nb;
+    uint32_t count;
+} nb_rec;
+
+struct ppr_mapper {
+    const graph *g;
+    ppr_mapper_opts o;
+    graph_matcher *matcher;
+    graph_match_work *mw;
+    graph_text *text; /* built on first use */
+    ppr_net *code;    /* built on first use */
+    ppr_work *cw;
+    core_strtab strs;
+    core_map act_by_text; /* strtab offset -> activity */
+    core_vec(act_rec) acts;
+    core_vec(uint32_t) syms;
+    core_vec(float) conf;
+    core_vec(uint32_t) cands;
+    /* variants */
+    core_map var_by_key; /* hash(act, masked) -> variant + 1 */
+    core_vec(uint32_t) var_act;
+    core_vec(uint32_t) var_text;
+    /* message cache */
+    core_map msg_cache; /* hash -> index into msgs + 1 */
+    core_vec(msg_rec) msgs;
+    core_map amb_cache; /* (group, prev) -> activity + 1 */
+    /* code attributes: (act, symbol) -> count, and the files */
+    core_map code_votes;
+    core_vec(nb_rec) votes;
+    core_smap file_by_path;
+    /* neighbours of unmapped activities */
+    core_map nb_index;
+    core_vec(nb_rec) nbs;
+    core_buf tmp;
+    uint32_t other; /* the fold-over activity, or UINT32_MAX */
+};
+
+static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *created);
+
+const char *ppr_map_strategy_name(ppr_map_strategy s)
+{
+    static const char *n[] = {"none", "code", "override", "template", "const", "tokens", "llm"};
+    return (unsigned)s < PPR_MAP__COUNT ? n[s] : "?";
+}
+
+int ppr_mapper_new(const graph *g, const ppr_mapper_opts *o, ppr_mapper **out)
+{
+    ppr_mapper *m = core_xcalloc(1, sizeof *m);
+    m->g = g;
+    if (o)
+        m->o = *o;
+    if (m->o.tokens_min <= 0)
+        m->o.tokens_min = 0.25;
+    if (m->o.max_activities == 0)
+        m->o.max_activities = 1000000;
+    int rc = graph_matcher_build(g, NULL, &m->matcher);
+    if (rc) {
+        free(m);
+        return rc;
+    }
+    m->mw = graph_match_work_new(m->matcher);
+    core_strtab_init(&m->strs);
+    m->other = UINT32_MAX;
+    m->other = activity_get(m, OTHER_TEXT, strlen(OTHER_TEXT), NULL);
+    m->acts.v[m->other].tried = true;
+    for (uint32_t f = 0; f < graph_nfiles(g); f++) {
+        graph_file_info fi;
+        graph_get_file(g, f, &fi);
+        core_smap_add(&m->file_by_path, fi.path, strlen(fi.path), f);
+    }
+    *out = m;
+    return 0;
+}
+
+void ppr_mapper_free(ppr_mapper *m)
+{
+    if (!m)
+        return;
+    graph_match_work_free(m->mw);
+    graph_matcher_free(m->matcher);
+    graph_text_free(m->text);
+    ppr_work_free(m->cw);
+    ppr_net_free(m->code);
+    core_strtab_free(&m->strs);
+    core_map_free(&m->act_by_text);
+    core_vec_free(&m->acts);
+    core_vec_free(&m->syms);
+    core_vec_free(&m->conf);
+    core_vec_free(&m->cands);
+    core_map_free(&m->var_by_key);
+    core_vec_free(&m->var_act);
+    core_vec_free(&m->var_text);
+    core_map_free(&m->msg_cache);
+    core_vec_free(&m->msgs);
+    core_map_free(&m->amb_cache);
+    core_map_free(&m->code_votes);
+    core_vec_free(&m->votes);
+    core_smap_free(&m->file_by_path);
+    core_map_free(&m->nb_index);
+    core_vec_free(&m->nbs);
+    core_buf_free(&m->tmp);
+    free(m);
+}
+
+const graph *ppr_mapper_graph(const ppr_mapper *m)
+{
+    return m->g;
+}
+
+static uint64_t key64(uint64_t h)
+{
+    return h == UINT64_MAX ? 0 : h;
+}
+
+/* The activity with this text, created when new. */
+static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *created)
+{
+    uint32_t off = core_strtab_intern(&m->strs, text, len);
+    bool ins;
+    uint64_t *v = core_map_put(&m->act_by_text, off, &ins);
+    if (created)
+        *created = ins;
+    if (!ins)
+        return (uint32_t)*v;
+    if (m->acts.n >= m->o.max_activities && m->other != UINT32_MAX) {
+        *v = m->other;
+        return m->other;
+    }
+    act_rec a = {.text = off};
+    core_vec_push(&m->acts, a);
+    *v = m->acts.n - 1;
+    return (uint32_t)(m->acts.n - 1);
+}
+
+static void activity_set_syms(ppr_mapper *m, uint32_t act, ppr_map_strategy st, const uint32_t *s,
+                              const float *c, uint32_t n)
+{
+    act_rec *a = &m->acts.v[act];
+    a->strategy = (uint8_t)st;
+    a->sym_off = (uint32_t)m->syms.n;
+    a->nsyms = n;
+    for (uint32_t i = 0; i < n; i++) {
+        core_vec_push(&m->syms, s[i]);
+        core_vec_push(&m->conf, c[i]);
+    }
+}
+
+static void activity_set_cands(ppr_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
+{
+    act_rec *a = &m->acts.v[act];
+    a->cand_off = (uint32_t)m->cands.n;
+    a->ncand = n;
+    for (uint32_t i = 0; i < n; i++)
+        core_vec_push(&m->cands, s[i]);
+}
+
+/* Distinct symbols of emit sites, in order. */
+static uint32_t emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, uint32_t *out)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, emits[i], &e);
+        if (e.symbol == GRAPH_NONE)
+            continue;
+        bool dup = false;
+        for (uint32_t j = 0; j < k; j++)
+            dup |= out[j] == e.symbol;
+        if (!dup)
+            out[k++] = e.symbol;
+    }
+    return k;
+}
+
+static void ensure_code_net(ppr_mapper *m)
+{
+    if (m->code)
+        return;
+    ppr_weights w;
+    ppr_weights_profile("default", &w);
+    if (ppr_net_from_graph(m->g, &w, &m->code) != 0 || ppr_work_new(m->code, &m->cw) != 0)
+        core_panic("out of memory building the code net");
+}
+
+/*
+ * Several functions log this template: pick the one nearest (personalized
+ * PageRank over the code graph) to the symbols of the previous activity,
+ * when it is clearly nearest. Returns the chosen symbol or GRAPH_NONE.
+ */
+static uint32_t nearest_candidate(ppr_mapper *m, const act_rec *group, uint32_t prev)
+{
+    if (prev == UINT32_MAX || prev >= m->acts.n)
+        return GRAPH_NONE;
+    const act_rec *p = &m->acts.v[prev];
+    if (p->nsyms == 0)
+        return GRAPH_NONE;
+    ensure_code_net(m);
+    ppr_entry seeds[MAX_CAND];
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < p->nsyms && ns < MAX_CAND; i++)
+        seeds[ns++] = (ppr_entry){m->syms.v[p->sym_off + i], m->conf.v[p->sym_off + i]};
+    ppr_opts o = ppr_opts_default();
+    o.alpha = 0.3;
+    o.eps = 1e-6;
+    if (ppr_push(m->cw, seeds, ns, &o, NULL) != 0)
+        return GRAPH_NONE;
+    double best = 0, second = 0;
+    uint32_t arg = GRAPH_NONE;
+    for (uint32_t i = 0; i < group->ncand; i++) {
+        uint32_t s = m->cands.v[group->cand_off + i];
+        double x = ppr_work_score(m->cw, s);
+        if (x > best) {
+            second = best;
+            best = x;
+            arg = s;
+        } else if (x > second) {
+            second = x;
+        }
+    }
+    return best > 0 && best >= 2.0 * second ? arg : GRAPH_NONE;
+}
+
+static uint32_t variant_get(ppr_mapper *m, uint32_t act, uint32_t masked)
+{
+    uint64_t key = key64(core_hash_u64(((uint64_t)act << 32) ^ masked));
+    bool ins;
+    uint64_t *v = core_map_put(&m->var_by_key, key, &ins);
+    if (!ins)
+        return (uint32_t)(*v - 1);
+    core_vec_push(&m->var_act, act);
+    core_vec_push(&m->var_text, masked);
+    m->acts.v[act].nvariants++;
+    *v = m->var_act.n;
+    return (uint32_t)(m->var_act.n - 1);
+}
+
+/* The template's text (a constant's, for sites that log one by name). */
+static const char *template_text(const graph *g, uint32_t emit)
+{
+    graph_emit e;
+    graph_get_emit(g, emit, &e);
+    if (e.style == GRAPH_STYLE_REF && e.ref_const != GRAPH_NONE)
+        graph_get_emit(g, e.ref_const, &e);
+    return e.tmpl;
+}
+
+/* Whether an activity's template candidates are exactly these symbols. */
+static bool same_set(const ppr_mapper *m, uint32_t act, const uint32_t *syms, uint32_t n)
+{
+    const act_rec *a = &m->acts.v[act];
+    if (a->ncand != n)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (m->cands.v[a->cand_off + i] != syms[i])
+            return false;
+    return true;
+}
+
+/* Resolves a distinct message: template match or abstraction. */
+static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
+{
+    msg_rec r = {UINT32_MAX, UINT32_MAX, 0};
+    const char *text = ev->text ? ev->text : "";
+    size_t len = ev->text ? ev->len : 0;
+    core_buf_reset(&m->tmp);
+    graph_mask_message(text, len, 0, &m->tmp);
+    r.masked = core_strtab_intern(&m->strs, m->tmp.data ? m->tmp.data : "", m->tmp.len);
+
+    /* Overrides first: the rule decides the symbols. */
+    if (m->o.overrides) {
+        uint32_t s[MAX_CAND];
+        float c[MAX_CAND];
+        uint32_t rule;
+        uint32_t n = graph_overrides_match(m->o.overrides, text, len, s, c, MAX_CAND, &rule);
+        if (n > 0) {
+            core_buf_reset(&m->tmp);
+            core_buf_printf(&m->tmp, "%s", core_strtab_str(&m->strs, r.masked));
+            bool created;
+            r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
+            if (created)
+                activity_set_syms(m, r.act, PPR_MAP_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
+            return r;
+        }
+    }
+
+    uint32_t emits[MAX_CAND];
+    graph_match mr =
+        graph_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
+    if (mr.nemits == 0) {
+        bool created;
+        const char *mt = core_strtab_str(&m->strs, r.masked);
+        r.act = activity_get(m, mt, strlen(mt), &created);
+        return r;
+    }
+    uint32_t n = mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits;
+    uint32_t syms[MAX_CAND];
+    uint32_t ns = emit_symbols(m->g, emits, n, syms);
+    const char *t = template_text(m->g, emits[0]);
+    bool created;
+    if (mr.flags & GRAPH_MATCH_CONST) {
+        /* The template is a constant: its users are found at finish(). */
+        core_buf_reset(&m->tmp);
+        core_buf_printf(&m->tmp, "%s", t);
+        r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
+        if (created) {
+            m->acts.v[r.act].has_const = true;
+            activity_set_cands(m, r.act, syms, ns);
+        }
+        return r;
+    }
+    r.act = activity_get(m, t, strlen(t), &created);
+    if (!created && !same_set(m, r.act, syms, ns)) {
+        /* The same text logged by other sites (another logger, level or
+         * module narrowed it): an activity of its own. */
+        core_buf_reset(&m->tmp);
+        core_buf_puts(&m->tmp, t);
+        for (uint32_t i = 0; i < ns; i++) {
+            graph_symbol s;
+            graph_get_symbol(m->g, syms[i], &s);
+            core_buf_printf(&m->tmp, "%s%s", i ? "|" : " @", s.qualname);
+        }
+        r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
+    }
+    act_rec *a = &m->acts.v[r.act];
+    if (created || (a->nsyms == 0 && a->strategy == PPR_MAP_NONE)) {
+        float c[MAX_CAND];
+        for (uint32_t i = 0; i < ns; i++)
+            c[i] = 1.0f / (float)ns;
+        activity_set_syms(m, r.act, PPR_MAP_TEMPLATE, syms, c, ns);
+        activity_set_cands(m, r.act, syms, ns);
+    }
+    if (ns > 1) {
+        r.group = r.act;
+        r.act = UINT32_MAX;
+    }
+    return r;
+}
+
+/* An activity for one of a group's candidates: "TEMPLATE @ qualname". */
+static uint32_t group_member(ppr_mapper *m, uint32_t group, uint32_t sym)
+{
+    graph_symbol s;
+    graph_get_symbol(m->g, sym, &s);
+    core_buf_reset(&m->tmp);
+    core_buf_printf(&m->tmp, "%s @%s", core_strtab_str(&m->strs, m->acts.v[group].text),
+                    s.qualname);
+    bool created;
+    uint32_t a = activity_get(m, m->tmp.data, m->tmp.len, &created);
+    if (created) {
+        float one = 1.0f;
+        activity_set_syms(m, a, PPR_MAP_TEMPLATE, &sym, &one, 1);
+    }
+    return a;
+}
+
+/* The innermost function or method of a file containing line. */
+static uint32_t symbol_at(const ppr_mapper *m, const char *path, uint32_t line, const char *func)
+{
+    if (!path || !path[0])
+        return GRAPH_NONE;
+    /* The longest suffix of path on '/' boundaries that is a graph file. */
+    const char *p = path;
+    uint32_t file = UINT32_MAX;
+    while (p) {
+        uint32_t it = 0;
+        uint32_t f = core_smap_get(&m->file_by_path, p, strlen(p), &it);
+        if (f != UINT32_MAX) {
+            file = f;
+            break;
+        }
+        p = strchr(p, '/');
+        if (p)
+            p++;
+    }
+    if (file == UINT32_MAX)
+        return GRAPH_NONE;
+    graph_file_info fi;
+    graph_get_file(m->g, file, &fi);
+    uint32_t best = GRAPH_NONE, best_span = UINT32_MAX;
+    /* Symbols of a file are contiguous after its module. */
+    for (uint32_t id = fi.module + 1; id < graph_nsymbols(m->g); id++) {
+        graph_symbol s;
+        graph_get_symbol(m->g, id, &s);
+        if (s.file_id != file)
+            break;
+        if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
+            continue;
+        bool in = line ? (s.start_line <= line && line <= s.end_line)
+                       : (func && strcmp(s.name, func) == 0);
+        if (in && s.end_line - s.start_line < best_span) {
+            best = id;
+            best_span = s.end_line - s.start_line;
+        }
+    }
+    return best == GRAPH_NONE && line ? fi.module : best;
+}
+
+static void note_neighbour(ppr_mapper *m, uint32_t act, uint32_t nb)
+{
+    uint64_t key = key64(((uint64_t)act << 32) | nb);
+    bool ins;
+    uint64_t *v = core_map_put(&m->nb_index, key, &ins);
+    if (ins) {
+        core_vec_push(&m->nbs, ((nb_rec){act, nb, 0}));
+        *v = m->nbs.n - 1;
+    }
+    m->nbs.v[*v].count++;
+}
+
+void ppr_mapper_map(ppr_mapper *m, const ppr_map_event *ev, uint32_t prev, uint32_t *activity,
+                    uint32_t *variant)
+{
+    const char *text = ev->text ? ev->text : "";
+    size_t len = ev->text ? ev->len : 0;
+    uint64_t h = core_hash64(text, len, 0x6d7367);
+    if (ev->logger)
+        h = core_hash64(ev->logger, strlen(ev->logger), h);
+    if (ev->level)
+        h = core_hash64(ev->level, strlen(ev->level), h ^ 0x1e7e1);
+    h = key64(h);
+    bool ins;
+    uint64_t *v = core_map_put(&m->msg_cache, h, &ins);
+    msg_rec r;
+    if (ins) {
+        uint64_t slot = m->msgs.n + 1;
+        *v = slot;
+        r = resolve_message(m, ev);
+        core_vec_push(&m->msgs, r);
+    } else {
+        r = m->msgs.v[*v - 1];
+    }
+    uint32_t act = r.act;
+    if (act == UINT32_MAX) {
+        uint64_t k = key64(core_hash_u64(((uint64_t)r.group << 32) | (prev & 0xffffffffu)));
+        uint64_t *a = core_map_put(&m->amb_cache, k, &ins);
+        if (ins) {
+            uint32_t s = nearest_candidate(m, &m->acts.v[r.group], prev);
+            /* core_map_put's slot may move while activities are added. */
+            uint32_t chosen = s == GRAPH_NONE ? r.group : group_member(m, r.group, s);
+            a = core_map_put(&m->amb_cache, k, &ins);
+            *a = (uint64_t)chosen + 1;
+        }
+        act = (uint32_t)(*a - 1);
+    }
+    m->acts.v[act].count++;
+    if (ev->learn && m->o.use_code_attrs && (ev->code_file || ev->code_function)) {
+        uint32_t s = symbol_at(m, ev->code_file, ev->code_line, ev->code_function);
+        if (s == GRAPH_NONE && ev->code_function) {
+            /* code.function.name may be fully qualified; code.namespace
+             * gives the rest. */
+            core_buf_reset(&m->tmp);
+            if (ev->code_namespace && ev->code_namespace[0])
+                core_buf_printf(&m->tmp, "%s.%s", ev->code_namespace, ev->code_function);
+            else
+                core_buf_puts(&m->tmp, ev->code_function);
+            uint32_t ids[2];
+            if (graph_find(m->g, m->tmp.data, ids, 2) == 1)
+                s = ids[0];
+        }
+        if (s != GRAPH_NONE) {
+            uint64_t key = key64(((uint64_t)act << 32) | s);
+            uint64_t *c = core_map_put(&m->code_votes, key, &ins);
+            if (ins) {
+                core_vec_push(&m->votes, ((nb_rec){act, s, 0}));
+                *c = m->votes.n - 1;
+            }
+            m->votes.v[*c].count++;
+            m->acts.v[act].tried = false;
+        }
+    }
+    /* The neighbourhood of activities no template maps. */
+    if (ev->learn && prev != UINT32_MAX && prev < m->acts.n) {
+        if (m->acts.v[act].nsyms == 0 && m->acts.v[prev].nsyms > 0)
+            note_neighbour(m, act, prev);
+        if (m->acts.v[prev].nsyms == 0 && m->acts.v[act].nsyms > 0)
+            note_neighbour(m, prev, act);
+    }
+    *activity = act;
+    *variant = variant_get(m, act, r.masked);
+}
+
+/* ---- finish: the deferred strategies ---- */
+
+static int cmp_nb(const void *a, const void *b)
+{
+    const nb_rec *x = a, *y = b;
+    if (x->act != y->act)
+        return x->act < y->act ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return (x->nb > y->nb) - (x->nb < y->nb);
+}
+
+static void apply_code_votes(ppr_mapper *m)
+{
+    if (m->votes.n == 0)
+        return;
+    nb_rec *v = core_xmalloc(m->votes.n * sizeof *v);
+    memcpy(v, m->votes.v, m->votes.n * sizeof *v);
+    qsort(v, m->votes.n, sizeof *v, cmp_nb);
+    for (size_t i = 0; i < m->votes.n;) {
+        size_t j = i;
+        uint64_t total = 0;
+        while (j < m->votes.n && v[j].act == v[i].act)
+            total += v[j++].count;
+        uint32_t s[MAX_CAND];
+        float c[MAX_CAND];
+        uint32_t n = 0;
+        for (size_t k = i; k < j && n < MAX_CAND; k++) {
+            s[n] = v[k].nb;
+            c[n++] = (float)((double)v[k].count / (double)total);
+        }
+        activity_set_syms(m, v[i].act, PPR_MAP_CODE, s, c, n);
+        m->acts.v[v[i].act].tried = true;
+        i = j;
+    }
+    free(v);
+}
+
+/* Constants and neighbourhood: the best function that logs a non-literal
+ * message, by PPR from the constants' owners and the neighbours' emitters. */
+static bool map_by_constants(ppr_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    act_rec *a = &m->acts.v[act];
+    if (!a->has_const)
+        return false;
+    ensure_code_net(m);
+    core_vec(ppr_entry) seeds = {0};
+    for (uint32_t i = 0; i < a->ncand; i++)
+        core_vec_push(&seeds, ((ppr_entry){m->cands.v[a->cand_off + i], 1.0f / (float)a->ncand}));
+    uint64_t total = 0;
+    for (size_t i = 0; i < nnb; i++)
+        total += nb[i].count;
+    for (size_t i = 0; i < nnb; i++) {
+        const act_rec *p = &m->acts.v[nb[i].nb];
+        for (uint32_t k = 0; k < p->nsyms; k++)
+            core_vec_push(&seeds, ((ppr_entry){m->syms.v[p->sym_off + k],
+                                               (float)(0.5 * (double)nb[i].count / (double)total *
+                                                       m->conf.v[p->sym_off + k])}));
+    }
+    ppr_opts o = ppr_opts_default();
+    o.eps = 1e-7;
+    int rc = ppr_push(m->cw, seeds.v, (uint32_t)seeds.n, &o, NULL);
+    core_vec_free(&seeds);
+    if (rc)
+        return false;
+    double best = 0;
+    uint32_t arg = GRAPH_NONE;
+    for (uint32_t i = 0; i < m->cw->ntouched; i++) {
+        uint32_t u = m->cw->touched[i];
+        if (u >= graph_nsymbols(m->g) || m->cw->p[u] <= 0)
+            continue;
+        graph_symbol s;
+        graph_get_symbol(m->g, u, &s);
+        if (!(s.flags & GRAPH_SF_LOGS_DYNAMIC))
+            continue;
+        if (m->cw->p[u] > best || (m->cw->p[u] == best && u < arg)) {
+            best = m->cw->p[u];
+            arg = u;
+        }
+    }
+    if (arg == GRAPH_NONE)
+        return false;
+    float one = 1.0f;
+    activity_set_syms(m, act, PPR_MAP_CONST, &arg, &one, 1);
+    return true;
+}
+
+typedef struct llm_ctx {
+    ppr_mapper *m;
+    const uint32_t *acts;
+    core_vec(nb_rec) props; /* act, symbol, conf (bits) */
+} llm_ctx;
+
+static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
+{
+    llm_ctx *c = ud;
+    uint32_t bits;
+    memcpy(&bits, &conf, sizeof bits);
+    core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits}));
+}
+
+int ppr_mapper_finish(ppr_mapper *m, char *why, size_t whylen)
+{
+    apply_code_votes(m);
+    /* Neighbours grouped by activity. */
+    nb_rec *nb = NULL;
+    if (m->nbs.n) {
+        nb = core_xmalloc(m->nbs.n * sizeof *nb);
+        memcpy(nb, m->nbs.v, m->nbs.n * sizeof *nb);
+        qsort(nb, m->nbs.n, sizeof *nb, cmp_nb);
+    }
+    size_t ni = 0;
+    core_vec(uint32_t) left = {0};
+    for (uint32_t a = 0; a < m->acts.n; a++) {
+        while (ni < m->nbs.n && nb[ni].act < a)
+            ni++;
+        size_t nj = ni;
+        while (nj < m->nbs.n && nb[nj].act == a)
+            nj++;
+        act_rec *r = &m->acts.v[a];
+        if (r->tried || r->nsyms > 0 || a == m->other) {
+            r->tried = true;
+            continue;
+        }
+        r->tried = true;
+        if (!m->o.no_const && map_by_constants(m, a, nb + ni, nj - ni))
+            continue;
+        const char *text = core_strtab_str(&m->strs, r->text);
+        if (!m->o.no_tokens) {
+            if (!m->text && graph_text_build(m->g, NULL, &m->text) != 0)
+                m->text = NULL;
+            graph_text_hit hit;
+            if (m->text && graph_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
+                hit.score >= m->o.tokens_min) {
+                float c = hit.score;
+                activity_set_syms(m, a, PPR_MAP_TOKENS, &hit.symbol, &c, 1);
+                continue;
+            }
+        }
+        core_vec_push(&left, a);
+    }
+    free(nb);
+    int rc = 0;
+    if (m->o.llm_cmd && left.n > 0) {
+        if (!m->text && graph_text_build(m->g, NULL, &m->text) != 0)
+            m->text = NULL;
+        graph_llm_item *items = core_xcalloc(left.n, sizeof *items);
+        uint32_t *cand = core_xcalloc(left.n * 5, sizeof *cand);
+        for (size_t i = 0; i < left.n; i++) {
+            const act_rec *r = &m->acts.v[left.v[i]];
+            items[i].text = core_strtab_str(&m->strs, r->text);
+            items[i].count = r->count;
+            graph_text_hit hits[5];
+            uint32_t nh =
+                m->text ? graph_text_tfidf(m->text, items[i].text, strlen(items[i].text), 5, hits)
+                        : 0;
+            for (uint32_t k = 0; k < nh; k++)
+                cand[i * 5 + k] = hits[k].symbol;
+            items[i].candidates = cand + i * 5;
+            items[i].ncandidates = nh;
+        }
+        graph_llm_opts lo = {.cmd = m->o.llm_cmd,
+                             .batch = m->o.llm_batch,
+                             .timeout_ms = m->o.llm_timeout_ms,
+                             .log = m->o.log};
+        llm_ctx c = {.m = m, .acts = left.v};
+        rc = graph_llm_map(m->g, items, left.n, &lo, llm_take, &c, NULL, why, whylen);
+        /* Group the proposals per activity (they come in item order). */
+        for (size_t i = 0; i < c.props.n;) {
+            size_t j = i;
+            uint32_t s[MAX_CAND];
+            float cf[MAX_CAND];
+            uint32_t n = 0;
+            double sum = 0;
+            while (j < c.props.n && c.props.v[j].act == c.props.v[i].act) {
+                float f;
+                memcpy(&f, &c.props.v[j].count, sizeof f);
+                if (n < MAX_CAND) {
+                    s[n] = c.props.v[j].nb;
+                    cf[n++] = f;
+                    sum += f;
+                }
+                j++;
+            }
+            if (sum > 1)
+                for (uint32_t k = 0; k < n; k++)
+                    cf[k] = (float)(cf[k] / sum);
+            activity_set_syms(m, c.props.v[i].act, PPR_MAP_LLM, s, cf, n);
+            i = j;
+        }
+        core_vec_free(&c.props);
+        free(items);
+        free(cand);
+    }
+    core_vec_free(&left);
+    return rc;
+}
+
+uint32_t ppr_mapper_nactivities(const ppr_mapper *m)
+{
+    return (uint32_t)m->acts.n;
+}
+
+void ppr_mapper_activity(const ppr_mapper *m, uint32_t id, ppr_activity *out)
+{
+    const act_rec *a = &m->acts.v[id];
+    out->text = core_strtab_str(&m->strs, a->text);
+    out->strategy = (ppr_map_strategy)a->strategy;
+    out->nsyms = a->nsyms;
+    out->syms = a->nsyms ? m->syms.v + a->sym_off : NULL;
+    out->conf = a->nsyms ? m->conf.v + a->sym_off : NULL;
+    out->count = a->count;
+    out->nvariants = a->nvariants;
+}
+
+uint32_t ppr_mapper_nvariants(const ppr_mapper *m)
+{
+    return (uint32_t)m->var_act.n;
+}
+
+uint32_t ppr_mapper_variant(const ppr_mapper *m, uint32_t id, const char **text)
+{
+    if (text)
+        *text = core_strtab_str(&m->strs, m->var_text.v[id]);
+    return m->var_act.v[id];
+}
+
+uint32_t ppr_mapper_find(const ppr_mapper *m, const char *text)
+{
+    uint32_t off = core_strtab_find(&m->strs, text, strlen(text));
+    if (off == UINT32_MAX)
+        return UINT32_MAX;
+    uint64_t *v = core_map_get(&m->act_by_text, off);
+    return v ? (uint32_t)*v : UINT32_MAX;
+}
+
+uint32_t ppr_mapper_restore(ppr_mapper *m, const ppr_activity *a, const uint32_t *cands,
+                            uint32_t ncand, bool has_const)
+{
+    bool created;
+    uint32_t id = activity_get(m, a->text, strlen(a->text), &created);
+    if (!created)
+        return id;
+    activity_set_syms(m, id, a->strategy, a->syms, a->conf, a->nsyms);
+    activity_set_cands(m, id, cands, ncand);
+    m->acts.v[id].has_const = has_const;
+    m->acts.v[id].tried = true;
+    m->acts.v[id].count = a->count;
+    return id;
+}
+
+uint32_t ppr_mapper_restore_variant(ppr_mapper *m, uint32_t act, const char *text)
+{
+    uint32_t off = core_strtab_intern(&m->strs, text, strlen(text));
+    return variant_get(m, act, off);
+}
+
+uint32_t ppr_mapper_candidates(const ppr_mapper *m, uint32_t act, const uint32_t **cands,
+                               bool *has_const)
+{
+    const act_rec *a = &m->acts.v[act];
+    *cands = a->ncand ? m->cands.v + a->cand_off : NULL;
+    *has_const = a->has_const;
+    return a->ncand;
+}

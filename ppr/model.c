@@ -1,0 +1,1099 @@
+/*
+ * The model (ppr.h): directly-follows contexts mined from cases, the
+ * joint graph, ranking of the next emitters, calibration, the model file.
+ */
+#include "ppr_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LEVEL_VAR 0
+#define LEVEL_ACT 1
+#define RECENCY_WINDOW 32
+#define TOK_UNKNOWN UINT32_MAX
+
+typedef struct ctx_rec {
+    uint32_t tok_off; /* into toks */
+    uint8_t level, order;
+    uint32_t n, u; /* events after it, distinct next activities */
+} ctx_rec;
+
+struct ppr_model {
+    ppr_mapper *m;
+    const graph *g;
+    ppr_model_params p;
+    uint32_t S, A, V, C; /* symbols, activities, variants, contexts */
+    uint8_t *keep;       /* A: variants kept */
+    core_map ctx_index;  /* hash -> context */
+    core_vec(ctx_rec) ctx;
+    core_vec(uint32_t) toks;
+    /* follows, CSR over contexts */
+    uint32_t *f_off;
+    uint32_t *f_act;
+    uint32_t *f_cnt;
+    ppr_net *net;
+    uint8_t *rankable; /* S */
+    /* symbol -> activities emitting it (CSR), with confidences */
+    uint32_t *sa_off, *sa_act;
+    float *sa_conf;
+    uint64_t train_events, train_cases;
+    uint32_t variants_kept;
+};
+
+struct ppr_model_work {
+    const ppr_model *md;
+    ppr_work *w;
+    ppr_entry *seeds;
+    uint32_t nseeds, cap;
+    ppr_entry *top;
+    uint32_t topcap;
+};
+
+ppr_model_params ppr_model_params_default(void)
+{
+    ppr_model_params p = {
+        .order = 6,
+        .variant_ratio = 0.2,
+        .variant_min = 8,
+        .alpha = 0.3,
+        .code_scale = 0.1,
+        .decay = 0.5,
+        .escape = 1.0,
+    };
+    ppr_weights_profile("default", &p.weights);
+    return p;
+}
+
+/* ---- tokens and contexts ---- */
+
+static uint32_t token_of(const ppr_model *md, uint32_t act, uint32_t var)
+{
+    if (act >= md->A)
+        return TOK_UNKNOWN;
+    if (md->keep[act])
+        return md->A + var; /* a variant unseen in training matches nothing */
+    return act;
+}
+
+static uint64_t ctx_key(uint8_t level, const uint32_t *t, uint32_t o)
+{
+    uint64_t h = core_hash64(t, (size_t)o * sizeof *t, 0x637478ull + level * 131u + o);
+    return h == UINT64_MAX ? 0 : h;
+}
+
+/* Writes the tokens of the last `o` events before position k at a level. */
+static bool window(const ppr_model *md, uint8_t level, const uint32_t *act, const uint32_t *var,
+                   uint32_t k, uint32_t o, uint32_t *out)
+{
+    for (uint32_t i = 0; i < o; i++) {
+        uint32_t j = k - o + i;
+        uint32_t t = level == LEVEL_VAR ? token_of(md, act[j], var[j])
+                                        : (act[j] < md->A ? act[j] : TOK_UNKNOWN);
+        if (t == TOK_UNKNOWN)
+            return false;
+        out[i] = t;
+    }
+    return true;
+}
+
+/* The activity-level window equals the variant-level one when no token
+ * in it is a variant. */
+static bool same_as_var(const ppr_model *md, const uint32_t *tv, uint32_t o)
+{
+    for (uint32_t i = 0; i < o; i++)
+        if (tv[i] >= md->A)
+            return false;
+    return true;
+}
+
+static uint32_t ctx_find(const ppr_model *md, uint8_t level, const uint32_t *t, uint32_t o)
+{
+    uint64_t *v = core_map_get(&md->ctx_index, ctx_key(level, t, o));
+    if (!v)
+        return UINT32_MAX;
+    /* Check the tokens (a 64-bit hash collision would join two contexts). */
+    uint32_t c = (uint32_t)*v;
+    const ctx_rec *r = &md->ctx.v[c];
+    if (r->level != level || r->order != o || memcmp(md->toks.v + r->tok_off, t, o * sizeof *t))
+        return UINT32_MAX;
+    return c;
+}
+
+static uint32_t ctx_add(ppr_model *md, uint8_t level, const uint32_t *t, uint32_t o)
+{
+    uint64_t key = ctx_key(level, t, o);
+    bool ins;
+    uint64_t *v = core_map_put(&md->ctx_index, key, &ins);
+    if (!ins)
+        return (uint32_t)*v;
+    ctx_rec r = {.tok_off = (uint32_t)md->toks.n, .level = level, .order = (uint8_t)o};
+    for (uint32_t i = 0; i < o; i++)
+        core_vec_push(&md->toks, t[i]);
+    core_vec_push(&md->ctx, r);
+    *v = md->ctx.n - 1;
+    return (uint32_t)(md->ctx.n - 1);
+}
+
+typedef struct pair_rec {
+    uint32_t ctx, act, count;
+} pair_rec;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const pair_rec *x = a, *y = b;
+    if (x->ctx != y->ctx)
+        return x->ctx < y->ctx ? -1 : 1;
+    return (x->act > y->act) - (x->act < y->act);
+}
+
+/* Counts contexts -> next activity over the training cases. */
+static void mine(ppr_model *md, const ppr_seqs *tr)
+{
+    core_map pidx = {0};
+    core_vec(pair_rec) pairs = {0};
+    uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
+    for (uint32_t c = 0; c < tr->ncases; c++) {
+        const uint32_t *act = tr->act + tr->off[c], *var = tr->var + tr->off[c];
+        uint32_t len = tr->off[c + 1] - tr->off[c];
+        md->train_events += len;
+        for (uint32_t k = 1; k < len; k++) {
+            uint32_t next = act[k];
+            if (next >= md->A)
+                continue;
+            uint32_t omax = k < md->p.order ? k : md->p.order;
+            for (uint32_t o = 1; o <= omax; o++) {
+                for (uint8_t level = LEVEL_VAR; level <= LEVEL_ACT; level++) {
+                    uint32_t *t = level == LEVEL_VAR ? tv : ta;
+                    if (!window(md, level, act, var, k, o, t))
+                        continue;
+                    if (level == LEVEL_ACT && window(md, LEVEL_VAR, act, var, k, o, tv) &&
+                        same_as_var(md, tv, o))
+                        continue;
+                    uint32_t cx = ctx_add(md, level, t, o);
+                    uint64_t key = core_hash_u64(((uint64_t)cx << 32) | next);
+                    if (key == UINT64_MAX)
+                        key = 0;
+                    bool ins;
+                    uint64_t *v = core_map_put(&pidx, key, &ins);
+                    if (ins) {
+                        core_vec_push(&pairs, ((pair_rec){cx, next, 0}));
+                        *v = pairs.n - 1;
+                    }
+                    pairs.v[*v].count++;
+                }
+            }
+        }
+    }
+    md->train_cases = tr->ncases;
+    core_map_free(&pidx);
+    qsort(pairs.v, pairs.n, sizeof *pairs.v, cmp_pair);
+    md->C = (uint32_t)md->ctx.n;
+    md->f_off = core_xcalloc((size_t)md->C + 1, sizeof *md->f_off);
+    md->f_act = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_act);
+    md->f_cnt = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_cnt);
+    for (size_t i = 0; i < pairs.n; i++) {
+        md->f_off[pairs.v[i].ctx + 1]++;
+        md->f_act[i] = pairs.v[i].act;
+        md->f_cnt[i] = pairs.v[i].count;
+        md->ctx.v[pairs.v[i].ctx].n += pairs.v[i].count;
+        md->ctx.v[pairs.v[i].ctx].u++;
+    }
+    for (uint32_t c = 0; c < md->C; c++)
+        md->f_off[c + 1] += md->f_off[c];
+    core_vec_free(&pairs);
+}
+
+/* Which activities keep their variants, from the training events. */
+static void choose_variants(ppr_model *md, const ppr_seqs *tr)
+{
+    uint32_t *count = core_xcalloc(md->A ? md->A : 1, sizeof *count);
+    uint32_t *distinct = core_xcalloc(md->A ? md->A : 1, sizeof *distinct);
+    uint8_t *seen = core_xcalloc(md->V ? md->V : 1, 1);
+    uint32_t total = tr->off[tr->ncases];
+    for (uint32_t i = 0; i < total; i++) {
+        uint32_t a = tr->act[i], v = tr->var[i];
+        if (a >= md->A)
+            continue;
+        count[a]++;
+        if (v < md->V && !seen[v]) {
+            seen[v] = 1;
+            distinct[a]++;
+        }
+    }
+    for (uint32_t a = 0; a < md->A; a++) {
+        double lim = md->p.variant_ratio * count[a];
+        if (lim < md->p.variant_min)
+            lim = md->p.variant_min;
+        md->keep[a] = count[a] > 0 && distinct[a] > 1 && distinct[a] <= lim;
+        md->variants_kept += md->keep[a];
+    }
+    free(count);
+    free(distinct);
+    free(seen);
+}
+
+/* ---- the joint net ---- */
+
+static int build_net(ppr_model *md)
+{
+    const graph *g = md->g;
+    uint32_t S = md->S, A = md->A, C = md->C;
+    uint32_t sink = S + A + C;
+    core_vec(ppr_edge_in) e = {0};
+    /* follows */
+    for (uint32_t c = 0; c < C; c++) {
+        double n = md->ctx.v[c].n;
+        for (uint32_t i = md->f_off[c]; i < md->f_off[c + 1]; i++)
+            core_vec_push(&e, ((ppr_edge_in){S + A + c, S + md->f_act[i], PPR_EDGE_FOLLOWS,
+                                             (float)(md->f_cnt[i] / n)}));
+    }
+    /* emits, and which symbols rank */
+    md->rankable = core_xcalloc(S ? S : 1, 1);
+    for (uint32_t s = 0; s < S; s++) {
+        graph_symbol sy;
+        graph_get_symbol(g, s, &sy);
+        md->rankable[s] = sy.kind == GRAPH_SYM_FUNCTION || sy.kind == GRAPH_SYM_METHOD;
+    }
+    md->sa_off = core_xcalloc((size_t)S + 1, sizeof *md->sa_off);
+    size_t nsa = 0;
+    for (uint32_t a = 0; a < A; a++) {
+        ppr_activity pa;
+        ppr_mapper_activity(md->m, a, &pa);
+        for (uint32_t i = 0; i < pa.nsyms; i++) {
+            if (pa.syms[i] >= S || !(pa.conf[i] > 0))
+                continue;
+            core_vec_push(&e, ((ppr_edge_in){S + a, pa.syms[i], PPR_EDGE_EMITS, pa.conf[i]}));
+            md->rankable[pa.syms[i]] = 1;
+            md->sa_off[pa.syms[i] + 1]++;
+            nsa++;
+        }
+    }
+    for (uint32_t s = 0; s < S; s++)
+        md->sa_off[s + 1] += md->sa_off[s];
+    md->sa_act = core_xmalloc((nsa ? nsa : 1) * sizeof *md->sa_act);
+    md->sa_conf = core_xmalloc((nsa ? nsa : 1) * sizeof *md->sa_conf);
+    uint32_t *fill = core_xmalloc(((size_t)S + 1) * sizeof *fill);
+    memcpy(fill, md->sa_off, ((size_t)S + 1) * sizeof *fill);
+    for (uint32_t a = 0; a < A; a++) {
+        ppr_activity pa;
+        ppr_mapper_activity(md->m, a, &pa);
+        for (uint32_t i = 0; i < pa.nsyms; i++) {
+            if (pa.syms[i] >= S || !(pa.conf[i] > 0))
+                continue;
+            uint32_t k = fill[pa.syms[i]]++;
+            md->sa_act[k] = a;
+            md->sa_conf[k] = pa.conf[i];
+        }
+    }
+    free(fill);
+    /* code edges, both ways, normalised per symbol and scaled against the
+     * sink */
+    if (md->p.code_scale > 0) {
+        for (uint32_t s = 0; s < S; s++) {
+            uint32_t no, ni;
+            const graph_edge *out = graph_out_edges(g, s, &no);
+            const graph_edge *in = graph_in_edges(g, s, &ni);
+            double total = 0;
+            for (uint32_t i = 0; i < no; i++)
+                total += out[i].weight * md->p.weights.type[out[i].type];
+            for (uint32_t i = 0; i < ni; i++)
+                total += in[i].weight * md->p.weights.type[in[i].type] * md->p.weights.reverse;
+            if (!(total > 0))
+                continue;
+            double f = md->p.code_scale / total;
+            for (uint32_t i = 0; i < no; i++) {
+                double w = out[i].weight * md->p.weights.type[out[i].type] * f;
+                if (w > 0)
+                    core_vec_push(&e, ((ppr_edge_in){s, out[i].node, out[i].type, (float)w}));
+            }
+            for (uint32_t i = 0; i < ni; i++) {
+                double w =
+                    in[i].weight * md->p.weights.type[in[i].type] * md->p.weights.reverse * f;
+                if (w > 0)
+                    core_vec_push(&e,
+                                  ((ppr_edge_in){s, in[i].node, (uint8_t)(in[i].type | PPR_REVERSE),
+                                                 (float)w}));
+            }
+            core_vec_push(&e, ((ppr_edge_in){s, sink, PPR_EDGE_SINK, 1.0f}));
+        }
+    }
+    int rc = ppr_net_from_edges(sink + 1, e.v, e.n, NULL, &md->net);
+    core_vec_free(&e);
+    return rc;
+}
+
+static ppr_model *model_new(ppr_mapper *m, const ppr_model_params *p)
+{
+    ppr_model *md = core_xcalloc(1, sizeof *md);
+    md->m = m;
+    md->g = ppr_mapper_graph(m);
+    md->p = p ? *p : ppr_model_params_default();
+    if (md->p.order < 1)
+        md->p.order = 1;
+    if (md->p.order > PPR_MODEL_MAX_ORDER)
+        md->p.order = PPR_MODEL_MAX_ORDER;
+    md->S = graph_nsymbols(md->g);
+    md->A = ppr_mapper_nactivities(m);
+    md->V = ppr_mapper_nvariants(m);
+    md->keep = core_xcalloc(md->A ? md->A : 1, 1);
+    return md;
+}
+
+int ppr_model_train(ppr_mapper *m, const ppr_seqs *train, const ppr_model_params *p,
+                    ppr_model **out)
+{
+    if (p && (!(p->alpha > 0 && p->alpha < 1) || p->code_scale < 0 || p->decay < 0 ||
+              p->decay > 1 || p->escape <= 0))
+        return CORE_EUSAGE;
+    ppr_model *md = model_new(m, p);
+    choose_variants(md, train);
+    mine(md, train);
+    int rc = build_net(md);
+    if (rc) {
+        ppr_model_free(md);
+        return rc;
+    }
+    *out = md;
+    return 0;
+}
+
+void ppr_model_free(ppr_model *md)
+{
+    if (!md)
+        return;
+    free(md->keep);
+    core_map_free(&md->ctx_index);
+    core_vec_free(&md->ctx);
+    core_vec_free(&md->toks);
+    free(md->f_off);
+    free(md->f_act);
+    free(md->f_cnt);
+    ppr_net_free(md->net);
+    free(md->rankable);
+    free(md->sa_off);
+    free(md->sa_act);
+    free(md->sa_conf);
+    free(md);
+}
+
+const ppr_model_params *ppr_model_get_params(const ppr_model *md)
+{
+    return &md->p;
+}
+
+void ppr_model_get_stats(const ppr_model *md, ppr_model_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->symbols = md->S;
+    out->activities = md->A;
+    out->contexts = md->C;
+    out->variants_kept = md->variants_kept;
+    out->edges = ppr_net_edges(md->net);
+    out->follows = md->C ? md->f_off[md->C] : 0;
+    out->bytes =
+        ppr_net_bytes(md->net) + md->toks.n * 4 + md->ctx.n * sizeof(ctx_rec) + out->follows * 8;
+    out->train_events = md->train_events;
+    out->train_cases = md->train_cases;
+}
+
+const ppr_net *ppr_model_net(const ppr_model *md)
+{
+    return md->net;
+}
+
+ppr_node_kind ppr_model_node(const ppr_model *md, uint32_t node, uint32_t *id)
+{
+    if (node < md->S) {
+        *id = node;
+        return PPR_NODE_SYMBOL;
+    }
+    if (node < md->S + md->A) {
+        *id = node - md->S;
+        return PPR_NODE_ACTIVITY;
+    }
+    if (node < md->S + md->A + md->C) {
+        *id = node - md->S - md->A;
+        return PPR_NODE_CONTEXT;
+    }
+    *id = 0;
+    return PPR_NODE_SINK;
+}
+
+void ppr_model_context_text(const ppr_model *md, uint32_t c, core_buf *out)
+{
+    const ctx_rec *r = &md->ctx.v[c];
+    for (uint32_t i = 0; i < r->order; i++) {
+        uint32_t t = md->toks.v[r->tok_off + i];
+        if (i)
+            core_buf_puts(out, " > ");
+        if (t >= md->A) {
+            const char *text;
+            ppr_mapper_variant(md->m, t - md->A, &text);
+            core_buf_printf(out, "\"%s\"", text);
+        } else {
+            ppr_activity pa;
+            ppr_mapper_activity(md->m, t, &pa);
+            core_buf_printf(out, "[%s]", pa.text);
+        }
+    }
+}
+
+/* ---- ranking ---- */
+
+int ppr_model_work_new(const ppr_model *md, ppr_model_work **out)
+{
+    ppr_model_work *w = core_xcalloc(1, sizeof *w);
+    w->md = md;
+    int rc = ppr_work_new(md->net, &w->w);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    w->cap = 2 * PPR_MODEL_MAX_ORDER + RECENCY_WINDOW;
+    w->seeds = core_xmalloc(w->cap * sizeof *w->seeds);
+    w->topcap = 64;
+    w->top = core_xmalloc(w->topcap * sizeof *w->top);
+    *out = w;
+    return 0;
+}
+
+void ppr_model_work_free(ppr_model_work *w)
+{
+    if (!w)
+        return;
+    ppr_work_free(w->w);
+    free(w->seeds);
+    free(w->top);
+    free(w);
+}
+
+uint32_t ppr_model_seeds(const ppr_model_work *w, const ppr_entry **seeds)
+{
+    *seeds = w->seeds;
+    return w->nseeds;
+}
+
+ppr_work *ppr_model_ppr_work(ppr_model_work *w)
+{
+    return w->w;
+}
+
+/* The seeds of a prefix: contexts (Witten-Bell weights), then recency. */
+static void make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
+                       const uint32_t *var, uint32_t len)
+{
+    w->nseeds = 0;
+    double rem = 1.0;
+    uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
+    uint32_t omax = len < md->p.order ? len : md->p.order;
+    for (uint8_t level = LEVEL_VAR; level <= LEVEL_ACT; level++) {
+        for (uint32_t o = omax; o >= 1; o--) {
+            uint32_t *t = level == LEVEL_VAR ? tv : ta;
+            if (!window(md, level, act, var, len, o, t))
+                continue;
+            if (level == LEVEL_ACT && window(md, LEVEL_VAR, act, var, len, o, tv) &&
+                same_as_var(md, tv, o))
+                continue;
+            uint32_t c = ctx_find(md, level, t, o);
+            if (c == UINT32_MAX || md->ctx.v[c].n == 0)
+                continue;
+            const ctx_rec *r = &md->ctx.v[c];
+            double lam = r->n / (r->n + md->p.escape * r->u);
+            w->seeds[w->nseeds++] = (ppr_entry){md->S + md->A + c, (float)(rem * lam)};
+            rem *= 1 - lam;
+        }
+    }
+    /* Recency: the prefix's own activities, the latest first. */
+    if (rem > 0) {
+        double wsum = 0, d = 1;
+        uint32_t first = w->nseeds;
+        for (uint32_t i = 0; i < len && i < RECENCY_WINDOW; i++, d *= md->p.decay) {
+            uint32_t a = act[len - 1 - i];
+            if (a >= md->A)
+                continue;
+            w->seeds[w->nseeds++] = (ppr_entry){md->S + a, (float)d};
+            wsum += d;
+            if (md->p.decay == 0)
+                break;
+        }
+        for (uint32_t i = first; i < w->nseeds; i++)
+            w->seeds[i].score = (float)(w->seeds[i].score / wsum * rem);
+    }
+}
+
+uint32_t ppr_model_rank(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
+                        const uint32_t *var, uint32_t len, uint32_t k, ppr_pred *out)
+{
+    if (len == 0 || k == 0)
+        return 0;
+    make_seeds(md, w, act, var, len);
+    if (w->nseeds == 0)
+        return 0;
+    ppr_opts o = ppr_opts_default();
+    o.alpha = md->p.alpha;
+    o.eps = 1e-7;
+    if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
+        return 0;
+    if (k > w->topcap) {
+        w->topcap = k;
+        w->top = core_xrealloc(w->top, k * sizeof *w->top);
+    }
+    const ppr_work *pw = w->w;
+    uint32_t h = 0;
+    for (uint32_t i = 0; i < pw->ntouched; i++) {
+        uint32_t u = pw->touched[i];
+        if (u >= md->S || !md->rankable[u] || !(pw->p[u] > 0))
+            continue;
+        ppr__offer(w->top, &h, k, (ppr_entry){u, (float)pw->p[u]});
+    }
+    ppr__sort_by_score(w->top, h);
+    for (uint32_t i = 0; i < h; i++) {
+        uint32_t s = w->top[i].node;
+        double best = 0;
+        uint32_t arg = UINT32_MAX;
+        for (uint32_t j = md->sa_off[s]; j < md->sa_off[s + 1]; j++) {
+            double x = pw->p[md->S + md->sa_act[j]] * md->sa_conf[j];
+            if (x > best) {
+                best = x;
+                arg = md->sa_act[j];
+            }
+        }
+        out[i] = (ppr_pred){s, w->top[i].score, arg};
+    }
+    return h;
+}
+
+/* ---- calibration ---- */
+
+typedef struct val_score {
+    double top1, mrr;
+    uint64_t n;
+} val_score;
+
+/* Trains on fit and scores every prefix of val against the mapped symbols
+ * of its next event. */
+static int validate(ppr_mapper *m, const ppr_seqs *fit, const ppr_seqs *val,
+                    const ppr_model_params *p, val_score *out)
+{
+    ppr_model *md;
+    int rc = ppr_model_train(m, fit, p, &md);
+    if (rc)
+        return rc;
+    ppr_model_work *w;
+    rc = ppr_model_work_new(md, &w);
+    if (rc) {
+        ppr_model_free(md);
+        return rc;
+    }
+    memset(out, 0, sizeof *out);
+    ppr_pred pred[10];
+    for (uint32_t c = 0; c < val->ncases; c++) {
+        const uint32_t *act = val->act + val->off[c], *var = val->var + val->off[c];
+        uint32_t len = val->off[c + 1] - val->off[c];
+        for (uint32_t k = 1; k < len; k++) {
+            out->n++;
+            ppr_activity pa;
+            if (act[k] >= md->A)
+                continue;
+            ppr_mapper_activity(m, act[k], &pa);
+            if (pa.nsyms == 0)
+                continue;
+            uint32_t np = ppr_model_rank(md, w, act, var, k, 10, pred);
+            for (uint32_t r = 0; r < np; r++) {
+                double hit = 0;
+                for (uint32_t j = 0; j < pa.nsyms; j++)
+                    if (pa.syms[j] == pred[r].symbol)
+                        hit = pa.conf[j];
+                if (hit > 0) {
+                    if (r == 0)
+                        out->top1 += hit;
+                    out->mrr += hit / (r + 1);
+                    break;
+                }
+            }
+        }
+    }
+    if (out->n) {
+        out->top1 /= (double)out->n;
+        out->mrr /= (double)out->n;
+    }
+    ppr_model_work_free(w);
+    ppr_model_free(md);
+    return 0;
+}
+
+static double objective(const val_score *s)
+{
+    return s->top1 + 0.25 * s->mrr;
+}
+
+int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases,
+                        ppr_model_params *p, const core_logger *log)
+{
+    if (train->ncases < min_cases || train->ncases < 4) {
+        core_logf(log, CORE_LOG_INFO,
+                  "calibration skipped: %u training cases (below %u), defaults kept", train->ncases,
+                  min_cases);
+        return 0;
+    }
+    uint32_t nfit = train->ncases - train->ncases / 4;
+    ppr_seqs fit = {train->act, train->var, train->off, nfit};
+    ppr_seqs val = {train->act, train->var, train->off + nfit, train->ncases - nfit};
+    static const double orders[] = {1, 2, 3, 4, 6, 8, 12};
+    static const double ratios[] = {0, 0.05, 0.2, 0.5, 1};
+    static const double alphas[] = {0.1, 0.3, 0.5, 0.8};
+    static const double scales[] = {0, 0.03, 0.1, 0.3, 1};
+    static const double decays[] = {0, 0.3, 0.6};
+    static const double escapes[] = {0.5, 1, 2};
+    const struct {
+        const char *name;
+        const double *v;
+        size_t n;
+    } grid[] = {
+        {"order", orders, sizeof orders / sizeof *orders},
+        {"variant_ratio", ratios, sizeof ratios / sizeof *ratios},
+        {"alpha", alphas, sizeof alphas / sizeof *alphas},
+        {"code_scale", scales, sizeof scales / sizeof *scales},
+        {"decay", decays, sizeof decays / sizeof *decays},
+        {"escape", escapes, sizeof escapes / sizeof *escapes},
+    };
+    ppr_model_params best = *p;
+    val_score s;
+    int rc = validate(m, &fit, &val, &best, &s);
+    if (rc)
+        return rc;
+    double best_obj = objective(&s);
+    core_logf(log, CORE_LOG_INFO,
+              "calibration on %u fit / %u validation cases: start top-1 %.4f mrr %.4f", nfit,
+              val.ncases, s.top1, s.mrr);
+    for (int round = 0; round < 2; round++) {
+        bool changed = false;
+        for (size_t gi = 0; gi < sizeof grid / sizeof *grid; gi++) {
+            for (size_t vi = 0; vi < grid[gi].n; vi++) {
+                ppr_model_params q = best;
+                double v = grid[gi].v[vi];
+                switch (gi) {
+                case 0:
+                    q.order = (uint32_t)v;
+                    break;
+                case 1:
+                    q.variant_ratio = v;
+                    q.variant_min = v > 0 ? 8 : 0;
+                    break;
+                case 2:
+                    q.alpha = v;
+                    break;
+                case 3:
+                    q.code_scale = v;
+                    break;
+                case 4:
+                    q.decay = v;
+                    break;
+                default:
+                    q.escape = v;
+                    break;
+                }
+                if (memcmp(&q, &best, sizeof q) == 0)
+                    continue;
+                rc = validate(m, &fit, &val, &q, &s);
+                if (rc)
+                    return rc;
+                double obj = objective(&s);
+                /* Strictly better by a margin: ties keep the simpler,
+                 * earlier value. */
+                if (obj > best_obj + 1e-4) {
+                    best_obj = obj;
+                    best = q;
+                    changed = true;
+                    core_logf(log, CORE_LOG_INFO, "calibration: %s=%g -> top-1 %.4f mrr %.4f",
+                              grid[gi].name, v, s.top1, s.mrr);
+                }
+            }
+        }
+        if (!changed)
+            break;
+    }
+    *p = best;
+    return 0;
+}
+
+/* ---- the model file ---- */
+
+#define MODEL_MAGIC "PMRAGMOD"
+#define MODEL_VERSION 1u
+
+static uint64_t graph_identity(const graph *g)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint32_t s = 0; s < graph_nsymbols(g); s++) {
+        graph_symbol sy;
+        graph_get_symbol(g, s, &sy);
+        h = core_hash64(sy.qualname, strlen(sy.qualname), h);
+        h = core_hash64(&sy.start_line, sizeof sy.start_line, h);
+    }
+    h ^= graph_nemits(g);
+    return h;
+}
+
+static void put_u8(core_buf *b, uint8_t v)
+{
+    core_buf_append(b, &v, 1);
+}
+static void put_u32(core_buf *b, uint32_t v)
+{
+    core_buf_append(b, &v, 4);
+}
+static void put_u64(core_buf *b, uint64_t v)
+{
+    core_buf_append(b, &v, 8);
+}
+static void put_f64(core_buf *b, double v)
+{
+    core_buf_append(b, &v, 8);
+}
+static void put_str(core_buf *b, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    put_u32(b, n);
+    core_buf_append(b, s, n);
+}
+
+static void put_params(core_buf *b, const ppr_model_params *p)
+{
+    put_u32(b, p->order);
+    put_f64(b, p->variant_ratio);
+    put_u32(b, p->variant_min);
+    put_f64(b, p->alpha);
+    put_f64(b, p->code_scale);
+    put_f64(b, p->decay);
+    put_f64(b, p->escape);
+    for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
+        put_f64(b, p->weights.type[t]);
+    put_f64(b, p->weights.reverse);
+}
+
+int ppr_model_save(const ppr_model *md, const char *path)
+{
+    core_buf b = {0};
+    core_buf_append(&b, MODEL_MAGIC, 8);
+    put_u32(&b, MODEL_VERSION);
+    put_u32(&b, 0x01020304u);
+    put_u32(&b, graph_nsymbols(md->g));
+    put_u64(&b, graph_identity(md->g));
+    put_params(&b, &md->p);
+    put_u64(&b, md->train_events);
+    put_u64(&b, md->train_cases);
+    put_u32(&b, md->A);
+    for (uint32_t a = 0; a < md->A; a++) {
+        ppr_activity pa;
+        ppr_mapper_activity(md->m, a, &pa);
+        const uint32_t *cands;
+        bool has_const;
+        uint32_t nc = ppr_mapper_candidates(md->m, a, &cands, &has_const);
+        put_u8(&b, (uint8_t)pa.strategy);
+        put_u8(&b, has_const);
+        put_u8(&b, md->keep[a]);
+        put_u64(&b, pa.count);
+        put_str(&b, pa.text);
+        put_u32(&b, pa.nsyms);
+        for (uint32_t i = 0; i < pa.nsyms; i++) {
+            put_u32(&b, pa.syms[i]);
+            core_buf_append(&b, &pa.conf[i], 4);
+        }
+        put_u32(&b, nc);
+        for (uint32_t i = 0; i < nc; i++)
+            put_u32(&b, cands[i]);
+    }
+    put_u32(&b, md->V);
+    for (uint32_t v = 0; v < md->V; v++) {
+        const char *text;
+        uint32_t a = ppr_mapper_variant(md->m, v, &text);
+        put_u32(&b, a);
+        put_str(&b, text);
+    }
+    put_u32(&b, md->C);
+    for (uint32_t c = 0; c < md->C; c++) {
+        const ctx_rec *r = &md->ctx.v[c];
+        put_u8(&b, r->level);
+        put_u8(&b, r->order);
+        for (uint32_t i = 0; i < r->order; i++)
+            put_u32(&b, md->toks.v[r->tok_off + i]);
+        put_u32(&b, md->f_off[c + 1] - md->f_off[c]);
+        for (uint32_t i = md->f_off[c]; i < md->f_off[c + 1]; i++) {
+            put_u32(&b, md->f_act[i]);
+            put_u32(&b, md->f_cnt[i]);
+        }
+    }
+    put_u32(&b, core_crc32(0, b.data, b.len));
+    int rc = core_write_file_atomic(path, b.data, b.len);
+    core_buf_free(&b);
+    return rc;
+}
+
+typedef struct rd {
+    const uint8_t *p, *end;
+    bool bad;
+} rd;
+
+static bool rd_take(rd *r, void *out, size_t n)
+{
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = true;
+        memset(out, 0, n);
+        return false;
+    }
+    memcpy(out, r->p, n);
+    r->p += n;
+    return true;
+}
+static uint8_t rd_u8(rd *r)
+{
+    uint8_t v;
+    rd_take(r, &v, 1);
+    return v;
+}
+static uint32_t rd_u32(rd *r)
+{
+    uint32_t v;
+    rd_take(r, &v, 4);
+    return v;
+}
+static uint64_t rd_u64(rd *r)
+{
+    uint64_t v;
+    rd_take(r, &v, 8);
+    return v;
+}
+static double rd_f64(rd *r)
+{
+    double v;
+    rd_take(r, &v, 8);
+    return v;
+}
+static float rd_f32(rd *r)
+{
+    float v;
+    rd_take(r, &v, 4);
+    return v;
+}
+/* A string, copied into buf (NUL-terminated). */
+static const char *rd_str(rd *r, core_buf *buf)
+{
+    uint32_t n = rd_u32(r);
+    core_buf_reset(buf);
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = true;
+        core_buf_puts(buf, "");
+        return buf->data;
+    }
+    core_buf_append(buf, r->p, n);
+    core_buf_puts(buf, "");
+    r->p += n;
+    return buf->data;
+}
+
+static void get_params(rd *r, ppr_model_params *p)
+{
+    p->order = rd_u32(r);
+    p->variant_ratio = rd_f64(r);
+    p->variant_min = rd_u32(r);
+    p->alpha = rd_f64(r);
+    p->code_scale = rd_f64(r);
+    p->decay = rd_f64(r);
+    p->escape = rd_f64(r);
+    for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
+        p->weights.type[t] = (float)rd_f64(r);
+    p->weights.reverse = (float)rd_f64(r);
+}
+
+int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts,
+                   ppr_mapper **mapper, ppr_model **out, char *why, size_t whylen)
+{
+    char *data;
+    size_t len;
+    int rc = core_read_file(path, (size_t)1 << 34, &data, &len);
+    if (rc) {
+        snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
+        return rc;
+    }
+    ppr_mapper *m = NULL;
+    ppr_model *md = NULL;
+    core_buf s = {0};
+    const char *what = NULL;
+    rc = CORE_ECORRUPT;
+    if (len < 8 + 4 || memcmp(data, MODEL_MAGIC, 8) != 0) {
+        rc = CORE_EFORMAT;
+        what = "not a pmrag model file";
+        goto fail;
+    }
+    uint32_t crc;
+    memcpy(&crc, data + len - 4, 4);
+    rd r = {(const uint8_t *)data + 8, (const uint8_t *)data + len - 4, false};
+    uint32_t version = rd_u32(&r), endian = rd_u32(&r);
+    if (version != MODEL_VERSION) {
+        rc = CORE_EVERSION;
+        what = "model file version not supported (train it again with pmrag mine)";
+        goto fail;
+    }
+    if (endian != 0x01020304u) {
+        rc = CORE_EENDIAN;
+        what = "model file written on a machine of the other byte order";
+        goto fail;
+    }
+    if (core_crc32(0, data, len - 4) != crc) {
+        what = "checksum mismatch: the file is damaged";
+        goto fail;
+    }
+    uint32_t nsym = rd_u32(&r);
+    uint64_t ident = rd_u64(&r);
+    if (nsym != graph_nsymbols(g) || ident != graph_identity(g)) {
+        rc = CORE_EUSAGE;
+        what = "the model was trained on another graph file (index and mine again)";
+        goto fail;
+    }
+    ppr_model_params p;
+    get_params(&r, &p);
+    if (!(p.alpha > 0 && p.alpha < 1) || p.order < 1 || p.order > PPR_MODEL_MAX_ORDER) {
+        what = "parameters out of range";
+        goto fail;
+    }
+    uint64_t tev = rd_u64(&r), tcases = rd_u64(&r);
+    rc = ppr_mapper_new(g, opts, &m);
+    if (rc) {
+        what = "cannot build the template matcher";
+        goto fail;
+    }
+    rc = CORE_ECORRUPT;
+    uint32_t A = rd_u32(&r);
+    core_vec(uint8_t) keep = {0};
+    core_vec(uint32_t) syms = {0}, cands = {0};
+    core_vec(float) conf = {0};
+    for (uint32_t a = 0; a < A && !r.bad; a++) {
+        ppr_activity pa = {0};
+        pa.strategy = (ppr_map_strategy)rd_u8(&r);
+        bool has_const = rd_u8(&r) != 0;
+        core_vec_push(&keep, rd_u8(&r));
+        pa.count = rd_u64(&r);
+        pa.text = rd_str(&r, &s);
+        pa.nsyms = rd_u32(&r);
+        if (pa.nsyms > nsym || pa.strategy >= PPR_MAP__COUNT) {
+            r.bad = true;
+            break;
+        }
+        syms.n = conf.n = cands.n = 0;
+        for (uint32_t i = 0; i < pa.nsyms; i++) {
+            uint32_t sy = rd_u32(&r);
+            float cf = rd_f32(&r);
+            if (sy >= nsym || !(cf >= 0 && cf <= 1))
+                r.bad = true;
+            core_vec_push(&syms, sy);
+            core_vec_push(&conf, cf);
+        }
+        uint32_t nc = rd_u32(&r);
+        if (nc > nsym)
+            r.bad = true;
+        for (uint32_t i = 0; i < nc && !r.bad; i++) {
+            uint32_t sy = rd_u32(&r);
+            if (sy >= nsym)
+                r.bad = true;
+            core_vec_push(&cands, sy);
+        }
+        if (r.bad)
+            break;
+        pa.syms = syms.v;
+        pa.conf = conf.v;
+        if (ppr_mapper_restore(m, &pa, cands.v, nc, has_const) != a)
+            r.bad = true;
+    }
+    core_vec_free(&syms);
+    core_vec_free(&conf);
+    core_vec_free(&cands);
+    uint32_t V = rd_u32(&r);
+    for (uint32_t v = 0; v < V && !r.bad; v++) {
+        uint32_t a = rd_u32(&r);
+        const char *text = rd_str(&r, &s);
+        if (a >= A || ppr_mapper_restore_variant(m, a, text) != v)
+            r.bad = true;
+    }
+    if (r.bad) {
+        core_vec_free(&keep);
+        what = "truncated or inconsistent dictionary";
+        goto fail;
+    }
+    md = model_new(m, &p);
+    memcpy(md->keep, keep.v, A);
+    core_vec_free(&keep);
+    for (uint32_t a = 0; a < A; a++)
+        md->variants_kept += md->keep[a];
+    md->train_events = tev;
+    md->train_cases = tcases;
+    uint32_t C = rd_u32(&r);
+    core_vec(pair_rec) pairs = {0};
+    uint32_t t[PPR_MODEL_MAX_ORDER];
+    for (uint32_t c = 0; c < C && !r.bad; c++) {
+        uint8_t level = rd_u8(&r), order = rd_u8(&r);
+        if (level > LEVEL_ACT || order < 1 || order > PPR_MODEL_MAX_ORDER) {
+            r.bad = true;
+            break;
+        }
+        for (uint32_t i = 0; i < order; i++) {
+            t[i] = rd_u32(&r);
+            if (t[i] >= A + V)
+                r.bad = true;
+        }
+        if (r.bad || ctx_add(md, level, t, order) != c) {
+            r.bad = true;
+            break;
+        }
+        uint32_t nf = rd_u32(&r);
+        if (nf > A) {
+            r.bad = true;
+            break;
+        }
+        for (uint32_t i = 0; i < nf; i++) {
+            uint32_t a = rd_u32(&r), cnt = rd_u32(&r);
+            if (a >= A)
+                r.bad = true;
+            core_vec_push(&pairs, ((pair_rec){c, a, cnt}));
+        }
+    }
+    if (r.bad || r.p != r.end) {
+        core_vec_free(&pairs);
+        what = "truncated or inconsistent contexts";
+        goto fail;
+    }
+    md->C = C;
+    md->f_off = core_xcalloc((size_t)C + 1, sizeof *md->f_off);
+    md->f_act = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_act);
+    md->f_cnt = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_cnt);
+    for (size_t i = 0; i < pairs.n; i++) {
+        md->f_off[pairs.v[i].ctx + 1]++;
+        md->f_act[i] = pairs.v[i].act;
+        md->f_cnt[i] = pairs.v[i].count;
+        md->ctx.v[pairs.v[i].ctx].n += pairs.v[i].count;
+        md->ctx.v[pairs.v[i].ctx].u++;
+    }
+    for (uint32_t c = 0; c < C; c++)
+        md->f_off[c + 1] += md->f_off[c];
+    core_vec_free(&pairs);
+    rc = build_net(md);
+    if (rc) {
+        what = "cannot build the joint graph";
+        goto fail;
+    }
+    free(data);
+    core_buf_free(&s);
+    *mapper = m;
+    *out = md;
+    return 0;
+fail:
+    snprintf(why, whylen, "%s: %s", path, what ? what : core_strerror(rc));
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    free(data);
+    core_buf_free(&s);
+    return rc;
+}
