@@ -9,5 +9,10 @@ int cmd_ppr(int argc, char **argv);
 int cmd_impact(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_mine(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 #endif

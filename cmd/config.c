@@ -44,6 +44,28 @@ const core_cfg_item pmrag_config_table[] = {
      "random walks that carry the residual a push leaves (0: none)"},
     {"ppr.walk_seed", CORE_CFG_INT, "0", 0, 4e9, NULL,
      "seed of the walks (the same query gives the same answer)"},
+    {"model.order", CORE_CFG_INT, "6", 1, PPR_MODEL_MAX_ORDER, NULL,
+     "longest activity context (events) the directly-follows model conditions on"},
+    {"model.variant_ratio", CORE_CFG_DOUBLE, "0.2", 0, 1, NULL,
+     "an activity's abstracted messages are told apart when they are at most this share of its "
+     "events"},
+    {"model.variant_min", CORE_CFG_INT, "8", 0, 1000000, NULL,
+     "...or at most this many (0 with variant_ratio 0: never)"},
+    {"model.alpha", CORE_CFG_DOUBLE, "0.3", 0.001, 0.999, NULL,
+     "restart probability of the walk over the joint graph"},
+    {"model.code_scale", CORE_CFG_DOUBLE, "0.1", 0, 100, NULL,
+     "weight of code edges in the joint graph against stopping (0: no diffusion over code)"},
+    {"model.decay", CORE_CFG_DOUBLE, "0.5", 0, 1, NULL,
+     "geometric decay of the prefix's own activities in the fallback seed"},
+    {"model.escape", CORE_CFG_DOUBLE, "1", 0.01, 100, NULL,
+     "Witten-Bell escape factor: larger trusts long contexts less"},
+    {"model.calibrate", CORE_CFG_BOOL, "true", 0, 0, NULL,
+     "calibrate order, variant_ratio, alpha, code_scale, decay and escape on a validation slice "
+     "of the training cases (the values above are the starting point)"},
+    {"model.calibrate_min_cases", CORE_CFG_INT, "100", 0, 4e9, NULL,
+     "below this many training cases the values above are used as they are"},
+    {"map.tokens_min", CORE_CFG_DOUBLE, "0.25", 0.001, 1, NULL,
+     "least TF-IDF cosine for the token-similarity mapping of an activity"},
     {"impact.decay", CORE_CFG_DOUBLE, "0.8", 0.001, 1, NULL,
      "score factor per hop of a dependency chain"},
     {"impact.threshold", CORE_CFG_DOUBLE, "0.05", 1e-9, 1, NULL,
@@ -91,4 +113,18 @@ ppr_impact_opts config_impact_opts(const core_cfg *c)
     o.threshold = core_cfg_double(c, "impact.threshold");
     config_ppr_weights(c, &o.weights);
     return o;
+}
+
+ppr_model_params config_model_params(const core_cfg *c)
+{
+    ppr_model_params p = ppr_model_params_default();
+    p.order = (uint32_t)core_cfg_int(c, "model.order");
+    p.variant_ratio = core_cfg_double(c, "model.variant_ratio");
+    p.variant_min = (uint32_t)core_cfg_int(c, "model.variant_min");
+    p.alpha = core_cfg_double(c, "model.alpha");
+    p.code_scale = core_cfg_double(c, "model.code_scale");
+    p.decay = core_cfg_double(c, "model.decay");
+    p.escape = core_cfg_double(c, "model.escape");
+    config_ppr_weights(c, &p.weights);
+    return p;
 }

@@ -23,5 +23,7 @@ void config_ppr_weights(const core_cfg *c, ppr_weights *w);
 ppr_opts config_ppr_opts(const core_cfg *c);
 /* decay and threshold from impact.*, weights as config_ppr_weights. */
 ppr_impact_opts config_impact_opts(const core_cfg *c);
+/* The model's parameters from model.* and the edge weights. */
+ppr_model_params config_model_params(const core_cfg *c);
 
 #endif
