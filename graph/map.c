@@ -143,12 +143,13 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
              * with digits (a hash, an id), or kept as it is. */
             size_t j = i;
             bool digits = true, hex = true, has_digit = false;
+            size_t ndigits = 0;
             while (j < n && is_word((unsigned char)s[j])) {
                 unsigned char d = (unsigned char)s[j];
                 if (!isdigit(d))
                     digits = false;
                 else
-                    has_digit = true;
+                    has_digit = true, ndigits++;
                 if (!is_hex(d))
                     hex = false;
                 j++;
@@ -163,6 +164,10 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
                 core_buf_puts(out, "<num>");
             } else if (hex && has_digit && j - i >= 8) {
                 core_buf_puts(out, "<hex>");
+            } else if (ndigits >= 4 || (ndigits >= 2 && j - i >= 10)) {
+                /* A generated id: "UPS8360377886", "ord_mmp36wa0xhqv";
+                 * "s3", "sha256", "utf8" and "us-west-2" stay. */
+                core_buf_puts(out, "<id>");
             } else {
                 /* Keep the word, but mask digits inside it ("s3" stays,
                  * "obj-17" becomes "obj-<num>" through the next round). */

@@ -552,6 +552,40 @@ static void apply_code_votes(ppr_mapper *m)
     free(v);
 }
 
+/*
+ * Whether u may be what logs a message held in a constant: a function
+ * that logs a non-literal message itself and is no wrapper (nothing calls
+ * it), or one that calls such a logging function (a wrapper logging on
+ * its behalf: the log record names the caller's call site).
+ */
+static bool logs_dynamic_for_caller(const ppr_mapper *m, uint32_t u)
+{
+    graph_symbol s;
+    graph_get_symbol(m->g, u, &s);
+    if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
+        return false;
+    if (s.flags & GRAPH_SF_LOGS_DYNAMIC) {
+        uint32_t n;
+        const graph_edge *in = graph_in_edges(m->g, u, &n);
+        bool called = false;
+        for (uint32_t i = 0; i < n; i++)
+            called |= in[i].type == GRAPH_EDGE_CALLS;
+        if (!called)
+            return true;
+    }
+    uint32_t n;
+    const graph_edge *out = graph_out_edges(m->g, u, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (out[i].type != GRAPH_EDGE_CALLS)
+            continue;
+        graph_symbol c;
+        graph_get_symbol(m->g, out[i].node, &c);
+        if (c.flags & GRAPH_SF_LOGS_DYNAMIC)
+            return true;
+    }
+    return false;
+}
+
 /* Constants and neighbourhood: the best function that logs a non-literal
  * message, by PPR from the constants' owners and the neighbours' emitters. */
 static bool map_by_constants(ppr_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
@@ -585,9 +619,7 @@ static bool map_by_constants(ppr_mapper *m, uint32_t act, const nb_rec *nb, size
         uint32_t u = m->cw->touched[i];
         if (u >= graph_nsymbols(m->g) || m->cw->p[u] <= 0)
             continue;
-        graph_symbol s;
-        graph_get_symbol(m->g, u, &s);
-        if (!(s.flags & GRAPH_SF_LOGS_DYNAMIC))
+        if (!logs_dynamic_for_caller(m, u))
             continue;
         if (m->cw->p[u] > best || (m->cw->p[u] == best && u < arg)) {
             best = m->cw->p[u];
