@@ -202,6 +202,27 @@ static void params_text(core_buf *b, const ppr_model_params *p)
                     p->escape);
 }
 
+/* Appends text on one line (newlines and tabs as \\n and \\t), cut at max
+ * bytes with "...". */
+static void oneline(core_buf *b, const char *text, size_t max)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++, n++) {
+        if (n >= max) {
+            core_buf_puts(b, "...");
+            return;
+        }
+        if (*p == '\n')
+            core_buf_puts(b, "\\n");
+        else if (*p == '\t')
+            core_buf_puts(b, "\\t");
+        else if (*p == '\r')
+            core_buf_puts(b, "\\r");
+        else
+            core_buf_putc(b, *p);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Scoring against the truth                                           */
 /* ------------------------------------------------------------------ */
@@ -598,8 +619,10 @@ int cmd_map(int argc, char **argv)
         for (uint32_t i = 0; i < n; i++) {
             ppr_activity pa;
             ppr_mapper_activity(s.m, ord[i].id, &pa);
-            core_buf_printf(&b, "%8llu  %-8s  %.100s\n", (unsigned long long)pa.count,
-                            ppr_map_strategy_name(pa.nsyms ? pa.strategy : PPR_MAP_NONE), pa.text);
+            core_buf_printf(&b, "%8llu  %-8s  ", (unsigned long long)pa.count,
+                            ppr_map_strategy_name(pa.nsyms ? pa.strategy : PPR_MAP_NONE));
+            oneline(&b, pa.text, 100);
+            core_buf_putc(&b, '\n');
             for (uint32_t k = 0; k < pa.nsyms && k < 5; k++) {
                 graph_symbol sy;
                 graph_get_symbol(s.g, pa.syms[k], &sy);
@@ -1216,13 +1239,19 @@ static const char *node_text(const ppr_model *md, const ppr_mapper *m, const gra
     case PPR_NODE_ACTIVITY: {
         ppr_activity pa;
         ppr_mapper_activity(m, id, &pa);
-        core_buf_printf(b, "activity \"%.80s\"", pa.text);
+        core_buf_puts(b, "activity \"");
+        oneline(b, pa.text, 80);
+        core_buf_putc(b, '"');
         break;
     }
-    case PPR_NODE_CONTEXT:
+    case PPR_NODE_CONTEXT: {
+        core_buf t = {0};
+        ppr_model_context_text(md, id, &t);
         core_buf_puts(b, "context ");
-        ppr_model_context_text(md, id, b);
+        oneline(b, t.data ? t.data : "", 240);
+        core_buf_free(&t);
         break;
+    }
     default:
         core_buf_puts(b, "(sink)");
     }
@@ -1348,8 +1377,12 @@ int cmd_query(int argc, char **argv)
         for (size_t i = 0; i < items.n; i++) {
             ppr_activity pa;
             ppr_mapper_activity(m, act[i], &pa);
-            core_buf_printf(&b, "event %zu: %.70s\n         -> %s \"%.70s\"\n", i + 1, items.v[i],
-                            ppr_map_strategy_name(pa.nsyms ? pa.strategy : PPR_MAP_NONE), pa.text);
+            core_buf_printf(&b, "event %zu: ", i + 1);
+            oneline(&b, items.v[i], 70);
+            core_buf_printf(&b, "\n         -> %s \"",
+                            ppr_map_strategy_name(pa.nsyms ? pa.strategy : PPR_MAP_NONE));
+            oneline(&b, pa.text, 70);
+            core_buf_puts(&b, "\"\n");
         }
         if (n == 0)
             core_buf_puts(&b, "no prediction: nothing in the trace is known to the model\n");
@@ -1361,7 +1394,9 @@ int cmd_query(int argc, char **argv)
             if (pred[i].activity != UINT32_MAX && !explain) {
                 ppr_activity pa;
                 ppr_mapper_activity(m, pred[i].activity, &pa);
-                core_buf_printf(&b, "      next: \"%.90s\"\n", pa.text);
+                core_buf_puts(&b, "      next: \"");
+                oneline(&b, pa.text, 90);
+                core_buf_puts(&b, "\"\n");
             }
             if (!explain)
                 continue;

@@ -2,7 +2,9 @@
 # make demo: index the bundled orderflow application (Python back end,
 # TypeScript/TSX storefront, JavaScript scripts), show what pmrag found, and
 # run personalized PageRank and impact on the graph.
-# Later stages of the demo (event log, live predictions) build on this graph.
+# Then: the application's event log (its simulator runs its real code paths),
+# the mapping of events to code, eval against the baselines, a mined model
+# and a query with explanations.
 #
 #   deploy/demo/run.sh [PMRAG] [OUTDIR]
 set -euo pipefail
@@ -41,3 +43,23 @@ step pmrag ppr --graph build/demo/orderflow.graph --seed OrderService.place_orde
 
 step pmrag impact build/demo/orderflow.graph PriceCalculator.quote
 "$pmrag" impact "$graph" PriceCalculator.quote
+
+# The event log: 600 orders through the real code paths (seeded, simulated
+# clock), with the emitting file and line of every record as truth.
+log=$out/orderflow.csv
+step python3 -m orderflow.simulate --orders 600 --seed 7 --out build/demo/orderflow.csv
+(cd "$here/app/python" && python3 -m orderflow.simulate --orders 600 --seed 7 --out "$log" | tail -4)
+
+step "pmrag map --graph build/demo/orderflow.graph --log build/demo/orderflow.csv --top 6"
+"$pmrag" map --graph "$graph" --log "$log" --top 6 -q
+
+step pmrag eval --graph build/demo/orderflow.graph --log build/demo/orderflow.csv
+"$pmrag" eval --graph "$graph" --log "$log" -q
+
+model=$out/orderflow.model
+step pmrag mine --graph build/demo/orderflow.graph --log build/demo/orderflow.csv -o build/demo/orderflow.model
+"$pmrag" mine --graph "$graph" --log "$log" -o "$model" -q
+
+step "pmrag query --graph build/demo/orderflow.graph --model build/demo/orderflow.model --trace 'POST /orders,order.place' -e 'placing order ord_1 for customer cus_9: 2 line(s), paying by card' -k 3 --explain"
+"$pmrag" query --graph "$graph" --model "$model" --trace 'POST /orders,order.place' \
+  -e 'placing order ord_1 for customer cus_9: 2 line(s), paying by card' -k 3 --explain
