@@ -195,7 +195,10 @@ int evlog_load(const char *path, const evlog_opts *o, ppr_mapper *m, evlog *l, c
     }
     free(order);
     core_vec_reserve(&c.evs, total);
-    rc = pass(path, o, "mapping", second_pass, &c, l, why, whylen);
+    /* Malformed records were reported by the first pass. */
+    evlog_opts quiet = *o;
+    quiet.in.log.fn = NULL;
+    rc = pass(path, &quiet, "mapping", second_pass, &c, l, why, whylen);
     if (rc)
         goto fail;
     /* Events by case, each case's stably by time. */

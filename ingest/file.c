@@ -111,9 +111,8 @@ int ingest__make_event(ingest_file *f, const ingest_attr *kv, uint32_t n, const 
     if (!c->val[0])
         return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: field '%s': empty case id", f->path,
                             (unsigned long long)line, c->key);
-    if (!a->val[0])
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: field '%s': empty activity",
-                            f->path, (unsigned long long)line, a->key);
+    /* An empty activity is an event all the same (logger.debug("")): the
+     * field must be there, not filled. */
     int64_t t = INGEST_NO_TIME;
     if (r->tim >= 0 && kv[r->tim].val[0]) {
         const ingest_attr *tk = &kv[r->tim];

@@ -54,7 +54,7 @@ typedef struct ingest_attr {
 
 typedef struct ingest_event {
     const char *case_id;      /* never NULL or empty */
-    const char *activity;     /* never NULL; "" only from OTLP (a span without
+    const char *activity;     /* never NULL; may be "" (an empty message; from OTLP a span without
                                  a name, a log without a body) */
     int64_t time_ns;          /* Unix time in ns; INGEST_NO_TIME when none */
     uint64_t line;            /* 1-based line where the record starts (XES: the
