@@ -1,0 +1,187 @@
+"""Shared capture machinery for the event-log generators in this directory.
+
+Stdlib only.  A generator creates an ``EventLog(pkg_module, out_path, ...)``,
+sets ``log.case_id`` before running each case (a plain attribute, not a
+contextvar, because libraries such as paramiko log from their own threads),
+calls ``log.end_case()`` after it, and ``log.finish()`` at the end.
+
+Rows: case_id,timestamp,activity,level,logger,code.filepath,code.function,
+code.lineno,code.qualname,code.wrapped  (same layout as the botocore bench).
+
+Wrapped emitters: some libraries log through a helper (``Transport._log``,
+``VerboseLogger.verbose``).  For records whose (file, function) is listed in
+``wrappers`` the emitter is attributed to the first caller frame outside the
+wrappers, and ``code.wrapped`` is 1.
+"""
+import ast
+import csv
+import datetime as _dt
+import gzip
+import io
+import logging
+import os
+import sys
+import threading
+
+
+def _escape(msg):
+    msg = msg.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+    return msg[:500]
+
+
+class QualnameIndex:
+    """Map (abs path, line) -> qualified name of the innermost enclosing def/class."""
+
+    def __init__(self):
+        self._spans = {}
+
+    def _load(self, path):
+        spans = []
+        try:
+            with open(path, "rb") as fh:
+                tree = ast.parse(fh.read(), filename=path)
+        except (OSError, SyntaxError, ValueError):
+            self._spans[path] = spans
+            return spans
+
+        def walk(node, prefix):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    q = prefix + child.name
+                    start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                    spans.append((start, child.end_lineno, q))
+                    walk(child, q + ".")
+                else:
+                    walk(child, prefix)
+
+        walk(tree, "")
+        self._spans[path] = spans
+        return spans
+
+    def qualname(self, path, line):
+        spans = self._spans.get(path)
+        if spans is None:
+            spans = self._load(path)
+        best = None
+        for s, e, q in spans:
+            if s <= line <= e and (best is None or s >= best[0]):
+                best = (s, e, q)
+        return best[2] if best else ""
+
+
+class EventLog(logging.Handler):
+    """logging.Handler that writes one CSV row per record emitted inside the package."""
+
+    FIELDS = ["case_id", "timestamp", "activity", "level", "logger", "code.filepath",
+              "code.function", "code.lineno", "code.qualname", "code.wrapped"]
+
+    def __init__(self, pkg_module, out_path, logger_names=None, wrappers=(), min_events=3):
+        super().__init__(level=logging.DEBUG)
+        self.pkg_name = pkg_module.__name__.split(".")[0]
+        self.pkg_dir = os.path.realpath(os.path.dirname(pkg_module.__file__))
+        self.out_path = out_path
+        self.wrappers = set(wrappers)  # {(relpath like 'paramiko/transport.py', funcName)}
+        self.min_events = min_events
+        self.qn = QualnameIndex()
+        self.case_id = None
+        self._rows = []
+        self._lock2 = threading.Lock()
+        self._realpath_cache = {}
+        self.cases_written = 0
+        self.cases_dropped = 0
+        self.events_written = 0
+        self.lines = set()
+        self.functions = set()
+        raw = gzip.open(out_path, "wb")
+        self._raw = raw
+        self._fh = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        self._w = csv.writer(self._fh)
+        self._w.writerow(self.FIELDS)
+        for name in (logger_names or [self.pkg_name]):
+            lg = logging.getLogger(name)
+            lg.setLevel(logging.DEBUG)
+            lg.addHandler(self)
+
+    # -- path helpers -------------------------------------------------------
+    def _rel(self, path):
+        rp = self._realpath_cache.get(path)
+        if rp is None:
+            rp = os.path.realpath(path)
+            self._realpath_cache[path] = rp
+        if rp == self.pkg_dir or rp.startswith(self.pkg_dir + os.sep):
+            return rp, self.pkg_name + "/" + os.path.relpath(rp, self.pkg_dir).replace(os.sep, "/")
+        return rp, None
+
+    def _unwrap(self, record):
+        """Find the caller of a wrapper function; returns (abs, rel, func, line) or None."""
+        f = sys._getframe()
+        target = os.path.realpath(record.pathname)
+        while f is not None:
+            if f.f_lineno == record.lineno and self._rel(f.f_code.co_filename)[0] == target:
+                break
+            f = f.f_back
+        if f is None:
+            return None
+        while f is not None:
+            ap, rel = self._rel(f.f_code.co_filename)
+            if rel is None or (rel, f.f_code.co_name) not in self.wrappers:
+                return ap, rel, f.f_code.co_name, f.f_lineno
+            f = f.f_back
+        return None
+
+    # -- logging.Handler ----------------------------------------------------
+    def emit(self, record):
+        try:
+            cid = self.case_id
+            if cid is None:
+                return
+            ap, rel = self._rel(record.pathname)
+            if rel is None:
+                return
+            func, line, wrapped = record.funcName, record.lineno, 0
+            if (rel, func) in self.wrappers:
+                u = self._unwrap(record)
+                if u is None or u[1] is None:
+                    return
+                ap, rel, func, line = u
+                wrapped = 1
+            ts = _dt.datetime.fromtimestamp(record.created, _dt.timezone.utc).isoformat(timespec="microseconds")
+            row = [cid, ts, _escape(record.getMessage()), record.levelname, record.name,
+                   rel, func, line, self.qn.qualname(ap, line), wrapped]
+            with self._lock2:
+                self._rows.append(row)
+        except Exception:  # never break the library under test
+            self.handleError(record)
+
+    def end_case(self):
+        with self._lock2:
+            rows, self._rows = self._rows, []
+        if len(rows) >= self.min_events:
+            self._w.writerows(rows)
+            self.cases_written += 1
+            self.events_written += len(rows)
+            for r in rows:
+                self.lines.add((r[5], r[7]))
+                self.functions.add((r[5], r[8]))
+        else:
+            self.cases_dropped += 1
+        self.case_id = None
+
+    def close(self):
+        # logging.config.dictConfig() (pip calls it on every run) closes every
+        # registered handler: keep writing, the file is closed by finish().
+        pass
+
+    def finish(self):
+        for name in list(logging.Logger.manager.loggerDict) + [""]:
+            lg = logging.getLogger(name)
+            if self in lg.handlers:
+                lg.removeHandler(self)
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def summary(self):
+        return ("%s: %d cases (%d dropped), %d events, %d distinct lines, %d functions"
+                % (self.out_path, self.cases_written, self.cases_dropped, self.events_written,
+                   len(self.lines), len(self.functions)))
