@@ -1329,7 +1329,7 @@ int cmd_query(int argc, char **argv)
         core_vec_free(&items);
         return cli_usage_error(&cmd, "give the case's events with --trace or --event");
     }
-    graph *g;
+    graph *g = NULL;
     rc = cli_open_graph(cmd.name, graph_path, &g);
     ppr_mapper *m = NULL;
     ppr_model *md = NULL;
@@ -1342,7 +1342,7 @@ int cmd_query(int argc, char **argv)
         for (size_t i = 0; i < items.n; i++)
             free(items.v[i]);
         core_vec_free(&items);
-        if (!rc)
+        if (g)
             graph_close(g);
         return rc;
     }

@@ -6,9 +6,13 @@
  * is the template with every literal byte escaped and every hole made a
  * lazy "(?s:.*?)", anchored at both ends. Candidates for a message come
  * from two hash indexes: templates that start with literal text are filed
- * under their first 1..4 literal bytes, templates that start with a hole
- * under their last 1..4 (when they end with literal text); the rest (holes
- * at both ends) are tried when their longest literal occurs in the message.
+ * under their first literal bytes, templates that start with a hole under
+ * their last (when they end with literal text), each under the longest
+ * key of 1, 2, 3, 4, 6, ... 32 bytes that the run allows, so that the many
+ * templates sharing an opener ("Retrying ...", "Failed to ...") spread
+ * over many keys and a message is tried against a handful of patterns.
+ * The rest (holes at both ends) are tried when their longest literal piece
+ * occurs in the message, found through an index of its first 4 bytes.
  */
 #define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -182,14 +186,28 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
         core_buf_putc(out, (char)c);
         i++;
     }
-    /* Never end inside a UTF-8 sequence. */
+    /* A placeholder may have gone past max: cut there. A cut never ends
+     * inside a UTF-8 sequence; bytes that are not UTF-8 are otherwise kept
+     * (a Latin-1 message keeps the text after its first accented letter). */
     size_t len = out->len - start;
-    size_t ok = core_utf8_valid_prefix(out->data + start, len);
-    if (ok < len) {
-        out->len = start + ok;
+    if (len >= max) {
+        len = max;
+        const unsigned char *p = (const unsigned char *)out->data + start;
+        size_t lead = len, cont = 0;
+        while (lead > 0 && cont < 3 && (p[lead - 1] & 0xC0) == 0x80)
+            lead--, cont++;
+        if (lead > 0) {
+            unsigned char c = p[lead - 1];
+            size_t need = c >= 0xF8 ? 0 : c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+            if (need > cont)
+                len = lead - 1;
+        }
+    }
+    if (len < out->len - start) {
+        out->len = start + len;
         out->data[out->len] = '\0';
     }
-    return out->len - start;
+    return len;
 }
 
 /* ------------------------------------------------------------------ */
@@ -204,10 +222,19 @@ typedef struct mt_entry {
     uint8_t level;    /* graph_level */
     uint8_t kind;     /* graph_emit_kind */
     bool is_const;
+    bool full_only; /* starts with a hole and ends with literal text: no partial match */
     uint32_t symbol;
     const char *logger; /* site's logger name, or its module's name */
-    const char *anchor; /* the longest literal run (for the loose list) */
+    /* The longest literal piece without a newline, tab or carriage return
+     * (for the loose list: a message that matches contains it, whether it
+     * escapes those characters or not). */
+    const char *anchor;
     uint32_t anchor_len;
+    /* For the prefix and suffix indexes: the literal text the key was
+     * taken from, as far as it goes without a newline, tab or carriage
+     * return (a message that matches starts, or ends, with it). */
+    const char *fix;
+    uint32_t fix_len;
 } mt_entry;
 
 struct graph_matcher {
@@ -219,8 +246,17 @@ struct graph_matcher {
     core_map suffix;
     uint32_t *chain;  /* next entry with the same key, or UINT32_MAX */
     uint32_t *schain; /* the same for suffix keys */
-    uint32_t *loose;
+    uint32_t *loose;  /* loose entries with an anchor shorter than 4 bytes */
     uint32_t nloose;
+    core_map loose_idx; /* hash(the anchor's first 4 bytes) -> head in lchain (+1) */
+    uint32_t *lchain;
+    uint64_t *lbits; /* bit per hash of 4 bytes (lbits_hash): any loose key has it */
+    size_t key_max;  /* longest prefix key (partial_min bounds it) */
+    /* Bit per key hash (masked with kmask) of the prefix and suffix keys:
+     * most of a message's key lengths have no entry, and this answers
+     * that from cache-resident bits. */
+    uint64_t *kbits;
+    uint64_t kmask;
     core_arena arena;
     pcre2_match_context *mctx;
     bool jit;
@@ -364,14 +400,46 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
     core_buf_puts(&ti->pat, "\\z");
 }
 
-/* Literal bytes usable as an index key: up to 4, and never across a
+/* Key lengths of the prefix and suffix indexes. */
+static const uint8_t key_lens[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+#define KEY_MAX 32
+#define NKEY_LENS (sizeof key_lens / sizeof key_lens[0])
+
+/* The longest key length <= k (k >= 1). */
+static size_t key_fit(size_t k)
+{
+    size_t i = NKEY_LENS;
+    while (i > 1 && key_lens[i - 1] > k)
+        i--;
+    return key_lens[i - 1];
+}
+
+/* Literal bytes usable as an index key: up to max, and never across a
  * newline, tab or carriage return (the log may have escaped them). */
-static size_t key_len(const char *s, size_t n)
+static size_t key_len(const char *s, size_t n, size_t max)
 {
     size_t k = 0;
-    while (k < n && k < 4 && s[k] != '\n' && s[k] != '\t' && s[k] != '\r')
+    while (k < n && k < max && s[k] != '\n' && s[k] != '\t' && s[k] != '\r')
         k++;
     return k;
+}
+
+/* The same at the end of s[0..n). */
+static size_t key_len_back(const char *s, size_t n, size_t max)
+{
+    size_t k = 0;
+    while (k < n && k < max && s[n - 1 - k] != '\n' && s[n - 1 - k] != '\t' && s[n - 1 - k] != '\r')
+        k++;
+    return k;
+}
+
+#define LBITS (1u << 16)
+
+static uint32_t lbits_hash(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return (v * 2654435761u) >> 16;
 }
 
 static uint64_t key_hash(const char *s, size_t k)
@@ -418,6 +486,17 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
     m->chain = core_xmalloc((ne ? ne : 1) * sizeof *m->chain);
     m->schain = core_xmalloc((ne ? ne : 1) * sizeof *m->schain);
     m->loose = core_xmalloc((ne ? ne : 1) * sizeof *m->loose);
+    m->lchain = core_xmalloc((ne ? ne : 1) * sizeof *m->lchain);
+    m->lbits = core_xcalloc(LBITS / 64, sizeof *m->lbits);
+    /* At least 16 bits per template: few false positives. */
+    size_t nk = 1u << 16;
+    while (nk < (size_t)ne * 16)
+        nk *= 2;
+    m->kbits = core_xcalloc(nk / 64, sizeof *m->kbits);
+    m->kmask = nk - 1;
+    /* A message of partial_min bytes, cut short, still holds any key. */
+    m->key_max = key_fit(m->o.partial_min < KEY_MAX ? (m->o.partial_min > 4 ? m->o.partial_min : 4)
+                                                    : KEY_MAX);
     tmpl_info ti = {0};
     for (uint32_t id = 0; id < ne; id++) {
         graph_emit e, src;
@@ -466,23 +545,50 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
             graph_get_symbol(g, f.module, &ms);
             x->logger = ms.qualname;
         }
-        x->anchor = core_arena_strndup(&m->arena, ti.lit.data + ti.best_off, ti.best);
-        x->anchor_len = (uint32_t)ti.best;
+        /* The anchor: the longest piece of lit (runs separated by NUL)
+         * between newlines, tabs and carriage returns. */
+        size_t a_off = 0, a_len = 0;
+        for (size_t i = 0, p = 0; i <= ti.lit.len; i++) {
+            char c = i < ti.lit.len ? ti.lit.data[i] : '\0';
+            if (c == '\0' || c == '\n' || c == '\t' || c == '\r') {
+                if (i - p > a_len) {
+                    a_off = p;
+                    a_len = i - p;
+                }
+                p = i + 1;
+            }
+        }
+        x->anchor = core_arena_strndup(&m->arena, ti.lit.data + a_off, a_len);
+        x->anchor_len = (uint32_t)a_len;
         uint32_t me = m->n++;
         size_t k;
-        if (ti.first_len > 0 && (k = key_len(ti.lit.data, ti.first_len)) > 0) {
-            index_add(&m->prefix, m->chain, key_hash(ti.lit.data, k), me);
-        } else if (ti.last_len > 0) {
+        const char *last = ti.lit.data + ti.last_off;
+        size_t ks = ti.last_len > 0 ? key_len_back(last, ti.last_len, ti.last_len) : 0;
+        if (ti.first_len > 0 && (k = key_len(ti.lit.data, ti.first_len, m->key_max)) > 0) {
+            size_t f = key_len(ti.lit.data, ti.first_len, ti.first_len);
+            x->fix = core_arena_strndup(&m->arena, ti.lit.data, f);
+            x->fix_len = (uint32_t)f;
+            k = key_fit(k);
+            uint64_t h = key_hash(ti.lit.data, k);
+            index_add(&m->prefix, m->chain, h, me);
+            m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
+        } else if (ks > 0 && (x->anchor_len < 4 || ks >= x->anchor_len)) {
             /* Key on the last bytes, again not across a newline. */
-            const char *last = ti.lit.data + ti.last_off;
-            size_t kk = 0;
-            while (kk < ti.last_len && kk < 4 && last[ti.last_len - 1 - kk] != '\n' &&
-                   last[ti.last_len - 1 - kk] != '\t' && last[ti.last_len - 1 - kk] != '\r')
-                kk++;
-            if (kk > 0)
-                index_add(&m->suffix, m->schain, key_hash(last + ti.last_len - kk, kk), me);
-            else
-                m->loose[m->nloose++] = me;
+            x->fix = core_arena_strndup(&m->arena, last + ti.last_len - ks, ks);
+            x->fix_len = (uint32_t)ks;
+            k = key_fit(ks < KEY_MAX ? ks : KEY_MAX);
+            uint64_t h = key_hash(last + ti.last_len - k, k);
+            index_add(&m->suffix, m->schain, h, me);
+            m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
+        } else if (x->anchor_len >= 4) {
+            /* Holes at both ends, or a last run shorter than the anchor
+             * ("%s (%s)", "%s done"): on the anchor, the most telling
+             * piece. The latter, like the suffix index, never match a
+             * message cut short. */
+            x->full_only = ks > 0;
+            index_add(&m->loose_idx, m->lchain, key_hash(x->anchor, 4), me);
+            uint32_t b = lbits_hash(x->anchor);
+            m->lbits[b / 64] |= 1ull << (b % 64);
         } else {
             m->loose[m->nloose++] = me;
         }
@@ -506,6 +612,10 @@ void graph_matcher_free(graph_matcher *m)
     free(m->chain);
     free(m->schain);
     free(m->loose);
+    free(m->lchain);
+    free(m->lbits);
+    free(m->kbits);
+    core_map_free(&m->loose_idx);
     core_arena_free(&m->arena);
     free(m);
 }
@@ -567,41 +677,80 @@ static void add_hit(graph_match_work *w, uint32_t id)
 static void collect(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
                     bool partial)
 {
-    /* Prefix index: keys of 4..1 bytes, and the key bytes must not cross
-     * an escaped newline either ("\\n" in the message). */
-    size_t kmax = key_len(msg, len);
+    /* Prefix index: every key length the message allows, and the key
+     * bytes must not cross an escaped newline either ("\\n" in the
+     * message). */
+    size_t kmax = key_len(msg, len, m->key_max);
     for (size_t i = 0; i + 1 < kmax; i++)
         if (msg[i] == '\\' && (msg[i + 1] == 'n' || msg[i + 1] == 't' || msg[i + 1] == 'r')) {
             kmax = i;
             break;
         }
-    for (size_t k = kmax; k >= 1; k--) {
-        uint64_t *v = core_map_get(&m->prefix, key_hash(msg, k));
-        for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX; id = m->chain[id])
+    for (size_t ki = NKEY_LENS; ki-- > 0;) {
+        size_t k = key_lens[ki];
+        if (k > kmax)
+            continue;
+        uint64_t h = key_hash(msg, k);
+        if (!(m->kbits[(h & m->kmask) / 64] & (1ull << (h % 64))))
+            continue;
+        uint64_t *v = core_map_get(&m->prefix, h);
+        for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
+             id = m->chain[id]) {
+            /* The message starts with the head (or, cut short, with part
+             * of it), or the pattern need not be run. */
+            const mt_entry *x = &m->e[id];
+            size_t c = x->fix_len <= len ? x->fix_len : partial ? len : 0;
+            if ((c < x->fix_len && !partial) || memcmp(msg, x->fix, c) != 0)
+                continue;
             if (try_entry(m, w, id, msg, len, partial) == (partial ? 2 : 1))
                 add_hit(w, id);
+        }
     }
     if (!partial) {
-        size_t smax = 0;
-        while (smax < len && smax < 4 && msg[len - 1 - smax] != '\n' &&
-               msg[len - 1 - smax] != '\t' && msg[len - 1 - smax] != '\r')
-            smax++;
-        for (size_t k = smax; k >= 1; k--) {
+        size_t smax = key_len_back(msg, len, KEY_MAX);
+        for (size_t ki = NKEY_LENS; ki-- > 0;) {
+            size_t k = key_lens[ki];
+            if (k > smax)
+                continue;
             /* "...\\n" escaped at the end: the key cannot span it. */
             if (k >= 2 && msg[len - k] == '\\' &&
                 (msg[len - k + 1] == 'n' || msg[len - k + 1] == 't'))
                 continue;
-            uint64_t *v = core_map_get(&m->suffix, key_hash(msg + len - k, k));
+            uint64_t h = key_hash(msg + len - k, k);
+            if (!(m->kbits[(h & m->kmask) / 64] & (1ull << (h % 64))))
+                continue;
+            uint64_t *v = core_map_get(&m->suffix, h);
             for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
-                 id = m->schain[id])
+                 id = m->schain[id]) {
+                const mt_entry *x = &m->e[id];
+                if (x->fix_len > len || memcmp(msg + len - x->fix_len, x->fix, x->fix_len) != 0)
+                    continue;
                 if (try_entry(m, w, id, msg, len, false) == 1)
                     add_hit(w, id);
+            }
         }
     }
+    /* Loose entries: where the first 4 bytes of an anchor occur, the whole
+     * anchor. */
+    if (m->loose_idx.n > 0)
+        for (size_t i = 0; i + 4 <= len; i++) {
+            uint32_t b = lbits_hash(msg + i);
+            if (!(m->lbits[b / 64] & (1ull << (b % 64))))
+                continue;
+            uint64_t *v = core_map_get(&m->loose_idx, key_hash(msg + i, 4));
+            for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
+                 id = m->lchain[id]) {
+                const mt_entry *x = &m->e[id];
+                if ((partial && x->full_only) || x->anchor_len > len - i ||
+                    memcmp(msg + i, x->anchor, x->anchor_len) != 0)
+                    continue;
+                if (try_entry(m, w, id, msg, len, partial) == (partial ? 2 : 1))
+                    add_hit(w, id);
+            }
+        }
     for (uint32_t i = 0; i < m->nloose; i++) {
         const mt_entry *x = &m->e[m->loose[i]];
-        if (x->anchor_len && !memmem(msg, len, x->anchor, x->anchor_len) &&
-            !strpbrk(x->anchor, "\n\t\r"))
+        if (x->anchor_len && !memmem(msg, len, x->anchor, x->anchor_len))
             continue;
         if (try_entry(m, w, m->loose[i], msg, len, partial) == (partial ? 2 : 1))
             add_hit(w, m->loose[i]);

@@ -158,6 +158,9 @@ static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *
     if (!ins)
         return (uint32_t)*v;
     if (m->acts.n >= m->o.max_activities && m->other != UINT32_MAX) {
+        /* Folded: nothing was created, and "<other>" never gets symbols. */
+        if (created)
+            *created = false;
         *v = m->other;
         return m->other;
     }
@@ -236,7 +239,7 @@ static uint32_t nearest_candidate(ppr_mapper *m, const act_rec *group, uint32_t 
         seeds[ns++] = (ppr_entry){m->syms.v[p->sym_off + i], m->conf.v[p->sym_off + i]};
     ppr_opts o = ppr_opts_default();
     o.alpha = 0.3;
-    o.eps = 1e-6;
+    o.eps = 1e-4; /* a decision on "twice the second best" needs no more */
     if (ppr_push(m->cw, seeds, ns, &o, NULL) != 0)
         return GRAPH_NONE;
     double best = 0, second = 0;
@@ -344,6 +347,8 @@ static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
         return r;
     }
     r.act = activity_get(m, t, strlen(t), &created);
+    if (r.act == m->other)
+        return r;
     if (!created && !same_set(m, r.act, syms, ns)) {
         /* The same text logged by other sites (another logger, level or
          * module narrowed it): an activity of its own. */
@@ -355,6 +360,8 @@ static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
             core_buf_printf(&m->tmp, "%s%s", i ? "|" : " @", s.qualname);
         }
         r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
+        if (r.act == m->other)
+            return r;
     }
     act_rec *a = &m->acts.v[r.act];
     if (created || (a->nsyms == 0 && a->strategy == PPR_MAP_NONE)) {
@@ -478,7 +485,8 @@ void ppr_mapper_map(ppr_mapper *m, const ppr_map_event *ev, uint32_t prev, uint3
         act = (uint32_t)(*a - 1);
     }
     m->acts.v[act].count++;
-    if (ev->learn && m->o.use_code_attrs && (ev->code_file || ev->code_function)) {
+    if (ev->learn && m->o.use_code_attrs && act != m->other &&
+        (ev->code_file || ev->code_function)) {
         uint32_t s = symbol_at(m, ev->code_file, ev->code_line, ev->code_function);
         if (s == GRAPH_NONE && ev->code_function) {
             /* code.function.name may be fully qualified; code.namespace

@@ -1,0 +1,1489 @@
+/*
+ * Events to activities to symbols, and the model over them: message
+ * abstraction (graph_mask_message), the template matcher on small Python
+ * and TypeScript repositories, the composed mapper (ppr_mapper) and the
+ * next-emitter model (ppr_model) on hand-made cases.
+ */
+#include "graph.h"
+#include "ppr.h"
+#include "unit_graph.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static graph *index_dir(const char *dir)
+{
+    graph_index_opts o = {0};
+    o.threads = 1;
+    char out[512];
+    snprintf(out, sizeof out, "%s.graph", dir);
+    return unit_index_and_open(unit_tmp_path(dir), unit_tmp_path(out), &o, NULL);
+}
+
+/* The 1-based line of the first line of src that contains needle. */
+static uint32_t line_of(const char *src, const char *needle)
+{
+    const char *p = strstr(src, needle);
+    if (!p)
+        unit_fail(__FILE__, __LINE__, "'%s' not in the source", needle);
+    uint32_t line = 1;
+    for (const char *q = src; q < p; q++)
+        line += *q == '\n';
+    return line;
+}
+
+#define CHECK_EMIT(g, id, qualname, lineno)                                                        \
+    do {                                                                                           \
+        graph_emit unit_e;                                                                         \
+        graph_get_emit((g), (id), &unit_e);                                                        \
+        CHECK_INT(unit_e.symbol, unit_sym((g), (qualname)));                                       \
+        CHECK_INT(unit_e.line, (lineno));                                                          \
+    } while (0)
+
+static graph_match match(const graph_matcher *m, graph_match_work *w, const char *msg,
+                         const char *logger, const char *level, uint32_t *emits)
+{
+    return graph_matcher_match(m, w, msg, strlen(msg), logger, level, emits, 16);
+}
+
+/* ------------------------------------------------------------------ */
+/* graph_mask_message                                                  */
+/* ------------------------------------------------------------------ */
+
+TEST(mask_message_table)
+{
+    static const struct {
+        const char *in;
+        size_t max;
+        const char *out;
+    } t[] = {
+        /* numbers, fractions, dotted quads: one mask each */
+        {"took 15 ms", 0, "took <num> ms"},
+        {"ratio 1.5 of 2", 0, "ratio <num> of <num>"},
+        {"from 10.0.0.1 port 8080", 0, "from <num> port <num>"},
+        {"-3 items", 0, "-<num> items"},
+        {"obj-17 gone", 0, "obj-<num> gone"},
+        /* hexadecimal: 0x literals, long hex runs with digits */
+        {"addr 0x7ffe12 ok", 0, "addr <hex> ok"},
+        {"addr 0XAB", 0, "addr <hex>"},
+        {"commit deadbeef12 merged", 0, "commit <hex> merged"},
+        {"sha 9f86d081884c7d65 end", 0, "sha <hex> end"},
+        /* short hex-looking words and words with digits are kept */
+        {"face cafe beef 42abc", 0, "face cafe beef 42abc"},
+        {"bucket s3 via sha256 and v2 user42", 0, "bucket s3 via sha256 and v2 user42"},
+        /* generated ids: 4 digits or more, or 2 in a word of 10 or more */
+        {"label UPS8360377886 printed", 0, "label <id> printed"},
+        {"order ord_mmp36wa0xhqv placed", 0, "order <id> placed"},
+        {"host web12 and webserver12", 0, "host web12 and <id>"},
+        /* UUIDs */
+        {"req 123e4567-e89b-12d3-a456-426614174000 done", 0, "req <uuid> done"},
+        {"[123E4567-E89B-12D3-A456-426614174000]", 0, "[<uuid>]"},
+        /* quoted strings, on one line; an apostrophe in a word is not a quote */
+        {"user 'bob smith' said \"hi there\"", 0, "user '<*>' said \"<*>\""},
+        {"don't stop", 0, "don't stop"},
+        {"open 'unclosed", 0, "open 'unclosed"},
+        {"a 'x\ny' b", 0, "a 'x y' b"},
+        /* paths and URLs */
+        {"open /var/log/app.log failed", 0, "open <path> failed"},
+        {"read ./rel/x.txt and ../up/y", 0, "read <path> and <path>"},
+        {"GET https://example.com/a?b=1 200", 0, "GET <path> <num>"},
+        {"see (/etc/hosts)", 0, "see (<path>)"},
+        {"ratio a/b and / alone", 0, "ratio a/b and / alone"},
+        /* white space: runs fold, ends are dropped */
+        {"  a  \t b\n\nc  ", 0, "a b c"},
+        {"", 0, ""},
+        {" \t\n", 0, ""},
+        /* plain text stays */
+        {"Sending request: done!", 0, "Sending request: done!"},
+    };
+    core_buf b = {0};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        core_buf_reset(&b);
+        size_t n = graph_mask_message(t[i].in, strlen(t[i].in), t[i].max, &b);
+        CHECK_INT(n, b.len);
+        CHECK_STR(b.len ? b.data : "", t[i].out);
+    }
+    /* Appends: what was in the buffer stays. */
+    core_buf_reset(&b);
+    core_buf_puts(&b, "x:");
+    CHECK_INT(graph_mask_message("n 5", 3, 0, &b), 7);
+    CHECK_STR(b.data, "x:n <num>");
+    /* Not NUL-terminated input: only n bytes are read. */
+    core_buf_reset(&b);
+    graph_mask_message("took 15 ms and more", 10, 0, &b);
+    CHECK_STR(b.data, "took <num> ms");
+    core_buf_free(&b);
+}
+
+TEST(mask_message_truncation)
+{
+    core_buf b = {0};
+    /* 0 means 256. */
+    char big[600];
+    memset(big, 'a', sizeof big);
+    for (size_t i = 20; i < sizeof big; i += 20)
+        big[i] = ' ';
+    CHECK_INT(graph_mask_message(big, sizeof big, 0, &b), 256);
+    /* Cut at max inside a word. */
+    core_buf_reset(&b);
+    CHECK_INT(graph_mask_message("abcdefghijkl", 12, 5, &b), 5);
+    CHECK_STR(b.data, "abcde");
+    /* "héllo wörld": h é(2) l l o ' ' w ö(2) r l d. At 9 bytes the cut
+     * falls inside ö: the result ends before it. */
+    const char *s = "h\xc3\xa9llo w\xc3\xb6rld";
+    core_buf_reset(&b);
+    CHECK_INT(graph_mask_message(s, strlen(s), 9, &b), 8);
+    CHECK_STR(b.data, "h\xc3\xa9llo w");
+    core_buf_reset(&b);
+    CHECK_INT(graph_mask_message(s, strlen(s), 10, &b), 10);
+    CHECK_STR(b.data, "h\xc3\xa9llo w\xc3\xb6");
+    /* A 3-byte character (€, e2 82 ac) cut after one and after two bytes. */
+    const char *euro = "ab \xe2\x82\xac x";
+    for (size_t max = 4; max <= 5; max++) {
+        core_buf_reset(&b);
+        CHECK_INT(graph_mask_message(euro, strlen(euro), max, &b), 3);
+        CHECK_STR(b.data, "ab ");
+    }
+    core_buf_reset(&b);
+    CHECK_INT(graph_mask_message(euro, strlen(euro), 6, &b), 6);
+    /* The result is never longer than max, placeholders included. */
+    static const char *const over[] = {"abcdefgh 123", "abcdefg 0x1f", "abcdef '12345'",
+                                       "abcd /var/log/x", "a 123e4567-e89b-12d3-a456-426614174000"};
+    for (size_t i = 0; i < sizeof over / sizeof over[0]; i++) {
+        core_buf_reset(&b);
+        size_t n = graph_mask_message(over[i], strlen(over[i]), 10, &b);
+        CHECK(n <= 10);
+        CHECK_INT(b.len, n);
+    }
+    /* Bytes that are not UTF-8 in the middle of a message do not end it
+     * (a Latin-1 message keeps what follows). */
+    core_buf_reset(&b);
+    const char *latin1 = "caf\xe9 opened 3 times";
+    graph_mask_message(latin1, strlen(latin1), 0, &b);
+    CHECK_STR(b.data, "caf\xe9 opened <num> times");
+    core_buf_reset(&b);
+    CHECK_INT(graph_mask_message("caf\xe9", 4, 0, &b), 4);
+    core_buf_free(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* The template matcher: Python                                        */
+/* ------------------------------------------------------------------ */
+
+static const char orders_py[] =
+    "import logging\n"
+    "from opentelemetry import trace\n"
+    "\n"
+    "logger = logging.getLogger(__name__)\n"
+    "tracer = trace.get_tracer(__name__)\n"
+    "log = logging.getLogger(\"app.orders\")\n"
+    "\n"
+    "MSG_RETRY = \"retry %d of order %s\"\n"
+    "MSG_FAIL = \"payment failed for card %s\"\n"
+    "\n"
+    "\n"
+    "def place(order, x):\n"
+    "    logger.debug(\"placing order %s now\", x)\n"
+    "    logger.info(\"order %d has %(items)s items\", order, {\"items\": 1})\n"
+    "    logger.info(\"total {} for {}\".format(order, x))\n"
+    "    logger.warning(f\"order {order} shipped to {x}\")\n"
+    "\n"
+    "\n"
+    "def root_says(x):\n"
+    "    logging.info(\"hello from %s\", x)\n"
+    "\n"
+    "\n"
+    "def module_says(x):\n"
+    "    logger.info(\"hello from %s\", x)\n"
+    "\n"
+    "\n"
+    "def retry(order, n):\n"
+    "    log.warning(MSG_RETRY, n, order)\n"
+    "\n"
+    "\n"
+    "def helper_log(msg, *args):\n"
+    "    logger.error(msg, *args)\n"
+    "\n"
+    "\n"
+    "def failing(card):\n"
+    "    helper_log(MSG_FAIL, card)\n"
+    "\n"
+    "\n"
+    "def multi(x):\n"
+    "    logger.info(\"first line %s\\nsecond line\", x)\n"
+    "\n"
+    "\n"
+    "def long_one(x):\n"
+    "    logger.info(\"this is a very long template that keeps going on and on about %s and "
+    "then even more text after it\", x)\n"
+    "\n"
+    "\n"
+    "def spans():\n"
+    "    with tracer.start_as_current_span(\"checkout\"):\n"
+    "        pass\n"
+    "\n"
+    "\n"
+    "def says_checkout():\n"
+    "    logger.info(\"checkout\")\n"
+    "\n"
+    "\n"
+    "def same_a():\n"
+    "    logger.info(\"shared message %s\", 1)\n"
+    "\n"
+    "\n"
+    "def level_a():\n"
+    "    logger.info(\"level message %s\", 1)\n"
+    "\n"
+    "\n"
+    "def level_b():\n"
+    "    logger.error(\"level message %s\", 2)\n"
+    "\n"
+    "\n"
+    "def literal_a(x):\n"
+    "    logger.info(\"value is %s\", x)\n"
+    "\n"
+    "\n"
+    "def literal_b(x):\n"
+    "    logger.info(\"value is %s units\", x)\n";
+
+static const char billing_py[] = "import logging\n"
+                                 "\n"
+                                 "logger = logging.getLogger(__name__)\n"
+                                 "\n"
+                                 "\n"
+                                 "def same_b():\n"
+                                 "    logger.info(\"shared message %s\", 2)\n";
+
+static graph *open_py(void)
+{
+    unit_write_str("py/pkg/__init__.py", "");
+    unit_write_str("py/pkg/orders.py", orders_py);
+    unit_write_str("py/pkg/billing.py", billing_py);
+    return index_dir("py");
+}
+
+TEST(matcher_python_styles)
+{
+    graph *g = open_py();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    CHECK(graph_matcher_count(m) > 0);
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+    graph_match r;
+
+    /* %s with logger.debug */
+    r = match(m, w, "placing order 42 now", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.nmatched, 1);
+    CHECK_INT(r.flags, 0);
+    CHECK_INT(r.literal, strlen("placing order  now"));
+    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "placing order"));
+    graph_emit em;
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.level, GRAPH_LEVEL_DEBUG);
+    CHECK_STR(em.tmpl, "placing order %s now");
+    /* a hole matches any text, across lines, and nothing */
+    r = match(m, w, "placing order a\nb c now", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    r = match(m, w, "placing order  now", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    /* anchored at both ends */
+    CHECK_INT(match(m, w, "placing order 42 now!", NULL, NULL, e).nemits, 0);
+    CHECK_INT(match(m, w, "xplacing order 42 now", NULL, NULL, e).nemits, 0);
+    CHECK_INT(match(m, w, "placing order 42", NULL, NULL, e).nemits, 0);
+
+    /* %d and %(name)s */
+    r = match(m, w, "order 7 has {'items': 1} items", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "has %(items)s"));
+    /* "{}".format */
+    r = match(m, w, "total 5 for bob", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "total {}"));
+    /* f-string */
+    r = match(m, w, "order 7 shipped to Paris", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "shipped to"));
+
+    /* A constant logged by name matches at the site that logs it: a
+     * direct match, not a constant's. */
+    r = match(m, w, "retry 3 of order A1", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags & GRAPH_MATCH_CONST, 0);
+    CHECK_EMIT(g, e[0], "pkg.orders.retry", line_of(orders_py, "log.warning(MSG_RETRY"));
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.style, GRAPH_STYLE_REF);
+    CHECK_STR(em.ref, "MSG_RETRY");
+    CHECK_STR(em.logger, "app.orders");
+    CHECK(em.ref_const != GRAPH_NONE);
+    graph_emit c;
+    graph_get_emit(g, em.ref_const, &c);
+    CHECK_INT(c.kind, GRAPH_EMIT_CONST);
+    CHECK_STR(c.name, "MSG_RETRY");
+    CHECK_INT(c.line, line_of(orders_py, "MSG_RETRY ="));
+    /* Through a helper in another function: only the constant matches. */
+    r = match(m, w, "payment failed for card 4242", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_CONST);
+    graph_get_emit(g, e[0], &c);
+    CHECK_INT(c.kind, GRAPH_EMIT_CONST);
+    CHECK_STR(c.name, "MSG_FAIL");
+    CHECK_STR(c.tmpl, "payment failed for card %s");
+    CHECK_INT(c.line, line_of(orders_py, "MSG_FAIL ="));
+    CHECK_INT(c.symbol, unit_sym(g, "pkg.orders"));
+    /* ... and the helper is flagged as logging a non-literal message */
+    graph_symbol hs;
+    graph_get_symbol(g, unit_sym(g, "pkg.orders.helper_log"), &hs);
+    CHECK(hs.flags & GRAPH_SF_LOGS_DYNAMIC);
+
+    /* A template with a newline: the real one and the escaped one. */
+    r = match(m, w, "first line X\nsecond line", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.multi", line_of(orders_py, "first line"));
+    r = match(m, w, "first line X\\nsecond line", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.multi", line_of(orders_py, "first line"));
+    CHECK_INT(match(m, w, "first line X second line", NULL, NULL, e).nemits, 0);
+
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+TEST(matcher_python_ties)
+{
+    graph *g = open_py();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+    graph_match r;
+
+    /* logging.info (the root logger) against the module's logger */
+    r = match(m, w, "hello from bob", NULL, NULL, e);
+    CHECK_INT(r.nemits, 2);
+    CHECK_INT(r.nmatched, 2);
+    CHECK_INT(r.flags, 0);
+    r = match(m, w, "hello from bob", "root", "INFO", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_EMIT(g, e[0], "pkg.orders.root_says", line_of(orders_py, "logging.info("));
+    r = match(m, w, "hello from bob", "pkg.orders", NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_EMIT(g, e[0], "pkg.orders.module_says", line_of(orders_py, "logger.info(\"hello"));
+    /* a logger that is neither narrows nothing */
+    r = match(m, w, "hello from bob", "app.other", NULL, e);
+    CHECK_INT(r.nemits, 2);
+    CHECK_INT(r.flags, 0);
+
+    /* The same template in two modules: the logger names the module. */
+    r = match(m, w, "shared message 5", NULL, NULL, e);
+    CHECK_INT(r.nemits, 2);
+    r = match(m, w, "shared message 5", "pkg.billing", NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_EMIT(g, e[0], "pkg.billing.same_b", line_of(billing_py, "shared message"));
+    /* a suffix on a '.' boundary agrees too (indexed from inside a package) */
+    r = match(m, w, "shared message 5", "svc.pkg.orders", NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.same_a", line_of(orders_py, "shared message"));
+
+    /* The level decides. */
+    r = match(m, w, "level message 9", NULL, NULL, e);
+    CHECK_INT(r.nemits, 2);
+    r = match(m, w, "level message 9", NULL, "ERROR", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
+    CHECK_EMIT(g, e[0], "pkg.orders.level_b", line_of(orders_py, "logger.error(\"level"));
+    r = match(m, w, "level message 9", NULL, "info", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.level_a", line_of(orders_py, "logger.info(\"level"));
+    /* a level no candidate has narrows nothing */
+    r = match(m, w, "level message 9", NULL, "WARN", e);
+    CHECK_INT(r.nemits, 2);
+    CHECK_INT(r.flags, 0);
+    /* logger first, then level */
+    r = match(m, w, "level message 9", "pkg.orders", "error", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
+
+    /* The more literal template wins. */
+    r = match(m, w, "value is 5 units", NULL, NULL, e);
+    CHECK_INT(r.nmatched, 2);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.literal, strlen("value is  units"));
+    CHECK_EMIT(g, e[0], "pkg.orders.literal_b", line_of(orders_py, "value is %s units"));
+    r = match(m, w, "value is 5", NULL, NULL, e);
+    CHECK_INT(r.nmatched, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.literal_a", line_of(orders_py, "value is %s\""));
+
+    /* Span names: "SPAN" picks the span, a log level the log call. */
+    r = match(m, w, "checkout", NULL, NULL, e);
+    CHECK_INT(r.nemits, 2);
+    r = match(m, w, "checkout", NULL, "SPAN", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
+    CHECK_EMIT(g, e[0], "pkg.orders.spans", line_of(orders_py, "start_as_current_span"));
+    graph_emit em;
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.kind, GRAPH_EMIT_SPAN);
+    r = match(m, w, "checkout", NULL, "INFO", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.says_checkout", line_of(orders_py, "logger.info(\"checkout"));
+
+    /* max bounds what is written, not what is counted. */
+    r = graph_matcher_match(m, w, "hello from x", 12, NULL, NULL, e, 1);
+    CHECK_INT(r.nemits, 2);
+
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+TEST(matcher_truncated_messages)
+{
+    graph *g = open_py();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+    const char *full = "this is a very long template that keeps going on and on about X and then "
+                       "even more text after it";
+    graph_match r = graph_matcher_match(m, w, full, strlen(full), NULL, NULL, e, 16);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, 0);
+    /* Cut at 70 bytes, inside the literal after the hole. */
+    r = graph_matcher_match(m, w, full, 70, NULL, NULL, e, 16);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
+    CHECK_EMIT(g, e[0], "pkg.orders.long_one", line_of(orders_py, "this is a very long"));
+    /* Cut at exactly 64 bytes: still long enough. */
+    r = graph_matcher_match(m, w, full, 64, NULL, NULL, e, 16);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
+    /* Shorter than partial_min: no match. */
+    r = graph_matcher_match(m, w, full, 63, NULL, NULL, e, 16);
+    CHECK_INT(r.nemits, 0);
+    /* A long message that departs from the template's literal text is no
+     * match (after the hole anything goes: it may be the hole's text,
+     * cut short). */
+    char bad[80];
+    memcpy(bad, full, 70);
+    bad[10] = 'Q';
+    r = graph_matcher_match(m, w, bad, 70, NULL, NULL, e, 16);
+    CHECK_INT(r.nemits, 0);
+    memcpy(bad, full, 70);
+    bad[69] = 'Q';
+    r = graph_matcher_match(m, w, bad, 70, NULL, NULL, e, 16);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
+    /* partial_min is an option. */
+    graph_matcher *m2;
+    graph_matcher_opts o = {.partial_min = 30};
+    CHECK_OK(graph_matcher_build(g, &o, &m2));
+    graph_match_work *w2 = graph_match_work_new(m2);
+    r = graph_matcher_match(m2, w2, full, 40, NULL, NULL, e, 16);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
+    graph_match_work_free(w2);
+    graph_matcher_free(m2);
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* The template matcher: TypeScript                                    */
+/* ------------------------------------------------------------------ */
+
+static const char app_ts[] = "import debug from 'debug';\n"
+                             "import pino from 'pino';\n"
+                             "import { trace } from '@opentelemetry/api';\n"
+                             "\n"
+                             "const log = pino();\n"
+                             "const dbg = debug('app:server');\n"
+                             "const wdbg = debug('app:worker');\n"
+                             "const tracer = trace.getTracer('app');\n"
+                             "\n"
+                             "export function serve(port: number) {\n"
+                             "  console.log('listening on %s', port);\n"
+                             "  dbg('request %o', port);\n"
+                             "  log.info({ a: 1 }, 'pino message %s', port);\n"
+                             "  console.error(`failed at ${port} now`);\n"
+                             "}\n"
+                             "\n"
+                             "export function work(port: number) {\n"
+                             "  wdbg('request %o', port);\n"
+                             "  tracer.startActiveSpan('work item', (span) => span.end());\n"
+                             "}\n";
+
+TEST(matcher_typescript)
+{
+    unit_write_str("ts/app.ts", app_ts);
+    graph *g = index_dir("ts");
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+    graph_match r;
+
+    r = match(m, w, "listening on 8080", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "console.log"));
+    graph_emit em;
+    graph_get_emit(g, e[0], &em);
+    CHECK_STR(em.receiver, "console");
+    CHECK_STR(em.method, "log");
+    /* pino: the object first, the message second */
+    r = match(m, w, "pino message x", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "pino message"));
+    /* template literal */
+    r = match(m, w, "failed at 80 now", NULL, "error", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "console.error"));
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.style, GRAPH_STYLE_TEMPLATE);
+    /* debug loggers: the namespace is the logger name */
+    r = match(m, w, "request 8080", NULL, NULL, e);
+    CHECK_INT(r.nemits, 2);
+    r = match(m, w, "request 8080", "app:worker", NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_EMIT(g, e[0], "app.work", line_of(app_ts, "wdbg('request"));
+    r = match(m, w, "request 8080", "app:server", "DEBUG", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "dbg('request"));
+    /* a span name */
+    r = match(m, w, "work item", NULL, "SPAN", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.work", line_of(app_ts, "startActiveSpan"));
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.kind, GRAPH_EMIT_SPAN);
+
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* The mapper                                                          */
+/* ------------------------------------------------------------------ */
+
+static const char ma_py[] = "import logging\n"
+                            "\n"
+                            "logger = logging.getLogger(__name__)\n"
+                            "\n"
+                            "\n"
+                            "def run_alpha():\n"
+                            "    logger.info(\"starting alpha\")\n"
+                            "    alpha_worker()\n"
+                            "\n"
+                            "\n"
+                            "def alpha_worker():\n"
+                            "    logger.info(\"shared step %s\", 1)\n"
+                            "\n"
+                            "\n"
+                            "def place(order):\n"
+                            "    logger.debug(\"placing order %s now\", order)\n"
+                            "    return order\n"
+                            "\n"
+                            "\n"
+                            "def rebuild_search_index():\n"
+                            "    return 1\n";
+
+static const char mb_py[] = "import logging\n"
+                            "\n"
+                            "logger = logging.getLogger(__name__)\n"
+                            "\n"
+                            "\n"
+                            "def run_beta():\n"
+                            "    logger.info(\"starting beta\")\n"
+                            "    beta_worker()\n"
+                            "\n"
+                            "\n"
+                            "def beta_worker():\n"
+                            "    logger.info(\"shared step %s\", 2)\n";
+
+static const char pay_py[] = "import logging\n"
+                             "\n"
+                             "logger = logging.getLogger(__name__)\n"
+                             "\n"
+                             "MSG_FAIL = \"payment failed for card %s\"\n"
+                             "\n"
+                             "\n"
+                             "def helper_log(msg, *args):\n"
+                             "    logger.error(msg, *args)\n"
+                             "\n"
+                             "\n"
+                             "def failing(card):\n"
+                             "    helper_log(MSG_FAIL, card)\n"
+                             "\n"
+                             "\n"
+                             "def charge(card):\n"
+                             "    logger.info(\"charging card %s\", card)\n";
+
+static graph *open_mapper_repo(void)
+{
+    unit_write_str("mrepo/pkg/__init__.py", "");
+    unit_write_str("mrepo/pkg/a.py", ma_py);
+    unit_write_str("mrepo/pkg/b.py", mb_py);
+    unit_write_str("mrepo/pkg/pay.py", pay_py);
+    return index_dir("mrepo");
+}
+
+static ppr_mapper *new_mapper(const graph *g, const ppr_mapper_opts *o)
+{
+    ppr_mapper *m = NULL;
+    CHECK_OK(ppr_mapper_new(g, o, &m));
+    return m;
+}
+
+/* Maps a message of a training event; returns its activity. */
+static uint32_t map_msg(ppr_mapper *m, const char *text, uint32_t prev, uint32_t *var)
+{
+    ppr_map_event ev = {.text = text, .len = strlen(text), .learn = true};
+    uint32_t a, v;
+    ppr_mapper_map(m, &ev, prev, &a, &v);
+    if (var)
+        *var = v;
+    return a;
+}
+
+static ppr_activity activity(const ppr_mapper *m, uint32_t id)
+{
+    CHECK(id < ppr_mapper_nactivities(m));
+    ppr_activity a;
+    ppr_mapper_activity(m, id, &a);
+    return a;
+}
+
+static void finish(ppr_mapper *m)
+{
+    char why[256];
+    CHECK_OK(ppr_mapper_finish(m, why, sizeof why));
+}
+
+TEST(mapper_activities_variants_and_cache)
+{
+    graph *g = open_mapper_repo();
+    ppr_mapper *m = new_mapper(g, NULL);
+    /* The fold-over activity exists from the start, with nothing. */
+    CHECK_INT(ppr_mapper_nactivities(m), 1);
+    CHECK_STR(activity(m, 0).text, "<other>");
+    CHECK_INT(ppr_mapper_find(m, "<other>"), 0);
+    CHECK(ppr_mapper_graph(m) == g);
+
+    uint32_t v1, v2, v3, v4;
+    uint32_t a1 = map_msg(m, "placing order 42 now", UINT32_MAX, &v1);
+    uint32_t a2 = map_msg(m, "placing order 42 now", a1, &v2);
+    uint32_t a3 = map_msg(m, "placing order 43 now", UINT32_MAX, &v3);
+    uint32_t a4 = map_msg(m, "placing order bob now", UINT32_MAX, &v4);
+    /* One activity, the template's text; the abstracted messages are its
+     * variants: 42 and 43 fold, bob does not. */
+    CHECK_INT(a1, a2);
+    CHECK_INT(a1, a3);
+    CHECK_INT(a1, a4);
+    CHECK_INT(v1, v2);
+    CHECK_INT(v1, v3);
+    CHECK(v4 != v1);
+    ppr_activity pa = activity(m, a1);
+    CHECK_STR(pa.text, "placing order %s now");
+    CHECK_INT(pa.strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.place"));
+    CHECK(pa.conf[0] == 1.0f);
+    CHECK_INT(pa.count, 4);
+    CHECK_INT(pa.nvariants, 2);
+    const char *vt;
+    CHECK_INT(ppr_mapper_variant(m, v1, &vt), a1);
+    CHECK_STR(vt, "placing order <num> now");
+    CHECK_INT(ppr_mapper_variant(m, v4, &vt), a1);
+    CHECK_STR(vt, "placing order bob now");
+    CHECK_INT(ppr_mapper_find(m, "placing order %s now"), a1);
+    CHECK_INT(ppr_mapper_find(m, "no such activity"), UINT32_MAX);
+
+    /* Messages no template matches are abstracted into one activity. */
+    uint32_t u1 = map_msg(m, "cache warm took 15 ms", UINT32_MAX, &v1);
+    uint32_t u2 = map_msg(m, "cache   warm took 99 ms", u1, &v2);
+    CHECK_INT(u1, u2);
+    CHECK_INT(v1, v2);
+    pa = activity(m, u1);
+    CHECK_STR(pa.text, "cache warm took <num> ms");
+    CHECK_INT(pa.nsyms, 0);
+    CHECK_INT(pa.count, 2);
+    CHECK_INT(pa.nvariants, 1);
+
+    /* Spans: the name is the activity. */
+    uint32_t s1 = map_msg(m, "starting alpha", UINT32_MAX, NULL);
+    CHECK_STR(activity(m, s1).text, "starting alpha");
+    CHECK_INT(activity(m, s1).syms[0], unit_sym(g, "pkg.a.run_alpha"));
+
+    /* Counts are per event; ids stay after finish. */
+    uint32_t n = ppr_mapper_nactivities(m);
+    finish(m);
+    CHECK_INT(map_msg(m, "placing order 42 now", UINT32_MAX, NULL), a1);
+    CHECK_INT(ppr_mapper_nactivities(m), n);
+    CHECK_INT(activity(m, a1).count, 5);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+TEST(mapper_nearest_candidate)
+{
+    graph *g = open_mapper_repo();
+    ppr_mapper *m = new_mapper(g, NULL);
+    uint32_t alpha = unit_sym(g, "pkg.a.alpha_worker"), beta = unit_sym(g, "pkg.b.beta_worker");
+    /* Without a previous activity: the template's activity, with both
+     * functions. */
+    uint32_t g0 = map_msg(m, "shared step 1", UINT32_MAX, NULL);
+    ppr_activity pa = activity(m, g0);
+    CHECK_STR(pa.text, "shared step %s");
+    CHECK_INT(pa.strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(pa.nsyms, 2);
+    CHECK((pa.syms[0] == alpha && pa.syms[1] == beta) ||
+          (pa.syms[0] == beta && pa.syms[1] == alpha));
+    CHECK(pa.conf[0] == 0.5f && pa.conf[1] == 0.5f);
+    /* After "starting alpha" (run_alpha calls alpha_worker): alpha_worker. */
+    uint32_t sa = map_msg(m, "starting alpha", UINT32_MAX, NULL);
+    uint32_t x = map_msg(m, "shared step 1", sa, NULL);
+    pa = activity(m, x);
+    CHECK_STR(pa.text, "shared step %s @pkg.a.alpha_worker");
+    CHECK_INT(pa.strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], alpha);
+    /* After "starting beta": beta_worker. The cache is per message and
+     * previous activity, not per message. */
+    uint32_t sb = map_msg(m, "starting beta", UINT32_MAX, NULL);
+    uint32_t y = map_msg(m, "shared step 7", sb, NULL);
+    pa = activity(m, y);
+    CHECK_STR(pa.text, "shared step %s @pkg.b.beta_worker");
+    CHECK_INT(pa.syms[0], beta);
+    CHECK_INT(map_msg(m, "shared step 1", sa, NULL), x);
+    CHECK_INT(map_msg(m, "shared step 1", sb, NULL), y);
+    /* A function of the same module is nearer to one of them: through
+     * the module. */
+    uint32_t pl = map_msg(m, "placing order 1 now", UINT32_MAX, NULL);
+    CHECK_INT(map_msg(m, "shared step 1", pl, NULL), x);
+    /* A previous activity near neither (another module): the group. */
+    uint32_t ch = map_msg(m, "charging card 1", UINT32_MAX, NULL);
+    CHECK_INT(activity(m, ch).nsyms, 1);
+    CHECK_INT(map_msg(m, "shared step 1", ch, NULL), g0);
+    /* An unmapped previous activity: the group. */
+    uint32_t un = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
+    CHECK_INT(map_msg(m, "shared step 1", un, NULL), g0);
+    /* The logger decides before proximity does. */
+    ppr_map_event ev = {.text = "shared step 3", .len = 13, .logger = "pkg.b", .learn = true};
+    uint32_t a, v;
+    ppr_mapper_map(m, &ev, sa, &a, &v);
+    CHECK_INT(activity(m, a).nsyms, 1);
+    CHECK_INT(activity(m, a).syms[0], beta);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+TEST(mapper_constants_strategy)
+{
+    graph *g = open_mapper_repo();
+    ppr_mapper *m = new_mapper(g, NULL);
+    uint32_t a = map_msg(m, "payment failed for card 4242", UINT32_MAX, NULL);
+    ppr_activity pa = activity(m, a);
+    CHECK_STR(pa.text, "payment failed for card %s");
+    CHECK_INT(pa.nsyms, 0); /* decided at finish */
+    const uint32_t *cands;
+    bool has_const;
+    uint32_t nc = ppr_mapper_candidates(m, a, &cands, &has_const);
+    CHECK(has_const);
+    CHECK_INT(nc, 1);
+    CHECK_INT(cands[0], unit_sym(g, "pkg.pay"));
+    finish(m);
+    pa = activity(m, a);
+    /* The record of a message logged through a wrapper names the
+     * wrapper's caller: failing() calls helper_log(), which logs a
+     * non-literal message (and is called, so it is not taken itself). */
+    CHECK_INT(pa.strategy, PPR_MAP_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.pay.failing"));
+    CHECK(pa.conf[0] == 1.0f);
+    ppr_mapper_free(m);
+
+    /* Turned off: the constant stays unmapped by it (tokens may not map
+     * it either: nothing is named like a payment). */
+    ppr_mapper_opts o = {.no_const = true, .no_tokens = true};
+    m = new_mapper(g, &o);
+    a = map_msg(m, "payment failed for card 4242", UINT32_MAX, NULL);
+    finish(m);
+    pa = activity(m, a);
+    CHECK_INT(pa.nsyms, 0);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+TEST(mapper_tokens_strategy)
+{
+    graph *g = open_mapper_repo();
+    ppr_mapper *m = new_mapper(g, NULL);
+    uint32_t a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
+    uint32_t z = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
+    CHECK_INT(activity(m, a).nsyms, 0);
+    finish(m);
+    ppr_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, PPR_MAP_TOKENS);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.rebuild_search_index"));
+    CHECK(pa.conf[0] >= 0.25f && pa.conf[0] <= 1.0f);
+    /* nothing similar: unmapped */
+    CHECK_INT(activity(m, z).nsyms, 0);
+    ppr_mapper_free(m);
+
+    /* A threshold above the cosine, or the strategy off: unmapped. */
+    ppr_mapper_opts o = {.tokens_min = 0.999};
+    m = new_mapper(g, &o);
+    a = map_msg(m, "Rebuild search index now please", UINT32_MAX, NULL);
+    finish(m);
+    CHECK_INT(activity(m, a).nsyms, 0);
+    ppr_mapper_free(m);
+    o = (ppr_mapper_opts){.no_tokens = true};
+    m = new_mapper(g, &o);
+    a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
+    finish(m);
+    CHECK_INT(activity(m, a).nsyms, 0);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+TEST(mapper_code_attributes)
+{
+    graph *g = open_mapper_repo();
+    uint32_t place = unit_sym(g, "pkg.a.place");
+    uint32_t line = line_of(ma_py, "return order");
+    ppr_mapper_opts o = {.use_code_attrs = true, .no_tokens = true};
+    ppr_mapper *m = new_mapper(g, &o);
+    /* An absolute path: its longest suffix that is a graph file. */
+    ppr_map_event ev = {.text = "zzz qqq",
+                        .len = 7,
+                        .code_file = "/srv/app/pkg/a.py",
+                        .code_line = line,
+                        .learn = true};
+    uint32_t a, v;
+    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    /* by function name and namespace, without a file */
+    ppr_map_event ev2 = {.text = "www vvv",
+                         .len = 7,
+                         .code_function = "run_beta",
+                         .code_namespace = "pkg.b",
+                         .learn = true};
+    uint32_t b;
+    ppr_mapper_map(m, &ev2, UINT32_MAX, &b, &v);
+    /* Code attributes beat the template. */
+    ppr_map_event ev3 = {.text = "starting alpha",
+                         .len = 14,
+                         .code_file = "pkg/b.py",
+                         .code_line = line_of(mb_py, "starting beta"),
+                         .learn = true};
+    uint32_t c;
+    ppr_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    finish(m);
+    ppr_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, PPR_MAP_CODE);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], place);
+    CHECK(pa.conf[0] == 1.0f);
+    pa = activity(m, b);
+    CHECK_INT(pa.strategy, PPR_MAP_CODE);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
+    pa = activity(m, c);
+    CHECK_INT(pa.strategy, PPR_MAP_CODE);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
+    ppr_mapper_free(m);
+
+    /* Events that may not teach (test cases): not used. */
+    m = new_mapper(g, &o);
+    ev.learn = false;
+    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    ev3.learn = false;
+    ppr_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    finish(m);
+    CHECK_INT(activity(m, a).nsyms, 0);
+    CHECK_INT(activity(m, c).strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(activity(m, c).syms[0], unit_sym(g, "pkg.a.run_alpha"));
+    ppr_mapper_free(m);
+
+    /* Not allowed: not used either. */
+    o.use_code_attrs = false;
+    m = new_mapper(g, &o);
+    ev.learn = true;
+    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    finish(m);
+    CHECK_INT(activity(m, a).nsyms, 0);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+TEST(mapper_overrides_before_templates)
+{
+    graph *g = open_mapper_repo();
+    const char *path = unit_write_str("ov.yaml", "- activity: \"placing order *\"\n"
+                                                 "  symbols: [pkg.b.run_beta]\n"
+                                                 "  confidence: 0.5\n");
+    graph_overrides *ov;
+    char why[256];
+    int rc = graph_overrides_load(path, g, &ov, why, sizeof why);
+    if (rc)
+        unit_fail(__FILE__, __LINE__, "%s", why);
+    ppr_mapper_opts o = {.overrides = ov};
+    ppr_mapper *m = new_mapper(g, &o);
+    uint32_t a = map_msg(m, "placing order 42 now", UINT32_MAX, NULL);
+    uint32_t b = map_msg(m, "placing order 43 now", UINT32_MAX, NULL);
+    uint32_t c = map_msg(m, "starting alpha", UINT32_MAX, NULL);
+    finish(m);
+    CHECK_INT(a, b);
+    ppr_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, PPR_MAP_OVERRIDE);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
+    CHECK(pa.conf[0] == 0.5f);
+    CHECK_INT(pa.count, 2);
+    /* a message no rule matches: the template */
+    CHECK_INT(activity(m, c).strategy, PPR_MAP_TEMPLATE);
+    ppr_mapper_free(m);
+    graph_overrides_free(ov);
+    graph_close(g);
+}
+
+TEST(mapper_max_activities_fold)
+{
+    graph *g = open_mapper_repo();
+    ppr_mapper_opts o = {.max_activities = 3};
+    ppr_mapper *m = new_mapper(g, &o);
+    uint32_t a = map_msg(m, "starting alpha", UINT32_MAX, NULL);
+    uint32_t b = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
+    CHECK_INT(a, 1);
+    CHECK_INT(b, 2);
+    /* Past the limit every new message, matched or not, folds into
+     * "<other>", which has no symbols. */
+    CHECK_INT(map_msg(m, "starting beta", UINT32_MAX, NULL), 0);
+    CHECK_INT(map_msg(m, "placing order 3 now", UINT32_MAX, NULL), 0);
+    CHECK_INT(map_msg(m, "shared step 3", UINT32_MAX, NULL), 0);
+    CHECK_INT(map_msg(m, "www 1", UINT32_MAX, NULL), 0);
+    CHECK_INT(map_msg(m, "payment failed for card 1", UINT32_MAX, NULL), 0);
+    /* Known ones still map to themselves. */
+    CHECK_INT(map_msg(m, "starting alpha", UINT32_MAX, NULL), a);
+    CHECK_INT(ppr_mapper_nactivities(m), 3);
+    finish(m);
+    ppr_activity pa = activity(m, 0);
+    CHECK_STR(pa.text, "<other>");
+    CHECK_INT(pa.count, 5);
+    CHECK_INT(pa.nsyms, 0);
+    CHECK_INT(activity(m, a).nsyms, 1);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* The model                                                           */
+/* ------------------------------------------------------------------ */
+
+static const char flow_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger(__name__)\n"
+                              "\n"
+                              "\n"
+                              "def fa():\n"
+                              "    logger.info(\"apple event\")\n"
+                              "\n"
+                              "\n"
+                              "def fb():\n"
+                              "    logger.info(\"banana event\")\n"
+                              "\n"
+                              "\n"
+                              "def fc():\n"
+                              "    logger.info(\"cherry event\")\n"
+                              "\n"
+                              "\n"
+                              "def fd():\n"
+                              "    logger.info(\"damson event\")\n"
+                              "\n"
+                              "\n"
+                              "def fe():\n"
+                              "    logger.info(\"elder event\")\n"
+                              "\n"
+                              "\n"
+                              "def fx():\n"
+                              "    logger.info(\"xigua event\")\n"
+                              "\n"
+                              "\n"
+                              "def fv(where):\n"
+                              "    logger.info(\"visit %s\", where)\n";
+
+static graph *open_flow(void)
+{
+    unit_write_str("flow/flow.py", flow_py);
+    return index_dir("flow");
+}
+
+/* Cases as letters: A..E, X the functions' messages, H and K "visit home"
+ * and "visit cart". */
+static const char *letter_msg(char c)
+{
+    switch (c) {
+    case 'A':
+        return "apple event";
+    case 'B':
+        return "banana event";
+    case 'C':
+        return "cherry event";
+    case 'D':
+        return "damson event";
+    case 'E':
+        return "elder event";
+    case 'X':
+        return "xigua event";
+    case 'H':
+        return "visit home";
+    case 'K':
+        return "visit cart";
+    default:
+        unit_fail(__FILE__, __LINE__, "no message for '%c'", c);
+    }
+}
+
+typedef struct seqs {
+    uint32_t act[256], var[256], off[64];
+    uint32_t ncases;
+} seqs;
+
+/* Maps the cases (one string of letters each) into s. */
+static void map_cases(ppr_mapper *m, const char *const *cases, uint32_t n, seqs *s, bool learn)
+{
+    uint32_t k = 0;
+    s->ncases = n;
+    s->off[0] = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t prev = UINT32_MAX;
+        for (const char *p = cases[c]; *p; p++) {
+            const char *msg = letter_msg(*p);
+            ppr_map_event ev = {.text = msg, .len = strlen(msg), .learn = learn};
+            ppr_mapper_map(m, &ev, prev, &s->act[k], &s->var[k]);
+            prev = s->act[k++];
+        }
+        s->off[c + 1] = k;
+    }
+}
+
+static ppr_seqs as_seqs(const seqs *s)
+{
+    return (ppr_seqs){s->act, s->var, s->off, s->ncases};
+}
+
+/* The top-1 symbol for a prefix given as letters. */
+static uint32_t top1(const ppr_model *md, ppr_mapper *m, const char *prefix, ppr_pred *out)
+{
+    uint32_t act[32], var[32], n = 0;
+    uint32_t prev = UINT32_MAX;
+    for (const char *p = prefix; *p; p++, n++) {
+        const char *msg = letter_msg(*p);
+        ppr_map_event ev = {.text = msg, .len = strlen(msg)};
+        ppr_mapper_map(m, &ev, prev, &act[n], &var[n]);
+        prev = act[n];
+    }
+    ppr_model_work *w;
+    CHECK_OK(ppr_model_work_new(md, &w));
+    ppr_pred p[10];
+    uint32_t k = ppr_model_rank(md, w, act, var, n, 10, p);
+    ppr_model_work_free(w);
+    if (out)
+        *out = p[0];
+    return k ? p[0].symbol : UINT32_MAX;
+}
+
+static ppr_model *train(ppr_mapper *m, const seqs *s, const ppr_model_params *p)
+{
+    ppr_seqs q = as_seqs(s);
+    ppr_model *md = NULL;
+    CHECK_OK(ppr_model_train(m, &q, p, &md));
+    return md;
+}
+
+static const char *const ABC_CASES[] = {"ABC", "ABD", "ABC", "XBD"};
+
+TEST(model_order_two_decides)
+{
+    graph *g = open_flow();
+    ppr_mapper *m = new_mapper(g, NULL);
+    seqs s;
+    map_cases(m, ABC_CASES, 4, &s, true);
+    /* E is known to the mapper but never seen in training. */
+    map_cases(m, (const char *const[]){"E"}, 1, &(seqs){0}, false);
+    finish(m);
+    uint32_t fb = unit_sym(g, "flow.fb"), fc = unit_sym(g, "flow.fc"), fd = unit_sym(g, "flow.fd"),
+             fe = unit_sym(g, "flow.fe");
+    ppr_model_params p = ppr_model_params_default();
+    ppr_model *md = train(m, &s, &p);
+    ppr_model_stats st;
+    ppr_model_get_stats(md, &st);
+    CHECK_INT(st.train_cases, 4);
+    CHECK_INT(st.train_events, 12);
+    CHECK_INT(st.symbols, graph_nsymbols(g));
+    CHECK_INT(st.activities, ppr_mapper_nactivities(m));
+    CHECK_INT(st.variants_kept, 0);
+    /* Contexts: [A] [X] [B] [A B] [X B]. */
+    CHECK_INT(st.contexts, 5);
+    /* B follows A three times out of three: fb. (X B was seen once: the
+     * Witten-Bell weight of [X] is 1/2, and the current emitter, one hop
+     * nearer than the predicted one, keeps the rest.) */
+    CHECK_INT(top1(md, m, "A", NULL), fb);
+    /* After B, order 1 says C or D 2:2; order 2 decides: A B -> C 2:1,
+     * X B -> D. */
+    ppr_pred pr;
+    CHECK_INT(top1(md, m, "AB", &pr), fc);
+    CHECK_INT(pr.activity, ppr_mapper_find(m, "cherry event"));
+    CHECK_INT(top1(md, m, "XB", &pr), fd);
+    CHECK_INT(pr.activity, ppr_mapper_find(m, "damson event"));
+    /* Cold start: nothing follows C or E in training; the recency
+     * fallback ranks the current emitter. */
+    CHECK_INT(top1(md, m, "C", NULL), fc);
+    CHECK_INT(top1(md, m, "E", NULL), fe);
+    CHECK_INT(top1(md, m, "ABE", NULL), fe);
+    ppr_model_free(md);
+
+    /* With order 1 the two prefixes are the same to the model. */
+    p.order = 1;
+    md = train(m, &s, &p);
+    ppr_model_get_stats(md, &st);
+    CHECK_INT(st.contexts, 3);
+    uint32_t t1 = top1(md, m, "AB", NULL), t2 = top1(md, m, "XB", NULL);
+    CHECK(t1 == fc || t1 == fd);
+    CHECK_INT(t1, t2);
+    ppr_model_free(md);
+
+    /* Only functions that emit an activity are ranked; never k past what
+     * exists; k = 0 and an empty prefix rank nothing. */
+    p = ppr_model_params_default();
+    md = train(m, &s, &p);
+    ppr_model_work *w;
+    CHECK_OK(ppr_model_work_new(md, &w));
+    ppr_pred out[40];
+    uint32_t n = ppr_model_rank(md, w, s.act, s.var, 2, 40, out);
+    CHECK(n >= 2 && n <= 8);
+    for (uint32_t i = 0; i < n; i++) {
+        graph_symbol sy;
+        graph_get_symbol(g, out[i].symbol, &sy);
+        CHECK_INT(sy.kind, GRAPH_SYM_FUNCTION);
+        CHECK(out[i].score > 0);
+        CHECK(i == 0 || out[i - 1].score >= out[i].score);
+    }
+    CHECK_INT(ppr_model_rank(md, w, s.act, s.var, 2, 0, out), 0);
+    CHECK_INT(ppr_model_rank(md, w, s.act, s.var, 0, 10, out), 0);
+    /* The seeds of the last ranking are contexts and activities. */
+    ppr_model_rank(md, w, s.act, s.var, 2, 10, out);
+    const ppr_entry *seeds;
+    uint32_t ns = ppr_model_seeds(w, &seeds);
+    CHECK(ns >= 2);
+    uint32_t id;
+    CHECK_INT(ppr_model_node(md, seeds[0].node, &id), PPR_NODE_CONTEXT);
+    core_buf b = {0};
+    ppr_model_context_text(md, id, &b);
+    CHECK_STR(b.data, "[apple event] > [banana event]");
+    core_buf_free(&b);
+    ppr_model_work_free(w);
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+TEST(model_variants_decide)
+{
+    graph *g = open_flow();
+    ppr_mapper *m = new_mapper(g, NULL);
+    static const char *const cases[] = {"HA", "KB", "HA", "KB", "HA", "KB"};
+    seqs s;
+    map_cases(m, cases, 6, &s, true);
+    finish(m);
+    uint32_t fa = unit_sym(g, "flow.fa"), fb = unit_sym(g, "flow.fb");
+    /* H and K are one activity ("visit %s") with two variants. */
+    CHECK_INT(s.act[0], s.act[2]);
+    CHECK(s.var[0] != s.var[2]);
+    ppr_model_params p = ppr_model_params_default();
+    ppr_model *md = train(m, &s, &p);
+    ppr_model_stats st;
+    ppr_model_get_stats(md, &st);
+    CHECK_INT(st.variants_kept, 1);
+    CHECK_INT(top1(md, m, "H", NULL), fa);
+    CHECK_INT(top1(md, m, "K", NULL), fb);
+    ppr_model_free(md);
+    /* 2 variants of 6 events: kept up to a ratio of 1/3 ... */
+    p.variant_min = 0;
+    p.variant_ratio = 0.34;
+    md = train(m, &s, &p);
+    ppr_model_get_stats(md, &st);
+    CHECK_INT(st.variants_kept, 1);
+    CHECK_INT(top1(md, m, "K", NULL), fb);
+    ppr_model_free(md);
+    /* ... not below */
+    p.variant_ratio = 0.3;
+    md = train(m, &s, &p);
+    ppr_model_get_stats(md, &st);
+    CHECK_INT(st.variants_kept, 0);
+    CHECK_INT(top1(md, m, "H", NULL), top1(md, m, "K", NULL));
+    ppr_model_free(md);
+    /* never */
+    p.variant_ratio = 0;
+    md = train(m, &s, &p);
+    ppr_model_get_stats(md, &st);
+    CHECK_INT(st.variants_kept, 0);
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+/* Every prefix of every case, ranked by both models: identical. */
+static void check_same_rankings(const ppr_model *m1, const ppr_model *m2, const seqs *s)
+{
+    ppr_model_work *w1, *w2;
+    CHECK_OK(ppr_model_work_new(m1, &w1));
+    CHECK_OK(ppr_model_work_new(m2, &w2));
+    uint32_t total = 0;
+    for (uint32_t c = 0; c < s->ncases; c++) {
+        const uint32_t *act = s->act + s->off[c], *var = s->var + s->off[c];
+        uint32_t len = s->off[c + 1] - s->off[c];
+        for (uint32_t k = 1; k <= len; k++) {
+            ppr_pred p1[10], p2[10];
+            uint32_t n1 = ppr_model_rank(m1, w1, act, var, k, 10, p1);
+            uint32_t n2 = ppr_model_rank(m2, w2, act, var, k, 10, p2);
+            CHECK_INT(n1, n2);
+            CHECK(n1 > 0);
+            for (uint32_t i = 0; i < n1; i++) {
+                CHECK_INT(p1[i].symbol, p2[i].symbol);
+                CHECK(p1[i].score == p2[i].score);
+                CHECK_INT(p1[i].activity, p2[i].activity);
+            }
+            total++;
+        }
+    }
+    CHECK(total > 0);
+    ppr_model_work_free(w1);
+    ppr_model_work_free(w2);
+}
+
+static const char *const MIXED_CASES[] = {"ABC", "ABD", "HAB", "KBD", "XBD", "ABCE", "HA", "KB"};
+
+static ppr_model *mixed_model(const graph *g, ppr_mapper **mp, seqs *s)
+{
+    ppr_mapper *m = new_mapper(g, NULL);
+    map_cases(m, MIXED_CASES, 8, s, true);
+    /* an unmapped activity too */
+    ppr_map_event ev = {.text = "zzz 1", .len = 5, .learn = true};
+    uint32_t a, v;
+    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    finish(m);
+    ppr_model_params p = ppr_model_params_default();
+    p.order = 3;
+    *mp = m;
+    return train(m, s, &p);
+}
+
+TEST(model_save_load_round_trip)
+{
+    graph *g = open_flow();
+    ppr_mapper *m;
+    seqs s;
+    ppr_model *md = mixed_model(g, &m, &s);
+    const char *path = unit_tmp_path("flow.model");
+    CHECK_OK(ppr_model_save(md, path));
+    ppr_mapper *m2 = NULL;
+    ppr_model *md2 = NULL;
+    char why[512];
+    int rc = ppr_model_load(path, g, NULL, &m2, &md2, why, sizeof why);
+    if (rc)
+        unit_fail(__FILE__, __LINE__, "load: %s", why);
+    /* The dictionary comes back with its ids. */
+    CHECK_INT(ppr_mapper_nactivities(m2), ppr_mapper_nactivities(m));
+    CHECK_INT(ppr_mapper_nvariants(m2), ppr_mapper_nvariants(m));
+    for (uint32_t a = 0; a < ppr_mapper_nactivities(m); a++) {
+        ppr_activity x = activity(m, a), y = activity(m2, a);
+        CHECK_STR(x.text, y.text);
+        CHECK_INT(x.strategy, y.strategy);
+        CHECK_INT(x.nsyms, y.nsyms);
+        CHECK_INT(x.count, y.count);
+        CHECK_INT(x.nvariants, y.nvariants);
+        for (uint32_t i = 0; i < x.nsyms; i++) {
+            CHECK_INT(x.syms[i], y.syms[i]);
+            CHECK(x.conf[i] == y.conf[i]);
+        }
+    }
+    for (uint32_t v = 0; v < ppr_mapper_nvariants(m); v++) {
+        const char *t1, *t2;
+        CHECK_INT(ppr_mapper_variant(m, v, &t1), ppr_mapper_variant(m2, v, &t2));
+        CHECK_STR(t1, t2);
+    }
+    ppr_model_stats s1, s2;
+    ppr_model_get_stats(md, &s1);
+    ppr_model_get_stats(md2, &s2);
+    CHECK_INT(s1.contexts, s2.contexts);
+    CHECK_INT(s1.edges, s2.edges);
+    CHECK_INT(s1.follows, s2.follows);
+    CHECK_INT(s1.variants_kept, s2.variants_kept);
+    CHECK_INT(s1.train_events, s2.train_events);
+    CHECK_INT(s1.train_cases, s2.train_cases);
+    CHECK(memcmp(ppr_model_get_params(md), ppr_model_get_params(md2), sizeof(ppr_model_params)) ==
+          0);
+    check_same_rankings(md, md2, &s);
+    /* Saving the loaded model gives the same bytes. */
+    const char *path2 = unit_tmp_path("flow2.model");
+    CHECK_OK(ppr_model_save(md2, path2));
+    char *d1, *d2;
+    size_t l1, l2;
+    CHECK_OK(core_read_file(path, 1 << 20, &d1, &l1));
+    CHECK_OK(core_read_file(path2, 1 << 20, &d2, &l2));
+    CHECK_INT(l1, l2);
+    CHECK(memcmp(d1, d2, l1) == 0);
+    free(d1);
+    free(d2);
+    /* The loaded mapper maps messages as the trained one did. */
+    CHECK_INT(map_msg(m2, "cherry event", UINT32_MAX, NULL), ppr_mapper_find(m, "cherry event"));
+    CHECK_INT(map_msg(m2, "visit cart", UINT32_MAX, NULL), ppr_mapper_find(m, "visit %s"));
+    ppr_model_free(md2);
+    ppr_mapper_free(m2);
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+static void expect_load_error(const char *path, const graph *g, const char *what)
+{
+    ppr_mapper *m = NULL;
+    ppr_model *md = NULL;
+    char why[512] = "";
+    int rc = ppr_model_load(path, g, NULL, &m, &md, why, sizeof why);
+    if (rc == 0)
+        unit_fail(__FILE__, __LINE__, "%s: loaded", path);
+    CHECK(m == NULL);
+    CHECK(md == NULL);
+    if (!strstr(why, path) || !strstr(why, what))
+        unit_fail(__FILE__, __LINE__, "why '%s' lacks '%s'", why, what);
+}
+
+TEST(model_file_errors)
+{
+    graph *g = open_flow();
+    ppr_mapper *m;
+    seqs s;
+    ppr_model *md = mixed_model(g, &m, &s);
+    const char *path = unit_tmp_path("good.model");
+    CHECK_OK(ppr_model_save(md, path));
+    char *data;
+    size_t len;
+    CHECK_OK(core_read_file(path, 1 << 20, &data, &len));
+    CHECK(len > 100);
+
+    /* A flipped byte anywhere: a damaged file. */
+    for (size_t at = 20; at < len; at += len / 7) {
+        data[at] ^= 0x40;
+        const char *p = unit_write("flip.model", data, len);
+        expect_load_error(p, g, "damaged");
+        data[at] ^= 0x40;
+    }
+    /* Truncated, at several places. */
+    size_t cuts[] = {len - 1, len - 4, len / 2, 30};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        const char *p = unit_write("cut.model", data, cuts[i]);
+        ppr_mapper *m2 = NULL;
+        ppr_model *md2 = NULL;
+        char why[512] = "";
+        CHECK(ppr_model_load(p, g, NULL, &m2, &md2, why, sizeof why) != 0);
+        CHECK(strstr(why, p) != NULL);
+    }
+    expect_load_error(unit_write("tiny.model", data, 5), g, "not a pmrag model file");
+    expect_load_error(unit_write_str("text.model", "hello, this is not a model file"), g,
+                      "not a pmrag model file");
+    expect_load_error(unit_write("empty.model", "", 0), g, "not a pmrag model file");
+    expect_load_error(unit_tmp_path("missing.model"), g, "No such file");
+    /* Another version. */
+    data[8] ^= 0x7f;
+    expect_load_error(unit_write("ver.model", data, len), g, "version");
+    data[8] ^= 0x7f;
+
+    /* A model of another graph is refused. */
+    unit_write_str("flow2/flow.py", flow_py);
+    unit_write_str("flow2/extra.py", "def more():\n    print(\"more\")\n");
+    graph *g2 = index_dir("flow2");
+    ppr_mapper *m2 = NULL;
+    ppr_model *md2 = NULL;
+    char why[512];
+    CHECK_INT(ppr_model_load(path, g2, NULL, &m2, &md2, why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "another graph") != NULL);
+    graph_close(g2);
+    /* ... even with as many symbols (a line moved). */
+    char *shifted = core_xmalloc(sizeof flow_py + 1);
+    shifted[0] = '\n';
+    memcpy(shifted + 1, flow_py, sizeof flow_py);
+    unit_write_str("flow3/flow.py", shifted);
+    free(shifted);
+    graph *g3 = index_dir("flow3");
+    CHECK_INT(graph_nsymbols(g3), graph_nsymbols(g));
+    CHECK_INT(ppr_model_load(path, g3, NULL, &m2, &md2, why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "another graph") != NULL);
+    graph_close(g3);
+
+    free(data);
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+TEST(model_calibration_and_determinism)
+{
+    graph *g = open_flow();
+    ppr_mapper *m;
+    seqs s;
+    ppr_model *md = mixed_model(g, &m, &s);
+    ppr_model_free(md);
+    ppr_seqs q = as_seqs(&s);
+    /* Below min_cases: untouched. */
+    ppr_model_params p = ppr_model_params_default(), before = p;
+    p.alpha = 0.42;
+    before = p;
+    CHECK_OK(ppr_model_calibrate(m, &q, 100, &p, NULL));
+    CHECK(memcmp(&p, &before, sizeof p) == 0);
+    /* Above: a valid choice, the same one twice. */
+    ppr_model_params p1 = ppr_model_params_default(), p2 = p1;
+    CHECK_OK(ppr_model_calibrate(m, &q, 4, &p1, NULL));
+    CHECK_OK(ppr_model_calibrate(m, &q, 4, &p2, NULL));
+    CHECK(memcmp(&p1, &p2, sizeof p1) == 0);
+    CHECK(p1.alpha > 0 && p1.alpha < 1);
+    CHECK(p1.order >= 1 && p1.order <= PPR_MODEL_MAX_ORDER);
+    /* Bad parameters are refused. */
+    ppr_model_params bad = ppr_model_params_default();
+    bad.alpha = 1.0;
+    ppr_model *x = NULL;
+    CHECK_INT(ppr_model_train(m, &q, &bad, &x), CORE_EUSAGE);
+    bad = ppr_model_params_default();
+    bad.decay = 1.5;
+    CHECK_INT(ppr_model_train(m, &q, &bad, &x), CORE_EUSAGE);
+    /* Two trainings, identical rankings. */
+    ppr_model *a = train(m, &s, &p1), *b = train(m, &s, &p1);
+    check_same_rankings(a, b, &s);
+    ppr_model_free(a);
+    ppr_model_free(b);
+    ppr_mapper_free(m);
+    /* ... and from a mapper built again from scratch. */
+    seqs s2;
+    ppr_mapper *m2;
+    ppr_model *c = mixed_model(g, &m2, &s2);
+    ppr_mapper *m3;
+    seqs s3;
+    ppr_model *d = mixed_model(g, &m3, &s3);
+    CHECK_INT(s2.ncases, s3.ncases);
+    CHECK(memcmp(s2.act, s3.act, s2.off[s2.ncases] * sizeof *s2.act) == 0);
+    CHECK(memcmp(s2.var, s3.var, s2.off[s2.ncases] * sizeof *s2.var) == 0);
+    check_same_rankings(c, d, &s2);
+    ppr_model_free(c);
+    ppr_model_free(d);
+    ppr_mapper_free(m2);
+    ppr_mapper_free(m3);
+    graph_close(g);
+}
