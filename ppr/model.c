@@ -696,7 +696,10 @@ int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases
                     q.escape = v;
                     break;
                 }
-                if (memcmp(&q, &best, sizeof q) == 0)
+                if (q.order == best.order && q.variant_ratio == best.variant_ratio &&
+                    q.variant_min == best.variant_min && q.alpha == best.alpha &&
+                    q.code_scale == best.code_scale && q.decay == best.decay &&
+                    q.escape == best.escape)
                     continue;
                 rc = validate(m, &fit, &val, &q, &s);
                 if (rc)
