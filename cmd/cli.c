@@ -374,3 +374,14 @@ int cli_find_symbol(const char *cmd, const graph *g, const char *name, uint32_t 
     core_buf_free(&b);
     return CLI_EXIT_USAGE;
 }
+
+void cli_json_symbol_fields(core_buf *b, const graph *g, uint32_t id)
+{
+    graph_symbol s;
+    graph_get_symbol(g, id, &s);
+    core_buf_puts(b, ",\"symbol\":");
+    core_buf_json_str(b, s.qualname, strlen(s.qualname));
+    core_buf_printf(b, ",\"kind\":\"%s\",\"file\":", graph_sym_kind_name(s.kind));
+    core_buf_json_str(b, s.file, strlen(s.file));
+    core_buf_printf(b, ",\"start_line\":%u,\"end_line\":%u", s.start_line, s.end_line);
+}

@@ -114,5 +114,8 @@ int cli_open_graph(const char *cmd, const char *path, struct graph **g);
 /* One symbol by qualified name or unique suffix; on none or several,
  * prints which and returns CLI_EXIT_USAGE. */
 int cli_find_symbol(const char *cmd, const struct graph *g, const char *name, uint32_t *out);
+/* Appends ,"symbol","kind","file","start_line","end_line" of a symbol to a
+ * JSON object being written. */
+void cli_json_symbol_fields(core_buf *b, const struct graph *g, uint32_t id);
 
 #endif

@@ -88,10 +88,23 @@ static void session_free(session *s)
     core_cfg_free(s->cfg);
 }
 
-/* Opens the graph, loads and maps the log, finishes the mapping. */
-static int session_open(const cli_cmd *cmd, log_args *a, double train_frac, session *s)
+static int parse_frac(const cli_cmd *cmd, const char *text, double *out)
 {
-    memset(s, 0, sizeof *s);
+    if (!text) {
+        *out = 0.7;
+        return 0;
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (*end || !(v > 0 && v < 1))
+        return cli_usage_error(cmd, "--train-frac takes a number between 0 and 1, not '%s'", text);
+    *out = v;
+    return 0;
+}
+
+/* Opens the graph, loads and maps the log, finishes the mapping. */
+static int session_load(const cli_cmd *cmd, log_args *a, double train_frac, session *s)
+{
     int rc = cli_config(cmd, a->cfg_path, &a->sets, &s->cfg);
     free(a->sets.v);
     a->sets.v = NULL;
@@ -153,18 +166,21 @@ static int session_open(const cli_cmd *cmd, log_args *a, double train_frac, sess
     return 0;
 }
 
-static int parse_frac(const cli_cmd *cmd, const char *text, double *out)
+/*
+ * The start of every log command: the split (--train-frac when split, else
+ * every case trains), then session_load. Returns 0, or the exit status
+ * after reporting (and s freed).
+ */
+static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s)
 {
-    if (!text) {
-        *out = 0.7;
-        return 0;
-    }
-    char *end;
-    double v = strtod(text, &end);
-    if (*end || !(v > 0 && v < 1))
-        return cli_usage_error(cmd, "--train-frac takes a number between 0 and 1, not '%s'", text);
-    *out = v;
-    return 0;
+    memset(s, 0, sizeof *s);
+    double frac = 1.0;
+    int rc = split ? parse_frac(cmd, a->train_frac, &frac) : 0;
+    if (!rc)
+        rc = session_load(cmd, a, frac, s);
+    if (rc)
+        session_free(s);
+    return rc;
 }
 
 /* Trains (and calibrates) a model on the training cases. */
@@ -338,7 +354,6 @@ static void acc_activity(acc *a, const ppr_mapper *m, uint32_t act, double w)
 /* Directly-follows counts of order 1 and 2 over the mapped activities. */
 typedef struct df_model {
     core_map index; /* key -> entry in e */
-    core_vec(uint32_t) key_off;
     struct dfe {
         uint64_t ctx;
         uint32_t act, count;
@@ -442,18 +457,6 @@ static void df_unigram(const df_model *d, const ppr_mapper *m, acc *a)
 /* ------------------------------------------------------------------ */
 /* pmrag map                                                           */
 /* ------------------------------------------------------------------ */
-
-static void symbol_json(core_buf *b, const graph *g, uint32_t id, double score, const char *key)
-{
-    graph_symbol s;
-    graph_get_symbol(g, id, &s);
-    core_buf_puts(b, "{\"symbol\":");
-    core_buf_json_str(b, s.qualname, strlen(s.qualname));
-    core_buf_printf(b, ",\"kind\":\"%s\",\"file\":", graph_sym_kind_name(s.kind));
-    core_buf_json_str(b, s.file, strlen(s.file));
-    core_buf_printf(b, ",\"start_line\":%u,\"end_line\":%u,\"%s\":", s.start_line, s.end_line, key);
-    core_buf_json_double(b, score);
-}
 
 typedef struct act_order {
     uint32_t id;
@@ -573,11 +576,8 @@ int cmd_map(int argc, char **argv)
         return rc;
     free(args.v);
     session s;
-    rc = session_open(&cmd, &a, 1.0, &s);
-    if (rc) {
-        session_free(&s);
+    if ((rc = session_open(&cmd, &a, false, &s)) != 0)
         return rc;
-    }
     uint32_t A = ppr_mapper_nactivities(s.m);
     act_order *ord = core_xmalloc((A ? A : 1) * sizeof *ord);
     uint32_t n = 0;
@@ -607,7 +607,9 @@ int cmd_map(int argc, char **argv)
             for (uint32_t k = 0; k < pa.nsyms; k++) {
                 if (k)
                     core_buf_putc(&b, ',');
-                symbol_json(&b, s.g, pa.syms[k], pa.conf[k], "confidence");
+                core_buf_puts(&b, "{\"confidence\":");
+                core_buf_json_float(&b, pa.conf[k]);
+                cli_json_symbol_fields(&b, s.g, pa.syms[k]);
                 core_buf_putc(&b, '}');
             }
             core_buf_puts(&b, "]}");
@@ -882,15 +884,9 @@ int cmd_eval(int argc, char **argv)
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
     free(args.v);
-    double tf;
-    if ((rc = parse_frac(&cmd, a.train_frac, &tf)) != 0)
-        return rc;
     session s;
-    rc = session_open(&cmd, &a, tf, &s);
-    if (rc) {
-        session_free(&s);
+    if ((rc = session_open(&cmd, &a, true, &s)) != 0)
         return rc;
-    }
     if (!s.log.has_truth) {
         session_free(&s);
         return cli_error(cmd.name,
@@ -1040,15 +1036,9 @@ static void ranked_json(core_buf *b, const graph *g, const ppr_mapper *m, const 
 {
     core_buf_puts(b, "\"ranked\":[");
     for (uint32_t i = 0; i < n; i++) {
-        graph_symbol s;
-        graph_get_symbol(g, p[i].symbol, &s);
-        core_buf_puts(b, i ? ",{\"file\":" : "{\"file\":");
-        core_buf_json_str(b, s.file, strlen(s.file));
-        core_buf_puts(b, ",\"symbol\":");
-        core_buf_json_str(b, s.qualname, strlen(s.qualname));
-        core_buf_printf(b, ",\"kind\":\"%s\",\"start_line\":%u,\"end_line\":%u,\"score\":",
-                        graph_sym_kind_name(s.kind), s.start_line, s.end_line);
+        core_buf_puts(b, i ? ",{\"score\":" : "{\"score\":");
         core_buf_json_float(b, p[i].score);
+        cli_json_symbol_fields(b, g, p[i].symbol);
         if (with_activity && p[i].activity != UINT32_MAX) {
             ppr_activity pa;
             ppr_mapper_activity(m, p[i].activity, &pa);
@@ -1091,15 +1081,9 @@ int cmd_predict(int argc, char **argv)
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
     free(args.v);
-    double tf;
-    if ((rc = parse_frac(&cmd, a.train_frac, &tf)) != 0)
-        return rc;
     session s;
-    rc = session_open(&cmd, &a, tf, &s);
-    if (rc) {
-        session_free(&s);
+    if ((rc = session_open(&cmd, &a, true, &s)) != 0)
         return rc;
-    }
     ppr_seqs train = evlog_train(&s.log);
     ppr_model *md;
     rc = session_model(&s, &train, &md);
@@ -1177,11 +1161,8 @@ int cmd_mine(int argc, char **argv)
     if (!out_path)
         return cli_usage_error(&cmd, "missing -o MODEL");
     session s;
-    rc = session_open(&cmd, &a, 1.0, &s);
-    if (rc) {
-        session_free(&s);
+    if ((rc = session_open(&cmd, &a, false, &s)) != 0)
         return rc;
-    }
     ppr_seqs all = evlog_all(&s.log);
     ppr_model *md;
     rc = session_model(&s, &all, &md);

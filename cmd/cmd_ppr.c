@@ -22,17 +22,6 @@ static int apply_weights_flag(const cli_cmd *cmd, const char *spec, ppr_weights 
     return 0;
 }
 
-static void symbol_fields(core_buf *b, const graph *g, uint32_t id)
-{
-    graph_symbol s;
-    graph_get_symbol(g, id, &s);
-    core_buf_puts(b, ",\"symbol\":");
-    core_buf_json_str(b, s.qualname, strlen(s.qualname));
-    core_buf_printf(b, ",\"kind\":\"%s\",\"file\":", graph_sym_kind_name(s.kind));
-    core_buf_json_str(b, s.file, strlen(s.file));
-    core_buf_printf(b, ",\"start_line\":%u,\"end_line\":%u", s.start_line, s.end_line);
-}
-
 static const char *type_name(uint8_t t)
 {
     uint8_t base = t & (uint8_t)~PPR_REVERSE;
@@ -88,7 +77,7 @@ static int query(const query_ctx *q, const ppr_entry *seeds, uint32_t nseeds)
             core_buf_printf(b, "%s{\"node\":%u,\"score\":", i ? "," : "", top[i].node);
             core_buf_json_float(b, top[i].score);
             if (g)
-                symbol_fields(b, g, top[i].node);
+                cli_json_symbol_fields(b, g, top[i].node);
             if (q->explain) {
                 ppr_path path;
                 int er = ppr_explain(w, seeds, nseeds, top[i].node, o.alpha, 1000000, &path);
@@ -441,11 +430,11 @@ int cmd_impact(int argc, char **argv)
     graph_get_symbol(g, id, &s);
     if (json) {
         core_buf_printf(&b, "{\"symbol\":{\"id\":%u", id);
-        symbol_fields(&b, g, id);
+        cli_json_symbol_fields(&b, g, id);
         core_buf_puts(&b, "},\"dependents\":[");
         for (uint32_t i = 0; i < n; i++) {
             core_buf_printf(&b, "%s{\"id\":%u", i ? "," : "", res[i].node);
-            symbol_fields(&b, g, res[i].node);
+            cli_json_symbol_fields(&b, g, res[i].node);
             core_buf_puts(&b, ",\"score\":");
             core_buf_json_float(&b, res[i].score);
             graph_get_symbol(g, res[i].via, &via);

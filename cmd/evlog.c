@@ -29,15 +29,19 @@ static const char *attr(const ingest_event *ev, const char *key, const char *alt
     return NULL;
 }
 
-static const core_strtab *sort_strs;
-static const case_rec *sort_cases;
+/* A case's sort key: first event, then id. */
+typedef struct case_key {
+    int64_t first;
+    const char *id;
+    uint32_t index;
+} case_key;
 
 static int cmp_case(const void *a, const void *b)
 {
-    const case_rec *x = &sort_cases[*(const uint32_t *)a], *y = &sort_cases[*(const uint32_t *)b];
+    const case_key *x = a, *y = b;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
-    return strcmp(core_strtab_str(sort_strs, x->id), core_strtab_str(sort_strs, y->id));
+    return strcmp(x->id, y->id);
 }
 
 static int cmp_raw(const void *a, const void *b)
@@ -176,11 +180,9 @@ int evlog_load(const char *path, const evlog_opts *o, ppr_mapper *m, evlog *l, c
         goto fail;
     /* Cases by first event (ties by id); the first share trains. */
     uint32_t n = (uint32_t)c.cases.n;
-    uint32_t *order = core_xmalloc((n ? n : 1) * sizeof *order);
+    case_key *order = core_xmalloc((n ? n : 1) * sizeof *order);
     for (uint32_t i = 0; i < n; i++)
-        order[i] = i;
-    sort_strs = &l->strs;
-    sort_cases = c.cases.v;
+        order[i] = (case_key){c.cases.v[i].first, core_strtab_str(&l->strs, c.cases.v[i].id), i};
     qsort(order, n, sizeof *order, cmp_case);
     l->ncases = n;
     l->ntrain = (uint32_t)((double)n * o->train_frac);
@@ -189,9 +191,10 @@ int evlog_load(const char *path, const evlog_opts *o, ppr_mapper *m, evlog *l, c
     l->case_id = core_xmalloc((n ? n : 1) * sizeof *l->case_id);
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
-        c.cases.v[order[i]].rank = i;
-        l->case_id[i] = c.cases.v[order[i]].id;
-        total += c.cases.v[order[i]].count;
+        case_rec *r = &c.cases.v[order[i].index];
+        r->rank = i;
+        l->case_id[i] = r->id;
+        total += r->count;
     }
     free(order);
     core_vec_reserve(&c.evs, total);

@@ -230,25 +230,10 @@ static bool walk_mapping(loader *l, const yaml_node_t *map, const char *prefix, 
 
 int core_cfg_load(core_cfg *c, const char *path, char *why, size_t whylen)
 {
-    char *data;
-    size_t n;
-    int rc = core_read_file(path, 16u << 20, &data, &n);
-    if (rc) {
-        snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
-        return rc;
-    }
-    yaml_parser_t parser;
     yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser))
-        core_panic("out of memory (yaml parser)");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)data, n);
-    if (!yaml_parser_load(&parser, &doc)) {
-        snprintf(why, whylen, "%s:%zu: %s", path, parser.problem_mark.line + 1,
-                 parser.problem ? parser.problem : "YAML syntax error");
-        yaml_parser_delete(&parser);
-        free(data);
-        return CORE_EFORMAT;
-    }
+    int rc = core_yaml_load_file(path, &doc, why, whylen);
+    if (rc)
+        return rc;
     loader l = {c, path, &doc, {0}, why, whylen};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     bool ok = true;
@@ -259,8 +244,6 @@ int core_cfg_load(core_cfg *c, const char *path, char *why, size_t whylen)
             ok = load_fail(&l, root, "the top level must be a mapping of keys");
     }
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    free(data);
     if (!ok) {
         drop_changes(&l.ch);
         return CORE_EFORMAT;
@@ -433,4 +416,29 @@ void core_cfg_dump(const core_cfg *c, core_buf *out)
         prev = key;
         prev_len = strlen(key);
     }
+}
+
+int core_yaml_load_file(const char *path, struct yaml_document_s *doc, char *why, size_t whylen)
+{
+    char *data;
+    size_t n;
+    int rc = core_read_file(path, 16u << 20, &data, &n);
+    if (rc) {
+        snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
+        return rc;
+    }
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        core_panic("out of memory (yaml parser)");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, n);
+    rc = 0;
+    if (!yaml_parser_load(&parser, doc)) {
+        snprintf(why, whylen, "%s:%zu: %s", path, parser.problem_mark.line + 1,
+                 parser.problem ? parser.problem : "YAML syntax error");
+        rc = CORE_EFORMAT;
+    }
+    /* The document holds copies of what it needs. */
+    yaml_parser_delete(&parser);
+    free(data);
+    return rc;
 }

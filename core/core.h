@@ -381,6 +381,15 @@ const char *core_cfg_origin(const core_cfg *c, const char *key);
  * its default. */
 bool core_cfg_is_set(const core_cfg *c, const char *key);
 
+/*
+ * Reads and parses a YAML file (at most 16 MiB) into *doc, libyaml's
+ * yaml_document_t, which the caller frees with yaml_document_delete().
+ * Errors: "PATH: reason" (the file's errno) or "PATH:LINE: problem"
+ * (CORE_EFORMAT) in why. For every module that reads YAML.
+ */
+struct yaml_document_s;
+int core_yaml_load_file(const char *path, struct yaml_document_s *doc, char *why, size_t whylen);
+
 /* The reference: a Markdown table of the keys (key, type and range,
  * default, help). */
 void core_cfg_reference(const core_cfg_item *table, size_t n, core_buf *out);

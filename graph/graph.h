@@ -304,10 +304,9 @@ const char *graph_root(const graph *g, uint32_t i);
  * Abstracts a rendered message so that its variants fold into one
  * activity: numbers become <num>, hexadecimal runs and 0x literals <hex>,
  * words with many digits (generated ids: 4 digits or more, or 2 in a word
- * of 10 characters or more) <id>, UUIDs <uuid>, quoted strings '<*>' (or "<*>"), file paths and URLs
- * <path>; runs of white space become one space and the result is cut at
- * max bytes (0 = 256) on a UTF-8 boundary. Appends to out; returns the
- * length appended.
+ * of 10 characters or more) <id>, UUIDs <uuid>, quoted strings '<*>' (or "<*>"), file paths and
+ * URLs <path>; runs of white space become one space and the result is cut at max bytes (0 = 256) on
+ * a UTF-8 boundary. Appends to out; returns the length appended.
  */
 size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out);
 

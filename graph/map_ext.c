@@ -374,25 +374,10 @@ int graph_overrides_load(const char *path, const graph *g, graph_overrides **out
 {
     if (!why)
         whylen = 0;
-    char *data;
-    size_t n;
-    int rc = core_read_file(path, 16u << 20, &data, &n);
-    if (rc) {
-        snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
-        return rc;
-    }
-    yaml_parser_t parser;
     yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser))
-        core_panic("out of memory (yaml parser)");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)data, n);
-    if (!yaml_parser_load(&parser, &doc)) {
-        snprintf(why, whylen, "%s:%zu: %s", path, parser.problem_mark.line + 1,
-                 parser.problem ? parser.problem : "YAML syntax error");
-        yaml_parser_delete(&parser);
-        free(data);
-        return CORE_EFORMAT;
-    }
+    int rc = core_yaml_load_file(path, &doc, why, whylen);
+    if (rc)
+        return rc;
     ov_loader l = {.path = path, .g = g, .doc = &doc, .why = why, .whylen = whylen};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     bool ok = true;
@@ -407,8 +392,6 @@ int graph_overrides_load(const char *path, const graph *g, graph_overrides **out
                      "the top level must be a list of rules (- activity: ..., symbols: [...])");
     }
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    free(data);
     if (!ok) {
         free_rules(l.rules.v, l.rules.n);
         core_vec_free(&l.syms);

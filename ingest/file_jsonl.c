@@ -85,25 +85,14 @@ static int jsonl_open(ingest_file *f, char *why, size_t whylen)
     return 0;
 }
 
-static bool blank(const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-            return false;
-    return true;
-}
-
 static int jsonl_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
 {
     jsonl_state *s = f->state;
     const char *p;
     size_t n;
-    int rc;
-    do {
-        rc = ingest__reader_line(&f->rd, &p, &n, why, whylen);
-        if (rc <= 0)
-            return rc;
-    } while (blank(p, n));
+    int rc = ingest__reader_text_line(&f->rd, &p, &n, why, whylen);
+    if (rc <= 0)
+        return rc;
     f->st.records++;
     unsigned long long line = f->rd.line;
     json_decref(s->root);

@@ -30,14 +30,6 @@ static int otlp_open(ingest_file *f, char *why, size_t whylen)
     return 0;
 }
 
-static bool blank(const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-            return false;
-    return true;
-}
-
 static int otlp_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
 {
     otlp_state *s = f->state;
@@ -50,12 +42,9 @@ static int otlp_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
         ingest__queue_clear(&s->q);
         const char *p;
         size_t n;
-        int rc;
-        do {
-            rc = ingest__reader_line(&f->rd, &p, &n, why, whylen);
-            if (rc <= 0)
-                return rc;
-        } while (blank(p, n));
+        int rc = ingest__reader_text_line(&f->rd, &p, &n, why, whylen);
+        if (rc <= 0)
+            return rc;
         s->line = f->rd.line;
         f->st.records++;
         char msg[768];

@@ -43,6 +43,9 @@ int ingest__reader_fill(ingest__reader *r, char *why, size_t whylen);
  * than max, naming its line). r->line is then the line's number.
  */
 int ingest__reader_line(ingest__reader *r, const char **p, size_t *n, char *why, size_t whylen);
+/* The same, skipping lines of only spaces and tabs (JSON Lines). */
+int ingest__reader_text_line(ingest__reader *r, const char **p, size_t *n, char *why,
+                             size_t whylen);
 /* Compressed bytes consumed so far. */
 uint64_t ingest__reader_offset(const ingest__reader *r);
 void ingest__reader_close(ingest__reader *r);

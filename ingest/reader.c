@@ -159,3 +159,15 @@ void ingest__reader_close(ingest__reader *r)
     free(r->buf);
     memset(r, 0, sizeof *r);
 }
+
+int ingest__reader_text_line(ingest__reader *r, const char **p, size_t *n, char *why, size_t whylen)
+{
+    for (;;) {
+        int rc = ingest__reader_line(r, p, n, why, whylen);
+        if (rc <= 0)
+            return rc;
+        for (size_t i = 0; i < *n; i++)
+            if ((*p)[i] != ' ' && (*p)[i] != '\t' && (*p)[i] != '\r')
+                return 1;
+    }
+}

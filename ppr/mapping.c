@@ -61,6 +61,7 @@ struct ppr_mapper {
     core_map amb_cache; /* (group, prev) -> activity + 1 */
     /* code attributes: (act, symbol) -> count, and the files */
     core_map code_votes;
+    core_map code_cache; /* hash of code.* attributes -> symbol + 1 */
     core_vec(nb_rec) votes;
     core_smap file_by_path;
     /* neighbours of unmapped activities */
@@ -129,6 +130,7 @@ void ppr_mapper_free(ppr_mapper *m)
     core_vec_free(&m->msgs);
     core_map_free(&m->amb_cache);
     core_map_free(&m->code_votes);
+    core_map_free(&m->code_cache);
     core_vec_free(&m->votes);
     core_smap_free(&m->file_by_path);
     core_map_free(&m->nb_index);
@@ -437,6 +439,35 @@ static uint32_t symbol_at(const ppr_mapper *m, const char *path, uint32_t line, 
     return best == GRAPH_NONE && line ? fi.module : best;
 }
 
+/* The symbol code.* attributes name, through a cache: a log repeats a
+ * few locations many times. */
+static uint32_t code_symbol(ppr_mapper *m, const ppr_map_event *ev)
+{
+    uint64_t h = core_hash64(&ev->code_line, sizeof ev->code_line, 0x636f6465);
+    const char *parts[] = {ev->code_file, ev->code_function, ev->code_namespace};
+    for (int i = 0; i < 3; i++)
+        h = parts[i] ? core_hash64(parts[i], strlen(parts[i]), h + (uint64_t)i) : h * 31 + 7;
+    bool ins;
+    uint64_t *v = core_map_put(&m->code_cache, key64(h), &ins);
+    if (!ins)
+        return (uint32_t)(*v - 1);
+    uint32_t s = symbol_at(m, ev->code_file, ev->code_line, ev->code_function);
+    if (s == GRAPH_NONE && ev->code_function) {
+        /* code.function.name may be fully qualified; code.namespace gives
+         * the rest. */
+        core_buf_reset(&m->tmp);
+        if (ev->code_namespace && ev->code_namespace[0])
+            core_buf_printf(&m->tmp, "%s.%s", ev->code_namespace, ev->code_function);
+        else
+            core_buf_puts(&m->tmp, ev->code_function);
+        uint32_t ids[2];
+        if (graph_find(m->g, m->tmp.data, ids, 2) == 1)
+            s = ids[0];
+    }
+    *v = (uint64_t)s + 1;
+    return s;
+}
+
 static void note_neighbour(ppr_mapper *m, uint32_t act, uint32_t nb)
 {
     uint64_t key = key64(((uint64_t)act << 32) | nb);
@@ -487,19 +518,7 @@ void ppr_mapper_map(ppr_mapper *m, const ppr_map_event *ev, uint32_t prev, uint3
     m->acts.v[act].count++;
     if (ev->learn && m->o.use_code_attrs && act != m->other &&
         (ev->code_file || ev->code_function)) {
-        uint32_t s = symbol_at(m, ev->code_file, ev->code_line, ev->code_function);
-        if (s == GRAPH_NONE && ev->code_function) {
-            /* code.function.name may be fully qualified; code.namespace
-             * gives the rest. */
-            core_buf_reset(&m->tmp);
-            if (ev->code_namespace && ev->code_namespace[0])
-                core_buf_printf(&m->tmp, "%s.%s", ev->code_namespace, ev->code_function);
-            else
-                core_buf_puts(&m->tmp, ev->code_function);
-            uint32_t ids[2];
-            if (graph_find(m->g, m->tmp.data, ids, 2) == 1)
-                s = ids[0];
-        }
+        uint32_t s = code_symbol(m, ev);
         if (s != GRAPH_NONE) {
             uint64_t key = key64(((uint64_t)act << 32) | s);
             uint64_t *c = core_map_put(&m->code_votes, key, &ins);

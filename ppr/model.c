@@ -149,6 +149,25 @@ static int cmp_pair(const void *a, const void *b)
     return (x->act > y->act) - (x->act < y->act);
 }
 
+/* The follows CSR over the contexts from (context, activity, count)
+ * pairs sorted by context, and each context's n and u. */
+static void set_follows(ppr_model *md, const pair_rec *pairs, size_t n)
+{
+    md->C = (uint32_t)md->ctx.n;
+    md->f_off = core_xcalloc((size_t)md->C + 1, sizeof *md->f_off);
+    md->f_act = core_xmalloc((n ? n : 1) * sizeof *md->f_act);
+    md->f_cnt = core_xmalloc((n ? n : 1) * sizeof *md->f_cnt);
+    for (size_t i = 0; i < n; i++) {
+        md->f_off[pairs[i].ctx + 1]++;
+        md->f_act[i] = pairs[i].act;
+        md->f_cnt[i] = pairs[i].count;
+        md->ctx.v[pairs[i].ctx].n += pairs[i].count;
+        md->ctx.v[pairs[i].ctx].u++;
+    }
+    for (uint32_t c = 0; c < md->C; c++)
+        md->f_off[c + 1] += md->f_off[c];
+}
+
 /* Counts contexts -> next activity over the training cases. */
 static void mine(ppr_model *md, const ppr_seqs *tr)
 {
@@ -190,19 +209,7 @@ static void mine(ppr_model *md, const ppr_seqs *tr)
     md->train_cases = tr->ncases;
     core_map_free(&pidx);
     qsort(pairs.v, pairs.n, sizeof *pairs.v, cmp_pair);
-    md->C = (uint32_t)md->ctx.n;
-    md->f_off = core_xcalloc((size_t)md->C + 1, sizeof *md->f_off);
-    md->f_act = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_act);
-    md->f_cnt = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_cnt);
-    for (size_t i = 0; i < pairs.n; i++) {
-        md->f_off[pairs.v[i].ctx + 1]++;
-        md->f_act[i] = pairs.v[i].act;
-        md->f_cnt[i] = pairs.v[i].count;
-        md->ctx.v[pairs.v[i].ctx].n += pairs.v[i].count;
-        md->ctx.v[pairs.v[i].ctx].u++;
-    }
-    for (uint32_t c = 0; c < md->C; c++)
-        md->f_off[c + 1] += md->f_off[c];
+    set_follows(md, pairs.v, pairs.n);
     core_vec_free(&pairs);
 }
 
@@ -1068,19 +1075,7 @@ int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts
         what = "truncated or inconsistent contexts";
         goto fail;
     }
-    md->C = C;
-    md->f_off = core_xcalloc((size_t)C + 1, sizeof *md->f_off);
-    md->f_act = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_act);
-    md->f_cnt = core_xmalloc((pairs.n ? pairs.n : 1) * sizeof *md->f_cnt);
-    for (size_t i = 0; i < pairs.n; i++) {
-        md->f_off[pairs.v[i].ctx + 1]++;
-        md->f_act[i] = pairs.v[i].act;
-        md->f_cnt[i] = pairs.v[i].count;
-        md->ctx.v[pairs.v[i].ctx].n += pairs.v[i].count;
-        md->ctx.v[pairs.v[i].ctx].u++;
-    }
-    for (uint32_t c = 0; c < C; c++)
-        md->f_off[c + 1] += md->f_off[c];
+    set_follows(md, pairs.v, pairs.n);
     core_vec_free(&pairs);
     rc = build_net(md);
     if (rc) {

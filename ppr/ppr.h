@@ -398,14 +398,14 @@ typedef enum {
 const char *ppr_map_strategy_name(ppr_map_strategy s);
 
 typedef struct ppr_mapper_opts {
-    bool use_code_attrs;               /* learn from code.* attributes */
-    const graph_overrides *overrides;  /* NULL: none */
-    bool no_tokens;                    /* turn the token-similarity strategy off */
-    double tokens_min;                 /* least cosine to accept (0 = 0.25) */
-    bool no_const;                     /* turn the constants strategy off */
-    const char *llm_cmd;               /* NULL: no external command */
+    bool use_code_attrs;              /* learn from code.* attributes */
+    const graph_overrides *overrides; /* NULL: none */
+    bool no_tokens;                   /* turn the token-similarity strategy off */
+    double tokens_min;                /* least cosine to accept (0 = 0.25) */
+    bool no_const;                    /* turn the constants strategy off */
+    const char *llm_cmd;              /* NULL: no external command */
     uint32_t llm_batch, llm_timeout_ms;
-    uint32_t max_activities;           /* 0 = 1000000; past it, new messages fold into one */
+    uint32_t max_activities; /* 0 = 1000000; past it, new messages fold into one */
     core_logger log;
 } ppr_mapper_opts;
 
