@@ -123,6 +123,29 @@ static int first_pass(void *ud, const ingest_event *ev)
     return 0;
 }
 
+void evlog_map_event(const ingest_event *ev, const evlog_opts *o, bool code_attrs,
+                     ppr_map_event *me)
+{
+    *me = (ppr_map_event){
+        .text = ev->activity,
+        .len = strlen(ev->activity),
+        .logger = attr(ev, o->logger_key ? o->logger_key : "logger",
+                       o->logger_key ? NULL : "logger.name"),
+        .level =
+            attr(ev, o->level_key ? o->level_key : "level", o->level_key ? NULL : "severity_text"),
+    };
+    if (!code_attrs)
+        return;
+    me->code_file = attr(ev, o->file_key ? o->file_key : "code.file.path",
+                         o->file_key ? NULL : "code.filepath");
+    me->code_function = attr(ev, o->function_key ? o->function_key : "code.function.name",
+                             o->function_key ? NULL : "code.function");
+    me->code_namespace = attr(ev, "code.namespace", NULL);
+    const char *line = attr(ev, o->line_key ? o->line_key : "code.line.number",
+                            o->line_key ? NULL : "code.lineno");
+    me->code_line = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
+}
+
 static int second_pass(void *ud, const ingest_event *ev)
 {
     load_ctx *c = ud;
@@ -132,30 +155,17 @@ static int second_pass(void *ud, const ingest_event *ev)
         return CORE_ECORRUPT; /* the file changed between the passes */
     case_rec *r = &c->cases.v[k];
     bool train = r->rank < c->l->ntrain;
+    ppr_map_event me;
+    evlog_map_event(ev, o, train && o->learn_code_attrs, &me);
+    me.learn = train;
     const char *file = attr(ev, o->file_key ? o->file_key : "code.file.path",
                             o->file_key ? NULL : "code.filepath");
     const char *func = attr(ev, o->function_key ? o->function_key : "code.function.name",
                             o->function_key ? NULL : "code.function");
     const char *qual = attr(ev, "code.qualname", NULL);
-    const char *ns = attr(ev, "code.namespace", NULL);
     const char *line = attr(ev, o->line_key ? o->line_key : "code.line.number",
                             o->line_key ? NULL : "code.lineno");
     uint32_t lineno = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
-    ppr_map_event me = {
-        .text = ev->activity,
-        .len = strlen(ev->activity),
-        .logger = attr(ev, o->logger_key ? o->logger_key : "logger",
-                       o->logger_key ? NULL : "logger.name"),
-        .level =
-            attr(ev, o->level_key ? o->level_key : "level", o->level_key ? NULL : "severity_text"),
-        .learn = train,
-    };
-    if (train && o->learn_code_attrs) {
-        me.code_file = file;
-        me.code_function = func;
-        me.code_namespace = ns;
-        me.code_line = lineno;
-    }
     raw_ev re = {.kase = r->rank, .seq = (uint32_t)c->evs.n, .time = ev->time_ns};
     ppr_mapper_map(c->m, &me, r->last_act, &re.e.act, &re.e.var);
     r->last_act = re.e.act;

@@ -46,6 +46,12 @@ int evlog_load(const char *path, const evlog_opts *o, ppr_mapper *m, evlog *out,
                size_t whylen);
 void evlog_free(evlog *l);
 
+/* The mapper's view of one event: its text, logger and level and, with
+ * code_attrs, its code.* attributes (keys from o; NULL keys: the usual
+ * names). learn is left false. Pointers borrow from ev. */
+void evlog_map_event(const ingest_event *ev, const evlog_opts *o, bool code_attrs,
+                     ppr_map_event *me);
+
 /* The training cases (or all, or the test cases) as sequences. */
 ppr_seqs evlog_train(const evlog *l);
 ppr_seqs evlog_test(const evlog *l);

@@ -41,6 +41,10 @@ struct ppr_model {
     float *sa_conf;
     uint64_t train_events, train_cases;
     uint32_t variants_kept;
+    /* Streaming: every activity's PageRank vector, truncated to state_M
+     * entries (ppr_model_stream_prepare). */
+    ppr_basis *act_basis;
+    uint32_t state_M;
 };
 
 struct ppr_model_work {
@@ -383,6 +387,7 @@ void ppr_model_free(ppr_model *md)
     free(md->sa_off);
     free(md->sa_act);
     free(md->sa_conf);
+    ppr_basis_free(md->act_basis);
     free(md);
 }
 
@@ -488,9 +493,13 @@ ppr_work *ppr_model_ppr_work(ppr_model_work *w)
     return w->w;
 }
 
-/* The seeds of a prefix: contexts (Witten-Bell weights), then recency. */
-static void make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
-                       const uint32_t *var, uint32_t len)
+/*
+ * The seeds of a prefix: contexts (Witten-Bell weights), then, with
+ * recency, the prefix's own activities. Returns the weight left to the
+ * recency part (what the contexts did not take).
+ */
+static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
+                         const uint32_t *var, uint32_t len, bool recency)
 {
     w->nseeds = 0;
     double rem = 1.0;
@@ -513,8 +522,9 @@ static void make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *a
             rem *= 1 - lam;
         }
     }
-    /* Recency: the prefix's own activities, the latest first. */
-    if (rem > 0) {
+    /* Recency: the prefix's own activities, the latest first. An activity
+     * the model has no node for still ages the ones before it. */
+    if (recency && rem > 0) {
         double wsum = 0, d = 1;
         uint32_t first = w->nseeds;
         for (uint32_t i = 0; i < len && i < RECENCY_WINDOW; i++, d *= md->p.decay) {
@@ -526,24 +536,20 @@ static void make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *a
             if (md->p.decay == 0)
                 break;
         }
-        for (uint32_t i = first; i < w->nseeds; i++)
-            w->seeds[i].score = (float)(w->seeds[i].score / wsum * rem);
+        if (wsum > 0) {
+            for (uint32_t i = first; i < w->nseeds; i++)
+                w->seeds[i].score = (float)(w->seeds[i].score / wsum * rem);
+        } else {
+            w->nseeds = first; /* decay 0 and the latest unknown: no recency */
+        }
     }
+    return rem;
 }
 
-uint32_t ppr_model_rank(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
-                        const uint32_t *var, uint32_t len, uint32_t k, ppr_pred *out)
+/* The k best rankable symbols of the work's estimate, each with the
+ * predicted activity that contributes most to it. */
+static uint32_t collect(const ppr_model *md, ppr_model_work *w, uint32_t k, ppr_pred *out)
 {
-    if (len == 0 || k == 0)
-        return 0;
-    make_seeds(md, w, act, var, len);
-    if (w->nseeds == 0)
-        return 0;
-    ppr_opts o = ppr_opts_default();
-    o.alpha = md->p.alpha;
-    o.eps = 1e-7;
-    if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
-        return 0;
     if (k > w->topcap) {
         w->topcap = k;
         w->top = core_xrealloc(w->top, k * sizeof *w->top);
@@ -571,6 +577,94 @@ uint32_t ppr_model_rank(const ppr_model *md, ppr_model_work *w, const uint32_t *
         out[i] = (ppr_pred){s, w->top[i].score, arg};
     }
     return h;
+}
+
+static ppr_opts model_push_opts(const ppr_model *md)
+{
+    ppr_opts o = ppr_opts_default();
+    o.alpha = md->p.alpha;
+    o.eps = 1e-7;
+    return o;
+}
+
+uint32_t ppr_model_rank(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
+                        const uint32_t *var, uint32_t len, uint32_t k, ppr_pred *out)
+{
+    if (len == 0 || k == 0)
+        return 0;
+    make_seeds(md, w, act, var, len, true);
+    if (w->nseeds == 0)
+        return 0;
+    ppr_opts o = model_push_opts(md);
+    if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
+        return 0;
+    return collect(md, w, k, out);
+}
+
+/* ---- streaming: warm-started case vectors ---- */
+
+int ppr_model_stream_prepare(ppr_model *md, uint32_t M, unsigned threads)
+{
+    if (M == 0 || M > PPR_MAX_M)
+        return CORE_EUSAGE;
+    if (md->act_basis && md->state_M == M)
+        return 0;
+    ppr_basis_free(md->act_basis);
+    md->act_basis = NULL;
+    uint32_t *nodes = core_xmalloc((md->A ? md->A : 1) * sizeof *nodes);
+    for (uint32_t a = 0; a < md->A; a++)
+        nodes[a] = md->S + a;
+    ppr_opts o = model_push_opts(md);
+    int rc = ppr_basis_build(md->net, nodes, md->A, M, &o, threads ? threads : 1, &md->act_basis);
+    free(nodes);
+    if (rc)
+        return rc;
+    md->state_M = M;
+    return 0;
+}
+
+size_t ppr_model_stream_bytes(const ppr_model *md)
+{
+    return md->act_basis ? ppr_basis_bytes(md->act_basis) : 0;
+}
+
+int ppr_model_advance(const ppr_model *md, ppr_model_work *w, ppr_vec *rec, double *wsum,
+                      uint32_t act)
+{
+    double c = md->p.decay;
+    if (act >= md->A) {
+        /* No node: the activities before it age all the same. */
+        for (uint32_t i = 0; i < rec->n; i++)
+            rec->e[i].score = (float)(rec->e[i].score * c);
+        rec->err *= c;
+        *wsum *= c;
+        if (c == 0)
+            rec->n = 0;
+        return 0;
+    }
+    ppr_opts o = model_push_opts(md);
+    int rc = ppr_state_advance(rec, md->S + act, c, 1.0, md->act_basis, w->w, &o);
+    if (rc)
+        return rc;
+    *wsum = c * *wsum + 1.0;
+    return 0;
+}
+
+uint32_t ppr_model_rank_warm(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
+                             const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
+                             uint32_t k, ppr_pred *out)
+{
+    if (len == 0 || k == 0)
+        return 0;
+    double rem = make_seeds(md, w, act, var, len, false);
+    ppr_opts o = model_push_opts(md);
+    /* The contexts' part by a push (no seeds: an empty estimate), then the
+     * recency part from the case's vector, by linearity. */
+    if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
+        return 0;
+    if (rem > 0 && wsum > 0 && rec && rec->n)
+        ppr__add_sparse(w->w, rec->e, rec->n, rem / wsum);
+    return collect(md, w, k, out);
 }
 
 /* ---- calibration ---- */

@@ -577,6 +577,36 @@ typedef struct ppr_pred {
 uint32_t ppr_model_rank(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
                         const uint32_t *var, uint32_t len, uint32_t k, ppr_pred *out);
 
+/*
+ * Streaming (the daemon): a case's state is its last tokens (activity and
+ * variant ids, at most order of them matter) and a sparse vector rec, the
+ * PageRank of its decayed recency seed sum_j decay^(k-j) e(a_j) (not
+ * normalised; wsum is the seed's total weight). Each event advances the
+ * vector with the warm-start rule, rec <- decay * rec + x(e_a)
+ * (ppr_state_advance over the precomputed activity vectors), so a
+ * ranking costs the contexts' part only. ppr_model_rank_warm() then
+ * equals ppr_model_rank() on the same prefix up to the truncation of the
+ * vectors (rec->err bounds it) and the recency window (RECENCY_WINDOW
+ * events in ppr_model_rank, unbounded here).
+ *
+ * ppr_model_stream_prepare() computes the activity vectors (M entries
+ * each, on threads threads); call it once before advancing; it changes
+ * the model, so not while another thread ranks with it.
+ */
+int ppr_model_stream_prepare(ppr_model *md, uint32_t M, unsigned threads);
+/* Bytes held by the activity vectors. */
+size_t ppr_model_stream_bytes(const ppr_model *md);
+/* One event of activity act: rec (rec->cap entries kept, at most
+ * PPR_MAX_M) and *wsum advance. An activity without a node in the model
+ * only ages the vector. Uses w's scratch; no allocation. */
+int ppr_model_advance(const ppr_model *md, ppr_model_work *w, ppr_vec *rec, double *wsum,
+                      uint32_t act);
+/* Ranks like ppr_model_rank() from the last len tokens and the case's
+ * vector (rec may be NULL or empty: the contexts alone). */
+uint32_t ppr_model_rank_warm(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
+                             const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
+                             uint32_t k, ppr_pred *out);
+
 /* The seeds of the last ranking (context and activity nodes with their
  * weights) and the joint net, for explanations. Node ids: symbols first,
  * then activities (ppr_model_node_kind). */

@@ -67,6 +67,10 @@ void ppr__sort_by_node(ppr_entry *e, uint32_t n);
 ppr_entry ppr__offer(ppr_entry *h, uint32_t *n, uint32_t k, ppr_entry c);
 /* Best first: score descending, then node ascending. */
 void ppr__sort_by_score(ppr_entry *e, uint32_t n);
+/* Adds scale * e to the work's estimate (p), marking the nodes touched so
+ * that the next query clears them. For combining a push with a stored
+ * sparse vector. */
+void ppr__add_sparse(ppr_work *w, const ppr_entry *e, uint32_t n, double scale);
 uint32_t ppr__topk(const ppr_entry *in, uint32_t n, uint32_t k, const ppr_adjust *adj,
                    ppr_entry *out);
 

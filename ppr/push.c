@@ -96,6 +96,15 @@ static inline void touch(ppr_work *w, ppr_node *nd, uint32_t u)
     }
 }
 
+void ppr__add_sparse(ppr_work *w, const ppr_entry *e, uint32_t n, double scale)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = e[i].node;
+        touch(w, &w->node[u], u);
+        w->p[u] += scale * e[i].score;
+    }
+}
+
 /* splitmix64 is enough for choosing walk steps. */
 static inline double rng_unit(uint64_t *s)
 {

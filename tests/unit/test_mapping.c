@@ -8,6 +8,8 @@
 #include "ppr.h"
 #include "unit_graph.h"
 
+#include <math.h>
+
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
@@ -1284,6 +1286,74 @@ static ppr_model *mixed_model(const graph *g, ppr_mapper **mp, seqs *s)
     p.order = 3;
     *mp = m;
     return train(m, s, &p);
+}
+
+/* The daemon's path: each case advanced event by event with the
+ * warm-start rule ranks as the offline ranking of the same prefix does
+ * (same symbols in the same order, scores within the vector's error
+ * bound), for several decays, including 0 and an unmapped activity in
+ * the middle of a case. */
+TEST(model_warm_stream_equals_cold)
+{
+    graph *g = open_flow();
+    ppr_mapper *m;
+    seqs s;
+    ppr_model *md = mixed_model(g, &m, &s);
+    /* a case with the unmapped activity inside it */
+    ppr_map_event ev = {.text = "zzz 2", .len = 5};
+    uint32_t za, zv;
+    ppr_mapper_map(m, &ev, UINT32_MAX, &za, &zv);
+    CHECK(za < ppr_mapper_nactivities(m));
+    const double decays[] = {0.5, 0, 0.9};
+    for (size_t di = 0; di < sizeof decays / sizeof *decays; di++) {
+        ppr_model_params p = *ppr_model_get_params(md);
+        p.decay = decays[di];
+        ppr_model *x = train(m, &s, &p);
+        CHECK_OK(ppr_model_stream_prepare(x, 64, 2));
+        CHECK(ppr_model_stream_bytes(x) > 0);
+        CHECK_INT(ppr_model_stream_prepare(x, 0, 1), CORE_EUSAGE);
+        ppr_model_work *w;
+        CHECK_OK(ppr_model_work_new(x, &w));
+        uint32_t ranked = 0;
+        for (uint32_t c = 0; c <= s.ncases; c++) {
+            uint32_t act[16], var[16], len = 0;
+            if (c < s.ncases) {
+                for (uint32_t i = s.off[c]; i < s.off[c + 1]; i++, len++) {
+                    act[len] = s.act[i];
+                    var[len] = s.var[i];
+                }
+            } else { /* A, the unmapped message, B, C */
+                act[0] = s.act[0], var[0] = s.var[0];
+                act[1] = za, var[1] = zv;
+                act[2] = s.act[1], var[2] = s.var[1];
+                act[3] = s.act[2], var[3] = s.var[2];
+                len = 4;
+            }
+            ppr_entry store[64];
+            ppr_vec rec;
+            ppr_vec_init(&rec, store, 64);
+            double wsum = 0;
+            for (uint32_t k = 1; k <= len; k++) {
+                CHECK_OK(ppr_model_advance(x, w, &rec, &wsum, act[k - 1]));
+                ppr_pred cold[10], warm[10];
+                uint32_t n1 = ppr_model_rank(x, w, act, var, k, 10, cold);
+                uint32_t n2 = ppr_model_rank_warm(x, w, act, var, k, &rec, wsum, 10, warm);
+                CHECK_INT(n1, n2);
+                for (uint32_t i = 0; i < n1; i++) {
+                    CHECK_INT(cold[i].symbol, warm[i].symbol);
+                    CHECK_INT(cold[i].activity, warm[i].activity);
+                    CHECK(fabs(cold[i].score - warm[i].score) <= 1e-4 + rec.err);
+                }
+                ranked += n1 > 0;
+            }
+        }
+        CHECK(ranked > 20);
+        ppr_model_work_free(w);
+        ppr_model_free(x);
+    }
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    graph_close(g);
 }
 
 TEST(model_save_load_round_trip)
