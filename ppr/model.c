@@ -172,49 +172,70 @@ static void set_follows(ppr_model *md, const pair_rec *pairs, size_t n)
         md->f_off[c + 1] += md->f_off[c];
 }
 
+/* Pair counts (context, next activity) while mining. */
+typedef struct pair_acc {
+    core_map idx;
+    core_vec(pair_rec) v;
+} pair_acc;
+
+static void pair_add(pair_acc *pa, uint32_t cx, uint32_t next, uint32_t count)
+{
+    uint64_t key = core_hash_u64(((uint64_t)cx << 32) | next);
+    if (key == UINT64_MAX)
+        key = 0;
+    bool ins;
+    uint64_t *v = core_map_put(&pa->idx, key, &ins);
+    if (ins) {
+        core_vec_push(&pa->v, ((pair_rec){cx, next, 0}));
+        *v = pa->v.n - 1;
+    }
+    uint64_t c = (uint64_t)pa->v.v[*v].count + count;
+    pa->v.v[*v].count = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+}
+
+/* Counts the contexts of the o events before position k (o = 1..omax)
+ * followed by act[k], at both levels, count times. */
+static void mine_at(ppr_model *md, pair_acc *pa, const uint32_t *act, const uint32_t *var,
+                    uint32_t k, uint32_t omax, uint32_t count)
+{
+    uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
+    uint32_t next = act[k];
+    if (next >= md->A)
+        return;
+    for (uint32_t o = 1; o <= omax; o++) {
+        for (uint8_t level = LEVEL_VAR; level <= LEVEL_ACT; level++) {
+            uint32_t *t = level == LEVEL_VAR ? tv : ta;
+            if (!window(md, level, act, var, k, o, t))
+                continue;
+            if (level == LEVEL_ACT && window(md, LEVEL_VAR, act, var, k, o, tv) &&
+                same_as_var(md, tv, o))
+                continue;
+            pair_add(pa, ctx_add(md, level, t, o), next, count);
+        }
+    }
+}
+
+static void mine_finish(ppr_model *md, pair_acc *pa)
+{
+    core_map_free(&pa->idx);
+    qsort(pa->v.v, pa->v.n, sizeof *pa->v.v, cmp_pair);
+    set_follows(md, pa->v.v, pa->v.n);
+    core_vec_free(&pa->v);
+}
+
 /* Counts contexts -> next activity over the training cases. */
 static void mine(ppr_model *md, const ppr_seqs *tr)
 {
-    core_map pidx = {0};
-    core_vec(pair_rec) pairs = {0};
-    uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
+    pair_acc pa = {0};
     for (uint32_t c = 0; c < tr->ncases; c++) {
         const uint32_t *act = tr->act + tr->off[c], *var = tr->var + tr->off[c];
         uint32_t len = tr->off[c + 1] - tr->off[c];
         md->train_events += len;
-        for (uint32_t k = 1; k < len; k++) {
-            uint32_t next = act[k];
-            if (next >= md->A)
-                continue;
-            uint32_t omax = k < md->p.order ? k : md->p.order;
-            for (uint32_t o = 1; o <= omax; o++) {
-                for (uint8_t level = LEVEL_VAR; level <= LEVEL_ACT; level++) {
-                    uint32_t *t = level == LEVEL_VAR ? tv : ta;
-                    if (!window(md, level, act, var, k, o, t))
-                        continue;
-                    if (level == LEVEL_ACT && window(md, LEVEL_VAR, act, var, k, o, tv) &&
-                        same_as_var(md, tv, o))
-                        continue;
-                    uint32_t cx = ctx_add(md, level, t, o);
-                    uint64_t key = core_hash_u64(((uint64_t)cx << 32) | next);
-                    if (key == UINT64_MAX)
-                        key = 0;
-                    bool ins;
-                    uint64_t *v = core_map_put(&pidx, key, &ins);
-                    if (ins) {
-                        core_vec_push(&pairs, ((pair_rec){cx, next, 0}));
-                        *v = pairs.n - 1;
-                    }
-                    pairs.v[*v].count++;
-                }
-            }
-        }
+        for (uint32_t k = 1; k < len; k++)
+            mine_at(md, &pa, act, var, k, k < md->p.order ? k : md->p.order, 1);
     }
     md->train_cases = tr->ncases;
-    core_map_free(&pidx);
-    qsort(pairs.v, pairs.n, sizeof *pairs.v, cmp_pair);
-    set_follows(md, pairs.v, pairs.n);
-    core_vec_free(&pairs);
+    mine_finish(md, &pa);
 }
 
 /* Which activities keep their variants, from the training events. */
@@ -362,6 +383,56 @@ int ppr_model_train(ppr_mapper *m, const ppr_seqs *train, const ppr_model_params
     ppr_model *md = model_new(m, p);
     choose_variants(md, train);
     mine(md, train);
+    int rc = build_net(md);
+    if (rc) {
+        ppr_model_free(md);
+        return rc;
+    }
+    *out = md;
+    return 0;
+}
+
+int ppr_model_train_more(const ppr_model *base, const ppr_follow_obs *obs, size_t nobs,
+                         uint64_t events, uint64_t cases, ppr_model **out)
+{
+    ppr_model *md = model_new(base->m, &base->p);
+    if (md->A < base->A || md->V < base->V) {
+        ppr_model_free(md);
+        return CORE_EUSAGE; /* not the base's mapper */
+    }
+    /* Variant choices stay the base's; activities new since keep none. */
+    memcpy(md->keep, base->keep, base->A);
+    md->variants_kept = base->variants_kept;
+    /* The base's contexts, in their order (so their numbers stay), with
+     * variant tokens moved past the new activities. */
+    pair_acc pa = {0};
+    uint32_t t[PPR_MODEL_MAX_ORDER];
+    for (uint32_t c = 0; c < base->C; c++) {
+        const ctx_rec *r = &base->ctx.v[c];
+        for (uint32_t i = 0; i < r->order; i++) {
+            uint32_t x = base->toks.v[r->tok_off + i];
+            t[i] = x >= base->A ? x - base->A + md->A : x;
+        }
+        uint32_t cx = ctx_add(md, r->level, t, r->order);
+        for (uint32_t i = base->f_off[c]; i < base->f_off[c + 1]; i++)
+            pair_add(&pa, cx, base->f_act[i], base->f_cnt[i]);
+    }
+    for (size_t i = 0; i < nobs; i++) {
+        const ppr_follow_obs *ob = &obs[i];
+        uint32_t o = ob->order < md->p.order ? ob->order : md->p.order;
+        uint32_t act[PPR_MODEL_MAX_ORDER + 1], var[PPR_MODEL_MAX_ORDER + 1];
+        /* The last o events of the window, then the next one. */
+        memcpy(act, ob->act + (ob->order - o), o * sizeof *act);
+        memcpy(var, ob->var + (ob->order - o), o * sizeof *var);
+        act[o] = ob->next;
+        var[o] = 0;
+        if (o)
+            mine_at(md, &pa, act, var, o, o,
+                    ob->count > UINT32_MAX ? UINT32_MAX : (uint32_t)ob->count);
+    }
+    mine_finish(md, &pa);
+    md->train_events = base->train_events + events;
+    md->train_cases = base->train_cases + cases;
     int rc = build_net(md);
     if (rc) {
         ppr_model_free(md);

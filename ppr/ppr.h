@@ -536,6 +536,26 @@ typedef struct ppr_model ppr_model;
 int ppr_model_train(ppr_mapper *m, const ppr_seqs *train, const ppr_model_params *p,
                     ppr_model **out);
 void ppr_model_free(ppr_model *md);
+/*
+ * Learning from a stream: what was seen after each window of events, as
+ * observations (the window's activity and variant ids, oldest first, the
+ * next activity, how many times). ppr_model_train_more() builds a new
+ * model over the same mapper with the base's contexts and counts plus
+ * these (mined as ppr_model_train mines a case: each window gives its
+ * contexts of orders 1..order at both levels), the base's parameters and
+ * variant choices, and nodes for the activities the mapper has now.
+ * The base is only read. events and cases are added to the training
+ * counts in the stats.
+ */
+typedef struct ppr_follow_obs {
+    const uint32_t *act, *var; /* order ids each */
+    uint32_t order;            /* 1..PPR_MODEL_MAX_ORDER */
+    uint32_t next;
+    uint64_t count;
+} ppr_follow_obs;
+int ppr_model_train_more(const ppr_model *base, const ppr_follow_obs *obs, size_t nobs,
+                         uint64_t events, uint64_t cases, ppr_model **out);
+
 const ppr_model_params *ppr_model_get_params(const ppr_model *md);
 
 typedef struct ppr_model_stats {

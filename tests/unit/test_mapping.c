@@ -1356,6 +1356,71 @@ TEST(model_warm_stream_equals_cold)
     graph_close(g);
 }
 
+/* Online learning: a model trained on half the cases, then given the
+ * other half as windows, ranks as one trained on all of them. */
+TEST(model_train_more_equals_training_on_all)
+{
+    graph *g = open_flow();
+    ppr_mapper *m;
+    seqs s;
+    ppr_model *tmp = mixed_model(g, &m, &s);
+    ppr_model_free(tmp);
+    ppr_model_params p = ppr_model_params_default();
+    p.order = 3;
+    p.variant_ratio = 0;
+    p.variant_min = 0;
+    ppr_model *all = train(m, &s, &p);
+    seqs half = s;
+    half.ncases = 4;
+    ppr_model *base = train(m, &half, &p);
+    ppr_follow_obs obs[64];
+    size_t nobs = 0;
+    uint64_t events = 0;
+    for (uint32_t c = 4; c < s.ncases; c++) {
+        uint32_t o0 = s.off[c], len = s.off[c + 1] - o0;
+        events += len;
+        for (uint32_t k = 1; k < len; k++) {
+            uint32_t o = k < 16 ? k : 16;
+            obs[nobs++] = (ppr_follow_obs){s.act + o0 + k - o, s.var + o0 + k - o, o,
+                                           s.act[o0 + k], 1};
+        }
+    }
+    CHECK(nobs > 5);
+    ppr_model *more;
+    CHECK_OK(ppr_model_train_more(base, obs, nobs, events, s.ncases - 4, &more));
+    ppr_model_stats sa, sm;
+    ppr_model_get_stats(all, &sa);
+    ppr_model_get_stats(more, &sm);
+    CHECK_INT(sm.contexts, sa.contexts);
+    CHECK_INT(sm.follows, sa.follows);
+    CHECK_INT(sm.train_events, sa.train_events);
+    CHECK_INT(sm.train_cases, sa.train_cases);
+    ppr_model_work *w1, *w2;
+    CHECK_OK(ppr_model_work_new(all, &w1));
+    CHECK_OK(ppr_model_work_new(more, &w2));
+    for (uint32_t c = 0; c < s.ncases; c++) {
+        const uint32_t *act = s.act + s.off[c], *var = s.var + s.off[c];
+        for (uint32_t k = 1; k <= s.off[c + 1] - s.off[c]; k++) {
+            ppr_pred p1[10], p2[10];
+            uint32_t n1 = ppr_model_rank(all, w1, act, var, k, 10, p1);
+            uint32_t n2 = ppr_model_rank(more, w2, act, var, k, 10, p2);
+            CHECK_INT(n1, n2);
+            for (uint32_t i = 0; i < n1; i++) {
+                CHECK(fabs(p1[i].score - p2[i].score) < 1e-6);
+                if (i + 1 < n1 && p1[i].score - p1[i + 1].score > 1e-6)
+                    CHECK_INT(p1[i].symbol, p2[i].symbol);
+            }
+        }
+    }
+    ppr_model_work_free(w1);
+    ppr_model_work_free(w2);
+    ppr_model_free(more);
+    ppr_model_free(base);
+    ppr_model_free(all);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(model_save_load_round_trip)
 {
     graph *g = open_flow();
