@@ -368,7 +368,10 @@ void core_cfg_reference(const core_cfg_item *table, size_t n, core_buf *out)
     for (size_t i = 0; i < n; i++) {
         core_buf_printf(out, "| `%s` | ", table[i].key);
         type_text(&table[i], out);
-        core_buf_printf(out, " | `%s` | %s |\n", table[i].def, table[i].help);
+        if (table[i].def[0])
+            core_buf_printf(out, " | `%s` | %s |\n", table[i].def, table[i].help);
+        else
+            core_buf_printf(out, " | (empty) | %s |\n", table[i].help);
     }
 }
 

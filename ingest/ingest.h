@@ -191,6 +191,409 @@ int ingest_otlp_json_decode(const char *buf, size_t len, const char *const *case
                             size_t ncase, int (*emit)(void *ud, const ingest_event *ev), void *ud,
                             char *why, size_t whylen);
 
+/* ------------------------------------------------------------------ */
+/* Kafka                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A consumer group member over librdkafka, and librdkafka's mock cluster
+ * for tests and for trying pmrag without a Kafka.
+ *
+ * Delivery: at least once, and exactly where the caller's state is. The
+ * consumer stores an offset only when the caller says the state that
+ * applied the message is committed (ingest_kafka_done); librdkafka's
+ * auto-commit then sends stored offsets to the group. On an assignment the
+ * caller's start_offset hook can name where a partition resumes (the
+ * offset the state store has applied), which wins over the group's
+ * committed offset, so state and input stay in step across restarts.
+ *
+ * Threading: an ingest_kafka belongs to one thread (the "poll thread"):
+ * ingest_kafka_poll, ingest_kafka_done and ingest_kafka_free are called
+ * from it, and every callback (on_msg, start_offset, assigned, revoked,
+ * the logger) runs on it, inside ingest_kafka_poll or ingest_kafka_free
+ * (librdkafka's log lines are queued to it; only lines it writes while
+ * ingest_kafka_new runs may come from its own threads). get_stats may be
+ * called from any thread. The mock cluster runs on threads of its own;
+ * its functions are for one thread at a time.
+ */
+
+/* The mock cluster (embedded in the daemon when no brokers are configured,
+ * and `pmrag kafka-mock`). */
+typedef struct ingest_kafka_mock ingest_kafka_mock;
+
+/*
+ * Starts a cluster of `brokers` brokers (1 to 64) listening on ephemeral
+ * ports of 127.0.0.1. On success *out is owned by the caller (free with
+ * ingest_kafka_mock_free). Errors: CORE_EUSAGE for a broker count out of
+ * range, a negated errno when the brokers cannot start; why says which.
+ */
+int ingest_kafka_mock_new(int brokers, ingest_kafka_mock **out, char *why, size_t whylen);
+/* "127.0.0.1:port,..." for every broker: the bootstrap.servers of every
+ * client of this cluster. Valid while m lives. */
+const char *ingest_kafka_mock_bootstrap(const ingest_kafka_mock *m);
+/*
+ * Creates a topic with `partitions` partitions (1 to 10000). Topics the
+ * mock creates by itself (when a client produces to an unknown one) get a
+ * default partition count, so create them explicitly. Errors: CORE_EUSAGE
+ * for an empty name or a count out of range, -EEXIST when the topic
+ * exists; why names the topic.
+ */
+int ingest_kafka_mock_topic(ingest_kafka_mock *m, const char *topic, int partitions, char *why,
+                            size_t whylen);
+/* The rd_kafka_mock_cluster_t *, for fault injection in tests (brokers
+ * down and up, request errors). Valid while m lives. */
+void *ingest_kafka_mock_cluster(ingest_kafka_mock *m);
+/* Stops the brokers (clients see them disconnect); m may be NULL. */
+void ingest_kafka_mock_free(ingest_kafka_mock *m);
+
+/* The consumer. */
+typedef struct ingest_kafka ingest_kafka;
+
+/* One message; every pointer is valid only during the on_msg call. */
+typedef struct ingest_kafka_msg {
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+    const void *key; /* NULL when the message has no key */
+    size_t klen;
+    const void *val; /* NULL for a tombstone */
+    size_t vlen;
+    int64_t timestamp_ms; /* create or log-append time; -1 when the message has none */
+} ingest_kafka_msg;
+
+/* Options of ingest_kafka_new(); everything is copied or used during the
+ * call only, except the callbacks and ud. */
+typedef struct ingest_kafka_opts {
+    const char *bootstrap;     /* bootstrap.servers: "host:port,..." (required) */
+    const char *group;         /* group.id (required) */
+    const char *const *topics; /* at least one; "^regex" subscribes by pattern */
+    size_t ntopics;
+    /*
+     * librdkafka properties as "key=value", applied last (security.protocol,
+     * sasl.*, session.timeout.ms, auto.offset.reset, ...). An unknown key,
+     * an invalid value or a key pmrag sets itself (bootstrap.servers,
+     * group.id, enable.auto.commit, enable.auto.offset.store, log.queue) is
+     * CORE_EUSAGE with why naming the key; values are never shown, as they
+     * may be secrets.
+     */
+    const char *const *props;
+    size_t nprops;
+    /*
+     * Where a newly assigned partition starts: the offset the state store
+     * has applied (the next one to read), or -1 for the group's committed
+     * offset (and auto.offset.reset=earliest when the group has none).
+     * NULL: always -1.
+     */
+    int64_t (*start_offset)(void *ud, const char *topic, int32_t partition);
+    /*
+     * Told about assignment changes (for state handover); may be NULL.
+     * assigned is called after the partition is assigned; revoked BEFORE it
+     * is unassigned, so the caller can flush and commit its state and call
+     * ingest_kafka_done for it first (the offsets stored there are
+     * committed as the partition leaves). On a lost assignment (the member
+     * was dropped from the group) revoked is called too, but offsets can
+     * no longer be committed.
+     */
+    void (*assigned)(void *ud, const char *topic, int32_t partition);
+    void (*revoked)(void *ud, const char *topic, int32_t partition);
+    void *ud;
+    int stats_interval_ms; /* librdkafka statistics (lag, up); 0 = 5000 */
+    core_logger log;       /* librdkafka's own log lines, errors, assignments */
+} ingest_kafka_opts;
+
+/*
+ * Creates the consumer and subscribes (the group is joined in the first
+ * polls): a cooperative-sticky group member with enable.auto.commit=true
+ * and enable.auto.offset.store=false. On success *out is owned by the
+ * caller (free with ingest_kafka_free). Errors: CORE_EUSAGE with why
+ * naming the option or property at fault.
+ */
+int ingest_kafka_new(const ingest_kafka_opts *o, ingest_kafka **out, char *why, size_t whylen);
+
+/*
+ * Polls up to max messages, waiting at most timeout_ms (negative: 0) for
+ * the first and not waiting for the rest beyond what is already fetched.
+ * Calls on_msg per message in order (per partition, in offset order); the
+ * message's memory is valid only during the call. Rebalances, statistics
+ * and logs are served here too.
+ *
+ * on_msg returns 0 to take the message. Anything else stops the batch
+ * without taking it: its partition is rewound to it, so that the next poll
+ * delivers it again (meant for backpressure and I/O errors; a message that
+ * can never be applied must be counted and taken, or it comes back
+ * forever). A negative value is then returned, a positive one ends the
+ * batch early.
+ *
+ * Returns the number of messages taken, or a negative code: the on_msg
+ * return as above, -EIO for a fatal consumer error, -EACCES for an
+ * authentication or authorization failure (both logged, and returned by
+ * every later poll). Partition EOF and transient broker errors are not
+ * errors (logged, counted in the stats).
+ */
+int ingest_kafka_poll(ingest_kafka *k, uint32_t max, int timeout_ms,
+                      int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud);
+
+/* The last applied message of one partition. */
+typedef struct ingest_kafka_pos {
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+} ingest_kafka_pos;
+
+/*
+ * Called after the state that applied these messages is committed: stores
+ * offset+1 for each (topic, partition, last applied offset); auto-commit
+ * sends them to the group (within auto.commit.interval.ms, and when the
+ * partition is revoked or the consumer closes). A partition given twice
+ * keeps the larger offset. A partition no longer assigned is skipped (its
+ * new owner resumes from its own state). Returns 0, or CORE_EUSAGE for a
+ * negative offset (nothing is stored then).
+ */
+int ingest_kafka_done(ingest_kafka *k, const ingest_kafka_pos *pos, size_t n);
+
+typedef struct ingest_kafka_stats {
+    uint64_t messages; /* messages taken by on_msg */
+    uint64_t errors;   /* transient broker, fetch and commit errors */
+    /* Messages in the assigned partitions past what was done (or, before
+     * anything was done there, past the start offset or the committed
+     * offset), summed from the latest statistics; -1 while unknown. */
+    int64_t lag;
+    /* A broker is reachable and the group coordinator known, and the
+     * member has an assignment or is joining (from the latest statistics;
+     * false before the first). */
+    bool up;
+    uint32_t assigned; /* partitions currently assigned */
+} ingest_kafka_stats;
+
+/* A snapshot of the counters; any thread. */
+void ingest_kafka_get_stats(ingest_kafka *k, ingest_kafka_stats *out);
+
+/*
+ * Leaves the group: revoked is called for every assigned partition, the
+ * stored offsets are committed, the consumer closes (this waits for the
+ * group coordinator, up to session.timeout.ms when it is unreachable).
+ * k may be NULL.
+ */
+void ingest_kafka_free(ingest_kafka *k);
+
+/* ------------------------------------------------------------------ */
+/* In-memory decoders (OTLP/HTTP and Kafka bodies)                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Decoders of one message held in memory: an OTLP/HTTP request body, a
+ * Kafka record's value. They keep no state between calls and are
+ * reentrant; buf is borrowed for the call. Events passed to emit are valid
+ * only during that call (their line is 0).
+ */
+
+typedef enum { INGEST_OTLP_TRACES, INGEST_OTLP_LOGS } ingest_otlp_kind;
+typedef enum { INGEST_ENC_PROTO, INGEST_ENC_JSON } ingest_encoding;
+
+/* Options of the in-memory decoders; zero-initialised (or NULL) is the
+ * default. Borrowed for the call. */
+typedef struct ingest_decode_opts {
+    /* OTLP: attribute keys that give the case id, in order of preference;
+     * NULL: "case.id", "session.id", "enduser.id". */
+    const char *const *case_attrs;
+    size_t ncase;
+    /* The record's own attributes kept per record; 0 picks 128. Later ones
+     * are dropped (the record counts as truncated), but a dropped case
+     * attribute still gives the case id. The derived attributes (trace_id,
+     * span_id, ...) always come. */
+    uint32_t max_attrs;
+    /* Longest attribute key or value, activity and case id, in bytes; 0
+     * picks 8192. Longer ones are cut (at a UTF-8 character boundary) and
+     * the record counts as truncated. A key named in case_attrs is never
+     * cut. */
+    size_t max_str;
+} ingest_decode_opts;
+
+typedef struct ingest_decode_result {
+    uint64_t accepted;        /* records emitted (emit returned 0) */
+    uint64_t rejected;        /* records skipped as unusable */
+    uint64_t truncated;       /* emitted records with a value cut or attributes dropped */
+    char reject_reason[256];  /* the first rejected record's reason, "" if none */
+} ingest_decode_result;
+
+/*
+ * Decodes an ExportTraceServiceRequest (kind TRACES) or
+ * ExportLogsServiceRequest (LOGS), as protobuf or OTLP JSON, and calls emit
+ * once per span or log record in body order. The event rules are those of
+ * ingest_otlp_json_decode() (activity, time, case id, attributes including
+ * trace_id, span_id, parent_span_id, severity_text, severity_number,
+ * scope.name; code.* attributes stay plain attributes), for both
+ * encodings alike, with these differences: all-zero trace and span ids
+ * count as absent, and the limits of o apply. Protobuf ids become lowercase
+ * hex, bytes values base64 (as in OTLP JSON), doubles their shortest text
+ * ("NaN", "Infinity" and "-Infinity" as in OTLP JSON).
+ *
+ * The whole body is checked before the first emit: an undecodable body is
+ * CORE_EFORMAT with why naming the byte offset and the path of the field at
+ * fault (protobuf: "offset 57: resource_spans[0].scope_spans[0].spans[2]:
+ * field 7 (start_time_unix_nano): wire type 0 (varint), expected 1
+ * (64-bit)"; JSON: "offset 19: invalid JSON: ...", or a path such as
+ * "resourceSpans[0]: field 'scopeSpans': not an array"), and nothing is
+ * emitted. Unknown protobuf fields are skipped; a known field with another
+ * wire type, a group, or AnyValue nesting deeper than 64 is an error. A
+ * body of the other kind (logs sent as traces) is CORE_EFORMAT too: in
+ * JSON by its top-level key, in protobuf because the records' fields do
+ * not line up (why then starts "not an ExportTraceServiceRequest but an
+ * ExportLogsServiceRequest"); a protobuf record that carries none of the
+ * telling fields cannot be told apart. An empty body is a valid request
+ * without records (protobuf; "{}" in JSON).
+ *
+ * A record that is unusable on its own (no case id and no trace id, a time
+ * that is not a Unix time in ns) is rejected: counted in res, its reason
+ * kept, and decoding goes on (OTLP partial success). A non-zero return
+ * from emit stops decoding and is returned. o may be NULL. res may be
+ * NULL; when given, it is written (counts so far) whatever the return.
+ */
+int ingest_otlp_decode(ingest_otlp_kind kind, ingest_encoding enc, const void *buf, size_t len,
+                       const ingest_decode_opts *o, int (*emit)(void *ud, const ingest_event *ev),
+                       void *ud, ingest_decode_result *res, char *why, size_t whylen);
+
+/*
+ * Appends the response body of an export to out: protobuf
+ * Export{Trace,Logs}ServiceResponse (empty when rejected is 0, else
+ * partial_success with rejected_spans / rejected_log_records and
+ * error_message), or OTLP JSON ("{}", or
+ * {"partialSuccess":{"rejectedSpans":"3","errorMessage":"..."}}; for logs
+ * "rejectedLogRecords"). message may be NULL. The protobuf body may be
+ * empty, so out->data may stay NULL when nothing was appended before.
+ */
+void ingest_otlp_response(ingest_otlp_kind kind, ingest_encoding enc, uint64_t rejected,
+                          const char *message, core_buf *out);
+
+/*
+ * Decodes one event written as a JSON object (the "json" encoding of
+ * Kafka records): {"case_id", "activity", "timestamp", ...} or PM4Py's
+ * "case:concept:name", "concept:name", "time:timestamp" (the first name
+ * wins when both are there; the other stays an attribute). The case id must
+ * be a non-empty string, the activity a string (may be empty); the
+ * timestamp is optional, an ISO 8601 string or a number (ingest_parse_time
+ * rules). A null is as if the key were absent. Every other key becomes an
+ * attribute in document order, strings as they are, other values as
+ * compact JSON, subject to o's max_attrs and max_str (cut silently:
+ * there is no result to count in). o->case_attrs is not used. Calls emit
+ * once and returns its result, or CORE_EFORMAT with why naming the field
+ * ("field 'case_id': missing", "field 'activity': not a string") or the
+ * offset ("offset 17: invalid JSON: ...").
+ */
+int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_opts *o,
+                             int (*emit)(void *ud, const ingest_event *ev), void *ud, char *why,
+                             size_t whylen);
+
+/*
+ * Decompresses gzip data (one member or several concatenated, as gzip -c
+ * a b writes) or zlib-wrapped deflate, appending to out. At most max bytes
+ * come out: more is CORE_ELIMIT, found without inflating the rest (so a
+ * small body that would inflate to gigabytes costs max bytes). Bad or
+ * truncated data is CORE_ECORRUPT with why naming the input offset. On
+ * error out is left as it was.
+ */
+int ingest_gunzip(const void *buf, size_t len, size_t max, core_buf *out, char *why,
+                  size_t whylen);
+
+/*
+ * Writes an ExportTraceServiceRequest into out (appended): one resource
+ * (attribute service.name = service, when not NULL), one scope, and one
+ * span per event: name = activity, start and end time = time_ns (0 when
+ * INGEST_NO_TIME), attributes = the event's attrs (string values) and
+ * case.id = case_id, a trace id derived from the case id (the same case
+ * gives the same id, never all zero) and a span id from the case id and the
+ * event's index. For load generators and tests. Returns 0, or CORE_EUSAGE
+ * for an event without a case id.
+ */
+int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *service,
+                                core_buf *out);
+
+/* ------------------------------------------------------------------ */
+/* OTLP/HTTP receiver                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An OTLP/HTTP receiver on core_http: POST /v1/traces and /v1/logs with
+ * Content-Type application/x-protobuf or application/json (parameters
+ * such as "; charset=utf-8" ignored) and Content-Encoding gzip or none,
+ * bodies with a Content-Length or chunked. Each request is decoded with
+ * ingest_otlp_decode() and its events handed to the batch function in one
+ * call.
+ *
+ * Answers: 200 with the Export*ServiceResponse in the request's encoding
+ * (partial success when records were rejected, with the first reason);
+ * 400 (text/plain reason) for a body that does not decode, gzip that is
+ * broken; 404 for other paths; 405 for other methods; 413 for a body over
+ * max_body on the wire or once decompressed; 415 for another Content-Type
+ * or Content-Encoding; 503 + Retry-After: 1 when the batch function gives
+ * -EAGAIN, 429 + Retry-After: 1 for CORE_ELIMIT; 500 for its other errors.
+ *
+ * Threading: the batch function is called from the server's pool threads
+ * (`threads` of them, concurrently): it must be thread-safe. It may block
+ * (the daemon returns after its state commit); that request's client waits.
+ * ingest_otlp_http_get_stats() may be called from any thread.
+ */
+typedef struct ingest_otlp_http ingest_otlp_http;
+
+/* Zero-initialised is the default; copied by ingest_otlp_http_start(). */
+typedef struct ingest_otlp_http_opts {
+    const char *listen; /* "host:port" (core_http_opts.listen); NULL: "127.0.0.1:4318" */
+    /* Largest body in bytes, as received and again after gzip
+     * decompression; 0: 64 MiB. */
+    size_t max_body;
+    unsigned threads; /* handler threads; 0: 2 */
+    /* Case-id attribute keys in order of preference (ingest_decode_opts);
+     * NULL: "case.id", "session.id", "enduser.id". */
+    const char *const *case_attrs;
+    size_t ncase;
+    core_logger log;
+    uint32_t max_attrs; /* ingest_decode_opts.max_attrs; 0: its default */
+    size_t max_str;     /* ingest_decode_opts.max_str; 0: its default */
+} ingest_otlp_http_opts;
+
+/*
+ * Called once per request that has events, with all of them in body order
+ * (a request with none gives 200 without a call). evs and everything they
+ * point to are valid only during the call. Returns 0 when they are accepted
+ * (the daemon returns after its state commit), -EAGAIN when the ingest
+ * queue is full (503 + Retry-After: 1), CORE_ELIMIT when the client is over
+ * a rate limit (429 + Retry-After: 1), another negative code for a failure
+ * (500). From a pool thread.
+ */
+typedef int (*ingest_otlp_batch_fn)(void *ud, ingest_otlp_kind kind, const ingest_event *evs,
+                                    size_t n);
+
+/*
+ * Starts the receiver. o may be NULL (the defaults); its strings are
+ * copied. fn(ud, ...) may be called as soon as this returns, until
+ * ingest_otlp_http_stop() returns. Returns 0 and *out, or core_http_start()'s
+ * errors with the address in why ("listen 127.0.0.1:4318: Address already
+ * in use").
+ */
+int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn fn, void *ud,
+                           ingest_otlp_http **out, char *why, size_t whylen);
+
+/* The bound "host:port" (the real port when 0 was asked); valid until
+ * ingest_otlp_http_stop(). */
+const char *ingest_otlp_http_address(const ingest_otlp_http *s);
+
+typedef struct ingest_otlp_http_stats {
+    uint64_t requests;        /* every request answered, whatever the status */
+    uint64_t accepted_events; /* events the batch function accepted */
+    uint64_t rejected_events; /* records rejected by the decoder (partial success) */
+    uint64_t bad_requests;    /* 400, 404, 405 */
+    uint64_t too_large;       /* 413, on the wire or after decompression */
+    uint64_t unsupported;     /* 415 */
+    uint64_t throttled;       /* 503 and 429 */
+} ingest_otlp_http_stats;
+
+/* A snapshot of the counters (each atomic). Any thread. */
+void ingest_otlp_http_get_stats(ingest_otlp_http *s, ingest_otlp_http_stats *out);
+
+/* Stops accepting, answers the requests in progress (their batch calls
+ * return first), frees s. NULL is fine. Not from the batch function. */
+void ingest_otlp_http_stop(ingest_otlp_http *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,14 +1,15 @@
 /*
  * OTLP JSON (ExportTraceServiceRequest, ExportLogsServiceRequest) to
- * events: the decoder shared by OTLP JSON files and, later, the OTLP/HTTP
- * receiver.
+ * events: the decoder shared by OTLP JSON files and the OTLP/HTTP
+ * receiver, and the record builder that the protobuf decoder (otlp_pb.c)
+ * shares, so that both encodings give the same events.
  *
  * The JSON mapping is protobuf's with OTLP's exceptions: trace and span
  * ids are hex strings, 64-bit integers are strings or numbers, field names
  * are lowerCamelCase. Unknown fields are ignored, so newer exporters still
  * read; the older instrumentationLibrary* names are accepted.
  */
-#include "ingest_int.h"
+#include "otlp_int.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -16,43 +17,279 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct otlp_ctx {
-    const char *const *case_attrs;
-    size_t ncase;
-    int (*emit)(void *ud, const ingest_event *ev);
-    void *ud;
-    core_buf text;         /* the record's strings */
-    core_vec(size_t) offs; /* key, value, key, value, ... in text */
-    core_vec(ingest_attr) attrs;
-    core_buf res_case; /* the resource's case id, when it has one */
-    core_buf tmp;
-    bool has_res_case;
-    /* Where we are, for messages: resourceSpans[i].scopeSpans[j].spans[k]. */
-    const char *names[3];
-    size_t idx[3];
-    int level;
-    char *why;
-    size_t whylen;
-} otlp_ctx;
+/* ------------------------------------------------------------------ */
+/* Record builder                                                      */
+/* ------------------------------------------------------------------ */
 
-static int bad(otlp_ctx *c, const char *field, const char *fmt, ...) CORE_PRINTF(3, 4);
-static int bad(otlp_ctx *c, const char *field, const char *fmt, ...)
+static const char *const default_case_attrs[] = {"case.id", "session.id", "enduser.id"};
+
+void ingest__otlp_init(ingest__otlp *c, const ingest_decode_opts *o, bool partial)
 {
-    if (!c->why || !c->whylen)
-        return CORE_EFORMAT;
-    core_buf b = {0};
+    memset(c, 0, sizeof *c);
+    c->case_attrs = o && o->case_attrs ? o->case_attrs : default_case_attrs;
+    c->ncase = o && o->case_attrs ? o->ncase : 3;
+    c->partial = partial;
+    c->max_attrs = UINT32_MAX;
+    c->max_str = SIZE_MAX;
+    if (partial) {
+        c->max_attrs = o && o->max_attrs ? o->max_attrs : 128;
+        c->max_str = o && o->max_str ? o->max_str : 8192;
+    }
+}
+
+void ingest__otlp_free(ingest__otlp *c)
+{
+    core_buf_free(&c->text);
+    core_buf_free(&c->res_case);
+    core_vec_free(&c->offs);
+    core_vec_free(&c->hidden);
+    core_vec_free(&c->attrs);
+}
+
+/* "resourceSpans[0].scopeSpans[1].spans[2]" */
+static void where(const ingest__otlp *c, core_buf *b)
+{
     for (int l = 0; l < c->level; l++)
-        core_buf_printf(&b, "%s%s[%zu]", l ? "." : "", c->names[l], c->idx[l]);
+        core_buf_printf(b, "%s%s[%zu]", l ? "." : "", c->names[l], c->idx[l]);
+}
+
+static void vmessage(const ingest__otlp *c, char *out, size_t outlen, const char *field,
+                     const char *fmt, va_list ap)
+{
+    core_buf b = {0};
+    where(c, &b);
     if (field)
         core_buf_printf(&b, "%sfield '%s'", b.len ? ": " : "", field);
     core_buf_puts(&b, b.len ? ": " : "");
+    core_buf_vprintf(&b, fmt, ap);
+    snprintf(out, outlen, "%s", b.data);
+    core_buf_free(&b);
+}
+
+int ingest__otlp_bad(ingest__otlp *c, const char *field, const char *fmt, ...)
+{
+    if (c->why && c->whylen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vmessage(c, c->why, c->whylen, field, fmt, ap);
+        va_end(ap);
+    }
+    return CORE_EFORMAT;
+}
+
+int ingest__otlp_reject(ingest__otlp *c, const char *field, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    core_buf_vprintf(&b, fmt, ap);
+    if (c->dry) {
+        va_end(ap);
+        return 0;
+    }
+    if (!c->partial) {
+        if (c->why && c->whylen)
+            vmessage(c, c->why, c->whylen, field, fmt, ap);
+        va_end(ap);
+        return CORE_EFORMAT;
+    }
+    if (c->res->rejected++ == 0)
+        vmessage(c, c->res->reject_reason, sizeof c->res->reject_reason, field, fmt, ap);
     va_end(ap);
-    snprintf(c->why, c->whylen, "%s", b.data);
-    core_buf_free(&b);
-    return CORE_EFORMAT;
+    return 0;
+}
+
+void ingest__otlp_start(ingest__otlp *c, bool case_only)
+{
+    core_buf_reset(&c->text);
+    c->offs.n = 0;
+    c->hidden.n = 0;
+    c->nown = 0;
+    c->case_only = case_only;
+    c->cut = false;
+}
+
+/* Resource attributes are not part of the event: cutting them is not a
+ * truncation of the record. */
+static void mark_cut(ingest__otlp *c)
+{
+    if (!c->case_only)
+        c->cut = true;
+}
+
+size_t ingest__utf8_cut(const char *s, size_t max)
+{
+    size_t k = max;
+    for (int i = 0; i < 3 && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80; i++)
+        k--;
+    /* Still inside a run of continuation bytes: not UTF-8 anyway. */
+    return ((unsigned char)s[k] & 0xc0) == 0x80 ? max : k;
+}
+
+void ingest__otlp_put(ingest__otlp *c, const char *s, size_t n)
+{
+    if (n > c->max_str) {
+        n = ingest__utf8_cut(s, c->max_str);
+        mark_cut(c);
+    }
+    core_buf_append(&c->text, s, n);
+}
+
+static bool is_case_key(const ingest__otlp *c, const char *key, size_t klen)
+{
+    for (size_t a = 0; a < c->ncase; a++)
+        if (strlen(c->case_attrs[a]) == klen && memcmp(c->case_attrs[a], key, klen) == 0)
+            return true;
+    return false;
+}
+
+bool ingest__otlp_attr_begin(ingest__otlp *c, const char *key, size_t klen)
+{
+    bool is_case = is_case_key(c, key, klen);
+    bool keep = !c->case_only && c->offs.n / 2 < c->max_attrs;
+    if (!keep) {
+        /* Over the cap it is dropped from the event, but may still be the
+         * case id. */
+        mark_cut(c);
+        if (!is_case)
+            return false;
+    }
+    bool visible = keep || c->case_only;
+    if (visible)
+        core_vec_push(&c->offs, c->text.len);
+    else
+        core_vec_push(&c->hidden, c->text.len);
+    /* A case key is never cut: it must still match. */
+    if (is_case)
+        core_buf_append(&c->text, key, klen);
+    else
+        ingest__otlp_put(c, key, klen);
+    core_buf_putc(&c->text, 0);
+    if (visible)
+        core_vec_push(&c->offs, c->text.len);
+    else
+        core_vec_push(&c->hidden, c->text.len);
+    c->value_off = c->text.len;
+    return true;
+}
+
+size_t ingest__otlp_value_begin(ingest__otlp *c)
+{
+    return c->text.len;
+}
+
+void ingest__otlp_value_end(ingest__otlp *c, size_t off)
+{
+    size_t n = c->text.len - off;
+    if (n > c->max_str) {
+        c->text.len = off + ingest__utf8_cut(c->text.data + off, c->max_str);
+        mark_cut(c);
+    }
+    core_buf_putc(&c->text, 0);
+}
+
+void ingest__otlp_attr_end(ingest__otlp *c)
+{
+    ingest__otlp_value_end(c, c->value_off);
+}
+
+void ingest__otlp_own_done(ingest__otlp *c)
+{
+    c->nown = c->offs.n;
+}
+
+void ingest__otlp_extra(ingest__otlp *c, const char *key, const char *val, size_t vlen)
+{
+    core_vec_push(&c->offs, c->text.len);
+    core_buf_puts(&c->text, key);
+    core_buf_putc(&c->text, 0);
+    core_vec_push(&c->offs, c->text.len);
+    ingest__otlp_put(c, val, vlen);
+    core_buf_putc(&c->text, 0);
+}
+
+/* The first case attribute with a non-empty value, in order of preference
+ * and then of the attributes (the kept ones come before the hidden ones
+ * on the wire too); an offset into text, SIZE_MAX if none. */
+static size_t find_case(const ingest__otlp *c, size_t nkept)
+{
+    const char *t = c->text.data;
+    for (size_t a = 0; a < c->ncase; a++) {
+        for (size_t i = 0; i + 1 < nkept; i += 2)
+            if (strcmp(t + c->offs.v[i], c->case_attrs[a]) == 0 && t[c->offs.v[i + 1]])
+                return c->offs.v[i + 1];
+        for (size_t i = 0; i + 1 < c->hidden.n; i += 2)
+            if (strcmp(t + c->hidden.v[i], c->case_attrs[a]) == 0 && t[c->hidden.v[i + 1]])
+                return c->hidden.v[i + 1];
+    }
+    return SIZE_MAX;
+}
+
+void ingest__otlp_resource_done(ingest__otlp *c)
+{
+    c->has_res_case = false;
+    size_t off = find_case(c, c->offs.n);
+    if (off != SIZE_MAX) {
+        core_buf_reset(&c->res_case);
+        core_buf_puts(&c->res_case, c->text.data + off);
+        c->has_res_case = true;
+    }
+}
+
+bool ingest__otlp_zero_hex(const char *s, size_t n)
+{
+    if (!n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '0')
+            return false;
+    return true;
+}
+
+int ingest__otlp_finish(ingest__otlp *c, const char *trace_hex, size_t tlen, size_t act_off,
+                        int64_t t)
+{
+    if (c->dry)
+        return 0;
+    size_t case_off = find_case(c, c->nown);
+    if (case_off == SIZE_MAX) {
+        const char *src = NULL;
+        size_t n = 0;
+        if (c->has_res_case) {
+            src = c->res_case.data;
+            n = c->res_case.len;
+        } else if (tlen && !(c->partial && ingest__otlp_zero_hex(trace_hex, tlen))) {
+            src = trace_hex;
+            n = tlen;
+        }
+        if (!src) {
+            char keys[256] = "";
+            size_t kl = 0;
+            for (size_t a = 0; a < c->ncase && kl < sizeof keys; a++)
+                kl += (size_t)snprintf(keys + kl, sizeof keys - kl, "'%s', ", c->case_attrs[a]);
+            return ingest__otlp_reject(c, NULL, "no case id: no attribute %sand no trace id", keys);
+        }
+        case_off = c->text.len;
+        ingest__otlp_put(c, src, n);
+        core_buf_putc(&c->text, 0);
+    }
+    c->attrs.n = 0;
+    core_vec_reserve(&c->attrs, c->offs.n / 2);
+    for (size_t i = 0; i + 1 < c->offs.n; i += 2)
+        c->attrs.v[c->attrs.n++] =
+            (ingest_attr){c->text.data + c->offs.v[i], c->text.data + c->offs.v[i + 1]};
+    ingest_event ev = {
+        .case_id = c->text.data + case_off,
+        .activity = c->text.data + act_off,
+        .time_ns = t,
+        .line = 0,
+        .attrs = c->attrs.v,
+        .nattrs = (uint32_t)c->attrs.n,
+    };
+    int rc = c->emit(c->ud, &ev);
+    if (rc == 0) {
+        c->res->accepted++;
+        c->res->truncated += c->cut;
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -144,79 +381,53 @@ static void any_value(const json_t *v, core_buf *out, bool top)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
-static void add(otlp_ctx *c, const char *key, const char *val, size_t vlen)
-{
-    core_vec_push(&c->offs, c->text.len);
-    core_buf_puts(&c->text, key);
-    core_buf_putc(&c->text, 0);
-    core_vec_push(&c->offs, c->text.len);
-    core_buf_append(&c->text, val, vlen);
-    core_buf_putc(&c->text, 0);
-}
-
-/* Adds a string field of obj as an attribute, when it is non-empty. */
-static void add_str(otlp_ctx *c, const char *key, const json_t *obj, const char *field)
+/* Adds a string field of obj as a derived attribute, when it is non-empty
+ * (and, in partial mode, not an all-zero id). */
+static void add_str(ingest__otlp *c, const char *key, const json_t *obj, const char *field, bool id)
 {
     const json_t *v = json_object_get(obj, field);
-    if (json_is_string(v) && json_string_length(v))
-        add(c, key, json_string_value(v), json_string_length(v));
+    if (!json_is_string(v) || !json_string_length(v))
+        return;
+    if (id && c->partial && ingest__otlp_zero_hex(json_string_value(v), json_string_length(v)))
+        return;
+    ingest__otlp_extra(c, key, json_string_value(v), json_string_length(v));
 }
 
 /* Appends an attribute list ([{key, value}]) to the record. */
-static int add_attributes(otlp_ctx *c, const json_t *list)
+static int add_attributes(ingest__otlp *c, const json_t *list)
 {
     if (!list)
         return 0;
     if (!json_is_array(list))
-        return bad(c, "attributes", "not an array");
+        return ingest__otlp_bad(c, "attributes", "not an array");
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *kv = json_array_get(list, i);
-        const char *k = json_string_value(json_object_get(kv, "key"));
-        if (!k)
-            return bad(c, "attributes", "entry %zu has no key", i);
-        core_vec_push(&c->offs, c->text.len);
-        core_buf_puts(&c->text, k);
-        core_buf_putc(&c->text, 0);
-        core_vec_push(&c->offs, c->text.len);
+        const json_t *k = json_object_get(kv, "key");
+        if (!json_is_string(k))
+            return ingest__otlp_bad(c, "attributes", "entry %zu has no key", i);
+        if (c->dry || !ingest__otlp_attr_begin(c, json_string_value(k), json_string_length(k)))
+            continue;
         any_value(json_object_get(kv, "value"), &c->text, true);
-        core_buf_putc(&c->text, 0);
+        ingest__otlp_attr_end(c);
     }
     return 0;
 }
 
-/* The first case attribute with a non-empty value among the attributes
- * in offs[0, to), as an offset into text; SIZE_MAX if none. */
-static size_t find_case(const otlp_ctx *c, size_t to)
-{
-    for (size_t a = 0; a < c->ncase; a++)
-        for (size_t i = 0; i + 1 < to; i += 2)
-            if (strcmp(c->text.data + c->offs.v[i], c->case_attrs[a]) == 0 &&
-                c->text.data[c->offs.v[i + 1]])
-                return c->offs.v[i + 1];
-    return SIZE_MAX;
-}
-
 /* The resource's case attribute, computed once per resource. */
-static int resource_case(otlp_ctx *c, const json_t *resource)
+static int resource_case(ingest__otlp *c, const json_t *resource)
 {
-    core_buf_reset(&c->text);
-    c->offs.n = 0;
+    ingest__otlp_start(c, true);
     c->has_res_case = false;
     int rc = add_attributes(c, json_object_get(resource, "attributes"));
-    if (rc)
+    if (rc || c->dry)
         return rc;
-    size_t off = find_case(c, c->offs.n);
-    if (off != SIZE_MAX) {
-        core_buf_reset(&c->res_case);
-        core_buf_puts(&c->res_case, c->text.data + off);
-        c->has_res_case = true;
-    }
+    ingest__otlp_resource_done(c);
     return 0;
 }
 
 /* A *UnixNano field: a decimal string or a number; absent or 0 is no
- * time. */
-static int unix_nano(otlp_ctx *c, const json_t *obj, const char *field, int64_t *out)
+ * time. 1 when it is not a time (then the record was rejected). */
+static int unix_nano(ingest__otlp *c, const json_t *obj, const char *field, int64_t *out)
 {
     const json_t *v = json_object_get(obj, field);
     *out = INGEST_NO_TIME;
@@ -233,152 +444,128 @@ static int unix_nano(otlp_ctx *c, const json_t *obj, const char *field, int64_t 
     } else {
         core_buf b = {0};
         ingest__json_text(v, &b);
-        int rc = bad(c, field, "not a time in Unix nanoseconds: '%.60s'", b.data ? b.data : "");
+        int rc = ingest__otlp_reject(c, field, "not a time in Unix nanoseconds: '%.60s'",
+                                     b.data ? b.data : "");
         core_buf_free(&b);
-        return rc;
+        return rc ? rc : 1;
     }
-    if (t < 0)
-        return bad(c, field, "negative time");
+    if (t < 0) {
+        int rc = ingest__otlp_reject(c, field, "negative time");
+        return rc ? rc : 1;
+    }
     if (t > 0)
         *out = t;
     return 0;
 }
 
-/*
- * The record is in text/offs (its attributes, then the extra fields,
- * starting at offs[nown]: the record's own attributes are offs[0, nown)).
- * Picks the case id, builds the event and emits it.
- */
-static int emit_record(otlp_ctx *c, size_t nown, const json_t *trace_id, size_t act_off, int64_t t)
-{
-    size_t case_off = find_case(c, nown);
-    if (case_off == SIZE_MAX) {
-        const char *src = NULL;
-        size_t n = 0;
-        if (c->has_res_case) {
-            src = c->res_case.data;
-            n = c->res_case.len;
-        } else if (json_is_string(trace_id) && json_string_length(trace_id)) {
-            src = json_string_value(trace_id);
-            n = json_string_length(trace_id);
-        }
-        if (!src) {
-            core_buf keys = {0};
-            for (size_t a = 0; a < c->ncase; a++)
-                core_buf_printf(&keys, "'%s', ", c->case_attrs[a]);
-            int rc = bad(c, NULL, "no case id: no attribute %sand no traceId",
-                         keys.data ? keys.data : "");
-            core_buf_free(&keys);
-            return rc;
-        }
-        case_off = c->text.len;
-        core_buf_append(&c->text, src, n);
-        core_buf_putc(&c->text, 0);
-    }
-    c->attrs.n = 0;
-    for (size_t i = 0; i + 1 < c->offs.n; i += 2)
-        core_vec_push(&c->attrs, ((ingest_attr){c->text.data + c->offs.v[i],
-                                                c->text.data + c->offs.v[i + 1]}));
-    ingest_event ev = {
-        .case_id = c->text.data + case_off,
-        .activity = c->text.data + act_off,
-        .time_ns = t,
-        .line = 0,
-        .attrs = c->attrs.v,
-        .nattrs = (uint32_t)c->attrs.n,
-    };
-    return c->emit(c->ud, &ev);
-}
-
-static void start_record(otlp_ctx *c)
-{
-    core_buf_reset(&c->text);
-    c->offs.n = 0;
-}
-
 /* Puts the activity text at the end of text; returns its offset. */
-static size_t activity_text(otlp_ctx *c, const json_t *v, bool any)
+static size_t activity_text(ingest__otlp *c, const json_t *v, bool any)
 {
-    size_t off = c->text.len;
+    size_t off = ingest__otlp_value_begin(c);
     if (any)
         any_value(v, &c->text, true);
     else if (json_is_string(v))
         core_buf_append(&c->text, json_string_value(v), json_string_length(v));
-    core_buf_putc(&c->text, 0);
+    ingest__otlp_value_end(c, off);
     return off;
 }
 
-static int do_span(otlp_ctx *c, const json_t *span, const char *scope)
+/* The record's trace id for the case fallback: a non-empty string. */
+static void trace_id_of(const json_t *rec, const char **s, size_t *n)
+{
+    const json_t *v = json_object_get(rec, "traceId");
+    *s = json_is_string(v) ? json_string_value(v) : NULL;
+    *n = *s ? json_string_length(v) : 0;
+}
+
+static int do_span(ingest__otlp *c, const json_t *span, const char *scope)
 {
     if (!json_is_object(span))
-        return bad(c, NULL, "not an object");
-    start_record(c);
+        return ingest__otlp_bad(c, NULL, "not an object");
+    ingest__otlp_start(c, false);
     int rc = add_attributes(c, json_object_get(span, "attributes"));
-    if (rc)
+    if (rc || c->dry)
         return rc;
-    size_t nown = c->offs.n;
-    add_str(c, "trace_id", span, "traceId");
-    add_str(c, "span_id", span, "spanId");
-    add_str(c, "parent_span_id", span, "parentSpanId");
+    ingest__otlp_own_done(c);
+    add_str(c, "trace_id", span, "traceId", true);
+    add_str(c, "span_id", span, "spanId", true);
+    add_str(c, "parent_span_id", span, "parentSpanId", true);
     if (scope && *scope)
-        add(c, "scope.name", scope, strlen(scope));
+        ingest__otlp_extra(c, "scope.name", scope, strlen(scope));
     int64_t t;
     rc = unix_nano(c, span, "startTimeUnixNano", &t);
     if (rc)
-        return rc;
+        return rc < 0 ? rc : 0;
     size_t act = activity_text(c, json_object_get(span, "name"), false);
-    return emit_record(c, nown, json_object_get(span, "traceId"), act, t);
+    const char *tid;
+    size_t tlen;
+    trace_id_of(span, &tid, &tlen);
+    return ingest__otlp_finish(c, tid, tlen, act, t);
 }
 
-static int do_log(otlp_ctx *c, const json_t *log, const char *scope)
+static int do_log(ingest__otlp *c, const json_t *log, const char *scope)
 {
     if (!json_is_object(log))
-        return bad(c, NULL, "not an object");
-    start_record(c);
+        return ingest__otlp_bad(c, NULL, "not an object");
+    ingest__otlp_start(c, false);
     int rc = add_attributes(c, json_object_get(log, "attributes"));
-    if (rc)
+    if (rc || c->dry)
         return rc;
-    size_t nown = c->offs.n;
-    add_str(c, "trace_id", log, "traceId");
-    add_str(c, "span_id", log, "spanId");
-    add_str(c, "severity_text", log, "severityText");
+    ingest__otlp_own_done(c);
+    add_str(c, "trace_id", log, "traceId", true);
+    add_str(c, "span_id", log, "spanId", true);
+    add_str(c, "severity_text", log, "severityText", false);
     const json_t *sev = json_object_get(log, "severityNumber");
     if (sev && !json_is_null(sev)) {
-        core_buf_reset(&c->tmp);
-        ingest__json_text(sev, &c->tmp);
-        add(c, "severity_number", c->tmp.data, c->tmp.len);
+        core_buf tmp = {0};
+        char num[32];
+        const char *s = num;
+        size_t n;
+        if (json_is_integer(sev)) {
+            n = (size_t)snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(sev));
+        } else {
+            /* Not the usual number: rendered, which allocates; rare. */
+            ingest__json_text(sev, &tmp);
+            s = tmp.data ? tmp.data : "";
+            n = tmp.len;
+        }
+        ingest__otlp_extra(c, "severity_number", s, n);
+        core_buf_free(&tmp);
     }
     if (scope && *scope)
-        add(c, "scope.name", scope, strlen(scope));
+        ingest__otlp_extra(c, "scope.name", scope, strlen(scope));
     int64_t t;
     rc = unix_nano(c, log, "timeUnixNano", &t);
     if (rc == 0 && t == INGEST_NO_TIME)
         rc = unix_nano(c, log, "observedTimeUnixNano", &t);
     if (rc)
-        return rc;
+        return rc < 0 ? rc : 0;
     const json_t *body = json_object_get(log, "body");
     size_t act = body && !json_is_null(body)
                      ? activity_text(c, body, true)
                      : activity_text(c, json_object_get(log, "eventName"), false);
-    return emit_record(c, nown, json_object_get(log, "traceId"), act, t);
+    const char *tid;
+    size_t tlen;
+    trace_id_of(log, &tid, &tlen);
+    return ingest__otlp_finish(c, tid, tlen, act, t);
 }
 
 /* An array field of obj, or NULL when absent; CORE_EFORMAT when it is
  * something else. */
-static int array_of(otlp_ctx *c, const json_t *obj, const char *field, const json_t **out)
+static int array_of(ingest__otlp *c, const json_t *obj, const char *field, const json_t **out)
 {
     const json_t *v = json_object_get(obj, field);
     *out = NULL;
     if (!v || json_is_null(v))
         return 0;
     if (!json_is_array(v))
-        return bad(c, field, "not an array");
+        return ingest__otlp_bad(c, field, "not an array");
     *out = v;
     return 0;
 }
 
 /* resourceSpans or resourceLogs: resources, their scopes, their records. */
-static int do_resources(otlp_ctx *c, const json_t *root, bool spans)
+static int do_resources(ingest__otlp *c, const json_t *root, bool spans)
 {
     const char *const top = spans ? "resourceSpans" : "resourceLogs";
     const char *const scopes[2] = {spans ? "scopeSpans" : "scopeLogs",
@@ -386,6 +573,7 @@ static int do_resources(otlp_ctx *c, const json_t *root, bool spans)
                                          : "instrumentationLibraryLogs"};
     const char *const records = spans ? "spans" : "logRecords";
     const json_t *rlist;
+    c->level = 0;
     int rc = array_of(c, root, top, &rlist);
     if (rc || !rlist)
         return rc;
@@ -395,7 +583,7 @@ static int do_resources(otlp_ctx *c, const json_t *root, bool spans)
         c->level = 1;
         c->idx[0] = i;
         if (!json_is_object(res))
-            return bad(c, NULL, "not an object");
+            return ingest__otlp_bad(c, NULL, "not an object");
         rc = resource_case(c, json_object_get(res, "resource"));
         if (rc)
             return rc;
@@ -410,7 +598,7 @@ static int do_resources(otlp_ctx *c, const json_t *root, bool spans)
                 c->level = 2;
                 c->idx[1] = j;
                 if (!json_is_object(sc))
-                    return bad(c, NULL, "not an object");
+                    return ingest__otlp_bad(c, NULL, "not an object");
                 const json_t *scope =
                     json_object_get(sc, s == 0 ? "scope" : "instrumentationLibrary");
                 const char *scope_name = json_string_value(json_object_get(scope, "name"));
@@ -434,11 +622,43 @@ static int do_resources(otlp_ctx *c, const json_t *root, bool spans)
     return 0;
 }
 
+int ingest__otlp_json_body(ingest__otlp *c, bool spans, const char *buf, size_t len)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, len, 0, &jerr);
+    if (!root)
+        return ingest__fail(c->why, c->whylen, CORE_EFORMAT, "offset %d: invalid JSON: %s",
+                            jerr.position, jerr.text);
+    int rc;
+    if (!json_is_object(root)) {
+        rc = ingest__fail(c->why, c->whylen, CORE_EFORMAT, "not a JSON object");
+        goto out;
+    }
+    const char *mine = spans ? "resourceSpans" : "resourceLogs";
+    const char *other = spans ? "resourceLogs" : "resourceSpans";
+    const json_t *o = json_object_get(root, other);
+    if (!json_object_get(root, mine) && o && !json_is_null(o)) {
+        rc = ingest__fail(c->why, c->whylen, CORE_EFORMAT,
+                          "field '%s': this is an Export%sServiceRequest, not the "
+                          "Export%sServiceRequest expected here",
+                          other, spans ? "Logs" : "Trace", spans ? "Trace" : "Logs");
+        goto out;
+    }
+    /* Check everything first: a broken body emits nothing. */
+    c->dry = true;
+    rc = do_resources(c, root, spans);
+    c->dry = false;
+    if (rc == 0)
+        rc = do_resources(c, root, spans);
+out:
+    json_decref(root);
+    return rc;
+}
+
 int ingest_otlp_json_decode(const char *buf, size_t len, const char *const *case_attrs,
                             size_t ncase, int (*emit)(void *ud, const ingest_event *ev), void *ud,
                             char *why, size_t whylen)
 {
-    static const char *const default_case_attrs[] = {"case.id", "session.id", "enduser.id"};
     json_error_t jerr;
     json_t *root = json_loadb(buf, len, 0, &jerr);
     if (!root)
@@ -448,22 +668,19 @@ int ingest_otlp_json_decode(const char *buf, size_t len, const char *const *case
         json_decref(root);
         return ingest__fail(why, whylen, CORE_EFORMAT, "not a JSON object");
     }
-    otlp_ctx c = {
-        .case_attrs = case_attrs ? case_attrs : default_case_attrs,
-        .ncase = case_attrs ? ncase : 3,
-        .emit = emit,
-        .ud = ud,
-        .why = why,
-        .whylen = whylen,
-    };
+    ingest_decode_opts o = {.case_attrs = case_attrs, .ncase = ncase};
+    ingest_decode_result res = {0};
+    ingest__otlp c;
+    ingest__otlp_init(&c, &o, false);
+    c.emit = emit;
+    c.ud = ud;
+    c.res = &res;
+    c.why = why;
+    c.whylen = whylen;
     int rc = do_resources(&c, root, true);
     if (rc == 0)
         rc = do_resources(&c, root, false);
     json_decref(root);
-    core_buf_free(&c.text);
-    core_buf_free(&c.res_case);
-    core_buf_free(&c.tmp);
-    core_vec_free(&c.offs);
-    core_vec_free(&c.attrs);
+    ingest__otlp_free(&c);
     return rc;
 }

@@ -1,0 +1,651 @@
+/*
+ * A small HTTP/1.1 server on libmicrohttpd, for the OTLP/HTTP receiver and
+ * the daemon's API.
+ *
+ * Threads. libmicrohttpd runs one internal polling thread that does all
+ * socket I/O; it never runs a handler. When a request's body is complete
+ * the connection is suspended and the request goes on a queue served by
+ * our own pool of `threads` handler threads. A handler may block (the
+ * daemon answers an OTLP export only after its state commit): that holds
+ * one pool thread, never the I/O of the other connections. When the
+ * handler returns, the pool thread builds the response and resumes the
+ * connection; the polling thread then queues and sends it. Concurrency of
+ * handlers is thus the pool size, and memory is bounded by the connection
+ * limit times the body limit.
+ *
+ * Bodies. Each request's body is collected in a buffer of our own. A
+ * Content-Length over the limit is answered 413 before any of the body is
+ * read (libmicrohttpd closes the connection after it). A chunked body is
+ * only known to be too large while it arrives, and libmicrohttpd cannot
+ * queue a response in the middle of an upload, so there the 413 is written
+ * to the socket directly, the write side is shut down, and what the client
+ * still sends is read and dropped for a little while (so that it reads the
+ * 413 instead of a reset) before the connection is closed.
+ */
+#define _GNU_SOURCE /* strcasestr */
+#include "core.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#define HTTP_DEFAULT_MAX_BODY ((size_t)64 << 20)
+#define HTTP_DEFAULT_THREADS 2u
+#define HTTP_DEFAULT_MAX_CONNS 256u
+/* Idle and slow clients are dropped after this many seconds. */
+#define HTTP_CONN_TIMEOUT 30u
+/* After a 413 sent in the middle of a chunked body, how much more of it is
+ * read and dropped before the connection is closed. */
+#define HTTP_LINGER_BYTES ((size_t)4 << 20)
+
+typedef enum {
+    RQ_HEADERS,    /* the request line and headers arrived */
+    RQ_BODY,       /* receiving the body */
+    RQ_DISCARD,    /* a raw 413 was sent; dropping the rest, then closing */
+    RQ_DISPATCHED, /* suspended, queued for or running in a handler thread */
+    RQ_READY,      /* resumed with a response to queue */
+    RQ_SENT,       /* the response is queued */
+} rq_state;
+
+typedef struct http_rq {
+    struct http_rq *next; /* queue link */
+    core_http *srv;
+    struct MHD_Connection *conn;
+    rq_state state;
+    bool counted; /* counted in srv->inflight */
+    char *uri;    /* the request target as sent; the '?' is cut to a NUL */
+    char *query;  /* into uri, or NULL */
+    const char *method, *content_type, *content_encoding, *authorization; /* MHD's */
+    core_buf body;
+    size_t dropped; /* RQ_DISCARD: bytes dropped since the 413 */
+    struct MHD_Response *resp;
+    unsigned status;
+} http_rq;
+
+struct core_http {
+    struct MHD_Daemon *d;
+    core_http_handler h;
+    void *ud;
+    size_t max_body;
+    core_logger log;
+    char addr[INET6_ADDRSTRLEN + 16];
+
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv; /* queue not empty, or stopping */
+    pthread_cond_t idle_cv; /* inflight went to 0 */
+    http_rq *head, *tail;
+    size_t inflight; /* dispatched and not yet completed */
+    bool closing;    /* core_http_stop began: no more dispatching */
+    bool stopping;   /* pool threads leave */
+    pthread_t *workers;
+    unsigned nworkers;
+    _Atomic uint64_t requests, too_large;
+};
+
+/* ------------------------------------------------------------------ */
+/* Listening                                                           */
+/* ------------------------------------------------------------------ */
+
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+    if (why && whylen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, whylen, fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
+
+/* Splits "host:port", "[v6]:port" or ":port" (an empty host: the wildcard
+ * address getaddrinfo gives first). */
+static bool split_listen(const char *spec, char *host, size_t hostlen, char *port, size_t portlen)
+{
+    const char *colon = strrchr(spec, ':');
+    if (!colon || !colon[1] || strlen(colon + 1) >= portlen)
+        return false;
+    for (const char *p = colon + 1; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    if (strtoul(colon + 1, NULL, 10) > 65535)
+        return false;
+    strcpy(port, colon + 1);
+    const char *h = spec;
+    size_t n = (size_t)(colon - spec);
+    if (n && h[0] == '[') {
+        if (n < 2 || h[n - 1] != ']')
+            return false;
+        h++;
+        n -= 2;
+    } else if (memchr(h, ':', n)) {
+        return false; /* a bare IPv6 address needs brackets */
+    }
+    if (n >= hostlen)
+        return false;
+    memcpy(host, h, n);
+    host[n] = 0;
+    return true;
+}
+
+static void format_addr(const struct sockaddr_storage *ss, char *out, size_t outlen)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+        port = ntohs(a->sin6_port);
+        snprintf(out, outlen, "[%s]:%u", ip, port);
+    } else {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+        port = ntohs(a->sin_port);
+        snprintf(out, outlen, "%s:%u", ip, port);
+    }
+}
+
+/* Binds and listens on the first address of the host that works. */
+static int open_listener(const char *spec, int *fd_out, char *addr, size_t addrlen, char *why,
+                         size_t whylen)
+{
+    char host[256], port[8];
+    if (!spec || !split_listen(spec, host, sizeof host, port, sizeof port))
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: not host:port", spec ? spec : "");
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+    if (rc != 0)
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: %s", spec, gai_strerror(rc));
+    int err = -EADDRNOTAVAIL, fd = -1;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+        if (fd < 0) {
+            err = -errno;
+            continue;
+        }
+        /* A restarted daemon must be able to bind while old connections
+         * linger in TIME_WAIT. */
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0)
+            break;
+        err = -errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0)
+        return fail(why, whylen, err, "listen %s: %s", spec, core_strerror(err));
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+        err = -errno;
+        close(fd);
+        return fail(why, whylen, err, "listen %s: %s", spec, core_strerror(err));
+    }
+    format_addr(&ss, addr, addrlen);
+    *fd_out = fd;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                            */
+/* ------------------------------------------------------------------ */
+
+static void rq_free(http_rq *r)
+{
+    if (r->resp)
+        MHD_destroy_response(r->resp);
+    core_buf_free(&r->body);
+    free(r->uri);
+    free(r);
+}
+
+static http_rq *rq_new(core_http *s, const char *uri)
+{
+    http_rq *r = core_xcalloc(1, sizeof *r);
+    r->srv = s;
+    r->uri = core_xstrdup(uri ? uri : "");
+    char *q = strchr(r->uri, '?');
+    if (q) {
+        *q = 0;
+        r->query = q + 1;
+    }
+    return r;
+}
+
+/* The full request target, before libmicrohttpd unescapes it and splits
+ * off the query: handlers see the path as it was sent. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)c;
+    return rq_new(cls, uri);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)c;
+    (void)toe;
+    core_http *s = cls;
+    http_rq *r = *con_cls;
+    if (!r)
+        return;
+    *con_cls = NULL;
+    if (r->counted) {
+        pthread_mutex_lock(&s->mu);
+        if (--s->inflight == 0)
+            pthread_cond_broadcast(&s->idle_cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    rq_free(r);
+}
+
+static struct MHD_Response *make_response(const char *ctype, core_buf *body, int retry_after,
+                                          const char *allow, bool close_conn)
+{
+    struct MHD_Response *mr;
+    if (body->len) {
+        /* core_buf memory comes from malloc: MHD frees it. */
+        mr = MHD_create_response_from_buffer(body->len, body->data, MHD_RESPMEM_MUST_FREE);
+        if (mr)
+            memset(body, 0, sizeof *body);
+    } else {
+        mr = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    }
+    if (!mr)
+        core_panic("http: cannot create a response");
+    if (ctype)
+        MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    if (retry_after > 0) {
+        char num[24];
+        snprintf(num, sizeof num, "%d", retry_after);
+        MHD_add_response_header(mr, MHD_HTTP_HEADER_RETRY_AFTER, num);
+    }
+    if (allow)
+        MHD_add_response_header(mr, MHD_HTTP_HEADER_ALLOW, allow);
+    if (close_conn)
+        MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
+    return mr;
+}
+
+static enum MHD_Result queue_text(struct MHD_Connection *c, unsigned status, const char *text,
+                                  bool close_conn)
+{
+    core_buf b = {0};
+    core_buf_puts(&b, text);
+    struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 0, NULL, close_conn);
+    core_buf_free(&b);
+    enum MHD_Result ret = MHD_queue_response(c, status, mr);
+    MHD_destroy_response(mr);
+    return ret;
+}
+
+static void too_large_text(const core_http *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "request body larger than %zu bytes\n", s->max_body);
+}
+
+/*
+ * A 413 in the middle of a chunked upload, written to the socket (see the
+ * top of the file). The response is small and the socket's send buffer
+ * empty (nothing else was sent for this request but maybe a 100 Continue),
+ * so one send() normally takes all of it; if not, the client sees a
+ * truncated response or a reset, which it also reads as a failure.
+ */
+static void send_raw_413(core_http *s, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return;
+    char text[96], msg[256];
+    too_large_text(s, text, sizeof text);
+    int n = snprintf(msg, sizeof msg,
+                     "HTTP/1.1 413 Payload Too Large\r\n"
+                     "Content-Type: text/plain; charset=utf-8\r\n"
+                     "Content-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n%s",
+                     strlen(text), text);
+    if (n > 0 && (size_t)n < sizeof msg) {
+        ssize_t w = send(ci->connect_fd, msg, (size_t)n, MSG_NOSIGNAL);
+        (void)w;
+    }
+    shutdown(ci->connect_fd, SHUT_WR);
+}
+
+static size_t header_size(const char *v, bool *ok)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    *ok = end != v && !*end && !errno && v[0] != '-';
+    return x > SIZE_MAX ? SIZE_MAX : (size_t)x;
+}
+
+/* Suspends the connection and hands the request to the pool, unless the
+ * server is stopping (then 503). Runs on the polling thread. */
+static enum MHD_Result dispatch(core_http *s, http_rq *r, struct MHD_Connection *c,
+                                const char *method)
+{
+    atomic_fetch_add(&s->requests, 1);
+    r->conn = c;
+    r->method = method;
+    r->content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    r->content_encoding =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING);
+    r->authorization =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    pthread_mutex_lock(&s->mu);
+    if (s->closing) {
+        pthread_mutex_unlock(&s->mu);
+        r->state = RQ_SENT;
+        return queue_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "server is stopping\n", true);
+    }
+    /* Suspend before the request can be seen by a pool thread, which
+     * resumes it when done. */
+    MHD_suspend_connection(c);
+    r->state = RQ_DISPATCHED;
+    r->counted = true;
+    s->inflight++;
+    r->next = NULL;
+    if (s->tail)
+        s->tail->next = r;
+    else
+        s->head = r;
+    s->tail = r;
+    pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->mu);
+    return MHD_YES;
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
+                                 const char *method, const char *version, const char *data,
+                                 size_t *size, void **con_cls)
+{
+    (void)version;
+    core_http *s = cls;
+    http_rq *r = *con_cls;
+    if (!r)
+        r = *con_cls = rq_new(s, url); /* not reached: on_uri made it */
+
+    switch (r->state) {
+    case RQ_HEADERS: {
+        r->state = RQ_BODY;
+        const char *te =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        const char *cl =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && !(te && strcasestr(te, "chunked"))) {
+            bool ok;
+            size_t n = header_size(cl, &ok);
+            if (ok && n > s->max_body) {
+                /* Answered before the body is read; MHD then closes the
+                 * connection rather than read the body. */
+                char text[96];
+                too_large_text(s, text, sizeof text);
+                core_logf(&s->log, CORE_LOG_NOTE, "http %s: %s %s: Content-Length %zu: 413",
+                          s->addr, method, r->uri, n);
+                r->state = RQ_SENT;
+                atomic_fetch_add(&s->requests, 1);
+                atomic_fetch_add(&s->too_large, 1);
+                return queue_text(c, MHD_HTTP_CONTENT_TOO_LARGE, text, true);
+            }
+        }
+        /* The first call has no body data; should a version of
+         * libmicrohttpd pass some, it is taken as body below. */
+        if (!*size)
+            return MHD_YES;
+    }
+    /* fall through */
+    case RQ_BODY:
+        if (*size) {
+            if (*size > s->max_body - r->body.len) {
+                core_logf(&s->log, CORE_LOG_NOTE,
+                          "http %s: %s %s: body over %zu bytes: 413, connection closed", s->addr,
+                          method, r->uri, s->max_body);
+                send_raw_413(s, c);
+                atomic_fetch_add(&s->requests, 1);
+                atomic_fetch_add(&s->too_large, 1);
+                r->state = RQ_DISCARD;
+                r->dropped = *size;
+                *size = 0;
+                return MHD_YES;
+            }
+            core_buf_append(&r->body, data, *size);
+            *size = 0;
+            return MHD_YES;
+        }
+        return dispatch(s, r, c, method);
+    case RQ_DISCARD:
+        /* Closing the connection is the only way out: the 413 is on the
+         * wire already. */
+        if (*size && r->dropped < HTTP_LINGER_BYTES) {
+            r->dropped += *size;
+            *size = 0;
+            return MHD_YES;
+        }
+        return MHD_NO;
+    case RQ_READY: {
+        r->state = RQ_SENT;
+        enum MHD_Result ret = MHD_queue_response(c, r->status, r->resp);
+        MHD_destroy_response(r->resp);
+        r->resp = NULL;
+        return ret;
+    }
+    case RQ_DISPATCHED:
+    case RQ_SENT:
+        break;
+    }
+    return MHD_NO; /* not reached */
+}
+
+/* ------------------------------------------------------------------ */
+/* Handler pool                                                        */
+/* ------------------------------------------------------------------ */
+
+static void run_handler(core_http *s, http_rq *r, bool closing)
+{
+    core_http_req q = {
+        .method = r->method,
+        .path = r->uri,
+        .query = r->query,
+        .content_type = r->content_type,
+        .content_encoding = r->content_encoding,
+        .authorization = r->authorization,
+        .body = r->body.data ? r->body.data : "",
+        .len = r->body.len,
+    };
+    core_http_resp resp = {0};
+    s->h(s->ud, &q, &resp);
+    if (resp.status < 100 || resp.status > 599) {
+        core_logf(&s->log, CORE_LOG_ERROR, "http %s: %s %s: handler gave status %d", s->addr,
+                  r->method, r->uri, resp.status);
+        core_buf_reset(&resp.body);
+        core_buf_puts(&resp.body, "internal error\n");
+        resp.status = 500;
+        resp.content_type = NULL;
+    }
+    const char *ctype = resp.content_type;
+    if (!ctype && resp.body.len)
+        ctype = "text/plain; charset=utf-8";
+    r->resp = make_response(ctype, &resp.body, resp.retry_after, resp.allow, closing);
+    r->status = (unsigned)resp.status;
+    core_buf_free(&resp.body);
+}
+
+static void *worker_main(void *arg)
+{
+    core_http *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->head && !s->stopping)
+            pthread_cond_wait(&s->work_cv, &s->mu);
+        http_rq *r = s->head;
+        if (!r) {
+            pthread_mutex_unlock(&s->mu);
+            return NULL;
+        }
+        s->head = r->next;
+        if (!s->head)
+            s->tail = NULL;
+        bool closing = s->closing;
+        pthread_mutex_unlock(&s->mu);
+
+        run_handler(s, r, closing);
+        r->state = RQ_READY;
+        /* From here on the request belongs to the polling thread again. */
+        MHD_resume_connection(r->conn);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                      */
+/* ------------------------------------------------------------------ */
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) CORE_PRINTF(2, 0);
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    core_http *s = cls;
+    if (!s->log.fn || s->log.min > CORE_LOG_DEBUG)
+        return;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = 0;
+    core_logf(&s->log, CORE_LOG_DEBUG, "http %s: libmicrohttpd: %s", s->addr, msg);
+}
+
+static void stop_workers(core_http *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->stopping = true;
+    pthread_cond_broadcast(&s->work_cv);
+    pthread_mutex_unlock(&s->mu);
+    for (unsigned i = 0; i < s->nworkers; i++)
+        pthread_join(s->workers[i], NULL);
+    s->nworkers = 0;
+}
+
+static void server_free(core_http *s)
+{
+    free(s->workers);
+    pthread_cond_destroy(&s->idle_cv);
+    pthread_cond_destroy(&s->work_cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core_http **out,
+                    char *why, size_t whylen)
+{
+    if (!o || !h || !out)
+        return fail(why, whylen, CORE_EUSAGE, "core_http_start: missing argument");
+    core_http *s = core_xcalloc(1, sizeof *s);
+    s->h = h;
+    s->ud = ud;
+    s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
+    s->log = o->log;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->work_cv, NULL);
+    pthread_cond_init(&s->idle_cv, NULL);
+
+    int fd = -1;
+    int err = open_listener(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
+    if (err)
+        goto fail_free;
+
+    unsigned want = o->threads ? o->threads : HTTP_DEFAULT_THREADS;
+    s->workers = core_xcalloc(want, sizeof *s->workers);
+    for (unsigned i = 0; i < want; i++) {
+        int rc = pthread_create(&s->workers[i], NULL, worker_main, s);
+        if (rc) {
+            err = fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
+                       core_strerror(-rc));
+            goto fail_workers;
+        }
+        s->nworkers++;
+    }
+
+    unsigned max_conns = o->max_conns ? o->max_conns : HTTP_DEFAULT_MAX_CONNS;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    /* The logger comes first so that libmicrohttpd never prints on its
+     * own while the other options are read. */
+    s->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)HTTP_CONN_TIMEOUT, MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_END);
+    if (!s->d) {
+        err = fail(why, whylen, -EIO, "listen %s: libmicrohttpd failed to start", o->listen);
+        /* Whether libmicrohttpd closed the socket it was given on its way
+         * out is not documented: leak it rather than risk closing a
+         * number another thread has reused since. */
+        fd = -1;
+        goto fail_workers;
+    }
+    core_logf(&s->log, CORE_LOG_INFO, "http: listening on %s", s->addr);
+    *out = s;
+    return 0;
+
+fail_workers:
+    stop_workers(s);
+    if (fd >= 0)
+        close(fd);
+fail_free:
+    server_free(s);
+    return err;
+}
+
+const char *core_http_address(const core_http *s)
+{
+    return s->addr;
+}
+
+void core_http_get_stats(const core_http *s, core_http_stats *out)
+{
+    core_http *m = (core_http *)s; /* atomics are only read */
+    out->requests = atomic_load(&m->requests);
+    out->too_large = atomic_load(&m->too_large);
+}
+
+void core_http_stop(core_http *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->closing = true;
+    pthread_mutex_unlock(&s->mu);
+    /* Refuse new connections at once; the ones open go on. */
+    MHD_socket lfd = MHD_quiesce_daemon(s->d);
+    if (lfd != MHD_INVALID_SOCKET)
+        close(lfd);
+    /* Every dispatched request is answered (its handler returns and the
+     * response is sent, or the client goes away or times out). With
+     * `closing` set nothing new is dispatched, so this ends. */
+    pthread_mutex_lock(&s->mu);
+    while (s->inflight)
+        pthread_cond_wait(&s->idle_cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    stop_workers(s);
+    MHD_stop_daemon(s->d);
+    core_logf(&s->log, CORE_LOG_INFO, "http: stopped listening on %s", s->addr);
+    server_free(s);
+}

@@ -1,0 +1,119 @@
+/*
+ * otlp_int.h - private to ingest/: the OTLP record builder, shared by the
+ * JSON decoder (otlp_json.c) and the protobuf decoder (otlp_pb.c) so that a
+ * span or log record becomes the same event whichever encoding it came in.
+ *
+ * A decoder walks its encoding and, per record, feeds the builder: the
+ * record's own attributes (key, then the rendered value), the derived
+ * attributes (trace_id, span_id, ...), the activity text, and finally the
+ * trace id and time; ingest__otlp_finish() picks the case id and emits.
+ * Everything of one record is rendered into one reused buffer, so a record
+ * costs no allocation once the buffers have grown.
+ */
+#ifndef PMRAG_INGEST_OTLP_INT_H
+#define PMRAG_INGEST_OTLP_INT_H
+
+#include "ingest_int.h"
+
+typedef struct ingest__otlp {
+    /* Set before decoding. */
+    const char *const *case_attrs;
+    size_t ncase;
+    uint32_t max_attrs; /* own attributes kept per record (UINT32_MAX: all) */
+    size_t max_str;     /* longest key, value or activity (SIZE_MAX: any) */
+    /*
+     * Partial-success mode (ingest_otlp_decode): a record without a case
+     * id or with a bad time is counted in res and skipped, and all-zero
+     * trace and span ids count as absent. Off (ingest_otlp_json_decode):
+     * such a record is a CORE_EFORMAT error, ids are taken as they are.
+     */
+    bool partial;
+    /* Walk without rendering or emitting: structure checks only. */
+    bool dry;
+    int (*emit)(void *ud, const ingest_event *ev);
+    void *ud;
+    ingest_decode_result *res; /* never NULL */
+    char *why;
+    size_t whylen;
+
+    /* Where we are, for messages: names[0][idx[0]].names[1][idx[1]]... */
+    const char *names[3];
+    size_t idx[3];
+    int level;
+
+    /* The record being built: text holds every key, value and the
+     * activity, NUL-terminated; offs the (key, value) offsets of the kept
+     * attributes, hidden those of dropped attributes that may still give
+     * the case id. */
+    core_buf text;
+    core_vec(size_t) offs;
+    core_vec(size_t) hidden;
+    size_t nown;       /* offs[0, nown) are the record's own attributes */
+    bool case_only;    /* resource attributes: keep case keys only */
+    bool cut;          /* something of this record was truncated or dropped */
+    size_t value_off;  /* start of the value being rendered */
+    core_buf res_case; /* the current resource's case id */
+    bool has_res_case;
+    core_vec(ingest_attr) attrs;
+} ingest__otlp;
+
+/* Fills in the defaults (case attributes, limits); buffers start empty. */
+void ingest__otlp_init(ingest__otlp *c, const ingest_decode_opts *o, bool partial);
+void ingest__otlp_free(ingest__otlp *c);
+
+/* CORE_EFORMAT with "PATH: field 'F': ..." in why (field may be NULL). */
+int ingest__otlp_bad(ingest__otlp *c, const char *field, const char *fmt, ...) CORE_PRINTF(3, 4);
+/*
+ * An unusable record: in partial mode counted and its reason kept (the
+ * first one), returning 0 so that decoding goes on; otherwise the same as
+ * ingest__otlp_bad().
+ */
+int ingest__otlp_reject(ingest__otlp *c, const char *field, const char *fmt, ...) CORE_PRINTF(3, 4);
+
+/* Starts a record (or a resource's attributes, with case_only). */
+void ingest__otlp_start(ingest__otlp *c, bool case_only);
+/*
+ * Starts an attribute: false when its value is not wanted (over max_attrs,
+ * or not a case key in case_only mode): then skip it. Otherwise render
+ * the value into c->text and call ingest__otlp_attr_end().
+ */
+bool ingest__otlp_attr_begin(ingest__otlp *c, const char *key, size_t klen);
+void ingest__otlp_attr_end(ingest__otlp *c);
+/* Ends the record's own attributes (the next ones are derived). */
+void ingest__otlp_own_done(ingest__otlp *c);
+/* A derived attribute, added whole (up to max_str). */
+void ingest__otlp_extra(ingest__otlp *c, const char *key, const char *val, size_t vlen);
+/* Appends at most what max_str keeps of s to c->text (the caller renders
+ * the rest itself when it must). */
+void ingest__otlp_put(ingest__otlp *c, const char *s, size_t n);
+/* Starts the activity text; render it into c->text, then call _end with
+ * the offset returned. */
+size_t ingest__otlp_value_begin(ingest__otlp *c);
+void ingest__otlp_value_end(ingest__otlp *c, size_t off);
+/* After a resource's attributes: remembers its case id, if any. */
+void ingest__otlp_resource_done(ingest__otlp *c);
+/*
+ * Ends the record: the case id is the first case attribute with a value
+ * (own attributes, then the resource's), else the trace id (hex, tlen 0
+ * when none). Emits the event and returns emit's result, or rejects the
+ * record (see ingest__otlp_reject).
+ */
+int ingest__otlp_finish(ingest__otlp *c, const char *trace_hex, size_t tlen, size_t act_off,
+                        int64_t t);
+
+/* How much of s fits in max bytes without splitting a UTF-8 character;
+ * s must have more than max bytes. */
+size_t ingest__utf8_cut(const char *s, size_t max);
+
+/* True when s[0, n) is non-empty and all '0' (a hex id that means none). */
+bool ingest__otlp_zero_hex(const char *s, size_t n);
+
+/*
+ * The OTLP JSON body in buf as one kind of request (spans or logs), through
+ * c (set up by ingest__otlp_init with partial mode): checks the whole
+ * document first (a dry walk), then emits. CORE_EFORMAT for invalid JSON,
+ * a body of the other kind, or a structure error.
+ */
+int ingest__otlp_json_body(ingest__otlp *c, bool spans, const char *buf, size_t len);
+
+#endif
