@@ -1,0 +1,412 @@
+/*
+ * The case encoding and the in-memory batch of changes.
+ *
+ * An encoded case (version 1), all integers unsigned LEB128 varints unless
+ * said otherwise:
+ *   u8 version, u8 flags (1 closed, 2 has last_time, 4 has vec_err, 8 has vec_wsum),
+ *   touched_ns (8 bytes LE, at a fixed offset for the TTL index),
+ *   [last_time_ns (8 bytes LE)], seq, model_version,
+ *   ntok, ntok x (act, var),
+ *   nvec, [vec_err (8 bytes LE, IEEE double)], [vec_wsum (the same)],
+ *   nvec x (node - previous node as a zigzag varint, score (4 bytes LE float))
+ * The node deltas keep the vector's own order (score order, usually) and
+ * still take two or three bytes for the node ids of a code graph.
+ */
+#include "sess_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { F_CLOSED = 1, F_TIME = 2, F_ERR = 4, F_WSUM = 8, F_ALL = 15 };
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+size_t sess__case_encode(const sess_case *c, uint8_t *out)
+{
+    uint8_t *p = out;
+    uint8_t flags = 0;
+    if (c->closed)
+        flags |= F_CLOSED;
+    if (c->last_time_ns != INT64_MIN)
+        flags |= F_TIME;
+    uint64_t err_bits;
+    memcpy(&err_bits, &c->vec_err, sizeof err_bits);
+    if (err_bits)
+        flags |= F_ERR;
+    uint64_t wsum_bits;
+    memcpy(&wsum_bits, &c->vec_wsum, sizeof wsum_bits);
+    if (wsum_bits)
+        flags |= F_WSUM;
+    *p++ = SESS__CASE_VERSION;
+    *p++ = flags;
+    sess__put_u64le(p, (uint64_t)c->touched_ns);
+    p += 8;
+    if (flags & F_TIME) {
+        sess__put_u64le(p, (uint64_t)c->last_time_ns);
+        p += 8;
+    }
+    p += put_varint(p, c->seq);
+    p += put_varint(p, c->model_version);
+    p += put_varint(p, c->ntok);
+    for (uint32_t i = 0; i < c->ntok; i++) {
+        p += put_varint(p, c->act[i]);
+        p += put_varint(p, c->var[i]);
+    }
+    p += put_varint(p, c->nvec);
+    if (flags & F_ERR) {
+        sess__put_u64le(p, err_bits);
+        p += 8;
+    }
+    if (flags & F_WSUM) {
+        sess__put_u64le(p, wsum_bits);
+        p += 8;
+    }
+    int64_t prev = 0;
+    for (uint32_t i = 0; i < c->nvec; i++) {
+        int64_t d = (int64_t)c->vec[i].node - prev;
+        prev = c->vec[i].node;
+        p += put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+        uint32_t bits;
+        memcpy(&bits, &c->vec[i].score, sizeof bits);
+        for (int k = 0; k < 4; k++)
+            *p++ = (uint8_t)(bits >> (8 * k));
+    }
+    return (size_t)(p - out);
+}
+
+/* A bounds-checked reader: the first error sticks and names its byte. */
+typedef struct rd {
+    const uint8_t *p;
+    size_t n, at;
+    const char *err;
+    size_t err_at;
+} rd;
+
+static void rd_fail(rd *r, const char *what)
+{
+    if (!r->err) {
+        r->err = what;
+        r->err_at = r->at;
+    }
+    r->at = r->n; /* every later read fails too */
+}
+
+static uint64_t rd_varint(rd *r, uint64_t max, const char *what)
+{
+    uint64_t v = 0;
+    size_t start = r->at;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (r->at >= r->n) {
+            r->at = start;
+            rd_fail(r, what);
+            return 0;
+        }
+        uint8_t b = r->p[r->at++];
+        if (shift == 63 && b > 1)
+            break;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            if (v > max) {
+                r->at = start;
+                rd_fail(r, what);
+                return 0;
+            }
+            return v;
+        }
+    }
+    r->at = start;
+    rd_fail(r, what);
+    return 0;
+}
+
+static uint64_t rd_fixed(rd *r, int bytes, const char *what)
+{
+    if (r->n - r->at < (size_t)bytes) {
+        rd_fail(r, what);
+        return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
+    r->at += (size_t)bytes;
+    return v;
+}
+
+int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, size_t whylen)
+{
+    if (n < 1) {
+        snprintf(why, whylen, "empty value");
+        return CORE_ECORRUPT;
+    }
+    if (p[0] != SESS__CASE_VERSION) {
+        snprintf(why, whylen, "encoding version %u (this build reads %u)", p[0],
+                 SESS__CASE_VERSION);
+        return CORE_EVERSION;
+    }
+    rd r = {.p = p, .n = n, .at = 1};
+    uint8_t flags = (uint8_t)rd_fixed(&r, 1, "flags");
+    if (!r.err && (flags & ~F_ALL)) {
+        r.at = 1;
+        rd_fail(&r, "unknown flags");
+    }
+    out->closed = (flags & F_CLOSED) != 0;
+    out->touched_ns = (int64_t)rd_fixed(&r, 8, "touched_ns");
+    out->last_time_ns = (flags & F_TIME) ? (int64_t)rd_fixed(&r, 8, "last_time_ns") : INT64_MIN;
+    out->seq = rd_varint(&r, UINT64_MAX, "seq");
+    out->model_version = (uint32_t)rd_varint(&r, UINT32_MAX, "model_version");
+    out->ntok = (uint32_t)rd_varint(&r, SESS_MAX_TOKENS, "ntok");
+    for (uint32_t i = 0; i < out->ntok && !r.err; i++) {
+        out->act[i] = (uint32_t)rd_varint(&r, UINT32_MAX, "token activity");
+        out->var[i] = (uint32_t)rd_varint(&r, UINT32_MAX, "token variant");
+    }
+    out->nvec = (uint32_t)rd_varint(&r, SESS_MAX_VEC, "nvec");
+    out->vec_err = 0;
+    if (flags & F_ERR) {
+        uint64_t bits = rd_fixed(&r, 8, "vec_err");
+        memcpy(&out->vec_err, &bits, sizeof bits);
+    }
+    out->vec_wsum = 0;
+    if (flags & F_WSUM) {
+        uint64_t bits = rd_fixed(&r, 8, "vec_wsum");
+        memcpy(&out->vec_wsum, &bits, sizeof bits);
+    }
+    int64_t prev = 0;
+    for (uint32_t i = 0; i < out->nvec && !r.err; i++) {
+        size_t at = r.at;
+        /* Valid deltas lie within +-2^32, so zigzag values below 2^34 (and
+         * the sum below cannot overflow). */
+        uint64_t z = rd_varint(&r, 1ull << 34, "vector node");
+        int64_t node = prev + (int64_t)((z >> 1) ^ (~(z & 1) + 1));
+        if (!r.err && (node < 0 || node > (int64_t)UINT32_MAX)) {
+            r.at = at;
+            rd_fail(&r, "vector node out of range");
+        }
+        uint32_t bits = (uint32_t)rd_fixed(&r, 4, "vector score");
+        out->vec[i].node = (uint32_t)node;
+        memcpy(&out->vec[i].score, &bits, sizeof bits);
+        prev = node;
+    }
+    if (!r.err && r.at != n)
+        rd_fail(&r, "trailing bytes");
+    if (r.err) {
+        snprintf(why, whylen, "%s at byte %zu of %zu", r.err, r.err_at, n);
+        return CORE_ECORRUPT;
+    }
+    return 0;
+}
+
+bool sess__case_touched(const uint8_t *p, size_t n, int64_t *touched)
+{
+    if (n < SESS__TOUCHED_OFF + 8 || p[0] != SESS__CASE_VERSION)
+        return false;
+    *touched = (int64_t)sess__get_u64le(p + SESS__TOUCHED_OFF);
+    return true;
+}
+
+size_t sess__touch_key(int64_t touched, const char *id, size_t len, uint8_t *out)
+{
+    uint64_t u = (uint64_t)touched ^ (1ull << 63);
+    for (int i = 0; i < 8; i++)
+        out[i] = (uint8_t)(u >> (56 - 8 * i));
+    memcpy(out + 8, id, len);
+    return 8 + len;
+}
+
+int64_t sess__touch_time(const uint8_t *key)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u = u << 8 | key[i];
+    return (int64_t)(u ^ (1ull << 63));
+}
+
+/* ------------------------------------------------------------------ */
+/* The batch                                                           */
+/* ------------------------------------------------------------------ */
+
+sess_batch *sess_batch_new(void)
+{
+    return core_xcalloc(1, sizeof(sess_batch));
+}
+
+void sess_batch_clear(sess_batch *b)
+{
+    b->ops.n = 0;
+    core_buf_reset(&b->data);
+    /* core_map has no clear; a batch is cleared once per commit, so
+     * rebuilding the index from scratch costs nothing that matters. */
+    core_map_free(&b->index);
+    memset(&b->index, 0, sizeof b->index);
+    b->calls = 0;
+}
+
+void sess_batch_free(sess_batch *b)
+{
+    if (!b)
+        return;
+    core_vec_free(&b->ops);
+    core_buf_free(&b->data);
+    core_map_free(&b->index);
+    free(b);
+}
+
+size_t sess_batch_size(const sess_batch *b)
+{
+    return b->calls;
+}
+
+size_t sess_batch_bytes(const sess_batch *b)
+{
+    return b->data.cap + b->ops.cap * sizeof(sess__op) + b->index.cap * 16;
+}
+
+static uint64_t key_hash(uint8_t kind, const void *key, size_t klen)
+{
+    uint64_t h = core_hash64(key, klen, kind);
+    return h == UINT64_MAX ? h - 1 : h; /* UINT64_MAX is core_map's empty slot */
+}
+
+const sess__op *sess__batch_find(const sess_batch *b, uint8_t kind, const void *key, size_t klen)
+{
+    const uint64_t *slot = core_map_get(&b->index, key_hash(kind, key, klen));
+    if (!slot)
+        return NULL;
+    for (uint32_t i = (uint32_t)*slot; i != UINT32_MAX; i = b->ops.v[i].prev) {
+        const sess__op *op = &b->ops.v[i];
+        if (op->kind == kind && op->klen == klen && memcmp(b->data.data + op->koff, key, klen) == 0)
+            return op;
+    }
+    return NULL;
+}
+
+sess__op *sess__batch_push(sess_batch *b, uint8_t kind, const void *key, size_t klen,
+                           const void *val, size_t vlen)
+{
+    sess__op *old = (sess__op *)sess__batch_find(b, kind, key, klen);
+    if (old)
+        old->dead = true;
+    bool ins;
+    uint64_t *slot = core_map_put(&b->index, key_hash(kind, key, klen), &ins);
+    if (b->ops.n >= UINT32_MAX - 1)
+        core_panic("sess_batch: more than 4G changes in one batch");
+    sess__op op = {
+        .kind = kind,
+        .prev = ins ? UINT32_MAX : (uint32_t)*slot,
+        .klen = (uint32_t)klen,
+        .vlen = (uint32_t)vlen,
+        .koff = b->data.len,
+    };
+    core_buf_append(&b->data, key, klen);
+    op.voff = b->data.len;
+    if (vlen)
+        core_buf_append(&b->data, val, vlen);
+    *slot = b->ops.n;
+    core_vec_push(&b->ops, op);
+    b->calls++;
+    return &b->ops.v[b->ops.n - 1];
+}
+
+static int check_id(size_t len)
+{
+    if (len == 0)
+        return CORE_EUSAGE;
+    return len > SESS_MAX_ID ? CORE_ELIMIT : 0;
+}
+
+int sess_batch_case_put(sess_batch *b, const char *case_id, size_t len, const sess_case *c)
+{
+    int rc = check_id(len);
+    if (rc)
+        return rc;
+    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC)
+        return CORE_ELIMIT;
+    uint8_t buf[SESS__CASE_MAX];
+    size_t n = sess__case_encode(c, buf);
+    sess__batch_push(b, SESS__OP_CASE, case_id, len, buf, n);
+    return 0;
+}
+
+int sess_batch_case_del(sess_batch *b, const char *case_id, size_t len)
+{
+    int rc = check_id(len);
+    if (rc)
+        return rc;
+    sess__batch_push(b, SESS__OP_CASE, case_id, len, NULL, 0)->del = true;
+    return 0;
+}
+
+int sess_batch_case_find(const sess_batch *b, const char *case_id, size_t len, sess_case *out)
+{
+    const sess__op *op = sess__batch_find(b, SESS__OP_CASE, case_id, len);
+    if (!op)
+        return -1;
+    if (op->del)
+        return 0;
+    char why[128];
+    if (sess__case_decode((const uint8_t *)b->data.data + op->voff, op->vlen, out, why,
+                          sizeof why) != 0)
+        core_panic("sess_batch: own encoding does not decode: %s", why);
+    return 1;
+}
+
+int sess_batch_dict_put(sess_batch *b, uint32_t id, const char *text, size_t len)
+{
+    if (len > SESS__MAX_VALUE)
+        return CORE_ELIMIT;
+    uint8_t key[4];
+    sess__put_u32be(key, id);
+    sess__batch_push(b, SESS__OP_DICT, key, 4, text, len);
+    return 0;
+}
+
+int sess_batch_count_add(sess_batch *b, const void *key, size_t klen, uint64_t delta)
+{
+    int rc = check_id(klen);
+    if (rc)
+        return rc;
+    sess__op *op = (sess__op *)sess__batch_find(b, SESS__OP_COUNT, key, klen);
+    if (!op)
+        op = sess__batch_push(b, SESS__OP_COUNT, key, klen, NULL, 0);
+    else
+        b->calls++;
+    op->delta = op->delta > UINT64_MAX - delta ? UINT64_MAX : op->delta + delta;
+    return 0;
+}
+
+int sess_batch_offset_put(sess_batch *b, const char *topic, int32_t partition, int64_t next_offset)
+{
+    size_t tlen = strlen(topic);
+    if (tlen == 0)
+        return CORE_EUSAGE;
+    if (tlen > SESS_MAX_TOPIC)
+        return CORE_ELIMIT;
+    uint8_t key[SESS_MAX_TOPIC + 5], val[8];
+    memcpy(key, topic, tlen);
+    key[tlen] = 0;
+    sess__put_u32be(key + tlen + 1, (uint32_t)partition);
+    sess__put_u64le(val, (uint64_t)next_offset);
+    sess__batch_push(b, SESS__OP_OFFSET, key, tlen + 5, val, 8);
+    return 0;
+}
+
+int sess_batch_meta_put(sess_batch *b, const char *key, const void *val, size_t len)
+{
+    size_t klen = strlen(key);
+    int rc = check_id(klen);
+    if (rc)
+        return rc;
+    if (len > SESS__MAX_VALUE)
+        return CORE_ELIMIT;
+    sess__batch_push(b, SESS__OP_META, key, klen, val, len);
+    return 0;
+}
