@@ -31,6 +31,262 @@ extern "C" {
  */
 int sink_jsonl_write(FILE *out, const char *doc, size_t len);
 
+/* ------------------------------------------------------------------ */
+/* Predictions                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One prediction, as published: pmrag.v1.Prediction (proto/pmrag/v1/
+ * prediction.proto), or JSON with the same field names. The encoders are
+ * hand-written against that schema and need no generated code.
+ *
+ * Strings are borrowed for the duration of the call. NULL strings are
+ * written as empty ones (proto3 does not tell "" from absent, so neither
+ * does the JSON). Strings are UTF-8; bytes that are not valid UTF-8 are
+ * replaced by U+FFFD, one per byte, in both forms, so that strict protobuf
+ * decoders (which refuse invalid UTF-8 in string fields) accept the bytes
+ * and the JSON is always valid. Reentrant.
+ */
+typedef struct sink_ranked {
+    const char *symbol, *kind, *file; /* NUL-terminated; NULL is "" */
+    uint32_t start_line, end_line;    /* 1-based, inclusive */
+    double score;                     /* not finite: null in JSON */
+    const char *activity;             /* predicted next activity; may be NULL */
+} sink_ranked;
+
+typedef struct sink_prediction {
+    const char *case_id; /* case_len bytes (may hold NULs); NULL when case_len is 0 */
+    size_t case_len;
+    uint64_t seq;              /* position of the event in its case, from 1 */
+    const char *activity;      /* the event's activity; may be NULL */
+    int64_t time_unix_nano;    /* event time (fixed64 on the wire: two's complement) */
+    const char *model_version; /* may be NULL */
+    const sink_ranked *ranked; /* nranked items, best first */
+    uint32_t nranked;
+    uint64_t latency_us; /* from receiving the event to publishing this */
+} sink_prediction;
+
+/*
+ * Appends the pmrag.v1.Prediction protobuf encoding of p to out (proto3
+ * canonical: fields in number order, zero and empty scalars left out, one
+ * RankedSymbol per ranked item, even an empty one).
+ */
+void sink_prediction_pb(const sink_prediction *p, core_buf *out);
+
+/*
+ * Appends p as one JSON object, no newline:
+ * {"case_id","seq","activity","time_unix_nano","model_version",
+ *  "ranked":[{"symbol","kind","file","start_line","end_line","score",
+ *  "activity"}...],"latency_us"}. Every key is always present; integers
+ * (time_unix_nano too) are JSON numbers, scores the shortest form that
+ * reads back the same.
+ */
+void sink_prediction_json(const sink_prediction *p, core_buf *out);
+
+/*
+ * Decodes pmrag.v1.Prediction bytes and appends the JSON that
+ * sink_prediction_json() gives for the same prediction. Unknown fields
+ * (wire types varint, fixed64, length-delimited, fixed32) are skipped;
+ * for a repeated scalar field the last value wins, as in protobuf.
+ * Returns 0, or CORE_EFORMAT with "byte offset N: ..." in why (truncated
+ * varint or field, a known field with the wrong wire type, a group, field
+ * number 0); out is then left as it was. Allocates nothing but out's
+ * growth. Reentrant; buf is borrowed for the call.
+ */
+int sink_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char *why,
+                               size_t whylen);
+
+/* ------------------------------------------------------------------ */
+/* Kafka producer                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An idempotent librdkafka producer for the output topic: no duplicates
+ * and no reordering per partition across retries. Messages are keyed by
+ * case id, and the partitioner is murmur2_random (the Java client's), so
+ * one case always lands in one partition, the same one a Java producer
+ * would pick.
+ *
+ * Threading: one thread at a time calls new/send/poll/flush/free; delivery
+ * reports are served inside send, poll and flush on that thread.
+ * sink_kafka_get_stats() may be called from any thread at any time
+ * between new and free. librdkafka's log lines reach the logger from
+ * librdkafka's own threads.
+ */
+typedef struct sink_kafka sink_kafka;
+
+typedef struct sink_kafka_opts {
+    const char *bootstrap; /* bootstrap.servers */
+    const char *topic;     /* output topic */
+    /* Extra librdkafka properties, "key=value" each, applied after the
+     * defaults (SASL, TLS, tuning). enable.idempotence cannot be turned
+     * off. This code never logs a value; librdkafka's own configuration
+     * dump (debug=conf) redacts its sensitive ones (sasl.password, ...).
+     * A refused value of a key that looks secret is redacted in why. */
+    const char *const *props;
+    size_t nprops;
+    core_logger log; /* librdkafka's log lines and our own notes */
+} sink_kafka_opts;
+
+/*
+ * Creates the producer: enable.idempotence=true, acks=all, linger.ms=5,
+ * partitioner=murmur2_random, then the extra properties. Strings in o are
+ * copied; the logger's ud must outlive the producer. Returns 0 and
+ * *out (free it with sink_kafka_free()), or CORE_EUSAGE with the reason in
+ * why: a missing bootstrap or topic, a property that is not key=value, one
+ * librdkafka refuses (why names the key and gives librdkafka's reason), or
+ * a combination it refuses when creating the client (acks=1 with
+ * idempotence, say). Connecting happens in the background: an unreachable
+ * broker is not an error here (see stats.last_error).
+ */
+int sink_kafka_new(const sink_kafka_opts *o, sink_kafka **out, char *why, size_t whylen);
+
+/*
+ * Queues one message (key = case id; both copied) and serves delivery
+ * reports. When librdkafka's queue is full it serves reports and retries
+ * for up to block_ms (0: not at all); still full gives -EAGAIN
+ * (backpressure: the caller stops reading input). Other errors:
+ * -ENOTRECOVERABLE after a fatal producer error (see stats), -EMSGSIZE
+ * for a message over message.max.bytes, CORE_ENOTFOUND for an unknown
+ * topic, -EIO otherwise (stats.last_error says why).
+ */
+int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val, size_t vlen,
+                    int block_ms);
+
+/* Serves delivery reports and errors, waiting up to timeout_ms for the
+ * first one (0: only what is ready). */
+void sink_kafka_poll(sink_kafka *k, int timeout_ms);
+
+/*
+ * Waits up to timeout_ms for every queued message to be delivered or to
+ * fail. Returns 0 when none is left; -ETIMEDOUT when some are
+ * (stats.in_flight says how many, and a warning is logged);
+ * -ENOTRECOVERABLE when none is left but a fatal error was raised (the
+ * messages after it failed).
+ */
+int sink_kafka_flush(sink_kafka *k, int timeout_ms);
+
+typedef struct sink_kafka_stats {
+    uint64_t queued;      /* accepted by send */
+    uint64_t delivered;   /* acknowledged by the brokers (acks=all) */
+    uint64_t failed;      /* delivery failed for good */
+    uint32_t in_flight;   /* queued - delivered - failed */
+    bool fatal;           /* the producer hit a fatal error: restart it */
+    char last_error[256]; /* the latest error (fatal, delivery, broker); "" if none */
+} sink_kafka_stats;
+
+/* A consistent-enough snapshot of the counters (each is atomic). Any
+ * thread. */
+void sink_kafka_get_stats(sink_kafka *k, sink_kafka_stats *out);
+
+/* Flushes for up to 10 s, then drops what is left (counted as failed and
+ * logged as a warning) and destroys the producer. NULL is fine. */
+void sink_kafka_free(sink_kafka *k);
+
+/* ------------------------------------------------------------------ */
+/* HTTP API                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The daemon's HTTP API on its own listener (core_http, default
+ * 127.0.0.1:8318):
+ *   GET  /v1/cases/{id}  get_case (id percent-decoded): 200 JSON; 404 when
+ *                        it gives CORE_ENOTFOUND; 400 for a broken escape
+ *   POST /v1/query       query(body): 200 JSON; 400 {"error": why} for
+ *                        CORE_EFORMAT/CORE_EUSAGE; 413 for CORE_ELIMIT
+ *   GET  /metrics        metrics(): 200 text/plain; version=0.0.4
+ *   GET  /readyz         ready(): 200 "ok", or 503 with its reason
+ *   GET  /livez          200 "ok" while the process serves
+ * HEAD works wherever GET does. An unknown path is 404, a known path with
+ * another method 405 (with Allow); errors are JSON {"error":"..."}; other
+ * codes from get_case/query are 500. A NULL op makes its route 404
+ * (ready NULL: always ready). Bodies over 4 MiB get 413.
+ *
+ * Threading: the ops are called from the server's pool threads, several at
+ * once: they must be thread-safe. The JSON/text they append to is owned by
+ * the API (freed after sending).
+ */
+typedef struct sink_api sink_api;
+
+typedef struct sink_api_ops {
+    int (*get_case)(void *ud, const char *case_id, core_buf *json);
+    int (*query)(void *ud, const char *body, size_t len, core_buf *json, char *why, size_t whylen);
+    void (*metrics)(void *ud, core_buf *text);
+    bool (*ready)(void *ud, core_buf *why);
+    void *ud;
+} sink_api_ops;
+
+/*
+ * Starts the API on listen ("host:port"; NULL: "127.0.0.1:8318"). ops is
+ * copied; ops->ud and the logger's ud must outlive the API. Returns 0 and
+ * *out (stop with sink_api_stop), or core_http_start()'s error with the
+ * address in why.
+ */
+int sink_api_start(const char *listen, const sink_api_ops *ops, core_logger log, sink_api **out,
+                   char *why, size_t whylen);
+
+/* The bound "host:port" (the real port when 0 was asked); valid until
+ * sink_api_stop. */
+const char *sink_api_address(const sink_api *a);
+
+/* Stops accepting, answers the requests in progress, frees a (NULL is
+ * fine). Not from inside an op. */
+void sink_api_stop(sink_api *a);
+
+/* ------------------------------------------------------------------ */
+/* Metrics                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A small Prometheus registry: counters, gauges and histograms, rendered
+ * in the text exposition format 0.0.4.
+ *
+ * Series are registered once with a fixed label set, written as it goes
+ * between the braces (`source="otlp_http"`, `k="v",k2="v2"`, values
+ * already escaped; NULL or "" for none). Registering the same name and
+ * labels again returns the same handle; one name with two types, an
+ * invalid name or unordered histogram bounds is a programming error and
+ * aborts. name and help are borrowed (string literals): they must outlive
+ * the registry. Handles are valid until sink_metrics_free().
+ *
+ * Threading: everything may be called from any thread at once. Updates
+ * are lock-free atomics; registration and rendering take a short lock.
+ */
+typedef struct sink_metrics sink_metrics;
+typedef struct sink_counter sink_counter;
+typedef struct sink_gauge sink_gauge;
+typedef struct sink_histogram sink_histogram;
+
+sink_metrics *sink_metrics_new(void);
+/* Frees the registry and every handle; NULL is fine. */
+void sink_metrics_free(sink_metrics *m);
+
+sink_counter *sink_metrics_counter(sink_metrics *m, const char *name, const char *help,
+                                   const char *labels);
+sink_gauge *sink_metrics_gauge(sink_metrics *m, const char *name, const char *help,
+                               const char *labels);
+/* bounds: the buckets' upper bounds (le, inclusive), strictly increasing
+ * and finite, copied; +Inf is implied. Observations in seconds by
+ * convention. */
+sink_histogram *sink_metrics_histogram(sink_metrics *m, const char *name, const char *help,
+                                       const char *labels, const double *bounds, size_t nbounds);
+
+void sink_counter_add(sink_counter *c, uint64_t n);
+uint64_t sink_counter_get(const sink_counter *c);
+void sink_gauge_set(sink_gauge *g, double v);
+void sink_gauge_add(sink_gauge *g, double delta);
+void sink_histogram_observe(sink_histogram *h, double v);
+
+/*
+ * Appends the text exposition of every series: families in order of first
+ * registration, one "# HELP" and "# TYPE" line per family, then its series
+ * in registration order. Histograms give cumulative name_bucket{le="..."}
+ * lines ending with le="+Inf", then name_sum and name_count (equal to the
+ * +Inf bucket). Numbers: counters as integers, others in the shortest form
+ * that reads back the same, NaN, +Inf, -Inf.
+ */
+void sink_metrics_render(sink_metrics *m, core_buf *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,236 @@
+/*
+ * The daemon's HTTP API on core_http: case state, stateless queries,
+ * /metrics, /livez and /readyz. Routing and status codes live here; what
+ * the answers say comes from the daemon through sink_api_ops.
+ */
+#include "sink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define API_DEFAULT_LISTEN "127.0.0.1:8318"
+/* Query documents are small; a larger body is a mistake, not a query. */
+#define API_MAX_BODY ((size_t)4 << 20)
+#define API_CASES_PREFIX "/v1/cases/"
+
+struct sink_api {
+    core_http *http;
+    sink_api_ops ops;
+    core_logger log;
+};
+
+static void json_error(core_http_resp *resp, int status, const char *msg)
+{
+    resp->status = status;
+    resp->content_type = "application/json";
+    core_buf_reset(&resp->body);
+    core_buf_puts(&resp->body, "{\"error\":");
+    core_buf_json_str(&resp->body, msg, strlen(msg));
+    core_buf_puts(&resp->body, "}\n");
+}
+
+static void text(core_http_resp *resp, int status, const char *ctype, const char *msg, size_t n)
+{
+    resp->status = status;
+    resp->content_type = ctype;
+    core_buf_append(&resp->body, msg, n);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes s into a malloc'd string; NULL for a broken escape or
+ * an encoded NUL (a case id is a C string). */
+static char *pct_decode(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = core_xmalloc(n + 1), *o = out;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%') {
+            *o++ = s[i];
+            continue;
+        }
+        /* s is NUL-terminated and hexval('\0') is -1: no overread. */
+        int hi = hexval(s[i + 1]);
+        int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+            free(out);
+            return NULL;
+        }
+        *o++ = (char)(hi * 16 + lo);
+        i += 2;
+    }
+    *o = 0;
+    return out;
+}
+
+static bool is(const char *method, const char *want)
+{
+    return strcmp(method, want) == 0;
+}
+
+/* GET and HEAD routes (libmicrohttpd drops the body of a HEAD answer). */
+static bool is_get(const char *method)
+{
+    return is(method, "GET") || is(method, "HEAD");
+}
+
+static void method_not_allowed(core_http_resp *resp, const char *allow)
+{
+    json_error(resp, 405, "method not allowed");
+    resp->allow = allow;
+}
+
+static void get_case(sink_api *a, const char *enc_id, core_http_resp *resp)
+{
+    char *id = pct_decode(enc_id);
+    if (!id) {
+        json_error(resp, 400, "case id: bad percent-encoding");
+        return;
+    }
+    if (!*id || !a->ops.get_case) {
+        free(id);
+        json_error(resp, 404, "no such case");
+        return;
+    }
+    core_buf json = {0};
+    int rc = a->ops.get_case(a->ops.ud, id, &json);
+    if (rc == 0) {
+        resp->status = 200;
+        resp->content_type = "application/json";
+        resp->body = json;
+        free(id);
+        return;
+    }
+    core_buf_free(&json);
+    core_buf msg = {0};
+    if (rc == CORE_ENOTFOUND) {
+        core_buf_printf(&msg, "case '%s' not found", id);
+        json_error(resp, 404, msg.data);
+    } else {
+        core_buf_printf(&msg, "case '%s': %s", id, core_strerror(rc));
+        core_logf(&a->log, CORE_LOG_ERROR, "api: GET %s%s: %s", API_CASES_PREFIX, enc_id,
+                  core_strerror(rc));
+        json_error(resp, 500, msg.data);
+    }
+    core_buf_free(&msg);
+    free(id);
+}
+
+static void query(sink_api *a, const core_http_req *req, core_http_resp *resp)
+{
+    if (!a->ops.query) {
+        json_error(resp, 404, "no query endpoint");
+        return;
+    }
+    core_buf json = {0};
+    char why[512] = "";
+    int rc = a->ops.query(a->ops.ud, req->body, req->len, &json, why, sizeof why);
+    if (rc == 0) {
+        resp->status = 200;
+        resp->content_type = "application/json";
+        resp->body = json;
+        return;
+    }
+    core_buf_free(&json);
+    if (rc == CORE_EFORMAT || rc == CORE_EUSAGE) {
+        json_error(resp, 400, why[0] ? why : core_strerror(rc));
+    } else {
+        core_logf(&a->log, CORE_LOG_ERROR, "api: POST /v1/query: %s%s%s", core_strerror(rc),
+                  why[0] ? ": " : "", why);
+        json_error(resp, rc == CORE_ELIMIT ? 413 : 500, why[0] ? why : core_strerror(rc));
+    }
+}
+
+static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
+{
+    sink_api *a = ud;
+    const char *p = req->path, *m = req->method;
+    if (strcmp(p, "/livez") == 0) {
+        if (!is_get(m)) {
+            method_not_allowed(resp, "GET, HEAD");
+            return;
+        }
+        text(resp, 200, "text/plain; charset=utf-8", "ok", 2);
+    } else if (strcmp(p, "/readyz") == 0) {
+        if (!is_get(m)) {
+            method_not_allowed(resp, "GET, HEAD");
+            return;
+        }
+        core_buf why = {0};
+        bool ok = !a->ops.ready || a->ops.ready(a->ops.ud, &why);
+        if (ok)
+            text(resp, 200, "text/plain; charset=utf-8", "ok", 2);
+        else
+            text(resp, 503, "text/plain; charset=utf-8", why.len ? why.data : "not ready",
+                 why.len ? why.len : 9);
+        core_buf_free(&why);
+    } else if (strcmp(p, "/metrics") == 0) {
+        if (!is_get(m)) {
+            method_not_allowed(resp, "GET, HEAD");
+            return;
+        }
+        resp->status = 200;
+        resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+        if (a->ops.metrics)
+            a->ops.metrics(a->ops.ud, &resp->body);
+    } else if (strcmp(p, "/v1/query") == 0) {
+        if (!is(m, "POST")) {
+            method_not_allowed(resp, "POST");
+            return;
+        }
+        query(a, req, resp);
+    } else if (strncmp(p, API_CASES_PREFIX, strlen(API_CASES_PREFIX)) == 0) {
+        if (!is_get(m)) {
+            method_not_allowed(resp, "GET, HEAD");
+            return;
+        }
+        get_case(a, p + strlen(API_CASES_PREFIX), resp);
+    } else {
+        json_error(resp, 404, "not found");
+    }
+}
+
+int sink_api_start(const char *listen, const sink_api_ops *ops, core_logger log, sink_api **out,
+                   char *why, size_t whylen)
+{
+    sink_api *a = core_xcalloc(1, sizeof *a);
+    if (ops)
+        a->ops = *ops;
+    a->log = log;
+    core_http_opts o = {
+        .listen = listen ? listen : API_DEFAULT_LISTEN,
+        .max_body = API_MAX_BODY,
+        .threads = 2,
+        .log = log,
+    };
+    int rc = core_http_start(&o, handle, a, &a->http, why, whylen);
+    if (rc) {
+        free(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+const char *sink_api_address(const sink_api *a)
+{
+    return core_http_address(a->http);
+}
+
+void sink_api_stop(sink_api *a)
+{
+    if (!a)
+        return;
+    core_http_stop(a->http);
+    free(a);
+}
