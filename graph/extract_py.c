@@ -73,6 +73,8 @@ enum {
     N_EXCEPT_CLAUSE,
     N_AS_PATTERN,
     N_AS_PATTERN_TARGET,
+    N_KEYWORD_SEPARATOR,
+    N_POSITIONAL_SEPARATOR,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,
@@ -143,6 +145,8 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_EXCEPT_CLAUSE] = "except_clause",
     [N_AS_PATTERN] = "as_pattern",
     [N_AS_PATTERN_TARGET] = "as_pattern_target",
+    [N_KEYWORD_SEPARATOR] = "keyword_separator",
+    [N_POSITIONAL_SEPARATOR] = "positional_separator",
 };
 static const char *const anon_types[] = {"async", "%", "+"};
 
@@ -212,11 +216,21 @@ typedef struct {
     int emit_flags; /* added to emits made while walking decorators */
 } px;
 
+/* A parameter of the function being walked, as a call passes it. */
 typedef struct {
-    int32_t sym;           /* enclosing symbol, -1 = module */
-    int32_t cls;           /* class whose self/cls we are in, -1 = none */
-    const char *self_name; /* first parameter of a method */
-    const char *cls_name;  /* first parameter of a classmethod */
+    const char *name;
+    int32_t pos;  /* positional index at a call (after self/cls); -1 = keyword only, or self */
+    bool kw;      /* can be passed by keyword */
+    bool varargs; /* *args: positions pos, pos + 1, ... */
+} py_param;
+
+typedef struct {
+    int32_t sym;            /* enclosing symbol, -1 = module */
+    int32_t cls;            /* class whose self/cls we are in, -1 = none */
+    const char *self_name;  /* first parameter of a method */
+    const char *cls_name;   /* first parameter of a classmethod */
+    const py_param *params; /* of the enclosing function (not of an outer one) */
+    uint32_t nparams;
     bool in_class_body;
     bool in_function;
 } py_scope;
@@ -990,6 +1004,280 @@ static void value_ref(px *x, TSNode v, const py_scope *sc, int depth)
     walk(x, v, sc, depth);
 }
 
+/* ---- calls that may reach a logging wrapper ---- */
+
+/* The parameter of the enclosing function an identifier names, if any. */
+static const py_param *param_named(px *x, const py_scope *sc, TSNode id)
+{
+    if (is_null(id) || ty(id) != N_IDENTIFIER)
+        return NULL;
+    for (uint32_t i = 0; i < sc->nparams; i++)
+        if (text_eq(x, id, sc->params[i].name))
+            return &sc->params[i];
+    return NULL;
+}
+
+/* UPPER_CASE: a constant by naming convention (a level, or a message). */
+static bool const_like(const char *s, size_t n)
+{
+    bool letter = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z')
+            letter = true;
+        else if (!(c == '_' || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return letter && n >= 2;
+}
+
+/* Class-like CapWords ("ValueError", "Path"): calls to them construct
+ * something and are never wrappers worth recording. */
+static bool capwords(const char *s)
+{
+    if (!(s[0] >= 'A' && s[0] <= 'Z'))
+        return false;
+    for (const char *p = s + 1; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            return true;
+    return false;
+}
+
+/* The parts of a `+` chain, left to right; 0 if there are too many. */
+static uint32_t plus_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t n, int depth)
+{
+    e = unparen(e);
+    if (is_null(e))
+        return 0;
+    if (depth < 32 && ty(e) == N_BINARY_OPERATOR && binop(e) == A_PLUS) {
+        TSNode l = fieldn(e, F.left), r = fieldn(e, F.right);
+        if (is_null(l) || is_null(r))
+            return 0;
+        n = plus_parts(l, parts, cap, n, depth + 1);
+        return n ? plus_parts(r, parts, cap, n, depth + 1) : 0;
+    }
+    if (n >= cap)
+        return 0;
+    parts[n] = e;
+    return n + 1;
+}
+
+/* The template of parts [a, b) of a concatenation: literal pieces in
+ * order, anything else a hole; NULL if empty. */
+static const char *parts_template(px *x, const TSNode *parts, uint32_t a, uint32_t b,
+                                  bool with_args, uint32_t *flags, const py_scope *sc, int depth)
+{
+    for (uint32_t i = a; i < b; i++) {
+        if (is_stringish(ty(parts[i])))
+            build_message(x, parts[i], with_args, sc, depth + 1);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    return graph__tmpl_take(&x->tmpl, x->f, flags);
+}
+
+/*
+ * What one argument of a call would give a wrapper as its message (or
+ * level). out->pos, kw, nafter and splat are set by the caller. Returns
+ * false when the argument is of no interest.
+ */
+static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int depth)
+{
+    TSNode e = unparen(a);
+    if (is_null(e))
+        return false;
+    unsigned t = ty(e);
+    out->fwd_pos = -1;
+    if (out->splat) {
+        /* *args passed on: the enclosing function's own *args. */
+        const py_param *p = param_named(x, sc, unparen(ts_node_named_child(e, 0)));
+        if (!p || !p->varargs || p->pos < 0)
+            return false;
+        out->fwd = true;
+        out->fwd_pos = p->pos;
+        return true;
+    }
+    if (t == N_IDENTIFIER || t == N_ATTRIBUTE) {
+        size_t n;
+        const char *s = last_segment(x, e, &n);
+        if (const_like(s, n)) {
+            graph_level lvl = graph__level_of_word(s, n);
+            if (lvl != GRAPH_LEVEL_NONE) {
+                out->level = (uint8_t)lvl;
+                return true;
+            }
+        }
+        const py_param *p = t == N_IDENTIFIER ? param_named(x, sc, e) : NULL;
+        if (p) {
+            if (p->varargs || (p->pos < 0 && !p->kw))
+                return false;
+            out->fwd = true;
+            out->fwd_pos = p->pos;
+            out->fwd_kw = p->kw ? p->name : NULL;
+            return true;
+        }
+        if (const_like(s, n)) {
+            out->ref = path_of(x, e, sc, 0);
+            out->style = GRAPH_STYLE_REF;
+            return out->ref != NULL;
+        }
+        return false;
+    }
+    bool with_args = out->nafter > 0;
+    if (t == N_BINARY_OPERATOR && binop(e) == A_PLUS && sc->nparams) {
+        /* "[chan " + name + "] " + msg: a parameter passed on with text
+         * around it. */
+        TSNode parts[32];
+        uint32_t np = plus_parts(e, parts, 32, 0, 0), at = UINT32_MAX;
+        const py_param *p = NULL;
+        for (uint32_t i = 0; i < np; i++) {
+            const py_param *q = param_named(x, sc, parts[i]);
+            if (!q || q->varargs || (q->pos < 0 && !q->kw))
+                continue;
+            if (p) {
+                p = NULL; /* two parameters: no single message */
+                break;
+            }
+            p = q;
+            at = i;
+        }
+        if (p) {
+            out->fwd = true;
+            out->fwd_pos = p->pos;
+            out->fwd_kw = p->kw ? p->name : NULL;
+            out->pre = parts_template(x, parts, 0, at, with_args, &out->flags, sc, depth);
+            out->post = parts_template(x, parts, at + 1, np, with_args, &out->flags, sc, depth);
+            return true;
+        }
+    }
+    if (!(is_stringish(t) || t == N_BINARY_OPERATOR || t == N_CALL || t == N_SUBSCRIPT))
+        return false;
+    msg_info mi = build_message(x, e, with_args, sc, depth + 1);
+    uint32_t flags = 0;
+    const char *tm = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    switch (mi.style) {
+    case GRAPH_STYLE_PLAIN:
+    case GRAPH_STYLE_PERCENT:
+    case GRAPH_STYLE_BRACE:
+    case GRAPH_STYLE_FSTRING:
+    case GRAPH_STYLE_CONCAT:
+        if (!tm)
+            return false;
+        out->tmpl = tm;
+        out->style = (uint8_t)mi.style;
+        out->flags |= flags;
+        return true;
+    case GRAPH_STYLE_REF:
+        /* "..." % NAME or MESSAGES["key"]: the constant holds it. */
+        if (!mi.ref ||
+            !const_like(gx_last_component(mi.ref), strcspn(gx_last_component(mi.ref), "[")))
+            return false;
+        out->ref = mi.ref;
+        out->style = GRAPH_STYLE_REF;
+        return true;
+    default:
+        return false;
+    }
+}
+
+#define MAX_CALL_ARGS 32
+
+/*
+ * Records a call that may reach a logging wrapper (see gx_call). `emit`
+ * is the index of the emit the call made (pl its plan), or -1: a logging
+ * call is recorded only when its message passes on a parameter, which is
+ * what makes the enclosing function a wrapper.
+ */
+static void record_call(px *x, TSNode call, const char *callee, const emit_plan *pl, int32_t emit,
+                        const py_scope *sc, int depth)
+{
+    if (!callee || strcmp(callee, "@super") == 0)
+        return;
+    if (emit >= 0 && (pl->kind != GRAPH_EMIT_LOG || pl->msg_index < 0 || !sc->nparams))
+        return;
+    if (emit < 0 && capwords(gx_last_component(callee)))
+        return;
+    TSNode args = fieldn(call, F.arguments);
+    if (is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return;
+    TSNode nodes[MAX_CALL_ARGS];
+    gx_arg meta[MAX_CALL_ARGS];
+    uint32_t n = 0, pos = 0, npositional = 0;
+    bool after_splat = false;
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, args);
+    bool more = ts_tree_cursor_goto_first_child(c);
+    for (; more && n < MAX_CALL_ARGS; more = ts_tree_cursor_goto_next_sibling(c)) {
+        TSNode a = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(a) || ty(a) == N_COMMENT || ty(a) == N_DICTIONARY_SPLAT)
+            continue;
+        gx_arg m;
+        memset(&m, 0, sizeof m);
+        if (ty(a) == N_KEYWORD_ARGUMENT) {
+            TSNode k = fieldn(a, F.name), v = fieldn(a, F.value);
+            if (is_null(k) || is_null(v))
+                continue;
+            m.kw = text(x, k);
+            m.pos = UINT32_MAX;
+            a = v;
+        } else {
+            m.splat = ty(a) == N_LIST_SPLAT;
+            m.pos = after_splat ? UINT32_MAX : pos;
+            pos++;
+            npositional++;
+            after_splat |= m.splat;
+            /* nafter is filled in below, once the count is known. */
+            m.nafter = npositional;
+        }
+        nodes[n] = a;
+        meta[n++] = m;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!meta[i].kw)
+            meta[i].nafter = npositional - meta[i].nafter;
+
+    size_t first = x->f->args.n;
+    gx_call rc = {.callee = callee,
+                  .from = sc->sym,
+                  .emit = emit,
+                  .msg_arg = -1,
+                  .level_arg = -1,
+                  .line = gx_line(call),
+                  .arg0 = (uint32_t)first};
+    bool useful = false;
+    for (uint32_t i = 0; i < n; i++) {
+        gx_arg *m = &meta[i];
+        bool is_msg = false, is_level = false;
+        if (emit >= 0) {
+            /* Only the message and, for logger.log(level, msg), the level. */
+            is_msg = m->kw ? pl->msg_kw && strcmp(m->kw, pl->msg_kw) == 0
+                           : m->pos == (uint32_t)pl->msg_index && !m->splat;
+            is_level = pl->msg_index == 1 && !m->kw && m->pos == 0 && !m->splat;
+            if (!is_msg && !is_level)
+                continue;
+        }
+        if (!classify_arg(x, nodes[i], m, sc, depth + 1))
+            continue;
+        if (emit >= 0) {
+            if (is_msg && !m->fwd)
+                continue;
+            if (is_msg)
+                rc.msg_arg = (int32_t)(x->f->args.n - first);
+            else
+                rc.level_arg = (int32_t)(x->f->args.n - first);
+        }
+        useful |= m->tmpl || m->ref || m->fwd;
+        core_vec_push(&x->f->args, *m);
+    }
+    if (emit >= 0)
+        useful = rc.msg_arg >= 0;
+    if (!useful) {
+        x->f->args.n = first;
+        return;
+    }
+    rc.nargs = (uint32_t)(x->f->args.n - first);
+    core_vec_push(&x->f->calls, rc);
+}
+
 static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
 {
     TSNode fn = fieldn(n, F.function), args = fieldn(n, F.arguments);
@@ -1003,8 +1291,12 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
 
     emit_plan pl;
-    if (plan_emit(x, n, fn, path, &pl, sc))
+    if (plan_emit(x, n, fn, path, &pl, sc)) {
         make_emit(x, n, &pl, sc, depth);
+        record_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth);
+    } else {
+        record_call(x, n, callee, NULL, -1, sc, depth);
+    }
 
     /* isinstance(x, Cls) / isinstance(x, (A, B)) */
     if (path && (strcmp(path, "isinstance") == 0 || strcmp(path, "issubclass") == 0) &&
@@ -1466,6 +1758,68 @@ static const char *first_param(px *x, TSNode params)
     return text(x, p);
 }
 
+/*
+ * The parameters of a function as a call passes them: `bound` methods get
+ * self/cls from the receiver, so positions count from the next one. `**kw`
+ * is left out (nothing is passed on through it here).
+ */
+static const py_param *collect_params(px *x, TSNode params, bool bound, uint32_t *np)
+{
+    *np = 0;
+    if (is_null(params))
+        return NULL;
+    uint32_t nc = ts_node_named_child_count(params);
+    if (nc > 256)
+        nc = 256;
+    if (nc == 0)
+        return NULL;
+    py_param *out = core_arena_alloc(&x->f->arena, nc * sizeof *out);
+    uint32_t n = 0;
+    int32_t next = 0;
+    bool first = true, kwonly = false;
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode p = ts_node_named_child(params, i);
+        unsigned t = ty(p);
+        if (t == N_COMMENT || t == N_POSITIONAL_SEPARATOR)
+            continue;
+        if (t == N_KEYWORD_SEPARATOR) {
+            kwonly = true;
+            continue;
+        }
+        TSNode name = gx_null();
+        if (t == N_IDENTIFIER || t == N_LIST_SPLAT_PATTERN || t == N_DICTIONARY_SPLAT_PATTERN)
+            name = p;
+        else if (t == N_TYPED_PARAMETER)
+            name = ts_node_named_child(p, 0);
+        else if (t == N_DEFAULT_PARAMETER || t == N_TYPED_DEFAULT_PARAMETER)
+            name = fieldn(p, F.name);
+        bool star = false;
+        if (!is_null(name) && ty(name) == N_DICTIONARY_SPLAT_PATTERN)
+            continue;
+        if (!is_null(name) && ty(name) == N_LIST_SPLAT_PATTERN) {
+            star = true;
+            name = ts_node_named_child(name, 0);
+        }
+        bool self = first && bound;
+        first = false;
+        int32_t pos = -1;
+        bool kw = false;
+        if (star) {
+            pos = kwonly ? -1 : next;
+            kwonly = true;
+        } else if (!self) {
+            kw = true;
+            if (!kwonly)
+                pos = next++;
+        }
+        if (is_null(name) || ty(name) != N_IDENTIFIER)
+            continue;
+        out[n++] = (py_param){text(x, name), pos, kw, star};
+    }
+    *np = n;
+    return out;
+}
+
 static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t ndecs,
                    const py_scope *sc, int depth)
 {
@@ -1506,6 +1860,7 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
                 inner.self_name = p0;
         }
     }
+    inner.params = collect_params(x, params, method && !(flags & GRAPH_SF_STATIC), &inner.nparams);
     walk_decorators(x, decs, ndecs, &inner, depth);
     if (!is_null(params))
         do_params(x, params, &inner, depth + 1);
@@ -1538,6 +1893,8 @@ static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t
     inner.in_function = false;
     inner.self_name = NULL;
     inner.cls_name = NULL;
+    inner.params = NULL;
+    inner.nparams = 0;
     if (!is_null(bases)) {
         TSTreeCursor *c = gx_cursor(&x->cur, depth, bases);
         if (ts_tree_cursor_goto_first_child(c)) {

@@ -147,6 +147,8 @@ void graph__file_free(gx_file *f)
     core_vec_free(&f->imports);
     core_vec_free(&f->exports);
     core_vec_free(&f->emits);
+    core_vec_free(&f->calls);
+    core_vec_free(&f->args);
     core_arena_free(&f->arena);
 }
 
@@ -557,6 +559,9 @@ void graph__tmpl_clear(gx_tmpl *t)
 {
     core_buf_reset(&t->buf);
     t->holes = 0;
+    /* The mark goes with the text: a stale one would flag the next
+     * template as cut, and tmpl_put() would drop all its text. */
+    t->truncated = false;
 }
 
 const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags)

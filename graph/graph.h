@@ -115,6 +115,7 @@ enum {
     GRAPH_EF_TRUNCATED = 1u << 1, /* template cut at GRAPH_TEMPLATE_MAX */
     GRAPH_EF_DECORATOR = 1u << 2, /* span started by a decorator */
     GRAPH_EF_ALIAS = 1u << 3,     /* called through an alias (log_fn = logger.debug) */
+    GRAPH_EF_WRAPPER = 1u << 4,   /* a call to a function that logs its argument for the caller */
 };
 
 typedef enum {

@@ -119,6 +119,50 @@ typedef struct gx_emit {
     uint32_t flags;
 } gx_emit;
 
+/*
+ * Logging wrappers (Python). A function that passes one of its parameters
+ * to a logging call as the message (`def _log(self, level, msg):
+ * self.logger.log(level, msg)`), directly or through another such
+ * function, logs on behalf of its callers: the message is whatever each
+ * caller passes. Whether a callee is such a wrapper is known only after
+ * resolution, so the extractor records, for calls that may reach one,
+ * what each argument would give as a message; resolve.c finds the
+ * wrappers and turns their calls into emit sites of the callers.
+ *
+ * An argument either carries a message (a template, or the name of a
+ * constant), or passes on a parameter of the enclosing function (`msg`,
+ * `"[chan " + name + "] " + msg`, `*args`), or names a level constant.
+ */
+typedef struct gx_arg {
+    const char *kw;     /* keyword argument: its name; NULL = positional */
+    const char *tmpl;   /* the message template it gives; NULL if none */
+    const char *ref;    /* a message held in a constant: its path; or NULL */
+    const char *fwd_kw; /* fwd: the parameter's name, when it can be passed by keyword */
+    /* fwd inside a concatenation: the templates before and after the
+     * parameter (NULL: nothing there) */
+    const char *pre, *post;
+    uint32_t pos;    /* positional index; UINT32_MAX after a splat (unknown) */
+    uint32_t nafter; /* positional arguments (or splats) after it */
+    int32_t fwd_pos; /* fwd: the position at which a call to the enclosing
+                      * function passes that parameter (after self/cls;
+                      * for *args, where it starts); -1 = keyword only */
+    uint32_t flags;  /* GRAPH_EF_TRUNCATED */
+    uint8_t style;   /* of tmpl / ref */
+    uint8_t level;   /* the level constant it names (DEBUG, logging.INFO), or NONE */
+    bool fwd;        /* passes on a parameter of the enclosing function */
+    bool splat;      /* *expr */
+} gx_arg;
+
+typedef struct gx_call {
+    const char *callee; /* path as in gx_ref */
+    int32_t from;       /* enclosing symbol, -1 = module level */
+    int32_t emit;       /* the logging emit this call is (index into emits), -1 = none */
+    int32_t msg_arg;    /* emit calls: the message argument (index from arg0) */
+    int32_t level_arg;  /* emit calls: the level argument of logger.log(level, ...), or -1 */
+    uint32_t line;
+    uint32_t arg0, nargs; /* the arguments recorded: args[arg0 .. arg0 + nargs) */
+} gx_call;
+
 typedef struct gx_file {
     core_arena arena;
     core_vec(gx_sym) syms;
@@ -127,6 +171,11 @@ typedef struct gx_file {
     core_vec(gx_import) imports;
     core_vec(gx_export) exports;
     core_vec(gx_emit) emits;
+    /* Calls that may reach a logging wrapper (Python), and their
+     * arguments. Emit calls are recorded only when their message passes
+     * on a parameter. */
+    core_vec(gx_call) calls;
+    core_vec(gx_arg) args;
     const char *doc; /* module docstring */
     uint32_t lines;
     uint32_t errors; /* ERROR/MISSING nodes */
@@ -269,7 +318,7 @@ void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n); /* escapes % */
 void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-directives */
 void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n);   /* str.format fields -> %s */
 void graph__tmpl_hole(gx_tmpl *t);
-/* Drops the text and the hole count (not the truncated mark). */
+/* Drops the text, the hole count and the truncated mark. */
 void graph__tmpl_clear(gx_tmpl *t);
 /* Copies the template into the arena and resets the builder; NULL if it
  * is empty. A template cut at GRAPH_TEMPLATE_MAX adds GRAPH_EF_TRUNCATED

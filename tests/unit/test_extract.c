@@ -1,12 +1,17 @@
 /*
  * Golden tests of the extractors: every source file below
- * tests/fixtures/extract/ is extracted and its dump (graph__file_dump,
- * with reads) compared with the file of the same name plus ".expected".
- * PMRAG_UPDATE_GOLDEN=1 rewrites the expected files instead; review the
- * diff before committing them.
+ * tests/fixtures/extract/python and .../typescript is extracted and its
+ * dump (graph__file_dump, with reads) compared with the file of the same
+ * name plus ".expected". PMRAG_UPDATE_GOLDEN=1 rewrites the expected files
+ * instead; review the diff before committing them.
+ *
+ * Then the emit sites of logging wrappers, on the small repository in
+ * tests/fixtures/extract/wrappers (indexed: wrappers are found across
+ * files), and the template builder's truncation mark.
  */
 #include "graph_int.h"
 #include "unit.h"
+#include "unit_graph.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -111,4 +116,256 @@ TEST(extract_python_golden)
 TEST(extract_typescript_golden)
 {
     CHECK_INT(check_dir(unit_fixture("extract/typescript")), 0);
+}
+
+/* ---- logging wrappers ---- */
+
+static graph *open_wrappers(void)
+{
+    graph_index_opts o = {0};
+    return unit_index_and_open(unit_fixture("extract/wrappers"), unit_tmp_path("w.graph"), &o,
+                               NULL);
+}
+
+/* The emit of symbol qualname at line, which must be the only one there. */
+static graph_emit emit_at(const graph *g, const char *qualname, uint32_t line)
+{
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), found = 0;
+    graph_emit e = {0}, x;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_get_emit(g, first + i, &x);
+        if (x.line == line) {
+            e = x;
+            found++;
+        }
+    }
+    if (found != 1)
+        unit_fail(__FILE__, __LINE__, "%s: %u emit sites at line %u", qualname, found, line);
+    return e;
+}
+
+/* Checks a site made at a call to a wrapper. */
+#define CHECK_WRAPPED(e, tmpl_, style_, level_, logger_)                                           \
+    do {                                                                                           \
+        CHECK_INT((e).kind, GRAPH_EMIT_LOG);                                                       \
+        CHECK((e).flags &GRAPH_EF_WRAPPER);                                                        \
+        CHECK_STR((e).tmpl, tmpl_);                                                                \
+        CHECK_INT((e).style, style_);                                                              \
+        CHECK_INT((e).level, level_);                                                              \
+        CHECK_STR((e).logger, logger_);                                                            \
+    } while (0)
+
+TEST(wrapper_method_called_through_self)
+{
+    graph *g = open_wrappers();
+    const char *sc = "pkg.transport.Transport.start_client";
+    /* .format(), %-format and logging's own arguments at the call; the
+     * level from DEBUG / INFO (imported constants) and logging.WARNING;
+     * the logger is the wrapper's. */
+    graph_emit e = emit_at(g, sc, 19);
+    CHECK_WRAPPED(e, "starting thread (client mode): %s", GRAPH_STYLE_BRACE, GRAPH_LEVEL_DEBUG,
+                  "pkg.transport");
+    CHECK_STR(e.receiver, "@self");
+    CHECK_STR(e.method, "_log");
+    e = emit_at(g, sc, 20);
+    CHECK_WRAPPED(e, "Connected (version %s, client %s)", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO,
+                  "pkg.transport");
+    e = emit_at(g, sc, 21);
+    CHECK_WRAPPED(e, "window %d for %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_WARNING, "pkg.transport");
+    CHECK_INT(e.nargs, 2);
+    /* Attributed to the caller: the wrapper has no site with these
+     * templates, and its own calls to the logger have none at all. */
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "pkg.transport.Transport._log"), &first);
+    CHECK_INT(n, 2);
+    for (uint32_t i = 0; i < n; i++) {
+        graph_get_emit(g, first + i, &e);
+        CHECK_STR(e.tmpl, "");
+        CHECK_INT(e.flags & GRAPH_EF_WRAPPER, 0);
+    }
+    graph_symbol s;
+    graph_get_symbol(g, unit_sym(g, sc), &s);
+    CHECK(s.flags & GRAPH_SF_LOGS);
+    graph_close(g);
+}
+
+TEST(wrapper_of_a_wrapper)
+{
+    graph *g = open_wrappers();
+    /* rekey -> _note(text) -> _log(DEBUG, text): the level is fixed by
+     * the middle one; an f-string at the call. */
+    graph_emit e = emit_at(g, "pkg.transport.Transport.rekey", 27);
+    CHECK_WRAPPED(e, "rekeying after %s bytes", GRAPH_STYLE_FSTRING, GRAPH_LEVEL_DEBUG,
+                  "pkg.transport");
+    CHECK_STR(e.method, "_note");
+    /* close -> _forward(*args) -> _log(*args): positions pass through. */
+    e = emit_at(g, "pkg.transport.Transport.close", 33);
+    CHECK_WRAPPED(e, "closing transport", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_INFO, "pkg.transport");
+    /* The middle ones pass their parameter on: no site of their own. */
+    uint32_t first;
+    CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.transport.Transport._note"), &first), 0);
+    CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.transport.Transport._forward"), &first), 0);
+    graph_close(g);
+}
+
+TEST(wrapper_through_an_attribute_chain)
+{
+    graph *g = open_wrappers();
+    /* self.transport (a constructor parameter) and self._transport (None)
+     * cannot be resolved: `_log` wrappers by name, of the class named like
+     * the attribute (Transport, not Channel with its prefix). */
+    graph_emit e = emit_at(g, "pkg.channel.Channel.kick", 18);
+    CHECK_WRAPPED(e, "kicked by channel %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO,
+                  "pkg.transport");
+    CHECK_STR(e.receiver, "@self.transport");
+    /* Client._log passes both on to self._transport._log. */
+    e = emit_at(g, "pkg.client.Client.connect", 13);
+    CHECK_WRAPPED(e, "Connecting to %s", GRAPH_STYLE_BRACE, GRAPH_LEVEL_INFO, "pkg.transport");
+    graph_close(g);
+}
+
+TEST(wrapper_text_around_the_message)
+{
+    graph *g = open_wrappers();
+    /* "[chan " + self._name + "] " + msg, with logging's arguments. */
+    graph_emit e = emit_at(g, "pkg.channel.Channel.send_eof", 15);
+    CHECK_WRAPPED(e, "[chan %s] EOF sent (%s)", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG,
+                  "pkg.channel");
+    CHECK_INT(e.nargs, 1);
+    /* The wrapper's own site would match every message it logs: kept as
+     * a site, without its template. */
+    e = emit_at(g, "pkg.channel.Channel._log", 12);
+    CHECK_STR(e.tmpl, "");
+    CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
+    graph_symbol s;
+    graph_get_symbol(g, unit_sym(g, "pkg.channel.Channel._log"), &s);
+    CHECK(s.flags & GRAPH_SF_LOGS_DYNAMIC);
+    graph_close(g);
+}
+
+TEST(wrapper_module_functions)
+{
+    graph *g = open_wrappers();
+    graph_emit e = emit_at(g, "pkg.helpers.report", 12);
+    CHECK_WRAPPED(e, "cannot open %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_WARNING, "pkg.helpers");
+    CHECK_STR(e.receiver, "");
+    CHECK_STR(e.method, "warn_user");
+    /* By keyword. */
+    e = emit_at(g, "pkg.helpers.report", 13);
+    CHECK_WRAPPED(e, "disk full", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_WARNING, "pkg.helpers");
+    /* Through the module from another one. */
+    e = emit_at(g, "pkg.app.main", 6);
+    CHECK_WRAPPED(e, "starting %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_WARNING, "pkg.helpers");
+    CHECK_STR(e.receiver, "helpers");
+    /* A call with a string to a function that does not log: nothing. */
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "pkg.helpers.report"), &first);
+    CHECK_INT(n, 2);
+    /* A function that logs its parameter but that nobody calls keeps its
+     * template. */
+    e = emit_at(g, "pkg.helpers.lonely", 18);
+    CHECK_STR(e.tmpl, "[lonely] %s");
+    CHECK_INT(e.flags & GRAPH_EF_WRAPPER, 0);
+    graph_close(g);
+}
+
+TEST(wrapper_sites_match_and_nothing_matches_everything)
+{
+    graph *g = open_wrappers();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[8];
+    const char *msg = "[chan 7] EOF sent (7)";
+    graph_match r = graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8);
+    CHECK_INT(r.nemits, 1);
+    graph_emit em;
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.symbol, unit_sym(g, "pkg.channel.Channel.send_eof"));
+    msg = "Connected (version 2.0, client x)";
+    r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.transport", "INFO", e, 8);
+    CHECK_INT(r.nemits, 1);
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.symbol, unit_sym(g, "pkg.transport.Transport.start_client"));
+    /* Neither wrapper's own call catches other messages. */
+    msg = "[chan 7] something else entirely";
+    CHECK_INT(graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8).nemits, 0);
+    msg = "no template says this";
+    CHECK_INT(graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8).nemits, 0);
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+/* ---- the template builder's truncation mark ---- */
+
+static void extract_str(const char *src, gx_file *f)
+{
+    graph__file_init(f);
+    graph__extract(GRAPH_LANG_PYTHON, src, strlen(src), f);
+}
+
+static const gx_emit *emit_on_line(const gx_file *f, uint32_t line)
+{
+    for (size_t i = 0; i < f->emits.n; i++)
+        if (f->emits.v[i].line == line)
+            return &f->emits.v[i];
+    unit_fail(__FILE__, __LINE__, "no emit site on line %u", line);
+}
+
+/* ((a+a)+(a+a))...: 2^depth names, every one a hole. */
+static void balanced_sum(core_buf *b, int depth)
+{
+    if (depth == 0) {
+        core_buf_putc(b, 'a');
+        return;
+    }
+    core_buf_putc(b, '(');
+    balanced_sum(b, depth - 1);
+    core_buf_putc(b, '+');
+    balanced_sum(b, depth - 1);
+    core_buf_putc(b, ')');
+}
+
+TEST(truncated_mark_is_not_left_behind)
+{
+    /* A constant built from names only is dropped; when its holes ran
+     * past GRAPH_TEMPLATE_MAX, the mark used to stay set, so the next
+     * site came out empty and flagged as cut. */
+    core_buf src = {0};
+    core_buf_puts(&src, "import logging\nlogger = logging.getLogger(__name__)\nX = ");
+    balanced_sum(&src, 12);
+    core_buf_puts(&src, "\nlogger.info(\"after %s\", 1)\n");
+    gx_file f;
+    extract_str(src.data, &f);
+    const gx_emit *e = emit_on_line(&f, 4);
+    CHECK_STR(e->tmpl, "after %s");
+    CHECK_INT(e->flags & GRAPH_EF_TRUNCATED, 0);
+    graph__file_free(&f);
+    core_buf_free(&src);
+}
+
+TEST(long_brace_constant_is_kept_truncated)
+{
+    /* A constant longer than GRAPH_TEMPLATE_MAX with {fields} and no
+     * %-directive is built twice (as a %-format, then as a str.format
+     * template); the first build's mark used to make the second empty,
+     * and the constant was lost. */
+    core_buf src = {0};
+    core_buf_puts(&src, "MSG = \"order {} ");
+    for (int i = 0; i < 5000; i++)
+        core_buf_putc(&src, 'x');
+    core_buf_puts(&src, "\"\nSHORT = \"ok {}\"\n");
+    gx_file f;
+    extract_str(src.data, &f);
+    const gx_emit *e = emit_on_line(&f, 1);
+    CHECK_INT(e->kind, GRAPH_EMIT_CONST);
+    CHECK_STR(e->name, "MSG");
+    CHECK_INT(e->style, GRAPH_STYLE_BRACE);
+    CHECK(e->flags & GRAPH_EF_TRUNCATED);
+    CHECK(e->tmpl && strncmp(e->tmpl, "order %s xxx", 12) == 0);
+    CHECK_INT(strlen(e->tmpl), GRAPH_TEMPLATE_MAX);
+    e = emit_on_line(&f, 2);
+    CHECK_STR(e->tmpl, "ok %s");
+    CHECK_INT(e->flags & GRAPH_EF_TRUNCATED, 0);
+    graph__file_free(&f);
+    core_buf_free(&src);
 }

@@ -163,10 +163,20 @@ TEST(shop_emit_sites)
     graph_symbol owner;
     graph_get_symbol(g, c.symbol, &owner);
     CHECK_STR(owner.qualname, "shop.errors");
-    /* A constant imported by name and passed to a wrapper. */
+    /* A constant imported by name and passed to a wrapper (log_event
+     * logs its template parameter): the call is a site of the caller. */
     n = graph_symbol_emits(g, unit_sym(g, "shop.payments.gateway.CardGateway._send"), &first);
-    CHECK_INT(n, 1);
+    CHECK_INT(n, 2);
     graph_get_emit(g, first, &e);
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    CHECK_INT(e.style, GRAPH_STYLE_REF);
+    CHECK(e.flags & GRAPH_EF_WRAPPER);
+    CHECK_INT(e.level, GRAPH_LEVEL_INFO);
+    CHECK_STR(e.ref, "PAYMENT_DECLINED");
+    CHECK(e.ref_const != GRAPH_NONE);
+    graph_get_emit(g, e.ref_const, &c);
+    CHECK_STR(c.name, "PAYMENT_DECLINED");
+    graph_get_emit(g, first + 1, &e);
     CHECK_STR(e.tmpl, "charged %s cents for %s");
     /* print() in _notify */
     n = graph_symbol_emits(g, unit_sym(g, "shop.orders.OrderService._notify"), &first);
