@@ -14,5 +14,8 @@ int cmd_mine(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_state(int argc, char **argv);
+int cmd_kafka_mock(int argc, char **argv);
 
 #endif

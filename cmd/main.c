@@ -26,6 +26,10 @@ static const struct {
     {"impact", cmd_impact, "the symbols that depend on a symbol (blast radius)"},
     {"bench", cmd_bench, "benchmarks on synthetic code-like graphs (bench ppr)"},
     {"config", cmd_config, "the effective configuration, or the reference of its keys"},
+    {"serve", cmd_serve, "the daemon: OTLP/HTTP and Kafka in, predictions out (Kafka, HTTP, stdout)"},
+    {"state", cmd_state, "inspect a daemon's state directory (dump, stats)"},
+    {"kafka-mock", cmd_kafka_mock,
+     "run librdkafka's mock Kafka cluster (for tests and trying pmrag with kcat)"},
 };
 
 static void usage(FILE *out)

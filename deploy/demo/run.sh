@@ -53,9 +53,6 @@ step python3 -m orderflow.simulate --orders 600 --seed 7 --out build/demo/orderf
 step "pmrag map --graph build/demo/orderflow.graph --log build/demo/orderflow.csv --top 6"
 "$pmrag" map --graph "$graph" --log "$log" --top 6 -q
 
-step pmrag eval --graph build/demo/orderflow.graph --log build/demo/orderflow.csv
-"$pmrag" eval --graph "$graph" --log "$log" -q
-
 model=$out/orderflow.model
 step pmrag mine --graph build/demo/orderflow.graph --log build/demo/orderflow.csv -o build/demo/orderflow.model
 "$pmrag" mine --graph "$graph" --log "$log" -o "$model" -q
@@ -63,3 +60,52 @@ step pmrag mine --graph build/demo/orderflow.graph --log build/demo/orderflow.cs
 step "pmrag query --graph build/demo/orderflow.graph --model build/demo/orderflow.model --trace 'POST /orders,order.place' -e 'placing order ord_1 for customer cus_9: 2 line(s), paying by card' -k 3 --explain"
 "$pmrag" query --graph "$graph" --model "$model" --trace 'POST /orders,order.place' \
   -e 'placing order ord_1 for customer cus_9: 2 line(s), paying by card' -k 3 --explain
+
+# The daemon: the application live. 40 new orders (another seed) go in as
+# production traffic would: half over OTLP/HTTP, half through Kafka (the
+# embedded cluster, so the real Kafka code path runs with nothing
+# installed). Every event gives a prediction on the output topic and, here,
+# on stdout.
+live=$out/live.csv
+state=$out/state
+rm -rf "$state" "$out/ready.json" "$out/live.jsonl"
+(cd "$here/app/python" && python3 -m orderflow.simulate --orders 40 --seed 99 --out "$live" >/dev/null)
+step "pmrag serve --graph build/demo/orderflow.graph --model build/demo/orderflow.model --set serve.stdout=true --ready-file build/demo/ready.json ... &"
+"$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$state" \
+  --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set serve.stdout=true \
+  --set kafka.output_encoding=json --ready-file "$out/ready.json" >"$out/live.jsonl" 2>"$out/serve.log" &
+serve_pid=$!
+trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
+for _ in $(seq 300); do [[ -s $out/ready.json ]] && break; sleep 0.1; done
+[[ -s $out/ready.json ]] || { cat "$out/serve.log" >&2; echo "demo: pmrag serve did not start" >&2; exit 1; }
+cat "$out/ready.json"
+ready() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$out/ready.json" "$1"; }
+otlp=$(ready otlp_http) api=$(ready api) boot=$(ready kafka_bootstrap)
+
+step "deploy/demo/feed.py build/demo/live.csv \$OTLP 0 40 | kcat -P -b \$KAFKA -t otlp_spans -K\$'\\t'"
+python3 "$here/feed.py" "$live" "$otlp" 0 40 | kcat -P -b "$boot" -t otlp_spans -K $'\t'
+want=$(($(wc -l <"$live") - 1))
+for _ in $(seq 600); do [[ $(wc -l <"$out/live.jsonl") -ge $want ]] && break; sleep 0.1; done
+echo "$(wc -l <"$out/live.jsonl") predictions for $want events"
+
+step "kcat -C -b \$KAFKA -t pmrag_predictions -c 1 -f 'key %k: %s'  (one prediction, as other tools read it)"
+kcat -C -b "$boot" -t pmrag_predictions -o beginning -c 1 -q -f 'key %k: %s\n' | cut -c1-400
+
+step "how two cases advanced (top 3 after each event, and what they expect to emit)"
+python3 "$here/show.py" "$out/live.jsonl" "$live" 2 6
+
+case_id=$(head -1 "$out/live.jsonl" | python3 -c "import json,sys; print(json.load(sys.stdin)['case_id'])")
+step "curl http://\$API/v1/cases/$case_id"
+curl -fsS "http://$api/v1/cases/$case_id" | python3 -c "
+import json,sys; c=json.load(sys.stdin)
+print('seq', c['seq'], ' last', c['last_time'], ' model', c['model_version'])
+print('last activities:', ' > '.join(c['prefix'][-4:]))
+for r in c['ranked'][:3]: print('  %.4f  %s  %s:%d-%d' % (r['score'], r['symbol'], r['file'], r['start_line'], r['end_line']))"
+step "curl http://\$API/metrics | grep -E '^pmrag_(events_in|predictions_out|mapping_coverage)'"
+curl -fsS "http://$api/metrics" | grep -E '^pmrag_(events_in|predictions_out|mapping_coverage)'
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+trap - EXIT
+
+step pmrag eval --graph build/demo/orderflow.graph --log build/demo/orderflow.csv
+"$pmrag" eval --graph "$graph" --log "$log" -q

@@ -1,0 +1,1692 @@
+/*
+ * pmrag serve: the daemon. Events come in from OTLP/HTTP and Kafka, are
+ * mapped to activities, advance their case's state (LMDB, warm-started
+ * PageRank vector) and produce one prediction each, to the Kafka output
+ * topic, stdout and the HTTP API.
+ *
+ * Threads. One engine thread (main) owns the mapper, the model, the state
+ * batch and the Kafka clients. OTLP/HTTP requests arrive on the
+ * receiver's pool threads: each queues its decoded events and waits until
+ * the engine has committed the state they changed, so a 200 means the
+ * events are durable. The API's threads read the state store directly and
+ * take the model lock to rank.
+ *
+ * One cycle of the engine: poll Kafka (up to serve.batch messages), take
+ * the queued HTTP requests, apply every event (map, advance the case,
+ * rank, produce), wait for the producer's acknowledgements, then commit
+ * the state together with the input offsets it came from, and only then
+ * store the Kafka offsets and answer the HTTP requests. A crash anywhere
+ * loses nothing: before the commit nothing was acknowledged; after it the
+ * offsets resume exactly there. Predictions may repeat after a crash
+ * (they were produced before the commit), never go missing.
+ */
+#include "cli.h"
+#include "commands.h"
+#include "config.h"
+#include "evlog.h"
+#include "graph.h"
+#include "ingest.h"
+#include "ppr.h"
+#include "sessions.h"
+#include "sink.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PMRAG_VERSION
+#define PMRAG_VERSION "dev"
+#endif
+
+/* A case's vector entries are stored as sess_entry and used as ppr_entry. */
+_Static_assert(sizeof(sess_entry) == sizeof(ppr_entry), "sess_entry and ppr_entry differ");
+
+static volatile sig_atomic_t g_stop, g_reload;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGHUP)
+        g_reload = 1;
+    else
+        g_stop = 1;
+}
+
+/* Encodings of Kafka input (kafka.input_encoding). */
+enum { ENC_AUTO, ENC_OTLP_PROTO, ENC_OTLP_JSON, ENC_JSON };
+
+/* One OTLP/HTTP request waiting for the commit of its events. */
+typedef struct pending {
+    struct pending *next;
+    ingest_otlp_kind kind;
+    const ingest_event *evs;
+    size_t n;
+    uint64_t t0;
+    int rc;
+    bool done;
+} pending;
+
+/* The newest Kafka offset applied per partition in the current batch. */
+typedef struct kpos {
+    char *topic;
+    int32_t partition;
+    int64_t offset;
+} kpos;
+
+/* A window of events and the activity that followed it, counted. */
+typedef struct obs_rec {
+    uint32_t order, next;
+    uint64_t count;
+    uint32_t act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
+} obs_rec;
+
+typedef struct list {
+    char **v;
+    size_t n;
+} list;
+
+typedef struct srv {
+    core_cfg *cfg;
+    core_logger lg;
+    const char *graph_path, *model_path, *overrides_path;
+    graph *g;
+    graph_overrides *ov;
+    evlog_opts eo;
+    bool code_attrs;
+
+    /* The model: the engine maps and ranks under mu; so does the API. */
+    pthread_mutex_t mu;
+    ppr_mapper *m;
+    ppr_model *base_md; /* loaded or trained at start: online counts add to it */
+    ppr_model *md;      /* in use: base_md, or base_md plus the online counts */
+    ppr_model_work *w, *api_w;
+    uint32_t model_version;
+    char model_version_text[32];
+    uint32_t M, k;
+
+    /* State. */
+    sess_env *env;
+    sess_batch *batch;
+    uint64_t dict_seq;             /* creating messages written */
+    uint32_t dict_acts, dict_vars; /* activities and variants they made */
+    core_vec(kpos) pos;
+    list end_acts;
+    int64_t ttl_ns;
+    uint64_t last_expire;
+
+    /* Kafka. */
+    ingest_kafka_mock *mock;
+    char *bootstrap;
+    ingest_kafka *kin;
+    sink_kafka *kout;
+    list in_topics, logs_topics, case_attrs;
+    int in_encoding; /* ENC_* */
+    bool out_json, to_stdout;
+    const char *out_topic;
+
+    /* HTTP. */
+    ingest_otlp_http *otlp;
+    sink_api *api;
+    pthread_mutex_t qmu;
+    pthread_cond_t qcv, dcv;
+    pending *qhead, *qtail;
+    size_t qevents, qmax;
+    bool stopping;
+
+    /* Online learning: what followed each window of events (kept in
+     * memory and in the state's counters), and the model being rebuilt. */
+    bool learn_online;
+    core_map obs_idx; /* window hash -> index in obs */
+    core_vec(obs_rec) obs;
+    uint64_t obs_max, obs_new, obs_events_new;
+    uint64_t rebuild_events, last_rebuild_ns, rebuild_every_ns;
+    pthread_t rebuild_thread;
+    atomic_bool rebuild_done;
+    bool rebuilding;
+    ppr_model *next_md;
+    int next_rc;
+
+    /* Per event scratch (engine thread). */
+    ppr_pred *pred;
+    sink_ranked *ranked;
+    core_buf val, doc;
+    uint32_t batch_max, batch_events;
+    uint64_t bad_msgs;
+
+    /* Metrics. */
+    sink_metrics *mx;
+    sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_predictions, *c_unmapped,
+        *c_mapped, *c_commits, *c_restarts_cold;
+    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue;
+    sink_histogram *h_ppr, *h_e2e, *h_commit;
+    atomic_uint_fast64_t events_total, mapped_total;
+    atomic_bool ready;
+} srv;
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Splits text at sep into trimmed, non-empty items. */
+static void split_list(const char *text, char sep, list *out)
+{
+    memset(out, 0, sizeof *out);
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, sep);
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        size_t a = 0, b = n;
+        while (a < b && (p[a] == ' ' || p[a] == '\t'))
+            a++;
+        while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
+            b--;
+        if (b > a) {
+            out->v = core_xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+            out->v[out->n++] = core_xstrndup(p + a, b - a);
+        }
+        p += n;
+        if (*p == sep)
+            p++;
+    }
+}
+
+static void list_free(list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static bool list_has(const list *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return true;
+    return false;
+}
+
+static int64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* The activity dictionary in the state store                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The state's dictionary has two parts. Below DICT_VARIANT, an activity's
+ * id gives its text (for `pmrag state dump` and the API). From
+ * DICT_VARIANT on, variant ids made online give the message that made
+ * them (with its logger and level, which can decide between templates):
+ * every new activity comes with a new variant, so mapping those messages
+ * again in variant order at start makes the same activities and variants
+ * with the same ids, and the ids in stored case states keep their
+ * meaning across restarts.
+ */
+#define DICT_VARIANT 0x80000000u
+
+static void dict_texts(srv *s);
+
+static void dict_record(srv *s, const ppr_map_event *me)
+{
+    uint32_t nv = ppr_mapper_nvariants(s->m);
+    if (nv > s->dict_vars && nv - 1 < DICT_VARIANT) {
+        core_buf b = {0};
+        const char *lg = me->logger ? me->logger : "", *lv = me->level ? me->level : "";
+        core_buf_append(&b, lg, strlen(lg) + 1);
+        core_buf_append(&b, lv, strlen(lv) + 1);
+        core_buf_append(&b, me->text, me->len);
+        sess_batch_dict_put(s->batch, DICT_VARIANT | (nv - 1), b.data, b.len);
+        core_buf_free(&b);
+        s->dict_seq++;
+    }
+    s->dict_vars = nv;
+    dict_texts(s);
+}
+
+/* The texts of activities not yet in the state, and the counts. */
+static void dict_texts(srv *s)
+{
+    uint32_t na = ppr_mapper_nactivities(s->m), nv = ppr_mapper_nvariants(s->m);
+    for (; s->dict_acts < na; s->dict_acts++) {
+        ppr_activity pa;
+        ppr_mapper_activity(s->m, s->dict_acts, &pa);
+        sess_batch_dict_put(s->batch, s->dict_acts, pa.text, strlen(pa.text));
+    }
+    char meta[64];
+    int n = snprintf(meta, sizeof meta, "%u %u", na, nv);
+    sess_batch_meta_put(s->batch, "dict", meta, (size_t)n);
+}
+
+typedef struct replay_ctx {
+    srv *s;
+    uint64_t n;
+} replay_ctx;
+
+static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
+{
+    replay_ctx *r = ud;
+    if (id < DICT_VARIANT)
+        return 0;
+    const char *lg = text, *end = text + len;
+    const char *lv = memchr(lg, 0, len);
+    const char *msg = lv ? memchr(lv + 1, 0, (size_t)(end - lv - 1)) : NULL;
+    if (!lv || !msg)
+        return CORE_ECORRUPT;
+    lv++;
+    msg++;
+    ppr_map_event me = {.text = msg, .len = (size_t)(end - msg)};
+    me.logger = *lg ? lg : NULL;
+    me.level = *lv ? lv : NULL;
+    uint32_t a, v;
+    ppr_mapper_map(r->s->m, &me, UINT32_MAX, &a, &v);
+    r->n++;
+    return 0;
+}
+
+/* Maps the stored creating messages again; checks that they made what
+ * they made before. */
+static int dict_replay(srv *s, char *why, size_t whylen)
+{
+    replay_ctx r = {s, 0};
+    int rc = sess_dict_iter(s->env, replay_one, &r);
+    if (rc) {
+        snprintf(why, whylen, "state %s: activity dictionary: %s",
+                 core_cfg_str(s->cfg, "state.dir"), core_strerror(rc));
+        return rc;
+    }
+    s->dict_seq = r.n;
+    s->dict_vars = ppr_mapper_nvariants(s->m);
+    core_buf meta = {0};
+    if (sess_meta_get(s->env, "dict", &meta) == 0) {
+        unsigned na = 0, nv = 0;
+        core_buf_putc(&meta, 0);
+        uint32_t cur_a = ppr_mapper_nactivities(s->m);
+        if (sscanf(meta.data, "%u %u", &na, &nv) == 2 && (na != cur_a || nv != s->dict_vars)) {
+            snprintf(why, whylen,
+                     "state %s: the activity dictionary does not match this graph and model "
+                     "(%u activities and %u variants stored, %u and %u rebuilt); start with an "
+                     "empty state.dir",
+                     core_cfg_str(s->cfg, "state.dir"), na, nv, cur_a, s->dict_vars);
+            core_buf_free(&meta);
+            return CORE_ECORRUPT;
+        }
+        s->dict_acts = na;
+    }
+    core_buf_free(&meta);
+    dict_texts(s);
+    char w2[512];
+    rc = ppr_mapper_finish(s->m, w2, sizeof w2);
+    if (rc)
+        core_logf(&s->lg, CORE_LOG_WARN, "%s", w2);
+    if (r.n)
+        core_logf(&s->lg, CORE_LOG_INFO, "restored %llu online activities and variants",
+                  (unsigned long long)r.n);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The model                                                           */
+/* ------------------------------------------------------------------ */
+
+/* A fingerprint of what a model predicts from: its parameters and
+ * sizes. A restart with another model restarts case vectors cold. */
+static uint64_t model_fingerprint(const ppr_model *md)
+{
+    ppr_model_stats st;
+    ppr_model_get_stats(md, &st);
+    const ppr_model_params *p = ppr_model_get_params(md);
+    uint64_t h = 1469598103934665603ull;
+    uint64_t v[] = {st.symbols,
+                    st.activities,
+                    st.contexts,
+                    st.edges,
+                    st.follows,
+                    st.train_events,
+                    st.train_cases,
+                    p->order,
+                    p->variant_min,
+                    (uint64_t)(p->variant_ratio * 1e6),
+                    (uint64_t)(p->alpha * 1e6),
+                    (uint64_t)(p->code_scale * 1e6),
+                    (uint64_t)(p->decay * 1e6),
+                    (uint64_t)(p->escape * 1e6)};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        h ^= v[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Loads --model, or trains from model.bootstrap_log, or builds an empty
+ * model (recency and the current emitter only) over a fresh mapper. */
+static int model_build(srv *s, ppr_mapper **mp, ppr_model **mdp, char *why, size_t whylen)
+{
+    ppr_mapper_opts mo = {
+        .use_code_attrs = s->code_attrs,
+        .overrides = s->ov,
+        .tokens_min = core_cfg_double(s->cfg, "map.tokens_min"),
+        .log = s->lg,
+    };
+    if (s->model_path)
+        return ppr_model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
+    int rc = ppr_mapper_new(s->g, &mo, mp);
+    if (rc) {
+        snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));
+        return rc;
+    }
+    ppr_model_params p = config_model_params(s->cfg);
+    const char *boot = core_cfg_str(s->cfg, "model.bootstrap_log");
+    evlog l = {0};
+    ppr_seqs train = {0};
+    static const uint32_t zero = 0;
+    train.off = &zero;
+    if (boot && *boot) {
+        evlog_opts eo = s->eo;
+        eo.train_frac = 1.0;
+        eo.learn_code_attrs = s->code_attrs;
+        core_logf(&s->lg, CORE_LOG_INFO, "training the model from %s", boot);
+        rc = evlog_load(boot, &eo, *mp, &l, why, whylen);
+        if (rc)
+            goto fail;
+        char w2[512];
+        if (ppr_mapper_finish(*mp, w2, sizeof w2) != 0)
+            core_logf(&s->lg, CORE_LOG_WARN, "%s", w2);
+        train = evlog_all(&l);
+        if (core_cfg_bool(s->cfg, "model.calibrate")) {
+            rc = ppr_model_calibrate(*mp, &train,
+                                     (uint32_t)core_cfg_int(s->cfg, "model.calibrate_min_cases"),
+                                     &p, &s->lg);
+            if (rc) {
+                snprintf(why, whylen, "calibration failed: %s", core_strerror(rc));
+                goto fail;
+            }
+        }
+    }
+    rc = ppr_model_train(*mp, &train, &p, mdp);
+    if (rc)
+        snprintf(why, whylen, "training failed: %s", core_strerror(rc));
+    else if (boot && *boot)
+        core_logf(&s->lg, CORE_LOG_INFO, "model trained on %u cases (%llu events)", l.ncases,
+                  (unsigned long long)l.nevents);
+fail:
+    evlog_free(&l);
+    if (rc) {
+        ppr_mapper_free(*mp);
+        *mp = NULL;
+    }
+    return rc;
+}
+
+/* The model's version: kept in the state with the fingerprint of the
+ * model it numbers; a different model gets the next number. */
+static void model_version_set(srv *s, bool bump)
+{
+    uint64_t fp = model_fingerprint(s->md);
+    core_buf meta = {0};
+    unsigned long long ofp = 0;
+    unsigned ov = 0;
+    if (sess_meta_get(s->env, "model", &meta) == 0) {
+        core_buf_putc(&meta, 0);
+        if (sscanf(meta.data, "%u %llx", &ov, &ofp) != 2)
+            ov = 0, ofp = 0;
+    }
+    core_buf_free(&meta);
+    s->model_version = (!bump && ov && ofp == fp) ? ov : ov + 1;
+    snprintf(s->model_version_text, sizeof s->model_version_text, "v%u", s->model_version);
+    char text[64];
+    int n = snprintf(text, sizeof text, "%u %llx", s->model_version, (unsigned long long)fp);
+    sess_batch_meta_put(s->batch, "model", text, (size_t)n);
+    if (s->g_model_version)
+        sink_gauge_set(s->g_model_version, s->model_version);
+}
+
+/*
+ * Puts md in use (computing its activity vectors first, outside the
+ * lock, unless done). With base, md is a new base model over mapper m
+ * (start, SIGHUP): the old base and mapper go. Without, md is the base
+ * plus the online counts, over the same mapper.
+ */
+static int model_install(srv *s, ppr_mapper *m, ppr_model *md, bool base, char *why, size_t whylen)
+{
+    int rc = ppr_model_stream_prepare(md, s->M, core_ncpus());
+    ppr_model_work *w = NULL, *aw = NULL;
+    if (!rc)
+        rc = ppr_model_work_new(md, &w);
+    if (!rc)
+        rc = ppr_model_work_new(md, &aw);
+    if (rc) {
+        snprintf(why, whylen, "cannot prepare the model: %s", core_strerror(rc));
+        ppr_model_work_free(w);
+        ppr_model_work_free(aw);
+        return rc;
+    }
+    pthread_mutex_lock(&s->mu);
+    ppr_model_work_free(s->w);
+    ppr_model_work_free(s->api_w);
+    if (s->md != s->base_md)
+        ppr_model_free(s->md);
+    if (base) {
+        ppr_model_free(s->base_md);
+        s->base_md = md;
+        if (s->m != m)
+            ppr_mapper_free(s->m);
+        s->m = m;
+    }
+    s->md = md;
+    s->w = w;
+    s->api_w = aw;
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+/* ---- online learning ---- */
+
+#define OBS_KEY_MAX (1 + 4 + 8 * SESS_MAX_TOKENS)
+
+static size_t obs_key(uint32_t order, uint32_t next, const uint32_t *act, const uint32_t *var,
+                      uint8_t *out)
+{
+    size_t n = 0;
+    out[n++] = (uint8_t)order;
+    memcpy(out + n, &next, 4);
+    n += 4;
+    memcpy(out + n, act, order * 4);
+    n += order * 4;
+    memcpy(out + n, var, order * 4);
+    return n + order * 4;
+}
+
+/* Counts that next followed the window act/var (order events); with
+ * persist, the count goes to the state too. Past model.online_windows
+ * distinct windows only known ones count. */
+static void obs_count(srv *s, uint32_t order, uint32_t next, const uint32_t *act,
+                      const uint32_t *var, uint64_t n, bool persist)
+{
+    uint8_t key[OBS_KEY_MAX];
+    size_t kl = obs_key(order, next, act, var, key);
+    uint64_t h = core_hash64(key, kl, 0x6f6273ull);
+    if (h == UINT64_MAX)
+        h = 0;
+    uint64_t *v = core_map_get(&s->obs_idx, h);
+    obs_rec *r;
+    if (v) {
+        r = &s->obs.v[*v];
+        if (r->order != order || r->next != next || memcmp(r->act, act, order * 4) ||
+            memcmp(r->var, var, order * 4))
+            return; /* a hash collision: not worth a second table */
+    } else {
+        if (s->obs.n >= s->obs_max)
+            return;
+        bool ins;
+        v = core_map_put(&s->obs_idx, h, &ins);
+        obs_rec nr = {.order = order, .next = next};
+        memcpy(nr.act, act, order * 4);
+        memcpy(nr.var, var, order * 4);
+        core_vec_push(&s->obs, nr);
+        *v = s->obs.n - 1;
+        r = &s->obs.v[*v];
+    }
+    r->count += n;
+    s->obs_new += n;
+    if (persist)
+        sess_batch_count_add(s->batch, key, kl, n);
+}
+
+static int obs_load_one(void *ud, const void *key, size_t klen, uint64_t count)
+{
+    srv *s = ud;
+    const uint8_t *k = key;
+    if (klen < 5)
+        return 0;
+    uint32_t order = k[0], next;
+    if (order == 0 || order > SESS_MAX_TOKENS || klen != 5 + (size_t)order * 8)
+        return 0; /* not ours */
+    uint32_t act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
+    memcpy(&next, k + 1, 4);
+    memcpy(act, k + 5, order * 4);
+    memcpy(var, k + 5 + order * 4, order * 4);
+    obs_count(s, order, next, act, var, count, false);
+    return 0;
+}
+
+static void *prepare_main(void *arg)
+{
+    srv *s = arg;
+    s->next_rc = ppr_model_stream_prepare(s->next_md, s->M, core_ncpus());
+    atomic_store(&s->rebuild_done, true);
+    return NULL;
+}
+
+/* The base model plus every window counted so far. Under s->mu (it
+ * reads the mapper). */
+static int obs_train(srv *s, ppr_model **out)
+{
+    ppr_follow_obs *fo = core_xmalloc((s->obs.n ? s->obs.n : 1) * sizeof *fo);
+    uint64_t events = 0;
+    for (size_t i = 0; i < s->obs.n; i++) {
+        const obs_rec *r = &s->obs.v[i];
+        fo[i] = (ppr_follow_obs){r->act, r->var, r->order, r->next, r->count};
+        events += r->count;
+    }
+    int rc = ppr_model_train_more(s->base_md, fo, s->obs.n, events, 0, out);
+    free(fo);
+    return rc;
+}
+
+/* Engine thread, between cycles: installs a rebuilt model when its
+ * vectors are ready, and starts a rebuild when enough is new. The
+ * training itself runs under the lock (it reads the mapper); the
+ * vectors, the long part, on a thread of their own. */
+static void rebuild_step(srv *s)
+{
+    char why[512];
+    if (s->rebuilding && atomic_load(&s->rebuild_done)) {
+        pthread_join(s->rebuild_thread, NULL);
+        s->rebuilding = false;
+        atomic_store(&s->rebuild_done, false);
+        if (s->next_rc || model_install(s, s->m, s->next_md, false, why, sizeof why) != 0) {
+            core_logf(&s->lg, CORE_LOG_ERROR, "model rebuild failed: %s",
+                      s->next_rc ? core_strerror(s->next_rc) : why);
+            ppr_model_free(s->next_md);
+        } else {
+            model_version_set(s, true);
+            ppr_model_stats st;
+            ppr_model_get_stats(s->md, &st);
+            core_logf(&s->lg, CORE_LOG_INFO, "model %s in use: %u contexts, %llu events learnt",
+                      s->model_version_text, st.contexts, (unsigned long long)st.train_events);
+        }
+        s->next_md = NULL;
+    }
+    if (!s->learn_online || s->rebuilding || s->obs_new == 0)
+        return;
+    uint64_t now = core_now_ns();
+    if (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns)
+        return;
+    s->last_rebuild_ns = now;
+    s->obs_new = 0;
+    pthread_mutex_lock(&s->mu);
+    int rc = obs_train(s, &s->next_md);
+    pthread_mutex_unlock(&s->mu);
+    if (rc) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "model rebuild failed: %s", core_strerror(rc));
+        return;
+    }
+    if (pthread_create(&s->rebuild_thread, NULL, prepare_main, s) != 0) {
+        ppr_model_free(s->next_md);
+        s->next_md = NULL;
+        return;
+    }
+    s->rebuilding = true;
+}
+
+/* The base model plus the windows counted so far, in use at once (at
+ * start and after a reload). */
+static void online_apply(srv *s)
+{
+    if (!s->learn_online || s->obs.n == 0)
+        return;
+    char why[512];
+    ppr_model *md;
+    pthread_mutex_lock(&s->mu);
+    int rc = obs_train(s, &md);
+    pthread_mutex_unlock(&s->mu);
+    if (!rc && (rc = model_install(s, s->m, md, false, why, sizeof why)) != 0)
+        ppr_model_free(md);
+    if (rc)
+        core_logf(&s->lg, CORE_LOG_ERROR, "the online counts could not be added: %s",
+                  core_strerror(rc));
+    s->obs_new = 0;
+}
+
+/* SIGHUP: the model again (the file, or the bootstrap log); the online
+ * activities are mapped into the new mapper in their order. */
+static void model_reload(srv *s)
+{
+    char why[1024];
+    ppr_mapper *m;
+    ppr_model *md;
+    core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the model");
+    if (s->rebuilding) {
+        pthread_join(s->rebuild_thread, NULL);
+        s->rebuilding = false;
+        atomic_store(&s->rebuild_done, false);
+        ppr_model_free(s->next_md);
+        s->next_md = NULL;
+    }
+    if (model_build(s, &m, &md, why, sizeof why) != 0) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
+        return;
+    }
+    ppr_mapper *old_m = s->m;
+    pthread_mutex_lock(&s->mu);
+    s->m = m;
+    int rc = dict_replay(s, why, sizeof why);
+    s->m = old_m;
+    pthread_mutex_unlock(&s->mu);
+    if (rc || model_install(s, m, md, true, why, sizeof why) != 0) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
+        ppr_model_free(md);
+        ppr_mapper_free(m);
+        return;
+    }
+    online_apply(s);
+    model_version_set(s, true);
+    core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
+}
+
+/* ------------------------------------------------------------------ */
+/* Applying one event                                                  */
+/* ------------------------------------------------------------------ */
+
+static void ranked_fill(srv *s, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        graph_symbol sym;
+        graph_get_symbol(s->g, s->pred[i].symbol, &sym);
+        const char *act = NULL;
+        if (s->pred[i].activity != UINT32_MAX) {
+            ppr_activity pa;
+            ppr_mapper_activity(s->m, s->pred[i].activity, &pa);
+            act = pa.text;
+        }
+        s->ranked[i] = (sink_ranked){sym.qualname, graph_sym_kind_name(sym.kind),
+                                     sym.file,     sym.start_line,
+                                     sym.end_line, s->pred[i].score,
+                                     act};
+    }
+}
+
+/* Rebuilds a case's vector from its stored tokens (a case from an older
+ * model, whose vector means nothing to this one). */
+static void case_cold(srv *s, sess_case *c)
+{
+    ppr_vec rec;
+    ppr_vec_init(&rec, (ppr_entry *)c->vec, s->M);
+    c->vec_wsum = 0;
+    for (uint32_t i = 0; i < c->ntok; i++)
+        ppr_model_advance(s->md, s->w, &rec, &c->vec_wsum, c->act[i]);
+    c->nvec = rec.n;
+    c->vec_err = rec.err;
+    c->model_version = s->model_version;
+    sink_counter_add(s->c_restarts_cold, 1);
+}
+
+/* Maps ev, advances its case, ranks and publishes. Returns 0, or a
+ * negative code when the prediction could not be produced (the producer
+ * failed for good): the engine stops then, without committing. */
+static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
+{
+    size_t clen = strlen(ev->case_id);
+    sess_case c;
+    int f = sess_batch_case_find(s->batch, ev->case_id, clen, &c);
+    if (f != 1 && (f == 0 || sess_case_get(s->env, ev->case_id, clen, &c) != 0)) {
+        memset(&c, 0, sizeof c);
+        c.last_time_ns = INT64_MIN;
+        c.model_version = s->model_version;
+    }
+    if (c.model_version != s->model_version)
+        case_cold(s, &c);
+    ppr_map_event me;
+    evlog_map_event(ev, &s->eo, s->code_attrs, &me);
+    me.learn = s->code_attrs;
+    uint32_t prev = c.ntok ? c.act[c.ntok - 1] : UINT32_MAX, a, v;
+    ppr_mapper_map(s->m, &me, prev, &a, &v);
+    dict_record(s, &me);
+    ppr_activity pa;
+    ppr_mapper_activity(s->m, a, &pa);
+    atomic_fetch_add(&s->events_total, 1);
+    if (pa.nsyms) {
+        atomic_fetch_add(&s->mapped_total, 1);
+        sink_counter_add(s->c_mapped, 1);
+    } else {
+        sink_counter_add(s->c_unmapped, 1);
+    }
+    if (s->learn_online && c.ntok) {
+        uint32_t o = ppr_model_get_params(s->base_md)->order;
+        if (o > c.ntok)
+            o = c.ntok;
+        obs_count(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o, 1, true);
+    }
+    if (c.ntok == SESS_MAX_TOKENS) {
+        memmove(c.act, c.act + 1, (SESS_MAX_TOKENS - 1) * sizeof *c.act);
+        memmove(c.var, c.var + 1, (SESS_MAX_TOKENS - 1) * sizeof *c.var);
+        c.ntok--;
+    }
+    c.act[c.ntok] = a;
+    c.var[c.ntok] = v;
+    c.ntok++;
+    ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, s->M, c.vec_err};
+    uint64_t r0 = core_now_ns();
+    ppr_model_advance(s->md, s->w, &rec, &c.vec_wsum, a);
+    uint32_t n =
+        ppr_model_rank_warm(s->md, s->w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, s->pred);
+    sink_histogram_observe(s->h_ppr, (double)(core_now_ns() - r0) * 1e-9);
+    c.nvec = rec.n;
+    c.vec_err = rec.err;
+    c.seq++;
+    c.last_time_ns = ev->time_ns == INGEST_NO_TIME ? INT64_MIN : ev->time_ns;
+    c.touched_ns = wall_ns();
+    bool ends = s->end_acts.n && list_has(&s->end_acts, pa.text);
+    c.closed = ends;
+
+    ranked_fill(s, n);
+    sink_prediction p = {
+        .case_id = ev->case_id,
+        .case_len = clen,
+        .seq = c.seq,
+        .activity = pa.text,
+        .time_unix_nano = ev->time_ns == INGEST_NO_TIME ? 0 : ev->time_ns,
+        .model_version = s->model_version_text,
+        .ranked = s->ranked,
+        .nranked = n,
+        .latency_us = (core_now_ns() - t0) / 1000,
+    };
+    int rc = 0;
+    if (s->kout) {
+        core_buf_reset(&s->val);
+        if (s->out_json)
+            sink_prediction_json(&p, &s->val);
+        else
+            sink_prediction_pb(&p, &s->val);
+        while ((rc = sink_kafka_send(s->kout, ev->case_id, clen, s->val.data, s->val.len, 100)) ==
+                   -EAGAIN &&
+               !g_stop)
+            ;
+        if (rc) {
+            sink_kafka_stats ks;
+            sink_kafka_get_stats(s->kout, &ks);
+            core_logf(&s->lg, CORE_LOG_ERROR, "cannot produce to %s: %s%s%s", s->out_topic,
+                      core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
+            return rc;
+        }
+    }
+    if (s->to_stdout) {
+        core_buf_reset(&s->doc);
+        sink_prediction_json(&p, &s->doc);
+        if (sink_jsonl_write(stdout, s->doc.data, s->doc.len) == -EPIPE) {
+            core_logf(&s->lg, CORE_LOG_WARN, "stdout closed: predictions go on to Kafka only");
+            s->to_stdout = false;
+        }
+    }
+    sink_counter_add(s->c_predictions, 1);
+    sink_histogram_observe(s->h_e2e, (double)(core_now_ns() - t0) * 1e-9);
+    if (ends)
+        sess_batch_case_del(s->batch, ev->case_id, clen);
+    else
+        sess_batch_case_put(s->batch, ev->case_id, clen, &c);
+    s->batch_events++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sources                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct emit_ctx {
+    srv *s;
+    uint64_t t0;
+    int rc;
+} emit_ctx;
+
+static int emit_event(void *ud, const ingest_event *ev)
+{
+    emit_ctx *e = ud;
+    e->rc = apply_event(e->s, ev, e->t0);
+    return e->rc;
+}
+
+static void pos_note(srv *s, const char *topic, int32_t partition, int64_t offset)
+{
+    for (size_t i = 0; i < s->pos.n; i++)
+        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0) {
+            if (offset > s->pos.v[i].offset)
+                s->pos.v[i].offset = offset;
+            return;
+        }
+    core_vec_push(&s->pos, ((kpos){core_xstrdup(topic), partition, offset}));
+}
+
+/* kafka.input_encoding=auto: a JSON object whose first key is
+ * resourceSpans or resourceLogs is OTLP JSON; another JSON object is one
+ * event; anything else is taken for OTLP protobuf (whose first byte, the
+ * tag of field 1, is 0x0a, never '{'). */
+static int sniff_encoding(const void *buf, size_t len)
+{
+    const char *p = buf, *end = p + len;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    if (p == end || *p != '{')
+        return ENC_OTLP_PROTO;
+    p++;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    static const char *const keys[] = {"\"resourceSpans\"", "\"resourceLogs\"",
+                                       "\"resource_spans\"", "\"resource_logs\""};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        size_t n = strlen(keys[i]);
+        if ((size_t)(end - p) >= n && memcmp(p, keys[i], n) == 0)
+            return ENC_OTLP_JSON;
+    }
+    return ENC_JSON;
+}
+
+static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
+{
+    srv *s = ud;
+    emit_ctx e = {s, core_now_ns(), 0};
+    ingest_decode_opts dopts = {.case_attrs = (const char *const *)s->eo.in.case_attrs,
+                                .ncase = s->eo.in.ncase_attrs};
+    char why[512];
+    int rc;
+    int enc = s->in_encoding == ENC_AUTO ? sniff_encoding(km->val, km->vlen) : s->in_encoding;
+    if (enc == ENC_JSON) {
+        rc = ingest_event_json_decode(km->val, km->vlen, &dopts, emit_event, &e, why, sizeof why);
+    } else {
+        ingest_otlp_kind kind =
+            list_has(&s->logs_topics, km->topic) ? INGEST_OTLP_LOGS : INGEST_OTLP_TRACES;
+        ingest_decode_result res;
+        rc = ingest_otlp_decode(kind, enc == ENC_OTLP_JSON ? INGEST_ENC_JSON : INGEST_ENC_PROTO,
+                                km->val, km->vlen, &dopts, emit_event, &e, &res, why, sizeof why);
+        if (!rc && res.rejected) {
+            sink_counter_add(s->c_bad_kafka, res.rejected);
+            if (s->bad_msgs++ < 20)
+                core_logf(&s->lg, CORE_LOG_WARN, "%s[%d]@%lld: %llu records rejected: %s",
+                          km->topic, km->partition, (long long)km->offset,
+                          (unsigned long long)res.rejected, res.reject_reason);
+        }
+    }
+    if (e.rc)
+        return e.rc; /* the producer failed: stop before the commit */
+    if (rc) {
+        /* A bad message is skipped (its offset still counts as done: it
+         * would be as bad the next time). */
+        sink_counter_add(s->c_bad_kafka, 1);
+        if (s->bad_msgs++ < 20)
+            core_logf(&s->lg, CORE_LOG_WARN, "%s[%d]@%lld: skipped: %s", km->topic, km->partition,
+                      (long long)km->offset, why);
+    }
+    sink_counter_add(s->c_events_kafka, 1);
+    pos_note(s, km->topic, km->partition, km->offset);
+    sess_batch_offset_put(s->batch, km->topic, km->partition, km->offset + 1);
+    return 0;
+}
+
+static int64_t start_offset(void *ud, const char *topic, int32_t partition)
+{
+    srv *s = ud;
+    int64_t next;
+    if (sess_offset_get(s->env, topic, partition, &next) == 0)
+        return next;
+    return -1;
+}
+
+/* An OTLP/HTTP request (receiver thread): queue it, wait for its commit. */
+static int on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n)
+{
+    srv *s = ud;
+    pending p = {.kind = kind, .evs = evs, .n = n, .t0 = core_now_ns()};
+    pthread_mutex_lock(&s->qmu);
+    if (s->stopping || (s->qevents && s->qevents + n > s->qmax)) {
+        pthread_mutex_unlock(&s->qmu);
+        return -EAGAIN;
+    }
+    if (s->qtail)
+        s->qtail->next = &p;
+    else
+        s->qhead = &p;
+    s->qtail = &p;
+    s->qevents += n;
+    sink_gauge_set(s->g_queue, (double)s->qevents);
+    pthread_cond_signal(&s->qcv);
+    while (!p.done)
+        pthread_cond_wait(&s->dcv, &s->qmu);
+    pthread_mutex_unlock(&s->qmu);
+    return p.rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The engine                                                          */
+/* ------------------------------------------------------------------ */
+
+static void answer(srv *s, pending *list_head, int rc)
+{
+    pthread_mutex_lock(&s->qmu);
+    for (pending *p = list_head; p;) {
+        pending *next = p->next;
+        p->rc = rc;
+        p->done = true;
+        p = next;
+    }
+    pthread_cond_broadcast(&s->dcv);
+    pthread_mutex_unlock(&s->qmu);
+}
+
+/* Commits what the cycle applied: predictions acknowledged by the
+ * broker first, then the state with its offsets, then the offsets to
+ * Kafka. */
+static int commit(srv *s)
+{
+    if (sess_batch_size(s->batch) == 0)
+        return 0;
+    uint64_t t0 = core_now_ns();
+    if (s->kout) {
+        int rc = sink_kafka_flush(s->kout, 30000);
+        if (rc) {
+            core_logf(&s->lg, CORE_LOG_ERROR, "predictions not acknowledged by the broker: %s",
+                      core_strerror(rc));
+            return rc;
+        }
+    }
+    char why[512];
+    int rc = sess_batch_commit(s->env, s->batch, why, sizeof why);
+    if (rc) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
+        return rc;
+    }
+    sink_counter_add(s->c_commits, 1);
+    if (s->kin && s->pos.n) {
+        ingest_kafka_pos *kp = core_xmalloc(s->pos.n * sizeof *kp);
+        for (size_t i = 0; i < s->pos.n; i++)
+            kp[i] =
+                (ingest_kafka_pos){s->pos.v[i].topic, s->pos.v[i].partition, s->pos.v[i].offset};
+        ingest_kafka_done(s->kin, kp, s->pos.n);
+        free(kp);
+    }
+    for (size_t i = 0; i < s->pos.n; i++)
+        free(s->pos.v[i].topic);
+    s->pos.n = 0;
+    s->batch_events = 0;
+    sink_histogram_observe(s->h_commit, (double)(core_now_ns() - t0) * 1e-9);
+    return 0;
+}
+
+static void gauges(srv *s)
+{
+    sess_stats st;
+    sess_get_stats(s->env, &st);
+    sink_gauge_set(s->g_cases, (double)st.cases);
+    sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
+    uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
+    sink_gauge_set(s->g_coverage, all ? (double)mapped / (double)all : 0);
+    if (s->kin) {
+        ingest_kafka_stats ks;
+        ingest_kafka_get_stats(s->kin, &ks);
+        sink_gauge_set(s->g_lag, (double)ks.lag);
+    }
+}
+
+/* One cycle; returns 0 or the error that stops the daemon. */
+static int cycle(srv *s, bool draining)
+{
+    int rc = 0;
+    if (!draining)
+        rebuild_step(s);
+    pthread_mutex_lock(&s->mu);
+    if (s->kin && !draining) {
+        bool waiting;
+        pthread_mutex_lock(&s->qmu);
+        waiting = s->qhead != NULL;
+        pthread_mutex_unlock(&s->qmu);
+        int n = ingest_kafka_poll(s->kin, s->batch_max, waiting ? 0 : 10, on_kafka_msg, s);
+        if (n < 0) {
+            core_logf(&s->lg, CORE_LOG_ERROR, "Kafka consumer: %s", core_strerror(n));
+            rc = n;
+        }
+    }
+    pthread_mutex_lock(&s->qmu);
+    if (!s->kin && !s->qhead && !draining) {
+        /* Only HTTP input: sleep until a request comes (or 200 ms pass:
+         * expiry and signals). */
+        pthread_mutex_unlock(&s->mu);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200 * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&s->qcv, &s->qmu, &ts);
+        pthread_mutex_unlock(&s->qmu);
+        pthread_mutex_lock(&s->mu);
+        pthread_mutex_lock(&s->qmu);
+    }
+    pending *taken = s->qhead;
+    s->qhead = s->qtail = NULL;
+    s->qevents = 0;
+    sink_gauge_set(s->g_queue, 0);
+    pthread_mutex_unlock(&s->qmu);
+    uint64_t nhttp = 0;
+    for (pending *p = taken; p && !rc; p = p->next) {
+        for (size_t i = 0; i < p->n && !rc; i++)
+            rc = apply_event(s, &p->evs[i], p->t0);
+        nhttp += p->n;
+    }
+    if (nhttp)
+        sink_counter_add(s->c_events_otlp, nhttp);
+    /* Activities first seen in this cycle: the strategies that work per
+     * activity (constants, tokens, the external command). */
+    if (!rc && s->batch_events) {
+        char why[512];
+        if (ppr_mapper_finish(s->m, why, sizeof why) != 0)
+            core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
+    }
+    /* Expiry, at most every few seconds and a bounded number at a time. */
+    uint64_t now = core_now_ns();
+    if (!rc && now - s->last_expire > 5000000000ull) {
+        s->last_expire = now;
+        uint64_t n = sess_expire(s->env, s->batch, wall_ns(), s->ttl_ns, 10000);
+        if (n)
+            core_logf(&s->lg, CORE_LOG_INFO, "%llu idle cases expired", (unsigned long long)n);
+        gauges(s);
+    }
+    if (!rc)
+        rc = commit(s);
+    pthread_mutex_unlock(&s->mu);
+    /* The requests are answered after the commit: 200 means durable. */
+    if (taken)
+        answer(s, taken, rc ? -EIO : 0);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The HTTP API                                                        */
+/* ------------------------------------------------------------------ */
+
+static void api_ranked(srv *s, core_buf *b, const ppr_pred *p, uint32_t n)
+{
+    core_buf_puts(b, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        core_buf_puts(b, i ? ",{\"score\":" : "{\"score\":");
+        core_buf_json_float(b, p[i].score);
+        cli_json_symbol_fields(b, s->g, p[i].symbol);
+        if (p[i].activity != UINT32_MAX) {
+            ppr_activity pa;
+            ppr_mapper_activity(s->m, p[i].activity, &pa);
+            core_buf_puts(b, ",\"activity\":");
+            core_buf_json_str(b, pa.text, strlen(pa.text));
+        }
+        core_buf_putc(b, '}');
+    }
+    core_buf_puts(b, "]");
+}
+
+static int api_case(void *ud, const char *case_id, core_buf *json)
+{
+    srv *s = ud;
+    sess_case c;
+    int rc = sess_case_get(s->env, case_id, strlen(case_id), &c);
+    if (rc)
+        return rc;
+    char tbuf[40];
+    ingest_format_time(c.last_time_ns == INT64_MIN ? INGEST_NO_TIME : c.last_time_ns, tbuf,
+                       sizeof tbuf);
+    core_buf_puts(json, "{\"case_id\":");
+    core_buf_json_str(json, case_id, strlen(case_id));
+    core_buf_printf(json, ",\"seq\":%llu,\"last_time\":\"%s\",\"prefix\":[",
+                    (unsigned long long)c.seq, tbuf);
+    pthread_mutex_lock(&s->mu);
+    for (uint32_t i = 0; i < c.ntok; i++) {
+        if (i)
+            core_buf_putc(json, ',');
+        if (c.act[i] < ppr_mapper_nactivities(s->m)) {
+            ppr_activity pa;
+            ppr_mapper_activity(s->m, c.act[i], &pa);
+            core_buf_json_str(json, pa.text, strlen(pa.text));
+        } else {
+            core_buf_puts(json, "null");
+        }
+    }
+    /* The latest prediction, ranked again from the stored state (the same
+     * as the one published while the model is the same). */
+    if (c.model_version != s->model_version) {
+        ppr_entry store[SESS_MAX_VEC];
+        ppr_vec rec;
+        ppr_vec_init(&rec, store, s->M);
+        double wsum = 0;
+        for (uint32_t i = 0; i < c.ntok; i++)
+            ppr_model_advance(s->md, s->api_w, &rec, &wsum, c.act[i]);
+        memcpy(c.vec, store, rec.n * sizeof *store);
+        c.nvec = rec.n;
+        c.vec_wsum = wsum;
+    }
+    ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, c.nvec, c.vec_err};
+    ppr_pred *p = core_xmalloc(s->k * sizeof *p);
+    uint32_t n =
+        ppr_model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
+    core_buf_printf(json, "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"ranked\":",
+                    c.seq > c.ntok ? "true" : "false", s->model_version_text);
+    api_ranked(s, json, p, n);
+    pthread_mutex_unlock(&s->mu);
+    free(p);
+    core_buf_puts(json, "}");
+    return 0;
+}
+
+static int api_query(void *ud, const char *body, size_t len, core_buf *json, char *why,
+                     size_t whylen)
+{
+    srv *s = ud;
+    json_error_t err;
+    json_t *doc = json_loadb(body, len, 0, &err);
+    if (!doc) {
+        snprintf(why, whylen, "body: line %d column %d: %s", err.line, err.column, err.text);
+        return CORE_EFORMAT;
+    }
+    int rc = 0;
+    json_t *trace = json_object_get(doc, "trace"), *kj = json_object_get(doc, "k");
+    if (!json_is_array(trace) || json_array_size(trace) == 0) {
+        snprintf(why, whylen, "field 'trace': expected a non-empty array of event texts");
+        rc = CORE_EFORMAT;
+        goto out;
+    }
+    json_int_t k = kj ? json_integer_value(kj) : 5;
+    if (kj && (!json_is_integer(kj) || k < 1 || k > 1000)) {
+        snprintf(why, whylen, "field 'k': expected an integer 1..1000");
+        rc = CORE_EFORMAT;
+        goto out;
+    }
+    size_t n = json_array_size(trace);
+    if (n > 10000) {
+        snprintf(why, whylen, "field 'trace': at most 10000 events");
+        rc = CORE_EFORMAT;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!json_is_string(json_array_get(trace, i))) {
+            snprintf(why, whylen, "field 'trace[%zu]': expected a string", i);
+            rc = CORE_EFORMAT;
+            goto out;
+        }
+    uint32_t *act = core_xmalloc(n * sizeof *act), *var = core_xmalloc(n * sizeof *var);
+    ppr_pred *p = core_xmalloc((size_t)k * sizeof *p);
+    pthread_mutex_lock(&s->mu);
+    core_buf_puts(json, "{\"trace\":[");
+    for (size_t i = 0; i < n; i++) {
+        json_t *t = json_array_get(trace, i);
+        ppr_map_event me = {.text = json_string_value(t), .len = json_string_length(t)};
+        ppr_mapper_map(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i]);
+        ppr_activity pa;
+        ppr_mapper_activity(s->m, act[i], &pa);
+        core_buf_puts(json, i ? ",{\"event\":" : "{\"event\":");
+        core_buf_json_str(json, me.text, me.len);
+        core_buf_puts(json, ",\"activity\":");
+        core_buf_json_str(json, pa.text, strlen(pa.text));
+        core_buf_printf(json, ",\"strategy\":\"%s\"}", ppr_map_strategy_name(pa.strategy));
+    }
+    uint32_t np = ppr_model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);
+    core_buf_printf(json, "],\"model_version\":\"%s\",\"ranked\":", s->model_version_text);
+    api_ranked(s, json, p, np);
+    core_buf_puts(json, "}");
+    pthread_mutex_unlock(&s->mu);
+    free(act);
+    free(var);
+    free(p);
+out:
+    json_decref(doc);
+    return rc;
+}
+
+static void api_metrics(void *ud, core_buf *text)
+{
+    srv *s = ud;
+    gauges(s);
+    sink_metrics_render(s->mx, text);
+}
+
+static bool api_ready(void *ud, core_buf *why)
+{
+    srv *s = ud;
+    if (!atomic_load(&s->ready)) {
+        core_buf_puts(why, "starting or stopping");
+        return false;
+    }
+    if (s->kin) {
+        ingest_kafka_stats ks;
+        ingest_kafka_get_stats(s->kin, &ks);
+        /* Assigned, and no statistics yet (lag unknown) or a broker up. */
+        if (ks.assigned == 0) {
+            core_buf_puts(why, "Kafka: no input partition assigned");
+            return false;
+        }
+        if (!ks.up && ks.lag != -1) {
+            core_buf_puts(why, "Kafka: no broker reachable");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                      */
+/* ------------------------------------------------------------------ */
+
+static void metrics_init(srv *s)
+{
+    sink_metrics *m = s->mx = sink_metrics_new();
+    static const double lat[] = {0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                 0.01,    0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5};
+    const size_t nlat = sizeof lat / sizeof *lat;
+    s->c_events_kafka = sink_metrics_counter(m, "pmrag_events_in_total",
+                                             "events received, by source", "source=\"kafka\"");
+    s->c_events_otlp = sink_metrics_counter(m, "pmrag_events_in_total",
+                                            "events received, by source", "source=\"otlp_http\"");
+    s->c_bad_kafka =
+        sink_metrics_counter(m, "pmrag_records_rejected_total",
+                             "records that could not be used, by source", "source=\"kafka\"");
+    s->c_predictions =
+        sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
+    s->c_mapped = sink_metrics_counter(m, "pmrag_events_mapped_total",
+                                       "events whose activity has emitting symbols", NULL);
+    s->c_unmapped = sink_metrics_counter(m, "pmrag_events_unmapped_total",
+                                         "events whose activity has no emitting symbol", NULL);
+    s->c_commits =
+        sink_metrics_counter(m, "pmrag_state_commits_total", "state transactions committed", NULL);
+    s->c_restarts_cold =
+        sink_metrics_counter(m, "pmrag_case_cold_restarts_total",
+                             "case vectors recomputed because they came from an older model", NULL);
+    s->g_coverage = sink_metrics_gauge(m, "pmrag_mapping_coverage",
+                                       "share of events mapped to at least one symbol", NULL);
+    s->g_cases = sink_metrics_gauge(m, "pmrag_state_cases", "cases in the state store", NULL);
+    s->g_state_bytes =
+        sink_metrics_gauge(m, "pmrag_state_bytes", "bytes used in the LMDB state store", NULL);
+    s->g_lag = sink_metrics_gauge(m, "pmrag_kafka_consumer_lag",
+                                  "messages behind the end of the assigned input partitions", NULL);
+    s->g_model_version =
+        sink_metrics_gauge(m, "pmrag_model_version", "number of the model in use", NULL);
+    s->g_queue = sink_metrics_gauge(m, "pmrag_ingest_queue_events",
+                                    "OTLP/HTTP events waiting for the engine", NULL);
+    s->h_ppr = sink_metrics_histogram(m, "pmrag_ppr_seconds",
+                                      "time to advance a case and rank its next emitters", NULL,
+                                      lat, nlat);
+    s->h_e2e = sink_metrics_histogram(m, "pmrag_event_to_prediction_seconds",
+                                      "from an event's arrival to its prediction", NULL, lat, nlat);
+    s->h_commit = sink_metrics_histogram(
+        m, "pmrag_commit_seconds", "producer flush and state commit per batch", NULL, lat, nlat);
+    sink_gauge_set(sink_metrics_gauge(m, "pmrag_build_info", "version of this pmrag",
+                                      "version=\"" PMRAG_VERSION "\""),
+                   1);
+}
+
+static int kafka_start(srv *s, char *why, size_t whylen)
+{
+    const char *brokers = core_cfg_str(s->cfg, "kafka.brokers");
+    split_list(core_cfg_str(s->cfg, "kafka.input_topics"), ',', &s->in_topics);
+    split_list(core_cfg_str(s->cfg, "kafka.logs_topics"), ',', &s->logs_topics);
+    s->out_topic = core_cfg_str(s->cfg, "kafka.output_topic");
+    const char *enc = core_cfg_str(s->cfg, "kafka.input_encoding");
+    s->in_encoding = strcmp(enc, "otlp_proto") == 0  ? ENC_OTLP_PROTO
+                     : strcmp(enc, "otlp_json") == 0 ? ENC_OTLP_JSON
+                     : strcmp(enc, "json") == 0      ? ENC_JSON
+                                                     : ENC_AUTO;
+    s->out_json = strcmp(core_cfg_str(s->cfg, "kafka.output_encoding"), "json") == 0;
+    int rc = 0;
+    if (!*brokers) {
+        if (!core_cfg_bool(s->cfg, "kafka.embedded"))
+            return 0; /* no Kafka at all */
+        rc = ingest_kafka_mock_new(1, &s->mock, why, whylen);
+        if (rc)
+            return rc;
+        int parts = (int)core_cfg_int(s->cfg, "kafka.partitions");
+        for (size_t i = 0; i < s->in_topics.n && !rc; i++)
+            rc = ingest_kafka_mock_topic(s->mock, s->in_topics.v[i], parts, why, whylen);
+        if (!rc && *s->out_topic)
+            rc = ingest_kafka_mock_topic(s->mock, s->out_topic, parts, why, whylen);
+        if (rc)
+            return rc;
+        brokers = ingest_kafka_mock_bootstrap(s->mock);
+        core_logf(&s->lg, CORE_LOG_INFO, "embedded Kafka (librdkafka mock cluster) at %s", brokers);
+    }
+    s->bootstrap = core_xstrdup(brokers);
+    list props;
+    split_list(core_cfg_str(s->cfg, "kafka.properties"), ';', &props);
+    if (*s->out_topic) {
+        sink_kafka_opts ko = {.bootstrap = s->bootstrap,
+                              .topic = s->out_topic,
+                              .props = (const char *const *)props.v,
+                              .nprops = props.n,
+                              .log = s->lg};
+        rc = sink_kafka_new(&ko, &s->kout, why, whylen);
+    }
+    if (!rc && s->in_topics.n) {
+        ingest_kafka_opts ki = {
+            .bootstrap = s->bootstrap,
+            .group = core_cfg_str(s->cfg, "kafka.group"),
+            .topics = (const char *const *)s->in_topics.v,
+            .ntopics = s->in_topics.n,
+            .props = (const char *const *)props.v,
+            .nprops = props.n,
+            .start_offset = start_offset,
+            .ud = s,
+            .stats_interval_ms = 1000,
+            .log = s->lg,
+        };
+        rc = ingest_kafka_new(&ki, &s->kin, why, whylen);
+    }
+    list_free(&props);
+    return rc;
+}
+
+static int write_ready(srv *s, const char *path)
+{
+    core_buf b = {0};
+    core_buf_puts(&b, "{\"otlp_http\":");
+    const char *a = s->otlp ? ingest_otlp_http_address(s->otlp) : "";
+    core_buf_json_str(&b, a, strlen(a));
+    a = s->api ? sink_api_address(s->api) : "";
+    core_buf_puts(&b, ",\"api\":");
+    core_buf_json_str(&b, a, strlen(a));
+    a = s->bootstrap ? s->bootstrap : "";
+    core_buf_puts(&b, ",\"kafka_bootstrap\":");
+    core_buf_json_str(&b, a, strlen(a));
+    core_buf_puts(&b, ",\"input_topics\":[");
+    for (size_t i = 0; s->bootstrap && i < s->in_topics.n; i++) {
+        if (i)
+            core_buf_putc(&b, ',');
+        core_buf_json_str(&b, s->in_topics.v[i], strlen(s->in_topics.v[i]));
+    }
+    core_buf_puts(&b, "],\"output_topic\":");
+    a = s->kout ? s->out_topic : "";
+    core_buf_json_str(&b, a, strlen(a));
+    core_buf_puts(&b, "}\n");
+    int rc = core_write_file_atomic(path, b.data, b.len);
+    core_buf_free(&b);
+    return rc;
+}
+
+static void srv_free(srv *s)
+{
+    if (s->api)
+        sink_api_stop(s->api);
+    if (s->otlp)
+        ingest_otlp_http_stop(s->otlp);
+    ingest_kafka_free(s->kin);
+    sink_kafka_free(s->kout);
+    ingest_kafka_mock_free(s->mock);
+    free(s->bootstrap);
+    if (s->batch)
+        sess_batch_free(s->batch);
+    if (s->env)
+        sess_close(s->env);
+    if (s->rebuilding)
+        pthread_join(s->rebuild_thread, NULL);
+    ppr_model_free(s->next_md);
+    ppr_model_work_free(s->w);
+    ppr_model_work_free(s->api_w);
+    if (s->md != s->base_md)
+        ppr_model_free(s->md);
+    ppr_model_free(s->base_md);
+    ppr_mapper_free(s->m);
+    core_map_free(&s->obs_idx);
+    core_vec_free(&s->obs);
+    graph_overrides_free(s->ov);
+    if (s->g)
+        graph_close(s->g);
+    for (size_t i = 0; i < s->pos.n; i++)
+        free(s->pos.v[i].topic);
+    core_vec_free(&s->pos);
+    list_free(&s->in_topics);
+    list_free(&s->logs_topics);
+    list_free(&s->end_acts);
+    list_free(&s->case_attrs);
+    free(s->pred);
+    free(s->ranked);
+    core_buf_free(&s->val);
+    core_buf_free(&s->doc);
+    if (s->mx)
+        sink_metrics_free(s->mx);
+    core_cfg_free(s->cfg);
+    pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->qmu);
+    pthread_cond_destroy(&s->qcv);
+    pthread_cond_destroy(&s->dcv);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    srv s;
+    memset(&s, 0, sizeof s);
+    const char *cfg_path = NULL, *ready_file = NULL;
+    cli_list sets = {0};
+    bool quiet = false;
+    const cli_opt opts[] = {
+        {"graph", 0, CLI_STR, &s.graph_path, "FILE", "graph file from pmrag index (required)", 0,
+         0},
+        {"model", 0, CLI_STR, &s.model_path, "FILE",
+         "model file from pmrag mine (default: model.bootstrap_log, or no history)", 0, 0},
+        {"overrides", 0, CLI_STR, &s.overrides_path, "FILE",
+         "YAML rules mapping activity patterns to symbols", 0, 0},
+        {"ready-file", 0, CLI_STR, &ready_file, "FILE",
+         "write the listening addresses and topics here (JSON, atomically) once everything is up",
+         0, 0},
+        {"quiet", 'q', CLI_FLAG, &quiet, NULL, "no notes on stderr", 0, 0},
+        CLI_CONFIG_OPTS(&cfg_path, &sets),
+    };
+    const cli_cmd cmd = {
+        "serve",
+        "--graph FILE [--model FILE] [--config FILE] [--set KEY=VALUE ...] [--ready-file FILE]",
+        "The daemon: events from OTLP/HTTP (POST /v1/traces, /v1/logs) and Kafka go through\n"
+        "the mapping to their case's state, and every event gives one prediction of the\n"
+        "functions that emit the case's next event: to the Kafka output topic (key: case\n"
+        "id), to stdout with serve.stdout, and through the HTTP API (GET /v1/cases/ID,\n"
+        "POST /v1/query, /metrics, /livez, /readyz).",
+        "With no kafka.brokers, an embedded Kafka (librdkafka's mock cluster) carries the\n"
+        "input and output topics; the ready file tells its address, for kcat -b.\n"
+        "State (cases, online activities, input offsets) lives in state.dir and survives\n"
+        "restarts. SIGTERM or SIGINT: drain, flush, commit, exit 0. SIGHUP: reload the model.\n"
+        "Keys: 'pmrag config --reference'.",
+        opts,
+        sizeof opts / sizeof opts[0],
+        0,
+        0,
+    };
+    cli_list args = {0};
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
+    free(args.v);
+    rc = cli_config(&cmd, cfg_path, &sets, &s.cfg);
+    free(sets.v);
+    if (rc)
+        return rc;
+    if (!s.graph_path) {
+        core_cfg_free(s.cfg);
+        return cli_usage_error(&cmd, "missing --graph FILE");
+    }
+    pthread_mutex_init(&s.mu, NULL);
+    pthread_mutex_init(&s.qmu, NULL);
+    pthread_cond_init(&s.qcv, NULL);
+    pthread_cond_init(&s.dcv, NULL);
+    s.lg = cli_logger(quiet);
+    /* A daemon says what it does: start-up, model changes, expiry. */
+    if (!quiet)
+        s.lg.min = CORE_LOG_INFO;
+    s.code_attrs = core_cfg_bool(s.cfg, "map.code_attrs");
+    s.M = (uint32_t)core_cfg_int(s.cfg, "model.state_entries");
+    if (s.M > SESS_MAX_VEC)
+        s.M = SESS_MAX_VEC;
+    s.k = (uint32_t)core_cfg_int(s.cfg, "serve.k");
+    s.batch_max = (uint32_t)core_cfg_int(s.cfg, "serve.batch");
+    s.qmax = (size_t)core_cfg_int(s.cfg, "serve.queue_events");
+    s.to_stdout = core_cfg_bool(s.cfg, "serve.stdout");
+    s.ttl_ns = core_cfg_int(s.cfg, "state.ttl") * 1000000000ll;
+    split_list(core_cfg_str(s.cfg, "state.end_activities"), ';', &s.end_acts);
+    split_list(core_cfg_str(s.cfg, "serve.case_attrs"), ',', &s.case_attrs);
+    s.eo.in.case_attrs = (const char *const *)s.case_attrs.v;
+    s.eo.in.ncase_attrs = s.case_attrs.n;
+    s.eo.in.log = s.lg;
+    s.pred = core_xmalloc(s.k * sizeof *s.pred);
+    s.ranked = core_xmalloc(s.k * sizeof *s.ranked);
+    char why[1024];
+    rc = 1;
+
+    if (cli_open_graph(cmd.name, s.graph_path, &s.g) != 0) {
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+    if (s.overrides_path &&
+        graph_overrides_load(s.overrides_path, s.g, &s.ov, why, sizeof why) != 0) {
+        cli_error(cmd.name, "%s", why);
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+    const char *dir = core_cfg_str(s.cfg, "state.dir");
+    sess_opts so = {.path = dir,
+                    .map_size = (size_t)core_cfg_int(s.cfg, "state.map_size"),
+                    .map_max = (size_t)core_cfg_int(s.cfg, "state.map_max"),
+                    .log = s.lg};
+    if (sess_open(&so, &s.env, why, sizeof why) != 0) {
+        cli_error(cmd.name, "%s", why);
+        goto out;
+    }
+    s.batch = sess_batch_new();
+    metrics_init(&s);
+    ppr_mapper *m;
+    ppr_model *md;
+    if (model_build(&s, &m, &md, why, sizeof why) != 0) {
+        cli_error(cmd.name, "%s", why);
+        goto out;
+    }
+    s.m = m;
+    if (dict_replay(&s, why, sizeof why) != 0 ||
+        model_install(&s, m, md, true, why, sizeof why) != 0) {
+        if (!s.md)
+            ppr_model_free(md);
+        cli_error(cmd.name, "%s", why);
+        goto out;
+    }
+    s.learn_online = core_cfg_bool(s.cfg, "model.learn_online");
+    s.obs_max = (uint64_t)core_cfg_int(s.cfg, "model.online_windows");
+    s.rebuild_events = (uint64_t)core_cfg_int(s.cfg, "model.rebuild_events");
+    s.rebuild_every_ns = (uint64_t)core_cfg_int(s.cfg, "model.rebuild_seconds") * 1000000000ull;
+    s.last_rebuild_ns = core_now_ns();
+    if (s.learn_online) {
+        sess_count_iter(s.env, obs_load_one, &s);
+        if (s.obs.n)
+            core_logf(&s.lg, CORE_LOG_INFO, "%zu windows learnt online restored", s.obs.n);
+        online_apply(&s);
+    }
+    model_version_set(&s, false);
+    {
+        ppr_model_stats st;
+        ppr_model_get_stats(s.md, &st);
+        core_logf(&s.lg, CORE_LOG_INFO,
+                  "model %s: %u activities, %u contexts from %llu cases; %zu KiB of activity "
+                  "vectors (%u entries each)",
+                  s.model_version_text, st.activities, st.contexts,
+                  (unsigned long long)st.train_cases, ppr_model_stream_bytes(s.md) >> 10, s.M);
+    }
+    if (kafka_start(&s, why, sizeof why) != 0) {
+        cli_error(cmd.name, "Kafka: %s", why);
+        goto out;
+    }
+    const char *otlp_listen = core_cfg_str(s.cfg, "otlp.listen");
+    if (*otlp_listen) {
+        ingest_otlp_http_opts ho = {.listen = otlp_listen,
+                                    .max_body = (size_t)core_cfg_int(s.cfg, "otlp.max_body"),
+                                    .threads = (unsigned)core_cfg_int(s.cfg, "otlp.threads"),
+                                    .case_attrs = s.eo.in.case_attrs,
+                                    .ncase = s.eo.in.ncase_attrs,
+                                    .log = s.lg};
+        if (ingest_otlp_http_start(&ho, on_otlp, &s, &s.otlp, why, sizeof why) != 0) {
+            cli_error(cmd.name, "OTLP/HTTP: %s", why);
+            goto out;
+        }
+    }
+    const char *api_listen = core_cfg_str(s.cfg, "api.listen");
+    if (*api_listen) {
+        sink_api_ops ops = {api_case, api_query, api_metrics, api_ready, &s};
+        if (sink_api_start(api_listen, &ops, s.lg, &s.api, why, sizeof why) != 0) {
+            cli_error(cmd.name, "API: %s", why);
+            goto out;
+        }
+    }
+    /* Signals: a flag each; the engine looks at them between cycles. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* The state's model record and dictionary (from the replay) first. */
+    if (commit(&s) != 0)
+        goto out;
+    /* Ready means consuming: cycles run (OTLP/HTTP is served meanwhile)
+     * until the group has given this instance its partitions. */
+    if (s.kin) {
+        uint64_t t0 = core_now_ns(), said = t0;
+        for (;;) {
+            ingest_kafka_stats ks;
+            ingest_kafka_get_stats(s.kin, &ks);
+            if (ks.assigned > 0 || g_stop)
+                break;
+            if (cycle(&s, false) != 0)
+                goto out;
+            if (core_now_ns() - said > 10000000000ull) {
+                said = core_now_ns();
+                core_logf(&s.lg, CORE_LOG_WARN,
+                          "still waiting for the consumer group %s to assign partitions (%llu s)",
+                          core_cfg_str(s.cfg, "kafka.group"),
+                          (unsigned long long)((said - t0) / 1000000000ull));
+            }
+        }
+    }
+    if (ready_file && write_ready(&s, ready_file) != 0) {
+        cli_error(cmd.name, "cannot write %s", ready_file);
+        goto out;
+    }
+    atomic_store(&s.ready, true);
+    core_logf(
+        &s.lg, CORE_LOG_INFO, "serving: OTLP/HTTP %s, API %s, Kafka %s (in: %zu topics, out: %s)",
+        s.otlp ? ingest_otlp_http_address(s.otlp) : "off", s.api ? sink_api_address(s.api) : "off",
+        s.bootstrap ? s.bootstrap : "off", s.kin ? s.in_topics.n : 0, s.kout ? s.out_topic : "off");
+    rc = 0;
+    while (!g_stop && !rc) {
+        if (g_reload) {
+            g_reload = 0;
+            model_reload(&s);
+        }
+        rc = cycle(&s, false);
+    }
+    /* Stop: refuse new requests, apply what is queued, stop the receiver
+     * (whose threads wait for us), then flush and commit the rest. */
+    atomic_store(&s.ready, false);
+    pthread_mutex_lock(&s.qmu);
+    s.stopping = true;
+    pthread_mutex_unlock(&s.qmu);
+    if (!rc)
+        rc = cycle(&s, true);
+    if (s.otlp) {
+        ingest_otlp_http_stop(s.otlp);
+        s.otlp = NULL;
+    }
+    if (!rc)
+        rc = cycle(&s, true);
+    if (rc) {
+        cli_error(cmd.name, "stopped on an error; the state is as of the last commit");
+        rc = 1;
+    } else {
+        core_logf(&s.lg, CORE_LOG_INFO, "stopped cleanly");
+    }
+out:
+    /* Requests still waiting get an error (503) rather than hang. */
+    pthread_mutex_lock(&s.qmu);
+    s.stopping = true;
+    pending *left = s.qhead;
+    s.qhead = s.qtail = NULL;
+    pthread_mutex_unlock(&s.qmu);
+    if (left)
+        answer(&s, left, -EAGAIN);
+    srv_free(&s);
+    return rc;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# pmrag kafka-mock as a user meets it: start it in the background, wait for
+# its ready file, produce keyed lines with kcat, read them back, stop it.
+#
+#   tests/integration/kafka_mock_cli.sh PMRAG
+set -uo pipefail
+pmrag=${1:?pmrag binary}
+command -v kcat >/dev/null || { echo "kcat is not installed"; exit 1; }
+work=$(mktemp -d)
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fails=0
+pass() { printf 'ok   %s\n' "$1"; }
+fail() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# ---- help and usage errors -------------------------------------------------
+if "$pmrag" kafka-mock --help >"$work/help" 2>&1 && grep -q -- '--ready-file' "$work/help" &&
+  grep -q -- '--partitions' "$work/help"; then
+  pass "--help"
+else
+  fail "--help"
+fi
+"$pmrag" kafka-mock --brokers 0 >"$work/out" 2>"$work/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q -- '--brokers' "$work/err"; then
+  pass "--brokers 0 is a usage error"
+else
+  fail "--brokers 0: exit $rc"; sed 's/^/    /' "$work/err"
+fi
+"$pmrag" kafka-mock --topic a --topic a >"$work/out" 2>"$work/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "'a'" "$work/err"; then
+  pass "a topic given twice is a usage error"
+else
+  fail "--topic a --topic a: exit $rc"; sed 's/^/    /' "$work/err"
+fi
+if "$pmrag" --help | grep -q 'kafka-mock'; then pass "listed in pmrag --help"; else
+  fail "not listed in pmrag --help"; fi
+
+# ---- a running cluster ------------------------------------------------------
+ready=$work/ready.json
+"$pmrag" kafka-mock --ready-file "$ready" --partitions 2 >"$work/stdout" 2>"$work/stderr" &
+pid=$!
+for _ in $(seq 100); do
+  [ -s "$ready" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.05
+done
+if [ ! -s "$ready" ]; then
+  fail "no ready file"; sed 's/^/    /' "$work/stderr"
+  exit 1
+fi
+boot=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kafka_bootstrap"])' "$ready")
+case $boot in
+127.0.0.1:[0-9]*) pass "ready file names the bootstrap address ($boot)" ;;
+*) fail "ready file: '$(cat "$ready")'" ;;
+esac
+# The same address on stdout.
+for _ in $(seq 20); do [ -s "$work/stdout" ] && break; sleep 0.05; done
+if [ "$(cat "$work/stdout")" = "$boot" ]; then pass "stdout has the address"; else
+  fail "stdout: '$(cat "$work/stdout")'"; fi
+
+# The topics it created, with the partitions asked for.
+if kcat -L -b "$boot" -t otlp_spans >"$work/meta" 2>&1 &&
+  grep -q 'topic "otlp_spans" with 2 partitions' "$work/meta" &&
+  kcat -L -b "$boot" >"$work/meta_all" 2>&1 &&
+  grep -q '"otlp_logs"' "$work/meta_all" && grep -q '"pmrag_predictions"' "$work/meta_all"; then
+  pass "default topics, 2 partitions"
+else
+  fail "topics"; sed 's/^/    /' "$work/meta" "$work/meta_all" 2>/dev/null | head -20
+fi
+
+# Keyed lines in, the same lines out (order is per partition, so sorted).
+printf '%s\n' 'case-1:span a' 'case-2:span b' 'case-1:span c' 'case-3:{"x":1}' 'case-2:span d' \
+  >"$work/in"
+if kcat -P -b "$boot" -t otlp_spans -K: <"$work/in" 2>"$work/kcat_err"; then
+  pass "kcat produces"
+else
+  fail "kcat -P"; sed 's/^/    /' "$work/kcat_err"
+fi
+timeout 20 kcat -C -b "$boot" -t otlp_spans -e -o beginning -q -f '%k:%s\n' >"$work/back" \
+  2>"$work/kcat_err"
+if [ "$(sort "$work/in")" = "$(sort "$work/back")" ]; then
+  pass "kcat reads back what was produced"
+else
+  fail "kcat -C"; diff <(sort "$work/in") <(sort "$work/back") | sed 's/^/    /'
+  sed 's/^/    /' "$work/kcat_err"
+fi
+# One key, one partition: a case's lines stay in order.
+if [ "$(grep '^case-1:' "$work/back")" = "$(printf 'case-1:span a\ncase-1:span c')" ]; then
+  pass "per-key order"
+else
+  fail "per-key order"; sed 's/^/    /' "$work/back"
+fi
+
+# ---- SIGTERM: exit 0, ready file removed ----------------------------------
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+if [ "$rc" = 0 ]; then pass "SIGTERM exits 0"; else fail "SIGTERM: exit $rc"; fi
+if [ ! -e "$ready" ]; then pass "ready file removed"; else fail "ready file left behind"; fi
+
+[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all passed"

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# pmrag serve end to end, driven by clients nobody here wrote:
+#  - the OpenTelemetry JS SDK (exporter-trace-otlp-proto, exporter-logs-otlp-http)
+#    sending to the OTLP/HTTP receiver,
+#  - kcat producing `json` events and OTLP protobuf requests to the embedded
+#    Kafka (librdkafka's mock cluster inside the daemon), and consuming the
+#    predictions.
+# Every event must give exactly one prediction with its case id as key and
+# the right seq. Then the HTTP API, a clean stop on SIGTERM, and a restart
+# that finds the state where it was.
+#
+#   serve.sh PMRAG SOURCE_DIR [WORK_DIR]
+set -euo pipefail
+pmrag=$1
+src=$2
+work=${3:-$(mktemp -d)}
+tool="python3 $src/tests/integration/serve_tool.py"
+mkdir -p "$work"
+rm -rf "$work/state" "$work/serve.err" "$work/pred.tsv"
+pid=
+cleanup() {
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; [[ -f $work/serve.err ]] && tail -20 "$work/serve.err" >&2; exit 1; }
+
+# The OpenTelemetry JS clients, from npm (cached between runs).
+otel=$work/otel
+mkdir -p "$otel"
+cp "$src/tests/integration/otel/package.json" "$src/tests/integration/otel/send.js" "$otel/"
+if [[ ! -d $otel/node_modules/@opentelemetry/exporter-trace-otlp-proto ]]; then
+  (cd "$otel" && npm install --no-audit --no-fund --silent >/dev/null 2>&1) ||
+    fail "npm install of the OpenTelemetry JS packages failed (is the npm registry reachable?)"
+fi
+
+# The demo application, and a log of its real code paths.
+"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
+(cd "$src/deploy/demo/app/python" &&
+  python3 -m orderflow.simulate --orders 60 --seed 11 --out "$work/log.csv" >/dev/null)
+$tool split "$work/log.csv" "$work"
+
+start() {
+  rm -f "$work/ready.json"
+  "$pmrag" serve --graph "$work/app.graph" \
+    --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
+    --set kafka.output_encoding=json --set kafka.input_encoding=auto \
+    --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false \
+    --ready-file "$work/ready.json" 2>>"$work/serve.err" &
+  pid=$!
+  for _ in $(seq 300); do
+    [[ -s $work/ready.json ]] && break
+    kill -0 "$pid" 2>/dev/null || fail "serve exited before it was ready"
+    sleep 0.1
+  done
+  [[ -s $work/ready.json ]] || fail "no ready file after 30 s"
+  otlp=$($tool ready "$work/ready.json" otlp_http)
+  api=$($tool ready "$work/ready.json" api)
+  boot=$($tool ready "$work/ready.json" kafka_bootstrap)
+}
+start
+echo "serve ready: OTLP $otlp, API $api, Kafka $boot"
+[[ $otlp != *:0 && $api != *:0 ]] || fail "port 0 not resolved in the ready file"
+curl -fsS "http://$api/readyz" >/dev/null || fail "/readyz not 200 once ready"
+
+# 1. OTLP/HTTP from the OpenTelemetry JS SDK.
+(cd "$otel" && node send.js "http://$otlp" "$work/otel.jsonl") || fail "the OTel JS exporters failed"
+# 2. kcat: json events keyed by case, and OTLP protobuf requests, one per file.
+kcat -P -b "$boot" -t otlp_spans -K $'\t' <"$work/kcat_json.txt" || fail "kcat -P (json) failed"
+for f in "$work"/proto/*.pb; do
+  case_id=$(basename "$f" .pb)
+  case_id=${case_id#*_}
+  kcat -P -b "$boot" -t otlp_spans -k "$case_id" "$f" || fail "kcat -P (protobuf) failed"
+done
+
+# 3. The predictions, consumed with kcat until every event has one.
+want=$(python3 -c "import json,sys; print(sum(json.load(open(sys.argv[1])).values()))" "$work/expected.json")
+for _ in $(seq 100); do
+  kcat -C -b "$boot" -t pmrag_predictions -o beginning -e -q -f '%k\t%s\n' >"$work/pred.tsv" 2>/dev/null || true
+  [[ $(wc -l <"$work/pred.tsv") -ge $want ]] && break
+  sleep 0.2
+done
+$tool check "$work/expected.json" "$work/pred.tsv" || fail "predictions do not match the events"
+
+# 4. The HTTP API.
+one=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=sorted(d)[0]; print(c, d[c])" "$work/expected.json")
+read -r case_id n <<<"$one"
+curl -fsS "http://$api/v1/cases/$case_id" >"$work/case.json" || fail "GET /v1/cases/$case_id"
+python3 - "$work/case.json" "$n" <<'PY' || fail "GET /v1/cases: wrong content"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["seq"] == int(sys.argv[2]), c
+assert c["prefix"] and c["ranked"], c
+PY
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://$api/v1/cases/no-such-case")
+[[ $code == 404 ]] || fail "unknown case gave $code, not 404"
+curl -fsS -X POST "http://$api/v1/query" -H 'Content-Type: application/json' \
+  -d '{"trace":["POST /orders","order.place"],"k":3}' >"$work/query.json" || fail "POST /v1/query"
+python3 -c "import json,sys; q=json.load(open(sys.argv[1])); assert len(q['ranked'])==3, q" "$work/query.json" ||
+  fail "/v1/query: not 3 results"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://$api/v1/query" -d '{"trace":5}')
+[[ $code == 400 ]] || fail "bad query gave $code, not 400"
+curl -fsS "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
+for m in 'pmrag_events_in_total{source="otlp_http"}' 'pmrag_events_in_total{source="kafka"}' \
+  pmrag_predictions_out_total pmrag_mapping_coverage pmrag_ppr_seconds_bucket \
+  pmrag_event_to_prediction_seconds_bucket pmrag_state_bytes pmrag_kafka_consumer_lag pmrag_build_info; do
+  grep -qF "$m" "$work/metrics.txt" || fail "/metrics has no $m"
+done
+preds=$(awk '/^pmrag_predictions_out_total/ {print $2}' "$work/metrics.txt")
+[[ $preds == "$want" ]] || fail "/metrics counts $preds predictions, not $want"
+curl -fsS "http://$api/livez" >/dev/null || fail "/livez"
+
+# 5. SIGTERM: drain, commit, exit 0; a restart finds the same state.
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+"$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "state dump"
+python3 - "$work/expected.json" "$work/dump.jsonl" <<'PY' || fail "state dump does not match the events"
+import json, sys
+want = json.load(open(sys.argv[1]))
+got = {}
+for line in open(sys.argv[2]):
+    d = json.loads(line)
+    got[d["case_id"]] = d["seq"]
+bad = [c for c, n in want.items() if got.get(c) != n]
+print("state: %d cases, %d with the wrong seq" % (len(got), len(bad)))
+sys.exit(1 if bad else 0)
+PY
+start
+curl -fsS "http://$api/v1/cases/$case_id" >"$work/case2.json" || fail "GET /v1/cases after restart"
+python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['seq']==int(sys.argv[2])" "$work/case2.json" "$n" ||
+  fail "the restarted daemon lost the case's state"
+kill -TERM "$pid"
+wait "$pid" || fail "serve exited non-zero on the second SIGTERM"
+pid=
+echo "serve: ok"
