@@ -37,7 +37,7 @@ def main():
                 hit = nxt and r["file"].endswith(nxt["code.filepath"]) and \
                     r["start_line"] <= int(nxt["code.lineno"]) <= r["end_line"]
                 print("    %d. %-46s %s:%d-%d  expects %r%s" % (
-                    i + 1, r["symbol"][-46:], r["file"], r["start_line"], r["end_line"],
+                    i + 1, r["symbol"] if len(r["symbol"]) <= 46 else "..." + r["symbol"][-43:], r["file"], r["start_line"], r["end_line"],
                     (r.get("activity") or "")[:40], "   <- next event" if hit else ""))
             if nxt:
                 print("     next: %r from %s:%s" % (nxt["activity"][:60], nxt["code.filepath"],
