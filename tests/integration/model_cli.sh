@@ -262,6 +262,31 @@ assert sym == [{"symbol": "shop.login", "kind": "function", "file": "shop.py", "
                 "end_line": 7, "confidence": 1}], sym
 PY
 expect "map text" 0 "template +35 +97\.2%" -- "$pmrag" map --graph "$G" --log "$work/map.csv"
+# --llm-cmd: a fake model that maps whatever it is asked to shop.login
+# (and logs the request, to check what was sent); then one that fails.
+cat >"$work/llm.py" <<'PY'
+import json, sys
+req = json.load(sys.stdin)
+json.dump(req, open(sys.argv[1], "w"))
+json.dump({"mappings": [{"id": a["id"], "symbols": [{"symbol": "shop.login", "confidence": 0.5}]}
+                        for a in req["activities"]]}, sys.stdout)
+PY
+expect "map --llm-cmd" 0 "" -- "$pmrag" map --graph "$G" --log "$work/map.csv" --json --no-tokens \
+  --llm-cmd "python3 $work/llm.py $work/llm-req.json" "${NOCAL[@]}"
+check "map --llm-cmd maps what was left" -- python3 - "$work/out" "$work/llm-req.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+req = json.load(open(sys.argv[2]))
+assert req["version"] == 1 and req["task"] == "map-activities-to-code", req
+assert [a["text"] for a in req["activities"]] == ["cache miss <num>"], req
+assert req["activities"][0]["count"] == 1, req
+a = [x for x in r["activities"] if x["activity"] == "cache miss <num>"][0]
+assert a["strategy"] == "llm" and a["symbols"][0]["symbol"] == "shop.login", a
+assert abs(a["symbols"][0]["confidence"] - 0.5) < 1e-6, a
+assert abs(r["coverage"]["by_strategy"]["llm"] - 1 / 36) < 1e-9, r["coverage"]
+PY
+expect "map --llm-cmd failing" 0 "llm batch 1 of 1.*exit" -- "$pmrag" map --graph "$G" --log "$work/map.csv" \
+  --no-tokens --llm-cmd "echo nope >&2; exit 3" "${NOCAL[@]}"
 
 # ---- mine and query --------------------------------------------------------
 M=$work/shop.model
