@@ -18,6 +18,7 @@ tool="python3 $src/tests/integration/serve_tool.py"
 mkdir -p "$work"
 rm -rf "$work/state" "$work/serve.err" "$work/pred.tsv"
 pid=
+extra=()
 cleanup() {
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
 }
@@ -44,7 +45,7 @@ start() {
   "$pmrag" serve --graph "$work/app.graph" \
     --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
     --set kafka.output_encoding=json --set kafka.input_encoding=auto \
-    --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false \
+    --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false "${extra[@]}" \
     --ready-file "$work/ready.json" 2>>"$work/serve.err" &
   pid=$!
   for _ in $(seq 300); do
@@ -127,10 +128,26 @@ bad = [c for c, n in want.items() if got.get(c) != n]
 print("state: %d cases, %d with the wrong seq" % (len(got), len(bad)))
 sys.exit(1 if bad else 0)
 PY
+# The restart learns online and rebuilds the model every 200 events.
+extra=(--set model.learn_online=true --set model.rebuild_events=200 --set model.rebuild_seconds=1)
 start
 curl -fsS "http://$api/v1/cases/$case_id" >"$work/case2.json" || fail "GET /v1/cases after restart"
 python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['seq']==int(sys.argv[2])" "$work/case2.json" "$n" ||
   fail "the restarted daemon lost the case's state"
+version() { curl -fsS "http://$api/metrics" | awk '/^pmrag_model_version/ {print $2}'; }
+v0=$(version)
+# Online learning: the kcat cases once more, as new cases (renamed).
+sed 's/^ord_/again_/; s/"case_id": "ord_/"case_id": "again_/' "$work/kcat_json.txt" |
+  kcat -P -b "$boot" -t otlp_spans -K $'\t' || fail "kcat -P (second round) failed"
+for _ in $(seq 100); do [[ $(version) -gt $v0 ]] && break; sleep 0.1; done
+v1=$(version)
+[[ $v1 -gt $v0 ]] || fail "no model rebuilt from the stream (version $v0 -> $v1)"
+grep -q "windows\|model v$v1 in use" "$work/serve.err" || fail "the rebuild is not logged"
+# SIGHUP reloads the model: a new version.
+kill -HUP "$pid"
+for _ in $(seq 100); do [[ $(version) -gt $v1 ]] && break; sleep 0.1; done
+[[ $(version) -gt $v1 ]] || fail "SIGHUP did not reload the model"
+echo "model versions: $v0 at start, $v1 after learning online, $(version) after SIGHUP"
 kill -TERM "$pid"
 wait "$pid" || fail "serve exited non-zero on the second SIGTERM"
 pid=
