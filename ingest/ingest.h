@@ -410,10 +410,10 @@ typedef struct ingest_decode_opts {
 } ingest_decode_opts;
 
 typedef struct ingest_decode_result {
-    uint64_t accepted;        /* records emitted (emit returned 0) */
-    uint64_t rejected;        /* records skipped as unusable */
-    uint64_t truncated;       /* emitted records with a value cut or attributes dropped */
-    char reject_reason[256];  /* the first rejected record's reason, "" if none */
+    uint64_t accepted;       /* records emitted (emit returned 0) */
+    uint64_t rejected;       /* records skipped as unusable */
+    uint64_t truncated;      /* emitted records with a value cut or attributes dropped */
+    char reject_reason[256]; /* the first rejected record's reason, "" if none */
 } ingest_decode_result;
 
 /*
@@ -492,8 +492,7 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
  * truncated data is CORE_ECORRUPT with why naming the input offset. On
  * error out is left as it was.
  */
-int ingest_gunzip(const void *buf, size_t len, size_t max, core_buf *out, char *why,
-                  size_t whylen);
+int ingest_gunzip(const void *buf, size_t len, size_t max, core_buf *out, char *why, size_t whylen);
 
 /*
  * Writes an ExportTraceServiceRequest into out (appended): one resource

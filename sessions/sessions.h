@@ -73,8 +73,8 @@ typedef struct sess_case {
     bool closed;            /* ended by an end activity */
     uint32_t ntok;          /* last activities, oldest first (<= SESS_MAX_TOKENS) */
     uint32_t act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
-    uint32_t nvec;  /* <= SESS_MAX_VEC */
-    double vec_err; /* mass dropped from the vector (an error bound) */
+    uint32_t nvec;   /* <= SESS_MAX_VEC */
+    double vec_err;  /* mass dropped from the vector (an error bound) */
     double vec_wsum; /* total weight of the decayed seed the vector stands for */
     sess_entry vec[SESS_MAX_VEC];
 } sess_case;
