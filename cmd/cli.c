@@ -385,3 +385,22 @@ void cli_json_symbol_fields(core_buf *b, const graph *g, uint32_t id)
     core_buf_json_str(b, s.file, strlen(s.file));
     core_buf_printf(b, ",\"start_line\":%u,\"end_line\":%u", s.start_line, s.end_line);
 }
+
+void cli_json_ranked(core_buf *b, const graph *g, const ppr_mapper *m, const ppr_pred *p,
+                     uint32_t n)
+{
+    core_buf_putc(b, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        core_buf_puts(b, i ? ",{\"score\":" : "{\"score\":");
+        core_buf_json_float(b, p[i].score);
+        cli_json_symbol_fields(b, g, p[i].symbol);
+        if (p[i].activity != UINT32_MAX) {
+            ppr_activity pa;
+            ppr_mapper_activity(m, p[i].activity, &pa);
+            core_buf_puts(b, ",\"activity\":");
+            core_buf_json_str(b, pa.text, strlen(pa.text));
+        }
+        core_buf_putc(b, '}');
+    }
+    core_buf_putc(b, ']');
+}

@@ -117,5 +117,12 @@ int cli_find_symbol(const char *cmd, const struct graph *g, const char *name, ui
 /* Appends ,"symbol","kind","file","start_line","end_line" of a symbol to a
  * JSON object being written. */
 void cli_json_symbol_fields(core_buf *b, const struct graph *g, uint32_t id);
+/* Appends a ranking as a JSON array: per item {"score", the symbol's
+ * fields, and "activity", the predicted next activity it comes from, when
+ * there is one}. */
+struct ppr_mapper;
+struct ppr_pred;
+void cli_json_ranked(core_buf *b, const struct graph *g, const struct ppr_mapper *m,
+                     const struct ppr_pred *p, uint32_t n);
 
 #endif

@@ -1031,25 +1031,6 @@ int cmd_eval(int argc, char **argv)
     return rc;
 }
 
-static void ranked_json(core_buf *b, const graph *g, const ppr_mapper *m, const ppr_pred *p,
-                        uint32_t n, bool with_activity)
-{
-    core_buf_puts(b, "\"ranked\":[");
-    for (uint32_t i = 0; i < n; i++) {
-        core_buf_puts(b, i ? ",{\"score\":" : "{\"score\":");
-        core_buf_json_float(b, p[i].score);
-        cli_json_symbol_fields(b, g, p[i].symbol);
-        if (with_activity && p[i].activity != UINT32_MAX) {
-            ppr_activity pa;
-            ppr_mapper_activity(m, p[i].activity, &pa);
-            core_buf_puts(b, ",\"activity\":");
-            core_buf_json_str(b, pa.text, strlen(pa.text));
-        }
-        core_buf_putc(b, '}');
-    }
-    core_buf_putc(b, ']');
-}
-
 int cmd_predict(int argc, char **argv)
 {
     log_args a = {0};
@@ -1111,7 +1092,8 @@ int cmd_predict(int argc, char **argv)
             core_buf_puts(&b, "{\"case_id\":");
             core_buf_json_str(&b, cid, strlen(cid));
             core_buf_printf(&b, ",\"prefix_len\":%u,", p);
-            ranked_json(&b, s.g, s.m, pred, n, true);
+            core_buf_puts(&b, "\"ranked\":");
+            cli_json_ranked(&b, s.g, s.m, pred, n);
             core_buf_puts(&b, "}\n");
             if (fwrite(b.data, 1, b.len, out) != b.len) {
                 rc = cli_error(cmd.name, "write error");
@@ -1352,7 +1334,8 @@ int cmd_query(int argc, char **argv)
                             ppr_map_strategy_name(pa.nsyms ? pa.strategy : PPR_MAP_NONE));
         }
         core_buf_puts(&b, "],");
-        ranked_json(&b, g, m, pred, n, true);
+        core_buf_puts(&b, "\"ranked\":");
+        cli_json_ranked(&b, g, m, pred, n);
         core_buf_puts(&b, "}\n");
     } else {
         for (size_t i = 0; i < items.n; i++) {

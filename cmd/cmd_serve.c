@@ -113,7 +113,6 @@ typedef struct srv {
     /* State. */
     sess_env *env;
     sess_batch *batch;
-    uint64_t dict_seq;             /* creating messages written */
     uint32_t dict_acts, dict_vars; /* activities and variants they made */
     core_vec(kpos) pos;
     list end_acts;
@@ -247,7 +246,6 @@ static void dict_record(srv *s, const ppr_map_event *me)
         core_buf_append(&b, me->text, me->len);
         sess_batch_dict_put(s->batch, DICT_VARIANT | (nv - 1), b.data, b.len);
         core_buf_free(&b);
-        s->dict_seq++;
     }
     s->dict_vars = nv;
     dict_texts(s);
@@ -304,7 +302,6 @@ static int dict_replay(srv *s, char *why, size_t whylen)
                  core_cfg_str(s->cfg, "state.dir"), core_strerror(rc));
         return rc;
     }
-    s->dict_seq = r.n;
     s->dict_vars = ppr_mapper_nvariants(s->m);
     core_buf meta = {0};
     if (sess_meta_get(s->env, "dict", &meta) == 0) {
@@ -706,19 +703,17 @@ static void ranked_fill(srv *s, uint32_t n)
     }
 }
 
-/* Rebuilds a case's vector from its stored tokens (a case from an older
- * model, whose vector means nothing to this one). */
-static void case_cold(srv *s, sess_case *c)
+/* A case's vector computed again from its stored activities (its own came
+ * from an older model, and means nothing to this one). */
+static void vec_rebuild(const ppr_model *md, ppr_model_work *w, uint32_t M, sess_case *c)
 {
     ppr_vec rec;
-    ppr_vec_init(&rec, (ppr_entry *)c->vec, s->M);
+    ppr_vec_init(&rec, (ppr_entry *)c->vec, M);
     c->vec_wsum = 0;
     for (uint32_t i = 0; i < c->ntok; i++)
-        ppr_model_advance(s->md, s->w, &rec, &c->vec_wsum, c->act[i]);
+        ppr_model_advance(md, w, &rec, &c->vec_wsum, c->act[i]);
     c->nvec = rec.n;
     c->vec_err = rec.err;
-    c->model_version = s->model_version;
-    sink_counter_add(s->c_restarts_cold, 1);
 }
 
 /* Maps ev, advances its case, ranks and publishes. Returns 0, or a
@@ -734,8 +729,11 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
         c.last_time_ns = INT64_MIN;
         c.model_version = s->model_version;
     }
-    if (c.model_version != s->model_version)
-        case_cold(s, &c);
+    if (c.model_version != s->model_version) {
+        vec_rebuild(s->md, s->w, s->M, &c);
+        c.model_version = s->model_version;
+        sink_counter_add(s->c_restarts_cold, 1);
+    }
     ppr_map_event me;
     evlog_map_event(ev, &s->eo, s->code_attrs, &me);
     me.learn = s->code_attrs;
@@ -835,12 +833,14 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
 typedef struct emit_ctx {
     srv *s;
     uint64_t t0;
+    uint64_t events;
     int rc;
 } emit_ctx;
 
 static int emit_event(void *ud, const ingest_event *ev)
 {
     emit_ctx *e = ud;
+    e->events++;
     e->rc = apply_event(e->s, ev, e->t0);
     return e->rc;
 }
@@ -860,16 +860,19 @@ static void pos_note(srv *s, const char *topic, int32_t partition, int64_t offse
  * resourceSpans or resourceLogs is OTLP JSON; another JSON object is one
  * event; anything else is taken for OTLP protobuf (whose first byte, the
  * tag of field 1, is 0x0a, never '{'). */
+static const char *skip_space(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    return p;
+}
+
 static int sniff_encoding(const void *buf, size_t len)
 {
-    const char *p = buf, *end = p + len;
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-        p++;
+    const char *end = (const char *)buf + len, *p = skip_space(buf, end);
     if (p == end || *p != '{')
         return ENC_OTLP_PROTO;
-    p++;
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-        p++;
+    p = skip_space(p + 1, end);
     static const char *const keys[] = {"\"resourceSpans\"", "\"resourceLogs\"",
                                        "\"resource_spans\"", "\"resource_logs\""};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
@@ -883,7 +886,7 @@ static int sniff_encoding(const void *buf, size_t len)
 static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
 {
     srv *s = ud;
-    emit_ctx e = {s, core_now_ns(), 0};
+    emit_ctx e = {s, core_now_ns(), 0, 0};
     ingest_decode_opts dopts = {.case_attrs = (const char *const *)s->eo.in.case_attrs,
                                 .ncase = s->eo.in.ncase_attrs};
     char why[512];
@@ -915,7 +918,7 @@ static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
             core_logf(&s->lg, CORE_LOG_WARN, "%s[%d]@%lld: skipped: %s", km->topic, km->partition,
                       (long long)km->offset, why);
     }
-    sink_counter_add(s->c_events_kafka, 1);
+    sink_counter_add(s->c_events_kafka, e.events);
     pos_note(s, km->topic, km->partition, km->offset);
     sess_batch_offset_put(s->batch, km->topic, km->partition, km->offset + 1);
     return 0;
@@ -1102,24 +1105,6 @@ static int cycle(srv *s, bool draining)
 /* The HTTP API                                                        */
 /* ------------------------------------------------------------------ */
 
-static void api_ranked(srv *s, core_buf *b, const ppr_pred *p, uint32_t n)
-{
-    core_buf_puts(b, "[");
-    for (uint32_t i = 0; i < n; i++) {
-        core_buf_puts(b, i ? ",{\"score\":" : "{\"score\":");
-        core_buf_json_float(b, p[i].score);
-        cli_json_symbol_fields(b, s->g, p[i].symbol);
-        if (p[i].activity != UINT32_MAX) {
-            ppr_activity pa;
-            ppr_mapper_activity(s->m, p[i].activity, &pa);
-            core_buf_puts(b, ",\"activity\":");
-            core_buf_json_str(b, pa.text, strlen(pa.text));
-        }
-        core_buf_putc(b, '}');
-    }
-    core_buf_puts(b, "]");
-}
-
 static int api_case(void *ud, const char *case_id, core_buf *json)
 {
     srv *s = ud;
@@ -1148,24 +1133,15 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
     }
     /* The latest prediction, ranked again from the stored state (the same
      * as the one published while the model is the same). */
-    if (c.model_version != s->model_version) {
-        ppr_entry store[SESS_MAX_VEC];
-        ppr_vec rec;
-        ppr_vec_init(&rec, store, s->M);
-        double wsum = 0;
-        for (uint32_t i = 0; i < c.ntok; i++)
-            ppr_model_advance(s->md, s->api_w, &rec, &wsum, c.act[i]);
-        memcpy(c.vec, store, rec.n * sizeof *store);
-        c.nvec = rec.n;
-        c.vec_wsum = wsum;
-    }
+    if (c.model_version != s->model_version)
+        vec_rebuild(s->md, s->api_w, s->M, &c);
     ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, c.nvec, c.vec_err};
     ppr_pred *p = core_xmalloc(s->k * sizeof *p);
     uint32_t n =
         ppr_model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
     core_buf_printf(json, "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"ranked\":",
                     c.seq > c.ntok ? "true" : "false", s->model_version_text);
-    api_ranked(s, json, p, n);
+    cli_json_ranked(json, s->g, s->m, p, n);
     pthread_mutex_unlock(&s->mu);
     free(p);
     core_buf_puts(json, "}");
@@ -1225,7 +1201,7 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
     }
     uint32_t np = ppr_model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);
     core_buf_printf(json, "],\"model_version\":\"%s\",\"ranked\":", s->model_version_text);
-    api_ranked(s, json, p, np);
+    cli_json_ranked(json, s->g, s->m, p, np);
     core_buf_puts(json, "}");
     pthread_mutex_unlock(&s->mu);
     free(act);

@@ -460,6 +460,31 @@ static void kv_json(pb_dec *d, const uint8_t *p, size_t n, core_buf *out)
         core_buf_puts(out, "null");
 }
 
+static void any_value_nested(pb_dec *d, const uint8_t *p, size_t n, core_buf *out)
+{
+    any_value(d, p, n, out, false);
+}
+
+/* The repeated field 1 of an ArrayValue or KeyValueList as a JSON array or
+ * object, each member rendered by item. */
+static void json_list(pb_dec *d, const uint8_t *p, size_t n, core_buf *out, char open, char close,
+                      void (*item)(pb_dec *d, const uint8_t *p, size_t n, core_buf *out))
+{
+    bool first = true;
+    pb_field f;
+    core_buf_putc(out, open);
+    FOR_FIELDS(rf, f, p, n, d->base)
+    {
+        if (f.num != 1 || f.wt != WT_LEN)
+            continue;
+        if (!first)
+            core_buf_putc(out, ',');
+        first = false;
+        item(d, f.p, f.n, out);
+    }
+    core_buf_putc(out, close);
+}
+
 /*
  * An AnyValue as the JSON decoder renders the same value in OTLP JSON: at
  * the top a string as it is, numbers and booleans as their text, bytes as
@@ -498,7 +523,7 @@ static void any_top(pb_dec *d, const uint8_t *p, size_t n)
 
 static void render_member(pb_dec *d, const pb_field *m, core_buf *out, bool top)
 {
-    pb_field f, last = *m;
+    pb_field last = *m;
     switch (last.num) {
     case 1:
         if (top)
@@ -527,36 +552,12 @@ static void render_member(pb_dec *d, const pb_field *m, core_buf *out, bool top)
             core_buf_json_double(out, x);
         break;
     }
-    case 5: {
-        bool first = true;
-        core_buf_putc(out, '[');
-        FOR_FIELDS(rf, f, last.p, last.n, d->base)
-        {
-            if (f.num != 1 || f.wt != WT_LEN)
-                continue;
-            if (!first)
-                core_buf_putc(out, ',');
-            first = false;
-            any_value(d, f.p, f.n, out, false);
-        }
-        core_buf_putc(out, ']');
+    case 5: /* ArrayValue: values = 1 */
+        json_list(d, last.p, last.n, out, '[', ']', any_value_nested);
         break;
-    }
-    case 6: {
-        bool first = true;
-        core_buf_putc(out, '{');
-        FOR_FIELDS(rf, f, last.p, last.n, d->base)
-        {
-            if (f.num != 1 || f.wt != WT_LEN)
-                continue;
-            if (!first)
-                core_buf_putc(out, ',');
-            first = false;
-            kv_json(d, f.p, f.n, out);
-        }
-        core_buf_putc(out, '}');
+    case 6: /* KeyValueList: values = 1 */
+        json_list(d, last.p, last.n, out, '{', '}', kv_json);
         break;
-    }
     case 7:
         if (!top)
             core_buf_putc(out, '"');
