@@ -31,7 +31,9 @@ int cmd_config(int argc, char **argv)
         "    weights:\n"
         "      reverse: 0.2\n"
         "Commands take it with --config FILE; --set KEY=VALUE and their own flags\n"
-        "override it. ppr.weights.* keys that are given override the profile's.",
+        "override it. ppr.weights.* keys that are given override the profile's.\n"
+        "Secret values in kafka.properties (passwords, keys, tokens) are shown as\n"
+        "<redacted>, by --get too.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
@@ -55,6 +57,8 @@ int cmd_config(int argc, char **argv)
         free(sets.v);
         if (rc)
             return rc;
+        /* A configuration shown is often pasted somewhere: no passwords. */
+        config_redact_secrets(cfg);
         if (get) {
             if (!pmrag_config_default(get)) {
                 core_cfg_free(cfg);

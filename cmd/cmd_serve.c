@@ -1572,7 +1572,10 @@ int cmd_serve(int argc, char **argv)
                                     .threads = (unsigned)core_cfg_int(s.cfg, "otlp.threads"),
                                     .case_attrs = s.eo.in.case_attrs,
                                     .ncase = s.eo.in.ncase_attrs,
-                                    .log = s.lg};
+                                    .log = s.lg,
+                                    .token_file = core_cfg_str(s.cfg, "otlp.token_file"),
+                                    .tls_cert = core_cfg_str(s.cfg, "otlp.tls_cert"),
+                                    .tls_key = core_cfg_str(s.cfg, "otlp.tls_key")};
         if (ingest_otlp_http_start(&ho, on_otlp, &s, &s.otlp, why, sizeof why) != 0) {
             cli_error(cmd.name, "OTLP/HTTP: %s", why);
             goto out;
@@ -1581,7 +1584,13 @@ int cmd_serve(int argc, char **argv)
     const char *api_listen = core_cfg_str(s.cfg, "api.listen");
     if (*api_listen) {
         sink_api_ops ops = {api_case, api_query, api_metrics, api_ready, &s};
-        if (sink_api_start(api_listen, &ops, s.lg, &s.api, why, sizeof why) != 0) {
+        sink_api_opts ao = {.listen = api_listen,
+                            .token_file = core_cfg_str(s.cfg, "api.token_file"),
+                            .metrics_open = core_cfg_bool(s.cfg, "api.metrics_open"),
+                            .tls_cert = core_cfg_str(s.cfg, "api.tls_cert"),
+                            .tls_key = core_cfg_str(s.cfg, "api.tls_key"),
+                            .log = s.lg};
+        if (sink_api_start(&ao, &ops, &s.api, why, sizeof why) != 0) {
             cli_error(cmd.name, "API: %s", why);
             goto out;
         }

@@ -97,8 +97,24 @@ const core_cfg_item pmrag_config_table[] = {
     {"otlp.max_body", CORE_CFG_INT, "67108864", 1024, 4e9, NULL,
      "largest OTLP/HTTP body in bytes, before and after gzip decompression (413 past it)"},
     {"otlp.threads", CORE_CFG_INT, "4", 1, 256, NULL, "OTLP/HTTP receiver threads"},
+    {"otlp.token_file", CORE_CFG_STRING, "", 0, 0, NULL,
+     "file holding the bearer token OTLP/HTTP clients must send (`Authorization: Bearer ...`; "
+     "401 without it); empty: no authentication"},
+    {"otlp.tls_cert", CORE_CFG_STRING, "", 0, 0, NULL,
+     "PEM certificate (and chain) file: the receiver speaks HTTPS only (with otlp.tls_key)"},
+    {"otlp.tls_key", CORE_CFG_STRING, "", 0, 0, NULL,
+     "PEM private key file (not encrypted) of otlp.tls_cert"},
     {"api.listen", CORE_CFG_STRING, "127.0.0.1:8318", 0, 0, NULL,
      "HTTP API address: /v1/cases, /v1/query, /metrics, /livez, /readyz (empty: none)"},
+    {"api.token_file", CORE_CFG_STRING, "", 0, 0, NULL,
+     "file holding the bearer token API clients must send (401 without it); /livez and /readyz "
+     "stay open; empty: no authentication"},
+    {"api.metrics_open", CORE_CFG_BOOL, "false", 0, 0, NULL,
+     "with api.token_file, /metrics may be scraped without the token too"},
+    {"api.tls_cert", CORE_CFG_STRING, "", 0, 0, NULL,
+     "PEM certificate (and chain) file: the API speaks HTTPS only (with api.tls_key)"},
+    {"api.tls_key", CORE_CFG_STRING, "", 0, 0, NULL,
+     "PEM private key file (not encrypted) of api.tls_cert"},
     {"kafka.brokers", CORE_CFG_STRING, "", 0, 0, NULL,
      "bootstrap servers host:port,...; empty: the embedded mock cluster (kafka.embedded)"},
     {"kafka.embedded", CORE_CFG_BOOL, "true", 0, 0, NULL,
@@ -120,7 +136,8 @@ const core_cfg_item pmrag_config_table[] = {
     {"kafka.output_encoding", CORE_CFG_ENUM, "proto", 0, 0, output_encodings,
      "`proto` (pmrag.v1.Prediction) or `json` (the same field names)"},
     {"kafka.properties", CORE_CFG_STRING, "", 0, 0, NULL,
-     "librdkafka properties for every client, `key=value` separated by `;` (SASL, TLS, ...)"},
+     "librdkafka properties for every client, `key=value` separated by `;` (SASL, TLS, ...); "
+     "`pmrag config` shows secret values as `<redacted>`"},
     {"state.dir", CORE_CFG_STRING, "pmrag-state", 0, 0, NULL,
      "directory of the LMDB state (cases, activities, offsets)"},
     {"state.map_size", CORE_CFG_INT, "67108864", 1048576, 1e15, NULL,
@@ -192,4 +209,66 @@ ppr_model_params config_model_params(const core_cfg *c)
     p.escape = core_cfg_double(c, "model.escape");
     config_ppr_weights(c, &p.weights);
     return p;
+}
+
+bool config_kafka_key_is_secret(const char *key)
+{
+    /* The same words as sink/kafka.c's redaction of librdkafka's errors:
+     * over-matching (ssl.key.location) costs nothing. */
+    static const char *const words[] = {
+        "password", "secret", "token", "jaas", "key", "credential", "oauthbearer.config", "pem"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(key, words[i]))
+            return true;
+    return false;
+}
+
+void config_kafka_properties_redacted(const char *props, core_buf *out)
+{
+    const char *p = props;
+    while (*p) {
+        const char *end = strchr(p, ';');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        size_t blank = strspn(p, " \t");
+        if (!eq) {
+            /* serve skips blank items and refuses others. */
+            if (blank >= n)
+                core_buf_append(out, p, n);
+            else
+                core_buf_puts(out, "<redacted>");
+        } else {
+            char key[256];
+            size_t kn = (size_t)(eq - p);
+            snprintf(key, sizeof key, "%.*s", (int)(kn < sizeof key ? kn : sizeof key - 1), p);
+            if (config_kafka_key_is_secret(key)) {
+                core_buf_append(out, p, kn + 1);
+                core_buf_puts(out, "<redacted>");
+            } else {
+                core_buf_append(out, p, n);
+            }
+        }
+        if (!end)
+            break;
+        core_buf_putc(out, ';');
+        p = end + 1;
+    }
+}
+
+void config_redact_secrets(core_cfg *c)
+{
+    const char *props = core_cfg_str(c, "kafka.properties");
+    if (!*props)
+        return;
+    core_buf b = {0};
+    config_kafka_properties_redacted(props, &b);
+    core_buf_puts(&b, "");
+    if (strcmp(b.data, props) != 0) {
+        char *origin = core_xstrdup(core_cfg_origin(c, "kafka.properties"));
+        char why[256];
+        if (core_cfg_put(c, "kafka.properties", b.data, origin, why, sizeof why) != 0)
+            core_panic("kafka.properties: %s", why);
+        free(origin);
+    }
+    core_buf_free(&b);
 }

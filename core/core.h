@@ -432,8 +432,20 @@ uint64_t core_now_ns(void);
  *
  * Limits: a body over max_body is answered 413 and the connection closed:
  * at once when Content-Length says so, or as soon as a chunked body passes
- * the limit (the rest is not stored). Idle or stalled connections are
- * closed after 30 seconds; at most max_conns connections are open at once.
+ * the limit (the rest is not stored; over TLS the 413 comes when the body
+ * ends, or the connection is closed without one when more than 4 MiB
+ * follow). Idle or stalled connections are closed after 30 seconds; at most
+ * max_conns connections are open at once.
+ *
+ * Authentication: with a token_file, every request but those to
+ * public_paths must carry "Authorization: Bearer <token>" (the scheme in
+ * any case); others are answered 401 with WWW-Authenticate: Bearer as soon
+ * as their headers arrive (before any body is read, and before the 413
+ * check), and never reach the handler. The token is compared in constant
+ * time and never logged.
+ *
+ * TLS: with tls_cert and tls_key the listener speaks HTTPS only (TLS 1.2
+ * and 1.3, through libmicrohttpd's GnuTLS).
  */
 typedef struct core_http core_http;
 
@@ -473,6 +485,18 @@ typedef struct core_http_opts {
     unsigned threads;   /* handler threads; 0 = 2 */
     unsigned max_conns; /* open connections; 0 = 256 */
     core_logger log;    /* copied; its callback is called from the server's threads */
+    /* A file whose one line is the bearer token clients must send
+     * (surrounding white space and the line end are not part of it); read
+     * once by core_http_start. NULL or "": no authentication. */
+    const char *token_file;
+    /* Paths (exact, as sent, without the query) open without the token,
+     * e.g. health checks; NULL-terminated, borrowed until core_http_stop.
+     * NULL: none. */
+    const char *const *public_paths;
+    /* PEM files: the certificate (then its chain) and its private key
+     * (not encrypted); both or neither. Read once by core_http_start. */
+    const char *tls_cert;
+    const char *tls_key;
 } core_http_opts;
 
 /*
@@ -480,7 +504,11 @@ typedef struct core_http_opts {
  * caller (core_http_stop) and h(ud, ...) may be called at once. Errors name
  * the address: CORE_EUSAGE for "listen foo: not host:port" or a name that
  * does not resolve, a negated errno from bind/listen
- * ("listen 127.0.0.1:4318: Address already in use").
+ * ("listen 127.0.0.1:4318: Address already in use"); and the file for a
+ * token, certificate or key that cannot be read or used ("listen
+ * 127.0.0.1:4318: token_file /etc/pmrag/token: No such file or
+ * directory"). A token or key file that group or others may read is
+ * logged as a warning.
  */
 int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core_http **out,
                     char *why, size_t whylen);
@@ -490,8 +518,9 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
 const char *core_http_address(const core_http *s);
 
 typedef struct core_http_stats {
-    uint64_t requests;  /* requests received whole or refused as too large */
-    uint64_t too_large; /* refused with 413 by the server (never reached the handler) */
+    uint64_t requests;     /* requests received whole or refused (413, 401) */
+    uint64_t too_large;    /* refused with 413 by the server (never reached the handler) */
+    uint64_t unauthorized; /* refused with 401 (never reached the handler) */
 } core_http_stats;
 
 /* A snapshot of the counters (each atomic). Any thread, until stop. */
@@ -505,6 +534,13 @@ void core_http_get_stats(const core_http *s, core_http_stats *out);
  * Blocks as long as the handlers do. s may be NULL. Not from a handler.
  */
 void core_http_stop(core_http *s);
+
+/*
+ * Whether a (alen bytes) equals b (blen bytes), in a time that depends on
+ * blen and not on where they differ: pass the secret as b and what a
+ * client sent as a. Any thread.
+ */
+bool core_ct_equal(const void *a, size_t alen, const void *b, size_t blen);
 
 #ifdef __cplusplus
 }

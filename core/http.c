@@ -20,7 +20,16 @@
  * queue a response in the middle of an upload, so there the 413 is written
  * to the socket directly, the write side is shut down, and what the client
  * still sends is read and dropped for a little while (so that it reads the
- * 413 instead of a reset) before the connection is closed.
+ * 413 instead of a reset) before the connection is closed. Over TLS the
+ * socket cannot be written behind GnuTLS's back: there the rest of the
+ * body is dropped as it comes and the 413 queued when it ends, unless more
+ * than the same little while follows (then the connection is just closed).
+ *
+ * Authentication and TLS. The bearer token is checked when the headers
+ * have arrived, before the size limit and before any body is read, so a
+ * client without it cannot make the server buffer anything. TLS is
+ * libmicrohttpd's (GnuTLS); the certificate and key are read here so that
+ * errors can name the file.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include "core.h"
@@ -37,6 +46,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -49,11 +59,19 @@
 /* After a 413 sent in the middle of a chunked body, how much more of it is
  * read and dropped before the connection is closed. */
 #define HTTP_LINGER_BYTES ((size_t)4 << 20)
+/* Largest token, certificate and key files read. */
+#define HTTP_TOKEN_MAX ((size_t)4096)
+#define HTTP_PEM_MAX ((size_t)1 << 20)
+/* Refused requests are logged at most this often (a client that loops on
+ * 401 must not flood the log). */
+#define HTTP_401_LOG_NS 10000000000ull
+/* No SSL 3.0, TLS 1.0 or 1.1, whatever the system's GnuTLS allows. */
+#define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
 typedef enum {
     RQ_HEADERS,    /* the request line and headers arrived */
     RQ_BODY,       /* receiving the body */
-    RQ_DISCARD,    /* a raw 413 was sent; dropping the rest, then closing */
+    RQ_DISCARD,    /* over the limit: dropping the rest, then closing (see tls_413) */
     RQ_DISPATCHED, /* suspended, queued for or running in a handler thread */
     RQ_READY,      /* resumed with a response to queue */
     RQ_SENT,       /* the response is queued */
@@ -70,6 +88,7 @@ typedef struct http_rq {
     const char *method, *content_type, *content_encoding, *authorization; /* MHD's */
     core_buf body;
     size_t dropped; /* RQ_DISCARD: bytes dropped since the 413 */
+    bool tls_413;   /* RQ_DISCARD over TLS: the 413 is still to be queued */
     struct MHD_Response *resp;
     unsigned status;
 } http_rq;
@@ -81,6 +100,16 @@ struct core_http {
     size_t max_body;
     core_logger log;
     char addr[INET6_ADDRSTRLEN + 16];
+    char *token; /* NULL: no authentication; wiped when freed */
+    size_t token_len;
+    const char *const *public_paths;
+    bool tls;
+    char *tls_cert, *tls_key; /* PEM text; the key wiped when freed */
+    size_t tls_key_len;
+    /* Not mu: libmicrohttpd may log from calls made under mu. */
+    pthread_mutex_t log_mu;
+    bool capture;        /* under log_mu: keep libmicrohttpd's messages */
+    char mhd_error[512]; /* ...here, to explain a failed start */
 
     pthread_mutex_t mu;
     pthread_cond_t work_cv; /* queue not empty, or stopping */
@@ -91,7 +120,8 @@ struct core_http {
     bool stopping;   /* pool threads leave */
     pthread_t *workers;
     unsigned nworkers;
-    _Atomic uint64_t requests, too_large;
+    _Atomic uint64_t requests, too_large, unauthorized;
+    _Atomic uint64_t last_401_log_ns;
 };
 
 /* ------------------------------------------------------------------ */
@@ -140,11 +170,11 @@ static bool split_listen(const char *spec, char *host, size_t hostlen, char *por
     return true;
 }
 
-static void format_addr(const struct sockaddr_storage *ss, char *out, size_t outlen)
+static void format_addr(const struct sockaddr *ss, char *out, size_t outlen)
 {
     char ip[INET6_ADDRSTRLEN] = "?";
     unsigned port = 0;
-    if (ss->ss_family == AF_INET6) {
+    if (ss->sa_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
         inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
         port = ntohs(a->sin6_port);
@@ -198,8 +228,139 @@ static int open_listener(const char *spec, int *fd_out, char *addr, size_t addrl
         close(fd);
         return fail(why, whylen, err, "listen %s: %s", spec, core_strerror(err));
     }
-    format_addr(&ss, addr, addrlen);
+    format_addr((const struct sockaddr *)&ss, addr, addrlen);
     *fd_out = fd;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Token, certificate and key                                          */
+/* ------------------------------------------------------------------ */
+
+bool core_ct_equal(const void *a, size_t alen, const void *b, size_t blen)
+{
+    /* Every byte of b is looked at whatever a holds; volatile keeps the
+     * compiler from stopping at the first difference. The only branch
+     * depends on the lengths, which the caller of a already knows. */
+    const volatile unsigned char *pa = a, *pb = b;
+    unsigned diff = alen != blen;
+    for (size_t i = 0; i < blen; i++) {
+        unsigned char x = i < alen ? pa[i] : 0;
+        diff |= (unsigned)(x ^ pb[i]);
+    }
+    return diff == 0;
+}
+
+/* Overwrites and frees a secret. */
+static void free_secret(char *p, size_t n)
+{
+    if (!p)
+        return;
+    explicit_bzero(p, n);
+    free(p);
+}
+
+/* Reads one of the files the server is given: what is the option's name
+ * for errors. A secret that group or others may read is worth a warning,
+ * not a refusal (a container may run as root with everything 0644). */
+static int read_option_file(core_http *s, const char *listen, const char *what, const char *path,
+                            size_t max, bool secret, char **out, size_t *len, char *why,
+                            size_t whylen)
+{
+    int rc = core_read_file(path, max, out, len);
+    if (rc == CORE_ELIMIT)
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: %s %s: larger than %zu bytes", listen,
+                    what, path, max);
+    if (rc)
+        return fail(why, whylen, rc, "listen %s: %s %s: %s", listen, what, path, core_strerror(rc));
+    struct stat st;
+    if (secret && stat(path, &st) == 0 && (st.st_mode & 077))
+        core_logf(&s->log, CORE_LOG_WARN,
+                  "http %s: %s %s may be read by group or others (mode %04o): chmod 600 it", listen,
+                  what, path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* The token: the file's text without surrounding white space, one run of
+ * visible ASCII (what a header can carry). */
+static int load_token(core_http *s, const char *listen, const char *path, char *why, size_t whylen)
+{
+    char *text;
+    size_t len;
+    int rc = read_option_file(s, listen, "token_file", path, HTTP_TOKEN_MAX, true, &text, &len, why,
+                              whylen);
+    if (rc)
+        return rc;
+    size_t b = 0, e = len;
+    while (b < e && (text[b] == ' ' || text[b] == '\t' || text[b] == '\r' || text[b] == '\n'))
+        b++;
+    while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' ||
+                     text[e - 1] == '\n'))
+        e--;
+    if (b == e) {
+        free_secret(text, len);
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: token_file %s: empty", listen, path);
+    }
+    for (size_t i = b; i < e; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c <= 0x20 || c >= 0x7f) {
+            free_secret(text, len);
+            /* The offset, never the byte: it is part of a secret. */
+            return fail(why, whylen, CORE_EUSAGE,
+                        "listen %s: token_file %s: byte %zu is a space, control or non-ASCII "
+                        "character (the token is one line of visible ASCII)",
+                        listen, path, i);
+        }
+    }
+    s->token_len = e - b;
+    s->token = core_xmalloc(s->token_len + 1);
+    memcpy(s->token, text + b, s->token_len);
+    s->token[s->token_len] = 0;
+    free_secret(text, len);
+    return 0;
+}
+
+static int load_tls(core_http *s, const char *listen, const char *cert, const char *key, char *why,
+                    size_t whylen)
+{
+    if (!cert || !*cert)
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_key %s given without tls_cert",
+                    listen, key);
+    if (!key || !*key)
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s given without tls_key",
+                    listen, cert);
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+        return fail(why, whylen, CORE_EUSAGE,
+                    "listen %s: tls_cert %s: this libmicrohttpd (%s) was built without TLS "
+                    "support (GnuTLS)",
+                    listen, cert, MHD_get_version());
+    size_t n;
+    int rc = read_option_file(s, listen, "tls_cert", cert, HTTP_PEM_MAX, false, &s->tls_cert, &n,
+                              why, whylen);
+    if (rc)
+        return rc;
+    if (!strstr(s->tls_cert, "-----BEGIN CERTIFICATE-----"))
+        return fail(
+            why, whylen, CORE_EUSAGE,
+            "listen %s: tls_cert %s: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
+            listen, cert);
+    rc = read_option_file(s, listen, "tls_key", key, HTTP_PEM_MAX, true, &s->tls_key,
+                          &s->tls_key_len, why, whylen);
+    if (rc)
+        return rc;
+    if (strstr(s->tls_key, "-----BEGIN ENCRYPTED PRIVATE KEY-----") ||
+        strstr(s->tls_key, "Proc-Type: 4,ENCRYPTED"))
+        return fail(why, whylen, CORE_EUSAGE,
+                    "listen %s: tls_key %s: the key is encrypted; give it unencrypted (openssl "
+                    "pkey -in %s -out NEW) and protect the file instead",
+                    listen, key, key);
+    if (!strstr(s->tls_key, "PRIVATE KEY-----"))
+        return fail(
+            why, whylen, CORE_EUSAGE,
+            "listen %s: tls_key %s: no PEM private key (-----BEGIN ... PRIVATE KEY-----) in "
+            "it",
+            listen, key);
+    s->tls = true;
     return 0;
 }
 
@@ -296,6 +457,65 @@ static enum MHD_Result queue_text(struct MHD_Connection *c, unsigned status, con
     return ret;
 }
 
+/* Whether the request may go on: no token configured, a public path, or
+ * "Bearer <token>" (RFC 6750; the scheme is case-insensitive, RFC 9110
+ * 11.1). *wrong tells a bad token from none, for the error code. */
+static bool authorized(const core_http *s, const char *path, const char *auth, bool *wrong)
+{
+    *wrong = false;
+    if (!s->token)
+        return true;
+    for (const char *const *p = s->public_paths; p && *p; p++)
+        if (strcmp(path, *p) == 0)
+            return true;
+    if (!auth || strncasecmp(auth, "Bearer", 6) != 0 || (auth[6] != ' ' && auth[6] != '\t'))
+        return false;
+    *wrong = true;
+    const char *t = auth + 7;
+    while (*t == ' ' || *t == '\t')
+        t++;
+    size_t n = strlen(t);
+    while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+        n--;
+    return core_ct_equal(t, n, s->token, s->token_len);
+}
+
+/* 401, before the body is read (libmicrohttpd then closes the connection
+ * if one was announced). The client's address is logged, rarely, never
+ * what it sent. */
+static enum MHD_Result refuse_401(core_http *s, struct MHD_Connection *c, const char *method,
+                                  const char *path, bool wrong)
+{
+    atomic_fetch_add(&s->requests, 1);
+    uint64_t n = atomic_fetch_add(&s->unauthorized, 1) + 1;
+    uint64_t now = core_now_ns(), last = atomic_load(&s->last_401_log_ns);
+    if ((last == 0 || now - last >= HTTP_401_LOG_NS) &&
+        atomic_compare_exchange_strong(&s->last_401_log_ns, &last, now)) {
+        char peer[INET6_ADDRSTRLEN + 16] = "?";
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (ci && ci->client_addr)
+            format_addr(ci->client_addr, peer, sizeof peer);
+        core_logf(&s->log, CORE_LOG_WARN,
+                  "http %s: %s %s from %s: %s bearer token: 401 (%llu refused so far; logged at "
+                  "most every %llu s)",
+                  s->addr, method, path, peer, wrong ? "wrong" : "no", (unsigned long long)n,
+                  HTTP_401_LOG_NS / 1000000000ull);
+    }
+    core_buf b = {0};
+    core_buf_puts(&b, wrong ? "wrong bearer token\n"
+                            : "this server needs an Authorization: Bearer token\n");
+    struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 0, NULL, false);
+    core_buf_free(&b);
+    /* RFC 6750 3.1: no error code when no credentials were sent. */
+    MHD_add_response_header(mr, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                            wrong ? "Bearer realm=\"pmrag\", error=\"invalid_token\""
+                                  : "Bearer realm=\"pmrag\"");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, mr);
+    MHD_destroy_response(mr);
+    return ret;
+}
+
 static void too_large_text(const core_http *s, char *buf, size_t len)
 {
     snprintf(buf, len, "request body larger than %zu bytes\n", s->max_body);
@@ -387,6 +607,14 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     switch (r->state) {
     case RQ_HEADERS: {
         r->state = RQ_BODY;
+        bool wrong;
+        if (!authorized(
+                s, r->uri,
+                MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+                &wrong)) {
+            r->state = RQ_SENT;
+            return refuse_401(s, c, method, r->uri, wrong);
+        }
         const char *te =
             MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
         const char *cl =
@@ -419,7 +647,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
                 core_logf(&s->log, CORE_LOG_NOTE,
                           "http %s: %s %s: body over %zu bytes: 413, connection closed", s->addr,
                           method, r->uri, s->max_body);
-                send_raw_413(s, c);
+                if (s->tls)
+                    r->tls_413 = true;
+                else
+                    send_raw_413(s, c);
                 atomic_fetch_add(&s->requests, 1);
                 atomic_fetch_add(&s->too_large, 1);
                 r->state = RQ_DISCARD;
@@ -434,11 +665,18 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         return dispatch(s, r, c, method);
     case RQ_DISCARD:
         /* Closing the connection is the only way out: the 413 is on the
-         * wire already. */
+         * wire already (over TLS: it is queued once the body ends). */
         if (*size && r->dropped < HTTP_LINGER_BYTES) {
             r->dropped += *size;
             *size = 0;
             return MHD_YES;
+        }
+        if (!*size && r->tls_413) {
+            /* The body ended: now libmicrohttpd can send the answer. */
+            char text[96];
+            too_large_text(s, text, sizeof text);
+            r->state = RQ_SENT;
+            return queue_text(c, MHD_HTTP_CONTENT_TOO_LARGE, text, true);
         }
         return MHD_NO;
     case RQ_READY: {
@@ -522,13 +760,24 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap) CORE_PRINTF(2, 0)
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     core_http *s = cls;
-    if (!s->log.fn || s->log.min > CORE_LOG_DEBUG)
+    pthread_mutex_lock(&s->log_mu);
+    bool capture = s->capture;
+    pthread_mutex_unlock(&s->log_mu);
+    if (!capture && (!s->log.fn || s->log.min > CORE_LOG_DEBUG))
         return;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     size_t n = strlen(msg);
-    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == '.'))
         msg[--n] = 0;
+    if (capture) {
+        /* Every message of a failed start, in order: the first usually
+         * says what, the last that it gave up. */
+        pthread_mutex_lock(&s->log_mu);
+        size_t used = strlen(s->mhd_error);
+        snprintf(s->mhd_error + used, sizeof s->mhd_error - used, "%s%s", used ? "; " : "", msg);
+        pthread_mutex_unlock(&s->log_mu);
+    }
     core_logf(&s->log, CORE_LOG_DEBUG, "http %s: libmicrohttpd: %s", s->addr, msg);
 }
 
@@ -545,9 +794,13 @@ static void stop_workers(core_http *s)
 
 static void server_free(core_http *s)
 {
+    free_secret(s->token, s->token_len);
+    free_secret(s->tls_key, s->tls_key_len);
+    free(s->tls_cert);
     free(s->workers);
     pthread_cond_destroy(&s->idle_cv);
     pthread_cond_destroy(&s->work_cv);
+    pthread_mutex_destroy(&s->log_mu);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -562,12 +815,23 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     s->ud = ud;
     s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
     s->log = o->log;
+    s->public_paths = o->public_paths;
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->log_mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->idle_cv, NULL);
 
-    int fd = -1;
-    int err = open_listener(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
+    /* The files first: a mistake in them is found before anything
+     * listens. */
+    int fd = -1, err = 0;
+    const char *spec = o->listen ? o->listen : "";
+    if (o->token_file && *o->token_file)
+        err = load_token(s, spec, o->token_file, why, whylen);
+    if (!err && ((o->tls_cert && *o->tls_cert) || (o->tls_key && *o->tls_key)))
+        err = load_tls(s, spec, o->tls_cert, o->tls_key, why, whylen);
+    if (err)
+        goto fail_free;
+    err = open_listener(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
     if (err)
         goto fail_free;
 
@@ -586,22 +850,48 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     unsigned max_conns = o->max_conns ? o->max_conns : HTTP_DEFAULT_MAX_CONNS;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
+    struct MHD_OptionItem tls_opts[] = {
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key},
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert},
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)HTTP_TLS_PRIORITIES},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (s->tls)
+        flags |= MHD_USE_TLS;
+    else
+        tls_opts[0].option = MHD_OPTION_END;
+    /* libmicrohttpd says why it cannot start (a key that does not match
+     * the certificate, say) only to its logger. */
+    pthread_mutex_lock(&s->log_mu);
+    s->capture = true;
+    pthread_mutex_unlock(&s->log_mu);
     /* The logger comes first so that libmicrohttpd never prints on its
      * own while the other options are read. */
-    s->d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)HTTP_CONN_TIMEOUT, MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_END);
+    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER,
+                            on_mhd_log, s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+                            MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned)HTTP_CONN_TIMEOUT, MHD_OPTION_CONNECTION_LIMIT, max_conns,
+                            MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+    pthread_mutex_lock(&s->log_mu);
+    s->capture = false;
+    pthread_mutex_unlock(&s->log_mu);
     if (!s->d) {
-        err = fail(why, whylen, -EIO, "listen %s: libmicrohttpd failed to start", o->listen);
+        if (s->tls)
+            err = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s, tls_key %s: %s",
+                       o->listen, o->tls_cert, o->tls_key,
+                       s->mhd_error[0] ? s->mhd_error : "libmicrohttpd cannot use them");
+        else
+            err = fail(why, whylen, -EIO, "listen %s: libmicrohttpd failed to start%s%s", o->listen,
+                       s->mhd_error[0] ? ": " : "", s->mhd_error);
         /* Whether libmicrohttpd closed the socket it was given on its way
          * out is not documented: leak it rather than risk closing a
          * number another thread has reused since. */
         fd = -1;
         goto fail_workers;
     }
-    core_logf(&s->log, CORE_LOG_INFO, "http: listening on %s", s->addr);
+    core_logf(&s->log, CORE_LOG_INFO, "http: listening on %s (%s%s)", s->addr,
+              s->tls ? "HTTPS" : "plain HTTP", s->token ? ", bearer token" : "");
     *out = s;
     return 0;
 
@@ -624,6 +914,7 @@ void core_http_get_stats(const core_http *s, core_http_stats *out)
     core_http *m = (core_http *)s; /* atomics are only read */
     out->requests = atomic_load(&m->requests);
     out->too_large = atomic_load(&m->too_large);
+    out->unauthorized = atomic_load(&m->unauthorized);
 }
 
 void core_http_stop(core_http *s)

@@ -23,8 +23,9 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler
   liblmdb-dev libpcre2-dev libmicrohttpd-dev libjansson-dev
   libyaml-dev libexpat1-dev zlib1g-dev
-  python3 python3-pip python3-botocore python3-boto3
+  python3 python3-pip python3-botocore python3-boto3 python3-yaml
   valgrind clang libclang-rt-14-dev
+  openssl
 )
 
 grammars=(

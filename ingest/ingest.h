@@ -525,7 +525,9 @@ int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *s
  * broken; 404 for other paths; 405 for other methods; 413 for a body over
  * max_body on the wire or once decompressed; 415 for another Content-Type
  * or Content-Encoding; 503 + Retry-After: 1 when the batch function gives
- * -EAGAIN, 429 + Retry-After: 1 for CORE_ELIMIT; 500 for its other errors.
+ * -EAGAIN, 429 + Retry-After: 1 for CORE_ELIMIT; 500 for its other errors;
+ * with a token_file, 401 (no Retry-After: final) for a request without the
+ * right bearer token, before its body is read.
  *
  * Threading: the batch function is called from the server's pool threads
  * (`threads` of them, concurrently): it must be thread-safe. It may block
@@ -548,6 +550,13 @@ typedef struct ingest_otlp_http_opts {
     core_logger log;
     uint32_t max_attrs; /* ingest_decode_opts.max_attrs; 0: its default */
     size_t max_str;     /* ingest_decode_opts.max_str; 0: its default */
+    /* core_http_opts.token_file: every request needs "Authorization:
+     * Bearer <token>", else 401 (final for an OTLP exporter: the data is
+     * dropped, not retried). NULL or "": none. */
+    const char *token_file;
+    /* core_http_opts.tls_cert and tls_key: HTTPS only. NULL or "": none. */
+    const char *tls_cert;
+    const char *tls_key;
 } ingest_otlp_http_opts;
 
 /*
@@ -567,7 +576,7 @@ typedef int (*ingest_otlp_batch_fn)(void *ud, ingest_otlp_kind kind, const inges
  * copied. fn(ud, ...) may be called as soon as this returns, until
  * ingest_otlp_http_stop() returns. Returns 0 and *out, or core_http_start()'s
  * errors with the address in why ("listen 127.0.0.1:4318: Address already
- * in use").
+ * in use"), and the file for a token, certificate or key.
  */
 int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn fn, void *ud,
                            ingest_otlp_http **out, char *why, size_t whylen);
@@ -584,6 +593,7 @@ typedef struct ingest_otlp_http_stats {
     uint64_t too_large;       /* 413, on the wire or after decompression */
     uint64_t unsupported;     /* 415 */
     uint64_t throttled;       /* 503 and 429 */
+    uint64_t unauthorized;    /* 401: no or a wrong bearer token */
 } ingest_otlp_http_stats;
 
 /* A snapshot of the counters (each atomic). Any thread. */

@@ -4,8 +4,10 @@
  * ingest_otlp_decode() and handed to the daemon one request at a time.
  *
  * Status codes follow the OTLP/HTTP specification's retry semantics:
- * 400, 404, 405, 413 and 415 are final (the exporter drops the data), 429
- * and 503 carry Retry-After and are retried, 500 is an error on our side.
+ * 400, 401, 404, 405, 413 and 415 are final (the exporter drops the data),
+ * 429 and 503 carry Retry-After and are retried, 500 is an error on our
+ * side. 401 (no or a wrong bearer token) comes from core_http, before the
+ * body is read.
  */
 #include "ingest.h"
 
@@ -252,6 +254,9 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
         .max_body = s->max_body,
         .threads = o->threads,
         .log = o->log,
+        .token_file = o->token_file,
+        .tls_cert = o->tls_cert,
+        .tls_key = o->tls_key,
     };
     int rc = core_http_start(&ho, handle, s, &s->http, why, whylen);
     if (rc) {
@@ -275,13 +280,14 @@ void ingest_otlp_http_get_stats(ingest_otlp_http *s, ingest_otlp_http_stats *out
     core_http_stats hs;
     core_http_get_stats(s->http, &hs);
     *out = (ingest_otlp_http_stats){
-        .requests = atomic_load(&s->requests) + hs.too_large,
+        .requests = atomic_load(&s->requests) + hs.too_large + hs.unauthorized,
         .accepted_events = atomic_load(&s->accepted_events),
         .rejected_events = atomic_load(&s->rejected_events),
         .bad_requests = atomic_load(&s->bad_requests),
         .too_large = atomic_load(&s->too_large) + hs.too_large,
         .unsupported = atomic_load(&s->unsupported),
         .throttled = atomic_load(&s->throttled),
+        .unauthorized = hs.unauthorized,
     };
 }
 

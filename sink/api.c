@@ -200,20 +200,32 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
     }
 }
 
-int sink_api_start(const char *listen, const sink_api_ops *ops, core_logger log, sink_api **out,
-                   char *why, size_t whylen)
+/* Probes must work without the token: a kubelet or load balancer health
+ * check has none, and the answers say nothing worth protecting. */
+static const char *const public_health[] = {"/livez", "/readyz", NULL};
+static const char *const public_health_metrics[] = {"/livez", "/readyz", "/metrics", NULL};
+
+int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **out, char *why,
+                   size_t whylen)
 {
+    static const sink_api_opts defaults = {0};
+    if (!o)
+        o = &defaults;
     sink_api *a = core_xcalloc(1, sizeof *a);
     if (ops)
         a->ops = *ops;
-    a->log = log;
-    core_http_opts o = {
-        .listen = listen ? listen : API_DEFAULT_LISTEN,
+    a->log = o->log;
+    core_http_opts ho = {
+        .listen = o->listen ? o->listen : API_DEFAULT_LISTEN,
         .max_body = API_MAX_BODY,
         .threads = 2,
-        .log = log,
+        .log = o->log,
+        .token_file = o->token_file,
+        .public_paths = o->metrics_open ? public_health_metrics : public_health,
+        .tls_cert = o->tls_cert,
+        .tls_key = o->tls_key,
     };
-    int rc = core_http_start(&o, handle, a, &a->http, why, whylen);
+    int rc = core_http_start(&ho, handle, a, &a->http, why, whylen);
     if (rc) {
         free(a);
         return rc;

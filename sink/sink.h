@@ -200,7 +200,9 @@ void sink_kafka_free(sink_kafka *k);
  * HEAD works wherever GET does. An unknown path is 404, a known path with
  * another method 405 (with Allow); errors are JSON {"error":"..."}; other
  * codes from get_case/query are 500. A NULL op makes its route 404
- * (ready NULL: always ready). Bodies over 4 MiB get 413.
+ * (ready NULL: always ready). Bodies over 4 MiB get 413. With a token
+ * (sink_api_opts), a request to another route without the right bearer
+ * token gets 401 (text/plain, WWW-Authenticate: Bearer) from core_http.
  *
  * Threading: the ops are called from the server's pool threads, several at
  * once: they must be thread-safe. The JSON/text they append to is owned by
@@ -216,14 +218,27 @@ typedef struct sink_api_ops {
     void *ud;
 } sink_api_ops;
 
+/* Zero-initialised is the default; read by sink_api_start() only. */
+typedef struct sink_api_opts {
+    const char *listen; /* "host:port" (core_http_opts.listen); NULL: "127.0.0.1:8318" */
+    /* core_http_opts.token_file: every route needs "Authorization: Bearer
+     * <token>" (else 401) but /livez and /readyz, which stay open for
+     * probes, and /metrics when metrics_open. NULL or "": none. */
+    const char *token_file;
+    bool metrics_open;
+    /* core_http_opts.tls_cert and tls_key: HTTPS only. NULL or "": none. */
+    const char *tls_cert;
+    const char *tls_key;
+    core_logger log; /* its ud must outlive the API */
+} sink_api_opts;
+
 /*
- * Starts the API on listen ("host:port"; NULL: "127.0.0.1:8318"). ops is
- * copied; ops->ud and the logger's ud must outlive the API. Returns 0 and
- * *out (stop with sink_api_stop), or core_http_start()'s error with the
- * address in why.
+ * Starts the API (o NULL: the defaults). ops is copied; ops->ud must
+ * outlive the API. Returns 0 and *out (stop with sink_api_stop), or
+ * core_http_start()'s error with the address (or the file) in why.
  */
-int sink_api_start(const char *listen, const sink_api_ops *ops, core_logger log, sink_api **out,
-                   char *why, size_t whylen);
+int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **out, char *why,
+                   size_t whylen);
 
 /* The bound "host:port" (the real port when 0 was asked); valid until
  * sink_api_stop. */

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -618,6 +619,421 @@ TEST(http_ipv6_literal)
 }
 
 /* ------------------------------------------------------------------ */
+/* Bearer tokens and TLS                                               */
+/* ------------------------------------------------------------------ */
+
+/* Log lines, kept for the test to look at (written by server threads). */
+typedef struct log_rec {
+    pthread_mutex_t mu;
+    core_buf text;
+} log_rec;
+
+static void log_keep(void *ud, core_log_level level, const char *msg)
+{
+    (void)level;
+    log_rec *l = ud;
+    pthread_mutex_lock(&l->mu);
+    core_buf_printf(&l->text, "%s\n", msg);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static char *log_take(log_rec *l)
+{
+    pthread_mutex_lock(&l->mu);
+    char *s = core_xstrdup(l->text.data ? l->text.data : "");
+    pthread_mutex_unlock(&l->mu);
+    return s;
+}
+
+#define TOKEN "s3cr3t-T0ken.with_odd~chars"
+
+/* The token file, as an operator writes it (with a line end), mode 600. */
+static char *token_file(void)
+{
+    char *p = core_xstrdup(unit_write_str("token", TOKEN "\n"));
+    CHECK_OK(chmod(p, 0600));
+    return p;
+}
+
+TEST(http_ct_equal_compares_every_byte)
+{
+    CHECK(core_ct_equal("abc", 3, "abc", 3));
+    CHECK(core_ct_equal("", 0, "", 0));
+    CHECK(!core_ct_equal("abd", 3, "abc", 3));
+    CHECK(!core_ct_equal("xbc", 3, "abc", 3));
+    CHECK(!core_ct_equal("ab", 2, "abc", 3));   /* a prefix */
+    CHECK(!core_ct_equal("abcd", 4, "abc", 3)); /* longer */
+    CHECK(!core_ct_equal("", 0, "abc", 3));
+    CHECK(!core_ct_equal("abc", 3, "", 0));
+    CHECK(core_ct_equal("a\0c", 3, "a\0c", 3)); /* lengths, not C strings */
+    CHECK(!core_ct_equal("a\0c", 3, "a\0d", 3));
+    /* A missing byte is not taken for a NUL. */
+    CHECK(!core_ct_equal("ab", 2, "ab\0", 3));
+
+    /* Timing: a 64 KiB secret against a guess wrong at its first byte and
+     * one wrong at its last. memcmp, as a control, shows the measurement
+     * can see the difference; core_ct_equal must not show it. Best of
+     * several rounds, so that a busy machine does not fail the test. */
+    size_t n = (size_t)64 << 10;
+    unsigned char *secret = malloc(n), *first = malloc(n), *last = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        secret[i] = (unsigned char)(i * 7 + 1);
+    memcpy(first, secret, n);
+    memcpy(last, secret, n);
+    first[0] ^= 1;
+    last[n - 1] ^= 1;
+    double best[4] = {1e30, 1e30, 1e30, 1e30}; /* ct first, ct last, memcmp first, last */
+    volatile int sink = 0;
+    for (int round = 0; round < 15; round++) {
+        for (int k = 0; k < 4; k++) {
+            const unsigned char *guess = (k & 1) ? last : first;
+            uint64_t t0 = core_now_ns();
+            for (int it = 0; it < 20; it++)
+                sink += k < 2 ? core_ct_equal(guess, n, secret, n) : memcmp(guess, secret, n) == 0;
+            double dt = (double)(core_now_ns() - t0);
+            if (dt < best[k])
+                best[k] = dt;
+        }
+    }
+    CHECK_INT(sink, 0);
+    double ct_ratio = best[1] / best[0], memcmp_ratio = best[3] / best[2];
+    printf("  ct_equal last/first %.2f (memcmp %.1f)\n", ct_ratio, memcmp_ratio);
+    if (memcmp_ratio > 8) {
+        CHECK(ct_ratio < 2.0);
+        CHECK(ct_ratio > 0.5);
+    } else {
+        printf("  (timer too coarse here to compare)\n");
+    }
+    free(secret);
+    free(first);
+    free(last);
+}
+
+static core_http *start_auth(const char *tokfile, size_t max_body, log_rec *lr, echo_state *st)
+{
+    static const char *const open_paths[] = {"/open", NULL};
+    core_http_opts o = {.listen = "127.0.0.1:0",
+                        .max_body = max_body,
+                        .token_file = tokfile,
+                        .public_paths = open_paths};
+    if (lr)
+        o.log = (core_logger){log_keep, lr, CORE_LOG_DEBUG};
+    core_http *s = NULL;
+    char why[512] = "";
+    if (core_http_start(&o, echo_handler, st, &s, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "core_http_start: %s", why);
+    return s;
+}
+
+TEST(http_bearer_token_required)
+{
+    char *tf = token_file();
+    log_rec lr = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    echo_state st = {0};
+    core_http *s = start_auth(tf, 1000, &lr, &st);
+    const char *addr = core_http_address(s);
+    http_res r;
+
+    /* None: 401, a challenge without an error code, the handler not run. */
+    request(addr, "GET", "/x", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 401);
+    CHECK_STR(res_header(&r, "WWW-Authenticate"), "Bearer realm=\"pmrag\"");
+    CHECK(!res_header(&r, "Retry-After"));
+    CHECK(strstr(r.body.data, "Authorization: Bearer"));
+    res_free(&r);
+    /* Another scheme is no bearer token either. */
+    request(addr, "GET", "/x", "Authorization: Basic dXNlcjpwYXNz\r\n", NULL, 0, &r);
+    CHECK_INT(r.status, 401);
+    CHECK_STR(res_header(&r, "WWW-Authenticate"), "Bearer realm=\"pmrag\"");
+    res_free(&r);
+    /* Wrong, a prefix of the right one, longer, empty, no space. */
+    const char *wrong[] = {
+        "Authorization: Bearer nope\r\n",       "Authorization: Bearer s3cr3t-T0ken\r\n",
+        "Authorization: Bearer " TOKEN "x\r\n", "Authorization: Bearer \r\n",
+        "Authorization: Bearer" TOKEN "\r\n",   "Authorization: Bearer " TOKEN " extra\r\n"};
+    for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
+        request(addr, "POST", "/x", wrong[i], "abc", 3, &r);
+        CHECK_INT(r.status, 401);
+        const char *chal = res_header(&r, "WWW-Authenticate");
+        CHECK(chal && strncmp(chal, "Bearer realm=\"pmrag\"", 20) == 0);
+        res_free(&r);
+    }
+    request(addr, "GET", "/x", "Authorization: Bearer nope\r\n", NULL, 0, &r);
+    CHECK_STR(res_header(&r, "WWW-Authenticate"),
+              "Bearer realm=\"pmrag\", error=\"invalid_token\"");
+    CHECK_STR(r.body.data, "wrong bearer token\n");
+    res_free(&r);
+    CHECK_INT(atomic_load(&st.calls), 0);
+
+    /* Right: the scheme in any case, white space around the token. */
+    const char *right[] = {
+        "Authorization: Bearer " TOKEN "\r\n", "Authorization: bearer " TOKEN "\r\n",
+        "Authorization: BEARER " TOKEN "\r\n", "Authorization: bEaReR   " TOKEN "  \r\n"};
+    for (size_t i = 0; i < sizeof right / sizeof *right; i++) {
+        request(addr, "POST", "/x", right[i], "abc", 3, &r);
+        CHECK_INT(r.status, 200);
+        CHECK(strstr(r.body.data, "len=3\nabc"));
+        res_free(&r);
+    }
+    CHECK_INT(atomic_load(&st.calls), 4);
+
+    /* Public paths need none; only the exact path is public. */
+    request(addr, "GET", "/open", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 200);
+    res_free(&r);
+    request(addr, "GET", "/open?x=1", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 200);
+    res_free(&r);
+    request(addr, "GET", "/open/more", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 401);
+    res_free(&r);
+    request(addr, "GET", "/%6fpen", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 401);
+    res_free(&r);
+
+    /* 401 comes before the body is read, and before the size check. */
+    int fd = connect_to(addr);
+    const char *head = "POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n";
+    send_all(fd, head, strlen(head));
+    read_response(fd, &r);
+    CHECK_INT(r.status, 401);
+    res_free(&r);
+    close(fd);
+
+    /* curl. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "curl -s -o /dev/null -w '%%{http_code} ' http://%s/c; "
+             "curl -s -o /dev/null -w '%%{http_code} ' -H 'Authorization: Bearer wrong' "
+             "http://%s/c; "
+             "curl -s -o /dev/null -w '%%{http_code}' -H 'Authorization: Bearer %s' http://%s/c",
+             addr, addr, TOKEN, addr);
+    char *out = run(cmd);
+    CHECK_STR(out, "401 401 200");
+    free(out);
+
+    core_http_stats hs;
+    core_http_get_stats(s, &hs);
+    CHECK_INT(hs.unauthorized, 2 + 6 + 1 + 2 + 1 + 2);
+    CHECK_INT(hs.too_large, 0);
+    core_http_stop(s);
+    /* Refusals are logged (once per 10 s), the token never. */
+    char *lines = log_take(&lr);
+    CHECK(strstr(lines, "bearer token: 401"));
+    CHECK(strstr(lines, "from 127.0.0.1:"));
+    CHECK(strstr(lines, "(plain HTTP, bearer token)"));
+    CHECK(!strstr(lines, "s3cr3t"));
+    CHECK(!strstr(lines, "may be read by group"));
+    free(lines);
+    core_buf_free(&lr.text);
+    free(tf);
+}
+
+TEST(http_token_file_errors_name_the_file)
+{
+    core_http *s = NULL;
+    char why[512] = "";
+    core_http_opts o = {.listen = "127.0.0.1:0"};
+    o.token_file = "/nonexistent/token";
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), -ENOENT);
+    CHECK_STR(why, "listen 127.0.0.1:0: token_file /nonexistent/token: No such file or directory");
+
+    char *empty = core_xstrdup(unit_write_str("empty", " \n\n"));
+    o.token_file = empty;
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+    char want[512];
+    snprintf(want, sizeof want, "listen 127.0.0.1:0: token_file %s: empty", empty);
+    CHECK_STR(why, want);
+
+    /* Two lines, an inner space, a non-ASCII byte: the offset is told,
+     * nothing of the text. */
+    const char *bad[] = {"first-secret\nsecond-secret\n", "half secret\n",
+                         "s\xc3\xa9"
+                         "cret"};
+    for (size_t i = 0; i < 3; i++) {
+        char *p = core_xstrdup(unit_write_str("bad", bad[i]));
+        o.token_file = p;
+        CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+        CHECK(strstr(why, p));
+        CHECK(strstr(why, ": byte "));
+        CHECK(!strstr(why, "secret"));
+        CHECK(!strstr(why, "cret"));
+        free(p);
+    }
+    CHECK(!s);
+
+    /* A token file others may read: a warning, and it works. */
+    log_rec lr = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    char *open_tf = core_xstrdup(unit_write_str("open-token", TOKEN "\n"));
+    CHECK_OK(chmod(open_tf, 0644));
+    o.token_file = open_tf;
+    o.log = (core_logger){log_keep, &lr, CORE_LOG_DEBUG};
+    CHECK_OK(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why));
+    core_http_stop(s);
+    char *lines = log_take(&lr);
+    CHECK(strstr(lines, "may be read by group or others (mode 0644)"));
+    CHECK(!strstr(lines, TOKEN));
+    free(lines);
+    core_buf_free(&lr.text);
+    free(open_tf);
+    free(empty);
+}
+
+/* A self-signed certificate for 127.0.0.1 and localhost, made with the
+ * openssl command line; name is the file stem below the test's tmpdir. */
+static void make_cert(const char *name, char **cert, char **key)
+{
+    char c[1024], k[1024], cmd[4096];
+    snprintf(c, sizeof c, "%s/%s.crt", unit_tmpdir(), name);
+    snprintf(k, sizeof k, "%s/%s.key", unit_tmpdir(), name);
+    snprintf(cmd, sizeof cmd,
+             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+             "-keyout '%s' -out '%s' -days 2 -subj /CN=localhost "
+             "-addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null",
+             k, c);
+    if (system(cmd) != 0)
+        unit_fail(__FILE__, __LINE__, "openssl req failed (is openssl installed?): %s", cmd);
+    CHECK_OK(chmod(k, 0600));
+    *cert = core_xstrdup(c);
+    *key = core_xstrdup(k);
+}
+
+TEST(http_tls_with_token_and_curl)
+{
+    char *cert, *key, *tf = token_file();
+    make_cert("srv", &cert, &key);
+    echo_state st = {0};
+    log_rec lr = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    core_http_opts o = {.listen = "127.0.0.1:0",
+                        .max_body = 1000,
+                        .token_file = tf,
+                        .tls_cert = cert,
+                        .tls_key = key,
+                        .log = {log_keep, &lr, CORE_LOG_INFO}};
+    core_http *s = NULL;
+    char why[512] = "";
+    if (core_http_start(&o, echo_handler, &st, &s, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "core_http_start: %s", why);
+    const char *addr = core_http_address(s);
+    const char *port = strrchr(addr, ':') + 1;
+
+    char cmd[4096];
+    /* Verified against the certificate, by IP and by name; 401 without the
+     * token; plain HTTP and TLS 1.1 get no answer at all. */
+    snprintf(cmd, sizeof cmd,
+             "curl -s -o /dev/null -w '%%{http_code} ' --cacert '%s' https://%s/t; "
+             "curl -s -w ' %%{http_code} ' --cacert '%s' -H 'Authorization: Bearer %s' "
+             "-d hello https://%s/t; "
+             "curl -s -o /dev/null -w '%%{http_code} ' --cacert '%s' -H 'Authorization: Bearer "
+             "%s' https://localhost:%s/t; "
+             "curl -s -o /dev/null -w '%%{http_code} ' http://%s/t; "
+             "curl -s -o /dev/null -w '%%{http_code} ' https://%s/t; "
+             "curl -s -o /dev/null -w '%%{http_code}' --cacert '%s' --tlsv1.1 --tls-max 1.1 "
+             "-H 'Authorization: Bearer %s' https://%s/t",
+             cert, addr, cert, TOKEN, addr, cert, TOKEN, port, addr, addr, cert, TOKEN, addr);
+    char *out = run(cmd);
+    printf("  curl: %s\n", out);
+    CHECK(strncmp(out, "401 method=POST\npath=/t\n", 24) == 0);
+    CHECK(strstr(out, "len=5\nhello 200 200 000 000 000"));
+    free(out);
+
+    /* The body limit over TLS: by Content-Length, and chunked (the 413
+     * comes when the body ends: the socket is GnuTLS's). */
+    const char *big = unit_write("big.txt", "0123456789012345678901234567890123456789", 40);
+    core_buf body = {0};
+    for (int i = 0; i < 300; i++)
+        core_buf_puts(&body, "0123456789");
+    big = unit_write("big.txt", body.data, body.len);
+    snprintf(cmd, sizeof cmd,
+             "curl -s -o /dev/null -w '%%{http_code} ' --cacert '%s' -H 'Authorization: Bearer "
+             "%s' --data-binary @%s https://%s/b; "
+             "curl -s -o /dev/null -w '%%{http_code}' --cacert '%s' -H 'Authorization: Bearer "
+             "%s' -H 'Transfer-Encoding: chunked' --data-binary @%s https://%s/b",
+             cert, TOKEN, big, addr, cert, TOKEN, big, addr);
+    out = run(cmd);
+    CHECK_STR(out, "413 413");
+    free(out);
+    core_buf_free(&body);
+    CHECK_INT(atomic_load(&st.calls), 2);
+    /* Still serving. */
+    snprintf(cmd, sizeof cmd,
+             "curl -s -o /dev/null -w '%%{http_code}' --cacert '%s' -H 'Authorization: Bearer %s' "
+             "https://%s/after",
+             cert, TOKEN, addr);
+    out = run(cmd);
+    CHECK_STR(out, "200");
+    free(out);
+    core_http_stop(s);
+    char *lines = log_take(&lr);
+    CHECK(strstr(lines, "(HTTPS, bearer token)"));
+    CHECK(!strstr(lines, TOKEN));
+    free(lines);
+    core_buf_free(&lr.text);
+    free(cert);
+    free(key);
+    free(tf);
+}
+
+TEST(http_tls_errors_name_the_file)
+{
+    char *cert, *key, *cert2, *key2;
+    make_cert("a", &cert, &key);
+    make_cert("b", &cert2, &key2);
+    core_http *s = NULL;
+    char why[1024] = "", want[1024];
+    core_http_opts o = {.listen = "127.0.0.1:0", .tls_cert = cert};
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+    snprintf(want, sizeof want, "listen 127.0.0.1:0: tls_cert %s given without tls_key", cert);
+    CHECK_STR(why, want);
+    o = (core_http_opts){.listen = "127.0.0.1:0", .tls_key = key};
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+    snprintf(want, sizeof want, "listen 127.0.0.1:0: tls_key %s given without tls_cert", key);
+    CHECK_STR(why, want);
+
+    o = (core_http_opts){.listen = "127.0.0.1:0", .tls_cert = "/nonexistent.crt", .tls_key = key};
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), -ENOENT);
+    CHECK_STR(why, "listen 127.0.0.1:0: tls_cert /nonexistent.crt: No such file or directory");
+    o.tls_cert = cert;
+    o.tls_key = "/nonexistent.key";
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), -ENOENT);
+    CHECK_STR(why, "listen 127.0.0.1:0: tls_key /nonexistent.key: No such file or directory");
+
+    /* The key where the certificate should be, and the other way round. */
+    o.tls_cert = key;
+    o.tls_key = key;
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, key));
+    CHECK(strstr(why, "no PEM certificate"));
+    o.tls_cert = cert;
+    o.tls_key = cert;
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "no PEM private key"));
+
+    /* A key that is not the certificate's: GnuTLS says so. */
+    o.tls_key = key2;
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+    printf("  mismatch: %s\n", why);
+    snprintf(want, sizeof want, "listen 127.0.0.1:0: tls_cert %s, tls_key %s: ", cert, key2);
+    CHECK(strncmp(why, want, strlen(want)) == 0);
+    CHECK(strstr(why, "do not match"));
+
+    /* An encrypted key. */
+    char enc[1024], cmd[4096];
+    snprintf(enc, sizeof enc, "%s/enc.key", unit_tmpdir());
+    snprintf(cmd, sizeof cmd, "openssl pkey -in '%s' -out '%s' -aes256 -passout pass:pw", key, enc);
+    CHECK_INT(system(cmd), 0);
+    o.tls_key = enc;
+    CHECK_INT(core_http_start(&o, echo_handler, NULL, &s, why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, enc));
+    CHECK(strstr(why, "the key is encrypted"));
+    CHECK(!s);
+    free(cert);
+    free(key);
+    free(cert2);
+    free(key2);
+}
+
+/* ------------------------------------------------------------------ */
 /* Metrics                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -803,7 +1219,8 @@ TEST(api_routes_and_error_codes)
     sink_api_ops ops = {api_get_case, api_query, api_metrics, api_ready, &st};
     sink_api *a = NULL;
     char why[256] = "";
-    CHECK_OK(sink_api_start("127.0.0.1:0", &ops, (core_logger){0}, &a, why, sizeof why));
+    sink_api_opts ao = {.listen = "127.0.0.1:0"};
+    CHECK_OK(sink_api_start(&ao, &ops, &a, why, sizeof why));
     const char *addr = sink_api_address(a);
     http_res r;
 
@@ -904,9 +1321,11 @@ TEST(api_listen_error_and_null_ops)
 {
     sink_api *a = NULL;
     char why[256] = "";
-    CHECK_INT(sink_api_start("nonsense", NULL, (core_logger){0}, &a, why, sizeof why), CORE_EUSAGE);
+    sink_api_opts ao = {.listen = "nonsense"};
+    CHECK_INT(sink_api_start(&ao, NULL, &a, why, sizeof why), CORE_EUSAGE);
     CHECK_STR(why, "listen nonsense: not host:port");
-    CHECK_OK(sink_api_start("127.0.0.1:0", NULL, (core_logger){0}, &a, why, sizeof why));
+    ao.listen = "127.0.0.1:0";
+    CHECK_OK(sink_api_start(&ao, NULL, &a, why, sizeof why));
     http_res r;
     request(sink_api_address(a), "GET", "/readyz", NULL, NULL, 0, &r);
     CHECK_INT(r.status, 200);
@@ -915,6 +1334,57 @@ TEST(api_listen_error_and_null_ops)
     CHECK_INT(r.status, 404);
     res_free(&r);
     sink_api_stop(a);
+}
+
+TEST(api_token_spares_health_and_optionally_metrics)
+{
+    char *tf = token_file();
+    api_state st = {.m = sink_metrics_new(), .ready = true};
+    sink_api_ops ops = {api_get_case, api_query, api_metrics, api_ready, &st};
+    for (int metrics_open = 0; metrics_open < 2; metrics_open++) {
+        sink_api *a = NULL;
+        char why[256] = "";
+        sink_api_opts ao = {
+            .listen = "127.0.0.1:0", .token_file = tf, .metrics_open = metrics_open};
+        CHECK_OK(sink_api_start(&ao, &ops, &a, why, sizeof why));
+        const char *addr = sink_api_address(a);
+        const char *auth = "Authorization: Bearer " TOKEN "\r\n";
+        http_res r;
+        request(addr, "GET", "/livez", NULL, NULL, 0, &r);
+        CHECK_INT(r.status, 200);
+        res_free(&r);
+        request(addr, "GET", "/readyz", NULL, NULL, 0, &r);
+        CHECK_INT(r.status, 200);
+        res_free(&r);
+        request(addr, "GET", "/metrics", NULL, NULL, 0, &r);
+        CHECK_INT(r.status, metrics_open ? 200 : 401);
+        res_free(&r);
+        request(addr, "GET", "/metrics", auth, NULL, 0, &r);
+        CHECK_INT(r.status, 200);
+        res_free(&r);
+        request(addr, "GET", "/v1/cases/known", NULL, NULL, 0, &r);
+        CHECK_INT(r.status, 401);
+        CHECK(res_header(&r, "WWW-Authenticate"));
+        res_free(&r);
+        request(addr, "GET", "/v1/cases/known", auth, NULL, 0, &r);
+        CHECK_INT(r.status, 200);
+        CHECK_STR(r.body.data, "{\"case_id\":\"known\"}");
+        res_free(&r);
+        request(addr, "POST", "/v1/query", "Authorization: Bearer nope\r\n", "good", 4, &r);
+        CHECK_INT(r.status, 401);
+        res_free(&r);
+        request(addr, "POST", "/v1/query", auth, "good", 4, &r);
+        CHECK_INT(r.status, 200);
+        res_free(&r);
+        /* Unknown paths too: nothing tells a client without the token
+         * which routes exist. */
+        request(addr, "GET", "/nope", NULL, NULL, 0, &r);
+        CHECK_INT(r.status, 401);
+        res_free(&r);
+        sink_api_stop(a);
+    }
+    sink_metrics_free(st.m);
+    free(tf);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1360,4 +1830,47 @@ TEST(otlp_listen_error)
     CHECK_INT(ingest_otlp_http_start(&o, otlp_batch, NULL, &s, why, sizeof why), CORE_EUSAGE);
     CHECK_STR(why, "listen nowhere: not host:port");
     CHECK(!s);
+}
+
+TEST(otlp_token_401_is_final)
+{
+    char *tf = token_file();
+    otlp_rec rec = {0};
+    pthread_mutex_init(&rec.mu, NULL);
+    ingest_otlp_http_opts o = {.listen = "127.0.0.1:0", .token_file = tf};
+    ingest_otlp_http *s = NULL;
+    char why[256] = "";
+    CHECK_OK(ingest_otlp_http_start(&o, otlp_batch, &rec, &s, why, sizeof why));
+    const char *addr = ingest_otlp_http_address(s);
+    core_buf pb = {0};
+    make_pb(&pb);
+    http_res r;
+    /* OTLP/HTTP: 401 is not retryable, so no Retry-After. */
+    request(addr, "POST", "/v1/traces", ct_pb, pb.data, pb.len, &r);
+    CHECK_INT(r.status, 401);
+    CHECK(!res_header(&r, "Retry-After"));
+    CHECK_STR(res_header(&r, "WWW-Authenticate"), "Bearer realm=\"pmrag\"");
+    res_free(&r);
+    request(addr, "POST", "/v1/logs",
+            "Content-Type: application/json\r\n"
+            "Authorization: Bearer wrong\r\n",
+            "{}", 2, &r);
+    CHECK_INT(r.status, 401);
+    res_free(&r);
+    CHECK_INT(rec_calls(&rec), 0);
+    request(addr, "POST", "/v1/traces",
+            "Content-Type: application/x-protobuf\r\nAuthorization: Bearer " TOKEN "\r\n", pb.data,
+            pb.len, &r);
+    CHECK_INT(r.status, 200);
+    res_free(&r);
+    CHECK_INT(rec_calls(&rec), 1);
+    ingest_otlp_http_stats st;
+    ingest_otlp_http_get_stats(s, &st);
+    CHECK_INT(st.unauthorized, 2);
+    CHECK_INT(st.requests, 3);
+    CHECK_INT(st.accepted_events, 3);
+    ingest_otlp_http_stop(s);
+    core_buf_free(&pb);
+    core_buf_free(&rec.seen);
+    free(tf);
 }
