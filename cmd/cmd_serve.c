@@ -86,6 +86,14 @@ typedef struct obs_rec {
     uint32_t act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
 } obs_rec;
 
+/* What a rebuild trains from: the windows counted so far and the
+ * mapper's activities, copied on the engine thread under s->mu. */
+typedef struct train_job {
+    ppr_mapper_snap *snap;
+    obs_rec *obs;
+    size_t nobs;
+} train_job;
+
 typedef struct list {
     char **v;
     size_t n;
@@ -110,13 +118,35 @@ typedef struct srv {
     char model_version_text[32];
     uint32_t M, k;
 
-    /* State. */
+    /* State. The engine applies events into batch; the committer thread
+     * writes inflight (read by the engine meanwhile, for the cases it
+     * holds) and hands it back empty as spare. */
     sess_env *env;
-    sess_batch *batch;
+    sess_batch *batch, *inflight, *spare;
+    pending *reqs, *reqs_tail;     /* OTLP/HTTP requests applied into batch */
     uint32_t dict_acts, dict_vars; /* activities and variants they made */
     core_vec(kpos) pos;
     list end_acts;
     int64_t ttl_ns;
+    uint64_t last_gauges;
+
+    /* The committer thread: waits until the predictions of a batch are
+     * acknowledged, writes the batch (state and offsets) to LMDB, answers
+     * its requests, and expires idle cases. Fields under cmu. */
+    pthread_t cthread;
+    bool cthread_on;
+    pthread_mutex_t cmu;
+    pthread_cond_t ccv;
+    struct {
+        sess_batch *b; /* handed over; NULL when idle */
+        pending *reqs;
+        kpos *pos;
+        size_t npos;
+        uint64_t epoch;
+        bool has_epoch, done, quit;
+        int rc;
+    } c;
+    sess_batch *xbatch; /* the committer's, for expiry */
     uint64_t last_expire;
 
     /* Kafka. */
@@ -144,12 +174,13 @@ typedef struct srv {
     core_map obs_idx; /* window hash -> index in obs */
     core_vec(obs_rec) obs;
     uint64_t obs_max, obs_new, obs_events_new;
-    uint64_t rebuild_events, last_rebuild_ns, rebuild_every_ns;
+    uint64_t rebuild_events, last_rebuild_ns, rebuild_every_ns, rebuild_min_ns;
     pthread_t rebuild_thread;
     atomic_bool rebuild_done;
     bool rebuilding;
     ppr_model *next_md;
     int next_rc;
+    train_job job;
 
     /* Per event scratch (engine thread). */
     ppr_pred *pred;
@@ -163,7 +194,7 @@ typedef struct srv {
     sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_predictions, *c_unmapped,
         *c_mapped, *c_commits, *c_restarts_cold;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue;
-    sink_histogram *h_ppr, *h_e2e, *h_commit;
+    sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
     atomic_bool ready;
 } srv;
@@ -556,34 +587,56 @@ static int obs_load_one(void *ud, const void *key, size_t klen, uint64_t count)
     return 0;
 }
 
-static void *prepare_main(void *arg)
+static train_job train_job_take(srv *s)
+{
+    train_job j = {ppr_mapper_snapshot(s->m), NULL, s->obs.n};
+    j.obs = core_xmalloc((j.nobs ? j.nobs : 1) * sizeof *j.obs);
+    memcpy(j.obs, s->obs.v, j.nobs * sizeof *j.obs);
+    return j;
+}
+
+/* The base model plus the job's windows; frees the job. Any thread (the
+ * base model is only read, and changes only on the engine thread after
+ * the rebuild thread has been joined). */
+static int train_job_run(srv *s, train_job *j, ppr_model **out)
+{
+    ppr_follow_obs *fo = core_xmalloc((j->nobs ? j->nobs : 1) * sizeof *fo);
+    uint64_t events = 0;
+    for (size_t i = 0; i < j->nobs; i++) {
+        const obs_rec *r = &j->obs[i];
+        fo[i] = (ppr_follow_obs){r->act, r->var, r->order, r->next, r->count};
+        events += r->count;
+    }
+    int rc = ppr_model_train_more(s->base_md, j->snap, fo, j->nobs, events, 0, out);
+    free(fo);
+    free(j->obs);
+    ppr_mapper_snap_free(j->snap);
+    memset(j, 0, sizeof *j);
+    return rc;
+}
+
+static int obs_train(srv *s, ppr_model **out)
+{
+    pthread_mutex_lock(&s->mu);
+    train_job j = train_job_take(s);
+    pthread_mutex_unlock(&s->mu);
+    return train_job_run(s, &j, out);
+}
+
+static void *rebuild_main(void *arg)
 {
     srv *s = arg;
-    s->next_rc = ppr_model_stream_prepare(s->next_md, s->M, core_ncpus());
+    s->next_rc = train_job_run(s, &s->job, &s->next_md);
+    if (!s->next_rc)
+        s->next_rc = ppr_model_stream_prepare(s->next_md, s->M, 1); /* a core left to the engine */
     atomic_store(&s->rebuild_done, true);
     return NULL;
 }
 
-/* The base model plus every window counted so far. Under s->mu (it
- * reads the mapper). */
-static int obs_train(srv *s, ppr_model **out)
-{
-    ppr_follow_obs *fo = core_xmalloc((s->obs.n ? s->obs.n : 1) * sizeof *fo);
-    uint64_t events = 0;
-    for (size_t i = 0; i < s->obs.n; i++) {
-        const obs_rec *r = &s->obs.v[i];
-        fo[i] = (ppr_follow_obs){r->act, r->var, r->order, r->next, r->count};
-        events += r->count;
-    }
-    int rc = ppr_model_train_more(s->base_md, fo, s->obs.n, events, 0, out);
-    free(fo);
-    return rc;
-}
-
-/* Engine thread, between cycles: installs a rebuilt model when its
- * vectors are ready, and starts a rebuild when enough is new. The
- * training itself runs under the lock (it reads the mapper); the
- * vectors, the long part, on a thread of their own. */
+/* Engine thread, between cycles: installs a rebuilt model when it is
+ * ready, and starts a rebuild when enough is new. What the training reads
+ * is copied under the lock; training and the activity vectors run on a
+ * thread of their own while the engine goes on. */
 static void rebuild_step(srv *s)
 {
     char why[512];
@@ -607,18 +660,17 @@ static void rebuild_step(srv *s)
     if (!s->learn_online || s->rebuilding || s->obs_new == 0)
         return;
     uint64_t now = core_now_ns();
-    if (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns)
+    if (now - s->last_rebuild_ns < s->rebuild_min_ns ||
+        (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns))
         return;
     s->last_rebuild_ns = now;
     s->obs_new = 0;
     pthread_mutex_lock(&s->mu);
-    int rc = obs_train(s, &s->next_md);
+    s->job = train_job_take(s);
     pthread_mutex_unlock(&s->mu);
-    if (rc) {
-        core_logf(&s->lg, CORE_LOG_ERROR, "model rebuild failed: %s", core_strerror(rc));
-        return;
-    }
-    if (pthread_create(&s->rebuild_thread, NULL, prepare_main, s) != 0) {
+    s->next_md = NULL;
+    if (pthread_create(&s->rebuild_thread, NULL, rebuild_main, s) != 0) {
+        train_job_run(s, &s->job, &s->next_md); /* frees the job */
         ppr_model_free(s->next_md);
         s->next_md = NULL;
         return;
@@ -634,9 +686,7 @@ static void online_apply(srv *s)
         return;
     char why[512];
     ppr_model *md;
-    pthread_mutex_lock(&s->mu);
     int rc = obs_train(s, &md);
-    pthread_mutex_unlock(&s->mu);
     if (!rc && (rc = model_install(s, s->m, md, false, why, sizeof why)) != 0)
         ppr_model_free(md);
     if (rc)
@@ -724,6 +774,8 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
     size_t clen = strlen(ev->case_id);
     sess_case c;
     int f = sess_batch_case_find(s->batch, ev->case_id, clen, &c);
+    if (f < 0 && s->inflight)
+        f = sess_batch_case_find(s->inflight, ev->case_id, clen, &c);
     if (f != 1 && (f == 0 || sess_case_get(s->env, ev->case_id, clen, &c) != 0)) {
         memset(&c, 0, sizeof c);
         c.last_time_ns = INT64_MIN;
@@ -924,9 +976,25 @@ static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
     return 0;
 }
 
+/* Where a partition given to this instance resumes: after the newest
+ * message applied, in the batch being filled, then in the one being
+ * committed, then in the state. (Engine thread, inside the poll.) */
 static int64_t start_offset(void *ud, const char *topic, int32_t partition)
 {
     srv *s = ud;
+    for (size_t i = 0; i < s->pos.n; i++)
+        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0)
+            return s->pos.v[i].offset + 1;
+    if (s->inflight) {
+        pthread_mutex_lock(&s->cmu);
+        int64_t off = -1;
+        for (size_t i = 0; i < s->c.npos; i++)
+            if (s->c.pos[i].partition == partition && strcmp(s->c.pos[i].topic, topic) == 0)
+                off = s->c.pos[i].offset + 1;
+        pthread_mutex_unlock(&s->cmu);
+        if (off >= 0)
+            return off;
+    }
     int64_t next;
     if (sess_offset_get(s->env, topic, partition, &next) == 0)
         return next;
@@ -951,6 +1019,8 @@ static int on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
     s->qevents += n;
     sink_gauge_set(s->g_queue, (double)s->qevents);
     pthread_cond_signal(&s->qcv);
+    if (s->kin)
+        ingest_kafka_wake(s->kin); /* the engine may be waiting for Kafka */
     while (!p.done)
         pthread_cond_wait(&s->dcv, &s->qmu);
     pthread_mutex_unlock(&s->qmu);
@@ -974,43 +1044,213 @@ static void answer(srv *s, pending *list_head, int rc)
     pthread_mutex_unlock(&s->qmu);
 }
 
-/* Commits what the cycle applied: predictions acknowledged by the
- * broker first, then the state with its offsets, then the offsets to
- * Kafka. */
-static int commit(srv *s)
+/*
+ * The pipeline. The engine applies events into s->batch and hands it to
+ * the committer (pipe_handoff) as soon as the committer is idle; while
+ * the committer waits for the broker's acknowledgements and writes LMDB,
+ * the engine applies the next events into another batch. A batch is
+ * committed only after every prediction it produced is acknowledged, and
+ * batches are committed in order, so the promise holds: what is in the
+ * state has its predictions on the topic, and what is acknowledged to a
+ * client (OTLP 200, a stored Kafka offset) is in the state.
+ */
+
+/* Committer thread: one batch. */
+static int commit_batch(srv *s, const sess_batch *b, uint64_t epoch, bool has_epoch)
 {
-    if (sess_batch_size(s->batch) == 0)
-        return 0;
     uint64_t t0 = core_now_ns();
-    if (s->kout) {
-        int rc = sink_kafka_flush(s->kout, 30000);
+    if (has_epoch) {
+        int rc = sink_kafka_epoch_wait(s->kout, epoch, 30000);
         if (rc) {
-            core_logf(&s->lg, CORE_LOG_ERROR, "predictions not acknowledged by the broker: %s",
-                      core_strerror(rc));
+            sink_kafka_stats ks;
+            sink_kafka_get_stats(s->kout, &ks);
+            core_logf(&s->lg, CORE_LOG_ERROR, "predictions not acknowledged by the broker: %s%s%s",
+                      core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
             return rc;
         }
     }
+    uint64_t t1 = core_now_ns();
     char why[512];
-    int rc = sess_batch_commit(s->env, s->batch, why, sizeof why);
+    int rc = sess_batch_write(s->env, b, why, sizeof why);
     if (rc) {
         core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
         return rc;
     }
+    uint64_t t2 = core_now_ns();
     sink_counter_add(s->c_commits, 1);
-    if (s->kin && s->pos.n) {
-        ingest_kafka_pos *kp = core_xmalloc(s->pos.n * sizeof *kp);
-        for (size_t i = 0; i < s->pos.n; i++)
-            kp[i] =
-                (ingest_kafka_pos){s->pos.v[i].topic, s->pos.v[i].partition, s->pos.v[i].offset};
-        ingest_kafka_done(s->kin, kp, s->pos.n);
+    sink_histogram_observe(s->h_flush, (double)(t1 - t0) * 1e-9);
+    sink_histogram_observe(s->h_write, (double)(t2 - t1) * 1e-9);
+    sink_histogram_observe(s->h_commit, (double)(t2 - t0) * 1e-9);
+    return 0;
+}
+
+/* Committer thread: idle cases, at most every few seconds and a bounded
+ * number at a time, in a transaction of their own. A case the engine
+ * holds in a batch not yet written is put again by that batch: expiry
+ * never loses an event, it only forgets cases that had none for a TTL. */
+static int expire_step(srv *s)
+{
+    uint64_t now = core_now_ns();
+    if (now - s->last_expire < 5000000000ull)
+        return 0;
+    s->last_expire = now;
+    uint64_t n = sess_expire(s->env, s->xbatch, wall_ns(), s->ttl_ns, 10000);
+    if (!n && sess_batch_size(s->xbatch) == 0)
+        return 0;
+    char why[512];
+    int rc = sess_batch_commit(s->env, s->xbatch, why, sizeof why);
+    if (rc) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
+        return rc;
+    }
+    if (n)
+        core_logf(&s->lg, CORE_LOG_INFO, "%llu idle cases expired", (unsigned long long)n);
+    return 0;
+}
+
+static void *committer_main(void *arg)
+{
+    srv *s = arg;
+    pthread_mutex_lock(&s->cmu);
+    for (;;) {
+        while (!s->c.quit && (!s->c.b || s->c.done)) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            if (pthread_cond_timedwait(&s->ccv, &s->cmu, &ts) == ETIMEDOUT && !s->c.rc) {
+                pthread_mutex_unlock(&s->cmu);
+                int rc = expire_step(s);
+                pthread_mutex_lock(&s->cmu);
+                if (rc)
+                    s->c.rc = rc; /* the engine stops at its next look */
+            }
+        }
+        if (!s->c.b || s->c.done)
+            break; /* quit, with nothing handed over */
+        const sess_batch *b = s->c.b;
+        pending *reqs = s->c.reqs;
+        uint64_t epoch = s->c.epoch;
+        bool has_epoch = s->c.has_epoch;
+        int rc = s->c.rc;
+        pthread_mutex_unlock(&s->cmu);
+        if (!rc)
+            rc = commit_batch(s, b, epoch, has_epoch);
+        /* The requests are answered after the commit: 200 means durable. */
+        if (reqs)
+            answer(s, reqs, rc ? -EIO : 0);
+        if (!rc)
+            rc = expire_step(s);
+        pthread_mutex_lock(&s->cmu);
+        s->c.rc = rc;
+        s->c.done = true;
+        pthread_cond_broadcast(&s->ccv);
+        /* An engine waiting for input only wakes for the batch it may
+         * now hand over. */
+        pthread_mutex_lock(&s->qmu);
+        pthread_cond_signal(&s->qcv);
+        pthread_mutex_unlock(&s->qmu);
+    }
+    pthread_mutex_unlock(&s->cmu);
+    return NULL;
+}
+
+/*
+ * Engine: takes back the batch the committer has finished (waiting for it
+ * with wait): stores its Kafka offsets and keeps it, emptied, as the
+ * spare. Returns the committer's error (the engine stops then: nothing
+ * after a failed batch may be committed).
+ */
+static int pipe_reap(srv *s, bool wait)
+{
+    if (!s->inflight) {
+        pthread_mutex_lock(&s->cmu);
+        int rc = s->c.rc;
+        pthread_mutex_unlock(&s->cmu);
+        return rc;
+    }
+    pthread_mutex_lock(&s->cmu);
+    while (wait && !s->c.done)
+        pthread_cond_wait(&s->ccv, &s->cmu);
+    if (!s->c.done) {
+        pthread_mutex_unlock(&s->cmu);
+        return 0;
+    }
+    int rc = s->c.rc;
+    kpos *pos = s->c.pos;
+    size_t npos = s->c.npos;
+    s->c.b = NULL;
+    s->c.reqs = NULL;
+    s->c.pos = NULL;
+    s->c.npos = 0;
+    pthread_mutex_unlock(&s->cmu);
+    if (!rc && s->kin && npos) {
+        ingest_kafka_pos *kp = core_xmalloc(npos * sizeof *kp);
+        for (size_t i = 0; i < npos; i++)
+            kp[i] = (ingest_kafka_pos){pos[i].topic, pos[i].partition, pos[i].offset};
+        ingest_kafka_done(s->kin, kp, npos);
         free(kp);
     }
-    for (size_t i = 0; i < s->pos.n; i++)
-        free(s->pos.v[i].topic);
-    s->pos.n = 0;
+    for (size_t i = 0; i < npos; i++)
+        free(pos[i].topic);
+    free(pos);
+    sess_batch_clear(s->inflight);
+    s->spare = s->inflight;
+    s->inflight = NULL;
+    return rc;
+}
+
+/* Engine: hands the current batch over (the committer is idle). */
+static void pipe_handoff(srv *s)
+{
+    pthread_mutex_lock(&s->cmu);
+    s->c.b = s->batch;
+    s->c.reqs = s->reqs;
+    s->c.pos = s->pos.v;
+    s->c.npos = s->pos.n;
+    s->c.has_epoch = s->kout != NULL;
+    s->c.epoch = s->kout ? sink_kafka_epoch_close(s->kout) : 0;
+    s->c.done = false;
+    pthread_cond_broadcast(&s->ccv);
+    pthread_mutex_unlock(&s->cmu);
+    memset(&s->pos, 0, sizeof s->pos);
+    s->inflight = s->batch;
+    s->batch = s->spare ? s->spare : sess_batch_new();
+    s->spare = NULL;
+    s->reqs = s->reqs_tail = NULL;
     s->batch_events = 0;
-    sink_histogram_observe(s->h_commit, (double)(core_now_ns() - t0) * 1e-9);
+}
+
+/* Engine: everything applied so far committed, before returning. */
+static int pipe_sync(srv *s)
+{
+    int rc = pipe_reap(s, true);
+    if (!rc && sess_batch_size(s->batch)) {
+        pipe_handoff(s);
+        rc = pipe_reap(s, true);
+    }
+    return rc;
+}
+
+static int committer_start(srv *s)
+{
+    s->xbatch = sess_batch_new();
+    s->last_expire = core_now_ns();
+    if (pthread_create(&s->cthread, NULL, committer_main, s) != 0)
+        return -errno;
+    s->cthread_on = true;
     return 0;
+}
+
+static void committer_stop(srv *s)
+{
+    if (!s->cthread_on)
+        return;
+    pthread_mutex_lock(&s->cmu);
+    s->c.quit = true;
+    pthread_cond_broadcast(&s->ccv);
+    pthread_mutex_unlock(&s->cmu);
+    pthread_join(s->cthread, NULL);
+    s->cthread_on = false;
 }
 
 static void gauges(srv *s)
@@ -1028,19 +1268,51 @@ static void gauges(srv *s)
     }
 }
 
+/* Takes queued OTLP/HTTP requests (whole ones, up to budget events, at
+ * least one when any waits). */
+static pending *take_requests(srv *s, uint64_t budget)
+{
+    pending *head = s->qhead, *last = NULL;
+    uint64_t n = 0;
+    for (pending *p = head; p; p = p->next) {
+        if (last && n + p->n > budget)
+            break;
+        n += p->n;
+        last = p;
+    }
+    if (!last)
+        return NULL;
+    s->qhead = last->next;
+    if (!s->qhead)
+        s->qtail = NULL;
+    last->next = NULL;
+    s->qevents -= n;
+    sink_gauge_set(s->g_queue, (double)s->qevents);
+    return head;
+}
+
 /* One cycle; returns 0 or the error that stops the daemon. */
 static int cycle(srv *s, bool draining)
 {
-    int rc = 0;
+    /* A finished commit first; a full batch waits for the committer. */
+    int rc = pipe_reap(s, s->batch_events >= s->batch_max);
+    if (rc)
+        return rc;
     if (!draining)
         rebuild_step(s);
+    uint64_t budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
+    bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
     pthread_mutex_lock(&s->mu);
-    if (s->kin && !draining) {
+    if (s->kin && !draining && budget) {
         bool waiting;
         pthread_mutex_lock(&s->qmu);
         waiting = s->qhead != NULL;
         pthread_mutex_unlock(&s->qmu);
-        int n = ingest_kafka_poll(s->kin, s->batch_max, waiting ? 0 : 10, on_kafka_msg, s);
+        int n = ingest_kafka_poll(s->kin, (int)(budget < INT32_MAX ? budget : INT32_MAX),
+                                  waiting ? 0
+                                  : busy  ? 1
+                                          : 10,
+                                  on_kafka_msg, s);
         if (n < 0) {
             core_logf(&s->lg, CORE_LOG_ERROR, "Kafka consumer: %s", core_strerror(n));
             rc = n;
@@ -1048,12 +1320,12 @@ static int cycle(srv *s, bool draining)
     }
     pthread_mutex_lock(&s->qmu);
     if (!s->kin && !s->qhead && !draining) {
-        /* Only HTTP input: sleep until a request comes (or 200 ms pass:
-         * expiry and signals). */
+        /* Only HTTP input: sleep until a request comes, the committer
+         * finishes, or 200 ms pass (signals, the model rebuild). */
         pthread_mutex_unlock(&s->mu);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 200 * 1000000;
+        ts.tv_nsec += (busy ? 2 : 200) * 1000000;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;
@@ -1063,16 +1335,25 @@ static int cycle(srv *s, bool draining)
         pthread_mutex_lock(&s->mu);
         pthread_mutex_lock(&s->qmu);
     }
-    pending *taken = s->qhead;
-    s->qhead = s->qtail = NULL;
-    s->qevents = 0;
-    sink_gauge_set(s->g_queue, 0);
+    budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
+    pending *taken = rc || !budget ? NULL : take_requests(s, budget);
     pthread_mutex_unlock(&s->qmu);
     uint64_t nhttp = 0;
     for (pending *p = taken; p && !rc; p = p->next) {
         for (size_t i = 0; i < p->n && !rc; i++)
             rc = apply_event(s, &p->evs[i], p->t0);
         nhttp += p->n;
+    }
+    if (taken) {
+        /* Answered by the committer with the batch they are in. */
+        if (s->reqs_tail)
+            s->reqs_tail->next = taken;
+        else
+            s->reqs = taken;
+        pending *t = taken;
+        while (t->next)
+            t = t->next;
+        s->reqs_tail = t;
     }
     if (nhttp)
         sink_counter_add(s->c_events_otlp, nhttp);
@@ -1083,21 +1364,21 @@ static int cycle(srv *s, bool draining)
         if (ppr_mapper_finish(s->m, why, sizeof why) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
     }
-    /* Expiry, at most every few seconds and a bounded number at a time. */
+    pthread_mutex_unlock(&s->mu);
+    if (rc)
+        return rc;
+    /* Hand the batch over when the committer is free (so batches grow
+     * with the load: as large as what came in during one commit). */
+    if (sess_batch_size(s->batch)) {
+        rc = pipe_reap(s, draining);
+        if (!rc && !s->inflight)
+            pipe_handoff(s);
+    }
     uint64_t now = core_now_ns();
-    if (!rc && now - s->last_expire > 5000000000ull) {
-        s->last_expire = now;
-        uint64_t n = sess_expire(s->env, s->batch, wall_ns(), s->ttl_ns, 10000);
-        if (n)
-            core_logf(&s->lg, CORE_LOG_INFO, "%llu idle cases expired", (unsigned long long)n);
+    if (now - s->last_gauges > 5000000000ull) {
+        s->last_gauges = now;
         gauges(s);
     }
-    if (!rc)
-        rc = commit(s);
-    pthread_mutex_unlock(&s->mu);
-    /* The requests are answered after the commit: 200 means durable. */
-    if (taken)
-        answer(s, taken, rc ? -EIO : 0);
     return rc;
 }
 
@@ -1249,8 +1530,9 @@ static bool api_ready(void *ud, core_buf *why)
 static void metrics_init(srv *s)
 {
     sink_metrics *m = s->mx = sink_metrics_new();
-    static const double lat[] = {0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-                                 0.01,    0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5};
+    static const double lat[] = {0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                                 0.0025,  0.005,   0.0075, 0.01,    0.015,  0.025,
+                                 0.05,    0.1,     0.25,   0.5,     1,      2.5};
     const size_t nlat = sizeof lat / sizeof *lat;
     s->c_events_kafka = sink_metrics_counter(m, "pmrag_events_in_total",
                                              "events received, by source", "source=\"kafka\"");
@@ -1286,8 +1568,15 @@ static void metrics_init(srv *s)
                                       lat, nlat);
     s->h_e2e = sink_metrics_histogram(m, "pmrag_event_to_prediction_seconds",
                                       "from an event's arrival to its prediction", NULL, lat, nlat);
-    s->h_commit = sink_metrics_histogram(
-        m, "pmrag_commit_seconds", "producer flush and state commit per batch", NULL, lat, nlat);
+    s->h_commit = sink_metrics_histogram(m, "pmrag_commit_seconds",
+                                         "producer acknowledgements and state write per batch",
+                                         NULL, lat, nlat);
+    s->h_flush = sink_metrics_histogram(
+        m, "pmrag_producer_ack_wait_seconds",
+        "waiting for the broker to acknowledge a batch's predictions", NULL, lat, nlat);
+    s->h_write =
+        sink_metrics_histogram(m, "pmrag_state_write_seconds",
+                               "one batch's LMDB write transaction, synced", NULL, lat, nlat);
     sink_gauge_set(sink_metrics_gauge(m, "pmrag_build_info", "version of this pmrag",
                                       "version=\"" PMRAG_VERSION "\""),
                    1);
@@ -1389,8 +1678,18 @@ static void srv_free(srv *s)
     sink_kafka_free(s->kout);
     ingest_kafka_mock_free(s->mock);
     free(s->bootstrap);
+    committer_stop(s);
     if (s->batch)
         sess_batch_free(s->batch);
+    if (s->inflight)
+        sess_batch_free(s->inflight);
+    if (s->spare)
+        sess_batch_free(s->spare);
+    if (s->xbatch)
+        sess_batch_free(s->xbatch);
+    for (size_t i = 0; i < s->c.npos; i++)
+        free(s->c.pos[i].topic);
+    free(s->c.pos);
     if (s->env)
         sess_close(s->env);
     if (s->rebuilding)
@@ -1423,6 +1722,8 @@ static void srv_free(srv *s)
     core_cfg_free(s->cfg);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->qmu);
+    pthread_mutex_destroy(&s->cmu);
+    pthread_cond_destroy(&s->ccv);
     pthread_cond_destroy(&s->qcv);
     pthread_cond_destroy(&s->dcv);
 }
@@ -1480,6 +1781,8 @@ int cmd_serve(int argc, char **argv)
     }
     pthread_mutex_init(&s.mu, NULL);
     pthread_mutex_init(&s.qmu, NULL);
+    pthread_mutex_init(&s.cmu, NULL);
+    pthread_cond_init(&s.ccv, NULL);
     pthread_cond_init(&s.qcv, NULL);
     pthread_cond_init(&s.dcv, NULL);
     s.lg = cli_logger(quiet);
@@ -1544,6 +1847,7 @@ int cmd_serve(int argc, char **argv)
     s.obs_max = (uint64_t)core_cfg_int(s.cfg, "model.online_windows");
     s.rebuild_events = (uint64_t)core_cfg_int(s.cfg, "model.rebuild_events");
     s.rebuild_every_ns = (uint64_t)core_cfg_int(s.cfg, "model.rebuild_seconds") * 1000000000ull;
+    s.rebuild_min_ns = (uint64_t)core_cfg_int(s.cfg, "model.rebuild_min_seconds") * 1000000000ull;
     s.last_rebuild_ns = core_now_ns();
     if (s.learn_online) {
         sess_count_iter(s.env, obs_load_one, &s);
@@ -1603,8 +1907,12 @@ int cmd_serve(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    if (committer_start(&s) != 0) {
+        cli_error(cmd.name, "cannot start the committer thread");
+        goto out;
+    }
     /* The state's model record and dictionary (from the replay) first. */
-    if (commit(&s) != 0)
+    if (pipe_sync(&s) != 0)
         goto out;
     /* Ready means consuming: cycles run (OTLP/HTTP is served meanwhile)
      * until the group has given this instance its partitions. */
@@ -1655,8 +1963,16 @@ int cmd_serve(int argc, char **argv)
         ingest_otlp_http_stop(s.otlp);
         s.otlp = NULL;
     }
-    if (!rc)
+    while (!rc) {
         rc = cycle(&s, true);
+        pthread_mutex_lock(&s.qmu);
+        bool more = s.qhead != NULL;
+        pthread_mutex_unlock(&s.qmu);
+        if (!more)
+            break;
+    }
+    if (!rc)
+        rc = pipe_sync(&s);
     if (rc) {
         cli_error(cmd.name, "stopped on an error; the state is as of the last commit");
         rc = 1;
@@ -1664,7 +1980,15 @@ int cmd_serve(int argc, char **argv)
         core_logf(&s.lg, CORE_LOG_INFO, "stopped cleanly");
     }
 out:
-    /* Requests still waiting get an error (503) rather than hang. */
+    /* Requests still waiting get an error (503) rather than hang: those
+     * the committer holds, those applied into a batch that will not be
+     * committed, those queued. */
+    if (s.inflight)
+        pipe_reap(&s, true);
+    committer_stop(&s);
+    if (s.reqs)
+        answer(&s, s.reqs, -EIO);
+    s.reqs = NULL;
     pthread_mutex_lock(&s.qmu);
     s.stopping = true;
     pending *left = s.qhead;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const profiles[] = {"default", "debug", "refactor", NULL};
@@ -78,13 +79,16 @@ const core_cfg_item pmrag_config_table[] = {
      "serve: rebuild the model after this many new events (with learn_online)"},
     {"model.rebuild_seconds", CORE_CFG_INT, "300", 1, 4e9, NULL,
      "serve: ...or after this many seconds, when there are new events"},
+    {"model.rebuild_min_seconds", CORE_CFG_INT, "30", 0, 4e9, NULL,
+     "serve: ...but never sooner than this many seconds after the last rebuild"},
     {"model.online_windows", CORE_CFG_INT, "200000", 0, 1e9, NULL,
      "serve: most distinct event windows counted online (past it, only known ones count)"},
     {"model.state_entries", CORE_CFG_INT, "64", 1, PPR_MAX_M, NULL,
      "serve: entries of a case's sparse PageRank vector kept (the warm-start state)"},
     {"serve.k", CORE_CFG_INT, "10", 1, 1000, NULL, "serve: symbols per prediction"},
-    {"serve.batch", CORE_CFG_INT, "2000", 1, 1000000, NULL,
-     "serve: most events applied in one state transaction"},
+    {"serve.batch", CORE_CFG_INT, "20000", 1, 1000000, NULL,
+     "serve: most events applied in one state transaction (batches grow up to it under load: "
+     "one holds what came in while the previous one was committed)"},
     {"serve.queue_events", CORE_CFG_INT, "200000", 1, 1e9, NULL,
      "serve: events waiting from OTLP/HTTP before requests get 503 + Retry-After"},
     {"serve.stdout", CORE_CFG_BOOL, "false", 0, 0, NULL,

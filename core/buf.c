@@ -93,6 +93,15 @@ size_t core_utf8_valid_prefix(const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
+        /* ASCII, the common case, eight bytes at a time. */
+        if (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (!(w & 0x8080808080808080ull)) {
+                i += 8;
+                continue;
+            }
+        }
         size_t k = utf8_seq(p + i, n - i);
         if (!k)
             break;

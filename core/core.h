@@ -189,6 +189,9 @@ typedef struct core_map {
 uint64_t *core_map_put(core_map *m, uint64_t key, bool *inserted);
 /* Returns the value slot or NULL. */
 uint64_t *core_map_get(const core_map *m, uint64_t key);
+/* Starts fetching key's slot into the cache (for several lookups whose
+ * misses should overlap); no effect on the map. */
+void core_map_prefetch(const core_map *m, uint64_t key);
 void core_map_free(core_map *m);
 
 /*

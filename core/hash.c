@@ -148,6 +148,15 @@ uint64_t *core_map_get(const core_map *m, uint64_t key)
     return NULL;
 }
 
+void core_map_prefetch(const core_map *m, uint64_t key)
+{
+    if (!m->cap)
+        return;
+    size_t j = core_hash_u64(key) & (m->cap - 1);
+    __builtin_prefetch(&m->keys[j]);
+    __builtin_prefetch(&m->vals[j]);
+}
+
 void core_map_free(core_map *m)
 {
     free(m->keys);

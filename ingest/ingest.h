@@ -332,6 +332,9 @@ int ingest_kafka_new(const ingest_kafka_opts *o, ingest_kafka **out, char *why, 
  */
 int ingest_kafka_poll(ingest_kafka *k, uint32_t max, int timeout_ms,
                       int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud);
+/* Ends the wait of an ingest_kafka_poll in progress (or the next one's)
+ * at once, for a poll thread that has other input too. Any thread. */
+void ingest_kafka_wake(ingest_kafka *k);
 
 /* The last applied message of one partition. */
 typedef struct ingest_kafka_pos {

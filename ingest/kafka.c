@@ -22,6 +22,7 @@
 #include <librdkafka/rdkafka.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,10 @@ struct ingest_kafka {
     /* Read by ingest_kafka_get_stats from any thread. */
     pthread_mutex_t mu;
     ingest_kafka_stats st;
+
+    /* ingest_kafka_wake, from any thread. */
+    rd_kafka_queue_t *cq; /* the consumer queue, which the poll waits on */
+    atomic_bool wake;
 };
 
 /* ------------------------------------------------------------------ */
@@ -506,6 +511,7 @@ int ingest_kafka_new(const ingest_kafka_opts *o, ingest_kafka **out, char *why, 
      * the consumer queue, served by the poll thread. */
     rd_kafka_set_log_queue(k->rk, NULL);
     rd_kafka_poll_set_consumer(k->rk);
+    k->cq = rd_kafka_queue_get_consumer(k->rk);
 
     subs = rd_kafka_topic_partition_list_new((int)o->ntopics);
     for (size_t i = 0; i < o->ntopics; i++)
@@ -589,9 +595,11 @@ int ingest_kafka_poll(ingest_kafka *k, uint32_t max, int timeout_ms,
             uint64_t now = core_now_ns();
             wait = now < deadline ? (int)((deadline - now + 999999) / 1000000) : 0;
         }
+        if (wait && atomic_exchange(&k->wake, false))
+            break;
         rd_kafka_message_t *m = rd_kafka_consumer_poll(k->rk, wait);
         if (!m) {
-            if (n == 0 && core_now_ns() < deadline)
+            if (n == 0 && core_now_ns() < deadline && !atomic_exchange(&k->wake, false))
                 continue;
             break;
         }
@@ -676,6 +684,13 @@ void ingest_kafka_get_stats(ingest_kafka *k, ingest_kafka_stats *out)
     pthread_mutex_unlock(&k->mu);
 }
 
+void ingest_kafka_wake(ingest_kafka *k)
+{
+    atomic_store(&k->wake, true);
+    if (k->cq)
+        rd_kafka_queue_yield(k->cq);
+}
+
 void ingest_kafka_free(ingest_kafka *k)
 {
     if (!k)
@@ -685,6 +700,8 @@ void ingest_kafka_free(ingest_kafka *k)
     rd_kafka_resp_err_t err = rd_kafka_consumer_close(k->rk);
     if (err)
         core_logf(&k->log, CORE_LOG_WARN, "kafka: closing the consumer: %s", rd_kafka_err2str(err));
+    if (k->cq)
+        rd_kafka_queue_destroy(k->cq);
     rd_kafka_destroy(k->rk);
     rd_kafka_topic_partition_list_destroy(k->owned);
     pthread_mutex_destroy(&k->mu);

@@ -113,17 +113,13 @@ static bool same_as_var(const ppr_model *md, const uint32_t *tv, uint32_t o)
     return true;
 }
 
-static uint32_t ctx_find(const ppr_model *md, uint8_t level, const uint32_t *t, uint32_t o)
+/* Whether context c has these tokens (a 64-bit hash collision would join
+ * two contexts). */
+static bool ctx_is(const ppr_model *md, uint32_t c, uint8_t level, const uint32_t *t, uint32_t o)
 {
-    uint64_t *v = core_map_get(&md->ctx_index, ctx_key(level, t, o));
-    if (!v)
-        return UINT32_MAX;
-    /* Check the tokens (a 64-bit hash collision would join two contexts). */
-    uint32_t c = (uint32_t)*v;
     const ctx_rec *r = &md->ctx.v[c];
-    if (r->level != level || r->order != o || memcmp(md->toks.v + r->tok_off, t, o * sizeof *t))
-        return UINT32_MAX;
-    return c;
+    return r->level == level && r->order == o &&
+           memcmp(md->toks.v + r->tok_off, t, o * sizeof *t) == 0;
 }
 
 static uint32_t ctx_add(ppr_model *md, uint8_t level, const uint32_t *t, uint32_t o)
@@ -269,7 +265,61 @@ static void choose_variants(ppr_model *md, const ppr_seqs *tr)
 
 /* ---- the joint net ---- */
 
-static int build_net(ppr_model *md)
+struct ppr_mapper_snap {
+    uint32_t A, V;
+    uint32_t *off; /* A + 1: each activity's symbols in syms/conf */
+    uint32_t *syms;
+    float *conf;
+};
+
+ppr_mapper_snap *ppr_mapper_snapshot(const ppr_mapper *m)
+{
+    ppr_mapper_snap *sn = core_xcalloc(1, sizeof *sn);
+    sn->A = ppr_mapper_nactivities(m);
+    sn->V = ppr_mapper_nvariants(m);
+    sn->off = core_xcalloc((size_t)sn->A + 1, sizeof *sn->off);
+    for (uint32_t a = 0; a < sn->A; a++) {
+        ppr_activity pa;
+        ppr_mapper_activity(m, a, &pa);
+        sn->off[a + 1] = sn->off[a] + pa.nsyms;
+    }
+    size_t n = sn->off[sn->A];
+    sn->syms = core_xmalloc((n ? n : 1) * sizeof *sn->syms);
+    sn->conf = core_xmalloc((n ? n : 1) * sizeof *sn->conf);
+    for (uint32_t a = 0; a < sn->A; a++) {
+        ppr_activity pa;
+        ppr_mapper_activity(m, a, &pa);
+        memcpy(sn->syms + sn->off[a], pa.syms, pa.nsyms * sizeof *pa.syms);
+        memcpy(sn->conf + sn->off[a], pa.conf, pa.nsyms * sizeof *pa.conf);
+    }
+    return sn;
+}
+
+void ppr_mapper_snap_free(ppr_mapper_snap *sn)
+{
+    if (!sn)
+        return;
+    free(sn->off);
+    free(sn->syms);
+    free(sn->conf);
+    free(sn);
+}
+
+/* An activity's symbols and confidences: from the snapshot being built
+ * from, or the mapper. */
+static void act_syms(const ppr_model *md, const ppr_mapper_snap *sn, uint32_t a, ppr_activity *pa)
+{
+    if (!sn) {
+        ppr_mapper_activity(md->m, a, pa);
+        return;
+    }
+    memset(pa, 0, sizeof *pa);
+    pa->nsyms = sn->off[a + 1] - sn->off[a];
+    pa->syms = sn->syms + sn->off[a];
+    pa->conf = sn->conf + sn->off[a];
+}
+
+static int build_net(ppr_model *md, const ppr_mapper_snap *sn)
 {
     const graph *g = md->g;
     uint32_t S = md->S, A = md->A, C = md->C;
@@ -293,7 +343,7 @@ static int build_net(ppr_model *md)
     size_t nsa = 0;
     for (uint32_t a = 0; a < A; a++) {
         ppr_activity pa;
-        ppr_mapper_activity(md->m, a, &pa);
+        act_syms(md, sn, a, &pa);
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             if (pa.syms[i] >= S || !(pa.conf[i] > 0))
                 continue;
@@ -311,7 +361,7 @@ static int build_net(ppr_model *md)
     memcpy(fill, md->sa_off, ((size_t)S + 1) * sizeof *fill);
     for (uint32_t a = 0; a < A; a++) {
         ppr_activity pa;
-        ppr_mapper_activity(md->m, a, &pa);
+        act_syms(md, sn, a, &pa);
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             if (pa.syms[i] >= S || !(pa.conf[i] > 0))
                 continue;
@@ -357,7 +407,7 @@ static int build_net(ppr_model *md)
     return rc;
 }
 
-static ppr_model *model_new(ppr_mapper *m, const ppr_model_params *p)
+static ppr_model *model_new(ppr_mapper *m, const ppr_mapper_snap *sn, const ppr_model_params *p)
 {
     ppr_model *md = core_xcalloc(1, sizeof *md);
     md->m = m;
@@ -368,8 +418,8 @@ static ppr_model *model_new(ppr_mapper *m, const ppr_model_params *p)
     if (md->p.order > PPR_MODEL_MAX_ORDER)
         md->p.order = PPR_MODEL_MAX_ORDER;
     md->S = graph_nsymbols(md->g);
-    md->A = ppr_mapper_nactivities(m);
-    md->V = ppr_mapper_nvariants(m);
+    md->A = sn ? sn->A : ppr_mapper_nactivities(m);
+    md->V = sn ? sn->V : ppr_mapper_nvariants(m);
     md->keep = core_xcalloc(md->A ? md->A : 1, 1);
     return md;
 }
@@ -380,10 +430,10 @@ int ppr_model_train(ppr_mapper *m, const ppr_seqs *train, const ppr_model_params
     if (p && (!(p->alpha > 0 && p->alpha < 1) || p->code_scale < 0 || p->decay < 0 ||
               p->decay > 1 || p->escape <= 0))
         return CORE_EUSAGE;
-    ppr_model *md = model_new(m, p);
+    ppr_model *md = model_new(m, NULL, p);
     choose_variants(md, train);
     mine(md, train);
-    int rc = build_net(md);
+    int rc = build_net(md, NULL);
     if (rc) {
         ppr_model_free(md);
         return rc;
@@ -392,10 +442,11 @@ int ppr_model_train(ppr_mapper *m, const ppr_seqs *train, const ppr_model_params
     return 0;
 }
 
-int ppr_model_train_more(const ppr_model *base, const ppr_follow_obs *obs, size_t nobs,
-                         uint64_t events, uint64_t cases, ppr_model **out)
+int ppr_model_train_more(const ppr_model *base, const ppr_mapper_snap *sn,
+                         const ppr_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
+                         ppr_model **out)
 {
-    ppr_model *md = model_new(base->m, &base->p);
+    ppr_model *md = model_new(base->m, sn, &base->p);
     if (md->A < base->A || md->V < base->V) {
         ppr_model_free(md);
         return CORE_EUSAGE; /* not the base's mapper */
@@ -433,7 +484,7 @@ int ppr_model_train_more(const ppr_model *base, const ppr_follow_obs *obs, size_
     mine_finish(md, &pa);
     md->train_events = base->train_events + events;
     md->train_cases = base->train_cases + cases;
-    int rc = build_net(md);
+    int rc = build_net(md, sn);
     if (rc) {
         ppr_model_free(md);
         return rc;
@@ -576,6 +627,15 @@ static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t 
     double rem = 1.0;
     uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
     uint32_t omax = len < md->p.order ? len : md->p.order;
+    /* The contexts to look up, longest first per level. Their hash slots
+     * are fetched together before the lookups: each is a cache miss in a
+     * large table, and overlapped they cost about one. */
+    struct {
+        uint64_t key;
+        uint32_t t[PPR_MODEL_MAX_ORDER];
+        uint8_t level, o;
+    } q[2 * PPR_MODEL_MAX_ORDER];
+    uint32_t nq = 0;
     for (uint8_t level = LEVEL_VAR; level <= LEVEL_ACT; level++) {
         for (uint32_t o = omax; o >= 1; o--) {
             uint32_t *t = level == LEVEL_VAR ? tv : ta;
@@ -584,14 +644,30 @@ static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t 
             if (level == LEVEL_ACT && window(md, LEVEL_VAR, act, var, len, o, tv) &&
                 same_as_var(md, tv, o))
                 continue;
-            uint32_t c = ctx_find(md, level, t, o);
-            if (c == UINT32_MAX || md->ctx.v[c].n == 0)
-                continue;
-            const ctx_rec *r = &md->ctx.v[c];
-            double lam = r->n / (r->n + md->p.escape * r->u);
-            w->seeds[w->nseeds++] = (ppr_entry){md->S + md->A + c, (float)(rem * lam)};
-            rem *= 1 - lam;
+            memcpy(q[nq].t, t, o * sizeof *t);
+            q[nq].level = level;
+            q[nq].o = (uint8_t)o;
+            q[nq].key = ctx_key(level, t, o);
+            core_map_prefetch(&md->ctx_index, q[nq].key);
+            nq++;
         }
+    }
+    /* The same for their records, then the lookups proper. */
+    uint32_t cs[2 * PPR_MODEL_MAX_ORDER];
+    for (uint32_t i = 0; i < nq; i++) {
+        const uint64_t *v = core_map_get(&md->ctx_index, q[i].key);
+        cs[i] = v ? (uint32_t)*v : UINT32_MAX;
+        if (v)
+            __builtin_prefetch(&md->ctx.v[cs[i]]);
+    }
+    for (uint32_t i = 0; i < nq; i++) {
+        uint32_t c = cs[i];
+        if (c == UINT32_MAX || !ctx_is(md, c, q[i].level, q[i].t, q[i].o) || md->ctx.v[c].n == 0)
+            continue;
+        const ctx_rec *r = &md->ctx.v[c];
+        double lam = r->n / (r->n + md->p.escape * r->u);
+        w->seeds[w->nseeds++] = (ppr_entry){md->S + md->A + c, (float)(rem * lam)};
+        rem *= 1 - lam;
     }
     /* Recency: the prefix's own activities, the latest first. An activity
      * the model has no node for still ages the ones before it. */
@@ -1198,7 +1274,7 @@ int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts
         what = "truncated or inconsistent dictionary";
         goto fail;
     }
-    md = model_new(m, &p);
+    md = model_new(m, NULL, &p);
     memcpy(md->keep, keep.v, A);
     core_vec_free(&keep);
     for (uint32_t a = 0; a < A; a++)
@@ -1242,7 +1318,7 @@ int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts
     }
     set_follows(md, pairs.v, pairs.n);
     core_vec_free(&pairs);
-    rc = build_net(md);
+    rc = build_net(md, NULL);
     if (rc) {
         what = "cannot build the joint graph";
         goto fail;

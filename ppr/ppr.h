@@ -553,8 +553,22 @@ typedef struct ppr_follow_obs {
     uint32_t next;
     uint64_t count;
 } ppr_follow_obs;
-int ppr_model_train_more(const ppr_model *base, const ppr_follow_obs *obs, size_t nobs,
-                         uint64_t events, uint64_t cases, ppr_model **out);
+/*
+ * What a new model needs of the mapper (how many activities and variants
+ * it has, each activity's symbols and confidences), copied: taken while
+ * the mapper is not changing (under the lock of whoever maps), it lets
+ * ppr_model_train_more run on another thread while mapping goes on. The
+ * model built from it still borrows the mapper itself, which must outlive
+ * it, for what it reads later (activity texts).
+ */
+typedef struct ppr_mapper_snap ppr_mapper_snap;
+ppr_mapper_snap *ppr_mapper_snapshot(const ppr_mapper *m);
+void ppr_mapper_snap_free(ppr_mapper_snap *snap);
+
+/* snap: NULL to read the base's mapper as it is now. */
+int ppr_model_train_more(const ppr_model *base, const ppr_mapper_snap *snap,
+                         const ppr_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
+                         ppr_model **out);
 
 const ppr_model_params *ppr_model_get_params(const ppr_model *md);
 

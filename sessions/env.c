@@ -774,22 +774,26 @@ static int grow(sess_env *e, size_t size)
 
 int sess_batch_commit(sess_env *e, sess_batch *b, char *why, size_t whylen)
 {
+    int rc = sess_batch_write(e, b, why, whylen);
+    if (rc == 0)
+        sess_batch_clear(b);
+    return rc;
+}
+
+int sess_batch_write(sess_env *e, const sess_batch *b, char *why, size_t whylen)
+{
     if (e->read_only) {
         set_why(why, whylen, "state %s: opened read-only", e->path);
         return -EROFS;
     }
-    if (b->ops.n == 0) {
-        sess_batch_clear(b);
+    if (b->ops.n == 0)
         return 0;
-    }
     for (int resized = 0;;) {
         pthread_rwlock_rdlock(&e->lock);
         int rc = apply(e, b);
         pthread_rwlock_unlock(&e->lock);
-        if (rc == 0) {
-            sess_batch_clear(b);
+        if (rc == 0)
             return 0;
-        }
         if (rc == MDB_MAP_FULL) {
             pthread_rwlock_rdlock(&e->lock); /* a reader may adopt a new size */
             size_t cur = e->map_size;

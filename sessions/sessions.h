@@ -203,6 +203,10 @@ size_t sess_batch_bytes(const sess_batch *b);
  * Writer thread only.
  */
 int sess_batch_commit(sess_env *e, sess_batch *b, char *why, size_t whylen);
+/* The same write, leaving the batch as it is (to be cleared by its owner):
+ * the owner's other threads may go on reading it (sess_batch_case_find)
+ * while the writer thread writes it. */
+int sess_batch_write(sess_env *e, const sess_batch *b, char *why, size_t whylen);
 /* Empties the batch without applying it. */
 void sess_batch_clear(sess_batch *b);
 void sess_batch_free(sess_batch *b);

@@ -18,6 +18,9 @@ struct sink_kafka {
     /* Counters are atomics so that get_stats may run on another thread
      * (the /metrics handler) while the owner sends. */
     _Atomic uint64_t queued, delivered, failed;
+    /* Messages of each epoch not yet reported, and those that failed. */
+    _Atomic uint64_t ep_pending[SINK_KAFKA_EPOCHS], ep_failed[SINK_KAFKA_EPOCHS];
+    uint64_t epoch; /* open epoch: the sending thread's */
     atomic_bool fatal;
     /* last_error is written by the owning thread (delivery reports and
      * error events are served there) and read by get_stats anywhere. */
@@ -59,11 +62,15 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 {
     (void)rk;
     sink_kafka *k = opaque;
+    size_t ep = (size_t)((uintptr_t)m->_private % SINK_KAFKA_EPOCHS);
     if (!m->err) {
         atomic_fetch_add_explicit(&k->delivered, 1, memory_order_relaxed);
+        atomic_fetch_sub(&k->ep_pending[ep], 1);
         return;
     }
     uint64_t n = atomic_fetch_add_explicit(&k->failed, 1, memory_order_relaxed) + 1;
+    atomic_fetch_add(&k->ep_failed[ep], 1);
+    atomic_fetch_sub(&k->ep_pending[ep], 1);
     set_last_error(k, "delivery to partition %d failed: %s", (int)m->partition,
                    rd_kafka_err2str(m->err));
     /* One line for the first failure and then one per power of two, so a
@@ -291,14 +298,19 @@ int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val
         return -ENOTRECOVERABLE;
     rd_kafka_poll(k->rk, 0);
     uint64_t deadline = core_now_ns() + (uint64_t)(block_ms > 0 ? block_ms : 0) * 1000000u;
+    _Atomic uint64_t *pend = &k->ep_pending[k->epoch % SINK_KAFKA_EPOCHS];
     for (;;) {
+        /* Counted before: the report may come before producev returns. */
+        atomic_fetch_add(pend, 1);
         rd_kafka_resp_err_t err = rd_kafka_producev(
             k->rk, RD_KAFKA_V_RKT(k->rkt), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-            RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE((void *)val, vlen), RD_KAFKA_V_END);
+            RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE((void *)val, vlen),
+            RD_KAFKA_V_OPAQUE((void *)(uintptr_t)k->epoch), RD_KAFKA_V_END);
         if (!err) {
             atomic_fetch_add_explicit(&k->queued, 1, memory_order_relaxed);
             return 0;
         }
+        atomic_fetch_sub(pend, 1);
         if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
             return send_err(k, err);
         uint64_t now = core_now_ns();
@@ -308,6 +320,29 @@ int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val
         uint64_t left_ms = (deadline - now + 999999) / 1000000;
         rd_kafka_poll(k->rk, left_ms < 100 ? (int)left_ms : 100);
     }
+}
+
+uint64_t sink_kafka_epoch_close(sink_kafka *k)
+{
+    return k->epoch++;
+}
+
+int sink_kafka_epoch_wait(sink_kafka *k, uint64_t ep, int timeout_ms)
+{
+    size_t i = (size_t)(ep % SINK_KAFKA_EPOCHS);
+    uint64_t deadline = core_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
+    while (atomic_load(&k->ep_pending[i]) > 0) {
+        if (core_now_ns() >= deadline) {
+            core_logf(&k->log, CORE_LOG_WARN,
+                      "kafka: %" PRIu64 " message(s) still in flight after %d ms",
+                      atomic_load(&k->ep_pending[i]), timeout_ms);
+            return -ETIMEDOUT;
+        }
+        rd_kafka_poll(k->rk, 1);
+    }
+    if (atomic_exchange(&k->ep_failed[i], 0) > 0)
+        return atomic_load(&k->fatal) ? -ENOTRECOVERABLE : -EIO;
+    return atomic_load(&k->fatal) ? -ENOTRECOVERABLE : 0;
 }
 
 void sink_kafka_poll(sink_kafka *k, int timeout_ms)

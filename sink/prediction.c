@@ -120,18 +120,13 @@ void sink_prediction_json(const sink_prediction *p, core_buf *out)
 /* Protobuf writer                                                     */
 /* ------------------------------------------------------------------ */
 
-/* With out == NULL the writer only counts, which is how a submessage's
- * length is known before its length prefix is written. */
 typedef struct pbw {
     core_buf *out;
-    size_t n;
 } pbw;
 
 static void w_bytes(pbw *w, const void *p, size_t n)
 {
-    if (w->out)
-        core_buf_append(w->out, p, n);
-    w->n += n;
+    core_buf_append(w->out, p, n);
 }
 
 static void w_varint(pbw *w, uint64_t v)
@@ -222,7 +217,7 @@ static void w_ranked_body(pbw *w, const ranked_v *r)
 void sink_prediction_pb(const sink_prediction *p, core_buf *out)
 {
     pred_v v = pred_from(p);
-    pbw w = {out, 0};
+    pbw w = {out};
     w_str(&w, 1, v.case_id);
     w_uint(&w, 2, v.seq);
     w_str(&w, 3, v.activity);
@@ -231,11 +226,25 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out)
     w_str(&w, 5, v.model_version);
     for (uint32_t i = 0; i < p->nranked; i++) {
         ranked_v r = ranked_from(&p->ranked[i]);
-        pbw count = {NULL, 0};
-        w_ranked_body(&count, &r);
+        /* The body is written once, after a one-byte length; a longer
+         * length moves it up (cheaper than a counting pass, which would
+         * check every string's UTF-8 twice). */
         w_tag(&w, 6, WT_LEN);
-        w_varint(&w, count.n);
+        size_t at = out->len;
+        w_bytes(&w, "", 1);
         w_ranked_body(&w, &r);
+        size_t n = out->len - at - 1;
+        uint8_t len[10];
+        size_t k = 0;
+        for (uint64_t x = n; x >= 0x80; x >>= 7)
+            len[k++] = (uint8_t)(x | 0x80);
+        len[k] = (uint8_t)(n >> (7 * k));
+        k++;
+        if (k > 1) {
+            core_buf_append(out, len, k - 1); /* room */
+            memmove(out->data + at + k, out->data + at + 1, n);
+        }
+        memcpy(out->data + at, len, k);
     }
     w_uint(&w, 7, v.latency_us);
 }

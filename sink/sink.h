@@ -107,8 +107,10 @@ int sink_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
  * one case always lands in one partition, the same one a Java producer
  * would pick.
  *
- * Threading: one thread at a time calls new/send/poll/flush/free; delivery
- * reports are served inside send, poll and flush on that thread.
+ * Threading: one thread at a time calls new/send/poll/flush/free and
+ * epoch_close; delivery reports are served inside send, poll and flush on
+ * that thread, and inside epoch_wait, which one other thread may call
+ * meanwhile.
  * sink_kafka_get_stats() may be called from any thread at any time
  * between new and free. librdkafka's log lines reach the logger from
  * librdkafka's own threads.
@@ -165,6 +167,27 @@ void sink_kafka_poll(sink_kafka *k, int timeout_ms);
  * messages after it failed).
  */
 int sink_kafka_flush(sink_kafka *k, int timeout_ms);
+
+/*
+ * Epochs: every message belongs to the epoch open when it was sent. A
+ * pipeline that commits its input in batches closes the epoch of a batch
+ * (sink_kafka_epoch_close, on the sending thread) and then, on another
+ * thread if it likes, waits for exactly that batch's messages
+ * (sink_kafka_epoch_wait) while later batches are being sent. Epochs are
+ * waited for in the order they were closed, with at most
+ * SINK_KAFKA_EPOCHS - 1 closed and not yet waited for.
+ */
+#define SINK_KAFKA_EPOCHS 8
+/* Closes the open epoch (returns its number) and opens the next. */
+uint64_t sink_kafka_epoch_close(sink_kafka *k);
+/*
+ * Serves delivery reports until every message of epoch ep is delivered or
+ * has failed, up to timeout_ms. Returns 0 when all were delivered; -EIO
+ * when some failed for good (stats.last_error says why); -ENOTRECOVERABLE
+ * after a fatal error; -ETIMEDOUT when some are still in flight. Any one
+ * thread (librdkafka allows polling beside the sender).
+ */
+int sink_kafka_epoch_wait(sink_kafka *k, uint64_t ep, int timeout_ms);
 
 typedef struct sink_kafka_stats {
     uint64_t queued;      /* accepted by send */

@@ -129,7 +129,8 @@ print("state: %d cases, %d with the wrong seq" % (len(got), len(bad)))
 sys.exit(1 if bad else 0)
 PY
 # The restart learns online and rebuilds the model every 200 events.
-extra=(--set model.learn_online=true --set model.rebuild_events=200 --set model.rebuild_seconds=1)
+extra=(--set model.learn_online=true --set model.rebuild_events=200 --set model.rebuild_seconds=1
+  --set model.rebuild_min_seconds=0)
 start
 curl -fsS "http://$api/v1/cases/$case_id" >"$work/case2.json" || fail "GET /v1/cases after restart"
 python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['seq']==int(sys.argv[2])" "$work/case2.json" "$n" ||

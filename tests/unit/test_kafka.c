@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#include <pthread.h>
+#include <time.h>
 
 #define NPART 4
 #define MAXMSG 32000
@@ -173,6 +175,14 @@ static void commit_batch(ingest_kafka *k, seen *s)
             s->in_batch[p] = false;
         }
     CHECK_OK(ingest_kafka_done(k, pos, n));
+}
+
+static void *wake_later(void *arg)
+{
+    struct timespec ts = {0, 200000000};
+    nanosleep(&ts, NULL);
+    ingest_kafka_wake(arg);
+    return NULL;
 }
 
 static ingest_kafka *consumer(const char *boot, const char *group, seen *s,
@@ -343,6 +353,20 @@ TEST(consume_all_then_resume_after_done)
         CHECK_INT(ingest_kafka_poll(k, 100, 50, on_msg, s), 0);
         ingest_kafka_get_stats(k, &st);
     } while ((st.lag != 0 || !st.up) && core_now_ns() < end);
+
+    /* ingest_kafka_wake ends a wait from another thread, and a wake that
+     * comes first ends the next poll's wait at once. */
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, wake_later, k) == 0);
+    uint64_t t0 = core_now_ns();
+    CHECK_INT(ingest_kafka_poll(k, 100, 5000, on_msg, s), 0);
+    uint64_t took = core_now_ns() - t0;
+    pthread_join(th, NULL);
+    CHECK(took >= 100000000u && took < 2000000000u);
+    ingest_kafka_wake(k);
+    t0 = core_now_ns();
+    CHECK_INT(ingest_kafka_poll(k, 100, 5000, on_msg, s), 0);
+    CHECK(core_now_ns() - t0 < 1000000000u);
     CHECK_INT(st.lag, 0);
     CHECK(st.up);
     CHECK_INT(st.assigned, NPART);

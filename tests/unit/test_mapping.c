@@ -1408,7 +1408,7 @@ TEST(model_train_more_equals_training_on_all)
     }
     CHECK(nobs > 5);
     ppr_model *more;
-    CHECK_OK(ppr_model_train_more(base, obs, nobs, events, s.ncases - 4, &more));
+    CHECK_OK(ppr_model_train_more(base, NULL, obs, nobs, events, s.ncases - 4, &more));
     ppr_model_stats sa, sm;
     ppr_model_get_stats(all, &sa);
     ppr_model_get_stats(more, &sm);
@@ -1416,6 +1416,20 @@ TEST(model_train_more_equals_training_on_all)
     CHECK_INT(sm.follows, sa.follows);
     CHECK_INT(sm.train_events, sa.train_events);
     CHECK_INT(sm.train_cases, sa.train_cases);
+    check_same_rankings(all, more, &s, 1e-6);
+    ppr_model_free(more);
+    /* From a snapshot of the mapper: the same model, even when the mapper
+     * has grown since the snapshot (the new activity gets no node). */
+    ppr_mapper_snap *snap = ppr_mapper_snapshot(m);
+    ppr_map_event me = {.text = "a message nobody wrote 12345", .len = 28};
+    uint32_t na, nv;
+    ppr_mapper_map(m, &me, UINT32_MAX, &na, &nv);
+    CHECK_INT(na, sa.activities);
+    CHECK_OK(ppr_model_train_more(base, snap, obs, nobs, events, s.ncases - 4, &more));
+    ppr_mapper_snap_free(snap);
+    ppr_model_get_stats(more, &sm);
+    CHECK_INT(sm.activities, sa.activities);
+    CHECK_INT(sm.contexts, sa.contexts);
     check_same_rankings(all, more, &s, 1e-6);
     ppr_model_free(more);
     ppr_model_free(base);

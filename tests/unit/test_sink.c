@@ -343,6 +343,44 @@ TEST(pb_garbage_is_refused_with_offsets)
 
 /* protobuf-c's generated code (proto/pmrag/v1/prediction.proto) reads our
  * bytes as the same fields, and our decoder reads its bytes. */
+/* Ranked items whose length prefix takes one, two and three bytes (the
+ * writer reserves one and moves longer bodies up). */
+TEST(pb_long_ranked_items_agree_with_protobuf_c)
+{
+    static const size_t sizes[] = {100, 127, 128, 300, 16383, 16384, 20000};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        char *sym = malloc(sizes[i] + 1);
+        memset(sym, 'x', sizes[i]);
+        sym[sizes[i]] = 0;
+        sink_ranked r[2] = {{sym, "method", "a/b.py", 1, 2, 0.25, "act"},
+                            {"short", "function", "c.ts", 3, 4, 0.125, NULL}};
+        sink_prediction p = {.case_id = "case-1",
+                             .case_len = 6,
+                             .seq = 3,
+                             .activity = "a",
+                             .model_version = "v1",
+                             .ranked = r,
+                             .nranked = 2};
+        core_buf pb = {0};
+        sink_prediction_pb(&p, &pb);
+        Pmrag__V1__Prediction *m =
+            pmrag__v1__prediction__unpack(NULL, pb.len, (const uint8_t *)pb.data);
+        CHECK(m != NULL);
+        CHECK_INT(m->n_ranked, 2);
+        CHECK_INT(strlen(m->ranked[0]->symbol), sizes[i]);
+        CHECK_STR(m->ranked[1]->symbol, "short");
+        size_t n = pmrag__v1__prediction__get_packed_size(m);
+        uint8_t *theirs = malloc(n);
+        CHECK_INT(pmrag__v1__prediction__pack(m, theirs), n);
+        CHECK_INT(n, pb.len);
+        CHECK(memcmp(theirs, pb.data, n) == 0);
+        free(theirs);
+        pmrag__v1__prediction__free_unpacked(m, NULL);
+        core_buf_free(&pb);
+        free(sym);
+    }
+}
+
 TEST(pb_agrees_with_protobuf_c)
 {
     sink_prediction p = awkward();
