@@ -221,6 +221,7 @@ typedef struct mt_entry {
     uint32_t literal; /* literal bytes */
     uint8_t level;    /* graph_level */
     uint8_t kind;     /* graph_emit_kind */
+    bool jit;         /* JIT-compiled (which fails where memory may not be made executable) */
     bool is_const;
     bool full_only; /* starts with a hole and ends with literal text: no partial match */
     uint32_t symbol;
@@ -524,9 +525,8 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
         pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti.pat.data, ti.pat.len, 0, &err, &off, NULL);
         if (!re)
             continue; /* cannot happen with escaped literals; be safe */
-        if (m->jit)
-            pcre2_jit_compile(re, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD);
         mt_entry *x = &m->e[m->n];
+        x->jit = m->jit && pcre2_jit_compile(re, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
         x->re = re;
         x->emit = id;
         x->tmpl = tid;
@@ -656,7 +656,7 @@ static int try_entry(const graph_matcher *m, graph_match_work *w, uint32_t id, c
     w->seen[id] = w->stamp;
     const mt_entry *x = &m->e[id];
     uint32_t opt = partial ? PCRE2_PARTIAL_HARD : 0;
-    int rc = m->jit ? pcre2_jit_match(x->re, (PCRE2_SPTR)msg, len, 0, opt, w->md, m->mctx)
+    int rc = x->jit ? pcre2_jit_match(x->re, (PCRE2_SPTR)msg, len, 0, opt, w->md, m->mctx)
                     : pcre2_match(x->re, (PCRE2_SPTR)msg, len, 0, opt, w->md, m->mctx);
     if (rc >= 0)
         return 1;

@@ -8,7 +8,9 @@
 #include "ppr.h"
 #include "unit_graph.h"
 
+#include <errno.h>
 #include <math.h>
+#include <sys/prctl.h>
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
@@ -358,6 +360,32 @@ TEST(matcher_python_styles)
     CHECK_EMIT(g, e[0], "pkg.orders.multi", line_of(orders_py, "first line"));
     CHECK_INT(match(m, w, "first line X second line", NULL, NULL, e).nemits, 0);
 
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+/* Where memory may not be made executable (systemd's
+ * MemoryDenyWriteExecute, or prctl PR_SET_MDWE as here) PCRE2's JIT
+ * fails: the matcher must still match, interpreted. */
+TEST(matcher_works_without_jit_memory)
+{
+#ifndef PR_SET_MDWE
+#define PR_SET_MDWE 65
+#endif
+    if (prctl(PR_SET_MDWE, 1 /* PR_MDWE_REFUSE_EXEC_GAIN */, 0, 0, 0) != 0) {
+        printf("      (kernel without PR_SET_MDWE: %s; nothing to check)\n", strerror(errno));
+        return;
+    }
+    graph *g = open_py();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+    graph_match r = match(m, w, "placing order 42 now", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "placing order"));
+    CHECK_INT(match(m, w, "placing order 42 now!", NULL, NULL, e).nemits, 0);
     graph_match_work_free(w);
     graph_matcher_free(m);
     graph_close(g);
