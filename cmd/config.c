@@ -215,18 +215,6 @@ ppr_model_params config_model_params(const core_cfg *c)
     return p;
 }
 
-bool config_kafka_key_is_secret(const char *key)
-{
-    /* The same words as sink/kafka.c's redaction of librdkafka's errors:
-     * over-matching (ssl.key.location) costs nothing. */
-    static const char *const words[] = {
-        "password", "secret", "token", "jaas", "key", "credential", "oauthbearer.config", "pem"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strstr(key, words[i]))
-            return true;
-    return false;
-}
-
 void config_kafka_properties_redacted(const char *props, core_buf *out)
 {
     const char *p = props;
@@ -245,7 +233,7 @@ void config_kafka_properties_redacted(const char *props, core_buf *out)
             char key[256];
             size_t kn = (size_t)(eq - p);
             snprintf(key, sizeof key, "%.*s", (int)(kn < sizeof key ? kn : sizeof key - 1), p);
-            if (config_kafka_key_is_secret(key)) {
+            if (core_key_is_secret(key)) {
                 core_buf_append(out, p, kn + 1);
                 core_buf_puts(out, "<redacted>");
             } else {

@@ -26,9 +26,6 @@ ppr_impact_opts config_impact_opts(const core_cfg *c);
 /* The model's parameters from model.* and the edge weights. */
 ppr_model_params config_model_params(const core_cfg *c);
 
-/* Whether a librdkafka property's value is a credential or key material
- * (sasl.password, ssl.key.pem, sasl.oauthbearer.client.secret, ...). */
-bool config_kafka_key_is_secret(const char *key);
 /* Appends kafka.properties text ("k=v;k=v") to out with the value of each
  * secret property replaced by "<redacted>"; an item without '=' is
  * replaced whole (it cannot be told apart from a value). */

@@ -544,6 +544,11 @@ void core_http_stop(core_http *s);
  * client sent as a. Any thread.
  */
 bool core_ct_equal(const void *a, size_t alen, const void *b, size_t blen);
+/* Whether a configuration key (a librdkafka property, say) names a
+ * credential or key material, whose value must never be shown:
+ * password, secret, token, jaas, key, credential, pem,
+ * oauthbearer.config. Over-matching (ssl.key.location) costs nothing. */
+bool core_key_is_secret(const char *key);
 
 #ifdef __cplusplus
 }

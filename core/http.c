@@ -237,6 +237,16 @@ static int open_listener(const char *spec, int *fd_out, char *addr, size_t addrl
 /* Token, certificate and key                                          */
 /* ------------------------------------------------------------------ */
 
+bool core_key_is_secret(const char *key)
+{
+    static const char *const words[] = {
+        "password", "secret", "token", "jaas", "key", "credential", "oauthbearer.config", "pem"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(key, words[i]))
+            return true;
+    return false;
+}
+
 bool core_ct_equal(const void *a, size_t alen, const void *b, size_t blen)
 {
     /* Every byte of b is looked at whatever a holds; volatile keeps the

@@ -126,18 +126,6 @@ static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char 
     core_logf(&k->log, lv, "kafka %s: %s", fac, buf);
 }
 
-/* Keys whose values are credentials or key material. Their values never
- * appear in why (librdkafka's reason may quote the value). */
-static bool key_is_secret(const char *key)
-{
-    static const char *const words[] = {
-        "password", "secret", "token", "jaas", "key", "credential", "oauthbearer.config", "pem"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strstr(key, words[i]))
-            return true;
-    return false;
-}
-
 /* Copies librdkafka's reason into why, each occurrence of val replaced by
  * "<redacted>" when the key is secret. */
 static void reason_redacted(char *why, size_t whylen, const char *key, const char *val,
@@ -146,7 +134,7 @@ static void reason_redacted(char *why, size_t whylen, const char *key, const cha
     core_buf b = {0};
     size_t vn = strlen(val);
     const char *p = reason;
-    if (key_is_secret(key) && vn) {
+    if (core_key_is_secret(key) && vn) {
         const char *hit;
         while ((hit = strstr(p, val))) {
             core_buf_append(&b, p, (size_t)(hit - p));
