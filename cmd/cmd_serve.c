@@ -189,10 +189,19 @@ typedef struct srv {
     uint32_t batch_max, batch_events;
     uint64_t bad_msgs;
 
+    /* Limits (limits.*): per record, per case, new cases per second. */
+    uint32_t max_attrs;
+    size_t max_str;
+    uint64_t case_events_max, new_cases_rate;
+    double new_case_tokens;
+    uint64_t new_case_refill_ns;
+    uint64_t seen_folded, seen_http_truncated, seen_http_rejected;
+
     /* Metrics. */
     sink_metrics *mx;
-    sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_predictions, *c_unmapped,
-        *c_mapped, *c_commits, *c_restarts_cold;
+    sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_bad_otlp, *c_predictions,
+        *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
+    sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
@@ -403,6 +412,7 @@ static int model_build(srv *s, ppr_mapper **mp, ppr_model **mdp, char *why, size
         .use_code_attrs = s->code_attrs,
         .overrides = s->ov,
         .tokens_min = core_cfg_double(s->cfg, "map.tokens_min"),
+        .max_activities = (uint32_t)core_cfg_int(s->cfg, "limits.activities"),
         .log = s->lg,
     };
     if (s->model_path)
@@ -766,6 +776,26 @@ static void vec_rebuild(const ppr_model *md, ppr_model_work *w, uint32_t M, sess
     c->vec_err = rec.err;
 }
 
+/* limits.new_cases_per_second: a token bucket holding one second's
+ * worth. */
+static bool new_case_allowed(srv *s)
+{
+    if (!s->new_cases_rate)
+        return true;
+    uint64_t now = core_now_ns();
+    if (now > s->new_case_refill_ns) {
+        s->new_case_tokens +=
+            (double)(now - s->new_case_refill_ns) * 1e-9 * (double)s->new_cases_rate;
+        if (s->new_case_tokens > (double)s->new_cases_rate)
+            s->new_case_tokens = (double)s->new_cases_rate;
+        s->new_case_refill_ns = now;
+    }
+    if (s->new_case_tokens < 1)
+        return false;
+    s->new_case_tokens -= 1;
+    return true;
+}
+
 /* Maps ev, advances its case, ranks and publishes. Returns 0, or a
  * negative code when the prediction could not be produced (the producer
  * failed for good): the engine stops then, without committing. */
@@ -777,9 +807,17 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
     if (f < 0 && s->inflight)
         f = sess_batch_case_find(s->inflight, ev->case_id, clen, &c);
     if (f != 1 && (f == 0 || sess_case_get(s->env, ev->case_id, clen, &c) != 0)) {
+        if (!new_case_allowed(s)) {
+            sink_counter_add(s->c_lim_new_cases, 1);
+            return 0;
+        }
         memset(&c, 0, sizeof c);
         c.last_time_ns = INT64_MIN;
         c.model_version = s->model_version;
+    }
+    if (c.seq >= s->case_events_max) {
+        sink_counter_add(s->c_lim_case_events, 1);
+        return 0;
     }
     if (c.model_version != s->model_version) {
         vec_rebuild(s->md, s->w, s->M, &c);
@@ -940,7 +978,9 @@ static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
     srv *s = ud;
     emit_ctx e = {s, core_now_ns(), 0, 0};
     ingest_decode_opts dopts = {.case_attrs = (const char *const *)s->eo.in.case_attrs,
-                                .ncase = s->eo.in.ncase_attrs};
+                                .ncase = s->eo.in.ncase_attrs,
+                                .max_attrs = s->max_attrs,
+                                .max_str = s->max_str};
     char why[512];
     int rc;
     int enc = s->in_encoding == ENC_AUTO ? sniff_encoding(km->val, km->vlen) : s->in_encoding;
@@ -952,6 +992,8 @@ static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
         ingest_decode_result res;
         rc = ingest_otlp_decode(kind, enc == ENC_OTLP_JSON ? INGEST_ENC_JSON : INGEST_ENC_PROTO,
                                 km->val, km->vlen, &dopts, emit_event, &e, &res, why, sizeof why);
+        if (!rc && res.truncated)
+            sink_counter_add(s->c_lim_truncated, res.truncated);
         if (!rc && res.rejected) {
             sink_counter_add(s->c_bad_kafka, res.rejected);
             if (s->bad_msgs++ < 20)
@@ -1259,6 +1301,26 @@ static void gauges(srv *s)
     sess_get_stats(s->env, &st);
     sink_gauge_set(s->g_cases, (double)st.cases);
     sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
+    /* Counters kept elsewhere, brought over as deltas (the engine and the
+     * API's metrics handler both come here: under mu). */
+    pthread_mutex_lock(&s->mu);
+    if (s->m) {
+        uint64_t folded = ppr_mapper_folded(s->m);
+        if (folded > s->seen_folded)
+            sink_counter_add(s->c_lim_activities, folded - s->seen_folded);
+        s->seen_folded = folded;
+    }
+    if (s->otlp) {
+        ingest_otlp_http_stats hs;
+        ingest_otlp_http_get_stats(s->otlp, &hs);
+        if (hs.truncated_events > s->seen_http_truncated)
+            sink_counter_add(s->c_lim_truncated, hs.truncated_events - s->seen_http_truncated);
+        if (hs.rejected_events > s->seen_http_rejected)
+            sink_counter_add(s->c_bad_otlp, hs.rejected_events - s->seen_http_rejected);
+        s->seen_http_truncated = hs.truncated_events;
+        s->seen_http_rejected = hs.rejected_events;
+    }
+    pthread_mutex_unlock(&s->mu);
     uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
     sink_gauge_set(s->g_coverage, all ? (double)mapped / (double)all : 0);
     if (s->kin) {
@@ -1541,6 +1603,18 @@ static void metrics_init(srv *s)
     s->c_bad_kafka =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"kafka\"");
+    s->c_bad_otlp =
+        sink_metrics_counter(m, "pmrag_records_rejected_total",
+                             "records that could not be used, by source", "source=\"otlp_http\"");
+    static const char lim_help[] = "events or records that hit a limit (limits.*), by limit";
+    s->c_lim_truncated =
+        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"record_truncated\"");
+    s->c_lim_activities =
+        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"activities\"");
+    s->c_lim_case_events =
+        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"case_events\"");
+    s->c_lim_new_cases =
+        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"new_cases\"");
     s->c_predictions =
         sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
     s->c_mapped = sink_metrics_counter(m, "pmrag_events_mapped_total",
@@ -1796,6 +1870,12 @@ int cmd_serve(int argc, char **argv)
     s.k = (uint32_t)core_cfg_int(s.cfg, "serve.k");
     s.batch_max = (uint32_t)core_cfg_int(s.cfg, "serve.batch");
     s.qmax = (size_t)core_cfg_int(s.cfg, "serve.queue_events");
+    s.max_attrs = (uint32_t)core_cfg_int(s.cfg, "limits.record_attrs");
+    s.max_str = (size_t)core_cfg_int(s.cfg, "limits.string_bytes");
+    s.case_events_max = (uint64_t)core_cfg_int(s.cfg, "limits.case_events");
+    s.new_cases_rate = (uint64_t)core_cfg_int(s.cfg, "limits.new_cases_per_second");
+    s.new_case_tokens = (double)s.new_cases_rate;
+    s.new_case_refill_ns = core_now_ns();
     s.to_stdout = core_cfg_bool(s.cfg, "serve.stdout");
     s.ttl_ns = core_cfg_int(s.cfg, "state.ttl") * 1000000000ll;
     split_list(core_cfg_str(s.cfg, "state.end_activities"), ';', &s.end_acts);
@@ -1876,6 +1956,8 @@ int cmd_serve(int argc, char **argv)
                                     .threads = (unsigned)core_cfg_int(s.cfg, "otlp.threads"),
                                     .case_attrs = s.eo.in.case_attrs,
                                     .ncase = s.eo.in.ncase_attrs,
+                                    .max_attrs = s.max_attrs,
+                                    .max_str = s.max_str,
                                     .log = s.lg,
                                     .token_file = core_cfg_str(s.cfg, "otlp.token_file"),
                                     .tls_cert = core_cfg_str(s.cfg, "otlp.tls_cert"),

@@ -96,6 +96,21 @@ const core_cfg_item pmrag_config_table[] = {
     {"serve.case_attrs", CORE_CFG_STRING, "case.id,session.id,enduser.id", 0, 0, NULL,
      "serve: attributes that give an OTLP record's case id, in order (span or log record, then "
      "resource); the trace id when none is set"},
+    {"limits.record_attrs", CORE_CFG_INT, "128", 1, 65535, NULL,
+     "serve: most attributes kept per span, log record or event (later ones dropped; "
+     "pmrag_limit_hits_total{limit=\"record_truncated\"})"},
+    {"limits.string_bytes", CORE_CFG_INT, "8192", 64, 16777216, NULL,
+     "serve: longest attribute key or value, activity and case id kept, in bytes (longer ones cut "
+     "at a character boundary; limit=\"record_truncated\")"},
+    {"limits.activities", CORE_CFG_INT, "1000000", 16, 100000000, NULL,
+     "serve: most distinct activities; past it new messages fold into `<other>` and nothing new "
+     "is kept (limit=\"activities\")"},
+    {"limits.case_events", CORE_CFG_INT, "1000000", 1, 4e18, NULL,
+     "serve: most events of one case; later ones are dropped, without state or prediction "
+     "(limit=\"case_events\")"},
+    {"limits.new_cases_per_second", CORE_CFG_INT, "100000", 0, 1e9, NULL,
+     "serve: most new cases per second (a burst of one second's worth); events that would start "
+     "more are dropped (limit=\"new_cases\"); 0: no limit"},
     {"otlp.listen", CORE_CFG_STRING, "127.0.0.1:4318", 0, 0, NULL,
      "OTLP/HTTP receiver address (port 0: any free port; empty: no receiver)"},
     {"otlp.max_body", CORE_CFG_INT, "67108864", 1024, 4e9, NULL,

@@ -592,11 +592,13 @@ typedef struct ingest_otlp_http_stats {
     uint64_t requests;        /* every request answered, whatever the status */
     uint64_t accepted_events; /* events the batch function accepted */
     uint64_t rejected_events; /* records rejected by the decoder (partial success) */
-    uint64_t bad_requests;    /* 400, 404, 405 */
-    uint64_t too_large;       /* 413, on the wire or after decompression */
-    uint64_t unsupported;     /* 415 */
-    uint64_t throttled;       /* 503 and 429 */
-    uint64_t unauthorized;    /* 401: no or a wrong bearer token */
+    uint64_t
+        truncated_events;  /* accepted with attributes dropped or values cut (max_attrs, max_str) */
+    uint64_t bad_requests; /* 400, 404, 405 */
+    uint64_t too_large;    /* 413, on the wire or after decompression */
+    uint64_t unsupported;  /* 415 */
+    uint64_t throttled;    /* 503 and 429 */
+    uint64_t unauthorized; /* 401: no or a wrong bearer token */
 } ingest_otlp_http_stats;
 
 /* A snapshot of the counters (each atomic). Any thread. */

@@ -32,8 +32,8 @@ struct ingest_otlp_http {
     uint32_t max_attrs;
     size_t max_str;
     core_logger log;
-    _Atomic uint64_t requests, accepted_events, rejected_events, bad_requests, too_large,
-        unsupported, throttled;
+    _Atomic uint64_t requests, accepted_events, rejected_events, truncated_events, bad_requests,
+        too_large, unsupported, throttled;
 };
 
 static void count(_Atomic uint64_t *c, uint64_t n)
@@ -184,6 +184,7 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         goto done;
     }
     count(&s->rejected_events, res.rejected);
+    count(&s->truncated_events, res.truncated);
 
     if (c.evs.n) {
         rc = s->fn(s->ud, kind, c.evs.v, c.evs.n);
@@ -283,6 +284,7 @@ void ingest_otlp_http_get_stats(ingest_otlp_http *s, ingest_otlp_http_stats *out
         .requests = atomic_load(&s->requests) + hs.too_large + hs.unauthorized,
         .accepted_events = atomic_load(&s->accepted_events),
         .rejected_events = atomic_load(&s->rejected_events),
+        .truncated_events = atomic_load(&s->truncated_events),
         .bad_requests = atomic_load(&s->bad_requests),
         .too_large = atomic_load(&s->too_large) + hs.too_large,
         .unsupported = atomic_load(&s->unsupported),

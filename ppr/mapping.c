@@ -69,7 +69,17 @@ struct ppr_mapper {
     core_vec(nb_rec) nbs;
     core_buf tmp;
     uint32_t other; /* the fold-over activity, or UINT32_MAX */
+    /* Past the caps (a flood of distinct messages): the masked text that
+     * stands for every new one, and how many messages were folded. */
+    uint32_t masked_other;
+    uint64_t folded;
 };
+
+/* Distinct messages cached and variants kept: twice max_activities. */
+static size_t msg_cap(const ppr_mapper *m)
+{
+    return 2 * (size_t)m->o.max_activities;
+}
 
 static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *created);
 
@@ -99,6 +109,7 @@ int ppr_mapper_new(const graph *g, const ppr_mapper_opts *o, ppr_mapper **out)
     m->other = UINT32_MAX;
     m->other = activity_get(m, OTHER_TEXT, strlen(OTHER_TEXT), NULL);
     m->acts.v[m->other].tried = true;
+    m->masked_other = core_strtab_intern(&m->strs, OTHER_TEXT, strlen(OTHER_TEXT));
     for (uint32_t f = 0; f < graph_nfiles(g); f++) {
         graph_file_info fi;
         graph_get_file(g, f, &fi);
@@ -152,17 +163,27 @@ static uint64_t key64(uint64_t h)
 /* The activity with this text, created when new. */
 static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *created)
 {
-    uint32_t off = core_strtab_intern(&m->strs, text, len);
+    bool at_cap = m->acts.n >= m->o.max_activities && m->other != UINT32_MAX;
+    uint32_t off =
+        at_cap ? core_strtab_find(&m->strs, text, len) : core_strtab_intern(&m->strs, text, len);
+    if (off == UINT32_MAX) {
+        /* A new text past the cap: folded without keeping it. */
+        if (created)
+            *created = false;
+        m->folded++;
+        return m->other;
+    }
     bool ins;
     uint64_t *v = core_map_put(&m->act_by_text, off, &ins);
     if (created)
         *created = ins;
     if (!ins)
         return (uint32_t)*v;
-    if (m->acts.n >= m->o.max_activities && m->other != UINT32_MAX) {
+    if (at_cap) {
         /* Folded: nothing was created, and "<other>" never gets symbols. */
         if (created)
             *created = false;
+        m->folded++;
         *v = m->other;
         return m->other;
     }
@@ -260,9 +281,20 @@ static uint32_t nearest_candidate(ppr_mapper *m, const act_rec *group, uint32_t 
     return best > 0 && best >= 2.0 * second ? arg : GRAPH_NONE;
 }
 
+uint64_t ppr_mapper_folded(const ppr_mapper *m)
+{
+    return m->folded;
+}
+
 static uint32_t variant_get(ppr_mapper *m, uint32_t act, uint32_t masked)
 {
     uint64_t key = key64(core_hash_u64(((uint64_t)act << 32) ^ masked));
+    if (m->var_act.n >= msg_cap(m) && masked != m->masked_other) {
+        uint64_t *v = core_map_get(&m->var_by_key, key);
+        if (v)
+            return (uint32_t)(*v - 1);
+        return variant_get(m, act, m->masked_other); /* one per activity */
+    }
     bool ins;
     uint64_t *v = core_map_put(&m->var_by_key, key, &ins);
     if (!ins)
@@ -304,7 +336,16 @@ static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
     size_t len = ev->text ? ev->len : 0;
     core_buf_reset(&m->tmp);
     graph_mask_message(text, len, 0, &m->tmp);
-    r.masked = core_strtab_intern(&m->strs, m->tmp.data ? m->tmp.data : "", m->tmp.len);
+    const char *mk = m->tmp.data ? m->tmp.data : "";
+    if (m->var_act.n >= msg_cap(m)) {
+        r.masked = core_strtab_find(&m->strs, mk, m->tmp.len);
+        if (r.masked == UINT32_MAX) {
+            r.masked = m->masked_other;
+            m->folded++;
+        }
+    } else {
+        r.masked = core_strtab_intern(&m->strs, mk, m->tmp.len);
+    }
 
     /* Overrides first: the rule decides the symbols. */
     if (m->o.overrides) {
@@ -492,9 +533,17 @@ void ppr_mapper_map(ppr_mapper *m, const ppr_map_event *ev, uint32_t prev, uint3
         h = core_hash64(ev->level, strlen(ev->level), h ^ 0x1e7e1);
     h = key64(h);
     bool ins;
-    uint64_t *v = core_map_put(&m->msg_cache, h, &ins);
     msg_rec r;
-    if (ins) {
+    uint64_t *v;
+    if (m->msgs.n >= msg_cap(m)) {
+        /* Cache full: known messages from it, others resolved each time. */
+        v = core_map_get(&m->msg_cache, h);
+        ins = false;
+        if (!v)
+            r = resolve_message(m, ev);
+        else
+            r = m->msgs.v[*v - 1];
+    } else if ((v = core_map_put(&m->msg_cache, h, &ins)), ins) {
         uint64_t slot = m->msgs.n + 1;
         *v = slot;
         r = resolve_message(m, ev);

@@ -462,6 +462,12 @@ typedef struct ppr_activity {
 uint32_t ppr_mapper_nactivities(const ppr_mapper *m);
 void ppr_mapper_activity(const ppr_mapper *m, uint32_t id, ppr_activity *out);
 uint32_t ppr_mapper_nvariants(const ppr_mapper *m);
+/* Distinct messages folded into "<other>" because max_activities was
+ * reached. Past the cap the mapper keeps nothing new: at most
+ * 2 x max_activities distinct messages are cached and as many variants
+ * kept (a new variant then is its activity's "<other>" variant), so a
+ * flood of unique messages cannot grow memory without bound. */
+uint64_t ppr_mapper_folded(const ppr_mapper *m);
 /* A variant's activity and text. */
 uint32_t ppr_mapper_variant(const ppr_mapper *m, uint32_t id, const char **text);
 /* The activity with this exact text, or UINT32_MAX. */

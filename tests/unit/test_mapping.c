@@ -391,6 +391,44 @@ TEST(matcher_works_without_jit_memory)
     graph_close(g);
 }
 
+/* A flood of distinct messages past max_activities folds into "<other>"
+ * and stops growing the mapper: activities, variants, cached messages. */
+TEST(mapper_flood_of_unique_messages_is_capped)
+{
+    graph *g = open_py();
+    ppr_mapper_opts o = {.max_activities = 40, .no_tokens = true, .no_const = true};
+    ppr_mapper *m;
+    CHECK_OK(ppr_mapper_new(g, &o, &m));
+    char msg[128];
+    uint32_t a, v, prev = UINT32_MAX;
+    for (int i = 0; i < 20000; i++) {
+        /* words, not numbers: masking does not fold them */
+        int n = snprintf(msg, sizeof msg, "unexpected %c%c%c%c state in %c%c%c", 'a' + i % 26,
+                         'a' + i / 26 % 26, 'a' + i / 676 % 26, 'a' + i / 17576 % 26,
+                         'a' + i * 7 % 26, 'a' + i * 11 % 26, 'a' + i * 13 % 26);
+        ppr_map_event me = {.text = msg, .len = (size_t)n};
+        ppr_mapper_map(m, &me, prev, &a, &v);
+        prev = a;
+    }
+    uint32_t na = ppr_mapper_nactivities(m), nv = ppr_mapper_nvariants(m);
+    CHECK(na <= 40);
+    CHECK(nv <= 2 * 40 + na);
+    printf("      %u activities, %u variants, %llu messages folded\n", na, nv,
+           (unsigned long long)ppr_mapper_folded(m));
+    CHECK(ppr_mapper_folded(m) > 10000);
+    ppr_activity pa;
+    ppr_mapper_activity(m, a, &pa);
+    CHECK_STR(pa.text, "<other>");
+    /* Known messages still map to their own activities. */
+    snprintf(msg, sizeof msg, "placing order 42 now");
+    ppr_map_event me = {.text = msg, .len = strlen(msg)};
+    ppr_mapper_map(m, &me, UINT32_MAX, &a, &v);
+    ppr_mapper_activity(m, a, &pa);
+    CHECK(strcmp(pa.text, "<other>") != 0 || na == 40);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(matcher_python_ties)
 {
     graph *g = open_py();

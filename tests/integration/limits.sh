@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Limits a hostile client cannot get around, end to end through pmrag serve
+# (OTLP/HTTP JSON in, embedded Kafka off): each limit has its key, counts
+# its hits in pmrag_limit_hits_total{limit=...}, and holds.
+#   limits.record_attrs / limits.string_bytes  records cut, counted
+#   limits.activities                          a flood of unique messages folds
+#   limits.case_events                         a case stops at its limit
+#   limits.new_cases_per_second                new cases past the rate dropped
+# (The body size after decompression is tested in unit.test_http.)
+#
+#   limits.sh PMRAG SOURCE_DIR [WORK_DIR]
+set -euo pipefail
+pmrag=${1:?usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]}
+src=${2:?usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]}
+work=${3:-$(mktemp -d)}
+mkdir -p "$work"
+pid=
+cleanup() {
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+fail() {
+  echo "limits: FAIL: $*" >&2
+  [[ -f $work/serve.err ]] && tail -20 "$work/serve.err" >&2
+  exit 1
+}
+
+"$pmrag" index "$src/tests/fixtures/repos/shop" -o "$work/shop.graph" -q || fail "pmrag index"
+start() { # start --set ...: a fresh state, waits for the ready file
+  rm -rf "$work/state" "$work/ready.json"
+  "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
+    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
+    --set model.learn_online=false "$@" --ready-file "$work/ready.json" 2>"$work/serve.err" &
+  pid=$!
+  for _ in $(seq 300); do
+    [[ -s $work/ready.json ]] && break
+    kill -0 "$pid" 2>/dev/null || fail "serve exited before it was ready"
+    sleep 0.1
+  done
+  [[ -s $work/ready.json ]] || fail "no ready file after 30 s"
+}
+stop() {
+  kill -TERM "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  pid=
+  [[ $rc -eq 0 ]] || fail "serve exited $rc on SIGTERM"
+}
+cat >"$work/check.py" <<'PY'
+import json, sys, time, urllib.error, urllib.request
+
+ready = json.load(open(sys.argv[1]))
+phase = sys.argv[2]
+otlp, api = ready["otlp_http"], ready["api"]
+
+def post(spans):
+    body = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    req = urllib.request.Request(f"http://{otlp}/v1/traces", json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200, r.status
+
+def span(case, name, i, nattrs=1):
+    attrs = [{"key": "case.id", "value": {"stringValue": case}}]
+    attrs += [{"key": f"a{k}", "value": {"stringValue": "v"}} for k in range(nattrs)]
+    return {"traceId": "%032x" % (i + 1), "spanId": "%016x" % (i + 1), "name": name,
+            "startTimeUnixNano": str(1700000000000000000 + i * 1000), "attributes": attrs}
+
+def hits(limit):
+    with urllib.request.urlopen(f"http://{api}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    key = 'pmrag_limit_hits_total{limit="%s"} ' % limit
+    for line in text.splitlines():
+        if line.startswith(key):
+            return float(line[len(key):])
+    return 0
+
+def case(cid):
+    try:
+        with urllib.request.urlopen(f"http://{api}/v1/cases/{cid}", timeout=10) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            return None
+        raise
+
+bad = []
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        bad.append(what)
+
+if phase == "per_case":
+    # case_events=5: 8 events of one case, 5 applied.
+    post([span("long-case", "placing order 1 now", i) for i in range(8)])
+    c = case("long-case")
+    check(c is not None and c["seq"] == 5, f"limits.case_events=5: seq {c and c['seq']} after 8 events")
+    check(hits("case_events") == 3, f"case_events hits {hits('case_events'):.0f} (want 3)")
+    # record_attrs=3 and string_bytes=64: 10 attributes, a 1000-byte name.
+    post([span("attrs-case", "x" * 1000, 100, nattrs=10)])
+    check(hits("record_truncated") >= 1, f"record_truncated hits {hits('record_truncated'):.0f}")
+    c = case("attrs-case")
+    lens = [len(a) for a in (c or {}).get("prefix", []) if a]
+    check(c is not None and lens and max(lens) <= 64, f"the activity was cut to 64 bytes: {lens}")
+    # new_cases_per_second=20 (a burst of 20): 200 new cases at once.
+    time.sleep(1.1)
+    post([span(f"burst-{i}", "placing order 2 now", 1000 + i) for i in range(200)])
+    nc = hits("new_cases")
+    check(150 <= nc <= 181, f"new_cases hits {nc:.0f} of 200 (a bucket of 20, refilling at 20/s)")
+    kept = sum(1 for i in range(200) if case(f"burst-{i}") is not None)
+    check(kept + nc == 200, f"{kept} new cases kept + {nc:.0f} dropped = 200")
+else:
+    # activities=50: 3000 distinct messages (of 3000 cases) fold into <other>.
+    words = ["%s%s%s" % (chr(97 + i % 26), chr(97 + i // 26 % 26), chr(97 + i // 676 % 26))
+             for i in range(3000)]
+    for r in range(30):
+        post([span(f"flood-{r * 100 + j}", f"unexpected {w} condition in {w[::-1]}q", 5000 + r * 100 + j)
+              for j, w in enumerate(words[r * 100:(r + 1) * 100])])
+    n = hits("activities")
+    check(n > 2500, f"activities hits {n:.0f} of 3000 unique messages (limits.activities=50)")
+    c = case("flood-2999")
+    check(c is not None and c["prefix"] == ["<other>"], f"the last one is <other>: {c and c['prefix']}")
+sys.exit(1 if bad else 0)
+PY
+
+start --set limits.record_attrs=3 --set limits.string_bytes=64 --set limits.case_events=5 \
+  --set limits.new_cases_per_second=20
+python3 "$work/check.py" "$work/ready.json" per_case || fail "per-case limits not held (above)"
+stop
+start --set limits.activities=50
+python3 "$work/check.py" "$work/ready.json" activities || fail "limits.activities not held (above)"
+stop
+echo "limits: ok"
