@@ -7,6 +7,8 @@
 #   limits.case_events                         a case stops at its limit
 #   limits.new_cases_per_second                new cases past the rate dropped
 # (The body size after decompression is tested in unit.test_http.)
+# And the other ends of a case's life: state.end_activities closes a case,
+# state.ttl forgets an idle one (the committer's expiry, every 5 s).
 #
 #   limits.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
@@ -109,6 +111,19 @@ if phase == "per_case":
     check(150 <= nc <= 181, f"new_cases hits {nc:.0f} of 200 (a bucket of 20, refilling at 20/s)")
     kept = sum(1 for i in range(200) if case(f"burst-{i}") is not None)
     check(kept + nc == 200, f"{kept} new cases kept + {nc:.0f} dropped = 200")
+elif phase == "lifecycle":
+    post([span("ends", "placing order 3 now", 1), span("ends", "charged 5 cents for o3", 2)])
+    c = case("ends")
+    check(c is None, f"state.end_activities: a case closed by its end activity is gone: {c}")
+    post([span("ends", "placing order 3 now", 3)])
+    c = case("ends")
+    check(c is not None and c["seq"] == 1, f"the same id starts a new case: seq {c and c['seq']}")
+    post([span("idle", "placing order 4 now", 4)])
+    check(case("idle") is not None, "an idle case is there at first")
+    deadline = time.time() + 20
+    while case("idle") is not None and time.time() < deadline:
+        time.sleep(0.5)
+    check(case("idle") is None, "state.ttl=2: the idle case expired within 20 s")
 else:
     # activities=50: 3000 distinct messages (of 3000 cases) fold into <other>.
     words = ["%s%s%s" % (chr(97 + i % 26), chr(97 + i // 26 % 26), chr(97 + i // 676 % 26))
@@ -126,6 +141,10 @@ PY
 start --set limits.record_attrs=3 --set limits.string_bytes=64 --set limits.case_events=5 \
   --set limits.new_cases_per_second=20
 python3 "$work/check.py" "$work/ready.json" per_case || fail "per-case limits not held (above)"
+stop
+start --set state.ttl=2 --set "state.end_activities=charged %s cents for %s"
+python3 "$work/check.py" "$work/ready.json" lifecycle || fail "case lifecycle (above)"
+grep -q "idle cases expired" "$work/serve.err" || fail "the expiry is not logged"
 stop
 start --set limits.activities=50
 python3 "$work/check.py" "$work/ready.json" activities || fail "limits.activities not held (above)"
