@@ -195,7 +195,12 @@ typedef struct srv {
     uint64_t case_events_max, new_cases_rate;
     double new_case_tokens;
     uint64_t new_case_refill_ns;
+    /* Counters kept elsewhere, brought over as deltas by gauges() (engine
+     * and metrics handler) under gmu; folded is the mapper's count as of
+     * the last cycle. */
+    pthread_mutex_t gmu;
     uint64_t seen_folded, seen_http_truncated, seen_http_rejected;
+    atomic_uint_fast64_t folded;
 
     /* Metrics. */
     sink_metrics *mx;
@@ -1043,6 +1048,17 @@ static int64_t start_offset(void *ud, const char *topic, int32_t partition)
     return -1;
 }
 
+/* Receiver thread, before decoding a body: the queue is full (or the
+ * daemon stopping), so the request would be refused anyway. */
+static bool otlp_busy(void *ud)
+{
+    srv *s = ud;
+    pthread_mutex_lock(&s->qmu);
+    bool busy = s->stopping || s->qevents >= s->qmax;
+    pthread_mutex_unlock(&s->qmu);
+    return busy;
+}
+
 /* An OTLP/HTTP request (receiver thread): queue it, wait for its commit. */
 static int on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n)
 {
@@ -1301,15 +1317,13 @@ static void gauges(srv *s)
     sess_get_stats(s->env, &st);
     sink_gauge_set(s->g_cases, (double)st.cases);
     sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
-    /* Counters kept elsewhere, brought over as deltas (the engine and the
-     * API's metrics handler both come here: under mu). */
-    pthread_mutex_lock(&s->mu);
-    if (s->m) {
-        uint64_t folded = ppr_mapper_folded(s->m);
-        if (folded > s->seen_folded)
-            sink_counter_add(s->c_lim_activities, folded - s->seen_folded);
-        s->seen_folded = folded;
-    }
+    /* Not under mu, which the engine holds while it applies a batch:
+     * /metrics must answer at once under load too. */
+    pthread_mutex_lock(&s->gmu);
+    uint64_t folded = atomic_load(&s->folded);
+    if (folded > s->seen_folded)
+        sink_counter_add(s->c_lim_activities, folded - s->seen_folded);
+    s->seen_folded = folded;
     if (s->otlp) {
         ingest_otlp_http_stats hs;
         ingest_otlp_http_get_stats(s->otlp, &hs);
@@ -1320,7 +1334,7 @@ static void gauges(srv *s)
         s->seen_http_truncated = hs.truncated_events;
         s->seen_http_rejected = hs.rejected_events;
     }
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&s->gmu);
     uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
     sink_gauge_set(s->g_coverage, all ? (double)mapped / (double)all : 0);
     if (s->kin) {
@@ -1426,6 +1440,7 @@ static int cycle(srv *s, bool draining)
         if (ppr_mapper_finish(s->m, why, sizeof why) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
     }
+    atomic_store(&s->folded, ppr_mapper_folded(s->m));
     pthread_mutex_unlock(&s->mu);
     if (rc)
         return rc;
@@ -1797,6 +1812,7 @@ static void srv_free(srv *s)
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->qmu);
     pthread_mutex_destroy(&s->cmu);
+    pthread_mutex_destroy(&s->gmu);
     pthread_cond_destroy(&s->ccv);
     pthread_cond_destroy(&s->qcv);
     pthread_cond_destroy(&s->dcv);
@@ -1856,6 +1872,7 @@ int cmd_serve(int argc, char **argv)
     pthread_mutex_init(&s.mu, NULL);
     pthread_mutex_init(&s.qmu, NULL);
     pthread_mutex_init(&s.cmu, NULL);
+    pthread_mutex_init(&s.gmu, NULL);
     pthread_cond_init(&s.ccv, NULL);
     pthread_cond_init(&s.qcv, NULL);
     pthread_cond_init(&s.dcv, NULL);
@@ -1958,6 +1975,7 @@ int cmd_serve(int argc, char **argv)
                                     .ncase = s.eo.in.ncase_attrs,
                                     .max_attrs = s.max_attrs,
                                     .max_str = s.max_str,
+                                    .busy = otlp_busy,
                                     .log = s.lg,
                                     .token_file = core_cfg_str(s.cfg, "otlp.token_file"),
                                     .tls_cert = core_cfg_str(s.cfg, "otlp.tls_cert"),
@@ -2042,8 +2060,11 @@ int cmd_serve(int argc, char **argv)
     if (!rc)
         rc = cycle(&s, true);
     if (s.otlp) {
-        ingest_otlp_http_stop(s.otlp);
+        pthread_mutex_lock(&s.gmu); /* the metrics handler reads it */
+        ingest_otlp_http *o = s.otlp;
         s.otlp = NULL;
+        pthread_mutex_unlock(&s.gmu);
+        ingest_otlp_http_stop(o);
     }
     while (!rc) {
         rc = cycle(&s, true);

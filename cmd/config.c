@@ -89,8 +89,9 @@ const core_cfg_item pmrag_config_table[] = {
     {"serve.batch", CORE_CFG_INT, "20000", 1, 1000000, NULL,
      "serve: most events applied in one state transaction (batches grow up to it under load: "
      "one holds what came in while the previous one was committed)"},
-    {"serve.queue_events", CORE_CFG_INT, "200000", 1, 1e9, NULL,
-     "serve: events waiting from OTLP/HTTP before requests get 503 + Retry-After"},
+    {"serve.queue_events", CORE_CFG_INT, "20000", 1, 1e9, NULL,
+     "serve: events waiting from OTLP/HTTP before requests get 503 + Retry-After (refused before "
+     "their body is decoded); past capacity, an accepted event waits about this many events' time"},
     {"serve.stdout", CORE_CFG_BOOL, "false", 0, 0, NULL,
      "serve: also write every prediction as a JSON line to stdout"},
     {"serve.case_attrs", CORE_CFG_STRING, "case.id,session.id,enduser.id", 0, 0, NULL,

@@ -560,6 +560,10 @@ typedef struct ingest_otlp_http_opts {
     /* core_http_opts.tls_cert and tls_key: HTTPS only. NULL or "": none. */
     const char *tls_cert;
     const char *tls_key;
+    /* Asked before a body is decoded (with the batch function's ud):
+     * true gives 503 + Retry-After: 1 at once, so that refusing a request
+     * costs next to nothing when the queue is full. NULL: never. */
+    bool (*busy)(void *ud);
 } ingest_otlp_http_opts;
 
 /*

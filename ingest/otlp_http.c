@@ -25,6 +25,7 @@
 struct ingest_otlp_http {
     core_http *http;
     ingest_otlp_batch_fn fn;
+    bool (*busy)(void *ud);
     void *ud;
     size_t max_body;
     char **case_attrs; /* owned copies */
@@ -130,6 +131,12 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         return;
     }
 
+    if (s->busy && s->busy(s->ud)) {
+        count(&s->throttled, 1);
+        plain(resp, 503, "ingest queue full, retry later");
+        resp->retry_after = 1;
+        return;
+    }
     const char *body = req->body;
     size_t len = req->len;
     core_buf inflated = {0};
@@ -239,6 +246,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
     }
     ingest_otlp_http *s = core_xcalloc(1, sizeof *s);
     s->fn = fn;
+    s->busy = o->busy;
     s->ud = ud;
     s->max_body = o->max_body ? o->max_body : OTLP_DEFAULT_MAX_BODY;
     s->max_attrs = o->max_attrs;

@@ -34,8 +34,14 @@
  * events' state changes are committed to LMDB and their predictions
  * acknowledged by Kafka, so this is "accepted durably". 429 and 503 are
  * counted and retried after their Retry-After, the wait included in the
- * request's latency. Two requests of one case in flight on two
- * connections may be applied in either order, as with several exporters.
+ * request's latency; with --no-retry a throttled request is dropped
+ * instead (counted with its events) and the connection goes on at once
+ * with the next one, as an exporter that ignores Retry-After would: the
+ * overload test's way of pushing past the daemon's capacity. Either way
+ * the Retry-After values seen are tallied (how many responses had none,
+ * or one that is not a number of seconds). Two requests of one case in
+ * flight on two connections may be applied in either order, as with
+ * several exporters.
  *
  * Prints one JSON object on stdout (events sent and accepted, seconds,
  * events/s, latency percentiles in ms, throttled responses, errors) and a
@@ -45,7 +51,7 @@
  *
  *   bench_serve_load --log LOG.csv --url 127.0.0.1:4318 [--duration S |
  *                    --events N] [--rate R] [--connections C] [--batch B]
- *                    [--cases N] [--pool-events N] [--seed N]
+ *                    [--cases N] [--pool-events N] [--seed N] [--no-retry]
  */
 #define _GNU_SOURCE /* clock_nanosleep, strcasestr, memmem */
 #include "core.h"
@@ -74,6 +80,7 @@ typedef struct opts {
     double duration, rate;
     uint64_t events, pool_events, seed;
     uint32_t connections, batch, cases;
+    bool no_retry;
 } opts;
 
 static void usage(void)
@@ -89,7 +96,9 @@ static void usage(void)
             "  --pool-events N   events encoded before the run, sent round (default 500000)\n"
             "  --seed N          random seed; runs with different seeds use different\n"
             "                    case ids (default 1)\n"
-            "  --service NAME    service.name of the resource (default orderflow)\n");
+            "  --service NAME    service.name of the resource (default orderflow)\n"
+            "  --no-retry        drop a request answered 429 or 503 (counted) instead of\n"
+            "                    sending it again after its Retry-After\n");
 }
 
 static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -120,6 +129,10 @@ static bool parse_opts(int argc, char **argv, opts *o)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage();
             exit(0);
+        }
+        if (strcmp(a, "--no-retry") == 0) { /* the one option without a value */
+            o->no_retry = true;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "bench_serve_load: %s: missing value\n", a);
@@ -476,9 +489,14 @@ static int write_all(int fd, struct iovec *iov, int n)
     return 0;
 }
 
+/* Retry-After tallies: RA_VALUES counts per number of seconds, the last
+ * slot for anything larger. */
+#define RA_VALUES 62
+enum { RA_ABSENT = -1, RA_BAD = -2 };
+
 typedef struct response {
     int status;
-    int retry_after; /* seconds; -1 when absent */
+    int retry_after; /* seconds; RA_ABSENT, or RA_BAD when not delta-seconds */
     bool close;      /* the server closes the connection after it */
     size_t body_len;
     char reason[128]; /* the start of a non-empty body, for errors */
@@ -525,7 +543,7 @@ static void rbuf_reserve(rbuf *b, size_t want)
 static int read_response(int fd, rbuf *buf, response *r)
 {
     memset(r, 0, sizeof *r);
-    r->retry_after = -1;
+    r->retry_after = RA_ABSENT;
     size_t hend = 0;
     for (;;) {
         const char *e = buf->len ? memmem(buf->data, buf->len, "\r\n\r\n", 4) : NULL;
@@ -549,8 +567,18 @@ static int read_response(int fd, rbuf *buf, response *r)
     size_t clen = v ? strtoull(v, NULL, 10) : 0;
     if (header_value(buf->data, hend, "Transfer-Encoding"))
         return CORE_EFORMAT; /* the daemon sends lengths; chunked would be a change */
-    if ((v = header_value(buf->data, hend, "Retry-After")))
-        r->retry_after = atoi(v);
+    if ((v = header_value(buf->data, hend, "Retry-After"))) {
+        /* delta-seconds is 1*DIGIT (RFC 9110, 10.2.3), then the line end
+         * or white space; an HTTP-date would be legal too but is not what
+         * the daemon sends, so it counts as bad here. */
+        char *end;
+        errno = 0;
+        long ra = v[0] >= '0' && v[0] <= '9' ? strtol(v, &end, 10) : -1;
+        while (ra >= 0 && (*end == ' ' || *end == '\t'))
+            end++;
+        r->retry_after =
+            ra < 0 || errno || ra > 86400 || (*end != '\r' && *end != '\n') ? RA_BAD : (int)ra;
+    }
     if ((v = header_value(buf->data, hend, "Connection")) && strncasecmp(v, "close", 5) == 0)
         r->close = true;
     while (buf->len < hend + clen) {
@@ -586,6 +614,8 @@ typedef struct sender {
     core_vec(uint64_t) lat; /* ns, one per accepted request */
     uint64_t accepted_events, sent_events, requests, throttled, partial, late, reconnects;
     uint64_t errors, last_done_ns;
+    uint64_t status_429, status_503, dropped_events;
+    uint64_t ra_absent, ra_bad, ra_count[RA_VALUES];
     int fatal; /* 0, or why the sender gave up */
     char fatal_why[512];
 } sender;
@@ -698,6 +728,20 @@ static void sender_main(void *arg, unsigned idx)
             }
             if (r.status == 429 || r.status == 503) {
                 me->throttled++;
+                if (r.status == 429)
+                    me->status_429++;
+                else
+                    me->status_503++;
+                if (r.retry_after == RA_ABSENT)
+                    me->ra_absent++;
+                else if (r.retry_after == RA_BAD)
+                    me->ra_bad++;
+                else
+                    me->ra_count[r.retry_after < RA_VALUES - 1 ? r.retry_after : RA_VALUES - 1]++;
+                if (o->no_retry) {
+                    me->dropped_events += o->batch;
+                    break;
+                }
                 int ra = r.retry_after >= 0 && r.retry_after <= 60 ? r.retry_after : 1;
                 usleep((useconds_t)ra * 1000000u);
                 continue;
@@ -787,6 +831,13 @@ int main(int argc, char **argv)
         tot.late += s->late;
         tot.reconnects += s->reconnects;
         tot.errors += s->errors;
+        tot.status_429 += s->status_429;
+        tot.status_503 += s->status_503;
+        tot.dropped_events += s->dropped_events;
+        tot.ra_absent += s->ra_absent;
+        tot.ra_bad += s->ra_bad;
+        for (int k = 0; k < RA_VALUES; k++)
+            tot.ra_count[k] += s->ra_count[k];
         if (s->last_done_ns > tot.last_done_ns)
             tot.last_done_ns = s->last_done_ns;
         for (size_t k = 0; k < s->lat.n; k++)
@@ -807,13 +858,24 @@ int main(int argc, char **argv)
         mean += (double)lat.v[k];
     mean = lat.n ? mean / (double)lat.n * 1e-6 : 0;
 
+    /* {"1": n, ...}: the Retry-After values seen, "61" meaning 61 or more. */
+    char ra[RA_VALUES * 24] = "{";
+    size_t ral = 1;
+    for (int k = 0; k < RA_VALUES; k++)
+        if (tot.ra_count[k])
+            ral += (size_t)snprintf(ra + ral, sizeof ra - ral, "%s\"%d\":%llu", ral > 1 ? "," : "",
+                                    k, (unsigned long long)tot.ra_count[k]);
+    snprintf(ra + ral, sizeof ra - ral, "}");
+
     printf("{\"bench\":\"serve_load\",\"url\":\"%s\",\"connections\":%u,\"batch\":%u,"
            "\"cases\":%u,\"rate_target\":%.0f,\"pool_events\":%llu,\"pool_bytes\":%zu,"
            "\"bytes_per_event\":%.1f,\"encode_s\":%.3f,\"events_sent\":%llu,"
            "\"events_accepted\":%llu,\"requests_ok\":%zu,\"seconds\":%.3f,\"events_per_s\":%.0f,"
            "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f,\"mean\":%.3f},"
            "\"throttled\":%llu,\"partial\":%llu,\"late\":%llu,\"reconnects\":%llu,"
-           "\"errors\":%llu}\n",
+           "\"errors\":%llu,\"no_retry\":%s,\"requests\":%llu,\"throttled_429\":%llu,"
+           "\"throttled_503\":%llu,\"events_dropped\":%llu,"
+           "\"retry_after\":{\"absent\":%llu,\"bad\":%llu,\"seconds\":%s}}\n",
            t.host, o.connections, o.batch, o.cases, o.rate, (unsigned long long)P.events,
            P.data.len, P.events ? (double)P.data.len / (double)P.events : 0, encode_s,
            (unsigned long long)tot.sent_events, (unsigned long long)tot.accepted_events, lat.n,
@@ -821,14 +883,17 @@ int main(int argc, char **argv)
            pct_ms(lat.v, lat.n, 0.99), lat.n ? (double)lat.v[lat.n - 1] * 1e-6 : 0, mean,
            (unsigned long long)tot.throttled, (unsigned long long)tot.partial,
            (unsigned long long)tot.late, (unsigned long long)tot.reconnects,
-           (unsigned long long)tot.errors);
+           (unsigned long long)tot.errors, o.no_retry ? "true" : "false",
+           (unsigned long long)tot.requests, (unsigned long long)tot.status_429,
+           (unsigned long long)tot.status_503, (unsigned long long)tot.dropped_events,
+           (unsigned long long)tot.ra_absent, (unsigned long long)tot.ra_bad, ra);
     fprintf(stderr,
             "serve_load: %llu events accepted in %.2f s = %.0f events/s (target %s); request "
-            "latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; %llu throttled, %llu late\n",
+            "latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; %llu throttled%s, %llu late\n",
             (unsigned long long)tot.accepted_events, secs, eps, o.rate > 0 ? "paced" : "max",
             pct_ms(lat.v, lat.n, 0.5), pct_ms(lat.v, lat.n, 0.99),
             lat.n ? (double)lat.v[lat.n - 1] * 1e-6 : 0, (unsigned long long)tot.throttled,
-            (unsigned long long)tot.late);
+            o.no_retry ? " (dropped)" : "", (unsigned long long)tot.late);
     fflush(stdout);
     core_vec_free(&lat);
     free(R.s);

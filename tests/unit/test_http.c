@@ -1874,3 +1874,46 @@ TEST(otlp_token_401_is_final)
     core_buf_free(&rec.seen);
     free(tf);
 }
+
+static atomic_bool g_busy;
+static bool busy_flag(void *ud)
+{
+    (void)ud;
+    return atomic_load(&g_busy);
+}
+
+/* A busy daemon refuses before decoding: 503 + Retry-After, the batch
+ * function not called, even for a body that would not decode. */
+TEST(otlp_busy_refuses_before_decoding)
+{
+    otlp_rec rec = {0};
+    pthread_mutex_init(&rec.mu, NULL);
+    ingest_otlp_http_opts o = {.listen = "127.0.0.1:0", .busy = busy_flag};
+    ingest_otlp_http *s = NULL;
+    char why[256] = "";
+    CHECK_OK(ingest_otlp_http_start(&o, otlp_batch, &rec, &s, why, sizeof why));
+    const char *addr = ingest_otlp_http_address(s);
+    core_buf pb = {0};
+    make_pb(&pb);
+    http_res r;
+    atomic_store(&g_busy, true);
+    request(addr, "POST", "/v1/traces", ct_pb, pb.data, pb.len, &r);
+    CHECK_INT(r.status, 503);
+    CHECK_STR(res_header(&r, "Retry-After"), "1");
+    res_free(&r);
+    request(addr, "POST", "/v1/traces", ct_pb, "\xff\xff", 2, &r);
+    CHECK_INT(r.status, 503);
+    res_free(&r);
+    CHECK_INT(rec_calls(&rec), 0);
+    atomic_store(&g_busy, false);
+    request(addr, "POST", "/v1/traces", ct_pb, pb.data, pb.len, &r);
+    CHECK_INT(r.status, 200);
+    res_free(&r);
+    CHECK_INT(rec_calls(&rec), 1);
+    ingest_otlp_http_stats st;
+    ingest_otlp_http_get_stats(s, &st);
+    CHECK_INT(st.throttled, 2);
+    ingest_otlp_http_stop(s);
+    core_buf_free(&pb);
+    core_buf_free(&rec.seen);
+}
