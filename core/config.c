@@ -57,7 +57,11 @@ static bool parse_value(const core_cfg_item *it, const char *text, cfg_value *ou
         char *end;
         errno = 0;
         long long v = strtoll(text, &end, 10);
-        if (!*text || *end || errno || (double)v < it->min || (double)v > it->max) {
+        /* strtoll and strtod skip leading white space, which a quoted
+         * value may carry (even a line break, which the dump cannot
+         * write back as it is): not a number either. */
+        if (!*text || isspace((unsigned char)*text) || *end || errno || (double)v < it->min ||
+            (double)v > it->max) {
             snprintf(why, whylen, "'%s' is not a whole number from %.0f to %.0f", text, it->min,
                      it->max);
             return false;
@@ -68,7 +72,8 @@ static bool parse_value(const core_cfg_item *it, const char *text, cfg_value *ou
     case CORE_CFG_DOUBLE: {
         char *end;
         double v = strtod(text, &end);
-        if (!*text || *end || !isfinite(v) || v < it->min || v > it->max) {
+        if (!*text || isspace((unsigned char)*text) || *end || !isfinite(v) || v < it->min ||
+            v > it->max) {
             snprintf(why, whylen, "'%s' is not a number from %g to %g", text, it->min, it->max);
             return false;
         }
@@ -76,6 +81,12 @@ static bool parse_value(const core_cfg_item *it, const char *text, cfg_value *ou
         return true;
     }
     case CORE_CFG_STRING:
+        /* YAML is UTF-8: a value that is not could not be written back
+         * (core_cfg_dump). */
+        if (core_utf8_valid_prefix(text, strlen(text)) != strlen(text)) {
+            snprintf(why, whylen, "value is not valid UTF-8");
+            return false;
+        }
         return true;
     case CORE_CFG_ENUM:
         for (const char *const *c = it->choices; c && *c; c++)
@@ -190,8 +201,10 @@ static bool walk_mapping(loader *l, const yaml_node_t *map, const char *prefix, 
         bool section = false;
         for (size_t i = 0; i < l->c->n && !section; i++)
             section = strncmp(l->c->table[i].key, key, kl) == 0 && l->c->table[i].key[kl] == '.';
+        /* Only a plain scalar is "no value": a quoted "" is an empty
+         * string (what core_cfg_dump writes for one). */
         bool empty =
-            v->type == YAML_SCALAR_NODE &&
+            v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
             (v->data.scalar.length == 0 || strcmp((const char *)v->data.scalar.value, "~") == 0 ||
              strcmp((const char *)v->data.scalar.value, "null") == 0);
         if (section && v->type == YAML_MAPPING_NODE) {
@@ -375,6 +388,47 @@ void core_cfg_reference(const core_cfg_item *table, size_t n, core_buf *out)
     }
 }
 
+/*
+ * A YAML double-quoted scalar that reads back as s (valid UTF-8: values
+ * are checked when set): quotes and backslashes escaped, and so is every
+ * character YAML refuses in a stream (C0 and C1 controls, DEL, U+FEFF,
+ * U+FFFE, U+FFFF) or would fold into a space (line breaks: LF, CR, NEL,
+ * LS, PS).
+ */
+static void dump_string(core_buf *out, const char *s)
+{
+    const unsigned char *t = (const unsigned char *)s;
+    size_t n = strlen(s);
+    core_buf_putc(out, '"');
+    for (size_t i = 0; i < n;) {
+        unsigned c = t[i];
+        size_t len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+        if (len > n - i || core_utf8_valid_prefix(s + i, len) != len)
+            len = 1; /* not reached for a checked value; copied as it is */
+        unsigned cp = c;
+        if (len > 1) {
+            cp = c & (0x7fu >> len);
+            for (size_t k = 1; k < len; k++)
+                cp = (cp << 6) | (t[i + k] & 0x3fu);
+        }
+        if (cp == '"' || cp == '\\')
+            core_buf_printf(out, "\\%c", (char)cp);
+        else if (cp == '\n')
+            core_buf_puts(out, "\\n");
+        else if (cp == '\t')
+            core_buf_puts(out, "\\t");
+        else if (cp < 0x20 || cp == 0x7f)
+            core_buf_printf(out, "\\x%02x", cp);
+        else if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff ||
+                 cp == 0xfffe || cp == 0xffff)
+            core_buf_printf(out, "\\u%04x", cp);
+        else
+            core_buf_append(out, s + i, len);
+        i += len;
+    }
+    core_buf_putc(out, '"');
+}
+
 void core_cfg_dump(const core_cfg *c, core_buf *out)
 {
     /* Nested YAML, sections opened as the keys (in table order) need. */
@@ -401,14 +455,7 @@ void core_cfg_dump(const core_cfg *c, core_buf *out)
         bool dflt = strcmp(c->v[i].origin, "default") == 0;
         core_buf_printf(out, "%*s%s%s: ", 2 * depth, "", dflt ? "# " : "", p);
         if (c->table[i].type == CORE_CFG_STRING) {
-            /* A YAML double-quoted scalar. */
-            core_buf_putc(out, '"');
-            for (const char *t = c->v[i].text; *t; t++) {
-                if (*t == '"' || *t == '\\')
-                    core_buf_putc(out, '\\');
-                core_buf_putc(out, *t);
-            }
-            core_buf_putc(out, '"');
+            dump_string(out, c->v[i].text);
         } else {
             core_buf_puts(out, c->v[i].text);
         }

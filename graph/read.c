@@ -8,6 +8,7 @@
 #include "graph_int.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +97,7 @@ static int validate(graph *g, char *why, size_t whylen)
     for (int k = 0; k < 2; k++)
         for (uint32_t i = 0; i < counts[k]; i++)
             if (lists[k][i].node >= g->nsyms || lists[k][i].type >= GRAPH_EDGE__COUNT ||
-                !(lists[k][i].weight >= 0.0f))
+                !(lists[k][i].weight >= 0.0f && lists[k][i].weight <= FLT_MAX))
                 BAD("%s %u: bad node, type or weight", names[k], i);
     for (uint32_t i = 0; i < g->nemits; i++) {
         const gf_emit *e = &g->emits[i];

@@ -112,8 +112,16 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
     const char *case_id = json_string_value(cv), *activity = json_string_value(av);
     size_t case_off = SIZE_MAX, act_off = SIZE_MAX;
     if (json_string_length(cv) > max_str) {
+        /* A cut that keeps no whole character (max_str below the first
+         * one's length) would leave the event without a case id. */
+        size_t keep = ingest__utf8_cut(case_id, max_str);
+        if (!keep) {
+            rc = ingest__fail(why, whylen, CORE_EFORMAT,
+                              "field '%s': empty case id once cut to %zu bytes", ckey, max_str);
+            goto done;
+        }
         case_off = text.len;
-        core_buf_append(&text, case_id, ingest__utf8_cut(case_id, max_str));
+        core_buf_append(&text, case_id, keep);
         core_buf_putc(&text, 0);
     }
     if (json_string_length(av) > max_str) {

@@ -253,7 +253,10 @@ int ppr_net_from_edges(uint32_t n, const ppr_edge_in *edges, size_t m, const ppr
                 w += a[j++].w;
             net->dst[k] = a[i].dst;
             net->type[k] = a[i].type;
-            net->prob[k] = (float)w; /* weight for now */
+            /* The merged weight, kept in double until it is divided: a
+             * weight may be any finite float, and a sum of them need not
+             * fit one (converting it would be undefined). */
+            a[k - start].w = w;
             wsum += w;
             k++;
             i = j;
@@ -261,7 +264,7 @@ int ppr_net_from_edges(uint32_t n, const ppr_edge_in *edges, size_t m, const ppr
         net->wsum[u] = wsum;
         double rowsum = 0;
         for (uint32_t e = start; e < k; e++) {
-            net->prob[e] = (float)(net->prob[e] / wsum);
+            net->prob[e] = (float)(a[e - start].w / wsum);
             rowsum += net->prob[e];
             net->cum[e] = (float)rowsum;
         }

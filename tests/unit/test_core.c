@@ -382,6 +382,75 @@ TEST(config_set_and_put)
     core_cfg_free(c);
 }
 
+/* Found by fuzz_config: an empty string set with --set was dumped as
+ * `name: ""`, which the loader took for a key without a value. A quoted
+ * empty scalar is an empty string; only a plain one (`name:`, `~`, `null`)
+ * is no value. */
+TEST(config_empty_string_reloads)
+{
+    core_cfg *c = core_cfg_new(cfg_table, CFG_N);
+    char why[512];
+    CHECK_OK(core_cfg_set(c, "name=", why, sizeof why));
+    CHECK_OK(core_cfg_set(c, "ppr.mode=exact", why, sizeof why));
+    core_buf b = {0};
+    core_cfg_dump(c, &b);
+    CHECK(strstr(b.data, "name: \"\"  # --set\n") != NULL);
+    core_cfg *d = core_cfg_new(cfg_table, CFG_N);
+    if (cfg_load_text(d, b.data, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "the dump does not load back: %s", why);
+    CHECK_STR(core_cfg_str(d, "name"), "");
+    CHECK(core_cfg_is_set(d, "name"));
+    CHECK_OK(cfg_load_text(d, "name: ''\n", why, sizeof why));
+    CHECK_STR(core_cfg_str(d, "name"), "");
+    CHECK_OK(cfg_load_text(d, "name: \"null\"\n", why, sizeof why));
+    CHECK_STR(core_cfg_str(d, "name"), "null");
+    /* Still no value: plain empty, ~ and null. */
+    CHECK_INT(cfg_load_text(d, "name:\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "has no value") != NULL);
+    CHECK_INT(cfg_load_text(d, "name: ~\n", why, sizeof why), CORE_EFORMAT);
+    /* A quoted "" for a number is a wrong value, not a missing one. */
+    CHECK_INT(cfg_load_text(d, "ppr:\n  alpha: \"\"\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "'' is not a number") != NULL);
+    core_buf_free(&b);
+    core_cfg_free(d);
+    core_cfg_free(c);
+}
+
+/* Found by fuzz_config: the dump wrote control characters and line breaks
+ * raw into a double-quoted scalar (YAML refuses the first and folds the
+ * second into a space), and numbers with leading white space (which
+ * strtod skips) as they were, line breaks included. */
+TEST(config_dump_escapes_what_yaml_would_change)
+{
+    core_cfg *c = core_cfg_new(cfg_table, CFG_N);
+    char why[512];
+    static const char awkward[] = "a\x01"
+                                  "b\nc\td\re\x7f \xc2\x80\xc2\x85 \xe2\x80\xa8"
+                                  "\xe2\x80\xa9 \xef\xbb\xbf \xef\xbf\xbf caf\xc3\xa9 "
+                                  "\xf0\x9f\x98\x80 \"q\" \\";
+    CHECK_OK(core_cfg_put(c, "name", awkward, "--name", why, sizeof why));
+    core_buf b = {0};
+    core_cfg_dump(c, &b);
+    CHECK(strstr(b.data, "name: \"a\\x01b\\nc\\td\\x0de\\x7f \\u0080\\u0085 \\u2028\\u2029 "
+                         "\\ufeff \\uffff caf\xc3\xa9 \xf0\x9f\x98\x80 \\\"q\\\" \\\\\"") != NULL);
+    core_cfg *d = core_cfg_new(cfg_table, CFG_N);
+    if (cfg_load_text(d, b.data, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "the dump does not load back: %s", why);
+    CHECK_STR(core_cfg_str(d, "name"), awkward);
+    /* A value YAML cannot hold is refused when set. */
+    CHECK_INT(core_cfg_set(c, "name=\xff", why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "not valid UTF-8") != NULL);
+    /* Leading white space is not part of a number. */
+    CHECK_INT(cfg_load_text(d, "ppr:\n  alpha: \"\\n 0.5\"\n", why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "is not a number") != NULL);
+    CHECK_INT(core_cfg_set(c, "ppr.hubs= 5", why, sizeof why), CORE_EUSAGE);
+    CHECK_INT(core_cfg_set(c, "ppr.alpha=\t0.5", why, sizeof why), CORE_EUSAGE);
+    CHECK_OK(core_cfg_set(c, "ppr.alpha=0.5", why, sizeof why));
+    core_buf_free(&b);
+    core_cfg_free(d);
+    core_cfg_free(c);
+}
+
 TEST(config_dump_reloads_and_reference)
 {
     core_cfg *c = core_cfg_new(cfg_table, CFG_N);

@@ -8,6 +8,8 @@
 #include "unit_graph.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -366,6 +368,54 @@ TEST(corrupted_graph_files_are_rejected)
     graph *none;
     CHECK_INT(graph_open(unit_tmp_path("missing.graph"), &none, why, sizeof why), -ENOENT);
     free(copy);
+    free(data);
+}
+
+/* Found by fuzz_graph: an infinite edge weight passed graph_open (only
+ * NaN and negatives were refused), and the file then failed later, as
+ * invalid arguments to the PPR network. */
+TEST(infinite_edge_weights_are_rejected)
+{
+    graph *g = open_shop(NULL);
+    graph_close(g);
+    char *data;
+    size_t n;
+    read_all(unit_tmp_path("shop.graph"), &data, &n);
+    gf_header h;
+    memcpy(&h, data, sizeof h);
+    gf_section secs[GF__SECTION_COUNT];
+    memcpy(secs, data + sizeof h, h.nsections * sizeof(gf_section));
+    char why[256];
+    int tried = 0;
+    for (uint32_t i = 0; i < h.nsections; i++) {
+        if ((secs[i].id != GF_OUT_EDGES && secs[i].id != GF_IN_EDGES) || !secs[i].count)
+            continue;
+        static const float bad[] = {INFINITY, -INFINITY, NAN, -1.0f};
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            char *copy = core_xmalloc(n);
+            memcpy(copy, data, n);
+            graph_edge e;
+            memcpy(&e, copy + secs[i].offset, sizeof e);
+            e.weight = bad[k];
+            memcpy(copy + secs[i].offset, &e, sizeof e);
+            fix_crc(copy, n);
+            CHECK_INT(open_bytes(copy, n, why, sizeof why), CORE_ECORRUPT);
+            CHECK(strstr(why, "bad node, type or weight") != NULL);
+            free(copy);
+            tried++;
+        }
+        /* The largest finite weight is a weight. */
+        char *copy = core_xmalloc(n);
+        memcpy(copy, data, n);
+        graph_edge e;
+        memcpy(&e, copy + secs[i].offset, sizeof e);
+        e.weight = FLT_MAX;
+        memcpy(copy + secs[i].offset, &e, sizeof e);
+        fix_crc(copy, n);
+        CHECK_OK(open_bytes(copy, n, why, sizeof why));
+        free(copy);
+    }
+    CHECK_INT(tried, 8);
     free(data);
 }
 

@@ -1155,6 +1155,26 @@ TEST(event_json_good_records)
     core_buf_free(&out);
 }
 
+/* Found by fuzz_event_json: a case id whose first character is longer
+ * than max_str was cut to nothing and the event emitted with an empty
+ * case id. */
+TEST(event_json_case_id_cut_to_nothing_is_refused)
+{
+    core_buf out = {0};
+    char why[256] = "";
+    ingest_decode_opts o = {.max_str = 3};
+    CHECK_INT(event_dump("{\"case:concept:name\":\"\\ud83d\\ude00\",\"activity\":\"\"}", &o, &out,
+                         why, sizeof why),
+              CORE_EFORMAT);
+    CHECK(strstr(why, "field 'case:concept:name': empty case id once cut to 3 bytes") != NULL);
+    CHECK(out.len == 0);
+    /* One whole character fits: it is kept. */
+    CHECK_OK(event_dump("{\"case_id\":\"\xc3\xa9\xc3\xa9\",\"activity\":\"a\"}", &o, &out, why,
+                        sizeof why));
+    CHECK_STR(out.data, "\xc3\xa9|a|-|\n");
+    core_buf_free(&out);
+}
+
 TEST(event_json_bad_records)
 {
     static const struct {

@@ -23,6 +23,7 @@
 #include "unit_graph.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 
 /* ------------------------------------------------------------------ */
@@ -719,6 +720,42 @@ TEST(zero_weight_edges_are_dropped)
     CHECK_INT(ppr_net_out(net, 0, &dst, &prob, &type), 0);
     CHECK_INT(ppr_net_out(net, 1, &dst, &prob, &type), 1);
     CHECK_INT(dst[0], 2);
+    ppr_net_free(net);
+    free(g.e);
+    free(t.e);
+}
+
+/* Found by fuzz_graph: parallel edges whose weights are finite floats but
+ * whose sum is not were summed into a float (undefined, and +inf on x86:
+ * probabilities of inf). Merged weights stay double until divided. */
+TEST(huge_parallel_weights_give_probabilities)
+{
+    edges g = {3, NULL, 0, 0};
+    add_edge(&g, 0, 1, 0, FLT_MAX);
+    add_edge(&g, 0, 1, 0, FLT_MAX);
+    add_edge(&g, 0, 2, 0, FLT_MAX);
+    add_edge(&g, 0, 2, 0, FLT_MAX);
+    add_edge(&g, 1, 2, 0, FLT_MAX);
+    add_edge(&g, 1, 2, 0, FLT_MAX);
+    ppr_net *net = make_net(&g, NULL);
+    const uint32_t *dst;
+    const float *prob;
+    const uint8_t *type;
+    CHECK_INT(ppr_net_out(net, 0, &dst, &prob, &type), 2);
+    CHECK(prob[0] == 0.5f && prob[1] == 0.5f);
+    CHECK_INT(ppr_net_out(net, 1, &dst, &prob, &type), 1);
+    CHECK(prob[0] == 1.0f);
+    CHECK(isfinite(ppr_net_weight(net, 0)) && ppr_net_weight(net, 0) == 4.0 * FLT_MAX);
+    ppr_net_free(net);
+    /* Typed: a large type weight times a large edge weight. */
+    ppr_weights pw;
+    CHECK_OK(ppr_weights_profile("default", &pw));
+    CHECK_OK(ppr_weights_parse("calls=1000", &pw));
+    edges t = {2, NULL, 0, 0};
+    add_edge(&t, 0, 1, GRAPH_EDGE_CALLS, FLT_MAX);
+    net = make_net(&t, &pw);
+    CHECK_INT(ppr_net_out(net, 0, &dst, &prob, &type), 1);
+    CHECK(prob[0] == 1.0f);
     ppr_net_free(net);
     free(g.e);
     free(t.e);

@@ -1,0 +1,95 @@
+/*
+ * The YAML mapping overrides (graph_overrides_load, graph/map_ext.c)
+ * against the graph of the shop fixture (indexed once, at start), then
+ * matched against a few activity texts and the input itself: globs and
+ * PCRE2 regexes from the file, activity text from events.
+ */
+#include "fuzz.h"
+#include "graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FUZZ_FIXTURES
+#define FUZZ_FIXTURES "tests/fixtures"
+#endif
+
+static graph *g;
+static char graph_path[256];
+
+static void remove_graph(void)
+{
+    graph_close(g);
+    unlink(graph_path);
+    char *slash = strrchr(graph_path, '/');
+    if (slash) {
+        *slash = 0;
+        rmdir(graph_path);
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    const char *tmp = getenv("TMPDIR");
+    char dir[200];
+    snprintf(dir, sizeof dir, "%s/pmrag-fuzz-XXXXXX", tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    snprintf(graph_path, sizeof graph_path, "%s/shop.graph", dir);
+    const char *roots[] = {FUZZ_FIXTURES "/repos/shop"};
+    graph_index_opts o = {.threads = 1};
+    char why[256];
+    if (graph_index(roots, 1, graph_path, &o, NULL) != 0 ||
+        graph_open(graph_path, &g, why, sizeof why) != 0) {
+        fprintf(stderr, "cannot index %s\n", roots[0]);
+        exit(1);
+    }
+    atexit(remove_graph);
+    return 0;
+}
+
+static void match(const graph_overrides *o, const char *text, size_t len)
+{
+    uint32_t syms[4], rule = UINT32_MAX;
+    float conf[4];
+    uint32_t n = graph_overrides_match(o, text, len, syms, conf, 4, &rule);
+    if (!n)
+        return;
+    FUZZ_CHECK(rule < graph_overrides_count(o));
+    for (uint32_t k = 0; k < n && k < 4; k++) {
+        FUZZ_CHECK(syms[k] < graph_nsymbols(g));
+        FUZZ_CHECK(conf[k] > 0 && conf[k] <= 1);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_file(data, size);
+    graph_overrides *o = NULL;
+    char why[1024] = "";
+    int rc = graph_overrides_load(path, g, &o, why, sizeof why);
+    if (rc) {
+        FUZZ_CHECK(rc == CORE_EFORMAT || rc == CORE_ENOTFOUND || rc == CORE_EAMBIGUOUS);
+        FUZZ_CHECK(strncmp(why, path, strlen(path)) == 0);
+        return 0;
+    }
+    static const char *const texts[] = {
+        "",
+        "a",
+        "Sending http request: GET /x",
+        "Retry needed, retrying",
+        "caf\xc3\xa9 \xe2\x82\xac",
+        "\xff\xfe bad utf-8 \xc3",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        match(o, texts[i], strlen(texts[i]));
+    match(o, (const char *)data, size < 256 ? size : 256);
+    graph_overrides_free(o);
+    return 0;
+}
