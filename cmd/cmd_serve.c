@@ -142,12 +142,25 @@ typedef struct srv {
         pending *reqs;
         kpos *pos;
         size_t npos;
-        uint64_t epoch;
+        uint64_t epoch, cl_epoch;
         bool has_epoch, done, quit;
         int rc;
     } c;
     sess_batch *xbatch; /* the committer's, for expiry */
     uint64_t last_expire;
+
+    /* The changelog (kafka.changelog): every case change made by a Kafka
+     * message, to <group>-cases-changelog in the message's partition;
+     * restored when a partition is assigned. */
+    sink_kafka *kcl;
+    char *cl_topic;
+    ingest_kafka_opts kio; /* the consumer's settings, for the restores */
+    list kprops;
+    core_vec(int32_t) restored; /* partitions restored since assigned */
+    core_vec(kpos) cl_pos;      /* per input partition: newest offset in the changelog */
+    uint32_t base_acts;         /* activities of the base model: the same ids everywhere */
+    int fatal;                  /* set inside the poll: the engine stops */
+    core_buf clv;
 
     /* Kafka. */
     ingest_kafka_mock *mock;
@@ -743,6 +756,9 @@ static void model_reload(srv *s)
     }
     online_apply(s);
     model_version_set(s, true);
+    ppr_model_stats st;
+    ppr_model_get_stats(s->base_md, &st);
+    s->base_acts = st.activities;
     core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
 }
 
@@ -804,7 +820,10 @@ static bool new_case_allowed(srv *s)
 /* Maps ev, advances its case, ranks and publishes. Returns 0, or a
  * negative code when the prediction could not be produced (the producer
  * failed for good): the engine stops then, without committing. */
-static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
+static int changelog_send(srv *s, const char *case_id, size_t clen, const sess_case *c,
+                          const ingest_kafka_msg *km);
+
+static int apply_event(srv *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     size_t clen = strlen(ev->case_id);
     sess_case c;
@@ -918,6 +937,8 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
     else
         sess_batch_case_put(s->batch, ev->case_id, clen, &c);
     s->batch_events++;
+    if (s->kcl && km)
+        return changelog_send(s, ev->case_id, clen, ends ? NULL : &c, km);
     return 0;
 }
 
@@ -927,6 +948,7 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0)
 
 typedef struct emit_ctx {
     srv *s;
+    const ingest_kafka_msg *km; /* NULL for OTLP/HTTP */
     uint64_t t0;
     uint64_t events;
     int rc;
@@ -936,7 +958,7 @@ static int emit_event(void *ud, const ingest_event *ev)
 {
     emit_ctx *e = ud;
     e->events++;
-    e->rc = apply_event(e->s, ev, e->t0);
+    e->rc = apply_event(e->s, ev, e->t0, e->km);
     return e->rc;
 }
 
@@ -981,7 +1003,7 @@ static int sniff_encoding(const void *buf, size_t len)
 static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
 {
     srv *s = ud;
-    emit_ctx e = {s, core_now_ns(), 0, 0};
+    emit_ctx e = {s, km, core_now_ns(), 0, 0};
     ingest_decode_opts dopts = {.case_attrs = (const char *const *)s->eo.in.case_attrs,
                                 .ncase = s->eo.in.ncase_attrs,
                                 .max_attrs = s->max_attrs,
@@ -1023,29 +1045,40 @@ static int on_kafka_msg(void *ud, const ingest_kafka_msg *km)
     return 0;
 }
 
+static bool restored_has(const srv *s, int32_t partition);
+static int changelog_restore(srv *s, int32_t partition);
+
 /* Where a partition given to this instance resumes: after the newest
- * message applied, in the batch being filled, then in the one being
- * committed, then in the state. (Engine thread, inside the poll.) */
+ * message applied, in the batch being filled, in the one being committed,
+ * in the state, or (with the changelog) by the instance that had it
+ * before, whose changes are restored first. (Engine thread, inside the
+ * poll.) */
 static int64_t start_offset(void *ud, const char *topic, int32_t partition)
 {
     srv *s = ud;
+    if (s->kcl && !restored_has(s, partition) && changelog_restore(s, partition) != 0)
+        s->fatal = -EIO; /* resuming without the state would apply events twice */
+    int64_t best = -1;
     for (size_t i = 0; i < s->pos.n; i++)
-        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0)
-            return s->pos.v[i].offset + 1;
+        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0 &&
+            s->pos.v[i].offset + 1 > best)
+            best = s->pos.v[i].offset + 1;
     if (s->inflight) {
         pthread_mutex_lock(&s->cmu);
-        int64_t off = -1;
         for (size_t i = 0; i < s->c.npos; i++)
-            if (s->c.pos[i].partition == partition && strcmp(s->c.pos[i].topic, topic) == 0)
-                off = s->c.pos[i].offset + 1;
+            if (s->c.pos[i].partition == partition && strcmp(s->c.pos[i].topic, topic) == 0 &&
+                s->c.pos[i].offset + 1 > best)
+                best = s->c.pos[i].offset + 1;
         pthread_mutex_unlock(&s->cmu);
-        if (off >= 0)
-            return off;
     }
+    for (size_t i = 0; i < s->cl_pos.n; i++)
+        if (s->cl_pos.v[i].partition == partition && strcmp(s->cl_pos.v[i].topic, topic) == 0 &&
+            s->cl_pos.v[i].offset + 1 > best)
+            best = s->cl_pos.v[i].offset + 1;
     int64_t next;
-    if (sess_offset_get(s->env, topic, partition, &next) == 0)
-        return next;
-    return -1;
+    if (sess_offset_get(s->env, topic, partition, &next) == 0 && next > best)
+        best = next;
+    return best;
 }
 
 /* Receiver thread, before decoding a body: the queue is full (or the
@@ -1114,9 +1147,20 @@ static void answer(srv *s, pending *list_head, int rc)
  */
 
 /* Committer thread: one batch. */
-static int commit_batch(srv *s, const sess_batch *b, uint64_t epoch, bool has_epoch)
+static int commit_batch(srv *s, const sess_batch *b, uint64_t epoch, bool has_epoch,
+                        uint64_t cl_epoch)
 {
     uint64_t t0 = core_now_ns();
+    if (s->kcl) {
+        int rc = sink_kafka_epoch_wait(s->kcl, cl_epoch, 30000);
+        if (rc) {
+            sink_kafka_stats ks;
+            sink_kafka_get_stats(s->kcl, &ks);
+            core_logf(&s->lg, CORE_LOG_ERROR, "changelog not acknowledged by the broker: %s%s%s",
+                      core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
+            return rc;
+        }
+    }
     if (has_epoch) {
         int rc = sink_kafka_epoch_wait(s->kout, epoch, 30000);
         if (rc) {
@@ -1187,12 +1231,12 @@ static void *committer_main(void *arg)
             break; /* quit, with nothing handed over */
         const sess_batch *b = s->c.b;
         pending *reqs = s->c.reqs;
-        uint64_t epoch = s->c.epoch;
+        uint64_t epoch = s->c.epoch, cl_epoch = s->c.cl_epoch;
         bool has_epoch = s->c.has_epoch;
         int rc = s->c.rc;
         pthread_mutex_unlock(&s->cmu);
         if (!rc)
-            rc = commit_batch(s, b, epoch, has_epoch);
+            rc = commit_batch(s, b, epoch, has_epoch, cl_epoch);
         /* The requests are answered after the commit: 200 means durable. */
         if (reqs)
             answer(s, reqs, rc ? -EIO : 0);
@@ -1267,6 +1311,7 @@ static void pipe_handoff(srv *s)
     s->c.npos = s->pos.n;
     s->c.has_epoch = s->kout != NULL;
     s->c.epoch = s->kout ? sink_kafka_epoch_close(s->kout) : 0;
+    s->c.cl_epoch = s->kcl ? sink_kafka_epoch_close(s->kcl) : 0;
     s->c.done = false;
     pthread_cond_broadcast(&s->ccv);
     pthread_mutex_unlock(&s->cmu);
@@ -1393,6 +1438,8 @@ static int cycle(srv *s, bool draining)
             core_logf(&s->lg, CORE_LOG_ERROR, "Kafka consumer: %s", core_strerror(n));
             rc = n;
         }
+        if (s->fatal)
+            rc = s->fatal;
     }
     pthread_mutex_lock(&s->qmu);
     if (!s->kin && !s->qhead && !draining) {
@@ -1417,7 +1464,7 @@ static int cycle(srv *s, bool draining)
     uint64_t nhttp = 0;
     for (pending *p = taken; p && !rc; p = p->next) {
         for (size_t i = 0; i < p->n && !rc; i++)
-            rc = apply_event(s, &p->evs[i], p->t0);
+            rc = apply_event(s, &p->evs[i], p->t0, NULL);
         nhttp += p->n;
     }
     if (taken) {
@@ -1457,6 +1504,222 @@ static int cycle(srv *s, bool draining)
         gauges(s);
     }
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The changelog                                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A changelog record: key = case id, value = version 1, the input topic
+ * (u16 length, bytes) and offset (i64, little-endian) of the message that
+ * made the change, the texts of the case's activities that are not the
+ * base model's (u8 count, then per text: u8 token index, u16 length,
+ * bytes: their ids are this instance's own), then the case in the state
+ * store's encoding. A deleted case: a tombstone.
+ */
+#define CL_VERSION 1
+
+static void put_le(core_buf *b, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        core_buf_putc(b, (char)(v >> (8 * i)));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static int changelog_send(srv *s, const char *case_id, size_t clen, const sess_case *c,
+                          const ingest_kafka_msg *km)
+{
+    const void *val = NULL;
+    size_t vlen = 0;
+    if (c) {
+        core_buf *b = &s->clv;
+        core_buf_reset(b);
+        core_buf_putc(b, CL_VERSION);
+        size_t tl = strlen(km->topic);
+        put_le(b, tl, 2);
+        core_buf_append(b, km->topic, tl);
+        put_le(b, (uint64_t)km->offset, 8);
+        uint8_t n = 0;
+        for (uint32_t i = 0; i < c->ntok; i++)
+            n += c->act[i] >= s->base_acts;
+        core_buf_putc(b, (char)n);
+        for (uint32_t i = 0; i < c->ntok; i++) {
+            if (c->act[i] < s->base_acts)
+                continue;
+            ppr_activity pa;
+            ppr_mapper_activity(s->m, c->act[i], &pa);
+            size_t n2 = strlen(pa.text);
+            if (n2 > 65535)
+                n2 = 65535;
+            core_buf_putc(b, (char)i);
+            put_le(b, n2, 2);
+            core_buf_append(b, pa.text, n2);
+        }
+        sess_case_encode(c, b);
+        val = b->data;
+        vlen = b->len;
+    }
+    int rc;
+    while ((rc = sink_kafka_send_to(s->kcl, km->partition, case_id, clen, val, vlen, 100)) ==
+               -EAGAIN &&
+           !g_stop)
+        ;
+    if (rc)
+        core_logf(&s->lg, CORE_LOG_ERROR, "cannot produce to %s[%d]: %s", s->cl_topic,
+                  (int)km->partition, core_strerror(rc));
+    return rc;
+}
+
+/* The newest input offset seen for topic[partition] in the changelog. */
+static void cl_pos_note(srv *s, const char *topic, size_t tl, int32_t partition, int64_t off)
+{
+    for (size_t i = 0; i < s->cl_pos.n; i++) {
+        kpos *p = &s->cl_pos.v[i];
+        if (p->partition == partition && strlen(p->topic) == tl &&
+            memcmp(p->topic, topic, tl) == 0) {
+            if (off > p->offset)
+                p->offset = off;
+            return;
+        }
+    }
+    core_vec_push(&s->cl_pos, ((kpos){core_xstrndup(topic, tl), partition, off}));
+}
+
+typedef struct restore_ctx {
+    srv *s;
+    uint64_t puts, dels, bad;
+} restore_ctx;
+
+static int restore_one(void *ud, const ingest_kafka_msg *m)
+{
+    restore_ctx *r = ud;
+    srv *s = r->s;
+    if (!m->key || !m->klen || m->klen > SESS_MAX_ID) {
+        r->bad++;
+        return 0;
+    }
+    if (!m->val) {
+        sess_batch_case_del(s->batch, m->key, m->klen);
+        r->dels++;
+        return 0;
+    }
+    const uint8_t *p = m->val, *end = p + m->vlen;
+    if (m->vlen < 12 || p[0] != CL_VERSION) {
+        r->bad++;
+        return 0;
+    }
+    size_t tl = get_le(p + 1, 2);
+    if ((size_t)(end - p) < 3 + tl + 9) {
+        r->bad++;
+        return 0;
+    }
+    const char *topic = (const char *)p + 3;
+    int64_t off = (int64_t)get_le(p + 3 + tl, 8);
+    p += 3 + tl + 8;
+    uint8_t ntext = *p++;
+    struct {
+        uint8_t at;
+        const char *t;
+        size_t n;
+    } texts[SESS_MAX_TOKENS];
+    for (uint8_t i = 0; i < ntext; i++) {
+        if (end - p < 3 || i >= SESS_MAX_TOKENS) {
+            r->bad++;
+            return 0;
+        }
+        texts[i].at = p[0];
+        texts[i].n = get_le(p + 1, 2);
+        texts[i].t = (const char *)p + 3;
+        p += 3 + texts[i].n;
+        if (p > end) {
+            r->bad++;
+            return 0;
+        }
+    }
+    sess_case c;
+    char why[128];
+    if (sess_case_decode(p, (size_t)(end - p), &c, why, sizeof why) != 0) {
+        r->bad++;
+        return 0;
+    }
+    /* Activities of no base model: ids of ours for their texts. */
+    for (uint8_t i = 0; i < ntext; i++) {
+        if (texts[i].at >= c.ntok)
+            continue;
+        char *t = core_xstrndup(texts[i].t, texts[i].n);
+        uint32_t a = ppr_mapper_find(s->m, t), v;
+        if (a == UINT32_MAX) {
+            ppr_map_event me = {.text = t, .len = texts[i].n};
+            ppr_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
+            dict_record(s, &me);
+            c.var[texts[i].at] = v;
+        }
+        c.act[texts[i].at] = a;
+        free(t);
+    }
+    sess_batch_case_put(s->batch, m->key, m->klen, &c);
+    cl_pos_note(s, topic, tl, m->partition, off);
+    r->puts++;
+    return 0;
+}
+
+static bool restored_has(const srv *s, int32_t partition)
+{
+    for (size_t i = 0; i < s->restored.n; i++)
+        if (s->restored.v[i] == partition)
+            return true;
+    return false;
+}
+
+/* The cases of changelog partition P, from where this state has read it
+ * to its end, into the current batch. Engine thread, inside the poll. */
+static int changelog_restore(srv *s, int32_t partition)
+{
+    int64_t from = 0, next = 0;
+    if (sess_offset_get(s->env, s->cl_topic, partition, &from) != 0)
+        from = 0;
+    restore_ctx r = {s, 0, 0, 0};
+    uint64_t t0 = core_now_ns();
+    char why[512];
+    int rc = ingest_kafka_read_partition(&s->kio, s->cl_topic, partition, from, 60000, restore_one,
+                                         &r, &next, why, sizeof why);
+    if (rc) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "restoring %s[%d]: %s", s->cl_topic, (int)partition, why);
+        return rc;
+    }
+    sess_batch_offset_put(s->batch, s->cl_topic, partition, next);
+    core_vec_push(&s->restored, partition);
+    core_logf(&s->lg, CORE_LOG_INFO,
+              "restored %llu case changes (%llu deletions, %llu unreadable) of %s[%d] from "
+              "offset %lld in %.1f ms",
+              (unsigned long long)r.puts, (unsigned long long)r.dels, (unsigned long long)r.bad,
+              s->cl_topic, (int)partition, (long long)from, (double)(core_now_ns() - t0) / 1e6);
+    return 0;
+}
+
+/* Revoked (engine thread, inside the poll): everything applied so far is
+ * committed before the partition goes, and it is restored again if it
+ * comes back. */
+static void on_revoked(void *ud, const char *topic, int32_t partition)
+{
+    srv *s = ud;
+    (void)topic;
+    if (!s->kcl)
+        return;
+    if (pipe_sync(s) != 0)
+        core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
+                  (int)partition);
+    for (size_t i = 0; i < s->restored.n; i++)
+        if (s->restored.v[i] == partition)
+            s->restored.v[i--] = s->restored.v[--s->restored.n];
 }
 
 /* ------------------------------------------------------------------ */
@@ -1703,6 +1966,23 @@ static int kafka_start(srv *s, char *why, size_t whylen)
     s->bootstrap = core_xstrdup(brokers);
     list props;
     split_list(core_cfg_str(s->cfg, "kafka.properties"), ';', &props);
+    bool changelog = core_cfg_bool(s->cfg, "kafka.changelog") && s->in_topics.n;
+    if (changelog) {
+        core_buf t = {0};
+        core_buf_printf(&t, "%s-cases-changelog", core_cfg_str(s->cfg, "kafka.group"));
+        s->cl_topic = core_xstrdup(t.data);
+        core_buf_free(&t);
+        sink_kafka_opts ko = {.bootstrap = s->bootstrap,
+                              .topic = s->cl_topic,
+                              .props = (const char *const *)props.v,
+                              .nprops = props.n,
+                              .log = s->lg};
+        rc = sink_kafka_new(&ko, &s->kcl, why, whylen);
+        if (rc) {
+            list_free(&props);
+            return rc;
+        }
+    }
     if (*s->out_topic) {
         sink_kafka_opts ko = {.bootstrap = s->bootstrap,
                               .topic = s->out_topic,
@@ -1720,13 +2000,17 @@ static int kafka_start(srv *s, char *why, size_t whylen)
             .props = (const char *const *)props.v,
             .nprops = props.n,
             .start_offset = start_offset,
+            .revoked = changelog ? on_revoked : NULL,
             .ud = s,
             .stats_interval_ms = 1000,
             .log = s->lg,
         };
         rc = ingest_kafka_new(&ki, &s->kin, why, whylen);
+        s->kio = ki;
+        s->kio.start_offset = NULL;
+        s->kio.revoked = NULL;
     }
-    list_free(&props);
+    s->kprops = props; /* the restores use them */
     return rc;
 }
 
@@ -1765,6 +2049,14 @@ static void srv_free(srv *s)
         ingest_otlp_http_stop(s->otlp);
     ingest_kafka_free(s->kin);
     sink_kafka_free(s->kout);
+    sink_kafka_free(s->kcl);
+    free(s->cl_topic);
+    list_free(&s->kprops);
+    core_vec_free(&s->restored);
+    for (size_t i = 0; i < s->cl_pos.n; i++)
+        free(s->cl_pos.v[i].topic);
+    core_vec_free(&s->cl_pos);
+    core_buf_free(&s->clv);
     ingest_kafka_mock_free(s->mock);
     free(s->bootstrap);
     committer_stop(s);
@@ -1955,6 +2247,8 @@ int cmd_serve(int argc, char **argv)
     model_version_set(&s, false);
     {
         ppr_model_stats st;
+        ppr_model_get_stats(s.base_md, &st);
+        s.base_acts = st.activities;
         ppr_model_get_stats(s.md, &st);
         core_logf(&s.lg, CORE_LOG_INFO,
                   "model %s: %u activities, %u contexts from %llu cases; %zu KiB of activity "

@@ -142,6 +142,11 @@ const core_cfg_item pmrag_config_table[] = {
     {"kafka.partitions", CORE_CFG_INT, "4", 1, 10000, NULL,
      "partitions of the topics the embedded cluster creates"},
     {"kafka.group", CORE_CFG_STRING, "pmrag", 0, 0, NULL, "consumer group id"},
+    {"kafka.changelog", CORE_CFG_BOOL, "false", 0, 0, NULL,
+     "several instances in one group: every case change made by an input message also goes to "
+     "`<group>-cases-changelog` (same partition as the input, key = case id; create it with as "
+     "many partitions, compacted), and an instance given a partition restores its cases from "
+     "there first"},
     {"kafka.input_topics", CORE_CFG_STRING, "otlp_spans,otlp_logs", 0, 0, NULL,
      "topics to consume, comma-separated (empty: no Kafka input)"},
     {"kafka.logs_topics", CORE_CFG_STRING, "otlp_logs", 0, 0, NULL,

@@ -332,6 +332,21 @@ int ingest_kafka_new(const ingest_kafka_opts *o, ingest_kafka **out, char *why, 
  */
 int ingest_kafka_poll(ingest_kafka *k, uint32_t max, int timeout_ms,
                       int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud);
+/*
+ * Reads topic[partition] from offset from (or its first one, when from
+ * is older) to its end as of the call, with a consumer of its own (the
+ * connection and security settings of o; no group membership, nothing
+ * committed), calling on_msg for each message in order; on_msg returning
+ * non-zero stops the read with that code. *next is the offset after the
+ * last message read. Returns 0, CORE_ENOTFOUND for an unknown topic or
+ * partition, -ETIMEDOUT when the end is not reached in timeout_ms, -EIO
+ * for other errors (why says which). For restoring state from a
+ * changelog topic. Any thread.
+ */
+int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, int32_t partition,
+                                int64_t from, int timeout_ms,
+                                int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud,
+                                int64_t *next, char *why, size_t whylen);
 /* Ends the wait of an ingest_kafka_poll in progress (or the next one's)
  * at once, for a poll thread that has other input too. Any thread. */
 void ingest_kafka_wake(ingest_kafka *k);

@@ -454,6 +454,95 @@ static int build_conf(const ingest_kafka_opts *o, rd_kafka_conf_t *conf, char *w
 }
 
 /* ------------------------------------------------------------------ */
+/* Reading one partition to its end                                    */
+/* ------------------------------------------------------------------ */
+
+int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, int32_t partition,
+                                int64_t from, int timeout_ms,
+                                int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud,
+                                int64_t *next, char *why, size_t whylen)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    int rc = build_conf(o, conf, why, whylen);
+    if (!rc)
+        rc = conf_set(conf, "enable.auto.commit", "false", why, whylen);
+    if (rc) {
+        rd_kafka_conf_destroy(conf);
+        return rc;
+    }
+    char err[512];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(why, whylen, "kafka: %s", err);
+        return CORE_EUSAGE;
+    }
+    int64_t lo = 0, hi = 0;
+    rd_kafka_resp_err_t e =
+        rd_kafka_query_watermark_offsets(rk, topic, partition, &lo, &hi, timeout_ms);
+    if (e) {
+        snprintf(why, whylen, "kafka %s[%d]: watermarks: %s", topic, (int)partition,
+                 rd_kafka_err2str(e));
+        rd_kafka_destroy(rk);
+        return e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC || e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION
+                   ? CORE_ENOTFOUND
+                   : -EIO;
+    }
+    if (from < lo)
+        from = lo;
+    *next = from;
+    rc = 0;
+    if (from < hi) {
+        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(l, topic, partition)->offset = from;
+        e = rd_kafka_assign(rk, l);
+        rd_kafka_topic_partition_list_destroy(l);
+        uint64_t deadline = core_now_ns() + (uint64_t)timeout_ms * 1000000u;
+        while (!e && !rc && *next < hi) {
+            rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 100);
+            if (!m) {
+                if (core_now_ns() > deadline) {
+                    snprintf(why, whylen, "kafka %s[%d]: read to %lld of %lld in %d ms", topic,
+                             (int)partition, (long long)*next, (long long)hi, timeout_ms);
+                    rc = -ETIMEDOUT;
+                }
+                continue;
+            }
+            if (m->err) {
+                if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                    snprintf(why, whylen, "kafka %s[%d]: %s", topic, (int)partition,
+                             rd_kafka_message_errstr(m));
+                    rc = -EIO;
+                }
+                rd_kafka_message_destroy(m);
+                continue;
+            }
+            rd_kafka_timestamp_type_t tstype;
+            ingest_kafka_msg msg = {
+                .topic = topic,
+                .partition = partition,
+                .offset = m->offset,
+                .key = m->key,
+                .klen = m->key_len,
+                .val = m->payload,
+                .vlen = m->len,
+                .timestamp_ms = rd_kafka_message_timestamp(m, &tstype),
+            };
+            rc = on_msg(ud, &msg);
+            *next = m->offset + 1;
+            rd_kafka_message_destroy(m);
+        }
+        if (e) {
+            snprintf(why, whylen, "kafka %s[%d]: assign: %s", topic, (int)partition,
+                     rd_kafka_err2str(e));
+            rc = -EIO;
+        }
+    }
+    rd_kafka_destroy(rk);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* The consumer                                                        */
 /* ------------------------------------------------------------------ */
 

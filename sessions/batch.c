@@ -323,6 +323,20 @@ static int check_id(size_t len)
     return len > SESS_MAX_ID ? CORE_ELIMIT : 0;
 }
 
+int sess_case_encode(const sess_case *c, core_buf *out)
+{
+    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC)
+        return CORE_ELIMIT;
+    uint8_t buf[SESS__CASE_MAX];
+    core_buf_append(out, buf, sess__case_encode(c, buf));
+    return 0;
+}
+
+int sess_case_decode(const void *p, size_t n, sess_case *out, char *why, size_t whylen)
+{
+    return sess__case_decode(p, n, out, why, whylen);
+}
+
 int sess_batch_case_put(sess_batch *b, const char *case_id, size_t len, const sess_case *c)
 {
     int rc = check_id(len);

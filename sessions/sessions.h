@@ -108,6 +108,12 @@ void sess_close(sess_env *e);
  * absent; CORE_ECORRUPT / CORE_EVERSION (logged, naming the case) when its
  * stored value cannot be decoded. */
 int sess_case_get(sess_env *e, const char *case_id, size_t len, sess_case *out);
+/* The stored form of a case (compact, versioned), for copies kept
+ * elsewhere (a changelog topic): appends it to out; CORE_ELIMIT when ntok
+ * or nvec is over the maximum. Decoding: CORE_EVERSION or CORE_ECORRUPT
+ * (why names the byte) for what is not such a value. */
+int sess_case_encode(const sess_case *c, core_buf *out);
+int sess_case_decode(const void *p, size_t n, sess_case *out, char *why, size_t whylen);
 /* The next offset to consume of a topic partition. CORE_ENOTFOUND when
  * none was committed. */
 int sess_offset_get(sess_env *e, const char *topic, int32_t partition, int64_t *next_offset);

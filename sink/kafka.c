@@ -282,6 +282,12 @@ static int send_err(sink_kafka *k, rd_kafka_resp_err_t err)
 int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val, size_t vlen,
                     int block_ms)
 {
+    return sink_kafka_send_to(k, -1, key, klen, val, vlen, block_ms);
+}
+
+int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t klen,
+                       const void *val, size_t vlen, int block_ms)
+{
     if (atomic_load(&k->fatal))
         return -ENOTRECOVERABLE;
     rd_kafka_poll(k->rk, 0);
@@ -292,7 +298,8 @@ int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val
         atomic_fetch_add(pend, 1);
         rd_kafka_resp_err_t err = rd_kafka_producev(
             k->rk, RD_KAFKA_V_RKT(k->rkt), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-            RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE((void *)val, vlen),
+            RD_KAFKA_V_PARTITION(partition < 0 ? RD_KAFKA_PARTITION_UA : partition),
+            RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE((void *)val, val ? vlen : 0),
             RD_KAFKA_V_OPAQUE((void *)(uintptr_t)k->epoch), RD_KAFKA_V_END);
         if (!err) {
             atomic_fetch_add_explicit(&k->queued, 1, memory_order_relaxed);

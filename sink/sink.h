@@ -154,6 +154,11 @@ int sink_kafka_new(const sink_kafka_opts *o, sink_kafka **out, char *why, size_t
  */
 int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val, size_t vlen,
                     int block_ms);
+/* The same into one partition (-1: the partitioner's choice); val NULL
+ * sends a tombstone (a null value: the key's deletion in a compacted
+ * topic). CORE_ENOTFOUND also for a partition the topic does not have. */
+int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t klen,
+                       const void *val, size_t vlen, int block_ms);
 
 /* Serves delivery reports and errors, waiting up to timeout_ms for the
  * first one (0: only what is ready). */
