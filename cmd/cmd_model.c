@@ -1115,6 +1115,46 @@ int cmd_predict(int argc, char **argv)
 /* mine and query                                                      */
 /* ------------------------------------------------------------------ */
 
+/* The activities that start (end) the most cases, at most k, most first:
+ * JSON [{"activity","cases"},...] or text lines. */
+static void boundary_activities(const ppr_seqs *all, const ppr_mapper *m, bool end, uint32_t k,
+                                bool json, core_buf *b)
+{
+    uint32_t A = ppr_mapper_nactivities(m);
+    uint32_t *count = core_xcalloc(A ? A : 1, sizeof *count);
+    for (uint32_t c = 0; c < all->ncases; c++) {
+        if (all->off[c + 1] == all->off[c])
+            continue;
+        uint32_t a = all->act[end ? all->off[c + 1] - 1 : all->off[c]];
+        if (a < A)
+            count[a]++;
+    }
+    if (json)
+        core_buf_putc(b, '[');
+    for (uint32_t n = 0; n < k; n++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t a = 0; a < A; a++)
+            if (count[a] && (best == UINT32_MAX || count[a] > count[best]))
+                best = a;
+        if (best == UINT32_MAX)
+            break;
+        ppr_activity pa;
+        ppr_mapper_activity(m, best, &pa);
+        if (json) {
+            core_buf_puts(b, n ? ",{\"activity\":" : "{\"activity\":");
+            core_buf_json_str(b, pa.text, strlen(pa.text));
+            core_buf_printf(b, ",\"cases\":%u}", count[best]);
+        } else {
+            core_buf_printf(b, "       %s %6u  %s\n", end ? "end  " : "start", count[best],
+                            pa.text);
+        }
+        count[best] = 0;
+    }
+    if (json)
+        core_buf_putc(b, ']');
+    free(count);
+}
+
 int cmd_mine(int argc, char **argv)
 {
     log_args a = {0};
@@ -1170,6 +1210,10 @@ int cmd_mine(int argc, char **argv)
                         s.log.ncases, (unsigned long long)s.log.nevents, st.activities, st.contexts,
                         st.variants_kept, st.edges);
         params_json(&b, &s.params);
+        core_buf_puts(&b, ",\"start_activities\":");
+        boundary_activities(&all, s.m, false, 5, true, &b);
+        core_buf_puts(&b, ",\"end_activities\":");
+        boundary_activities(&all, s.m, true, 5, true, &b);
         core_buf_puts(&b, "}\n");
     } else {
         core_buf_printf(&b,
@@ -1178,7 +1222,10 @@ int cmd_mine(int argc, char **argv)
                         s.log.ncases, (unsigned long long)s.log.nevents, out_path, st.activities,
                         st.contexts, st.variants_kept, st.edges);
         params_text(&b, &s.params);
-        core_buf_putc(&b, '\n');
+        core_buf_puts(&b,
+                      "\n       cases that start and end with each activity (the five most):\n");
+        boundary_activities(&all, s.m, false, 5, false, &b);
+        boundary_activities(&all, s.m, true, 5, false, &b);
     }
     rc = a.json ? cli_write_stdout(cmd.name, b.data, b.len) : (fputs(b.data, stderr), 0);
     core_buf_free(&b);

@@ -295,6 +295,9 @@ check "mine --json" -- python3 - "$work/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["cases"] == 10 and r["events"] == 35 and r["variants_kept"] == 0, r
+# Every case starts with L and ends with O (the rows are shuffled in the file).
+assert r["start_activities"] == [{"activity": "user %s logged in", "cases": 10}], r
+assert r["end_activities"] == [{"activity": "user %s logged out", "cases": 10}], r
 PY
 # All 10 cases: after [L B], C 5 times, B once, O once.
 expect "query --json" 0 "" -- "$pmrag" query --graph "$G" --model "$M" --trace "user 1 logged in, user 1 browsing catalog" --json
