@@ -159,7 +159,16 @@ typedef struct srv {
     core_vec(int32_t) restored; /* partitions restored since assigned */
     core_vec(kpos) cl_pos;      /* per input partition: newest offset in the changelog */
     uint32_t base_acts;         /* activities of the base model: the same ids everywhere */
-    int fatal;                  /* set inside the poll: the engine stops */
+    uint32_t base_vars;         /* ... and variants */
+    /* Counts learnt online, shared (with the changelog and learn_online):
+     * windows of base-model activities go to <group>-follows, and every
+     * instance merges the others'. */
+    sink_kafka *kfo;
+    ingest_kafka_tail *ftail;
+    char *fo_topic;
+    uint64_t instance_id;
+    core_buf fov;
+    int fatal; /* set inside the poll: the engine stops */
     core_buf clv;
 
     /* Kafka. */
@@ -219,6 +228,7 @@ typedef struct srv {
     sink_metrics *mx;
     sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_bad_otlp, *c_predictions,
         *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
+    sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared;
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
@@ -822,6 +832,9 @@ static bool new_case_allowed(srv *s)
  * failed for good): the engine stops then, without committing. */
 static int changelog_send(srv *s, const char *case_id, size_t clen, const sess_case *c,
                           const ingest_kafka_msg *km);
+static void follows_share(srv *s, uint32_t order, uint32_t next, const uint32_t *act,
+                          const uint32_t *var);
+static int follows_merge(void *ud, const ingest_kafka_msg *m);
 
 static int apply_event(srv *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
@@ -868,6 +881,8 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0, const ingest
         if (o > c.ntok)
             o = c.ntok;
         obs_count(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o, 1, true);
+        if (s->kfo)
+            follows_share(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o);
     }
     if (c.ntok == SESS_MAX_TOKENS) {
         memmove(c.act, c.act + 1, (SESS_MAX_TOKENS - 1) * sizeof *c.act);
@@ -1440,6 +1455,8 @@ static int cycle(srv *s, bool draining)
         }
         if (s->fatal)
             rc = s->fatal;
+        if (s->ftail)
+            ingest_kafka_tail_poll(s->ftail, 10000, follows_merge, s);
     }
     pthread_mutex_lock(&s->qmu);
     if (!s->kin && !s->qhead && !draining) {
@@ -1705,6 +1722,90 @@ static int changelog_restore(srv *s, int32_t partition)
     return 0;
 }
 
+/* ---- shared counts ---- */
+
+/* A window and what followed, for the others (ids of the base model only:
+ * they mean the same everywhere). Value: version 1, instance id (u64),
+ * order (u8), next, act[order], var[order] (u32 each, little-endian). */
+static void follows_share(srv *s, uint32_t order, uint32_t next, const uint32_t *act,
+                          const uint32_t *var)
+{
+    if (next >= s->base_acts)
+        return;
+    for (uint32_t i = 0; i < order; i++)
+        if (act[i] >= s->base_acts || var[i] >= s->base_vars)
+            return;
+    core_buf *b = &s->fov;
+    core_buf_reset(b);
+    core_buf_putc(b, 1);
+    put_le(b, s->instance_id, 8);
+    core_buf_putc(b, (char)order);
+    put_le(b, next, 4);
+    for (uint32_t i = 0; i < order; i++)
+        put_le(b, act[i], 4);
+    for (uint32_t i = 0; i < order; i++)
+        put_le(b, var[i], 4);
+    /* Best effort: the window is counted here and in this state whatever
+     * happens to the copy. */
+    if (sink_kafka_send(s->kfo, NULL, 0, b->data, b->len, 0) != 0)
+        sink_counter_add(s->c_follows_lost, 1);
+    else
+        sink_counter_add(s->c_follows_shared, 1);
+}
+
+static int follows_merge(void *ud, const ingest_kafka_msg *m)
+{
+    srv *s = ud;
+    const uint8_t *p = m->val;
+    sess_batch_offset_put(s->batch, s->fo_topic, m->partition, m->offset + 1);
+    if (!p || m->vlen < 14 || p[0] != 1 || get_le(p + 1, 8) == s->instance_id)
+        return 0;
+    uint32_t order = p[9];
+    if (order == 0 || order > SESS_MAX_TOKENS || m->vlen != 14 + (size_t)order * 8)
+        return 0;
+    uint32_t next = (uint32_t)get_le(p + 10, 4), act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
+    if (next >= s->base_acts)
+        return 0;
+    for (uint32_t i = 0; i < order; i++) {
+        act[i] = (uint32_t)get_le(p + 14 + i * 4, 4);
+        var[i] = (uint32_t)get_le(p + 14 + (order + i) * 4, 4);
+        if (act[i] >= s->base_acts || var[i] >= s->base_vars)
+            return 0;
+    }
+    obs_count(s, order, next, act, var, 1, true);
+    sink_counter_add(s->c_follows_merged, 1);
+    return 0;
+}
+
+static int64_t follows_start(void *ud, int32_t partition)
+{
+    srv *s = ud;
+    int64_t next;
+    return sess_offset_get(s->env, s->fo_topic, partition, &next) == 0 ? next : -1;
+}
+
+/* This state's instance id (made at its first start). */
+static uint64_t instance_id(srv *s)
+{
+    core_buf meta = {0};
+    uint64_t id = 0;
+    if (sess_meta_get(s->env, "instance", &meta) == 0 && meta.len == 8)
+        id = get_le((const uint8_t *)meta.data, 8);
+    core_buf_free(&meta);
+    if (id)
+        return id;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&id, sizeof id, 1, f) != 1)
+        id = (uint64_t)core_now_ns() ^ ((uint64_t)getpid() << 32);
+    if (f)
+        fclose(f);
+    core_buf b = {0};
+    put_le(&b, id, 8);
+    sess_batch_meta_put(s->batch, "instance", b.data, b.len);
+    core_buf_free(&b);
+    return id;
+}
+
 /* Revoked (engine thread, inside the poll): everything applied so far is
  * committed before the partition goes, and it is restored again if it
  * comes back. */
@@ -1895,6 +1996,13 @@ static void metrics_init(srv *s)
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"new_cases\"");
     s->c_predictions =
         sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
+    s->c_follows_merged =
+        sink_metrics_counter(m, "pmrag_follows_merged_total",
+                             "windows learnt online by other instances, merged here", NULL);
+    s->c_follows_shared = sink_metrics_counter(
+        m, "pmrag_follows_shared_total", "windows learnt here, sent to the other instances", NULL);
+    s->c_follows_lost = sink_metrics_counter(m, "pmrag_follows_unshared_total",
+                                             "windows learnt here that could not be shared", NULL);
     s->c_mapped = sink_metrics_counter(m, "pmrag_events_mapped_total",
                                        "events whose activity has emitting symbols", NULL);
     s->c_unmapped = sink_metrics_counter(m, "pmrag_events_unmapped_total",
@@ -2010,6 +2118,22 @@ static int kafka_start(srv *s, char *why, size_t whylen)
         s->kio.start_offset = NULL;
         s->kio.revoked = NULL;
     }
+    if (!rc && changelog && s->learn_online) {
+        core_buf t = {0};
+        core_buf_printf(&t, "%s-follows", core_cfg_str(s->cfg, "kafka.group"));
+        s->fo_topic = core_xstrdup(t.data);
+        core_buf_free(&t);
+        s->instance_id = instance_id(s);
+        sink_kafka_opts ko = {.bootstrap = s->bootstrap,
+                              .topic = s->fo_topic,
+                              .props = (const char *const *)props.v,
+                              .nprops = props.n,
+                              .log = s->lg};
+        rc = sink_kafka_new(&ko, &s->kfo, why, whylen);
+        if (!rc)
+            rc = ingest_kafka_tail_new(&s->kio, s->fo_topic, follows_start, s, &s->ftail, why,
+                                       whylen);
+    }
     s->kprops = props; /* the restores use them */
     return rc;
 }
@@ -2051,6 +2175,10 @@ static void srv_free(srv *s)
     sink_kafka_free(s->kout);
     sink_kafka_free(s->kcl);
     free(s->cl_topic);
+    ingest_kafka_tail_free(s->ftail);
+    sink_kafka_free(s->kfo);
+    free(s->fo_topic);
+    core_buf_free(&s->fov);
     list_free(&s->kprops);
     core_vec_free(&s->restored);
     for (size_t i = 0; i < s->cl_pos.n; i++)
@@ -2225,6 +2353,7 @@ int cmd_serve(int argc, char **argv)
         goto out;
     }
     s.m = m;
+    s.base_vars = ppr_mapper_nvariants(m); /* before the online ones come back */
     if (dict_replay(&s, why, sizeof why) != 0 ||
         model_install(&s, m, md, true, why, sizeof why) != 0) {
         if (!s.md)

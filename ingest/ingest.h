@@ -347,6 +347,20 @@ int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, i
                                 int64_t from, int timeout_ms,
                                 int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud,
                                 int64_t *next, char *why, size_t whylen);
+/*
+ * A reader of every partition of one topic (those it has when created),
+ * outside any group: for knowledge every instance merges (the counts
+ * learnt online). start gives each partition's first offset (-1: its
+ * beginning). Polling never waits; it returns the messages taken (at most
+ * max). Connection and security settings come from o. One thread.
+ */
+typedef struct ingest_kafka_tail ingest_kafka_tail;
+int ingest_kafka_tail_new(const ingest_kafka_opts *o, const char *topic,
+                          int64_t (*start)(void *ud, int32_t partition), void *ud,
+                          ingest_kafka_tail **out, char *why, size_t whylen);
+int ingest_kafka_tail_poll(ingest_kafka_tail *t, uint32_t max,
+                           int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud);
+void ingest_kafka_tail_free(ingest_kafka_tail *t);
 /* Ends the wait of an ingest_kafka_poll in progress (or the next one's)
  * at once, for a poll thread that has other input too. Any thread. */
 void ingest_kafka_wake(ingest_kafka *k);

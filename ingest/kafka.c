@@ -543,6 +543,110 @@ int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, i
 }
 
 /* ------------------------------------------------------------------ */
+/* Following every partition of a topic                                */
+/* ------------------------------------------------------------------ */
+
+struct ingest_kafka_tail {
+    rd_kafka_t *rk;
+};
+
+int ingest_kafka_tail_new(const ingest_kafka_opts *o, const char *topic,
+                          int64_t (*start)(void *ud, int32_t partition), void *ud,
+                          ingest_kafka_tail **out, char *why, size_t whylen)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    int rc = build_conf(o, conf, why, whylen);
+    if (!rc)
+        rc = conf_set(conf, "enable.auto.commit", "false", why, whylen);
+    if (rc) {
+        rd_kafka_conf_destroy(conf);
+        return rc;
+    }
+    char err[512];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        snprintf(why, whylen, "kafka: %s", err);
+        return CORE_EUSAGE;
+    }
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
+    rd_kafka_topic_destroy(rkt);
+    if (!e && (md->topic_cnt != 1 || md->topics[0].err || md->topics[0].partition_cnt == 0))
+        e = md->topic_cnt == 1 && md->topics[0].err ? md->topics[0].err
+                                                    : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    if (e) {
+        snprintf(why, whylen, "kafka topic %s: %s", topic, rd_kafka_err2str(e));
+        if (md)
+            rd_kafka_metadata_destroy(md);
+        rd_kafka_destroy(rk);
+        return e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC || e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
+                   ? CORE_ENOTFOUND
+                   : -EIO;
+    }
+    rd_kafka_topic_partition_list_t *l =
+        rd_kafka_topic_partition_list_new(md->topics[0].partition_cnt);
+    for (int i = 0; i < md->topics[0].partition_cnt; i++) {
+        int32_t p = md->topics[0].partitions[i].id;
+        int64_t off = start ? start(ud, p) : -1;
+        rd_kafka_topic_partition_list_add(l, topic, p)->offset =
+            off >= 0 ? off : RD_KAFKA_OFFSET_BEGINNING;
+    }
+    rd_kafka_metadata_destroy(md);
+    e = rd_kafka_assign(rk, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (e) {
+        snprintf(why, whylen, "kafka topic %s: assign: %s", topic, rd_kafka_err2str(e));
+        rd_kafka_destroy(rk);
+        return -EIO;
+    }
+    ingest_kafka_tail *t = core_xcalloc(1, sizeof *t);
+    t->rk = rk;
+    *out = t;
+    return 0;
+}
+
+int ingest_kafka_tail_poll(ingest_kafka_tail *t, uint32_t max,
+                           int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud)
+{
+    uint32_t n = 0;
+    while (n < max) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(t->rk, 0);
+        if (!m)
+            break;
+        if (m->err) {
+            rd_kafka_message_destroy(m);
+            continue;
+        }
+        rd_kafka_timestamp_type_t tstype;
+        ingest_kafka_msg msg = {
+            .topic = rd_kafka_topic_name(m->rkt),
+            .partition = m->partition,
+            .offset = m->offset,
+            .key = m->key,
+            .klen = m->key_len,
+            .val = m->payload,
+            .vlen = m->len,
+            .timestamp_ms = rd_kafka_message_timestamp(m, &tstype),
+        };
+        on_msg(ud, &msg);
+        rd_kafka_message_destroy(m);
+        n++;
+    }
+    return (int)n;
+}
+
+void ingest_kafka_tail_free(ingest_kafka_tail *t)
+{
+    if (!t)
+        return;
+    rd_kafka_consumer_close(t->rk);
+    rd_kafka_destroy(t->rk);
+    free(t);
+}
+
+/* ------------------------------------------------------------------ */
 /* The consumer                                                        */
 /* ------------------------------------------------------------------ */
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Two instances in one group (kafka.changelog, model.learn_online) share the
+# counts they learn online through <group>-follows: each merges exactly the
+# windows the other shared, and a restart does not merge them again.
+#
+#   follows_share.sh PMRAG SOURCE_DIR [WORK_DIR]
+set -euo pipefail
+usage="usage: follows_share.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-$(mktemp -d)}
+command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
+mkdir -p "$work"
+rm -rf "$work"/{A,B} "$work"/*.err "$work"/*.ready "$work/mock.json"
+mock= pa= pb=
+cleanup() {
+  for p in $pa $pb $mock; do kill -9 "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+fail() {
+  echo "follows_share: FAIL: $*" >&2
+  for x in A B; do [[ -f $work/$x.err ]] && tail -5 "$work/$x.err" | sed "s/^/  $x: /" >&2; done
+  exit 1
+}
+
+"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q 2>/dev/null
+(cd "$src/deploy/demo/app/python" &&
+  python3 -m orderflow.simulate --orders 300 --seed 5 --out "$work/log.csv" >/dev/null)
+"$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q 2>/dev/null
+# The live traffic: the first 4000 events of the log, keyed by case.
+python3 - "$work" <<'PY'
+import csv, json, sys
+w = sys.argv[1]
+with open(f"{w}/ev.kcat", "w") as f:
+    for r in list(csv.DictReader(open(f"{w}/log.csv")))[:4000]:
+        ev = {k: r[k] for k in ("case_id", "activity", "timestamp", "level", "logger")}
+        f.write(r["case_id"] + "\t" + json.dumps(ev) + "\n")
+PY
+
+"$pmrag" kafka-mock --partitions 4 --topic events --topic pmrag_predictions \
+  --topic g-cases-changelog --topic g-follows --ready-file "$work/mock.json" >/dev/null \
+  2>"$work/mock.err" &
+mock=$!
+for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
+boot=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['kafka_bootstrap'])" "$work/mock.json")
+
+serve() { # NAME: starts an instance on state NAME, in the background
+  rm -f "$work/$1.ready"
+  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" --set state.dir="$work/$1" \
+    --set otlp.listen= --set api.listen=127.0.0.1:0 --set kafka.brokers="$boot" \
+    --set kafka.input_topics=events --set kafka.input_encoding=json --set kafka.group=g \
+    --set kafka.changelog=true --set model.learn_online=true \
+    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" \
+    --ready-file "$work/$1.ready" 2>>"$work/$1.err" &
+}
+wait_ready() {
+  for _ in $(seq 300); do [[ -s $work/$1.ready ]] && return; sleep 0.1; done
+  fail "$1 not ready after 30 s"
+}
+metric() { # NAME METRIC
+  local api
+  api=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['api'])" "$work/$1.ready")
+  curl -fsS "http://$api/metrics" | awk -v m="$2" '$1 == m { print $2 }'
+}
+
+serve A
+pa=$!
+serve B
+pb=$!
+wait_ready A
+wait_ready B
+kcat -P -b "$boot" -t events -K $'\t' <"$work/ev.kcat"
+# Quiet when both have every event and each has merged what the other sent.
+for _ in $(seq 150); do
+  ina=$(metric A pmrag_events_in_total'{source="kafka"}')
+  inb=$(metric B pmrag_events_in_total'{source="kafka"}')
+  sa=$(metric A pmrag_follows_shared_total) sb=$(metric B pmrag_follows_shared_total)
+  ma=$(metric A pmrag_follows_merged_total) mb=$(metric B pmrag_follows_merged_total)
+  [[ $((ina + inb)) -eq 4000 && $ma -eq $sb && $mb -eq $sa ]] && break
+  sleep 0.2
+done
+echo "events: A $ina, B $inb; windows shared: A $sa, B $sb; merged: A $ma (of B's), B $mb (of A's)"
+[[ $((ina + inb)) -eq 4000 ]] || fail "$((ina + inb)) events applied, not 4000"
+[[ $ina -gt 0 && $inb -gt 0 ]] || fail "one instance got no partition"
+[[ $sa -gt 0 && $sb -gt 0 ]] || fail "nothing shared"
+[[ $ma -eq $sb && $mb -eq $sa ]] || fail "merged counts differ from the shared ones"
+# A restart of A resumes <group>-follows where its state is: nothing again.
+kill -TERM "$pa"
+wait "$pa" || fail "A exited $? on SIGTERM"
+pa=
+serve A
+pa=$!
+wait_ready A
+sleep 2
+ma2=$(metric A pmrag_follows_merged_total)
+echo "after a restart, A merged $ma2 windows again"
+[[ $ma2 -eq 0 ]] || fail "A merged $ma2 windows again after its restart"
+kill -TERM "$pa" "$pb"
+wait "$pa" || fail "A exited $? on SIGTERM"
+wait "$pb" || fail "B exited $? on SIGTERM"
+pa= pb=
+echo "follows_share: ok"
