@@ -1533,8 +1533,11 @@ static int cycle(srv *s, bool draining)
  * made the change, the texts of the case's activities that are not the
  * base model's (u8 count, then per text: u8 token index, u16 length,
  * bytes: their ids are this instance's own), then the case in the state
- * store's encoding. A deleted case: a tombstone.
+ * store's encoding. A deleted case: a record with the same header and the
+ * count 0xff (no case: the offset of the message that closed it must
+ * survive too), then a tombstone, so that compaction forgets the case.
  */
+#define CL_DELETED 0xff
 #define CL_VERSION 1
 
 static void put_le(core_buf *b, uint64_t v, int n)
@@ -1551,19 +1554,35 @@ static uint64_t get_le(const uint8_t *p, int n)
     return v;
 }
 
+static int cl_produce(srv *s, int32_t partition, const char *case_id, size_t clen, const void *val,
+                      size_t vlen)
+{
+    int rc;
+    while ((rc = sink_kafka_send_to(s->kcl, partition, case_id, clen, val, vlen, 100)) == -EAGAIN &&
+           !g_stop)
+        ;
+    if (rc)
+        core_logf(&s->lg, CORE_LOG_ERROR, "cannot produce to %s[%d]: %s", s->cl_topic,
+                  (int)partition, core_strerror(rc));
+    return rc;
+}
+
 static int changelog_send(srv *s, const char *case_id, size_t clen, const sess_case *c,
                           const ingest_kafka_msg *km)
 {
-    const void *val = NULL;
-    size_t vlen = 0;
-    if (c) {
-        core_buf *b = &s->clv;
-        core_buf_reset(b);
-        core_buf_putc(b, CL_VERSION);
-        size_t tl = strlen(km->topic);
-        put_le(b, tl, 2);
-        core_buf_append(b, km->topic, tl);
-        put_le(b, (uint64_t)km->offset, 8);
+    core_buf *b = &s->clv;
+    core_buf_reset(b);
+    core_buf_putc(b, CL_VERSION);
+    size_t tl = strlen(km->topic);
+    put_le(b, tl, 2);
+    core_buf_append(b, km->topic, tl);
+    put_le(b, (uint64_t)km->offset, 8);
+    if (!c) {
+        core_buf_putc(b, (char)CL_DELETED);
+        int rc = cl_produce(s, km->partition, case_id, clen, b->data, b->len);
+        return rc ? rc : cl_produce(s, km->partition, case_id, clen, NULL, 0);
+    }
+    {
         uint8_t n = 0;
         for (uint32_t i = 0; i < c->ntok; i++)
             n += c->act[i] >= s->base_acts;
@@ -1581,18 +1600,8 @@ static int changelog_send(srv *s, const char *case_id, size_t clen, const sess_c
             core_buf_append(b, pa.text, n2);
         }
         sess_case_encode(c, b);
-        val = b->data;
-        vlen = b->len;
     }
-    int rc;
-    while ((rc = sink_kafka_send_to(s->kcl, km->partition, case_id, clen, val, vlen, 100)) ==
-               -EAGAIN &&
-           !g_stop)
-        ;
-    if (rc)
-        core_logf(&s->lg, CORE_LOG_ERROR, "cannot produce to %s[%d]: %s", s->cl_topic,
-                  (int)km->partition, core_strerror(rc));
-    return rc;
+    return cl_produce(s, km->partition, case_id, clen, b->data, b->len);
 }
 
 /* The newest input offset seen for topic[partition] in the changelog. */
@@ -1623,9 +1632,8 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
         r->bad++;
         return 0;
     }
-    if (!m->val) {
+    if (!m->val) { /* after its deletion record (counted there) */
         sess_batch_case_del(s->batch, m->key, m->klen);
-        r->dels++;
         return 0;
     }
     const uint8_t *p = m->val, *end = p + m->vlen;
@@ -1642,6 +1650,12 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
     int64_t off = (int64_t)get_le(p + 3 + tl, 8);
     p += 3 + tl + 8;
     uint8_t ntext = *p++;
+    if (ntext == CL_DELETED) {
+        sess_batch_case_del(s->batch, m->key, m->klen);
+        cl_pos_note(s, topic, tl, m->partition, off);
+        r->dels++;
+        return 0;
+    }
     struct {
         uint8_t at;
         const char *t;
@@ -2098,6 +2112,17 @@ static int kafka_start(srv *s, char *why, size_t whylen)
                               .nprops = props.n,
                               .log = s->lg};
         rc = sink_kafka_new(&ko, &s->kout, why, whylen);
+    }
+    if (!rc && changelog && s->in_topics.n > 1) {
+        /* Partition P of every input topic to one instance (the changelog
+         * holds P's cases together): the range assignor, unless told. */
+        bool given = false;
+        for (size_t i = 0; i < props.n; i++)
+            given |= strncmp(props.v[i], "partition.assignment.strategy=", 30) == 0;
+        if (!given) {
+            props.v = core_xrealloc(props.v, (props.n + 1) * sizeof *props.v);
+            props.v[props.n++] = core_xstrdup("partition.assignment.strategy=range");
+        }
     }
     if (!rc && s->in_topics.n) {
         ingest_kafka_opts ki = {

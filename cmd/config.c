@@ -146,8 +146,9 @@ const core_cfg_item pmrag_config_table[] = {
      "several instances in one group: every case change made by an input message also goes to "
      "`<group>-cases-changelog` (same partition as the input, key = case id; create it with as "
      "many partitions, compacted), and an instance given a partition restores its cases from "
-     "there first; with model.learn_online the windows learnt online are shared through "
-     "`<group>-follows` too"},
+     "there first (with several input topics the consumer uses the range assignor, so that "
+     "partition P of each goes to one instance); with model.learn_online the windows learnt "
+     "online are shared through `<group>-follows` too"},
     {"kafka.input_topics", CORE_CFG_STRING, "otlp_spans,otlp_logs", 0, 0, NULL,
      "topics to consume, comma-separated (empty: no Kafka input)"},
     {"kafka.logs_topics", CORE_CFG_STRING, "otlp_logs", 0, 0, NULL,

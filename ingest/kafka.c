@@ -488,8 +488,13 @@ int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, i
                    ? CORE_ENOTFOUND
                    : -EIO;
     }
-    if (from < lo)
+    if (from < lo) {
+        core_logf(&o->log, CORE_LOG_WARN,
+                  "kafka %s[%d]: offsets %lld to %lld are gone (retention): what they held "
+                  "is lost",
+                  topic, (int)partition, (long long)from, (long long)lo - 1);
         from = lo;
+    }
     *next = from;
     rc = 0;
     if (from < hi) {
