@@ -124,7 +124,8 @@ typedef struct srv {
     sess_env *env;
     sess_batch *batch, *inflight, *spare;
     pending *reqs, *reqs_tail;     /* OTLP/HTTP requests applied into batch */
-    uint32_t dict_acts, dict_vars; /* activities and variants they made */
+    uint32_t dict_acts, dict_vars; /* activity texts and variants in the state */
+    uint32_t cycle_acts;           /* activities whose records are final */
     core_vec(kpos) pos;
     list end_acts;
     int64_t ttl_ns;
@@ -146,7 +147,8 @@ typedef struct srv {
         bool has_epoch, done, quit;
         int rc;
     } c;
-    sess_batch *xbatch; /* the committer's, for expiry */
+    sess_batch *xbatch;                  /* the committer's, for expiry */
+    atomic_uint_fast64_t ack_wait_since; /* the committer waits for the broker since (ns), or 0 */
     uint64_t last_expire;
 
     /* The changelog (kafka.changelog): every case change made by a Kafka
@@ -290,32 +292,64 @@ static int64_t wall_ns(void)
 /* ------------------------------------------------------------------ */
 
 /*
- * The state's dictionary has two parts. Below DICT_VARIANT, an activity's
- * id gives its text (for `pmrag state dump` and the API). From
- * DICT_VARIANT on, variant ids made online give the message that made
- * them (with its logger and level, which can decide between templates):
- * every new activity comes with a new variant, so mapping those messages
- * again in variant order at start makes the same activities and variants
- * with the same ids, and the ids in stored case states keep their
- * meaning across restarts.
+ * The state's dictionary: activities and variants made online, so that
+ * the ids in stored case states keep their meaning across restarts.
+ *   id < DICT_FULL          an activity's text (for `pmrag state dump`, the API)
+ *   DICT_FULL | a           activity a as the mapper has it: text, strategy,
+ *                           symbols and confidences, template candidates
+ *   DICT_VARIANT | v        variant v: 0x01, its activity (u32), its text
+ * restored at start in id order (ppr_mapper_restore, _restore_variant),
+ * which gives them the same ids. (States written before kept, under
+ * DICT_VARIANT | v, the message that made v, mapped again at start.)
+ * Records are written after each cycle's ppr_mapper_finish, when what the
+ * cycle's new activities map to is decided, in the batch of the events
+ * that made them.
  */
+#define DICT_FULL 0x40000000u
 #define DICT_VARIANT 0x80000000u
+#define DICT_NEW_VARIANT 0x01
 
 static void dict_texts(srv *s);
 
-static void dict_record(srv *s, const ppr_map_event *me)
+static void put_u32(core_buf *b, uint32_t v)
 {
-    uint32_t nv = ppr_mapper_nvariants(s->m);
-    if (nv > s->dict_vars && nv - 1 < DICT_VARIANT) {
-        core_buf b = {0};
-        const char *lg = me->logger ? me->logger : "", *lv = me->level ? me->level : "";
-        core_buf_append(&b, lg, strlen(lg) + 1);
-        core_buf_append(&b, lv, strlen(lv) + 1);
-        core_buf_append(&b, me->text, me->len);
-        sess_batch_dict_put(s->batch, DICT_VARIANT | (nv - 1), b.data, b.len);
-        core_buf_free(&b);
+    core_buf_append(b, &v, 4); /* host order: the state is not portable anyway */
+}
+
+/* Records of activities from `from` on and of variants not yet saved. */
+static void dict_save(srv *s, uint32_t from)
+{
+    uint32_t na = ppr_mapper_nactivities(s->m), nv = ppr_mapper_nvariants(s->m);
+    core_buf b = {0};
+    for (uint32_t a = from; a < na && a < DICT_FULL; a++) {
+        ppr_activity pa;
+        ppr_mapper_activity(s->m, a, &pa);
+        const uint32_t *cands;
+        bool has_const;
+        uint32_t nc = ppr_mapper_candidates(s->m, a, &cands, &has_const);
+        core_buf_reset(&b);
+        size_t tl = strlen(pa.text);
+        put_u32(&b, (uint32_t)tl);
+        core_buf_append(&b, pa.text, tl);
+        core_buf_putc(&b, (char)pa.strategy);
+        core_buf_putc(&b, (char)has_const);
+        put_u32(&b, pa.nsyms);
+        core_buf_append(&b, pa.syms, pa.nsyms * sizeof *pa.syms);
+        core_buf_append(&b, pa.conf, pa.nsyms * sizeof *pa.conf);
+        put_u32(&b, nc);
+        core_buf_append(&b, cands, nc * sizeof *cands);
+        sess_batch_dict_put(s->batch, DICT_FULL | a, b.data, b.len);
     }
-    s->dict_vars = nv;
+    for (; s->dict_vars < nv && s->dict_vars < DICT_VARIANT; s->dict_vars++) {
+        const char *text;
+        uint32_t act = ppr_mapper_variant(s->m, s->dict_vars, &text);
+        core_buf_reset(&b);
+        core_buf_putc(&b, DICT_NEW_VARIANT);
+        put_u32(&b, act);
+        core_buf_puts(&b, text);
+        sess_batch_dict_put(s->batch, DICT_VARIANT | s->dict_vars, b.data, b.len);
+    }
+    core_buf_free(&b);
     dict_texts(s);
 }
 
@@ -338,11 +372,64 @@ typedef struct replay_ctx {
     uint64_t n;
 } replay_ctx;
 
+static int replay_full(replay_ctx *r, uint32_t a, const uint8_t *p, size_t len)
+{
+    const uint8_t *end = p + len;
+    uint32_t tl, ns, nc;
+    if (len < 4 || (memcpy(&tl, p, 4), (size_t)(end - p) < 4 + (size_t)tl + 6))
+        return CORE_ECORRUPT;
+    char *text = core_xstrndup((const char *)p + 4, tl);
+    p += 4 + tl;
+    ppr_activity pa = {.text = text, .strategy = (ppr_map_strategy)p[0]};
+    bool has_const = p[1] != 0;
+    memcpy(&ns, p + 2, 4);
+    p += 6;
+    int rc = CORE_ECORRUPT;
+    if ((size_t)(end - p) < (size_t)ns * 8 + 4)
+        goto out;
+    uint32_t *syms = core_xmalloc((ns ? ns : 1) * sizeof *syms);
+    float *conf = core_xmalloc((ns ? ns : 1) * sizeof *conf);
+    memcpy(syms, p, ns * 4);
+    memcpy(conf, p + ns * 4, ns * 4);
+    p += ns * 8;
+    memcpy(&nc, p, 4);
+    p += 4;
+    if ((size_t)(end - p) == (size_t)nc * 4) {
+        uint32_t *cands = core_xmalloc((nc ? nc : 1) * sizeof *cands);
+        memcpy(cands, p, nc * 4);
+        pa.nsyms = ns;
+        pa.syms = syms;
+        pa.conf = conf;
+        rc = ppr_mapper_restore(r->s->m, &pa, cands, nc, has_const) == a ? 0 : CORE_ECORRUPT;
+        free(cands);
+    }
+    free(syms);
+    free(conf);
+out:
+    free(text);
+    r->n += rc == 0;
+    return rc;
+}
+
 static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
 {
     replay_ctx *r = ud;
-    if (id < DICT_VARIANT)
+    if (id < DICT_FULL)
         return 0;
+    if (id < DICT_VARIANT)
+        return replay_full(r, id & ~DICT_FULL, (const uint8_t *)text, len);
+    if (len >= 5 && (uint8_t)text[0] == DICT_NEW_VARIANT) {
+        uint32_t act;
+        memcpy(&act, text + 1, 4);
+        char *t = core_xstrndup(text + 5, len - 5);
+        uint32_t v = act < ppr_mapper_nactivities(r->s->m)
+                         ? ppr_mapper_restore_variant(r->s->m, act, t)
+                         : UINT32_MAX;
+        free(t);
+        r->n++;
+        return v == (id & ~DICT_VARIANT) ? 0 : CORE_ECORRUPT;
+    }
+    /* A state from before: the message that made the variant. */
     const char *lg = text, *end = text + len;
     const char *lv = memchr(lg, 0, len);
     const char *msg = lv ? memchr(lv + 1, 0, (size_t)(end - lv - 1)) : NULL;
@@ -388,6 +475,7 @@ static int dict_replay(srv *s, char *why, size_t whylen)
         s->dict_acts = na;
     }
     core_buf_free(&meta);
+    s->cycle_acts = ppr_mapper_nactivities(s->m);
     dict_texts(s);
     char w2[512];
     rc = ppr_mapper_finish(s->m, w2, sizeof w2);
@@ -866,7 +954,6 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0, const ingest
     me.learn = s->code_attrs;
     uint32_t prev = c.ntok ? c.act[c.ntok - 1] : UINT32_MAX, a, v;
     ppr_mapper_map(s->m, &me, prev, &a, &v);
-    dict_record(s, &me);
     ppr_activity pa;
     ppr_mapper_activity(s->m, a, &pa);
     atomic_fetch_add(&s->events_total, 1);
@@ -1161,34 +1248,44 @@ static void answer(srv *s, pending *list_head, int rc)
  * client (OTLP 200, a stored Kafka offset) is in the state.
  */
 
-/* Committer thread: one batch. */
+/* Waits for one producer's epoch: through broker outages (librdkafka
+ * retries until message.timeout.ms, then the delivery fails for good),
+ * but not past a stop. */
+static int ack_wait(srv *s, sink_kafka *k, uint64_t epoch, const char *what)
+{
+    uint64_t t0 = core_now_ns();
+    for (;;) {
+        int rc = sink_kafka_epoch_wait(k, epoch, 10000);
+        if (rc != -ETIMEDOUT || g_stop) {
+            if (rc) {
+                sink_kafka_stats ks;
+                sink_kafka_get_stats(k, &ks);
+                core_logf(&s->lg, CORE_LOG_ERROR, "%s not acknowledged by the broker: %s%s%s", what,
+                          core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
+            }
+            return rc;
+        }
+        core_logf(&s->lg, CORE_LOG_WARN, "%s: still waiting for the broker after %.0f s", what,
+                  (double)(core_now_ns() - t0) * 1e-9);
+    }
+}
+
+/* Committer thread: one batch, once its changelog records and
+ * predictions are acknowledged. */
 static int commit_batch(srv *s, const sess_batch *b, uint64_t epoch, bool has_epoch,
                         uint64_t cl_epoch)
 {
     uint64_t t0 = core_now_ns();
-    if (s->kcl) {
-        int rc = sink_kafka_epoch_wait(s->kcl, cl_epoch, 30000);
-        if (rc) {
-            sink_kafka_stats ks;
-            sink_kafka_get_stats(s->kcl, &ks);
-            core_logf(&s->lg, CORE_LOG_ERROR, "changelog not acknowledged by the broker: %s%s%s",
-                      core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
-            return rc;
-        }
-    }
-    if (has_epoch) {
-        int rc = sink_kafka_epoch_wait(s->kout, epoch, 30000);
-        if (rc) {
-            sink_kafka_stats ks;
-            sink_kafka_get_stats(s->kout, &ks);
-            core_logf(&s->lg, CORE_LOG_ERROR, "predictions not acknowledged by the broker: %s%s%s",
-                      core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
-            return rc;
-        }
-    }
+    atomic_store(&s->ack_wait_since, t0);
+    int rc = s->kcl ? ack_wait(s, s->kcl, cl_epoch, "changelog") : 0;
+    if (!rc && has_epoch)
+        rc = ack_wait(s, s->kout, epoch, "predictions");
+    atomic_store(&s->ack_wait_since, 0);
+    if (rc)
+        return rc;
     uint64_t t1 = core_now_ns();
     char why[512];
-    int rc = sess_batch_write(s->env, b, why, sizeof why);
+    rc = sess_batch_write(s->env, b, why, sizeof why);
     if (rc) {
         core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
         return rc;
@@ -1504,6 +1601,10 @@ static int cycle(srv *s, bool draining)
         if (ppr_mapper_finish(s->m, why, sizeof why) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
     }
+    if (ppr_mapper_nactivities(s->m) > s->cycle_acts || ppr_mapper_nvariants(s->m) > s->dict_vars) {
+        dict_save(s, s->cycle_acts);
+        s->cycle_acts = ppr_mapper_nactivities(s->m);
+    }
     atomic_store(&s->folded, ppr_mapper_folded(s->m));
     pthread_mutex_unlock(&s->mu);
     if (rc)
@@ -1690,7 +1791,6 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
         if (a == UINT32_MAX) {
             ppr_map_event me = {.text = t, .len = texts[i].n};
             ppr_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
-            dict_record(s, &me);
             c.var[texts[i].at] = v;
         }
         c.act[texts[i].at] = a;
@@ -1829,6 +1929,7 @@ static void on_revoked(void *ud, const char *topic, int32_t partition)
     (void)topic;
     if (!s->kcl)
         return;
+    dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (pipe_sync(s) != 0)
         core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
                   (int)partition);
@@ -1974,6 +2075,14 @@ static bool api_ready(void *ud, core_buf *why)
             core_buf_puts(why, "Kafka: no broker reachable");
             return false;
         }
+    }
+    /* The broker has not acknowledged a batch for a while: the engine
+     * stands still behind it, and its statistics with it. */
+    uint64_t since = atomic_load(&s->ack_wait_since);
+    if (since && core_now_ns() - since > 2000000000ull) {
+        core_buf_printf(why, "Kafka: predictions not acknowledged for %.0f s",
+                        (double)(core_now_ns() - since) * 1e-9);
+        return false;
     }
     return true;
 }

@@ -105,5 +105,102 @@ pid=
 if [ "$rc" = 0 ]; then pass "SIGTERM exits 0"; else fail "SIGTERM: exit $rc"; fi
 if [ ! -e "$ready" ]; then pass "ready file removed"; else fail "ready file left behind"; fi
 
+# ---- fault injection through --control -------------------------------------
+if grep -q -- '--control' "$work/help" && grep -q 'down BROKER|all' "$work/help"; then
+  pass "--help documents --control"
+else
+  fail "--help says nothing of --control"
+fi
+"$pmrag" kafka-mock --control "$work/no/such/dir/fifo" >"$work/out" 2>"$work/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q 'no/such/dir/fifo' "$work/err"; then
+  pass "an unusable --control path is a usage error"
+else
+  fail "--control in a missing directory: exit $rc"; sed 's/^/    /' "$work/err"
+fi
+ctl=$work/faults
+rm -f "$ready"
+"$pmrag" kafka-mock --brokers 2 --partitions 2 --ready-file "$ready" --control "$ctl" \
+  >"$work/stdout" 2>"$work/stderr" &
+pid=$!
+for _ in $(seq 100); do
+  [ -s "$ready" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.05
+done
+[ -s "$ready" ] || { fail "no ready file with --control"; sed 's/^/    /' "$work/stderr"; exit 1; }
+[ -p "$ctl" ] && pass "--control creates a FIFO" || fail "--control: $ctl is not a FIFO"
+boot=$(head -1 "$work/stdout")
+# Sends one command and waits for its answer line on stdout (printed once
+# the fault is in place); prints the answer.
+control() {
+  local n
+  n=$(wc -l <"$work/stdout")
+  echo "$1" >"$ctl"
+  for _ in $(seq 200); do
+    [ "$(wc -l <"$work/stdout")" -gt "$n" ] && break
+    sleep 0.05
+  done
+  tail -n +$((n + 1)) "$work/stdout" | head -1
+}
+ans=$(control 'error Produce TOPIC_AUTHORIZATION_FAILED 1')
+if [ "$ans" = "ok error Produce TOPIC_AUTHORIZATION_FAILED 1" ]; then pass "error: answered"; else
+  fail "error: answer '$ans'"; fi
+if ! echo 'k:first' | timeout 20 kcat -P -b "$boot" -t otlp_spans -K: 2>"$work/kcat_err" &&
+  grep -qi 'authorization' "$work/kcat_err"; then
+  pass "the injected Produce error reaches the producer"
+else
+  fail "the injected Produce error was not seen"; sed 's/^/    /' "$work/kcat_err"
+fi
+if echo 'k:second' | timeout 20 kcat -P -b "$boot" -t otlp_spans -K: 2>"$work/kcat_err"; then
+  pass "only COUNT requests fail"
+else
+  fail "the produce after the injected error failed"; sed 's/^/    /' "$work/kcat_err"
+fi
+ans=$(control 'down all')
+if [ "$ans" = "ok down all" ] &&
+  ! timeout 20 kcat -L -b "$boot" -m 2 >/dev/null 2>"$work/kcat_err"; then
+  pass "down all: no metadata"
+else
+  fail "down all: answer '$ans', or kcat -L still works"
+fi
+ans=$(control 'up all')
+if [ "$ans" = "ok up all" ] && timeout 20 kcat -L -b "$boot" -m 5 >/dev/null 2>"$work/kcat_err"; then
+  pass "up all: metadata again"
+else
+  fail "up all: answer '$ans', or kcat -L fails"; sed 's/^/    /' "$work/kcat_err"
+fi
+# One broker down: the mock moves no leaders, so the cluster still
+# answers metadata through the other one.
+ans=$(control 'down 2')
+if [ "$ans" = "ok down 2" ] && timeout 20 kcat -L -b "$boot" -m 5 >/dev/null 2>&1; then
+  pass "down 2: broker 1 still answers"
+else
+  fail "down 2: answer '$ans', or no metadata from broker 1"
+fi
+control 'up 2' >/dev/null
+for bad in 'down 3' 'bogus' 'error Produce NO_SUCH_ERROR' 'error NoSuchRequest NOT_COORDINATOR' \
+  'rtt all x'; do
+  ans=$(control "$bad")
+  case $ans in
+  error:*) pass "'$bad' is refused ($ans)" ;;
+  *) fail "'$bad': answer '$ans'" ;;
+  esac
+done
+if [ "$(control 'rtt all 0')" = "ok rtt all 0" ] && [ "$(control 'clear Fetch')" = "ok clear Fetch" ]; then
+  pass "rtt and clear"
+else
+  fail "rtt or clear"
+fi
+timeout 20 kcat -C -b "$boot" -t otlp_spans -e -o beginning -q -f '%k:%s\n' >"$work/back" 2>/dev/null
+if [ "$(cat "$work/back")" = "k:second" ]; then pass "the failed message is not stored"; else
+  fail "messages after the faults: '$(cat "$work/back")'"; fi
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+if [ "$rc" = 0 ] && [ ! -e "$ctl" ]; then pass "SIGTERM with --control: exit 0, FIFO removed"; else
+  fail "SIGTERM with --control: exit $rc, FIFO $(ls -l "$ctl" 2>&1)"; fi
+
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all passed"

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Crash safety with Kafka input (issue 6): `pmrag serve` consumes `json`
+# events from a standalone mock cluster (`pmrag kafka-mock`) and is killed
+# with SIGKILL at random points, then restarted on the same state
+# directory and consumer group, again and again. A producer keeps feeding
+# the input topic at a steady rate meanwhile, so every kill lands while
+# events flow (some before the restarted daemon is even ready). At the end:
+#  - `pmrag state dump` shows every case's seq equal to its number of input
+#    events: nothing lost, nothing applied twice;
+#  - the output topic holds a prediction for every (case, seq); duplicates
+#    (predictions produced, then the state not committed before the kill)
+#    are allowed, counted and printed, and must agree on the activity.
+#
+#   crash_kafka.sh PMRAG SOURCE_DIR [WORK_DIR]
+#
+# Environment: CRASH_EVENTS (40000), CRASH_CASES (1000), CRASH_KILLS (5),
+# CRASH_RATE (input events per second; by default what spreads the events
+# over the kills, about 7 s each), CRASH_PARTITIONS (32),
+# CRASH_KILL_MAX_MS (longest run after ready before the kill, 1000: a
+# restarted daemon finds the events of its down time waiting and is busy
+# with them for about that long), CRASH_BATCH (serve.batch, 200: small
+# batches make many commits, so that kills land between a batch's
+# predictions reaching the broker and its state commit),
+# CRASH_SEED (random; printed, so that a run can be repeated),
+# CRASH_SIGNAL (KILL; TERM tells a crash from a restart), CRASH_SET
+# (more "KEY=VALUE ..." for the daemon, e.g. model.learn_online=true). The full
+# size run (ctest -L bench -R crash_kafka) sets 200000 events, 5000 cases
+# and 8 kills.
+#
+# A killed consumer keeps its partitions until its session times out (45 s
+# by default): the daemon runs with session.timeout.ms=6000 here so that a
+# restart gets them back in about 7 s.
+set -euo pipefail
+usage="usage: crash_kafka.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-}
+events=${CRASH_EVENTS:-40000}
+cases=${CRASH_CASES:-1000}
+kills=${CRASH_KILLS:-5}
+rate=${CRASH_RATE:-$((events / (kills * 7) + 1))}
+partitions=${CRASH_PARTITIONS:-32}
+kill_max_ms=${CRASH_KILL_MAX_MS:-1000}
+batch=${CRASH_BATCH:-200}
+seed=${CRASH_SEED:-$((RANDOM * 32768 + RANDOM))}
+sig=${CRASH_SIGNAL:-KILL}
+extra=()
+for kv in ${CRASH_SET:-}; do extra+=(--set "$kv"); done
+tool="python3 $src/tests/integration/crash_tool.py"
+command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
+
+own_work=
+if [[ -z $work ]]; then
+  work=$(mktemp -d)
+  own_work=$work
+fi
+mkdir -p "$work"
+rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work/pred.tsv"
+mock_pid='' pid='' feed_pid=''
+cleanup() {
+  for p in $feed_pid $pid $mock_pid; do
+    kill -9 "$p" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  [[ -f $work/serve.err ]] && grep -v ': info: ' "$work/serve.err" | tail -15 | sed 's/^/  serve: /' >&2
+  exit 1
+}
+t_start=$(date +%s.%N)
+echo "crash_kafka: $events events, $cases cases, $kills kills (SIG$sig), $rate events/s, seed $seed"
+
+# The demo application's graph; a model mined from half of a simulated
+# log, the events made from the other half.
+"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
+(cd "$src/deploy/demo/app/python" &&
+  python3 -m orderflow.simulate --orders 200 --seed 11 --out "$work/log.csv" >/dev/null)
+$tool gen "$work/log.csv" "$work" "$events" "$cases" "$seed"
+"$pmrag" mine --graph "$work/app.graph" --log "$work/train.csv" -o "$work/app.model" -q 2>/dev/null
+
+# The cluster, on its own: it outlives every daemon.
+"$pmrag" kafka-mock --partitions "$partitions" --topic events --topic pmrag_predictions \
+  --ready-file "$work/mock.json" >/dev/null 2>"$work/mock.err" &
+mock_pid=$!
+for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
+[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
+boot=$($tool ready "$work/mock.json" kafka_bootstrap)
+
+# The producer, at a steady rate for the whole test.
+$tool pace "$work/events.kcat" "$rate" |
+  kcat -P -b "$boot" -t events -K $'\t' -X enable.idempotence=true 2>"$work/feed.err" &
+feed_pid=$!
+
+start() {
+  rm -f "$work/ready.json"
+  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+    --set state.dir="$work/state" --set otlp.listen= --set api.listen=127.0.0.1:0 \
+    --set kafka.brokers="$boot" --set kafka.input_topics=events --set kafka.input_encoding=json \
+    --set kafka.output_encoding=json --set serve.k=1 --set serve.batch="$batch" --set kafka.group=crash \
+    --set model.learn_online=false \
+    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500;max.poll.interval.ms=20000" \
+    ${extra[@]+"${extra[@]}"} --ready-file "$work/ready.json" 2>>"$work/serve.err" &
+  pid=$!
+  t_spawn=$(date +%s.%N)
+}
+# kill -0 also succeeds on a zombie: look at the process state.
+running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
+wait_ready() {
+  for _ in $(seq 1200); do
+    [[ -s $work/ready.json ]] && return 0
+    running "$pid" || fail "serve exited before it was ready"
+    sleep 0.05
+  done
+  fail "serve not ready after 60 s"
+}
+applied() {
+  "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" 2>/dev/null || { echo 0; return; }
+  $tool sum "$work/dump.jsonl"
+}
+# After a kill: the state's offsets must match its cases (one event per
+# message), or the next start would skip or repeat events.
+consistent() {
+  [[ -d $work/state ]] || { echo "no state yet"; return 0; }
+  "$pmrag" state stats --state "$work/state" --json >"$work/stats.json" || return 1
+  "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || return 1
+  $tool consistent "$work/stats.json" "$work/dump.jsonl" events
+}
+rnd() { python3 -c "import random,sys; r=random.Random(int(sys.argv[1])); print('%.3f' % r.uniform(float(sys.argv[2]), float(sys.argv[3])))" "$@"; }
+
+before_ready=0
+for k in $(seq "$kills"); do
+  start
+  # Every third kill (and the second) lands at a random point of the
+  # start-up (model load, consumer group join); the others at a random
+  # point after ready, while the daemon catches up or keeps pace.
+  if ((k % 3 == 2)); then
+    sleep "$(rnd $((seed + k)) 0.05 3)"
+    where="$(printf '%.2f' "$(echo "$(date +%s.%N) - $t_spawn" | bc)") s after start"
+    [[ -s $work/ready.json ]] && where="$where (ready)" || before_ready=$((before_ready + 1))
+  else
+    wait_ready
+    d=$(rnd $((seed + k)) 0.05 "$(echo "$kill_max_ms / 1000" | bc -l)")
+    sleep "$d"
+    where="$d s after ready"
+  fi
+  running "$pid" || fail "serve exited on its own before kill $k"
+  kill -"$sig" "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=
+  cons=$(consistent) || fail "after kill $k: $cons"
+  echo "kill $k: $where; $(applied)/$events events applied; $cons"
+done
+
+# The last run: until every event is in, then a clean stop.
+start
+wait_ready
+wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
+feed_pid=
+n=0
+for _ in $(seq 600); do
+  n=$(applied)
+  [[ $n -ge $events ]] && break
+  running "$pid" || fail "serve exited during the last run"
+  sleep 0.5
+done
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+[[ $n -ge $events ]] || echo "the state stopped at $n of $events events"
+
+"$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
+ok=1
+$tool state "$work/expected.json" "$work/dump.jsonl" || ok=0
+kcat -C -b "$boot" -t pmrag_predictions -o beginning -e -q -f '%p\t%o\t%k\t%s\n' \
+  >"$work/pred.tsv" 2>"$work/kcat.err" || fail "kcat -C: $(tail -3 "$work/kcat.err")"
+$tool preds "$work/expected.json" "$work/pred.tsv" || ok=0
+restarts=$(grep -c 'kafka: assigned' "$work/serve.err" || true)
+t_end=$(date +%s.%N)
+printf 'crash_kafka: %d kills (%d before ready), %d partition assignments, %.0f s\n' "$kills" \
+  "$before_ready" "$restarts" "$(echo "$t_end - $t_start" | bc)"
+[[ $ok == 1 ]] || fail "events lost or applied twice, or predictions missing (seed $seed)"
+echo "crash_kafka: ok"

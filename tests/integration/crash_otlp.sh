@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Crash safety with OTLP/HTTP input (issue 6). A client (crash_tool.py
+# otlp: OTLP JSON export requests from 4 threads) retries every request
+# until it gets a 200: on connection errors and timeouts, and on 429/503
+# after their Retry-After (serve.queue_events=60: a second request of 50
+# spans waiting is refused). Meanwhile:
+#  1. `pmrag serve` is killed with SIGKILL at random points and restarted
+#     on the same state directory and the same otlp.listen port. Promise:
+#     nothing is lost (every case's seq reaches its number of events).
+#     Events applied twice are counted and printed: a request applied and
+#     committed whose 200 the kill swallowed is sent again and applied
+#     again (the window is between the commit and the response write, so
+#     this is rare).
+#  2. Without a crash, a 200 can be lost to the client's own timeout: the
+#     mock cluster delays its answers (`rtt all 2500` through kafka-mock
+#     --control), so each commit waits for the predictions' acknowledgement
+#     longer than the client waits (1 s); the client gives up, sends again,
+#     and the daemon applies both copies when the broker answers. Counted
+#     and printed, not failed: the daemon has no way to recognise a
+#     repeated request yet.
+# Every seq reached must have its prediction on the output topic.
+#
+#   crash_otlp.sh PMRAG SOURCE_DIR [WORK_DIR]
+#
+# Environment: CRASH_EVENTS (20000), CRASH_CASES (1000), CRASH_KILLS (5),
+# CRASH_SEED (random; printed).
+set -euo pipefail
+usage="usage: crash_otlp.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-}
+events=${CRASH_EVENTS:-20000}
+cases=${CRASH_CASES:-1000}
+kills=${CRASH_KILLS:-5}
+seed=${CRASH_SEED:-$((RANDOM * 32768 + RANDOM))}
+tool="python3 $src/tests/integration/crash_tool.py"
+command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
+
+own_work=
+if [[ -z $work ]]; then
+  work=$(mktemp -d)
+  own_work=$work
+fi
+mkdir -p "$work/kills" "$work/slow"
+rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work"/kills/* "$work"/slow/*
+mock_pid='' pid='' client_pid=''
+cleanup() {
+  for p in $client_pid $pid $mock_pid; do
+    kill -9 "$p" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  [[ -f $work/serve.err ]] && grep -v ': info: ' "$work/serve.err" | tail -15 | sed 's/^/  serve: /' >&2
+  exit 1
+}
+t_start=$(date +%s.%N)
+# kill -0 also succeeds on a zombie: look at the process state.
+running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
+echo "crash_otlp: $events events, $cases cases, $kills kills, seed $seed"
+rnd() { python3 -c "import random,sys; r=random.Random(int(sys.argv[1])); print('%.3f' % r.uniform(float(sys.argv[2]), float(sys.argv[3])))" "$@"; }
+
+"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
+(cd "$src/deploy/demo/app/python" &&
+  python3 -m orderflow.simulate --orders 100 --seed 11 --out "$work/log.csv" >/dev/null)
+"$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q 2>/dev/null
+
+# The output topic on a cluster of its own, which survives the daemon and
+# takes fault-injection commands.
+ctl=$work/faults
+"$pmrag" kafka-mock --partitions 16 --topic pmrag_predictions --control "$ctl" \
+  --ready-file "$work/mock.json" >"$work/mock.out" 2>"$work/mock.err" &
+mock_pid=$!
+for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
+[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
+boot=$($tool ready "$work/mock.json" kafka_bootstrap)
+control() {
+  local n
+  n=$(wc -l <"$work/mock.out")
+  echo "$1" >"$ctl"
+  for _ in $(seq 200); do
+    [[ $(wc -l <"$work/mock.out") -gt $n ]] && break
+    sleep 0.05
+  done
+  [[ $(tail -n +$((n + 1)) "$work/mock.out" | head -1) == "ok $1" ]] || fail "kafka-mock: '$1' not done"
+}
+# A fixed port, free now: the restarted daemon listens where the client
+# keeps sending. Below the ephemeral range (32768 and up on Linux), so
+# that no other test's outgoing connection takes it while the daemon is
+# down.
+port=$(python3 -c '
+import random, socket
+for _ in range(200):
+    p = random.randrange(20000, 32000)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+')
+[[ -n $port ]] || fail "no free port between 20000 and 32000"
+
+start() {
+  rm -f "$work/ready.json"
+  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+    --set state.dir="$work/state" --set otlp.listen="127.0.0.1:$port" --set api.listen=127.0.0.1:0 \
+    --set kafka.brokers="$boot" --set kafka.input_topics= --set kafka.output_encoding=json \
+    --set serve.k=1 --set model.learn_online=false --set serve.queue_events=60 \
+    --ready-file "$work/ready.json" 2>>"$work/serve.err" &
+  pid=$!
+  for _ in $(seq 600); do
+    [[ -s $work/ready.json ]] && return 0
+    running "$pid" || fail "serve exited before it was ready"
+    sleep 0.05
+  done
+  fail "serve not ready after 30 s"
+}
+applied() {
+  "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" 2>/dev/null || { echo 0; return; }
+  $tool sum "$work/dump.jsonl"
+}
+
+# ---- 1. SIGKILL under a client that retries ---------------------------------
+start
+# About three seconds of requests per kill.
+requests=$(((events + 49) / 50))
+rate=$((requests / (kills * 3) + 1))
+$tool otlp "http://127.0.0.1:$port" "$work/kills" "$events" "$cases" --threads 4 \
+  --spans-per-case 5 --cases-per-request 10 --seed "$seed" --log "$work/log.csv" \
+  --rate "$rate" --prefix otlp >"$work/kills/client.out" 2>&1 &
+client_pid=$!
+for k in $(seq "$kills"); do
+  sleep "$(rnd $((seed + k)) 0.2 2.5)"
+  running "$pid" || fail "serve exited on its own before kill $k"
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=
+  echo "kill $k: $(applied)/$events events applied"
+  # Down for a moment: the client meets a refused connection too.
+  sleep "$(rnd $((seed + 100 + k)) 0 1)"
+  start
+done
+wait "$client_pid" || { cat "$work/kills/client.out"; fail "the client failed"; }
+client_pid=
+cat "$work/kills/client.out"
+
+# ---- 2. a client timeout shorter than the commit ----------------------------
+control "rtt all 2500"
+$tool otlp "http://127.0.0.1:$port" "$work/slow" 1000 100 --threads 4 --spans-per-case 5 \
+  --cases-per-request 5 --seed "$seed" --log "$work/log.csv" --timeout 1 --prefix slow \
+  >"$work/slow/client.out" 2>&1 &
+client_pid=$!
+sleep 4
+control "rtt all 0"
+wait "$client_pid" || { cat "$work/slow/client.out"; fail "the slow-broker client failed"; }
+client_pid=
+cat "$work/slow/client.out"
+
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+"$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
+ok=1
+$tool state "$work/kills/expected.json" "$work/dump.jsonl" --extra-ok --prefix otlp- || ok=0
+$tool state "$work/slow/expected.json" "$work/dump.jsonl" --extra-ok --prefix slow- || ok=0
+# Every seq the state reached has its prediction.
+$tool applied "$work/dump.jsonl" "$work/applied.json"
+kcat -C -b "$boot" -t pmrag_predictions -o beginning -e -q -f '%p\t%o\t%k\t%s\n' \
+  >"$work/pred.tsv" 2>"$work/kcat.err" || fail "kcat -C: $(tail -3 "$work/kcat.err")"
+$tool preds "$work/applied.json" "$work/pred.tsv" || ok=0
+printf 'crash_otlp: %d kills, %.0f s\n' "$kills" "$(echo "$(date +%s.%N) - $t_start" | bc)"
+[[ $ok == 1 ]] || fail "events lost, or predictions missing (seed $seed)"
+echo "crash_otlp: ok"

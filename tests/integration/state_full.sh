@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# A full state store (issue 6). `pmrag serve` consumes `json` events from a
+# standalone mock cluster into an LMDB map too small for them:
+#  1. a 1 MiB map that may not grow (state.map_size = state.map_max): the
+#     daemon must stop with an error that names the state directory, exit
+#     non-zero, and leave an environment that `pmrag state stats` opens,
+#     whose offsets match its cases (the batch that did not fit is not
+#     partly there);
+#  2. with root and a mount that works: the state directory on a 1 MiB
+#     tmpfs, the map free to grow, so that the disk fills instead ("no
+#     space left on device"), with the same demands; then the tmpfs is
+#     made larger (remount keeps its files);
+# and each time a restart with room finishes the input: every case's seq
+# equals its number of events, and every (case, seq) has a prediction.
+#
+#   state_full.sh PMRAG SOURCE_DIR [WORK_DIR]
+#
+# Environment: CRASH_EVENTS (40000), CRASH_CASES (5000; about 300 bytes
+# each in the state with 8 events, so 1.5 MiB in all).
+set -euo pipefail
+usage="usage: state_full.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-}
+events=${CRASH_EVENTS:-40000}
+cases=${CRASH_CASES:-5000}
+tool="python3 $src/tests/integration/crash_tool.py"
+command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
+
+own_work=
+if [[ -z $work ]]; then
+  work=$(mktemp -d)
+  own_work=$work
+fi
+mkdir -p "$work"
+mnt=$work/tmpfs
+mounted=
+mock_pid='' pid=''
+cleanup() {
+  for p in $pid $mock_pid; do
+    kill -9 "$p" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  if [[ -n $mounted ]]; then umount "$mnt" 2>/dev/null || true; fi
+  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
+}
+trap cleanup EXIT
+if mountpoint -q "$mnt" 2>/dev/null; then umount "$mnt"; fi
+rm -rf "$work/state" "$mnt" "$work"/*.json "$work"/*.err
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+t_start=$(date +%s.%N)
+running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
+echo "state_full: $events events, $cases cases"
+
+"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
+(cd "$src/deploy/demo/app/python" &&
+  python3 -m orderflow.simulate --orders 200 --seed 11 --out "$work/log.csv" >/dev/null)
+$tool gen "$work/log.csv" "$work" "$events" "$cases" 5
+"$pmrag" mine --graph "$work/app.graph" --log "$work/train.csv" -o "$work/app.model" -q 2>/dev/null
+
+"$pmrag" kafka-mock --partitions 8 --topic events --topic p_map --topic p_disk \
+  --ready-file "$work/mock.json" >/dev/null 2>"$work/mock.err" &
+mock_pid=$!
+for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
+[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
+boot=$($tool ready "$work/mock.json" kafka_bootstrap)
+kcat -P -b "$boot" -t events -K $'\t' <"$work/events.kcat" || fail "kcat -P"
+
+# serve DIR OUT_TOPIC GROUP LOG [--set K=V ...]: in the background.
+serve() {
+  local dir=$1 topic=$2 group=$3 log=$4
+  shift 4
+  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+    --set state.dir="$dir" --set otlp.listen= --set api.listen= \
+    --set kafka.brokers="$boot" --set kafka.input_topics=events --set kafka.input_encoding=json \
+    --set kafka.output_topic="$topic" --set kafka.output_encoding=json --set serve.k=1 \
+    --set kafka.group="$group" --set model.learn_online=false \
+    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" \
+    "$@" 2>>"$log" &
+  pid=$!
+}
+# full DIR LOG WHAT: the daemon must stop on its own, naming DIR.
+full() {
+  local dir=$1 log=$2 what=$3 rc=0
+  for _ in $(seq 1200); do
+    running "$pid" || break
+    sleep 0.05
+  done
+  running "$pid" && fail "$what: serve still running after 60 s (state: $(applied "$dir") events)"
+  wait "$pid" || rc=$?
+  pid=
+  [[ $rc != 0 ]] || fail "$what: serve exited 0"
+  local msg
+  msg=$(grep -v ': info: \|: warning: \|: note: ' "$log" | grep -F "$dir" | head -1 || true)
+  [[ -n $msg ]] || fail "$what: no error naming $dir: $(grep -v ': info: ' "$log" | tail -3)"
+  echo "$what: exit $rc after $(applied "$dir")/$events events: $msg"
+  grep -qi "$4" <<<"$msg" || fail "$what: the error does not say '$4'"
+  "$pmrag" state stats --state "$dir" >"$work/stats.txt" 2>&1 ||
+    fail "$what: pmrag state stats cannot open the state: $(cat "$work/stats.txt")"
+  "$pmrag" state stats --state "$dir" --json >"$work/stats.json"
+  "$pmrag" state dump --state "$dir" --json >"$work/dump.jsonl" || fail "$what: pmrag state dump"
+  echo "  state stats: $(grep -E '^(cases|map size|used)' "$work/stats.txt" | tr -s ' ' | tr '\n' ';')"
+  $tool consistent "$work/stats.json" "$work/dump.jsonl" events | sed 's/^/  /'
+  [[ ${PIPESTATUS[0]} == 0 ]] || fail "$what: the state's offsets do not match its cases"
+}
+applied() {
+  "$pmrag" state dump --state "$1" --json 2>/dev/null >"$work/sum.jsonl" || { echo 0; return; }
+  $tool sum "$work/sum.jsonl"
+}
+# finish DIR LOG WHAT TOPIC GROUP [--set ...]: a restart with room, to the end.
+finish() {
+  local dir=$1 log=$2 what=$3 topic=$4 group=$5 rc=0
+  shift 5
+  serve "$dir" "$topic" "$group" "$log" "$@"
+  for _ in $(seq 1200); do
+    [[ $(applied "$dir") -ge $events ]] && break
+    running "$pid" || fail "$what: the restart exited: $(grep -v ': info: ' "$log" | tail -3)"
+    sleep 0.2
+  done
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  pid=
+  [[ $rc == 0 ]] || fail "$what: the restart exited $rc on SIGTERM"
+  "$pmrag" state dump --state "$dir" --json >"$work/dump.jsonl" || fail "pmrag state dump"
+  $tool state "$work/expected.json" "$work/dump.jsonl" || fail "$what: events lost or applied twice"
+  kcat -C -b "$boot" -t "$topic" -o beginning -e -q -f '%p\t%o\t%k\t%s\n' >"$work/pred.tsv" 2>/dev/null ||
+    fail "kcat -C $topic"
+  $tool preds "$work/expected.json" "$work/pred.tsv" || fail "$what: predictions missing"
+}
+
+# ---- 1. the map may not grow ------------------------------------------------------
+serve "$work/state" p_map g_map "$work/map.err" --set state.map_size=1048576 --set state.map_max=1048576
+full "$work/state" "$work/map.err" "map full" "map full"
+finish "$work/state" "$work/map.err" "map full, restarted with room" p_map g_map \
+  --set state.map_size=1048576 --set state.map_max=0
+
+# ---- 2. the disk fills -------------------------------------------------------------
+if [[ $(id -u) == 0 ]] && mkdir -p "$mnt" && mount -t tmpfs -o size=1m tmpfs "$mnt" 2>/dev/null; then
+  mounted=1
+  serve "$mnt/state" p_disk g_disk "$work/disk.err"
+  full "$mnt/state" "$work/disk.err" "disk full" "no space"
+  mount -o remount,size=64m "$mnt" || fail "remount of the tmpfs"
+  finish "$mnt/state" "$work/disk.err" "disk full, restarted with room" p_disk g_disk
+  umount "$mnt"
+  mounted=
+else
+  echo "disk full: skipped (needs root and tmpfs mounts)"
+fi
+printf 'state_full: %.0f s\n' "$(echo "$(date +%s.%N) - $t_start" | bc)"
+echo "state_full: ok"
