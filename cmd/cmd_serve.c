@@ -1927,9 +1927,10 @@ static void on_revoked(void *ud, const char *topic, int32_t partition)
 {
     srv *s = ud;
     (void)topic;
-    if (!s->kcl)
-        return;
-    dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
+    if (!s->kcl || !s->cthread_on)
+        return; /* (stopping: everything was committed before the consumer closes) */
+    if (ppr_mapper_nactivities(s->m) > s->cycle_acts || ppr_mapper_nvariants(s->m) > s->dict_vars)
+        dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (pipe_sync(s) != 0)
         core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
                   (int)partition);
