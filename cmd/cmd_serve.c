@@ -717,7 +717,8 @@ static train_job train_job_take(srv *s)
 {
     train_job j = {ppr_mapper_snapshot(s->m), NULL, s->obs.n};
     j.obs = core_xmalloc((j.nobs ? j.nobs : 1) * sizeof *j.obs);
-    memcpy(j.obs, s->obs.v, j.nobs * sizeof *j.obs);
+    if (j.nobs)
+        memcpy(j.obs, s->obs.v, j.nobs * sizeof *j.obs);
     return j;
 }
 

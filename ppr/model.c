@@ -289,6 +289,8 @@ ppr_mapper_snap *ppr_mapper_snapshot(const ppr_mapper *m)
     for (uint32_t a = 0; a < sn->A; a++) {
         ppr_activity pa;
         ppr_mapper_activity(m, a, &pa);
+        if (!pa.nsyms)
+            continue; /* (syms and conf are NULL then) */
         memcpy(sn->syms + sn->off[a], pa.syms, pa.nsyms * sizeof *pa.syms);
         memcpy(sn->conf + sn->off[a], pa.conf, pa.nsyms * sizeof *pa.conf);
     }
