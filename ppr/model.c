@@ -214,7 +214,8 @@ static void mine_at(ppr_model *md, pair_acc *pa, const uint32_t *act, const uint
 static void mine_finish(ppr_model *md, pair_acc *pa)
 {
     core_map_free(&pa->idx);
-    qsort(pa->v.v, pa->v.n, sizeof *pa->v.v, cmp_pair);
+    if (pa->v.n) /* (no pairs: no array) */
+        qsort(pa->v.v, pa->v.n, sizeof *pa->v.v, cmp_pair);
     set_follows(md, pa->v.v, pa->v.n);
     core_vec_free(&pa->v);
 }
