@@ -311,9 +311,19 @@ static int64_t wall_ns(void)
 
 static void dict_texts(srv *s);
 
-static void put_u32(core_buf *b, uint32_t v)
+/* Little-endian integers in stored and sent records. */
+static void put_le(core_buf *b, uint64_t v, int n)
 {
-    core_buf_append(b, &v, 4); /* host order: the state is not portable anyway */
+    for (int i = 0; i < n; i++)
+        core_buf_putc(b, (char)(v >> (8 * i)));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
 }
 
 /* Records of activities from `from` on and of variants not yet saved. */
@@ -329,14 +339,14 @@ static void dict_save(srv *s, uint32_t from)
         uint32_t nc = ppr_mapper_candidates(s->m, a, &cands, &has_const);
         core_buf_reset(&b);
         size_t tl = strlen(pa.text);
-        put_u32(&b, (uint32_t)tl);
+        put_le(&b, tl, 4);
         core_buf_append(&b, pa.text, tl);
         core_buf_putc(&b, (char)pa.strategy);
         core_buf_putc(&b, (char)has_const);
-        put_u32(&b, pa.nsyms);
+        put_le(&b, pa.nsyms, 4);
         core_buf_append(&b, pa.syms, pa.nsyms * sizeof *pa.syms);
         core_buf_append(&b, pa.conf, pa.nsyms * sizeof *pa.conf);
-        put_u32(&b, nc);
+        put_le(&b, nc, 4);
         core_buf_append(&b, cands, nc * sizeof *cands);
         sess_batch_dict_put(s->batch, DICT_FULL | a, b.data, b.len);
     }
@@ -345,7 +355,7 @@ static void dict_save(srv *s, uint32_t from)
         uint32_t act = ppr_mapper_variant(s->m, s->dict_vars, &text);
         core_buf_reset(&b);
         core_buf_putc(&b, DICT_NEW_VARIANT);
-        put_u32(&b, act);
+        put_le(&b, act, 4);
         core_buf_puts(&b, text);
         sess_batch_dict_put(s->batch, DICT_VARIANT | s->dict_vars, b.data, b.len);
     }
@@ -376,13 +386,13 @@ static int replay_full(replay_ctx *r, uint32_t a, const uint8_t *p, size_t len)
 {
     const uint8_t *end = p + len;
     uint32_t tl, ns, nc;
-    if (len < 4 || (memcpy(&tl, p, 4), (size_t)(end - p) < 4 + (size_t)tl + 6))
+    if (len < 4 || (tl = (uint32_t)get_le(p, 4), (size_t)(end - p) < 4 + (size_t)tl + 6))
         return CORE_ECORRUPT;
     char *text = core_xstrndup((const char *)p + 4, tl);
     p += 4 + tl;
     ppr_activity pa = {.text = text, .strategy = (ppr_map_strategy)p[0]};
     bool has_const = p[1] != 0;
-    memcpy(&ns, p + 2, 4);
+    ns = (uint32_t)get_le(p + 2, 4);
     p += 6;
     int rc = CORE_ECORRUPT;
     if ((size_t)(end - p) < (size_t)ns * 8 + 4)
@@ -392,7 +402,7 @@ static int replay_full(replay_ctx *r, uint32_t a, const uint8_t *p, size_t len)
     memcpy(syms, p, ns * 4);
     memcpy(conf, p + ns * 4, ns * 4);
     p += ns * 8;
-    memcpy(&nc, p, 4);
+    nc = (uint32_t)get_le(p, 4);
     p += 4;
     if ((size_t)(end - p) == (size_t)nc * 4) {
         uint32_t *cands = core_xmalloc((nc ? nc : 1) * sizeof *cands);
@@ -419,8 +429,7 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
     if (id < DICT_VARIANT)
         return replay_full(r, id & ~DICT_FULL, (const uint8_t *)text, len);
     if (len >= 5 && (uint8_t)text[0] == DICT_NEW_VARIANT) {
-        uint32_t act;
-        memcpy(&act, text + 1, 4);
+        uint32_t act = (uint32_t)get_le((const uint8_t *)text + 1, 4);
         char *t = core_xstrndup(text + 5, len - 5);
         uint32_t v = act < ppr_mapper_nactivities(r->s->m)
                          ? ppr_mapper_restore_variant(r->s->m, act, t)
@@ -1641,20 +1650,6 @@ static int cycle(srv *s, bool draining)
  */
 #define CL_DELETED 0xff
 #define CL_VERSION 1
-
-static void put_le(core_buf *b, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        core_buf_putc(b, (char)(v >> (8 * i)));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
 
 static int cl_produce(srv *s, int32_t partition, const char *case_id, size_t clen, const void *val,
                       size_t vlen)

@@ -457,10 +457,26 @@ static int build_conf(const ingest_kafka_opts *o, rd_kafka_conf_t *conf, char *w
 /* Reading one partition to its end                                    */
 /* ------------------------------------------------------------------ */
 
-int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, int32_t partition,
-                                int64_t from, int timeout_ms,
-                                int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud,
-                                int64_t *next, char *why, size_t whylen)
+/* The ingest view of a librdkafka message (valid while m lives). */
+static ingest_kafka_msg msg_view(const rd_kafka_message_t *m)
+{
+    rd_kafka_timestamp_type_t tstype;
+    return (ingest_kafka_msg){
+        .topic = rd_kafka_topic_name(m->rkt),
+        .partition = m->partition,
+        .offset = m->offset,
+        .key = m->key,
+        .klen = m->key_len,
+        .val = m->payload,
+        .vlen = m->len,
+        .timestamp_ms = rd_kafka_message_timestamp(m, &tstype),
+    };
+}
+
+/* A consumer with o's settings that is given partitions by the caller
+ * (no group membership used, nothing committed). */
+static int assign_only_consumer(const ingest_kafka_opts *o, rd_kafka_t **out, char *why,
+                                size_t whylen)
 {
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     int rc = build_conf(o, conf, why, whylen);
@@ -471,12 +487,24 @@ int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, i
         return rc;
     }
     char err[512];
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-    if (!rk) {
+    *out = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!*out) {
         rd_kafka_conf_destroy(conf);
         snprintf(why, whylen, "kafka: %s", err);
         return CORE_EUSAGE;
     }
+    return 0;
+}
+
+int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, int32_t partition,
+                                int64_t from, int timeout_ms,
+                                int (*on_msg)(void *ud, const ingest_kafka_msg *m), void *ud,
+                                int64_t *next, char *why, size_t whylen)
+{
+    rd_kafka_t *rk;
+    int rc = assign_only_consumer(o, &rk, why, whylen);
+    if (rc)
+        return rc;
     int64_t lo = 0, hi = 0;
     rd_kafka_resp_err_t e =
         rd_kafka_query_watermark_offsets(rk, topic, partition, &lo, &hi, timeout_ms);
@@ -522,17 +550,7 @@ int ingest_kafka_read_partition(const ingest_kafka_opts *o, const char *topic, i
                 rd_kafka_message_destroy(m);
                 continue;
             }
-            rd_kafka_timestamp_type_t tstype;
-            ingest_kafka_msg msg = {
-                .topic = topic,
-                .partition = partition,
-                .offset = m->offset,
-                .key = m->key,
-                .klen = m->key_len,
-                .val = m->payload,
-                .vlen = m->len,
-                .timestamp_ms = rd_kafka_message_timestamp(m, &tstype),
-            };
+            ingest_kafka_msg msg = msg_view(m);
             rc = on_msg(ud, &msg);
             *next = m->offset + 1;
             rd_kafka_message_destroy(m);
@@ -559,21 +577,10 @@ int ingest_kafka_tail_new(const ingest_kafka_opts *o, const char *topic,
                           int64_t (*start)(void *ud, int32_t partition), void *ud,
                           ingest_kafka_tail **out, char *why, size_t whylen)
 {
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    int rc = build_conf(o, conf, why, whylen);
-    if (!rc)
-        rc = conf_set(conf, "enable.auto.commit", "false", why, whylen);
-    if (rc) {
-        rd_kafka_conf_destroy(conf);
+    rd_kafka_t *rk;
+    int rc = assign_only_consumer(o, &rk, why, whylen);
+    if (rc)
         return rc;
-    }
-    char err[512];
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-    if (!rk) {
-        rd_kafka_conf_destroy(conf);
-        snprintf(why, whylen, "kafka: %s", err);
-        return CORE_EUSAGE;
-    }
     rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
     const struct rd_kafka_metadata *md = NULL;
     rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
@@ -624,17 +631,7 @@ int ingest_kafka_tail_poll(ingest_kafka_tail *t, uint32_t max,
             rd_kafka_message_destroy(m);
             continue;
         }
-        rd_kafka_timestamp_type_t tstype;
-        ingest_kafka_msg msg = {
-            .topic = rd_kafka_topic_name(m->rkt),
-            .partition = m->partition,
-            .offset = m->offset,
-            .key = m->key,
-            .klen = m->key_len,
-            .val = m->payload,
-            .vlen = m->len,
-            .timestamp_ms = rd_kafka_message_timestamp(m, &tstype),
-        };
+        ingest_kafka_msg msg = msg_view(m);
         on_msg(ud, &msg);
         rd_kafka_message_destroy(m);
         n++;
@@ -806,17 +803,7 @@ int ingest_kafka_poll(ingest_kafka *k, uint32_t max, int timeout_ms,
             rd_kafka_message_destroy(m);
             continue;
         }
-        rd_kafka_timestamp_type_t tstype;
-        ingest_kafka_msg msg = {
-            .topic = rd_kafka_topic_name(m->rkt),
-            .partition = m->partition,
-            .offset = m->offset,
-            .key = m->key,
-            .klen = m->key_len,
-            .val = m->payload,
-            .vlen = m->len,
-            .timestamp_ms = rd_kafka_message_timestamp(m, &tstype),
-        };
+        ingest_kafka_msg msg = msg_view(m);
         int rc = on_msg(ud, &msg);
         if (rc) {
             rewind_to(k, m);
