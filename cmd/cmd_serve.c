@@ -70,6 +70,8 @@ typedef struct pending {
     uint64_t t0;
     int rc;
     bool done;
+    bool tracked; /* in s->recent (otlp.dedupe_seconds) */
+    uint8_t id[INGEST_REQUEST_ID];
 } pending;
 
 /* The newest Kafka offset applied per partition in the current batch. */
@@ -191,6 +193,12 @@ typedef struct srv {
     pending *qhead, *qtail;
     size_t qevents, qmax;
     bool stopping;
+    /* Requests applied or being applied (otlp.dedupe_seconds), under
+     * qmu: a retried request is answered from here, not applied again.
+     * Committed ones are in the state's requests table too. */
+    sess_recent *recent;
+    int64_t dedupe_ns;
+    size_t dedupe_max;
 
     /* Online learning: what followed each window of events (kept in
      * memory and in the state's counters), and the model being rebuilt. */
@@ -230,7 +238,7 @@ typedef struct srv {
     sink_metrics *mx;
     sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_bad_otlp, *c_predictions,
         *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
-    sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared;
+    sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
@@ -1205,14 +1213,33 @@ static bool otlp_busy(void *ud)
 }
 
 /* An OTLP/HTTP request (receiver thread): queue it, wait for its commit. */
-static int on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n)
+static int on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                   const uint8_t *id)
 {
     srv *s = ud;
     pending p = {.kind = kind, .evs = evs, .n = n, .t0 = core_now_ns()};
+    memcpy(p.id, id, INGEST_REQUEST_ID);
     pthread_mutex_lock(&s->qmu);
+    if (s->recent) {
+        /* A retry (the client gave up waiting, or lost our answer): it
+         * waits for the outcome of the request it repeats, and is not
+         * applied again when that one was committed. */
+        sess_recent_state st;
+        while ((st = sess_recent_get(s->recent, id)) == SESS_RECENT_PENDING && !s->stopping)
+            pthread_cond_wait(&s->dcv, &s->qmu);
+        if (st == SESS_RECENT_DONE) {
+            pthread_mutex_unlock(&s->qmu);
+            sink_counter_add(s->c_dup_requests, 1);
+            return 0;
+        }
+    }
     if (s->stopping || (s->qevents && s->qevents + n > s->qmax)) {
         pthread_mutex_unlock(&s->qmu);
         return -EAGAIN;
+    }
+    if (s->recent) {
+        sess_recent_set(s->recent, id, SESS_RECENT_PENDING, 0);
+        p.tracked = true;
     }
     if (s->qtail)
         s->qtail->next = &p;
@@ -1236,9 +1263,12 @@ static int on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
 
 static void answer(srv *s, pending *list_head, int rc)
 {
+    int64_t now = wall_ns();
     pthread_mutex_lock(&s->qmu);
     for (pending *p = list_head; p;) {
         pending *next = p->next;
+        if (p->tracked)
+            sess_recent_set(s->recent, p->id, rc ? SESS_RECENT_NONE : SESS_RECENT_DONE, now);
         p->rc = rc;
         p->done = true;
         p = next;
@@ -1308,6 +1338,11 @@ static int commit_batch(srv *s, const sess_batch *b, uint64_t epoch, bool has_ep
     return 0;
 }
 
+static void request_gone(void *ud, const uint8_t *id)
+{
+    sess_batch_request_del(ud, id);
+}
+
 /* Committer thread: idle cases, at most every few seconds and a bounded
  * number at a time, in a transaction of their own. A case the engine
  * holds in a batch not yet written is put again by that batch: expiry
@@ -1319,6 +1354,12 @@ static int expire_step(srv *s)
         return 0;
     s->last_expire = now;
     uint64_t n = sess_expire(s->env, s->xbatch, wall_ns(), s->ttl_ns, 10000);
+    if (s->recent) {
+        pthread_mutex_lock(&s->qmu);
+        sess_recent_expire(s->recent, wall_ns() - s->dedupe_ns, s->dedupe_max, request_gone,
+                           s->xbatch);
+        pthread_mutex_unlock(&s->qmu);
+    }
     if (!n && sess_batch_size(s->xbatch) == 0)
         return 0;
     char why[512];
@@ -1590,6 +1631,10 @@ static int cycle(srv *s, bool draining)
         for (size_t i = 0; i < p->n && !rc; i++)
             rc = apply_event(s, &p->evs[i], p->t0, NULL);
         nhttp += p->n;
+        /* Committed with the changes it made: a retry after a crash
+         * finds it. */
+        if (p->tracked)
+            sess_batch_request_put(s->batch, p->id, wall_ns());
     }
     if (taken) {
         /* Answered by the committer with the batch they are in. */
@@ -1894,6 +1939,64 @@ static int64_t follows_start(void *ud, int32_t partition)
     return sess_offset_get(s->env, s->fo_topic, partition, &next) == 0 ? next : -1;
 }
 
+/* ---- retried OTLP/HTTP requests ---- */
+
+typedef struct req_ent {
+    uint8_t id[SESS_REQUEST_ID];
+    int64_t t;
+} req_ent;
+typedef struct req_load {
+    srv *s;
+    int64_t since;
+    core_vec(req_ent) keep;
+    uint64_t old;
+} req_load;
+
+static int req_load_one(void *ud, const uint8_t *id, int64_t t)
+{
+    req_load *l = ud;
+    if (t >= l->since) {
+        req_ent e = {.t = t};
+        memcpy(e.id, id, SESS_REQUEST_ID);
+        core_vec_push(&l->keep, e);
+    } else {
+        sess_batch_request_del(l->s->batch, id);
+        l->old++;
+    }
+    return 0;
+}
+
+static int req_by_time(const void *a, const void *b)
+{
+    const req_ent *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* The requests committed within otlp.dedupe_seconds, from the state, so
+ * that a client retrying across a restart is not applied twice; older
+ * ones (all of them with the check off) are deleted. */
+static void requests_load(srv *s)
+{
+    s->dedupe_ns = core_cfg_int(s->cfg, "otlp.dedupe_seconds") * 1000000000ll;
+    s->dedupe_max = (size_t)core_cfg_int(s->cfg, "otlp.dedupe_max");
+    bool on = s->dedupe_ns > 0 && *core_cfg_str(s->cfg, "otlp.listen");
+    req_load l = {.s = s, .since = on ? wall_ns() - s->dedupe_ns : INT64_MAX};
+    sess_request_iter(s->env, req_load_one, &l);
+    if (on) {
+        s->recent = sess_recent_new();
+        if (l.keep.n)
+            qsort(l.keep.v, l.keep.n, sizeof *l.keep.v, req_by_time);
+        for (size_t i = 0; i < l.keep.n; i++)
+            sess_recent_set(s->recent, l.keep.v[i].id, SESS_RECENT_DONE, l.keep.v[i].t);
+        if (l.keep.n)
+            core_logf(&s->lg, CORE_LOG_INFO,
+                      "%zu OTLP/HTTP requests of the last %lld s restored (retries of them are "
+                      "not applied again)",
+                      l.keep.n, (long long)(s->dedupe_ns / 1000000000ll));
+    }
+    core_vec_free(&l.keep);
+}
+
 /* This state's instance id (made at its first start). */
 static uint64_t instance_id(srv *s)
 {
@@ -2102,6 +2205,9 @@ static void metrics_init(srv *s)
     s->c_bad_kafka =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"kafka\"");
+    s->c_dup_requests = sink_metrics_counter(
+        m, "pmrag_otlp_duplicate_requests_total",
+        "OTLP/HTTP requests answered as retries of committed ones, not applied again", NULL);
     s->c_bad_otlp =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"otlp_http\"");
@@ -2327,6 +2433,7 @@ static void srv_free(srv *s)
         sess_batch_free(s->spare);
     if (s->xbatch)
         sess_batch_free(s->xbatch);
+    sess_recent_free(s->recent);
     for (size_t i = 0; i < s->c.npos; i++)
         free(s->c.pos[i].topic);
     free(s->c.pos);
@@ -2504,6 +2611,7 @@ int cmd_serve(int argc, char **argv)
             core_logf(&s.lg, CORE_LOG_INFO, "%zu windows learnt online restored", s.obs.n);
         online_apply(&s);
     }
+    requests_load(&s);
     model_version_set(&s, false);
     {
         ppr_model_stats st;

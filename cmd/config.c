@@ -117,6 +117,13 @@ const core_cfg_item pmrag_config_table[] = {
     {"otlp.max_body", CORE_CFG_INT, "67108864", 1024, 4e9, NULL,
      "largest OTLP/HTTP body in bytes, before and after gzip decompression (413 past it)"},
     {"otlp.threads", CORE_CFG_INT, "4", 1, 256, NULL, "OTLP/HTTP receiver threads"},
+    {"otlp.dedupe_seconds", CORE_CFG_INT, "600", 0, 86400, NULL,
+     "a request whose body (after decompression) equals one committed this many seconds ago or "
+     "less is a retry: answered 200 without applying it again (kept in the state, so also "
+     "across a restart; pmrag_otlp_duplicate_requests_total); 0: no check"},
+    {"otlp.dedupe_max", CORE_CFG_INT, "200000", 1, 1e8, NULL,
+     "most request ids kept for otlp.dedupe_seconds (the oldest go first past it; about 80 "
+     "bytes of memory each)"},
     {"otlp.token_file", CORE_CFG_STRING, "", 0, 0, NULL,
      "file holding the bearer token OTLP/HTTP clients must send (`Authorization: Bearer ...`; "
      "401 without it); empty: no authentication"},

@@ -597,15 +597,19 @@ typedef struct ingest_otlp_http_opts {
 
 /*
  * Called once per request that has events, with all of them in body order
- * (a request with none gives 200 without a call). evs and everything they
+ * (a request with none gives 200 without a call), and the request's id:
+ * INGEST_REQUEST_ID bytes, a 128-bit hash of its signal kind and its body
+ * after decompression, the same for every retry of one request (a
+ * duplicate check). evs and everything they
  * point to are valid only during the call. Returns 0 when they are accepted
  * (the daemon returns after its state commit), -EAGAIN when the ingest
  * queue is full (503 + Retry-After: 1), CORE_ELIMIT when the client is over
  * a rate limit (429 + Retry-After: 1), another negative code for a failure
  * (500). From a pool thread.
  */
+#define INGEST_REQUEST_ID 16
 typedef int (*ingest_otlp_batch_fn)(void *ud, ingest_otlp_kind kind, const ingest_event *evs,
-                                    size_t n);
+                                    size_t n, const uint8_t *request_id);
 
 /*
  * Starts the receiver. o may be NULL (the defaults); its strings are

@@ -194,7 +194,15 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
     count(&s->truncated_events, res.truncated);
 
     if (c.evs.n) {
-        rc = s->fn(s->ud, kind, c.evs.v, c.evs.n);
+        /* Two independent 64-bit hashes: a retried request, and only
+         * that, has the same id (the chance of two different bodies
+         * sharing one is about 2^-128 per pair). */
+        uint8_t id[INGEST_REQUEST_ID];
+        uint64_t h0 = core_hash64(body, len, 0x6f746c70u + (uint64_t)kind);
+        uint64_t h1 = core_hash64(body, len, ~h0 ^ 0x9e3779b97f4a7c15ull);
+        memcpy(id, &h0, 8);
+        memcpy(id + 8, &h1, 8);
+        rc = s->fn(s->ud, kind, c.evs.v, c.evs.n, id);
         if (rc == -EAGAIN || rc == CORE_ELIMIT) {
             /* The exporter keeps the data and retries after a second. */
             count(&s->throttled, 1);

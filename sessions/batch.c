@@ -413,6 +413,20 @@ int sess_batch_offset_put(sess_batch *b, const char *topic, int32_t partition, i
     return 0;
 }
 
+int sess_batch_request_put(sess_batch *b, const uint8_t id[SESS_REQUEST_ID], int64_t time_ns)
+{
+    uint8_t val[8];
+    sess__put_u64le(val, (uint64_t)time_ns);
+    sess__batch_push(b, SESS__OP_REQUEST, id, SESS_REQUEST_ID, val, 8);
+    return 0;
+}
+
+int sess_batch_request_del(sess_batch *b, const uint8_t id[SESS_REQUEST_ID])
+{
+    sess__batch_push(b, SESS__OP_REQUEST, id, SESS_REQUEST_ID, NULL, 0)->del = true;
+    return 0;
+}
+
 int sess_batch_meta_put(sess_batch *b, const char *key, const void *val, size_t len)
 {
     size_t klen = strlen(key);

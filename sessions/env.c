@@ -28,6 +28,7 @@
 struct sess_env {
     MDB_env *env;
     MDB_dbi cases, by_touch, dict, counts, offsets, meta;
+    MDB_dbi requests; /* 0 in a read-only state from before the table */
     /*
      * Every transaction of this process runs under this lock held shared;
      * changing the map size takes it exclusively, because LMDB requires
@@ -183,10 +184,18 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
         set_why(why, whylen, "%s: %s", e->path, mdb_strerror(rc));
         return from_mdb(rc);
     }
-    static const char *const names[] = {"cases", "by_touch", "dict", "counts", "offsets", "meta"};
-    MDB_dbi *dbis[] = {&e->cases, &e->by_touch, &e->dict, &e->counts, &e->offsets, &e->meta};
+    static const char *const names[] = {"cases",   "by_touch", "dict",    "counts",
+                                        "offsets", "meta",     "requests"};
+    MDB_dbi *dbis[] = {&e->cases,   &e->by_touch, &e->dict,    &e->counts,
+                       &e->offsets, &e->meta,     &e->requests};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         rc = mdb_dbi_open(txn, names[i], flags, dbis[i]);
+        /* The requests table came later: a state made before it reads
+         * as one without requests. */
+        if (rc == MDB_NOTFOUND && e->read_only && dbis[i] == &e->requests) {
+            e->requests = 0;
+            continue;
+        }
         if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
             set_why(why, whylen, "%s: not a pmrag state directory (no '%s' table)", e->path,
                     names[i]);
@@ -537,6 +546,7 @@ typedef struct fn_ud {
     sess_dict_fn dict;
     sess_count_fn count;
     sess_offset_fn offset;
+    sess_request_fn request;
     void *ud;
 } fn_ud;
 
@@ -605,6 +615,24 @@ int sess_offset_iter(sess_env *e, sess_offset_fn fn, void *ud)
     return iter_table(e, e->offsets, offset_kv, &f);
 }
 
+static int request_kv(sess_env *e, void *ud, const MDB_val *k, const MDB_val *v)
+{
+    fn_ud *f = ud;
+    if (k->mv_size != SESS_REQUEST_ID || v->mv_size != 8) {
+        core_logf(&e->log, CORE_LOG_WARN, "state %s: requests: malformed entry skipped", e->path);
+        return 0;
+    }
+    return f->request(f->ud, k->mv_data, (int64_t)sess__get_u64le(v->mv_data));
+}
+
+int sess_request_iter(sess_env *e, sess_request_fn fn, void *ud)
+{
+    if (!e->requests)
+        return 0;
+    fn_ud f = {.request = fn, .ud = ud};
+    return iter_table(e, e->requests, request_kv, &f);
+}
+
 void sess_get_stats(sess_env *e, sess_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -619,6 +647,8 @@ void sess_get_stats(sess_env *e, sess_stats *out)
             out->counters = st.ms_entries;
         if (mdb_stat(txn, e->offsets, &st) == 0)
             out->offsets = st.ms_entries;
+        if (e->requests && mdb_stat(txn, e->requests, &st) == 0)
+            out->requests = st.ms_entries;
         MDB_envinfo info;
         mdb_env_stat(e->env, &st);
         mdb_env_info(e->env, &info);
@@ -725,6 +755,12 @@ static int apply_op(sess_env *e, MDB_txn *txn, const sess_batch *b, const sess__
         return mdb_put(txn, e->offsets, &k, &v, 0);
     case SESS__OP_META:
         return mdb_put(txn, e->meta, &k, &v, 0);
+    case SESS__OP_REQUEST:
+        if (op->del) {
+            rc = mdb_del(txn, e->requests, &k, NULL);
+            return rc == MDB_NOTFOUND ? 0 : rc;
+        }
+        return mdb_put(txn, e->requests, &k, &v, 0);
     }
     core_panic("sess: change of unknown kind %u", op->kind);
 }

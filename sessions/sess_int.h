@@ -23,11 +23,12 @@ enum {
     SESS__OP_COUNT = 4,
     SESS__OP_OFFSET = 5,
     SESS__OP_META = 6,
+    SESS__OP_REQUEST = 7, /* put or delete (del) of a request id */
 };
 
 typedef struct sess__op {
     uint8_t kind;
-    bool del;      /* SESS__OP_CASE: a delete */
+    bool del;      /* SESS__OP_CASE, SESS__OP_REQUEST: a delete */
     bool dead;     /* replaced by a later change of the same key */
     uint32_t prev; /* previous change with the same key hash, or UINT32_MAX */
     uint32_t klen, vlen;

@@ -145,11 +145,46 @@ typedef int (*sess_offset_fn)(void *ud, const char *topic, int32_t partition, in
 /* By topic (bytewise), then partition (as unsigned: 0, 1, 2, ...). */
 int sess_offset_iter(sess_env *e, sess_offset_fn fn, void *ud);
 
+/*
+ * Requests already applied (the OTLP/HTTP receiver's duplicate check): an
+ * id of SESS_REQUEST_ID bytes and the time it was committed, written in
+ * the same transaction as the state changes the request made.
+ */
+#define SESS_REQUEST_ID 16
+typedef int (*sess_request_fn)(void *ud, const uint8_t *id, int64_t time_ns);
+/* In bytewise id order. */
+int sess_request_iter(sess_env *e, sess_request_fn fn, void *ud);
+
+/*
+ * The requests of the last minutes in memory (a duplicate check before
+ * the state is read): ids with a state and a time, oldest first. Not
+ * thread-safe: the owner locks.
+ */
+typedef enum {
+    SESS_RECENT_NONE = 0, /* unknown (or dropped) */
+    SESS_RECENT_PENDING,  /* being applied: wait for its outcome */
+    SESS_RECENT_DONE,     /* committed */
+} sess_recent_state;
+typedef struct sess_recent sess_recent;
+sess_recent *sess_recent_new(void);
+void sess_recent_free(sess_recent *r); /* NULL: no-op */
+sess_recent_state sess_recent_get(const sess_recent *r, const uint8_t *id);
+/* Sets the state and time of id, adding it at the back when unknown;
+ * SESS_RECENT_NONE drops it (its place stays until it reaches the front). */
+void sess_recent_set(sess_recent *r, const uint8_t *id, sess_recent_state state, int64_t time_ns);
+/* From the front: removes committed ids older than before_ns, and more
+ * while over max_live ids are kept, calling gone(ud, id) for each; stops
+ * at an id still pending. Returns how many committed ids went. */
+size_t sess_recent_expire(sess_recent *r, int64_t before_ns, size_t max_live,
+                          void (*gone)(void *ud, const uint8_t *id), void *ud);
+/* Ids kept (pending or committed). */
+size_t sess_recent_count(const sess_recent *r);
+
 typedef struct sess_stats {
-    uint64_t cases, dict, counters, offsets; /* entries of each table */
-    size_t map_size;                         /* current map size */
-    size_t used_bytes;                       /* pages in use by LMDB (last page + 1) * page size */
-    size_t file_bytes;                       /* size of data.mdb */
+    uint64_t cases, dict, counters, offsets, requests; /* entries of each table */
+    size_t map_size;                                   /* current map size */
+    size_t used_bytes; /* pages in use by LMDB (last page + 1) * page size */
+    size_t file_bytes; /* size of data.mdb */
     size_t page_size;
     uint64_t grows; /* map growths by this process since sess_open */
 } sess_stats;
@@ -181,6 +216,10 @@ int sess_batch_dict_put(sess_batch *b, uint32_t id, const char *text, size_t len
 /* Adds delta to a counter (created at 0; saturates at UINT64_MAX). */
 int sess_batch_count_add(sess_batch *b, const void *key, size_t klen, uint64_t delta);
 int sess_batch_offset_put(sess_batch *b, const char *topic, int32_t partition, int64_t next_offset);
+/* Records a request id (sess_request_iter), or deletes one (absent: no
+ * error). */
+int sess_batch_request_put(sess_batch *b, const uint8_t id[SESS_REQUEST_ID], int64_t time_ns);
+int sess_batch_request_del(sess_batch *b, const uint8_t id[SESS_REQUEST_ID]);
 /* key is a NUL-terminated text. */
 int sess_batch_meta_put(sess_batch *b, const char *key, const void *val, size_t len);
 /*

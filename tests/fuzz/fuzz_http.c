@@ -44,10 +44,12 @@ static struct sockaddr_in otlp_sa, api_sa;
 static atomic_bool want_500;
 static atomic_uint ready_calls;
 
-static int batch(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n)
+static int batch(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                 const uint8_t *id)
 {
     (void)ud;
     (void)kind;
+    fuzz_sink += id[0] ^ id[INGEST_REQUEST_ID - 1];
     FUZZ_CHECK(n > 0);
     for (size_t i = 0; i < n; i++)
         fuzz_check_event(&evs[i], OTLP_MAX_STR);

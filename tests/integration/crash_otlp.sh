@@ -6,18 +6,17 @@
 # spans waiting is refused). Meanwhile:
 #  1. `pmrag serve` is killed with SIGKILL at random points and restarted
 #     on the same state directory and the same otlp.listen port. Promise:
-#     nothing is lost (every case's seq reaches its number of events).
-#     Events applied twice are counted and printed: a request applied and
-#     committed whose 200 the kill swallowed is sent again and applied
-#     again (the window is between the commit and the response write, so
-#     this is rare).
+#     nothing is lost and nothing applied twice (every case's seq equals
+#     its number of events). A request committed whose 200 the kill
+#     swallowed is sent again: the daemon finds its id in the state
+#     (otlp.dedupe_seconds) and answers 200 without applying it again.
 #  2. Without a crash, a 200 can be lost to the client's own timeout: the
 #     mock cluster delays its answers (`rtt all 2500` through kafka-mock
 #     --control), so each commit waits for the predictions' acknowledgement
-#     longer than the client waits (1 s); the client gives up, sends again,
-#     and the daemon applies both copies when the broker answers. Counted
-#     and printed, not failed: the daemon has no way to recognise a
-#     repeated request yet.
+#     longer than the client waits (1 s); the client gives up and sends
+#     again while the first copy is still being committed. The retry waits
+#     for the first copy's outcome and is not applied: the test requires
+#     pmrag_otlp_duplicate_requests_total > 0 and no event applied twice.
 # Every seq reached must have its prediction on the output topic.
 #
 #   crash_otlp.sh PMRAG SOURCE_DIR [WORK_DIR]
@@ -162,6 +161,36 @@ control "rtt all 0"
 wait "$client_pid" || { cat "$work/slow/client.out"; fail "the slow-broker client failed"; }
 client_pid=
 cat "$work/slow/client.out"
+api=$($tool ready "$work/ready.json" api)
+dups=$(curl -sS "http://$api/metrics" | awk '$1 == "pmrag_otlp_duplicate_requests_total" {print $2}')
+echo "retried requests answered without applying them again: ${dups:-none}"
+[[ ${dups:-0} -gt 0 ]] || fail "the slow-broker client's retries were not recognised (pmrag_otlp_duplicate_requests_total ${dups:-absent})"
+
+# ---- 3. a retry across a restart ---------------------------------------------
+# A request committed, then SIGKILL, then the same request again (as from
+# a client whose 200 the kill swallowed): answered 200, not applied.
+body='{"resourceSpans":[{"scopeSpans":[{"spans":['
+for j in 1 2 3; do
+  body+="{\"traceId\":\"5eed0000000000000000000000000001\",\"spanId\":\"000000000000000$j\","
+  body+="\"name\":\"order.place\",\"startTimeUnixNano\":\"170000000000000000$j\","
+  body+="\"attributes\":[{\"key\":\"case.id\",\"value\":{\"stringValue\":\"retry-1\"}}]}"
+  [[ $j == 3 ]] || body+=','
+done
+body+=']}]}]}'
+post() {
+  curl -sS -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary "$body" "http://127.0.0.1:$port/v1/traces"
+}
+[[ $(post) == 200 ]] || fail "POST of the retry-1 request"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+start
+[[ $(post) == 200 ]] || fail "POST of the retry-1 request after the restart"
+api=$($tool ready "$work/ready.json" api)
+dups=$(curl -sS "http://$api/metrics" | awk '$1 == "pmrag_otlp_duplicate_requests_total" {print $2}')
+seq=$(curl -sS "http://$api/v1/cases/retry-1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+echo "retry across a restart: seq $seq (3 spans sent twice), duplicates answered ${dups:-none}"
+[[ $seq == 3 && ${dups:-0} == 1 ]] || fail "the retry after the restart was applied again (seq $seq)"
 
 kill -TERM "$pid"
 rc=0
@@ -170,13 +199,13 @@ pid=
 [[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
 "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
 ok=1
-$tool state "$work/kills/expected.json" "$work/dump.jsonl" --extra-ok --prefix otlp- || ok=0
-$tool state "$work/slow/expected.json" "$work/dump.jsonl" --extra-ok --prefix slow- || ok=0
+$tool state "$work/kills/expected.json" "$work/dump.jsonl" --prefix otlp- || ok=0
+$tool state "$work/slow/expected.json" "$work/dump.jsonl" --prefix slow- || ok=0
 # Every seq the state reached has its prediction.
 $tool applied "$work/dump.jsonl" "$work/applied.json"
 kcat -C -b "$boot" -t pmrag_predictions -o beginning -e -q -f '%p\t%o\t%k\t%s\n' \
   >"$work/pred.tsv" 2>"$work/kcat.err" || fail "kcat -C: $(tail -3 "$work/kcat.err")"
 $tool preds "$work/applied.json" "$work/pred.tsv" || ok=0
 printf 'crash_otlp: %d kills, %.0f s\n' "$kills" "$(echo "$(date +%s.%N) - $t_start" | bc)"
-[[ $ok == 1 ]] || fail "events lost, or predictions missing (seed $seed)"
+[[ $ok == 1 ]] || fail "events lost or applied twice, or predictions missing (seed $seed)"
 echo "crash_otlp: ok"

@@ -1395,14 +1395,17 @@ typedef struct otlp_rec {
     pthread_mutex_t mu;
     int ret; /* what the batch function returns */
     int calls;
-    core_buf seen; /* "kind case activity time k=v,...\n" per event */
+    core_buf seen;                 /* "kind case activity time k=v,...\n" per event */
+    uint8_t id[INGEST_REQUEST_ID]; /* of the last request */
 } otlp_rec;
 
-static int otlp_batch(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n)
+static int otlp_batch(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                      const uint8_t *id)
 {
     otlp_rec *r = ud;
     pthread_mutex_lock(&r->mu);
     r->calls++;
+    memcpy(r->id, id, INGEST_REQUEST_ID);
     for (size_t i = 0; i < n; i++) {
         core_buf_printf(&r->seen, "%s %s %s %lld", kind == INGEST_OTLP_TRACES ? "T" : "L",
                         evs[i].case_id, evs[i].activity, (long long)evs[i].time_ns);
@@ -1435,6 +1438,15 @@ static int rec_calls(otlp_rec *r)
     int n = r->calls;
     pthread_mutex_unlock(&r->mu);
     return n;
+}
+
+/* The id of the last request, as 32 hex digits in out[33]. */
+static void rec_id(otlp_rec *r, char *out)
+{
+    pthread_mutex_lock(&r->mu);
+    for (int i = 0; i < INGEST_REQUEST_ID; i++)
+        snprintf(out + 2 * i, 3, "%02x", r->id[i]);
+    pthread_mutex_unlock(&r->mu);
 }
 
 static void rec_set_ret(otlp_rec *r, int ret)
@@ -1536,6 +1548,10 @@ TEST(otlp_protobuf_json_and_gzip_bodies_reach_the_batch)
     CHECK_INT(r.body.len, 0);
     res_free(&r);
     CHECK_INT(rec_calls(&rec), 1);
+    /* Request ids: one per body and kind, whatever the encoding on the
+     * wire (the duplicate check of retried requests). */
+    char id_pb[33], id_js[33], id_lg[33], id_gz[33];
+    rec_id(&rec, id_pb);
     char *seen = rec_take(&rec);
     CHECK(strstr(seen, "T p1 add to cart 1700000000000000000 http.route=/cart,"));
     CHECK(strstr(seen, "\nT p1 checkout 1700000002000000000 "));
@@ -1551,6 +1567,8 @@ TEST(otlp_protobuf_json_and_gzip_bodies_reach_the_batch)
     CHECK_STR(res_header(&r, "Content-Type"), "application/json");
     CHECK_STR(r.body.data, "{}");
     res_free(&r);
+    rec_id(&rec, id_js);
+    CHECK(strcmp(id_js, id_pb) != 0);
     seen = rec_take(&rec);
     CHECK(strncmp(seen, "T c1 checkout 1700000000000000000 case.id=c1", 44) == 0);
     CHECK(strstr(seen, "\nT c1 pay 1700000001000000000 "));
@@ -1563,9 +1581,11 @@ TEST(otlp_protobuf_json_and_gzip_bodies_reach_the_batch)
     CHECK_INT(r.status, 200);
     CHECK_STR(r.body.data, "{}");
     res_free(&r);
+    rec_id(&rec, id_lg);
     seen = rec_take(&rec);
     CHECK(strncmp(seen, "L sess-9 order placed 1700000000000000000", 41) == 0);
     free(seen);
+    CHECK(strcmp(id_lg, id_pb) != 0 && strcmp(id_lg, id_js) != 0);
 
     /* gzip. */
     core_buf gz = {0};
@@ -1576,6 +1596,8 @@ TEST(otlp_protobuf_json_and_gzip_bodies_reach_the_batch)
             gz.data, gz.len, &r);
     CHECK_INT(r.status, 200);
     res_free(&r);
+    rec_id(&rec, id_gz);
+    CHECK_STR(id_gz, id_pb);
     seen = rec_take(&rec);
     CHECK(strstr(seen, "T p2 browse "));
     free(seen);

@@ -1154,6 +1154,105 @@ TEST(reopen_keeps_everything)
     sess_batch_free(b);
 }
 
+static int collect_request(void *ud, const uint8_t *id, int64_t t)
+{
+    core_buf_printf(ud, "%c%c:%lld;", id[0], id[15], (long long)t);
+    return 0;
+}
+
+static void req_id(uint8_t *id, char a, char z)
+{
+    memset(id, '.', SESS_REQUEST_ID);
+    id[0] = (uint8_t)a;
+    id[15] = (uint8_t)z;
+}
+
+TEST(requests_are_committed_deleted_and_reopened)
+{
+    const char *dir = unit_tmp_path("req/state");
+    sess_env *e = open_env(dir, 0, 0, false);
+    sess_batch *b = sess_batch_new();
+    uint8_t a[SESS_REQUEST_ID], z[SESS_REQUEST_ID], m[SESS_REQUEST_ID];
+    req_id(a, 'a', '1');
+    req_id(z, 'z', '2');
+    req_id(m, 'm', '3');
+    CHECK_OK(sess_batch_request_put(b, z, 20));
+    CHECK_OK(sess_batch_request_put(b, a, 10));
+    CHECK_OK(sess_batch_request_put(b, m, 30));
+    CHECK_OK(sess_batch_request_del(b, m)); /* the later change wins */
+    commit_ok(e, b);
+    core_buf out = {0};
+    CHECK_OK(sess_request_iter(e, collect_request, &out));
+    CHECK_STR(out.data, "a1:10;z2:20;");
+    sess_stats st;
+    sess_get_stats(e, &st);
+    CHECK_INT(st.requests, 2);
+    CHECK_OK(sess_batch_request_del(b, a));
+    CHECK_OK(sess_batch_request_del(b, m)); /* absent: no error */
+    commit_ok(e, b);
+    sess_close(e);
+    e = open_ro(dir);
+    core_buf_reset(&out);
+    CHECK_OK(sess_request_iter(e, collect_request, &out));
+    CHECK_STR(out.data, "z2:20;");
+    core_buf_free(&out);
+    sess_close(e);
+    sess_batch_free(b);
+}
+
+static void note_gone(void *ud, const uint8_t *id)
+{
+    core_buf_printf(ud, "%c%c;", id[0], id[15]);
+}
+
+TEST(recent_requests_expire_oldest_first)
+{
+    sess_recent *r = sess_recent_new();
+    uint8_t id[SESS_REQUEST_ID];
+    /* 300 ids (the ring and the index grow), committed at t = i. */
+    for (int i = 0; i < 300; i++) {
+        req_id(id, (char)('A' + i / 60), (char)('0' + i % 60));
+        id[7] = (uint8_t)i;
+        CHECK_INT(sess_recent_get(r, id), SESS_RECENT_NONE);
+        sess_recent_set(r, id, SESS_RECENT_PENDING, 0);
+        CHECK_INT(sess_recent_get(r, id), SESS_RECENT_PENDING);
+        sess_recent_set(r, id, SESS_RECENT_DONE, i);
+    }
+    CHECK_INT(sess_recent_count(r), 300);
+    /* A failed one is forgotten (and may be sent again). */
+    req_id(id, 'A', '5');
+    id[7] = 5;
+    sess_recent_set(r, id, SESS_RECENT_NONE, 0);
+    CHECK_INT(sess_recent_get(r, id), SESS_RECENT_NONE);
+    CHECK_INT(sess_recent_count(r), 299);
+    /* Older than 10: ids 0..9 but 5 go, told one by one. */
+    core_buf gone = {0};
+    CHECK_INT(sess_recent_expire(r, 10, 1000, note_gone, &gone), 9);
+    CHECK_STR(gone.data, "A0;A1;A2;A3;A4;A6;A7;A8;A9;");
+    CHECK_INT(sess_recent_count(r), 290);
+    req_id(id, 'A', '9');
+    id[7] = 9;
+    CHECK_INT(sess_recent_get(r, id), SESS_RECENT_NONE);
+    req_id(id, 'A', ':');
+    id[7] = 10;
+    CHECK_INT(sess_recent_get(r, id), SESS_RECENT_DONE);
+    /* Over the cap: the oldest go until 100 are left. */
+    CHECK_INT(sess_recent_expire(r, 0, 100, NULL, NULL), 190);
+    CHECK_INT(sess_recent_count(r), 100);
+    CHECK_INT(sess_recent_get(r, id), SESS_RECENT_NONE);
+    /* A pending id at the front stops the expiry. */
+    req_id(id, 'p', 'p');
+    sess_recent_set(r, id, SESS_RECENT_PENDING, 0);
+    CHECK_INT(sess_recent_expire(r, INT64_MAX, 0, NULL, NULL), 100);
+    CHECK_INT(sess_recent_count(r), 1);
+    CHECK_INT(sess_recent_get(r, id), SESS_RECENT_PENDING);
+    sess_recent_set(r, id, SESS_RECENT_DONE, 5);
+    CHECK_INT(sess_recent_expire(r, 6, 10, NULL, NULL), 1);
+    CHECK_INT(sess_recent_count(r), 0);
+    core_buf_free(&gone);
+    sess_recent_free(r);
+}
+
 TEST(read_only_open_creates_nothing)
 {
     sess_opts o = {.path = unit_tmp_path("missing/state"), .read_only = true};
