@@ -32,6 +32,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -200,6 +201,18 @@ typedef struct srv {
     int64_t dedupe_ns;
     size_t dedupe_max;
 
+    /* limits.memory_bytes: a watcher thread samples the anonymous memory;
+     * over the limit, input is refused (mem_over) until it is back under
+     * 90% of it. */
+    uint64_t mem_limit;
+    pthread_t mem_thread;
+    bool mem_thread_on, kafka_paused;
+    pthread_mutex_t mem_mu;
+    pthread_cond_t mem_cv;
+    bool mem_quit;
+    atomic_bool mem_over;
+    atomic_uint_fast64_t mem_anon;
+
     /* Online learning: what followed each window of events (kept in
      * memory and in the state's counters), and the model being rebuilt. */
     bool learn_online;
@@ -239,8 +252,9 @@ typedef struct srv {
     sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_bad_otlp, *c_predictions,
         *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
-    sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases;
-    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue;
+    sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
+        *c_lim_memory;
+    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
     atomic_bool ready;
@@ -1206,10 +1220,99 @@ static int64_t start_offset(void *ud, const char *topic, int32_t partition)
 static bool otlp_busy(void *ud)
 {
     srv *s = ud;
+    if (atomic_load(&s->mem_over)) {
+        sink_counter_add(s->c_lim_memory, 1);
+        return true;
+    }
     pthread_mutex_lock(&s->qmu);
     bool busy = s->stopping || s->qevents >= s->qmax;
     pthread_mutex_unlock(&s->qmu);
     return busy;
+}
+
+/* ---- limits.memory_bytes ---- */
+
+/* Anonymous resident memory in bytes (resident minus file-backed and
+ * shared pages: LMDB's map is page cache, not ours), or 0. */
+static uint64_t anon_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size, resident, shared;
+    int n = f ? fscanf(f, "%llu %llu %llu", &size, &resident, &shared) : 0;
+    if (f)
+        fclose(f);
+    if (n != 3 || shared > resident)
+        return 0;
+    return (uint64_t)(resident - shared) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void *mem_main(void *arg)
+{
+    srv *s = arg;
+    uint64_t last_trim = 0;
+    pthread_mutex_lock(&s->mem_mu);
+    while (!s->mem_quit) {
+        pthread_mutex_unlock(&s->mem_mu);
+        uint64_t anon = anon_bytes(), now = core_now_ns();
+        bool over = atomic_load(&s->mem_over);
+        /* Freed memory the allocator still holds counts as in use: give
+         * it back before refusing input, and while refusing it. */
+        if (anon > (over ? s->mem_limit / 10 * 9 : s->mem_limit) &&
+            now - last_trim > 500000000ull) {
+            malloc_trim(0);
+            last_trim = now;
+            anon = anon_bytes();
+        }
+        atomic_store(&s->mem_anon, anon);
+        if (!over && anon > s->mem_limit) {
+            atomic_store(&s->mem_over, true);
+            core_logf(&s->lg, CORE_LOG_WARN,
+                      "memory: %.0f MiB in use, over limits.memory_bytes (%.0f MiB): input "
+                      "refused (OTLP/HTTP 503, Kafka paused) until under %.0f MiB",
+                      (double)anon / 1048576.0, (double)s->mem_limit / 1048576.0,
+                      0.9 * (double)s->mem_limit / 1048576.0);
+        } else if (over && anon < s->mem_limit / 10 * 9) {
+            atomic_store(&s->mem_over, false);
+            core_logf(&s->lg, CORE_LOG_INFO, "memory: %.0f MiB in use: input taken again",
+                      (double)anon / 1048576.0);
+        }
+        pthread_mutex_lock(&s->mem_mu);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        if (!s->mem_quit)
+            pthread_cond_timedwait(&s->mem_cv, &s->mem_mu, &ts);
+    }
+    pthread_mutex_unlock(&s->mem_mu);
+    return NULL;
+}
+
+static void mem_watch_start(srv *s)
+{
+    s->mem_limit = (uint64_t)core_cfg_int(s->cfg, "limits.memory_bytes");
+    if (!s->mem_limit)
+        return;
+    pthread_mutex_init(&s->mem_mu, NULL);
+    pthread_cond_init(&s->mem_cv, NULL);
+    s->mem_thread_on = pthread_create(&s->mem_thread, NULL, mem_main, s) == 0;
+    if (!s->mem_thread_on)
+        core_logf(&s->lg, CORE_LOG_WARN, "memory: cannot start the watcher: no memory limit");
+}
+
+static void mem_watch_stop(srv *s)
+{
+    if (!s->mem_thread_on)
+        return;
+    pthread_mutex_lock(&s->mem_mu);
+    s->mem_quit = true;
+    pthread_cond_signal(&s->mem_cv);
+    pthread_mutex_unlock(&s->mem_mu);
+    pthread_join(s->mem_thread, NULL);
+    s->mem_thread_on = false;
 }
 
 /* An OTLP/HTTP request (receiver thread): queue it, wait for its commit. */
@@ -1233,6 +1336,8 @@ static int on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
             return 0;
         }
     }
+    /* (Not refused for memory here: its memory is spent already; the
+     * check is before a body is decoded, in otlp_busy.) */
     if (s->stopping || (s->qevents && s->qevents + n > s->qmax)) {
         pthread_mutex_unlock(&s->qmu);
         return -EAGAIN;
@@ -1525,6 +1630,7 @@ static void gauges(srv *s)
     sess_get_stats(s->env, &st);
     sink_gauge_set(s->g_cases, (double)st.cases);
     sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
+    sink_gauge_set(s->g_mem, (double)anon_bytes());
     /* Not under mu, which the engine holds while it applies a batch:
      * /metrics must answer at once under load too. */
     pthread_mutex_lock(&s->gmu);
@@ -1586,6 +1692,12 @@ static int cycle(srv *s, bool draining)
         rebuild_step(s);
     uint64_t budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
     bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
+    if (s->kin && atomic_load(&s->mem_over) != s->kafka_paused) {
+        s->kafka_paused = !s->kafka_paused;
+        ingest_kafka_pause(s->kin, s->kafka_paused);
+        if (s->kafka_paused)
+            sink_counter_add(s->c_lim_memory, 1);
+    }
     pthread_mutex_lock(&s->mu);
     if (s->kin && !draining && budget) {
         bool waiting;
@@ -2163,6 +2275,14 @@ static bool api_ready(void *ud, core_buf *why)
         core_buf_puts(why, "starting or stopping");
         return false;
     }
+    if (atomic_load(&s->mem_over)) {
+        core_buf_printf(why,
+                        "memory: %.0f MiB in use, over limits.memory_bytes (%.0f MiB): input "
+                        "refused until under %.0f MiB",
+                        (double)atomic_load(&s->mem_anon) / 1048576.0,
+                        (double)s->mem_limit / 1048576.0, 0.9 * (double)s->mem_limit / 1048576.0);
+        return false;
+    }
     if (s->kin) {
         ingest_kafka_stats ks;
         ingest_kafka_get_stats(s->kin, &ks);
@@ -2220,6 +2340,8 @@ static void metrics_init(srv *s)
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"case_events\"");
     s->c_lim_new_cases =
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"new_cases\"");
+    s->c_lim_memory =
+        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"memory\"");
     s->c_predictions =
         sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
     s->c_follows_merged =
@@ -2249,6 +2371,9 @@ static void metrics_init(srv *s)
         sink_metrics_gauge(m, "pmrag_model_version", "number of the model in use", NULL);
     s->g_queue = sink_metrics_gauge(m, "pmrag_ingest_queue_events",
                                     "OTLP/HTTP events waiting for the engine", NULL);
+    s->g_mem =
+        sink_metrics_gauge(m, "pmrag_memory_anon_bytes",
+                           "anonymous resident memory (limits.memory_bytes counts this)", NULL);
     s->h_ppr = sink_metrics_histogram(m, "pmrag_ppr_seconds",
                                       "time to advance a case and rank its next emitters", NULL,
                                       lat, nlat);
@@ -2404,6 +2529,7 @@ static int write_ready(srv *s, const char *path)
 
 static void srv_free(srv *s)
 {
+    mem_watch_stop(s);
     if (s->api)
         sink_api_stop(s->api);
     if (s->otlp)
@@ -2700,6 +2826,7 @@ int cmd_serve(int argc, char **argv)
         cli_error(cmd.name, "cannot write %s", ready_file);
         goto out;
     }
+    mem_watch_start(&s);
     atomic_store(&s.ready, true);
     core_logf(
         &s.lg, CORE_LOG_INFO, "serving: OTLP/HTTP %s, API %s, Kafka %s (in: %zu topics, out: %s)",

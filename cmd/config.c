@@ -112,6 +112,11 @@ const core_cfg_item pmrag_config_table[] = {
     {"limits.new_cases_per_second", CORE_CFG_INT, "100000", 0, 1e9, NULL,
      "serve: most new cases per second (a burst of one second's worth); events that would start "
      "more are dropped (limit=\"new_cases\"); 0: no limit"},
+    {"limits.memory_bytes", CORE_CFG_INT, "0", 0, 1e15, NULL,
+     "serve: most anonymous memory (RssAnon; LMDB's mapped pages are not counted) before input "
+     "is refused: new OTLP/HTTP requests get 503 + Retry-After (those already read are applied), "
+     "Kafka partitions pause, /readyz says why, until it is back under 90% (limit=\"memory\"); "
+     "0: no limit"},
     {"otlp.listen", CORE_CFG_STRING, "127.0.0.1:4318", 0, 0, NULL,
      "OTLP/HTTP receiver address (port 0: any free port; empty: no receiver)"},
     {"otlp.max_body", CORE_CFG_INT, "67108864", 1024, 4e9, NULL,

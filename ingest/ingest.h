@@ -364,6 +364,11 @@ void ingest_kafka_tail_free(ingest_kafka_tail *t);
 /* Ends the wait of an ingest_kafka_poll in progress (or the next one's)
  * at once, for a poll thread that has other input too. Any thread. */
 void ingest_kafka_wake(ingest_kafka *k);
+/* Stops fetching from every assigned partition (pause true; also those
+ * assigned later) or starts again. Polls go on meanwhile (the group
+ * membership, rebalances) and return no messages of paused partitions.
+ * Poll thread. */
+void ingest_kafka_pause(ingest_kafka *k, bool pause);
 
 /* The last applied message of one partition. */
 typedef struct ingest_kafka_pos {

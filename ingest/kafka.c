@@ -45,7 +45,8 @@ struct ingest_kafka {
     /* The current assignment, each with the offset start_offset gave
      * (RD_KAFKA_OFFSET_INVALID when it gave none). */
     rd_kafka_topic_partition_list_t *owned;
-    int fatal; /* 0, or what every poll returns from now on */
+    int fatal;   /* 0, or what every poll returns from now on */
+    bool paused; /* ingest_kafka_pause: also the partitions assigned later */
     rd_kafka_resp_err_t last_err;
     uint64_t last_err_ns;
     uint64_t unlogged; /* errors since the last logged one */
@@ -226,6 +227,12 @@ static void assign(ingest_kafka *k, rd_kafka_topic_partition_list_t *parts, bool
                       rd_kafka_err2str(err));
             k->fatal = -EIO;
         }
+    }
+    if (k->paused) {
+        rd_kafka_resp_err_t err = rd_kafka_pause_partitions(k->rk, parts);
+        if (err)
+            core_logf(&k->log, CORE_LOG_WARN, "kafka: pausing new partitions failed: %s",
+                      rd_kafka_err2str(err));
     }
     set_assigned_count(k);
     log_parts(k, "assigned", parts, true);
@@ -824,6 +831,24 @@ int ingest_kafka_poll(ingest_kafka *k, uint32_t max, int timeout_ms,
     if (stop < 0)
         return stop;
     return (int)n;
+}
+
+void ingest_kafka_pause(ingest_kafka *k, bool pause)
+{
+    if (k->paused == pause)
+        return;
+    k->paused = pause;
+    if (k->owned->cnt == 0)
+        return;
+    /* Fetching stops or starts again at the position of the last
+     * message handed out, so nothing is skipped either way. */
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_copy(k->owned);
+    rd_kafka_resp_err_t err =
+        pause ? rd_kafka_pause_partitions(k->rk, l) : rd_kafka_resume_partitions(k->rk, l);
+    if (err)
+        core_logf(&k->log, CORE_LOG_WARN, "kafka: %s partitions failed: %s",
+                  pause ? "pausing" : "resuming", rd_kafka_err2str(err));
+    rd_kafka_topic_partition_list_destroy(l);
 }
 
 int ingest_kafka_done(ingest_kafka *k, const ingest_kafka_pos *pos, size_t n)

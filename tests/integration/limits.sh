@@ -6,6 +6,8 @@
 #   limits.activities                          a flood of unique messages folds
 #   limits.case_events                         a case stops at its limit
 #   limits.new_cases_per_second                new cases past the rate dropped
+#   limits.memory_bytes                        over it, input refused (503),
+#                                              /readyz says so; taken again after
 # (The body size after decompression is tested in unit.test_http.)
 # And the other ends of a case's life: state.end_activities closes a case,
 # state.ttl forgets an idle one (the committer's expiry, every 5 s).
@@ -124,6 +126,64 @@ elif phase == "lifecycle":
     while case("idle") is not None and time.time() < deadline:
         time.sleep(0.5)
     check(case("idle") is None, "state.ttl=2: the idle case expired within 20 s")
+elif phase == "idle_memory":
+    pid = int(sys.argv[3])
+    post([span("warm", "placing order 1 now", 1)])
+    time.sleep(0.5)
+    statm = open(f"/proc/{pid}/statm").read().split()
+    print((int(statm[1]) - int(statm[2])) * 4096)
+    sys.exit(0)
+elif phase == "memory":
+    import http.client, threading
+    # limits.memory_bytes is the idle use + 32 MiB: one 60 MB request
+    # pushes the daemon over it while it is applied.
+    spans = [span(f"mem-{i % 5000}", "placing order %d now" % i, 20000 + i, nattrs=12)
+             for i in range(60000)]
+    big = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    del spans
+    print(f"big request: {len(big) / 1e6:.0f} MB, 60000 spans")
+    res = {}
+    def send_big():
+        h, p = otlp.rsplit(":", 1)
+        c = http.client.HTTPConnection(h, int(p), timeout=120)
+        c.request("POST", "/v1/traces", big, {"Content-Type": "application/json"})
+        res["status"] = c.getresponse().status
+    t = threading.Thread(target=send_big)
+    t.start()
+    def readyz():
+        try:
+            with urllib.request.urlopen(f"http://{api}/readyz", timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+    deadline = time.time() + 60
+    st, why = readyz()
+    while "memory" not in why and time.time() < deadline and t.is_alive():
+        time.sleep(0.01)
+        st, why = readyz()
+    check(st == 503 and "limits.memory_bytes" in why, f"/readyz over the limit: {st} {why.strip()}")
+    small = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span("mem-small", "placing order 9 now", 1)]}]}]}).encode()
+    req = urllib.request.Request(f"http://{otlp}/v1/traces", small, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            code, ra = r.status, None
+    except urllib.error.HTTPError as e:
+        code, ra = e.code, e.headers.get("Retry-After")
+    check(code == 503 and ra is not None, f"a request over the limit: {code}, Retry-After {ra}")
+    check(hits("memory") >= 1, f"memory hits {hits('memory'):.0f}")
+    t.join()
+    check(res.get("status") == 200, f"the big request itself: {res.get('status')}")
+    deadline = time.time() + 30
+    st, why = readyz()
+    while st != 200 and time.time() < deadline:
+        time.sleep(0.1)
+        st, why = readyz()
+    check(st == 200, f"/readyz after the big request: {st} {why.strip()}")
+    post([span("mem-small", "placing order 9 now", 1)])
+    c = case("mem-small")
+    check(c is not None and c["seq"] == 1, f"taken again under the limit: seq {c and c['seq']}")
+    c = case("mem-4999")
+    check(c is not None and c["seq"] == 12, f"the big request applied: mem-4999 seq {c and c['seq']}")
 else:
     # activities=50: 3000 distinct messages (of 3000 cases) fold into <other>.
     words = ["%s%s%s" % (chr(97 + i % 26), chr(97 + i // 26 % 26), chr(97 + i // 676 % 26))
@@ -145,6 +205,14 @@ stop
 start --set state.ttl=2 --set "state.end_activities=charged %s cents for %s"
 python3 "$work/check.py" "$work/ready.json" lifecycle || fail "case lifecycle (above)"
 grep -q "idle cases expired" "$work/serve.err" || fail "the expiry is not logged"
+stop
+start
+idle=$(python3 "$work/check.py" "$work/ready.json" idle_memory "$pid") || fail "idle memory"
+stop
+start --set limits.memory_bytes=$((idle + 32 * 1024 * 1024)) --set otlp.dedupe_seconds=0
+echo "limits: idle anonymous memory $((idle / 1048576)) MiB, limit $((idle / 1048576 + 32)) MiB"
+python3 "$work/check.py" "$work/ready.json" memory || fail "limits.memory_bytes not held (above)"
+grep -q "over limits.memory_bytes" "$work/serve.err" || fail "going over the memory limit is not logged"
 stop
 start --set limits.activities=50
 python3 "$work/check.py" "$work/ready.json" activities || fail "limits.activities not held (above)"
