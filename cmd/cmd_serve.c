@@ -1215,15 +1215,24 @@ static int64_t start_offset(void *ud, const char *topic, int32_t partition)
     return best;
 }
 
+/* Receiver thread, when a request's headers are in: over
+ * limits.memory_bytes, refused before its body is read. */
+static bool otlp_over_memory(void *ud)
+{
+    srv *s = ud;
+    if (!atomic_load(&s->mem_over))
+        return false;
+    sink_counter_add(s->c_lim_memory, 1);
+    return true;
+}
+
 /* Receiver thread, before decoding a body: the queue is full (or the
- * daemon stopping), so the request would be refused anyway. */
+ * daemon stopping), so the request would be refused anyway. (Not the
+ * memory limit: a body read is memory spent, and refusing it would not
+ * give it back.) */
 static bool otlp_busy(void *ud)
 {
     srv *s = ud;
-    if (atomic_load(&s->mem_over)) {
-        sink_counter_add(s->c_lim_memory, 1);
-        return true;
-    }
     pthread_mutex_lock(&s->qmu);
     bool busy = s->stopping || s->qevents >= s->qmax;
     pthread_mutex_unlock(&s->qmu);
@@ -2764,6 +2773,7 @@ int cmd_serve(int argc, char **argv)
                                     .max_attrs = s.max_attrs,
                                     .max_str = s.max_str,
                                     .busy = otlp_busy,
+                                    .busy_early = otlp_over_memory,
                                     .log = s.lg,
                                     .token_file = core_cfg_str(s.cfg, "otlp.token_file"),
                                     .tls_cert = core_cfg_str(s.cfg, "otlp.tls_cert"),

@@ -178,9 +178,11 @@ uint32_t core_crc32(uint32_t crc, const void *p, size_t n);
  * Map from 64-bit keys to 64-bit values, open addressing. The key
  * UINT64_MAX is reserved.
  */
+typedef struct core_map_slot {
+    uint64_t key, val; /* together: a lookup that hits reads one cache line */
+} core_map_slot;
 typedef struct core_map {
-    uint64_t *keys;
-    uint64_t *vals;
+    core_map_slot *slots;
     size_t n, cap; /* cap is 0 or a power of two */
 } core_map;
 
@@ -261,6 +263,9 @@ typedef struct core_buf {
 } core_buf;
 
 void core_buf_append(core_buf *b, const void *p, size_t n);
+/* Makes room for extra more bytes (and the NUL after them): the caller
+ * writes at data + len, then advances len and writes the NUL. */
+void core_buf_reserve(core_buf *b, size_t extra);
 static inline void core_buf_putc(core_buf *b, char c)
 {
     core_buf_append(b, &c, 1);
@@ -500,6 +505,11 @@ typedef struct core_http_opts {
      * (not encrypted); both or neither. Read once by core_http_start. */
     const char *tls_cert;
     const char *tls_key;
+    /* Asked (with core_http_start's ud) when a request's headers have
+     * arrived, after the token check: true answers 503 with Retry-After:
+     * 1 at once and closes the connection without reading the body, so
+     * that refusing a request costs no memory. NULL: never. */
+    bool (*busy)(void *ud, const char *method, const char *path);
 } core_http_opts;
 
 /*

@@ -103,6 +103,7 @@ struct core_http {
     char *token; /* NULL: no authentication; wiped when freed */
     size_t token_len;
     const char *const *public_paths;
+    bool (*busy)(void *ud, const char *method, const char *path);
     bool tls;
     char *tls_cert, *tls_key; /* PEM text; the key wiped when freed */
     size_t tls_key_len;
@@ -645,6 +646,16 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
                 return queue_text(c, MHD_HTTP_CONTENT_TOO_LARGE, text, true);
             }
         }
+        if (s->busy && s->busy(s->ud, method, r->uri)) {
+            r->state = RQ_SENT;
+            atomic_fetch_add(&s->requests, 1);
+            core_buf b = {0};
+            core_buf_puts(&b, "busy, retry later\n");
+            struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 1, NULL, true);
+            enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, mr);
+            MHD_destroy_response(mr);
+            return ret;
+        }
         /* The first call has no body data; should a version of
          * libmicrohttpd pass some, it is taken as body below. */
         if (!*size)
@@ -826,6 +837,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
     s->log = o->log;
     s->public_paths = o->public_paths;
+    s->busy = o->busy;
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);

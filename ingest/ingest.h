@@ -598,6 +598,11 @@ typedef struct ingest_otlp_http_opts {
      * true gives 503 + Retry-After: 1 at once, so that refusing a request
      * costs next to nothing when the queue is full. NULL: never. */
     bool (*busy)(void *ud);
+    /* Asked earlier, when a request's headers have arrived: true gives
+     * 503 + Retry-After: 1 without reading the body, and closes the
+     * connection (the body is not read), so that refusing costs no memory
+     * (the daemon's memory limit). NULL: never. */
+    bool (*busy_early)(void *ud);
 } ingest_otlp_http_opts;
 
 /*

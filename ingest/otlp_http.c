@@ -26,6 +26,7 @@ struct ingest_otlp_http {
     core_http *http;
     ingest_otlp_batch_fn fn;
     bool (*busy)(void *ud);
+    bool (*busy_early)(void *ud);
     void *ud;
     size_t max_body;
     char **case_attrs; /* owned copies */
@@ -234,6 +235,19 @@ done:
     core_buf_free(&inflated);
 }
 
+/* Headers in: a POST to a signal path is refused before its body is
+ * read when busy_early says so (503 + Retry-After: 1, as below). */
+static bool busy_early(void *ud, const char *method, const char *path)
+{
+    ingest_otlp_http *s = ud;
+    if (strcmp(method, "POST") != 0 ||
+        (strcmp(path, "/v1/traces") != 0 && strcmp(path, "/v1/logs") != 0) || !s->busy_early(s->ud))
+        return false;
+    count(&s->requests, 1);
+    count(&s->throttled, 1);
+    return true;
+}
+
 static void free_attrs(char **a, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -255,6 +269,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
     ingest_otlp_http *s = core_xcalloc(1, sizeof *s);
     s->fn = fn;
     s->busy = o->busy;
+    s->busy_early = o->busy_early;
     s->ud = ud;
     s->max_body = o->max_body ? o->max_body : OTLP_DEFAULT_MAX_BODY;
     s->max_attrs = o->max_attrs;
@@ -274,6 +289,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
         .token_file = o->token_file,
         .tls_cert = o->tls_cert,
         .tls_key = o->tls_key,
+        .busy = o->busy_early ? busy_early : NULL,
     };
     int rc = core_http_start(&ho, handle, s, &s->http, why, whylen);
     if (rc) {

@@ -61,10 +61,13 @@ say "indexing the demo app, simulating its log, mining the model"
   python3 -m orderflow.simulate --orders 2000 --seed 5 --out "$work/log.csv" >/dev/null)
 "$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q 2>/dev/null
 
+# The bodies are sent again and again: otlp.dedupe_seconds=0, or the
+# repeats would be answered as retries without being applied.
 say "starting pmrag serve"
 "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
-  --set otlp.threads="$conns" "${extra[@]}" --ready-file "$work/ready.json" -q \
+  --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 "${extra[@]}" \
+  --ready-file "$work/ready.json" -q \
   2>"$work/serve.err" &
 pid=$!
 for _ in $(seq 600); do

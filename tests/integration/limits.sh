@@ -19,8 +19,10 @@ src=${2:?usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]}
 work=${3:-$(mktemp -d)}
 mkdir -p "$work"
 pid=
+mock_pid=
 cleanup() {
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+  if [[ -n $mock_pid ]]; then kill -9 "$mock_pid" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 fail() {
@@ -214,6 +216,46 @@ echo "limits: idle anonymous memory $((idle / 1048576)) MiB, limit $((idle / 104
 python3 "$work/check.py" "$work/ready.json" memory || fail "limits.memory_bytes not held (above)"
 grep -q "over limits.memory_bytes" "$work/serve.err" || fail "going over the memory limit is not logged"
 stop
+# Kafka input over the memory limit (1 byte: over from the start): the
+# partitions are paused, nothing is consumed; then without the limit
+# everything is.
+command -v kcat >/dev/null || fail "kcat is not installed"
+"$pmrag" kafka-mock --partitions 2 --topic otlp_spans --topic pmrag_predictions \
+  --ready-file "$work/mock.json" >/dev/null 2>"$work/mock.err" &
+mock_pid=$!
+for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
+boot=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kafka_bootstrap"])' "$work/mock.json") ||
+  fail "kafka-mock did not start: $(cat "$work/mock.err")"
+kafka_events() {
+  local api
+  api=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["api"])' "$work/ready.json")
+  curl -sS "http://$api/metrics" | awk '$1 == "pmrag_events_in_total{source=\"kafka\"}" {print $2}'
+}
+kstart() {
+  start --set kafka.brokers="$boot" --set kafka.input_topics=otlp_spans \
+    --set kafka.input_encoding=json --set kafka.output_encoding=json "$@"
+  for _ in $(seq 100); do grep -q "assigned" "$work/serve.err" && break; sleep 0.1; done
+}
+kstart --set limits.memory_bytes=1
+for i in $(seq 100); do
+  printf 'k%d\t{"case_id":"k%d","activity":"placing order %d now","timestamp":"2026-01-01T00:00:%02dZ"}\n' \
+    $((i % 10)) $((i % 10)) "$i" $((i % 60))
+done | kcat -P -b "$boot" -t otlp_spans -K $'\t' || fail "kcat -P"
+sleep 3
+n=$(kafka_events)
+echo "limits: Kafka events consumed over the memory limit in 3 s: ${n:-?}"
+[[ ${n:-x} == 0 ]] || fail "Kafka input was consumed over the memory limit (${n:-no metric})"
+stop
+# (Another group: the mock cluster keeps the first member until its
+# session times out. Nothing was committed, so it reads from the start.)
+kstart --set kafka.group=pmrag-after
+for _ in $(seq 100); do [[ $(kafka_events) == 100 ]] && break; sleep 0.2; done
+n=$(kafka_events)
+echo "limits: Kafka events consumed without the limit: ${n:-?}"
+[[ $n == 100 ]] || fail "after the memory limit, $n of 100 Kafka events consumed"
+stop
+kill -9 "$mock_pid" 2>/dev/null || true
+mock_pid=
 start --set limits.activities=50
 python3 "$work/check.py" "$work/ready.json" activities || fail "limits.activities not held (above)"
 stop

@@ -102,6 +102,8 @@ say "indexing the demo app, simulating $orders orders, mining the model"
   { cat "$work/setup.err" >&2; fail "pmrag mine failed"; }
 
 say "starting pmrag serve (serve.queue_events $queue, otlp.threads $threads)"
+# The load tool sends the same bodies again and again: otlp.dedupe_seconds=0,
+# or they would be answered as retries without being applied.
 # No online learning (OVERLOAD_SET can turn it back on): its counters grow
 # with what the stream has shown, up to model.online_windows, and a rebuild
 # holds two models for a while (the first one 30 s after the start); that
@@ -110,7 +112,7 @@ say "starting pmrag serve (serve.queue_events $queue, otlp.threads $threads)"
 "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
   --set serve.queue_events="$queue" --set otlp.threads="$threads" \
-  --set model.learn_online=false "${extra[@]}" \
+  --set model.learn_online=false --set otlp.dedupe_seconds=0 "${extra[@]}" \
   --ready-file "$work/ready.json" -q 2>"$work/serve.err" &
 pid=$!
 for _ in $(seq 300); do
