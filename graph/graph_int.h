@@ -513,6 +513,24 @@ typedef struct gf_stats {
     uint64_t calls, calls_resolved, calls_internal, calls_internal_resolved;
 } gf_stats;
 
+/* ---- the external command's reply (map_ext.c) ---- */
+
+/*
+ * Reads the reply of graph_llm_map()'s command to one batch: the items
+ * first .. first + n - 1 of the call, numbered 0 .. n - 1 in the request;
+ * label names the batch in warnings. For each proposed symbol that
+ * resolves with a confidence in (0, 1], calls fn(ud, first + id, symbol,
+ * confidence); what does not is skipped with a warning to log (graph.h
+ * describes the reply). Returns 0, or CORE_EFORMAT with the reason in why
+ * when data[0, len) is not such a reply at all. Borrows everything; data
+ * need not be NUL-terminated. Factored out of graph_llm_map() so that the
+ * fuzz target (tests/fuzz/fuzz_llm_reply.c) reaches it without a process.
+ */
+int graph__llm_parse_reply(const graph *g, const char *data, size_t len, size_t first, size_t n,
+                           const char *label, const core_logger *log,
+                           void (*fn)(void *ud, size_t item, uint32_t symbol, float conf), void *ud,
+                           char *why, size_t whylen);
+
 /* ---- the tree-sitter allocator (tsalloc.c) ---- */
 
 /*

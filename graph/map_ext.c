@@ -4,7 +4,7 @@
  * LLM behind a script) that answers batches of activities in JSON.
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, pipe2 */
-#include "graph.h"
+#include "graph_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -744,8 +744,8 @@ static void json_request(const graph *g, const graph_llm_item *items, size_t fir
 
 typedef struct {
     const graph *g;
-    const graph_llm_opts *o;
-    char label[96]; /* "llm batch 2 of 3 (items 3-5)" */
+    const core_logger *log;
+    const char *label; /* "llm batch 2 of 3 (items 3-5)" */
     size_t first, n;
     void (*fn)(void *ud, size_t item, uint32_t symbol, float conf);
     void *ud;
@@ -765,23 +765,33 @@ static void llm_symbol(const llm_batch *b, long long id, json_t *js)
         jc = json_object_get(js, "confidence");
     }
     if (!name || !*name) {
-        core_logf(&b->o->log, CORE_LOG_WARN, "%s: id %lld: a symbol without a name; skipped",
-                  b->label, id);
+        core_logf(b->log, CORE_LOG_WARN, "%s: id %lld: a symbol without a name; skipped", b->label,
+                  id);
         return;
     }
     if (jc) {
         conf = json_is_number(jc) ? json_number_value(jc) : NAN;
         if (!(conf > 0 && conf <= 1)) {
-            core_logf(&b->o->log, CORE_LOG_WARN,
+            core_logf(b->log, CORE_LOG_WARN,
                       "%s: id %lld: symbol '%s': confidence is not a number in (0, 1]; skipped",
                       b->label, id, name);
+            return;
+        }
+        /* fn gets the confidence as a float: one that rounds to 0 there
+         * (below about 1e-45) would arrive as no confidence at all, which
+         * the check above exists to keep out (found by
+         * tests/fuzz/fuzz_llm_reply). */
+        if (!((float)conf > 0)) {
+            core_logf(b->log, CORE_LOG_WARN,
+                      "%s: id %lld: symbol '%s': confidence %g rounds to 0; skipped", b->label, id,
+                      name, conf);
             return;
         }
     }
     uint32_t ids[5];
     uint32_t n = graph_find(b->g, name, ids, 5);
     if (n == 0) {
-        core_logf(&b->o->log, CORE_LOG_WARN,
+        core_logf(b->log, CORE_LOG_WARN,
                   "%s: id %lld: symbol '%s' matches nothing in the graph; skipped", b->label, id,
                   name);
         return;
@@ -793,7 +803,7 @@ static void llm_symbol(const llm_batch *b, long long id, json_t *js)
             graph_get_symbol(b->g, ids[i], &s);
             core_buf_printf(&l, "%s%s", i ? ", " : "", s.qualname);
         }
-        core_logf(&b->o->log, CORE_LOG_WARN,
+        core_logf(b->log, CORE_LOG_WARN,
                   "%s: id %lld: symbol '%s' is ambiguous: %u matches (%s%s); skipped", b->label, id,
                   name, n, l.data, n > 5 ? ", ..." : "");
         core_buf_free(&l);
@@ -802,15 +812,21 @@ static void llm_symbol(const llm_batch *b, long long id, json_t *js)
     b->fn(b->ud, b->first + (size_t)id, ids[0], (float)conf);
 }
 
-/* Applies a response; CORE_EFORMAT (with why) when it is not one at all. */
-static int llm_apply(const llm_batch *b, const core_buf *out, char *why, size_t whylen)
+/* Applies a response (graph_int.h); CORE_EFORMAT (with why) when it is
+ * not one at all. */
+int graph__llm_parse_reply(const graph *g, const char *data, size_t len, size_t first, size_t n,
+                           const char *label, const core_logger *log,
+                           void (*fn)(void *ud, size_t item, uint32_t symbol, float conf), void *ud,
+                           char *why, size_t whylen)
 {
-    if (out->len == 0) {
+    const llm_batch batch = {g, log, label, first, n, fn, ud};
+    const llm_batch *b = &batch;
+    if (len == 0) {
         snprintf(why, whylen, "the command printed nothing on stdout");
         return CORE_EFORMAT;
     }
     json_error_t jerr;
-    json_t *root = json_loadb(out->data, out->len, 0, &jerr);
+    json_t *root = json_loadb(data, len, 0, &jerr);
     if (!root) {
         snprintf(why, whylen, "the response is not JSON (line %d, column %d: %s)", jerr.line,
                  jerr.column, jerr.text);
@@ -829,19 +845,19 @@ static int llm_apply(const llm_batch *b, const core_buf *out, char *why, size_t 
         json_t *jid = json_is_object(m) ? json_object_get(m, "id") : NULL;
         json_t *syms = json_is_object(m) ? json_object_get(m, "symbols") : NULL;
         if (!json_is_integer(jid)) {
-            core_logf(&b->o->log, CORE_LOG_WARN, "%s: mapping %zu has no integer \"id\"; skipped",
+            core_logf(b->log, CORE_LOG_WARN, "%s: mapping %zu has no integer \"id\"; skipped",
                       b->label, i);
             continue;
         }
         long long id = (long long)json_integer_value(jid);
         if (id < 0 || (unsigned long long)id >= b->n) {
-            core_logf(&b->o->log, CORE_LOG_WARN,
+            core_logf(b->log, CORE_LOG_WARN,
                       "%s: id %lld is not an activity of this batch (0-%zu); skipped", b->label, id,
                       b->n - 1);
             continue;
         }
         if (!json_is_array(syms)) {
-            core_logf(&b->o->log, CORE_LOG_WARN, "%s: id %lld has no \"symbols\" list; skipped",
+            core_logf(b->log, CORE_LOG_WARN, "%s: id %lld has no \"symbols\" list; skipped",
                       b->label, id);
             continue;
         }
@@ -887,12 +903,12 @@ int graph_llm_map(const graph *g, const graph_llm_item *items, size_t n, const g
     uint32_t nfailed = 0;
     core_buf req = {0};
     for (size_t bi = 0; bi < nbatches; bi++) {
-        llm_batch b = {g, o, "", bi * per, 0, fn, ud};
-        b.n = n - b.first < per ? n - b.first : per;
-        snprintf(b.label, sizeof b.label, "llm batch %zu of %zu (items %zu-%zu)", bi + 1, nbatches,
-                 b.first, b.first + b.n - 1);
+        size_t first = bi * per, bn = n - first < per ? n - first : per;
+        char label[96];
+        snprintf(label, sizeof label, "llm batch %zu of %zu (items %zu-%zu)", bi + 1, nbatches,
+                 first, first + bn - 1);
         core_buf_reset(&req);
-        json_request(g, items, b.first, b.n, &req);
+        json_request(g, items, first, bn, &req);
         llm_run run = {0};
         char msg[512] = "";
         uint64_t t0 = core_now_ns();
@@ -900,10 +916,11 @@ int graph_llm_map(const graph *g, const graph_llm_item *items, size_t n, const g
         while (run.errlen && run.err[run.errlen - 1] == ' ')
             run.err[--run.errlen] = 0;
         if (rc == 0)
-            rc = llm_apply(&b, &run.out, msg, sizeof msg);
+            rc = graph__llm_parse_reply(g, run.out.data, run.out.len, first, bn, label, &o->log, fn,
+                                        ud, msg, sizeof msg);
         if (rc) {
             char full[1024];
-            snprintf(full, sizeof full, "%s: %s%s%s", b.label, msg, run.errlen ? "; stderr: " : "",
+            snprintf(full, sizeof full, "%s: %s%s%s", label, msg, run.errlen ? "; stderr: " : "",
                      run.err);
             if (nfailed++ == 0) {
                 first_rc = rc;
@@ -913,8 +930,8 @@ int graph_llm_map(const graph *g, const graph_llm_item *items, size_t n, const g
             }
         } else {
             if (run.errlen)
-                core_logf(&o->log, CORE_LOG_DEBUG, "%s: stderr: %s", b.label, run.err);
-            core_logf(&o->log, CORE_LOG_DEBUG, "%s: answered in %.2f s", b.label,
+                core_logf(&o->log, CORE_LOG_DEBUG, "%s: stderr: %s", label, run.err);
+            core_logf(&o->log, CORE_LOG_DEBUG, "%s: answered in %.2f s", label,
                       (double)(core_now_ns() - t0) / 1e9);
         }
         core_buf_free(&run.out);

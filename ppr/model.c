@@ -1163,6 +1163,27 @@ static void get_params(rd *r, ppr_model_params *p)
     p->weights.reverse = (float)rd_f64(r);
 }
 
+/*
+ * Whether parameters read from a model file are ones pmrag could have
+ * written: the ranges of the model.* and ppr.weights.* configuration keys
+ * (cmd/config.c), which calibration stays within. Ranking trusts them: a
+ * decay above 1 or a negative escape gave seed weights that are not finite
+ * (found by tests/fuzz/fuzz_model).
+ */
+static bool params_ok(const ppr_model_params *p)
+{
+    if (p->order < 1 || p->order > PPR_MODEL_MAX_ORDER || p->variant_min > 1000000 ||
+        !(p->variant_ratio >= 0 && p->variant_ratio <= 1) ||
+        !(p->alpha >= 0.001 && p->alpha <= 0.999) ||
+        !(p->code_scale >= 0 && p->code_scale <= 100) || !(p->decay >= 0 && p->decay <= 1) ||
+        !(p->escape >= 0.01 && p->escape <= 100))
+        return false;
+    for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
+        if (!(p->weights.type[t] >= 0 && p->weights.type[t] <= 1000))
+            return false;
+    return p->weights.reverse >= 0 && p->weights.reverse <= 1000;
+}
+
 int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts,
                    ppr_mapper **mapper, ppr_model **out, char *why, size_t whylen)
 {
@@ -1208,9 +1229,9 @@ int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts
         what = "the model was trained on another graph file (index and mine again)";
         goto fail;
     }
-    ppr_model_params p;
+    ppr_model_params p = ppr_model_params_default();
     get_params(&r, &p);
-    if (!(p.alpha > 0 && p.alpha < 1) || p.order < 1 || p.order > PPR_MODEL_MAX_ORDER) {
+    if (!params_ok(&p)) {
         what = "parameters out of range";
         goto fail;
     }
@@ -1278,7 +1299,10 @@ int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts
         goto fail;
     }
     md = model_new(m, NULL, &p);
-    memcpy(md->keep, keep.v, A);
+    /* A file of no activities leaves keep.v NULL: memcpy must not see it
+     * even for 0 bytes (found by tests/fuzz/fuzz_model). */
+    if (A)
+        memcpy(md->keep, keep.v, A);
     core_vec_free(&keep);
     for (uint32_t a = 0; a < A; a++)
         md->variants_kept += md->keep[a];

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,15 @@ static int load_fail(char *why, size_t whylen, const char *path, size_t line, co
     return CORE_EFORMAT;
 }
 
+/*
+ * The net has a slot for every id up to the largest, so ids far beyond
+ * what the edges use would cost memory the file does not pay for: the
+ * one line "4294967293 0 calls 1" asked for tens of gigabytes (found by
+ * tests/fuzz/fuzz_edges). m edges use at most 2m ids; at most this many
+ * more may be left unused.
+ */
+#define EDGES_SPARE_IDS (1u << 20)
+
 int ppr_net_load_edges(const char *path, ppr_net **out, char *why, size_t whylen)
 {
     char *data;
@@ -317,7 +327,7 @@ int ppr_net_load_edges(const char *path, ppr_net **out, char *why, size_t whylen
     core_vec(ppr_edge_in) edges = {0};
     uint32_t maxid = 0;
     bool any = false;
-    size_t line = 0;
+    size_t line = 0, maxid_line = 0;
     char *p = data, *end = data + len;
     rc = 0;
     while (p < end && rc == 0) {
@@ -385,17 +395,21 @@ int ppr_net_load_edges(const char *path, ppr_net **out, char *why, size_t whylen
         }
         e.type = (uint8_t)t;
         double w = strtod(fields[3], &ep);
-        if (*ep || !isfinite(w) || w < 0) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "field weight: '%.40s' is not a weight >= 0", fields[3]);
+        /* Weights are kept as floats: one beyond FLT_MAX would become
+         * infinite there and be refused later without its line (found by
+         * tests/fuzz/fuzz_edges). */
+        if (*ep || !isfinite(w) || w < 0 || w > FLT_MAX) {
+            char msg[112];
+            snprintf(msg, sizeof msg, "field weight: '%.40s' is not a finite float >= 0",
+                     fields[3]);
             rc = load_fail(why, whylen, path, line, msg);
             break;
         }
         e.weight = (float)w;
-        if (e.src > maxid)
-            maxid = e.src;
-        if (e.dst > maxid)
-            maxid = e.dst;
+        if (e.src > maxid || e.dst > maxid || !any) {
+            maxid = e.src > e.dst ? e.src : e.dst;
+            maxid_line = line;
+        }
         any = true;
         core_vec_push(&edges, e);
     }
@@ -403,6 +417,12 @@ int ppr_net_load_edges(const char *path, ppr_net **out, char *why, size_t whylen
     if (rc == 0) {
         if (!any) {
             rc = load_fail(why, whylen, path, line, "no edges");
+        } else if ((uint64_t)maxid + 1 > 2 * (uint64_t)edges.n + EDGES_SPARE_IDS) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "node id %u is too large for %zu edges (ids may leave at most %u unused)",
+                     maxid, edges.n, EDGES_SPARE_IDS);
+            rc = load_fail(why, whylen, path, maxid_line, msg);
         } else {
             rc = ppr_net_from_edges(maxid + 1, edges.v, edges.n, NULL, out);
             if (rc && why && whylen)

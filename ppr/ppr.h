@@ -114,6 +114,9 @@ int ppr_net_from_graph(const graph *g, const ppr_weights *weights, ppr_net **out
  * From a text edge list: `src dst type weight` per line (ids 0..n-1 with n
  * one more than the largest id, type a graph edge type name or a number,
  * '#' starts a comment), raw mode. Errors name the line and field in why.
+ * The net has a slot for each id, so n may be at most 2 x (number of
+ * edges) + 2^20: a file cannot ask for memory out of proportion to its
+ * size (CORE_EFORMAT, naming the line of the largest id).
  */
 int ppr_net_load_edges(const char *path, ppr_net **out, char *why, size_t whylen);
 void ppr_net_free(ppr_net *net);

@@ -1,56 +1,20 @@
 /*
  * The YAML mapping overrides (graph_overrides_load, graph/map_ext.c)
- * against the graph of the shop fixture (indexed once, at start), then
- * matched against a few activity texts and the input itself: globs and
- * PCRE2 regexes from the file, activity text from events.
+ * against the graph of the shop fixture (fuzz_shop.h, indexed at start),
+ * then matched against a few activity texts and the input itself: globs
+ * and PCRE2 regexes from the file, activity text from events.
  */
-#include "fuzz.h"
-#include "graph.h"
+#include "fuzz_shop.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#ifndef FUZZ_FIXTURES
-#define FUZZ_FIXTURES "tests/fixtures"
-#endif
-
-static graph *g;
-static char graph_path[256];
-
-static void remove_graph(void)
-{
-    graph_close(g);
-    unlink(graph_path);
-    char *slash = strrchr(graph_path, '/');
-    if (slash) {
-        *slash = 0;
-        rmdir(graph_path);
-    }
-}
+static const graph *g;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *tmp = getenv("TMPDIR");
-    char dir[200];
-    snprintf(dir, sizeof dir, "%s/pmrag-fuzz-XXXXXX", tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-    snprintf(graph_path, sizeof graph_path, "%s/shop.graph", dir);
-    const char *roots[] = {FUZZ_FIXTURES "/repos/shop"};
-    graph_index_opts o = {.threads = 1};
-    char why[256];
-    if (graph_index(roots, 1, graph_path, &o, NULL) != 0 ||
-        graph_open(graph_path, &g, why, sizeof why) != 0) {
-        fprintf(stderr, "cannot index %s\n", roots[0]);
-        exit(1);
-    }
-    atexit(remove_graph);
+    g = fuzz_shop_graph();
     return 0;
 }
 

@@ -7,10 +7,12 @@
 # The seeds are the inputs of the unit tests (tests/unit/test_ingest.c,
 # test_otlp.c, test_map_ext.c, test_core.c), written out as files:
 # protobuf bodies are encoded by hand below (proto/pmrag/otlp/*.proto), gzip
-# by Python's zlib. With PMRAG (a built pmrag binary) the graph seeds are
+# by Python's zlib; stored case values are encoded by hand too
+# (sessions/batch.c). With PMRAG (a built pmrag binary) the graph seeds are
 # re-indexed from tests/fixtures (a one-file repository and the shop
-# fixture) and `pmrag config` output is added; without it the committed
-# ones are kept. The dictionaries that follow the code (configuration keys,
+# fixture), model files are mined on the shop fixture's graph from a small
+# log written below, and `pmrag config` output is added; without it the
+# committed ones are kept. The dictionaries that follow the code (configuration keys,
 # shop symbols) are written to tests/fuzz/dict too. Each seed is small: the corpora stay well under
 # 300 KB in all.
 set -euo pipefail
@@ -24,6 +26,7 @@ keep=""
 if [ -z "$pmrag" ] && [ -d "$out/fuzz_graph" ]; then
     keep="$(mktemp -d)"
     cp -r "$out/fuzz_graph" "$keep/"
+    cp -r "$out/fuzz_model" "$keep/" 2>/dev/null || true
     cp "$out/fuzz_config/pmrag-config.yaml" "$keep/" 2>/dev/null || true
 fi
 rm -rf "$out"
@@ -436,6 +439,99 @@ put("fuzz_http", "case-noauth.http", req("GET", "/v1/cases/EIO", [("Authorizatio
 put("fuzz_http", "query.http", req("POST", "/v1/query", [AUTH, JS], '{"events":[{"activity":"a"}],"k":3}'))
 put("fuzz_http", "query-bad.http", req("POST", "/v1/query", [AUTH, ("Expect", "100-continue")], '{"limit":'))
 put("fuzz_http", "keepalive.http", req("GET", "/livez") + req("GET", "/nope", [AUTH]))
+
+# ---- edge lists of `pmrag ppr --edges` (tests/unit/test_ppr.c) ----
+put("fuzz_edges", "good.edges",
+    "# src dst type weight\n0 1 calls 2\n\n1 2 3 0.5\n"
+    "2 0 imports 1.5   # a comment after an edge\n2 1 inherits 0.5\n5 2 member_of 1\n0 1 calls 1\n")
+put("fuzz_edges", "types.edges",
+    "0 1 calls 1\r\n1 2 inherits 0.9\r\n2 3 imports 0.7\r\n3 4 uses 0.5\r\n"
+    "4 5 accesses 0.4\r\n5 0 member_of 0.2\r\n\t3\t0\t63\t1e-3\r\n0 0 calls 0\r\n")
+put("fuzz_edges", "bad-line.edges", "# header\n0 1 calls 1\n1 2 calls 1\n0 1 teleports 1\n")
+put("fuzz_edges", "comments.edges", "# nothing but comments\n\n   # and blanks\n")
+# Regression: one edge made the net allocate a slot for each of 4G ids.
+put("fuzz_edges", "huge-id.edges", "0 1 calls 1\n4294967293 0 calls 1\n")
+# Regression: a weight too large for a float was refused without its line.
+put("fuzz_edges", "big-weight.edges", "0 1 calls 1\n1 0 calls 1e39\n")
+
+# ---- a model file by hand (ppr/model.c, version 1; fuzz_model: a flag
+# byte, 0, then the file; the target sets the graph fields and the CRC) ----
+def model_file(activities=(), variants=(), contexts=(), decay=0.5, escape=1.0):
+    b = b"PMRAGMOD" + struct.pack("<III", 1, 0x01020304, 0) + struct.pack("<Q", 0)
+    b += struct.pack("<IdIdddd", 6, 0.2, 8, 0.3, 0.1, decay, escape)
+    b += struct.pack("<7d", 1.0, 0.7, 0.9, 0.5, 0.4, 0.2, 0.3)  # edge types, reverse
+    b += struct.pack("<QQ", 0, 0) + struct.pack("<I", len(activities)) + b"".join(activities)
+    b += struct.pack("<I", len(variants)) + b"".join(variants)
+    b += struct.pack("<I", len(contexts)) + b"".join(contexts)
+    return b"\0" + b + struct.pack("<I", zlib.crc32(b))
+# Regression: a model of no activities (memcpy from a NULL array).
+put("fuzz_model", "no-activities", model_file())
+# Regression: parameters out of range were trusted (a decay of 3e184).
+put("fuzz_model", "bad-params", model_file(decay=3e184, escape=-1.3e64))
+
+# ---- stored case values (sessions/batch.c, encoding version 1) ----
+def case_value(touched, seq, model_version, toks=(), vec=(), closed=False, last_time=None,
+               err=0.0, wsum=0.0):
+    flags = ((1 if closed else 0) | (2 if last_time is not None else 0) |
+             (4 if err else 0) | (8 if wsum else 0))
+    b = bytes([1, flags]) + struct.pack("<q", touched)
+    if last_time is not None:
+        b += struct.pack("<q", last_time)
+    b += varint(seq) + varint(model_version) + varint(len(toks))
+    for a, v in toks:
+        b += varint(a) + varint(v)
+    b += varint(len(vec))
+    if err:
+        b += struct.pack("<d", err)
+    if wsum:
+        b += struct.pack("<d", wsum)
+    prev = 0
+    for node, score in vec:
+        d = node - prev
+        prev = node
+        b += varint((d << 1) ^ (d >> 63)) + struct.pack("<f", score)
+    return b
+
+put("fuzz_case_value", "new.case", case_value(T0, 1, 1, [(3, 7)]))
+put("fuzz_case_value", "empty.case", case_value(0, 0, 0))
+put("fuzz_case_value", "full.case",
+    case_value(T0, 1 << 40, 4000000000, [(i * 37, i) for i in range(16)],
+               [(4000000000 - 15000000 * i if i % 2 else 300 * i, 1.0 / (i + 1))
+                for i in range(256)],
+               closed=True, last_time=-T0, err=1e-7, wsum=1.9921875))
+put("fuzz_case_value", "closed.case",
+    case_value(-1, 5, 2, [(1, 1), (0, 0)], [(9, 0.5), (2, 0.25), (4294967295, 0.125)],
+               closed=True, last_time=0, wsum=float("inf")))
+put("fuzz_case_value", "version2.case", b"\x02" + case_value(1, 1, 1)[1:])
+put("fuzz_case_value", "truncated.case", case_value(T0, 3, 1, [(1, 2)], [(5, 0.5)])[:-2])
+
+# ---- the external mapping command's replies (tests/unit/test_map_ext.c),
+# for a batch of the shop fixture's activities ----
+put("fuzz_llm_reply", "good.json",
+    '{"mappings":[{"id":0,"symbols":[{"symbol":"OrderService.place","confidence":0.8}]},'
+    '{"id":1,"symbols":["Gateway.charge",{"symbol":"CardGateway._send","confidence":1}]},'
+    '{"id":7,"symbols":[{"symbol":"shop.inventory.Inventory.reserve","confidence":0.25},'
+    '"log_event"]}]}\n')
+put("fuzz_llm_reply", "bad-items.json",
+    '{"mappings":[{"id":99,"symbols":[{"symbol":"log_event"}]},'
+    '{"id":0,"symbols":[{"symbol":"nosuch","confidence":0.5},{"symbol":"_send","confidence":0.5},'
+    '{"symbol":"log_event","confidence":1.5},{"symbol":"log_event","confidence":0},'
+    '{"symbol":"main","confidence":"high"},{"confidence":0.5},"",1e-50,null,'
+    '{"symbol":"Gateway.charge","confidence":1e-50}]},'
+    '{"id":"x","symbols":[]},{"id":1},{"id":-1,"symbols":["main"]},'
+    '{"id":3.0,"symbols":["main"]},{"id":9223372036854775807,"symbols":["main"]},[],7]}')
+put("fuzz_llm_reply", "not-json.txt", "this is not json\n")
+put("fuzz_llm_reply", "wrong-shape.json", "[1, 2]")
+put("fuzz_llm_reply", "no-list.json", '{"mappings":{"id":0},"extra":true}')
+with open(os.path.join(out, "..", "dict", "llm_reply.dict"), "w") as f:
+    f.write("# Replies of the external mapping command (by make_corpus.sh): keys, JSON, "
+            "shop symbols.\n")
+    for w in ['"mappings"', '"id"', '"symbols"', '"symbol"', '"confidence"', "{}", "[]", "null",
+              "true", "false", "0.5", "1e-50", "1.0000001", "-0", "9223372036854775808",
+              "\\u0000", "\\ud800", "OrderService.place", "Gateway.charge", "CardGateway._send",
+              "shop.payments.gateway.CardGateway._send", "_send", "Inventory.reserve",
+              "log_event", "ShopError", "PaymentError.__init__", "main", "shop.orders"]:
+        f.write('"%s"\n' % w.replace("\\", "\\\\").replace('"', '\\"'))
 EOF
 
 if [ -n "$pmrag" ]; then
@@ -464,8 +560,34 @@ PY
     "$pmrag" index "$tmp/tiny" -o "$out/fuzz_graph/tiny" -q
     "$pmrag" index "$root/tests/fixtures/repos/shop" -o "$out/fuzz_graph/shop" -q
     "$pmrag" config > "$out/fuzz_config/pmrag-config.yaml"
+    # Model files (fuzz_model: a flag byte, 0, then the file), mined on the
+    # shop graph from twelve orders in four flows of the shop's messages:
+    # with the defaults, and with order 2, every variant kept, escape 0.5.
+    python3 - "$tmp/orders.csv" <<'PY'
+import csv, random, sys
+r = random.Random(3)
+flows = [["placing order %d", "charged %d cents for o%d"],
+         ["placing order %d", "no stock for item%d", "item %d is out of stock"],
+         ["placing order %d", "payment %d declined: limit"],
+         ["placing order %d", "Retry needed, retrying", "charged %d cents for o%d"]]
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["case_id", "activity", "timestamp"])
+    for c in range(12):
+        for k, a in enumerate(flows[c % len(flows)]):
+            msg = a % tuple(r.randint(1, 999) for _ in range(a.count("%d")))
+            w.writerow(["c%02d" % c, msg, "2024-03-01T%02d:%02d:00Z" % (c, k)])
+PY
+    mkdir -p "$out/fuzz_model"
+    "$pmrag" mine --graph "$out/fuzz_graph/shop" --log "$tmp/orders.csv" -o "$tmp/default.model" -q
+    "$pmrag" mine --graph "$out/fuzz_graph/shop" --log "$tmp/orders.csv" -o "$tmp/variants.model" \
+        -q --set model.order=2 --set model.variant_ratio=1 --set model.escape=0.5
+    for m in default variants; do
+        { printf '\0'; cat "$tmp/$m.model"; } > "$out/fuzz_model/$m"
+    done
 elif [ -n "$keep" ]; then
     cp -r "$keep/fuzz_graph" "$out/"
+    cp -r "$keep/fuzz_model" "$out/" 2>/dev/null || true
     cp "$keep/pmrag-config.yaml" "$out/fuzz_config/" 2>/dev/null || true
     rm -rf "$keep"
 fi

@@ -22,7 +22,8 @@ seconds="$2"
 jobs="$3"
 shift 3
 all=(fuzz_otlp_pb_traces fuzz_otlp_pb_logs fuzz_otlp_json fuzz_event_json fuzz_gunzip fuzz_csv
-     fuzz_xes fuzz_file_auto fuzz_config fuzz_overrides fuzz_graph fuzz_http)
+     fuzz_xes fuzz_file_auto fuzz_config fuzz_overrides fuzz_graph fuzz_http fuzz_model fuzz_edges
+     fuzz_case_value fuzz_llm_reply)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -37,6 +38,8 @@ dicts_of() {
     fuzz_config) echo config ;;
     fuzz_overrides) echo overrides ;;
     fuzz_http) echo http otlp_json ;;
+    fuzz_edges) echo edges ;;
+    fuzz_llm_reply) echo llm_reply ;;
     esac
 }
 

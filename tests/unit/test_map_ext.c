@@ -415,6 +415,7 @@ TEST(llm_bad_items_are_skipped_with_warnings)
                    "                        {'symbol': 'run', 'confidence': 0.5},\n"
                    "                        {'symbol': 'helper', 'confidence': 1.5},\n"
                    "                        {'symbol': 'helper', 'confidence': 0},\n"
+                   "                        {'symbol': 'helper', 'confidence': 1e-50},\n"
                    "                        {'symbol': 'Alpha.run', 'confidence': 0.7},\n"
                    "                        'helper']},\n"
                    "  {'id': 'x', 'symbols': []},\n"
@@ -432,12 +433,14 @@ TEST(llm_bad_items_are_skipped_with_warnings)
     CHECK(got[0].conf == 0.7f);
     CHECK_INT(got[1].symbol, unit_sym(g, "helper"));
     CHECK(got[1].conf == 1.0f);
-    CHECK_INT(count_in(logged, "warning: llm batch 1 of 1 (items 0-1): "), 7);
+    CHECK_INT(count_in(logged, "warning: llm batch 1 of 1 (items 0-1): "), 8);
     CHECK_HAS(logged, "id 99 is not an activity of this batch");
     CHECK_HAS(logged, "id 0: symbol 'nosuch' matches nothing");
     CHECK_HAS(logged, "id 0: symbol 'run' is ambiguous: 2 matches (pkg.svc.Alpha.run, "
                       "pkg.svc.Beta.run)");
-    CHECK_INT(count_in(logged, "id 0: symbol 'helper': confidence"), 2);
+    CHECK_INT(count_in(logged, "id 0: symbol 'helper': confidence"), 3);
+    /* A float 0 is no confidence (found by fuzz_llm_reply). */
+    CHECK_HAS(logged, "id 0: symbol 'helper': confidence 1e-50 rounds to 0; skipped");
     CHECK_HAS(logged, "mapping 2 has no integer \"id\"");
     CHECK_HAS(logged, "id 1 has no \"symbols\" list");
     graph_close(g);

@@ -1891,6 +1891,7 @@ TEST(load_edges_errors_name_the_line)
         {"0 1 calls abc", "weight"},
         {"0 1 calls -2", "weight"},
         {"0 1 calls 1.5z", "weight"},
+        {"0 1 calls 1e39", "weight"}, /* finite, but not as a float */
         {"0 1 teleports 1", "type"},
         {"0 1 64 1", "type"},
         {"0 1 calls", NULL}, /* missing field */
@@ -1923,6 +1924,26 @@ TEST(load_edges_errors_name_the_line)
     char why[256] = "";
     ppr_net *net = NULL;
     CHECK_INT(ppr_net_load_edges(unit_tmp_path("no-such.edges"), &net, why, sizeof why), -ENOENT);
+}
+
+/* The net has a slot per id: ids far beyond what the edges use are refused
+ * (one such line asked for tens of gigabytes; found by fuzz_edges). */
+TEST(load_edges_ids_in_proportion)
+{
+    const char *path =
+        unit_write_str("huge.edges", "0 1 calls 1\n4294967293 0 calls 1\n2 1 uses 1\n");
+    ppr_net *net = NULL;
+    char why[256] = "";
+    CHECK_INT(ppr_net_load_edges(path, &net, why, sizeof why), CORE_EFORMAT);
+    CHECK(net == NULL);
+    CHECK(strstr(why, "huge.edges:2: node id 4294967293 is too large for 3 edges") != NULL);
+    /* 2 ids per edge and 2^20 unused ones are fine. */
+    path = unit_write_str("sparse.edges", "0 1 calls 1\n1048579 0 calls 1\n");
+    CHECK_OK(ppr_net_load_edges(path, &net, why, sizeof why));
+    CHECK_INT(ppr_net_nodes(net), 1048580);
+    ppr_net_free(net);
+    path = unit_write_str("sparse.edges", "0 1 calls 1\n1048580 0 calls 1\n");
+    CHECK_INT(ppr_net_load_edges(path, &net, why, sizeof why), CORE_EFORMAT);
 }
 
 /* ------------------------------------------------------------------ */
