@@ -6,10 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void buf_reserve(core_buf *b, size_t extra)
+static __attribute__((noinline)) void buf_grow(core_buf *b, size_t extra)
 {
-    if (b->len + extra + 1 <= b->cap)
-        return;
     size_t ncap = b->cap ? b->cap : 256;
     while (ncap < b->len + extra + 1) {
         if (ncap > SIZE_MAX / 2)
@@ -18,6 +16,17 @@ static void buf_reserve(core_buf *b, size_t extra)
     }
     b->data = core_xrealloc(b->data, ncap);
     b->cap = ncap;
+}
+
+static inline void buf_reserve(core_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 > b->cap)
+        buf_grow(b, extra);
+}
+
+void core_buf_reserve(core_buf *b, size_t extra)
+{
+    buf_reserve(b, extra);
 }
 
 void core_buf_append(core_buf *b, const void *p, size_t n)
@@ -88,21 +97,46 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
+static inline uint64_t rd8(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+#define HIGH_BITS 0x8080808080808080ull
+
 size_t core_utf8_valid_prefix(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
-        /* ASCII, the common case, eight bytes at a time. */
-        if (n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, p + i, 8);
-            if (!(w & 0x8080808080808080ull)) {
-                i += 8;
+        /* ASCII, the common case: 32 or 8 bytes at a time, and a tail
+         * shorter than 8 as the last 8 bytes of the string (some already
+         * seen: they are valid). */
+        size_t left = n - i;
+        if (left >= 32) {
+            if (!((rd8(p + i) | rd8(p + i + 8) | rd8(p + i + 16) | rd8(p + i + 24)) & HIGH_BITS)) {
+                i += 32;
                 continue;
             }
         }
-        size_t k = utf8_seq(p + i, n - i);
+        if (left >= 8) {
+            if (!(rd8(p + i) & HIGH_BITS)) {
+                i += 8;
+                continue;
+            }
+        } else if (n >= 8) {
+            if (!(rd8(p + n - 8) & HIGH_BITS))
+                return n;
+        } else {
+            unsigned char any = 0;
+            for (size_t j = i; j < n; j++)
+                any |= p[j];
+            if (!(any & 0x80))
+                return n;
+        }
+        size_t k = utf8_seq(p + i, left);
         if (!k)
             break;
         i += k;

@@ -92,23 +92,20 @@ uint32_t core_crc32(uint32_t crc, const void *p, size_t n)
 static void map_grow(core_map *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 16;
-    uint64_t *keys = core_xmalloc(ncap * sizeof *keys);
-    uint64_t *vals = core_xmalloc(ncap * sizeof *vals);
-    memset(keys, 0xff, ncap * sizeof *keys);
+    core_map_slot *slots = core_xmalloc(ncap * sizeof *slots);
+    for (size_t i = 0; i < ncap; i++)
+        slots[i].key = MAP_EMPTY;
     for (size_t i = 0; i < m->cap; i++) {
-        uint64_t k = m->keys[i];
+        uint64_t k = m->slots[i].key;
         if (k == MAP_EMPTY)
             continue;
         size_t j = core_hash_u64(k) & (ncap - 1);
-        while (keys[j] != MAP_EMPTY)
+        while (slots[j].key != MAP_EMPTY)
             j = (j + 1) & (ncap - 1);
-        keys[j] = k;
-        vals[j] = m->vals[i];
+        slots[j] = m->slots[i];
     }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
+    free(m->slots);
+    m->slots = slots;
     m->cap = ncap;
 }
 
@@ -119,20 +116,20 @@ uint64_t *core_map_put(core_map *m, uint64_t key, bool *inserted)
     if ((m->n + 1) * 4 > m->cap * 3)
         map_grow(m);
     size_t j = core_hash_u64(key) & (m->cap - 1);
-    while (m->keys[j] != MAP_EMPTY) {
-        if (m->keys[j] == key) {
+    while (m->slots[j].key != MAP_EMPTY) {
+        if (m->slots[j].key == key) {
             if (inserted)
                 *inserted = false;
-            return &m->vals[j];
+            return &m->slots[j].val;
         }
         j = (j + 1) & (m->cap - 1);
     }
-    m->keys[j] = key;
-    m->vals[j] = 0;
+    m->slots[j].key = key;
+    m->slots[j].val = 0;
     m->n++;
     if (inserted)
         *inserted = true;
-    return &m->vals[j];
+    return &m->slots[j].val;
 }
 
 uint64_t *core_map_get(const core_map *m, uint64_t key)
@@ -140,9 +137,9 @@ uint64_t *core_map_get(const core_map *m, uint64_t key)
     if (!m->cap || key == MAP_EMPTY)
         return NULL;
     size_t j = core_hash_u64(key) & (m->cap - 1);
-    while (m->keys[j] != MAP_EMPTY) {
-        if (m->keys[j] == key)
-            return &m->vals[j];
+    while (m->slots[j].key != MAP_EMPTY) {
+        if (m->slots[j].key == key)
+            return &m->slots[j].val;
         j = (j + 1) & (m->cap - 1);
     }
     return NULL;
@@ -152,15 +149,12 @@ void core_map_prefetch(const core_map *m, uint64_t key)
 {
     if (!m->cap)
         return;
-    size_t j = core_hash_u64(key) & (m->cap - 1);
-    __builtin_prefetch(&m->keys[j]);
-    __builtin_prefetch(&m->vals[j]);
+    __builtin_prefetch(&m->slots[core_hash_u64(key) & (m->cap - 1)]);
 }
 
 void core_map_free(core_map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 

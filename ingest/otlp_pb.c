@@ -393,10 +393,14 @@ static int check_body(ingest_otlp_kind kind, const uint8_t *buf, size_t len, cha
 static void hex(core_buf *out, const uint8_t *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
+    core_buf_reserve(out, 2 * n);
+    char *q = out->data + out->len;
     for (size_t i = 0; i < n; i++) {
-        char two[2] = {digits[p[i] >> 4], digits[p[i] & 15]};
-        core_buf_append(out, two, 2);
+        *q++ = digits[p[i] >> 4];
+        *q++ = digits[p[i] & 15];
     }
+    out->len += 2 * n;
+    out->data[out->len] = 0;
 }
 
 static void base64(core_buf *out, const uint8_t *p, size_t n)

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ struct ppr_model {
     uint32_t state_M;
 };
 
+typedef struct memo_slot memo_slot;
+
 struct ppr_model_work {
     const ppr_model *md;
     ppr_work *w;
@@ -54,6 +57,12 @@ struct ppr_model_work {
     uint32_t nseeds, cap;
     ppr_entry *top;
     uint32_t topcap;
+    /* ppr_model_rank_warm's memo of context pushes (allocated on first
+     * use): the index and the arena of entries (8-byte words). */
+    memo_slot *memo;
+    uint64_t *arena;
+    uint64_t ring;       /* words written to the arena, a ring, since it began */
+    uint64_t warm_calls; /* the memo starts after MEMO_AFTER of them */
 };
 
 ppr_model_params ppr_model_params_default(void)
@@ -66,6 +75,8 @@ ppr_model_params ppr_model_params_default(void)
         .code_scale = 0.1,
         .decay = 0.5,
         .escape = 1.0,
+        .calibrate_folds = 3,
+        .calibrate_threads = 0,
     };
     ppr_weights_profile("default", &p.weights);
     return p;
@@ -604,6 +615,8 @@ void ppr_model_work_free(ppr_model_work *w)
     ppr_work_free(w->w);
     free(w->seeds);
     free(w->top);
+    free(w->memo);
+    free(w->arena);
     free(w);
 }
 
@@ -618,44 +631,67 @@ ppr_work *ppr_model_ppr_work(ppr_model_work *w)
     return w->w;
 }
 
-/*
- * The seeds of a prefix: contexts (Witten-Bell weights), then, with
- * recency, the prefix's own activities. Returns the weight left to the
- * recency part (what the contexts did not take).
- */
-static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
-                         const uint32_t *var, uint32_t len, bool recency)
+/* The tokens of a prefix's longest context window at both levels (the
+ * window of order o is the last o of them); returns its order. The
+ * contexts' seeds depend on nothing else. */
+static uint32_t window_tokens(const ppr_model *md, const uint32_t *act, const uint32_t *var,
+                              uint32_t len, uint32_t *tv, uint32_t *ta)
+{
+    uint32_t omax = len < md->p.order ? len : md->p.order;
+    for (uint32_t o = 1; o <= omax; o++) {
+        uint32_t j = len - o, i = omax - o;
+        tv[i] = token_of(md, act[j], var[j]);
+        ta[i] = act[j] < md->A ? act[j] : TOK_UNKNOWN;
+    }
+    return omax;
+}
+
+/* The contexts' seeds from window_tokens(); returns the weight they leave
+ * (to the recency part). */
+static double context_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *tv,
+                            const uint32_t *ta, uint32_t omax)
 {
     w->nseeds = 0;
     double rem = 1.0;
-    uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
-    uint32_t omax = len < md->p.order ? len : md->p.order;
+    /* A window is usable up to the first unknown token from the end; the
+     * activity-level one of order o is skipped when the variant-level one
+     * is usable and holds no variant (the same tokens, so the same context:
+     * see window, same_as_var). */
+    uint32_t vmax = 0, amax = 0, novar = 0;
+    bool vok = true, aok = true, nv = true;
+    for (uint32_t o = 1; o <= omax; o++) {
+        uint32_t i = omax - o;
+        vok = vok && tv[i] != TOK_UNKNOWN;
+        aok = aok && ta[i] != TOK_UNKNOWN;
+        nv = nv && tv[i] < md->A;
+        vmax += vok;
+        amax += aok;
+        novar += nv;
+    }
     /* The contexts to look up, longest first per level. Their hash slots
      * are fetched together before the lookups: each is a cache miss in a
      * large table, and overlapped they cost about one. */
     struct {
         uint64_t key;
-        uint32_t t[PPR_MODEL_MAX_ORDER];
+        const uint32_t *t;
         uint8_t level, o;
     } q[2 * PPR_MODEL_MAX_ORDER];
     uint32_t nq = 0;
     for (uint8_t level = LEVEL_VAR; level <= LEVEL_ACT; level++) {
-        for (uint32_t o = omax; o >= 1; o--) {
-            uint32_t *t = level == LEVEL_VAR ? tv : ta;
-            if (!window(md, level, act, var, len, o, t))
+        const uint32_t *t = level == LEVEL_VAR ? tv : ta;
+        for (uint32_t o = level == LEVEL_VAR ? vmax : amax; o >= 1; o--) {
+            if (level == LEVEL_ACT && o <= vmax && o <= novar)
                 continue;
-            if (level == LEVEL_ACT && window(md, LEVEL_VAR, act, var, len, o, tv) &&
-                same_as_var(md, tv, o))
-                continue;
-            memcpy(q[nq].t, t, o * sizeof *t);
+            q[nq].t = t + (omax - o);
             q[nq].level = level;
             q[nq].o = (uint8_t)o;
-            q[nq].key = ctx_key(level, t, o);
+            q[nq].key = ctx_key(level, q[nq].t, o);
             core_map_prefetch(&md->ctx_index, q[nq].key);
             nq++;
         }
     }
-    /* The same for their records, then the lookups proper. */
+    /* The same for their records, then for their tokens, then the
+     * lookups proper. */
     uint32_t cs[2 * PPR_MODEL_MAX_ORDER];
     for (uint32_t i = 0; i < nq; i++) {
         const uint64_t *v = core_map_get(&md->ctx_index, q[i].key);
@@ -663,6 +699,9 @@ static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t 
         if (v)
             __builtin_prefetch(&md->ctx.v[cs[i]]);
     }
+    for (uint32_t i = 0; i < nq; i++)
+        if (cs[i] != UINT32_MAX)
+            __builtin_prefetch(md->toks.v + md->ctx.v[cs[i]].tok_off);
     for (uint32_t i = 0; i < nq; i++) {
         uint32_t c = cs[i];
         if (c == UINT32_MAX || !ctx_is(md, c, q[i].level, q[i].t, q[i].o) || md->ctx.v[c].n == 0)
@@ -672,6 +711,20 @@ static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t 
         w->seeds[w->nseeds++] = (ppr_entry){md->S + md->A + c, (float)(rem * lam)};
         rem *= 1 - lam;
     }
+    return rem;
+}
+
+/*
+ * The seeds of a prefix: contexts (Witten-Bell weights), then, with
+ * recency, the prefix's own activities. Returns the weight left to the
+ * recency part (what the contexts did not take).
+ */
+static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
+                         const uint32_t *var, uint32_t len, bool recency)
+{
+    uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
+    uint32_t omax = window_tokens(md, act, var, len, tv, ta);
+    double rem = context_seeds(md, w, tv, ta, omax);
     /* Recency: the prefix's own activities, the latest first. An activity
      * the model has no node for still ages the ones before it. */
     if (recency && rem > 0) {
@@ -696,6 +749,13 @@ static double make_seeds(const ppr_model *md, ppr_model_work *w, const uint32_t 
     return rem;
 }
 
+/* a before b best first: score descending, then node ascending (the
+ * order of ppr__sort_by_score). */
+static inline bool score_before(const ppr_entry *a, const ppr_entry *b)
+{
+    return a->score != b->score ? a->score > b->score : a->node < b->node;
+}
+
 /* The k best rankable symbols of the work's estimate, each with the
  * predicted activity that contributes most to it. */
 static uint32_t collect(const ppr_model *md, ppr_model_work *w, uint32_t k, ppr_pred *out)
@@ -706,13 +766,32 @@ static uint32_t collect(const ppr_model *md, ppr_model_work *w, uint32_t k, ppr_
     }
     const ppr_work *pw = w->w;
     uint32_t h = 0;
-    for (uint32_t i = 0; i < pw->ntouched; i++) {
-        uint32_t u = pw->touched[i];
-        if (u >= md->S || !md->rankable[u] || !(pw->p[u] > 0))
-            continue;
-        ppr__offer(w->top, &h, k, (ppr_entry){u, (float)pw->p[u]});
+    if (k <= 64) {
+        /* Few: kept sorted, best first, by insertion (most candidates do
+         * not beat the last). The k best in this order are the same
+         * whatever the way to them. */
+        ppr_entry *top = w->top;
+        for (uint32_t i = 0; i < pw->ntouched; i++) {
+            uint32_t u = pw->touched[i];
+            if (u >= md->S || !md->rankable[u] || !(pw->p[u] > 0))
+                continue;
+            ppr_entry c = {u, (float)pw->p[u]};
+            if (h == k && !score_before(&c, &top[h - 1]))
+                continue;
+            uint32_t j = h < k ? h++ : h - 1;
+            for (; j > 0 && score_before(&c, &top[j - 1]); j--)
+                top[j] = top[j - 1];
+            top[j] = c;
+        }
+    } else {
+        for (uint32_t i = 0; i < pw->ntouched; i++) {
+            uint32_t u = pw->touched[i];
+            if (u >= md->S || !md->rankable[u] || !(pw->p[u] > 0))
+                continue;
+            ppr__offer(w->top, &h, k, (ppr_entry){u, (float)pw->p[u]});
+        }
+        ppr__sort_by_score(w->top, h);
     }
-    ppr__sort_by_score(w->top, h);
     for (uint32_t i = 0; i < h; i++) {
         uint32_t s = w->top[i].node;
         double best = 0;
@@ -800,18 +879,158 @@ int ppr_model_advance(const ppr_model *md, ppr_model_work *w, ppr_vec *rec, doub
     return 0;
 }
 
+/*
+ * The contexts' part of a warm ranking, memoized. Cases that follow the
+ * same paths come to the same context windows, and a window (its tokens
+ * at both levels) fixes the contexts' seeds and so their push: the work
+ * keeps recent ones (the seeds, and the push's estimate over the nodes it
+ * touched, in touch order) and replays them instead of looking the
+ * contexts up and pushing again. The replay leaves the work as the push
+ * did (seeds, estimates, touched nodes, error bound; only the residuals
+ * below the thresholds are not kept: nothing after a warm ranking reads
+ * them), so the ranking is bit for bit the same.
+ *
+ * The index is direct-mapped by the window's hash; entries are written
+ * round a ring (the oldest go first), and an index slot whose entry was
+ * written over since is empty. About 600 bytes an entry on the demo's
+ * model: some 50k windows.
+ */
+#define MEMO_SLOTS 65536u
+#define MEMO_WORDS (((size_t)32 << 20) / 8)
+#define MEMO_MAX_TOUCHED 4096u /* (an entry's words fit in 16 bits) */
+/* A work that ranks now and then (the daemon's query API) keeps none. */
+#define MEMO_AFTER 4096u
+
+struct memo_slot {
+    uint64_t hash;
+    /* Low 48 bits: where its entry starts (words written to the ring
+     * before it); high 16: the entry's length in words. */
+    uint64_t at;
+};
+
+/* An entry, followed by uint32_t tv[omax], ta[omax] (the key: first, so
+ * that checking it reads the entry in order), double p[ntouched],
+ * ppr_entry seeds[nseeds], uint32_t nodes[ntouched]. */
+typedef struct memo_entry {
+    double rem, err;
+    uint32_t omax, nseeds, ntouched, pad;
+} memo_entry;
+
+#define MEMO_AT(x) ((x) & ((1ull << 48) - 1))
+
+static uint64_t memo_hash(const uint32_t *tv, const uint32_t *ta, uint32_t omax)
+{
+    uint64_t h = core_hash64(tv, omax * sizeof *tv, 0x6d656d6full + omax);
+    return core_hash64(ta, omax * sizeof *ta, h);
+}
+
+static size_t memo_words(uint32_t omax, uint32_t nseeds, uint32_t ntouched)
+{
+    size_t bytes = sizeof(memo_entry) + 2 * (size_t)omax * sizeof(uint32_t) +
+                   (size_t)ntouched * (sizeof(double) + sizeof(uint32_t)) +
+                   (size_t)nseeds * sizeof(ppr_entry);
+    return (bytes + 7) / 8;
+}
+
+/* The entry of this window, or NULL. */
+static const memo_entry *memo_find(const ppr_model_work *w, uint64_t h, const uint32_t *tv,
+                                   const uint32_t *ta, uint32_t omax)
+{
+    if (!w->memo)
+        return NULL;
+    const memo_slot *sl = &w->memo[h & (MEMO_SLOTS - 1)];
+    /* Written over once the ring came round to its start again. (A slot
+     * never written has at 0, and the ring starts past MEMO_WORDS.) */
+    uint64_t at = MEMO_AT(sl->at);
+    if (sl->hash != h || w->ring - at > MEMO_WORDS)
+        return NULL;
+    const memo_entry *e = (const memo_entry *)(w->arena + at % MEMO_WORDS);
+    /* All of it is read on a hit: its cache lines at once. */
+    const char *x = (const char *)e, *end = x + (sl->at >> 48) * 8;
+    for (x += 64; x < end; x += 64)
+        __builtin_prefetch(x);
+    if (e->omax != omax)
+        return NULL;
+    const uint32_t *t = (const uint32_t *)(e + 1);
+    if (memcmp(t, tv, omax * sizeof *tv) != 0 || memcmp(t + omax, ta, omax * sizeof *ta) != 0)
+        return NULL;
+    return e;
+}
+
+/* Back to what the push of e's window left. */
+static void memo_replay(ppr_model_work *w, const memo_entry *e)
+{
+    const double *p = (const double *)((const uint32_t *)(e + 1) + 2 * e->omax);
+    const ppr_entry *seeds = (const ppr_entry *)(p + e->ntouched);
+    const uint32_t *nodes = (const uint32_t *)(seeds + e->nseeds);
+    memcpy(w->seeds, seeds, e->nseeds * sizeof *seeds);
+    w->nseeds = e->nseeds;
+    ppr__work_load(w->w, nodes, p, e->ntouched, e->err);
+}
+
+/* Keeps the push just made from the work's seeds for this window. */
+static void memo_store(ppr_model_work *w, uint64_t h, const uint32_t *tv, const uint32_t *ta,
+                       uint32_t omax, double rem)
+{
+    const ppr_work *pw = w->w;
+    uint32_t nt = pw->ntouched;
+    if (nt > MEMO_MAX_TOUCHED)
+        return;
+    size_t words = memo_words(omax, w->nseeds, nt);
+    if (!w->memo) {
+        w->memo = core_xcalloc(MEMO_SLOTS, sizeof *w->memo);
+        w->arena = core_xmalloc(MEMO_WORDS * sizeof *w->arena);
+        w->ring = 2 * MEMO_WORDS;
+    }
+    /* An entry is never split at the ring's end: what is left there stays
+     * unused this round. */
+    size_t off = w->ring % MEMO_WORDS;
+    if (off + words > MEMO_WORDS) {
+        w->ring += MEMO_WORDS - off;
+        off = 0;
+    }
+    memo_entry *e = (memo_entry *)(w->arena + off);
+    *e = (memo_entry){rem, pw->error_bound, omax, w->nseeds, nt, 0};
+    uint32_t *t = (uint32_t *)(e + 1);
+    memcpy(t, tv, omax * sizeof *tv);
+    memcpy(t + omax, ta, omax * sizeof *ta);
+    double *p = (double *)(t + 2 * omax);
+    ppr_entry *seeds = (ppr_entry *)(p + nt);
+    uint32_t *nodes = (uint32_t *)(seeds + w->nseeds);
+    for (uint32_t i = 0; i < nt; i++)
+        p[i] = pw->p[pw->touched[i]];
+    memcpy(seeds, w->seeds, w->nseeds * sizeof *seeds);
+    memcpy(nodes, pw->touched, nt * sizeof *nodes);
+    w->memo[h & (MEMO_SLOTS - 1)] = (memo_slot){h, w->ring | (uint64_t)words << 48};
+    w->ring += words;
+}
+
 uint32_t ppr_model_rank_warm(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
                              const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
                              uint32_t k, ppr_pred *out)
 {
     if (len == 0 || k == 0)
         return 0;
-    double rem = make_seeds(md, w, act, var, len, false);
-    ppr_opts o = model_push_opts(md);
     /* The contexts' part by a push (no seeds: an empty estimate), then the
      * recency part from the case's vector, by linearity. */
-    if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
-        return 0;
+    uint32_t tv[PPR_MODEL_MAX_ORDER], ta[PPR_MODEL_MAX_ORDER];
+    uint32_t omax = window_tokens(md, act, var, len, tv, ta);
+    /* (A work made for another model keeps nothing.) */
+    bool memo = w->md == md && ++w->warm_calls > MEMO_AFTER;
+    uint64_t h = memo ? memo_hash(tv, ta, omax) : 0;
+    const memo_entry *e = memo ? memo_find(w, h, tv, ta, omax) : NULL;
+    double rem;
+    if (e) {
+        rem = e->rem;
+        memo_replay(w, e);
+    } else {
+        rem = context_seeds(md, w, tv, ta, omax);
+        ppr_opts o = model_push_opts(md);
+        if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
+            return 0;
+        if (memo)
+            memo_store(w, h, tv, ta, omax, rem);
+    }
     if (rem > 0 && wsum > 0 && rec && rec->n)
         ppr__add_sparse(w->w, rec->e, rec->n, rem / wsum);
     return collect(md, w, k, out);
@@ -820,27 +1039,82 @@ uint32_t ppr_model_rank_warm(const ppr_model *md, ppr_model_work *w, const uint3
 /* ---- calibration ---- */
 
 typedef struct val_score {
-    double top1, mrr;
-    uint64_t n;
+    double top1, mrr; /* sums over the scored prefixes */
+    uint64_t n;       /* prefixes scored */
 } val_score;
 
-/* Trains on fit and scores every prefix of val against the mapped symbols
- * of its next event. */
-static int validate(ppr_mapper *m, const ppr_seqs *fit, const ppr_seqs *val,
-                    const ppr_model_params *p, val_score *out)
+/*
+ * Rankings by seed set: validation prefixes repeat (the same recent
+ * events give the same seeds, hence the same ranking), so each distinct
+ * seed set is pushed once per model. Exact: a hash hit is checked against
+ * the stored seeds, and a different set with the same hash is pushed.
+ */
+#define CMEMO_K 10
+#define CMEMO_MAX_SEEDS (1u << 22) /* stored seed entries (32 MiB): past it, no new ones */
+
+typedef struct cmemo_ent {
+    uint32_t seed_off, nseeds, np;
+    ppr_pred pred[CMEMO_K];
+} cmemo_ent;
+
+typedef struct calib_memo {
+    core_map index; /* hash of the seeds -> entry */
+    core_vec(ppr_entry) seeds;
+    core_vec(cmemo_ent) ents;
+} calib_memo;
+
+static void cmemo_free(calib_memo *mm)
 {
-    ppr_model *md;
-    int rc = ppr_model_train(m, fit, p, &md);
+    core_map_free(&mm->index);
+    core_vec_free(&mm->seeds);
+    core_vec_free(&mm->ents);
+}
+
+/* ppr_model_rank with k = CMEMO_K, through the memo. */
+static uint32_t cmemo_rank(const ppr_model *md, ppr_model_work *w, calib_memo *mm,
+                           const uint32_t *act, const uint32_t *var, uint32_t len, ppr_pred *out)
+{
+    make_seeds(md, w, act, var, len, true);
+    if (w->nseeds == 0)
+        return 0;
+    size_t bytes = w->nseeds * sizeof *w->seeds;
+    uint64_t key = core_hash64(w->seeds, bytes, 0x6d656d6full);
+    key = key == UINT64_MAX ? 0 : key;
+    const uint64_t *v = core_map_get(&mm->index, key);
+    if (v) {
+        const cmemo_ent *e = &mm->ents.v[*v];
+        if (e->nseeds == w->nseeds && memcmp(mm->seeds.v + e->seed_off, w->seeds, bytes) == 0) {
+            memcpy(out, e->pred, e->np * sizeof *out);
+            return e->np;
+        }
+    }
+    ppr_opts o = model_push_opts(md);
+    if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
+        return 0;
+    uint32_t np = collect(md, w, CMEMO_K, out);
+    if (!v && mm->seeds.n + w->nseeds <= CMEMO_MAX_SEEDS) {
+        cmemo_ent e = {(uint32_t)mm->seeds.n, w->nseeds, np, {{0, 0, 0}}};
+        memcpy(e.pred, out, np * sizeof *out);
+        core_vec_reserve(&mm->seeds, mm->seeds.n + w->nseeds);
+        memcpy(mm->seeds.v + mm->seeds.n, w->seeds, bytes);
+        mm->seeds.n += w->nseeds;
+        *core_map_put(&mm->index, key, NULL) = mm->ents.n;
+        core_vec_push(&mm->ents, e);
+    }
+    return np;
+}
+
+/* Scores every prefix of val against the mapped symbols of its next
+ * event (sums: pooled over folds by the caller). */
+static int score_model(ppr_mapper *m, const ppr_model *md, const ppr_seqs *val, val_score *out)
+{
+    memset(out, 0, sizeof *out);
+    ppr_model_work *w;
+    int rc = ppr_model_work_new(md, &w);
     if (rc)
         return rc;
-    ppr_model_work *w;
-    rc = ppr_model_work_new(md, &w);
-    if (rc) {
-        ppr_model_free(md);
-        return rc;
-    }
-    memset(out, 0, sizeof *out);
-    ppr_pred pred[10];
+    calib_memo mm = {0};
+    ppr_pred pred[CMEMO_K];
     for (uint32_t c = 0; c < val->ncases; c++) {
         const uint32_t *act = val->act + val->off[c], *var = val->var + val->off[c];
         uint32_t len = val->off[c + 1] - val->off[c];
@@ -852,7 +1126,7 @@ static int validate(ppr_mapper *m, const ppr_seqs *fit, const ppr_seqs *val,
             ppr_mapper_activity(m, act[k], &pa);
             if (pa.nsyms == 0)
                 continue;
-            uint32_t np = ppr_model_rank(md, w, act, var, k, 10, pred);
+            uint32_t np = cmemo_rank(md, w, &mm, act, var, k, pred);
             for (uint32_t r = 0; r < np; r++) {
                 double hit = 0;
                 for (uint32_t j = 0; j < pa.nsyms; j++)
@@ -867,18 +1141,212 @@ static int validate(ppr_mapper *m, const ppr_seqs *fit, const ppr_seqs *val,
             }
         }
     }
-    if (out->n) {
-        out->top1 /= (double)out->n;
-        out->mrr /= (double)out->n;
-    }
+    cmemo_free(&mm);
     ppr_model_work_free(w);
-    ppr_model_free(md);
     return 0;
+}
+
+/* Trains on fit and scores val. */
+static int validate(ppr_mapper *m, const ppr_seqs *fit, const ppr_seqs *val,
+                    const ppr_model_params *p, val_score *out)
+{
+    memset(out, 0, sizeof *out);
+    ppr_model *md;
+    int rc = ppr_model_train(m, fit, p, &md);
+    if (rc)
+        return rc;
+    rc = score_model(m, md, val, out);
+    ppr_model_free(md);
+    return rc;
+}
+
+uint32_t ppr_model_folds(uint32_t ncases, uint32_t folds, uint32_t *bounds)
+{
+    uint32_t k = folds < 2 ? 2 : folds > PPR_MODEL_MAX_FOLDS ? PPR_MODEL_MAX_FOLDS : folds;
+    if (k > ncases)
+        k = ncases;
+    for (uint32_t f = 0; f <= k; f++)
+        bounds[f] = k ? (uint32_t)((uint64_t)ncases * f / k) : 0;
+    return k;
+}
+
+/* One fold: val is its cases (a view of train), fit all the others (a
+ * view when the fold is first or last, else a copy). */
+typedef struct calib_fold {
+    ppr_seqs fit, val;
+    uint32_t *act, *var, *off; /* the copy, or NULL */
+} calib_fold;
+
+static void fold_make(const ppr_seqs *tr, uint32_t lo, uint32_t hi, calib_fold *f)
+{
+    memset(f, 0, sizeof *f);
+    f->val = (ppr_seqs){tr->act, tr->var, tr->off + lo, hi - lo};
+    if (lo == 0) {
+        f->fit = (ppr_seqs){tr->act, tr->var, tr->off + hi, tr->ncases - hi};
+        return;
+    }
+    if (hi == tr->ncases) {
+        f->fit = (ppr_seqs){tr->act, tr->var, tr->off, lo};
+        return;
+    }
+    /* Cases 0..lo-1, then hi..ncases-1, their events rebased from 0. */
+    uint32_t b0 = tr->off[0], e0 = tr->off[lo], b1 = tr->off[hi], e1 = tr->off[tr->ncases];
+    size_t n0 = e0 - b0, n1 = e1 - b1, nc = (size_t)lo + (tr->ncases - hi);
+    f->act = core_xmalloc((n0 + n1 ? n0 + n1 : 1) * sizeof *f->act);
+    f->var = core_xmalloc((n0 + n1 ? n0 + n1 : 1) * sizeof *f->var);
+    f->off = core_xmalloc((nc + 1) * sizeof *f->off);
+    memcpy(f->act, tr->act + b0, n0 * sizeof *f->act);
+    memcpy(f->act + n0, tr->act + b1, n1 * sizeof *f->act);
+    memcpy(f->var, tr->var + b0, n0 * sizeof *f->var);
+    memcpy(f->var + n0, tr->var + b1, n1 * sizeof *f->var);
+    size_t c = 0;
+    for (uint32_t i = 0; i < lo; i++)
+        f->off[c++] = tr->off[i] - b0;
+    for (uint32_t i = hi; i <= tr->ncases; i++)
+        f->off[c++] = (uint32_t)(tr->off[i] - b1 + n0);
+    f->fit = (ppr_seqs){f->act, f->var, f->off, (uint32_t)nc};
+}
+
+static void fold_free(calib_fold *f)
+{
+    free(f->act);
+    free(f->var);
+    free(f->off);
+}
+
+/*
+ * A batch of candidates, each scored on every fold: tasks (candidate,
+ * fold) taken from a shared counter by the threads. Candidates that differ
+ * only in what ranking reads (alpha, decay, escape: not what is mined or
+ * built) share one model per fold, trained first (tasks: folds, into
+ * train_out), and are scored on a copy of its handle with their
+ * parameters.
+ */
+typedef struct calib_job {
+    ppr_mapper *m;
+    const calib_fold *folds;
+    uint32_t K;
+    const ppr_model_params *cand;
+    uint32_t ntasks;
+    val_score *res;           /* ncand x K */
+    ppr_model **train_out;    /* K: train the folds' models for cand[0] */
+    ppr_model *const *models; /* K: score on these, or NULL: train each */
+    atomic_uint next;
+    atomic_int err;
+} calib_job;
+
+static void calib_worker(void *arg, unsigned th)
+{
+    (void)th;
+    calib_job *j = arg;
+    for (;;) {
+        if (atomic_load(&j->err))
+            return;
+        unsigned t = atomic_fetch_add(&j->next, 1u);
+        if (t >= j->ntasks)
+            return;
+        const calib_fold *f = &j->folds[t % j->K];
+        int rc;
+        if (j->train_out) {
+            rc = ppr_model_train(j->m, &f->fit, j->cand, &j->train_out[t]);
+        } else if (j->models) {
+            ppr_model view = *j->models[t % j->K];
+            view.p = j->cand[t / j->K];
+            rc = score_model(j->m, &view, &f->val, &j->res[t]);
+        } else {
+            rc = validate(j->m, &f->fit, &f->val, &j->cand[t / j->K], &j->res[t]);
+        }
+        if (rc) {
+            int zero = 0;
+            atomic_compare_exchange_strong(&j->err, &zero, rc);
+            return;
+        }
+    }
+}
+
+typedef struct calib_ctx {
+    ppr_mapper *m;
+    calib_fold folds[PPR_MODEL_MAX_FOLDS];
+    uint32_t K;
+    unsigned threads;
+    uint32_t scored; /* candidates scored */
+} calib_ctx;
+
+static int run_job(calib_ctx *cx, calib_job *job)
+{
+    atomic_init(&job->next, 0u);
+    atomic_init(&job->err, 0);
+    unsigned th = cx->threads < job->ntasks ? cx->threads : job->ntasks;
+    /* Threads that could not start leave their share to the others. */
+    (void)core_parallel(th ? th : 1, calib_worker, job);
+    return atomic_load(&job->err);
+}
+
+/* Scores ncand candidates on every fold: res[c * K + f]. rank_only: they
+ * differ from each other only in alpha, decay and escape. */
+static int score_batch(calib_ctx *cx, const ppr_model_params *cand, uint32_t ncand, bool rank_only,
+                       val_score *res)
+{
+    ppr_model *models[PPR_MODEL_MAX_FOLDS] = {0};
+    calib_job job = {.m = cx->m, .folds = cx->folds, .K = cx->K, .cand = cand, .res = res};
+    int rc = 0;
+    if (rank_only && ncand > 1) {
+        job.ntasks = cx->K;
+        job.train_out = models;
+        rc = run_job(cx, &job);
+        job.train_out = NULL;
+        job.models = models;
+    }
+    if (!rc) {
+        job.ntasks = ncand * cx->K;
+        rc = run_job(cx, &job);
+    }
+    for (uint32_t f = 0; f < cx->K; f++)
+        ppr_model_free(models[f]);
+    cx->scored += ncand;
+    return rc;
+}
+
+/* A candidate's folds pooled: every prefix weighs the same. */
+static val_score pooled(const val_score *r, uint32_t K)
+{
+    val_score s = {0, 0, 0};
+    for (uint32_t f = 0; f < K; f++) {
+        s.top1 += r[f].top1;
+        s.mrr += r[f].mrr;
+        s.n += r[f].n;
+    }
+    return s;
+}
+
+static double frac_of(double x, uint64_t n)
+{
+    return n ? x / (double)n : 0;
 }
 
 static double objective(const val_score *s)
 {
-    return s->top1 + 0.25 * s->mrr;
+    return frac_of(s->top1 + 0.25 * s->mrr, s->n);
+}
+
+/* "0.9512 0.9603 0.9577": each fold's top-1. */
+static void fold_text(const val_score *r, uint32_t K, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (uint32_t f = 0; f < K && at < cap; f++) {
+        int n = snprintf(buf + at, cap - at, "%s%.4f", f ? " " : "", frac_of(r[f].top1, r[f].n));
+        if (n < 0)
+            break;
+        at += (size_t)n;
+    }
+}
+
+static bool same_params(const ppr_model_params *a, const ppr_model_params *b)
+{
+    return a->order == b->order && a->variant_ratio == b->variant_ratio &&
+           a->variant_min == b->variant_min && a->alpha == b->alpha &&
+           a->code_scale == b->code_scale && a->decay == b->decay && a->escape == b->escape;
 }
 
 int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases,
@@ -890,9 +1358,13 @@ int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases
                   min_cases);
         return 0;
     }
-    uint32_t nfit = train->ncases - train->ncases / 4;
-    ppr_seqs fit = {train->act, train->var, train->off, nfit};
-    ppr_seqs val = {train->act, train->var, train->off + nfit, train->ncases - nfit};
+    uint64_t t0 = core_now_ns();
+    calib_ctx cx = {.m = m};
+    uint32_t bounds[PPR_MODEL_MAX_FOLDS + 1];
+    cx.K = ppr_model_folds(train->ncases, p->calibrate_folds, bounds);
+    for (uint32_t f = 0; f < cx.K; f++)
+        fold_make(train, bounds[f], bounds[f + 1], &cx.folds[f]);
+    cx.threads = p->calibrate_threads ? p->calibrate_threads : core_ncpus();
     static const double orders[] = {1, 2, 3, 4, 6, 8, 12};
     static const double ratios[] = {0, 0.05, 0.2, 0.5, 1};
     static const double alphas[] = {0.1, 0.3, 0.5, 0.8};
@@ -903,27 +1375,48 @@ int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases
         const char *name;
         const double *v;
         size_t n;
+        bool rank_only; /* read by ranking only: one model per fold serves all values */
     } grid[] = {
-        {"order", orders, sizeof orders / sizeof *orders},
-        {"variant_ratio", ratios, sizeof ratios / sizeof *ratios},
-        {"alpha", alphas, sizeof alphas / sizeof *alphas},
-        {"code_scale", scales, sizeof scales / sizeof *scales},
-        {"decay", decays, sizeof decays / sizeof *decays},
-        {"escape", escapes, sizeof escapes / sizeof *escapes},
+        {"order", orders, sizeof orders / sizeof *orders, false},
+        {"variant_ratio", ratios, sizeof ratios / sizeof *ratios, false},
+        {"alpha", alphas, sizeof alphas / sizeof *alphas, true},
+        {"code_scale", scales, sizeof scales / sizeof *scales, false},
+        {"decay", decays, sizeof decays / sizeof *decays, true},
+        {"escape", escapes, sizeof escapes / sizeof *escapes, true},
     };
-    ppr_model_params best = *p;
-    val_score s;
-    int rc = validate(m, &fit, &val, &best, &s);
+    enum { MAX_VALUES = 8 };
+    ppr_model_params best = *p, cand[MAX_VALUES];
+    double cand_v[MAX_VALUES];
+    val_score best_r[PPR_MODEL_MAX_FOLDS], res[MAX_VALUES * PPR_MODEL_MAX_FOLDS];
+    char folds_txt[PPR_MODEL_MAX_FOLDS * 8 + 1];
+    int rc = score_batch(&cx, &best, 1, false, best_r);
     if (rc)
-        return rc;
+        goto done;
+    val_score s = pooled(best_r, cx.K);
     double best_obj = objective(&s);
+    fold_text(best_r, cx.K, folds_txt, sizeof folds_txt);
     core_logf(log, CORE_LOG_INFO,
-              "calibration on %u fit / %u validation cases: start top-1 %.4f mrr %.4f", nfit,
-              val.ncases, s.top1, s.mrr);
+              "calibration: %u-fold cross-validation over %u cases (%llu prefixes), %u threads: "
+              "start top-1 %.4f mrr %.4f (folds %s)",
+              cx.K, train->ncases, (unsigned long long)s.n, cx.threads, frac_of(s.top1, s.n),
+              frac_of(s.mrr, s.n), folds_txt);
+    /* A parameter scanned since best last changed is not scanned again:
+     * the same candidates would score the same, and none beat best. */
+    uint32_t step = 0, last_change = 0, last_scan[sizeof grid / sizeof *grid];
+    memset(last_scan, 0, sizeof last_scan);
     for (int round = 0; round < 2; round++) {
         bool changed = false;
         for (size_t gi = 0; gi < sizeof grid / sizeof *grid; gi++) {
-            for (size_t vi = 0; vi < grid[gi].n; vi++) {
+            step++;
+            if (round > 0 && last_scan[gi] >= last_change)
+                continue;
+            last_scan[gi] = step;
+            /* The values of one parameter are scored together (in
+             * parallel); choosing among them in order afterwards gives what
+             * scoring them one after the other would: each differs from the
+             * best only in this parameter. */
+            uint32_t nc = 0;
+            for (size_t vi = 0; vi < grid[gi].n && nc < MAX_VALUES; vi++) {
                 ppr_model_params q = best;
                 double v = grid[gi].v[vi];
                 switch (gi) {
@@ -947,31 +1440,63 @@ int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases
                     q.escape = v;
                     break;
                 }
-                if (q.order == best.order && q.variant_ratio == best.variant_ratio &&
-                    q.variant_min == best.variant_min && q.alpha == best.alpha &&
-                    q.code_scale == best.code_scale && q.decay == best.decay &&
-                    q.escape == best.escape)
+                if (same_params(&q, &best))
                     continue;
-                rc = validate(m, &fit, &val, &q, &s);
-                if (rc)
-                    return rc;
+                cand_v[nc] = v;
+                cand[nc++] = q;
+            }
+            if (!nc)
+                continue;
+            rc = score_batch(&cx, cand, nc, grid[gi].rank_only, res);
+            if (rc)
+                goto done;
+            for (uint32_t ci = 0; ci < nc; ci++) {
+                s = pooled(res + (size_t)ci * cx.K, cx.K);
                 double obj = objective(&s);
                 /* Strictly better by a margin: ties keep the simpler,
                  * earlier value. */
                 if (obj > best_obj + 1e-4) {
                     best_obj = obj;
-                    best = q;
+                    best = cand[ci];
+                    memcpy(best_r, res + (size_t)ci * cx.K, cx.K * sizeof *best_r);
                     changed = true;
-                    core_logf(log, CORE_LOG_INFO, "calibration: %s=%g -> top-1 %.4f mrr %.4f",
-                              grid[gi].name, v, s.top1, s.mrr);
+                    last_change = step;
+                    fold_text(best_r, cx.K, folds_txt, sizeof folds_txt);
+                    core_logf(log, CORE_LOG_INFO,
+                              "calibration: %s=%g -> top-1 %.4f mrr %.4f (folds %s)", grid[gi].name,
+                              cand_v[ci], frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt);
                 }
             }
         }
         if (!changed)
             break;
     }
+    /* The spread of the chosen parameters' score over the folds. */
+    s = pooled(best_r, cx.K);
+    double lo = 1, hi = 0, mean = 0, sd = 0;
+    for (uint32_t f = 0; f < cx.K; f++) {
+        double x = frac_of(best_r[f].top1, best_r[f].n);
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        mean += x / cx.K;
+    }
+    for (uint32_t f = 0; f < cx.K; f++) {
+        double d = frac_of(best_r[f].top1, best_r[f].n) - mean;
+        sd += d * d / cx.K;
+    }
+    fold_text(best_r, cx.K, folds_txt, sizeof folds_txt);
+    core_logf(log, CORE_LOG_INFO,
+              "calibration: chose order %u, variant_ratio %g, alpha %g, code_scale %g, decay %g, "
+              "escape %g: top-1 %.4f mrr %.4f; per fold top-1 %s (min %.4f, max %.4f, sd %.4f); "
+              "%u candidates x %u folds in %.2f s",
+              best.order, best.variant_ratio, best.alpha, best.code_scale, best.decay, best.escape,
+              frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt, lo, hi, sqrt(sd), cx.scored,
+              cx.K, (double)(core_now_ns() - t0) / 1e9);
     *p = best;
-    return 0;
+done:
+    for (uint32_t f = 0; f < cx.K; f++)
+        fold_free(&cx.folds[f]);
+    return rc;
 }
 
 /* ---- the model file ---- */

@@ -520,9 +520,15 @@ typedef struct ppr_model_params {
     double decay;         /* recency decay over the prefix (default 0.5) */
     double escape;        /* Witten-Bell escape factor (default 1) */
     ppr_weights weights;  /* code edge types */
+    /* How ppr_model_calibrate searches (not part of the model: a trained
+     * model keeps them, the model file does not). */
+    uint32_t calibrate_folds;   /* cross-validation folds, 2..PPR_MODEL_MAX_FOLDS
+                                   (default 3) */
+    uint32_t calibrate_threads; /* models trained at once (0: one per CPU) */
 } ppr_model_params;
 
 #define PPR_MODEL_MAX_ORDER 16
+#define PPR_MODEL_MAX_FOLDS 10
 
 ppr_model_params ppr_model_params_default(void);
 
@@ -589,16 +595,30 @@ typedef struct ppr_model_stats {
 void ppr_model_get_stats(const ppr_model *md, ppr_model_stats *out);
 
 /*
- * Calibration: a search over order, variant_ratio, alpha, code_scale and
- * decay (coordinate ascent from *p, two rounds) scored on the last
- * quarter of the training cases with a model trained on the rest (the
- * target of a prefix is its next activity's symbols, as mapped: nothing
- * outside train is seen). Below min_cases training cases *p is left as it
- * is (tuning on a handful of cases is noise). Progress and the chosen
- * values go to the logger. Writes the best parameters to *p.
+ * Calibration: a search over order, variant_ratio, alpha, code_scale,
+ * decay and escape (coordinate ascent from *p, two rounds) scored by
+ * k-fold cross-validation inside the training cases: they are cut into
+ * p->calibrate_folds contiguous folds in case order (ppr_model_folds),
+ * and each candidate is trained on all folds but one and scored on that
+ * one, for every fold; the objective is top-1 + 1/4 MRR pooled over the
+ * folds (each fold weighted by its number of scored prefixes). The target
+ * of a prefix is its next activity's symbols, as mapped: nothing outside
+ * train is seen. The folds of a candidate train on p->calibrate_threads
+ * threads; the result does not depend on it. Below min_cases training
+ * cases (or 4) *p is left as it is (tuning on a handful of cases is
+ * noise). Progress, the chosen values with their per-fold scores and the
+ * final spread over the folds go to the logger at INFO. Writes the best
+ * parameters to *p.
  */
 int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases,
                         ppr_model_params *p, const core_logger *log);
+/*
+ * The calibration's folds of ncases cases: fold f is cases bounds[f] ..
+ * bounds[f+1]-1, contiguous, in case order, sizes differing by at most
+ * one. folds is taken to 2..PPR_MODEL_MAX_FOLDS, then at most ncases;
+ * returns it. bounds has room for PPR_MODEL_MAX_FOLDS + 1 entries.
+ */
+uint32_t ppr_model_folds(uint32_t ncases, uint32_t folds, uint32_t *bounds);
 
 /* Query scratch: one per thread. */
 typedef struct ppr_model_work ppr_model_work;

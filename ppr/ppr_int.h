@@ -71,6 +71,10 @@ void ppr__sort_by_score(ppr_entry *e, uint32_t n);
  * that the next query clears them. For combining a push with a stored
  * sparse vector. */
 void ppr__add_sparse(ppr_work *w, const ppr_entry *e, uint32_t n, double scale);
+/* Leaves w as a push without hubs that touched nodes[0..n) in that order
+ * with estimates p[0..n) and this error bound would (the residuals zero):
+ * for replaying a push kept from before. */
+void ppr__work_load(ppr_work *w, const uint32_t *nodes, const double *p, uint32_t n, double err);
 uint32_t ppr__topk(const ppr_entry *in, uint32_t n, uint32_t k, const ppr_adjust *adj,
                    ppr_entry *out);
 

@@ -105,6 +105,22 @@ void ppr__add_sparse(ppr_work *w, const ppr_entry *e, uint32_t n, double scale)
     }
 }
 
+void ppr__work_load(ppr_work *w, const uint32_t *nodes, const double *p, uint32_t n, double err)
+{
+    reset(w);
+    if (w->hubs)
+        use_hubs(w, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = nodes[i];
+        w->node[u].mark = 1;
+        w->touched[i] = u;
+        w->p[u] = p[i];
+    }
+    w->ntouched = n;
+    w->error_bound = err;
+    w->has_push = true;
+}
+
 /* splitmix64 is enough for choosing walk steps. */
 static inline double rng_unit(uint64_t *s)
 {

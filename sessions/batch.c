@@ -101,7 +101,7 @@ static void rd_fail(rd *r, const char *what)
     r->at = r->n; /* every later read fails too */
 }
 
-static uint64_t rd_varint(rd *r, uint64_t max, const char *what)
+static uint64_t rd_varint_slow(rd *r, uint64_t max, const char *what)
 {
     uint64_t v = 0;
     size_t start = r->at;
@@ -129,15 +129,47 @@ static uint64_t rd_varint(rd *r, uint64_t max, const char *what)
     return 0;
 }
 
-static uint64_t rd_fixed(rd *r, int bytes, const char *what)
+/* The common cases, varints of up to three bytes within bounds, inline;
+ * anything else (and every error) as above. */
+static inline __attribute__((always_inline)) uint64_t rd_varint(rd *r, uint64_t max,
+                                                                const char *what)
+{
+    if (r->n - r->at >= 3) {
+        const uint8_t *q = r->p + r->at;
+        uint64_t v;
+        size_t k;
+        if (q[0] < 0x80) {
+            v = q[0];
+            k = 1;
+        } else if (q[1] < 0x80) {
+            v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+            k = 2;
+        } else if (q[2] < 0x80) {
+            v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+            k = 3;
+        } else {
+            return rd_varint_slow(r, max, what);
+        }
+        if (v <= max) {
+            r->at += k;
+            return v;
+        }
+    }
+    return rd_varint_slow(r, max, what);
+}
+
+/* Little-endian integers of 1, 4 or 8 bytes (a constant at each call, so
+ * that each becomes one load). */
+static inline __attribute__((always_inline)) uint64_t rd_fixed(rd *r, int bytes, const char *what)
 {
     if (r->n - r->at < (size_t)bytes) {
         rd_fail(r, what);
         return 0;
     }
+    const uint8_t *q = r->p + r->at;
     uint64_t v = 0;
     for (int i = 0; i < bytes; i++)
-        v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
+        v |= (uint64_t)q[i] << (8 * i);
     r->at += (size_t)bytes;
     return v;
 }
@@ -344,9 +376,13 @@ int sess_batch_case_put(sess_batch *b, const char *case_id, size_t len, const se
         return rc;
     if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC)
         return CORE_ELIMIT;
-    uint8_t buf[SESS__CASE_MAX];
-    size_t n = sess__case_encode(c, buf);
-    sess__batch_push(b, SESS__OP_CASE, case_id, len, buf, n);
+    /* Encoded straight after the key, where the value goes. */
+    sess__op *op = sess__batch_push(b, SESS__OP_CASE, case_id, len, NULL, 0);
+    core_buf_reserve(&b->data, SESS__CASE_MAX);
+    size_t n = sess__case_encode(c, (uint8_t *)b->data.data + op->voff);
+    b->data.len += n;
+    b->data.data[b->data.len] = 0;
+    op->vlen = (uint32_t)n;
     return 0;
 }
 

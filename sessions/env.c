@@ -681,11 +681,13 @@ static int put_touch(sess_env *e, MDB_txn *txn, int64_t t, const void *id, size_
 }
 
 /* The touched_ns of the committed value of a case: 1 found, 0 absent, -1
- * present but unreadable (logged), or an LMDB error. */
-static int old_touched(sess_env *e, MDB_txn *txn, const MDB_val *k, int64_t *t)
+ * present but unreadable (logged), or an LMDB error. The cursor is left
+ * on the case when it is there, for the change to go to without a second
+ * search. */
+static int old_touched(sess_env *e, MDB_cursor *cur, const MDB_val *k, int64_t *t)
 {
-    MDB_val v;
-    int rc = mdb_get(txn, e->cases, (MDB_val *)k, &v);
+    MDB_val key = *k, v;
+    int rc = mdb_cursor_get(cur, &key, &v, MDB_SET_KEY);
     if (rc == MDB_NOTFOUND)
         return 0;
     if (rc)
@@ -700,7 +702,13 @@ static int old_touched(sess_env *e, MDB_txn *txn, const MDB_val *k, int64_t *t)
     return 1;
 }
 
-static int apply_op(sess_env *e, MDB_txn *txn, const sess_batch *b, const sess__op *op)
+/* Cursors of the write transaction on the tables changed most. */
+typedef struct apply_cur {
+    MDB_cursor *cases, *counts;
+} apply_cur;
+
+static int apply_op(sess_env *e, MDB_txn *txn, apply_cur *cur, const sess_batch *b,
+                    const sess__op *op)
 {
     const char *key = b->data.data + op->koff;
     const uint8_t *val = (const uint8_t *)b->data.data + op->voff;
@@ -709,15 +717,17 @@ static int apply_op(sess_env *e, MDB_txn *txn, const sess_batch *b, const sess__
     int rc;
     switch (op->kind) {
     case SESS__OP_CASE: {
-        int had = old_touched(e, txn, &k, &t_old);
+        int had = old_touched(e, cur->cases, &k, &t_old);
         if (had < -1 || had > 1)
             return had;
+        /* Found (readable or not), the cursor is on the case: the TTL index
+         * is another table, whose changes leave it there. */
         if (op->del) {
             if (had == 0)
                 return 0;
             if (had == 1 && (rc = del_touch(e, txn, t_old, key, op->klen)) != 0)
                 return rc;
-            rc = mdb_del(txn, e->cases, &k, NULL);
+            rc = mdb_cursor_del(cur->cases, 0);
             return rc == MDB_NOTFOUND ? 0 : rc;
         }
         sess__case_touched(val, op->vlen, &t_new);
@@ -727,15 +737,15 @@ static int apply_op(sess_env *e, MDB_txn *txn, const sess_batch *b, const sess__
             if ((rc = put_touch(e, txn, t_new, key, op->klen)) != 0)
                 return rc;
         }
-        return mdb_put(txn, e->cases, &k, &v, 0);
+        return mdb_cursor_put(cur->cases, &k, &v, had ? MDB_CURRENT : 0);
     }
     case SESS__OP_TOUCH:
         rc = mdb_del(txn, e->by_touch, &k, NULL);
         return rc == MDB_NOTFOUND ? 0 : rc;
     case SESS__OP_COUNT: {
-        MDB_val old;
+        MDB_val ck = k, old;
         uint64_t n = 0;
-        rc = mdb_get(txn, e->counts, &k, &old);
+        rc = mdb_cursor_get(cur->counts, &ck, &old, MDB_SET_KEY);
         if (rc == 0 && old.mv_size == 8)
             n = sess__get_u64le(old.mv_data);
         else if (rc == 0)
@@ -747,7 +757,7 @@ static int apply_op(sess_env *e, MDB_txn *txn, const sess_batch *b, const sess__
         uint8_t nb[8];
         sess__put_u64le(nb, n);
         v = (MDB_val){8, nb};
-        return mdb_put(txn, e->counts, &k, &v, 0);
+        return mdb_cursor_put(cur->counts, &k, &v, rc == 0 ? MDB_CURRENT : 0);
     }
     case SESS__OP_DICT:
         return mdb_put(txn, e->dict, &k, &v, 0);
@@ -773,15 +783,22 @@ static int apply(sess_env *e, const sess_batch *b)
     int rc = mdb_txn_begin(e->env, NULL, 0, &txn);
     if (rc)
         return rc;
+    apply_cur cur;
+    if ((rc = mdb_cursor_open(txn, e->cases, &cur.cases)) != 0 ||
+        (rc = mdb_cursor_open(txn, e->counts, &cur.counts)) != 0) {
+        mdb_txn_abort(txn); /* (closes a cursor it has) */
+        return rc;
+    }
     for (size_t i = 0; i < b->ops.n; i++) {
         if (b->ops.v[i].dead)
             continue;
-        rc = apply_op(e, txn, b, &b->ops.v[i]);
+        rc = apply_op(e, txn, &cur, b, &b->ops.v[i]);
         if (rc) {
             mdb_txn_abort(txn);
             return rc;
         }
     }
+    /* A write transaction's cursors go with it. */
     return mdb_txn_commit(txn); /* frees the transaction also on failure */
 }
 

@@ -120,65 +120,64 @@ void sink_prediction_json(const sink_prediction *p, core_buf *out)
 /* Protobuf writer                                                     */
 /* ------------------------------------------------------------------ */
 
-typedef struct pbw {
-    core_buf *out;
-} pbw;
+/*
+ * The writer measures first and writes once: every field's size is known
+ * before its bytes go out (a string's from one UTF-8 check, which it needs
+ * anyway), so the buffer grows at most once per ranked symbol and the
+ * bytes are stored straight, with no length to move up afterwards.
+ */
 
-static void w_bytes(pbw *w, const void *p, size_t n)
+/* A string field as it goes on the wire: wire is its length once cleaned
+ * (n when it is valid UTF-8, the common case; then valid is set). */
+typedef struct wstr {
+    pstr s;
+    size_t wire;
+    bool valid;
+} wstr;
+
+static size_t varint_len(uint64_t v)
 {
-    core_buf_append(w->out, p, n);
+    size_t k = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        k++;
+    }
+    return k;
 }
 
-static void w_varint(pbw *w, uint64_t v)
+static uint8_t *put_varint(uint8_t *q, uint64_t v)
 {
-    uint8_t tmp[10];
-    size_t i = 0;
     while (v >= 0x80) {
-        tmp[i++] = (uint8_t)(v | 0x80);
+        *q++ = (uint8_t)(v | 0x80);
         v >>= 7;
     }
-    tmp[i++] = (uint8_t)v;
-    w_bytes(w, tmp, i);
+    *q++ = (uint8_t)v;
+    return q;
 }
 
-static void w_tag(pbw *w, uint32_t field, int wt)
+/* Field numbers here are all below 16: a tag is one byte. */
+static uint8_t *put_tag(uint8_t *q, uint32_t field, int wt)
 {
-    w_varint(w, (uint64_t)field << 3 | (uint64_t)wt);
+    *q++ = (uint8_t)(field << 3 | (uint32_t)wt);
+    return q;
 }
 
-static void w_fixed64(pbw *w, uint32_t field, uint64_t v)
-{
-    uint8_t tmp[8];
-    for (int i = 0; i < 8; i++)
-        tmp[i] = (uint8_t)(v >> (8 * i));
-    w_tag(w, field, WT_I64);
-    w_bytes(w, tmp, 8);
-}
-
-static void w_uint(pbw *w, uint32_t field, uint64_t v)
-{
-    if (!v)
-        return;
-    w_tag(w, field, WT_VARINT);
-    w_varint(w, v);
-}
-
-/* Appends s with every byte that does not start a valid UTF-8 sequence
- * replaced by U+FFFD: the same rule as core_buf_json_str(), so the JSON
- * of the cleaned string equals the JSON of the original. With count_only
- * nothing is written; returns the cleaned length either way. */
-static size_t utf8_clean(pbw *w, const char *s, size_t n, bool count_only)
+/* Every byte that does not start a valid UTF-8 sequence is replaced by
+ * U+FFFD: the same rule as core_buf_json_str(), so the JSON of the cleaned
+ * string equals the JSON of the original. Writes the cleaned bytes at q
+ * (when q is not NULL); returns their length. */
+static size_t utf8_clean(uint8_t *q, const char *s, size_t n)
 {
     size_t len = 0, i = 0;
     while (i < n) {
         size_t k = core_utf8_valid_prefix(s + i, n - i);
-        if (!count_only)
-            w_bytes(w, s + i, k);
+        if (q)
+            memcpy(q + len, s + i, k);
         len += k;
         i += k;
         if (i < n) {
-            if (!count_only)
-                w_bytes(w, "\xef\xbf\xbd", 3);
+            if (q)
+                memcpy(q + len, "\xef\xbf\xbd", 3);
             len += 3;
             i++;
         }
@@ -186,67 +185,113 @@ static size_t utf8_clean(pbw *w, const char *s, size_t n, bool count_only)
     return len;
 }
 
-static void w_str(pbw *w, uint32_t field, pstr s)
+static wstr wstr_of(pstr s)
 {
-    if (!s.n)
-        return;
-    w_tag(w, field, WT_LEN);
-    if (core_utf8_valid_prefix(s.p, s.n) == s.n) {
-        w_varint(w, s.n);
-        w_bytes(w, s.p, s.n);
-        return;
+    wstr w = {s, s.n, true};
+    if (s.n && core_utf8_valid_prefix(s.p, s.n) != s.n) {
+        w.valid = false;
+        w.wire = utf8_clean(NULL, s.p, s.n);
     }
-    w_varint(w, utf8_clean(w, s.p, s.n, true));
-    utf8_clean(w, s.p, s.n, false);
+    return w;
 }
 
-static void w_ranked_body(pbw *w, const ranked_v *r)
+/* Bytes of a string field: none for an empty string (proto3 default). */
+static size_t str_size(const wstr *w)
 {
-    w_str(w, 1, r->symbol);
-    w_str(w, 2, r->kind);
-    w_str(w, 3, r->file);
-    w_uint(w, 4, r->start_line);
-    w_uint(w, 5, r->end_line);
+    return w->s.n ? 1 + varint_len(w->wire) + w->wire : 0;
+}
+
+static uint8_t *put_str(uint8_t *q, uint32_t field, const wstr *w)
+{
+    if (!w->s.n)
+        return q;
+    q = put_tag(q, field, WT_LEN);
+    q = put_varint(q, w->wire);
+    if (w->valid)
+        memcpy(q, w->s.p, w->s.n);
+    else
+        utf8_clean(q, w->s.p, w->s.n);
+    return q + w->wire;
+}
+
+static size_t uint_size(uint64_t v)
+{
+    return v ? 1 + varint_len(v) : 0;
+}
+
+static uint8_t *put_uint(uint8_t *q, uint32_t field, uint64_t v)
+{
+    if (!v)
+        return q;
+    q = put_tag(q, field, WT_VARINT);
+    return put_varint(q, v);
+}
+
+static uint8_t *put_fixed64(uint8_t *q, uint32_t field, uint64_t v)
+{
+    q = put_tag(q, field, WT_I64);
+    for (int i = 0; i < 8; i++)
+        *q++ = (uint8_t)(v >> (8 * i));
+    return q;
+}
+
+/* Reserves n bytes of out and returns where they start. */
+static uint8_t *out_room(core_buf *out, size_t n)
+{
+    core_buf_reserve(out, n);
+    return (uint8_t *)out->data + out->len;
+}
+
+/* Takes the bytes written up to q into out. */
+static void out_done(core_buf *out, const uint8_t *q)
+{
+    out->len = (size_t)((const char *)q - out->data);
+    out->data[out->len] = 0;
+}
+
+static void put_ranked(core_buf *out, const sink_ranked *sr)
+{
+    ranked_v r = ranked_from(sr);
+    wstr sym = wstr_of(r.symbol), kind = wstr_of(r.kind), file = wstr_of(r.file),
+         act = wstr_of(r.activity);
     uint64_t bits;
-    memcpy(&bits, &r->score, sizeof bits);
-    if (bits) /* -0.0 has bits and is kept, as protobuf does */
-        w_fixed64(w, 6, bits);
-    w_str(w, 7, r->activity);
+    memcpy(&bits, &r.score, sizeof bits);
+    /* -0.0 has bits and is kept, as protobuf does */
+    size_t body = str_size(&sym) + str_size(&kind) + str_size(&file) + uint_size(r.start_line) +
+                  uint_size(r.end_line) + (bits ? 9 : 0) + str_size(&act);
+    uint8_t *q = out_room(out, 1 + varint_len(body) + body);
+    q = put_tag(q, 6, WT_LEN);
+    q = put_varint(q, body);
+    q = put_str(q, 1, &sym);
+    q = put_str(q, 2, &kind);
+    q = put_str(q, 3, &file);
+    q = put_uint(q, 4, r.start_line);
+    q = put_uint(q, 5, r.end_line);
+    if (bits)
+        q = put_fixed64(q, 6, bits);
+    q = put_str(q, 7, &act);
+    out_done(out, q);
 }
 
 void sink_prediction_pb(const sink_prediction *p, core_buf *out)
 {
     pred_v v = pred_from(p);
-    pbw w = {out};
-    w_str(&w, 1, v.case_id);
-    w_uint(&w, 2, v.seq);
-    w_str(&w, 3, v.activity);
+    wstr case_id = wstr_of(v.case_id), act = wstr_of(v.activity), model = wstr_of(v.model_version);
+    size_t head = str_size(&case_id) + uint_size(v.seq) + str_size(&act) +
+                  (v.time_unix_nano ? 9 : 0) + str_size(&model);
+    uint8_t *q = out_room(out, head);
+    q = put_str(q, 1, &case_id);
+    q = put_uint(q, 2, v.seq);
+    q = put_str(q, 3, &act);
     if (v.time_unix_nano)
-        w_fixed64(&w, 4, v.time_unix_nano);
-    w_str(&w, 5, v.model_version);
-    for (uint32_t i = 0; i < p->nranked; i++) {
-        ranked_v r = ranked_from(&p->ranked[i]);
-        /* The body is written once, after a one-byte length; a longer
-         * length moves it up (cheaper than a counting pass, which would
-         * check every string's UTF-8 twice). */
-        w_tag(&w, 6, WT_LEN);
-        size_t at = out->len;
-        w_bytes(&w, "", 1);
-        w_ranked_body(&w, &r);
-        size_t n = out->len - at - 1;
-        uint8_t len[10];
-        size_t k = 0;
-        for (uint64_t x = n; x >= 0x80; x >>= 7)
-            len[k++] = (uint8_t)(x | 0x80);
-        len[k] = (uint8_t)(n >> (7 * k));
-        k++;
-        if (k > 1) {
-            core_buf_append(out, len, k - 1); /* room */
-            memmove(out->data + at + k, out->data + at + 1, n);
-        }
-        memcpy(out->data + at, len, k);
-    }
-    w_uint(&w, 7, v.latency_us);
+        q = put_fixed64(q, 4, v.time_unix_nano);
+    q = put_str(q, 5, &model);
+    out_done(out, q);
+    for (uint32_t i = 0; i < p->nranked; i++)
+        put_ranked(out, &p->ranked[i]);
+    q = out_room(out, uint_size(v.latency_us));
+    q = put_uint(q, 7, v.latency_us);
+    out_done(out, q);
 }
 
 /* ------------------------------------------------------------------ */
