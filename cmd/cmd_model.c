@@ -1167,8 +1167,9 @@ int cmd_mine(int argc, char **argv)
         "mine",
         "--graph FILE --log FILE -o MODEL [options]",
         "Learns from a whole log: maps its events to activities and symbols, mines the\n"
-        "directly-follows contexts, calibrates the model on a validation slice of the\n"
-        "cases and writes the model file used by 'pmrag query' and 'pmrag serve'.",
+        "directly-follows contexts, calibrates the model by cross-validation over the\n"
+        "cases (model.calibrate_folds folds) and writes the model file used by\n"
+        "'pmrag query' and 'pmrag serve'.",
         "The model is tied to the graph file it was mined with.",
         opts,
         sizeof opts / sizeof opts[0],

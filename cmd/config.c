@@ -63,8 +63,11 @@ const core_cfg_item pmrag_config_table[] = {
     {"model.escape", CORE_CFG_DOUBLE, "1", 0.01, 100, NULL,
      "Witten-Bell escape factor: larger trusts long contexts less"},
     {"model.calibrate", CORE_CFG_BOOL, "true", 0, 0, NULL,
-     "calibrate order, variant_ratio, alpha, code_scale, decay and escape on a validation slice "
-     "of the training cases (the values above are the starting point)"},
+     "calibrate order, variant_ratio, alpha, code_scale, decay and escape by cross-validation "
+     "inside the training cases (the values above are the starting point)"},
+    {"model.calibrate_folds", CORE_CFG_INT, "3", 2, PPR_MODEL_MAX_FOLDS, NULL,
+     "folds of that cross-validation: contiguous runs of cases in time order, each scored by a "
+     "model trained on the others (every candidate is trained this many times, on all CPUs)"},
     {"model.calibrate_min_cases", CORE_CFG_INT, "100", 0, 4e9, NULL,
      "below this many training cases the values above are used as they are"},
     {"map.tokens_min", CORE_CFG_DOUBLE, "0.25", 0.001, 1, NULL,
@@ -246,6 +249,7 @@ ppr_model_params config_model_params(const core_cfg *c)
     p.code_scale = core_cfg_double(c, "model.code_scale");
     p.decay = core_cfg_double(c, "model.decay");
     p.escape = core_cfg_double(c, "model.escape");
+    p.calibrate_folds = (uint32_t)core_cfg_int(c, "model.calibrate_folds");
     config_ppr_weights(c, &p.weights);
     return p;
 }

@@ -1658,6 +1658,147 @@ TEST(model_file_errors)
     graph_close(g);
 }
 
+/* The calibration's folds: contiguous runs of cases, in order, that
+ * together are every case once, sizes within one of each other. */
+TEST(model_calibration_folds_partition)
+{
+    const uint32_t ncases[] = {0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 100, 1159, 4000000000u};
+    const uint32_t folds[] = {0, 1, 2, 3, 4, 5, 7, 10, 11, 1000};
+    for (size_t i = 0; i < sizeof ncases / sizeof *ncases; i++) {
+        for (size_t j = 0; j < sizeof folds / sizeof *folds; j++) {
+            uint32_t b[PPR_MODEL_MAX_FOLDS + 1];
+            memset(b, 0xff, sizeof b);
+            uint32_t n = ncases[i], want = folds[j] < 2 ? 2 : folds[j];
+            if (want > PPR_MODEL_MAX_FOLDS)
+                want = PPR_MODEL_MAX_FOLDS;
+            if (want > n)
+                want = n;
+            uint32_t k = ppr_model_folds(n, folds[j], b);
+            CHECK_INT(k, want);
+            CHECK_INT(b[0], 0);
+            CHECK_INT(b[k], n);
+            uint32_t lo = UINT32_MAX, hi = 0;
+            for (uint32_t f = 0; f < k; f++) {
+                CHECK(b[f] < b[f + 1]); /* no fold is empty */
+                uint32_t size = b[f + 1] - b[f];
+                lo = size < lo ? size : lo;
+                hi = size > hi ? size : hi;
+            }
+            if (k)
+                CHECK(hi - lo <= 1);
+        }
+    }
+}
+
+static void log_to_buf(void *ud, core_log_level level, const char *msg)
+{
+    core_buf *b = ud;
+    core_buf_printf(b, "[%s] %s\n", core_log_level_name(level), msg);
+}
+
+/* k-fold calibration: every training prefix is scored once per candidate,
+ * each fold by a model trained on the other folds exactly (the log's
+ * per-fold scores of the starting parameters are recomputed here by hand),
+ * and the choice depends neither on the run nor on the threads. */
+TEST(model_calibration_kfold)
+{
+    graph *g = open_flow();
+    ppr_mapper *m;
+    seqs s;
+    ppr_model_free(mixed_model(g, &m, &s));
+    ppr_seqs q = as_seqs(&s);
+    uint32_t prefixes = s.off[s.ncases] - s.ncases;
+    for (uint32_t K = 2; K <= 5; K++) {
+        ppr_model_params start = ppr_model_params_default();
+        start.order = 3;
+        start.calibrate_folds = K;
+        /* Each fold's top-1 under the starting parameters, by hand: train
+         * on the other cases, rank every prefix of the fold's cases. */
+        uint32_t b[PPR_MODEL_MAX_FOLDS + 1];
+        CHECK_INT(ppr_model_folds(s.ncases, K, b), K);
+        char want[256] = "(folds";
+        for (uint32_t f = 0; f < K; f++) {
+            seqs fit = {.ncases = 0};
+            uint32_t e = 0;
+            for (uint32_t c = 0; c < s.ncases; c++) {
+                if (c >= b[f] && c < b[f + 1])
+                    continue;
+                for (uint32_t i = s.off[c]; i < s.off[c + 1]; i++, e++) {
+                    fit.act[e] = s.act[i];
+                    fit.var[e] = s.var[i];
+                }
+                fit.off[++fit.ncases] = e;
+            }
+            ppr_model *md = train(m, &fit, &start);
+            ppr_model_work *w;
+            CHECK_OK(ppr_model_work_new(md, &w));
+            double top1 = 0;
+            uint32_t n = 0;
+            for (uint32_t c = b[f]; c < b[f + 1]; c++) {
+                const uint32_t *act = s.act + s.off[c], *var = s.var + s.off[c];
+                for (uint32_t k = 1; k < s.off[c + 1] - s.off[c]; k++, n++) {
+                    ppr_activity pa;
+                    ppr_mapper_activity(m, act[k], &pa);
+                    ppr_pred pred[10];
+                    if (!pa.nsyms || !ppr_model_rank(md, w, act, var, k, 10, pred))
+                        continue;
+                    for (uint32_t j = 0; j < pa.nsyms; j++)
+                        if (pa.syms[j] == pred[0].symbol)
+                            top1 += pa.conf[j];
+                }
+            }
+            size_t at = strlen(want);
+            snprintf(want + at, sizeof want - at, " %.4f", n ? top1 / n : 0);
+            ppr_model_work_free(w);
+            ppr_model_free(md);
+        }
+        strcat(want, ")");
+        char head[128];
+        snprintf(head, sizeof head, "%u-fold cross-validation over %u cases (%u prefixes)", K,
+                 s.ncases, prefixes);
+        ppr_model_params first = start;
+        for (uint32_t th = 1; th <= 3; th++) {
+            core_buf lb = {0};
+            core_logger lg = {log_to_buf, &lb, CORE_LOG_INFO};
+            ppr_model_params p = start;
+            p.calibrate_threads = th;
+            CHECK_OK(ppr_model_calibrate(m, &q, 4, &p, &lg));
+            core_buf_putc(&lb, 0);
+            if (!strstr(lb.data, head) || !strstr(lb.data, want) ||
+                !strstr(lb.data, "per fold top-1"))
+                unit_fail(__FILE__, __LINE__, "K=%u: log lacks '%s' or '%s':\n%s", K, head, want,
+                          lb.data);
+            core_buf_free(&lb);
+            CHECK(p.alpha > 0 && p.alpha < 1);
+            CHECK(p.order >= 1 && p.order <= PPR_MODEL_MAX_ORDER);
+            CHECK_INT(p.calibrate_folds, K);
+            CHECK_INT(p.calibrate_threads, th);
+            if (th == 1) {
+                first = p;
+                continue;
+            }
+            CHECK_INT(p.order, first.order);
+            CHECK(p.variant_ratio == first.variant_ratio);
+            CHECK_INT(p.variant_min, first.variant_min);
+            CHECK(p.alpha == first.alpha);
+            CHECK(p.code_scale == first.code_scale);
+            CHECK(p.decay == first.decay);
+            CHECK(p.escape == first.escape);
+        }
+    }
+    /* Below min_cases: untouched, and it says so. */
+    core_buf lb = {0};
+    core_logger lg = {log_to_buf, &lb, CORE_LOG_INFO};
+    ppr_model_params p = ppr_model_params_default(), before = p;
+    CHECK_OK(ppr_model_calibrate(m, &q, 9, &p, &lg));
+    CHECK(memcmp(&p, &before, sizeof p) == 0);
+    core_buf_putc(&lb, 0);
+    CHECK(strstr(lb.data, "calibration skipped: 8 training cases (below 9)") != NULL);
+    core_buf_free(&lb);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(model_calibration_and_determinism)
 {
     graph *g = open_flow();
