@@ -208,14 +208,18 @@ start --set state.ttl=2 --set "state.end_activities=charged %s cents for %s"
 python3 "$work/check.py" "$work/ready.json" lifecycle || fail "case lifecycle (above)"
 grep -q "idle cases expired" "$work/serve.err" || fail "the expiry is not logged"
 stop
-start
-idle=$(python3 "$work/check.py" "$work/ready.json" idle_memory "$pid") || fail "idle memory"
-stop
-start --set limits.memory_bytes=$((idle + 32 * 1024 * 1024)) --set otlp.dedupe_seconds=0
-echo "limits: idle anonymous memory $((idle / 1048576)) MiB, limit $((idle / 1048576 + 32)) MiB"
-python3 "$work/check.py" "$work/ready.json" memory || fail "limits.memory_bytes not held (above)"
-grep -q "over limits.memory_bytes" "$work/serve.err" || fail "going over the memory limit is not logged"
-stop
+# (LIMITS_MEMORY=0 skips the big request: under AddressSanitizer freed
+# memory stays in its quarantine, so the daemon never comes back under.)
+if [[ ${LIMITS_MEMORY:-1} != 0 ]]; then
+  start
+  idle=$(python3 "$work/check.py" "$work/ready.json" idle_memory "$pid") || fail "idle memory"
+  stop
+  start --set limits.memory_bytes=$((idle + 32 * 1024 * 1024)) --set otlp.dedupe_seconds=0
+  echo "limits: idle anonymous memory $((idle / 1048576)) MiB, limit $((idle / 1048576 + 32)) MiB"
+  python3 "$work/check.py" "$work/ready.json" memory || fail "limits.memory_bytes not held (above)"
+  grep -q "over limits.memory_bytes" "$work/serve.err" || fail "going over the memory limit is not logged"
+  stop
+fi
 # Kafka input over the memory limit (1 byte: over from the start): the
 # partitions are paused, nothing is consumed; then without the limit
 # everything is.
