@@ -1443,6 +1443,51 @@ TEST(model_warm_stream_equals_cold)
     graph_close(g);
 }
 
+/* ppr_model_rank_warm memoises the push of a context after 4096
+ * rankings: over 6000 rankings of repeating prefixes, one long-lived work
+ * ranks bit for bit as a fresh work does. */
+TEST(model_warm_memo_equals_fresh_work)
+{
+    graph *g = open_flow();
+    ppr_mapper *m;
+    seqs s;
+    ppr_model *md = mixed_model(g, &m, &s);
+    CHECK_OK(ppr_model_stream_prepare(md, 64, 1));
+    ppr_model_work *w, *fresh;
+    CHECK_OK(ppr_model_work_new(md, &w));
+    uint32_t same = 0;
+    for (uint32_t round = 0; round < 6000; round++) {
+        uint32_t c = round % s.ncases, len = s.off[c + 1] - s.off[c];
+        uint32_t k = 1 + round / s.ncases % len;
+        const uint32_t *act = s.act + s.off[c], *var = s.var + s.off[c];
+        ppr_entry store[64];
+        ppr_vec rec;
+        ppr_vec_init(&rec, store, 64);
+        double wsum = 0;
+        for (uint32_t i = 0; i < k; i++)
+            CHECK_OK(ppr_model_advance(md, w, &rec, &wsum, act[i]));
+        ppr_pred a[10], b[10];
+        uint32_t na = ppr_model_rank_warm(md, w, act, var, k, &rec, wsum, 10, a);
+        if (round % 7 == 0 || round > 5900) {
+            CHECK_OK(ppr_model_work_new(md, &fresh));
+            uint32_t nb = ppr_model_rank_warm(md, fresh, act, var, k, &rec, wsum, 10, b);
+            ppr_model_work_free(fresh);
+            CHECK_INT(na, nb);
+            for (uint32_t i = 0; i < na; i++) {
+                CHECK_INT(a[i].symbol, b[i].symbol);
+                CHECK_INT(a[i].activity, b[i].activity);
+                CHECK(memcmp(&a[i].score, &b[i].score, sizeof a[i].score) == 0);
+            }
+            same++;
+        }
+    }
+    CHECK(same > 900);
+    ppr_model_work_free(w);
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
 /* Online learning: a model trained on half the cases, then given the
  * other half as windows, ranks as one trained on all of them. */
 TEST(model_train_more_equals_training_on_all)
