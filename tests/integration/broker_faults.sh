@@ -32,15 +32,12 @@ events=${CRASH_EVENTS:-30000}
 cases=${CRASH_CASES:-600}
 outage=${CRASH_OUTAGE:-10}
 tool="python3 $src/tests/integration/crash_tool.py"
+# shellcheck source=tests/integration/mock_lib.sh
+. "$src/tests/integration/mock_lib.sh"
 command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
 command -v curl >/dev/null || { echo "FAIL: curl is not installed" >&2; exit 1; }
 
-own_work=
-if [[ -z $work ]]; then
-  work=$(mktemp -d)
-  own_work=$work
-fi
-mkdir -p "$work"
+work_init
 rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work"/*.tsv
 mock_pid='' pid='' feed_pid=''
 cleanup() {
@@ -62,8 +59,6 @@ bad() {
   fails=$((fails + 1))
 }
 t_start=$(date +%s.%N)
-# kill -0 also succeeds on a zombie: look at the process state.
-running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 now() { date +%s.%N; }
 since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
 echo "broker_faults: $events events, $cases cases, outage $outage s"
@@ -80,22 +75,7 @@ $tool gen "$work/log.csv" "$work" "$events" "$cases" 7
 # enough for the restart after phase 4.
 props="session.timeout.ms=15000;heartbeat.interval.ms=1000;max.poll.interval.ms=60000"
 ctl=$work/faults
-"$pmrag" kafka-mock --brokers 3 --partitions 8 --topic events --topic pmrag_predictions \
-  --control "$ctl" --ready-file "$work/mock.json" >"$work/mock.out" 2>"$work/mock.err" &
-mock_pid=$!
-for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
-[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
-boot=$($tool ready "$work/mock.json" kafka_bootstrap)
-control() {
-  local n
-  n=$(wc -l <"$work/mock.out")
-  echo "$1" >"$ctl"
-  for _ in $(seq 200); do
-    [[ $(wc -l <"$work/mock.out") -gt $n ]] && break
-    sleep 0.05
-  done
-  [[ $(tail -n +$((n + 1)) "$work/mock.out" | head -1) == "ok $1" ]] || fail "kafka-mock: '$1' not done"
-}
+mock_start --brokers 3 --partitions 8 --topic events --topic pmrag_predictions --control "$ctl"
 
 "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen= --set api.listen=127.0.0.1:0 \
@@ -136,7 +116,7 @@ outage() {
   local name=$1 n0 n1 t_down t_up c lag ready_again='' first_503='' last_code='' last_lag=''
   local codes='' why_503='' livez_bad=0
   n0=$(events_in)
-  control "down all"
+  mock_control "down all"
   t_down=$(now)
   while (($(echo "$(now) - $t_down < $outage" | bc))); do
     alive
@@ -154,7 +134,7 @@ outage() {
     sleep 0.2
   done
   n1=$(events_in)
-  control "up all"
+  mock_control "up all"
   t_up=$(now)
   for _ in $(seq 600); do
     alive
@@ -192,15 +172,15 @@ tail -n 5000 "$work/events.kcat" | sed 's/crash-0/burst-0/g' |
 outage "outage, in a backlog"
 
 # ---- 2. one broker down ----------------------------------------------------------
-control "down 2"
+mock_control "down 2"
 sleep 4
 alive
-control "up 2"
+mock_control "up 2"
 # ---- 3. retriable request errors ---------------------------------------------------
-control "error Produce NOT_LEADER_FOR_PARTITION 5"
-control "error Fetch NOT_LEADER_FOR_PARTITION 5"
-control "error OffsetCommit COORDINATOR_NOT_AVAILABLE 3"
-control "error Heartbeat REBALANCE_IN_PROGRESS 2"
+mock_control "error Produce NOT_LEADER_FOR_PARTITION 5"
+mock_control "error Fetch NOT_LEADER_FOR_PARTITION 5"
+mock_control "error OffsetCommit COORDINATOR_NOT_AVAILABLE 3"
+mock_control "error Heartbeat REBALANCE_IN_PROGRESS 2"
 sleep 3
 alive
 wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
@@ -239,7 +219,7 @@ head -200 "$work/events.kcat" | sed 's/crash-0/late-0/g' >"$work/late.kcat"
 kill -STOP "$pid"
 kcat -P -b "$boot" -t events -K $'\t' -X enable.idempotence=true <"$work/late.kcat" 2>>"$work/feed.err" ||
   { kill -CONT "$pid"; fail "kcat -P (late events)"; }
-control "error Produce TOPIC_AUTHORIZATION_FAILED 1"
+mock_control "error Produce TOPIC_AUTHORIZATION_FAILED 1"
 kill -CONT "$pid"
 for _ in $(seq 100); do
   running "$pid" || break

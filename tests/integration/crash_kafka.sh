@@ -47,14 +47,11 @@ sig=${CRASH_SIGNAL:-KILL}
 extra=()
 for kv in ${CRASH_SET:-}; do extra+=(--set "$kv"); done
 tool="python3 $src/tests/integration/crash_tool.py"
+# shellcheck source=tests/integration/mock_lib.sh
+. "$src/tests/integration/mock_lib.sh"
 command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
 
-own_work=
-if [[ -z $work ]]; then
-  work=$(mktemp -d)
-  own_work=$work
-fi
-mkdir -p "$work"
+work_init
 rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work/pred.tsv"
 mock_pid='' pid='' feed_pid=''
 cleanup() {
@@ -82,12 +79,7 @@ $tool gen "$work/log.csv" "$work" "$events" "$cases" "$seed"
 "$pmrag" mine --graph "$work/app.graph" --log "$work/train.csv" -o "$work/app.model" -q 2>/dev/null
 
 # The cluster, on its own: it outlives every daemon.
-"$pmrag" kafka-mock --partitions "$partitions" --topic events --topic pmrag_predictions \
-  --ready-file "$work/mock.json" >/dev/null 2>"$work/mock.err" &
-mock_pid=$!
-for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
-[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
-boot=$($tool ready "$work/mock.json" kafka_bootstrap)
+mock_start --partitions "$partitions" --topic events --topic pmrag_predictions
 
 # The producer, at a steady rate for the whole test.
 $tool pace "$work/events.kcat" "$rate" |
@@ -106,8 +98,6 @@ start() {
   pid=$!
   t_spawn=$(date +%s.%N)
 }
-# kill -0 also succeeds on a zombie: look at the process state.
-running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 wait_ready() {
   for _ in $(seq 1200); do
     [[ -s $work/ready.json ]] && return 0

@@ -33,13 +33,11 @@ cases=${CRASH_CASES:-1000}
 kills=${CRASH_KILLS:-5}
 seed=${CRASH_SEED:-$((RANDOM * 32768 + RANDOM))}
 tool="python3 $src/tests/integration/crash_tool.py"
+# shellcheck source=tests/integration/mock_lib.sh
+. "$src/tests/integration/mock_lib.sh"
 command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
 
-own_work=
-if [[ -z $work ]]; then
-  work=$(mktemp -d)
-  own_work=$work
-fi
+work_init
 mkdir -p "$work/kills" "$work/slow"
 rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work"/kills/* "$work"/slow/*
 mock_pid='' pid='' client_pid=''
@@ -57,8 +55,6 @@ fail() {
   exit 1
 }
 t_start=$(date +%s.%N)
-# kill -0 also succeeds on a zombie: look at the process state.
-running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 echo "crash_otlp: $events events, $cases cases, $kills kills, seed $seed"
 rnd() { python3 -c "import random,sys; r=random.Random(int(sys.argv[1])); print('%.3f' % r.uniform(float(sys.argv[2]), float(sys.argv[3])))" "$@"; }
 
@@ -70,22 +66,7 @@ rnd() { python3 -c "import random,sys; r=random.Random(int(sys.argv[1])); print(
 # The output topic on a cluster of its own, which survives the daemon and
 # takes fault-injection commands.
 ctl=$work/faults
-"$pmrag" kafka-mock --partitions 16 --topic pmrag_predictions --control "$ctl" \
-  --ready-file "$work/mock.json" >"$work/mock.out" 2>"$work/mock.err" &
-mock_pid=$!
-for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
-[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
-boot=$($tool ready "$work/mock.json" kafka_bootstrap)
-control() {
-  local n
-  n=$(wc -l <"$work/mock.out")
-  echo "$1" >"$ctl"
-  for _ in $(seq 200); do
-    [[ $(wc -l <"$work/mock.out") -gt $n ]] && break
-    sleep 0.05
-  done
-  [[ $(tail -n +$((n + 1)) "$work/mock.out" | head -1) == "ok $1" ]] || fail "kafka-mock: '$1' not done"
-}
+mock_start --partitions 16 --topic pmrag_predictions --control "$ctl"
 # A fixed port, free now: the restarted daemon listens where the client
 # keeps sending. Below the ephemeral range (32768 and up on Linux), so
 # that no other test's outgoing connection takes it while the daemon is
@@ -151,13 +132,13 @@ client_pid=
 cat "$work/kills/client.out"
 
 # ---- 2. a client timeout shorter than the commit ----------------------------
-control "rtt all 2500"
+mock_control "rtt all 2500"
 $tool otlp "http://127.0.0.1:$port" "$work/slow" 1000 100 --threads 4 --spans-per-case 5 \
   --cases-per-request 5 --seed "$seed" --log "$work/log.csv" --timeout 1 --prefix slow \
   >"$work/slow/client.out" 2>&1 &
 client_pid=$!
 sleep 4
-control "rtt all 0"
+mock_control "rtt all 0"
 wait "$client_pid" || { cat "$work/slow/client.out"; fail "the slow-broker client failed"; }
 client_pid=
 cat "$work/slow/client.out"

@@ -18,6 +18,8 @@ pmrag=${1:?usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]}
 src=${2:?usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]}
 work=${3:-$(mktemp -d)}
 mkdir -p "$work"
+# shellcheck source=tests/integration/mock_lib.sh
+. "$src/tests/integration/mock_lib.sh"
 pid=
 mock_pid=
 cleanup() {
@@ -224,15 +226,10 @@ fi
 # partitions are paused, nothing is consumed; then without the limit
 # everything is.
 command -v kcat >/dev/null || fail "kcat is not installed"
-"$pmrag" kafka-mock --partitions 2 --topic otlp_spans --topic pmrag_predictions \
-  --ready-file "$work/mock.json" >/dev/null 2>"$work/mock.err" &
-mock_pid=$!
-for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
-boot=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kafka_bootstrap"])' "$work/mock.json") ||
-  fail "kafka-mock did not start: $(cat "$work/mock.err")"
+mock_start --partitions 2 --topic otlp_spans --topic pmrag_predictions
 kafka_events() {
   local api
-  api=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["api"])' "$work/ready.json")
+  api=$(python3 "$src/tests/integration/crash_tool.py" ready "$work/ready.json" api)
   curl -sS "http://$api/metrics" | awk '$1 == "pmrag_events_in_total{source=\"kafka\"}" {print $2}'
 }
 kstart() {

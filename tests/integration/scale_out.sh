@@ -74,15 +74,12 @@ rate=$((events / seconds + 1))
 group=g
 changelog=$group-cases-changelog
 tool="python3 $src/tests/integration/scale_tool.py"
+# shellcheck source=tests/integration/mock_lib.sh
+. "$src/tests/integration/mock_lib.sh"
 ctool="python3 $src/tests/integration/crash_tool.py"
 command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
 
-own_work=
-if [[ -z $work ]]; then
-  work=$(mktemp -d)
-  own_work=$work
-fi
-mkdir -p "$work"
+work_init
 rm -rf "$work"/state-* "$work"/dumps "$work"/*.json "$work"/*.err "$work"/*.tsv "$work"/*.kcat
 mkdir -p "$work/dumps"
 # Per run (ref, A, B, C, and the victim's restart): pid, stamped log,
@@ -130,13 +127,7 @@ fi
 $tool expect "$end_act" "$work" "$work/events.kcat"
 events=$(wc -l <"$work/events.kcat")
 
-"$pmrag" kafka-mock --partitions "$partitions" --topic events --topic pmrag_predictions \
-  --topic ref_predictions --topic "$changelog" --ready-file "$work/mock.json" \
-  >/dev/null 2>"$work/mock.err" &
-mock_pid=$!
-for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
-[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
-boot=$($ctool ready "$work/mock.json" kafka_bootstrap)
+mock_start --partitions "$partitions" --topic events --topic pmrag_predictions --topic ref_predictions --topic "$changelog"
 
 # start RUN STATE [--set k=v ...]: one daemon, its log stamped line by line.
 start() {

@@ -25,14 +25,11 @@ work=${3:-}
 events=${CRASH_EVENTS:-40000}
 cases=${CRASH_CASES:-5000}
 tool="python3 $src/tests/integration/crash_tool.py"
+# shellcheck source=tests/integration/mock_lib.sh
+. "$src/tests/integration/mock_lib.sh"
 command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
 
-own_work=
-if [[ -z $work ]]; then
-  work=$(mktemp -d)
-  own_work=$work
-fi
-mkdir -p "$work"
+work_init
 mnt=$work/tmpfs
 mounted=
 mock_pid='' pid=''
@@ -52,7 +49,6 @@ fail() {
   exit 1
 }
 t_start=$(date +%s.%N)
-running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 echo "state_full: $events events, $cases cases"
 
 "$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
@@ -61,12 +57,7 @@ echo "state_full: $events events, $cases cases"
 $tool gen "$work/log.csv" "$work" "$events" "$cases" 5
 "$pmrag" mine --graph "$work/app.graph" --log "$work/train.csv" -o "$work/app.model" -q 2>/dev/null
 
-"$pmrag" kafka-mock --partitions 8 --topic events --topic p_map --topic p_disk \
-  --ready-file "$work/mock.json" >/dev/null 2>"$work/mock.err" &
-mock_pid=$!
-for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
-[[ -s $work/mock.json ]] || fail "kafka-mock did not start: $(cat "$work/mock.err")"
-boot=$($tool ready "$work/mock.json" kafka_bootstrap)
+mock_start --partitions 8 --topic events --topic p_map --topic p_disk
 kcat -P -b "$boot" -t events -K $'\t' <"$work/events.kcat" || fail "kcat -P"
 
 # serve DIR OUT_TOPIC GROUP LOG [--set K=V ...]: in the background.
