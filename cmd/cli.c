@@ -400,6 +400,12 @@ void cli_json_ranked(core_buf *b, const graph *g, const ppr_mapper *m, const ppr
             core_buf_puts(b, ",\"activity\":");
             core_buf_json_str(b, pa.text, strlen(pa.text));
         }
+        if (p[i].near != UINT32_MAX) {
+            graph_symbol s;
+            graph_get_symbol(g, p[i].near, &s);
+            core_buf_puts(b, ",\"near\":");
+            core_buf_json_str(b, s.qualname, strlen(s.qualname));
+        }
         core_buf_putc(b, '}');
     }
     core_buf_putc(b, ']');

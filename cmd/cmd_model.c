@@ -22,7 +22,7 @@
 typedef struct log_args {
     const char *graph_path, *log_path, *format, *case_col, *activity_col, *time_col;
     const char *file_col, *function_col, *line_col, *overrides_path, *llm_cmd;
-    bool skip_bad, learn_code_attrs, no_tokens, quiet, progress, json;
+    bool skip_bad, learn_code_attrs, no_tokens, quiet, verbose, progress, json;
     const char *train_frac;
     const char *cfg_path;
     cli_list sets;
@@ -62,6 +62,8 @@ typedef struct log_args {
     {"progress", 0, CLI_FLAG, &(a)->progress, NULL,                                              \
      "show progress even when stderr is not a terminal", 0, 0},                                  \
     {"quiet", 'q', CLI_FLAG, &(a)->quiet, NULL, "no notes on stderr", 0, 0},                     \
+    {"verbose", 'v', CLI_FLAG, &(a)->verbose, NULL,                                              \
+     "also print the steps of the work (calibration candidates, folds, timings)", 0, 0},        \
     {"json", 0, CLI_FLAG, &(a)->json, NULL, "print JSON", 0, 0},                                 \
     CLI_CONFIG_OPTS(&(a)->cfg_path, &(a)->sets)
 // clang-format on
@@ -114,6 +116,8 @@ static int session_load(const cli_cmd *cmd, log_args *a, double train_frac, sess
     s->calibrate = core_cfg_bool(s->cfg, "model.calibrate");
     s->calib_min = (uint32_t)core_cfg_int(s->cfg, "model.calibrate_min_cases");
     s->lg = cli_logger(a->quiet);
+    if (a->verbose && !a->quiet)
+        s->lg.min = CORE_LOG_INFO;
     if (!a->graph_path)
         return cli_usage_error(cmd, "missing --graph FILE");
     if (!a->log_path)
@@ -1048,10 +1052,13 @@ int cmd_predict(int argc, char **argv)
         "--graph FILE --log FILE [-k 10] [--train-frac 0.7] [options]",
         "Learns on the train split and writes one JSON line per prefix of every test\n"
         "case: {\"case_id\",\"prefix_len\",\"ranked\":[{\"file\",\"symbol\",\"kind\",\n"
-        "\"start_line\",\"end_line\",\"score\",\"activity\"}...]}, best first.",
+        "\"start_line\",\"end_line\",\"score\",\"activity\"|\"near\"}...]}, best first.",
         "The split is eval's: cases ordered by first event (ties by id), the first\n"
         "--train-frac train. Files are relative to the indexed root; lines 1-based and\n"
-        "inclusive. 'activity' is the predicted next activity the symbol comes from.",
+        "inclusive. 'activity' is the predicted next activity the symbol comes from.\n"
+        "When the model puts its mass on fewer than k symbols, the rest of the list is\n"
+        "filled with the emitting symbols nearest them in the code graph: those have\n"
+        "'near' (the ranked symbol they were reached from) instead of 'activity'.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
@@ -1403,6 +1410,13 @@ int cmd_query(int argc, char **argv)
             graph_get_symbol(g, pred[i].symbol, &s);
             core_buf_printf(&b, "%2u. %-50s %s:%u-%u  %.4g\n", i + 1, s.qualname, s.file,
                             s.start_line, s.end_line, (double)pred[i].score);
+            if (pred[i].near != UINT32_MAX) {
+                graph_symbol ns;
+                graph_get_symbol(g, pred[i].near, &ns);
+                core_buf_printf(&b, "      near %s in the code graph (fills the list)\n",
+                                ns.qualname);
+                continue;
+            }
             if (pred[i].activity != UINT32_MAX && !explain) {
                 ppr_activity pa;
                 ppr_mapper_activity(m, pred[i].activity, &pa);

@@ -63,6 +63,12 @@ struct ppr_model_work {
     uint64_t *arena;
     uint64_t ring;       /* words written to the arena, a ring, since it began */
     uint64_t warm_calls; /* the memo starts after MEMO_AFTER of them */
+    /* fill_ranks' scratch (allocated on first use): a weight per symbol
+     * (-1: already ranked), the symbols it set, the current hop. */
+    float *fill_acc;
+    uint32_t *fill_from; /* the ranked symbol a node was first reached from */
+    core_vec(uint32_t) fill_set;
+    core_vec(ppr_entry) fill_hop[2]; /* this hop's nodes, the next hop's */
 };
 
 ppr_model_params ppr_model_params_default(void)
@@ -617,6 +623,11 @@ void ppr_model_work_free(ppr_model_work *w)
     free(w->top);
     free(w->memo);
     free(w->arena);
+    free(w->fill_acc);
+    free(w->fill_from);
+    core_vec_free(&w->fill_set);
+    core_vec_free(&w->fill_hop[0]);
+    core_vec_free(&w->fill_hop[1]);
     free(w);
 }
 
@@ -756,8 +767,114 @@ static inline bool score_before(const ppr_entry *a, const ppr_entry *b)
     return a->score != b->score ? a->score > b->score : a->node < b->node;
 }
 
+/*
+ * Fills a ranked list the walk left short. A model sure of the next
+ * activity puts (nearly) all its mass on that activity's emitters, and
+ * with diffusion turned down (code_scale 0, which calibration picks when
+ * code edges do not change the top ranks) nothing else gets any: a top-10
+ * of one or two symbols. The free places go to the rankable symbols
+ * nearest the ranked ones in the code graph (callers, callees, methods of
+ * the same class), by a short spread from them: each ranked symbol starts
+ * with its score relative to the first, and each hop passes half of what
+ * a node got to its neighbours in proportion to the type-weighted code
+ * edges (as the joint graph weighs them). Filled symbols rank after every
+ * walked one, in the spread's order, with scores below the last walked
+ * score, no activity and the ranked symbol they were reached from (near):
+ * they are near the prediction, not predicted. The
+ * walk's own ranks never change, so top-1 and every hit the walk makes stay
+ * the same; only misses can become hits further down.
+ */
+#define FILL_HOPS 3
+#define FILL_MAX_VISITED 4096u
+
+static void fill_spread(const ppr_model *md, ppr_model_work *w, uint32_t x, double r)
+{
+    const graph *g = md->g;
+    uint32_t no, ni;
+    const graph_edge *out = graph_out_edges(g, x, &no);
+    const graph_edge *in = graph_in_edges(g, x, &ni);
+    double total = 0;
+    for (uint32_t i = 0; i < no; i++)
+        total += out[i].weight * md->p.weights.type[out[i].type];
+    for (uint32_t i = 0; i < ni; i++)
+        total += in[i].weight * md->p.weights.type[in[i].type] * md->p.weights.reverse;
+    if (!(total > 0))
+        return;
+    double f = 0.5 * r / total;
+    for (uint32_t i = 0; i < no + ni; i++) {
+        const graph_edge *e = i < no ? &out[i] : &in[i - no];
+        double wt =
+            e->weight * md->p.weights.type[e->type] * (i < no ? 1.0 : md->p.weights.reverse);
+        uint32_t u = e->node;
+        if (!(wt > 0) || u >= md->S || w->fill_acc[u] < 0)
+            continue;
+        if (w->fill_acc[u] == 0) {
+            if (w->fill_set.n >= FILL_MAX_VISITED)
+                continue;
+            core_vec_push(&w->fill_set, u);
+            w->fill_from[u] = w->fill_from[x];
+        }
+        w->fill_acc[u] += (float)(wt * f);
+        core_vec_push(&w->fill_hop[1], ((ppr_entry){u, (float)(wt * f)}));
+    }
+}
+
+static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, uint32_t k,
+                           ppr_pred *out)
+{
+    if (h == 0 || !(out[0].score > 0))
+        return h;
+    if (!w->fill_acc) {
+        w->fill_acc = core_xcalloc(md->S ? md->S : 1, sizeof *w->fill_acc);
+        w->fill_from = core_xmalloc((md->S ? md->S : 1) * sizeof *w->fill_from);
+    }
+    w->fill_set.n = 0;
+    w->fill_hop[0].n = 0;
+    for (uint32_t i = 0; i < h; i++) {
+        w->fill_acc[out[i].symbol] = -1;
+        w->fill_from[out[i].symbol] = out[i].symbol;
+        core_vec_push(&w->fill_set, out[i].symbol);
+        core_vec_push(&w->fill_hop[0], ((ppr_entry){out[i].symbol, out[i].score / out[0].score}));
+    }
+    for (int hop = 0; hop < FILL_HOPS && w->fill_hop[0].n; hop++) {
+        w->fill_hop[1].n = 0;
+        for (size_t i = 0; i < w->fill_hop[0].n; i++)
+            fill_spread(md, w, w->fill_hop[0].v[i].node, w->fill_hop[0].v[i].score);
+        /* the next hop becomes this one (the arrays swap owners) */
+        ppr_entry *v = w->fill_hop[0].v;
+        size_t cap = w->fill_hop[0].cap;
+        w->fill_hop[0] = w->fill_hop[1];
+        w->fill_hop[1].v = v;
+        w->fill_hop[1].cap = cap;
+        w->fill_hop[1].n = 0;
+    }
+    /* The best of what the spread reached, after the walked ones. */
+    uint32_t n = h;
+    ppr_entry *top = w->top + h;
+    for (size_t i = 0; i < w->fill_set.n; i++) {
+        uint32_t u = w->fill_set.v[i];
+        float a = w->fill_acc[u];
+        if (a > 0 && md->rankable[u]) {
+            ppr_entry c = {u, a};
+            if (n == k && !score_before(&c, &top[n - h - 1]))
+                continue;
+            uint32_t j = n < k ? n++ - h : n - h - 1;
+            for (; j > 0 && score_before(&c, &top[j - 1]); j--)
+                top[j] = top[j - 1];
+            top[j] = c;
+        }
+    }
+    for (size_t i = 0; i < w->fill_set.n; i++)
+        w->fill_acc[w->fill_set.v[i]] = 0;
+    float last = out[h - 1].score, amax = n > h ? top[0].score : 1;
+    for (uint32_t i = h; i < n; i++)
+        out[i] = (ppr_pred){top[i - h].node, last * 0.5f * (top[i - h].score / amax), UINT32_MAX,
+                            w->fill_from[top[i - h].node]};
+    return n;
+}
+
 /* The k best rankable symbols of the work's estimate, each with the
- * predicted activity that contributes most to it. */
+ * predicted activity that contributes most to it; then fill_ranks. */
 static uint32_t collect(const ppr_model *md, ppr_model_work *w, uint32_t k, ppr_pred *out)
 {
     if (k > w->topcap) {
@@ -803,9 +920,9 @@ static uint32_t collect(const ppr_model *md, ppr_model_work *w, uint32_t k, ppr_
                 arg = md->sa_act[j];
             }
         }
-        out[i] = (ppr_pred){s, w->top[i].score, arg};
+        out[i] = (ppr_pred){s, w->top[i].score, arg, UINT32_MAX};
     }
-    return h;
+    return h < k ? fill_ranks(md, w, h, k, out) : h;
 }
 
 static ppr_opts model_push_opts(const ppr_model *md)
@@ -1093,7 +1210,7 @@ static uint32_t cmemo_rank(const ppr_model *md, ppr_model_work *w, calib_memo *m
         return 0;
     uint32_t np = collect(md, w, CMEMO_K, out);
     if (!v && mm->seeds.n + w->nseeds <= CMEMO_MAX_SEEDS) {
-        cmemo_ent e = {(uint32_t)mm->seeds.n, w->nseeds, np, {{0, 0, 0}}};
+        cmemo_ent e = {(uint32_t)mm->seeds.n, w->nseeds, np, {{0, 0, 0, 0}}};
         memcpy(e.pred, out, np * sizeof *out);
         core_vec_reserve(&mm->seeds, mm->seeds.n + w->nseeds);
         memcpy(mm->seeds.v + mm->seeds.n, w->seeds, bytes);

@@ -629,6 +629,10 @@ typedef struct ppr_pred {
     uint32_t symbol;
     float score;
     uint32_t activity; /* the predicted next activity it comes from, or UINT32_MAX */
+    /* UINT32_MAX for a symbol the walk ranked; for one that fills a list
+     * the walk left short, the ranked symbol it is near in the code graph
+     * (ranked after every walked one, with no activity) */
+    uint32_t near;
 } ppr_pred;
 
 /*

@@ -1476,12 +1476,89 @@ TEST(model_warm_memo_equals_fresh_work)
             for (uint32_t i = 0; i < na; i++) {
                 CHECK_INT(a[i].symbol, b[i].symbol);
                 CHECK_INT(a[i].activity, b[i].activity);
+                CHECK_INT(a[i].near, b[i].near);
                 CHECK(memcmp(&a[i].score, &b[i].score, sizeof a[i].score) == 0);
             }
             same++;
         }
     }
     CHECK(same > 900);
+    ppr_model_work_free(w);
+    ppr_model_free(md);
+    ppr_mapper_free(m);
+    graph_close(g);
+}
+
+/* A list the walk leaves short is filled from the code graph: with
+ * diffusion off (code_scale 0) and the next activity certain, the walk
+ * ranks the next emitter (step) and, by recency, the current one (start);
+ * the third place goes to deep, which step calls. The walked ranks are
+ * those of a shorter list, and the filled one comes after them with a
+ * lower score, no activity and the symbol it is near. */
+TEST(model_fills_short_lists_from_code_graph)
+{
+    unit_write_str("fill/pkg/__init__.py", "");
+    unit_write_str("fill/pkg/a.py", "import logging\n"
+                                    "logger = logging.getLogger(__name__)\n"
+                                    "\n"
+                                    "def start():\n"
+                                    "    logger.info(\"start event\")\n"
+                                    "\n"
+                                    "def step():\n"
+                                    "    logger.info(\"step event\")\n"
+                                    "    deep()\n"
+                                    "\n"
+                                    "def deep():\n"
+                                    "    logger.info(\"deep event\")\n");
+    unit_write_str("fill/other/__init__.py", "");
+    unit_write_str("fill/other/b.py", "def other():\n"
+                                      "    print(\"other event\")\n");
+    graph *g = index_dir("fill");
+    ppr_mapper *m = new_mapper(g, NULL);
+    static const char *const cases[][2] = {{"start event", "step event"},
+                                           {"start event", "step event"},
+                                           {"deep event", "other event"}};
+    seqs s = {.ncases = 3};
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < 3; c++) {
+        uint32_t prev = UINT32_MAX;
+        for (uint32_t i = 0; i < 2; i++) {
+            ppr_map_event ev = {.text = cases[c][i], .len = strlen(cases[c][i]), .learn = true};
+            ppr_mapper_map(m, &ev, prev, &s.act[k], &s.var[k]);
+            prev = s.act[k++];
+        }
+        s.off[c + 1] = k;
+    }
+    finish(m);
+    ppr_model_params p = ppr_model_params_default();
+    p.order = 1;
+    p.code_scale = 0;
+    p.decay = 0;
+    ppr_model *md = train(m, &s, &p);
+    ppr_model_work *w;
+    CHECK_OK(ppr_model_work_new(md, &w));
+    ppr_pred full[10], two[2];
+    uint32_t n = ppr_model_rank(md, w, s.act, s.var, 1, 10, full);
+    uint32_t n2 = ppr_model_rank(md, w, s.act, s.var, 1, 2, two);
+    uint32_t start = unit_sym(g, "pkg.a.start"), step = unit_sym(g, "pkg.a.step");
+    uint32_t deep = unit_sym(g, "pkg.a.deep");
+    CHECK_INT(n2, 2);
+    CHECK(n >= 3);
+    CHECK_INT(full[0].symbol, step);
+    CHECK_INT(full[1].symbol, start);
+    for (uint32_t i = 0; i < 2; i++) {
+        CHECK_INT(two[i].symbol, full[i].symbol);
+        CHECK(two[i].score == full[i].score);
+        CHECK_INT(full[i].near, UINT32_MAX);
+        CHECK(full[i].activity != UINT32_MAX);
+    }
+    CHECK_INT(full[2].symbol, deep);
+    CHECK_INT(full[2].near, step);
+    CHECK_INT(full[2].activity, UINT32_MAX);
+    CHECK(full[2].score > 0 && full[2].score < full[1].score);
+    /* other() is in an unrelated package, too far from the ranked ones */
+    for (uint32_t i = 3; i < n; i++)
+        CHECK(full[i].symbol != unit_sym(g, "other.b.other"));
     ppr_model_work_free(w);
     ppr_model_free(md);
     ppr_mapper_free(m);
