@@ -252,6 +252,7 @@ typedef struct srv {
     sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_bad_otlp, *c_predictions,
         *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
+    sink_counter *c_cl_stale;
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
         *c_lim_memory;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
@@ -1882,10 +1883,43 @@ static void cl_pos_note(srv *s, const char *topic, size_t tl, int32_t partition,
     core_vec_push(&s->cl_pos, ((kpos){core_xstrndup(topic, tl), partition, off}));
 }
 
+/*
+ * Fencing. An instance that was paused past the session timeout (a long
+ * GC-like stall, SIGSTOP, a frozen VM) loses its partitions, but it may
+ * still write the changes of the messages it had in hand before it learns
+ * that: records older than those the new owner has written since, after
+ * them in the changelog. A restore keeps, per case and input topic, the
+ * newest input offset whose change it applied, and skips a record whose
+ * change comes from an older message (stale), and the tombstone that
+ * follows a stale deletion. Records of one message share its offset and
+ * apply in order.
+ */
 typedef struct restore_ctx {
     srv *s;
-    uint64_t puts, dels, bad;
+    uint64_t puts, dels, bad, stale;
+    core_map newest;    /* hash(case, topic) -> newest input offset applied + 1 */
+    core_map skip_tomb; /* hash(case) -> 1: the next tombstone is a stale deletion's */
 } restore_ctx;
+
+static uint64_t fence_key(const char *key, size_t klen, const char *topic, size_t tl)
+{
+    uint64_t h = core_hash64(key, klen, 0x66656e6365ull) ^ (uint64_t)klen;
+    h = core_hash64(topic, tl, h);
+    return h == UINT64_MAX ? 0 : h;
+}
+
+/* True if the change of input (topic, off) to case key is older than one
+ * already applied; else notes it as the newest. */
+static bool fence_stale(restore_ctx *r, const char *key, size_t klen, const char *topic, size_t tl,
+                        int64_t off)
+{
+    bool fresh;
+    uint64_t *v = core_map_put(&r->newest, fence_key(key, klen, topic, tl), &fresh);
+    if (!fresh && (int64_t)(*v - 1) > off)
+        return true;
+    *v = (uint64_t)off + 1;
+    return false;
+}
 
 static int restore_one(void *ud, const ingest_kafka_msg *m)
 {
@@ -1896,6 +1930,12 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
         return 0;
     }
     if (!m->val) { /* after its deletion record (counted there) */
+        uint64_t *skip = core_map_get(&r->skip_tomb, fence_key(m->key, m->klen, "", 0));
+        if (skip && *skip) {
+            *skip = 0;
+            r->stale++;
+            return 0;
+        }
         sess_batch_case_del(s->batch, m->key, m->klen);
         return 0;
     }
@@ -1913,6 +1953,12 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
     int64_t off = (int64_t)get_le(p + 3 + tl, 8);
     p += 3 + tl + 8;
     uint8_t ntext = *p++;
+    if (fence_stale(r, m->key, m->klen, topic, tl, off)) {
+        r->stale++;
+        if (ntext == CL_DELETED)
+            *core_map_put(&r->skip_tomb, fence_key(m->key, m->klen, "", 0), NULL) = 1;
+        return 0;
+    }
     if (ntext == CL_DELETED) {
         sess_batch_case_del(s->batch, m->key, m->klen);
         cl_pos_note(s, topic, tl, m->partition, off);
@@ -1979,22 +2025,26 @@ static int changelog_restore(srv *s, int32_t partition)
     int64_t from = 0, next = 0;
     if (sess_offset_get(s->env, s->cl_topic, partition, &from) != 0)
         from = 0;
-    restore_ctx r = {s, 0, 0, 0};
+    restore_ctx r = {.s = s};
     uint64_t t0 = core_now_ns();
     char why[512];
     int rc = ingest_kafka_read_partition(&s->kio, s->cl_topic, partition, from, 60000, restore_one,
                                          &r, &next, why, sizeof why);
+    core_map_free(&r.newest);
+    core_map_free(&r.skip_tomb);
     if (rc) {
         core_logf(&s->lg, CORE_LOG_ERROR, "restoring %s[%d]: %s", s->cl_topic, (int)partition, why);
         return rc;
     }
     sess_batch_offset_put(s->batch, s->cl_topic, partition, next);
     core_vec_push(&s->restored, partition);
+    sink_counter_add(s->c_cl_stale, r.stale);
     core_logf(&s->lg, CORE_LOG_INFO,
-              "restored %llu case changes (%llu deletions, %llu unreadable) of %s[%d] from "
-              "offset %lld in %.1f ms",
+              "restored %llu case changes (%llu deletions, %llu unreadable, %llu stale skipped) of "
+              "%s[%d] from offset %lld in %.1f ms",
               (unsigned long long)r.puts, (unsigned long long)r.dels, (unsigned long long)r.bad,
-              s->cl_topic, (int)partition, (long long)from, (double)(core_now_ns() - t0) / 1e6);
+              (unsigned long long)r.stale, s->cl_topic, (int)partition, (long long)from,
+              (double)(core_now_ns() - t0) / 1e6);
     return 0;
 }
 
@@ -2337,6 +2387,11 @@ static void metrics_init(srv *s)
     s->c_dup_requests = sink_metrics_counter(
         m, "pmrag_otlp_duplicate_requests_total",
         "OTLP/HTTP requests answered as retries of committed ones, not applied again", NULL);
+    s->c_cl_stale = sink_metrics_counter(
+        m, "pmrag_changelog_stale_records_total",
+        "changelog records skipped by a restore: older than a change already applied to their "
+        "case (written late by an instance that had lost the partition)",
+        NULL);
     s->c_bad_otlp =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"otlp_http\"");
