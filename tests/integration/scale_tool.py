@@ -56,8 +56,10 @@ import urllib.request
 
 ASSIGN_RE = re.compile(r"kafka: (assigned|revoked) (.*)$")
 PART_RE = re.compile(r"([A-Za-z0-9._-]+)\[(\d+)\]")
-# "restored N case changes (D deletions, U unreadable) of T[P] from offset O in X ms"
-RESTORED_RE = re.compile(r"restored (\d+) case changes \((\d+) deletions, (\d+) unreadable\) of "
+# "restored N case changes (D deletions, U unreadable, S stale skipped) of T[P] from offset O
+# in X ms"
+RESTORED_RE = re.compile(r"restored (\d+) case changes \((\d+) deletions, (\d+) unreadable"
+                         r"(?:, (?:\d+) stale skipped)?\) of "
                          r"([A-Za-z0-9._-]+)\[(\d+)\] from offset (\d+) in ([0-9.]+) ms")
 
 
