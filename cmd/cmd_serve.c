@@ -2050,20 +2050,38 @@ static int changelog_restore(srv *s, int32_t partition)
 
 /* ---- shared counts ---- */
 
-/* A window and what followed, for the others (ids of the base model only:
- * they mean the same everywhere). Value: version 1, instance id (u64),
- * order (u8), next, act[order], var[order] (u32 each, little-endian). */
+/*
+ * A window and what followed, for the others. Value: version, instance id
+ * (u64), order (u8), next, act[order], var[order] (u32 each,
+ * little-endian). Ids of the base model mean the same everywhere; those
+ * learnt online are this instance's own, so version 2 adds their texts:
+ * a count (u8), then per text its slot (u8: 0 next, 1 + i act[i], 0x80 | i
+ * var[i]), length (u16) and bytes; the receiver maps them to ids of its
+ * own. A window of base ids only goes as version 1 (what instances before
+ * version 2 merge).
+ */
+#define FO_SLOT_VAR 0x80
+
+static void fo_text(core_buf *b, uint8_t slot, const char *t, uint8_t *ntext)
+{
+    size_t n = strlen(t);
+    if (n > 65535)
+        n = 65535;
+    core_buf_putc(b, (char)slot);
+    put_le(b, n, 2);
+    core_buf_append(b, t, n);
+    (*ntext)++;
+}
+
 static void follows_share(srv *s, uint32_t order, uint32_t next, const uint32_t *act,
                           const uint32_t *var)
 {
-    if (next >= s->base_acts)
-        return;
+    bool base = next < s->base_acts;
     for (uint32_t i = 0; i < order; i++)
-        if (act[i] >= s->base_acts || var[i] >= s->base_vars)
-            return;
+        base = base && act[i] < s->base_acts && var[i] < s->base_vars;
     core_buf *b = &s->fov;
     core_buf_reset(b);
-    core_buf_putc(b, 1);
+    core_buf_putc(b, base ? 1 : 2);
     put_le(b, s->instance_id, 8);
     core_buf_putc(b, (char)order);
     put_le(b, next, 4);
@@ -2071,6 +2089,28 @@ static void follows_share(srv *s, uint32_t order, uint32_t next, const uint32_t 
         put_le(b, act[i], 4);
     for (uint32_t i = 0; i < order; i++)
         put_le(b, var[i], 4);
+    if (!base) {
+        size_t at = b->len;
+        uint8_t ntext = 0;
+        core_buf_putc(b, 0);
+        ppr_activity pa;
+        if (next >= s->base_acts) {
+            ppr_mapper_activity(s->m, next, &pa);
+            fo_text(b, 0, pa.text, &ntext);
+        }
+        for (uint32_t i = 0; i < order; i++) {
+            if (act[i] >= s->base_acts) {
+                ppr_mapper_activity(s->m, act[i], &pa);
+                fo_text(b, (uint8_t)(1 + i), pa.text, &ntext);
+            }
+            if (var[i] >= s->base_vars) {
+                const char *t;
+                ppr_mapper_variant(s->m, var[i], &t);
+                fo_text(b, (uint8_t)(FO_SLOT_VAR | i), t, &ntext);
+            }
+        }
+        b->data[at] = (char)ntext;
+    }
     /* Best effort: the window is counted here and in this state whatever
      * happens to the copy. */
     if (sink_kafka_send(s->kfo, NULL, 0, b->data, b->len, 0) != 0)
@@ -2079,25 +2119,89 @@ static void follows_share(srv *s, uint32_t order, uint32_t next, const uint32_t 
         sink_counter_add(s->c_follows_shared, 1);
 }
 
+/* An activity of another instance, by its text: ours, or a new one made
+ * by mapping the text (as a restored case's). */
+static uint32_t fo_activity(srv *s, const uint8_t *t, size_t n)
+{
+    char *txt = core_xstrndup((const char *)t, n);
+    uint32_t a = ppr_mapper_find(s->m, txt), v;
+    if (a == UINT32_MAX) {
+        ppr_map_event me = {.text = txt, .len = n};
+        ppr_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
+    }
+    free(txt);
+    return a;
+}
+
 static int follows_merge(void *ud, const ingest_kafka_msg *m)
 {
     srv *s = ud;
     const uint8_t *p = m->val;
     sess_batch_offset_put(s->batch, s->fo_topic, m->partition, m->offset + 1);
-    if (!p || m->vlen < 14 || p[0] != 1 || get_le(p + 1, 8) == s->instance_id)
+    if (!p || m->vlen < 14 || (p[0] != 1 && p[0] != 2) || get_le(p + 1, 8) == s->instance_id)
         return 0;
     uint32_t order = p[9];
-    if (order == 0 || order > SESS_MAX_TOKENS || m->vlen != 14 + (size_t)order * 8)
+    size_t fixed = 14 + (size_t)order * 8;
+    if (order == 0 || order > SESS_MAX_TOKENS ||
+        (p[0] == 1 ? m->vlen != fixed : m->vlen < fixed + 1))
         return 0;
     uint32_t next = (uint32_t)get_le(p + 10, 4), act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
-    if (next >= s->base_acts)
-        return 0;
     for (uint32_t i = 0; i < order; i++) {
         act[i] = (uint32_t)get_le(p + 14 + i * 4, 4);
         var[i] = (uint32_t)get_le(p + 14 + (order + i) * 4, 4);
-        if (act[i] >= s->base_acts || var[i] >= s->base_vars)
+    }
+    /* Texts (version 2): activities first, then the variants of the
+     * activities they belong to, which are ours by then. */
+    const uint8_t *t = p + fixed, *end = p + m->vlen;
+    uint32_t ntext = p[0] == 2 ? *t++ : 0;
+    struct {
+        uint8_t slot;
+        const uint8_t *t;
+        size_t n;
+    } tx[1 + 2 * SESS_MAX_TOKENS];
+    if (ntext > 1 + 2 * order)
+        return 0;
+    for (uint32_t i = 0; i < ntext; i++) {
+        if (end - t < 3)
+            return 0;
+        tx[i].slot = t[0];
+        tx[i].n = get_le(t + 1, 2);
+        tx[i].t = t + 3;
+        t += 3 + tx[i].n;
+        if (t > end)
             return 0;
     }
+    bool got_next = false, got_act[SESS_MAX_TOKENS] = {false}, got_var[SESS_MAX_TOKENS] = {false};
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < ntext; i++) {
+            uint8_t sl = tx[i].slot;
+            bool is_var = sl & FO_SLOT_VAR;
+            if (is_var != (pass == 1))
+                continue;
+            if (!is_var && sl == 0) {
+                next = fo_activity(s, tx[i].t, tx[i].n);
+                got_next = true;
+            } else if (!is_var && sl <= order) {
+                act[sl - 1] = fo_activity(s, tx[i].t, tx[i].n);
+                got_act[sl - 1] = true;
+            } else if (is_var && (sl & ~FO_SLOT_VAR) < order) {
+                uint32_t j = sl & ~FO_SLOT_VAR;
+                char *txt = core_xstrndup((const char *)tx[i].t, tx[i].n);
+                var[j] = act[j] == UINT32_MAX ? UINT32_MAX
+                                              : ppr_mapper_restore_variant(s->m, act[j], txt);
+                free(txt);
+                got_var[j] = true;
+            } else {
+                return 0;
+            }
+        }
+    /* Every id is now a base id or one of ours. */
+    if ((next >= s->base_acts && !got_next) || next == UINT32_MAX)
+        return 0;
+    for (uint32_t i = 0; i < order; i++)
+        if ((act[i] >= s->base_acts && !got_act[i]) || (var[i] >= s->base_vars && !got_var[i]) ||
+            act[i] == UINT32_MAX || var[i] == UINT32_MAX)
+            return 0;
     obs_count(s, order, next, act, var, 1, true);
     sink_counter_add(s->c_follows_merged, 1);
     return 0;
