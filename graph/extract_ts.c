@@ -402,10 +402,22 @@ typedef struct {
     uint32_t emit_flags;            /* added to emits made while walking decorators */
 } tx;
 
+/* A parameter of the function being walked, as a call passes it (see
+ * gx_arg): TypeScript has no keyword arguments and methods no self, so
+ * positions count from 0. */
 typedef struct {
-    int32_t sym;           /* enclosing symbol, -1 = module */
-    int32_t cls;           /* class (or constructor function) `this` is an instance of */
-    const char *container; /* namespace path for symbols made here */
+    const char *name;
+    int32_t pos;   /* positional index at a call; for ...rest, where it starts */
+    bool rest;     /* ...rest: positions pos, pos + 1, ... */
+    bool levelish; /* named or typed like a log level (level, lvl: Level) */
+} ts_param;
+
+typedef struct {
+    int32_t sym;            /* enclosing symbol, -1 = module */
+    int32_t cls;            /* class (or constructor function) `this` is an instance of */
+    const char *container;  /* namespace path for symbols made here */
+    const ts_param *params; /* of the enclosing function (a callback: of the one it is in) */
+    uint32_t nparams;
     bool in_function;
     bool exported; /* the declaration at hand is exported */
 } ts_scope;
@@ -1213,6 +1225,140 @@ static NOINLINE void note_logger(tx *x, const char *key, TSNode value, int depth
     }
 }
 
+/* ---- parameters (for logging wrappers) ---- */
+
+/* Does s[0, n) hold "level", "lvl" or "severity", in any case? */
+static bool levelish(const char *s, size_t n)
+{
+    static const char *const words[] = {"level", "lvl", "severity"};
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        size_t k = strlen(words[w]);
+        for (size_t i = 0; i + k <= n; i++) {
+            size_t j = 0;
+            while (j < k && (s[i + j] | 0x20) == words[w][j])
+                j++;
+            if (j == k)
+                return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The name node of a parameter (a required_parameter or
+ * optional_parameter): an identifier, or a null node for a destructured
+ * one. *rest: it is `...name`; *skip: it takes no position (`this: T`).
+ */
+static TSNode param_name(tx *x, TSNode p, bool *rest, bool *skip)
+{
+    *rest = *skip = false;
+    TSNode pat = fld(x, p, F_PATTERN);
+    if (is_null(pat))
+        pat = fld(x, p, F_NAME);
+    if (ty(x, pat) == N_THIS) {
+        *skip = true;
+        return gx_null();
+    }
+    if (ty(x, pat) == N_REST_PATTERN) {
+        *rest = true;
+        pat = ts_node_named_child(pat, 0);
+    }
+    return ty(x, pat) == N_IDENTIFIER ? pat : gx_null();
+}
+
+enum { PARAMS_MAX = 64 };
+
+/* The parameters of function node fn, as a call passes them; NULL if none. */
+static NOINLINE const ts_param *collect_params(tx *x, TSNode fn, uint32_t *np, int depth)
+{
+    *np = 0;
+    TSNode one = fld(x, fn, F_PARAMETER), params = fld(x, fn, F_PARAMETERS);
+    if (ty(x, one) == N_IDENTIFIER) {
+        /* x => ... */
+        const char *nm = name_text(x, one);
+        if (!nm)
+            return NULL;
+        ts_param *p = core_arena_alloc(&x->f->arena, sizeof *p);
+        *p = (ts_param){nm, 0, false, levelish(nm, strlen(nm))};
+        *np = 1;
+        return p;
+    }
+    uint32_t nc = ts_node_named_child_count(params);
+    TSTreeCursor *c = nc ? kids(x, depth, params) : NULL;
+    if (!c)
+        return NULL;
+    ts_param *out =
+        core_arena_alloc(&x->f->arena, (nc < PARAMS_MAX ? nc : PARAMS_MAX) * sizeof *out);
+    uint32_t n = 0;
+    int32_t next = 0;
+    do {
+        TSNode p = ts_tree_cursor_current_node(c);
+        unsigned t = ty(x, p);
+        if (t != N_REQUIRED_PARAMETER && t != N_OPTIONAL_PARAMETER)
+            continue;
+        bool rest, skip;
+        TSNode name = param_name(x, p, &rest, &skip);
+        if (skip)
+            continue;
+        int32_t pos = next++;
+        const char *nm = name_text(x, name);
+        if (!nm || n >= PARAMS_MAX)
+            continue;
+        bool lv = levelish(nm, strlen(nm));
+        TSNode type = fld(x, p, F_TYPE);
+        if (!lv && !is_null(type)) {
+            uint32_t a = ts_node_start_byte(type), b = ts_node_end_byte(type);
+            lv = b - a < 64 && levelish(x->src + a, b - a);
+        }
+        out[n++] = (ts_param){nm, pos, rest, lv};
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    *np = n;
+    return n ? out : NULL;
+}
+
+/*
+ * A callback sees the parameters of the function it is part of, unless it
+ * declares one of the same name (then, simply, none).
+ */
+static NOINLINE bool shadows_params(tx *x, TSNode fn, const ts_scope *sc, int depth)
+{
+    TSNode one = fld(x, fn, F_PARAMETER);
+    if (ty(x, one) == N_IDENTIFIER) {
+        for (uint32_t i = 0; i < sc->nparams; i++)
+            if (text_eq(x, one, sc->params[i].name))
+                return true;
+        return false;
+    }
+    TSTreeCursor *c = kids(x, depth, fld(x, fn, F_PARAMETERS));
+    if (!c)
+        return false;
+    do {
+        TSNode p = ts_tree_cursor_current_node(c);
+        unsigned t = ty(x, p);
+        if (t != N_REQUIRED_PARAMETER && t != N_OPTIONAL_PARAMETER)
+            continue;
+        bool rest, skip;
+        TSNode name = param_name(x, p, &rest, &skip);
+        if (is_null(name))
+            continue;
+        for (uint32_t i = 0; i < sc->nparams; i++)
+            if (text_eq(x, name, sc->params[i].name))
+                return true;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    return false;
+}
+
+/* The parameter of the enclosing function an identifier names, if any. */
+static const ts_param *param_named(tx *x, const ts_scope *sc, TSNode id)
+{
+    if (!sc->nparams || ty(x, id) != N_IDENTIFIER)
+        return NULL;
+    for (uint32_t i = 0; i < sc->nparams; i++)
+        if (text_eq(x, id, sc->params[i].name))
+            return &sc->params[i];
+    return NULL;
+}
+
 /* ---- templates ---- */
 
 enum { M_LITERAL, M_UTIL, M_CONST };
@@ -1511,7 +1657,7 @@ static graph_level level_arg(tx *x, TSNode a)
 
 /* Decides whether a call is an emit site, and how to read it. */
 static NOINLINE bool plan_emit(tx *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
-                               int depth)
+                               const ts_scope *sc, int depth)
 {
     memset(pl, 0, sizeof *pl);
     unsigned ft = ty(x, fn);
@@ -1609,8 +1755,13 @@ static NOINLINE bool plan_emit(tx *x, TSNode call, TSNode fn, const char *path, 
                 return true;
             }
         }
-        if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) >= 2)
+        if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) >= 2) {
             la = level_arg(x, a0);
+            /* log(level, msg) in a wrapper: the level is the caller's. */
+            const ts_param *lp = param_named(x, sc, a0);
+            if (la == GRAPH_LEVEL_NONE && lp && lp->levelish && !lp->rest)
+                la = GRAPH_LEVEL_CUSTOM;
+        }
         if (la != GRAPH_LEVEL_NONE) {
             pl->level = la;
             pl->msg_index = 1;
@@ -2090,6 +2241,14 @@ static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool
     TSNode tp = fld(x, fn, F_TYPE_PARAMETERS), params = fld(x, fn, F_PARAMETERS),
            p1 = fld(x, fn, F_PARAMETER), ret = fld(x, fn, F_RETURN_TYPE), body = fld(x, fn, F_BODY);
     size_t saved = x->tparams.n;
+    /* What a logging call in the body may pass on (see gx_call): a named
+     * function's own parameters; a callback's are not the symbol's. */
+    ts_scope in = *inner;
+    if (bind)
+        in.params = collect_params(x, fn, &in.nparams, depth + 1);
+    else if (in.nparams && shadows_params(x, fn, &in, depth + 1))
+        in.nparams = 0;
+    inner = &in;
     if (!is_null(tp)) {
         push_tparams(x, tp, depth + 1);
         walk(x, tp, inner, depth + 1);
@@ -2344,6 +2503,8 @@ static NOINLINE int32_t do_class(tx *x, TSNode n, TSNode outer, const char *name
     const char *nm = name ? name : name_text(x, fld(x, n, F_NAME));
     int32_t idx = -1;
     ts_scope inner = unexported(sc);
+    inner.params = NULL;
+    inner.nparams = 0;
     if (nm) {
         idx = push_decl(x, GRAPH_SYM_CLASS, nm, n, outer, sc,
                         ty(x, n) == N_ABSTRACT_CLASS_DECLARATION ? GRAPH_SF_ABSTRACT : 0);
@@ -3130,6 +3291,407 @@ static NOINLINE void do_assign(tx *x, TSNode n, const ts_scope *sc, int depth)
     value_ref(x, right, sc, depth + 1);
 }
 
+/* ---- calls that may reach a logging wrapper ----
+ *
+ * As in extract_py.c: whether a callee logs what it is passed is known
+ * only after resolution, so calls record what each argument would give a
+ * wrapper as its message or level (gx_call, gx_arg), and logging calls
+ * whose message passes on a parameter of the enclosing function record
+ * which parameter, and the text around it.
+ */
+
+/* UPPER_CASE: a constant by naming convention (a level, or a message). */
+static bool const_like(const char *s, size_t n)
+{
+    bool letter = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z')
+            letter = true;
+        else if (!(c == '_' || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return letter && n >= 2;
+}
+
+static bool node_const_like(tx *x, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    return const_like(x->src + a, b - a);
+}
+
+/* The level an argument names: 'warn', INFO, Level.INFO, LogLevel.Warn,
+ * levels.DEBUG; NONE if none. */
+static graph_level arg_level(tx *x, TSNode e)
+{
+    TSNode word = e;
+    switch (ty(x, e)) {
+    case N_STRING: {
+        if (ts_node_end_byte(e) - ts_node_start_byte(e) > 18)
+            return GRAPH_LEVEL_NONE;
+        size_t n;
+        const char *s = decode_string(x, e, &n);
+        return s ? graph__level_of_word(s, n) : GRAPH_LEVEL_NONE;
+    }
+    case N_IDENTIFIER:
+        if (!node_const_like(x, e))
+            return GRAPH_LEVEL_NONE;
+        break;
+    case N_MEMBER_EXPRESSION: {
+        /* An enum's or a table's member: Level.INFO, LogLevel.Warn. */
+        TSNode obj = fld(x, e, F_OBJECT);
+        word = fld(x, e, F_PROPERTY);
+        if (ty(x, obj) != N_IDENTIFIER || empty_node(word))
+            return GRAPH_LEVEL_NONE;
+        char c0 = x->src[ts_node_start_byte(obj)];
+        if (!(c0 >= 'A' && c0 <= 'Z') && !node_const_like(x, word))
+            return GRAPH_LEVEL_NONE;
+        break;
+    }
+    default:
+        return GRAPH_LEVEL_NONE;
+    }
+    uint32_t a = ts_node_start_byte(word), b = ts_node_end_byte(word);
+    return graph__level_of_word(x->src + a, b - a);
+}
+
+/* A message held in a constant (MSG, MESSAGES.notFound, Texts.OPENED):
+ * its path; else NULL. */
+static const char *const_ref(tx *x, TSNode e)
+{
+    TSNode last = e, first = e;
+    if (ty(x, e) == N_MEMBER_EXPRESSION) {
+        last = fld(x, e, F_PROPERTY);
+        for (int i = 0; i < 16 && ty(x, first) == N_MEMBER_EXPRESSION; i++)
+            first = fld(x, first, F_OBJECT);
+    } else if (ty(x, e) != N_IDENTIFIER) {
+        return NULL;
+    }
+    if (empty_node(last) || ty(x, first) != N_IDENTIFIER ||
+        !(node_const_like(x, last) || node_const_like(x, first)))
+        return NULL;
+    return path_of(x, e, 0);
+}
+
+/* The template of a message argument (util.format's reading when
+ * arguments follow it) into out; false if it has no literal text. */
+static NOINLINE bool arg_template(tx *x, TSNode e, gx_arg *out, int depth)
+{
+    uint32_t avail = out->nafter;
+    x->directives = 0;
+    graph__tmpl_clear(&x->tmpl);
+    msg_info mi = build_message(x, e, avail ? M_UTIL : M_LITERAL, &avail, depth + 1);
+    if (mi.style == GRAPH_STYLE_PLAIN && x->directives)
+        mi.style = GRAPH_STYLE_PERCENT;
+    uint32_t flags = 0;
+    const char *tm = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    switch (mi.style) {
+    case GRAPH_STYLE_PLAIN:
+    case GRAPH_STYLE_PERCENT:
+    case GRAPH_STYLE_TEMPLATE:
+    case GRAPH_STYLE_CONCAT:
+        if (!tm)
+            return false;
+        out->tmpl = tm;
+        out->style = (uint8_t)mi.style;
+        out->flags |= flags;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* `... ${msg} ...` with one parameter among the substitutions: passed on
+ * with the text around it. */
+static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg *out, int depth)
+{
+    const ts_param *p = NULL;
+    TSNode at = gx_null();
+    TSTreeCursor *c = kids(x, depth, t);
+    if (!c)
+        return false;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+            continue;
+        const ts_param *q = param_named(x, sc, unwrap(x, ts_node_named_child(ch, 0)));
+        if (!q || q->rest)
+            continue;
+        if (p)
+            return false; /* two parameters: no single message */
+        p = q;
+        at = ch;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (!p)
+        return false;
+    uint32_t a, b;
+    string_raw(x, t, &a, &b);
+    uint32_t pos = a;
+    graph__tmpl_clear(&x->tmpl);
+    c = kids(x, depth, t);
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+            continue;
+        uint32_t cs = ts_node_start_byte(ch), ce = ts_node_end_byte(ch);
+        if (cs > pos)
+            put_raw(x, pos, cs < b ? cs : b, M_LITERAL, NULL);
+        if (ts_node_eq(ch, at))
+            out->pre = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+        else
+            graph__tmpl_hole(&x->tmpl);
+        if (ce > pos)
+            pos = ce;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (b > pos)
+        put_raw(x, pos, b, M_LITERAL, NULL);
+    out->post = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+    out->fwd = true;
+    out->fwd_pos = p->pos;
+    return true;
+}
+
+/* `"[app] " + msg + ...` with one parameter among the operands. */
+static NOINLINE bool split_concat(tx *x, TSNode e, const ts_scope *sc, gx_arg *out, int depth)
+{
+    TSNode ops[PLUS_MAX];
+    uint32_t k = plus_operands(x, e, ops, PLUS_MAX), at = UINT32_MAX;
+    const ts_param *p = NULL;
+    for (uint32_t i = 0; i < k; i++) {
+        const ts_param *q = param_named(x, sc, ops[i]);
+        if (!q || q->rest)
+            continue;
+        if (p)
+            return false;
+        p = q;
+        at = i;
+    }
+    if (!p)
+        return false;
+    graph__tmpl_clear(&x->tmpl);
+    for (uint32_t i = 0; i < k; i++) {
+        unsigned t = ty(x, ops[i]);
+        if (i == at)
+            out->pre = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+        else if (t == N_STRING)
+            put_string(x, ops[i], M_LITERAL, NULL);
+        else if (t == N_TEMPLATE_STRING)
+            put_template(x, ops[i], M_LITERAL, NULL, depth + 1);
+        else if (is_plus(x, ops[i]) && stringish(x, ops[i], 1))
+            put_concat(x, ops[i], M_LITERAL, NULL, 1, depth + 1);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    out->post = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+    out->fwd = true;
+    out->fwd_pos = p->pos;
+    return true;
+}
+
+/* `util.format(...)` / `format(...)`, by the callee's last name only. */
+static bool format_call(tx *x, TSNode call)
+{
+    TSNode fn = fld(x, call, F_FUNCTION);
+    if (ty(x, fn) == N_MEMBER_EXPRESSION)
+        fn = fld(x, fn, F_PROPERTY);
+    return !empty_node(fn) && text_eq(x, fn, "format");
+}
+
+/*
+ * What one argument of a call would give a wrapper as its message (or
+ * level). out->pos, nafter and splat are set by the caller. Returns false
+ * when the argument is of no interest.
+ */
+static NOINLINE bool classify_arg(tx *x, TSNode a, gx_arg *out, const ts_scope *sc, int depth)
+{
+    out->fwd_pos = -1;
+    if (out->splat) {
+        /* ...args passed on: the enclosing function's own ...args. */
+        const ts_param *p = param_named(x, sc, unwrap(x, ts_node_named_child(a, 0)));
+        if (!p || !p->rest)
+            return false;
+        out->fwd = true;
+        out->fwd_pos = p->pos;
+        return true;
+    }
+    TSNode e = unwrap(x, a);
+    switch (ty(x, e)) {
+    case N_IDENTIFIER: {
+        const ts_param *p = param_named(x, sc, e);
+        if (p) {
+            if (p->rest)
+                return false;
+            out->fwd = true;
+            out->fwd_pos = p->pos;
+            return true;
+        }
+    }
+        /* fall through */
+    case N_MEMBER_EXPRESSION:
+        out->level = (uint8_t)arg_level(x, e);
+        if (out->level != GRAPH_LEVEL_NONE)
+            return true;
+        out->ref = const_ref(x, e);
+        out->style = GRAPH_STYLE_REF;
+        return out->ref != NULL;
+    case N_STRING:
+        out->level = (uint8_t)arg_level(x, e);
+        return arg_template(x, e, out, depth) || out->level != GRAPH_LEVEL_NONE;
+    /*
+     * `user ${id} signed in` in signIn(id) is a message of its own, and
+     * passes id on too: both are kept (a site at this call, and signIn a
+     * wrapper for the callers that pass a string).
+     */
+    case N_TEMPLATE_STRING: {
+        bool fwd = split_template(x, e, sc, out, depth + 1);
+        return arg_template(x, e, out, depth) || fwd;
+    }
+    case N_BINARY_EXPRESSION: {
+        if (!is_plus(x, e))
+            return false;
+        bool fwd = split_concat(x, e, sc, out, depth + 1);
+        return (stringish(x, e, 0) && arg_template(x, e, out, depth)) || fwd;
+    }
+    case N_CALL_EXPRESSION:
+        return format_call(x, e) && arg_template(x, e, out, depth);
+    default:
+        return false;
+    }
+}
+
+enum { CALL_ARGS_MAX = 32 };
+
+/* Records a call that may reach a logging wrapper, with the arguments of
+ * interest (see gx_call); nothing if none is. */
+static NOINLINE void record_call(tx *x, TSNode call, const char *callee, const ts_scope *sc,
+                                 int depth)
+{
+    TSNode args = fld(x, call, F_ARGUMENTS);
+    if (ty(x, args) != N_ARGUMENTS || !ts_node_named_child_count(args) ||
+        strcmp(callee, "@super.constructor") == 0)
+        return;
+    TSNode nodes[CALL_ARGS_MAX];
+    gx_arg meta[CALL_ARGS_MAX];
+    uint32_t n = 0, npositional = 0;
+    bool after_splat = false;
+    TSTreeCursor *c = kids(x, depth, args);
+    bool more = c != NULL;
+    for (; more && n < CALL_ARGS_MAX; more = ts_tree_cursor_goto_next_sibling(c)) {
+        TSNode a = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(a) || ty(x, a) == N_COMMENT)
+            continue;
+        gx_arg m;
+        memset(&m, 0, sizeof m);
+        m.splat = ty(x, a) == N_SPREAD_ELEMENT;
+        m.pos = after_splat ? UINT32_MAX : npositional;
+        after_splat |= m.splat;
+        /* nafter is filled in below, once the count is known. */
+        m.nafter = ++npositional;
+        nodes[n] = a;
+        meta[n++] = m;
+    }
+    size_t first = x->f->args.n;
+    bool useful = false;
+    for (uint32_t i = 0; i < n; i++) {
+        gx_arg *m = &meta[i];
+        m->nafter = npositional - m->nafter;
+        if (!classify_arg(x, nodes[i], m, sc, depth + 1))
+            continue;
+        useful |= m->tmpl || m->ref || m->fwd;
+        core_vec_push(&x->f->args, *m);
+    }
+    if (!useful) {
+        x->f->args.n = first;
+        return;
+    }
+    gx_call rc = {.callee = callee,
+                  .from = sc->sym,
+                  .emit = -1,
+                  .msg_arg = -1,
+                  .level_arg = -1,
+                  .line = gx_line(call),
+                  .arg0 = (uint32_t)first,
+                  .nargs = (uint32_t)(x->f->args.n - first)};
+    core_vec_push(&x->f->calls, rc);
+}
+
+/*
+ * Records a logging call whose message passes on a parameter of the
+ * enclosing function, which makes that function a wrapper (`emit` is the
+ * emit the call made, pl its plan). The message is the first argument
+ * from the plan's on (after pino's merging object), or, after a title
+ * (`log.silly('db', msg)`, `console.log('[db]', ...parts)`), the last.
+ * A parameter among a format's arguments (`log.warn('%s is deprecated',
+ * key)`) is data, as in Python: the function is not a wrapper.
+ */
+static NOINLINE void record_emit_call(tx *x, TSNode call, const char *callee, const emit_plan *pl,
+                                      int32_t emit, const ts_scope *sc, int depth)
+{
+    if (!sc->nparams || pl->kind != GRAPH_EMIT_LOG || pl->how == H_NAME || pl->how == H_OBJECT)
+        return;
+    TSNode av[ARGS_MAX];
+    uint32_t na = collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
+    if (na > ARGS_MAX)
+        return;
+    uint32_t s = pl->msg_index;
+    if (s >= na)
+        return;
+    /* pino: (mergingObject, 'message %s', ...), read as make_emit does. */
+    if (pl->how == H_LOGGER && na - s >= 2 &&
+        (ty(x, unwrap(x, av[s])) == N_OBJECT ||
+         (!stringish(x, av[s], 0) && ty(x, av[s]) != N_SPREAD_ELEMENT &&
+          stringish(x, av[s + 1], 0))))
+        s++;
+    gx_arg m;
+    memset(&m, 0, sizeof m);
+    m.splat = ty(x, av[s]) == N_SPREAD_ELEMENT;
+    m.nafter = na - s - 1;
+    if (!classify_arg(x, av[s], &m, sc, depth + 1) || !m.fwd) {
+        /* A title, then the parameter: "title msg". */
+        TSNode t = unwrap(x, av[s]);
+        if (na - s != 2 || ty(x, t) != N_STRING)
+            return;
+        size_t tl;
+        const char *title = decode_string(x, t, &tl);
+        if (!title || has_util_directive(title, tl))
+            return;
+        memset(&m, 0, sizeof m);
+        m.splat = ty(x, av[s + 1]) == N_SPREAD_ELEMENT;
+        TSNode v = m.splat ? av[s + 1] : unwrap(x, av[s + 1]);
+        if (!(m.splat || ty(x, v) == N_IDENTIFIER) || !classify_arg(x, v, &m, sc, depth + 1) ||
+            !m.fwd)
+            return;
+        graph__tmpl_clear(&x->tmpl);
+        if (tl) {
+            put_string(x, t, M_LITERAL, NULL);
+            graph__tmpl_literal(&x->tmpl, " ", 1);
+        }
+        m.pre = graph__tmpl_take(&x->tmpl, x->f, &m.flags);
+    }
+    size_t first = x->f->args.n;
+    gx_call rc = {.callee = callee ? callee : "?",
+                  .from = sc->sym,
+                  .emit = emit,
+                  .msg_arg = 0,
+                  .level_arg = -1,
+                  .line = gx_line(call),
+                  .arg0 = (uint32_t)first};
+    core_vec_push(&x->f->args, m);
+    if (pl->msg_index == 1) {
+        /* logger.log(level, msg) */
+        gx_arg l;
+        memset(&l, 0, sizeof l);
+        l.splat = ty(x, av[0]) == N_SPREAD_ELEMENT;
+        l.nafter = na - 1;
+        if (!l.splat && classify_arg(x, av[0], &l, sc, depth + 1)) {
+            rc.level_arg = 1;
+            core_vec_push(&x->f->args, l);
+        }
+    }
+    rc.nargs = (uint32_t)(x->f->args.n - first);
+    core_vec_push(&x->f->calls, rc);
+}
+
 /* ---- calls ---- */
 
 static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
@@ -3163,8 +3725,12 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
 
     emit_plan pl;
-    if (plan_emit(x, n, fn, path, &pl, depth + 1))
+    if (plan_emit(x, n, fn, path, &pl, sc, depth + 1)) {
         make_emit(x, n, &pl, sc, depth + 1);
+        record_emit_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth + 1);
+    } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
+        record_call(x, n, callee, sc, depth + 1);
+    }
 
     /* The receiver, when it is more than a name chain. */
     if (!path && ft != N_SUPER && ft != N_IMPORT) {

@@ -132,6 +132,12 @@ typedef struct gx_emit {
  * An argument either carries a message (a template, or the name of a
  * constant), or passes on a parameter of the enclosing function (`msg`,
  * `"[chan " + name + "] " + msg`, `*args`), or names a level constant.
+ *
+ * TypeScript/JavaScript (extract_ts.c) records the same: positions from 0
+ * (no self), no keywords, `...args` as a splat, levels from 'warn',
+ * Level.INFO or INFO. A template or concatenation with one parameter in
+ * it (`user ${id} signed in`) has both tmpl and fwd: a site at the call,
+ * and the text around the parameter for the callers.
  */
 typedef struct gx_arg {
     const char *kw;     /* keyword argument: its name; NULL = positional */

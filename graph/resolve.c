@@ -2044,7 +2044,10 @@ static size_t top_package(const rs *r, uint32_t s, const char **q)
  * else of a class whose name starts or ends with it (`client._log` ->
  * SSHClient._log), else those of the caller's own class and its bases
  * (`self` seen from a nested function), else those of the caller's
- * top-level package; else all of them.
+ * top-level package; else all of them. Only methods of the caller's
+ * language (Python, or TS/JS) count. For TS/JS, whose method names (get,
+ * on, emit) are shared by unrelated classes far more often, only the
+ * first three kinds do.
  */
 static uint32_t fallback_targets(wrap *w, uint32_t from, const char *callee, uint32_t *out,
                                  uint32_t cap)
@@ -2061,11 +2064,12 @@ static uint32_t fallback_targets(wrap *w, uint32_t from, const char *callee, uin
     uint32_t own_cls = class_of(r, from);
     const char *fq;
     size_t fpl = top_package(r, from, &fq);
-    uint32_t best = 0, n = 0;
+    bool py = is_python(r, file_of(r, from));
+    uint32_t best = py ? 0 : 2, n = 0;
     uint32_t it;
     for (uint32_t s = core_smap_get(&r->methods, m, mlen, &it); s != UINT32_MAX;
          s = core_smap_next(&r->methods, m, mlen, &it)) {
-        if (!w->shapes[s].n)
+        if (!w->shapes[s].n || is_python(r, file_of(r, s)) != py)
             continue;
         uint32_t cls = r->sy[s].parent;
         const char *cn = cls != GRAPH_NONE ? r->sy[cls].name : "";
@@ -2238,6 +2242,26 @@ static bool cut_template(char *s)
     return true;
 }
 
+/* Marks the wrappers some call passes a message (or a parameter) to. */
+static void wrap_used(wrap *w)
+{
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        const gx_file *x = xfile(w->r, wc->file);
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        for (uint32_t k = 0; k < nt; k++) {
+            for (size_t j = 0; j < w->shapes[t[k]].n && !w->used[t[k]]; j++) {
+                const wshape *s = &w->shapes[t[k]].v[j];
+                int32_t shift;
+                const gx_arg *m = arg_at(x, wc->c, s->msg_pos, s->msg_kw, &shift);
+                if (m && (m->tmpl || m->ref || m->fwd))
+                    w->used[t[k]] = 1;
+            }
+        }
+    }
+}
+
 /* The emit sites of the calls that pass a message to a wrapper. */
 static void wrap_emit(wrap *w)
 {
@@ -2255,10 +2279,17 @@ static void wrap_emit(wrap *w)
                 const wshape *s = &w->shapes[t[k]].v[j];
                 int32_t shift;
                 const gx_arg *m = arg_at(x, c, s->msg_pos, s->msg_kw, &shift);
-                if (!m || !(m->tmpl || m->ref || m->fwd))
+                if (!m || !(m->tmpl || m->ref))
                     continue;
-                w->used[t[k]] = 1;
-                if (m->fwd)
+                /*
+                 * A parameter passed on has its sites at the callers. With
+                 * text of its own (TS: `user ${id} signed in`) it is a
+                 * site here too, unless it only decorates what callers
+                 * pass (`[say] ${text}`, text on one side) and callers
+                 * were found: then, as for a wrapper's own logging call
+                 * (wrap_drop_generic), those sites stand for it.
+                 */
+                if (m->fwd && w->used[wc->from] && (!m->pre || !m->post))
                     continue;
                 bool affix = s->pre[0] || s->post[0];
                 gb_emit o = {0};
@@ -2363,6 +2394,7 @@ static void resolve_wrappers(rs *r)
     wrap_targets(&w);
     for (int round = 0; round < WRAP_MAX_ROUNDS && wrap_round(&w); round++)
         ;
+    wrap_used(&w);
     wrap_emit(&w);
     wrap_drop_generic(&w);
     for (uint32_t s = 0; s < r->nsym; s++)
