@@ -66,7 +66,10 @@ struct ppr_model_work {
     /* fill_ranks' scratch (allocated on first use): a weight per symbol
      * (-1: already ranked), the symbols it set, the current hop. */
     float *fill_acc;
-    uint32_t *fill_from; /* the ranked symbol a node was first reached from */
+    uint32_t *fill_from;         /* the ranked symbol a node was first reached from */
+    float *fill_hopm;            /* the mass a node got in the current hop */
+    uint32_t fill_S;             /* the symbols they were made for */
+    struct fill_memo *fill_memo; /* FILL_MEMO_SLOTS, direct-mapped */
     core_vec(uint32_t) fill_set;
     core_vec(ppr_entry) fill_hop[2]; /* this hop's nodes, the next hop's */
 };
@@ -625,6 +628,8 @@ void ppr_model_work_free(ppr_model_work *w)
     free(w->arena);
     free(w->fill_acc);
     free(w->fill_from);
+    free(w->fill_hopm);
+    free(w->fill_memo);
     core_vec_free(&w->fill_set);
     core_vec_free(&w->fill_hop[0]);
     core_vec_free(&w->fill_hop[1]);
@@ -786,20 +791,27 @@ static inline bool score_before(const ppr_entry *a, const ppr_entry *b)
  */
 #define FILL_HOPS 3
 #define FILL_MAX_VISITED 4096u
+#define FILL_MAX_EDGES 16384u /* edges looked at per fill: a bound per event */
 
-static void fill_spread(const ppr_model *md, ppr_model_work *w, uint32_t x, double r)
+/* Spreads x's share r of this hop to its neighbours (their mass for the
+ * next hop, once each in its list); false once the edge budget is spent. */
+static bool fill_spread(const ppr_model *md, ppr_model_work *w, uint32_t x, double r,
+                        uint32_t *budget)
 {
     const graph *g = md->g;
     uint32_t no, ni;
     const graph_edge *out = graph_out_edges(g, x, &no);
     const graph_edge *in = graph_in_edges(g, x, &ni);
+    if (no + ni > *budget)
+        return false;
+    *budget -= no + ni;
     double total = 0;
     for (uint32_t i = 0; i < no; i++)
         total += out[i].weight * md->p.weights.type[out[i].type];
     for (uint32_t i = 0; i < ni; i++)
         total += in[i].weight * md->p.weights.type[in[i].type] * md->p.weights.reverse;
     if (!(total > 0))
-        return;
+        return true;
     double f = 0.5 * r / total;
     for (uint32_t i = 0; i < no + ni; i++) {
         const graph_edge *e = i < no ? &out[i] : &in[i - no];
@@ -815,8 +827,34 @@ static void fill_spread(const ppr_model *md, ppr_model_work *w, uint32_t x, doub
             w->fill_from[u] = w->fill_from[x];
         }
         w->fill_acc[u] += (float)(wt * f);
-        core_vec_push(&w->fill_hop[1], ((ppr_entry){u, (float)(wt * f)}));
+        if (w->fill_hopm[u] == 0)
+            core_vec_push(&w->fill_hop[1], ((ppr_entry){u, 0}));
+        w->fill_hopm[u] += (float)(wt * f);
     }
+    return true;
+}
+
+/*
+ * The fill depends only on the walked symbols in order (each starts with
+ * 1/rank), and the same lists come back event after event: a work keeps
+ * recent fills, direct-mapped by a hash of the list, for lists of at most
+ * FILL_MEMO_H symbols and k of at most FILL_MEMO_K.
+ */
+#define FILL_MEMO_SLOTS 4096u
+#define FILL_MEMO_H 8u
+#define FILL_MEMO_K 16u
+
+typedef struct fill_memo {
+    uint64_t hash; /* 0: empty */
+    uint32_t walked[FILL_MEMO_H];
+    uint8_t h, k, n; /* walked, asked for, filled */
+    uint32_t sym[FILL_MEMO_K], near[FILL_MEMO_K];
+    float rel[FILL_MEMO_K]; /* score relative to the best filled one */
+} fill_memo;
+
+static void fill_out(ppr_pred *out, uint32_t h, uint32_t i, uint32_t sym, uint32_t near, float rel)
+{
+    out[h + i] = (ppr_pred){sym, out[h - 1].score * 0.5f * rel, UINT32_MAX, near};
 }
 
 static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, uint32_t k,
@@ -824,9 +862,38 @@ static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, u
 {
     if (h == 0 || !(out[0].score > 0))
         return h;
+    fill_memo *fm = NULL;
+    uint64_t hash = 0;
+    /* (A work made for another model keeps nothing.) */
+    if (h <= FILL_MEMO_H && k <= FILL_MEMO_K && w->md == md) {
+        uint32_t key[FILL_MEMO_H + 1];
+        key[0] = k;
+        for (uint32_t i = 0; i < h; i++)
+            key[i + 1] = out[i].symbol;
+        hash = core_hash64(key, (h + 1) * sizeof *key, 0x66696c6cull) | 1;
+        if (!w->fill_memo)
+            w->fill_memo = core_xcalloc(FILL_MEMO_SLOTS, sizeof *w->fill_memo);
+        fm = &w->fill_memo[hash & (FILL_MEMO_SLOTS - 1)];
+        bool hit = fm->hash == hash && fm->h == h && fm->k == k;
+        for (uint32_t i = 0; hit && i < h; i++)
+            hit = fm->walked[i] == out[i].symbol;
+        if (hit) {
+            for (uint32_t i = 0; i < fm->n; i++)
+                fill_out(out, h, i, fm->sym[i], fm->near[i], fm->rel[i]);
+            return h + fm->n;
+        }
+    }
+    if (w->fill_acc && w->fill_S != md->S) {
+        free(w->fill_acc);
+        free(w->fill_from);
+        free(w->fill_hopm);
+        w->fill_acc = NULL;
+    }
     if (!w->fill_acc) {
+        w->fill_S = md->S;
         w->fill_acc = core_xcalloc(md->S ? md->S : 1, sizeof *w->fill_acc);
         w->fill_from = core_xmalloc((md->S ? md->S : 1) * sizeof *w->fill_from);
+        w->fill_hopm = core_xcalloc(md->S ? md->S : 1, sizeof *w->fill_hopm);
     }
     w->fill_set.n = 0;
     w->fill_hop[0].n = 0;
@@ -834,12 +901,19 @@ static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, u
         w->fill_acc[out[i].symbol] = -1;
         w->fill_from[out[i].symbol] = out[i].symbol;
         core_vec_push(&w->fill_set, out[i].symbol);
-        core_vec_push(&w->fill_hop[0], ((ppr_entry){out[i].symbol, out[i].score / out[0].score}));
+        core_vec_push(&w->fill_hop[0], ((ppr_entry){out[i].symbol, 1.0f / (float)(i + 1)}));
     }
+    uint32_t budget = FILL_MAX_EDGES;
     for (int hop = 0; hop < FILL_HOPS && w->fill_hop[0].n; hop++) {
         w->fill_hop[1].n = 0;
         for (size_t i = 0; i < w->fill_hop[0].n; i++)
-            fill_spread(md, w, w->fill_hop[0].v[i].node, w->fill_hop[0].v[i].score);
+            if (!fill_spread(md, w, w->fill_hop[0].v[i].node, w->fill_hop[0].v[i].score, &budget))
+                break;
+        for (size_t i = 0; i < w->fill_hop[1].n; i++) {
+            ppr_entry *e = &w->fill_hop[1].v[i];
+            e->score = w->fill_hopm[e->node];
+            w->fill_hopm[e->node] = 0;
+        }
         /* the next hop becomes this one (the arrays swap owners) */
         ppr_entry *v = w->fill_hop[0].v;
         size_t cap = w->fill_hop[0].cap;
@@ -866,10 +940,25 @@ static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, u
     }
     for (size_t i = 0; i < w->fill_set.n; i++)
         w->fill_acc[w->fill_set.v[i]] = 0;
-    float last = out[h - 1].score, amax = n > h ? top[0].score : 1;
-    for (uint32_t i = h; i < n; i++)
-        out[i] = (ppr_pred){top[i - h].node, last * 0.5f * (top[i - h].score / amax), UINT32_MAX,
-                            w->fill_from[top[i - h].node]};
+    float amax = n > h ? top[0].score : 1;
+    if (fm) {
+        fm->hash = hash;
+        fm->h = (uint8_t)h;
+        fm->k = (uint8_t)k;
+        fm->n = (uint8_t)(n - h);
+    }
+    for (uint32_t i = 0; i < n - h; i++) {
+        uint32_t u = top[i].node;
+        float rel = top[i].score / amax;
+        if (fm) {
+            fm->sym[i] = u;
+            fm->near[i] = w->fill_from[u];
+            fm->rel[i] = rel;
+        }
+        fill_out(out, h, i, u, w->fill_from[u], rel);
+    }
+    for (uint32_t i = 0; fm && i < h; i++)
+        fm->walked[i] = out[i].symbol;
     return n;
 }
 
