@@ -75,11 +75,16 @@ enum {
     N_AS_PATTERN_TARGET,
     N_KEYWORD_SEPARATOR,
     N_POSITIONAL_SEPARATOR,
+    N_LIST,
+    N_IF_STATEMENT,
+    N_ELIF_CLAUSE,
+    N_ELSE_CLAUSE,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,
     A_PERCENT,
     A_PLUS,
+    A_PLUS_EQ,
 };
 
 static const char *const named_types[N__NAMED_COUNT] = {
@@ -147,8 +152,12 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_AS_PATTERN_TARGET] = "as_pattern_target",
     [N_KEYWORD_SEPARATOR] = "keyword_separator",
     [N_POSITIONAL_SEPARATOR] = "positional_separator",
+    [N_LIST] = "list",
+    [N_IF_STATEMENT] = "if_statement",
+    [N_ELIF_CLAUSE] = "elif_clause",
+    [N_ELSE_CLAUSE] = "else_clause",
 };
-static const char *const anon_types[] = {"async", "%", "+"};
+static const char *const anon_types[] = {"async", "%", "+", "+="};
 
 static gx_types types;
 static struct {
@@ -206,6 +215,38 @@ typedef struct {
     const char *canon; /* what it stands for: "logging", "logging.getLogger" */
 } py_alias;
 
+/*
+ * A binding of a plain local name in the function being walked, in source
+ * order (see local_messages()). The value is kept as a node and read only
+ * when a logging call passes the name as its message.
+ */
+typedef enum {
+    LOC_SET,   /* name = value, or one of the values a loop or a conditional gives */
+    LOC_AUG,   /* name += value */
+    LOC_OTHER, /* bound to something unknown: hides what came before */
+} py_local_kind;
+
+/* The innermost arms of if statements a point of the code is in. */
+#define LOCAL_BRANCHES 4
+typedef struct {
+    uint32_t stmt[LOCAL_BRANCHES]; /* start byte of the if statement */
+    uint8_t arm[LOCAL_BRANCHES];   /* 0 = its if, then each elif/else in order */
+    uint8_t n;
+} py_branches;
+
+typedef struct {
+    const char *name; /* into the source, not NUL-terminated */
+    uint32_t len;
+    uint32_t stmt;               /* start byte of the statement that binds it */
+    uint32_t blk_start, blk_end; /* the block that holds that statement */
+    TSNode value;                /* LOC_SET, LOC_AUG */
+    py_branches br;              /* where that statement is */
+    uint8_t kind;                /* py_local_kind */
+    bool self_plus;              /* LOC_AUG written `name = name + value`: skip the name */
+} py_local;
+
+#define LOCAL_MAX_NEST 64
+
 typedef struct {
     gx_file *f;
     const char *src;
@@ -213,6 +254,16 @@ typedef struct {
     gx_tmpl tmpl;
     core_vec(py_logger) loggers;
     core_vec(py_alias) aliases;
+    /* Local bindings of the functions being walked: those of the
+     * innermost one from its py_scope.locals_base on (a nested def drops
+     * its own when it ends). */
+    core_vec(py_local) locals;
+    uint32_t blk_start, blk_end; /* the innermost block being walked */
+    /* The arms of if statements being walked, outermost first (up to
+     * LOCAL_MAX_NEST of them are kept; nbr counts them all). */
+    uint32_t br_stmt[LOCAL_MAX_NEST];
+    uint8_t br_arm[LOCAL_MAX_NEST];
+    uint32_t nbr;
     int emit_flags; /* added to emits made while walking decorators */
 } px;
 
@@ -231,6 +282,7 @@ typedef struct {
     const char *cls_name;   /* first parameter of a classmethod */
     const py_param *params; /* of the enclosing function (not of an outer one) */
     uint32_t nparams;
+    uint32_t locals_base; /* in_function: its first entry in px.locals */
     bool in_class_body;
     bool in_function;
 } py_scope;
@@ -615,6 +667,390 @@ static msg_info build_message(px *x, TSNode e, bool with_args, const py_scope *s
     }
 }
 
+/* The parameter of the enclosing function an identifier names, if any. */
+static const py_param *param_named(px *x, const py_scope *sc, TSNode id)
+{
+    if (is_null(id) || ty(id) != N_IDENTIFIER)
+        return NULL;
+    for (uint32_t i = 0; i < sc->nparams; i++)
+        if (text_eq(x, id, sc->params[i].name))
+            return &sc->params[i];
+    return NULL;
+}
+
+/* UPPER_CASE: a constant by naming convention (a level, or a message). */
+static bool const_like(const char *s, size_t n)
+{
+    bool letter = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z')
+            letter = true;
+        else if (!(c == '_' || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return letter && n >= 2;
+}
+
+/* The parts of a `+` chain, left to right; 0 if there are too many. */
+static uint32_t plus_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t n, int depth)
+{
+    e = unparen(e);
+    if (is_null(e))
+        return 0;
+    if (depth < 32 && ty(e) == N_BINARY_OPERATOR && binop(e) == A_PLUS) {
+        TSNode l = fieldn(e, F.left), r = fieldn(e, F.right);
+        if (is_null(l) || is_null(r))
+            return 0;
+        n = plus_parts(l, parts, cap, n, depth + 1);
+        return n ? plus_parts(r, parts, cap, n, depth + 1) : 0;
+    }
+    if (n >= cap)
+        return 0;
+    parts[n] = e;
+    return n + 1;
+}
+
+/* ---- messages held in local variables ----
+ *
+ * `msg = "Authentication ({}) failed.".format(m); self._log(INFO, msg)`:
+ * the message is built in a local before the call. While a function body
+ * is walked, every binding of a plain name in it is recorded in order
+ * (px.locals; a nested def keeps its own, and module and class bodies are
+ * not followed: their strings are constants, see add_const()), so a call
+ * that passes such a name looks back over the bindings seen so far
+ * instead of rescanning the body.
+ *
+ * There is no flow analysis, only block structure. A binding whose block
+ * holds the call (or the `+=` being followed) runs on every path to it
+ * and hides the earlier ones. A binding in another arm of an if statement
+ * the call is in never reaches it. Any other binding (in an if or else
+ * arm the call is not in, a loop, a try) may or may not have run, so the
+ * scan goes on past it. Each binding reached gives one candidate message,
+ * nearest first; `+=` appends its right side to what reached it. So
+ * branches give one emit site each, all on the call's line, as logging
+ * calls written in each branch would; the cost is an occasional message
+ * no run produces (an if and an else that both append also give the text
+ * with neither), which matches nothing real.
+ *
+ * The candidates are bounded (LOCAL_MAX_ALTS), and so is the work per
+ * call (LOCAL_BUDGET bindings looked at), so a huge function stays linear.
+ */
+
+#define LOCAL_MAX_ALTS 8  /* candidate messages per call */
+#define LOCAL_MAX_AUGS 4  /* `+=` followed per candidate; longer chains give none */
+#define LOCAL_BUDGET 256  /* bindings looked at per call */
+#define LOCAL_MAX_LOOP 16 /* values of `for name in (...)` recorded */
+
+/* The innermost arms being walked. Beyond LOCAL_MAX_NEST, those kept
+ * are outer ones: still arms the point is in. */
+static py_branches cur_branches(const px *x)
+{
+    py_branches b;
+    memset(&b, 0, sizeof b);
+    uint32_t top = x->nbr < LOCAL_MAX_NEST ? x->nbr : LOCAL_MAX_NEST;
+    for (uint32_t i = top; i-- > 0 && b.n < LOCAL_BRANCHES;) {
+        b.stmt[b.n] = x->br_stmt[i];
+        b.arm[b.n++] = x->br_arm[i];
+    }
+    return b;
+}
+
+/* Are a and b in different arms of one if statement (so no run passes
+ * both, loops aside)? */
+static bool exclusive(const py_branches *a, const py_branches *b)
+{
+    for (uint8_t i = 0; i < a->n; i++)
+        for (uint8_t j = 0; j < b->n; j++)
+            if (a->stmt[i] == b->stmt[j] && a->arm[i] != b->arm[j])
+                return true;
+    return false;
+}
+
+/* Records a binding of name (an identifier) made by the statement at
+ * stmt, in the block being walked unless blk is given. */
+static void add_local(px *x, TSNode name, py_local_kind kind, TSNode value, uint32_t stmt,
+                      TSNode blk)
+{
+    uint32_t a = ts_node_start_byte(name);
+    py_local l = {.name = x->src + a,
+                  .len = ts_node_end_byte(name) - a,
+                  .stmt = stmt,
+                  .blk_start = is_null(blk) ? x->blk_start : ts_node_start_byte(blk),
+                  .blk_end = is_null(blk) ? x->blk_end : ts_node_end_byte(blk),
+                  .value = value,
+                  .br = cur_branches(x),
+                  .kind = (uint8_t)kind};
+    core_vec_push(&x->locals, l);
+}
+
+/* `name = value` in a function body: `a if c else b` gives both values
+ * (one statement, so they go together); `name = name + b` is `name += b`. */
+static void local_assign(px *x, TSNode name, TSNode value, TSNode stmt)
+{
+    uint32_t at = ts_node_start_byte(stmt);
+    TSNode v = unparen(value);
+    TSNode head = v;
+    for (int i = 0;
+         i < 32 && !is_null(head) && ty(head) == N_BINARY_OPERATOR && binop(head) == A_PLUS; i++)
+        head = unparen(fieldn(head, F.left));
+    if (!ts_node_eq(head, v) && !is_null(head) && ty(head) == N_IDENTIFIER) {
+        uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+        uint32_t c = ts_node_start_byte(head), d = ts_node_end_byte(head);
+        if (b - a == d - c && memcmp(x->src + a, x->src + c, b - a) == 0) {
+            add_local(x, name, LOC_AUG, v, at, gx_null());
+            x->locals.v[x->locals.n - 1].self_plus = true;
+            return;
+        }
+    }
+    if (!is_null(v) && ty(v) == N_CONDITIONAL_EXPRESSION) {
+        TSNode a = ts_node_named_child(v, 0), b = ts_node_named_child(v, 2);
+        if (!is_null(a) && !is_null(b)) {
+            add_local(x, name, LOC_SET, a, at, gx_null());
+            add_local(x, name, LOC_SET, b, at, gx_null());
+            return;
+        }
+    }
+    add_local(x, name, LOC_SET, v, at, gx_null());
+}
+
+/*
+ * `for name in ("a", "b"):` gives name each value in the loop body
+ * (paramiko logs two messages that way). Any other loop over a plain name
+ * binds it to something unknown.
+ */
+static void local_loop(px *x, TSNode loop)
+{
+    TSNode left = fieldn(loop, F.left), right = unparen(fieldn(loop, F.right));
+    TSNode body = fieldn(loop, F.body);
+    if (is_null(left) || ty(left) != N_IDENTIFIER)
+        return;
+    uint32_t at = ts_node_start_byte(loop);
+    unsigned rt = is_null(right) ? 0 : ty(right);
+    if ((rt == N_TUPLE || rt == N_LIST || rt == N_EXPRESSION_LIST) && !is_null(body)) {
+        uint32_t nc = ts_node_named_child_count(right), n = 0;
+        for (uint32_t i = 0; i < nc && n < LOCAL_MAX_LOOP; i++) {
+            TSNode v = ts_node_named_child(right, i);
+            if (ty(v) == N_COMMENT)
+                continue;
+            add_local(x, left, LOC_SET, v, at, body);
+            n++;
+        }
+        if (n)
+            return;
+    }
+    add_local(x, left, LOC_OTHER, gx_null(), at, gx_null());
+}
+
+/* A message read back from a local. */
+typedef struct {
+    const char *tmpl;
+    uint32_t flags;
+    uint8_t style;
+} local_msg;
+
+/* One way a value reaches the call: a binding and the `+=` after it. */
+typedef struct {
+    uint32_t base;                /* the LOC_SET entry */
+    uint32_t naug;                /* LOC_AUG entries applied after it, in order */
+    uint32_t aug[LOCAL_MAX_AUGS]; /* (scanning backwards finds the last first) */
+} local_path;
+
+typedef struct {
+    const py_local *v;
+    const char *name;
+    uint32_t len, lo; /* lo: the function's first entry */
+    local_path *out;
+    uint32_t n, cap, budget;
+} local_scan;
+
+static bool local_is(const local_scan *s, const py_local *e)
+{
+    return e->len == s->len && memcmp(e->name, s->name, s->len) == 0;
+}
+
+static void local_push(local_scan *s, uint32_t base, const uint32_t *augs, uint32_t naug)
+{
+    if (s->n >= s->cap)
+        return;
+    local_path *p = &s->out[s->n++];
+    p->base = base;
+    p->naug = naug;
+    if (naug)
+        memcpy(p->aug, augs, naug * sizeof *augs);
+}
+
+/* The paths by which the name's value reaches byte pos (in arms br),
+ * looking at entries before end; augs are the `+=` already on the way (in
+ * order). */
+static void local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_branches *br,
+                        const uint32_t *augs, uint32_t naug)
+{
+    for (uint32_t i = end; i-- > s->lo;) {
+        if (!s->budget || s->n >= s->cap)
+            return;
+        s->budget--;
+        const py_local *e = &s->v[i];
+        if (!local_is(s, e) || exclusive(&e->br, br))
+            continue;
+        if (e->kind == LOC_SET) {
+            local_push(s, i, augs, naug);
+        } else if (e->kind == LOC_AUG && naug < LOCAL_MAX_AUGS) {
+            /* What it appends to is whatever reached it. */
+            uint32_t more[LOCAL_MAX_AUGS];
+            more[0] = i;
+            if (naug)
+                memcpy(more + 1, augs, naug * sizeof *augs);
+            local_paths(s, i, e->stmt, &e->br, more, naug + 1);
+        }
+        if (e->blk_start <= pos && pos < e->blk_end) {
+            /* It runs on every path to pos: nothing before it reaches
+             * pos, but the other values of the same statement do. */
+            while (i > s->lo && s->v[i - 1].stmt == e->stmt && s->v[i - 1].kind == LOC_SET &&
+                   local_is(s, &s->v[i - 1]))
+                local_push(s, --i, augs, naug);
+            return;
+        }
+    }
+}
+
+/* Does a template hold text besides holes and white space? One that does
+ * not would match anything. */
+static bool has_text(const char *t)
+{
+    for (const char *p = t; *p; p++) {
+        if (*p == '%') {
+            if (p[1] == '%')
+                return true;
+            /* A directive: %s, %-5d, %(name)r, ... */
+            p++;
+            if (*p == '(') {
+                while (*p && *p != ')')
+                    p++;
+                if (*p)
+                    p++;
+            }
+            while (*p && strchr("#0- +*.123456789hlL", *p))
+                p++;
+            if (!*p)
+                break;
+            continue; /* past the conversion */
+        }
+        if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            return true;
+    }
+    return false;
+}
+
+static bool template_style(graph_style st)
+{
+    return st == GRAPH_STYLE_PLAIN || st == GRAPH_STYLE_PERCENT || st == GRAPH_STYLE_BRACE ||
+           st == GRAPH_STYLE_FSTRING || st == GRAPH_STYLE_CONCAT;
+}
+
+/*
+ * The message of one path: its value's as if written at the call; with
+ * `+=`, the pieces joined as `a + b` joins them (text or a hole each).
+ * False when it gives no template with some text. A local that only names
+ * a constant (`msg = MSG_FAIL`, `msg = MSG_FAIL % x`) gives none: the
+ * constant's readers are followed by the mapping's constant strategy.
+ */
+static bool local_build(px *x, const local_path *p, bool with_args, const py_scope *sc, int depth,
+                        local_msg *out)
+{
+    const py_local *v = x->locals.v;
+    msg_info mi;
+    if (!p->naug) {
+        mi = build_message(x, v[p->base].value, with_args, sc, depth + 1);
+    } else {
+        bool literal = false;
+        for (uint32_t k = 0; k <= p->naug; k++) {
+            const py_local *e = &v[k ? p->aug[k - 1] : p->base];
+            TSNode parts[32];
+            uint32_t np = 1;
+            parts[0] = e->value;
+            if (e->self_plus) {
+                /* name = name + a + b: the parts after the name. */
+                np = plus_parts(e->value, parts, 32, 0, 0);
+                if (np < 2) {
+                    graph__tmpl_hole(&x->tmpl);
+                    continue;
+                }
+            }
+            for (uint32_t i = e->self_plus ? 1 : 0; i < np; i++) {
+                size_t len = x->tmpl.buf.len;
+                uint32_t holes = x->tmpl.holes;
+                msg_info sub = build_message(x, parts[i], with_args, sc, depth + 1);
+                if (x->tmpl.buf.len == len && x->tmpl.holes == holes)
+                    graph__tmpl_hole(&x->tmpl);
+                else
+                    literal |= template_style(sub.style);
+            }
+        }
+        mi.style = literal ? GRAPH_STYLE_CONCAT : GRAPH_STYLE_DYNAMIC;
+        mi.ref = NULL;
+    }
+    memset(out, 0, sizeof *out);
+    const char *tm = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+    out->style = (uint8_t)mi.style;
+    out->tmpl = tm;
+    return template_style(mi.style) && tm && has_text(tm);
+}
+
+/* A plain name in a function body whose bindings are worth following:
+ * not a parameter (a wrapper passes those on), not self/cls, and not an
+ * UPPER_CASE constant (looked up as such). */
+static bool local_name(px *x, TSNode e, const py_scope *sc)
+{
+    if (!sc->in_function || is_null(e) || ty(e) != N_IDENTIFIER || param_named(x, sc, e))
+        return false;
+    if ((sc->self_name && text_eq(x, e, sc->self_name)) ||
+        (sc->cls_name && text_eq(x, e, sc->cls_name)))
+        return false;
+    uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+    return !const_like(x->src + a, b - a);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * The messages the local named by id may hold at the call `at`, distinct,
+ * nearest binding first, at most cap (and LOCAL_MAX_ALTS); 0 if none is
+ * known. with_args: the call passes logging arguments.
+ */
+static uint32_t local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
+                               int depth, local_msg *out, uint32_t cap)
+{
+    if (!local_name(x, id, sc) || x->locals.n <= sc->locals_base)
+        return 0;
+    local_path paths[LOCAL_MAX_ALTS];
+    uint32_t a = ts_node_start_byte(id);
+    local_scan s = {.v = x->locals.v,
+                    .name = x->src + a,
+                    .len = ts_node_end_byte(id) - a,
+                    .lo = sc->locals_base,
+                    .out = paths,
+                    .cap = cap < LOCAL_MAX_ALTS ? cap : LOCAL_MAX_ALTS,
+                    .budget = LOCAL_BUDGET};
+    py_branches br = cur_branches(x);
+    local_paths(&s, (uint32_t)x->locals.n, ts_node_start_byte(at), &br, NULL, 0);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s.n; k++) {
+        local_msg m;
+        if (!local_build(x, &paths[k], with_args, sc, depth, &m))
+            continue;
+        bool dup = false;
+        for (uint32_t j = 0; j < n && !dup; j++)
+            dup = same_str(out[j].tmpl, m.tmpl) && out[j].style == m.style;
+        if (!dup)
+            out[n++] = m;
+    }
+    return n;
+}
+
 /* ---- emit sites ---- */
 
 /* The source text of n after its last '.': "info" for `logging.info`. */
@@ -902,6 +1338,24 @@ static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *s
             (uint32_t)pl->msg_index < npos ? npos_all - (uint32_t)pl->msg_index - 1 : 0;
         em.nargs = after;
         bool fmt = pl->kind == GRAPH_EMIT_LOG && after > 0;
+        /* A message built in a local before the call: one site per
+         * message it may hold, all on this line (the matcher takes any).
+         * If none is known, the name is kept as a reference, as before. */
+        local_msg lm[LOCAL_MAX_ALTS];
+        uint32_t nl = is_null(msg) ? 0
+                                   : local_messages(x, unparen(msg), call, fmt, sc, depth + 1, lm,
+                                                    LOCAL_MAX_ALTS);
+        for (uint32_t i = 0; i < nl; i++) {
+            gx_emit alt = em;
+            alt.style = lm[i].style;
+            alt.tmpl = lm[i].tmpl;
+            alt.flags |= lm[i].flags;
+            core_vec_push(&x->f->emits, alt);
+            if (pl->kind == GRAPH_EMIT_LOG)
+                graph__mark_logs(x->f, sc->sym, (graph_style)alt.style);
+        }
+        if (nl)
+            return;
         if (!is_null(msg))
             mi = build_message(x, msg, fmt, sc, depth + 1);
     }
@@ -1006,31 +1460,6 @@ static void value_ref(px *x, TSNode v, const py_scope *sc, int depth)
 
 /* ---- calls that may reach a logging wrapper ---- */
 
-/* The parameter of the enclosing function an identifier names, if any. */
-static const py_param *param_named(px *x, const py_scope *sc, TSNode id)
-{
-    if (is_null(id) || ty(id) != N_IDENTIFIER)
-        return NULL;
-    for (uint32_t i = 0; i < sc->nparams; i++)
-        if (text_eq(x, id, sc->params[i].name))
-            return &sc->params[i];
-    return NULL;
-}
-
-/* UPPER_CASE: a constant by naming convention (a level, or a message). */
-static bool const_like(const char *s, size_t n)
-{
-    bool letter = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z')
-            letter = true;
-        else if (!(c == '_' || (c >= '0' && c <= '9')))
-            return false;
-    }
-    return letter && n >= 2;
-}
-
 /* Class-like CapWords ("ValueError", "Path"): calls to them construct
  * something and are never wrappers worth recording. */
 static bool capwords(const char *s)
@@ -1041,25 +1470,6 @@ static bool capwords(const char *s)
         if (*p >= 'a' && *p <= 'z')
             return true;
     return false;
-}
-
-/* The parts of a `+` chain, left to right; 0 if there are too many. */
-static uint32_t plus_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t n, int depth)
-{
-    e = unparen(e);
-    if (is_null(e))
-        return 0;
-    if (depth < 32 && ty(e) == N_BINARY_OPERATOR && binop(e) == A_PLUS) {
-        TSNode l = fieldn(e, F.left), r = fieldn(e, F.right);
-        if (is_null(l) || is_null(r))
-            return 0;
-        n = plus_parts(l, parts, cap, n, depth + 1);
-        return n ? plus_parts(r, parts, cap, n, depth + 1) : 0;
-    }
-    if (n >= cap)
-        return 0;
-    parts[n] = e;
-    return n + 1;
 }
 
 /* The template of parts [a, b) of a concatenation: literal pieces in
@@ -1244,6 +1654,13 @@ static void record_call(px *x, TSNode call, const char *callee, const emit_plan 
                   .line = gx_line(call),
                   .arg0 = (uint32_t)first};
     bool useful = false;
+    /* A local that may hold several messages (see local_messages()): the
+     * call is recorded once per message, with everything else the same.
+     * Only the first such argument varies; later ones take their nearest
+     * binding's message. */
+    gx_arg alts[LOCAL_MAX_ALTS];
+    uint32_t nalts = 0;
+    int32_t alt_at = -1;
     for (uint32_t i = 0; i < n; i++) {
         gx_arg *m = &meta[i];
         bool is_msg = false, is_level = false;
@@ -1255,8 +1672,27 @@ static void record_call(px *x, TSNode call, const char *callee, const emit_plan 
             if (!is_msg && !is_level)
                 continue;
         }
-        if (!classify_arg(x, nodes[i], m, sc, depth + 1))
+        local_msg lm[LOCAL_MAX_ALTS];
+        uint32_t nl = emit < 0 && !m->splat
+                          ? local_messages(x, unparen(nodes[i]), call, m->nafter > 0, sc, depth + 1,
+                                           lm, alt_at < 0 ? LOCAL_MAX_ALTS : 1)
+                          : 0;
+        if (nl) {
+            gx_arg plain = *m;
+            for (uint32_t k = 0; k < nl; k++) {
+                gx_arg *o = k ? &alts[k] : m;
+                *o = plain;
+                o->tmpl = lm[k].tmpl;
+                o->style = lm[k].style;
+                o->flags |= lm[k].flags;
+            }
+            if (nl > 1) {
+                alt_at = (int32_t)(x->f->args.n - first);
+                nalts = nl;
+            }
+        } else if (!classify_arg(x, nodes[i], m, sc, depth + 1)) {
             continue;
+        }
         if (emit >= 0) {
             if (is_msg && !m->fwd)
                 continue;
@@ -1276,6 +1712,15 @@ static void record_call(px *x, TSNode call, const char *callee, const emit_plan 
     }
     rc.nargs = (uint32_t)(x->f->args.n - first);
     core_vec_push(&x->f->calls, rc);
+    for (uint32_t k = 1; k < nalts; k++) {
+        gx_call alt = rc;
+        alt.arg0 = (uint32_t)x->f->args.n;
+        for (uint32_t i = 0; i < rc.nargs; i++) {
+            gx_arg a = (int32_t)i == alt_at ? alts[k] : x->f->args.v[rc.arg0 + i];
+            core_vec_push(&x->f->args, a);
+        }
+        core_vec_push(&x->f->calls, alt);
+    }
 }
 
 static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
@@ -1601,6 +2046,21 @@ static void do_assign(px *x, TSNode n, const py_scope *sc, int depth)
         else
             walk(x, right, sc, depth + 1);
     }
+    /* After the right side, which still sees the old value. */
+    if (sc->in_function && !is_null(right)) {
+        /* a = b = value: the value of the last one. */
+        TSNode v = unparen(right);
+        for (int i = 0; i < 64 && ty(v) == N_ASSIGNMENT && !is_null(fieldn(v, F.right)); i++)
+            v = unparen(fieldn(v, F.right));
+        if (lt == N_IDENTIFIER)
+            local_assign(x, left, v, n);
+        else if (lt == N_PATTERN_LIST || lt == N_TUPLE_PATTERN || lt == N_LIST_PATTERN)
+            for (uint32_t i = 0, nc = ts_node_named_child_count(left); i < nc && i < 64; i++) {
+                TSNode t = ts_node_named_child(left, i);
+                if (ty(t) == N_IDENTIFIER)
+                    add_local(x, t, LOC_OTHER, gx_null(), ts_node_start_byte(n), gx_null());
+            }
+    }
 }
 
 /* ---- definitions ---- */
@@ -1861,6 +2321,9 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
         }
     }
     inner.params = collect_params(x, params, method && !(flags & GRAPH_SF_STATIC), &inner.nparams);
+    /* Its locals start empty and end with it: an outer function's are not
+     * looked at, and its own do not leak out. */
+    inner.locals_base = (uint32_t)x->locals.n;
     walk_decorators(x, decs, ndecs, &inner, depth);
     if (!is_null(params))
         do_params(x, params, &inner, depth + 1);
@@ -1871,6 +2334,7 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
     }
     if (!is_null(body))
         walk(x, body, &inner, depth + 1);
+    x->locals.n = inner.locals_base;
 }
 
 static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t ndecs,
@@ -1998,6 +2462,51 @@ static void walk(px *x, TSNode n, const py_scope *sc, int depth)
             add_ref(x, GX_REF_WRITE, path_of(x, left, sc, 0), sc->sym, left);
         if (!is_null(right))
             walk(x, right, sc, depth + 1);
+        if (sc->in_function && !is_null(left) && ty(left) == N_IDENTIFIER) {
+            /* msg += "...": appended to what msg held; other operators
+             * make something unknown. */
+            TSNode op = fieldn(n, F.operator_);
+            bool plus = !is_null(op) && ty(op) == A_PLUS_EQ && !is_null(right);
+            add_local(x, left, plus ? LOC_AUG : LOC_OTHER, plus ? unparen(right) : gx_null(),
+                      ts_node_start_byte(n), gx_null());
+        }
+        return;
+    }
+    case N_IF_STATEMENT: {
+        /* Bindings note the arm they are made in (see local_paths()); an
+         * elif's condition counts as in its arm. */
+        TSTreeCursor *c = gx_cursor(&x->cur, depth, n);
+        if (!ts_tree_cursor_goto_first_child(c))
+            return;
+        uint32_t at = ts_node_start_byte(n), arm = 0;
+        do {
+            TSNode ch = ts_tree_cursor_current_node(c);
+            if (ts_node_child_count(ch) == 0)
+                continue;
+            unsigned t = ty(ch);
+            bool in_arm = t == N_BLOCK || t == N_ELIF_CLAUSE || t == N_ELSE_CLAUSE;
+            if (in_arm) {
+                if (x->nbr < LOCAL_MAX_NEST) {
+                    x->br_stmt[x->nbr] = at;
+                    x->br_arm[x->nbr] = (uint8_t)(arm < 255 ? arm : 255);
+                }
+                x->nbr++;
+                arm++;
+            }
+            walk(x, ch, sc, depth + 1);
+            if (in_arm)
+                x->nbr--;
+        } while (ts_tree_cursor_goto_next_sibling(c));
+        return;
+    }
+    case N_BLOCK: {
+        /* Bindings note the block they are made in (see local_paths()). */
+        uint32_t bs = x->blk_start, be = x->blk_end;
+        x->blk_start = ts_node_start_byte(n);
+        x->blk_end = ts_node_end_byte(n);
+        walk_children(x, n, sc, depth);
+        x->blk_start = bs;
+        x->blk_end = be;
         return;
     }
     case N_ATTRIBUTE: {
@@ -2033,6 +2542,11 @@ static void walk(px *x, TSNode n, const py_scope *sc, int depth)
         return;
     }
     case N_FOR_STATEMENT:
+        bind_targets(x, fieldn(n, F.left), sc, 0);
+        if (sc->in_function)
+            local_loop(x, n);
+        walk_children(x, n, sc, depth);
+        return;
     case N_FOR_IN_CLAUSE:
         bind_targets(x, fieldn(n, F.left), sc, 0);
         walk_children(x, n, sc, depth);
@@ -2164,6 +2678,7 @@ void graph__extract_python(const char *src, size_t n, gx_file *f)
     px *x = core_xcalloc(1, sizeof *x);
     x->f = f;
     x->src = src;
+    x->blk_end = UINT32_MAX;
     py_scope sc = {.sym = -1, .cls = -1};
     graph__count_errors(root, f);
     prescan(x, root, &sc, 0);
@@ -2173,6 +2688,7 @@ void graph__extract_python(const char *src, size_t n, gx_file *f)
     graph__tmpl_free(&x->tmpl);
     core_vec_free(&x->loggers);
     core_vec_free(&x->aliases);
+    core_vec_free(&x->locals);
     free(x);
     graph__parse_free(parser, tree);
 }

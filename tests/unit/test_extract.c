@@ -7,7 +7,8 @@
  *
  * Then the emit sites of logging wrappers, on the small repository in
  * tests/fixtures/extract/wrappers (indexed: wrappers are found across
- * files), and the template builder's truncation mark.
+ * files), messages built in local variables before the logging call
+ * (pkg/locals.py there), and the template builder's truncation mark.
  */
 #include "graph_int.h"
 #include "unit.h"
@@ -295,6 +296,147 @@ TEST(wrapper_sites_match_and_nothing_matches_everything)
     graph_close(g);
 }
 
+/* ---- messages built in local variables (pkg/locals.py) ---- */
+
+/* The emit sites of symbol qualname at line, at most cap; their number. */
+static uint32_t emits_at(const graph *g, const char *qualname, uint32_t line, graph_emit *out,
+                         uint32_t cap)
+{
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), found = 0;
+    graph_emit x;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_get_emit(g, first + i, &x);
+        if (x.line == line && found < cap)
+            out[found++] = x;
+        else if (x.line == line)
+            found++;
+    }
+    return found;
+}
+
+/* The site among e[0 .. n) with template tmpl; fails if there is none. */
+static graph_emit with_template(const graph_emit *e, uint32_t n, const char *tmpl)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(e[i].tmpl, tmpl) == 0)
+            return e[i];
+    unit_fail(__FILE__, __LINE__, "no emit site with template \"%s\"", tmpl);
+}
+
+TEST(local_message_each_way_of_building_it)
+{
+    graph *g = open_wrappers();
+    /* Passed to a wrapper: the message's template, as if written inline. */
+    graph_emit e = emit_at(g, "pkg.locals.Session.percent", 19);
+    CHECK_WRAPPED(e, "login failed for %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO, "pkg.locals");
+    CHECK_STR(e.method, "_log");
+    e = emit_at(g, "pkg.locals.Session.brace", 23);
+    CHECK_WRAPPED(e, "Authentication (%s) failed.", GRAPH_STYLE_BRACE, GRAPH_LEVEL_INFO,
+                  "pkg.locals");
+    e = emit_at(g, "pkg.locals.Session.fstring", 27);
+    CHECK_WRAPPED(e, "rekeyed after %s packets", GRAPH_STYLE_FSTRING, GRAPH_LEVEL_DEBUG,
+                  "pkg.locals");
+    /* A + chain, a `name = name + ...` and a conditional expression. */
+    e = emit_at(g, "pkg.locals.Session.grown", 94);
+    CHECK_STR(e.tmpl, "user %s logged in");
+    CHECK_INT(e.style, GRAPH_STYLE_CONCAT);
+    graph_emit es[8];
+    CHECK_INT(emits_at(g, "pkg.locals.Session.conditional", 89, es, 8), 2);
+    CHECK_INT(with_template(es, 2, "fast path").style, GRAPH_STYLE_PLAIN);
+    CHECK_INT(with_template(es, 2, "slow path for %s").style, GRAPH_STYLE_PERCENT);
+    /* Passed to the logger itself: a site of its own. */
+    e = emit_at(g, "pkg.locals.Session.concat", 31);
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    CHECK_INT(e.flags & GRAPH_EF_WRAPPER, 0);
+    CHECK_STR(e.tmpl, "connected to %s at last");
+    CHECK_INT(e.style, GRAPH_STYLE_CONCAT);
+    CHECK_INT(e.level, GRAPH_LEVEL_INFO);
+    CHECK_STR(e.logger, "pkg.locals");
+    /* With logging's arguments, the directives of a plain literal are
+     * holes. */
+    e = emit_at(g, "pkg.locals.Session.direct", 35);
+    CHECK_STR(e.tmpl, "cannot read %s");
+    CHECK_INT(e.style, GRAPH_STYLE_PERCENT);
+    CHECK_INT(e.nargs, 1);
+    graph_close(g);
+}
+
+TEST(local_message_several_bindings)
+{
+    graph *g = open_wrappers();
+    graph_emit e[8];
+    /* if/else: one site per message, for the wrapper and the logger. */
+    for (uint32_t line = 42; line <= 43; line++) {
+        CHECK_INT(emits_at(g, "pkg.locals.Session.branches", line, e, 8), 2);
+        CHECK_INT(with_template(e, 2, "channel open").style, GRAPH_STYLE_PLAIN);
+        CHECK_INT(with_template(e, 2, "channel refused: %s").style, GRAPH_STYLE_BRACE);
+    }
+    /* A binding on every path hides the ones before it. */
+    CHECK_STR(emit_at(g, "pkg.locals.Session.reassigned", 48).tmpl, "second guess %s");
+    /* += in an if: with and without it. */
+    CHECK_INT(emits_at(g, "pkg.locals.Session.appended", 54, e, 8), 2);
+    CHECK_INT(with_template(e, 2, "kex engine %s chosen").style, GRAPH_STYLE_BRACE);
+    CHECK_INT(with_template(e, 2, "kex engine %s chosen, falling back to sha1").style,
+              GRAPH_STYLE_CONCAT);
+    /* += in both arms of an if: never both. */
+    uint32_t n = emits_at(g, "pkg.locals.Session.either", 62, e, 8);
+    CHECK(n >= 2 && n <= 3);
+    with_template(e, n, "%s: same");
+    with_template(e, n, "%s: local=%s, remote=%s");
+    for (uint32_t i = 0; i < n; i++)
+        CHECK(!(strstr(e[i].tmpl, "same") && strstr(e[i].tmpl, "local=")));
+    /* for msg in (...): each value. */
+    CHECK_INT(emits_at(g, "pkg.locals.Session.loop", 72, e, 8), 2);
+    CHECK_INT(with_template(e, 2, "type %s not permitted").flags & GRAPH_EF_WRAPPER,
+              GRAPH_EF_WRAPPER);
+    with_template(e, 2, "allowed: %s");
+    graph_close(g);
+}
+
+TEST(local_message_not_followed)
+{
+    graph *g = open_wrappers();
+    graph_emit e[8];
+    /* The nearest binding is a call's result: no template, even though a
+     * string was bound before it. The logger's site stays a reference. */
+    CHECK_INT(emits_at(g, "pkg.locals.Session.from_a_call", 67, e, 8), 0);
+    CHECK_INT(emits_at(g, "pkg.locals.Session.from_a_call", 68, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "");
+    CHECK_INT(e[0].style, GRAPH_STYLE_REF);
+    /* A nested def's locals are its own, and do not leak out. */
+    CHECK_STR(emit_at(g, "pkg.locals.Session.nested.inner", 77).tmpl, "only inside %s");
+    CHECK_INT(emits_at(g, "pkg.locals.Session.nested", 79, e, 8), 0);
+    /* Bound after the call. */
+    CHECK_INT(emits_at(g, "pkg.locals.Session.later", 83, e, 8), 0);
+    /* A local that only names a constant: the mapping's constant strategy
+     * follows the constant's readers, as it did before. */
+    CHECK_INT(emits_at(g, "pkg.locals.Session.named_constant", 98, e, 8), 0);
+    graph_close(g);
+}
+
+TEST(local_message_matches)
+{
+    graph *g = open_wrappers();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[8];
+    graph_emit em;
+    const char *msg = "Authentication (password) failed.";
+    graph_match r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.locals", "INFO", e, 8);
+    CHECK_INT(r.nemits, 1);
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.symbol, unit_sym(g, "pkg.locals.Session.brace"));
+    msg = "kex engine curve25519 chosen, falling back to sha1";
+    r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.locals", "DEBUG", e, 8);
+    CHECK(r.nemits >= 1);
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.symbol, unit_sym(g, "pkg.locals.Session.appended"));
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
 /* ---- the template builder's truncation mark ---- */
 
 static void extract_str(const char *src, gx_file *f)
@@ -366,6 +508,43 @@ TEST(long_brace_constant_is_kept_truncated)
     e = emit_on_line(&f, 2);
     CHECK_STR(e->tmpl, "ok %s");
     CHECK_INT(e->flags & GRAPH_EF_TRUNCATED, 0);
+    graph__file_free(&f);
+    core_buf_free(&src);
+}
+
+/* ---- bounds of the local-message lookup ---- */
+
+TEST(local_message_bounds)
+{
+    /* Twelve arms, each binding msg: at most LOCAL_MAX_ALTS (8) sites,
+     * the nearest bindings first. */
+    core_buf src = {0};
+    core_buf_puts(&src, "import logging\nlogger = logging.getLogger(__name__)\ndef f(k):\n");
+    for (int i = 0; i < 12; i++)
+        core_buf_printf(&src, "    %s k == %d:\n        msg = \"arm %d of %%s\" %% k\n",
+                        i ? "elif" : "if", i, i);
+    core_buf_puts(&src, "    logger.info(msg)\n");
+    /* A message with no text of its own gives nothing (it would match
+     * anything): the site keeps the name. */
+    core_buf_puts(&src, "def g(x):\n    msg = \"\"\n    msg += str(x)\n    logger.info(msg)\n");
+    gx_file f;
+    extract_str(src.data, &f);
+    uint32_t n = 0;
+    bool last = false;
+    for (size_t i = 0; i < f.emits.n; i++) {
+        const gx_emit *e = &f.emits.v[i];
+        if (e->line != 28)
+            continue;
+        n++;
+        last |= e->tmpl && strcmp(e->tmpl, "arm 11 of %s") == 0;
+        CHECK(!e->tmpl || strcmp(e->tmpl, "arm 0 of %s") != 0);
+    }
+    CHECK_INT(n, 8);
+    CHECK(last);
+    const gx_emit *e = emit_on_line(&f, 32);
+    CHECK(!e->tmpl);
+    CHECK_INT(e->style, GRAPH_STYLE_REF);
+    CHECK_STR(e->ref, "msg");
     graph__file_free(&f);
     core_buf_free(&src);
 }
