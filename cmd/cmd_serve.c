@@ -908,10 +908,16 @@ static void ranked_fill(srv *s, uint32_t n)
             ppr_mapper_activity(s->m, s->pred[i].activity, &pa);
             act = pa.text;
         }
+        const char *near = NULL;
+        if (s->pred[i].near != UINT32_MAX) {
+            graph_symbol ns;
+            graph_get_symbol(s->g, s->pred[i].near, &ns);
+            near = ns.qualname;
+        }
         s->ranked[i] = (sink_ranked){sym.qualname, graph_sym_kind_name(sym.kind),
                                      sym.file,     sym.start_line,
                                      sym.end_line, s->pred[i].score,
-                                     act};
+                                     act,          near};
     }
 }
 

@@ -10,6 +10,7 @@
  *                 6 ranked (RankedSymbol, repeated)  7 latency_us (uint64)
  *   RankedSymbol: 1 symbol  2 kind  3 file (strings)  4 start_line
  *                 5 end_line (uint32)  6 score (double)  7 activity (string)
+ *                 8 near (string)
  */
 #include "sink.h"
 
@@ -31,7 +32,7 @@ typedef struct ranked_v {
     pstr symbol, kind, file;
     uint32_t start_line, end_line;
     double score;
-    pstr activity;
+    pstr activity, near;
 } ranked_v;
 
 typedef struct pred_v {
@@ -50,8 +51,8 @@ static pstr cstr(const char *s)
 
 static ranked_v ranked_from(const sink_ranked *r)
 {
-    return (ranked_v){cstr(r->symbol), cstr(r->kind), cstr(r->file),    r->start_line,
-                      r->end_line,     r->score,      cstr(r->activity)};
+    return (ranked_v){cstr(r->symbol), cstr(r->kind), cstr(r->file),     r->start_line,
+                      r->end_line,     r->score,      cstr(r->activity), cstr(r->near)};
 }
 
 static pred_v pred_from(const sink_prediction *p)
@@ -97,6 +98,8 @@ static void json_ranked(core_buf *out, const ranked_v *r, bool first)
     core_buf_json_double(out, r->score);
     core_buf_puts(out, ",\"activity\":");
     core_buf_json_str(out, r->activity.p, r->activity.n);
+    core_buf_puts(out, ",\"near\":");
+    core_buf_json_str(out, r->near.p, r->near.n);
     core_buf_putc(out, '}');
 }
 
@@ -253,12 +256,12 @@ static void put_ranked(core_buf *out, const sink_ranked *sr)
 {
     ranked_v r = ranked_from(sr);
     wstr sym = wstr_of(r.symbol), kind = wstr_of(r.kind), file = wstr_of(r.file),
-         act = wstr_of(r.activity);
+         act = wstr_of(r.activity), near = wstr_of(r.near);
     uint64_t bits;
     memcpy(&bits, &r.score, sizeof bits);
     /* -0.0 has bits and is kept, as protobuf does */
     size_t body = str_size(&sym) + str_size(&kind) + str_size(&file) + uint_size(r.start_line) +
-                  uint_size(r.end_line) + (bits ? 9 : 0) + str_size(&act);
+                  uint_size(r.end_line) + (bits ? 9 : 0) + str_size(&act) + str_size(&near);
     uint8_t *q = out_room(out, 1 + varint_len(body) + body);
     q = put_tag(q, 6, WT_LEN);
     q = put_varint(q, body);
@@ -270,6 +273,7 @@ static void put_ranked(core_buf *out, const sink_ranked *sr)
     if (bits)
         q = put_fixed64(q, 6, bits);
     q = put_str(q, 7, &act);
+    q = put_str(q, 8, &near);
     out_done(out, q);
 }
 
@@ -431,16 +435,18 @@ static int r_ranked(const uint8_t *b, size_t pos, size_t end, ranked_v *r, char 
         "RankedSymbol.end_line",
         "RankedSymbol.score",
         "RankedSymbol.activity",
+        "RankedSymbol.near",
     };
-    static const int wts[] = {0, WT_LEN, WT_LEN, WT_LEN, WT_VARINT, WT_VARINT, WT_I64, WT_LEN};
+    static const int wts[] = {0,         WT_LEN, WT_LEN, WT_LEN, WT_VARINT,
+                              WT_VARINT, WT_I64, WT_LEN, WT_LEN};
     memset(r, 0, sizeof *r);
-    r->symbol = r->kind = r->file = r->activity = (pstr){"", 0};
+    r->symbol = r->kind = r->file = r->activity = r->near = (pstr){"", 0};
     while (pos < end) {
         pb_field f;
         int rc = r_field(b, &pos, end, &f, why, whylen);
         if (rc)
             return rc;
-        if (f.num > 7)
+        if (f.num > 8)
             continue; /* unknown: skipped */
         rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
         if (rc)
@@ -466,6 +472,9 @@ static int r_ranked(const uint8_t *b, size_t pos, size_t end, ranked_v *r, char 
             break;
         case 7:
             r->activity = field_str(b, &f);
+            break;
+        case 8:
+            r->near = field_str(b, &f);
             break;
         }
     }

@@ -52,6 +52,9 @@ typedef struct sink_ranked {
     uint32_t start_line, end_line;    /* 1-based, inclusive */
     double score;                     /* not finite: null in JSON */
     const char *activity;             /* predicted next activity; may be NULL */
+    /* a symbol that fills a list the model left short: the ranked symbol
+     * it is near in the code graph; NULL otherwise */
+    const char *near;
 } sink_ranked;
 
 typedef struct sink_prediction {
@@ -77,7 +80,7 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out);
  * Appends p as one JSON object, no newline:
  * {"case_id","seq","activity","time_unix_nano","model_version",
  *  "ranked":[{"symbol","kind","file","start_line","end_line","score",
- *  "activity"}...],"latency_us"}. Every key is always present; integers
+ *  "activity","near"}...],"latency_us"}. Every key is always present; integers
  * (time_unix_nano too) are JSON numbers, scores the shortest form that
  * reads back the same.
  */

@@ -36,9 +36,13 @@ def main():
             for i, r in enumerate(p["ranked"][:3]):
                 hit = nxt and r["file"].endswith(nxt["code.filepath"]) and \
                     r["start_line"] <= int(nxt["code.lineno"]) <= r["end_line"]
-                print("    %d. %-46s %s:%d-%d  expects %r%s" % (
+                # A symbol that fills the list names the ranked one it is
+                # near in the code graph instead of an activity.
+                why = ("expects %r" % r["activity"][:40] if r.get("activity")
+                       else "near %s" % r["near"].rsplit(".", 1)[-1] if r.get("near") else "")
+                print("    %d. %-46s %s:%d-%d  %s%s" % (
                     i + 1, r["symbol"] if len(r["symbol"]) <= 46 else "..." + r["symbol"][-43:], r["file"], r["start_line"], r["end_line"],
-                    (r.get("activity") or "")[:40], "   <- next event" if hit else ""))
+                    why, "   <- next event" if hit else ""))
             if nxt:
                 print("     next: %r from %s:%s" % (nxt["activity"][:60], nxt["code.filepath"],
                                                  nxt["code.lineno"]))

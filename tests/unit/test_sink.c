@@ -17,11 +17,14 @@
 
 /* Three ranked items and every awkward string: quotes, backslashes,
  * control characters, non-ASCII, bytes that are not UTF-8, an embedded
- * NUL in the case id, an empty and a NULL activity. */
-static const sink_ranked awkward_ranked[3] = {
-    {"shop.cart.Cart.add", "method", "shop/cart.py", 10, 42, 0.5, ""},
-    {"bad\xff\xfe utf8 \xc3(", "function", "src/a b/\"q\".ts", 1, 1, 1.0 / 3, NULL},
-    {"emoji \xf0\x9f\x98\x80 tab\t", "", NULL, 0, 0, 0.0, "next \\ step\r"},
+ * NUL in the case id, an empty and a NULL activity; the last one fills the
+ * list (near, with a byte that is not UTF-8). */
+static const sink_ranked awkward_ranked[4] = {
+    {"shop.cart.Cart.add", "method", "shop/cart.py", 10, 42, 0.5, "", NULL},
+    {"bad\xff\xfe utf8 \xc3(", "function", "src/a b/\"q\".ts", 1, 1, 1.0 / 3, NULL, NULL},
+    {"emoji \xf0\x9f\x98\x80 tab\t", "", NULL, 0, 0, 0.0, "next \\ step\r", NULL},
+    {"shop.cart.Cart.clear", "method", "shop/cart.py", 44, 50, 0.25, NULL,
+     "shop.cart.Cart.add \xff"},
 };
 
 static sink_prediction awkward(void)
@@ -34,7 +37,7 @@ static sink_prediction awkward(void)
         .time_unix_nano = 1700000000123456789,
         .model_version = "m-2024.1",
         .ranked = awkward_ranked,
-        .nranked = 3,
+        .nranked = 4,
         .latency_us = 1234,
     };
 }
@@ -44,12 +47,15 @@ static const char awkward_json[] =
     "\"activity\":\"Zahlung fehlgeschlagen: \xe2\x9c\x93 \xc3\xb6\\nzweite Zeile\","
     "\"time_unix_nano\":1700000000123456789,\"model_version\":\"m-2024.1\",\"ranked\":["
     "{\"symbol\":\"shop.cart.Cart.add\",\"kind\":\"method\",\"file\":\"shop/cart.py\","
-    "\"start_line\":10,\"end_line\":42,\"score\":0.5,\"activity\":\"\"},"
+    "\"start_line\":10,\"end_line\":42,\"score\":0.5,\"activity\":\"\",\"near\":\"\"},"
     "{\"symbol\":\"bad\xef\xbf\xbd\xef\xbf\xbd utf8 \xef\xbf\xbd(\",\"kind\":\"function\","
     "\"file\":\"src/a b/\\\"q\\\".ts\",\"start_line\":1,\"end_line\":1,"
-    "\"score\":0.3333333333333333,\"activity\":\"\"},"
+    "\"score\":0.3333333333333333,\"activity\":\"\",\"near\":\"\"},"
     "{\"symbol\":\"emoji \xf0\x9f\x98\x80 tab\\t\",\"kind\":\"\",\"file\":\"\","
-    "\"start_line\":0,\"end_line\":0,\"score\":0,\"activity\":\"next \\\\ step\\r\"}],"
+    "\"start_line\":0,\"end_line\":0,\"score\":0,\"activity\":\"next \\\\ step\\r\",\"near\":\"\"},"
+    "{\"symbol\":\"shop.cart.Cart.clear\",\"kind\":\"method\",\"file\":\"shop/cart.py\","
+    "\"start_line\":44,\"end_line\":50,\"score\":0.25,\"activity\":\"\","
+    "\"near\":\"shop.cart.Cart.add \xef\xbf\xbd\"}],"
     "\"latency_us\":1234}";
 
 static void check_json_equal(const char *got, const char *want)
@@ -76,7 +82,7 @@ static size_t why_offset(const char *why)
 
 TEST(pb_bytes_by_hand)
 {
-    static const sink_ranked r = {"s", NULL, NULL, 10, 0, 0.5, NULL};
+    static const sink_ranked r = {"s", NULL, NULL, 10, 0, 0.5, NULL, NULL};
     sink_prediction p = {
         .case_id = "c1",
         .case_len = 2,
@@ -352,8 +358,8 @@ TEST(pb_long_ranked_items_agree_with_protobuf_c)
         char *sym = malloc(sizes[i] + 1);
         memset(sym, 'x', sizes[i]);
         sym[sizes[i]] = 0;
-        sink_ranked r[2] = {{sym, "method", "a/b.py", 1, 2, 0.25, "act"},
-                            {"short", "function", "c.ts", 3, 4, 0.125, NULL}};
+        sink_ranked r[2] = {{sym, "method", "a/b.py", 1, 2, 0.25, "act", NULL},
+                            {"short", "function", "c.ts", 3, 4, 0.125, NULL, "s"}};
         sink_prediction p = {.case_id = "case-1",
                              .case_len = 6,
                              .seq = 3,
@@ -395,7 +401,7 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_INT(m->time_unix_nano, 1700000000123456789);
     CHECK_STR(m->model_version, "m-2024.1");
     CHECK_INT(m->latency_us, 1234);
-    CHECK_INT(m->n_ranked, 3);
+    CHECK_INT(m->n_ranked, 4);
     CHECK_STR(m->ranked[0]->symbol, "shop.cart.Cart.add");
     CHECK_STR(m->ranked[0]->kind, "method");
     CHECK_STR(m->ranked[0]->file, "shop/cart.py");
@@ -410,6 +416,9 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_STR(m->ranked[2]->symbol, "emoji \xf0\x9f\x98\x80 tab\t");
     CHECK_STR(m->ranked[2]->kind, "");
     CHECK_STR(m->ranked[2]->activity, "next \\ step\r");
+    CHECK_STR(m->ranked[2]->near, "");
+    CHECK_STR(m->ranked[3]->activity, "");
+    CHECK_STR(m->ranked[3]->near, "shop.cart.Cart.add \xef\xbf\xbd");
 
     pmrag__v1__prediction__free_unpacked(m, NULL);
 
@@ -554,8 +563,8 @@ TEST(kafka_mock_cluster_order_and_partitions)
 
     uint64_t t0 = core_now_ns();
     core_buf val = {0};
-    static const sink_ranked r[2] = {{"a.f", "function", "a.py", 1, 9, 0.75, "next"},
-                                     {"b.g", "method", "b.py", 3, 4, 0.25, NULL}};
+    static const sink_ranked r[2] = {{"a.f", "function", "a.py", 1, 9, 0.75, "next", NULL},
+                                     {"b.g", "method", "b.py", 3, 4, 0.25, NULL, "a.f"}};
     for (int i = 0; i < NMSGS; i++) {
         char key[32];
         int klen = snprintf(key, sizeof key, "case-%03d", i % NCASES);
