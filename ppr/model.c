@@ -63,13 +63,17 @@ struct ppr_model_work {
     uint64_t *arena;
     uint64_t ring;       /* words written to the arena, a ring, since it began */
     uint64_t warm_calls; /* the memo starts after MEMO_AFTER of them */
-    /* fill_ranks' scratch (allocated on first use): a weight per symbol
-     * (-1: already ranked), the symbols it set, the current hop. */
-    float *fill_acc;
-    uint32_t *fill_from;         /* the ranked symbol a node was first reached from */
-    float *fill_hopm;            /* the mass a node got in the current hop */
-    uint32_t fill_S;             /* the symbols they were made for */
-    struct fill_memo *fill_memo; /* FILL_MEMO_SLOTS, direct-mapped */
+    /* fill_ranks' scratch and the neighbourhoods made so far (allocated
+     * on first use, for the model fill_md): a weight per symbol (-1: a
+     * ranked one), the mass a node got in the current hop, the ranked
+     * symbol that gave a candidate the most, where a symbol's
+     * neighbourhood starts in fill_nbs (UINT32_MAX: not made yet) and its
+     * length; the symbols a spread reached. */
+    const ppr_model *fill_md;
+    float *fill_acc, *fill_hopm;
+    uint32_t *fill_from, *fill_nb_off;
+    uint8_t *fill_nb_n;
+    core_vec(ppr_entry) fill_nbs;
     core_vec(uint32_t) fill_set;
     core_vec(ppr_entry) fill_hop[2]; /* this hop's nodes, the next hop's */
 };
@@ -629,7 +633,9 @@ void ppr_model_work_free(ppr_model_work *w)
     free(w->fill_acc);
     free(w->fill_from);
     free(w->fill_hopm);
-    free(w->fill_memo);
+    free(w->fill_nb_off);
+    free(w->fill_nb_n);
+    core_vec_free(&w->fill_nbs);
     core_vec_free(&w->fill_set);
     core_vec_free(&w->fill_hop[0]);
     core_vec_free(&w->fill_hop[1]);
@@ -779,19 +785,25 @@ static inline bool score_before(const ppr_entry *a, const ppr_entry *b)
  * code edges do not change the top ranks) nothing else gets any: a top-10
  * of one or two symbols. The free places go to the rankable symbols
  * nearest the ranked ones in the code graph (callers, callees, methods of
- * the same class), by a short spread from them: each ranked symbol starts
- * with its score relative to the first, and each hop passes half of what
- * a node got to its neighbours in proportion to the type-weighted code
- * edges (as the joint graph weighs them). Filled symbols rank after every
- * walked one, in the spread's order, with scores below the last walked
- * score, no activity and the ranked symbol they were reached from (near):
- * they are near the prediction, not predicted. The
- * walk's own ranks never change, so top-1 and every hit the walk makes stay
- * the same; only misses can become hits further down.
+ * the same class).
+ *
+ * A symbol's neighbourhood comes from a short spread from it: it starts
+ * with 1, and each of FILL_HOPS hops passes half of what a node got to its
+ * neighbours in proportion to the type-weighted code edges (as the joint
+ * graph weighs them); its FILL_NB best rankable symbols are kept, made
+ * once per work and symbol (the first ranking that needs them), so that a
+ * fill costs a merge: each ranked symbol's neighbours weighed by 1/rank,
+ * the ranked ones left out. Filled symbols rank after every walked one,
+ * with scores below the last walked score, no activity and the ranked
+ * symbol that gave them the most (near): they are near the prediction,
+ * not predicted. The walk's own ranks never change, so top-1 and every
+ * hit the walk makes stay the same; only misses can become hits further
+ * down.
  */
 #define FILL_HOPS 3
+#define FILL_NB 16u
 #define FILL_MAX_VISITED 4096u
-#define FILL_MAX_EDGES 16384u /* edges looked at per fill: a bound per event */
+#define FILL_MAX_EDGES 16384u /* edges looked at per spread */
 
 /* Spreads x's share r of this hop to its neighbours (their mass for the
  * next hop, once each in its list); false once the edge budget is spent. */
@@ -824,7 +836,6 @@ static bool fill_spread(const ppr_model *md, ppr_model_work *w, uint32_t x, doub
             if (w->fill_set.n >= FILL_MAX_VISITED)
                 continue;
             core_vec_push(&w->fill_set, u);
-            w->fill_from[u] = w->fill_from[x];
         }
         w->fill_acc[u] += (float)(wt * f);
         if (w->fill_hopm[u] == 0)
@@ -834,27 +845,62 @@ static bool fill_spread(const ppr_model *md, ppr_model_work *w, uint32_t x, doub
     return true;
 }
 
-/*
- * The fill depends only on the walked symbols in order (each starts with
- * 1/rank), and the same lists come back event after event: a work keeps
- * recent fills, direct-mapped by a hash of the list, for lists of at most
- * FILL_MEMO_H symbols and k of at most FILL_MEMO_K.
- */
-#define FILL_MEMO_SLOTS 4096u
-#define FILL_MEMO_H 8u
-#define FILL_MEMO_K 16u
-
-typedef struct fill_memo {
-    uint64_t hash; /* 0: empty */
-    uint32_t walked[FILL_MEMO_H];
-    uint8_t h, k, n; /* walked, asked for, filled */
-    uint32_t sym[FILL_MEMO_K], near[FILL_MEMO_K];
-    float rel[FILL_MEMO_K]; /* score relative to the best filled one */
-} fill_memo;
-
-static void fill_out(ppr_pred *out, uint32_t h, uint32_t i, uint32_t sym, uint32_t near, float rel)
+/* Inserts c into the sorted top[0..*n) of at most cap entries. */
+static void top_offer(ppr_entry *top, uint32_t *n, uint32_t cap, ppr_entry c)
 {
-    out[h + i] = (ppr_pred){sym, out[h - 1].score * 0.5f * rel, UINT32_MAX, near};
+    if (*n == cap && !score_before(&c, &top[*n - 1]))
+        return;
+    uint32_t j = *n < cap ? (*n)++ : *n - 1;
+    for (; j > 0 && score_before(&c, &top[j - 1]); j--)
+        top[j] = top[j - 1];
+    top[j] = c;
+}
+
+/* x's neighbourhood (FILL_NB entries at most, best first): made by a
+ * spread from x the first time. */
+static const ppr_entry *fill_nb(const ppr_model *md, ppr_model_work *w, uint32_t x, uint32_t *n)
+{
+    if (w->fill_nb_off[x] == UINT32_MAX) {
+        w->fill_set.n = 0;
+        w->fill_hop[0].n = 0;
+        w->fill_acc[x] = -1;
+        core_vec_push(&w->fill_hop[0], ((ppr_entry){x, 1.0f}));
+        uint32_t budget = FILL_MAX_EDGES;
+        for (int hop = 0; hop < FILL_HOPS && w->fill_hop[0].n; hop++) {
+            w->fill_hop[1].n = 0;
+            for (size_t i = 0; i < w->fill_hop[0].n; i++)
+                if (!fill_spread(md, w, w->fill_hop[0].v[i].node, w->fill_hop[0].v[i].score,
+                                 &budget))
+                    break;
+            for (size_t i = 0; i < w->fill_hop[1].n; i++) {
+                ppr_entry *e = &w->fill_hop[1].v[i];
+                e->score = w->fill_hopm[e->node];
+                w->fill_hopm[e->node] = 0;
+            }
+            /* the next hop becomes this one (the arrays swap owners) */
+            ppr_entry *v = w->fill_hop[0].v;
+            size_t cap = w->fill_hop[0].cap;
+            w->fill_hop[0] = w->fill_hop[1];
+            w->fill_hop[1].v = v;
+            w->fill_hop[1].cap = cap;
+            w->fill_hop[1].n = 0;
+        }
+        ppr_entry top[FILL_NB];
+        uint32_t nt = 0;
+        for (size_t i = 0; i < w->fill_set.n; i++) {
+            uint32_t u = w->fill_set.v[i];
+            if (w->fill_acc[u] > 0 && md->rankable[u])
+                top_offer(top, &nt, FILL_NB, (ppr_entry){u, w->fill_acc[u]});
+            w->fill_acc[u] = 0;
+        }
+        w->fill_acc[x] = 0;
+        w->fill_nb_off[x] = (uint32_t)w->fill_nbs.n;
+        w->fill_nb_n[x] = (uint8_t)nt;
+        for (uint32_t i = 0; i < nt; i++)
+            core_vec_push(&w->fill_nbs, top[i]);
+    }
+    *n = w->fill_nb_n[x];
+    return w->fill_nbs.v + w->fill_nb_off[x];
 }
 
 static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, uint32_t k,
@@ -862,104 +908,67 @@ static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, u
 {
     if (h == 0 || !(out[0].score > 0))
         return h;
-    fill_memo *fm = NULL;
-    uint64_t hash = 0;
-    /* (A work made for another model keeps nothing.) */
-    if (h <= FILL_MEMO_H && k <= FILL_MEMO_K && w->md == md) {
-        uint32_t key[FILL_MEMO_H + 1];
-        key[0] = k;
-        for (uint32_t i = 0; i < h; i++)
-            key[i + 1] = out[i].symbol;
-        hash = core_hash64(key, (h + 1) * sizeof *key, 0x66696c6cull) | 1;
-        if (!w->fill_memo)
-            w->fill_memo = core_xcalloc(FILL_MEMO_SLOTS, sizeof *w->fill_memo);
-        fm = &w->fill_memo[hash & (FILL_MEMO_SLOTS - 1)];
-        bool hit = fm->hash == hash && fm->h == h && fm->k == k;
-        for (uint32_t i = 0; hit && i < h; i++)
-            hit = fm->walked[i] == out[i].symbol;
-        if (hit) {
-            for (uint32_t i = 0; i < fm->n; i++)
-                fill_out(out, h, i, fm->sym[i], fm->near[i], fm->rel[i]);
-            return h + fm->n;
-        }
-    }
-    if (w->fill_acc && w->fill_S != md->S) {
+    if (w->fill_acc && (w->fill_md != md)) {
+        /* made for another model: its neighbourhoods may differ */
         free(w->fill_acc);
-        free(w->fill_from);
         free(w->fill_hopm);
+        free(w->fill_from);
+        free(w->fill_nb_off);
+        free(w->fill_nb_n);
+        w->fill_nbs.n = 0;
         w->fill_acc = NULL;
     }
     if (!w->fill_acc) {
-        w->fill_S = md->S;
-        w->fill_acc = core_xcalloc(md->S ? md->S : 1, sizeof *w->fill_acc);
-        w->fill_from = core_xmalloc((md->S ? md->S : 1) * sizeof *w->fill_from);
-        w->fill_hopm = core_xcalloc(md->S ? md->S : 1, sizeof *w->fill_hopm);
+        size_t S = md->S ? md->S : 1;
+        w->fill_md = md;
+        w->fill_acc = core_xcalloc(S, sizeof *w->fill_acc);
+        w->fill_hopm = core_xcalloc(S, sizeof *w->fill_hopm);
+        w->fill_from = core_xmalloc(S * sizeof *w->fill_from);
+        w->fill_nb_off = core_xmalloc(S * sizeof *w->fill_nb_off);
+        memset(w->fill_nb_off, 0xff, S * sizeof *w->fill_nb_off);
+        w->fill_nb_n = core_xcalloc(S, sizeof *w->fill_nb_n);
     }
+    /* The neighbourhoods first (making one uses the scratch the merge
+     * uses, and may move fill_nbs). */
+    uint32_t nn;
+    for (uint32_t i = 0; i < h; i++)
+        (void)fill_nb(md, w, out[i].symbol, &nn);
+    /* The merge: acc and from of the candidates, the ranked ones -1. */
     w->fill_set.n = 0;
-    w->fill_hop[0].n = 0;
-    for (uint32_t i = 0; i < h; i++) {
+    for (uint32_t i = 0; i < h; i++)
         w->fill_acc[out[i].symbol] = -1;
-        w->fill_from[out[i].symbol] = out[i].symbol;
-        core_vec_push(&w->fill_set, out[i].symbol);
-        core_vec_push(&w->fill_hop[0], ((ppr_entry){out[i].symbol, 1.0f / (float)(i + 1)}));
-    }
-    uint32_t budget = FILL_MAX_EDGES;
-    for (int hop = 0; hop < FILL_HOPS && w->fill_hop[0].n; hop++) {
-        w->fill_hop[1].n = 0;
-        for (size_t i = 0; i < w->fill_hop[0].n; i++)
-            if (!fill_spread(md, w, w->fill_hop[0].v[i].node, w->fill_hop[0].v[i].score, &budget))
-                break;
-        for (size_t i = 0; i < w->fill_hop[1].n; i++) {
-            ppr_entry *e = &w->fill_hop[1].v[i];
-            e->score = w->fill_hopm[e->node];
-            w->fill_hopm[e->node] = 0;
+    float *best = w->fill_hopm; /* (zero outside a spread) the largest share so far */
+    for (uint32_t i = 0; i < h; i++) {
+        const ppr_entry *nb = fill_nb(md, w, out[i].symbol, &nn);
+        for (uint32_t j = 0; j < nn; j++) {
+            uint32_t u = nb[j].node;
+            if (w->fill_acc[u] < 0)
+                continue;
+            float x = nb[j].score / (float)(i + 1);
+            if (w->fill_acc[u] == 0)
+                core_vec_push(&w->fill_set, u);
+            w->fill_acc[u] += x;
+            if (x > best[u]) {
+                best[u] = x;
+                w->fill_from[u] = out[i].symbol;
+            }
         }
-        /* the next hop becomes this one (the arrays swap owners) */
-        ppr_entry *v = w->fill_hop[0].v;
-        size_t cap = w->fill_hop[0].cap;
-        w->fill_hop[0] = w->fill_hop[1];
-        w->fill_hop[1].v = v;
-        w->fill_hop[1].cap = cap;
-        w->fill_hop[1].n = 0;
     }
-    /* The best of what the spread reached, after the walked ones. */
-    uint32_t n = h;
+    uint32_t n = 0;
     ppr_entry *top = w->top + h;
     for (size_t i = 0; i < w->fill_set.n; i++) {
         uint32_t u = w->fill_set.v[i];
-        float a = w->fill_acc[u];
-        if (a > 0 && md->rankable[u]) {
-            ppr_entry c = {u, a};
-            if (n == k && !score_before(&c, &top[n - h - 1]))
-                continue;
-            uint32_t j = n < k ? n++ - h : n - h - 1;
-            for (; j > 0 && score_before(&c, &top[j - 1]); j--)
-                top[j] = top[j - 1];
-            top[j] = c;
-        }
+        top_offer(top, &n, k - h, (ppr_entry){u, w->fill_acc[u]});
+        w->fill_acc[u] = 0;
+        best[u] = 0;
     }
-    for (size_t i = 0; i < w->fill_set.n; i++)
-        w->fill_acc[w->fill_set.v[i]] = 0;
-    float amax = n > h ? top[0].score : 1;
-    if (fm) {
-        fm->hash = hash;
-        fm->h = (uint8_t)h;
-        fm->k = (uint8_t)k;
-        fm->n = (uint8_t)(n - h);
-    }
-    for (uint32_t i = 0; i < n - h; i++) {
-        uint32_t u = top[i].node;
-        float rel = top[i].score / amax;
-        if (fm) {
-            fm->sym[i] = u;
-            fm->near[i] = w->fill_from[u];
-            fm->rel[i] = rel;
-        }
-        fill_out(out, h, i, u, w->fill_from[u], rel);
-    }
-    for (uint32_t i = 0; fm && i < h; i++)
-        fm->walked[i] = out[i].symbol;
-    return n;
+    for (uint32_t i = 0; i < h; i++)
+        w->fill_acc[out[i].symbol] = 0;
+    float last = out[h - 1].score, amax = n ? top[0].score : 1;
+    for (uint32_t i = 0; i < n; i++)
+        out[h + i] = (ppr_pred){top[i].node, last * 0.5f * (top[i].score / amax), UINT32_MAX,
+                                w->fill_from[top[i].node]};
+    return h + n;
 }
 
 /* The k best rankable symbols of the work's estimate, each with the
