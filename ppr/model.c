@@ -900,7 +900,7 @@ static const ppr_entry *fill_nb(const ppr_model *md, ppr_model_work *w, uint32_t
             core_vec_push(&w->fill_nbs, top[i]);
     }
     *n = w->fill_nb_n[x];
-    return w->fill_nbs.v + w->fill_nb_off[x];
+    return *n ? w->fill_nbs.v + w->fill_nb_off[x] : NULL;
 }
 
 static uint32_t fill_ranks(const ppr_model *md, ppr_model_work *w, uint32_t h, uint32_t k,

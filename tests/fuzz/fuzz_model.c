@@ -126,6 +126,10 @@ static void check_preds(const ppr_model *md, const ppr_pred *p, uint32_t n, uint
         FUZZ_CHECK(p[i].symbol < st.symbols);
         FUZZ_CHECK(isfinite(p[i].score));
         FUZZ_CHECK(p[i].activity == UINT32_MAX || p[i].activity < st.activities);
+        /* a filled symbol: no activity, near a walked one, after them all */
+        FUZZ_CHECK(p[i].near == UINT32_MAX ||
+                   (p[i].near < st.symbols && i > 0 && p[i].activity == UINT32_MAX));
+        FUZZ_CHECK(i == 0 || p[i].near != UINT32_MAX || p[i - 1].near == UINT32_MAX);
     }
 }
 
