@@ -8,7 +8,9 @@
  * Then the emit sites of logging wrappers, on the small repository in
  * tests/fixtures/extract/wrappers (indexed: wrappers are found across
  * files), messages built in local variables before the logging call
- * (pkg/locals.py there), and the template builder's truncation mark.
+ * (pkg/locals.py there), wrappers that format the caller's message into
+ * a template of their own (pkg/fmt_wrappers.py), and the template
+ * builder's truncation mark.
  */
 #include "graph_int.h"
 #include "unit.h"
@@ -432,6 +434,85 @@ TEST(local_message_matches)
     CHECK(r.nemits >= 1);
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.symbol, unit_sym(g, "pkg.locals.Session.appended"));
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+/* ---- wrappers that format the message (pkg/fmt_wrappers.py) ---- */
+
+TEST(wrapper_formats_the_message)
+{
+    graph *g = open_wrappers();
+    const char *run = "pkg.fmt_callers.run";
+    /* An f-string, a %-format and a .format with the parameter as one
+     * field: the text around it goes around the caller's message. */
+    graph_emit e = emit_at(g, run, 7);
+    CHECK_WRAPPED(e, "[%s] opened %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG, "pkg.fmt");
+    CHECK_STR(e.method, "_log");
+    CHECK_INT(e.nargs, 1);
+    e = emit_at(g, run, 8);
+    CHECK_WRAPPED(e, "[%s] disk low: %d%%", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_WARNING, "pkg.fmt");
+    e = emit_at(g, run, 9);
+    CHECK_WRAPPED(e, "%s: ready", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
+    /* Built in a local first: a + chain, an f-string. */
+    e = emit_at(g, run, 10);
+    CHECK_WRAPPED(e, "[x] started %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
+    e = emit_at(g, run, 11);
+    CHECK_WRAPPED(e, "<%s> lost %s (error)", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_ERROR, "pkg.fmt");
+    /* .format by keyword and by number; "%s" % msg adds nothing. */
+    e = emit_at(g, run, 12);
+    CHECK_WRAPPED(e, "%s says hello", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
+    e = emit_at(g, run, 13);
+    CHECK_WRAPPED(e, "%s | ping", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
+    e = emit_at(g, run, 14);
+    CHECK_WRAPPED(e, "solo %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO, "pkg.fmt");
+    /* The wrappers' own sites would match anything they log. */
+    e = emit_at(g, "pkg.fmt_wrappers.Node._log", 14);
+    CHECK_STR(e.tmpl, "");
+    CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
+    e = emit_at(g, "pkg.fmt_wrappers.Node.note", 24);
+    CHECK_STR(e.tmpl, "");
+    graph_close(g);
+}
+
+TEST(wrapper_formats_not_a_message)
+{
+    graph *g = open_wrappers();
+    graph_emit e[8];
+    /* Two parameters, {msg!r}, {msg:>10}, %d, a field used twice, a
+     * template held elsewhere, a local with two bindings, %r, and a
+     * parameter not named like a message: it is not the message. The
+     * callers have no site there, and each function keeps its own. */
+    for (uint32_t line = 15; line <= 24; line++)
+        CHECK_INT(emits_at(g, "pkg.fmt_callers.run", line, e, 8), 0);
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.two", 42).tmpl, "%s and %s");
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.quoted", 45).tmpl, "got %s");
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.spec", 48).tmpl, "got %s");
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.counted", 51).tmpl, "%d items");
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.twice", 54).tmpl, "%s / %s");
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.two_percent", 66).tmpl, "%s: %s");
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.repr_percent", 69).tmpl, "got %r");
+    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.connecting", 72).tmpl, "connecting to %s");
+    CHECK_INT(emits_at(g, "pkg.fmt_wrappers.Node.from_elsewhere", 63, e, 8), 2);
+    with_template(e, 2, "seen %s");
+    graph_close(g);
+}
+
+TEST(wrapper_formats_match)
+{
+    graph *g = open_wrappers();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[8];
+    const char *msg = "[a] opened 5";
+    graph_match r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.fmt", "DEBUG", e, 8);
+    CHECK_INT(r.nemits, 1);
+    graph_emit em;
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.symbol, unit_sym(g, "pkg.fmt_callers.run"));
+    CHECK_INT(em.line, 7);
     graph_match_work_free(w);
     graph_matcher_free(m);
     graph_close(g);
