@@ -346,6 +346,26 @@ static void act_syms(const ppr_model *md, const ppr_mapper_snap *sn, uint32_t a,
     pa->conf = sn->conf + sn->off[a];
 }
 
+/* A code edge's weight in the joint graph before code_scale: its count
+ * times its type's weight, times reverse when it is followed backwards. */
+static inline double code_weight(const ppr_model *md, const graph_edge *e, bool backwards)
+{
+    return backwards ? e->weight * md->p.weights.type[e->type] * md->p.weights.reverse
+                     : e->weight * md->p.weights.type[e->type];
+}
+
+/* The weights of a symbol's code edges both ways, summed. */
+static double code_total(const ppr_model *md, const graph_edge *out, uint32_t no,
+                         const graph_edge *in, uint32_t ni)
+{
+    double total = 0;
+    for (uint32_t i = 0; i < no; i++)
+        total += code_weight(md, &out[i], false);
+    for (uint32_t i = 0; i < ni; i++)
+        total += code_weight(md, &in[i], true);
+    return total;
+}
+
 static int build_net(ppr_model *md, const ppr_mapper_snap *sn)
 {
     const graph *g = md->g;
@@ -405,22 +425,17 @@ static int build_net(ppr_model *md, const ppr_mapper_snap *sn)
             uint32_t no, ni;
             const graph_edge *out = graph_out_edges(g, s, &no);
             const graph_edge *in = graph_in_edges(g, s, &ni);
-            double total = 0;
-            for (uint32_t i = 0; i < no; i++)
-                total += out[i].weight * md->p.weights.type[out[i].type];
-            for (uint32_t i = 0; i < ni; i++)
-                total += in[i].weight * md->p.weights.type[in[i].type] * md->p.weights.reverse;
+            double total = code_total(md, out, no, in, ni);
             if (!(total > 0))
                 continue;
             double f = md->p.code_scale / total;
             for (uint32_t i = 0; i < no; i++) {
-                double w = out[i].weight * md->p.weights.type[out[i].type] * f;
+                double w = code_weight(md, &out[i], false) * f;
                 if (w > 0)
                     core_vec_push(&e, ((ppr_edge_in){s, out[i].node, out[i].type, (float)w}));
             }
             for (uint32_t i = 0; i < ni; i++) {
-                double w =
-                    in[i].weight * md->p.weights.type[in[i].type] * md->p.weights.reverse * f;
+                double w = code_weight(md, &in[i], true) * f;
                 if (w > 0)
                     core_vec_push(&e,
                                   ((ppr_edge_in){s, in[i].node, (uint8_t)(in[i].type | PPR_REVERSE),
@@ -817,18 +832,13 @@ static bool fill_spread(const ppr_model *md, ppr_model_work *w, uint32_t x, doub
     if (no + ni > *budget)
         return false;
     *budget -= no + ni;
-    double total = 0;
-    for (uint32_t i = 0; i < no; i++)
-        total += out[i].weight * md->p.weights.type[out[i].type];
-    for (uint32_t i = 0; i < ni; i++)
-        total += in[i].weight * md->p.weights.type[in[i].type] * md->p.weights.reverse;
+    double total = code_total(md, out, no, in, ni);
     if (!(total > 0))
         return true;
     double f = 0.5 * r / total;
     for (uint32_t i = 0; i < no + ni; i++) {
         const graph_edge *e = i < no ? &out[i] : &in[i - no];
-        double wt =
-            e->weight * md->p.weights.type[e->type] * (i < no ? 1.0 : md->p.weights.reverse);
+        double wt = code_weight(md, e, i >= no);
         uint32_t u = e->node;
         if (!(wt > 0) || u >= md->S || w->fill_acc[u] < 0)
             continue;
