@@ -689,20 +689,6 @@ static const py_param *param_named(px *x, const py_scope *sc, TSNode id)
     return NULL;
 }
 
-/* UPPER_CASE: a constant by naming convention (a level, or a message). */
-static bool const_like(const char *s, size_t n)
-{
-    bool letter = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z')
-            letter = true;
-        else if (!(c == '_' || (c >= '0' && c <= '9')))
-            return false;
-    }
-    return letter && n >= 2;
-}
-
 /* The parts of a `+` chain, left to right; 0 if there are too many. */
 static uint32_t plus_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t n, int depth)
 {
@@ -1019,7 +1005,7 @@ static bool local_name(px *x, TSNode e, const py_scope *sc)
         (sc->cls_name && text_eq(x, e, sc->cls_name)))
         return false;
     uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
-    return !const_like(x->src + a, b - a);
+    return !graph__const_like(x->src + a, b - a);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -1555,6 +1541,16 @@ static void set_fwd(gx_arg *out, const py_param *p)
     out->fwd_kw = p->kw ? p->name : NULL;
 }
 
+/* set_fwd with the text around the parameter: pre, and what the template
+ * being built holds after it (taken as post). */
+static void set_fwd_around(px *x, gx_arg *out, const py_param *p, const char *pre, uint32_t flags)
+{
+    set_fwd(out, p);
+    out->pre = pre;
+    out->post = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    out->flags |= flags;
+}
+
 /* "[chan " + name + "] " + msg. */
 static bool plus_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc, int depth)
 {
@@ -1632,10 +1628,7 @@ static bool fstring_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
     uint32_t flags = 0;
     for (uint32_t k = 0; k < ns; k++)
         tmpl_string_at(x, strs[k], with_args ? SM_FORMAT : SM_LITERAL, at, &pre, &flags);
-    set_fwd(out, p);
-    out->pre = pre;
-    out->post = graph__tmpl_take(&x->tmpl, x->f, &flags);
-    out->flags |= flags;
+    set_fwd_around(x, out, p, pre, flags);
     return true;
 }
 
@@ -1766,10 +1759,7 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
         const char *pre = NULL;
         uint32_t flags = 0;
         percent_scan(x, s, b.len, nv, k, true, &pre, &flags);
-        set_fwd(out, p);
-        out->pre = pre;
-        out->post = graph__tmpl_take(&x->tmpl, x->f, &flags);
-        out->flags |= flags;
+        set_fwd_around(x, out, p, pre, flags);
     }
     core_buf_free(&b);
     return ok;
@@ -1895,10 +1885,7 @@ static bool brace_fwd(px *x, TSNode e, gx_arg *out, const py_scope *sc)
         const char *pre = NULL;
         uint32_t flags = 0;
         brace_scan(x, s, b.len, k, kw, true, &pre, &flags);
-        set_fwd(out, p);
-        out->pre = pre;
-        out->post = graph__tmpl_take(&x->tmpl, x->f, &flags);
-        out->flags |= flags;
+        set_fwd_around(x, out, p, pre, flags);
     }
     core_buf_free(&b);
     return ok;
@@ -1980,7 +1967,7 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
     if (t == N_IDENTIFIER || t == N_ATTRIBUTE) {
         size_t n;
         const char *s = last_segment(x, e, &n);
-        if (const_like(s, n)) {
+        if (graph__const_like(s, n)) {
             graph_level lvl = graph__level_of_word(s, n);
             if (lvl != GRAPH_LEVEL_NONE) {
                 out->level = (uint8_t)lvl;
@@ -1996,7 +1983,7 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
             out->fwd_kw = p->kw ? p->name : NULL;
             return true;
         }
-        if (const_like(s, n)) {
+        if (graph__const_like(s, n)) {
             out->ref = path_of(x, e, sc, 0);
             out->style = GRAPH_STYLE_REF;
             return out->ref != NULL;
@@ -2028,7 +2015,7 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
     case GRAPH_STYLE_REF:
         /* "..." % NAME or MESSAGES["key"]: the constant holds it. */
         if (!mi.ref ||
-            !const_like(gx_last_component(mi.ref), strcspn(gx_last_component(mi.ref), "[")))
+            !graph__const_like(gx_last_component(mi.ref), strcspn(gx_last_component(mi.ref), "[")))
             return false;
         out->ref = mi.ref;
         out->style = GRAPH_STYLE_REF;

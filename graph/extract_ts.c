@@ -3300,24 +3300,10 @@ static NOINLINE void do_assign(tx *x, TSNode n, const ts_scope *sc, int depth)
  * which parameter, and the text around it.
  */
 
-/* UPPER_CASE: a constant by naming convention (a level, or a message). */
-static bool const_like(const char *s, size_t n)
-{
-    bool letter = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z')
-            letter = true;
-        else if (!(c == '_' || (c >= '0' && c <= '9')))
-            return false;
-    }
-    return letter && n >= 2;
-}
-
 static bool node_const_like(tx *x, TSNode n)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    return const_like(x->src + a, b - a);
+    return graph__const_like(x->src + a, b - a);
 }
 
 /* The level an argument names: 'warn', INFO, Level.INFO, LogLevel.Warn,

@@ -660,6 +660,19 @@ graph_level graph__level_of_method(const char *name, size_t n)
     return GRAPH_LEVEL_NONE;
 }
 
+bool graph__const_like(const char *s, size_t n)
+{
+    bool letter = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z')
+            letter = true;
+        else if (!(c == '_' || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return letter && n >= 2;
+}
+
 graph_level graph__level_of_word(const char *s, size_t n)
 {
     char low[16];

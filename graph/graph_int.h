@@ -345,6 +345,9 @@ graph_level graph__level_of_method(const char *name, size_t n);
 /* The same in any case ("WARN", "Info": level constants and strings);
  * NONE for 16 bytes or more. */
 graph_level graph__level_of_word(const char *s, size_t n);
+/* UPPER_CASE (a letter, then letters, digits and _; 2 bytes at least): a
+ * constant by naming convention (a level, or a message). */
+bool graph__const_like(const char *s, size_t n);
 
 /* Marks symbol sym (if any) as one that logs, and as one that logs
  * messages not known here when the style says so. */
