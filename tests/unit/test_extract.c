@@ -130,34 +130,6 @@ static graph *open_wrappers(void)
                                NULL);
 }
 
-/* The emit of symbol qualname at line, which must be the only one there. */
-static graph_emit emit_at(const graph *g, const char *qualname, uint32_t line)
-{
-    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), found = 0;
-    graph_emit e = {0}, x;
-    for (uint32_t i = 0; i < n; i++) {
-        graph_get_emit(g, first + i, &x);
-        if (x.line == line) {
-            e = x;
-            found++;
-        }
-    }
-    if (found != 1)
-        unit_fail(__FILE__, __LINE__, "%s: %u emit sites at line %u", qualname, found, line);
-    return e;
-}
-
-/* Checks a site made at a call to a wrapper. */
-#define CHECK_WRAPPED(e, tmpl_, style_, level_, logger_)                                           \
-    do {                                                                                           \
-        CHECK_INT((e).kind, GRAPH_EMIT_LOG);                                                       \
-        CHECK((e).flags &GRAPH_EF_WRAPPER);                                                        \
-        CHECK_STR((e).tmpl, tmpl_);                                                                \
-        CHECK_INT((e).style, style_);                                                              \
-        CHECK_INT((e).level, level_);                                                              \
-        CHECK_STR((e).logger, logger_);                                                            \
-    } while (0)
-
 TEST(wrapper_method_called_through_self)
 {
     graph *g = open_wrappers();
@@ -165,15 +137,15 @@ TEST(wrapper_method_called_through_self)
     /* .format(), %-format and logging's own arguments at the call; the
      * level from DEBUG / INFO (imported constants) and logging.WARNING;
      * the logger is the wrapper's. */
-    graph_emit e = emit_at(g, sc, 19);
+    graph_emit e = unit_emit_at(g, sc, 19);
     CHECK_WRAPPED(e, "starting thread (client mode): %s", GRAPH_STYLE_BRACE, GRAPH_LEVEL_DEBUG,
                   "pkg.transport");
     CHECK_STR(e.receiver, "@self");
     CHECK_STR(e.method, "_log");
-    e = emit_at(g, sc, 20);
+    e = unit_emit_at(g, sc, 20);
     CHECK_WRAPPED(e, "Connected (version %s, client %s)", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO,
                   "pkg.transport");
-    e = emit_at(g, sc, 21);
+    e = unit_emit_at(g, sc, 21);
     CHECK_WRAPPED(e, "window %d for %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_WARNING, "pkg.transport");
     CHECK_INT(e.nargs, 2);
     /* Attributed to the caller: the wrapper has no site with these
@@ -196,12 +168,12 @@ TEST(wrapper_of_a_wrapper)
     graph *g = open_wrappers();
     /* rekey -> _note(text) -> _log(DEBUG, text): the level is fixed by
      * the middle one; an f-string at the call. */
-    graph_emit e = emit_at(g, "pkg.transport.Transport.rekey", 27);
+    graph_emit e = unit_emit_at(g, "pkg.transport.Transport.rekey", 27);
     CHECK_WRAPPED(e, "rekeying after %s bytes", GRAPH_STYLE_FSTRING, GRAPH_LEVEL_DEBUG,
                   "pkg.transport");
     CHECK_STR(e.method, "_note");
     /* close -> _forward(*args) -> _log(*args): positions pass through. */
-    e = emit_at(g, "pkg.transport.Transport.close", 33);
+    e = unit_emit_at(g, "pkg.transport.Transport.close", 33);
     CHECK_WRAPPED(e, "closing transport", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_INFO, "pkg.transport");
     /* The middle ones pass their parameter on: no site of their own. */
     uint32_t first;
@@ -216,12 +188,12 @@ TEST(wrapper_through_an_attribute_chain)
     /* self.transport (a constructor parameter) and self._transport (None)
      * cannot be resolved: `_log` wrappers by name, of the class named like
      * the attribute (Transport, not Channel with its prefix). */
-    graph_emit e = emit_at(g, "pkg.channel.Channel.kick", 18);
+    graph_emit e = unit_emit_at(g, "pkg.channel.Channel.kick", 18);
     CHECK_WRAPPED(e, "kicked by channel %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO,
                   "pkg.transport");
     CHECK_STR(e.receiver, "@self.transport");
     /* Client._log passes both on to self._transport._log. */
-    e = emit_at(g, "pkg.client.Client.connect", 13);
+    e = unit_emit_at(g, "pkg.client.Client.connect", 13);
     CHECK_WRAPPED(e, "Connecting to %s", GRAPH_STYLE_BRACE, GRAPH_LEVEL_INFO, "pkg.transport");
     graph_close(g);
 }
@@ -230,13 +202,13 @@ TEST(wrapper_text_around_the_message)
 {
     graph *g = open_wrappers();
     /* "[chan " + self._name + "] " + msg, with logging's arguments. */
-    graph_emit e = emit_at(g, "pkg.channel.Channel.send_eof", 15);
+    graph_emit e = unit_emit_at(g, "pkg.channel.Channel.send_eof", 15);
     CHECK_WRAPPED(e, "[chan %s] EOF sent (%s)", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG,
                   "pkg.channel");
     CHECK_INT(e.nargs, 1);
     /* The wrapper's own site would match every message it logs: kept as
      * a site, without its template. */
-    e = emit_at(g, "pkg.channel.Channel._log", 12);
+    e = unit_emit_at(g, "pkg.channel.Channel._log", 12);
     CHECK_STR(e.tmpl, "");
     CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
     graph_symbol s;
@@ -248,15 +220,15 @@ TEST(wrapper_text_around_the_message)
 TEST(wrapper_module_functions)
 {
     graph *g = open_wrappers();
-    graph_emit e = emit_at(g, "pkg.helpers.report", 12);
+    graph_emit e = unit_emit_at(g, "pkg.helpers.report", 12);
     CHECK_WRAPPED(e, "cannot open %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_WARNING, "pkg.helpers");
     CHECK_STR(e.receiver, "");
     CHECK_STR(e.method, "warn_user");
     /* By keyword. */
-    e = emit_at(g, "pkg.helpers.report", 13);
+    e = unit_emit_at(g, "pkg.helpers.report", 13);
     CHECK_WRAPPED(e, "disk full", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_WARNING, "pkg.helpers");
     /* Through the module from another one. */
-    e = emit_at(g, "pkg.app.main", 6);
+    e = unit_emit_at(g, "pkg.app.main", 6);
     CHECK_WRAPPED(e, "starting %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_WARNING, "pkg.helpers");
     CHECK_STR(e.receiver, "helpers");
     /* A call with a string to a function that does not log: nothing. */
@@ -264,7 +236,7 @@ TEST(wrapper_module_functions)
     CHECK_INT(n, 2);
     /* A function that logs its parameter but that nobody calls keeps its
      * template. */
-    e = emit_at(g, "pkg.helpers.lonely", 18);
+    e = unit_emit_at(g, "pkg.helpers.lonely", 18);
     CHECK_STR(e.tmpl, "[lonely] %s");
     CHECK_INT(e.flags & GRAPH_EF_WRAPPER, 0);
     graph_close(g);
@@ -329,17 +301,17 @@ TEST(local_message_each_way_of_building_it)
 {
     graph *g = open_wrappers();
     /* Passed to a wrapper: the message's template, as if written inline. */
-    graph_emit e = emit_at(g, "pkg.locals.Session.percent", 19);
+    graph_emit e = unit_emit_at(g, "pkg.locals.Session.percent", 19);
     CHECK_WRAPPED(e, "login failed for %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO, "pkg.locals");
     CHECK_STR(e.method, "_log");
-    e = emit_at(g, "pkg.locals.Session.brace", 23);
+    e = unit_emit_at(g, "pkg.locals.Session.brace", 23);
     CHECK_WRAPPED(e, "Authentication (%s) failed.", GRAPH_STYLE_BRACE, GRAPH_LEVEL_INFO,
                   "pkg.locals");
-    e = emit_at(g, "pkg.locals.Session.fstring", 27);
+    e = unit_emit_at(g, "pkg.locals.Session.fstring", 27);
     CHECK_WRAPPED(e, "rekeyed after %s packets", GRAPH_STYLE_FSTRING, GRAPH_LEVEL_DEBUG,
                   "pkg.locals");
     /* A + chain, a `name = name + ...` and a conditional expression. */
-    e = emit_at(g, "pkg.locals.Session.grown", 94);
+    e = unit_emit_at(g, "pkg.locals.Session.grown", 94);
     CHECK_STR(e.tmpl, "user %s logged in");
     CHECK_INT(e.style, GRAPH_STYLE_CONCAT);
     graph_emit es[8];
@@ -347,7 +319,7 @@ TEST(local_message_each_way_of_building_it)
     CHECK_INT(with_template(es, 2, "fast path").style, GRAPH_STYLE_PLAIN);
     CHECK_INT(with_template(es, 2, "slow path for %s").style, GRAPH_STYLE_PERCENT);
     /* Passed to the logger itself: a site of its own. */
-    e = emit_at(g, "pkg.locals.Session.concat", 31);
+    e = unit_emit_at(g, "pkg.locals.Session.concat", 31);
     CHECK_INT(e.kind, GRAPH_EMIT_LOG);
     CHECK_INT(e.flags & GRAPH_EF_WRAPPER, 0);
     CHECK_STR(e.tmpl, "connected to %s at last");
@@ -356,7 +328,7 @@ TEST(local_message_each_way_of_building_it)
     CHECK_STR(e.logger, "pkg.locals");
     /* With logging's arguments, the directives of a plain literal are
      * holes. */
-    e = emit_at(g, "pkg.locals.Session.direct", 35);
+    e = unit_emit_at(g, "pkg.locals.Session.direct", 35);
     CHECK_STR(e.tmpl, "cannot read %s");
     CHECK_INT(e.style, GRAPH_STYLE_PERCENT);
     CHECK_INT(e.nargs, 1);
@@ -374,7 +346,7 @@ TEST(local_message_several_bindings)
         CHECK_INT(with_template(e, 2, "channel refused: %s").style, GRAPH_STYLE_BRACE);
     }
     /* A binding on every path hides the ones before it. */
-    CHECK_STR(emit_at(g, "pkg.locals.Session.reassigned", 48).tmpl, "second guess %s");
+    CHECK_STR(unit_emit_at(g, "pkg.locals.Session.reassigned", 48).tmpl, "second guess %s");
     /* += in an if: with and without it. */
     CHECK_INT(emits_at(g, "pkg.locals.Session.appended", 54, e, 8), 2);
     CHECK_INT(with_template(e, 2, "kex engine %s chosen").style, GRAPH_STYLE_BRACE);
@@ -406,7 +378,7 @@ TEST(local_message_not_followed)
     CHECK_STR(e[0].tmpl, "");
     CHECK_INT(e[0].style, GRAPH_STYLE_REF);
     /* A nested def's locals are its own, and do not leak out. */
-    CHECK_STR(emit_at(g, "pkg.locals.Session.nested.inner", 77).tmpl, "only inside %s");
+    CHECK_STR(unit_emit_at(g, "pkg.locals.Session.nested.inner", 77).tmpl, "only inside %s");
     CHECK_INT(emits_at(g, "pkg.locals.Session.nested", 79, e, 8), 0);
     /* Bound after the call. */
     CHECK_INT(emits_at(g, "pkg.locals.Session.later", 83, e, 8), 0);
@@ -447,31 +419,31 @@ TEST(wrapper_formats_the_message)
     const char *run = "pkg.fmt_callers.run";
     /* An f-string, a %-format and a .format with the parameter as one
      * field: the text around it goes around the caller's message. */
-    graph_emit e = emit_at(g, run, 7);
+    graph_emit e = unit_emit_at(g, run, 7);
     CHECK_WRAPPED(e, "[%s] opened %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG, "pkg.fmt");
     CHECK_STR(e.method, "_log");
     CHECK_INT(e.nargs, 1);
-    e = emit_at(g, run, 8);
+    e = unit_emit_at(g, run, 8);
     CHECK_WRAPPED(e, "[%s] disk low: %d%%", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_WARNING, "pkg.fmt");
-    e = emit_at(g, run, 9);
+    e = unit_emit_at(g, run, 9);
     CHECK_WRAPPED(e, "%s: ready", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
     /* Built in a local first: a + chain, an f-string. */
-    e = emit_at(g, run, 10);
+    e = unit_emit_at(g, run, 10);
     CHECK_WRAPPED(e, "[x] started %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
-    e = emit_at(g, run, 11);
+    e = unit_emit_at(g, run, 11);
     CHECK_WRAPPED(e, "<%s> lost %s (error)", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_ERROR, "pkg.fmt");
     /* .format by keyword and by number; "%s" % msg adds nothing. */
-    e = emit_at(g, run, 12);
+    e = unit_emit_at(g, run, 12);
     CHECK_WRAPPED(e, "%s says hello", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
-    e = emit_at(g, run, 13);
+    e = unit_emit_at(g, run, 13);
     CHECK_WRAPPED(e, "%s | ping", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "pkg.fmt");
-    e = emit_at(g, run, 14);
+    e = unit_emit_at(g, run, 14);
     CHECK_WRAPPED(e, "solo %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO, "pkg.fmt");
     /* The wrappers' own sites would match anything they log. */
-    e = emit_at(g, "pkg.fmt_wrappers.Node._log", 14);
+    e = unit_emit_at(g, "pkg.fmt_wrappers.Node._log", 14);
     CHECK_STR(e.tmpl, "");
     CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
-    e = emit_at(g, "pkg.fmt_wrappers.Node.note", 24);
+    e = unit_emit_at(g, "pkg.fmt_wrappers.Node.note", 24);
     CHECK_STR(e.tmpl, "");
     graph_close(g);
 }
@@ -486,14 +458,14 @@ TEST(wrapper_formats_not_a_message)
      * callers have no site there, and each function keeps its own. */
     for (uint32_t line = 15; line <= 24; line++)
         CHECK_INT(emits_at(g, "pkg.fmt_callers.run", line, e, 8), 0);
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.two", 42).tmpl, "%s and %s");
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.quoted", 45).tmpl, "got %s");
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.spec", 48).tmpl, "got %s");
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.counted", 51).tmpl, "%d items");
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.twice", 54).tmpl, "%s / %s");
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.two_percent", 66).tmpl, "%s: %s");
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.repr_percent", 69).tmpl, "got %r");
-    CHECK_STR(emit_at(g, "pkg.fmt_wrappers.Node.connecting", 72).tmpl, "connecting to %s");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.two", 42).tmpl, "%s and %s");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.quoted", 45).tmpl, "got %s");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.spec", 48).tmpl, "got %s");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.counted", 51).tmpl, "%d items");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.twice", 54).tmpl, "%s / %s");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.two_percent", 66).tmpl, "%s: %s");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.repr_percent", 69).tmpl, "got %r");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Node.connecting", 72).tmpl, "connecting to %s");
     CHECK_INT(emits_at(g, "pkg.fmt_wrappers.Node.from_elsewhere", 63, e, 8), 2);
     with_template(e, 2, "seen %s");
     graph_close(g);

@@ -14,39 +14,11 @@ static graph *open_fixture(void)
                                NULL);
 }
 
-/* The emit of symbol qualname at line, which must be the only one there. */
-static graph_emit emit_at(const graph *g, const char *qualname, uint32_t line)
-{
-    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), found = 0;
-    graph_emit e = {0}, x;
-    for (uint32_t i = 0; i < n; i++) {
-        graph_get_emit(g, first + i, &x);
-        if (x.line == line) {
-            e = x;
-            found++;
-        }
-    }
-    if (found != 1)
-        unit_fail(__FILE__, __LINE__, "%s: %u emit sites at line %u", qualname, found, line);
-    return e;
-}
-
 static uint32_t emit_count(const graph *g, const char *qualname)
 {
     uint32_t first;
     return graph_symbol_emits(g, unit_sym(g, qualname), &first);
 }
-
-/* Checks a site made at a call to a wrapper. */
-#define CHECK_WRAPPED(e, tmpl_, style_, level_, logger_)                                           \
-    do {                                                                                           \
-        CHECK_INT((e).kind, GRAPH_EMIT_LOG);                                                       \
-        CHECK((e).flags &GRAPH_EF_WRAPPER);                                                        \
-        CHECK_STR((e).tmpl, tmpl_);                                                                \
-        CHECK_INT((e).style, style_);                                                              \
-        CHECK_INT((e).level, level_);                                                              \
-        CHECK_STR((e).logger, logger_);                                                            \
-    } while (0)
 
 /* A wrapper's own logging call once calls were found: a site without a
  * template, which matches nothing. */
@@ -64,11 +36,11 @@ TEST(ts_wrapper_method_through_this)
      * around the message from the wrapper's template literal, the logger
      * from the class field. */
     const char *open = "channel.Channel.open";
-    graph_emit e = emit_at(g, open, 19);
+    graph_emit e = unit_emit_at(g, open, 19);
     CHECK_WRAPPED(e, "[chan %s] opening %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG, "chan");
     CHECK_STR(e.receiver, "@self");
     CHECK_STR(e.method, "log");
-    e = emit_at(g, open, 20);
+    e = unit_emit_at(g, open, 20);
     CHECK_WRAPPED(e, "[chan %s] opened %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "chan");
     CHECK_INT(e.nargs, 1);
     CHECK_INT(emit_count(g, open), 2);
@@ -77,7 +49,7 @@ TEST(ts_wrapper_method_through_this)
     CHECK(s.flags & GRAPH_SF_LOGS);
     /* The wrapper's own call keeps no template that would match every
      * message it logs ("[chan %s] %s"). */
-    e = emit_at(g, "channel.Channel.log", 15);
+    e = unit_emit_at(g, "channel.Channel.log", 15);
     CHECK_GENERIC(e);
     CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
     CHECK_INT(e.level, GRAPH_LEVEL_CUSTOM);
@@ -92,11 +64,11 @@ TEST(ts_wrapper_functions_across_files)
     /* Imported from ./log: an arrow function with a prefix, and trace ->
      * logInfo (a wrapper of a wrapper), whose logger is pino's "app". */
     const char *close = "channel.Channel.close";
-    graph_emit e = emit_at(g, close, 24);
+    graph_emit e = unit_emit_at(g, close, 24);
     CHECK_WRAPPED(e, "[app] closing %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_WARNING, "");
     CHECK_STR(e.receiver, "");
     CHECK_STR(e.method, "warn");
-    e = emit_at(g, close, 25);
+    e = unit_emit_at(g, close, 25);
     CHECK_WRAPPED(e, "closed", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_INFO, "app");
     CHECK_STR(e.method, "trace");
     /* shout(msg) takes a message but does not log it. */
@@ -105,9 +77,9 @@ TEST(ts_wrapper_functions_across_files)
     CHECK_INT(emit_count(g, "log.trace"), 0);
     CHECK_INT(emit_count(g, "log.shout"), 0);
     /* console.warn("[app] " + m) once calls were found. */
-    CHECK_GENERIC(emit_at(g, "log.warn", 13));
+    CHECK_GENERIC(unit_emit_at(g, "log.warn", 13));
     /* A wrapper nobody calls keeps its template. */
-    e = emit_at(g, "log.lonely", 22);
+    e = unit_emit_at(g, "log.lonely", 22);
     CHECK_STR(e.tmpl, "[lonely] %s");
     CHECK_INT(e.flags & GRAPH_EF_WRAPPER, 0);
     graph_close(g);
@@ -118,10 +90,10 @@ TEST(ts_wrapper_templates_and_constants)
     graph *g = open_fixture();
     /* A template literal with the caller's own parameter in it: a site
      * here (signIn itself is a wrapper nobody calls with a string). */
-    graph_emit e = emit_at(g, "app.signIn", 6);
+    graph_emit e = unit_emit_at(g, "app.signIn", 6);
     CHECK_WRAPPED(e, "user %s signed in", GRAPH_STYLE_TEMPLATE, GRAPH_LEVEL_INFO, "app");
     /* A message held in a constant. */
-    e = emit_at(g, "app.signOut", 10);
+    e = unit_emit_at(g, "app.signOut", 10);
     CHECK_INT(e.kind, GRAPH_EMIT_LOG);
     CHECK(e.flags & GRAPH_EF_WRAPPER);
     CHECK_INT(e.style, GRAPH_STYLE_REF);
@@ -132,7 +104,7 @@ TEST(ts_wrapper_templates_and_constants)
     CHECK_STR(c.tmpl, "user %s signed out");
     CHECK_INT(e.nargs, 1);
     /* TSX. */
-    e = emit_at(g, "ui.Button", 4);
+    e = unit_emit_at(g, "ui.Button", 4);
     CHECK_WRAPPED(e, "render button %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO, "app");
     graph_close(g);
 }
@@ -143,9 +115,9 @@ TEST(ts_wrapper_child_logger_and_bound_method)
     /* this.logger.child({...}).info(msg, ...args), and an arrow-function
      * field passing `[say] ${text}` on to it. */
     const char *start = "session.Session.start";
-    graph_emit e = emit_at(g, start, 13);
+    graph_emit e = unit_emit_at(g, start, 13);
     CHECK_WRAPPED(e, "session started for %s", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_INFO, "session");
-    e = emit_at(g, start, 14);
+    e = unit_emit_at(g, start, 14);
     CHECK_WRAPPED(e, "[say] hello", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "session");
     CHECK_STR(e.method, "say");
     /* say's own call only decorates what its callers pass: no site. */
@@ -158,18 +130,18 @@ TEST(js_wrappers_debug_npmlog_console)
     graph *g = open_fixture();
     const char *q = "db.query";
     /* debug('app:db') with util.format directives and ...args passed on. */
-    graph_emit e = emit_at(g, q, 19);
+    graph_emit e = unit_emit_at(g, q, 19);
     CHECK_WRAPPED(e, "query %s took %dms", GRAPH_STYLE_PERCENT, GRAPH_LEVEL_DEBUG, "app:db");
     CHECK_INT(e.nargs, 2);
     /* npmlog's log.silly(title, msg): the title before the message. */
-    e = emit_at(g, q, 20);
+    e = unit_emit_at(g, q, 20);
     CHECK_WRAPPED(e, "db connecting to %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_TRACE, "");
     /* console.log("[db]", ...parts): the first of the rest parameter. */
-    e = emit_at(g, q, 21);
+    e = unit_emit_at(g, q, 21);
     CHECK_WRAPPED(e, "[db] rows: %d", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
     CHECK_INT(emit_count(g, q), 3);
-    CHECK_GENERIC(emit_at(g, "db.silly", 11));
-    CHECK_GENERIC(emit_at(g, "db.printAll", 15));
+    CHECK_GENERIC(unit_emit_at(g, "db.silly", 11));
+    CHECK_GENERIC(unit_emit_at(g, "db.printAll", 15));
     graph_close(g);
 }
 

@@ -27,3 +27,19 @@ uint32_t unit_sym(const graph *g, const char *qualname)
         unit_fail(__FILE__, __LINE__, "'%s' matches %u symbols", qualname, n);
     return ids[0];
 }
+
+graph_emit unit_emit_at(const graph *g, const char *qualname, uint32_t line)
+{
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), found = 0;
+    graph_emit e = {0}, x;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_get_emit(g, first + i, &x);
+        if (x.line == line) {
+            e = x;
+            found++;
+        }
+    }
+    if (found != 1)
+        unit_fail(__FILE__, __LINE__, "%s: %u emit sites at line %u", qualname, found, line);
+    return e;
+}

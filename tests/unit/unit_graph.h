@@ -17,5 +17,19 @@ graph *unit_index_and_open(const char *root, const char *out, const graph_index_
                            graph_index_stats *st);
 /* The id of the one symbol that qualname names. */
 uint32_t unit_sym(const graph *g, const char *qualname);
+/* The emit site of symbol qualname at line, which must be the only one
+ * there. */
+graph_emit unit_emit_at(const graph *g, const char *qualname, uint32_t line);
+
+/* Checks a site made at a call to a logging wrapper. */
+#define CHECK_WRAPPED(e, tmpl_, style_, level_, logger_)                                           \
+    do {                                                                                           \
+        CHECK_INT((e).kind, GRAPH_EMIT_LOG);                                                       \
+        CHECK((e).flags &GRAPH_EF_WRAPPER);                                                        \
+        CHECK_STR((e).tmpl, tmpl_);                                                                \
+        CHECK_INT((e).style, style_);                                                              \
+        CHECK_INT((e).level, level_);                                                              \
+        CHECK_STR((e).logger, logger_);                                                            \
+    } while (0)
 
 #endif
