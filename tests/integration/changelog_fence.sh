@@ -75,15 +75,6 @@ serve() { # NAME: an instance on state-NAME, in the background
     --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" \
     --ready-file "$work/$1.ready" 2>>"$work/$1.err" &
 }
-wait_ready() {
-  for _ in $(seq 300); do [[ -s $work/$1.ready ]] && return; sleep 0.1; done
-  fail "$1 not ready after 30 s"
-}
-metric() { # NAME METRIC
-  local api
-  api=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['api'])" "$work/$1.ready")
-  curl -fsS "http://$api/metrics" | awk -v m="$2" '$1 == m { print $2 }'
-}
 cl_count() { kcat -C -b "$boot" -t "$cl" -o beginning -e -q -f 'x\n' 2>/dev/null | wc -l; }
 seq_of() { # STATE CASE: the case's seq in the state, or "absent"
   "$pmrag" state dump --state "$work/state-$1" --json 2>/dev/null |
@@ -107,7 +98,7 @@ ev() { printf '%s\t{"case_id":"%s","activity":"%s","timestamp":"2026-01-01T00:00
 
 serve A
 pa=$!
-wait_ready A
+ready_wait A
 # c2: its change, its deletion record, a tombstone; c1: three changes.
 for _ in $(seq 200); do [[ $(cl_count) -ge 6 ]] && break; sleep 0.1; done
 [[ $(cl_count) -eq 6 ]] || fail "changelog has $(cl_count) records, not 6"
@@ -131,17 +122,17 @@ echo "changelog (key, value bytes): $keys"
 
 serve B
 pb=$!
-wait_ready B
+ready_wait B
 # The restore happens once B has the partition: until its stale count
 # settles (10 s at most).
 stale=0
 for _ in $(seq 100); do
-  stale=$(metric B pmrag_changelog_stale_records_total)
+  stale=$(ready_metric B pmrag_changelog_stale_records_total)
   [[ $stale -ge 3 ]] && break
   sleep 0.1
 done
 sleep 0.5
-stale=$(metric B pmrag_changelog_stale_records_total)
+stale=$(ready_metric B pmrag_changelog_stale_records_total)
 kill -TERM "$pb"
 wait "$pb" || fail "B exited $? on SIGTERM"
 pb=

@@ -12,13 +12,16 @@ set -euo pipefail
 usage="usage: follows_share.sh PMRAG SOURCE_DIR [WORK_DIR]"
 pmrag=${1:?$usage}
 src=${2:?$usage}
-work=${3:-$(mktemp -d)}
+work=${3:-}
 command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
-mkdir -p "$work"
-rm -rf "$work"/{A,B} "$work"/*.err "$work"/*.ready "$work/mock.json"
-mock= pa= pb=
+# shellcheck source=tests/integration/mock_lib.sh
+. "$src/tests/integration/mock_lib.sh"
+work_init
+rm -rf "$work"/{A,B} "$work"/*.err "$work"/*.ready
+mock_pid='' pa='' pb=''
 cleanup() {
-  for p in $pa $pb $mock; do kill -9 "$p" 2>/dev/null || true; done
+  for p in $pa $pb $mock_pid; do kill -9 "$p" 2>/dev/null || true; done
+  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
 }
 trap cleanup EXIT
 fail() {
@@ -41,12 +44,8 @@ with open(f"{w}/ev.kcat", "w") as f:
         f.write(r["case_id"] + "\t" + json.dumps(ev) + "\n")
 PY
 
-"$pmrag" kafka-mock --partitions 4 --topic events --topic pmrag_predictions \
-  --topic g-cases-changelog --topic g-follows --ready-file "$work/mock.json" >/dev/null \
-  2>"$work/mock.err" &
-mock=$!
-for _ in $(seq 100); do [[ -s $work/mock.json ]] && break; sleep 0.05; done
-boot=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['kafka_bootstrap'])" "$work/mock.json")
+mock_start --partitions 4 --topic events --topic pmrag_predictions --topic g-cases-changelog \
+  --topic g-follows
 
 serve() { # NAME [--set K=V ...]: starts an instance on state NAME, in the background
   local name=$1
@@ -59,32 +58,27 @@ serve() { # NAME [--set K=V ...]: starts an instance on state NAME, in the backg
     --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" "$@" \
     --ready-file "$work/$name.ready" 2>>"$work/$name.err" &
 }
-wait_ready() {
-  for _ in $(seq 300); do [[ -s $work/$1.ready ]] && return; sleep 0.1; done
-  fail "$1 not ready after 30 s"
-}
-metric() { # NAME METRIC
-  local api
-  api=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['api'])" "$work/$1.ready")
-  curl -fsS "http://$api/metrics" | awk -v m="$2" '$1 == m { print $2 }'
+# settle N: until A and B have applied N events between them and each has
+# merged every window the other shared (30 s); sets ina inb sa sb ma mb.
+settle() {
+  for _ in $(seq 150); do
+    ina=$(ready_metric A pmrag_events_in_total'{source="kafka"}')
+    inb=$(ready_metric B pmrag_events_in_total'{source="kafka"}')
+    sa=$(ready_metric A pmrag_follows_shared_total) sb=$(ready_metric B pmrag_follows_shared_total)
+    ma=$(ready_metric A pmrag_follows_merged_total) mb=$(ready_metric B pmrag_follows_merged_total)
+    [[ $((ina + inb)) -eq $1 && $ma -eq $sb && $mb -eq $sa ]] && return
+    sleep 0.2
+  done
 }
 
 serve A
 pa=$!
 serve B
 pb=$!
-wait_ready A
-wait_ready B
+ready_wait A
+ready_wait B
 kcat -P -b "$boot" -t events -K $'\t' <"$work/ev.kcat"
-# Quiet when both have every event and each has merged what the other sent.
-for _ in $(seq 150); do
-  ina=$(metric A pmrag_events_in_total'{source="kafka"}')
-  inb=$(metric B pmrag_events_in_total'{source="kafka"}')
-  sa=$(metric A pmrag_follows_shared_total) sb=$(metric B pmrag_follows_shared_total)
-  ma=$(metric A pmrag_follows_merged_total) mb=$(metric B pmrag_follows_merged_total)
-  [[ $((ina + inb)) -eq 4000 && $ma -eq $sb && $mb -eq $sa ]] && break
-  sleep 0.2
-done
+settle 4000
 echo "events: A $ina, B $inb; windows shared: A $sa, B $sb; merged: A $ma (of B's), B $mb (of A's)"
 [[ $((ina + inb)) -eq 4000 ]] || fail "$((ina + inb)) events applied, not 4000"
 [[ $ina -gt 0 && $inb -gt 0 ]] || fail "one instance got no partition"
@@ -96,9 +90,9 @@ wait "$pa" || fail "A exited $? on SIGTERM"
 pa=
 serve A
 pa=$!
-wait_ready A
+ready_wait A
 sleep 2
-ma2=$(metric A pmrag_follows_merged_total)
+ma2=$(ready_metric A pmrag_follows_merged_total)
 echo "after a restart, A merged $ma2 windows again"
 [[ $ma2 -eq 0 ]] || fail "A merged $ma2 windows again after its restart"
 
@@ -111,8 +105,8 @@ serve A "${fast[@]}"
 pa=$!
 serve B "${fast[@]}"
 pb=$!
-wait_ready A
-wait_ready B
+ready_wait A
+ready_wait B
 robot="robot 17 docked at bay 4"
 python3 - "$robot" >"$work/robot.kcat" <<'PY'
 import json, sys
@@ -122,14 +116,7 @@ for i in range(300):
     print("zz-robot\t" + json.dumps(ev))
 PY
 kcat -P -b "$boot" -t events -K $'\t' <"$work/robot.kcat"
-for _ in $(seq 150); do
-  ina=$(metric A pmrag_events_in_total'{source="kafka"}')
-  inb=$(metric B pmrag_events_in_total'{source="kafka"}')
-  sa=$(metric A pmrag_follows_shared_total) sb=$(metric B pmrag_follows_shared_total)
-  ma=$(metric A pmrag_follows_merged_total) mb=$(metric B pmrag_follows_merged_total)
-  [[ $((ina + inb)) -eq 300 && $ma -eq $sb && $mb -eq $sa ]] && break
-  sleep 0.2
-done
+settle 300
 echo "online activities: events A $ina, B $inb; windows shared: A $sa, B $sb; merged: A $ma, B $mb"
 [[ $((ina + inb)) -eq 300 && ($ina -eq 0 || $inb -eq 0) ]] || fail "the case's events went to both or got lost"
 [[ $ma -eq $sb && $mb -eq $sa && $((sa + sb)) -gt 0 ]] || fail "windows with online activities were not merged"
@@ -137,9 +124,7 @@ owner=A other=B
 [[ $inb -eq 300 ]] && owner=B other=A
 # Both rebuild their models within a second or two of the last window.
 query() { # NAME: the top-1 symbol for a trace of the new message alone
-  local api
-  api=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['api'])" "$work/$1.ready")
-  curl -fsS -X POST "http://$api/v1/query" -d "{\"trace\":[\"$robot\"],\"k\":3}" |
+  curl -fsS -X POST "http://$(ready_api "$1")/v1/query" -d "{\"trace\":[\"$robot\"],\"k\":3}" |
     python3 -c 'import json,sys; r=json.load(sys.stdin)["ranked"]; print(r[0]["symbol"] if r else "none")'
 }
 for _ in $(seq 50); do
@@ -153,5 +138,5 @@ echo "after '$robot': $owner (read the case) ranks $top_o first, $other (merged 
 kill -TERM "$pa" "$pb"
 wait "$pa" || fail "A exited $? on SIGTERM"
 wait "$pb" || fail "B exited $? on SIGTERM"
-pa= pb=
+pa='' pb=''
 echo "follows_share: ok"

@@ -41,3 +41,14 @@ mock_control() {
   done
   [[ $(tail -n +$((n + 1)) "$work/mock.out" | head -1) == "ok $1" ]] || fail "kafka-mock: '$1' not done"
 }
+
+# For daemons started with --ready-file "$work/NAME.ready":
+# ready_wait NAME: until it is written (30 s);
+ready_wait() {
+  for _ in $(seq 300); do [[ -s $work/$1.ready ]] && return; sleep 0.1; done
+  fail "$1 not ready after 30 s"
+}
+# ready_api NAME: its API address;
+ready_api() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['api'])" "$work/$1.ready"; }
+# ready_metric NAME METRIC: METRIC's value on its /metrics.
+ready_metric() { curl -fsS "http://$(ready_api "$1")/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
