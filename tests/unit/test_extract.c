@@ -242,32 +242,52 @@ TEST(wrapper_module_functions)
     graph_close(g);
 }
 
+/* The wrappers fixture's template matcher. */
+typedef struct wmatch {
+    graph *g;
+    graph_matcher *m;
+    graph_match_work *w;
+} wmatch;
+
+static wmatch wmatch_open(void)
+{
+    wmatch x = {.g = open_wrappers()};
+    CHECK_OK(graph_matcher_build(x.g, NULL, &x.m));
+    x.w = graph_match_work_new(x.m);
+    return x;
+}
+
+static void wmatch_close(wmatch *x)
+{
+    graph_match_work_free(x->w);
+    graph_matcher_free(x->m);
+    graph_close(x->g);
+}
+
+/* How many sites match msg (logger and level may be NULL); the first in
+ * *first when there is one. */
+static uint32_t wmatch_msg(wmatch *x, const char *msg, const char *logger, const char *level,
+                           graph_emit *first)
+{
+    uint32_t e[8];
+    graph_match r = graph_matcher_match(x->m, x->w, msg, strlen(msg), logger, level, e, 8);
+    if (r.nemits && first)
+        graph_get_emit(x->g, e[0], first);
+    return r.nemits;
+}
+
 TEST(wrapper_sites_match_and_nothing_matches_everything)
 {
-    graph *g = open_wrappers();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
-    uint32_t e[8];
-    const char *msg = "[chan 7] EOF sent (7)";
-    graph_match r = graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8);
-    CHECK_INT(r.nemits, 1);
+    wmatch x = wmatch_open();
     graph_emit em;
-    graph_get_emit(g, e[0], &em);
-    CHECK_INT(em.symbol, unit_sym(g, "pkg.channel.Channel.send_eof"));
-    msg = "Connected (version 2.0, client x)";
-    r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.transport", "INFO", e, 8);
-    CHECK_INT(r.nemits, 1);
-    graph_get_emit(g, e[0], &em);
-    CHECK_INT(em.symbol, unit_sym(g, "pkg.transport.Transport.start_client"));
+    CHECK_INT(wmatch_msg(&x, "[chan 7] EOF sent (7)", NULL, NULL, &em), 1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.channel.Channel.send_eof"));
+    CHECK_INT(wmatch_msg(&x, "Connected (version 2.0, client x)", "pkg.transport", "INFO", &em), 1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.transport.Transport.start_client"));
     /* Neither wrapper's own call catches other messages. */
-    msg = "[chan 7] something else entirely";
-    CHECK_INT(graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8).nemits, 0);
-    msg = "no template says this";
-    CHECK_INT(graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8).nemits, 0);
-    graph_match_work_free(w);
-    graph_matcher_free(m);
-    graph_close(g);
+    CHECK_INT(wmatch_msg(&x, "[chan 7] something else entirely", NULL, NULL, NULL), 0);
+    CHECK_INT(wmatch_msg(&x, "no template says this", NULL, NULL, NULL), 0);
+    wmatch_close(&x);
 }
 
 /* ---- messages built in local variables (pkg/locals.py) ---- */
@@ -390,25 +410,14 @@ TEST(local_message_not_followed)
 
 TEST(local_message_matches)
 {
-    graph *g = open_wrappers();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
-    uint32_t e[8];
+    wmatch x = wmatch_open();
     graph_emit em;
-    const char *msg = "Authentication (password) failed.";
-    graph_match r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.locals", "INFO", e, 8);
-    CHECK_INT(r.nemits, 1);
-    graph_get_emit(g, e[0], &em);
-    CHECK_INT(em.symbol, unit_sym(g, "pkg.locals.Session.brace"));
-    msg = "kex engine curve25519 chosen, falling back to sha1";
-    r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.locals", "DEBUG", e, 8);
-    CHECK(r.nemits >= 1);
-    graph_get_emit(g, e[0], &em);
-    CHECK_INT(em.symbol, unit_sym(g, "pkg.locals.Session.appended"));
-    graph_match_work_free(w);
-    graph_matcher_free(m);
-    graph_close(g);
+    CHECK_INT(wmatch_msg(&x, "Authentication (password) failed.", "pkg.locals", "INFO", &em), 1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.locals.Session.brace"));
+    CHECK(wmatch_msg(&x, "kex engine curve25519 chosen, falling back to sha1", "pkg.locals",
+                     "DEBUG", &em) >= 1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.locals.Session.appended"));
+    wmatch_close(&x);
 }
 
 /* ---- wrappers that format the message (pkg/fmt_wrappers.py) ---- */
@@ -473,21 +482,12 @@ TEST(wrapper_formats_not_a_message)
 
 TEST(wrapper_formats_match)
 {
-    graph *g = open_wrappers();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
-    uint32_t e[8];
-    const char *msg = "[a] opened 5";
-    graph_match r = graph_matcher_match(m, w, msg, strlen(msg), "pkg.fmt", "DEBUG", e, 8);
-    CHECK_INT(r.nemits, 1);
+    wmatch x = wmatch_open();
     graph_emit em;
-    graph_get_emit(g, e[0], &em);
-    CHECK_INT(em.symbol, unit_sym(g, "pkg.fmt_callers.run"));
+    CHECK_INT(wmatch_msg(&x, "[a] opened 5", "pkg.fmt", "DEBUG", &em), 1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.fmt_callers.run"));
     CHECK_INT(em.line, 7);
-    graph_match_work_free(w);
-    graph_matcher_free(m);
-    graph_close(g);
+    wmatch_close(&x);
 }
 
 /* ---- the template builder's truncation mark ---- */
