@@ -319,6 +319,23 @@ void cli_progress_done(cli_progress *p)
     free(p);
 }
 
+void cli_progress_stage(void *ud, const char *stage, uint64_t done, uint64_t total)
+{
+    cli_stages *st = ud;
+    if (!st->p || strcmp(st->stage, stage) != 0) {
+        cli_progress_done(st->p);
+        st->p = cli_progress_new(stage, "events", st->enabled);
+        st->stage = stage;
+    }
+    if (done != total) {
+        cli_progress_update(st->p, done, total);
+        return;
+    }
+    cli_progress_done(st->p); /* the stage's end (total is 0 while it runs) */
+    st->p = NULL;
+    st->stage = "";
+}
+
 int cli_write_stdout(const char *cmd, const char *data, size_t n)
 {
     size_t off = 0;
@@ -373,40 +390,4 @@ int cli_find_symbol(const char *cmd, const graph *g, const char *name, uint32_t 
               n > 6 ? ", ..." : "");
     core_buf_free(&b);
     return CLI_EXIT_USAGE;
-}
-
-void cli_json_symbol_fields(core_buf *b, const graph *g, uint32_t id)
-{
-    graph_symbol s;
-    graph_get_symbol(g, id, &s);
-    core_buf_puts(b, ",\"symbol\":");
-    core_buf_json_str(b, s.qualname, strlen(s.qualname));
-    core_buf_printf(b, ",\"kind\":\"%s\",\"file\":", graph_sym_kind_name(s.kind));
-    core_buf_json_str(b, s.file, strlen(s.file));
-    core_buf_printf(b, ",\"start_line\":%u,\"end_line\":%u", s.start_line, s.end_line);
-}
-
-void cli_json_ranked(core_buf *b, const graph *g, const ppr_mapper *m, const ppr_pred *p,
-                     uint32_t n)
-{
-    core_buf_putc(b, '[');
-    for (uint32_t i = 0; i < n; i++) {
-        core_buf_puts(b, i ? ",{\"score\":" : "{\"score\":");
-        core_buf_json_float(b, p[i].score);
-        cli_json_symbol_fields(b, g, p[i].symbol);
-        if (p[i].activity != UINT32_MAX) {
-            ppr_activity pa;
-            ppr_mapper_activity(m, p[i].activity, &pa);
-            core_buf_puts(b, ",\"activity\":");
-            core_buf_json_str(b, pa.text, strlen(pa.text));
-        }
-        if (p[i].near != UINT32_MAX) {
-            graph_symbol s;
-            graph_get_symbol(g, p[i].near, &s);
-            core_buf_puts(b, ",\"near\":");
-            core_buf_json_str(b, s.qualname, strlen(s.qualname));
-        }
-        core_buf_putc(b, '}');
-    }
-    core_buf_putc(b, ']');
 }

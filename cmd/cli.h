@@ -99,6 +99,15 @@ cli_progress *cli_progress_new(const char *label, const char *unit, bool enabled
 void cli_progress_update(void *p, uint64_t done, uint64_t total);
 void cli_progress_done(cli_progress *p);
 bool cli_stderr_is_tty(void);
+/* Progress of work done in named stages (model_log_opts.progress): a
+ * progress line per stage, cleared when the stage says it is done
+ * (done == total). ud is a cli_stages, zeroed but for enabled. */
+typedef struct cli_stages {
+    cli_progress *p;
+    const char *stage;
+    bool enabled;
+} cli_stages;
+void cli_progress_stage(void *ud, const char *stage, uint64_t done, uint64_t total);
 
 /* qsort comparator of uint64_t values (timings), ascending. */
 int cli_cmp_u64(const void *a, const void *b);
@@ -114,15 +123,5 @@ int cli_open_graph(const char *cmd, const char *path, struct graph **g);
 /* One symbol by qualified name or unique suffix; on none or several,
  * prints which and returns CLI_EXIT_USAGE. */
 int cli_find_symbol(const char *cmd, const struct graph *g, const char *name, uint32_t *out);
-/* Appends ,"symbol","kind","file","start_line","end_line" of a symbol to a
- * JSON object being written. */
-void cli_json_symbol_fields(core_buf *b, const struct graph *g, uint32_t id);
-/* Appends a ranking as a JSON array: per item {"score", the symbol's
- * fields, and "activity", the predicted next activity it comes from, when
- * there is one}. */
-struct ppr_mapper;
-struct ppr_pred;
-void cli_json_ranked(core_buf *b, const struct graph *g, const struct ppr_mapper *m,
-                     const struct ppr_pred *p, uint32_t n);
 
 #endif

@@ -77,7 +77,7 @@ static int query(const query_ctx *q, const ppr_entry *seeds, uint32_t nseeds)
             core_buf_printf(b, "%s{\"node\":%u,\"score\":", i ? "," : "", top[i].node);
             core_buf_json_float(b, top[i].score);
             if (g)
-                cli_json_symbol_fields(b, g, top[i].node);
+                graph_symbol_json(b, g, top[i].node);
             if (q->explain) {
                 ppr_path path;
                 int er = ppr_explain(w, seeds, nseeds, top[i].node, o.alpha, 1000000, &path);
@@ -430,11 +430,11 @@ int cmd_impact(int argc, char **argv)
     graph_get_symbol(g, id, &s);
     if (json) {
         core_buf_printf(&b, "{\"symbol\":{\"id\":%u", id);
-        cli_json_symbol_fields(&b, g, id);
+        graph_symbol_json(&b, g, id);
         core_buf_puts(&b, "},\"dependents\":[");
         for (uint32_t i = 0; i < n; i++) {
             core_buf_printf(&b, "%s{\"id\":%u", i ? "," : "", res[i].node);
-            cli_json_symbol_fields(&b, g, res[i].node);
+            graph_symbol_json(&b, g, res[i].node);
             core_buf_puts(&b, ",\"score\":");
             core_buf_json_float(&b, res[i].score);
             graph_get_symbol(g, res[i].via, &via);

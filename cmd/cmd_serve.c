@@ -23,7 +23,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
-#include "evlog.h"
+#include "model.h"
 #include "graph.h"
 #include "ingest.h"
 #include "ppr.h"
@@ -92,7 +92,7 @@ typedef struct obs_rec {
 /* What a rebuild trains from: the windows counted so far and the
  * mapper's activities, copied on the engine thread under s->mu. */
 typedef struct train_job {
-    ppr_mapper_snap *snap;
+    model_mapper_snap *snap;
     obs_rec *obs;
     size_t nobs;
 } train_job;
@@ -108,15 +108,15 @@ typedef struct srv {
     const char *graph_path, *model_path, *overrides_path;
     graph *g;
     graph_overrides *ov;
-    evlog_opts eo;
+    model_log_opts eo;
     bool code_attrs;
 
     /* The model: the engine maps and ranks under mu; so does the API. */
     pthread_mutex_t mu;
-    ppr_mapper *m;
-    ppr_model *base_md; /* loaded or trained at start: online counts add to it */
-    ppr_model *md;      /* in use: base_md, or base_md plus the online counts */
-    ppr_model_work *w, *api_w;
+    model_mapper *m;
+    model_joint *base_md; /* loaded or trained at start: online counts add to it */
+    model_joint *md;      /* in use: base_md, or base_md plus the online counts */
+    model_work *w, *api_w;
     uint32_t model_version;
     char model_version_text[32];
     uint32_t M, k;
@@ -223,12 +223,12 @@ typedef struct srv {
     pthread_t rebuild_thread;
     atomic_bool rebuild_done;
     bool rebuilding;
-    ppr_model *next_md;
+    model_joint *next_md;
     int next_rc;
     train_job job;
 
     /* Per event scratch (engine thread). */
-    ppr_pred *pred;
+    model_pred *pred;
     sink_ranked *ranked;
     core_buf val, doc;
     uint32_t batch_max, batch_events;
@@ -321,10 +321,10 @@ static int64_t wall_ns(void)
  *   DICT_FULL | a           activity a as the mapper has it: text, strategy,
  *                           symbols and confidences, template candidates
  *   DICT_VARIANT | v        variant v: 0x01, its activity (u32), its text
- * restored at start in id order (ppr_mapper_restore, _restore_variant),
+ * restored at start in id order (model_mapper_restore, _restore_variant),
  * which gives them the same ids. (States written before kept, under
  * DICT_VARIANT | v, the message that made v, mapped again at start.)
- * Records are written after each cycle's ppr_mapper_finish, when what the
+ * Records are written after each cycle's model_mapper_finish, when what the
  * cycle's new activities map to is decided, in the batch of the events
  * that made them.
  */
@@ -352,34 +352,16 @@ static uint64_t get_le(const uint8_t *p, int n)
 /* Records of activities from `from` on and of variants not yet saved. */
 static void dict_save(srv *s, uint32_t from)
 {
-    uint32_t na = ppr_mapper_nactivities(s->m), nv = ppr_mapper_nvariants(s->m);
+    uint32_t na = model_mapper_nactivities(s->m), nv = model_mapper_nvariants(s->m);
     core_buf b = {0};
     for (uint32_t a = from; a < na && a < DICT_FULL; a++) {
-        ppr_activity pa;
-        ppr_mapper_activity(s->m, a, &pa);
-        const uint32_t *cands;
-        bool has_const;
-        uint32_t nc = ppr_mapper_candidates(s->m, a, &cands, &has_const);
         core_buf_reset(&b);
-        size_t tl = strlen(pa.text);
-        put_le(&b, tl, 4);
-        core_buf_append(&b, pa.text, tl);
-        core_buf_putc(&b, (char)pa.strategy);
-        core_buf_putc(&b, (char)has_const);
-        put_le(&b, pa.nsyms, 4);
-        core_buf_append(&b, pa.syms, pa.nsyms * sizeof *pa.syms);
-        core_buf_append(&b, pa.conf, pa.nsyms * sizeof *pa.conf);
-        put_le(&b, nc, 4);
-        core_buf_append(&b, cands, nc * sizeof *cands);
+        model_dict_put_activity(s->m, a, &b);
         sess_batch_dict_put(s->batch, DICT_FULL | a, b.data, b.len);
     }
     for (; s->dict_vars < nv && s->dict_vars < DICT_VARIANT; s->dict_vars++) {
-        const char *text;
-        uint32_t act = ppr_mapper_variant(s->m, s->dict_vars, &text);
         core_buf_reset(&b);
-        core_buf_putc(&b, DICT_NEW_VARIANT);
-        put_le(&b, act, 4);
-        core_buf_puts(&b, text);
+        model_dict_put_variant(s->m, s->dict_vars, &b);
         sess_batch_dict_put(s->batch, DICT_VARIANT | s->dict_vars, b.data, b.len);
     }
     core_buf_free(&b);
@@ -389,10 +371,10 @@ static void dict_save(srv *s, uint32_t from)
 /* The texts of activities not yet in the state, and the counts. */
 static void dict_texts(srv *s)
 {
-    uint32_t na = ppr_mapper_nactivities(s->m), nv = ppr_mapper_nvariants(s->m);
+    uint32_t na = model_mapper_nactivities(s->m), nv = model_mapper_nvariants(s->m);
     for (; s->dict_acts < na; s->dict_acts++) {
-        ppr_activity pa;
-        ppr_mapper_activity(s->m, s->dict_acts, &pa);
+        model_activity pa;
+        model_mapper_activity(s->m, s->dict_acts, &pa);
         sess_batch_dict_put(s->batch, s->dict_acts, pa.text, strlen(pa.text));
     }
     char meta[64];
@@ -405,61 +387,22 @@ typedef struct replay_ctx {
     uint64_t n;
 } replay_ctx;
 
-static int replay_full(replay_ctx *r, uint32_t a, const uint8_t *p, size_t len)
-{
-    const uint8_t *end = p + len;
-    uint32_t tl, ns, nc;
-    if (len < 4 || (tl = (uint32_t)get_le(p, 4), (size_t)(end - p) < 4 + (size_t)tl + 6))
-        return CORE_ECORRUPT;
-    char *text = core_xstrndup((const char *)p + 4, tl);
-    p += 4 + tl;
-    ppr_activity pa = {.text = text, .strategy = (ppr_map_strategy)p[0]};
-    bool has_const = p[1] != 0;
-    ns = (uint32_t)get_le(p + 2, 4);
-    p += 6;
-    int rc = CORE_ECORRUPT;
-    if ((size_t)(end - p) < (size_t)ns * 8 + 4)
-        goto out;
-    uint32_t *syms = core_xmalloc((ns ? ns : 1) * sizeof *syms);
-    float *conf = core_xmalloc((ns ? ns : 1) * sizeof *conf);
-    memcpy(syms, p, ns * 4);
-    memcpy(conf, p + ns * 4, ns * 4);
-    p += ns * 8;
-    nc = (uint32_t)get_le(p, 4);
-    p += 4;
-    if ((size_t)(end - p) == (size_t)nc * 4) {
-        uint32_t *cands = core_xmalloc((nc ? nc : 1) * sizeof *cands);
-        memcpy(cands, p, nc * 4);
-        pa.nsyms = ns;
-        pa.syms = syms;
-        pa.conf = conf;
-        rc = ppr_mapper_restore(r->s->m, &pa, cands, nc, has_const) == a ? 0 : CORE_ECORRUPT;
-        free(cands);
-    }
-    free(syms);
-    free(conf);
-out:
-    free(text);
-    r->n += rc == 0;
-    return rc;
-}
-
 static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
 {
     replay_ctx *r = ud;
     if (id < DICT_FULL)
         return 0;
-    if (id < DICT_VARIANT)
-        return replay_full(r, id & ~DICT_FULL, (const uint8_t *)text, len);
+    uint32_t got;
+    int rc;
+    if (id < DICT_VARIANT) {
+        rc = model_dict_restore_activity(r->s->m, text, len, 0, &got);
+        r->n += rc == 0;
+        return rc ? rc : got == (id & ~DICT_FULL) ? 0 : CORE_ECORRUPT;
+    }
     if (len >= 5 && (uint8_t)text[0] == DICT_NEW_VARIANT) {
-        uint32_t act = (uint32_t)get_le((const uint8_t *)text + 1, 4);
-        char *t = core_xstrndup(text + 5, len - 5);
-        uint32_t v = act < ppr_mapper_nactivities(r->s->m)
-                         ? ppr_mapper_restore_variant(r->s->m, act, t)
-                         : UINT32_MAX;
-        free(t);
+        rc = model_dict_restore_variant(r->s->m, text, len, &got);
         r->n++;
-        return v == (id & ~DICT_VARIANT) ? 0 : CORE_ECORRUPT;
+        return rc ? rc : got == (id & ~DICT_VARIANT) ? 0 : CORE_ECORRUPT;
     }
     /* A state from before: the message that made the variant. */
     const char *lg = text, *end = text + len;
@@ -469,11 +412,11 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
         return CORE_ECORRUPT;
     lv++;
     msg++;
-    ppr_map_event me = {.text = msg, .len = (size_t)(end - msg)};
+    model_map_event me = {.text = msg, .len = (size_t)(end - msg)};
     me.logger = *lg ? lg : NULL;
     me.level = *lv ? lv : NULL;
     uint32_t a, v;
-    ppr_mapper_map(r->s->m, &me, UINT32_MAX, &a, &v);
+    model_mapper_map(r->s->m, &me, UINT32_MAX, &a, &v);
     r->n++;
     return 0;
 }
@@ -489,12 +432,12 @@ static int dict_replay(srv *s, char *why, size_t whylen)
                  core_cfg_str(s->cfg, "state.dir"), core_strerror(rc));
         return rc;
     }
-    s->dict_vars = ppr_mapper_nvariants(s->m);
+    s->dict_vars = model_mapper_nvariants(s->m);
     core_buf meta = {0};
     if (sess_meta_get(s->env, "dict", &meta) == 0) {
         unsigned na = 0, nv = 0;
         core_buf_putc(&meta, 0);
-        uint32_t cur_a = ppr_mapper_nactivities(s->m);
+        uint32_t cur_a = model_mapper_nactivities(s->m);
         if (sscanf(meta.data, "%u %u", &na, &nv) == 2 && (na != cur_a || nv != s->dict_vars)) {
             snprintf(why, whylen,
                      "state %s: the activity dictionary does not match this graph and model "
@@ -507,10 +450,10 @@ static int dict_replay(srv *s, char *why, size_t whylen)
         s->dict_acts = na;
     }
     core_buf_free(&meta);
-    s->cycle_acts = ppr_mapper_nactivities(s->m);
+    s->cycle_acts = model_mapper_nactivities(s->m);
     dict_texts(s);
     char w2[512];
-    rc = ppr_mapper_finish(s->m, w2, sizeof w2);
+    rc = model_mapper_finish(s->m, w2, sizeof w2);
     if (rc)
         core_logf(&s->lg, CORE_LOG_WARN, "%s", w2);
     if (r.n)
@@ -525,11 +468,11 @@ static int dict_replay(srv *s, char *why, size_t whylen)
 
 /* A fingerprint of what a model predicts from: its parameters and
  * sizes. A restart with another model restarts case vectors cold. */
-static uint64_t model_fingerprint(const ppr_model *md)
+static uint64_t model_fingerprint(const model_joint *md)
 {
-    ppr_model_stats st;
-    ppr_model_get_stats(md, &st);
-    const ppr_model_params *p = ppr_model_get_params(md);
+    model_stats st;
+    model_get_stats(md, &st);
+    const model_params *p = model_get_params(md);
     uint64_t h = 1469598103934665603ull;
     uint64_t v[] = {st.symbols,
                     st.activities,
@@ -554,9 +497,9 @@ static uint64_t model_fingerprint(const ppr_model *md)
 
 /* Loads --model, or trains from model.bootstrap_log, or builds an empty
  * model (recency and the current emitter only) over a fresh mapper. */
-static int model_build(srv *s, ppr_mapper **mp, ppr_model **mdp, char *why, size_t whylen)
+static int model_build(srv *s, model_mapper **mp, model_joint **mdp, char *why, size_t whylen)
 {
-    ppr_mapper_opts mo = {
+    model_mapper_opts mo = {
         .use_code_attrs = s->code_attrs,
         .overrides = s->ov,
         .tokens_min = core_cfg_double(s->cfg, "map.tokens_min"),
@@ -564,32 +507,32 @@ static int model_build(srv *s, ppr_mapper **mp, ppr_model **mdp, char *why, size
         .log = s->lg,
     };
     if (s->model_path)
-        return ppr_model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
-    int rc = ppr_mapper_new(s->g, &mo, mp);
+        return model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
+    int rc = model_mapper_new(s->g, &mo, mp);
     if (rc) {
         snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));
         return rc;
     }
-    ppr_model_params p = config_model_params(s->cfg);
+    model_params p = config_model_params(s->cfg);
     const char *boot = core_cfg_str(s->cfg, "model.bootstrap_log");
-    evlog l = {0};
-    ppr_seqs train = {0};
+    model_log l = {0};
+    model_seqs train = {0};
     static const uint32_t zero = 0;
     train.off = &zero;
     if (boot && *boot) {
-        evlog_opts eo = s->eo;
+        model_log_opts eo = s->eo;
         eo.train_frac = 1.0;
         eo.learn_code_attrs = s->code_attrs;
         core_logf(&s->lg, CORE_LOG_INFO, "training the model from %s", boot);
-        rc = evlog_load(boot, &eo, *mp, &l, why, whylen);
+        rc = model_log_load(boot, &eo, *mp, &l, why, whylen);
         if (rc)
             goto fail;
         char w2[512];
-        if (ppr_mapper_finish(*mp, w2, sizeof w2) != 0)
+        if (model_mapper_finish(*mp, w2, sizeof w2) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", w2);
-        train = evlog_all(&l);
+        train = model_log_all(&l);
         if (core_cfg_bool(s->cfg, "model.calibrate")) {
-            rc = ppr_model_calibrate(*mp, &train,
+            rc = model_calibrate(*mp, &train,
                                      (uint32_t)core_cfg_int(s->cfg, "model.calibrate_min_cases"),
                                      &p, &s->lg);
             if (rc) {
@@ -598,16 +541,16 @@ static int model_build(srv *s, ppr_mapper **mp, ppr_model **mdp, char *why, size
             }
         }
     }
-    rc = ppr_model_train(*mp, &train, &p, mdp);
+    rc = model_train(*mp, &train, &p, mdp);
     if (rc)
         snprintf(why, whylen, "training failed: %s", core_strerror(rc));
     else if (boot && *boot)
         core_logf(&s->lg, CORE_LOG_INFO, "model trained on %u cases (%llu events)", l.ncases,
                   (unsigned long long)l.nevents);
 fail:
-    evlog_free(&l);
+    model_log_free(&l);
     if (rc) {
-        ppr_mapper_free(*mp);
+        model_mapper_free(*mp);
         *mp = NULL;
     }
     return rc;
@@ -642,30 +585,30 @@ static void model_version_set(srv *s, bool bump)
  * (start, SIGHUP): the old base and mapper go. Without, md is the base
  * plus the online counts, over the same mapper.
  */
-static int model_install(srv *s, ppr_mapper *m, ppr_model *md, bool base, char *why, size_t whylen)
+static int model_install(srv *s, model_mapper *m, model_joint *md, bool base, char *why, size_t whylen)
 {
-    int rc = ppr_model_stream_prepare(md, s->M, core_ncpus());
-    ppr_model_work *w = NULL, *aw = NULL;
+    int rc = model_stream_prepare(md, s->M, core_ncpus());
+    model_work *w = NULL, *aw = NULL;
     if (!rc)
-        rc = ppr_model_work_new(md, &w);
+        rc = model_work_new(md, &w);
     if (!rc)
-        rc = ppr_model_work_new(md, &aw);
+        rc = model_work_new(md, &aw);
     if (rc) {
         snprintf(why, whylen, "cannot prepare the model: %s", core_strerror(rc));
-        ppr_model_work_free(w);
-        ppr_model_work_free(aw);
+        model_work_free(w);
+        model_work_free(aw);
         return rc;
     }
     pthread_mutex_lock(&s->mu);
-    ppr_model_work_free(s->w);
-    ppr_model_work_free(s->api_w);
+    model_work_free(s->w);
+    model_work_free(s->api_w);
     if (s->md != s->base_md)
-        ppr_model_free(s->md);
+        model_free(s->md);
     if (base) {
-        ppr_model_free(s->base_md);
+        model_free(s->base_md);
         s->base_md = md;
         if (s->m != m)
-            ppr_mapper_free(s->m);
+            model_mapper_free(s->m);
         s->m = m;
     }
     s->md = md;
@@ -747,7 +690,7 @@ static int obs_load_one(void *ud, const void *key, size_t klen, uint64_t count)
 
 static train_job train_job_take(srv *s)
 {
-    train_job j = {ppr_mapper_snapshot(s->m), NULL, s->obs.n};
+    train_job j = {model_mapper_snapshot(s->m), NULL, s->obs.n};
     j.obs = core_xmalloc((j.nobs ? j.nobs : 1) * sizeof *j.obs);
     if (j.nobs)
         memcpy(j.obs, s->obs.v, j.nobs * sizeof *j.obs);
@@ -757,24 +700,24 @@ static train_job train_job_take(srv *s)
 /* The base model plus the job's windows; frees the job. Any thread (the
  * base model is only read, and changes only on the engine thread after
  * the rebuild thread has been joined). */
-static int train_job_run(srv *s, train_job *j, ppr_model **out)
+static int train_job_run(srv *s, train_job *j, model_joint **out)
 {
-    ppr_follow_obs *fo = core_xmalloc((j->nobs ? j->nobs : 1) * sizeof *fo);
+    model_follow_obs *fo = core_xmalloc((j->nobs ? j->nobs : 1) * sizeof *fo);
     uint64_t events = 0;
     for (size_t i = 0; i < j->nobs; i++) {
         const obs_rec *r = &j->obs[i];
-        fo[i] = (ppr_follow_obs){r->act, r->var, r->order, r->next, r->count};
+        fo[i] = (model_follow_obs){r->act, r->var, r->order, r->next, r->count};
         events += r->count;
     }
-    int rc = ppr_model_train_more(s->base_md, j->snap, fo, j->nobs, events, 0, out);
+    int rc = model_train_more(s->base_md, j->snap, fo, j->nobs, events, 0, out);
     free(fo);
     free(j->obs);
-    ppr_mapper_snap_free(j->snap);
+    model_mapper_snap_free(j->snap);
     memset(j, 0, sizeof *j);
     return rc;
 }
 
-static int obs_train(srv *s, ppr_model **out)
+static int obs_train(srv *s, model_joint **out)
 {
     pthread_mutex_lock(&s->mu);
     train_job j = train_job_take(s);
@@ -787,7 +730,7 @@ static void *rebuild_main(void *arg)
     srv *s = arg;
     s->next_rc = train_job_run(s, &s->job, &s->next_md);
     if (!s->next_rc)
-        s->next_rc = ppr_model_stream_prepare(s->next_md, s->M, 1); /* a core left to the engine */
+        s->next_rc = model_stream_prepare(s->next_md, s->M, 1); /* a core left to the engine */
     atomic_store(&s->rebuild_done, true);
     return NULL;
 }
@@ -806,11 +749,11 @@ static void rebuild_step(srv *s)
         if (s->next_rc || model_install(s, s->m, s->next_md, false, why, sizeof why) != 0) {
             core_logf(&s->lg, CORE_LOG_ERROR, "model rebuild failed: %s",
                       s->next_rc ? core_strerror(s->next_rc) : why);
-            ppr_model_free(s->next_md);
+            model_free(s->next_md);
         } else {
             model_version_set(s, true);
-            ppr_model_stats st;
-            ppr_model_get_stats(s->md, &st);
+            model_stats st;
+            model_get_stats(s->md, &st);
             core_logf(&s->lg, CORE_LOG_INFO, "model %s in use: %u contexts, %llu events learnt",
                       s->model_version_text, st.contexts, (unsigned long long)st.train_events);
         }
@@ -830,7 +773,7 @@ static void rebuild_step(srv *s)
     s->next_md = NULL;
     if (pthread_create(&s->rebuild_thread, NULL, rebuild_main, s) != 0) {
         train_job_run(s, &s->job, &s->next_md); /* frees the job */
-        ppr_model_free(s->next_md);
+        model_free(s->next_md);
         s->next_md = NULL;
         return;
     }
@@ -844,10 +787,10 @@ static void online_apply(srv *s)
     if (!s->learn_online || s->obs.n == 0)
         return;
     char why[512];
-    ppr_model *md;
+    model_joint *md;
     int rc = obs_train(s, &md);
     if (!rc && (rc = model_install(s, s->m, md, false, why, sizeof why)) != 0)
-        ppr_model_free(md);
+        model_free(md);
     if (rc)
         core_logf(&s->lg, CORE_LOG_ERROR, "the online counts could not be added: %s",
                   core_strerror(rc));
@@ -859,21 +802,21 @@ static void online_apply(srv *s)
 static void model_reload(srv *s)
 {
     char why[1024];
-    ppr_mapper *m;
-    ppr_model *md;
+    model_mapper *m;
+    model_joint *md;
     core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the model");
     if (s->rebuilding) {
         pthread_join(s->rebuild_thread, NULL);
         s->rebuilding = false;
         atomic_store(&s->rebuild_done, false);
-        ppr_model_free(s->next_md);
+        model_free(s->next_md);
         s->next_md = NULL;
     }
     if (model_build(s, &m, &md, why, sizeof why) != 0) {
         core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
         return;
     }
-    ppr_mapper *old_m = s->m;
+    model_mapper *old_m = s->m;
     pthread_mutex_lock(&s->mu);
     s->m = m;
     int rc = dict_replay(s, why, sizeof why);
@@ -881,14 +824,14 @@ static void model_reload(srv *s)
     pthread_mutex_unlock(&s->mu);
     if (rc || model_install(s, m, md, true, why, sizeof why) != 0) {
         core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
-        ppr_model_free(md);
-        ppr_mapper_free(m);
+        model_free(md);
+        model_mapper_free(m);
         return;
     }
     online_apply(s);
     model_version_set(s, true);
-    ppr_model_stats st;
-    ppr_model_get_stats(s->base_md, &st);
+    model_stats st;
+    model_get_stats(s->base_md, &st);
     s->base_acts = st.activities;
     core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
 }
@@ -904,8 +847,8 @@ static void ranked_fill(srv *s, uint32_t n)
         graph_get_symbol(s->g, s->pred[i].symbol, &sym);
         const char *act = NULL;
         if (s->pred[i].activity != UINT32_MAX) {
-            ppr_activity pa;
-            ppr_mapper_activity(s->m, s->pred[i].activity, &pa);
+            model_activity pa;
+            model_mapper_activity(s->m, s->pred[i].activity, &pa);
             act = pa.text;
         }
         const char *near = NULL;
@@ -923,13 +866,13 @@ static void ranked_fill(srv *s, uint32_t n)
 
 /* A case's vector computed again from its stored activities (its own came
  * from an older model, and means nothing to this one). */
-static void vec_rebuild(const ppr_model *md, ppr_model_work *w, uint32_t M, sess_case *c)
+static void vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c)
 {
     ppr_vec rec;
     ppr_vec_init(&rec, (ppr_entry *)c->vec, M);
     c->vec_wsum = 0;
     for (uint32_t i = 0; i < c->ntok; i++)
-        ppr_model_advance(md, w, &rec, &c->vec_wsum, c->act[i]);
+        model_advance(md, w, &rec, &c->vec_wsum, c->act[i]);
     c->nvec = rec.n;
     c->vec_err = rec.err;
 }
@@ -988,13 +931,13 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0, const ingest
         c.model_version = s->model_version;
         sink_counter_add(s->c_restarts_cold, 1);
     }
-    ppr_map_event me;
-    evlog_map_event(ev, &s->eo, s->code_attrs, &me);
+    model_map_event me;
+    model_log_map_event(ev, &s->eo, s->code_attrs, &me);
     me.learn = s->code_attrs;
     uint32_t prev = c.ntok ? c.act[c.ntok - 1] : UINT32_MAX, a, v;
-    ppr_mapper_map(s->m, &me, prev, &a, &v);
-    ppr_activity pa;
-    ppr_mapper_activity(s->m, a, &pa);
+    model_mapper_map(s->m, &me, prev, &a, &v);
+    model_activity pa;
+    model_mapper_activity(s->m, a, &pa);
     atomic_fetch_add(&s->events_total, 1);
     if (pa.nsyms) {
         atomic_fetch_add(&s->mapped_total, 1);
@@ -1003,7 +946,7 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0, const ingest
         sink_counter_add(s->c_unmapped, 1);
     }
     if (s->learn_online && c.ntok) {
-        uint32_t o = ppr_model_get_params(s->base_md)->order;
+        uint32_t o = model_get_params(s->base_md)->order;
         if (o > c.ntok)
             o = c.ntok;
         obs_count(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o, 1, true);
@@ -1020,9 +963,9 @@ static int apply_event(srv *s, const ingest_event *ev, uint64_t t0, const ingest
     c.ntok++;
     ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, s->M, c.vec_err};
     uint64_t r0 = core_now_ns();
-    ppr_model_advance(s->md, s->w, &rec, &c.vec_wsum, a);
+    model_advance(s->md, s->w, &rec, &c.vec_wsum, a);
     uint32_t n =
-        ppr_model_rank_warm(s->md, s->w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, s->pred);
+        model_rank_warm(s->md, s->w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, s->pred);
     sink_histogram_observe(s->h_ppr, (double)(core_now_ns() - r0) * 1e-9);
     c.nvec = rec.n;
     c.vec_err = rec.err;
@@ -1781,14 +1724,14 @@ static int cycle(srv *s, bool draining)
      * activity (constants, tokens, the external command). */
     if (!rc && s->batch_events) {
         char why[512];
-        if (ppr_mapper_finish(s->m, why, sizeof why) != 0)
+        if (model_mapper_finish(s->m, why, sizeof why) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
     }
-    if (ppr_mapper_nactivities(s->m) > s->cycle_acts || ppr_mapper_nvariants(s->m) > s->dict_vars) {
+    if (model_mapper_nactivities(s->m) > s->cycle_acts || model_mapper_nvariants(s->m) > s->dict_vars) {
         dict_save(s, s->cycle_acts);
-        s->cycle_acts = ppr_mapper_nactivities(s->m);
+        s->cycle_acts = model_mapper_nactivities(s->m);
     }
-    atomic_store(&s->folded, ppr_mapper_folded(s->m));
+    atomic_store(&s->folded, model_mapper_folded(s->m));
     pthread_mutex_unlock(&s->mu);
     if (rc)
         return rc;
@@ -1860,8 +1803,8 @@ static int changelog_send(srv *s, const char *case_id, size_t clen, const sess_c
         for (uint32_t i = 0; i < c->ntok; i++) {
             if (c->act[i] < s->base_acts)
                 continue;
-            ppr_activity pa;
-            ppr_mapper_activity(s->m, c->act[i], &pa);
+            model_activity pa;
+            model_mapper_activity(s->m, c->act[i], &pa);
             size_t n2 = strlen(pa.text);
             if (n2 > 65535)
                 n2 = 65535;
@@ -2001,10 +1944,10 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
         if (texts[i].at >= c.ntok)
             continue;
         char *t = core_xstrndup(texts[i].t, texts[i].n);
-        uint32_t a = ppr_mapper_find(s->m, t), v;
+        uint32_t a = model_mapper_find(s->m, t), v;
         if (a == UINT32_MAX) {
-            ppr_map_event me = {.text = t, .len = texts[i].n};
-            ppr_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
+            model_map_event me = {.text = t, .len = texts[i].n};
+            model_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
             c.var[texts[i].at] = v;
         }
         c.act[texts[i].at] = a;
@@ -2099,19 +2042,19 @@ static void follows_share(srv *s, uint32_t order, uint32_t next, const uint32_t 
         size_t at = b->len;
         uint8_t ntext = 0;
         core_buf_putc(b, 0);
-        ppr_activity pa;
+        model_activity pa;
         if (next >= s->base_acts) {
-            ppr_mapper_activity(s->m, next, &pa);
+            model_mapper_activity(s->m, next, &pa);
             fo_text(b, 0, pa.text, &ntext);
         }
         for (uint32_t i = 0; i < order; i++) {
             if (act[i] >= s->base_acts) {
-                ppr_mapper_activity(s->m, act[i], &pa);
+                model_mapper_activity(s->m, act[i], &pa);
                 fo_text(b, (uint8_t)(1 + i), pa.text, &ntext);
             }
             if (var[i] >= s->base_vars) {
                 const char *t;
-                ppr_mapper_variant(s->m, var[i], &t);
+                model_mapper_variant(s->m, var[i], &t);
                 fo_text(b, (uint8_t)(FO_SLOT_VAR | i), t, &ntext);
             }
         }
@@ -2130,10 +2073,10 @@ static void follows_share(srv *s, uint32_t order, uint32_t next, const uint32_t 
 static uint32_t fo_activity(srv *s, const uint8_t *t, size_t n)
 {
     char *txt = core_xstrndup((const char *)t, n);
-    uint32_t a = ppr_mapper_find(s->m, txt), v;
+    uint32_t a = model_mapper_find(s->m, txt), v;
     if (a == UINT32_MAX) {
-        ppr_map_event me = {.text = txt, .len = n};
-        ppr_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
+        model_map_event me = {.text = txt, .len = n};
+        model_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
     }
     free(txt);
     return a;
@@ -2194,7 +2137,7 @@ static int follows_merge(void *ud, const ingest_kafka_msg *m)
                 uint32_t j = sl & ~FO_SLOT_VAR;
                 char *txt = core_xstrndup((const char *)tx[i].t, tx[i].n);
                 var[j] = act[j] == UINT32_MAX ? UINT32_MAX
-                                              : ppr_mapper_restore_variant(s->m, act[j], txt);
+                                              : model_mapper_restore_variant(s->m, act[j], txt);
                 free(txt);
                 got_var[j] = true;
             } else {
@@ -2309,7 +2252,7 @@ static void on_revoked(void *ud, const char *topic, int32_t partition)
     (void)topic;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
-    if (ppr_mapper_nactivities(s->m) > s->cycle_acts || ppr_mapper_nvariants(s->m) > s->dict_vars)
+    if (model_mapper_nactivities(s->m) > s->cycle_acts || model_mapper_nvariants(s->m) > s->dict_vars)
         dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (pipe_sync(s) != 0)
         core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
@@ -2341,9 +2284,9 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
     for (uint32_t i = 0; i < c.ntok; i++) {
         if (i)
             core_buf_putc(json, ',');
-        if (c.act[i] < ppr_mapper_nactivities(s->m)) {
-            ppr_activity pa;
-            ppr_mapper_activity(s->m, c.act[i], &pa);
+        if (c.act[i] < model_mapper_nactivities(s->m)) {
+            model_activity pa;
+            model_mapper_activity(s->m, c.act[i], &pa);
             core_buf_json_str(json, pa.text, strlen(pa.text));
         } else {
             core_buf_puts(json, "null");
@@ -2354,12 +2297,12 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
     if (c.model_version != s->model_version)
         vec_rebuild(s->md, s->api_w, s->M, &c);
     ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, c.nvec, c.vec_err};
-    ppr_pred *p = core_xmalloc(s->k * sizeof *p);
+    model_pred *p = core_xmalloc(s->k * sizeof *p);
     uint32_t n =
-        ppr_model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
+        model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
     core_buf_printf(json, "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"ranked\":",
                     c.seq > c.ntok ? "true" : "false", s->model_version_text);
-    cli_json_ranked(json, s->g, s->m, p, n);
+    model_preds_json(json, s->m, p, n);
     pthread_mutex_unlock(&s->mu);
     free(p);
     core_buf_puts(json, "}");
@@ -2402,24 +2345,24 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
             goto out;
         }
     uint32_t *act = core_xmalloc(n * sizeof *act), *var = core_xmalloc(n * sizeof *var);
-    ppr_pred *p = core_xmalloc((size_t)k * sizeof *p);
+    model_pred *p = core_xmalloc((size_t)k * sizeof *p);
     pthread_mutex_lock(&s->mu);
     core_buf_puts(json, "{\"trace\":[");
     for (size_t i = 0; i < n; i++) {
         json_t *t = json_array_get(trace, i);
-        ppr_map_event me = {.text = json_string_value(t), .len = json_string_length(t)};
-        ppr_mapper_map(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i]);
-        ppr_activity pa;
-        ppr_mapper_activity(s->m, act[i], &pa);
+        model_map_event me = {.text = json_string_value(t), .len = json_string_length(t)};
+        model_mapper_map(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i]);
+        model_activity pa;
+        model_mapper_activity(s->m, act[i], &pa);
         core_buf_puts(json, i ? ",{\"event\":" : "{\"event\":");
         core_buf_json_str(json, me.text, me.len);
         core_buf_puts(json, ",\"activity\":");
         core_buf_json_str(json, pa.text, strlen(pa.text));
-        core_buf_printf(json, ",\"strategy\":\"%s\"}", ppr_map_strategy_name(pa.strategy));
+        core_buf_printf(json, ",\"strategy\":\"%s\"}", model_map_strategy_name(pa.strategy));
     }
-    uint32_t np = ppr_model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);
+    uint32_t np = model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);
     core_buf_printf(json, "],\"model_version\":\"%s\",\"ranked\":", s->model_version_text);
-    cli_json_ranked(json, s->g, s->m, p, np);
+    model_preds_json(json, s->m, p, np);
     core_buf_puts(json, "}");
     pthread_mutex_unlock(&s->mu);
     free(act);
@@ -2741,13 +2684,13 @@ static void srv_free(srv *s)
         sess_close(s->env);
     if (s->rebuilding)
         pthread_join(s->rebuild_thread, NULL);
-    ppr_model_free(s->next_md);
-    ppr_model_work_free(s->w);
-    ppr_model_work_free(s->api_w);
+    model_free(s->next_md);
+    model_work_free(s->w);
+    model_work_free(s->api_w);
     if (s->md != s->base_md)
-        ppr_model_free(s->md);
-    ppr_model_free(s->base_md);
-    ppr_mapper_free(s->m);
+        model_free(s->md);
+    model_free(s->base_md);
+    model_mapper_free(s->m);
     core_map_free(&s->obs_idx);
     core_vec_free(&s->obs);
     graph_overrides_free(s->ov);
@@ -2884,18 +2827,18 @@ int cmd_serve(int argc, char **argv)
     }
     s.batch = sess_batch_new();
     metrics_init(&s);
-    ppr_mapper *m;
-    ppr_model *md;
+    model_mapper *m;
+    model_joint *md;
     if (model_build(&s, &m, &md, why, sizeof why) != 0) {
         cli_error(cmd.name, "%s", why);
         goto out;
     }
     s.m = m;
-    s.base_vars = ppr_mapper_nvariants(m); /* before the online ones come back */
+    s.base_vars = model_mapper_nvariants(m); /* before the online ones come back */
     if (dict_replay(&s, why, sizeof why) != 0 ||
         model_install(&s, m, md, true, why, sizeof why) != 0) {
         if (!s.md)
-            ppr_model_free(md);
+            model_free(md);
         cli_error(cmd.name, "%s", why);
         goto out;
     }
@@ -2914,15 +2857,15 @@ int cmd_serve(int argc, char **argv)
     requests_load(&s);
     model_version_set(&s, false);
     {
-        ppr_model_stats st;
-        ppr_model_get_stats(s.base_md, &st);
+        model_stats st;
+        model_get_stats(s.base_md, &st);
         s.base_acts = st.activities;
-        ppr_model_get_stats(s.md, &st);
+        model_get_stats(s.md, &st);
         core_logf(&s.lg, CORE_LOG_INFO,
                   "model %s: %u activities, %u contexts from %llu cases; %zu KiB of activity "
                   "vectors (%u entries each)",
                   s.model_version_text, st.activities, st.contexts,
-                  (unsigned long long)st.train_cases, ppr_model_stream_bytes(s.md) >> 10, s.M);
+                  (unsigned long long)st.train_cases, model_stream_bytes(s.md) >> 10, s.M);
     }
     if (kafka_start(&s, why, sizeof why) != 0) {
         cli_error(cmd.name, "Kafka: %s", why);

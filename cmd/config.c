@@ -47,7 +47,7 @@ const core_cfg_item pmrag_config_table[] = {
      "random walks that carry the residual a push leaves (0: none)"},
     {"ppr.walk_seed", CORE_CFG_INT, "0", 0, 4e9, NULL,
      "seed of the walks (the same query gives the same answer)"},
-    {"model.order", CORE_CFG_INT, "6", 1, PPR_MODEL_MAX_ORDER, NULL,
+    {"model.order", CORE_CFG_INT, "6", 1, MODEL_MAX_ORDER, NULL,
      "longest activity context (events) the directly-follows model conditions on"},
     {"model.variant_ratio", CORE_CFG_DOUBLE, "0.2", 0, 1, NULL,
      "an activity's abstracted messages are told apart when they are at most this share of its "
@@ -65,7 +65,7 @@ const core_cfg_item pmrag_config_table[] = {
     {"model.calibrate", CORE_CFG_BOOL, "true", 0, 0, NULL,
      "calibrate order, variant_ratio, alpha, code_scale, decay and escape by cross-validation "
      "inside the training cases (the values above are the starting point)"},
-    {"model.calibrate_folds", CORE_CFG_INT, "3", 2, PPR_MODEL_MAX_FOLDS, NULL,
+    {"model.calibrate_folds", CORE_CFG_INT, "3", 2, MODEL_MAX_FOLDS, NULL,
      "folds of that cross-validation: contiguous runs of cases in time order, each scored by a "
      "model trained on the others (every candidate is trained this many times, on all CPUs)"},
     {"model.calibrate_min_cases", CORE_CFG_INT, "100", 0, 4e9, NULL,
@@ -239,9 +239,9 @@ ppr_impact_opts config_impact_opts(const core_cfg *c)
     return o;
 }
 
-ppr_model_params config_model_params(const core_cfg *c)
+model_params config_model_params(const core_cfg *c)
 {
-    ppr_model_params p = ppr_model_params_default();
+    model_params p = model_params_default();
     p.order = (uint32_t)core_cfg_int(c, "model.order");
     p.variant_ratio = core_cfg_double(c, "model.variant_ratio");
     p.variant_min = (uint32_t)core_cfg_int(c, "model.variant_min");

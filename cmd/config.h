@@ -7,7 +7,7 @@
 #define PMRAG_CONFIG_H
 
 #include "core.h"
-#include "ppr.h"
+#include "model.h"
 
 extern const core_cfg_item pmrag_config_table[];
 extern const size_t pmrag_config_count;
@@ -24,7 +24,7 @@ ppr_opts config_ppr_opts(const core_cfg *c);
 /* decay and threshold from impact.*, weights as config_ppr_weights. */
 ppr_impact_opts config_impact_opts(const core_cfg *c);
 /* The model's parameters from model.* and the edge weights. */
-ppr_model_params config_model_params(const core_cfg *c);
+model_params config_model_params(const core_cfg *c);
 
 /* Appends kafka.properties text ("k=v;k=v") to out with the value of each
  * secret property replaced by "<redacted>"; an item without '=' is

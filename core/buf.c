@@ -233,3 +233,41 @@ void core_buf_free(core_buf *b)
     free(b->data);
     memset(b, 0, sizeof *b);
 }
+
+void core_buf_put_le(core_buf *b, uint64_t v, int n)
+{
+    uint8_t x[8];
+    for (int i = 0; i < n && i < 8; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    core_buf_append(b, x, (size_t)(n < 8 ? n : 8));
+}
+
+const void *core_rd_bytes(core_rd *r, size_t n)
+{
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = true;
+        return NULL;
+    }
+    const void *p = r->p;
+    r->p += n;
+    return p;
+}
+
+void core_buf_oneline(core_buf *b, const char *text, size_t max)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++, n++) {
+        if (n >= max) {
+            core_buf_puts(b, "...");
+            return;
+        }
+        if (*p == '\n')
+            core_buf_puts(b, "\\n");
+        else if (*p == '\t')
+            core_buf_puts(b, "\\t");
+        else if (*p == '\r')
+            core_buf_puts(b, "\\r");
+        else
+            core_buf_putc(b, *p);
+    }
+}

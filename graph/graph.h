@@ -262,6 +262,10 @@ uint32_t graph_nemits(const graph *g);
 void graph_get_symbol(const graph *g, uint32_t id, graph_symbol *out);
 void graph_get_file(const graph *g, uint32_t id, graph_file_info *out);
 void graph_get_emit(const graph *g, uint32_t id, graph_emit *out);
+/* Appends a symbol's fields to a JSON object being written:
+ * ,"symbol","kind","file","start_line","end_line" (the qualified name, the
+ * file relative to the indexed root, lines 1-based and inclusive). */
+void graph_symbol_json(core_buf *b, const graph *g, uint32_t id);
 
 /* Out- and in-edges of a symbol, sorted by (type, node). */
 const graph_edge *graph_out_edges(const graph *g, uint32_t id, uint32_t *count);

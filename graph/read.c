@@ -419,3 +419,14 @@ void graph_get_stats(const graph *g, graph_stats *out)
     out->calls_internal = g->stats->calls_internal;
     out->calls_internal_resolved = g->stats->calls_internal_resolved;
 }
+
+void graph_symbol_json(core_buf *b, const graph *g, uint32_t id)
+{
+    graph_symbol s;
+    graph_get_symbol(g, id, &s);
+    core_buf_puts(b, ",\"symbol\":");
+    core_buf_json_str(b, s.qualname, strlen(s.qualname));
+    core_buf_printf(b, ",\"kind\":\"%s\",\"file\":", graph_sym_kind_name(s.kind));
+    core_buf_json_str(b, s.file, strlen(s.file));
+    core_buf_printf(b, ",\"start_line\":%u,\"end_line\":%u", s.start_line, s.end_line);
+}

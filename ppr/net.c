@@ -479,9 +479,9 @@ uint32_t ppr_net_hubs(const ppr_net *net, uint32_t max, uint32_t min_degree, uin
     for (uint32_t u = 0; u < net->n; u++) {
         uint32_t deg = net->off[u + 1] - net->off[u];
         if (deg >= min_degree && deg > 0)
-            ppr__offer(heap, &h, max, (ppr_entry){u, (float)deg});
+            ppr_heap_offer(heap, &h, max, (ppr_entry){u, (float)deg});
     }
-    ppr__sort_by_score(heap, h);
+    ppr_sort_by_score(heap, h);
     for (uint32_t i = 0; i < h; i++)
         out[i] = heap[i].node;
     free(heap);

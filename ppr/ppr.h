@@ -232,6 +232,32 @@ int ppr_push(ppr_work *w, const ppr_entry *seeds, uint32_t nseeds, const ppr_opt
 uint32_t ppr_work_topk(const ppr_work *w, uint32_t k, const ppr_adjust *adj, ppr_entry *out);
 /* The estimate of node u from the last push. */
 double ppr_work_score(const ppr_work *w, uint32_t u);
+/*
+ * The nodes the last query touched (a push, or the calls below), in the
+ * order it touched them, and the dense estimate they index (nonzero only
+ * at touched nodes); returns how many. Both are borrowed from w until its
+ * next query: for callers that rank a subset of the nodes their own way.
+ */
+uint32_t ppr_work_touched(const ppr_work *w, const uint32_t **nodes, const double **estimate);
+/* Adds scale * e to the last push's estimate, marking the nodes touched:
+ * by linearity, the push of a seed that adds scale times the seed whose
+ * vector e is (a stored case vector, a basis vector). */
+void ppr_work_add(ppr_work *w, const ppr_entry *e, uint32_t n, double scale);
+/* Leaves w as a push without hubs that touched nodes[0..n) in that order
+ * with estimates p[0..n) and error bound err would (residuals zero): for
+ * replaying a push a caller kept from before. */
+void ppr_work_load(ppr_work *w, const uint32_t *nodes, const double *p, uint32_t n, double err);
+
+/* Best first: score descending, then node ascending. Sorts in place
+ * without allocating. */
+void ppr_sort_by_score(ppr_entry *e, uint32_t n);
+/*
+ * Offers c to a heap of the best k entries in h[0..*n) (score descending,
+ * then node ascending; the worst at the root). Returns the entry that
+ * fell out, or {UINT32_MAX, 0} when none did. ppr_sort_by_score then
+ * orders the heap best first.
+ */
+ppr_entry ppr_heap_offer(ppr_entry *h, uint32_t *n, uint32_t k, ppr_entry c);
 
 /*
  * Power iteration: the reference. Writes x(s) for every node into x (n
@@ -360,349 +386,6 @@ typedef struct ppr_impact_opts {
 ppr_impact_opts ppr_impact_opts_default(void);
 int ppr_impact_of(const graph *g, uint32_t symbol, const ppr_impact_opts *o, ppr_impact **out,
                   uint32_t *count);
-
-/* ------------------------------------------------------------------ */
-/* Events to activities to symbols                                     */
-/* ------------------------------------------------------------------ */
-
-/*
- * The mapper turns events into activities and activities into the symbols
- * that emit them. Strategies, in order, each filling what the ones before
- * left:
- *   code      OpenTelemetry code.* attributes (only when allowed)
- *   override  the manual YAML file
- *   template  emit-site templates (graph_matcher), ties broken by logger,
- *             level and, for a message several functions log, by the
- *             code-graph proximity to the case's previous activity
- *   const     a message that only matches a string constant: personalized
- *             PageRank over the code graph seeded at the constants' owners
- *             and at the emitters around the message in the cases seen,
- *             ranking only functions that log non-literal messages
- *   tokens    TF-IDF cosine between the activity and symbol names,
- *             docstrings and templates
- *   llm       an external command
- * A message that matched a template becomes that template's activity (its
- * text is the template); one that matched nothing is abstracted
- * (graph_mask_message) so that its variants fold into one activity. Each
- * activity also has variants: the abstracted rendered messages, kept for
- * the process model (which may tell them apart).
- */
-typedef enum {
-    PPR_MAP_NONE = 0,
-    PPR_MAP_CODE,
-    PPR_MAP_OVERRIDE,
-    PPR_MAP_TEMPLATE,
-    PPR_MAP_CONST,
-    PPR_MAP_TOKENS,
-    PPR_MAP_LLM,
-    PPR_MAP__COUNT
-} ppr_map_strategy;
-
-const char *ppr_map_strategy_name(ppr_map_strategy s);
-
-typedef struct ppr_mapper_opts {
-    bool use_code_attrs;              /* learn from code.* attributes */
-    const graph_overrides *overrides; /* NULL: none */
-    bool no_tokens;                   /* turn the token-similarity strategy off */
-    double tokens_min;                /* least cosine to accept (0 = 0.25) */
-    bool no_const;                    /* turn the constants strategy off */
-    const char *llm_cmd;              /* NULL: no external command */
-    uint32_t llm_batch, llm_timeout_ms;
-    uint32_t max_activities; /* 0 = 1000000; past it, new messages fold into one */
-    core_logger log;
-} ppr_mapper_opts;
-
-typedef struct ppr_mapper ppr_mapper;
-
-/* One event as the mapper sees it; every string may be NULL. */
-typedef struct ppr_map_event {
-    const char *text; /* the rendered message, span or event name */
-    size_t len;
-    const char *logger, *level;
-    /* code.* attributes (used only with use_code_attrs) */
-    const char *code_file;     /* code.file.path / code.filepath */
-    const char *code_function; /* code.function.name / code.function */
-    const char *code_namespace;
-    uint32_t code_line; /* 0 when absent */
-    /* The event may teach the mapper: its code attributes (with
-     * use_code_attrs) and its neighbourhood count. False for events of
-     * test cases, which are mapped but never learnt from. */
-    bool learn;
-} ppr_map_event;
-
-int ppr_mapper_new(const graph *g, const ppr_mapper_opts *o, ppr_mapper **out);
-void ppr_mapper_free(ppr_mapper *m);
-
-/*
- * Maps one event of a case whose previous activity was prev (UINT32_MAX
- * for the first event): writes its activity and variant ids. Code
- * attributes, when allowed, are counted for the activity (they decide its
- * symbols at ppr_mapper_finish). Repeated messages are answered from a
- * cache.
- */
-void ppr_mapper_map(ppr_mapper *m, const ppr_map_event *ev, uint32_t prev, uint32_t *activity,
-                    uint32_t *variant);
-
-/*
- * Maps what the per-event strategies left: code-attribute votes, then the
- * constants, token and external strategies for activities without
- * symbols. Call after a batch of events (again later for new activities:
- * only those not tried yet are). Returns 0, or the external command's
- * error (the other strategies' results are kept).
- */
-int ppr_mapper_finish(ppr_mapper *m, char *why, size_t whylen);
-
-typedef struct ppr_activity {
-    const char *text;
-    ppr_map_strategy strategy;
-    uint32_t nsyms;
-    const uint32_t *syms; /* symbol ids, best first */
-    const float *conf;    /* their confidences (summing to at most 1) */
-    uint64_t count;       /* events mapped to it */
-    uint32_t nvariants;
-} ppr_activity;
-
-uint32_t ppr_mapper_nactivities(const ppr_mapper *m);
-void ppr_mapper_activity(const ppr_mapper *m, uint32_t id, ppr_activity *out);
-uint32_t ppr_mapper_nvariants(const ppr_mapper *m);
-/* Distinct messages folded into "<other>" because max_activities was
- * reached. Past the cap the mapper keeps nothing new: at most
- * 2 x max_activities distinct messages are cached and as many variants
- * kept (a new variant then is its activity's "<other>" variant), so a
- * flood of unique messages cannot grow memory without bound. */
-uint64_t ppr_mapper_folded(const ppr_mapper *m);
-/* A variant's activity and text. */
-uint32_t ppr_mapper_variant(const ppr_mapper *m, uint32_t id, const char **text);
-/* The activity with this exact text, or UINT32_MAX. */
-uint32_t ppr_mapper_find(const ppr_mapper *m, const char *text);
-const graph *ppr_mapper_graph(const ppr_mapper *m);
-
-/* Saving and restoring a mapper's dictionary (the model file): an
- * activity's template candidates (or constant owners), and re-creating
- * activities and variants in their saved order, which gives them their
- * saved ids. */
-uint32_t ppr_mapper_candidates(const ppr_mapper *m, uint32_t act, const uint32_t **cands,
-                               bool *has_const);
-uint32_t ppr_mapper_restore(ppr_mapper *m, const ppr_activity *a, const uint32_t *cands,
-                            uint32_t ncand, bool has_const);
-uint32_t ppr_mapper_restore_variant(ppr_mapper *m, uint32_t act, const char *text);
-
-/* ------------------------------------------------------------------ */
-/* The model: process mining and the joint graph                       */
-/* ------------------------------------------------------------------ */
-
-/*
- * The joint graph has the code graph's symbols, one node per activity,
- * and one per activity context seen in training: the last o tokens of a
- * case for o = 1..order, over two alphabets, variants (an activity's
- * abstracted messages, kept when they are few for its count: they tell
- * apart what one template does in different places) and activities.
- * Edges: context -> next activity (follows, the directly-follows
- * probabilities of the context), activity -> symbols (emits, the mapping
- * confidences), symbol -> symbol (code edges, type-weighted, scaled by
- * code_scale against a sink, so calibration can turn diffusion down).
- *
- * A prefix is seeded at the contexts it ends with, longest first, each
- * taking lambda_o = n/(n + u) of what the longer ones left (Witten-Bell:
- * n events seen after the context, u distinct next activities); the rest
- * goes to the prefix's own activities with geometric decay (recency, and
- * the current emitter: the cold-start fallback). Every seed of a context
- * takes its first step along follows edges: the "next, not current" rule.
- * Symbols are ranked by their PageRank score.
- */
-typedef struct ppr_model_params {
-    uint32_t order;       /* longest context, 1..PPR_MODEL_MAX_ORDER (default 6) */
-    double variant_ratio; /* keep an activity's variants when they are at most
-                             this share of its events (default 0.2)... */
-    uint32_t variant_min; /* ...or at most this many (default 8); 0 and 0: never */
-    double alpha;         /* restart probability (default 0.3) */
-    double code_scale;    /* code-edge weight against the sink (default 0.1) */
-    double decay;         /* recency decay over the prefix (default 0.5) */
-    double escape;        /* Witten-Bell escape factor (default 1) */
-    ppr_weights weights;  /* code edge types */
-    /* How ppr_model_calibrate searches (not part of the model: a trained
-     * model keeps them, the model file does not). */
-    uint32_t calibrate_folds;   /* cross-validation folds, 2..PPR_MODEL_MAX_FOLDS
-                                   (default 3) */
-    uint32_t calibrate_threads; /* models trained at once (0: one per CPU) */
-} ppr_model_params;
-
-#define PPR_MODEL_MAX_ORDER 16
-#define PPR_MODEL_MAX_FOLDS 10
-
-ppr_model_params ppr_model_params_default(void);
-
-/* Cases as sequences: events off[c] .. off[c+1]-1 of case c. */
-typedef struct ppr_seqs {
-    const uint32_t *act; /* activity ids */
-    const uint32_t *var; /* variant ids */
-    const uint32_t *off; /* ncases + 1 */
-    uint32_t ncases;
-} ppr_seqs;
-
-typedef struct ppr_model ppr_model;
-
-/*
- * Mines the directly-follows contexts of the training cases and builds
- * the joint graph over the mapper's activities (those that exist now;
- * later ones have no node). The mapper is borrowed and must outlive the
- * model.
- */
-int ppr_model_train(ppr_mapper *m, const ppr_seqs *train, const ppr_model_params *p,
-                    ppr_model **out);
-void ppr_model_free(ppr_model *md);
-/*
- * Learning from a stream: what was seen after each window of events, as
- * observations (the window's activity and variant ids, oldest first, the
- * next activity, how many times). ppr_model_train_more() builds a new
- * model over the same mapper with the base's contexts and counts plus
- * these (mined as ppr_model_train mines a case: each window gives its
- * contexts of orders 1..order at both levels), the base's parameters and
- * variant choices, and nodes for the activities the mapper has now.
- * The base is only read. events and cases are added to the training
- * counts in the stats.
- */
-typedef struct ppr_follow_obs {
-    const uint32_t *act, *var; /* order ids each */
-    uint32_t order;            /* 1..PPR_MODEL_MAX_ORDER */
-    uint32_t next;
-    uint64_t count;
-} ppr_follow_obs;
-/*
- * What a new model needs of the mapper (how many activities and variants
- * it has, each activity's symbols and confidences), copied: taken while
- * the mapper is not changing (under the lock of whoever maps), it lets
- * ppr_model_train_more run on another thread while mapping goes on. The
- * model built from it still borrows the mapper itself, which must outlive
- * it, for what it reads later (activity texts).
- */
-typedef struct ppr_mapper_snap ppr_mapper_snap;
-ppr_mapper_snap *ppr_mapper_snapshot(const ppr_mapper *m);
-void ppr_mapper_snap_free(ppr_mapper_snap *snap);
-
-/* snap: NULL to read the base's mapper as it is now. */
-int ppr_model_train_more(const ppr_model *base, const ppr_mapper_snap *snap,
-                         const ppr_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
-                         ppr_model **out);
-
-const ppr_model_params *ppr_model_get_params(const ppr_model *md);
-
-typedef struct ppr_model_stats {
-    uint32_t symbols, activities, contexts, variants_kept;
-    size_t edges, follows, bytes;
-    uint64_t train_events, train_cases;
-} ppr_model_stats;
-void ppr_model_get_stats(const ppr_model *md, ppr_model_stats *out);
-
-/*
- * Calibration: a search over order, variant_ratio, alpha, code_scale,
- * decay and escape (coordinate ascent from *p, two rounds) scored by
- * k-fold cross-validation inside the training cases: they are cut into
- * p->calibrate_folds contiguous folds in case order (ppr_model_folds),
- * and each candidate is trained on all folds but one and scored on that
- * one, for every fold; the objective is top-1 + 1/4 MRR pooled over the
- * folds (each fold weighted by its number of scored prefixes). The target
- * of a prefix is its next activity's symbols, as mapped: nothing outside
- * train is seen. The folds of a candidate train on p->calibrate_threads
- * threads; the result does not depend on it. Below min_cases training
- * cases (or 4) *p is left as it is (tuning on a handful of cases is
- * noise). Progress, the chosen values with their per-fold scores and the
- * final spread over the folds go to the logger at INFO. Writes the best
- * parameters to *p.
- */
-int ppr_model_calibrate(ppr_mapper *m, const ppr_seqs *train, uint32_t min_cases,
-                        ppr_model_params *p, const core_logger *log);
-/*
- * The calibration's folds of ncases cases: fold f is cases bounds[f] ..
- * bounds[f+1]-1, contiguous, in case order, sizes differing by at most
- * one. folds is taken to 2..PPR_MODEL_MAX_FOLDS, then at most ncases;
- * returns it. bounds has room for PPR_MODEL_MAX_FOLDS + 1 entries.
- */
-uint32_t ppr_model_folds(uint32_t ncases, uint32_t folds, uint32_t *bounds);
-
-/* Query scratch: one per thread. */
-typedef struct ppr_model_work ppr_model_work;
-int ppr_model_work_new(const ppr_model *md, ppr_model_work **out);
-void ppr_model_work_free(ppr_model_work *w);
-
-typedef struct ppr_pred {
-    uint32_t symbol;
-    float score;
-    uint32_t activity; /* the predicted next activity it comes from, or UINT32_MAX */
-    /* UINT32_MAX for a symbol the walk ranked; for one that fills a list
-     * the walk left short, the ranked symbol it is near in the code graph
-     * (ranked after every walked one, with no activity) */
-    uint32_t near;
-} ppr_pred;
-
-/*
- * Ranks the symbols that emit the next event after a prefix of len
- * events (activity and variant ids): at most k, best first; returns how
- * many. Only functions, methods and other symbols that emit an activity
- * are ranked.
- */
-uint32_t ppr_model_rank(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
-                        const uint32_t *var, uint32_t len, uint32_t k, ppr_pred *out);
-
-/*
- * Streaming (the daemon): a case's state is its last tokens (activity and
- * variant ids, at most order of them matter) and a sparse vector rec, the
- * PageRank of its decayed recency seed sum_j decay^(k-j) e(a_j) (not
- * normalised; wsum is the seed's total weight). Each event advances the
- * vector with the warm-start rule, rec <- decay * rec + x(e_a)
- * (ppr_state_advance over the precomputed activity vectors), so a
- * ranking costs the contexts' part only. ppr_model_rank_warm() then
- * equals ppr_model_rank() on the same prefix up to the truncation of the
- * vectors (rec->err bounds it) and the recency window (RECENCY_WINDOW
- * events in ppr_model_rank, unbounded here).
- *
- * ppr_model_stream_prepare() computes the activity vectors (M entries
- * each, on threads threads); call it once before advancing; it changes
- * the model, so not while another thread ranks with it.
- */
-int ppr_model_stream_prepare(ppr_model *md, uint32_t M, unsigned threads);
-/* Bytes held by the activity vectors. */
-size_t ppr_model_stream_bytes(const ppr_model *md);
-/* One event of activity act: rec (rec->cap entries kept, at most
- * PPR_MAX_M) and *wsum advance. An activity without a node in the model
- * only ages the vector. Uses w's scratch; no allocation. */
-int ppr_model_advance(const ppr_model *md, ppr_model_work *w, ppr_vec *rec, double *wsum,
-                      uint32_t act);
-/* Ranks like ppr_model_rank() from the last len tokens and the case's
- * vector (rec may be NULL or empty: the contexts alone). */
-uint32_t ppr_model_rank_warm(const ppr_model *md, ppr_model_work *w, const uint32_t *act,
-                             const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
-                             uint32_t k, ppr_pred *out);
-
-/* The seeds of the last ranking (context and activity nodes with their
- * weights) and the joint net, for explanations. Node ids: symbols first,
- * then activities (ppr_model_node_kind). */
-uint32_t ppr_model_seeds(const ppr_model_work *w, const ppr_entry **seeds);
-const ppr_net *ppr_model_net(const ppr_model *md);
-ppr_work *ppr_model_ppr_work(ppr_model_work *w);
-typedef enum { PPR_NODE_SYMBOL, PPR_NODE_ACTIVITY, PPR_NODE_CONTEXT, PPR_NODE_SINK } ppr_node_kind;
-/* What a joint-net node is; *id gets the symbol, activity or context number. */
-ppr_node_kind ppr_model_node(const ppr_model *md, uint32_t node, uint32_t *id);
-/* A context's tokens as text ("a > b > c"), into out. */
-void ppr_model_context_text(const ppr_model *md, uint32_t ctx, core_buf *out);
-
-/* Edge types of the joint net beyond the code graph's. */
-#define PPR_EDGE_EMITS 16
-#define PPR_EDGE_FOLLOWS 17
-#define PPR_EDGE_SINK 18
-
-/*
- * The model file: the parameters, the mapper's dictionary (activities with
- * their symbols, variants) and the contexts with their follows counts,
- * tied to the graph it was trained on (a model of another graph is
- * refused). Written atomically.
- */
-int ppr_model_save(const ppr_model *md, const char *path);
-/* Loads a model for graph g: creates the mapper (with opts) and the
- * model; the caller frees both. Errors name the file and what is wrong. */
-int ppr_model_load(const char *path, const graph *g, const ppr_mapper_opts *opts,
-                   ppr_mapper **mapper, ppr_model **out, char *why, size_t whylen);
-
 #ifdef __cplusplus
 }
 #endif

@@ -59,22 +59,6 @@ struct ppr_basis {
 
 /* Sorting without allocation (glibc's qsort may allocate). */
 void ppr__sort_by_node(ppr_entry *e, uint32_t n);
-/*
- * Offers c to a heap of the best k entries in h[0..*n) (score descending,
- * then node ascending; the worst at the root). Returns the entry that
- * fell out, or {UINT32_MAX, 0} when none did.
- */
-ppr_entry ppr__offer(ppr_entry *h, uint32_t *n, uint32_t k, ppr_entry c);
-/* Best first: score descending, then node ascending. */
-void ppr__sort_by_score(ppr_entry *e, uint32_t n);
-/* Adds scale * e to the work's estimate (p), marking the nodes touched so
- * that the next query clears them. For combining a push with a stored
- * sparse vector. */
-void ppr__add_sparse(ppr_work *w, const ppr_entry *e, uint32_t n, double scale);
-/* Leaves w as a push without hubs that touched nodes[0..n) in that order
- * with estimates p[0..n) and this error bound would (the residuals zero):
- * for replaying a push kept from before. */
-void ppr__work_load(ppr_work *w, const uint32_t *nodes, const double *p, uint32_t n, double err);
 uint32_t ppr__topk(const ppr_entry *in, uint32_t n, uint32_t k, const ppr_adjust *adj,
                    ppr_entry *out);
 

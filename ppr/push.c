@@ -96,7 +96,7 @@ static inline void touch(ppr_work *w, ppr_node *nd, uint32_t u)
     }
 }
 
-void ppr__add_sparse(ppr_work *w, const ppr_entry *e, uint32_t n, double scale)
+void ppr_work_add(ppr_work *w, const ppr_entry *e, uint32_t n, double scale)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint32_t u = e[i].node;
@@ -105,7 +105,7 @@ void ppr__add_sparse(ppr_work *w, const ppr_entry *e, uint32_t n, double scale)
     }
 }
 
-void ppr__work_load(ppr_work *w, const uint32_t *nodes, const double *p, uint32_t n, double err)
+void ppr_work_load(ppr_work *w, const uint32_t *nodes, const double *p, uint32_t n, double err)
 {
     reset(w);
     if (w->hubs)
@@ -379,7 +379,7 @@ static void sift_worst(ppr_entry *a, uint32_t i, uint32_t n)
     }
 }
 
-void ppr__sort_by_score(ppr_entry *e, uint32_t n)
+void ppr_sort_by_score(ppr_entry *e, uint32_t n)
 {
     /* Heapsort with the worst at the root leaves the array best first. */
     if (n < 2)
@@ -398,7 +398,7 @@ void ppr__sort_by_score(ppr_entry *e, uint32_t n)
  * Offers c to a heap of the best k in h[0..*n) (worst at the root);
  * returns the entry that fell out (score 0 and node UINT32_MAX if none).
  */
-ppr_entry ppr__offer(ppr_entry *h, uint32_t *n, uint32_t k, ppr_entry c)
+ppr_entry ppr_heap_offer(ppr_entry *h, uint32_t *n, uint32_t k, ppr_entry c)
 {
     ppr_entry out = {UINT32_MAX, 0};
     if (*n < k) {
@@ -440,9 +440,9 @@ uint32_t ppr__topk(const ppr_entry *in, uint32_t n, uint32_t k, const ppr_adjust
     for (uint32_t i = 0; i < n; i++) {
         float s = adjusted(adj, in[i].node, in[i].score);
         if (!isnan(s))
-            ppr__offer(out, &h, k, (ppr_entry){in[i].node, s});
+            ppr_heap_offer(out, &h, k, (ppr_entry){in[i].node, s});
     }
-    ppr__sort_by_score(out, h);
+    ppr_sort_by_score(out, h);
     return h;
 }
 
@@ -455,9 +455,9 @@ uint32_t ppr_work_topk(const ppr_work *w, uint32_t k, const ppr_adjust *adj, ppr
             continue;
         float s = adjusted(adj, u, (float)w->p[u]);
         if (!isnan(s))
-            ppr__offer(out, &h, k, (ppr_entry){u, s});
+            ppr_heap_offer(out, &h, k, (ppr_entry){u, s});
     }
-    ppr__sort_by_score(out, h);
+    ppr_sort_by_score(out, h);
     return h;
 }
 
@@ -486,7 +486,7 @@ void ppr_work_export(const ppr_work *w, uint32_t M, ppr_vec *v)
         uint32_t u = w->touched[i];
         if (w->p[u] == 0)
             continue;
-        ppr_entry out = ppr__offer(v->e, &h, M, (ppr_entry){u, (float)fabs(w->p[u])});
+        ppr_entry out = ppr_heap_offer(v->e, &h, M, (ppr_entry){u, (float)fabs(w->p[u])});
         dropped += out.score;
     }
     /* Back to signed values, sorted by node. Storing them as floats
@@ -559,4 +559,11 @@ void ppr_normalize(ppr_entry *e, uint32_t n)
         return;
     for (uint32_t i = 0; i < n; i++)
         e[i].score = (float)(e[i].score / sum);
+}
+
+uint32_t ppr_work_touched(const ppr_work *w, const uint32_t **nodes, const double **estimate)
+{
+    *nodes = w->touched;
+    *estimate = w->p;
+    return w->ntouched;
 }

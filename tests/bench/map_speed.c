@@ -20,7 +20,7 @@
  * earlier site instead, half of them in the same module.
  *
  * Measured on one thread: graph_matcher_match alone (no cache), then
- * ppr_mapper_map on a fresh mapper (its message cache answers repeated
+ * model_mapper_map on a fresh mapper (its message cache answers repeated
  * messages only) and again on the same lines (every message cached).
  * Checked: the share of template lines whose match is exactly the site
  * that rendered them (and, for the mapper, whose activity maps to that
@@ -37,6 +37,7 @@
  */
 #define _GNU_SOURCE /* nftw, mkdtemp */
 #include "graph.h"
+#include "model.h"
 #include "ppr.h"
 
 #include <errno.h>
@@ -1293,11 +1294,11 @@ int main(int argc, char **argv)
 
     /* (b) The mapper: a fresh one (its cache fills as it goes), then the
      * same lines again (all cached). Cases of 32 events. */
-    ppr_mapper *mp;
-    ppr_mapper_opts mo = {0};
-    rc = ppr_mapper_new(g, &mo, &mp);
+    model_mapper *mp;
+    model_mapper_opts mo = {0};
+    rc = model_mapper_new(g, &mo, &mp);
     if (rc) {
-        fprintf(stderr, "bench_map_speed: ppr_mapper_new: %s\n", core_strerror(rc));
+        fprintf(stderr, "bench_map_speed: model_mapper_new: %s\n", core_strerror(rc));
         return 2;
     }
     uint32_t *acts = core_xmalloc(o.lines * sizeof *acts);
@@ -1306,7 +1307,7 @@ int main(int argc, char **argv)
         t0 = core_now_ns();
         for (uint64_t li = 0; li < o.lines; li++) {
             const line *l = &lines[li];
-            ppr_map_event ev = {0};
+            model_map_event ev = {0};
             ev.text = text.data + l->off;
             ev.len = l->len;
             ev.logger = loggers[l->logger];
@@ -1315,7 +1316,7 @@ int main(int argc, char **argv)
             uint32_t var;
             if (li % 32 == 0)
                 prev = UINT32_MAX;
-            ppr_mapper_map(mp, &ev, prev, &acts[li], &var);
+            model_mapper_map(mp, &ev, prev, &acts[li], &var);
             prev = acts[li];
         }
         double lps = (double)o.lines / secs(t0);
@@ -1324,10 +1325,10 @@ int main(int argc, char **argv)
         else
             fg.mapper_cached_lps = lps;
     }
-    fg.activities = ppr_mapper_nactivities(mp);
+    fg.activities = model_mapper_nactivities(mp);
     for (uint64_t li = 0; li < o.lines; li++) {
-        ppr_activity a;
-        ppr_mapper_activity(mp, acts[li], &a);
+        model_activity a;
+        model_mapper_activity(mp, acts[li], &a);
         if (lines[li].emit == GRAPH_NONE) {
             fg.map_noise_rejected += a.nsyms == 0;
             continue;
@@ -1340,7 +1341,7 @@ int main(int argc, char **argv)
         fg.map_correct += amb[lines[li].emit] ? in : a.nsyms == 1 && a.syms[0] == e.symbol;
     }
     free(acts);
-    ppr_mapper_free(mp);
+    model_mapper_free(mp);
 
     uint64_t tl = fg.lines - fg.noise;
     double correct = tl ? 100.0 * (double)fg.correct / (double)tl : 100.0;

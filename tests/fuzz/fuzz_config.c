@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* What the configuration gives the engine. */
     ppr_opts po = config_ppr_opts(c);
     ppr_impact_opts io = config_impact_opts(c);
-    ppr_model_params mp = config_model_params(c);
+    model_params mp = config_model_params(c);
     FUZZ_CHECK(po.alpha > 0 && po.alpha < 1 && isfinite(io.decay));
     (void)mp;
     /* The dump (`pmrag config`) reads back as the same configuration. */

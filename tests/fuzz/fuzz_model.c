@@ -1,8 +1,8 @@
 /*
- * The model file (ppr_model_load, ppr/model.c) for the graph of the shop
+ * The model file (model_load, ppr/model.c) for the graph of the shop
  * fixture (fuzz_shop.h): a model that loads is read through every
  * accessor (activities, variants, contexts), ranks a few prefixes cold and
- * warm-started (ppr_model_stream_prepare, ppr_model_advance), and is
+ * warm-started (model_stream_prepare, model_advance), and is
  * saved and loaded again to the same counts. A file that does not load
  * must say why, naming the file.
  *
@@ -14,6 +14,7 @@
  *   flag 2  keep the graph fields as they are
  */
 #include "fuzz_shop.h"
+#include "model.h"
 #include "ppr.h"
 
 #include <math.h>
@@ -40,16 +41,16 @@ static void remove_model(void)
  * activities, trained and saved once. */
 static void learn_graph_fields(void)
 {
-    ppr_mapper_opts mo = {0};
-    ppr_mapper *m = NULL;
-    ppr_model *md = NULL;
+    model_mapper_opts mo = {0};
+    model_mapper *m = NULL;
+    model_joint *md = NULL;
     uint32_t off = 0;
-    ppr_seqs none = {NULL, NULL, &off, 0};
-    ppr_model_params p = ppr_model_params_default();
+    model_seqs none = {NULL, NULL, &off, 0};
+    model_params p = model_params_default();
     char *data = NULL;
     size_t len = 0;
-    if (ppr_mapper_new(g, &mo, &m) != 0 || ppr_model_train(m, &none, &p, &md) != 0 ||
-        ppr_model_save(md, model_path) != 0 ||
+    if (model_mapper_new(g, &mo, &m) != 0 || model_train(m, &none, &p, &md) != 0 ||
+        model_save(md, model_path) != 0 ||
         core_read_file(model_path, 1 << 20, &data, &len) != 0 ||
         len < GRAPH_FIELDS_OFF + GRAPH_FIELDS_LEN) {
         fprintf(stderr, "cannot write a model of the shop graph to %s\n", model_path);
@@ -57,8 +58,8 @@ static void learn_graph_fields(void)
     }
     memcpy(graph_fields, data + GRAPH_FIELDS_OFF, GRAPH_FIELDS_LEN);
     free(data);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_free(md);
+    model_mapper_free(m);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -82,16 +83,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Everything the mapper restored from the file, read back. */
-static void walk(const ppr_mapper *m, const ppr_model *md, const ppr_model_stats *st)
+static void walk(const model_mapper *m, const model_joint *md, const model_stats *st)
 {
-    uint32_t nsym = graph_nsymbols(g), nact = ppr_mapper_nactivities(m);
+    uint32_t nsym = graph_nsymbols(g), nact = model_mapper_nactivities(m);
     FUZZ_CHECK(st->symbols == nsym);
     FUZZ_CHECK(st->activities <= nact);
     for (uint32_t a = 0; a < nact; a++) {
-        ppr_activity pa;
-        ppr_mapper_activity(m, a, &pa);
+        model_activity pa;
+        model_mapper_activity(m, a, &pa);
         fuzz_sink += strlen(pa.text);
-        FUZZ_CHECK(pa.strategy < PPR_MAP__COUNT);
+        FUZZ_CHECK(pa.strategy < MODEL_MAP__COUNT);
         FUZZ_CHECK(pa.nsyms == 0 || (pa.syms && pa.conf));
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             FUZZ_CHECK(pa.syms[i] < nsym);
@@ -99,28 +100,28 @@ static void walk(const ppr_mapper *m, const ppr_model *md, const ppr_model_stats
         }
         const uint32_t *cands;
         bool has_const;
-        uint32_t nc = ppr_mapper_candidates(m, a, &cands, &has_const);
+        uint32_t nc = model_mapper_candidates(m, a, &cands, &has_const);
         for (uint32_t i = 0; i < nc; i++)
             FUZZ_CHECK(cands[i] < nsym);
     }
-    for (uint32_t v = 0; v < ppr_mapper_nvariants(m); v++) {
+    for (uint32_t v = 0; v < model_mapper_nvariants(m); v++) {
         const char *text;
-        FUZZ_CHECK(ppr_mapper_variant(m, v, &text) < nact);
+        FUZZ_CHECK(model_mapper_variant(m, v, &text) < nact);
         fuzz_sink += strlen(text);
     }
     core_buf b = {0};
     for (uint32_t c = 0; c < st->contexts; c++) {
         core_buf_reset(&b);
-        ppr_model_context_text(md, c, &b);
+        model_context_text(md, c, &b);
         fuzz_sink += b.len;
     }
     core_buf_free(&b);
 }
 
-static void check_preds(const ppr_model *md, const ppr_pred *p, uint32_t n, uint32_t k)
+static void check_preds(const model_joint *md, const model_pred *p, uint32_t n, uint32_t k)
 {
-    ppr_model_stats st;
-    ppr_model_get_stats(md, &st);
+    model_stats st;
+    model_get_stats(md, &st);
     FUZZ_CHECK(n <= k);
     for (uint32_t i = 0; i < n; i++) {
         FUZZ_CHECK(p[i].symbol < st.symbols);
@@ -135,56 +136,56 @@ static void check_preds(const ppr_model *md, const ppr_pred *p, uint32_t n, uint
 
 /* Ranks prefixes of activities 0, 1, 2, ... (with their variants where
  * there are any), cold and warm-started. */
-static void rank(ppr_model *md, const ppr_mapper *m)
+static void rank(model_joint *md, const model_mapper *m)
 {
-    ppr_model_stats st;
-    ppr_model_get_stats(md, &st);
-    ppr_model_work *w = NULL;
-    FUZZ_CHECK(ppr_model_work_new(md, &w) == 0);
+    model_stats st;
+    model_get_stats(md, &st);
+    model_work *w = NULL;
+    FUZZ_CHECK(model_work_new(md, &w) == 0);
     enum { LEN = 6, K = 5, M = 16 };
-    uint32_t act[LEN], var[LEN], nvar = ppr_mapper_nvariants(m);
+    uint32_t act[LEN], var[LEN], nvar = model_mapper_nvariants(m);
     for (uint32_t i = 0; i < LEN; i++) {
         act[i] = st.activities ? i % st.activities : 0;
         var[i] = nvar ? i % nvar : 0;
     }
-    ppr_pred out[K];
+    model_pred out[K];
     for (uint32_t len = 1; len <= LEN; len++)
-        check_preds(md, out, ppr_model_rank(md, w, act, var, len, K, out), K);
-    if (ppr_model_stream_prepare(md, M, 1) == 0) {
+        check_preds(md, out, model_rank(md, w, act, var, len, K, out), K);
+    if (model_stream_prepare(md, M, 1) == 0) {
         ppr_entry storage[M];
         ppr_vec rec;
         ppr_vec_init(&rec, storage, M);
         double wsum = 0;
         for (uint32_t len = 1; len <= LEN; len++) {
-            FUZZ_CHECK(ppr_model_advance(md, w, &rec, &wsum, act[len - 1]) == 0);
+            FUZZ_CHECK(model_advance(md, w, &rec, &wsum, act[len - 1]) == 0);
             FUZZ_CHECK(rec.n <= M && isfinite(wsum) && wsum >= 0);
-            check_preds(md, out, ppr_model_rank_warm(md, w, act, var, len, &rec, wsum, K, out), K);
+            check_preds(md, out, model_rank_warm(md, w, act, var, len, &rec, wsum, K, out), K);
         }
     }
-    ppr_model_work_free(w);
+    model_work_free(w);
 }
 
 /* What loads, saves and loads again to the same counts. */
-static void round_trip(const ppr_model *md, const ppr_model_stats *st)
+static void round_trip(const model_joint *md, const model_stats *st)
 {
-    FUZZ_CHECK(ppr_model_save(md, model_path) == 0);
-    ppr_mapper_opts mo = {0};
-    ppr_mapper *m2 = NULL;
-    ppr_model *md2 = NULL;
+    FUZZ_CHECK(model_save(md, model_path) == 0);
+    model_mapper_opts mo = {0};
+    model_mapper *m2 = NULL;
+    model_joint *md2 = NULL;
     char why[1024] = "";
-    int rc = ppr_model_load(model_path, g, &mo, &m2, &md2, why, sizeof why);
+    int rc = model_load(model_path, g, &mo, &m2, &md2, why, sizeof why);
     if (rc) {
         fprintf(stderr, "saved model does not load: %s\n", why);
         FUZZ_CHECK(rc == 0);
     }
-    ppr_model_stats st2;
-    ppr_model_get_stats(md2, &st2);
+    model_stats st2;
+    model_get_stats(md2, &st2);
     FUZZ_CHECK(st2.symbols == st->symbols && st2.activities == st->activities);
     FUZZ_CHECK(st2.contexts == st->contexts && st2.variants_kept == st->variants_kept);
     FUZZ_CHECK(st2.edges == st->edges && st2.follows == st->follows);
     FUZZ_CHECK(st2.train_events == st->train_events && st2.train_cases == st->train_cases);
-    ppr_model_free(md2);
-    ppr_mapper_free(m2);
+    model_free(md2);
+    model_mapper_free(m2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -203,11 +204,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const char *path = fuzz_file(file, n);
     free(file);
-    ppr_mapper_opts mo = {0};
-    ppr_mapper *m = NULL;
-    ppr_model *md = NULL;
+    model_mapper_opts mo = {0};
+    model_mapper *m = NULL;
+    model_joint *md = NULL;
     char why[1024] = "";
-    int rc = ppr_model_load(path, g, &mo, &m, &md, why, sizeof why);
+    int rc = model_load(path, g, &mo, &m, &md, why, sizeof why);
     if (rc) {
         FUZZ_CHECK(rc == CORE_EFORMAT || rc == CORE_EVERSION || rc == CORE_EENDIAN ||
                    rc == CORE_ECORRUPT || rc == CORE_EUSAGE);
@@ -215,12 +216,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(!m && !md);
         return 0;
     }
-    ppr_model_stats st;
-    ppr_model_get_stats(md, &st);
+    model_stats st;
+    model_get_stats(md, &st);
     walk(m, md, &st);
     round_trip(md, &st);
     rank(md, m);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_free(md);
+    model_mapper_free(m);
     return 0;
 }

@@ -39,7 +39,7 @@ TEST(defaults_agree_with_the_engine)
     CHECK(fabs(core_cfg_double(c, "ppr.weights.reverse") - dflt.reverse) < 1e-6);
     CHECK(pmrag_config_default("ppr.nope") == NULL);
     /* The model's keys are the engine's defaults. */
-    ppr_model_params mw = ppr_model_params_default(), mg = config_model_params(c);
+    model_params mw = model_params_default(), mg = config_model_params(c);
     CHECK_INT(mg.order, mw.order);
     CHECK(mg.variant_ratio == mw.variant_ratio);
     CHECK_INT(mg.variant_min, mw.variant_min);

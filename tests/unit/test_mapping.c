@@ -1,10 +1,11 @@
 /*
  * Events to activities to symbols, and the model over them: message
  * abstraction (graph_mask_message), the template matcher on small Python
- * and TypeScript repositories, the composed mapper (ppr_mapper) and the
- * next-emitter model (ppr_model) on hand-made cases.
+ * and TypeScript repositories, the composed mapper (model_mapper) and the
+ * next-emitter model (model_joint) on hand-made cases.
  */
 #include "graph.h"
+#include "model_int.h"
 #include "ppr.h"
 #include "unit_graph.h"
 
@@ -396,9 +397,9 @@ TEST(matcher_works_without_jit_memory)
 TEST(mapper_flood_of_unique_messages_is_capped)
 {
     graph *g = open_py();
-    ppr_mapper_opts o = {.max_activities = 40, .no_tokens = true, .no_const = true};
-    ppr_mapper *m;
-    CHECK_OK(ppr_mapper_new(g, &o, &m));
+    model_mapper_opts o = {.max_activities = 40, .no_tokens = true, .no_const = true};
+    model_mapper *m;
+    CHECK_OK(model_mapper_new(g, &o, &m));
     char msg[128];
     uint32_t a, v, prev = UINT32_MAX;
     for (int i = 0; i < 20000; i++) {
@@ -406,26 +407,26 @@ TEST(mapper_flood_of_unique_messages_is_capped)
         int n = snprintf(msg, sizeof msg, "unexpected %c%c%c%c state in %c%c%c", 'a' + i % 26,
                          'a' + i / 26 % 26, 'a' + i / 676 % 26, 'a' + i / 17576 % 26,
                          'a' + i * 7 % 26, 'a' + i * 11 % 26, 'a' + i * 13 % 26);
-        ppr_map_event me = {.text = msg, .len = (size_t)n};
-        ppr_mapper_map(m, &me, prev, &a, &v);
+        model_map_event me = {.text = msg, .len = (size_t)n};
+        model_mapper_map(m, &me, prev, &a, &v);
         prev = a;
     }
-    uint32_t na = ppr_mapper_nactivities(m), nv = ppr_mapper_nvariants(m);
+    uint32_t na = model_mapper_nactivities(m), nv = model_mapper_nvariants(m);
     CHECK(na <= 40);
     CHECK(nv <= 2 * 40 + na);
     printf("      %u activities, %u variants, %llu messages folded\n", na, nv,
-           (unsigned long long)ppr_mapper_folded(m));
-    CHECK(ppr_mapper_folded(m) > 10000);
-    ppr_activity pa;
-    ppr_mapper_activity(m, a, &pa);
+           (unsigned long long)model_mapper_folded(m));
+    CHECK(model_mapper_folded(m) > 10000);
+    model_activity pa;
+    model_mapper_activity(m, a, &pa);
     CHECK_STR(pa.text, "<other>");
     /* Known messages still map to their own activities. */
     snprintf(msg, sizeof msg, "placing order 42 now");
-    ppr_map_event me = {.text = msg, .len = strlen(msg)};
-    ppr_mapper_map(m, &me, UINT32_MAX, &a, &v);
-    ppr_mapper_activity(m, a, &pa);
+    model_map_event me = {.text = msg, .len = strlen(msg)};
+    model_mapper_map(m, &me, UINT32_MAX, &a, &v);
+    model_mapper_activity(m, a, &pa);
     CHECK(strcmp(pa.text, "<other>") != 0 || na == 40);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -713,47 +714,47 @@ static graph *open_mapper_repo(void)
     return index_dir("mrepo");
 }
 
-static ppr_mapper *new_mapper(const graph *g, const ppr_mapper_opts *o)
+static model_mapper *new_mapper(const graph *g, const model_mapper_opts *o)
 {
-    ppr_mapper *m = NULL;
-    CHECK_OK(ppr_mapper_new(g, o, &m));
+    model_mapper *m = NULL;
+    CHECK_OK(model_mapper_new(g, o, &m));
     return m;
 }
 
 /* Maps a message of a training event; returns its activity. */
-static uint32_t map_msg(ppr_mapper *m, const char *text, uint32_t prev, uint32_t *var)
+static uint32_t map_msg(model_mapper *m, const char *text, uint32_t prev, uint32_t *var)
 {
-    ppr_map_event ev = {.text = text, .len = strlen(text), .learn = true};
+    model_map_event ev = {.text = text, .len = strlen(text), .learn = true};
     uint32_t a, v;
-    ppr_mapper_map(m, &ev, prev, &a, &v);
+    model_mapper_map(m, &ev, prev, &a, &v);
     if (var)
         *var = v;
     return a;
 }
 
-static ppr_activity activity(const ppr_mapper *m, uint32_t id)
+static model_activity activity(const model_mapper *m, uint32_t id)
 {
-    CHECK(id < ppr_mapper_nactivities(m));
-    ppr_activity a;
-    ppr_mapper_activity(m, id, &a);
+    CHECK(id < model_mapper_nactivities(m));
+    model_activity a;
+    model_mapper_activity(m, id, &a);
     return a;
 }
 
-static void finish(ppr_mapper *m)
+static void finish(model_mapper *m)
 {
     char why[256];
-    CHECK_OK(ppr_mapper_finish(m, why, sizeof why));
+    CHECK_OK(model_mapper_finish(m, why, sizeof why));
 }
 
 TEST(mapper_activities_variants_and_cache)
 {
     graph *g = open_mapper_repo();
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     /* The fold-over activity exists from the start, with nothing. */
-    CHECK_INT(ppr_mapper_nactivities(m), 1);
+    CHECK_INT(model_mapper_nactivities(m), 1);
     CHECK_STR(activity(m, 0).text, "<other>");
-    CHECK_INT(ppr_mapper_find(m, "<other>"), 0);
-    CHECK(ppr_mapper_graph(m) == g);
+    CHECK_INT(model_mapper_find(m, "<other>"), 0);
+    CHECK(model_mapper_graph(m) == g);
 
     uint32_t v1, v2, v3, v4;
     uint32_t a1 = map_msg(m, "placing order 42 now", UINT32_MAX, &v1);
@@ -768,21 +769,21 @@ TEST(mapper_activities_variants_and_cache)
     CHECK_INT(v1, v2);
     CHECK_INT(v1, v3);
     CHECK(v4 != v1);
-    ppr_activity pa = activity(m, a1);
+    model_activity pa = activity(m, a1);
     CHECK_STR(pa.text, "placing order %s now");
-    CHECK_INT(pa.strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.place"));
     CHECK(pa.conf[0] == 1.0f);
     CHECK_INT(pa.count, 4);
     CHECK_INT(pa.nvariants, 2);
     const char *vt;
-    CHECK_INT(ppr_mapper_variant(m, v1, &vt), a1);
+    CHECK_INT(model_mapper_variant(m, v1, &vt), a1);
     CHECK_STR(vt, "placing order <num> now");
-    CHECK_INT(ppr_mapper_variant(m, v4, &vt), a1);
+    CHECK_INT(model_mapper_variant(m, v4, &vt), a1);
     CHECK_STR(vt, "placing order bob now");
-    CHECK_INT(ppr_mapper_find(m, "placing order %s now"), a1);
-    CHECK_INT(ppr_mapper_find(m, "no such activity"), UINT32_MAX);
+    CHECK_INT(model_mapper_find(m, "placing order %s now"), a1);
+    CHECK_INT(model_mapper_find(m, "no such activity"), UINT32_MAX);
 
     /* Messages no template matches are abstracted into one activity. */
     uint32_t u1 = map_msg(m, "cache warm took 15 ms", UINT32_MAX, &v1);
@@ -801,26 +802,26 @@ TEST(mapper_activities_variants_and_cache)
     CHECK_INT(activity(m, s1).syms[0], unit_sym(g, "pkg.a.run_alpha"));
 
     /* Counts are per event; ids stay after finish. */
-    uint32_t n = ppr_mapper_nactivities(m);
+    uint32_t n = model_mapper_nactivities(m);
     finish(m);
     CHECK_INT(map_msg(m, "placing order 42 now", UINT32_MAX, NULL), a1);
-    CHECK_INT(ppr_mapper_nactivities(m), n);
+    CHECK_INT(model_mapper_nactivities(m), n);
     CHECK_INT(activity(m, a1).count, 5);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
 TEST(mapper_nearest_candidate)
 {
     graph *g = open_mapper_repo();
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     uint32_t alpha = unit_sym(g, "pkg.a.alpha_worker"), beta = unit_sym(g, "pkg.b.beta_worker");
     /* Without a previous activity: the template's activity, with both
      * functions. */
     uint32_t g0 = map_msg(m, "shared step 1", UINT32_MAX, NULL);
-    ppr_activity pa = activity(m, g0);
+    model_activity pa = activity(m, g0);
     CHECK_STR(pa.text, "shared step %s");
-    CHECK_INT(pa.strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
     CHECK_INT(pa.nsyms, 2);
     CHECK((pa.syms[0] == alpha && pa.syms[1] == beta) ||
           (pa.syms[0] == beta && pa.syms[1] == alpha));
@@ -830,7 +831,7 @@ TEST(mapper_nearest_candidate)
     uint32_t x = map_msg(m, "shared step 1", sa, NULL);
     pa = activity(m, x);
     CHECK_STR(pa.text, "shared step %s @pkg.a.alpha_worker");
-    CHECK_INT(pa.strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], alpha);
     /* After "starting beta": beta_worker. The cache is per message and
@@ -854,26 +855,26 @@ TEST(mapper_nearest_candidate)
     uint32_t un = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
     CHECK_INT(map_msg(m, "shared step 1", un, NULL), g0);
     /* The logger decides before proximity does. */
-    ppr_map_event ev = {.text = "shared step 3", .len = 13, .logger = "pkg.b", .learn = true};
+    model_map_event ev = {.text = "shared step 3", .len = 13, .logger = "pkg.b", .learn = true};
     uint32_t a, v;
-    ppr_mapper_map(m, &ev, sa, &a, &v);
+    model_mapper_map(m, &ev, sa, &a, &v);
     CHECK_INT(activity(m, a).nsyms, 1);
     CHECK_INT(activity(m, a).syms[0], beta);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
 TEST(mapper_constants_strategy)
 {
     graph *g = open_mapper_repo();
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     uint32_t a = map_msg(m, "payment failed for card 4242", UINT32_MAX, NULL);
-    ppr_activity pa = activity(m, a);
+    model_activity pa = activity(m, a);
     CHECK_STR(pa.text, "payment failed for card %s");
     CHECK_INT(pa.nsyms, 0); /* decided at finish */
     const uint32_t *cands;
     bool has_const;
-    uint32_t nc = ppr_mapper_candidates(m, a, &cands, &has_const);
+    uint32_t nc = model_mapper_candidates(m, a, &cands, &has_const);
     CHECK(has_const);
     CHECK_INT(nc, 1);
     CHECK_INT(cands[0], unit_sym(g, "pkg.pay"));
@@ -884,54 +885,54 @@ TEST(mapper_constants_strategy)
      * non-literal message (and is called, so it is not taken itself).
      * The constant goes through a local variable, so the call to the
      * wrapper is no site of its own. */
-    CHECK_INT(pa.strategy, PPR_MAP_CONST);
+    CHECK_INT(pa.strategy, MODEL_MAP_CONST);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.pay.failing"));
     CHECK(pa.conf[0] == 1.0f);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
 
     /* Turned off: the constant stays unmapped by it (tokens may not map
      * it either: nothing is named like a payment). */
-    ppr_mapper_opts o = {.no_const = true, .no_tokens = true};
+    model_mapper_opts o = {.no_const = true, .no_tokens = true};
     m = new_mapper(g, &o);
     a = map_msg(m, "payment failed for card 4242", UINT32_MAX, NULL);
     finish(m);
     pa = activity(m, a);
     CHECK_INT(pa.nsyms, 0);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
 TEST(mapper_tokens_strategy)
 {
     graph *g = open_mapper_repo();
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     uint32_t a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
     uint32_t z = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
     CHECK_INT(activity(m, a).nsyms, 0);
     finish(m);
-    ppr_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, PPR_MAP_TOKENS);
+    model_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MODEL_MAP_TOKENS);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.rebuild_search_index"));
     CHECK(pa.conf[0] >= 0.25f && pa.conf[0] <= 1.0f);
     /* nothing similar: unmapped */
     CHECK_INT(activity(m, z).nsyms, 0);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
 
     /* A threshold above the cosine, or the strategy off: unmapped. */
-    ppr_mapper_opts o = {.tokens_min = 0.999};
+    model_mapper_opts o = {.tokens_min = 0.999};
     m = new_mapper(g, &o);
     a = map_msg(m, "Rebuild search index now please", UINT32_MAX, NULL);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    ppr_mapper_free(m);
-    o = (ppr_mapper_opts){.no_tokens = true};
+    model_mapper_free(m);
+    o = (model_mapper_opts){.no_tokens = true};
     m = new_mapper(g, &o);
     a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -940,66 +941,66 @@ TEST(mapper_code_attributes)
     graph *g = open_mapper_repo();
     uint32_t place = unit_sym(g, "pkg.a.place");
     uint32_t line = line_of(ma_py, "return order");
-    ppr_mapper_opts o = {.use_code_attrs = true, .no_tokens = true};
-    ppr_mapper *m = new_mapper(g, &o);
+    model_mapper_opts o = {.use_code_attrs = true, .no_tokens = true};
+    model_mapper *m = new_mapper(g, &o);
     /* An absolute path: its longest suffix that is a graph file. */
-    ppr_map_event ev = {.text = "zzz qqq",
+    model_map_event ev = {.text = "zzz qqq",
                         .len = 7,
                         .code_file = "/srv/app/pkg/a.py",
                         .code_line = line,
                         .learn = true};
     uint32_t a, v;
-    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     /* by function name and namespace, without a file */
-    ppr_map_event ev2 = {.text = "www vvv",
+    model_map_event ev2 = {.text = "www vvv",
                          .len = 7,
                          .code_function = "run_beta",
                          .code_namespace = "pkg.b",
                          .learn = true};
     uint32_t b;
-    ppr_mapper_map(m, &ev2, UINT32_MAX, &b, &v);
+    model_mapper_map(m, &ev2, UINT32_MAX, &b, &v);
     /* Code attributes beat the template. */
-    ppr_map_event ev3 = {.text = "starting alpha",
+    model_map_event ev3 = {.text = "starting alpha",
                          .len = 14,
                          .code_file = "pkg/b.py",
                          .code_line = line_of(mb_py, "starting beta"),
                          .learn = true};
     uint32_t c;
-    ppr_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    model_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
     finish(m);
-    ppr_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, PPR_MAP_CODE);
+    model_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MODEL_MAP_CODE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], place);
     CHECK(pa.conf[0] == 1.0f);
     pa = activity(m, b);
-    CHECK_INT(pa.strategy, PPR_MAP_CODE);
+    CHECK_INT(pa.strategy, MODEL_MAP_CODE);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
     pa = activity(m, c);
-    CHECK_INT(pa.strategy, PPR_MAP_CODE);
+    CHECK_INT(pa.strategy, MODEL_MAP_CODE);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
-    ppr_mapper_free(m);
+    model_mapper_free(m);
 
     /* Events that may not teach (test cases): not used. */
     m = new_mapper(g, &o);
     ev.learn = false;
-    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     ev3.learn = false;
-    ppr_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    model_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    CHECK_INT(activity(m, c).strategy, PPR_MAP_TEMPLATE);
+    CHECK_INT(activity(m, c).strategy, MODEL_MAP_TEMPLATE);
     CHECK_INT(activity(m, c).syms[0], unit_sym(g, "pkg.a.run_alpha"));
-    ppr_mapper_free(m);
+    model_mapper_free(m);
 
     /* Not allowed: not used either. */
     o.use_code_attrs = false;
     m = new_mapper(g, &o);
     ev.learn = true;
-    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -1014,22 +1015,22 @@ TEST(mapper_overrides_before_templates)
     int rc = graph_overrides_load(path, g, &ov, why, sizeof why);
     if (rc)
         unit_fail(__FILE__, __LINE__, "%s", why);
-    ppr_mapper_opts o = {.overrides = ov};
-    ppr_mapper *m = new_mapper(g, &o);
+    model_mapper_opts o = {.overrides = ov};
+    model_mapper *m = new_mapper(g, &o);
     uint32_t a = map_msg(m, "placing order 42 now", UINT32_MAX, NULL);
     uint32_t b = map_msg(m, "placing order 43 now", UINT32_MAX, NULL);
     uint32_t c = map_msg(m, "starting alpha", UINT32_MAX, NULL);
     finish(m);
     CHECK_INT(a, b);
-    ppr_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, PPR_MAP_OVERRIDE);
+    model_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MODEL_MAP_OVERRIDE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
     CHECK(pa.conf[0] == 0.5f);
     CHECK_INT(pa.count, 2);
     /* a message no rule matches: the template */
-    CHECK_INT(activity(m, c).strategy, PPR_MAP_TEMPLATE);
-    ppr_mapper_free(m);
+    CHECK_INT(activity(m, c).strategy, MODEL_MAP_TEMPLATE);
+    model_mapper_free(m);
     graph_overrides_free(ov);
     graph_close(g);
 }
@@ -1037,8 +1038,8 @@ TEST(mapper_overrides_before_templates)
 TEST(mapper_max_activities_fold)
 {
     graph *g = open_mapper_repo();
-    ppr_mapper_opts o = {.max_activities = 3};
-    ppr_mapper *m = new_mapper(g, &o);
+    model_mapper_opts o = {.max_activities = 3};
+    model_mapper *m = new_mapper(g, &o);
     uint32_t a = map_msg(m, "starting alpha", UINT32_MAX, NULL);
     uint32_t b = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
     CHECK_INT(a, 1);
@@ -1052,14 +1053,14 @@ TEST(mapper_max_activities_fold)
     CHECK_INT(map_msg(m, "payment failed for card 1", UINT32_MAX, NULL), 0);
     /* Known ones still map to themselves. */
     CHECK_INT(map_msg(m, "starting alpha", UINT32_MAX, NULL), a);
-    CHECK_INT(ppr_mapper_nactivities(m), 3);
+    CHECK_INT(model_mapper_nactivities(m), 3);
     finish(m);
-    ppr_activity pa = activity(m, 0);
+    model_activity pa = activity(m, 0);
     CHECK_STR(pa.text, "<other>");
     CHECK_INT(pa.count, 5);
     CHECK_INT(pa.nsyms, 0);
     CHECK_INT(activity(m, a).nsyms, 1);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -1137,7 +1138,7 @@ typedef struct seqs {
 } seqs;
 
 /* Maps the cases (one string of letters each) into s. */
-static void map_cases(ppr_mapper *m, const char *const *cases, uint32_t n, seqs *s, bool learn)
+static void map_cases(model_mapper *m, const char *const *cases, uint32_t n, seqs *s, bool learn)
 {
     uint32_t k = 0;
     s->ncases = n;
@@ -1146,45 +1147,45 @@ static void map_cases(ppr_mapper *m, const char *const *cases, uint32_t n, seqs 
         uint32_t prev = UINT32_MAX;
         for (const char *p = cases[c]; *p; p++) {
             const char *msg = letter_msg(*p);
-            ppr_map_event ev = {.text = msg, .len = strlen(msg), .learn = learn};
-            ppr_mapper_map(m, &ev, prev, &s->act[k], &s->var[k]);
+            model_map_event ev = {.text = msg, .len = strlen(msg), .learn = learn};
+            model_mapper_map(m, &ev, prev, &s->act[k], &s->var[k]);
             prev = s->act[k++];
         }
         s->off[c + 1] = k;
     }
 }
 
-static ppr_seqs as_seqs(const seqs *s)
+static model_seqs as_seqs(const seqs *s)
 {
-    return (ppr_seqs){s->act, s->var, s->off, s->ncases};
+    return (model_seqs){s->act, s->var, s->off, s->ncases};
 }
 
 /* The top-1 symbol for a prefix given as letters. */
-static uint32_t top1(const ppr_model *md, ppr_mapper *m, const char *prefix, ppr_pred *out)
+static uint32_t top1(const model_joint *md, model_mapper *m, const char *prefix, model_pred *out)
 {
     uint32_t act[32], var[32], n = 0;
     uint32_t prev = UINT32_MAX;
     for (const char *p = prefix; *p; p++, n++) {
         const char *msg = letter_msg(*p);
-        ppr_map_event ev = {.text = msg, .len = strlen(msg)};
-        ppr_mapper_map(m, &ev, prev, &act[n], &var[n]);
+        model_map_event ev = {.text = msg, .len = strlen(msg)};
+        model_mapper_map(m, &ev, prev, &act[n], &var[n]);
         prev = act[n];
     }
-    ppr_model_work *w;
-    CHECK_OK(ppr_model_work_new(md, &w));
-    ppr_pred p[10];
-    uint32_t k = ppr_model_rank(md, w, act, var, n, 10, p);
-    ppr_model_work_free(w);
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred p[10];
+    uint32_t k = model_rank(md, w, act, var, n, 10, p);
+    model_work_free(w);
     if (out)
         *out = p[0];
     return k ? p[0].symbol : UINT32_MAX;
 }
 
-static ppr_model *train(ppr_mapper *m, const seqs *s, const ppr_model_params *p)
+static model_joint *train(model_mapper *m, const seqs *s, const model_params *p)
 {
-    ppr_seqs q = as_seqs(s);
-    ppr_model *md = NULL;
-    CHECK_OK(ppr_model_train(m, &q, p, &md));
+    model_seqs q = as_seqs(s);
+    model_joint *md = NULL;
+    CHECK_OK(model_train(m, &q, p, &md));
     return md;
 }
 
@@ -1193,7 +1194,7 @@ static const char *const ABC_CASES[] = {"ABC", "ABD", "ABC", "XBD"};
 TEST(model_order_two_decides)
 {
     graph *g = open_flow();
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     seqs s;
     map_cases(m, ABC_CASES, 4, &s, true);
     /* E is known to the mapper but never seen in training. */
@@ -1201,14 +1202,14 @@ TEST(model_order_two_decides)
     finish(m);
     uint32_t fb = unit_sym(g, "flow.fb"), fc = unit_sym(g, "flow.fc"), fd = unit_sym(g, "flow.fd"),
              fe = unit_sym(g, "flow.fe");
-    ppr_model_params p = ppr_model_params_default();
-    ppr_model *md = train(m, &s, &p);
-    ppr_model_stats st;
-    ppr_model_get_stats(md, &st);
+    model_params p = model_params_default();
+    model_joint *md = train(m, &s, &p);
+    model_stats st;
+    model_get_stats(md, &st);
     CHECK_INT(st.train_cases, 4);
     CHECK_INT(st.train_events, 12);
     CHECK_INT(st.symbols, graph_nsymbols(g));
-    CHECK_INT(st.activities, ppr_mapper_nactivities(m));
+    CHECK_INT(st.activities, model_mapper_nactivities(m));
     CHECK_INT(st.variants_kept, 0);
     /* Contexts: [A] [X] [B] [A B] [X B]. */
     CHECK_INT(st.contexts, 5);
@@ -1218,36 +1219,36 @@ TEST(model_order_two_decides)
     CHECK_INT(top1(md, m, "A", NULL), fb);
     /* After B, order 1 says C or D 2:2; order 2 decides: A B -> C 2:1,
      * X B -> D. */
-    ppr_pred pr;
+    model_pred pr;
     CHECK_INT(top1(md, m, "AB", &pr), fc);
-    CHECK_INT(pr.activity, ppr_mapper_find(m, "cherry event"));
+    CHECK_INT(pr.activity, model_mapper_find(m, "cherry event"));
     CHECK_INT(top1(md, m, "XB", &pr), fd);
-    CHECK_INT(pr.activity, ppr_mapper_find(m, "damson event"));
+    CHECK_INT(pr.activity, model_mapper_find(m, "damson event"));
     /* Cold start: nothing follows C or E in training; the recency
      * fallback ranks the current emitter. */
     CHECK_INT(top1(md, m, "C", NULL), fc);
     CHECK_INT(top1(md, m, "E", NULL), fe);
     CHECK_INT(top1(md, m, "ABE", NULL), fe);
-    ppr_model_free(md);
+    model_free(md);
 
     /* With order 1 the two prefixes are the same to the model. */
     p.order = 1;
     md = train(m, &s, &p);
-    ppr_model_get_stats(md, &st);
+    model_get_stats(md, &st);
     CHECK_INT(st.contexts, 3);
     uint32_t t1 = top1(md, m, "AB", NULL), t2 = top1(md, m, "XB", NULL);
     CHECK(t1 == fc || t1 == fd);
     CHECK_INT(t1, t2);
-    ppr_model_free(md);
+    model_free(md);
 
     /* Only functions that emit an activity are ranked; never k past what
      * exists; k = 0 and an empty prefix rank nothing. */
-    p = ppr_model_params_default();
+    p = model_params_default();
     md = train(m, &s, &p);
-    ppr_model_work *w;
-    CHECK_OK(ppr_model_work_new(md, &w));
-    ppr_pred out[40];
-    uint32_t n = ppr_model_rank(md, w, s.act, s.var, 2, 40, out);
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred out[40];
+    uint32_t n = model_rank(md, w, s.act, s.var, 2, 40, out);
     CHECK(n >= 2 && n <= 8);
     for (uint32_t i = 0; i < n; i++) {
         graph_symbol sy;
@@ -1256,29 +1257,29 @@ TEST(model_order_two_decides)
         CHECK(out[i].score > 0);
         CHECK(i == 0 || out[i - 1].score >= out[i].score);
     }
-    CHECK_INT(ppr_model_rank(md, w, s.act, s.var, 2, 0, out), 0);
-    CHECK_INT(ppr_model_rank(md, w, s.act, s.var, 0, 10, out), 0);
+    CHECK_INT(model_rank(md, w, s.act, s.var, 2, 0, out), 0);
+    CHECK_INT(model_rank(md, w, s.act, s.var, 0, 10, out), 0);
     /* The seeds of the last ranking are contexts and activities. */
-    ppr_model_rank(md, w, s.act, s.var, 2, 10, out);
+    model_rank(md, w, s.act, s.var, 2, 10, out);
     const ppr_entry *seeds;
-    uint32_t ns = ppr_model_seeds(w, &seeds);
+    uint32_t ns = model_seeds(w, &seeds);
     CHECK(ns >= 2);
     uint32_t id;
-    CHECK_INT(ppr_model_node(md, seeds[0].node, &id), PPR_NODE_CONTEXT);
+    CHECK_INT(model_node(md, seeds[0].node, &id), MODEL_NODE_CONTEXT);
     core_buf b = {0};
-    ppr_model_context_text(md, id, &b);
+    model_context_text(md, id, &b);
     CHECK_STR(b.data, "[apple event] > [banana event]");
     core_buf_free(&b);
-    ppr_model_work_free(w);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_work_free(w);
+    model_free(md);
+    model_mapper_free(m);
     graph_close(g);
 }
 
 TEST(model_variants_decide)
 {
     graph *g = open_flow();
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     static const char *const cases[] = {"HA", "KB", "HA", "KB", "HA", "KB"};
     seqs s;
     map_cases(m, cases, 6, &s, true);
@@ -1287,36 +1288,36 @@ TEST(model_variants_decide)
     /* H and K are one activity ("visit %s") with two variants. */
     CHECK_INT(s.act[0], s.act[2]);
     CHECK(s.var[0] != s.var[2]);
-    ppr_model_params p = ppr_model_params_default();
-    ppr_model *md = train(m, &s, &p);
-    ppr_model_stats st;
-    ppr_model_get_stats(md, &st);
+    model_params p = model_params_default();
+    model_joint *md = train(m, &s, &p);
+    model_stats st;
+    model_get_stats(md, &st);
     CHECK_INT(st.variants_kept, 1);
     CHECK_INT(top1(md, m, "H", NULL), fa);
     CHECK_INT(top1(md, m, "K", NULL), fb);
-    ppr_model_free(md);
+    model_free(md);
     /* 2 variants of 6 events: kept up to a ratio of 1/3 ... */
     p.variant_min = 0;
     p.variant_ratio = 0.34;
     md = train(m, &s, &p);
-    ppr_model_get_stats(md, &st);
+    model_get_stats(md, &st);
     CHECK_INT(st.variants_kept, 1);
     CHECK_INT(top1(md, m, "K", NULL), fb);
-    ppr_model_free(md);
+    model_free(md);
     /* ... not below */
     p.variant_ratio = 0.3;
     md = train(m, &s, &p);
-    ppr_model_get_stats(md, &st);
+    model_get_stats(md, &st);
     CHECK_INT(st.variants_kept, 0);
     CHECK_INT(top1(md, m, "H", NULL), top1(md, m, "K", NULL));
-    ppr_model_free(md);
+    model_free(md);
     /* never */
     p.variant_ratio = 0;
     md = train(m, &s, &p);
-    ppr_model_get_stats(md, &st);
+    model_get_stats(md, &st);
     CHECK_INT(st.variants_kept, 0);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_free(md);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -1324,19 +1325,19 @@ TEST(model_variants_decide)
 /* Both models rank every prefix of s alike: the same symbols, scores and
  * activities (tol 0), or scores within tol and the same symbols wherever
  * the scores are more than tol apart. */
-static void check_same_rankings(const ppr_model *m1, const ppr_model *m2, const seqs *s, double tol)
+static void check_same_rankings(const model_joint *m1, const model_joint *m2, const seqs *s, double tol)
 {
-    ppr_model_work *w1, *w2;
-    CHECK_OK(ppr_model_work_new(m1, &w1));
-    CHECK_OK(ppr_model_work_new(m2, &w2));
+    model_work *w1, *w2;
+    CHECK_OK(model_work_new(m1, &w1));
+    CHECK_OK(model_work_new(m2, &w2));
     uint32_t total = 0;
     for (uint32_t c = 0; c < s->ncases; c++) {
         const uint32_t *act = s->act + s->off[c], *var = s->var + s->off[c];
         uint32_t len = s->off[c + 1] - s->off[c];
         for (uint32_t k = 1; k <= len; k++) {
-            ppr_pred p1[10], p2[10];
-            uint32_t n1 = ppr_model_rank(m1, w1, act, var, k, 10, p1);
-            uint32_t n2 = ppr_model_rank(m2, w2, act, var, k, 10, p2);
+            model_pred p1[10], p2[10];
+            uint32_t n1 = model_rank(m1, w1, act, var, k, 10, p1);
+            uint32_t n2 = model_rank(m2, w2, act, var, k, 10, p2);
             CHECK_INT(n1, n2);
             CHECK(n1 > 0);
             for (uint32_t i = 0; i < n1; i++) {
@@ -1354,22 +1355,22 @@ static void check_same_rankings(const ppr_model *m1, const ppr_model *m2, const 
         }
     }
     CHECK(total > 0);
-    ppr_model_work_free(w1);
-    ppr_model_work_free(w2);
+    model_work_free(w1);
+    model_work_free(w2);
 }
 
 static const char *const MIXED_CASES[] = {"ABC", "ABD", "HAB", "KBD", "XBD", "ABCE", "HA", "KB"};
 
-static ppr_model *mixed_model(const graph *g, ppr_mapper **mp, seqs *s)
+static model_joint *mixed_model(const graph *g, model_mapper **mp, seqs *s)
 {
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     map_cases(m, MIXED_CASES, 8, s, true);
     /* an unmapped activity too */
-    ppr_map_event ev = {.text = "zzz 1", .len = 5, .learn = true};
+    model_map_event ev = {.text = "zzz 1", .len = 5, .learn = true};
     uint32_t a, v;
-    ppr_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     finish(m);
-    ppr_model_params p = ppr_model_params_default();
+    model_params p = model_params_default();
     p.order = 3;
     *mp = m;
     return train(m, s, &p);
@@ -1383,24 +1384,24 @@ static ppr_model *mixed_model(const graph *g, ppr_mapper **mp, seqs *s)
 TEST(model_warm_stream_equals_cold)
 {
     graph *g = open_flow();
-    ppr_mapper *m;
+    model_mapper *m;
     seqs s;
-    ppr_model *md = mixed_model(g, &m, &s);
+    model_joint *md = mixed_model(g, &m, &s);
     /* a case with the unmapped activity inside it */
-    ppr_map_event ev = {.text = "zzz 2", .len = 5};
+    model_map_event ev = {.text = "zzz 2", .len = 5};
     uint32_t za, zv;
-    ppr_mapper_map(m, &ev, UINT32_MAX, &za, &zv);
-    CHECK(za < ppr_mapper_nactivities(m));
+    model_mapper_map(m, &ev, UINT32_MAX, &za, &zv);
+    CHECK(za < model_mapper_nactivities(m));
     const double decays[] = {0.5, 0, 0.9};
     for (size_t di = 0; di < sizeof decays / sizeof *decays; di++) {
-        ppr_model_params p = *ppr_model_get_params(md);
+        model_params p = *model_get_params(md);
         p.decay = decays[di];
-        ppr_model *x = train(m, &s, &p);
-        CHECK_OK(ppr_model_stream_prepare(x, 64, 2));
-        CHECK(ppr_model_stream_bytes(x) > 0);
-        CHECK_INT(ppr_model_stream_prepare(x, 0, 1), CORE_EUSAGE);
-        ppr_model_work *w;
-        CHECK_OK(ppr_model_work_new(x, &w));
+        model_joint *x = train(m, &s, &p);
+        CHECK_OK(model_stream_prepare(x, 64, 2));
+        CHECK(model_stream_bytes(x) > 0);
+        CHECK_INT(model_stream_prepare(x, 0, 1), CORE_EUSAGE);
+        model_work *w;
+        CHECK_OK(model_work_new(x, &w));
         uint32_t ranked = 0;
         for (uint32_t c = 0; c <= s.ncases; c++) {
             uint32_t act[16], var[16], len = 0;
@@ -1421,10 +1422,10 @@ TEST(model_warm_stream_equals_cold)
             ppr_vec_init(&rec, store, 64);
             double wsum = 0;
             for (uint32_t k = 1; k <= len; k++) {
-                CHECK_OK(ppr_model_advance(x, w, &rec, &wsum, act[k - 1]));
-                ppr_pred cold[10], warm[10];
-                uint32_t n1 = ppr_model_rank(x, w, act, var, k, 10, cold);
-                uint32_t n2 = ppr_model_rank_warm(x, w, act, var, k, &rec, wsum, 10, warm);
+                CHECK_OK(model_advance(x, w, &rec, &wsum, act[k - 1]));
+                model_pred cold[10], warm[10];
+                uint32_t n1 = model_rank(x, w, act, var, k, 10, cold);
+                uint32_t n2 = model_rank_warm(x, w, act, var, k, &rec, wsum, 10, warm);
                 CHECK_INT(n1, n2);
                 for (uint32_t i = 0; i < n1; i++) {
                     CHECK_INT(cold[i].symbol, warm[i].symbol);
@@ -1435,26 +1436,26 @@ TEST(model_warm_stream_equals_cold)
             }
         }
         CHECK(ranked > 20);
-        ppr_model_work_free(w);
-        ppr_model_free(x);
+        model_work_free(w);
+        model_free(x);
     }
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_free(md);
+    model_mapper_free(m);
     graph_close(g);
 }
 
-/* ppr_model_rank_warm memoises the push of a context after 4096
+/* model_rank_warm memoises the push of a context after 4096
  * rankings: over 6000 rankings of repeating prefixes, one long-lived work
  * ranks bit for bit as a fresh work does. */
 TEST(model_warm_memo_equals_fresh_work)
 {
     graph *g = open_flow();
-    ppr_mapper *m;
+    model_mapper *m;
     seqs s;
-    ppr_model *md = mixed_model(g, &m, &s);
-    CHECK_OK(ppr_model_stream_prepare(md, 64, 1));
-    ppr_model_work *w, *fresh;
-    CHECK_OK(ppr_model_work_new(md, &w));
+    model_joint *md = mixed_model(g, &m, &s);
+    CHECK_OK(model_stream_prepare(md, 64, 1));
+    model_work *w, *fresh;
+    CHECK_OK(model_work_new(md, &w));
     uint32_t same = 0;
     for (uint32_t round = 0; round < 6000; round++) {
         uint32_t c = round % s.ncases, len = s.off[c + 1] - s.off[c];
@@ -1465,13 +1466,13 @@ TEST(model_warm_memo_equals_fresh_work)
         ppr_vec_init(&rec, store, 64);
         double wsum = 0;
         for (uint32_t i = 0; i < k; i++)
-            CHECK_OK(ppr_model_advance(md, w, &rec, &wsum, act[i]));
-        ppr_pred a[10], b[10];
-        uint32_t na = ppr_model_rank_warm(md, w, act, var, k, &rec, wsum, 10, a);
+            CHECK_OK(model_advance(md, w, &rec, &wsum, act[i]));
+        model_pred a[10], b[10];
+        uint32_t na = model_rank_warm(md, w, act, var, k, &rec, wsum, 10, a);
         if (round % 7 == 0 || round > 5900) {
-            CHECK_OK(ppr_model_work_new(md, &fresh));
-            uint32_t nb = ppr_model_rank_warm(md, fresh, act, var, k, &rec, wsum, 10, b);
-            ppr_model_work_free(fresh);
+            CHECK_OK(model_work_new(md, &fresh));
+            uint32_t nb = model_rank_warm(md, fresh, act, var, k, &rec, wsum, 10, b);
+            model_work_free(fresh);
             CHECK_INT(na, nb);
             for (uint32_t i = 0; i < na; i++) {
                 CHECK_INT(a[i].symbol, b[i].symbol);
@@ -1483,9 +1484,9 @@ TEST(model_warm_memo_equals_fresh_work)
         }
     }
     CHECK(same > 900);
-    ppr_model_work_free(w);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_work_free(w);
+    model_free(md);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -1514,7 +1515,7 @@ TEST(model_fills_short_lists_from_code_graph)
     unit_write_str("fill/other/b.py", "def other():\n"
                                       "    print(\"other event\")\n");
     graph *g = index_dir("fill");
-    ppr_mapper *m = new_mapper(g, NULL);
+    model_mapper *m = new_mapper(g, NULL);
     static const char *const cases[][2] = {{"start event", "step event"},
                                            {"start event", "step event"},
                                            {"deep event", "other event"}};
@@ -1523,23 +1524,23 @@ TEST(model_fills_short_lists_from_code_graph)
     for (uint32_t c = 0; c < 3; c++) {
         uint32_t prev = UINT32_MAX;
         for (uint32_t i = 0; i < 2; i++) {
-            ppr_map_event ev = {.text = cases[c][i], .len = strlen(cases[c][i]), .learn = true};
-            ppr_mapper_map(m, &ev, prev, &s.act[k], &s.var[k]);
+            model_map_event ev = {.text = cases[c][i], .len = strlen(cases[c][i]), .learn = true};
+            model_mapper_map(m, &ev, prev, &s.act[k], &s.var[k]);
             prev = s.act[k++];
         }
         s.off[c + 1] = k;
     }
     finish(m);
-    ppr_model_params p = ppr_model_params_default();
+    model_params p = model_params_default();
     p.order = 1;
     p.code_scale = 0;
     p.decay = 0;
-    ppr_model *md = train(m, &s, &p);
-    ppr_model_work *w;
-    CHECK_OK(ppr_model_work_new(md, &w));
-    ppr_pred full[10], two[2];
-    uint32_t n = ppr_model_rank(md, w, s.act, s.var, 1, 10, full);
-    uint32_t n2 = ppr_model_rank(md, w, s.act, s.var, 1, 2, two);
+    model_joint *md = train(m, &s, &p);
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred full[10], two[2];
+    uint32_t n = model_rank(md, w, s.act, s.var, 1, 10, full);
+    uint32_t n2 = model_rank(md, w, s.act, s.var, 1, 2, two);
     uint32_t start = unit_sym(g, "pkg.a.start"), step = unit_sym(g, "pkg.a.step");
     uint32_t deep = unit_sym(g, "pkg.a.deep");
     CHECK_INT(n2, 2);
@@ -1559,9 +1560,9 @@ TEST(model_fills_short_lists_from_code_graph)
     /* other() is in an unrelated package, too far from the ranked ones */
     for (uint32_t i = 3; i < n; i++)
         CHECK(full[i].symbol != unit_sym(g, "other.b.other"));
-    ppr_model_work_free(w);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_work_free(w);
+    model_free(md);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -1570,19 +1571,19 @@ TEST(model_fills_short_lists_from_code_graph)
 TEST(model_train_more_equals_training_on_all)
 {
     graph *g = open_flow();
-    ppr_mapper *m;
+    model_mapper *m;
     seqs s;
-    ppr_model *tmp = mixed_model(g, &m, &s);
-    ppr_model_free(tmp);
-    ppr_model_params p = ppr_model_params_default();
+    model_joint *tmp = mixed_model(g, &m, &s);
+    model_free(tmp);
+    model_params p = model_params_default();
     p.order = 3;
     p.variant_ratio = 0;
     p.variant_min = 0;
-    ppr_model *all = train(m, &s, &p);
+    model_joint *all = train(m, &s, &p);
     seqs half = s;
     half.ncases = 4;
-    ppr_model *base = train(m, &half, &p);
-    ppr_follow_obs obs[64];
+    model_joint *base = train(m, &half, &p);
+    model_follow_obs obs[64];
     size_t nobs = 0;
     uint64_t events = 0;
     for (uint32_t c = 4; c < s.ncases; c++) {
@@ -1591,60 +1592,60 @@ TEST(model_train_more_equals_training_on_all)
         for (uint32_t k = 1; k < len; k++) {
             uint32_t o = k < 16 ? k : 16;
             obs[nobs++] =
-                (ppr_follow_obs){s.act + o0 + k - o, s.var + o0 + k - o, o, s.act[o0 + k], 1};
+                (model_follow_obs){s.act + o0 + k - o, s.var + o0 + k - o, o, s.act[o0 + k], 1};
         }
     }
     CHECK(nobs > 5);
-    ppr_model *more;
-    CHECK_OK(ppr_model_train_more(base, NULL, obs, nobs, events, s.ncases - 4, &more));
-    ppr_model_stats sa, sm;
-    ppr_model_get_stats(all, &sa);
-    ppr_model_get_stats(more, &sm);
+    model_joint *more;
+    CHECK_OK(model_train_more(base, NULL, obs, nobs, events, s.ncases - 4, &more));
+    model_stats sa, sm;
+    model_get_stats(all, &sa);
+    model_get_stats(more, &sm);
     CHECK_INT(sm.contexts, sa.contexts);
     CHECK_INT(sm.follows, sa.follows);
     CHECK_INT(sm.train_events, sa.train_events);
     CHECK_INT(sm.train_cases, sa.train_cases);
     check_same_rankings(all, more, &s, 1e-6);
-    ppr_model_free(more);
+    model_free(more);
     /* From a snapshot of the mapper: the same model, even when the mapper
      * has grown since the snapshot (the new activity gets no node). */
-    ppr_mapper_snap *snap = ppr_mapper_snapshot(m);
-    ppr_map_event me = {.text = "a message nobody wrote 12345", .len = 28};
+    model_mapper_snap *snap = model_mapper_snapshot(m);
+    model_map_event me = {.text = "a message nobody wrote 12345", .len = 28};
     uint32_t na, nv;
-    ppr_mapper_map(m, &me, UINT32_MAX, &na, &nv);
+    model_mapper_map(m, &me, UINT32_MAX, &na, &nv);
     CHECK_INT(na, sa.activities);
-    CHECK_OK(ppr_model_train_more(base, snap, obs, nobs, events, s.ncases - 4, &more));
-    ppr_mapper_snap_free(snap);
-    ppr_model_get_stats(more, &sm);
+    CHECK_OK(model_train_more(base, snap, obs, nobs, events, s.ncases - 4, &more));
+    model_mapper_snap_free(snap);
+    model_get_stats(more, &sm);
     CHECK_INT(sm.activities, sa.activities);
     CHECK_INT(sm.contexts, sa.contexts);
     check_same_rankings(all, more, &s, 1e-6);
-    ppr_model_free(more);
-    ppr_model_free(base);
-    ppr_model_free(all);
-    ppr_mapper_free(m);
+    model_free(more);
+    model_free(base);
+    model_free(all);
+    model_mapper_free(m);
     graph_close(g);
 }
 
 TEST(model_save_load_round_trip)
 {
     graph *g = open_flow();
-    ppr_mapper *m;
+    model_mapper *m;
     seqs s;
-    ppr_model *md = mixed_model(g, &m, &s);
+    model_joint *md = mixed_model(g, &m, &s);
     const char *path = unit_tmp_path("flow.model");
-    CHECK_OK(ppr_model_save(md, path));
-    ppr_mapper *m2 = NULL;
-    ppr_model *md2 = NULL;
+    CHECK_OK(model_save(md, path));
+    model_mapper *m2 = NULL;
+    model_joint *md2 = NULL;
     char why[512];
-    int rc = ppr_model_load(path, g, NULL, &m2, &md2, why, sizeof why);
+    int rc = model_load(path, g, NULL, &m2, &md2, why, sizeof why);
     if (rc)
         unit_fail(__FILE__, __LINE__, "load: %s", why);
     /* The dictionary comes back with its ids. */
-    CHECK_INT(ppr_mapper_nactivities(m2), ppr_mapper_nactivities(m));
-    CHECK_INT(ppr_mapper_nvariants(m2), ppr_mapper_nvariants(m));
-    for (uint32_t a = 0; a < ppr_mapper_nactivities(m); a++) {
-        ppr_activity x = activity(m, a), y = activity(m2, a);
+    CHECK_INT(model_mapper_nactivities(m2), model_mapper_nactivities(m));
+    CHECK_INT(model_mapper_nvariants(m2), model_mapper_nvariants(m));
+    for (uint32_t a = 0; a < model_mapper_nactivities(m); a++) {
+        model_activity x = activity(m, a), y = activity(m2, a);
         CHECK_STR(x.text, y.text);
         CHECK_INT(x.strategy, y.strategy);
         CHECK_INT(x.nsyms, y.nsyms);
@@ -1655,14 +1656,14 @@ TEST(model_save_load_round_trip)
             CHECK(x.conf[i] == y.conf[i]);
         }
     }
-    for (uint32_t v = 0; v < ppr_mapper_nvariants(m); v++) {
+    for (uint32_t v = 0; v < model_mapper_nvariants(m); v++) {
         const char *t1, *t2;
-        CHECK_INT(ppr_mapper_variant(m, v, &t1), ppr_mapper_variant(m2, v, &t2));
+        CHECK_INT(model_mapper_variant(m, v, &t1), model_mapper_variant(m2, v, &t2));
         CHECK_STR(t1, t2);
     }
-    ppr_model_stats s1, s2;
-    ppr_model_get_stats(md, &s1);
-    ppr_model_get_stats(md2, &s2);
+    model_stats s1, s2;
+    model_get_stats(md, &s1);
+    model_get_stats(md2, &s2);
     CHECK_INT(s1.contexts, s2.contexts);
     CHECK_INT(s1.edges, s2.edges);
     CHECK_INT(s1.follows, s2.follows);
@@ -1670,7 +1671,7 @@ TEST(model_save_load_round_trip)
     CHECK_INT(s1.train_events, s2.train_events);
     CHECK_INT(s1.train_cases, s2.train_cases);
     /* Field by field: the struct has padding, which memcmp would read. */
-    const ppr_model_params *p1 = ppr_model_get_params(md), *p2 = ppr_model_get_params(md2);
+    const model_params *p1 = model_get_params(md), *p2 = model_get_params(md2);
     CHECK_INT(p1->order, p2->order);
     CHECK(p1->variant_ratio == p2->variant_ratio && p1->variant_min == p2->variant_min);
     CHECK(p1->alpha == p2->alpha && p1->code_scale == p2->code_scale);
@@ -1679,7 +1680,7 @@ TEST(model_save_load_round_trip)
     check_same_rankings(md, md2, &s, 0);
     /* Saving the loaded model gives the same bytes. */
     const char *path2 = unit_tmp_path("flow2.model");
-    CHECK_OK(ppr_model_save(md2, path2));
+    CHECK_OK(model_save(md2, path2));
     char *d1, *d2;
     size_t l1, l2;
     CHECK_OK(core_read_file(path, 1 << 20, &d1, &l1));
@@ -1689,21 +1690,21 @@ TEST(model_save_load_round_trip)
     free(d1);
     free(d2);
     /* The loaded mapper maps messages as the trained one did. */
-    CHECK_INT(map_msg(m2, "cherry event", UINT32_MAX, NULL), ppr_mapper_find(m, "cherry event"));
-    CHECK_INT(map_msg(m2, "visit cart", UINT32_MAX, NULL), ppr_mapper_find(m, "visit %s"));
-    ppr_model_free(md2);
-    ppr_mapper_free(m2);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    CHECK_INT(map_msg(m2, "cherry event", UINT32_MAX, NULL), model_mapper_find(m, "cherry event"));
+    CHECK_INT(map_msg(m2, "visit cart", UINT32_MAX, NULL), model_mapper_find(m, "visit %s"));
+    model_free(md2);
+    model_mapper_free(m2);
+    model_free(md);
+    model_mapper_free(m);
     graph_close(g);
 }
 
 static void expect_load_error(const char *path, const graph *g, const char *what)
 {
-    ppr_mapper *m = NULL;
-    ppr_model *md = NULL;
+    model_mapper *m = NULL;
+    model_joint *md = NULL;
     char why[512] = "";
-    int rc = ppr_model_load(path, g, NULL, &m, &md, why, sizeof why);
+    int rc = model_load(path, g, NULL, &m, &md, why, sizeof why);
     if (rc == 0)
         unit_fail(__FILE__, __LINE__, "%s: loaded", path);
     CHECK(m == NULL);
@@ -1715,11 +1716,11 @@ static void expect_load_error(const char *path, const graph *g, const char *what
 TEST(model_file_errors)
 {
     graph *g = open_flow();
-    ppr_mapper *m;
+    model_mapper *m;
     seqs s;
-    ppr_model *md = mixed_model(g, &m, &s);
+    model_joint *md = mixed_model(g, &m, &s);
     const char *path = unit_tmp_path("good.model");
-    CHECK_OK(ppr_model_save(md, path));
+    CHECK_OK(model_save(md, path));
     char *data;
     size_t len;
     CHECK_OK(core_read_file(path, 1 << 20, &data, &len));
@@ -1736,10 +1737,10 @@ TEST(model_file_errors)
     size_t cuts[] = {len - 1, len - 4, len / 2, 30};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         const char *p = unit_write("cut.model", data, cuts[i]);
-        ppr_mapper *m2 = NULL;
-        ppr_model *md2 = NULL;
+        model_mapper *m2 = NULL;
+        model_joint *md2 = NULL;
         char why[512] = "";
-        CHECK(ppr_model_load(p, g, NULL, &m2, &md2, why, sizeof why) != 0);
+        CHECK(model_load(p, g, NULL, &m2, &md2, why, sizeof why) != 0);
         CHECK(strstr(why, p) != NULL);
     }
     expect_load_error(unit_write("tiny.model", data, 5), g, "not a pmrag model file");
@@ -1756,10 +1757,10 @@ TEST(model_file_errors)
     unit_write_str("flow2/flow.py", flow_py);
     unit_write_str("flow2/extra.py", "def more():\n    print(\"more\")\n");
     graph *g2 = index_dir("flow2");
-    ppr_mapper *m2 = NULL;
-    ppr_model *md2 = NULL;
+    model_mapper *m2 = NULL;
+    model_joint *md2 = NULL;
     char why[512];
-    CHECK_INT(ppr_model_load(path, g2, NULL, &m2, &md2, why, sizeof why), CORE_EUSAGE);
+    CHECK_INT(model_load(path, g2, NULL, &m2, &md2, why, sizeof why), CORE_EUSAGE);
     CHECK(strstr(why, "another graph") != NULL);
     graph_close(g2);
     /* ... even with as many symbols (a line moved). */
@@ -1770,13 +1771,13 @@ TEST(model_file_errors)
     free(shifted);
     graph *g3 = index_dir("flow3");
     CHECK_INT(graph_nsymbols(g3), graph_nsymbols(g));
-    CHECK_INT(ppr_model_load(path, g3, NULL, &m2, &md2, why, sizeof why), CORE_EUSAGE);
+    CHECK_INT(model_load(path, g3, NULL, &m2, &md2, why, sizeof why), CORE_EUSAGE);
     CHECK(strstr(why, "another graph") != NULL);
     graph_close(g3);
 
     free(data);
-    ppr_model_free(md);
-    ppr_mapper_free(m);
+    model_free(md);
+    model_mapper_free(m);
     graph_close(g);
 }
 
@@ -1788,14 +1789,14 @@ TEST(model_calibration_folds_partition)
     const uint32_t folds[] = {0, 1, 2, 3, 4, 5, 7, 10, 11, 1000};
     for (size_t i = 0; i < sizeof ncases / sizeof *ncases; i++) {
         for (size_t j = 0; j < sizeof folds / sizeof *folds; j++) {
-            uint32_t b[PPR_MODEL_MAX_FOLDS + 1];
+            uint32_t b[MODEL_MAX_FOLDS + 1];
             memset(b, 0xff, sizeof b);
             uint32_t n = ncases[i], want = folds[j] < 2 ? 2 : folds[j];
-            if (want > PPR_MODEL_MAX_FOLDS)
-                want = PPR_MODEL_MAX_FOLDS;
+            if (want > MODEL_MAX_FOLDS)
+                want = MODEL_MAX_FOLDS;
             if (want > n)
                 want = n;
-            uint32_t k = ppr_model_folds(n, folds[j], b);
+            uint32_t k = model_folds(n, folds[j], b);
             CHECK_INT(k, want);
             CHECK_INT(b[0], 0);
             CHECK_INT(b[k], n);
@@ -1825,19 +1826,19 @@ static void log_to_buf(void *ud, core_log_level level, const char *msg)
 TEST(model_calibration_kfold)
 {
     graph *g = open_flow();
-    ppr_mapper *m;
+    model_mapper *m;
     seqs s;
-    ppr_model_free(mixed_model(g, &m, &s));
-    ppr_seqs q = as_seqs(&s);
+    model_free(mixed_model(g, &m, &s));
+    model_seqs q = as_seqs(&s);
     uint32_t prefixes = s.off[s.ncases] - s.ncases;
     for (uint32_t K = 2; K <= 5; K++) {
-        ppr_model_params start = ppr_model_params_default();
+        model_params start = model_params_default();
         start.order = 3;
         start.calibrate_folds = K;
         /* Each fold's top-1 under the starting parameters, by hand: train
          * on the other cases, rank every prefix of the fold's cases. */
-        uint32_t b[PPR_MODEL_MAX_FOLDS + 1];
-        CHECK_INT(ppr_model_folds(s.ncases, K, b), K);
+        uint32_t b[MODEL_MAX_FOLDS + 1];
+        CHECK_INT(model_folds(s.ncases, K, b), K);
         char want[256] = "(folds";
         for (uint32_t f = 0; f < K; f++) {
             seqs fit = {.ncases = 0};
@@ -1851,18 +1852,18 @@ TEST(model_calibration_kfold)
                 }
                 fit.off[++fit.ncases] = e;
             }
-            ppr_model *md = train(m, &fit, &start);
-            ppr_model_work *w;
-            CHECK_OK(ppr_model_work_new(md, &w));
+            model_joint *md = train(m, &fit, &start);
+            model_work *w;
+            CHECK_OK(model_work_new(md, &w));
             double top1 = 0;
             uint32_t n = 0;
             for (uint32_t c = b[f]; c < b[f + 1]; c++) {
                 const uint32_t *act = s.act + s.off[c], *var = s.var + s.off[c];
                 for (uint32_t k = 1; k < s.off[c + 1] - s.off[c]; k++, n++) {
-                    ppr_activity pa;
-                    ppr_mapper_activity(m, act[k], &pa);
-                    ppr_pred pred[10];
-                    if (!pa.nsyms || !ppr_model_rank(md, w, act, var, k, 10, pred))
+                    model_activity pa;
+                    model_mapper_activity(m, act[k], &pa);
+                    model_pred pred[10];
+                    if (!pa.nsyms || !model_rank(md, w, act, var, k, 10, pred))
                         continue;
                     for (uint32_t j = 0; j < pa.nsyms; j++)
                         if (pa.syms[j] == pred[0].symbol)
@@ -1871,20 +1872,20 @@ TEST(model_calibration_kfold)
             }
             size_t at = strlen(want);
             snprintf(want + at, sizeof want - at, " %.4f", n ? top1 / n : 0);
-            ppr_model_work_free(w);
-            ppr_model_free(md);
+            model_work_free(w);
+            model_free(md);
         }
         strcat(want, ")");
         char head[128];
         snprintf(head, sizeof head, "%u-fold cross-validation over %u cases (%u prefixes)", K,
                  s.ncases, prefixes);
-        ppr_model_params first = start;
+        model_params first = start;
         for (uint32_t th = 1; th <= 3; th++) {
             core_buf lb = {0};
             core_logger lg = {log_to_buf, &lb, CORE_LOG_INFO};
-            ppr_model_params p = start;
+            model_params p = start;
             p.calibrate_threads = th;
-            CHECK_OK(ppr_model_calibrate(m, &q, 4, &p, &lg));
+            CHECK_OK(model_calibrate(m, &q, 4, &p, &lg));
             core_buf_putc(&lb, 0);
             if (!strstr(lb.data, head) || !strstr(lb.data, want) ||
                 !strstr(lb.data, "per fold top-1"))
@@ -1892,7 +1893,7 @@ TEST(model_calibration_kfold)
                           lb.data);
             core_buf_free(&lb);
             CHECK(p.alpha > 0 && p.alpha < 1);
-            CHECK(p.order >= 1 && p.order <= PPR_MODEL_MAX_ORDER);
+            CHECK(p.order >= 1 && p.order <= MODEL_MAX_ORDER);
             CHECK_INT(p.calibrate_folds, K);
             CHECK_INT(p.calibrate_threads, th);
             if (th == 1) {
@@ -1911,65 +1912,65 @@ TEST(model_calibration_kfold)
     /* Below min_cases: untouched, and it says so. */
     core_buf lb = {0};
     core_logger lg = {log_to_buf, &lb, CORE_LOG_INFO};
-    ppr_model_params p = ppr_model_params_default(), before = p;
-    CHECK_OK(ppr_model_calibrate(m, &q, 9, &p, &lg));
+    model_params p = model_params_default(), before = p;
+    CHECK_OK(model_calibrate(m, &q, 9, &p, &lg));
     CHECK(memcmp(&p, &before, sizeof p) == 0);
     core_buf_putc(&lb, 0);
     CHECK(strstr(lb.data, "calibration skipped: 8 training cases (below 9)") != NULL);
     core_buf_free(&lb);
-    ppr_mapper_free(m);
+    model_mapper_free(m);
     graph_close(g);
 }
 
 TEST(model_calibration_and_determinism)
 {
     graph *g = open_flow();
-    ppr_mapper *m;
+    model_mapper *m;
     seqs s;
-    ppr_model *md = mixed_model(g, &m, &s);
-    ppr_model_free(md);
-    ppr_seqs q = as_seqs(&s);
+    model_joint *md = mixed_model(g, &m, &s);
+    model_free(md);
+    model_seqs q = as_seqs(&s);
     /* Below min_cases: untouched. */
-    ppr_model_params p = ppr_model_params_default(), before = p;
+    model_params p = model_params_default(), before = p;
     p.alpha = 0.42;
     before = p;
-    CHECK_OK(ppr_model_calibrate(m, &q, 100, &p, NULL));
+    CHECK_OK(model_calibrate(m, &q, 100, &p, NULL));
     CHECK(memcmp(&p, &before, sizeof p) == 0);
     /* Above: a valid choice, the same one twice. */
-    ppr_model_params p1 = ppr_model_params_default(), p2 = p1;
-    CHECK_OK(ppr_model_calibrate(m, &q, 4, &p1, NULL));
-    CHECK_OK(ppr_model_calibrate(m, &q, 4, &p2, NULL));
+    model_params p1 = model_params_default(), p2 = p1;
+    CHECK_OK(model_calibrate(m, &q, 4, &p1, NULL));
+    CHECK_OK(model_calibrate(m, &q, 4, &p2, NULL));
     CHECK(memcmp(&p1, &p2, sizeof p1) == 0);
     CHECK(p1.alpha > 0 && p1.alpha < 1);
-    CHECK(p1.order >= 1 && p1.order <= PPR_MODEL_MAX_ORDER);
+    CHECK(p1.order >= 1 && p1.order <= MODEL_MAX_ORDER);
     /* Bad parameters are refused. */
-    ppr_model_params bad = ppr_model_params_default();
+    model_params bad = model_params_default();
     bad.alpha = 1.0;
-    ppr_model *x = NULL;
-    CHECK_INT(ppr_model_train(m, &q, &bad, &x), CORE_EUSAGE);
-    bad = ppr_model_params_default();
+    model_joint *x = NULL;
+    CHECK_INT(model_train(m, &q, &bad, &x), CORE_EUSAGE);
+    bad = model_params_default();
     bad.decay = 1.5;
-    CHECK_INT(ppr_model_train(m, &q, &bad, &x), CORE_EUSAGE);
+    CHECK_INT(model_train(m, &q, &bad, &x), CORE_EUSAGE);
     /* Two trainings, identical rankings. */
-    ppr_model *a = train(m, &s, &p1), *b = train(m, &s, &p1);
+    model_joint *a = train(m, &s, &p1), *b = train(m, &s, &p1);
     check_same_rankings(a, b, &s, 0);
-    ppr_model_free(a);
-    ppr_model_free(b);
-    ppr_mapper_free(m);
+    model_free(a);
+    model_free(b);
+    model_mapper_free(m);
     /* ... and from a mapper built again from scratch. */
     seqs s2;
-    ppr_mapper *m2;
-    ppr_model *c = mixed_model(g, &m2, &s2);
-    ppr_mapper *m3;
+    model_mapper *m2;
+    model_joint *c = mixed_model(g, &m2, &s2);
+    model_mapper *m3;
     seqs s3;
-    ppr_model *d = mixed_model(g, &m3, &s3);
+    model_joint *d = mixed_model(g, &m3, &s3);
     CHECK_INT(s2.ncases, s3.ncases);
     CHECK(memcmp(s2.act, s3.act, s2.off[s2.ncases] * sizeof *s2.act) == 0);
     CHECK(memcmp(s2.var, s3.var, s2.off[s2.ncases] * sizeof *s2.var) == 0);
     check_same_rankings(c, d, &s2, 0);
-    ppr_model_free(c);
-    ppr_model_free(d);
-    ppr_mapper_free(m2);
-    ppr_mapper_free(m3);
+    model_free(c);
+    model_free(d);
+    model_mapper_free(m2);
+    model_mapper_free(m3);
     graph_close(g);
 }

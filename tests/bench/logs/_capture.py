@@ -12,6 +12,16 @@ Wrapped emitters: some libraries log through a helper (``Transport._log``,
 ``VerboseLogger.verbose``).  For records whose (file, function) is listed in
 ``wrappers`` the emitter is attributed to the first caller frame outside the
 wrappers, and ``code.wrapped`` is 1.
+
+Optional, for adapters (all default to the old behaviour):
+``skip_files`` -- absolute paths of files whose frames are walked through
+  while looking for the caller of a wrapper (e.g. ``logging.__file__``: a
+  ``logging.LoggerAdapter`` subclass overriding ``log`` is reached from the
+  library through the stdlib's ``LoggerAdapter.info``/``.warning``...).
+``wrapper_pred(rel, func)`` -- a predicate marking further (file, function)
+  pairs as wrappers, in addition to the ``wrappers`` set.
+Record filtering (e.g. dropping the records of an in-process server's thread)
+needs nothing here: use the standard ``logging.Handler.addFilter``.
 """
 import ast
 import csv
@@ -75,8 +85,11 @@ class EventLog(logging.Handler):
     FIELDS = ["case_id", "timestamp", "activity", "level", "logger", "code.filepath",
               "code.function", "code.lineno", "code.qualname", "code.wrapped"]
 
-    def __init__(self, pkg_module, out_path, logger_names=None, wrappers=(), min_events=3):
+    def __init__(self, pkg_module, out_path, logger_names=None, wrappers=(), min_events=3,
+                 skip_files=(), wrapper_pred=None):
         super().__init__(level=logging.DEBUG)
+        self.skip_files = {os.path.realpath(p) for p in skip_files}
+        self.wrapper_pred = wrapper_pred
         self.pkg_name = pkg_module.__name__.split(".")[0]
         self.pkg_dir = os.path.realpath(os.path.dirname(pkg_module.__file__))
         self.out_path = out_path
@@ -103,6 +116,11 @@ class EventLog(logging.Handler):
             lg.addHandler(self)
 
     # -- path helpers -------------------------------------------------------
+    def _is_wrapper(self, rel, func):
+        if (rel, func) in self.wrappers:
+            return True
+        return self.wrapper_pred is not None and bool(self.wrapper_pred(rel, func))
+
     def _rel(self, path):
         rp = self._realpath_cache.get(path)
         if rp is None:
@@ -124,7 +142,10 @@ class EventLog(logging.Handler):
             return None
         while f is not None:
             ap, rel = self._rel(f.f_code.co_filename)
-            if rel is None or (rel, f.f_code.co_name) not in self.wrappers:
+            if rel is None and ap in self.skip_files:
+                f = f.f_back
+                continue
+            if rel is None or not self._is_wrapper(rel, f.f_code.co_name):
                 return ap, rel, f.f_code.co_name, f.f_lineno
             f = f.f_back
         return None
@@ -139,7 +160,7 @@ class EventLog(logging.Handler):
             if rel is None:
                 return
             func, line, wrapped = record.funcName, record.lineno, 0
-            if (rel, func) in self.wrappers:
+            if self._is_wrapper(rel, func):
                 u = self._unwrap(record)
                 if u is None or u[1] is None:
                     return

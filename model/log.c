@@ -1,6 +1,5 @@
-/* An event log loaded for the offline commands (evlog.h). */
-#include "evlog.h"
-#include "cli.h"
+/* Event logs loaded as datasets (model.h). */
+#include "model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +17,7 @@ typedef struct raw_ev {
     uint32_t kase;
     uint32_t seq;
     int64_t time;
-    evlog_event e;
+    model_log_event e;
 } raw_ev;
 
 static const char *attr(const ingest_event *ev, const char *key, const char *alt)
@@ -55,8 +54,8 @@ static int cmp_raw(const void *a, const void *b)
 }
 
 /* One pass over the file; fn is called for each event. */
-static int pass(const char *path, const evlog_opts *o, const char *label,
-                int (*fn)(void *ud, const ingest_event *ev), void *ud, evlog *l, char *why,
+static int pass(const char *path, const model_log_opts *o, const char *label,
+                int (*fn)(void *ud, const ingest_event *ev), void *ud, model_log *l, char *why,
                 size_t whylen)
 {
     ingest_file *f;
@@ -64,7 +63,6 @@ static int pass(const char *path, const evlog_opts *o, const char *label,
     if (rc)
         return rc;
     l->format = ingest_file_format(f);
-    cli_progress *pr = cli_progress_new(label, "events", o->progress);
     ingest_event ev;
     uint64_t n = 0;
     while ((rc = ingest_file_next(f, &ev, why, whylen)) == 1) {
@@ -74,10 +72,11 @@ static int pass(const char *path, const evlog_opts *o, const char *label,
                      core_strerror(rc));
             break;
         }
-        if ((++n & 0xfff) == 0)
-            cli_progress_update(pr, n, 0);
+        if ((++n & 0xfff) == 0 && o->progress)
+            o->progress(o->progress_ud, label, n, 0);
     }
-    cli_progress_done(pr);
+    if (o->progress)
+        o->progress(o->progress_ud, label, n, n);
     ingest_file_stats st;
     ingest_file_get_stats(f, &st);
     l->bad = st.bad;
@@ -86,9 +85,9 @@ static int pass(const char *path, const evlog_opts *o, const char *label,
 }
 
 typedef struct load_ctx {
-    evlog *l;
-    const evlog_opts *o;
-    ppr_mapper *m;
+    model_log *l;
+    const model_log_opts *o;
+    model_mapper *m;
     core_map case_index; /* strtab offset -> case */
     core_vec(case_rec) cases;
     core_vec(raw_ev) evs;
@@ -123,10 +122,10 @@ static int first_pass(void *ud, const ingest_event *ev)
     return 0;
 }
 
-void evlog_map_event(const ingest_event *ev, const evlog_opts *o, bool code_attrs,
-                     ppr_map_event *me)
+void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool code_attrs,
+                     model_map_event *me)
 {
-    *me = (ppr_map_event){
+    *me = (model_map_event){
         .text = ev->activity,
         .len = strlen(ev->activity),
         .logger = attr(ev, o->logger_key ? o->logger_key : "logger",
@@ -149,14 +148,14 @@ void evlog_map_event(const ingest_event *ev, const evlog_opts *o, bool code_attr
 static int second_pass(void *ud, const ingest_event *ev)
 {
     load_ctx *c = ud;
-    const evlog_opts *o = c->o;
+    const model_log_opts *o = c->o;
     uint32_t k = case_of(c, ev->case_id, false);
     if (k == UINT32_MAX)
         return CORE_ECORRUPT; /* the file changed between the passes */
     case_rec *r = &c->cases.v[k];
     bool train = r->rank < c->l->ntrain;
-    ppr_map_event me;
-    evlog_map_event(ev, o, train && o->learn_code_attrs, &me);
+    model_map_event me;
+    model_log_map_event(ev, o, train && o->learn_code_attrs, &me);
     me.learn = train;
     const char *file = attr(ev, o->file_key ? o->file_key : "code.file.path",
                             o->file_key ? NULL : "code.filepath");
@@ -167,7 +166,7 @@ static int second_pass(void *ud, const ingest_event *ev)
                             o->line_key ? NULL : "code.lineno");
     uint32_t lineno = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
     raw_ev re = {.kase = r->rank, .seq = (uint32_t)c->evs.n, .time = ev->time_ns};
-    ppr_mapper_map(c->m, &me, r->last_act, &re.e.act, &re.e.var);
+    model_mapper_map(c->m, &me, r->last_act, &re.e.act, &re.e.var);
     r->last_act = re.e.act;
     re.e.tfile = file ? core_strtab_intern(&c->l->strs, file, strlen(file)) : 0;
     const char *tf = qual && qual[0] ? qual : func;
@@ -179,7 +178,7 @@ static int second_pass(void *ud, const ingest_event *ev)
     return 0;
 }
 
-int evlog_load(const char *path, const evlog_opts *o, ppr_mapper *m, evlog *l, char *why,
+int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *l, char *why,
                size_t whylen)
 {
     memset(l, 0, sizeof *l);
@@ -209,7 +208,7 @@ int evlog_load(const char *path, const evlog_opts *o, ppr_mapper *m, evlog *l, c
     free(order);
     core_vec_reserve(&c.evs, total);
     /* Malformed records were reported by the first pass. */
-    evlog_opts quiet = *o;
+    model_log_opts quiet = *o;
     quiet.in.log.fn = NULL;
     rc = pass(path, &quiet, "mapping", second_pass, &c, l, why, whylen);
     if (rc)
@@ -238,11 +237,11 @@ fail:
     core_vec_free(&c.evs);
     core_vec_free(&c.cases);
     core_map_free(&c.case_index);
-    evlog_free(l);
+    model_log_free(l);
     return rc;
 }
 
-void evlog_free(evlog *l)
+void model_log_free(model_log *l)
 {
     core_strtab_free(&l->strs);
     free(l->case_id);
@@ -253,17 +252,17 @@ void evlog_free(evlog *l)
     memset(l, 0, sizeof *l);
 }
 
-ppr_seqs evlog_train(const evlog *l)
+model_seqs model_log_train(const model_log *l)
 {
-    return (ppr_seqs){l->act, l->var, l->off, l->ntrain};
+    return (model_seqs){l->act, l->var, l->off, l->ntrain};
 }
 
-ppr_seqs evlog_test(const evlog *l)
+model_seqs model_log_test(const model_log *l)
 {
-    return (ppr_seqs){l->act, l->var, l->off + l->ntrain, l->ncases - l->ntrain};
+    return (model_seqs){l->act, l->var, l->off + l->ntrain, l->ncases - l->ntrain};
 }
 
-ppr_seqs evlog_all(const evlog *l)
+model_seqs model_log_all(const model_log *l)
 {
-    return (ppr_seqs){l->act, l->var, l->off, l->ncases};
+    return (model_seqs){l->act, l->var, l->off, l->ncases};
 }

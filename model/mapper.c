@@ -1,10 +1,10 @@
 /*
  * Events to activities to symbols: the composed mapping strategies
- * (ppr.h). It lives in ppr/ because two strategies walk the code graph:
- * the proximity that breaks ties between functions logging the same
- * message, and the constants strategy.
+ * (model.h). Two of them walk the code graph with personalized PageRank
+ * (ppr.h): the proximity that breaks ties between functions logging the
+ * same message, and the constants strategy.
  */
-#include "ppr_int.h"
+#include "model_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,9 +37,9 @@ typedef struct nb_rec {
     uint32_t count;
 } nb_rec;
 
-struct ppr_mapper {
+struct model_mapper {
     const graph *g;
-    ppr_mapper_opts o;
+    model_mapper_opts o;
     graph_matcher *matcher;
     graph_match_work *mw;
     graph_text *text; /* built on first use */
@@ -76,22 +76,22 @@ struct ppr_mapper {
 };
 
 /* Distinct messages cached and variants kept: twice max_activities. */
-static size_t msg_cap(const ppr_mapper *m)
+static size_t msg_cap(const model_mapper *m)
 {
     return 2 * (size_t)m->o.max_activities;
 }
 
-static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *created);
+static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool *created);
 
-const char *ppr_map_strategy_name(ppr_map_strategy s)
+const char *model_map_strategy_name(model_map_strategy s)
 {
     static const char *n[] = {"none", "code", "override", "template", "const", "tokens", "llm"};
-    return (unsigned)s < PPR_MAP__COUNT ? n[s] : "?";
+    return (unsigned)s < MODEL_MAP__COUNT ? n[s] : "?";
 }
 
-int ppr_mapper_new(const graph *g, const ppr_mapper_opts *o, ppr_mapper **out)
+int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **out)
 {
-    ppr_mapper *m = core_xcalloc(1, sizeof *m);
+    model_mapper *m = core_xcalloc(1, sizeof *m);
     m->g = g;
     if (o)
         m->o = *o;
@@ -119,7 +119,7 @@ int ppr_mapper_new(const graph *g, const ppr_mapper_opts *o, ppr_mapper **out)
     return 0;
 }
 
-void ppr_mapper_free(ppr_mapper *m)
+void model_mapper_free(model_mapper *m)
 {
     if (!m)
         return;
@@ -150,7 +150,7 @@ void ppr_mapper_free(ppr_mapper *m)
     free(m);
 }
 
-const graph *ppr_mapper_graph(const ppr_mapper *m)
+const graph *model_mapper_graph(const model_mapper *m)
 {
     return m->g;
 }
@@ -161,7 +161,7 @@ static uint64_t key64(uint64_t h)
 }
 
 /* The activity with this text, created when new. */
-static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *created)
+static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool *created)
 {
     bool at_cap = m->acts.n >= m->o.max_activities && m->other != UINT32_MAX;
     uint32_t off =
@@ -193,7 +193,7 @@ static uint32_t activity_get(ppr_mapper *m, const char *text, size_t len, bool *
     return (uint32_t)(m->acts.n - 1);
 }
 
-static void activity_set_syms(ppr_mapper *m, uint32_t act, ppr_map_strategy st, const uint32_t *s,
+static void activity_set_syms(model_mapper *m, uint32_t act, model_map_strategy st, const uint32_t *s,
                               const float *c, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
@@ -206,7 +206,7 @@ static void activity_set_syms(ppr_mapper *m, uint32_t act, ppr_map_strategy st, 
     }
 }
 
-static void activity_set_cands(ppr_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
+static void activity_set_cands(model_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
     a->cand_off = (uint32_t)m->cands.n;
@@ -233,7 +233,7 @@ static uint32_t emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, 
     return k;
 }
 
-static void ensure_code_net(ppr_mapper *m)
+static void ensure_code_net(model_mapper *m)
 {
     if (m->code)
         return;
@@ -248,7 +248,7 @@ static void ensure_code_net(ppr_mapper *m)
  * PageRank over the code graph) to the symbols of the previous activity,
  * when it is clearly nearest. Returns the chosen symbol or GRAPH_NONE.
  */
-static uint32_t nearest_candidate(ppr_mapper *m, const act_rec *group, uint32_t prev)
+static uint32_t nearest_candidate(model_mapper *m, const act_rec *group, uint32_t prev)
 {
     if (prev == UINT32_MAX || prev >= m->acts.n)
         return GRAPH_NONE;
@@ -281,12 +281,12 @@ static uint32_t nearest_candidate(ppr_mapper *m, const act_rec *group, uint32_t 
     return best > 0 && best >= 2.0 * second ? arg : GRAPH_NONE;
 }
 
-uint64_t ppr_mapper_folded(const ppr_mapper *m)
+uint64_t model_mapper_folded(const model_mapper *m)
 {
     return m->folded;
 }
 
-static uint32_t variant_get(ppr_mapper *m, uint32_t act, uint32_t masked)
+static uint32_t variant_get(model_mapper *m, uint32_t act, uint32_t masked)
 {
     uint64_t key = key64(core_hash_u64(((uint64_t)act << 32) ^ masked));
     if (m->var_act.n >= msg_cap(m) && masked != m->masked_other) {
@@ -317,7 +317,7 @@ static const char *template_text(const graph *g, uint32_t emit)
 }
 
 /* Whether an activity's template candidates are exactly these symbols. */
-static bool same_set(const ppr_mapper *m, uint32_t act, const uint32_t *syms, uint32_t n)
+static bool same_set(const model_mapper *m, uint32_t act, const uint32_t *syms, uint32_t n)
 {
     const act_rec *a = &m->acts.v[act];
     if (a->ncand != n)
@@ -329,7 +329,7 @@ static bool same_set(const ppr_mapper *m, uint32_t act, const uint32_t *syms, ui
 }
 
 /* Resolves a distinct message: template match or abstraction. */
-static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
+static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
 {
     msg_rec r = {UINT32_MAX, UINT32_MAX, 0};
     const char *text = ev->text ? ev->text : "";
@@ -359,7 +359,7 @@ static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
             bool created;
             r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
             if (created)
-                activity_set_syms(m, r.act, PPR_MAP_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
+                activity_set_syms(m, r.act, MODEL_MAP_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
             return r;
         }
     }
@@ -407,11 +407,11 @@ static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
             return r;
     }
     act_rec *a = &m->acts.v[r.act];
-    if (created || (a->nsyms == 0 && a->strategy == PPR_MAP_NONE)) {
+    if (created || (a->nsyms == 0 && a->strategy == MODEL_MAP_NONE)) {
         float c[MAX_CAND];
         for (uint32_t i = 0; i < ns; i++)
             c[i] = 1.0f / (float)ns;
-        activity_set_syms(m, r.act, PPR_MAP_TEMPLATE, syms, c, ns);
+        activity_set_syms(m, r.act, MODEL_MAP_TEMPLATE, syms, c, ns);
         activity_set_cands(m, r.act, syms, ns);
     }
     if (ns > 1) {
@@ -422,7 +422,7 @@ static msg_rec resolve_message(ppr_mapper *m, const ppr_map_event *ev)
 }
 
 /* An activity for one of a group's candidates: "TEMPLATE @ qualname". */
-static uint32_t group_member(ppr_mapper *m, uint32_t group, uint32_t sym)
+static uint32_t group_member(model_mapper *m, uint32_t group, uint32_t sym)
 {
     graph_symbol s;
     graph_get_symbol(m->g, sym, &s);
@@ -433,13 +433,13 @@ static uint32_t group_member(ppr_mapper *m, uint32_t group, uint32_t sym)
     uint32_t a = activity_get(m, m->tmp.data, m->tmp.len, &created);
     if (created) {
         float one = 1.0f;
-        activity_set_syms(m, a, PPR_MAP_TEMPLATE, &sym, &one, 1);
+        activity_set_syms(m, a, MODEL_MAP_TEMPLATE, &sym, &one, 1);
     }
     return a;
 }
 
 /* The innermost function or method of a file containing line. */
-static uint32_t symbol_at(const ppr_mapper *m, const char *path, uint32_t line, const char *func)
+static uint32_t symbol_at(const model_mapper *m, const char *path, uint32_t line, const char *func)
 {
     if (!path || !path[0])
         return GRAPH_NONE;
@@ -482,7 +482,7 @@ static uint32_t symbol_at(const ppr_mapper *m, const char *path, uint32_t line, 
 
 /* The symbol code.* attributes name, through a cache: a log repeats a
  * few locations many times. */
-static uint32_t code_symbol(ppr_mapper *m, const ppr_map_event *ev)
+static uint32_t code_symbol(model_mapper *m, const model_map_event *ev)
 {
     uint64_t h = core_hash64(&ev->code_line, sizeof ev->code_line, 0x636f6465);
     const char *parts[] = {ev->code_file, ev->code_function, ev->code_namespace};
@@ -509,7 +509,7 @@ static uint32_t code_symbol(ppr_mapper *m, const ppr_map_event *ev)
     return s;
 }
 
-static void note_neighbour(ppr_mapper *m, uint32_t act, uint32_t nb)
+static void note_neighbour(model_mapper *m, uint32_t act, uint32_t nb)
 {
     uint64_t key = key64(((uint64_t)act << 32) | nb);
     bool ins;
@@ -521,7 +521,7 @@ static void note_neighbour(ppr_mapper *m, uint32_t act, uint32_t nb)
     m->nbs.v[*v].count++;
 }
 
-void ppr_mapper_map(ppr_mapper *m, const ppr_map_event *ev, uint32_t prev, uint32_t *activity,
+void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
                     uint32_t *variant)
 {
     const char *text = ev->text ? ev->text : "";
@@ -602,7 +602,7 @@ static int cmp_nb(const void *a, const void *b)
     return (x->nb > y->nb) - (x->nb < y->nb);
 }
 
-static void apply_code_votes(ppr_mapper *m)
+static void apply_code_votes(model_mapper *m)
 {
     if (m->votes.n == 0)
         return;
@@ -621,7 +621,7 @@ static void apply_code_votes(ppr_mapper *m)
             s[n] = v[k].nb;
             c[n++] = (float)((double)v[k].count / (double)total);
         }
-        activity_set_syms(m, v[i].act, PPR_MAP_CODE, s, c, n);
+        activity_set_syms(m, v[i].act, MODEL_MAP_CODE, s, c, n);
         m->acts.v[v[i].act].tried = true;
         i = j;
     }
@@ -634,7 +634,7 @@ static void apply_code_votes(ppr_mapper *m)
  * it), or one that calls such a logging function (a wrapper logging on
  * its behalf: the log record names the caller's call site).
  */
-static bool logs_dynamic_for_caller(const ppr_mapper *m, uint32_t u)
+static bool logs_dynamic_for_caller(const model_mapper *m, uint32_t u)
 {
     graph_symbol s;
     graph_get_symbol(m->g, u, &s);
@@ -664,7 +664,7 @@ static bool logs_dynamic_for_caller(const ppr_mapper *m, uint32_t u)
 
 /* Constants and neighbourhood: the best function that logs a non-literal
  * message, by PPR from the constants' owners and the neighbours' emitters. */
-static bool map_by_constants(ppr_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     act_rec *a = &m->acts.v[act];
     if (!a->has_const)
@@ -691,26 +691,29 @@ static bool map_by_constants(ppr_mapper *m, uint32_t act, const nb_rec *nb, size
         return false;
     double best = 0;
     uint32_t arg = GRAPH_NONE;
-    for (uint32_t i = 0; i < m->cw->ntouched; i++) {
-        uint32_t u = m->cw->touched[i];
-        if (u >= graph_nsymbols(m->g) || m->cw->p[u] <= 0)
+    const uint32_t *touched;
+    const double *p;
+    uint32_t nt = ppr_work_touched(m->cw, &touched, &p);
+    for (uint32_t i = 0; i < nt; i++) {
+        uint32_t u = touched[i];
+        if (u >= graph_nsymbols(m->g) || p[u] <= 0)
             continue;
         if (!logs_dynamic_for_caller(m, u))
             continue;
-        if (m->cw->p[u] > best || (m->cw->p[u] == best && u < arg)) {
-            best = m->cw->p[u];
+        if (p[u] > best || (p[u] == best && u < arg)) {
+            best = p[u];
             arg = u;
         }
     }
     if (arg == GRAPH_NONE)
         return false;
     float one = 1.0f;
-    activity_set_syms(m, act, PPR_MAP_CONST, &arg, &one, 1);
+    activity_set_syms(m, act, MODEL_MAP_CONST, &arg, &one, 1);
     return true;
 }
 
 typedef struct llm_ctx {
-    ppr_mapper *m;
+    model_mapper *m;
     const uint32_t *acts;
     core_vec(nb_rec) props; /* act, symbol, conf (bits) */
 } llm_ctx;
@@ -723,7 +726,7 @@ static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
     core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits}));
 }
 
-int ppr_mapper_finish(ppr_mapper *m, char *why, size_t whylen)
+int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
     /* Neighbours grouped by activity. */
@@ -757,7 +760,7 @@ int ppr_mapper_finish(ppr_mapper *m, char *why, size_t whylen)
             if (m->text && graph_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
                 hit.score >= m->o.tokens_min) {
                 float c = hit.score;
-                activity_set_syms(m, a, PPR_MAP_TOKENS, &hit.symbol, &c, 1);
+                activity_set_syms(m, a, MODEL_MAP_TOKENS, &hit.symbol, &c, 1);
                 continue;
             }
         }
@@ -809,7 +812,7 @@ int ppr_mapper_finish(ppr_mapper *m, char *why, size_t whylen)
             if (sum > 1)
                 for (uint32_t k = 0; k < n; k++)
                     cf[k] = (float)(cf[k] / sum);
-            activity_set_syms(m, c.props.v[i].act, PPR_MAP_LLM, s, cf, n);
+            activity_set_syms(m, c.props.v[i].act, MODEL_MAP_LLM, s, cf, n);
             i = j;
         }
         core_vec_free(&c.props);
@@ -820,16 +823,16 @@ int ppr_mapper_finish(ppr_mapper *m, char *why, size_t whylen)
     return rc;
 }
 
-uint32_t ppr_mapper_nactivities(const ppr_mapper *m)
+uint32_t model_mapper_nactivities(const model_mapper *m)
 {
     return (uint32_t)m->acts.n;
 }
 
-void ppr_mapper_activity(const ppr_mapper *m, uint32_t id, ppr_activity *out)
+void model_mapper_activity(const model_mapper *m, uint32_t id, model_activity *out)
 {
     const act_rec *a = &m->acts.v[id];
     out->text = core_strtab_str(&m->strs, a->text);
-    out->strategy = (ppr_map_strategy)a->strategy;
+    out->strategy = (model_map_strategy)a->strategy;
     out->nsyms = a->nsyms;
     out->syms = a->nsyms ? m->syms.v + a->sym_off : NULL;
     out->conf = a->nsyms ? m->conf.v + a->sym_off : NULL;
@@ -837,19 +840,19 @@ void ppr_mapper_activity(const ppr_mapper *m, uint32_t id, ppr_activity *out)
     out->nvariants = a->nvariants;
 }
 
-uint32_t ppr_mapper_nvariants(const ppr_mapper *m)
+uint32_t model_mapper_nvariants(const model_mapper *m)
 {
     return (uint32_t)m->var_act.n;
 }
 
-uint32_t ppr_mapper_variant(const ppr_mapper *m, uint32_t id, const char **text)
+uint32_t model_mapper_variant(const model_mapper *m, uint32_t id, const char **text)
 {
     if (text)
         *text = core_strtab_str(&m->strs, m->var_text.v[id]);
     return m->var_act.v[id];
 }
 
-uint32_t ppr_mapper_find(const ppr_mapper *m, const char *text)
+uint32_t model_mapper_find(const model_mapper *m, const char *text)
 {
     uint32_t off = core_strtab_find(&m->strs, text, strlen(text));
     if (off == UINT32_MAX)
@@ -858,7 +861,7 @@ uint32_t ppr_mapper_find(const ppr_mapper *m, const char *text)
     return v ? (uint32_t)*v : UINT32_MAX;
 }
 
-uint32_t ppr_mapper_restore(ppr_mapper *m, const ppr_activity *a, const uint32_t *cands,
+uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const uint32_t *cands,
                             uint32_t ncand, bool has_const)
 {
     bool created;
@@ -873,13 +876,13 @@ uint32_t ppr_mapper_restore(ppr_mapper *m, const ppr_activity *a, const uint32_t
     return id;
 }
 
-uint32_t ppr_mapper_restore_variant(ppr_mapper *m, uint32_t act, const char *text)
+uint32_t model_mapper_restore_variant(model_mapper *m, uint32_t act, const char *text)
 {
     uint32_t off = core_strtab_intern(&m->strs, text, strlen(text));
     return variant_get(m, act, off);
 }
 
-uint32_t ppr_mapper_candidates(const ppr_mapper *m, uint32_t act, const uint32_t **cands,
+uint32_t model_mapper_candidates(const model_mapper *m, uint32_t act, const uint32_t **cands,
                                bool *has_const)
 {
     const act_rec *a = &m->acts.v[act];

@@ -1,0 +1,227 @@
+/*
+ * pmrag query: the functions that emit a case's next event, from its
+ * events so far and a model from pmrag mine, with the paths that put them
+ * there.
+ */
+#include "cli.h"
+#include "commands.h"
+#include "graph.h"
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *node_text(const model_joint *md, const model_mapper *m, const graph *g,
+                             uint32_t node, core_buf *b)
+{
+    core_buf_reset(b);
+    uint32_t id;
+    switch (model_node(md, node, &id)) {
+    case MODEL_NODE_SYMBOL: {
+        graph_symbol s;
+        graph_get_symbol(g, id, &s);
+        core_buf_printf(b, "%s", s.qualname);
+        break;
+    }
+    case MODEL_NODE_ACTIVITY: {
+        model_activity pa;
+        model_mapper_activity(m, id, &pa);
+        core_buf_puts(b, "activity \"");
+        core_buf_oneline(b, pa.text, 80);
+        core_buf_putc(b, '"');
+        break;
+    }
+    case MODEL_NODE_CONTEXT: {
+        core_buf t = {0};
+        model_context_text(md, id, &t);
+        core_buf_puts(b, "context ");
+        core_buf_oneline(b, t.data ? t.data : "", 240);
+        core_buf_free(&t);
+        break;
+    }
+    default:
+        core_buf_puts(b, "(sink)");
+    }
+    return b->data;
+}
+
+static const char *edge_name(uint8_t t)
+{
+    if (t == MODEL_EDGE_FOLLOWS)
+        return "follows";
+    if (t == MODEL_EDGE_EMITS)
+        return "emits";
+    uint8_t base = t & (uint8_t)~PPR_REVERSE;
+    if (base < GRAPH_EDGE__COUNT)
+        return graph_edge_type_name((graph_edge_type)base);
+    return "edge";
+}
+
+int cmd_query(int argc, char **argv)
+{
+    const char *graph_path = NULL, *model_path = NULL, *trace = NULL;
+    cli_list events = {0};
+    unsigned k = 5;
+    bool json = false, explain = false;
+    const cli_opt opts[] = {
+        {"graph", 0, CLI_STR, &graph_path, "FILE", "graph file (required)", 0, 0},
+        {"model", 0, CLI_STR, &model_path, "FILE", "model file from pmrag mine (required)", 0, 0},
+        {"trace", 0, CLI_STR, &trace, "LIST",
+         "the case so far: events (messages or activities) separated by commas", 0, 0},
+        {"event", 'e', CLI_LIST, &events, "TEXT",
+         "one more event of the trace (repeatable; for texts with commas)", 0, 0},
+        {"top", 'k', CLI_UINT, &k, "K", "results (default 5)", 1, 1000},
+        {"explain", 0, CLI_FLAG, &explain, NULL,
+         "show, per result, the path and edge types that put it there", 0, 0},
+        {"json", 0, CLI_FLAG, &json, NULL, "print JSON", 0, 0},
+    };
+    const cli_cmd cmd = {
+        "query",
+        "--graph FILE --model FILE --trace \"a,b,c\" [-k 5] [--explain] [--json]",
+        "Ranks the functions that emit the next event of a case, given its events so\n"
+        "far (oldest first), with a model from 'pmrag mine'.",
+        "Each event is mapped as a log line would be: a rendered message, a span name\n"
+        "or an activity as 'pmrag map' prints it. --trace items come first, then each\n"
+        "--event. JSON: {\"trace\":[{\"event\",\"activity\",\"strategy\"}],\"ranked\":[...]}.",
+        opts,
+        sizeof opts / sizeof opts[0],
+        0,
+        0,
+    };
+    cli_list args = {0};
+    int rc;
+    if (!cli_parse(&cmd, argc, argv, &args, &rc))
+        return rc;
+    free(args.v);
+    if (!graph_path || !model_path) {
+        free(events.v);
+        return cli_usage_error(&cmd, "missing --graph FILE or --model FILE");
+    }
+    /* The trace's items. */
+    core_vec(char *) items = {0};
+    for (const char *p = trace; p && *p;) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0;
+        while (i < n && p[i] == ' ')
+            i++;
+        core_vec_push(&items, core_xstrndup(p + i, n - i));
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    for (size_t i = 0; i < events.n; i++)
+        core_vec_push(&items, core_xstrdup(events.v[i]));
+    free(events.v);
+    if (items.n == 0) {
+        core_vec_free(&items);
+        return cli_usage_error(&cmd, "give the case's events with --trace or --event");
+    }
+    graph *g = NULL;
+    rc = cli_open_graph(cmd.name, graph_path, &g);
+    model_mapper *m = NULL;
+    model_joint *md = NULL;
+    char why[1024];
+    if (!rc && (rc = model_load(model_path, g, NULL, &m, &md, why, sizeof why)) != 0) {
+        cli_error(cmd.name, "%s", why);
+        rc = CLI_EXIT_USAGE;
+    }
+    if (rc) {
+        for (size_t i = 0; i < items.n; i++)
+            free(items.v[i]);
+        core_vec_free(&items);
+        if (g)
+            graph_close(g);
+        return rc;
+    }
+    uint32_t *act = core_xmalloc(items.n * sizeof *act), *var = core_xmalloc(items.n * sizeof *var);
+    uint32_t prev = UINT32_MAX;
+    for (size_t i = 0; i < items.n; i++) {
+        model_map_event ev = {.text = items.v[i], .len = strlen(items.v[i])};
+        model_mapper_map(m, &ev, prev, &act[i], &var[i]);
+        prev = act[i];
+    }
+    model_work *w;
+    rc = model_work_new(md, &w);
+    model_pred *pred = core_xmalloc(k * sizeof *pred);
+    uint32_t n = rc ? 0 : model_rank(md, w, act, var, (uint32_t)items.n, k, pred);
+    core_buf b = {0}, t = {0};
+    if (json) {
+        core_buf_puts(&b, "{\"trace\":[");
+        for (size_t i = 0; i < items.n; i++) {
+            model_activity pa;
+            model_mapper_activity(m, act[i], &pa);
+            core_buf_puts(&b, i ? ",{\"event\":" : "{\"event\":");
+            core_buf_json_str(&b, items.v[i], strlen(items.v[i]));
+            core_buf_puts(&b, ",\"activity\":");
+            core_buf_json_str(&b, pa.text, strlen(pa.text));
+            core_buf_printf(&b, ",\"strategy\":\"%s\"}",
+                            model_map_strategy_name(pa.nsyms ? pa.strategy : MODEL_MAP_NONE));
+        }
+        core_buf_puts(&b, "],");
+        core_buf_puts(&b, "\"ranked\":");
+        model_preds_json(&b, m, pred, n);
+        core_buf_puts(&b, "}\n");
+    } else {
+        for (size_t i = 0; i < items.n; i++) {
+            model_activity pa;
+            model_mapper_activity(m, act[i], &pa);
+            core_buf_printf(&b, "event %zu: ", i + 1);
+            core_buf_oneline(&b, items.v[i], 70);
+            core_buf_printf(&b, "\n         -> %s \"",
+                            model_map_strategy_name(pa.nsyms ? pa.strategy : MODEL_MAP_NONE));
+            core_buf_oneline(&b, pa.text, 70);
+            core_buf_puts(&b, "\"\n");
+        }
+        if (n == 0)
+            core_buf_puts(&b, "no prediction: nothing in the trace is known to the model\n");
+        for (uint32_t i = 0; i < n; i++) {
+            graph_symbol s;
+            graph_get_symbol(g, pred[i].symbol, &s);
+            core_buf_printf(&b, "%2u. %-50s %s:%u-%u  %.4g\n", i + 1, s.qualname, s.file,
+                            s.start_line, s.end_line, (double)pred[i].score);
+            if (pred[i].near != UINT32_MAX) {
+                graph_symbol ns;
+                graph_get_symbol(g, pred[i].near, &ns);
+                core_buf_printf(&b, "      near %s in the code graph (fills the list)\n",
+                                ns.qualname);
+                continue;
+            }
+            if (pred[i].activity != UINT32_MAX && !explain) {
+                model_activity pa;
+                model_mapper_activity(m, pred[i].activity, &pa);
+                core_buf_puts(&b, "      next: \"");
+                core_buf_oneline(&b, pa.text, 90);
+                core_buf_puts(&b, "\"\n");
+            }
+            if (!explain)
+                continue;
+            ppr_path path;
+            int erc = model_explain(md, w, pred[i].symbol, 200000, &path);
+            if (erc) {
+                core_buf_printf(&b, "      (no path: %s)\n", core_strerror(erc));
+                continue;
+            }
+            core_buf_printf(&b, "      %s\n", node_text(md, m, g, path.seed, &t));
+            for (uint32_t j = 0; j < path.len; j++)
+                core_buf_printf(&b, "        --%s (%.2f)--> %s\n", edge_name(path.steps[j].type),
+                                (double)path.steps[j].prob,
+                                node_text(md, m, g, path.steps[j].to, &t));
+            core_buf_printf(&b, "      share of the score %.0f%%\n", 100 * path.share);
+        }
+    }
+    rc = cli_write_stdout(cmd.name, b.data, b.len);
+    core_buf_free(&b);
+    core_buf_free(&t);
+    free(pred);
+    model_work_free(w);
+    free(act);
+    free(var);
+    for (size_t i = 0; i < items.n; i++)
+        free(items.v[i]);
+    core_vec_free(&items);
+    model_free(md);
+    model_mapper_free(m);
+    graph_close(g);
+    return rc;
+}

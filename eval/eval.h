@@ -1,0 +1,159 @@
+/*
+ * eval.h - next-event localization: scoring rankings against the truth
+ * (the code.* attributes of the event that came next), the baselines the
+ * model must beat, how the mapping did, and the tables `pmrag eval` and
+ * `pmrag map` print.
+ *
+ * The task. Cases are ordered by their first event and split: the first
+ * share trains (model_log), the rest are test cases. For every prefix
+ * k = 1..n-1 of a test case, the ranking for event k+1 is a hit at rank r
+ * when its r-th symbol's file matches the truth file (one path a suffix of
+ * the other on whole components) and the truth line lies inside the
+ * symbol. Targets that nothing predicts count as misses, never dropped.
+ * The 'change' subset keeps targets whose emitting function differs from
+ * the previous event's: the transitions that matter.
+ *
+ * Threading and lifetime: an eval_baselines belongs to one thread at a
+ * time (it keeps scratch memory); everything else is plain data or a pure
+ * function. Every function borrows its arguments for the call; the graph,
+ * mapper and log given to eval_baselines_new must outlive it.
+ */
+#ifndef PMRAG_EVAL_H
+#define PMRAG_EVAL_H
+
+#include "core.h"
+#include "graph.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ranks scored: top 1, 3, 5 and 10. */
+#define EVAL_NK 4
+extern const unsigned eval_ks[EVAL_NK];
+
+/* Path match on whole components, one a suffix of the other (as the
+ * development benchmark's scorer); a leading "./" is ignored. */
+bool eval_path_match(const char *a, const char *b);
+/* The rank (1-based) of the first of syms[0..n) (at most 10 looked at)
+ * that holds the truth (tfile, tline), 0 if none. */
+int eval_truth_rank(const graph *g, const uint32_t *syms, uint32_t n, const char *tfile,
+                    uint32_t tline);
+
+typedef struct eval_ranks {
+    uint64_t n;             /* targets */
+    uint64_t hit[EVAL_NK];  /* hits within each of eval_ks */
+    double rr;              /* reciprocal ranks summed */
+} eval_ranks;
+
+/* One target: its rank (0: a miss). */
+void eval_ranks_add(eval_ranks *r, int rank);
+/* hit[i] / n and rr / n (0 when there is no target). */
+double eval_ranks_top(const eval_ranks *r, int i);
+double eval_ranks_mrr(const eval_ranks *r);
+
+/* ------------------------------------------------------------------ */
+/* Baselines                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Computed over the same mapping as the model:
+ *   bm25, tokens     BM25 and TF-IDF over names, docstrings and
+ *                    templates, the query being the last activity
+ *   df1, df2         directly-follows of order 1 and 2 (backing off)
+ *   same_function    the current activity's emitters
+ *   global_pagerank  PageRank over the code graph, the same for all
+ *   ppr_no_follows   PageRank over the code graph from the current emitters
+ */
+typedef enum {
+    EVAL_BL_BM25,
+    EVAL_BL_TOKENS,
+    EVAL_BL_DF1,
+    EVAL_BL_DF2,
+    EVAL_BL_SAME,
+    EVAL_BL_PAGERANK,
+    EVAL_BL_PPR_NO_FOLLOWS,
+    EVAL_BL__COUNT
+} eval_baseline;
+
+const char *eval_baseline_name(eval_baseline b);
+
+typedef struct eval_baselines eval_baselines;
+/* Learns what the baselines need from the training cases. */
+int eval_baselines_new(const graph *g, const model_mapper *m, const model_seqs *train,
+                       eval_baselines **out);
+void eval_baselines_free(eval_baselines *b);
+/* A baseline's top 10 symbols for the prefix act[0..k) (k >= 1). */
+uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32_t *act,
+                            uint32_t k, uint32_t *out);
+
+/* ------------------------------------------------------------------ */
+/* Scoring a model                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct eval_result {
+    eval_ranks all, change;
+    eval_ranks bl_all[EVAL_BL__COUNT], bl_change[EVAL_BL__COUNT];
+    uint64_t unpredictable; /* prefixes the model ranked nothing for */
+} eval_result;
+
+/* Scores md (and, with b, every baseline) on the test cases of l, whose
+ * events m mapped. The log must have truth (l->has_truth). */
+int eval_run(const model_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
+             eval_result *out);
+
+/*
+ * The learning curve: top-1 on the test cases when the model is trained on
+ * only the last n training cases, for each of n[0..count) (UINT32_MAX: all
+ * of them), calibrated as to says (its params are the start, left as they
+ * are). Writes the cases each used and the top-1.
+ */
+int eval_learning_curve(model_mapper *m, const model_log *l, const model_train_opts *to,
+                        const uint32_t *n, uint32_t count, uint32_t *cases, double *top1);
+
+/* ------------------------------------------------------------------ */
+/* How the mapping did                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Per strategy: events and activities, and (with truth) events whose
+ * activity's first symbol holds the truth line. */
+typedef struct eval_mapping {
+    uint64_t events[MODEL_MAP__COUNT], acts[MODEL_MAP__COUNT], correct[MODEL_MAP__COUNT];
+    uint64_t total, truth_total;
+} eval_mapping;
+
+/* Counts the events of cases c0..c1-1 of l. */
+void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+                        eval_mapping *out);
+/* {"events","mapped","by_strategy":{...}[,"first_symbol_correct"]} */
+void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b);
+/* A table: strategy, events, share, activities[, share correct]. */
+void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b);
+
+/* ------------------------------------------------------------------ */
+/* The report of `pmrag eval`                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct eval_report {
+    const model_log *log;
+    const eval_result *result;
+    bool baselines; /* result has the baselines' scores */
+    const eval_mapping *mapping;
+    const model_params *params;
+    model_stats model;
+    /* The learning curve, when ncurve > 0. */
+    uint32_t ncurve;
+    const uint32_t *curve_cases;
+    const double *curve_top1;
+    double train_seconds, eval_seconds;
+} eval_report;
+
+/* The JSON object of `pmrag eval --json` (one line) or its text tables. */
+void eval_report_json(const eval_report *r, core_buf *b);
+void eval_report_text(const eval_report *r, core_buf *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

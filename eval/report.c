@@ -1,0 +1,173 @@
+/*
+ * How the mapping did, and the tables of `pmrag eval` (eval.h).
+ */
+#include "eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double frac(uint64_t a, uint64_t n)
+{
+    return n ? (double)a / (double)n : 0;
+}
+
+void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+                        eval_mapping *t)
+{
+    memset(t, 0, sizeof *t);
+    const graph *g = model_mapper_graph(m);
+    uint32_t A = model_mapper_nactivities(m);
+    uint8_t *seen = core_xcalloc(A ? A : 1, 1);
+    for (uint32_t i = l->off[c0]; i < l->off[c1]; i++) {
+        const model_log_event *e = &l->ev[i];
+        model_activity pa;
+        model_mapper_activity(m, e->act, &pa);
+        model_map_strategy st = pa.nsyms ? pa.strategy : MODEL_MAP_NONE;
+        t->events[st]++;
+        t->total++;
+        if (!seen[e->act]) {
+            seen[e->act] = 1;
+            t->acts[st]++;
+        }
+        if (l->has_truth) {
+            t->truth_total++;
+            if (pa.nsyms && eval_truth_rank(g, pa.syms, pa.nsyms > 10 ? 10 : pa.nsyms,
+                                            model_log_str(l, e->tfile), e->tline) == 1)
+                t->correct[st]++;
+        }
+    }
+    free(seen);
+}
+
+void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b)
+{
+    core_buf_printf(b, "{\"events\":%llu,\"mapped\":", (unsigned long long)t->total);
+    core_buf_json_double(b, frac(t->total - t->events[MODEL_MAP_NONE], t->total));
+    core_buf_puts(b, ",\"by_strategy\":{");
+    for (int st = 0; st < MODEL_MAP__COUNT; st++) {
+        core_buf_printf(b, "%s\"%s\":", st ? "," : "", model_map_strategy_name(st));
+        core_buf_json_double(b, frac(t->events[st], t->total));
+    }
+    core_buf_putc(b, '}');
+    if (truth) {
+        core_buf_puts(b, ",\"first_symbol_correct\":");
+        uint64_t c = 0;
+        for (int st = 0; st < MODEL_MAP__COUNT; st++)
+            c += t->correct[st];
+        core_buf_json_double(b, frac(c, t->truth_total));
+    }
+    core_buf_putc(b, '}');
+}
+
+void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b)
+{
+    core_buf_printf(b, "%-10s %10s %8s %10s%s\n", "strategy", "events", "share", "activities",
+                    truth ? "  first symbol correct" : "");
+    for (int st = 1; st <= MODEL_MAP__COUNT; st++) {
+        int k = st % MODEL_MAP__COUNT; /* none last */
+        if (!t->events[k] && k != MODEL_MAP_NONE)
+            continue;
+        core_buf_printf(b, "%-10s %10llu %7.1f%% %10llu",
+                        k ? model_map_strategy_name(k) : "unmapped",
+                        (unsigned long long)t->events[k], 100 * frac(t->events[k], t->total),
+                        (unsigned long long)t->acts[k]);
+        if (truth && k)
+            core_buf_printf(b, "  %6.1f%%", 100 * frac(t->correct[k], t->events[k]));
+        core_buf_putc(b, '\n');
+    }
+}
+
+static void ranks_json(core_buf *b, const eval_ranks *r)
+{
+    core_buf_printf(b, "{\"n\":%llu,\"top_k\":{", (unsigned long long)r->n);
+    for (int i = 0; i < EVAL_NK; i++) {
+        core_buf_printf(b, "%s\"%u\":", i ? "," : "", eval_ks[i]);
+        core_buf_json_double(b, eval_ranks_top(r, i));
+    }
+    core_buf_puts(b, "},\"mrr\":");
+    core_buf_json_double(b, eval_ranks_mrr(r));
+    core_buf_putc(b, '}');
+}
+
+void eval_report_json(const eval_report *r, core_buf *o)
+{
+    const eval_result *x = r->result;
+    const model_log *l = r->log;
+    core_buf_printf(o, "{\"task\":\"next-event-localization\",\"n\":%llu,\"top_k\":{",
+                    (unsigned long long)x->all.n);
+    for (int i = 0; i < EVAL_NK; i++) {
+        core_buf_printf(o, "%s\"%u\":", i ? "," : "", eval_ks[i]);
+        core_buf_json_double(o, eval_ranks_top(&x->all, i));
+    }
+    core_buf_puts(o, "},\"mrr\":");
+    core_buf_json_double(o, eval_ranks_mrr(&x->all));
+    core_buf_puts(o, ",\"coverage\":");
+    eval_mapping_json(r->mapping, true, o);
+    core_buf_puts(o, ",\"change\":");
+    ranks_json(o, &x->change);
+    core_buf_printf(o, ",\"unpredictable\":%llu,\"baselines\":{",
+                    (unsigned long long)x->unpredictable);
+    for (int bl = 0; r->baselines && bl < EVAL_BL__COUNT; bl++) {
+        core_buf_printf(o, "%s\"%s\":{\"all\":", bl ? "," : "",
+                        eval_baseline_name((eval_baseline)bl));
+        ranks_json(o, &x->bl_all[bl]);
+        core_buf_puts(o, ",\"change\":");
+        ranks_json(o, &x->bl_change[bl]);
+        core_buf_putc(o, '}');
+    }
+    core_buf_printf(o, "},\"cases\":{\"train\":%u,\"test\":%u},\"params\":", l->ntrain,
+                    l->ncases - l->ntrain);
+    model_params_format(r->params, true, o);
+    core_buf_printf(o, ",\"model\":{\"activities\":%u,\"contexts\":%u,\"variants_kept\":%u}",
+                    r->model.activities, r->model.contexts, r->model.variants_kept);
+    if (r->ncurve) {
+        core_buf_puts(o, ",\"learning_curve\":[");
+        for (uint32_t i = 0; i < r->ncurve; i++) {
+            core_buf_printf(o, "%s{\"train_cases\":%u,\"top1\":", i ? "," : "",
+                            r->curve_cases[i]);
+            core_buf_json_double(o, r->curve_top1[i]);
+            core_buf_putc(o, '}');
+        }
+        core_buf_putc(o, ']');
+    }
+    core_buf_puts(o, ",\"seconds\":{\"train\":");
+    core_buf_json_double(o, r->train_seconds);
+    core_buf_puts(o, ",\"eval\":");
+    core_buf_json_double(o, r->eval_seconds);
+    core_buf_puts(o, "}}\n");
+}
+
+void eval_report_text(const eval_report *r, core_buf *o)
+{
+    const eval_result *x = r->result;
+    const model_log *l = r->log;
+    core_buf_printf(o, "%llu events, %u cases: %u train, %u test; %llu targets (%llu change)\n",
+                    (unsigned long long)l->nevents, l->ncases, l->ntrain, l->ncases - l->ntrain,
+                    (unsigned long long)x->all.n, (unsigned long long)x->change.n);
+    core_buf_puts(o, "model: ");
+    model_params_format(r->params, false, o);
+    core_buf_printf(o,
+                    "\n       %u activities, %u contexts, %u with variants; trained in "
+                    "%.2f s, scored in %.2f s\n\n",
+                    r->model.activities, r->model.contexts, r->model.variants_kept,
+                    r->train_seconds, r->eval_seconds);
+    core_buf_printf(o, "%-18s %7s %7s %7s %7s %7s   %7s %7s %7s\n", "", "top-1", "top-3", "top-5",
+                    "top-10", "MRR", "chg@1", "chg@3", "chg MRR");
+    for (int row = -1; row < (r->baselines ? EVAL_BL__COUNT : 0); row++) {
+        const eval_ranks *a = row < 0 ? &x->all : &x->bl_all[row];
+        const eval_ranks *c = row < 0 ? &x->change : &x->bl_change[row];
+        core_buf_printf(o, "%-18s %7.3f %7.3f %7.3f %7.3f %7.3f   %7.3f %7.3f %7.3f\n",
+                        row < 0 ? "pmrag" : eval_baseline_name((eval_baseline)row),
+                        eval_ranks_top(a, 0), eval_ranks_top(a, 1), eval_ranks_top(a, 2),
+                        eval_ranks_top(a, 3), eval_ranks_mrr(a), eval_ranks_top(c, 0),
+                        eval_ranks_top(c, 1), eval_ranks_mrr(c));
+    }
+    core_buf_puts(o, "\nmapping of the test events:\n");
+    eval_mapping_text(r->mapping, true, o);
+    if (r->ncurve) {
+        core_buf_puts(o, "\nlearning curve (top-1):");
+        for (uint32_t i = 0; i < r->ncurve; i++)
+            core_buf_printf(o, "  %u cases %.3f", r->curve_cases[i], r->curve_top1[i]);
+        core_buf_putc(o, '\n');
+    }
+}

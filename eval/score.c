@@ -1,0 +1,130 @@
+/*
+ * Scoring rankings against the truth (eval.h).
+ */
+#include "eval.h"
+
+#include <string.h>
+
+const unsigned eval_ks[EVAL_NK] = {1, 3, 5, 10};
+
+bool eval_path_match(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 2 && a[0] == '.' && a[1] == '/')
+        a += 2, la -= 2;
+    while (lb > 2 && b[0] == '.' && b[1] == '/')
+        b += 2, lb -= 2;
+    if (la == 0 || lb == 0)
+        return false;
+    const char *lo = la <= lb ? a : b, *hi = la <= lb ? b : a;
+    size_t n = la <= lb ? la : lb, m = la <= lb ? lb : la;
+    if (strcmp(hi + m - n, lo) != 0)
+        return false;
+    return n == m || hi[m - n - 1] == '/';
+}
+
+int eval_truth_rank(const graph *g, const uint32_t *syms, uint32_t n, const char *tfile,
+                    uint32_t tline)
+{
+    for (uint32_t i = 0; i < n && i < 10; i++) {
+        graph_symbol s;
+        graph_get_symbol(g, syms[i], &s);
+        if (s.start_line <= tline && tline <= s.end_line && eval_path_match(s.file, tfile))
+            return (int)i + 1;
+    }
+    return 0;
+}
+
+void eval_ranks_add(eval_ranks *r, int rank)
+{
+    r->n++;
+    if (rank <= 0)
+        return;
+    for (int i = 0; i < EVAL_NK; i++)
+        if ((unsigned)rank <= eval_ks[i])
+            r->hit[i]++;
+    r->rr += 1.0 / rank;
+}
+
+double eval_ranks_top(const eval_ranks *r, int i)
+{
+    return r->n ? (double)r->hit[i] / (double)r->n : 0;
+}
+
+double eval_ranks_mrr(const eval_ranks *r)
+{
+    return r->n ? r->rr / (double)r->n : 0;
+}
+
+/* Whether event i's emitting function differs from event i-1's. */
+static bool is_change(const model_log *l, uint32_t i)
+{
+    const model_log_event *p = &l->ev[i - 1], *e = &l->ev[i];
+    return p->tfile != e->tfile || p->tfunc != e->tfunc;
+}
+
+int eval_run(const model_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
+             eval_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const graph *g = model_mapper_graph(m);
+    model_work *w;
+    int rc = model_work_new(md, &w);
+    if (rc)
+        return rc;
+    model_pred pred[10];
+    uint32_t syms[10];
+    for (uint32_t c = l->ntrain; c < l->ncases; c++) {
+        uint32_t o = l->off[c], len = l->off[c + 1] - o;
+        for (uint32_t k = 1; k < len; k++) {
+            const model_log_event *t = &l->ev[o + k];
+            const char *tfile = model_log_str(l, t->tfile);
+            bool ch = is_change(l, o + k);
+            uint32_t np = model_rank(md, w, l->act + o, l->var + o, k, 10, pred);
+            for (uint32_t i = 0; i < np; i++)
+                syms[i] = pred[i].symbol;
+            if (np == 0)
+                r->unpredictable++;
+            int rank = eval_truth_rank(g, syms, np, tfile, t->tline);
+            eval_ranks_add(&r->all, rank);
+            if (ch)
+                eval_ranks_add(&r->change, rank);
+            if (!b)
+                continue;
+            for (int bl = 0; bl < EVAL_BL__COUNT; bl++) {
+                uint32_t n = eval_baseline_rank(b, (eval_baseline)bl, l->act + o, k, syms);
+                rank = eval_truth_rank(g, syms, n, tfile, t->tline);
+                eval_ranks_add(&r->bl_all[bl], rank);
+                if (ch)
+                    eval_ranks_add(&r->bl_change[bl], rank);
+            }
+        }
+    }
+    model_work_free(w);
+    return 0;
+}
+
+int eval_learning_curve(model_mapper *m, const model_log *l, const model_train_opts *to,
+                        const uint32_t *n, uint32_t count, uint32_t *cases, double *top1)
+{
+    int rc = 0;
+    for (uint32_t i = 0; i < count && !rc; i++) {
+        /* The last n[i] training cases. */
+        uint32_t k = n[i] > l->ntrain ? l->ntrain : n[i];
+        model_seqs tr = {l->act, l->var, l->off + (l->ntrain - k), k};
+        model_params p = to->params;
+        if (to->calibrate)
+            rc = model_calibrate(m, &tr, to->calibrate_min_cases, &p, NULL);
+        model_joint *md;
+        if (!rc)
+            rc = model_train(m, &tr, &p, &md);
+        if (rc)
+            break;
+        eval_result r;
+        rc = eval_run(m, l, md, NULL, &r);
+        top1[i] = eval_ranks_top(&r.all, 0);
+        cases[i] = tr.ncases;
+        model_free(md);
+    }
+    return rc;
+}

@@ -1,0 +1,275 @@
+/*
+ * The model file (model.h, model_save and model_load).
+ */
+#include "model_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- the model file ---- */
+
+#define MODEL_MAGIC "PMRAGMOD"
+/* Version 2: every field little-endian, the dictionary as the codec's
+ * records (dict.c). */
+#define MODEL_VERSION 2u
+
+static uint64_t graph_identity(const graph *g)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint32_t s = 0; s < graph_nsymbols(g); s++) {
+        graph_symbol sy;
+        graph_get_symbol(g, s, &sy);
+        h = core_hash64(sy.qualname, strlen(sy.qualname), h);
+        h = core_hash64(&sy.start_line, sizeof sy.start_line, h);
+    }
+    h ^= graph_nemits(g);
+    return h;
+}
+
+static void put_params(core_buf *b, const model_params *p)
+{
+    core_buf_put_le(b, p->order, 4);
+    core_buf_put_f64(b, p->variant_ratio);
+    core_buf_put_le(b, p->variant_min, 4);
+    core_buf_put_f64(b, p->alpha);
+    core_buf_put_f64(b, p->code_scale);
+    core_buf_put_f64(b, p->decay);
+    core_buf_put_f64(b, p->escape);
+    for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
+        core_buf_put_f64(b, p->weights.type[t]);
+    core_buf_put_f64(b, p->weights.reverse);
+}
+
+/* A dictionary record, framed by its length. */
+static void put_record(core_buf *b, core_buf *rec)
+{
+    core_buf_put_le(b, rec->len, 4);
+    core_buf_append(b, rec->data, rec->len);
+    core_buf_reset(rec);
+}
+
+int model_save(const model_joint *md, const char *path)
+{
+    core_buf b = {0}, rec = {0};
+    core_buf_append(&b, MODEL_MAGIC, 8);
+    core_buf_put_le(&b, MODEL_VERSION, 4);
+    core_buf_put_le(&b, graph_nsymbols(md->g), 4);
+    core_buf_put_le(&b, graph_identity(md->g), 8);
+    put_params(&b, &md->p);
+    core_buf_put_le(&b, md->train_events, 8);
+    core_buf_put_le(&b, md->train_cases, 8);
+    core_buf_put_le(&b, md->A, 4);
+    for (uint32_t a = 0; a < md->A; a++) {
+        model_activity pa;
+        model_mapper_activity(md->m, a, &pa);
+        core_buf_putc(&b, (char)md->keep[a]);
+        core_buf_put_le(&b, pa.count, 8);
+        model_dict_put_activity(md->m, a, &rec);
+        put_record(&b, &rec);
+    }
+    core_buf_put_le(&b, md->V, 4);
+    for (uint32_t v = 0; v < md->V; v++) {
+        model_dict_put_variant(md->m, v, &rec);
+        put_record(&b, &rec);
+    }
+    core_buf_put_le(&b, md->C, 4);
+    for (uint32_t c = 0; c < md->C; c++) {
+        const ctx_rec *r = &md->ctx.v[c];
+        core_buf_putc(&b, (char)r->level);
+        core_buf_putc(&b, (char)r->order);
+        for (uint32_t i = 0; i < r->order; i++)
+            core_buf_put_le(&b, md->toks.v[r->tok_off + i], 4);
+        core_buf_put_le(&b, md->f_off[c + 1] - md->f_off[c], 4);
+        for (uint32_t i = md->f_off[c]; i < md->f_off[c + 1]; i++) {
+            core_buf_put_le(&b, md->f_act[i], 4);
+            core_buf_put_le(&b, md->f_cnt[i], 4);
+        }
+    }
+    core_buf_put_le(&b, core_crc32(0, b.data, b.len), 4);
+    int rc = core_write_file_atomic(path, b.data, b.len);
+    core_buf_free(&b);
+    core_buf_free(&rec);
+    return rc;
+}
+
+static void get_params(core_rd *r, model_params *p)
+{
+    p->order = (uint32_t)core_rd_le(r, 4);
+    p->variant_ratio = core_rd_f64(r);
+    p->variant_min = (uint32_t)core_rd_le(r, 4);
+    p->alpha = core_rd_f64(r);
+    p->code_scale = core_rd_f64(r);
+    p->decay = core_rd_f64(r);
+    p->escape = core_rd_f64(r);
+    for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
+        p->weights.type[t] = (float)core_rd_f64(r);
+    p->weights.reverse = (float)core_rd_f64(r);
+}
+
+/* The next framed record: its bytes and length, or NULL. */
+static const void *get_record(core_rd *r, size_t *len)
+{
+    *len = (size_t)core_rd_le(r, 4);
+    return core_rd_bytes(r, *len);
+}
+
+/*
+ * Whether parameters read from a model file are ones pmrag could have
+ * written: the ranges of the model.* and ppr.weights.* configuration keys
+ * (cmd/config.c), which calibration stays within. Ranking trusts them: a
+ * decay above 1 or a negative escape gave seed weights that are not finite
+ * (found by tests/fuzz/fuzz_model).
+ */
+static bool params_ok(const model_params *p)
+{
+    if (p->order < 1 || p->order > MODEL_MAX_ORDER || p->variant_min > 1000000 ||
+        !(p->variant_ratio >= 0 && p->variant_ratio <= 1) ||
+        !(p->alpha >= 0.001 && p->alpha <= 0.999) ||
+        !(p->code_scale >= 0 && p->code_scale <= 100) || !(p->decay >= 0 && p->decay <= 1) ||
+        !(p->escape >= 0.01 && p->escape <= 100))
+        return false;
+    for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
+        if (!(p->weights.type[t] >= 0 && p->weights.type[t] <= 1000))
+            return false;
+    return p->weights.reverse >= 0 && p->weights.reverse <= 1000;
+}
+
+int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
+               model_mapper **mapper, model_joint **out, char *why, size_t whylen)
+{
+    char *data;
+    size_t len;
+    int rc = core_read_file(path, (size_t)1 << 34, &data, &len);
+    if (rc) {
+        snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
+        return rc;
+    }
+    model_mapper *m = NULL;
+    model_joint *md = NULL;
+    core_vec(uint8_t) keep = {0};
+    core_vec(pair_rec) pairs = {0};
+    const char *what = NULL;
+    rc = CORE_ECORRUPT;
+    if (len < 8 + 4 || memcmp(data, MODEL_MAGIC, 8) != 0) {
+        rc = CORE_EFORMAT;
+        what = "not a pmrag model file";
+        goto fail;
+    }
+    uint32_t crc = (uint32_t)core_get_le(data + len - 4, 4);
+    core_rd r = core_rd_of(data + 8, len - 8 - 4);
+    uint32_t version = (uint32_t)core_rd_le(&r, 4);
+    if (version != MODEL_VERSION) {
+        rc = CORE_EVERSION;
+        what = "model file version not supported (train it again with pmrag mine)";
+        goto fail;
+    }
+    if (core_crc32(0, data, len - 4) != crc) {
+        what = "checksum mismatch: the file is damaged";
+        goto fail;
+    }
+    uint32_t nsym = (uint32_t)core_rd_le(&r, 4);
+    uint64_t ident = core_rd_le(&r, 8);
+    if (nsym != graph_nsymbols(g) || ident != graph_identity(g)) {
+        rc = CORE_EUSAGE;
+        what = "the model was trained on another graph file (index and mine again)";
+        goto fail;
+    }
+    model_params p = model_params_default();
+    get_params(&r, &p);
+    if (!params_ok(&p)) {
+        what = "parameters out of range";
+        goto fail;
+    }
+    uint64_t tev = core_rd_le(&r, 8), tcases = core_rd_le(&r, 8);
+    rc = model_mapper_new(g, opts, &m);
+    if (rc) {
+        what = "cannot build the template matcher";
+        goto fail;
+    }
+    rc = CORE_ECORRUPT;
+    uint32_t A = (uint32_t)core_rd_le(&r, 4);
+    for (uint32_t a = 0; a < A && !r.bad; a++) {
+        core_vec_push(&keep, (uint8_t)core_rd_le(&r, 1));
+        uint64_t count = core_rd_le(&r, 8);
+        size_t rl;
+        const void *rec = get_record(&r, &rl);
+        uint32_t id;
+        if (!rec || model_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
+            r.bad = true;
+    }
+    uint32_t V = (uint32_t)core_rd_le(&r, 4);
+    for (uint32_t v = 0; v < V && !r.bad; v++) {
+        size_t rl;
+        const void *rec = get_record(&r, &rl);
+        uint32_t id;
+        /* (The codec refuses an activity m does not have: here, >= A.) */
+        if (!rec || model_dict_restore_variant(m, rec, rl, &id) != 0 || id != v)
+            r.bad = true;
+    }
+    if (r.bad) {
+        what = "truncated or inconsistent dictionary";
+        goto fail;
+    }
+    md = model__new(m, NULL, &p);
+    /* A file of no activities leaves keep.v NULL: memcpy must not see it
+     * even for 0 bytes (found by tests/fuzz/fuzz_model). */
+    if (A)
+        memcpy(md->keep, keep.v, A);
+    for (uint32_t a = 0; a < A; a++)
+        md->variants_kept += md->keep[a];
+    md->train_events = tev;
+    md->train_cases = tcases;
+    uint32_t C = (uint32_t)core_rd_le(&r, 4);
+    uint32_t t[MODEL_MAX_ORDER];
+    for (uint32_t c = 0; c < C && !r.bad; c++) {
+        uint8_t level = (uint8_t)core_rd_le(&r, 1), order = (uint8_t)core_rd_le(&r, 1);
+        if (level > LEVEL_ACT || order < 1 || order > MODEL_MAX_ORDER) {
+            r.bad = true;
+            break;
+        }
+        for (uint32_t i = 0; i < order; i++) {
+            t[i] = (uint32_t)core_rd_le(&r, 4);
+            if (t[i] >= A + V)
+                r.bad = true;
+        }
+        if (r.bad || model__ctx_add(md, level, t, order) != c) {
+            r.bad = true;
+            break;
+        }
+        uint32_t nf = (uint32_t)core_rd_le(&r, 4);
+        if (nf > A) {
+            r.bad = true;
+            break;
+        }
+        for (uint32_t i = 0; i < nf; i++) {
+            uint32_t a = (uint32_t)core_rd_le(&r, 4), cnt = (uint32_t)core_rd_le(&r, 4);
+            if (a >= A)
+                r.bad = true;
+            core_vec_push(&pairs, ((pair_rec){c, a, cnt}));
+        }
+    }
+    if (r.bad || core_rd_left(&r) != 0) {
+        what = "truncated or inconsistent contexts";
+        goto fail;
+    }
+    model__set_follows(md, pairs.v, pairs.n);
+    rc = model__build_net(md, NULL);
+    if (rc) {
+        what = "cannot build the joint graph";
+        goto fail;
+    }
+    core_vec_free(&keep);
+    core_vec_free(&pairs);
+    free(data);
+    *mapper = m;
+    *out = md;
+    return 0;
+fail:
+    snprintf(why, whylen, "%s: %s", path, what ? what : core_strerror(rc));
+    core_vec_free(&keep);
+    core_vec_free(&pairs);
+    model_free(md);
+    model_mapper_free(m);
+    free(data);
+    return rc;
+}

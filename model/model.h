@@ -1,0 +1,502 @@
+/*
+ * model.h - from events to code: the event->code mapper, the directly-
+ * follows model over its activities (mining, the joint graph, ranking
+ * "next, not current", calibration, the model file), event logs loaded
+ * as datasets, and the one recipe that learns a model from a log.
+ *
+ * Threading and lifetime. A model_mapper belongs to one thread at a time
+ * (mapping changes it: new activities, variants, counts); readers on other
+ * threads take the owner's lock. A trained model_joint is immutable once
+ * built, except model_stream_prepare, and may be ranked by any number of
+ * threads, each with its own model_work. A model borrows its mapper (and
+ * the mapper its graph and overrides): they must outlive it.
+ * model_mapper_snapshot() copies what a new model needs, so training can
+ * run on another thread while mapping goes on. Strings handed out
+ * (activity texts, variant texts) are owned by the mapper and valid until
+ * it is freed; arrays handed out by model_work functions are valid until
+ * that work's next call. Nothing here prints: messages go to the
+ * core_logger given in the options.
+ */
+#ifndef PMRAG_MODEL_H
+#define PMRAG_MODEL_H
+
+#include "core.h"
+#include "graph.h"
+#include "ingest.h"
+#include "ppr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Events to activities to symbols                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The mapper turns events into activities and activities into the symbols
+ * that emit them. Strategies, in order, each filling what the ones before
+ * left:
+ *   code      OpenTelemetry code.* attributes (only when allowed)
+ *   override  the manual YAML file
+ *   template  emit-site templates (graph_matcher), ties broken by logger,
+ *             level and, for a message several functions log, by the
+ *             code-graph proximity to the case's previous activity
+ *   const     a message that only matches a string constant: personalized
+ *             PageRank over the code graph seeded at the constants' owners
+ *             and at the emitters around the message in the cases seen,
+ *             ranking only functions that log non-literal messages
+ *   tokens    TF-IDF cosine between the activity and symbol names,
+ *             docstrings and templates
+ *   llm       an external command
+ * A message that matched a template becomes that template's activity (its
+ * text is the template); one that matched nothing is abstracted
+ * (graph_mask_message) so that its variants fold into one activity. Each
+ * activity also has variants: the abstracted rendered messages, kept for
+ * the process model (which may tell them apart).
+ */
+typedef enum {
+    MODEL_MAP_NONE = 0,
+    MODEL_MAP_CODE,
+    MODEL_MAP_OVERRIDE,
+    MODEL_MAP_TEMPLATE,
+    MODEL_MAP_CONST,
+    MODEL_MAP_TOKENS,
+    MODEL_MAP_LLM,
+    MODEL_MAP__COUNT
+} model_map_strategy;
+
+const char *model_map_strategy_name(model_map_strategy s);
+
+typedef struct model_mapper_opts {
+    bool use_code_attrs;              /* learn from code.* attributes */
+    const graph_overrides *overrides; /* NULL: none */
+    bool no_tokens;                   /* turn the token-similarity strategy off */
+    double tokens_min;                /* least cosine to accept (0 = 0.25) */
+    bool no_const;                    /* turn the constants strategy off */
+    const char *llm_cmd;              /* NULL: no external command */
+    uint32_t llm_batch, llm_timeout_ms;
+    uint32_t max_activities; /* 0 = 1000000; past it, new messages fold into one */
+    core_logger log;
+} model_mapper_opts;
+
+typedef struct model_mapper model_mapper;
+
+/* One event as the mapper sees it; every string may be NULL. */
+typedef struct model_map_event {
+    const char *text; /* the rendered message, span or event name */
+    size_t len;
+    const char *logger, *level;
+    /* code.* attributes (used only with use_code_attrs) */
+    const char *code_file;     /* code.file.path / code.filepath */
+    const char *code_function; /* code.function.name / code.function */
+    const char *code_namespace;
+    uint32_t code_line; /* 0 when absent */
+    /* The event may teach the mapper: its code attributes (with
+     * use_code_attrs) and its neighbourhood count. False for events of
+     * test cases, which are mapped but never learnt from. */
+    bool learn;
+} model_map_event;
+
+int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **out);
+void model_mapper_free(model_mapper *m);
+
+/*
+ * Maps one event of a case whose previous activity was prev (UINT32_MAX
+ * for the first event): writes its activity and variant ids. Code
+ * attributes, when allowed, are counted for the activity (they decide its
+ * symbols at model_mapper_finish). Repeated messages are answered from a
+ * cache.
+ */
+void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
+                    uint32_t *variant);
+
+/*
+ * Maps what the per-event strategies left: code-attribute votes, then the
+ * constants, token and external strategies for activities without
+ * symbols. Call after a batch of events (again later for new activities:
+ * only those not tried yet are). Returns 0, or the external command's
+ * error (the other strategies' results are kept).
+ */
+int model_mapper_finish(model_mapper *m, char *why, size_t whylen);
+
+typedef struct model_activity {
+    const char *text;
+    model_map_strategy strategy;
+    uint32_t nsyms;
+    const uint32_t *syms; /* symbol ids, best first */
+    const float *conf;    /* their confidences (summing to at most 1) */
+    uint64_t count;       /* events mapped to it */
+    uint32_t nvariants;
+} model_activity;
+
+uint32_t model_mapper_nactivities(const model_mapper *m);
+void model_mapper_activity(const model_mapper *m, uint32_t id, model_activity *out);
+uint32_t model_mapper_nvariants(const model_mapper *m);
+/* Distinct messages folded into "<other>" because max_activities was
+ * reached. Past the cap the mapper keeps nothing new: at most
+ * 2 x max_activities distinct messages are cached and as many variants
+ * kept (a new variant then is its activity's "<other>" variant), so a
+ * flood of unique messages cannot grow memory without bound. */
+uint64_t model_mapper_folded(const model_mapper *m);
+/* A variant's activity and text. */
+uint32_t model_mapper_variant(const model_mapper *m, uint32_t id, const char **text);
+/* The variant of activity act with this (abstracted) text: the existing
+ * one, or a new one (a variant another instance learnt, by its text). */
+uint32_t model_mapper_restore_variant(model_mapper *m, uint32_t act, const char *text);
+/* The activity with this exact text, or UINT32_MAX. */
+uint32_t model_mapper_find(const model_mapper *m, const char *text);
+const graph *model_mapper_graph(const model_mapper *m);
+
+
+/* ------------------------------------------------------------------ */
+/* The model: process mining and the joint graph                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The joint graph has the code graph's symbols, one node per activity,
+ * and one per activity context seen in training: the last o tokens of a
+ * case for o = 1..order, over two alphabets, variants (an activity's
+ * abstracted messages, kept when they are few for its count: they tell
+ * apart what one template does in different places) and activities.
+ * Edges: context -> next activity (follows, the directly-follows
+ * probabilities of the context), activity -> symbols (emits, the mapping
+ * confidences), symbol -> symbol (code edges, type-weighted, scaled by
+ * code_scale against a sink, so calibration can turn diffusion down).
+ *
+ * A prefix is seeded at the contexts it ends with, longest first, each
+ * taking lambda_o = n/(n + u) of what the longer ones left (Witten-Bell:
+ * n events seen after the context, u distinct next activities); the rest
+ * goes to the prefix's own activities with geometric decay (recency, and
+ * the current emitter: the cold-start fallback). Every seed of a context
+ * takes its first step along follows edges: the "next, not current" rule.
+ * Symbols are ranked by their PageRank score.
+ */
+typedef struct model_params {
+    uint32_t order;       /* longest context, 1..MODEL_MAX_ORDER (default 6) */
+    double variant_ratio; /* keep an activity's variants when they are at most
+                             this share of its events (default 0.2)... */
+    uint32_t variant_min; /* ...or at most this many (default 8); 0 and 0: never */
+    double alpha;         /* restart probability (default 0.3) */
+    double code_scale;    /* code-edge weight against the sink (default 0.1) */
+    double decay;         /* recency decay over the prefix (default 0.5) */
+    double escape;        /* Witten-Bell escape factor (default 1) */
+    ppr_weights weights;  /* code edge types */
+    /* How model_calibrate searches (not part of the model: a trained
+     * model keeps them, the model file does not). */
+    uint32_t calibrate_folds;   /* cross-validation folds, 2..MODEL_MAX_FOLDS
+                                   (default 3) */
+    uint32_t calibrate_threads; /* models trained at once (0: one per CPU) */
+} model_params;
+
+#define MODEL_MAX_ORDER 16
+#define MODEL_MAX_FOLDS 10
+
+model_params model_params_default(void);
+
+/* Cases as sequences: events off[c] .. off[c+1]-1 of case c. */
+typedef struct model_seqs {
+    const uint32_t *act; /* activity ids */
+    const uint32_t *var; /* variant ids */
+    const uint32_t *off; /* ncases + 1 */
+    uint32_t ncases;
+} model_seqs;
+
+typedef struct model_joint model_joint;
+
+/*
+ * Mines the directly-follows contexts of the training cases and builds
+ * the joint graph over the mapper's activities (those that exist now;
+ * later ones have no node). The mapper is borrowed and must outlive the
+ * model.
+ */
+int model_train(model_mapper *m, const model_seqs *train, const model_params *p,
+                    model_joint **out);
+void model_free(model_joint *md);
+/*
+ * Learning from a stream: what was seen after each window of events, as
+ * observations (the window's activity and variant ids, oldest first, the
+ * next activity, how many times). model_train_more() builds a new
+ * model over the same mapper with the base's contexts and counts plus
+ * these (mined as model_train mines a case: each window gives its
+ * contexts of orders 1..order at both levels), the base's parameters and
+ * variant choices, and nodes for the activities the mapper has now.
+ * The base is only read. events and cases are added to the training
+ * counts in the stats.
+ */
+typedef struct model_follow_obs {
+    const uint32_t *act, *var; /* order ids each */
+    uint32_t order;            /* 1..MODEL_MAX_ORDER */
+    uint32_t next;
+    uint64_t count;
+} model_follow_obs;
+/*
+ * What a new model needs of the mapper (how many activities and variants
+ * it has, each activity's symbols and confidences), copied: taken while
+ * the mapper is not changing (under the lock of whoever maps), it lets
+ * model_train_more run on another thread while mapping goes on. The
+ * model built from it still borrows the mapper itself, which must outlive
+ * it, for what it reads later (activity texts).
+ */
+typedef struct model_mapper_snap model_mapper_snap;
+model_mapper_snap *model_mapper_snapshot(const model_mapper *m);
+void model_mapper_snap_free(model_mapper_snap *snap);
+
+/* snap: NULL to read the base's mapper as it is now. */
+int model_train_more(const model_joint *base, const model_mapper_snap *snap,
+                         const model_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
+                         model_joint **out);
+
+const model_params *model_get_params(const model_joint *md);
+
+typedef struct model_stats {
+    uint32_t symbols, activities, contexts, variants_kept;
+    size_t edges, follows, bytes;
+    uint64_t train_events, train_cases;
+} model_stats;
+void model_get_stats(const model_joint *md, model_stats *out);
+
+/*
+ * Calibration: a search over order, variant_ratio, alpha, code_scale,
+ * decay and escape (coordinate ascent from *p, two rounds) scored by
+ * k-fold cross-validation inside the training cases: they are cut into
+ * p->calibrate_folds contiguous folds in case order (model_folds),
+ * and each candidate is trained on all folds but one and scored on that
+ * one, for every fold; the objective is top-1 + 1/4 MRR pooled over the
+ * folds (each fold weighted by its number of scored prefixes). The target
+ * of a prefix is its next activity's symbols, as mapped: nothing outside
+ * train is seen. The folds of a candidate train on p->calibrate_threads
+ * threads; the result does not depend on it. Below min_cases training
+ * cases (or 4) *p is left as it is (tuning on a handful of cases is
+ * noise). Progress, the chosen values with their per-fold scores and the
+ * final spread over the folds go to the logger at INFO. Writes the best
+ * parameters to *p.
+ */
+int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases,
+                        model_params *p, const core_logger *log);
+/*
+ * The calibration's folds of ncases cases: fold f is cases bounds[f] ..
+ * bounds[f+1]-1, contiguous, in case order, sizes differing by at most
+ * one. folds is taken to 2..MODEL_MAX_FOLDS, then at most ncases;
+ * returns it. bounds has room for MODEL_MAX_FOLDS + 1 entries.
+ */
+uint32_t model_folds(uint32_t ncases, uint32_t folds, uint32_t *bounds);
+
+/* Query scratch: one per thread. */
+typedef struct model_work model_work;
+int model_work_new(const model_joint *md, model_work **out);
+void model_work_free(model_work *w);
+
+typedef struct model_pred {
+    uint32_t symbol;
+    float score;
+    uint32_t activity; /* the predicted next activity it comes from, or UINT32_MAX */
+    /* UINT32_MAX for a symbol the walk ranked; for one that fills a list
+     * the walk left short, the ranked symbol it is near in the code graph
+     * (ranked after every walked one, with no activity) */
+    uint32_t near;
+} model_pred;
+
+/*
+ * Ranks the symbols that emit the next event after a prefix of len
+ * events (activity and variant ids): at most k, best first; returns how
+ * many. Only functions, methods and other symbols that emit an activity
+ * are ranked.
+ */
+uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act,
+                        const uint32_t *var, uint32_t len, uint32_t k, model_pred *out);
+
+/*
+ * Streaming (the daemon): a case's state is its last tokens (activity and
+ * variant ids, at most order of them matter) and a sparse vector rec, the
+ * PageRank of its decayed recency seed sum_j decay^(k-j) e(a_j) (not
+ * normalised; wsum is the seed's total weight). Each event advances the
+ * vector with the warm-start rule, rec <- decay * rec + x(e_a)
+ * (ppr_state_advance over the precomputed activity vectors), so a
+ * ranking costs the contexts' part only. model_rank_warm() then
+ * equals model_rank() on the same prefix up to the truncation of the
+ * vectors (rec->err bounds it) and the recency window (RECENCY_WINDOW
+ * events in model_rank, unbounded here).
+ *
+ * model_stream_prepare() computes the activity vectors (M entries
+ * each, on threads threads); call it once before advancing; it changes
+ * the model, so not while another thread ranks with it.
+ */
+int model_stream_prepare(model_joint *md, uint32_t M, unsigned threads);
+/* Bytes held by the activity vectors. */
+size_t model_stream_bytes(const model_joint *md);
+/* One event of activity act: rec (rec->cap entries kept, at most
+ * PPR_MAX_M) and *wsum advance. An activity without a node in the model
+ * only ages the vector. Uses w's scratch; no allocation. */
+int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum,
+                      uint32_t act);
+/* Ranks like model_rank() from the last len tokens and the case's
+ * vector (rec may be NULL or empty: the contexts alone). */
+uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *act,
+                             const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
+                             uint32_t k, model_pred *out);
+
+/* The seeds of the last ranking on w (context and activity nodes of the
+ * joint net with their weights), borrowed until w's next ranking. Node
+ * ids: symbols first, then activities (model_node). */
+uint32_t model_seeds(const model_work *w, const ppr_entry **seeds);
+/* The walk path that contributes most to symbol's score in the last
+ * ranking on w (ppr_explain over the joint net from that ranking's seeds;
+ * max_visits as there). Node ids as model_node reads them; edge types are
+ * the code graph's (with PPR_REVERSE) or MODEL_EDGE_*. */
+int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
+                  ppr_path *out);
+typedef enum { MODEL_NODE_SYMBOL, MODEL_NODE_ACTIVITY, MODEL_NODE_CONTEXT, MODEL_NODE_SINK } model_node_kind;
+/* What a joint-net node is; *id gets the symbol, activity or context number. */
+model_node_kind model_node(const model_joint *md, uint32_t node, uint32_t *id);
+/* A context's tokens as text ("a > b > c"), into out. */
+void model_context_text(const model_joint *md, uint32_t ctx, core_buf *out);
+
+/* Appends a ranking as a JSON array: per item {"score", the symbol's
+ * fields (graph_symbol_json), and "activity", the predicted next activity
+ * it comes from, or "near", the ranked symbol a filled one is near}. */
+void model_preds_json(core_buf *b, const model_mapper *m, const model_pred *p, uint32_t n);
+/* The parameters as one line of text ("order 6, variant_ratio 0.2, ...")
+ * or a JSON object {"order","variant_ratio",...}. */
+void model_params_format(const model_params *p, bool json, core_buf *b);
+
+/* Edge types of the joint net beyond the code graph's. */
+#define MODEL_EDGE_EMITS 16
+#define MODEL_EDGE_FOLLOWS 17
+#define MODEL_EDGE_SINK 18
+
+/*
+ * The model file: the parameters, the mapper's dictionary (activities with
+ * their symbols, variants) and the contexts with their follows counts,
+ * tied to the graph it was trained on (a model of another graph is
+ * refused). Written atomically.
+ */
+int model_save(const model_joint *md, const char *path);
+/* Loads a model for graph g: creates the mapper (with opts) and the
+ * model; the caller frees both. Errors name the file and what is wrong. */
+int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
+                   model_mapper **mapper, model_joint **out, char *why, size_t whylen);
+
+
+/* ------------------------------------------------------------------ */
+/* Event logs as datasets                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An event log loaded for offline work (map, mine, eval, predict, the
+ * daemon's bootstrap): streamed twice from its file (the first pass
+ * orders the cases, the second maps every event to its activity), then
+ * kept as ids. The raw messages are never held: a log of any size costs
+ * memory per event (about 32 bytes) and per distinct message.
+ */
+typedef struct model_log_opts {
+    ingest_file_opts in;
+    double train_frac; /* cases ordered by first event: the first share train */
+    /* Keys of the truth and of mapping hints; NULL: the usual names. */
+    const char *file_key, *function_key, *line_key, *logger_key, *level_key;
+    /* Give the mapper the train split's code.* attributes. */
+    bool learn_code_attrs;
+    /* Refuse a log whose events lack the truth (a file and a line each):
+     * CORE_EUSAGE, before anything is trained from it. */
+    bool require_truth;
+    /* Progress of each pass ("reading", then "mapping"): called every
+     * 4096 events and once at the end with done == total; may be NULL. */
+    void (*progress)(void *ud, const char *stage, uint64_t done, uint64_t total);
+    void *progress_ud;
+} model_log_opts;
+
+typedef struct model_log_event {
+    uint32_t act, var;
+    uint32_t tfile, tfunc; /* truth: strtab offsets (0: none) */
+    uint32_t tline;        /* 0: none */
+} model_log_event;
+
+typedef struct model_log {
+    core_strtab strs;
+    uint32_t ncases, ntrain; /* cases in chronological order; the first ntrain train */
+    uint32_t *case_id;       /* strtab offsets */
+    uint32_t *off;           /* ncases + 1: events of case c are off[c] .. off[c+1]-1 */
+    model_log_event *ev;
+    uint32_t *act, *var; /* the same ids as flat arrays (for model_seqs) */
+    uint64_t nevents, bad;
+    bool has_truth; /* every event has a truth file and line */
+    ingest_format format;
+} model_log;
+
+/* Loads path, mapping events with m. Errors name the file, line and
+ * field (why). */
+int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *out, char *why,
+               size_t whylen);
+void model_log_free(model_log *l);
+
+/* The mapper's view of one event: its text, logger and level and, with
+ * code_attrs, its code.* attributes (keys from o; NULL keys: the usual
+ * names). learn is left false. Pointers borrow from ev. */
+void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool code_attrs,
+                     model_map_event *me);
+
+/* The training cases (or all, or the test cases) as sequences. */
+model_seqs model_log_train(const model_log *l);
+model_seqs model_log_test(const model_log *l);
+model_seqs model_log_all(const model_log *l);
+
+static inline const char *model_log_str(const model_log *l, uint32_t off)
+{
+    return core_strtab_str(&l->strs, off);
+}
+
+
+/* ------------------------------------------------------------------ */
+/* The recipe                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct model_train_opts {
+    /* The parameters to train with; with calibrate, where the search
+     * starts, and on return the values it chose. */
+    model_params params;
+    bool calibrate;
+    uint32_t calibrate_min_cases;
+    /* Warnings (malformed records skipped, mapping problems) and, at INFO,
+     * the calibration's progress. */
+    core_logger log;
+    /* Out: the time calibration and training took, in seconds. */
+    double seconds;
+} model_train_opts;
+
+/*
+ * The one way from a log to a model: a mapper over g (mo), the log loaded
+ * and mapped through it (lo; lo->train_frac of the cases train), the
+ * mapping finished, then, when md is not NULL, the model calibrated (if
+ * asked) and trained on the training cases. On success the caller owns
+ * *mapper, *log (model_log_free) and *md. Errors name the file, line and
+ * field, or the step that failed, in why; nothing is returned then.
+ */
+int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char *path,
+                         const model_log_opts *lo, model_train_opts *to, model_mapper **mapper,
+                         model_log *log, model_joint **md, char *why, size_t whylen);
+
+/* ------------------------------------------------------------------ */
+/* The dictionary codec                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A mapper's dictionary as records, one per activity (its text, strategy,
+ * symbols with confidences, template candidates) and one per variant (its
+ * activity and text), little-endian: the model file and the daemon's
+ * state store both keep them so. Restoring records in their ids' order
+ * gives the activities and variants the same ids again.
+ */
+void model_dict_put_activity(const model_mapper *m, uint32_t act, core_buf *out);
+void model_dict_put_variant(const model_mapper *m, uint32_t var, core_buf *out);
+/* Re-creates a record's activity (variant) as m's next one; *id gets its
+ * id; an activity's event count is given apart (count), as the model
+ * file keeps it and the state store does not. CORE_ECORRUPT for a record that is truncated, has trailing bytes,
+ * or names a symbol, strategy or activity m cannot have. */
+int model_dict_restore_activity(model_mapper *m, const void *rec, size_t len, uint64_t count,
+                                uint32_t *id);
+int model_dict_restore_variant(model_mapper *m, const void *rec, size_t len, uint32_t *id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

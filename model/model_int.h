@@ -1,0 +1,167 @@
+/*
+ * model_int.h - private to model/: the structures behind the model's
+ * handles, and what its files share (mine.c builds a model, rank.c and
+ * fill.c rank with it, calibrate.c searches its parameters, file.c
+ * saves and loads it).
+ */
+#ifndef PMRAG_MODEL_INT_H
+#define PMRAG_MODEL_INT_H
+
+#include "model.h"
+
+#include <string.h>
+
+#define LEVEL_VAR 0
+#define LEVEL_ACT 1
+#define RECENCY_WINDOW 32
+#define TOK_UNKNOWN UINT32_MAX
+
+typedef struct ctx_rec {
+    uint32_t tok_off; /* into toks */
+    uint8_t level, order;
+    uint32_t n, u; /* events after it, distinct next activities */
+} ctx_rec;
+
+struct model_joint {
+    model_mapper *m;
+    const graph *g;
+    model_params p;
+    uint32_t S, A, V, C; /* symbols, activities, variants, contexts */
+    uint8_t *keep;       /* A: variants kept */
+    core_map ctx_index;  /* hash -> context */
+    core_vec(ctx_rec) ctx;
+    core_vec(uint32_t) toks;
+    /* follows, CSR over contexts */
+    uint32_t *f_off;
+    uint32_t *f_act;
+    uint32_t *f_cnt;
+    ppr_net *net;
+    uint8_t *rankable; /* S */
+    /* symbol -> activities emitting it (CSR), with confidences */
+    uint32_t *sa_off, *sa_act;
+    float *sa_conf;
+    uint64_t train_events, train_cases;
+    uint32_t variants_kept;
+    /* Streaming: every activity's PageRank vector, truncated to state_M
+     * entries (model_stream_prepare). */
+    ppr_basis *act_basis;
+    uint32_t state_M;
+};
+
+typedef struct memo_slot memo_slot;
+
+struct model_work {
+    const model_joint *md;
+    ppr_work *w;
+    ppr_entry *seeds;
+    uint32_t nseeds, cap;
+    ppr_entry *top;
+    uint32_t topcap;
+    /* model_rank_warm's memo of context pushes (allocated on first
+     * use): the index and the arena of entries (8-byte words). */
+    memo_slot *memo;
+    uint64_t *arena;
+    uint64_t ring;       /* words written to the arena, a ring, since it began */
+    uint64_t warm_calls; /* the memo starts after MEMO_AFTER of them */
+    /* fill_ranks' scratch and the neighbourhoods made so far (allocated
+     * on first use, for the model fill_md): a weight per symbol (-1: a
+     * ranked one), the mass a node got in the current hop, the ranked
+     * symbol that gave a candidate the most, where a symbol's
+     * neighbourhood starts in fill_nbs (UINT32_MAX: not made yet) and its
+     * length; the symbols a spread reached. */
+    const model_joint *fill_md;
+    float *fill_acc, *fill_hopm;
+    uint32_t *fill_from, *fill_nb_off;
+    uint8_t *fill_nb_n;
+    core_vec(ppr_entry) fill_nbs;
+    core_vec(uint32_t) fill_set;
+    core_vec(ppr_entry) fill_hop[2]; /* this hop's nodes, the next hop's */
+};
+
+/* ---- tokens and contexts ---- */
+
+static inline uint32_t token_of(const model_joint *md, uint32_t act, uint32_t var)
+{
+    if (act >= md->A)
+        return TOK_UNKNOWN;
+    if (md->keep[act])
+        return md->A + var; /* a variant unseen in training matches nothing */
+    return act;
+}
+
+static inline uint64_t ctx_key(uint8_t level, const uint32_t *t, uint32_t o)
+{
+    uint64_t h = core_hash64(t, (size_t)o * sizeof *t, 0x637478ull + level * 131u + o);
+    return h == UINT64_MAX ? 0 : h;
+}
+
+typedef struct pair_rec {
+    uint32_t ctx, act, count;
+} pair_rec;
+
+typedef struct pair_acc {
+    core_map idx;
+    core_vec(pair_rec) v;
+} pair_acc;
+
+/* A code edge's weight in the joint graph before code_scale: its count
+ * times its type's weight, times reverse when it is followed backwards. */
+static inline double code_weight(const model_joint *md, const graph_edge *e, bool backwards)
+{
+    return backwards ? e->weight * md->p.weights.type[e->type] * md->p.weights.reverse
+                     : e->weight * md->p.weights.type[e->type];
+}
+
+/* a before b best first: score descending, then node ascending (the
+ * order of ppr_sort_by_score). */
+static inline bool score_before(const ppr_entry *a, const ppr_entry *b)
+{
+    return a->score != b->score ? a->score > b->score : a->node < b->node;
+}
+
+
+/* ---- shared between the model's files ---- */
+
+/* Saving and restoring a mapper's dictionary (the dictionary codec, dict.c): an
+ * activity's template candidates (or constant owners), and re-creating
+ * activities and variants in their saved order, which gives them their
+ * saved ids. */
+uint32_t model_mapper_candidates(const model_mapper *m, uint32_t act, const uint32_t **cands,
+                               bool *has_const);
+uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const uint32_t *cands,
+                            uint32_t ncand, bool has_const);
+
+
+/* A model over m's activities (or the snapshot's) with parameters p
+ * (NULL: the defaults), no contexts yet (mine.c). */
+model_joint *model__new(model_mapper *m, const model_mapper_snap *sn, const model_params *p);
+/* The context of these tokens at a level, added if new; its number. */
+uint32_t model__ctx_add(model_joint *md, uint8_t level, const uint32_t *t, uint32_t o);
+/* Whether context c has these tokens (a 64-bit hash collision would join
+ * two contexts). */
+bool model__ctx_is(const model_joint *md, uint32_t c, uint8_t level, const uint32_t *t, uint32_t o);
+/* The follows CSR over the contexts from (context, activity, count)
+ * pairs sorted by context, and each context's n and u. */
+void model__set_follows(model_joint *md, const pair_rec *pairs, size_t n);
+/* The joint net from the contexts, their follows and the activities'
+ * symbols (the snapshot's, or the mapper's when sn is NULL). */
+int model__build_net(model_joint *md, const model_mapper_snap *sn);
+/* The weights of a symbol's code edges both ways, summed. */
+double model__code_total(const model_joint *md, const graph_edge *out, uint32_t no,
+                         const graph_edge *in, uint32_t ni);
+
+/* The push options of the model's walks (rank.c). */
+ppr_opts model__push_opts(const model_joint *md);
+/* The seeds of a prefix: contexts (Witten-Bell weights), then, with
+ * recency, the prefix's own activities, into w->seeds. Returns the weight
+ * left to the recency part (what the contexts did not take). */
+double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *act,
+                         const uint32_t *var, uint32_t len, bool recency);
+/* The k best rankable symbols of the work's last push, each with the
+ * predicted activity that contributes most to it, then the fill. */
+uint32_t model__collect(const model_joint *md, model_work *w, uint32_t k, model_pred *out);
+/* Fills a list the walk left short, out[0..h) ranked, up to k (fill.c). */
+uint32_t model__fill_ranks(const model_joint *md, model_work *w, uint32_t h, uint32_t k,
+                           model_pred *out);
+
+#endif

@@ -1,0 +1,460 @@
+/*
+ * Ranking the next emitters (model.h): the seeds of a prefix, the walk,
+ * the symbols it reaches; the streaming form with warm-started case
+ * vectors and its memo of context pushes.
+ */
+#include "model_int.h"
+
+#include <stdlib.h>
+
+/* ---- ranking ---- */
+
+int model_work_new(const model_joint *md, model_work **out)
+{
+    model_work *w = core_xcalloc(1, sizeof *w);
+    w->md = md;
+    int rc = ppr_work_new(md->net, &w->w);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    w->cap = 2 * MODEL_MAX_ORDER + RECENCY_WINDOW;
+    w->seeds = core_xmalloc(w->cap * sizeof *w->seeds);
+    w->topcap = 64;
+    w->top = core_xmalloc(w->topcap * sizeof *w->top);
+    *out = w;
+    return 0;
+}
+
+void model_work_free(model_work *w)
+{
+    if (!w)
+        return;
+    ppr_work_free(w->w);
+    free(w->seeds);
+    free(w->top);
+    free(w->memo);
+    free(w->arena);
+    free(w->fill_acc);
+    free(w->fill_from);
+    free(w->fill_hopm);
+    free(w->fill_nb_off);
+    free(w->fill_nb_n);
+    core_vec_free(&w->fill_nbs);
+    core_vec_free(&w->fill_set);
+    core_vec_free(&w->fill_hop[0]);
+    core_vec_free(&w->fill_hop[1]);
+    free(w);
+}
+
+uint32_t model_seeds(const model_work *w, const ppr_entry **seeds)
+{
+    *seeds = w->seeds;
+    return w->nseeds;
+}
+
+int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
+                  ppr_path *out)
+{
+    return ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits, out);
+}
+
+/* The tokens of a prefix's longest context window at both levels (the
+ * window of order o is the last o of them); returns its order. The
+ * contexts' seeds depend on nothing else. */
+static uint32_t window_tokens(const model_joint *md, const uint32_t *act, const uint32_t *var,
+                              uint32_t len, uint32_t *tv, uint32_t *ta)
+{
+    uint32_t omax = len < md->p.order ? len : md->p.order;
+    for (uint32_t o = 1; o <= omax; o++) {
+        uint32_t j = len - o, i = omax - o;
+        tv[i] = token_of(md, act[j], var[j]);
+        ta[i] = act[j] < md->A ? act[j] : TOK_UNKNOWN;
+    }
+    return omax;
+}
+
+/* The contexts' seeds from window_tokens(); returns the weight they leave
+ * (to the recency part). */
+static double context_seeds(const model_joint *md, model_work *w, const uint32_t *tv,
+                            const uint32_t *ta, uint32_t omax)
+{
+    w->nseeds = 0;
+    double rem = 1.0;
+    /* A window is usable up to the first unknown token from the end; the
+     * activity-level one of order o is skipped when the variant-level one
+     * is usable and holds no variant (the same tokens, so the same context:
+     * see window, same_as_var). */
+    uint32_t vmax = 0, amax = 0, novar = 0;
+    bool vok = true, aok = true, nv = true;
+    for (uint32_t o = 1; o <= omax; o++) {
+        uint32_t i = omax - o;
+        vok = vok && tv[i] != TOK_UNKNOWN;
+        aok = aok && ta[i] != TOK_UNKNOWN;
+        nv = nv && tv[i] < md->A;
+        vmax += vok;
+        amax += aok;
+        novar += nv;
+    }
+    /* The contexts to look up, longest first per level. Their hash slots
+     * are fetched together before the lookups: each is a cache miss in a
+     * large table, and overlapped they cost about one. */
+    struct {
+        uint64_t key;
+        const uint32_t *t;
+        uint8_t level, o;
+    } q[2 * MODEL_MAX_ORDER];
+    uint32_t nq = 0;
+    for (uint8_t level = LEVEL_VAR; level <= LEVEL_ACT; level++) {
+        const uint32_t *t = level == LEVEL_VAR ? tv : ta;
+        for (uint32_t o = level == LEVEL_VAR ? vmax : amax; o >= 1; o--) {
+            if (level == LEVEL_ACT && o <= vmax && o <= novar)
+                continue;
+            q[nq].t = t + (omax - o);
+            q[nq].level = level;
+            q[nq].o = (uint8_t)o;
+            q[nq].key = ctx_key(level, q[nq].t, o);
+            core_map_prefetch(&md->ctx_index, q[nq].key);
+            nq++;
+        }
+    }
+    /* The same for their records, then for their tokens, then the
+     * lookups proper. */
+    uint32_t cs[2 * MODEL_MAX_ORDER];
+    for (uint32_t i = 0; i < nq; i++) {
+        const uint64_t *v = core_map_get(&md->ctx_index, q[i].key);
+        cs[i] = v ? (uint32_t)*v : UINT32_MAX;
+        if (v)
+            __builtin_prefetch(&md->ctx.v[cs[i]]);
+    }
+    for (uint32_t i = 0; i < nq; i++)
+        if (cs[i] != UINT32_MAX)
+            __builtin_prefetch(md->toks.v + md->ctx.v[cs[i]].tok_off);
+    for (uint32_t i = 0; i < nq; i++) {
+        uint32_t c = cs[i];
+        if (c == UINT32_MAX || !model__ctx_is(md, c, q[i].level, q[i].t, q[i].o) || md->ctx.v[c].n == 0)
+            continue;
+        const ctx_rec *r = &md->ctx.v[c];
+        double lam = r->n / (r->n + md->p.escape * r->u);
+        w->seeds[w->nseeds++] = (ppr_entry){md->S + md->A + c, (float)(rem * lam)};
+        rem *= 1 - lam;
+    }
+    return rem;
+}
+
+/*
+ * The seeds of a prefix: contexts (Witten-Bell weights), then, with
+ * recency, the prefix's own activities. Returns the weight left to the
+ * recency part (what the contexts did not take).
+ */
+double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *act,
+                         const uint32_t *var, uint32_t len, bool recency)
+{
+    uint32_t tv[MODEL_MAX_ORDER], ta[MODEL_MAX_ORDER];
+    uint32_t omax = window_tokens(md, act, var, len, tv, ta);
+    double rem = context_seeds(md, w, tv, ta, omax);
+    /* Recency: the prefix's own activities, the latest first. An activity
+     * the model has no node for still ages the ones before it. */
+    if (recency && rem > 0) {
+        double wsum = 0, d = 1;
+        uint32_t first = w->nseeds;
+        for (uint32_t i = 0; i < len && i < RECENCY_WINDOW; i++, d *= md->p.decay) {
+            uint32_t a = act[len - 1 - i];
+            if (a >= md->A)
+                continue;
+            w->seeds[w->nseeds++] = (ppr_entry){md->S + a, (float)d};
+            wsum += d;
+            if (md->p.decay == 0)
+                break;
+        }
+        if (wsum > 0) {
+            for (uint32_t i = first; i < w->nseeds; i++)
+                w->seeds[i].score = (float)(w->seeds[i].score / wsum * rem);
+        } else {
+            w->nseeds = first; /* decay 0 and the latest unknown: no recency */
+        }
+    }
+    return rem;
+}
+uint32_t model__collect(const model_joint *md, model_work *w, uint32_t k, model_pred *out)
+{
+    if (k > w->topcap) {
+        w->topcap = k;
+        w->top = core_xrealloc(w->top, k * sizeof *w->top);
+    }
+    const uint32_t *touched;
+    const double *p;
+    uint32_t nt = ppr_work_touched(w->w, &touched, &p);
+    uint32_t h = 0;
+    if (k <= 64) {
+        /* Few: kept sorted, best first, by insertion (most candidates do
+         * not beat the last). The k best in this order are the same
+         * whatever the way to them. */
+        ppr_entry *top = w->top;
+        for (uint32_t i = 0; i < nt; i++) {
+            uint32_t u = touched[i];
+            if (u >= md->S || !md->rankable[u] || !(p[u] > 0))
+                continue;
+            ppr_entry c = {u, (float)p[u]};
+            if (h == k && !score_before(&c, &top[h - 1]))
+                continue;
+            uint32_t j = h < k ? h++ : h - 1;
+            for (; j > 0 && score_before(&c, &top[j - 1]); j--)
+                top[j] = top[j - 1];
+            top[j] = c;
+        }
+    } else {
+        for (uint32_t i = 0; i < nt; i++) {
+            uint32_t u = touched[i];
+            if (u >= md->S || !md->rankable[u] || !(p[u] > 0))
+                continue;
+            ppr_heap_offer(w->top, &h, k, (ppr_entry){u, (float)p[u]});
+        }
+        ppr_sort_by_score(w->top, h);
+    }
+    for (uint32_t i = 0; i < h; i++) {
+        uint32_t s = w->top[i].node;
+        double best = 0;
+        uint32_t arg = UINT32_MAX;
+        for (uint32_t j = md->sa_off[s]; j < md->sa_off[s + 1]; j++) {
+            double x = p[md->S + md->sa_act[j]] * md->sa_conf[j];
+            if (x > best) {
+                best = x;
+                arg = md->sa_act[j];
+            }
+        }
+        out[i] = (model_pred){s, w->top[i].score, arg, UINT32_MAX};
+    }
+    return h < k ? model__fill_ranks(md, w, h, k, out) : h;
+}
+
+ppr_opts model__push_opts(const model_joint *md)
+{
+    ppr_opts o = ppr_opts_default();
+    o.alpha = md->p.alpha;
+    o.eps = 1e-7;
+    return o;
+}
+
+uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act,
+                        const uint32_t *var, uint32_t len, uint32_t k, model_pred *out)
+{
+    if (len == 0 || k == 0)
+        return 0;
+    model__make_seeds(md, w, act, var, len, true);
+    if (w->nseeds == 0)
+        return 0;
+    ppr_opts o = model__push_opts(md);
+    if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
+        return 0;
+    return model__collect(md, w, k, out);
+}
+
+/* ---- streaming: warm-started case vectors ---- */
+
+int model_stream_prepare(model_joint *md, uint32_t M, unsigned threads)
+{
+    if (M == 0 || M > PPR_MAX_M)
+        return CORE_EUSAGE;
+    if (md->act_basis && md->state_M == M)
+        return 0;
+    ppr_basis_free(md->act_basis);
+    md->act_basis = NULL;
+    uint32_t *nodes = core_xmalloc((md->A ? md->A : 1) * sizeof *nodes);
+    for (uint32_t a = 0; a < md->A; a++)
+        nodes[a] = md->S + a;
+    ppr_opts o = model__push_opts(md);
+    int rc = ppr_basis_build(md->net, nodes, md->A, M, &o, threads ? threads : 1, &md->act_basis);
+    free(nodes);
+    if (rc)
+        return rc;
+    md->state_M = M;
+    return 0;
+}
+
+size_t model_stream_bytes(const model_joint *md)
+{
+    return md->act_basis ? ppr_basis_bytes(md->act_basis) : 0;
+}
+
+int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum,
+                      uint32_t act)
+{
+    double c = md->p.decay;
+    if (act >= md->A) {
+        /* No node: the activities before it age all the same. */
+        for (uint32_t i = 0; i < rec->n; i++)
+            rec->e[i].score = (float)(rec->e[i].score * c);
+        rec->err *= c;
+        *wsum *= c;
+        if (c == 0)
+            rec->n = 0;
+        return 0;
+    }
+    ppr_opts o = model__push_opts(md);
+    int rc = ppr_state_advance(rec, md->S + act, c, 1.0, md->act_basis, w->w, &o);
+    if (rc)
+        return rc;
+    *wsum = c * *wsum + 1.0;
+    return 0;
+}
+
+/*
+ * The contexts' part of a warm ranking, memoized. Cases that follow the
+ * same paths come to the same context windows, and a window (its tokens
+ * at both levels) fixes the contexts' seeds and so their push: the work
+ * keeps recent ones (the seeds, and the push's estimate over the nodes it
+ * touched, in touch order) and replays them instead of looking the
+ * contexts up and pushing again. The replay leaves the work as the push
+ * did (seeds, estimates, touched nodes, error bound; only the residuals
+ * below the thresholds are not kept: nothing after a warm ranking reads
+ * them), so the ranking is bit for bit the same.
+ *
+ * The index is direct-mapped by the window's hash; entries are written
+ * round a ring (the oldest go first), and an index slot whose entry was
+ * written over since is empty. About 600 bytes an entry on the demo's
+ * model: some 50k windows.
+ */
+#define MEMO_SLOTS 65536u
+#define MEMO_WORDS (((size_t)32 << 20) / 8)
+#define MEMO_MAX_TOUCHED 4096u /* (an entry's words fit in 16 bits) */
+/* A work that ranks now and then (the daemon's query API) keeps none. */
+#define MEMO_AFTER 4096u
+
+struct memo_slot {
+    uint64_t hash;
+    /* Low 48 bits: where its entry starts (words written to the ring
+     * before it); high 16: the entry's length in words. */
+    uint64_t at;
+};
+
+/* An entry, followed by uint32_t tv[omax], ta[omax] (the key: first, so
+ * that checking it reads the entry in order), double p[ntouched],
+ * ppr_entry seeds[nseeds], uint32_t nodes[ntouched]. */
+typedef struct memo_entry {
+    double rem, err;
+    uint32_t omax, nseeds, ntouched, pad;
+} memo_entry;
+
+#define MEMO_AT(x) ((x) & ((1ull << 48) - 1))
+
+static uint64_t memo_hash(const uint32_t *tv, const uint32_t *ta, uint32_t omax)
+{
+    uint64_t h = core_hash64(tv, omax * sizeof *tv, 0x6d656d6full + omax);
+    return core_hash64(ta, omax * sizeof *ta, h);
+}
+
+static size_t memo_words(uint32_t omax, uint32_t nseeds, uint32_t ntouched)
+{
+    size_t bytes = sizeof(memo_entry) + 2 * (size_t)omax * sizeof(uint32_t) +
+                   (size_t)ntouched * (sizeof(double) + sizeof(uint32_t)) +
+                   (size_t)nseeds * sizeof(ppr_entry);
+    return (bytes + 7) / 8;
+}
+
+/* The entry of this window, or NULL. */
+static const memo_entry *memo_find(const model_work *w, uint64_t h, const uint32_t *tv,
+                                   const uint32_t *ta, uint32_t omax)
+{
+    if (!w->memo)
+        return NULL;
+    const memo_slot *sl = &w->memo[h & (MEMO_SLOTS - 1)];
+    /* Written over once the ring came round to its start again. (A slot
+     * never written has at 0, and the ring starts past MEMO_WORDS.) */
+    uint64_t at = MEMO_AT(sl->at);
+    if (sl->hash != h || w->ring - at > MEMO_WORDS)
+        return NULL;
+    const memo_entry *e = (const memo_entry *)(w->arena + at % MEMO_WORDS);
+    /* All of it is read on a hit: its cache lines at once. */
+    const char *x = (const char *)e, *end = x + (sl->at >> 48) * 8;
+    for (x += 64; x < end; x += 64)
+        __builtin_prefetch(x);
+    if (e->omax != omax)
+        return NULL;
+    const uint32_t *t = (const uint32_t *)(e + 1);
+    if (memcmp(t, tv, omax * sizeof *tv) != 0 || memcmp(t + omax, ta, omax * sizeof *ta) != 0)
+        return NULL;
+    return e;
+}
+
+/* Back to what the push of e's window left. */
+static void memo_replay(model_work *w, const memo_entry *e)
+{
+    const double *p = (const double *)((const uint32_t *)(e + 1) + 2 * e->omax);
+    const ppr_entry *seeds = (const ppr_entry *)(p + e->ntouched);
+    const uint32_t *nodes = (const uint32_t *)(seeds + e->nseeds);
+    memcpy(w->seeds, seeds, e->nseeds * sizeof *seeds);
+    w->nseeds = e->nseeds;
+    ppr_work_load(w->w, nodes, p, e->ntouched, e->err);
+}
+
+/* Keeps the push just made from the work's seeds for this window. */
+static void memo_store(model_work *w, uint64_t h, const uint32_t *tv, const uint32_t *ta,
+                       uint32_t omax, double rem, double err)
+{
+    const uint32_t *touched;
+    const double *est;
+    uint32_t nt = ppr_work_touched(w->w, &touched, &est);
+    if (nt > MEMO_MAX_TOUCHED)
+        return;
+    size_t words = memo_words(omax, w->nseeds, nt);
+    if (!w->memo) {
+        w->memo = core_xcalloc(MEMO_SLOTS, sizeof *w->memo);
+        w->arena = core_xmalloc(MEMO_WORDS * sizeof *w->arena);
+        w->ring = 2 * MEMO_WORDS;
+    }
+    /* An entry is never split at the ring's end: what is left there stays
+     * unused this round. */
+    size_t off = w->ring % MEMO_WORDS;
+    if (off + words > MEMO_WORDS) {
+        w->ring += MEMO_WORDS - off;
+        off = 0;
+    }
+    memo_entry *e = (memo_entry *)(w->arena + off);
+    *e = (memo_entry){rem, err, omax, w->nseeds, nt, 0};
+    uint32_t *t = (uint32_t *)(e + 1);
+    memcpy(t, tv, omax * sizeof *tv);
+    memcpy(t + omax, ta, omax * sizeof *ta);
+    double *p = (double *)(t + 2 * omax);
+    ppr_entry *seeds = (ppr_entry *)(p + nt);
+    uint32_t *nodes = (uint32_t *)(seeds + w->nseeds);
+    for (uint32_t i = 0; i < nt; i++)
+        p[i] = est[touched[i]];
+    memcpy(seeds, w->seeds, w->nseeds * sizeof *seeds);
+    memcpy(nodes, touched, nt * sizeof *nodes);
+    w->memo[h & (MEMO_SLOTS - 1)] = (memo_slot){h, w->ring | (uint64_t)words << 48};
+    w->ring += words;
+}
+
+uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *act,
+                             const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
+                             uint32_t k, model_pred *out)
+{
+    if (len == 0 || k == 0)
+        return 0;
+    /* The contexts' part by a push (no seeds: an empty estimate), then the
+     * recency part from the case's vector, by linearity. */
+    uint32_t tv[MODEL_MAX_ORDER], ta[MODEL_MAX_ORDER];
+    uint32_t omax = window_tokens(md, act, var, len, tv, ta);
+    /* (A work made for another model keeps nothing.) */
+    bool memo = w->md == md && ++w->warm_calls > MEMO_AFTER;
+    uint64_t h = memo ? memo_hash(tv, ta, omax) : 0;
+    const memo_entry *e = memo ? memo_find(w, h, tv, ta, omax) : NULL;
+    double rem;
+    if (e) {
+        rem = e->rem;
+        memo_replay(w, e);
+    } else {
+        rem = context_seeds(md, w, tv, ta, omax);
+        ppr_opts o = model__push_opts(md);
+        ppr_stats st;
+        if (ppr_push(w->w, w->seeds, w->nseeds, &o, &st) != 0)
+            return 0;
+        if (memo)
+            memo_store(w, h, tv, ta, omax, rem, st.error_bound);
+    }
+    if (rem > 0 && wsum > 0 && rec && rec->n)
+        ppr_work_add(w->w, rec->e, rec->n, rem / wsum);
+    return model__collect(md, w, k, out);
+}
+
