@@ -271,3 +271,33 @@ void core_buf_oneline(core_buf *b, const char *text, size_t max)
             core_buf_putc(b, *p);
     }
 }
+
+size_t core_split(const char *text, char sep, char ***out)
+{
+    char **v = NULL;
+    size_t n = 0;
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, sep);
+        size_t len = e ? (size_t)(e - p) : strlen(p), a = 0, b = len;
+        while (a < b && (p[a] == ' ' || p[a] == '\t'))
+            a++;
+        while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
+            b--;
+        if (b > a) {
+            v = core_xrealloc(v, (n + 1) * sizeof *v);
+            v[n++] = core_xstrndup(p + a, b - a);
+        }
+        p += len;
+        if (*p == sep)
+            p++;
+    }
+    *out = v;
+    return n;
+}
+
+void core_split_free(char **items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}

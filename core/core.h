@@ -287,6 +287,12 @@ void core_buf_oneline(core_buf *b, const char *text, size_t max);
 void core_buf_reset(core_buf *b);
 void core_buf_free(core_buf *b);
 
+/* Splits text at sep into items with blanks (spaces, tabs) trimmed, the
+ * empty ones left out: a malloc'd array of malloc'd strings in *out (NULL
+ * when there are none); returns how many. core_split_free frees them. */
+size_t core_split(const char *text, char sep, char ***out);
+void core_split_free(char **items, size_t n);
+
 /* Length of the longest prefix of s (at most n bytes) that is valid UTF-8. */
 size_t core_utf8_valid_prefix(const char *s, size_t n);
 
@@ -491,6 +497,9 @@ int core_parallel(unsigned nthreads, void (*fn)(void *arg, unsigned i), void *ar
 
 /* Monotonic clock in nanoseconds. */
 uint64_t core_now_ns(void);
+/* Wall-clock time (CLOCK_REALTIME) in nanoseconds since the Unix epoch:
+ * for times kept across restarts and shown to people. */
+int64_t core_wall_ns(void);
 
 /* ------------------------------------------------------------------ */
 /* HTTP server                                                         */

@@ -522,6 +522,34 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
                              size_t whylen);
 
 /*
+ * Kafka records (kafka.input_encoding): OTLP protobuf or OTLP JSON export
+ * requests, or one event as a JSON object. AUTO tells them apart by the
+ * value: a JSON object whose first key is resourceSpans or resourceLogs
+ * (or resource_spans, resource_logs) is OTLP JSON, another JSON object is
+ * one event, anything else is taken for OTLP protobuf (whose first byte,
+ * the tag of field 1, is 0x0a, never '{').
+ */
+typedef enum {
+    INGEST_KAFKA_AUTO,
+    INGEST_KAFKA_OTLP_PROTO,
+    INGEST_KAFKA_OTLP_JSON,
+    INGEST_KAFKA_JSON
+} ingest_kafka_encoding;
+
+/* "auto", "otlp_proto", "otlp_json" or "json"; CORE_EUSAGE otherwise. */
+int ingest_kafka_encoding_parse(const char *name, ingest_kafka_encoding *out);
+/*
+ * Decodes one record's value in enc (AUTO: detected as above): OTLP of
+ * the given kind through ingest_otlp_decode (res as there), or one event
+ * through ingest_event_json_decode (res counts it accepted when emit
+ * returned 0). Errors and emit's result as those functions'.
+ */
+int ingest_kafka_decode(const void *val, size_t len, ingest_kafka_encoding enc,
+                        ingest_otlp_kind kind, const ingest_decode_opts *o,
+                        int (*emit)(void *ud, const ingest_event *ev), void *ud,
+                        ingest_decode_result *res, char *why, size_t whylen);
+
+/*
  * Decompresses gzip data (one member or several concatenated, as gzip -c
  * a b writes) or zlib-wrapped deflate, appending to out. At most max bytes
  * come out: more is CORE_ELIMIT, found without inflating the rest (so a

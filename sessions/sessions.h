@@ -269,6 +269,36 @@ void sess_batch_free(sess_batch *b);
  */
 uint64_t sess_expire(sess_env *e, sess_batch *b, int64_t now_ns, int64_t ttl_ns, uint64_t max);
 
+/*
+ * A case's lifecycle: the rules a case lives by, whatever stores it.
+ *   admission   a case the state does not have starts only when the
+ *               bucket of new cases has a token: it holds one second's
+ *               worth of new_cases_per_second and refills continuously
+ *               (0: no limit);
+ *   cap         a case takes at most max_events events (0: no limit);
+ *   end         an event whose activity is one of end_activities (texts
+ *               separated by ';', blanks around them ignored) closes its
+ *               case, which is then deleted;
+ *   idle        a case untouched for the TTL is forgotten (sess_expire).
+ * The caller counts what the rules refuse. A sess_rules belongs to one
+ * thread at a time (the admission bucket changes); the options are copied.
+ */
+typedef struct sess_rules_opts {
+    uint64_t new_cases_per_second;
+    uint64_t max_events;
+    const char *end_activities;
+} sess_rules_opts;
+
+typedef struct sess_rules sess_rules;
+sess_rules *sess_rules_new(const sess_rules_opts *o);
+void sess_rules_free(sess_rules *r); /* NULL: no-op */
+/* Whether a new case may start at now_ns (monotonic); takes its token. */
+bool sess_rules_admit(sess_rules *r, uint64_t now_ns);
+/* Whether case c has room for one more event. */
+bool sess_rules_room(const sess_rules *r, const sess_case *c);
+/* Whether an event of this activity ends its case. */
+bool sess_rules_ends(const sess_rules *r, const char *activity);
+
 #ifdef __cplusplus
 }
 #endif

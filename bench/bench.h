@@ -1,6 +1,11 @@
 /*
- * bench_synth.h - deterministic synthetic code-like graphs for the
- * benchmarks (`pmrag bench ppr`), and the PRNG they are drawn with.
+ * bench.h - the benchmarks built into pmrag (`pmrag bench`): deterministic
+ * synthetic code-like graphs, the PRNG they are drawn with, and the run of
+ * the personalized-PageRank engine on one of them.
+ *
+ * Threading: nothing here is shared; a run builds and frees everything it
+ * uses (the bases on threads of its own). Output is appended to a buffer
+ * the caller owns; progress goes to the caller's callback.
  *
  * The shape. Nodes come in modules (files) of 10 to 60 nodes, laid out
  * contiguously: the module node, its classes, its variables (module
@@ -33,8 +38,8 @@
  * one libm function involved is pow, correctly rounded in glibc, so the
  * graph is the same on any machine with it).
  */
-#ifndef PMRAG_BENCH_SYNTH_H
-#define PMRAG_BENCH_SYNTH_H
+#ifndef PMRAG_BENCH_H
+#define PMRAG_BENCH_H
 
 #include "ppr.h"
 
@@ -100,5 +105,45 @@ typedef struct bench_synth_stats {
 
 /* Fills st; allocates two n-arrays for the duration of the call. */
 void bench_synth_stats_of(const bench_graph *g, bench_synth_stats *st);
+/* A run of the engine's benchmark (`pmrag bench ppr --help` says what
+ * each setting does). */
+typedef struct bench_cfg {
+    bool json; /* one JSON object per size, else text */
+    uint32_t *sizes;
+    size_t nsizes;
+    unsigned seed, cases, events_min, events_max, activities, M, queries, exact, threads;
+    unsigned hubs, hub_degree, hub_M, walks;
+    double alpha, eps, hub_eps;
+    /* Progress lines ("100000 nodes: 200 cold queries"), and NULL when a
+     * size is done; may be NULL. */
+    void (*progress)(void *ud, const char *line);
+    void *progress_ud;
+} bench_cfg;
+
+/* Figures of one size, for the summary table. */
+typedef struct bench_row {
+    uint32_t nodes;
+    size_t net_edges, net_bytes, basis_bytes, state_bytes;
+    double build_ms, cold_med_us, cold_p99_us, pushes, cold_recall, cold_l1;
+    double basis_s, warm_med_us, warm_p99_us, push_med_us, push_p99_us, warm_recall;
+    double state_used_bytes;
+    uint32_t nhubs;
+    double hubs_s;
+    size_t hub_bytes;
+} bench_row;
+
+/* The cold-query push threshold the benchmark defaults to: a coarser push
+ * whose residual is carried by random walks, with the largest hubs
+ * precomputed (pmrag ppr --help). */
+#define BENCH_EPS 3e-6
+
+/*
+ * One size: generates the graph of n nodes, builds its net, runs cold
+ * queries, builds the bases, runs the simulated cases with and without
+ * them, checks against power iteration; appends what it measured to out
+ * (JSON or text, per cfg->json) and to row. Errors name the step in why.
+ */
+int bench_ppr_size(const bench_cfg *cfg, const ppr_opts *o, uint32_t n, core_buf *out,
+                   bench_row *row, char *why, size_t whylen);
 
 #endif

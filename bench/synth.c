@@ -1,5 +1,5 @@
-/* Synthetic code-like graphs for the benchmarks: see bench_synth.h. */
-#include "bench_synth.h"
+/* Synthetic code-like graphs for the benchmarks (bench.h). */
+#include "bench.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,0 +1,491 @@
+/*
+ * The engine (serve_int.h): sources in, one event applied at a time (map,
+ * advance the case, rank, publish), batches handed to the committer.
+ */
+#include "serve_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A case's vector entries are stored as sess_entry and used as ppr_entry. */
+_Static_assert(sizeof(sess_entry) == sizeof(ppr_entry), "sess_entry and ppr_entry differ");
+
+static void ranked_fill(serve *s, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        graph_symbol sym;
+        graph_get_symbol(s->g, s->pred[i].symbol, &sym);
+        const char *act = NULL;
+        if (s->pred[i].activity != UINT32_MAX) {
+            model_activity pa;
+            model_mapper_activity(s->m, s->pred[i].activity, &pa);
+            act = pa.text;
+        }
+        const char *near = NULL;
+        if (s->pred[i].near != UINT32_MAX) {
+            graph_symbol ns;
+            graph_get_symbol(s->g, s->pred[i].near, &ns);
+            near = ns.qualname;
+        }
+        s->ranked[i] = (sink_ranked){sym.qualname, graph_sym_kind_name(sym.kind),
+                                     sym.file,     sym.start_line,
+                                     sym.end_line, s->pred[i].score,
+                                     act,          near};
+    }
+}
+
+/* A case's vector computed again from its stored activities (its own came
+ * from an older model, and means nothing to this one). */
+void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c)
+{
+    ppr_vec rec;
+    ppr_vec_init(&rec, (ppr_entry *)c->vec, M);
+    c->vec_wsum = 0;
+    for (uint32_t i = 0; i < c->ntok; i++)
+        model_advance(md, w, &rec, &c->vec_wsum, c->act[i]);
+    c->nvec = rec.n;
+    c->vec_err = rec.err;
+}
+
+/* Maps ev, advances its case, ranks and publishes. Returns 0, or a
+ * negative code when the prediction could not be produced (the producer
+ * failed for good): the engine stops then, without committing. */
+static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
+{
+    size_t clen = strlen(ev->case_id);
+    sess_case c;
+    int f = sess_batch_case_find(s->batch, ev->case_id, clen, &c);
+    if (f < 0 && s->inflight)
+        f = sess_batch_case_find(s->inflight, ev->case_id, clen, &c);
+    if (f != 1 && (f == 0 || sess_case_get(s->env, ev->case_id, clen, &c) != 0)) {
+        if (!sess_rules_admit(s->rules, core_now_ns())) {
+            sink_counter_add(s->c_lim_new_cases, 1);
+            return 0;
+        }
+        memset(&c, 0, sizeof c);
+        c.last_time_ns = INT64_MIN;
+        c.model_version = s->model_version;
+    }
+    if (!sess_rules_room(s->rules, &c)) {
+        sink_counter_add(s->c_lim_case_events, 1);
+        return 0;
+    }
+    if (c.model_version != s->model_version) {
+        serve__vec_rebuild(s->md, s->w, s->M, &c);
+        c.model_version = s->model_version;
+        sink_counter_add(s->c_restarts_cold, 1);
+    }
+    model_map_event me;
+    model_log_map_event(ev, &s->eo, s->code_attrs, &me);
+    me.learn = s->code_attrs;
+    uint32_t prev = c.ntok ? c.act[c.ntok - 1] : UINT32_MAX, a, v;
+    model_mapper_map(s->m, &me, prev, &a, &v);
+    model_activity pa;
+    model_mapper_activity(s->m, a, &pa);
+    atomic_fetch_add(&s->events_total, 1);
+    if (pa.nsyms) {
+        atomic_fetch_add(&s->mapped_total, 1);
+        sink_counter_add(s->c_mapped, 1);
+    } else {
+        sink_counter_add(s->c_unmapped, 1);
+    }
+    if (s->learn_online && c.ntok) {
+        uint32_t o = model_get_params(s->base_md)->order;
+        if (o > c.ntok)
+            o = c.ntok;
+        serve__obs_count(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o, 1, true);
+        if (s->kfo)
+            serve__follows_share(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o);
+    }
+    if (c.ntok == SESS_MAX_TOKENS) {
+        memmove(c.act, c.act + 1, (SESS_MAX_TOKENS - 1) * sizeof *c.act);
+        memmove(c.var, c.var + 1, (SESS_MAX_TOKENS - 1) * sizeof *c.var);
+        c.ntok--;
+    }
+    c.act[c.ntok] = a;
+    c.var[c.ntok] = v;
+    c.ntok++;
+    ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, s->M, c.vec_err};
+    uint64_t r0 = core_now_ns();
+    model_advance(s->md, s->w, &rec, &c.vec_wsum, a);
+    uint32_t n =
+        model_rank_warm(s->md, s->w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, s->pred);
+    sink_histogram_observe(s->h_ppr, (double)(core_now_ns() - r0) * 1e-9);
+    c.nvec = rec.n;
+    c.vec_err = rec.err;
+    c.seq++;
+    c.last_time_ns = ev->time_ns == INGEST_NO_TIME ? INT64_MIN : ev->time_ns;
+    c.touched_ns = core_wall_ns();
+    bool ends = sess_rules_ends(s->rules, pa.text);
+    c.closed = ends;
+
+    ranked_fill(s, n);
+    sink_prediction p = {
+        .case_id = ev->case_id,
+        .case_len = clen,
+        .seq = c.seq,
+        .activity = pa.text,
+        .time_unix_nano = ev->time_ns == INGEST_NO_TIME ? 0 : ev->time_ns,
+        .model_version = s->model_version_text,
+        .ranked = s->ranked,
+        .nranked = n,
+        .latency_us = (core_now_ns() - t0) / 1000,
+    };
+    int rc = 0;
+    if (s->kout) {
+        core_buf_reset(&s->val);
+        if (s->out_json)
+            sink_prediction_json(&p, &s->val);
+        else
+            sink_prediction_pb(&p, &s->val);
+        while ((rc = sink_kafka_send(s->kout, ev->case_id, clen, s->val.data, s->val.len, 100)) ==
+                   -EAGAIN &&
+               !s->stop)
+            ;
+        if (rc) {
+            sink_kafka_stats ks;
+            sink_kafka_get_stats(s->kout, &ks);
+            core_logf(&s->lg, CORE_LOG_ERROR, "cannot produce to %s: %s%s%s", s->out_topic,
+                      core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
+            return rc;
+        }
+    }
+    if (s->to_stdout) {
+        core_buf_reset(&s->doc);
+        sink_prediction_json(&p, &s->doc);
+        if (sink_jsonl_write(stdout, s->doc.data, s->doc.len) == -EPIPE) {
+            core_logf(&s->lg, CORE_LOG_WARN, "stdout closed: predictions go on to Kafka only");
+            s->to_stdout = false;
+        }
+    }
+    sink_counter_add(s->c_predictions, 1);
+    sink_histogram_observe(s->h_e2e, (double)(core_now_ns() - t0) * 1e-9);
+    if (ends)
+        sess_batch_case_del(s->batch, ev->case_id, clen);
+    else
+        sess_batch_case_put(s->batch, ev->case_id, clen, &c);
+    s->batch_events++;
+    if (s->kcl && km)
+        return serve__changelog_send(s, ev->case_id, clen, ends ? NULL : &c, km);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sources                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct emit_ctx {
+    serve *s;
+    const ingest_kafka_msg *km; /* NULL for OTLP/HTTP */
+    uint64_t t0;
+    uint64_t events;
+    int rc;
+} emit_ctx;
+
+static int emit_event(void *ud, const ingest_event *ev)
+{
+    emit_ctx *e = ud;
+    e->events++;
+    e->rc = apply_event(e->s, ev, e->t0, e->km);
+    return e->rc;
+}
+
+static void pos_note(serve *s, const char *topic, int32_t partition, int64_t offset)
+{
+    for (size_t i = 0; i < s->pos.n; i++)
+        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0) {
+            if (offset > s->pos.v[i].offset)
+                s->pos.v[i].offset = offset;
+            return;
+        }
+    core_vec_push(&s->pos, ((kpos){core_xstrdup(topic), partition, offset}));
+}
+
+int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
+{
+    serve *s = ud;
+    emit_ctx e = {s, km, core_now_ns(), 0, 0};
+    ingest_decode_opts dopts = {.case_attrs = (const char *const *)s->eo.in.case_attrs,
+                                .ncase = s->eo.in.ncase_attrs,
+                                .max_attrs = s->max_attrs,
+                                .max_str = s->max_str};
+    char why[512];
+    ingest_otlp_kind kind =
+        serve__list_has(&s->logs_topics, km->topic) ? INGEST_OTLP_LOGS : INGEST_OTLP_TRACES;
+    ingest_decode_result res;
+    int rc = ingest_kafka_decode(km->val, km->vlen, s->in_encoding, kind, &dopts, emit_event, &e,
+                                 &res, why, sizeof why);
+    if (!rc && res.truncated)
+        sink_counter_add(s->c_lim_truncated, res.truncated);
+    if (!rc && res.rejected) {
+        sink_counter_add(s->c_bad_kafka, res.rejected);
+        if (s->bad_msgs++ < 20)
+            core_logf(&s->lg, CORE_LOG_WARN, "%s[%d]@%lld: %llu records rejected: %s", km->topic,
+                      km->partition, (long long)km->offset, (unsigned long long)res.rejected,
+                      res.reject_reason);
+    }
+    if (e.rc)
+        return e.rc; /* the producer failed: stop before the commit */
+    if (rc) {
+        /* A bad message is skipped (its offset still counts as done: it
+         * would be as bad the next time). */
+        sink_counter_add(s->c_bad_kafka, 1);
+        if (s->bad_msgs++ < 20)
+            core_logf(&s->lg, CORE_LOG_WARN, "%s[%d]@%lld: skipped: %s", km->topic, km->partition,
+                      (long long)km->offset, why);
+    }
+    sink_counter_add(s->c_events_kafka, e.events);
+    pos_note(s, km->topic, km->partition, km->offset);
+    sess_batch_offset_put(s->batch, km->topic, km->partition, km->offset + 1);
+    return 0;
+}
+
+/* Where a partition given to this instance resumes: after the newest
+ * message applied, in the batch being filled, in the one being committed,
+ * in the state, or (with the changelog) by the instance that had it
+ * before, whose changes are restored first. (Engine thread, inside the
+ * poll.) */
+int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
+{
+    serve *s = ud;
+    if (s->kcl && !serve__restored_has(s, partition) && serve__changelog_restore(s, partition) != 0)
+        s->fatal = -EIO; /* resuming without the state would apply events twice */
+    int64_t best = -1;
+    for (size_t i = 0; i < s->pos.n; i++)
+        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0 &&
+            s->pos.v[i].offset + 1 > best)
+            best = s->pos.v[i].offset + 1;
+    if (s->inflight) {
+        pthread_mutex_lock(&s->cmu);
+        for (size_t i = 0; i < s->c.npos; i++)
+            if (s->c.pos[i].partition == partition && strcmp(s->c.pos[i].topic, topic) == 0 &&
+                s->c.pos[i].offset + 1 > best)
+                best = s->c.pos[i].offset + 1;
+        pthread_mutex_unlock(&s->cmu);
+    }
+    for (size_t i = 0; i < s->cl_pos.n; i++)
+        if (s->cl_pos.v[i].partition == partition && strcmp(s->cl_pos.v[i].topic, topic) == 0 &&
+            s->cl_pos.v[i].offset + 1 > best)
+            best = s->cl_pos.v[i].offset + 1;
+    int64_t next;
+    if (sess_offset_get(s->env, topic, partition, &next) == 0 && next > best)
+        best = next;
+    return best;
+}
+
+/* An OTLP/HTTP request (receiver thread): queue it, wait for its commit. */
+int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                   const uint8_t *id)
+{
+    serve *s = ud;
+    pending p = {.kind = kind, .evs = evs, .n = n, .t0 = core_now_ns()};
+    memcpy(p.id, id, INGEST_REQUEST_ID);
+    pthread_mutex_lock(&s->qmu);
+    if (s->recent) {
+        /* A retry (the client gave up waiting, or lost our answer): it
+         * waits for the outcome of the request it repeats, and is not
+         * applied again when that one was committed. */
+        sess_recent_state st;
+        while ((st = sess_recent_get(s->recent, id)) == SESS_RECENT_PENDING && !s->stopping)
+            pthread_cond_wait(&s->dcv, &s->qmu);
+        if (st == SESS_RECENT_DONE) {
+            pthread_mutex_unlock(&s->qmu);
+            sink_counter_add(s->c_dup_requests, 1);
+            return 0;
+        }
+    }
+    /* (Not refused for memory here: its memory is spent already; the
+     * check is before a body is decoded, in otlp_busy.) */
+    if (s->stopping || (s->qevents && s->qevents + n > s->qmax)) {
+        pthread_mutex_unlock(&s->qmu);
+        return -EAGAIN;
+    }
+    if (s->recent) {
+        sess_recent_set(s->recent, id, SESS_RECENT_PENDING, 0);
+        p.tracked = true;
+    }
+    if (s->qtail)
+        s->qtail->next = &p;
+    else
+        s->qhead = &p;
+    s->qtail = &p;
+    s->qevents += n;
+    sink_gauge_set(s->g_queue, (double)s->qevents);
+    pthread_cond_signal(&s->qcv);
+    if (s->kin)
+        ingest_kafka_wake(s->kin); /* the engine may be waiting for Kafka */
+    while (!p.done)
+        pthread_cond_wait(&s->dcv, &s->qmu);
+    pthread_mutex_unlock(&s->qmu);
+    return p.rc;
+}
+
+void serve__gauges(serve *s)
+{
+    sess_stats st;
+    sess_get_stats(s->env, &st);
+    sink_gauge_set(s->g_cases, (double)st.cases);
+    sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
+    sink_gauge_set(s->g_mem, (double)serve__anon_bytes());
+    /* Not under mu, which the engine holds while it applies a batch:
+     * /metrics must answer at once under load too. */
+    pthread_mutex_lock(&s->gmu);
+    uint64_t folded = atomic_load(&s->folded);
+    if (folded > s->seen_folded)
+        sink_counter_add(s->c_lim_activities, folded - s->seen_folded);
+    s->seen_folded = folded;
+    if (s->otlp) {
+        ingest_otlp_http_stats hs;
+        ingest_otlp_http_get_stats(s->otlp, &hs);
+        if (hs.truncated_events > s->seen_http_truncated)
+            sink_counter_add(s->c_lim_truncated, hs.truncated_events - s->seen_http_truncated);
+        if (hs.rejected_events > s->seen_http_rejected)
+            sink_counter_add(s->c_bad_otlp, hs.rejected_events - s->seen_http_rejected);
+        s->seen_http_truncated = hs.truncated_events;
+        s->seen_http_rejected = hs.rejected_events;
+    }
+    pthread_mutex_unlock(&s->gmu);
+    uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
+    sink_gauge_set(s->g_coverage, all ? (double)mapped / (double)all : 0);
+    if (s->kin) {
+        ingest_kafka_stats ks;
+        ingest_kafka_get_stats(s->kin, &ks);
+        sink_gauge_set(s->g_lag, (double)ks.lag);
+    }
+}
+
+/* Takes queued OTLP/HTTP requests (whole ones, up to budget events, at
+ * least one when any waits). */
+static pending *take_requests(serve *s, uint64_t budget)
+{
+    pending *head = s->qhead, *last = NULL;
+    uint64_t n = 0;
+    for (pending *p = head; p; p = p->next) {
+        if (last && n + p->n > budget)
+            break;
+        n += p->n;
+        last = p;
+    }
+    if (!last)
+        return NULL;
+    s->qhead = last->next;
+    if (!s->qhead)
+        s->qtail = NULL;
+    last->next = NULL;
+    s->qevents -= n;
+    sink_gauge_set(s->g_queue, (double)s->qevents);
+    return head;
+}
+
+/* One cycle; returns 0 or the error that stops the daemon. */
+int serve__cycle(serve *s, bool draining)
+{
+    /* A finished commit first; a full batch waits for the committer. */
+    int rc = serve__pipe_reap(s, s->batch_events >= s->batch_max);
+    if (rc)
+        return rc;
+    if (!draining)
+        serve__rebuild_step(s);
+    uint64_t budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
+    bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
+    if (s->kin && atomic_load(&s->mem_over) != s->kafka_paused) {
+        s->kafka_paused = !s->kafka_paused;
+        ingest_kafka_pause(s->kin, s->kafka_paused);
+        if (s->kafka_paused)
+            sink_counter_add(s->c_lim_memory, 1);
+    }
+    pthread_mutex_lock(&s->mu);
+    if (s->kin && !draining && budget) {
+        bool waiting;
+        pthread_mutex_lock(&s->qmu);
+        waiting = s->qhead != NULL;
+        pthread_mutex_unlock(&s->qmu);
+        int n = ingest_kafka_poll(s->kin, (int)(budget < INT32_MAX ? budget : INT32_MAX),
+                                  waiting ? 0
+                                  : busy  ? 1
+                                          : 10,
+                                  serve__on_kafka_msg, s);
+        if (n < 0) {
+            core_logf(&s->lg, CORE_LOG_ERROR, "Kafka consumer: %s", core_strerror(n));
+            rc = n;
+        }
+        if (s->fatal)
+            rc = s->fatal;
+        if (s->ftail)
+            ingest_kafka_tail_poll(s->ftail, 10000, serve__follows_merge, s);
+    }
+    pthread_mutex_lock(&s->qmu);
+    if (!s->kin && !s->qhead && !draining) {
+        /* Only HTTP input: sleep until a request comes, the committer
+         * finishes, or 200 ms pass (signals, the model rebuild). */
+        pthread_mutex_unlock(&s->mu);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (busy ? 2 : 200) * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&s->qcv, &s->qmu, &ts);
+        pthread_mutex_unlock(&s->qmu);
+        pthread_mutex_lock(&s->mu);
+        pthread_mutex_lock(&s->qmu);
+    }
+    budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
+    pending *taken = rc || !budget ? NULL : take_requests(s, budget);
+    pthread_mutex_unlock(&s->qmu);
+    uint64_t nhttp = 0;
+    for (pending *p = taken; p && !rc; p = p->next) {
+        for (size_t i = 0; i < p->n && !rc; i++)
+            rc = apply_event(s, &p->evs[i], p->t0, NULL);
+        nhttp += p->n;
+        /* Committed with the changes it made: a retry after a crash
+         * finds it. */
+        if (p->tracked)
+            sess_batch_request_put(s->batch, p->id, core_wall_ns());
+    }
+    if (taken) {
+        /* Answered by the committer with the batch they are in. */
+        if (s->reqs_tail)
+            s->reqs_tail->next = taken;
+        else
+            s->reqs = taken;
+        pending *t = taken;
+        while (t->next)
+            t = t->next;
+        s->reqs_tail = t;
+    }
+    if (nhttp)
+        sink_counter_add(s->c_events_otlp, nhttp);
+    /* Activities first seen in this cycle: the strategies that work per
+     * activity (constants, tokens, the external command). */
+    if (!rc && s->batch_events) {
+        char why[512];
+        if (model_mapper_finish(s->m, why, sizeof why) != 0)
+            core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
+    }
+    if (model_mapper_nactivities(s->m) > s->cycle_acts || model_mapper_nvariants(s->m) > s->dict_vars) {
+        serve__dict_save(s, s->cycle_acts);
+        s->cycle_acts = model_mapper_nactivities(s->m);
+    }
+    atomic_store(&s->folded, model_mapper_folded(s->m));
+    pthread_mutex_unlock(&s->mu);
+    if (rc)
+        return rc;
+    /* Hand the batch over when the committer is free (so batches grow
+     * with the load: as large as what came in during one commit). */
+    if (sess_batch_size(s->batch)) {
+        rc = serve__pipe_reap(s, draining);
+        if (!rc && !s->inflight)
+            serve__pipe_handoff(s);
+    }
+    uint64_t now = core_now_ns();
+    if (now - s->last_gauges > 5000000000ull) {
+        s->last_gauges = now;
+        serve__gauges(s);
+    }
+    return rc;
+}
+

@@ -1,0 +1,387 @@
+/*
+ * The model in the daemon (serve_int.h): loading or training it, its
+ * version, online learning and rebuilds, SIGHUP reloads.
+ */
+#include "serve_int.h"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A fingerprint of what a model predicts from: its parameters and
+ * sizes. A restart with another model restarts case vectors cold. */
+static uint64_t model_fingerprint(const model_joint *md)
+{
+    model_stats st;
+    model_get_stats(md, &st);
+    const model_params *p = model_get_params(md);
+    uint64_t h = 1469598103934665603ull;
+    uint64_t v[] = {st.symbols,
+                    st.activities,
+                    st.contexts,
+                    st.edges,
+                    st.follows,
+                    st.train_events,
+                    st.train_cases,
+                    p->order,
+                    p->variant_min,
+                    (uint64_t)(p->variant_ratio * 1e6),
+                    (uint64_t)(p->alpha * 1e6),
+                    (uint64_t)(p->code_scale * 1e6),
+                    (uint64_t)(p->decay * 1e6),
+                    (uint64_t)(p->escape * 1e6)};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        h ^= v[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Loads --model, or trains from model.bootstrap_log, or builds an empty
+ * model (recency and the current emitter only) over a fresh mapper. */
+int serve__model_build(serve *s, model_mapper **mp, model_joint **mdp, char *why, size_t whylen)
+{
+    model_mapper_opts mo = {
+        .use_code_attrs = s->code_attrs,
+        .overrides = s->ov,
+        .tokens_min = core_cfg_double(s->cfg, "map.tokens_min"),
+        .max_activities = (uint32_t)core_cfg_int(s->cfg, "limits.activities"),
+        .log = s->lg,
+    };
+    if (s->model_path)
+        return model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
+    model_train_opts to = {
+        .params = config_model_params(s->cfg),
+        .calibrate = core_cfg_bool(s->cfg, "model.calibrate"),
+        .calibrate_min_cases = (uint32_t)core_cfg_int(s->cfg, "model.calibrate_min_cases"),
+        .log = s->lg,
+    };
+    const char *boot = core_cfg_str(s->cfg, "model.bootstrap_log");
+    if (boot && *boot) {
+        model_log_opts lo = s->eo;
+        lo.train_frac = 1.0;
+        lo.learn_code_attrs = s->code_attrs;
+        core_logf(&s->lg, CORE_LOG_INFO, "training the model from %s", boot);
+        model_log l;
+        int rc = model_train_from_log(s->g, &mo, boot, &lo, &to, mp, &l, mdp, why, whylen);
+        if (rc)
+            return rc;
+        core_logf(&s->lg, CORE_LOG_INFO, "model trained on %u cases (%llu events)", l.ncases,
+                  (unsigned long long)l.nevents);
+        model_log_free(&l);
+        return 0;
+    }
+    /* No history: recency and the current emitter only. */
+    int rc = model_mapper_new(s->g, &mo, mp);
+    if (rc) {
+        snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));
+        return rc;
+    }
+    static const uint32_t zero = 0;
+    model_seqs none = {.off = &zero};
+    rc = model_train(*mp, &none, &to.params, mdp);
+    if (rc) {
+        snprintf(why, whylen, "training failed: %s", core_strerror(rc));
+        model_mapper_free(*mp);
+        *mp = NULL;
+    }
+    return rc;
+}
+
+/* The model's version: kept in the state with the fingerprint of the
+ * model it numbers; a different model gets the next number. */
+void serve__model_version_set(serve *s, bool bump)
+{
+    uint64_t fp = model_fingerprint(s->md);
+    core_buf meta = {0};
+    unsigned long long ofp = 0;
+    unsigned ov = 0;
+    if (sess_meta_get(s->env, "model", &meta) == 0) {
+        core_buf_putc(&meta, 0);
+        if (sscanf(meta.data, "%u %llx", &ov, &ofp) != 2)
+            ov = 0, ofp = 0;
+    }
+    core_buf_free(&meta);
+    s->model_version = (!bump && ov && ofp == fp) ? ov : ov + 1;
+    snprintf(s->model_version_text, sizeof s->model_version_text, "v%u", s->model_version);
+    char text[64];
+    int n = snprintf(text, sizeof text, "%u %llx", s->model_version, (unsigned long long)fp);
+    sess_batch_meta_put(s->batch, "model", text, (size_t)n);
+    if (s->g_model_version)
+        sink_gauge_set(s->g_model_version, s->model_version);
+}
+
+/*
+ * Puts md in use (computing its activity vectors first, outside the
+ * lock, unless done). With base, md is a new base model over mapper m
+ * (start, SIGHUP): the old base and mapper go. Without, md is the base
+ * plus the online counts, over the same mapper.
+ */
+int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, char *why, size_t whylen)
+{
+    int rc = model_stream_prepare(md, s->M, core_ncpus());
+    model_work *w = NULL, *aw = NULL;
+    if (!rc)
+        rc = model_work_new(md, &w);
+    if (!rc)
+        rc = model_work_new(md, &aw);
+    if (rc) {
+        snprintf(why, whylen, "cannot prepare the model: %s", core_strerror(rc));
+        model_work_free(w);
+        model_work_free(aw);
+        return rc;
+    }
+    pthread_mutex_lock(&s->mu);
+    model_work_free(s->w);
+    model_work_free(s->api_w);
+    if (s->md != s->base_md)
+        model_free(s->md);
+    if (base) {
+        model_free(s->base_md);
+        s->base_md = md;
+        if (s->m != m)
+            model_mapper_free(s->m);
+        s->m = m;
+    }
+    s->md = md;
+    s->w = w;
+    s->api_w = aw;
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+/* ---- online learning ---- */
+
+#define OBS_KEY_MAX (1 + 4 + 8 * SESS_MAX_TOKENS)
+
+static size_t obs_key(uint32_t order, uint32_t next, const uint32_t *act, const uint32_t *var,
+                      uint8_t *out)
+{
+    size_t n = 0;
+    out[n++] = (uint8_t)order;
+    memcpy(out + n, &next, 4);
+    n += 4;
+    memcpy(out + n, act, order * 4);
+    n += order * 4;
+    memcpy(out + n, var, order * 4);
+    return n + order * 4;
+}
+
+/* Counts that next followed the window act/var (order events); with
+ * persist, the count goes to the state too. Past model.online_windows
+ * distinct windows only known ones count. */
+void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *act,
+                      const uint32_t *var, uint64_t n, bool persist)
+{
+    uint8_t key[OBS_KEY_MAX];
+    size_t kl = obs_key(order, next, act, var, key);
+    uint64_t h = core_hash64(key, kl, 0x6f6273ull);
+    if (h == UINT64_MAX)
+        h = 0;
+    uint64_t *v = core_map_get(&s->obs_idx, h);
+    obs_rec *r;
+    if (v) {
+        r = &s->obs.v[*v];
+        if (r->order != order || r->next != next || memcmp(r->act, act, order * 4) ||
+            memcmp(r->var, var, order * 4))
+            return; /* a hash collision: not worth a second table */
+    } else {
+        if (s->obs.n >= s->obs_max)
+            return;
+        bool ins;
+        v = core_map_put(&s->obs_idx, h, &ins);
+        obs_rec nr = {.order = order, .next = next};
+        memcpy(nr.act, act, order * 4);
+        memcpy(nr.var, var, order * 4);
+        core_vec_push(&s->obs, nr);
+        *v = s->obs.n - 1;
+        r = &s->obs.v[*v];
+    }
+    r->count += n;
+    s->obs_new += n;
+    if (persist)
+        sess_batch_count_add(s->batch, key, kl, n);
+}
+
+static int obs_load_one(void *ud, const void *key, size_t klen, uint64_t count)
+{
+    serve *s = ud;
+    const uint8_t *k = key;
+    if (klen < 5)
+        return 0;
+    uint32_t order = k[0], next;
+    if (order == 0 || order > SESS_MAX_TOKENS || klen != 5 + (size_t)order * 8)
+        return 0; /* not ours */
+    uint32_t act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
+    memcpy(&next, k + 1, 4);
+    memcpy(act, k + 5, order * 4);
+    memcpy(var, k + 5 + order * 4, order * 4);
+    serve__obs_count(s, order, next, act, var, count, false);
+    return 0;
+}
+
+static train_job train_job_take(serve *s)
+{
+    train_job j = {model_mapper_snapshot(s->m), NULL, s->obs.n};
+    j.obs = core_xmalloc((j.nobs ? j.nobs : 1) * sizeof *j.obs);
+    if (j.nobs)
+        memcpy(j.obs, s->obs.v, j.nobs * sizeof *j.obs);
+    return j;
+}
+
+/* The base model plus the job's windows; frees the job. Any thread (the
+ * base model is only read, and changes only on the engine thread after
+ * the rebuild thread has been joined). */
+static int train_job_run(serve *s, train_job *j, model_joint **out)
+{
+    model_follow_obs *fo = core_xmalloc((j->nobs ? j->nobs : 1) * sizeof *fo);
+    uint64_t events = 0;
+    for (size_t i = 0; i < j->nobs; i++) {
+        const obs_rec *r = &j->obs[i];
+        fo[i] = (model_follow_obs){r->act, r->var, r->order, r->next, r->count};
+        events += r->count;
+    }
+    int rc = model_train_more(s->base_md, j->snap, fo, j->nobs, events, 0, out);
+    free(fo);
+    free(j->obs);
+    model_mapper_snap_free(j->snap);
+    memset(j, 0, sizeof *j);
+    return rc;
+}
+
+static int obs_train(serve *s, model_joint **out)
+{
+    pthread_mutex_lock(&s->mu);
+    train_job j = train_job_take(s);
+    pthread_mutex_unlock(&s->mu);
+    return train_job_run(s, &j, out);
+}
+
+static void *rebuild_main(void *arg)
+{
+    serve *s = arg;
+    s->next_rc = train_job_run(s, &s->job, &s->next_md);
+    if (!s->next_rc)
+        s->next_rc = model_stream_prepare(s->next_md, s->M, 1); /* a core left to the engine */
+    atomic_store(&s->rebuild_done, true);
+    return NULL;
+}
+
+/* Engine thread, between cycles: installs a rebuilt model when it is
+ * ready, and starts a rebuild when enough is new. What the training reads
+ * is copied under the lock; training and the activity vectors run on a
+ * thread of their own while the engine goes on. */
+void serve__rebuild_step(serve *s)
+{
+    char why[512];
+    if (s->rebuilding && atomic_load(&s->rebuild_done)) {
+        pthread_join(s->rebuild_thread, NULL);
+        s->rebuilding = false;
+        atomic_store(&s->rebuild_done, false);
+        if (s->next_rc || serve__model_install(s, s->m, s->next_md, false, why, sizeof why) != 0) {
+            core_logf(&s->lg, CORE_LOG_ERROR, "model rebuild failed: %s",
+                      s->next_rc ? core_strerror(s->next_rc) : why);
+            model_free(s->next_md);
+        } else {
+            serve__model_version_set(s, true);
+            model_stats st;
+            model_get_stats(s->md, &st);
+            core_logf(&s->lg, CORE_LOG_INFO, "model %s in use: %u contexts, %llu events learnt",
+                      s->model_version_text, st.contexts, (unsigned long long)st.train_events);
+        }
+        s->next_md = NULL;
+    }
+    if (!s->learn_online || s->rebuilding || s->obs_new == 0)
+        return;
+    uint64_t now = core_now_ns();
+    if (now - s->last_rebuild_ns < s->rebuild_min_ns ||
+        (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns))
+        return;
+    s->last_rebuild_ns = now;
+    s->obs_new = 0;
+    pthread_mutex_lock(&s->mu);
+    s->job = train_job_take(s);
+    pthread_mutex_unlock(&s->mu);
+    s->next_md = NULL;
+    if (pthread_create(&s->rebuild_thread, NULL, rebuild_main, s) != 0) {
+        train_job_run(s, &s->job, &s->next_md); /* frees the job */
+        model_free(s->next_md);
+        s->next_md = NULL;
+        return;
+    }
+    s->rebuilding = true;
+}
+
+/* The base model plus the windows counted so far, in use at once (at
+ * start and after a reload). */
+static void online_apply(serve *s)
+{
+    if (!s->learn_online || s->obs.n == 0)
+        return;
+    char why[512];
+    model_joint *md;
+    int rc = obs_train(s, &md);
+    if (!rc && (rc = serve__model_install(s, s->m, md, false, why, sizeof why)) != 0)
+        model_free(md);
+    if (rc)
+        core_logf(&s->lg, CORE_LOG_ERROR, "the online counts could not be added: %s",
+                  core_strerror(rc));
+    s->obs_new = 0;
+}
+
+void serve__online_load(serve *s)
+{
+    if (!s->learn_online)
+        return;
+    sess_count_iter(s->env, obs_load_one, s);
+    if (s->obs.n)
+        core_logf(&s->lg, CORE_LOG_INFO, "%zu windows learnt online restored", s->obs.n);
+    online_apply(s);
+}
+
+void serve__rebuild_cancel(serve *s)
+{
+    if (!s->rebuilding)
+        return;
+    pthread_join(s->rebuild_thread, NULL);
+    s->rebuilding = false;
+    atomic_store(&s->rebuild_done, false);
+    model_free(s->next_md);
+    s->next_md = NULL;
+}
+
+/* SIGHUP: the model again (the file, or the bootstrap log); the online
+ * activities are mapped into the new mapper in their order. */
+void serve__model_reload(serve *s)
+{
+    char why[1024];
+    model_mapper *m;
+    model_joint *md;
+    core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the model");
+    serve__rebuild_cancel(s);
+    if (serve__model_build(s, &m, &md, why, sizeof why) != 0) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
+        return;
+    }
+    model_mapper *old_m = s->m;
+    pthread_mutex_lock(&s->mu);
+    s->m = m;
+    int rc = serve__dict_replay(s, why, sizeof why);
+    s->m = old_m;
+    pthread_mutex_unlock(&s->mu);
+    if (rc || serve__model_install(s, m, md, true, why, sizeof why) != 0) {
+        core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
+        model_free(md);
+        model_mapper_free(m);
+        return;
+    }
+    online_apply(s);
+    serve__model_version_set(s, true);
+    model_stats st;
+    model_get_stats(s->base_md, &st);
+    s->base_acts = st.activities;
+    core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
+}
+

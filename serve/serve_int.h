@@ -1,0 +1,365 @@
+/*
+ * serve_int.h - private to serve/: the daemon's state and what its files
+ * share.
+ *
+ *   serve.c      open, run, stop, close; the Kafka clients, metrics, the
+ *                ready file
+ *   engine.c     the engine's cycle: sources in, one event applied (map,
+ *                advance the case, rank, publish)
+ *   commit.c     the commit pipeline and its thread; the answers it
+ *                releases; retried OTLP/HTTP requests; expiry
+ *   changelog.c  the changelog (records, restore, fencing) and the counts
+ *                shared between instances
+ *   online.c     the model: loading or training it, versions, online
+ *                learning and rebuilds, SIGHUP reloads
+ *   dict.c       the activity dictionary in the state store
+ *   limits.c     the memory watch and the receiver's refusals
+ *   api.c        the HTTP API's handlers
+ *
+ * Locks, in the order they nest (never the other way): mu (the mapper and
+ * the model: the engine maps and ranks under it, so do the API handlers),
+ * then qmu (the queue of OTLP/HTTP requests, their answers, the recent
+ * request ids), cmu (what the engine hands the committer), gmu (counters
+ * brought over from elsewhere), mem_mu (the memory watcher's wake-up).
+ */
+#ifndef PMRAG_SERVE_INT_H
+#define PMRAG_SERVE_INT_H
+
+#include "serve.h"
+
+#include "graph.h"
+#include "ingest.h"
+#include "model.h"
+#include "ppr.h"
+#include "sessions.h"
+#include "sink.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+
+/* One OTLP/HTTP request waiting for the commit of its events. */
+typedef struct pending {
+    struct pending *next;
+    ingest_otlp_kind kind;
+    const ingest_event *evs;
+    size_t n;
+    uint64_t t0;
+    int rc;
+    bool done;
+    bool tracked; /* in s->recent (otlp.dedupe_seconds) */
+    uint8_t id[INGEST_REQUEST_ID];
+} pending;
+
+/* The newest Kafka offset applied per partition in the current batch. */
+typedef struct kpos {
+    char *topic;
+    int32_t partition;
+    int64_t offset;
+} kpos;
+
+/* A window of events and the activity that followed it, counted. */
+typedef struct obs_rec {
+    uint32_t order, next;
+    uint64_t count;
+    uint32_t act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
+} obs_rec;
+
+/* What a rebuild trains from: the windows counted so far and the
+ * mapper's activities, copied on the engine thread under s->mu. */
+typedef struct train_job {
+    model_mapper_snap *snap;
+    obs_rec *obs;
+    size_t nobs;
+} train_job;
+
+typedef struct list {
+    char **v;
+    size_t n;
+} list;
+
+struct serve {
+    core_cfg *cfg;
+    core_logger lg;
+    const char *graph_path, *model_path, *ready_file;
+    graph *g;
+    graph_overrides *ov;
+    model_log_opts eo;
+    bool code_attrs;
+    /* Set by serve_stop and serve_reload (signal handlers): the engine
+     * looks at them between cycles, and while it waits for the broker. */
+    volatile sig_atomic_t stop, reload;
+
+    /* The model: the engine maps and ranks under mu; so does the API. */
+    pthread_mutex_t mu;
+    model_mapper *m;
+    model_joint *base_md; /* loaded or trained at start: online counts add to it */
+    model_joint *md;      /* in use: base_md, or base_md plus the online counts */
+    model_work *w, *api_w;
+    uint32_t model_version;
+    char model_version_text[32];
+    uint32_t M, k;
+
+    /* State. The engine applies events into batch; the committer thread
+     * writes inflight (read by the engine meanwhile, for the cases it
+     * holds) and hands it back empty as spare. */
+    sess_env *env;
+    sess_rules *rules;
+    sess_batch *batch, *inflight, *spare;
+    pending *reqs, *reqs_tail;     /* OTLP/HTTP requests applied into batch */
+    uint32_t dict_acts, dict_vars; /* activity texts and variants in the state */
+    uint32_t cycle_acts;           /* activities whose records are final */
+    core_vec(kpos) pos;
+    int64_t ttl_ns;
+    uint64_t last_gauges;
+
+    /* The committer thread: waits until the predictions of a batch are
+     * acknowledged, writes the batch (state and offsets) to LMDB, answers
+     * its requests, and expires idle cases. Fields under cmu. */
+    pthread_t cthread;
+    bool cthread_on;
+    pthread_mutex_t cmu;
+    pthread_cond_t ccv;
+    struct {
+        sess_batch *b; /* handed over; NULL when idle */
+        pending *reqs;
+        kpos *pos;
+        size_t npos;
+        uint64_t epoch, cl_epoch;
+        bool has_epoch, done, quit;
+        int rc;
+    } c;
+    sess_batch *xbatch;                  /* the committer's, for expiry */
+    atomic_uint_fast64_t ack_wait_since; /* the committer waits for the broker since (ns), or 0 */
+    uint64_t last_expire;
+
+    /* The changelog (kafka.changelog): every case change made by a Kafka
+     * message, to <group>-cases-changelog in the message's partition;
+     * restored when a partition is assigned. */
+    sink_kafka *kcl;
+    char *cl_topic;
+    ingest_kafka_opts kio; /* the consumer's settings, for the restores */
+    list kprops;
+    core_vec(int32_t) restored; /* partitions restored since assigned */
+    core_vec(kpos) cl_pos;      /* per input partition: newest offset in the changelog */
+    uint32_t base_acts;         /* activities of the base model: the same ids everywhere */
+    uint32_t base_vars;         /* ... and variants */
+    /* Counts learnt online, shared (with the changelog and learn_online):
+     * windows of base-model activities go to <group>-follows, and every
+     * instance merges the others'. */
+    sink_kafka *kfo;
+    ingest_kafka_tail *ftail;
+    char *fo_topic;
+    uint64_t instance_id;
+    core_buf fov;
+    int fatal; /* set inside the poll: the engine stops */
+    core_buf clv;
+
+    /* Kafka. */
+    ingest_kafka_mock *mock;
+    char *bootstrap;
+    ingest_kafka *kin;
+    sink_kafka *kout;
+    list in_topics, logs_topics, case_attrs;
+    ingest_kafka_encoding in_encoding;
+    bool out_json, to_stdout;
+    const char *out_topic;
+
+    /* HTTP. */
+    ingest_otlp_http *otlp;
+    sink_api *api;
+    pthread_mutex_t qmu;
+    pthread_cond_t qcv, dcv;
+    pending *qhead, *qtail;
+    size_t qevents, qmax;
+    bool stopping;
+    /* Requests applied or being applied (otlp.dedupe_seconds), under
+     * qmu: a retried request is answered from here, not applied again.
+     * Committed ones are in the state's requests table too. */
+    sess_recent *recent;
+    int64_t dedupe_ns;
+    size_t dedupe_max;
+
+    /* limits.memory_bytes: a watcher thread samples the anonymous memory;
+     * over the limit, input is refused (mem_over) until it is back under
+     * 90% of it. */
+    uint64_t mem_limit;
+    pthread_t mem_thread;
+    bool mem_thread_on, kafka_paused;
+    pthread_mutex_t mem_mu;
+    pthread_cond_t mem_cv;
+    bool mem_quit;
+    atomic_bool mem_over;
+    atomic_uint_fast64_t mem_anon;
+
+    /* Online learning: what followed each window of events (kept in
+     * memory and in the state's counters), and the model being rebuilt. */
+    bool learn_online;
+    core_map obs_idx; /* window hash -> index in obs */
+    core_vec(obs_rec) obs;
+    uint64_t obs_max, obs_new, obs_events_new;
+    uint64_t rebuild_events, last_rebuild_ns, rebuild_every_ns, rebuild_min_ns;
+    pthread_t rebuild_thread;
+    atomic_bool rebuild_done;
+    bool rebuilding;
+    model_joint *next_md;
+    int next_rc;
+    train_job job;
+
+    /* Per event scratch (engine thread). */
+    model_pred *pred;
+    sink_ranked *ranked;
+    core_buf val, doc;
+    uint32_t batch_max, batch_events;
+    uint64_t bad_msgs;
+
+    /* Limits (limits.*): per record. */
+    uint32_t max_attrs;
+    size_t max_str;
+    /* Counters kept elsewhere, brought over as deltas by serve__gauges
+     * (engine and metrics handler) under gmu; folded is the mapper's count
+     * as of the last cycle. */
+    pthread_mutex_t gmu;
+    uint64_t seen_folded, seen_http_truncated, seen_http_rejected;
+    atomic_uint_fast64_t folded;
+
+    /* Metrics. */
+    sink_metrics *mx;
+    sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_bad_otlp, *c_predictions,
+        *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
+    sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
+    sink_counter *c_cl_stale;
+    sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
+        *c_lim_memory;
+    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
+    sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
+    atomic_uint_fast64_t events_total, mapped_total;
+    atomic_bool ready;
+};
+
+/* ---- serve.c ---- */
+
+/* Whether l holds s. */
+bool serve__list_has(const list *l, const char *s);
+
+/* ---- engine.c ---- */
+
+/* One cycle (sources in, events applied, the batch handed over); 0 or the
+ * error that stops the daemon. draining: take no new Kafka input. */
+int serve__cycle(serve *s, bool draining);
+/* The Kafka consumer's callbacks (engine thread, inside the poll). */
+int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km);
+int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
+/* An OTLP/HTTP request (receiver thread): queued, answered once its
+ * events are committed. */
+int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                   const uint8_t *id);
+/* A case's vector computed again from its stored activities (its own
+ * came from an older model). */
+void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
+/* Brings the gauges and the counters kept elsewhere up to date. */
+void serve__gauges(serve *s);
+
+/* ---- commit.c ---- */
+
+/* Answers the requests of a list (rc 0: committed). */
+void serve__answer(serve *s, pending *head, int rc);
+int serve__committer_start(serve *s);
+void serve__committer_stop(serve *s);
+/* Takes back the batch the committer finished (waiting for it with wait);
+ * returns the committer's error. */
+int serve__pipe_reap(serve *s, bool wait);
+/* Hands the current batch to the (idle) committer. */
+void serve__pipe_handoff(serve *s);
+/* Everything applied so far committed, before returning. */
+int serve__pipe_sync(serve *s);
+/* The requests committed within otlp.dedupe_seconds, from the state. */
+void serve__requests_load(serve *s);
+
+/* ---- changelog.c ---- */
+
+/* A changelog record's parts (see changelog.c for the layout). */
+#define SERVE_CL_VERSION 1
+typedef struct serve_cl_text {
+    uint8_t at; /* the token it names */
+    const char *t;
+    size_t n;
+} serve_cl_text;
+typedef struct serve_cl_rec {
+    bool header;       /* the header could be read (topic, offset, deleted) */
+    const char *topic; /* of the input message that made the change */
+    size_t topic_len;
+    int64_t offset;
+    bool deleted;  /* the case was closed (no case follows) */
+    uint8_t ntext; /* texts of the case's activities not in the base model */
+    serve_cl_text texts[SESS_MAX_TOKENS];
+    sess_case c;
+} serve_cl_rec;
+/* Appends a record: the case (NULL: deleted) changed by input (topic,
+ * offset); texts[i] is the text of token i when it is not a base-model
+ * activity, NULL when it is. */
+void serve__cl_encode(core_buf *b, const char *topic, int64_t offset, const sess_case *c,
+                      const char *const *texts);
+/* Reads a record; texts and topic borrow from val. CORE_ECORRUPT when it
+ * is not one (header says whether its header could still be read). */
+int serve__cl_decode(const void *val, size_t len, serve_cl_rec *out);
+
+int serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess_case *c,
+                          const ingest_kafka_msg *km);
+bool serve__restored_has(const serve *s, int32_t partition);
+int serve__changelog_restore(serve *s, int32_t partition);
+void serve__on_revoked(void *ud, const char *topic, int32_t partition);
+void serve__follows_share(serve *s, uint32_t order, uint32_t next, const uint32_t *act,
+                          const uint32_t *var);
+int serve__follows_merge(void *ud, const ingest_kafka_msg *m);
+int64_t serve__follows_start(void *ud, int32_t partition);
+/* This state's instance id (made at its first start). */
+uint64_t serve__instance_id(serve *s);
+
+/* ---- online.c ---- */
+
+/* Loads --model, or trains from model.bootstrap_log, or builds an empty
+ * model over a fresh mapper. */
+int serve__model_build(serve *s, model_mapper **mp, model_joint **mdp, char *why, size_t whylen);
+/* Puts md in use (base: a new base model over m). */
+int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, char *why,
+                         size_t whylen);
+/* The model's version in the state (bump: a new one). */
+void serve__model_version_set(serve *s, bool bump);
+/* Counts that next followed a window (persist: in the state too). */
+void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *act,
+                      const uint32_t *var, uint64_t n, bool persist);
+/* The windows learnt online, from the state, and the model with them. */
+void serve__online_load(serve *s);
+/* Between cycles: installs a rebuilt model, starts a rebuild. */
+void serve__rebuild_step(serve *s);
+/* SIGHUP: the model again. */
+void serve__model_reload(serve *s);
+/* Joins a rebuild in progress and drops its model. */
+void serve__rebuild_cancel(serve *s);
+
+/* ---- dict.c ---- */
+
+/* Records of activities from `from` on and of variants not yet saved,
+ * into the current batch. */
+void serve__dict_save(serve *s, uint32_t from);
+/* Maps the state's dictionary into s->m again, checking that it gives
+ * what it gave before. */
+int serve__dict_replay(serve *s, char *why, size_t whylen);
+
+/* ---- limits.c ---- */
+
+/* Anonymous resident memory in bytes, or 0. */
+uint64_t serve__anon_bytes(void);
+void serve__mem_watch_start(serve *s);
+void serve__mem_watch_stop(serve *s);
+/* The OTLP/HTTP receiver's refusals (receiver threads). */
+bool serve__otlp_over_memory(void *ud);
+bool serve__otlp_busy(void *ud);
+
+/* ---- api.c ---- */
+
+/* The API's handlers, with s as their ud. */
+sink_api_ops serve__api_ops(serve *s);
+
+#endif
