@@ -34,15 +34,15 @@ declare -gA lib_tracked=() lib_log_label=() pid_of=()
 # ---- failures and checks ----------------------------------------------------
 
 # fail MSG...: "NAME: FAIL: MSG" on stderr, the last lines (LOG_TAIL, 15)
-# of each watched log other than info lines and librdkafka's CONFWARN
-# notes, then exit 1.
+# of each watched log but those that match LOG_SKIP (an extended regex;
+# by default info lines and librdkafka's CONFWARN notes), then exit 1.
 fail() {
-  local f
+  local f skip=${LOG_SKIP-: info: |CONFWARN}
   echo "$test_name: FAIL: $*" >&2
   for f in "${lib_logs[@]}"; do
     [[ -s $f ]] || continue
-    grep -v -e ': info: ' -e CONFWARN "$f" | tail -n "${LOG_TAIL:-15}" |
-      sed "s|^|  ${lib_log_label[$f]}: |" >&2
+    if [[ -n $skip ]]; then grep -vE -- "$skip" "$f"; else cat "$f"; fi |
+      tail -n "${LOG_TAIL:-15}" | sed "s|^|  ${lib_log_label[$f]}: |" >&2
   done
   exit 1
 }
@@ -99,7 +99,7 @@ check() {
 # of failed checks and exit 1.
 finish() {
   if ((fails > 0)); then
-    echo "$test_name: $fails of $((passes + fails)) checks failed"
+    echo "$test_name: $fails check(s) failed$( ((passes == 0)) || echo ", $passes passed")"
     exit 1
   fi
   if ((passes > 0)); then echo "$test_name: ok ($passes checks)"; else echo "$test_name: ok"; fi
