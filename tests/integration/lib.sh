@@ -13,7 +13,8 @@
 #
 # Failures come in two kinds. fail stops the script: it prints its
 # message, then the tail of every daemon log registered with log_watch
-# (serve_start and mock_start register theirs), and exits 1. bad counts a
+# (serve_start and mock_start register theirs), and exits 1 (inside
+# $(...) it ends only that subshell, whose caller sees the status). bad counts a
 # failed check and goes on, for the scripts that run a list of checks
 # (with pass and expect); finish ends those, and every other script too.
 #

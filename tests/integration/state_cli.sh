@@ -81,9 +81,9 @@ if [ -z "$(ls -A "$work/empty")" ]; then pass "empty directory left empty"; else
 expect "a file" 1 "not a directory" -- "$pmrag" state dump --state "$work/fill"
 
 # Read-only: inspecting creates nothing in the state directory either.
-before=$(ls "$state" | sort | tr '\n' ' ')
+before=$(cd "$state" && printf '%s ' *)
 "$pmrag" state stats --state "$state" >/dev/null 2>&1
-after=$(ls "$state" | sort | tr '\n' ' ')
+after=$(cd "$state" && printf '%s ' *)
 if [ "$before" = "$after" ]; then pass "state directory unchanged ($after)"; else bad "files changed: $before -> $after"; fi
 
 # Output to a closed pipe ends quietly.
