@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mapping throughput, the goal: >= 500k log lines/s on one core
+# Mapping throughput, the project's goal: >= 500k log lines/s on one core
 # with 5k templates. Runs bench_map_speed (tests/bench/map_speed.c) at full
 # size: a synthetic repository of 5,000 logging call sites and 1,000,000
 # rendered lines; the same with 50,000 sites; 5,000 sites of which 5% log

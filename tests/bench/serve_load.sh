@@ -2,7 +2,7 @@
 # The daemon under load, end to end on this machine: OTLP protobuf spans
 # over keep-alive HTTP (tests/bench/serve_load.c) into `pmrag serve`, whose
 # predictions go to the pmrag_predictions topic of its embedded Kafka.
-# The goals: >= 100k events/s sustained, p99 event-to-prediction
+# The project's goals: >= 100k events/s sustained, p99 event-to-prediction
 # <= 10 ms at half that rate, <= 4 KiB of LMDB per active case. Figures,
 # not a gate: exits 1 only when something breaks (the daemon dies, a
 # request fails for good, predictions go missing), never on a missed goal.

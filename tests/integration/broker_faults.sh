@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Broker faults (issue 6): `pmrag serve` consumes `json` events from a
+# Broker faults: `pmrag serve` consumes `json` events from a
 # three-broker mock cluster (`pmrag kafka-mock --control`) while a producer
 # keeps feeding it, and the cluster is broken under it:
 #  1. every broker down for CRASH_OUTAGE seconds, once while the daemon
@@ -32,42 +32,18 @@ events=${CRASH_EVENTS:-30000}
 cases=${CRASH_CASES:-600}
 outage=${CRASH_OUTAGE:-10}
 tool="python3 $src/tests/integration/crash_tool.py"
-# shellcheck source=tests/integration/mock_lib.sh
-. "$src/tests/integration/mock_lib.sh"
-command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
-command -v curl >/dev/null || { echo "FAIL: curl is not installed" >&2; exit 1; }
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need kcat curl
 
 work_init
-rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work"/*.tsv
-mock_pid='' pid='' feed_pid=''
-cleanup() {
-  for p in $feed_pid $pid $mock_pid; do
-    kill -9 "$p" 2>/dev/null || true
-  done
-  wait 2>/dev/null || true
-  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
-}
-trap cleanup EXIT
-fails=0
-fail() {
-  echo "FAIL: $*" >&2
-  [[ -f $work/serve.err ]] && grep -v ': info: ' "$work/serve.err" | tail -15 | sed 's/^/  serve: /' >&2
-  exit 1
-}
-bad() {
-  echo "FAIL: $*" >&2
-  fails=$((fails + 1))
-}
-t_start=$(date +%s.%N)
-now() { date +%s.%N; }
-since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
+work_clean state '*.json' '*.err' '*.tsv' '*.ready'
+t_start=$(now)
 echo "broker_faults: $events events, $cases cases, outage $outage s"
 
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
-(cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 200 --seed 11 --out "$work/log.csv" >/dev/null)
+demo_setup 200 11
 $tool gen "$work/log.csv" "$work" "$events" "$cases" 7
-"$pmrag" mine --graph "$work/app.graph" --log "$work/train.csv" -o "$work/app.model" -q 2>/dev/null
+demo_model "$work/train.csv"
 
 # A member that stopped without leaving keeps its partitions for
 # session.timeout.ms (45 s by default): 15 s is longer than the outage
@@ -77,22 +53,14 @@ props="session.timeout.ms=15000;heartbeat.interval.ms=1000;max.poll.interval.ms=
 ctl=$work/faults
 mock_start --brokers 3 --partitions 8 --topic events --topic pmrag_predictions --control "$ctl"
 
-"$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen= --set api.listen=127.0.0.1:0 \
   --set kafka.brokers="$boot" --set kafka.input_topics=events --set kafka.input_encoding=json \
   --set kafka.output_encoding=json --set serve.k=1 --set serve.batch=200 \
-  --set model.learn_online=false --set "kafka.properties=$props" \
-  --ready-file "$work/ready.json" 2>"$work/serve.err" &
-pid=$!
-for _ in $(seq 1200); do
-  [[ -s $work/ready.json ]] && break
-  running "$pid" || fail "serve exited before it was ready"
-  sleep 0.05
-done
-[[ -s $work/ready.json ]] || fail "serve not ready after 60 s"
-api=$($tool ready "$work/ready.json" api)
+  --set model.learn_online=false --set "kafka.properties=$props"
+serve_wait serve
+api=$(ready_field serve api)
 code() { curl -s -o /dev/null -m 5 -w '%{http_code}' "http://$api$1" || true; }
-metric() { curl -s -m 5 "http://$api/metrics" | awk -v m="$1" '$1 == m {print $2}' || true; }
 alive() { running "$pid" || fail "serve exited: $(grep -v ': info: ' "$work/serve.err" | tail -3)"; }
 [[ $(code /readyz) == 200 ]] || fail "/readyz not 200 once ready"
 
@@ -102,7 +70,8 @@ alive() { running "$pid" || fail "serve exited: $(grep -v ': info: ' "$work/serv
 $tool pace "$work/events.kcat" 1500 |
   kcat -P -E -b "$boot" -t events -K $'\t' -X enable.idempotence=true 2>"$work/feed.err" &
 feed_pid=$!
-events_in() { metric 'pmrag_events_in_total{source="kafka"}'; }
+track "$feed_pid"
+events_in() { metric "$api" 'pmrag_events_in_total{source="kafka"}'; }
 for _ in $(seq 300); do
   [[ $(events_in) -ge 3000 ]] 2>/dev/null && break
   alive
@@ -122,7 +91,7 @@ outage() {
     alive
     c=$(code /readyz)
     [[ $(code /livez) == 200 ]] || livez_bad=$((livez_bad + 1))
-    lag=$(metric pmrag_kafka_consumer_lag)
+    lag=$(metric "$api" pmrag_kafka_consumer_lag)
     if [[ $c != "$last_code" || $lag != "$last_lag" ]]; then
       codes="$codes $c@$(since "$t_down")s(lag ${lag:-?})"
       last_code=$c last_lag=$lag
@@ -154,9 +123,9 @@ outage() {
   # Commits again (the producer reconnected too): a batch's 30 s wait for
   # its acknowledgements must not span two outages.
   local c0
-  c0=$(metric pmrag_state_commits_total)
+  c0=$(metric "$api" pmrag_state_commits_total)
   for _ in $(seq 300); do
-    [[ $(metric pmrag_state_commits_total) -ge $((${c0:-0} + 2)) ]] 2>/dev/null && break
+    [[ $(metric "$api" pmrag_state_commits_total) -ge $((${c0:-0} + 2)) ]] 2>/dev/null && break
     alive
     sleep 0.1
   done
@@ -184,7 +153,7 @@ mock_control "error Heartbeat REBALANCE_IN_PROGRESS 2"
 sleep 3
 alive
 wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
-feed_pid=
+untrack "$feed_pid"
 
 # The input as stored: what the state must match.
 kcat -C -b "$boot" -t events -o beginning -e -q -f '%k\n' >"$work/input_keys.txt" 2>/dev/null ||
@@ -200,12 +169,8 @@ if fed != want:
           "producer's retries through the outage)" % (sum(fed.values()), sum(want.values())))
 PY
 stored=$(python3 -c "import json,sys; print(sum(json.load(open(sys.argv[1])).values()))" "$work/stored.json")
-applied() {
-  "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" 2>/dev/null || { echo 0; return; }
-  $tool sum "$work/dump.jsonl"
-}
 for _ in $(seq 600); do
-  [[ $(applied) -ge $stored ]] && break
+  [[ $(state_applied "$work/state") -ge $stored ]] && break
   alive
   sleep 0.2
 done
@@ -214,7 +179,7 @@ done
 # The error goes to the next Produce request, whoever sends it: the daemon
 # is stopped (SIGSTOP) while the late events are produced, so that its
 # predictions of them meet it.
-preds_before=$(metric pmrag_predictions_out_total)
+preds_before=$(metric "$api" pmrag_predictions_out_total)
 head -200 "$work/events.kcat" | sed 's/crash-0/late-0/g' >"$work/late.kcat"
 kill -STOP "$pid"
 kcat -P -b "$boot" -t events -K $'\t' -X enable.idempotence=true <"$work/late.kcat" 2>>"$work/feed.err" ||
@@ -223,22 +188,20 @@ mock_control "error Produce TOPIC_AUTHORIZATION_FAILED 1"
 kill -CONT "$pid"
 for _ in $(seq 100); do
   running "$pid" || break
-  [[ $(metric pmrag_predictions_out_total) -ge $((preds_before + 200)) ]] 2>/dev/null && break
+  [[ $(metric "$api" pmrag_predictions_out_total) -ge $((preds_before + 200)) ]] 2>/dev/null && break
   sleep 0.1
 done
 sleep 2
-preds_after=$(metric pmrag_predictions_out_total)
+preds_after=$(metric "$api" pmrag_predictions_out_total)
 if running "$pid" && [[ -n $preds_after ]]; then
   echo "after a Produce refused for good: serve running, $((preds_after - preds_before)) predictions counted for 200 late events"
-  kill -TERM "$pid"
   rc=0
-  wait "$pid" || rc=$?
-  pid=
+  term "$pid" || rc=$?
   echo "  then exit $rc on SIGTERM"
 else
   rc=0
   wait "$pid" || rc=$?
-  pid=
+  untrack "$pid"
   echo "after a Produce refused for good: serve stopped (exit $rc): $(grep -v ': info: ' "$work/serve.err" | tail -2 | tr '\n' ' ')"
 fi
 
@@ -253,28 +216,23 @@ json.dump(collections.Counter(l.rstrip('\n') for l in open(sys.argv[1]) if l.str
 # A daemon that stopped on the refused Produce has the late events still
 # to do: a restart (the brokers healthy) must finish them.
 if [[ $($tool sum "$work/dump.jsonl") -lt $(wc -l <"$work/input_keys.txt") ]]; then
-  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+  serve_start restart --graph "$work/app.graph" --model "$work/app.model" \
     --set state.dir="$work/state" --set otlp.listen= --set api.listen= \
     --set kafka.brokers="$boot" --set kafka.input_topics=events --set kafka.input_encoding=json \
     --set kafka.output_encoding=json --set serve.k=1 --set model.learn_online=false \
-    --set "kafka.properties=$props" --ready-file "$work/ready2.json" 2>>"$work/serve.err" &
-  pid=$!
+    --set "kafka.properties=$props"
   for _ in $(seq 600); do
-    [[ $(applied) -ge $(wc -l <"$work/input_keys.txt") ]] && break
-    running "$pid" || fail "the restart exited: $(grep -v ': info: ' "$work/serve.err" | tail -1)"
+    [[ $(state_applied "$work/state") -ge $(wc -l <"$work/input_keys.txt") ]] && break
+    running "$pid" || fail "the restart exited: $(grep -v ': info: ' "$work/restart.err" | tail -1)"
     sleep 0.2
   done
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" || true
-  pid=
+  term "$pid" || true
   "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
 fi
 $tool state "$work/stored.json" "$work/dump.jsonl" || bad "the state does not match the input topic"
 "$pmrag" state stats --state "$work/state" --json >"$work/stats.json" || fail "pmrag state stats"
 $tool consistent "$work/stats.json" "$work/dump.jsonl" events || bad "the state's offsets do not match its cases"
-kcat -C -b "$boot" -t pmrag_predictions -o beginning -e -q -f '%p\t%o\t%k\t%s\n' \
-  >"$work/pred.tsv" 2>"$work/kcat.err" || fail "kcat -C: $(tail -3 "$work/kcat.err")"
+kafka_read pmrag_predictions '%p\t%o\t%k\t%s\n' "$work/pred.tsv"
 $tool preds "$work/stored.json" "$work/pred.tsv" || bad "predictions missing"
-printf 'broker_faults: %.0f s\n' "$(echo "$(now) - $t_start" | bc)"
-[[ $fails == 0 ]] || { echo "broker_faults: $fails failure(s)" >&2; exit 1; }
-echo "broker_faults: ok"
+printf 'broker_faults: %.0f s\n' "$(since "$t_start")"
+finish

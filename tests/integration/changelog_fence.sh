@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fencing of late changelog records (issue 7). An instance paused past the
+# Fencing of late changelog records. An instance paused past the
 # session timeout loses its partitions but may still write the changes of
 # the messages it had in hand: records older than those written since,
 # after them in <group>-cases-changelog. Such records are made here
@@ -20,23 +20,13 @@ usage="usage: changelog_fence.sh PMRAG SOURCE_DIR [WORK_DIR]"
 pmrag=${1:?$usage}
 src=${2:?$usage}
 work=${3:-}
-command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
-# shellcheck source=tests/integration/mock_lib.sh
-. "$src/tests/integration/mock_lib.sh"
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need kcat
 work_init
-rm -rf "$work"/state-* "$work"/*.err "$work"/*.ready "$work"/*.bin
-mock_pid='' pa='' pb=''
-cleanup() {
-  for p in $pa $pb $mock_pid; do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "changelog_fence: FAIL: $*" >&2
-  for x in A B; do [[ -f $work/$x.err ]] && grep -v CONFWARN "$work/$x.err" | tail -6 | sed "s/^/  $x: /" >&2; done
-  exit 1
-}
+work_clean 'state-*' '*.err' '*.ready' '*.bin'
+# What fail shows of A's and B's logs: their info lines too.
+LOG_TAIL=6 LOG_SKIP=CONFWARN
 cl=g-cases-changelog
 
 mkdir -p "$work/repo"
@@ -66,14 +56,12 @@ PY
 mock_start --partitions 1 --topic events --topic pmrag_predictions --topic "$cl"
 
 serve() { # NAME: an instance on state-NAME, in the background
-  rm -f "$work/$1.ready"
-  "$pmrag" serve --graph "$work/g.graph" --set state.dir="$work/state-$1" \
+  serve_start "$1" --graph "$work/g.graph" --set state.dir="$work/state-$1" \
     --set otlp.listen= --set api.listen=127.0.0.1:0 --set kafka.brokers="$boot" \
     --set kafka.input_topics=events --set kafka.input_encoding=json --set kafka.group=g \
     --set kafka.changelog=true --set model.learn_online=false \
     --set state.end_activities="case closed" \
-    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" \
-    --ready-file "$work/$1.ready" 2>>"$work/$1.err" &
+    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500"
 }
 cl_count() { kcat -C -b "$boot" -t "$cl" -o beginning -e -q -f 'x\n' 2>/dev/null | wc -l; }
 seq_of() { # STATE CASE: the case's seq in the state, or "absent"
@@ -97,14 +85,11 @@ ev() { printf '%s\t{"case_id":"%s","activity":"%s","timestamp":"2026-01-01T00:00
 } | kcat -P -b "$boot" -t events -p 0 -K $'\t'
 
 serve A
-pa=$!
-ready_wait A
+serve_wait A 30
 # c2: its change, its deletion record, a tombstone; c1: three changes.
 for _ in $(seq 200); do [[ $(cl_count) -ge 6 ]] && break; sleep 0.1; done
 [[ $(cl_count) -eq 6 ]] || fail "changelog has $(cl_count) records, not 6"
-kill -TERM "$pa"
-wait "$pa" || fail "A exited $? on SIGTERM"
-pa=
+stop "${pid_of[A]}" A
 [[ $(seq_of A c1) == 3 && $(seq_of A c2) == absent ]] ||
   fail "A's state: c1 $(seq_of A c1), c2 $(seq_of A c2)"
 
@@ -121,8 +106,7 @@ keys=$(kcat -C -b "$boot" -t "$cl" -o beginning -e -q -f '%k %S\n' | tr '\n' ','
 echo "changelog (key, value bytes): $keys"
 
 serve B
-pb=$!
-ready_wait B
+serve_wait B 30
 # The restore happens once B has the partition: until its stale count
 # settles (10 s at most).
 stale=0
@@ -133,12 +117,10 @@ for _ in $(seq 100); do
 done
 sleep 0.5
 stale=$(ready_metric B pmrag_changelog_stale_records_total)
-kill -TERM "$pb"
-wait "$pb" || fail "B exited $? on SIGTERM"
-pb=
+stop "${pid_of[B]}" B
 c1=$(seq_of B c1) c2=$(seq_of B c2)
 echo "B after the restore: c1 seq $c1, c2 $c2, stale records skipped $stale"
 [[ $c1 == 3 ]] || fail "c1 is at $c1 in B, not 3: a late record of an older message was applied"
 [[ $c2 == absent ]] || fail "c2 is in B's state ($c2) although it was closed"
 [[ $stale == 3 ]] || fail "pmrag_changelog_stale_records_total is $stale, not 3"
-echo "changelog_fence: ok"
+finish

@@ -6,33 +6,17 @@
 set -uo pipefail
 pmrag=${1:?pmrag binary}
 fixtures=${2:?tests/fixtures}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-pass() { printf 'ok   %s\n' "$1"; }
-fail() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect NAME WANT_EXIT GREP_STDERR_OR_EMPTY -- CMD...
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    fail "$name: exit $got, want $want"; sed 's/^/    /' "$work/err" | head -5; return
-  fi
-  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$work/err" "$work/out"; then
-    fail "$name: output lacks /$pattern/"; sed 's/^/    /' "$work/err" | head -5; return
-  fi
-  pass "$name"
-}
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work=
+work_init
 
 # Errors are one line on stderr.
 one_line_error() {
   local name=$1
   local n
   n=$(wc -l <"$work/err")
-  if [ "$n" -eq 1 ]; then pass "$name: one line"; else fail "$name: $n lines on stderr"; fi
+  if [ "$n" -eq 1 ]; then pass "$name: one line"; else bad "$name: $n lines on stderr"; fi
 }
 
 expect "no command" 2 "usage: pmrag COMMAND" -- "$pmrag"
@@ -60,10 +44,10 @@ expect "index -o needs a value" 2 "--output needs a value" -- "$pmrag" index "$f
 expect "index unwritable output" 1 "cannot write /no/such/dir/g" -- "$pmrag" index "$fixtures/repos/shop" -o /no/such/dir/g
 expect "index ok" 0 "indexed 9 files" -- "$pmrag" index "$fixtures/repos/shop" -o "$work/shop.graph"
 # Nothing on stdout, no progress on a pipe.
-if [ ! -s "$work/out" ] && ! grep -q $'\r' "$work/err"; then pass "index quiet on a pipe"; else fail "index printed progress on a pipe"; fi
+if [ ! -s "$work/out" ] && ! grep -q $'\r' "$work/err"; then pass "index quiet on a pipe"; else bad "index printed progress on a pipe"; fi
 expect "index --progress" 0 "indexing 9/9 files" -- "$pmrag" index "$fixtures/repos/shop" -o "$work/shop.graph" --progress
 expect "index --json" 0 '"files_indexed":9' -- "$pmrag" index "$fixtures/repos/shop" -o "$work/shop.graph" --json
-python3 -m json.tool "$work/out" >/dev/null && pass "index --json is JSON" || fail "index --json is not JSON"
+check "index --json is JSON" -- python3 -m json.tool "$work/out"
 
 expect "symbols missing file" 2 "cannot open $work/nope.graph: No such file or directory" -- "$pmrag" symbols "$work/nope.graph"
 one_line_error "symbols missing file"
@@ -71,7 +55,7 @@ printf 'not a graph' >"$work/text.graph"
 expect "symbols not a graph" 2 "not a pmrag graph file" -- "$pmrag" symbols "$work/text.graph"
 expect "symbols text" 0 "method    shop.orders.OrderService.place  shop/orders.py:16-24" -- "$pmrag" symbols "$work/shop.graph"
 expect "symbols --json" 0 "" -- "$pmrag" symbols "$work/shop.graph" --json
-python3 - "$work/out" <<'PY' && pass "symbols --json contract" || fail "symbols --json contract"
+check "symbols --json contract" -- python3 - "$work/out" <<'PY'
 import json, sys
 syms = json.load(open(sys.argv[1]))
 keys = {"id", "kind", "name", "qualname", "file", "start_line", "end_line"}
@@ -82,16 +66,16 @@ assert all(1 <= s["start_line"] <= s["end_line"] for s in syms), "lines"
 assert any(s["qualname"] == "shop.payments.gateway.CardGateway._send" for s in syms)
 PY
 expect "symbols --jsonl --kind" 0 "" -- "$pmrag" symbols "$work/shop.graph" --jsonl --kind class
-python3 -c "
+check "symbols --jsonl --kind class" -- python3 -c "
 import json,sys
 rows=[json.loads(l) for l in open(sys.argv[1])]
-assert rows and all(r['kind']=='class' for r in rows)" "$work/out" && pass "symbols --jsonl --kind class" || fail "symbols --jsonl --kind class"
+assert rows and all(r['kind']=='class' for r in rows)" "$work/out"
 expect "symbols bad --kind" 2 "--kind takes kinds from" -- "$pmrag" symbols "$work/shop.graph" --kind widget
 expect "symbols --json --jsonl" 2 "exclude each other" -- "$pmrag" symbols "$work/shop.graph" --json --jsonl
 
 expect "graph stats" 0 "call sites" -- "$pmrag" graph stats "$work/shop.graph"
 expect "graph stats --json" 0 "" -- "$pmrag" graph stats "$work/shop.graph" --json
-python3 - "$work/out" <<'PY' && pass "graph stats --json contract" || fail "graph stats --json contract"
+check "graph stats --json contract" -- python3 - "$work/out" <<'PY'
 import json, sys
 st = json.load(open(sys.argv[1]))
 for k in ("files", "symbols", "edges", "emits", "calls"):
@@ -103,7 +87,7 @@ PY
 expect "graph show" 0 "calls to" -- "$pmrag" graph show "$work/shop.graph" OrderService.place
 expect "graph show emits" 0 '"placing order %s"' -- "$pmrag" graph show "$work/shop.graph" OrderService.place
 expect "graph show --json" 0 "" -- "$pmrag" graph show "$work/shop.graph" shop.inventory.Inventory.reserve --json
-python3 -m json.tool "$work/out" >/dev/null && pass "graph show --json is JSON" || fail "graph show --json is not JSON"
+check "graph show --json is JSON" -- python3 -m json.tool "$work/out"
 expect "graph show ambiguous" 2 "'__init__' matches 3 symbols" -- "$pmrag" graph show "$work/shop.graph" __init__
 one_line_error "graph show ambiguous"
 expect "graph show unknown" 2 "no symbol named 'Nope'" -- "$pmrag" graph show "$work/shop.graph" Nope
@@ -122,7 +106,7 @@ expect "ppr --explain needs --graph" 2 "--explain needs --graph" -- "$pmrag" ppr
 printf '0 1 calls 1\n1 x calls 1\n' >"$work/bad.edges"
 expect "ppr bad edge list" 2 "bad.edges:2: field dst: 'x' is not a node id" -- "$pmrag" ppr --edges "$work/bad.edges" --seed 0
 expect "ppr --edges --json" 0 "" -- "$pmrag" ppr --edges "$work/ring.edges" --seed 0 --eps 1e-9 -k 3 --repeat 3 --json
-python3 - "$work/out" <<'PY' && pass "ppr --edges JSON contract" || fail "ppr --edges JSON contract"
+check "ppr --edges JSON contract" -- python3 - "$work/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert set(r) >= {"top", "median_us", "pushes", "error_bound"}, r
@@ -138,7 +122,7 @@ expect "ppr bad profile" 2 "--profile: 'fast' is not one of default, debug, refa
 expect "ppr bad weights" 2 "--weights takes TYPE=NUMBER" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place --weights calls=x
 expect "impact" 0 "affects 2 symbols" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve
 expect "impact --json" 0 "" -- "$pmrag" impact "$work/shop.graph" Inventory.reserve --json
-python3 - "$work/out" <<'PY' && pass "impact --json contract" || fail "impact --json contract"
+check "impact --json contract" -- python3 - "$work/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 deps = r["dependents"]
@@ -179,14 +163,14 @@ readme=$(dirname "$0")/../../README.md
 if python3 -c 'import sys; sys.exit(open(sys.argv[1]).read() not in open(sys.argv[2]).read())' "$work/out" "$readme"; then
   pass "README has the configuration reference"
 else
-  fail "README's configuration reference differs from 'pmrag config --reference'"
+  bad "README's configuration reference differs from 'pmrag config --reference'"
 fi
 # Precedence: flag > --set > file > default, seen in results.
 "$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json >"$work/plain.json"
 "$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json --config "$work/pmrag.yaml" >"$work/file.json"
 "$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json --config "$work/pmrag.yaml" --alpha 0.15 >"$work/flag.json"
 "$pmrag" ppr --edges "$work/ring.edges" --seed 0 -k 3 --json --config "$work/pmrag.yaml" --set ppr.alpha=0.15 >"$work/set.json"
-python3 - "$work" <<'PY' && pass "ppr config precedence" || fail "ppr config precedence"
+check "ppr config precedence" -- python3 - "$work" <<'PY'
 import json, sys
 top = lambda f: [round(t["score"], 9) for t in json.load(open(sys.argv[1] + "/" + f))["top"]]
 assert top("plain.json") != top("file.json"), "alpha 0.5 from the file changed nothing"
@@ -197,7 +181,7 @@ expect "impact flag over config" 0 "affects 2 symbols" -- "$pmrag" impact "$work
 "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --json >"$work/g1.json"
 "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --json --set ppr.profile=refactor >"$work/g2.json"
 "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place -k 5 --json --profile refactor >"$work/g3.json"
-python3 - "$work" <<'PY' && pass "profile from config" || fail "profile from config"
+check "profile from config" -- python3 - "$work" <<'PY'
 import json, sys
 top = lambda f: [(t["node"], round(t["score"], 9)) for t in json.load(open(sys.argv[1] + "/" + f))["top"]]
 assert top("g1.json") != top("g2.json") and top("g2.json") == top("g3.json")
@@ -205,7 +189,7 @@ PY
 
 # A closed pipe is not an error.
 "$pmrag" symbols "$work/shop.graph" | head -1 >/dev/null
-[ "${PIPESTATUS[0]}" = 0 ] && pass "symbols into a closed pipe" || fail "symbols into a closed pipe: exit ${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 0 ]; then pass "symbols into a closed pipe"; else bad "symbols into a closed pipe: exit $rc"; fi
 
-echo "$((fails == 0 ? 1 : 0)) $fails" | awk '{ if ($2) print $2 " failed"; else print "all passed" }'
-exit $((fails > 0))
+finish

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash safety with Kafka input (issue 6): `pmrag serve` consumes `json`
+# Crash safety with Kafka input: `pmrag serve` consumes `json`
 # events from a standalone mock cluster (`pmrag kafka-mock`) and is killed
 # with SIGKILL at random points, then restarted on the same state
 # directory and consumer group, again and again. A producer keeps feeding
@@ -47,36 +47,20 @@ sig=${CRASH_SIGNAL:-KILL}
 extra=()
 for kv in ${CRASH_SET:-}; do extra+=(--set "$kv"); done
 tool="python3 $src/tests/integration/crash_tool.py"
-# shellcheck source=tests/integration/mock_lib.sh
-. "$src/tests/integration/mock_lib.sh"
-command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need kcat
 
 work_init
-rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work/pred.tsv"
-mock_pid='' pid='' feed_pid=''
-cleanup() {
-  for p in $feed_pid $pid $mock_pid; do
-    kill -9 "$p" 2>/dev/null || true
-  done
-  wait 2>/dev/null || true
-  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  [[ -f $work/serve.err ]] && grep -v ': info: ' "$work/serve.err" | tail -15 | sed 's/^/  serve: /' >&2
-  exit 1
-}
-t_start=$(date +%s.%N)
+work_clean state '*.json' '*.err' '*.ready' pred.tsv
+t_start=$(now)
 echo "crash_kafka: $events events, $cases cases, $kills kills (SIG$sig), $rate events/s, seed $seed"
 
 # The demo application's graph; a model mined from half of a simulated
 # log, the events made from the other half.
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
-(cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 200 --seed 11 --out "$work/log.csv" >/dev/null)
+demo_setup 200 11
 $tool gen "$work/log.csv" "$work" "$events" "$cases" "$seed"
-"$pmrag" mine --graph "$work/app.graph" --log "$work/train.csv" -o "$work/app.model" -q 2>/dev/null
+demo_model "$work/train.csv"
 
 # The cluster, on its own: it outlives every daemon.
 mock_start --partitions "$partitions" --topic events --topic pmrag_predictions
@@ -85,30 +69,17 @@ mock_start --partitions "$partitions" --topic events --topic pmrag_predictions
 $tool pace "$work/events.kcat" "$rate" |
   kcat -P -b "$boot" -t events -K $'\t' -X enable.idempotence=true 2>"$work/feed.err" &
 feed_pid=$!
+track "$feed_pid"
 
 start() {
-  rm -f "$work/ready.json"
-  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+  serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
     --set state.dir="$work/state" --set otlp.listen= --set api.listen=127.0.0.1:0 \
     --set kafka.brokers="$boot" --set kafka.input_topics=events --set kafka.input_encoding=json \
     --set kafka.output_encoding=json --set serve.k=1 --set serve.batch="$batch" --set kafka.group=crash \
     --set model.learn_online=false \
     --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500;max.poll.interval.ms=20000" \
-    ${extra[@]+"${extra[@]}"} --ready-file "$work/ready.json" 2>>"$work/serve.err" &
-  pid=$!
-  t_spawn=$(date +%s.%N)
-}
-wait_ready() {
-  for _ in $(seq 1200); do
-    [[ -s $work/ready.json ]] && return 0
-    running "$pid" || fail "serve exited before it was ready"
-    sleep 0.05
-  done
-  fail "serve not ready after 60 s"
-}
-applied() {
-  "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" 2>/dev/null || { echo 0; return; }
-  $tool sum "$work/dump.jsonl"
+    ${extra[@]+"${extra[@]}"}
+  t_spawn=$(now)
 }
 # After a kill: the state's offsets must match its cases (one event per
 # message), or the next start would skip or repeat events.
@@ -118,7 +89,6 @@ consistent() {
   "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || return 1
   $tool consistent "$work/stats.json" "$work/dump.jsonl" events
 }
-rnd() { python3 -c "import random,sys; r=random.Random(int(sys.argv[1])); print('%.3f' % r.uniform(float(sys.argv[2]), float(sys.argv[3])))" "$@"; }
 
 before_ready=0
 for k in $(seq "$kills"); do
@@ -128,50 +98,42 @@ for k in $(seq "$kills"); do
   # point after ready, while the daemon catches up or keeps pace.
   if ((k % 3 == 2)); then
     sleep "$(rnd $((seed + k)) 0.05 3)"
-    where="$(printf '%.2f' "$(echo "$(date +%s.%N) - $t_spawn" | bc)") s after start"
-    [[ -s $work/ready.json ]] && where="$where (ready)" || before_ready=$((before_ready + 1))
+    where="$(printf '%.2f' "$(echo "$(now) - $t_spawn" | bc)") s after start"
+    [[ -s $work/serve.ready ]] && where="$where (ready)" || before_ready=$((before_ready + 1))
   else
-    wait_ready
+    serve_wait serve
     d=$(rnd $((seed + k)) 0.05 "$(echo "$kill_max_ms / 1000" | bc -l)")
     sleep "$d"
     where="$d s after ready"
   fi
   running "$pid" || fail "serve exited on its own before kill $k"
-  kill -"$sig" "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=
+  kill_wait "$pid" "$sig"
   cons=$(consistent) || fail "after kill $k: $cons"
-  echo "kill $k: $where; $(applied)/$events events applied; $cons"
+  echo "kill $k: $where; $(state_applied "$work/state")/$events events applied; $cons"
 done
 
 # The last run: until every event is in, then a clean stop.
 start
-wait_ready
+serve_wait serve
 wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
-feed_pid=
+untrack "$feed_pid"
 n=0
 for _ in $(seq 600); do
-  n=$(applied)
+  n=$(state_applied "$work/state")
   [[ $n -ge $events ]] && break
   running "$pid" || fail "serve exited during the last run"
   sleep 0.5
 done
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+stop "$pid"
 [[ $n -ge $events ]] || echo "the state stopped at $n of $events events"
 
 "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
 ok=1
 $tool state "$work/expected.json" "$work/dump.jsonl" || ok=0
-kcat -C -b "$boot" -t pmrag_predictions -o beginning -e -q -f '%p\t%o\t%k\t%s\n' \
-  >"$work/pred.tsv" 2>"$work/kcat.err" || fail "kcat -C: $(tail -3 "$work/kcat.err")"
+kafka_read pmrag_predictions '%p\t%o\t%k\t%s\n' "$work/pred.tsv"
 $tool preds "$work/expected.json" "$work/pred.tsv" || ok=0
 restarts=$(grep -c 'kafka: assigned' "$work/serve.err" || true)
-t_end=$(date +%s.%N)
 printf 'crash_kafka: %d kills (%d before ready), %d partition assignments, %.0f s\n' "$kills" \
-  "$before_ready" "$restarts" "$(echo "$t_end - $t_start" | bc)"
+  "$before_ready" "$restarts" "$(since "$t_start")"
 [[ $ok == 1 ]] || fail "events lost or applied twice, or predictions missing (seed $seed)"
-echo "crash_kafka: ok"
+finish

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash safety with OTLP/HTTP input (issue 6). A client (crash_tool.py
+# Crash safety with OTLP/HTTP input. A client (crash_tool.py
 # otlp: OTLP JSON export requests from 4 threads) retries every request
 # until it gets a 200: on connection errors and timeouts, and on 429/503
 # after their Retry-After (serve.queue_events=60: a second request of 50
@@ -33,35 +33,18 @@ cases=${CRASH_CASES:-1000}
 kills=${CRASH_KILLS:-5}
 seed=${CRASH_SEED:-$((RANDOM * 32768 + RANDOM))}
 tool="python3 $src/tests/integration/crash_tool.py"
-# shellcheck source=tests/integration/mock_lib.sh
-. "$src/tests/integration/mock_lib.sh"
-command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need kcat
 
 work_init
+work_clean state '*.json' '*.err' '*.ready' kills slow
 mkdir -p "$work/kills" "$work/slow"
-rm -rf "$work/state" "$work"/*.json "$work"/*.err "$work"/kills/* "$work"/slow/*
-mock_pid='' pid='' client_pid=''
-cleanup() {
-  for p in $client_pid $pid $mock_pid; do
-    kill -9 "$p" 2>/dev/null || true
-  done
-  wait 2>/dev/null || true
-  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  [[ -f $work/serve.err ]] && grep -v ': info: ' "$work/serve.err" | tail -15 | sed 's/^/  serve: /' >&2
-  exit 1
-}
-t_start=$(date +%s.%N)
+t_start=$(now)
 echo "crash_otlp: $events events, $cases cases, $kills kills, seed $seed"
-rnd() { python3 -c "import random,sys; r=random.Random(int(sys.argv[1])); print('%.3f' % r.uniform(float(sys.argv[2]), float(sys.argv[3])))" "$@"; }
 
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
-(cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 100 --seed 11 --out "$work/log.csv" >/dev/null)
-"$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q 2>/dev/null
+demo_setup 100 11
+demo_model "$work/log.csv"
 
 # The output topic on a cluster of its own, which survives the daemon and
 # takes fault-injection commands.
@@ -88,23 +71,11 @@ for _ in range(200):
 [[ -n $port ]] || fail "no free port between 20000 and 32000"
 
 start() {
-  rm -f "$work/ready.json"
-  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+  serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
     --set state.dir="$work/state" --set otlp.listen="127.0.0.1:$port" --set api.listen=127.0.0.1:0 \
     --set kafka.brokers="$boot" --set kafka.input_topics= --set kafka.output_encoding=json \
-    --set serve.k=1 --set model.learn_online=false --set serve.queue_events=60 \
-    --ready-file "$work/ready.json" 2>>"$work/serve.err" &
-  pid=$!
-  for _ in $(seq 600); do
-    [[ -s $work/ready.json ]] && return 0
-    running "$pid" || fail "serve exited before it was ready"
-    sleep 0.05
-  done
-  fail "serve not ready after 30 s"
-}
-applied() {
-  "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" 2>/dev/null || { echo 0; return; }
-  $tool sum "$work/dump.jsonl"
+    --set serve.k=1 --set model.learn_online=false --set serve.queue_events=60
+  serve_wait serve 30
 }
 
 # ---- 1. SIGKILL under a client that retries ---------------------------------
@@ -116,19 +87,18 @@ $tool otlp "http://127.0.0.1:$port" "$work/kills" "$events" "$cases" --threads 4
   --spans-per-case 5 --cases-per-request 10 --seed "$seed" --log "$work/log.csv" \
   --rate "$rate" --prefix otlp >"$work/kills/client.out" 2>&1 &
 client_pid=$!
+track "$client_pid"
 for k in $(seq "$kills"); do
   sleep "$(rnd $((seed + k)) 0.2 2.5)"
   running "$pid" || fail "serve exited on its own before kill $k"
-  kill -9 "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=
-  echo "kill $k: $(applied)/$events events applied"
+  kill_wait "$pid"
+  echo "kill $k: $(state_applied "$work/state")/$events events applied"
   # Down for a moment: the client meets a refused connection too.
   sleep "$(rnd $((seed + 100 + k)) 0 1)"
   start
 done
 wait "$client_pid" || { cat "$work/kills/client.out"; fail "the client failed"; }
-client_pid=
+untrack "$client_pid"
 cat "$work/kills/client.out"
 
 # ---- 2. a client timeout shorter than the commit ----------------------------
@@ -137,13 +107,13 @@ $tool otlp "http://127.0.0.1:$port" "$work/slow" 1000 100 --threads 4 --spans-pe
   --cases-per-request 5 --seed "$seed" --log "$work/log.csv" --timeout 1 --prefix slow \
   >"$work/slow/client.out" 2>&1 &
 client_pid=$!
+track "$client_pid"
 sleep 4
 mock_control "rtt all 0"
 wait "$client_pid" || { cat "$work/slow/client.out"; fail "the slow-broker client failed"; }
-client_pid=
+untrack "$client_pid"
 cat "$work/slow/client.out"
-api=$($tool ready "$work/ready.json" api)
-dups=$(curl -sS "http://$api/metrics" | awk '$1 == "pmrag_otlp_duplicate_requests_total" {print $2}')
+dups=$(ready_metric serve pmrag_otlp_duplicate_requests_total)
 echo "retried requests answered without applying them again: ${dups:-none}"
 [[ ${dups:-0} -gt 0 ]] || fail "the slow-broker client's retries were not recognised (pmrag_otlp_duplicate_requests_total ${dups:-absent})"
 
@@ -163,30 +133,24 @@ post() {
     --data-binary "$body" "http://127.0.0.1:$port/v1/traces"
 }
 [[ $(post) == 200 ]] || fail "POST of the retry-1 request"
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
+kill_wait "$pid"
 start
 [[ $(post) == 200 ]] || fail "POST of the retry-1 request after the restart"
-api=$($tool ready "$work/ready.json" api)
-dups=$(curl -sS "http://$api/metrics" | awk '$1 == "pmrag_otlp_duplicate_requests_total" {print $2}')
+api=$(ready_field serve api)
+dups=$(metric "$api" pmrag_otlp_duplicate_requests_total)
 seq=$(curl -sS "http://$api/v1/cases/retry-1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
 echo "retry across a restart: seq $seq (3 spans sent twice), duplicates answered ${dups:-none}"
 [[ $seq == 3 && ${dups:-0} == 1 ]] || fail "the retry after the restart was applied again (seq $seq)"
 
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+stop "$pid"
 "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
 ok=1
 $tool state "$work/kills/expected.json" "$work/dump.jsonl" --prefix otlp- || ok=0
 $tool state "$work/slow/expected.json" "$work/dump.jsonl" --prefix slow- || ok=0
 # Every seq the state reached has its prediction.
 $tool applied "$work/dump.jsonl" "$work/applied.json"
-kcat -C -b "$boot" -t pmrag_predictions -o beginning -e -q -f '%p\t%o\t%k\t%s\n' \
-  >"$work/pred.tsv" 2>"$work/kcat.err" || fail "kcat -C: $(tail -3 "$work/kcat.err")"
+kafka_read pmrag_predictions '%p\t%o\t%k\t%s\n' "$work/pred.tsv"
 $tool preds "$work/applied.json" "$work/pred.tsv" || ok=0
-printf 'crash_otlp: %d kills, %.0f s\n' "$kills" "$(echo "$(date +%s.%N) - $t_start" | bc)"
+printf 'crash_otlp: %d kills, %.0f s\n' "$kills" "$(since "$t_start")"
 [[ $ok == 1 ]] || fail "events lost or applied twice, or predictions missing (seed $seed)"
-echo "crash_otlp: ok"
+finish

@@ -14,12 +14,11 @@ set -uo pipefail
 pmrag=${1:?pmrag binary}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=${2:-$(cd "$here/../.." && pwd)}
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
 # Debian's python3 with python3-yaml (deploy/deps.sh installs both).
 py=${PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import yaml' 2>/dev/null; then
-  echo "FAIL $py cannot import yaml: install python3-yaml (deploy/deps.sh)"
-  exit 1
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+"$py" -c 'import yaml' 2>/dev/null || fail "$py cannot import yaml: install python3-yaml (deploy/deps.sh)"
+work=
+work_init
 "$py" "$here/deploy_check.py" "$pmrag" "$top" "$work"

@@ -13,27 +13,14 @@ usage="usage: follows_share.sh PMRAG SOURCE_DIR [WORK_DIR]"
 pmrag=${1:?$usage}
 src=${2:?$usage}
 work=${3:-}
-command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
-# shellcheck source=tests/integration/mock_lib.sh
-. "$src/tests/integration/mock_lib.sh"
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need kcat
 work_init
-rm -rf "$work"/{A,B} "$work"/*.err "$work"/*.ready
-mock_pid='' pa='' pb=''
-cleanup() {
-  for p in $pa $pb $mock_pid; do kill -9 "$p" 2>/dev/null || true; done
-  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "follows_share: FAIL: $*" >&2
-  for x in A B; do [[ -f $work/$x.err ]] && tail -5 "$work/$x.err" | sed "s/^/  $x: /" >&2; done
-  exit 1
-}
+work_clean A B '*.err' '*.ready'
 
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q 2>/dev/null
-(cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 300 --seed 5 --out "$work/log.csv" >/dev/null)
-"$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q 2>/dev/null
+demo_setup 300 5
+demo_model "$work/log.csv"
 # The live traffic: the first 4000 events of the log, keyed by case.
 python3 - "$work" <<'PY'
 import csv, json, sys
@@ -50,13 +37,11 @@ mock_start --partitions 4 --topic events --topic pmrag_predictions --topic g-cas
 serve() { # NAME [--set K=V ...]: starts an instance on state NAME, in the background
   local name=$1
   shift
-  rm -f "$work/$name.ready"
-  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" --set state.dir="$work/$name" \
+  serve_start "$name" --graph "$work/app.graph" --model "$work/app.model" --set state.dir="$work/$name" \
     --set otlp.listen= --set api.listen=127.0.0.1:0 --set kafka.brokers="$boot" \
     --set kafka.input_topics=events --set kafka.input_encoding=json --set kafka.group=g \
     --set kafka.changelog=true --set model.learn_online=true \
-    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" "$@" \
-    --ready-file "$work/$name.ready" 2>>"$work/$name.err" &
+    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" "$@"
 }
 # settle N: until A and B have applied N events between them and each has
 # merged every window the other shared (30 s); sets ina inb sa sb ma mb.
@@ -72,11 +57,9 @@ settle() {
 }
 
 serve A
-pa=$!
 serve B
-pb=$!
-ready_wait A
-ready_wait B
+serve_wait A 30
+serve_wait B 30
 kcat -P -b "$boot" -t events -K $'\t' <"$work/ev.kcat"
 settle 4000
 echo "events: A $ina, B $inb; windows shared: A $sa, B $sb; merged: A $ma (of B's), B $mb (of A's)"
@@ -85,28 +68,23 @@ echo "events: A $ina, B $inb; windows shared: A $sa, B $sb; merged: A $ma (of B'
 [[ $sa -gt 0 && $sb -gt 0 ]] || fail "nothing shared"
 [[ $ma -eq $sb && $mb -eq $sa ]] || fail "merged counts differ from the shared ones"
 # A restart of A resumes <group>-follows where its state is: nothing again.
-kill -TERM "$pa"
-wait "$pa" || fail "A exited $? on SIGTERM"
-pa=
+stop "${pid_of[A]}" A
 serve A
-pa=$!
-ready_wait A
+serve_wait A 30
 sleep 2
 ma2=$(ready_metric A pmrag_follows_merged_total)
 echo "after a restart, A merged $ma2 windows again"
 [[ $ma2 -eq 0 ]] || fail "A merged $ma2 windows again after its restart"
 
 # ---- windows of activities learnt online ----
-kill -TERM "$pa" "$pb"
-wait "$pa" || fail "A exited $? on SIGTERM"
-wait "$pb" || fail "B exited $? on SIGTERM"
+kill -TERM "${pid_of[A]}" "${pid_of[B]}"
+stop "${pid_of[A]}" A
+stop "${pid_of[B]}" B
 fast=(--set model.rebuild_events=100 --set model.rebuild_seconds=1 --set model.rebuild_min_seconds=0)
 serve A "${fast[@]}"
-pa=$!
 serve B "${fast[@]}"
-pb=$!
-ready_wait A
-ready_wait B
+serve_wait A 30
+serve_wait B 30
 robot="robot 17 docked at bay 4"
 python3 - "$robot" >"$work/robot.kcat" <<'PY'
 import json, sys
@@ -124,7 +102,7 @@ owner=A other=B
 [[ $inb -eq 300 ]] && owner=B other=A
 # Both rebuild their models within a second or two of the last window.
 query() { # NAME: the top-1 symbol for a trace of the new message alone
-  curl -fsS -X POST "http://$(ready_api "$1")/v1/query" -d "{\"trace\":[\"$robot\"],\"k\":3}" |
+  curl -fsS -X POST "http://$(ready_field "$1" api)/v1/query" -d "{\"trace\":[\"$robot\"],\"k\":3}" |
     python3 -c 'import json,sys; r=json.load(sys.stdin)["ranked"]; print(r[0]["symbol"] if r else "none")'
 }
 for _ in $(seq 50); do
@@ -135,8 +113,7 @@ done
 echo "after '$robot': $owner (read the case) ranks $top_o first, $other (merged its windows) $top_x"
 [[ $top_o == *place_order* ]] || fail "the owner does not predict order.place's emitter after the new message"
 [[ $top_x == "$top_o" ]] || fail "$other did not learn the window of the new activity from $owner"
-kill -TERM "$pa" "$pb"
-wait "$pa" || fail "A exited $? on SIGTERM"
-wait "$pb" || fail "B exited $? on SIGTERM"
-pa='' pb=''
-echo "follows_share: ok"
+kill -TERM "${pid_of[A]}" "${pid_of[B]}"
+stop "${pid_of[A]}" A
+stop "${pid_of[B]}" B
+finish

@@ -14,45 +14,23 @@
 #
 #   limits.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
-pmrag=${1:?usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]}
-src=${2:?usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]}
-work=${3:-$(mktemp -d)}
-mkdir -p "$work"
-# shellcheck source=tests/integration/mock_lib.sh
-. "$src/tests/integration/mock_lib.sh"
-pid=
-mock_pid=
-cleanup() {
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
-  if [[ -n $mock_pid ]]; then kill -9 "$mock_pid" 2>/dev/null || true; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "limits: FAIL: $*" >&2
-  [[ -f $work/serve.err ]] && tail -20 "$work/serve.err" >&2
-  exit 1
-}
+usage="usage: limits.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-}
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+work_init
 
 "$pmrag" index "$src/tests/fixtures/repos/shop" -o "$work/shop.graph" -q || fail "pmrag index"
-start() { # start --set ...: a fresh state, waits for the ready file
-  rm -rf "$work/state" "$work/ready.json"
-  "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
+# start --set ...: a fresh state, waits for the ready file. A fresh log
+# too: the greps below look for what this run said.
+start() {
+  rm -rf "$work/state" "$work/serve.err"
+  serve_start serve --graph "$work/shop.graph" --set state.dir="$work/state" \
     --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
-    --set model.learn_online=false "$@" --ready-file "$work/ready.json" 2>"$work/serve.err" &
-  pid=$!
-  for _ in $(seq 300); do
-    [[ -s $work/ready.json ]] && break
-    kill -0 "$pid" 2>/dev/null || fail "serve exited before it was ready"
-    sleep 0.1
-  done
-  [[ -s $work/ready.json ]] || fail "no ready file after 30 s"
-}
-stop() {
-  kill -TERM "$pid"
-  local rc=0
-  wait "$pid" || rc=$?
-  pid=
-  [[ $rc -eq 0 ]] || fail "serve exited $rc on SIGTERM"
+    --set model.learn_online=false "$@"
+  serve_wait serve 30
 }
 cat >"$work/check.py" <<'PY'
 import json, sys, time, urllib.error, urllib.request
@@ -204,34 +182,30 @@ PY
 
 start --set limits.record_attrs=3 --set limits.string_bytes=64 --set limits.case_events=5 \
   --set limits.new_cases_per_second=20
-python3 "$work/check.py" "$work/ready.json" per_case || fail "per-case limits not held (above)"
-stop
+python3 "$work/check.py" "$work/serve.ready" per_case || fail "per-case limits not held (above)"
+stop "$pid"
 start --set state.ttl=2 --set "state.end_activities=charged %s cents for %s"
-python3 "$work/check.py" "$work/ready.json" lifecycle || fail "case lifecycle (above)"
+python3 "$work/check.py" "$work/serve.ready" lifecycle || fail "case lifecycle (above)"
 grep -q "idle cases expired" "$work/serve.err" || fail "the expiry is not logged"
-stop
+stop "$pid"
 # (LIMITS_MEMORY=0 skips the big request: under AddressSanitizer freed
 # memory stays in its quarantine, so the daemon never comes back under.)
 if [[ ${LIMITS_MEMORY:-1} != 0 ]]; then
   start
-  idle=$(python3 "$work/check.py" "$work/ready.json" idle_memory "$pid") || fail "idle memory"
-  stop
+  idle=$(python3 "$work/check.py" "$work/serve.ready" idle_memory "$pid") || fail "idle memory"
+  stop "$pid"
   start --set limits.memory_bytes=$((idle + 32 * 1024 * 1024)) --set otlp.dedupe_seconds=0
   echo "limits: idle anonymous memory $((idle / 1048576)) MiB, limit $((idle / 1048576 + 32)) MiB"
-  python3 "$work/check.py" "$work/ready.json" memory || fail "limits.memory_bytes not held (above)"
+  python3 "$work/check.py" "$work/serve.ready" memory || fail "limits.memory_bytes not held (above)"
   grep -q "over limits.memory_bytes" "$work/serve.err" || fail "going over the memory limit is not logged"
-  stop
+  stop "$pid"
 fi
 # Kafka input over the memory limit (1 byte: over from the start): the
 # partitions are paused, nothing is consumed; then without the limit
 # everything is.
-command -v kcat >/dev/null || fail "kcat is not installed"
+need kcat
 mock_start --partitions 2 --topic otlp_spans --topic pmrag_predictions
-kafka_events() {
-  local api
-  api=$(python3 "$src/tests/integration/crash_tool.py" ready "$work/ready.json" api)
-  curl -sS "http://$api/metrics" | awk '$1 == "pmrag_events_in_total{source=\"kafka\"}" {print $2}'
-}
+kafka_events() { ready_metric serve 'pmrag_events_in_total{source="kafka"}'; }
 kstart() {
   start --set kafka.brokers="$boot" --set kafka.input_topics=otlp_spans \
     --set kafka.input_encoding=json --set kafka.output_encoding=json "$@"
@@ -246,7 +220,7 @@ sleep 3
 n=$(kafka_events)
 echo "limits: Kafka events consumed over the memory limit in 3 s: ${n:-?}"
 [[ ${n:-x} == 0 ]] || fail "Kafka input was consumed over the memory limit (${n:-no metric})"
-stop
+stop "$pid"
 # (Another group: the mock cluster keeps the first member until its
 # session times out. Nothing was committed, so it reads from the start.)
 kstart --set kafka.group=pmrag-after
@@ -254,10 +228,9 @@ for _ in $(seq 100); do [[ $(kafka_events) == 100 ]] && break; sleep 0.2; done
 n=$(kafka_events)
 echo "limits: Kafka events consumed without the limit: ${n:-?}"
 [[ $n == 100 ]] || fail "after the memory limit, $n of 100 Kafka events consumed"
-stop
-kill -9 "$mock_pid" 2>/dev/null || true
-mock_pid=
+stop "$pid"
+kill_wait "$mock_pid"
 start --set limits.activities=50
-python3 "$work/check.py" "$work/ready.json" activities || fail "limits.activities not held (above)"
-stop
-echo "limits: ok"
+python3 "$work/check.py" "$work/serve.ready" activities || fail "limits.activities not held (above)"
+stop "$pid"
+finish

@@ -6,34 +6,10 @@
 #   tests/integration/model_cli.sh PMRAG
 set -uo pipefail
 pmrag=${1:?pmrag binary}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-pass() { printf 'ok   %s\n' "$1"; }
-fail() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect NAME WANT_EXIT GREP_STDERR_OR_STDOUT_OR_EMPTY -- CMD...
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    fail "$name: exit $got, want $want"; sed 's/^/    /' "$work/err" | head -5; return
-  fi
-  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$work/err" "$work/out"; then
-    fail "$name: output lacks /$pattern/"; sed 's/^/    /' "$work/err" | head -5; return
-  fi
-  pass "$name"
-}
-# check NAME -- python3 ARGS... (a heredoc script on stdin)
-check() {
-  local name=$1
-  shift 2
-  if "$@" >"$work/check.out" 2>&1; then pass "$name"; else
-    fail "$name"; sed 's/^/    /' "$work/check.out" | tail -8
-  fi
-}
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work=
+work_init
 
 # ---- the repository: four functions, each logging one template ----------
 mkdir -p "$work/repo"
@@ -206,7 +182,7 @@ done
 # ---- predict ---------------------------------------------------------------
 expect "predict" 0 "" -- "$pmrag" predict --graph "$G" --log "$L" --train-frac 0.5 -o "$work/pred1.jsonl" "${NOCAL[@]}"
 "$pmrag" predict --graph "$G" --log "$L" --train-frac 0.5 "${NOCAL[@]}" >"$work/pred2.jsonl" 2>/dev/null
-if cmp -s "$work/pred1.jsonl" "$work/pred2.jsonl"; then pass "predict is deterministic (file = stdout)"; else fail "predict differs between runs"; fi
+if cmp -s "$work/pred1.jsonl" "$work/pred2.jsonl"; then pass "predict is deterministic (file = stdout)"; else bad "predict differs between runs"; fi
 "$pmrag" predict --graph "$G" --log "$L" --train-frac 0.5 -k 2 "${NOCAL[@]}" >"$work/pred3.jsonl" 2>/dev/null
 # A scorer of its own (the bench's, reimplemented): a hit when the file
 # matches and the truth line is inside the ranked symbol.
@@ -322,7 +298,7 @@ assert (top["file"], top["start_line"], top["end_line"]) == ("shop.py", 14, 15),
 PY
 expect "query --event" 0 "shop.checkout" -- "$pmrag" query --graph "$G" --model "$M" -e "user 1 logged in" -e "user 1 browsing catalog" -k 1
 expect "query --explain follows" 0 "follows" -- "$pmrag" query --graph "$G" --model "$M" --trace "user 1 logged in,user 1 browsing catalog" --explain
-grep -q -- "--emits" "$work/out" && pass "query --explain emits" || fail "query --explain lacks emits"
+check "query --explain emits" -- grep -q -- "--emits" "$work/out"
 # A model of another graph is refused.
 cp -r "$work/repo" "$work/repo2"
 printf '\n\ndef extra():\n    return 1\n' >>"$work/repo2/shop.py"
@@ -357,5 +333,4 @@ for c in map mine query eval predict; do
   expect "$c --help" 0 "^usage: pmrag $c" -- "$pmrag" $c --help
 done
 
-echo "$((fails == 0 ? 1 : 0)) $fails" | awk '{ if ($2) print $2 " failed"; else print "all passed" }'
-exit $((fails > 0))
+finish

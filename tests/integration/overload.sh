@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Overload (issue 6): a second process on loopback pushes OTLP/HTTP past
+# Overload: a second process on loopback pushes OTLP/HTTP past
 # what `pmrag serve` can apply, and the daemon must push back instead of
 # queueing without end:
 #  1. it answers 429 or 503 with a Retry-After of a sane number of seconds
@@ -61,45 +61,19 @@ p99_limit=${OVERLOAD_P99_LIMIT_MS:-1000}
 # shellcheck disable=SC2206 # word splitting wanted: "--set k=v --set k2=v2"
 extra=(${OVERLOAD_SET:-})
 tool="python3 $src/tests/integration/overload_tool.py"
-tmp=
-if [[ -z $work ]]; then
-  tmp=$(mktemp -d)
-  work=$tmp
-fi
-mkdir -p "$work"
-rm -rf "$work/state"
-rm -f "$work"/*.json "$work"/*.prom "$work"/*.err "$work"/stop.*
-pid=
-helpers=() # samplers and load generators, by pid
-cleanup() {
-  local p
-  for p in "${helpers[@]}" $pid; do
-    if kill -0 "$p" 2>/dev/null; then kill -9 "$p" 2>/dev/null || true; fi
-  done
-  if [[ -n $tmp ]]; then rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "overload: FAIL: $*" >&2
-  [[ -f $work/serve.err ]] && tail -20 "$work/serve.err" >&2
-  exit 1
-}
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+work_init
+work_clean state '*.json' '*.prom' '*.err' '*.ready' 'stop.*'
 say() { echo "overload: $*" >&2; }
 [[ -x $load ]] || fail "no load generator at $load (build the bench_serve_load target)"
 [[ ${secs%.*} -ge 2 ]] || fail "OVERLOAD_SECONDS must be at least 2"
 
 say "indexing the demo app, simulating $orders orders, mining the model"
-# Their notes go to setup.err, shown when they fail.
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q 2>"$work/setup.err" ||
-  { cat "$work/setup.err" >&2; fail "pmrag index failed"; }
-(cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders "$orders" --seed 5 --out "$work/log.csv" >/dev/null) ||
-  fail "the demo's simulator failed"
+demo_setup "$orders" 5
 # Not calibrated: seconds instead of a fraction of one; how good the
 # predictions are is not what is tested here.
-"$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q \
-  --set model.calibrate=false 2>>"$work/setup.err" ||
-  { cat "$work/setup.err" >&2; fail "pmrag mine failed"; }
+demo_model "$work/log.csv" --set model.calibrate=false
 
 say "starting pmrag serve (serve.queue_events $queue, otlp.threads $threads)"
 # The load tool sends the same bodies again and again: otlp.dedupe_seconds=0,
@@ -109,20 +83,13 @@ say "starting pmrag serve (serve.queue_events $queue, otlp.threads $threads)"
 # holds two models for a while (the first one 30 s after the start); that
 # memory is the model's, bounded by its own settings, and would hide what
 # is measured here, the memory of the requests in flight.
-"$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
   --set serve.queue_events="$queue" --set otlp.threads="$threads" \
-  --set model.learn_online=false --set otlp.dedupe_seconds=0 "${extra[@]}" \
-  --ready-file "$work/ready.json" -q 2>"$work/serve.err" &
-pid=$!
-for _ in $(seq 300); do
-  [[ -s $work/ready.json ]] && break
-  kill -0 "$pid" 2>/dev/null || fail "serve exited before it was ready"
-  sleep 0.1
-done
-[[ -s $work/ready.json ]] || fail "no ready file after 30 s"
-otlp=$($tool ready "$work/ready.json" otlp_http)
-api=$($tool ready "$work/ready.json" api)
+  --set model.learn_online=false --set otlp.dedupe_seconds=0 "${extra[@]}" -q
+serve_wait serve 30
+otlp=$(ready_field serve otlp_http)
+api=$(ready_field serve api)
 curl -fsS "http://$api/readyz" >/dev/null || fail "/readyz not 200 once ready"
 rss_ready=$(awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$pid/status")
 
@@ -147,18 +114,18 @@ overload() {
   hwm_start
   $tool sample "$pid" "$work/${name}_mem.json" "$work/stop.$name" &
   sp=$!
-  helpers+=("$sp")
+  track "$sp"
   "$load" --log "$work/log.csv" --url "$otlp" --connections "$conns" --batch "$batch" \
     --cases 2000 --pool-events 100000 --seed 1 --duration "$s" --no-retry \
     >"$work/$name.json" 2>"$work/$name.err" &
   lp=$!
-  helpers+=("$lp")
+  track "$lp"
   if [[ $also == recover || $also == kill ]]; then
     # Started now, it watches the load generator and starts its clock the
     # moment that process ends.
     $tool recover "$lp" "$otlp" "$api" "$work/recover_$also.json" &
     rp=$!
-    helpers+=("$rp")
+    track "$rp"
   fi
   if [[ $also == probe ]]; then
     sleep 1
@@ -166,22 +133,26 @@ overload() {
   fi
   if [[ $also == kill ]]; then
     sleep 2
-    if ! kill -0 "$lp" 2>/dev/null; then
+    if ! running "$lp"; then
       cat "$work/$name.err" >&2
       fail "the load generator ended early ($name)"
     fi
-    kill -9 "$lp"
-    wait "$lp" 2>/dev/null || true
+    kill_wait "$lp"
     echo "killed (SIGKILL) 2 s into the run" >"$work/$name.err"
   elif ! wait "$lp"; then
-    kill -0 "$pid" 2>/dev/null || fail "serve died during the $name run"
+    running "$pid" || fail "serve died during the $name run"
     cat "$work/$name.err" >&2
     fail "the load generator failed ($name)"
   fi
-  if [[ -n $rp ]]; then wait "$rp" || fail "the recovery check failed ($name)"; fi
+  untrack "$lp"
+  if [[ -n $rp ]]; then
+    wait "$rp" || fail "the recovery check failed ($name)"
+    untrack "$rp"
+  fi
   touch "$work/stop.$name"
   wait "$sp" || fail "the memory sampler failed ($name)"
-  kill -0 "$pid" 2>/dev/null || fail "serve died during the $name run"
+  untrack "$sp"
+  running "$pid" || fail "serve died during the $name run"
   hwm_of[$name]=$(hwm)
   scrape "${name}1"
   say "$name: $(cat "$work/$name.err")"
@@ -198,11 +169,7 @@ say "overload again, clients killed 2 s in"
 overload abandoned 10 kill
 curl -fsS "http://$api/readyz" >/dev/null || fail "/readyz not 200 at the end"
 
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[[ $rc -eq 0 ]] || fail "serve exited with $rc after SIGTERM"
+stop "$pid"
 
 printf '{"ready": %s, "short": %s, "long": %s}\n' \
   "$rss_ready" "${hwm_of[short]}" "${hwm_of[long]}" >"$work/hwm.json"

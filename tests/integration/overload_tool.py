@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Helpers of tests/integration/overload.sh.
 
-  ready FILE KEY                 a field of the daemon's ready file
   sample PID OUT STOP            VmRSS and RssAnon of PID every 200 ms until
                                  the file STOP exists (or PID is gone); OUT:
                                  {"samples", "vm_rss_max", "rss_anon_max"}
@@ -30,10 +29,6 @@ import re
 import socket
 import sys
 import time
-
-
-def ready(path, key):
-    print(json.load(open(path))[key])
 
 
 # ------------------------------------------------------------------
@@ -446,5 +441,5 @@ def fmt_s(x):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"ready": ready, "sample": sample, "probe": probe, "recover": recover,
+    {"sample": sample, "probe": probe, "recover": recover,
      "summary": summary}[cmd](*args)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale-out (issue 7): several `pmrag serve` instances in one consumer
+# Scale-out: several `pmrag serve` instances in one consumer
 # group, each with a state directory of its own, hand the input partitions
 # and their cases' state to each other through the changelog topic
 # (kafka.changelog=true: `<group>-cases-changelog`, the input's partition
@@ -74,51 +74,34 @@ rate=$((events / seconds + 1))
 group=g
 changelog=$group-cases-changelog
 tool="python3 $src/tests/integration/scale_tool.py"
-# shellcheck source=tests/integration/mock_lib.sh
-. "$src/tests/integration/mock_lib.sh"
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
 ctool="python3 $src/tests/integration/crash_tool.py"
-command -v kcat >/dev/null || { echo "FAIL: kcat is not installed" >&2; exit 1; }
+need kcat
 
 work_init
-rm -rf "$work"/state-* "$work"/dumps "$work"/*.json "$work"/*.err "$work"/*.tsv "$work"/*.kcat
+work_clean 'state-*' dumps '*.json' '*.err' '*.tsv' '*.kcat' '*.ready'
 mkdir -p "$work/dumps"
-# Per run (ref, A, B, C, and the victim's restart): pid, stamped log,
-# state directory name, and when it was killed or whether it was stopped.
-declare -A pid=() log=() state=() killed=() stopped=() lost=()
-mock_pid='' feed_pid=''
-cleanup() {
-  local p
-  for p in $feed_pid "${pid[@]}" $mock_pid; do
-    kill -9 "$p" 2>/dev/null || true
-  done
-  wait 2>/dev/null || true
-  if [[ -n $own_work ]]; then rm -rf "$own_work"; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  local r
-  for r in "${!log[@]}"; do
-    echo "  --- $r (${log[$r]##*/}):" >&2
-    grep -v CONFWARN "${log[$r]}" | tail -8 | cut -f2- | sed 's/^/  /' >&2
-  done
-  exit 1
-}
+# Per run (ref, A, B, C, and the victim's restart): pid_of (lib.sh's),
+# stamped log, state directory name, and when it was killed or whether it
+# was stopped.
+declare -A log=() state=() killed=() stopped=() lost=()
+# What fail shows of each log: its info lines too (which partitions each
+# run was assigned or revoked, and when).
+LOG_TAIL=8 LOG_SKIP=CONFWARN
 now_ms() { date +%s%3N; }
-t_start=$(date +%s.%N)
+t_start=$(now)
 t_feed=$t_start # times printed are from the producer's start (until then, from here)
-elapsed() { printf '%4.1f s:' "$(echo "$(date +%s.%N) - $t_feed" | bc)"; }
+elapsed() { printf '%4.1f s:' "$(echo "$(now) - $t_feed" | bc)"; }
 echo "scale_out: $events events over $cases cases, $partitions partitions, $rate events/s for" \
   "${seconds} s; fault: $fault $victim; end activity '${end_act}'; seed $seed"
 
 # The demo application's graph; a model mined from half of a simulated
 # log, the events made from the other half (crash_tool.py gen), each case
 # cut after its first end activity.
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
-(cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 200 --seed 11 --out "$work/log.csv" >/dev/null)
+demo_setup 200 11
 $ctool gen "$work/log.csv" "$work" "$events" "$cases" "$seed"
-"$pmrag" mine --graph "$work/app.graph" --log "$work/train.csv" -o "$work/app.model" -q 2>/dev/null
+demo_model "$work/train.csv"
 end_set=()
 if [[ -n $end_act ]]; then
   $tool close "$end_act" "$work/events.kcat" "$work/events.kcat"
@@ -129,39 +112,33 @@ events=$(wc -l <"$work/events.kcat")
 
 mock_start --partitions "$partitions" --topic events --topic pmrag_predictions --topic ref_predictions --topic "$changelog"
 
-# start RUN STATE [--set k=v ...]: one daemon, its log stamped line by line.
+# start RUN STATE [--set k=v ...]: one daemon, its log stamped line by line
+# (serve_start's, but for the stamps).
 start() {
   local run=$1 st=$2
   shift 2
-  log[$run]=$work/serve-$run.err
+  log[$run]=$work/$run.err
   state[$run]=$st
-  rm -f "$work/ready-$run.json"
+  rm -f "$work/$run.ready"
+  log_watch "${log[$run]}" "$run"
   "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
     --set state.dir="$work/state-$st" --set otlp.listen= --set api.listen=127.0.0.1:0 \
     --set kafka.brokers="$boot" --set kafka.input_topics=events --set kafka.input_encoding=json \
     --set kafka.output_encoding=json --set serve.k="$k" --set model.learn_online=false \
     --set "kafka.properties=session.timeout.ms=$session_ms;heartbeat.interval.ms=500;max.poll.interval.ms=20000" \
-    "${end_set[@]}" "$@" --ready-file "$work/ready-$run.json" 2> >($tool stamp >"${log[$run]}") &
-  pid[$run]=$!
+    "${end_set[@]}" "$@" --ready-file "$work/$run.ready" 2> >($tool stamp >"${log[$run]}") &
+  pid_of[$run]=$!
+  track "$!"
 }
 if [[ $changelog_on == true ]]; then
   start_g() { start "$1" "$2" --set kafka.group=$group --set kafka.changelog=true; }
 else
   start_g() { start "$1" "$2" --set kafka.group=$group; }
 fi
-wait_ready() {
-  local run=$1
-  for _ in $(seq 1200); do
-    [[ -s $work/ready-$run.json ]] && return 0
-    kill -0 "${pid[$run]}" 2>/dev/null || fail "$run exited before it was ready"
-    sleep 0.05
-  done
-  fail "$run not ready after 60 s"
-}
 # The live runs of group g.
 live() {
   local r
-  for r in "${!pid[@]}"; do
+  for r in "${!pid_of[@]}"; do
     [[ $r == ref || -n ${killed[$r]:-} || -n ${stopped[$r]:-} ]] || echo "$r"
   done
 }
@@ -187,10 +164,7 @@ sys.exit(0 if len(o)==p and all(len(v)==1 for v in o.values()) and len({v[0] for
   done
   echo "$(elapsed) owners $own (not balanced over $n runs after 30 s)"
 }
-read_input() {
-  kcat -C -b "$boot" -t events -o beginning -e -q -f '%p\t%o\t%k\n' >"$work/input.tsv" \
-    2>"$work/kcat.err" || fail "kcat -C events: $(tail -3 "$work/kcat.err")"
-}
+read_input() { kafka_read events '%p\t%o\t%k\n' "$work/input.tsv"; }
 dump() { "$pmrag" state dump --state "$work/state-$1" --json >"$work/dumps/$1.jsonl" 2>/dev/null || true; }
 # Until each case is complete in its owner's state (and the reference's),
 # or 10 s without progress; t_dumps: when the last dumps were taken.
@@ -212,8 +186,8 @@ wait_settled() {
     if [[ "$line $ref_n" == "$prev" ]]; then same=$((same + 1)); else same=0; fi
     ((same < 20)) || break
     prev="$line $ref_n"
-    for r in "${!pid[@]}"; do
-      [[ -n ${killed[$r]:-} || -n ${stopped[$r]:-} ]] || kill -0 "${pid[$r]}" 2>/dev/null ||
+    for r in "${!pid_of[@]}"; do
+      [[ -n ${killed[$r]:-} || -n ${stopped[$r]:-} ]] || running "${pid_of[$r]}" ||
         fail "$r exited on its own"
     done
     sleep 0.5
@@ -227,9 +201,9 @@ closed_events=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); pri
 start ref ref --set kafka.group=ref --set kafka.output_topic=ref_predictions
 start_g A A
 start_g B B
-wait_ready ref
-wait_ready A
-wait_ready B
+serve_wait ref
+serve_wait A
+serve_wait B
 echo "ref, A and B ready; group $group:"
 wait_balanced
 
@@ -237,23 +211,23 @@ wait_balanced
 $ctool pace "$work/events.kcat" "$rate" |
   kcat -P -b "$boot" -t events -K $'\t' -X enable.idempotence=true 2>"$work/feed.err" &
 feed_pid=$!
-t_feed=$(date +%s.%N)
+track "$feed_pid"
+t_feed=$(now)
 at() { # sleep until FRACTION of the producer's time has passed
   local d
-  d=$(echo "$t_feed + $1 * $seconds - $(date +%s.%N)" | bc -l)
+  d=$(echo "$t_feed + $1 * $seconds - $(now)" | bc -l)
   if [[ $(echo "$d > 0" | bc) == 1 ]]; then sleep "$d"; fi
 }
 
 at 0.15
 start_g C C
-wait_ready C
+serve_wait C
 echo "$(elapsed) C ready"
 wait_balanced
 
 at 0.45
 if [[ $fault == kill ]]; then
-  kill -KILL "${pid[$victim]}"
-  { wait "${pid[$victim]}"; } 2>/dev/null || true # not bash's "Killed" line
+  kill_wait "${pid_of[$victim]}"
   killed[$victim]=$(now_ms)
   echo "$(elapsed) $victim killed (SIGKILL)"
   wait_balanced
@@ -261,18 +235,18 @@ if [[ $fault == kill ]]; then
   at 0.75
   restart=${victim}2
   start_g "$restart" "$victim"
-  wait_ready "$restart"
+  serve_wait "$restart"
   echo "$(elapsed) $victim restarted on its state as $restart, ready"
   wait_balanced
 else
   # Paused past its session: the others take its partitions while it
   # still holds a batch it has not committed, then it wakes up.
-  kill -STOP "${pid[$victim]}"
+  kill -STOP "${pid_of[$victim]}"
   killed[$victim]=$(now_ms)
   echo "$(elapsed) $victim paused (SIGSTOP)"
   wait_balanced
   sleep 1
-  kill -CONT "${pid[$victim]}"
+  kill -CONT "${pid_of[$victim]}"
   lost[$victim]=${killed[$victim]}
   unset "killed[$victim]"
   echo "$(elapsed) $victim continued (SIGCONT)"
@@ -280,7 +254,7 @@ else
 fi
 
 wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
-feed_pid=
+untrack "$feed_pid"
 echo "$(elapsed) all $events events produced"
 read_input
 wait_settled
@@ -315,10 +289,7 @@ if [[ -n $end_act ]]; then
     sleep 0.1
   done
   [[ $next -ge $end0 ]] || echo "$owner0 has applied events[0] to $next of $end0 only"
-  kill -TERM "${pid[$owner0]}"
-  rc=0
-  wait "${pid[$owner0]}" || rc=$?
-  [[ $rc == 0 ]] || fail "$owner0 exited $rc on SIGTERM"
+  stop "${pid_of[$owner0]}" "$owner0"
   stopped[$owner0]=1
   echo "$(elapsed) 3 events into events[0], the last one closing tail-closed (events[0] applied" \
     "to $next of $end0); $owner0, its owner, stopped (SIGTERM)"
@@ -327,23 +298,18 @@ if [[ -n $end_act ]]; then
 fi
 
 # Clean stops, all at once (the group's last rebalances change no state).
-for r in "${!pid[@]}"; do
-  [[ -n ${killed[$r]:-} || -n ${stopped[$r]:-} ]] || kill -TERM "${pid[$r]}"
+for r in "${!pid_of[@]}"; do
+  [[ -n ${killed[$r]:-} || -n ${stopped[$r]:-} ]] || kill -TERM "${pid_of[$r]}"
 done
-for r in "${!pid[@]}"; do
+for r in "${!pid_of[@]}"; do
   [[ -n ${killed[$r]:-} || -n ${stopped[$r]:-} ]] && continue
-  rc=0
-  wait "${pid[$r]}" || rc=$?
-  [[ $rc == 0 ]] || fail "$r exited $rc on SIGTERM"
+  stop "${pid_of[$r]}" "$r"
 done
-pid=()
 
 for t in pmrag_predictions ref_predictions; do
-  kcat -C -b "$boot" -t "$t" -o beginning -e -q -f '%p\t%o\t%T\t%k\t%s\n' >"$work/$t.tsv" \
-    2>"$work/kcat.err" || fail "kcat -C $t: $(tail -3 "$work/kcat.err")"
+  kafka_read "$t" '%p\t%o\t%T\t%k\t%s\n' "$work/$t.tsv"
 done
-kcat -C -b "$boot" -t "$changelog" -o beginning -e -q -f '%p\t%o\t%k\t%S\n' \
-  >"$work/changelog.tsv" 2>"$work/kcat.err" || fail "kcat -C $changelog: $(tail -3 "$work/kcat.err")"
+kafka_read "$changelog" '%p\t%o\t%k\t%S\n' "$work/changelog.tsv"
 
 runs=()
 for r in "${!log[@]}"; do
@@ -358,7 +324,6 @@ $tool check --topic events --partitions "$partitions" --expected "$work/expected
   "${runs[@]}" --ref "$work/ref_predictions.tsv" --preds "$work/pmrag_predictions.tsv" \
   --changelog "$work/changelog.tsv" || ok=0
 restored=$(cat "${log[@]}" | grep -c 'restored [0-9]* case changes' || true)
-printf 'scale_out: %d restores logged; %.0f s\n' "$restored" \
-  "$(echo "$(date +%s.%N) - $t_start" | bc)"
+printf 'scale_out: %d restores logged; %.0f s\n' "$restored" "$(since "$t_start")"
 [[ $ok == 1 ]] || fail "see above (seed $seed, victim $victim)"
-echo "scale_out: ok"
+finish

@@ -11,25 +11,24 @@
 #
 #   security.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
-pmrag=$1
-src=$2
-work=${3:-$(mktemp -d)}
-rm -rf "$work"
+usage="usage: security.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-}
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need openssl curl
+work_init
+work_clean '*'
+# Everything pmrag prints goes to out/ (the daemons' logs and ready files
+# too), which is searched for the secrets at the end.
 mkdir -p "$work/out"
 out=$work/out
-pid=
-cleanup() {
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; for f in "$out"/*.err; do [[ -s $f ]] && tail -5 "$f" >&2; done; exit 1; }
-pass() { echo "ok   $*"; }
-command -v openssl >/dev/null || fail "openssl is needed (deploy/deps.sh installs it)"
 
 # Secrets, each recognisable wherever it might leak.
 token=tok-$(od -An -tx1 -N12 /dev/urandom | tr -d ' \n')
 sasl_pw=sasl-pw-7f3a9c0e
-key_pw=key-pw-51be22d4
+key_pw='key-pw-51be22d4'
 ob_secret=ob-secret-9d2e6a1f
 pem_secret=pemsecretc0ffee4711
 noeq_secret=noeq-secret-4b1d8e
@@ -52,6 +51,7 @@ pass "listeners default to 127.0.0.1:4318 and 127.0.0.1:8318"
 
 # 2. pmrag config shows kafka.properties without its secret values.
 props="security.protocol=SASL_SSL;sasl.mechanisms=PLAIN;sasl.username=pmrag;sasl.password=$sasl_pw;ssl.key.password=$key_pw;$noeq_secret;ssl.ca.location=/etc/ssl/ca.pem"
+log_watch "$out/config.err"
 "$pmrag" config --set "kafka.properties=$props" --set otlp.token_file="$work/token" \
   >"$out/config.txt" 2>"$out/config.err" || fail "pmrag config"
 grep -qF 'sasl.password=<redacted>;ssl.key.password=<redacted>;<redacted>;ssl.ca.location=/etc/ssl/ca.pem' "$out/config.txt" ||
@@ -68,30 +68,15 @@ pass "pmrag config redacts secret kafka.properties (dump, --get, from a file)"
 
 # 3. The daemon with a token and TLS on both listeners; the embedded Kafka
 # given secret-looking properties it accepts and does not use.
-start() { # start NAME --set ... ; waits for the ready file
+start() { # start NAME --set ... ; waits for its ready file, out/NAME.ready
   local name=$1
   shift
-  rm -rf "$work/state" "$work/ready.json"
-  "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
-    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 "$@" \
-    --ready-file "$work/ready.json" 2>"$out/$name.err" &
-  pid=$!
-  for _ in $(seq 300); do
-    [[ -s $work/ready.json ]] && break
-    kill -0 "$pid" 2>/dev/null || fail "$name: serve exited before it was ready"
-    sleep 0.1
-  done
-  [[ -s $work/ready.json ]] || fail "$name: no ready file after 30 s"
-  cp "$work/ready.json" "$out/$name.ready.json"
-  otlp=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["otlp_http"])' "$work/ready.json")
-  api=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["api"])' "$work/ready.json")
-}
-stop() {
-  kill -TERM "$pid"
-  local rc=0
-  wait "$pid" || rc=$?
-  pid=
-  [[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+  rm -rf "$work/state"
+  serve_start "out/$name" --graph "$work/shop.graph" --set state.dir="$work/state" \
+    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 "$@"
+  serve_wait "out/$name" 30
+  otlp=$(ready_field "out/$name" otlp_http)
+  api=$(ready_field "out/$name" api)
 }
 start tls \
   --set otlp.token_file="$work/token" --set otlp.tls_cert="$work/tls.crt" --set otlp.tls_key="$work/tls.key" \
@@ -134,27 +119,27 @@ curl -fsS --cacert "$work/tls.crt" "${auth[@]}" -o "$out/metrics.txt" "https://$
   fail "GET /metrics with the token"
 grep -q '^pmrag_events_in_total{source="otlp_http"} 1$' "$out/metrics.txt" || fail "/metrics: the OTLP event is not counted"
 pass "OTLP/HTTP over HTTPS: 401 (no Retry-After) without the token, 200 with it"
-stop
+stop "$pid"
 
 # /metrics open to scrapers when asked; the rest still closed.
 start metrics_open --set api.token_file="$work/token" --set api.metrics_open=true
 curl -fsS -o /dev/null "http://$api/metrics" || fail "api.metrics_open: /metrics not open"
 code 401 "api.metrics_open: /v1/query without a token" -X POST -d '{}' "http://$api/v1/query"
-stop
+stop "$pid"
 pass "api.metrics_open opens /metrics only"
 
 # 4. Kafka with SASL that fails (the embedded broker has no SASL): the
 # errors are logged, the password is not.
 rm -rf "$work/state"
+log_watch "$out/sasl.err"
 "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
   --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
   --set "kafka.properties=security.protocol=SASL_PLAINTEXT;sasl.mechanisms=PLAIN;sasl.username=pmrag;sasl.password=$sasl_pw" \
   2>"$out/sasl.err" &
 pid=$!
-for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill -TERM "$pid" 2>/dev/null || true
-wait "$pid" || true
-pid=
+track "$pid"
+for _ in $(seq 150); do running "$pid" || break; sleep 0.1; done
+term "$pid" || true
 grep -q 'SASL' "$out/sasl.err" || fail "no SASL error logged"
 pass "Kafka SASL failure logged"
 
@@ -164,6 +149,7 @@ refused() { # refused NAME WANT --set ...
   local name=$1 want=$2
   shift 2
   rm -rf "$work/state"
+  log_watch "$out/$name.err"
   if "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
     --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 "$@" 2>"$out/$name.err" >/dev/null; then
     fail "$name: serve started"
@@ -190,5 +176,6 @@ for s in "${secrets[@]}"; do
     fail "a secret (${s:0:6}...) is printed in: $hits"
   fi
 done
-echo "$(ls "$out" | wc -l) outputs searched for ${#secrets[@]} secrets: none found"
-echo "security: ok"
+outs=("$out"/*)
+echo "${#outs[@]} outputs searched for ${#secrets[@]} secrets: none found"
+finish

@@ -11,19 +11,18 @@
 #
 #   serve.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
-pmrag=$1
-src=$2
-work=${3:-$(mktemp -d)}
+usage="usage: serve.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-}
 tool="python3 $src/tests/integration/serve_tool.py"
-mkdir -p "$work"
-rm -rf "$work/state" "$work/serve.err" "$work/pred.tsv"
-pid=
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need kcat node npm
+work_init
+# (Not otel/: npm's packages, kept between runs.)
+work_clean state serve.err serve.ready pred.tsv
 extra=()
-cleanup() {
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; [[ -f $work/serve.err ]] && tail -20 "$work/serve.err" >&2; exit 1; }
 
 # The OpenTelemetry JS clients, from npm (cached between runs).
 otel=$work/otel
@@ -35,28 +34,18 @@ if [[ ! -d $otel/node_modules/@opentelemetry/exporter-trace-otlp-proto ]]; then
 fi
 
 # The demo application, and a log of its real code paths.
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q
-(cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 60 --seed 11 --out "$work/log.csv" >/dev/null)
+demo_setup 60 11
 $tool split "$work/log.csv" "$work"
 
 start() {
-  rm -f "$work/ready.json"
-  "$pmrag" serve --graph "$work/app.graph" \
+  serve_start serve --graph "$work/app.graph" \
     --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
     --set kafka.output_encoding=json --set kafka.input_encoding=auto \
-    --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false "${extra[@]}" \
-    --ready-file "$work/ready.json" 2>>"$work/serve.err" &
-  pid=$!
-  for _ in $(seq 300); do
-    [[ -s $work/ready.json ]] && break
-    kill -0 "$pid" 2>/dev/null || fail "serve exited before it was ready"
-    sleep 0.1
-  done
-  [[ -s $work/ready.json ]] || fail "no ready file after 30 s"
-  otlp=$($tool ready "$work/ready.json" otlp_http)
-  api=$($tool ready "$work/ready.json" api)
-  boot=$($tool ready "$work/ready.json" kafka_bootstrap)
+    --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false "${extra[@]}"
+  serve_wait serve 30
+  otlp=$(ready_field serve otlp_http)
+  api=$(ready_field serve api)
+  boot=$(ready_field serve kafka_bootstrap)
 }
 start
 echo "serve ready: OTLP $otlp, API $api, Kafka $boot"
@@ -111,11 +100,7 @@ preds=$(awk '/^pmrag_predictions_out_total/ {print $2}' "$work/metrics.txt")
 curl -fsS "http://$api/livez" >/dev/null || fail "/livez"
 
 # 5. SIGTERM: drain, commit, exit 0; a restart finds the same state.
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[[ $rc == 0 ]] || fail "serve exited $rc on SIGTERM"
+stop "$pid"
 "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "state dump"
 python3 - "$work/expected.json" "$work/dump.jsonl" <<'PY' || fail "state dump does not match the events"
 import json, sys
@@ -135,7 +120,7 @@ start
 curl -fsS "http://$api/v1/cases/$case_id" >"$work/case2.json" || fail "GET /v1/cases after restart"
 python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['seq']==int(sys.argv[2])" "$work/case2.json" "$n" ||
   fail "the restarted daemon lost the case's state"
-version() { curl -fsS "http://$api/metrics" | awk '/^pmrag_model_version/ {print $2}'; }
+version() { metric "$api" pmrag_model_version; }
 v0=$(version)
 # Online learning: the kcat cases once more, as new cases (renamed).
 sed 's/^ord_/again_/; s/"case_id": "ord_/"case_id": "again_/' "$work/kcat_json.txt" |
@@ -149,7 +134,5 @@ kill -HUP "$pid"
 for _ in $(seq 100); do [[ $(version) -gt $v1 ]] && break; sleep 0.1; done
 [[ $(version) -gt $v1 ]] || fail "SIGHUP did not reload the model"
 echo "model versions: $v0 at start, $v1 after learning online, $(version) after SIGHUP"
-kill -TERM "$pid"
-wait "$pid" || fail "serve exited non-zero on the second SIGTERM"
-pid=
-echo "serve: ok"
+stop "$pid"
+finish

@@ -7,7 +7,6 @@
                             proto/ (one OTLP protobuf request per file, for
                             kcat -P), train.csv (what the model learns from);
                             expected.json: events per case
-  ready FILE KEY            a field of the daemon's ready file
   check EXPECTED PRED       every event has exactly one prediction with the
                             right key and seq (predictions: kcat -f '%k\\t%s\\n')
 
@@ -161,9 +160,6 @@ def check(expected_path, pred_path):
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "split":
         split(sys.argv[2], sys.argv[3])
-        return 0
-    if len(sys.argv) == 4 and sys.argv[1] == "ready":
-        print(json.load(open(sys.argv[2]))[sys.argv[3]])
         return 0
     if len(sys.argv) == 4 and sys.argv[1] == "check":
         return check(sys.argv[2], sys.argv[3])

@@ -7,38 +7,21 @@
 set -uo pipefail
 pmrag=${1:?pmrag binary}
 test_sessions=${2:?test_sessions binary}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-pass() { printf 'ok   %s\n' "$1"; }
-fail() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work=
+work_init
 
-# expect NAME WANT_EXIT GREP_STDERR_OR_STDOUT_OR_EMPTY -- CMD...
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    fail "$name: exit $got, want $want"; sed 's/^/    /' "$work/err" | head -5; return
-  fi
-  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$work/err" "$work/out"; then
-    fail "$name: output lacks /$pattern/"; sed 's/^/    /' "$work/err" "$work/out" | head -8
-    return
-  fi
-  pass "$name"
-}
 # same NAME FILE -- expected text on stdin
 same() {
   if diff -u - "$2" >"$work/diff"; then pass "$1"; else
-    fail "$1"; sed 's/^/    /' "$work/diff" | head -20
+    bad "$1"; sed 's/^/    /' "$work/diff" | head -20
   fi
 }
 
 state=$work/state
-if ! PMRAG_SESS_FILL=$state "$test_sessions" fill_state_dir >"$work/fill" 2>&1; then
-  fail "fill the state directory"; sed 's/^/    /' "$work/fill"; exit 1
-fi
+log_watch "$work/fill" test_sessions
+PMRAG_SESS_FILL=$state "$test_sessions" fill_state_dir >"$work/fill" 2>&1 || fail "fill the state directory"
 
 # ---- dump ------------------------------------------------------------------
 expect "dump --json" 0 "" -- "$pmrag" state dump --state "$state" --json
@@ -89,25 +72,21 @@ expect "dump without --state" 2 "missing --state DIR" -- "$pmrag" state dump
 expect "unknown option" 2 "unknown option '--nope'" -- "$pmrag" state stats --state "$state" --nope
 expect "missing directory" 1 "^pmrag state: /nonexistent/pmrag-state: no such state directory$" -- \
   "$pmrag" state dump --state /nonexistent/pmrag-state
-[ -e /nonexistent/pmrag-state ] && fail "missing directory was created" || pass "missing directory not created"
+if [ -e /nonexistent/pmrag-state ]; then bad "missing directory was created"; else pass "missing directory not created"; fi
 mkdir "$work/empty"
 expect "not a state directory" 1 "pmrag state: .*/empty: not a pmrag state directory" -- \
   "$pmrag" state stats --state "$work/empty"
 if [ -z "$(ls -A "$work/empty")" ]; then pass "empty directory left empty"; else
-  fail "files created in a non-state directory: $(ls -A "$work/empty")"; fi
+  bad "files created in a non-state directory: $(ls -A "$work/empty")"; fi
 expect "a file" 1 "not a directory" -- "$pmrag" state dump --state "$work/fill"
 
 # Read-only: inspecting creates nothing in the state directory either.
-before=$(ls "$state" | sort | tr '\n' ' ')
+before=$(cd "$state" && printf '%s ' *)
 "$pmrag" state stats --state "$state" >/dev/null 2>&1
-after=$(ls "$state" | sort | tr '\n' ' ')
-[ "$before" = "$after" ] && pass "state directory unchanged ($after)" || fail "files changed: $before -> $after"
+after=$(cd "$state" && printf '%s ' *)
+if [ "$before" = "$after" ]; then pass "state directory unchanged ($after)"; else bad "files changed: $before -> $after"; fi
 
 # Output to a closed pipe ends quietly.
 expect "dump | head" 0 "" -- bash -c "'$pmrag' state dump --state '$state' --json | head -1"
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails check(s) failed"
-  exit 1
-fi
-echo "all checks passed"
+finish
