@@ -23,7 +23,6 @@
 #define BENCH_PUSH_EVENTS 1000u
 #define BENCH_PUSH_NS 5000000000ull
 
-
 /* Quantile q of n sorted values, in microseconds (nearest rank). */
 static double quantile_us(const uint64_t *sorted, size_t n, double q)
 {
@@ -227,8 +226,8 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int bench_ppr_size(const bench_cfg *cfg, const ppr_opts *o, uint32_t n, core_buf *b,
-                   bench_row *row, char *why, size_t whylen)
+int bench_ppr_size(const bench_cfg *cfg, const ppr_opts *o, uint32_t n, core_buf *b, bench_row *row,
+                   char *why, size_t whylen)
 {
     size_ctx ctx = {cfg, why, whylen}, *sc = &ctx;
     int rc = 0;
@@ -574,7 +573,8 @@ int bench_ppr_size(const bench_cfg *cfg, const ppr_opts *o, uint32_t n, core_buf
                         gs.max_in, gs.hubs_1000, gs.out_exponent, gs.in_exponent, gs.same_module,
                         gs.near_module, gs.far_module, gs.isolated);
         for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
-            core_buf_printf(b, "%s\"%s\":%.3f", t ? "," : "", graph_edge_type_name((graph_edge_type)t),
+            core_buf_printf(b, "%s\"%s\":%.3f", t ? "," : "",
+                            graph_edge_type_name((graph_edge_type)t),
                             generated ? (double)gs.by_type[t] / (double)generated : 0);
         core_buf_printf(b,
                         "}},\"cold\":{\"queries\":%u,\"median_us\":%.1f,\"p99_us\":%.1f,"

@@ -10,6 +10,7 @@
 #define PMRAG_CLI_H
 
 #include "core.h"
+#include "core_cfg.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static bool parse_double(const char *s, double *out)
 {
     char *end;
@@ -108,7 +107,8 @@ static int write_edges(const char *path, uint32_t n, unsigned seed, bool typed)
                 n, seed);
         for (size_t i = 0; i < g.m && !ferror(f); i++) {
             const ppr_edge_in *e = &g.edges[i];
-            fprintf(f, "%u %u %s %.9g\n", e->src, e->dst, graph_edge_type_name((graph_edge_type)e->type), (double)e->weight);
+            fprintf(f, "%u %u %s %.9g\n", e->src, e->dst,
+                    graph_edge_type_name((graph_edge_type)e->type), (double)e->weight);
         }
         written = g.m;
     } else {
@@ -344,4 +344,3 @@ int cmd_bench(int argc, char **argv)
     fprintf(stderr, "pmrag bench: unknown benchmark '%s' (see 'pmrag bench --help')\n", argv[0]);
     return CLI_EXIT_USAGE;
 }
-

@@ -12,37 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *node_text(const model_joint *md, const model_mapper *m, const graph *g,
-                             uint32_t node, core_buf *b)
+static const char *node_text(const model_joint *md, uint32_t node, core_buf *b)
 {
     core_buf_reset(b);
-    uint32_t id;
-    switch (model_node(md, node, &id)) {
-    case MODEL_NODE_SYMBOL: {
-        graph_symbol s;
-        graph_get_symbol(g, id, &s);
-        core_buf_printf(b, "%s", s.qualname);
-        break;
-    }
-    case MODEL_NODE_ACTIVITY: {
-        model_activity pa;
-        model_mapper_activity(m, id, &pa);
-        core_buf_puts(b, "activity \"");
-        core_buf_oneline(b, pa.text, 80);
-        core_buf_putc(b, '"');
-        break;
-    }
-    case MODEL_NODE_CONTEXT: {
-        core_buf t = {0};
-        model_context_text(md, id, &t);
-        core_buf_puts(b, "context ");
-        core_buf_oneline(b, t.data ? t.data : "", 240);
-        core_buf_free(&t);
-        break;
-    }
-    default:
-        core_buf_puts(b, "(sink)");
-    }
+    model_node_text(md, node, b);
     return b->data;
 }
 
@@ -202,11 +175,10 @@ int cmd_query(int argc, char **argv)
                 core_buf_printf(&b, "      (no path: %s)\n", core_strerror(erc));
                 continue;
             }
-            core_buf_printf(&b, "      %s\n", node_text(md, m, g, path.seed, &t));
+            core_buf_printf(&b, "      %s\n", node_text(md, path.seed, &t));
             for (uint32_t j = 0; j < path.len; j++)
                 core_buf_printf(&b, "        --%s (%.2f)--> %s\n", edge_name(path.steps[j].type),
-                                (double)path.steps[j].prob,
-                                node_text(md, m, g, path.steps[j].to, &t));
+                                (double)path.steps[j].prob, node_text(md, path.steps[j].to, &t));
             core_buf_printf(&b, "      share of the score %.0f%%\n", 100 * path.share);
         }
     }

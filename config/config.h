@@ -7,6 +7,7 @@
 #define PMRAG_CONFIG_H
 
 #include "core.h"
+#include "core_cfg.h"
 #include "model.h"
 
 extern const core_cfg_item pmrag_config_table[];

@@ -1,5 +1,6 @@
 /* Table-driven configuration: YAML files, KEY=VALUE overrides, reference. */
 #include "core.h"
+#include "core_cfg.h"
 
 #include <ctype.h>
 #include <errno.h>

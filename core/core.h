@@ -1,8 +1,11 @@
 /*
  * core.h - utilities shared by every pmrag module.
  *
- * Errors, logging, arenas, hashing, string tables, growable buffers, files
- * and paths, threads. No dependency on any other pmrag module.
+ * Errors, logging, arenas, hashing, string tables, files and paths,
+ * threads and time; growable buffers and text in core_buf.h (included
+ * here: every module writes into them). The configuration table
+ * (core_cfg.h) and the HTTP server (core_http.h) have headers of their
+ * own. No dependency on any other pmrag module.
  *
  * Threading: every object here (arena, buffer, string table, map) belongs to
  * one thread at a time; nothing is locked inside. Functions without an object
@@ -23,16 +26,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core_buf.h"
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define CORE_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define CORE_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define CORE_PRINTF(f, a)
-#define CORE_UNLIKELY(x) (x)
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -255,114 +252,6 @@ static inline const char *core_strtab_str(const core_strtab *t, uint32_t off)
 void core_strtab_free(core_strtab *t);
 
 /* ------------------------------------------------------------------ */
-/* Buffers and text                                                    */
-/* ------------------------------------------------------------------ */
-
-typedef struct core_buf {
-    char *data; /* always NUL-terminated once anything was appended */
-    size_t len, cap;
-} core_buf;
-
-void core_buf_append(core_buf *b, const void *p, size_t n);
-/* Makes room for extra more bytes (and the NUL after them): the caller
- * writes at data + len, then advances len and writes the NUL. */
-void core_buf_reserve(core_buf *b, size_t extra);
-static inline void core_buf_putc(core_buf *b, char c)
-{
-    core_buf_append(b, &c, 1);
-}
-void core_buf_puts(core_buf *b, const char *s);
-void core_buf_printf(core_buf *b, const char *fmt, ...) CORE_PRINTF(2, 3);
-void core_buf_vprintf(core_buf *b, const char *fmt, va_list ap);
-/* Appends s as a JSON string literal with quotes; invalid UTF-8 becomes
- * U+FFFD, control characters are escaped. */
-void core_buf_json_str(core_buf *b, const char *s, size_t n);
-/* Appends a number in the shortest form that reads back the same. */
-void core_buf_json_double(core_buf *b, double v);
-/* The same for a float (shortest form that reads back as that float). */
-void core_buf_json_float(core_buf *b, float v);
-/* Appends text on one line for a terminal (newlines, tabs and carriage
- * returns escaped as backslash n, t, r), cut after max bytes with "...". */
-void core_buf_oneline(core_buf *b, const char *text, size_t max);
-void core_buf_reset(core_buf *b);
-void core_buf_free(core_buf *b);
-
-/* Splits text at sep into items with blanks (spaces, tabs) trimmed, the
- * empty ones left out: a malloc'd array of malloc'd strings in *out (NULL
- * when there are none); returns how many. core_split_free frees them. */
-size_t core_split(const char *text, char sep, char ***out);
-void core_split_free(char **items, size_t n);
-
-/* Length of the longest prefix of s (at most n bytes) that is valid UTF-8. */
-size_t core_utf8_valid_prefix(const char *s, size_t n);
-
-/*
- * Little-endian records: what pmrag writes for other processes or later
- * runs to read (model files, stored dictionary entries, changelog and
- * shared-count records) has one byte order whatever the machine.
- * core_buf_put_le appends v as n bytes (n <= 8); a core_rd reads a record
- * without ever reading past its end: a read that does not fit sets bad and
- * gives 0 (or NULL), so a decoder checks bad once at the end.
- */
-void core_buf_put_le(core_buf *b, uint64_t v, int n);
-static inline void core_buf_put_f32(core_buf *b, float v)
-{
-    uint32_t x;
-    memcpy(&x, &v, 4);
-    core_buf_put_le(b, x, 4);
-}
-static inline void core_buf_put_f64(core_buf *b, double v)
-{
-    uint64_t x;
-    memcpy(&x, &v, 8);
-    core_buf_put_le(b, x, 8);
-}
-static inline uint64_t core_get_le(const void *p, int n)
-{
-    const uint8_t *q = p;
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v |= (uint64_t)q[i] << (8 * i);
-    return v;
-}
-
-typedef struct core_rd {
-    const uint8_t *p, *end;
-    bool bad;
-} core_rd;
-
-static inline core_rd core_rd_of(const void *data, size_t len)
-{
-    return (core_rd){(const uint8_t *)data, (const uint8_t *)data + len, false};
-}
-/* The next n bytes (borrowed from the record), or NULL past its end. */
-const void *core_rd_bytes(core_rd *r, size_t n);
-static inline uint64_t core_rd_le(core_rd *r, int n)
-{
-    const void *p = core_rd_bytes(r, (size_t)n);
-    return p ? core_get_le(p, n) : 0;
-}
-static inline float core_rd_f32(core_rd *r)
-{
-    uint32_t x = (uint32_t)core_rd_le(r, 4);
-    float v;
-    memcpy(&v, &x, 4);
-    return v;
-}
-static inline double core_rd_f64(core_rd *r)
-{
-    uint64_t x = core_rd_le(r, 8);
-    double v;
-    memcpy(&v, &x, 8);
-    return v;
-}
-/* Bytes left to read. */
-static inline size_t core_rd_left(const core_rd *r)
-{
-    return r->bad ? 0 : (size_t)(r->end - r->p);
-}
-
-/* ------------------------------------------------------------------ */
 /* Files and paths                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -400,87 +289,6 @@ bool core_glob_match(const char *pattern, const char *path);
 bool core_str_ends_with(const char *s, const char *suffix);
 
 /* ------------------------------------------------------------------ */
-/* Configuration                                                       */
-/* ------------------------------------------------------------------ */
-
-/*
- * Configuration is a table: every key with its type, default, bounds and
- * help. The same table parses YAML files and KEY=VALUE overrides,
- * validates (errors name the file, line and key, and the allowed range),
- * and prints the reference. Keys are dotted paths ("ppr.alpha"); in YAML
- * they nest as mappings (ppr: {alpha: 0.2}).
- */
-typedef enum {
-    CORE_CFG_BOOL,
-    CORE_CFG_INT,
-    CORE_CFG_DOUBLE,
-    CORE_CFG_STRING,
-    CORE_CFG_ENUM, /* one of choices */
-} core_cfg_type;
-
-typedef struct core_cfg_item {
-    const char *key;
-    core_cfg_type type;
-    const char *def;            /* the default, as it would be written */
-    double min, max;            /* INT and DOUBLE: inclusive bounds */
-    const char *const *choices; /* ENUM: NULL-terminated */
-    const char *help;
-} core_cfg_item;
-
-typedef struct core_cfg core_cfg;
-
-/* Values of every key of the table (borrowed; it must outlive the
- * config), starting at their defaults. */
-core_cfg *core_cfg_new(const core_cfg_item *table, size_t n);
-void core_cfg_free(core_cfg *c);
-
-/*
- * Reads a YAML file over the current values. Unknown keys, wrong types,
- * values out of range and YAML syntax errors are refused with
- * "FILE:LINE: ..." in why (then nothing is changed). CORE_EFORMAT on such
- * errors, an errno if the file cannot be read.
- */
-int core_cfg_load(core_cfg *c, const char *path, char *why, size_t whylen);
-/* One KEY=VALUE setting (from the command line); CORE_EUSAGE with why. */
-int core_cfg_set(core_cfg *c, const char *assignment, char *why, size_t whylen);
-/* Sets key to value, remembering origin (e.g. the flag that gave it);
- * CORE_EUSAGE with the reason in why (the value and the allowed range, or
- * an unknown key). */
-int core_cfg_put(core_cfg *c, const char *key, const char *value, const char *origin, char *why,
-                 size_t whylen);
-
-/* Current values; the key must be in the table with that type (a
- * mismatch is a programming error and aborts). Strings are valid until
- * the key is set again or the config is freed. */
-bool core_cfg_bool(const core_cfg *c, const char *key);
-int64_t core_cfg_int(const core_cfg *c, const char *key);
-double core_cfg_double(const core_cfg *c, const char *key);
-const char *core_cfg_str(const core_cfg *c, const char *key);
-/* Any key's current value as it was written ("0.2", "yes"); NULL for a
- * key not in the table. */
-const char *core_cfg_text(const core_cfg *c, const char *key);
-/* Where the current value came from: "default", "FILE:LINE", "--set". */
-const char *core_cfg_origin(const core_cfg *c, const char *key);
-/* True when the key was given (by a file, --set or a flag), not left at
- * its default. */
-bool core_cfg_is_set(const core_cfg *c, const char *key);
-
-/*
- * Reads and parses a YAML file (at most 16 MiB) into *doc, libyaml's
- * yaml_document_t, which the caller frees with yaml_document_delete().
- * Errors: "PATH: reason" (the file's errno) or "PATH:LINE: problem"
- * (CORE_EFORMAT) in why. For every module that reads YAML.
- */
-struct yaml_document_s;
-int core_yaml_load_file(const char *path, struct yaml_document_s *doc, char *why, size_t whylen);
-
-/* The reference: a Markdown table of the keys (key, type and range,
- * default, help). */
-void core_cfg_reference(const core_cfg_item *table, size_t n, core_buf *out);
-/* The current values as YAML, each with its origin in a comment. */
-void core_cfg_dump(const core_cfg *c, core_buf *out);
-
-/* ------------------------------------------------------------------ */
 /* Threads and time                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -500,144 +308,6 @@ uint64_t core_now_ns(void);
 /* Wall-clock time (CLOCK_REALTIME) in nanoseconds since the Unix epoch:
  * for times kept across restarts and shown to people. */
 int64_t core_wall_ns(void);
-
-/* ------------------------------------------------------------------ */
-/* HTTP server                                                         */
-/* ------------------------------------------------------------------ */
-
-/*
- * A small HTTP/1.1 server (libmicrohttpd underneath) for the OTLP/HTTP
- * receiver and the daemon's API.
- *
- * Threads: one internal thread does all socket I/O; handlers run on a pool
- * of `threads` threads of the server's own, once per request, after the
- * whole body arrived (Content-Length or chunked). A handler may block (the
- * daemon answers only after its state commit): that holds one pool thread,
- * never the other connections' I/O, so at most `threads` handlers run at
- * once and further complete requests wait in a queue. Handlers therefore
- * run concurrently and must be thread-safe.
- *
- * Limits: a body over max_body is answered 413 and the connection closed:
- * at once when Content-Length says so, or as soon as a chunked body passes
- * the limit (the rest is not stored; over TLS the 413 comes when the body
- * ends, or the connection is closed without one when more than 4 MiB
- * follow). Idle or stalled connections are closed after 30 seconds; at most
- * max_conns connections are open at once.
- *
- * Authentication: with a token_file, every request but those to
- * public_paths must carry "Authorization: Bearer <token>" (the scheme in
- * any case); others are answered 401 with WWW-Authenticate: Bearer as soon
- * as their headers arrive (before any body is read, and before the 413
- * check), and never reach the handler. The token is compared in constant
- * time and never logged.
- *
- * TLS: with tls_cert and tls_key the listener speaks HTTPS only (TLS 1.2
- * and 1.3, through libmicrohttpd's GnuTLS).
- */
-typedef struct core_http core_http;
-
-/* One request, valid only during the handler call. */
-typedef struct core_http_req {
-    const char *method;       /* "GET", "POST", ... */
-    const char *path;         /* as sent (not percent-decoded), without the query */
-    const char *query;        /* after '?', as sent; NULL when there is none */
-    const char *content_type; /* header values, NULL when absent */
-    const char *content_encoding;
-    const char *authorization;
-    const char *body; /* never NULL; len bytes (followed by a NUL, not counted) */
-    size_t len;
-} core_http_req;
-
-/* What the handler fills in; it starts zeroed. */
-typedef struct core_http_resp {
-    int status; /* 100..599; anything else is logged and sent as 500 */
-    /* Borrowed until the handler returns. NULL: text/plain when there is
-     * a body, no header when there is none. */
-    const char *content_type;
-    core_buf body;     /* the server takes it over and frees it */
-    int retry_after;   /* seconds for a Retry-After header; 0: none */
-    const char *allow; /* Allow header (for 405), borrowed until the handler returns; NULL: none */
-} core_http_resp;
-
-typedef void (*core_http_handler)(void *ud, const core_http_req *req, core_http_resp *resp);
-
-typedef struct core_http_opts {
-    /* "host:port", "[v6]:port", or ":port" for the wildcard address
-     * getaddrinfo gives first (usually 0.0.0.0; "[::]:port" for IPv6). The
-     * host is a name or a literal, looked up with getaddrinfo; the first
-     * address that binds is used. Port 0 picks a free port (see
-     * core_http_address). */
-    const char *listen;
-    size_t max_body;    /* bytes; 0 = 64 MiB */
-    unsigned threads;   /* handler threads; 0 = 2 */
-    unsigned max_conns; /* open connections; 0 = 256 */
-    core_logger log;    /* copied; its callback is called from the server's threads */
-    /* A file whose one line is the bearer token clients must send
-     * (surrounding white space and the line end are not part of it); read
-     * once by core_http_start. NULL or "": no authentication. */
-    const char *token_file;
-    /* Paths (exact, as sent, without the query) open without the token,
-     * e.g. health checks; NULL-terminated, borrowed until core_http_stop.
-     * NULL: none. */
-    const char *const *public_paths;
-    /* PEM files: the certificate (then its chain) and its private key
-     * (not encrypted); both or neither. Read once by core_http_start. */
-    const char *tls_cert;
-    const char *tls_key;
-    /* Asked (with core_http_start's ud) when a request's headers have
-     * arrived, after the token check: true answers 503 with Retry-After:
-     * 1 at once and closes the connection without reading the body, so
-     * that refusing a request costs no memory. NULL: never. */
-    bool (*busy)(void *ud, const char *method, const char *path);
-} core_http_opts;
-
-/*
- * Binds, listens and starts the threads. On success *out is owned by the
- * caller (core_http_stop) and h(ud, ...) may be called at once. Errors name
- * the address: CORE_EUSAGE for "listen foo: not host:port" or a name that
- * does not resolve, a negated errno from bind/listen
- * ("listen 127.0.0.1:4318: Address already in use"); and the file for a
- * token, certificate or key that cannot be read or used ("listen
- * 127.0.0.1:4318: token_file /etc/pmrag/token: No such file or
- * directory"). A token or key file that group or others may read is
- * logged as a warning.
- */
-int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core_http **out,
-                    char *why, size_t whylen);
-
-/* The bound address as "host:port" or "[v6]:port", with the real port
- * when 0 was asked. Valid until core_http_stop. */
-const char *core_http_address(const core_http *s);
-
-typedef struct core_http_stats {
-    uint64_t requests;     /* requests received whole or refused (413, 401) */
-    uint64_t too_large;    /* refused with 413 by the server (never reached the handler) */
-    uint64_t unauthorized; /* refused with 401 (never reached the handler) */
-} core_http_stats;
-
-/* A snapshot of the counters (each atomic). Any thread, until stop. */
-void core_http_get_stats(const core_http *s, core_http_stats *out);
-
-/*
- * Stops accepting connections, lets every request whose handler was
- * called (or queued) finish and its response be sent (a request whose body
- * is still arriving gets 503; responses from then on say Connection:
- * close), then closes every connection, joins the threads and frees s.
- * Blocks as long as the handlers do. s may be NULL. Not from a handler.
- */
-void core_http_stop(core_http *s);
-
-/*
- * Whether a (alen bytes) equals b (blen bytes), in a time that depends on
- * blen and not on where they differ: pass the secret as b and what a
- * client sent as a. Any thread.
- */
-bool core_ct_equal(const void *a, size_t alen, const void *b, size_t blen);
-/* Whether a configuration key (a librdkafka property, say) names a
- * credential or key material, whose value must never be shown:
- * password, secret, token, jaas, key, credential, pem,
- * oauthbearer.config. Over-matching (ssl.key.location) costs nothing. */
-bool core_key_is_secret(const char *key);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@
  */
 #define _GNU_SOURCE /* strcasestr */
 #include "core.h"
+#include "core_http.h"
 
 #include <errno.h>
 #include <microhttpd.h>

@@ -24,7 +24,7 @@ packages=(
   liblmdb-dev libpcre2-dev libmicrohttpd-dev libjansson-dev
   libyaml-dev libexpat1-dev zlib1g-dev
   python3 python3-pip python3-botocore python3-boto3 python3-yaml
-  valgrind clang libclang-rt-14-dev
+  valgrind clang libclang-rt-14-dev clang-tidy clang-format
   openssl
 )
 

@@ -253,8 +253,8 @@ void eval_baselines_free(eval_baselines *b)
     free(b);
 }
 
-uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32_t *act,
-                            uint32_t k, uint32_t *out)
+uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32_t *act, uint32_t k,
+                            uint32_t *out)
 {
     const model_mapper *m = b->m;
     uint32_t cur = act[k - 1];
@@ -304,4 +304,3 @@ uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32
     }
     }
 }
-

@@ -42,9 +42,9 @@ int eval_truth_rank(const graph *g, const uint32_t *syms, uint32_t n, const char
                     uint32_t tline);
 
 typedef struct eval_ranks {
-    uint64_t n;             /* targets */
-    uint64_t hit[EVAL_NK];  /* hits within each of eval_ks */
-    double rr;              /* reciprocal ranks summed */
+    uint64_t n;            /* targets */
+    uint64_t hit[EVAL_NK]; /* hits within each of eval_ks */
+    double rr;             /* reciprocal ranks summed */
 } eval_ranks;
 
 /* One target: its rank (0: a miss). */
@@ -85,8 +85,8 @@ int eval_baselines_new(const graph *g, const model_mapper *m, const model_seqs *
                        eval_baselines **out);
 void eval_baselines_free(eval_baselines *b);
 /* A baseline's top 10 symbols for the prefix act[0..k) (k >= 1). */
-uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32_t *act,
-                            uint32_t k, uint32_t *out);
+uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32_t *act, uint32_t k,
+                            uint32_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Scoring a model                                                     */

@@ -123,8 +123,7 @@ void eval_report_json(const eval_report *r, core_buf *o)
     if (r->ncurve) {
         core_buf_puts(o, ",\"learning_curve\":[");
         for (uint32_t i = 0; i < r->ncurve; i++) {
-            core_buf_printf(o, "%s{\"train_cases\":%u,\"top1\":", i ? "," : "",
-                            r->curve_cases[i]);
+            core_buf_printf(o, "%s{\"train_cases\":%u,\"top1\":", i ? "," : "", r->curve_cases[i]);
             core_buf_json_double(o, r->curve_top1[i]);
             core_buf_putc(o, '}');
         }

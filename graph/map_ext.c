@@ -4,6 +4,7 @@
  * LLM behind a script) that answers batches of activities in JSON.
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, pipe2 */
+#include "core_cfg.h"
 #include "graph_int.h"
 
 #include <errno.h>

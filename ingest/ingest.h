@@ -20,6 +20,7 @@
 #define PMRAG_INGEST_H
 
 #include "core.h"
+#include "core_http.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -54,9 +54,9 @@ int ingest_kafka_decode(const void *val, size_t len, ingest_kafka_encoding enc,
     if (enc == INGEST_KAFKA_AUTO)
         enc = sniff(val, len);
     if (enc != INGEST_KAFKA_JSON)
-        return ingest_otlp_decode(kind, enc == INGEST_KAFKA_OTLP_JSON ? INGEST_ENC_JSON
-                                                                      : INGEST_ENC_PROTO,
-                                  val, len, o, emit, ud, res, why, whylen);
+        return ingest_otlp_decode(
+            kind, enc == INGEST_KAFKA_OTLP_JSON ? INGEST_ENC_JSON : INGEST_ENC_PROTO, val, len, o,
+            emit, ud, res, why, whylen);
     if (res)
         memset(res, 0, sizeof *res);
     int rc = ingest_event_json_decode(val, len, o, emit, ud, why, whylen);

@@ -80,7 +80,8 @@ static uint32_t cmemo_rank(const model_joint *md, model_work *w, calib_memo *mm,
 
 /* Scores every prefix of val against the mapped symbols of its next
  * event (sums: pooled over folds by the caller). */
-static int score_model(model_mapper *m, const model_joint *md, const model_seqs *val, val_score *out)
+static int score_model(model_mapper *m, const model_joint *md, const model_seqs *val,
+                       val_score *out)
 {
     memset(out, 0, sizeof *out);
     model_work *w;
@@ -202,7 +203,7 @@ typedef struct calib_job {
     uint32_t K;
     const model_params *cand;
     uint32_t ntasks;
-    val_score *res;           /* ncand x K */
+    val_score *res;             /* ncand x K */
     model_joint **train_out;    /* K: train the folds' models for cand[0] */
     model_joint *const *models; /* K: score on these, or NULL: train each */
     atomic_uint next;
@@ -323,8 +324,8 @@ static bool same_params(const model_params *a, const model_params *b)
            a->code_scale == b->code_scale && a->decay == b->decay && a->escape == b->escape;
 }
 
-int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases,
-                        model_params *p, const core_logger *log)
+int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,
+                    const core_logger *log)
 {
     if (train->ncases < min_cases || train->ncases < 4) {
         core_logf(log, CORE_LOG_INFO,
@@ -472,4 +473,3 @@ done:
         fold_free(&cx.folds[f]);
     return rc;
 }
-

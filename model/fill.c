@@ -189,7 +189,7 @@ uint32_t model__fill_ranks(const model_joint *md, model_work *w, uint32_t h, uin
     float last = out[h - 1].score, amax = n ? top[0].score : 1;
     for (uint32_t i = 0; i < n; i++)
         out[h + i] = (model_pred){top[i].node, last * 0.5f * (top[i].score / amax), UINT32_MAX,
-                                w->fill_from[top[i].node]};
+                                  w->fill_from[top[i].node]};
     return h + n;
 }
 

@@ -123,7 +123,7 @@ static int first_pass(void *ud, const ingest_event *ev)
 }
 
 void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool code_attrs,
-                     model_map_event *me)
+                         model_map_event *me)
 {
     *me = (model_map_event){
         .text = ev->activity,
@@ -178,8 +178,8 @@ static int second_pass(void *ud, const ingest_event *ev)
     return 0;
 }
 
-int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *l, char *why,
-               size_t whylen)
+int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *l,
+                   char *why, size_t whylen)
 {
     memset(l, 0, sizeof *l);
     core_strtab_init(&l->strs);
@@ -255,11 +255,6 @@ void model_log_free(model_log *l)
 model_seqs model_log_train(const model_log *l)
 {
     return (model_seqs){l->act, l->var, l->off, l->ntrain};
-}
-
-model_seqs model_log_test(const model_log *l)
-{
-    return (model_seqs){l->act, l->var, l->off + l->ntrain, l->ncases - l->ntrain};
 }
 
 model_seqs model_log_all(const model_log *l)

@@ -193,8 +193,8 @@ static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool
     return (uint32_t)(m->acts.n - 1);
 }
 
-static void activity_set_syms(model_mapper *m, uint32_t act, model_map_strategy st, const uint32_t *s,
-                              const float *c, uint32_t n)
+static void activity_set_syms(model_mapper *m, uint32_t act, model_map_strategy st,
+                              const uint32_t *s, const float *c, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
     a->strategy = (uint8_t)st;
@@ -522,7 +522,7 @@ static void note_neighbour(model_mapper *m, uint32_t act, uint32_t nb)
 }
 
 void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
-                    uint32_t *variant)
+                      uint32_t *variant)
 {
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->len : 0;
@@ -862,7 +862,7 @@ uint32_t model_mapper_find(const model_mapper *m, const char *text)
 }
 
 uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const uint32_t *cands,
-                            uint32_t ncand, bool has_const)
+                              uint32_t ncand, bool has_const)
 {
     bool created;
     uint32_t id = activity_get(m, a->text, strlen(a->text), &created);
@@ -883,7 +883,7 @@ uint32_t model_mapper_restore_variant(model_mapper *m, uint32_t act, const char 
 }
 
 uint32_t model_mapper_candidates(const model_mapper *m, uint32_t act, const uint32_t **cands,
-                               bool *has_const)
+                                 bool *has_const)
 {
     const act_rec *a = &m->acts.v[act];
     *cands = a->ncand ? m->cands.v + a->cand_off : NULL;

@@ -72,7 +72,6 @@ uint32_t model__ctx_add(model_joint *md, uint8_t level, const uint32_t *t, uint3
     return (uint32_t)(md->ctx.n - 1);
 }
 
-
 static int cmp_pair(const void *a, const void *b)
 {
     const pair_rec *x = a, *y = b;
@@ -238,7 +237,8 @@ void model_mapper_snap_free(model_mapper_snap *sn)
 
 /* An activity's symbols and confidences: from the snapshot being built
  * from, or the mapper. */
-static void act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_t a, model_activity *pa)
+static void act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_t a,
+                     model_activity *pa)
 {
     if (!sn) {
         model_mapper_activity(md->m, a, pa);
@@ -362,8 +362,7 @@ model_joint *model__new(model_mapper *m, const model_mapper_snap *sn, const mode
     return md;
 }
 
-int model_train(model_mapper *m, const model_seqs *train, const model_params *p,
-                    model_joint **out)
+int model_train(model_mapper *m, const model_seqs *train, const model_params *p, model_joint **out)
 {
     if (p && (!(p->alpha > 0 && p->alpha < 1) || p->code_scale < 0 || p->decay < 0 ||
               p->decay > 1 || p->escape <= 0))
@@ -381,8 +380,8 @@ int model_train(model_mapper *m, const model_seqs *train, const model_params *p,
 }
 
 int model_train_more(const model_joint *base, const model_mapper_snap *sn,
-                         const model_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
-                         model_joint **out)
+                     const model_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
+                     model_joint **out)
 {
     model_joint *md = model__new(base->m, sn, &base->p);
     if (md->A < base->A || md->V < base->V) {
@@ -508,3 +507,33 @@ void model_context_text(const model_joint *md, uint32_t c, core_buf *out)
     }
 }
 
+void model_node_text(const model_joint *md, uint32_t node, core_buf *b)
+{
+    uint32_t id;
+    switch (model_node(md, node, &id)) {
+    case MODEL_NODE_SYMBOL: {
+        graph_symbol s;
+        graph_get_symbol(md->g, id, &s);
+        core_buf_printf(b, "%s", s.qualname);
+        break;
+    }
+    case MODEL_NODE_ACTIVITY: {
+        model_activity pa;
+        model_mapper_activity(md->m, id, &pa);
+        core_buf_puts(b, "activity \"");
+        core_buf_oneline(b, pa.text, 80);
+        core_buf_putc(b, '"');
+        break;
+    }
+    case MODEL_NODE_CONTEXT: {
+        core_buf t = {0};
+        model_context_text(md, id, &t);
+        core_buf_puts(b, "context ");
+        core_buf_oneline(b, t.data ? t.data : "", 240);
+        core_buf_free(&t);
+        break;
+    }
+    default:
+        core_buf_puts(b, "(sink)");
+    }
+}

@@ -109,7 +109,7 @@ void model_mapper_free(model_mapper *m);
  * cache.
  */
 void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
-                    uint32_t *variant);
+                      uint32_t *variant);
 
 /*
  * Maps what the per-event strategies left: code-attribute votes, then the
@@ -147,7 +147,6 @@ uint32_t model_mapper_restore_variant(model_mapper *m, uint32_t act, const char 
 /* The activity with this exact text, or UINT32_MAX. */
 uint32_t model_mapper_find(const model_mapper *m, const char *text);
 const graph *model_mapper_graph(const model_mapper *m);
-
 
 /* ------------------------------------------------------------------ */
 /* The model: process mining and the joint graph                       */
@@ -210,8 +209,7 @@ typedef struct model_joint model_joint;
  * later ones have no node). The mapper is borrowed and must outlive the
  * model.
  */
-int model_train(model_mapper *m, const model_seqs *train, const model_params *p,
-                    model_joint **out);
+int model_train(model_mapper *m, const model_seqs *train, const model_params *p, model_joint **out);
 void model_free(model_joint *md);
 /*
  * Learning from a stream: what was seen after each window of events, as
@@ -244,8 +242,8 @@ void model_mapper_snap_free(model_mapper_snap *snap);
 
 /* snap: NULL to read the base's mapper as it is now. */
 int model_train_more(const model_joint *base, const model_mapper_snap *snap,
-                         const model_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
-                         model_joint **out);
+                     const model_follow_obs *obs, size_t nobs, uint64_t events, uint64_t cases,
+                     model_joint **out);
 
 const model_params *model_get_params(const model_joint *md);
 
@@ -272,15 +270,8 @@ void model_get_stats(const model_joint *md, model_stats *out);
  * final spread over the folds go to the logger at INFO. Writes the best
  * parameters to *p.
  */
-int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases,
-                        model_params *p, const core_logger *log);
-/*
- * The calibration's folds of ncases cases: fold f is cases bounds[f] ..
- * bounds[f+1]-1, contiguous, in case order, sizes differing by at most
- * one. folds is taken to 2..MODEL_MAX_FOLDS, then at most ncases;
- * returns it. bounds has room for MODEL_MAX_FOLDS + 1 entries.
- */
-uint32_t model_folds(uint32_t ncases, uint32_t folds, uint32_t *bounds);
+int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,
+                    const core_logger *log);
 
 /* Query scratch: one per thread. */
 typedef struct model_work model_work;
@@ -303,8 +294,8 @@ typedef struct model_pred {
  * many. Only functions, methods and other symbols that emit an activity
  * are ranked.
  */
-uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act,
-                        const uint32_t *var, uint32_t len, uint32_t k, model_pred *out);
+uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act, const uint32_t *var,
+                    uint32_t len, uint32_t k, model_pred *out);
 
 /*
  * Streaming (the daemon): a case's state is its last tokens (activity and
@@ -328,29 +319,23 @@ size_t model_stream_bytes(const model_joint *md);
 /* One event of activity act: rec (rec->cap entries kept, at most
  * PPR_MAX_M) and *wsum advance. An activity without a node in the model
  * only ages the vector. Uses w's scratch; no allocation. */
-int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum,
-                      uint32_t act);
+int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum, uint32_t act);
 /* Ranks like model_rank() from the last len tokens and the case's
  * vector (rec may be NULL or empty: the contexts alone). */
 uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *act,
-                             const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
-                             uint32_t k, model_pred *out);
+                         const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
+                         uint32_t k, model_pred *out);
 
-/* The seeds of the last ranking on w (context and activity nodes of the
- * joint net with their weights), borrowed until w's next ranking. Node
- * ids: symbols first, then activities (model_node). */
-uint32_t model_seeds(const model_work *w, const ppr_entry **seeds);
 /* The walk path that contributes most to symbol's score in the last
  * ranking on w (ppr_explain over the joint net from that ranking's seeds;
- * max_visits as there). Node ids as model_node reads them; edge types are
+ * max_visits as there). Node ids as model_node_text reads them; edge types are
  * the code graph's (with PPR_REVERSE) or MODEL_EDGE_*. */
 int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
                   ppr_path *out);
-typedef enum { MODEL_NODE_SYMBOL, MODEL_NODE_ACTIVITY, MODEL_NODE_CONTEXT, MODEL_NODE_SINK } model_node_kind;
-/* What a joint-net node is; *id gets the symbol, activity or context number. */
-model_node_kind model_node(const model_joint *md, uint32_t node, uint32_t *id);
-/* A context's tokens as text ("a > b > c"), into out. */
-void model_context_text(const model_joint *md, uint32_t ctx, core_buf *out);
+/* What a node of the joint net is, as one line of text: a symbol's
+ * qualified name, activity "text", context [a] > "variant" > ..., or (sink);
+ * long texts cut. Appended to out. */
+void model_node_text(const model_joint *md, uint32_t node, core_buf *out);
 
 /* Appends a ranking as a JSON array: per item {"score", the symbol's
  * fields (graph_symbol_json), and "activity", the predicted next activity
@@ -375,8 +360,7 @@ int model_save(const model_joint *md, const char *path);
 /* Loads a model for graph g: creates the mapper (with opts) and the
  * model; the caller frees both. Errors name the file and what is wrong. */
 int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
-                   model_mapper **mapper, model_joint **out, char *why, size_t whylen);
-
+               model_mapper **mapper, model_joint **out, char *why, size_t whylen);
 
 /* ------------------------------------------------------------------ */
 /* Event logs as datasets                                              */
@@ -425,26 +409,24 @@ typedef struct model_log {
 
 /* Loads path, mapping events with m. Errors name the file, line and
  * field (why). */
-int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *out, char *why,
-               size_t whylen);
+int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *out,
+                   char *why, size_t whylen);
 void model_log_free(model_log *l);
 
 /* The mapper's view of one event: its text, logger and level and, with
  * code_attrs, its code.* attributes (keys from o; NULL keys: the usual
  * names). learn is left false. Pointers borrow from ev. */
 void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool code_attrs,
-                     model_map_event *me);
+                         model_map_event *me);
 
 /* The training cases (or all, or the test cases) as sequences. */
 model_seqs model_log_train(const model_log *l);
-model_seqs model_log_test(const model_log *l);
 model_seqs model_log_all(const model_log *l);
 
 static inline const char *model_log_str(const model_log *l, uint32_t off)
 {
     return core_strtab_str(&l->strs, off);
 }
-
 
 /* ------------------------------------------------------------------ */
 /* The recipe                                                          */
@@ -490,8 +472,8 @@ void model_dict_put_activity(const model_mapper *m, uint32_t act, core_buf *out)
 void model_dict_put_variant(const model_mapper *m, uint32_t var, core_buf *out);
 /* Re-creates a record's activity (variant) as m's next one; *id gets its
  * id; an activity's event count is given apart (count), as the model
- * file keeps it and the state store does not. CORE_ECORRUPT for a record that is truncated, has trailing bytes,
- * or names a symbol, strategy or activity m cannot have. */
+ * file keeps it and the state store does not. CORE_ECORRUPT for a record that is truncated, has
+ * trailing bytes, or names a symbol, strategy or activity m cannot have. */
 int model_dict_restore_activity(model_mapper *m, const void *rec, size_t len, uint64_t count,
                                 uint32_t *id);
 int model_dict_restore_variant(model_mapper *m, const void *rec, size_t len, uint32_t *id);

@@ -119,18 +119,38 @@ static inline bool score_before(const ppr_entry *a, const ppr_entry *b)
     return a->score != b->score ? a->score > b->score : a->node < b->node;
 }
 
+/* ---- shared between the model's files (and its white-box tests) ---- */
 
-/* ---- shared between the model's files ---- */
+/*
+ * The calibration's folds of ncases cases: fold f is cases bounds[f] ..
+ * bounds[f+1]-1, contiguous, in case order, sizes differing by at most
+ * one. folds is taken to 2..MODEL_MAX_FOLDS, then at most ncases;
+ * returns it. bounds has room for MODEL_MAX_FOLDS + 1 entries.
+ */
+uint32_t model_folds(uint32_t ncases, uint32_t folds, uint32_t *bounds);
+/* The seeds of the last ranking on w (context and activity nodes of the
+ * joint net with their weights), borrowed until w's next ranking. Node
+ * ids: symbols first, then activities (model_node). */
+uint32_t model_seeds(const model_work *w, const ppr_entry **seeds);
+typedef enum {
+    MODEL_NODE_SYMBOL,
+    MODEL_NODE_ACTIVITY,
+    MODEL_NODE_CONTEXT,
+    MODEL_NODE_SINK
+} model_node_kind;
+/* What a joint-net node is; *id gets the symbol, activity or context number. */
+model_node_kind model_node(const model_joint *md, uint32_t node, uint32_t *id);
+/* A context's tokens as text ("a > b > c"), into out. */
+void model_context_text(const model_joint *md, uint32_t ctx, core_buf *out);
 
 /* Saving and restoring a mapper's dictionary (the dictionary codec, dict.c): an
  * activity's template candidates (or constant owners), and re-creating
  * activities and variants in their saved order, which gives them their
  * saved ids. */
 uint32_t model_mapper_candidates(const model_mapper *m, uint32_t act, const uint32_t **cands,
-                               bool *has_const);
+                                 bool *has_const);
 uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const uint32_t *cands,
-                            uint32_t ncand, bool has_const);
-
+                              uint32_t ncand, bool has_const);
 
 /* A model over m's activities (or the snapshot's) with parameters p
  * (NULL: the defaults), no contexts yet (mine.c). */

@@ -132,7 +132,8 @@ static double context_seeds(const model_joint *md, model_work *w, const uint32_t
             __builtin_prefetch(md->toks.v + md->ctx.v[cs[i]].tok_off);
     for (uint32_t i = 0; i < nq; i++) {
         uint32_t c = cs[i];
-        if (c == UINT32_MAX || !model__ctx_is(md, c, q[i].level, q[i].t, q[i].o) || md->ctx.v[c].n == 0)
+        if (c == UINT32_MAX || !model__ctx_is(md, c, q[i].level, q[i].t, q[i].o) ||
+            md->ctx.v[c].n == 0)
             continue;
         const ctx_rec *r = &md->ctx.v[c];
         double lam = r->n / (r->n + md->p.escape * r->u);
@@ -236,8 +237,8 @@ ppr_opts model__push_opts(const model_joint *md)
     return o;
 }
 
-uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act,
-                        const uint32_t *var, uint32_t len, uint32_t k, model_pred *out)
+uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act, const uint32_t *var,
+                    uint32_t len, uint32_t k, model_pred *out)
 {
     if (len == 0 || k == 0)
         return 0;
@@ -277,8 +278,7 @@ size_t model_stream_bytes(const model_joint *md)
     return md->act_basis ? ppr_basis_bytes(md->act_basis) : 0;
 }
 
-int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum,
-                      uint32_t act)
+int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum, uint32_t act)
 {
     double c = md->p.decay;
     if (act >= md->A) {
@@ -427,8 +427,8 @@ static void memo_store(model_work *w, uint64_t h, const uint32_t *tv, const uint
 }
 
 uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *act,
-                             const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
-                             uint32_t k, model_pred *out)
+                         const uint32_t *var, uint32_t len, const ppr_vec *rec, double wsum,
+                         uint32_t k, model_pred *out)
 {
     if (len == 0 || k == 0)
         return 0;
@@ -457,4 +457,3 @@ uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *a
         ppr_work_add(w->w, rec->e, rec->n, rem / wsum);
     return model__collect(md, w, k, out);
 }
-

@@ -41,8 +41,7 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
         serve__vec_rebuild(s->md, s->api_w, s->M, &c);
     ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, c.nvec, c.vec_err};
     model_pred *p = core_xmalloc(s->k * sizeof *p);
-    uint32_t n =
-        model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
+    uint32_t n = model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
     core_buf_printf(json, "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"ranked\":",
                     c.seq > c.ntok ? "true" : "false", s->model_version_text);
     model_preds_json(json, s->m, p, n);
@@ -161,7 +160,6 @@ static bool api_ready(void *ud, core_buf *why)
     }
     return true;
 }
-
 
 sink_api_ops serve__api_ops(serve *s)
 {

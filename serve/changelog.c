@@ -80,11 +80,11 @@ int serve__cl_decode(const void *val, size_t len, serve_cl_rec *out)
         return CORE_ECORRUPT;
     char why[128];
     return sess_case_decode(r.p, core_rd_left(&r), &out->c, why, sizeof why) == 0 ? 0
-                                                                                 : CORE_ECORRUPT;
+                                                                                  : CORE_ECORRUPT;
 }
 
-static int cl_produce(serve *s, int32_t partition, const char *case_id, size_t clen, const void *val,
-                      size_t vlen)
+static int cl_produce(serve *s, int32_t partition, const char *case_id, size_t clen,
+                      const void *val, size_t vlen)
 {
     int rc;
     while ((rc = sink_kafka_send_to(s->kcl, partition, case_id, clen, val, vlen, 100)) == -EAGAIN &&
@@ -445,7 +445,8 @@ void serve__on_revoked(void *ud, const char *topic, int32_t partition)
     (void)topic;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
-    if (model_mapper_nactivities(s->m) > s->cycle_acts || model_mapper_nvariants(s->m) > s->dict_vars)
+    if (model_mapper_nactivities(s->m) > s->cycle_acts ||
+        model_mapper_nvariants(s->m) > s->dict_vars)
         serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (serve__pipe_sync(s) != 0)
         core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,

@@ -139,4 +139,3 @@ int serve__dict_replay(serve *s, char *why, size_t whylen)
                   (unsigned long long)r.n);
     return 0;
 }
-

@@ -466,7 +466,8 @@ int serve__cycle(serve *s, bool draining)
         if (model_mapper_finish(s->m, why, sizeof why) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
     }
-    if (model_mapper_nactivities(s->m) > s->cycle_acts || model_mapper_nvariants(s->m) > s->dict_vars) {
+    if (model_mapper_nactivities(s->m) > s->cycle_acts ||
+        model_mapper_nvariants(s->m) > s->dict_vars) {
         serve__dict_save(s, s->cycle_acts);
         s->cycle_acts = model_mapper_nactivities(s->m);
     }
@@ -488,4 +489,3 @@ int serve__cycle(serve *s, bool draining)
     }
     return rc;
 }
-

@@ -119,7 +119,8 @@ void serve__model_version_set(serve *s, bool bump)
  * (start, SIGHUP): the old base and mapper go. Without, md is the base
  * plus the online counts, over the same mapper.
  */
-int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, char *why, size_t whylen)
+int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, char *why,
+                         size_t whylen)
 {
     int rc = model_stream_prepare(md, s->M, core_ncpus());
     model_work *w = NULL, *aw = NULL;
@@ -384,4 +385,3 @@ void serve__model_reload(serve *s)
     s->base_acts = st.activities;
     core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
 }
-

@@ -215,8 +215,8 @@ static int kafka_start(serve *s, char *why, size_t whylen)
                               .log = s->lg};
         rc = sink_kafka_new(&ko, &s->kfo, why, whylen);
         if (!rc)
-            rc = ingest_kafka_tail_new(&s->kio, s->fo_topic, serve__follows_start, s, &s->ftail, why,
-                                       whylen);
+            rc = ingest_kafka_tail_new(&s->kio, s->fo_topic, serve__follows_start, s, &s->ftail,
+                                       why, whylen);
     }
     s->kprops = props; /* the restores use them */
     return rc;
@@ -325,7 +325,6 @@ static void serve_free(serve *s)
     free(s);
 }
 
-
 /* The options of serve.* and limits.* read once. */
 static void settings(serve *s)
 {
@@ -356,8 +355,7 @@ static void settings(serve *s)
     s->obs_max = (uint64_t)core_cfg_int(s->cfg, "model.online_windows");
     s->rebuild_events = (uint64_t)core_cfg_int(s->cfg, "model.rebuild_events");
     s->rebuild_every_ns = (uint64_t)core_cfg_int(s->cfg, "model.rebuild_seconds") * 1000000000ull;
-    s->rebuild_min_ns =
-        (uint64_t)core_cfg_int(s->cfg, "model.rebuild_min_seconds") * 1000000000ull;
+    s->rebuild_min_ns = (uint64_t)core_cfg_int(s->cfg, "model.rebuild_min_seconds") * 1000000000ull;
 }
 
 /* The listeners: OTLP/HTTP in, the API out. */
@@ -564,7 +562,8 @@ int serve_run(serve *s)
     if (!rc)
         rc = serve__pipe_sync(s);
     if (rc)
-        core_logf(&s->lg, CORE_LOG_ERROR, "stopped on an error; the state is as of the last commit");
+        core_logf(&s->lg, CORE_LOG_ERROR,
+                  "stopped on an error; the state is as of the last commit");
     else
         core_logf(&s->lg, CORE_LOG_INFO, "stopped cleanly");
     return rc;

@@ -26,6 +26,7 @@
 #define PMRAG_SERVE_H
 
 #include "core.h"
+#include "core_cfg.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,9 +35,9 @@ extern "C" {
 typedef struct serve serve;
 
 typedef struct serve_opts {
-    core_cfg *cfg;           /* the keys of `pmrag config --reference`; taken over */
-    const char *graph_path;  /* from pmrag index (required) */
-    const char *model_path;  /* from pmrag mine; NULL: model.bootstrap_log, or none */
+    core_cfg *cfg;              /* the keys of `pmrag config --reference`; taken over */
+    const char *graph_path;     /* from pmrag index (required) */
+    const char *model_path;     /* from pmrag mine; NULL: model.bootstrap_log, or none */
     const char *overrides_path; /* YAML mapping rules; NULL: none */
     /* Written (JSON, atomically) once everything is up: the listening
      * addresses, the Kafka bootstrap and topics. NULL: none. */

@@ -12,6 +12,7 @@
 #define PMRAG_SINK_H
 
 #include "core.h"
+#include "core_http.h"
 
 #include <stdio.h>
 

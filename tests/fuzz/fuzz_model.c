@@ -14,7 +14,7 @@
  *   flag 2  keep the graph fields as they are
  */
 #include "fuzz_shop.h"
-#include "model.h"
+#include "model_int.h"
 #include "ppr.h"
 
 #include <math.h>
@@ -50,8 +50,7 @@ static void learn_graph_fields(void)
     char *data = NULL;
     size_t len = 0;
     if (model_mapper_new(g, &mo, &m) != 0 || model_train(m, &none, &p, &md) != 0 ||
-        model_save(md, model_path) != 0 ||
-        core_read_file(model_path, 1 << 20, &data, &len) != 0 ||
+        model_save(md, model_path) != 0 || core_read_file(model_path, 1 << 20, &data, &len) != 0 ||
         len < GRAPH_FIELDS_OFF + GRAPH_FIELDS_LEN) {
         fprintf(stderr, "cannot write a model of the shop graph to %s\n", model_path);
         exit(1);

@@ -1,5 +1,6 @@
 /* Unit tests of core/. */
 #include "core.h"
+#include "core_cfg.h"
 #include "unit.h"
 
 #include <errno.h>

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "core.h"
+#include "core_http.h"
 #include "ingest.h"
 #include "sink.h"
 #include "unit.h"

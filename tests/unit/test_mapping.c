@@ -945,26 +945,26 @@ TEST(mapper_code_attributes)
     model_mapper *m = new_mapper(g, &o);
     /* An absolute path: its longest suffix that is a graph file. */
     model_map_event ev = {.text = "zzz qqq",
-                        .len = 7,
-                        .code_file = "/srv/app/pkg/a.py",
-                        .code_line = line,
-                        .learn = true};
+                          .len = 7,
+                          .code_file = "/srv/app/pkg/a.py",
+                          .code_line = line,
+                          .learn = true};
     uint32_t a, v;
     model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     /* by function name and namespace, without a file */
     model_map_event ev2 = {.text = "www vvv",
-                         .len = 7,
-                         .code_function = "run_beta",
-                         .code_namespace = "pkg.b",
-                         .learn = true};
+                           .len = 7,
+                           .code_function = "run_beta",
+                           .code_namespace = "pkg.b",
+                           .learn = true};
     uint32_t b;
     model_mapper_map(m, &ev2, UINT32_MAX, &b, &v);
     /* Code attributes beat the template. */
     model_map_event ev3 = {.text = "starting alpha",
-                         .len = 14,
-                         .code_file = "pkg/b.py",
-                         .code_line = line_of(mb_py, "starting beta"),
-                         .learn = true};
+                           .len = 14,
+                           .code_file = "pkg/b.py",
+                           .code_line = line_of(mb_py, "starting beta"),
+                           .learn = true};
     uint32_t c;
     model_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
     finish(m);
@@ -1325,7 +1325,8 @@ TEST(model_variants_decide)
 /* Both models rank every prefix of s alike: the same symbols, scores and
  * activities (tol 0), or scores within tol and the same symbols wherever
  * the scores are more than tol apart. */
-static void check_same_rankings(const model_joint *m1, const model_joint *m2, const seqs *s, double tol)
+static void check_same_rankings(const model_joint *m1, const model_joint *m2, const seqs *s,
+                                double tol)
 {
     model_work *w1, *w2;
     CHECK_OK(model_work_new(m1, &w1));

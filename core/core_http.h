@@ -1,0 +1,159 @@
+/*
+ * core_http.h - the HTTP/1.1 server the OTLP/HTTP receiver and the API
+ * share (libmicrohttpd underneath): bearer tokens, TLS, limits.
+ *
+ * Threading and ownership are described with core_http_start below: the
+ * handler runs on the server's own threads, concurrently; the options'
+ * strings are read at start (the probes list is borrowed until stop).
+ */
+#ifndef PMRAG_CORE_HTTP_H
+#define PMRAG_CORE_HTTP_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* HTTP server                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A small HTTP/1.1 server (libmicrohttpd underneath) for the OTLP/HTTP
+ * receiver and the daemon's API.
+ *
+ * Threads: one internal thread does all socket I/O; handlers run on a pool
+ * of `threads` threads of the server's own, once per request, after the
+ * whole body arrived (Content-Length or chunked). A handler may block (the
+ * daemon answers only after its state commit): that holds one pool thread,
+ * never the other connections' I/O, so at most `threads` handlers run at
+ * once and further complete requests wait in a queue. Handlers therefore
+ * run concurrently and must be thread-safe.
+ *
+ * Limits: a body over max_body is answered 413 and the connection closed:
+ * at once when Content-Length says so, or as soon as a chunked body passes
+ * the limit (the rest is not stored; over TLS the 413 comes when the body
+ * ends, or the connection is closed without one when more than 4 MiB
+ * follow). Idle or stalled connections are closed after 30 seconds; at most
+ * max_conns connections are open at once.
+ *
+ * Authentication: with a token_file, every request but those to
+ * public_paths must carry "Authorization: Bearer <token>" (the scheme in
+ * any case); others are answered 401 with WWW-Authenticate: Bearer as soon
+ * as their headers arrive (before any body is read, and before the 413
+ * check), and never reach the handler. The token is compared in constant
+ * time and never logged.
+ *
+ * TLS: with tls_cert and tls_key the listener speaks HTTPS only (TLS 1.2
+ * and 1.3, through libmicrohttpd's GnuTLS).
+ */
+typedef struct core_http core_http;
+
+/* One request, valid only during the handler call. */
+typedef struct core_http_req {
+    const char *method;       /* "GET", "POST", ... */
+    const char *path;         /* as sent (not percent-decoded), without the query */
+    const char *query;        /* after '?', as sent; NULL when there is none */
+    const char *content_type; /* header values, NULL when absent */
+    const char *content_encoding;
+    const char *authorization;
+    const char *body; /* never NULL; len bytes (followed by a NUL, not counted) */
+    size_t len;
+} core_http_req;
+
+/* What the handler fills in; it starts zeroed. */
+typedef struct core_http_resp {
+    int status; /* 100..599; anything else is logged and sent as 500 */
+    /* Borrowed until the handler returns. NULL: text/plain when there is
+     * a body, no header when there is none. */
+    const char *content_type;
+    core_buf body;     /* the server takes it over and frees it */
+    int retry_after;   /* seconds for a Retry-After header; 0: none */
+    const char *allow; /* Allow header (for 405), borrowed until the handler returns; NULL: none */
+} core_http_resp;
+
+typedef void (*core_http_handler)(void *ud, const core_http_req *req, core_http_resp *resp);
+
+typedef struct core_http_opts {
+    /* "host:port", "[v6]:port", or ":port" for the wildcard address
+     * getaddrinfo gives first (usually 0.0.0.0; "[::]:port" for IPv6). The
+     * host is a name or a literal, looked up with getaddrinfo; the first
+     * address that binds is used. Port 0 picks a free port (see
+     * core_http_address). */
+    const char *listen;
+    size_t max_body;    /* bytes; 0 = 64 MiB */
+    unsigned threads;   /* handler threads; 0 = 2 */
+    unsigned max_conns; /* open connections; 0 = 256 */
+    core_logger log;    /* copied; its callback is called from the server's threads */
+    /* A file whose one line is the bearer token clients must send
+     * (surrounding white space and the line end are not part of it); read
+     * once by core_http_start. NULL or "": no authentication. */
+    const char *token_file;
+    /* Paths (exact, as sent, without the query) open without the token,
+     * e.g. health checks; NULL-terminated, borrowed until core_http_stop.
+     * NULL: none. */
+    const char *const *public_paths;
+    /* PEM files: the certificate (then its chain) and its private key
+     * (not encrypted); both or neither. Read once by core_http_start. */
+    const char *tls_cert;
+    const char *tls_key;
+    /* Asked (with core_http_start's ud) when a request's headers have
+     * arrived, after the token check: true answers 503 with Retry-After:
+     * 1 at once and closes the connection without reading the body, so
+     * that refusing a request costs no memory. NULL: never. */
+    bool (*busy)(void *ud, const char *method, const char *path);
+} core_http_opts;
+
+/*
+ * Binds, listens and starts the threads. On success *out is owned by the
+ * caller (core_http_stop) and h(ud, ...) may be called at once. Errors name
+ * the address: CORE_EUSAGE for "listen foo: not host:port" or a name that
+ * does not resolve, a negated errno from bind/listen
+ * ("listen 127.0.0.1:4318: Address already in use"); and the file for a
+ * token, certificate or key that cannot be read or used ("listen
+ * 127.0.0.1:4318: token_file /etc/pmrag/token: No such file or
+ * directory"). A token or key file that group or others may read is
+ * logged as a warning.
+ */
+int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core_http **out,
+                    char *why, size_t whylen);
+
+/* The bound address as "host:port" or "[v6]:port", with the real port
+ * when 0 was asked. Valid until core_http_stop. */
+const char *core_http_address(const core_http *s);
+
+typedef struct core_http_stats {
+    uint64_t requests;     /* requests received whole or refused (413, 401) */
+    uint64_t too_large;    /* refused with 413 by the server (never reached the handler) */
+    uint64_t unauthorized; /* refused with 401 (never reached the handler) */
+} core_http_stats;
+
+/* A snapshot of the counters (each atomic). Any thread, until stop. */
+void core_http_get_stats(const core_http *s, core_http_stats *out);
+
+/*
+ * Stops accepting connections, lets every request whose handler was
+ * called (or queued) finish and its response be sent (a request whose body
+ * is still arriving gets 503; responses from then on say Connection:
+ * close), then closes every connection, joins the threads and frees s.
+ * Blocks as long as the handlers do. s may be NULL. Not from a handler.
+ */
+void core_http_stop(core_http *s);
+
+/*
+ * Whether a (alen bytes) equals b (blen bytes), in a time that depends on
+ * blen and not on where they differ: pass the secret as b and what a
+ * client sent as a. Any thread.
+ */
+bool core_ct_equal(const void *a, size_t alen, const void *b, size_t blen);
+/* Whether a configuration key (a librdkafka property, say) names a
+ * credential or key material, whose value must never be shown:
+ * password, secret, token, jaas, key, credential, pem,
+ * oauthbearer.config. Over-matching (ssl.key.location) costs nothing. */
+bool core_key_is_secret(const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
