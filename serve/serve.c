@@ -29,7 +29,7 @@ bool serve__list_has(const list *l, const char *s)
     return false;
 }
 
-static void metrics_init(serve *s)
+void serve__metrics_init(serve *s)
 {
     sink_metrics *m = s->mx = sink_metrics_new();
     static const double lat[] = {0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
@@ -440,7 +440,7 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     if ((rc = sess_open(&so, &s->env, why, whylen)) != 0)
         goto fail;
     s->batch = sess_batch_new();
-    metrics_init(s);
+    serve__metrics_init(s);
     model_mapper *m;
     model_joint *md;
     if ((rc = serve__model_build(s, &m, &md, why, whylen)) != 0)

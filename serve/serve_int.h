@@ -241,6 +241,8 @@ struct serve {
 
 /* Whether l holds s. */
 bool serve__list_has(const list *l, const char *s);
+/* The metrics registry and every counter, gauge and histogram in s. */
+void serve__metrics_init(serve *s);
 
 /* ---- engine.c ---- */
 
