@@ -1,7 +1,12 @@
 /*
  * config.h - pmrag's configuration keys (one table: YAML files, --set,
  * the flags that stand for keys, `pmrag config --reference` and the
- * README's reference all come from it) and how commands read them.
+ * reference in docs/configuration.md all come from it) and how the
+ * modules' option structs are read from it.
+ *
+ * Threading and ownership: the table is constant; the readers only read a
+ * loaded core_cfg (see core_cfg.h), from any thread, and return values.
+ * config_redact_secrets changes its core_cfg: one thread, before sharing.
  */
 #ifndef PMRAG_CONFIG_H
 #define PMRAG_CONFIG_H

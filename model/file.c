@@ -116,7 +116,7 @@ static const void *get_record(core_rd *r, size_t *len)
 /*
  * Whether parameters read from a model file are ones pmrag could have
  * written: the ranges of the model.* and ppr.weights.* configuration keys
- * (cmd/config.c), which calibration stays within. Ranking trusts them: a
+ * (config/config.c), which calibration stays within. Ranking trusts them: a
  * decay above 1 or a negative escape gave seed weights that are not finite
  * (found by tests/fuzz/fuzz_model).
  */

@@ -1,6 +1,6 @@
 /*
  * The YAML configuration loader (core/config.c) with pmrag's table
- * (cmd/config.c): a file either loads, or is refused with FILE:LINE and
+ * (config/config.c): a file either loads, or is refused with FILE:LINE and
  * changes nothing; what loaded dumps to YAML that loads back to the same
  * values (what `pmrag config` promises). The first line of the input is
  * first tried as a --set KEY=VALUE ("# KEY=VALUE" keeps the file valid).

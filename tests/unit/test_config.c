@@ -1,4 +1,4 @@
-/* pmrag's configuration table (cmd/config.c) against the engine's own
+/* pmrag's configuration table (config/config.c) against the engine's own
  * defaults and profiles. */
 #include "config.h"
 #include "unit.h"
