@@ -180,6 +180,9 @@ fail:
     return rc;
 }
 
+/* The mapping's largest misses that map and eval list. */
+#define MISSES 10
+
 typedef struct act_order {
     uint32_t id;
     uint64_t count;
@@ -243,6 +246,8 @@ int cmd_map(int argc, char **argv)
         n = top;
     eval_mapping t;
     eval_mapping_count(s.m, &s.log, 0, s.log.ncases, &t);
+    eval_miss misses[MISSES];
+    uint32_t nmiss = eval_mapping_misses(s.m, &s.log, 0, s.log.ncases, misses, MISSES);
     core_buf b = {0};
     if (a.json) {
         core_buf_puts(&b, "{\"activities\":[");
@@ -267,6 +272,8 @@ int cmd_map(int argc, char **argv)
         }
         core_buf_puts(&b, "],\"coverage\":");
         eval_mapping_json(&t, s.log.has_truth, &b);
+        core_buf_puts(&b, ",\"misses\":");
+        eval_misses_json(s.m, &s.log, misses, nmiss, &b);
         core_buf_puts(&b, "}\n");
     } else {
         for (uint32_t i = 0; i < n; i++) {
@@ -288,6 +295,11 @@ int cmd_map(int argc, char **argv)
         core_buf_printf(&b, "\n%llu events in %u cases, %u activities\n",
                         (unsigned long long)s.log.nevents, s.log.ncases, A);
         eval_mapping_text(&t, s.log.has_truth, &b);
+        if (nmiss) {
+            core_buf_printf(&b, "\nlargest misses (%s/events, strategy, activity):\n",
+                            s.log.has_truth ? "missed" : "unmapped");
+            eval_misses_text(s.m, &s.log, misses, nmiss, &b);
+        }
     }
     free(ord);
     rc = cli_write_stdout(cmd.name, b.data, b.len);
@@ -352,6 +364,8 @@ int cmd_eval(int argc, char **argv)
     double eval_s = (double)(core_now_ns() - t0) / 1e9;
     eval_mapping mt;
     eval_mapping_count(s.m, &s.log, s.log.ntrain, s.log.ncases, &mt);
+    eval_miss misses[MISSES];
+    uint32_t nmiss = eval_mapping_misses(s.m, &s.log, s.log.ntrain, s.log.ncases, misses, MISSES);
     /* The learning curve starts each time from the configured parameters,
      * not the ones calibrated for the whole training split. */
     static const uint32_t curve_n[] = {0, 10, 30, 100, UINT32_MAX};
@@ -363,7 +377,10 @@ int cmd_eval(int argc, char **argv)
         rc = eval_learning_curve(s.m, &s.log, &to, curve_n, 5, curve_cases, curve_top1);
     }
     if (!rc) {
-        eval_report rep = {.log = &s.log,
+        eval_report rep = {.mapper = s.m,
+                           .misses = misses,
+                           .nmisses = nmiss,
+                           .log = &s.log,
                            .result = &r,
                            .baselines = b != NULL,
                            .mapping = &mt,

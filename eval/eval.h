@@ -126,20 +126,50 @@ typedef struct eval_mapping {
 /* Counts the events of cases c0..c1-1 of l. */
 void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                         eval_mapping *out);
-/* {"events","mapped","by_strategy":{...}[,"first_symbol_correct"]} */
+/* {"events","mapped","by_strategy":{...}[,"first_symbol_correct",
+ * "correct_by_strategy":{...}]} */
 void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b);
 /* A table: strategy, events, share, activities[, share correct]. */
 void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b);
+
+/*
+ * Where the mapping goes wrong, largest first: the activities whose events
+ * (of cases c0..c1-1) are unmapped or, with truth, mapped to a first
+ * symbol that does not hold the truth line. This is how the next idiom
+ * shows itself: a sample message, where it really came from, and where
+ * the mapping sent it.
+ */
+typedef struct eval_miss {
+    uint32_t activity;
+    model_map_strategy strategy; /* MODEL_MAP_NONE: unmapped */
+    uint64_t events, missed;     /* the activity's events, and those missed */
+    uint32_t tfile, tline;       /* a missed event's truth (tfile: a log string) */
+} eval_miss;
+
+/* Writes the max largest misses (by missed events) to out; returns how
+ * many. Without truth only unmapped activities count. */
+uint32_t eval_mapping_misses(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+                             eval_miss *out, uint32_t max);
+/* [{"activity","strategy","events","missed","sample"[,"truth","mapped_to"]}] */
+void eval_misses_json(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+                      core_buf *b);
+/* One entry per miss: the counts, the strategy and the activity, then the
+ * sample message, the truth (file:line) and the symbol it was mapped to. */
+void eval_misses_text(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+                      core_buf *b);
 
 /* ------------------------------------------------------------------ */
 /* The report of `pmrag eval`                                          */
 /* ------------------------------------------------------------------ */
 
 typedef struct eval_report {
+    const model_mapper *mapper;
     const model_log *log;
     const eval_result *result;
     bool baselines; /* result has the baselines' scores */
     const eval_mapping *mapping;
+    const eval_miss *misses; /* the mapping's largest misses on the test cases */
+    uint32_t nmisses;
     const model_params *params;
     model_stats model;
     /* The learning curve, when ncurve > 0. */

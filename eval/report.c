@@ -55,6 +55,14 @@ void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b)
         for (int st = 0; st < MODEL_MAP__COUNT; st++)
             c += t->correct[st];
         core_buf_json_double(b, frac(c, t->truth_total));
+        core_buf_puts(b, ",\"correct_by_strategy\":{");
+        for (int st = 1, k = 0; st < MODEL_MAP__COUNT; st++) {
+            if (!t->events[st])
+                continue;
+            core_buf_printf(b, "%s\"%s\":", k++ ? "," : "", model_map_strategy_name(st));
+            core_buf_json_double(b, frac(t->correct[st], t->events[st]));
+        }
+        core_buf_putc(b, '}');
     }
     core_buf_putc(b, '}');
 }
@@ -103,6 +111,8 @@ void eval_report_json(const eval_report *r, core_buf *o)
     core_buf_json_double(o, eval_ranks_mrr(&x->all));
     core_buf_puts(o, ",\"coverage\":");
     eval_mapping_json(r->mapping, true, o);
+    core_buf_puts(o, ",\"mapping_misses\":");
+    eval_misses_json(r->mapper, l, r->misses, r->nmisses, o);
     core_buf_puts(o, ",\"change\":");
     ranks_json(o, &x->change);
     core_buf_printf(o, ",\"unpredictable\":%llu,\"baselines\":{",
@@ -115,8 +125,9 @@ void eval_report_json(const eval_report *r, core_buf *o)
         ranks_json(o, &x->bl_change[bl]);
         core_buf_putc(o, '}');
     }
-    core_buf_printf(o, "},\"cases\":{\"train\":%u,\"test\":%u},\"params\":", l->ntrain,
-                    l->ncases - l->ntrain);
+    core_buf_printf(o,
+                    "},\"cases\":{\"train\":%u,\"test\":%u},\"events\":%llu,\"params\":", l->ntrain,
+                    l->ncases - l->ntrain, (unsigned long long)l->nevents);
     model_params_format(r->params, true, o);
     core_buf_printf(o, ",\"model\":{\"activities\":%u,\"contexts\":%u,\"variants_kept\":%u}",
                     r->model.activities, r->model.contexts, r->model.variants_kept);
@@ -163,10 +174,122 @@ void eval_report_text(const eval_report *r, core_buf *o)
     }
     core_buf_puts(o, "\nmapping of the test events:\n");
     eval_mapping_text(r->mapping, true, o);
+    if (r->nmisses) {
+        core_buf_puts(o, "\nlargest misses of the mapping (missed/events, strategy, activity):\n");
+        eval_misses_text(r->mapper, l, r->misses, r->nmisses, o);
+    }
     if (r->ncurve) {
         core_buf_puts(o, "\nlearning curve (top-1):");
         for (uint32_t i = 0; i < r->ncurve; i++)
             core_buf_printf(o, "  %u cases %.3f", r->curve_cases[i], r->curve_top1[i]);
         core_buf_putc(o, '\n');
+    }
+}
+
+static int cmp_miss(const void *a, const void *b)
+{
+    const eval_miss *x = a, *y = b;
+    if (x->missed != y->missed)
+        return x->missed > y->missed ? -1 : 1;
+    return (x->activity > y->activity) - (x->activity < y->activity);
+}
+
+uint32_t eval_mapping_misses(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+                             eval_miss *out, uint32_t max)
+{
+    const graph *g = model_mapper_graph(m);
+    uint32_t A = model_mapper_nactivities(m);
+    eval_miss *all = core_xcalloc(A ? A : 1, sizeof *all);
+    for (uint32_t i = l->off[c0]; i < l->off[c1]; i++) {
+        const model_log_event *e = &l->ev[i];
+        if (e->act >= A)
+            continue;
+        eval_miss *x = &all[e->act];
+        model_activity pa;
+        model_mapper_activity(m, e->act, &pa);
+        x->activity = e->act;
+        x->strategy = pa.nsyms ? pa.strategy : MODEL_MAP_NONE;
+        x->events++;
+        bool missed = !pa.nsyms;
+        if (!missed && l->has_truth)
+            missed = eval_truth_rank(g, pa.syms, 1, model_log_str(l, e->tfile), e->tline) != 1;
+        if (missed) {
+            if (!x->missed) {
+                x->tfile = e->tfile;
+                x->tline = e->tline;
+            }
+            x->missed++;
+        }
+    }
+    qsort(all, A, sizeof *all, cmp_miss);
+    uint32_t n = 0;
+    while (n < max && n < A && all[n].missed)
+        n++;
+    memcpy(out, all, n * sizeof *out);
+    free(all);
+    return n;
+}
+
+static const char *sample_of(const model_log *l, uint32_t act)
+{
+    return act < l->nsample && l->sample[act] ? model_log_str(l, l->sample[act]) : "";
+}
+
+void eval_misses_json(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+                      core_buf *b)
+{
+    const graph *g = model_mapper_graph(m);
+    core_buf_putc(b, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        model_activity pa;
+        model_mapper_activity(m, x[i].activity, &pa);
+        const char *sample = sample_of(l, x[i].activity);
+        core_buf_puts(b, i ? ",{\"activity\":" : "{\"activity\":");
+        core_buf_json_str(b, pa.text, strlen(pa.text));
+        core_buf_printf(b, ",\"strategy\":\"%s\",\"events\":%llu,\"missed\":%llu,\"sample\":",
+                        model_map_strategy_name(x[i].strategy), (unsigned long long)x[i].events,
+                        (unsigned long long)x[i].missed);
+        core_buf_json_str(b, sample, strlen(sample));
+        if (x[i].tline) {
+            core_buf t = {0};
+            core_buf_printf(&t, "%s:%u", model_log_str(l, x[i].tfile), x[i].tline);
+            core_buf_puts(b, ",\"truth\":");
+            core_buf_json_str(b, t.data, t.len);
+            core_buf_free(&t);
+        }
+        if (pa.nsyms) {
+            graph_symbol s;
+            graph_get_symbol(g, pa.syms[0], &s);
+            core_buf_puts(b, ",\"mapped_to\":");
+            core_buf_json_str(b, s.qualname, strlen(s.qualname));
+        }
+        core_buf_putc(b, '}');
+    }
+    core_buf_putc(b, ']');
+}
+
+void eval_misses_text(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+                      core_buf *b)
+{
+    const graph *g = model_mapper_graph(m);
+    for (uint32_t i = 0; i < n; i++) {
+        model_activity pa;
+        model_mapper_activity(m, x[i].activity, &pa);
+        core_buf_printf(b, "%8llu/%-8llu %-8s ", (unsigned long long)x[i].missed,
+                        (unsigned long long)x[i].events,
+                        x[i].strategy ? model_map_strategy_name(x[i].strategy) : "unmapped");
+        core_buf_oneline(b, pa.text, 90);
+        core_buf_puts(b, "\n                    sample: ");
+        core_buf_oneline(b, sample_of(l, x[i].activity), 100);
+        if (x[i].tline)
+            core_buf_printf(b, "\n                    truth:  %s:%u", model_log_str(l, x[i].tfile),
+                            x[i].tline);
+        if (pa.nsyms) {
+            graph_symbol s;
+            graph_get_symbol(g, pa.syms[0], &s);
+            core_buf_printf(b, "\n                    mapped: %s (%s:%u-%u)", s.qualname, s.file,
+                            s.start_line, s.end_line);
+        }
+        core_buf_putc(b, '\n');
     }
 }

@@ -265,6 +265,7 @@ typedef struct {
     uint8_t br_arm[LOCAL_MAX_NEST];
     uint32_t nbr;
     int emit_flags; /* added to emits made while walking decorators */
+    gx_cands cands; /* candidate sites */
 } px;
 
 /* A parameter of the function being walked, as a call passes it. */
@@ -1258,6 +1259,86 @@ static bool plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan
     return true;
 }
 
+/* Whether an argument reads as a message: a string, a %-format, a
+ * concatenation with literal parts, "...".format(...). */
+static bool message_arg(px *x, TSNode a, int depth)
+{
+    a = unparen(a);
+    if (is_null(a) || depth > 8)
+        return false;
+    unsigned t = ty(a);
+    if (is_stringish(t))
+        return true;
+    if (t == N_BINARY_OPERATOR) {
+        unsigned op = binop(a);
+        TSNode l = fieldn(a, F.left), r = fieldn(a, F.right);
+        if (op == A_PERCENT)
+            return !is_null(l) && is_stringish(ty(unparen(l)));
+        if (op == A_PLUS)
+            return message_arg(x, l, depth + 1) || message_arg(x, r, depth + 1);
+        return false;
+    }
+    if (t == N_CALL) {
+        TSNode fn = fieldn(a, F.function);
+        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE) {
+            TSNode attr = fieldn(fn, F.attribute), obj = fieldn(fn, F.object);
+            return !is_null(attr) && text_eq(x, attr, "format") && !is_null(obj) &&
+                   is_stringish(ty(unparen(obj)));
+        }
+    }
+    return false;
+}
+
+static bool capwords(const char *s);
+
+/*
+ * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
+ * when a positional argument reads as a message, the first such one being
+ * the message and the arguments after it its format arguments. Whether the
+ * callee logs is for the log to say.
+ */
+static bool plan_candidate(px *x, TSNode call, const char *callee, emit_plan *pl,
+                           const py_scope *sc)
+{
+    memset(pl, 0, sizeof *pl);
+    TSNode args = fieldn(call, F.arguments);
+    if (!callee || is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return false;
+    /* The first argument that reads as a message; else the first that
+     * names a constant (CAPS_WITH_UNDERSCORES, as constants are named): a
+     * format kept in a constant, logged here (resolved to its text). */
+    int32_t idx = -1, ref = -1, pos = 0;
+    uint32_t k = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k && i < 64 && idx < 0; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        unsigned t = ty(a);
+        if (t == N_KEYWORD_ARGUMENT || t == N_COMMENT)
+            continue;
+        if (t == N_LIST_SPLAT || t == N_DICTIONARY_SPLAT)
+            break; /* positions unknown from here on */
+        if (message_arg(x, a, 0)) {
+            idx = pos;
+        } else if (ref < 0 && (t == N_IDENTIFIER || t == N_ATTRIBUTE)) {
+            const char *p = path_of(x, a, sc, 0);
+            const char *l = p ? gx_last_component(p) : NULL;
+            if (l && graph__const_like(l, strlen(l)))
+                ref = pos;
+        }
+        pos++;
+    }
+    if (idx < 0)
+        idx = ref;
+    if (idx < 0)
+        return false;
+    pl->kind = GRAPH_EMIT_CALL;
+    graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
+    pl->msg_index = idx;
+    graph__cand_site(&x->cands, callee);
+    if (capwords(pl->method))
+        pl->flags |= GRAPH_EF_CTOR;
+    return true;
+}
+
 static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *sc, int depth)
 {
     TSNode args = fieldn(call, F.arguments);
@@ -1334,7 +1415,7 @@ static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *s
         uint32_t after =
             (uint32_t)pl->msg_index < npos ? npos_all - (uint32_t)pl->msg_index - 1 : 0;
         em.nargs = after;
-        bool fmt = pl->kind == GRAPH_EMIT_LOG && after > 0;
+        bool fmt = (pl->kind == GRAPH_EMIT_LOG || pl->kind == GRAPH_EMIT_CALL) && after > 0;
         /* A message built in a local before the call: one site per
          * message it may hold, all on this line (the matcher takes any).
          * If none is known, the name is kept as a reference, as before. */
@@ -2176,6 +2257,10 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
         make_emit(x, n, &pl, sc, depth);
         record_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth);
     } else {
+        if (plan_candidate(x, n, callee, &pl, sc))
+            make_emit(x, n, &pl, sc, depth);
+        else if (!is_null(args) && ts_node_named_child_count(args) > 0)
+            graph__cand_pending(&x->cands, x->f, callee, sc->sym, gx_line(n));
         record_call(x, n, callee, NULL, -1, sc, depth);
     }
 
@@ -3120,6 +3205,7 @@ void graph__extract_python(const char *src, size_t n, gx_file *f)
     prescan(x, root, &sc, 0);
     f->doc = body_docstring(x, root, 0);
     walk_children(x, root, &sc, 0);
+    graph__cand_finish(&x->cands, x->f);
     graph__cursors_free(&x->cur);
     graph__tmpl_free(&x->tmpl);
     core_vec_free(&x->loggers);

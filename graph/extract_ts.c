@@ -400,6 +400,7 @@ typedef struct {
     int32_t cjs_default;            /* the symbol `module.exports = function X` made, or -1 */
     uint32_t directives;            /* util.format directives turned into holes */
     uint32_t emit_flags;            /* added to emits made while walking decorators */
+    gx_cands cands;                 /* candidate sites */
 } tx;
 
 /* A parameter of the function being walked, as a call passes it (see
@@ -1769,6 +1770,63 @@ static NOINLINE bool plan_emit(tx *x, TSNode call, TSNode fn, const char *path, 
             pl->level = GRAPH_LEVEL_INFO;
         }
     }
+    return true;
+}
+
+/* Named as classes are: CapWords (an upper-case letter first, a
+ * lower-case one somewhere). */
+static bool capwords(const char *s)
+{
+    if (!(s[0] >= 'A' && s[0] <= 'Z'))
+        return false;
+    for (const char *p = s + 1; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            return true;
+    return false;
+}
+
+/*
+ * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
+ * when an argument reads as a message (a string, a template literal, a
+ * concatenation with literal parts), the first such one starting the
+ * message as util.format reads it (its directives take the arguments
+ * after it, the rest are appended). Else the first argument that names a
+ * constant (CAPS_WITH_UNDERSCORES), a format kept elsewhere. Whether the
+ * callee logs is for the log to say.
+ */
+static NOINLINE bool plan_candidate(tx *x, TSNode call, const char *callee, emit_plan *pl,
+                                    int depth)
+{
+    memset(pl, 0, sizeof *pl);
+    TSNode av[ARGS_MAX];
+    uint32_t total = collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
+    uint32_t na = total > ARGS_MAX ? ARGS_MAX : total;
+    int32_t idx = -1, ref = -1;
+    for (uint32_t i = 0; i < na && idx < 0; i++) {
+        TSNode a = unwrap(x, av[i]);
+        unsigned t = ty(x, a);
+        if (t == N_SPREAD_ELEMENT)
+            break;
+        if (stringish(x, a, 0)) {
+            idx = (int32_t)i;
+        } else if (ref < 0 && (t == N_IDENTIFIER || t == N_MEMBER_EXPRESSION)) {
+            const char *p = path_of(x, a, 0);
+            const char *l = p ? gx_last_component(p) : NULL;
+            if (l && graph__const_like(l, strlen(l)))
+                ref = (int32_t)i;
+        }
+    }
+    if (idx < 0)
+        idx = ref;
+    if (idx < 0)
+        return false;
+    pl->kind = GRAPH_EMIT_CALL;
+    graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
+    pl->msg_index = (uint32_t)idx;
+    pl->how = H_UTIL;
+    graph__cand_site(&x->cands, callee);
+    if (capwords(pl->method))
+        pl->flags |= GRAPH_EF_CTOR;
     return true;
 }
 
@@ -3715,6 +3773,10 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
         make_emit(x, n, &pl, sc, depth + 1);
         record_emit_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth + 1);
     } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
+        if (plan_candidate(x, n, callee, &pl, depth + 1))
+            make_emit(x, n, &pl, sc, depth + 1);
+        else if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) > 0)
+            graph__cand_pending(&x->cands, x->f, callee, sc->sym, gx_line(n));
         record_call(x, n, callee, sc, depth + 1);
     }
 
@@ -4254,6 +4316,7 @@ void graph__extract_ts(graph_lang lang, const char *src, size_t n, gx_file *f)
     f->doc = module_doc(x, root);
     x->doc = gx_null();
     walk_children(x, root, &sc, 0);
+    graph__cand_finish(&x->cands, x->f);
     mark_exported(x);
     graph__cursors_free(&x->cur);
     graph__tmpl_free(&x->tmpl);

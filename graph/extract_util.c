@@ -692,6 +692,47 @@ void graph__mark_logs(gx_file *f, int32_t sym, graph_style style)
         f->syms.v[sym].flags |= GRAPH_SF_LOGS_DYNAMIC;
 }
 
+void graph__callee_split(gx_file *f, const char *callee, const char **receiver, const char **method)
+{
+    const char *last = gx_last_component(callee);
+    *method = last;
+    *receiver =
+        last > callee ? core_arena_strndup(&f->arena, callee, (size_t)(last - callee) - 1) : "";
+}
+
+void graph__cand_site(gx_cands *c, const char *callee)
+{
+    core_smap_add(&c->callees, callee, strlen(callee), 1);
+}
+
+void graph__cand_pending(gx_cands *c, gx_file *f, const char *callee, int32_t sym, uint32_t line)
+{
+    if (!callee || callee[0] == '@')
+        return;
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CALL;
+    em.style = GRAPH_STYLE_DYNAMIC;
+    graph__callee_split(f, callee, &em.receiver, &em.method);
+    em.ref = callee; /* (the key until graph__cand_finish) */
+    em.sym = sym;
+    em.line = line;
+    core_vec_push(&c->pending, em);
+}
+
+void graph__cand_finish(gx_cands *c, gx_file *f)
+{
+    for (size_t i = 0; i < c->pending.n; i++) {
+        gx_emit em = c->pending.v[i];
+        uint32_t it = 0;
+        if (core_smap_get(&c->callees, em.ref, strlen(em.ref), &it) == UINT32_MAX)
+            continue;
+        em.ref = NULL;
+        core_vec_push(&f->emits, em);
+    }
+    core_smap_free(&c->callees);
+    core_vec_free(&c->pending);
+}
+
 const char *graph__path_join(gx_file *f, const char *a, const char *b, size_t blen)
 {
     size_t alen = strlen(a);

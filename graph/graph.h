@@ -75,6 +75,12 @@ typedef enum {
     GRAPH_EMIT_SPAN,    /* start_as_current_span("x"), startActiveSpan('x') */
     GRAPH_EMIT_EVENT,   /* span.add_event("x"), span.addEvent('x') */
     GRAPH_EMIT_CONST,   /* a string constant bound to a name */
+    /* A call of any other callee with a message-like argument (a string,
+     * a format, a template literal, a concatenation with literal parts),
+     * or a call of such a callee in the same file with other arguments
+     * (style DYNAMIC): a candidate emit site. Which callees are logging
+     * functions is learnt from the log (the mapper), not from their names. */
+    GRAPH_EMIT_CALL,
     GRAPH_EMIT__COUNT
 } graph_emit_kind;
 
@@ -116,6 +122,10 @@ enum {
     GRAPH_EF_DECORATOR = 1u << 2, /* span started by a decorator */
     GRAPH_EF_ALIAS = 1u << 3,     /* called through an alias (log_fn = logger.debug) */
     GRAPH_EF_WRAPPER = 1u << 4,   /* a call to a function that logs its argument for the caller */
+    /* A candidate call of a constructor (a callee that resolves to a
+     * class, or named as classes are, CapWords): the message is made
+     * here and logged elsewhere, as a constant's is. */
+    GRAPH_EF_CTOR = 1u << 5,
 };
 
 typedef enum {
@@ -347,21 +357,30 @@ graph_match_work *graph_match_work_new(const graph_matcher *m);
 void graph_match_work_free(graph_match_work *w);
 
 enum {
-    GRAPH_MATCH_PARTIAL = 1u << 0, /* the message was cut short */
-    GRAPH_MATCH_CONST = 1u << 1,   /* only string constants matched */
-    GRAPH_MATCH_LOGGER = 1u << 2,  /* narrowed by the logger name */
-    GRAPH_MATCH_LEVEL = 1u << 3,   /* narrowed by the level */
+    GRAPH_MATCH_PARTIAL = 1u << 0,   /* the message was cut short */
+    GRAPH_MATCH_CONST = 1u << 1,     /* only string constants matched */
+    GRAPH_MATCH_LOGGER = 1u << 2,    /* narrowed by the logger name */
+    GRAPH_MATCH_LEVEL = 1u << 3,     /* narrowed by the level */
+    GRAPH_MATCH_DECORATED = 1u << 4, /* matched after text the logger put before it */
 };
 
 typedef struct graph_match {
-    uint32_t nemits;   /* emit sites kept after tie-breaking (0: no match) */
-    uint32_t nmatched; /* templates that matched before tie-breaking */
-    uint32_t literal;  /* literal bytes of the kept templates */
-    uint32_t flags;    /* GRAPH_MATCH_* */
+    uint32_t nemits;     /* emit sites kept after tie-breaking (0: no match) */
+    uint32_t nmatched;   /* templates that matched before tie-breaking */
+    uint32_t literal;    /* literal bytes of the kept templates */
+    uint32_t flags;      /* GRAPH_MATCH_* */
+    uint32_t decoration; /* bytes before the matched text (GRAPH_MATCH_DECORATED) */
 } graph_match;
 
 /*
- * Matches one rendered message. Ties between matching templates are
+ * Matches one rendered message. When the whole message matches nothing,
+ * or only a template covering less than half of it, the text after each
+ * word boundary in its first bytes is tried too (a decoration the logging
+ * function put before the caller's text, such as "BASIC:" or "[conn=3] "):
+ * the start whose templates have the most literal bytes wins, when that is
+ * more than twice what the whole message matched. Candidate
+ * calls (GRAPH_EMIT_CALL) alone match only with 10 literal bytes or a
+ * third of the text. Ties between matching templates are
  * resolved by literal length (the most specific wins), then by the logger
  * name (a site whose logger, or whose module, is `logger`), then by the
  * level (`level` as a log record gives it: "DEBUG", "warning", "WARN", or

@@ -353,6 +353,27 @@ bool graph__const_like(const char *s, size_t n);
  * messages not known here when the style says so. */
 void graph__mark_logs(gx_file *f, int32_t sym, graph_style style);
 
+/*
+ * Candidate emit sites (GRAPH_EMIT_CALL) of one file: the callees that
+ * got one, and the calls of those same callees with arguments that do not
+ * read as a message, kept until the file's end (graph__cand_finish adds
+ * them as DYNAMIC candidates: if the log shows the callee logs, those log
+ * what no literal shows).
+ */
+typedef struct gx_cands {
+    core_smap callees;
+    core_vec(gx_emit) pending;
+} gx_cands;
+/* Splits a callee path into receiver ("" for a bare name) and method. */
+void graph__callee_split(gx_file *f, const char *callee, const char **receiver,
+                         const char **method);
+/* A candidate site of callee was made. */
+void graph__cand_site(gx_cands *c, const char *callee);
+/* A call of callee with other arguments, at line in symbol sym. */
+void graph__cand_pending(gx_cands *c, gx_file *f, const char *callee, int32_t sym, uint32_t line);
+/* The pending calls whose callee had a site become sites; frees c. */
+void graph__cand_finish(gx_cands *c, gx_file *f);
+
 /* Decodes the escapes of a Python (python = true) or JavaScript string
  * literal's text into out (appending). */
 void graph__decode_escapes(core_buf *out, const char *s, size_t n, bool python);

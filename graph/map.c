@@ -219,6 +219,7 @@ typedef struct mt_entry {
     uint32_t emit;    /* the emit site */
     uint32_t tmpl;    /* the emit whose template it is (a constant for REF sites) */
     uint32_t literal; /* literal bytes */
+    uint32_t head;    /* literal bytes before the first hole */
     uint8_t level;    /* graph_level */
     uint8_t kind;     /* graph_emit_kind */
     bool jit;         /* JIT-compiled (which fails where memory may not be made executable) */
@@ -267,6 +268,8 @@ struct graph_match_work {
     pcre2_match_data *md;
     uint32_t *hits;
     uint32_t nhits, cap;
+    uint32_t *kept; /* the hits of the best start so far (decorated messages) */
+    uint32_t nkept, kcap;
     uint32_t *seen; /* per entry: stamp of the last message it was tried on */
     uint32_t stamp;
 };
@@ -531,9 +534,13 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
         x->emit = id;
         x->tmpl = tid;
         x->literal = ti.literal;
+        x->head = (uint32_t)(ti.holes ? ti.first_len : ti.literal);
         x->level = (uint8_t)e.level;
         x->kind = (uint8_t)e.kind;
-        x->is_const = e.kind == GRAPH_EMIT_CONST;
+        /* A message made by constructing something is logged elsewhere,
+         * as a constant's is. */
+        x->is_const =
+            e.kind == GRAPH_EMIT_CONST || (e.kind == GRAPH_EMIT_CALL && (e.flags & GRAPH_EF_CTOR));
         x->symbol = e.symbol;
         x->logger = e.logger;
         if (!x->logger[0] && e.symbol != GRAPH_NONE) {
@@ -633,6 +640,8 @@ graph_match_work *graph_match_work_new(const graph_matcher *m)
         core_panic("out of memory (pcre2 match data)");
     w->cap = 64;
     w->hits = core_xmalloc(w->cap * sizeof *w->hits);
+    w->kcap = 64;
+    w->kept = core_xmalloc(w->kcap * sizeof *w->kept);
     w->seen = core_xcalloc(m->n ? m->n : 1, sizeof *w->seen);
     return w;
 }
@@ -643,6 +652,7 @@ void graph_match_work_free(graph_match_work *w)
         return;
     pcre2_match_data_free(w->md);
     free(w->hits);
+    free(w->kept);
     free(w->seen);
     free(w);
 }
@@ -804,51 +814,167 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void new_stamp(const graph_matcher *m, graph_match_work *w)
+{
+    if (++w->stamp == 0) {
+        memset(w->seen, 0, (m->n ? m->n : 1) * sizeof *w->seen);
+        w->stamp = 1;
+    }
+}
+
+static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial);
+
+/* The hits of msg in w->hits, whole or, when it is long enough and the
+ * whole matches nothing that covers half of it, cut short (a message cut
+ * at a length limit): the way with the most literal text. True if that
+ * was cut short. */
+static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len)
+{
+    w->nhits = 0;
+    new_stamp(m, w);
+    collect(m, w, msg, len, false);
+    if (len < m->o.partial_min)
+        return false;
+    uint32_t full = w->nhits ? hits_literal(m, w, false) : 0;
+    if (2 * (size_t)full >= len)
+        return false;
+    uint32_t n = w->nhits;
+    new_stamp(m, w);
+    collect(m, w, msg, len, true);
+    uint32_t part = 0;
+    /* The partial hits follow the full ones: compare the two groups. */
+    for (uint32_t i = n; i < w->nhits; i++) {
+        uint32_t l = m->e[w->hits[i]].head;
+        if (l > part)
+            part = l;
+    }
+    if (part <= full) {
+        w->nhits = n;
+        return false;
+    }
+    memmove(w->hits, w->hits + n, (w->nhits - n) * sizeof *w->hits);
+    w->nhits -= n;
+    return true;
+}
+
+/* The literal text a hit shows: all of its template's, or, when the
+ * message was cut short, only what comes before the first hole (what
+ * surely matched). */
+static uint32_t hit_literal(const mt_entry *x, bool partial)
+{
+    return partial ? x->head : x->literal;
+}
+
+/* The most literal text among the hits. */
+static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        uint32_t l = hit_literal(&m->e[w->hits[i]], partial);
+        if (l > best)
+            best = l;
+    }
+    return best;
+}
+
+/*
+ * Decorations. A logging function may put text of its own before what
+ * its caller's literal renders: a level ("BASIC:"), a context
+ * ("[conn=3, chan=1] "), a component's name. When the message as a whole
+ * matches nothing, or only a template that covers little of it, the match
+ * is tried again from each word boundary in its first DECOR_MAX bytes (at
+ * most half of it): the start whose hits have the most literal text wins,
+ * if that is more than twice what the whole message matched.
+ */
+#define DECOR_MAX 96
+
 graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, const char *msg,
                                 size_t len, const char *logger, const char *level, uint32_t *emits,
                                 uint32_t max)
 {
     graph_match r = {0};
-    w->nhits = 0;
-    if (++w->stamp == 0) {
-        memset(w->seen, 0, (m->n ? m->n : 1) * sizeof *w->seen);
-        w->stamp = 1;
-    }
-    collect(m, w, msg, len, false);
-    if (w->nhits == 0 && len >= m->o.partial_min) {
-        if (++w->stamp == 0) {
-            memset(w->seen, 0, (m->n ? m->n : 1) * sizeof *w->seen);
-            w->stamp = 1;
+    bool partial = hits_of(m, w, msg, len);
+    uint32_t best = w->nhits ? hits_literal(m, w, partial) : 0;
+    /* What a decorated start must beat: twice what the whole message
+     * matched (a prefix is an explanation only when it buys much more). */
+    uint32_t bar = 2 * best;
+    if (2 * (size_t)best < len) {
+        size_t skip = 0;
+        if (w->nhits > w->kcap) {
+            w->kcap = w->nhits;
+            w->kept = core_xrealloc(w->kept, w->kcap * sizeof *w->kept);
         }
-        collect(m, w, msg, len, true);
-        if (w->nhits)
-            r.flags |= GRAPH_MATCH_PARTIAL;
+        memcpy(w->kept, w->hits, w->nhits * sizeof *w->hits);
+        w->nkept = w->nhits;
+        bool kept_partial = partial;
+        size_t lim = len / 2 < DECOR_MAX ? len / 2 : DECOR_MAX;
+        for (size_t k = 1; k <= lim; k++) {
+            unsigned char c = (unsigned char)msg[k - 1], d = (unsigned char)msg[k];
+            /* A boundary: after a separator, at a word that starts there. */
+            if (is_word(c) ||
+                !(is_word(d) || d == '[' || d == '(' || d == '<' || d == '"' || d == '\''))
+                continue;
+            bool p = hits_of(m, w, msg + k, len - k);
+            uint32_t lit = w->nhits ? hits_literal(m, w, p) : 0;
+            if (lit > best && lit > bar) {
+                best = lit;
+                skip = k;
+                kept_partial = p;
+                if (w->nhits > w->kcap) {
+                    w->kcap = w->nhits;
+                    w->kept = core_xrealloc(w->kept, w->kcap * sizeof *w->kept);
+                }
+                memcpy(w->kept, w->hits, w->nhits * sizeof *w->hits);
+                w->nkept = w->nhits;
+            }
+        }
+        if (w->nkept > w->cap) {
+            w->cap = w->nkept;
+            w->hits = core_xrealloc(w->hits, w->cap * sizeof *w->hits);
+        }
+        memcpy(w->hits, w->kept, w->nkept * sizeof *w->hits);
+        w->nhits = w->nkept;
+        partial = kept_partial;
+        r.decoration = (uint32_t)skip;
+        if (skip)
+            r.flags |= GRAPH_MATCH_DECORATED;
     }
+    if (partial)
+        r.flags |= GRAPH_MATCH_PARTIAL;
     if (w->nhits == 0)
         return r;
     r.nmatched = w->nhits;
-    /* Sites logging a template beat bare constants holding it. */
+    /* The most literal text; then sites logging a template before bare
+     * constants holding one as specific. */
+    best = hits_literal(m, w, partial);
     uint32_t keep = 0;
     bool any_site = false;
     for (uint32_t i = 0; i < w->nhits; i++)
-        any_site |= !m->e[w->hits[i]].is_const;
+        if (hit_literal(&m->e[w->hits[i]], partial) == best) {
+            w->hits[keep++] = w->hits[i];
+            any_site |= !m->e[w->hits[i]].is_const;
+        }
+    w->nhits = keep;
+    keep = 0;
     for (uint32_t i = 0; i < w->nhits; i++)
         if (m->e[w->hits[i]].is_const != any_site)
             w->hits[keep++] = w->hits[i];
-    w->nhits = keep;
     if (!any_site)
         r.flags |= GRAPH_MATCH_CONST;
-    /* The most literal text. */
-    uint32_t best = 0;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        if (m->e[w->hits[i]].literal > best)
-            best = m->e[w->hits[i]].literal;
-    keep = 0;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        if (m->e[w->hits[i]].literal == best)
-            w->hits[keep++] = w->hits[i];
     w->nhits = keep;
     r.literal = best;
+    /* A candidate call (no listed shape) that covers little of the
+     * message is no evidence: "%s %s: %s" matches anything. */
+    bool listed = false;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        listed |= m->e[w->hits[i]].kind != GRAPH_EMIT_CALL;
+    if (!listed && best < 10 && 3 * (size_t)best < len - r.decoration) {
+        r.nmatched = 0;
+        r.literal = 0;
+        r.flags = 0;
+        r.decoration = 0;
+        return r;
+    }
     /* The logger. */
     if (w->nhits > 1 && logger && logger[0]) {
         keep = 0;

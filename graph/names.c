@@ -17,7 +17,7 @@ const char *graph_edge_type_name(graph_edge_type t)
 
 const char *graph_emit_kind_name(graph_emit_kind k)
 {
-    static const char *n[] = {"log", "print", "warn", "span", "event", "const"};
+    static const char *n[] = {"log", "print", "warn", "span", "event", "const", "call"};
     return (unsigned)k < GRAPH_EMIT__COUNT ? n[k] : "?";
 }
 

@@ -2380,6 +2380,62 @@ static void wrap_drop_generic(wrap *w)
     }
 }
 
+/* Where (symbol, line) a call reaches a logging wrapper. */
+static uint64_t call_key(uint32_t symbol, uint32_t line)
+{
+    return core_hash_u64(((uint64_t)symbol << 32) | line) >> 1;
+}
+
+/* A call that reaches a wrapper is no candidate of its own: the wrapper
+ * says what it logs (a site of the caller, or none when the call only
+ * passes its own caller's message on). */
+static void wrap_drop_candidates(wrap *w)
+{
+    gb_graph *g = w->r->g;
+    core_map at = {0};
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        bool wrapper = false;
+        for (uint32_t k = 0; k < nt && !wrapper; k++)
+            wrapper = w->shapes[t[k]].n > 0;
+        if (wrapper)
+            *core_map_put(&at, call_key(wc->from, wc->c->line), NULL) = 1;
+    }
+    for (size_t i = 0; i < g->emits.n; i++) {
+        gb_emit *e = &g->emits.v[i];
+        if (e->kind == GRAPH_EMIT_CALL && core_map_get(&at, call_key(e->symbol, e->line))) {
+            e->style = GRAPH_STYLE_NONE;
+            e->tmpl = 0;
+        }
+    }
+    core_map_free(&at);
+}
+
+/* Drops the candidates wrap_drop_candidates emptied, renumbering the
+ * constant references (after everything that indexes emits by file). */
+static void compact_emits(rs *r)
+{
+    gb_graph *g = r->g;
+    uint32_t *to = core_xmalloc((g->emits.n ? g->emits.n : 1) * sizeof *to);
+    size_t n = 0;
+    for (size_t i = 0; i < g->emits.n; i++) {
+        const gb_emit *e = &g->emits.v[i];
+        bool gone = e->kind == GRAPH_EMIT_CALL && e->style == GRAPH_STYLE_NONE;
+        to[i] = gone ? GRAPH_NONE : (uint32_t)n;
+        if (!gone)
+            g->emits.v[n++] = *e;
+    }
+    g->emits.n = n;
+    for (size_t i = 0; i < n; i++) {
+        gb_emit *e = &g->emits.v[i];
+        if (e->ref_const != GRAPH_NONE)
+            e->ref_const = to[e->ref_const];
+    }
+    free(to);
+}
+
 /* Emit sites at the calls of logging wrappers; after resolve_refs(),
  * whose emits they join. */
 static void resolve_wrappers(rs *r)
@@ -2396,7 +2452,9 @@ static void resolve_wrappers(rs *r)
         ;
     wrap_used(&w);
     wrap_emit(&w);
+    wrap_drop_candidates(&w);
     wrap_drop_generic(&w);
+    compact_emits(r);
     for (uint32_t s = 0; s < r->nsym; s++)
         core_vec_free(&w.shapes[s]);
     free(w.shapes);

@@ -273,6 +273,10 @@ static int build_doc(text_builder *b, const graph *g, uint32_t id)
     for (uint32_t i = 0; i < n; i++) {
         graph_emit e;
         graph_get_emit(g, first + i, &e);
+        /* Candidate calls are not known to log: their strings are as
+         * likely keys and names as messages. */
+        if (e.kind == GRAPH_EMIT_CALL)
+            continue;
         if (e.style == GRAPH_STYLE_REF && e.ref_const != GRAPH_NONE)
             graph_get_emit(g, e.ref_const, &e);
         tokenize_template(e.tmpl, build_token, b);

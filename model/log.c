@@ -168,6 +168,17 @@ static int second_pass(void *ud, const ingest_event *ev)
     raw_ev re = {.kase = r->rank, .seq = (uint32_t)c->evs.n, .time = ev->time_ns};
     model_mapper_map(c->m, &me, r->last_act, &re.e.act, &re.e.var);
     r->last_act = re.e.act;
+    model_log *l = c->l;
+    if (re.e.act >= l->nsample) {
+        uint32_t n = re.e.act + 1 > 2 * l->nsample ? re.e.act + 1 : 2 * l->nsample;
+        l->sample = core_xrealloc(l->sample, n * sizeof *l->sample);
+        memset(l->sample + l->nsample, 0, (n - l->nsample) * sizeof *l->sample);
+        l->nsample = n;
+    }
+    if (!l->sample[re.e.act]) {
+        size_t n = core_utf8_valid_prefix(me.text, me.len < 200 ? me.len : 200);
+        l->sample[re.e.act] = core_strtab_intern(&l->strs, me.text, n);
+    }
     re.e.tfile = file ? core_strtab_intern(&c->l->strs, file, strlen(file)) : 0;
     const char *tf = qual && qual[0] ? qual : func;
     re.e.tfunc = tf ? core_strtab_intern(&c->l->strs, tf, strlen(tf)) : 0;
@@ -244,6 +255,7 @@ fail:
 void model_log_free(model_log *l)
 {
     core_strtab_free(&l->strs);
+    free(l->sample);
     free(l->case_id);
     free(l->off);
     free(l->ev);

@@ -405,6 +405,10 @@ typedef struct model_log {
     uint64_t nevents, bad;
     bool has_truth; /* every event has a truth file and line */
     ingest_format format;
+    /* Per activity id: the first message mapped to it (strtab offset, cut
+     * at 200 bytes; 0 for none), to show what an activity looked like. */
+    uint32_t *sample;
+    uint32_t nsample;
 } model_log;
 
 /* Loads path, mapping events with m. Errors name the file, line and

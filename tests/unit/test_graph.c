@@ -168,7 +168,7 @@ TEST(shop_emit_sites)
     /* A constant imported by name and passed to a wrapper (log_event
      * logs its template parameter): the call is a site of the caller. */
     n = graph_symbol_emits(g, unit_sym(g, "shop.payments.gateway.CardGateway._send"), &first);
-    CHECK_INT(n, 2);
+    CHECK_INT(n, 3);
     graph_get_emit(g, first, &e);
     CHECK_INT(e.kind, GRAPH_EMIT_LOG);
     CHECK_INT(e.style, GRAPH_STYLE_REF);
@@ -178,7 +178,14 @@ TEST(shop_emit_sites)
     CHECK(e.ref_const != GRAPH_NONE);
     graph_get_emit(g, e.ref_const, &c);
     CHECK_STR(c.name, "PAYMENT_DECLINED");
+    /* raise PaymentError(order_id, "limit"): a candidate, made by a
+     * constructor (its text is logged elsewhere, if at all). */
     graph_get_emit(g, first + 1, &e);
+    CHECK_INT(e.kind, GRAPH_EMIT_CALL);
+    CHECK(e.flags & GRAPH_EF_CTOR);
+    CHECK_STR(e.method, "PaymentError");
+    CHECK_STR(e.tmpl, "limit");
+    graph_get_emit(g, first + 2, &e);
     CHECK_STR(e.tmpl, "charged %s cents for %s");
     /* print() in _notify */
     n = graph_symbol_emits(g, unit_sym(g, "shop.orders.OrderService._notify"), &first);
