@@ -232,7 +232,7 @@ static const pb_fdesc f_array[] = {F(1, WT_LEN, PM_ANY, true, "values")};
 static const pb_fdesc f_kvlist[] = {F(1, WT_LEN, PM_KV, true, "values")};
 #undef F
 
-#define N(a) (sizeof a / sizeof a[0])
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 static const struct {
     const pb_fdesc *f;
     size_t n;
@@ -388,7 +388,7 @@ static int check_body(ingest_otlp_kind kind, const uint8_t *buf, size_t len, cha
  * walk meets no fault; if it did (a bug), the loop would just stop there,
  * never reading out of bounds. */
 #define FOR_FIELDS(rd, f, p, n, base)                                                              \
-    for (pb_rd rd = {(base), (p), (p) + (n)}; pb_next(&rd, &(f)) > 0;)
+    for (pb_rd rd = {(base), (p), (p) + (n)}; pb_next(&(rd), &(f)) > 0;)
 
 static void hex(core_buf *out, const uint8_t *p, size_t n)
 {
