@@ -1003,7 +1003,7 @@ int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *s
     rs.n_scope_spans = 1;
     rs.scope_spans = &ssp;
     ss.n_spans = n;
-    ss.spans = core_arena_alloc(&a, n * sizeof *ss.spans);
+    ss.spans = core_arena_alloc(&a, n * sizeof(Pmrag__Otlp__Span *));
     for (size_t i = 0; i < n; i++) {
         const ingest_event *ev = &evs[i];
         Pmrag__Otlp__Span *sp = core_arena_alloc(&a, sizeof *sp);
@@ -1020,7 +1020,7 @@ int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *s
         size_t na = (size_t)ev->nattrs + 1;
         Pmrag__Otlp__KeyValue *kvs = core_arena_alloc(&a, na * sizeof *kvs);
         Pmrag__Otlp__AnyValue *vals = core_arena_alloc(&a, na * sizeof *vals);
-        sp->attributes = core_arena_alloc(&a, na * sizeof *sp->attributes);
+        sp->attributes = core_arena_alloc(&a, na * sizeof(Pmrag__Otlp__KeyValue *));
         sp->n_attributes = na;
         for (size_t j = 0; j < na; j++) {
             kvs[j] = (Pmrag__Otlp__KeyValue)PMRAG__OTLP__KEY_VALUE__INIT;
