@@ -88,7 +88,10 @@ static uint64_t le64(const uint8_t *p)
 }
 
 /* The next field: 1 with *f, 0 at the end, or a PBE_ code (f->off, and
- * f->num and f->wt when the tag was read, say where). */
+ * f->num and f->wt when the tag was read, say where). The members the
+ * wire type does not set are zero: the decoding walks trust the wire types
+ * the check saw, and were that trust misplaced they would read an empty
+ * payload, not the previous field's or an undefined one. */
 static int pb_next(pb_rd *r, pb_field *f)
 {
     if (r->p >= r->end)
@@ -96,6 +99,9 @@ static int pb_next(pb_rd *r, pb_field *f)
     f->off = (size_t)(r->p - r->base);
     f->num = 0;
     f->wt = -1;
+    f->v = 0;
+    f->p = NULL;
+    f->n = 0;
     uint64_t tag;
     if (pb_varint(r, &tag))
         return PBE_TAG;
