@@ -356,11 +356,12 @@ static int varint_fail(int rc, char *why, size_t whylen, size_t at, const char *
     return fail(why, whylen, at, "%s (%s%" PRIu32 ")", how, what, num);
 }
 
-/* Reads the field at *pos (which is < end) and moves past it. */
+/* Reads the field at *pos (which is < end) and moves past it. The members
+ * its wire type does not set are zero, also on failure. */
 static int r_field(const uint8_t *b, size_t *pos, size_t end, pb_field *f, char *why, size_t whylen)
 {
     uint64_t tag;
-    f->at = *pos;
+    *f = (pb_field){.at = *pos};
     int rc = r_varint(b, pos, end, &tag);
     if (rc)
         return varint_fail(rc, why, whylen, f->at, "a field tag", 0);
