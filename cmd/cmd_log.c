@@ -348,7 +348,7 @@ int cmd_eval(int argc, char **argv)
         return rc;
     free(args.v);
     session s;
-    model_joint *md;
+    model_joint *md = NULL;
     if ((rc = session_open(&cmd, &a, true, &s, &md, true)) != 0)
         return rc;
     model_seqs train = model_log_train(&s.log);
@@ -442,7 +442,7 @@ int cmd_predict(int argc, char **argv)
         return rc;
     free(args.v);
     session s;
-    model_joint *md;
+    model_joint *md = NULL;
     if ((rc = session_open(&cmd, &a, true, &s, &md, false)) != 0)
         return rc;
     FILE *out = stdout;
@@ -552,7 +552,7 @@ int cmd_mine(int argc, char **argv)
     if (!out_path)
         return cli_usage_error(&cmd, "missing -o MODEL");
     session s;
-    model_joint *md;
+    model_joint *md = NULL;
     if ((rc = session_open(&cmd, &a, false, &s, &md, false)) != 0)
         return rc;
     model_seqs all = model_log_all(&s.log);

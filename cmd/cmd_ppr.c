@@ -57,10 +57,9 @@ static int query(const query_ctx *q, const ppr_entry *seeds, uint32_t nseeds)
             return cli_error("ppr", "%s", core_strerror(rc));
     }
     qsort(times, repeat, sizeof *times, cli_cmp_u64);
+    unsigned mid = repeat / 2;
     double median_us =
-        (repeat % 2 ? (double)times[repeat / 2]
-                    : ((double)times[repeat / 2 - 1] + (double)times[repeat / 2]) / 2) /
-        1e3;
+        (repeat % 2 ? (double)times[mid] : ((double)times[mid - 1] + (double)times[mid]) / 2) / 1e3;
     float *zero = core_xcalloc(nseeds, sizeof *zero);
     uint32_t *ids = core_xcalloc(nseeds, sizeof *ids);
     for (uint32_t i = 0; i < nseeds; i++)

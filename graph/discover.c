@@ -65,14 +65,7 @@ static char *join(core_arena *a, const char *dir, const char *name)
 {
     size_t dl = strlen(dir), nl = strlen(name);
     char *p = core_arena_alloc(a, dl + nl + 2);
-    size_t k = 0;
-    if (dl) {
-        memcpy(p, dir, dl);
-        k = dl;
-        if (dir[dl - 1] != '/')
-            p[k++] = '/';
-    }
-    memcpy(p + k, name, nl + 1);
+    snprintf(p, dl + nl + 2, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", name);
     return p;
 }
 

@@ -1175,7 +1175,7 @@ static bool plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan
         }
     }
     const char *method = NULL, *recv = NULL;
-    TSNode recv_node = gx_null();
+    TSNode recv_node; /* set by the one branch that does not return */
     if (ty(fn) == N_ATTRIBUTE) {
         TSNode attr = fieldn(fn, F.attribute);
         if (is_null(attr))
@@ -2686,7 +2686,7 @@ static void do_params(px *x, TSNode params, const py_scope *inner, int depth)
     do {
         TSNode p = ts_tree_cursor_current_node(c);
         unsigned t = ty(p);
-        TSNode name = gx_null(), type = gx_null(), value = gx_null();
+        TSNode name, type = gx_null(), value = gx_null(); /* name: set unless we continue */
         if (t == N_IDENTIFIER) {
             name = p;
         } else if (t == N_TYPED_PARAMETER) {

@@ -1729,8 +1729,7 @@ static NOINLINE bool plan_emit(tx *x, TSNode call, TSNode fn, const char *path, 
         if (fp) {
             size_t l = strlen(fp);
             char *r = core_arena_alloc(&x->f->arena, l + 3);
-            memcpy(r, fp, l);
-            memcpy(r + l, "()", 3);
+            snprintf(r, l + 3, "%s()", fp);
             recv = r;
         }
     }

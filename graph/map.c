@@ -68,7 +68,6 @@ static size_t path_at(const char *s, size_t n, bool word_before)
         i++;
     bool url = i > 0 && i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/';
     if (!url) {
-        i = 0;
         if (n >= 2 && s[0] == '.' && s[1] == '/')
             i = 2;
         else if (n >= 3 && s[0] == '.' && s[1] == '.' && s[2] == '/')

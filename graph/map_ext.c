@@ -469,6 +469,7 @@ uint32_t graph_overrides_match(const graph_overrides *o, const char *activity, s
     if (md) {
         graph_overrides *mo = (graph_overrides *)o;
         pthread_mutex_lock(&mo->lock);
+        /* NOLINTNEXTLINE(bugprone-sizeof-expression): the pool's elements are pointers */
         core_vec_push(&mo->pool, md);
         pthread_mutex_unlock(&mo->lock);
     }

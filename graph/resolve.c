@@ -1577,6 +1577,8 @@ static void build_hierarchy(rs *r)
             seen[order.v[i]] = 0;
         for (size_t i = 0; i < stack.n; i++)
             seen[stack.v[i]] = 0;
+        if (order.n == 0) /* s was on the stack, and seen is all clear between classes */
+            core_panic("build_hierarchy: class %u missing from its own MRO", s);
         uint32_t *mro = core_arena_alloc(&r->arena, (order.n + 1) * sizeof *mro);
         memcpy(mro, order.v, order.n * sizeof *mro);
         mro[order.n] = UINT32_MAX;

@@ -236,7 +236,7 @@ static void build_token(void *ud, const char *tok, size_t len)
     bool inserted;
     uint64_t *slot = core_map_put(&t->term_of, off, &inserted);
     if (inserted) {
-        *slot = t->nterms++;
+        *slot = b->df.n; /* the term's id: df has one entry per term */
         core_vec_push(&b->df, 0);
     }
     text_entry e = {(uint32_t)*slot, b->weight};
@@ -374,7 +374,7 @@ int graph_text_build(const graph *g, const graph_text_opts *opts, graph_text **o
     text_builder b = {.t = t};
     int rc = -ENOMEM;
 
-    uint32_t nsyms = graph_nsymbols(g);
+    uint32_t nsyms = graph_nsymbols(g), ndocs = 0;
     t->doc_sym = malloc((nsyms ? nsyms : 1) * sizeof *t->doc_sym);
     b.doc_off = malloc(((size_t)nsyms + 1) * sizeof *b.doc_off);
     if (!t->doc_sym || !b.doc_off)
@@ -384,12 +384,14 @@ int graph_text_build(const graph *g, const graph_text_opts *opts, graph_text **o
         graph_get_symbol(g, id, &s);
         if (!is_doc_kind(s.kind, opts))
             continue;
-        b.doc_off[t->ndocs] = (uint32_t)b.nent;
-        t->doc_sym[t->ndocs++] = id;
+        b.doc_off[ndocs] = (uint32_t)b.nent;
+        t->doc_sym[ndocs++] = id;
         if ((rc = build_doc(&b, g, id)) != 0)
             goto fail;
     }
-    b.doc_off[t->ndocs] = (uint32_t)b.nent;
+    b.doc_off[ndocs] = (uint32_t)b.nent;
+    t->ndocs = ndocs;
+    t->nterms = (uint32_t)b.df.n;
     if ((rc = build_postings(&b)) != 0)
         goto fail;
 

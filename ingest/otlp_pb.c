@@ -88,7 +88,10 @@ static uint64_t le64(const uint8_t *p)
 }
 
 /* The next field: 1 with *f, 0 at the end, or a PBE_ code (f->off, and
- * f->num and f->wt when the tag was read, say where). */
+ * f->num and f->wt when the tag was read, say where). The members the
+ * wire type does not set are zero: the decoding walks trust the wire types
+ * the check saw, and were that trust misplaced they would read an empty
+ * payload, not the previous field's or an undefined one. */
 static int pb_next(pb_rd *r, pb_field *f)
 {
     if (r->p >= r->end)
@@ -96,6 +99,9 @@ static int pb_next(pb_rd *r, pb_field *f)
     f->off = (size_t)(r->p - r->base);
     f->num = 0;
     f->wt = -1;
+    f->v = 0;
+    f->p = NULL;
+    f->n = 0;
     uint64_t tag;
     if (pb_varint(r, &tag))
         return PBE_TAG;
@@ -232,7 +238,7 @@ static const pb_fdesc f_array[] = {F(1, WT_LEN, PM_ANY, true, "values")};
 static const pb_fdesc f_kvlist[] = {F(1, WT_LEN, PM_KV, true, "values")};
 #undef F
 
-#define N(a) (sizeof a / sizeof a[0])
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 static const struct {
     const pb_fdesc *f;
     size_t n;
@@ -388,7 +394,7 @@ static int check_body(ingest_otlp_kind kind, const uint8_t *buf, size_t len, cha
  * walk meets no fault; if it did (a bug), the loop would just stop there,
  * never reading out of bounds. */
 #define FOR_FIELDS(rd, f, p, n, base)                                                              \
-    for (pb_rd rd = {(base), (p), (p) + (n)}; pb_next(&rd, &(f)) > 0;)
+    for (pb_rd rd = {(base), (p), (p) + (n)}; pb_next(&(rd), &(f)) > 0;)
 
 static void hex(core_buf *out, const uint8_t *p, size_t n)
 {
@@ -1003,7 +1009,7 @@ int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *s
     rs.n_scope_spans = 1;
     rs.scope_spans = &ssp;
     ss.n_spans = n;
-    ss.spans = core_arena_alloc(&a, n * sizeof *ss.spans);
+    ss.spans = core_arena_alloc(&a, n * sizeof(Pmrag__Otlp__Span *));
     for (size_t i = 0; i < n; i++) {
         const ingest_event *ev = &evs[i];
         Pmrag__Otlp__Span *sp = core_arena_alloc(&a, sizeof *sp);
@@ -1020,7 +1026,7 @@ int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *s
         size_t na = (size_t)ev->nattrs + 1;
         Pmrag__Otlp__KeyValue *kvs = core_arena_alloc(&a, na * sizeof *kvs);
         Pmrag__Otlp__AnyValue *vals = core_arena_alloc(&a, na * sizeof *vals);
-        sp->attributes = core_arena_alloc(&a, na * sizeof *sp->attributes);
+        sp->attributes = core_arena_alloc(&a, na * sizeof(Pmrag__Otlp__KeyValue *));
         sp->n_attributes = na;
         for (size_t j = 0; j < na; j++) {
             kvs[j] = (Pmrag__Otlp__KeyValue)PMRAG__OTLP__KEY_VALUE__INIT;

@@ -56,6 +56,8 @@ static uint32_t cmemo_rank(const model_joint *md, model_work *w, calib_memo *mm,
     key = key == UINT64_MAX ? 0 : key;
     const uint64_t *v = core_map_get(&mm->index, key);
     if (v) {
+        if (*v >= mm->ents.n) /* index and ents grow together */
+            core_panic("calibration memo: entry %llu of %zu", (unsigned long long)*v, mm->ents.n);
         const cmemo_ent *e = &mm->ents.v[*v];
         if (e->nseeds == w->nseeds && memcmp(mm->seeds.v + e->seed_off, w->seeds, bytes) == 0) {
             memcpy(out, e->pred, e->np * sizeof *out);
@@ -336,9 +338,10 @@ int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases
     uint64_t t0 = core_now_ns();
     calib_ctx cx = {.m = m};
     uint32_t bounds[MODEL_MAX_FOLDS + 1];
-    cx.K = model_folds(train->ncases, p->calibrate_folds, bounds);
-    for (uint32_t f = 0; f < cx.K; f++)
+    uint32_t K = model_folds(train->ncases, p->calibrate_folds, bounds);
+    for (uint32_t f = 0; f < K; f++)
         fold_make(train, bounds[f], bounds[f + 1], &cx.folds[f]);
+    cx.K = K;
     cx.threads = p->calibrate_threads ? p->calibrate_threads : core_ncpus();
     static const double orders[] = {1, 2, 3, 4, 6, 8, 12};
     static const double ratios[] = {0, 0.05, 0.2, 0.5, 1};

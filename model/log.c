@@ -115,6 +115,8 @@ static int first_pass(void *ud, const ingest_event *ev)
 {
     load_ctx *c = ud;
     uint32_t k = case_of(c, ev->case_id, true);
+    if (k >= c->cases.n) /* case_of adds the case it does not find */
+        core_panic("model_log: case %u of %zu", k, c->cases.n);
     case_rec *r = &c->cases.v[k];
     if (ev->time_ns != INGEST_NO_TIME && ev->time_ns < r->first)
         r->first = ev->time_ns;

@@ -736,13 +736,13 @@ int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
         memcpy(nb, m->nbs.v, m->nbs.n * sizeof *nb);
         qsort(nb, m->nbs.n, sizeof *nb, cmp_nb);
     }
-    size_t ni = 0;
+    size_t ni = 0, nnb = m->nbs.n; /* nb's length */
     core_vec(uint32_t) left = {0};
     for (uint32_t a = 0; a < m->acts.n; a++) {
-        while (ni < m->nbs.n && nb[ni].act < a)
+        while (ni < nnb && nb[ni].act < a)
             ni++;
         size_t nj = ni;
-        while (nj < m->nbs.n && nb[nj].act == a)
+        while (nj < nnb && nb[nj].act == a)
             nj++;
         act_rec *r = &m->acts.v[a];
         if (r->tried || r->nsyms > 0 || a == m->other) {

@@ -290,9 +290,15 @@ int ppr_net_from_graph(const graph *g, const ppr_weights *weights, ppr_net **out
     ppr_edge_in *in = try_alloc(m ? m : 1, sizeof *in);
     if (!in)
         return -ENOMEM;
-    for (uint32_t u = 0; u < n; u++)
-        for (uint32_t i = offs[u]; i < offs[u + 1]; i++)
-            in[i] = (ppr_edge_in){u, e[i].node, e[i].type, e[i].weight};
+    /* Edge by edge, so that each of the m is visibly written; u, the
+     * source, stays below n because a graph's offsets rise from 0 to m
+     * (graph_open checks that of a file). */
+    uint32_t u = 0;
+    for (size_t i = 0; i < m; i++) {
+        while (offs[u + 1] <= i)
+            u++;
+        in[i] = (ppr_edge_in){u, e[i].node, e[i].type, e[i].weight};
+    }
     int rc = ppr_net_from_edges(n, in, m, weights, out);
     free(in);
     return rc;

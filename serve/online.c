@@ -185,8 +185,8 @@ void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *a
     obs_rec *r;
     if (v) {
         r = &s->obs.v[*v];
-        if (r->order != order || r->next != next || memcmp(r->act, act, order * 4) ||
-            memcmp(r->var, var, order * 4))
+        if (r->order != order || r->next != next || memcmp(r->act, act, order * 4) != 0 ||
+            memcmp(r->var, var, order * 4) != 0)
             return; /* a hash collision: not worth a second table */
     } else {
         if (s->obs.n >= s->obs_max)

@@ -217,7 +217,8 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
         set_why(why, whylen, "%s: not a pmrag state directory (no layout version)", e->path);
         rc = CORE_EFORMAT;
         goto fail;
-    } else if (rc == 0 && (v.mv_size != strlen(LAYOUT) || memcmp(v.mv_data, LAYOUT, v.mv_size))) {
+    } else if (rc == 0 &&
+               (v.mv_size != strlen(LAYOUT) || memcmp(v.mv_data, LAYOUT, v.mv_size) != 0)) {
         set_why(why, whylen, "%s: state layout version '%.*s', this build reads '%s'", e->path,
                 v.mv_size > 16 ? 16 : (int)v.mv_size, (const char *)v.mv_data, LAYOUT);
         rc = CORE_EVERSION;

@@ -62,7 +62,9 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 {
     (void)rk;
     sink_kafka *k = opaque;
-    size_t ep = (size_t)((uintptr_t)m->_private % SINK_KAFKA_EPOCHS);
+    /* Each message carries its epoch's pending counter (sink_kafka_send_to). */
+    const _Atomic uint64_t *pend = m->_private;
+    size_t ep = (size_t)(pend - k->ep_pending);
     if (!m->err) {
         atomic_fetch_add_explicit(&k->delivered, 1, memory_order_relaxed);
         atomic_fetch_sub(&k->ep_pending[ep], 1);
@@ -300,7 +302,7 @@ int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t
             k->rk, RD_KAFKA_V_RKT(k->rkt), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
             RD_KAFKA_V_PARTITION(partition < 0 ? RD_KAFKA_PARTITION_UA : partition),
             RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE((void *)val, val ? vlen : 0),
-            RD_KAFKA_V_OPAQUE((void *)(uintptr_t)k->epoch), RD_KAFKA_V_END);
+            RD_KAFKA_V_OPAQUE((void *)pend), RD_KAFKA_V_END);
         if (!err) {
             atomic_fetch_add_explicit(&k->queued, 1, memory_order_relaxed);
             return 0;

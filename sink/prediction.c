@@ -171,6 +171,7 @@ static uint8_t *put_tag(uint8_t *q, uint32_t field, int wt)
  * (when q is not NULL); returns their length. */
 static size_t utf8_clean(uint8_t *q, const char *s, size_t n)
 {
+    static const uint8_t fffd[3] = {0xef, 0xbf, 0xbd}; /* U+FFFD in UTF-8 */
     size_t len = 0, i = 0;
     while (i < n) {
         size_t k = core_utf8_valid_prefix(s + i, n - i);
@@ -180,8 +181,8 @@ static size_t utf8_clean(uint8_t *q, const char *s, size_t n)
         i += k;
         if (i < n) {
             if (q)
-                memcpy(q + len, "\xef\xbf\xbd", 3);
-            len += 3;
+                memcpy(q + len, fffd, sizeof fffd);
+            len += sizeof fffd;
             i++;
         }
     }
@@ -355,11 +356,12 @@ static int varint_fail(int rc, char *why, size_t whylen, size_t at, const char *
     return fail(why, whylen, at, "%s (%s%" PRIu32 ")", how, what, num);
 }
 
-/* Reads the field at *pos (which is < end) and moves past it. */
+/* Reads the field at *pos (which is < end) and moves past it. The members
+ * its wire type does not set are zero, also on failure. */
 static int r_field(const uint8_t *b, size_t *pos, size_t end, pb_field *f, char *why, size_t whylen)
 {
     uint64_t tag;
-    f->at = *pos;
+    *f = (pb_field){.at = *pos};
     int rc = r_varint(b, pos, end, &tag);
     if (rc)
         return varint_fail(rc, why, whylen, f->at, "a field tag", 0);

@@ -32,12 +32,16 @@ mapfile -t srcs < <(printf '%s\n' "${all[@]}" |
   grep -E '^(core|graph|ingest|sessions|sink|ppr|model|eval|config|serve|bench|cmd)/[a-z_]+\.c$')
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-if ! run-clang-tidy -p "$build" -j "$jobs" -quiet "${srcs[@]/#/$top/}" >"$out" 2>&1; then
+# run-clang-tidy (LLVM 14) always passes --use-color, which puts escape
+# sequences between "file:line:col: " and "error:"; strip them before
+# counting, or every finding goes uncounted.
+if ! run-clang-tidy -p "$build" -j "$jobs" -quiet "${srcs[@]/#/$top/}" 2>&1 |
+  sed 's/\x1b\[[0-9;]*m//g' >"$out"; then
   status=1
 fi
 findings=$(grep -c ': \(warning\|error\): ' "$out" || true)
 if ((findings)); then
-  grep -A3 ': \(warning\|error\): ' "$out" | sed 's/\x1b\[[0-9;]*m//g' >&2
+  grep -A3 ': \(warning\|error\): ' "$out" >&2
   status=1
 fi
 echo "lint: clang-tidy: ${#srcs[@]} files, $findings findings"
