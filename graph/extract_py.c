@@ -916,25 +916,19 @@ static void local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_bran
  * not would match anything. */
 static bool has_text(const char *t)
 {
-    for (const char *p = t; *p; p++) {
-        if (*p == '%') {
-            if (p[1] == '%')
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '%') {
+            size_t d = graph_directive(t + i, n - i);
+            if (d == 2 && t[i + 1] == '%')
                 return true;
-            /* A directive: %s, %-5d, %(name)r, ... */
-            p++;
-            if (*p == '(') {
-                while (*p && *p != ')')
-                    p++;
-                if (*p)
-                    p++;
+            if (d) {
+                i += d - 1;
+                continue;
             }
-            while (*p && strchr("#0- +*.123456789hlL", *p))
-                p++;
-            if (!*p)
-                break;
-            continue; /* past the conversion */
+            return true; /* a literal '%' */
         }
-        if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        if (!(t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
             return true;
     }
     return false;
@@ -1737,19 +1731,10 @@ static bool plain_text(px *x, TSNode s, core_buf *b)
  * or takes more than one value (`*` widths) or a mapping key. */
 static size_t percent_directive(const char *s, size_t n)
 {
-    size_t i = 1;
-    if (i < n && s[i] == '%')
-        return 2;
-    while (i < n && strchr("#0- +", s[i]))
-        i++;
-    while (i < n && s[i] >= '0' && s[i] <= '9')
-        i++;
-    if (i < n && s[i] == '.')
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-            ;
-    while (i < n && strchr("hlL", s[i]))
-        i++;
-    return i < n && strchr("diouxXeEfFgGcrsa", s[i]) ? i + 1 : 0;
+    size_t d = graph_directive(s, n);
+    if (d < 2 || s[1] == '(' || memchr(s, '*', d))
+        return 0;
+    return d;
 }
 
 /*

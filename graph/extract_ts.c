@@ -1601,13 +1601,25 @@ static NOINLINE msg_info util_format(tx *x, const TSNode *args, uint32_t nargs, 
         return mi;
     uint32_t avail = nargs - 1, dir0 = x->directives;
     mi = build_message(x, args[0], nargs > 1 ? M_UTIL : M_LITERAL, &avail, depth + 1);
+    bool holes = false;
     if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC) {
-        /* Not a format string: nothing literal is known. */
         graph__tmpl_clear(&x->tmpl);
-        return mi;
+        /* A first argument that is not a string is a value util.format
+         * shows (debug puts "%O" before it): debug(state, 'after sync')
+         * renders the state, then the rest. A name followed by nothing
+         * literal may hold the format: the constant's, or nothing known. */
+        bool literal_after = false;
+        for (uint32_t i = 1; i < nargs && !literal_after; i++)
+            literal_after = ty(x, unwrap(x, args[i])) == N_STRING;
+        if (!literal_after)
+            return mi;
+        graph__tmpl_hole(&x->tmpl);
+        mi.style = GRAPH_STYLE_PLAIN;
+        mi.ref = NULL;
+        avail = nargs - 1;
+        holes = true;
     }
     uint32_t used = (nargs - 1) - avail;
-    bool holes = false;
     for (uint32_t i = 1 + used; i < nargs; i++) {
         graph__tmpl_literal(&x->tmpl, " ", 1);
         TSNode a = unwrap(x, args[i]);
@@ -3696,7 +3708,10 @@ static NOINLINE void record_emit_call(tx *x, TSNode call, const char *callee, co
             return;
         size_t tl;
         const char *title = decode_string(x, t, &tl);
-        if (!title || has_util_directive(title, tl))
+        /* A title is one word ('db', '[db]'); a sentence is the
+         * message, and the parameter after it data util.format appends
+         * ('items to be sent', batch). */
+        if (!title || has_util_directive(title, tl) || memchr(title, ' ', tl))
             return;
         memset(&m, 0, sizeof m);
         m.splat = ty(x, av[s + 1]) == N_SPREAD_ELEMENT;

@@ -445,9 +445,7 @@ void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n)
     tmpl_put(t, s + run, n - run);
 }
 
-/* Length of the %-directive at s[0] == '%' (Python's and util.format's
- * syntax), or 0 when it is not one. "%%" has length 2. */
-static size_t percent_len(const char *s, size_t n)
+size_t graph_directive(const char *s, size_t n)
 {
     size_t i = 1;
     if (i < n && s[i] == '%')
@@ -480,7 +478,7 @@ uint32_t graph__percent_directives(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '%')
             continue;
-        size_t k = percent_len(s + i, n - i);
+        size_t k = graph_directive(s + i, n - i);
         if (k == 2 && s[i + 1] == '%') {
             i++;
             continue;
@@ -499,7 +497,7 @@ void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '%')
             continue;
-        size_t k = percent_len(s + i, n - i);
+        size_t k = graph_directive(s + i, n - i);
         if (k) {
             if (!(k == 2 && s[i + 1] == '%'))
                 t->holes++;

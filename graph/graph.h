@@ -56,6 +56,7 @@ enum {
     GRAPH_SF_GENERATOR = 1u << 11,
     GRAPH_SF_LOGS = 1u << 12,         /* contains a logging call */
     GRAPH_SF_LOGS_DYNAMIC = 1u << 13, /* ... whose message is not a literal */
+    GRAPH_SF_WRAPPER = 1u << 14,      /* logs what its callers pass: their sites stand for it */
 };
 
 typedef enum {
@@ -316,6 +317,16 @@ const char *graph_root(const graph *g, uint32_t i);
 /* ------------------------------------------------------------------ */
 
 /*
+ * Length of the %-directive at s[0] == '%' of a template or a format, in
+ * the syntax Python's %-operator and Node's util.format (and the debug
+ * package) share: '%', an optional "(name)", flags "#0- +", a width and a
+ * precision (digits or '*'), length modifiers "hlL" and one conversion
+ * among "diouxXeEfFgGcrsajOo"; "%%" has length 2. 0 when the '%' is
+ * literal text. The conversion is s[len - 1].
+ */
+size_t graph_directive(const char *s, size_t n);
+
+/*
  * Abstracts a rendered message so that its variants fold into one
  * activity: numbers become <num>, hexadecimal runs and 0x literals <hex>,
  * words with many digits (generated ids: 4 digits or more, or 2 in a word
@@ -394,6 +405,18 @@ typedef struct graph_match {
 graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, const char *msg,
                                 size_t len, const char *logger, const char *level, uint32_t *emits,
                                 uint32_t max);
+
+/*
+ * The log sites a message can come from without any template showing it:
+ * sites of a record's logger (as graph_matcher_match agrees on it) whose
+ * message has no literal text to match (built at run time, a name not
+ * resolved to a constant, holes only), narrowed to the record's level
+ * when some are at it and some not. Nothing when logger is NULL or "".
+ * Returns how many there are; writes up to max emit ids, in id order.
+ * Safe from any number of threads.
+ */
+uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const char *level,
+                              uint32_t *emits, uint32_t max);
 
 /* ------------------------------------------------------------------ */
 /* Text similarity                                                     */

@@ -261,6 +261,13 @@ struct graph_matcher {
     core_arena arena;
     pcre2_match_context *mctx;
     bool jit;
+    /* Log sites without text to match (graph_matcher_unseen). */
+    struct unseen {
+        uint32_t emit;
+        uint8_t level;
+        const char *logger;
+    } * unseen;
+    uint32_t nunseen;
 };
 
 struct graph_match_work {
@@ -292,34 +299,6 @@ static void pat_literal(core_buf *p, unsigned char c)
     }
 }
 
-/* Length of the %-directive at t (t[0] == '%', t[1] != '%'), or 0 when it
- * is not one (then the '%' is literal). */
-static size_t directive_len(const char *t)
-{
-    size_t i = 1;
-    if (t[i] == '(') {
-        while (t[i] && t[i] != ')')
-            i++;
-        if (!t[i])
-            return 0;
-        i++;
-    }
-    while (t[i] && strchr("-+ #0", t[i]))
-        i++;
-    while (t[i] && (isdigit((unsigned char)t[i]) || t[i] == '*'))
-        i++;
-    if (t[i] == '.') {
-        i++;
-        while (t[i] && (isdigit((unsigned char)t[i]) || t[i] == '*'))
-            i++;
-    }
-    while (t[i] && strchr("hlLqjzt", t[i]))
-        i++;
-    if (t[i] && strchr("diouxXeEfFgGcrsaOjbn", t[i]))
-        return i + 1;
-    return 0;
-}
-
 /*
  * Parses a stored template: calls back for literal bytes and holes.
  * Literal text is gathered into lit (unescaped), and the first and last
@@ -347,6 +326,7 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
     core_buf_puts(&ti->pat, "\\A");
     size_t run_start = 0;
     bool in_run = false;
+    size_t n = strlen(t);
     for (size_t i = 0; t[i];) {
         size_t d = 0;
         if (t[i] == '%' && t[i + 1] == '%') {
@@ -360,7 +340,7 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
             i += 2;
             continue;
         }
-        if (t[i] == '%' && (d = directive_len(t + i)) > 0) {
+        if (t[i] == '%' && (d = graph_directive(t + i, n - i)) > 0) {
             if (in_run) {
                 size_t len = ti->lit.len - run_start;
                 if (ti->holes == 0)
@@ -459,11 +439,52 @@ static void index_add(core_map *m, uint32_t *chain, uint64_t key, uint32_t id)
     *v = (uint64_t)id + 1;
 }
 
+/* The logger a site logs through: the one its code names, or else its
+ * module's (as logging.getLogger(__name__) gives). */
+static const char *site_logger(const graph *g, const graph_emit *e)
+{
+    if (e->logger[0] || e->symbol == GRAPH_NONE)
+        return e->logger;
+    graph_symbol s, ms;
+    graph_file_info f;
+    graph_get_symbol(g, e->symbol, &s);
+    graph_get_file(g, s.file_id, &f);
+    graph_get_symbol(g, f.module, &ms);
+    return ms.qualname;
+}
+
 static bool usable(const graph_emit *e)
 {
     if (e->style == GRAPH_STYLE_NONE || e->style == GRAPH_STYLE_DYNAMIC)
         return false;
     return true;
+}
+
+static bool wrapper_site(const graph *g, const graph_emit *e)
+{
+    if (e->symbol == GRAPH_NONE)
+        return false;
+    graph_symbol s;
+    graph_get_symbol(g, e->symbol, &s);
+    return (s.flags & GRAPH_SF_WRAPPER) != 0;
+}
+
+/* The site whose template e logs (itself, or the constant it names) in
+ * *src and *tid; false when it logs no known text. */
+static bool site_text(const graph *g, const graph_emit *e, graph_emit *src, uint32_t *tid)
+{
+    if (!usable(e))
+        return false;
+    *src = *e;
+    if (e->style == GRAPH_STYLE_REF) {
+        if (e->ref_const == GRAPH_NONE)
+            return false;
+        *tid = e->ref_const;
+        graph_get_emit(g, *tid, src);
+        if (!usable(src) || src->style == GRAPH_STYLE_REF)
+            return false;
+    }
+    return src->tmpl[0] != '\0';
 }
 
 int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_matcher **out)
@@ -501,27 +522,24 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
     m->key_max = key_fit(m->o.partial_min < KEY_MAX ? (m->o.partial_min > 4 ? m->o.partial_min : 4)
                                                     : KEY_MAX);
     tmpl_info ti = {0};
+    m->unseen = core_xmalloc((ne ? ne : 1) * sizeof *m->unseen);
     for (uint32_t id = 0; id < ne; id++) {
         graph_emit e, src;
         graph_get_emit(g, id, &e);
-        if (!usable(&e))
-            continue;
         uint32_t tid = id;
-        src = e;
-        if (e.style == GRAPH_STYLE_REF) {
-            if (e.ref_const == GRAPH_NONE)
-                continue;
-            tid = e.ref_const;
-            graph_get_emit(g, tid, &src);
-            if (!usable(&src) || src.style == GRAPH_STYLE_REF)
-                continue;
+        bool text = site_text(g, &e, &src, &tid);
+        if (text) {
+            tmpl_parse(src.tmpl, &ti);
+            /* Nothing literal, or next to nothing: "%s", "%s: %s". */
+            text = !(ti.best < 2 && ti.literal < 3);
         }
-        if (!src.tmpl[0])
+        if (!text) {
+            /* A wrapper's own call logs its callers' messages: the sites
+             * at those calls stand for it. */
+            if (e.kind == GRAPH_EMIT_LOG && !wrapper_site(g, &e))
+                m->unseen[m->nunseen++] = (struct unseen){id, (uint8_t)e.level, site_logger(g, &e)};
             continue;
-        tmpl_parse(src.tmpl, &ti);
-        /* Nothing literal, or next to nothing: "%s", "%s: %s". */
-        if (ti.best < 2 && ti.literal < 3)
-            continue;
+        }
         int err;
         PCRE2_SIZE off;
         pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti.pat.data, ti.pat.len, 0, &err, &off, NULL);
@@ -541,16 +559,7 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
         x->is_const =
             e.kind == GRAPH_EMIT_CONST || (e.kind == GRAPH_EMIT_CALL && (e.flags & GRAPH_EF_CTOR));
         x->symbol = e.symbol;
-        x->logger = e.logger;
-        if (!x->logger[0] && e.symbol != GRAPH_NONE) {
-            graph_symbol s;
-            graph_get_symbol(g, e.symbol, &s);
-            graph_file_info f;
-            graph_get_file(g, s.file_id, &f);
-            graph_symbol ms;
-            graph_get_symbol(g, f.module, &ms);
-            x->logger = ms.qualname;
-        }
+        x->logger = site_logger(g, &e);
         /* The anchor: the longest piece of lit (runs separated by NUL)
          * between newlines, tabs and carriage returns. */
         size_t a_off = 0, a_len = 0;
@@ -623,6 +632,7 @@ void graph_matcher_free(graph_matcher *m)
     free(m->kbits);
     core_map_free(&m->loose_idx);
     core_arena_free(&m->arena);
+    free(m->unseen);
     free(m);
 }
 
@@ -821,7 +831,8 @@ static void new_stamp(const graph_matcher *m, graph_match_work *w)
     }
 }
 
-static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial);
+static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial,
+                             bool sites_only);
 
 /* The hits of msg in w->hits, whole or, when it is long enough and the
  * whole matches nothing that covers half of it, cut short (a message cut
@@ -834,7 +845,7 @@ static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg
     collect(m, w, msg, len, false);
     if (len < m->o.partial_min)
         return false;
-    uint32_t full = w->nhits ? hits_literal(m, w, false) : 0;
+    uint32_t full = w->nhits ? hits_literal(m, w, false, false) : 0;
     if (2 * (size_t)full >= len)
         return false;
     uint32_t n = w->nhits;
@@ -864,11 +875,15 @@ static uint32_t hit_literal(const mt_entry *x, bool partial)
     return partial ? x->head : x->literal;
 }
 
-/* The most literal text among the hits. */
-static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial)
+/* The most literal text among the hits; with sites_only, among those
+ * that are logging sites rather than bare constants. */
+static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial,
+                             bool sites_only)
 {
     uint32_t best = 0;
     for (uint32_t i = 0; i < w->nhits; i++) {
+        if (sites_only && m->e[w->hits[i]].is_const)
+            continue;
         uint32_t l = hit_literal(&m->e[w->hits[i]], partial);
         if (l > best)
             best = l;
@@ -881,9 +896,11 @@ static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, 
  * its caller's literal renders: a level ("BASIC:"), a context
  * ("[conn=3, chan=1] "), a component's name. When the message as a whole
  * matches nothing, or only a template that covers little of it, the match
- * is tried again from each word boundary in its first DECOR_MAX bytes (at
- * most half of it): the start whose hits have the most literal text wins,
- * if that is more than twice what the whole message matched.
+ * is tried again after each separator in its first DECOR_MAX bytes: the
+ * start whose logging sites have the most literal text wins, if that is
+ * at least 8 bytes and more than twice what the whole message matched.
+ * Bare constants do not count there: a short constant ("ssh-rsa") found
+ * at the tail of a message explains nothing about what came before it.
  */
 #define DECOR_MAX 96
 
@@ -893,7 +910,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
 {
     graph_match r = {0};
     bool partial = hits_of(m, w, msg, len);
-    uint32_t best = w->nhits ? hits_literal(m, w, partial) : 0;
+    uint32_t best = w->nhits ? hits_literal(m, w, partial, false) : 0;
     /* What a decorated start must beat: twice what the whole message
      * matched (a prefix is an explanation only when it buys much more). */
     uint32_t bar = 2 * best;
@@ -906,16 +923,17 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         memcpy(w->kept, w->hits, w->nhits * sizeof *w->hits);
         w->nkept = w->nhits;
         bool kept_partial = partial;
-        size_t lim = len / 2 < DECOR_MAX ? len / 2 : DECOR_MAX;
+        size_t lim = len > 4 ? len - 4 : 0;
+        if (lim > DECOR_MAX)
+            lim = DECOR_MAX;
         for (size_t k = 1; k <= lim; k++) {
-            unsigned char c = (unsigned char)msg[k - 1], d = (unsigned char)msg[k];
-            /* A boundary: after a separator, at a word that starts there. */
-            if (is_word(c) ||
-                !(is_word(d) || d == '[' || d == '(' || d == '<' || d == '"' || d == '\''))
+            /* A boundary: after a separator (a template may start with
+             * blanks or punctuation of its own). */
+            if (is_word((unsigned char)msg[k - 1]))
                 continue;
             bool p = hits_of(m, w, msg + k, len - k);
-            uint32_t lit = w->nhits ? hits_literal(m, w, p) : 0;
-            if (lit > best && lit > bar) {
+            uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
+            if (lit > best && lit > bar && lit >= 8) {
                 best = lit;
                 skip = k;
                 kept_partial = p;
@@ -945,7 +963,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     r.nmatched = w->nhits;
     /* The most literal text; then sites logging a template before bare
      * constants holding one as specific. */
-    best = hits_literal(m, w, partial);
+    best = hits_literal(m, w, partial, false);
     uint32_t keep = 0;
     bool any_site = false;
     for (uint32_t i = 0; i < w->nhits; i++)
@@ -1014,4 +1032,29 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     for (uint32_t i = 0; i < n && i < max; i++)
         emits[i] = w->hits[i];
     return r;
+}
+
+uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const char *level,
+                              uint32_t *emits, uint32_t max)
+{
+    if (!logger || !logger[0])
+        return 0;
+    int lc = level_code(level);
+    uint32_t n = 0, at_level = 0;
+    /* Two passes: the sites of the logger, then (when that narrows them)
+     * those of the record's level too. */
+    for (uint32_t i = 0; i < m->nunseen; i++)
+        if (logger_agrees(m->unseen[i].logger, logger)) {
+            n++;
+            at_level += m->unseen[i].level == lc;
+        }
+    bool by_level = at_level > 0 && at_level < n;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->nunseen; i++)
+        if (logger_agrees(m->unseen[i].logger, logger) && (!by_level || m->unseen[i].level == lc)) {
+            if (k < max)
+                emits[k] = m->unseen[i].emit;
+            k++;
+        }
+    return k;
 }

@@ -2098,7 +2098,8 @@ static uint32_t fallback_targets(wrap *w, uint32_t from, const char *callee, uin
 }
 
 /* Resolves the callee of every recorded call that is not a logging call
- * itself (those seed the shapes). */
+ * itself (those seed the shapes; a candidate site seeds them and may be a
+ * call of a wrapper too). */
 static void wrap_targets(wrap *w)
 {
     rs *r = w->r;
@@ -2112,7 +2113,8 @@ static void wrap_targets(wrap *w)
                         (uint32_t)w->targets.n, 0, false};
             if (c->emit >= 0) {
                 seed_shape(w, (uint32_t)fi, c, wc.from);
-                continue;
+                if (r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit].kind != GRAPH_EMIT_CALL)
+                    continue;
             }
             int fail;
             w->c.depth = 0;
@@ -2244,21 +2246,50 @@ static bool cut_template(char *s)
     return true;
 }
 
-/* Marks the wrappers some call passes a message (or a parameter) to. */
+/* Does a call pass message text where a wrapper logs its parameter: a
+ * literal, a constant, or a parameter of a caller that is itself a
+ * wrapper used so? A path or a count passed to a function that logs it
+ * ("Enter the directory: ${dir}", or its own recursive call) is data, and
+ * the function no wrapper. */
+static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const gx_arg *m)
+{
+    if (!m || wc->from == target)
+        return false;
+    if (m->tmpl)
+        return true;
+    if (m->fwd)
+        return w->used[wc->from] != 0;
+    if (!m->ref)
+        return false;
+    int fail;
+    w->c.depth = 0;
+    ent e = resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
+    core_arena_reset(&w->scratch);
+    return e.k == E_CONST;
+}
+
+/* Marks the wrappers some call passes a message to; again while that
+ * finds more (a wrapper calling a wrapper). */
 static void wrap_used(wrap *w)
 {
-    for (size_t i = 0; i < w->calls.n; i++) {
-        const wcall *wc = &w->calls.v[i];
-        const gx_file *x = xfile(w->r, wc->file);
-        uint32_t t[WRAP_MAX_TARGETS];
-        uint32_t nt = wcall_targets(w, wc, t);
-        for (uint32_t k = 0; k < nt; k++) {
-            for (size_t j = 0; j < w->shapes[t[k]].n && !w->used[t[k]]; j++) {
-                const wshape *s = &w->shapes[t[k]].v[j];
-                int32_t shift;
-                const gx_arg *m = arg_at(x, wc->c, s->msg_pos, s->msg_kw, &shift);
-                if (m && (m->tmpl || m->ref || m->fwd))
-                    w->used[t[k]] = 1;
+    bool changed = true;
+    for (int round = 0; changed && round < WRAP_MAX_ROUNDS; round++) {
+        changed = false;
+        for (size_t i = 0; i < w->calls.n; i++) {
+            const wcall *wc = &w->calls.v[i];
+            const gx_file *x = xfile(w->r, wc->file);
+            uint32_t t[WRAP_MAX_TARGETS];
+            uint32_t nt = wcall_targets(w, wc, t);
+            for (uint32_t k = 0; k < nt; k++) {
+                for (size_t j = 0; j < w->shapes[t[k]].n && !w->used[t[k]]; j++) {
+                    const wshape *s = &w->shapes[t[k]].v[j];
+                    int32_t shift;
+                    const gx_arg *m = arg_at(x, wc->c, s->msg_pos, s->msg_kw, &shift);
+                    if (passes_message(w, wc, t[k], m)) {
+                        w->used[t[k]] = 1;
+                        changed = true;
+                    }
+                }
             }
         }
     }
@@ -2347,7 +2378,7 @@ static void wrap_emit(wrap *w)
                     continue;
                 core_vec_push(&g->emits, o);
                 g->syms.v[wc->from].flags |= GRAPH_SF_LOGS;
-                if (o.style == GRAPH_STYLE_REF)
+                if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
                     g->syms.v[wc->from].flags |= GRAPH_SF_LOGS_DYNAMIC;
             }
         }
@@ -2453,6 +2484,9 @@ static void resolve_wrappers(rs *r)
     for (int round = 0; round < WRAP_MAX_ROUNDS && wrap_round(&w); round++)
         ;
     wrap_used(&w);
+    for (uint32_t s = 0; s < r->nsym; s++)
+        if (w.used[s])
+            r->g->syms.v[s].flags |= GRAPH_SF_WRAPPER;
     wrap_emit(&w);
     wrap_drop_candidates(&w);
     wrap_drop_generic(&w);

@@ -135,36 +135,22 @@ size_t graph_tokenize(const char *s, size_t n, void (*fn)(void *ud, const char *
 }
 
 /*
- * Tokenizes a stored template without its %-directives: "%%" is a literal
- * '%' (a separator anyway); a directive is '%', an optional "(name)",
- * flags, width, precision, length modifiers and one conversion letter.
+ * Tokenizes a stored template without its %-directives (graph_directive):
+ * "%%" is a literal '%', a separator anyway, as is a '%' that starts no
+ * directive.
  */
 static void tokenize_template(const char *s, text_tok_fn fn, void *ud)
 {
-    const char *seg = s, *p = s;
-    while ((p = strchr(p, '%')) != NULL) {
-        graph_tokenize(seg, (size_t)(p - seg), fn, ud);
-        p++;
-        if (*p == '%') {
-            p++;
-        } else {
-            if (*p == '(') {
-                const char *close = strchr(p, ')');
-                p = close ? close + 1 : p + strlen(p);
-            }
-            p += strspn(p, "-+ #0");
-            p += strspn(p, "0123456789*");
-            if (*p == '.') {
-                p++;
-                p += strspn(p, "0123456789*");
-            }
-            p += strspn(p, "hlLqjzt");
-            if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-                p++;
-        }
-        seg = p;
+    size_t n = strlen(s), seg = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%')
+            continue;
+        graph_tokenize(s + seg, i - seg, fn, ud);
+        size_t d = graph_directive(s + i, n - i);
+        i += d ? d - 1 : 0;
+        seg = i + 1;
     }
-    graph_tokenize(seg, strlen(seg), fn, ud);
+    graph_tokenize(s + seg, n - seg, fn, ud);
 }
 
 /* Tokenizes a query, skipping masked placeholders ("<num>", "<*>"). */
