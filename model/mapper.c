@@ -22,7 +22,12 @@ typedef struct act_rec {
     uint32_t cand_off, ncand; /* template candidates or constant owners */
     uint64_t count;
     uint32_t nvariants;
+    /* For a message no template matched: the logger and level its records
+     * came with (strtab offsets + 1; 0 none yet, LOGGER_MIXED several). */
+    uint32_t logger, level;
 } act_rec;
+
+#define LOGGER_MIXED UINT32_MAX
 
 /* What a distinct message (with its logger and level) resolves to before
  * the case context is known. */
@@ -73,6 +78,12 @@ struct model_mapper {
      * stands for every new one, and how many messages were folded. */
     uint32_t masked_other;
     uint64_t folded;
+    /* Which callees log, learnt from the messages seen: each emit site's
+     * callee (receiver and method), and per callee the number of its
+     * distinct sites whose templates matched a message. */
+    uint32_t *emit_callee;  /* per emit: callee number */
+    uint32_t *callee_sites; /* per callee: sites proven by a message */
+    uint8_t *proven;        /* per emit: matched a message */
 };
 
 /* Distinct messages cached and variants kept: twice max_activities. */
@@ -85,8 +96,81 @@ static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool
 
 const char *model_map_strategy_name(model_map_strategy s)
 {
-    static const char *n[] = {"none", "code", "override", "template", "const", "tokens", "llm"};
+    static const char *n[] = {"none",  "code",   "override", "template",
+                              "const", "tokens", "llm",      "logger"};
     return (unsigned)s < MODEL_MAP__COUNT ? n[s] : "?";
+}
+
+static uint64_t key64(uint64_t h)
+{
+    return h == UINT64_MAX ? 0 : h;
+}
+
+/*
+ * Logging callees, learnt. A site's callee is its receiver and method as
+ * written ("self.logger.debug1", "debug", "this.log"); every callee whose
+ * literal renders a message seen is a logging function, and the more of
+ * its sites did, the surer. Nothing here depends on what the callee is
+ * called.
+ */
+static void callees_init(model_mapper *m)
+{
+    uint32_t ne = graph_nemits(m->g);
+    m->emit_callee = core_xmalloc((ne ? ne : 1) * sizeof *m->emit_callee);
+    m->proven = core_xcalloc(ne ? ne : 1, 1);
+    core_map idx = {0};
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ne; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, i, &e);
+        uint64_t h = core_hash64(e.receiver, strlen(e.receiver), 0x63616c6cull);
+        h = key64(core_hash64(e.method, strlen(e.method), h ^ 0x2e));
+        bool ins;
+        uint64_t *v = core_map_put(&idx, h, &ins);
+        if (ins)
+            *v = n++;
+        m->emit_callee[i] = (uint32_t)*v;
+    }
+    core_map_free(&idx);
+    m->callee_sites = core_xcalloc(n ? n : 1, sizeof *m->callee_sites);
+}
+
+/* A site's template matched a message: its callee has one more proven
+ * site. */
+static void callee_prove(model_mapper *m, uint32_t emit)
+{
+    if (m->proven[emit])
+        return;
+    m->proven[emit] = 1;
+    m->callee_sites[m->emit_callee[emit]]++;
+}
+
+/* How much the log says a site's callee logs: its proven sites, and one
+ * more for a site the code's shapes name (a listed logger, a wrapper). */
+static uint32_t callee_evidence(const model_mapper *m, uint32_t emit)
+{
+    graph_emit e;
+    graph_get_emit(m->g, emit, &e);
+    return m->callee_sites[m->emit_callee[emit]] + (e.kind != GRAPH_EMIT_CALL);
+}
+
+/* Of sites matching one message as well as each other, those whose
+ * callee the log shows to log the most; returns how many are kept. */
+static uint32_t keep_proven(const model_mapper *m, uint32_t *emits, uint32_t n)
+{
+    if (n < 2)
+        return n;
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = callee_evidence(m, emits[i]);
+        if (x > best)
+            best = x;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (callee_evidence(m, emits[i]) == best)
+            emits[k++] = emits[i];
+    return k;
 }
 
 int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **out)
@@ -115,6 +199,7 @@ int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **
         graph_get_file(g, f, &fi);
         core_smap_add(&m->file_by_path, fi.path, strlen(fi.path), f);
     }
+    callees_init(m);
     *out = m;
     return 0;
 }
@@ -147,17 +232,15 @@ void model_mapper_free(model_mapper *m)
     core_map_free(&m->nb_index);
     core_vec_free(&m->nbs);
     core_buf_free(&m->tmp);
+    free(m->emit_callee);
+    free(m->callee_sites);
+    free(m->proven);
     free(m);
 }
 
 const graph *model_mapper_graph(const model_mapper *m)
 {
     return m->g;
-}
-
-static uint64_t key64(uint64_t h)
-{
-    return h == UINT64_MAX ? 0 : h;
 }
 
 /* The activity with this text, created when new. */
@@ -213,6 +296,16 @@ static void activity_set_cands(model_mapper *m, uint32_t act, const uint32_t *s,
     a->ncand = n;
     for (uint32_t i = 0; i < n; i++)
         core_vec_push(&m->cands, s[i]);
+}
+
+/* Keeps what an unmatched activity's records say of their source (a
+ * logger, a level) while they all say the same. */
+static void note_source(model_mapper *m, uint32_t *slot, const char *s)
+{
+    if (*slot == LOGGER_MIXED)
+        return;
+    uint32_t off = s && s[0] ? core_strtab_intern(&m->strs, s, strlen(s)) + 1 : LOGGER_MIXED;
+    *slot = *slot == 0 || *slot == off ? off : LOGGER_MIXED;
 }
 
 /* Distinct symbols of emit sites, in order. */
@@ -371,9 +464,17 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         bool created;
         const char *mt = core_strtab_str(&m->strs, r.masked);
         r.act = activity_get(m, mt, strlen(mt), &created);
+        if (r.act != m->other) {
+            act_rec *a = &m->acts.v[r.act];
+            note_source(m, &a->logger, ev->logger);
+            note_source(m, &a->level, ev->level);
+        }
         return r;
     }
     uint32_t n = mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits;
+    for (uint32_t i = 0; i < n; i++)
+        callee_prove(m, emits[i]);
+    n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
     uint32_t ns = emit_symbols(m->g, emits, n, syms);
     const char *t = template_text(m->g, emits[0]);
@@ -662,17 +763,16 @@ static bool logs_dynamic_for_caller(const model_mapper *m, uint32_t u)
     return false;
 }
 
-/* Constants and neighbourhood: the best function that logs a non-literal
- * message, by PPR from the constants' owners and the neighbours' emitters. */
-static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+/* Personalized PageRank over the code from an activity's own candidates
+ * (own, nown) and, at half the weight, its neighbours' emitters: what is
+ * near both. The scores are in m->cw. False if it could not run. */
+static bool proximity(model_mapper *m, const uint32_t *own, uint32_t nown, const nb_rec *nb,
+                      size_t nnb)
 {
-    act_rec *a = &m->acts.v[act];
-    if (!a->has_const)
-        return false;
     ensure_code_net(m);
     core_vec(ppr_entry) seeds = {0};
-    for (uint32_t i = 0; i < a->ncand; i++)
-        core_vec_push(&seeds, ((ppr_entry){m->cands.v[a->cand_off + i], 1.0f / (float)a->ncand}));
+    for (uint32_t i = 0; i < nown; i++)
+        core_vec_push(&seeds, ((ppr_entry){own[i], 1.0f / (float)nown}));
     uint64_t total = 0;
     for (size_t i = 0; i < nnb; i++)
         total += nb[i].count;
@@ -685,9 +785,17 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
     }
     ppr_opts o = ppr_opts_default();
     o.eps = 1e-7;
-    int rc = ppr_push(m->cw, seeds.v, (uint32_t)seeds.n, &o, NULL);
+    int rc = seeds.n ? ppr_push(m->cw, seeds.v, (uint32_t)seeds.n, &o, NULL) : -1;
     core_vec_free(&seeds);
-    if (rc)
+    return rc == 0;
+}
+
+/* Constants and neighbourhood: the best function that logs a non-literal
+ * message, by PPR from the constants' owners and the neighbours' emitters. */
+static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    act_rec *a = &m->acts.v[act];
+    if (!a->has_const || !proximity(m, m->cands.v + a->cand_off, a->ncand, nb, nnb))
         return false;
     double best = 0;
     uint32_t arg = GRAPH_NONE;
@@ -709,6 +817,53 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
         return false;
     float one = 1.0f;
     activity_set_syms(m, act, MODEL_MAP_CONST, &arg, &one, 1);
+    return true;
+}
+
+/*
+ * A message no template matched, whose records all name one logger: the
+ * sites of that logger that have no text a template could show (a message
+ * built at run time, holes only) are where it can come from. One is the
+ * answer; several are all kept, ordered and weighted by how near they are
+ * to the activity's neighbours in the code.
+ */
+static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    const act_rec *a = &m->acts.v[act];
+    if (a->logger == 0 || a->logger == LOGGER_MIXED)
+        return false;
+    const char *level =
+        a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
+    uint32_t emits[MAX_CAND], syms[MAX_CAND];
+    uint32_t n = graph_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), level,
+                                      emits, MAX_CAND);
+    if (n == 0 || n > MAX_CAND)
+        return false;
+    uint32_t ns = emit_symbols(m->g, emits, n, syms);
+    if (ns == 0)
+        return false;
+    float c[MAX_CAND];
+    double score[MAX_CAND], sum = 0;
+    bool near = ns > 1 && proximity(m, NULL, 0, nb, nnb);
+    for (uint32_t i = 0; i < ns; i++) {
+        score[i] = near ? ppr_work_score(m->cw, syms[i]) : 0;
+        sum += score[i];
+    }
+    /* Nearest first (insertion sort: ns is small); ties keep id order. */
+    for (uint32_t i = 1; i < ns; i++)
+        for (uint32_t j = i; j > 0 && score[j] > score[j - 1]; j--) {
+            double t = score[j];
+            score[j] = score[j - 1];
+            score[j - 1] = t;
+            uint32_t u = syms[j];
+            syms[j] = syms[j - 1];
+            syms[j - 1] = u;
+        }
+    /* Half spread evenly: nearness orders them, it does not rule the
+     * others out. */
+    for (uint32_t i = 0; i < ns; i++)
+        c[i] = (float)(0.5 / ns + (sum > 0 ? 0.5 * score[i] / sum : 0.5 / ns));
+    activity_set_syms(m, act, MODEL_MAP_LOGGER, syms, c, ns);
     return true;
 }
 
@@ -751,6 +906,8 @@ int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
         }
         r->tried = true;
         if (!m->o.no_const && map_by_constants(m, a, nb + ni, nj - ni))
+            continue;
+        if (!m->o.no_logger && map_by_logger(m, a, nb + ni, nj - ni))
             continue;
         const char *text = core_strtab_str(&m->strs, r->text);
         if (!m->o.no_tokens) {

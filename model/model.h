@@ -63,6 +63,7 @@ typedef enum {
     MODEL_MAP_CONST,
     MODEL_MAP_TOKENS,
     MODEL_MAP_LLM,
+    MODEL_MAP_LOGGER, /* no template: the logger's sites without text */
     MODEL_MAP__COUNT
 } model_map_strategy;
 
@@ -74,6 +75,7 @@ typedef struct model_mapper_opts {
     bool no_tokens;                   /* turn the token-similarity strategy off */
     double tokens_min;                /* least cosine to accept (0 = 0.25) */
     bool no_const;                    /* turn the constants strategy off */
+    bool no_logger;                   /* turn the logger's-sites strategy off */
     const char *llm_cmd;              /* NULL: no external command */
     uint32_t llm_batch, llm_timeout_ms;
     uint32_t max_activities; /* 0 = 1000000; past it, new messages fold into one */
