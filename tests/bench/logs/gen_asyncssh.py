@@ -603,7 +603,7 @@ class NotThread(logging.Filter):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--cases", type=int, default=1500)
+    ap.add_argument("--cases", type=int, default=1200)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     random.seed(a.seed)

@@ -9,20 +9,25 @@ no broker server.
 
 A case is one job / workflow submitted by the "application" (main thread) and
 processed by the worker: a single task with random arguments and options
-(countdown/eta, expires, ignore_result, shadow names, priorities, custom ids)
-that succeeds (small or large results), raises (unexpected or declared
-``throws`` errors), retries then succeeds, exceeds its retries (with or
-without the original exception), autoretries, raises ``Reject``/``Ignore``,
-calls ``get()`` inside a task, is revoked before it runs or expires; a chain
-(optionally with a failing link and an errback), a group, a chord (cache
-backend joins natively; failing members and failing callbacks), a task that
-fans out subtasks or replaces itself; remote-control traffic mixed with jobs
-(rate limits that make the worker hold tasks in its timer, time-limit changes,
-revokes, heartbeat, events on/off, unknown commands, unknown task types);
-malformed messages (no task header, undecodable body, unregistered task,
-invalid body); a broker connection loss (an injected ``ConnectionError`` in
-the memory channel) that makes the consumer restart; and, in a few cases, a
-worker restart with a new configuration (solo or threads pool, concurrency,
+(countdown/eta, expires, ignore_result, shadow names, priorities, custom ids,
+headers, time limits -- which the solo/threads pools do not enforce) that
+succeeds (small or large results), raises (plain errors or declared
+``throws``), retries then succeeds, exceeds its retries (with or without the
+original exception), autoretries, raises ``Reject``/``Ignore``, calls ``get()``
+inside a task, is revoked before it runs, expires, or has an ETA that cannot be
+converted; a chain (optionally with a failing link and an errback), a group, a
+chord (the cache backend joins natively; failing members and callbacks), a
+task that fans out subtasks or replaces itself, linked callbacks/errbacks;
+remote-control traffic mixed with jobs (rate limits that make the worker hold
+tasks in its timer, time-limit changes, revokes incl. terminate, heartbeat,
+events on/off, ``hello`` from a peer, add/cancel consumer of an extra queue, a
+control message without a method); malformed messages (no task header,
+undecodable body, unregistered task, invalid body); a short-lived embedded
+``celery beat`` (sub-second schedule, fresh / corrupted / outdated schedule
+file, unregistered and unserializable entries); a broker connection loss (an
+injected ``ConnectionError`` in the memory channel) that makes the consumer
+restart; and, in a few cases, a worker restart (``stop()`` or the ``shutdown``
+control command) with a new configuration (solo or threads pool, concurrency,
 prefetch multiplier, acks_late, track_started, task events) before the job.
 
 Attribution.  One worker runs for the whole generation (restarted only by
@@ -386,12 +391,18 @@ class WorkerHost:
         self.ready.clear()
         self.w = app.WorkController(
             hostname="w%d@bench" % self.n, pool_cls=cfg["pool"], concurrency=cfg["concurrency"],
+            # no heartbeats: the Heart step publishes from the timer thread on the consumer's
+            # in-memory connection, and the solo pool then stalls for seconds on every ETA
             without_mingle=True, without_gossip=True, without_heartbeat=True,
             task_events=app.conf.worker_send_task_events, ready_callback=self._on_ready)
         self.t = threading.Thread(target=self.w.start, name="worker-%d" % self.n, daemon=True)
         self.t.start()
         if not self.ready.wait(10):
             raise RuntimeError("worker did not start")
+        if os.environ.get("GEN_PROFILE"):
+            sys.stderr.write("worker %s %s prefetch=%s acks_late=%s track=%s events=%s\n" % (
+                self.w.hostname, cfg, app.conf.worker_prefetch_multiplier, app.conf.task_acks_late, app.conf.task_track_started,
+                app.conf.worker_send_task_events))
         return cfg
 
     def stop(self):

@@ -63,9 +63,9 @@ async function main() {
 
   const log = new cap.EventLog(args.out, { indexDir });
   cap.hookDebug(log, args.deps, { enable: 'express:*' });
+  process.noDeprecation = true; // depd warnings (res.redirect('back')), read when express loads
   const express = require(path.join(nm, 'express'));
   console.error = () => {}; // express' logerror prints 500 stacks outside env=test
-  process.noDeprecation = true; // depd warnings (res.redirect('back'))
 
   // files: views and static assets in a temp dir, removed at the end
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gen-express-'));

@@ -255,7 +255,8 @@ async function main() {
   const withTimeout = (p, ms) => Promise.race([swallow(p), sleep(ms).then(() => 'timeout')]);
 
   function baseOpts(R, port) {
-    const o = { host: '127.0.0.1', port, retryStrategy: (n) => (n > 4 ? null : R.int(5, 30)), reconnectOnError: null };
+    const delays = [R.int(5, 30), R.int(5, 30), R.int(5, 30), R.int(5, 30)]; // drawn now, not when retrying
+    const o = { host: '127.0.0.1', port, retryStrategy: (n) => (n > 4 ? null : delays[n - 1]), reconnectOnError: null };
     if (R.chance(0.25)) o.db = R.int(1, 3);
     if (R.chance(0.2)) o.connectionName = 'case-' + R.int(1, 99);
     if (R.chance(0.15)) o.lazyConnect = true;

@@ -58,10 +58,14 @@
  * observable callbacks, exponential histograms, cardinality limits, shutdown
  * twice) and some are HTTP cases (instrumentation-http enabled for the case,
  * requests to a local app server with valid/invalid traceparent headers,
- * throwing ignore hooks, refused ports, then disabled).  About 15% of the
- * cases set OTEL_* environment variables (invalid samplers, ratios,
- * propagators, exporters, timeouts, compression, endpoints, temporality,
- * resource attributes).
+ * throwing ignore hooks, refused ports, then disabled).  A quarter of the
+ * cases run under an OTEL_* environment scenario that fits the case (sampler
+ * and ratio, propagators, exporter name, OTLP timeouts / compression /
+ * endpoints / headers, metric temporality, resource attributes, limits; valid
+ * and invalid values) and then build what reads it.  Each case runs in its
+ * own AsyncLocalStorage context (records from async work of an earlier case
+ * are dropped) and with Math.random seeded per case (the SDK draws trace and
+ * span ids, hence ratio-sampling decisions, from it).
  *
  * The OTLP/HTTP collector runs in a worker thread (so the http
  * instrumentation of the main thread does not see it) on 127.0.0.1; the URL

@@ -2,7 +2,7 @@
 """Event log of paramiko (Debian python3-paramiko), SSH client side, against
 an in-process paramiko SSH server on 127.0.0.1.
 
-    /usr/bin/python3 gen_paramiko.py --out /work/logs/paramiko.csv.gz [--cases 1500] [--seed 1]
+    /usr/bin/python3 gen_paramiko.py --out .deps/logs/paramiko.csv.gz [--cases 1500] [--seed 1]
 
 A case is one client SSH session (SSHClient.connect or a bare Transport):
 key exchange with varied algorithms (curve25519, ecdh, group14/16, group-exchange,
@@ -38,6 +38,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _capture  # noqa: E402
 
 import paramiko  # noqa: E402
+
+if len(sys.argv) == 2 and sys.argv[1] == "--repo":  # the directory to index (run.sh)
+    print(os.path.dirname(os.path.realpath(paramiko.__file__)))
+    sys.exit(0)
 from paramiko import SFTPAttributes, SFTPHandle, SFTPServer, SFTPServerInterface  # noqa: E402
 from paramiko.sftp import SFTP_OK, SFTP_FAILURE, SFTP_NO_SUCH_FILE, SFTP_PERMISSION_DENIED  # noqa: E402
 

@@ -2,7 +2,7 @@
 """Event log of pip (Debian python3-pip), run in-process on a local, offline
 package universe.
 
-    /usr/bin/python3 gen_pip.py --out /work/logs/pip.csv.gz [--cases 1500] [--seed 1]
+    /usr/bin/python3 gen_pip.py --out .deps/logs/pip.csv.gz [--cases 1500] [--seed 1]
 
 A case is one pip command line (``pip._internal.cli.main.main(argv)``):
 install / download / wheel / uninstall / list / show / freeze / check / hash /
@@ -39,6 +39,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _capture  # noqa: E402
 
 import pip  # noqa: E402
+
+if len(sys.argv) == 2 and sys.argv[1] == "--repo":  # the directory to index (run.sh)
+    print(os.path.dirname(os.path.realpath(pip.__file__)))
+    sys.exit(0)
 from pip._internal.cli.main import main as pip_main  # noqa: E402
 
 WRAPPERS = {

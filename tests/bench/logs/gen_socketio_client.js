@@ -6,7 +6,7 @@
  * through npm `debug` (`const debug = (0, debug_1.default)("socket.io-client:manager")`).
  *
  *   node gen_socketio_client.js --repo            # prints the directory to index
- *   node gen_socketio_client.js --out LOG.csv.gz [--cases 1000] [--seed 1] [--deps DIR]
+ *   node gen_socketio_client.js --out LOG.csv.gz [--cases 900] [--seed 1] [--deps DIR]
  *
  * Indexed directory: `<deps>/client-cjs`, prepared by --repo (and by every
  * run) as verbatim copies of the .js files of
@@ -43,7 +43,7 @@ const path = require('path');
 const cap = require('./_capture');
 
 function parseArgs(argv) {
-  const a = { cases: 1000, seed: '1', deps: path.join(__dirname, '..', '..', '..', '.deps', 'corpus', 'socketio-client') };
+  const a = { cases: 900, seed: '1', deps: path.join(__dirname, '..', '..', '..', '.deps', 'corpus', 'socketio-client') };
   for (let i = 2; i < argv.length; i++) {
     const k = argv[i];
     if (k === '--repo') a.repo = true;
@@ -88,6 +88,16 @@ function waitEvent(em, ev, ms) {
     const t = setTimeout(() => { if (!done) { done = true; em.off(ev, on); resolve(null); } }, ms);
     const on = (...args) => { if (!done) { done = true; clearTimeout(t); resolve(args.length ? args : [true]); } };
     em.once(ev, on);
+  });
+}
+
+function waitCount(em, ev, n, ms) {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const on = () => { if (++seen >= n) fin(); };
+    const fin = () => { clearTimeout(t); em.off(ev, on); resolve(seen); };
+    const t = setTimeout(fin, ms);
+    em.on(ev, on);
   });
 }
 
@@ -252,7 +262,8 @@ async function main() {
   }
 
   function instrument(sock, R) {
-    sock.on('question', (k, cb) => { if (typeof cb === 'function') cb(k * 2, R.chance(0.3) ? Buffer.from('ans') : 'ans'); });
+    const binAnswers = R.chance(0.3);
+    sock.on('question', (k, cb) => { if (typeof cb === 'function') cb(k * 2, binAnswers && k % 2 === 0 ? Buffer.from('ans') : 'ans'); });
     sock.on('tick', () => {});
     sock.on('news', () => {});
     sock.on('connect_error', () => {});
@@ -298,7 +309,14 @@ async function main() {
       if (!sock.connected && !R.chance(0.2)) break;
       const op = R.pick(['echo', 'echo', 'emitWithAck', 'timeoutLate', 'timeoutOk', 'noack', 'volatile', 'binary',
         'room', 'ask', 'spam', 'burst', 'big', 'secondNsp', 'reconnectSocket', 'send', 'flaky', 'compress', 'delayAck']);
+      const tOp = Date.now();
       TRACE.push(op);
+      try { await runOp_(R, sock, state, op, k); } finally { TRACE[TRACE.length - 1] += '=' + (Date.now() - tOp); }
+    }
+  }
+
+  async function runOp_(R, sock, state, op, k) {
+    {
       switch (op) {
         case 'echo':
           await ackP((cb) => sock.emit('echo', payload(R), cb), 300);
@@ -336,14 +354,14 @@ async function main() {
         case 'ask': {
           const n = R.int(1, 3);
           sock.emit('ask', n);
-          for (let j = 0; j < n; j++) if (!(await waitEvent(sock, 'question', 200))) break;
+          await waitCount(sock, 'question', n, 200);
           await sleep(3);
           break;
         }
         case 'spam': {
           const n = R.int(2, 8);
           sock.emit('spam', n, R.chance(0.3));
-          for (let j = 0; j < n; j++) if (!(await waitEvent(sock, 'tick', 200))) break;
+          await waitCount(sock, 'tick', n, 200);
           break;
         }
         case 'burst': {
@@ -395,6 +413,11 @@ async function main() {
   async function ending(R, sock, state) {
     const e = R.pick(['disconnect', 'disconnect', 'kick', 'bye', 'drop', 'restart', 'engineClose', 'managerClose']);
     TRACE.push('end:' + e);
+    const tEnd = Date.now();
+    try { await ending_(R, sock, state, e); } finally { TRACE[TRACE.length - 1] += '=' + (Date.now() - tEnd); }
+  }
+
+  async function ending_(R, sock, state, e) {
     if (!sock.connected) { sock.disconnect(); return; }
     switch (e) {
       case 'disconnect':
@@ -411,8 +434,8 @@ async function main() {
       case 'drop':
       case 'engineClose': {
         if (e === 'drop') sock.emit('drop'); else if (sock.io.engine) sock.io.engine.close();
-        await waitEvent(sock, 'disconnect', 300);
-        if (R.chance(0.8)) {
+        await waitEvent(sock, 'disconnect', e === 'drop' ? 300 : 60);
+        if (e === 'drop' && R.chance(0.8)) {
           await connected(sock, 600);
           if (sock.connected && R.chance(0.6)) await ackP((cb) => sock.emit('echo', 'after reconnect', cb), 300);
         }
@@ -451,7 +474,9 @@ async function main() {
     const sock = await mk(url, co, (s) => {
       if (early) { s.emit('echo', 'buffered', () => {}); s.volatile.emit('echo', 'lost'); }
     });
+    const tConn = Date.now();
     const ok = await connected(sock, 1200);
+    TRACE.push('conn=' + (Date.now() - tConn));
     TRACE.push(ok ? 'connected' : 'noconnect', JSON.stringify(co.transports || 'default'));
     if (!ok) {
       // connect_error: maybe fix the auth and retry
@@ -492,8 +517,8 @@ async function main() {
     const bh = await blackhole();
     state.extra.push(bh);
     const co = clientOpts(R, null);
-    co.timeout = R.int(30, 120);
-    co.reconnectionAttempts = R.int(1, 3);
+    co.timeout = R.int(30, 80);
+    co.reconnectionAttempts = R.int(1, 2);
     const sock = await mk(`http://127.0.0.1:${bh.port}`, co);
     await waitAny(sock.io, ['reconnect_failed'], co.timeout * (co.reconnectionAttempts + 1) + 400);
     sock.disconnect();

@@ -2,7 +2,7 @@
 """Event log of urllib3 (Debian python3-urllib3), driven directly and through
 requests, against a local HTTP/HTTPS server running in threads of this process.
 
-    /usr/bin/python3 gen_urllib3.py --out /work/logs/urllib3.csv.gz [--cases 3000] [--seed 1]
+    /usr/bin/python3 gen_urllib3.py --out .deps/logs/urllib3.csv.gz [--cases 3000] [--seed 1]
 
 A case is one client "session": a PoolManager / HTTPConnectionPool /
 ProxyManager / requests.Session used for a short random sequence of requests
@@ -30,6 +30,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _capture  # noqa: E402
 
 import urllib3  # noqa: E402
+
+if len(sys.argv) == 2 and sys.argv[1] == "--repo":  # the directory to index (run.sh)
+    print(os.path.dirname(os.path.realpath(urllib3.__file__)))
+    sys.exit(0)
 from urllib3.util.retry import Retry  # noqa: E402
 from urllib3.util.timeout import Timeout  # noqa: E402
 import requests  # noqa: E402

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The corpus of real codebases (corpus.tsv): for each, what it needs
+# installed, its event log (generated when missing), its code graph, and
+# `pmrag eval`; then one table: per codebase the cases and events, how much
+# of the mapping is right by strategy, and pmrag's top-1 / top-3 / MRR /
+# change top-1 against df2 over the same mapping.
+#
+#   tests/bench/logs/run.sh [PMRAG] [NAME...]
+#
+# PMRAG defaults to build/cmd/pmrag. Logs, graphs and eval outputs go to
+# CORPUS_DIR (.deps/logs): NAME.csv.gz, NAME.graph, NAME.eval.json and
+# NAME.eval.txt (the text report: the mapping's largest misses are there).
+# CORPUS_REGEN=1 generates every log again; CORPUS_SETUP=0 skips installing.
+# A codebase whose setup or generation fails is reported and skipped; the
+# exit status is 1 then.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+pmrag=${1:-$top/build/cmd/pmrag}
+[[ $# -gt 0 ]] && shift
+out=${CORPUS_DIR:-$top/.deps/logs}
+mkdir -p "$out" "$top/.deps/corpus"
+want=("$@")
+failed=0
+[[ -x $pmrag ]] || { echo "run.sh: no pmrag at $pmrag (make build)" >&2; exit 2; }
+
+say() { printf 'run.sh: %s\n' "$*" >&2; }
+
+# setup SPEC NAME: apt:PKG,PKG and npm:DIR items, comma-joined within a
+# kind, the kinds separated by commas too (npm:npm/x,apt:redis-server).
+setup() {
+  local spec=$1 name=$2 item pkgs=() missing=()
+  IFS=',' read -ra items <<<"$spec"
+  local kind=""
+  for item in "${items[@]}"; do
+    case $item in
+      apt:*) kind=apt; pkgs+=("${item#apt:}") ;;
+      npm:*) kind=npm; npm_setup "$here/${item#npm:}" "$name" || return 1 ;;
+      *) [[ $kind == apt ]] && pkgs+=("$item") ;;
+    esac
+  done
+  for p in "${pkgs[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    say "$name: installing ${missing[*]}"
+    local sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo=sudo
+    $sudo apt-get install -y -qq "${missing[@]}" >/dev/null || { say "$name: apt-get install ${missing[*]} failed"; return 1; }
+  fi
+}
+
+# npm_setup DIR NAME: `npm ci` of DIR's lock into .deps/corpus/NAME, again
+# only when the lock changed.
+npm_setup() {
+  local src=$1 name=$2 dst=$top/.deps/corpus/$2
+  mkdir -p "$dst"
+  if [[ -d $dst/node_modules ]] && cmp -s "$src/package-lock.json" "$dst/package-lock.json"; then
+    return 0
+  fi
+  say "$name: npm ci (pinned by $src/package-lock.json)"
+  cp "$src/package.json" "$src/package-lock.json" "$dst/"
+  (cd "$dst" && npm ci --ignore-scripts --no-audit --no-fund --silent >/dev/null 2>&1) ||
+    { say "$name: npm ci failed (is the npm registry reachable?)"; return 1; }
+}
+
+runner() { case $1 in *.py) echo /usr/bin/python3 ;; *) echo node ;; esac; }
+
+results=()
+while IFS=$'\t' read -r name lang spec gen; do
+  [[ -z $name || $name == \#* ]] && continue
+  if ((${#want[@]})) && [[ ! " ${want[*]} " == *" $name "* ]]; then continue; fi
+  run=$(runner "$gen")
+  if [[ ${CORPUS_SETUP:-1} != 0 ]] && ! setup "$spec" "$name"; then failed=1; continue; fi
+  repo=$($run "$here/$gen" --repo </dev/null) || { say "$name: $gen --repo failed"; failed=1; continue; }
+  log=$out/$name.csv.gz
+  if [[ ! -s $log || ${CORPUS_REGEN:-0} == 1 ]]; then
+    say "$name: generating $log"
+    t0=$SECONDS
+    if ! $run "$here/$gen" --out "$log.tmp" </dev/null 2>"$out/$name.gen.err"; then
+      say "$name: generator failed: $(tail -3 "$out/$name.gen.err")"
+      rm -f "$log.tmp"; failed=1; continue
+    fi
+    mv "$log.tmp" "$log"
+    say "$name: generated in $((SECONDS - t0)) s: $(tail -1 "$out/$name.gen.err")"
+  fi
+  "$pmrag" index "$repo" -o "$out/$name.graph" -q </dev/null || { say "$name: index failed"; failed=1; continue; }
+  if ! "$pmrag" eval --graph "$out/$name.graph" --log "$log" -q --json </dev/null >"$out/$name.eval.json"; then
+    say "$name: eval failed"; failed=1; continue
+  fi
+  "$pmrag" eval --graph "$out/$name.graph" --log "$log" -q --no-baselines </dev/null >"$out/$name.eval.txt" || true
+  results+=("$name	$lang	$out/$name.eval.json")
+done < <(cat "$here/corpus.tsv")
+
+((${#results[@]})) || { say "nothing evaluated"; exit 1; }
+printf '%s\n' "${results[@]}" | python3 -c '
+import json, sys
+rows = [l.rstrip("\n").split("\t") for l in sys.stdin if l.strip()]
+strat = ["template", "const", "logger", "tokens", "code", "override", "llm"]
+print("%-16s %-3s %8s %8s | %-40s | %-27s | %-11s | %s" % (
+    "codebase", "", "cases", "events", "mapped / right, by strategy (test events)",
+    "pmrag top1 top3  MRR  chg1", "df2 top1 chg", "ahead"))
+wins = 0
+for name, lang, path in rows:
+    d = json.load(open(path))
+    cov = d["coverage"]
+    by, right = cov["by_strategy"], cov.get("correct_by_strategy", {})
+    parts = ["%s %.0f%%/%.0f%%" % (s[:5], 100 * by[s], 100 * right.get(s, 0))
+             for s in strat if by.get(s, 0) >= 0.005]
+    parts.append("none %.0f%%" % (100 * by.get("none", 0)))
+    cases = d["cases"]["train"] + d["cases"]["test"]
+    df2 = d["baselines"]["df2"]
+    p1, p3, mrr, c1 = d["top_k"]["1"], d["top_k"]["3"], d["mrr"], d["change"]["top_k"]["1"]
+    b1, bc1 = df2["all"]["top_k"]["1"], df2["change"]["top_k"]["1"]
+    ahead = p1 > b1 and c1 > bc1
+    wins += ahead
+    print("%-16s %-3s %8d %8d | %-40s | %5.3f %5.3f %5.3f %5.3f | %5.3f %5.3f | %s" % (
+        name, lang, cases, d["events"], ", ".join(parts)[:40], p1, p3, mrr, c1, b1, bc1,
+        "yes" if ahead else "NO"))
+print("pmrag ahead of df2 in top-1 and change top-1 on %d of %d codebases;"
+      " mapped right overall (first symbol holds the truth):" % (wins, len(rows)))
+for name, lang, path in rows:
+    d = json.load(open(path))
+    print("  %-16s %.3f" % (name, d["coverage"].get("first_symbol_correct", 0)))
+'
+exit $failed
