@@ -2236,6 +2236,7 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
         callee = unknown_member(x, fn);
     if (callee && strcmp(callee, "@super") != 0)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
+    graph__note_effect(x->f, sc->sym, x->src, n, fn);
 
     emit_plan pl;
     if (plan_emit(x, n, fn, path, &pl, sc)) {

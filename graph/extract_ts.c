@@ -3781,6 +3781,7 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
     }
     if (callee && ft != N_IMPORT)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
+    graph__note_effect(x->f, sc->sym, x->src, n, fn);
 
     emit_plan pl;
     if (plan_emit(x, n, fn, path, &pl, sc, depth + 1)) {

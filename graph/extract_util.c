@@ -456,7 +456,7 @@ size_t graph_directive(const char *s, size_t n)
             return 0;
         i = (size_t)(close - s) + 1;
     }
-    while (i < n && strchr("#0- +", s[i]))
+    while (i < n && s[i] && strchr("#0- +", s[i]))
         i++;
     while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
         i++;
@@ -465,9 +465,9 @@ size_t graph_directive(const char *s, size_t n)
         while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
             i++;
     }
-    while (i < n && strchr("hlL", s[i]))
+    while (i < n && s[i] && strchr("hlL", s[i]))
         i++;
-    if (i < n && strchr("diouxXeEfFgGcrsajOo", s[i]))
+    if (i < n && s[i] && strchr("diouxXeEfFgGcrsajOo", s[i]))
         return i + 1;
     return 0;
 }
@@ -688,6 +688,34 @@ void graph__mark_logs(gx_file *f, int32_t sym, graph_style style)
     f->syms.v[sym].flags |= GRAPH_SF_LOGS;
     if (style == GRAPH_STYLE_REF || style == GRAPH_STYLE_DYNAMIC)
         f->syms.v[sym].flags |= GRAPH_SF_LOGS_DYNAMIC;
+}
+
+/* Parentheses and await keep a call in the position it is in. */
+static bool effect_position(TSNode n)
+{
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        const char *t = ts_node_type(p);
+        if (strcmp(t, "expression_statement") == 0 || strcmp(t, "return_statement") == 0)
+            return true;
+        if (strcmp(t, "parenthesized_expression") != 0 && strcmp(t, "await") != 0 &&
+            strcmp(t, "await_expression") != 0)
+            return false;
+    }
+    return false;
+}
+
+void graph__note_effect(gx_file *f, int32_t sym, const char *src, TSNode n, TSNode fn)
+{
+    if (sym < 0 || !effect_position(n))
+        return;
+    uint32_t a = ts_node_start_byte(fn), b = ts_node_end_byte(fn);
+    uint64_t h = core_hash64(src + a, b - a, 0x65666665ull);
+    h += h == 0;
+    gx_sym *s = &f->syms.v[sym];
+    if (s->effect == 0)
+        s->effect = h;
+    else if (s->effect != h)
+        s->flags |= GRAPH_SF_EFFECTS;
 }
 
 void graph__callee_split(gx_file *f, const char *callee, const char **receiver, const char **method)

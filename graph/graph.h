@@ -57,6 +57,9 @@ enum {
     GRAPH_SF_LOGS = 1u << 12,         /* contains a logging call */
     GRAPH_SF_LOGS_DYNAMIC = 1u << 13, /* ... whose message is not a literal */
     GRAPH_SF_WRAPPER = 1u << 14,      /* logs what its callers pass: their sites stand for it */
+    /* calls more than one function for its effect (statements, returns):
+     * does more than log, so it is no transparent wrapper */
+    GRAPH_SF_EFFECTS = 1u << 15,
 };
 
 typedef enum {
@@ -287,6 +290,10 @@ void graph_csr(const graph *g, bool incoming, const uint32_t **offs, const graph
 /* Emit sites whose enclosing symbol is id (constants: whose owner is id):
  * ids [*first, *first + count). */
 uint32_t graph_symbol_emits(const graph *g, uint32_t id, uint32_t *first);
+/* The function a candidate call site (GRAPH_EMIT_CALL) calls, when the
+ * enclosing symbol's call edges name exactly one of its method's name;
+ * GRAPH_NONE otherwise (a call out of the repository, or not a call). */
+uint32_t graph_emit_callee(const graph *g, uint32_t emit);
 
 /*
  * Finds symbols by qualified name (exact), or, when none matches, by a
@@ -386,10 +393,11 @@ typedef struct graph_match {
 /*
  * Matches one rendered message. When the whole message matches nothing,
  * or only a template covering less than half of it, the text after each
- * word boundary in its first bytes is tried too (a decoration the logging
- * function put before the caller's text, such as "BASIC:" or "[conn=3] "):
- * the start whose templates have the most literal bytes wins, when that is
- * more than twice what the whole message matched. Candidate
+ * non-word byte in its first 96 bytes (and at least 4 before its end) is
+ * tried too (a decoration the logging function put before the caller's
+ * text, such as "BASIC:" or "[conn=3] "): the start whose logging sites
+ * (not bare constants) have the most literal bytes wins, when that is at
+ * least 8 and more than twice what the whole message matched. Candidate
  * calls (GRAPH_EMIT_CALL) alone match only with 10 literal bytes or a
  * third of the text. Ties between matching templates are
  * resolved by literal length (the most specific wins), then by the logger
@@ -417,6 +425,11 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
  */
 uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const char *level,
                               uint32_t *emits, uint32_t max);
+/* The same sites, found by file rather than by logger name: those in
+ * files (ids of graph_get_file), for a logger whose name no site has but
+ * whose other messages were shown to come from these files. */
+uint32_t graph_matcher_unseen_in(const graph_matcher *m, const uint32_t *files, uint32_t nfiles,
+                                 const char *level, uint32_t *emits, uint32_t max);
 
 /* ------------------------------------------------------------------ */
 /* Text similarity                                                     */

@@ -29,6 +29,7 @@ typedef struct gx_sym {
     uint32_t start_line, end_line; /* 1-based inclusive */
     uint8_t kind;                  /* graph_sym_kind */
     uint32_t flags;                /* GRAPH_SF_* */
+    uint64_t effect; /* the first callee called for its effect (a hash); 0 = none yet */
 } gx_sym;
 
 typedef enum {
@@ -352,6 +353,10 @@ bool graph__const_like(const char *s, size_t n);
 /* Marks symbol sym (if any) as one that logs, and as one that logs
  * messages not known here when the style says so. */
 void graph__mark_logs(gx_file *f, int32_t sym, graph_style style);
+/* A call n (callee fn) of symbol sym: when the call stands for its effect
+ * (a statement of its own, or what the function returns), a second callee
+ * so called sets GRAPH_SF_EFFECTS. */
+void graph__note_effect(gx_file *f, int32_t sym, const char *src, TSNode n, TSNode fn);
 
 /*
  * Candidate emit sites (GRAPH_EMIT_CALL) of one file: the callees that

@@ -264,6 +264,7 @@ struct graph_matcher {
     /* Log sites without text to match (graph_matcher_unseen). */
     struct unseen {
         uint32_t emit;
+        uint32_t file; /* of the site's symbol; UINT32_MAX if none */
         uint8_t level;
         const char *logger;
     } * unseen;
@@ -530,14 +531,25 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
         bool text = site_text(g, &e, &src, &tid);
         if (text) {
             tmpl_parse(src.tmpl, &ti);
-            /* Nothing literal, or next to nothing: "%s", "%s: %s". */
+            /* Nothing literal, or next to nothing: "%s". A template with
+             * a short separator ("%s: %s") is kept: weak, but the only
+             * text some messages have (a key and a value, logged through
+             * a helper), and ties go to more literal templates. */
             text = !(ti.best < 2 && ti.literal < 3);
         }
         if (!text) {
             /* A wrapper's own call logs its callers' messages: the sites
              * at those calls stand for it. */
-            if (e.kind == GRAPH_EMIT_LOG && !wrapper_site(g, &e))
-                m->unseen[m->nunseen++] = (struct unseen){id, (uint8_t)e.level, site_logger(g, &e)};
+            if (e.kind == GRAPH_EMIT_LOG && !wrapper_site(g, &e)) {
+                uint32_t file = UINT32_MAX;
+                if (e.symbol != GRAPH_NONE) {
+                    graph_symbol sy;
+                    graph_get_symbol(g, e.symbol, &sy);
+                    file = sy.file_id;
+                }
+                m->unseen[m->nunseen++] =
+                    (struct unseen){id, file, (uint8_t)e.level, site_logger(g, &e)};
+            }
             continue;
         }
         int err;
@@ -1034,27 +1046,59 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     return r;
 }
 
-uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const char *level,
+/* Which unseen sites a record can come from: by its logger's name, or by
+ * the files its logger was shown to log from. */
+typedef struct unseen_q {
+    const char *logger;
+    const uint32_t *files;
+    uint32_t nfiles;
+} unseen_q;
+
+static bool unseen_fits(const struct unseen *u, const unseen_q *q)
+{
+    if (q->logger)
+        return logger_agrees(u->logger, q->logger);
+    for (uint32_t i = 0; i < q->nfiles; i++)
+        if (q->files[i] == u->file)
+            return true;
+    return false;
+}
+
+static uint32_t unseen_select(const graph_matcher *m, const unseen_q *q, const char *level,
                               uint32_t *emits, uint32_t max)
 {
-    if (!logger || !logger[0])
-        return 0;
     int lc = level_code(level);
     uint32_t n = 0, at_level = 0;
-    /* Two passes: the sites of the logger, then (when that narrows them)
-     * those of the record's level too. */
+    /* Two passes: the sites that fit, then (when that narrows them) those
+     * of the record's level too. */
     for (uint32_t i = 0; i < m->nunseen; i++)
-        if (logger_agrees(m->unseen[i].logger, logger)) {
+        if (unseen_fits(&m->unseen[i], q)) {
             n++;
             at_level += m->unseen[i].level == lc;
         }
     bool by_level = at_level > 0 && at_level < n;
     uint32_t k = 0;
     for (uint32_t i = 0; i < m->nunseen; i++)
-        if (logger_agrees(m->unseen[i].logger, logger) && (!by_level || m->unseen[i].level == lc)) {
+        if (unseen_fits(&m->unseen[i], q) && (!by_level || m->unseen[i].level == lc)) {
             if (k < max)
                 emits[k] = m->unseen[i].emit;
             k++;
         }
     return k;
+}
+
+uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const char *level,
+                              uint32_t *emits, uint32_t max)
+{
+    if (!logger || !logger[0])
+        return 0;
+    return unseen_select(m, &(unseen_q){logger, NULL, 0}, level, emits, max);
+}
+
+uint32_t graph_matcher_unseen_in(const graph_matcher *m, const uint32_t *files, uint32_t nfiles,
+                                 const char *level, uint32_t *emits, uint32_t max)
+{
+    if (nfiles == 0)
+        return 0;
+    return unseen_select(m, &(unseen_q){NULL, files, nfiles}, level, emits, max);
 }

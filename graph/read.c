@@ -357,6 +357,28 @@ uint32_t graph_symbol_emits(const graph *g, uint32_t id, uint32_t *first)
     return g->emit_offs[id + 1] - g->emit_offs[id];
 }
 
+uint32_t graph_emit_callee(const graph *g, uint32_t emit)
+{
+    graph_emit e;
+    graph_get_emit(g, emit, &e);
+    if (e.kind != GRAPH_EMIT_CALL || e.symbol == GRAPH_NONE)
+        return GRAPH_NONE;
+    uint32_t n, found = GRAPH_NONE;
+    const graph_edge *ed = graph_out_edges(g, e.symbol, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (ed[i].type != GRAPH_EDGE_CALLS || ed[i].node == found)
+            continue;
+        graph_symbol s;
+        graph_get_symbol(g, ed[i].node, &s);
+        if (strcmp(s.name, e.method) != 0)
+            continue;
+        if (found != GRAPH_NONE)
+            return GRAPH_NONE; /* two functions of that name: no telling which */
+        found = ed[i].node;
+    }
+    return found;
+}
+
 /* Does qualname end with name on a '.' or '/' boundary? */
 static bool suffix_match(const char *q, const char *name)
 {

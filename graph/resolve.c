@@ -2308,6 +2308,10 @@ static void wrap_emit(wrap *w)
         uint32_t nt = wcall_targets(w, wc, t);
         size_t first = g->emits.n;
         for (uint32_t k = 0; k < nt; k++) {
+            /* A callee no message reaches is no wrapper: its calls are
+             * not sites (a number passed to it is data). */
+            if (!w->used[t[k]])
+                continue;
             for (size_t j = 0; j < w->shapes[t[k]].n; j++) {
                 const wshape *s = &w->shapes[t[k]].v[j];
                 int32_t shift;

@@ -84,6 +84,10 @@ struct model_mapper {
     uint32_t *emit_callee;  /* per emit: callee number */
     uint32_t *callee_sites; /* per callee: sites proven by a message */
     uint8_t *proven;        /* per emit: matched a message */
+    /* Where each logger was shown to log from: (logger, file) -> distinct
+     * messages its templates matched there, and logger -> all of them. */
+    core_map logger_files;
+    core_map logger_total;
 };
 
 /* Distinct messages cached and variants kept: twice max_activities. */
@@ -230,6 +234,8 @@ void model_mapper_free(model_mapper *m)
     core_vec_free(&m->votes);
     core_smap_free(&m->file_by_path);
     core_map_free(&m->nb_index);
+    core_map_free(&m->logger_files);
+    core_map_free(&m->logger_total);
     core_vec_free(&m->nbs);
     core_buf_free(&m->tmp);
     free(m->emit_callee);
@@ -308,6 +314,68 @@ static void note_source(model_mapper *m, uint32_t *slot, const char *s)
     *slot = *slot == 0 || *slot == off ? off : LOGGER_MIXED;
 }
 
+static uint64_t logger_file_key(uint32_t logger, uint32_t file)
+{
+    return key64(((uint64_t)logger << 32 | file) * 0x9e3779b97f4a7c15ull);
+}
+
+/* A message of logger matched a template of these symbols: one more for
+ * the logger in their file (when they share one). */
+static void note_logger_file(model_mapper *m, const char *logger, const uint32_t *syms, uint32_t ns)
+{
+    if (!logger || !logger[0] || ns == 0)
+        return;
+    graph_symbol s;
+    graph_get_symbol(m->g, syms[0], &s);
+    for (uint32_t i = 1; i < ns; i++) {
+        graph_symbol t;
+        graph_get_symbol(m->g, syms[i], &t);
+        if (t.file_id != s.file_id)
+            return;
+    }
+    uint32_t l = core_strtab_intern(&m->strs, logger, strlen(logger));
+    bool ins;
+    ++*core_map_put(&m->logger_files, logger_file_key(l, s.file_id), &ins);
+    ++*core_map_put(&m->logger_total, key64(l), &ins);
+}
+
+/*
+ * The files a logger was shown to log from: each holding at least a tenth
+ * of the messages its templates matched. Returns how many (up to max).
+ */
+static uint32_t logger_files(const model_mapper *m, uint32_t logger, uint32_t *files, uint32_t max)
+{
+    const uint64_t *total = core_map_get(&m->logger_total, key64(logger));
+    if (!total)
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t f = 0; f < graph_nfiles(m->g) && k < max; f++) {
+        const uint64_t *c = core_map_get(&m->logger_files, logger_file_key(logger, f));
+        if (c && *c * 10 >= *total)
+            files[k++] = f;
+    }
+    return k;
+}
+
+/*
+ * The symbol that emits at a site. A call passing a literal to a function
+ * of ours that logs it is the caller's doing only when that function is a
+ * mere wrapper; one that also does other work (sends the command it logs)
+ * is itself what runs, so the event is its own.
+ */
+static uint32_t site_emitter(const graph *g, uint32_t emit, const graph_emit *e)
+{
+    if (e->kind != GRAPH_EMIT_CALL)
+        return e->symbol;
+    uint32_t t = graph_emit_callee(g, emit);
+    if (t == GRAPH_NONE)
+        return e->symbol;
+    graph_symbol s;
+    graph_get_symbol(g, t, &s);
+    const uint32_t want = GRAPH_SF_LOGS_DYNAMIC | GRAPH_SF_EFFECTS;
+    return (s.flags & want) == want && !(s.flags & GRAPH_SF_WRAPPER) ? t : e->symbol;
+}
+
 /* Distinct symbols of emit sites, in order. */
 static uint32_t emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, uint32_t *out)
 {
@@ -317,11 +385,12 @@ static uint32_t emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, 
         graph_get_emit(g, emits[i], &e);
         if (e.symbol == GRAPH_NONE)
             continue;
+        uint32_t sym = site_emitter(g, emits[i], &e);
         bool dup = false;
         for (uint32_t j = 0; j < k; j++)
-            dup |= out[j] == e.symbol;
+            dup |= out[j] == sym;
         if (!dup)
-            out[k++] = e.symbol;
+            out[k++] = sym;
     }
     return k;
 }
@@ -477,6 +546,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
     n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
     uint32_t ns = emit_symbols(m->g, emits, n, syms);
+    note_logger_file(m, ev->logger, syms, ns);
     const char *t = template_text(m->g, emits[0]);
     bool created;
     if (mr.flags & GRAPH_MATCH_CONST) {
@@ -837,6 +907,13 @@ static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_
     uint32_t emits[MAX_CAND], syms[MAX_CAND];
     uint32_t n = graph_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), level,
                                       emits, MAX_CAND);
+    if (n == 0) {
+        /* No site names the logger: the files its other messages came
+         * from. */
+        uint32_t files[10];
+        uint32_t nf = logger_files(m, a->logger - 1, files, 10);
+        n = graph_matcher_unseen_in(m->matcher, files, nf, level, emits, MAX_CAND);
+    }
     if (n == 0 || n > MAX_CAND)
         return false;
     uint32_t ns = emit_symbols(m->g, emits, n, syms);

@@ -298,6 +298,120 @@ TEST(wrapper_sites_match_and_nothing_matches_everything)
     wmatch_close(&x);
 }
 
+/* ---- which functions are wrappers: found to a fixpoint ---- */
+
+static const char used_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger(__name__)\n"
+                              "DONE = \"all jobs done\"\n"
+                              "\n"
+                              "\n"
+                              "def log_it(msg):\n"
+                              "    logger.info(msg)\n"
+                              "\n"
+                              "\n"
+                              "def outer(m):\n"
+                              "    inner(m)\n"
+                              "\n"
+                              "\n"
+                              "def inner(m):\n"
+                              "    logger.debug(m)\n"
+                              "\n"
+                              "\n"
+                              "def note(text):\n"
+                              "    logger.warning(text)\n"
+                              "\n"
+                              "\n"
+                              "def show(path):\n"
+                              "    logger.info(path)\n"
+                              "\n"
+                              "\n"
+                              "def walk(path):\n"
+                              "    logger.error(path)\n"
+                              "    walk(f\"{path}/sub\")\n"
+                              "\n"
+                              "\n"
+                              "def run(p):\n"
+                              "    log_it(\"user signed in\")\n"
+                              "    outer(\"cache flushed to disk\")\n"
+                              "    note(DONE)\n"
+                              "    show(p)\n";
+
+/* The 1-based line of src's first line that contains needle. */
+static uint32_t line_of(const char *src, const char *needle)
+{
+    const char *p = strstr(src, needle);
+    if (!p)
+        unit_fail(__FILE__, __LINE__, "'%s' not in the source", needle);
+    uint32_t line = 1;
+    for (const char *q = src; q < p; q++)
+        line += *q == '\n';
+    return line;
+}
+
+static bool is_wrapper(const graph *g, const char *qualname)
+{
+    graph_symbol s;
+    graph_get_symbol(g, unit_sym(g, qualname), &s);
+    return (s.flags & GRAPH_SF_WRAPPER) != 0;
+}
+
+TEST(wrapper_used_found_to_a_fixpoint)
+{
+    unit_write_str("used/pkg/__init__.py", "");
+    unit_write_str("used/pkg/svc.py", used_py);
+    graph_index_opts o = {0};
+    o.threads = 1;
+    graph *g = unit_index_and_open(unit_tmp_path("used"), unit_tmp_path("used.graph"), &o, NULL);
+    /* Called with a literal, or a string constant: wrappers, and their
+     * callers' calls are the sites. */
+    CHECK(is_wrapper(g, "pkg.svc.log_it"));
+    CHECK(is_wrapper(g, "pkg.svc.note"));
+    graph_emit e = unit_emit_at(g, "pkg.svc.run", line_of(used_py, "log_it(\"user"));
+    CHECK_WRAPPED(e, "user signed in", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_INFO, "pkg.svc");
+    e = unit_emit_at(g, "pkg.svc.run", line_of(used_py, "note(DONE)"));
+    CHECK_INT(e.style, GRAPH_STYLE_REF);
+    CHECK_STR(e.ref, "DONE");
+    CHECK(e.ref_const != GRAPH_NONE);
+    /* inner is called only by outer, with outer's parameter; outer is
+     * called (later in the file) with a literal: both are wrappers, and
+     * the literal's site is run's, at inner's level. */
+    CHECK(is_wrapper(g, "pkg.svc.outer"));
+    CHECK(is_wrapper(g, "pkg.svc.inner"));
+    e = unit_emit_at(g, "pkg.svc.run", line_of(used_py, "outer(\"cache"));
+    CHECK_WRAPPED(e, "cache flushed to disk", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_DEBUG, "pkg.svc");
+    CHECK_STR(e.method, "outer");
+    uint32_t first;
+    CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.svc.outer"), &first), 0);
+    /* Data passed to a function that logs it makes no wrapper: run's
+     * own parameter (run is no wrapper), or a path walk builds from its
+     * own for its recursive call. */
+    CHECK(!is_wrapper(g, "pkg.svc.show"));
+    CHECK(!is_wrapper(g, "pkg.svc.walk"));
+    CHECK(!is_wrapper(g, "pkg.svc.run"));
+    CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.svc.run"), &first), 3);
+
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t ids[8];
+    const char *msg = "cache flushed to disk";
+    CHECK_INT(graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, ids, 8).nemits, 1);
+    graph_get_emit(g, ids[0], &e);
+    CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.run"));
+    CHECK_INT(e.line, line_of(used_py, "outer(\"cache"));
+    /* What only the log's logger can point to: the sites of show and
+     * walk, not the wrappers' own. */
+    CHECK_INT(graph_matcher_unseen(m, "pkg.svc", NULL, ids, 8), 2);
+    graph_get_emit(g, ids[0], &e);
+    CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.show"));
+    graph_get_emit(g, ids[1], &e);
+    CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.walk"));
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
 /* ---- messages built in local variables (pkg/locals.py) ---- */
 
 /* The emit sites of symbol qualname at line, at most cap; their number. */

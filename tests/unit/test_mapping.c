@@ -1,7 +1,9 @@
 /*
  * Events to activities to symbols, and the model over them: message
- * abstraction (graph_mask_message), the template matcher on small Python
- * and TypeScript repositories, the composed mapper (model_mapper) and the
+ * abstraction (graph_mask_message), the %-directive reader
+ * (graph_directive), the template matcher on small Python, TypeScript
+ * and JavaScript repositories (decorated messages, and the sites no
+ * template shows), the composed mapper (model_mapper) and the
  * next-emitter model (model_joint) on hand-made cases.
  */
 #include "graph.h"
@@ -170,6 +172,76 @@ TEST(mask_message_truncation)
     core_buf_reset(&b);
     CHECK_INT(graph_mask_message("caf\xe9", 4, 0, &b), 4);
     core_buf_free(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* graph_directive                                                     */
+/* ------------------------------------------------------------------ */
+
+TEST(directive_table)
+{
+    static const struct {
+        const char *s;
+        size_t len;
+    } t[] = {
+        {"%%", 2},
+        {"%%s", 2}, /* an escaped '%', then literal text */
+        /* Python's and util.format's conversions; %j %o %O are Node's */
+        {"%s", 2},
+        {"%d", 2},
+        {"%r", 2},
+        {"%a", 2},
+        {"%j", 2},
+        {"%o", 2},
+        {"%O", 2},
+        {"%E", 2},
+        /* flags, width, precision, '*' */
+        {"%5.2f", 5},
+        {"%-10s", 5},
+        {"%+05d", 5},
+        {"% d", 3},
+        {"%#x", 3},
+        {"%.f", 3},
+        {"%*d", 3},
+        {"%.*f", 4},
+        /* length modifiers: any run of h, l, L, and nothing else */
+        {"%ld", 3},
+        {"%lld", 4},
+        {"%hhd", 4},
+        {"%Lf", 3},
+        {"%zu", 0},
+        {"%qd", 0},
+        /* a mapping key, any text up to ')' */
+        {"%(name)s", 8},
+        {"%(name)-5d", 10},
+        {"%(x y)r", 7},
+        {"%(name", 0},
+        {"%(a)", 0},
+        /* only what the directive spans counts */
+        {"%s tail", 2},
+        {"%E%G", 2},
+        /* not a directive: the '%' is literal */
+        {"%", 0},
+        {"%5", 0},
+        {"%l", 0},
+        {"%y", 0},
+        {"%b", 0},
+        {"%n", 0},
+        {"%S", 0},
+        {"%5.5.5f", 0},
+        {"% ", 0},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        size_t got = graph_directive(t[i].s, strlen(t[i].s));
+        if (got != t[i].len)
+            unit_fail(__FILE__, __LINE__, "graph_directive(\"%s\") = %zu, want %zu", t[i].s, got,
+                      t[i].len);
+    }
+    /* n bounds the reading: a conversion or ')' past it is not there. */
+    CHECK_INT(graph_directive("%5.2f", 4), 0);
+    CHECK_INT(graph_directive("%%", 1), 0);
+    CHECK_INT(graph_directive("%(a)s", 3), 0);
+    CHECK_INT(graph_directive("%(a)s", 5), 5);
 }
 
 /* ------------------------------------------------------------------ */
@@ -573,6 +645,182 @@ TEST(matcher_truncated_messages)
     graph_close(g);
 }
 
+/* ---- decorations: text a logging function puts before its caller's ---- */
+
+static const char conn_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger(__name__)\n"
+                              "PEER_RESET = \"connection reset by peer\"\n"
+                              "\n"
+                              "\n"
+                              "def request(name):\n"
+                              "    logger.debug(\"Sending request for %s\", name)\n"
+                              "\n"
+                              "\n"
+                              "def close(x):\n"
+                              "    logger.info(\"closed %s\", x)\n"
+                              "\n"
+                              "\n"
+                              "def stop(x):\n"
+                              "    logger.info(\"stopped %s\", x)\n";
+
+TEST(matcher_decorations)
+{
+    unit_write_str("dec/conn.py", conn_py);
+    graph *g = index_dir("dec");
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+
+    /* A context the logging function put first: the match starts after
+     * it, at the site that renders the rest. */
+    graph_match r = match(m, w, "[conn=3, chan=1] Sending request for foo", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_DECORATED);
+    CHECK_INT(r.decoration, strlen("[conn=3, chan=1] "));
+    CHECK_INT(r.literal, strlen("Sending request for "));
+    CHECK_EMIT(g, e[0], "conn.request", line_of(conn_py, "Sending request"));
+    /* After any separator, a blank or not. */
+    r = match(m, w, "BASIC:Sending request for foo", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, strlen("BASIC:"));
+    /* A prefix longer than what follows it (up to 96 bytes). */
+    const char *longer = "[conn=3, chan=1, session=4f1c2a9e, user=admin] stopped now";
+    r = match(m, w, longer, NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_DECORATED);
+    CHECK_INT(r.decoration, strlen(longer) - strlen("stopped now"));
+    CHECK_EMIT(g, e[0], "conn.stop", line_of(conn_py, "stopped %s"));
+
+    /* A bare constant found at a message's tail explains nothing before
+     * it: no match, though the constant alone matches the whole of its
+     * text. */
+    CHECK_INT(match(m, w, "worker 7 saw connection reset by peer", NULL, NULL, e).nemits, 0);
+    r = match(m, w, "connection reset by peer", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, GRAPH_MATCH_CONST);
+
+    /* A tail needs 8 literal bytes: "stopped " has them, "closed " does
+     * not (though it matches when it is the whole message). */
+    r = match(m, w, "[job=4] stopped now", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, strlen("[job=4] "));
+    CHECK_INT(r.literal, 8);
+    CHECK_INT(match(m, w, "[job=4] closed now", NULL, NULL, e).nemits, 0);
+    r = match(m, w, "closed now", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, 0);
+    CHECK_EMIT(g, e[0], "conn.close", line_of(conn_py, "closed %s"));
+
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+/* ---- log sites no template shows ---- */
+
+static const char jobs_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger(__name__)\n"
+                              "audit = logging.getLogger(\"app.audit\")\n"
+                              "\n"
+                              "\n"
+                              "def log_it(msg):\n"
+                              "    logger.info(msg)\n"
+                              "\n"
+                              "\n"
+                              "def start():\n"
+                              "    log_it(\"job started\")\n"
+                              "\n"
+                              "\n"
+                              "def report(result):\n"
+                              "    logger.info(result.summary())\n"
+                              "\n"
+                              "\n"
+                              "def trace(step):\n"
+                              "    logger.debug(step)\n"
+                              "\n"
+                              "\n"
+                              "def holes(a):\n"
+                              "    logger.warning(\"%s\", a)\n"
+                              "\n"
+                              "\n"
+                              "def done(n):\n"
+                              "    logger.info(\"done with %s\", n)\n"
+                              "    print(n)\n"
+                              "    trace(n)\n"
+                              "\n"
+                              "\n"
+                              "def record(entry):\n"
+                              "    audit.error(entry)\n";
+
+static graph *open_jobs(void)
+{
+    unit_write_str("jobs/pkg/__init__.py", "");
+    unit_write_str("jobs/pkg/jobs.py", jobs_py);
+    return index_dir("jobs");
+}
+
+/* The emit id of the one log site of qualname. */
+static uint32_t log_site(const graph *g, const char *qualname)
+{
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), id = GRAPH_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        if (e.kind == GRAPH_EMIT_LOG) {
+            CHECK(id == GRAPH_NONE);
+            id = first + i;
+        }
+    }
+    CHECK(id != GRAPH_NONE);
+    return id;
+}
+
+TEST(matcher_unseen_sites)
+{
+    graph *g = open_jobs();
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    uint32_t report = log_site(g, "pkg.jobs.report"), trace = log_site(g, "pkg.jobs.trace"),
+             holes = log_site(g, "pkg.jobs.holes"), record = log_site(g, "pkg.jobs.record");
+    CHECK(report < trace && trace < holes);
+    uint32_t e[8];
+
+    /* The module logger's sites without text: a call's result, a
+     * parameter, holes only. Not log_it's (a wrapper: its callers'
+     * sites stand for it), not done's (a template), not print. */
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, e, 8), 3);
+    CHECK_INT(e[0], report);
+    CHECK_INT(e[1], trace);
+    CHECK_INT(e[2], holes);
+    /* The level narrows them when some are at it ... */
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", "INFO", e, 8), 1);
+    CHECK_INT(e[0], report);
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", "debug", e, 8), 1);
+    CHECK_INT(e[0], trace);
+    /* ... and not when none is. */
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", "ERROR", e, 8), 3);
+    /* A logger named as the module's on a '.' boundary agrees. */
+    CHECK_INT(graph_matcher_unseen(m, "svc.pkg.jobs", "DEBUG", e, 8), 1);
+    CHECK_INT(e[0], trace);
+    /* A named logger. */
+    CHECK_INT(graph_matcher_unseen(m, "app.audit", "INFO", e, 8), 1);
+    CHECK_INT(e[0], record);
+    /* Unknown, or no logger: nothing. */
+    CHECK_INT(graph_matcher_unseen(m, "app.other", NULL, e, 8), 0);
+    CHECK_INT(graph_matcher_unseen(m, NULL, "INFO", e, 8), 0);
+    CHECK_INT(graph_matcher_unseen(m, "", "INFO", e, 8), 0);
+    /* max bounds what is written, not what is counted. */
+    e[1] = 12345;
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, e, 1), 3);
+    CHECK_INT(e[0], report);
+    CHECK_INT(e[1], 12345);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
 /* ------------------------------------------------------------------ */
 /* The template matcher: TypeScript                                    */
 /* ------------------------------------------------------------------ */
@@ -641,6 +889,77 @@ TEST(matcher_typescript)
     CHECK_EMIT(g, e[0], "app.work", line_of(app_ts, "startActiveSpan"));
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.kind, GRAPH_EMIT_SPAN);
+
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
+/* Node's util.format, as debug uses it: %j and %o/%O are holes, and a
+ * first argument that is not a string is shown (debug formats it with
+ * "%O"), followed by the other arguments. */
+static const char sync_js[] = "const debug = require('debug');\n"
+                              "const log = debug('app:sync');\n"
+                              "\n"
+                              "function send(obj, host) {\n"
+                              "  log('sent %j to %s', obj, host);\n"
+                              "}\n"
+                              "\n"
+                              "function inspect(obj) {\n"
+                              "  log('state %o then %O', obj, obj);\n"
+                              "}\n"
+                              "\n"
+                              "function after(state) {\n"
+                              "  log(state, 'after sync');\n"
+                              "}\n"
+                              "\n"
+                              "function alone(state) {\n"
+                              "  log(state);\n"
+                              "}\n"
+                              "\n"
+                              "module.exports = { send, inspect, after, alone };\n";
+
+TEST(matcher_javascript_util_format)
+{
+    unit_write_str("js/sync.js", sync_js);
+    graph *g = index_dir("js");
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+    graph_emit em;
+
+    graph_match r = match(m, w, "sent {\"a\":1} to example.com", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.literal, strlen("sent  to "));
+    CHECK_EMIT(g, e[0], "sync.send", line_of(sync_js, "sent %j"));
+    graph_get_emit(g, e[0], &em);
+    CHECK_STR(em.tmpl, "sent %j to %s");
+    CHECK_STR(em.logger, "app:sync");
+    r = match(m, w, "state { a: 1 } then { a: 1 }", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.literal, strlen("state  then "));
+    CHECK_EMIT(g, e[0], "sync.inspect", line_of(sync_js, "state %o"));
+
+    /* log(state, 'after sync'): the value, a space, the literal. */
+    uint32_t after = line_of(sync_js, "'after sync'");
+    r = match(m, w, "{ ready: true } after sync", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.literal, strlen(" after sync"));
+    CHECK_EMIT(g, e[0], "sync.after", after);
+    graph_get_emit(g, e[0], &em);
+    CHECK_STR(em.tmpl, "%s after sync");
+    CHECK_INT(em.style, GRAPH_STYLE_CONCAT);
+    r = match(m, w, "3 after sync", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "sync.after", after);
+
+    /* log(state) alone has no text: a site only its logger can point to. */
+    em = unit_emit_at(g, "sync.alone", line_of(sync_js, "log(state);"));
+    CHECK_INT(em.style, GRAPH_STYLE_REF);
+    CHECK_STR(em.tmpl, "");
+    CHECK_INT(graph_matcher_unseen(m, "app:sync", NULL, e, 16), 1);
+    CHECK_EMIT(g, e[0], "sync.alone", line_of(sync_js, "log(state);"));
 
     graph_match_work_free(w);
     graph_matcher_free(m);
@@ -1060,6 +1379,169 @@ TEST(mapper_max_activities_fold)
     CHECK_INT(pa.count, 5);
     CHECK_INT(pa.nsyms, 0);
     CHECK_INT(activity(m, a).nsyms, 1);
+    model_mapper_free(m);
+    graph_close(g);
+}
+
+/* Maps a message as a record of logger at level gives it. */
+static uint32_t map_rec(model_mapper *m, const char *text, const char *logger, const char *level)
+{
+    model_map_event ev = {
+        .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = true};
+    uint32_t a, v;
+    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    return a;
+}
+
+TEST(mapper_logger_strategy)
+{
+    graph *g = open_jobs();
+    model_mapper_opts o = {.no_tokens = true};
+    model_mapper *m = new_mapper(g, &o);
+    /* No template shows these messages; their logger and level do. */
+    uint32_t info = map_rec(m, "3 rows copied", "pkg.jobs", "INFO");
+    uint32_t debug = map_rec(m, "step compile finished", "pkg.jobs", "DEBUG");
+    uint32_t audit = map_rec(m, "entry 9 gone", "app.audit", "ERROR");
+    /* A level none of the logger's sites has: all of them. */
+    uint32_t error = map_rec(m, "odd thing happened", "pkg.jobs", "ERROR");
+    /* No logger, or several: nothing to go by. */
+    uint32_t none = map_rec(m, "orphan line here", NULL, "INFO");
+    uint32_t mixed = map_rec(m, "mixed source line", "pkg.jobs", "INFO");
+    CHECK_INT(map_rec(m, "mixed source line", "app.audit", "INFO"), mixed);
+    CHECK_INT(activity(m, info).nsyms, 0); /* decided at finish */
+    finish(m);
+
+    model_activity pa = activity(m, info);
+    CHECK_STR(pa.text, "<num> rows copied");
+    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_STR(model_map_strategy_name(pa.strategy), "logger");
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.report"));
+    CHECK(pa.conf[0] == 1.0f);
+    pa = activity(m, debug);
+    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.trace"));
+    pa = activity(m, audit);
+    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.record"));
+    /* Several sites and no neighbours to say which is nearer: all,
+     * evenly, in id order. */
+    pa = activity(m, error);
+    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.nsyms, 3);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.report"));
+    CHECK_INT(pa.syms[1], unit_sym(g, "pkg.jobs.trace"));
+    CHECK_INT(pa.syms[2], unit_sym(g, "pkg.jobs.holes"));
+    for (uint32_t i = 0; i < 3; i++)
+        CHECK(fabsf(pa.conf[i] - 1.0f / 3) < 1e-6f);
+    CHECK_INT(activity(m, none).nsyms, 0);
+    CHECK_INT(activity(m, mixed).nsyms, 0);
+    model_mapper_free(m);
+
+    /* After done's message, trace (which done calls) comes first, and
+     * weighs more; the weights still sum to 1. */
+    m = new_mapper(g, &o);
+    uint32_t d = map_msg(m, "done with 5", UINT32_MAX, NULL);
+    model_map_event ev = {.text = "odd thing happened",
+                          .len = strlen("odd thing happened"),
+                          .logger = "pkg.jobs",
+                          .level = "ERROR",
+                          .learn = true};
+    uint32_t v;
+    model_mapper_map(m, &ev, d, &error, &v);
+    finish(m);
+    pa = activity(m, error);
+    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.nsyms, 3);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.trace"));
+    /* The other two are as far from done: they tie, in id order. */
+    CHECK_INT(pa.syms[1], unit_sym(g, "pkg.jobs.report"));
+    CHECK_INT(pa.syms[2], unit_sym(g, "pkg.jobs.holes"));
+    CHECK(pa.conf[0] > pa.conf[1] && pa.conf[1] == pa.conf[2]);
+    CHECK(fabsf(pa.conf[0] + pa.conf[1] + pa.conf[2] - 1.0f) < 1e-5f);
+    model_mapper_free(m);
+
+    /* Turned off: unmapped. */
+    o.no_logger = true;
+    m = new_mapper(g, &o);
+    info = map_rec(m, "3 rows copied", "pkg.jobs", "INFO");
+    finish(m);
+    pa = activity(m, info);
+    CHECK_INT(pa.nsyms, 0);
+    CHECK_INT(pa.strategy, MODEL_MAP_NONE);
+    model_mapper_free(m);
+    graph_close(g);
+}
+
+/* A connection that logs what it sends and receives, through a logger
+ * named by the component ("smtp-conn"), which no site names. */
+static const char conn_js[] =
+    "class Conn {\n"
+    "  constructor(logger) { this.logger = logger; }\n"
+    "  send(str) {\n"
+    "    this.logger.debug({ tnx: 'client' }, str.toString().trim());\n"
+    "    this.socket.write(str + '\\r\\n');\n"
+    "  }\n"
+    "  quiet(str) {\n"
+    "    this.logger.debug({ tnx: 'client' }, str.toString().trim());\n"
+    "  }\n"
+    "  hello() { this.send('EHLO client.example.test'); }\n"
+    "  greet() { this.quiet('STARTTLS upgrade please'); }\n"
+    "  onData(chunk) {\n"
+    "    this.logger.info({ tnx: 'server' }, chunk.toString().trim());\n"
+    "    this.handle(chunk);\n"
+    "  }\n"
+    "  handle(chunk) { return chunk; }\n"
+    "  ready() { this.logger.info('Connection established to server'); }\n"
+    "}\n"
+    "module.exports = Conn;\n";
+
+TEST(mapper_callee_that_does_more_than_log)
+{
+    unit_write_str("conn/lib/conn.js", conn_js);
+    graph *g = index_dir("conn");
+    uint32_t send = unit_sym(g, "lib/conn.Conn.send"), quiet = unit_sym(g, "lib/conn.Conn.quiet");
+    graph_symbol s;
+    graph_get_symbol(g, send, &s);
+    CHECK(s.flags & GRAPH_SF_EFFECTS); /* logs, and writes to the socket */
+    graph_get_symbol(g, quiet, &s);
+    CHECK(!(s.flags & GRAPH_SF_EFFECTS)); /* only logs */
+
+    /* hello's call passes a literal to send: the call's callee is send. */
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "lib/conn.Conn.hello"), &first);
+    CHECK_INT(n, 1);
+    CHECK_INT(graph_emit_callee(g, first), send);
+
+    model_mapper_opts o = {.no_tokens = true};
+    model_mapper *m = new_mapper(g, &o);
+    /* send does more than log, so what it logs is its own event; quiet
+     * only logs, so the event is its caller's. */
+    uint32_t ehlo = map_rec(m, "EHLO client.example.test", "smtp-conn", "DEBUG");
+    uint32_t tls = map_rec(m, "STARTTLS upgrade please", "smtp-conn", "DEBUG");
+    uint32_t up = map_rec(m, "Connection established to server", "smtp-conn", "INFO");
+    /* No template shows these; no site names their logger, but its
+     * other messages came from conn.js: the sites there without text, at
+     * the record's level. A logger never matched there gives nothing. */
+    uint32_t reply = map_rec(m, "250 ok queued as 12", "smtp-conn", "INFO");
+    uint32_t stray = map_rec(m, "451 try again later", "elsewhere", "INFO");
+    finish(m);
+    model_activity pa = activity(m, ehlo);
+    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], send);
+    pa = activity(m, tls);
+    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.greet"));
+    pa = activity(m, up);
+    CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.ready"));
+    pa = activity(m, reply);
+    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.onData"));
+    CHECK_INT(activity(m, stray).nsyms, 0);
     model_mapper_free(m);
     graph_close(g);
 }
