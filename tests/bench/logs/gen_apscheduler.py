@@ -2,7 +2,7 @@
 """Event log of APScheduler 3 (Debian python3-apscheduler 3.9.1), in-process,
 memory job stores only.
 
-    /usr/bin/python3 gen_apscheduler.py --out /work/logs/apscheduler.csv.gz [--cases 1500] [--seed 1]
+    /usr/bin/python3 gen_apscheduler.py --out .deps/logs/apscheduler.csv.gz [--cases 1500] [--seed 1]
     /usr/bin/python3 gen_apscheduler.py --repo     # prints the directory to index
 
 A case is one scheduler lifetime, a few tenths of a second long: a

@@ -2,7 +2,7 @@
 """Event log of asyncssh (Debian python3-asyncssh), SSH client side, against
 an in-process asyncssh server on 127.0.0.1.
 
-    /usr/bin/python3 gen_asyncssh.py --out /work/logs/asyncssh.csv.gz [--cases 1500] [--seed 1]
+    /usr/bin/python3 gen_asyncssh.py --out .deps/logs/asyncssh.csv.gz [--cases 1200] [--seed 1]
     /usr/bin/python3 gen_asyncssh.py --repo      # prints the directory to index
 
 A case is one client connection (asyncssh.connect, or a get_server_host_key /

@@ -4,7 +4,7 @@ in-process worker consuming from kombu's in-memory transport (``memory://``)
 with the in-memory cache result backend (``cache+memory://``): no network,
 no broker server.
 
-    /usr/bin/python3 gen_celery.py --out /work/logs/celery.csv.gz [--cases 2000] [--seed 1]
+    /usr/bin/python3 gen_celery.py --out .deps/logs/celery.csv.gz [--cases 2000] [--seed 1]
     /usr/bin/python3 gen_celery.py --repo      # prints the directory to index
 
 A case is one job / workflow submitted by the "application" (main thread) and

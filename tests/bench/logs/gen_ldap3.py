@@ -2,7 +2,7 @@
 """Event log of ldap3 (Debian python3-ldap3), client side, against ldap3's own
 in-memory mock DIT (MOCK_SYNC / MOCK_ASYNC strategies), fully offline.
 
-    /usr/bin/python3 gen_ldap3.py --out /work/logs/ldap3.csv.gz [--cases 2000] [--seed 1]
+    /usr/bin/python3 gen_ldap3.py --out .deps/logs/ldap3.csv.gz [--cases 2000] [--seed 1]
     /usr/bin/python3 gen_ldap3.py --repo      # prints the directory to index
 
 A case is one connection's session.  A fresh Server (with or without an

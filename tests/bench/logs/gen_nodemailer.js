@@ -6,7 +6,7 @@
  * misbehaving raw TCP servers, all on 127.0.0.1 in this process.
  *
  *   node gen_nodemailer.js --repo                    # prints the dir to index
- *   node gen_nodemailer.js --out /work/main/.deps/logs/nodemailer.csv.gz [--cases 1000] [--seed 1] [--deps DIR]
+ *   node gen_nodemailer.js --out .deps/logs/nodemailer.csv.gz [--cases 1000] [--seed 1] [--deps DIR]
  *
  * Indexed dir: <deps>/node_modules/nodemailer (truth paths `nodemailer/lib/...`).
  *

@@ -5,7 +5,7 @@
  * line, api 1.9.0), indexed as its TypeScript sources.
  *
  *   node gen_otel_sdk.js --repo                       # prints the dir to index
- *   node gen_otel_sdk.js --out /work/main/.deps/logs/otel-sdk.csv.gz [--cases 1500] [--seed 1] [--deps DIR]
+ *   node gen_otel_sdk.js --out .deps/logs/otel-sdk.csv.gz [--cases 1500] [--seed 1] [--deps DIR]
  *
  * Indexed code: the npm packages ship compiled CommonJS (`build/src/*.js`)
  * with `.js.map` source maps whose `sourcesContent` holds the original

@@ -703,7 +703,7 @@ def main():
                         shutil.rmtree(os.path.join(tmp, d), ignore_errors=True)
         log.finish()
         srv.close()
-        print(log.summary(), "in %.1fs" % (time.time() - t0))
+        print(log.summary(), "in %.1fs" % (time.time() - t0), file=sys.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

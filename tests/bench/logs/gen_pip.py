@@ -651,7 +651,7 @@ def main():
             finally:
                 log.end_case()
         log.finish()
-        print(log.summary(), "in %.1fs" % (time.time() - t0))
+        print(log.summary(), "in %.1fs" % (time.time() - t0), file=sys.stderr)
     finally:
         os.chdir(old_cwd)
         os.environ.clear()

@@ -414,7 +414,7 @@ def main():
         if ssrv:
             ssrv.shutdown()
             ssrv.server_close()
-        print(log.summary(), "in %.1fs" % (time.time() - t0))
+        print(log.summary(), "in %.1fs" % (time.time() - t0), file=sys.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
