@@ -258,6 +258,7 @@ struct graph_matcher {
      * that from cache-resident bits. */
     uint64_t *kbits;
     uint64_t kmask;
+    uint64_t first[4]; /* bit per first byte of the prefix index's entries */
     core_arena arena;
     pcre2_match_context *mctx;
     bool jit;
@@ -279,6 +280,14 @@ struct graph_match_work {
     uint32_t nkept, kcap;
     uint32_t *seen; /* per entry: stamp of the last message it was tried on */
     uint32_t stamp;
+    /* Decorated messages: the entries any start may match besides its
+     * own prefix keys, found once per message (decor_cands). */
+    struct dcand {
+        uint32_t id;
+        uint32_t last; /* the last start it can match from */
+        bool suffix;   /* from the suffix index: full matches only */
+    } * dc;
+    uint32_t ndc, dccap;
 };
 
 /* One literal byte of a template into the pattern. */
@@ -599,6 +608,8 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
             uint64_t h = key_hash(ti.lit.data, k);
             index_add(&m->prefix, m->chain, h, me);
             m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
+            unsigned char c0 = (unsigned char)ti.lit.data[0];
+            m->first[c0 / 64] |= 1ull << (c0 % 64);
         } else if (ks > 0 && (x->anchor_len < 4 || ks >= x->anchor_len)) {
             /* Key on the last bytes, again not across a newline. */
             x->fix = core_arena_strndup(&m->arena, last + ti.last_len - ks, ks);
@@ -675,6 +686,7 @@ void graph_match_work_free(graph_match_work *w)
     free(w->hits);
     free(w->kept);
     free(w->seen);
+    free(w->dc);
     free(w);
 }
 
@@ -705,12 +717,26 @@ static void add_hit(graph_match_work *w, uint32_t id)
     w->hits[w->nhits++] = id;
 }
 
-static void collect(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
-                    bool partial)
+/* The literal text a hit shows: all of its template's, or, when the
+ * message was cut short, only what comes before the first hole (what
+ * surely matched). */
+static uint32_t hit_literal(const mt_entry *x, bool partial)
 {
-    /* Prefix index: every key length the message allows, and the key
-     * bytes must not cross an escaped newline either ("\\n" in the
-     * message). */
+    return partial ? x->head : x->literal;
+}
+
+/* Decoration starts want logging sites with at least need literal bytes
+ * (0: every entry). */
+static bool decor_fits(const mt_entry *x, bool partial, uint32_t need)
+{
+    return need == 0 || (!x->is_const && hit_literal(x, partial) >= need);
+}
+
+static void collect_prefix(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                           bool partial, uint32_t need)
+{
+    /* Every key length the message allows, and the key bytes must not
+     * cross an escaped newline either ("\\n" in the message). */
     size_t kmax = key_len(msg, len, m->key_max);
     for (size_t i = 0; i + 1 < kmax; i++)
         if (msg[i] == '\\' && (msg[i + 1] == 'n' || msg[i + 1] == 't' || msg[i + 1] == 'r')) {
@@ -731,12 +757,19 @@ static void collect(const graph_matcher *m, graph_match_work *w, const char *msg
              * of it), or the pattern need not be run. */
             const mt_entry *x = &m->e[id];
             size_t c = x->fix_len <= len ? x->fix_len : partial ? len : 0;
-            if ((c < x->fix_len && !partial) || memcmp(msg, x->fix, c) != 0)
+            if ((c < x->fix_len && !partial) || memcmp(msg, x->fix, c) != 0 ||
+                !decor_fits(x, partial, need))
                 continue;
             if (try_entry(m, w, id, msg, len, partial) == (partial ? 2 : 1))
                 add_hit(w, id);
         }
     }
+}
+
+static void collect(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                    bool partial)
+{
+    collect_prefix(m, w, msg, len, partial, 0);
     if (!partial) {
         size_t smax = key_len_back(msg, len, KEY_MAX);
         for (size_t ki = NKEY_LENS; ki-- > 0;) {
@@ -850,19 +883,118 @@ static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, 
  * whole matches nothing that covers half of it, cut short (a message cut
  * at a length limit): the way with the most literal text. True if that
  * was cut short. */
-static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len)
+static void dc_add(graph_match_work *w, uint32_t id, size_t last, bool suffix)
+{
+    if (w->ndc == w->dccap) {
+        w->dccap = w->dccap ? 2 * w->dccap : 64;
+        w->dc = core_xrealloc(w->dc, w->dccap * sizeof *w->dc);
+    }
+    w->dc[w->ndc++] = (struct dcand){id, (uint32_t)last, suffix};
+}
+
+/*
+ * Every decoration start of a message ends where the message ends, so the
+ * suffix index answers the same for all of them, and a loose entry's
+ * anchor occurs where it occurs: both are looked up once, each with the
+ * last start it can match from. Bare constants are left out (starts want
+ * logging sites).
+ */
+static void decor_cands(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len)
+{
+    w->ndc = 0;
+    size_t smax = key_len_back(msg, len, KEY_MAX);
+    for (size_t ki = NKEY_LENS; ki-- > 0;) {
+        size_t k = key_lens[ki];
+        if (k > smax || (k >= 2 && msg[len - k] == '\\' &&
+                         (msg[len - k + 1] == 'n' || msg[len - k + 1] == 't')))
+            continue;
+        uint64_t h = key_hash(msg + len - k, k);
+        if (!(m->kbits[(h & m->kmask) / 64] & (1ull << (h % 64))))
+            continue;
+        uint64_t *v = core_map_get(&m->suffix, h);
+        for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
+             id = m->schain[id]) {
+            const mt_entry *x = &m->e[id];
+            if (!x->is_const && x->fix_len <= len &&
+                memcmp(msg + len - x->fix_len, x->fix, x->fix_len) == 0)
+                dc_add(w, id, len - x->fix_len, true);
+        }
+    }
+    if (m->loose_idx.n > 0)
+        for (size_t i = 0; i + 4 <= len; i++) {
+            uint32_t b = lbits_hash(msg + i);
+            if (!(m->lbits[b / 64] & (1ull << (b % 64))))
+                continue;
+            uint64_t *v = core_map_get(&m->loose_idx, key_hash(msg + i, 4));
+            for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
+                 id = m->lchain[id]) {
+                const mt_entry *x = &m->e[id];
+                if (!x->is_const && x->anchor_len <= len - i &&
+                    memcmp(msg + i, x->anchor, x->anchor_len) == 0)
+                    dc_add(w, id, i, false);
+            }
+        }
+    for (uint32_t i = 0; i < m->nloose; i++) {
+        const mt_entry *x = &m->e[m->loose[i]];
+        if (x->is_const)
+            continue;
+        size_t last = len;
+        if (x->anchor_len) {
+            const char *at = memmem(msg, len, x->anchor, x->anchor_len);
+            if (!at)
+                continue;
+            for (const char *nx; (nx = memmem(at + 1, len - (size_t)(at + 1 - msg), x->anchor,
+                                              x->anchor_len)) != NULL;)
+                at = nx;
+            last = (size_t)(at - msg);
+        }
+        dc_add(w, m->loose[i], last, false);
+    }
+}
+
+/* The entries matching msg + k. A decoration start (k > 0) wants only
+ * logging sites with need literal bytes: its own prefix keys, and what
+ * decor_cands found for the whole message. */
+static void collect_at(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                       size_t k, bool partial, uint32_t need)
+{
+    if (k == 0) {
+        collect(m, w, msg, len, partial);
+        return;
+    }
+    /* Most starts begin with a byte no template's head does. */
+    unsigned char c0 = (unsigned char)msg[k];
+    if (m->first[c0 / 64] & (1ull << (c0 % 64)))
+        collect_prefix(m, w, msg + k, len - k, partial, need);
+    for (uint32_t i = 0; i < w->ndc; i++) {
+        const struct dcand *d = &w->dc[i];
+        const mt_entry *x = &m->e[d->id];
+        if (d->last < k || (partial && (d->suffix || x->full_only)) ||
+            !decor_fits(x, partial, need))
+            continue;
+        if (try_entry(m, w, d->id, msg + k, len - k, partial) == (partial ? 2 : 1))
+            add_hit(w, d->id);
+    }
+}
+
+/* The hits of msg from start k, whole or, when that shows little and the
+ * message may have been cut short, as a prefix of a rendering; returns
+ * whether they are of the cut-short kind. */
+static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                    size_t k, uint32_t need)
 {
     w->nhits = 0;
     new_stamp(m, w);
-    collect(m, w, msg, len, false);
-    if (len < m->o.partial_min)
+    collect_at(m, w, msg, len, k, false, need);
+    size_t rest = len - k;
+    if (rest < m->o.partial_min)
         return false;
     uint32_t full = w->nhits ? hits_literal(m, w, false, false) : 0;
-    if (2 * (size_t)full >= len)
+    if (2 * (size_t)full >= rest)
         return false;
     uint32_t n = w->nhits;
     new_stamp(m, w);
-    collect(m, w, msg, len, true);
+    collect_at(m, w, msg, len, k, true, need);
     uint32_t part = 0;
     /* The partial hits follow the full ones: compare the two groups. */
     for (uint32_t i = n; i < w->nhits; i++) {
@@ -877,14 +1009,6 @@ static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg
     memmove(w->hits, w->hits + n, (w->nhits - n) * sizeof *w->hits);
     w->nhits -= n;
     return true;
-}
-
-/* The literal text a hit shows: all of its template's, or, when the
- * message was cut short, only what comes before the first hole (what
- * surely matched). */
-static uint32_t hit_literal(const mt_entry *x, bool partial)
-{
-    return partial ? x->head : x->literal;
 }
 
 /* The most literal text among the hits; with sites_only, among those
@@ -921,7 +1045,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
                                 uint32_t max)
 {
     graph_match r = {0};
-    bool partial = hits_of(m, w, msg, len);
+    bool partial = hits_of(m, w, msg, len, 0, 0);
     uint32_t best = w->nhits ? hits_literal(m, w, partial, false) : 0;
     /* What a decorated start must beat: twice what the whole message
      * matched (a prefix is an explanation only when it buys much more). */
@@ -938,12 +1062,21 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         size_t lim = len > 4 ? len - 4 : 0;
         if (lim > DECOR_MAX)
             lim = DECOR_MAX;
+        if (lim > 0)
+            decor_cands(m, w, msg, len);
         for (size_t k = 1; k <= lim; k++) {
             /* A boundary: after a separator (a template may start with
              * blanks or punctuation of its own). */
             if (is_word((unsigned char)msg[k - 1]))
                 continue;
-            bool p = hits_of(m, w, msg + k, len - k);
+            /* What a start must show; past where the rest is too short
+             * to hold it, no start can. */
+            uint32_t need = (best > bar ? best : bar) + 1;
+            if (need < 8)
+                need = 8;
+            if (need > len - k)
+                break;
+            bool p = hits_of(m, w, msg, len, k, need);
             uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
             if (lit > best && lit > bar && lit >= 8) {
                 best = lit;

@@ -314,9 +314,16 @@ static void note_source(model_mapper *m, uint32_t *slot, const char *s)
     *slot = *slot == 0 || *slot == off ? off : LOGGER_MIXED;
 }
 
-static uint64_t logger_file_key(uint32_t logger, uint32_t file)
+/* Loggers are known here by the hash of their name: interning every
+ * matched message's logger would cost the mapping's hot path. */
+static uint64_t logger_hash(const char *logger)
 {
-    return key64(((uint64_t)logger << 32 | file) * 0x9e3779b97f4a7c15ull);
+    return core_hash64(logger, strlen(logger), 0x6c6f67ull);
+}
+
+static uint64_t logger_file_key(uint64_t logger, uint32_t file)
+{
+    return key64(core_hash_u64(logger ^ ((uint64_t)file + 1) * 0x9e3779b97f4a7c15ull));
 }
 
 /* A message of logger matched a template of these symbols: one more for
@@ -333,7 +340,7 @@ static void note_logger_file(model_mapper *m, const char *logger, const uint32_t
         if (t.file_id != s.file_id)
             return;
     }
-    uint32_t l = core_strtab_intern(&m->strs, logger, strlen(logger));
+    uint64_t l = logger_hash(logger);
     bool ins;
     ++*core_map_put(&m->logger_files, logger_file_key(l, s.file_id), &ins);
     ++*core_map_put(&m->logger_total, key64(l), &ins);
@@ -343,14 +350,16 @@ static void note_logger_file(model_mapper *m, const char *logger, const uint32_t
  * The files a logger was shown to log from: each holding at least a tenth
  * of the messages its templates matched. Returns how many (up to max).
  */
-static uint32_t logger_files(const model_mapper *m, uint32_t logger, uint32_t *files, uint32_t max)
+static uint32_t logger_files(const model_mapper *m, const char *logger, uint32_t *files,
+                             uint32_t max)
 {
-    const uint64_t *total = core_map_get(&m->logger_total, key64(logger));
+    uint64_t l = logger_hash(logger);
+    const uint64_t *total = core_map_get(&m->logger_total, key64(l));
     if (!total)
         return 0;
     uint32_t k = 0;
     for (uint32_t f = 0; f < graph_nfiles(m->g) && k < max; f++) {
-        const uint64_t *c = core_map_get(&m->logger_files, logger_file_key(logger, f));
+        const uint64_t *c = core_map_get(&m->logger_files, logger_file_key(l, f));
         if (c && *c * 10 >= *total)
             files[k++] = f;
     }
@@ -911,7 +920,7 @@ static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_
         /* No site names the logger: the files its other messages came
          * from. */
         uint32_t files[10];
-        uint32_t nf = logger_files(m, a->logger - 1, files, 10);
+        uint32_t nf = logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10);
         n = graph_matcher_unseen_in(m->matcher, files, nf, level, emits, MAX_CAND);
     }
     if (n == 0 || n > MAX_CAND)
