@@ -726,14 +726,16 @@ static uint32_t hit_literal(const mt_entry *x, bool partial)
 }
 
 /* Decoration starts want logging sites with at least need literal bytes
- * (0: every entry). */
-static bool decor_fits(const mt_entry *x, bool partial, uint32_t need)
+ * (0: every entry); with listed, sites of a logging shape the extractors
+ * know, not mere candidate calls. */
+static bool decor_fits(const mt_entry *x, bool partial, uint32_t need, bool listed)
 {
-    return need == 0 || (!x->is_const && hit_literal(x, partial) >= need);
+    return need == 0 || (!x->is_const && hit_literal(x, partial) >= need &&
+                         !(listed && x->kind == GRAPH_EMIT_CALL));
 }
 
 static void collect_prefix(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
-                           bool partial, uint32_t need)
+                           bool partial, uint32_t need, bool listed)
 {
     /* Every key length the message allows, and the key bytes must not
      * cross an escaped newline either ("\\n" in the message). */
@@ -758,7 +760,7 @@ static void collect_prefix(const graph_matcher *m, graph_match_work *w, const ch
             const mt_entry *x = &m->e[id];
             size_t c = x->fix_len <= len ? x->fix_len : partial ? len : 0;
             if ((c < x->fix_len && !partial) || memcmp(msg, x->fix, c) != 0 ||
-                !decor_fits(x, partial, need))
+                !decor_fits(x, partial, need, listed))
                 continue;
             if (try_entry(m, w, id, msg, len, partial) == (partial ? 2 : 1))
                 add_hit(w, id);
@@ -769,7 +771,7 @@ static void collect_prefix(const graph_matcher *m, graph_match_work *w, const ch
 static void collect(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
                     bool partial)
 {
-    collect_prefix(m, w, msg, len, partial, 0);
+    collect_prefix(m, w, msg, len, partial, 0, false);
     if (!partial) {
         size_t smax = key_len_back(msg, len, KEY_MAX);
         for (size_t ki = NKEY_LENS; ki-- > 0;) {
@@ -956,7 +958,7 @@ static void decor_cands(const graph_matcher *m, graph_match_work *w, const char 
  * logging sites with need literal bytes: its own prefix keys, and what
  * decor_cands found for the whole message. */
 static void collect_at(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
-                       size_t k, bool partial, uint32_t need)
+                       size_t k, bool partial, uint32_t need, bool listed)
 {
     if (k == 0) {
         collect(m, w, msg, len, partial);
@@ -965,12 +967,12 @@ static void collect_at(const graph_matcher *m, graph_match_work *w, const char *
     /* Most starts begin with a byte no template's head does. */
     unsigned char c0 = (unsigned char)msg[k];
     if (m->first[c0 / 64] & (1ull << (c0 % 64)))
-        collect_prefix(m, w, msg + k, len - k, partial, need);
+        collect_prefix(m, w, msg + k, len - k, partial, need, listed);
     for (uint32_t i = 0; i < w->ndc; i++) {
         const struct dcand *d = &w->dc[i];
         const mt_entry *x = &m->e[d->id];
         if (d->last < k || (partial && (d->suffix || x->full_only)) ||
-            !decor_fits(x, partial, need))
+            !decor_fits(x, partial, need, listed))
             continue;
         if (try_entry(m, w, d->id, msg + k, len - k, partial) == (partial ? 2 : 1))
             add_hit(w, d->id);
@@ -981,11 +983,11 @@ static void collect_at(const graph_matcher *m, graph_match_work *w, const char *
  * message may have been cut short, as a prefix of a rendering; returns
  * whether they are of the cut-short kind. */
 static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
-                    size_t k, uint32_t need)
+                    size_t k, uint32_t need, bool listed)
 {
     w->nhits = 0;
     new_stamp(m, w);
-    collect_at(m, w, msg, len, k, false, need);
+    collect_at(m, w, msg, len, k, false, need, listed);
     size_t rest = len - k;
     if (rest < m->o.partial_min)
         return false;
@@ -994,7 +996,7 @@ static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg
         return false;
     uint32_t n = w->nhits;
     new_stamp(m, w);
-    collect_at(m, w, msg, len, k, true, need);
+    collect_at(m, w, msg, len, k, true, need, listed);
     uint32_t part = 0;
     /* The partial hits follow the full ones: compare the two groups. */
     for (uint32_t i = n; i < w->nhits; i++) {
@@ -1040,17 +1042,67 @@ static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, 
  */
 #define DECOR_MAX 96
 
+/*
+ * A call passing a literal to a function whose own logging call renders
+ * the whole message too (`with timed(log, f"label purchase from {c}")`
+ * into `log.log(level, "%s took %.0f ms", operation, ms)`): the literal
+ * is an argument of that function's template, and the logging call is
+ * where the event comes from. The call's hit goes.
+ */
+static void drop_calls_into(const graph_matcher *m, graph_match_work *w)
+{
+    bool calls = false, sites = false;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        calls |= x->kind == GRAPH_EMIT_CALL;
+        sites |= x->kind != GRAPH_EMIT_CALL && !x->is_const;
+    }
+    if (!calls || !sites)
+        return;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        bool into = false;
+        if (x->kind == GRAPH_EMIT_CALL) {
+            uint32_t f = graph_emit_callee(m->g, x->emit);
+            for (uint32_t j = 0; j < w->nhits && f != GRAPH_NONE && !into; j++) {
+                const mt_entry *y = &m->e[w->hits[j]];
+                if (y->kind == GRAPH_EMIT_CALL || y->is_const)
+                    continue;
+                graph_emit e;
+                graph_get_emit(m->g, y->emit, &e);
+                into = e.symbol == f;
+            }
+        }
+        if (!into)
+            w->hits[keep++] = w->hits[i];
+    }
+    w->nhits = keep;
+}
+
 graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, const char *msg,
                                 size_t len, const char *logger, const char *level, uint32_t *emits,
                                 uint32_t max)
 {
     graph_match r = {0};
-    bool partial = hits_of(m, w, msg, len, 0, 0);
+    bool partial = hits_of(m, w, msg, len, 0, 0, false);
     uint32_t best = w->nhits ? hits_literal(m, w, partial, false) : 0;
+    /* A message a logging shape renders whole ("job %s" for "job
+     * shipment.track") is explained; only another logging shape, not a
+     * call that merely passes a literal somewhere, may say it was
+     * decorated instead. */
+    bool whole_listed = false;
+    for (uint32_t i = 0; i < w->nhits && !whole_listed; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        whole_listed = x->kind != GRAPH_EMIT_CALL && !x->is_const && hit_literal(x, partial) >= 3;
+    }
     /* What a decorated start must beat: twice what the whole message
      * matched (a prefix is an explanation only when it buys much more). */
     uint32_t bar = 2 * best;
-    if (2 * (size_t)best < len) {
+    /* Span and span event names are what the code passed: no logger puts
+     * anything before them. */
+    bool named = level_code(level) >= 100;
+    if (2 * (size_t)best < len && !named) {
         size_t skip = 0;
         if (w->nhits > w->kcap) {
             w->kcap = w->nhits;
@@ -1076,7 +1128,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
                 need = 8;
             if (need > len - k)
                 break;
-            bool p = hits_of(m, w, msg, len, k, need);
+            bool p = hits_of(m, w, msg, len, k, need, whole_listed);
             uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
             if (lit > best && lit > bar && lit >= 8) {
                 best = lit;
@@ -1106,6 +1158,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     if (w->nhits == 0)
         return r;
     r.nmatched = w->nhits;
+    drop_calls_into(m, w);
     /* The most literal text; then sites logging a template before bare
      * constants holding one as specific. */
     best = hits_literal(m, w, partial, false);

@@ -718,6 +718,74 @@ TEST(matcher_decorations)
     graph_close(g);
 }
 
+/* ---- whole renderings before candidate calls ---- */
+
+static const char jobs_run_py[] = "import logging\n"
+                                  "from contextlib import contextmanager\n"
+                                  "\n"
+                                  "from opentelemetry import trace\n"
+                                  "\n"
+                                  "logger = logging.getLogger(__name__)\n"
+                                  "tracer = trace.get_tracer(__name__)\n"
+                                  "\n"
+                                  "\n"
+                                  "@contextmanager\n"
+                                  "def timed(operation):\n"
+                                  "    yield\n"
+                                  "    logger.debug(\"%s took %.0f ms\", operation, 3.0)\n"
+                                  "\n"
+                                  "\n"
+                                  "def buy(carrier):\n"
+                                  "    with timed(f\"label purchase from {carrier}\"):\n"
+                                  "        pass\n"
+                                  "\n"
+                                  "\n"
+                                  "def handles(kind):\n"
+                                  "    return lambda f: f\n"
+                                  "\n"
+                                  "\n"
+                                  "@handles(\"shipment.track\")\n"
+                                  "def track():\n"
+                                  "    pass\n"
+                                  "\n"
+                                  "\n"
+                                  "def execute(kind):\n"
+                                  "    with tracer.start_as_current_span(f\"job {kind}\"):\n"
+                                  "        pass\n";
+
+TEST(matcher_whole_renderings_before_calls)
+{
+    unit_write_str("jrun/jobs.py", jobs_run_py);
+    graph *g = index_dir("jrun");
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+
+    /* buy's literal is an argument of timed's own template: the event is
+     * timed's logging call, although buy's call shows more literal text. */
+    graph_match r = match(m, w, "label purchase from ups took 221 ms", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "jobs.timed", line_of(jobs_run_py, "took %.0f"));
+
+    /* A span name is what the code passed: "job %s", not "job " put
+     * before a literal some call passes. */
+    r = match(m, w, "job shipment.track", NULL, "SPAN", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "jobs.execute", line_of(jobs_run_py, "job {kind}"));
+    /* Nor as a log record: what a logging shape renders whole is not
+     * taken for a decoration of a mere call's literal. */
+    r = match(m, w, "job shipment.track", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "jobs.execute", line_of(jobs_run_py, "job {kind}"));
+
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
 /* ---- log sites no template shows ---- */
 
 static const char jobs_py[] = "import logging\n"
