@@ -250,6 +250,12 @@ static int exchange(const struct sockaddr_in *sa, const uint8_t *data, size_t si
         if (raw.len < ((size_t)1 << 20))
             core_buf_append(&raw, buf, (size_t)r);
     }
+    /* Closed with a reset: this side sent the first FIN, so a plain close
+     * would hold the port in TIME_WAIT for a minute, and at hundreds of
+     * inputs a second the loopback's ephemeral ports run out (connect
+     * fails with EADDRNOTAVAIL) within the fuzzing run. */
+    struct linger lg = {1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     close(fd);
     int status = final_status(&raw);
     core_buf_free(&raw);
