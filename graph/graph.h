@@ -416,20 +416,18 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
 
 /*
  * The log sites a message can come from without any template showing it:
- * sites of a record's logger (as graph_matcher_match agrees on it) whose
- * message has no literal text to match (built at run time, a name not
- * resolved to a constant, holes only), narrowed to the record's level
- * when some are at it and some not. Nothing when logger is NULL or "".
- * Returns how many there are; writes up to max emit ids, in id order.
- * Safe from any number of threads.
+ * sites whose message has no literal text to match (built at run time, a
+ * name not resolved to a constant, holes only), outside wrappers (their
+ * callers' sites stand for them), narrowed to the record's level when
+ * some are at it and some not. Which sites: with a logger, those of that
+ * logger (as graph_matcher_match agrees on it); without one (NULL or ""),
+ * those in files[0..nfiles) (ids of graph_get_file), for a logger no site
+ * names whose other messages were shown to come from there. Returns how
+ * many there are; writes up to max emit ids, in id order. Safe from any
+ * number of threads.
  */
-uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const char *level,
-                              uint32_t *emits, uint32_t max);
-/* The same sites, found by file rather than by logger name: those in
- * files (ids of graph_get_file), for a logger whose name no site has but
- * whose other messages were shown to come from these files. */
-uint32_t graph_matcher_unseen_in(const graph_matcher *m, const uint32_t *files, uint32_t nfiles,
-                                 const char *level, uint32_t *emits, uint32_t max);
+uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const uint32_t *files,
+                              uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max);
 
 /* ------------------------------------------------------------------ */
 /* Text similarity                                                     */

@@ -1273,17 +1273,11 @@ static uint32_t unseen_select(const graph_matcher *m, const unseen_q *q, const c
     return k;
 }
 
-uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const char *level,
-                              uint32_t *emits, uint32_t max)
+uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const uint32_t *files,
+                              uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max)
 {
-    if (!logger || !logger[0])
-        return 0;
-    return unseen_select(m, &(unseen_q){logger, NULL, 0}, level, emits, max);
-}
-
-uint32_t graph_matcher_unseen_in(const graph_matcher *m, const uint32_t *files, uint32_t nfiles,
-                                 const char *level, uint32_t *emits, uint32_t max)
-{
+    if (logger && logger[0])
+        return unseen_select(m, &(unseen_q){logger, NULL, 0}, level, emits, max);
     if (nfiles == 0)
         return 0;
     return unseen_select(m, &(unseen_q){NULL, files, nfiles}, level, emits, max);

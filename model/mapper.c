@@ -914,14 +914,14 @@ static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_
     const char *level =
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
     uint32_t emits[MAX_CAND], syms[MAX_CAND];
-    uint32_t n = graph_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), level,
-                                      emits, MAX_CAND);
+    uint32_t n = graph_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), NULL, 0,
+                                      level, emits, MAX_CAND);
     if (n == 0) {
         /* No site names the logger: the files its other messages came
          * from. */
         uint32_t files[10];
         uint32_t nf = logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10);
-        n = graph_matcher_unseen_in(m->matcher, files, nf, level, emits, MAX_CAND);
+        n = graph_matcher_unseen(m->matcher, NULL, files, nf, level, emits, MAX_CAND);
     }
     if (n == 0 || n > MAX_CAND)
         return false;

@@ -402,7 +402,7 @@ TEST(wrapper_used_found_to_a_fixpoint)
     CHECK_INT(e.line, line_of(used_py, "outer(\"cache"));
     /* What only the log's logger can point to: the sites of show and
      * walk, not the wrappers' own. */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.svc", NULL, ids, 8), 2);
+    CHECK_INT(graph_matcher_unseen(m, "pkg.svc", NULL, 0, NULL, ids, 8), 2);
     graph_get_emit(g, ids[0], &e);
     CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.show"));
     graph_get_emit(g, ids[1], &e);

@@ -859,32 +859,43 @@ TEST(matcher_unseen_sites)
     /* The module logger's sites without text: a call's result, a
      * parameter, holes only. Not log_it's (a wrapper: its callers'
      * sites stand for it), not done's (a template), not print. */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, e, 8), 3);
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, NULL, e, 8), 3);
     CHECK_INT(e[0], report);
     CHECK_INT(e[1], trace);
     CHECK_INT(e[2], holes);
     /* The level narrows them when some are at it ... */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", "INFO", e, 8), 1);
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, "INFO", e, 8), 1);
     CHECK_INT(e[0], report);
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", "debug", e, 8), 1);
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, "debug", e, 8), 1);
     CHECK_INT(e[0], trace);
     /* ... and not when none is. */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", "ERROR", e, 8), 3);
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, "ERROR", e, 8), 3);
     /* A logger named as the module's on a '.' boundary agrees. */
-    CHECK_INT(graph_matcher_unseen(m, "svc.pkg.jobs", "DEBUG", e, 8), 1);
+    CHECK_INT(graph_matcher_unseen(m, "svc.pkg.jobs", NULL, 0, "DEBUG", e, 8), 1);
     CHECK_INT(e[0], trace);
     /* A named logger. */
-    CHECK_INT(graph_matcher_unseen(m, "app.audit", "INFO", e, 8), 1);
+    CHECK_INT(graph_matcher_unseen(m, "app.audit", NULL, 0, "INFO", e, 8), 1);
     CHECK_INT(e[0], record);
     /* Unknown, or no logger: nothing. */
-    CHECK_INT(graph_matcher_unseen(m, "app.other", NULL, e, 8), 0);
-    CHECK_INT(graph_matcher_unseen(m, NULL, "INFO", e, 8), 0);
-    CHECK_INT(graph_matcher_unseen(m, "", "INFO", e, 8), 0);
+    CHECK_INT(graph_matcher_unseen(m, "app.other", NULL, 0, NULL, e, 8), 0);
+    CHECK_INT(graph_matcher_unseen(m, NULL, NULL, 0, "INFO", e, 8), 0);
+    CHECK_INT(graph_matcher_unseen(m, "", NULL, 0, "INFO", e, 8), 0);
     /* max bounds what is written, not what is counted. */
     e[1] = 12345;
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, e, 1), 3);
+    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, NULL, e, 1), 3);
     CHECK_INT(e[0], report);
     CHECK_INT(e[1], 12345);
+    /* By file, whatever the loggers: every site of jobs.py without text;
+     * a file with none, or no file, gives nothing. */
+    graph_symbol rs;
+    graph_get_symbol(g, unit_sym(g, "pkg.jobs.report"), &rs);
+    uint32_t file = rs.file_id, other = file + 1 < graph_nfiles(g) ? file + 1 : file - 1;
+    CHECK_INT(graph_matcher_unseen(m, NULL, &file, 1, NULL, e, 8), 4);
+    CHECK_INT(e[3], record);
+    CHECK_INT(graph_matcher_unseen(m, NULL, &file, 1, "debug", e, 8), 1);
+    CHECK_INT(e[0], trace);
+    CHECK_INT(graph_matcher_unseen(m, NULL, &other, 1, NULL, e, 8), 0);
+    CHECK_INT(graph_matcher_unseen(m, NULL, NULL, 0, NULL, e, 8), 0);
     graph_matcher_free(m);
     graph_close(g);
 }
@@ -1026,7 +1037,7 @@ TEST(matcher_javascript_util_format)
     em = unit_emit_at(g, "sync.alone", line_of(sync_js, "log(state);"));
     CHECK_INT(em.style, GRAPH_STYLE_REF);
     CHECK_STR(em.tmpl, "");
-    CHECK_INT(graph_matcher_unseen(m, "app:sync", NULL, e, 16), 1);
+    CHECK_INT(graph_matcher_unseen(m, "app:sync", NULL, 0, NULL, e, 16), 1);
     CHECK_EMIT(g, e[0], "sync.alone", line_of(sync_js, "log(state);"));
 
     graph_match_work_free(w);
