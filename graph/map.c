@@ -281,7 +281,7 @@ struct graph_match_work {
     uint32_t *seen; /* per entry: stamp of the last message it was tried on */
     uint32_t stamp;
     /* Decorated messages: the entries any start may match besides its
-     * own prefix keys, found once per message (decor_cands). */
+     * own prefix keys, found once per message (find_cands). */
     struct dcand {
         uint32_t id;
         uint32_t last; /* the last start it can match from */
@@ -768,61 +768,6 @@ static void collect_prefix(const graph_matcher *m, graph_match_work *w, const ch
     }
 }
 
-static void collect(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
-                    bool partial)
-{
-    collect_prefix(m, w, msg, len, partial, 0, false);
-    if (!partial) {
-        size_t smax = key_len_back(msg, len, KEY_MAX);
-        for (size_t ki = NKEY_LENS; ki-- > 0;) {
-            size_t k = key_lens[ki];
-            if (k > smax)
-                continue;
-            /* "...\\n" escaped at the end: the key cannot span it. */
-            if (k >= 2 && msg[len - k] == '\\' &&
-                (msg[len - k + 1] == 'n' || msg[len - k + 1] == 't'))
-                continue;
-            uint64_t h = key_hash(msg + len - k, k);
-            if (!(m->kbits[(h & m->kmask) / 64] & (1ull << (h % 64))))
-                continue;
-            uint64_t *v = core_map_get(&m->suffix, h);
-            for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
-                 id = m->schain[id]) {
-                const mt_entry *x = &m->e[id];
-                if (x->fix_len > len || memcmp(msg + len - x->fix_len, x->fix, x->fix_len) != 0)
-                    continue;
-                if (try_entry(m, w, id, msg, len, false) == 1)
-                    add_hit(w, id);
-            }
-        }
-    }
-    /* Loose entries: where the first 4 bytes of an anchor occur, the whole
-     * anchor. */
-    if (m->loose_idx.n > 0)
-        for (size_t i = 0; i + 4 <= len; i++) {
-            uint32_t b = lbits_hash(msg + i);
-            if (!(m->lbits[b / 64] & (1ull << (b % 64))))
-                continue;
-            uint64_t *v = core_map_get(&m->loose_idx, key_hash(msg + i, 4));
-            for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
-                 id = m->lchain[id]) {
-                const mt_entry *x = &m->e[id];
-                if ((partial && x->full_only) || x->anchor_len > len - i ||
-                    memcmp(msg + i, x->anchor, x->anchor_len) != 0)
-                    continue;
-                if (try_entry(m, w, id, msg, len, partial) == (partial ? 2 : 1))
-                    add_hit(w, id);
-            }
-        }
-    for (uint32_t i = 0; i < m->nloose; i++) {
-        const mt_entry *x = &m->e[m->loose[i]];
-        if (x->anchor_len && !memmem(msg, len, x->anchor, x->anchor_len))
-            continue;
-        if (try_entry(m, w, m->loose[i], msg, len, partial) == (partial ? 2 : 1))
-            add_hit(w, m->loose[i]);
-    }
-}
-
 /* Record level -> graph_level; "SPAN"/"EVENT" -> 100 + emit kind. */
 static int level_code(const char *s)
 {
@@ -895,17 +840,18 @@ static void dc_add(graph_match_work *w, uint32_t id, size_t last, bool suffix)
 }
 
 /*
- * Every decoration start of a message ends where the message ends, so the
- * suffix index answers the same for all of them, and a loose entry's
- * anchor occurs where it occurs: both are looked up once, each with the
- * last start it can match from. Bare constants are left out (starts want
- * logging sites).
+ * The entries the suffix index (with suffix) and the loose anchors point
+ * to, each with the last start it can match from. The whole message uses
+ * them as they are; every decoration start of it ends where it ends and
+ * sees the same anchors, so one lookup (sites_only: starts want logging
+ * sites; want_last: the last place of an anchor) serves them all.
  */
-static void decor_cands(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len)
+static void find_cands(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                       bool suffix, bool sites_only, bool want_last)
 {
     w->ndc = 0;
     size_t smax = key_len_back(msg, len, KEY_MAX);
-    for (size_t ki = NKEY_LENS; ki-- > 0;) {
+    for (size_t ki = NKEY_LENS; ki-- > 0 && suffix;) {
         size_t k = key_lens[ki];
         if (k > smax || (k >= 2 && msg[len - k] == '\\' &&
                          (msg[len - k + 1] == 'n' || msg[len - k + 1] == 't')))
@@ -917,7 +863,7 @@ static void decor_cands(const graph_matcher *m, graph_match_work *w, const char 
         for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
              id = m->schain[id]) {
             const mt_entry *x = &m->e[id];
-            if (!x->is_const && x->fix_len <= len &&
+            if (!(sites_only && x->is_const) && x->fix_len <= len &&
                 memcmp(msg + len - x->fix_len, x->fix, x->fix_len) == 0)
                 dc_add(w, id, len - x->fix_len, true);
         }
@@ -931,22 +877,22 @@ static void decor_cands(const graph_matcher *m, graph_match_work *w, const char 
             for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
                  id = m->lchain[id]) {
                 const mt_entry *x = &m->e[id];
-                if (!x->is_const && x->anchor_len <= len - i &&
+                if (!(sites_only && x->is_const) && x->anchor_len <= len - i &&
                     memcmp(msg + i, x->anchor, x->anchor_len) == 0)
                     dc_add(w, id, i, false);
             }
         }
     for (uint32_t i = 0; i < m->nloose; i++) {
         const mt_entry *x = &m->e[m->loose[i]];
-        if (x->is_const)
+        if (sites_only && x->is_const)
             continue;
         size_t last = len;
         if (x->anchor_len) {
             const char *at = memmem(msg, len, x->anchor, x->anchor_len);
             if (!at)
                 continue;
-            for (const char *nx; (nx = memmem(at + 1, len - (size_t)(at + 1 - msg), x->anchor,
-                                              x->anchor_len)) != NULL;)
+            for (const char *nx; want_last && (nx = memmem(at + 1, len - (size_t)(at + 1 - msg),
+                                                           x->anchor, x->anchor_len)) != NULL;)
                 at = nx;
             last = (size_t)(at - msg);
         }
@@ -954,20 +900,11 @@ static void decor_cands(const graph_matcher *m, graph_match_work *w, const char 
     }
 }
 
-/* The entries matching msg + k. A decoration start (k > 0) wants only
- * logging sites with need literal bytes: its own prefix keys, and what
- * decor_cands found for the whole message. */
-static void collect_at(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
-                       size_t k, bool partial, uint32_t need, bool listed)
+/* Tries what find_cands found from start k (with need and listed as
+ * decor_fits takes them). */
+static void try_cands(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                      size_t k, bool partial, uint32_t need, bool listed)
 {
-    if (k == 0) {
-        collect(m, w, msg, len, partial);
-        return;
-    }
-    /* Most starts begin with a byte no template's head does. */
-    unsigned char c0 = (unsigned char)msg[k];
-    if (m->first[c0 / 64] & (1ull << (c0 % 64)))
-        collect_prefix(m, w, msg + k, len - k, partial, need, listed);
     for (uint32_t i = 0; i < w->ndc; i++) {
         const struct dcand *d = &w->dc[i];
         const mt_entry *x = &m->e[d->id];
@@ -977,6 +914,26 @@ static void collect_at(const graph_matcher *m, graph_match_work *w, const char *
         if (try_entry(m, w, d->id, msg + k, len - k, partial) == (partial ? 2 : 1))
             add_hit(w, d->id);
     }
+}
+
+/* The entries matching msg + k. The whole message (k = 0) tries every
+ * entry its keys and anchors point to; a decoration start wants only
+ * logging sites with need literal bytes: its own prefix keys, and what
+ * find_cands found once for the whole message. */
+static void collect_at(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+                       size_t k, bool partial, uint32_t need, bool listed)
+{
+    if (k == 0) {
+        collect_prefix(m, w, msg, len, partial, 0, false);
+        find_cands(m, w, msg, len, !partial, false, false);
+        try_cands(m, w, msg, len, 0, partial, 0, false);
+        return;
+    }
+    /* Most starts begin with a byte no template's head does. */
+    unsigned char c0 = (unsigned char)msg[k];
+    if (m->first[c0 / 64] & (1ull << (c0 % 64)))
+        collect_prefix(m, w, msg + k, len - k, partial, need, listed);
+    try_cands(m, w, msg, len, k, partial, need, listed);
 }
 
 /* The hits of msg from start k, whole or, when that shows little and the
@@ -1115,7 +1072,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         if (lim > DECOR_MAX)
             lim = DECOR_MAX;
         if (lim > 0)
-            decor_cands(m, w, msg, len);
+            find_cands(m, w, msg, len, true, true, true);
         for (size_t k = 1; k <= lim; k++) {
             /* A boundary: after a separator (a template may start with
              * blanks or punctuation of its own). */

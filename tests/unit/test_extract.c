@@ -337,18 +337,6 @@ static const char used_py[] = "import logging\n"
                               "    note(DONE)\n"
                               "    show(p)\n";
 
-/* The 1-based line of src's first line that contains needle. */
-static uint32_t line_of(const char *src, const char *needle)
-{
-    const char *p = strstr(src, needle);
-    if (!p)
-        unit_fail(__FILE__, __LINE__, "'%s' not in the source", needle);
-    uint32_t line = 1;
-    for (const char *q = src; q < p; q++)
-        line += *q == '\n';
-    return line;
-}
-
 static bool is_wrapper(const graph *g, const char *qualname)
 {
     graph_symbol s;
@@ -367,9 +355,9 @@ TEST(wrapper_used_found_to_a_fixpoint)
      * callers' calls are the sites. */
     CHECK(is_wrapper(g, "pkg.svc.log_it"));
     CHECK(is_wrapper(g, "pkg.svc.note"));
-    graph_emit e = unit_emit_at(g, "pkg.svc.run", line_of(used_py, "log_it(\"user"));
+    graph_emit e = unit_emit_at(g, "pkg.svc.run", unit_line_of(used_py, "log_it(\"user"));
     CHECK_WRAPPED(e, "user signed in", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_INFO, "pkg.svc");
-    e = unit_emit_at(g, "pkg.svc.run", line_of(used_py, "note(DONE)"));
+    e = unit_emit_at(g, "pkg.svc.run", unit_line_of(used_py, "note(DONE)"));
     CHECK_INT(e.style, GRAPH_STYLE_REF);
     CHECK_STR(e.ref, "DONE");
     CHECK(e.ref_const != GRAPH_NONE);
@@ -378,7 +366,7 @@ TEST(wrapper_used_found_to_a_fixpoint)
      * the literal's site is run's, at inner's level. */
     CHECK(is_wrapper(g, "pkg.svc.outer"));
     CHECK(is_wrapper(g, "pkg.svc.inner"));
-    e = unit_emit_at(g, "pkg.svc.run", line_of(used_py, "outer(\"cache"));
+    e = unit_emit_at(g, "pkg.svc.run", unit_line_of(used_py, "outer(\"cache"));
     CHECK_WRAPPED(e, "cache flushed to disk", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_DEBUG, "pkg.svc");
     CHECK_STR(e.method, "outer");
     uint32_t first;
@@ -399,7 +387,7 @@ TEST(wrapper_used_found_to_a_fixpoint)
     CHECK_INT(graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, ids, 8).nemits, 1);
     graph_get_emit(g, ids[0], &e);
     CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.run"));
-    CHECK_INT(e.line, line_of(used_py, "outer(\"cache"));
+    CHECK_INT(e.line, unit_line_of(used_py, "outer(\"cache"));
     /* What only the log's logger can point to: the sites of show and
      * walk, not the wrappers' own. */
     CHECK_INT(graph_matcher_unseen(m, "pkg.svc", NULL, 0, NULL, ids, 8), 2);

@@ -28,18 +28,6 @@ static graph *index_dir(const char *dir)
     return unit_index_and_open(unit_tmp_path(dir), unit_tmp_path(out), &o, NULL);
 }
 
-/* The 1-based line of the first line of src that contains needle. */
-static uint32_t line_of(const char *src, const char *needle)
-{
-    const char *p = strstr(src, needle);
-    if (!p)
-        unit_fail(__FILE__, __LINE__, "'%s' not in the source", needle);
-    uint32_t line = 1;
-    for (const char *q = src; q < p; q++)
-        line += *q == '\n';
-    return line;
-}
-
 #define CHECK_EMIT(g, id, qualname, lineno)                                                        \
     do {                                                                                           \
         graph_emit unit_e;                                                                         \
@@ -356,7 +344,7 @@ TEST(matcher_python_styles)
     CHECK_INT(r.nmatched, 1);
     CHECK_INT(r.flags, 0);
     CHECK_INT(r.literal, strlen("placing order  now"));
-    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "placing order"));
+    CHECK_EMIT(g, e[0], "pkg.orders.place", unit_line_of(orders_py, "placing order"));
     graph_emit em;
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.level, GRAPH_LEVEL_DEBUG);
@@ -374,22 +362,22 @@ TEST(matcher_python_styles)
     /* %d and %(name)s */
     r = match(m, w, "order 7 has {'items': 1} items", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "has %(items)s"));
+    CHECK_EMIT(g, e[0], "pkg.orders.place", unit_line_of(orders_py, "has %(items)s"));
     /* "{}".format */
     r = match(m, w, "total 5 for bob", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "total {}"));
+    CHECK_EMIT(g, e[0], "pkg.orders.place", unit_line_of(orders_py, "total {}"));
     /* f-string */
     r = match(m, w, "order 7 shipped to Paris", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "shipped to"));
+    CHECK_EMIT(g, e[0], "pkg.orders.place", unit_line_of(orders_py, "shipped to"));
 
     /* A constant logged by name matches at the site that logs it: a
      * direct match, not a constant's. */
     r = match(m, w, "retry 3 of order A1", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags & GRAPH_MATCH_CONST, 0);
-    CHECK_EMIT(g, e[0], "pkg.orders.retry", line_of(orders_py, "log.warning(MSG_RETRY"));
+    CHECK_EMIT(g, e[0], "pkg.orders.retry", unit_line_of(orders_py, "log.warning(MSG_RETRY"));
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.style, GRAPH_STYLE_REF);
     CHECK_STR(em.ref, "MSG_RETRY");
@@ -399,14 +387,14 @@ TEST(matcher_python_styles)
     graph_get_emit(g, em.ref_const, &c);
     CHECK_INT(c.kind, GRAPH_EMIT_CONST);
     CHECK_STR(c.name, "MSG_RETRY");
-    CHECK_INT(c.line, line_of(orders_py, "MSG_RETRY ="));
+    CHECK_INT(c.line, unit_line_of(orders_py, "MSG_RETRY ="));
     /* Through a wrapper (helper_log logs its msg parameter): the call
      * to the wrapper is the site, in its caller, and logs the constant:
      * a direct match. */
     r = match(m, w, "payment failed for card 4242", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags & GRAPH_MATCH_CONST, 0);
-    CHECK_EMIT(g, e[0], "pkg.orders.failing", line_of(orders_py, "helper_log(MSG_FAIL"));
+    CHECK_EMIT(g, e[0], "pkg.orders.failing", unit_line_of(orders_py, "helper_log(MSG_FAIL"));
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.style, GRAPH_STYLE_REF);
     CHECK_STR(em.ref, "MSG_FAIL");
@@ -417,7 +405,7 @@ TEST(matcher_python_styles)
     CHECK_INT(c.kind, GRAPH_EMIT_CONST);
     CHECK_STR(c.name, "MSG_FAIL");
     CHECK_STR(c.tmpl, "payment failed for card %s");
-    CHECK_INT(c.line, line_of(orders_py, "MSG_FAIL ="));
+    CHECK_INT(c.line, unit_line_of(orders_py, "MSG_FAIL ="));
     CHECK_INT(c.symbol, unit_sym(g, "pkg.orders"));
     /* ... and the helper is flagged as logging a non-literal message */
     graph_symbol hs;
@@ -427,10 +415,10 @@ TEST(matcher_python_styles)
     /* A template with a newline: the real one and the escaped one. */
     r = match(m, w, "first line X\nsecond line", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.multi", line_of(orders_py, "first line"));
+    CHECK_EMIT(g, e[0], "pkg.orders.multi", unit_line_of(orders_py, "first line"));
     r = match(m, w, "first line X\\nsecond line", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.multi", line_of(orders_py, "first line"));
+    CHECK_EMIT(g, e[0], "pkg.orders.multi", unit_line_of(orders_py, "first line"));
     CHECK_INT(match(m, w, "first line X second line", NULL, NULL, e).nemits, 0);
 
     graph_match_work_free(w);
@@ -457,7 +445,7 @@ TEST(matcher_works_without_jit_memory)
     uint32_t e[16];
     graph_match r = match(m, w, "placing order 42 now", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.place", line_of(orders_py, "placing order"));
+    CHECK_EMIT(g, e[0], "pkg.orders.place", unit_line_of(orders_py, "placing order"));
     CHECK_INT(match(m, w, "placing order 42 now!", NULL, NULL, e).nemits, 0);
     graph_match_work_free(w);
     graph_matcher_free(m);
@@ -519,11 +507,11 @@ TEST(matcher_python_ties)
     r = match(m, w, "hello from bob", "root", "INFO", e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
-    CHECK_EMIT(g, e[0], "pkg.orders.root_says", line_of(orders_py, "logging.info("));
+    CHECK_EMIT(g, e[0], "pkg.orders.root_says", unit_line_of(orders_py, "logging.info("));
     r = match(m, w, "hello from bob", "pkg.orders", NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
-    CHECK_EMIT(g, e[0], "pkg.orders.module_says", line_of(orders_py, "logger.info(\"hello"));
+    CHECK_EMIT(g, e[0], "pkg.orders.module_says", unit_line_of(orders_py, "logger.info(\"hello"));
     /* a logger that is neither narrows nothing */
     r = match(m, w, "hello from bob", "app.other", NULL, e);
     CHECK_INT(r.nemits, 2);
@@ -535,11 +523,11 @@ TEST(matcher_python_ties)
     r = match(m, w, "shared message 5", "pkg.billing", NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
-    CHECK_EMIT(g, e[0], "pkg.billing.same_b", line_of(billing_py, "shared message"));
+    CHECK_EMIT(g, e[0], "pkg.billing.same_b", unit_line_of(billing_py, "shared message"));
     /* a suffix on a '.' boundary agrees too (indexed from inside a package) */
     r = match(m, w, "shared message 5", "svc.pkg.orders", NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.same_a", line_of(orders_py, "shared message"));
+    CHECK_EMIT(g, e[0], "pkg.orders.same_a", unit_line_of(orders_py, "shared message"));
 
     /* The level decides. */
     r = match(m, w, "level message 9", NULL, NULL, e);
@@ -547,10 +535,10 @@ TEST(matcher_python_ties)
     r = match(m, w, "level message 9", NULL, "ERROR", e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
-    CHECK_EMIT(g, e[0], "pkg.orders.level_b", line_of(orders_py, "logger.error(\"level"));
+    CHECK_EMIT(g, e[0], "pkg.orders.level_b", unit_line_of(orders_py, "logger.error(\"level"));
     r = match(m, w, "level message 9", NULL, "info", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.level_a", line_of(orders_py, "logger.info(\"level"));
+    CHECK_EMIT(g, e[0], "pkg.orders.level_a", unit_line_of(orders_py, "logger.info(\"level"));
     /* a level no candidate has narrows nothing */
     r = match(m, w, "level message 9", NULL, "WARN", e);
     CHECK_INT(r.nemits, 2);
@@ -565,10 +553,10 @@ TEST(matcher_python_ties)
     CHECK_INT(r.nmatched, 2);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.literal, strlen("value is  units"));
-    CHECK_EMIT(g, e[0], "pkg.orders.literal_b", line_of(orders_py, "value is %s units"));
+    CHECK_EMIT(g, e[0], "pkg.orders.literal_b", unit_line_of(orders_py, "value is %s units"));
     r = match(m, w, "value is 5", NULL, NULL, e);
     CHECK_INT(r.nmatched, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.literal_a", line_of(orders_py, "value is %s\""));
+    CHECK_EMIT(g, e[0], "pkg.orders.literal_a", unit_line_of(orders_py, "value is %s\""));
 
     /* Span names: "SPAN" picks the span, a log level the log call. */
     r = match(m, w, "checkout", NULL, NULL, e);
@@ -576,13 +564,14 @@ TEST(matcher_python_ties)
     r = match(m, w, "checkout", NULL, "SPAN", e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
-    CHECK_EMIT(g, e[0], "pkg.orders.spans", line_of(orders_py, "start_as_current_span"));
+    CHECK_EMIT(g, e[0], "pkg.orders.spans", unit_line_of(orders_py, "start_as_current_span"));
     graph_emit em;
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.kind, GRAPH_EMIT_SPAN);
     r = match(m, w, "checkout", NULL, "INFO", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "pkg.orders.says_checkout", line_of(orders_py, "logger.info(\"checkout"));
+    CHECK_EMIT(g, e[0], "pkg.orders.says_checkout",
+               unit_line_of(orders_py, "logger.info(\"checkout"));
 
     /* max bounds what is written, not what is counted. */
     r = graph_matcher_match(m, w, "hello from x", 12, NULL, NULL, e, 1);
@@ -609,7 +598,7 @@ TEST(matcher_truncated_messages)
     r = graph_matcher_match(m, w, full, 70, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
-    CHECK_EMIT(g, e[0], "pkg.orders.long_one", line_of(orders_py, "this is a very long"));
+    CHECK_EMIT(g, e[0], "pkg.orders.long_one", unit_line_of(orders_py, "this is a very long"));
     /* Cut at exactly 64 bytes: still long enough. */
     r = graph_matcher_match(m, w, full, 64, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 1);
@@ -680,7 +669,7 @@ TEST(matcher_decorations)
     CHECK_INT(r.flags, GRAPH_MATCH_DECORATED);
     CHECK_INT(r.decoration, strlen("[conn=3, chan=1] "));
     CHECK_INT(r.literal, strlen("Sending request for "));
-    CHECK_EMIT(g, e[0], "conn.request", line_of(conn_py, "Sending request"));
+    CHECK_EMIT(g, e[0], "conn.request", unit_line_of(conn_py, "Sending request"));
     /* After any separator, a blank or not. */
     r = match(m, w, "BASIC:Sending request for foo", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
@@ -691,7 +680,7 @@ TEST(matcher_decorations)
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_DECORATED);
     CHECK_INT(r.decoration, strlen(longer) - strlen("stopped now"));
-    CHECK_EMIT(g, e[0], "conn.stop", line_of(conn_py, "stopped %s"));
+    CHECK_EMIT(g, e[0], "conn.stop", unit_line_of(conn_py, "stopped %s"));
 
     /* A bare constant found at a message's tail explains nothing before
      * it: no match, though the constant alone matches the whole of its
@@ -711,7 +700,7 @@ TEST(matcher_decorations)
     r = match(m, w, "closed now", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, 0);
-    CHECK_EMIT(g, e[0], "conn.close", line_of(conn_py, "closed %s"));
+    CHECK_EMIT(g, e[0], "conn.close", unit_line_of(conn_py, "closed %s"));
 
     graph_match_work_free(w);
     graph_matcher_free(m);
@@ -766,20 +755,20 @@ TEST(matcher_whole_renderings_before_calls)
      * timed's logging call, although buy's call shows more literal text. */
     graph_match r = match(m, w, "label purchase from ups took 221 ms", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "jobs.timed", line_of(jobs_run_py, "took %.0f"));
+    CHECK_EMIT(g, e[0], "jobs.timed", unit_line_of(jobs_run_py, "took %.0f"));
 
     /* A span name is what the code passed: "job %s", not "job " put
      * before a literal some call passes. */
     r = match(m, w, "job shipment.track", NULL, "SPAN", e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.decoration, 0);
-    CHECK_EMIT(g, e[0], "jobs.execute", line_of(jobs_run_py, "job {kind}"));
+    CHECK_EMIT(g, e[0], "jobs.execute", unit_line_of(jobs_run_py, "job {kind}"));
     /* Nor as a log record: what a logging shape renders whole is not
      * taken for a decoration of a mere call's literal. */
     r = match(m, w, "job shipment.track", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.decoration, 0);
-    CHECK_EMIT(g, e[0], "jobs.execute", line_of(jobs_run_py, "job {kind}"));
+    CHECK_EMIT(g, e[0], "jobs.execute", unit_line_of(jobs_run_py, "job {kind}"));
 
     graph_match_work_free(w);
     graph_matcher_free(m);
@@ -937,7 +926,7 @@ TEST(matcher_typescript)
 
     r = match(m, w, "listening on 8080", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "console.log"));
+    CHECK_EMIT(g, e[0], "app.serve", unit_line_of(app_ts, "console.log"));
     graph_emit em;
     graph_get_emit(g, e[0], &em);
     CHECK_STR(em.receiver, "console");
@@ -945,11 +934,11 @@ TEST(matcher_typescript)
     /* pino: the object first, the message second */
     r = match(m, w, "pino message x", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "pino message"));
+    CHECK_EMIT(g, e[0], "app.serve", unit_line_of(app_ts, "pino message"));
     /* template literal */
     r = match(m, w, "failed at 80 now", NULL, "error", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "console.error"));
+    CHECK_EMIT(g, e[0], "app.serve", unit_line_of(app_ts, "console.error"));
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.style, GRAPH_STYLE_TEMPLATE);
     /* debug loggers: the namespace is the logger name */
@@ -958,14 +947,14 @@ TEST(matcher_typescript)
     r = match(m, w, "request 8080", "app:worker", NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
-    CHECK_EMIT(g, e[0], "app.work", line_of(app_ts, "wdbg('request"));
+    CHECK_EMIT(g, e[0], "app.work", unit_line_of(app_ts, "wdbg('request"));
     r = match(m, w, "request 8080", "app:server", "DEBUG", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "app.serve", line_of(app_ts, "dbg('request"));
+    CHECK_EMIT(g, e[0], "app.serve", unit_line_of(app_ts, "dbg('request"));
     /* a span name */
     r = match(m, w, "work item", NULL, "SPAN", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_EMIT(g, e[0], "app.work", line_of(app_ts, "startActiveSpan"));
+    CHECK_EMIT(g, e[0], "app.work", unit_line_of(app_ts, "startActiveSpan"));
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.kind, GRAPH_EMIT_SPAN);
 
@@ -1011,17 +1000,17 @@ TEST(matcher_javascript_util_format)
     graph_match r = match(m, w, "sent {\"a\":1} to example.com", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.literal, strlen("sent  to "));
-    CHECK_EMIT(g, e[0], "sync.send", line_of(sync_js, "sent %j"));
+    CHECK_EMIT(g, e[0], "sync.send", unit_line_of(sync_js, "sent %j"));
     graph_get_emit(g, e[0], &em);
     CHECK_STR(em.tmpl, "sent %j to %s");
     CHECK_STR(em.logger, "app:sync");
     r = match(m, w, "state { a: 1 } then { a: 1 }", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.literal, strlen("state  then "));
-    CHECK_EMIT(g, e[0], "sync.inspect", line_of(sync_js, "state %o"));
+    CHECK_EMIT(g, e[0], "sync.inspect", unit_line_of(sync_js, "state %o"));
 
     /* log(state, 'after sync'): the value, a space, the literal. */
-    uint32_t after = line_of(sync_js, "'after sync'");
+    uint32_t after = unit_line_of(sync_js, "'after sync'");
     r = match(m, w, "{ ready: true } after sync", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.literal, strlen(" after sync"));
@@ -1034,11 +1023,11 @@ TEST(matcher_javascript_util_format)
     CHECK_EMIT(g, e[0], "sync.after", after);
 
     /* log(state) alone has no text: a site only its logger can point to. */
-    em = unit_emit_at(g, "sync.alone", line_of(sync_js, "log(state);"));
+    em = unit_emit_at(g, "sync.alone", unit_line_of(sync_js, "log(state);"));
     CHECK_INT(em.style, GRAPH_STYLE_REF);
     CHECK_STR(em.tmpl, "");
     CHECK_INT(graph_matcher_unseen(m, "app:sync", NULL, 0, NULL, e, 16), 1);
-    CHECK_EMIT(g, e[0], "sync.alone", line_of(sync_js, "log(state);"));
+    CHECK_EMIT(g, e[0], "sync.alone", unit_line_of(sync_js, "log(state);"));
 
     graph_match_work_free(w);
     graph_matcher_free(m);
@@ -1338,7 +1327,7 @@ TEST(mapper_code_attributes)
 {
     graph *g = open_mapper_repo();
     uint32_t place = unit_sym(g, "pkg.a.place");
-    uint32_t line = line_of(ma_py, "return order");
+    uint32_t line = unit_line_of(ma_py, "return order");
     model_mapper_opts o = {.use_code_attrs = true, .no_tokens = true};
     model_mapper *m = new_mapper(g, &o);
     /* An absolute path: its longest suffix that is a graph file. */
@@ -1361,7 +1350,7 @@ TEST(mapper_code_attributes)
     model_map_event ev3 = {.text = "starting alpha",
                            .len = 14,
                            .code_file = "pkg/b.py",
-                           .code_line = line_of(mb_py, "starting beta"),
+                           .code_line = unit_line_of(mb_py, "starting beta"),
                            .learn = true};
     uint32_t c;
     model_mapper_map(m, &ev3, UINT32_MAX, &c, &v);

@@ -43,3 +43,14 @@ graph_emit unit_emit_at(const graph *g, const char *qualname, uint32_t line)
         unit_fail(__FILE__, __LINE__, "%s: %u emit sites at line %u", qualname, found, line);
     return e;
 }
+
+uint32_t unit_line_of(const char *src, const char *needle)
+{
+    const char *p = strstr(src, needle);
+    if (!p)
+        unit_fail(__FILE__, __LINE__, "'%s' not in the source", needle);
+    uint32_t line = 1;
+    for (const char *q = src; q < p; q++)
+        line += *q == '\n';
+    return line;
+}

@@ -17,6 +17,9 @@ graph *unit_index_and_open(const char *root, const char *out, const graph_index_
                            graph_index_stats *st);
 /* The id of the one symbol that qualname names. */
 uint32_t unit_sym(const graph *g, const char *qualname);
+/* The 1-based line of src's first line that contains needle (fails the
+ * test when none does). */
+uint32_t unit_line_of(const char *src, const char *needle);
 /* The emit site of symbol qualname at line, which must be the only one
  * there. */
 graph_emit unit_emit_at(const graph *g, const char *qualname, uint32_t line);
