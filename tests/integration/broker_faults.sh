@@ -61,7 +61,10 @@ serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
 serve_wait serve
 api=$(ready_field serve api)
 code() { curl -s -o /dev/null -m 5 -w '%{http_code}' "http://$api$1" || true; }
-alive() { running "$pid" || fail "serve exited: $(grep -v ': info: ' "$work/serve.err" | tail -3)"; }
+alive() {
+  running "$pid" || fail "serve exited: $(grep -v ': info: ' "$work/serve.err" | tail -3)"
+  mock_alive
+}
 [[ $(code /readyz) == 200 ]] || fail "/readyz not 200 once ready"
 
 # The producer: idempotent, so that its own retries through the outage
@@ -152,6 +155,10 @@ mock_control "error OffsetCommit COORDINATOR_NOT_AVAILABLE 3"
 mock_control "error Heartbeat REBALANCE_IN_PROGRESS 2"
 sleep 3
 alive
+while running "$feed_pid"; do
+  alive
+  sleep 0.2
+done
 wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
 untrack "$feed_pid"
 

@@ -323,16 +323,38 @@ mock_start() {
 mock_ask() {
   local n
   n=$(wc -l <"$work/mock.out")
-  echo "$1" >"$mock_ctl"
+  # Opening the FIFO blocks until the cluster reads it: bounded, in case
+  # it dies in between.
+  # shellcheck disable=SC2016 # expanded by the inner shell
+  timeout 10 bash -c 'echo "$1" >"$2"' _ "$1" "$mock_ctl" || fail "kafka-mock: '$1' not read within 10 s"
   for _ in $(seq 200); do
     [[ $(wc -l <"$work/mock.out") -gt $n ]] && break
     sleep 0.05
   done
   tail -n +$((n + 1)) "$work/mock.out" | head -1
 }
+# mock_alive: nothing if the cluster runs. If it exited (a client of a
+# dead cluster retries for minutes instead): killed by a signal, which is
+# librdkafka's mock aborting on one of its own assertions under faults
+# (it prints it on stderr), exit 75 for rerun.sh to run the test again;
+# else fail, with the end of its stderr.
+mock_alive() {
+  running "$mock_pid" && return 0
+  local rc=0
+  wait "$mock_pid" 2>/dev/null || rc=$?
+  untrack "$mock_pid"
+  if ((rc > 128 && rc != 255)); then
+    echo "$test_name: kafka-mock killed by signal $((rc - 128)): $(tail -n 2 "$work/mock.err" | tr '\n' ' ')" >&2
+    exit 75
+  fi
+  fail "kafka-mock exited $rc"
+}
 # mock_control CMD: mock_ask, failing unless the answer is "ok CMD".
 mock_control() {
-  [[ $(mock_ask "$1") == "ok $1" ]] || fail "kafka-mock: '$1' not done"
+  mock_alive
+  [[ $(mock_ask "$1") == "ok $1" ]] && return 0
+  mock_alive
+  fail "kafka-mock: '$1' not done"
 }
 # kafka_read TOPIC FORMAT FILE: TOPIC on $boot from the beginning to its
 # end into FILE, one kcat -f FORMAT per message; fails with kcat's error.
