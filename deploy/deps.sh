@@ -21,7 +21,7 @@ packages=(
   libtree-sitter-dev
   librdkafka-dev kcat
   libprotobuf-c-dev protobuf-c-compiler
-  liblmdb-dev libpcre2-dev libmicrohttpd-dev libjansson-dev
+  liblmdb-dev lmdb-utils libpcre2-dev libmicrohttpd-dev libjansson-dev
   libyaml-dev libexpat1-dev zlib1g-dev
   python3 python3-pip python3-botocore python3-boto3 python3-yaml
   valgrind clang libclang-rt-14-dev clang-tidy clang-format

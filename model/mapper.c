@@ -88,6 +88,10 @@ struct model_mapper {
      * messages its templates matched there, and logger -> all of them. */
     core_map logger_files;
     core_map logger_total;
+    /* model_mapper_peek: resolve without keeping anything; the text of an
+     * activity that does not exist. */
+    bool dry;
+    core_buf peek_text;
 };
 
 /* Distinct messages cached and variants kept: twice max_activities. */
@@ -222,6 +226,7 @@ void model_mapper_free(model_mapper *m)
     core_vec_free(&m->acts);
     core_vec_free(&m->syms);
     core_vec_free(&m->conf);
+    core_buf_free(&m->peek_text);
     core_vec_free(&m->cands);
     core_map_free(&m->var_by_key);
     core_vec_free(&m->var_act);
@@ -249,9 +254,23 @@ const graph *model_mapper_graph(const model_mapper *m)
     return m->g;
 }
 
-/* The activity with this text, created when new. */
+/* The activity with this text, created when new. Dry, only found: a new
+ * text gives UINT32_MAX, its text kept in peek_text. */
 static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool *created)
 {
+    if (m->dry) {
+        if (created)
+            *created = false;
+        uint32_t off = core_strtab_find(&m->strs, text, len);
+        const uint64_t *v = off == UINT32_MAX ? NULL : core_map_get(&m->act_by_text, off);
+        if (v)
+            return (uint32_t)*v;
+        if (m->acts.n >= m->o.max_activities && m->other != UINT32_MAX)
+            return m->other;
+        core_buf_reset(&m->peek_text);
+        core_buf_append(&m->peek_text, text, len);
+        return UINT32_MAX;
+    }
     bool at_cap = m->acts.n >= m->o.max_activities && m->other != UINT32_MAX;
     uint32_t off =
         at_cap ? core_strtab_find(&m->strs, text, len) : core_strtab_intern(&m->strs, text, len);
@@ -457,9 +476,14 @@ uint64_t model_mapper_folded(const model_mapper *m)
     return m->folded;
 }
 
+static uint64_t variant_key(uint32_t act, uint32_t masked)
+{
+    return key64(core_hash_u64(((uint64_t)act << 32) ^ masked));
+}
+
 static uint32_t variant_get(model_mapper *m, uint32_t act, uint32_t masked)
 {
-    uint64_t key = key64(core_hash_u64(((uint64_t)act << 32) ^ masked));
+    uint64_t key = variant_key(act, masked);
     if (m->var_act.n >= msg_cap(m) && masked != m->masked_other) {
         uint64_t *v = core_map_get(&m->var_by_key, key);
         if (v)
@@ -508,7 +532,14 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
     core_buf_reset(&m->tmp);
     graph_mask_message(text, len, 0, &m->tmp);
     const char *mk = m->tmp.data ? m->tmp.data : "";
-    if (m->var_act.n >= msg_cap(m)) {
+    if (m->dry) {
+        /* A text never seen has no variant. */
+        r.masked = core_strtab_find(&m->strs, mk, m->tmp.len);
+        if (r.masked == UINT32_MAX) {
+            core_buf_reset(&m->peek_text);
+            core_buf_append(&m->peek_text, mk, m->tmp.len);
+        }
+    } else if (m->var_act.n >= msg_cap(m)) {
         r.masked = core_strtab_find(&m->strs, mk, m->tmp.len);
         if (r.masked == UINT32_MAX) {
             r.masked = m->masked_other;
@@ -525,9 +556,11 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         uint32_t rule;
         uint32_t n = graph_overrides_match(m->o.overrides, text, len, s, c, MAX_CAND, &rule);
         if (n > 0) {
+            bool created;
+            if (r.masked == UINT32_MAX)
+                return r; /* dry: a new text, in peek_text */
             core_buf_reset(&m->tmp);
             core_buf_printf(&m->tmp, "%s", core_strtab_str(&m->strs, r.masked));
-            bool created;
             r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
             if (created)
                 activity_set_syms(m, r.act, MODEL_MAP_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
@@ -540,9 +573,11 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         graph_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
     if (mr.nemits == 0) {
         bool created;
+        if (r.masked == UINT32_MAX)
+            return r; /* dry: a new text, in peek_text */
         const char *mt = core_strtab_str(&m->strs, r.masked);
         r.act = activity_get(m, mt, strlen(mt), &created);
-        if (r.act != m->other) {
+        if (r.act != m->other && !m->dry) {
             act_rec *a = &m->acts.v[r.act];
             note_source(m, &a->logger, ev->logger);
             note_source(m, &a->level, ev->level);
@@ -550,12 +585,13 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         return r;
     }
     uint32_t n = mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n && !m->dry; i++)
         callee_prove(m, emits[i]);
     n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
     uint32_t ns = emit_symbols(m->g, emits, n, syms);
-    note_logger_file(m, ev->logger, syms, ns);
+    if (!m->dry)
+        note_logger_file(m, ev->logger, syms, ns);
     const char *t = template_text(m->g, emits[0]);
     bool created;
     if (mr.flags & GRAPH_MATCH_CONST) {
@@ -570,7 +606,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         return r;
     }
     r.act = activity_get(m, t, strlen(t), &created);
-    if (r.act == m->other)
+    if (r.act == m->other || r.act == UINT32_MAX)
         return r;
     if (!created && !same_set(m, r.act, syms, ns)) {
         /* The same text logged by other sites (another logger, level or
@@ -583,11 +619,11 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
             core_buf_printf(&m->tmp, "%s%s", i ? "|" : " @", s.qualname);
         }
         r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
-        if (r.act == m->other)
+        if (r.act == m->other || r.act == UINT32_MAX)
             return r;
     }
     act_rec *a = &m->acts.v[r.act];
-    if (created || (a->nsyms == 0 && a->strategy == MODEL_MAP_NONE)) {
+    if (created || (!m->dry && a->nsyms == 0 && a->strategy == MODEL_MAP_NONE)) {
         float c[MAX_CAND];
         for (uint32_t i = 0; i < ns; i++)
             c[i] = 1.0f / (float)ns;
@@ -701,8 +737,8 @@ static void note_neighbour(model_mapper *m, uint32_t act, uint32_t nb)
     m->nbs.v[*v].count++;
 }
 
-void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
-                      uint32_t *variant)
+/* A distinct message's key in the cache: its text, logger and level. */
+static uint64_t message_key(const model_map_event *ev)
 {
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->len : 0;
@@ -711,7 +747,53 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
         h = core_hash64(ev->logger, strlen(ev->logger), h);
     if (ev->level)
         h = core_hash64(ev->level, strlen(ev->level), h ^ 0x1e7e1);
-    h = key64(h);
+    return key64(h);
+}
+
+static uint64_t amb_key(uint32_t group, uint32_t prev)
+{
+    return key64(core_hash_u64(((uint64_t)group << 32) | (prev & 0xffffffffu)));
+}
+
+void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev,
+                       uint32_t *activity, uint32_t *variant, const char **text)
+{
+    const uint64_t *v = core_map_get(&m->msg_cache, message_key(ev));
+    msg_rec r;
+    m->dry = true;
+    r = v ? m->msgs.v[*v - 1] : resolve_message(m, ev);
+    uint32_t act = r.act;
+    if (act == UINT32_MAX && r.group != UINT32_MAX) {
+        const uint64_t *a = core_map_get(&m->amb_cache, amb_key(r.group, prev));
+        if (a) {
+            act = (uint32_t)(*a - 1);
+        } else {
+            uint32_t s = nearest_candidate(m, &m->acts.v[r.group], prev);
+            act = s == GRAPH_NONE ? r.group : group_member(m, r.group, s);
+            if (act == UINT32_MAX)
+                act = r.group; /* that member never seen: the group */
+        }
+    }
+    m->dry = false;
+    *activity = act;
+    *variant = UINT32_MAX;
+    if (act == UINT32_MAX) {
+        *text = m->peek_text.data ? m->peek_text.data : "";
+        return;
+    }
+    *text = core_strtab_str(&m->strs, m->acts.v[act].text);
+    const uint64_t *w =
+        r.masked == UINT32_MAX
+            ? NULL
+            : core_map_get(&m->var_by_key, variant_key(act, r.masked));
+    if (w)
+        *variant = (uint32_t)(*w - 1);
+}
+
+void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
+                      uint32_t *variant)
+{
+    uint64_t h = message_key(ev);
     bool ins;
     msg_rec r;
     uint64_t *v;
@@ -733,7 +815,7 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
     }
     uint32_t act = r.act;
     if (act == UINT32_MAX) {
-        uint64_t k = key64(core_hash_u64(((uint64_t)r.group << 32) | (prev & 0xffffffffu)));
+        uint64_t k = amb_key(r.group, prev);
         uint64_t *a = core_map_put(&m->amb_cache, k, &ins);
         if (ins) {
             uint32_t s = nearest_candidate(m, &m->acts.v[r.group], prev);

@@ -112,6 +112,17 @@ void model_mapper_free(model_mapper *m);
  */
 void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
                       uint32_t *variant);
+/*
+ * What model_mapper_map would answer, keeping nothing: no activity,
+ * variant, count or evidence is added (the daemon's stateless query). A
+ * message that would make a new activity gives *activity UINT32_MAX;
+ * *variant is UINT32_MAX for a variant never seen (both rank as unknown).
+ * *text is the activity's text, or the one a new activity would have,
+ * valid until the next call on m. Uses m's scratch and caches of the
+ * code: the same locking as model_mapper_map.
+ */
+void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev,
+                       uint32_t *activity, uint32_t *variant, const char **text);
 
 /*
  * Maps what the per-event strategies left: code-attribute votes, then the

@@ -85,7 +85,9 @@ static inline uint32_t token_of(const model_joint *md, uint32_t act, uint32_t va
     if (act >= md->A)
         return TOK_UNKNOWN;
     if (md->keep[act])
-        return md->A + var; /* a variant unseen in training matches nothing */
+        /* A variant unseen in training matches nothing; none known
+         * (UINT32_MAX: a query's new message) is unknown. */
+        return var == UINT32_MAX ? TOK_UNKNOWN : md->A + var;
     return act;
 }
 

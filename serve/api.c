@@ -93,14 +93,20 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
     for (size_t i = 0; i < n; i++) {
         json_t *t = json_array_get(trace, i);
         model_map_event me = {.text = json_string_value(t), .len = json_string_length(t)};
-        model_mapper_map(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i]);
-        model_activity pa;
-        model_mapper_activity(s->m, act[i], &pa);
+        /* Peek, not map: a query must not grow the dictionary every
+         * client's events are mapped with. */
+        const char *text;
+        model_mapper_peek(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i], &text);
+        model_activity pa = {.strategy = MODEL_MAP_NONE};
+        if (act[i] != UINT32_MAX)
+            model_mapper_activity(s->m, act[i], &pa);
         core_buf_puts(json, i ? ",{\"event\":" : "{\"event\":");
         core_buf_json_str(json, me.text, me.len);
         core_buf_puts(json, ",\"activity\":");
-        core_buf_json_str(json, pa.text, strlen(pa.text));
-        core_buf_printf(json, ",\"strategy\":\"%s\"}", model_map_strategy_name(pa.strategy));
+        core_buf_json_str(json, text, strlen(text));
+        core_buf_printf(json, ",\"strategy\":\"%s\",\"known\":%s}",
+                        model_map_strategy_name(pa.strategy),
+                        act[i] != UINT32_MAX ? "true" : "false");
     }
     uint32_t np = model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);
     core_buf_printf(json, "],\"model_version\":\"%s\",\"ranked\":", s->model_version_text);

@@ -1251,6 +1251,53 @@ TEST(mapper_nearest_candidate)
     graph_close(g);
 }
 
+/* peek answers as map does for what the mapper knows, and keeps nothing
+ * for what it does not. */
+TEST(mapper_peek_keeps_nothing)
+{
+    graph *g = open_mapper_repo();
+    model_mapper *m = new_mapper(g, NULL);
+    uint32_t sa = map_msg(m, "starting alpha", UINT32_MAX, NULL);
+    uint32_t x = map_msg(m, "shared step 1", sa, NULL);
+    uint32_t na = model_mapper_nactivities(m), nv = model_mapper_nvariants(m);
+    uint64_t count = activity(m, x).count;
+    uint32_t a, v;
+    const char *text;
+    /* Known: the same activity and variant as map, after the same
+     * previous activity; the group when none. */
+    model_map_event ev = {.text = "shared step 1", .len = 13};
+    model_mapper_peek(m, &ev, sa, &a, &v, &text);
+    CHECK_INT(a, x);
+    CHECK_STR(text, "shared step %s @pkg.a.alpha_worker");
+    CHECK(v != UINT32_MAX);
+    /* A new number in a known template: the activity, no variant yet. */
+    ev = (model_map_event){.text = "shared step 123456", .len = 18};
+    model_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    CHECK_STR(text, "shared step %s");
+    CHECK(a != UINT32_MAX);
+    /* A template match whose activity was never made: none, its text. */
+    ev = (model_map_event){.text = "charging card 77", .len = 16};
+    model_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    CHECK_INT(a, UINT32_MAX);
+    CHECK_INT(v, UINT32_MAX);
+    CHECK_STR(text, "charging card %s");
+    /* Nothing matches: none, its abstraction. */
+    ev = (model_map_event){.text = "zzz 42 qqq", .len = 10};
+    model_mapper_peek(m, &ev, x, &a, &v, &text);
+    CHECK_INT(a, UINT32_MAX);
+    CHECK_STR(text, "zzz <num> qqq");
+    /* None of it was kept. */
+    CHECK_INT(model_mapper_nactivities(m), na);
+    CHECK_INT(model_mapper_nvariants(m), nv);
+    CHECK_INT(activity(m, x).count, count);
+    /* And map still makes them. */
+    uint32_t c = map_msg(m, "charging card 77", UINT32_MAX, NULL);
+    CHECK_STR(activity(m, c).text, "charging card %s");
+    CHECK_INT(model_mapper_nactivities(m), na + 1);
+    model_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_constants_strategy)
 {
     graph *g = open_mapper_repo();
