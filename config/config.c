@@ -104,8 +104,9 @@ const core_cfg_item pmrag_config_table[] = {
      "serve: most attributes kept per span, log record or event (later ones dropped; "
      "pmrag_limit_hits_total{limit=\"record_truncated\"})"},
     {"limits.string_bytes", CORE_CFG_INT, "8192", 64, 16777216, NULL,
-     "serve: longest attribute key or value, activity and case id kept, in bytes (longer ones cut "
-     "at a character boundary; limit=\"record_truncated\")"},
+     "serve: longest attribute key or value and activity kept, in bytes (longer ones cut at a "
+     "character boundary; limit=\"record_truncated\"); case ids are never cut: up to 500 bytes "
+     "are kept, a record with a longer one is rejected"},
     {"limits.activities", CORE_CFG_INT, "1000000", 16, 100000000, NULL,
      "serve: most distinct activities; past it new messages fold into `<other>` and nothing new "
      "is kept (limit=\"activities\")"},

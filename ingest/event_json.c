@@ -108,21 +108,15 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
         }
     }
 
-    /* The case id and the activity: cut to max_str like any value. */
+    /* The activity is cut to max_str like any value; the case id never
+     * (cut, two cases would become one): one too long is refused. */
     const char *case_id = json_string_value(cv), *activity = json_string_value(av);
-    size_t case_off = SIZE_MAX, act_off = SIZE_MAX;
-    if (json_string_length(cv) > max_str) {
-        /* A cut that keeps no whole character (max_str below the first
-         * one's length) would leave the event without a case id. */
-        size_t keep = ingest__utf8_cut(case_id, max_str);
-        if (!keep) {
-            rc = ingest__fail(why, whylen, CORE_EFORMAT,
-                              "field '%s': empty case id once cut to %zu bytes", ckey, max_str);
-            goto done;
-        }
-        case_off = text.len;
-        core_buf_append(&text, case_id, keep);
-        core_buf_putc(&text, 0);
+    size_t act_off = SIZE_MAX;
+    if (o && o->max_case_id && json_string_length(cv) > o->max_case_id) {
+        rc = ingest__fail(why, whylen, CORE_EFORMAT,
+                          "field '%s': case id of %zu bytes: longer than the %zu-byte limit", ckey,
+                          json_string_length(cv), o->max_case_id);
+        goto done;
     }
     if (json_string_length(av) > max_str) {
         act_off = text.len;
@@ -159,7 +153,7 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
         if (offs.v[i] != SIZE_MAX)
             attrs.v[i].val = text.data + offs.v[i];
     ingest_event ev = {
-        .case_id = case_off == SIZE_MAX ? case_id : text.data + case_off,
+        .case_id = case_id,
         .activity = act_off == SIZE_MAX ? activity : text.data + act_off,
         .time_ns = t,
         .line = 0,

@@ -440,11 +440,14 @@ typedef struct ingest_decode_opts {
      * attribute still gives the case id. The derived attributes (trace_id,
      * span_id, ...) always come. */
     uint32_t max_attrs;
-    /* Longest attribute key or value, activity and case id, in bytes; 0
-     * picks 8192. Longer ones are cut (at a UTF-8 character boundary) and
-     * the record counts as truncated. A key named in case_attrs is never
-     * cut. */
+    /* Longest attribute key or value and activity, in bytes; 0 picks
+     * 8192. Longer ones are cut (at a UTF-8 character boundary) and the
+     * record counts as truncated. A case id, and the key it comes from,
+     * is never cut (see max_case_id). */
     size_t max_str;
+    /* Longest case id in bytes; a record with a longer one is rejected
+     * (never cut: two cases would become one). 0: no limit. */
+    size_t max_case_id;
 } ingest_decode_opts;
 
 typedef struct ingest_decode_result {
@@ -616,6 +619,7 @@ typedef struct ingest_otlp_http_opts {
     core_logger log;
     uint32_t max_attrs; /* ingest_decode_opts.max_attrs; 0: its default */
     size_t max_str;     /* ingest_decode_opts.max_str; 0: its default */
+    size_t max_case_id; /* ingest_decode_opts.max_case_id; 0: none */
     /* core_http_opts.token_file: every request needs "Authorization:
      * Bearer <token>", else 401 (final for an OTLP exporter: the data is
      * dropped, not retried). NULL or "": none. */

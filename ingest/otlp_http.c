@@ -32,7 +32,7 @@ struct ingest_otlp_http {
     char **case_attrs; /* owned copies */
     size_t ncase;
     uint32_t max_attrs;
-    size_t max_str;
+    size_t max_str, max_case_id;
     core_logger log;
     _Atomic uint64_t requests, accepted_events, rejected_events, truncated_events, bad_requests,
         too_large, unsupported, throttled;
@@ -175,6 +175,7 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         .ncase = s->ncase,
         .max_attrs = s->max_attrs,
         .max_str = s->max_str,
+        .max_case_id = s->max_case_id,
     };
     ingest_decode_result res = {0};
     int rc =
@@ -274,6 +275,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
     s->max_body = o->max_body ? o->max_body : OTLP_DEFAULT_MAX_BODY;
     s->max_attrs = o->max_attrs;
     s->max_str = o->max_str;
+    s->max_case_id = o->max_case_id;
     s->log = o->log;
     if (o->case_attrs && o->ncase) {
         s->case_attrs = core_xcalloc(o->ncase, sizeof *s->case_attrs);

@@ -21,6 +21,8 @@ typedef struct ingest__otlp {
     size_t ncase;
     uint32_t max_attrs; /* own attributes kept per record (UINT32_MAX: all) */
     size_t max_str;     /* longest key, value or activity (SIZE_MAX: any) */
+    size_t max_case_id; /* longest case id (0: any) */
+    bool whole;         /* the value being read is a case id: never cut */
     /*
      * Partial-success mode (ingest_otlp_decode): a record without a case
      * id or with a bad time is counted in res and skipped, and all-zero

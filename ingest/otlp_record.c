@@ -25,6 +25,7 @@ void ingest__otlp_init(ingest__otlp *c, const ingest_decode_opts *o, bool partia
     c->case_attrs = o && o->case_attrs ? o->case_attrs : default_case_attrs;
     c->ncase = o && o->case_attrs ? o->ncase : 3;
     c->partial = partial;
+    c->max_case_id = o ? o->max_case_id : 0;
     c->max_attrs = UINT32_MAX;
     c->max_str = SIZE_MAX;
     if (partial) {
@@ -122,7 +123,7 @@ size_t ingest__utf8_cut(const char *s, size_t max)
 
 void ingest__otlp_put(ingest__otlp *c, const char *s, size_t n)
 {
-    if (n > c->max_str) {
+    if (n > c->max_str && !c->whole) {
         n = ingest__utf8_cut(s, c->max_str);
         mark_cut(c);
     }
@@ -153,7 +154,10 @@ bool ingest__otlp_attr_begin(ingest__otlp *c, const char *key, size_t klen)
         core_vec_push(&c->offs, c->text.len);
     else
         core_vec_push(&c->hidden, c->text.len);
-    /* A case key is never cut: it must still match. */
+    /* A case key is never cut: it must still match. Nor is its value:
+     * cut, two long ids would be one case (one too long is refused at
+     * the end of the record). */
+    c->whole = is_case;
     if (is_case)
         core_buf_append(&c->text, key, klen);
     else
@@ -175,7 +179,7 @@ size_t ingest__otlp_value_begin(ingest__otlp *c)
 void ingest__otlp_value_end(ingest__otlp *c, size_t off)
 {
     size_t n = c->text.len - off;
-    if (n > c->max_str) {
+    if (n > c->max_str && !c->whole) {
         c->text.len = off + ingest__utf8_cut(c->text.data + off, c->max_str);
         mark_cut(c);
     }
@@ -185,6 +189,7 @@ void ingest__otlp_value_end(ingest__otlp *c, size_t off)
 void ingest__otlp_attr_end(ingest__otlp *c)
 {
     ingest__otlp_value_end(c, c->value_off);
+    c->whole = false;
 }
 
 void ingest__otlp_own_done(ingest__otlp *c)
@@ -264,9 +269,15 @@ int ingest__otlp_finish(ingest__otlp *c, const char *trace_hex, size_t tlen, siz
             return ingest__otlp_reject(c, NULL, "no case id: no attribute %sand no trace id", keys);
         }
         case_off = c->text.len;
+        c->whole = true;
         ingest__otlp_put(c, src, n);
+        c->whole = false;
         core_buf_putc(&c->text, 0);
     }
+    size_t clen = strlen(c->text.data + case_off);
+    if (c->max_case_id && clen > c->max_case_id)
+        return ingest__otlp_reject(c, NULL, "case id of %zu bytes: longer than the %zu-byte limit",
+                                   clen, c->max_case_id);
     c->attrs.n = 0;
     core_vec_reserve(&c->attrs, c->offs.n / 2);
     for (size_t i = 0; i + 1 < c->offs.n; i += 2)

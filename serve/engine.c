@@ -55,6 +55,15 @@ void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_c
 static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     size_t clen = strlen(ev->case_id);
+    if (clen > SESS_MAX_ID) {
+        /* The decoders refuse these; an event that gets here anyway is
+         * counted, never stored as if it were applied. */
+        sink_counter_add(s->c_lim_case_id, 1);
+        if (s->bad_msgs++ < 20)
+            core_logf(&s->lg, CORE_LOG_WARN, "event skipped: case id of %zu bytes (at most %d)",
+                      clen, SESS_MAX_ID);
+        return 0;
+    }
     sess_case c;
     int f = sess_batch_case_find(s->batch, ev->case_id, clen, &c);
     if (f < 0 && s->inflight)
@@ -210,7 +219,8 @@ int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
     ingest_decode_opts dopts = {.case_attrs = (const char *const *)s->eo.in.case_attrs,
                                 .ncase = s->eo.in.ncase_attrs,
                                 .max_attrs = s->max_attrs,
-                                .max_str = s->max_str};
+                                .max_str = s->max_str,
+                                .max_case_id = SESS_MAX_ID};
     char why[512];
     ingest_otlp_kind kind =
         serve__list_has(&s->logs_topics, km->topic) ? INGEST_OTLP_LOGS : INGEST_OTLP_TRACES;

@@ -65,6 +65,8 @@ void serve__metrics_init(serve *s)
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"new_cases\"");
     s->c_lim_memory =
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"memory\"");
+    s->c_lim_case_id =
+        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"case_id_bytes\"");
     s->c_predictions =
         sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
     s->c_follows_merged =
@@ -371,6 +373,7 @@ static int listeners_start(serve *s, char *why, size_t whylen)
                                     .ncase = s->eo.in.ncase_attrs,
                                     .max_attrs = s->max_attrs,
                                     .max_str = s->max_str,
+                                    .max_case_id = SESS_MAX_ID,
                                     .busy = serve__otlp_busy,
                                     .busy_early = serve__otlp_over_memory,
                                     .log = s->lg,

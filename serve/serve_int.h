@@ -230,7 +230,7 @@ struct serve {
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
     sink_counter *c_cl_stale;
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
-        *c_lim_memory;
+        *c_lim_memory, *c_lim_case_id;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;

@@ -45,6 +45,8 @@ def post(spans):
                                  {"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
         assert r.status == 200, r.status
+        body = r.read()
+        return json.loads(body) if body else {}
 
 def span(case, name, i, nattrs=1):
     attrs = [{"key": "case.id", "value": {"stringValue": case}}]
@@ -53,9 +55,11 @@ def span(case, name, i, nattrs=1):
             "startTimeUnixNano": str(1700000000000000000 + i * 1000), "attributes": attrs}
 
 def hits(limit):
+    return hits_of('pmrag_limit_hits_total{limit="%s"} ' % limit)
+
+def hits_of(key):
     with urllib.request.urlopen(f"http://{api}/metrics", timeout=10) as r:
         text = r.read().decode()
-    key = 'pmrag_limit_hits_total{limit="%s"} ' % limit
     for line in text.splitlines():
         if line.startswith(key):
             return float(line[len(key):])
@@ -88,6 +92,17 @@ if phase == "per_case":
     c = case("attrs-case")
     lens = [len(a) for a in (c or {}).get("prefix", []) if a]
     check(c is not None and lens and max(lens) <= 64, f"the activity was cut to 64 bytes: {lens}")
+    # Case ids up to 500 bytes are kept; a longer one is refused with its
+    # record (OTLP partial success, counted), never accepted and dropped.
+    rej0 = hits_of('pmrag_records_rejected_total{source="otlp_http"} ')
+    r = post([span("k" * 500, "placing order 5 now", 300), span("k" * 503, "placing order 5 now", 301)])
+    ps = r.get("partialSuccess", {})
+    check(ps.get("rejectedSpans") == "1" and "503 bytes" in ps.get("errorMessage", ""),
+          f"a 503-byte case id refused with its span: {ps}")
+    c = case("k" * 500)
+    check(c is not None and c["seq"] == 1, f"a 500-byte case id kept: {c and c['seq']}")
+    rej = hits_of('pmrag_records_rejected_total{source="otlp_http"} ') - rej0
+    check(rej == 1, f"the refused span counted: {rej:.0f}")
     # new_cases_per_second=20 (a burst of 20): 200 new cases at once.
     time.sleep(1.1)
     post([span(f"burst-{i}", "placing order 2 now", 1000 + i) for i in range(200)])

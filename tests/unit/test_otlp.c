@@ -958,11 +958,11 @@ TEST(max_attrs_and_max_str_are_counted)
     ingest_decode_opts o = {.max_attrs = 3, .max_str = 4};
     /* a: "a" + two 2-byte characters is 5 bytes: cut to "a\xc3\xa9", not
      * inside the second one. The case id comes from a dropped attribute;
-     * derived attributes are not capped in number. The trace id (32 hex
-     * digits) is cut too: max_str holds for every string, the case id
-     * included. */
-    const char *want = "case|abcd|-|a=a\xc3\xa9;b=1234;long=x;trace_id=5b8e;scope.name=sc\n"
-                       "5b8e|ok|-|k=v;trace_id=5b8e;scope.name=sc\n";
+     * derived attributes are not capped in number. The trace_id attribute
+     * (32 hex digits) is cut too, but no case id ever is, from an
+     * attribute or the trace id: cut, two cases would become one. */
+    const char *want = "case-7|abcd|-|a=a\xc3\xa9;b=1234;long=x;trace_id=5b8e;scope.name=sc\n"
+                       TID "|ok|-|k=v;trace_id=5b8e;scope.name=sc\n";
     for (int enc = 0; enc < 2; enc++) {
         ingest_decode_result res;
         if (enc == INGEST_ENC_PROTO)
@@ -991,6 +991,48 @@ TEST(max_attrs_and_max_str_are_counted)
     CHECK_INT(res.truncated, 1);
     CHECK_INT(strcspn(out.data + strlen(TID) + 1, "|"), 8192);
     free(big);
+    core_buf_free(&pb);
+    core_buf_free(&out);
+    done();
+}
+
+/* A case id over max_case_id refuses its record (never cut: two cases
+ * would become one), in both encodings and in a JSON event. */
+TEST(max_case_id_refuses_the_record)
+{
+    core_buf pb = {0}, out = {0};
+    pack_traces(&pb, 1,
+                rspans(resource(0), "sc", 2,
+                       span("fits", TID, NULL, NULL, 0, 1, kv("case.id", av_str("case-7"))),
+                       span("over", TID, NULL, NULL, 0, 1, kv("case.id", av_str("case-77")))));
+    static const char json[] =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":["
+        "{\"traceId\":\"" TID "\",\"name\":\"fits\",\"attributes\":["
+        "{\"key\":\"case.id\",\"value\":{\"stringValue\":\"case-7\"}}]},"
+        "{\"traceId\":\"" TID "\",\"name\":\"over\",\"attributes\":["
+        "{\"key\":\"case.id\",\"value\":{\"stringValue\":\"case-77\"}}]}]}]}]}";
+    ingest_decode_opts o = {.max_case_id = 6, .max_str = 2};
+    for (int enc = 0; enc < 2; enc++) {
+        ingest_decode_result res;
+        if (enc == INGEST_ENC_PROTO)
+            decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, pb.data, pb.len, &o, &out, &res);
+        else
+            decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_JSON, json, strlen(json), &o, &out, &res);
+        CHECK_HAS(out.data, "case-7|fi|");
+        CHECK(!strstr(out.data, "case-77"));
+        CHECK_INT(res.accepted, 1);
+        CHECK_INT(res.rejected, 1);
+        CHECK_HAS(res.reject_reason, "case id of 7 bytes: longer than the 6-byte limit");
+    }
+    char why[256] = "";
+    const char *ev77 = "{\"case_id\":\"case-77\",\"activity\":\"a\"}";
+    CHECK_INT(ingest_event_json_decode(ev77, strlen(ev77), &o, dump_emit, &out, why, sizeof why),
+              CORE_EFORMAT);
+    CHECK_HAS(why, "case id of 7 bytes: longer than the 6-byte limit");
+    core_buf_reset(&out);
+    const char *ev7 = "{\"case_id\":\"case-7\",\"activity\":\"a\"}";
+    CHECK_OK(ingest_event_json_decode(ev7, strlen(ev7), &o, dump_emit, &out, why, sizeof why));
+    CHECK_HAS(out.data, "case-7|");
     core_buf_free(&pb);
     core_buf_free(&out);
     done();
@@ -1147,7 +1189,7 @@ TEST(event_json_good_records)
     CHECK_OK(event_dump("{\"case_id\":\"case-1\",\"activity\":\"abcdef\",\"a\":\"12345\",\"b\":"
                         "[1,2,3],\"c\":\"x\"}",
                         &o, &out, why, sizeof why));
-    CHECK_STR(out.data, "case|abcd|-|a=1234;b=[1,2\n");
+    CHECK_STR(out.data, "case-1|abcd|-|a=1234;b=[1,2\n"); /* the case id is never cut */
     /* emit's result comes back. */
     CHECK_INT(ingest_event_json_decode("{\"case_id\":\"c\",\"activity\":\"a\"}", 30, NULL,
                                        stop_second, &(int){1}, why, sizeof why),
@@ -1157,21 +1199,18 @@ TEST(event_json_good_records)
 
 /* Found by fuzz_event_json: a case id whose first character is longer
  * than max_str was cut to nothing and the event emitted with an empty
- * case id. */
-TEST(event_json_case_id_cut_to_nothing_is_refused)
+ * case id. Case ids are no longer cut at all (two would become one). */
+TEST(event_json_case_id_is_never_cut)
 {
     core_buf out = {0};
     char why[256] = "";
     ingest_decode_opts o = {.max_str = 3};
-    CHECK_INT(event_dump("{\"case:concept:name\":\"\\ud83d\\ude00\",\"activity\":\"\"}", &o, &out,
-                         why, sizeof why),
-              CORE_EFORMAT);
-    CHECK(strstr(why, "field 'case:concept:name': empty case id once cut to 3 bytes") != NULL);
-    CHECK(out.len == 0);
-    /* One whole character fits: it is kept. */
+    CHECK_OK(event_dump("{\"case:concept:name\":\"\\ud83d\\ude00\",\"activity\":\"\"}", &o, &out,
+                        why, sizeof why));
+    CHECK_STR(out.data, "\xf0\x9f\x98\x80||-|\n");
     CHECK_OK(event_dump("{\"case_id\":\"\xc3\xa9\xc3\xa9\",\"activity\":\"a\"}", &o, &out, why,
                         sizeof why));
-    CHECK_STR(out.data, "\xc3\xa9|a|-|\n");
+    CHECK_STR(out.data, "\xc3\xa9\xc3\xa9|a|-|\n");
     core_buf_free(&out);
 }
 
