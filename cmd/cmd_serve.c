@@ -52,8 +52,9 @@ int cmd_serve(int argc, char **argv)
         "functions that emit the case's next event: to the Kafka output topic (key: case\n"
         "id), to stdout with serve.stdout, and through the HTTP API (GET /v1/cases/ID,\n"
         "POST /v1/query, /metrics, /livez, /readyz).",
-        "With no kafka.brokers, an embedded Kafka (librdkafka's mock cluster) carries the\n"
-        "input and output topics; the ready file tells its address, for kcat -b.\n"
+        "With no kafka.brokers, OTLP/HTTP only; kafka.embedded=true runs an embedded Kafka\n"
+        "(librdkafka's mock cluster, in memory: for trying pmrag, it keeps nothing across\n"
+        "restarts) for the input and output topics; the ready file tells its address.\n"
         "State (cases, online activities, input offsets) lives in state.dir and survives\n"
         "restarts. SIGTERM or SIGINT: drain, flush, commit, exit 0. SIGHUP: reload the model.\n"
         "Keys: 'pmrag config --reference'.",

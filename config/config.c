@@ -152,9 +152,11 @@ const core_cfg_item pmrag_config_table[] = {
     {"api.tls_key", CORE_CFG_STRING, "", 0, 0, NULL,
      "PEM private key file (not encrypted) of api.tls_cert"},
     {"kafka.brokers", CORE_CFG_STRING, "", 0, 0, NULL,
-     "bootstrap servers host:port,...; empty: the embedded mock cluster (kafka.embedded)"},
-    {"kafka.embedded", CORE_CFG_BOOL, "true", 0, 0, NULL,
-     "with no brokers, run librdkafka's mock cluster inside the process (false: no Kafka)"},
+     "bootstrap servers host:port,...; empty: no Kafka (OTLP/HTTP only), or the embedded cluster "
+     "with kafka.embedded"},
+    {"kafka.embedded", CORE_CFG_BOOL, "false", 0, 0, NULL,
+     "with no brokers, run librdkafka's mock cluster inside the process, for trying pmrag: it keeps "
+     "messages in the process's memory only, so what it acknowledged is lost when pmrag stops"},
     {"kafka.partitions", CORE_CFG_INT, "4", 1, 10000, NULL,
      "partitions of the topics the embedded cluster creates"},
     {"kafka.group", CORE_CFG_STRING, "pmrag", 0, 0, NULL, "consumer group id"},

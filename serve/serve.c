@@ -131,8 +131,14 @@ static int kafka_start(serve *s, char *why, size_t whylen)
     s->out_json = strcmp(core_cfg_str(s->cfg, "kafka.output_encoding"), "json") == 0;
     int rc = 0;
     if (!*brokers) {
-        if (!core_cfg_bool(s->cfg, "kafka.embedded"))
-            return 0; /* no Kafka at all */
+        if (!core_cfg_bool(s->cfg, "kafka.embedded")) {
+            core_logf(&s->lg, CORE_LOG_INFO,
+                      "Kafka off: no kafka.brokers (kafka.embedded=true runs an in-memory cluster "
+                      "for trying pmrag)");
+            if (*core_cfg_str(s->cfg, "kafka.properties"))
+                core_logf(&s->lg, CORE_LOG_WARN, "kafka.properties ignored: Kafka is off");
+            return 0;
+        }
         rc = ingest_kafka_mock_new(1, &s->mock, why, whylen);
         if (rc)
             return rc;
@@ -144,7 +150,11 @@ static int kafka_start(serve *s, char *why, size_t whylen)
         if (rc)
             return rc;
         brokers = ingest_kafka_mock_bootstrap(s->mock);
-        core_logf(&s->lg, CORE_LOG_INFO, "embedded Kafka (librdkafka mock cluster) at %s", brokers);
+        core_logf(&s->lg, CORE_LOG_WARN,
+                  "embedded Kafka (librdkafka's mock cluster) at %s: it keeps messages in this "
+                  "process's memory, so everything it acknowledged is lost when pmrag stops; set "
+                  "kafka.brokers for input you keep",
+                  brokers);
     }
     s->bootstrap = core_xstrdup(brokers);
     list props;

@@ -73,7 +73,8 @@ rm -rf "$state" "$out/ready.json" "$out/live.jsonl"
 step "pmrag serve --graph build/demo/orderflow.graph --model build/demo/orderflow.model --set serve.stdout=true --ready-file build/demo/ready.json ... &"
 "$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$state" \
   --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set serve.stdout=true \
-  --set kafka.output_encoding=json --ready-file "$out/ready.json" >"$out/live.jsonl" 2>"$out/serve.log" &
+  --set kafka.embedded=true --set kafka.output_encoding=json --ready-file "$out/ready.json" \
+  >"$out/live.jsonl" 2>"$out/serve.log" &
 serve_pid=$!
 trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
 for _ in $(seq 300); do [[ -s $out/ready.json ]] && break; sleep 0.1; done

@@ -48,6 +48,9 @@ secrets=("$token" "$sasl_pw" "$key_pw" "$ob_secret" "$pem_secret" "$noeq_secret"
 [[ $("$pmrag" config --get otlp.listen) == 127.0.0.1:4318 ]] || fail "otlp.listen default is not 127.0.0.1:4318"
 [[ $("$pmrag" config --get api.listen) == 127.0.0.1:8318 ]] || fail "api.listen default is not 127.0.0.1:8318"
 pass "listeners default to 127.0.0.1:4318 and 127.0.0.1:8318"
+# No Kafka unless asked: the embedded cluster keeps acknowledged input in
+# memory only, so it is never what a daemon gets by default.
+[[ $("$pmrag" config --get kafka.embedded) == false ]] || fail "kafka.embedded default is not false"
 
 # 2. pmrag config shows kafka.properties without its secret values.
 props="security.protocol=SASL_SSL;sasl.mechanisms=PLAIN;sasl.username=pmrag;sasl.password=$sasl_pw;ssl.key.password=$key_pw;$noeq_secret;ssl.ca.location=/etc/ssl/ca.pem"
@@ -84,6 +87,10 @@ start tls \
   --set "kafka.properties=sasl.username=pmrag;sasl.password=$sasl_pw;ssl.key.password=$key_pw;sasl.oauthbearer.config=principal=$ob_secret"
 [[ $api == 127.0.0.1:* && $otlp == 127.0.0.1:* ]] || fail "ready file: $api $otlp"
 grep -qF '(HTTPS, bearer token)' "$out/tls.err" || fail "the log does not say the listeners are HTTPS with a token"
+grep -qF 'Kafka off: no kafka.brokers' "$out/tls.err" || fail "no brokers: the log does not say Kafka is off"
+grep -qF 'kafka.properties ignored: Kafka is off' "$out/tls.err" || fail "kafka.properties without Kafka: no warning"
+[[ $(ready_field out/tls kafka_bootstrap 2>/dev/null || true) == "" ]] || fail "no brokers, yet a Kafka address in the ready file"
+pass "no kafka.brokers: Kafka off by default, and said"
 
 cc=(curl -s --cacert "$work/tls.crt" -o /dev/null -w '%{http_code}')
 auth=(-H "Authorization: Bearer $token")
@@ -133,7 +140,7 @@ pass "api.metrics_open opens /metrics only"
 rm -rf "$work/state"
 log_watch "$out/sasl.err"
 "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
-  --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
+  --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=true \
   --set "kafka.properties=security.protocol=SASL_PLAINTEXT;sasl.mechanisms=PLAIN;sasl.username=pmrag;sasl.password=$sasl_pw" \
   2>"$out/sasl.err" &
 pid=$!
@@ -141,6 +148,9 @@ track "$pid"
 for _ in $(seq 150); do running "$pid" || break; sleep 0.1; done
 term "$pid" || true
 grep -q 'SASL' "$out/sasl.err" || fail "no SASL error logged"
+grep -qF "warning: embedded Kafka (librdkafka's mock cluster) at 127.0.0.1:" "$out/sasl.err" &&
+  grep -qF 'everything it acknowledged is lost when pmrag stops' "$out/sasl.err" ||
+  fail "kafka.embedded=true: no warning that it keeps nothing"
 pass "Kafka SASL failure logged"
 
 # 5. Refused configurations: the messages name the property or the file,
@@ -156,10 +166,10 @@ refused() { # refused NAME WANT --set ...
   fi
   grep -qF -- "$want" "$out/$name.err" || fail "$name: no '$want' in: $(tail -1 "$out/$name.err")"
 }
-refused pem "kafka" --set "kafka.properties=security.protocol=SSL;ssl.key.pem=-----BEGIN PRIVATE KEY-----
+refused pem "kafka" --set kafka.embedded=true --set "kafka.properties=security.protocol=SSL;ssl.key.pem=-----BEGIN PRIVATE KEY-----
 $pem_secret
 -----END PRIVATE KEY-----"
-refused noeq "kafka property #2: expected key=value" --set "kafka.properties=client.id=x;$noeq_secret"
+refused noeq "kafka property #2: expected key=value" --set kafka.embedded=true --set "kafka.properties=client.id=x;$noeq_secret"
 refused no_token "token_file $work/nonexistent: No such file or directory" --set api.token_file="$work/nonexistent"
 printf 'half %s\n' "$token" >"$work/bad_token"
 refused bad_token "token_file $work/bad_token: byte 4 is a space" --set otlp.token_file="$work/bad_token"

@@ -40,7 +40,7 @@ $tool split "$work/log.csv" "$work"
 start() {
   serve_start serve --graph "$work/app.graph" \
     --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
-    --set kafka.output_encoding=json --set kafka.input_encoding=auto \
+    --set kafka.embedded=true --set kafka.output_encoding=json --set kafka.input_encoding=auto \
     --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false "${extra[@]}"
   serve_wait serve 30
   otlp=$(ready_field serve otlp_http)
