@@ -77,9 +77,20 @@ static size_t path_at(const char *s, size_t n, bool word_before)
         else
             return 0;
     }
-    size_t slashes = 0;
+    /* A closer ends the path unless the path opened it: a route template
+     * "/orders/{order_id}" is one path, "(see /tmp/x)" stops before ")". */
+    size_t slashes = 0, open[3] = {0, 0, 0};
+    static const char opens[] = "{([", closes[] = "})]";
     while (i < n && !isspace((unsigned char)s[i]) && s[i] != '\'' && s[i] != '"' && s[i] != ',' &&
-           s[i] != ')' && s[i] != ']' && s[i] != '}' && s[i] != '>') {
+           s[i] != '>') {
+        const char *o = strchr(opens, s[i]), *c = strchr(closes, s[i]);
+        if (s[i] && c) {
+            if (open[c - closes] == 0)
+                break;
+            open[c - closes]--;
+        } else if (s[i] && o) {
+            open[o - opens]++;
+        }
         if (s[i] == '/')
             slashes++;
         i++;

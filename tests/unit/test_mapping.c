@@ -84,6 +84,11 @@ TEST(mask_message_table)
         {"read ./rel/x.txt and ../up/y", 0, "read <path> and <path>"},
         {"GET https://example.com/a?b=1 200", 0, "GET <path> <num>"},
         {"see (/etc/hosts)", 0, "see (<path>)"},
+        /* A route template is one path: its braces are its own. */
+        {"POST /orders/{order_id}/cancel", 0, "POST <path>"},
+        {"GET /orders/{order_id}", 0, "GET <path>"},
+        {"{at /a/b}", 0, "{at <path>}"},
+        {"[/x/y[0]]", 0, "[<path>]"},
         {"ratio a/b and / alone", 0, "ratio a/b and / alone"},
         /* white space: runs fold, ends are dropped */
         {"  a  \t b\n\nc  ", 0, "a b c"},
