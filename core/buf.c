@@ -194,6 +194,22 @@ void core_buf_json_str(core_buf *b, const char *s, size_t n)
     core_buf_putc(b, '"');
 }
 
+size_t core_buf_utf8_repair(core_buf *b, const char *s, size_t n)
+{
+    size_t bad = 0;
+    while (n) {
+        size_t k = core_utf8_valid_prefix(s, n);
+        core_buf_append(b, s, k);
+        if (k == n)
+            break;
+        core_buf_append(b, "\xef\xbf\xbd", 3); /* U+FFFD */
+        bad++;
+        s += k + 1;
+        n -= k + 1;
+    }
+    return bad;
+}
+
 /* v with the shortest %g precision that reads back to the same value: as
  * a double, or as a float when is_float; "null" if it is not finite. */
 static void json_shortest(core_buf *b, double v, bool is_float)

@@ -72,6 +72,10 @@ void core_split_free(char **items, size_t n);
 
 /* Length of the longest prefix of s (at most n bytes) that is valid UTF-8. */
 size_t core_utf8_valid_prefix(const char *s, size_t n);
+/* Appends s to b with each byte that is no part of a valid UTF-8 sequence
+ * replaced by U+FFFD (as a protobuf decoder renders a bad string);
+ * returns how many were replaced. */
+size_t core_buf_utf8_repair(core_buf *b, const char *s, size_t n);
 
 /*
  * Little-endian records: what pmrag writes for other processes or later

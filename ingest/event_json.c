@@ -42,7 +42,7 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
     uint32_t max_attrs = o && o->max_attrs ? o->max_attrs : 128;
     size_t max_str = o && o->max_str ? o->max_str : 8192;
     json_error_t jerr;
-    json_t *root = json_loadb(buf, len, 0, &jerr);
+    json_t *root = ingest__json_load(buf, len, &jerr);
     if (!root)
         return ingest__fail(why, whylen, CORE_EFORMAT, "offset %d: invalid JSON: %s", jerr.position,
                             jerr.text);

@@ -117,5 +117,10 @@ bool ingest__otlp_zero_hex(const char *s, size_t n);
  * a body of the other kind, or a structure error.
  */
 int ingest__otlp_json_body(ingest__otlp *c, bool spans, const char *buf, size_t len);
+/* json_loadb of buf, invalid UTF-8 read as U+FFFD (as protobuf strings
+ * are): a bad byte in one string must not cost a whole batch. */
+struct json_t;
+struct json_error_t;
+struct json_t *ingest__json_load(const char *buf, size_t len, struct json_error_t *jerr);
 
 #endif

@@ -347,10 +347,21 @@ static int do_resources(ingest__otlp *c, const json_t *root, bool spans)
     return 0;
 }
 
+json_t *ingest__json_load(const char *buf, size_t len, json_error_t *jerr)
+{
+    if (core_utf8_valid_prefix(buf, len) == len)
+        return json_loadb(buf, len, 0, jerr);
+    core_buf fixed = {0};
+    core_buf_utf8_repair(&fixed, buf, len);
+    json_t *root = json_loadb(fixed.data, fixed.len, 0, jerr);
+    core_buf_free(&fixed);
+    return root;
+}
+
 int ingest__otlp_json_body(ingest__otlp *c, bool spans, const char *buf, size_t len)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(buf, len, 0, &jerr);
+    json_t *root = ingest__json_load(buf, len, &jerr);
     if (!root)
         return ingest__fail(c->why, c->whylen, CORE_EFORMAT, "offset %d: invalid JSON: %s",
                             jerr.position, jerr.text);
@@ -385,7 +396,7 @@ int ingest_otlp_json_decode(const char *buf, size_t len, const char *const *case
                             char *why, size_t whylen)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(buf, len, 0, &jerr);
+    json_t *root = ingest__json_load(buf, len, &jerr);
     if (!root)
         return ingest__fail(why, whylen, CORE_EFORMAT, "column %d: invalid JSON: %s", jerr.column,
                             jerr.text);

@@ -537,7 +537,7 @@ static void render_member(pb_dec *d, const pb_field *m, core_buf *out, bool top)
     switch (last.num) {
     case 1:
         if (top)
-            core_buf_append(out, last.p, last.n);
+            core_buf_utf8_repair(out, (const char *)last.p, last.n);
         else
             core_buf_json_str(out, (const char *)last.p, last.n);
         break;

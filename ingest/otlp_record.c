@@ -121,13 +121,15 @@ size_t ingest__utf8_cut(const char *s, size_t max)
     return ((unsigned char)s[k] & 0xc0) == 0x80 ? max : k;
 }
 
+/* Protobuf strings come here: invalid UTF-8 is read as U+FFFD, as in an
+ * OTLP JSON body (ingest__json_load), so that both give the same event. */
 void ingest__otlp_put(ingest__otlp *c, const char *s, size_t n)
 {
     if (n > c->max_str && !c->whole) {
         n = ingest__utf8_cut(s, c->max_str);
         mark_cut(c);
     }
-    core_buf_append(&c->text, s, n);
+    core_buf_utf8_repair(&c->text, s, n);
 }
 
 static bool is_case_key(const ingest__otlp *c, const char *key, size_t klen)

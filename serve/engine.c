@@ -125,7 +125,10 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
     c.nvec = rec.n;
     c.vec_err = rec.err;
     c.seq++;
-    c.last_time_ns = ev->time_ns == INGEST_NO_TIME ? INT64_MIN : ev->time_ns;
+    /* A record with no time of its own (OTLP: neither time nor observed
+     * time) has the time it was taken in, as OTLP receivers do. */
+    int64_t time_ns = ev->time_ns == INGEST_NO_TIME ? core_wall_ns() : ev->time_ns;
+    c.last_time_ns = time_ns;
     c.touched_ns = core_wall_ns();
     bool ends = sess_rules_ends(s->rules, pa.text);
     c.closed = ends;
@@ -136,7 +139,7 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
         .case_len = clen,
         .seq = c.seq,
         .activity = pa.text,
-        .time_unix_nano = ev->time_ns == INGEST_NO_TIME ? 0 : ev->time_ns,
+        .time_unix_nano = time_ns,
         .model_version = s->model_version_text,
         .ranked = s->ranked,
         .nranked = n,

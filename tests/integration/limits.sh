@@ -103,6 +103,18 @@ if phase == "per_case":
     check(c is not None and c["seq"] == 1, f"a 500-byte case id kept: {c and c['seq']}")
     rej = hits_of('pmrag_records_rejected_total{source="otlp_http"} ') - rej0
     check(rej == 1, f"the refused span counted: {rej:.0f}")
+    # A log record with neither time nor observed time: the time it was
+    # taken in (it used to be stored with no time at all).
+    body = {"resourceLogs": [{"scopeLogs": [{"logRecords": [{"body": {"stringValue": "no time here"},
+            "attributes": [{"key": "case.id", "value": {"stringValue": "timeless"}}]}]}]}]}
+    req = urllib.request.Request(f"http://{otlp}/v1/logs", json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    t0 = time.time()
+    urllib.request.urlopen(req, timeout=30).read()
+    c = case("timeless")
+    lt = (c or {}).get("last_time", "")
+    check(lt.startswith(time.strftime("%Y-%m-%dT", time.gmtime(t0))),
+          f"a record without a time has the time it was received: {lt!r}")
     # new_cases_per_second=20 (a burst of 20): 200 new cases at once.
     time.sleep(1.1)
     post([span(f"burst-{i}", "placing order 2 now", 1000 + i) for i in range(200)])

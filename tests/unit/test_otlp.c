@@ -996,6 +996,39 @@ TEST(max_attrs_and_max_str_are_counted)
     done();
 }
 
+/* One invalid UTF-8 byte: the same event from JSON as from protobuf (it
+ * used to reject the whole JSON batch). */
+TEST(invalid_utf8_json_as_protobuf)
+{
+    core_buf pb = {0}, out = {0}, out_pb = {0};
+    pack_traces(&pb, 1,
+                rspans(resource(0), "sc", 2,
+                       span("bad \xff name", TID, NULL, NULL, 0, 1, kv("case.id", av_str("c\xc3"))),
+                       span("good", TID, NULL, NULL, 0, 1, kv("case.id", av_str("c2")))));
+    static const char json[] =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"scope\":{\"name\":\"sc\"},\"spans\":["
+        "{\"traceId\":\"" TID "\",\"name\":\"bad \xff name\",\"attributes\":["
+        "{\"key\":\"case.id\",\"value\":{\"stringValue\":\"c\xc3\"}}]},"
+        "{\"traceId\":\"" TID "\",\"name\":\"good\",\"attributes\":["
+        "{\"key\":\"case.id\",\"value\":{\"stringValue\":\"c2\"}}]}]}]}]}";
+    ingest_decode_result res;
+    decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, pb.data, pb.len, NULL, &out_pb, &res);
+    CHECK_INT(res.accepted, 2);
+    decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_JSON, json, strlen(json), NULL, &out, &res);
+    CHECK_INT(res.accepted, 2);
+    CHECK_STR(out.data, out_pb.data);
+    CHECK_HAS(out.data, "c\xef\xbf\xbd|bad \xef\xbf\xbd name|");
+    /* Outside a string it is still no JSON. */
+    char why[256] = "";
+    CHECK_INT(ingest_otlp_decode(INGEST_OTLP_TRACES, INGEST_ENC_JSON, "{\xff}", 3, NULL, dump_emit,
+                                 &out, &res, why, sizeof why),
+              CORE_EFORMAT);
+    core_buf_free(&pb);
+    core_buf_free(&out);
+    core_buf_free(&out_pb);
+    done();
+}
+
 /* A case id over max_case_id refuses its record (never cut: two cases
  * would become one), in both encodings and in a JSON event. */
 TEST(max_case_id_refuses_the_record)
