@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t err_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -263,6 +264,29 @@ static void log_to_stderr(void *ud, core_log_level level, const char *msg)
 core_logger cli_logger(bool quiet)
 {
     core_logger lg = {log_to_stderr, NULL, quiet ? CORE_LOG_WARN : CORE_LOG_NOTE};
+    return lg;
+}
+
+/* A daemon's lines say when: UTC, to the millisecond, first. */
+static void log_to_stderr_timed(void *ud, core_log_level level, const char *msg)
+{
+    (void)ud;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char when[32];
+    size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(when + n, sizeof when - n, ".%03ldZ", ts.tv_nsec / 1000000);
+    pthread_mutex_lock(&err_mu);
+    clear_progress_locked();
+    fprintf(stderr, "%s pmrag: %s: %s\n", when, core_log_level_name(level), msg);
+    pthread_mutex_unlock(&err_mu);
+}
+
+core_logger cli_daemon_logger(bool quiet)
+{
+    core_logger lg = {log_to_stderr_timed, NULL, quiet ? CORE_LOG_WARN : CORE_LOG_NOTE};
     return lg;
 }
 

@@ -91,6 +91,8 @@ int cli_error(const char *cmd, const char *fmt, ...) CORE_PRINTF(2, 3);
 /* A core_logger that writes "pmrag: warning: ..." lines to stderr,
  * clearing a progress line first. quiet drops notes. */
 core_logger cli_logger(bool quiet);
+/* The same, each line led by its time (UTC, ISO 8601): for the daemon. */
+core_logger cli_daemon_logger(bool quiet);
 
 /* Progress on stderr: "label done/total (rate/s)", redrawn at most ten
  * times a second; only when enabled (a terminal, or --progress). Safe to

@@ -76,7 +76,7 @@ int cmd_serve(int argc, char **argv)
         core_cfg_free(so.cfg);
         return cli_usage_error(&cmd, "missing --graph FILE");
     }
-    so.log = cli_logger(quiet);
+    so.log = cli_daemon_logger(quiet);
     /* A daemon says what it does: start-up, model changes, expiry. */
     if (!quiet)
         so.log.min = CORE_LOG_INFO;

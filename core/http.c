@@ -87,6 +87,7 @@ typedef struct http_rq {
     char *uri;    /* the request target as sent; the '?' is cut to a NUL */
     char *query;  /* into uri, or NULL */
     const char *method, *content_type, *content_encoding, *authorization; /* MHD's */
+    char client[INET6_ADDRSTRLEN + 16]; /* the peer's address, for logs */
     core_buf body;
     size_t dropped; /* RQ_DISCARD: bytes dropped since the 413 */
     bool tls_413;   /* RQ_DISCARD over TLS: the 413 is still to be queued */
@@ -583,6 +584,11 @@ static enum MHD_Result dispatch(core_http *s, http_rq *r, struct MHD_Connection 
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING);
     r->authorization =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    snprintf(r->client, sizeof r->client, "?");
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci && ci->client_addr)
+        format_addr(ci->client_addr, r->client, sizeof r->client);
     pthread_mutex_lock(&s->mu);
     if (s->closing) {
         pthread_mutex_unlock(&s->mu);
@@ -728,6 +734,7 @@ static void run_handler(core_http *s, http_rq *r, bool closing)
         .content_type = r->content_type,
         .content_encoding = r->content_encoding,
         .authorization = r->authorization,
+        .client = r->client,
         .body = r->body.data ? r->body.data : "",
         .len = r->body.len,
     };

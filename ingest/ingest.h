@@ -679,6 +679,7 @@ typedef struct ingest_otlp_http_stats {
     uint64_t unsupported;  /* 415 */
     uint64_t throttled;    /* 503 and 429 */
     uint64_t unauthorized; /* 401: no or a wrong bearer token */
+    uint64_t errors;       /* 500: failed on our side */
 } ingest_otlp_http_stats;
 
 /* A snapshot of the counters (each atomic). Any thread. */

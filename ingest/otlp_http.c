@@ -7,11 +7,20 @@
  * 400, 401, 404, 405, 413 and 415 are final (the exporter drops the data),
  * 429 and 503 carry Retry-After and are retried, 500 is an error on our
  * side. 401 (no or a wrong bearer token) comes from core_http, before the
- * body is read.
+ * body is read, and so does a 413 for a Content-Length over the limit.
+ *
+ * An error answer here is what OTLP/HTTP asks for: a google.rpc.Status
+ * (code, message) in the request's encoding, protobuf or JSON (JSON when
+ * the request's own is unknown). Each is counted by reason and logged with
+ * the client's address, at most a few lines a second (the rest counted in
+ * the next line): a client looping on a bad request cannot flood the log.
  */
 #include "ingest.h"
 
+#include "pmrag/otlp/collector.pb-c.h"
+
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,24 +44,112 @@ struct ingest_otlp_http {
     size_t max_str, max_case_id;
     core_logger log;
     _Atomic uint64_t requests, accepted_events, rejected_events, truncated_events, bad_requests,
-        too_large, unsupported, throttled;
+        too_large, unsupported, throttled, errors;
+    /* Refusals logged: a token bucket (OTLP_LOG_BURST lines, one more
+     * every OTLP_LOG_EVERY_NS) and the lines it held back. */
+    pthread_mutex_t log_mu;
+    uint64_t log_tokens_at;
+    double log_tokens;
+    uint64_t log_held;
 };
+
+#define OTLP_LOG_BURST 5.0
+#define OTLP_LOG_EVERY_NS 1000000000ull
 
 static void count(_Atomic uint64_t *c, uint64_t n)
 {
     atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
-static void plain(core_http_resp *resp, int status, const char *fmt, ...) CORE_PRINTF(3, 4);
-static void plain(core_http_resp *resp, int status, const char *fmt, ...)
+static void refuse(ingest_otlp_http *s, const core_http_req *req, core_http_resp *resp,
+                   ingest_encoding enc, int status, const char *fmt, ...) CORE_PRINTF(6, 7);
+/* The gRPC status code OTLP/HTTP pairs with an HTTP status. */
+static int grpc_code(int status)
 {
-    resp->status = status;
-    resp->content_type = "text/plain; charset=utf-8";
+    switch (status) {
+    case 400:
+    case 415:
+        return 3; /* INVALID_ARGUMENT */
+    case 404:
+    case 405:
+        return 12; /* UNIMPLEMENTED */
+    case 413:
+    case 429:
+        return 8; /* RESOURCE_EXHAUSTED */
+    case 503:
+        return 14; /* UNAVAILABLE */
+    default:
+        return 13; /* INTERNAL */
+    }
+}
+
+/* Whether a refusal may be logged now (the token bucket); more gets what
+ * to add to the line: how many were held back since the last one. */
+static bool log_allowed(ingest_otlp_http *s, char *more, size_t morelen)
+{
+    uint64_t held = 0;
+    pthread_mutex_lock(&s->log_mu);
+    uint64_t now = core_now_ns();
+    if (s->log_tokens_at == 0) {
+        s->log_tokens = OTLP_LOG_BURST;
+    } else {
+        s->log_tokens += (double)(now - s->log_tokens_at) / (double)OTLP_LOG_EVERY_NS;
+        if (s->log_tokens > OTLP_LOG_BURST)
+            s->log_tokens = OTLP_LOG_BURST;
+    }
+    s->log_tokens_at = now;
+    bool ok = s->log_tokens >= 1.0;
+    if (ok) {
+        s->log_tokens -= 1.0;
+        held = s->log_held;
+        s->log_held = 0;
+    } else {
+        s->log_held++;
+    }
+    pthread_mutex_unlock(&s->log_mu);
+    more[0] = 0;
+    if (ok && held)
+        snprintf(more, morelen, " (%llu more refusals not logged)", (unsigned long long)held);
+    return ok;
+}
+
+static void refuse(ingest_otlp_http *s, const core_http_req *req, core_http_resp *resp,
+                   ingest_encoding enc, int status, const char *fmt, ...)
+{
+    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    core_buf_vprintf(&resp->body, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    core_buf_putc(&resp->body, '\n');
+    count(status == 400 || status == 404 || status == 405 ? &s->bad_requests
+          : status == 413                                  ? &s->too_large
+          : status == 415                                  ? &s->unsupported
+          : status == 429 || status == 503                 ? &s->throttled
+                                                           : &s->errors,
+          1);
+    char more[64];
+    if (log_allowed(s, more, sizeof more)) {
+        core_logf(&s->log, status >= 500 && status != 503 ? CORE_LOG_WARN : CORE_LOG_NOTE,
+                  "otlp-http: %s %s from %s: %d: %s%s", req->method, req->path,
+                  req->client ? req->client : "?", status, msg, more);
+    }
+    resp->status = status;
+    Pmrag__Otlp__Status st = PMRAG__OTLP__STATUS__INIT;
+    st.code = grpc_code(status);
+    st.message = msg;
+    if (enc == INGEST_ENC_PROTO) {
+        resp->content_type = "application/x-protobuf";
+        size_t n = pmrag__otlp__status__get_packed_size(&st);
+        core_buf_reserve(&resp->body, n);
+        pmrag__otlp__status__pack(&st, (uint8_t *)resp->body.data + resp->body.len);
+        resp->body.len += n;
+        resp->body.data[resp->body.len] = 0;
+    } else {
+        resp->content_type = "application/json";
+        core_buf_printf(&resp->body, "{\"code\":%d,\"message\":", st.code);
+        core_buf_json_str(&resp->body, msg, strlen(msg));
+        core_buf_puts(&resp->body, "}\n");
+    }
 }
 
 /* The media type without parameters, compared case-insensitively. */
@@ -101,40 +198,37 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
 {
     ingest_otlp_http *s = ud;
     count(&s->requests, 1);
+    /* What an error answer is written in, until the body's own encoding
+     * is known: the request's Content-Type when it is one of OTLP's. */
+    const char *ctype = req->content_type ? req->content_type : "";
+    ingest_encoding enc =
+        media_is(ctype, "application/x-protobuf") ? INGEST_ENC_PROTO : INGEST_ENC_JSON;
     ingest_otlp_kind kind;
     if (strcmp(req->path, "/v1/traces") == 0) {
         kind = INGEST_OTLP_TRACES;
     } else if (strcmp(req->path, "/v1/logs") == 0) {
         kind = INGEST_OTLP_LOGS;
     } else {
-        count(&s->bad_requests, 1);
-        plain(resp, 404, "not found: %s (this receiver serves /v1/traces and /v1/logs)", req->path);
+        refuse(s, req, resp, enc, 404,
+               "not found: %s (this receiver serves /v1/traces and /v1/logs)", req->path);
         return;
     }
     if (strcmp(req->method, "POST") != 0) {
-        count(&s->bad_requests, 1);
-        plain(resp, 405, "method %s not allowed on %s: use POST", req->method, req->path);
+        refuse(s, req, resp, enc, 405, "method %s not allowed on %s: use POST", req->method,
+               req->path);
         resp->allow = "POST";
         return;
     }
 
-    ingest_encoding enc;
-    const char *ctype = req->content_type ? req->content_type : "";
-    if (media_is(ctype, "application/x-protobuf")) {
-        enc = INGEST_ENC_PROTO;
-    } else if (media_is(ctype, "application/json")) {
-        enc = INGEST_ENC_JSON;
-    } else {
-        count(&s->unsupported, 1);
-        plain(resp, 415,
-              "unsupported Content-Type '%s': use application/x-protobuf or application/json",
-              ctype);
+    if (!media_is(ctype, "application/x-protobuf") && !media_is(ctype, "application/json")) {
+        refuse(s, req, resp, enc, 415,
+               "unsupported Content-Type '%s': use application/x-protobuf or application/json",
+               ctype);
         return;
     }
 
     if (s->busy && s->busy(s->ud)) {
-        count(&s->throttled, 1);
-        plain(resp, 503, "ingest queue full, retry later");
+        refuse(s, req, resp, enc, 503, "ingest queue full, retry later");
         resp->retry_after = 1;
         return;
     }
@@ -146,23 +240,18 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
     const char *cenc = req->content_encoding;
     if (cenc && *cenc && strcasecmp(cenc, "identity") != 0) {
         if (strcasecmp(cenc, "gzip") != 0) {
-            count(&s->unsupported, 1);
-            plain(resp, 415, "unsupported Content-Encoding '%s': use gzip or none", cenc);
+            refuse(s, req, resp, enc, 415, "unsupported Content-Encoding '%s': use gzip or none",
+                   cenc);
             return;
         }
         int rc = ingest_gunzip(req->body, req->len, s->max_body, &inflated, why, sizeof why);
         if (rc == CORE_ELIMIT) {
-            count(&s->too_large, 1);
-            core_logf(&s->log, CORE_LOG_NOTE, "otlp-http: POST %s: gzip body over %zu bytes: 413",
-                      req->path, s->max_body);
-            plain(resp, 413, "request body larger than %zu bytes once decompressed", s->max_body);
+            refuse(s, req, resp, enc, 413, "request body larger than %zu bytes once decompressed",
+                   s->max_body);
             goto done;
         }
         if (rc) {
-            count(&s->bad_requests, 1);
-            core_logf(&s->log, CORE_LOG_NOTE, "otlp-http: POST %s: gzip: %s: 400", req->path,
-                      why[0] ? why : core_strerror(rc));
-            plain(resp, 400, "gzip: %s", why[0] ? why : core_strerror(rc));
+            refuse(s, req, resp, enc, 400, "gzip: %s", why[0] ? why : core_strerror(rc));
             goto done;
         }
         body = inflated.data ? inflated.data : "";
@@ -181,15 +270,12 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
     int rc =
         ingest_otlp_decode(kind, enc, body, len, &dopts, collect_emit, &c, &res, why, sizeof why);
     if (rc == CORE_EFORMAT) {
-        count(&s->bad_requests, 1);
-        core_logf(&s->log, CORE_LOG_NOTE, "otlp-http: POST %s: %s: 400", req->path, why);
-        plain(resp, 400, "%s", why[0] ? why : core_strerror(rc));
+        refuse(s, req, resp, enc, 400, "%s", why[0] ? why : core_strerror(rc));
         goto done;
     }
     if (rc) {
-        core_logf(&s->log, CORE_LOG_WARN, "otlp-http: POST %s: decoding: %s%s%s: 500", req->path,
-                  core_strerror(rc), why[0] ? ": " : "", why);
-        plain(resp, 500, "decoding failed: %s", core_strerror(rc));
+        refuse(s, req, resp, enc, 500, "decoding failed: %s%s%s", core_strerror(rc),
+               why[0] ? ": " : "", why);
         goto done;
     }
     count(&s->rejected_events, res.rejected);
@@ -207,16 +293,14 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         rc = s->fn(s->ud, kind, c.evs.v, c.evs.n, id);
         if (rc == -EAGAIN || rc == CORE_ELIMIT) {
             /* The exporter keeps the data and retries after a second. */
-            count(&s->throttled, 1);
-            plain(resp, rc == -EAGAIN ? 503 : 429, "%s, retry later",
-                  rc == -EAGAIN ? "ingest queue full" : "rate limit exceeded");
+            refuse(s, req, resp, enc, rc == -EAGAIN ? 503 : 429, "%s, retry later",
+                   rc == -EAGAIN ? "ingest queue full" : "rate limit exceeded");
             resp->retry_after = 1;
             goto done;
         }
         if (rc) {
-            core_logf(&s->log, CORE_LOG_WARN, "otlp-http: POST %s: %zu events not accepted: %s",
-                      req->path, c.evs.n, core_strerror(rc));
-            plain(resp, 500, "events not accepted: %s", core_strerror(rc));
+            refuse(s, req, resp, enc, 500, "%zu events not accepted: %s", c.evs.n,
+                   core_strerror(rc));
             goto done;
         }
         count(&s->accepted_events, c.evs.n);
@@ -224,9 +308,11 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
 
     resp->status = 200;
     resp->content_type = enc == INGEST_ENC_PROTO ? "application/x-protobuf" : "application/json";
-    if (res.rejected)
-        core_logf(&s->log, CORE_LOG_NOTE, "otlp-http: POST %s: %llu records rejected: %s",
-                  req->path, (unsigned long long)res.rejected, res.reject_reason);
+    char more[64];
+    if (res.rejected && log_allowed(s, more, sizeof more))
+        core_logf(&s->log, CORE_LOG_NOTE, "otlp-http: POST %s from %s: %llu records rejected: %s%s",
+                  req->path, req->client ? req->client : "?", (unsigned long long)res.rejected,
+                  res.reject_reason, more);
     ingest_otlp_response(kind, enc, res.rejected, res.rejected ? res.reject_reason : NULL,
                          &resp->body);
 
@@ -268,6 +354,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
         return CORE_EUSAGE;
     }
     ingest_otlp_http *s = core_xcalloc(1, sizeof *s);
+    pthread_mutex_init(&s->log_mu, NULL);
     s->fn = fn;
     s->busy = o->busy;
     s->busy_early = o->busy_early;
@@ -296,6 +383,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
     int rc = core_http_start(&ho, handle, s, &s->http, why, whylen);
     if (rc) {
         free_attrs(s->case_attrs, s->ncase);
+        pthread_mutex_destroy(&s->log_mu);
         free(s);
         return rc;
     }
@@ -323,6 +411,7 @@ void ingest_otlp_http_get_stats(ingest_otlp_http *s, ingest_otlp_http_stats *out
         .too_large = atomic_load(&s->too_large) + hs.too_large,
         .unsupported = atomic_load(&s->unsupported),
         .throttled = atomic_load(&s->throttled),
+        .errors = atomic_load(&s->errors),
         .unauthorized = hs.unauthorized,
     };
 }
@@ -333,5 +422,6 @@ void ingest_otlp_http_stop(ingest_otlp_http *s)
         return;
     core_http_stop(s->http);
     free_attrs(s->case_attrs, s->ncase);
+    pthread_mutex_destroy(&s->log_mu);
     free(s);
 }

@@ -358,6 +358,16 @@ void serve__gauges(serve *s)
             sink_counter_add(s->c_bad_otlp, hs.rejected_events - s->seen_http_rejected);
         s->seen_http_truncated = hs.truncated_events;
         s->seen_http_rejected = hs.rejected_events;
+        const uint64_t now[6] = {hs.bad_requests, hs.too_large,    hs.unsupported,
+                                 hs.throttled,    hs.unauthorized, hs.errors};
+        for (size_t i = 0; i < 6; i++) {
+            if (now[i] > s->seen_refused[i]) {
+                sink_counter_add(s->c_refused[i], now[i] - s->seen_refused[i]);
+                if (i == 1)
+                    sink_counter_add(s->c_lim_max_body, now[i] - s->seen_refused[i]);
+            }
+            s->seen_refused[i] = now[i];
+        }
     }
     pthread_mutex_unlock(&s->gmu);
     uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);

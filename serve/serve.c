@@ -67,6 +67,18 @@ void serve__metrics_init(serve *s)
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"memory\"");
     s->c_lim_case_id =
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"case_id_bytes\"");
+    s->c_lim_max_body =
+        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"max_body\"");
+    /* In the order of c_refused (engine.c reads them in it). */
+    static const char *const reasons[] = {
+        "reason=\"bad_request\"", "reason=\"too_large\"",    "reason=\"unsupported\"",
+        "reason=\"throttled\"",   "reason=\"unauthorized\"", "reason=\"error\""};
+    for (size_t i = 0; i < 6; i++)
+        s->c_refused[i] = sink_metrics_counter(
+            m, "pmrag_otlp_requests_refused_total",
+            "OTLP/HTTP requests refused, by reason: bad_request (400, 404, 405), too_large (413), "
+            "unsupported (415), throttled (429, 503), unauthorized (401), error (500)",
+            reasons[i]);
     s->c_predictions =
         sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
     s->c_follows_merged =

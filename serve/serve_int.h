@@ -221,6 +221,10 @@ struct serve {
      * as of the last cycle. */
     pthread_mutex_t gmu;
     uint64_t seen_folded, seen_http_truncated, seen_http_rejected;
+    /* OTLP/HTTP requests refused, by reason (REFUSED_*), and what of
+     * the receiver's counters /metrics has seen. */
+    sink_counter *c_refused[6], *c_lim_max_body;
+    uint64_t seen_refused[6];
     atomic_uint_fast64_t folded;
 
     /* Metrics. */
