@@ -59,7 +59,7 @@ typedef struct core_http_req {
     const char *content_encoding;
     const char *authorization;
     const char *client; /* the peer's address ("ip:port"), for logs */
-    const char *body; /* never NULL; len bytes (followed by a NUL, not counted) */
+    const char *body;   /* never NULL; len bytes (followed by a NUL, not counted) */
     size_t len;
 } core_http_req;
 

@@ -122,10 +122,10 @@ static void refuse(ingest_otlp_http *s, const core_http_req *req, core_http_resp
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     count(status == 400 || status == 404 || status == 405 ? &s->bad_requests
-          : status == 413                                  ? &s->too_large
-          : status == 415                                  ? &s->unsupported
-          : status == 429 || status == 503                 ? &s->throttled
-                                                           : &s->errors,
+          : status == 413                                 ? &s->too_large
+          : status == 415                                 ? &s->unsupported
+          : status == 429 || status == 503                ? &s->throttled
+                                                          : &s->errors,
           1);
     char more[64];
     if (log_allowed(s, more, sizeof more)) {

@@ -783,9 +783,7 @@ void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev
     }
     *text = core_strtab_str(&m->strs, m->acts.v[act].text);
     const uint64_t *w =
-        r.masked == UINT32_MAX
-            ? NULL
-            : core_map_get(&m->var_by_key, variant_key(act, r.masked));
+        r.masked == UINT32_MAX ? NULL : core_map_get(&m->var_by_key, variant_key(act, r.masked));
     if (w)
         *variant = (uint32_t)(*w - 1);
 }

@@ -70,9 +70,9 @@ void serve__metrics_init(serve *s)
     s->c_lim_max_body =
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"max_body\"");
     /* In the order of c_refused (engine.c reads them in it). */
-    static const char *const reasons[] = {
-        "reason=\"bad_request\"", "reason=\"too_large\"",    "reason=\"unsupported\"",
-        "reason=\"throttled\"",   "reason=\"unauthorized\"", "reason=\"error\""};
+    static const char *const reasons[] = {"reason=\"bad_request\"",  "reason=\"too_large\"",
+                                          "reason=\"unsupported\"",  "reason=\"throttled\"",
+                                          "reason=\"unauthorized\"", "reason=\"error\""};
     for (size_t i = 0; i < 6; i++)
         s->c_refused[i] = sink_metrics_counter(
             m, "pmrag_otlp_requests_refused_total",

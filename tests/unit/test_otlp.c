@@ -961,8 +961,8 @@ TEST(max_attrs_and_max_str_are_counted)
      * derived attributes are not capped in number. The trace_id attribute
      * (32 hex digits) is cut too, but no case id ever is, from an
      * attribute or the trace id: cut, two cases would become one. */
-    const char *want = "case-7|abcd|-|a=a\xc3\xa9;b=1234;long=x;trace_id=5b8e;scope.name=sc\n"
-                       TID "|ok|-|k=v;trace_id=5b8e;scope.name=sc\n";
+    const char *want = "case-7|abcd|-|a=a\xc3\xa9;b=1234;long=x;trace_id=5b8e;scope.name=sc\n" TID
+                       "|ok|-|k=v;trace_id=5b8e;scope.name=sc\n";
     for (int enc = 0; enc < 2; enc++) {
         ingest_decode_result res;
         if (enc == INGEST_ENC_PROTO)
