@@ -956,8 +956,11 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
     act_rec *a = &m->acts.v[act];
     if (!a->has_const || !proximity(m, m->cands.v + a->cand_off, a->ncand, nb, nnb))
         return false;
-    double best = 0;
-    uint32_t arg = GRAPH_NONE;
+    /* The nearest few, best first (ties by id). */
+    enum { KEEP = 4 };
+    uint32_t top[KEEP];
+    double sc[KEEP];
+    uint32_t nk = 0;
     const uint32_t *touched;
     const double *p;
     uint32_t nt = ppr_work_touched(m->cw, &touched, &p);
@@ -967,15 +970,35 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
             continue;
         if (!logs_dynamic_for_caller(m, u))
             continue;
-        if (p[u] > best || (p[u] == best && u < arg)) {
-            best = p[u];
-            arg = u;
+        uint32_t j = nk < KEEP ? nk++ : KEEP;
+        while (j > 0 && (p[u] > sc[j - 1] || (p[u] == sc[j - 1] && u < top[j - 1]))) {
+            if (j < KEEP) {
+                top[j] = top[j - 1];
+                sc[j] = sc[j - 1];
+            }
+            j--;
+        }
+        if (j < KEEP) {
+            top[j] = u;
+            sc[j] = p[u];
         }
     }
-    if (arg == GRAPH_NONE)
+    if (nk == 0)
         return false;
-    float one = 1.0f;
-    activity_set_syms(m, act, MODEL_MAP_CONST, &arg, &one, 1);
+    /* One clearly nearest (twice the next, as nearest_candidate asks) is
+     * the answer; otherwise those that cannot be told apart from it are
+     * all kept, weighted by nearness: a guess between them would be
+     * wrong as often as not. */
+    uint32_t n = 1;
+    while (n < nk && sc[n] * 2.0 > sc[0])
+        n++;
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += sc[i];
+    float c[KEEP];
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = (float)(sc[i] / sum);
+    activity_set_syms(m, act, MODEL_MAP_CONST, top, c, n);
     return true;
 }
 

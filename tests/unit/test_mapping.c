@@ -1342,6 +1342,44 @@ TEST(mapper_constants_strategy)
     graph_close(g);
 }
 
+/* Two functions that log the same constant through a helper, equally
+ * near it: both are kept, half each, rather than one picked by its id. */
+TEST(mapper_constants_tie_keeps_both)
+{
+    unit_write_str("trepo/twin/__init__.py", "");
+    unit_write_str("trepo/twin/w.py", "import logging\n"
+                                      "\n"
+                                      "logger = logging.getLogger(__name__)\n"
+                                      "\n"
+                                      "MSG_TWIN = \"twin failure on %s\"\n"
+                                      "\n"
+                                      "\n"
+                                      "def report(text, x):\n"
+                                      "    logger.warning(text, x)\n"
+                                      "\n"
+                                      "\n"
+                                      "def twin_a(x):\n"
+                                      "    msg = MSG_TWIN\n"
+                                      "    report(msg, x)\n"
+                                      "\n"
+                                      "\n"
+                                      "def twin_b(x):\n"
+                                      "    msg = MSG_TWIN\n"
+                                      "    report(msg, x)\n");
+    graph *g = index_dir("trepo");
+    model_mapper *m = new_mapper(g, NULL);
+    uint32_t a = map_msg(m, "twin failure on disk0", UINT32_MAX, NULL);
+    finish(m);
+    model_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MODEL_MAP_CONST);
+    CHECK_INT(pa.nsyms, 2);
+    uint32_t ta = unit_sym(g, "twin.w.twin_a"), tb = unit_sym(g, "twin.w.twin_b");
+    CHECK((pa.syms[0] == ta && pa.syms[1] == tb) || (pa.syms[0] == tb && pa.syms[1] == ta));
+    CHECK(pa.conf[0] > 0.49f && pa.conf[0] < 0.51f && pa.conf[1] > 0.49f && pa.conf[1] < 0.51f);
+    model_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_tokens_strategy)
 {
     graph *g = open_mapper_repo();
