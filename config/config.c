@@ -155,7 +155,8 @@ const core_cfg_item pmrag_config_table[] = {
      "bootstrap servers host:port,...; empty: no Kafka (OTLP/HTTP only), or the embedded cluster "
      "with kafka.embedded"},
     {"kafka.embedded", CORE_CFG_BOOL, "false", 0, 0, NULL,
-     "with no brokers, run librdkafka's mock cluster inside the process, for trying pmrag: it keeps "
+     "with no brokers, run librdkafka's mock cluster inside the process, for trying pmrag: it "
+     "keeps "
      "messages in the process's memory only, so what it acknowledged is lost when pmrag stops"},
     {"kafka.partitions", CORE_CFG_INT, "4", 1, 10000, NULL,
      "partitions of the topics the embedded cluster creates"},
