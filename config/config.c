@@ -140,6 +140,20 @@ const core_cfg_item pmrag_config_table[] = {
      "PEM certificate (and chain) file: the receiver speaks HTTPS only (with otlp.tls_key)"},
     {"otlp.tls_key", CORE_CFG_STRING, "", 0, 0, NULL,
      "PEM private key file (not encrypted) of otlp.tls_cert"},
+    {"otlp.max_connections", CORE_CFG_INT, "256", 1, 65536, NULL,
+     "most open OTLP/HTTP connections; past it a new one closes the oldest connection still "
+     "waiting for its request (stalled clients give way to working ones), and when none is, a "
+     "few more are accepted and answered 503 + Retry-After"},
+    {"otlp.max_connections_per_address", CORE_CFG_INT, "128", 0, 65536, NULL,
+     "most OTLP/HTTP connections from one client address, kept like otlp.max_connections (that "
+     "address's oldest stalled connection is closed first); 0: no limit of its own"},
+    {"otlp.connection_timeout", CORE_CFG_INT, "30", 1, 86400, NULL,
+     "seconds an OTLP/HTTP connection may stay silent (idle between requests) before it is closed"},
+    {"otlp.header_timeout", CORE_CFG_INT, "10", 1, 3600, NULL,
+     "seconds a new OTLP/HTTP connection has to send its request line and headers, however slowly "
+     "they trickle in; closed past it (kept alive: otlp.connection_timeout plus this)"},
+    {"otlp.body_timeout", CORE_CFG_INT, "60", 1, 86400, NULL,
+     "seconds an OTLP/HTTP request body may take to arrive after its headers; closed past it"},
     {"api.listen", CORE_CFG_STRING, "127.0.0.1:8318", 0, 0, NULL,
      "HTTP API address: /v1/cases, /v1/query, /metrics, /livez, /readyz (empty: none)"},
     {"api.token_file", CORE_CFG_STRING, "", 0, 0, NULL,
@@ -151,6 +165,20 @@ const core_cfg_item pmrag_config_table[] = {
      "PEM certificate (and chain) file: the API speaks HTTPS only (with api.tls_key)"},
     {"api.tls_key", CORE_CFG_STRING, "", 0, 0, NULL,
      "PEM private key file (not encrypted) of api.tls_cert"},
+    {"api.max_connections", CORE_CFG_INT, "256", 1, 65536, NULL,
+     "most open API connections; past it a new one closes the oldest connection still waiting "
+     "for its request (stalled clients give way to working ones), and when none is, a few more "
+     "are accepted for /livez and /readyz only (others: 503 + Retry-After)"},
+    {"api.max_connections_per_address", CORE_CFG_INT, "128", 0, 65536, NULL,
+     "most API connections from one client address, kept like api.max_connections (that "
+     "address's oldest stalled connection is closed first); 0: no limit of its own"},
+    {"api.connection_timeout", CORE_CFG_INT, "30", 1, 86400, NULL,
+     "seconds an API connection may stay silent (idle between requests) before it is closed"},
+    {"api.header_timeout", CORE_CFG_INT, "10", 1, 3600, NULL,
+     "seconds a new API connection has to send its request line and headers, however slowly "
+     "they trickle in; closed past it (kept alive: api.connection_timeout plus this)"},
+    {"api.body_timeout", CORE_CFG_INT, "60", 1, 86400, NULL,
+     "seconds an API request body may take to arrive after its headers; closed past it"},
     {"kafka.brokers", CORE_CFG_STRING, "", 0, 0, NULL,
      "bootstrap servers host:port,...; empty: no Kafka (OTLP/HTTP only), or the embedded cluster "
      "with kafka.embedded"},

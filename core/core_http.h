@@ -35,8 +35,22 @@ extern "C" {
  * at once when Content-Length says so, or as soon as a chunked body passes
  * the limit (the rest is not stored; over TLS the 413 comes when the body
  * ends, or the connection is closed without one when more than 4 MiB
- * follow). Idle or stalled connections are closed after 30 seconds; at most
- * max_conns connections are open at once.
+ * follow).
+ *
+ * Slow clients (core_http_limits): a connection silent for conn_timeout
+ * seconds is closed; so is one whose request line and headers have not all
+ * arrived header_timeout seconds after it opened (or, kept alive, after its
+ * previous response plus conn_timeout), or whose body has not all arrived
+ * body_timeout seconds after its headers: trickling a byte now and then
+ * does not keep a connection. When a new connection would pass max_conns,
+ * or max_conns_per_addr from its client address, the oldest connection
+ * still waiting for its headers (then the oldest still receiving a body;
+ * of that address for the per-address limit) is closed to make room: a
+ * flood of stalled connections costs complete requests nothing. Should
+ * every connection be busy with a complete request, a few more (8) are
+ * still accepted, but they may only ask for probe_paths (others get 503 +
+ * Retry-After: 1 and the connection closed), so that health checks are
+ * answered when everything else is taken.
  *
  * Authentication: with a token_file, every request but those to
  * public_paths must carry "Authorization: Bearer <token>" (the scheme in
@@ -76,6 +90,16 @@ typedef struct core_http_resp {
 
 typedef void (*core_http_handler)(void *ud, const core_http_req *req, core_http_resp *resp);
 
+/* Connection limits (see core_http above); a zero field takes its
+ * default. */
+typedef struct core_http_limits {
+    unsigned max_conns;          /* open connections; 0: 256 */
+    unsigned max_conns_per_addr; /* from one client address; 0: no limit of its own */
+    unsigned conn_timeout;       /* seconds of silence; 0: 30 */
+    unsigned header_timeout;     /* seconds for a request line and headers; 0: 10 */
+    unsigned body_timeout;       /* seconds for a body after its headers; 0: 60 */
+} core_http_limits;
+
 typedef struct core_http_opts {
     /* "host:port", "[v6]:port", or ":port" for the wildcard address
      * getaddrinfo gives first (usually 0.0.0.0; "[::]:port" for IPv6). The
@@ -83,10 +107,10 @@ typedef struct core_http_opts {
      * address that binds is used. Port 0 picks a free port (see
      * core_http_address). */
     const char *listen;
-    size_t max_body;    /* bytes; 0 = 64 MiB */
-    unsigned threads;   /* handler threads; 0 = 2 */
-    unsigned max_conns; /* open connections; 0 = 256 */
-    core_logger log;    /* copied; its callback is called from the server's threads */
+    size_t max_body;  /* bytes; 0 = 64 MiB */
+    unsigned threads; /* handler threads; 0 = 2 */
+    core_http_limits limits;
+    core_logger log; /* copied; its callback is called from the server's threads */
     /* A file whose one line is the bearer token clients must send
      * (surrounding white space and the line end are not part of it); read
      * once by core_http_start. NULL or "": no authentication. */
@@ -95,6 +119,10 @@ typedef struct core_http_opts {
      * e.g. health checks; NULL-terminated, borrowed until core_http_stop.
      * NULL: none. */
     const char *const *public_paths;
+    /* Paths (exact, as sent) a connection past limits.max_conns may ask
+     * for: the health checks; NULL-terminated, borrowed until
+     * core_http_stop. NULL: none (such connections are all answered 503). */
+    const char *const *probe_paths;
     /* PEM files: the certificate (then its chain) and its private key
      * (not encrypted); both or neither. Read once by core_http_start. */
     const char *tls_cert;
@@ -128,6 +156,9 @@ typedef struct core_http_stats {
     uint64_t requests;     /* requests received whole or refused (413, 401) */
     uint64_t too_large;    /* refused with 413 by the server (never reached the handler) */
     uint64_t unauthorized; /* refused with 401 (never reached the handler) */
+    uint64_t timed_out;    /* connections closed for header_timeout or body_timeout */
+    uint64_t evicted;      /* stalled connections closed to make room for a new one */
+    uint64_t over_limit;   /* requests refused with 503 on a connection past the limits */
 } core_http_stats;
 
 /* A snapshot of the counters (each atomic). Any thread, until stop. */

@@ -11,7 +11,7 @@
  * handler returns, the pool thread builds the response and resumes the
  * connection; the polling thread then queues and sends it. Concurrency of
  * handlers is thus the pool size, and memory is bounded by the connection
- * limit times the body limit.
+ * limit (max_conns plus the probes' reserve) times the body limit.
  *
  * Bodies. Each request's body is collected in a buffer of our own. A
  * Content-Length over the limit is answered 413 before any of the body is
@@ -48,6 +48,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -55,17 +56,26 @@
 #define HTTP_DEFAULT_MAX_BODY ((size_t)64 << 20)
 #define HTTP_DEFAULT_THREADS 2u
 #define HTTP_DEFAULT_MAX_CONNS 256u
-/* Idle and slow clients are dropped after this many seconds. */
-#define HTTP_CONN_TIMEOUT 30u
+#define HTTP_DEFAULT_CONN_TIMEOUT 30u
+#define HTTP_DEFAULT_HEADER_TIMEOUT 10u
+#define HTTP_DEFAULT_BODY_TIMEOUT 60u
+/* Connections accepted past max_conns when none can be evicted, for the
+ * probe paths only: enough for a kubelet's liveness and readiness checks
+ * and a load balancer's, few enough not to matter for memory. */
+#define HTTP_PROBE_RESERVE 8u
+/* How often deadlines are checked: the timeouts are whole seconds, so a
+ * connection lives at most this much longer than its deadline. */
+#define HTTP_REAP_NS 250000000ull
 /* After a 413 sent in the middle of a chunked body, how much more of it is
  * read and dropped before the connection is closed. */
 #define HTTP_LINGER_BYTES ((size_t)4 << 20)
 /* Largest token, certificate and key files read. */
 #define HTTP_TOKEN_MAX ((size_t)4096)
 #define HTTP_PEM_MAX ((size_t)1 << 20)
-/* Refused requests are logged at most this often (a client that loops on
- * 401 must not flood the log). */
-#define HTTP_401_LOG_NS 10000000000ull
+/* Refused requests and connections closed for being slow are logged at
+ * most this often (a client that loops on 401, or a slowloris, must not
+ * flood the log). */
+#define HTTP_REFUSAL_LOG_NS 10000000000ull
 /* No SSL 3.0, TLS 1.0 or 1.1, whatever the system's GnuTLS allows. */
 #define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
@@ -78,10 +88,32 @@ typedef enum {
     RQ_SENT,       /* the response is queued */
 } rq_state;
 
+/* Where a connection is, for the slow-client limits. */
+typedef enum {
+    CN_HEADERS, /* waiting for a request line and headers (or idle, kept alive) */
+    CN_BODY,    /* headers in, body arriving */
+    CN_BUSY,    /* request complete: in a handler or its response being sent */
+} cn_phase;
+
+/* One per connection (libmicrohttpd's socket context), from its
+ * NOTIFY_STARTED to its NOTIFY_CLOSED; in core_http.conns under conn_mu. */
+typedef struct http_conn {
+    struct http_conn *prev, *next;
+    MHD_socket fd;
+    int family;             /* AF_INET or AF_INET6; 0: address unknown */
+    unsigned char addr[16]; /* the client address (4 bytes for IPv4) */
+    cn_phase phase;
+    uint64_t since_ns;    /* when the phase began: eviction takes the oldest */
+    uint64_t deadline_ns; /* CN_HEADERS, CN_BODY: closed past it */
+    bool extra;           /* admitted past the limits: probe paths only */
+    bool closing;         /* shut down by us; libmicrohttpd has yet to notice */
+} http_conn;
+
 typedef struct http_rq {
     struct http_rq *next; /* queue link */
     core_http *srv;
     struct MHD_Connection *conn;
+    http_conn *cn; /* NULL when libmicrohttpd gave no socket */
     rq_state state;
     bool counted; /* counted in srv->inflight */
     char *uri;    /* the request target as sent; the '?' is cut to a NUL */
@@ -105,7 +137,10 @@ struct core_http {
     char *token; /* NULL: no authentication; wiped when freed */
     size_t token_len;
     const char *const *public_paths;
+    const char *const *probe_paths;
     bool (*busy)(void *ud, const char *method, const char *path);
+    unsigned max_conns, max_per_addr; /* max_per_addr 0: no limit of its own */
+    uint64_t conn_timeout_ns, header_timeout_ns, body_timeout_ns;
     bool tls;
     char *tls_cert, *tls_key; /* PEM text; the key wiped when freed */
     size_t tls_key_len;
@@ -125,6 +160,18 @@ struct core_http {
     unsigned nworkers;
     _Atomic uint64_t requests, too_large, unauthorized;
     _Atomic uint64_t last_401_log_ns;
+
+    /* The slow-client limits. Changed by the polling thread (connections
+     * come and go, requests move on) and the reaper thread (deadlines);
+     * conn_mu because libmicrohttpd calls us under none of its own. */
+    pthread_mutex_t conn_mu;
+    pthread_cond_t reap_cv;        /* reap_stop was set */
+    http_conn *conns, *conns_tail; /* in order of opening */
+    bool reap_stop;
+    bool reaper_started;
+    pthread_t reaper;
+    _Atomic uint64_t timed_out, evicted, over_limit;
+    _Atomic uint64_t last_slow_log_ns;
 };
 
 /* ------------------------------------------------------------------ */
@@ -378,6 +425,220 @@ static int load_tls(core_http *s, const char *listen, const char *cert, const ch
 }
 
 /* ------------------------------------------------------------------ */
+/* Slow clients                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * libmicrohttpd's own limits are not enough against slow clients: its
+ * timeout is one of inactivity (a byte every few seconds resets it), its
+ * connection limit refuses the newcomer rather than the connection that
+ * has been stalling for a minute, and its per-address limit does the
+ * same. So each connection is followed here from open to close with the
+ * phase its request is in, and
+ *  - the reaper thread closes those past their header or body deadline;
+ *  - a new connection past max_conns or max_per_addr closes the oldest
+ *    connection still waiting for headers (then for a body) instead, and
+ *    when there is none it is admitted as an "extra", within libmicrohttpd's
+ *    limit of max_conns + HTTP_PROBE_RESERVE, for the probe paths only.
+ * Closing is shutdown() of the socket: libmicrohttpd's next read sees the
+ * end and it closes the connection as one the client ended. That is safe
+ * from the reaper thread because libmicrohttpd notifies NOTIFY_CLOSED
+ * (which takes the connection out of the list, under conn_mu) before it
+ * closes the socket, so a socket in the list is still this connection's.
+ * Connections in a handler or sending a response are never closed here.
+ */
+
+static bool same_addr(const http_conn *a, const http_conn *b)
+{
+    return a->family && a->family == b->family &&
+           memcmp(a->addr, b->addr, a->family == AF_INET6 ? 16 : 4) == 0;
+}
+
+static void conn_peer(const http_conn *k, char *out, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (k->family)
+        inet_ntop(k->family, k->addr, ip, sizeof ip);
+    snprintf(out, len, "%s", ip);
+}
+
+/* Under conn_mu. A client that trips the limits in a loop must not flood
+ * the log: one line every HTTP_REFUSAL_LOG_NS, with the count so far. */
+static void conn_kill(core_http *s, http_conn *k, _Atomic uint64_t *counter, const char *why)
+{
+    k->closing = true;
+    shutdown(k->fd, SHUT_RDWR);
+    uint64_t n = atomic_fetch_add(counter, 1) + 1;
+    uint64_t now = core_now_ns(), last = atomic_load(&s->last_slow_log_ns);
+    if ((last == 0 || now - last >= HTTP_REFUSAL_LOG_NS) &&
+        atomic_compare_exchange_strong(&s->last_slow_log_ns, &last, now)) {
+        char peer[INET6_ADDRSTRLEN];
+        conn_peer(k, peer, sizeof peer);
+        core_logf(&s->log, CORE_LOG_NOTE,
+                  "http %s: closed a connection from %s: %s (%llu so far; logged at most every "
+                  "%llu s)",
+                  s->addr, peer, why, (unsigned long long)n, HTTP_REFUSAL_LOG_NS / 1000000000ull);
+    }
+}
+
+/* The connection to close to make room for c: the oldest waiting for its
+ * headers, else the oldest receiving a body; of c's address when
+ * same_only. Extras are not counted in the limits, so never chosen. Under
+ * conn_mu. */
+static http_conn *evictable(const core_http *s, const http_conn *c, bool same_only)
+{
+    http_conn *best = NULL;
+    for (http_conn *k = s->conns; k; k = k->next) {
+        if (k == c || k->closing || k->extra || k->phase == CN_BUSY)
+            continue;
+        if (same_only && !same_addr(k, c))
+            continue;
+        if (!best || k->phase < best->phase ||
+            (k->phase == best->phase && k->since_ns < best->since_ns))
+            best = k;
+    }
+    return best;
+}
+
+/* Whether c fits in max_conns and max_per_addr, once stalled connections
+ * have been closed to make room. Under conn_mu. */
+static bool admit(core_http *s, http_conn *c)
+{
+    unsigned total = 0, same = 0;
+    for (const http_conn *k = s->conns; k; k = k->next) {
+        if (k == c || k->closing || k->extra)
+            continue;
+        total++;
+        same += same_addr(k, c);
+    }
+    while (s->max_per_addr && c->family && same >= s->max_per_addr) {
+        http_conn *k = evictable(s, c, true);
+        if (!k)
+            return false;
+        conn_kill(s, k, &s->evicted, "stalled, to make room (per-address limit)");
+        same--;
+        total--;
+    }
+    while (total >= s->max_conns) {
+        http_conn *k = evictable(s, c, false);
+        if (!k)
+            return false;
+        conn_kill(s, k, &s->evicted, "stalled, to make room (connection limit)");
+        total--;
+    }
+    return true;
+}
+
+static void conn_phase(core_http *s, http_conn *k, cn_phase phase, uint64_t allowed_ns)
+{
+    if (!k)
+        return;
+    pthread_mutex_lock(&s->conn_mu);
+    k->phase = phase;
+    k->since_ns = core_now_ns();
+    k->deadline_ns = k->since_ns + allowed_ns;
+    pthread_mutex_unlock(&s->conn_mu);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    core_http *s = cls;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        http_conn *k = *socket_context;
+        if (!k)
+            return;
+        pthread_mutex_lock(&s->conn_mu);
+        if (k->prev)
+            k->prev->next = k->next;
+        else
+            s->conns = k->next;
+        if (k->next)
+            k->next->prev = k->prev;
+        else
+            s->conns_tail = k->prev;
+        pthread_mutex_unlock(&s->conn_mu);
+        free(k);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *fi =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!fi)
+        return; /* not followed: libmicrohttpd's own timeout still applies */
+    http_conn *k = core_xcalloc(1, sizeof *k);
+    k->fd = fi->connect_fd;
+    const union MHD_ConnectionInfo *ai =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ai && ai->client_addr && ai->client_addr->sa_family == AF_INET) {
+        k->family = AF_INET;
+        memcpy(k->addr, &((const struct sockaddr_in *)ai->client_addr)->sin_addr, 4);
+    } else if (ai && ai->client_addr && ai->client_addr->sa_family == AF_INET6) {
+        k->family = AF_INET6;
+        memcpy(k->addr, &((const struct sockaddr_in6 *)ai->client_addr)->sin6_addr, 16);
+    }
+    k->phase = CN_HEADERS;
+    k->since_ns = core_now_ns();
+    k->deadline_ns = k->since_ns + s->header_timeout_ns;
+    pthread_mutex_lock(&s->conn_mu);
+    k->extra = !admit(s, k);
+    k->prev = s->conns_tail;
+    if (s->conns_tail)
+        s->conns_tail->next = k;
+    else
+        s->conns = k;
+    s->conns_tail = k;
+    pthread_mutex_unlock(&s->conn_mu);
+    *socket_context = k;
+}
+
+static void *reaper_main(void *arg)
+{
+    core_http *s = arg;
+    pthread_mutex_lock(&s->conn_mu);
+    while (!s->reap_stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += (long)HTTP_REAP_NS;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->reap_cv, &s->conn_mu, &ts);
+        uint64_t now = core_now_ns();
+        for (http_conn *k = s->conns; k && !s->reap_stop; k = k->next)
+            if (!k->closing && k->phase != CN_BUSY && now >= k->deadline_ns)
+                conn_kill(s, k, &s->timed_out,
+                          k->phase == CN_HEADERS ? "no complete request headers in time "
+                                                   "(header_timeout)"
+                                                 : "no complete body in time (body_timeout)");
+    }
+    pthread_mutex_unlock(&s->conn_mu);
+    return NULL;
+}
+
+static void stop_reaper(core_http *s)
+{
+    if (!s->reaper_started)
+        return;
+    pthread_mutex_lock(&s->conn_mu);
+    s->reap_stop = true;
+    pthread_cond_broadcast(&s->reap_cv);
+    pthread_mutex_unlock(&s->conn_mu);
+    pthread_join(s->reaper, NULL);
+    s->reaper_started = false;
+}
+
+/* Whether an extra connection (see above) may have this request. */
+static bool is_probe(const core_http *s, const char *path)
+{
+    for (const char *const *p = s->probe_paths; p && *p; p++)
+        if (strcmp(path, *p) == 0)
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
 /* Requests                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -407,8 +668,13 @@ static http_rq *rq_new(core_http *s, const char *uri)
  * off the query: handlers see the path as it was sent. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-    (void)c;
-    return rq_new(cls, uri);
+    http_rq *r = rq_new(cls, uri);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    /* The connection outlives the request: libmicrohttpd reports a
+     * request completed (on_completed) before its connection closed. */
+    r->cn = ci ? ci->socket_context : NULL;
+    return r;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -427,6 +693,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
             pthread_cond_broadcast(&s->idle_cv);
         pthread_mutex_unlock(&s->mu);
     }
+    /* Kept alive, the connection may idle for conn_timeout and then has
+     * header_timeout for the next request's headers. */
+    conn_phase(s, r->cn, CN_HEADERS, s->conn_timeout_ns + s->header_timeout_ns);
     rq_free(r);
 }
 
@@ -502,7 +771,7 @@ static enum MHD_Result refuse_401(core_http *s, struct MHD_Connection *c, const 
     atomic_fetch_add(&s->requests, 1);
     uint64_t n = atomic_fetch_add(&s->unauthorized, 1) + 1;
     uint64_t now = core_now_ns(), last = atomic_load(&s->last_401_log_ns);
-    if ((last == 0 || now - last >= HTTP_401_LOG_NS) &&
+    if ((last == 0 || now - last >= HTTP_REFUSAL_LOG_NS) &&
         atomic_compare_exchange_strong(&s->last_401_log_ns, &last, now)) {
         char peer[INET6_ADDRSTRLEN + 16] = "?";
         const union MHD_ConnectionInfo *ci =
@@ -513,7 +782,7 @@ static enum MHD_Result refuse_401(core_http *s, struct MHD_Connection *c, const 
                   "http %s: %s %s from %s: %s bearer token: 401 (%llu refused so far; logged at "
                   "most every %llu s)",
                   s->addr, method, path, peer, wrong ? "wrong" : "no", (unsigned long long)n,
-                  HTTP_401_LOG_NS / 1000000000ull);
+                  HTTP_REFUSAL_LOG_NS / 1000000000ull);
     }
     core_buf b = {0};
     core_buf_puts(&b, wrong ? "wrong bearer token\n"
@@ -562,6 +831,20 @@ static void send_raw_413(core_http *s, struct MHD_Connection *c)
     shutdown(ci->connect_fd, SHUT_WR);
 }
 
+/* Whether a request may go on as far as the connection limits go: any on
+ * a connection within them; on an extra one, a probe, or any once room has
+ * been made for it (stalled connections are closed for a request that is
+ * here whole before one still trickling in). */
+static bool over_limit_ok(core_http *s, http_rq *r)
+{
+    pthread_mutex_lock(&s->conn_mu);
+    if (r->cn->extra && !is_probe(s, r->uri) && admit(s, r->cn))
+        r->cn->extra = false;
+    bool ok = !r->cn->extra || is_probe(s, r->uri);
+    pthread_mutex_unlock(&s->conn_mu);
+    return ok;
+}
+
 static size_t header_size(const char *v, bool *ok)
 {
     char *end;
@@ -595,6 +878,7 @@ static enum MHD_Result dispatch(core_http *s, http_rq *r, struct MHD_Connection 
         r->state = RQ_SENT;
         return queue_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "server is stopping\n", true);
     }
+    conn_phase(s, r->cn, CN_BUSY, 0);
     /* Suspend before the request can be seen by a pool thread, which
      * resumes it when done. */
     MHD_suspend_connection(c);
@@ -625,6 +909,18 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     switch (r->state) {
     case RQ_HEADERS: {
         r->state = RQ_BODY;
+        conn_phase(s, r->cn, CN_BODY, s->body_timeout_ns);
+        if (r->cn && !over_limit_ok(s, r)) {
+            r->state = RQ_SENT;
+            atomic_fetch_add(&s->requests, 1);
+            atomic_fetch_add(&s->over_limit, 1);
+            core_buf b = {0};
+            core_buf_puts(&b, "too many connections, retry later\n");
+            struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 1, NULL, true);
+            enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, mr);
+            MHD_destroy_response(mr);
+            return ret;
+        }
         bool wrong;
         if (!authorized(
                 s, r->uri,
@@ -827,6 +1123,8 @@ static void server_free(core_http *s)
     free_secret(s->tls_key, s->tls_key_len);
     free(s->tls_cert);
     free(s->workers);
+    pthread_cond_destroy(&s->reap_cv);
+    pthread_mutex_destroy(&s->conn_mu);
     pthread_cond_destroy(&s->idle_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->log_mu);
@@ -846,6 +1144,22 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     s->log = o->log;
     s->public_paths = o->public_paths;
     s->busy = o->busy;
+    s->probe_paths = o->probe_paths;
+    const core_http_limits *l = &o->limits;
+    s->max_conns = l->max_conns ? l->max_conns : HTTP_DEFAULT_MAX_CONNS;
+    s->max_per_addr = l->max_conns_per_addr;
+    unsigned conn_timeout = l->conn_timeout ? l->conn_timeout : HTTP_DEFAULT_CONN_TIMEOUT;
+    s->conn_timeout_ns = conn_timeout * 1000000000ull;
+    s->header_timeout_ns =
+        (l->header_timeout ? l->header_timeout : HTTP_DEFAULT_HEADER_TIMEOUT) * 1000000000ull;
+    s->body_timeout_ns =
+        (l->body_timeout ? l->body_timeout : HTTP_DEFAULT_BODY_TIMEOUT) * 1000000000ull;
+    pthread_mutex_init(&s->conn_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->reap_cv, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
@@ -876,8 +1190,17 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
         }
         s->nworkers++;
     }
+    int rc = pthread_create(&s->reaper, NULL, reaper_main, s);
+    if (rc) {
+        err = fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
+                   core_strerror(-rc));
+        goto fail_workers;
+    }
+    s->reaper_started = true;
 
-    unsigned max_conns = o->max_conns ? o->max_conns : HTTP_DEFAULT_MAX_CONNS;
+    /* libmicrohttpd's limit is the hard one; ours (max_conns) is kept by
+     * closing stalled connections, and the reserve is for probes. */
+    unsigned hard_limit = s->max_conns + HTTP_PROBE_RESERVE;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
     struct MHD_OptionItem tls_opts[] = {
@@ -897,12 +1220,12 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     pthread_mutex_unlock(&s->log_mu);
     /* The logger comes first so that libmicrohttpd never prints on its
      * own while the other options are read. */
-    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER,
-                            on_mhd_log, s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-                            MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned)HTTP_CONN_TIMEOUT, MHD_OPTION_CONNECTION_LIMIT, max_conns,
-                            MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+    s->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        s, MHD_OPTION_CONNECTION_TIMEOUT, conn_timeout, MHD_OPTION_CONNECTION_LIMIT, hard_limit,
+        MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
     pthread_mutex_lock(&s->log_mu);
     s->capture = false;
     pthread_mutex_unlock(&s->log_mu);
@@ -926,6 +1249,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     return 0;
 
 fail_workers:
+    stop_reaper(s);
     stop_workers(s);
     if (fd >= 0)
         close(fd);
@@ -945,6 +1269,9 @@ void core_http_get_stats(const core_http *s, core_http_stats *out)
     out->requests = atomic_load(&m->requests);
     out->too_large = atomic_load(&m->too_large);
     out->unauthorized = atomic_load(&m->unauthorized);
+    out->timed_out = atomic_load(&m->timed_out);
+    out->evicted = atomic_load(&m->evicted);
+    out->over_limit = atomic_load(&m->over_limit);
 }
 
 void core_http_stop(core_http *s)
@@ -966,6 +1293,7 @@ void core_http_stop(core_http *s)
         pthread_cond_wait(&s->idle_cv, &s->mu);
     pthread_mutex_unlock(&s->mu);
     stop_workers(s);
+    stop_reaper(s);
     MHD_stop_daemon(s->d);
     core_logf(&s->log, CORE_LOG_INFO, "http: stopped listening on %s", s->addr);
     server_free(s);

@@ -612,6 +612,9 @@ typedef struct ingest_otlp_http_opts {
      * decompression; 0: 64 MiB. */
     size_t max_body;
     unsigned threads; /* handler threads; 0: 2 */
+    /* Connection limits and slow-client timeouts (core_http_limits);
+     * zero fields: its defaults. */
+    core_http_limits limits;
     /* Case-id attribute keys in order of preference (ingest_decode_opts);
      * NULL: "case.id", "session.id", "enduser.id". */
     const char *const *case_attrs;
@@ -680,6 +683,10 @@ typedef struct ingest_otlp_http_stats {
     uint64_t throttled;    /* 503 and 429 */
     uint64_t unauthorized; /* 401: no or a wrong bearer token */
     uint64_t errors;       /* 500: failed on our side */
+    /* Connections closed for sending too slowly (header_timeout,
+     * body_timeout), and stalled ones closed to make room (core_http_stats). */
+    uint64_t timed_out;
+    uint64_t evicted;
 } ingest_otlp_http_stats;
 
 /* A snapshot of the counters (each atomic). Any thread. */

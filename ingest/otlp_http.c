@@ -374,6 +374,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
         .listen = o->listen ? o->listen : OTLP_DEFAULT_LISTEN,
         .max_body = s->max_body,
         .threads = o->threads,
+        .limits = o->limits,
         .log = o->log,
         .token_file = o->token_file,
         .tls_cert = o->tls_cert,
@@ -398,21 +399,24 @@ const char *ingest_otlp_http_address(const ingest_otlp_http *s)
 
 void ingest_otlp_http_get_stats(ingest_otlp_http *s, ingest_otlp_http_stats *out)
 {
-    /* Bodies over the limit on the wire never reach our handler: the
-     * server answers them, and counts them. */
+    /* Bodies over the limit on the wire, and requests past the connection
+     * limits, never reach our handler: the server answers them, and counts
+     * them. */
     core_http_stats hs;
     core_http_get_stats(s->http, &hs);
     *out = (ingest_otlp_http_stats){
-        .requests = atomic_load(&s->requests) + hs.too_large + hs.unauthorized,
+        .requests = atomic_load(&s->requests) + hs.too_large + hs.unauthorized + hs.over_limit,
         .accepted_events = atomic_load(&s->accepted_events),
         .rejected_events = atomic_load(&s->rejected_events),
         .truncated_events = atomic_load(&s->truncated_events),
         .bad_requests = atomic_load(&s->bad_requests),
         .too_large = atomic_load(&s->too_large) + hs.too_large,
         .unsupported = atomic_load(&s->unsupported),
-        .throttled = atomic_load(&s->throttled),
+        .throttled = atomic_load(&s->throttled) + hs.over_limit,
         .errors = atomic_load(&s->errors),
         .unauthorized = hs.unauthorized,
+        .timed_out = hs.timed_out,
+        .evicted = hs.evicted,
     };
 }
 

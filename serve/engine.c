@@ -335,6 +335,14 @@ int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
     return p.rc;
 }
 
+/* Brings c_slow[i] up to a listener's count; under gmu. */
+static void slow_add(serve *s, int i, uint64_t now)
+{
+    if (now > s->seen_slow[i])
+        sink_counter_add(s->c_slow[i], now - s->seen_slow[i]);
+    s->seen_slow[i] = now;
+}
+
 void serve__gauges(serve *s)
 {
     sess_stats st;
@@ -368,6 +376,14 @@ void serve__gauges(serve *s)
             }
             s->seen_refused[i] = now[i];
         }
+        slow_add(s, 0, hs.timed_out);
+        slow_add(s, 1, hs.evicted);
+    }
+    if (s->api) {
+        core_http_stats as;
+        sink_api_get_http_stats(s->api, &as);
+        slow_add(s, 2, as.timed_out);
+        slow_add(s, 3, as.evicted);
     }
     pthread_mutex_unlock(&s->gmu);
     uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);

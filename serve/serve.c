@@ -79,6 +79,16 @@ void serve__metrics_init(serve *s)
             "OTLP/HTTP requests refused, by reason: bad_request (400, 404, 405), too_large (413), "
             "unsupported (415), throttled (429, 503), unauthorized (401), error (500)",
             reasons[i]);
+    static const char slow_help[] =
+        "connections closed for sending their request too slowly (header_timeout, body_timeout: "
+        "reason timeout) or, stalled, to make room for another (max_connections: reason "
+        "evicted), by listener";
+    static const char *const slow_labels[4] = {
+        "listener=\"otlp_http\",reason=\"timeout\"", "listener=\"otlp_http\",reason=\"evicted\"",
+        "listener=\"api\",reason=\"timeout\"", "listener=\"api\",reason=\"evicted\""};
+    for (int i = 0; i < 4; i++)
+        s->c_slow[i] = sink_metrics_counter(m, "pmrag_http_slow_connections_closed_total",
+                                            slow_help, slow_labels[i]);
     s->c_predictions =
         sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
     s->c_follows_merged =
@@ -382,6 +392,23 @@ static void settings(serve *s)
     s->rebuild_min_ns = (uint64_t)core_cfg_int(s->cfg, "model.rebuild_min_seconds") * 1000000000ull;
 }
 
+/* <prefix>.max_connections and its kin, read the same way for both
+ * listeners. */
+static core_http_limits http_limits(const core_cfg *cfg, const char *prefix)
+{
+    char k[64];
+#define LIMIT(name) (snprintf(k, sizeof k, "%s." name, prefix), (unsigned)core_cfg_int(cfg, k))
+    core_http_limits l = {
+        .max_conns = LIMIT("max_connections"),
+        .max_conns_per_addr = LIMIT("max_connections_per_address"),
+        .conn_timeout = LIMIT("connection_timeout"),
+        .header_timeout = LIMIT("header_timeout"),
+        .body_timeout = LIMIT("body_timeout"),
+    };
+#undef LIMIT
+    return l;
+}
+
 /* The listeners: OTLP/HTTP in, the API out. */
 static int listeners_start(serve *s, char *why, size_t whylen)
 {
@@ -391,6 +418,7 @@ static int listeners_start(serve *s, char *why, size_t whylen)
         ingest_otlp_http_opts ho = {.listen = otlp_listen,
                                     .max_body = (size_t)core_cfg_int(s->cfg, "otlp.max_body"),
                                     .threads = (unsigned)core_cfg_int(s->cfg, "otlp.threads"),
+                                    .limits = http_limits(s->cfg, "otlp"),
                                     .case_attrs = s->eo.in.case_attrs,
                                     .ncase = s->eo.in.ncase_attrs,
                                     .max_attrs = s->max_attrs,
@@ -416,12 +444,18 @@ static int listeners_start(serve *s, char *why, size_t whylen)
                             .metrics_open = core_cfg_bool(s->cfg, "api.metrics_open"),
                             .tls_cert = core_cfg_str(s->cfg, "api.tls_cert"),
                             .tls_key = core_cfg_str(s->cfg, "api.tls_key"),
+                            .limits = http_limits(s->cfg, "api"),
                             .log = s->lg};
-        int rc = sink_api_start(&ao, &ops, &s->api, w2, sizeof w2);
+        sink_api *api;
+        int rc = sink_api_start(&ao, &ops, &api, w2, sizeof w2);
         if (rc) {
             snprintf(why, whylen, "API: %s", w2);
             return rc;
         }
+        /* Under gmu: a /metrics request may already be reading s->api. */
+        pthread_mutex_lock(&s->gmu);
+        s->api = api;
+        pthread_mutex_unlock(&s->gmu);
     }
     return 0;
 }

@@ -225,6 +225,7 @@ struct serve {
      * the receiver's counters /metrics has seen. */
     sink_counter *c_refused[6], *c_lim_max_body;
     uint64_t seen_refused[6];
+    uint64_t seen_slow[4]; /* as c_slow */
     atomic_uint_fast64_t folded;
 
     /* Metrics. */
@@ -233,6 +234,9 @@ struct serve {
         *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
     sink_counter *c_cl_stale;
+    /* Slow connections closed: OTLP/HTTP timeout, evicted; API timeout,
+     * evicted. */
+    sink_counter *c_slow[4];
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
         *c_lim_memory, *c_lim_case_id;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;

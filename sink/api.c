@@ -222,6 +222,8 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
         .log = o->log,
         .token_file = o->token_file,
         .public_paths = o->metrics_open ? public_health_metrics : public_health,
+        .probe_paths = public_health,
+        .limits = o->limits,
         .tls_cert = o->tls_cert,
         .tls_key = o->tls_key,
     };
@@ -237,6 +239,11 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
 const char *sink_api_address(const sink_api *a)
 {
     return core_http_address(a->http);
+}
+
+void sink_api_get_http_stats(const sink_api *a, core_http_stats *out)
+{
+    core_http_get_stats(a->http, out);
 }
 
 void sink_api_stop(sink_api *a)

@@ -262,6 +262,10 @@ typedef struct sink_api_opts {
     const char *tls_cert;
     const char *tls_key;
     core_logger log; /* its ud must outlive the API */
+    /* Connection limits and slow-client timeouts (core_http_limits); zero
+     * fields: its defaults. /livez and /readyz are its probe paths: they
+     * are answered on the few connections kept past max_conns. */
+    core_http_limits limits;
 } sink_api_opts;
 
 /*
@@ -275,6 +279,10 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
 /* The bound "host:port" (the real port when 0 was asked); valid until
  * sink_api_stop. */
 const char *sink_api_address(const sink_api *a);
+
+/* The API server's counters (core_http_get_stats). Any thread, until
+ * sink_api_stop. */
+void sink_api_get_http_stats(const sink_api *a, core_http_stats *out);
 
 /* Stops accepting, answers the requests in progress, frees a (NULL is
  * fine). Not from inside an op. */

@@ -563,6 +563,185 @@ TEST(http_stop_finishes_requests_in_progress)
     close(fd);
 }
 
+/* Whether the server closed fd (EOF or a reset), waiting up to ms. */
+static bool closed_within(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, ms) <= 0)
+        return false;
+    char c;
+    ssize_t got = recv(fd, &c, 1, MSG_DONTWAIT);
+    return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* A connection that has sent a request line and part of its headers. */
+static int stalled(const char *addr)
+{
+    int fd = connect_to(addr);
+    const char *part = "POST /stalled HTTP/1.1\r\nHost: test\r\n";
+    CHECK(send_all(fd, part, strlen(part)));
+    return fd;
+}
+
+TEST(http_stalled_connections_give_way_to_complete_requests)
+{
+    /* max_conns 4 and 10 connections that never finish their headers: a
+     * normal request is still answered, at once, each newcomer having
+     * closed the oldest stalled one. */
+    core_http_opts o = {.listen = "127.0.0.1:0", .limits = {.max_conns = 4}};
+    core_http *s;
+    CHECK_OK(core_http_start(&o, echo_handler, NULL, &s, NULL, 0));
+    int fds[10];
+    for (int i = 0; i < 10; i++)
+        fds[i] = stalled(core_http_address(s));
+    uint64_t t0 = core_now_ns();
+    http_res r;
+    request(core_http_address(s), "GET", "/x", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 200);
+    CHECK(core_now_ns() - t0 < 1000000000ull);
+    res_free(&r);
+    /* The oldest went first; the newest are still open. */
+    int closed = 0;
+    for (int i = 0; i < 10; i++)
+        closed += closed_within(fds[i], i < 7 ? 2000 : 0);
+    CHECK_INT(closed, 7);
+    CHECK(!closed_within(fds[9], 0));
+    core_http_stats st;
+    core_http_get_stats(s, &st);
+    CHECK_INT(st.evicted, 7);
+    CHECK_INT(st.timed_out, 0);
+    for (int i = 0; i < 10; i++)
+        close(fds[i]);
+    core_http_stop(s);
+}
+
+TEST(http_per_address_limit_closes_that_address_stalled_first)
+{
+    core_http_opts o = {.listen = "127.0.0.1:0", .limits = {.max_conns_per_addr = 3}};
+    core_http *s;
+    CHECK_OK(core_http_start(&o, echo_handler, NULL, &s, NULL, 0));
+    int fds[5];
+    for (int i = 0; i < 5; i++)
+        fds[i] = stalled(core_http_address(s));
+    http_res r;
+    request(core_http_address(s), "GET", "/x", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 200);
+    res_free(&r);
+    /* 5 + 1 from one address, 3 at a time: the 3 oldest closed. */
+    for (int i = 0; i < 3; i++)
+        CHECK(closed_within(fds[i], 2000));
+    CHECK(!closed_within(fds[3], 0));
+    CHECK(!closed_within(fds[4], 0));
+    for (int i = 0; i < 5; i++)
+        close(fds[i]);
+    core_http_stop(s);
+}
+
+TEST(http_header_and_body_timeouts_are_not_reset_by_trickling)
+{
+    /* libmicrohttpd's timeout is one of silence: a byte every 200 ms keeps
+     * it away. header_timeout and body_timeout count from the start. */
+    core_http_opts o = {.listen = "127.0.0.1:0",
+                        .limits = {.header_timeout = 1, .body_timeout = 1}};
+    core_http *s;
+    CHECK_OK(core_http_start(&o, echo_handler, NULL, &s, NULL, 0));
+    int hd = stalled(core_http_address(s));
+    int bd = connect_to(core_http_address(s));
+    const char *head = "POST /b HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n";
+    CHECK(send_all(bd, head, strlen(head)));
+    uint64_t t0 = core_now_ns();
+    bool h_closed = false, b_closed = false;
+    while (core_now_ns() - t0 < 4000000000ull && !(h_closed && b_closed)) {
+        if (!h_closed && !(h_closed = closed_within(hd, 0)))
+            send(hd, "X", 1, MSG_NOSIGNAL);
+        if (!b_closed && !(b_closed = closed_within(bd, 0)))
+            send(bd, "x", 1, MSG_NOSIGNAL);
+        usleep(200000);
+    }
+    uint64_t took = core_now_ns() - t0;
+    CHECK(h_closed);
+    CHECK(b_closed);
+    CHECK(took >= 900000000ull && took < 3000000000ull);
+    core_http_stats st;
+    core_http_get_stats(s, &st);
+    CHECK_INT(st.timed_out, 2);
+    close(hd);
+    close(bd);
+    core_http_stop(s);
+}
+
+typedef struct gate_state {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int held;
+    bool open;
+} gate_state;
+
+/* /hold waits until the gate opens; anything else is answered at once. */
+static void gate_handler(void *ud, const core_http_req *req, core_http_resp *resp)
+{
+    gate_state *g = ud;
+    if (strcmp(req->path, "/hold") == 0) {
+        pthread_mutex_lock(&g->mu);
+        g->held++;
+        pthread_cond_broadcast(&g->cv);
+        while (!g->open)
+            pthread_cond_wait(&g->cv, &g->mu);
+        pthread_mutex_unlock(&g->mu);
+    }
+    resp->status = 200;
+    core_buf_puts(&resp->body, req->path);
+}
+
+TEST(http_probes_are_answered_when_every_connection_is_busy)
+{
+    /* max_conns 2, both in a handler (nothing stalled to close): a probe
+     * still gets in, on the reserve; another request there gets 503. */
+    gate_state g = {.open = false};
+    pthread_mutex_init(&g.mu, NULL);
+    pthread_cond_init(&g.cv, NULL);
+    static const char *const probes[] = {"/livez", NULL};
+    core_http_opts o = {
+        .listen = "127.0.0.1:0", .threads = 3, .probe_paths = probes, .limits = {.max_conns = 2}};
+    core_http *s;
+    CHECK_OK(core_http_start(&o, gate_handler, &g, &s, NULL, 0));
+    pthread_t th[2];
+    client_arg args[2];
+    for (int i = 0; i < 2; i++) {
+        args[i] = (client_arg){.addr = core_http_address(s), .path = "/hold"};
+        CHECK_INT(pthread_create(&th[i], NULL, client_main, &args[i]), 0);
+    }
+    pthread_mutex_lock(&g.mu);
+    while (g.held < 2)
+        pthread_cond_wait(&g.cv, &g.mu);
+    pthread_mutex_unlock(&g.mu);
+    http_res r;
+    request(core_http_address(s), "GET", "/livez", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.body.data, "/livez");
+    res_free(&r);
+    request(core_http_address(s), "GET", "/other", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 503);
+    CHECK_STR(res_header(&r, "Retry-After"), "1");
+    res_free(&r);
+    core_http_stats st;
+    core_http_get_stats(s, &st);
+    CHECK_INT(st.over_limit, 1);
+    pthread_mutex_lock(&g.mu);
+    g.open = true;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_INT(args[i].status, 200);
+    }
+    /* Room again: any request is served. */
+    request(core_http_address(s), "GET", "/other", NULL, NULL, 0, &r);
+    CHECK_INT(r.status, 200);
+    res_free(&r);
+    core_http_stop(s);
+}
+
 TEST(http_listen_errors_name_the_address)
 {
     core_http_opts o = {.listen = "foo"};
