@@ -98,7 +98,7 @@ int cmd_index(int argc, char **argv)
     if (rc) {
         free(args.v);
         /* The library logged the detail (file or root at fault). */
-        return rc == CORE_EUSAGE || rc == -EINVAL ? CLI_EXIT_USAGE : 1;
+        return rc == CORE_EUSAGE || rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
     }
     free(args.v);
     double share = st.calls ? 100.0 * (double)st.calls_resolved / (double)st.calls : 0;

@@ -526,8 +526,9 @@ static void boundary_activities(const model_seqs *all, const model_mapper *m, bo
             core_buf_json_str(b, pa.text, strlen(pa.text));
             core_buf_printf(b, ",\"cases\":%u}", count[best]);
         } else {
-            core_buf_printf(b, "       %s %6u  %s\n", end ? "end  " : "start", count[best],
-                            pa.text);
+            core_buf_printf(b, "       %s %6u  ", end ? "end  " : "start", count[best]);
+            core_buf_oneline(b, pa.text, 100);
+            core_buf_putc(b, '\n');
         }
         count[best] = 0;
     }

@@ -12,11 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *node_text(const model_joint *md, uint32_t node, core_buf *b)
+/* A node's text (an activity's comes from the log) escaped into t: the
+ * text of t, valid until t's next use. */
+static const char *node_text(const model_joint *md, uint32_t node, core_buf *t)
 {
-    core_buf_reset(b);
-    model_node_text(md, node, b);
-    return b->data;
+    core_buf raw = {0};
+    model_node_text(md, node, &raw);
+    core_buf_reset(t);
+    core_buf_oneline(t, raw.data ? raw.data : "", 200);
+    core_buf_free(&raw);
+    return t->data ? t->data : "";
 }
 
 static const char *edge_name(uint8_t t)

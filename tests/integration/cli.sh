@@ -275,6 +275,10 @@ printf 'case\033[31m\001,\377\376\233x\n' >"$work/garbage.csv"
 expect "garbage CSV" 2 "garbage.csv:1: no column" -- "$pmrag" map --graph "$work/shop.graph" --log "$work/garbage.csv"
 if LC_ALL=C grep -q '[^[:print:]]' "$work/err"; then bad "garbage CSV: raw bytes on stderr: $(od -c "$work/err" | head -3)"; else pass "garbage CSV: bytes escaped"; fi
 expect "garbage CSV shows escapes" 2 'case\\x1b\[31m\\x01, \\xff\\xfe\\x9bx' -- "$pmrag" map --graph "$work/shop.graph" --log "$work/garbage.csv"
+# An activity's text comes from the log: mine's report shows it escaped.
+printf 'case_id,activity,timestamp\nc1,evil \033[2J start,2024-01-01T00:00:00Z\nc1,stop,2024-01-01T00:00:01Z\n' >"$work/evil.csv"
+expect "mine escapes activities" 0 'start +1  evil \\x1b\[2J start' -- "$pmrag" mine --graph "$work/shop.graph" --log "$work/evil.csv" -o "$work/evil.model"
+if LC_ALL=C grep -q '[^[:print:]]' "$work/err"; then bad "mine printed raw bytes of an activity"; else pass "mine: activity bytes escaped"; fi
 # Edge type names are case-insensitive.
 printf '0 1 CALLS 1\n1 2 Calls 1\n2 0 calls 1\n' >"$work/upper.edges"
 expect "ppr --edges CALLS" 0 "node 1" -- "$pmrag" ppr --edges "$work/upper.edges" --seed 0
