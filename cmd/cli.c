@@ -32,40 +32,108 @@ static void clear_progress_locked(void)
     }
 }
 
-int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
+/*
+ * One line on stderr: prefix, the message, suffix. Messages quote the
+ * input (a CSV header, a field, an activity), which may be any bytes: the
+ * message goes out escaped (core_buf_oneline), so that a binary file
+ * cannot write control sequences to the terminal or break the line.
+ */
+static void err_line(const char *prefix, const char *suffix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void err_line(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
+    core_buf msg = {0}, esc = {0};
+    core_buf_vprintf(&msg, fmt, ap);
+    core_buf_oneline(&esc, msg.data ? msg.data : "", SIZE_MAX);
     pthread_mutex_lock(&err_mu);
     clear_progress_locked();
-    fprintf(stderr, "pmrag %s: ", cmd->name);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see 'pmrag %s --help')\n", cmd->name);
+    fprintf(stderr, "%s%s%s\n", prefix, esc.data ? esc.data : "", suffix);
     pthread_mutex_unlock(&err_mu);
+    core_buf_free(&esc);
+    core_buf_free(&msg);
+}
+
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
+{
+    char prefix[64], suffix[80];
+    snprintf(prefix, sizeof prefix, "pmrag %s: ", cmd->name);
+    snprintf(suffix, sizeof suffix, " (see 'pmrag %s --help')", cmd->name);
+    va_list ap;
+    va_start(ap, fmt);
+    err_line(prefix, suffix, fmt, ap);
     va_end(ap);
     return CLI_EXIT_USAGE;
 }
 
 int cli_error(const char *cmd, const char *fmt, ...)
 {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "pmrag %s: ", cmd);
     va_list ap;
     va_start(ap, fmt);
-    pthread_mutex_lock(&err_mu);
-    clear_progress_locked();
-    fprintf(stderr, "pmrag %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    pthread_mutex_unlock(&err_mu);
+    err_line(prefix, "", fmt, ap);
     va_end(ap);
-    return 1;
+    return CLI_EXIT_FAIL;
+}
+
+int cli_exit_status(int rc)
+{
+    switch (rc) {
+    case 0:
+        return CLI_EXIT_OK;
+    case -ENOENT:
+    case -EACCES:
+    case -EPERM:
+    case -EISDIR:
+    case -ENOTDIR:
+    case -ENAMETOOLONG:
+    case -ELOOP:
+    case -EINVAL:
+    case -EFBIG:
+    case CORE_EFORMAT:
+    case CORE_EVERSION:
+    case CORE_ECORRUPT:
+    case CORE_ELIMIT:
+    case CORE_ENOTFOUND:
+    case CORE_EAMBIGUOUS:
+    case CORE_EUSAGE:
+    case CORE_EENDIAN:
+        return CLI_EXIT_USAGE;
+    default:
+        return CLI_EXIT_FAIL;
+    }
+}
+
+/* The options every command takes (cli.h); a command's own table wins. */
+static bool common_quiet;
+static const char *common_cfg;
+static cli_list common_sets;
+static const cli_opt common_opts[] = {
+    {"quiet", 'q', CLI_FLAG, &common_quiet, NULL, "no notes on stderr", 0, 0},
+    {"config", 0, CLI_STR, &common_cfg, "FILE",
+     "YAML configuration: checked, though this command reads none of its keys", 0, 0},
+    {"set", 0, CLI_LIST, &common_sets, "KEY=VALUE", "one configuration key: checked likewise", 0,
+     0},
+};
+#define NCOMMON (sizeof common_opts / sizeof common_opts[0])
+
+bool cli_quiet(void)
+{
+    return common_quiet;
+}
+
+static const cli_opt *find_long_in(const cli_opt *opts, size_t nopts, const char *name, size_t n)
+{
+    for (size_t i = 0; i < nopts; i++)
+        if (strlen(opts[i].name) == n && strncmp(opts[i].name, name, n) == 0)
+            return &opts[i];
+    return NULL;
 }
 
 static const cli_opt *find_long(const cli_cmd *cmd, const char *name, size_t n)
 {
-    for (size_t i = 0; i < cmd->nopts; i++)
-        if (strlen(cmd->opts[i].name) == n && strncmp(cmd->opts[i].name, name, n) == 0)
-            return &cmd->opts[i];
-    return NULL;
+    const cli_opt *o = find_long_in(cmd->opts, cmd->nopts, name, n);
+    return o ? o : find_long_in(common_opts, NCOMMON, name, n);
 }
 
 static const cli_opt *find_short(const cli_cmd *cmd, char c)
@@ -73,6 +141,9 @@ static const cli_opt *find_short(const cli_cmd *cmd, char c)
     for (size_t i = 0; i < cmd->nopts; i++)
         if (cmd->opts[i].short_name == c)
             return &cmd->opts[i];
+    for (size_t i = 0; i < NCOMMON; i++)
+        if (common_opts[i].short_name == c)
+            return &common_opts[i];
     return NULL;
 }
 
@@ -169,6 +240,14 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args)
 bool cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args, int *status)
 {
     int rc = parse(cmd, argc, argv, args);
+    if (rc == 0 && (common_cfg || common_sets.n)) {
+        /* Given to a command that reads no key: still an error to report. */
+        core_cfg *c;
+        rc = cli_config(cmd, common_cfg, &common_sets, &c);
+        core_cfg_free(c);
+    }
+    free(common_sets.v);
+    memset(&common_sets, 0, sizeof common_sets);
     if (rc == 0)
         return true;
     free(args->v);
@@ -184,35 +263,73 @@ bool cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args, int *s
     return false;
 }
 
+static void help_option(const cli_opt *o);
+
+void cli_help_footer(FILE *out)
+{
+    fprintf(out, "\nexit status: 0 success; 1 runtime failure (the work failed: memory, a write,\n"
+                 "a port, a broker); 2 usage or bad input (an option, an argument, a\n"
+                 "configuration value, or an input file that is missing, unreadable, empty or\n"
+                 "malformed).\n");
+}
+
+void cli_group_help(FILE *out, const char *group, const char *summary, const cli_sub *subs,
+                    size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s pmrag %s %s %s\n", i ? "      " : "usage:", group, subs[i].name,
+                subs[i].usage);
+    fprintf(out, "\n%s\n\nsubcommands:\n", summary);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-10s %s\n", subs[i].name, subs[i].summary);
+    fprintf(out, "\n'pmrag %s SUBCOMMAND --help' describes one, with its options.\n\nexamples:\n",
+            group);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  $ %s\n", subs[i].example);
+    cli_help_footer(out);
+}
+
 void cli_help(const cli_cmd *cmd)
 {
     printf("usage: pmrag %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
-    if (cmd->nopts)
-        printf("\noptions:\n");
-    for (size_t i = 0; i < cmd->nopts; i++) {
-        const cli_opt *o = &cmd->opts[i];
-        char left[64];
-        int n;
-        if (o->short_name)
-            n = snprintf(left, sizeof left, "-%c, --%s", o->short_name, o->name);
-        else
-            n = snprintf(left, sizeof left, "    --%s", o->name);
-        if (o->type != CLI_FLAG && n > 0 && (size_t)n < sizeof left)
-            snprintf(left + n, sizeof left - (size_t)n, " %s", o->metavar ? o->metavar : "VALUE");
-        if (o->type == CLI_CFG) {
-            const char *key = ((const cli_cfg_arg *)o->target)->key;
-            /* The key on a line of its own when it would pass column 100. */
-            const char *def = pmrag_config_default(key);
-            bool wrap = 31 + strlen(o->help) + strlen(key) + strlen(def) + 13 > 100;
-            printf("  %-28s %s%s%*s[%s, default %s]\n", left, o->help, wrap ? "\n" : " ",
-                   wrap ? 31 : 0, "", key, def);
-        } else {
-            printf("  %-28s %s\n", left, o->help);
-        }
-    }
+    printf("\noptions:\n");
+    for (size_t i = 0; i < cmd->nopts; i++)
+        help_option(&cmd->opts[i]);
+    for (size_t i = 0; i < NCOMMON; i++)
+        if (!find_long_in(cmd->opts, cmd->nopts, common_opts[i].name, strlen(common_opts[i].name)))
+            help_option(&common_opts[i]);
     printf("  %-28s %s\n", "-h, --help", "show this help");
     if (cmd->details)
         printf("\n%s\n", cmd->details);
+    printf("\nexamples:\n");
+    for (const char *p = cmd->examples; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        printf("  $ %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    cli_help_footer(stdout);
+}
+
+static void help_option(const cli_opt *o)
+{
+    char left[64];
+    int n;
+    if (o->short_name)
+        n = snprintf(left, sizeof left, "-%c, --%s", o->short_name, o->name);
+    else
+        n = snprintf(left, sizeof left, "    --%s", o->name);
+    if (o->type != CLI_FLAG && n > 0 && (size_t)n < sizeof left)
+        snprintf(left + n, sizeof left - (size_t)n, " %s", o->metavar ? o->metavar : "VALUE");
+    if (o->type == CLI_CFG) {
+        const char *key = ((const cli_cfg_arg *)o->target)->key;
+        /* The key on a line of its own when it would pass column 100. */
+        const char *def = pmrag_config_default(key);
+        bool wrap = 31 + strlen(o->help) + strlen(key) + strlen(def) + 13 > 100;
+        printf("  %-28s %s%s%*s[%s, default %s]\n", left, o->help, wrap ? "\n" : " ", wrap ? 31 : 0,
+               "", key, def);
+    } else {
+        printf("  %-28s %s\n", left, o->help);
+    }
 }
 
 int cli_cmp_u64(const void *a, const void *b)
@@ -252,13 +369,21 @@ int cli_config(const cli_cmd *cmd, const char *path, const cli_list *sets, core_
 
 /* ---- logging ---- */
 
+static void log_line(const char *prefix, const char *fmt, ...) CORE_PRINTF(2, 3);
+static void log_line(const char *prefix, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_line(prefix, "", fmt, ap);
+    va_end(ap);
+}
+
 static void log_to_stderr(void *ud, core_log_level level, const char *msg)
 {
     (void)ud;
-    pthread_mutex_lock(&err_mu);
-    clear_progress_locked();
-    fprintf(stderr, "pmrag: %s: %s\n", core_log_level_name(level), msg);
-    pthread_mutex_unlock(&err_mu);
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "pmrag: %s: ", core_log_level_name(level));
+    log_line(prefix, "%s", msg);
 }
 
 core_logger cli_logger(bool quiet)

@@ -2,9 +2,9 @@
  * cli.h - what the subcommands share: one option table per command drives
  * parsing, validation and --help; messages to stderr; progress lines.
  *
- * Conventions: `pmrag CMD --help` prints help and exits 0; a usage error
- * (unknown option, missing or bad value, missing argument) prints one line
- * naming it and exits 2; so does a file that cannot be opened.
+ * Conventions: `pmrag CMD --help` prints help and exits 0; every error is
+ * one line naming the command and what is at fault, and the exit status
+ * comes from one table, the same for every command (below).
  */
 #ifndef PMRAG_CLI_H
 #define PMRAG_CLI_H
@@ -14,8 +14,26 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#define CLI_EXIT_USAGE 2
+/*
+ * The exit statuses of every command (docs/commands.md, 'pmrag --help'):
+ * one fault gives one status whichever command meets it.
+ *   0  success;
+ *   1  runtime failure: the arguments and the input were good but the
+ *      work failed (out of memory, a write error, a port in use, a broker
+ *      or helper process failing);
+ *   2  usage or bad input: an unknown option, a missing or bad argument or
+ *      configuration value, or an input file the user named that is
+ *      missing, unreadable, empty where it must not be, or malformed.
+ */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+/* The exit status for a negative error code of a library (core_strerror's
+ * codes and -errno): CLI_EXIT_USAGE when the fault is in what the user
+ * gave (a missing or unreadable file, a bad format or version, a limit
+ * the input passes), CLI_EXIT_FAIL otherwise; 0 for 0. */
+int cli_exit_status(int rc);
 
 typedef enum {
     CLI_FLAG, /* bool, no value */
@@ -51,14 +69,20 @@ typedef struct cli_opt {
 typedef struct cli_cmd {
     const char *name;    /* "index", "graph stats" */
     const char *usage;   /* after the name: "DIR... -o FILE [options]" */
-    const char *summary; /* one line */
+    const char *summary; /* one sentence: what the command does ('pmrag --help' says the same) */
     const char *details; /* paragraphs after the options, or NULL */
     const cli_opt *opts;
     size_t nopts;
     unsigned min_args, max_args; /* positional arguments */
+    const char *examples;        /* command lines, one a line, each after "  $ " */
 } cli_cmd;
 
 /*
+ * Every command takes --quiet (-q), --config FILE and --set KEY=VALUE, so
+ * that a script can pass them to any: a command that lists them in its own
+ * table gets them there; one that does not still has the configuration
+ * checked (an error exits 2) and --quiet drops notes (cli_quiet).
+ *
  * Parses argv (argv[0] is the first argument after the command name).
  * Positional arguments go to args (borrowed from argv). Returns true when
  * the command should run; false when it should exit with *status: 0 after
@@ -67,6 +91,21 @@ typedef struct cli_cmd {
  */
 bool cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_list *args, int *status);
 void cli_help(const cli_cmd *cmd);
+/* Whether --quiet was given to a command whose table does not list it. */
+bool cli_quiet(void);
+/* The exit status table, which ends every help ('pmrag --help' too). */
+void cli_help_footer(FILE *out);
+
+/* A command made of subcommands (graph, state, bench): its help lists
+ * them, each with its usage, what it does and an example. */
+typedef struct cli_sub {
+    const char *name;    /* "stats" */
+    const char *usage;   /* after "pmrag GROUP NAME" */
+    const char *summary; /* the subcommand's one sentence */
+    const char *example; /* one command line */
+} cli_sub;
+void cli_group_help(FILE *out, const char *group, const char *summary, const cli_sub *subs,
+                    size_t n);
 
 /*
  * Configuration: the options --config FILE and --set KEY=VALUE, to put in
@@ -84,7 +123,9 @@ void cli_help(const cli_cmd *cmd);
 // clang-format on
 int cli_config(const cli_cmd *cmd, const char *path, const cli_list *sets, core_cfg **out);
 
-/* "pmrag CMD: message" on stderr; returns CLI_EXIT_USAGE or 1. */
+/* "pmrag CMD: message" on stderr; cli_usage_error adds "(see 'pmrag CMD
+ * --help')" and returns CLI_EXIT_USAGE, cli_error returns CLI_EXIT_FAIL
+ * (a caller whose fault is bad input returns CLI_EXIT_USAGE itself). */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) CORE_PRINTF(2, 3);
 int cli_error(const char *cmd, const char *fmt, ...) CORE_PRINTF(2, 3);
 

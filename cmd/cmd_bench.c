@@ -238,6 +238,7 @@ static int bench_ppr(int argc, char **argv)
     const cli_cmd cmd = {
         "bench ppr",
         "[options]",
+        "Benchmarks personalized PageRank on synthetic code-like graphs.",
         "Measure the personalized-PageRank engine on synthetic code-like graphs: for\n"
         "each size, the net's build time and size; cold queries (a forward push from one\n"
         "seed: median and p99 time, pushes, error bound, and top-10 recall and L1 error\n"
@@ -245,7 +246,8 @@ static int bench_ppr(int argc, char **argv)
         "simulated cases, one event at a time (ppr_state_advance with decay 0.8 and the\n"
         "top 10): time per event with bases and without, state memory, and the warm\n"
         "states' recall and L1 error against an exact computation of the same decayed\n"
-        "seed.",
+        "seed."
+        "\n\n"
         "The graphs: modules of 10-60 nodes (module, classes, variables, methods,\n"
         "functions, member_of their parent), power-law out-degrees of mean ~6, targets\n"
         "mostly in the same or nearby modules and else by preferential attachment (hubs\n"
@@ -265,6 +267,8 @@ static int bench_ppr(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag bench ppr --sizes 10000,100k\n"
+        "pmrag bench ppr --write-edges edges.txt --size 100000",
     };
     cli_list args = {0};
     int rc;
@@ -323,20 +327,16 @@ static int bench_ppr(int argc, char **argv)
     return rc;
 }
 
-static void list_benchmarks(FILE *f)
-{
-    fprintf(f, "usage: pmrag bench NAME [options]\n\n"
-               "Benchmarks built into pmrag (their figures are printed, nothing is asserted).\n\n"
-               "benchmarks:\n"
-               "  ppr        personalized PageRank on synthetic code-like graphs: build, cold\n"
-               "             queries, bases, per-event case updates, accuracy\n"
-               "\n'pmrag bench NAME --help' describes one.\n");
-}
-
 int cmd_bench(int argc, char **argv)
 {
+    static const cli_sub subs[] = {
+        {"ppr", "[options]", "Benchmarks personalized PageRank on synthetic code-like graphs.",
+         "pmrag bench ppr --sizes 10000,100k"},
+    };
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        list_benchmarks(stdout);
+        /* Their figures are printed; nothing is asserted. */
+        cli_group_help(stdout, "bench", "Benchmarks built into pmrag (bench ppr).", subs,
+                       sizeof subs / sizeof subs[0]);
         return 0;
     }
     if (strcmp(argv[0], "ppr") == 0)

@@ -21,9 +21,11 @@ int cmd_config(int argc, char **argv)
     const cli_cmd cmd = {
         "config",
         "[--config FILE] [--set KEY=VALUE]... [--get KEY | --reference]",
+        "Shows the effective configuration, or the reference of its keys.",
         "Shows the effective configuration: every key with its value and where the\n"
         "value came from (default, FILE:LINE, --set). A file with an error is refused\n"
-        "with its line, so this also checks a file before a daemon is given it.",
+        "with its line, so this also checks a file before a daemon is given it."
+        "\n\n"
         "A configuration file is YAML; dotted keys nest as mappings:\n"
         "  ppr:\n"
         "    alpha: 0.2\n"
@@ -38,6 +40,9 @@ int cmd_config(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag config --config pmrag.yaml\n"
+        "pmrag config --set ppr.alpha=0.2 --get ppr.alpha\n"
+        "pmrag config --reference >docs/configuration.md",
     };
     cli_list args = {0};
     int rc;

@@ -67,14 +67,18 @@ int cmd_symbols(int argc, char **argv)
     const cli_cmd cmd = {
         "symbols",
         "FILE [--json|--jsonl] [--kind LIST]",
+        "Lists the symbols of a graph file.",
         "Print every symbol of a graph file: id, kind, name, qualified name, file\n"
-        "(relative to the indexed root) and line span (1-based, inclusive).",
+        "(relative to the indexed root) and line span (1-based, inclusive)."
+        "\n\n"
         "JSON fields: "
         "{\"id\",\"kind\",\"name\",\"qualname\",\"file\",\"start_line\",\"end_line\"}.",
         opts,
         sizeof opts / sizeof opts[0],
         1,
         1,
+        "pmrag symbols app.pmg --kind function,method\n"
+        "pmrag symbols app.pmg --jsonl | head",
     };
     cli_list args = {0};
     int rc;
@@ -148,14 +152,17 @@ static int graph_stats_cmd(int argc, char **argv)
     const cli_cmd cmd = {
         "graph stats",
         "FILE [--json]",
+        "Counts the files, symbols, edges and emit sites of a graph file.",
         "Counts of a graph file: files by language, symbols by kind, edges by type,\n"
-        "emit sites by kind and message style, and the share of call sites resolved.",
+        "emit sites by kind and message style, and the share of call sites resolved."
+        "\n\n"
         "calls.resolved_share counts every call site; calls.internal_resolved_share only\n"
         "those whose callee name is the name of a symbol in the indexed code.",
         opts,
         sizeof opts / sizeof opts[0],
         1,
         1,
+        "pmrag graph stats app.pmg --json",
     };
     cli_list args = {0};
     int rc;
@@ -314,14 +321,15 @@ static int graph_show_cmd(int argc, char **argv)
     const cli_cmd cmd = {
         "graph show",
         "FILE SYMBOL [--json]",
+        "Shows a symbol's neighbours by edge type and its emit sites.",
         "A symbol's neighbours by edge type (both directions) and its emit sites.\n"
         "SYMBOL is a qualified name (pkg.mod.Class.method) or a unique suffix of one\n"
         "(Class.method).",
-        NULL,
         opts,
         sizeof opts / sizeof opts[0],
         2,
         2,
+        "pmrag graph show app.pmg shop.checkout",
     };
     cli_list args = {0};
     int rc;
@@ -409,10 +417,19 @@ static int graph_show_cmd(int argc, char **argv)
 
 int cmd_graph(int argc, char **argv)
 {
+    static const cli_sub subs[] = {
+        {"stats", "FILE [--json]",
+         "Counts the files, symbols, edges and emit sites of a graph file.",
+         "pmrag graph stats app.pmg --json"},
+        {"show", "FILE SYMBOL [--json]",
+         "Shows a symbol's neighbours by edge type and its emit sites.",
+         "pmrag graph show app.pmg shop.checkout"},
+    };
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        FILE *out = argc < 1 ? stderr : stdout;
-        fprintf(out, "usage: pmrag graph stats FILE [--json]\n"
-                     "       pmrag graph show FILE SYMBOL [--json]\n");
+        cli_group_help(argc < 1 ? stderr : stdout, "graph",
+                       "Reads a graph file: its statistics (stats) and a symbol's neighbourhood "
+                       "(show).",
+                       subs, sizeof subs / sizeof subs[0]);
         return argc < 1 ? CLI_EXIT_USAGE : 0;
     }
     if (strcmp(argv[0], "stats") == 0)

@@ -35,10 +35,12 @@ int cmd_index(int argc, char **argv)
     const cli_cmd cmd = {
         "index",
         "DIR... -o FILE [options]",
+        "Builds a graph file from Python, TypeScript and JavaScript sources.",
         "Extract symbols, references and emit sites (logging calls, spans, string\n"
         "constants) from every .py/.pyi/.ts/.mts/.cts/.tsx/.js/.mjs/.cjs/.jsx file under\n"
         "the directories, resolve names across files into typed edges, and write one\n"
-        "graph file. With several directories, file paths start with each one's name.",
+        "graph file. With several directories, file paths start with each one's name."
+        "\n\n"
         "Skipped by default: .git .hg .svn node_modules bower_components __pycache__\n"
         ".venv venv (and any dir with pyvenv.cfg) .tox .nox .mypy_cache .pytest_cache\n"
         ".ruff_cache .eggs *.egg-info .next .nuxt .cache .idea .vscode, and build/ or\n"
@@ -50,6 +52,8 @@ int cmd_index(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         1,
         1024,
+        "pmrag index src/ -o app.pmg\n"
+        "pmrag index backend/ frontend/ -o app.pmg --exclude tests --json",
     };
     cli_list args = {0};
     int rc;
@@ -94,7 +98,7 @@ int cmd_index(int argc, char **argv)
     if (rc) {
         free(args.v);
         /* The library logged the detail (file or root at fault). */
-        return rc == CORE_EUSAGE || rc == -EINVAL ? CLI_EXIT_USAGE : 1;
+        return rc == CORE_EUSAGE || rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
     }
     free(args.v);
     double share = st.calls ? 100.0 * (double)st.calls_resolved / (double)st.calls : 0;

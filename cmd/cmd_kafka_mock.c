@@ -403,9 +403,11 @@ int cmd_kafka_mock(int argc, char **argv)
     const cli_cmd cmd = {
         "kafka-mock",
         "[--brokers N] [--partitions P] [--topic NAME]... [--ready-file FILE] [--control FILE]",
+        "Runs librdkafka's mock Kafka cluster (for tests, and for trying pmrag with kcat).",
         "Runs librdkafka's mock Kafka cluster on 127.0.0.1 until SIGTERM or Ctrl-C,\n"
         "and prints its bootstrap address (host:port,...) on stdout. Every client\n"
-        "given that address (pmrag serve's kafka.brokers, kcat -b) sees one cluster.",
+        "given that address (pmrag serve's kafka.brokers, kcat -b) sees one cluster."
+        "\n\n"
         "The mock keeps messages in memory (about 5 MB per partition), and has\n"
         "consumer groups, keys and headers, but no transactions or compaction.\n"
         "Topics other than those created here are created on first use with a\n"
@@ -425,17 +427,16 @@ int cmd_kafka_mock(int argc, char **argv)
         "JoinGroup, Heartbeat, LeaveGroup, SyncGroup, InitProducerId, ...) or its\n"
         "ApiKey number; ERROR is librdkafka's error name (NOT_LEADER_FOR_PARTITION,\n"
         "REQUEST_TIMED_OUT, _TRANSPORT to drop the connection, ...) or its number.\n"
-        "Lines starting with # are ignored.\n"
-        "Examples:\n"
-        "  pmrag kafka-mock --partitions 2 &\n"
-        "  echo 'case-1:hello' | kcat -P -b 127.0.0.1:PORT -t otlp_spans -K:\n"
-        "  pmrag kafka-mock --brokers 3 --control /tmp/faults &\n"
-        "  echo 'down 2' >/tmp/faults; sleep 10; echo 'up 2' >/tmp/faults\n"
-        "  echo 'error Produce NOT_LEADER_FOR_PARTITION 5' >/tmp/faults",
+        "Lines starting with # are ignored.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag kafka-mock --partitions 2 &\n"
+        "echo 'case-1:hello' | kcat -P -b 127.0.0.1:PORT -t otlp_spans -K:\n"
+        "pmrag kafka-mock --brokers 3 --control /tmp/faults &\n"
+        "echo 'down 2' >/tmp/faults; sleep 10; echo 'up 2' >/tmp/faults\n"
+        "echo 'error Produce NOT_LEADER_FOR_PARTITION 5' >/tmp/faults",
     };
     cli_list args = {0};
     int rc;

@@ -169,9 +169,11 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
         .llm_cmd = a->llm_cmd,
         .log = s->to.log,
     };
-    if (model_train_from_log(s->g, &mo, a->log_path, &lo, &s->to, &s->m, &s->log, md, why,
-                             sizeof why) != 0) {
-        rc = cli_error(cmd->name, "%s", why);
+    int trc = model_train_from_log(s->g, &mo, a->log_path, &lo, &s->to, &s->m, &s->log, md, why,
+                                   sizeof why);
+    if (trc != 0) {
+        cli_error(cmd->name, "%s", why);
+        rc = cli_exit_status(trc);
         goto fail;
     }
     return 0;
@@ -207,10 +209,12 @@ int cmd_map(int argc, char **argv)
     const cli_cmd cmd = {
         "map",
         "--graph FILE --log FILE [options]",
+        "Maps a log's events to activities and the activities to the symbols that emit them.",
         "Maps every event of a log to an activity and the activity to the symbols that\n"
         "emit it, and reports the coverage: per activity its count, the chosen symbols\n"
         "with their confidence and the strategy that chose them; then the share of\n"
-        "events each strategy mapped.",
+        "events each strategy mapped."
+        "\n\n"
         "Strategies, in order: code (with --learn-code-attrs), override (--overrides),\n"
         "template (logger and span templates of the code), const (templates held in\n"
         "constants, followed through the code graph), tokens (TF-IDF), llm (--llm-cmd).\n"
@@ -223,6 +227,8 @@ int cmd_map(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag map --graph app.pmg --log events.csv -n 20\n"
+        "pmrag map --graph app.pmg --log events.jsonl.gz --overrides rules.yaml --json",
     };
     cli_list args = {0};
     int rc;
@@ -323,11 +329,13 @@ int cmd_eval(int argc, char **argv)
     const cli_cmd cmd = {
         "eval",
         "--graph FILE --log FILE [--train-frac 0.7] [options]",
+        "Scores next-event localization on a log's test split, with baselines.",
         "Next-event localization: cases are ordered by their first event, the first\n"
         "share trains, and for every prefix k = 1..n-1 of every test case the functions\n"
         "ranked for event k+1 are checked against its truth (code.filepath and\n"
         "code.lineno: a hit when the file matches and the line is inside the symbol).\n"
-        "Unmapped or unpredictable targets count as misses.",
+        "Unmapped or unpredictable targets count as misses."
+        "\n\n"
         "Baselines, computed in the same run over the same mapping: bm25 and tokens\n"
         "(BM25 and TF-IDF over names, docstrings and templates, query = the last\n"
         "activity), df1 and df2 (directly-follows of order 1 and 2), same_function (the\n"
@@ -341,6 +349,8 @@ int cmd_eval(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag eval --graph app.pmg --log events.csv --train-frac 0.7\n"
+        "pmrag eval --graph app.pmg --log events.csv --learning-curve --json",
     };
     cli_list args = {0};
     int rc;
@@ -422,9 +432,11 @@ int cmd_predict(int argc, char **argv)
     const cli_cmd cmd = {
         "predict",
         "--graph FILE --log FILE [-k 10] [--train-frac 0.7] [options]",
+        "Writes the ranked next emitters of every prefix of a log's test cases.",
         "Learns on the train split and writes one JSON line per prefix of every test\n"
         "case: {\"case_id\",\"prefix_len\",\"ranked\":[{\"file\",\"symbol\",\"kind\",\n"
-        "\"start_line\",\"end_line\",\"score\",\"activity\"|\"near\"}...]}, best first.",
+        "\"start_line\",\"end_line\",\"score\",\"activity\"|\"near\"}...]}, best first."
+        "\n\n"
         "The split is eval's: cases ordered by first event (ties by id), the first\n"
         "--train-frac train. Files are relative to the indexed root; lines 1-based and\n"
         "inclusive. 'activity' is the predicted next activity the symbol comes from.\n"
@@ -435,6 +447,7 @@ int cmd_predict(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag predict --graph app.pmg --log events.csv -k 5 -o predictions.jsonl",
     };
     cli_list args = {0};
     int rc;
@@ -513,8 +526,9 @@ static void boundary_activities(const model_seqs *all, const model_mapper *m, bo
             core_buf_json_str(b, pa.text, strlen(pa.text));
             core_buf_printf(b, ",\"cases\":%u}", count[best]);
         } else {
-            core_buf_printf(b, "       %s %6u  %s\n", end ? "end  " : "start", count[best],
-                            pa.text);
+            core_buf_printf(b, "       %s %6u  ", end ? "end  " : "start", count[best]);
+            core_buf_oneline(b, pa.text, 100);
+            core_buf_putc(b, '\n');
         }
         count[best] = 0;
     }
@@ -534,15 +548,18 @@ int cmd_mine(int argc, char **argv)
     const cli_cmd cmd = {
         "mine",
         "--graph FILE --log FILE -o MODEL [options]",
+        "Learns a model (activities, directly-follows contexts) from a log.",
         "Learns from a whole log: maps its events to activities and symbols, mines the\n"
         "directly-follows contexts, calibrates the model by cross-validation over the\n"
         "cases (model.calibrate_folds folds) and writes the model file used by\n"
-        "'pmrag query' and 'pmrag serve'.",
+        "'pmrag query' and 'pmrag serve'."
+        "\n\n"
         "The model is tied to the graph file it was mined with.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag mine --graph app.pmg --log events.csv -o app.model",
     };
     cli_list args = {0};
     int rc;

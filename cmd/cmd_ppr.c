@@ -197,9 +197,11 @@ int cmd_ppr(int argc, char **argv)
     const cli_cmd cmd = {
         "ppr",
         "(--edges FILE | --graph FILE) --seed LIST [options]",
+        "Runs personalized PageRank from seed nodes, on a graph file or an edge list.",
         "Personalized PageRank by forward push from the seed nodes (equal weights).\n"
         "Scores are the walk's mass at each node with restart probability alpha;\n"
-        "dangling nodes return to the seeds. Seeds are not listed among the results.",
+        "dangling nodes return to the seeds. Seeds are not listed among the results."
+        "\n\n"
         "With --edges, ids are 0..n-1 and edges are walked as given (weight as is, no\n"
         "reverse edge). With --graph, a code graph's edges are weighted by type and\n"
         "also walked backwards (reverse factor), see --profile and --weights.\n"
@@ -208,12 +210,18 @@ int cmd_ppr(int argc, char **argv)
         "JSON: {\"top\":[{\"node\",\"score\"...}],\"median_us\",\"pushes\",\"error_bound\",\n"
         "\"budget_hit\",\"hubs\",\"hubs_ms\"}; median_us times the query alone (loading and\n"
         "hub vectors excluded: hubs_ms is their one-time cost).\n"
-        "Hubs and walks (see ppr.h) make a cold query fast and accurate on graphs with\n"
-        "very large hubs: e.g. --eps 3e-6 --hubs 100 --walks 2000.",
+        "Hubs and walks make a cold query fast and accurate on graphs with very large\n"
+        "hubs: the score vectors of the highest-degree nodes are computed once (--hubs),\n"
+        "and a push that reaches a hub adds its vector instead of pushing through it;\n"
+        "the residual mass the push leaves is then carried by random walks (--walks),\n"
+        "which shrinks the error a larger --eps leaves. E.g. --eps 3e-6 --hubs 100\n"
+        "--walks 2000.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag ppr --graph app.pmg --seed shop.checkout -k 10 --explain\n"
+        "pmrag ppr --edges edges.txt --seed 0,5 --alpha 0.15 --json",
     };
     cli_list args = {0};
     int rc;
@@ -371,12 +379,14 @@ int cmd_impact(int argc, char **argv)
     const cli_cmd cmd = {
         "impact",
         "FILE SYMBOL [options]",
+        "Lists the symbols that depend on a symbol (its blast radius).",
         "The blast radius of changing SYMBOL: the symbols that depend on it through\n"
         "reverse calls, inherits (subclasses), uses and imports, transitively. A\n"
         "dependent's score is the best product, along a chain, of the edge-type\n"
         "confidence (the ppr.weights of the configuration: calls 1.0, inherits 0.9,\n"
         "imports 0.7, uses 0.5 by default), the edge's resolution confidence (at\n"
-        "most 1) and the per-hop decay.",
+        "most 1) and the per-hop decay."
+        "\n\n"
         "Options in [brackets] stand for configuration keys (see 'pmrag config').\n"
         "JSON: {\"symbol\":{...},\"dependents\":[{\"symbol\",\"kind\",\"file\",\"start_line\",\n"
         "\"end_line\",\"score\",\"depth\",\"via\",\"type\"}]}",
@@ -384,6 +394,8 @@ int cmd_impact(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         2,
         2,
+        "pmrag impact app.pmg shop.db.save\n"
+        "pmrag impact app.pmg Cart.total --profile refactor --json",
     };
     cli_list args = {0};
     int rc;

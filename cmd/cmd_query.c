@@ -12,11 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *node_text(const model_joint *md, uint32_t node, core_buf *b)
+/* A node's text (an activity's comes from the log) escaped into t: the
+ * text of t, valid until t's next use. */
+static const char *node_text(const model_joint *md, uint32_t node, core_buf *t)
 {
-    core_buf_reset(b);
-    model_node_text(md, node, b);
-    return b->data;
+    core_buf raw = {0};
+    model_node_text(md, node, &raw);
+    core_buf_reset(t);
+    core_buf_oneline(t, raw.data ? raw.data : "", 200);
+    core_buf_free(&raw);
+    return t->data ? t->data : "";
 }
 
 static const char *edge_name(uint8_t t)
@@ -51,16 +56,24 @@ int cmd_query(int argc, char **argv)
     };
     const cli_cmd cmd = {
         "query",
-        "--graph FILE --model FILE --trace \"a,b,c\" [-k 5] [--explain] [--json]",
+        "--graph FILE --model FILE (--trace \"a,b,c\" | -e TEXT...) [-k 5] [--explain] [--json]",
+        "Ranks the functions that emit a trace's next event.",
         "Ranks the functions that emit the next event of a case, given its events so\n"
-        "far (oldest first), with a model from 'pmrag mine'.",
+        "far (oldest first), with a model from 'pmrag mine'."
+        "\n\n"
         "Each event is mapped as a log line would be: a rendered message, a span name\n"
         "or an activity as 'pmrag map' prints it. --trace items come first, then each\n"
-        "--event. JSON: {\"trace\":[{\"event\",\"activity\",\"strategy\"}],\"ranked\":[...]}.",
+        "--event. A result marked '(near X, fills the list)' is predicted by no activity:\n"
+        "when the model puts its mass on fewer than k symbols, the list is filled with\n"
+        "the emitting symbols nearest them in the code graph (JSON: 'near' instead of\n"
+        "'activity').\n"
+        "JSON: {\"trace\":[{\"event\",\"activity\",\"strategy\"}],\"ranked\":[...]}.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag query --graph app.pmg --model app.model --trace 'user 7 logged in,cart updated'\n"
+        "pmrag query --graph app.pmg --model app.model -e 'cart: 3 items, total 42' --explain",
     };
     cli_list args = {0};
     int rc;
@@ -97,7 +110,7 @@ int cmd_query(int argc, char **argv)
     char why[1024];
     if (!rc && (rc = model_load(model_path, g, NULL, &m, &md, why, sizeof why)) != 0) {
         cli_error(cmd.name, "%s", why);
-        rc = CLI_EXIT_USAGE;
+        rc = cli_exit_status(rc);
     }
     if (rc) {
         for (size_t i = 0; i < items.n; i++)
@@ -151,15 +164,20 @@ int cmd_query(int argc, char **argv)
         for (uint32_t i = 0; i < n; i++) {
             graph_symbol s;
             graph_get_symbol(g, pred[i].symbol, &s);
-            core_buf_printf(&b, "%2u. %-50s %s:%u-%u  %.4g\n", i + 1, s.qualname, s.file,
+            core_buf_printf(&b, "%2u. %-50s %s:%u-%u  %.4g", i + 1, s.qualname, s.file,
                             s.start_line, s.end_line, (double)pred[i].score);
+            /* A symbol that only fills the list is labelled on its own line
+             * of the ranking: no activity predicts it, and a reader (or grep)
+             * must not take it for one that was. */
             if (pred[i].near != UINT32_MAX) {
                 graph_symbol ns;
                 graph_get_symbol(g, pred[i].near, &ns);
-                core_buf_printf(&b, "      near %s in the code graph (fills the list)\n",
-                                ns.qualname);
+                core_buf_printf(&b, "  (near %s, fills the list)\n", ns.qualname);
                 continue;
             }
+            if (pred[i].activity == UINT32_MAX)
+                core_buf_puts(&b, "  (no predicted activity leads to it)");
+            core_buf_putc(&b, '\n');
             if (pred[i].activity != UINT32_MAX && !explain) {
                 model_activity pa;
                 model_mapper_activity(m, pred[i].activity, &pa);

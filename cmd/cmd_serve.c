@@ -47,11 +47,13 @@ int cmd_serve(int argc, char **argv)
     const cli_cmd cmd = {
         "serve",
         "--graph FILE [--model FILE] [--config FILE] [--set KEY=VALUE ...] [--ready-file FILE]",
+        "Runs the daemon: OTLP/HTTP and Kafka in, predictions out (Kafka, HTTP, stdout).",
         "The daemon: events from OTLP/HTTP (POST /v1/traces, /v1/logs) and Kafka go through\n"
         "the mapping to their case's state, and every event gives one prediction of the\n"
         "functions that emit the case's next event: to the Kafka output topic (key: case\n"
         "id), to stdout with serve.stdout, and through the HTTP API (GET /v1/cases/ID,\n"
-        "POST /v1/query, /metrics, /livez, /readyz).",
+        "POST /v1/query, /metrics, /livez, /readyz)."
+        "\n\n"
         "With no kafka.brokers, OTLP/HTTP only; kafka.embedded=true runs an embedded Kafka\n"
         "(librdkafka's mock cluster, in memory: for trying pmrag, it keeps nothing across\n"
         "restarts) for the input and output topics; the ready file tells its address.\n"
@@ -62,6 +64,8 @@ int cmd_serve(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag serve --graph app.pmg --model app.model --config pmrag.yaml\n"
+        "pmrag serve --graph app.pmg --set kafka.embedded=true --ready-file ready.json",
     };
     cli_list args = {0};
     int rc;
@@ -85,7 +89,7 @@ int cmd_serve(int argc, char **argv)
     rc = serve_open(&so, &s, why, sizeof why);
     if (rc) {
         cli_error(cmd.name, "%s", why);
-        return rc == CORE_EUSAGE ? CLI_EXIT_USAGE : 1;
+        return cli_exit_status(rc);
     }
     /* Signals: a flag each; the engine looks at them between cycles. */
     g_serve = s;

@@ -18,11 +18,13 @@
  * the directory, which is what is at fault. */
 static int open_state(const char *dir, sess_env **e)
 {
-    sess_opts o = {.path = dir, .read_only = true, .log = cli_logger(false)};
+    sess_opts o = {.path = dir, .read_only = true, .log = cli_logger(cli_quiet())};
     char why[1024];
     int rc = sess_open(&o, e, why, sizeof why);
-    if (rc)
-        return cli_error("state", "%s", why);
+    if (rc) {
+        cli_error("state", "%s", why);
+        return cli_exit_status(rc);
+    }
     return 0;
 }
 
@@ -135,8 +137,10 @@ static int state_dump(int argc, char **argv)
     const cli_cmd cmd = {
         "state dump",
         "--state DIR [--json]",
+        "Prints every case of a daemon's state directory.",
         "Print every case of a state directory, sorted by case id: its events so far,\n"
-        "its last activity and the event time of its last event.",
+        "its last activity and the event time of its last event."
+        "\n\n"
         "JSON fields: {\"case_id\",\"seq\",\"last_activity\",\"last_time\"}. last_activity is "
         "the\nactivity's text, its numeric id when the dictionary lacks it, or null for a case\n"
         "without events; last_time is ISO 8601 (UTC), or \"\" when unknown. The directory is\n"
@@ -145,6 +149,7 @@ static int state_dump(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag state dump --state /var/lib/pmrag --json | head",
     };
     cli_list args = {0};
     int rc;
@@ -236,9 +241,11 @@ static int state_stats(int argc, char **argv)
     const cli_cmd cmd = {
         "state stats",
         "--state DIR [--json]",
+        "Counts the cases, dictionary, counters and sizes of a daemon's state directory.",
         "Counts of a state directory: cases, activity dictionary entries, directly-follows\n"
         "counters, the next input offset of every topic partition, and the size of the\n"
-        "LMDB map, of what it uses and of data.mdb.",
+        "LMDB map, of what it uses and of data.mdb."
+        "\n\n"
         "JSON fields: {\"cases\",\"dict\",\"counters\",\"offsets\":[{\"topic\",\"partition\","
         "\"next_offset\"}],\n\"map_size\",\"used_bytes\",\"file_bytes\",\"page_size\","
         "\"bytes_per_case\"}. bytes_per_case is used_bytes\nper case (0 without cases): the "
@@ -247,6 +254,7 @@ static int state_stats(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
+        "pmrag state stats --state /var/lib/pmrag",
     };
     cli_list args = {0};
     int rc;
@@ -301,12 +309,17 @@ done:
 
 int cmd_state(int argc, char **argv)
 {
+    static const cli_sub subs[] = {
+        {"dump", "--state DIR [--json]", "Prints every case of a daemon's state directory.",
+         "pmrag state dump --state /var/lib/pmrag --json | head"},
+        {"stats", "--state DIR [--json]",
+         "Counts the cases, dictionary, counters and sizes of a daemon's state directory.",
+         "pmrag state stats --state /var/lib/pmrag"},
+    };
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        FILE *out = argc < 1 ? stderr : stdout;
-        fprintf(out, "usage: pmrag state dump --state DIR [--json]\n"
-                     "       pmrag state stats --state DIR [--json]\n\n"
-                     "Inspect a daemon's state directory (read-only): every case (dump), or the\n"
-                     "counts and sizes (stats). 'pmrag state dump --help' has the details.\n");
+        cli_group_help(argc < 1 ? stderr : stdout, "state",
+                       "Inspects a daemon's state directory (dump, stats).", subs,
+                       sizeof subs / sizeof subs[0]);
         return argc < 1 ? CLI_EXIT_USAGE : 0;
     }
     if (strcmp(argv[0], "dump") == 0)

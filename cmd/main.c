@@ -1,4 +1,5 @@
 /* pmrag: one binary, subcommands. */
+#include "cli.h"
 #include "commands.h"
 
 #include <signal.h>
@@ -14,23 +15,27 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    {"index", cmd_index, "build a graph file from Python/TypeScript/JavaScript sources"},
-    {"symbols", cmd_symbols, "list the symbols of a graph file"},
-    {"graph", cmd_graph, "graph file statistics (stats) and a symbol's neighbourhood (show)"},
-    {"map", cmd_map, "map a log's events to activities and the symbols that emit them"},
-    {"mine", cmd_mine, "learn a model (activities, directly-follows contexts) from a log"},
-    {"query", cmd_query, "rank the functions that emit a trace's next event"},
-    {"eval", cmd_eval, "next-event localization on a log's test split, with baselines"},
-    {"predict", cmd_predict, "ranked next emitters for every prefix of a log's test cases"},
-    {"ppr", cmd_ppr, "personalized PageRank from seed nodes, on a graph file or an edge list"},
-    {"impact", cmd_impact, "the symbols that depend on a symbol (blast radius)"},
-    {"bench", cmd_bench, "benchmarks on synthetic code-like graphs (bench ppr)"},
-    {"config", cmd_config, "the effective configuration, or the reference of its keys"},
+    {"index", cmd_index, "Builds a graph file from Python, TypeScript and JavaScript sources."},
+    {"symbols", cmd_symbols, "Lists the symbols of a graph file."},
+    {"graph", cmd_graph,
+     "Reads a graph file: its statistics (stats) and a symbol's neighbourhood (show)."},
+    {"map", cmd_map,
+     "Maps a log's events to activities and the activities to the symbols that emit them."},
+    {"mine", cmd_mine, "Learns a model (activities, directly-follows contexts) from a log."},
+    {"query", cmd_query, "Ranks the functions that emit a trace's next event."},
+    {"eval", cmd_eval, "Scores next-event localization on a log's test split, with baselines."},
+    {"predict", cmd_predict,
+     "Writes the ranked next emitters of every prefix of a log's test cases."},
+    {"ppr", cmd_ppr,
+     "Runs personalized PageRank from seed nodes, on a graph file or an edge list."},
+    {"impact", cmd_impact, "Lists the symbols that depend on a symbol (its blast radius)."},
+    {"bench", cmd_bench, "Benchmarks built into pmrag (bench ppr)."},
+    {"config", cmd_config, "Shows the effective configuration, or the reference of its keys."},
     {"serve", cmd_serve,
-     "the daemon: OTLP/HTTP and Kafka in, predictions out (Kafka, HTTP, stdout)"},
-    {"state", cmd_state, "inspect a daemon's state directory (dump, stats)"},
+     "Runs the daemon: OTLP/HTTP and Kafka in, predictions out (Kafka, HTTP, stdout)."},
+    {"state", cmd_state, "Inspects a daemon's state directory (dump, stats)."},
     {"kafka-mock", cmd_kafka_mock,
-     "run librdkafka's mock Kafka cluster (for tests and trying pmrag with kcat)"},
+     "Runs librdkafka's mock Kafka cluster (for tests, and for trying pmrag with kcat)."},
 };
 
 static void usage(FILE *out)
@@ -40,7 +45,9 @@ static void usage(FILE *out)
                  "personalized PageRank.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'pmrag COMMAND --help' describes a command.\n");
+    fprintf(out, "\n'pmrag COMMAND --help' describes a command, with examples. Every command\n"
+                 "takes --quiet, --config FILE and --set KEY=VALUE.\n");
+    cli_help_footer(out);
 }
 
 int main(int argc, char **argv)

@@ -272,7 +272,7 @@ const void *core_rd_bytes(core_rd *r, size_t n)
 void core_buf_oneline(core_buf *b, const char *text, size_t max)
 {
     size_t n = 0;
-    for (const char *p = text; *p; p++, n++) {
+    for (const unsigned char *p = (const unsigned char *)text; *p; n++) {
         if (n >= max) {
             core_buf_puts(b, "...");
             return;
@@ -283,8 +283,30 @@ void core_buf_oneline(core_buf *b, const char *text, size_t max)
             core_buf_puts(b, "\\t");
         else if (*p == '\r')
             core_buf_puts(b, "\\r");
-        else
-            core_buf_putc(b, *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            core_buf_printf(b, "\\x%02x", *p);
+        if (*p < 0x20 || *p == 0x7f) {
+            p++;
+            continue;
+        }
+        if (*p < 0x80) {
+            core_buf_putc(b, (char)*p++);
+            continue;
+        }
+        /* A valid UTF-8 sequence goes through whole; any other byte is
+         * shown as \xHH, so that binary input cannot drive the terminal
+         * (escape sequences, broken characters). */
+        size_t want = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+        size_t have = 1;
+        while (have < want && p[have])
+            have++;
+        bool c1 = want == 2 && p[0] == 0xc2 && p[1] < 0xa0; /* C1 controls */
+        if (!c1 && core_utf8_valid_prefix((const char *)p, have) == want) {
+            core_buf_append(b, p, want);
+            p += want;
+        } else {
+            core_buf_printf(b, "\\x%02x", *p++);
+        }
     }
 }
 

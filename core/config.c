@@ -430,12 +430,50 @@ static void dump_string(core_buf *out, const char *s)
     core_buf_putc(out, '"');
 }
 
+/* The first key of the table (at or before i) that starts with the first
+ * plen bytes of key i: where the section those bytes name first appears. */
+static size_t section_first(const core_cfg *c, size_t i, size_t plen)
+{
+    for (size_t j = 0; j < i; j++)
+        if (strncmp(c->table[j].key, c->table[i].key, plen) == 0)
+            return j;
+    return i;
+}
+
+/* Dump order: level by level, a section (or a key) ranks where it first
+ * appears in the table, so every key of a section is printed under one
+ * heading even when the table lists the section's keys apart. */
+static int dump_cmp(const core_cfg *c, size_t a, size_t b)
+{
+    const char *ka = c->table[a].key, *kb = c->table[b].key;
+    size_t off = 0;
+    for (;;) {
+        const char *da = strchr(ka + off, '.'), *db = strchr(kb + off, '.');
+        size_t ra = da ? section_first(c, a, (size_t)(da - ka) + 1) : a;
+        size_t rb = db ? section_first(c, b, (size_t)(db - kb) + 1) : b;
+        if (ra != rb)
+            return ra < rb ? -1 : 1;
+        if (!da || !db) /* one group at this level: the same key */
+            return 0;
+        off = (size_t)(da - ka) + 1;
+    }
+}
+
 void core_cfg_dump(const core_cfg *c, core_buf *out)
 {
-    /* Nested YAML, sections opened as the keys (in table order) need. */
+    /* Insertion sort: a table has tens of keys. */
+    size_t *order = core_xmalloc((c->n ? c->n : 1) * sizeof *order);
+    for (size_t i = 0; i < c->n; i++) {
+        size_t k = i;
+        for (; k > 0 && dump_cmp(c, order[k - 1], i) > 0; k--)
+            order[k] = order[k - 1];
+        order[k] = i;
+    }
+    /* Nested YAML, sections opened as the keys (in dump order) need. */
     const char *prev = "";
     size_t prev_len = 0;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t oi = 0; oi < c->n; oi++) {
+        size_t i = order[oi];
         const char *key = c->table[i].key;
         /* The longest section prefix shared with the previous key. */
         size_t common = 0;
@@ -467,6 +505,7 @@ void core_cfg_dump(const core_cfg *c, core_buf *out)
         prev = key;
         prev_len = strlen(key);
     }
+    free(order);
 }
 
 int core_yaml_load_file(const char *path, struct yaml_document_s *doc, char *why, size_t whylen)

@@ -58,8 +58,9 @@ void core_buf_json_str(core_buf *b, const char *s, size_t n);
 void core_buf_json_double(core_buf *b, double v);
 /* The same for a float (shortest form that reads back as that float). */
 void core_buf_json_float(core_buf *b, float v);
-/* Appends text on one line for a terminal (newlines, tabs and carriage
- * returns escaped as backslash n, t, r), cut after max bytes with "...". */
+/* Appends text on one line for a terminal: newlines, tabs and carriage
+ * returns escaped as backslash n, t, r, other control characters and bytes
+ * that are not UTF-8 as \xHH; cut after max characters with "...". */
 void core_buf_oneline(core_buf *b, const char *text, size_t max);
 void core_buf_reset(core_buf *b);
 void core_buf_free(core_buf *b);

@@ -94,7 +94,8 @@ int core_yaml_load_file(const char *path, struct yaml_document_s *doc, char *why
 /* The reference: a Markdown table of the keys (key, type and range,
  * default, help). */
 void core_cfg_reference(const core_cfg_item *table, size_t n, core_buf *out);
-/* The current values as YAML, each with its origin in a comment. */
+/* The current values as YAML, each with its origin in a comment; every
+ * section is written once, its keys together, whatever the table order. */
 void core_cfg_dump(const core_cfg *c, core_buf *out);
 
 #ifdef __cplusplus

@@ -107,6 +107,10 @@ typedef struct core_http_opts {
      * address that binds is used. Port 0 picks a free port (see
      * core_http_address). */
     const char *listen;
+    /* What the server is for, in its log lines ("http: NAME listening on
+     * ADDR"), so that a process with several servers says which address
+     * is which; copied. NULL: "server". */
+    const char *name;
     size_t max_body;  /* bytes; 0 = 64 MiB */
     unsigned threads; /* handler threads; 0 = 2 */
     core_http_limits limits;

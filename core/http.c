@@ -134,6 +134,7 @@ struct core_http {
     size_t max_body;
     core_logger log;
     char addr[INET6_ADDRSTRLEN + 16];
+    char name[64];
     char *token; /* NULL: no authentication; wiped when freed */
     size_t token_len;
     const char *const *public_paths;
@@ -1142,6 +1143,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     s->ud = ud;
     s->max_body = o->max_body ? o->max_body : HTTP_DEFAULT_MAX_BODY;
     s->log = o->log;
+    snprintf(s->name, sizeof s->name, "%s", o->name ? o->name : "server");
     s->public_paths = o->public_paths;
     s->busy = o->busy;
     s->probe_paths = o->probe_paths;
@@ -1243,7 +1245,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
         fd = -1;
         goto fail_workers;
     }
-    core_logf(&s->log, CORE_LOG_INFO, "http: listening on %s (%s%s)", s->addr,
+    core_logf(&s->log, CORE_LOG_INFO, "http: %s listening on %s (%s%s)", s->name, s->addr,
               s->tls ? "HTTPS" : "plain HTTP", s->token ? ", bearer token" : "");
     *out = s;
     return 0;
@@ -1295,6 +1297,6 @@ void core_http_stop(core_http *s)
     stop_workers(s);
     stop_reaper(s);
     MHD_stop_daemon(s->d);
-    core_logf(&s->log, CORE_LOG_INFO, "http: stopped listening on %s", s->addr);
+    core_logf(&s->log, CORE_LOG_INFO, "http: %s stopped listening on %s", s->name, s->addr);
     server_free(s);
 }

@@ -208,9 +208,15 @@ static int csv_open(ingest_file *f, char *why, size_t whylen)
     if (keys) {
         char want[256];
         ingest__role_keys_text(keys, nkeys, want, sizeof want);
+        /* The header as read, escaped and cut: a binary file read as CSV
+         * has a "header" of raw bytes that must not reach a terminal. */
         core_buf cols = {0};
-        for (uint32_t i = 0; i < n; i++)
-            core_buf_printf(&cols, "%s%s", i ? ", " : "", s->kv.v[i].key);
+        for (uint32_t i = 0; i < n && cols.len < 200; i++) {
+            core_buf_puts(&cols, i ? ", " : "");
+            core_buf_oneline(&cols, s->kv.v[i].key, 60);
+        }
+        if (cols.len >= 200)
+            core_buf_puts(&cols, ", ...");
         rc = ingest__fail(why, whylen, CORE_EFORMAT, "%s:%llu: no column %s in the header (%s)",
                           f->path, (unsigned long long)s->start, want, cols.data);
         core_buf_free(&cols);

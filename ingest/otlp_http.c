@@ -372,6 +372,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
     }
     core_http_opts ho = {
         .listen = o->listen ? o->listen : OTLP_DEFAULT_LISTEN,
+        .name = "OTLP receiver (POST /v1/traces, /v1/logs)",
         .max_body = s->max_body,
         .threads = o->threads,
         .limits = o->limits,

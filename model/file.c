@@ -188,6 +188,17 @@ int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
     }
     rc = CORE_ECORRUPT;
     uint32_t A = (uint32_t)core_rd_le(&r, 4);
+    /* A dictionary larger than the mapper takes is a setting too low, not
+     * a damaged file: say so, with both numbers, before restoring it. */
+    uint32_t max_a = opts && opts->max_activities ? opts->max_activities : 1000000;
+    char limit_msg[128];
+    if (!r.bad && A > max_a) {
+        snprintf(limit_msg, sizeof limit_msg,
+                 "the model has %u activities, more than the %u allowed", A, max_a);
+        what = limit_msg;
+        rc = CORE_ELIMIT;
+        goto fail;
+    }
     for (uint32_t a = 0; a < A && !r.bad; a++) {
         core_vec_push(&keep, (uint8_t)core_rd_le(&r, 1));
         uint64_t count = core_rd_le(&r, 8);

@@ -226,8 +226,10 @@ int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, m
     rc = pass(path, &quiet, "mapping", second_pass, &c, l, why, whylen);
     if (rc)
         goto fail;
-    /* Events by case, each case's stably by time. */
-    qsort(c.evs.v, c.evs.n, sizeof *c.evs.v, cmp_raw);
+    /* Events by case, each case's stably by time. An empty log has no
+     * vector at all, which qsort must not be given even for 0 items. */
+    if (c.evs.n)
+        qsort(c.evs.v, c.evs.n, sizeof *c.evs.v, cmp_raw);
     l->nevents = c.evs.n;
     l->off = core_xcalloc((size_t)n + 1, sizeof *l->off);
     l->ev = core_xmalloc((c.evs.n ? c.evs.n : 1) * sizeof *l->ev);

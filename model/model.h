@@ -371,7 +371,10 @@ void model_params_format(const model_params *p, bool json, core_buf *b);
  */
 int model_save(const model_joint *md, const char *path);
 /* Loads a model for graph g: creates the mapper (with opts) and the
- * model; the caller frees both. Errors name the file and what is wrong. */
+ * model; the caller frees both. Errors name the file and what is wrong;
+ * CORE_ELIMIT when the model has more activities than
+ * opts->max_activities (why ends "... allowed", for the caller to name
+ * the setting). */
 int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
                model_mapper **mapper, model_joint **out, char *why, size_t whylen);
 
@@ -468,7 +471,8 @@ typedef struct model_train_opts {
  * mapping finished, then, when md is not NULL, the model calibrated (if
  * asked) and trained on the training cases. On success the caller owns
  * *mapper, *log (model_log_free) and *md. Errors name the file, line and
- * field, or the step that failed, in why; nothing is returned then.
+ * field, or the step that failed, in why; nothing is returned then. A log
+ * of no events gives no model (CORE_EFORMAT) when md is asked for.
  */
 int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char *path,
                          const model_log_opts *lo, model_train_opts *to, model_mapper **mapper,

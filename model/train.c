@@ -29,6 +29,14 @@ int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char
     char w2[512];
     if (model_mapper_finish(m, w2, sizeof w2) != 0)
         core_logf(&to->log, CORE_LOG_WARN, "%s", w2);
+    /* Trained on no case, a model would predict nothing yet load and run
+     * as if it could: refuse it here, where the log is named. */
+    if (md && l.ncases == 0) {
+        snprintf(why, whylen, "%s: no events (an empty log makes no model)", path);
+        model_log_free(&l);
+        model_mapper_free(m);
+        return CORE_EFORMAT;
+    }
     if (lo->require_truth && !l.has_truth) {
         snprintf(why, whylen,
                  "%s: events without truth columns (code.filepath/code.file.path and "

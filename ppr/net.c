@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- weights ---- */
 
@@ -38,11 +39,12 @@ int ppr_weights_profile(const char *name, ppr_weights *out)
 /* The slot of type name[0..len) ("calls", ..., "reverse"), or NULL. */
 static float *weight_slot(ppr_weights *w, const char *name, size_t len)
 {
-    if (len == 7 && memcmp(name, "reverse", 7) == 0)
+    /* Edge type names match whatever their case, as in an edge list. */
+    if (len == 7 && strncasecmp(name, "reverse", 7) == 0)
         return &w->reverse;
     for (int k = 0; k < GRAPH_EDGE__COUNT; k++) {
         const char *t = graph_edge_type_name((graph_edge_type)k);
-        if (strlen(t) == len && memcmp(name, t, len) == 0)
+        if (strlen(t) == len && strncasecmp(name, t, len) == 0)
             return &w->type[k];
     }
     return NULL;
@@ -388,9 +390,11 @@ int ppr_net_load_edges(const char *path, ppr_net **out, char *why, size_t whylen
         e.dst = ids[1];
         unsigned long t = strtoul(fields[2], &ep, 10);
         if (*ep || fields[2][0] == '-') {
+            /* Names match whatever their case: CALLS as calls, as the
+             * weights of a profile and the --weights flag spell them. */
             t = 64;
             for (int k = 0; k < GRAPH_EDGE__COUNT; k++)
-                if (strcmp(fields[2], graph_edge_type_name((graph_edge_type)k)) == 0)
+                if (strcasecmp(fields[2], graph_edge_type_name((graph_edge_type)k)) == 0)
                     t = (unsigned long)k;
         }
         if (t >= 64) {

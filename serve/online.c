@@ -50,8 +50,14 @@ int serve__model_build(serve *s, model_mapper **mp, model_joint **mdp, char *why
         .max_activities = (uint32_t)core_cfg_int(s->cfg, "limits.activities"),
         .log = s->lg,
     };
-    if (s->model_path)
-        return model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
+    if (s->model_path) {
+        int rc = model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
+        /* The limit is the mapper's max_activities: name the key that set it. */
+        size_t n = strlen(why);
+        if (rc == CORE_ELIMIT && n < whylen)
+            snprintf(why + n, whylen - n, " by limits.activities: raise it");
+        return rc;
+    }
     model_train_opts to = {
         .params = config_model_params(s->cfg),
         .calibrate = core_cfg_bool(s->cfg, "model.calibrate"),

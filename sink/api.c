@@ -217,6 +217,7 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
     a->log = o->log;
     core_http_opts ho = {
         .listen = o->listen ? o->listen : API_DEFAULT_LISTEN,
+        .name = "API (/v1/cases, /v1/query, /metrics)",
         .max_body = API_MAX_BODY,
         .threads = 2,
         .log = o->log,

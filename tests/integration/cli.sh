@@ -187,6 +187,134 @@ top = lambda f: [(t["node"], round(t["score"], 9)) for t in json.load(open(sys.a
 assert top("g1.json") != top("g2.json") and top("g2.json") == top("g3.json")
 PY
 
+# ---- every command: one exit status table, help that helps ----------------
+# Per command: arguments that would run it but for one input file, which
+# is missing (@: that file; G: a graph file; L: a log; M: a model). A
+# missing input the user named is bad input, exit 2, whichever command;
+# so is an unknown option; --help exits 0 with the command's one sentence
+# (the same as 'pmrag --help' says), an example and the exit status table;
+# --quiet and --config are taken by every command.
+printf 'case_id,activity,timestamp\nc1,order placed,2024-01-01T00:00:00Z\nc1,stock reserved,2024-01-01T00:00:01Z\n' >"$work/tiny.csv"
+"$pmrag" mine --graph "$work/shop.graph" --log "$work/tiny.csv" -o "$work/tiny.model" -q 2>/dev/null
+"$pmrag" --help >"$work/top-help"
+while IFS='|' read -r cmd argline; do
+  read -ra words <<<"$cmd"
+  read -ra raw <<<"$argline"
+  args=()
+  for a in "${raw[@]}"; do
+    case $a in
+      @) args+=("$work/nope.input") ;;
+      G) args+=("$work/shop.graph") ;;
+      L) args+=("$work/tiny.csv") ;;
+      M) args+=("$work/tiny.model") ;;
+      *) args+=("$a") ;;
+    esac
+  done
+  expect "$cmd: missing input" 2 "$work/nope.input" -- "$pmrag" "${words[@]}" "${args[@]}"
+  one_line_error "$cmd: missing input"
+  expect "$cmd: unknown option" 2 "unknown (option|subcommand|benchmark) '--frobnicate'" -- "$pmrag" "${words[@]}" --frobnicate
+  # --quiet and --config for every command: the file is read (and missing).
+  expect "$cmd: --quiet --config" 2 "$work/nope.yaml: No such file" -- "$pmrag" "${words[@]}" "${args[@]}" --quiet --config "$work/nope.yaml"
+  expect "$cmd --help" 0 "^usage: pmrag $cmd" -- "$pmrag" "${words[@]}" --help
+  if grep -q "^  \$ pmrag ${words[0]}" "$work/out" && grep -q "^exit status: 0 success; 1 runtime failure" "$work/out"; then
+    pass "$cmd --help: an example, the exit statuses"
+  else
+    bad "$cmd --help: no example or no exit status table"
+  fi
+  # The one sentence: line 3 of the help, or the line after a group's usage lines.
+  summary=$(grep -v -e '^usage: ' -e '^       pmrag ' -e '^$' "$work/out" | head -1)
+  if [[ $summary =~ ^[A-Z].*\.$ && $summary != *$'\n'* ]]; then pass "$cmd --help: one sentence"; else bad "$cmd --help: no one-sentence summary ('$summary')"; fi
+  if [ "${#words[@]}" = 1 ]; then
+    top=$(grep -E "^  ${words[0]} " "$work/top-help")
+    if [[ $top =~ ^\ \ [a-z-]+\ +(.*)$ && ${BASH_REMATCH[1]} == "$summary" ]]; then
+      pass "$cmd: pmrag --help says the same"
+    else
+      bad "$cmd: pmrag --help's summary differs from '$summary'"
+    fi
+  fi
+done <<'TABLE'
+index|@ -o x.graph
+symbols|@
+graph|stats @
+graph stats|@
+graph show|@ Cart
+map|--graph G --log @
+mine|--graph G --log @ -o x.model
+query|--graph G --model @ --trace a
+eval|--graph @ --log L
+predict|--graph G --log @
+ppr|--edges @ --seed 0
+impact|@ Inventory.reserve
+bench|ppr --config @
+bench ppr|--config @
+config|--config @
+serve|--graph @
+state|dump --state @
+state dump|--state @
+state stats|--state @
+kafka-mock|--config @
+TABLE
+expect "pmrag --help: exit statuses" 0 "^exit status: 0 success" -- "$pmrag" --help
+expect "query usage names -e" 0 "^usage: pmrag query .*-e TEXT" -- "$pmrag" query --help
+expect "ppr --help needs no C header" 0 "" -- "$pmrag" ppr --help
+if grep -q '\.h\b' "$work/out"; then bad "ppr --help sends the reader to a C header"; else pass "ppr --help sends the reader to no C header"; fi
+
+# ---- bad input the commands refuse clearly ---------------------------------
+# An empty log makes no model (it made a 0-case one, exit 0).
+printf 'case_id,activity,timestamp\n' >"$work/empty.csv"
+: >"$work/empty0.csv"
+for f in empty.csv empty0.csv; do
+  expect "mine $f" 2 "^pmrag mine: .*$f: no events \(an empty log makes no model\)$" -- "$pmrag" mine --graph "$work/shop.graph" --log "$work/$f" -o "$work/empty.model"
+  one_line_error "mine $f"
+done
+if [ -e "$work/empty.model" ]; then bad "mine wrote a model of an empty log"; else pass "no model of an empty log"; fi
+expect "eval empty log" 2 "no events" -- "$pmrag" eval --graph "$work/shop.graph" --log "$work/empty.csv"
+expect "predict empty log" 2 "no events" -- "$pmrag" predict --graph "$work/shop.graph" --log "$work/empty.csv"
+# Binary garbage read as CSV: the error quotes the bytes escaped.
+printf 'case\033[31m\001,\377\376\233x\n' >"$work/garbage.csv"
+expect "garbage CSV" 2 "garbage.csv:1: no column" -- "$pmrag" map --graph "$work/shop.graph" --log "$work/garbage.csv"
+if LC_ALL=C grep -q '[^[:print:]]' "$work/err"; then bad "garbage CSV: raw bytes on stderr: $(od -c "$work/err" | head -3)"; else pass "garbage CSV: bytes escaped"; fi
+expect "garbage CSV shows escapes" 2 'case\\x1b\[31m\\x01, \\xff\\xfe\\x9bx' -- "$pmrag" map --graph "$work/shop.graph" --log "$work/garbage.csv"
+# An activity's text comes from the log: mine's report shows it escaped.
+printf 'case_id,activity,timestamp\nc1,evil \033[2J start,2024-01-01T00:00:00Z\nc1,stop,2024-01-01T00:00:01Z\n' >"$work/evil.csv"
+expect "mine escapes activities" 0 'start +1  evil \\x1b\[2J start' -- "$pmrag" mine --graph "$work/shop.graph" --log "$work/evil.csv" -o "$work/evil.model"
+if LC_ALL=C grep -q '[^[:print:]]' "$work/err"; then bad "mine printed raw bytes of an activity"; else pass "mine: activity bytes escaped"; fi
+# Edge type names are case-insensitive.
+printf '0 1 CALLS 1\n1 2 Calls 1\n2 0 calls 1\n' >"$work/upper.edges"
+expect "ppr --edges CALLS" 0 "node 1" -- "$pmrag" ppr --edges "$work/upper.edges" --seed 0
+expect "ppr --weights CALLS" 0 "" -- "$pmrag" ppr --graph "$work/shop.graph" --seed OrderService.place --weights CALLS=1.2,Reverse=0.1
+# limits.activities below a model's dictionary names the key, not the file.
+{
+  echo case_id,activity,timestamp
+  for i in $(seq 10 29); do echo "c$((i % 3)),step number$i done,2024-01-01T00:00:${i}Z"; done
+} >"$work/acts.csv"
+"$pmrag" mine --graph "$work/shop.graph" --log "$work/acts.csv" -o "$work/acts.model" -q 2>/dev/null
+expect "limits.activities below the model" 2 "acts.model: the model has 21 activities, more than the 16 allowed by limits.activities: raise it" -- \
+  timeout 30 "$pmrag" serve --graph "$work/shop.graph" --model "$work/acts.model" --set limits.activities=16 \
+  --set state.dir="$work/acts.state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0
+# pmrag config writes every section once: YAML keeps one of two equal keys.
+expect "config dump" 0 "" -- "$pmrag" config
+dups=$(grep -E '^[a-z_]+:' "$work/out" | sort | uniq -d)
+if [ -z "$dups" ]; then pass "config dump: each section once"; else bad "config dump repeats: $dups"; fi
+check "config dump is YAML that loses nothing" -- python3 - "$work/out" <<'PY'
+import sys
+try:
+    import yaml
+except ImportError:
+    sys.exit(0)
+text = open(sys.argv[1]).read()
+# Uncomment the defaults: every key must come back from one reader's load.
+lines = [l.replace("# ", "", 1).replace("  (default)", "")
+         if l.lstrip().startswith("# ") and ":" in l else l
+         for l in text.splitlines() if not l.startswith("# effective")]
+doc = yaml.safe_load("\n".join(lines))
+def keys(d, p=""):
+    for k, v in d.items():
+        yield from keys(v, p + k + ".") if isinstance(v, dict) else [p + k]
+n = sum(1 for l in lines if ": " in l and not l.rstrip().endswith(":"))
+assert len(list(keys(doc))) == n, (len(list(keys(doc))), n)
+PY
+
 # A closed pipe is not an error.
 "$pmrag" symbols "$work/shop.graph" | head -1 >/dev/null
 rc=${PIPESTATUS[0]}

@@ -296,6 +296,23 @@ top = r["ranked"][0]
 assert top["symbol"] == "shop.checkout" and top["activity"] == "user %s checked out", top
 assert (top["file"], top["start_line"], top["end_line"]) == ("shop.py", 14, 15), top
 PY
+# Trained on half the cases, the model ranks fewer than 10 symbols after a
+# login; those that fill the list are labelled on their line of the
+# ranking, and every other line names its next activity or says it has none.
+awk -F, 'NR == 1 || $1 ~ /^c(01|02|03|05|10)$/' "$L" >"$work/half.csv"
+"$pmrag" mine --graph "$G" --log "$work/half.csv" -o "$work/half.model" -q "${NOCAL[@]}" 2>/dev/null
+expect "query labels list fillers" 0 "^ *4\. shop\.logout .*\(near shop\.browse, fills the list\)$" -- "$pmrag" query --graph "$G" --model "$work/half.model" --trace "user 1 logged in" -k 10
+expect "query logout" 0 "" -- "$pmrag" query --graph "$G" --model "$M" --trace "user 1 logged out" -k 10
+check "query labels every result" -- python3 - "$work/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+ranked = [i for i, l in enumerate(lines) if re.match(r" *[0-9]+\. ", l)]
+assert len(ranked) == 4, lines
+for i in ranked:
+    nxt = i + 1 < len(lines) and lines[i + 1].lstrip().startswith("next: ")
+    assert nxt or lines[i].endswith(")"), lines[i]
+assert any("(no predicted activity leads to it)" in lines[i] for i in ranked), lines
+PY
 expect "query --event" 0 "shop.checkout" -- "$pmrag" query --graph "$G" --model "$M" -e "user 1 logged in" -e "user 1 browsing catalog" -k 1
 expect "query --explain follows" 0 "follows" -- "$pmrag" query --graph "$G" --model "$M" --trace "user 1 logged in,user 1 browsing catalog" --explain
 check "query --explain emits" -- grep -q -- "--emits" "$work/out"
@@ -309,12 +326,13 @@ expect "query not a model" 2 "bad.model: not a pmrag model file" -- "$pmrag" que
 expect "query without trace" 2 "--trace or --event" -- "$pmrag" query --graph "$G" --model "$M"
 
 # ---- bad input and usage -------------------------------------------------
+# Bad input exits 2, as a usage error does (cli.h: the exit status table).
 awk -F, 'NR == 5 { $3 = "yesterday" } 1' OFS=, "$L" >"$work/bad.csv"
-expect "bad timestamp" 1 "bad.csv:5:.*field 'timestamp'" -- "$pmrag" eval --graph "$G" --log "$work/bad.csv" "${NOCAL[@]}"
+expect "bad timestamp" 2 "bad.csv:5:.*field 'timestamp'" -- "$pmrag" eval --graph "$G" --log "$work/bad.csv" "${NOCAL[@]}"
 expect "bad timestamp --skip-bad" 0 "1 malformed records skipped" -- "$pmrag" eval --graph "$G" --log "$work/bad.csv" --skip-bad --json "${NOCAL[@]}"
-expect "map bad timestamp" 1 "bad.csv:5:" -- "$pmrag" map --graph "$G" --log "$work/bad.csv"
+expect "map bad timestamp" 2 "bad.csv:5:" -- "$pmrag" map --graph "$G" --log "$work/bad.csv"
 cut -d, -f1-3 "$L" >"$work/notruth.csv"
-expect "no truth columns" 1 "without truth columns" -- "$pmrag" eval --graph "$G" --log "$work/notruth.csv" "${NOCAL[@]}"
+expect "no truth columns" 2 "without truth columns" -- "$pmrag" eval --graph "$G" --log "$work/notruth.csv" "${NOCAL[@]}"
 for c in map mine eval predict; do
   out=()
   [ "$c" = mine ] && out=(-o "$work/x.model")
@@ -328,7 +346,7 @@ for tf in 0 1 1.5 x -0.2; do
 done
 expect "predict bad --train-frac" 2 "--train-frac takes a number between 0 and 1" -- "$pmrag" predict --graph "$G" --log "$L" --train-frac 2
 expect "eval bad --format" 2 "--format takes" -- "$pmrag" eval --graph "$G" --log "$L" --format parquet
-expect "eval missing log" 1 "nope.csv" -- "$pmrag" eval --graph "$G" --log "$work/nope.csv"
+expect "eval missing log" 2 "nope.csv" -- "$pmrag" eval --graph "$G" --log "$work/nope.csv"
 for c in map mine query eval predict; do
   expect "$c --help" 0 "^usage: pmrag $c" -- "$pmrag" $c --help
 done

@@ -50,6 +50,11 @@ start() {
 start
 echo "serve ready: OTLP $otlp, API $api, Kafka $boot"
 [[ $otlp != *:0 && $api != *:0 ]] || fail "port 0 not resolved in the ready file"
+# The log says which address is the receiver and which the API.
+if ! grep -q "http: OTLP receiver .* listening on $otlp " "$work/serve.err" ||
+  ! grep -q "http: API .* listening on $api " "$work/serve.err"; then
+  fail "serve's log does not say which address is the OTLP receiver and which the API"
+fi
 curl -fsS "http://$api/readyz" >/dev/null || fail "/readyz not 200 once ready"
 
 # 1. OTLP/HTTP from the OpenTelemetry JS SDK.

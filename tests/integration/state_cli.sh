@@ -70,15 +70,16 @@ expect "stats --help" 0 "bytes_per_case" -- "$pmrag" state stats --help
 expect "unknown subcommand" 2 "unknown subcommand 'frob'" -- "$pmrag" state frob
 expect "dump without --state" 2 "missing --state DIR" -- "$pmrag" state dump
 expect "unknown option" 2 "unknown option '--nope'" -- "$pmrag" state stats --state "$state" --nope
-expect "missing directory" 1 "^pmrag state: /nonexistent/pmrag-state: no such state directory$" -- \
+# A directory that is missing or not a state directory is bad input: 2.
+expect "missing directory" 2 "^pmrag state: /nonexistent/pmrag-state: no such state directory$" -- \
   "$pmrag" state dump --state /nonexistent/pmrag-state
 if [ -e /nonexistent/pmrag-state ]; then bad "missing directory was created"; else pass "missing directory not created"; fi
 mkdir "$work/empty"
-expect "not a state directory" 1 "pmrag state: .*/empty: not a pmrag state directory" -- \
+expect "not a state directory" 2 "pmrag state: .*/empty: not a pmrag state directory" -- \
   "$pmrag" state stats --state "$work/empty"
 if [ -z "$(ls -A "$work/empty")" ]; then pass "empty directory left empty"; else
   bad "files created in a non-state directory: $(ls -A "$work/empty")"; fi
-expect "a file" 1 "not a directory" -- "$pmrag" state dump --state "$work/fill"
+expect "a file" 2 "not a directory" -- "$pmrag" state dump --state "$work/fill"
 
 # Read-only: inspecting creates nothing in the state directory either.
 before=$(cd "$state" && printf '%s ' *)

@@ -199,6 +199,20 @@ TEST(buf_printf_and_json)
     core_buf_free(&b);
 }
 
+/* A binary file read as CSV had its bytes printed raw to the terminal:
+ * what oneline writes is one line of printable text, UTF-8 kept. */
+TEST(buf_oneline_escapes_bytes)
+{
+    core_buf b = {0};
+    core_buf_oneline(&b, "a\nb\tc\rd\x1b[31m\x01\x7f caf\xc3\xa9 \xff\xfe \xc2\x9b \xe2\x82", 100);
+    CHECK_STR(b.data, "a\\nb\\tc\\rd\\x1b[31m\\x01\\x7f caf\xc3\xa9 \\xff\\xfe \\xc2\\x9b "
+                      "\\xe2\\x82");
+    core_buf_reset(&b);
+    core_buf_oneline(&b, "\xf0\x9f\x98\x80 abcdef", 4);
+    CHECK_STR(b.data, "\xf0\x9f\x98\x80 ab...");
+    core_buf_free(&b);
+}
+
 TEST(utf8_prefix)
 {
     CHECK_INT(core_utf8_valid_prefix("abc", 3), 3);
@@ -447,6 +461,45 @@ TEST(config_dump_escapes_what_yaml_would_change)
     CHECK_INT(core_cfg_set(c, "ppr.hubs= 5", why, sizeof why), CORE_EUSAGE);
     CHECK_INT(core_cfg_set(c, "ppr.alpha=\t0.5", why, sizeof why), CORE_EUSAGE);
     CHECK_OK(core_cfg_set(c, "ppr.alpha=0.5", why, sizeof why));
+    core_buf_free(&b);
+    core_cfg_free(d);
+    core_cfg_free(c);
+}
+
+/* The dump wrote a section's heading twice when the table lists its keys
+ * apart (pmrag's model.* keys around map.*): YAML readers keep one. */
+TEST(config_dump_writes_each_section_once)
+{
+    static const core_cfg_item t[] = {
+        {"a.x", CORE_CFG_INT, "1", 0, 9, NULL, "x"},
+        {"b.y", CORE_CFG_INT, "2", 0, 9, NULL, "y"},
+        {"a.sub.p", CORE_CFG_INT, "3", 0, 9, NULL, "p"},
+        {"top", CORE_CFG_INT, "4", 0, 9, NULL, "top"},
+        {"a.z", CORE_CFG_INT, "5", 0, 9, NULL, "z"},
+        {"b.sub.q", CORE_CFG_INT, "6", 0, 9, NULL, "q"},
+        {"a.sub.r", CORE_CFG_INT, "7", 0, 9, NULL, "r"},
+    };
+    core_cfg *c = core_cfg_new(t, sizeof t / sizeof t[0]);
+    char why[512];
+    CHECK_OK(core_cfg_set(c, "a.sub.r=8", why, sizeof why));
+    CHECK_OK(core_cfg_set(c, "a.z=0", why, sizeof why));
+    core_buf b = {0};
+    core_cfg_dump(c, &b);
+    CHECK_STR(b.data, "a:\n"
+                      "  # x: 1  (default)\n"
+                      "  sub:\n"
+                      "    # p: 3  (default)\n"
+                      "    r: 8  # --set\n"
+                      "  z: 0  # --set\n"
+                      "b:\n"
+                      "  # y: 2  (default)\n"
+                      "  sub:\n"
+                      "    # q: 6  (default)\n"
+                      "# top: 4  (default)\n");
+    core_cfg *d = core_cfg_new(t, sizeof t / sizeof t[0]);
+    CHECK_OK(cfg_load_text(d, b.data, why, sizeof why));
+    CHECK_INT(core_cfg_int(d, "a.sub.r"), 8);
+    CHECK_INT(core_cfg_int(d, "a.z"), 0);
     core_buf_free(&b);
     core_cfg_free(d);
     core_cfg_free(c);
