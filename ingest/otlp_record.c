@@ -125,11 +125,20 @@ size_t ingest__utf8_cut(const char *s, size_t max)
  * OTLP JSON body (ingest__json_load), so that both give the same event. */
 void ingest__otlp_put(ingest__otlp *c, const char *s, size_t n)
 {
+    bool cut = false;
     if (n > c->max_str && !c->whole) {
         n = ingest__utf8_cut(s, c->max_str);
-        mark_cut(c);
+        cut = true;
     }
+    size_t off = c->text.len;
     core_buf_utf8_repair(&c->text, s, n);
+    /* A bad byte became three: max_str bounds what is kept. */
+    if (!c->whole && c->text.len - off > c->max_str) {
+        c->text.len = off + ingest__utf8_cut(c->text.data + off, c->max_str);
+        cut = true;
+    }
+    if (cut)
+        mark_cut(c);
 }
 
 static bool is_case_key(const ingest__otlp *c, const char *key, size_t klen)

@@ -44,10 +44,11 @@ const char *fuzz_file(const uint8_t *data, size_t size);
  * Checks an event from any decoder and reads every byte it points to (so
  * that AddressSanitizer sees a pointer into freed or foreign memory):
  * case id non-empty, activity and attributes present. max_str, when not
- * 0, bounds the case id, the activity and every value (not keys: the
- * in-memory decoders leave case keys whole, the file formats do not cut).
+ * 0, bounds the activity and every value but the case id's (not keys:
+ * the in-memory decoders leave case keys whole, the file formats do not
+ * cut); a case id is never cut, and max_case_id, when not 0, bounds it.
  */
-void fuzz_check_event(const ingest_event *ev, size_t max_str);
+void fuzz_check_event(const ingest_event *ev, size_t max_str, size_t max_case_id);
 
 /* Where the targets put values they compute only to have them read. */
 extern volatile size_t fuzz_sink;

@@ -33,7 +33,7 @@ static void read_once(ingest_format fmt, const char *path, size_t size, const in
         uint64_t records_before = st.records;
         rc = ingest_file_next(f, &ev, why, sizeof why);
         if (rc == 1) {
-            fuzz_check_event(&ev, 0);
+            fuzz_check_event(&ev, 0, 0);
             FUZZ_CHECK(ev.line >= 1);
             events++;
             continue;

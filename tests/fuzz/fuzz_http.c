@@ -52,7 +52,7 @@ static int batch(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_
     fuzz_sink += id[0] ^ id[INGEST_REQUEST_ID - 1];
     FUZZ_CHECK(n > 0);
     for (size_t i = 0; i < n; i++)
-        fuzz_check_event(&evs[i], OTLP_MAX_STR);
+        fuzz_check_event(&evs[i], OTLP_MAX_STR, 0);
     if (strcmp(evs[0].activity, "EAGAIN") == 0)
         return -EAGAIN;
     if (strcmp(evs[0].activity, "ELIMIT") == 0)

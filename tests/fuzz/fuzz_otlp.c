@@ -7,14 +7,14 @@
 #include <string.h>
 
 typedef struct emit_ctx {
-    size_t max_str;
+    size_t max_str, max_case_id;
     uint64_t n;
 } emit_ctx;
 
 static int emit(void *ud, const ingest_event *ev)
 {
     emit_ctx *c = ud;
-    fuzz_check_event(ev, c->max_str);
+    fuzz_check_event(ev, c->max_str, c->max_case_id);
     FUZZ_CHECK(ev->line == 0);
     c->n++;
     return 0;
@@ -54,10 +54,11 @@ void fuzz_otlp(ingest_otlp_kind kind, ingest_encoding enc, const uint8_t *data, 
     static const char *const case_attrs[] = {"k", "case.id", "a.b"};
     const ingest_decode_opts opts[2] = {
         {0},
-        {.case_attrs = case_attrs, .ncase = 3, .max_attrs = 2, .max_str = 3},
+        {.case_attrs = case_attrs, .ncase = 3, .max_attrs = 2, .max_str = 3, .max_case_id = 8},
     };
     for (int i = 0; i < 2; i++) {
-        emit_ctx c = {.max_str = opts[i].max_str ? opts[i].max_str : 8192};
+        emit_ctx c = {.max_str = opts[i].max_str ? opts[i].max_str : 8192,
+                      .max_case_id = opts[i].max_case_id};
         ingest_decode_result res;
         char why[256] = "";
         int rc =

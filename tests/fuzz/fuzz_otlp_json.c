@@ -12,7 +12,7 @@ typedef struct line_ctx {
 static int emit_line(void *ud, const ingest_event *ev)
 {
     line_ctx *c = ud;
-    fuzz_check_event(ev, 0);
+    fuzz_check_event(ev, 0, 0);
     c->n++;
     return 0;
 }

@@ -46,12 +46,12 @@ const char *fuzz_file(const uint8_t *data, size_t size)
  * that make AddressSanitizer read every byte. */
 volatile size_t fuzz_sink;
 
-void fuzz_check_event(const ingest_event *ev, size_t max_str)
+void fuzz_check_event(const ingest_event *ev, size_t max_str, size_t max_case_id)
 {
     FUZZ_CHECK(ev->case_id && ev->case_id[0]);
     FUZZ_CHECK(ev->activity);
     size_t n = strlen(ev->case_id);
-    FUZZ_CHECK(!max_str || n <= max_str);
+    FUZZ_CHECK(!max_case_id || n <= max_case_id);
     n = strlen(ev->activity);
     FUZZ_CHECK(!max_str || n <= max_str);
     FUZZ_CHECK(ev->nattrs == 0 || ev->attrs);
@@ -59,7 +59,8 @@ void fuzz_check_event(const ingest_event *ev, size_t max_str)
         FUZZ_CHECK(ev->attrs[i].key && ev->attrs[i].val);
         fuzz_sink += strlen(ev->attrs[i].key);
         n = strlen(ev->attrs[i].val);
-        FUZZ_CHECK(!max_str || n <= max_str);
+        /* The attribute that gave the case id is as whole as the id. */
+        FUZZ_CHECK(!max_str || n <= max_str || strcmp(ev->attrs[i].val, ev->case_id) == 0);
         fuzz_sink += n;
     }
 }

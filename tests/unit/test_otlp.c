@@ -1018,6 +1018,16 @@ TEST(invalid_utf8_json_as_protobuf)
     CHECK_INT(res.accepted, 2);
     CHECK_STR(out.data, out_pb.data);
     CHECK_HAS(out.data, "c\xef\xbf\xbd|bad \xef\xbf\xbd name|");
+    /* max_str bounds the bytes kept, U+FFFD's three included. */
+    core_buf pb3 = {0};
+    pack_traces(&pb3, 1,
+                rspans(resource(0), "sc", 1,
+                       span("\xff\xff\xff", TID, NULL, NULL, 0, 1, kv("case.id", av_str("c")))));
+    ingest_decode_opts o4 = {.max_str = 4};
+    decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, pb3.data, pb3.len, &o4, &out_pb, &res);
+    CHECK_HAS(out_pb.data, "c|\xef\xbf\xbd|");
+    CHECK_INT(res.truncated, 1);
+    core_buf_free(&pb3);
     /* Outside a string it is still no JSON. */
     char why[256] = "";
     CHECK_INT(ingest_otlp_decode(INGEST_OTLP_TRACES, INGEST_ENC_JSON, "{\xff}", 3, NULL, dump_emit,
