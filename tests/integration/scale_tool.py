@@ -54,6 +54,9 @@ import sys
 import time
 import urllib.request
 
+# How much later than the owner's first prediction its "assigned" log
+# line may be read (a loaded machine, a sanitizer build).
+ASSIGN_SKEW_MS = 1000
 ASSIGN_RE = re.compile(r"kafka: (assigned|revoked) (.*)$")
 PART_RE = re.compile(r"([A-Za-z0-9._-]+)\[(\d+)\]")
 # "restored N case changes (D deletions, U unreadable, S stale skipped) of T[P] from offset O
@@ -308,6 +311,13 @@ class Epochs:
         for i, e in enumerate(ep):
             if e[0] <= ms:
                 idx = i
+        # An assignment's time is when its log line was read, a little
+        # after the owner may have produced its first prediction: one
+        # made after the found epoch ended and just before the next one's
+        # line is the next owner's (the ended one cannot have made it).
+        if idx < len(ep) - 1 and (idx < 0 or (ep[idx][1] is not None and ep[idx][1] < ms)) and \
+                ep[idx + 1][0] - ms <= ASSIGN_SKEW_MS:
+            idx += 1
         return idx
 
     def describe(self, p):
