@@ -87,17 +87,13 @@ static void session_free(session *s)
     core_cfg_free(s->cfg);
 }
 
+/* --train-frac: 0.7 when not given. */
 static int parse_frac(const cli_cmd *cmd, const char *text, double *out)
 {
-    if (!text) {
-        *out = 0.7;
-        return 0;
-    }
-    char *end;
-    double v = strtod(text, &end);
-    if (*end || !(v > 0 && v < 1))
+    char *end = NULL;
+    *out = text ? strtod(text, &end) : 0.7;
+    if (text && (*end || !(*out > 0 && *out < 1)))
         return cli_usage_error(cmd, "--train-frac takes a number between 0 and 1, not '%s'", text);
-    *out = v;
     return 0;
 }
 
@@ -496,45 +492,31 @@ int cmd_predict(int argc, char **argv)
     return rc;
 }
 
-/* The activities that start (end) the most cases, at most k, most first:
- * JSON [{"activity","cases"},...] or text lines. */
+/* The activities that start (end) the most cases, at most k (at most 5),
+ * most first: JSON [{"activity","cases"},...] or text lines. */
 static void boundary_activities(const model_seqs *all, const model_mapper *m, bool end, uint32_t k,
                                 bool json, core_buf *b)
 {
-    uint32_t A = model_mapper_nactivities(m);
-    uint32_t *count = core_xcalloc(A ? A : 1, sizeof *count);
-    for (uint32_t c = 0; c < all->ncases; c++) {
-        if (all->off[c + 1] == all->off[c])
-            continue;
-        uint32_t a = all->act[end ? all->off[c + 1] - 1 : all->off[c]];
-        if (a < A)
-            count[a]++;
-    }
+    uint32_t acts[5], counts[5];
+    uint32_t n =
+        model_seqs_boundary(all, model_mapper_nactivities(m), end, k < 5 ? k : 5, acts, counts);
     if (json)
         core_buf_putc(b, '[');
-    for (uint32_t n = 0; n < k; n++) {
-        uint32_t best = UINT32_MAX;
-        for (uint32_t a = 0; a < A; a++)
-            if (count[a] && (best == UINT32_MAX || count[a] > count[best]))
-                best = a;
-        if (best == UINT32_MAX)
-            break;
+    for (uint32_t i = 0; i < n; i++) {
         model_activity pa;
-        model_mapper_activity(m, best, &pa);
+        model_mapper_activity(m, acts[i], &pa);
         if (json) {
-            core_buf_puts(b, n ? ",{\"activity\":" : "{\"activity\":");
+            core_buf_puts(b, i ? ",{\"activity\":" : "{\"activity\":");
             core_buf_json_str(b, pa.text, strlen(pa.text));
-            core_buf_printf(b, ",\"cases\":%u}", count[best]);
+            core_buf_printf(b, ",\"cases\":%u}", counts[i]);
         } else {
-            core_buf_printf(b, "       %s %6u  ", end ? "end  " : "start", count[best]);
+            core_buf_printf(b, "       %s %6u  ", end ? "end  " : "start", counts[i]);
             core_buf_oneline(b, pa.text, 100);
             core_buf_putc(b, '\n');
         }
-        count[best] = 0;
     }
     if (json)
         core_buf_putc(b, ']');
-    free(count);
 }
 
 int cmd_mine(int argc, char **argv)

@@ -277,3 +277,30 @@ model_seqs model_log_all(const model_log *l)
 {
     return (model_seqs){l->act, l->var, l->off, l->ncases};
 }
+
+uint32_t model_seqs_boundary(const model_seqs *seqs, uint32_t nact, bool end, uint32_t k,
+                             uint32_t *acts, uint32_t *counts)
+{
+    uint32_t *count = core_xcalloc(nact ? nact : 1, sizeof *count);
+    for (uint32_t c = 0; c < seqs->ncases; c++) {
+        if (seqs->off[c + 1] == seqs->off[c])
+            continue;
+        uint32_t a = seqs->act[end ? seqs->off[c + 1] - 1 : seqs->off[c]];
+        if (a < nact)
+            count[a]++;
+    }
+    uint32_t n = 0;
+    for (; n < k; n++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t a = 0; a < nact; a++)
+            if (count[a] && (best == UINT32_MAX || count[a] > count[best]))
+                best = a;
+        if (best == UINT32_MAX)
+            break;
+        acts[n] = best;
+        counts[n] = count[best];
+        count[best] = 0;
+    }
+    free(count);
+    return n;
+}

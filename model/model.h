@@ -442,6 +442,11 @@ void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool c
 /* The training cases (or all, or the test cases) as sequences. */
 model_seqs model_log_train(const model_log *l);
 model_seqs model_log_all(const model_log *l);
+/* The activities (ids below nact) that start (end) the most cases of
+ * seqs, at most k, most first, into acts with their case counts; returns
+ * how many. */
+uint32_t model_seqs_boundary(const model_seqs *seqs, uint32_t nact, bool end, uint32_t k,
+                             uint32_t *acts, uint32_t *counts);
 
 static inline const char *model_log_str(const model_log *l, uint32_t off)
 {
