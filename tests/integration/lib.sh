@@ -256,6 +256,22 @@ state_applied() {
   fi
 }
 
+# ---- the shop fixture ------------------------------------------------------------
+
+# shop_graph: $work/shop.graph, the index of tests/fixtures/repos/shop.
+shop_graph() {
+  "$pmrag" index "$src/tests/fixtures/repos/shop" -o "$work/shop.graph" -q || fail "pmrag index"
+}
+# shop_serve ARG...: `pmrag serve` (named serve) on $work/shop.graph with
+# the state in $work/state, both listeners on free loopback ports, no
+# Kafka, no online learning, then ARG...; waits for its ready file (30 s).
+shop_serve() {
+  serve_start serve --graph "$work/shop.graph" --set state.dir="$work/state" \
+    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
+    --set model.learn_online=false "$@"
+  serve_wait serve 30
+}
+
 # ---- the demo application -------------------------------------------------------
 
 # demo_setup ORDERS SEED: $work/app.graph, the index of deploy/demo/app,

@@ -22,15 +22,12 @@ work=${3:-}
 . "$src/tests/integration/lib.sh"
 work_init
 
-"$pmrag" index "$src/tests/fixtures/repos/shop" -o "$work/shop.graph" -q || fail "pmrag index"
+shop_graph
 # start --set ...: a fresh state, waits for the ready file. A fresh log
 # too: the greps below look for what this run said.
 start() {
-  rm -rf "$work/state" "$work/serve.err"
-  serve_start serve --graph "$work/shop.graph" --set state.dir="$work/state" \
-    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
-    --set model.learn_online=false "$@"
-  serve_wait serve 30
+  work_clean state serve.err
+  shop_serve "$@"
 }
 cat >"$work/check.py" <<'PY'
 import json, sys, time, urllib.error, urllib.request

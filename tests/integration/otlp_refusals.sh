@@ -20,10 +20,8 @@ work=${3:-}
 work_init
 work_clean state '*.err' '*.ready'
 
-"$pmrag" index "$src/tests/fixtures/repos/shop" -o "$work/shop.graph" -q || fail "pmrag index"
-serve_start serve --graph "$work/shop.graph" --set state.dir="$work/state" \
-  --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set otlp.max_body=65536
-serve_wait serve 30
+shop_graph
+shop_serve --set otlp.max_body=65536
 
 python3 - "$work/serve.ready" "$work/serve.err" <<'PY' || fail "refusals not answered, counted or logged as they should be (above)"
 import gzip, http.client, json, re, sys, time

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2119 # shop_serve is called with no settings of its own
 # POST /v1/query is stateless: 10,000 queries of random texts (each a
 # message the daemon never saw) leave the state directory byte for byte
 # as they found it: the activity dictionary (which a query used to grow
@@ -21,13 +22,7 @@ need curl mdb_dump
 work_init
 work_clean state '*.err' '*.ready' 'before.*' 'after.*'
 
-"$pmrag" index "$src/tests/fixtures/repos/shop" -o "$work/shop.graph" -q || fail "pmrag index"
-start() {
-  serve_start serve --graph "$work/shop.graph" --set state.dir="$work/state" \
-    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
-    --set model.learn_online=false
-  serve_wait serve 30
-}
+shop_graph
 # snapshot NAME: the dictionary and the case store, every key and value
 # (mdb_dump), and what pmrag state says of them.
 tables=(dict cases by_touch)
@@ -40,7 +35,7 @@ snapshot() {
 }
 
 # Some real traffic first: three cases, a few events each.
-start
+shop_serve
 python3 - "$work/serve.ready" <<'PY' || fail "posting the first events"
 import json, sys, time, urllib.request
 ready = json.load(open(sys.argv[1]))
@@ -70,11 +65,11 @@ PY
 stop "$pid"
 # A start and stop alone: what the comparison below is against (a start
 # may write what it always writes).
-start
+shop_serve
 stop "$pid"
 snapshot before
 
-start
+shop_serve
 python3 - "$work/serve.ready" "$queries" >"$work/queries.out" <<'PY' || fail "the queries: $(tail -3 "$work/queries.out")"
 import http.client, json, random, sys
 ready = json.load(open(sys.argv[1]))
