@@ -305,6 +305,16 @@ int core_parallel(unsigned nthreads, void (*fn)(void *arg, unsigned i), void *ar
 
 /* Monotonic clock in nanoseconds. */
 uint64_t core_now_ns(void);
+
+/* A token bucket: up to burst tokens, refilled at rate per second, full
+ * at first. Not thread-safe: its owner serializes the calls. */
+typedef struct core_bucket {
+    double rate, burst, tokens;
+    uint64_t at_ns; /* the last refill (core_now_ns) */
+} core_bucket;
+void core_bucket_init(core_bucket *b, double rate, double burst, uint64_t now_ns);
+/* Takes a token if there is one (after the refill up to now_ns). */
+bool core_bucket_take(core_bucket *b, uint64_t now_ns);
 /* Wall-clock time (CLOCK_REALTIME) in nanoseconds since the Unix epoch:
  * for times kept across restarts and shown to people. */
 int64_t core_wall_ns(void);

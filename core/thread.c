@@ -75,6 +75,25 @@ uint64_t core_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void core_bucket_init(core_bucket *b, double rate, double burst, uint64_t now_ns)
+{
+    *b = (core_bucket){rate, burst, burst, now_ns};
+}
+
+bool core_bucket_take(core_bucket *b, uint64_t now_ns)
+{
+    if (now_ns > b->at_ns) {
+        b->tokens += (double)(now_ns - b->at_ns) * 1e-9 * b->rate;
+        if (b->tokens > b->burst)
+            b->tokens = b->burst;
+        b->at_ns = now_ns;
+    }
+    if (b->tokens < 1)
+        return false;
+    b->tokens -= 1;
+    return true;
+}
+
 int64_t core_wall_ns(void)
 {
     struct timespec ts;

@@ -45,16 +45,14 @@ struct ingest_otlp_http {
     core_logger log;
     _Atomic uint64_t requests, accepted_events, rejected_events, truncated_events, bad_requests,
         too_large, unsupported, throttled, errors;
-    /* Refusals logged: a token bucket (OTLP_LOG_BURST lines, one more
-     * every OTLP_LOG_EVERY_NS) and the lines it held back. */
+    /* Refusals logged: a token bucket (OTLP_LOG_BURST lines, one more a
+     * second) and the lines it held back; under log_mu. */
     pthread_mutex_t log_mu;
-    uint64_t log_tokens_at;
-    double log_tokens;
+    core_bucket log_bucket;
     uint64_t log_held;
 };
 
 #define OTLP_LOG_BURST 5.0
-#define OTLP_LOG_EVERY_NS 1000000000ull
 
 static void count(_Atomic uint64_t *c, uint64_t n)
 {
@@ -89,18 +87,8 @@ static bool log_allowed(ingest_otlp_http *s, char *more, size_t morelen)
 {
     uint64_t held = 0;
     pthread_mutex_lock(&s->log_mu);
-    uint64_t now = core_now_ns();
-    if (s->log_tokens_at == 0) {
-        s->log_tokens = OTLP_LOG_BURST;
-    } else {
-        s->log_tokens += (double)(now - s->log_tokens_at) / (double)OTLP_LOG_EVERY_NS;
-        if (s->log_tokens > OTLP_LOG_BURST)
-            s->log_tokens = OTLP_LOG_BURST;
-    }
-    s->log_tokens_at = now;
-    bool ok = s->log_tokens >= 1.0;
+    bool ok = core_bucket_take(&s->log_bucket, core_now_ns());
     if (ok) {
-        s->log_tokens -= 1.0;
         held = s->log_held;
         s->log_held = 0;
     } else {
@@ -355,6 +343,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
     }
     ingest_otlp_http *s = core_xcalloc(1, sizeof *s);
     pthread_mutex_init(&s->log_mu, NULL);
+    core_bucket_init(&s->log_bucket, 1.0, OTLP_LOG_BURST, core_now_ns());
     s->fn = fn;
     s->busy = o->busy;
     s->busy_early = o->busy_early;

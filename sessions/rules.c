@@ -9,8 +9,7 @@
 
 struct sess_rules {
     uint64_t rate, max_events;
-    double tokens;
-    uint64_t refill_ns;
+    core_bucket admit; /* new cases: rate per second, a second's worth at once */
     char **ends;
     size_t nends;
 };
@@ -20,8 +19,7 @@ sess_rules *sess_rules_new(const sess_rules_opts *o)
     sess_rules *r = core_xcalloc(1, sizeof *r);
     r->rate = o->new_cases_per_second;
     r->max_events = o->max_events;
-    r->tokens = (double)r->rate;
-    r->refill_ns = core_now_ns();
+    core_bucket_init(&r->admit, (double)r->rate, (double)r->rate, core_now_ns());
     r->nends = core_split(o->end_activities, ';', &r->ends);
     return r;
 }
@@ -36,18 +34,7 @@ void sess_rules_free(sess_rules *r)
 
 bool sess_rules_admit(sess_rules *r, uint64_t now_ns)
 {
-    if (!r->rate)
-        return true;
-    if (now_ns > r->refill_ns) {
-        r->tokens += (double)(now_ns - r->refill_ns) * 1e-9 * (double)r->rate;
-        if (r->tokens > (double)r->rate)
-            r->tokens = (double)r->rate;
-        r->refill_ns = now_ns;
-    }
-    if (r->tokens < 1)
-        return false;
-    r->tokens -= 1;
-    return true;
+    return !r->rate || core_bucket_take(&r->admit, now_ns);
 }
 
 bool sess_rules_room(const sess_rules *r, const sess_case *c)

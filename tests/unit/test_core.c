@@ -535,3 +535,19 @@ TEST(config_dump_reloads_and_reference)
     core_cfg_free(d);
     core_cfg_free(c);
 }
+
+TEST(bucket_burst_then_rate)
+{
+    core_bucket b;
+    core_bucket_init(&b, 1.0, 2.0, 1000);
+    CHECK(core_bucket_take(&b, 1000));
+    CHECK(core_bucket_take(&b, 1000));
+    CHECK(!core_bucket_take(&b, 1000));
+    CHECK(!core_bucket_take(&b, 1000 + 500000000ull)); /* half a token */
+    CHECK(core_bucket_take(&b, 1000 + 1000000000ull));
+    /* Never more than the burst, however long it waited. */
+    uint64_t later = 1000 + 100 * 1000000000ull;
+    CHECK(core_bucket_take(&b, later));
+    CHECK(core_bucket_take(&b, later));
+    CHECK(!core_bucket_take(&b, later));
+}
