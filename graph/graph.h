@@ -60,6 +60,10 @@ enum {
     /* calls more than one function for its effect (statements, returns):
      * does more than log, so it is no transparent wrapper */
     GRAPH_SF_EFFECTS = 1u << 15,
+    /* logs a non-literal message that may be its callers' text: it logs
+     * a parameter, or some call passes it text (a literal or a constant)
+     * though how its message is made of that is not known */
+    GRAPH_SF_TAKES_TEXT = 1u << 16,
 };
 
 typedef enum {
@@ -413,6 +417,19 @@ typedef struct graph_match {
 graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, const char *msg,
                                 size_t len, const char *logger, const char *level, uint32_t *emits,
                                 uint32_t max);
+
+/*
+ * Whether emit site `emit`'s template renders msg: the whole of it, or
+ * what follows a separator in its first 96 bytes (text a logging function
+ * put before its caller's). Returns the template's literal bytes (how
+ * specific the rendering is), 0 when it does not render msg; templates
+ * with fewer than 3 literal bytes render anything and count as not
+ * rendering. For checking a few sites the code graph points at
+ * (graph_matcher_match is the way to find them among all); costs a pass
+ * over the compiled templates.
+ */
+uint32_t graph_matcher_renders(const graph_matcher *m, graph_match_work *w, uint32_t emit,
+                               const char *msg, size_t len);
 
 /*
  * The log sites a message can come from without any template showing it:

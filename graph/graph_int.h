@@ -492,7 +492,7 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path);
  * depends on time, threads or addresses.
  */
 #define GF_MAGIC "PMRAGGF"
-#define GF_VERSION 1u
+#define GF_VERSION 2u /* 2: GRAPH_SF_TAKES_TEXT */
 #define GF_BYTE_ORDER 0x01020304u
 #define GF_MAX_SECTIONS 32u
 

@@ -1200,6 +1200,29 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     return r;
 }
 
+uint32_t graph_matcher_renders(const graph_matcher *m, graph_match_work *w, uint32_t emit,
+                               const char *msg, size_t len)
+{
+    uint32_t best = 0;
+    for (uint32_t id = 0; id < m->n; id++) {
+        const mt_entry *x = &m->e[id];
+        if (x->emit != emit || x->literal < 3 || x->literal <= best)
+            continue;
+        for (size_t k = 0; k < len && k <= DECOR_MAX; k++) {
+            if (k > 0 && is_word((unsigned char)msg[k - 1]))
+                continue;
+            PCRE2_SPTR s = (PCRE2_SPTR)(msg + k);
+            int rc = x->jit ? pcre2_jit_match(x->re, s, len - k, 0, 0, w->md, m->mctx)
+                            : pcre2_match(x->re, s, len - k, 0, 0, w->md, m->mctx);
+            if (rc >= 0) {
+                best = x->literal;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
 /* Which unseen sites a record can come from: by its logger's name, or by
  * the files its logger was shown to log from. */
 typedef struct unseen_q {
@@ -1224,16 +1247,19 @@ static uint32_t unseen_select(const graph_matcher *m, const unseen_q *q, const c
     int lc = level_code(level);
     uint32_t n = 0, at_level = 0;
     /* Two passes: the sites that fit, then (when that narrows them) those
-     * of the record's level too. */
+     * of the record's level too. A site whose level is an argument or a
+     * method of its own (logger.log(level, ...), log(detail, ...)) may be
+     * at any. */
     for (uint32_t i = 0; i < m->nunseen; i++)
         if (unseen_fits(&m->unseen[i], q)) {
             n++;
-            at_level += m->unseen[i].level == lc;
+            at_level += m->unseen[i].level == lc || m->unseen[i].level == GRAPH_LEVEL_CUSTOM;
         }
     bool by_level = at_level > 0 && at_level < n;
     uint32_t k = 0;
     for (uint32_t i = 0; i < m->nunseen; i++)
-        if (unseen_fits(&m->unseen[i], q) && (!by_level || m->unseen[i].level == lc)) {
+        if (unseen_fits(&m->unseen[i], q) &&
+            (!by_level || m->unseen[i].level == lc || m->unseen[i].level == GRAPH_LEVEL_CUSTOM)) {
             if (k < max)
                 emits[k] = m->unseen[i].emit;
             k++;

@@ -2417,6 +2417,50 @@ static void wrap_drop_generic(wrap *w)
     }
 }
 
+/*
+ * Functions that log a non-literal message that may be their callers'
+ * text: one whose logging call passes on a parameter (a wrapper's shape,
+ * whether or not a call was seen to pass it text), or one to which some
+ * call passes message-like text (a literal with a space or a hole in it,
+ * or a constant) though how it makes its message of it is not known
+ * (`_pre(self, msg)`, `msg % args` first). One no call passes text to,
+ * and whose message is no parameter, logs a message of its own making.
+ */
+static void wrap_takes_text(wrap *w)
+{
+    rs *r = w->r;
+    gb_graph *g = r->g;
+    for (uint32_t s = 0; s < r->nsym; s++)
+        if (w->shapes[s].n > 0 && (g->syms.v[s].flags & GRAPH_SF_LOGS_DYNAMIC))
+            g->syms.v[s].flags |= GRAPH_SF_TAKES_TEXT;
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        const gx_file *x = xfile(r, wc->file);
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        for (uint32_t k = 0; k < nt; k++) {
+            uint32_t *fl = &g->syms.v[t[k]].flags;
+            if (t[k] == wc->from || !(*fl & GRAPH_SF_LOGS_DYNAMIC) || (*fl & GRAPH_SF_TAKES_TEXT))
+                continue;
+            for (uint32_t a = 0; a < wc->c->nargs; a++) {
+                const gx_arg *m = &x->args.v[wc->c->arg0 + a];
+                bool text = m->tmpl && (strchr(m->tmpl, ' ') || m->style != GRAPH_STYLE_PLAIN);
+                if (!text && m->ref && !m->tmpl) {
+                    int fail;
+                    w->c.depth = 0;
+                    ent e = resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
+                    core_arena_reset(&w->scratch);
+                    text = e.k == E_CONST;
+                }
+                if (text) {
+                    *fl |= GRAPH_SF_TAKES_TEXT;
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /* Where (symbol, line) a call reaches a logging wrapper. */
 static uint64_t call_key(uint32_t symbol, uint32_t line)
 {
@@ -2494,6 +2538,7 @@ static void resolve_wrappers(rs *r)
     wrap_emit(&w);
     wrap_drop_candidates(&w);
     wrap_drop_generic(&w);
+    wrap_takes_text(&w);
     compact_emits(r);
     for (uint32_t s = 0; s < r->nsym; s++)
         core_vec_free(&w.shapes[s]);

@@ -88,6 +88,11 @@ struct model_mapper {
      * messages its templates matched there, and logger -> all of them. */
     core_map logger_files;
     core_map logger_total;
+    /* Calls of functions that log what their callers pass in a way the
+     * code does not show (GRAPH_SF_TAKES_TEXT), as (callee, emit) in
+     * that order; built on first use. */
+    core_vec(nb_rec) takes;
+    bool takes_built;
     /* model_mapper_peek: resolve without keeping anything; the text of an
      * activity that does not exist. */
     bool dry;
@@ -237,6 +242,7 @@ void model_mapper_free(model_mapper *m)
     core_map_free(&m->code_votes);
     core_map_free(&m->code_cache);
     core_vec_free(&m->votes);
+    core_vec_free(&m->takes);
     core_smap_free(&m->file_by_path);
     core_map_free(&m->nb_index);
     core_map_free(&m->logger_files);
@@ -889,37 +895,46 @@ static void apply_code_votes(model_mapper *m)
 }
 
 /*
- * Whether u may be what logs a message held in a constant: a function
- * that logs a non-literal message itself and is no wrapper (nothing calls
- * it), or one that calls such a logging function (a wrapper logging on
- * its behalf: the log record names the caller's call site).
+ * How likely u is to be what logs a message held in a constant, as a
+ * function of what it logs: 2 when it logs a message whose text the code
+ * does not hold, of its own making (`logger.log(policy.level,
+ * policy.format, ctx)`, a name no constant resolves) and takes no text
+ * from its callers; 1 when it calls a function that logs what its callers
+ * pass (a wrapper logging on its behalf: the log record names the
+ * caller's call site); 0 otherwise. A function called with message text
+ * that logs something built from it logs its callers' messages, not its
+ * own, even when how it builds them is not known.
  */
-static bool logs_dynamic_for_caller(const model_mapper *m, uint32_t u)
+static int const_logger_rank(const model_mapper *m, uint32_t u)
 {
+    const uint32_t passes = GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
     graph_symbol s;
     graph_get_symbol(m->g, u, &s);
     if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
-        return false;
-    if (s.flags & GRAPH_SF_LOGS_DYNAMIC) {
-        uint32_t n;
-        const graph_edge *in = graph_in_edges(m->g, u, &n);
-        bool called = false;
-        for (uint32_t i = 0; i < n; i++)
-            called |= in[i].type == GRAPH_EDGE_CALLS;
-        if (!called)
-            return true;
+        return 0;
+    if ((s.flags & GRAPH_SF_LOGS_DYNAMIC) && !(s.flags & passes)) {
+        uint32_t first, ne = graph_symbol_emits(m->g, u, &first);
+        for (uint32_t i = 0; i < ne; i++) {
+            graph_emit e;
+            graph_get_emit(m->g, first + i, &e);
+            bool logs =
+                e.kind == GRAPH_EMIT_LOG || e.kind == GRAPH_EMIT_PRINT || e.kind == GRAPH_EMIT_WARN;
+            if (logs && (e.style == GRAPH_STYLE_DYNAMIC ||
+                         (e.style == GRAPH_STYLE_REF && e.ref_const == GRAPH_NONE)))
+                return 2;
+        }
     }
     uint32_t n;
     const graph_edge *out = graph_out_edges(m->g, u, &n);
     for (uint32_t i = 0; i < n; i++) {
-        if (out[i].type != GRAPH_EDGE_CALLS)
+        if (out[i].type != GRAPH_EDGE_CALLS || out[i].node == u)
             continue;
         graph_symbol c;
         graph_get_symbol(m->g, out[i].node, &c);
-        if (c.flags & GRAPH_SF_LOGS_DYNAMIC)
-            return true;
+        if ((c.flags & GRAPH_SF_LOGS_DYNAMIC) && (c.flags & passes))
+            return 1;
     }
-    return false;
+    return 0;
 }
 
 /* Personalized PageRank over the code from an activity's own candidates
@@ -956,11 +971,14 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
     act_rec *a = &m->acts.v[act];
     if (!a->has_const || !proximity(m, m->cands.v + a->cand_off, a->ncand, nb, nnb))
         return false;
-    /* The nearest few, best first (ties by id). */
+    /* The nearest few of the likeliest kind, best first (ties by id):
+     * one that logs its own unknown message before one that calls a
+     * wrapper (which logs the texts it is given, mostly known ones). */
     enum { KEEP = 4 };
     uint32_t top[KEEP];
     double sc[KEEP];
     uint32_t nk = 0;
+    int best_rank = 1;
     const uint32_t *touched;
     const double *p;
     uint32_t nt = ppr_work_touched(m->cw, &touched, &p);
@@ -968,8 +986,13 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
         uint32_t u = touched[i];
         if (u >= graph_nsymbols(m->g) || p[u] <= 0)
             continue;
-        if (!logs_dynamic_for_caller(m, u))
+        int rank = const_logger_rank(m, u);
+        if (rank < best_rank)
             continue;
+        if (rank > best_rank) {
+            best_rank = rank;
+            nk = 0;
+        }
         uint32_t j = nk < KEEP ? nk++ : KEEP;
         while (j > 0 && (p[u] > sc[j - 1] || (p[u] == sc[j - 1] && u < top[j - 1]))) {
             if (j < KEEP) {
@@ -1002,6 +1025,92 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
     return true;
 }
 
+static int cmp_take(const void *a, const void *b)
+{
+    const nb_rec *x = a, *y = b;
+    if (x->act != y->act)
+        return x->act < y->act ? -1 : 1;
+    return (x->nb > y->nb) - (x->nb < y->nb);
+}
+
+static void build_takes(model_mapper *m)
+{
+    m->takes_built = true;
+    for (uint32_t e = 0; e < graph_nemits(m->g); e++) {
+        graph_emit em;
+        graph_get_emit(m->g, e, &em);
+        if (em.kind != GRAPH_EMIT_CALL || !em.tmpl[0])
+            continue;
+        uint32_t t = graph_emit_callee(m->g, e);
+        if (t == GRAPH_NONE)
+            continue;
+        graph_symbol s;
+        graph_get_symbol(m->g, t, &s);
+        if (s.flags & GRAPH_SF_TAKES_TEXT)
+            core_vec_push(&m->takes, ((nb_rec){t, e, 0}));
+    }
+    if (m->takes.n)
+        qsort(m->takes.v, m->takes.n, sizeof *m->takes.v, cmp_take);
+}
+
+/*
+ * Among syms, the functions that log what their callers pass in a way the
+ * code does not show (`logger.debug(_pre(self, msg), *args)`): the callers
+ * whose literal at a call of one renders text (decorated or not) stand
+ * for it, unless it does more than log (site_emitter). The most specific
+ * renderings (most literal bytes) win, as in template matching; more
+ * than MAX_CAND callers tie is too many to tell apart. Writes them to out
+ * (distinct); returns how many. A literal whose rendering is seen says
+ * more than where the logger is.
+ */
+static uint32_t rendering_callers(model_mapper *m, const uint32_t *syms, uint32_t ns,
+                                  const char *text, uint32_t *out)
+{
+    if (!m->takes_built)
+        build_takes(m);
+    uint32_t n = 0, best = 0;
+    bool over = false;
+    size_t len = strlen(text);
+    for (uint32_t i = 0; i < ns; i++) {
+        graph_symbol s;
+        graph_get_symbol(m->g, syms[i], &s);
+        if (!(s.flags & GRAPH_SF_TAKES_TEXT))
+            continue;
+        size_t lo = 0, hi = m->takes.n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (m->takes.v[mid].act < syms[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k < m->takes.n && m->takes.v[k].act == syms[i]; k++) {
+            uint32_t e = m->takes.v[k].nb;
+            uint32_t lit = graph_matcher_renders(m->matcher, m->mw, e, text, len);
+            if (lit == 0 || lit < best)
+                continue;
+            if (lit > best) {
+                best = lit;
+                n = 0;
+                over = false;
+            }
+            graph_emit em;
+            graph_get_emit(m->g, e, &em);
+            uint32_t who = site_emitter(m->g, e, &em);
+            bool dup = false;
+            for (uint32_t j = 0; j < n && !dup; j++)
+                dup = out[j] == who;
+            if (dup)
+                continue;
+            if (n < MAX_CAND)
+                out[n++] = who;
+            else
+                over = true;
+        }
+    }
+    return over ? 0 : n;
+}
+
 /*
  * A message no template matched, whose records all name one logger: the
  * sites of that logger that have no text a template could show (a message
@@ -1032,6 +1141,12 @@ static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_
     if (ns == 0)
         return false;
     float c[MAX_CAND];
+    uint32_t callers[MAX_CAND];
+    uint32_t nc = rendering_callers(m, syms, ns, core_strtab_str(&m->strs, a->text), callers);
+    if (nc > 0) {
+        memcpy(syms, callers, nc * sizeof *syms);
+        ns = nc;
+    }
     double score[MAX_CAND], sum = 0;
     bool near = ns > 1 && proximity(m, NULL, 0, nb, nnb);
     for (uint32_t i = 0; i < ns; i++) {

@@ -1380,6 +1380,153 @@ TEST(mapper_constants_tie_keeps_both)
     graph_close(g);
 }
 
+static uint32_t map_rec(model_mapper *m, const char *text, const char *logger, const char *level);
+
+/* A format kept in a constant, reaching the logging call through an
+ * object (`policy.format`): the function that makes that call logs it,
+ * though it is called by others; not the one that calls a wrapper with
+ * other, known constants. */
+TEST(mapper_constants_own_logging_call)
+{
+    unit_write_str("crepo/jobs/__init__.py", "");
+    unit_write_str(
+        "crepo/jobs/run.py",
+        "import logging\n"
+        "\n"
+        "logger = logging.getLogger(__name__)\n"
+        "\n"
+        "FAIL_FMT = \"job %(name)s failed: %(exc)s\"\n"
+        "OK_FMT = \"job %(name)s done\"\n"
+        "\n"
+        "\n"
+        "class Policy:\n"
+        "    def __init__(self, fmt, level):\n"
+        "        self.format = fmt\n"
+        "        self.level = level\n"
+        "\n"
+        "\n"
+        "failed_policy = Policy(FAIL_FMT, logging.ERROR)\n"
+        "\n"
+        "\n"
+        "def info(fmt, ctx):\n"
+        "    logger.info(fmt, ctx)\n"
+        "\n"
+        "\n"
+        "def policy_for(exc):\n"
+        "    return failed_policy\n"
+        "\n"
+        "\n"
+        "class Runner:\n"
+        "    def run(self, name):\n"
+        "        try:\n"
+        "            self.load(\"settings\")\n"
+        "            info(OK_FMT, {\"name\": name})\n"
+        "        except Exception as exc:\n"
+        "            self.on_failure(name, exc)\n"
+        "\n"
+        "    def load(self, key):\n"
+        "        logger.debug(self.describe(key))\n"
+        "\n"
+        "    def describe(self, key):\n"
+        "        return key.upper()\n"
+        "\n"
+        "    def on_failure(self, name, exc):\n"
+        "        self.log_error(name, exc)\n"
+        "\n"
+        "    def log_error(self, name, exc):\n"
+        "        policy = policy_for(exc)\n"
+        "        logger.log(policy.level, policy.format, {\"name\": name, \"exc\": exc})\n");
+    graph *g = index_dir("crepo");
+    graph_symbol s;
+    /* Called with data, not text: no function taking its callers' text. */
+    graph_get_symbol(g, unit_sym(g, "jobs.run.Runner.log_error"), &s);
+    CHECK(s.flags & GRAPH_SF_LOGS_DYNAMIC);
+    CHECK(!(s.flags & GRAPH_SF_TAKES_TEXT));
+    graph_get_symbol(g, unit_sym(g, "jobs.run.Runner.load"), &s);
+    CHECK(!(s.flags & GRAPH_SF_TAKES_TEXT)); /* "settings": a key, not a message */
+    model_mapper *m = new_mapper(g, NULL);
+    uint32_t a = map_msg(m, "job build failed: boom", UINT32_MAX, NULL);
+    finish(m);
+    model_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MODEL_MAP_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "jobs.run.Runner.log_error"));
+    model_mapper_free(m);
+    graph_close(g);
+}
+
+/* A logging helper that builds its message from its caller's text in a
+ * way the code does not spell out (through another function), found by
+ * its callers passing it text: the caller whose literal renders the
+ * message, after the helper's decoration, is where it comes from. */
+TEST(mapper_logger_helper_callers)
+{
+    unit_write_str("wrepo/bp/__init__.py", "");
+    unit_write_str("wrepo/bp/core.py",
+                   "import logging\n"
+                   "\n"
+                   "logger = logging.getLogger(__name__)\n"
+                   "\n"
+                   "\n"
+                   "def _pre(obj, fmt):\n"
+                   "    return f\"| {obj.name}: {fmt}\"\n"
+                   "\n"
+                   "\n"
+                   "class Blueprint:\n"
+                   "    name = \"Worker\"\n"
+                   "\n"
+                   "    def _debug(self, msg, *args):\n"
+                   "        return logger.debug(_pre(self, msg), *args)\n"
+                   "\n"
+                   "    def apply(self):\n"
+                   "        self._debug(\"Preparing the steps.\")\n"
+                   "        self._debug(\"Building the graph...\")\n"
+                   "\n"
+                   "    def send_all(self, method, step):\n"
+                   "        self._debug(\"%s %s...\", method.capitalize(), step)\n");
+    graph *g = index_dir("wrepo");
+    uint32_t dbg = unit_sym(g, "bp.core.Blueprint._debug");
+    uint32_t send = unit_sym(g, "bp.core.Blueprint.send_all");
+    graph_symbol s;
+    graph_get_symbol(g, dbg, &s);
+    CHECK(s.flags & GRAPH_SF_TAKES_TEXT);
+    CHECK(!(s.flags & GRAPH_SF_WRAPPER)); /* its shape is not known */
+
+    /* The call site's template renders the decorated message. */
+    graph_matcher *gm;
+    CHECK_OK(graph_matcher_build(g, NULL, &gm));
+    graph_match_work *w = graph_match_work_new(gm);
+    uint32_t first, n = graph_symbol_emits(g, send, &first), site = GRAPH_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        if (e.kind == GRAPH_EMIT_CALL && strcmp(e.tmpl, "%s %s...") == 0)
+            site = first + i;
+    }
+    CHECK(site != GRAPH_NONE);
+    const char *msg = "| Worker: Restarting event loop...";
+    CHECK_INT(graph_matcher_renders(gm, w, site, msg, strlen(msg)), 4); /* " ..." */
+    CHECK_INT(graph_matcher_renders(gm, w, site, "Restarting now", 14), 0);
+    graph_match_work_free(w);
+    graph_matcher_free(gm);
+
+    model_mapper_opts o = {.no_tokens = true};
+    model_mapper *m = new_mapper(g, &o);
+    uint32_t a = map_rec(m, msg, "bp.core", "DEBUG");
+    uint32_t b = map_rec(m, "| Worker: Preparing the steps.", "bp.core", "DEBUG");
+    finish(m);
+    model_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], send);
+    /* A literal long enough to tell is a template match already. */
+    pa = activity(m, b);
+    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.syms[0], unit_sym(g, "bp.core.Blueprint.apply"));
+    model_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_tokens_strategy)
 {
     graph *g = open_mapper_repo();
