@@ -29,6 +29,12 @@ if [ -z "$pmrag" ] && [ -d "$out/fuzz_graph" ]; then
     cp -r "$out/fuzz_model" "$keep/" 2>/dev/null || true
     cp "$out/fuzz_config/pmrag-config.yaml" "$keep/" 2>/dev/null || true
 fi
+# Seeds named regress-* are inputs that once broke a target, added by
+# hand: kept whatever else is rewritten.
+regress="$(mktemp -d)"
+if [ -d "$out" ]; then
+    (cd "$out" && find . -type f -name 'regress-*' -exec cp --parents {} "$regress/" \;)
+fi
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -378,11 +384,11 @@ yaml_syntax = r"""": "
 "%YAML 1.1\x0a"
 """
 import re
-src = open(os.path.join(root, "cmd", "config.c")).read()
+src = open(os.path.join(root, "config", "config.c")).read()
 names = sorted({p for k in re.findall(r'^\s*\{"([A-Za-z0-9_.]+)", CORE_CFG_', src, re.M)
                 for p in k.split(".")})
 with open(os.path.join(out, "..", "dict", "config.dict"), "w") as f:
-    f.write("# pmrag configuration keys (cmd/config.c, by make_corpus.sh), YAML syntax, values.\n")
+    f.write("# pmrag configuration keys (config/config.c, by make_corpus.sh), YAML syntax, values.\n")
     f.write(yaml_syntax)
     for n in names:
         f.write('"%s: "\n' % n)
@@ -591,4 +597,6 @@ elif [ -n "$keep" ]; then
     cp "$keep/pmrag-config.yaml" "$out/fuzz_config/" 2>/dev/null || true
     rm -rf "$keep"
 fi
+cp -r "$regress/." "$out/"
+rm -rf "$regress"
 find "$out" -type f -printf '%s\n' | awk '{ s += $1 } END { print s " bytes of seeds in " NR " files" }'
