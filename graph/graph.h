@@ -377,6 +377,11 @@ uint32_t graph_matcher_count(const graph_matcher *m);
 typedef struct graph_match_work graph_match_work;
 graph_match_work *graph_match_work_new(const graph_matcher *m);
 void graph_match_work_free(graph_match_work *w);
+/* Candidate call sites (GRAPH_EMIT_CALL) whose byte in listed (one per
+ * emit id, owned by the caller, read at each match) is nonzero match as
+ * the sites of a known logging shape do, however little literal text
+ * they show: the log proved that their callee logs. NULL: none. */
+void graph_match_work_listed(graph_match_work *w, const uint8_t *listed);
 
 enum {
     GRAPH_MATCH_PARTIAL = 1u << 0,   /* the message was cut short */

@@ -299,6 +299,7 @@ struct graph_match_work {
         bool suffix;   /* from the suffix index: full matches only */
     } * dc;
     uint32_t ndc, dccap;
+    const uint8_t *listed; /* per emit: a candidate whose callee is proven */
 };
 
 /* One literal byte of a template into the pattern. */
@@ -699,6 +700,11 @@ void graph_match_work_free(graph_match_work *w)
     free(w->seen);
     free(w->dc);
     free(w);
+}
+
+void graph_match_work_listed(graph_match_work *w, const uint8_t *listed)
+{
+    w->listed = listed;
 }
 
 /* 1: full match, 2: partial (message cut short), 0: none. */
@@ -1149,8 +1155,10 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     /* A candidate call (no listed shape) that covers little of the
      * message is no evidence: "%s %s: %s" matches anything. */
     bool listed = false;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        listed |= m->e[w->hits[i]].kind != GRAPH_EMIT_CALL;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        listed |= x->kind != GRAPH_EMIT_CALL || (w->listed && w->listed[x->emit]);
+    }
     if (!listed && best < 10 && 3 * (size_t)best < len - r.decoration) {
         r.nmatched = 0;
         r.literal = 0;

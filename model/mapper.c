@@ -11,6 +11,8 @@
 #include <string.h>
 
 #define MAX_CAND 64
+/* Proven sites that make a candidate callee a logging function. */
+#define LISTED_SITES 2
 #define OTHER_TEXT "<other>"
 
 typedef struct act_rec {
@@ -35,6 +37,9 @@ typedef struct msg_rec {
     uint32_t act;    /* the activity, or UINT32_MAX when it depends on prev */
     uint32_t group;  /* ambiguous: the group (an activity id of the template) */
     uint32_t masked; /* strtab offset of the abstracted message */
+    /* No template matched: listed_gen then (a match may come once more
+     * callees are proven); UINT32_MAX otherwise. */
+    uint32_t gen;
 } msg_rec;
 
 typedef struct nb_rec {
@@ -84,6 +89,11 @@ struct model_mapper {
     uint32_t *emit_callee;  /* per emit: callee number */
     uint32_t *callee_sites; /* per callee: sites proven by a message */
     uint8_t *proven;        /* per emit: matched a message */
+    /* Per emit: a candidate call whose callee has LISTED_SITES proven
+     * sites, which then matches as a known logging shape does (the
+     * matcher reads it); listed_gen counts the callees so listed. */
+    uint8_t *listed;
+    uint32_t listed_gen;
     /* Where each logger was shown to log from: (logger, file) -> distinct
      * messages its templates matched there, and logger -> all of them. */
     core_map logger_files;
@@ -131,6 +141,7 @@ static void callees_init(model_mapper *m)
     uint32_t ne = graph_nemits(m->g);
     m->emit_callee = core_xmalloc((ne ? ne : 1) * sizeof *m->emit_callee);
     m->proven = core_xcalloc(ne ? ne : 1, 1);
+    m->listed = core_xcalloc(ne ? ne : 1, 1);
     core_map idx = {0};
     uint32_t n = 0;
     for (uint32_t i = 0; i < ne; i++) {
@@ -155,7 +166,15 @@ static void callee_prove(model_mapper *m, uint32_t emit)
     if (m->proven[emit])
         return;
     m->proven[emit] = 1;
-    m->callee_sites[m->emit_callee[emit]]++;
+    uint32_t c = m->emit_callee[emit];
+    if (++m->callee_sites[c] != LISTED_SITES)
+        return;
+    /* Shown to log on that many sites: its other calls are logging calls
+     * too, however short their literal (`debug("opening %s", uri)`). */
+    for (uint32_t e = 0; e < graph_nemits(m->g); e++)
+        if (m->emit_callee[e] == c)
+            m->listed[e] = 1;
+    m->listed_gen++;
 }
 
 /* How much the log says a site's callee logs: its proven sites, and one
@@ -213,6 +232,7 @@ int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **
         core_smap_add(&m->file_by_path, fi.path, strlen(fi.path), f);
     }
     callees_init(m);
+    graph_match_work_listed(m->mw, m->listed);
     *out = m;
     return 0;
 }
@@ -252,6 +272,7 @@ void model_mapper_free(model_mapper *m)
     free(m->emit_callee);
     free(m->callee_sites);
     free(m->proven);
+    free(m->listed);
     free(m);
 }
 
@@ -532,7 +553,7 @@ static bool same_set(const model_mapper *m, uint32_t act, const uint32_t *syms, 
 /* Resolves a distinct message: template match or abstraction. */
 static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
 {
-    msg_rec r = {UINT32_MAX, UINT32_MAX, 0};
+    msg_rec r = {UINT32_MAX, UINT32_MAX, 0, UINT32_MAX};
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->len : 0;
     core_buf_reset(&m->tmp);
@@ -579,6 +600,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         graph_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
     if (mr.nemits == 0) {
         bool created;
+        r.gen = m->listed_gen;
         if (r.masked == UINT32_MAX)
             return r; /* dry: a new text, in peek_text */
         const char *mt = core_strtab_str(&m->strs, r.masked);
@@ -761,13 +783,27 @@ static uint64_t amb_key(uint32_t group, uint32_t prev)
     return key64(core_hash_u64(((uint64_t)group << 32) | (prev & 0xffffffffu)));
 }
 
+/* A cached message, resolved again when no template matched it then and
+ * callees have been shown to log since (a match may come from them). */
+static msg_rec cached_message(model_mapper *m, size_t slot, const model_map_event *ev)
+{
+    msg_rec r = m->msgs.v[slot];
+    if (r.gen == UINT32_MAX || r.gen == m->listed_gen)
+        return r;
+    r = resolve_message(m, ev);
+    m->msgs.v[slot] = r;
+    return r;
+}
+
 void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev,
                        uint32_t *activity, uint32_t *variant, const char **text)
 {
     const uint64_t *v = core_map_get(&m->msg_cache, message_key(ev));
     msg_rec r;
     m->dry = true;
-    r = v ? m->msgs.v[*v - 1] : resolve_message(m, ev);
+    r = v && (m->msgs.v[*v - 1].gen == UINT32_MAX || m->msgs.v[*v - 1].gen == m->listed_gen)
+            ? m->msgs.v[*v - 1]
+            : resolve_message(m, ev);
     uint32_t act = r.act;
     if (act == UINT32_MAX && r.group != UINT32_MAX) {
         const uint64_t *a = core_map_get(&m->amb_cache, amb_key(r.group, prev));
@@ -808,14 +844,14 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
         if (!v)
             r = resolve_message(m, ev);
         else
-            r = m->msgs.v[*v - 1];
+            r = cached_message(m, (size_t)*v - 1, ev);
     } else if ((v = core_map_put(&m->msg_cache, h, &ins)), ins) {
         uint64_t slot = m->msgs.n + 1;
         *v = slot;
         r = resolve_message(m, ev);
         core_vec_push(&m->msgs, r);
     } else {
-        r = m->msgs.v[*v - 1];
+        r = cached_message(m, (size_t)*v - 1, ev);
     }
     uint32_t act = r.act;
     if (act == UINT32_MAX) {

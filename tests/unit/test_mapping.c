@@ -1527,6 +1527,61 @@ TEST(mapper_logger_helper_callers)
     graph_close(g);
 }
 
+/* A function bound from a factory call (`debug = make_debug(ns)`), shown
+ * by the log to log on two of its call sites: its other calls match as
+ * logging calls do, however short their literal ("opening %s"), and a
+ * message seen before that is matched when it comes again. */
+TEST(mapper_proven_callee_short_literals)
+{
+    unit_write_str("drepo/cl/__init__.py", "");
+    unit_write_str("drepo/cl/client.py",
+                   "def make_debug(ns):\n"
+                   "    def emit(fmt, *args):\n"
+                   "        sink(ns, fmt, args)\n"
+                   "    return emit\n"
+                   "\n"
+                   "\n"
+                   "def sink(ns, fmt, args):\n"
+                   "    pass\n"
+                   "\n"
+                   "\n"
+                   "debug = make_debug(\"app:client\")\n"
+                   "\n"
+                   "\n"
+                   "class Client:\n"
+                   "    def connect(self):\n"
+                   "        debug(\"connect :: sending queued packets now\")\n"
+                   "\n"
+                   "    def handshake(self, sid):\n"
+                   "        debug(\"handshake finished for session %s\", sid)\n"
+                   "\n"
+                   "    def open(self, uri):\n"
+                   "        debug(\"opening %s\", uri)\n");
+    graph *g = index_dir("drepo");
+    uint32_t open = unit_sym(g, "cl.client.Client.open");
+    model_mapper *m = new_mapper(g, NULL);
+    /* Before the log shows what debug() is, 9 literal bytes of a mere
+     * candidate call explain nothing. */
+    uint32_t early = map_msg(m, "opening http://127.0.0.1:46519/socket.io/admin", UINT32_MAX, NULL);
+    CHECK_STR(activity(m, early).text, "opening <path>");
+    uint32_t c = map_msg(m, "connect :: sending queued packets now", UINT32_MAX, NULL);
+    CHECK_INT(activity(m, c).syms[0], unit_sym(g, "cl.client.Client.connect"));
+    uint32_t h = map_msg(m, "handshake finished for session 42", UINT32_MAX, NULL);
+    CHECK_INT(activity(m, h).syms[0], unit_sym(g, "cl.client.Client.handshake"));
+    /* Two sites proven: debug() logs. */
+    uint32_t later = map_msg(m, "opening http://127.0.0.1:40111/socket.io/admin", UINT32_MAX, NULL);
+    model_activity pa = activity(m, later);
+    CHECK_STR(pa.text, "opening %s");
+    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], open);
+    /* The message first seen unmatched is matched now. */
+    CHECK_INT(map_msg(m, "opening http://127.0.0.1:46519/socket.io/admin", UINT32_MAX, NULL),
+              later);
+    model_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_tokens_strategy)
 {
     graph *g = open_mapper_repo();
