@@ -412,7 +412,9 @@ typedef struct graph_match {
  * resolved by literal length (the most specific wins), then by the logger
  * name (a site whose logger, or whose module, is `logger`), then by the
  * level (`level` as a log record gives it: "DEBUG", "warning", "WARN", or
- * "SPAN"/"EVENT" for span and span-event names); what remains is kept.
+ * "SPAN"/"EVENT" for span and span-event names; a candidate call whose
+ * method is a level word, `diag.error(...)`, is at that level); what
+ * remains is kept.
  * Sites that log a matching constant (a template held in a name) count as
  * direct matches; a match on a constant alone is flagged
  * GRAPH_MATCH_CONST and returns the constants' emit ids. logger and level

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "graph.h"
+#include "graph_int.h"
 
 #include <ctype.h>
 #include <pcre2.h>
@@ -586,6 +587,10 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
         x->literal = ti.literal;
         x->head = (uint32_t)(ti.holes ? ti.first_len : ti.literal);
         x->level = (uint8_t)e.level;
+        /* A candidate call's level is its method's, when that is a level
+         * word (`diag.error(...)`, `this.log.debug(...)`). */
+        if (e.kind == GRAPH_EMIT_CALL && e.level == GRAPH_LEVEL_NONE && e.method)
+            x->level = (uint8_t)graph__level_of_method(e.method, strlen(e.method));
         x->kind = (uint8_t)e.kind;
         /* A message made by constructing something is logged elsewhere,
          * as a constant's is. */
@@ -1184,7 +1189,8 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         for (uint32_t i = 0; i < w->nhits; i++) {
             const mt_entry *x = &m->e[w->hits[i]];
             bool ok = lc >= 100 ? x->kind == lc - 100
-                                : (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST) &&
+                                : (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST ||
+                                   (x->kind == GRAPH_EMIT_CALL && x->level != GRAPH_LEVEL_NONE)) &&
                                       x->level == lc;
             if (ok)
                 w->hits[keep++] = w->hits[i];

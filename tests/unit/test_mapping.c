@@ -1582,6 +1582,42 @@ TEST(mapper_proven_callee_short_literals)
     graph_close(g);
 }
 
+/* Candidate calls whose method is a level word carry that level: a
+ * record's level tells `diag.error(...)` from `diag.debug(...)` with the
+ * same text, as it does for known logging calls. */
+TEST(matcher_candidate_call_levels)
+{
+    unit_write_str("lrepo/det/__init__.py", "");
+    unit_write_str("lrepo/det/run.py",
+                   "def detect_async(diag, d, e):\n"
+                   "    diag.debug(f\"{d} failed to load the detector: {e}\")\n"
+                   "\n"
+                   "\n"
+                   "def detect_sync(diag, d, e):\n"
+                   "    diag.error(f\"{d} failed to load the detector: {e}\")\n");
+    graph *g = index_dir("lrepo");
+    graph_matcher *m;
+    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    graph_match_work *w = graph_match_work_new(m);
+    uint32_t e[16];
+    const char *msg = "Object failed to load the detector: timeout";
+    graph_match r = match(m, w, msg, NULL, NULL, e);
+    CHECK_INT(r.nemits, 2);
+    graph_emit em;
+    graph_get_emit(g, e[0], &em);
+    CHECK_INT(em.kind, GRAPH_EMIT_CALL);
+    r = match(m, w, msg, NULL, "ERROR", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK(r.flags & GRAPH_MATCH_LEVEL);
+    CHECK_EMIT(g, e[0], "det.run.detect_sync", 6);
+    r = match(m, w, msg, NULL, "DEBUG", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "det.run.detect_async", 2);
+    graph_match_work_free(w);
+    graph_matcher_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_tokens_strategy)
 {
     graph *g = open_mapper_repo();
