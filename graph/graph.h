@@ -432,8 +432,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
  * specific the rendering is), 0 when it does not render msg; templates
  * with fewer than 3 literal bytes render anything and count as not
  * rendering. For checking a few sites the code graph points at
- * (graph_matcher_match is the way to find them among all); costs a pass
- * over the compiled templates.
+ * (graph_matcher_match is the way to find them among all).
  */
 uint32_t graph_matcher_renders(const graph_matcher *m, graph_match_work *w, uint32_t emit,
                                const char *msg, size_t len);

@@ -1218,9 +1218,18 @@ uint32_t graph_matcher_renders(const graph_matcher *m, graph_match_work *w, uint
                                const char *msg, size_t len)
 {
     uint32_t best = 0;
-    for (uint32_t id = 0; id < m->n; id++) {
+    /* Entries are made in emit order: the first of emit's, by bisection. */
+    uint32_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->e[mid].emit < emit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint32_t id = lo; id < m->n && m->e[id].emit == emit; id++) {
         const mt_entry *x = &m->e[id];
-        if (x->emit != emit || x->literal < 3 || x->literal <= best)
+        if (x->literal < 3 || x->literal <= best)
             continue;
         for (size_t k = 0; k < len && k <= DECOR_MAX; k++) {
             if (k > 0 && is_word((unsigned char)msg[k - 1]))
