@@ -2246,6 +2246,19 @@ static bool cut_template(char *s)
     return true;
 }
 
+/* Whether an argument names a string constant of ours (resolved from the
+ * calling symbol). */
+static bool names_constant(wrap *w, const wcall *wc, const gx_arg *m)
+{
+    if (!m->ref)
+        return false;
+    int fail;
+    w->c.depth = 0;
+    ent e = resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
+    core_arena_reset(&w->scratch);
+    return e.k == E_CONST;
+}
+
 /* Does a call pass message text where a wrapper logs its parameter: a
  * literal, a constant, or a parameter of a caller that is itself a
  * wrapper used so? A path or a count passed to a function that logs it
@@ -2259,13 +2272,7 @@ static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const gx_a
         return true;
     if (m->fwd)
         return w->used[wc->from] != 0;
-    if (!m->ref)
-        return false;
-    int fail;
-    w->c.depth = 0;
-    ent e = resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
-    core_arena_reset(&w->scratch);
-    return e.k == E_CONST;
+    return names_constant(w, wc, m);
 }
 
 /* Marks the wrappers some call passes a message to; again while that
@@ -2444,14 +2451,8 @@ static void wrap_takes_text(wrap *w)
                 continue;
             for (uint32_t a = 0; a < wc->c->nargs; a++) {
                 const gx_arg *m = &x->args.v[wc->c->arg0 + a];
-                bool text = m->tmpl && (strchr(m->tmpl, ' ') || m->style != GRAPH_STYLE_PLAIN);
-                if (!text && m->ref && !m->tmpl) {
-                    int fail;
-                    w->c.depth = 0;
-                    ent e = resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
-                    core_arena_reset(&w->scratch);
-                    text = e.k == E_CONST;
-                }
+                bool text = m->tmpl ? strchr(m->tmpl, ' ') || m->style != GRAPH_STYLE_PLAIN
+                                    : names_constant(w, wc, m);
                 if (text) {
                     *fl |= GRAPH_SF_TAKES_TEXT;
                     break;

@@ -783,12 +783,18 @@ static uint64_t amb_key(uint32_t group, uint32_t prev)
     return key64(core_hash_u64(((uint64_t)group << 32) | (prev & 0xffffffffu)));
 }
 
-/* A cached message, resolved again when no template matched it then and
- * callees have been shown to log since (a match may come from them). */
+/* Whether a cached resolution still holds: a match, or no match with no
+ * callee shown to log since (a match may come from one). */
+static bool msg_current(const model_mapper *m, const msg_rec *r)
+{
+    return r->gen == UINT32_MAX || r->gen == m->listed_gen;
+}
+
+/* A cached message, resolved again when it no longer holds. */
 static msg_rec cached_message(model_mapper *m, size_t slot, const model_map_event *ev)
 {
     msg_rec r = m->msgs.v[slot];
-    if (r.gen == UINT32_MAX || r.gen == m->listed_gen)
+    if (msg_current(m, &r))
         return r;
     r = resolve_message(m, ev);
     m->msgs.v[slot] = r;
@@ -801,9 +807,7 @@ void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev
     const uint64_t *v = core_map_get(&m->msg_cache, message_key(ev));
     msg_rec r;
     m->dry = true;
-    r = v && (m->msgs.v[*v - 1].gen == UINT32_MAX || m->msgs.v[*v - 1].gen == m->listed_gen)
-            ? m->msgs.v[*v - 1]
-            : resolve_message(m, ev);
+    r = v && msg_current(m, &m->msgs.v[*v - 1]) ? m->msgs.v[*v - 1] : resolve_message(m, ev);
     uint32_t act = r.act;
     if (act == UINT32_MAX && r.group != UINT32_MAX) {
         const uint64_t *a = core_map_get(&m->amb_cache, amb_key(r.group, prev));
