@@ -11,6 +11,7 @@
 #define PMRAG_GRAPH_INT_H
 
 #include "graph.h"
+#include "graph_match.h"
 
 #include <string.h>
 #include <tree_sitter/api.h>

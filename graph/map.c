@@ -18,6 +18,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "graph.h"
 #include "graph_int.h"
+#include "graph_match.h"
 
 #include <ctype.h>
 #include <pcre2.h>

@@ -10,6 +10,7 @@
  * accumulator per document and allocate only in proportion to the query.
  */
 #include "graph.h"
+#include "graph_match.h"
 
 #include <errno.h>
 #include <math.h>

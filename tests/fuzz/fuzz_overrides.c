@@ -5,6 +5,7 @@
  * and PCRE2 regexes from the file, activity text from events.
  */
 #include "fuzz_shop.h"
+#include "graph_match.h"
 
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * failures, timeouts, and no deadlock on large requests and responses).
  */
 #include "graph.h"
+#include "graph_match.h"
 #include "unit_graph.h"
 
 #include <errno.h>

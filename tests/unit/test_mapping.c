@@ -7,6 +7,7 @@
  * next-emitter model (model_joint) on hand-made cases.
  */
 #include "graph.h"
+#include "graph_match.h"
 #include "model_int.h"
 #include "ppr.h"
 #include "unit_graph.h"

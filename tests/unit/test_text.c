@@ -4,6 +4,7 @@
  * hand below.
  */
 #include "graph.h"
+#include "graph_match.h"
 #include "unit_graph.h"
 
 #include <math.h>

@@ -5,6 +5,7 @@
  * wrappers are found across files and through imports), and that the
  * messages the fixture would print match the callers' sites.
  */
+#include "graph_match.h"
 #include "unit_graph.h"
 
 static graph *open_fixture(void)
