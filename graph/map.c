@@ -30,14 +30,31 @@
 /* Masking                                                             */
 /* ------------------------------------------------------------------ */
 
-static bool is_word(unsigned char c)
+/* Byte classes as the C locale has them (pmrag never sets another):
+ * masking runs on every distinct message, so no locale lookups. */
+static inline bool is_digit(unsigned char c)
 {
-    return isalnum(c) || c == '_' || c >= 0x80;
+    return (unsigned)(c - '0') < 10u;
 }
 
-static bool is_hex(unsigned char c)
+static inline bool is_alnum(unsigned char c)
 {
-    return isxdigit(c) != 0;
+    return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 26u;
+}
+
+static inline bool is_word(unsigned char c)
+{
+    return is_alnum(c) || c == '_' || c >= 0x80;
+}
+
+static inline bool is_hex(unsigned char c)
+{
+    return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 6u;
+}
+
+static inline bool is_space(unsigned char c)
+{
+    return c == ' ' || (unsigned)(c - '\t') < 5u; /* \t \n \v \f \r */
 }
 
 /* Length of a UUID at s (8-4-4-4-12 hex digits), or 0. */
@@ -45,12 +62,14 @@ static size_t uuid_at(const char *s, size_t n)
 {
     static const int groups[] = {8, 4, 4, 4, 12};
     size_t i = 0;
+    if (n < 36)
+        return 0;
     for (int g = 0; g < 5; g++) {
         for (int k = 0; k < groups[g]; k++, i++)
-            if (i >= n || !is_hex((unsigned char)s[i]))
+            if (!is_hex((unsigned char)s[i]))
                 return 0;
         if (g < 4) {
-            if (i >= n || s[i] != '-')
+            if (s[i] != '-')
                 return 0;
             i++;
         }
@@ -58,15 +77,13 @@ static size_t uuid_at(const char *s, size_t n)
     return i < n && is_word((unsigned char)s[i]) ? 0 : i;
 }
 
-/* A path or URL starts at s: "/a/b", "./x", "C:\x", "scheme://". Returns
- * its length (up to white space or a quote), or 0. */
-static size_t path_at(const char *s, size_t n, bool word_before)
+/* A path or URL starts at s (after no word byte): "/a/b", "./x",
+ * "scheme://". Returns its length (up to white space or a quote), or 0. */
+static size_t path_at(const char *s, size_t n)
 {
     size_t i = 0;
-    if (word_before)
-        return 0;
     /* scheme:// */
-    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+    while (i < n && (is_alnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
         i++;
     bool url = i > 0 && i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/';
     if (!url) {
@@ -82,20 +99,20 @@ static size_t path_at(const char *s, size_t n, bool word_before)
     /* A closer ends the path unless the path opened it: a route template
      * "/orders/{order_id}" is one path, "(see /tmp/x)" stops before ")". */
     size_t slashes = 0, open[3] = {0, 0, 0};
-    static const char opens[] = "{([", closes[] = "})]";
-    while (i < n && !isspace((unsigned char)s[i]) && s[i] != '\'' && s[i] != '"' && s[i] != ',' &&
-           s[i] != '>') {
-        const char *o = strchr(opens, s[i]), *c = strchr(closes, s[i]);
-        if (s[i] && c) {
-            if (open[c - closes] == 0)
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (is_space(c) || c == '\'' || c == '"' || c == ',' || c == '>')
+            break;
+        int closer = c == '}' ? 0 : c == ')' ? 1 : c == ']' ? 2 : -1;
+        if (closer >= 0) {
+            if (open[closer] == 0)
                 break;
-            open[c - closes]--;
-        } else if (s[i] && o) {
-            open[o - opens]++;
-        }
-        if (s[i] == '/')
+            open[closer]--;
+        } else if (c == '{' || c == '(' || c == '[') {
+            open[c == '{' ? 0 : c == '(' ? 1 : 2]++;
+        } else if (c == '/') {
             slashes++;
-        i++;
+        }
     }
     /* "/" alone, or a fraction like "a/b" without a leading slash, is not a
      * path; "/x" with one slash is (an absolute path), URLs always are. */
@@ -104,107 +121,115 @@ static size_t path_at(const char *s, size_t n, bool word_before)
     return i;
 }
 
+#define PUT_LIT(o, lit) (memcpy((o), (lit), sizeof(lit) - 1), (o) += sizeof(lit) - 1)
+
 size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
 {
     if (max == 0)
         max = 256;
-    size_t start = out->len;
+    /* A step starts below max and writes at most a space and a 6-byte
+     * placeholder (a kept word is cut at max): room for all at once. */
+    core_buf_reserve(out, max + 8);
+    char *const o0 = out->data + out->len;
+    char *o = o0;
     bool space = false;
-    for (size_t i = 0; i < n && out->len - start < max;) {
+    for (size_t i = 0; i < n && (size_t)(o - o0) < max;) {
         unsigned char c = (unsigned char)s[i];
-        bool word_before = i > 0 && is_word((unsigned char)s[i - 1]);
-        if (isspace(c)) {
+        if (is_space(c)) {
             space = true;
             i++;
             continue;
         }
-        if (space && out->len > start)
-            core_buf_putc(out, ' ');
+        if (space && o > o0)
+            *o++ = ' ';
         space = false;
+        if (i > 0 && is_word((unsigned char)s[i - 1])) {
+            /* Inside a word's run of punctuation ("obj-17", "a.b"): no
+             * placeholder starts here. */
+            *o++ = (char)c;
+            i++;
+            continue;
+        }
         size_t k;
-        if (!word_before && (k = uuid_at(s + i, n - i)) > 0) {
-            core_buf_puts(out, "<uuid>");
+        if ((k = uuid_at(s + i, n - i)) > 0) {
+            PUT_LIT(o, "<uuid>");
             i += k;
             continue;
         }
-        if ((k = path_at(s + i, n - i, word_before)) > 0) {
-            core_buf_puts(out, "<path>");
+        if ((k = path_at(s + i, n - i)) > 0) {
+            PUT_LIT(o, "<path>");
             i += k;
             continue;
         }
-        if ((c == '\'' || c == '"') && !word_before) {
+        if (c == '\'' || c == '"') {
             /* A quoted string up to its closing quote on the same line. */
             size_t j = i + 1;
             while (j < n && (unsigned char)s[j] != c && s[j] != '\n')
                 j++;
             if (j < n && (unsigned char)s[j] == c) {
-                core_buf_putc(out, (char)c);
-                core_buf_puts(out, "<*>");
-                core_buf_putc(out, (char)c);
+                *o++ = (char)c;
+                PUT_LIT(o, "<*>");
+                *o++ = (char)c;
                 i = j + 1;
                 continue;
             }
         }
-        if (!word_before && c == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+        if (c == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
             is_hex((unsigned char)s[i + 2])) {
             size_t j = i + 2;
             while (j < n && is_hex((unsigned char)s[j]))
                 j++;
-            core_buf_puts(out, "<hex>");
+            PUT_LIT(o, "<hex>");
             i = j;
             continue;
         }
-        if (!word_before && is_word(c)) {
+        if (is_word(c)) {
             /* A word: all digits (a number, with a fraction), a long hex run
              * with digits (a hash, an id), or kept as it is. */
             size_t j = i;
-            bool digits = true, hex = true, has_digit = false;
+            bool hex = true;
             size_t ndigits = 0;
-            while (j < n && is_word((unsigned char)s[j])) {
+            for (; j < n && is_word((unsigned char)s[j]); j++) {
                 unsigned char d = (unsigned char)s[j];
-                if (!isdigit(d))
-                    digits = false;
-                else
-                    has_digit = true, ndigits++;
-                if (!is_hex(d))
-                    hex = false;
-                j++;
+                ndigits += is_digit(d);
+                hex = hex && is_hex(d);
             }
-            if (digits) {
+            if (ndigits == j - i) {
                 /* 1.5, 10.0.0.1: one number, one mask. */
-                while (j + 1 < n && s[j] == '.' && isdigit((unsigned char)s[j + 1])) {
+                while (j + 1 < n && s[j] == '.' && is_digit((unsigned char)s[j + 1])) {
                     j++;
-                    while (j < n && isdigit((unsigned char)s[j]))
+                    while (j < n && is_digit((unsigned char)s[j]))
                         j++;
                 }
-                core_buf_puts(out, "<num>");
-            } else if (hex && has_digit && j - i >= 8) {
-                core_buf_puts(out, "<hex>");
+                PUT_LIT(o, "<num>");
+            } else if (hex && ndigits > 0 && j - i >= 8) {
+                PUT_LIT(o, "<hex>");
             } else if (ndigits >= 4 || (ndigits >= 2 && j - i >= 10)) {
                 /* A generated id: "UPS8360377886", "ord_mmp36wa0xhqv";
                  * "s3", "sha256", "utf8" and "us-west-2" stay. */
-                core_buf_puts(out, "<id>");
+                PUT_LIT(o, "<id>");
             } else {
                 /* Keep the word, but mask digits inside it ("s3" stays,
                  * "obj-17" becomes "obj-<num>" through the next round). */
-                size_t keep = j - i;
-                if (out->len - start + keep > max)
-                    keep = max - (out->len - start);
-                core_buf_append(out, s + i, keep);
+                size_t keep = j - i, room = max - (size_t)(o - o0);
+                if (keep > room)
+                    keep = room;
+                memcpy(o, s + i, keep);
+                o += keep;
             }
             i = j;
             continue;
         }
-        core_buf_putc(out, (char)c);
+        *o++ = (char)c;
         i++;
     }
     /* A placeholder may have gone past max: cut there. A cut never ends
      * inside a UTF-8 sequence; bytes that are not UTF-8 are otherwise kept
      * (a Latin-1 message keeps the text after its first accented letter). */
-    size_t len = out->len - start;
+    size_t len = (size_t)(o - o0);
     if (len >= max) {
         len = max;
-        const unsigned char *p = (const unsigned char *)out->data + start;
+        const unsigned char *p = (const unsigned char *)o0;
         size_t lead = len, cont = 0;
         while (lead > 0 && cont < 3 && (p[lead - 1] & 0xC0) == 0x80)
             lead--, cont++;
@@ -215,10 +240,8 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
                 len = lead - 1;
         }
     }
-    if (len < out->len - start) {
-        out->len = start + len;
-        out->data[out->len] = '\0';
-    }
+    out->len += len;
+    out->data[out->len] = '\0';
     return len;
 }
 
