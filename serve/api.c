@@ -47,7 +47,15 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
     model_preds_json(json, s->m, p, n);
     pthread_mutex_unlock(&s->mu);
     free(p);
+    core_buf_puts(json, ",\"accuracy\":");
+    serve__case_score_json(&c, json);
     core_buf_puts(json, "}");
+    return 0;
+}
+
+static int api_stats(void *ud, core_buf *json)
+{
+    serve__stats_json(ud, json);
     return 0;
 }
 
@@ -169,5 +177,10 @@ static bool api_ready(void *ud, core_buf *why)
 
 sink_api_ops serve__api_ops(serve *s)
 {
-    return (sink_api_ops){api_case, api_query, api_metrics, api_ready, s};
+    return (sink_api_ops){.get_case = api_case,
+                          .query = api_query,
+                          .metrics = api_metrics,
+                          .ready = api_ready,
+                          .stats = api_stats,
+                          .ud = s};
 }

@@ -93,6 +93,9 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
     model_mapper_map(s->m, &me, prev, &a, &v);
     model_activity pa;
     model_mapper_activity(s->m, a, &pa);
+    /* The prediction made after the case's previous event, scored now
+     * that its truth is here. */
+    serve__score(s, &c, ev, &pa);
     atomic_fetch_add(&s->events_total, 1);
     if (pa.nsyms) {
         atomic_fetch_add(&s->mapped_total, 1);
@@ -124,6 +127,7 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
     sink_histogram_observe(s->h_ppr, (double)(core_now_ns() - r0) * 1e-9);
     c.nvec = rec.n;
     c.vec_err = rec.err;
+    serve__score_keep(s, &c, n);
     c.seq++;
     /* A record with no time of its own (OTLP: neither time nor observed
      * time) has the time it was taken in, as OTLP receivers do. */
@@ -386,6 +390,7 @@ void serve__gauges(serve *s)
         slow_add(s, 3, as.evicted);
     }
     pthread_mutex_unlock(&s->gmu);
+    serve__score_gauges(s);
     uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
     sink_gauge_set(s->g_coverage, all ? (double)mapped / (double)all : 0);
     if (s->kin) {

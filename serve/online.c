@@ -155,6 +155,7 @@ int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, 
     s->md = md;
     s->w = w;
     s->api_w = aw;
+    atomic_store(&s->model_since_ns, core_wall_ns());
     pthread_mutex_unlock(&s->mu);
     return 0;
 }

@@ -107,6 +107,23 @@ void serve__metrics_init(serve *s)
     s->c_restarts_cold =
         sink_metrics_counter(m, "pmrag_case_cold_restarts_total",
                              "case vectors recomputed because they came from an older model", NULL);
+    s->c_scored = sink_metrics_counter(
+        m, "pmrag_predictions_scored_total",
+        "predictions scored by the case's next event (every event but a case's first)", NULL);
+    static const char hits_help[] =
+        "scored predictions whose top k held the next event's emitter (its code.* location, "
+        "else its activity's mapped symbols), by k";
+    static const char *const ks[3] = {"k=\"1\"", "k=\"3\"", "k=\"10\""};
+    static const char rate_help[] =
+        "share of the predictions scored in the last 5 minutes whose top k held the next "
+        "event's emitter, by k";
+    for (int i = 0; i < 3; i++) {
+        s->c_hits[i] = sink_metrics_counter(m, "pmrag_prediction_hits_total", hits_help, ks[i]);
+        s->g_hit_rate[i] = sink_metrics_gauge(m, "pmrag_prediction_hit_rate", rate_help, ks[i]);
+    }
+    s->g_mrr = sink_metrics_gauge(
+        m, "pmrag_prediction_mrr",
+        "mean reciprocal rank of the next event's emitter over the last 5 minutes", NULL);
     s->g_coverage = sink_metrics_gauge(m, "pmrag_mapping_coverage",
                                        "share of events mapped to at least one symbol", NULL);
     s->g_cases = sink_metrics_gauge(m, "pmrag_state_cases", "cases in the state store", NULL);
@@ -353,6 +370,7 @@ static void serve_free(serve *s)
     pthread_mutex_destroy(&s->qmu);
     pthread_mutex_destroy(&s->cmu);
     pthread_mutex_destroy(&s->gmu);
+    pthread_mutex_destroy(&s->amu);
     pthread_cond_destroy(&s->ccv);
     pthread_cond_destroy(&s->qcv);
     pthread_cond_destroy(&s->dcv);
@@ -472,6 +490,7 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     pthread_mutex_init(&s->qmu, NULL);
     pthread_mutex_init(&s->cmu, NULL);
     pthread_mutex_init(&s->gmu, NULL);
+    pthread_mutex_init(&s->amu, NULL);
     pthread_cond_init(&s->ccv, NULL);
     pthread_cond_init(&s->qcv, NULL);
     pthread_cond_init(&s->dcv, NULL);

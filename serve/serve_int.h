@@ -14,6 +14,7 @@
  *                learning and rebuilds, SIGHUP reloads
  *   dict.c       the activity dictionary in the state store
  *   limits.c     the memory watch and the receiver's refusals
+ *   score.c      online accuracy: each prediction scored by the next event
  *   api.c        the HTTP API's handlers
  *
  * Locks, in the order they nest (never the other way): mu (the mapper and
@@ -21,6 +22,8 @@
  * then qmu (the queue of OTLP/HTTP requests, their answers, the recent
  * request ids), cmu (what the engine hands the committer), gmu (counters
  * brought over from elsewhere), mem_mu (the memory watcher's wake-up).
+ * amu (the online accuracy's recent history) is a leaf: nothing is taken
+ * while it is held.
  */
 #ifndef PMRAG_SERVE_INT_H
 #define PMRAG_SERVE_INT_H
@@ -72,6 +75,19 @@ typedef struct train_job {
     obs_rec *obs;
     size_t nobs;
 } train_job;
+
+/* The online accuracy's history: buckets of SERVE_SCORE_BUCKET_S seconds
+ * of wall-clock time in a ring of the last hour; the rolling window of
+ * the gauges and of /v1/stats is the last SERVE_SCORE_WINDOW_S. */
+#define SERVE_SCORE_BUCKET_S 10
+#define SERVE_SCORE_BUCKETS 360
+#define SERVE_SCORE_WINDOW_S 300
+typedef struct serve_score_bucket {
+    uint64_t id; /* bucket number since the epoch; another: empty */
+    uint64_t events, mapped, scored;
+    uint64_t hit[3]; /* within the top 1, 3, 10 */
+    double rr;
+} serve_score_bucket;
 
 typedef struct list {
     char **v;
@@ -242,6 +258,15 @@ struct serve {
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
+
+    /* Online accuracy (score.c): counters since start, and the history
+     * under amu. */
+    sink_counter *c_scored, *c_hits[3];
+    sink_gauge *g_hit_rate[3], *g_mrr;
+    pthread_mutex_t amu;
+    serve_score_bucket ring[SERVE_SCORE_BUCKETS];
+    double rr_total;
+    atomic_int_fast64_t model_since_ns; /* wall clock: the model in use was installed */
     atomic_bool ready;
 };
 
@@ -366,6 +391,28 @@ void serve__mem_watch_stop(serve *s);
 /* The OTLP/HTTP receiver's refusals (receiver threads). */
 bool serve__otlp_over_memory(void *ud);
 bool serve__otlp_busy(void *ud);
+
+/* ---- score.c ---- */
+
+/* Scores the case's stored prediction against the event that follows it
+ * (activity pa), counting it in the case and daemon-wide, and counts the
+ * event in the history. Returns the rank (0: a miss), or -1 when there
+ * was no prediction to score; also stored in c->last_rank. Engine
+ * thread. */
+int serve__score(serve *s, sess_case *c, const ingest_event *ev, const model_activity *pa);
+/* Keeps the first symbols of s->pred (n ranked) in the case, to be
+ * scored by its next event. */
+void serve__score_keep(serve *s, sess_case *c, uint32_t n);
+/* The sums of the buckets of the last `seconds` (any thread). */
+void serve__score_window(serve *s, uint32_t seconds, serve_score_bucket *out);
+/* The rolling-window gauges up to date. */
+void serve__score_gauges(serve *s);
+/* {"scored","hits":{"1","3","10"},"hit_rate":{...},"mrr","last_rank"}
+ * of one case. */
+void serve__case_score_json(const sess_case *c, core_buf *b);
+/* GET /v1/stats: the daemon's totals since start, the rolling window,
+ * events, mapping coverage, model, consumer lag and the history. */
+void serve__stats_json(serve *s, core_buf *b);
 
 /* ---- api.c ---- */
 

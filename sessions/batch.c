@@ -1,14 +1,21 @@
 /*
  * The case encoding and the in-memory batch of changes.
  *
- * An encoded case (version 1), all integers unsigned LEB128 varints unless
+ * An encoded case (version 2), all integers unsigned LEB128 varints unless
  * said otherwise:
- *   u8 version, u8 flags (1 closed, 2 has last_time, 4 has vec_err, 8 has vec_wsum),
+ *   u8 version, u8 flags (1 closed, 2 has last_time, 4 has vec_err, 8 has vec_wsum,
+ *      16 has a prediction, 32 has scores),
  *   touched_ns (8 bytes LE, at a fixed offset for the TTL index),
  *   [last_time_ns (8 bytes LE)], seq, model_version,
  *   ntok, ntok x (act, var),
  *   nvec, [vec_err (8 bytes LE, IEEE double)], [vec_wsum (the same)],
- *   nvec x (node - previous node as a zigzag varint, score (4 bytes LE float))
+ *   nvec x (node - previous node as a zigzag varint, score (4 bytes LE float)),
+ *   [npred, npred x symbol],
+ *   [scored, hit1, hit3, hit10, last_rank + 1, rr (8 bytes LE, IEEE double)]
+ * Version 1 is the same without the last two parts (and their flags): it
+ * is what builds before the online accuracy wrote, and is still read. A
+ * case with neither part (a new case; one that has not been scored) is as
+ * long as in version 1.
  * The node deltas keep the vector's own order (score order, usually) and
  * still take two or three bytes for the node ids of a code graph.
  */
@@ -18,7 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_CLOSED = 1, F_TIME = 2, F_ERR = 4, F_WSUM = 8, F_ALL = 15 };
+enum {
+    F_CLOSED = 1,
+    F_TIME = 2,
+    F_ERR = 4,
+    F_WSUM = 8,
+    F_PRED = 16,
+    F_SCORE = 32,
+    F_ALL_V1 = 15,
+    F_ALL = 63
+};
 
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
@@ -47,6 +63,12 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
     memcpy(&wsum_bits, &c->vec_wsum, sizeof wsum_bits);
     if (wsum_bits)
         flags |= F_WSUM;
+    if (c->has_pred)
+        flags |= F_PRED;
+    uint64_t rr_bits;
+    memcpy(&rr_bits, &c->rr, sizeof rr_bits);
+    if (c->scored || c->hit1 || c->hit3 || c->hit10 || rr_bits || c->last_rank != -1)
+        flags |= F_SCORE;
     *p++ = SESS__CASE_VERSION;
     *p++ = flags;
     sess__put_u64le(p, (uint64_t)c->touched_ns);
@@ -80,6 +102,20 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
         memcpy(&bits, &c->vec[i].score, sizeof bits);
         for (int k = 0; k < 4; k++)
             *p++ = (uint8_t)(bits >> (8 * k));
+    }
+    if (flags & F_PRED) {
+        p += put_varint(p, c->npred);
+        for (uint32_t i = 0; i < c->npred; i++)
+            p += put_varint(p, c->pred[i]);
+    }
+    if (flags & F_SCORE) {
+        p += put_varint(p, c->scored);
+        p += put_varint(p, c->hit1);
+        p += put_varint(p, c->hit3);
+        p += put_varint(p, c->hit10);
+        p += put_varint(p, (uint64_t)((int64_t)c->last_rank + 1));
+        sess__put_u64le(p, rr_bits);
+        p += 8;
     }
     return (size_t)(p - out);
 }
@@ -180,14 +216,14 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
         snprintf(why, whylen, "empty value");
         return CORE_ECORRUPT;
     }
-    if (p[0] != SESS__CASE_VERSION) {
-        snprintf(why, whylen, "encoding version %u (this build reads %u)", p[0],
+    if (p[0] != SESS__CASE_VERSION && p[0] != 1) {
+        snprintf(why, whylen, "encoding version %u (this build reads 1 and %u)", p[0],
                  SESS__CASE_VERSION);
         return CORE_EVERSION;
     }
     rd r = {.p = p, .n = n, .at = 1};
     uint8_t flags = (uint8_t)rd_fixed(&r, 1, "flags");
-    if (!r.err && (flags & ~F_ALL)) {
+    if (!r.err && (flags & ~(p[0] == 1 ? F_ALL_V1 : F_ALL))) {
         r.at = 1;
         rd_fail(&r, "unknown flags");
     }
@@ -228,6 +264,25 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
         memcpy(&out->vec[i].score, &bits, sizeof bits);
         prev = node;
     }
+    out->npred = 0;
+    out->has_pred = (flags & F_PRED) != 0;
+    if (flags & F_PRED) {
+        out->npred = (uint32_t)rd_varint(&r, SESS_MAX_PRED, "npred");
+        for (uint32_t i = 0; i < out->npred && !r.err; i++)
+            out->pred[i] = (uint32_t)rd_varint(&r, UINT32_MAX, "prediction symbol");
+    }
+    out->scored = out->hit1 = out->hit3 = out->hit10 = 0;
+    out->rr = 0;
+    out->last_rank = -1;
+    if (flags & F_SCORE) {
+        out->scored = rd_varint(&r, UINT64_MAX, "scored");
+        out->hit1 = rd_varint(&r, UINT64_MAX, "hit1");
+        out->hit3 = rd_varint(&r, UINT64_MAX, "hit3");
+        out->hit10 = rd_varint(&r, UINT64_MAX, "hit10");
+        out->last_rank = (int32_t)rd_varint(&r, (uint64_t)INT32_MAX + 1, "last_rank") - 1;
+        uint64_t bits = rd_fixed(&r, 8, "rr");
+        memcpy(&out->rr, &bits, sizeof bits);
+    }
     if (!r.err && r.at != n)
         rd_fail(&r, "trailing bytes");
     if (r.err) {
@@ -239,7 +294,7 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
 
 bool sess__case_touched(const uint8_t *p, size_t n, int64_t *touched)
 {
-    if (n < SESS__TOUCHED_OFF + 8 || p[0] != SESS__CASE_VERSION)
+    if (n < SESS__TOUCHED_OFF + 8 || (p[0] != SESS__CASE_VERSION && p[0] != 1))
         return false;
     *touched = (int64_t)sess__get_u64le(p + SESS__TOUCHED_OFF);
     return true;
@@ -357,7 +412,7 @@ static int check_id(size_t len)
 
 int sess_case_encode(const sess_case *c, core_buf *out)
 {
-    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC)
+    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC || c->npred > SESS_MAX_PRED)
         return CORE_ELIMIT;
     uint8_t buf[SESS__CASE_MAX];
     core_buf_append(out, buf, sess__case_encode(c, buf));
@@ -374,7 +429,7 @@ int sess_batch_case_put(sess_batch *b, const char *case_id, size_t len, const se
     int rc = check_id(len);
     if (rc)
         return rc;
-    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC)
+    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC || c->npred > SESS_MAX_PRED)
         return CORE_ELIMIT;
     /* Encoded straight after the key, where the value goes. */
     sess__op *op = sess__batch_push(b, SESS__OP_CASE, case_id, len, NULL, 0);

@@ -4,11 +4,12 @@
 
 #include "sessions.h"
 
-/* Version byte of an encoded case. */
-#define SESS__CASE_VERSION 1
+/* Version byte of an encoded case (version 1 is still read). */
+#define SESS__CASE_VERSION 2
 /* Upper bound of an encoded case: header 18, seq 10, model 5, two counts
- * 10, tokens 16 * 10, error and weight 16, vector 256 * (5 + 4). */
-#define SESS__CASE_MAX 2560
+ * 10, tokens 16 * 10, error and weight 16, vector 256 * (5 + 4) (2560 in
+ * all), then the prediction 1 + 10 * 5 and the scores 4 * 10 + 5 + 8. */
+#define SESS__CASE_MAX 2680
 /* Largest dict text or meta value (a sanity bound, not an LMDB one). */
 #define SESS__MAX_VALUE (64u << 20)
 /* Offset of touched_ns (8 bytes, little-endian) in an encoded case: kept

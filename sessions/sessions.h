@@ -50,6 +50,7 @@ extern "C" {
 
 #define SESS_MAX_TOKENS 16 /* last activities kept per case */
 #define SESS_MAX_VEC 256   /* entries of the sparse PPR vector kept per case */
+#define SESS_MAX_PRED 10   /* symbols of the latest prediction kept per case (for its scoring) */
 /* Longest case id, counter key, meta key and topic (LMDB keys are at most
  * 511 bytes; the TTL index prefixes 8 bytes to the case id). */
 #define SESS_MAX_ID 500
@@ -77,6 +78,20 @@ typedef struct sess_case {
     double vec_err;  /* mass dropped from the vector (an error bound) */
     double vec_wsum; /* total weight of the decayed seed the vector stands for */
     sess_entry vec[SESS_MAX_VEC];
+    /* Online accuracy. The latest prediction's symbols (graph symbol ids,
+     * best first), scored when the case's next event arrives: how many
+     * predictions of the case were scored, how many had the next emitter
+     * within the top 1, 3 and 10, their reciprocal ranks summed, and the
+     * rank the latest event had in the prediction before it (0: a miss,
+     * -1: not scored, the case's first event). has_pred is false for a
+     * case with no prediction yet, or one stored by a build before the
+     * scoring (whose next event then is not scored). */
+    bool has_pred;
+    uint32_t npred; /* <= SESS_MAX_PRED */
+    uint32_t pred[SESS_MAX_PRED];
+    uint64_t scored, hit1, hit3, hit10;
+    double rr;
+    int32_t last_rank;
 } sess_case;
 
 typedef struct sess_opts {
@@ -110,8 +125,12 @@ void sess_close(sess_env *e);
 int sess_case_get(sess_env *e, const char *case_id, size_t len, sess_case *out);
 /* The stored form of a case (compact, versioned), for copies kept
  * elsewhere (a changelog topic): appends it to out; CORE_ELIMIT when ntok
- * or nvec is over the maximum. Decoding: CORE_EVERSION or CORE_ECORRUPT
- * (why names the byte) for what is not such a value. */
+ * nvec or npred is over the maximum. Decoding: CORE_EVERSION or
+ * CORE_ECORRUPT (why names the byte) for what is not such a value.
+ * Version 2 added the online-accuracy fields; a version 1 value (written
+ * by a build before them) decodes with none (npred 0, counts 0,
+ * last_rank -1). Values are always written as version 2, which a build
+ * that reads only version 1 refuses with CORE_EVERSION. */
 int sess_case_encode(const sess_case *c, core_buf *out);
 int sess_case_decode(const void *p, size_t n, sess_case *out, char *why, size_t whylen);
 /* The next offset to consume of a topic partition. CORE_ENOTFOUND when
@@ -203,7 +222,7 @@ void sess_get_stats(sess_env *e, sess_stats *out);
  * CORE_EUSAGE for an empty key, CORE_ELIMIT for a case id or counter key
  * longer than SESS_MAX_ID, a topic longer than SESS_MAX_TOPIC or with a
  * NUL, a meta key longer than SESS_MAX_ID, a dict text or meta value
- * over 64 MiB, or a case with ntok or nvec over the maximum.
+ * over 64 MiB, or a case with ntok, nvec or npred over the maximum.
  */
 typedef struct sess_batch sess_batch;
 sess_batch *sess_batch_new(void);

@@ -183,6 +183,21 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
         if (a->ops.metrics)
             a->ops.metrics(a->ops.ud, &resp->body);
+    } else if (strcmp(p, "/v1/stats") == 0 && a->ops.stats) {
+        if (!is_get(m)) {
+            method_not_allowed(resp, "GET, HEAD");
+            return;
+        }
+        core_buf json = {0};
+        int rc = a->ops.stats(a->ops.ud, &json);
+        if (rc) {
+            core_buf_free(&json);
+            json_error(resp, 500, core_strerror(rc));
+            return;
+        }
+        resp->status = 200;
+        resp->content_type = "application/json";
+        resp->body = json;
     } else if (strcmp(p, "/v1/query") == 0) {
         if (!is(m, "POST")) {
             method_not_allowed(resp, "POST");

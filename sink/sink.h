@@ -224,6 +224,7 @@ void sink_kafka_free(sink_kafka *k);
  * 127.0.0.1:8318):
  *   GET  /v1/cases/{id}  get_case (id percent-decoded): 200 JSON; 404 when
  *                        it gives CORE_ENOTFOUND; 400 for a broken escape
+ *   GET  /v1/stats       stats(): 200 JSON
  *   POST /v1/query       query(body): 200 JSON; 400 {"error": why} for
  *                        CORE_EFORMAT/CORE_EUSAGE; 413 for CORE_ELIMIT
  *   GET  /metrics        metrics(): 200 text/plain; version=0.0.4
@@ -247,6 +248,9 @@ typedef struct sink_api_ops {
     int (*query)(void *ud, const char *body, size_t len, core_buf *json, char *why, size_t whylen);
     void (*metrics)(void *ud, core_buf *text);
     bool (*ready)(void *ud, core_buf *why);
+    /* GET /v1/stats: the daemon's online accuracy and health; a non-zero
+     * return is a 500. */
+    int (*stats)(void *ud, core_buf *json);
     void *ud;
 } sink_api_ops;
 

@@ -26,6 +26,11 @@ static void check_same(const sess_case *a, const sess_case *b)
     FUZZ_CHECK(memcmp(&a->vec_wsum, &b->vec_wsum, sizeof a->vec_wsum) == 0);
     FUZZ_CHECK(memcmp(a->act, b->act, a->ntok * sizeof a->act[0]) == 0);
     FUZZ_CHECK(memcmp(a->var, b->var, a->ntok * sizeof a->var[0]) == 0);
+    FUZZ_CHECK(a->has_pred == b->has_pred && a->npred == b->npred &&
+               memcmp(a->pred, b->pred, a->npred * sizeof a->pred[0]) == 0);
+    FUZZ_CHECK(a->scored == b->scored && a->hit1 == b->hit1 && a->hit3 == b->hit3 &&
+               a->hit10 == b->hit10 && a->last_rank == b->last_rank);
+    FUZZ_CHECK(memcmp(&a->rr, &b->rr, sizeof a->rr) == 0);
     for (uint32_t i = 0; i < a->nvec; i++) {
         FUZZ_CHECK(a->vec[i].node == b->vec[i].node);
         FUZZ_CHECK(memcmp(&a->vec[i].score, &b->vec[i].score, sizeof a->vec[i].score) == 0);
@@ -43,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rc != CORE_ECORRUPT || size == 0 || strstr(why, " at byte ") != NULL);
         return 0;
     }
-    FUZZ_CHECK(c.ntok <= SESS_MAX_TOKENS && c.nvec <= SESS_MAX_VEC);
+    FUZZ_CHECK(c.ntok <= SESS_MAX_TOKENS && c.nvec <= SESS_MAX_VEC && c.npred <= SESS_MAX_PRED);
     core_buf b = {0}, b2 = {0};
     FUZZ_CHECK(sess_case_encode(&c, &b) == 0);
     /* The encoding is the shortest form: the input may spell a value

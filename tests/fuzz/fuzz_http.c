@@ -180,7 +180,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         exit(1);
     }
     write_token();
-    sink_api_ops ops = {get_case, query, metrics, ready, NULL};
+    sink_api_ops ops = {.get_case = get_case, .query = query, .metrics = metrics, .ready = ready};
     sink_api_opts ao = {.listen = "127.0.0.1:0", .token_file = token_path, .metrics_open = true};
     if (sink_api_start(&ao, &ops, &api, why, sizeof why) != 0) {
         fprintf(stderr, "api: %s\n", why);

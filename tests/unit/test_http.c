@@ -1396,7 +1396,11 @@ TEST(api_routes_and_error_codes)
 {
     api_state st = {.m = sink_metrics_new()};
     sink_counter_add(sink_metrics_counter(st.m, "pmrag_up_total", "Up.", NULL), 1);
-    sink_api_ops ops = {api_get_case, api_query, api_metrics, api_ready, &st};
+    sink_api_ops ops = {.get_case = api_get_case,
+                        .query = api_query,
+                        .metrics = api_metrics,
+                        .ready = api_ready,
+                        .ud = &st};
     sink_api *a = NULL;
     char why[256] = "";
     sink_api_opts ao = {.listen = "127.0.0.1:0"};
@@ -1520,7 +1524,11 @@ TEST(api_token_spares_health_and_optionally_metrics)
 {
     char *tf = token_file();
     api_state st = {.m = sink_metrics_new(), .ready = true};
-    sink_api_ops ops = {api_get_case, api_query, api_metrics, api_ready, &st};
+    sink_api_ops ops = {.get_case = api_get_case,
+                        .query = api_query,
+                        .metrics = api_metrics,
+                        .ready = api_ready,
+                        .ud = &st};
     for (int metrics_open = 0; metrics_open < 2; metrics_open++) {
         sink_api *a = NULL;
         char why[256] = "";

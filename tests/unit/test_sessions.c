@@ -73,6 +73,7 @@ static void commit_ok(sess_env *e, sess_batch *b)
 static void typical_case(sess_case *c, uint64_t n)
 {
     memset(c, 0, sizeof *c);
+    c->last_rank = -1;
     uint64_t rs = n * 7919 + 1;
     c->seq = n;
     c->last_time_ns = 1767323045500000000 + (int64_t)n * 1000000;
@@ -99,7 +100,11 @@ static bool case_eq(const sess_case *a, const sess_case *b)
     if (a->seq != b->seq || a->last_time_ns != b->last_time_ns || a->touched_ns != b->touched_ns ||
         a->model_version != b->model_version || a->closed != b->closed || a->ntok != b->ntok ||
         a->nvec != b->nvec || memcmp(&a->vec_err, &b->vec_err, sizeof a->vec_err) != 0 ||
-        memcmp(&a->vec_wsum, &b->vec_wsum, sizeof a->vec_wsum) != 0)
+        memcmp(&a->vec_wsum, &b->vec_wsum, sizeof a->vec_wsum) != 0 || a->npred != b->npred ||
+        a->has_pred != b->has_pred || a->scored != b->scored || a->hit1 != b->hit1 ||
+        a->hit3 != b->hit3 || a->hit10 != b->hit10 || a->last_rank != b->last_rank ||
+        memcmp(&a->rr, &b->rr, sizeof a->rr) != 0 ||
+        memcmp(a->pred, b->pred, a->npred * sizeof a->pred[0]) != 0)
         return false;
     for (uint32_t i = 0; i < a->ntok; i++)
         if (a->act[i] != b->act[i] || a->var[i] != b->var[i])
@@ -196,6 +201,16 @@ TEST(case_round_trip_every_field)
     full.vec[2].node = 0;
     full.vec[3].score = INFINITY;
     full.vec[4].score = -0.0f;
+    full.has_pred = true;
+    full.npred = SESS_MAX_PRED;
+    for (uint32_t i = 0; i < full.npred; i++)
+        full.pred[i] = i == 2 ? UINT32_MAX : i * 77777u;
+    full.scored = UINT64_MAX;
+    full.hit1 = 1;
+    full.hit3 = UINT64_MAX - 1;
+    full.hit10 = 12345678901ull;
+    full.rr = 1e300;
+    full.last_rank = INT32_MAX;
 
     memset(&empty, 0xab, sizeof empty); /* garbage beyond ntok/nvec is not stored */
     empty.seq = 0;
@@ -206,6 +221,11 @@ TEST(case_round_trip_every_field)
     empty.ntok = 0;
     empty.nvec = 0;
     empty.vec_err = 0;
+    empty.npred = 0;
+    empty.has_pred = false;
+    empty.scored = empty.hit1 = empty.hit3 = empty.hit10 = 0;
+    empty.rr = 0;
+    empty.last_rank = -1;
 
     put_case(b, "full", &full);
     put_case(b, "empty", &empty);
@@ -251,6 +271,59 @@ TEST(case_round_trip_every_field)
     printf("  encoded typical case (16 tokens, 64 vector entries): %zu bytes\n", v.mv_size);
     CHECK(v.mv_size < 600);
     raw_close(&r, false);
+}
+
+/* Version 1 values, written before the online-accuracy fields, still
+ * decode (with no prediction and no scores); version 2 is written, as
+ * long as version 1 for a case with neither; the new flags mean nothing
+ * in version 1, and a prediction is bounded. */
+TEST(case_version_1_still_reads)
+{
+    static sess_case c, got;
+    typical_case(&c, 77);
+    c.last_rank = -1;
+    core_buf b = {0};
+    CHECK_OK(sess_case_encode(&c, &b));
+    CHECK_INT((unsigned char)b.data[0], 2);
+    /* The same bytes with version byte 1: a value from an older build. */
+    b.data[0] = 1;
+    char why[128] = "";
+    CHECK_OK(sess_case_decode(b.data, b.len, &got, why, sizeof why));
+    CHECK(case_eq(&got, &c));
+    CHECK_INT(got.npred, 0);
+    CHECK(!got.has_pred);
+    CHECK_INT(got.last_rank, -1);
+    CHECK(got.scored == 0 && got.rr == 0);
+    size_t v1len = b.len;
+
+    /* With a prediction and scores: version 2 only. */
+    c.has_pred = true;
+    c.npred = 3;
+    c.pred[0] = 5, c.pred[1] = 400000, c.pred[2] = 0;
+    c.scored = 9, c.hit1 = 4, c.hit3 = 7, c.hit10 = 8, c.rr = 5.5, c.last_rank = 0;
+    core_buf_reset(&b);
+    CHECK_OK(sess_case_encode(&c, &b));
+    CHECK(b.len > v1len);
+    CHECK_OK(sess_case_decode(b.data, b.len, &got, why, sizeof why));
+    CHECK(case_eq(&got, &c));
+    b.data[0] = 1;
+    CHECK_INT(sess_case_decode(b.data, b.len, &got, why, sizeof why), CORE_ECORRUPT);
+    CHECK(strstr(why, "unknown flags at byte 1") != NULL);
+
+    /* npred over SESS_MAX_PRED: refused to encode, refused to decode. */
+    c.npred = SESS_MAX_PRED + 1;
+    CHECK_INT(sess_case_encode(&c, &b), CORE_ELIMIT);
+    c.has_pred = false, c.npred = 0, c.scored = 0, c.hit1 = c.hit3 = c.hit10 = 0, c.rr = 0,
+    c.last_rank = -1;
+    core_buf_reset(&b);
+    CHECK_OK(sess_case_encode(&c, &b));
+    CHECK_INT(b.len, v1len);
+    /* Set the prediction flag and append npred 11. */
+    b.data[1] = (char)((unsigned char)b.data[1] | 16);
+    core_buf_putc(&b, 11);
+    CHECK_INT(sess_case_decode(b.data, b.len, &got, why, sizeof why), CORE_ECORRUPT);
+    CHECK(strstr(why, "npred at byte") != NULL);
+    core_buf_free(&b);
 }
 
 TEST(batch_reads_its_own_writes)
