@@ -150,13 +150,22 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
             i++;
             continue;
         }
+        /* One scan of the run of letters and digits here tells whether a
+         * UUID (8 hex digits, then '-') or a URL's scheme (then '+', '-',
+         * '.' or ':') may start; most words are neither. */
+        size_t e = i;
+        while (e < n && is_alnum((unsigned char)s[e]))
+            e++;
         size_t k;
-        if ((k = uuid_at(s + i, n - i)) > 0) {
+        bool may_uuid = e - i == 8 && e < n && s[e] == '-';
+        bool may_path = e > i ? e < n && (s[e] == '+' || s[e] == '-' || s[e] == '.' || s[e] == ':')
+                              : c == '+' || c == '-' || c == '.' || c == '/';
+        if (may_uuid && (k = uuid_at(s + i, n - i)) > 0) {
             PUT_LIT(o, "<uuid>");
             i += k;
             continue;
         }
-        if ((k = path_at(s + i, n - i)) > 0) {
+        if (may_path && (k = path_at(s + i, n - i)) > 0) {
             PUT_LIT(o, "<path>");
             i += k;
             continue;

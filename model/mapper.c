@@ -94,6 +94,10 @@ struct model_mapper {
      * matcher reads it); listed_gen counts the callees so listed. */
     uint8_t *listed;
     uint32_t listed_gen;
+    /* Per emit: the activity of its template's text once one was made
+     * (UINT32_MAX before): a matched message needs no hashing of the
+     * template to find it. Activities are never removed. */
+    uint32_t *tmpl_act;
     /* Where each logger was shown to log from: (logger, file) -> distinct
      * messages its templates matched there, and logger -> all of them. */
     core_map logger_files;
@@ -142,6 +146,9 @@ static void callees_init(model_mapper *m)
     m->emit_callee = core_xmalloc((ne ? ne : 1) * sizeof *m->emit_callee);
     m->proven = core_xcalloc(ne ? ne : 1, 1);
     m->listed = core_xcalloc(ne ? ne : 1, 1);
+    m->tmpl_act = core_xmalloc((ne ? ne : 1) * sizeof *m->tmpl_act);
+    for (uint32_t i = 0; i < ne; i++)
+        m->tmpl_act[i] = UINT32_MAX;
     core_map idx = {0};
     uint32_t n = 0;
     for (uint32_t i = 0; i < ne; i++) {
@@ -273,6 +280,7 @@ void model_mapper_free(model_mapper *m)
     free(m->callee_sites);
     free(m->proven);
     free(m->listed);
+    free(m->tmpl_act);
     free(m);
 }
 
@@ -633,9 +641,15 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         }
         return r;
     }
-    r.act = activity_get(m, t, strlen(t), &created);
-    if (r.act == m->other || r.act == UINT32_MAX)
-        return r;
+    r.act = m->tmpl_act[emits[0]];
+    created = false;
+    if (r.act == UINT32_MAX) {
+        r.act = activity_get(m, t, strlen(t), &created);
+        if (r.act == m->other || r.act == UINT32_MAX)
+            return r;
+        if (!m->dry)
+            m->tmpl_act[emits[0]] = r.act;
+    }
     if (!created && !same_set(m, r.act, syms, ns)) {
         /* The same text logged by other sites (another logger, level or
          * module narrowed it): an activity of its own. */
