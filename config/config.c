@@ -155,7 +155,8 @@ const core_cfg_item pmrag_config_table[] = {
     {"otlp.body_timeout", CORE_CFG_INT, "60", 1, 86400, NULL,
      "seconds an OTLP/HTTP request body may take to arrive after its headers; closed past it"},
     {"api.listen", CORE_CFG_STRING, "127.0.0.1:8318", 0, 0, NULL,
-     "HTTP API address: /v1/cases, /v1/query, /metrics, /livez, /readyz (empty: none)"},
+     "HTTP API address: /v1/cases, /v1/query, /v1/stats, /v1/stream, the live view (/), "
+     "/metrics, /livez, /readyz (empty: none)"},
     {"api.token_file", CORE_CFG_STRING, "", 0, 0, NULL,
      "file holding the bearer token API clients must send (401 without it); /livez and /readyz "
      "stay open; empty: no authentication"},
@@ -179,6 +180,13 @@ const core_cfg_item pmrag_config_table[] = {
      "they trickle in; closed past it (kept alive: api.connection_timeout plus this)"},
     {"api.body_timeout", CORE_CFG_INT, "60", 1, 86400, NULL,
      "seconds an API request body may take to arrive after its headers; closed past it"},
+    {"api.streams", CORE_CFG_INT, "64", 0, 4096, NULL,
+     "most Server-Sent Events streams (GET /v1/stream, /v1/cases/{id}/stream) open at once; "
+     "past it a new one gets 503 + Retry-After (0: no streams); each holds an API connection"},
+    {"api.stream_rate", CORE_CFG_DOUBLE, "20", 0.1, 100000, NULL,
+     "predictions per second sent to one stream at most (bursts of as many); the ones over it "
+     "are skipped and counted in the next 'skipped' event, so a page watching 10,000 live "
+     "cases is not flooded"},
     {"kafka.brokers", CORE_CFG_STRING, "", 0, 0, NULL,
      "bootstrap servers host:port,...; empty: no Kafka (OTLP/HTTP only), or the embedded cluster "
      "with kafka.embedded"},

@@ -77,6 +77,8 @@ typedef struct core_http_req {
     size_t len;
 } core_http_req;
 
+typedef struct core_http_stream core_http_stream;
+
 /* What the handler fills in; it starts zeroed. */
 typedef struct core_http_resp {
     int status; /* 100..599; anything else is logged and sent as 500 */
@@ -86,9 +88,46 @@ typedef struct core_http_resp {
     core_buf body;     /* the server takes it over and frees it */
     int retry_after;   /* seconds for a Retry-After header; 0: none */
     const char *allow; /* Allow header (for 405), borrowed until the handler returns; NULL: none */
+    core_http_stream *stream; /* set by core_http_stream_new: the body is streamed */
 } core_http_resp;
 
 typedef void (*core_http_handler)(void *ud, const core_http_req *req, core_http_resp *resp);
+
+/*
+ * Streamed responses (Server-Sent Events). A handler that calls
+ * core_http_stream_new answers with a body of unknown length (chunked),
+ * fed later, from any thread, with core_http_stream_send: the connection
+ * then holds no handler thread, and while nothing is queued it is out of
+ * the polling loop altogether (suspended), so an idle stream costs a
+ * socket and this struct. Whatever the handler put in resp->body is sent
+ * first. After 15 seconds without data the keepalive text is
+ * sent, which is also how a client that went away is noticed. The
+ * connection stays in the server's connection count while it streams.
+ *
+ * Ownership: core_http_stream_new returns the caller's reference; the
+ * caller must give it back with core_http_stream_end exactly once (which
+ * ends the body after what is queued) and not use the stream after. Send
+ * and end may be called from any thread, concurrently with each other.
+ * core_http_stop ends every stream (the client sees the body end) before
+ * it returns; sends after that fail.
+ */
+/* Makes resp a streamed response (status 200 unless the handler says
+ * otherwise). max_queued: bytes queued and not yet sent past which the
+ * client is too slow (0: 1 MiB); keepalive: text sent when idle (copied;
+ * NULL: none). */
+core_http_stream *core_http_stream_new(core_http_resp *resp, size_t max_queued,
+                                       const char *keepalive);
+/* Queues n bytes. 0; -EPIPE when the stream has ended (the client went
+ * away, core_http_stream_end or core_http_stop); CORE_ELIMIT when the
+ * client is too slow (more than max_queued waiting): the stream is then
+ * ended and closed, nothing more will be sent. */
+int core_http_stream_send(core_http_stream *st, const void *p, size_t n);
+/* Whether send would fail with -EPIPE or CORE_ELIMIT (a hint: the client
+ * may go at any time). */
+bool core_http_stream_closed(core_http_stream *st);
+/* Ends the body once what is queued is sent, and gives back the caller's
+ * reference. */
+void core_http_stream_end(core_http_stream *st);
 
 /* Connection limits (see core_http above); a zero field takes its
  * default. */
@@ -163,6 +202,7 @@ typedef struct core_http_stats {
     uint64_t timed_out;    /* connections closed for header_timeout or body_timeout */
     uint64_t evicted;      /* stalled connections closed to make room for a new one */
     uint64_t over_limit;   /* requests refused with 503 on a connection past the limits */
+    uint64_t streams;      /* streamed responses open now */
 } core_http_stats;
 
 /* A snapshot of the counters (each atomic). Any thread, until stop. */

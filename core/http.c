@@ -30,6 +30,16 @@
  * client without it cannot make the server buffer anything. TLS is
  * libmicrohttpd's (GnuTLS); the certificate and key are read here so that
  * errors can name the file.
+ *
+ * Streams. A streamed response (Server-Sent Events) is a libmicrohttpd
+ * response whose body comes from a callback on the polling thread. When
+ * its queue is empty the callback suspends the connection and returns
+ * nothing (libmicrohttpd's way to wait without spinning), and whoever
+ * queues data resumes it; both under the stream's lock, so a resume never
+ * misses a suspend. The reaper queues the keepalive text of idle streams
+ * (a client that went away is only noticed by writing to it), and stop
+ * ends every stream first: libmicrohttpd must not be stopped with a
+ * connection suspended.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include "core.h"
@@ -76,6 +86,9 @@
  * most this often (a client that loops on 401, or a slowloris, must not
  * flood the log). */
 #define HTTP_REFUSAL_LOG_NS 10000000000ull
+/* A stream with nothing to send for this long gets its keepalive text. */
+#define HTTP_STREAM_KEEPALIVE_NS 15000000000ull
+#define HTTP_STREAM_MAX_QUEUED ((size_t)1 << 20)
 /* No SSL 3.0, TLS 1.0 or 1.1, whatever the system's GnuTLS allows. */
 #define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
@@ -127,6 +140,24 @@ typedef struct http_rq {
     unsigned status;
 } http_rq;
 
+/* A streamed response: the caller's reference and the response's. */
+struct core_http_stream {
+    pthread_mutex_t mu;
+    core_buf q; /* queued, from off on not yet handed to libmicrohttpd */
+    size_t off;
+    size_t max;
+    char *keepalive;  /* NULL: none */
+    uint64_t last_ns; /* data was last queued or handed over */
+    core_http *srv;   /* NULL until the handler returned and it was attached */
+    struct MHD_Connection *conn;
+    bool suspended; /* by the callback, waiting for data */
+    bool ended;     /* no more data: end the body when the queue is empty */
+    bool failed;    /* too slow: close without ending the body properly */
+    bool gone;      /* the response is gone (client away, or finished) */
+    int refs;
+    struct core_http_stream *prev, *next; /* in srv->streams, under st_mu */
+};
+
 struct core_http {
     struct MHD_Daemon *d;
     core_http_handler h;
@@ -173,6 +204,12 @@ struct core_http {
     pthread_t reaper;
     _Atomic uint64_t timed_out, evicted, over_limit;
     _Atomic uint64_t last_slow_log_ns;
+
+    /* Streamed responses being sent; taken before a stream's own lock. */
+    pthread_mutex_t st_mu;
+    core_http_stream *streams;
+    bool streams_closed; /* core_http_stop ended them: new ones start ended */
+    _Atomic uint64_t nstreams;
 };
 
 /* ------------------------------------------------------------------ */
@@ -593,6 +630,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     *socket_context = k;
 }
 
+static void streams_keepalive(core_http *s);
+
 static void *reaper_main(void *arg)
 {
     core_http *s = arg;
@@ -606,6 +645,12 @@ static void *reaper_main(void *arg)
             ts.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&s->reap_cv, &s->conn_mu, &ts);
+        /* Not under conn_mu: streams have their own locks. */
+        pthread_mutex_unlock(&s->conn_mu);
+        streams_keepalive(s);
+        pthread_mutex_lock(&s->conn_mu);
+        if (s->reap_stop)
+            break;
         uint64_t now = core_now_ns();
         for (http_conn *k = s->conns; k && !s->reap_stop; k = k->next)
             if (!k->closing && k->phase != CN_BUSY && now >= k->deadline_ns)
@@ -1019,6 +1064,202 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 }
 
 /* ------------------------------------------------------------------ */
+/* Streamed responses                                                  */
+/* ------------------------------------------------------------------ */
+
+core_http_stream *core_http_stream_new(core_http_resp *resp, size_t max_queued,
+                                       const char *keepalive)
+{
+    core_http_stream *st = core_xcalloc(1, sizeof *st);
+    pthread_mutex_init(&st->mu, NULL);
+    st->max = max_queued ? max_queued : HTTP_STREAM_MAX_QUEUED;
+    st->keepalive = keepalive ? core_xstrdup(keepalive) : NULL;
+    st->last_ns = core_now_ns();
+    st->refs = 2; /* the caller's, and the response's (given back if never attached) */
+    if (resp->body.len) {
+        core_buf_append(&st->q, resp->body.data, resp->body.len);
+        core_buf_reset(&resp->body);
+    }
+    resp->stream = st;
+    if (!resp->status)
+        resp->status = 200;
+    return st;
+}
+
+static void stream_unref(core_http_stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    bool last = --st->refs == 0;
+    pthread_mutex_unlock(&st->mu);
+    if (!last)
+        return;
+    pthread_mutex_destroy(&st->mu);
+    core_buf_free(&st->q);
+    free(st->keepalive);
+    free(st);
+}
+
+/* Under st->mu: lets the polling thread at a waiting stream again. */
+static void stream_wake(core_http_stream *st)
+{
+    if (st->suspended && !st->gone) {
+        st->suspended = false;
+        MHD_resume_connection(st->conn);
+    }
+}
+
+int core_http_stream_send(core_http_stream *st, const void *p, size_t n)
+{
+    pthread_mutex_lock(&st->mu);
+    int rc = 0;
+    if (st->gone || st->ended) {
+        rc = st->failed ? CORE_ELIMIT : -EPIPE;
+    } else if (st->q.len - st->off + n > st->max) {
+        st->failed = st->ended = true;
+        rc = CORE_ELIMIT;
+    } else {
+        if (st->off == st->q.len) {
+            core_buf_reset(&st->q);
+            st->off = 0;
+        }
+        core_buf_append(&st->q, p, n);
+        st->last_ns = core_now_ns();
+    }
+    stream_wake(st);
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+bool core_http_stream_closed(core_http_stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    bool closed = st->gone || st->ended;
+    pthread_mutex_unlock(&st->mu);
+    return closed;
+}
+
+void core_http_stream_end(core_http_stream *st)
+{
+    if (!st)
+        return;
+    pthread_mutex_lock(&st->mu);
+    st->ended = true;
+    stream_wake(st);
+    pthread_mutex_unlock(&st->mu);
+    stream_unref(st);
+}
+
+/* libmicrohttpd's content reader (polling thread). */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    core_http_stream *st = cls;
+    pthread_mutex_lock(&st->mu);
+    ssize_t n;
+    if (st->failed) {
+        n = MHD_CONTENT_READER_END_WITH_ERROR;
+    } else if (st->q.len > st->off) {
+        size_t k = st->q.len - st->off < max ? st->q.len - st->off : max;
+        memcpy(buf, st->q.data + st->off, k);
+        st->off += k;
+        st->last_ns = core_now_ns();
+        n = (ssize_t)k;
+    } else if (st->ended) {
+        n = MHD_CONTENT_READER_END_OF_STREAM;
+    } else {
+        /* Nothing to send: out of the loop until stream_wake. */
+        st->suspended = true;
+        MHD_suspend_connection(st->conn);
+        n = 0;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return n;
+}
+
+/* libmicrohttpd is done with the response (sent, or the client went). */
+static void stream_gone(void *cls)
+{
+    core_http_stream *st = cls;
+    core_http *s = st->srv;
+    pthread_mutex_lock(&s->st_mu);
+    pthread_mutex_lock(&st->mu);
+    st->gone = true;
+    st->suspended = false;
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        s->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+    pthread_mutex_unlock(&st->mu);
+    pthread_mutex_unlock(&s->st_mu);
+    atomic_fetch_sub(&s->nstreams, 1);
+    stream_unref(st);
+}
+
+/* The response of a stream (pool thread, after the handler). */
+static struct MHD_Response *stream_response(core_http *s, http_rq *r, core_http_stream *st,
+                                            const char *ctype)
+{
+    struct MHD_Response *mr =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, stream_gone);
+    if (!mr)
+        core_panic("http: cannot create a response");
+    if (ctype)
+        MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    MHD_add_response_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    /* Proxies that buffer (nginx) would hold the events back. */
+    MHD_add_response_header(mr, "X-Accel-Buffering", "no");
+    pthread_mutex_lock(&s->st_mu);
+    pthread_mutex_lock(&st->mu);
+    st->srv = s;
+    st->conn = r->conn;
+    if (s->streams_closed)
+        st->ended = true;
+    pthread_mutex_unlock(&st->mu);
+    st->prev = NULL;
+    st->next = s->streams;
+    if (s->streams)
+        s->streams->prev = st;
+    s->streams = st;
+    pthread_mutex_unlock(&s->st_mu);
+    atomic_fetch_add(&s->nstreams, 1);
+    return mr;
+}
+
+/* The reaper's round: idle streams get their keepalive text. */
+static void streams_keepalive(core_http *s)
+{
+    uint64_t now = core_now_ns();
+    pthread_mutex_lock(&s->st_mu);
+    for (core_http_stream *st = s->streams; st; st = st->next) {
+        pthread_mutex_lock(&st->mu);
+        if (st->keepalive && !st->ended && !st->gone && st->q.len == st->off &&
+            now - st->last_ns >= HTTP_STREAM_KEEPALIVE_NS) {
+            core_buf_puts(&st->q, st->keepalive);
+            st->last_ns = now;
+            stream_wake(st);
+        }
+        pthread_mutex_unlock(&st->mu);
+    }
+    pthread_mutex_unlock(&s->st_mu);
+}
+
+/* Ends every stream (stop), and any made from now on. */
+static void streams_close(core_http *s)
+{
+    pthread_mutex_lock(&s->st_mu);
+    s->streams_closed = true;
+    for (core_http_stream *st = s->streams; st; st = st->next) {
+        pthread_mutex_lock(&st->mu);
+        st->ended = true;
+        stream_wake(st);
+        pthread_mutex_unlock(&st->mu);
+    }
+    pthread_mutex_unlock(&s->st_mu);
+}
+
+/* ------------------------------------------------------------------ */
 /* Handler pool                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -1037,6 +1278,18 @@ static void run_handler(core_http *s, http_rq *r, bool closing)
     };
     core_http_resp resp = {0};
     s->h(s->ud, &q, &resp);
+    if (resp.stream && resp.status >= 100 && resp.status <= 599) {
+        r->resp = stream_response(s, r, resp.stream, resp.content_type);
+        r->status = (unsigned)resp.status;
+        core_buf_free(&resp.body);
+        return;
+    }
+    if (resp.stream) {
+        /* Never attached: the caller's end frees it; the response's
+         * reference goes here. */
+        resp.stream->gone = true;
+        stream_unref(resp.stream);
+    }
     if (resp.status < 100 || resp.status > 599) {
         core_logf(&s->log, CORE_LOG_ERROR, "http %s: %s %s: handler gave status %d", s->addr,
                   r->method, r->uri, resp.status);
@@ -1129,6 +1382,7 @@ static void server_free(core_http *s)
     pthread_cond_destroy(&s->idle_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->log_mu);
+    pthread_mutex_destroy(&s->st_mu);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -1163,6 +1417,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     pthread_cond_init(&s->reap_cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->st_mu, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->idle_cv, NULL);
@@ -1274,6 +1529,7 @@ void core_http_get_stats(const core_http *s, core_http_stats *out)
     out->timed_out = atomic_load(&m->timed_out);
     out->evicted = atomic_load(&m->evicted);
     out->over_limit = atomic_load(&m->over_limit);
+    out->streams = atomic_load(&m->nstreams);
 }
 
 void core_http_stop(core_http *s)
@@ -1287,6 +1543,8 @@ void core_http_stop(core_http *s)
     MHD_socket lfd = MHD_quiesce_daemon(s->d);
     if (lfd != MHD_INVALID_SOCKET)
         close(lfd);
+    /* Streams would keep their requests in flight for ever. */
+    streams_close(s);
     /* Every dispatched request is answered (its handler returns and the
      * response is sent, or the client goes away or times out). With
      * `closing` set nothing new is dispatched, so this ends. */

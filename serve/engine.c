@@ -176,6 +176,21 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
             s->to_stdout = false;
         }
     }
+    if (sink_api_streaming(s->api)) {
+        /* The event streams get the prediction as JSON with the rank the
+         * event had in the case's previous prediction (the live view's
+         * "proved right"). */
+        core_buf_reset(&s->doc);
+        sink_prediction_json(&p, &s->doc);
+        if (s->doc.len && s->doc.data[s->doc.len - 1] == '}') {
+            s->doc.len--;
+            if (c.last_rank >= 0)
+                core_buf_printf(&s->doc, ",\"last_rank\":%d}", c.last_rank);
+            else
+                core_buf_puts(&s->doc, ",\"last_rank\":null}");
+            sink_api_publish(s->api, ev->case_id, clen, s->doc.data, s->doc.len);
+        }
+    }
     sink_counter_add(s->c_predictions, 1);
     sink_histogram_observe(s->h_e2e, (double)(core_now_ns() - t0) * 1e-9);
     if (ends)

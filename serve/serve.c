@@ -463,7 +463,9 @@ static int listeners_start(serve *s, char *why, size_t whylen)
                             .tls_cert = core_cfg_str(s->cfg, "api.tls_cert"),
                             .tls_key = core_cfg_str(s->cfg, "api.tls_key"),
                             .limits = http_limits(s->cfg, "api"),
-                            .log = s->lg};
+                            .log = s->lg,
+                            .max_streams = (unsigned)core_cfg_int(s->cfg, "api.streams"),
+                            .stream_rate = core_cfg_double(s->cfg, "api.stream_rate")};
         sink_api *api;
         int rc = sink_api_start(&ao, &ops, &api, w2, sizeof w2);
         if (rc) {

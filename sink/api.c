@@ -5,6 +5,9 @@
  */
 #include "sink.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +17,31 @@
 #define API_MAX_BODY ((size_t)4 << 20)
 #define API_CASES_PREFIX "/v1/cases/"
 
+#define API_STREAM_PREFIX "/v1/stream"
+#define API_DEFAULT_STREAM_RATE 20.0
+
+/* One open event stream and what it wants. */
+typedef struct sub {
+    struct sub *next;
+    core_http_stream *st;
+    char *case_id; /* NULL: every case */
+    size_t case_len;
+    double tokens; /* the rate's bucket */
+    uint64_t last_ns;
+    uint64_t skipped; /* since the last prediction sent */
+} sub;
+
 struct sink_api {
     core_http *http;
     sink_api_ops ops;
     core_logger log;
+    /* Streams, under sub_mu (taken before a stream's own lock). */
+    pthread_mutex_t sub_mu;
+    sub *subs;
+    unsigned nsubs, max_streams;
+    atomic_uint open_streams;
+    double rate;
+    _Atomic uint64_t skipped, cut_off;
 };
 
 static void json_error(core_http_resp *resp, int status, const char *msg)
@@ -126,6 +150,155 @@ static void get_case(sink_api *a, const char *enc_id, core_http_resp *resp)
     free(id);
 }
 
+/* ---- Server-Sent Events ---------------------------------------------- */
+
+static void sub_free(sub *u)
+{
+    core_http_stream_end(u->st);
+    free(u->case_id);
+    free(u);
+}
+
+/* Drops the streams whose client went away (under sub_mu). */
+static void subs_sweep(sink_api *a)
+{
+    for (sub **pp = &a->subs; *pp;) {
+        sub *u = *pp;
+        if (core_http_stream_closed(u->st)) {
+            *pp = u->next;
+            a->nsubs--;
+            sub_free(u);
+        } else {
+            pp = &u->next;
+        }
+    }
+    atomic_store(&a->open_streams, a->nsubs);
+}
+
+/* case_id: owned (taken over), NULL for every case. */
+static void open_stream(sink_api *a, char *case_id, core_http_resp *resp)
+{
+    pthread_mutex_lock(&a->sub_mu);
+    subs_sweep(a);
+    if (a->nsubs >= a->max_streams) {
+        pthread_mutex_unlock(&a->sub_mu);
+        free(case_id);
+        json_error(resp, 503,
+                   a->max_streams ? "too many event streams open (api.streams)"
+                                  : "event streams are off (api.streams is 0)");
+        resp->retry_after = a->max_streams ? 5 : 0;
+        return;
+    }
+    sub *u = core_xcalloc(1, sizeof *u);
+    u->case_id = case_id;
+    u->case_len = case_id ? strlen(case_id) : 0;
+    u->tokens = a->rate;
+    u->last_ns = core_now_ns();
+    resp->content_type = "text/event-stream; charset=utf-8";
+    /* Sent at once, so that the client sees the headers before the first
+     * prediction. */
+    core_buf_puts(&resp->body, "retry: 2000\n: pmrag predictions\n\n");
+    u->st = core_http_stream_new(resp, 0, ": keepalive\n\n");
+    u->next = a->subs;
+    a->subs = u;
+    a->nsubs++;
+    atomic_store(&a->open_streams, a->nsubs);
+    pthread_mutex_unlock(&a->sub_mu);
+}
+
+/* The value of key in a query string, percent-decoded (malloc'd); NULL
+ * when absent; *bad for a broken escape. */
+static char *query_param(const char *query, const char *key, bool *bad)
+{
+    *bad = false;
+    size_t kl = strlen(key);
+    for (const char *q = query; q && *q;) {
+        const char *end = strchr(q, '&');
+        size_t n = end ? (size_t)(end - q) : strlen(q);
+        if (n > kl && strncmp(q, key, kl) == 0 && q[kl] == '=') {
+            char *raw = core_xmalloc(n - kl);
+            memcpy(raw, q + kl + 1, n - kl - 1);
+            raw[n - kl - 1] = 0;
+            char *v = pct_decode(raw);
+            free(raw);
+            *bad = v == NULL;
+            return v;
+        }
+        q = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+bool sink_api_streaming(const sink_api *a)
+{
+    return a && atomic_load(&((sink_api *)a)->open_streams) > 0;
+}
+
+void sink_api_publish(sink_api *a, const char *case_id, size_t case_len, const char *json,
+                      size_t jlen)
+{
+    if (!sink_api_streaming(a))
+        return;
+    core_buf frame = {0};
+    uint64_t now = core_now_ns();
+    pthread_mutex_lock(&a->sub_mu);
+    for (sub **pp = &a->subs; *pp;) {
+        sub *u = *pp;
+        if (u->case_id && (u->case_len != case_len || memcmp(u->case_id, case_id, case_len))) {
+            pp = &u->next;
+            continue;
+        }
+        u->tokens += (double)(now - u->last_ns) * 1e-9 * a->rate;
+        if (u->tokens > a->rate)
+            u->tokens = a->rate;
+        u->last_ns = now;
+        int rc = 0;
+        if (u->tokens < 1) {
+            u->skipped++;
+            atomic_fetch_add(&a->skipped, 1);
+            rc = core_http_stream_closed(u->st) ? -EPIPE : 0;
+        } else {
+            u->tokens -= 1;
+            if (!frame.len) {
+                core_buf_puts(&frame, "event: prediction\ndata: ");
+                core_buf_append(&frame, json, jlen);
+                core_buf_puts(&frame, "\n\n");
+            }
+            if (u->skipped) {
+                char sk[96];
+                int n = snprintf(sk, sizeof sk, "event: skipped\ndata: {\"skipped\":%llu}\n\n",
+                                 (unsigned long long)u->skipped);
+                rc = core_http_stream_send(u->st, sk, (size_t)n);
+                u->skipped = 0;
+            }
+            if (!rc)
+                rc = core_http_stream_send(u->st, frame.data, frame.len);
+        }
+        if (rc == 0) {
+            pp = &u->next;
+            continue;
+        }
+        if (rc == CORE_ELIMIT) {
+            atomic_fetch_add(&a->cut_off, 1);
+            core_logf(&a->log, CORE_LOG_NOTE,
+                      "api: an event stream fell more than 1 MiB behind: closed");
+        }
+        *pp = u->next;
+        a->nsubs--;
+        sub_free(u);
+    }
+    atomic_store(&a->open_streams, a->nsubs);
+    pthread_mutex_unlock(&a->sub_mu);
+    core_buf_free(&frame);
+}
+
+void sink_api_stream_stats(const sink_api *a, uint64_t *skipped, uint64_t *cut_off)
+{
+    sink_api *m = (sink_api *)a; /* atomics are only read */
+    *skipped = a ? atomic_load(&m->skipped) : 0;
+    *cut_off = a ? atomic_load(&m->cut_off) : 0;
+}
+
 static void query(sink_api *a, const core_http_req *req, core_http_resp *resp)
 {
     if (!a->ops.query) {
@@ -204,12 +377,43 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
             return;
         }
         query(a, req, resp);
+    } else if (strcmp(p, API_STREAM_PREFIX) == 0) {
+        if (!is(m, "GET")) {
+            method_not_allowed(resp, "GET");
+            return;
+        }
+        bool bad;
+        char *id = query_param(req->query, "case", &bad);
+        if (bad || (id && !*id)) {
+            free(id);
+            json_error(resp, 400, "query parameter 'case': bad percent-encoding or empty");
+            return;
+        }
+        open_stream(a, id, resp);
     } else if (strncmp(p, API_CASES_PREFIX, strlen(API_CASES_PREFIX)) == 0) {
+        const char *rest = p + strlen(API_CASES_PREFIX);
+        size_t rl = strlen(rest), sl = strlen("/stream");
+        if (rl > sl && strcmp(rest + rl - sl, "/stream") == 0) {
+            if (!is(m, "GET")) {
+                method_not_allowed(resp, "GET");
+                return;
+            }
+            char *enc = core_xstrndup(rest, rl - sl);
+            char *id = pct_decode(enc);
+            free(enc);
+            if (!id || !*id) {
+                free(id);
+                json_error(resp, 400, "case id: bad percent-encoding or empty");
+                return;
+            }
+            open_stream(a, id, resp);
+            return;
+        }
         if (!is_get(m)) {
             method_not_allowed(resp, "GET, HEAD");
             return;
         }
-        get_case(a, p + strlen(API_CASES_PREFIX), resp);
+        get_case(a, rest, resp);
     } else {
         json_error(resp, 404, "not found");
     }
@@ -230,9 +434,12 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
     if (ops)
         a->ops = *ops;
     a->log = o->log;
+    pthread_mutex_init(&a->sub_mu, NULL);
+    a->max_streams = o->max_streams;
+    a->rate = o->stream_rate > 0 ? o->stream_rate : API_DEFAULT_STREAM_RATE;
     core_http_opts ho = {
         .listen = o->listen ? o->listen : API_DEFAULT_LISTEN,
-        .name = "API (/v1/cases, /v1/query, /metrics)",
+        .name = "API (/v1/cases, /v1/query, /v1/stream, /metrics)",
         .max_body = API_MAX_BODY,
         .threads = 2,
         .log = o->log,
@@ -245,6 +452,7 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
     };
     int rc = core_http_start(&ho, handle, a, &a->http, why, whylen);
     if (rc) {
+        pthread_mutex_destroy(&a->sub_mu);
         free(a);
         return rc;
     }
@@ -266,6 +474,12 @@ void sink_api_stop(sink_api *a)
 {
     if (!a)
         return;
+    /* Ends the streams (their clients see the body end) first. */
     core_http_stop(a->http);
+    for (sub *u = a->subs, *next; u; u = next) {
+        next = u->next;
+        sub_free(u);
+    }
+    pthread_mutex_destroy(&a->sub_mu);
     free(a);
 }

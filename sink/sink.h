@@ -225,6 +225,8 @@ void sink_kafka_free(sink_kafka *k);
  *   GET  /v1/cases/{id}  get_case (id percent-decoded): 200 JSON; 404 when
  *                        it gives CORE_ENOTFOUND; 400 for a broken escape
  *   GET  /v1/stats       stats(): 200 JSON
+ *   GET  /v1/stream, /v1/cases/{id}/stream  Server-Sent Events (below);
+ *                        503 + Retry-After past max_streams
  *   POST /v1/query       query(body): 200 JSON; 400 {"error": why} for
  *                        CORE_EFORMAT/CORE_EUSAGE; 413 for CORE_ELIMIT
  *   GET  /metrics        metrics(): 200 text/plain; version=0.0.4
@@ -270,6 +272,11 @@ typedef struct sink_api_opts {
      * fields: its defaults. /livez and /readyz are its probe paths: they
      * are answered on the few connections kept past max_conns. */
     core_http_limits limits;
+    /* Server-Sent Events (sink_api_publish): streams open at once (0:
+     * none; each holds a connection) and predictions per second sent to
+     * each at most (<= 0: 20). */
+    unsigned max_streams;
+    double stream_rate;
 } sink_api_opts;
 
 /*
@@ -288,9 +295,33 @@ const char *sink_api_address(const sink_api *a);
  * sink_api_stop. */
 void sink_api_get_http_stats(const sink_api *a, core_http_stats *out);
 
-/* Stops accepting, answers the requests in progress, frees a (NULL is
- * fine). Not from inside an op. */
+/* Stops accepting, answers the requests in progress, ends the streams,
+ * frees a (NULL is fine). Not from inside an op. */
 void sink_api_stop(sink_api *a);
+
+/*
+ * Server-Sent Events: GET /v1/stream (every case's predictions, or one
+ * case's with ?case=ID) and GET /v1/cases/{id}/stream. Each prediction
+ * given to sink_api_publish is sent to the streams that want its case as
+ * "event: prediction\ndata: JSON\n\n". A stream gets at most
+ * stream_rate a second (a token bucket holding one second's worth); the
+ * predictions over it are dropped and counted, and the next one sent is
+ * preceded by "event: skipped\ndata: {\"skipped\":N}\n\n", so a client
+ * knows to fetch what it missed. A client more than 1 MiB behind is cut
+ * off. Idle streams get a comment line every 15 s.
+ *
+ * Whether any stream is open (a hint, so that the caller builds the JSON
+ * only when someone listens). Any thread.
+ */
+bool sink_api_streaming(const sink_api *a);
+/* Sends one prediction (json: jlen bytes, one line) of a case to the
+ * streams that want it; never blocks on a client. Any thread; a may be
+ * NULL. */
+void sink_api_publish(sink_api *a, const char *case_id, size_t case_len, const char *json,
+                      size_t jlen);
+/* Predictions skipped by the streams' rate, and streams cut off for being
+ * too slow, since start. */
+void sink_api_stream_stats(const sink_api *a, uint64_t *skipped, uint64_t *cut_off);
 
 /* ------------------------------------------------------------------ */
 /* Metrics                                                             */
