@@ -3,12 +3,26 @@
 #
 #   deploy/deps.sh            Debian packages + tree-sitter grammars
 #   deploy/deps.sh --grammars only the grammars (no root needed)
+#   deploy/deps.sh --kafka    the Apache Kafka broker of the `kafka` tests
+#                             (and OpenJDK 17 and Maven, when missing)
+#   deploy/deps.sh --ui       only playwright-core, for the `ui` test (no
+#                             root needed)
 #
 # Debian packages come from apt-get (the list is in DEVELOPERS.md and below);
 # the two tree-sitter grammars come from the npm registry at pinned versions
 # and are verified against deploy/grammars.sha256 before they are unpacked
 # into .deps/grammars (git-ignored). Running it twice does nothing the second
-# time.
+# time. The live view's browser test uses Debian's chromium (a package
+# below) driven by playwright-core, which `npm ci` installs into .deps/ui
+# from tests/ui/package-lock.json (versions and integrity hashes pinned);
+# no browser is ever downloaded. --kafka is not part of the default run: the tests labelled `kafka`
+# call it themselves (tests/kafka/broker.sh). It copies the jars that
+# tests/kafka/pom.xml names from Maven Central into .deps/kafka/VERSION
+# (Maven's own cache in .deps/kafka/m2) and checks every one against
+# tests/kafka/jars.sha256: a jar missing from the list, or listed and
+# missing, fails too. After a version change, rewrite the list with
+#   (cd .deps/kafka/VERSION && sha256sum *.jar) >tests/kafka/jars.sha256
+# and review it.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +40,7 @@ packages=(
   python3 python3-pip python3-botocore python3-boto3 python3-yaml
   valgrind clang libclang-rt-14-dev clang-tidy clang-format
   openssl
+  chromium
 )
 
 grammars=(
@@ -34,6 +49,29 @@ grammars=(
 )
 
 say() { printf 'deps: %s\n' "$*"; }
+
+# apt_install PACKAGE...: those of PACKAGE... not installed yet (as root, or
+# through sudo).
+apt_install() {
+  local missing=() p st
+  for p in "$@"; do
+    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [[ $st == "install ok installed" ]] || missing+=("$p")
+  done
+  ((${#missing[@]} > 0)) || return 0
+  local sudo=()
+  if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null 2>&1 || {
+      echo "deps: missing packages: ${missing[*]}; run as root or install sudo" >&2
+      exit 1
+    }
+    sudo=(sudo)
+  fi
+  say "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
 
 install_packages() {
   local missing=() p st
@@ -96,9 +134,67 @@ fetch_grammars() {
   done
 }
 
+# playwright-core for tests/ui: `npm ci` of tests/ui/package-lock.json into
+# .deps/ui, again only when the lock changed. Its install script is not run
+# (it would download browsers).
+fetch_ui() {
+  local src=$top/tests/ui dst=$deps_dir/ui
+  if [[ -d $dst/node_modules/playwright-core ]] && cmp -s "$src/package-lock.json" "$dst/package-lock.json"; then
+    return 0
+  fi
+  command -v npm >/dev/null 2>&1 || { echo "deps: npm is needed for playwright-core" >&2; exit 1; }
+  say "installing playwright-core (pinned by tests/ui/package-lock.json) into $dst"
+  rm -rf "$dst"
+  mkdir -p "$dst"
+  cp "$src/package.json" "$src/package-lock.json" "$dst/"
+  (cd "$dst" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --ignore-scripts --no-audit --no-fund --silent) >/dev/null 2>&1 || {
+    echo "deps: npm ci in $dst failed (is the npm registry reachable?)" >&2
+    rm -f "$dst/package-lock.json"
+    exit 1
+  }
+}
+
+# The broker's jars: .deps/kafka/VERSION/*.jar, verified, with a stamp (the
+# checksum of the list) so that a second run only compares the stamp.
+fetch_kafka() {
+  local pom=$top/tests/kafka/pom.xml sums=$top/tests/kafka/jars.sha256 ver dir want
+  apt_install openjdk-17-jdk-headless maven
+  ver=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
+  [[ -n $ver ]] || { echo "deps: no kafka.version in $pom" >&2; exit 1; }
+  dir=$deps_dir/kafka/$ver
+  want=$(sha256sum "$sums" | awk '{print $1}')
+  if [[ -f $dir/.stamp && $(cat "$dir/.stamp") == "$want" ]]; then
+    return 0
+  fi
+  say "fetching Apache Kafka $ver (broker jars) from Maven Central"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  # A scratch directory for Maven's target/: the source tree stays clean.
+  (cd "$deps_dir/kafka" && mvn -q -B -f "$pom" -Dmaven.repo.local="$deps_dir/kafka/m2" \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$dir") >"$deps_dir/kafka/mvn.log" 2>&1 || {
+    tail -20 "$deps_dir/kafka/mvn.log" >&2
+    echo "deps: mvn dependency:copy-dependencies failed (is Maven Central reachable?)" >&2
+    exit 1
+  }
+  if ! (cd "$dir" && sha256sum --quiet --strict -c "$sums"); then
+    echo "deps: checksum mismatch in $dir (against $sums)" >&2
+    exit 1
+  fi
+  local extra
+  extra=$(cd "$dir" && ls -- *.jar | grep -vxFf <(awk '{print $2}' "$sums") || true)
+  if [[ -n $extra ]]; then
+    echo "deps: jars not in $sums: $extra" >&2
+    exit 1
+  fi
+  echo "$want" >"$dir/.stamp"
+  say "Apache Kafka $ver: $(wc -l <"$sums") jars verified in $dir"
+}
+
 case "${1:-}" in
   --grammars) fetch_grammars ;;
-  "") install_packages; fetch_grammars ;;
-  -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+  --kafka) fetch_kafka ;;
+  --ui) fetch_ui ;;
+  "") install_packages; fetch_grammars; fetch_ui ;;
+  -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
   *) echo "deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac
