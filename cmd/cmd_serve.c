@@ -59,13 +59,18 @@ int cmd_serve(int argc, char **argv)
         "restarts) for the input and output topics; the ready file tells its address.\n"
         "State (cases, online activities, input offsets) lives in state.dir and survives\n"
         "restarts. SIGTERM or SIGINT: drain, flush, commit, exit 0. SIGHUP: reload the model.\n"
+        "The API listener also serves the live view (GET /), the event streams (GET /v1/stream)\n"
+        "and the online accuracy (GET /v1/stats).\n"
         "Keys: 'pmrag config --reference'.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
         0,
         "pmrag serve --graph app.pmg --model app.model --config pmrag.yaml\n"
-        "pmrag serve --graph app.pmg --set kafka.embedded=true --ready-file ready.json",
+        "pmrag serve --graph app.pmg --set kafka.embedded=true --ready-file ready.json\n"
+        "pmrag serve --graph app.pmg --model app.model --set "
+        "ui.source_url='https://git.example.com/app/blob/{rev}/{file}#L{line}' --set "
+        "ui.source_rev=v1.4.2",
     };
     cli_list args = {0};
     int rc;

@@ -187,6 +187,15 @@ const core_cfg_item pmrag_config_table[] = {
      "predictions per second sent to one stream at most (bursts of as many); the ones over it "
      "are skipped and counted in the next 'skipped' event, so a page watching 10,000 live "
      "cases is not flooded"},
+    {"ui.enabled", CORE_CFG_BOOL, "true", 0, 0, NULL,
+     "serve the live view (GET / on the API listener: live cases, timelines, health), behind "
+     "api.token_file like the rest of the API"},
+    {"ui.source_url", CORE_CFG_STRING, "", 0, 0, NULL,
+     "the live view's link to source: a URL template with {file}, {line} and {rev} (from "
+     "ui.source_rev), e.g. https://git.example.com/repo/blob/{rev}/{file}#L{line}; empty: "
+     "plain file:line"},
+    {"ui.source_rev", CORE_CFG_STRING, "main", 0, 0, NULL,
+     "what {rev} stands for in ui.source_url (a branch, tag or commit)"},
     {"kafka.brokers", CORE_CFG_STRING, "", 0, 0, NULL,
      "bootstrap servers host:port,...; empty: no Kafka (OTLP/HTTP only), or the embedded cluster "
      "with kafka.embedded"},

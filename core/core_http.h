@@ -89,6 +89,9 @@ typedef struct core_http_resp {
     int retry_after;   /* seconds for a Retry-After header; 0: none */
     const char *allow; /* Allow header (for 405), borrowed until the handler returns; NULL: none */
     core_http_stream *stream; /* set by core_http_stream_new: the body is streamed */
+    /* More headers: name, value, name, value, ..., NULL; borrowed until
+     * the handler returns (static strings, usually). NULL: none. */
+    const char *const *headers;
 } core_http_resp;
 
 typedef void (*core_http_handler)(void *ud, const core_http_req *req, core_http_resp *resp);

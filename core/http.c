@@ -746,7 +746,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 }
 
 static struct MHD_Response *make_response(const char *ctype, core_buf *body, int retry_after,
-                                          const char *allow, bool close_conn)
+                                          const char *allow, bool close_conn,
+                                          const char *const *headers)
 {
     struct MHD_Response *mr;
     if (body->len) {
@@ -770,6 +771,8 @@ static struct MHD_Response *make_response(const char *ctype, core_buf *body, int
         MHD_add_response_header(mr, MHD_HTTP_HEADER_ALLOW, allow);
     if (close_conn)
         MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
+    for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
+        MHD_add_response_header(mr, h[0], h[1]);
     return mr;
 }
 
@@ -778,7 +781,8 @@ static enum MHD_Result queue_text(struct MHD_Connection *c, unsigned status, con
 {
     core_buf b = {0};
     core_buf_puts(&b, text);
-    struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 0, NULL, close_conn);
+    struct MHD_Response *mr =
+        make_response("text/plain; charset=utf-8", &b, 0, NULL, close_conn, NULL);
     core_buf_free(&b);
     enum MHD_Result ret = MHD_queue_response(c, status, mr);
     MHD_destroy_response(mr);
@@ -833,7 +837,7 @@ static enum MHD_Result refuse_401(core_http *s, struct MHD_Connection *c, const 
     core_buf b = {0};
     core_buf_puts(&b, wrong ? "wrong bearer token\n"
                             : "this server needs an Authorization: Bearer token\n");
-    struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 0, NULL, false);
+    struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 0, NULL, false, NULL);
     core_buf_free(&b);
     /* RFC 6750 3.1: no error code when no credentials were sent. */
     MHD_add_response_header(mr, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
@@ -962,7 +966,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
             atomic_fetch_add(&s->over_limit, 1);
             core_buf b = {0};
             core_buf_puts(&b, "too many connections, retry later\n");
-            struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 1, NULL, true);
+            struct MHD_Response *mr =
+                make_response("text/plain; charset=utf-8", &b, 1, NULL, true, NULL);
             enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, mr);
             MHD_destroy_response(mr);
             return ret;
@@ -1000,7 +1005,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
             atomic_fetch_add(&s->requests, 1);
             core_buf b = {0};
             core_buf_puts(&b, "busy, retry later\n");
-            struct MHD_Response *mr = make_response("text/plain; charset=utf-8", &b, 1, NULL, true);
+            struct MHD_Response *mr =
+                make_response("text/plain; charset=utf-8", &b, 1, NULL, true, NULL);
             enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, mr);
             MHD_destroy_response(mr);
             return ret;
@@ -1301,7 +1307,7 @@ static void run_handler(core_http *s, http_rq *r, bool closing)
     const char *ctype = resp.content_type;
     if (!ctype && resp.body.len)
         ctype = "text/plain; charset=utf-8";
-    r->resp = make_response(ctype, &resp.body, resp.retry_after, resp.allow, closing);
+    r->resp = make_response(ctype, &resp.body, resp.retry_after, resp.allow, closing, resp.headers);
     r->status = (unsigned)resp.status;
     core_buf_free(&resp.body);
 }

@@ -428,6 +428,34 @@ static core_http_limits http_limits(const core_cfg *cfg, const char *prefix)
 }
 
 /* The listeners: OTLP/HTTP in, the API out. */
+/* ui.source_url: empty, or an http(s) URL whose only {placeholders} are
+ * {file}, {line} and {rev} (the page fills them in; anything else would
+ * end up in links as it is). */
+static int check_source_url(const char *u, char *why, size_t whylen)
+{
+    if (!*u)
+        return 0;
+    if (strncmp(u, "https://", 8) != 0 && strncmp(u, "http://", 7) != 0) {
+        snprintf(why, whylen, "ui.source_url: '%s': expected an http:// or https:// URL template",
+                 u);
+        return CORE_EUSAGE;
+    }
+    for (const char *p = strchr(u, '{'); p; p = strchr(p + 1, '{')) {
+        if (strncmp(p, "{file}", 6) && strncmp(p, "{line}", 6) && strncmp(p, "{rev}", 5)) {
+            const char *e = strchr(p, '}');
+            snprintf(why, whylen,
+                     "ui.source_url: unknown placeholder '%.*s' (known: {file}, {line}, {rev})",
+                     e ? (int)(e - p + 1) : 1, p);
+            return CORE_EUSAGE;
+        }
+    }
+    if (!strstr(u, "{file}")) {
+        snprintf(why, whylen, "ui.source_url: '%s': no {file} in it", u);
+        return CORE_EUSAGE;
+    }
+    return 0;
+}
+
 static int listeners_start(serve *s, char *why, size_t whylen)
 {
     char w2[512];
@@ -465,7 +493,10 @@ static int listeners_start(serve *s, char *why, size_t whylen)
                             .limits = http_limits(s->cfg, "api"),
                             .log = s->lg,
                             .max_streams = (unsigned)core_cfg_int(s->cfg, "api.streams"),
-                            .stream_rate = core_cfg_double(s->cfg, "api.stream_rate")};
+                            .stream_rate = core_cfg_double(s->cfg, "api.stream_rate"),
+                            .ui = core_cfg_bool(s->cfg, "ui.enabled"),
+                            .ui_source_url = core_cfg_str(s->cfg, "ui.source_url"),
+                            .ui_source_rev = core_cfg_str(s->cfg, "ui.source_rev")};
         sink_api *api;
         int rc = sink_api_start(&ao, &ops, &api, w2, sizeof w2);
         if (rc) {
@@ -498,7 +529,12 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     pthread_cond_init(&s->dcv, NULL);
     settings(s);
     char w2[512];
-    int rc = graph_open(s->graph_path, &s->g, w2, sizeof w2);
+    /* Before anything slow (a model trained at start), so that a typo is
+     * told at once. */
+    int rc = check_source_url(core_cfg_str(s->cfg, "ui.source_url"), why, whylen);
+    if (rc)
+        goto fail;
+    rc = graph_open(s->graph_path, &s->g, w2, sizeof w2);
     if (rc) {
         if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR)
             snprintf(why, whylen, "cannot open %s: %s", s->graph_path, w2);

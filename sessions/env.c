@@ -542,6 +542,75 @@ int sess_case_iter(sess_env *e, sess_case_fn fn, void *ud)
     return rc;
 }
 
+int sess_case_recent(sess_env *e, int64_t before_ns, const char *before_id, size_t before_len,
+                     sess_case_fn fn, void *ud)
+{
+    uint8_t last[8 + SESS_MAX_ID];
+    size_t last_len = 0;
+    if (before_id) {
+        if (before_len > SESS_MAX_ID)
+            return CORE_ELIMIT;
+        last_len = sess__touch_key(before_ns, before_id, before_len, last);
+    }
+    /* The case is large: off the caller's stack. */
+    sess_case *c = core_xmalloc(sizeof *c);
+    int stop = 0;
+    for (;;) {
+        MDB_txn *txn;
+        MDB_cursor *cur;
+        int rc = rtxn_begin(e, &txn);
+        if (rc) {
+            free(c);
+            return from_mdb(rc);
+        }
+        rc = mdb_cursor_open(txn, e->by_touch, &cur);
+        if (rc) {
+            rtxn_end(e, txn);
+            free(c);
+            return from_mdb(rc);
+        }
+        /* The entry before `last` (strictly), or the newest. */
+        MDB_val k = {last_len, last}, v;
+        if (last_len) {
+            rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+            rc = rc == MDB_NOTFOUND ? mdb_cursor_get(cur, &k, &v, MDB_LAST)
+                                    : (rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_PREV));
+            /* SET_RANGE found a key >= last; LAST is < last unless equal. */
+            if (rc == 0 && k.mv_size == last_len && memcmp(k.mv_data, last, last_len) == 0)
+                rc = mdb_cursor_get(cur, &k, &v, MDB_PREV);
+        } else {
+            rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+        }
+        for (int n = 0; rc == 0 && n < ITER_CHUNK && !stop; n++) {
+            last_len = k.mv_size < sizeof last ? k.mv_size : sizeof last;
+            memcpy(last, k.mv_data, last_len);
+            if (k.mv_size > 8) {
+                /* The case itself; an index entry whose case is gone or
+                 * was touched since (not committed yet) is skipped. */
+                MDB_val ck = {k.mv_size - 8, (uint8_t *)k.mv_data + 8}, cv;
+                int64_t touched;
+                if (mdb_get(txn, e->cases, &ck, &cv) == 0 &&
+                    sess__case_touched(cv.mv_data, cv.mv_size, &touched) &&
+                    touched == sess__touch_time(k.mv_data) &&
+                    decode_logged(e, ck.mv_data, ck.mv_size, &cv, c) == 0)
+                    stop = fn(ud, ck.mv_data, ck.mv_size, c);
+            }
+            if (!stop)
+                rc = mdb_cursor_get(cur, &k, &v, MDB_PREV);
+        }
+        mdb_cursor_close(cur);
+        rtxn_end(e, txn);
+        if (stop || rc == MDB_NOTFOUND) {
+            free(c);
+            return stop;
+        }
+        if (rc) {
+            free(c);
+            return from_mdb(rc);
+        }
+    }
+}
+
 /* The user's callback of one iterator and its argument. */
 typedef struct fn_ud {
     sess_dict_fn dict;

@@ -154,6 +154,14 @@ typedef int (*sess_case_fn)(void *ud, const char *case_id, size_t len, const ses
  * logged, naming it, and skipped; the iteration then returns
  * CORE_ECORRUPT (or CORE_EVERSION) at the end. */
 int sess_case_iter(sess_env *e, sess_case_fn fn, void *ud);
+/* Newest first (by touched_ns, then case id, both descending), through
+ * the TTL index: the cases touched strictly before (before_ns,
+ * before_id), or from the newest when before_id is NULL; a page of a
+ * long list costs the page, not the list. Cases that cannot be decoded
+ * are logged and skipped. Returns the callback's non-zero value or 0;
+ * CORE_ELIMIT for a before_id over SESS_MAX_ID. */
+int sess_case_recent(sess_env *e, int64_t before_ns, const char *before_id, size_t before_len,
+                     sess_case_fn fn, void *ud);
 typedef int (*sess_dict_fn)(void *ud, uint32_t id, const char *text, size_t len);
 /* The activity dictionary in id order. text is NUL-terminated. */
 int sess_dict_iter(sess_env *e, sess_dict_fn fn, void *ud);

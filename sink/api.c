@@ -4,6 +4,7 @@
  * the answers say comes from the daemon through sink_api_ops.
  */
 #include "sink.h"
+#include "ui_assets.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -42,7 +43,24 @@ struct sink_api {
     atomic_uint open_streams;
     double rate;
     _Atomic uint64_t skipped, cut_off;
+    /* The live view: its settings as /ui/config.json; NULL: off. */
+    char *ui_config;
 };
+
+/* The live view's pages may load only what this server sends (no inline
+ * script or style, nothing from elsewhere), may not be framed, and send no
+ * referrer (a case id in the URL is the users' data). */
+static const char *const ui_headers[] = {
+    "Content-Security-Policy",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options",
+    "nosniff",
+    "Referrer-Policy",
+    "no-referrer",
+    "Cache-Control",
+    "no-cache",
+    NULL};
 
 static void json_error(core_http_resp *resp, int status, const char *msg)
 {
@@ -206,9 +224,7 @@ static void open_stream(sink_api *a, char *case_id, core_http_resp *resp)
     pthread_mutex_unlock(&a->sub_mu);
 }
 
-/* The value of key in a query string, percent-decoded (malloc'd); NULL
- * when absent; *bad for a broken escape. */
-static char *query_param(const char *query, const char *key, bool *bad)
+char *sink_query_param(const char *query, const char *key, bool *bad)
 {
     *bad = false;
     size_t kl = strlen(key);
@@ -299,6 +315,104 @@ void sink_api_stream_stats(const sink_api *a, uint64_t *skipped, uint64_t *cut_o
     *cut_off = a ? atomic_load(&m->cut_off) : 0;
 }
 
+/* ---- the live view and the case views ------------------------------- */
+
+/* Whether a GET or HEAD of path is the live view's (answered, true). */
+static bool ui_asset(sink_api *a, const char *path, const char *method, core_http_resp *resp)
+{
+    if (!a->ui_config)
+        return false;
+    const unsigned char *data = NULL;
+    size_t len = 0;
+    const char *ctype = NULL;
+    if (strcmp(path, "/ui/config.json") == 0) {
+        data = (const unsigned char *)a->ui_config;
+        len = strlen(a->ui_config);
+        ctype = "application/json";
+    } else {
+        for (size_t i = 0; i < sink__nassets; i++)
+            if (strcmp(path, sink__assets[i].path) == 0) {
+                data = sink__assets[i].data;
+                len = sink__assets[i].len;
+                ctype = sink__assets[i].ctype;
+            }
+    }
+    if (!data)
+        return false;
+    if (!is_get(method)) {
+        method_not_allowed(resp, "GET, HEAD");
+        return true;
+    }
+    resp->status = 200;
+    resp->content_type = ctype;
+    resp->headers = ui_headers;
+    core_buf_append(&resp->body, data, len);
+    return true;
+}
+
+/* A case's view (timeline, explain): the id is percent-decoded. */
+static void case_view(sink_api *a, const char *enc_id, size_t enc_len, const char *view,
+                      const core_http_req *req, core_http_resp *resp)
+{
+    char *enc = core_xstrndup(enc_id, enc_len);
+    char *id = pct_decode(enc);
+    free(enc);
+    if (!id || !*id) {
+        free(id);
+        json_error(resp, 400, "case id: bad percent-encoding or empty");
+        return;
+    }
+    core_buf json = {0};
+    char why[512] = "";
+    int rc;
+    if (strcmp(view, "timeline") == 0)
+        rc = a->ops.timeline ? a->ops.timeline(a->ops.ud, id, &json) : CORE_ENOTFOUND;
+    else
+        rc = a->ops.explain ? a->ops.explain(a->ops.ud, id, req->query, &json, why, sizeof why)
+                            : CORE_ENOTFOUND;
+    if (rc == 0) {
+        resp->status = 200;
+        resp->content_type = "application/json";
+        resp->body = json;
+        free(id);
+        return;
+    }
+    core_buf_free(&json);
+    core_buf msg = {0};
+    if (rc == CORE_ENOTFOUND) {
+        core_buf_printf(&msg, "case '%s' not found", id);
+        json_error(resp, 404, msg.data);
+    } else if (rc == CORE_EUSAGE) {
+        json_error(resp, 400, why[0] ? why : core_strerror(rc));
+    } else {
+        core_buf_printf(&msg, "case '%s': %s", id, core_strerror(rc));
+        core_logf(&a->log, CORE_LOG_ERROR, "api: GET %s: %s", req->path, core_strerror(rc));
+        json_error(resp, 500, msg.data);
+    }
+    core_buf_free(&msg);
+    free(id);
+}
+
+static void list_cases(sink_api *a, const core_http_req *req, core_http_resp *resp)
+{
+    core_buf json = {0};
+    char why[512] = "";
+    int rc = a->ops.list_cases(a->ops.ud, req->query, &json, why, sizeof why);
+    if (rc == 0) {
+        resp->status = 200;
+        resp->content_type = "application/json";
+        resp->body = json;
+        return;
+    }
+    core_buf_free(&json);
+    if (rc == CORE_EUSAGE) {
+        json_error(resp, 400, why[0] ? why : core_strerror(rc));
+        return;
+    }
+    core_logf(&a->log, CORE_LOG_ERROR, "api: GET /v1/cases: %s", core_strerror(rc));
+    json_error(resp, 500, core_strerror(rc));
+}
+
 static void query(sink_api *a, const core_http_req *req, core_http_resp *resp)
 {
     if (!a->ops.query) {
@@ -383,16 +497,34 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
             return;
         }
         bool bad;
-        char *id = query_param(req->query, "case", &bad);
+        char *id = sink_query_param(req->query, "case", &bad);
         if (bad || (id && !*id)) {
             free(id);
             json_error(resp, 400, "query parameter 'case': bad percent-encoding or empty");
             return;
         }
         open_stream(a, id, resp);
+    } else if (strcmp(p, "/v1/cases") == 0 && a->ops.list_cases) {
+        if (!is_get(m)) {
+            method_not_allowed(resp, "GET, HEAD");
+            return;
+        }
+        list_cases(a, req, resp);
     } else if (strncmp(p, API_CASES_PREFIX, strlen(API_CASES_PREFIX)) == 0) {
         const char *rest = p + strlen(API_CASES_PREFIX);
         size_t rl = strlen(rest), sl = strlen("/stream");
+        static const char *const views[] = {"timeline", "explain"};
+        for (size_t i = 0; i < 2; i++) {
+            size_t vl = strlen(views[i]);
+            if (rl > vl + 1 && rest[rl - vl - 1] == '/' && strcmp(rest + rl - vl, views[i]) == 0) {
+                if (!is_get(m)) {
+                    method_not_allowed(resp, "GET, HEAD");
+                    return;
+                }
+                case_view(a, rest, rl - vl - 1, views[i], req, resp);
+                return;
+            }
+        }
         if (rl > sl && strcmp(rest + rl - sl, "/stream") == 0) {
             if (!is(m, "GET")) {
                 method_not_allowed(resp, "GET");
@@ -414,7 +546,7 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
             return;
         }
         get_case(a, rest, resp);
-    } else {
+    } else if (!ui_asset(a, p, m, resp)) {
         json_error(resp, 404, "not found");
     }
 }
@@ -437,9 +569,21 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
     pthread_mutex_init(&a->sub_mu, NULL);
     a->max_streams = o->max_streams;
     a->rate = o->stream_rate > 0 ? o->stream_rate : API_DEFAULT_STREAM_RATE;
+    if (o->ui) {
+        core_buf c = {0};
+        const char *u = o->ui_source_url ? o->ui_source_url : "";
+        const char *r = o->ui_source_rev ? o->ui_source_rev : "";
+        core_buf_puts(&c, "{\"source_url\":");
+        core_buf_json_str(&c, u, strlen(u));
+        core_buf_puts(&c, ",\"source_rev\":");
+        core_buf_json_str(&c, r, strlen(r));
+        core_buf_puts(&c, "}");
+        a->ui_config = core_xstrdup(c.data);
+        core_buf_free(&c);
+    }
     core_http_opts ho = {
         .listen = o->listen ? o->listen : API_DEFAULT_LISTEN,
-        .name = "API (/v1/cases, /v1/query, /v1/stream, /metrics)",
+        .name = "API (/v1/cases, /v1/query, /v1/stream, /metrics, the live view /)",
         .max_body = API_MAX_BODY,
         .threads = 2,
         .log = o->log,
@@ -453,6 +597,7 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
     int rc = core_http_start(&ho, handle, a, &a->http, why, whylen);
     if (rc) {
         pthread_mutex_destroy(&a->sub_mu);
+        free(a->ui_config);
         free(a);
         return rc;
     }
@@ -481,5 +626,6 @@ void sink_api_stop(sink_api *a)
         sub_free(u);
     }
     pthread_mutex_destroy(&a->sub_mu);
+    free(a->ui_config);
     free(a);
 }

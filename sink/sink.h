@@ -224,7 +224,16 @@ void sink_kafka_free(sink_kafka *k);
  * 127.0.0.1:8318):
  *   GET  /v1/cases/{id}  get_case (id percent-decoded): 200 JSON; 404 when
  *                        it gives CORE_ENOTFOUND; 400 for a broken escape
+ *   GET  /v1/cases       list_cases(query): 200 JSON, 400 for CORE_EUSAGE
+ *   GET  /v1/cases/{id}/timeline, /v1/cases/{id}/explain?rank=R
+ *                        timeline(), explain(): as get_case (explain: 400
+ *                        for CORE_EUSAGE)
  *   GET  /v1/stats       stats(): 200 JSON
+ *   GET  /, /ui/...      the live view (with opts->ui): HTML, script and
+ *                        style built into the binary, under a strict
+ *                        Content-Security-Policy (nothing from elsewhere,
+ *                        no inline script or style); /ui/config.json
+ *                        its settings
  *   GET  /v1/stream, /v1/cases/{id}/stream  Server-Sent Events (below);
  *                        503 + Retry-After past max_streams
  *   POST /v1/query       query(body): 200 JSON; 400 {"error": why} for
@@ -253,6 +262,15 @@ typedef struct sink_api_ops {
     /* GET /v1/stats: the daemon's online accuracy and health; a non-zero
      * return is a 500. */
     int (*stats)(void *ud, core_buf *json);
+    /* GET /v1/cases?QUERY: a page of live cases (query as sent, NULL when
+     * none): 0; CORE_EUSAGE is a 400 with why; others a 500. */
+    int (*list_cases)(void *ud, const char *query, core_buf *json, char *why, size_t whylen);
+    /* GET /v1/cases/{id}/timeline: as get_case. */
+    int (*timeline)(void *ud, const char *case_id, core_buf *json);
+    /* GET /v1/cases/{id}/explain?QUERY: as get_case, and CORE_EUSAGE a
+     * 400 with why. */
+    int (*explain)(void *ud, const char *case_id, const char *query, core_buf *json, char *why,
+                   size_t whylen);
     void *ud;
 } sink_api_ops;
 
@@ -277,6 +295,12 @@ typedef struct sink_api_opts {
      * each at most (<= 0: 20). */
     unsigned max_streams;
     double stream_rate;
+    /* The live view (GET / and /ui/...): off unless set. Its link to
+     * source: a URL template with {file}, {line}, {rev} (NULL or "":
+     * plain file:line), and what {rev} stands for. Copied. */
+    bool ui;
+    const char *ui_source_url;
+    const char *ui_source_rev;
 } sink_api_opts;
 
 /*
@@ -294,6 +318,11 @@ const char *sink_api_address(const sink_api *a);
 /* The API server's counters (core_http_get_stats). Any thread, until
  * sink_api_stop. */
 void sink_api_get_http_stats(const sink_api *a, core_http_stats *out);
+
+/* The value of key in a query string (as core_http_req has it, NULL for
+ * none), percent-decoded, malloc'd; NULL when absent, and then *bad tells
+ * a broken escape (or an encoded NUL) from no such key. Reentrant. */
+char *sink_query_param(const char *query, const char *key, bool *bad);
 
 /* Stops accepting, answers the requests in progress, ends the streams,
  * frees a (NULL is fine). Not from inside an op. */

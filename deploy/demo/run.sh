@@ -82,6 +82,8 @@ for _ in $(seq 300); do [[ -s $out/ready.json ]] && break; sleep 0.1; done
 cat "$out/ready.json"
 ready() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$out/ready.json" "$1"; }
 otlp=$(ready otlp_http) api=$(ready api) boot=$(ready kafka_bootstrap)
+echo "${bold}live view: http://$api/${plain}  (open it in a browser and watch the cases come in)"
+
 
 step "deploy/demo/feed.py build/demo/live.csv \$OTLP 0 40 | kcat -P -b \$KAFKA -t otlp_spans -K\$'\\t'"
 python3 "$here/feed.py" "$live" "$otlp" 0 40 | kcat -P -b "$boot" -t otlp_spans -K $'\t'
@@ -102,11 +104,27 @@ import json,sys; c=json.load(sys.stdin)
 print('seq', c['seq'], ' last', c['last_time'], ' model', c['model_version'])
 print('last activities:', ' > '.join(c['prefix'][-4:]))
 for r in c['ranked'][:3]: print('  %.4f  %s  %s:%d-%d' % (r['score'], r['symbol'], r['file'], r['start_line'], r['end_line']))"
-step "curl http://\$API/metrics | grep -E '^pmrag_(events_in|predictions_out|mapping_coverage)'"
-curl -fsS "http://$api/metrics" | grep -E '^pmrag_(events_in|predictions_out|mapping_coverage)'
-kill -TERM "$serve_pid"
-wait "$serve_pid"
-trap - EXIT
+step "curl http://\$API/metrics | grep -E '^pmrag_(events_in|predictions_out|mapping_coverage|predictions_scored|prediction_hits)'"
+curl -fsS "http://$api/metrics" | grep -E '^pmrag_(events_in|predictions_out|mapping_coverage|predictions_scored|prediction_hits)'
+
+# The daemon keeps score: each prediction is scored when its case's next
+# event arrives (here against the mapping: the feed sends no code.*).
+step "curl http://\$API/v1/stats  (online accuracy)"
+curl -fsS "http://$api/v1/stats" | python3 -c "
+import json,sys; s=json.load(sys.stdin); n=s['scored'] or 1
+print('scored %d predictions: top-1 %.3f  top-3 %.3f  top-10 %.3f  MRR %.3f' % (s['scored'],
+      s['hits']['1']/n, s['hits']['3']/n, s['hits']['10']/n, s['mrr']))"
 
 step pmrag eval --graph build/demo/orderflow.graph --log build/demo/orderflow.csv
 "$pmrag" eval --graph "$graph" --log "$log" -q
+
+# Interactive: the daemon stays up for the live view until Enter.
+if [[ -t 0 && -t 1 ]]; then
+  printf '\n%slive view: http://%s/%s  (the daemon runs until you press Enter)\n' "$bold" "$api" "$plain"
+  read -r _ || true
+else
+  echo "live view was at http://$api/ (run make demo in a terminal to keep the daemon up)"
+fi
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+trap - EXIT

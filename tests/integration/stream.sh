@@ -47,6 +47,14 @@ listen() {
   fail "stream $1 ($2) did not open"
 }
 
+# A link template the page could not fill is refused at start, naming the
+# key (`|| true`: expect reads the exit status itself, not through -e).
+expect "ui.source_url with an unknown placeholder" 2 "ui.source_url: unknown placeholder '\\{path\\}'" \
+  -- "$pmrag" serve --graph "$work/app.graph" --set state.dir="$work/state" \
+  --set ui.source_url='https://git.example.com/{path}' || true
+expect "ui.source_url not http(s)" 2 "ui.source_url: .*expected an http:// or https:// URL template" \
+  -- "$pmrag" serve --graph "$work/app.graph" --set state.dir="$work/state" \
+  --set ui.source_url='file:///etc/{file}' || true
 start --set api.stream_rate=100000
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://$api/v1/stream")
 [[ $code == 401 ]] && pass "no token: 401" || bad "no token: $code, want 401"
