@@ -5,6 +5,8 @@
 #   make deps    Debian packages + the pinned tree-sitter grammars
 #   make build   preset dev (RelWithDebInfo, warnings as errors) -> build/cmd/pmrag
 #   make test    build + the whole ctest suite (unit, integration, acceptance)
+#   make kafka   build + the tests against a real Apache Kafka (label kafka;
+#                the first run fetches the broker's jars into .deps/kafka)
 #   make demo    build + index the bundled demo application, show what it found
 #   make asan    preset asan: AddressSanitizer + UBSan build and its tests (build-asan/)
 #   make lint    clang-format check + clang-tidy over every module (tests/lint.sh)
@@ -18,7 +20,7 @@ CMAKE_ARGS ?=
 # The nested make that cmake --build runs need not announce directories.
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all deps build test demo asan lint bench fuzz clean
+.PHONY: all deps build test kafka demo asan lint bench fuzz clean
 
 all: build
 
@@ -30,7 +32,10 @@ build: deps
 	@cmake --build --preset dev -j $(JOBS)
 
 test: build
-	@ctest --preset dev -j $(JOBS) --label-exclude bench
+	@ctest --preset dev -j $(JOBS) --label-exclude 'bench|kafka'
+
+kafka: build
+	@ctest --preset dev --label-regex kafka --output-on-failure
 
 demo: build
 	@deploy/demo/run.sh build/cmd/pmrag

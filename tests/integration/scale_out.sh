@@ -52,7 +52,10 @@
 # up to a second less than it for members to rejoin, and a killed
 # instance's partitions move after it), SCALE_FAULT (kill; pause: the
 # victim gets SIGSTOP instead, and SIGCONT once its partitions have moved
-# on, a zombie that still holds an uncommitted batch).
+# on, a zombie that still holds an uncommitted batch), SCALE_CLUSTER (mock;
+# kafka: a three-node Apache Kafka cluster of tests/kafka/broker.sh
+# instead, the topics created with SCALE_REPLICAS replicas, 3, the
+# changelog compacted: the ctest label `kafka`).
 set -euo pipefail
 usage="usage: scale_out.sh PMRAG SOURCE_DIR [WORK_DIR]"
 pmrag=${1:?$usage}
@@ -110,7 +113,17 @@ fi
 $tool expect "$end_act" "$work" "$work/events.kcat"
 events=$(wc -l <"$work/events.kcat")
 
-mock_start --partitions "$partitions" --topic events --topic pmrag_predictions --topic ref_predictions --topic "$changelog"
+if [[ ${SCALE_CLUSTER:-mock} == kafka ]]; then
+  # shellcheck source=tests/kafka/broker.sh
+  . "$src/tests/kafka/broker.sh"
+  kafka_start 3
+  r=${SCALE_REPLICAS:-3}
+  kafka_admin create "events:$partitions:$r" "pmrag_predictions:$partitions:$r" \
+    "ref_predictions:$partitions:$r" "$changelog:$partitions:$r:cleanup.policy=compact" ||
+    fail "creating the topics"
+else
+  mock_start --partitions "$partitions" --topic events --topic pmrag_predictions --topic ref_predictions --topic "$changelog"
+fi
 
 # start RUN STATE [--set k=v ...]: one daemon, its log stamped line by line
 # (serve_start's, but for the stamps).

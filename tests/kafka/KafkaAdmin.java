@@ -1,3 +1,6 @@
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -6,13 +9,22 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -34,6 +46,13 @@ import org.apache.kafka.common.errors.TopicExistsException;
  *       one line per partition: PARTITION LOG_START END
  *   KafkaAdmin BOOTSTRAP leaders TOPIC
  *       one line per partition: PARTITION LEADER ISR,...
+ *   KafkaAdmin BOOTSTRAP alter TOPIC KEY=VALUE,...
+ *       sets topic configuration keys (incrementalAlterConfigs)
+ *   KafkaAdmin BOOTSTRAP produce TOPIC
+ *       KEY<TAB>VALUE lines of stdin to TOPIC (UTF-8), idempotent, acks=all,
+ *       each retried for up to 5 minutes; prints how many, exit 1 if any
+ *       failed. kcat gives up as soon as every broker is down: this one
+ *       keeps going across a broker restart.
  */
 public final class KafkaAdmin {
     private KafkaAdmin() {}
@@ -60,6 +79,12 @@ public final class KafkaAdmin {
                 case "leaders":
                     leaders(a, args[2]);
                     break;
+                case "alter":
+                    alter(a, args[2], args[3]);
+                    break;
+                case "produce":
+                    produce(args[0], args[2]);
+                    break;
                 default:
                     usage();
             }
@@ -71,7 +96,7 @@ public final class KafkaAdmin {
 
     private static void usage() {
         System.err.println("usage: KafkaAdmin BOOTSTRAP nodes N SECONDS | create NAME:P:R[:K=V,...]... "
-                           + "| offsets TOPIC | leaders TOPIC");
+                           + "| offsets TOPIC | leaders TOPIC | alter TOPIC K=V,...");
         System.exit(2);
     }
 
@@ -151,6 +176,56 @@ public final class KafkaAdmin {
         for (TopicPartitionInfo pi : d.partitions()) {
             TopicPartition tp = new TopicPartition(topic, pi.partition());
             System.out.println(pi.partition() + " " + s.get(tp).offset() + " " + e.get(tp).offset());
+        }
+    }
+
+    private static void alter(Admin a, String topic, String kvs) throws Exception {
+        List<AlterConfigOp> ops = new ArrayList<>();
+        for (String kv : kvs.split(",")) {
+            String[] x = kv.split("=", 2);
+            ops.add(new AlterConfigOp(new ConfigEntry(x[0], x[1]), AlterConfigOp.OpType.SET));
+        }
+        ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        a.incrementalAlterConfigs(Map.of(r, ops)).all().get();
+        System.out.println("altered " + topic + " " + kvs);
+    }
+
+    private static void produce(String boot, String topic) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, boot);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "300000");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        AtomicLong acked = new AtomicLong();
+        AtomicReference<Exception> failed = new AtomicReference<>();
+        long sent = 0;
+        try (KafkaProducer<String, String> pr = new KafkaProducer<>(p);
+             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null && failed.get() == null) {
+                int tab = line.indexOf('\t');
+                if (tab < 0) {
+                    continue;
+                }
+                pr.send(new ProducerRecord<>(topic, line.substring(0, tab), line.substring(tab + 1)), (md, e) -> {
+                    if (e != null) {
+                        failed.compareAndSet(null, e);
+                    } else {
+                        acked.incrementAndGet();
+                    }
+                });
+                sent++;
+            }
+            pr.flush();
+        }
+        System.out.println("produced " + acked.get() + " of " + sent + " to " + topic);
+        if (failed.get() != null || acked.get() != sent) {
+            System.err.println("KafkaAdmin produce: " + failed.get());
+            System.exit(1);
         }
     }
 

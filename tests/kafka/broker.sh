@@ -181,13 +181,14 @@ kafka_start() {
     kafka_cport[$i]=${ports[$((2 * i - 1))]}
     boot+="${boot:+,}127.0.0.1:${kafka_port[$i]}"
   done
-  # One cluster id for all nodes: 16 random bytes, URL-safe base64.
+  # One cluster id for all nodes: 16 random bytes, URL-safe base64 (given
+  # as --cluster-id=ID: it may start with a dash).
   id=$(python3 -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("="))')
   for ((i = 1; i <= n; i++)); do
     kafka__config "$i"
     log_watch "$work/kafka/node$i/warn.log" "kafka$i"
     "${kafka__jvm[@]}" -Xmx128m -cp "$kafka_cp" kafka.tools.StorageTool format --ignore-formatted \
-      -t "$id" -c "$work/kafka/node$i/server.properties" >"$work/kafka/node$i/format.log" 2>&1 ||
+      "--cluster-id=$id" -c "$work/kafka/node$i/server.properties" >"$work/kafka/node$i/format.log" 2>&1 ||
       fail "kafka node $i: StorageTool format: $(tail -3 "$work/kafka/node$i/format.log")"
   done
   for ((i = 1; i <= n; i++)); do kafka_node_start "$i"; done
