@@ -247,7 +247,7 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
             n = model_rank(s->md, s->api_w, c.act, c.var, i + 1, s->k, p);
         }
         core_buf_printf(json, "%s{\"seq\":%llu,\"activity\":", i ? "," : "",
-                        (unsigned long long)(c.seq - c.ntok + i + 1));
+                        (unsigned long long)c.seq - c.ntok + i + 1);
         if (c.act[i] < nact) {
             model_activity pa;
             model_mapper_activity(s->m, c.act[i], &pa);

@@ -196,7 +196,7 @@ void serve__stats_json(serve *s, core_buf *b)
             continue; /* nothing before the first bucket with data */
         core_buf_printf(
             b, "%s{\"t\":%llu,\"events\":%llu,\"scored\":%llu,\"hits\":[%llu,%llu,%llu]}",
-            first ? "" : ",", (unsigned long long)((now - i) * SERVE_SCORE_BUCKET_S),
+            first ? "" : ",", (unsigned long long)(now - i) * SERVE_SCORE_BUCKET_S,
             (unsigned long long)(live ? k->events : 0), (unsigned long long)(live ? k->scored : 0),
             (unsigned long long)(live ? k->hit[0] : 0), (unsigned long long)(live ? k->hit[1] : 0),
             (unsigned long long)(live ? k->hit[2] : 0));

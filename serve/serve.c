@@ -441,7 +441,8 @@ static int check_source_url(const char *u, char *why, size_t whylen)
         return CORE_EUSAGE;
     }
     for (const char *p = strchr(u, '{'); p; p = strchr(p + 1, '{')) {
-        if (strncmp(p, "{file}", 6) && strncmp(p, "{line}", 6) && strncmp(p, "{rev}", 5)) {
+        if (strncmp(p, "{file}", 6) != 0 && strncmp(p, "{line}", 6) != 0 &&
+            strncmp(p, "{rev}", 5) != 0) {
             const char *e = strchr(p, '}');
             snprintf(why, whylen,
                      "ui.source_url: unknown placeholder '%.*s' (known: {file}, {line}, {rev})",

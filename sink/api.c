@@ -50,17 +50,18 @@ struct sink_api {
 /* The live view's pages may load only what this server sends (no inline
  * script or style, nothing from elsewhere), may not be framed, and send no
  * referrer (a case id in the URL is the users' data). */
-static const char *const ui_headers[] = {
-    "Content-Security-Policy",
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options",
-    "nosniff",
-    "Referrer-Policy",
-    "no-referrer",
-    "Cache-Control",
-    "no-cache",
-    NULL};
+static const char ui_csp[] =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+static const char *const ui_headers[] = {"Content-Security-Policy",
+                                         ui_csp,
+                                         "X-Content-Type-Options",
+                                         "nosniff",
+                                         "Referrer-Policy",
+                                         "no-referrer",
+                                         "Cache-Control",
+                                         "no-cache",
+                                         NULL};
 
 static void json_error(core_http_resp *resp, int status, const char *msg)
 {
@@ -260,7 +261,7 @@ void sink_api_publish(sink_api *a, const char *case_id, size_t case_len, const c
     pthread_mutex_lock(&a->sub_mu);
     for (sub **pp = &a->subs; *pp;) {
         sub *u = *pp;
-        if (u->case_id && (u->case_len != case_len || memcmp(u->case_id, case_id, case_len))) {
+        if (u->case_id && (u->case_len != case_len || memcmp(u->case_id, case_id, case_len) != 0)) {
             pp = &u->next;
             continue;
         }

@@ -563,6 +563,138 @@ TEST(http_stop_finishes_requests_in_progress)
     close(fd);
 }
 
+/* ---- streamed responses --------------------------------------------- */
+
+typedef struct stream_state {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    core_http_stream *st;
+    size_t max;
+} stream_state;
+
+static void stream_handler(void *ud, const core_http_req *req, core_http_resp *resp)
+{
+    stream_state *x = ud;
+    if (strcmp(req->path, "/s") != 0) {
+        resp->status = 200;
+        core_buf_puts(&resp->body, "plain");
+        return;
+    }
+    resp->content_type = "text/event-stream";
+    core_buf_puts(&resp->body, ": open\n\n");
+    core_http_stream *st = core_http_stream_new(resp, x->max, ": ka\n\n");
+    pthread_mutex_lock(&x->mu);
+    x->st = st;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* The stream the handler opened for the latest request. */
+static core_http_stream *stream_take(stream_state *x)
+{
+    pthread_mutex_lock(&x->mu);
+    while (!x->st)
+        pthread_cond_wait(&x->cv, &x->mu);
+    core_http_stream *st = x->st;
+    x->st = NULL;
+    pthread_mutex_unlock(&x->mu);
+    return st;
+}
+
+/* Reads from fd until its bytes so far contain want (5 s at most). */
+static void recv_until(int fd, core_buf *got, const char *want)
+{
+    char buf[4096];
+    while (!got->data || !strstr(got->data, want)) {
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n <= 0)
+            unit_fail(__FILE__, __LINE__, "no '%s' in %zu bytes: %.300s", want, got->len,
+                      got->data ? got->data : "");
+        core_buf_append(got, buf, (size_t)n);
+    }
+}
+
+static int stream_open(const char *addr, core_buf *got)
+{
+    int fd = connect_to(addr);
+    const char req[] = "GET /s HTTP/1.1\r\nHost: test\r\n\r\n";
+    send_all(fd, req, sizeof req - 1);
+    recv_until(fd, got, ": open");
+    return fd;
+}
+
+/* A streamed body: chunked, fed later from another thread; a client that
+ * went away is noticed (-EPIPE), one too slow is cut off (CORE_ELIMIT),
+ * and stop ends the open ones properly. */
+TEST(http_streams_deliver_notice_gone_and_slow_clients_and_end_at_stop)
+{
+    stream_state x = {.max = 64 << 10};
+    pthread_mutex_init(&x.mu, NULL);
+    pthread_cond_init(&x.cv, NULL);
+    core_http *s = start(stream_handler, &x, 0, 1);
+    char addr[64];
+    snprintf(addr, sizeof addr, "%s", core_http_address(s));
+
+    /* Data as it comes, while the single handler thread is free. */
+    core_buf got = {0};
+    int fd = stream_open(addr, &got);
+    core_http_stream *st = stream_take(&x);
+    CHECK(strstr(got.data, "Transfer-Encoding: chunked") != NULL);
+    CHECK(strstr(got.data, "Content-Type: text/event-stream") != NULL);
+    http_res r;
+    request(addr, "GET", "/other", NULL, NULL, 0, &r); /* the handler thread is not held */
+    CHECK_INT(r.status, 200);
+    res_free(&r);
+    for (int i = 0; i < 3; i++) {
+        char line[32];
+        int n = snprintf(line, sizeof line, "data: %d\n\n", i);
+        CHECK_OK(core_http_stream_send(st, line, (size_t)n));
+        recv_until(fd, &got, line);
+    }
+    core_http_stats hs;
+    core_http_get_stats(s, &hs);
+    CHECK_INT(hs.streams, 1);
+    /* The client goes: sends fail soon after. */
+    close(fd);
+    int rc = 0;
+    for (int i = 0; i < 300 && rc == 0; i++) {
+        rc = core_http_stream_send(st, "data: x\n\n", 9);
+        usleep(10000);
+    }
+    CHECK_INT(rc, -EPIPE);
+    CHECK(core_http_stream_closed(st));
+    core_http_stream_end(st);
+
+    /* A client that does not read: cut off past max queued. */
+    core_buf_reset(&got);
+    fd = stream_open(addr, &got);
+    st = stream_take(&x);
+    static char big[16384];
+    memset(big, 'x', sizeof big);
+    rc = 0;
+    for (int i = 0; i < 10000 && rc == 0; i++)
+        rc = core_http_stream_send(st, big, sizeof big);
+    CHECK_INT(rc, CORE_ELIMIT);
+    CHECK_INT(core_http_stream_send(st, "y", 1), CORE_ELIMIT);
+    core_http_stream_end(st);
+    close(fd);
+
+    /* Stop ends an open stream: the client reads the last chunk. */
+    core_buf_reset(&got);
+    fd = stream_open(addr, &got);
+    st = stream_take(&x);
+    CHECK_OK(core_http_stream_send(st, "data: last\n\n", 12));
+    core_http_stop(s);
+    recv_until(fd, &got, "0\r\n\r\n");
+    CHECK(strstr(got.data, "data: last") != NULL);
+    CHECK_INT(core_http_stream_send(st, "z", 1), -EPIPE);
+    core_http_stream_end(st);
+    close(fd);
+    core_buf_free(&got);
+    pthread_mutex_destroy(&x.mu);
+    pthread_cond_destroy(&x.cv);
+}
+
 /* Whether the server closed fd (EOF or a reset), waiting up to ms. */
 static bool closed_within(int fd, int ms)
 {
