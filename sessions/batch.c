@@ -67,7 +67,10 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
         flags |= F_PRED;
     uint64_t rr_bits;
     memcpy(&rr_bits, &c->rr, sizeof rr_bits);
-    if (c->scored || c->hit1 || c->hit3 || c->hit10 || rr_bits || c->last_rank != -1)
+    /* Anything below -1 means "not scored" too (and must not encode as
+     * a rank no decoder accepts). */
+    int64_t last_rank = c->last_rank < -1 ? -1 : c->last_rank;
+    if (c->scored || c->hit1 || c->hit3 || c->hit10 || rr_bits || last_rank != -1)
         flags |= F_SCORE;
     *p++ = SESS__CASE_VERSION;
     *p++ = flags;
@@ -113,7 +116,7 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
         p += put_varint(p, c->hit1);
         p += put_varint(p, c->hit3);
         p += put_varint(p, c->hit10);
-        p += put_varint(p, (uint64_t)((int64_t)c->last_rank + 1));
+        p += put_varint(p, (uint64_t)(last_rank + 1));
         sess__put_u64le(p, rr_bits);
         p += 8;
     }
@@ -279,7 +282,8 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
         out->hit1 = rd_varint(&r, UINT64_MAX, "hit1");
         out->hit3 = rd_varint(&r, UINT64_MAX, "hit3");
         out->hit10 = rd_varint(&r, UINT64_MAX, "hit10");
-        out->last_rank = (int32_t)rd_varint(&r, (uint64_t)INT32_MAX + 1, "last_rank") - 1;
+        out->last_rank =
+            (int32_t)((int64_t)rd_varint(&r, (uint64_t)INT32_MAX + 1, "last_rank") - 1);
         uint64_t bits = rd_fixed(&r, 8, "rr");
         memcpy(&out->rr, &bits, sizeof bits);
     }
