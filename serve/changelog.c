@@ -96,6 +96,23 @@ static int cl_produce(serve *s, int32_t partition, const char *case_id, size_t c
     return rc;
 }
 
+/* Queues one record of the batch being filled (val NULL: a tombstone). */
+static void cl_queue(serve *s, int32_t partition, const char *case_id, size_t clen, const void *val,
+                     size_t vlen)
+{
+    struct serve_clq *q = s->clq;
+    struct serve_clrec r = {.partition = partition,
+                            .klen = (uint32_t)clen,
+                            .koff = q->data.len,
+                            .tombstone = val == NULL};
+    core_buf_append(&q->data, case_id, clen);
+    r.voff = q->data.len;
+    r.vlen = val ? vlen : 0;
+    if (val)
+        core_buf_append(&q->data, val, vlen);
+    core_vec_push(&q->recs, r);
+}
+
 int serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess_case *c,
                           const ingest_kafka_msg *km)
 {
@@ -109,10 +126,35 @@ int serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess
     }
     core_buf_reset(&s->clv);
     serve__cl_encode(&s->clv, km->topic, km->offset, c, texts);
-    int rc = cl_produce(s, km->partition, case_id, clen, s->clv.data, s->clv.len);
-    if (!rc && !c)
-        rc = cl_produce(s, km->partition, case_id, clen, NULL, 0);
-    return rc;
+    cl_queue(s, km->partition, case_id, clen, s->clv.data, s->clv.len);
+    if (!c)
+        cl_queue(s, km->partition, case_id, clen, NULL, 0);
+    return 0;
+}
+
+int serve__changelog_flush(serve *s, struct serve_clq *q, uint64_t *epoch)
+{
+    for (size_t i = 0; i < q->recs.n; i++) {
+        const struct serve_clrec *r = &q->recs.v[i];
+        int rc = cl_produce(s, r->partition, q->data.data + r->koff, r->klen,
+                            r->tombstone ? NULL : q->data.data + r->voff, r->vlen);
+        if (rc)
+            return rc;
+    }
+    *epoch = sink_kafka_epoch_close(s->kcl);
+    return 0;
+}
+
+void serve__clq_clear(struct serve_clq *q)
+{
+    core_buf_reset(&q->data);
+    q->recs.n = 0;
+}
+
+void serve__clq_free(struct serve_clq *q)
+{
+    core_buf_free(&q->data);
+    core_vec_free(&q->recs);
 }
 
 /* The newest input offset seen for topic[partition] in the changelog. */

@@ -59,16 +59,21 @@ static int ack_wait(serve *s, sink_kafka *k, uint64_t epoch, const char *what)
     }
 }
 
-/* Committer thread: one batch, once its changelog records and
- * predictions are acknowledged. */
+/* Committer thread: one batch, once its predictions and then its
+ * changelog records are acknowledged (in that order: a restored change
+ * has its prediction on the topic). */
 static int commit_batch(serve *s, const sess_batch *b, uint64_t epoch, bool has_epoch,
-                        uint64_t cl_epoch)
+                        struct serve_clq *clq)
 {
     uint64_t t0 = core_now_ns();
     atomic_store(&s->ack_wait_since, t0);
-    int rc = s->kcl ? ack_wait(s, s->kcl, cl_epoch, "changelog") : 0;
-    if (!rc && has_epoch)
-        rc = ack_wait(s, s->kout, epoch, "predictions");
+    int rc = has_epoch ? ack_wait(s, s->kout, epoch, "predictions") : 0;
+    if (!rc && s->kcl && clq->recs.n) {
+        uint64_t cl_epoch;
+        rc = serve__changelog_flush(s, clq, &cl_epoch);
+        if (!rc)
+            rc = ack_wait(s, s->kcl, cl_epoch, "changelog");
+    }
     atomic_store(&s->ack_wait_since, 0);
     if (rc)
         return rc;
@@ -143,12 +148,13 @@ static void *committer_main(void *arg)
             break; /* quit, with nothing handed over */
         const sess_batch *b = s->c.b;
         pending *reqs = s->c.reqs;
-        uint64_t epoch = s->c.epoch, cl_epoch = s->c.cl_epoch;
+        uint64_t epoch = s->c.epoch;
+        struct serve_clq *clq = s->c.clq;
         bool has_epoch = s->c.has_epoch;
         int rc = s->c.rc;
         pthread_mutex_unlock(&s->cmu);
         if (!rc)
-            rc = commit_batch(s, b, epoch, has_epoch, cl_epoch);
+            rc = commit_batch(s, b, epoch, has_epoch, clq);
         /* The requests are answered after the commit: 200 means durable. */
         if (reqs)
             serve__answer(s, reqs, rc ? -EIO : 0);
@@ -196,6 +202,7 @@ int serve__pipe_reap(serve *s, bool wait)
     s->c.reqs = NULL;
     s->c.pos = NULL;
     s->c.npos = 0;
+    serve__clq_clear(s->c.clq);
     pthread_mutex_unlock(&s->cmu);
     if (!rc && s->kin && npos) {
         ingest_kafka_pos *kp = core_xmalloc(npos * sizeof *kp);
@@ -223,7 +230,10 @@ void serve__pipe_handoff(serve *s)
     s->c.npos = s->pos.n;
     s->c.has_epoch = s->kout != NULL;
     s->c.epoch = s->kout ? sink_kafka_epoch_close(s->kout) : 0;
-    s->c.cl_epoch = s->kcl ? sink_kafka_epoch_close(s->kcl) : 0;
+    /* The committer takes this batch's changelog records; the other
+     * queue, emptied when the committer's last batch was reaped, fills. */
+    s->c.clq = s->clq;
+    s->clq = s->clq == &s->clqs[0] ? &s->clqs[1] : &s->clqs[0];
     s->c.done = false;
     pthread_cond_broadcast(&s->ccv);
     pthread_mutex_unlock(&s->cmu);
@@ -249,6 +259,8 @@ int serve__pipe_sync(serve *s)
 int serve__committer_start(serve *s)
 {
     s->xbatch = sess_batch_new();
+    s->clq = &s->clqs[0];
+    s->c.clq = &s->clqs[1];
     s->last_expire = core_now_ns();
     if (pthread_create(&s->cthread, NULL, committer_main, s) != 0)
         return -errno;

@@ -321,6 +321,8 @@ static void serve_free(serve *s)
         free(s->cl_pos.v[i].topic);
     core_vec_free(&s->cl_pos);
     core_buf_free(&s->clv);
+    serve__clq_free(&s->clqs[0]);
+    serve__clq_free(&s->clqs[1]);
     ingest_kafka_mock_free(s->mock);
     free(s->bootstrap);
     serve__committer_stop(s);

@@ -94,6 +94,18 @@ typedef struct list {
     size_t n;
 } list;
 
+/* One changelog record queued for the committer (serve.clq). */
+struct serve_clrec {
+    int32_t partition;
+    uint32_t klen;
+    size_t koff, voff, vlen; /* the key and value in the queue's data */
+    bool tombstone;
+};
+struct serve_clq {
+    core_buf data; /* keys and values, one after another */
+    core_vec(struct serve_clrec) recs;
+};
+
 struct serve {
     core_cfg *cfg;
     core_logger lg;
@@ -141,7 +153,8 @@ struct serve {
         pending *reqs;
         kpos *pos;
         size_t npos;
-        uint64_t epoch, cl_epoch;
+        uint64_t epoch;
+        struct serve_clq *clq; /* the batch's changelog records */
         bool has_epoch, done, quit;
         int rc;
     } c;
@@ -151,8 +164,14 @@ struct serve {
 
     /* The changelog (kafka.changelog): every case change made by a Kafka
      * message, to <group>-cases-changelog in the message's partition;
-     * restored when a partition is assigned. */
+     * restored when a partition is assigned. The engine queues a batch's
+     * records in clq; the committer sends them only once the batch's
+     * predictions are acknowledged, and is the only thread that uses kcl
+     * while it runs: a change the broker holds before its prediction
+     * would let the next owner of the partition resume past an event
+     * whose prediction was never published. */
     sink_kafka *kcl;
+    struct serve_clq clqs[2], *clq;
     char *cl_topic;
     ingest_kafka_opts kio; /* the consumer's settings, for the restores */
     list kprops;
@@ -339,8 +358,15 @@ void serve__cl_encode(core_buf *b, const char *topic, int64_t offset, const sess
  * is not one (header says whether its header could still be read). */
 int serve__cl_decode(const void *val, size_t len, serve_cl_rec *out);
 
+/* Queues the changelog records of a change (c NULL: the case ended) in
+ * the batch being filled (engine thread); never fails. */
 int serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess_case *c,
                           const ingest_kafka_msg *km);
+/* Committer thread: sends a batch's queued records, and closes kcl's
+ * epoch over them (*epoch, to wait for). */
+int serve__changelog_flush(serve *s, struct serve_clq *q, uint64_t *epoch);
+void serve__clq_clear(struct serve_clq *q);
+void serve__clq_free(struct serve_clq *q);
 bool serve__restored_has(const serve *s, int32_t partition);
 int serve__changelog_restore(serve *s, int32_t partition);
 void serve__on_revoked(void *ud, const char *topic, int32_t partition);
