@@ -24,18 +24,6 @@ static const char *node_text(const model_joint *md, uint32_t node, core_buf *t)
     return t->data ? t->data : "";
 }
 
-static const char *edge_name(uint8_t t)
-{
-    if (t == MODEL_EDGE_FOLLOWS)
-        return "follows";
-    if (t == MODEL_EDGE_EMITS)
-        return "emits";
-    uint8_t base = t & (uint8_t)~PPR_REVERSE;
-    if (base < GRAPH_EDGE__COUNT)
-        return graph_edge_type_name((graph_edge_type)base);
-    return "edge";
-}
-
 int cmd_query(int argc, char **argv)
 {
     const char *graph_path = NULL, *model_path = NULL, *trace = NULL;
@@ -195,8 +183,9 @@ int cmd_query(int argc, char **argv)
             }
             core_buf_printf(&b, "      %s\n", node_text(md, path.seed, &t));
             for (uint32_t j = 0; j < path.len; j++)
-                core_buf_printf(&b, "        --%s (%.2f)--> %s\n", edge_name(path.steps[j].type),
-                                (double)path.steps[j].prob, node_text(md, path.steps[j].to, &t));
+                core_buf_printf(&b, "        --%s (%.2f)--> %s\n",
+                                model_edge_name(path.steps[j].type), (double)path.steps[j].prob,
+                                node_text(md, path.steps[j].to, &t));
             core_buf_printf(&b, "      share of the score %.0f%%\n", 100 * path.share);
         }
     }

@@ -507,6 +507,18 @@ void model_context_text(const model_joint *md, uint32_t c, core_buf *out)
     }
 }
 
+const char *model_edge_name(uint8_t type)
+{
+    if (type == MODEL_EDGE_FOLLOWS)
+        return "follows";
+    if (type == MODEL_EDGE_EMITS)
+        return "emits";
+    uint8_t base = type & (uint8_t)~PPR_REVERSE;
+    if (base < GRAPH_EDGE__COUNT)
+        return graph_edge_type_name((graph_edge_type)base);
+    return "edge";
+}
+
 void model_node_text(const model_joint *md, uint32_t node, core_buf *b)
 {
     uint32_t id;

@@ -215,6 +215,9 @@ int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_
  * qualified name, activity "text", context [a] > "variant" > ..., or (sink);
  * long texts cut. Appended to out. */
 void model_node_text(const model_joint *md, uint32_t node, core_buf *out);
+/* The name of an edge type of a model_explain path: "follows", "emits",
+ * or the code graph's name (graph_edge_type_name, reverse or not). */
+const char *model_edge_name(uint8_t type);
 
 /* Appends a ranking as a JSON array: per item {"score", the symbol's
  * fields (graph_symbol_json), and "activity", the predicted next activity

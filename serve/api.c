@@ -274,18 +274,6 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
     return 0;
 }
 
-static const char *edge_name(uint8_t t)
-{
-    if (t == MODEL_EDGE_FOLLOWS)
-        return "follows";
-    if (t == MODEL_EDGE_EMITS)
-        return "emits";
-    uint8_t base = t & (uint8_t)~PPR_REVERSE;
-    if (base < GRAPH_EDGE__COUNT)
-        return graph_edge_type_name((graph_edge_type)base);
-    return "edge";
-}
-
 static void node_json(const model_joint *md, uint32_t node, core_buf *json)
 {
     core_buf t = {0}, one = {0};
@@ -345,7 +333,7 @@ static int api_explain(void *ud, const char *case_id, const char *query, core_bu
         core_buf_puts(json, ",\"path\":[");
         for (uint32_t j = 0; j < path.len; j++) {
             core_buf_printf(json, "%s{\"edge\":\"%s\",\"prob\":%.6g,\"to\":", j ? "," : "",
-                            edge_name(path.steps[j].type), (double)path.steps[j].prob);
+                            model_edge_name(path.steps[j].type), (double)path.steps[j].prob);
             node_json(s->md, path.steps[j].to, json);
             core_buf_putc(json, '}');
         }
