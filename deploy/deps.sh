@@ -7,6 +7,9 @@
 #                             (and OpenJDK 17 and Maven, when missing)
 #   deploy/deps.sh --ui       only playwright-core, for the `ui` test (no
 #                             root needed)
+#   deploy/deps.sh --otel     the OpenTelemetry Python SDK and its OTLP/HTTP
+#                             exporter in .deps/otel-venv (python3-venv
+#                             when missing), for the demo and its test
 #
 # Debian packages come from apt-get (the list is in DEVELOPERS.md and below);
 # the two tree-sitter grammars come from the npm registry at pinned versions
@@ -154,6 +157,38 @@ fetch_ui() {
   }
 }
 
+# The OpenTelemetry Python SDK: a virtual environment of the machine's
+# python3 (Debian's 3.11) in .deps/otel-venv, every wheel pinned with its
+# SHA-256 by deploy/otel-requirements.txt (pip --require-hashes --no-deps:
+# nothing unpinned comes in), again only when that file changed (the stamp
+# holds its checksum).
+fetch_otel() {
+  local req=$here/otel-requirements.txt dst=$deps_dir/otel-venv want py=/usr/bin/python3
+  [[ -x $py ]] || py=$(command -v python3)
+  want=$(sha256sum "$req" | awk '{print $1}')
+  if [[ -f $dst/.stamp && $(cat "$dst/.stamp") == "$want" && -x $dst/bin/python ]]; then
+    return 0
+  fi
+  "$py" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+  say "installing the OpenTelemetry Python SDK (pinned by deploy/otel-requirements.txt) into $dst"
+  rm -rf "$dst"
+  "$py" -m venv "$dst" || { echo "deps: python3 -m venv $dst failed" >&2; exit 1; }
+  "$dst/bin/python" -m pip install -q --disable-pip-version-check --no-input --require-hashes \
+    --no-deps --only-binary=:all: -r "$req" >"$deps_dir/otel-pip.log" 2>&1 || {
+    tail -20 "$deps_dir/otel-pip.log" >&2
+    echo "deps: pip install -r $req failed (is PyPI reachable?)" >&2
+    rm -rf "$dst"
+    exit 1
+  }
+  "$dst/bin/python" -c 'import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.http' || {
+    echo "deps: the OpenTelemetry SDK in $dst does not import" >&2
+    rm -rf "$dst"
+    exit 1
+  }
+  echo "$want" >"$dst/.stamp"
+  say "OpenTelemetry SDK $("$dst/bin/python" -c 'from importlib.metadata import version; print(version("opentelemetry-sdk"))') in $dst"
+}
+
 # The broker's jars: .deps/kafka/VERSION/*.jar, verified, with a stamp (the
 # checksum of the list) so that a second run only compares the stamp.
 fetch_kafka() {
@@ -194,7 +229,8 @@ case "${1:-}" in
   --grammars) fetch_grammars ;;
   --kafka) fetch_kafka ;;
   --ui) fetch_ui ;;
+  --otel) fetch_otel ;;
   "") install_packages; fetch_grammars; fetch_ui ;;
-  -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
   *) echo "deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac

@@ -115,8 +115,64 @@ import json,sys; s=json.load(sys.stdin); n=s['scored'] or 1
 print('scored %d predictions: top-1 %.3f  top-3 %.3f  top-10 %.3f  MRR %.3f' % (s['scored'],
       s['hits']['1']/n, s['hits']['3']/n, s['hits']['10']/n, s['mrr']))"
 
+# The application traced by the real OpenTelemetry Python SDK (pinned in
+# .deps/otel-venv by deploy/deps.sh --otel): 40 orders (seed 99 again),
+# their spans and log records exported over OTLP/HTTP while it runs to two
+# more daemons. Both learn online; "blind" maps events to code from the
+# graph alone (map.code_attrs=false), "instrumented" also learns from the
+# code.* attributes the SDK's logging handler writes (and, on spans, the
+# app). Both are scored against those attributes.
+sdk_py=$top/.deps/otel-venv/bin/python
+if "$top/deploy/deps.sh" --otel; then
+  serve_sdk() { # NAME CODE_ATTRS
+    rm -rf "$out/$1" "$out/$1.json"
+    "$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$out/$1" \
+      --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
+      --set map.code_attrs="$2" --set model.rebuild_events=200 --set model.rebuild_seconds=2 \
+      --set model.rebuild_min_seconds=1 --ready-file "$out/$1.json" 2>"$out/$1.log" &
+  }
+  serve_sdk blind false
+  blind_pid=$!
+  serve_sdk instrumented true
+  instr_pid=$!
+  trap 'kill -9 $serve_pid $blind_pid $instr_pid 2>/dev/null || true' EXIT
+  for _ in $(seq 300); do [[ -s $out/blind.json && -s $out/instrumented.json ]] && break; sleep 0.1; done
+  [[ -s $out/blind.json && -s $out/instrumented.json ]] || { cat "$out/blind.log" "$out/instrumented.log" >&2; echo "demo: pmrag serve did not start" >&2; exit 1; }
+  field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$out/$1.json" "$2"; }
+  step "deploy/demo/otel_app.py --orders 40 --seed 99 --endpoint \$BLIND --endpoint \$INSTRUMENTED  (the OpenTelemetry SDK $("$sdk_py" -c 'from importlib.metadata import version; print(version("opentelemetry-sdk"))'))"
+  "$sdk_py" "$here/otel_app.py" --orders 40 --seed 99 --endpoint "$(field blind otlp_http)" \
+    --endpoint "$(field instrumented otlp_http)" --manifest "$out/sdk.jsonl"
+  python3 - "$out/sdk.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+spans = sum(r["signal"] == "span" for r in rows)
+print("%d cases: %d spans and %d log records; the first case as pmrag received it:" %
+      (len({r["case"] for r in rows}), spans, len(rows) - spans))
+first = [r for r in rows if r["case"] == rows[0]["case"]]
+for i, r in enumerate(first[:8], 1):
+    print("  %2d  %-4s %s" % (i, r["signal"], r["activity"].split("\n")[0][:70]))
+PY
+  step "curl \$BLIND/v1/stats; curl \$INSTRUMENTED/v1/stats  (online accuracy, against the events' code.*)"
+  for d in blind instrumented; do
+    curl -fsS "http://$(field $d api)/v1/stats" | python3 -c "
+import json,sys; s=json.load(sys.stdin); n=s['scored'] or 1
+print('%-13s scored %d predictions: top-1 %.3f  top-3 %.3f  top-10 %.3f  MRR %.3f' % (sys.argv[1],
+      s['scored'], s['hits']['1']/n, s['hits']['3']/n, s['hits']['10']/n, s['mrr']))" "$d"
+  done
+  kill -TERM "$blind_pid" "$instr_pid"
+  wait "$blind_pid" "$instr_pid"
+  trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
+else
+  echo "demo: the OpenTelemetry SDK could not be installed (deploy/deps.sh --otel): its part is skipped" >&2
+fi
+
 step pmrag eval --graph build/demo/orderflow.graph --log build/demo/orderflow.csv
 "$pmrag" eval --graph "$graph" --log "$log" -q
+
+# The same with the log's code.* columns learned from, as instrumented
+# events give them (--learn-code-attrs; the pmrag line only).
+step "pmrag eval --graph build/demo/orderflow.graph --log build/demo/orderflow.csv --learn-code-attrs | grep -E 'top-1|^pmrag'"
+"$pmrag" eval --graph "$graph" --log "$log" -q --learn-code-attrs | grep -E 'top-1|^pmrag'
 
 # Interactive: the daemon stays up for the live view until Enter.
 if [[ -t 0 && -t 1 ]]; then

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Runs the demo application's simulated orders traced by the real
+OpenTelemetry Python SDK, exporting spans and log records over OTLP/HTTP
+(protobuf) to one or more `pmrag serve`s while it runs.
+
+  otel_app.py --orders 40 --seed 99 --endpoint 127.0.0.1:4318 [--endpoint ...]
+              [--manifest FILE] [--batch]
+
+Needs the SDK (deploy/deps.sh --otel; run it with .deps/otel-venv/bin/python).
+The workload is the simulator's (orderflow.simulate: seeded shoppers, fake
+backends, a simulated clock). The application calls its own tracer
+(orderflow/tracing.py); every span it starts is mirrored at once into a span
+of the SDK's TracerProvider (same name, kind, attributes, parent, events,
+status and simulated start and end times) and exported by the SDK's span
+processor and its OTLPSpanExporter when it ends, as an application on the
+SDK would export it. Log records go through the SDK's own LoggingHandler
+(which sets code.file.path, code.function.name and code.line.number) to its
+LoggerProvider and OTLPLogExporter. On spans this script sets the same code.*
+attributes, from where the span was started.
+
+Every record gets case.id, the order it belongs to (records outside any
+order are not exported, as the simulator's log leaves them out), and log
+records logger.name. By default the SDK's Simple processors export each
+record as it is emitted (one request each, in a fixed order: log records
+when logged, spans when they end); --batch uses the Batch processors.
+--manifest writes one JSON line per record the first endpoint accepted,
+in the order they were sent: {"case", "activity", "signal", "time_unix_nano"}.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import sys
+import time
+import warnings
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Sequence
+
+APP = Path(__file__).resolve().parent / "app" / "python"
+sys.path.insert(0, str(APP))
+
+try:
+    from opentelemetry import context as otel_context
+    from opentelemetry import trace as otel_trace
+    from opentelemetry.context import Context
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+    from opentelemetry.sdk._logs.export import (BatchLogRecordProcessor, LogRecordExporter,
+                                                LogRecordExportResult, SimpleLogRecordProcessor)
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
+    from opentelemetry.sdk.trace.export import (BatchSpanProcessor, SimpleSpanProcessor,
+                                                SpanExporter, SpanExportResult)
+    from opentelemetry.trace import SpanKind as SdkKind
+    from opentelemetry.trace import Status, StatusCode as SdkStatus
+except ImportError as e:  # pragma: no cover
+    sys.exit("otel_app.py: the OpenTelemetry SDK is not importable (%s); run deploy/deps.sh "
+             "--otel and use .deps/otel-venv/bin/python" % e)
+
+from orderflow import simulate  # noqa: E402
+from orderflow.clock import SimulatedClock, set_clock  # noqa: E402
+from orderflow.config import Settings  # noqa: E402
+from orderflow.log import current_order_id  # noqa: E402
+from orderflow.tracing import Span, SpanEvent, SpanKind, StatusCode  # noqa: E402
+from orderflow.tracing import TracerProvider, set_tracer_provider  # noqa: E402
+
+KINDS = {SpanKind.INTERNAL: SdkKind.INTERNAL, SpanKind.SERVER: SdkKind.SERVER,
+         SpanKind.CLIENT: SdkKind.CLIENT, SpanKind.PRODUCER: SdkKind.PRODUCER,
+         SpanKind.CONSUMER: SdkKind.CONSUMER}
+CASE = "case.id"
+
+
+def ns(at: datetime) -> int:
+    return int(at.timestamp()) * 1_000_000_000 + at.microsecond * 1000
+
+
+def attr_value(v: Any) -> Any:
+    """A value OTLP attributes can carry (others as their text)."""
+    if isinstance(v, (str, bool, int, float)):
+        return v
+    if isinstance(v, (list, tuple)) and all(isinstance(x, (str, bool, int, float)) for x in v):
+        return list(v)
+    return str(v)
+
+
+def attrs_of(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: attr_value(v) for k, v in d.items() if v is not None}
+
+
+class SdkBridge:
+    """A span processor of orderflow's tracer: each of its spans becomes a
+    span of the SDK's tracer provider, current in the SDK's context while
+    it runs (so log records carry its trace and span ids)."""
+
+    def __init__(self, provider: SdkTracerProvider) -> None:
+        self.provider = provider
+        self.live: dict[int, tuple[Any, object]] = {}
+
+    def on_start(self, span: Span) -> None:
+        parent = self.live.get(id(span.parent)) if span.parent is not None else None
+        ctx = otel_trace.set_span_in_context(parent[0]) if parent else Context()
+        attrs = attrs_of(span.attributes)
+        loc = span.location
+        attrs.update({"code.file.path": loc.filepath, "code.function.name": loc.function,
+                      "code.line.number": loc.lineno})
+        case = current_order_id.get()
+        if case is not None:
+            attrs[CASE] = case
+        tracer = self.provider.get_tracer(span.tracer.name)
+        real = tracer.start_span(span.name, context=ctx, kind=KINDS[span.kind], attributes=attrs,
+                                 start_time=ns(span.start_time))
+        token = otel_context.attach(otel_trace.set_span_in_context(real))
+        self.live[id(span)] = (real, token)
+
+    def on_event(self, span: Span, event: SpanEvent) -> None:
+        if id(span) in self.live:
+            self.live[id(span)][0].add_event(event.name, attrs_of(event.attributes),
+                                             timestamp=ns(event.timestamp))
+
+    def on_end(self, span: Span) -> None:
+        real, token = self.live.pop(id(span), (None, None))
+        if real is None:
+            return
+        real.set_attributes({k: v for k, v in attrs_of(span.attributes).items()})
+        if span.status == StatusCode.ERROR:
+            real.set_status(Status(SdkStatus.ERROR, span.status_description))
+        elif span.status == StatusCode.OK:
+            real.set_status(Status(SdkStatus.OK))
+        otel_context.detach(token)
+        real.end(end_time=ns(span.end_time))
+
+
+class OrderRecords(logging.Filter):
+    """Keeps the records logged inside an order, with their case id, the
+    logger's name and the simulated time."""
+
+    def __init__(self, clock: SimulatedClock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.unattributed = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        case = current_order_id.get()
+        if case is None:
+            self.unattributed += 1
+            return False
+        setattr(record, CASE, case)
+        setattr(record, "logger.name", record.name)
+        record.created = self.clock.now().timestamp()
+        return True
+
+
+class Manifest:
+    def __init__(self, path: Path | None) -> None:
+        self.f = open(path, "w", encoding="utf-8") if path else None
+        self.n = 0
+
+    def add(self, case: str, activity: str, signal: str, time_ns: int) -> None:
+        self.n += 1
+        if self.f:
+            self.f.write(json.dumps({"case": case, "activity": activity, "signal": signal,
+                                     "time_unix_nano": time_ns}) + "\n")
+
+
+class CaseSpans(SpanExporter):
+    """Exports the spans that belong to an order; notes them when accepted."""
+
+    def __init__(self, inner: SpanExporter, manifest: Manifest | None) -> None:
+        self.inner, self.manifest = inner, manifest
+
+    def export(self, spans: Sequence[Any]) -> SpanExportResult:
+        mine = [s for s in spans if s.attributes and s.attributes.get(CASE)]
+        if not mine:
+            return SpanExportResult.SUCCESS
+        r = self.inner.export(mine)
+        if r == SpanExportResult.SUCCESS and self.manifest:
+            for s in mine:
+                self.manifest.add(s.attributes[CASE], s.name, "span", s.start_time)
+        return r
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+
+class CaseLogs(LogRecordExporter):
+    def __init__(self, inner: LogRecordExporter, manifest: Manifest | None) -> None:
+        self.inner, self.manifest = inner, manifest
+
+    def export(self, batch: Sequence[Any]) -> LogRecordExportResult:
+        r = self.inner.export(batch)
+        if r == LogRecordExportResult.SUCCESS and self.manifest:
+            for rec in batch:
+                lr = rec.log_record
+                self.manifest.add(lr.attributes[CASE], str(lr.body), "log", lr.timestamp)
+        return r
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--orders", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=99)
+    ap.add_argument("--endpoint", action="append", required=True,
+                    help="host:port of an OTLP/HTTP receiver (repeat for more)")
+    ap.add_argument("--manifest", type=Path, help="JSON lines of what the first endpoint accepted")
+    ap.add_argument("--batch", action="store_true", help="Batch processors instead of Simple")
+    ap.add_argument("--level", default="DEBUG", choices=("DEBUG", "INFO", "WARNING"))
+    args = ap.parse_args(argv)
+
+    wall = time.perf_counter()
+    clock = SimulatedClock(simulate.START, seed=args.seed)
+    set_clock(clock)
+    local = TracerProvider(clock=clock, seed=f"traces:{args.seed}")
+    set_tracer_provider(local)
+
+    resource = Resource.create({"service.name": "orderflow"})
+    tracing = SdkTracerProvider(resource=resource)
+    logs = LoggerProvider(resource=resource)
+    manifest = Manifest(args.manifest)
+    span_proc = BatchSpanProcessor if args.batch else SimpleSpanProcessor
+    log_proc = BatchLogRecordProcessor if args.batch else SimpleLogRecordProcessor
+    for i, ep in enumerate(args.endpoint):
+        m = manifest if i == 0 else None
+        tracing.add_span_processor(span_proc(CaseSpans(
+            OTLPSpanExporter(endpoint=f"http://{ep}/v1/traces", timeout=30), m)))
+        logs.add_log_record_processor(log_proc(CaseLogs(
+            OTLPLogExporter(endpoint=f"http://{ep}/v1/logs", timeout=30), m)))
+    local.add_span_processor(SdkBridge(tracing))
+
+    with warnings.catch_warnings():
+        # The SDK's LoggingHandler is deprecated in favour of the one of
+        # opentelemetry-instrumentation-logging; it is what this SDK ships.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        handler = LoggingHandler(logger_provider=logs)
+    records = OrderRecords(clock)
+    handler.addFilter(records)
+    root = logging.getLogger("orderflow")
+    root.setLevel(args.level)
+    root.addHandler(handler)
+    root.propagate = False
+    try:
+        customers = simulate.build_customers(random.Random(f"customers:{args.seed}"))
+        app = simulate.build_application(Settings.from_env(), clock, args.seed, customers)
+        simulate.Shoppers(app, customers, clock, random.Random(f"shoppers:{args.seed}")).run(
+            args.orders)
+    finally:
+        root.removeHandler(handler)
+        tracing.shutdown()
+        logs.shutdown()
+    if manifest.f:
+        manifest.f.close()
+    print("otel_app: %d orders (seed %d) traced by the OpenTelemetry SDK: %d records exported to "
+          "%s in %.1f s" % (args.orders, args.seed, manifest.n, ", ".join(args.endpoint),
+                            time.perf_counter() - wall), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

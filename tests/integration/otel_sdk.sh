@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The demo application traced by the real OpenTelemetry Python SDK
+# (deploy/demo/otel_app.py; the SDK, its OTLP/HTTP exporter and their
+# dependencies pinned with hashes in .deps/otel-venv by deploy/deps.sh
+# --otel) exports its spans and log records, protobuf over OTLP/HTTP, to a
+# `pmrag serve` while it runs. Every record the SDK got a 200 for must give
+# exactly one prediction, with its case (the case.id attribute), the seq
+# of its place in the order the case's records were sent, and its time
+# (the span's start, the log record's timestamp: the simulated clock never
+# gives two the same); the daemon must have scored every event
+# but each case's first against the code.* attributes the SDK's logging
+# handler writes (code.file.path, code.line.number), and mapped them all.
+#
+#   otel_sdk.sh PMRAG SOURCE_DIR [WORK_DIR]
+set -euo pipefail
+usage="usage: otel_sdk.sh PMRAG SOURCE_DIR [WORK_DIR]"
+pmrag=${1:?$usage}
+src=${2:?$usage}
+work=${3:-}
+# shellcheck source=tests/integration/lib.sh
+. "$src/tests/integration/lib.sh"
+need curl
+work_init
+work_clean state pred.jsonl manifest.jsonl sdk.err deps.log
+
+"$src/deploy/deps.sh" --otel >"$work/deps.log" 2>&1 ||
+  fail "deploy/deps.sh --otel: $(tail -3 "$work/deps.log")"
+py=${PMRAG_DEPS_DIR:-$src/.deps}/otel-venv/bin/python
+
+t0=$(now)
+demo_setup 150 7
+demo_model "$work/log.csv"
+echo "graph, log and model: $(since "$t0") s"
+
+serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
+  --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
+  --set kafka.embedded=false --set serve.stdout=true --set map.code_attrs=true >"$work/pred.jsonl"
+serve_wait serve 60
+api=$(ready_field serve api)
+
+t0=$(now)
+log_watch "$work/sdk.err" otel_app
+"$py" "$src/deploy/demo/otel_app.py" --orders "${OTEL_ORDERS:-8}" --seed 99 \
+  --endpoint "$(ready_field serve otlp_http)" --manifest "$work/manifest.jsonl" 2>"$work/sdk.err" ||
+  fail "otel_app.py exited $?"
+want=$(wc -l <"$work/manifest.jsonl")
+((want > 100)) || fail "the SDK exported only $want records"
+for _ in $(seq 200); do
+  (($(wc -l <"$work/pred.jsonl") >= want)) && break
+  sleep 0.05
+done
+echo "$(tail -1 "$work/sdk.err"); $(wc -l <"$work/pred.jsonl") predictions ($(since "$t0") s)"
+curl -fsS -m 5 "http://$api/v1/stats" >"$work/stats.json" || fail "GET /v1/stats"
+stop "${pid_of[serve]}"
+
+check "one prediction per exported record, with its case, seq and time" -- \
+  python3 - "$work/manifest.jsonl" "$work/pred.jsonl" "$work/stats.json" <<'EOF'
+import json, sys
+sent, preds = {}, {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    sent.setdefault(r["case"], []).append((r["signal"], r["activity"], r["time_unix_nano"]))
+errors = []
+for line in open(sys.argv[2]):
+    p = json.loads(line)
+    key = (p["case_id"], p["seq"])
+    if key in preds:
+        errors.append("two predictions for %s seq %d" % key)
+    preds[key] = p
+n = sum(len(v) for v in sent.values())
+signals = {r[0] for v in sent.values() for r in v}
+if signals != {"span", "log"}:
+    errors.append("signals sent: %s" % sorted(signals))
+for case, recs in sent.items():
+    for seq, (signal, activity, t) in enumerate(recs, 1):
+        p = preds.pop((case, seq), None)
+        if p is None:
+            errors.append("no prediction for %s seq %d (%s %r)" % (case, seq, signal, activity))
+        elif p["time_unix_nano"] != t:
+            errors.append("%s seq %d: prediction for %r at %d, the %s sent was %r at %d"
+                          % (case, seq, p["activity"], p["time_unix_nano"], signal, activity, t))
+        elif not p["ranked"]:
+            errors.append("%s seq %d: nothing ranked" % (case, seq))
+for (case, seq) in sorted(preds):
+    errors.append("a prediction for %s seq %d, which was not sent" % (case, seq))
+s = json.load(open(sys.argv[3]))
+if s["events"] != n or s["scored"] != n - len(sent):
+    errors.append("stats: %d events, %d scored; sent %d records in %d cases"
+                  % (s["events"], s["scored"], n, len(sent)))
+if s["mapping_coverage"] < 0.99:
+    errors.append("mapping coverage %.3f" % s["mapping_coverage"])
+for e in errors[:20]:
+    print(e)
+print("%d records in %d cases, %d errors; top-1 %.3f (scored against code.*)"
+      % (n, len(sent), len(errors), s["hits"]["1"] / max(1, s["scored"])))
+sys.exit(1 if errors else 0)
+EOF
+tail -1 "$work/check.out"
+finish
