@@ -7,6 +7,9 @@
 #   make test    build + the whole ctest suite (unit, integration, acceptance)
 #   make kafka   build + the tests against a real Apache Kafka (label kafka;
 #                the first run fetches the broker's jars into .deps/kafka)
+#   make collector  build + the tests through a real OpenTelemetry Collector
+#                (label collector; the first run builds it with Go into
+#                .deps/collector, which takes minutes)
 #   make demo    build + index the bundled demo application, show what it found
 #   make asan    preset asan: AddressSanitizer + UBSan build and its tests (build-asan/)
 #   make lint    clang-format check + clang-tidy over every module (tests/lint.sh)
@@ -20,7 +23,7 @@ CMAKE_ARGS ?=
 # The nested make that cmake --build runs need not announce directories.
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all deps build test kafka demo asan lint bench fuzz clean
+.PHONY: all deps build test kafka collector demo asan lint bench fuzz clean
 
 all: build
 
@@ -32,10 +35,13 @@ build: deps
 	@cmake --build --preset dev -j $(JOBS)
 
 test: build
-	@ctest --preset dev -j $(JOBS) --label-exclude 'bench|kafka'
+	@ctest --preset dev -j $(JOBS) --label-exclude 'bench|kafka|collector'
 
 kafka: build
 	@ctest --preset dev --label-regex kafka --output-on-failure
+
+collector: build
+	@ctest --preset dev --label-regex collector --output-on-failure
 
 demo: build
 	@deploy/demo/run.sh build/cmd/pmrag

@@ -10,6 +10,8 @@
 #   deploy/deps.sh --otel     the OpenTelemetry Python SDK and its OTLP/HTTP
 #                             exporter in .deps/otel-venv (python3-venv
 #                             when missing), for the demo and its test
+#   deploy/deps.sh --collector  the OpenTelemetry Collector of the
+#                             `collector` tests, built with Go (see below)
 #
 # Debian packages come from apt-get (the list is in DEVELOPERS.md and below);
 # the two tree-sitter grammars come from the npm registry at pinned versions
@@ -225,12 +227,77 @@ fetch_kafka() {
   say "Apache Kafka $ver: $(wc -l <"$sums") jars verified in $dir"
 }
 
+# The OpenTelemetry Collector of the `collector` tests, built by the
+# Collector builder from deploy/collector/manifest.yaml (every module pinned
+# there; deploy/collector/go.sum the checksum record) into
+# .deps/collector/VERSION/otelcol-pmrag. Heavy (minutes, about 1 GB of Go
+# module and build caches, all under .deps/go): never part of the default
+# run; tests/collector/ asks for it. Go comes from the machine (go >= 1.24
+# on PATH; Debian 12's golang is too old). A stamp (the checksums of the
+# manifest and go.sum) makes a second run a comparison.
+fetch_collector() {
+  local man=$here/collector/manifest.yaml sums=$here/collector/go.sum ver dir want gobin
+  command -v go >/dev/null 2>&1 || {
+    echo "deps: the collector needs Go (go >= 1.24 on PATH)" >&2
+    exit 1
+  }
+  ver=$(sed -n 's/^  version: *\([0-9][0-9.]*\) *$/\1/p' "$man" | head -1)
+  [[ -n $ver ]] || { echo "deps: no dist.version in $man" >&2; exit 1; }
+  dir=$deps_dir/collector/$ver
+  want=$(cat "$man" "$sums" 2>/dev/null | sha256sum | awk '{print $1}' || true)
+  if [[ -x $dir/otelcol-pmrag && -f $dir/.stamp && $(cat "$dir/.stamp") == "$want" ]]; then
+    return 0
+  fi
+  # Everything Go writes stays under .deps/go; one or two compile jobs at
+  # a time, at the lowest priority (2 cores shared with the tests).
+  export GOPATH=$deps_dir/go GOMODCACHE=$deps_dir/go/mod GOCACHE=$deps_dir/go/cache
+  export GOFLAGS="-p=${COLLECTOR_JOBS:-1} -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0
+  export GOTMPDIR=$deps_dir/go/tmp
+  gobin=$deps_dir/go/bin
+  mkdir -p "$dir" "$gobin" "$GOTMPDIR"
+  say "building the OpenTelemetry Collector $ver (builder v$ver, from the Go module proxy) into $dir"
+  if [[ ! -x $gobin/builder-v$ver ]]; then
+    GOBIN=$gobin nice -n 19 go install "go.opentelemetry.io/collector/cmd/builder@v$ver" >"$dir/build.log" 2>&1 || {
+      tail -20 "$dir/build.log" >&2
+      echo "deps: go install go.opentelemetry.io/collector/cmd/builder@v$ver failed" >&2
+      exit 1
+    }
+    mv "$gobin/builder" "$gobin/builder-v$ver"
+  fi
+  rm -rf "$dir/src"
+  mkdir -p "$dir/src"
+  sed "s|^  output_path:.*|  output_path: $dir/src|" "$man" >"$dir/manifest.yaml"
+  # The recorded go.sum, in place before the builder's `go mod tidy`: the
+  # go command then refuses any module whose hash differs from it.
+  if [[ -f $sums ]]; then cp "$sums" "$dir/src/go.sum"; fi
+  nice -n 19 "$gobin/builder-v$ver" --config "$dir/manifest.yaml" >>"$dir/build.log" 2>&1 || {
+    tail -30 "$dir/build.log" >&2
+    echo "deps: the Collector builder failed (log: $dir/build.log)" >&2
+    exit 1
+  }
+  if [[ -f $sums ]]; then
+    cmp -s "$sums" "$dir/src/go.sum" || {
+      diff "$sums" "$dir/src/go.sum" | head -20 >&2
+      echo "deps: the build's go.sum differs from $sums (review it; after a version change delete $sums and build again)" >&2
+      exit 1
+    }
+  else
+    cp "$dir/src/go.sum" "$sums"
+    say "recorded the build's module checksums in $sums: review and commit it"
+    want=$(cat "$man" "$sums" | sha256sum | awk '{print $1}')
+  fi
+  mv "$dir/src/otelcol-pmrag" "$dir/otelcol-pmrag"
+  echo "$want" >"$dir/.stamp"
+  say "OpenTelemetry Collector $ver: $dir/otelcol-pmrag ($("$dir/otelcol-pmrag" --version 2>&1 | head -1))"
+}
+
 case "${1:-}" in
   --grammars) fetch_grammars ;;
   --kafka) fetch_kafka ;;
+  --collector) fetch_collector ;;
   --ui) fetch_ui ;;
   --otel) fetch_otel ;;
   "") install_packages; fetch_grammars; fetch_ui ;;
-  -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
   *) echo "deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac

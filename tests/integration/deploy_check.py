@@ -13,9 +13,10 @@
   shared library `ldd PMRAG` lists (sonames to packages with dpkg -S, and
   the packages' own dependencies with dpkg-query), ports, volume and
   health check agree with the image's pmrag.yaml.
-- compose.yaml and otelcol.yaml: the Collector writes otlp_proto spans and
-  logs to the topics pmrag reads, to the brokers pmrag reads from; ports,
-  volumes and paths agree.
+- compose.yaml and collector/otelcol.yaml (at the defaults of its
+  environment variables, as compose runs it): the Collector, built from
+  deploy/collector, writes otlp_proto spans and logs to the topics pmrag
+  reads, to the brokers pmrag reads from; ports, volumes and paths agree.
 - deploy/k8s: probes on /livez and /readyz of the API port, container
   ports equal to the listen ports, the state volume at state.dir,
   selectors, the ConfigMap mounted where --config points.
@@ -494,13 +495,35 @@ def flag(args, name):
     return None
 
 
+ENV_REF = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def collector_defaults(node):
+    """The Collector configuration as it is with its ${env:VAR:-default}
+    references at their defaults: a value that is one reference is the
+    default parsed as YAML (as the Collector does), one inside a string is
+    replaced in it."""
+    if isinstance(node, dict):
+        return {k: collector_defaults(x) for k, x in node.items()}
+    if isinstance(node, list):
+        return [collector_defaults(x) for x in node]
+    if isinstance(node, str):
+        m = ENV_REF.fullmatch(node)
+        if m:
+            return yaml.safe_load(m.group(2) or "")
+        return ENV_REF.sub(lambda m: m.group(2) or "", node)
+    return node
+
+
 def check_compose(vals):
     cdir = os.path.join(DEPLOY, "compose")
+    coldir = os.path.join(DEPLOY, "collector")
     comp = load_yaml(os.path.join(cdir, "compose.yaml"), "compose: compose.yaml parses")
-    col = load_yaml(os.path.join(cdir, "otelcol.yaml"), "compose: otelcol.yaml parses")
+    col = load_yaml(os.path.join(coldir, "otelcol.yaml"), "compose: collector/otelcol.yaml parses")
+    col = collector_defaults(col) if col else col
     v = vals.get("compose/pmrag.yaml")
     if not comp or not col or not v:
-        fail("compose: compose.yaml, otelcol.yaml and pmrag.yaml all load")
+        fail("compose: compose.yaml, collector/otelcol.yaml and pmrag.yaml all load")
         return
     svcs = comp.get("services") or {}
     if not check("compose: services kafka, otelcol and pmrag",
@@ -512,16 +535,27 @@ def check_compose(vals):
           str(kafka.get("image", "")).startswith("apache/kafka:")
           and {"broker", "controller"} <= csv_set(kenv.get("KAFKA_PROCESS_ROLES"))
           and not any("zookeeper" in n for n in svcs), kafka.get("image"))
-    check("compose: the Collector is otel/opentelemetry-collector-contrib",
-          str(otel.get("image", "")).startswith("otel/opentelemetry-collector-contrib:"),
-          otel.get("image"))
-
-    # The Collector's configuration file is the one mounted and named.
+    # The Collector is the one the `collector` tests build and run: from
+    # deploy/collector (its Dockerfile builds manifest.yaml), with
+    # deploy/collector/otelcol.yaml, at the manifest's version.
+    bctx = (otel.get("build") or {}).get("context", "") if isinstance(otel.get("build"), dict) \
+        else otel.get("build") or ""
+    man = load_yaml(os.path.join(coldir, "manifest.yaml"), "compose: collector/manifest.yaml parses")
+    mver = str(((man or {}).get("dist") or {}).get("version", ""))
+    check("compose: the Collector is built from deploy/collector, tagged %s" % mver,
+          bctx and os.path.normpath(os.path.join(cdir, bctx)) == coldir
+          and str(otel.get("image", "")).endswith(":" + mver),
+          "build %r image %r" % (otel.get("build"), otel.get("image")))
+    dock = open(os.path.join(coldir, "Dockerfile")).read() if os.path.exists(
+        os.path.join(coldir, "Dockerfile")) else ""
+    check("compose: deploy/collector/Dockerfile builds manifest.yaml with builder v%s and go.sum"
+          % mver, "cmd/builder@v%s" % mver in dock and "go.sum" in dock
+          and "manifest.yaml" in dock, "Dockerfile: %d bytes" % len(dock))
     cargs = otel.get("command") or []
     cpath = flag(cargs, "--config")
     cm = [s for s, t, _ in mounts(otel) if t == cpath]
-    check("compose: otelcol runs with ./otelcol.yaml (--config %s)" % cpath,
-          cm and os.path.normpath(os.path.join(cdir, cm[0])) == os.path.join(cdir, "otelcol.yaml"),
+    check("compose: otelcol runs with ../collector/otelcol.yaml (--config %s)" % cpath,
+          cm and os.path.normpath(os.path.join(cdir, cm[0])) == os.path.join(coldir, "otelcol.yaml"),
           "mounts %s" % mounts(otel))
 
     # Receivers: OTLP gRPC and HTTP, published.
@@ -621,7 +655,7 @@ def check_compose(vals):
         b = svc.get("build")
         if b:
             ctx = os.path.normpath(os.path.join(cdir, b.get("context", ".")))
-            check("compose: %s builds %s" % (name, b.get("dockerfile")),
+            check("compose: %s builds %s" % (name, os.path.relpath(os.path.join(ctx, b.get("dockerfile", "Dockerfile")), TOP)),
                   os.path.isfile(os.path.join(ctx, b.get("dockerfile", "Dockerfile"))))
 
 
