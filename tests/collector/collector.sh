@@ -89,6 +89,18 @@ collector_start() {
   done
   fail "the Collector ($name) not ready after 30 s"
 }
+# collector_quiet NAME: a check that the Collector of round NAME logged no
+# warning or error (a deprecated setting, a refused export, a retry).
+collector_quiet() {
+  local w
+  w=$(grep -cP '\t(warn|error)\t' "$work/otelcol-$1.log" || true)
+  if [[ $w == 0 ]]; then
+    pass "$1: the Collector logged no warning or error"
+  else
+    bad "$1: the Collector logged $w warnings or errors:"
+    grep -P '\t(warn|error)\t' "$work/otelcol-$1.log" | cut -f2- | cut -c1-200 | head -5
+  fi
+}
 # collector_metric NAME EXPORTER: the Collector's own metric NAME, summed
 # over the label sets of exporter EXPORTER.
 collector_metric() {
@@ -102,12 +114,13 @@ collector_counts() {
     "$(($(collector_metric otelcol_exporter_send_failed_spans "$1") + $(collector_metric otelcol_exporter_send_failed_log_records "$1"))) failed"
 }
 # wait_lines FILE N CMD...: runs CMD (which rewrites FILE) until FILE has N
-# lines or more, 60 s at most; then once more 2 s later (anything beyond N
-# would be a duplicate).
+# lines or more, 60 s at most (wall clock: a kcat on an empty topic takes
+# a second or two); then once more 2 s later (anything beyond N would be a
+# duplicate).
 wait_lines() {
-  local file=$1 n=$2 i
+  local file=$1 n=$2 end=$((SECONDS + 60))
   shift 2
-  for ((i = 0; i < 120; i++)); do
+  while ((SECONDS < end)); do
     "$@"
     (($(wc -l <"$file") >= n)) && break
     sleep 0.5
@@ -153,6 +166,7 @@ wait_lines "$work/otlphttp.out" "$n" true
 echo "otlphttp: Collector: $(collector_counts otlp_http)"
 round_verdict otlphttp "$work/otlphttp.json" "$work/otlphttp.out" stdout otlp_http
 stop "$col_pid" "the Collector"
+collector_quiet otlphttp
 stop "${pid_of[otlphttp]}" otlphttp
 echo "otlphttp: $(since "$t") s"
 
@@ -223,6 +237,7 @@ PY
     bad "$name: exporter keys or values: $(cat "$work/$name.keys.out")"
   fi
   stop "$col_pid" "the Collector"
+  collector_quiet "$name"
   stop "${pid_of[$name]}" "$name"
   echo "$name: $(since "$t") s"
 }
