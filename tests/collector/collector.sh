@@ -17,7 +17,9 @@
 #             otlp_spans, otlp_logs (4 partitions each) -> pmrag
 #             (kafka.input_encoding=otlp_proto) -> pmrag_predictions;
 #   json      the same with otlp_json, on otlp_spans_json and
-#             otlp_logs_json, kafka.input_encoding=otlp_json.
+#             otlp_logs_json, kafka.input_encoding=otlp_json;
+#   and in both Kafka rounds a second pmrag (another group) on the same
+#   topics with kafka.input_encoding=auto.
 # Each round passes when every event has exactly one prediction with its
 # case (the trace id) and seq (tests/collector/verdict.py), and pmrag
 # rejected no record; the Kafka rounds also check that the exporter keyed
@@ -59,7 +61,8 @@ pass "otelcol validate --config=deploy/collector/otelcol.yaml"
 . "$src/tests/kafka/broker.sh"
 kafka_start 1
 kafka_admin create otlp_spans:4:1 otlp_logs:4:1 otlp_spans_json:4:1 otlp_logs_json:4:1 \
-  pmrag_predictions:4:1 pmrag_predictions_json:4:1 >/dev/null || fail "creating the topics"
+  pmrag_predictions:4:1 pmrag_predictions_json:4:1 pmrag_predictions_auto:4:1 \
+  pmrag_predictions_json_auto:4:1 >/dev/null || fail "creating the topics"
 
 free_ports() {
   python3 -c 'import socket,sys
@@ -171,16 +174,26 @@ stop "${pid_of[otlphttp]}" otlphttp
 echo "otlphttp: $(since "$t") s"
 
 # ---- proto and json: Collector -> Kafka -> pmrag ----
+# kafka_serve NAME ENCODING SPANS LOGS OUT: pmrag (group pmrag-NAME) reading
+# SPANS and LOGS in ENCODING, predictions in JSON to OUT.
+kafka_serve() {
+  serve_start "$1" "${pmrag_base[@]}" --set state.dir="$work/state-$1" \
+    --set otlp.listen= --set kafka.brokers="$boot" --set kafka.group="pmrag-$1" \
+    --set kafka.input_topics="$3,$4" --set kafka.logs_topics="$4" \
+    --set kafka.input_encoding="$2" --set kafka.output_topic="$5" \
+    --set kafka.output_encoding=json \
+    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500"
+  serve_wait "$1" 60
+}
+# kafka_round NAME ENCODING SPANS LOGS OUT: the Collector's kafka exporter
+# in ENCODING to SPANS and LOGS, read by two pmrag instances: one told the
+# encoding, one with kafka.input_encoding=auto (telling it per message),
+# to OUT and OUT_auto.
 kafka_round() {
   local name=$1 enc=$2 spans=$3 logs=$4 out=$5 t n
   t=$(now)
-  serve_start "$name" "${pmrag_base[@]}" --set state.dir="$work/state-$name" \
-    --set otlp.listen= --set kafka.brokers="$boot" --set kafka.group="pmrag-$name" \
-    --set kafka.input_topics="$spans,$logs" --set kafka.logs_topics="$logs" \
-    --set kafka.input_encoding="$enc" --set kafka.output_topic="$out" \
-    --set kafka.output_encoding=json \
-    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500"
-  serve_wait "$name" 60
+  kafka_serve "$name" "$enc" "$spans" "$logs" "$out"
+  kafka_serve "$name-auto" auto "$spans" "$logs" "${out}_auto"
   collector_start "$name" OTELCOL_EXPORTERS='[kafka, debug]' KAFKA_BROKER="$boot" \
     KAFKA_ENCODING="$enc" KAFKA_SPANS_TOPIC="$spans" KAFKA_LOGS_TOPIC="$logs"
   python3 "$here/app.py" "http://127.0.0.1:$col_http" "$cases" 2 "$name" "$work/$name.json" ||
@@ -189,6 +202,8 @@ kafka_round() {
   wait_lines "$work/$name.tsv" "$n" kafka_read "$out" '%k\t%s\n' "$work/$name.tsv"
   echo "$name: Collector: $(collector_counts kafka)"
   round_verdict "$name" "$work/$name.json" "$work/$name.tsv" kafka kafka
+  wait_lines "$work/$name-auto.tsv" "$n" kafka_read "${out}_auto" '%k\t%s\n' "$work/$name-auto.tsv"
+  round_verdict "$name-auto" "$work/$name.json" "$work/$name-auto.tsv" kafka kafka
   # The exporter's keys: each message keyed by its trace id (32 hex
   # digits, the same text as pmrag's case id for the trace), so every
   # message of a trace is on one partition of its topic; and a trace's
@@ -239,6 +254,7 @@ PY
   stop "$col_pid" "the Collector"
   collector_quiet "$name"
   stop "${pid_of[$name]}" "$name"
+  stop "${pid_of[$name-auto]}" "$name-auto"
   echo "$name: $(since "$t") s"
 }
 kafka_round proto otlp_proto otlp_spans otlp_logs pmrag_predictions
