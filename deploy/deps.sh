@@ -79,30 +79,10 @@ apt_install() {
 }
 
 install_packages() {
-  local missing=() p st
-  for p in "${packages[@]}"; do
-    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-    [[ $st == "install ok installed" ]] || missing+=("$p")
-  done
+  local want=("${packages[@]}")
   # npm and node: any working npm will do (the grammars are plain tarballs).
-  if ! command -v npm >/dev/null 2>&1; then
-    missing+=(nodejs npm)
-  fi
-  if ((${#missing[@]} == 0)); then
-    return 0
-  fi
-  local sudo=()
-  if [[ $(id -u) != 0 ]]; then
-    command -v sudo >/dev/null 2>&1 || {
-      echo "deps: missing packages: ${missing[*]}; run as root or install sudo" >&2
-      exit 1
-    }
-    sudo=(sudo)
-  fi
-  say "installing ${missing[*]}"
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+  command -v npm >/dev/null 2>&1 || want+=(nodejs npm)
+  apt_install "${want[@]}"
 }
 
 fetch_grammars() {

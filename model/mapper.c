@@ -628,12 +628,11 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
     uint32_t ns = emit_symbols(m->g, emits, n, syms);
     if (!m->dry)
         note_logger_file(m, ev->logger, syms, ns);
-    const char *t = template_text(m->g, emits[0]);
     bool created;
     if (mr.flags & GRAPH_MATCH_CONST) {
         /* The template is a constant: its users are found at finish(). */
         core_buf_reset(&m->tmp);
-        core_buf_printf(&m->tmp, "%s", t);
+        core_buf_puts(&m->tmp, template_text(m->g, emits[0]));
         r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
         if (created) {
             m->acts.v[r.act].has_const = true;
@@ -644,6 +643,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
     r.act = m->tmpl_act[emits[0]];
     created = false;
     if (r.act == UINT32_MAX) {
+        const char *t = template_text(m->g, emits[0]);
         r.act = activity_get(m, t, strlen(t), &created);
         if (r.act == m->other || r.act == UINT32_MAX)
             return r;
@@ -654,7 +654,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         /* The same text logged by other sites (another logger, level or
          * module narrowed it): an activity of its own. */
         core_buf_reset(&m->tmp);
-        core_buf_puts(&m->tmp, t);
+        core_buf_puts(&m->tmp, core_strtab_str(&m->strs, m->acts.v[r.act].text));
         for (uint32_t i = 0; i < ns; i++) {
             graph_symbol s;
             graph_get_symbol(m->g, syms[i], &s);

@@ -113,8 +113,8 @@ static void cl_queue(serve *s, int32_t partition, const char *case_id, size_t cl
     core_vec_push(&q->recs, r);
 }
 
-int serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess_case *c,
-                          const ingest_kafka_msg *km)
+void serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess_case *c,
+                           const ingest_kafka_msg *km)
 {
     const char *texts[SESS_MAX_TOKENS] = {NULL};
     for (uint32_t i = 0; c && i < c->ntok; i++) {
@@ -129,7 +129,6 @@ int serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess
     cl_queue(s, km->partition, case_id, clen, s->clv.data, s->clv.len);
     if (!c)
         cl_queue(s, km->partition, case_id, clen, NULL, 0);
-    return 0;
 }
 
 int serve__changelog_flush(serve *s, struct serve_clq *q, uint64_t *epoch)

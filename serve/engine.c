@@ -199,7 +199,7 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
         sess_batch_case_put(s->batch, ev->case_id, clen, &c);
     s->batch_events++;
     if (s->kcl && km)
-        return serve__changelog_send(s, ev->case_id, clen, ends ? NULL : &c, km);
+        serve__changelog_send(s, ev->case_id, clen, ends ? NULL : &c, km);
     return 0;
 }
 

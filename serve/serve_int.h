@@ -359,9 +359,9 @@ void serve__cl_encode(core_buf *b, const char *topic, int64_t offset, const sess
 int serve__cl_decode(const void *val, size_t len, serve_cl_rec *out);
 
 /* Queues the changelog records of a change (c NULL: the case ended) in
- * the batch being filled (engine thread); never fails. */
-int serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess_case *c,
-                          const ingest_kafka_msg *km);
+ * the batch being filled (engine thread). */
+void serve__changelog_send(serve *s, const char *case_id, size_t clen, const sess_case *c,
+                           const ingest_kafka_msg *km);
 /* Committer thread: sends a batch's queued records, and closes kcl's
  * epoch over them (*epoch, to wait for). */
 int serve__changelog_flush(serve *s, struct serve_clq *q, uint64_t *epoch);

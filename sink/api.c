@@ -133,6 +133,33 @@ static void method_not_allowed(core_http_resp *resp, const char *allow)
     resp->allow = allow;
 }
 
+/* Answers a case lookup (get_case, timeline, explain) from its result:
+ * 200 with json (taken), 404, 400 with why (a bad query), or 500, logged
+ * with the request's path (pre and path, joined). Frees json otherwise. */
+static void case_answer(sink_api *a, const char *id, int rc, core_buf *json, const char *why,
+                        const char *pre, const char *path, core_http_resp *resp)
+{
+    if (rc == 0) {
+        resp->status = 200;
+        resp->content_type = "application/json";
+        resp->body = *json;
+        return;
+    }
+    core_buf_free(json);
+    core_buf msg = {0};
+    if (rc == CORE_ENOTFOUND) {
+        core_buf_printf(&msg, "case '%s' not found", id);
+        json_error(resp, 404, msg.data);
+    } else if (rc == CORE_EUSAGE) {
+        json_error(resp, 400, why && why[0] ? why : core_strerror(rc));
+    } else {
+        core_buf_printf(&msg, "case '%s': %s", id, core_strerror(rc));
+        core_logf(&a->log, CORE_LOG_ERROR, "api: GET %s%s: %s", pre, path, core_strerror(rc));
+        json_error(resp, 500, msg.data);
+    }
+    core_buf_free(&msg);
+}
+
 static void get_case(sink_api *a, const char *enc_id, core_http_resp *resp)
 {
     char *id = pct_decode(enc_id);
@@ -147,25 +174,7 @@ static void get_case(sink_api *a, const char *enc_id, core_http_resp *resp)
     }
     core_buf json = {0};
     int rc = a->ops.get_case(a->ops.ud, id, &json);
-    if (rc == 0) {
-        resp->status = 200;
-        resp->content_type = "application/json";
-        resp->body = json;
-        free(id);
-        return;
-    }
-    core_buf_free(&json);
-    core_buf msg = {0};
-    if (rc == CORE_ENOTFOUND) {
-        core_buf_printf(&msg, "case '%s' not found", id);
-        json_error(resp, 404, msg.data);
-    } else {
-        core_buf_printf(&msg, "case '%s': %s", id, core_strerror(rc));
-        core_logf(&a->log, CORE_LOG_ERROR, "api: GET %s%s: %s", API_CASES_PREFIX, enc_id,
-                  core_strerror(rc));
-        json_error(resp, 500, msg.data);
-    }
-    core_buf_free(&msg);
+    case_answer(a, id, rc, &json, NULL, API_CASES_PREFIX, enc_id, resp);
     free(id);
 }
 
@@ -371,26 +380,7 @@ static void case_view(sink_api *a, const char *enc_id, size_t enc_len, const cha
     else
         rc = a->ops.explain ? a->ops.explain(a->ops.ud, id, req->query, &json, why, sizeof why)
                             : CORE_ENOTFOUND;
-    if (rc == 0) {
-        resp->status = 200;
-        resp->content_type = "application/json";
-        resp->body = json;
-        free(id);
-        return;
-    }
-    core_buf_free(&json);
-    core_buf msg = {0};
-    if (rc == CORE_ENOTFOUND) {
-        core_buf_printf(&msg, "case '%s' not found", id);
-        json_error(resp, 404, msg.data);
-    } else if (rc == CORE_EUSAGE) {
-        json_error(resp, 400, why[0] ? why : core_strerror(rc));
-    } else {
-        core_buf_printf(&msg, "case '%s': %s", id, core_strerror(rc));
-        core_logf(&a->log, CORE_LOG_ERROR, "api: GET %s: %s", req->path, core_strerror(rc));
-        json_error(resp, 500, msg.data);
-    }
-    core_buf_free(&msg);
+    case_answer(a, id, rc, &json, why, "", req->path, resp);
     free(id);
 }
 

@@ -64,21 +64,13 @@ kafka_admin create otlp_spans:4:1 otlp_logs:4:1 otlp_spans_json:4:1 otlp_logs_js
   pmrag_predictions:4:1 pmrag_predictions_json:4:1 pmrag_predictions_auto:4:1 \
   pmrag_predictions_json_auto:4:1 >/dev/null || fail "creating the topics"
 
-free_ports() {
-  python3 -c 'import socket,sys
-ss = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); ss.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
-}
-
 # collector_start NAME VAR=VALUE...: the Collector with the shared
 # configuration and these variables, receivers and metrics on free ports;
 # sets col_pid, col_http and col_metrics; waits until it is ready.
 collector_start() {
   local name=$1 grpc
   shift
-  read -r grpc col_http col_metrics <<<"$(free_ports 3)"
+  read -r grpc col_http col_metrics <<<"$(free_ports 3 | paste -sd" ")"
   log_watch "$work/otelcol-$name.log" "otelcol-$name"
   env OTELCOL_GRPC="127.0.0.1:$grpc" OTELCOL_HTTP="127.0.0.1:$col_http" \
     OTELCOL_METRICS="$col_metrics" "$@" \

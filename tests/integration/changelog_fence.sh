@@ -29,29 +29,7 @@ work_clean 'state-*' '*.err' '*.ready' '*.bin'
 LOG_TAIL=6 LOG_SKIP=CONFWARN
 cl=g-cases-changelog
 
-mkdir -p "$work/repo"
-cat >"$work/repo/steps.py" <<'PY'
-import logging
-
-log = logging.getLogger(__name__)
-
-
-def one():
-    log.info("step one")
-
-
-def two():
-    log.info("step two")
-
-
-def three():
-    log.info("step three")
-
-
-def close():
-    log.info("case closed")
-PY
-"$pmrag" index "$work/repo" -o "$work/g.graph" -q
+steps_graph
 
 mock_start --partitions 1 --topic events --topic pmrag_predictions --topic "$cl"
 

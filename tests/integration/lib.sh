@@ -194,6 +194,16 @@ kill_wait() {
 }
 # now: the wall clock, in seconds with nanoseconds.
 now() { date +%s.%N; }
+
+# free_ports N: N free TCP ports of 127.0.0.1, one per line (held open
+# together while chosen, so they differ).
+free_ports() {
+  python3 -c 'import socket,sys
+ss = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); ss.append(s)
+print("\n".join(str(s.getsockname()[1]) for s in ss))' "$1"
+}
 # since T: seconds since T (a now), to a tenth.
 since() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
 # rnd SEED LOW HIGH: a number from LOW to HIGH (3 decimals), the same for
@@ -254,6 +264,35 @@ state_applied() {
   else
     echo 0
   fi
+}
+
+# steps_graph: $work/g.graph, the graph of a one-file repository whose
+# functions log "step one", "step two", "step three" and "case closed"
+# (the changelog tests' cases).
+steps_graph() {
+  mkdir -p "$work/repo"
+  cat >"$work/repo/steps.py" <<'PY'
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def one():
+    log.info("step one")
+
+
+def two():
+    log.info("step two")
+
+
+def three():
+    log.info("step three")
+
+
+def close():
+    log.info("case closed")
+PY
+  "$pmrag" index "$work/repo" -o "$work/g.graph" -q
 }
 
 # ---- the shop fixture ------------------------------------------------------------

@@ -67,15 +67,6 @@ kafka_admin() {
   "${kafka__jvm[@]}" -Xmx128m -cp "$kafka_admin_cp" KafkaAdmin "$boot" "$@"
 }
 
-# kafka__free_ports N: N free TCP ports of 127.0.0.1, one per line.
-kafka__free_ports() {
-  python3 -c 'import socket,sys
-ss = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); ss.append(s)
-print("\n".join(str(s.getsockname()[1]) for s in ss))' "$1"
-}
-
 # kafka__config I: nodeI's server.properties and log4j2.properties.
 kafka__config() {
   local i=$1 d=$work/kafka/node$1 voters='' j
@@ -174,7 +165,7 @@ kafka_start() {
   kafka_nodes=$n
   kafka__jars
   rm -rf "${work:?}/kafka"
-  mapfile -t ports < <(kafka__free_ports $((2 * n)))
+  mapfile -t ports < <(free_ports $((2 * n)))
   boot=''
   for ((i = 1; i <= n; i++)); do
     kafka_port[$i]=${ports[$((2 * i - 2))]}

@@ -40,25 +40,7 @@ LOG_TAIL=8 LOG_SKIP=CONFWARN
 cl=g-cases-changelog
 t_start=$(now)
 
-mkdir -p "$work/repo"
-cat >"$work/repo/steps.py" <<'PY'
-import logging
-
-log = logging.getLogger(__name__)
-
-
-def one():
-    log.info("step one")
-
-
-def two():
-    log.info("step two")
-
-
-def three():
-    log.info("step three")
-PY
-"$pmrag" index "$work/repo" -o "$work/g.graph" -q
+steps_graph
 
 # shellcheck source=tests/kafka/broker.sh
 . "$src/tests/kafka/broker.sh"
