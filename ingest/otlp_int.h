@@ -53,6 +53,7 @@ typedef struct ingest__otlp {
     size_t nown;       /* offs[0, nown) are the record's own attributes */
     bool case_only;    /* resource attributes: keep case keys only */
     bool cut;          /* something of this record was truncated or dropped */
+    bool long_case;    /* a case key's value is longer than max_str */
     size_t value_off;  /* start of the value being rendered */
     core_buf res_case; /* the current resource's case id */
     bool has_res_case;

@@ -102,6 +102,7 @@ void ingest__otlp_start(ingest__otlp *c, bool case_only)
     c->nown = 0;
     c->case_only = case_only;
     c->cut = false;
+    c->long_case = false;
 }
 
 /* Resource attributes are not part of the event: cutting them is not a
@@ -193,8 +194,23 @@ void ingest__otlp_value_end(ingest__otlp *c, size_t off)
     if (n > c->max_str && !c->whole) {
         c->text.len = off + ingest__utf8_cut(c->text.data + off, c->max_str);
         mark_cut(c);
+    } else if (n > c->max_str) {
+        c->long_case = true;
     }
     core_buf_putc(&c->text, 0);
+}
+
+/* Only the value that became the case id stays whole: another case key's
+ * value is an attribute like any other, bounded by max_str. */
+static void cut_other_cases(ingest__otlp *c, size_t case_off)
+{
+    for (size_t i = 1; i < c->offs.n; i += 2) {
+        char *v = c->text.data + c->offs.v[i];
+        if (c->offs.v[i] == case_off || strlen(v) <= c->max_str)
+            continue;
+        v[ingest__utf8_cut(v, c->max_str)] = 0;
+        mark_cut(c);
+    }
 }
 
 void ingest__otlp_attr_end(ingest__otlp *c)
@@ -289,6 +305,8 @@ int ingest__otlp_finish(ingest__otlp *c, const char *trace_hex, size_t tlen, siz
     if (c->max_case_id && clen > c->max_case_id)
         return ingest__otlp_reject(c, NULL, "case id of %zu bytes: longer than the %zu-byte limit",
                                    clen, c->max_case_id);
+    if (c->long_case)
+        cut_other_cases(c, case_off);
     c->attrs.n = 0;
     core_vec_reserve(&c->attrs, c->offs.n / 2);
     for (size_t i = 0; i + 1 < c->offs.n; i += 2)

@@ -1081,6 +1081,28 @@ TEST(max_case_id_refuses_the_record)
     done();
 }
 
+/* Only the case key that gave the case id stays whole; a longer value of
+ * another case key is an attribute, cut to max_str like any other. */
+TEST(other_case_keys_are_cut)
+{
+    static const char *const keys[] = {"k", "alt"};
+    core_buf pb = {0}, out = {0};
+    pack_traces(&pb, 1,
+                rspans(resource(0), "sc", 1,
+                       span("op", TID, NULL, NULL, 0, 2, kv("alt", av_str("long-alt-id")),
+                            kv("k", av_str("case-1")))));
+    ingest_decode_opts o = {.case_attrs = keys, .ncase = 2, .max_str = 3};
+    ingest_decode_result res;
+    decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, pb.data, pb.len, &o, &out, &res);
+    CHECK_HAS(out.data, "case-1|op|");
+    CHECK_HAS(out.data, "alt=lon;k=case-1");
+    CHECK_INT(res.accepted, 1);
+    CHECK_INT(res.truncated, 1);
+    core_buf_free(&pb);
+    core_buf_free(&out);
+    done();
+}
+
 /* ------------------------------------------------------------------ */
 /* Responses                                                           */
 /* ------------------------------------------------------------------ */
