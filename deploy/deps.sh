@@ -8,7 +8,7 @@
 #   deploy/deps.sh --ui       only playwright-core, for the `ui` test (no
 #                             root needed)
 #   deploy/deps.sh --otel     the OpenTelemetry Python SDK and its OTLP/HTTP
-#                             exporter in .deps/otel-venv (python3-venv
+#                             and OTLP/gRPC exporters in .deps/otel-venv (python3-venv
 #                             when missing), for the demo and its test
 #   deploy/deps.sh --collector  the OpenTelemetry Collector of the
 #                             `collector` tests, built with Go (see below)
@@ -41,6 +41,7 @@ packages=(
   librdkafka-dev kcat
   libprotobuf-c-dev protobuf-c-compiler
   liblmdb-dev lmdb-utils libpcre2-dev libmicrohttpd-dev libjansson-dev
+  libnghttp2-dev libgnutls28-dev
   libyaml-dev libexpat1-dev zlib1g-dev
   python3 python3-pip python3-botocore python3-boto3 python3-yaml
   valgrind clang libclang-rt-14-dev clang-tidy clang-format
@@ -162,7 +163,7 @@ fetch_otel() {
     rm -rf "$dst"
     exit 1
   }
-  "$dst/bin/python" -c 'import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.http' || {
+  "$dst/bin/python" -c 'import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.http, opentelemetry.exporter.otlp.proto.grpc' || {
     echo "deps: the OpenTelemetry SDK in $dst does not import" >&2
     rm -rf "$dst"
     exit 1
