@@ -221,6 +221,38 @@ void core_http_get_stats(const core_http *s, core_http_stats *out);
 void core_http_stop(core_http *s);
 
 /*
+ * The pieces of core_http_start that other servers (the OTLP/gRPC
+ * receiver) share, with the same rules and error texts.
+ *
+ * core_listen_tcp binds and listens on spec (core_http_opts.listen's
+ * forms) with a non-blocking, close-on-exec socket: 0 with *fd (owned by
+ * the caller) and the bound "host:port" in addr (the real port when 0 was
+ * asked), or an error naming the address.
+ */
+int core_listen_tcp(const char *spec, int *fd, char *addr, size_t addrlen, char *why,
+                    size_t whylen);
+/*
+ * Reads a token_file (core_http_opts.token_file's rules; errors and the
+ * warning for a file others may read name listen and the path): 0 with
+ * *token (owned by the caller, NUL-terminated; free with
+ * core_secret_free(*token, *len)) and *len.
+ */
+int core_token_load(const core_logger *log, const char *listen, const char *path, char **token,
+                    size_t *len, char *why, size_t whylen);
+/*
+ * Reads a PEM certificate (and chain) and its unencrypted private key
+ * (core_http_opts.tls_cert, tls_key; both required): 0 with both texts
+ * (owned by the caller: free(*cert_pem), core_secret_free(*key_pem,
+ * *key_len)), NUL-terminated; or an error naming the file, and nothing is
+ * written.
+ */
+int core_tls_load(const core_logger *log, const char *listen, const char *cert, const char *key,
+                  char **cert_pem, size_t *cert_len, char **key_pem, size_t *key_len, char *why,
+                  size_t whylen);
+/* Overwrites n bytes of p, then frees it; p may be NULL. */
+void core_secret_free(char *p, size_t n);
+
+/*
  * Whether a (alen bytes) equals b (blen bytes), in a time that depends on
  * blen and not on where they differ: pass the secret as b and what a
  * client sent as a. Any thread.

@@ -276,8 +276,8 @@ static void format_addr(const struct sockaddr *ss, char *out, size_t outlen)
 }
 
 /* Binds and listens on the first address of the host that works. */
-static int open_listener(const char *spec, int *fd_out, char *addr, size_t addrlen, char *why,
-                         size_t whylen)
+int core_listen_tcp(const char *spec, int *fd_out, char *addr, size_t addrlen, char *why,
+                    size_t whylen)
 {
     char host[256], port[8];
     if (!spec || !split_listen(spec, host, sizeof host, port, sizeof port))
@@ -349,8 +349,7 @@ bool core_ct_equal(const void *a, size_t alen, const void *b, size_t blen)
     return diff == 0;
 }
 
-/* Overwrites and frees a secret. */
-static void free_secret(char *p, size_t n)
+void core_secret_free(char *p, size_t n)
 {
     if (!p)
         return;
@@ -361,9 +360,9 @@ static void free_secret(char *p, size_t n)
 /* Reads one of the files the server is given: what is the option's name
  * for errors. A secret that group or others may read is worth a warning,
  * not a refusal (a container may run as root with everything 0644). */
-static int read_option_file(core_http *s, const char *listen, const char *what, const char *path,
-                            size_t max, bool secret, char **out, size_t *len, char *why,
-                            size_t whylen)
+static int read_option_file(const core_logger *log, const char *listen, const char *what,
+                            const char *path, size_t max, bool secret, char **out, size_t *len,
+                            char *why, size_t whylen)
 {
     int rc = core_read_file(path, max, out, len);
     if (rc == CORE_ELIMIT)
@@ -373,7 +372,7 @@ static int read_option_file(core_http *s, const char *listen, const char *what, 
         return fail(why, whylen, rc, "listen %s: %s %s: %s", listen, what, path, core_strerror(rc));
     struct stat st;
     if (secret && stat(path, &st) == 0 && (st.st_mode & 077))
-        core_logf(&s->log, CORE_LOG_WARN,
+        core_logf(log, CORE_LOG_WARN,
                   "http %s: %s %s may be read by group or others (mode %04o): chmod 600 it", listen,
                   what, path, (unsigned)(st.st_mode & 07777));
     return 0;
@@ -381,12 +380,13 @@ static int read_option_file(core_http *s, const char *listen, const char *what, 
 
 /* The token: the file's text without surrounding white space, one run of
  * visible ASCII (what a header can carry). */
-static int load_token(core_http *s, const char *listen, const char *path, char *why, size_t whylen)
+int core_token_load(const core_logger *log, const char *listen, const char *path, char **token,
+                    size_t *toklen, char *why, size_t whylen)
 {
     char *text;
     size_t len;
-    int rc = read_option_file(s, listen, "token_file", path, HTTP_TOKEN_MAX, true, &text, &len, why,
-                              whylen);
+    int rc = read_option_file(log, listen, "token_file", path, HTTP_TOKEN_MAX, true, &text, &len,
+                              why, whylen);
     if (rc)
         return rc;
     size_t b = 0, e = len;
@@ -396,13 +396,13 @@ static int load_token(core_http *s, const char *listen, const char *path, char *
                      text[e - 1] == '\n'))
         e--;
     if (b == e) {
-        free_secret(text, len);
+        core_secret_free(text, len);
         return fail(why, whylen, CORE_EUSAGE, "listen %s: token_file %s: empty", listen, path);
     }
     for (size_t i = b; i < e; i++) {
         unsigned char c = (unsigned char)text[i];
         if (c <= 0x20 || c >= 0x7f) {
-            free_secret(text, len);
+            core_secret_free(text, len);
             /* The offset, never the byte: it is part of a secret. */
             return fail(why, whylen, CORE_EUSAGE,
                         "listen %s: token_file %s: byte %zu is a space, control or non-ASCII "
@@ -410,12 +410,64 @@ static int load_token(core_http *s, const char *listen, const char *path, char *
                         listen, path, i);
         }
     }
-    s->token_len = e - b;
-    s->token = core_xmalloc(s->token_len + 1);
-    memcpy(s->token, text + b, s->token_len);
-    s->token[s->token_len] = 0;
-    free_secret(text, len);
+    *toklen = e - b;
+    *token = core_xmalloc(*toklen + 1);
+    memcpy(*token, text + b, *toklen);
+    (*token)[*toklen] = 0;
+    core_secret_free(text, len);
     return 0;
+}
+
+/* Certificate and key are written only on success; on an error nothing
+ * read is kept. */
+int core_tls_load(const core_logger *log, const char *listen, const char *cert, const char *key,
+                  char **cert_pem, size_t *cert_len, char **key_pem, size_t *key_len, char *why,
+                  size_t whylen)
+{
+    if (!cert || !*cert)
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_key %s given without tls_cert",
+                    listen, key);
+    if (!key || !*key)
+        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s given without tls_key",
+                    listen, cert);
+    char *c = NULL, *k = NULL;
+    size_t clen = 0, klen = 0;
+    int rc = read_option_file(log, listen, "tls_cert", cert, HTTP_PEM_MAX, false, &c, &clen, why,
+                              whylen);
+    if (rc)
+        goto fail;
+    if (!strstr(c, "-----BEGIN CERTIFICATE-----")) {
+        rc = fail(why, whylen, CORE_EUSAGE,
+                  "listen %s: tls_cert %s: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
+                  listen, cert);
+        goto fail;
+    }
+    rc = read_option_file(log, listen, "tls_key", key, HTTP_PEM_MAX, true, &k, &klen, why, whylen);
+    if (rc)
+        goto fail;
+    if (strstr(k, "-----BEGIN ENCRYPTED PRIVATE KEY-----") || strstr(k, "Proc-Type: 4,ENCRYPTED")) {
+        rc = fail(why, whylen, CORE_EUSAGE,
+                  "listen %s: tls_key %s: the key is encrypted; give it unencrypted (openssl "
+                  "pkey -in %s -out NEW) and protect the file instead",
+                  listen, key, key);
+        goto fail;
+    }
+    if (!strstr(k, "PRIVATE KEY-----")) {
+        rc = fail(why, whylen, CORE_EUSAGE,
+                  "listen %s: tls_key %s: no PEM private key (-----BEGIN ... PRIVATE KEY-----) in "
+                  "it",
+                  listen, key);
+        goto fail;
+    }
+    *cert_pem = c;
+    *cert_len = clen;
+    *key_pem = k;
+    *key_len = klen;
+    return 0;
+fail:
+    free(c);
+    core_secret_free(k, klen);
+    return rc;
 }
 
 static int load_tls(core_http *s, const char *listen, const char *cert, const char *key, char *why,
@@ -433,31 +485,10 @@ static int load_tls(core_http *s, const char *listen, const char *cert, const ch
                     "support (GnuTLS)",
                     listen, cert, MHD_get_version());
     size_t n;
-    int rc = read_option_file(s, listen, "tls_cert", cert, HTTP_PEM_MAX, false, &s->tls_cert, &n,
-                              why, whylen);
+    int rc = core_tls_load(&s->log, listen, cert, key, &s->tls_cert, &n, &s->tls_key,
+                           &s->tls_key_len, why, whylen);
     if (rc)
         return rc;
-    if (!strstr(s->tls_cert, "-----BEGIN CERTIFICATE-----"))
-        return fail(
-            why, whylen, CORE_EUSAGE,
-            "listen %s: tls_cert %s: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
-            listen, cert);
-    rc = read_option_file(s, listen, "tls_key", key, HTTP_PEM_MAX, true, &s->tls_key,
-                          &s->tls_key_len, why, whylen);
-    if (rc)
-        return rc;
-    if (strstr(s->tls_key, "-----BEGIN ENCRYPTED PRIVATE KEY-----") ||
-        strstr(s->tls_key, "Proc-Type: 4,ENCRYPTED"))
-        return fail(why, whylen, CORE_EUSAGE,
-                    "listen %s: tls_key %s: the key is encrypted; give it unencrypted (openssl "
-                    "pkey -in %s -out NEW) and protect the file instead",
-                    listen, key, key);
-    if (!strstr(s->tls_key, "PRIVATE KEY-----"))
-        return fail(
-            why, whylen, CORE_EUSAGE,
-            "listen %s: tls_key %s: no PEM private key (-----BEGIN ... PRIVATE KEY-----) in "
-            "it",
-            listen, key);
     s->tls = true;
     return 0;
 }
@@ -1379,8 +1410,8 @@ static void stop_workers(core_http *s)
 
 static void server_free(core_http *s)
 {
-    free_secret(s->token, s->token_len);
-    free_secret(s->tls_key, s->tls_key_len);
+    core_secret_free(s->token, s->token_len);
+    core_secret_free(s->tls_key, s->tls_key_len);
     free(s->tls_cert);
     free(s->workers);
     pthread_cond_destroy(&s->reap_cv);
@@ -1433,12 +1464,12 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     int fd = -1, err = 0;
     const char *spec = o->listen ? o->listen : "";
     if (o->token_file && *o->token_file)
-        err = load_token(s, spec, o->token_file, why, whylen);
+        err = core_token_load(&s->log, spec, o->token_file, &s->token, &s->token_len, why, whylen);
     if (!err && ((o->tls_cert && *o->tls_cert) || (o->tls_key && *o->tls_key)))
         err = load_tls(s, spec, o->tls_cert, o->tls_key, why, whylen);
     if (err)
         goto fail_free;
-    err = open_listener(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
+    err = core_listen_tcp(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
     if (err)
         goto fail_free;
 
