@@ -14,7 +14,9 @@
  * An event's pointers point into the file's buffers and are valid until the
  * next ingest_file_next() or ingest_file_close() on that file; copy what
  * must live longer. ingest_parse_time(), ingest_format_time() and
- * ingest_otlp_json_decode() are reentrant.
+ * ingest_otlp_json_decode() are reentrant. The Kafka consumer and the
+ * OTLP/HTTP and OTLP/gRPC receivers run threads of their own: their rules
+ * open their sections below.
  */
 #ifndef PMRAG_INGEST_H
 #define PMRAG_INGEST_H
@@ -695,6 +697,136 @@ void ingest_otlp_http_get_stats(ingest_otlp_http *s, ingest_otlp_http_stats *out
 /* Stops accepting, answers the requests in progress (their batch calls
  * return first), frees s. NULL is fine. Not from the batch function. */
 void ingest_otlp_http_stop(ingest_otlp_http *s);
+
+/* ------------------------------------------------------------------ */
+/* OTLP/gRPC receiver                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An OTLP/gRPC receiver: the unary Export of
+ * /opentelemetry.proto.collector.trace.v1.TraceService/Export and
+ * /opentelemetry.proto.collector.logs.v1.LogsService/Export, over HTTP/2
+ * (nghttp2; "h2" by ALPN over TLS, prior knowledge in plain text) with
+ * gRPC's framing written here: content-type application/grpc or
+ * application/grpc+proto, one length-prefixed protobuf message per call,
+ * grpc-encoding gzip or identity. Each call is decoded with
+ * ingest_otlp_decode() and its events handed to the batch function, the
+ * same one, with the same request id, as the HTTP receiver's.
+ *
+ * Answers (the grpc-status trailer; grpc-message percent-encoded): OK with
+ * the Export*ServiceResponse (partial success when records were rejected,
+ * with the first reason); INVALID_ARGUMENT for a message that does not
+ * decode (and HTTP status 415 for a content-type that is not gRPC's);
+ * UNIMPLEMENTED for another path or method, or another grpc-encoding;
+ * INTERNAL for broken framing or gzip, and for the batch function's other
+ * errors; RESOURCE_EXHAUSTED for a message over max_body (on the wire or
+ * decompressed: final, no retry information); UNAVAILABLE with a
+ * google.rpc.RetryInfo of 1 s in grpc-status-details-bin when the batch
+ * function gives -EAGAIN or busy / busy_early say so, RESOURCE_EXHAUSTED
+ * with the same RetryInfo for CORE_ELIMIT (OTLP exporters retry these two,
+ * after the delay); with a token_file, UNAUTHENTICATED (final) for a call
+ * without "authorization: Bearer <token>", before its message is read.
+ * Refusals known from the headers are answered at once and the rest of
+ * the request is reset (RST_STREAM NO_ERROR), so no body is read for them.
+ *
+ * Limits, as the HTTP receiver's: max_body; at most 16 concurrent calls
+ * per connection; limits.max_conns (and max_conns_per_addr): a new
+ * connection past them closes the oldest connection that has not yet sent
+ * a complete request, else it is itself closed at once; a connection that
+ * has not completed its TLS handshake and HTTP/2 preface header_timeout
+ * seconds after it opened, or has a call whose message has not all
+ * arrived body_timeout seconds after its headers, is closed; one without a
+ * call for conn_timeout seconds is sent GOAWAY and closed.
+ *
+ * Threading and ownership: one I/O thread of the receiver's own does all
+ * socket work and owns every connection and its nghttp2 session (poll(2);
+ * nothing else touches them); a pool of `threads` threads decodes complete
+ * calls and calls the batch function, which may block (the daemon returns
+ * after its state commit) while the I/O thread goes on serving the other
+ * calls and connections. The batch function must therefore be thread-safe.
+ * A call's body is owned by the I/O thread until it is handed to a pool
+ * thread, and handed back with the answer; a connection closed meanwhile
+ * is freed only once its last call is back. The options' strings are
+ * copied by ingest_otlp_grpc_start(). ingest_otlp_grpc_get_stats() may be
+ * called from any thread.
+ */
+typedef struct ingest_otlp_grpc ingest_otlp_grpc;
+
+/* Zero-initialised is the default; copied by ingest_otlp_grpc_start(). */
+typedef struct ingest_otlp_grpc_opts {
+    /* "host:port" (core_http_opts.listen's forms); NULL: "127.0.0.1:4317". */
+    const char *listen;
+    /* Largest message in bytes, as received and again after gzip
+     * decompression; 0: 64 MiB. */
+    size_t max_body;
+    unsigned threads; /* pool threads; 0: 2 */
+    /* Connection limits and timeouts, as core_http_limits (zero fields:
+     * its defaults). */
+    core_http_limits limits;
+    const char *const *case_attrs; /* ingest_decode_opts.case_attrs */
+    size_t ncase;
+    core_logger log;    /* from the receiver's threads */
+    uint32_t max_attrs; /* ingest_decode_opts.max_attrs; 0: its default */
+    size_t max_str;     /* ingest_decode_opts.max_str; 0: its default */
+    size_t max_case_id; /* ingest_decode_opts.max_case_id; 0: none */
+    /* A token file as core_http_opts.token_file: every call needs
+     * "authorization: Bearer <token>". NULL or "": none. */
+    const char *token_file;
+    /* PEM certificate and key: TLS only (TLS 1.2 and 1.3, GnuTLS), ALPN
+     * "h2" required. NULL or "": plain text (HTTP/2 with prior knowledge). */
+    const char *tls_cert;
+    const char *tls_key;
+    /* As ingest_otlp_http_opts.busy (before a message is decoded) and
+     * busy_early (when a call's headers have arrived: its message is then
+     * never read): true answers UNAVAILABLE with a RetryInfo. NULL: never. */
+    bool (*busy)(void *ud);
+    bool (*busy_early)(void *ud);
+} ingest_otlp_grpc_opts;
+
+/*
+ * Starts the receiver: binds, then starts its threads. fn(ud, ...) may be
+ * called as soon as this returns, until ingest_otlp_grpc_stop() returns.
+ * Returns 0 and *out (owned by the caller: ingest_otlp_grpc_stop), or an
+ * error with why naming the address ("listen 127.0.0.1:4317: Address
+ * already in use") or the token, certificate or key file.
+ */
+int ingest_otlp_grpc_start(const ingest_otlp_grpc_opts *o, ingest_otlp_batch_fn fn, void *ud,
+                           ingest_otlp_grpc **out, char *why, size_t whylen);
+
+/* The bound "host:port" (the real port when 0 was asked); valid until
+ * ingest_otlp_grpc_stop(). */
+const char *ingest_otlp_grpc_address(const ingest_otlp_grpc *s);
+
+/* gRPC status codes 0 (OK) to 16 (UNAUTHENTICATED). */
+#define INGEST_GRPC_CODES 17
+/* "OK", "CANCELLED", ..., "UNAUTHENTICATED" for 0 to 16; "?" otherwise. */
+const char *ingest_grpc_code_name(int code);
+
+typedef struct ingest_otlp_grpc_stats {
+    uint64_t requests;                   /* every call answered, whatever its status */
+    uint64_t by_code[INGEST_GRPC_CODES]; /* calls answered, by grpc-status */
+    uint64_t accepted_events;            /* events the batch function accepted */
+    uint64_t rejected_events;            /* records rejected by the decoder (partial success) */
+    uint64_t truncated_events;           /* accepted with attributes dropped or values cut */
+    uint64_t too_large;                  /* RESOURCE_EXHAUSTED for max_body (in by_code too) */
+    /* Connections closed for header_timeout or body_timeout; stalled ones
+     * closed to make room; new ones closed at once past the limits. */
+    uint64_t timed_out;
+    uint64_t evicted;
+    uint64_t refused_conns;
+} ingest_otlp_grpc_stats;
+
+/* A snapshot of the counters (each atomic). Any thread. */
+void ingest_otlp_grpc_get_stats(ingest_otlp_grpc *s, ingest_otlp_grpc_stats *out);
+
+/*
+ * Stops accepting, tells every connection GOAWAY, answers calls whose
+ * message is still arriving with UNAVAILABLE, waits for the calls the
+ * batch function holds and sends their answers (at most 5 s more for slow
+ * readers), closes everything, joins the threads, frees s. NULL is fine.
+ * Not from the batch function.
+ */
+void ingest_otlp_grpc_stop(ingest_otlp_grpc *s);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,7 @@
  * the client's address, at most a few lines a second (the rest counted in
  * the next line): a client looping on a bad request cannot flood the log.
  */
-#include "ingest.h"
+#include "otlp_int.h"
 
 #include "pmrag/otlp/collector.pb-c.h"
 
@@ -45,14 +45,8 @@ struct ingest_otlp_http {
     core_logger log;
     _Atomic uint64_t requests, accepted_events, rejected_events, truncated_events, bad_requests,
         too_large, unsupported, throttled, errors;
-    /* Refusals logged: a token bucket (OTLP_LOG_BURST lines, one more a
-     * second) and the lines it held back; under log_mu. */
-    pthread_mutex_t log_mu;
-    core_bucket log_bucket;
-    uint64_t log_held;
+    ingest__loglimit loglim; /* refusals logged */
 };
-
-#define OTLP_LOG_BURST 5.0
 
 static void count(_Atomic uint64_t *c, uint64_t n)
 {
@@ -81,26 +75,6 @@ static int grpc_code(int status)
     }
 }
 
-/* Whether a refusal may be logged now (the token bucket); more gets what
- * to add to the line: how many were held back since the last one. */
-static bool log_allowed(ingest_otlp_http *s, char *more, size_t morelen)
-{
-    uint64_t held = 0;
-    pthread_mutex_lock(&s->log_mu);
-    bool ok = core_bucket_take(&s->log_bucket, core_now_ns());
-    if (ok) {
-        held = s->log_held;
-        s->log_held = 0;
-    } else {
-        s->log_held++;
-    }
-    pthread_mutex_unlock(&s->log_mu);
-    more[0] = 0;
-    if (ok && held)
-        snprintf(more, morelen, " (%llu more refusals not logged)", (unsigned long long)held);
-    return ok;
-}
-
 static void refuse(ingest_otlp_http *s, const core_http_req *req, core_http_resp *resp,
                    ingest_encoding enc, int status, const char *fmt, ...)
 {
@@ -116,7 +90,7 @@ static void refuse(ingest_otlp_http *s, const core_http_req *req, core_http_resp
                                                           : &s->errors,
           1);
     char more[64];
-    if (log_allowed(s, more, sizeof more)) {
+    if (ingest__loglimit_take(&s->loglim, more, sizeof more)) {
         core_logf(&s->log, status >= 500 && status != 503 ? CORE_LOG_WARN : CORE_LOG_NOTE,
                   "otlp-http: %s %s from %s: %d: %s%s", req->method, req->path,
                   req->client ? req->client : "?", status, msg, more);
@@ -147,39 +121,6 @@ static bool media_is(const char *ctype, const char *want)
         ctype++;
     size_t n = strcspn(ctype, "; \t");
     return n == strlen(want) && strncasecmp(ctype, want, n) == 0;
-}
-
-/*
- * Events of one request, copied out of the decoder's memory (valid only
- * during emit) into an arena that lives until the batch function returns.
- */
-typedef struct collect {
-    core_arena arena;
-    core_vec(ingest_event) evs;
-} collect;
-
-static const char *dup(core_arena *a, const char *s)
-{
-    return s ? core_arena_strndup(a, s, strlen(s)) : NULL;
-}
-
-static int collect_emit(void *ud, const ingest_event *ev)
-{
-    collect *c = ud;
-    ingest_event e = *ev;
-    e.case_id = dup(&c->arena, ev->case_id);
-    e.activity = dup(&c->arena, ev->activity);
-    ingest_attr *attrs = NULL;
-    if (ev->nattrs) {
-        attrs = core_arena_alloc(&c->arena, ev->nattrs * sizeof *attrs);
-        for (uint32_t i = 0; i < ev->nattrs; i++) {
-            attrs[i].key = dup(&c->arena, ev->attrs[i].key);
-            attrs[i].val = dup(&c->arena, ev->attrs[i].val);
-        }
-    }
-    e.attrs = attrs;
-    core_vec_push(&c->evs, e);
-    return 0;
 }
 
 static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
@@ -223,7 +164,7 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
     const char *body = req->body;
     size_t len = req->len;
     core_buf inflated = {0};
-    collect c = {0};
+    ingest__otlp_collect c = {0};
     char why[512] = "";
     const char *cenc = req->content_encoding;
     if (cenc && *cenc && strcasecmp(cenc, "identity") != 0) {
@@ -246,7 +187,7 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         len = inflated.len;
     }
 
-    core_arena_init(&c.arena, 0);
+    ingest__otlp_collect_init(&c);
     ingest_decode_opts dopts = {
         .case_attrs = (const char *const *)s->case_attrs,
         .ncase = s->ncase,
@@ -255,8 +196,8 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         .max_case_id = s->max_case_id,
     };
     ingest_decode_result res = {0};
-    int rc =
-        ingest_otlp_decode(kind, enc, body, len, &dopts, collect_emit, &c, &res, why, sizeof why);
+    int rc = ingest_otlp_decode(kind, enc, body, len, &dopts, ingest__otlp_collect_emit, &c, &res,
+                                why, sizeof why);
     if (rc == CORE_EFORMAT) {
         refuse(s, req, resp, enc, 400, "%s", why[0] ? why : core_strerror(rc));
         goto done;
@@ -270,14 +211,9 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
     count(&s->truncated_events, res.truncated);
 
     if (c.evs.n) {
-        /* Two independent 64-bit hashes: a retried request, and only
-         * that, has the same id (the chance of two different bodies
-         * sharing one is about 2^-128 per pair). */
+        /* A retried request, and only that, has the same id. */
         uint8_t id[INGEST_REQUEST_ID];
-        uint64_t h0 = core_hash64(body, len, 0x6f746c70u + (uint64_t)kind);
-        uint64_t h1 = core_hash64(body, len, ~h0 ^ 0x9e3779b97f4a7c15ull);
-        memcpy(id, &h0, 8);
-        memcpy(id + 8, &h1, 8);
+        ingest__otlp_request_id(kind, body, len, id);
         rc = s->fn(s->ud, kind, c.evs.v, c.evs.n, id);
         if (rc == -EAGAIN || rc == CORE_ELIMIT) {
             /* The exporter keeps the data and retries after a second. */
@@ -297,7 +233,7 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
     resp->status = 200;
     resp->content_type = enc == INGEST_ENC_PROTO ? "application/x-protobuf" : "application/json";
     char more[64];
-    if (res.rejected && log_allowed(s, more, sizeof more))
+    if (res.rejected && ingest__loglimit_take(&s->loglim, more, sizeof more))
         core_logf(&s->log, CORE_LOG_NOTE, "otlp-http: POST %s from %s: %llu records rejected: %s%s",
                   req->path, req->client ? req->client : "?", (unsigned long long)res.rejected,
                   res.reject_reason, more);
@@ -305,8 +241,7 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
                          &resp->body);
 
 done:
-    core_vec_free(&c.evs);
-    core_arena_free(&c.arena);
+    ingest__otlp_collect_free(&c);
     core_buf_free(&inflated);
 }
 
@@ -342,8 +277,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
         return CORE_EUSAGE;
     }
     ingest_otlp_http *s = core_xcalloc(1, sizeof *s);
-    pthread_mutex_init(&s->log_mu, NULL);
-    core_bucket_init(&s->log_bucket, 1.0, OTLP_LOG_BURST, core_now_ns());
+    ingest__loglimit_init(&s->loglim);
     s->fn = fn;
     s->busy = o->busy;
     s->busy_early = o->busy_early;
@@ -374,7 +308,7 @@ int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn 
     int rc = core_http_start(&ho, handle, s, &s->http, why, whylen);
     if (rc) {
         free_attrs(s->case_attrs, s->ncase);
-        pthread_mutex_destroy(&s->log_mu);
+        ingest__loglimit_free(&s->loglim);
         free(s);
         return rc;
     }
@@ -416,6 +350,6 @@ void ingest_otlp_http_stop(ingest_otlp_http *s)
         return;
     core_http_stop(s->http);
     free_attrs(s->case_attrs, s->ncase);
-    pthread_mutex_destroy(&s->log_mu);
+    ingest__loglimit_free(&s->loglim);
     free(s);
 }

@@ -15,6 +15,8 @@
 
 #include "ingest_int.h"
 
+#include <pthread.h>
+
 typedef struct ingest__otlp {
     /* Set before decoding. */
     const char *const *case_attrs;
@@ -123,5 +125,49 @@ int ingest__otlp_json_body(ingest__otlp *c, bool spans, const char *buf, size_t 
 struct json_t;
 struct json_error_t;
 struct json_t *ingest__json_load(const char *buf, size_t len, struct json_error_t *jerr);
+
+/* ------------------------------------------------------------------ */
+/* What the two OTLP receivers (otlp_http.c, otlp_grpc.c) share       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Events of one request, copied out of the decoder's memory (valid only
+ * during emit) into an arena that lives until the batch function returns.
+ * Zero-initialised, then ingest__otlp_collect_init.
+ */
+typedef struct ingest__otlp_collect {
+    core_arena arena;
+    core_vec(ingest_event) evs;
+} ingest__otlp_collect;
+
+void ingest__otlp_collect_init(ingest__otlp_collect *c);
+/* The emit callback of ingest_otlp_decode (ud: an ingest__otlp_collect). */
+int ingest__otlp_collect_emit(void *ud, const ingest_event *ev);
+void ingest__otlp_collect_free(ingest__otlp_collect *c);
+
+/*
+ * The request id handed to the batch function: two independent 64-bit
+ * hashes of the signal kind and the body after decompression, so that a
+ * retried request, and only that, has the same id whichever transport
+ * (HTTP or gRPC) it came over.
+ */
+void ingest__otlp_request_id(ingest_otlp_kind kind, const void *body, size_t len,
+                             uint8_t id[INGEST_REQUEST_ID]);
+
+/*
+ * A limit on refusal log lines: a burst of a few, then one a second; the
+ * lines held back are counted and told in the next one. Thread-safe.
+ */
+typedef struct ingest__loglimit {
+    pthread_mutex_t mu;
+    core_bucket bucket;
+    uint64_t held;
+} ingest__loglimit;
+
+void ingest__loglimit_init(ingest__loglimit *l);
+void ingest__loglimit_free(ingest__loglimit *l);
+/* Whether a line may be written now; more gets what to append to it
+ * (" (N more refusals not logged)", or ""). */
+bool ingest__loglimit_take(ingest__loglimit *l, char *more, size_t morelen);
 
 #endif
