@@ -47,14 +47,16 @@ int cmd_serve(int argc, char **argv)
     const cli_cmd cmd = {
         "serve",
         "--graph FILE [--model FILE] [--config FILE] [--set KEY=VALUE ...] [--ready-file FILE]",
-        "Runs the daemon: OTLP/HTTP and Kafka in, predictions out (Kafka, HTTP, stdout).",
-        "The daemon: events from OTLP/HTTP (POST /v1/traces, /v1/logs) and Kafka go through\n"
-        "the mapping to their case's state, and every event gives one prediction of the\n"
-        "functions that emit the case's next event: to the Kafka output topic (key: case\n"
-        "id), to stdout with serve.stdout, and through the HTTP API (GET /v1/cases/ID,\n"
-        "POST /v1/query, /metrics, /livez, /readyz)."
+        "Runs the daemon: OTLP/HTTP, OTLP/gRPC and Kafka in, predictions out (Kafka, HTTP, "
+        "stdout).",
+        "The daemon: events from OTLP/HTTP (otlp.listen, 127.0.0.1:4318: POST /v1/traces,\n"
+        "/v1/logs), OTLP/gRPC (otlp.grpc_listen, 127.0.0.1:4317: the trace and logs services'\n"
+        "Export) and Kafka go through the mapping to their case's state, and every event\n"
+        "gives one prediction of the functions that emit the case's next event: to the\n"
+        "Kafka output topic (key: case id), to stdout with serve.stdout, and through the\n"
+        "HTTP API (GET /v1/cases/ID, POST /v1/query, /metrics, /livez, /readyz)."
         "\n\n"
-        "With no kafka.brokers, OTLP/HTTP only; kafka.embedded=true runs an embedded Kafka\n"
+        "With no kafka.brokers, OTLP only; kafka.embedded=true runs an embedded Kafka\n"
         "(librdkafka's mock cluster, in memory: for trying pmrag, it keeps nothing across\n"
         "restarts) for the input and output topics; the ready file tells its address.\n"
         "State (cases, online activities, input offsets) lives in state.dir and survives\n"

@@ -123,9 +123,16 @@ const core_cfg_item pmrag_config_table[] = {
      "0: no limit"},
     {"otlp.listen", CORE_CFG_STRING, "127.0.0.1:4318", 0, 0, NULL,
      "OTLP/HTTP receiver address (port 0: any free port; empty: no receiver)"},
+    {"otlp.grpc_listen", CORE_CFG_STRING, "127.0.0.1:4317", 0, 0, NULL,
+     "OTLP/gRPC receiver address (TraceService/Export, LogsService/Export over HTTP/2; port 0: "
+     "any free port; empty: no receiver); the otlp.* limits, token and certificate apply to it "
+     "too, with connections counted apart from OTLP/HTTP's (header_timeout: until the TLS "
+     "handshake and HTTP/2 preface; connection_timeout: without a call, then GOAWAY)"},
     {"otlp.max_body", CORE_CFG_INT, "67108864", 1024, 4e9, NULL,
-     "largest OTLP/HTTP body in bytes, before and after gzip decompression (413 past it)"},
-    {"otlp.threads", CORE_CFG_INT, "4", 1, 256, NULL, "OTLP/HTTP receiver threads"},
+     "largest OTLP/HTTP body or OTLP/gRPC message in bytes, before and after gzip decompression "
+     "(413, RESOURCE_EXHAUSTED past it)"},
+    {"otlp.threads", CORE_CFG_INT, "4", 1, 256, NULL,
+     "OTLP/HTTP receiver threads, and as many for OTLP/gRPC"},
     {"otlp.dedupe_seconds", CORE_CFG_INT, "600", 0, 86400, NULL,
      "a request whose body (after decompression) equals one committed this many seconds ago or "
      "less is a retry: answered 200 without applying it again (kept in the state, so also "
@@ -134,10 +141,11 @@ const core_cfg_item pmrag_config_table[] = {
      "most request ids kept for otlp.dedupe_seconds (the oldest go first past it; about 80 "
      "bytes of memory each)"},
     {"otlp.token_file", CORE_CFG_STRING, "", 0, 0, NULL,
-     "file holding the bearer token OTLP/HTTP clients must send (`Authorization: Bearer ...`; "
-     "401 without it); empty: no authentication"},
+     "file holding the bearer token OTLP/HTTP and OTLP/gRPC clients must send (`Authorization: "
+     "Bearer ...`; 401, UNAUTHENTICATED without it); empty: no authentication"},
     {"otlp.tls_cert", CORE_CFG_STRING, "", 0, 0, NULL,
-     "PEM certificate (and chain) file: the receiver speaks HTTPS only (with otlp.tls_key)"},
+     "PEM certificate (and chain) file: the receivers speak TLS only (HTTPS; OTLP/gRPC with "
+     "ALPN h2), with otlp.tls_key"},
     {"otlp.tls_key", CORE_CFG_STRING, "", 0, 0, NULL,
      "PEM private key file (not encrypted) of otlp.tls_cert"},
     {"otlp.max_connections", CORE_CFG_INT, "256", 1, 65536, NULL,

@@ -320,7 +320,8 @@ void serve__requests_load(serve *s)
 {
     s->dedupe_ns = core_cfg_int(s->cfg, "otlp.dedupe_seconds") * 1000000000ll;
     s->dedupe_max = (size_t)core_cfg_int(s->cfg, "otlp.dedupe_max");
-    bool on = s->dedupe_ns > 0 && *core_cfg_str(s->cfg, "otlp.listen");
+    bool on = s->dedupe_ns > 0 &&
+              (*core_cfg_str(s->cfg, "otlp.listen") || *core_cfg_str(s->cfg, "otlp.grpc_listen"));
     req_load l = {.s = s, .since = on ? core_wall_ns() - s->dedupe_ns : INT64_MAX};
     sess_request_iter(s->env, req_load_one, &l);
     if (on) {

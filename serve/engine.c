@@ -307,12 +307,11 @@ int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
     return best;
 }
 
-/* An OTLP/HTTP request (receiver thread): queue it, wait for its commit. */
-int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
-                   const uint8_t *id)
+/* An OTLP request (receiver thread): queue it, wait for its commit. */
+static int on_request(serve *s, bool grpc, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                      const uint8_t *id)
 {
-    serve *s = ud;
-    pending p = {.kind = kind, .evs = evs, .n = n, .t0 = core_now_ns()};
+    pending p = {.kind = kind, .grpc = grpc, .evs = evs, .n = n, .t0 = core_now_ns()};
     memcpy(p.id, id, INGEST_REQUEST_ID);
     pthread_mutex_lock(&s->qmu);
     if (s->recent) {
@@ -354,12 +353,53 @@ int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
     return p.rc;
 }
 
+int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                   const uint8_t *id)
+{
+    return on_request(ud, false, kind, evs, n, id);
+}
+
+int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                        const uint8_t *id)
+{
+    return on_request(ud, true, kind, evs, n, id);
+}
+
 /* Brings c_slow[i] up to a listener's count; under gmu. */
 static void slow_add(serve *s, int i, uint64_t now)
 {
     if (now > s->seen_slow[i])
         sink_counter_add(s->c_slow[i], now - s->seen_slow[i]);
     s->seen_slow[i] = now;
+}
+
+/* Brings a counter up to the receiver's count; under gmu. */
+static void catch_up(sink_counter *c, uint64_t now, uint64_t *seen)
+{
+    if (now > *seen)
+        sink_counter_add(c, now - *seen);
+    *seen = now;
+}
+
+/* The OTLP/gRPC receiver's counters; under gmu. */
+static void grpc_gauges(serve *s)
+{
+    ingest_otlp_grpc_stats gs;
+    ingest_otlp_grpc_get_stats(s->grpc, &gs);
+    for (int i = 0; i < INGEST_GRPC_CODES; i++)
+        catch_up(s->c_grpc_calls[i], gs.by_code[i], &s->seen_grpc_calls[i]);
+    uint64_t t = s->seen_grpc_truncated, r = s->seen_grpc_rejected, b = s->seen_grpc_too_large;
+    if (gs.truncated_events > t)
+        sink_counter_add(s->c_lim_truncated, gs.truncated_events - t);
+    if (gs.too_large > b)
+        sink_counter_add(s->c_lim_max_body, gs.too_large - b);
+    if (gs.rejected_events > r)
+        sink_counter_add(s->c_bad_grpc, gs.rejected_events - r);
+    s->seen_grpc_truncated = gs.truncated_events;
+    s->seen_grpc_rejected = gs.rejected_events;
+    s->seen_grpc_too_large = gs.too_large;
+    slow_add(s, 4, gs.timed_out);
+    slow_add(s, 5, gs.evicted);
 }
 
 void serve__gauges(serve *s)
@@ -404,6 +444,8 @@ void serve__gauges(serve *s)
         slow_add(s, 2, as.timed_out);
         slow_add(s, 3, as.evicted);
     }
+    if (s->grpc)
+        grpc_gauges(s);
     pthread_mutex_unlock(&s->gmu);
     serve__score_gauges(s);
     uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
@@ -495,11 +537,14 @@ int serve__cycle(serve *s, bool draining)
     budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
     pending *taken = rc || !budget ? NULL : take_requests(s, budget);
     pthread_mutex_unlock(&s->qmu);
-    uint64_t nhttp = 0;
+    uint64_t nhttp = 0, ngrpc = 0;
     for (pending *p = taken; p && !rc; p = p->next) {
         for (size_t i = 0; i < p->n && !rc; i++)
             rc = apply_event(s, &p->evs[i], p->t0, NULL);
-        nhttp += p->n;
+        if (p->grpc)
+            ngrpc += p->n;
+        else
+            nhttp += p->n;
         /* Committed with the changes it made: a retry after a crash
          * finds it. */
         if (p->tracked)
@@ -518,6 +563,8 @@ int serve__cycle(serve *s, bool draining)
     }
     if (nhttp)
         sink_counter_add(s->c_events_otlp, nhttp);
+    if (ngrpc)
+        sink_counter_add(s->c_events_grpc, ngrpc);
     /* Activities first seen in this cycle: the strategies that work per
      * activity (constants, tokens, the external command). */
     if (!rc && s->batch_events) {

@@ -40,6 +40,8 @@ void serve__metrics_init(serve *s)
                                              "events received, by source", "source=\"kafka\"");
     s->c_events_otlp = sink_metrics_counter(m, "pmrag_events_in_total",
                                             "events received, by source", "source=\"otlp_http\"");
+    s->c_events_grpc = sink_metrics_counter(m, "pmrag_events_in_total",
+                                            "events received, by source", "source=\"otlp_grpc\"");
     s->c_bad_kafka =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"kafka\"");
@@ -54,6 +56,22 @@ void serve__metrics_init(serve *s)
     s->c_bad_otlp =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"otlp_http\"");
+    s->c_bad_grpc =
+        sink_metrics_counter(m, "pmrag_records_rejected_total",
+                             "records that could not be used, by source", "source=\"otlp_grpc\"");
+    /* Every OTLP/gRPC call, by the grpc-status it was answered with (the
+     * label is the code's name); the codes we never send stay at 0. */
+    for (int i = 0; i < INGEST_GRPC_CODES; i++) {
+        char label[48];
+        snprintf(label, sizeof label, "code=\"%s\"", ingest_grpc_code_name(i));
+        s->c_grpc_calls[i] = sink_metrics_counter(
+            m, "pmrag_otlp_grpc_requests_total",
+            "OTLP/gRPC calls answered, by grpc-status: OK, INVALID_ARGUMENT (bad message, not "
+            "gRPC), UNIMPLEMENTED (unknown method or encoding), RESOURCE_EXHAUSTED (otlp.max_body, "
+            "rate limit), UNAVAILABLE (queue full, memory, stopping), UNAUTHENTICATED (token), "
+            "INTERNAL (broken framing or gzip, failures)",
+            label);
+    }
     static const char lim_help[] = "events or records that hit a limit (limits.*), by limit";
     s->c_lim_truncated =
         sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"record_truncated\"");
@@ -83,10 +101,11 @@ void serve__metrics_init(serve *s)
         "connections closed for sending their request too slowly (header_timeout, body_timeout: "
         "reason timeout) or, stalled, to make room for another (max_connections: reason "
         "evicted), by listener";
-    static const char *const slow_labels[4] = {
+    static const char *const slow_labels[6] = {
         "listener=\"otlp_http\",reason=\"timeout\"", "listener=\"otlp_http\",reason=\"evicted\"",
-        "listener=\"api\",reason=\"timeout\"", "listener=\"api\",reason=\"evicted\""};
-    for (int i = 0; i < 4; i++)
+        "listener=\"api\",reason=\"timeout\"",       "listener=\"api\",reason=\"evicted\"",
+        "listener=\"otlp_grpc\",reason=\"timeout\"", "listener=\"otlp_grpc\",reason=\"evicted\""};
+    for (int i = 0; i < 6; i++)
         s->c_slow[i] = sink_metrics_counter(m, "pmrag_http_slow_connections_closed_total",
                                             slow_help, slow_labels[i]);
     s->c_predictions =
@@ -279,6 +298,9 @@ static int write_ready(serve *s, const char *path)
     core_buf_puts(&b, "{\"otlp_http\":");
     const char *a = s->otlp ? ingest_otlp_http_address(s->otlp) : "";
     core_buf_json_str(&b, a, strlen(a));
+    core_buf_puts(&b, ",\"otlp_grpc\":");
+    a = s->grpc ? ingest_otlp_grpc_address(s->grpc) : "";
+    core_buf_json_str(&b, a, strlen(a));
     a = s->api ? sink_api_address(s->api) : "";
     core_buf_puts(&b, ",\"api\":");
     core_buf_json_str(&b, a, strlen(a));
@@ -307,6 +329,7 @@ static void serve_free(serve *s)
         sink_api_stop(s->api);
     if (s->otlp)
         ingest_otlp_http_stop(s->otlp);
+    ingest_otlp_grpc_stop(s->grpc);
     ingest_kafka_free(s->kin);
     sink_kafka_free(s->kout);
     sink_kafka_free(s->kcl);
@@ -485,6 +508,35 @@ static int listeners_start(serve *s, char *why, size_t whylen)
             return rc;
         }
     }
+    /* OTLP/gRPC: the same limits, token and certificate as OTLP/HTTP. */
+    const char *grpc_listen = core_cfg_str(s->cfg, "otlp.grpc_listen");
+    if (*grpc_listen) {
+        ingest_otlp_grpc_opts go = {.listen = grpc_listen,
+                                    .max_body = (size_t)core_cfg_int(s->cfg, "otlp.max_body"),
+                                    .threads = (unsigned)core_cfg_int(s->cfg, "otlp.threads"),
+                                    .limits = http_limits(s->cfg, "otlp"),
+                                    .case_attrs = s->eo.in.case_attrs,
+                                    .ncase = s->eo.in.ncase_attrs,
+                                    .max_attrs = s->max_attrs,
+                                    .max_str = s->max_str,
+                                    .max_case_id = SESS_MAX_ID,
+                                    .busy = serve__otlp_busy,
+                                    .busy_early = serve__otlp_over_memory,
+                                    .log = s->lg,
+                                    .token_file = core_cfg_str(s->cfg, "otlp.token_file"),
+                                    .tls_cert = core_cfg_str(s->cfg, "otlp.tls_cert"),
+                                    .tls_key = core_cfg_str(s->cfg, "otlp.tls_key")};
+        ingest_otlp_grpc *g;
+        int rc = ingest_otlp_grpc_start(&go, serve__on_otlp_grpc, s, &g, w2, sizeof w2);
+        if (rc) {
+            snprintf(why, whylen, "OTLP/gRPC (otlp.grpc_listen): %s", w2);
+            return rc;
+        }
+        /* Under gmu: a /metrics request may already be reading s->grpc. */
+        pthread_mutex_lock(&s->gmu);
+        s->grpc = g;
+        pthread_mutex_unlock(&s->gmu);
+    }
     const char *api_listen = core_cfg_str(s->cfg, "api.listen");
     if (*api_listen) {
         sink_api_ops ops = serve__api_ops(s);
@@ -644,8 +696,9 @@ int serve_run(serve *s)
     serve__mem_watch_start(s);
     atomic_store(&s->ready, true);
     core_logf(&s->lg, CORE_LOG_INFO,
-              "serving: OTLP/HTTP %s, API %s, Kafka %s (in: %zu topics, out: %s)",
+              "serving: OTLP/HTTP %s, OTLP/gRPC %s, API %s, Kafka %s (in: %zu topics, out: %s)",
               s->otlp ? ingest_otlp_http_address(s->otlp) : "off",
+              s->grpc ? ingest_otlp_grpc_address(s->grpc) : "off",
               s->api ? sink_api_address(s->api) : "off", s->bootstrap ? s->bootstrap : "off",
               s->kin ? s->in_topics.n : 0, s->kout ? s->out_topic : "off");
     while (!s->stop && !rc) {
@@ -663,13 +716,16 @@ int serve_run(serve *s)
     pthread_mutex_unlock(&s->qmu);
     if (!rc)
         rc = serve__cycle(s, true);
-    if (s->otlp) {
-        pthread_mutex_lock(&s->gmu); /* the metrics handler reads it */
-        ingest_otlp_http *o = s->otlp;
-        s->otlp = NULL;
-        pthread_mutex_unlock(&s->gmu);
-        ingest_otlp_http_stop(o);
-    }
+    /* The receivers stop: calls in progress are answered by the committer
+     * (their batches are in it), new ones are refused (stopping). */
+    pthread_mutex_lock(&s->gmu); /* the metrics handler reads them */
+    ingest_otlp_http *o = s->otlp;
+    ingest_otlp_grpc *g = s->grpc;
+    s->otlp = NULL;
+    s->grpc = NULL;
+    pthread_mutex_unlock(&s->gmu);
+    ingest_otlp_http_stop(o);
+    ingest_otlp_grpc_stop(g);
     while (!rc) {
         rc = serve__cycle(s, true);
         pthread_mutex_lock(&s->qmu);

@@ -41,10 +41,12 @@
 #include <signal.h>
 #include <stdatomic.h>
 
-/* One OTLP/HTTP request waiting for the commit of its events. */
+/* One OTLP/HTTP or OTLP/gRPC request waiting for the commit of its
+ * events. */
 typedef struct pending {
     struct pending *next;
     ingest_otlp_kind kind;
+    bool grpc; /* came over OTLP/gRPC (counted by source) */
     const ingest_event *evs;
     size_t n;
     uint64_t t0;
@@ -202,6 +204,7 @@ struct serve {
 
     /* HTTP. */
     ingest_otlp_http *otlp;
+    ingest_otlp_grpc *grpc;
     sink_api *api;
     pthread_mutex_t qmu;
     pthread_cond_t qcv, dcv;
@@ -260,18 +263,23 @@ struct serve {
      * the receiver's counters /metrics has seen. */
     sink_counter *c_refused[6], *c_lim_max_body;
     uint64_t seen_refused[6];
-    uint64_t seen_slow[4]; /* as c_slow */
+    uint64_t seen_slow[6]; /* as c_slow */
+    /* OTLP/gRPC calls by grpc-status, and what /metrics has seen of the
+     * receiver's counters (under gmu). */
+    sink_counter *c_grpc_calls[INGEST_GRPC_CODES];
+    uint64_t seen_grpc_calls[INGEST_GRPC_CODES];
+    uint64_t seen_grpc_truncated, seen_grpc_rejected, seen_grpc_too_large;
     atomic_uint_fast64_t folded;
 
     /* Metrics. */
     sink_metrics *mx;
-    sink_counter *c_events_kafka, *c_events_otlp, *c_bad_kafka, *c_bad_otlp, *c_predictions,
-        *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
+    sink_counter *c_events_kafka, *c_events_otlp, *c_events_grpc, *c_bad_kafka, *c_bad_otlp,
+        *c_bad_grpc, *c_predictions, *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
     sink_counter *c_cl_stale;
     /* Slow connections closed: OTLP/HTTP timeout, evicted; API timeout,
-     * evicted. */
-    sink_counter *c_slow[4];
+     * evicted; OTLP/gRPC timeout, evicted. */
+    sink_counter *c_slow[6];
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
         *c_lim_memory, *c_lim_case_id;
     sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
@@ -308,6 +316,9 @@ int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
  * events are committed. */
 int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
                    const uint8_t *id);
+/* The same for an OTLP/gRPC call (its events counted as source otlp_grpc). */
+int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
+                        const uint8_t *id);
 /* A case's vector computed again from its stored activities (its own
  * came from an older model). */
 void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
