@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
 """Runs the demo application's simulated orders traced by the real
 OpenTelemetry Python SDK, exporting spans and log records over OTLP/HTTP
-(protobuf) to one or more `pmrag serve`s while it runs.
+(protobuf) or OTLP/gRPC to one or more `pmrag serve`s while it runs.
 
   otel_app.py --orders 40 --seed 99 --endpoint 127.0.0.1:4318 [--endpoint ...]
               [--manifest FILE] [--batch]
+              [--protocol grpc [--compression gzip] [--ca CERT] [--token-file F]]
+
+--protocol grpc uses the SDK's gRPC exporters (grpcio) instead of the
+HTTP ones: --endpoint is then an OTLP/gRPC receiver (port 4317), spoken to
+in plain text, or over TLS trusting the certificate --ca names; --token-file
+sends its token as "authorization: Bearer ..."; --compression gzip has the
+exporters compress their messages (grpc-encoding: gzip).
 
 Needs the SDK (deploy/deps.sh --otel; run it with .deps/otel-venv/bin/python).
 The workload is the simulator's (orderflow.simulate: seeded shoppers, fake
@@ -208,6 +215,37 @@ class CaseLogs(LogRecordExporter):
         return True
 
 
+def http_exporters(ep: str) -> tuple[SpanExporter, LogRecordExporter]:
+    return (OTLPSpanExporter(endpoint=f"http://{ep}/v1/traces", timeout=30),
+            OTLPLogExporter(endpoint=f"http://{ep}/v1/logs", timeout=30))
+
+
+def grpc_exporters(args: argparse.Namespace):
+    """The SDK's OTLP/gRPC exporters (imported only when asked for)."""
+    import grpc
+    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import (
+        OTLPLogExporter as GrpcLogExporter)
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+        OTLPSpanExporter as GrpcSpanExporter)
+    kw: dict[str, Any] = {"timeout": 30}
+    if args.compression == "gzip":
+        kw["compression"] = grpc.Compression.Gzip
+    if args.token_file:
+        kw["headers"] = {"authorization": "Bearer " + args.token_file.read_text().strip()}
+    scheme = "http"
+    if args.ca:
+        kw["credentials"] = grpc.ssl_channel_credentials(root_certificates=args.ca.read_bytes())
+        kw["insecure"] = False
+        scheme = "https"
+    else:
+        kw["insecure"] = True
+
+    def make(ep: str) -> tuple[SpanExporter, LogRecordExporter]:
+        return (GrpcSpanExporter(endpoint=f"{scheme}://{ep}", **kw),
+                GrpcLogExporter(endpoint=f"{scheme}://{ep}", **kw))
+    return make
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--orders", type=int, default=40)
@@ -217,7 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--manifest", type=Path, help="JSON lines of what the first endpoint accepted")
     ap.add_argument("--batch", action="store_true", help="Batch processors instead of Simple")
     ap.add_argument("--level", default="DEBUG", choices=("DEBUG", "INFO", "WARNING"))
+    ap.add_argument("--protocol", default="http", choices=("http", "grpc"))
+    ap.add_argument("--compression", default="none", choices=("none", "gzip"))
+    ap.add_argument("--ca", type=Path, help="gRPC over TLS: the server certificate to trust")
+    ap.add_argument("--token-file", type=Path, help="gRPC: send this bearer token")
     args = ap.parse_args(argv)
+    exporters = http_exporters if args.protocol == "http" else grpc_exporters(args)
 
     wall = time.perf_counter()
     clock = SimulatedClock(simulate.START, seed=args.seed)
@@ -233,10 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     log_proc = BatchLogRecordProcessor if args.batch else SimpleLogRecordProcessor
     for i, ep in enumerate(args.endpoint):
         m = manifest if i == 0 else None
-        tracing.add_span_processor(span_proc(CaseSpans(
-            OTLPSpanExporter(endpoint=f"http://{ep}/v1/traces", timeout=30), m)))
-        logs.add_log_record_processor(log_proc(CaseLogs(
-            OTLPLogExporter(endpoint=f"http://{ep}/v1/logs", timeout=30), m)))
+        spans, records = exporters(ep)
+        tracing.add_span_processor(span_proc(CaseSpans(spans, m)))
+        logs.add_log_record_processor(log_proc(CaseLogs(records, m)))
     local.add_span_processor(SdkBridge(tracing))
 
     with warnings.catch_warnings():

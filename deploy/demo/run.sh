@@ -73,7 +73,7 @@ rm -rf "$state" "$out/ready.json" "$out/live.jsonl"
 step "pmrag serve --graph build/demo/orderflow.graph --model build/demo/orderflow.model --set serve.stdout=true --ready-file build/demo/ready.json ... &"
 "$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$state" \
   --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set serve.stdout=true \
-  --set kafka.embedded=true --set kafka.output_encoding=json --ready-file "$out/ready.json" \
+  --set otlp.grpc_listen=127.0.0.1:0 --set kafka.embedded=true --set kafka.output_encoding=json --ready-file "$out/ready.json" \
   >"$out/live.jsonl" 2>"$out/serve.log" &
 serve_pid=$!
 trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
@@ -128,6 +128,7 @@ if "$top/deploy/deps.sh" --otel; then
     rm -rf "$out/$1" "$out/$1.json"
     "$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$out/$1" \
       --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
+      --set otlp.grpc_listen=127.0.0.1:0 \
       --set map.code_attrs="$2" --set model.rebuild_events=200 --set model.rebuild_seconds=2 \
       --set model.rebuild_min_seconds=1 --ready-file "$out/$1.json" 2>"$out/$1.log" &
   }

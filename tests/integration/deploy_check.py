@@ -922,6 +922,7 @@ def check_live(vals, live):
              "--set", "kafka.brokers=" + brokers,
              "--set", "state.dir=" + os.path.join(WORK, "state"),
              "--set", "otlp.listen=127.0.0.1:0", "--set", "api.listen=127.0.0.1:0",
+             "--set", "otlp.grpc_listen=127.0.0.1:0",
              "--graph", graph, "--ready-file", ready],
             stdout=subprocess.DEVNULL, stderr=open(serr, "w"))
         procs.append(sv)

@@ -217,13 +217,16 @@ rnd() {
 # serve_start NAME ARG...: `pmrag serve ARG... --ready-file $work/NAME.ready`
 # in the background, the ready file removed first, stderr appended to
 # $work/NAME.err (watched). NAME may have a directory part, relative to
-# $work. Sets pid and pid_of[NAME]; tracked.
+# $work. Sets pid and pid_of[NAME]; tracked. The OTLP/gRPC receiver gets a
+# free port unless ARG... says otherwise (its default, 4317, would make
+# tests running side by side collide).
 serve_start() {
   local name=$1
   shift
   rm -f "$work/$name.ready"
   log_watch "$work/$name.err" "$name"
-  "$pmrag" serve "$@" --ready-file "$work/$name.ready" 2>>"$work/$name.err" &
+  "$pmrag" serve --set otlp.grpc_listen=127.0.0.1:0 "$@" --ready-file "$work/$name.ready" \
+    2>>"$work/$name.err" &
   pid=$!
   pid_of[$name]=$pid
   track "$pid"
@@ -240,7 +243,7 @@ serve_wait() {
   fail "$name not ready after ${2:-60} s"
 }
 # ready_field NAME FIELD: FIELD of $work/NAME.ready (serve's: otlp_http,
-# api, kafka_bootstrap, input_topics, output_topic; kafka-mock's:
+# otlp_grpc, api, kafka_bootstrap, input_topics, output_topic; kafka-mock's:
 # kafka_bootstrap), as JSON would print it but for strings, bare.
 ready_field() {
   python3 -c 'import json,sys

@@ -11,6 +11,11 @@
 # but each case's first against the code.* attributes the SDK's logging
 # handler writes (code.file.path, code.line.number), and mapped them all.
 #
+# With OTEL_PROTOCOL=grpc (ctest grpc.otel_sdk) the SDK's OTLP/gRPC exporters
+# (grpcio, gzip-compressed messages) send the same records to the daemon's
+# OTLP/gRPC receiver instead, and the daemon must count them as events of
+# source otlp_grpc and the calls as OK.
+#
 #   otel_sdk.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
 usage="usage: otel_sdk.sh PMRAG SOURCE_DIR [WORK_DIR]"
@@ -26,6 +31,12 @@ work_clean state pred.jsonl manifest.jsonl sdk.err deps.log
 "$src/deploy/deps.sh" --otel >"$work/deps.log" 2>&1 ||
   fail "deploy/deps.sh --otel: $(tail -3 "$work/deps.log")"
 py=${PMRAG_DEPS_DIR:-$src/.deps}/otel-venv/bin/python
+proto=${OTEL_PROTOCOL:-http}
+case $proto in
+  http) endpoint_key=otlp_http sdk_args=() ;;
+  grpc) endpoint_key=otlp_grpc sdk_args=(--protocol grpc --compression gzip) ;;
+  *) fail "OTEL_PROTOCOL=$proto: http or grpc" ;;
+esac
 
 t0=$(now)
 demo_setup 150 7
@@ -34,6 +45,7 @@ echo "graph, log and model: $(since "$t0") s"
 
 serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
+  --set otlp.grpc_listen=127.0.0.1:0 \
   --set kafka.embedded=false --set serve.stdout=true --set map.code_attrs=true >"$work/pred.jsonl"
 serve_wait serve 60
 api=$(ready_field serve api)
@@ -41,7 +53,8 @@ api=$(ready_field serve api)
 t0=$(now)
 log_watch "$work/sdk.err" otel_app
 "$py" "$src/deploy/demo/otel_app.py" --orders "${OTEL_ORDERS:-8}" --seed 99 \
-  --endpoint "$(ready_field serve otlp_http)" --manifest "$work/manifest.jsonl" 2>"$work/sdk.err" ||
+  --endpoint "$(ready_field serve "$endpoint_key")" "${sdk_args[@]}" \
+  --manifest "$work/manifest.jsonl" 2>"$work/sdk.err" ||
   fail "otel_app.py exited $?"
 want=$(wc -l <"$work/manifest.jsonl")
 ((want > 100)) || fail "the SDK exported only $want records"
@@ -51,7 +64,33 @@ for _ in $(seq 200); do
 done
 echo "$(tail -1 "$work/sdk.err"); $(wc -l <"$work/pred.jsonl") predictions ($(since "$t0") s)"
 curl -fsS -m 5 "http://$api/v1/stats" >"$work/stats.json" || fail "GET /v1/stats"
+if [[ $proto == grpc ]]; then
+  # The receiver's counters reach /metrics every 5 s.
+  sleep 5.5
+  curl -fsS -m 5 "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
+fi
 stop "${pid_of[serve]}"
+if [[ $proto == grpc ]]; then
+  check "every record over OTLP/gRPC, every call OK" -- \
+    python3 - "$work/metrics.txt" "$(wc -l <"$work/manifest.jsonl")" <<'EOF'
+import sys
+m = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 2 and not line.startswith("#"):
+        m[f[0]] = float(f[1])
+want = int(sys.argv[2])
+grpc = m.get('pmrag_events_in_total{source="otlp_grpc"}', 0)
+http = m.get('pmrag_events_in_total{source="otlp_http"}', 0)
+ok = m.get('pmrag_otlp_grpc_requests_total{code="OK"}', 0)
+bad = {k: v for k, v in m.items()
+       if k.startswith("pmrag_otlp_grpc_requests_total") and 'code="OK"' not in k and v}
+print("events over gRPC %d (sent %d), over HTTP %d; calls OK %d, refused: %s"
+      % (grpc, want, http, ok, bad or "none"))
+sys.exit(1 if grpc != want or http or not ok or bad else 0)
+EOF
+  tail -1 "$work/check.out"
+fi
 
 check "one prediction per exported record, with its case, seq and time" -- \
   python3 - "$work/manifest.jsonl" "$work/pred.jsonl" "$work/stats.json" <<'EOF'

@@ -135,7 +135,8 @@ start() {
   rm -f "$work/$run.ready"
   log_watch "${log[$run]}" "$run"
   "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
-    --set state.dir="$work/state-$st" --set otlp.listen= --set api.listen=127.0.0.1:0 \
+    --set state.dir="$work/state-$st" --set otlp.listen= --set otlp.grpc_listen= \
+    --set api.listen=127.0.0.1:0 \
     --set kafka.brokers="$boot" --set kafka.input_topics=events --set kafka.input_encoding=json \
     --set kafka.output_encoding=json --set serve.k="$k" --set model.learn_online=false \
     --set "kafka.properties=session.timeout.ms=$session_ms;heartbeat.interval.ms=500;max.poll.interval.ms=20000" \

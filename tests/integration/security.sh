@@ -141,6 +141,7 @@ rm -rf "$work/state"
 log_watch "$out/sasl.err"
 "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
   --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=true \
+  --set otlp.grpc_listen=127.0.0.1:0 \
   --set "kafka.properties=security.protocol=SASL_PLAINTEXT;sasl.mechanisms=PLAIN;sasl.username=pmrag;sasl.password=$sasl_pw" \
   2>"$out/sasl.err" &
 pid=$!
@@ -161,7 +162,8 @@ refused() { # refused NAME WANT --set ...
   rm -rf "$work/state"
   log_watch "$out/$name.err"
   if "$pmrag" serve --graph "$work/shop.graph" --set state.dir="$work/state" \
-    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 "$@" 2>"$out/$name.err" >/dev/null; then
+    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set otlp.grpc_listen=127.0.0.1:0 \
+    "$@" 2>"$out/$name.err" >/dev/null; then
     fail "$name: serve started"
   fi
   grep -qF -- "$want" "$out/$name.err" || fail "$name: no '$want' in: $(tail -1 "$out/$name.err")"
