@@ -7,11 +7,14 @@
 # deploy/compose/compose.yaml, given only the environment variables that
 # file names. pmrag runs with deploy/compose/pmrag.yaml and --set for what
 # differs on one machine (addresses, state, topics). Kafka is one Apache
-# Kafka node (tests/kafka/broker.sh). Three rounds, each with its own
+# Kafka node (tests/kafka/broker.sh). Four rounds, each with its own
 # Collector, pmrag and cases (COLLECTOR_CASES traces, 2-5 spans and 1-3 log
 # records each, sent by tests/collector/app.py as OTLP/HTTP JSON):
 #   otlphttp  Collector -> otlp_http exporter (protobuf, gzip) -> pmrag's
 #             OTLP/HTTP receiver; predictions from serve.stdout;
+#   otlpgrpc  Collector -> otlp_grpc exporter (gRPC, gzip) -> pmrag's
+#             OTLP/gRPC receiver; predictions from serve.stdout, and every
+#             call answered OK (pmrag_otlp_grpc_requests_total);
 #   proto     Collector -> kafka exporter, encoding otlp_proto,
 #             partition_traces_by_id and partition_logs_by_trace_id ->
 #             otlp_spans, otlp_logs (4 partitions each) -> pmrag
@@ -164,6 +167,35 @@ stop "$col_pid" "the Collector"
 collector_quiet otlphttp
 stop "${pid_of[otlphttp]}" otlphttp
 echo "otlphttp: $(since "$t") s"
+
+# ---- otlpgrpc: Collector -> pmrag's OTLP/gRPC receiver ----
+t=$(now)
+serve_start otlpgrpc "${pmrag_base[@]}" --set state.dir="$work/state-otlpgrpc" \
+  --set otlp.listen= --set otlp.grpc_listen=127.0.0.1:0 --set kafka.brokers= \
+  --set kafka.embedded=false --set serve.stdout=true >"$work/otlpgrpc.out"
+serve_wait otlpgrpc 60
+collector_start otlpgrpc OTELCOL_EXPORTERS='[otlp_grpc, debug]' \
+  PMRAG_OTLP_GRPC="$(ready_field otlpgrpc otlp_grpc)"
+python3 "$here/app.py" "http://127.0.0.1:$col_http" "$cases" 3 otlpgrpc "$work/otlpgrpc.json" ||
+  fail "the application could not export to the Collector"
+n=$(events_of "$work/otlpgrpc.json")
+wait_lines "$work/otlpgrpc.out" "$n" true
+echo "otlpgrpc: Collector: $(collector_counts otlp_grpc)"
+round_verdict otlpgrpc "$work/otlpgrpc.json" "$work/otlpgrpc.out" stdout otlp_grpc
+# The receiver's counters reach /metrics every 5 s.
+sleep 5.5
+ok=$(ready_metric otlpgrpc 'pmrag_otlp_grpc_requests_total{code="OK"}')
+refused=$(curl -s -m 5 "http://$(ready_field otlpgrpc api)/metrics" |
+  awk '$1 ~ /^pmrag_otlp_grpc_requests_total\{/ && $1 !~ /"OK"/ { s += $2 } END { print s + 0 }')
+if [[ ${ok:-0} -gt 0 && $refused == 0 ]]; then
+  pass "otlpgrpc: pmrag answered $ok gRPC calls OK, refused none"
+else
+  bad "otlpgrpc: gRPC calls OK ${ok:-0}, refused $refused"
+fi
+stop "$col_pid" "the Collector"
+collector_quiet otlpgrpc
+stop "${pid_of[otlpgrpc]}" otlpgrpc
+echo "otlpgrpc: $(since "$t") s"
 
 # ---- proto and json: Collector -> Kafka -> pmrag ----
 # kafka_serve NAME ENCODING SPANS LOGS OUT: pmrag (group pmrag-NAME) reading
