@@ -319,6 +319,23 @@ put("fuzz_gunzip", "zlib.z", zlib.compress(b"zlib-wrapped deflate " * 4))
 put("fuzz_gunzip", "zeros.gz", gz(bytes(4096)))
 put("fuzz_gunzip", "truncated.gz", gz(otlp_logs)[:40])
 
+# ---- OTLP/gRPC calls (tests/unit/test_grpc.c): byte 0 the size limit
+# (x16), byte 1 the call (bit 0 gzip, bit 1 logs, bit 5 RetryInfo), then
+# the body: 5-byte prefixes (compressed flag, big-endian length) ----
+def grpc_frame(msg, flag=0, length=None):
+    n = len(msg) if length is None else length
+    return bytes([flag]) + n.to_bytes(4, "big") + msg
+put("fuzz_grpc", "traces.bin", b"\xff\x00" + grpc_frame(traces))
+put("fuzz_grpc", "logs-gzip.bin", b"\xff\x03" + grpc_frame(gz(otlp_logs), flag=1))
+put("fuzz_grpc", "gzip-no-encoding.bin", b"\xff\x00" + grpc_frame(gz(traces), flag=1))
+put("fuzz_grpc", "over-limit.bin", b"\x01\x28" + grpc_frame(traces, length=100000))
+put("fuzz_grpc", "bomb.bin", b"\x02\x01" + grpc_frame(gz(bytes(4096)), flag=1))
+put("fuzz_grpc", "two-messages.bin", b"\xff\x00" + grpc_frame(b"") + grpc_frame(b""))
+put("fuzz_grpc", "cut-short.bin", b"\xff\x00" + grpc_frame(traces)[:-7])
+put("fuzz_grpc", "short-prefix.bin", b"\xff\x0e\x00\x00\x01")
+put("fuzz_grpc", "flag-2.bin", b"\xff\x2e" + grpc_frame(b"x", flag=2))
+put("fuzz_grpc", "message.bin", b"\x10\x2e" + " 50% of \u00e9t\u00e9\n\tdone ".encode())
+
 # ---- configuration (tests/unit/test_core.c, `pmrag config --help`) ----
 put("fuzz_config", "sections.yaml",
     "# pmrag configuration\n"
