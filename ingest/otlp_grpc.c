@@ -257,22 +257,28 @@ static void answer(ingest_otlp_grpc *s, gstream *st)
     }
     /* Trailers-only: the status in the one HEADERS frame, which ends the
      * stream. */
-    core_buf m = {0}, d = {0};
+    core_buf m = {0}, d = {0}, ri = {0};
     ingest__grpc_pct_encode(&m, st->msg, strlen(st->msg), GRPC_MESSAGE_MAX);
-    nghttp2_nv h[6] = {NV(":status", status, (size_t)sl),
+    nghttp2_nv h[7] = {NV(":status", status, (size_t)sl),
                        NV("content-type", "application/grpc", 16),
                        NV("grpc-status", code, (size_t)cl), NV("grpc-message", m.data, m.len)};
     size_t nh = 4;
     if (st->code == INGEST__GRPC_UNIMPLEMENTED && st->enc[0])
         h[nh++] = NV("grpc-accept-encoding", "identity,gzip", 13);
     if (st->retry_s) {
+        /* The retry delay twice: in the Status details (what the OTLP
+         * specification names, and the Collector reads) and alone in
+         * google.rpc.retryinfo-bin (what the Python SDK reads). */
         ingest__grpc_status_details(&d, st->code, st->msg, st->retry_s);
+        ingest__grpc_retry_info(&ri, st->retry_s);
         h[nh++] = NV("grpc-status-details-bin", d.data, d.len);
+        h[nh++] = NV("google.rpc.retryinfo-bin", ri.data, ri.len);
     }
     if (nghttp2_submit_response(c->h2, st->id, h, nh, NULL) != 0)
         nghttp2_submit_rst_stream(c->h2, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
     core_buf_free(&m);
     core_buf_free(&d);
+    core_buf_free(&ri);
 }
 
 /* ------------------------------------------------------------------ */

@@ -162,9 +162,19 @@ static void put_bytes(core_buf *b, unsigned field, const void *p, size_t n)
 
 #define RETRY_INFO_URL "type.googleapis.com/google.rpc.RetryInfo"
 
+/* A google.rpc.RetryInfo{retry_delay: Duration{seconds}}, appended. */
+static void put_retry_info(core_buf *b, unsigned seconds)
+{
+    core_buf dur = {0};
+    put_varint(&dur, 1 << 3 | 0); /* Duration.seconds */
+    put_varint(&dur, seconds);
+    put_bytes(b, 1, dur.data, dur.len); /* RetryInfo.retry_delay */
+    core_buf_free(&dur);
+}
+
 void ingest__grpc_status_details(core_buf *out, int code, const char *message, unsigned retry_s)
 {
-    core_buf st = {0}, any = {0}, info = {0}, dur = {0};
+    core_buf st = {0}, any = {0}, info = {0};
     if (code) {
         put_varint(&st, 1 << 3 | 0); /* Status.code */
         /* int32: a negative one would be ten bytes; ours never are. */
@@ -173,9 +183,7 @@ void ingest__grpc_status_details(core_buf *out, int code, const char *message, u
     if (message && *message)
         put_bytes(&st, 2, message, strlen(message)); /* Status.message */
     if (retry_s) {
-        put_varint(&dur, 1 << 3 | 0); /* Duration.seconds */
-        put_varint(&dur, retry_s);
-        put_bytes(&info, 1, dur.data, dur.len);                     /* RetryInfo.retry_delay */
+        put_retry_info(&info, retry_s);
         put_bytes(&any, 1, RETRY_INFO_URL, strlen(RETRY_INFO_URL)); /* Any.type_url */
         put_bytes(&any, 2, info.data, info.len);                    /* Any.value */
         put_bytes(&st, 3, any.data, any.len);                       /* Status.details */
@@ -184,7 +192,14 @@ void ingest__grpc_status_details(core_buf *out, int code, const char *message, u
     core_buf_free(&st);
     core_buf_free(&any);
     core_buf_free(&info);
-    core_buf_free(&dur);
+}
+
+void ingest__grpc_retry_info(core_buf *out, unsigned retry_s)
+{
+    core_buf info = {0};
+    put_retry_info(&info, retry_s);
+    ingest__grpc_base64(out, info.data, info.len);
+    core_buf_free(&info);
 }
 
 const char *ingest_grpc_code_name(int code)

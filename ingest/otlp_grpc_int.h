@@ -77,6 +77,14 @@ size_t ingest__grpc_pct_decode(core_buf *out, const char *text, size_t n);
  */
 void ingest__grpc_status_details(core_buf *out, int code, const char *message, unsigned retry_s);
 
+/*
+ * Appends, base64-encoded without padding, the google.rpc.RetryInfo alone
+ * (retry_delay retry_s seconds): the value of the google.rpc.retryinfo-bin
+ * trailer, which some exporters (the Python SDK's) read instead of the
+ * Status details.
+ */
+void ingest__grpc_retry_info(core_buf *out, unsigned retry_s);
+
 /* Appends the base64 of n bytes of p (standard alphabet, no padding). */
 void ingest__grpc_base64(core_buf *out, const void *p, size_t n);
 

@@ -43,11 +43,12 @@ static void *mem_main(void *arg)
         atomic_store(&s->mem_anon, anon);
         if (!over && anon > s->mem_limit) {
             atomic_store(&s->mem_over, true);
-            core_logf(&s->lg, CORE_LOG_WARN,
-                      "memory: %.0f MiB in use, over limits.memory_bytes (%.0f MiB): input "
-                      "refused (OTLP/HTTP 503, Kafka paused) until under %.0f MiB",
-                      (double)anon / 1048576.0, (double)s->mem_limit / 1048576.0,
-                      0.9 * (double)s->mem_limit / 1048576.0);
+            core_logf(
+                &s->lg, CORE_LOG_WARN,
+                "memory: %.0f MiB in use, over limits.memory_bytes (%.0f MiB): input "
+                "refused (OTLP/HTTP 503, OTLP/gRPC UNAVAILABLE, Kafka paused) until under %.0f MiB",
+                (double)anon / 1048576.0, (double)s->mem_limit / 1048576.0,
+                0.9 * (double)s->mem_limit / 1048576.0);
         } else if (over && anon < s->mem_limit / 10 * 9) {
             atomic_store(&s->mem_over, false);
             core_logf(&s->lg, CORE_LOG_INFO, "memory: %.0f MiB in use: input taken again",

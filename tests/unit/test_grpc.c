@@ -147,6 +147,7 @@ typedef struct gres {
     int grpc_status; /* -1: none came */
     char message[600];
     char details[600];
+    char retry_alone[64];
     char accept_enc[64];
     char ctype[64];
     core_buf data;
@@ -208,6 +209,8 @@ static int cli_header(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t
         snprintf(r->message, sizeof r->message, "%s", v);
     else if (IS("grpc-status-details-bin"))
         snprintf(r->details, sizeof r->details, "%s", v);
+    else if (IS("google.rpc.retryinfo-bin"))
+        snprintf(r->retry_alone, sizeof r->retry_alone, "%.63s", v);
     else if (IS("grpc-accept-encoding"))
         snprintf(r->accept_enc, sizeof r->accept_enc, "%.63s", v);
     else if (IS("content-type"))
@@ -735,7 +738,7 @@ TEST(max_body_on_the_wire_by_prefix_and_once_decompressed)
     CHECK_INT(g.grpc_status, 8);
     CHECK_STR(decoded(g.message), "message of 1048576 bytes is larger than 1024 bytes "
                                   "(otlp.max_body)");
-    CHECK(!g.details[0]); /* final: no RetryInfo */
+    CHECK(!g.details[0] && !g.retry_alone[0]); /* final: no RetryInfo */
     gres_free(&g);
     /* A small gzip body that inflates past the limit. */
     core_buf gz = {0};
@@ -764,7 +767,9 @@ static bool has_retry_info(const gres *g)
 {
     core_buf want = {0};
     ingest__grpc_status_details(&want, g->grpc_status, decoded(g->message), 1);
-    bool ok = want.data && strcmp(want.data, g->details) == 0;
+    /* RetryInfo{retry_delay {seconds 1}} alone: 0a 02 08 01. */
+    bool ok =
+        want.data && strcmp(want.data, g->details) == 0 && strcmp(g->retry_alone, "CgIIAQ") == 0;
     core_buf_free(&want);
     return ok;
 }
