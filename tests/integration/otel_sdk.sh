@@ -68,6 +68,38 @@ if [[ $proto == grpc ]]; then
   # The receiver's counters reach /metrics every 5 s.
   sleep 5.5
   curl -fsS -m 5 "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
+  # Refusals as grpcio reads them: a message that is not protobuf; then,
+  # from a daemon with a token that refuses all input (limits.memory_bytes
+  # of 1 byte), no token, an unknown method, and overload with its retry
+  # delay in both trailers.
+  "$py" "$src/tests/integration/grpc_probe.py" "$(ready_field serve otlp_grpc)" bad \
+    >"$work/probe.out" 2>&1 || fail "grpc_probe.py: $(tail -3 "$work/probe.out")"
+  echo "s3cret-$RANDOM$RANDOM" >"$work/token"
+  chmod 600 "$work/token"
+  serve_start refuser --graph "$work/app.graph" --model "$work/app.model" \
+    --set state.dir="$work/state-refuser" --set otlp.listen= --set api.listen= \
+    --set kafka.embedded=false --set otlp.token_file="$work/token" --set limits.memory_bytes=1
+  serve_wait refuser 60
+  sleep 0.3 # the memory watcher's first sample
+  "$py" "$src/tests/integration/grpc_probe.py" "$(ready_field refuser otlp_grpc)" refused \
+    "$work/token" >>"$work/probe.out" 2>&1 || fail "grpc_probe.py: $(tail -3 "$work/probe.out")"
+  stop "${pid_of[refuser]}"
+  sed 's/^/  grpc: /' "$work/probe.out"
+  check "grpcio reads the refusals: codes, messages, retry delays" -- \
+    python3 - "$work/probe.out" <<'EOF'
+import re, sys
+got = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if "\t" in l]
+want = [("INVALID_ARGUMENT", r"^offset \d+: ", "-"),
+        ("UNAUTHENTICATED", r"authorization: Bearer <token>", "-"),
+        ("UNIMPLEMENTED", r"^unknown method /opentelemetry\.proto\.collector\.metrics", "-"),
+        ("UNAVAILABLE", r"over the memory limit\), retry later$", "status=1,alone=1")]
+bad = len(got) != len(want)
+for g, (code, msg, retry) in zip(got, want):
+    if g[0] != code or not re.search(msg, g[1]) or g[2] != retry:
+        print("got %s, want %s %r %s" % (g, code, msg, retry))
+        bad = True
+sys.exit(1 if bad else 0)
+EOF
 fi
 stop "${pid_of[serve]}"
 if [[ $proto == grpc ]]; then
