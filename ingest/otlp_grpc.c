@@ -588,6 +588,14 @@ static void request_end(ingest_otlp_grpc *s, gstream *st)
         refuse_now(s, st);
         return;
     }
+    /* A full queue refuses here too, so that calls that would be refused
+     * anyway do not wait behind the pool's blocked threads (the pool asks
+     * again: the queue may have filled meanwhile). */
+    if (s->busy && s->busy(s->ud)) {
+        decide(st, INGEST__GRPC_UNAVAILABLE, GRPC_RETRY_S, "ingest queue full, retry later");
+        refuse_now(s, st);
+        return;
+    }
     dispatch(s, st);
 }
 

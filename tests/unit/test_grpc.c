@@ -417,6 +417,7 @@ typedef struct rec {
     int rc;           /* what the batch returns */
     _Atomic int hold; /* >0: block until released */
     _Atomic bool busy_early;
+    _Atomic bool busy;
 } rec;
 
 static int batch(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
@@ -441,6 +442,11 @@ static bool busy_early(void *ud)
     return atomic_load(&((rec *)ud)->busy_early);
 }
 
+static bool busy(void *ud)
+{
+    return atomic_load(&((rec *)ud)->busy);
+}
+
 static ingest_otlp_grpc *start(rec *r, ingest_otlp_grpc_opts *o)
 {
     pthread_mutex_init(&r->mu, NULL);
@@ -450,6 +456,7 @@ static ingest_otlp_grpc *start(rec *r, ingest_otlp_grpc_opts *o)
     if (!o->listen)
         o->listen = "127.0.0.1:0";
     o->busy_early = busy_early;
+    o->busy = busy;
     ingest_otlp_grpc *s = NULL;
     char why[512] = "";
     if (ingest_otlp_grpc_start(o, batch, r, &s, why, sizeof why) != 0)
@@ -799,6 +806,15 @@ TEST(overload_is_unavailable_or_resource_exhausted_with_retry_info)
     CHECK_INT(g.grpc_status, 13);
     CHECK(!g.details[0]);
     gres_free(&g);
+    /* The queue full before the message is decoded: the batch is not
+     * called. */
+    atomic_store(&r.busy, true);
+    call(addr, TRACES, NULL, m.data, m.len, &g);
+    CHECK_INT(g.grpc_status, 14);
+    CHECK_STR(decoded(g.message), "ingest queue full, retry later");
+    CHECK(has_retry_info(&g));
+    gres_free(&g);
+    atomic_store(&r.busy, false);
     /* Refused from the headers (the memory limit): the batch is not
      * called. */
     r.rc = 0;
