@@ -32,7 +32,7 @@ static const struct {
     {"bench", cmd_bench, "Benchmarks built into pmrag (bench ppr)."},
     {"config", cmd_config, "Shows the effective configuration, or the reference of its keys."},
     {"serve", cmd_serve,
-     "Runs the daemon: OTLP/HTTP and Kafka in, predictions out (Kafka, HTTP, stdout)."},
+     "Runs the daemon: OTLP/HTTP, OTLP/gRPC and Kafka in, predictions out (Kafka, HTTP, stdout)."},
     {"state", cmd_state, "Inspects a daemon's state directory (dump, stats)."},
     {"kafka-mock", cmd_kafka_mock,
      "Runs librdkafka's mock Kafka cluster (for tests, and for trying pmrag with kcat)."},
