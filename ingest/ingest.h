@@ -721,7 +721,8 @@ void ingest_otlp_http_stop(ingest_otlp_http *s);
  * INTERNAL for broken framing or gzip, and for the batch function's other
  * errors; RESOURCE_EXHAUSTED for a message over max_body (on the wire or
  * decompressed: final, no retry information); UNAVAILABLE with a
- * google.rpc.RetryInfo of 1 s in grpc-status-details-bin when the batch
+ * google.rpc.RetryInfo of 1 s (in the Status of grpc-status-details-bin,
+ * and alone in google.rpc.retryinfo-bin) when the batch
  * function gives -EAGAIN or busy / busy_early say so, RESOURCE_EXHAUSTED
  * with the same RetryInfo for CORE_ELIMIT (OTLP exporters retry these two,
  * after the delay); with a token_file, UNAUTHENTICATED (final) for a call
