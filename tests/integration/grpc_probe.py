@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Calls pmrag's OTLP/gRPC receiver with grpcio (the gRPC library the
-OpenTelemetry SDK exports with) and prints how each refusal reads to a real
-gRPC client: the status code, its message, and the retry delay found in the
-trailers. Run with .deps/otel-venv/bin/python (deploy/deps.sh --otel).
+OpenTelemetry SDK exports with), over TLS trusting CA, and prints how each
+refusal reads to a real gRPC client: the status code, its message, and the
+retry delay found in the trailers. Run with .deps/otel-venv/bin/python
+(deploy/deps.sh --otel).
 
-    grpc_probe.py ADDR bad        a message that is not protobuf
-    grpc_probe.py ADDR refused TOKEN_FILE
-                                  no token; the token and an unknown method;
-                                  the token and a real Export (for a daemon
-                                  that refuses everything: limits.memory_bytes)
+    grpc_probe.py ADDR CA TOKEN_FILE bad
+                      with the token, a message that is not protobuf
+    grpc_probe.py ADDR CA TOKEN_FILE refused
+                      no token; the token and an unknown method; the token
+                      and a real Export (for a daemon that refuses
+                      everything: limits.memory_bytes)
 
 One line per call: CODE<TAB>MESSAGE<TAB>RETRY (RETRY: the delay in seconds
 from grpc-status-details-bin and from google.rpc.retryinfo-bin, as
@@ -49,14 +51,14 @@ def call(fn):
 
 
 def main():
-    addr, mode = sys.argv[1], sys.argv[2]
-    ch = grpc.insecure_channel(addr)
+    addr, ca, token_file, mode = sys.argv[1:5]
+    creds = grpc.ssl_channel_credentials(root_certificates=open(ca, "rb").read())
+    ch = grpc.secure_channel(addr, creds)
+    auth = (("authorization", "Bearer " + open(token_file).read().strip()),)
     raw = ch.unary_unary(TRACES, request_serializer=None, response_deserializer=None)
     if mode == "bad":
-        call(lambda: raw(b"\x0a\x05\x01", timeout=10))
+        call(lambda: raw(b"\x0a\x05\x01", metadata=auth, timeout=10))
     else:
-        token = open(sys.argv[3]).read().strip()
-        auth = (("authorization", "Bearer " + token),)
         stub = trace_service_pb2_grpc.TraceServiceStub(ch)
         req = trace_service_pb2.ExportTraceServiceRequest()
         call(lambda: stub.Export(req, timeout=10))

@@ -13,8 +13,10 @@
 #
 # With OTEL_PROTOCOL=grpc (ctest grpc.otel_sdk) the SDK's OTLP/gRPC exporters
 # (grpcio, gzip-compressed messages) send the same records to the daemon's
-# OTLP/gRPC receiver instead, and the daemon must count them as events of
-# source otlp_grpc and the calls as OK.
+# OTLP/gRPC receiver instead, over TLS (a certificate made here, trusted by
+# the exporter) with a bearer token, and the daemon must count them as
+# events of source otlp_grpc and the calls as OK; then grpcio reads the
+# receiver's refusals (tests/integration/grpc_probe.py).
 #
 #   otel_sdk.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
@@ -34,9 +36,24 @@ py=${PMRAG_DEPS_DIR:-$src/.deps}/otel-venv/bin/python
 proto=${OTEL_PROTOCOL:-http}
 case $proto in
   http) endpoint_key=otlp_http sdk_args=() ;;
-  grpc) endpoint_key=otlp_grpc sdk_args=(--protocol grpc --compression gzip) ;;
+  grpc)
+    endpoint_key=otlp_grpc
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout "$work/tls.key" -out "$work/tls.crt" -days 2 -subj /CN=localhost \
+      -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null || fail "openssl req"
+    echo "s3cret-$RANDOM$RANDOM" >"$work/token"
+    chmod 600 "$work/tls.key" "$work/token"
+    sdk_args=(--protocol grpc --compression gzip --ca "$work/tls.crt" --token-file "$work/token")
+    ;;
   *) fail "OTEL_PROTOCOL=$proto: http or grpc" ;;
 esac
+# The gRPC receiver speaks TLS and wants the token (the OTLP/HTTP one,
+# sharing the settings, too: unused there).
+secure=()
+if [[ $proto == grpc ]]; then
+  secure=(--set otlp.tls_cert="$work/tls.crt" --set otlp.tls_key="$work/tls.key"
+    --set otlp.token_file="$work/token")
+fi
 
 t0=$(now)
 demo_setup 150 7
@@ -45,7 +62,7 @@ echo "graph, log and model: $(since "$t0") s"
 
 serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
-  --set otlp.grpc_listen=127.0.0.1:0 \
+  --set otlp.grpc_listen=127.0.0.1:0 "${secure[@]}" \
   --set kafka.embedded=false --set serve.stdout=true --set map.code_attrs=true >"$work/pred.jsonl"
 serve_wait serve 60
 api=$(ready_field serve api)
@@ -68,21 +85,20 @@ if [[ $proto == grpc ]]; then
   # The receiver's counters reach /metrics every 5 s.
   sleep 5.5
   curl -fsS -m 5 "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
-  # Refusals as grpcio reads them: a message that is not protobuf; then,
-  # from a daemon with a token that refuses all input (limits.memory_bytes
-  # of 1 byte), no token, an unknown method, and overload with its retry
-  # delay in both trailers.
-  "$py" "$src/tests/integration/grpc_probe.py" "$(ready_field serve otlp_grpc)" bad \
+  # Refusals as grpcio reads them (over TLS): a message that is not
+  # protobuf; then, from a daemon that refuses all input
+  # (limits.memory_bytes of 1 byte), no token, an unknown method, and
+  # overload with its retry delay in both trailers.
+  probe=("$py" "$src/tests/integration/grpc_probe.py")
+  "${probe[@]}" "$(ready_field serve otlp_grpc)" "$work/tls.crt" "$work/token" bad \
     >"$work/probe.out" 2>&1 || fail "grpc_probe.py: $(tail -3 "$work/probe.out")"
-  echo "s3cret-$RANDOM$RANDOM" >"$work/token"
-  chmod 600 "$work/token"
   serve_start refuser --graph "$work/app.graph" --model "$work/app.model" \
     --set state.dir="$work/state-refuser" --set otlp.listen= --set api.listen= \
-    --set kafka.embedded=false --set otlp.token_file="$work/token" --set limits.memory_bytes=1
+    --set kafka.embedded=false "${secure[@]}" --set limits.memory_bytes=1
   serve_wait refuser 60
   sleep 0.3 # the memory watcher's first sample
-  "$py" "$src/tests/integration/grpc_probe.py" "$(ready_field refuser otlp_grpc)" refused \
-    "$work/token" >>"$work/probe.out" 2>&1 || fail "grpc_probe.py: $(tail -3 "$work/probe.out")"
+  "${probe[@]}" "$(ready_field refuser otlp_grpc)" "$work/tls.crt" "$work/token" refused \
+    >>"$work/probe.out" 2>&1 || fail "grpc_probe.py: $(tail -3 "$work/probe.out")"
   stop "${pid_of[refuser]}"
   sed 's/^/  grpc: /' "$work/probe.out"
   check "grpcio reads the refusals: codes, messages, retry delays" -- \
