@@ -770,6 +770,10 @@ static bool conn_read(ingest_otlp_grpc *s, gconn *c, const char **why)
             n = gnutls_record_recv(c->tls, buf, sizeof buf);
             if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED)
                 return true;
+            /* A client that closes without close_notify (gRPC clients
+             * do) has simply gone: nothing to log. */
+            if (n == GNUTLS_E_PREMATURE_TERMINATION)
+                return false;
             if (n < 0) {
                 *why = gnutls_strerror((int)n);
                 return false;
