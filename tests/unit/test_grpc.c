@@ -1046,3 +1046,58 @@ TEST(start_errors_name_the_address)
     CHECK_INT(ingest_otlp_grpc_start(&o, batch, &r, &t, why, sizeof why), CORE_EUSAGE);
     CHECK_STR(why, "listen nowhere: not host:port");
 }
+
+typedef struct stopper {
+    ingest_otlp_grpc *s;
+    _Atomic bool done;
+} stopper;
+
+static void *stop_main(void *arg)
+{
+    stopper *st = arg;
+    ingest_otlp_grpc_stop(st->s);
+    atomic_store(&st->done, true);
+    return NULL;
+}
+
+TEST(stop_answers_the_held_call_and_refuses_a_half_sent_one)
+{
+    rec r = {0};
+    ingest_otlp_grpc *s = start(&r, NULL);
+    const char *addr = ingest_otlp_grpc_address(s);
+    core_buf m = {0};
+    spans_msg(&m, NULL);
+    gcli c;
+    cli_open(&c, addr, NULL, NULL);
+    atomic_store(&r.hold, 1);
+    gres *held = cli_start(&c, "POST", TRACES, NULL, m.data, m.len);
+    /* A second call whose message never ends (no END_STREAM). */
+    nghttp2_nv h[] = {
+        {(uint8_t *)":method", (uint8_t *)"POST", 7, 4, 0},
+        {(uint8_t *)":scheme", (uint8_t *)"http", 7, 4, 0},
+        {(uint8_t *)":authority", (uint8_t *)"x", 10, 1, 0},
+        {(uint8_t *)":path", (uint8_t *)TRACES, 5, sizeof TRACES - 1, 0},
+        {(uint8_t *)"content-type", (uint8_t *)"application/grpc", 12, 16, 0},
+    };
+    gres *half = &c.calls[c.n++];
+    memset(half, 0, sizeof *half);
+    half->grpc_status = -1;
+    half->id = nghttp2_submit_headers(c.h2, NGHTTP2_FLAG_NONE, -1, NULL, h, 5, NULL);
+    CHECK(half->id > 0);
+    CHECK_OK(nghttp2_session_send(c.h2));
+    usleep(100000); /* both reach the receiver; the first waits in the batch */
+    stopper sp = {.s = s};
+    pthread_t t;
+    pthread_create(&t, NULL, stop_main, &sp);
+    usleep(200000);
+    CHECK(!atomic_load(&sp.done)); /* stop waits for the held call */
+    atomic_store(&r.hold, 0);
+    cli_run(&c);
+    CHECK_INT(held->grpc_status, 0);
+    CHECK_INT(half->grpc_status, 14);
+    CHECK_STR(decoded(half->message), "shutting down, retry later");
+    pthread_join(t, NULL);
+    CHECK(atomic_load(&sp.done));
+    cli_free(&c);
+    core_buf_free(&m);
+}
