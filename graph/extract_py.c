@@ -1406,6 +1406,19 @@ static void make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *s
             em.flags |= GRAPH_EF_TRUNCATED;
     } else {
         TSNode msg = (uint32_t)pl->msg_index < npos ? pos[pl->msg_index] : kwmsg;
+        /* log.log(*adapter(entry)): the level and message come unpacked
+         * from a value made at run time. */
+        bool unpacked = false;
+        for (uint32_t i = 0; i < npos && i <= (uint32_t)pl->msg_index && !unpacked; i++)
+            unpacked = ty(pos[i]) == N_LIST_SPLAT;
+        if (unpacked) {
+            em.style = GRAPH_STYLE_DYNAMIC;
+            em.nargs = 0;
+            core_vec_push(&x->f->emits, em);
+            if (pl->kind == GRAPH_EMIT_LOG)
+                graph__mark_logs(x->f, sc->sym, GRAPH_STYLE_DYNAMIC);
+            return;
+        }
         uint32_t after =
             (uint32_t)pl->msg_index < npos ? npos_all - (uint32_t)pl->msg_index - 1 : 0;
         em.nargs = after;

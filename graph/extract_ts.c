@@ -3343,6 +3343,12 @@ static NOINLINE void do_assign(tx *x, TSNode n, const ts_scope *sc, int depth)
             add_ref(x, GX_REF_WRITE, p, sc->sym, l);
             if (!is_null(right) && assign_symbol(x, n, p, right, sc, depth))
                 return;
+            /* Foo.MESSAGE = '...' at the top of a module: how compilers
+             * write a class's static field (and how older code keeps
+             * formats); a constant, as `static MESSAGE = '...'` is. */
+            if (module_level(sc) && p[0] != '@' && !is_null(right) &&
+                stringish(x, unwrap(x, right), 0))
+                add_const(x, p, right, -1, depth + 1);
             if (strncmp(p, "@self.", 6) == 0 && !strchr(p + 6, '.') && sc->cls >= 0 &&
                 !is_null(right)) {
                 note_logger(x, p, right, depth + 1);

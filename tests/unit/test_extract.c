@@ -680,6 +680,44 @@ TEST(long_brace_constant_is_kept_truncated)
     core_buf_free(&src);
 }
 
+/* log.log(*adapter(entry)): the level and message come unpacked from a
+ * value made at run time; the function logs a message of its own making
+ * (where a format kept in a constant is logged). */
+TEST(unpacked_logging_call_is_dynamic)
+{
+    static const char src[] = "import logging\n"
+                              "log = logging.getLogger(__name__)\n"
+                              "def engine(entry):\n"
+                              "    log.log(*adapter(entry))\n";
+    gx_file f;
+    extract_str(src, &f);
+    const gx_emit *e = emit_on_line(&f, 4);
+    CHECK_INT(e->kind, GRAPH_EMIT_LOG);
+    CHECK_INT(e->style, GRAPH_STYLE_DYNAMIC);
+    CHECK(e->sym >= 0);
+    CHECK(f.syms.v[e->sym].flags & GRAPH_SF_LOGS_DYNAMIC);
+    graph__file_free(&f);
+}
+
+/* Foo.MESSAGE = '...' at the top of a module (a compiled static field)
+ * is a constant; the same inside a function is not. */
+TEST(static_field_assigned_is_a_constant)
+{
+    static const char src[] = "class Formatter {}\n"
+                              "Formatter.DROPPED = 'dropped item %s because %s';\n"
+                              "function f() { Formatter.other = 'set at run time %s'; }\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    const gx_emit *e = emit_on_line(&f, 2);
+    CHECK_INT(e->kind, GRAPH_EMIT_CONST);
+    CHECK_STR(e->name, "Formatter.DROPPED");
+    CHECK_STR(e->tmpl, "dropped item %s because %s");
+    for (size_t i = 0; i < f.emits.n; i++)
+        CHECK(f.emits.v[i].line != 3);
+    graph__file_free(&f);
+}
+
 /* ---- bounds of the local-message lookup ---- */
 
 TEST(local_message_bounds)
