@@ -182,8 +182,6 @@ n=$(events_of "$work/otlpgrpc.json")
 wait_lines "$work/otlpgrpc.out" "$n" true
 echo "otlpgrpc: Collector: $(collector_counts otlp_grpc)"
 round_verdict otlpgrpc "$work/otlpgrpc.json" "$work/otlpgrpc.out" stdout otlp_grpc
-# The receiver's counters reach /metrics every 5 s.
-sleep 5.5
 ok=$(ready_metric otlpgrpc 'pmrag_otlp_grpc_requests_total{code="OK"}')
 refused=$(curl -s -m 5 "http://$(ready_field otlpgrpc api)/metrics" |
   awk '$1 ~ /^pmrag_otlp_grpc_requests_total\{/ && $1 !~ /"OK"/ { s += $2 } END { print s + 0 }')

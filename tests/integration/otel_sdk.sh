@@ -82,8 +82,6 @@ done
 echo "$(tail -1 "$work/sdk.err"); $(wc -l <"$work/pred.jsonl") predictions ($(since "$t0") s)"
 curl -fsS -m 5 "http://$api/v1/stats" >"$work/stats.json" || fail "GET /v1/stats"
 if [[ $proto == grpc ]]; then
-  # The receiver's counters reach /metrics every 5 s.
-  sleep 5.5
   curl -fsS -m 5 "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
   # Refusals as grpcio reads them (over TLS): a message that is not
   # protobuf; then, from a daemon that refuses all input
