@@ -93,8 +93,9 @@ const core_cfg_item pmrag_config_table[] = {
      "serve: most events applied in one state transaction (batches grow up to it under load: "
      "one holds what came in while the previous one was committed)"},
     {"serve.queue_events", CORE_CFG_INT, "20000", 1, 1e9, NULL,
-     "serve: events waiting from OTLP/HTTP before requests get 503 + Retry-After (refused before "
-     "their body is decoded); past capacity, an accepted event waits about this many events' time"},
+     "serve: events waiting from OTLP/HTTP and OTLP/gRPC before requests get 503 + Retry-After "
+     "(gRPC: UNAVAILABLE with a retry delay; refused before their body is decoded); past "
+     "capacity, an accepted event waits about this many events' time"},
     {"serve.stdout", CORE_CFG_BOOL, "false", 0, 0, NULL,
      "serve: also write every prediction as a JSON line to stdout"},
     {"serve.case_attrs", CORE_CFG_STRING, "case.id,session.id,enduser.id", 0, 0, NULL,
@@ -118,7 +119,8 @@ const core_cfg_item pmrag_config_table[] = {
      "more are dropped (limit=\"new_cases\"); 0: no limit"},
     {"limits.memory_bytes", CORE_CFG_INT, "0", 0, 1e15, NULL,
      "serve: most anonymous memory (RssAnon; LMDB's mapped pages are not counted) before input "
-     "is refused: new OTLP/HTTP requests get 503 + Retry-After (those already read are applied), "
+     "is refused: new OTLP/HTTP requests get 503 + Retry-After, OTLP/gRPC calls UNAVAILABLE "
+     "(those already read are applied), "
      "Kafka partitions pause, /readyz says why, until it is back under 90% (limit=\"memory\"); "
      "0: no limit"},
     {"otlp.listen", CORE_CFG_STRING, "127.0.0.1:4318", 0, 0, NULL,
