@@ -4,7 +4,8 @@
 #
 #   make deps    Debian packages + the pinned tree-sitter grammars
 #   make build   preset dev (RelWithDebInfo, warnings as errors) -> build/cmd/pmrag
-#   make test    build + the whole ctest suite (unit, integration, acceptance)
+#   make test    build + the whole ctest suite (unit, integration, acceptance,
+#                ui, grpc; the first run makes the Python venv in .deps/)
 #   make kafka   build + the tests against a real Apache Kafka (label kafka;
 #                the first run fetches the broker's jars into .deps/kafka)
 #   make collector  build + the tests through a real OpenTelemetry Collector

@@ -97,7 +97,7 @@ start() {
   shift 5
   mkdir -p "$dir"
   "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
-    --set state.dir="$dir/state-$run" --set otlp.listen= --set api.listen=127.0.0.1:0 \
+    --set state.dir="$dir/state-$run" --set otlp.listen= --set otlp.grpc_listen= --set api.listen=127.0.0.1:0 \
     --set kafka.brokers="$boot" --set kafka.input_topics="$in" --set kafka.input_encoding=json \
     --set kafka.output_topic="$out" --set serve.k=1 --set model.learn_online=false \
     --set kafka.group="$group" \

@@ -65,7 +65,7 @@ say "indexing the demo app, simulating its log, mining the model"
 # repeats would be answered as retries without being applied.
 say "starting pmrag serve"
 "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
-  --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
+  --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set otlp.grpc_listen= --set api.listen=127.0.0.1:0 \
   --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 "${extra[@]}" \
   --ready-file "$work/ready.json" -q \
   2>"$work/serve.err" &

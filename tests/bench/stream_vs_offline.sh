@@ -27,7 +27,7 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('offline top-
 
 echo "== streaming: pmrag serve"
 "$pmrag" serve --graph "$work/code.graph" -q \
-  --set state.dir="$work/state" --set otlp.listen= --set api.listen=127.0.0.1:0 \
+  --set state.dir="$work/state" --set otlp.listen= --set otlp.grpc_listen= --set api.listen=127.0.0.1:0 \
   --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false \
   --set map.code_attrs=false --set kafka.input_topics=events --set kafka.partitions=8 \
   --set kafka.output_encoding=json --ready-file "$work/ready.json" &
