@@ -28,6 +28,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /*
  * What the `kafka` tests ask of a real broker that neither kcat nor pmrag
@@ -143,10 +144,20 @@ public final class KafkaAdmin {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (NewTopic t : topics) {
             while (true) {
-                TopicDescription d = a.describeTopics(List.of(t.name())).allTopicNames().get().get(t.name());
-                boolean led = d.partitions().size() == t.numPartitions();
-                for (TopicPartitionInfo pi : d.partitions()) {
-                    led = led && pi.leader() != null && pi.isr().size() == t.replicationFactor();
+                boolean led;
+                try {
+                    TopicDescription d = a.describeTopics(List.of(t.name())).allTopicNames().get().get(t.name());
+                    led = d.partitions().size() == t.numPartitions();
+                    for (TopicPartitionInfo pi : d.partitions()) {
+                        led = led && pi.leader() != null && pi.isr().size() == t.replicationFactor();
+                    }
+                } catch (ExecutionException e) {
+                    // The node asked has not seen the creation yet (its
+                    // metadata lags the controller's): ask again.
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                        throw e;
+                    }
+                    led = false;
                 }
                 if (led) {
                     break;

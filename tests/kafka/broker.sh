@@ -19,8 +19,8 @@
 # work directory of its own, so the logs stay there after a failure; a test
 # run by hand without one loses them with its temporary directory.
 #
-# The JVMs run under nice -n 19 with a small heap (KAFKA_HEAP, 256m) and
-# are tracked like the daemons: lib.sh's EXIT trap kills what is still
+# The JVMs run with a small heap (KAFKA_HEAP, 256m), at the daemons'
+# priority (see kafka__jvm), and are tracked like the daemons: lib.sh's EXIT trap kills what is still
 # running. kafka_stop stops the cluster cleanly (SIGTERM) before that.
 #
 # Settings a test may change before kafka_start: KAFKA_HEAP, KAFKA_PROPS
@@ -31,7 +31,7 @@ kafka_top=$(cd "$kafka_dir_src/../.." && pwd)
 KAFKA_HEAP=${KAFKA_HEAP:-256m}
 declare -ga KAFKA_PROPS=("${KAFKA_PROPS[@]}")
 declare -gA kafka_pid=() kafka_port=() kafka_cport=()
-kafka_nodes=0
+kafka_nodes=0 kafka__led_out=
 
 # kafka__jars: $kafka_cp, the broker's class path (fetched and verified
 # first), and $kafka_admin_cp with KafkaAdmin compiled (once per source).
@@ -56,15 +56,49 @@ kafka__jars() {
 
 # The JVM's options: a small heap, the serial collector and the client
 # compiler only (two cores shared with everything else: start-up and
-# steady state both cheaper).
-# (Not a function run in the background: $! must be the JVM's own pid,
-# which nice keeps when it runs java.)
-kafka__jvm=(nice -n 19 java "-Xmx$KAFKA_HEAP" -Xms64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+# steady state both cheaper). Not niced: the broker is part of what the
+# test runs, and at nice 19 it got a sliver of the cores as soon as
+# anything else ran (the daemons, kcat, a compile), so that group
+# sessions timed out, produce requests waited 40 s and a daemon was not
+# ready in 60 s (scale_out, on a busy machine). The kafka tests run one at
+# a time (RUN_SERIAL), so nothing of the suite competes with them.
+kafka__jvm=(java "-Xmx$KAFKA_HEAP" -Xms64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
   -Djava.awt.headless=true)
 
-# kafka_admin ARG...: KafkaAdmin $boot ARG... (see KafkaAdmin.java).
+# kafka_admin ARG...: KafkaAdmin $boot ARG... (see KafkaAdmin.java); after
+# `create`, also kafka__led on the topics.
 kafka_admin() {
-  "${kafka__jvm[@]}" -Xmx128m -cp "$kafka_admin_cp" KafkaAdmin "$boot" "$@"
+  "${kafka__jvm[@]}" -Xmx128m -cp "$kafka_admin_cp" KafkaAdmin "$boot" "$@" || return
+  if [[ $1 == create ]]; then kafka__led "${@:2}"; fi
+}
+
+# kafka__led NAME:PARTITIONS[:...]...: until every running node, asked on
+# its own (kcat -L with it alone as the bootstrap), answers each topic
+# with all its partitions and a leader for each (30 s); returns 1 then.
+# KafkaAdmin create waits for leaders in the answer of one node; another
+# one may not have caught up with the metadata log yet, and a client that
+# asks it first gets UnknownTopicOrPartition (scale_out saw it with three
+# nodes on a busy machine).
+kafka__led() {
+  local try
+  for ((try = 0; try < 300; try++)); do
+    kafka__led_once "$@" && return 0
+    sleep 0.1
+  done
+  echo "kafka: a node still lacks a leader for one of $* after 30 s: $kafka__led_out" >&2
+  return 1
+}
+kafka__led_once() {
+  local spec name parts i
+  for spec in "$@"; do
+    IFS=: read -r name parts _ <<<"$spec"
+    for i in "${!kafka_pid[@]}"; do
+      running "${kafka_pid[$i]}" || continue
+      kafka__led_out=$(kcat -L -b "127.0.0.1:${kafka_port[$i]}" -t "$name" -m 5 2>&1) || return 1
+      [[ $(grep -cE '^ +partition [0-9]+, leader [0-9]+,' <<<"$kafka__led_out") == "$parts" ]] || return 1
+      ! grep -qE 'leader -1|error|Broker:' <<<"$kafka__led_out" || return 1
+    done
+  done
 }
 
 # kafka__config I: nodeI's server.properties and log4j2.properties.
