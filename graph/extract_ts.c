@@ -145,6 +145,7 @@ enum {
     N_FUNCTION_TYPE,
     N_CONSTRUCTOR_TYPE,
     N_INDEX_SIGNATURE,
+    N_TERNARY_EXPRESSION,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_STATIC = N__NAMED_COUNT,
@@ -279,6 +280,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_FUNCTION_TYPE] = "function_type",
     [N_CONSTRUCTOR_TYPE] = "constructor_type",
     [N_INDEX_SIGNATURE] = "index_signature",
+    [N_TERNARY_EXPRESSION] = "ternary_expression",
 };
 static const char *const anon_types[] = {"static", "get",     "set", "async",    "*",
                                          "+",      "default", "=",   "readonly", "override"};
@@ -310,6 +312,8 @@ enum {
     F_OPEN_TAG,
     F_TYPE_ARGUMENTS,
     F_CONSTRAINT,
+    F_CONSEQUENCE,
+    F_ALTERNATIVE,
     F__COUNT
 };
 static const char *const field_names[F__COUNT] = {
@@ -338,6 +342,8 @@ static const char *const field_names[F__COUNT] = {
     [F_OPEN_TAG] = "open_tag",
     [F_TYPE_ARGUMENTS] = "type_arguments",
     [F_CONSTRAINT] = "constraint",
+    [F_CONSEQUENCE] = "consequence",
+    [F_ALTERNATIVE] = "alternative",
 };
 
 /* Grammar 0 is typescript, 1 is tsx. */
@@ -385,6 +391,13 @@ typedef struct {
     bool console;       /* LG_ALIAS of console.x: util.format semantics */
 } ts_logger;
 
+/* `name = value` or `let name = value` in a function body. */
+struct ts_local {
+    uint32_t name, len; /* the name's bytes in src */
+    uint32_t end;       /* where the binding ends */
+    TSNode value;
+};
+
 typedef struct {
     gx_file *f;
     const char *src;
@@ -401,6 +414,10 @@ typedef struct {
     uint32_t directives;            /* util.format directives turned into holes */
     uint32_t emit_flags;            /* added to emits made while walking decorators */
     gx_cands cands;                 /* candidate sites */
+    /* The bindings of plain names in one function body (local_values()),
+     * kept while calls in that body ask. */
+    core_vec(struct ts_local) locals;
+    uint32_t locals_fn; /* that body's start byte + 1; 0 none */
 } tx;
 
 /* A parameter of the function being walked, as a call passes it (see
@@ -421,6 +438,7 @@ typedef struct {
     uint32_t nparams;
     bool in_function;
     bool exported; /* the declaration at hand is exported */
+    TSNode body;   /* of the innermost function (null outside one) */
 } ts_scope;
 
 /* The `this` of a plain function: itself when it looks like a constructor. */
@@ -1805,8 +1823,10 @@ static bool capwords(const char *s)
  * constant (CAPS_WITH_UNDERSCORES), a format kept elsewhere. Whether the
  * callee logs is for the log to say.
  */
+static bool local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);
+
 static NOINLINE bool plan_candidate(tx *x, TSNode call, const char *callee, emit_plan *pl,
-                                    int depth)
+                                    const ts_scope *sc, int depth)
 {
     memset(pl, 0, sizeof *pl);
     TSNode av[ARGS_MAX];
@@ -1829,6 +1849,15 @@ static NOINLINE bool plan_candidate(tx *x, TSNode call, const char *callee, emit
     }
     if (idx < 0)
         idx = ref;
+    /* Else a message built in a local before the call (see
+     * local_values()). */
+    for (uint32_t i = 0; i < na && idx < 0; i++) {
+        TSNode a = unwrap(x, av[i]);
+        if (ty(x, a) == N_SPREAD_ELEMENT)
+            break;
+        if (local_message(x, a, call, sc))
+            idx = (int32_t)i;
+    }
     if (idx < 0)
         return false;
     pl->kind = GRAPH_EMIT_CALL;
@@ -1841,12 +1870,169 @@ static NOINLINE bool plan_candidate(tx *x, TSNode call, const char *callee, emit
     return true;
 }
 
+/*
+ * A message built in a local before the call (`const msg = 'built ' + x;
+ * debug(msg)`): the values the function binds the name to before the
+ * call, nearest first, each a candidate message of its own as a logging
+ * call written there would be (a ternary gives both arms). No flow
+ * analysis: a value no run reaches gives a site that matches nothing.
+ * Bounded per call (LOCAL_BUDGET nodes looked at, LOCAL_MAX_ALTS values).
+ */
+#define LOCAL_MAX_ALTS 8
+#define LOCAL_BUDGET 4096
+
+static bool function_node(unsigned t)
+{
+    return t == N_FUNCTION_DECLARATION || t == N_FUNCTION_EXPRESSION || t == N_ARROW_FUNCTION ||
+           t == N_METHOD_DEFINITION || t == N_GENERATOR_FUNCTION ||
+           t == N_GENERATOR_FUNCTION_DECLARATION;
+}
+
+typedef struct {
+    TSNode v[LOCAL_MAX_ALTS * 4]; /* values in source order (a ring: the last ones kept) */
+    uint32_t n;
+} local_vals;
+
+static void local_add(tx *x, local_vals *lv, TSNode value)
+{
+    TSNode v = unwrap(x, value);
+    if (is_null(v))
+        return;
+    if (ty(x, v) == N_TERNARY_EXPRESSION) {
+        local_add(x, lv, fld(x, v, F_CONSEQUENCE));
+        local_add(x, lv, fld(x, v, F_ALTERNATIVE));
+        return;
+    }
+    lv->v[lv->n++ % (LOCAL_MAX_ALTS * 4)] = v;
+}
+
+/* Records every binding of a plain name in the function body fn (not in
+ * functions nested in it), once per body (LOCAL_BUDGET * 4 nodes). */
+static NOINLINE void locals_of(tx *x, TSNode fn)
+{
+    uint32_t key = ts_node_start_byte(fn) + 1;
+    if (x->locals_fn == key)
+        return;
+    x->locals_fn = key;
+    x->locals.n = 0;
+    uint32_t budget = LOCAL_BUDGET * 4;
+    TSTreeCursor c = ts_tree_cursor_new(fn);
+    while (budget--) {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        unsigned t = ty(x, n);
+        TSNode name = gx_null(), value = gx_null();
+        if (t == N_VARIABLE_DECLARATOR) {
+            name = fld(x, n, F_NAME);
+            value = fld(x, n, F_VALUE);
+        } else if (t == N_ASSIGNMENT_EXPRESSION) {
+            name = unwrap(x, fld(x, n, F_LEFT));
+            value = fld(x, n, F_RIGHT);
+        }
+        if (!is_null(name) && ty(x, name) == N_IDENTIFIER && !is_null(value)) {
+            uint32_t a = ts_node_start_byte(name);
+            core_vec_push(&x->locals, ((struct ts_local){a, ts_node_end_byte(name) - a,
+                                                         ts_node_end_byte(n), value}));
+        }
+        if (!function_node(t) && ts_tree_cursor_goto_first_child(&c))
+            continue;
+        if (ts_tree_cursor_goto_next_sibling(&c))
+            continue;
+        /* Up until a parent has a next sibling; never above the body. */
+        bool more = false;
+        while (ts_tree_cursor_goto_parent(&c)) {
+            if (ts_node_eq(ts_tree_cursor_current_node(&c), fn))
+                break;
+            if (ts_tree_cursor_goto_next_sibling(&c)) {
+                more = true;
+                break;
+            }
+        }
+        if (!more)
+            break;
+    }
+    ts_tree_cursor_delete(&c);
+}
+
+/* The values bound to the identifier id in the function the walk is in
+ * (sc), before call; how many, in lv (source order). */
+static NOINLINE uint32_t local_values(tx *x, TSNode id, TSNode call, const ts_scope *sc,
+                                      local_vals *lv)
+{
+    lv->n = 0;
+    TSNode fn = sc->body;
+    if (is_null(fn) || ts_node_is_null(fn))
+        return 0;
+    locals_of(x, fn);
+    uint32_t at = ts_node_start_byte(call);
+    uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
+    for (size_t i = 0; i < x->locals.n; i++) {
+        const struct ts_local *l = &x->locals.v[i];
+        if (l->end <= at && l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0)
+            local_add(x, lv, l->value);
+    }
+    return lv->n < LOCAL_MAX_ALTS * 4 ? lv->n : LOCAL_MAX_ALTS * 4;
+}
+
+static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
+                           const TSNode *av, uint32_t na, uint32_t total, int depth);
+static bool node_const_like(tx *x, TSNode n);
+
+/* A plain local of a function: not a parameter (a wrapper passes those
+ * on) and not a CONSTANT (looked up as such). */
+static bool local_name(tx *x, TSNode e, const ts_scope *sc)
+{
+    return sc->in_function && !is_null(e) && ty(x, e) == N_IDENTIFIER && !param_named(x, sc, e) &&
+           !node_const_like(x, e);
+}
+
+/* Whether e is a local the function binds to message text before call. */
+static bool local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc)
+{
+    if (!local_name(x, e, sc))
+        return false;
+    local_vals lv;
+    uint32_t n = local_values(x, e, call, sc, &lv);
+    for (uint32_t k = 0; k < n; k++)
+        if (stringish(x, lv.v[(lv.n - 1 - k) % (LOCAL_MAX_ALTS * 4)], 0))
+            return true;
+    return false;
+}
+
 static NOINLINE void make_emit(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
                                int depth)
 {
     TSNode av[ARGS_MAX];
     uint32_t total = collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
     uint32_t na = total > ARGS_MAX ? ARGS_MAX : total;
+    /* The message slot: pino's (object, 'message') puts it second. */
+    uint32_t slot = pl->msg_index;
+    if (pl->how == H_LOGGER && slot + 1 < na && ty(x, unwrap(x, av[slot])) == N_OBJECT)
+        slot++;
+    TSNode m = slot < na ? unwrap(x, av[slot]) : gx_null();
+    if ((pl->how == H_UTIL || pl->how == H_LOGGER) && local_name(x, m, sc)) {
+        local_vals lv;
+        uint32_t n = local_values(x, m, call, sc, &lv);
+        TSNode alt[ARGS_MAX];
+        memcpy(alt, av, na * sizeof *av);
+        uint32_t made = 0;
+        for (uint32_t k = 0; k < n && made < LOCAL_MAX_ALTS; k++) {
+            /* Nearest first. */
+            TSNode v = lv.v[(lv.n - 1 - k) % (LOCAL_MAX_ALTS * 4)];
+            if (!stringish(x, v, 0))
+                continue;
+            alt[slot] = v;
+            emit_from_args(x, call, pl, sc, alt, na, total, depth);
+            made++;
+        }
+        if (made)
+            return;
+    }
+    emit_from_args(x, call, pl, sc, av, na, total, depth);
+}
+
+static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
+                           const TSNode *av, uint32_t na, uint32_t total, int depth)
+{
     gx_emit em = {0};
     em.kind = (uint8_t)pl->kind;
     em.level = (uint8_t)pl->level;
@@ -2313,6 +2499,7 @@ static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool
     /* What a logging call in the body may pass on (see gx_call): a named
      * function's own parameters; a callback's are not the symbol's. */
     ts_scope in = *inner;
+    in.body = body;
     if (bind)
         in.params = collect_params(x, fn, &in.nparams, depth + 1);
     else if (in.nparams && shadows_params(x, fn, &in, depth + 1))
@@ -3794,7 +3981,7 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
         make_emit(x, n, &pl, sc, depth + 1);
         record_emit_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth + 1);
     } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
-        if (plan_candidate(x, n, callee, &pl, depth + 1))
+        if (plan_candidate(x, n, callee, &pl, sc, depth + 1))
             make_emit(x, n, &pl, sc, depth + 1);
         else if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) > 0)
             graph__cand_pending(&x->cands, x->f, callee, sc->sym, gx_line(n));
@@ -4345,6 +4532,7 @@ void graph__extract_ts(graph_lang lang, const char *src, size_t n, gx_file *f)
     core_vec_free(&x->loggers);
     core_smap_free(&x->fns);
     core_vec_free(&x->tparams);
+    core_vec_free(&x->locals);
     free(x);
     graph__parse_free(parser, tree);
 }

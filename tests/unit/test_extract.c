@@ -718,6 +718,49 @@ TEST(static_field_assigned_is_a_constant)
     graph__file_free(&f);
 }
 
+/* JavaScript: a message built in a local before the call is followed, as
+ * in Python: each value the function binds the name to before the call
+ * (a ternary's two arms) is a site on the call's line; a parameter is a
+ * wrapper's, not followed; a value bound after the call is not one. */
+TEST(local_message_javascript)
+{
+    static const char src[] =
+        "const debug = require('debug')('app:a');\n"                                   /* 1 */
+        "function pick(n, fmt) {\n"                                                    /* 2 */
+        "  let text = n > 3 ? 'giving up after ' + n + ' tries' : `retry ${n}`;\n"   /* 3 */
+        "  debug(text);\n"                                                             /* 4 */
+        "  debug(fmt);\n"                                                              /* 5 */
+        "  text = 'set after the call ' + n;\n"                                        /* 6 */
+        "  const line = 'sent ' + n + ' bytes';\n"                                     /* 7 */
+        "  this.out.write(line);\n"                                                    /* 8 */
+        "}\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    const char *on4[2] = {NULL, NULL};
+    uint32_t n4 = 0, n5 = 0, n8 = 0;
+    for (size_t i = 0; i < f.emits.n; i++) {
+        const gx_emit *e = &f.emits.v[i];
+        if (e->line == 4 && n4 < 2)
+            on4[n4++] = e->tmpl;
+        else if (e->line == 4)
+            n4++;
+        n5 += e->line == 5 && e->tmpl && e->tmpl[0];
+        if (e->line == 8) {
+            n8++;
+            CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+            CHECK_STR(e->tmpl, "sent %s bytes");
+        }
+    }
+    CHECK_INT(n4, 2);
+    /* Nearest first: the alternative arm is the later value. */
+    CHECK_STR(on4[0], "retry %s");
+    CHECK_STR(on4[1], "giving up after %s tries");
+    CHECK_INT(n5, 0);
+    CHECK_INT(n8, 1);
+    graph__file_free(&f);
+}
+
 /* ---- bounds of the local-message lookup ---- */
 
 TEST(local_message_bounds)
