@@ -2027,6 +2027,28 @@ static NOINLINE void make_emit(tx *x, TSNode call, const emit_plan *pl, const ts
         if (made)
             return;
     }
+    if ((pl->how == H_UTIL || pl->how == H_LOGGER) && !is_null(m) && ty(x, m) == N_OBJECT &&
+        slot + 1 >= na) {
+        /* logger.info({ msg: 'listening on ' + port }): the record's
+         * message is one of its text properties; which one, the log says
+         * (a site each). */
+        TSNode alt[ARGS_MAX];
+        memcpy(alt, av, na * sizeof *av);
+        uint32_t made = 0, np = ts_node_named_child_count(m);
+        for (uint32_t i = 0; i < np && made < LOCAL_MAX_ALTS; i++) {
+            TSNode pr = ts_node_named_child(m, i);
+            if (ty(x, pr) != N_PAIR)
+                continue;
+            TSNode v = unwrap(x, fld(x, pr, F_VALUE));
+            if (is_null(v) || !stringish(x, v, 0))
+                continue;
+            alt[slot] = v;
+            emit_from_args(x, call, pl, sc, alt, na, total, depth);
+            made++;
+        }
+        if (made)
+            return;
+    }
     emit_from_args(x, call, pl, sc, av, na, total, depth);
 }
 

@@ -761,6 +761,36 @@ TEST(local_message_javascript)
     graph__file_free(&f);
 }
 
+/* logger.info({ msg: '...' + x }): each text property of a record passed
+ * alone is a candidate message on the call's line; with a message after
+ * it (pino's (object, 'message')), the message is that one. */
+TEST(object_message_javascript)
+{
+    static const char src[] = "const logger = require('pino')();\n"                        /* 1 */
+                              "function serve(port) {\n"                                     /* 2 */
+                              "  logger.info({ msg: 'listening on port ' + port, n: 1 });\n" /* 3 */
+                              "  logger.info({ port, tag: 'a b' }, 'bound %s', port);\n"     /* 4 */
+                              "}\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    uint32_t n3 = 0, n4 = 0;
+    for (size_t i = 0; i < f.emits.n; i++) {
+        const gx_emit *e = &f.emits.v[i];
+        if (e->line == 3) {
+            n3++;
+            CHECK_INT(e->kind, GRAPH_EMIT_LOG);
+            CHECK_STR(e->tmpl, "listening on port %s");
+        } else if (e->line == 4) {
+            n4++;
+            CHECK_STR(e->tmpl, "bound %s");
+        }
+    }
+    CHECK_INT(n3, 1);
+    CHECK_INT(n4, 1);
+    graph__file_free(&f);
+}
+
 /* ---- bounds of the local-message lookup ---- */
 
 TEST(local_message_bounds)
