@@ -1893,14 +1893,15 @@ typedef struct {
     uint32_t n;
 } local_vals;
 
-static void local_add(tx *x, local_vals *lv, TSNode value)
+static void local_add(tx *x, local_vals *lv, TSNode value, int depth)
 {
     TSNode v = unwrap(x, value);
     if (is_null(v))
         return;
-    if (ty(x, v) == N_TERNARY_EXPRESSION) {
-        local_add(x, lv, fld(x, v, F_CONSEQUENCE));
-        local_add(x, lv, fld(x, v, F_ALTERNATIVE));
+    /* a ? b : c ? d : e: a few levels; deeper ones stay one value. */
+    if (ty(x, v) == N_TERNARY_EXPRESSION && depth < 4) {
+        local_add(x, lv, fld(x, v, F_CONSEQUENCE), depth + 1);
+        local_add(x, lv, fld(x, v, F_ALTERNATIVE), depth + 1);
         return;
     }
     lv->v[lv->n++ % (LOCAL_MAX_ALTS * 4)] = v;
@@ -1968,7 +1969,7 @@ static NOINLINE uint32_t local_values(tx *x, TSNode id, TSNode call, const ts_sc
     for (size_t i = 0; i < x->locals.n; i++) {
         const struct ts_local *l = &x->locals.v[i];
         if (l->end <= at && l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0)
-            local_add(x, lv, l->value);
+            local_add(x, lv, l->value, 0);
     }
     return lv->n < LOCAL_MAX_ALTS * 4 ? lv->n : LOCAL_MAX_ALTS * 4;
 }
