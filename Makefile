@@ -4,13 +4,14 @@
 #
 #   make deps    Debian packages + the pinned tree-sitter grammars
 #   make build   preset dev (RelWithDebInfo, warnings as errors) -> build/cmd/pmrag
-#   make test    build + the whole ctest suite (unit, integration, acceptance,
-#                ui, grpc; the first run makes the Python venv in .deps/)
-#   make kafka   build + the tests against a real Apache Kafka (label kafka;
-#                the first run fetches the broker's jars into .deps/kafka)
-#   make collector  build + the tests through a real OpenTelemetry Collector
-#                (label collector; the first run builds it with Go into
-#                .deps/collector, which takes minutes)
+#   make test    build + the whole ctest suite but the benchmarks (unit,
+#                integration, acceptance, ui, grpc, kafka, collector). The
+#                first run fills .deps/: the Python venv, the Kafka broker's
+#                jars (Maven Central) and the OpenTelemetry Collector, built
+#                with Go (go >= 1.24 on PATH; minutes); later runs reuse it
+#   make kafka   build + only the tests against a real Apache Kafka (label kafka)
+#   make collector  build + only the tests through a real OpenTelemetry
+#                Collector (label collector)
 #   make demo    build + index the bundled demo application, show what it found
 #   make asan    preset asan: AddressSanitizer + UBSan build and its tests (build-asan/)
 #   make lint    clang-format check + clang-tidy over every module (tests/lint.sh)
@@ -35,8 +36,15 @@ build: deps
 	@cmake --preset dev $(CMAKE_ARGS) >/dev/null
 	@cmake --build --preset dev -j $(JOBS)
 
+# The broker's jars and the Collector are fetched here rather than by the
+# first test that needs them: the Collector's build (minutes) would
+# otherwise run inside a test's timeout, with the suite waiting on it.
+# The kafka and collector tests run one at a time (RUN_SERIAL), the rest
+# JOBS at a time.
 test: build
-	@ctest --preset dev -j $(JOBS) --label-exclude 'bench|kafka|collector'
+	@deploy/deps.sh --kafka
+	@deploy/deps.sh --collector
+	@ctest --preset dev -j $(JOBS) --label-exclude bench
 
 kafka: build
 	@ctest --preset dev --label-regex kafka --output-on-failure

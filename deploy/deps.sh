@@ -185,6 +185,7 @@ fetch_kafka() {
     return 0
   fi
   say "fetching Apache Kafka $ver (broker jars) from Maven Central"
+  local t0=$SECONDS
   rm -rf "$dir"
   mkdir -p "$dir"
   # A scratch directory for Maven's target/: the source tree stays clean.
@@ -205,7 +206,7 @@ fetch_kafka() {
     exit 1
   fi
   echo "$want" >"$dir/.stamp"
-  say "Apache Kafka $ver: $(wc -l <"$sums") jars verified in $dir"
+  say "Apache Kafka $ver: $(wc -l <"$sums") jars verified in $dir ($((SECONDS - t0)) s)"
 }
 
 # The OpenTelemetry Collector of the `collector` tests, built by the
@@ -237,6 +238,7 @@ fetch_collector() {
   gobin=$deps_dir/go/bin
   mkdir -p "$dir" "$gobin" "$GOTMPDIR"
   say "building the OpenTelemetry Collector $ver (builder v$ver, from the Go module proxy) into $dir"
+  local t0=$SECONDS
   if [[ ! -x $gobin/builder-v$ver ]]; then
     GOBIN=$gobin nice -n 19 go install "go.opentelemetry.io/collector/cmd/builder@v$ver" >"$dir/build.log" 2>&1 || {
       tail -20 "$dir/build.log" >&2
@@ -269,7 +271,7 @@ fetch_collector() {
   fi
   mv "$dir/src/otelcol-pmrag" "$dir/otelcol-pmrag"
   echo "$want" >"$dir/.stamp"
-  say "OpenTelemetry Collector $ver: $dir/otelcol-pmrag ($("$dir/otelcol-pmrag" --version 2>&1 | head -1))"
+  say "OpenTelemetry Collector $ver: $dir/otelcol-pmrag ($("$dir/otelcol-pmrag" --version 2>&1 | head -1); built in $((SECONDS - t0)) s)"
 }
 
 case "${1:-}" in
