@@ -725,14 +725,14 @@ TEST(static_field_assigned_is_a_constant)
 TEST(local_message_javascript)
 {
     static const char src[] =
-        "const debug = require('debug')('app:a');\n"                                   /* 1 */
-        "function pick(n, fmt) {\n"                                                    /* 2 */
-        "  let text = n > 3 ? 'giving up after ' + n + ' tries' : `retry ${n}`;\n"   /* 3 */
-        "  debug(text);\n"                                                             /* 4 */
-        "  debug(fmt);\n"                                                              /* 5 */
-        "  text = 'set after the call ' + n;\n"                                        /* 6 */
-        "  const line = 'sent ' + n + ' bytes';\n"                                     /* 7 */
-        "  this.out.write(line);\n"                                                    /* 8 */
+        "const debug = require('debug')('app:a');\n"                               /* 1 */
+        "function pick(n, fmt) {\n"                                                /* 2 */
+        "  let text = n > 3 ? 'giving up after ' + n + ' tries' : `retry ${n}`;\n" /* 3 */
+        "  debug(text);\n"                                                         /* 4 */
+        "  debug(fmt);\n"                                                          /* 5 */
+        "  text = 'set after the call ' + n;\n"                                    /* 6 */
+        "  const line = 'sent ' + n + ' bytes';\n"                                 /* 7 */
+        "  this.out.write(line);\n"                                                /* 8 */
         "}\n";
     gx_file f;
     graph__file_init(&f);
@@ -766,7 +766,7 @@ TEST(local_message_javascript)
  * it (pino's (object, 'message')), the message is that one. */
 TEST(object_message_javascript)
 {
-    static const char src[] = "const logger = require('pino')();\n"                        /* 1 */
+    static const char src[] = "const logger = require('pino')();\n"                          /* 1 */
                               "function serve(port) {\n"                                     /* 2 */
                               "  logger.info({ msg: 'listening on port ' + port, n: 1 });\n" /* 3 */
                               "  logger.info({ port, tag: 'a b' }, 'bound %s', port);\n"     /* 4 */
