@@ -1974,6 +1974,12 @@ static NOINLINE uint32_t local_values(tx *x, TSNode id, TSNode call, const ts_sc
     return lv->n < LOCAL_MAX_ALTS * 4 ? lv->n : LOCAL_MAX_ALTS * 4;
 }
 
+/* The k-th value of lv, nearest the call first. */
+static TSNode local_nearest(const local_vals *lv, uint32_t k)
+{
+    return lv->v[(lv->n - 1 - k) % (LOCAL_MAX_ALTS * 4)];
+}
+
 static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
                            const TSNode *av, uint32_t na, uint32_t total, int depth);
 static bool node_const_like(tx *x, TSNode n);
@@ -1994,7 +2000,7 @@ static bool local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc)
     local_vals lv;
     uint32_t n = local_values(x, e, call, sc, &lv);
     for (uint32_t k = 0; k < n; k++)
-        if (stringish(x, lv.v[(lv.n - 1 - k) % (LOCAL_MAX_ALTS * 4)], 0))
+        if (stringish(x, local_nearest(&lv, k), 0))
             return true;
     return false;
 }
@@ -2010,45 +2016,37 @@ static NOINLINE void make_emit(tx *x, TSNode call, const emit_plan *pl, const ts
     if (pl->how == H_LOGGER && slot + 1 < na && ty(x, unwrap(x, av[slot])) == N_OBJECT)
         slot++;
     TSNode m = slot < na ? unwrap(x, av[slot]) : gx_null();
+    /* Candidate messages for the slot, each a site of its own. */
+    TSNode cand[LOCAL_MAX_ALTS];
+    uint32_t nc = 0;
     if ((pl->how == H_UTIL || pl->how == H_LOGGER) && local_name(x, m, sc)) {
         local_vals lv;
         uint32_t n = local_values(x, m, call, sc, &lv);
-        TSNode alt[ARGS_MAX];
-        memcpy(alt, av, na * sizeof *av);
-        uint32_t made = 0;
-        for (uint32_t k = 0; k < n && made < LOCAL_MAX_ALTS; k++) {
-            /* Nearest first. */
-            TSNode v = lv.v[(lv.n - 1 - k) % (LOCAL_MAX_ALTS * 4)];
-            if (!stringish(x, v, 0))
-                continue;
-            alt[slot] = v;
-            emit_from_args(x, call, pl, sc, alt, na, total, depth);
-            made++;
+        for (uint32_t k = 0; k < n && nc < LOCAL_MAX_ALTS; k++) {
+            TSNode v = local_nearest(&lv, k);
+            if (stringish(x, v, 0))
+                cand[nc++] = v;
         }
-        if (made)
-            return;
-    }
-    if ((pl->how == H_UTIL || pl->how == H_LOGGER) && !is_null(m) && ty(x, m) == N_OBJECT &&
-        slot + 1 >= na) {
+    } else if ((pl->how == H_UTIL || pl->how == H_LOGGER) && !is_null(m) && ty(x, m) == N_OBJECT &&
+               slot + 1 >= na) {
         /* logger.info({ msg: 'listening on ' + port }): the record's
-         * message is one of its text properties; which one, the log says
-         * (a site each). */
+         * message is one of its text properties; which one, the log says. */
+        uint32_t np = ts_node_named_child_count(m);
+        for (uint32_t i = 0; i < np && nc < LOCAL_MAX_ALTS; i++) {
+            TSNode pr = ts_node_named_child(m, i);
+            TSNode v = ty(x, pr) == N_PAIR ? unwrap(x, fld(x, pr, F_VALUE)) : gx_null();
+            if (!is_null(v) && stringish(x, v, 0))
+                cand[nc++] = v;
+        }
+    }
+    if (nc) {
         TSNode alt[ARGS_MAX];
         memcpy(alt, av, na * sizeof *av);
-        uint32_t made = 0, np = ts_node_named_child_count(m);
-        for (uint32_t i = 0; i < np && made < LOCAL_MAX_ALTS; i++) {
-            TSNode pr = ts_node_named_child(m, i);
-            if (ty(x, pr) != N_PAIR)
-                continue;
-            TSNode v = unwrap(x, fld(x, pr, F_VALUE));
-            if (is_null(v) || !stringish(x, v, 0))
-                continue;
-            alt[slot] = v;
+        for (uint32_t i = 0; i < nc; i++) {
+            alt[slot] = cand[i];
             emit_from_args(x, call, pl, sc, alt, na, total, depth);
-            made++;
         }
-        if (made)
-            return;
+        return;
     }
     emit_from_args(x, call, pl, sc, av, na, total, depth);
 }
