@@ -607,13 +607,20 @@ int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *s
  */
 typedef struct ingest_otlp_http ingest_otlp_http;
 
-/* Zero-initialised is the default; copied by ingest_otlp_http_start(). */
-typedef struct ingest_otlp_http_opts {
-    const char *listen; /* "host:port" (core_http_opts.listen); NULL: "127.0.0.1:4318" */
-    /* Largest body in bytes, as received and again after gzip
-     * decompression; 0: 64 MiB. */
+/*
+ * The options of both OTLP receivers, HTTP and gRPC (below): the daemon
+ * gives them the same limits, token, certificate and decoding rules, so
+ * one struct says them once. Zero-initialised is the default; copied by
+ * ingest_otlp_http_start() and ingest_otlp_grpc_start().
+ */
+typedef struct ingest_otlp_recv_opts {
+    /* "host:port" (core_http_opts.listen's forms); NULL: "127.0.0.1:4318"
+     * for HTTP, "127.0.0.1:4317" for gRPC. */
+    const char *listen;
+    /* Largest body (a gRPC call's message) in bytes, as received and
+     * again after gzip decompression; 0: 64 MiB. */
     size_t max_body;
-    unsigned threads; /* handler threads; 0: 2 */
+    unsigned threads; /* threads that decode and call the batch function; 0: 2 */
     /* Connection limits and slow-client timeouts (core_http_limits);
      * zero fields: its defaults. */
     core_http_limits limits;
@@ -621,27 +628,30 @@ typedef struct ingest_otlp_http_opts {
      * NULL: "case.id", "session.id", "enduser.id". */
     const char *const *case_attrs;
     size_t ncase;
-    core_logger log;
+    core_logger log;    /* from the receiver's threads */
     uint32_t max_attrs; /* ingest_decode_opts.max_attrs; 0: its default */
     size_t max_str;     /* ingest_decode_opts.max_str; 0: its default */
     size_t max_case_id; /* ingest_decode_opts.max_case_id; 0: none */
     /* core_http_opts.token_file: every request needs "Authorization:
-     * Bearer <token>", else 401 (final for an OTLP exporter: the data is
-     * dropped, not retried). NULL or "": none. */
+     * Bearer <token>", else 401 or UNAUTHENTICATED (final for an OTLP
+     * exporter: the data is dropped, not retried). NULL or "": none. */
     const char *token_file;
-    /* core_http_opts.tls_cert and tls_key: HTTPS only. NULL or "": none. */
+    /* PEM certificate and key (core_http_opts.tls_cert and tls_key): HTTPS
+     * only; for gRPC, TLS 1.2 and 1.3 with ALPN "h2" required. NULL or "":
+     * plain text (HTTP/2 with prior knowledge for gRPC). */
     const char *tls_cert;
     const char *tls_key;
     /* Asked before a body is decoded (with the batch function's ud):
-     * true gives 503 + Retry-After: 1 at once, so that refusing a request
-     * costs next to nothing when the queue is full. NULL: never. */
+     * true refuses it at once (503 + Retry-After: 1; UNAVAILABLE with a
+     * RetryInfo), so that refusing a request costs next to nothing when
+     * the queue is full. NULL: never. */
     bool (*busy)(void *ud);
-    /* Asked earlier, when a request's headers have arrived: true gives
-     * 503 + Retry-After: 1 without reading the body, and closes the
-     * connection (the body is not read), so that refusing costs no memory
-     * (the daemon's memory limit). NULL: never. */
+    /* Asked earlier, when a request's headers have arrived: true refuses
+     * it the same way without reading the body (HTTP also closes the
+     * connection), so that refusing costs no memory (the daemon's memory
+     * limit). NULL: never. */
     bool (*busy_early)(void *ud);
-} ingest_otlp_http_opts;
+} ingest_otlp_recv_opts;
 
 /*
  * Called once per request that has events, with all of them in body order
@@ -666,7 +676,7 @@ typedef int (*ingest_otlp_batch_fn)(void *ud, ingest_otlp_kind kind, const inges
  * errors with the address in why ("listen 127.0.0.1:4318: Address already
  * in use"), and the file for a token, certificate or key.
  */
-int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn fn, void *ud,
+int ingest_otlp_http_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn fn, void *ud,
                            ingest_otlp_http **out, char *why, size_t whylen);
 
 /* The bound "host:port" (the real port when 0 was asked); valid until
@@ -753,45 +763,15 @@ void ingest_otlp_http_stop(ingest_otlp_http *s);
  */
 typedef struct ingest_otlp_grpc ingest_otlp_grpc;
 
-/* Zero-initialised is the default; copied by ingest_otlp_grpc_start(). */
-typedef struct ingest_otlp_grpc_opts {
-    /* "host:port" (core_http_opts.listen's forms); NULL: "127.0.0.1:4317". */
-    const char *listen;
-    /* Largest message in bytes, as received and again after gzip
-     * decompression; 0: 64 MiB. */
-    size_t max_body;
-    unsigned threads; /* pool threads; 0: 2 */
-    /* Connection limits and timeouts, as core_http_limits (zero fields:
-     * its defaults). */
-    core_http_limits limits;
-    const char *const *case_attrs; /* ingest_decode_opts.case_attrs */
-    size_t ncase;
-    core_logger log;    /* from the receiver's threads */
-    uint32_t max_attrs; /* ingest_decode_opts.max_attrs; 0: its default */
-    size_t max_str;     /* ingest_decode_opts.max_str; 0: its default */
-    size_t max_case_id; /* ingest_decode_opts.max_case_id; 0: none */
-    /* A token file as core_http_opts.token_file: every call needs
-     * "authorization: Bearer <token>". NULL or "": none. */
-    const char *token_file;
-    /* PEM certificate and key: TLS only (TLS 1.2 and 1.3, GnuTLS), ALPN
-     * "h2" required. NULL or "": plain text (HTTP/2 with prior knowledge). */
-    const char *tls_cert;
-    const char *tls_key;
-    /* As ingest_otlp_http_opts.busy (before a message is decoded) and
-     * busy_early (when a call's headers have arrived: its message is then
-     * never read): true answers UNAVAILABLE with a RetryInfo. NULL: never. */
-    bool (*busy)(void *ud);
-    bool (*busy_early)(void *ud);
-} ingest_otlp_grpc_opts;
-
 /*
- * Starts the receiver: binds, then starts its threads. fn(ud, ...) may be
- * called as soon as this returns, until ingest_otlp_grpc_stop() returns.
- * Returns 0 and *out (owned by the caller: ingest_otlp_grpc_stop), or an
- * error with why naming the address ("listen 127.0.0.1:4317: Address
- * already in use") or the token, certificate or key file.
+ * Starts the receiver: binds, then starts its threads. o may be NULL (the
+ * defaults). fn(ud, ...) may be called as soon as this returns, until
+ * ingest_otlp_grpc_stop() returns. Returns 0 and *out (owned by the
+ * caller: ingest_otlp_grpc_stop), or an error with why naming the address
+ * ("listen 127.0.0.1:4317: Address already in use") or the token,
+ * certificate or key file.
  */
-int ingest_otlp_grpc_start(const ingest_otlp_grpc_opts *o, ingest_otlp_batch_fn fn, void *ud,
+int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn fn, void *ud,
                            ingest_otlp_grpc **out, char *why, size_t whylen);
 
 /* The bound "host:port" (the real port when 0 was asked); valid until

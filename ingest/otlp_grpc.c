@@ -1228,7 +1228,7 @@ static void receiver_free(ingest_otlp_grpc *s)
     free(s);
 }
 
-static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_grpc_opts *o, const char *listen,
+static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_recv_opts *o, const char *listen,
                      char *why, size_t whylen)
 {
     char *cert = NULL, *key = NULL;
@@ -1257,10 +1257,10 @@ static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_grpc_opts *o, const 
     return rc;
 }
 
-int ingest_otlp_grpc_start(const ingest_otlp_grpc_opts *o, ingest_otlp_batch_fn fn, void *ud,
+int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn fn, void *ud,
                            ingest_otlp_grpc **out, char *why, size_t whylen)
 {
-    static const ingest_otlp_grpc_opts defaults = {0};
+    static const ingest_otlp_recv_opts defaults = {0};
     if (!o)
         o = &defaults;
     if (!fn || !out)

@@ -265,10 +265,10 @@ static void free_attrs(char **a, size_t n)
     free(a);
 }
 
-int ingest_otlp_http_start(const ingest_otlp_http_opts *o, ingest_otlp_batch_fn fn, void *ud,
+int ingest_otlp_http_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn fn, void *ud,
                            ingest_otlp_http **out, char *why, size_t whylen)
 {
-    static const ingest_otlp_http_opts defaults = {0};
+    static const ingest_otlp_recv_opts defaults = {0};
     if (!o)
         o = &defaults;
     if (!fn || !out) {

@@ -485,49 +485,36 @@ static int check_source_url(const char *u, char *why, size_t whylen)
 static int listeners_start(serve *s, char *why, size_t whylen)
 {
     char w2[512];
+    /* OTLP/HTTP and OTLP/gRPC: the same limits, token, certificate and
+     * decoding rules; only the address differs. */
+    ingest_otlp_recv_opts ro = {.max_body = (size_t)core_cfg_int(s->cfg, "otlp.max_body"),
+                                .threads = (unsigned)core_cfg_int(s->cfg, "otlp.threads"),
+                                .limits = http_limits(s->cfg, "otlp"),
+                                .case_attrs = s->eo.in.case_attrs,
+                                .ncase = s->eo.in.ncase_attrs,
+                                .max_attrs = s->max_attrs,
+                                .max_str = s->max_str,
+                                .max_case_id = SESS_MAX_ID,
+                                .busy = serve__otlp_busy,
+                                .busy_early = serve__otlp_over_memory,
+                                .log = s->lg,
+                                .token_file = core_cfg_str(s->cfg, "otlp.token_file"),
+                                .tls_cert = core_cfg_str(s->cfg, "otlp.tls_cert"),
+                                .tls_key = core_cfg_str(s->cfg, "otlp.tls_key")};
     const char *otlp_listen = core_cfg_str(s->cfg, "otlp.listen");
     if (*otlp_listen) {
-        ingest_otlp_http_opts ho = {.listen = otlp_listen,
-                                    .max_body = (size_t)core_cfg_int(s->cfg, "otlp.max_body"),
-                                    .threads = (unsigned)core_cfg_int(s->cfg, "otlp.threads"),
-                                    .limits = http_limits(s->cfg, "otlp"),
-                                    .case_attrs = s->eo.in.case_attrs,
-                                    .ncase = s->eo.in.ncase_attrs,
-                                    .max_attrs = s->max_attrs,
-                                    .max_str = s->max_str,
-                                    .max_case_id = SESS_MAX_ID,
-                                    .busy = serve__otlp_busy,
-                                    .busy_early = serve__otlp_over_memory,
-                                    .log = s->lg,
-                                    .token_file = core_cfg_str(s->cfg, "otlp.token_file"),
-                                    .tls_cert = core_cfg_str(s->cfg, "otlp.tls_cert"),
-                                    .tls_key = core_cfg_str(s->cfg, "otlp.tls_key")};
-        int rc = ingest_otlp_http_start(&ho, serve__on_otlp, s, &s->otlp, w2, sizeof w2);
+        ro.listen = otlp_listen;
+        int rc = ingest_otlp_http_start(&ro, serve__on_otlp, s, &s->otlp, w2, sizeof w2);
         if (rc) {
             snprintf(why, whylen, "OTLP/HTTP: %s", w2);
             return rc;
         }
     }
-    /* OTLP/gRPC: the same limits, token and certificate as OTLP/HTTP. */
     const char *grpc_listen = core_cfg_str(s->cfg, "otlp.grpc_listen");
     if (*grpc_listen) {
-        ingest_otlp_grpc_opts go = {.listen = grpc_listen,
-                                    .max_body = (size_t)core_cfg_int(s->cfg, "otlp.max_body"),
-                                    .threads = (unsigned)core_cfg_int(s->cfg, "otlp.threads"),
-                                    .limits = http_limits(s->cfg, "otlp"),
-                                    .case_attrs = s->eo.in.case_attrs,
-                                    .ncase = s->eo.in.ncase_attrs,
-                                    .max_attrs = s->max_attrs,
-                                    .max_str = s->max_str,
-                                    .max_case_id = SESS_MAX_ID,
-                                    .busy = serve__otlp_busy,
-                                    .busy_early = serve__otlp_over_memory,
-                                    .log = s->lg,
-                                    .token_file = core_cfg_str(s->cfg, "otlp.token_file"),
-                                    .tls_cert = core_cfg_str(s->cfg, "otlp.tls_cert"),
-                                    .tls_key = core_cfg_str(s->cfg, "otlp.tls_key")};
+        ro.listen = grpc_listen;
         ingest_otlp_grpc *g;
-        int rc = ingest_otlp_grpc_start(&go, serve__on_otlp_grpc, s, &g, w2, sizeof w2);
+        int rc = ingest_otlp_grpc_start(&ro, serve__on_otlp_grpc, s, &g, w2, sizeof w2);
         if (rc) {
             snprintf(why, whylen, "OTLP/gRPC (otlp.grpc_listen): %s", w2);
             return rc;

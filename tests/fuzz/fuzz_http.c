@@ -169,7 +169,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     char why[256];
-    ingest_otlp_http_opts o = {
+    ingest_otlp_recv_opts o = {
         .listen = "127.0.0.1:0",
         .max_body = OTLP_MAX_BODY,
         .threads = 2,

@@ -447,10 +447,10 @@ static bool busy(void *ud)
     return atomic_load(&((rec *)ud)->busy);
 }
 
-static ingest_otlp_grpc *start(rec *r, ingest_otlp_grpc_opts *o)
+static ingest_otlp_grpc *start(rec *r, ingest_otlp_recv_opts *o)
 {
     pthread_mutex_init(&r->mu, NULL);
-    ingest_otlp_grpc_opts d = {0};
+    ingest_otlp_recv_opts d = {0};
     if (!o)
         o = &d;
     if (!o->listen)
@@ -731,7 +731,7 @@ TEST(refusals_from_the_headers_and_the_message)
 TEST(max_body_on_the_wire_by_prefix_and_once_decompressed)
 {
     rec r = {0};
-    ingest_otlp_grpc_opts o = {.max_body = 1024};
+    ingest_otlp_recv_opts o = {.max_body = 1024};
     ingest_otlp_grpc *s = start(&r, &o);
     const char *addr = ingest_otlp_grpc_address(s);
     /* The prefix announces 1 MiB; only its first 64 KiB are ever sent by
@@ -839,7 +839,7 @@ TEST(bearer_token_or_unauthenticated)
 {
     rec r = {0};
     char *tf = token_file();
-    ingest_otlp_grpc_opts o = {.token_file = tf};
+    ingest_otlp_recv_opts o = {.token_file = tf};
     ingest_otlp_grpc *s = start(&r, &o);
     const char *addr = ingest_otlp_grpc_address(s);
     core_buf m = {0};
@@ -867,7 +867,7 @@ TEST(bearer_token_or_unauthenticated)
 TEST(a_held_call_blocks_neither_its_connection_nor_others)
 {
     rec r = {0};
-    ingest_otlp_grpc_opts o = {.threads = 2};
+    ingest_otlp_recv_opts o = {.threads = 2};
     ingest_otlp_grpc *s = start(&r, &o);
     const char *addr = ingest_otlp_grpc_address(s);
     core_buf m = {0};
@@ -931,7 +931,7 @@ static bool closed_within(int fd, int ms)
 TEST(connection_limits_and_timeouts)
 {
     rec r = {0};
-    ingest_otlp_grpc_opts o = {.limits = {.max_conns = 2, .header_timeout = 1}};
+    ingest_otlp_recv_opts o = {.limits = {.max_conns = 2, .header_timeout = 1}};
     ingest_otlp_grpc *s = start(&r, &o);
     const char *addr = ingest_otlp_grpc_address(s);
     /* Silent: closed after header_timeout. */
@@ -984,7 +984,7 @@ TEST(tls_with_alpn_h2_only)
     char *cert, *key;
     make_cert(&cert, &key);
     rec r = {0};
-    ingest_otlp_grpc_opts o = {.tls_cert = cert, .tls_key = key};
+    ingest_otlp_recv_opts o = {.tls_cert = cert, .tls_key = key};
     ingest_otlp_grpc *s = start(&r, &o);
     const char *addr = ingest_otlp_grpc_address(s);
     core_buf m = {0};
@@ -1020,7 +1020,7 @@ TEST(tls_with_alpn_h2_only)
     ingest_otlp_grpc_stop(s);
 
     /* A key without its certificate is refused at start, naming both. */
-    ingest_otlp_grpc_opts half = {.listen = "127.0.0.1:0", .tls_key = key};
+    ingest_otlp_recv_opts half = {.listen = "127.0.0.1:0", .tls_key = key};
     char why[512] = "";
     ingest_otlp_grpc *none = NULL;
     CHECK_INT(ingest_otlp_grpc_start(&half, batch, &r, &none, why, sizeof why), CORE_EUSAGE);
@@ -1034,7 +1034,7 @@ TEST(start_errors_name_the_address)
 {
     rec r = {0};
     ingest_otlp_grpc *s = start(&r, NULL);
-    ingest_otlp_grpc_opts o = {.listen = ingest_otlp_grpc_address(s)};
+    ingest_otlp_recv_opts o = {.listen = ingest_otlp_grpc_address(s)};
     ingest_otlp_grpc *t = NULL;
     char why[512] = "";
     CHECK(ingest_otlp_grpc_start(&o, batch, &r, &t, why, sizeof why) != 0);

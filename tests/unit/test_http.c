@@ -1779,7 +1779,7 @@ static void rec_set_ret(otlp_rec *r, int ret)
 static ingest_otlp_http *otlp_start(otlp_rec *rec, size_t max_body)
 {
     pthread_mutex_init(&rec->mu, NULL);
-    ingest_otlp_http_opts o = {.listen = "127.0.0.1:0", .max_body = max_body};
+    ingest_otlp_recv_opts o = {.listen = "127.0.0.1:0", .max_body = max_body};
     ingest_otlp_http *s = NULL;
     char why[256] = "";
     int rc = ingest_otlp_http_start(&o, otlp_batch, rec, &s, why, sizeof why);
@@ -2170,7 +2170,7 @@ TEST(otlp_partial_success)
 
 TEST(otlp_listen_error)
 {
-    ingest_otlp_http_opts o = {.listen = "nowhere"};
+    ingest_otlp_recv_opts o = {.listen = "nowhere"};
     ingest_otlp_http *s = NULL;
     char why[256] = "";
     CHECK_INT(ingest_otlp_http_start(&o, otlp_batch, NULL, &s, why, sizeof why), CORE_EUSAGE);
@@ -2183,7 +2183,7 @@ TEST(otlp_token_401_is_final)
     char *tf = token_file();
     otlp_rec rec = {0};
     pthread_mutex_init(&rec.mu, NULL);
-    ingest_otlp_http_opts o = {.listen = "127.0.0.1:0", .token_file = tf};
+    ingest_otlp_recv_opts o = {.listen = "127.0.0.1:0", .token_file = tf};
     ingest_otlp_http *s = NULL;
     char why[256] = "";
     CHECK_OK(ingest_otlp_http_start(&o, otlp_batch, &rec, &s, why, sizeof why));
@@ -2234,7 +2234,7 @@ TEST(otlp_busy_refuses_before_decoding)
 {
     otlp_rec rec = {0};
     pthread_mutex_init(&rec.mu, NULL);
-    ingest_otlp_http_opts o = {.listen = "127.0.0.1:0", .busy = busy_flag};
+    ingest_otlp_recv_opts o = {.listen = "127.0.0.1:0", .busy = busy_flag};
     ingest_otlp_http *s = NULL;
     char why[256] = "";
     CHECK_OK(ingest_otlp_http_start(&o, otlp_batch, &rec, &s, why, sizeof why));
