@@ -46,7 +46,6 @@
 #include <unistd.h>
 
 #define GRPC_DEFAULT_LISTEN "127.0.0.1:4317"
-#define GRPC_DEFAULT_MAX_BODY ((size_t)64 << 20)
 /* Calls in progress on one connection: each may hold up to max_body. */
 #define GRPC_MAX_STREAMS 16
 /* Flow-control windows: large enough that a big export is not paced by
@@ -126,16 +125,7 @@ struct ingest_otlp_grpc {
     char addr[80];
     int lfd;
     int wake[2];
-    ingest_otlp_batch_fn fn;
-    bool (*busy)(void *ud);
-    bool (*busy_early)(void *ud);
-    void *ud;
-    size_t max_body;
-    char **case_attrs;
-    size_t ncase;
-    uint32_t max_attrs;
-    size_t max_str, max_case_id;
-    core_logger log;
+    ingest__otlp_recv rx; /* options, event counters, log limit */
     core_http_limits lim;
     char *token;
     size_t token_len;
@@ -160,9 +150,8 @@ struct ingest_otlp_grpc {
     pthread_t *workers;
     unsigned nworkers;
 
-    ingest__loglimit loglim;
-    _Atomic uint64_t requests, by_code[INGEST_GRPC_CODES], accepted_events, rejected_events,
-        truncated_events, too_large, timed_out, evicted, refused_conns;
+    _Atomic uint64_t requests, by_code[INGEST_GRPC_CODES], too_large, timed_out, evicted,
+        refused_conns;
 };
 
 static void count(_Atomic uint64_t *c, uint64_t n)
@@ -237,8 +226,8 @@ static void answer(ingest_otlp_grpc *s, gstream *st)
     count(&s->requests, 1);
     count(&s->by_code[st->code], 1);
     char more[64];
-    if (st->code != INGEST__GRPC_OK && ingest__loglimit_take(&s->loglim, more, sizeof more))
-        core_logf(&s->log, st->code == INGEST__GRPC_INTERNAL ? CORE_LOG_WARN : CORE_LOG_NOTE,
+    if (st->code != INGEST__GRPC_OK && ingest__loglimit_take(&s->rx.loglim, more, sizeof more))
+        core_logf(&s->rx.log, st->code == INGEST__GRPC_INTERNAL ? CORE_LOG_WARN : CORE_LOG_NOTE,
                   "otlp-grpc: %s%s from %s (stream %d): %s: %s%s", st->path[0] ? st->path : "?",
                   st->path_long ? "..." : "", c->peer, (int)st->id, ingest_grpc_code_name(st->code),
                   st->msg, more);
@@ -289,97 +278,64 @@ static void answer(ingest_otlp_grpc *s, gstream *st)
 static void run_call(ingest_otlp_grpc *s, gstream *st)
 {
     char why[512] = "";
-    if (s->busy && s->busy(s->ud)) {
+    if (s->rx.busy && s->rx.busy(s->rx.ud)) {
         decide(st, INGEST__GRPC_UNAVAILABLE, GRPC_RETRY_S, "ingest queue full, retry later");
         return;
     }
     ingest__grpc_msg m;
-    int code = ingest__grpc_unframe(st->body.data, st->body.len, s->max_body, &m, why, sizeof why);
+    int code =
+        ingest__grpc_unframe(st->body.data, st->body.len, s->rx.max_body, &m, why, sizeof why);
     if (code) {
         if (code == INGEST__GRPC_RESOURCE_EXHAUSTED)
             count(&s->too_large, 1);
         decide(st, code, 0, "%s", why);
         return;
     }
-    core_buf inflated = {0};
-    ingest__otlp_collect c = {0};
-    const void *body = m.data;
-    size_t len = m.len;
-    if (m.compressed) {
-        if (strcmp(st->enc, "gzip") != 0) {
-            decide(st, INGEST__GRPC_INTERNAL, 0,
-                   "compressed message without a grpc-encoding (gzip) to read it with");
-            goto done;
-        }
-        int rc = ingest_gunzip(m.data, m.len, s->max_body, &inflated, why, sizeof why);
-        if (rc == CORE_ELIMIT) {
-            count(&s->too_large, 1);
-            decide(st, INGEST__GRPC_RESOURCE_EXHAUSTED, 0,
-                   "message larger than %zu bytes once decompressed (otlp.max_body)", s->max_body);
-            goto done;
-        }
-        if (rc) {
-            decide(st, INGEST__GRPC_INTERNAL, 0, "gzip: %s", why[0] ? why : core_strerror(rc));
-            goto done;
-        }
-        body = inflated.data ? inflated.data : "";
-        len = inflated.len;
+    if (m.compressed && strcmp(st->enc, "gzip") != 0) {
+        decide(st, INGEST__GRPC_INTERNAL, 0,
+               "compressed message without a grpc-encoding (gzip) to read it with");
+        return;
     }
-    ingest__otlp_collect_init(&c);
-    ingest_decode_opts dopts = {
-        .case_attrs = (const char *const *)s->case_attrs,
-        .ncase = s->ncase,
-        .max_attrs = s->max_attrs,
-        .max_str = s->max_str,
-        .max_case_id = s->max_case_id,
-    };
-    ingest_decode_result res = {0};
-    int rc = ingest_otlp_decode(st->kind, INGEST_ENC_PROTO, body, len, &dopts,
-                                ingest__otlp_collect_emit, &c, &res, why, sizeof why);
-    if (rc == CORE_EFORMAT) {
-        decide(st, INGEST__GRPC_INVALID_ARGUMENT, 0, "%s", why[0] ? why : core_strerror(rc));
+    /* Room for the decoder's reason and a prefix; decide() keeps what a
+     * grpc-message may carry. */
+    char msg[600];
+    ingest_decode_result res;
+    core_buf out = {0};
+    ingest__otlp_outcome o =
+        ingest__otlp_recv_message(&s->rx, st->kind, INGEST_ENC_PROTO, m.data, m.len, m.compressed,
+                                  &out, &res, msg, sizeof msg);
+    switch (o) {
+    case INGEST__OTLP_ACCEPTED:
+        break;
+    case INGEST__OTLP_TOO_LARGE:
+        count(&s->too_large, 1);
+        decide(st, INGEST__GRPC_RESOURCE_EXHAUSTED, 0,
+               "message larger than %zu bytes once decompressed (otlp.max_body)", s->rx.max_body);
         goto done;
-    }
-    if (rc) {
-        decide(st, INGEST__GRPC_INTERNAL, 0, "decoding failed: %s%s%s", core_strerror(rc),
-               why[0] ? ": " : "", why);
+    case INGEST__OTLP_BAD_MESSAGE:
+        decide(st, INGEST__GRPC_INVALID_ARGUMENT, 0, "%s", msg);
         goto done;
-    }
-    count(&s->rejected_events, res.rejected);
-    count(&s->truncated_events, res.truncated);
-    if (c.evs.n) {
-        uint8_t id[INGEST_REQUEST_ID];
-        ingest__otlp_request_id(st->kind, body, len, id);
-        rc = s->fn(s->ud, st->kind, c.evs.v, c.evs.n, id);
-        if (rc == -EAGAIN) {
-            decide(st, INGEST__GRPC_UNAVAILABLE, GRPC_RETRY_S, "ingest queue full, retry later");
-            goto done;
-        }
-        if (rc == CORE_ELIMIT) {
-            decide(st, INGEST__GRPC_RESOURCE_EXHAUSTED, GRPC_RETRY_S,
-                   "rate limit exceeded, retry later");
-            goto done;
-        }
-        if (rc) {
-            decide(st, INGEST__GRPC_INTERNAL, 0, "%zu events not accepted: %s", c.evs.n,
-                   core_strerror(rc));
-            goto done;
-        }
-        count(&s->accepted_events, c.evs.n);
+    case INGEST__OTLP_QUEUE_FULL:
+        decide(st, INGEST__GRPC_UNAVAILABLE, GRPC_RETRY_S, "%s", msg);
+        goto done;
+    case INGEST__OTLP_RATE_LIMITED:
+        decide(st, INGEST__GRPC_RESOURCE_EXHAUSTED, GRPC_RETRY_S, "%s", msg);
+        goto done;
+    case INGEST__OTLP_BAD_GZIP:
+    case INGEST__OTLP_FAILED:
+    case INGEST__OTLP_NOT_ACCEPTED:
+    default:
+        decide(st, INGEST__GRPC_INTERNAL, 0, "%s", msg);
+        goto done;
     }
     char more[64];
-    if (res.rejected && ingest__loglimit_take(&s->loglim, more, sizeof more))
-        core_logf(&s->log, CORE_LOG_NOTE, "otlp-grpc: %s from %s: %llu records rejected: %s%s",
+    if (res.rejected && ingest__loglimit_take(&s->rx.loglim, more, sizeof more))
+        core_logf(&s->rx.log, CORE_LOG_NOTE, "otlp-grpc: %s from %s: %llu records rejected: %s%s",
                   st->path, st->c->peer, (unsigned long long)res.rejected, res.reject_reason, more);
-    core_buf out = {0};
-    ingest_otlp_response(st->kind, INGEST_ENC_PROTO, res.rejected,
-                         res.rejected ? res.reject_reason : NULL, &out);
     ingest__grpc_frame(&st->resp, out.data, out.len);
-    core_buf_free(&out);
     st->code = INGEST__GRPC_OK;
 done:
-    ingest__otlp_collect_free(&c);
-    core_buf_free(&inflated);
+    core_buf_free(&out);
 }
 
 static void *worker_main(void *arg)
@@ -570,7 +526,7 @@ static void headers_done(ingest_otlp_grpc *s, gconn *c, gstream *st)
         strcasecmp(st->enc, "gzip") != 0)
         decide(st, INGEST__GRPC_UNIMPLEMENTED, 0,
                "unsupported grpc-encoding '%s': use gzip or identity", st->enc);
-    if (st->code == 0 && s->busy_early && s->busy_early(s->ud))
+    if (st->code == 0 && s->rx.busy_early && s->rx.busy_early(s->rx.ud))
         decide(st, INGEST__GRPC_UNAVAILABLE, GRPC_RETRY_S,
                "not accepting data now (over the memory limit), retry later");
     if (st->code != 0)
@@ -591,7 +547,7 @@ static void request_end(ingest_otlp_grpc *s, gstream *st)
     /* A full queue refuses here too, so that calls that would be refused
      * anyway do not wait behind the pool's blocked threads (the pool asks
      * again: the queue may have filled meanwhile). */
-    if (s->busy && s->busy(s->ud)) {
+    if (s->rx.busy && s->rx.busy(s->rx.ud)) {
         decide(st, INGEST__GRPC_UNAVAILABLE, GRPC_RETRY_S, "ingest queue full, retry later");
         refuse_now(s, st);
         return;
@@ -639,9 +595,9 @@ static int on_data_chunk(nghttp2_session *h2, uint8_t flags, int32_t sid, const 
         for (size_t i = 0; i < INGEST__GRPC_PREFIX; i++)
             p[i] = i < st->body.len ? (uint8_t)st->body.data[i] : data[i - st->body.len];
         announced = ingest__grpc_prefix_len(p);
-        over = announced > s->max_body;
+        over = announced > s->rx.max_body;
     }
-    if (!over && have > s->max_body + INGEST__GRPC_PREFIX) {
+    if (!over && have > s->rx.max_body + INGEST__GRPC_PREFIX) {
         over = true;
         announced = 0; /* a second message, say: the size on the wire */
     }
@@ -650,10 +606,10 @@ static int on_data_chunk(nghttp2_session *h2, uint8_t flags, int32_t sid, const 
         if (announced)
             decide(st, INGEST__GRPC_RESOURCE_EXHAUSTED, 0,
                    "message of %u bytes is larger than %zu bytes (otlp.max_body)", announced,
-                   s->max_body);
+                   s->rx.max_body);
         else
             decide(st, INGEST__GRPC_RESOURCE_EXHAUSTED, 0,
-                   "request larger than %zu bytes (otlp.max_body)", s->max_body);
+                   "request larger than %zu bytes (otlp.max_body)", s->rx.max_body);
         refuse_now(s, st);
         return 0;
     }
@@ -707,9 +663,9 @@ static void conn_close(ingest_otlp_grpc *s, gconn *c, _Atomic uint64_t *counter,
     if (counter)
         count(counter, 1);
     char more[64];
-    if (why && ingest__loglimit_take(&s->loglim, more, sizeof more))
-        core_logf(&s->log, CORE_LOG_NOTE, "otlp-grpc: closed the connection from %s: %s%s", c->peer,
-                  why, more);
+    if (why && ingest__loglimit_take(&s->rx.loglim, more, sizeof more))
+        core_logf(&s->rx.log, CORE_LOG_NOTE, "otlp-grpc: closed the connection from %s: %s%s",
+                  c->peer, why, more);
     /* The session goes first: it calls nothing back while it is freed,
      * and after it nothing can reach the streams. */
     nghttp2_session_del(c->h2);
@@ -968,8 +924,8 @@ static void conn_open(ingest_otlp_grpc *s, int fd, const struct sockaddr_storage
     if (!admit(s, c->host)) {
         count(&s->refused_conns, 1);
         char more[64];
-        if (ingest__loglimit_take(&s->loglim, more, sizeof more))
-            core_logf(&s->log, CORE_LOG_NOTE,
+        if (ingest__loglimit_take(&s->rx.loglim, more, sizeof more))
+            core_logf(&s->rx.log, CORE_LOG_NOTE,
                       "otlp-grpc: refused a connection from %s: every connection is busy "
                       "(otlp.max_connections %u, per address %u)%s",
                       c->peer, s->lim.max_conns, s->lim.max_conns_per_addr, more);
@@ -1024,8 +980,8 @@ static void accept_all(ingest_otlp_grpc *s)
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
                 errno != ECONNABORTED) {
                 char more[64];
-                if (ingest__loglimit_take(&s->loglim, more, sizeof more))
-                    core_logf(&s->log, CORE_LOG_WARN, "otlp-grpc: accept on %s: %s%s", s->addr,
+                if (ingest__loglimit_take(&s->rx.loglim, more, sizeof more))
+                    core_logf(&s->rx.log, CORE_LOG_WARN, "otlp-grpc: accept on %s: %s%s", s->addr,
                               strerror(errno), more);
             }
             return;
@@ -1209,9 +1165,6 @@ static void receiver_free(ingest_otlp_grpc *s)
         close(s->wake[0]);
     if (s->wake[1] >= 0)
         close(s->wake[1]);
-    for (size_t i = 0; i < s->ncase; i++)
-        free(s->case_attrs[i]);
-    free(s->case_attrs);
     core_secret_free(s->token, s->token_len);
     if (s->cred)
         gnutls_certificate_free_credentials(s->cred);
@@ -1224,7 +1177,7 @@ static void receiver_free(ingest_otlp_grpc *s)
     free(s->workers);
     pthread_mutex_destroy(&s->qmu);
     pthread_cond_destroy(&s->qcv);
-    ingest__loglimit_free(&s->loglim);
+    ingest__otlp_recv_free(&s->rx);
     free(s);
 }
 
@@ -1233,8 +1186,8 @@ static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_recv_opts *o, const 
 {
     char *cert = NULL, *key = NULL;
     size_t clen = 0, klen = 0;
-    int rc = core_tls_load(&s->log, listen, o->tls_cert, o->tls_key, &cert, &clen, &key, &klen, why,
-                           whylen);
+    int rc = core_tls_load(&s->rx.log, listen, o->tls_cert, o->tls_key, &cert, &clen, &key, &klen,
+                           why, whylen);
     if (rc)
         return rc;
     int g = gnutls_certificate_allocate_credentials(&s->cred);
@@ -1270,16 +1223,7 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     s->lfd = s->wake[0] = s->wake[1] = -1;
     pthread_mutex_init(&s->qmu, NULL);
     pthread_cond_init(&s->qcv, NULL);
-    ingest__loglimit_init(&s->loglim);
-    s->fn = fn;
-    s->busy = o->busy;
-    s->busy_early = o->busy_early;
-    s->ud = ud;
-    s->max_body = o->max_body ? o->max_body : GRPC_DEFAULT_MAX_BODY;
-    s->max_attrs = o->max_attrs;
-    s->max_str = o->max_str;
-    s->max_case_id = o->max_case_id;
-    s->log = o->log;
+    ingest__otlp_recv_init(&s->rx, o, fn, ud);
     s->lim = o->limits;
     if (!s->lim.max_conns)
         s->lim.max_conns = 256;
@@ -1289,15 +1233,9 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
         s->lim.header_timeout = 10;
     if (!s->lim.body_timeout)
         s->lim.body_timeout = 60;
-    if (o->case_attrs && o->ncase) {
-        s->case_attrs = core_xcalloc(o->ncase, sizeof *s->case_attrs);
-        for (size_t i = 0; i < o->ncase; i++)
-            s->case_attrs[i] = core_xstrdup(o->case_attrs[i]);
-        s->ncase = o->ncase;
-    }
     int rc = 0;
     if (o->token_file && *o->token_file &&
-        (rc = core_token_load(&s->log, listen, o->token_file, &s->token, &s->token_len, why,
+        (rc = core_token_load(&s->rx.log, listen, o->token_file, &s->token, &s->token_len, why,
                               whylen)) != 0)
         goto fail;
     if (((o->tls_cert && *o->tls_cert) || (o->tls_key && *o->tls_key)) &&
@@ -1335,7 +1273,7 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
             fail(why, whylen, -EAGAIN, "listen %s: cannot start the receiver's I/O thread", listen);
         goto fail_threads;
     }
-    core_logf(&s->log, CORE_LOG_INFO, "otlp-grpc: OTLP/gRPC receiver listening on %s (%s%s)",
+    core_logf(&s->rx.log, CORE_LOG_INFO, "otlp-grpc: OTLP/gRPC receiver listening on %s (%s%s)",
               s->addr, s->tls ? "TLS, ALPN h2" : "plain text HTTP/2",
               s->token ? ", bearer token" : "");
     *out = s;
@@ -1363,9 +1301,9 @@ void ingest_otlp_grpc_get_stats(ingest_otlp_grpc *s, ingest_otlp_grpc_stats *out
     out->requests = atomic_load(&s->requests);
     for (int i = 0; i < INGEST_GRPC_CODES; i++)
         out->by_code[i] = atomic_load(&s->by_code[i]);
-    out->accepted_events = atomic_load(&s->accepted_events);
-    out->rejected_events = atomic_load(&s->rejected_events);
-    out->truncated_events = atomic_load(&s->truncated_events);
+    out->accepted_events = atomic_load(&s->rx.accepted_events);
+    out->rejected_events = atomic_load(&s->rx.rejected_events);
+    out->truncated_events = atomic_load(&s->rx.truncated_events);
     out->too_large = atomic_load(&s->too_large);
     out->timed_out = atomic_load(&s->timed_out);
     out->evicted = atomic_load(&s->evicted);
@@ -1385,7 +1323,7 @@ void ingest_otlp_grpc_stop(ingest_otlp_grpc *s)
     pthread_mutex_unlock(&s->qmu);
     for (unsigned i = 0; i < s->nworkers; i++)
         pthread_join(s->workers[i], NULL);
-    core_logf(&s->log, CORE_LOG_INFO, "otlp-grpc: OTLP/gRPC receiver stopped listening on %s",
+    core_logf(&s->rx.log, CORE_LOG_INFO, "otlp-grpc: OTLP/gRPC receiver stopped listening on %s",
               s->addr);
     /* Calls the pool answered after the I/O thread left (none, as it
      * waits for them; kept for safety) are freed with their connection. */

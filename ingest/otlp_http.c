@@ -19,7 +19,6 @@
 
 #include "pmrag/otlp/collector.pb-c.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -29,23 +28,11 @@
 #include <strings.h>
 
 #define OTLP_DEFAULT_LISTEN "127.0.0.1:4318"
-#define OTLP_DEFAULT_MAX_BODY ((size_t)64 << 20)
 
 struct ingest_otlp_http {
     core_http *http;
-    ingest_otlp_batch_fn fn;
-    bool (*busy)(void *ud);
-    bool (*busy_early)(void *ud);
-    void *ud;
-    size_t max_body;
-    char **case_attrs; /* owned copies */
-    size_t ncase;
-    uint32_t max_attrs;
-    size_t max_str, max_case_id;
-    core_logger log;
-    _Atomic uint64_t requests, accepted_events, rejected_events, truncated_events, bad_requests,
-        too_large, unsupported, throttled, errors;
-    ingest__loglimit loglim; /* refusals logged */
+    ingest__otlp_recv rx; /* options, event counters, log limit */
+    _Atomic uint64_t requests, bad_requests, too_large, unsupported, throttled, errors;
 };
 
 static void count(_Atomic uint64_t *c, uint64_t n)
@@ -90,8 +77,8 @@ static void refuse(ingest_otlp_http *s, const core_http_req *req, core_http_resp
                                                           : &s->errors,
           1);
     char more[64];
-    if (ingest__loglimit_take(&s->loglim, more, sizeof more)) {
-        core_logf(&s->log, status >= 500 && status != 503 ? CORE_LOG_WARN : CORE_LOG_NOTE,
+    if (ingest__loglimit_take(&s->rx.loglim, more, sizeof more)) {
+        core_logf(&s->rx.log, status >= 500 && status != 503 ? CORE_LOG_WARN : CORE_LOG_NOTE,
                   "otlp-http: %s %s from %s: %d: %s%s", req->method, req->path,
                   req->client ? req->client : "?", status, msg, more);
     }
@@ -156,93 +143,55 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         return;
     }
 
-    if (s->busy && s->busy(s->ud)) {
+    if (s->rx.busy && s->rx.busy(s->rx.ud)) {
         refuse(s, req, resp, enc, 503, "ingest queue full, retry later");
         resp->retry_after = 1;
         return;
     }
-    const char *body = req->body;
-    size_t len = req->len;
-    core_buf inflated = {0};
-    ingest__otlp_collect c = {0};
-    char why[512] = "";
     const char *cenc = req->content_encoding;
-    if (cenc && *cenc && strcasecmp(cenc, "identity") != 0) {
-        if (strcasecmp(cenc, "gzip") != 0) {
-            refuse(s, req, resp, enc, 415, "unsupported Content-Encoding '%s': use gzip or none",
-                   cenc);
-            return;
-        }
-        int rc = ingest_gunzip(req->body, req->len, s->max_body, &inflated, why, sizeof why);
-        if (rc == CORE_ELIMIT) {
-            refuse(s, req, resp, enc, 413, "request body larger than %zu bytes once decompressed",
-                   s->max_body);
-            goto done;
-        }
-        if (rc) {
-            refuse(s, req, resp, enc, 400, "gzip: %s", why[0] ? why : core_strerror(rc));
-            goto done;
-        }
-        body = inflated.data ? inflated.data : "";
-        len = inflated.len;
+    bool gzip = cenc && *cenc && strcasecmp(cenc, "identity") != 0;
+    if (gzip && strcasecmp(cenc, "gzip") != 0) {
+        refuse(s, req, resp, enc, 415, "unsupported Content-Encoding '%s': use gzip or none", cenc);
+        return;
     }
 
-    ingest__otlp_collect_init(&c);
-    ingest_decode_opts dopts = {
-        .case_attrs = (const char *const *)s->case_attrs,
-        .ncase = s->ncase,
-        .max_attrs = s->max_attrs,
-        .max_str = s->max_str,
-        .max_case_id = s->max_case_id,
-    };
-    ingest_decode_result res = {0};
-    int rc = ingest_otlp_decode(kind, enc, body, len, &dopts, ingest__otlp_collect_emit, &c, &res,
-                                why, sizeof why);
-    if (rc == CORE_EFORMAT) {
-        refuse(s, req, resp, enc, 400, "%s", why[0] ? why : core_strerror(rc));
-        goto done;
-    }
-    if (rc) {
-        refuse(s, req, resp, enc, 500, "decoding failed: %s%s%s", core_strerror(rc),
-               why[0] ? ": " : "", why);
-        goto done;
-    }
-    count(&s->rejected_events, res.rejected);
-    count(&s->truncated_events, res.truncated);
-
-    if (c.evs.n) {
-        /* A retried request, and only that, has the same id. */
-        uint8_t id[INGEST_REQUEST_ID];
-        ingest__otlp_request_id(kind, body, len, id);
-        rc = s->fn(s->ud, kind, c.evs.v, c.evs.n, id);
-        if (rc == -EAGAIN || rc == CORE_ELIMIT) {
-            /* The exporter keeps the data and retries after a second. */
-            refuse(s, req, resp, enc, rc == -EAGAIN ? 503 : 429, "%s, retry later",
-                   rc == -EAGAIN ? "ingest queue full" : "rate limit exceeded");
-            resp->retry_after = 1;
-            goto done;
-        }
-        if (rc) {
-            refuse(s, req, resp, enc, 500, "%zu events not accepted: %s", c.evs.n,
-                   core_strerror(rc));
-            goto done;
-        }
-        count(&s->accepted_events, c.evs.n);
+    /* As long as refuse()'s message: the decoder's reason and a prefix. */
+    char why[600];
+    ingest_decode_result res;
+    ingest__otlp_outcome o = ingest__otlp_recv_message(&s->rx, kind, enc, req->body, req->len, gzip,
+                                                       &resp->body, &res, why, sizeof why);
+    switch (o) {
+    case INGEST__OTLP_ACCEPTED:
+        break;
+    case INGEST__OTLP_TOO_LARGE:
+        refuse(s, req, resp, enc, 413, "request body larger than %zu bytes once decompressed",
+               s->rx.max_body);
+        return;
+    case INGEST__OTLP_BAD_GZIP:
+    case INGEST__OTLP_BAD_MESSAGE:
+        refuse(s, req, resp, enc, 400, "%s", why);
+        return;
+    case INGEST__OTLP_QUEUE_FULL:
+    case INGEST__OTLP_RATE_LIMITED:
+        /* The exporter keeps the data and retries after a second. */
+        refuse(s, req, resp, enc, o == INGEST__OTLP_QUEUE_FULL ? 503 : 429, "%s", why);
+        resp->retry_after = 1;
+        return;
+    case INGEST__OTLP_FAILED:
+    case INGEST__OTLP_NOT_ACCEPTED:
+    default:
+        refuse(s, req, resp, enc, 500, "%s", why);
+        return;
     }
 
     resp->status = 200;
     resp->content_type = enc == INGEST_ENC_PROTO ? "application/x-protobuf" : "application/json";
     char more[64];
-    if (res.rejected && ingest__loglimit_take(&s->loglim, more, sizeof more))
-        core_logf(&s->log, CORE_LOG_NOTE, "otlp-http: POST %s from %s: %llu records rejected: %s%s",
-                  req->path, req->client ? req->client : "?", (unsigned long long)res.rejected,
+    if (res.rejected && ingest__loglimit_take(&s->rx.loglim, more, sizeof more))
+        core_logf(&s->rx.log, CORE_LOG_NOTE,
+                  "otlp-http: POST %s from %s: %llu records rejected: %s%s", req->path,
+                  req->client ? req->client : "?", (unsigned long long)res.rejected,
                   res.reject_reason, more);
-    ingest_otlp_response(kind, enc, res.rejected, res.rejected ? res.reject_reason : NULL,
-                         &resp->body);
-
-done:
-    ingest__otlp_collect_free(&c);
-    core_buf_free(&inflated);
 }
 
 /* Headers in: a POST to a signal path is refused before its body is
@@ -251,18 +200,12 @@ static bool busy_early(void *ud, const char *method, const char *path)
 {
     ingest_otlp_http *s = ud;
     if (strcmp(method, "POST") != 0 ||
-        (strcmp(path, "/v1/traces") != 0 && strcmp(path, "/v1/logs") != 0) || !s->busy_early(s->ud))
+        (strcmp(path, "/v1/traces") != 0 && strcmp(path, "/v1/logs") != 0) ||
+        !s->rx.busy_early(s->rx.ud))
         return false;
     count(&s->requests, 1);
     count(&s->throttled, 1);
     return true;
-}
-
-static void free_attrs(char **a, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(a[i]);
-    free(a);
 }
 
 int ingest_otlp_http_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn fn, void *ud,
@@ -277,26 +220,11 @@ int ingest_otlp_http_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
         return CORE_EUSAGE;
     }
     ingest_otlp_http *s = core_xcalloc(1, sizeof *s);
-    ingest__loglimit_init(&s->loglim);
-    s->fn = fn;
-    s->busy = o->busy;
-    s->busy_early = o->busy_early;
-    s->ud = ud;
-    s->max_body = o->max_body ? o->max_body : OTLP_DEFAULT_MAX_BODY;
-    s->max_attrs = o->max_attrs;
-    s->max_str = o->max_str;
-    s->max_case_id = o->max_case_id;
-    s->log = o->log;
-    if (o->case_attrs && o->ncase) {
-        s->case_attrs = core_xcalloc(o->ncase, sizeof *s->case_attrs);
-        for (size_t i = 0; i < o->ncase; i++)
-            s->case_attrs[i] = core_xstrdup(o->case_attrs[i]);
-        s->ncase = o->ncase;
-    }
+    ingest__otlp_recv_init(&s->rx, o, fn, ud);
     core_http_opts ho = {
         .listen = o->listen ? o->listen : OTLP_DEFAULT_LISTEN,
         .name = "OTLP receiver (POST /v1/traces, /v1/logs)",
-        .max_body = s->max_body,
+        .max_body = s->rx.max_body,
         .threads = o->threads,
         .limits = o->limits,
         .log = o->log,
@@ -307,8 +235,7 @@ int ingest_otlp_http_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     };
     int rc = core_http_start(&ho, handle, s, &s->http, why, whylen);
     if (rc) {
-        free_attrs(s->case_attrs, s->ncase);
-        ingest__loglimit_free(&s->loglim);
+        ingest__otlp_recv_free(&s->rx);
         free(s);
         return rc;
     }
@@ -330,9 +257,9 @@ void ingest_otlp_http_get_stats(ingest_otlp_http *s, ingest_otlp_http_stats *out
     core_http_get_stats(s->http, &hs);
     *out = (ingest_otlp_http_stats){
         .requests = atomic_load(&s->requests) + hs.too_large + hs.unauthorized + hs.over_limit,
-        .accepted_events = atomic_load(&s->accepted_events),
-        .rejected_events = atomic_load(&s->rejected_events),
-        .truncated_events = atomic_load(&s->truncated_events),
+        .accepted_events = atomic_load(&s->rx.accepted_events),
+        .rejected_events = atomic_load(&s->rx.rejected_events),
+        .truncated_events = atomic_load(&s->rx.truncated_events),
         .bad_requests = atomic_load(&s->bad_requests),
         .too_large = atomic_load(&s->too_large) + hs.too_large,
         .unsupported = atomic_load(&s->unsupported),
@@ -349,7 +276,6 @@ void ingest_otlp_http_stop(ingest_otlp_http *s)
     if (!s)
         return;
     core_http_stop(s->http);
-    free_attrs(s->case_attrs, s->ncase);
-    ingest__loglimit_free(&s->loglim);
+    ingest__otlp_recv_free(&s->rx);
     free(s);
 }

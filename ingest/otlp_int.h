@@ -16,6 +16,7 @@
 #include "ingest_int.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 typedef struct ingest__otlp {
     /* Set before decoding. */
@@ -131,30 +132,6 @@ struct json_t *ingest__json_load(const char *buf, size_t len, struct json_error_
 /* ------------------------------------------------------------------ */
 
 /*
- * Events of one request, copied out of the decoder's memory (valid only
- * during emit) into an arena that lives until the batch function returns.
- * Zero-initialised, then ingest__otlp_collect_init.
- */
-typedef struct ingest__otlp_collect {
-    core_arena arena;
-    core_vec(ingest_event) evs;
-} ingest__otlp_collect;
-
-void ingest__otlp_collect_init(ingest__otlp_collect *c);
-/* The emit callback of ingest_otlp_decode (ud: an ingest__otlp_collect). */
-int ingest__otlp_collect_emit(void *ud, const ingest_event *ev);
-void ingest__otlp_collect_free(ingest__otlp_collect *c);
-
-/*
- * The request id handed to the batch function: two independent 64-bit
- * hashes of the signal kind and the body after decompression, so that a
- * retried request, and only that, has the same id whichever transport
- * (HTTP or gRPC) it came over.
- */
-void ingest__otlp_request_id(ingest_otlp_kind kind, const void *body, size_t len,
-                             uint8_t id[INGEST_REQUEST_ID]);
-
-/*
  * A limit on refusal log lines: a burst of a few, then one a second; the
  * lines held back are counted and told in the next one. Thread-safe.
  */
@@ -169,5 +146,62 @@ void ingest__loglimit_free(ingest__loglimit *l);
 /* Whether a line may be written now; more gets what to append to it
  * (" (N more refusals not logged)", or ""). */
 bool ingest__loglimit_take(ingest__loglimit *l, char *more, size_t morelen);
+
+/*
+ * What both receivers keep of their options, and the event counters they
+ * keep alike: set by ingest__otlp_recv_init (the strings copied), read by
+ * any thread afterwards (the counters are atomic), freed by
+ * ingest__otlp_recv_free once no request is in progress.
+ */
+typedef struct ingest__otlp_recv {
+    ingest_otlp_batch_fn fn;
+    bool (*busy)(void *ud);
+    bool (*busy_early)(void *ud);
+    void *ud;
+    size_t max_body;   /* the option, or 64 MiB */
+    char **case_attrs; /* owned copies */
+    size_t ncase;
+    uint32_t max_attrs;
+    size_t max_str, max_case_id;
+    core_logger log;
+    ingest__loglimit loglim; /* refusals logged */
+    _Atomic uint64_t accepted_events, rejected_events, truncated_events;
+} ingest__otlp_recv;
+
+void ingest__otlp_recv_init(ingest__otlp_recv *r, const ingest_otlp_recv_opts *o,
+                            ingest_otlp_batch_fn fn, void *ud);
+void ingest__otlp_recv_free(ingest__otlp_recv *r);
+
+/* What became of a request's message in ingest__otlp_recv_message: each
+ * transport answers every outcome with a status of its own. */
+typedef enum ingest__otlp_outcome {
+    INGEST__OTLP_ACCEPTED,     /* the Export response is in out */
+    INGEST__OTLP_TOO_LARGE,    /* over max_body once decompressed (why: "") */
+    INGEST__OTLP_BAD_GZIP,     /* gzip that does not inflate */
+    INGEST__OTLP_BAD_MESSAGE,  /* a message that does not decode */
+    INGEST__OTLP_FAILED,       /* decoding failed on our side */
+    INGEST__OTLP_QUEUE_FULL,   /* the batch function gave -EAGAIN: retry */
+    INGEST__OTLP_RATE_LIMITED, /* the batch function gave CORE_ELIMIT: retry */
+    INGEST__OTLP_NOT_ACCEPTED, /* the batch function gave another error */
+} ingest__otlp_outcome;
+
+/*
+ * One request's message, once its transport has checked the rest (path,
+ * content type, encoding, busy): body (gzip-compressed when gzip, inflated
+ * up to max_body) is decoded in enc, its events go to the batch function in
+ * one call with the request id (a hash of kind and the body after
+ * decompression: the same for a retry over either transport), and the
+ * event counters are kept. ACCEPTED (also when there were no events to
+ * hand over) appends the Export response, in enc, to out; the other
+ * outcomes write why as the refusal should read (600 bytes keep a
+ * decoder's reason whole), except TOO_LARGE, whose wording is the
+ * transport's. res: the decoder's result (rejected records, the first
+ * reason), valid on ACCEPTED. From any thread; blocks as long as the batch
+ * function.
+ */
+ingest__otlp_outcome ingest__otlp_recv_message(ingest__otlp_recv *r, ingest_otlp_kind kind,
+                                               ingest_encoding enc, const void *body, size_t len,
+                                               bool gzip, core_buf *out, ingest_decode_result *res,
+                                               char *why, size_t whylen);
 
 #endif
