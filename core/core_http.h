@@ -231,24 +231,44 @@ void core_http_stop(core_http *s);
  */
 int core_listen_tcp(const char *spec, int *fd, char *addr, size_t addrlen, char *why,
                     size_t whylen);
+
+/* What core_creds_load reads: core_http_opts' fields of the same names. */
+typedef struct core_creds_opts {
+    const char *listen; /* named in errors and warnings; NULL: "" */
+    const char *token_file;
+    const char *tls_cert;
+    const char *tls_key;
+    /* NULL, or why the server cannot serve TLS (its library was built
+     * without it): a certificate and key given are then refused with this
+     * text, before their files are read. */
+    const char *no_tls;
+} core_creds_opts;
+
+/* A server's token, certificate and key; each NUL-terminated. */
+typedef struct core_creds {
+    char *token; /* NULL: no token_file */
+    size_t token_len;
+    char *cert_pem; /* certificate (and chain); NULL: no TLS */
+    size_t cert_len;
+    char *key_pem; /* its unencrypted private key; NULL: no TLS */
+    size_t key_len;
+} core_creds;
+
 /*
- * Reads a token_file (core_http_opts.token_file's rules; errors and the
- * warning for a file others may read name listen and the path): 0 with
- * *token (owned by the caller, NUL-terminated; free with
- * core_secret_free(*token, *len)) and *len.
+ * Reads what a server needs before it listens, so that a mistake in a file
+ * is found before anything is bound: the token_file when one is given
+ * (not NULL or ""), then the certificate and key when either is (both are
+ * then required). The rules are core_http_opts': the token is the file's
+ * one line of visible ASCII; a PEM certificate, an unencrypted PEM key; a
+ * file group or others may read is worth a warning to log, not a refusal.
+ * Returns 0 with *c (owned by the caller: core_creds_free), or an error
+ * naming listen and the option and file at fault, with *c empty.
  */
-int core_token_load(const core_logger *log, const char *listen, const char *path, char **token,
-                    size_t *len, char *why, size_t whylen);
-/*
- * Reads a PEM certificate (and chain) and its unencrypted private key
- * (core_http_opts.tls_cert, tls_key; both required): 0 with both texts
- * (owned by the caller: free(*cert_pem), core_secret_free(*key_pem,
- * *key_len)), NUL-terminated; or an error naming the file, and nothing is
- * written.
- */
-int core_tls_load(const core_logger *log, const char *listen, const char *cert, const char *key,
-                  char **cert_pem, size_t *cert_len, char **key_pem, size_t *key_len, char *why,
-                  size_t whylen);
+int core_creds_load(const core_creds_opts *o, const core_logger *log, core_creds *c, char *why,
+                    size_t whylen);
+/* Frees what c holds, the secrets overwritten first; c is left empty (a
+ * field taken over may be set to NULL beforehand). */
+void core_creds_free(core_creds *c);
 /* Overwrites n bytes of p, then frees it; p may be NULL. */
 void core_secret_free(char *p, size_t n);
 

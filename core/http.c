@@ -166,16 +166,15 @@ struct core_http {
     core_logger log;
     char addr[INET6_ADDRSTRLEN + 16];
     char name[64];
-    char *token; /* NULL: no authentication; wiped when freed */
-    size_t token_len;
+    /* The token (NULL: no authentication) and the PEM certificate and key
+     * libmicrohttpd serves TLS with; the secrets wiped when freed. */
+    core_creds creds;
     const char *const *public_paths;
     const char *const *probe_paths;
     bool (*busy)(void *ud, const char *method, const char *path);
     unsigned max_conns, max_per_addr; /* max_per_addr 0: no limit of its own */
     uint64_t conn_timeout_ns, header_timeout_ns, body_timeout_ns;
     bool tls;
-    char *tls_cert, *tls_key; /* PEM text; the key wiped when freed */
-    size_t tls_key_len;
     /* Not mu: libmicrohttpd may log from calls made under mu. */
     pthread_mutex_t log_mu;
     bool capture;        /* under log_mu: keep libmicrohttpd's messages */
@@ -380,8 +379,8 @@ static int read_option_file(const core_logger *log, const char *listen, const ch
 
 /* The token: the file's text without surrounding white space, one run of
  * visible ASCII (what a header can carry). */
-int core_token_load(const core_logger *log, const char *listen, const char *path, char **token,
-                    size_t *toklen, char *why, size_t whylen)
+static int token_load(const core_logger *log, const char *listen, const char *path, char **token,
+                      size_t *toklen, char *why, size_t whylen)
 {
     char *text;
     size_t len;
@@ -420,16 +419,10 @@ int core_token_load(const core_logger *log, const char *listen, const char *path
 
 /* Certificate and key are written only on success; on an error nothing
  * read is kept. */
-int core_tls_load(const core_logger *log, const char *listen, const char *cert, const char *key,
-                  char **cert_pem, size_t *cert_len, char **key_pem, size_t *key_len, char *why,
-                  size_t whylen)
+static int tls_load(const core_logger *log, const char *listen, const char *cert, const char *key,
+                    char **cert_pem, size_t *cert_len, char **key_pem, size_t *key_len, char *why,
+                    size_t whylen)
 {
-    if (!cert || !*cert)
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_key %s given without tls_cert",
-                    listen, key);
-    if (!key || !*key)
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s given without tls_key",
-                    listen, cert);
     char *c = NULL, *k = NULL;
     size_t clen = 0, klen = 0;
     int rc = read_option_file(log, listen, "tls_cert", cert, HTTP_PEM_MAX, false, &c, &clen, why,
@@ -470,27 +463,40 @@ fail:
     return rc;
 }
 
-static int load_tls(core_http *s, const char *listen, const char *cert, const char *key, char *why,
+int core_creds_load(const core_creds_opts *o, const core_logger *log, core_creds *c, char *why,
                     size_t whylen)
 {
-    if (!cert || !*cert)
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_key %s given without tls_cert",
-                    listen, key);
-    if (!key || !*key)
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s given without tls_key",
-                    listen, cert);
-    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
-        return fail(why, whylen, CORE_EUSAGE,
-                    "listen %s: tls_cert %s: this libmicrohttpd (%s) was built without TLS "
-                    "support (GnuTLS)",
-                    listen, cert, MHD_get_version());
-    size_t n;
-    int rc = core_tls_load(&s->log, listen, cert, key, &s->tls_cert, &n, &s->tls_key,
-                           &s->tls_key_len, why, whylen);
-    if (rc)
+    memset(c, 0, sizeof *c);
+    const char *listen = o->listen ? o->listen : "";
+    const char *cert = o->tls_cert, *key = o->tls_key;
+    int rc = 0;
+    if (o->token_file && *o->token_file &&
+        (rc = token_load(log, listen, o->token_file, &c->token, &c->token_len, why, whylen)) != 0)
         return rc;
-    s->tls = true;
-    return 0;
+    if ((!cert || !*cert) && (!key || !*key))
+        return 0;
+    if (!cert || !*cert)
+        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_key %s given without tls_cert", listen,
+                  key);
+    else if (!key || !*key)
+        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s given without tls_key", listen,
+                  cert);
+    else if (o->no_tls)
+        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s: %s", listen, cert, o->no_tls);
+    else
+        rc = tls_load(log, listen, cert, key, &c->cert_pem, &c->cert_len, &c->key_pem, &c->key_len,
+                      why, whylen);
+    if (rc)
+        core_creds_free(c);
+    return rc;
+}
+
+void core_creds_free(core_creds *c)
+{
+    core_secret_free(c->token, c->token_len);
+    free(c->cert_pem);
+    core_secret_free(c->key_pem, c->key_len);
+    memset(c, 0, sizeof *c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -826,7 +832,7 @@ static enum MHD_Result queue_text(struct MHD_Connection *c, unsigned status, con
 static bool authorized(const core_http *s, const char *path, const char *auth, bool *wrong)
 {
     *wrong = false;
-    if (!s->token)
+    if (!s->creds.token)
         return true;
     for (const char *const *p = s->public_paths; p && *p; p++)
         if (strcmp(path, *p) == 0)
@@ -840,7 +846,7 @@ static bool authorized(const core_http *s, const char *path, const char *auth, b
     size_t n = strlen(t);
     while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
         n--;
-    return core_ct_equal(t, n, s->token, s->token_len);
+    return core_ct_equal(t, n, s->creds.token, s->creds.token_len);
 }
 
 /* 401, before the body is read (libmicrohttpd then closes the connection
@@ -1410,9 +1416,7 @@ static void stop_workers(core_http *s)
 
 static void server_free(core_http *s)
 {
-    core_secret_free(s->token, s->token_len);
-    core_secret_free(s->tls_key, s->tls_key_len);
-    free(s->tls_cert);
+    core_creds_free(&s->creds);
     free(s->workers);
     pthread_cond_destroy(&s->reap_cv);
     pthread_mutex_destroy(&s->conn_mu);
@@ -1459,16 +1463,25 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->idle_cv, NULL);
 
+    /* A certificate is refused with this, before its file is read, when
+     * libmicrohttpd cannot serve TLS. */
+    char no_tls[160] = "";
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+        snprintf(no_tls, sizeof no_tls,
+                 "this libmicrohttpd (%s) was built without TLS support (GnuTLS)",
+                 MHD_get_version());
     /* The files first: a mistake in them is found before anything
      * listens. */
-    int fd = -1, err = 0;
-    const char *spec = o->listen ? o->listen : "";
-    if (o->token_file && *o->token_file)
-        err = core_token_load(&s->log, spec, o->token_file, &s->token, &s->token_len, why, whylen);
-    if (!err && ((o->tls_cert && *o->tls_cert) || (o->tls_key && *o->tls_key)))
-        err = load_tls(s, spec, o->tls_cert, o->tls_key, why, whylen);
+    core_creds_opts co = {.listen = o->listen,
+                          .token_file = o->token_file,
+                          .tls_cert = o->tls_cert,
+                          .tls_key = o->tls_key,
+                          .no_tls = no_tls[0] ? no_tls : NULL};
+    int fd = -1;
+    int err = core_creds_load(&co, &s->log, &s->creds, why, whylen);
     if (err)
         goto fail_free;
+    s->tls = s->creds.cert_pem != NULL;
     err = core_listen_tcp(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
     if (err)
         goto fail_free;
@@ -1498,8 +1511,8 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
     struct MHD_OptionItem tls_opts[] = {
-        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key},
-        {MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->creds.key_pem},
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, s->creds.cert_pem},
         {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)HTTP_TLS_PRIORITIES},
         {MHD_OPTION_END, 0, NULL},
     };
@@ -1538,7 +1551,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
         goto fail_workers;
     }
     core_logf(&s->log, CORE_LOG_INFO, "http: %s listening on %s (%s%s)", s->name, s->addr,
-              s->tls ? "HTTPS" : "plain HTTP", s->token ? ", bearer token" : "");
+              s->tls ? "HTTPS" : "plain HTTP", s->creds.token ? ", bearer token" : "");
     *out = s;
     return 0;
 

@@ -127,8 +127,7 @@ struct ingest_otlp_grpc {
     int wake[2];
     ingest__otlp_recv rx; /* options, event counters, log limit */
     core_http_limits lim;
-    char *token;
-    size_t token_len;
+    core_creds creds; /* the token; the PEM texts only until setup_tls */
     gnutls_certificate_credentials_t cred;
     gnutls_priority_t prio;
     bool tls;
@@ -457,7 +456,7 @@ static bool token_ok(const ingest_otlp_grpc *s, const uint8_t *v, size_t n)
     size_t i = 7;
     while (i < n && v[i] == ' ')
         i++;
-    return core_ct_equal(v + i, n - i, s->token, s->token_len);
+    return core_ct_equal(v + i, n - i, s->creds.token, s->creds.token_len);
 }
 
 static int on_header(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t *name,
@@ -479,7 +478,7 @@ static int on_header(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t 
         copy_val(st->ctype, sizeof st->ctype, value, valuelen, NULL);
     else if (IS("grpc-encoding"))
         copy_val(st->enc, sizeof st->enc, value, valuelen, NULL);
-    else if (IS("authorization") && c->s->token)
+    else if (IS("authorization") && c->s->creds.token)
         st->auth_ok = token_ok(c->s, value, valuelen);
 #undef IS
     return 0;
@@ -499,7 +498,7 @@ static void headers_done(ingest_otlp_grpc *s, gconn *c, gstream *st)
     st->headers_done = true;
     st->t_headers = core_now_ns();
     c->got_request = true;
-    if (s->token && !st->auth_ok) {
+    if (s->creds.token && !st->auth_ok) {
         decide(st, INGEST__GRPC_UNAUTHENTICATED, 0,
                "missing or wrong bearer token (send the header authorization: Bearer <token> of "
                "otlp.token_file)");
@@ -1165,7 +1164,7 @@ static void receiver_free(ingest_otlp_grpc *s)
         close(s->wake[0]);
     if (s->wake[1] >= 0)
         close(s->wake[1]);
-    core_secret_free(s->token, s->token_len);
+    core_creds_free(&s->creds);
     if (s->cred)
         gnutls_certificate_free_credentials(s->cred);
     if (s->prio)
@@ -1181,19 +1180,17 @@ static void receiver_free(ingest_otlp_grpc *s)
     free(s);
 }
 
+/* GnuTLS credentials from the certificate and key core_creds_load read;
+ * their text is not kept once GnuTLS has its own copy. */
 static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_recv_opts *o, const char *listen,
                      char *why, size_t whylen)
 {
-    char *cert = NULL, *key = NULL;
-    size_t clen = 0, klen = 0;
-    int rc = core_tls_load(&s->rx.log, listen, o->tls_cert, o->tls_key, &cert, &clen, &key, &klen,
-                           why, whylen);
-    if (rc)
-        return rc;
+    core_creds *cr = &s->creds;
+    int rc = 0;
     int g = gnutls_certificate_allocate_credentials(&s->cred);
     if (g >= 0) {
-        gnutls_datum_t cd = {(unsigned char *)cert, (unsigned)clen};
-        gnutls_datum_t kd = {(unsigned char *)key, (unsigned)klen};
+        gnutls_datum_t cd = {(unsigned char *)cr->cert_pem, (unsigned)cr->cert_len};
+        gnutls_datum_t kd = {(unsigned char *)cr->key_pem, (unsigned)cr->key_len};
         g = gnutls_certificate_set_x509_key_mem(s->cred, &cd, &kd, GNUTLS_X509_FMT_PEM);
     }
     if (g < 0)
@@ -1205,8 +1202,10 @@ static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_recv_opts *o, const 
                   gnutls_strerror(g));
     else
         s->tls = true;
-    free(cert);
-    core_secret_free(key, klen);
+    free(cr->cert_pem);
+    core_secret_free(cr->key_pem, cr->key_len);
+    cr->cert_pem = cr->key_pem = NULL;
+    cr->cert_len = cr->key_len = 0;
     return rc;
 }
 
@@ -1233,13 +1232,16 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
         s->lim.header_timeout = 10;
     if (!s->lim.body_timeout)
         s->lim.body_timeout = 60;
-    int rc = 0;
-    if (o->token_file && *o->token_file &&
-        (rc = core_token_load(&s->rx.log, listen, o->token_file, &s->token, &s->token_len, why,
-                              whylen)) != 0)
+    /* The files first (core_creds_load), and GnuTLS's view of them: a
+     * mistake is found before anything listens. */
+    core_creds_opts co = {.listen = listen,
+                          .token_file = o->token_file,
+                          .tls_cert = o->tls_cert,
+                          .tls_key = o->tls_key};
+    int rc = core_creds_load(&co, &s->rx.log, &s->creds, why, whylen);
+    if (rc)
         goto fail;
-    if (((o->tls_cert && *o->tls_cert) || (o->tls_key && *o->tls_key)) &&
-        (rc = setup_tls(s, o, listen, why, whylen)) != 0)
+    if (s->creds.cert_pem && (rc = setup_tls(s, o, listen, why, whylen)) != 0)
         goto fail;
     if ((rc = core_listen_tcp(listen, &s->lfd, s->addr, sizeof s->addr, why, whylen)) != 0)
         goto fail;
@@ -1275,7 +1277,7 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     }
     core_logf(&s->rx.log, CORE_LOG_INFO, "otlp-grpc: OTLP/gRPC receiver listening on %s (%s%s)",
               s->addr, s->tls ? "TLS, ALPN h2" : "plain text HTTP/2",
-              s->token ? ", bearer token" : "");
+              s->creds.token ? ", bearer token" : "");
     *out = s;
     return 0;
 fail_threads:
