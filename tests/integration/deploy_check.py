@@ -16,7 +16,11 @@
 - compose.yaml and collector/otelcol.yaml (at the defaults of its
   environment variables, as compose runs it): the Collector, built from
   deploy/collector, writes otlp_proto spans and logs to the topics pmrag
-  reads, to the brokers pmrag reads from; ports, volumes and paths agree.
+  reads, to the brokers pmrag reads from; its otlp_http and otlp_grpc
+  exporters point at pmrag's two OTLP ports; ports, volumes and paths agree.
+- OTLP/gRPC beside OTLP/HTTP: every configuration that listens for one
+  listens for the other, on the same address; the Dockerfile exposes,
+  compose exposes, the pod declares and the Services forward both.
 - deploy/k8s: probes on /livez and /readyz of the API port, container
   ports equal to the listen ports, the state volume at state.dir,
   selectors, the ConfigMap mounted where --config points.
@@ -25,7 +29,8 @@
 - Live: pmrag serve with deploy/compose/pmrag.yaml against `pmrag
   kafka-mock` (brokers and listen addresses overridden): /livez, /readyz,
   the Dockerfile's HEALTHCHECK command, an OTLP/HTTP request and a Kafka
-  message (kcat) each giving predictions, SIGTERM giving exit 0.
+  message (kcat) each giving predictions, the OTLP/gRPC listener answering
+  an HTTP/2 connection preface with its SETTINGS, SIGTERM giving exit 0.
 """
 import json
 import os
@@ -108,7 +113,7 @@ def csv_set(s):
 # ---------------------------------------------------------------------------
 # pmrag configurations
 # ---------------------------------------------------------------------------
-KEYS = ["otlp.listen", "api.listen", "state.dir", "kafka.brokers", "kafka.embedded",
+KEYS = ["otlp.listen", "otlp.grpc_listen", "api.listen", "state.dir", "kafka.brokers", "kafka.embedded",
         "kafka.group", "kafka.input_topics", "kafka.logs_topics", "kafka.input_encoding",
         "kafka.output_topic"]
 
@@ -194,15 +199,22 @@ def check_configs(objs):
         if v is not None:
             vals[name] = v
     # The defaults stay on loopback; containers bind every interface.
-    for k in ("otlp.listen", "api.listen"):
+    for k in ("otlp.listen", "otlp.grpc_listen", "api.listen"):
         g = run([PMRAG, "config", "--get", k])
         check("default %s is loopback" % k, g.stdout.strip().startswith("127.0.0.1:"),
               g.stdout + g.stderr)
     for name, v in vals.items():
         if name.startswith(("docker/", "compose/", "k8s/")):
-            for k in ("otlp.listen", "api.listen"):
+            for k in ("otlp.listen", "otlp.grpc_listen", "api.listen"):
                 check("%s: %s binds every interface in a container" % (name, k),
                       host_of(v[k]) in ("0.0.0.0", "::"), v[k])
+        # An application's SDK exports over gRPC (4317) by default: where
+        # OTLP/HTTP is taken from other hosts, so is OTLP/gRPC.
+        http, grpc = v["otlp.listen"], v["otlp.grpc_listen"]
+        check("%s: OTLP/gRPC listens where OTLP/HTTP does (%s, %s)" % (name, grpc, http),
+              bool(http) == bool(grpc) and host_of(http) == host_of(grpc)
+              and (not grpc or port_of(grpc) not in (port_of(http), port_of(v["api.listen"]))),
+              "otlp.listen %r otlp.grpc_listen %r" % (http, grpc))
         if name.startswith(("compose/", "k8s/", "systemd/")):
             topics, logs = csv_set(v["kafka.input_topics"]), csv_set(v["kafka.logs_topics"])
             check("%s: a real Kafka (brokers set, embedded off)" % name,
@@ -370,9 +382,10 @@ def check_dockerfile(vals, live):
     if not v:
         return
     api, otlp = port_of(v["api.listen"]), port_of(v["otlp.listen"])
+    grpc = port_of(v["otlp.grpc_listen"])
     exposed = {int(p.split("/")[0]) for k, r in runtime["ins"] if k == "EXPOSE" for p in r.split()}
-    check("docker: EXPOSE equals the config's OTLP and API ports (%s, %s)" % (otlp, api),
-          exposed == {otlp, api}, "EXPOSE %s" % sorted(exposed))
+    check("docker: EXPOSE equals the config's OTLP/gRPC, OTLP/HTTP and API ports (%s, %s, %s)"
+          % (grpc, otlp, api), exposed == {grpc, otlp, api}, "EXPOSE %s" % sorted(exposed))
     vols = set()
     for k, r in runtime["ins"]:
         if k == "VOLUME":
@@ -599,6 +612,16 @@ def check_compose(vals):
     used = {x for p in pipes.values() for x in (p or {}).get("processors", [])}
     check("compose: every processor a pipeline uses is defined", used <= defined,
           "undefined: %s" % sorted(used - defined))
+    # The exporters straight to pmrag (OTELCOL_EXPORTERS=[otlp_http] or
+    # [otlp_grpc]) reach its receivers: the pmrag service, at the ports
+    # pmrag.yaml listens on.
+    exps = col.get("exporters") or {}
+    for ename, key, scheme in (("otlp_http", "otlp.listen", "http://"),
+                               ("otlp_grpc", "otlp.grpc_listen", "")):
+        ep = str((exps.get(ename) or {}).get("endpoint", ""))
+        want = "%spmrag:%s" % (scheme, port_of(v[key]))
+        check("compose: the Collector's %s exporter sends to %s (%s)" % (ename, want, key),
+              ep == want, "endpoint %r" % ep)
 
     # Brokers: the same list on both sides, each an advertised listener of
     # the kafka service.
@@ -642,8 +665,10 @@ def check_compose(vals):
           % (graph, gvol, flag(iargs, "-o"), mounts(idx)))
     exposed = container_ports(pm.get("ports")) | container_ports(pm.get("expose"))
     api, otlp = port_of(v["api.listen"]), port_of(v["otlp.listen"])
-    check("compose: pmrag's API and OTLP ports (%s, %s) are published or exposed" % (api, otlp),
-          {api, otlp} <= exposed, "ports/expose %s" % sorted(exposed))
+    grpc = port_of(v["otlp.grpc_listen"])
+    check("compose: pmrag's API, OTLP/HTTP and OTLP/gRPC ports (%s, %s, %s) are published or "
+          "exposed" % (api, otlp, grpc), {api, otlp, grpc} <= exposed,
+          "ports/expose %s" % sorted(exposed))
     check("compose: pmrag has a stop grace period for the drain", "stop_grace_period" in pm)
 
     # Paths on the host side exist; images are built from the Dockerfile.
@@ -682,6 +707,7 @@ def check_k8s(objs, vals):
         return
     v = vals[cfgname[0]]
     api, otlp = port_of(v["api.listen"]), port_of(v["otlp.listen"])
+    grpc = port_of(v["otlp.grpc_listen"])
     sts = by_kind["StatefulSet"][0]
     spec = sts.get("spec") or {}
     tmpl = spec.get("template") or {}
@@ -689,8 +715,8 @@ def check_k8s(objs, vals):
     pod = tmpl.get("spec") or {}
     c = (pod.get("containers") or [{}])[0]
     cports = {p.get("name"): p.get("containerPort") for p in c.get("ports") or []}
-    check("k8s: container ports equal the config's listen ports (OTLP %s, API %s)" % (otlp, api),
-          set(cports.values()) == {api, otlp}, cports)
+    check("k8s: container ports equal the config's listen ports (OTLP/HTTP %s, OTLP/gRPC %s, "
+          "API %s)" % (otlp, grpc, api), set(cports.values()) == {api, otlp, grpc}, cports)
 
     def resolve(port):
         return cports.get(port) if isinstance(port, str) else port
@@ -747,12 +773,13 @@ def check_k8s(objs, vals):
         ss = s.get("spec") or {}
         tports = [resolve(p.get("targetPort", p.get("port"))) for p in ss.get("ports") or []]
         check("k8s: Service %s selects the pods, its target ports exist" % s["metadata"]["name"],
-              labels_match(ss.get("selector"), plabels) and all(t in (api, otlp) for t in tports),
-              "targets %s" % tports)
-    check("k8s: a Service forwards OTLP/HTTP to the OTLP port",
-          any(resolve(p.get("targetPort")) == otlp for s in svcs
-              for p in (s.get("spec") or {}).get("ports") or []
-              if (s.get("spec") or {}).get("clusterIP") != "None"))
+              labels_match(ss.get("selector"), plabels)
+              and all(t in (api, otlp, grpc) for t in tports), "targets %s" % tports)
+    for what, port in (("OTLP/HTTP", otlp), ("OTLP/gRPC", grpc)):
+        check("k8s: a Service forwards %s to its port (%s)" % (what, port),
+              any(resolve(p.get("targetPort")) == port for s in svcs
+                  for p in (s.get("spec") or {}).get("ports") or []
+                  if (s.get("spec") or {}).get("clusterIP") != "None"))
     for pdb in by_kind.get("PodDisruptionBudget", []):
         check("k8s: PodDisruptionBudget %s selects the pods" % pdb["metadata"]["name"],
               labels_match(((pdb.get("spec") or {}).get("selector") or {}).get("matchLabels"),
@@ -885,6 +912,29 @@ def free_port():
     return port
 
 
+def h2_settings(listen):
+    """Opens a plain-text HTTP/2 connection (as a gRPC client without TLS
+    does: the preface, then an empty SETTINGS frame) and reads the first
+    frame back: True when it is the server's SETTINGS, else what was wrong."""
+    if not listen:
+        return "no otlp_grpc in the ready file"
+    try:
+        with socket.create_connection((host_of(listen), port_of(listen)), timeout=5) as c:
+            c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+            head = b""
+            while len(head) < 9:
+                got = c.recv(9 - len(head))
+                if not got:
+                    return "closed after %d bytes" % len(head)
+                head += got
+    except OSError as e:
+        return str(e)
+    # A frame header: 24-bit length, type (4: SETTINGS), flags, stream 0.
+    if head[3] == 4 and head[4] & 1 == 0 and head[5:9] == bytes(4):
+        return True
+    return "first frame: type %d flags %d stream %s" % (head[3], head[4], head[5:9].hex())
+
+
 def check_live(vals, live):
     v = vals.get("compose/pmrag.yaml")
     if not v:
@@ -960,6 +1010,9 @@ def check_live(vals, live):
         except (urllib.error.HTTPError, OSError) as e:
             st = getattr(e, "code", str(e))
         check("live: OTLP/HTTP logs are accepted (200)", st == 200, st)
+        got = h2_settings(sr.get("otlp_grpc", ""))
+        check("live: the OTLP/gRPC listener answers an HTTP/2 preface with SETTINGS",
+              got is True, got)
         if shutil.which("kcat"):
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             import serve_tool
