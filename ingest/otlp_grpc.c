@@ -158,18 +158,6 @@ static void count(_Atomic uint64_t *c, uint64_t n)
     atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-    if (why && whylen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, whylen, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
 static void wake(ingest_otlp_grpc *s)
 {
     char b = 1;
@@ -1194,12 +1182,12 @@ static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_recv_opts *o, const 
         g = gnutls_certificate_set_x509_key_mem(s->cred, &cd, &kd, GNUTLS_X509_FMT_PEM);
     }
     if (g < 0)
-        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s, tls_key %s: %s", listen,
-                  o->tls_cert, o->tls_key, gnutls_strerror(g));
+        rc = ingest__fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s, tls_key %s: %s",
+                          listen, o->tls_cert, o->tls_key, gnutls_strerror(g));
     else if ((g = gnutls_priority_init(&s->prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
                                        NULL)) < 0)
-        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: TLS priorities: %s", listen,
-                  gnutls_strerror(g));
+        rc = ingest__fail(why, whylen, CORE_EUSAGE, "listen %s: TLS priorities: %s", listen,
+                          gnutls_strerror(g));
     else
         s->tls = true;
     free(cr->cert_pem);
@@ -1216,7 +1204,7 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     if (!o)
         o = &defaults;
     if (!fn || !out)
-        return fail(why, whylen, CORE_EUSAGE, "ingest_otlp_grpc_start: missing argument");
+        return ingest__fail(why, whylen, CORE_EUSAGE, "ingest_otlp_grpc_start: missing argument");
     const char *listen = o->listen ? o->listen : GRPC_DEFAULT_LISTEN;
     ingest_otlp_grpc *s = core_xcalloc(1, sizeof *s);
     s->lfd = s->wake[0] = s->wake[1] = -1;
@@ -1246,11 +1234,11 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     if ((rc = core_listen_tcp(listen, &s->lfd, s->addr, sizeof s->addr, why, whylen)) != 0)
         goto fail;
     if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC) != 0) {
-        rc = fail(why, whylen, -errno, "listen %s: pipe: %s", listen, strerror(errno));
+        rc = ingest__fail(why, whylen, -errno, "listen %s: pipe: %s", listen, strerror(errno));
         goto fail;
     }
     if (nghttp2_session_callbacks_new(&s->cbs) != 0 || nghttp2_option_new(&s->h2opt) != 0) {
-        rc = fail(why, whylen, -ENOMEM, "listen %s: nghttp2: out of memory", listen);
+        rc = ingest__fail(why, whylen, -ENOMEM, "listen %s: nghttp2: out of memory", listen);
         goto fail;
     }
     nghttp2_session_callbacks_set_on_begin_headers_callback(s->cbs, on_begin_headers);
@@ -1266,13 +1254,14 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     for (unsigned i = 0; i < s->nworkers; i++) {
         if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0) {
             s->nworkers = i;
-            rc = fail(why, whylen, -EAGAIN, "listen %s: cannot start a receiver thread", listen);
+            rc = ingest__fail(why, whylen, -EAGAIN, "listen %s: cannot start a receiver thread",
+                              listen);
             goto fail_threads;
         }
     }
     if (pthread_create(&s->io, NULL, io_main, s) != 0) {
-        rc =
-            fail(why, whylen, -EAGAIN, "listen %s: cannot start the receiver's I/O thread", listen);
+        rc = ingest__fail(why, whylen, -EAGAIN, "listen %s: cannot start the receiver's I/O thread",
+                          listen);
         goto fail_threads;
     }
     core_logf(&s->rx.log, CORE_LOG_INFO, "otlp-grpc: OTLP/gRPC receiver listening on %s (%s%s)",
