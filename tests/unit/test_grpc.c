@@ -7,6 +7,7 @@
  * RetryInfo, connection limits and timeouts.
  */
 #include "unit.h"
+#include "unit_creds.h"
 
 #include "ingest.h"
 #include "otlp_grpc_int.h"
@@ -21,7 +22,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -447,23 +447,6 @@ static bool busy(void *ud)
     return atomic_load(&((rec *)ud)->busy);
 }
 
-static ingest_otlp_grpc *start(rec *r, ingest_otlp_recv_opts *o)
-{
-    pthread_mutex_init(&r->mu, NULL);
-    ingest_otlp_recv_opts d = {0};
-    if (!o)
-        o = &d;
-    if (!o->listen)
-        o->listen = "127.0.0.1:0";
-    o->busy_early = busy_early;
-    o->busy = busy;
-    ingest_otlp_grpc *s = NULL;
-    char why[512] = "";
-    if (ingest_otlp_grpc_start(o, batch, r, &s, why, sizeof why) != 0)
-        unit_fail(__FILE__, __LINE__, "ingest_otlp_grpc_start: %s", why);
-    return s;
-}
-
 static void spans_msg(core_buf *framed, core_buf *raw)
 {
     const ingest_event evs[] = {
@@ -515,19 +498,56 @@ static const char *decoded(const char *msg)
     return out;
 }
 
+/*
+ * What every test of calls starts from: a receiver on a free port of
+ * 127.0.0.1 whose batch function records into r (and whose busy checks
+ * r's flags say), its address, and m, a framed ExportTraceServiceRequest
+ * of two spans of case c1.
+ */
+typedef struct fixture {
+    rec r;
+    ingest_otlp_grpc *s; /* NULL once a test has stopped it itself */
+    const char *addr;
+    core_buf m;
+} fixture;
+
+/* o NULL: the defaults; its listen NULL: 127.0.0.1:0. */
+static void setup(fixture *f, ingest_otlp_recv_opts *o)
+{
+    memset(f, 0, sizeof *f);
+    pthread_mutex_init(&f->r.mu, NULL);
+    ingest_otlp_recv_opts d = {0};
+    if (!o)
+        o = &d;
+    if (!o->listen)
+        o->listen = "127.0.0.1:0";
+    o->busy_early = busy_early;
+    o->busy = busy;
+    char why[512] = "";
+    if (ingest_otlp_grpc_start(o, batch, &f->r, &f->s, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "ingest_otlp_grpc_start: %s", why);
+    f->addr = ingest_otlp_grpc_address(f->s);
+    spans_msg(&f->m, NULL);
+}
+
+static void teardown(fixture *f)
+{
+    ingest_otlp_grpc_stop(f->s);
+    core_buf_free(&f->m);
+    core_buf_free(&f->r.seen);
+    pthread_mutex_destroy(&f->r.mu);
+}
+
 /* ------------------------------------------------------------------ */
 /* Calls                                                               */
 /* ------------------------------------------------------------------ */
 
 TEST(traces_export_is_answered_with_a_response_and_status_trailer)
 {
-    rec r = {0};
-    ingest_otlp_grpc *s = start(&r, NULL);
-    const char *addr = ingest_otlp_grpc_address(s);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
+    fixture f;
+    setup(&f, NULL);
     gres g;
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.http_status, 200);
     CHECK_STR(g.ctype, "application/grpc");
     CHECK_INT(g.grpc_status, 0);
@@ -535,27 +555,26 @@ TEST(traces_export_is_answered_with_a_response_and_status_trailer)
     /* An empty ExportTraceServiceResponse, framed. */
     CHECK_INT(g.data.len, 5);
     CHECK(memcmp(g.data.data, "\0\0\0\0\0", 5) == 0);
-    CHECK_STR(r.seen.data, "T c1 add to cart\nT c1 checkout\n");
+    CHECK_STR(f.r.seen.data, "T c1 add to cart\nT c1 checkout\n");
     gres_free(&g);
 
     /* application/grpc+proto is the same thing. */
     static const char *const plus[] = {"content-type", "application/grpc+proto", NULL};
-    call(addr, TRACES, plus, m.data, m.len, &g);
+    call(f.addr, TRACES, plus, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 0);
     gres_free(&g);
     ingest_otlp_grpc_stats st;
-    ingest_otlp_grpc_get_stats(s, &st);
+    ingest_otlp_grpc_get_stats(f.s, &st);
     CHECK_INT(st.requests, 2);
     CHECK_INT(st.by_code[0], 2);
     CHECK_INT(st.accepted_events, 4);
-    ingest_otlp_grpc_stop(s);
-    core_buf_free(&m);
+    teardown(&f);
 }
 
 TEST(logs_partial_success_carries_the_rejected_count_and_reason)
 {
-    rec r = {0};
-    ingest_otlp_grpc *s = start(&r, NULL);
+    fixture f;
+    setup(&f, NULL);
     /* Two log records: one with a case, one with neither a case nor a
      * trace id (rejected). */
     Pmrag__Otlp__KeyValue kv = PMRAG__OTLP__KEY_VALUE__INIT;
@@ -593,9 +612,9 @@ TEST(logs_partial_success_carries_the_rejected_count_and_reason)
     core_buf m = {0};
     ingest__grpc_frame(&m, pb, n);
     gres g;
-    call(ingest_otlp_grpc_address(s), LOGS, NULL, m.data, m.len, &g);
+    call(f.addr, LOGS, NULL, m.data, m.len, &g);
     CHECK_INT(g.grpc_status, 0);
-    CHECK_STR(r.seen.data, "L k1 paid\n");
+    CHECK_STR(f.r.seen.data, "L k1 paid\n");
     ingest__grpc_msg msg;
     char why[256];
     CHECK_INT(ingest__grpc_unframe(g.data.data, g.data.len, 1 << 20, &msg, why, sizeof why), 0);
@@ -606,73 +625,69 @@ TEST(logs_partial_success_carries_the_rejected_count_and_reason)
     CHECK(strstr(resp->partial_success->error_message, "case"));
     pmrag__otlp__export_logs_service_response__free_unpacked(resp, NULL);
     ingest_otlp_grpc_stats st;
-    ingest_otlp_grpc_get_stats(s, &st);
+    ingest_otlp_grpc_get_stats(f.s, &st);
     CHECK_INT(st.rejected_events, 1);
     gres_free(&g);
     free(pb);
     core_buf_free(&m);
-    ingest_otlp_grpc_stop(s);
+    teardown(&f);
 }
 
 TEST(gzip_messages_and_encodings)
 {
-    rec r = {0};
-    ingest_otlp_grpc *s = start(&r, NULL);
-    const char *addr = ingest_otlp_grpc_address(s);
+    fixture f;
+    setup(&f, NULL);
     core_buf raw = {0}, plain = {0}, gz = {0};
     spans_msg(&plain, &raw);
     gz_frame(raw.data, raw.len, &gz);
     static const char *const enc_gzip[] = {"grpc-encoding", "gzip", NULL};
     gres g;
-    call(addr, TRACES, enc_gzip, gz.data, gz.len, &g);
+    call(f.addr, TRACES, enc_gzip, gz.data, gz.len, &g);
     CHECK_INT(g.grpc_status, 0);
     gres_free(&g);
     uint8_t id_gz[INGEST_REQUEST_ID];
-    memcpy(id_gz, r.last_id, sizeof id_gz);
+    memcpy(id_gz, f.r.last_id, sizeof id_gz);
     /* The same request uncompressed has the same id (a retry is a retry
      * however it is encoded). */
-    call(addr, TRACES, NULL, plain.data, plain.len, &g);
+    call(f.addr, TRACES, NULL, plain.data, plain.len, &g);
     CHECK_INT(g.grpc_status, 0);
-    CHECK(memcmp(id_gz, r.last_id, sizeof id_gz) == 0);
+    CHECK(memcmp(id_gz, f.r.last_id, sizeof id_gz) == 0);
     gres_free(&g);
-    CHECK_INT(r.calls, 2);
+    CHECK_INT(f.r.calls, 2);
 
     /* Compressed flag without an encoding to read it with. */
-    call(addr, TRACES, NULL, gz.data, gz.len, &g);
+    call(f.addr, TRACES, NULL, gz.data, gz.len, &g);
     CHECK_INT(g.grpc_status, 13);
     CHECK_STR(decoded(g.message),
               "compressed message without a grpc-encoding (gzip) to read it with");
     gres_free(&g);
     /* An encoding we do not have: UNIMPLEMENTED, and what we accept. */
     static const char *const snappy[] = {"grpc-encoding", "snappy", NULL};
-    call(addr, TRACES, snappy, plain.data, plain.len, &g);
+    call(f.addr, TRACES, snappy, plain.data, plain.len, &g);
     CHECK_INT(g.grpc_status, 12);
     CHECK_STR(g.accept_enc, "identity,gzip");
     CHECK_STR(decoded(g.message), "unsupported grpc-encoding 'snappy': use gzip or identity");
     gres_free(&g);
     /* Broken gzip. */
     gz.data[gz.len - 3] ^= 0x55;
-    call(addr, TRACES, enc_gzip, gz.data, gz.len, &g);
+    call(f.addr, TRACES, enc_gzip, gz.data, gz.len, &g);
     CHECK_INT(g.grpc_status, 13);
     CHECK(strncmp(decoded(g.message), "gzip: ", 6) == 0);
     gres_free(&g);
-    CHECK_INT(r.calls, 2);
+    CHECK_INT(f.r.calls, 2);
     core_buf_free(&raw);
     core_buf_free(&plain);
     core_buf_free(&gz);
-    ingest_otlp_grpc_stop(s);
+    teardown(&f);
 }
 
 TEST(refusals_from_the_headers_and_the_message)
 {
-    rec r = {0};
-    ingest_otlp_grpc *s = start(&r, NULL);
-    const char *addr = ingest_otlp_grpc_address(s);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
+    fixture f;
+    setup(&f, NULL);
     gres g;
-    call(addr, "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", NULL, m.data,
-         m.len, &g);
+    call(f.addr, "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", NULL, f.m.data,
+         f.m.len, &g);
     CHECK_INT(g.http_status, 200);
     CHECK_INT(g.grpc_status, 12);
     CHECK(strstr(decoded(g.message), "unknown method "
@@ -680,7 +695,7 @@ TEST(refusals_from_the_headers_and_the_message)
     gres_free(&g);
 
     static const char *const json[] = {"content-type", "application/json", NULL};
-    call(addr, TRACES, json, m.data, m.len, &g);
+    call(f.addr, TRACES, json, f.m.data, f.m.len, &g);
     CHECK_INT(g.http_status, 415);
     CHECK_INT(g.grpc_status, 3);
     CHECK_STR(decoded(g.message), "unsupported content-type 'application/json': use "
@@ -690,7 +705,7 @@ TEST(refusals_from_the_headers_and_the_message)
     /* Not protobuf: INVALID_ARGUMENT naming the offset. */
     core_buf bad = {0};
     ingest__grpc_frame(&bad, "\x0a\x05\x01", 3);
-    call(addr, TRACES, NULL, bad.data, bad.len, &g);
+    call(f.addr, TRACES, NULL, bad.data, bad.len, &g);
     CHECK_INT(g.grpc_status, 3);
     CHECK(strncmp(decoded(g.message), "offset ", 7) == 0);
     gres_free(&g);
@@ -698,42 +713,40 @@ TEST(refusals_from_the_headers_and_the_message)
     core_buf two = {0};
     ingest__grpc_frame(&two, "", 0);
     ingest__grpc_frame(&two, "", 0);
-    call(addr, TRACES, NULL, two.data, two.len, &g);
+    call(f.addr, TRACES, NULL, two.data, two.len, &g);
     CHECK_INT(g.grpc_status, 13);
     CHECK_STR(decoded(g.message),
               "5 bytes after the message (a unary call carries exactly one message)");
     gres_free(&g);
     /* No message at all. */
-    call(addr, LOGS, NULL, NULL, 0, &g);
+    call(f.addr, LOGS, NULL, NULL, 0, &g);
     CHECK_INT(g.grpc_status, 13);
     gres_free(&g);
     /* GET. */
     gcli c;
-    cli_open(&c, addr, NULL, NULL);
+    cli_open(&c, f.addr, NULL, NULL);
     gres *gg = cli_start(&c, "GET", TRACES, NULL, NULL, 0);
     cli_run(&c);
     CHECK_INT(gg->http_status, 405);
     CHECK_INT(gg->grpc_status, 12);
     cli_free(&c);
-    CHECK_INT(r.calls, 0);
+    CHECK_INT(f.r.calls, 0);
     ingest_otlp_grpc_stats st;
-    ingest_otlp_grpc_get_stats(s, &st);
+    ingest_otlp_grpc_get_stats(f.s, &st);
     CHECK_INT(st.requests, 6);
     CHECK_INT(st.by_code[12], 2);
     CHECK_INT(st.by_code[3], 2);
     CHECK_INT(st.by_code[13], 2);
-    core_buf_free(&m);
     core_buf_free(&bad);
     core_buf_free(&two);
-    ingest_otlp_grpc_stop(s);
+    teardown(&f);
 }
 
 TEST(max_body_on_the_wire_by_prefix_and_once_decompressed)
 {
-    rec r = {0};
     ingest_otlp_recv_opts o = {.max_body = 1024};
-    ingest_otlp_grpc *s = start(&r, &o);
-    const char *addr = ingest_otlp_grpc_address(s);
+    fixture f;
+    setup(&f, &o);
     /* The prefix announces 1 MiB; only its first 64 KiB are ever sent by
      * our client before the answer: the rest is reset, not read. */
     size_t big = (size_t)1 << 20;
@@ -741,7 +754,7 @@ TEST(max_body_on_the_wire_by_prefix_and_once_decompressed)
     core_buf m = {0};
     ingest__grpc_frame(&m, payload, big);
     gres g;
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    call(f.addr, TRACES, NULL, m.data, m.len, &g);
     CHECK_INT(g.grpc_status, 8);
     CHECK_STR(decoded(g.message), "message of 1048576 bytes is larger than 1024 bytes "
                                   "(otlp.max_body)");
@@ -752,19 +765,19 @@ TEST(max_body_on_the_wire_by_prefix_and_once_decompressed)
     gz_frame(payload, 4096, &gz);
     CHECK(gz.len < 1024);
     static const char *const enc_gzip[] = {"grpc-encoding", "gzip", NULL};
-    call(addr, TRACES, enc_gzip, gz.data, gz.len, &g);
+    call(f.addr, TRACES, enc_gzip, gz.data, gz.len, &g);
     CHECK_INT(g.grpc_status, 8);
     CHECK_STR(decoded(g.message),
               "message larger than 1024 bytes once decompressed (otlp.max_body)");
     gres_free(&g);
     ingest_otlp_grpc_stats st;
-    ingest_otlp_grpc_get_stats(s, &st);
+    ingest_otlp_grpc_get_stats(f.s, &st);
     CHECK_INT(st.too_large, 2);
-    CHECK_INT(r.calls, 0);
+    CHECK_INT(f.r.calls, 0);
     free(payload);
     core_buf_free(&m);
     core_buf_free(&gz);
-    ingest_otlp_grpc_stop(s);
+    teardown(&f);
 }
 
 /* The Status in a grpc-status-details-bin value, as the bytes
@@ -783,103 +796,85 @@ static bool has_retry_info(const gres *g)
 
 TEST(overload_is_unavailable_or_resource_exhausted_with_retry_info)
 {
-    rec r = {0};
-    ingest_otlp_grpc *s = start(&r, NULL);
-    const char *addr = ingest_otlp_grpc_address(s);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
+    fixture f;
+    setup(&f, NULL);
     gres g;
-    r.rc = -EAGAIN;
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    f.r.rc = -EAGAIN;
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 14);
     CHECK_STR(decoded(g.message), "ingest queue full, retry later");
     CHECK(has_retry_info(&g));
     gres_free(&g);
-    r.rc = CORE_ELIMIT;
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    f.r.rc = CORE_ELIMIT;
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 8);
     CHECK_STR(decoded(g.message), "rate limit exceeded, retry later");
     CHECK(has_retry_info(&g));
     gres_free(&g);
-    r.rc = -EIO;
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    f.r.rc = -EIO;
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 13);
     CHECK(!g.details[0]);
     gres_free(&g);
     /* The queue full before the message is decoded: the batch is not
      * called. */
-    atomic_store(&r.busy, true);
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    atomic_store(&f.r.busy, true);
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 14);
     CHECK_STR(decoded(g.message), "ingest queue full, retry later");
     CHECK(has_retry_info(&g));
     gres_free(&g);
-    atomic_store(&r.busy, false);
+    atomic_store(&f.r.busy, false);
     /* Refused from the headers (the memory limit): the batch is not
      * called. */
-    r.rc = 0;
-    atomic_store(&r.busy_early, true);
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    f.r.rc = 0;
+    atomic_store(&f.r.busy_early, true);
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 14);
     CHECK(has_retry_info(&g));
     gres_free(&g);
-    CHECK_INT(r.calls, 3);
-    core_buf_free(&m);
-    ingest_otlp_grpc_stop(s);
-}
-
-static char *token_file(void)
-{
-    const char *p = unit_write_str("token", "s3cret-token\n");
-    CHECK_OK(chmod(p, 0600));
-    return strdup(p);
+    CHECK_INT(f.r.calls, 3);
+    teardown(&f);
 }
 
 TEST(bearer_token_or_unauthenticated)
 {
-    rec r = {0};
-    char *tf = token_file();
+    char *tf = unit_token_file("s3cret-token\n");
     ingest_otlp_recv_opts o = {.token_file = tf};
-    ingest_otlp_grpc *s = start(&r, &o);
-    const char *addr = ingest_otlp_grpc_address(s);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
+    fixture f;
+    setup(&f, &o);
     gres g;
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 16);
     CHECK(strstr(decoded(g.message), "authorization: Bearer"));
     gres_free(&g);
     static const char *const wrong[] = {"authorization", "Bearer s3cret-tokeN", NULL};
-    call(addr, TRACES, wrong, m.data, m.len, &g);
+    call(f.addr, TRACES, wrong, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 16);
     gres_free(&g);
-    CHECK_INT(r.calls, 0);
+    CHECK_INT(f.r.calls, 0);
     static const char *const right[] = {"authorization", "bearer s3cret-token", NULL};
-    call(addr, TRACES, right, m.data, m.len, &g);
+    call(f.addr, TRACES, right, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 0);
     gres_free(&g);
-    CHECK_INT(r.calls, 1);
+    CHECK_INT(f.r.calls, 1);
     free(tf);
-    core_buf_free(&m);
-    ingest_otlp_grpc_stop(s);
+    teardown(&f);
 }
 
 TEST(a_held_call_blocks_neither_its_connection_nor_others)
 {
-    rec r = {0};
     ingest_otlp_recv_opts o = {.threads = 2};
-    ingest_otlp_grpc *s = start(&r, &o);
-    const char *addr = ingest_otlp_grpc_address(s);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
+    fixture f;
+    setup(&f, &o);
     gcli c;
-    cli_open(&c, addr, NULL, NULL);
-    atomic_store(&r.hold, 1);
-    gres *held = cli_start(&c, "POST", TRACES, NULL, m.data, m.len);
+    cli_open(&c, f.addr, NULL, NULL);
+    atomic_store(&f.r.hold, 1);
+    gres *held = cli_start(&c, "POST", TRACES, NULL, f.m.data, f.m.len);
     /* On the same connection, a refusal from the headers is answered while
      * the first call waits in the batch function; so is a call on another
      * connection. */
-    gres *other = cli_start(&c, "POST", "/x/Y", NULL, m.data, m.len);
+    gres *other = cli_start(&c, "POST", "/x/Y", NULL, f.m.data, f.m.len);
     for (int i = 0; i < 200 && !other->closed; i++) {
         nghttp2_session_send(c.h2);
         struct pollfd p = {.fd = c.fd, .events = POLLIN};
@@ -893,24 +888,23 @@ TEST(a_held_call_blocks_neither_its_connection_nor_others)
     CHECK(other->closed && other->grpc_status == 12);
     CHECK(!held->closed);
     gres g;
-    call(addr, LOGS, NULL, "", 0, &g);
+    call(f.addr, LOGS, NULL, "", 0, &g);
     CHECK_INT(g.grpc_status, 13);
     gres_free(&g);
-    atomic_store(&r.hold, 0);
+    atomic_store(&f.r.hold, 0);
     cli_run(&c);
     CHECK_INT(held->grpc_status, 0);
     cli_free(&c);
     /* Several calls at once on one connection. */
-    cli_open(&c, addr, NULL, NULL);
+    cli_open(&c, f.addr, NULL, NULL);
     for (int i = 0; i < 8; i++)
-        cli_start(&c, "POST", TRACES, NULL, m.data, m.len);
+        cli_start(&c, "POST", TRACES, NULL, f.m.data, f.m.len);
     cli_run(&c);
     for (int i = 0; i < 8; i++)
         CHECK_INT(c.calls[i].grpc_status, 0);
     cli_free(&c);
-    CHECK_INT(r.calls, 9);
-    core_buf_free(&m);
-    ingest_otlp_grpc_stop(s);
+    CHECK_INT(f.r.calls, 9);
+    teardown(&f);
 }
 
 /* Whether the server closed fd within ms milliseconds. */
@@ -930,121 +924,96 @@ static bool closed_within(int fd, int ms)
 
 TEST(connection_limits_and_timeouts)
 {
-    rec r = {0};
     ingest_otlp_recv_opts o = {.limits = {.max_conns = 2, .header_timeout = 1}};
-    ingest_otlp_grpc *s = start(&r, &o);
-    const char *addr = ingest_otlp_grpc_address(s);
+    fixture f;
+    setup(&f, &o);
     /* Silent: closed after header_timeout. */
-    int silent = tcp_connect(addr);
+    int silent = tcp_connect(f.addr);
     CHECK(closed_within(silent, 3000));
     close(silent);
     ingest_otlp_grpc_stats st;
-    ingest_otlp_grpc_get_stats(s, &st);
+    ingest_otlp_grpc_get_stats(f.s, &st);
     CHECK_INT(st.timed_out, 1);
     /* Two idle connections, then a third: the oldest makes room. */
     gcli a, b;
-    cli_open(&a, addr, NULL, NULL);
+    cli_open(&a, f.addr, NULL, NULL);
     usleep(20000);
-    cli_open(&b, addr, NULL, NULL);
+    cli_open(&b, f.addr, NULL, NULL);
     usleep(20000);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
     gres g;
-    call(addr, TRACES, NULL, m.data, m.len, &g);
+    call(f.addr, TRACES, NULL, f.m.data, f.m.len, &g);
     CHECK_INT(g.grpc_status, 0);
     gres_free(&g);
     CHECK(closed_within(a.fd, 1000));
-    ingest_otlp_grpc_get_stats(s, &st);
+    ingest_otlp_grpc_get_stats(f.s, &st);
     CHECK_INT(st.evicted, 1);
     cli_free(&a);
     cli_free(&b);
-    core_buf_free(&m);
-    ingest_otlp_grpc_stop(s);
-}
-
-static void make_cert(char **cert, char **key)
-{
-    char c[1024], k[1024], cmd[4096];
-    snprintf(c, sizeof c, "%s/srv.crt", unit_tmpdir());
-    snprintf(k, sizeof k, "%s/srv.key", unit_tmpdir());
-    snprintf(cmd, sizeof cmd,
-             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-             "-keyout '%s' -out '%s' -days 2 -subj /CN=localhost "
-             "-addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null",
-             k, c);
-    if (system(cmd) != 0)
-        unit_fail(__FILE__, __LINE__, "openssl req failed (is openssl installed?): %s", cmd);
-    CHECK_OK(chmod(k, 0600));
-    *cert = strdup(c);
-    *key = strdup(k);
+    teardown(&f);
 }
 
 TEST(tls_with_alpn_h2_only)
 {
     char *cert, *key;
-    make_cert(&cert, &key);
-    rec r = {0};
+    unit_make_cert("srv", &cert, &key);
     ingest_otlp_recv_opts o = {.tls_cert = cert, .tls_key = key};
-    ingest_otlp_grpc *s = start(&r, &o);
-    const char *addr = ingest_otlp_grpc_address(s);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
+    fixture f;
+    setup(&f, &o);
     gcli c;
-    cli_open(&c, addr, cert, "h2");
+    cli_open(&c, f.addr, cert, "h2");
     CHECK(!c.eof);
-    gres *g = cli_start(&c, "POST", TRACES, NULL, m.data, m.len);
+    gres *g = cli_start(&c, "POST", TRACES, NULL, f.m.data, f.m.len);
     cli_run(&c);
     CHECK_INT(g->grpc_status, 0);
     cli_free(&c);
-    CHECK_INT(r.calls, 1);
+    CHECK_INT(f.r.calls, 1);
     /* Another protocol: no handshake. No ALPN at all: the handshake may
      * finish, but the connection is closed without serving a call. */
-    cli_open(&c, addr, cert, "http/1.1");
+    cli_open(&c, f.addr, cert, "http/1.1");
     CHECK(c.eof);
     cli_free(&c);
-    cli_open(&c, addr, cert, NULL);
+    cli_open(&c, f.addr, cert, NULL);
     if (!c.eof) {
-        g = cli_start(&c, "POST", TRACES, NULL, m.data, m.len);
+        g = cli_start(&c, "POST", TRACES, NULL, f.m.data, f.m.len);
         cli_run(&c);
         CHECK(c.eof && g->grpc_status == -1);
     }
     cli_free(&c);
     /* Plain text to a TLS listener: closed, never served. */
-    cli_open(&c, addr, NULL, NULL);
-    g = cli_start(&c, "POST", TRACES, NULL, m.data, m.len);
+    cli_open(&c, f.addr, NULL, NULL);
+    g = cli_start(&c, "POST", TRACES, NULL, f.m.data, f.m.len);
     cli_run(&c);
     CHECK(c.eof && g->grpc_status == -1);
     cli_free(&c);
-    CHECK_INT(r.calls, 1);
-    core_buf_free(&m);
-    ingest_otlp_grpc_stop(s);
+    CHECK_INT(f.r.calls, 1);
 
     /* A key without its certificate is refused at start, naming both. */
     ingest_otlp_recv_opts half = {.listen = "127.0.0.1:0", .tls_key = key};
     char why[512] = "";
     ingest_otlp_grpc *none = NULL;
-    CHECK_INT(ingest_otlp_grpc_start(&half, batch, &r, &none, why, sizeof why), CORE_EUSAGE);
+    CHECK_INT(ingest_otlp_grpc_start(&half, batch, &f.r, &none, why, sizeof why), CORE_EUSAGE);
     CHECK(strstr(why, "tls_key") && strstr(why, "without tls_cert"));
     CHECK(!none);
+    teardown(&f);
     free(cert);
     free(key);
 }
 
 TEST(start_errors_name_the_address)
 {
-    rec r = {0};
-    ingest_otlp_grpc *s = start(&r, NULL);
-    ingest_otlp_recv_opts o = {.listen = ingest_otlp_grpc_address(s)};
+    fixture f;
+    setup(&f, NULL);
+    ingest_otlp_recv_opts o = {.listen = f.addr};
     ingest_otlp_grpc *t = NULL;
     char why[512] = "";
-    CHECK(ingest_otlp_grpc_start(&o, batch, &r, &t, why, sizeof why) != 0);
+    CHECK(ingest_otlp_grpc_start(&o, batch, &f.r, &t, why, sizeof why) != 0);
     char want[256];
     snprintf(want, sizeof want, "listen %s: Address already in use", o.listen);
     CHECK_STR(why, want);
-    ingest_otlp_grpc_stop(s);
     o.listen = "nowhere";
-    CHECK_INT(ingest_otlp_grpc_start(&o, batch, &r, &t, why, sizeof why), CORE_EUSAGE);
+    CHECK_INT(ingest_otlp_grpc_start(&o, batch, &f.r, &t, why, sizeof why), CORE_EUSAGE);
     CHECK_STR(why, "listen nowhere: not host:port");
+    teardown(&f);
 }
 
 typedef struct stopper {
@@ -1062,15 +1031,12 @@ static void *stop_main(void *arg)
 
 TEST(stop_answers_the_held_call_and_refuses_a_half_sent_one)
 {
-    rec r = {0};
-    ingest_otlp_grpc *s = start(&r, NULL);
-    const char *addr = ingest_otlp_grpc_address(s);
-    core_buf m = {0};
-    spans_msg(&m, NULL);
+    fixture f;
+    setup(&f, NULL);
     gcli c;
-    cli_open(&c, addr, NULL, NULL);
-    atomic_store(&r.hold, 1);
-    gres *held = cli_start(&c, "POST", TRACES, NULL, m.data, m.len);
+    cli_open(&c, f.addr, NULL, NULL);
+    atomic_store(&f.r.hold, 1);
+    gres *held = cli_start(&c, "POST", TRACES, NULL, f.m.data, f.m.len);
     /* A second call whose message never ends (no END_STREAM). */
     nghttp2_nv h[] = {
         {(uint8_t *)":method", (uint8_t *)"POST", 7, 4, 0},
@@ -1086,18 +1052,19 @@ TEST(stop_answers_the_held_call_and_refuses_a_half_sent_one)
     CHECK(half->id > 0);
     CHECK_OK(nghttp2_session_send(c.h2));
     usleep(100000); /* both reach the receiver; the first waits in the batch */
-    stopper sp = {.s = s};
+    stopper sp = {.s = f.s};
     pthread_t t;
     pthread_create(&t, NULL, stop_main, &sp);
     usleep(200000);
     CHECK(!atomic_load(&sp.done)); /* stop waits for the held call */
-    atomic_store(&r.hold, 0);
+    atomic_store(&f.r.hold, 0);
     cli_run(&c);
     CHECK_INT(held->grpc_status, 0);
     CHECK_INT(half->grpc_status, 14);
     CHECK_STR(decoded(half->message), "shutting down, retry later");
     pthread_join(t, NULL);
     CHECK(atomic_load(&sp.done));
+    f.s = NULL; /* stopped by stop_main */
     cli_free(&c);
-    core_buf_free(&m);
+    teardown(&f);
 }

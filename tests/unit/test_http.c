@@ -10,6 +10,7 @@
 #include "ingest.h"
 #include "sink.h"
 #include "unit.h"
+#include "unit_creds.h"
 
 #include <errno.h>
 #include <math.h>
@@ -959,14 +960,6 @@ static char *log_take(log_rec *l)
 
 #define TOKEN "s3cr3t-T0ken.with_odd~chars"
 
-/* The token file, as an operator writes it (with a line end), mode 600. */
-static char *token_file(void)
-{
-    char *p = core_xstrdup(unit_write_str("token", TOKEN "\n"));
-    CHECK_OK(chmod(p, 0600));
-    return p;
-}
-
 TEST(http_ct_equal_compares_every_byte)
 {
     CHECK(core_ct_equal("abc", 3, "abc", 3));
@@ -1039,7 +1032,7 @@ static core_http *start_auth(const char *tokfile, size_t max_body, log_rec *lr, 
 
 TEST(http_bearer_token_required)
 {
-    char *tf = token_file();
+    char *tf = unit_token_file(TOKEN "\n");
     log_rec lr = {.mu = PTHREAD_MUTEX_INITIALIZER};
     echo_state st = {0};
     core_http *s = start_auth(tf, 1000, &lr, &st);
@@ -1191,29 +1184,10 @@ TEST(http_token_file_errors_name_the_file)
     free(empty);
 }
 
-/* A self-signed certificate for 127.0.0.1 and localhost, made with the
- * openssl command line; name is the file stem below the test's tmpdir. */
-static void make_cert(const char *name, char **cert, char **key)
-{
-    char c[1024], k[1024], cmd[4096];
-    snprintf(c, sizeof c, "%s/%s.crt", unit_tmpdir(), name);
-    snprintf(k, sizeof k, "%s/%s.key", unit_tmpdir(), name);
-    snprintf(cmd, sizeof cmd,
-             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-             "-keyout '%s' -out '%s' -days 2 -subj /CN=localhost "
-             "-addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null",
-             k, c);
-    if (system(cmd) != 0)
-        unit_fail(__FILE__, __LINE__, "openssl req failed (is openssl installed?): %s", cmd);
-    CHECK_OK(chmod(k, 0600));
-    *cert = core_xstrdup(c);
-    *key = core_xstrdup(k);
-}
-
 TEST(http_tls_with_token_and_curl)
 {
-    char *cert, *key, *tf = token_file();
-    make_cert("srv", &cert, &key);
+    char *cert, *key, *tf = unit_token_file(TOKEN "\n");
+    unit_make_cert("srv", &cert, &key);
     echo_state st = {0};
     log_rec lr = {.mu = PTHREAD_MUTEX_INITIALIZER};
     core_http_opts o = {.listen = "127.0.0.1:0",
@@ -1289,8 +1263,8 @@ TEST(http_tls_with_token_and_curl)
 TEST(http_tls_errors_name_the_file)
 {
     char *cert, *key, *cert2, *key2;
-    make_cert("a", &cert, &key);
-    make_cert("b", &cert2, &key2);
+    unit_make_cert("a", &cert, &key);
+    unit_make_cert("b", &cert2, &key2);
     core_http *s = NULL;
     char why[1024] = "", want[1024];
     core_http_opts o = {.listen = "127.0.0.1:0", .tls_cert = cert};
@@ -1654,7 +1628,7 @@ TEST(api_listen_error_and_null_ops)
 
 TEST(api_token_spares_health_and_optionally_metrics)
 {
-    char *tf = token_file();
+    char *tf = unit_token_file(TOKEN "\n");
     api_state st = {.m = sink_metrics_new(), .ready = true};
     sink_api_ops ops = {.get_case = api_get_case,
                         .query = api_query,
@@ -2180,7 +2154,7 @@ TEST(otlp_listen_error)
 
 TEST(otlp_token_401_is_final)
 {
-    char *tf = token_file();
+    char *tf = unit_token_file(TOKEN "\n");
     otlp_rec rec = {0};
     pthread_mutex_init(&rec.mu, NULL);
     ingest_otlp_recv_opts o = {.listen = "127.0.0.1:0", .token_file = tf};
