@@ -36,12 +36,13 @@ build: deps
 	@cmake --preset dev $(CMAKE_ARGS) >/dev/null
 	@cmake --build --preset dev -j $(JOBS)
 
-# The broker's jars and the Collector are fetched here rather than by the
-# first test that needs them: the Collector's build (minutes) would
-# otherwise run inside a test's timeout, with the suite waiting on it.
-# The kafka and collector tests run one at a time (RUN_SERIAL), the rest
-# JOBS at a time.
+# The OpenTelemetry SDK (the demo application runs on it), the broker's
+# jars and the Collector are fetched here rather than by the first test
+# that needs them: the Collector's build (minutes) would otherwise run
+# inside a test's timeout, with the suite waiting on it. The kafka and
+# collector tests run one at a time (RUN_SERIAL), the rest JOBS at a time.
 test: build
+	@deploy/deps.sh --otel
 	@deploy/deps.sh --kafka
 	@deploy/deps.sh --collector
 	@ctest --preset dev -j $(JOBS) --label-exclude bench

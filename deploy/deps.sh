@@ -9,7 +9,10 @@
 #                             root needed)
 #   deploy/deps.sh --otel     the OpenTelemetry Python SDK and its OTLP/HTTP
 #                             and OTLP/gRPC exporters in .deps/otel-venv (python3-venv
-#                             when missing), for the demo and its test
+#                             when missing): the demo application traces through
+#                             it, so the demo and every test that runs the
+#                             application or its simulator need it
+#                             (deploy/otel-python.sh asks for it)
 #   deploy/deps.sh --collector  the OpenTelemetry Collector of the
 #                             `collector` tests, built with Go (see below)
 #
@@ -144,11 +147,16 @@ fetch_ui() {
 # python3 (Debian's 3.11) in .deps/otel-venv, every wheel pinned with its
 # SHA-256 by deploy/otel-requirements.txt (pip --require-hashes --no-deps:
 # nothing unpinned comes in), again only when that file changed (the stamp
-# holds its checksum).
+# holds its checksum). Every test that runs the demo application asks for
+# it, several at a time: a lock keeps a second caller waiting until the
+# first has installed it, instead of both building the venv in one place.
 fetch_otel() {
   local req=$here/otel-requirements.txt dst=$deps_dir/otel-venv want py=/usr/bin/python3
   [[ -x $py ]] || py=$(command -v python3)
   want=$(sha256sum "$req" | awk '{print $1}')
+  mkdir -p "$deps_dir"
+  exec 9>"$deps_dir/otel-venv.lock"
+  flock 9
   if [[ -f $dst/.stamp && $(cat "$dst/.stamp") == "$want" && -x $dst/bin/python ]]; then
     return 0
   fi
@@ -281,6 +289,6 @@ case "${1:-}" in
   --ui) fetch_ui ;;
   --otel) fetch_otel ;;
   "") install_packages; fetch_grammars; fetch_ui ;;
-  -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
   *) echo "deps: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac
