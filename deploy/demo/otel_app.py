@@ -13,17 +13,17 @@ in plain text, or over TLS trusting the certificate --ca names; --token-file
 sends its token as "authorization: Bearer ..."; --compression gzip has the
 exporters compress their messages (grpc-encoding: gzip).
 
-Needs the SDK (deploy/deps.sh --otel; run it with .deps/otel-venv/bin/python).
-The workload is the simulator's (orderflow.simulate: seeded shoppers, fake
-backends, a simulated clock). The application calls its own tracer
-(orderflow/tracing.py); every span it starts is mirrored at once into a span
-of the SDK's TracerProvider (same name, kind, attributes, parent, events,
-status and simulated start and end times) and exported by the SDK's span
-processor and its OTLPSpanExporter when it ends, as an application on the
-SDK would export it. Log records go through the SDK's own LoggingHandler
-(which sets code.file.path, code.function.name and code.line.number) to its
-LoggerProvider and OTLPLogExporter. On spans this script sets the same code.*
-attributes, from where the span was started.
+Needs the SDK (deploy/deps.sh --otel; run it with .deps/otel-venv/bin/python,
+or deploy/otel-python.sh). The workload is the simulator's (orderflow.simulate:
+seeded shoppers, fake backends, a simulated clock). The application traces
+through the OpenTelemetry API; this script installs the SDK's tracer provider
+as the simulator does (orderflow.simulate.SimulatedTracerProvider: the
+simulated clock's times, seeded ids), with the SDK's span processors and its
+OTLPSpanExporter, which export each span when it ends. Log records go through
+the SDK's own LoggingHandler (which sets code.file.path, code.function.name
+and code.line.number) to its LoggerProvider and OTLPLogExporter. On spans
+the simulator's SpanOrigin processor sets the same code.* attributes, from
+where the span was started.
 
 Every record gets case.id, the order it belongs to (records outside any
 order are not exported, as the simulator's log leaves them out), and log
@@ -42,7 +42,6 @@ import random
 import sys
 import time
 import warnings
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -50,20 +49,14 @@ APP = Path(__file__).resolve().parent / "app" / "python"
 sys.path.insert(0, str(APP))
 
 try:
-    from opentelemetry import context as otel_context
-    from opentelemetry import trace as otel_trace
-    from opentelemetry.context import Context
     from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
     from opentelemetry.sdk._logs.export import (BatchLogRecordProcessor, LogRecordExporter,
                                                 LogRecordExportResult, SimpleLogRecordProcessor)
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
     from opentelemetry.sdk.trace.export import (BatchSpanProcessor, SimpleSpanProcessor,
                                                 SpanExporter, SpanExportResult)
-    from opentelemetry.trace import SpanKind as SdkKind
-    from opentelemetry.trace import Status, StatusCode as SdkStatus
 except ImportError as e:  # pragma: no cover
     sys.exit("otel_app.py: the OpenTelemetry SDK is not importable (%s); run deploy/deps.sh "
              "--otel and use .deps/otel-venv/bin/python" % e)
@@ -72,73 +65,8 @@ from orderflow import simulate  # noqa: E402
 from orderflow.clock import SimulatedClock, set_clock  # noqa: E402
 from orderflow.config import Settings  # noqa: E402
 from orderflow.log import current_order_id  # noqa: E402
-from orderflow.tracing import Span, SpanEvent, SpanKind, StatusCode  # noqa: E402
-from orderflow.tracing import TracerProvider, set_tracer_provider  # noqa: E402
-
-KINDS = {SpanKind.INTERNAL: SdkKind.INTERNAL, SpanKind.SERVER: SdkKind.SERVER,
-         SpanKind.CLIENT: SdkKind.CLIENT, SpanKind.PRODUCER: SdkKind.PRODUCER,
-         SpanKind.CONSUMER: SdkKind.CONSUMER}
-CASE = "case.id"
-
-
-def ns(at: datetime) -> int:
-    return int(at.timestamp()) * 1_000_000_000 + at.microsecond * 1000
-
-
-def attr_value(v: Any) -> Any:
-    """A value OTLP attributes can carry (others as their text)."""
-    if isinstance(v, (str, bool, int, float)):
-        return v
-    if isinstance(v, (list, tuple)) and all(isinstance(x, (str, bool, int, float)) for x in v):
-        return list(v)
-    return str(v)
-
-
-def attrs_of(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: attr_value(v) for k, v in d.items() if v is not None}
-
-
-class SdkBridge:
-    """A span processor of orderflow's tracer: each of its spans becomes a
-    span of the SDK's tracer provider, current in the SDK's context while
-    it runs (so log records carry its trace and span ids)."""
-
-    def __init__(self, provider: SdkTracerProvider) -> None:
-        self.provider = provider
-        self.live: dict[int, tuple[Any, object]] = {}
-
-    def on_start(self, span: Span) -> None:
-        parent = self.live.get(id(span.parent)) if span.parent is not None else None
-        ctx = otel_trace.set_span_in_context(parent[0]) if parent else Context()
-        attrs = attrs_of(span.attributes)
-        loc = span.location
-        attrs.update({"code.file.path": loc.filepath, "code.function.name": loc.function,
-                      "code.line.number": loc.lineno})
-        case = current_order_id.get()
-        if case is not None:
-            attrs[CASE] = case
-        tracer = self.provider.get_tracer(span.tracer.name)
-        real = tracer.start_span(span.name, context=ctx, kind=KINDS[span.kind], attributes=attrs,
-                                 start_time=ns(span.start_time))
-        token = otel_context.attach(otel_trace.set_span_in_context(real))
-        self.live[id(span)] = (real, token)
-
-    def on_event(self, span: Span, event: SpanEvent) -> None:
-        if id(span) in self.live:
-            self.live[id(span)][0].add_event(event.name, attrs_of(event.attributes),
-                                             timestamp=ns(event.timestamp))
-
-    def on_end(self, span: Span) -> None:
-        real, token = self.live.pop(id(span), (None, None))
-        if real is None:
-            return
-        real.set_attributes({k: v for k, v in attrs_of(span.attributes).items()})
-        if span.status == StatusCode.ERROR:
-            real.set_status(Status(SdkStatus.ERROR, span.status_description))
-        elif span.status == StatusCode.OK:
-            real.set_status(Status(SdkStatus.OK))
-        otel_context.detach(token)
-        real.end(end_time=ns(span.end_time))
+from orderflow.simulate import (CASE, SimulatedTracerProvider, SpanOrigin,  # noqa: E402
+                               install_tracer_provider)
 
 
 class OrderRecords(logging.Filter):
@@ -265,11 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter()
     clock = SimulatedClock(simulate.START, seed=args.seed)
     set_clock(clock)
-    local = TracerProvider(clock=clock, seed=f"traces:{args.seed}")
-    set_tracer_provider(local)
-
     resource = Resource.create({"service.name": "orderflow"})
-    tracing = SdkTracerProvider(resource=resource)
+    tracing = SimulatedTracerProvider(clock, args.seed, resource=resource)
+    tracing.add_span_processor(SpanOrigin())
     logs = LoggerProvider(resource=resource)
     manifest = Manifest(args.manifest)
     span_proc = BatchSpanProcessor if args.batch else SimpleSpanProcessor
@@ -279,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         spans, records = exporters(ep)
         tracing.add_span_processor(span_proc(CaseSpans(spans, m)))
         logs.add_log_record_processor(log_proc(CaseLogs(records, m)))
-    local.add_span_processor(SdkBridge(tracing))
+    install_tracer_provider(tracing)
 
     with warnings.catch_warnings():
         # The SDK's LoggingHandler is deprecated in favour of the one of

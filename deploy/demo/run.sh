@@ -4,7 +4,9 @@
 # run personalized PageRank and impact on the graph.
 # Then: the application's event log (its simulator runs its real code paths),
 # the mapping of events to code, eval against the baselines, a mined model
-# and a query with explanations.
+# and a query with explanations; the daemon fed live, and the application
+# traced by the OpenTelemetry SDK into two more daemons, blind and
+# instrumented, side by side.
 #
 #   deploy/demo/run.sh [PMRAG] [OUTDIR]
 set -euo pipefail
@@ -17,6 +19,16 @@ graph=$out/orderflow.graph
 
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
 step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain"; }
+
+# The application traces through the OpenTelemetry API, and its simulator
+# and otel_app.py install the SDK: they run on the pinned SDK in
+# .deps/otel-venv (deploy/otel-python.sh installs it the first time, from
+# PyPI). Without it there is no event log and nothing live: stop here.
+py=$top/deploy/otel-python.sh
+sdk_version=$("$py" -c 'from importlib.metadata import version; print(version("opentelemetry-sdk"))') || {
+  echo "demo: stopped: the demo application runs on the OpenTelemetry Python SDK, which could not be installed (see above)" >&2
+  exit 1
+}
 
 step pmrag index deploy/demo/app -o build/demo/orderflow.graph
 "$pmrag" index "$here/app" -o "$graph"
@@ -47,8 +59,8 @@ step pmrag impact build/demo/orderflow.graph PriceCalculator.quote
 # The event log: 600 orders through the real code paths (seeded, simulated
 # clock), with the emitting file and line of every record as truth.
 log=$out/orderflow.csv
-step python3 -m orderflow.simulate --orders 600 --seed 7 --out build/demo/orderflow.csv
-(cd "$here/app/python" && python3 -m orderflow.simulate --orders 600 --seed 7 --out "$log" | tail -4)
+step .deps/otel-venv/bin/python -m orderflow.simulate --orders 600 --seed 7 --out build/demo/orderflow.csv
+(cd "$here/app/python" && "$py" -m orderflow.simulate --orders 600 --seed 7 --out "$log" | tail -4)
 
 step "pmrag map --graph build/demo/orderflow.graph --log build/demo/orderflow.csv --top 6"
 "$pmrag" map --graph "$graph" --log "$log" --top 6 -q
@@ -69,7 +81,7 @@ step "pmrag query --graph build/demo/orderflow.graph --model build/demo/orderflo
 live=$out/live.csv
 state=$out/state
 rm -rf "$state" "$out/ready.json" "$out/live.jsonl"
-(cd "$here/app/python" && python3 -m orderflow.simulate --orders 40 --seed 99 --out "$live" >/dev/null)
+(cd "$here/app/python" && "$py" -m orderflow.simulate --orders 40 --seed 99 --out "$live" >/dev/null)
 step "pmrag serve --graph build/demo/orderflow.graph --model build/demo/orderflow.model --set serve.stdout=true --ready-file build/demo/ready.json ... &"
 "$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$state" \
   --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set serve.stdout=true \
@@ -115,35 +127,33 @@ import json,sys; s=json.load(sys.stdin); n=s['scored'] or 1
 print('scored %d predictions: top-1 %.3f  top-3 %.3f  top-10 %.3f  MRR %.3f' % (s['scored'],
       s['hits']['1']/n, s['hits']['3']/n, s['hits']['10']/n, s['mrr']))"
 
-# The application traced by the real OpenTelemetry Python SDK (pinned in
-# .deps/otel-venv by deploy/deps.sh --otel): 40 orders (seed 99 again),
-# their spans and log records exported over OTLP/HTTP while it runs to two
-# more daemons. Both learn online; "blind" maps events to code from the
-# graph alone (map.code_attrs=false), "instrumented" also learns from the
-# code.* attributes the SDK's logging handler writes (and, on spans, the
-# app). Both are scored against those attributes.
-sdk_py=$top/.deps/otel-venv/bin/python
-if "$top/deploy/deps.sh" --otel; then
-  serve_sdk() { # NAME CODE_ATTRS
-    rm -rf "$out/$1" "$out/$1.json"
-    "$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$out/$1" \
-      --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
-      --set otlp.grpc_listen=127.0.0.1:0 \
-      --set map.code_attrs="$2" --set model.rebuild_events=200 --set model.rebuild_seconds=2 \
-      --set model.rebuild_min_seconds=1 --ready-file "$out/$1.json" 2>"$out/$1.log" &
-  }
-  serve_sdk blind false
-  blind_pid=$!
-  serve_sdk instrumented true
-  instr_pid=$!
-  trap 'kill -9 $serve_pid $blind_pid $instr_pid 2>/dev/null || true' EXIT
-  for _ in $(seq 300); do [[ -s $out/blind.json && -s $out/instrumented.json ]] && break; sleep 0.1; done
-  [[ -s $out/blind.json && -s $out/instrumented.json ]] || { cat "$out/blind.log" "$out/instrumented.log" >&2; echo "demo: pmrag serve did not start" >&2; exit 1; }
-  field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$out/$1.json" "$2"; }
-  step "deploy/demo/otel_app.py --orders 40 --seed 99 --endpoint \$BLIND --endpoint \$INSTRUMENTED  (the OpenTelemetry SDK $("$sdk_py" -c 'from importlib.metadata import version; print(version("opentelemetry-sdk"))'))"
-  "$sdk_py" "$here/otel_app.py" --orders 40 --seed 99 --endpoint "$(field blind otlp_http)" \
-    --endpoint "$(field instrumented otlp_http)" --manifest "$out/sdk.jsonl"
-  python3 - "$out/sdk.jsonl" <<'PY'
+# The application traced by the real OpenTelemetry Python SDK: 40 orders
+# (seed 99 again), their spans and log records exported over OTLP/HTTP
+# while it runs to two more daemons. Both learn online; "blind" maps events
+# to code from the graph alone (map.code_attrs=false), "instrumented" also
+# learns from the code.* attributes the SDK's logging handler writes (and,
+# on spans, the simulator's span processor). Both are scored against those
+# attributes.
+serve_sdk() { # NAME CODE_ATTRS
+  rm -rf "$out/$1" "$out/$1.json"
+  "$pmrag" serve --graph "$graph" --model "$model" --set state.dir="$out/$1" \
+    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
+    --set otlp.grpc_listen=127.0.0.1:0 \
+    --set map.code_attrs="$2" --set model.rebuild_events=200 --set model.rebuild_seconds=2 \
+    --set model.rebuild_min_seconds=1 --ready-file "$out/$1.json" 2>"$out/$1.log" &
+}
+serve_sdk blind false
+blind_pid=$!
+serve_sdk instrumented true
+instr_pid=$!
+trap 'kill -9 $serve_pid $blind_pid $instr_pid 2>/dev/null || true' EXIT
+for _ in $(seq 300); do [[ -s $out/blind.json && -s $out/instrumented.json ]] && break; sleep 0.1; done
+[[ -s $out/blind.json && -s $out/instrumented.json ]] || { cat "$out/blind.log" "$out/instrumented.log" >&2; echo "demo: pmrag serve did not start" >&2; exit 1; }
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$out/$1.json" "$2"; }
+step "deploy/demo/otel_app.py --orders 40 --seed 99 --endpoint \$BLIND --endpoint \$INSTRUMENTED  (the OpenTelemetry SDK $sdk_version)"
+"$py" "$here/otel_app.py" --orders 40 --seed 99 --endpoint "$(field blind otlp_http)" \
+  --endpoint "$(field instrumented otlp_http)" --manifest "$out/sdk.jsonl"
+python3 - "$out/sdk.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 spans = sum(r["signal"] == "span" for r in rows)
@@ -153,19 +163,16 @@ first = [r for r in rows if r["case"] == rows[0]["case"]]
 for i, r in enumerate(first[:8], 1):
     print("  %2d  %-4s %s" % (i, r["signal"], r["activity"].split("\n")[0][:70]))
 PY
-  step "curl \$BLIND/v1/stats; curl \$INSTRUMENTED/v1/stats  (online accuracy, against the events' code.*)"
-  for d in blind instrumented; do
-    curl -fsS "http://$(field $d api)/v1/stats" | python3 -c "
+step "curl \$BLIND/v1/stats; curl \$INSTRUMENTED/v1/stats  (online accuracy, against the events' code.*)"
+for d in blind instrumented; do
+  curl -fsS "http://$(field $d api)/v1/stats" | python3 -c "
 import json,sys; s=json.load(sys.stdin); n=s['scored'] or 1
 print('%-13s scored %d predictions: top-1 %.3f  top-3 %.3f  top-10 %.3f  MRR %.3f' % (sys.argv[1],
       s['scored'], s['hits']['1']/n, s['hits']['3']/n, s['hits']['10']/n, s['mrr']))" "$d"
-  done
-  kill -TERM "$blind_pid" "$instr_pid"
-  wait "$blind_pid" "$instr_pid"
-  trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
-else
-  echo "demo: the OpenTelemetry SDK could not be installed (deploy/deps.sh --otel): its part is skipped" >&2
-fi
+done
+kill -TERM "$blind_pid" "$instr_pid"
+wait "$blind_pid" "$instr_pid"
+trap 'kill -9 $serve_pid 2>/dev/null || true' EXIT
 
 step pmrag eval --graph build/demo/orderflow.graph --log build/demo/orderflow.csv
 "$pmrag" eval --graph "$graph" --log "$log" -q

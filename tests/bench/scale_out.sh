@@ -67,7 +67,7 @@ now_ms() { date +%s%3N; }
 say "indexing the demo app, simulating its log, mining the model, making the events"
 "$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q 2>/dev/null
 (cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 200 --seed 11 --out "$work/log.csv" >/dev/null)
+  "$src/deploy/otel-python.sh" -m orderflow.simulate --orders 200 --seed 11 --out "$work/log.csv" >/dev/null)
 mkdir -p "$work/ev" "$work/rev" "$work/tev"
 $ctool gen "$work/log.csv" "$work/ev" "$events" "$cases" 1 >/dev/null
 $ctool gen "$work/log.csv" "$work/rev" $((2 * rcases)) "$rcases" 2 >/dev/null

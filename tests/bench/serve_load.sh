@@ -58,7 +58,7 @@ say() { echo "serve_load: $*" >&2; }
 say "indexing the demo app, simulating its log, mining the model"
 "$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q 2>/dev/null
 (cd "$src/deploy/demo/app/python" &&
-  python3 -m orderflow.simulate --orders 2000 --seed 5 --out "$work/log.csv" >/dev/null)
+  "$src/deploy/otel-python.sh" -m orderflow.simulate --orders 2000 --seed 5 --out "$work/log.csv" >/dev/null)
 "$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q 2>/dev/null
 
 # The bodies are sent again and again: otlp.dedupe_seconds=0, or the

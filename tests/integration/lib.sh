@@ -320,7 +320,8 @@ shop_serve() {
 # and $work/log.csv, the log of ORDERS simulated orders (seed SEED); each
 # kept from an earlier run in $work when made by the same pmrag binary
 # (the graph) from the same demo sources (both) and arguments (the log).
-# Their notes go to $work/demo.err, shown when they fail.
+# Their notes go to $work/demo.err, shown when they fail. The simulator runs
+# on the OpenTelemetry SDK (deploy/otel-python.sh: installed the first time).
 demo_setup() {
   local app=$src/deploy/demo/app tree key
   tree=$(cd "$app" && find . -name __pycache__ -prune -o -type f -printf '%p %s %T@\n' | sort | cksum)
@@ -334,7 +335,7 @@ demo_setup() {
   key="$1 $2 $tree"
   if [[ ! -s $work/log.csv || $(cat "$work/log.csv.key" 2>/dev/null) != "$key" ]]; then
     rm -f "$work/log.csv.key"
-    (cd "$app/python" && python3 -m orderflow.simulate --orders "$1" --seed "$2" \
+    (cd "$app/python" && "$src/deploy/otel-python.sh" -m orderflow.simulate --orders "$1" --seed "$2" \
       --out "$work/log.csv" >/dev/null 2>"$work/demo.err") ||
       fail "the demo's simulator: $(tail -5 "$work/demo.err")"
     echo "$key" >"$work/log.csv.key"

@@ -2,7 +2,11 @@
 """Check an orderflow event log against the source that produced it.
 
     python3 check_log.py events.csv          # validate an existing log
-    python3 check_log.py --simulate          # simulate twice, compare, validate
+    ../../otel-python.sh check_log.py --simulate
+                                             # simulate twice, compare, validate
+
+--simulate runs the simulator with this Python, which needs the
+OpenTelemetry SDK (deploy/otel-python.sh is the Python that has it).
 
 For every distinct (code.filepath, code.lineno) in the log the source line
 must contain the call that emitted the row (a logger/helper call for log

@@ -11,16 +11,16 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
+from opentelemetry import trace
 
 from .clock import Clock, get_clock
 from .errors import OrderflowError, ValidationError
 from .log import order_context
 from .models import Address, OrderStatus, PaymentMethod
 from .orders import OrderRequest, OrderService
-from .tracing import SpanKind, get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 
 Handler = Callable[..., "Response"]
 
@@ -77,8 +77,8 @@ class OrderApi:
         template, handler, params = match
         if handler == self.create_order:
             params["order_id"] = self._order_id_for(headers.get("Idempotency-Key"))
-        with order_context(params.get("order_id")), \
-                tracer.start_as_current_span(f"{method} {template}", kind=SpanKind.SERVER) as span:
+        with order_context(params.get("order_id")), tracer.start_as_current_span(
+                f"{method} {template}", kind=trace.SpanKind.SERVER) as span:
             span.set_attribute("http.request.method", method)
             started = self.clock.monotonic()
             try:

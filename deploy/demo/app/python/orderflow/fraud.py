@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
 from typing import Callable
+from opentelemetry import trace
 
 from .clock import Clock, get_clock
 from .config import Settings
 from .errors import FRAUD_BLOCKED, FRAUD_REVIEW_REQUIRED
 from .log import audit, log_event
 from .models import Order
-from .tracing import get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 
 RuleFn = Callable[[Order, "FraudContext"], float]
 _RULES: dict[str, tuple[float, RuleFn]] = {}
@@ -109,7 +109,7 @@ class FraudScorer:
         return len(window)
 
     def assess(self, order: Order) -> FraudAssessment:
-        with tracer.start_as_current_span("fraud.assess", {"order.id": order.id}) as span:
+        with tracer.start_as_current_span("fraud.assess", attributes={"order.id": order.id}) as span:
             now = self.clock.now()
             ctx = FraudContext(self.settings, now, self._recent_orders(order.customer.id, now))
             score, hits = 0.0, []

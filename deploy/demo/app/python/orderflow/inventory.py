@@ -6,15 +6,15 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Iterable
+from opentelemetry import trace
 
 from .clock import Clock, get_clock
 from .errors import BACKORDER_CREATED, STOCK_INSUFFICIENT, OutOfStockError, ValidationError
 from .log import log_event
 from .models import Address, Backorder, LineItem, Order, Product, Reservation, Shipment
-from .tracing import get_current_span, get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 
 CATALOG: tuple[Product, ...] = (
     Product("KB-104", "Mechanical keyboard, full size", 12_900, 1_150, "peripherals"),
@@ -89,7 +89,7 @@ class InventoryService:
         Shortfalls of backorderable products become backorders; any other
         shortfall releases what was reserved and raises OutOfStockError.
         """
-        span = get_current_span()
+        span = trace.get_current_span()
         span.set_attribute("order.id", order.id)
         route = _ROUTING.get(self.zone_for(order.shipping_address), ("CMH1",))
         for item in order.items:

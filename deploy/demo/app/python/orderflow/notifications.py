@@ -7,11 +7,11 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable
+from opentelemetry import trace
 
 from .errors import NOTIFY_FAILED, NotificationError
 from .log import log_event
 from .models import Customer, Order, format_money
-from .tracing import get_current_span
 
 logger = logging.getLogger(__name__)
 
@@ -151,8 +151,8 @@ class NotificationService:
         context = {"order_id": order.id, "first_name": order.customer.first_name,
                    "total": format_money(order.total_cents, order.currency), **extra}
         delivered = sum(n.send(order.customer, template, context) for n in self.notifiers)
-        get_current_span().add_event("notification.sent",
-                                     {"template": template, "channels": delivered})
+        trace.get_current_span().add_event("notification.sent",
+                                           {"template": template, "channels": delivered})
         if delivered == 0:
             logger.error("customer of order %s was not notified about %s on any channel",
                          order.id, template)

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Iterable, Iterator, Protocol
+from opentelemetry import trace
 
 from .clock import Clock, get_clock
 from .config import Settings
@@ -28,10 +29,9 @@ from .notifications import NotificationService
 from .payments import PaymentService
 from .pricing import PriceCalculator
 from .shipping import ShippingService
-from .tracing import get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 
 
 class Scheduler(Protocol):
@@ -108,8 +108,8 @@ class OrderService:
 
     def place_order(self, order_id: str, request: OrderRequest) -> Order:
         """Run checkout for a new order and return it in its resulting state."""
-        with order_context(order_id), \
-                tracer.start_as_current_span("order.place", {"order.id": order_id}) as span:
+        with order_context(order_id), tracer.start_as_current_span(
+                "order.place", attributes={"order.id": order_id}) as span:
             customer = self.customers.get(request.customer_id)
             logger.info("placing order %s for customer %s: %d line(s), paying by %s",
                         order_id, customer.id, len(request.lines), request.payment_method.value)
@@ -241,7 +241,7 @@ class OrderService:
         if order.status is not OrderStatus.CONFIRMED:
             logger.info("skipping fulfilment of order %s in status %s", order_id, order.status.value)
             return
-        with tracer.start_as_current_span("order.fulfil", {"order.id": order_id}) as span:
+        with tracer.start_as_current_span("order.fulfil", attributes={"order.id": order_id}) as span:
             order.transition(OrderStatus.FULFILLING, self.clock.now())
             shipments = self.shipping.plan(order)
             try:
@@ -327,7 +327,7 @@ class OrderService:
         if not order.status.is_cancellable:
             logger.warning("refusing to cancel order %s in status %s", order_id, order.status.value)
             raise InvalidTransition(f"order is already {order.status.value}", order_id=order_id)
-        with tracer.start_as_current_span("order.cancel", {"order.id": order_id}):
+        with tracer.start_as_current_span("order.cancel", attributes={"order.id": order_id}):
             self.payments.release(order.payment, reason="order cancelled")
             self.inventory.release(order, reason="order cancelled")
             order.transition(OrderStatus.CANCELLED, self.clock.now())

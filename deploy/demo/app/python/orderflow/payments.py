@@ -8,6 +8,7 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, Sequence, TypeVar
+from opentelemetry import trace
 
 from .clock import Clock, TimeWindow, get_clock
 from .config import Settings
@@ -15,10 +16,9 @@ from .errors import (PAYMENT_DECLINED, PAYMENT_GAVE_UP, PAYMENT_RETRY, REFUND_IS
                      GatewayTimeout, PaymentDeclined, PaymentError)
 from .log import audit, log_event
 from .models import IdFactory, Order, Payment, PaymentMethod, PaymentStatus, format_money
-from .tracing import Span, SpanKind, get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 log_retry = logger.warning
 
 T = TypeVar("T")
@@ -101,12 +101,12 @@ class PaymentGateway(ABC):
         return False
 
     @abstractmethod
-    def _before_authorize(self, payment: Payment, span: Span) -> None:
+    def _before_authorize(self, payment: Payment, span: trace.Span) -> None:
         """Processor-specific checks run before authorization."""
 
     def authorize(self, payment: Payment) -> None:
         attrs = {"payment.gateway": self.name, "payment.attempt": payment.attempts}
-        with tracer.start_as_current_span("payment.authorize", attrs, kind=SpanKind.CLIENT) as span:
+        with tracer.start_as_current_span("payment.authorize", attributes=attrs, kind=trace.SpanKind.CLIENT) as span:
             self._before_authorize(payment, span)
             response = self.backend.call("authorize", payment, payment.amount_cents)
             if not response.approved:
@@ -120,7 +120,7 @@ class PaymentGateway(ABC):
             span.add_event("payment.authorized", {"authorization_code": response.reference})
 
     def capture(self, payment: Payment, amount_cents: int) -> None:
-        with tracer.start_as_current_span("payment.capture", kind=SpanKind.CLIENT):
+        with tracer.start_as_current_span("payment.capture", kind=trace.SpanKind.CLIENT):
             self.backend.call("capture", payment, amount_cents)
             payment.captured_cents += amount_cents
             payment.status = PaymentStatus.CAPTURED
@@ -144,7 +144,7 @@ class CardGateway(PaymentGateway):
     method = PaymentMethod.CARD
     sca_threshold_cents = 50_000
 
-    def _before_authorize(self, payment: Payment, span: Span) -> None:
+    def _before_authorize(self, payment: Payment, span: trace.Span) -> None:
         if payment.amount_cents < self.sca_threshold_cents:
             return
         span.add_event("3ds.challenge", {"amount_cents": payment.amount_cents})
@@ -163,7 +163,7 @@ class WalletGateway(PaymentGateway):
     def settles_immediately(self) -> bool:
         return True
 
-    def _before_authorize(self, payment: Payment, span: Span) -> None:
+    def _before_authorize(self, payment: Payment, span: trace.Span) -> None:
         if not payment.token.startswith(("wt_", "wt_stale_")):
             logger.error("payment %s carries a non-wallet token", payment.id)
 

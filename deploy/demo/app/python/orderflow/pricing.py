@@ -6,14 +6,14 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import ROUND_HALF_EVEN, Decimal
+from opentelemetry import trace
 
 from .clock import Clock, get_clock
 from .config import Settings
 from .models import Address, CustomerTier, Order, PriceQuote, format_money
-from .tracing import get_current_span, get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,8 @@ class PriceCalculator:
         rate = self.tax_rate(order.shipping_address)
         tax = self.round_cents(Decimal(subtotal - discount + shipping) * rate)
         quote = PriceQuote(subtotal, discount, shipping, tax, applied)
-        get_current_span().set_attributes({"order.subtotal_cents": subtotal,
-                                           "order.total_cents": quote.total_cents})
+        trace.get_current_span().set_attributes({"order.subtotal_cents": subtotal,
+                                                 "order.total_cents": quote.total_cents})
         logger.info("priced order %s: subtotal %s, discount %s, shipping %s, tax %s, total %s",
                     order.id, format_money(subtotal), format_money(discount),
                     format_money(shipping), format_money(tax), format_money(quote.total_cents))

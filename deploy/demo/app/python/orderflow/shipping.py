@@ -8,16 +8,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Iterable, Sequence
+from opentelemetry import trace
 
 from .clock import Clock, TimeWindow, get_clock
 from .errors import LABEL_FAILED, SHIPMENT_DELAYED, LabelServiceError, ShippingError
 from .inventory import InventoryService
 from .log import log_event, timed
 from .models import Address, Backorder, IdFactory, Order, Shipment, ShipmentStatus
-from .tracing import SpanKind, get_current_span, get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ class ShippingService:
 
     def buy_label(self, shipment: Shipment, address: Address) -> None:
         """Buy a label from the cheapest carrier, falling back to the next one."""
-        with tracer.start_as_current_span("shipping.buy_label", kind=SpanKind.CLIENT) as span:
+        with tracer.start_as_current_span("shipping.buy_label", kind=trace.SpanKind.CLIENT) as span:
             candidates = self.selector.candidates(address.country, shipment.weight_grams)
             if not candidates:
                 raise ShippingError(f"no carrier ships {shipment.weight_grams} g to {address.country}",
@@ -199,7 +199,7 @@ class ShippingService:
         self.carriers.dispatch(shipment.tracking_number, self._services[shipment.tracking_number])
         shipment.status = ShipmentStatus.IN_TRANSIT
         shipment.shipped_at = self.clock.now()
-        get_current_span().add_event("shipment.dispatched", {"shipment.id": shipment.id})
+        trace.get_current_span().add_event("shipment.dispatched", {"shipment.id": shipment.id})
         logger.info("shipment %s left %s with %s, tracking %s", shipment.id, shipment.warehouse,
                     shipment.carrier, shipment.tracking_number)
 

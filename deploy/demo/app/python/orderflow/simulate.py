@@ -11,13 +11,24 @@ where ``timestamp`` comes from a simulated clock, so the output depends only
 on ``--orders`` and ``--seed``. Customer behaviour (abandoned payments,
 cancellations, returns, analyst decisions) is simulated here; declines,
 timeouts, label failures and delivery delays come from the fake backends.
+
+The service traces through the OpenTelemetry API. The simulator installs
+the SDK's tracer provider (:class:`SimulatedTracerProvider`: the simulated
+clock and seeded ids) with an SDK span processor that writes the rows
+(:class:`CsvSpanProcessor`), and a ``logging`` handler for the log records
+(:class:`CsvLogHandler`); ``deploy/demo/otel_app.py`` installs the same
+provider with the SDK's OTLP exporters instead. Needs ``opentelemetry-sdk``:
+run it with ``deploy/otel-python.sh``, the Python of ``.deps/otel-venv``
+(``deploy/deps.sh --otel`` installs the pinned SDK there).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import heapq
+import inspect
 import itertools
 import logging
 import os
@@ -27,10 +38,20 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterator, Sequence, TextIO
+
+try:
+    from opentelemetry import trace
+    from opentelemetry.context import Context
+    from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace.id_generator import IdGenerator
+    from opentelemetry.util.types import Attributes
+except ImportError as e:  # before the application's own import of it fails less clearly
+    sys.exit(f"orderflow.simulate: the OpenTelemetry SDK is not importable ({e}); "
+             "run it with deploy/otel-python.sh, which installs the SDK first")
 
 from .api import OrderApi
-from .clock import SimulatedClock, TimeWindow, set_clock
+from .clock import EPOCH, Clock, SimulatedClock, TimeWindow, set_clock
 from .config import Settings
 from .fraud import FraudScorer
 from .inventory import CATALOG, InventoryService, Warehouse
@@ -41,7 +62,6 @@ from .orders import CustomerDirectory, OrderRepository, OrderService
 from .payments import CardGateway, FakeGatewayBackend, PaymentService, WalletGateway
 from .pricing import PriceCalculator
 from .shipping import CarrierBackend, CarrierSelector, ShippingService
-from .tracing import Span, SpanEvent, TracerProvider, set_tracer_provider
 from .worker import Worker, install_order_jobs
 
 PYTHON_ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +81,14 @@ SCARCE = frozenset({"HS-ANC", "SSD-2T", "CM-4K"})
 
 
 class EventLogWriter:
-    """Writes event-log rows (RFC 4180 CSV) and keeps summary statistics."""
+    """Writes event-log rows (RFC 4180 CSV) in time order and keeps summary statistics.
+
+    Rows arrive out of time order while a span is open: an SDK span processor
+    learns a span's events only when the span ends, after the log records
+    written inside it. Between :meth:`hold` and the matching :meth:`release`
+    rows are kept back; when the last hold is released they are written
+    sorted by their timestamps, which the simulated clock never repeats.
+    """
 
     HEADER = ("case_id", "timestamp", "activity", "level", "logger",
               "code.filepath", "code.function", "code.lineno")
@@ -71,6 +98,8 @@ class EventLogWriter:
         self._csv.writerow(self.HEADER)
         self._root = root
         self._paths: dict[str, str] = {}
+        self._held = 0
+        self._pending: list[tuple[datetime, tuple[Any, ...]]] = []
         self.rows = 0
         self.by_level: dict[str, int] = {}
         self.cases: set[str] = set()
@@ -88,13 +117,31 @@ class EventLogWriter:
               path: str, function: str, lineno: int) -> None:
         activity = activity.replace("\r\n", "\n").replace("\n", "\\n")
         filepath = self.relative(path)
-        self._csv.writerow((case_id, at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), activity, level, logger,
-                            filepath, function, lineno))
+        row = (case_id, at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), activity, level, logger,
+               filepath, function, lineno)
+        if self._held:
+            self._pending.append((at, row))
+        else:
+            self._csv.writerow(row)
         self.rows += 1
         self.by_level[level] = self.by_level.get(level, 0) + 1
         self.cases.add(case_id)
         self.activities.add(activity)
         self.sites.add((filepath, lineno))
+
+    def hold(self) -> None:
+        self._held += 1
+
+    def release(self) -> None:
+        self._held -= 1
+        if self._held == 0:
+            self.flush()
+
+    def flush(self) -> None:
+        """Writes the rows kept back, in time order (also those of spans never ended)."""
+        self._pending.sort(key=lambda pending: pending[0])
+        self._csv.writerows(row for _, row in self._pending)
+        self._pending.clear()
 
 
 class CsvLogHandler(logging.Handler):
@@ -120,33 +167,252 @@ class CsvLogHandler(logging.Handler):
                           record.pathname, record.funcName, record.lineno)
 
 
-class CsvSpanProcessor:
-    """Turns span starts and span events into rows, the way an OTLP export would.
+class CsvSpanProcessor(SpanProcessor):
+    """An SDK span processor turning span starts and span events into rows,
+    the way an OTLP export would.
 
-    Span events carry the code location of their span (``event_site="span"``,
-    as OTLP does) or of the ``add_event`` call (``event_site="call"``).
+    A span's row is written when it starts; its events, which the SDK shows a
+    processor only when the span ends, then (the writer puts them back in
+    time order). Span events carry the code location of their span's start,
+    as OTLP does. It reads the attributes :class:`SpanOrigin` sets, so it is
+    registered after that one.
     """
 
-    def __init__(self, writer: EventLogWriter, *, event_site: str = "span") -> None:
+    def __init__(self, writer: EventLogWriter) -> None:
         self.writer = writer
-        self.event_site = event_site
 
-    def on_start(self, span: Span) -> None:
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        self.writer.hold()
+        self._write(span, span.name, "SPAN", span.start_time)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        for event in span.events:
+            self._write(span, event.name, "EVENT", event.timestamp)
+        self.writer.release()
+
+    def _write(self, span: ReadableSpan, activity: str, level: str, time_ns: int | None) -> None:
+        attrs = span.attributes or {}
+        case_id = attrs.get(CASE)
+        if case_id is None or time_ns is None:
+            return
+        scope = span.instrumentation_scope.name if span.instrumentation_scope else ""
+        self.writer.write(str(case_id), from_ns(time_ns), activity, level, scope,
+                          str(attrs.get(CODE_FILE, "")), str(attrs.get(CODE_FUNCTION, "")),
+                          int(attrs.get(CODE_LINE, 0)))
+
+
+# --- the OpenTelemetry SDK on the simulated clock ------------------------------
+
+CASE = "case.id"
+CODE_FILE, CODE_FUNCTION, CODE_LINE = "code.file.path", "code.function.name", "code.line.number"
+
+
+def to_ns(at: datetime) -> int:
+    """``at`` in nanoseconds since the epoch, exactly (``timestamp()`` is a float)."""
+    return (at - EPOCH) // timedelta(microseconds=1) * 1000
+
+
+def from_ns(time_ns: int) -> datetime:
+    return EPOCH + timedelta(microseconds=time_ns // 1000)
+
+
+class SeededIds(IdGenerator):
+    """Trace and span ids drawn from a seeded generator: every run the same."""
+
+    def __init__(self, seed: int | str) -> None:
+        self._rng = random.Random(seed)
+
+    def generate_trace_id(self) -> int:
+        while True:
+            trace_id = self._rng.getrandbits(128)
+            if trace_id != trace.INVALID_TRACE_ID:
+                return trace_id
+
+    def generate_span_id(self) -> int:
+        while True:
+            span_id = self._rng.getrandbits(64)
+            if span_id != trace.INVALID_SPAN_ID:
+                return span_id
+
+
+class _ClockSpan(trace.Span):
+    """An SDK span whose end and events are stamped by the simulated clock.
+
+    The SDK takes the wall clock for every time the caller leaves out, and
+    the application leaves them all out (it should not know that its clock
+    is simulated). This wrapper supplies the clock's reading instead, and
+    reads the clock only where a span that records would take a time: the
+    simulated clock advances on every reading, so an extra one would move
+    every later timestamp.
+    """
+
+    def __init__(self, span: trace.Span, clock: Clock, *, record_exception: bool,
+                 set_status_on_exception: bool) -> None:
+        self._span = span
+        self._clock = clock
+        self._record_exception = record_exception
+        self._set_status_on_exception = set_status_on_exception
+
+    def _now(self, given: int | None) -> int | None:
+        if given is None and self._span.is_recording():
+            return to_ns(self._clock.now())
+        return given
+
+    def end(self, end_time: int | None = None) -> None:
+        self._span.end(self._now(end_time))
+
+    def add_event(self, name: str, attributes: Attributes = None,
+                  timestamp: int | None = None) -> None:
+        self._span.add_event(name, attributes, self._now(timestamp))
+
+    def record_exception(self, exception: BaseException, attributes: Attributes = None,
+                         timestamp: int | None = None, escaped: bool = False) -> None:
+        self._span.record_exception(exception, attributes, self._now(timestamp), escaped)
+
+    def get_span_context(self) -> trace.SpanContext:
+        return self._span.get_span_context()
+
+    def set_attributes(self, attributes: dict[str, Any]) -> None:
+        self._span.set_attributes(attributes)
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        self._span.set_attribute(key, value)
+
+    def add_link(self, context: trace.SpanContext, attributes: Attributes = None) -> None:
+        self._span.add_link(context, attributes)
+
+    def update_name(self, name: str) -> None:
+        self._span.update_name(name)
+
+    def is_recording(self) -> bool:
+        return self._span.is_recording()
+
+    def set_status(self, status: trace.Status | trace.StatusCode,
+                   description: str | None = None) -> None:
+        self._span.set_status(status, description)
+
+    def __exit__(self, exc_type: Any, exc_val: BaseException | None, exc_tb: Any) -> None:
+        """As the SDK's span: an exception leaving ``with span:`` is recorded and sets
+        the status (``use_span``, behind ``start_as_current_span``, does the same)."""
+        if exc_val is not None and self.is_recording():
+            if self._record_exception:
+                self.record_exception(exc_val, escaped=True)
+            if self._set_status_on_exception:
+                self.set_status(trace.Status(trace.StatusCode.ERROR,
+                                             f"{type(exc_val).__name__}: {exc_val}"))
+        self.end()
+
+
+class _ClockTracer(trace.Tracer):
+    """The SDK's tracer, with span starts stamped by the simulated clock."""
+
+    def __init__(self, tracer: trace.Tracer, clock: Clock) -> None:
+        self._tracer = tracer
+        self._clock = clock
+
+    def start_span(self, name: str, context: Context | None = None,
+                   kind: trace.SpanKind = trace.SpanKind.INTERNAL, attributes: Attributes = None,
+                   links: Sequence[trace.Link] | None = None, start_time: int | None = None,
+                   record_exception: bool = True,
+                   set_status_on_exception: bool = True) -> trace.Span:
+        if start_time is None:
+            start_time = to_ns(self._clock.now())
+        span = self._tracer.start_span(name, context, kind, attributes, links, start_time,
+                                       record_exception, set_status_on_exception)
+        return _ClockSpan(span, self._clock, record_exception=record_exception,
+                          set_status_on_exception=set_status_on_exception)
+
+    @contextlib.contextmanager
+    def start_as_current_span(self, name: str, context: Context | None = None,
+                              kind: trace.SpanKind = trace.SpanKind.INTERNAL,
+                              attributes: Attributes = None,
+                              links: Sequence[trace.Link] | None = None,
+                              start_time: int | None = None, record_exception: bool = True,
+                              set_status_on_exception: bool = True,
+                              end_on_exit: bool = True) -> Iterator[trace.Span]:
+        span = self.start_span(name, context, kind, attributes, links, start_time,
+                               record_exception, set_status_on_exception)
+        with trace.use_span(span, end_on_exit=end_on_exit, record_exception=record_exception,
+                            set_status_on_exception=set_status_on_exception) as current:
+            yield current
+
+
+class SimulatedTracerProvider(TracerProvider):
+    """The SDK's tracer provider on the simulated clock, with seeded ids.
+
+    Its tracers stamp span starts, ends and events with ``clock`` wherever
+    the caller gives no time, and its ids come from ``seed``: the same orders
+    give the same spans, times and ids on every run. Span processors and
+    exporters are the SDK's own (``add_span_processor``).
+    """
+
+    def __init__(self, clock: Clock, seed: int, **kwargs: Any) -> None:
+        super().__init__(id_generator=SeededIds(f"traces:{seed}"), **kwargs)
+        self.clock = clock
+
+    def get_tracer(self, *args: Any, **kwargs: Any) -> trace.Tracer:
+        return _ClockTracer(super().get_tracer(*args, **kwargs), self.clock)
+
+
+def install_tracer_provider(provider: TracerProvider) -> None:
+    """Makes ``provider`` the one behind the application's tracers.
+
+    The API accepts one global provider per process and ignores a second one
+    with a warning; the application's spans would then go to the first one
+    and rows would be missing without an error. Refuse instead.
+    """
+    trace.set_tracer_provider(provider)
+    if trace.get_tracer_provider() is not provider:
+        raise RuntimeError("another OpenTelemetry tracer provider is already installed in "
+                           "this process: run one simulation per process")
+
+
+_THIS_FILE = sys._getframe().f_code.co_filename
+_CONTEXTLIB = contextlib.__file__
+_OPENTELEMETRY = os.path.dirname(os.path.dirname(os.path.abspath(trace.__file__))) + os.sep
+
+
+def span_site() -> tuple[str, str, int] | None:
+    """(file, function, line) of the application code starting the current span.
+
+    Walks out of the SDK, contextlib and this module. A span a decorator
+    starts (``@tracer.start_as_current_span(...)``) begins before the
+    decorated function runs, in the wrapper contextlib gives it: its site is
+    that function, at its first decorator's line. A span of a ``with``
+    statement is at the statement's first line, where Python is when it
+    enters the span.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == _CONTEXTLIB:
+            if code.co_name == "inner" and callable(frame.f_locals.get("func")):
+                func = inspect.unwrap(frame.f_locals["func"]).__code__
+                return func.co_filename, func.co_name, func.co_firstlineno
+        elif code.co_filename != _THIS_FILE and not code.co_filename.startswith(_OPENTELEMETRY):
+            return code.co_filename, code.co_name, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+class SpanOrigin(SpanProcessor):
+    """Sets on every span, as it starts, the order it belongs to (``case.id``)
+    and the code that started it (``code.file.path``, ``code.function.name``,
+    ``code.line.number``), as the logging handlers give log records.
+
+    Registered first, so that the processors after it (the CSV rows, the
+    OTLP exporters) find them.
+    """
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        attrs: dict[str, Any] = {}
         case_id = current_order_id.get()
         if case_id is not None:
-            loc = span.location
-            self.writer.write(case_id, span.start_time, span.name, "SPAN", span.tracer.name,
-                              loc.filepath, loc.function, loc.lineno)
-
-    def on_event(self, span: Span, event: SpanEvent) -> None:
-        case_id = current_order_id.get()
-        if case_id is not None:
-            loc = span.location if self.event_site == "span" else event.location
-            self.writer.write(case_id, event.timestamp, event.name, "EVENT", span.tracer.name,
-                              loc.filepath, loc.function, loc.lineno)
-
-    def on_end(self, span: Span) -> None:
-        pass
+            attrs[CASE] = case_id
+        site = span_site()
+        if site is not None:
+            attrs[CODE_FILE], attrs[CODE_FUNCTION], attrs[CODE_LINE] = site
+        span.set_attributes(attrs)
 
 
 # --- the simulated world ------------------------------------------------------
@@ -389,9 +655,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, required=True, help="CSV event log to write")
     parser.add_argument("--level", default="DEBUG", choices=("DEBUG", "INFO", "WARNING"),
                         help="lowest log level recorded (default DEBUG)")
-    parser.add_argument("--event-site", default="span", choices=("span", "call"),
-                        help="code location of span events: their span's start (as OTLP) "
-                             "or the add_event call")
     return parser.parse_args(argv)
 
 
@@ -403,14 +666,15 @@ def main(argv: list[str] | None = None) -> int:
     wall_start = time.perf_counter()
     clock = SimulatedClock(START, seed=args.seed)
     set_clock(clock)
-    provider = TracerProvider(clock=clock, seed=f"traces:{args.seed}")
-    set_tracer_provider(provider)
+    provider = SimulatedTracerProvider(clock, args.seed)
+    install_tracer_provider(provider)
     settings = Settings.from_env()
 
     with open(args.out, "w", newline="", encoding="utf-8") as stream:
         writer = EventLogWriter(stream)
         handler = CsvLogHandler(writer, clock)
-        provider.add_span_processor(CsvSpanProcessor(writer, event_site=args.event_site))
+        provider.add_span_processor(SpanOrigin())
+        provider.add_span_processor(CsvSpanProcessor(writer))
         root = logging.getLogger("orderflow")
         root.setLevel(args.level)
         root.addHandler(handler)
@@ -422,6 +686,8 @@ def main(argv: list[str] | None = None) -> int:
             Shoppers(app, customers, clock, rng).run(args.orders)
         finally:
             root.removeHandler(handler)
+            provider.shutdown()
+            writer.flush()
 
     statuses: dict[str, int] = {}
     for order in app.service.repo:

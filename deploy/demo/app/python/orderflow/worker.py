@@ -15,16 +15,16 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
+from opentelemetry import trace
 
 from .clock import Clock, SimulatedClock, get_clock
 from .config import RetryPolicy
 from .errors import JOB_DEAD_LETTERED, OrderflowError
 from .log import log_event, order_context
 from .orders import OrderService
-from .tracing import SpanKind, get_tracer
 
 logger = logging.getLogger(__name__)
-tracer = get_tracer(__name__)
+tracer = trace.get_tracer(__name__)
 
 JobHandler = Callable[..., None]
 
@@ -136,8 +136,8 @@ class Worker:
         job.attempts += 1
         self.stats.executed += 1
         attrs = {"messaging.operation": "process", "job.id": job.id, "job.attempt": job.attempts}
-        with order_context(job.order_id), \
-                tracer.start_as_current_span(f"job {job.kind}", attrs, kind=SpanKind.CONSUMER):
+        with order_context(job.order_id), tracer.start_as_current_span(
+                f"job {job.kind}", attributes=attrs, kind=trace.SpanKind.CONSUMER):
             try:
                 handler(job.order_id, **job.payload)
             except OrderflowError as exc:
