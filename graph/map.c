@@ -30,31 +30,48 @@
 /* Masking                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Byte classes as the C locale has them (pmrag never sets another):
- * masking runs on every distinct message, so no locale lookups. */
+/* Byte classes as the C locale has them (pmrag never sets another), one
+ * table load each: masking looks at every byte of every distinct message. */
+enum { C_DIGIT = 1, C_ALNUM = 2, C_WORD = 4, C_HEX = 8, C_SPACE = 16 };
+static const uint8_t byte_class[256] = {
+    0,  0,  0,  0,  0,  0,  0,  0,  0,  16, 16, 16, 16, 16, 0, 0, 0, 0,  0,  0,  0,  0,  0,  0,
+    0,  0,  0,  0,  0,  0,  0,  0,  16, 0,  0,  0,  0,  0,  0, 0, 0, 0,  0,  0,  0,  0,  0,  0,
+    15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 0,  0,  0,  0,  0, 0, 0, 14, 14, 14, 14, 14, 14, 6,
+    6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6, 6, 6, 6,  6,  0,  0,  0,  0,  4,
+    0,  14, 14, 14, 14, 14, 14, 6,  6,  6,  6,  6,  6,  6,  6, 6, 6, 6,  6,  6,  6,  6,  6,  6,
+    6,  6,  6,  0,  0,  0,  0,  0,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
+    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
+    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
+    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
+    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
+    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4,
+};
+
 static inline bool is_digit(unsigned char c)
 {
-    return (unsigned)(c - '0') < 10u;
+    return byte_class[c] & C_DIGIT;
 }
 
 static inline bool is_alnum(unsigned char c)
 {
-    return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 26u;
+    return byte_class[c] & C_ALNUM;
 }
 
+/* Letters, digits, '_' and every byte of a UTF-8 sequence. */
 static inline bool is_word(unsigned char c)
 {
-    return is_alnum(c) || c == '_' || c >= 0x80;
+    return byte_class[c] & C_WORD;
 }
 
 static inline bool is_hex(unsigned char c)
 {
-    return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 6u;
+    return byte_class[c] & C_HEX;
 }
 
+/* ' ' \t \n \v \f \r */
 static inline bool is_space(unsigned char c)
 {
-    return c == ' ' || (unsigned)(c - '\t') < 5u; /* \t \n \v \f \r */
+    return byte_class[c] & C_SPACE;
 }
 
 /* Length of a UUID at s (8-4-4-4-12 hex digits), or 0. */
@@ -150,12 +167,23 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
             i++;
             continue;
         }
-        /* One scan of the run of letters and digits here tells whether a
-         * UUID (8 hex digits, then '-') or a URL's scheme (then '+', '-',
-         * '.' or ':') may start; most words are neither. */
-        size_t e = i;
-        while (e < n && is_alnum((unsigned char)s[e]))
-            e++;
+        /* One scan of the word here: where its letters and digits end
+         * (whether a UUID, 8 hex digits then '-', or a URL's scheme, then
+         * '+', '-', '.' or ':', may start; most words are neither), where
+         * it ends, its digits, and whether all of it is hex. */
+        size_t e = n, w = i, ndigits = 0;
+        bool hex = true;
+        for (; w < n; w++) {
+            uint8_t cl = byte_class[(unsigned char)s[w]];
+            if (!(cl & C_WORD))
+                break;
+            if (!(cl & C_ALNUM) && e == n)
+                e = w;
+            ndigits += cl & C_DIGIT;
+            hex = hex && (cl & C_HEX);
+        }
+        if (e > w)
+            e = w;
         size_t k;
         bool may_uuid = e - i == 8 && e < n && s[e] == '-';
         bool may_path = e > i ? e < n && (s[e] == '+' || s[e] == '-' || s[e] == '.' || s[e] == ':')
@@ -195,14 +223,7 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
         if (is_word(c)) {
             /* A word: all digits (a number, with a fraction), a long hex run
              * with digits (a hash, an id), or kept as it is. */
-            size_t j = i;
-            bool hex = true;
-            size_t ndigits = 0;
-            for (; j < n && is_word((unsigned char)s[j]); j++) {
-                unsigned char d = (unsigned char)s[j];
-                ndigits += is_digit(d);
-                hex = hex && is_hex(d);
-            }
+            size_t j = w;
             if (ndigits == j - i) {
                 /* 1.5, 10.0.0.1: one number, one mask. */
                 while (j + 1 < n && s[j] == '.' && is_digit((unsigned char)s[j + 1])) {
@@ -304,6 +325,12 @@ struct graph_matcher {
     uint64_t *kbits;
     uint64_t kmask;
     uint64_t first[4]; /* bit per first byte of the prefix index's entries */
+    /* The key lengths (bit i: key_lens[i]) the prefix index holds for a
+     * message whose first two bytes are these (pair_at), and the suffix
+     * index for its last two: a message is hashed at those lengths only,
+     * not at every length it allows. A one-byte key counts under every
+     * second byte. */
+    uint16_t *plens, *slens;
     core_arena arena;
     pcre2_match_context *mctx;
     bool jit;
@@ -453,6 +480,33 @@ static size_t key_fit(size_t k)
     return key_lens[i - 1];
 }
 
+/* Index of two bytes in plens / slens (a one-byte text: b = 0). */
+static inline size_t pair_at(unsigned char a, unsigned char b)
+{
+    return a | (size_t)b << 8;
+}
+
+/* Notes a key of length key_lens[ki] whose outer byte is a (the first
+ * for a prefix, the last for a suffix) and next one b. */
+static void lens_add(uint16_t *lens, size_t ki, unsigned char a, unsigned char b)
+{
+    if (key_lens[ki] > 1) {
+        lens[pair_at(a, b)] |= (uint16_t)(1u << ki);
+        return;
+    }
+    for (unsigned c = 0; c < 256; c++)
+        lens[pair_at(a, (unsigned char)c)] |= (uint16_t)(1u << ki);
+}
+
+/* The index of key length k in key_lens. */
+static size_t key_index(size_t k)
+{
+    size_t i = 0;
+    while (key_lens[i] != k)
+        i++;
+    return i;
+}
+
 /* Literal bytes usable as an index key: up to max, and never across a
  * newline, tab or carriage return (the log may have escaped them). */
 static size_t key_len(const char *s, size_t n, size_t max)
@@ -574,6 +628,8 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
         nk *= 2;
     m->kbits = core_xcalloc(nk / 64, sizeof *m->kbits);
     m->kmask = nk - 1;
+    m->plens = core_xcalloc(1u << 16, sizeof *m->plens);
+    m->slens = core_xcalloc(1u << 16, sizeof *m->slens);
     /* A message of partial_min bytes, cut short, still holds any key. */
     m->key_max = key_fit(m->o.partial_min < KEY_MAX ? (m->o.partial_min > 4 ? m->o.partial_min : 4)
                                                     : KEY_MAX);
@@ -660,14 +716,18 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
             m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
             unsigned char c0 = (unsigned char)ti.lit.data[0];
             m->first[c0 / 64] |= 1ull << (c0 % 64);
+            lens_add(m->plens, key_index(k), c0, k > 1 ? (unsigned char)ti.lit.data[1] : 0);
         } else if (ks > 0 && (x->anchor_len < 4 || ks >= x->anchor_len)) {
             /* Key on the last bytes, again not across a newline. */
             x->fix = core_arena_strndup(&m->arena, last + ti.last_len - ks, ks);
             x->fix_len = (uint32_t)ks;
             k = key_fit(ks < KEY_MAX ? ks : KEY_MAX);
-            uint64_t h = key_hash(last + ti.last_len - k, k);
+            const char *key = last + ti.last_len - k;
+            uint64_t h = key_hash(key, k);
             index_add(&m->suffix, m->schain, h, me);
             m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
+            lens_add(m->slens, key_index(k), (unsigned char)key[k - 1],
+                     k > 1 ? (unsigned char)key[k - 2] : 0);
         } else if (x->anchor_len >= 4) {
             /* Holes at both ends, or a last run shorter than the anchor
              * ("%s (%s)", "%s done"): on the anchor, the most telling
@@ -703,6 +763,8 @@ void graph_matcher_free(graph_matcher *m)
     free(m->lchain);
     free(m->lbits);
     free(m->kbits);
+    free(m->plens);
+    free(m->slens);
     core_map_free(&m->loose_idx);
     core_arena_free(&m->arena);
     free(m->unseen);
@@ -800,9 +862,12 @@ static void collect_prefix(const graph_matcher *m, graph_match_work *w, const ch
             kmax = i;
             break;
         }
+    if (kmax == 0)
+        return;
+    unsigned lens = m->plens[pair_at((unsigned char)msg[0], kmax > 1 ? (unsigned char)msg[1] : 0)];
     for (size_t ki = NKEY_LENS; ki-- > 0;) {
         size_t k = key_lens[ki];
-        if (k > kmax)
+        if (k > kmax || !(lens & (1u << ki)))
             continue;
         uint64_t h = key_hash(msg, k);
         if (!(m->kbits[(h & m->kmask) / 64] & (1ull << (h % 64))))
@@ -906,10 +971,14 @@ static void find_cands(const graph_matcher *m, graph_match_work *w, const char *
 {
     w->ndc = 0;
     size_t smax = key_len_back(msg, len, KEY_MAX);
+    unsigned lens = smax == 0 ? 0
+                              : m->slens[pair_at((unsigned char)msg[len - 1],
+                                                 smax > 1 ? (unsigned char)msg[len - 2] : 0)];
     for (size_t ki = NKEY_LENS; ki-- > 0 && suffix;) {
         size_t k = key_lens[ki];
-        if (k > smax || (k >= 2 && msg[len - k] == '\\' &&
-                         (msg[len - k + 1] == 'n' || msg[len - k + 1] == 't')))
+        if (k > smax || !(lens & (1u << ki)) ||
+            (k >= 2 && msg[len - k] == '\\' &&
+             (msg[len - k + 1] == 'n' || msg[len - k + 1] == 't')))
             continue;
         uint64_t h = key_hash(msg + len - k, k);
         if (!(m->kbits[(h & m->kmask) / 64] & (1ull << (h % 64))))
