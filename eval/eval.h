@@ -117,17 +117,24 @@ int eval_learning_curve(model_mapper *m, const model_log *l, const model_train_o
 /* ------------------------------------------------------------------ */
 
 /* Per strategy: events and activities, and (with truth) events whose
- * activity's first symbol holds the truth line. */
+ * activity's first symbol holds the truth line. With truth, also the same
+ * over the events whose message comes from the indexed code (code_total,
+ * code_correct): the true line is a site whose template holds words of
+ * literal text (a constant's, for a site logging one by name), or it is in
+ * a function that logs text its callers pass. A message read from the
+ * wire, a file or the environment and logged as it is can be mapped only
+ * by where it happens, never by what it says. */
 typedef struct eval_mapping {
     uint64_t events[MODEL_MAP__COUNT], acts[MODEL_MAP__COUNT], correct[MODEL_MAP__COUNT];
     uint64_t total, truth_total;
+    uint64_t code_total, code_correct;
 } eval_mapping;
 
 /* Counts the events of cases c0..c1-1 of l. */
 void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                         eval_mapping *out);
 /* {"events","mapped","by_strategy":{...}[,"first_symbol_correct",
- * "correct_by_strategy":{...}]} */
+ * "correct_by_strategy":{...},"from_code_events","from_code_correct"]} */
 void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b);
 /* A table: strategy, events, share, activities[, share correct]. */
 void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b);

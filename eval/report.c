@@ -11,6 +11,48 @@ static double frac(uint64_t a, uint64_t n)
     return n ? (double)a / (double)n : 0;
 }
 
+/* Whether a template holds a word of literal text (a letter or digit
+ * outside its holes): "%s: %s" does not, "connect %s" does. */
+static bool literal_words(const char *t)
+{
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n;) {
+        if (t[i] == '%') {
+            /* A hole, or "%%": no letter either way. */
+            size_t d = graph_directive(t + i, n - i);
+            i += d ? d : 1;
+            continue;
+        }
+        unsigned c = (unsigned char)t[i++];
+        if ((c | 0x20u) - 'a' < 26u || c - '0' < 10u || c >= 0x80u)
+            return true;
+    }
+    return false;
+}
+
+/* Whether the message of an event that truly comes from tfile:tline comes
+ * from the indexed code (eval_mapping). */
+static bool from_code(const graph *g, const char *tfile, uint32_t tline)
+{
+    for (uint32_t i = 0, n = graph_nemits(g); i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, i, &e);
+        if (e.line != tline || e.symbol == GRAPH_NONE || e.kind == GRAPH_EMIT_CONST)
+            continue;
+        graph_symbol s;
+        graph_get_symbol(g, e.symbol, &s);
+        if (!eval_path_match(s.file, tfile))
+            continue;
+        if (s.flags & (GRAPH_SF_TAKES_TEXT | GRAPH_SF_WRAPPER))
+            return true;
+        if (e.style == GRAPH_STYLE_REF && e.ref_const != GRAPH_NONE)
+            graph_get_emit(g, e.ref_const, &e);
+        if (e.style != GRAPH_STYLE_DYNAMIC && literal_words(e.tmpl))
+            return true;
+    }
+    return false;
+}
+
 void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                         eval_mapping *t)
 {
@@ -18,6 +60,7 @@ void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, 
     const graph *g = model_mapper_graph(m);
     uint32_t A = model_mapper_nactivities(m);
     uint8_t *seen = core_xcalloc(A ? A : 1, 1);
+    core_map sites = {0}; /* (truth file, line) -> from_code + 1 */
     for (uint32_t i = l->off[c0]; i < l->off[c1]; i++) {
         const model_log_event *e = &l->ev[i];
         model_activity pa;
@@ -31,11 +74,22 @@ void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, 
         }
         if (l->has_truth) {
             t->truth_total++;
-            if (pa.nsyms && eval_truth_rank(g, pa.syms, pa.nsyms > 10 ? 10 : pa.nsyms,
-                                            model_log_str(l, e->tfile), e->tline) == 1)
-                t->correct[st]++;
+            const char *tfile = model_log_str(l, e->tfile);
+            bool right = pa.nsyms && eval_truth_rank(g, pa.syms, pa.nsyms > 10 ? 10 : pa.nsyms,
+                                                     tfile, e->tline) == 1;
+            t->correct[st] += right;
+            bool ins;
+            uint64_t *v =
+                core_map_put(&sites, ((uint64_t)e->tfile << 32 | e->tline) & ~(1ull << 63), &ins);
+            if (ins)
+                *v = 1 + from_code(g, tfile, e->tline);
+            if (*v == 2) {
+                t->code_total++;
+                t->code_correct += right;
+            }
         }
     }
+    core_map_free(&sites);
     free(seen);
 }
 
@@ -62,7 +116,9 @@ void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b)
             core_buf_printf(b, "%s\"%s\":", k++ ? "," : "", model_map_strategy_name(st));
             core_buf_json_double(b, frac(t->correct[st], t->events[st]));
         }
-        core_buf_putc(b, '}');
+        core_buf_printf(b, "},\"from_code_events\":%llu,\"from_code_correct\":",
+                        (unsigned long long)t->code_total);
+        core_buf_json_double(b, frac(t->code_correct, t->code_total));
     }
     core_buf_putc(b, '}');
 }
@@ -83,6 +139,12 @@ void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b)
             core_buf_printf(b, "  %6.1f%%", 100 * frac(t->correct[k], t->events[k]));
         core_buf_putc(b, '\n');
     }
+    if (truth)
+        core_buf_printf(b,
+                        "message from the code: %llu events (%.1f%%), first symbol correct "
+                        "%.1f%%\n",
+                        (unsigned long long)t->code_total, 100 * frac(t->code_total, t->total),
+                        100 * frac(t->code_correct, t->code_total));
 }
 
 static void ranks_json(core_buf *b, const eval_ranks *r)

@@ -248,6 +248,58 @@ assert sym == [{"symbol": "shop.login", "kind": "function", "file": "shop.py", "
                 "end_line": 7, "confidence": 1}], sym
 PY
 expect "map text" 0 "template +35 +97\.2%" -- "$pmrag" map --graph "$G" --log "$work/map.csv"
+
+# Whether a message comes from the code: reply() logs what it read from
+# the wire (no literal, no caller's text), send() logs the text its callers
+# pass ("QUIT now" in quit()), hello() a template. With truth, the mapping
+# is scored again over the events of send (or quit) and hello alone: 4 of
+# the 7. The first QUIT's truth is the logging call in send (a function
+# that logs its callers' text), the second's the call in quit that passes
+# the text; the mapping says quit: 3 of the 4 right.
+mkdir -p "$work/wire"
+cat >"$work/wire/wire.py" <<'PY'
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def reply(sock):
+    line = sock.recv()
+    log.debug(line)
+
+
+def send(cmd):
+    log.debug(cmd)
+
+
+def quit(conn):
+    send("QUIT now")
+
+
+def hello(user):
+    log.info("hello %s", user)
+PY
+expect "index wire" 0 "" -- "$pmrag" index "$work/wire" -o "$work/wire.graph" -q
+{
+  echo 'case_id,activity,timestamp,code.filepath,code.lineno,code.function'
+  printf 'w1,hello ann,2024-03-01T01:00:00Z,wire.py,20,hello\n'
+  printf 'w1,250 ok,2024-03-01T01:00:01Z,wire.py,8,reply\n'
+  printf 'w1,QUIT now,2024-03-01T01:00:02Z,wire.py,12,send\n'
+  printf 'w1,221 bye,2024-03-01T01:00:03Z,wire.py,8,reply\n'
+  printf 'w2,hello bob,2024-03-01T02:00:00Z,wire.py,20,hello\n'
+  printf 'w2,QUIT now,2024-03-01T02:00:01Z,wire.py,16,quit\n'
+  printf 'w2,221 bye,2024-03-01T02:00:02Z,wire.py,8,reply\n'
+} >"$work/wire.csv"
+expect "map wire --json" 0 "" -- "$pmrag" map --graph "$work/wire.graph" --log "$work/wire.csv" --json "${NOCAL[@]}"
+check "map: messages from the code" -- python3 - "$work/out" <<'PY'
+import json, sys
+cov = json.load(open(sys.argv[1]))["coverage"]
+assert cov["events"] == 7 and cov["from_code_events"] == 4, cov
+assert abs(cov["from_code_correct"] - 3 / 4) < 1e-9, cov
+assert abs(cov["first_symbol_correct"] - 3 / 7) < 1e-9, cov
+PY
+expect "map wire text" 0 "message from the code: 4 events \(57\.1%\), first symbol correct 75\.0%" -- \
+  "$pmrag" map --graph "$work/wire.graph" --log "$work/wire.csv" "${NOCAL[@]}"
 # --llm-cmd: a fake model that maps whatever it is asked to shop.login
 # (and logs the request, to check what was sent); then one that fails.
 cat >"$work/llm.py" <<'PY'
