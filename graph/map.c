@@ -304,10 +304,23 @@ typedef struct mt_entry {
     uint32_t fix_len;
 } mt_entry;
 
+/* Per entry, what a walk of a prefix or suffix key's chain looks at
+ * before the entry itself: its fixed text's length and the (up to) 8 bytes
+ * of it next to the key (after a prefix key, before a suffix key),
+ * zero-padded. The entries of a crowded key ("Retrying ...") mostly differ
+ * there, and this array stays in cache where the entries and their texts
+ * do not. */
+typedef struct fix_peek {
+    uint64_t next8;
+    uint32_t fix_len;
+    uint8_t key; /* the key's length */
+} fix_peek;
+
 struct graph_matcher {
     const graph *g;
     graph_matcher_opts o;
     mt_entry *e;
+    fix_peek *peek;
     uint32_t n;
     core_map prefix; /* hash(len, bytes) -> head in chain (+1) */
     core_map suffix;
@@ -480,6 +493,28 @@ static size_t key_fit(size_t k)
     return key_lens[i - 1];
 }
 
+/* Up to 8 bytes of s, zero-padded; and the mask of n bytes of them. */
+static inline uint64_t bytes8(const char *s, size_t n)
+{
+    uint64_t v = 0;
+    memcpy(&v, s, n < 8 ? n : 8);
+    return v;
+}
+
+static inline uint64_t mask8(size_t n)
+{
+    uint64_t v = 0;
+    memset(&v, 0xff, n < 8 ? n : 8);
+    return v;
+}
+
+/* Whether the n bytes at s may equal those peek holds for a key of length
+ * k: false only when they surely differ. */
+static inline bool peek_agrees(const fix_peek *p, size_t k, const char *s, size_t n)
+{
+    return p->key != k || n == 0 || ((bytes8(s, n) ^ p->next8) & mask8(n)) == 0;
+}
+
 /* Index of two bytes in plens / slens (a one-byte text: b = 0). */
 static inline size_t pair_at(unsigned char a, unsigned char b)
 {
@@ -617,6 +652,7 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
 
     uint32_t ne = graph_nemits(g);
     m->e = core_xcalloc(ne ? ne : 1, sizeof *m->e);
+    m->peek = core_xcalloc(ne ? ne : 1, sizeof *m->peek);
     m->chain = core_xmalloc((ne ? ne : 1) * sizeof *m->chain);
     m->schain = core_xmalloc((ne ? ne : 1) * sizeof *m->schain);
     m->loose = core_xmalloc((ne ? ne : 1) * sizeof *m->loose);
@@ -711,6 +747,7 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
             x->fix = core_arena_strndup(&m->arena, ti.lit.data, f);
             x->fix_len = (uint32_t)f;
             k = key_fit(k);
+            m->peek[me] = (fix_peek){bytes8(x->fix + k, f - k), (uint32_t)f, (uint8_t)k};
             uint64_t h = key_hash(ti.lit.data, k);
             index_add(&m->prefix, m->chain, h, me);
             m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
@@ -722,6 +759,8 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
             x->fix = core_arena_strndup(&m->arena, last + ti.last_len - ks, ks);
             x->fix_len = (uint32_t)ks;
             k = key_fit(ks < KEY_MAX ? ks : KEY_MAX);
+            size_t t = ks - k < 8 ? ks - k : 8;
+            m->peek[me] = (fix_peek){bytes8(x->fix + ks - k - t, t), (uint32_t)ks, (uint8_t)k};
             const char *key = last + ti.last_len - k;
             uint64_t h = key_hash(key, k);
             index_add(&m->suffix, m->schain, h, me);
@@ -757,6 +796,7 @@ void graph_matcher_free(graph_matcher *m)
     core_map_free(&m->prefix);
     core_map_free(&m->suffix);
     free(m->e);
+    free(m->peek);
     free(m->chain);
     free(m->schain);
     free(m->loose);
@@ -877,10 +917,12 @@ static void collect_prefix(const graph_matcher *m, graph_match_work *w, const ch
              id = m->chain[id]) {
             /* The message starts with the head (or, cut short, with part
              * of it), or the pattern need not be run. */
+            const fix_peek *q = &m->peek[id];
+            size_t c = q->fix_len <= len ? q->fix_len : partial ? len : 0;
+            if ((c < q->fix_len && !partial) || (c > k && !peek_agrees(q, k, msg + k, c - k)))
+                continue;
             const mt_entry *x = &m->e[id];
-            size_t c = x->fix_len <= len ? x->fix_len : partial ? len : 0;
-            if ((c < x->fix_len && !partial) || memcmp(msg, x->fix, c) != 0 ||
-                !decor_fits(x, partial, need, listed))
+            if (memcmp(msg, x->fix, c) != 0 || !decor_fits(x, partial, need, listed))
                 continue;
             if (try_entry(m, w, id, msg, len, partial) == (partial ? 2 : 1))
                 add_hit(w, id);
@@ -986,8 +1028,12 @@ static void find_cands(const graph_matcher *m, graph_match_work *w, const char *
         uint64_t *v = core_map_get(&m->suffix, h);
         for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
              id = m->schain[id]) {
+            const fix_peek *q = &m->peek[id];
+            size_t t = q->fix_len - k < 8 ? q->fix_len - k : 8;
+            if (q->fix_len > len || (q->fix_len > k && !peek_agrees(q, k, msg + len - k - t, t)))
+                continue;
             const mt_entry *x = &m->e[id];
-            if (!(sites_only && x->is_const) && x->fix_len <= len &&
+            if (!(sites_only && x->is_const) &&
                 memcmp(msg + len - x->fix_len, x->fix, x->fix_len) == 0)
                 dc_add(w, id, len - x->fix_len, true);
         }
