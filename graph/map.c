@@ -1228,7 +1228,8 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     uint32_t bar = 2 * best;
     /* Span and span event names are what the code passed: no logger puts
      * anything before them. */
-    bool named = level_code(level) >= 100;
+    int lc = level_code(level);
+    bool named = lc >= 100;
     if (2 * (size_t)best < len && !named) {
         size_t skip = 0;
         if (w->nhits > w->kcap) {
@@ -1331,7 +1332,6 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         }
     }
     /* The level (or span / span event). */
-    int lc = level_code(level);
     if (w->nhits > 1 && lc >= 0) {
         keep = 0;
         for (uint32_t i = 0; i < w->nhits; i++) {
