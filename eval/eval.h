@@ -119,9 +119,9 @@ int eval_learning_curve(model_mapper *m, const model_log *l, const model_train_o
 /* Per strategy: events and activities, and (with truth) events whose
  * activity's first symbol holds the truth line. With truth, also the same
  * over the events whose message comes from the indexed code (code_total,
- * code_correct): the true line is a site whose template holds words of
- * literal text (a constant's, for a site logging one by name), or it is in
- * a function that logs text its callers pass. A message read from the
+ * code_correct): the true line is a site whose template holds literal
+ * text (a constant's, for a site logging one by name), or it is in a
+ * function that logs text its callers pass. A message read from the
  * wire, a file or the environment and logged as it is can be mapped only
  * by where it happens, never by what it says. */
 typedef struct eval_mapping {

@@ -11,21 +11,24 @@ static double frac(uint64_t a, uint64_t n)
     return n ? (double)a / (double)n : 0;
 }
 
-/* Whether a template holds a word of literal text (a letter or digit
- * outside its holes): "%s: %s" does not, "connect %s" does. */
-static bool literal_words(const char *t)
+/* Whether a template holds literal text outside its holes (white space
+ * aside): "%s %s" does not, "%s: %s" and "connect %s" do. */
+static bool literal_text(const char *t)
 {
     size_t n = strlen(t);
     for (size_t i = 0; i < n;) {
         if (t[i] == '%') {
-            /* A hole, or "%%": no letter either way. */
             size_t d = graph_directive(t + i, n - i);
+            if (d == 2 && t[i + 1] == '%')
+                return true; /* "%%": a literal '%' */
             i += d ? d : 1;
+            if (d == 0)
+                return true; /* a '%' that starts no hole */
             continue;
         }
-        unsigned c = (unsigned char)t[i++];
-        if ((c | 0x20u) - 'a' < 26u || c - '0' < 10u || c >= 0x80u)
+        if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r')
             return true;
+        i++;
     }
     return false;
 }
@@ -47,7 +50,7 @@ static bool from_code(const graph *g, const char *tfile, uint32_t tline)
             return true;
         if (e.style == GRAPH_STYLE_REF && e.ref_const != GRAPH_NONE)
             graph_get_emit(g, e.ref_const, &e);
-        if (e.style != GRAPH_STYLE_DYNAMIC && literal_words(e.tmpl))
+        if (e.style != GRAPH_STYLE_DYNAMIC && literal_text(e.tmpl))
             return true;
     }
     return false;

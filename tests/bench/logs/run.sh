@@ -119,7 +119,7 @@ for name, lang, path in rows:
         "yes" if ahead else "NO"))
 print("pmrag ahead of df2 in top-1 and change top-1 on %d of %d codebases;"
       " mapped right (first symbol holds the truth), of all test events and of"
-      " those whose message comes from the code (a template with words at the"
+      " those whose message comes from the code (a template with literal text at the"
       " true line, or a function logging its callers\x27 text):" % (wins, len(rows)))
 for name, lang, path in rows:
     cov = json.load(open(path))["coverage"]
