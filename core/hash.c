@@ -1,10 +1,8 @@
 /* Hashing, the integer map and the string table. */
-#define _GNU_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <zlib.h>
 
 static inline uint64_t rd64(const unsigned char *p)
@@ -91,29 +89,10 @@ uint32_t core_crc32(uint32_t crc, const void *p, size_t n)
 
 #define MAP_EMPTY UINT64_MAX
 
-/* Slots of a large map on huge pages where the kernel gives them on
- * request: a lookup in a map of millions of keys is a cache miss, and
- * with 4 KiB pages a TLB miss too (a page walk, doubled under a
- * hypervisor). */
-#define HUGE_PAGE ((size_t)2 << 20)
-static core_map_slot *slots_alloc(size_t n)
-{
-    size_t bytes = n * sizeof(core_map_slot);
-    if (bytes < HUGE_PAGE)
-        return core_xmalloc(bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
-        return core_xmalloc(bytes);
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: refused is fine */
-#endif
-    return p;
-}
-
 static void map_grow(core_map *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 16;
-    core_map_slot *slots = slots_alloc(ncap);
+    core_map_slot *slots = core_xmalloc(ncap * sizeof *slots);
     for (size_t i = 0; i < ncap; i++)
         slots[i].key = MAP_EMPTY;
     for (size_t i = 0; i < m->cap; i++) {
