@@ -34,13 +34,22 @@ typedef struct act_rec {
 /* What a distinct message (with its logger and level) resolves to before
  * the case context is known. */
 typedef struct msg_rec {
-    uint32_t act;    /* the activity, or UINT32_MAX when it depends on prev */
-    uint32_t group;  /* ambiguous: the group (an activity id of the template) */
-    uint32_t masked; /* strtab offset of the abstracted message */
+    uint32_t act;   /* the activity, or UINT32_MAX when it depends on prev */
+    uint32_t group; /* ambiguous: the group (an activity id of the template) */
     /* No template matched: listed_gen then (a match may come once more
      * callees are proven); UINT32_MAX otherwise. */
     uint32_t gen;
+    /* The abstracted message by its hash (masked_hash), MASKED_NONE when
+     * peek met a text never seen. */
+    uint64_t masked;
 } msg_rec;
+
+#define MASKED_NONE 0
+
+/* A message cache entry whose activity and variant are fixed (a template
+ * matched it, unambiguously): both in the entry itself, so that a message
+ * seen again costs one lookup. Other entries index msgs (+ 1). */
+#define MSG_FIXED (UINT64_C(1) << 63)
 
 typedef struct nb_rec {
     uint32_t act, nb;
@@ -62,12 +71,16 @@ struct model_mapper {
     core_vec(float) conf;
     core_vec(uint32_t) cands;
     /* variants */
-    core_map var_by_key; /* hash(act, masked) -> variant + 1 */
+    core_map var_by_key; /* hash(act, masked hash) -> variant + 1 */
     core_vec(uint32_t) var_act;
     core_vec(uint32_t) var_text;
     /* message cache */
-    core_map msg_cache; /* hash -> index into msgs + 1 */
+    core_map msg_cache; /* hash -> MSG_FIXED | act << 32 | variant, or index into msgs + 1 */
     core_vec(msg_rec) msgs;
+    /* The last message abstracted and its hash: a variant's text is kept
+     * (interned) only when the variant is new. */
+    core_buf masked_text;
+    uint64_t masked_of;
     core_map amb_cache; /* (group, prev) -> activity + 1 */
     /* code attributes: (act, symbol) -> count, and the files */
     core_map code_votes;
@@ -79,9 +92,9 @@ struct model_mapper {
     core_vec(nb_rec) nbs;
     core_buf tmp;
     uint32_t other; /* the fold-over activity, or UINT32_MAX */
-    /* Past the caps (a flood of distinct messages): the masked text that
-     * stands for every new one, and how many messages were folded. */
-    uint32_t masked_other;
+    /* Past the caps (a flood of distinct messages): the masked text's hash
+     * that stands for every new one, and how many messages were folded. */
+    uint64_t masked_other;
     uint64_t folded;
     /* Which callees log, learnt from the messages seen: each emit site's
      * callee (receiver and method), and per callee the number of its
@@ -131,6 +144,14 @@ const char *model_map_strategy_name(model_map_strategy s)
 static uint64_t key64(uint64_t h)
 {
     return h == UINT64_MAX ? 0 : h;
+}
+
+/* An abstracted message's identity: the hash of its text up to a NUL (as
+ * the string table keeps it), never MASKED_NONE. */
+static uint64_t masked_hash(const char *s, size_t n)
+{
+    uint64_t h = core_hash64(s, strnlen(s, n), 0x6d61736b);
+    return h == MASKED_NONE ? 1 : h;
 }
 
 /*
@@ -232,7 +253,7 @@ int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **
     m->other = UINT32_MAX;
     m->other = activity_get(m, OTHER_TEXT, strlen(OTHER_TEXT), NULL);
     m->acts.v[m->other].tried = true;
-    m->masked_other = core_strtab_intern(&m->strs, OTHER_TEXT, strlen(OTHER_TEXT));
+    m->masked_other = masked_hash(OTHER_TEXT, strlen(OTHER_TEXT));
     for (uint32_t f = 0; f < graph_nfiles(g); f++) {
         graph_file_info fi;
         graph_get_file(g, f, &fi);
@@ -265,6 +286,7 @@ void model_mapper_free(model_mapper *m)
     core_vec_free(&m->var_text);
     core_map_free(&m->msg_cache);
     core_vec_free(&m->msgs);
+    core_buf_free(&m->masked_text);
     core_map_free(&m->amb_cache);
     core_map_free(&m->code_votes);
     core_map_free(&m->code_cache);
@@ -511,28 +533,48 @@ uint64_t model_mapper_folded(const model_mapper *m)
     return m->folded;
 }
 
-static uint64_t variant_key(uint32_t act, uint32_t masked)
+static uint64_t variant_key(uint32_t act, uint64_t masked)
 {
-    return key64(core_hash_u64(((uint64_t)act << 32) ^ masked));
+    return key64(core_hash_u64(masked ^ (uint64_t)act * 0x9e3779b97f4a7c15ull));
 }
 
-static uint32_t variant_get(model_mapper *m, uint32_t act, uint32_t masked)
+/* Abstracts a message into masked_text, unless it holds it already. */
+static void mask_into(model_mapper *m, const char *text, size_t len)
+{
+    core_buf_reset(&m->masked_text);
+    graph_mask_message(text, len, 0, &m->masked_text);
+    m->masked_of = masked_hash(m->masked_text.data ? m->masked_text.data : "", m->masked_text.len);
+}
+
+/* Activity act's variant for the abstracted message with hash masked; ev
+ * (NULL when masked_text holds it) renders the text of a new one. */
+static uint32_t variant_get(model_mapper *m, uint32_t act, uint64_t masked,
+                            const model_map_event *ev)
 {
     uint64_t key = variant_key(act, masked);
     if (m->var_act.n >= msg_cap(m) && masked != m->masked_other) {
         uint64_t *v = core_map_get(&m->var_by_key, key);
         if (v)
             return (uint32_t)(*v - 1);
-        return variant_get(m, act, m->masked_other); /* one per activity */
+        return variant_get(m, act, m->masked_other, NULL); /* one per activity */
     }
     bool ins;
     uint64_t *v = core_map_put(&m->var_by_key, key, &ins);
     if (!ins)
         return (uint32_t)(*v - 1);
+    *v = m->var_act.n + 1;
+    uint32_t text;
+    if (masked == m->masked_other) {
+        text = core_strtab_intern(&m->strs, OTHER_TEXT, strlen(OTHER_TEXT));
+    } else {
+        if (masked != m->masked_of && ev)
+            mask_into(m, ev->text ? ev->text : "", ev->text ? ev->len : 0);
+        text = core_strtab_intern(&m->strs, m->masked_text.data ? m->masked_text.data : "",
+                                  m->masked_text.len);
+    }
     core_vec_push(&m->var_act, act);
-    core_vec_push(&m->var_text, masked);
+    core_vec_push(&m->var_text, text);
     m->acts.v[act].nvariants++;
-    *v = m->var_act.n;
     return (uint32_t)(m->var_act.n - 1);
 }
 
@@ -561,28 +603,29 @@ static bool same_set(const model_mapper *m, uint32_t act, const uint32_t *syms, 
 /* Resolves a distinct message: template match or abstraction. */
 static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
 {
-    msg_rec r = {UINT32_MAX, UINT32_MAX, 0, UINT32_MAX};
+    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->len : 0;
-    core_buf_reset(&m->tmp);
-    graph_mask_message(text, len, 0, &m->tmp);
-    const char *mk = m->tmp.data ? m->tmp.data : "";
+    mask_into(m, text, len);
+    const char *mk = m->masked_text.data ? m->masked_text.data : "";
+    r.masked = m->masked_of;
+    /* Every abstracted message seen is a variant's text (variant_get
+     * interns it), so the string table tells a new one. */
     if (m->dry) {
         /* A text never seen has no variant. */
-        r.masked = core_strtab_find(&m->strs, mk, m->tmp.len);
-        if (r.masked == UINT32_MAX) {
+        if (core_strtab_find(&m->strs, mk, m->masked_text.len) == UINT32_MAX) {
+            r.masked = MASKED_NONE;
             core_buf_reset(&m->peek_text);
-            core_buf_append(&m->peek_text, mk, m->tmp.len);
+            core_buf_append(&m->peek_text, mk, m->masked_text.len);
         }
     } else if (m->var_act.n >= msg_cap(m)) {
-        r.masked = core_strtab_find(&m->strs, mk, m->tmp.len);
-        if (r.masked == UINT32_MAX) {
+        if (core_strtab_find(&m->strs, mk, m->masked_text.len) == UINT32_MAX) {
             r.masked = m->masked_other;
             m->folded++;
         }
-    } else {
-        r.masked = core_strtab_intern(&m->strs, mk, m->tmp.len);
     }
+    /* The abstracted text, as its variant will have it. */
+    const char *mt = r.masked == m->masked_other ? OTHER_TEXT : mk;
 
     /* Overrides first: the rule decides the symbols. */
     if (m->o.overrides) {
@@ -592,11 +635,9 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         uint32_t n = graph_overrides_match(m->o.overrides, text, len, s, c, MAX_CAND, &rule);
         if (n > 0) {
             bool created;
-            if (r.masked == UINT32_MAX)
+            if (r.masked == MASKED_NONE)
                 return r; /* dry: a new text, in peek_text */
-            core_buf_reset(&m->tmp);
-            core_buf_printf(&m->tmp, "%s", core_strtab_str(&m->strs, r.masked));
-            r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
+            r.act = activity_get(m, mt, strlen(mt), &created);
             if (created)
                 activity_set_syms(m, r.act, MODEL_MAP_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
             return r;
@@ -609,9 +650,8 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
     if (mr.nemits == 0) {
         bool created;
         r.gen = m->listed_gen;
-        if (r.masked == UINT32_MAX)
+        if (r.masked == MASKED_NONE)
             return r; /* dry: a new text, in peek_text */
-        const char *mt = core_strtab_str(&m->strs, r.masked);
         r.act = activity_get(m, mt, strlen(mt), &created);
         if (r.act != m->other && !m->dry) {
             act_rec *a = &m->acts.v[r.act];
@@ -815,10 +855,26 @@ static msg_rec cached_message(model_mapper *m, size_t slot, const model_map_even
     return r;
 }
 
+static uint64_t msg_fixed(uint32_t act, uint32_t variant)
+{
+    return MSG_FIXED | (uint64_t)act << 32 | variant;
+}
+
+static uint32_t msg_fixed_act(uint64_t v)
+{
+    return (uint32_t)((v & ~MSG_FIXED) >> 32);
+}
+
 void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev,
                        uint32_t *activity, uint32_t *variant, const char **text)
 {
     const uint64_t *v = core_map_get(&m->msg_cache, message_key(ev));
+    if (v && (*v & MSG_FIXED)) {
+        *activity = msg_fixed_act(*v);
+        *variant = (uint32_t)*v;
+        *text = core_strtab_str(&m->strs, m->acts.v[*activity].text);
+        return;
+    }
     msg_rec r;
     m->dry = true;
     r = v && msg_current(m, &m->msgs.v[*v - 1]) ? m->msgs.v[*v - 1] : resolve_message(m, ev);
@@ -843,7 +899,7 @@ void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev
     }
     *text = core_strtab_str(&m->strs, m->acts.v[act].text);
     const uint64_t *w =
-        r.masked == UINT32_MAX ? NULL : core_map_get(&m->var_by_key, variant_key(act, r.masked));
+        r.masked == MASKED_NONE ? NULL : core_map_get(&m->var_by_key, variant_key(act, r.masked));
     if (w)
         *variant = (uint32_t)(*w - 1);
 }
@@ -852,26 +908,34 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
                       uint32_t *variant)
 {
     uint64_t h = message_key(ev);
-    bool ins;
-    msg_rec r;
+    bool ins = false;
+    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
     uint64_t *v;
-    if (m->msgs.n >= msg_cap(m)) {
-        /* Cache full: known messages from it, others resolved each time. */
+    uint32_t act, var = UINT32_MAX;
+    /* Cache full: known messages from it, others resolved each time. */
+    if (m->msg_cache.n >= msg_cap(m))
         v = core_map_get(&m->msg_cache, h);
-        ins = false;
-        if (!v)
-            r = resolve_message(m, ev);
-        else
-            r = cached_message(m, (size_t)*v - 1, ev);
-    } else if ((v = core_map_put(&m->msg_cache, h, &ins)), ins) {
-        uint64_t slot = m->msgs.n + 1;
-        *v = slot;
-        r = resolve_message(m, ev);
-        core_vec_push(&m->msgs, r);
-    } else {
-        r = cached_message(m, (size_t)*v - 1, ev);
+    else
+        v = core_map_put(&m->msg_cache, h, &ins);
+    if (v && !ins && (*v & MSG_FIXED)) {
+        act = msg_fixed_act(*v);
+        var = (uint32_t)*v;
+        goto mapped;
     }
-    uint32_t act = r.act;
+    if (!v || ins)
+        r = resolve_message(m, ev);
+    else
+        r = cached_message(m, (size_t)*v - 1, ev);
+    act = r.act;
+    if (act != UINT32_MAX && r.gen == UINT32_MAX) {
+        /* Nothing about this message can change: keep the outcome. */
+        var = variant_get(m, act, r.masked, ev);
+        if (v)
+            *core_map_get(&m->msg_cache, h) = msg_fixed(act, var);
+    } else if (ins) {
+        core_vec_push(&m->msgs, r);
+        *core_map_get(&m->msg_cache, h) = m->msgs.n;
+    }
     if (act == UINT32_MAX) {
         uint64_t k = amb_key(r.group, prev);
         uint64_t *a = core_map_put(&m->amb_cache, k, &ins);
@@ -884,6 +948,7 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
         }
         act = (uint32_t)(*a - 1);
     }
+mapped:
     m->acts.v[act].count++;
     if (ev->learn && m->o.use_code_attrs && act != m->other &&
         (ev->code_file || ev->code_function)) {
@@ -907,7 +972,7 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
             note_neighbour(m, prev, act);
     }
     *activity = act;
-    *variant = variant_get(m, act, r.masked);
+    *variant = var != UINT32_MAX ? var : variant_get(m, act, r.masked, ev);
 }
 
 /* ---- finish: the deferred strategies ---- */
@@ -1393,8 +1458,10 @@ uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const ui
 
 uint32_t model_mapper_restore_variant(model_mapper *m, uint32_t act, const char *text)
 {
-    uint32_t off = core_strtab_intern(&m->strs, text, strlen(text));
-    return variant_get(m, act, off);
+    core_buf_reset(&m->masked_text);
+    core_buf_puts(&m->masked_text, text);
+    m->masked_of = masked_hash(text, strlen(text));
+    return variant_get(m, act, m->masked_of, NULL);
 }
 
 uint32_t model_mapper_candidates(const model_mapper *m, uint32_t act, const uint32_t **cands,

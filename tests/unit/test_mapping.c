@@ -1304,6 +1304,59 @@ TEST(mapper_peek_keeps_nothing)
     graph_close(g);
 }
 
+static const char *variant_text(const model_mapper *m, uint32_t var, uint32_t *act)
+{
+    const char *text;
+    *act = model_mapper_variant(m, var, &text);
+    return text;
+}
+
+/* A message seen again answers from the cache what it answered the first
+ * time, activity and variant; a message whose activity depends on the
+ * previous one gets a variant for each activity, with the abstracted text
+ * of the message (not of the message mapped just before it). */
+TEST(mapper_cached_messages_keep_their_variants)
+{
+    graph *g = open_mapper_repo();
+    model_mapper *m = new_mapper(g, NULL);
+    uint32_t v1, v2, v3, va;
+    uint32_t sa = map_msg(m, "starting alpha", UINT32_MAX, &v1);
+    CHECK_INT(map_msg(m, "starting alpha", UINT32_MAX, &v2), sa);
+    CHECK_INT(v2, v1);
+    uint32_t a, v;
+    const char *text;
+    model_map_event ev = {.text = "starting alpha", .len = 14};
+    model_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    CHECK_INT(a, sa);
+    CHECK_INT(v, v1);
+    CHECK_STR(text, activity(m, sa).text);
+    CHECK_STR(variant_text(m, v1, &va), "starting alpha");
+    CHECK_INT(va, sa);
+    /* Another number: the same activity, the same abstraction. */
+    uint32_t x = map_msg(m, "shared step 1", sa, &v1);
+    CHECK_INT(map_msg(m, "shared step 22", sa, &v2), x);
+    CHECK_INT(v2, v1);
+    /* The cached "shared step 1" after another activity: another member
+     * of the group, and its own variant, "shared step <num>". */
+    uint32_t sb = map_msg(m, "starting beta", UINT32_MAX, NULL);
+    uint32_t y = map_msg(m, "shared step 1", sb, &v3);
+    CHECK(y != x);
+    CHECK(v3 != v1);
+    CHECK_STR(variant_text(m, v3, &va), "shared step <num>");
+    CHECK_INT(va, y);
+    CHECK_STR(variant_text(m, v1, &va), "shared step <num>");
+    CHECK_INT(va, x);
+    uint32_t nv = model_mapper_nvariants(m);
+    CHECK_INT(map_msg(m, "shared step 1", sb, &v), y);
+    CHECK_INT(v, v3);
+    CHECK_INT(model_mapper_nvariants(m), nv);
+    /* A variant restored by its text is the one mapping made. */
+    CHECK_INT(model_mapper_restore_variant(m, y, "shared step <num>"), v3);
+    CHECK_INT(model_mapper_nvariants(m), nv);
+    model_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_constants_strategy)
 {
     graph *g = open_mapper_repo();
