@@ -24,7 +24,6 @@
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* ------------------------------------------------------------------ */
 /* Masking                                                             */
@@ -373,6 +372,14 @@ struct graph_match_work {
         bool suffix;   /* from the suffix index: full matches only */
     } * dc;
     uint32_t ndc, dccap;
+    /* The loose index's entries whose anchor the message holds, with
+     * where, in the message's order: the same for every find_cands of one
+     * message, so looked up once (lh_done). */
+    struct lhit {
+        uint32_t id, at;
+    } * lh;
+    uint32_t nlh, lhcap;
+    bool lh_done;
     const uint8_t *listed; /* per emit: a candidate whose callee is proven */
 };
 
@@ -839,6 +846,7 @@ void graph_match_work_free(graph_match_work *w)
     free(w->kept);
     free(w->seen);
     free(w->dc);
+    free(w->lh);
     free(w);
 }
 
@@ -945,10 +953,17 @@ static int level_code(const char *s)
         {"critical", GRAPH_LEVEL_CRITICAL}, {"fatal", GRAPH_LEVEL_CRITICAL},
         {"span", 100 + GRAPH_EMIT_SPAN},    {"event", 100 + GRAPH_EMIT_EVENT},
     };
-    if (!s || !s[0])
+    /* Lowered once (ASCII, as strcasecmp in the C locale), then compared
+     * whole: every record has a level, so this runs once per message. */
+    char low[9];
+    size_t n = s ? strnlen(s, sizeof low) : 0;
+    if (n == 0 || n == sizeof low)
         return -1;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + ('a' - 'A') : s[i]);
+    low[n] = 0;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (strcasecmp(s, t[i].name) == 0)
+        if (strcmp(low, t[i].name) == 0)
             return t[i].code;
     return -1;
 }
@@ -1008,11 +1023,36 @@ static void dc_add(graph_match_work *w, uint32_t id, size_t last, bool suffix)
  * sees the same anchors, so one lookup (sites_only: starts want logging
  * sites; want_last: the last place of an anchor) serves them all.
  */
+static void loose_hits(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len)
+{
+    w->nlh = 0;
+    w->lh_done = true;
+    if (m->loose_idx.n == 0)
+        return;
+    for (size_t i = 0; i + 4 <= len; i++) {
+        uint32_t b = lbits_hash(msg + i);
+        if (!(m->lbits[b / 64] & (1ull << (b % 64))))
+            continue;
+        uint64_t *v = core_map_get(&m->loose_idx, key_hash(msg + i, 4));
+        for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
+             id = m->lchain[id]) {
+            const mt_entry *x = &m->e[id];
+            if (x->anchor_len > len - i || memcmp(msg + i, x->anchor, x->anchor_len) != 0)
+                continue;
+            if (w->nlh == w->lhcap) {
+                w->lhcap = w->lhcap ? 2 * w->lhcap : 64;
+                w->lh = core_xrealloc(w->lh, w->lhcap * sizeof *w->lh);
+            }
+            w->lh[w->nlh++] = (struct lhit){id, (uint32_t)i};
+        }
+    }
+}
+
 static void find_cands(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
                        bool suffix, bool sites_only, bool want_last)
 {
     w->ndc = 0;
-    size_t smax = key_len_back(msg, len, KEY_MAX);
+    size_t smax = suffix ? key_len_back(msg, len, KEY_MAX) : 0;
     unsigned lens = smax == 0 ? 0
                               : m->slens[pair_at((unsigned char)msg[len - 1],
                                                  smax > 1 ? (unsigned char)msg[len - 2] : 0)];
@@ -1038,20 +1078,11 @@ static void find_cands(const graph_matcher *m, graph_match_work *w, const char *
                 dc_add(w, id, len - x->fix_len, true);
         }
     }
-    if (m->loose_idx.n > 0)
-        for (size_t i = 0; i + 4 <= len; i++) {
-            uint32_t b = lbits_hash(msg + i);
-            if (!(m->lbits[b / 64] & (1ull << (b % 64))))
-                continue;
-            uint64_t *v = core_map_get(&m->loose_idx, key_hash(msg + i, 4));
-            for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
-                 id = m->lchain[id]) {
-                const mt_entry *x = &m->e[id];
-                if (!(sites_only && x->is_const) && x->anchor_len <= len - i &&
-                    memcmp(msg + i, x->anchor, x->anchor_len) == 0)
-                    dc_add(w, id, i, false);
-            }
-        }
+    if (!w->lh_done)
+        loose_hits(m, w, msg, len);
+    for (uint32_t i = 0; i < w->nlh; i++)
+        if (!(sites_only && m->e[w->lh[i].id].is_const))
+            dc_add(w, w->lh[i].id, w->lh[i].at, false);
     for (uint32_t i = 0; i < m->nloose; i++) {
         const mt_entry *x = &m->e[m->loose[i]];
         if (sites_only && x->is_const)
@@ -1212,6 +1243,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
                                 uint32_t max)
 {
     graph_match r = {0};
+    w->lh_done = false;
     bool partial = hits_of(m, w, msg, len, 0, 0, false);
     uint32_t best = w->nhits ? hits_literal(m, w, partial, false) : 0;
     /* A message a logging shape renders whole ("job %s" for "job
