@@ -327,10 +327,14 @@ struct graph_matcher {
     uint32_t *schain; /* the same for suffix keys */
     uint32_t *loose;  /* loose entries with an anchor shorter than 4 bytes */
     uint32_t nloose;
-    core_map loose_idx; /* hash(the anchor's first 4 bytes) -> head in lchain (+1) */
+    /* Loose entries by lbits_hash of their anchor's first 4 bytes: the
+     * newest in lhead, the others chained in lchain; lbits has a bit per
+     * hash that any has, the filter read for every byte of a message. */
+    uint32_t *lhead;
     uint32_t *lchain;
-    uint64_t *lbits; /* bit per hash of 4 bytes (lbits_hash): any loose key has it */
-    size_t key_max;  /* longest prefix key (partial_min bounds it) */
+    uint64_t *lbits;
+    uint32_t nlidx;
+    size_t key_max; /* longest prefix key (partial_min bounds it) */
     /* Bit per key hash (masked with kmask) of the prefix and suffix keys:
      * most of a message's key lengths have no entry, and this answers
      * that from cache-resident bits. */
@@ -665,6 +669,8 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
     m->loose = core_xmalloc((ne ? ne : 1) * sizeof *m->loose);
     m->lchain = core_xmalloc((ne ? ne : 1) * sizeof *m->lchain);
     m->lbits = core_xcalloc(LBITS / 64, sizeof *m->lbits);
+    m->lhead = core_xmalloc(LBITS * sizeof *m->lhead);
+    memset(m->lhead, 0xff, LBITS * sizeof *m->lhead);
     /* At least 16 bits per template: few false positives. */
     size_t nk = 1u << 16;
     while (nk < (size_t)ne * 16)
@@ -780,9 +786,11 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
              * piece. The latter, like the suffix index, never match a
              * message cut short. */
             x->full_only = ks > 0;
-            index_add(&m->loose_idx, m->lchain, key_hash(x->anchor, 4), me);
             uint32_t b = lbits_hash(x->anchor);
+            m->lchain[me] = m->lhead[b];
+            m->lhead[b] = me;
             m->lbits[b / 64] |= 1ull << (b % 64);
+            m->nlidx++;
         } else {
             m->loose[m->nloose++] = me;
         }
@@ -809,10 +817,10 @@ void graph_matcher_free(graph_matcher *m)
     free(m->loose);
     free(m->lchain);
     free(m->lbits);
+    free(m->lhead);
     free(m->kbits);
     free(m->plens);
     free(m->slens);
-    core_map_free(&m->loose_idx);
     core_arena_free(&m->arena);
     free(m->unseen);
     free(m);
@@ -942,7 +950,7 @@ static void collect_prefix(const graph_matcher *m, graph_match_work *w, const ch
 static int level_code(const char *s)
 {
     static const struct {
-        const char *name;
+        char name[8]; /* zero-padded; "critical" fills it */
         int code;
     } t[] = {
         {"trace", GRAPH_LEVEL_TRACE},       {"silly", GRAPH_LEVEL_TRACE},
@@ -953,18 +961,22 @@ static int level_code(const char *s)
         {"critical", GRAPH_LEVEL_CRITICAL}, {"fatal", GRAPH_LEVEL_CRITICAL},
         {"span", 100 + GRAPH_EMIT_SPAN},    {"event", 100 + GRAPH_EMIT_EVENT},
     };
-    /* Lowered once (ASCII, as strcasecmp in the C locale), then compared
-     * whole: every record has a level, so this runs once per message. */
-    char low[9];
-    size_t n = s ? strnlen(s, sizeof low) : 0;
-    if (n == 0 || n == sizeof low)
+    /* Lowered once (ASCII, as strcasecmp in the C locale) into 8 bytes,
+     * zero-padded as the names are, then compared as integers: every
+     * record has a level, so this runs once per message. */
+    char low[8] = {0};
+    size_t n = s ? strnlen(s, sizeof low + 1) : 0;
+    if (n == 0 || n > sizeof low)
         return -1;
     for (size_t i = 0; i < n; i++)
         low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + ('a' - 'A') : s[i]);
-    low[n] = 0;
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (strcmp(low, t[i].name) == 0)
+    uint64_t k, name;
+    memcpy(&k, low, sizeof k);
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        memcpy(&name, t[i].name, sizeof name);
+        if (k == name)
             return t[i].code;
+    }
     return -1;
 }
 
@@ -1027,15 +1039,14 @@ static void loose_hits(const graph_matcher *m, graph_match_work *w, const char *
 {
     w->nlh = 0;
     w->lh_done = true;
-    if (m->loose_idx.n == 0)
+    if (m->nlidx == 0)
         return;
+    const uint64_t *bits = m->lbits;
     for (size_t i = 0; i + 4 <= len; i++) {
         uint32_t b = lbits_hash(msg + i);
-        if (!(m->lbits[b / 64] & (1ull << (b % 64))))
+        if (!(bits[b / 64] & (1ull << (b % 64))))
             continue;
-        uint64_t *v = core_map_get(&m->loose_idx, key_hash(msg + i, 4));
-        for (uint32_t id = v ? (uint32_t)(*v - 1) : UINT32_MAX; id != UINT32_MAX;
-             id = m->lchain[id]) {
+        for (uint32_t id = m->lhead[b]; id != UINT32_MAX; id = m->lchain[id]) {
             const mt_entry *x = &m->e[id];
             if (x->anchor_len > len - i || memcmp(msg + i, x->anchor, x->anchor_len) != 0)
                 continue;
