@@ -538,12 +538,17 @@ static uint64_t variant_key(uint32_t act, uint64_t masked)
     return key64(core_hash_u64(masked ^ (uint64_t)act * 0x9e3779b97f4a7c15ull));
 }
 
-/* Abstracts a message into masked_text, unless it holds it already. */
+static const char *masked_str(const model_mapper *m)
+{
+    return m->masked_text.data ? m->masked_text.data : "";
+}
+
+/* Abstracts a message into masked_text, and its hash into masked_of. */
 static void mask_into(model_mapper *m, const char *text, size_t len)
 {
     core_buf_reset(&m->masked_text);
     graph_mask_message(text, len, 0, &m->masked_text);
-    m->masked_of = masked_hash(m->masked_text.data ? m->masked_text.data : "", m->masked_text.len);
+    m->masked_of = masked_hash(masked_str(m), m->masked_text.len);
 }
 
 /* Activity act's variant for the abstracted message with hash masked; ev
@@ -569,8 +574,7 @@ static uint32_t variant_get(model_mapper *m, uint32_t act, uint64_t masked,
     } else {
         if (masked != m->masked_of && ev)
             mask_into(m, ev->text ? ev->text : "", ev->text ? ev->len : 0);
-        text = core_strtab_intern(&m->strs, m->masked_text.data ? m->masked_text.data : "",
-                                  m->masked_text.len);
+        text = core_strtab_intern(&m->strs, masked_str(m), m->masked_text.len);
     }
     core_vec_push(&m->var_act, act);
     core_vec_push(&m->var_text, text);
@@ -607,7 +611,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->len : 0;
     mask_into(m, text, len);
-    const char *mk = m->masked_text.data ? m->masked_text.data : "";
+    const char *mk = masked_str(m);
     r.masked = m->masked_of;
     /* Every abstracted message seen is a variant's text (variant_get
      * interns it), so the string table tells a new one. */
@@ -927,14 +931,15 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
     else
         r = cached_message(m, (size_t)*v - 1, ev);
     act = r.act;
+    /* v still points at the entry: nothing above inserts into msg_cache. */
     if (act != UINT32_MAX && r.gen == UINT32_MAX) {
         /* Nothing about this message can change: keep the outcome. */
         var = variant_get(m, act, r.masked, ev);
         if (v)
-            *core_map_get(&m->msg_cache, h) = msg_fixed(act, var);
+            *v = msg_fixed(act, var);
     } else if (ins) {
         core_vec_push(&m->msgs, r);
-        *core_map_get(&m->msg_cache, h) = m->msgs.n;
+        *v = m->msgs.n;
     }
     if (act == UINT32_MAX) {
         uint64_t k = amb_key(r.group, prev);
