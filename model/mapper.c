@@ -937,7 +937,7 @@ void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev,
         var = variant_get(m, act, r.masked, ev);
         if (v)
             *v = msg_fixed(act, var);
-    } else if (ins) {
+    } else if (ins && v) { /* ins: v came from core_map_put */
         core_vec_push(&m->msgs, r);
         *v = m->msgs.n;
     }
