@@ -51,12 +51,12 @@ static uint32_t acc_top(acc *a, uint32_t *out)
 }
 
 /* Spreads an activity's symbols (confidence-weighted) into the scores. */
-static void acc_activity(acc *a, const model_mapper *m, uint32_t act, double w)
+static void acc_activity(acc *a, const map_mapper *m, uint32_t act, double w)
 {
-    if (act >= model_mapper_nactivities(m))
+    if (act >= map_mapper_nactivities(m))
         return;
-    model_activity pa;
-    model_mapper_activity(m, act, &pa);
+    map_activity pa;
+    map_mapper_activity(m, act, &pa);
     for (uint32_t i = 0; i < pa.nsyms; i++)
         acc_add(a, pa.syms[i], w * pa.conf[i]);
 }
@@ -141,7 +141,7 @@ static void df_free(df_model *d)
 
 /* Next-activity distribution of a context into the scores; false if the
  * context was never seen. */
-static bool df_predict(const df_model *d, const model_mapper *m, uint64_t ctx, acc *a)
+static bool df_predict(const df_model *d, const map_mapper *m, uint64_t ctx, acc *a)
 {
     uint64_t *v = core_map_get(&d->index, ctx == UINT64_MAX ? 0 : ctx);
     if (!v)
@@ -154,7 +154,7 @@ static bool df_predict(const df_model *d, const model_mapper *m, uint64_t ctx, a
     return true;
 }
 
-static void df_unigram(const df_model *d, const model_mapper *m, acc *a)
+static void df_unigram(const df_model *d, const map_mapper *m, acc *a)
 {
     uint64_t total = 0;
     for (uint32_t i = 0; i < d->A; i++)
@@ -175,8 +175,8 @@ const char *eval_baseline_name(eval_baseline b)
 
 struct eval_baselines {
     const graph *g;
-    const model_mapper *m;
-    graph_text *text;
+    const map_mapper *m;
+    map_text *text;
     df_model df;
     acc a;
     ppr_net *code;
@@ -191,19 +191,19 @@ static bool rankable_symbol(const graph *g, uint32_t s)
     return sy.kind == GRAPH_SYM_FUNCTION || sy.kind == GRAPH_SYM_METHOD;
 }
 
-int eval_baselines_new(const graph *g, const model_mapper *m, const model_seqs *train,
+int eval_baselines_new(const graph *g, const map_mapper *m, const model_seqs *train,
                        eval_baselines **out)
 {
     eval_baselines *b = core_xcalloc(1, sizeof *b);
     b->g = g;
     b->m = m;
-    int rc = graph_text_build(g, NULL, &b->text);
+    int rc = map_text_build(g, NULL, &b->text);
     if (rc) {
         free(b);
         return rc;
     }
     uint32_t S = graph_nsymbols(g);
-    df_train(&b->df, train, model_mapper_nactivities(m));
+    df_train(&b->df, train, map_mapper_nactivities(m));
     b->a.v = core_xcalloc(S ? S : 1, sizeof *b->a.v);
     b->a.touched = core_xmalloc((S ? S : 1) * sizeof *b->a.touched);
     b->a.n = S;
@@ -243,7 +243,7 @@ void eval_baselines_free(eval_baselines *b)
 {
     if (!b)
         return;
-    graph_text_free(b->text);
+    map_text_free(b->text);
     df_free(&b->df);
     free(b->a.v);
     free(b->a.touched);
@@ -256,17 +256,17 @@ void eval_baselines_free(eval_baselines *b)
 uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32_t *act, uint32_t k,
                             uint32_t *out)
 {
-    const model_mapper *m = b->m;
+    const map_mapper *m = b->m;
     uint32_t cur = act[k - 1];
-    model_activity pa;
-    model_mapper_activity(m, cur, &pa);
+    map_activity pa;
+    map_mapper_activity(m, cur, &pa);
     switch (which) {
     case EVAL_BL_BM25:
     case EVAL_BL_TOKENS: {
-        graph_text_hit hits[10];
+        map_text_hit hits[10];
         uint32_t n = which == EVAL_BL_BM25
-                         ? graph_text_bm25(b->text, pa.text, strlen(pa.text), 10, hits)
-                         : graph_text_tfidf(b->text, pa.text, strlen(pa.text), 10, hits);
+                         ? map_text_bm25(b->text, pa.text, strlen(pa.text), 10, hits)
+                         : map_text_tfidf(b->text, pa.text, strlen(pa.text), 10, hits);
         for (uint32_t i = 0; i < n; i++)
             out[i] = hits[i].symbol;
         return n;

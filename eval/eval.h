@@ -81,7 +81,7 @@ const char *eval_baseline_name(eval_baseline b);
 
 typedef struct eval_baselines eval_baselines;
 /* Learns what the baselines need from the training cases. */
-int eval_baselines_new(const graph *g, const model_mapper *m, const model_seqs *train,
+int eval_baselines_new(const graph *g, const map_mapper *m, const model_seqs *train,
                        eval_baselines **out);
 void eval_baselines_free(eval_baselines *b);
 /* A baseline's top 10 symbols for the prefix act[0..k) (k >= 1). */
@@ -100,7 +100,7 @@ typedef struct eval_result {
 
 /* Scores md (and, with b, every baseline) on the test cases of l, whose
  * events m mapped. The log must have truth (l->has_truth). */
-int eval_run(const model_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
+int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
              eval_result *out);
 
 /*
@@ -109,7 +109,7 @@ int eval_run(const model_mapper *m, const model_log *l, const model_joint *md, e
  * of them), calibrated as to says (its params are the start, left as they
  * are). Writes the cases each used and the top-1.
  */
-int eval_learning_curve(model_mapper *m, const model_log *l, const model_train_opts *to,
+int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opts *to,
                         const uint32_t *n, uint32_t count, uint32_t *cases, double *top1);
 
 /* ------------------------------------------------------------------ */
@@ -125,13 +125,13 @@ int eval_learning_curve(model_mapper *m, const model_log *l, const model_train_o
  * wire, a file or the environment and logged as it is can be mapped only
  * by where it happens, never by what it says. */
 typedef struct eval_mapping {
-    uint64_t events[MODEL_MAP__COUNT], acts[MODEL_MAP__COUNT], correct[MODEL_MAP__COUNT];
+    uint64_t events[MAP_BY__COUNT], acts[MAP_BY__COUNT], correct[MAP_BY__COUNT];
     uint64_t total, truth_total;
     uint64_t code_total, code_correct;
 } eval_mapping;
 
 /* Counts the events of cases c0..c1-1 of l. */
-void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+void eval_mapping_count(const map_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                         eval_mapping *out);
 /* {"events","mapped","by_strategy":{...}[,"first_symbol_correct",
  * "correct_by_strategy":{...},"from_code_events","from_code_correct"]} */
@@ -148,21 +148,21 @@ void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b);
  */
 typedef struct eval_miss {
     uint32_t activity;
-    model_map_strategy strategy; /* MODEL_MAP_NONE: unmapped */
-    uint64_t events, missed;     /* the activity's events, and those missed */
-    uint32_t tfile, tline;       /* a missed event's truth (tfile: a log string) */
+    map_strategy strategy;   /* MAP_BY_NONE: unmapped */
+    uint64_t events, missed; /* the activity's events, and those missed */
+    uint32_t tfile, tline;   /* a missed event's truth (tfile: a log string) */
 } eval_miss;
 
 /* Writes the max largest misses (by missed events) to out; returns how
  * many. Without truth only unmapped activities count. */
-uint32_t eval_mapping_misses(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+uint32_t eval_mapping_misses(const map_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                              eval_miss *out, uint32_t max);
 /* [{"activity","strategy","events","missed","sample"[,"truth","mapped_to"]}] */
-void eval_misses_json(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+void eval_misses_json(const map_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
                       core_buf *b);
 /* One entry per miss: the counts, the strategy and the activity, then the
  * sample message, the truth (file:line) and the symbol it was mapped to. */
-void eval_misses_text(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+void eval_misses_text(const map_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
                       core_buf *b);
 
 /* ------------------------------------------------------------------ */
@@ -170,7 +170,7 @@ void eval_misses_text(const model_mapper *m, const model_log *l, const eval_miss
 /* ------------------------------------------------------------------ */
 
 typedef struct eval_report {
-    const model_mapper *mapper;
+    const map_mapper *mapper;
     const model_log *log;
     const eval_result *result;
     bool baselines; /* result has the baselines' scores */

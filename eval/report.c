@@ -56,19 +56,19 @@ static bool from_code(const graph *g, const char *tfile, uint32_t tline)
     return false;
 }
 
-void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+void eval_mapping_count(const map_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                         eval_mapping *t)
 {
     memset(t, 0, sizeof *t);
-    const graph *g = model_mapper_graph(m);
-    uint32_t A = model_mapper_nactivities(m);
+    const graph *g = map_mapper_graph(m);
+    uint32_t A = map_mapper_nactivities(m);
     uint8_t *seen = core_xcalloc(A ? A : 1, 1);
     core_map sites = {0}; /* (truth file, line) -> from_code + 1 */
     for (uint32_t i = l->off[c0]; i < l->off[c1]; i++) {
         const model_log_event *e = &l->ev[i];
-        model_activity pa;
-        model_mapper_activity(m, e->act, &pa);
-        model_map_strategy st = pa.nsyms ? pa.strategy : MODEL_MAP_NONE;
+        map_activity pa;
+        map_mapper_activity(m, e->act, &pa);
+        map_strategy st = pa.nsyms ? pa.strategy : MAP_BY_NONE;
         t->events[st]++;
         t->total++;
         if (!seen[e->act]) {
@@ -99,24 +99,24 @@ void eval_mapping_count(const model_mapper *m, const model_log *l, uint32_t c0, 
 void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b)
 {
     core_buf_printf(b, "{\"events\":%llu,\"mapped\":", (unsigned long long)t->total);
-    core_buf_json_double(b, frac(t->total - t->events[MODEL_MAP_NONE], t->total));
+    core_buf_json_double(b, frac(t->total - t->events[MAP_BY_NONE], t->total));
     core_buf_puts(b, ",\"by_strategy\":{");
-    for (int st = 0; st < MODEL_MAP__COUNT; st++) {
-        core_buf_printf(b, "%s\"%s\":", st ? "," : "", model_map_strategy_name(st));
+    for (int st = 0; st < MAP_BY__COUNT; st++) {
+        core_buf_printf(b, "%s\"%s\":", st ? "," : "", map_strategy_name(st));
         core_buf_json_double(b, frac(t->events[st], t->total));
     }
     core_buf_putc(b, '}');
     if (truth) {
         core_buf_puts(b, ",\"first_symbol_correct\":");
         uint64_t c = 0;
-        for (int st = 0; st < MODEL_MAP__COUNT; st++)
+        for (int st = 0; st < MAP_BY__COUNT; st++)
             c += t->correct[st];
         core_buf_json_double(b, frac(c, t->truth_total));
         core_buf_puts(b, ",\"correct_by_strategy\":{");
-        for (int st = 1, k = 0; st < MODEL_MAP__COUNT; st++) {
+        for (int st = 1, k = 0; st < MAP_BY__COUNT; st++) {
             if (!t->events[st])
                 continue;
-            core_buf_printf(b, "%s\"%s\":", k++ ? "," : "", model_map_strategy_name(st));
+            core_buf_printf(b, "%s\"%s\":", k++ ? "," : "", map_strategy_name(st));
             core_buf_json_double(b, frac(t->correct[st], t->events[st]));
         }
         core_buf_printf(b, "},\"from_code_events\":%llu,\"from_code_correct\":",
@@ -130,12 +130,11 @@ void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b)
 {
     core_buf_printf(b, "%-10s %10s %8s %10s%s\n", "strategy", "events", "share", "activities",
                     truth ? "  first symbol correct" : "");
-    for (int st = 1; st <= MODEL_MAP__COUNT; st++) {
-        int k = st % MODEL_MAP__COUNT; /* none last */
-        if (!t->events[k] && k != MODEL_MAP_NONE)
+    for (int st = 1; st <= MAP_BY__COUNT; st++) {
+        int k = st % MAP_BY__COUNT; /* none last */
+        if (!t->events[k] && k != MAP_BY_NONE)
             continue;
-        core_buf_printf(b, "%-10s %10llu %7.1f%% %10llu",
-                        k ? model_map_strategy_name(k) : "unmapped",
+        core_buf_printf(b, "%-10s %10llu %7.1f%% %10llu", k ? map_strategy_name(k) : "unmapped",
                         (unsigned long long)t->events[k], 100 * frac(t->events[k], t->total),
                         (unsigned long long)t->acts[k]);
         if (truth && k)
@@ -259,21 +258,21 @@ static int cmp_miss(const void *a, const void *b)
     return (x->activity > y->activity) - (x->activity < y->activity);
 }
 
-uint32_t eval_mapping_misses(const model_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
+uint32_t eval_mapping_misses(const map_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                              eval_miss *out, uint32_t max)
 {
-    const graph *g = model_mapper_graph(m);
-    uint32_t A = model_mapper_nactivities(m);
+    const graph *g = map_mapper_graph(m);
+    uint32_t A = map_mapper_nactivities(m);
     eval_miss *all = core_xcalloc(A ? A : 1, sizeof *all);
     for (uint32_t i = l->off[c0]; i < l->off[c1]; i++) {
         const model_log_event *e = &l->ev[i];
         if (e->act >= A)
             continue;
         eval_miss *x = &all[e->act];
-        model_activity pa;
-        model_mapper_activity(m, e->act, &pa);
+        map_activity pa;
+        map_mapper_activity(m, e->act, &pa);
         x->activity = e->act;
-        x->strategy = pa.nsyms ? pa.strategy : MODEL_MAP_NONE;
+        x->strategy = pa.nsyms ? pa.strategy : MAP_BY_NONE;
         x->events++;
         bool missed = !pa.nsyms;
         if (!missed && l->has_truth)
@@ -300,19 +299,19 @@ static const char *sample_of(const model_log *l, uint32_t act)
     return act < l->nsample && l->sample[act] ? model_log_str(l, l->sample[act]) : "";
 }
 
-void eval_misses_json(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+void eval_misses_json(const map_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
                       core_buf *b)
 {
-    const graph *g = model_mapper_graph(m);
+    const graph *g = map_mapper_graph(m);
     core_buf_putc(b, '[');
     for (uint32_t i = 0; i < n; i++) {
-        model_activity pa;
-        model_mapper_activity(m, x[i].activity, &pa);
+        map_activity pa;
+        map_mapper_activity(m, x[i].activity, &pa);
         const char *sample = sample_of(l, x[i].activity);
         core_buf_puts(b, i ? ",{\"activity\":" : "{\"activity\":");
         core_buf_json_str(b, pa.text, strlen(pa.text));
         core_buf_printf(b, ",\"strategy\":\"%s\",\"events\":%llu,\"missed\":%llu,\"sample\":",
-                        model_map_strategy_name(x[i].strategy), (unsigned long long)x[i].events,
+                        map_strategy_name(x[i].strategy), (unsigned long long)x[i].events,
                         (unsigned long long)x[i].missed);
         core_buf_json_str(b, sample, strlen(sample));
         if (x[i].tline) {
@@ -333,16 +332,16 @@ void eval_misses_json(const model_mapper *m, const model_log *l, const eval_miss
     core_buf_putc(b, ']');
 }
 
-void eval_misses_text(const model_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
+void eval_misses_text(const map_mapper *m, const model_log *l, const eval_miss *x, uint32_t n,
                       core_buf *b)
 {
-    const graph *g = model_mapper_graph(m);
+    const graph *g = map_mapper_graph(m);
     for (uint32_t i = 0; i < n; i++) {
-        model_activity pa;
-        model_mapper_activity(m, x[i].activity, &pa);
+        map_activity pa;
+        map_mapper_activity(m, x[i].activity, &pa);
         core_buf_printf(b, "%8llu/%-8llu %-8s ", (unsigned long long)x[i].missed,
                         (unsigned long long)x[i].events,
-                        x[i].strategy ? model_map_strategy_name(x[i].strategy) : "unmapped");
+                        x[i].strategy ? map_strategy_name(x[i].strategy) : "unmapped");
         core_buf_oneline(b, pa.text, 90);
         core_buf_puts(b, "\n                    sample: ");
         core_buf_oneline(b, sample_of(l, x[i].activity), 100);

@@ -63,11 +63,11 @@ static bool is_change(const model_log *l, uint32_t i)
     return p->tfile != e->tfile || p->tfunc != e->tfunc;
 }
 
-int eval_run(const model_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
+int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
              eval_result *r)
 {
     memset(r, 0, sizeof *r);
-    const graph *g = model_mapper_graph(m);
+    const graph *g = map_mapper_graph(m);
     model_work *w;
     int rc = model_work_new(md, &w);
     if (rc)
@@ -104,7 +104,7 @@ int eval_run(const model_mapper *m, const model_log *l, const model_joint *md, e
     return 0;
 }
 
-int eval_learning_curve(model_mapper *m, const model_log *l, const model_train_opts *to,
+int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opts *to,
                         const uint32_t *n, uint32_t count, uint32_t *cases, double *top1)
 {
     int rc = 0;

@@ -1208,7 +1208,7 @@ static bool plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan
         pl->msg_kw = "name";
         return true;
     }
-    graph_level lvl = graph__level_of_method(method, strlen(method));
+    graph_level lvl = graph_level_of_method(method, strlen(method));
     bool is_log_method = strcmp(method, "log") == 0;
     if (lvl == GRAPH_LEVEL_NONE && !is_log_method)
         return false;
@@ -2445,7 +2445,7 @@ static void bind_target(px *x, const char *name, TSNode right, const py_scope *s
         if (p && rt == N_ATTRIBUTE) {
             /* log_fn = logger.debug: calls to log_fn log. */
             const char *dot = strrchr(p, '.');
-            graph_level lvl = graph__level_of_method(dot + 1, strlen(dot + 1));
+            graph_level lvl = graph_level_of_method(dot + 1, strlen(dot + 1));
             if (lvl != GRAPH_LEVEL_NONE) {
                 char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
                 if (loggerish_path(x, recv)) {

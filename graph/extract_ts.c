@@ -1125,7 +1125,7 @@ static graph_level logger_method(tx *x, const char *p, const char **method, bool
         return GRAPH_LEVEL_NONE;
     const char *m = dot + 1;
     graph_level lvl =
-        strcmp(m, "log") == 0 ? GRAPH_LEVEL_INFO : graph__level_of_method(m, strlen(m));
+        strcmp(m, "log") == 0 ? GRAPH_LEVEL_INFO : graph_level_of_method(m, strlen(m));
     if (lvl == GRAPH_LEVEL_NONE)
         return lvl;
     char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
@@ -1728,7 +1728,7 @@ static NOINLINE bool plan_emit(tx *x, TSNode call, TSNode fn, const char *path, 
         return true;
     }
     bool is_log = strcmp(method, "log") == 0;
-    graph_level lvl = graph__level_of_method(method, ml);
+    graph_level lvl = graph_level_of_method(method, ml);
     if (lvl == GRAPH_LEVEL_NONE && !is_log)
         return false;
     if (recv && is_console(recv)) {

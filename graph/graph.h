@@ -147,6 +147,20 @@ typedef enum {
 #define GRAPH_TEMPLATE_MAX 4096
 #define GRAPH_NONE UINT32_MAX
 
+/*
+ * Length of the %-directive at s[0] == '%' of a template or a format, in
+ * the syntax Python's %-operator and Node's util.format (and the debug
+ * package) share: '%', an optional "(name)", flags "#0- +", a width and a
+ * precision (digits or '*'), length modifiers "hlL" and one conversion
+ * among "diouxXeEfFgGcrsajOo"; "%%" has length 2. 0 when the '%' is
+ * literal text. The conversion is s[len - 1].
+ */
+size_t graph_directive(const char *s, size_t n);
+/* The level a logging method's name says (debug, info, warn, warning,
+ * error, exception, critical, fatal, trace, ...); GRAPH_LEVEL_NONE when it
+ * names none. name need not be NUL-terminated. */
+graph_level graph_level_of_method(const char *name, size_t n);
+
 /* Names used in JSON and on the command line. */
 const char *graph_sym_kind_name(graph_sym_kind k);
 const char *graph_edge_type_name(graph_edge_type t);

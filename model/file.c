@@ -10,7 +10,7 @@
 
 #define MODEL_MAGIC "PMRAGMOD"
 /* Version 2: every field little-endian, the dictionary as the codec's
- * records (dict.c). */
+ * records (map/dict.c). */
 #define MODEL_VERSION 2u
 
 static uint64_t graph_identity(const graph *g)
@@ -60,16 +60,16 @@ int model_save(const model_joint *md, const char *path)
     core_buf_put_le(&b, md->train_cases, 8);
     core_buf_put_le(&b, md->A, 4);
     for (uint32_t a = 0; a < md->A; a++) {
-        model_activity pa;
-        model_mapper_activity(md->m, a, &pa);
+        map_activity pa;
+        map_mapper_activity(md->m, a, &pa);
         core_buf_putc(&b, (char)md->keep[a]);
         core_buf_put_le(&b, pa.count, 8);
-        model_dict_put_activity(md->m, a, &rec);
+        map_dict_put_activity(md->m, a, &rec);
         put_record(&b, &rec);
     }
     core_buf_put_le(&b, md->V, 4);
     for (uint32_t v = 0; v < md->V; v++) {
-        model_dict_put_variant(md->m, v, &rec);
+        map_dict_put_variant(md->m, v, &rec);
         put_record(&b, &rec);
     }
     core_buf_put_le(&b, md->C, 4);
@@ -134,8 +134,8 @@ static bool params_ok(const model_params *p)
     return p->weights.reverse >= 0 && p->weights.reverse <= 1000;
 }
 
-int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
-               model_mapper **mapper, model_joint **out, char *why, size_t whylen)
+int model_load(const char *path, const graph *g, const map_mapper_opts *opts, map_mapper **mapper,
+               model_joint **out, char *why, size_t whylen)
 {
     char *data;
     size_t len;
@@ -144,7 +144,7 @@ int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
         snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
         return rc;
     }
-    model_mapper *m = NULL;
+    map_mapper *m = NULL;
     model_joint *md = NULL;
     core_vec(uint8_t) keep = {0};
     core_vec(pair_rec) pairs = {0};
@@ -181,7 +181,7 @@ int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
         goto fail;
     }
     uint64_t tev = core_rd_le(&r, 8), tcases = core_rd_le(&r, 8);
-    rc = model_mapper_new(g, opts, &m);
+    rc = map_mapper_new(g, opts, &m);
     if (rc) {
         what = "cannot build the template matcher";
         goto fail;
@@ -205,7 +205,7 @@ int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
         size_t rl;
         const void *rec = get_record(&r, &rl);
         uint32_t id;
-        if (!rec || model_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
+        if (!rec || map_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
             r.bad = true;
     }
     uint32_t V = (uint32_t)core_rd_le(&r, 4);
@@ -214,7 +214,7 @@ int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
         const void *rec = get_record(&r, &rl);
         uint32_t id;
         /* (The codec refuses an activity m does not have: here, >= A.) */
-        if (!rec || model_dict_restore_variant(m, rec, rl, &id) != 0 || id != v)
+        if (!rec || map_dict_restore_variant(m, rec, rl, &id) != 0 || id != v)
             r.bad = true;
     }
     if (r.bad) {
@@ -280,7 +280,7 @@ fail:
     core_vec_free(&keep);
     core_vec_free(&pairs);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     free(data);
     return rc;
 }

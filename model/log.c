@@ -87,7 +87,7 @@ static int pass(const char *path, const model_log_opts *o, const char *label,
 typedef struct load_ctx {
     model_log *l;
     const model_log_opts *o;
-    model_mapper *m;
+    map_mapper *m;
     core_map case_index; /* strtab offset -> case */
     core_vec(case_rec) cases;
     core_vec(raw_ev) evs;
@@ -125,9 +125,9 @@ static int first_pass(void *ud, const ingest_event *ev)
 }
 
 void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool code_attrs,
-                         model_map_event *me)
+                         map_event *me)
 {
-    *me = (model_map_event){
+    *me = (map_event){
         .text = ev->activity,
         .len = strlen(ev->activity),
         .logger = attr(ev, o->logger_key ? o->logger_key : "logger",
@@ -156,7 +156,7 @@ static int second_pass(void *ud, const ingest_event *ev)
         return CORE_ECORRUPT; /* the file changed between the passes */
     case_rec *r = &c->cases.v[k];
     bool train = r->rank < c->l->ntrain;
-    model_map_event me;
+    map_event me;
     model_log_map_event(ev, o, train && o->learn_code_attrs, &me);
     me.learn = train;
     const char *file = attr(ev, o->file_key ? o->file_key : "code.file.path",
@@ -168,7 +168,7 @@ static int second_pass(void *ud, const ingest_event *ev)
                             o->line_key ? NULL : "code.lineno");
     uint32_t lineno = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
     raw_ev re = {.kase = r->rank, .seq = (uint32_t)c->evs.n, .time = ev->time_ns};
-    model_mapper_map(c->m, &me, r->last_act, &re.e.act, &re.e.var);
+    map_mapper_map(c->m, &me, r->last_act, &re.e.act, &re.e.var);
     r->last_act = re.e.act;
     model_log *l = c->l;
     if (re.e.act >= l->nsample) {
@@ -191,7 +191,7 @@ static int second_pass(void *ud, const ingest_event *ev)
     return 0;
 }
 
-int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *l,
+int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, model_log *l,
                    char *why, size_t whylen)
 {
     memset(l, 0, sizeof *l);

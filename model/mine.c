@@ -200,23 +200,23 @@ struct model_mapper_snap {
     float *conf;
 };
 
-model_mapper_snap *model_mapper_snapshot(const model_mapper *m)
+model_mapper_snap *model_mapper_snapshot(const map_mapper *m)
 {
     model_mapper_snap *sn = core_xcalloc(1, sizeof *sn);
-    sn->A = model_mapper_nactivities(m);
-    sn->V = model_mapper_nvariants(m);
+    sn->A = map_mapper_nactivities(m);
+    sn->V = map_mapper_nvariants(m);
     sn->off = core_xcalloc((size_t)sn->A + 1, sizeof *sn->off);
     for (uint32_t a = 0; a < sn->A; a++) {
-        model_activity pa;
-        model_mapper_activity(m, a, &pa);
+        map_activity pa;
+        map_mapper_activity(m, a, &pa);
         sn->off[a + 1] = sn->off[a] + pa.nsyms;
     }
     size_t n = sn->off[sn->A];
     sn->syms = core_xmalloc((n ? n : 1) * sizeof *sn->syms);
     sn->conf = core_xmalloc((n ? n : 1) * sizeof *sn->conf);
     for (uint32_t a = 0; a < sn->A; a++) {
-        model_activity pa;
-        model_mapper_activity(m, a, &pa);
+        map_activity pa;
+        map_mapper_activity(m, a, &pa);
         if (!pa.nsyms)
             continue; /* (syms and conf are NULL then) */
         memcpy(sn->syms + sn->off[a], pa.syms, pa.nsyms * sizeof *pa.syms);
@@ -238,10 +238,10 @@ void model_mapper_snap_free(model_mapper_snap *sn)
 /* An activity's symbols and confidences: from the snapshot being built
  * from, or the mapper. */
 static void act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_t a,
-                     model_activity *pa)
+                     map_activity *pa)
 {
     if (!sn) {
-        model_mapper_activity(md->m, a, pa);
+        map_mapper_activity(md->m, a, pa);
         return;
     }
     memset(pa, 0, sizeof *pa);
@@ -285,7 +285,7 @@ int model__build_net(model_joint *md, const model_mapper_snap *sn)
     md->sa_off = core_xcalloc((size_t)S + 1, sizeof *md->sa_off);
     size_t nsa = 0;
     for (uint32_t a = 0; a < A; a++) {
-        model_activity pa;
+        map_activity pa;
         act_syms(md, sn, a, &pa);
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             if (pa.syms[i] >= S || !(pa.conf[i] > 0))
@@ -303,7 +303,7 @@ int model__build_net(model_joint *md, const model_mapper_snap *sn)
     uint32_t *fill = core_xmalloc(((size_t)S + 1) * sizeof *fill);
     memcpy(fill, md->sa_off, ((size_t)S + 1) * sizeof *fill);
     for (uint32_t a = 0; a < A; a++) {
-        model_activity pa;
+        map_activity pa;
         act_syms(md, sn, a, &pa);
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             if (pa.syms[i] >= S || !(pa.conf[i] > 0))
@@ -345,24 +345,24 @@ int model__build_net(model_joint *md, const model_mapper_snap *sn)
     return rc;
 }
 
-model_joint *model__new(model_mapper *m, const model_mapper_snap *sn, const model_params *p)
+model_joint *model__new(map_mapper *m, const model_mapper_snap *sn, const model_params *p)
 {
     model_joint *md = core_xcalloc(1, sizeof *md);
     md->m = m;
-    md->g = model_mapper_graph(m);
+    md->g = map_mapper_graph(m);
     md->p = p ? *p : model_params_default();
     if (md->p.order < 1)
         md->p.order = 1;
     if (md->p.order > MODEL_MAX_ORDER)
         md->p.order = MODEL_MAX_ORDER;
     md->S = graph_nsymbols(md->g);
-    md->A = sn ? sn->A : model_mapper_nactivities(m);
-    md->V = sn ? sn->V : model_mapper_nvariants(m);
+    md->A = sn ? sn->A : map_mapper_nactivities(m);
+    md->V = sn ? sn->V : map_mapper_nvariants(m);
     md->keep = core_xcalloc(md->A ? md->A : 1, 1);
     return md;
 }
 
-int model_train(model_mapper *m, const model_seqs *train, const model_params *p, model_joint **out)
+int model_train(map_mapper *m, const model_seqs *train, const model_params *p, model_joint **out)
 {
     if (p && (!(p->alpha > 0 && p->alpha < 1) || p->code_scale < 0 || p->decay < 0 ||
               p->decay > 1 || p->escape <= 0))
@@ -497,11 +497,11 @@ void model_context_text(const model_joint *md, uint32_t c, core_buf *out)
             core_buf_puts(out, " > ");
         if (t >= md->A) {
             const char *text;
-            model_mapper_variant(md->m, t - md->A, &text);
+            map_mapper_variant(md->m, t - md->A, &text);
             core_buf_printf(out, "\"%s\"", text);
         } else {
-            model_activity pa;
-            model_mapper_activity(md->m, t, &pa);
+            map_activity pa;
+            map_mapper_activity(md->m, t, &pa);
             core_buf_printf(out, "[%s]", pa.text);
         }
     }
@@ -530,8 +530,8 @@ void model_node_text(const model_joint *md, uint32_t node, core_buf *b)
         break;
     }
     case MODEL_NODE_ACTIVITY: {
-        model_activity pa;
-        model_mapper_activity(md->m, id, &pa);
+        map_activity pa;
+        map_mapper_activity(md->m, id, &pa);
         core_buf_puts(b, "activity \"");
         core_buf_oneline(b, pa.text, 80);
         core_buf_putc(b, '"');

@@ -23,7 +23,7 @@ typedef struct ctx_rec {
 } ctx_rec;
 
 struct model_joint {
-    model_mapper *m;
+    map_mapper *m;
     const graph *g;
     model_params p;
     uint32_t S, A, V, C; /* symbols, activities, variants, contexts */
@@ -145,18 +145,9 @@ model_node_kind model_node(const model_joint *md, uint32_t node, uint32_t *id);
 /* A context's tokens as text ("a > b > c"), into out. */
 void model_context_text(const model_joint *md, uint32_t ctx, core_buf *out);
 
-/* Saving and restoring a mapper's dictionary (the dictionary codec, dict.c): an
- * activity's template candidates (or constant owners), and re-creating
- * activities and variants in their saved order, which gives them their
- * saved ids. */
-uint32_t model_mapper_candidates(const model_mapper *m, uint32_t act, const uint32_t **cands,
-                                 bool *has_const);
-uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const uint32_t *cands,
-                              uint32_t ncand, bool has_const);
-
 /* A model over m's activities (or the snapshot's) with parameters p
  * (NULL: the defaults), no contexts yet (mine.c). */
-model_joint *model__new(model_mapper *m, const model_mapper_snap *sn, const model_params *p);
+model_joint *model__new(map_mapper *m, const model_mapper_snap *sn, const model_params *p);
 /* The context of these tokens at a level, added if new; its number. */
 uint32_t model__ctx_add(model_joint *md, uint8_t level, const uint32_t *t, uint32_t o);
 /* Whether context c has these tokens (a 64-bit hash collision would join

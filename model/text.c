@@ -4,17 +4,17 @@
  */
 #include "model.h"
 
-void model_preds_json(core_buf *b, const model_mapper *m, const model_pred *p, uint32_t n)
+void model_preds_json(core_buf *b, const map_mapper *m, const model_pred *p, uint32_t n)
 {
-    const graph *g = model_mapper_graph(m);
+    const graph *g = map_mapper_graph(m);
     core_buf_putc(b, '[');
     for (uint32_t i = 0; i < n; i++) {
         core_buf_puts(b, i ? ",{\"score\":" : "{\"score\":");
         core_buf_json_float(b, p[i].score);
         graph_symbol_json(b, g, p[i].symbol);
         if (p[i].activity != UINT32_MAX) {
-            model_activity pa;
-            model_mapper_activity(m, p[i].activity, &pa);
+            map_activity pa;
+            map_mapper_activity(m, p[i].activity, &pa);
             core_buf_puts(b, ",\"activity\":");
             core_buf_json_str(b, pa.text, strlen(pa.text));
         }

@@ -7,12 +7,12 @@
 
 #include <stdio.h>
 
-int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char *path,
-                         const model_log_opts *lo, model_train_opts *to, model_mapper **mapper,
+int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *path,
+                         const model_log_opts *lo, model_train_opts *to, map_mapper **mapper,
                          model_log *log, model_joint **md, char *why, size_t whylen)
 {
-    model_mapper *m;
-    int rc = model_mapper_new(g, mo, &m);
+    map_mapper *m;
+    int rc = map_mapper_new(g, mo, &m);
     if (rc) {
         snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));
         return rc;
@@ -20,21 +20,21 @@ int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char
     model_log l;
     rc = model_log_load(path, lo, m, &l, why, whylen);
     if (rc) {
-        model_mapper_free(m);
+        map_mapper_free(m);
         return rc;
     }
     if (l.bad)
         core_logf(&to->log, CORE_LOG_WARN, "%s: %llu malformed records skipped", path,
                   (unsigned long long)l.bad);
     char w2[512];
-    if (model_mapper_finish(m, w2, sizeof w2) != 0)
+    if (map_mapper_finish(m, w2, sizeof w2) != 0)
         core_logf(&to->log, CORE_LOG_WARN, "%s", w2);
     /* Trained on no case, a model would predict nothing yet load and run
      * as if it could: refuse it here, where the log is named. */
     if (md && l.ncases == 0) {
         snprintf(why, whylen, "%s: no events (an empty log makes no model)", path);
         model_log_free(&l);
-        model_mapper_free(m);
+        map_mapper_free(m);
         return CORE_EFORMAT;
     }
     if (lo->require_truth && !l.has_truth) {
@@ -43,7 +43,7 @@ int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char
                  "code.lineno/code.line.number; see --file-col, --line-col)",
                  path);
         model_log_free(&l);
-        model_mapper_free(m);
+        map_mapper_free(m);
         return CORE_EUSAGE;
     }
     if (md) {
@@ -59,7 +59,7 @@ int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char
         to->seconds = (double)(core_now_ns() - t0) / 1e9;
         if (rc) {
             model_log_free(&l);
-            model_mapper_free(m);
+            map_mapper_free(m);
             return rc;
         }
     }

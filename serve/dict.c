@@ -13,12 +13,12 @@
  * The keys:
  *   id < DICT_FULL          an activity's text (for `pmrag state dump`, the API)
  *   DICT_FULL | a           activity a as the mapper has it (the record of
- *                           model_dict_put_activity)
- *   DICT_VARIANT | v        variant v (the record of model_dict_put_variant)
+ *                           map_dict_put_activity)
+ *   DICT_VARIANT | v        variant v (the record of map_dict_put_variant)
  * restored at start in id order (model_dict_restore_*), which gives them
  * the same ids. (States written before kept, under
  * DICT_VARIANT | v, the message that made v, mapped again at start.)
- * Records are written after each cycle's model_mapper_finish, when what the
+ * Records are written after each cycle's map_mapper_finish, when what the
  * cycle's new activities map to is decided, in the batch of the events
  * that made them.
  */
@@ -30,16 +30,16 @@ static void dict_texts(serve *s);
 
 void serve__dict_save(serve *s, uint32_t from)
 {
-    uint32_t na = model_mapper_nactivities(s->m), nv = model_mapper_nvariants(s->m);
+    uint32_t na = map_mapper_nactivities(s->m), nv = map_mapper_nvariants(s->m);
     core_buf b = {0};
     for (uint32_t a = from; a < na && a < DICT_FULL; a++) {
         core_buf_reset(&b);
-        model_dict_put_activity(s->m, a, &b);
+        map_dict_put_activity(s->m, a, &b);
         sess_batch_dict_put(s->batch, DICT_FULL | a, b.data, b.len);
     }
     for (; s->dict_vars < nv && s->dict_vars < DICT_VARIANT; s->dict_vars++) {
         core_buf_reset(&b);
-        model_dict_put_variant(s->m, s->dict_vars, &b);
+        map_dict_put_variant(s->m, s->dict_vars, &b);
         sess_batch_dict_put(s->batch, DICT_VARIANT | s->dict_vars, b.data, b.len);
     }
     core_buf_free(&b);
@@ -49,10 +49,10 @@ void serve__dict_save(serve *s, uint32_t from)
 /* The texts of activities not yet in the state, and the counts. */
 static void dict_texts(serve *s)
 {
-    uint32_t na = model_mapper_nactivities(s->m), nv = model_mapper_nvariants(s->m);
+    uint32_t na = map_mapper_nactivities(s->m), nv = map_mapper_nvariants(s->m);
     for (; s->dict_acts < na; s->dict_acts++) {
-        model_activity pa;
-        model_mapper_activity(s->m, s->dict_acts, &pa);
+        map_activity pa;
+        map_mapper_activity(s->m, s->dict_acts, &pa);
         sess_batch_dict_put(s->batch, s->dict_acts, pa.text, strlen(pa.text));
     }
     char meta[64];
@@ -73,12 +73,12 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
     uint32_t got;
     int rc;
     if (id < DICT_VARIANT) {
-        rc = model_dict_restore_activity(r->s->m, text, len, 0, &got);
+        rc = map_dict_restore_activity(r->s->m, text, len, 0, &got);
         r->n += rc == 0;
         return rc ? rc : got == (id & ~DICT_FULL) ? 0 : CORE_ECORRUPT;
     }
     if (len >= 5 && (uint8_t)text[0] == DICT_NEW_VARIANT) {
-        rc = model_dict_restore_variant(r->s->m, text, len, &got);
+        rc = map_dict_restore_variant(r->s->m, text, len, &got);
         r->n++;
         return rc ? rc : got == (id & ~DICT_VARIANT) ? 0 : CORE_ECORRUPT;
     }
@@ -90,11 +90,11 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
         return CORE_ECORRUPT;
     lv++;
     msg++;
-    model_map_event me = {.text = msg, .len = (size_t)(end - msg)};
+    map_event me = {.text = msg, .len = (size_t)(end - msg)};
     me.logger = *lg ? lg : NULL;
     me.level = *lv ? lv : NULL;
     uint32_t a, v;
-    model_mapper_map(r->s->m, &me, UINT32_MAX, &a, &v);
+    map_mapper_map(r->s->m, &me, UINT32_MAX, &a, &v);
     r->n++;
     return 0;
 }
@@ -110,12 +110,12 @@ int serve__dict_replay(serve *s, char *why, size_t whylen)
                  core_cfg_str(s->cfg, "state.dir"), core_strerror(rc));
         return rc;
     }
-    s->dict_vars = model_mapper_nvariants(s->m);
+    s->dict_vars = map_mapper_nvariants(s->m);
     core_buf meta = {0};
     if (sess_meta_get(s->env, "dict", &meta) == 0) {
         unsigned na = 0, nv = 0;
         core_buf_putc(&meta, 0);
-        uint32_t cur_a = model_mapper_nactivities(s->m);
+        uint32_t cur_a = map_mapper_nactivities(s->m);
         if (sscanf(meta.data, "%u %u", &na, &nv) == 2 && (na != cur_a || nv != s->dict_vars)) {
             snprintf(why, whylen,
                      "state %s: the activity dictionary does not match this graph and model "
@@ -128,10 +128,10 @@ int serve__dict_replay(serve *s, char *why, size_t whylen)
         s->dict_acts = na;
     }
     core_buf_free(&meta);
-    s->cycle_acts = model_mapper_nactivities(s->m);
+    s->cycle_acts = map_mapper_nactivities(s->m);
     dict_texts(s);
     char w2[512];
-    rc = model_mapper_finish(s->m, w2, sizeof w2);
+    rc = map_mapper_finish(s->m, w2, sizeof w2);
     if (rc)
         core_logf(&s->lg, CORE_LOG_WARN, "%s", w2);
     if (r.n)

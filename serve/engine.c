@@ -19,8 +19,8 @@ static void ranked_fill(serve *s, uint32_t n)
         graph_get_symbol(s->g, s->pred[i].symbol, &sym);
         const char *act = NULL;
         if (s->pred[i].activity != UINT32_MAX) {
-            model_activity pa;
-            model_mapper_activity(s->m, s->pred[i].activity, &pa);
+            map_activity pa;
+            map_mapper_activity(s->m, s->pred[i].activity, &pa);
             act = pa.text;
         }
         const char *near = NULL;
@@ -86,13 +86,13 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
         c.model_version = s->model_version;
         sink_counter_add(s->c_restarts_cold, 1);
     }
-    model_map_event me;
+    map_event me;
     model_log_map_event(ev, &s->eo, s->code_attrs, &me);
     me.learn = s->code_attrs;
     uint32_t prev = c.ntok ? c.act[c.ntok - 1] : UINT32_MAX, a, v;
-    model_mapper_map(s->m, &me, prev, &a, &v);
-    model_activity pa;
-    model_mapper_activity(s->m, a, &pa);
+    map_mapper_map(s->m, &me, prev, &a, &v);
+    map_activity pa;
+    map_mapper_activity(s->m, a, &pa);
     /* The prediction made after the case's previous event, scored now
      * that its truth is here. */
     serve__score(s, &c, ev, &pa);
@@ -569,15 +569,14 @@ int serve__cycle(serve *s, bool draining)
      * activity (constants, tokens, the external command). */
     if (!rc && s->batch_events) {
         char why[512];
-        if (model_mapper_finish(s->m, why, sizeof why) != 0)
+        if (map_mapper_finish(s->m, why, sizeof why) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
     }
-    if (model_mapper_nactivities(s->m) > s->cycle_acts ||
-        model_mapper_nvariants(s->m) > s->dict_vars) {
+    if (map_mapper_nactivities(s->m) > s->cycle_acts || map_mapper_nvariants(s->m) > s->dict_vars) {
         serve__dict_save(s, s->cycle_acts);
-        s->cycle_acts = model_mapper_nactivities(s->m);
+        s->cycle_acts = map_mapper_nactivities(s->m);
     }
-    atomic_store(&s->folded, model_mapper_folded(s->m));
+    atomic_store(&s->folded, map_mapper_folded(s->m));
     pthread_mutex_unlock(&s->mu);
     if (rc)
         return rc;

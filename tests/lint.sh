@@ -29,7 +29,7 @@ echo "lint: clang-format: ${#all[@]} files, ${#unformatted[@]} to format"
 # The modules' sources (tests and fuzz targets are checked by the sanitizers
 # and the fuzzers instead).
 mapfile -t srcs < <(printf '%s\n' "${all[@]}" |
-  grep -E '^(core|graph|ingest|sessions|sink|ppr|model|eval|config|serve|bench|cmd)/[a-z_]+\.c$')
+  grep -E '^(core|graph|ingest|sessions|sink|ppr|map|model|eval|config|serve|bench|cmd)/[a-z_]+\.c$')
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # run-clang-tidy (LLVM 14) always passes --use-color, which puts escape

@@ -19,8 +19,8 @@
  * a log record does. --dup F makes a share of the sites log the text of an
  * earlier site instead, half of them in the same module.
  *
- * Measured on one thread, in its CPU time: graph_matcher_match alone (no
- * cache), then model_mapper_map on a fresh mapper (its message cache
+ * Measured on one thread, in its CPU time: map_matcher_match alone (no
+ * cache), then map_mapper_map on a fresh mapper (its message cache
  * answers repeated messages only) and again on the same lines (every
  * message cached).
  * Checked: the share of template lines whose match is exactly the site
@@ -1027,7 +1027,7 @@ static uint32_t tmpl_shape(const char *t, char key[5], bool *loose)
     return lit;
 }
 
-static void show_miss(const graph *g, const line *l, const char *text, const graph_match *r,
+static void show_miss(const graph *g, const line *l, const char *text, const map_match *r,
                       const uint32_t *emits)
 {
     graph_emit e;
@@ -1041,7 +1041,7 @@ static void show_miss(const graph *g, const line *l, const char *text, const gra
     for (uint32_t k = 0; k < r->nemits && k < 4; k++) {
         graph_get_emit(g, emits[k], &e);
         fprintf(stderr, "  match  #%u \"%s\"%s\n", emits[k], e.tmpl,
-                r->flags & GRAPH_MATCH_PARTIAL ? " (partial)" : "");
+                r->flags & MAP_MATCH_PARTIAL ? " (partial)" : "");
     }
 }
 
@@ -1097,14 +1097,14 @@ int main(int argc, char **argv)
         return 2;
     }
     t0 = core_now_ns();
-    graph_matcher *m;
-    rc = graph_matcher_build(g, NULL, &m);
+    map_matcher *m;
+    rc = map_matcher_build(g, NULL, &m);
     fg.build_s = secs(t0);
     if (rc) {
-        fprintf(stderr, "bench_map_speed: graph_matcher_build: %s\n", core_strerror(rc));
+        fprintf(stderr, "bench_map_speed: map_matcher_build: %s\n", core_strerror(rc));
         return 2;
     }
-    fg.templates = graph_matcher_count(m);
+    fg.templates = map_matcher_count(m);
 
     /* The sites lines are rendered from: log, print and warning calls with
      * enough literal text for the matcher to compile them. */
@@ -1229,16 +1229,16 @@ int main(int argc, char **argv)
     fg.gen_s += secs(t0);
 
     /* (a) The matcher alone, no cache. */
-    graph_match_work *w = graph_match_work_new(m);
+    map_match_work *w = map_match_work_new(m);
     uint32_t emits[16];
     for (uint64_t li = 0; li < o.lines && li < 1000; li++) /* warm up */
-        graph_matcher_match(m, w, text.data + lines[li].off, lines[li].len,
-                            loggers[lines[li].logger], level_names[lines[li].level], emits, 16);
+        map_matcher_match(m, w, text.data + lines[li].off, lines[li].len, loggers[lines[li].logger],
+                          level_names[lines[li].level], emits, 16);
     t0 = cpu_now_ns();
     for (uint64_t li = 0; li < o.lines; li++) {
         const line *l = &lines[li];
-        graph_match r = graph_matcher_match(m, w, text.data + l->off, l->len, loggers[l->logger],
-                                            level_names[l->level], emits, 16);
+        map_match r = map_matcher_match(m, w, text.data + l->off, l->len, loggers[l->logger],
+                                        level_names[l->level], emits, 16);
         bool in = false;
         for (uint32_t k = 0; k < r.nemits && k < 16; k++)
             in |= emits[k] == l->emit;
@@ -1256,7 +1256,7 @@ int main(int argc, char **argv)
         fg.correct += ok;
         fg.in_cands += in;
         fg.ambiguous_lines += amb[l->emit];
-        fg.partial += (r.flags & GRAPH_MATCH_PARTIAL) != 0;
+        fg.partial += (r.flags & MAP_MATCH_PARTIAL) != 0;
     }
     fg.matcher_lps = (double)o.lines / cpu_secs(t0);
     if (o.dump) {
@@ -1268,9 +1268,8 @@ int main(int argc, char **argv)
         }
         for (uint64_t li = 0; li < o.lines; li++) {
             const line *l = &lines[li];
-            graph_match r =
-                graph_matcher_match(m, w, text.data + l->off, l->len, loggers[l->logger],
-                                    level_names[l->level], emits, 16);
+            map_match r = map_matcher_match(m, w, text.data + l->off, l->len, loggers[l->logger],
+                                            level_names[l->level], emits, 16);
             fprintf(f, "%u %u %u %u", r.nemits, r.nmatched, r.literal, r.flags);
             for (uint32_t k = 0; k < r.nemits && k < 16; k++)
                 fprintf(f, " %u", emits[k]);
@@ -1286,15 +1285,15 @@ int main(int argc, char **argv)
         }
         fclose(f);
     }
-    graph_match_work_free(w);
+    map_match_work_free(w);
 
     /* (b) The mapper: a fresh one (its cache fills as it goes), then the
      * same lines again (all cached). Cases of 32 events. */
-    model_mapper *mp;
-    model_mapper_opts mo = {0};
-    rc = model_mapper_new(g, &mo, &mp);
+    map_mapper *mp;
+    map_mapper_opts mo = {0};
+    rc = map_mapper_new(g, &mo, &mp);
     if (rc) {
-        fprintf(stderr, "bench_map_speed: model_mapper_new: %s\n", core_strerror(rc));
+        fprintf(stderr, "bench_map_speed: map_mapper_new: %s\n", core_strerror(rc));
         return 2;
     }
     uint32_t *acts = core_xmalloc(o.lines * sizeof *acts);
@@ -1303,7 +1302,7 @@ int main(int argc, char **argv)
         t0 = cpu_now_ns();
         for (uint64_t li = 0; li < o.lines; li++) {
             const line *l = &lines[li];
-            model_map_event ev = {0};
+            map_event ev = {0};
             ev.text = text.data + l->off;
             ev.len = l->len;
             ev.logger = loggers[l->logger];
@@ -1312,7 +1311,7 @@ int main(int argc, char **argv)
             uint32_t var;
             if (li % 32 == 0)
                 prev = UINT32_MAX;
-            model_mapper_map(mp, &ev, prev, &acts[li], &var);
+            map_mapper_map(mp, &ev, prev, &acts[li], &var);
             prev = acts[li];
         }
         double lps = (double)o.lines / cpu_secs(t0);
@@ -1321,10 +1320,10 @@ int main(int argc, char **argv)
         else
             fg.mapper_cached_lps = lps;
     }
-    fg.activities = model_mapper_nactivities(mp);
+    fg.activities = map_mapper_nactivities(mp);
     for (uint64_t li = 0; li < o.lines; li++) {
-        model_activity a;
-        model_mapper_activity(mp, acts[li], &a);
+        map_activity a;
+        map_mapper_activity(mp, acts[li], &a);
         if (lines[li].emit == GRAPH_NONE) {
             fg.map_noise_rejected += a.nsyms == 0;
             continue;
@@ -1337,7 +1336,7 @@ int main(int argc, char **argv)
         fg.map_correct += amb[lines[li].emit] ? in : a.nsyms == 1 && a.syms[0] == e.symbol;
     }
     free(acts);
-    model_mapper_free(mp);
+    map_mapper_free(mp);
 
     uint64_t tl = fg.lines - fg.noise;
     double correct = tl ? 100.0 * (double)fg.correct / (double)tl : 100.0;
@@ -1407,7 +1406,7 @@ int main(int argc, char **argv)
     free(site_lg);
     free(amb);
     free(loggers);
-    graph_matcher_free(m);
+    map_matcher_free(m);
     graph_close(g);
     if (made) {
         if (o.keep)

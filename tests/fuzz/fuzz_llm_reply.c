@@ -1,6 +1,6 @@
 /*
- * The reply of the external mapping command (graph__llm_parse_reply,
- * graph/map_ext.c, the parser graph_llm_map uses on the command's
+ * The reply of the external mapping command (map__llm_parse_reply,
+ * map/llm.c, the parser map_llm_map uses on the command's
  * stdout) to a batch of 8 activities, items 100-107 of the call, against
  * the graph of the shop fixture (fuzz_shop.h). Every mapping it hands on
  * names an item of the batch, a symbol of the graph and a confidence in
@@ -9,7 +9,7 @@
  * skipped items are the bulk of what a bad reply produces.
  */
 #include "fuzz_shop.h"
-#include "graph_int.h"
+#include "map_int.h"
 
 #include <string.h>
 
@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     core_logger log = {read_log, NULL, CORE_LOG_DEBUG};
     size_t calls = 0;
     char why[512] = "";
-    int rc = graph__llm_parse_reply(g, (const char *)data, size, FIRST, BATCH, "llm batch 1 of 1",
-                                    &log, mapped, &calls, why, sizeof why);
+    int rc = map__llm_parse_reply(g, (const char *)data, size, FIRST, BATCH, "llm batch 1 of 1",
+                                  &log, mapped, &calls, why, sizeof why);
     if (rc) {
         FUZZ_CHECK(rc == CORE_EFORMAT);
         FUZZ_CHECK(why[0] != 0);

@@ -41,15 +41,15 @@ static void remove_model(void)
  * activities, trained and saved once. */
 static void learn_graph_fields(void)
 {
-    model_mapper_opts mo = {0};
-    model_mapper *m = NULL;
+    map_mapper_opts mo = {0};
+    map_mapper *m = NULL;
     model_joint *md = NULL;
     uint32_t off = 0;
     model_seqs none = {NULL, NULL, &off, 0};
     model_params p = model_params_default();
     char *data = NULL;
     size_t len = 0;
-    if (model_mapper_new(g, &mo, &m) != 0 || model_train(m, &none, &p, &md) != 0 ||
+    if (map_mapper_new(g, &mo, &m) != 0 || model_train(m, &none, &p, &md) != 0 ||
         model_save(md, model_path) != 0 || core_read_file(model_path, 1 << 20, &data, &len) != 0 ||
         len < GRAPH_FIELDS_OFF + GRAPH_FIELDS_LEN) {
         fprintf(stderr, "cannot write a model of the shop graph to %s\n", model_path);
@@ -58,7 +58,7 @@ static void learn_graph_fields(void)
     memcpy(graph_fields, data + GRAPH_FIELDS_OFF, GRAPH_FIELDS_LEN);
     free(data);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -82,16 +82,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Everything the mapper restored from the file, read back. */
-static void walk(const model_mapper *m, const model_joint *md, const model_stats *st)
+static void walk(const map_mapper *m, const model_joint *md, const model_stats *st)
 {
-    uint32_t nsym = graph_nsymbols(g), nact = model_mapper_nactivities(m);
+    uint32_t nsym = graph_nsymbols(g), nact = map_mapper_nactivities(m);
     FUZZ_CHECK(st->symbols == nsym);
     FUZZ_CHECK(st->activities <= nact);
     for (uint32_t a = 0; a < nact; a++) {
-        model_activity pa;
-        model_mapper_activity(m, a, &pa);
+        map_activity pa;
+        map_mapper_activity(m, a, &pa);
         fuzz_sink += strlen(pa.text);
-        FUZZ_CHECK(pa.strategy < MODEL_MAP__COUNT);
+        FUZZ_CHECK(pa.strategy < MAP_BY__COUNT);
         FUZZ_CHECK(pa.nsyms == 0 || (pa.syms && pa.conf));
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             FUZZ_CHECK(pa.syms[i] < nsym);
@@ -99,13 +99,13 @@ static void walk(const model_mapper *m, const model_joint *md, const model_stats
         }
         const uint32_t *cands;
         bool has_const;
-        uint32_t nc = model_mapper_candidates(m, a, &cands, &has_const);
+        uint32_t nc = map__candidates(m, a, &cands, &has_const);
         for (uint32_t i = 0; i < nc; i++)
             FUZZ_CHECK(cands[i] < nsym);
     }
-    for (uint32_t v = 0; v < model_mapper_nvariants(m); v++) {
+    for (uint32_t v = 0; v < map_mapper_nvariants(m); v++) {
         const char *text;
-        FUZZ_CHECK(model_mapper_variant(m, v, &text) < nact);
+        FUZZ_CHECK(map_mapper_variant(m, v, &text) < nact);
         fuzz_sink += strlen(text);
     }
     core_buf b = {0};
@@ -135,14 +135,14 @@ static void check_preds(const model_joint *md, const model_pred *p, uint32_t n, 
 
 /* Ranks prefixes of activities 0, 1, 2, ... (with their variants where
  * there are any), cold and warm-started. */
-static void rank(model_joint *md, const model_mapper *m)
+static void rank(model_joint *md, const map_mapper *m)
 {
     model_stats st;
     model_get_stats(md, &st);
     model_work *w = NULL;
     FUZZ_CHECK(model_work_new(md, &w) == 0);
     enum { LEN = 6, K = 5, M = 16 };
-    uint32_t act[LEN], var[LEN], nvar = model_mapper_nvariants(m);
+    uint32_t act[LEN], var[LEN], nvar = map_mapper_nvariants(m);
     for (uint32_t i = 0; i < LEN; i++) {
         act[i] = st.activities ? i % st.activities : 0;
         var[i] = nvar ? i % nvar : 0;
@@ -168,8 +168,8 @@ static void rank(model_joint *md, const model_mapper *m)
 static void round_trip(const model_joint *md, const model_stats *st)
 {
     FUZZ_CHECK(model_save(md, model_path) == 0);
-    model_mapper_opts mo = {0};
-    model_mapper *m2 = NULL;
+    map_mapper_opts mo = {0};
+    map_mapper *m2 = NULL;
     model_joint *md2 = NULL;
     char why[1024] = "";
     int rc = model_load(model_path, g, &mo, &m2, &md2, why, sizeof why);
@@ -184,7 +184,7 @@ static void round_trip(const model_joint *md, const model_stats *st)
     FUZZ_CHECK(st2.edges == st->edges && st2.follows == st->follows);
     FUZZ_CHECK(st2.train_events == st->train_events && st2.train_cases == st->train_cases);
     model_free(md2);
-    model_mapper_free(m2);
+    map_mapper_free(m2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -203,8 +203,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const char *path = fuzz_file(file, n);
     free(file);
-    model_mapper_opts mo = {0};
-    model_mapper *m = NULL;
+    map_mapper_opts mo = {0};
+    map_mapper *m = NULL;
     model_joint *md = NULL;
     char why[1024] = "";
     int rc = model_load(path, g, &mo, &m, &md, why, sizeof why);
@@ -223,6 +223,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     round_trip(md, &st);
     rank(md, m);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     return 0;
 }

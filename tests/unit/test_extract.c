@@ -13,6 +13,7 @@
  * builder's truncation mark.
  */
 #include "graph_int.h"
+#include "map.h"
 #include "unit.h"
 #include "unit_graph.h"
 
@@ -253,22 +254,22 @@ TEST(wrapper_module_functions)
 /* The wrappers fixture's template matcher. */
 typedef struct wmatch {
     graph *g;
-    graph_matcher *m;
-    graph_match_work *w;
+    map_matcher *m;
+    map_match_work *w;
 } wmatch;
 
 static wmatch wmatch_open(void)
 {
     wmatch x = {.g = open_wrappers()};
-    CHECK_OK(graph_matcher_build(x.g, NULL, &x.m));
-    x.w = graph_match_work_new(x.m);
+    CHECK_OK(map_matcher_build(x.g, NULL, &x.m));
+    x.w = map_match_work_new(x.m);
     return x;
 }
 
 static void wmatch_close(wmatch *x)
 {
-    graph_match_work_free(x->w);
-    graph_matcher_free(x->m);
+    map_match_work_free(x->w);
+    map_matcher_free(x->m);
     graph_close(x->g);
 }
 
@@ -278,7 +279,7 @@ static uint32_t wmatch_msg(wmatch *x, const char *msg, const char *logger, const
                            graph_emit *first)
 {
     uint32_t e[8];
-    graph_match r = graph_matcher_match(x->m, x->w, msg, strlen(msg), logger, level, e, 8);
+    map_match r = map_matcher_match(x->m, x->w, msg, strlen(msg), logger, level, e, 8);
     if (r.nemits && first)
         graph_get_emit(x->g, e[0], first);
     return r.nemits;
@@ -379,24 +380,24 @@ TEST(wrapper_used_found_to_a_fixpoint)
     CHECK(!is_wrapper(g, "pkg.svc.run"));
     CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.svc.run"), &first), 3);
 
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t ids[8];
     const char *msg = "cache flushed to disk";
-    CHECK_INT(graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, ids, 8).nemits, 1);
+    CHECK_INT(map_matcher_match(m, w, msg, strlen(msg), NULL, NULL, ids, 8).nemits, 1);
     graph_get_emit(g, ids[0], &e);
     CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.run"));
     CHECK_INT(e.line, unit_line_of(used_py, "outer(\"cache"));
     /* What only the log's logger can point to: the sites of show and
      * walk, not the wrappers' own. */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.svc", NULL, 0, NULL, ids, 8), 2);
+    CHECK_INT(map_matcher_unseen(m, "pkg.svc", NULL, 0, NULL, ids, 8), 2);
     graph_get_emit(g, ids[0], &e);
     CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.show"));
     graph_get_emit(g, ids[1], &e);
     CHECK_INT(e.symbol, unit_sym(g, "pkg.svc.walk"));
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 

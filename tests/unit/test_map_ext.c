@@ -1,10 +1,10 @@
 /*
- * graph/map_ext.c: manual overrides from YAML (globs, regexes, every kind
+ * map/overrides.c and map/llm.c: manual overrides from YAML (globs, regexes, every kind
  * of bad file) and the external mapping command (batches, bad items,
  * failures, timeouts, and no deadlock on large requests and responses).
  */
 #include "graph.h"
-#include "graph_match.h"
+#include "map.h"
 #include "unit_graph.h"
 
 #include <errno.h>
@@ -85,81 +85,81 @@ static const char good_overrides[] =
     "- activity: /api/v1\n"
     "  symbols: [Alpha.run]\n";
 
-static graph_overrides *load_good(const graph *g)
+static map_overrides *load_good(const graph *g)
 {
-    graph_overrides *o = NULL;
+    map_overrides *o = NULL;
     char why[512] = "";
     int rc =
-        graph_overrides_load(unit_write_str("good.yaml", good_overrides), g, &o, why, sizeof why);
+        map_overrides_load(unit_write_str("good.yaml", good_overrides), g, &o, why, sizeof why);
     if (rc)
-        unit_fail(__FILE__, __LINE__, "graph_overrides_load: %d %s", rc, why);
+        unit_fail(__FILE__, __LINE__, "map_overrides_load: %d %s", rc, why);
     return o;
 }
 
 TEST(overrides_glob_regex_and_confidence)
 {
     graph *g = open_repo();
-    graph_overrides *o = load_good(g);
-    CHECK_INT(graph_overrides_count(o), 5);
+    map_overrides *o = load_good(g);
+    CHECK_INT(map_overrides_count(o), 5);
     uint32_t syms[4], rule = 77;
     float conf[4];
     const char *t = "Calling helper: GET https://example.com/a?b=[1]";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
     CHECK_INT(rule, 0);
     CHECK_INT(syms[0], unit_sym(g, "pkg.svc.helper"));
     CHECK(conf[0] == 1.0f);
 
     t = "RETRY NEEDED: attempt 2";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 2);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 2);
     CHECK_INT(rule, 1);
     CHECK_INT(syms[0], unit_sym(g, "pkg.svc.Alpha.run"));
     CHECK_INT(syms[1], unit_sym(g, "pkg.svc.Beta.run"));
     CHECK(conf[0] == 0.25f && conf[1] == 0.25f);
     /* max caps what is written, not what is returned. */
     syms[1] = 12345;
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, NULL, 1, NULL), 2);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, NULL, 1, NULL), 2);
     CHECK_INT(syms[1], 12345);
     /* The regex is anchored by its own ^. */
     t = "No retry needed";
     rule = 77;
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
     CHECK_INT(rule, 77);
 
     t = "Step 3a dune";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
     CHECK_INT(rule, 2);
     CHECK(conf[0] == 0.75f);
     t = "Step 7\xc3\xa9 done"; /* ? is one UTF-8 character */
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
     t = "Step x1 done";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
 
     t = "/api/orders/17";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
     CHECK_INT(rule, 3);
     t = "/api/v1";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
     CHECK_INT(rule, 3); /* the first rule that matches wins */
 
     /* Whole-string: a prefix is not enough; the length is honoured. */
     t = "Calling helper";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
     t = "Calling helper: x";
-    CHECK_INT(graph_overrides_match(o, t, 14, syms, conf, 4, &rule), 0);
+    CHECK_INT(map_overrides_match(o, t, 14, syms, conf, 4, &rule), 0);
     /* Regexes see UTF-8 characters; invalid bytes are never matched by
      * them (so .* stops there), and are single characters to globs. */
     t = "Retry needed \xc3\xa9";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 2);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 2);
     t = "retry needed \xff\xfe";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 0);
     t = "Calling helper: \xff";
-    CHECK_INT(graph_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
-    graph_overrides_free(o);
+    CHECK_INT(map_overrides_match(o, t, strlen(t), syms, conf, 4, &rule), 1);
+    map_overrides_free(o);
     graph_close(g);
 }
 
 typedef struct {
-    const graph_overrides *o;
+    const map_overrides *o;
     uint32_t helper, alpha_run;
     atomic_int bad;
 } match_threads;
@@ -173,7 +173,7 @@ static void match_worker(void *arg, unsigned i)
         char text[64];
         int n =
             snprintf(text, sizeof text, (k + i) % 2 ? "retry NEEDED %u" : "Calling helper: %u", k);
-        uint32_t got = graph_overrides_match(m->o, text, (size_t)n, syms, conf, 2, &rule);
+        uint32_t got = map_overrides_match(m->o, text, (size_t)n, syms, conf, 2, &rule);
         bool ok =
             (k + i) % 2 ? got == 2 && syms[0] == m->alpha_run : got == 1 && syms[0] == m->helper;
         if (!ok)
@@ -184,11 +184,11 @@ static void match_worker(void *arg, unsigned i)
 TEST(overrides_match_from_threads)
 {
     graph *g = open_repo();
-    graph_overrides *o = load_good(g);
+    map_overrides *o = load_good(g);
     match_threads m = {o, unit_sym(g, "pkg.svc.helper"), unit_sym(g, "pkg.svc.Alpha.run"), 0};
     CHECK_OK(core_parallel(4, match_worker, &m));
     CHECK_INT(atomic_load(&m.bad), 0);
-    graph_overrides_free(o);
+    map_overrides_free(o);
     graph_close(g);
 }
 
@@ -198,8 +198,8 @@ static void check_bad(const graph *g, const char *name, const char *text, int wa
 {
     char path[4096], where[4200], why[1024] = "";
     snprintf(path, sizeof path, "%s", unit_write_str(name, text));
-    graph_overrides *o = NULL;
-    int rc = graph_overrides_load(path, g, &o, why, sizeof why);
+    map_overrides *o = NULL;
+    int rc = map_overrides_load(path, g, &o, why, sizeof why);
     if (rc != want_rc)
         unit_fail(__FILE__, __LINE__, "%s: rc %d, want %d (%s)", name, rc, want_rc, why);
     CHECK(o == NULL);
@@ -254,17 +254,17 @@ TEST(overrides_errors_name_file_line_and_key)
               3, "", NULL);
 
     /* A missing file: the errno, and the path. */
-    graph_overrides *o = NULL;
+    map_overrides *o = NULL;
     char why[512] = "";
     const char *missing = unit_tmp_path("missing.yaml");
-    CHECK_INT(graph_overrides_load(missing, g, &o, why, sizeof why), -ENOENT);
+    CHECK_INT(map_overrides_load(missing, g, &o, why, sizeof why), -ENOENT);
     CHECK_HAS(why, missing);
     /* An empty file, or only comments: no rules. */
-    CHECK_OK(graph_overrides_load(unit_write_str("empty.yaml", "# nothing yet\n"), g, &o, why,
-                                  sizeof why));
-    CHECK_INT(graph_overrides_count(o), 0);
-    CHECK_INT(graph_overrides_match(o, "x", 1, NULL, NULL, 0, NULL), 0);
-    graph_overrides_free(o);
+    CHECK_OK(map_overrides_load(unit_write_str("empty.yaml", "# nothing yet\n"), g, &o, why,
+                                sizeof why));
+    CHECK_INT(map_overrides_count(o), 0);
+    CHECK_INT(map_overrides_match(o, "x", 1, NULL, NULL, 0, NULL), 0);
+    map_overrides_free(o);
     graph_close(g);
 }
 
@@ -328,9 +328,9 @@ static const char mapper_py[] =
     "                                                'confidence': 0.25}]})\n"
     "json.dump({'mappings': out}, sys.stdout)\n";
 
-static graph_llm_opts llm_opts(const char *cmd, uint32_t batch, uint32_t timeout_ms)
+static map_llm_opts llm_opts(const char *cmd, uint32_t batch, uint32_t timeout_ms)
 {
-    graph_llm_opts o = {cmd, batch, timeout_ms, {capture, NULL, CORE_LOG_WARN}};
+    map_llm_opts o = {cmd, batch, timeout_ms, {capture, NULL, CORE_LOG_WARN}};
     ngot = 0;
     logged_len = 0;
     logged[0] = 0;
@@ -351,19 +351,19 @@ TEST(llm_batches_and_candidates)
     const char *log = unit_tmp_path("mapper.log");
     char args[4200];
     snprintf(args, sizeof args, "%s", log);
-    graph_llm_opts o = llm_opts(script_cmd("mapper.py", python(), mapper_py, args), 3, 0);
+    map_llm_opts o = llm_opts(script_cmd("mapper.py", python(), mapper_py, args), 3, 0);
     static const char *const names[] = {"helper",  "Alpha.run",        "pkg.svc.Beta.run",
                                         "helper",  "Alpha.only_alpha", "pkg.svc.helper",
                                         "Beta.run"};
     char texts[7][64];
-    graph_llm_item items[7];
+    map_llm_item items[7];
     for (size_t i = 0; i < 7; i++) {
         snprintf(texts[i], sizeof texts[i], "call %s", names[i]);
-        items[i] = (graph_llm_item){texts[i], i + 1, NULL, 0};
+        items[i] = (map_llm_item){texts[i], i + 1, NULL, 0};
     }
     uint32_t failed = 99;
     char why[512] = "";
-    CHECK_OK(graph_llm_map(g, items, 7, &o, collect, NULL, &failed, why, sizeof why));
+    CHECK_OK(map_llm_map(g, items, 7, &o, collect, NULL, &failed, why, sizeof why));
     CHECK_INT(failed, 0);
     CHECK_INT(ngot, 7);
     for (size_t i = 0; i < 7; i++) {
@@ -382,24 +382,24 @@ TEST(llm_batches_and_candidates)
     /* Candidates are described to the command; n = 0 runs nothing. */
     unlink(log);
     uint32_t cand = unit_sym(g, "pkg.svc.Beta.run");
-    graph_llm_item ci = {"use candidate", 110, &cand, 1};
+    map_llm_item ci = {"use candidate", 110, &cand, 1};
     o = llm_opts(o.cmd, 0, 0);
-    CHECK_OK(graph_llm_map(g, &ci, 1, &o, collect, NULL, NULL, why, sizeof why));
+    CHECK_OK(map_llm_map(g, &ci, 1, &o, collect, NULL, NULL, why, sizeof why));
     CHECK_INT(ngot, 1);
     CHECK_INT(got[0].symbol, cand);
     CHECK(got[0].conf == 0.25f);
-    CHECK_OK(graph_llm_map(g, &ci, 0, &o, collect, NULL, NULL, why, sizeof why));
+    CHECK_OK(map_llm_map(g, &ci, 0, &o, collect, NULL, NULL, why, sizeof why));
     CHECK_OK(core_read_file(log, 1 << 20, &data, &n));
     CHECK_STR(data, "run 1\ncand pkg.svc.Beta.run pkg/svc.py 10 11 method 110\n");
     free(data);
 
     /* Misuse is refused before anything runs. */
     uint32_t bad = graph_nsymbols(g);
-    graph_llm_item bi = {"x", 1, &bad, 1};
-    CHECK_INT(graph_llm_map(g, &bi, 1, &o, collect, NULL, NULL, why, sizeof why), CORE_EUSAGE);
+    map_llm_item bi = {"x", 1, &bad, 1};
+    CHECK_INT(map_llm_map(g, &bi, 1, &o, collect, NULL, NULL, why, sizeof why), CORE_EUSAGE);
     CHECK_HAS(why, "candidate");
-    graph_llm_opts none = llm_opts(NULL, 0, 0);
-    CHECK_INT(graph_llm_map(g, &ci, 1, &none, collect, NULL, NULL, why, sizeof why), CORE_EUSAGE);
+    map_llm_opts none = llm_opts(NULL, 0, 0);
+    CHECK_INT(map_llm_map(g, &ci, 1, &none, collect, NULL, NULL, why, sizeof why), CORE_EUSAGE);
     graph_close(g);
 }
 
@@ -422,11 +422,11 @@ TEST(llm_bad_items_are_skipped_with_warnings)
                    "  {'id': 'x', 'symbols': []},\n"
                    "  {'id': 1}]}))\n",
                    NULL);
-    graph_llm_opts o = llm_opts(cmd, 0, 0);
-    graph_llm_item items[2] = {{"a", 1, NULL, 0}, {"b", 1, NULL, 0}};
+    map_llm_opts o = llm_opts(cmd, 0, 0);
+    map_llm_item items[2] = {{"a", 1, NULL, 0}, {"b", 1, NULL, 0}};
     uint32_t failed = 99;
     char why[512] = "";
-    CHECK_OK(graph_llm_map(g, items, 2, &o, collect, NULL, &failed, why, sizeof why));
+    CHECK_OK(map_llm_map(g, items, 2, &o, collect, NULL, &failed, why, sizeof why));
     CHECK_INT(failed, 0);
     CHECK_INT(ngot, 2);
     CHECK_INT(got[0].item, 0);
@@ -450,15 +450,14 @@ TEST(llm_bad_items_are_skipped_with_warnings)
 TEST(llm_failed_batches)
 {
     graph *g = open_repo();
-    graph_llm_item items[3] = {{"a", 1, NULL, 0}, {"b", 1, NULL, 0}, {"c", 1, NULL, 0}};
+    map_llm_item items[3] = {{"a", 1, NULL, 0}, {"b", 1, NULL, 0}, {"c", 1, NULL, 0}};
     uint32_t failed = 0;
     char why[512] = "";
 
     /* Not JSON: every batch fails; the first in why, the others logged. */
-    graph_llm_opts o = llm_opts(
+    map_llm_opts o = llm_opts(
         "cat >/dev/null; echo 'this is not json'; printf 'garbage\\non stderr\\n' >&2", 1, 0);
-    CHECK_INT(graph_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why),
-              CORE_EFORMAT);
+    CHECK_INT(map_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), CORE_EFORMAT);
     CHECK_INT(failed, 3);
     CHECK_HAS(why, "llm batch 1 of 3 (items 0-0): the response is not JSON");
     CHECK_HAS(why, "; stderr: garbage on stderr");
@@ -469,29 +468,27 @@ TEST(llm_failed_batches)
 
     /* JSON of the wrong shape, and nothing at all. */
     o = llm_opts("cat >/dev/null; echo '[1, 2]'", 0, 0);
-    CHECK_INT(graph_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why),
-              CORE_EFORMAT);
+    CHECK_INT(map_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), CORE_EFORMAT);
     CHECK_HAS(why, "\"mappings\" list");
     o = llm_opts("true", 0, 0);
-    CHECK_INT(graph_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why),
-              CORE_EFORMAT);
+    CHECK_INT(map_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), CORE_EFORMAT);
     CHECK_HAS(why, "printed nothing");
 
     /* A non-zero exit status, even with a good response. */
     o = llm_opts("cat >/dev/null; echo '{\"mappings\":[]}'; echo it broke >&2; exit 3", 0, 0);
-    CHECK_INT(graph_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), -EIO);
+    CHECK_INT(map_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), -EIO);
     CHECK_INT(failed, 1);
     CHECK_HAS(why, "llm batch 1 of 1 (items 0-2): the command exited with status 3");
     CHECK_HAS(why, "stderr: it broke");
 
     /* A signal. */
     o = llm_opts("kill -9 $$", 0, 0);
-    CHECK_INT(graph_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), -EIO);
+    CHECK_INT(map_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), -EIO);
     CHECK_HAS(why, "killed by signal 9");
 
     /* More than 16 MiB. */
     o = llm_opts("cat >/dev/null; head -c 17000000 /dev/zero", 0, 0);
-    CHECK_INT(graph_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), CORE_ELIMIT);
+    CHECK_INT(map_llm_map(g, items, 3, &o, collect, NULL, &failed, why, sizeof why), CORE_ELIMIT);
     CHECK_HAS(why, "16 MiB");
     CHECK_INT(ngot, 0);
     graph_close(g);
@@ -503,13 +500,13 @@ TEST(llm_batches_after_a_failed_one_still_run)
     const char *log = unit_tmp_path("mapper.log");
     char args[4200];
     snprintf(args, sizeof args, "%s", log);
-    graph_llm_opts o = llm_opts(script_cmd("mapper.py", python(), mapper_py, args), 3, 0);
-    graph_llm_item items[7];
+    map_llm_opts o = llm_opts(script_cmd("mapper.py", python(), mapper_py, args), 3, 0);
+    map_llm_item items[7];
     for (size_t i = 0; i < 7; i++)
-        items[i] = (graph_llm_item){i == 4 ? "boom" : "call helper", 1, NULL, 0};
+        items[i] = (map_llm_item){i == 4 ? "boom" : "call helper", 1, NULL, 0};
     uint32_t failed = 0;
     char why[512] = "";
-    CHECK_INT(graph_llm_map(g, items, 7, &o, collect, NULL, &failed, why, sizeof why), -EIO);
+    CHECK_INT(map_llm_map(g, items, 7, &o, collect, NULL, &failed, why, sizeof why), -EIO);
     CHECK_INT(failed, 1);
     CHECK_HAS(why, "llm batch 2 of 3 (items 3-5): the command exited with status 4; stderr: boom "
                    "at id 1");
@@ -525,11 +522,11 @@ TEST(llm_timeout_kills_the_process_group)
     const char *pidfile = unit_tmp_path("sleep.pid");
     char cmd[4300];
     snprintf(cmd, sizeof cmd, "sleep 30 & echo $! > %s; wait", pidfile);
-    graph_llm_opts o = llm_opts(cmd, 0, 300);
-    graph_llm_item item = {"a", 1, NULL, 0};
+    map_llm_opts o = llm_opts(cmd, 0, 300);
+    map_llm_item item = {"a", 1, NULL, 0};
     char why[512] = "";
     uint64_t t0 = core_now_ns();
-    CHECK_INT(graph_llm_map(g, &item, 1, &o, collect, NULL, NULL, why, sizeof why), -ETIMEDOUT);
+    CHECK_INT(map_llm_map(g, &item, 1, &o, collect, NULL, NULL, why, sizeof why), -ETIMEDOUT);
     double secs = (double)(core_now_ns() - t0) / 1e9;
     if (secs < 0.29 || secs > 1.3)
         unit_fail(__FILE__, __LINE__, "took %.2f s with a 0.3 s timeout", secs);
@@ -561,21 +558,21 @@ TEST(llm_timeout_kills_the_process_group)
     /* A command that closes its output but stays: the same timeout. */
     o = llm_opts("cat >/dev/null; echo '{\"mappings\":[]}'; exec >&- 2>&-; sleep 30", 0, 300);
     t0 = core_now_ns();
-    CHECK_INT(graph_llm_map(g, &item, 1, &o, collect, NULL, NULL, why, sizeof why), -ETIMEDOUT);
+    CHECK_INT(map_llm_map(g, &item, 1, &o, collect, NULL, NULL, why, sizeof why), -ETIMEDOUT);
     secs = (double)(core_now_ns() - t0) / 1e9;
     CHECK(secs < 1.3);
     graph_close(g);
 }
 
 /* About 2 MB of request: 2000 activities of 1 KB. */
-static graph_llm_item *big_request(char **text)
+static map_llm_item *big_request(char **text)
 {
     *text = core_xmalloc(1025);
     memset(*text, 'q', 1024);
     (*text)[1024] = 0;
-    graph_llm_item *items = core_xcalloc(2000, sizeof *items);
+    map_llm_item *items = core_xcalloc(2000, sizeof *items);
     for (size_t i = 0; i < 2000; i++)
-        items[i] = (graph_llm_item){*text, 1, NULL, 0};
+        items[i] = (map_llm_item){*text, 1, NULL, 0};
     return items;
 }
 
@@ -583,7 +580,7 @@ TEST(llm_no_deadlock_on_large_requests)
 {
     graph *g = open_repo();
     char *text;
-    graph_llm_item *items = big_request(&text);
+    map_llm_item *items = big_request(&text);
     char why[512] = "";
 
     /* Prints 2 MB before it reads anything, then answers. */
@@ -596,8 +593,8 @@ TEST(llm_no_deadlock_on_large_requests)
         "n = len(req['activities'])\n"
         "sys.stdout.write('\"mappings\": [{\"id\": %d, \"symbols\": [\"helper\"]}]}' % (n - 1))\n",
         NULL);
-    graph_llm_opts o = llm_opts(cmd, 5000, 20000);
-    CHECK_OK(graph_llm_map(g, items, 2000, &o, collect, NULL, NULL, why, sizeof why));
+    map_llm_opts o = llm_opts(cmd, 5000, 20000);
+    CHECK_OK(map_llm_map(g, items, 2000, &o, collect, NULL, NULL, why, sizeof why));
     CHECK_INT(ngot, 1);
     CHECK_INT(got[0].item, 1999);
     CHECK_INT(got[0].symbol, unit_sym(g, "helper"));
@@ -610,7 +607,7 @@ TEST(llm_no_deadlock_on_large_requests)
                    "                 '\"mappings\": [{\"id\": 0, \"symbols\": [\"helper\"]}]}')\n",
                    NULL);
     o = llm_opts(cmd, 5000, 20000);
-    CHECK_OK(graph_llm_map(g, items, 2000, &o, collect, NULL, NULL, why, sizeof why));
+    CHECK_OK(map_llm_map(g, items, 2000, &o, collect, NULL, NULL, why, sizeof why));
     CHECK_INT(ngot, 1);
     CHECK_INT(got[0].item, 0);
 
@@ -632,10 +629,10 @@ TEST(llm_data_never_reaches_the_shell)
     const char *log = unit_tmp_path("mapper.log");
     char args[4200];
     snprintf(args, sizeof args, "%s", log);
-    graph_llm_opts o = llm_opts(script_cmd("mapper.py", python(), mapper_py, args), 0, 0);
-    graph_llm_item item = {inj, 1, NULL, 0};
+    map_llm_opts o = llm_opts(script_cmd("mapper.py", python(), mapper_py, args), 0, 0);
+    map_llm_item item = {inj, 1, NULL, 0};
     char why[512] = "";
-    CHECK_OK(graph_llm_map(g, &item, 1, &o, collect, NULL, NULL, why, sizeof why));
+    CHECK_OK(map_llm_map(g, &item, 1, &o, collect, NULL, NULL, why, sizeof why));
     CHECK_INT(ngot, 0); /* the text after "call " names no symbol */
     CHECK_HAS(logged, "matches nothing");
     CHECK(access(unit_tmp_path("inj1"), F_OK) != 0);

@@ -1,13 +1,14 @@
 /*
  * Events to activities to symbols, and the model over them: message
- * abstraction (graph_mask_message), the %-directive reader
+ * abstraction (map_mask_message), the %-directive reader
  * (graph_directive), the template matcher on small Python, TypeScript
  * and JavaScript repositories (decorated messages, and the sites no
- * template shows), the composed mapper (model_mapper) and the
+ * template shows), the composed mapper (map_mapper) and the
  * next-emitter model (model_joint) on hand-made cases.
  */
 #include "graph.h"
-#include "graph_match.h"
+#include "map.h"
+#include "map_int.h"
 #include "model_int.h"
 #include "ppr.h"
 #include "unit_graph.h"
@@ -37,14 +38,14 @@ static graph *index_dir(const char *dir)
         CHECK_INT(unit_e.line, (lineno));                                                          \
     } while (0)
 
-static graph_match match(const graph_matcher *m, graph_match_work *w, const char *msg,
-                         const char *logger, const char *level, uint32_t *emits)
+static map_match match(const map_matcher *m, map_match_work *w, const char *msg, const char *logger,
+                       const char *level, uint32_t *emits)
 {
-    return graph_matcher_match(m, w, msg, strlen(msg), logger, level, emits, 16);
+    return map_matcher_match(m, w, msg, strlen(msg), logger, level, emits, 16);
 }
 
 /* ------------------------------------------------------------------ */
-/* graph_mask_message                                                  */
+/* map_mask_message                                                  */
 /* ------------------------------------------------------------------ */
 
 TEST(mask_message_table)
@@ -101,18 +102,18 @@ TEST(mask_message_table)
     core_buf b = {0};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         core_buf_reset(&b);
-        size_t n = graph_mask_message(t[i].in, strlen(t[i].in), t[i].max, &b);
+        size_t n = map_mask_message(t[i].in, strlen(t[i].in), t[i].max, &b);
         CHECK_INT(n, b.len);
         CHECK_STR(b.len ? b.data : "", t[i].out);
     }
     /* Appends: what was in the buffer stays. */
     core_buf_reset(&b);
     core_buf_puts(&b, "x:");
-    CHECK_INT(graph_mask_message("n 5", 3, 0, &b), 7);
+    CHECK_INT(map_mask_message("n 5", 3, 0, &b), 7);
     CHECK_STR(b.data, "x:n <num>");
     /* Not NUL-terminated input: only n bytes are read. */
     core_buf_reset(&b);
-    graph_mask_message("took 15 ms and more", 10, 0, &b);
+    map_mask_message("took 15 ms and more", 10, 0, &b);
     CHECK_STR(b.data, "took <num> ms");
     core_buf_free(&b);
 }
@@ -125,35 +126,35 @@ TEST(mask_message_truncation)
     memset(big, 'a', sizeof big);
     for (size_t i = 20; i < sizeof big; i += 20)
         big[i] = ' ';
-    CHECK_INT(graph_mask_message(big, sizeof big, 0, &b), 256);
+    CHECK_INT(map_mask_message(big, sizeof big, 0, &b), 256);
     /* Cut at max inside a word. */
     core_buf_reset(&b);
-    CHECK_INT(graph_mask_message("abcdefghijkl", 12, 5, &b), 5);
+    CHECK_INT(map_mask_message("abcdefghijkl", 12, 5, &b), 5);
     CHECK_STR(b.data, "abcde");
     /* "héllo wörld": h é(2) l l o ' ' w ö(2) r l d. At 9 bytes the cut
      * falls inside ö: the result ends before it. */
     const char *s = "h\xc3\xa9llo w\xc3\xb6rld";
     core_buf_reset(&b);
-    CHECK_INT(graph_mask_message(s, strlen(s), 9, &b), 8);
+    CHECK_INT(map_mask_message(s, strlen(s), 9, &b), 8);
     CHECK_STR(b.data, "h\xc3\xa9llo w");
     core_buf_reset(&b);
-    CHECK_INT(graph_mask_message(s, strlen(s), 10, &b), 10);
+    CHECK_INT(map_mask_message(s, strlen(s), 10, &b), 10);
     CHECK_STR(b.data, "h\xc3\xa9llo w\xc3\xb6");
     /* A 3-byte character (€, e2 82 ac) cut after one and after two bytes. */
     const char *euro = "ab \xe2\x82\xac x";
     for (size_t max = 4; max <= 5; max++) {
         core_buf_reset(&b);
-        CHECK_INT(graph_mask_message(euro, strlen(euro), max, &b), 3);
+        CHECK_INT(map_mask_message(euro, strlen(euro), max, &b), 3);
         CHECK_STR(b.data, "ab ");
     }
     core_buf_reset(&b);
-    CHECK_INT(graph_mask_message(euro, strlen(euro), 6, &b), 6);
+    CHECK_INT(map_mask_message(euro, strlen(euro), 6, &b), 6);
     /* The result is never longer than max, placeholders included. */
     static const char *const over[] = {"abcdefgh 123", "abcdefg 0x1f", "abcdef '12345'",
                                        "abcd /var/log/x", "a 123e4567-e89b-12d3-a456-426614174000"};
     for (size_t i = 0; i < sizeof over / sizeof over[0]; i++) {
         core_buf_reset(&b);
-        size_t n = graph_mask_message(over[i], strlen(over[i]), 10, &b);
+        size_t n = map_mask_message(over[i], strlen(over[i]), 10, &b);
         CHECK(n <= 10);
         CHECK_INT(b.len, n);
     }
@@ -161,10 +162,10 @@ TEST(mask_message_truncation)
      * (a Latin-1 message keeps what follows). */
     core_buf_reset(&b);
     const char *latin1 = "caf\xe9 opened 3 times";
-    graph_mask_message(latin1, strlen(latin1), 0, &b);
+    map_mask_message(latin1, strlen(latin1), 0, &b);
     CHECK_STR(b.data, "caf\xe9 opened <num> times");
     core_buf_reset(&b);
-    CHECK_INT(graph_mask_message("caf\xe9", 4, 0, &b), 4);
+    CHECK_INT(map_mask_message("caf\xe9", 4, 0, &b), 4);
     core_buf_free(&b);
 }
 
@@ -337,12 +338,12 @@ static graph *open_py(void)
 TEST(matcher_python_styles)
 {
     graph *g = open_py();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    CHECK(graph_matcher_count(m) > 0);
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    CHECK(map_matcher_count(m) > 0);
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
-    graph_match r;
+    map_match r;
 
     /* %s with logger.debug */
     r = match(m, w, "placing order 42 now", NULL, NULL, e);
@@ -382,7 +383,7 @@ TEST(matcher_python_styles)
      * direct match, not a constant's. */
     r = match(m, w, "retry 3 of order A1", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags & GRAPH_MATCH_CONST, 0);
+    CHECK_INT(r.flags & MAP_MATCH_CONST, 0);
     CHECK_EMIT(g, e[0], "pkg.orders.retry", unit_line_of(orders_py, "log.warning(MSG_RETRY"));
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.style, GRAPH_STYLE_REF);
@@ -399,7 +400,7 @@ TEST(matcher_python_styles)
      * a direct match. */
     r = match(m, w, "payment failed for card 4242", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags & GRAPH_MATCH_CONST, 0);
+    CHECK_INT(r.flags & MAP_MATCH_CONST, 0);
     CHECK_EMIT(g, e[0], "pkg.orders.failing", unit_line_of(orders_py, "helper_log(MSG_FAIL"));
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.style, GRAPH_STYLE_REF);
@@ -427,8 +428,8 @@ TEST(matcher_python_styles)
     CHECK_EMIT(g, e[0], "pkg.orders.multi", unit_line_of(orders_py, "first line"));
     CHECK_INT(match(m, w, "first line X second line", NULL, NULL, e).nemits, 0);
 
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -445,16 +446,16 @@ TEST(matcher_works_without_jit_memory)
         return;
     }
     graph *g = open_py();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
-    graph_match r = match(m, w, "placing order 42 now", NULL, NULL, e);
+    map_match r = match(m, w, "placing order 42 now", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_EMIT(g, e[0], "pkg.orders.place", unit_line_of(orders_py, "placing order"));
     CHECK_INT(match(m, w, "placing order 42 now!", NULL, NULL, e).nemits, 0);
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -463,9 +464,9 @@ TEST(matcher_works_without_jit_memory)
 TEST(mapper_flood_of_unique_messages_is_capped)
 {
     graph *g = open_py();
-    model_mapper_opts o = {.max_activities = 40, .no_tokens = true, .no_const = true};
-    model_mapper *m;
-    CHECK_OK(model_mapper_new(g, &o, &m));
+    map_mapper_opts o = {.max_activities = 40, .no_tokens = true, .no_const = true};
+    map_mapper *m;
+    CHECK_OK(map_mapper_new(g, &o, &m));
     char msg[128];
     uint32_t a, v, prev = UINT32_MAX;
     for (int i = 0; i < 20000; i++) {
@@ -473,37 +474,37 @@ TEST(mapper_flood_of_unique_messages_is_capped)
         int n = snprintf(msg, sizeof msg, "unexpected %c%c%c%c state in %c%c%c", 'a' + i % 26,
                          'a' + i / 26 % 26, 'a' + i / 676 % 26, 'a' + i / 17576 % 26,
                          'a' + i * 7 % 26, 'a' + i * 11 % 26, 'a' + i * 13 % 26);
-        model_map_event me = {.text = msg, .len = (size_t)n};
-        model_mapper_map(m, &me, prev, &a, &v);
+        map_event me = {.text = msg, .len = (size_t)n};
+        map_mapper_map(m, &me, prev, &a, &v);
         prev = a;
     }
-    uint32_t na = model_mapper_nactivities(m), nv = model_mapper_nvariants(m);
+    uint32_t na = map_mapper_nactivities(m), nv = map_mapper_nvariants(m);
     CHECK(na <= 40);
     CHECK(nv <= 2 * 40 + na);
     printf("      %u activities, %u variants, %llu messages folded\n", na, nv,
-           (unsigned long long)model_mapper_folded(m));
-    CHECK(model_mapper_folded(m) > 10000);
-    model_activity pa;
-    model_mapper_activity(m, a, &pa);
+           (unsigned long long)map_mapper_folded(m));
+    CHECK(map_mapper_folded(m) > 10000);
+    map_activity pa;
+    map_mapper_activity(m, a, &pa);
     CHECK_STR(pa.text, "<other>");
     /* Known messages still map to their own activities. */
     snprintf(msg, sizeof msg, "placing order 42 now");
-    model_map_event me = {.text = msg, .len = strlen(msg)};
-    model_mapper_map(m, &me, UINT32_MAX, &a, &v);
-    model_mapper_activity(m, a, &pa);
+    map_event me = {.text = msg, .len = strlen(msg)};
+    map_mapper_map(m, &me, UINT32_MAX, &a, &v);
+    map_mapper_activity(m, a, &pa);
     CHECK(strcmp(pa.text, "<other>") != 0 || na == 40);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 TEST(matcher_python_ties)
 {
     graph *g = open_py();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
-    graph_match r;
+    map_match r;
 
     /* logging.info (the root logger) against the module's logger */
     r = match(m, w, "hello from bob", NULL, NULL, e);
@@ -512,11 +513,11 @@ TEST(matcher_python_ties)
     CHECK_INT(r.flags, 0);
     r = match(m, w, "hello from bob", "root", "INFO", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_INT(r.flags, MAP_MATCH_LOGGER);
     CHECK_EMIT(g, e[0], "pkg.orders.root_says", unit_line_of(orders_py, "logging.info("));
     r = match(m, w, "hello from bob", "pkg.orders", NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_INT(r.flags, MAP_MATCH_LOGGER);
     CHECK_EMIT(g, e[0], "pkg.orders.module_says", unit_line_of(orders_py, "logger.info(\"hello"));
     /* a logger that is neither narrows nothing */
     r = match(m, w, "hello from bob", "app.other", NULL, e);
@@ -528,7 +529,7 @@ TEST(matcher_python_ties)
     CHECK_INT(r.nemits, 2);
     r = match(m, w, "shared message 5", "pkg.billing", NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_INT(r.flags, MAP_MATCH_LOGGER);
     CHECK_EMIT(g, e[0], "pkg.billing.same_b", unit_line_of(billing_py, "shared message"));
     /* a suffix on a '.' boundary agrees too (indexed from inside a package) */
     r = match(m, w, "shared message 5", "svc.pkg.orders", NULL, e);
@@ -540,7 +541,7 @@ TEST(matcher_python_ties)
     CHECK_INT(r.nemits, 2);
     r = match(m, w, "level message 9", NULL, "ERROR", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
+    CHECK_INT(r.flags, MAP_MATCH_LEVEL);
     CHECK_EMIT(g, e[0], "pkg.orders.level_b", unit_line_of(orders_py, "logger.error(\"level"));
     r = match(m, w, "level message 9", NULL, "info", e);
     CHECK_INT(r.nemits, 1);
@@ -552,7 +553,7 @@ TEST(matcher_python_ties)
     /* logger first, then level */
     r = match(m, w, "level message 9", "pkg.orders", "error", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
+    CHECK_INT(r.flags, MAP_MATCH_LEVEL);
 
     /* The more literal template wins. */
     r = match(m, w, "value is 5 units", NULL, NULL, e);
@@ -569,7 +570,7 @@ TEST(matcher_python_ties)
     CHECK_INT(r.nemits, 2);
     r = match(m, w, "checkout", NULL, "SPAN", e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_LEVEL);
+    CHECK_INT(r.flags, MAP_MATCH_LEVEL);
     CHECK_EMIT(g, e[0], "pkg.orders.spans", unit_line_of(orders_py, "start_as_current_span"));
     graph_emit em;
     graph_get_emit(g, e[0], &em);
@@ -580,37 +581,37 @@ TEST(matcher_python_ties)
                unit_line_of(orders_py, "logger.info(\"checkout"));
 
     /* max bounds what is written, not what is counted. */
-    r = graph_matcher_match(m, w, "hello from x", 12, NULL, NULL, e, 1);
+    r = map_matcher_match(m, w, "hello from x", 12, NULL, NULL, e, 1);
     CHECK_INT(r.nemits, 2);
 
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
 TEST(matcher_truncated_messages)
 {
     graph *g = open_py();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
     const char *full = "this is a very long template that keeps going on and on about X and then "
                        "even more text after it";
-    graph_match r = graph_matcher_match(m, w, full, strlen(full), NULL, NULL, e, 16);
+    map_match r = map_matcher_match(m, w, full, strlen(full), NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.flags, 0);
     /* Cut at 70 bytes, inside the literal after the hole. */
-    r = graph_matcher_match(m, w, full, 70, NULL, NULL, e, 16);
+    r = map_matcher_match(m, w, full, 70, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
+    CHECK_INT(r.flags, MAP_MATCH_PARTIAL);
     CHECK_EMIT(g, e[0], "pkg.orders.long_one", unit_line_of(orders_py, "this is a very long"));
     /* Cut at exactly 64 bytes: still long enough. */
-    r = graph_matcher_match(m, w, full, 64, NULL, NULL, e, 16);
+    r = map_matcher_match(m, w, full, 64, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
+    CHECK_INT(r.flags, MAP_MATCH_PARTIAL);
     /* Shorter than partial_min: no match. */
-    r = graph_matcher_match(m, w, full, 63, NULL, NULL, e, 16);
+    r = map_matcher_match(m, w, full, 63, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 0);
     /* A long message that departs from the template's literal text is no
      * match (after the hole anything goes: it may be the hole's text,
@@ -618,25 +619,25 @@ TEST(matcher_truncated_messages)
     char bad[80];
     memcpy(bad, full, 70);
     bad[10] = 'Q';
-    r = graph_matcher_match(m, w, bad, 70, NULL, NULL, e, 16);
+    r = map_matcher_match(m, w, bad, 70, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 0);
     memcpy(bad, full, 70);
     bad[69] = 'Q';
-    r = graph_matcher_match(m, w, bad, 70, NULL, NULL, e, 16);
+    r = map_matcher_match(m, w, bad, 70, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
+    CHECK_INT(r.flags, MAP_MATCH_PARTIAL);
     /* partial_min is an option. */
-    graph_matcher *m2;
-    graph_matcher_opts o = {.partial_min = 30};
-    CHECK_OK(graph_matcher_build(g, &o, &m2));
-    graph_match_work *w2 = graph_match_work_new(m2);
-    r = graph_matcher_match(m2, w2, full, 40, NULL, NULL, e, 16);
+    map_matcher *m2;
+    map_matcher_opts o = {.partial_min = 30};
+    CHECK_OK(map_matcher_build(g, &o, &m2));
+    map_match_work *w2 = map_match_work_new(m2);
+    r = map_matcher_match(m2, w2, full, 40, NULL, NULL, e, 16);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_PARTIAL);
-    graph_match_work_free(w2);
-    graph_matcher_free(m2);
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    CHECK_INT(r.flags, MAP_MATCH_PARTIAL);
+    map_match_work_free(w2);
+    map_matcher_free(m2);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -663,16 +664,16 @@ TEST(matcher_decorations)
 {
     unit_write_str("dec/conn.py", conn_py);
     graph *g = index_dir("dec");
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
 
     /* A context the logging function put first: the match starts after
      * it, at the site that renders the rest. */
-    graph_match r = match(m, w, "[conn=3, chan=1] Sending request for foo", NULL, NULL, e);
+    map_match r = match(m, w, "[conn=3, chan=1] Sending request for foo", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_DECORATED);
+    CHECK_INT(r.flags, MAP_MATCH_DECORATED);
     CHECK_INT(r.decoration, strlen("[conn=3, chan=1] "));
     CHECK_INT(r.literal, strlen("Sending request for "));
     CHECK_EMIT(g, e[0], "conn.request", unit_line_of(conn_py, "Sending request"));
@@ -684,7 +685,7 @@ TEST(matcher_decorations)
     const char *longer = "[conn=3, chan=1, session=4f1c2a9e, user=admin] stopped now";
     r = match(m, w, longer, NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_DECORATED);
+    CHECK_INT(r.flags, MAP_MATCH_DECORATED);
     CHECK_INT(r.decoration, strlen(longer) - strlen("stopped now"));
     CHECK_EMIT(g, e[0], "conn.stop", unit_line_of(conn_py, "stopped %s"));
 
@@ -694,7 +695,7 @@ TEST(matcher_decorations)
     CHECK_INT(match(m, w, "worker 7 saw connection reset by peer", NULL, NULL, e).nemits, 0);
     r = match(m, w, "connection reset by peer", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_CONST);
+    CHECK_INT(r.flags, MAP_MATCH_CONST);
 
     /* A tail needs 8 literal bytes: "stopped " has them, "closed " does
      * not (though it matches when it is the whole message). */
@@ -708,8 +709,8 @@ TEST(matcher_decorations)
     CHECK_INT(r.flags, 0);
     CHECK_EMIT(g, e[0], "conn.close", unit_line_of(conn_py, "closed %s"));
 
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -752,14 +753,14 @@ TEST(matcher_whole_renderings_before_calls)
 {
     unit_write_str("jrun/jobs.py", jobs_run_py);
     graph *g = index_dir("jrun");
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
 
     /* buy's literal is an argument of timed's own template: the event is
      * timed's logging call, although buy's call shows more literal text. */
-    graph_match r = match(m, w, "label purchase from ups took 221 ms", NULL, NULL, e);
+    map_match r = match(m, w, "label purchase from ups took 221 ms", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_EMIT(g, e[0], "jobs.timed", unit_line_of(jobs_run_py, "took %.0f"));
 
@@ -776,8 +777,8 @@ TEST(matcher_whole_renderings_before_calls)
     CHECK_INT(r.decoration, 0);
     CHECK_EMIT(g, e[0], "jobs.execute", unit_line_of(jobs_run_py, "job {kind}"));
 
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -844,8 +845,8 @@ static uint32_t log_site(const graph *g, const char *qualname)
 TEST(matcher_unseen_sites)
 {
     graph *g = open_jobs();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
     uint32_t report = log_site(g, "pkg.jobs.report"), trace = log_site(g, "pkg.jobs.trace"),
              holes = log_site(g, "pkg.jobs.holes"), record = log_site(g, "pkg.jobs.record");
     CHECK(report < trace && trace < holes);
@@ -854,30 +855,30 @@ TEST(matcher_unseen_sites)
     /* The module logger's sites without text: a call's result, a
      * parameter, holes only. Not log_it's (a wrapper: its callers'
      * sites stand for it), not done's (a template), not print. */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, NULL, e, 8), 3);
+    CHECK_INT(map_matcher_unseen(m, "pkg.jobs", NULL, 0, NULL, e, 8), 3);
     CHECK_INT(e[0], report);
     CHECK_INT(e[1], trace);
     CHECK_INT(e[2], holes);
     /* The level narrows them when some are at it ... */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, "INFO", e, 8), 1);
+    CHECK_INT(map_matcher_unseen(m, "pkg.jobs", NULL, 0, "INFO", e, 8), 1);
     CHECK_INT(e[0], report);
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, "debug", e, 8), 1);
+    CHECK_INT(map_matcher_unseen(m, "pkg.jobs", NULL, 0, "debug", e, 8), 1);
     CHECK_INT(e[0], trace);
     /* ... and not when none is. */
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, "ERROR", e, 8), 3);
+    CHECK_INT(map_matcher_unseen(m, "pkg.jobs", NULL, 0, "ERROR", e, 8), 3);
     /* A logger named as the module's on a '.' boundary agrees. */
-    CHECK_INT(graph_matcher_unseen(m, "svc.pkg.jobs", NULL, 0, "DEBUG", e, 8), 1);
+    CHECK_INT(map_matcher_unseen(m, "svc.pkg.jobs", NULL, 0, "DEBUG", e, 8), 1);
     CHECK_INT(e[0], trace);
     /* A named logger. */
-    CHECK_INT(graph_matcher_unseen(m, "app.audit", NULL, 0, "INFO", e, 8), 1);
+    CHECK_INT(map_matcher_unseen(m, "app.audit", NULL, 0, "INFO", e, 8), 1);
     CHECK_INT(e[0], record);
     /* Unknown, or no logger: nothing. */
-    CHECK_INT(graph_matcher_unseen(m, "app.other", NULL, 0, NULL, e, 8), 0);
-    CHECK_INT(graph_matcher_unseen(m, NULL, NULL, 0, "INFO", e, 8), 0);
-    CHECK_INT(graph_matcher_unseen(m, "", NULL, 0, "INFO", e, 8), 0);
+    CHECK_INT(map_matcher_unseen(m, "app.other", NULL, 0, NULL, e, 8), 0);
+    CHECK_INT(map_matcher_unseen(m, NULL, NULL, 0, "INFO", e, 8), 0);
+    CHECK_INT(map_matcher_unseen(m, "", NULL, 0, "INFO", e, 8), 0);
     /* max bounds what is written, not what is counted. */
     e[1] = 12345;
-    CHECK_INT(graph_matcher_unseen(m, "pkg.jobs", NULL, 0, NULL, e, 1), 3);
+    CHECK_INT(map_matcher_unseen(m, "pkg.jobs", NULL, 0, NULL, e, 1), 3);
     CHECK_INT(e[0], report);
     CHECK_INT(e[1], 12345);
     /* By file, whatever the loggers: every site of jobs.py without text;
@@ -885,13 +886,13 @@ TEST(matcher_unseen_sites)
     graph_symbol rs;
     graph_get_symbol(g, unit_sym(g, "pkg.jobs.report"), &rs);
     uint32_t file = rs.file_id, other = file + 1 < graph_nfiles(g) ? file + 1 : file - 1;
-    CHECK_INT(graph_matcher_unseen(m, NULL, &file, 1, NULL, e, 8), 4);
+    CHECK_INT(map_matcher_unseen(m, NULL, &file, 1, NULL, e, 8), 4);
     CHECK_INT(e[3], record);
-    CHECK_INT(graph_matcher_unseen(m, NULL, &file, 1, "debug", e, 8), 1);
+    CHECK_INT(map_matcher_unseen(m, NULL, &file, 1, "debug", e, 8), 1);
     CHECK_INT(e[0], trace);
-    CHECK_INT(graph_matcher_unseen(m, NULL, &other, 1, NULL, e, 8), 0);
-    CHECK_INT(graph_matcher_unseen(m, NULL, NULL, 0, NULL, e, 8), 0);
-    graph_matcher_free(m);
+    CHECK_INT(map_matcher_unseen(m, NULL, &other, 1, NULL, e, 8), 0);
+    CHECK_INT(map_matcher_unseen(m, NULL, NULL, 0, NULL, e, 8), 0);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -924,11 +925,11 @@ TEST(matcher_typescript)
 {
     unit_write_str("ts/app.ts", app_ts);
     graph *g = index_dir("ts");
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
-    graph_match r;
+    map_match r;
 
     r = match(m, w, "listening on 8080", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
@@ -952,7 +953,7 @@ TEST(matcher_typescript)
     CHECK_INT(r.nemits, 2);
     r = match(m, w, "request 8080", "app:worker", NULL, e);
     CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.flags, GRAPH_MATCH_LOGGER);
+    CHECK_INT(r.flags, MAP_MATCH_LOGGER);
     CHECK_EMIT(g, e[0], "app.work", unit_line_of(app_ts, "wdbg('request"));
     r = match(m, w, "request 8080", "app:server", "DEBUG", e);
     CHECK_INT(r.nemits, 1);
@@ -964,8 +965,8 @@ TEST(matcher_typescript)
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.kind, GRAPH_EMIT_SPAN);
 
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -997,13 +998,13 @@ TEST(matcher_javascript_util_format)
 {
     unit_write_str("js/sync.js", sync_js);
     graph *g = index_dir("js");
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
     graph_emit em;
 
-    graph_match r = match(m, w, "sent {\"a\":1} to example.com", NULL, NULL, e);
+    map_match r = match(m, w, "sent {\"a\":1} to example.com", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.literal, strlen("sent  to "));
     CHECK_EMIT(g, e[0], "sync.send", unit_line_of(sync_js, "sent %j"));
@@ -1032,11 +1033,11 @@ TEST(matcher_javascript_util_format)
     em = unit_emit_at(g, "sync.alone", unit_line_of(sync_js, "log(state);"));
     CHECK_INT(em.style, GRAPH_STYLE_REF);
     CHECK_STR(em.tmpl, "");
-    CHECK_INT(graph_matcher_unseen(m, "app:sync", NULL, 0, NULL, e, 16), 1);
+    CHECK_INT(map_matcher_unseen(m, "app:sync", NULL, 0, NULL, e, 16), 1);
     CHECK_EMIT(g, e[0], "sync.alone", unit_line_of(sync_js, "log(state);"));
 
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
@@ -1107,47 +1108,47 @@ static graph *open_mapper_repo(void)
     return index_dir("mrepo");
 }
 
-static model_mapper *new_mapper(const graph *g, const model_mapper_opts *o)
+static map_mapper *new_mapper(const graph *g, const map_mapper_opts *o)
 {
-    model_mapper *m = NULL;
-    CHECK_OK(model_mapper_new(g, o, &m));
+    map_mapper *m = NULL;
+    CHECK_OK(map_mapper_new(g, o, &m));
     return m;
 }
 
 /* Maps a message of a training event; returns its activity. */
-static uint32_t map_msg(model_mapper *m, const char *text, uint32_t prev, uint32_t *var)
+static uint32_t map_msg(map_mapper *m, const char *text, uint32_t prev, uint32_t *var)
 {
-    model_map_event ev = {.text = text, .len = strlen(text), .learn = true};
+    map_event ev = {.text = text, .len = strlen(text), .learn = true};
     uint32_t a, v;
-    model_mapper_map(m, &ev, prev, &a, &v);
+    map_mapper_map(m, &ev, prev, &a, &v);
     if (var)
         *var = v;
     return a;
 }
 
-static model_activity activity(const model_mapper *m, uint32_t id)
+static map_activity activity(const map_mapper *m, uint32_t id)
 {
-    CHECK(id < model_mapper_nactivities(m));
-    model_activity a;
-    model_mapper_activity(m, id, &a);
+    CHECK(id < map_mapper_nactivities(m));
+    map_activity a;
+    map_mapper_activity(m, id, &a);
     return a;
 }
 
-static void finish(model_mapper *m)
+static void finish(map_mapper *m)
 {
     char why[256];
-    CHECK_OK(model_mapper_finish(m, why, sizeof why));
+    CHECK_OK(map_mapper_finish(m, why, sizeof why));
 }
 
 TEST(mapper_activities_variants_and_cache)
 {
     graph *g = open_mapper_repo();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     /* The fold-over activity exists from the start, with nothing. */
-    CHECK_INT(model_mapper_nactivities(m), 1);
+    CHECK_INT(map_mapper_nactivities(m), 1);
     CHECK_STR(activity(m, 0).text, "<other>");
-    CHECK_INT(model_mapper_find(m, "<other>"), 0);
-    CHECK(model_mapper_graph(m) == g);
+    CHECK_INT(map_mapper_find(m, "<other>"), 0);
+    CHECK(map_mapper_graph(m) == g);
 
     uint32_t v1, v2, v3, v4;
     uint32_t a1 = map_msg(m, "placing order 42 now", UINT32_MAX, &v1);
@@ -1162,21 +1163,21 @@ TEST(mapper_activities_variants_and_cache)
     CHECK_INT(v1, v2);
     CHECK_INT(v1, v3);
     CHECK(v4 != v1);
-    model_activity pa = activity(m, a1);
+    map_activity pa = activity(m, a1);
     CHECK_STR(pa.text, "placing order %s now");
-    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.place"));
     CHECK(pa.conf[0] == 1.0f);
     CHECK_INT(pa.count, 4);
     CHECK_INT(pa.nvariants, 2);
     const char *vt;
-    CHECK_INT(model_mapper_variant(m, v1, &vt), a1);
+    CHECK_INT(map_mapper_variant(m, v1, &vt), a1);
     CHECK_STR(vt, "placing order <num> now");
-    CHECK_INT(model_mapper_variant(m, v4, &vt), a1);
+    CHECK_INT(map_mapper_variant(m, v4, &vt), a1);
     CHECK_STR(vt, "placing order bob now");
-    CHECK_INT(model_mapper_find(m, "placing order %s now"), a1);
-    CHECK_INT(model_mapper_find(m, "no such activity"), UINT32_MAX);
+    CHECK_INT(map_mapper_find(m, "placing order %s now"), a1);
+    CHECK_INT(map_mapper_find(m, "no such activity"), UINT32_MAX);
 
     /* Messages no template matches are abstracted into one activity. */
     uint32_t u1 = map_msg(m, "cache warm took 15 ms", UINT32_MAX, &v1);
@@ -1195,26 +1196,26 @@ TEST(mapper_activities_variants_and_cache)
     CHECK_INT(activity(m, s1).syms[0], unit_sym(g, "pkg.a.run_alpha"));
 
     /* Counts are per event; ids stay after finish. */
-    uint32_t n = model_mapper_nactivities(m);
+    uint32_t n = map_mapper_nactivities(m);
     finish(m);
     CHECK_INT(map_msg(m, "placing order 42 now", UINT32_MAX, NULL), a1);
-    CHECK_INT(model_mapper_nactivities(m), n);
+    CHECK_INT(map_mapper_nactivities(m), n);
     CHECK_INT(activity(m, a1).count, 5);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 TEST(mapper_nearest_candidate)
 {
     graph *g = open_mapper_repo();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     uint32_t alpha = unit_sym(g, "pkg.a.alpha_worker"), beta = unit_sym(g, "pkg.b.beta_worker");
     /* Without a previous activity: the template's activity, with both
      * functions. */
     uint32_t g0 = map_msg(m, "shared step 1", UINT32_MAX, NULL);
-    model_activity pa = activity(m, g0);
+    map_activity pa = activity(m, g0);
     CHECK_STR(pa.text, "shared step %s");
-    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(pa.nsyms, 2);
     CHECK((pa.syms[0] == alpha && pa.syms[1] == beta) ||
           (pa.syms[0] == beta && pa.syms[1] == alpha));
@@ -1224,7 +1225,7 @@ TEST(mapper_nearest_candidate)
     uint32_t x = map_msg(m, "shared step 1", sa, NULL);
     pa = activity(m, x);
     CHECK_STR(pa.text, "shared step %s @pkg.a.alpha_worker");
-    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], alpha);
     /* After "starting beta": beta_worker. The cache is per message and
@@ -1248,12 +1249,12 @@ TEST(mapper_nearest_candidate)
     uint32_t un = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
     CHECK_INT(map_msg(m, "shared step 1", un, NULL), g0);
     /* The logger decides before proximity does. */
-    model_map_event ev = {.text = "shared step 3", .len = 13, .logger = "pkg.b", .learn = true};
+    map_event ev = {.text = "shared step 3", .len = 13, .logger = "pkg.b", .learn = true};
     uint32_t a, v;
-    model_mapper_map(m, &ev, sa, &a, &v);
+    map_mapper_map(m, &ev, sa, &a, &v);
     CHECK_INT(activity(m, a).nsyms, 1);
     CHECK_INT(activity(m, a).syms[0], beta);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1262,52 +1263,52 @@ TEST(mapper_nearest_candidate)
 TEST(mapper_peek_keeps_nothing)
 {
     graph *g = open_mapper_repo();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     uint32_t sa = map_msg(m, "starting alpha", UINT32_MAX, NULL);
     uint32_t x = map_msg(m, "shared step 1", sa, NULL);
-    uint32_t na = model_mapper_nactivities(m), nv = model_mapper_nvariants(m);
+    uint32_t na = map_mapper_nactivities(m), nv = map_mapper_nvariants(m);
     uint64_t count = activity(m, x).count;
     uint32_t a, v;
     const char *text;
     /* Known: the same activity and variant as map, after the same
      * previous activity; the group when none. */
-    model_map_event ev = {.text = "shared step 1", .len = 13};
-    model_mapper_peek(m, &ev, sa, &a, &v, &text);
+    map_event ev = {.text = "shared step 1", .len = 13};
+    map_mapper_peek(m, &ev, sa, &a, &v, &text);
     CHECK_INT(a, x);
     CHECK_STR(text, "shared step %s @pkg.a.alpha_worker");
     CHECK(v != UINT32_MAX);
     /* A new number in a known template: the activity, no variant yet. */
-    ev = (model_map_event){.text = "shared step 123456", .len = 18};
-    model_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    ev = (map_event){.text = "shared step 123456", .len = 18};
+    map_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
     CHECK_STR(text, "shared step %s");
     CHECK(a != UINT32_MAX);
     /* A template match whose activity was never made: none, its text. */
-    ev = (model_map_event){.text = "charging card 77", .len = 16};
-    model_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    ev = (map_event){.text = "charging card 77", .len = 16};
+    map_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
     CHECK_INT(a, UINT32_MAX);
     CHECK_INT(v, UINT32_MAX);
     CHECK_STR(text, "charging card %s");
     /* Nothing matches: none, its abstraction. */
-    ev = (model_map_event){.text = "zzz 42 qqq", .len = 10};
-    model_mapper_peek(m, &ev, x, &a, &v, &text);
+    ev = (map_event){.text = "zzz 42 qqq", .len = 10};
+    map_mapper_peek(m, &ev, x, &a, &v, &text);
     CHECK_INT(a, UINT32_MAX);
     CHECK_STR(text, "zzz <num> qqq");
     /* None of it was kept. */
-    CHECK_INT(model_mapper_nactivities(m), na);
-    CHECK_INT(model_mapper_nvariants(m), nv);
+    CHECK_INT(map_mapper_nactivities(m), na);
+    CHECK_INT(map_mapper_nvariants(m), nv);
     CHECK_INT(activity(m, x).count, count);
     /* And map still makes them. */
     uint32_t c = map_msg(m, "charging card 77", UINT32_MAX, NULL);
     CHECK_STR(activity(m, c).text, "charging card %s");
-    CHECK_INT(model_mapper_nactivities(m), na + 1);
-    model_mapper_free(m);
+    CHECK_INT(map_mapper_nactivities(m), na + 1);
+    map_mapper_free(m);
     graph_close(g);
 }
 
-static const char *variant_text(const model_mapper *m, uint32_t var, uint32_t *act)
+static const char *variant_text(const map_mapper *m, uint32_t var, uint32_t *act)
 {
     const char *text;
-    *act = model_mapper_variant(m, var, &text);
+    *act = map_mapper_variant(m, var, &text);
     return text;
 }
 
@@ -1318,15 +1319,15 @@ static const char *variant_text(const model_mapper *m, uint32_t var, uint32_t *a
 TEST(mapper_cached_messages_keep_their_variants)
 {
     graph *g = open_mapper_repo();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     uint32_t v1, v2, v3, va;
     uint32_t sa = map_msg(m, "starting alpha", UINT32_MAX, &v1);
     CHECK_INT(map_msg(m, "starting alpha", UINT32_MAX, &v2), sa);
     CHECK_INT(v2, v1);
     uint32_t a, v;
     const char *text;
-    model_map_event ev = {.text = "starting alpha", .len = 14};
-    model_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    map_event ev = {.text = "starting alpha", .len = 14};
+    map_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
     CHECK_INT(a, sa);
     CHECK_INT(v, v1);
     CHECK_STR(text, activity(m, sa).text);
@@ -1346,28 +1347,28 @@ TEST(mapper_cached_messages_keep_their_variants)
     CHECK_INT(va, y);
     CHECK_STR(variant_text(m, v1, &va), "shared step <num>");
     CHECK_INT(va, x);
-    uint32_t nv = model_mapper_nvariants(m);
+    uint32_t nv = map_mapper_nvariants(m);
     CHECK_INT(map_msg(m, "shared step 1", sb, &v), y);
     CHECK_INT(v, v3);
-    CHECK_INT(model_mapper_nvariants(m), nv);
+    CHECK_INT(map_mapper_nvariants(m), nv);
     /* A variant restored by its text is the one mapping made. */
-    CHECK_INT(model_mapper_restore_variant(m, y, "shared step <num>"), v3);
-    CHECK_INT(model_mapper_nvariants(m), nv);
-    model_mapper_free(m);
+    CHECK_INT(map_mapper_restore_variant(m, y, "shared step <num>"), v3);
+    CHECK_INT(map_mapper_nvariants(m), nv);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 TEST(mapper_constants_strategy)
 {
     graph *g = open_mapper_repo();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     uint32_t a = map_msg(m, "payment failed for card 4242", UINT32_MAX, NULL);
-    model_activity pa = activity(m, a);
+    map_activity pa = activity(m, a);
     CHECK_STR(pa.text, "payment failed for card %s");
     CHECK_INT(pa.nsyms, 0); /* decided at finish */
     const uint32_t *cands;
     bool has_const;
-    uint32_t nc = model_mapper_candidates(m, a, &cands, &has_const);
+    uint32_t nc = map__candidates(m, a, &cands, &has_const);
     CHECK(has_const);
     CHECK_INT(nc, 1);
     CHECK_INT(cands[0], unit_sym(g, "pkg.pay"));
@@ -1378,21 +1379,21 @@ TEST(mapper_constants_strategy)
      * non-literal message (and is called, so it is not taken itself).
      * The constant goes through a local variable, so the call to the
      * wrapper is no site of its own. */
-    CHECK_INT(pa.strategy, MODEL_MAP_CONST);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.pay.failing"));
     CHECK(pa.conf[0] == 1.0f);
-    model_mapper_free(m);
+    map_mapper_free(m);
 
     /* Turned off: the constant stays unmapped by it (tokens may not map
      * it either: nothing is named like a payment). */
-    model_mapper_opts o = {.no_const = true, .no_tokens = true};
+    map_mapper_opts o = {.no_const = true, .no_tokens = true};
     m = new_mapper(g, &o);
     a = map_msg(m, "payment failed for card 4242", UINT32_MAX, NULL);
     finish(m);
     pa = activity(m, a);
     CHECK_INT(pa.nsyms, 0);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1421,20 +1422,20 @@ TEST(mapper_constants_tie_keeps_both)
                                       "    msg = MSG_TWIN\n"
                                       "    report(msg, x)\n");
     graph *g = index_dir("trepo");
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     uint32_t a = map_msg(m, "twin failure on disk0", UINT32_MAX, NULL);
     finish(m);
-    model_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MODEL_MAP_CONST);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
     CHECK_INT(pa.nsyms, 2);
     uint32_t ta = unit_sym(g, "twin.w.twin_a"), tb = unit_sym(g, "twin.w.twin_b");
     CHECK((pa.syms[0] == ta && pa.syms[1] == tb) || (pa.syms[0] == tb && pa.syms[1] == ta));
     CHECK(pa.conf[0] > 0.49f && pa.conf[0] < 0.51f && pa.conf[1] > 0.49f && pa.conf[1] < 0.51f);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
-static uint32_t map_rec(model_mapper *m, const char *text, const char *logger, const char *level);
+static uint32_t map_rec(map_mapper *m, const char *text, const char *logger, const char *level);
 
 /* A format kept in a constant, reaching the logging call through an
  * object (`policy.format`): the function that makes that call logs it,
@@ -1498,14 +1499,14 @@ TEST(mapper_constants_own_logging_call)
     CHECK(!(s.flags & GRAPH_SF_TAKES_TEXT));
     graph_get_symbol(g, unit_sym(g, "jobs.run.Runner.load"), &s);
     CHECK(!(s.flags & GRAPH_SF_TAKES_TEXT)); /* "settings": a key, not a message */
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     uint32_t a = map_msg(m, "job build failed: boom", UINT32_MAX, NULL);
     finish(m);
-    model_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MODEL_MAP_CONST);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "jobs.run.Runner.log_error"));
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1547,9 +1548,9 @@ TEST(mapper_logger_helper_callers)
     CHECK(!(s.flags & GRAPH_SF_WRAPPER)); /* its shape is not known */
 
     /* The call site's template renders the decorated message. */
-    graph_matcher *gm;
-    CHECK_OK(graph_matcher_build(g, NULL, &gm));
-    graph_match_work *w = graph_match_work_new(gm);
+    map_matcher *gm;
+    CHECK_OK(map_matcher_build(g, NULL, &gm));
+    map_match_work *w = map_match_work_new(gm);
     uint32_t first, n = graph_symbol_emits(g, send, &first), site = GRAPH_NONE;
     for (uint32_t i = 0; i < n; i++) {
         graph_emit e;
@@ -1559,25 +1560,25 @@ TEST(mapper_logger_helper_callers)
     }
     CHECK(site != GRAPH_NONE);
     const char *msg = "| Worker: Restarting event loop...";
-    CHECK_INT(graph_matcher_renders(gm, w, site, msg, strlen(msg)), 4); /* " ..." */
-    CHECK_INT(graph_matcher_renders(gm, w, site, "Restarting now", 14), 0);
-    graph_match_work_free(w);
-    graph_matcher_free(gm);
+    CHECK_INT(map_matcher_renders(gm, w, site, msg, strlen(msg)), 4); /* " ..." */
+    CHECK_INT(map_matcher_renders(gm, w, site, "Restarting now", 14), 0);
+    map_match_work_free(w);
+    map_matcher_free(gm);
 
-    model_mapper_opts o = {.no_tokens = true};
-    model_mapper *m = new_mapper(g, &o);
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
     uint32_t a = map_rec(m, msg, "bp.core", "DEBUG");
     uint32_t b = map_rec(m, "| Worker: Preparing the steps.", "bp.core", "DEBUG");
     finish(m);
-    model_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], send);
     /* A literal long enough to tell is a template match already. */
     pa = activity(m, b);
-    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(pa.syms[0], unit_sym(g, "bp.core.Blueprint.apply"));
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1613,7 +1614,7 @@ TEST(mapper_proven_callee_short_literals)
                    "        debug(\"opening %s\", uri)\n");
     graph *g = index_dir("drepo");
     uint32_t open = unit_sym(g, "cl.client.Client.open");
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     /* Before the log shows what debug() is, 9 literal bytes of a mere
      * candidate call explain nothing. */
     uint32_t early = map_msg(m, "opening http://127.0.0.1:46519/socket.io/admin", UINT32_MAX, NULL);
@@ -1624,15 +1625,15 @@ TEST(mapper_proven_callee_short_literals)
     CHECK_INT(activity(m, h).syms[0], unit_sym(g, "cl.client.Client.handshake"));
     /* Two sites proven: debug() logs. */
     uint32_t later = map_msg(m, "opening http://127.0.0.1:40111/socket.io/admin", UINT32_MAX, NULL);
-    model_activity pa = activity(m, later);
+    map_activity pa = activity(m, later);
     CHECK_STR(pa.text, "opening %s");
-    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], open);
     /* The message first seen unmatched is matched now. */
     CHECK_INT(map_msg(m, "opening http://127.0.0.1:46519/socket.io/admin", UINT32_MAX, NULL),
               later);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1650,58 +1651,58 @@ TEST(matcher_candidate_call_levels)
                    "def detect_sync(diag, d, e):\n"
                    "    diag.error(f\"{d} failed to load the detector: {e}\")\n");
     graph *g = index_dir("lrepo");
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     uint32_t e[16];
     const char *msg = "Object failed to load the detector: timeout";
-    graph_match r = match(m, w, msg, NULL, NULL, e);
+    map_match r = match(m, w, msg, NULL, NULL, e);
     CHECK_INT(r.nemits, 2);
     graph_emit em;
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.kind, GRAPH_EMIT_CALL);
     r = match(m, w, msg, NULL, "ERROR", e);
     CHECK_INT(r.nemits, 1);
-    CHECK(r.flags & GRAPH_MATCH_LEVEL);
+    CHECK(r.flags & MAP_MATCH_LEVEL);
     CHECK_EMIT(g, e[0], "det.run.detect_sync", 6);
     r = match(m, w, msg, NULL, "DEBUG", e);
     CHECK_INT(r.nemits, 1);
     CHECK_EMIT(g, e[0], "det.run.detect_async", 2);
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }
 
 TEST(mapper_tokens_strategy)
 {
     graph *g = open_mapper_repo();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     uint32_t a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
     uint32_t z = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
     CHECK_INT(activity(m, a).nsyms, 0);
     finish(m);
-    model_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MODEL_MAP_TOKENS);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_TOKENS);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.rebuild_search_index"));
     CHECK(pa.conf[0] >= 0.25f && pa.conf[0] <= 1.0f);
     /* nothing similar: unmapped */
     CHECK_INT(activity(m, z).nsyms, 0);
-    model_mapper_free(m);
+    map_mapper_free(m);
 
     /* A threshold above the cosine, or the strategy off: unmapped. */
-    model_mapper_opts o = {.tokens_min = 0.999};
+    map_mapper_opts o = {.tokens_min = 0.999};
     m = new_mapper(g, &o);
     a = map_msg(m, "Rebuild search index now please", UINT32_MAX, NULL);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    model_mapper_free(m);
-    o = (model_mapper_opts){.no_tokens = true};
+    map_mapper_free(m);
+    o = (map_mapper_opts){.no_tokens = true};
     m = new_mapper(g, &o);
     a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1710,66 +1711,66 @@ TEST(mapper_code_attributes)
     graph *g = open_mapper_repo();
     uint32_t place = unit_sym(g, "pkg.a.place");
     uint32_t line = unit_line_of(ma_py, "return order");
-    model_mapper_opts o = {.use_code_attrs = true, .no_tokens = true};
-    model_mapper *m = new_mapper(g, &o);
+    map_mapper_opts o = {.use_code_attrs = true, .no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
     /* An absolute path: its longest suffix that is a graph file. */
-    model_map_event ev = {.text = "zzz qqq",
-                          .len = 7,
-                          .code_file = "/srv/app/pkg/a.py",
-                          .code_line = line,
-                          .learn = true};
+    map_event ev = {.text = "zzz qqq",
+                    .len = 7,
+                    .code_file = "/srv/app/pkg/a.py",
+                    .code_line = line,
+                    .learn = true};
     uint32_t a, v;
-    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     /* by function name and namespace, without a file */
-    model_map_event ev2 = {.text = "www vvv",
-                           .len = 7,
-                           .code_function = "run_beta",
-                           .code_namespace = "pkg.b",
-                           .learn = true};
+    map_event ev2 = {.text = "www vvv",
+                     .len = 7,
+                     .code_function = "run_beta",
+                     .code_namespace = "pkg.b",
+                     .learn = true};
     uint32_t b;
-    model_mapper_map(m, &ev2, UINT32_MAX, &b, &v);
+    map_mapper_map(m, &ev2, UINT32_MAX, &b, &v);
     /* Code attributes beat the template. */
-    model_map_event ev3 = {.text = "starting alpha",
-                           .len = 14,
-                           .code_file = "pkg/b.py",
-                           .code_line = unit_line_of(mb_py, "starting beta"),
-                           .learn = true};
+    map_event ev3 = {.text = "starting alpha",
+                     .len = 14,
+                     .code_file = "pkg/b.py",
+                     .code_line = unit_line_of(mb_py, "starting beta"),
+                     .learn = true};
     uint32_t c;
-    model_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    map_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
     finish(m);
-    model_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MODEL_MAP_CODE);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_CODE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], place);
     CHECK(pa.conf[0] == 1.0f);
     pa = activity(m, b);
-    CHECK_INT(pa.strategy, MODEL_MAP_CODE);
+    CHECK_INT(pa.strategy, MAP_BY_CODE);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
     pa = activity(m, c);
-    CHECK_INT(pa.strategy, MODEL_MAP_CODE);
+    CHECK_INT(pa.strategy, MAP_BY_CODE);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
-    model_mapper_free(m);
+    map_mapper_free(m);
 
     /* Events that may not teach (test cases): not used. */
     m = new_mapper(g, &o);
     ev.learn = false;
-    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     ev3.learn = false;
-    model_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    map_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    CHECK_INT(activity(m, c).strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(activity(m, c).strategy, MAP_BY_TEMPLATE);
     CHECK_INT(activity(m, c).syms[0], unit_sym(g, "pkg.a.run_alpha"));
-    model_mapper_free(m);
+    map_mapper_free(m);
 
     /* Not allowed: not used either. */
     o.use_code_attrs = false;
     m = new_mapper(g, &o);
     ev.learn = true;
-    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1779,36 +1780,36 @@ TEST(mapper_overrides_before_templates)
     const char *path = unit_write_str("ov.yaml", "- activity: \"placing order *\"\n"
                                                  "  symbols: [pkg.b.run_beta]\n"
                                                  "  confidence: 0.5\n");
-    graph_overrides *ov;
+    map_overrides *ov;
     char why[256];
-    int rc = graph_overrides_load(path, g, &ov, why, sizeof why);
+    int rc = map_overrides_load(path, g, &ov, why, sizeof why);
     if (rc)
         unit_fail(__FILE__, __LINE__, "%s", why);
-    model_mapper_opts o = {.overrides = ov};
-    model_mapper *m = new_mapper(g, &o);
+    map_mapper_opts o = {.overrides = ov};
+    map_mapper *m = new_mapper(g, &o);
     uint32_t a = map_msg(m, "placing order 42 now", UINT32_MAX, NULL);
     uint32_t b = map_msg(m, "placing order 43 now", UINT32_MAX, NULL);
     uint32_t c = map_msg(m, "starting alpha", UINT32_MAX, NULL);
     finish(m);
     CHECK_INT(a, b);
-    model_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MODEL_MAP_OVERRIDE);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_OVERRIDE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
     CHECK(pa.conf[0] == 0.5f);
     CHECK_INT(pa.count, 2);
     /* a message no rule matches: the template */
-    CHECK_INT(activity(m, c).strategy, MODEL_MAP_TEMPLATE);
-    model_mapper_free(m);
-    graph_overrides_free(ov);
+    CHECK_INT(activity(m, c).strategy, MAP_BY_TEMPLATE);
+    map_mapper_free(m);
+    map_overrides_free(ov);
     graph_close(g);
 }
 
 TEST(mapper_max_activities_fold)
 {
     graph *g = open_mapper_repo();
-    model_mapper_opts o = {.max_activities = 3};
-    model_mapper *m = new_mapper(g, &o);
+    map_mapper_opts o = {.max_activities = 3};
+    map_mapper *m = new_mapper(g, &o);
     uint32_t a = map_msg(m, "starting alpha", UINT32_MAX, NULL);
     uint32_t b = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
     CHECK_INT(a, 1);
@@ -1822,32 +1823,32 @@ TEST(mapper_max_activities_fold)
     CHECK_INT(map_msg(m, "payment failed for card 1", UINT32_MAX, NULL), 0);
     /* Known ones still map to themselves. */
     CHECK_INT(map_msg(m, "starting alpha", UINT32_MAX, NULL), a);
-    CHECK_INT(model_mapper_nactivities(m), 3);
+    CHECK_INT(map_mapper_nactivities(m), 3);
     finish(m);
-    model_activity pa = activity(m, 0);
+    map_activity pa = activity(m, 0);
     CHECK_STR(pa.text, "<other>");
     CHECK_INT(pa.count, 5);
     CHECK_INT(pa.nsyms, 0);
     CHECK_INT(activity(m, a).nsyms, 1);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 /* Maps a message as a record of logger at level gives it. */
-static uint32_t map_rec(model_mapper *m, const char *text, const char *logger, const char *level)
+static uint32_t map_rec(map_mapper *m, const char *text, const char *logger, const char *level)
 {
-    model_map_event ev = {
+    map_event ev = {
         .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = true};
     uint32_t a, v;
-    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     return a;
 }
 
 TEST(mapper_logger_strategy)
 {
     graph *g = open_jobs();
-    model_mapper_opts o = {.no_tokens = true};
-    model_mapper *m = new_mapper(g, &o);
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
     /* No template shows these messages; their logger and level do. */
     uint32_t info = map_rec(m, "3 rows copied", "pkg.jobs", "INFO");
     uint32_t debug = map_rec(m, "step compile finished", "pkg.jobs", "DEBUG");
@@ -1861,25 +1862,25 @@ TEST(mapper_logger_strategy)
     CHECK_INT(activity(m, info).nsyms, 0); /* decided at finish */
     finish(m);
 
-    model_activity pa = activity(m, info);
+    map_activity pa = activity(m, info);
     CHECK_STR(pa.text, "<num> rows copied");
-    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
-    CHECK_STR(model_map_strategy_name(pa.strategy), "logger");
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_STR(map_strategy_name(pa.strategy), "logger");
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.report"));
     CHECK(pa.conf[0] == 1.0f);
     pa = activity(m, debug);
-    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.trace"));
     pa = activity(m, audit);
-    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.record"));
     /* Several sites and no neighbours to say which is nearer: all,
      * evenly, in id order. */
     pa = activity(m, error);
-    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 3);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.report"));
     CHECK_INT(pa.syms[1], unit_sym(g, "pkg.jobs.trace"));
@@ -1888,22 +1889,22 @@ TEST(mapper_logger_strategy)
         CHECK(fabsf(pa.conf[i] - 1.0f / 3) < 1e-6f);
     CHECK_INT(activity(m, none).nsyms, 0);
     CHECK_INT(activity(m, mixed).nsyms, 0);
-    model_mapper_free(m);
+    map_mapper_free(m);
 
     /* After done's message, trace (which done calls) comes first, and
      * weighs more; the weights still sum to 1. */
     m = new_mapper(g, &o);
     uint32_t d = map_msg(m, "done with 5", UINT32_MAX, NULL);
-    model_map_event ev = {.text = "odd thing happened",
-                          .len = strlen("odd thing happened"),
-                          .logger = "pkg.jobs",
-                          .level = "ERROR",
-                          .learn = true};
+    map_event ev = {.text = "odd thing happened",
+                    .len = strlen("odd thing happened"),
+                    .logger = "pkg.jobs",
+                    .level = "ERROR",
+                    .learn = true};
     uint32_t v;
-    model_mapper_map(m, &ev, d, &error, &v);
+    map_mapper_map(m, &ev, d, &error, &v);
     finish(m);
     pa = activity(m, error);
-    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 3);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.trace"));
     /* The other two are as far from done: they tie, in id order. */
@@ -1911,7 +1912,7 @@ TEST(mapper_logger_strategy)
     CHECK_INT(pa.syms[2], unit_sym(g, "pkg.jobs.holes"));
     CHECK(pa.conf[0] > pa.conf[1] && pa.conf[1] == pa.conf[2]);
     CHECK(fabsf(pa.conf[0] + pa.conf[1] + pa.conf[2] - 1.0f) < 1e-5f);
-    model_mapper_free(m);
+    map_mapper_free(m);
 
     /* Turned off: unmapped. */
     o.no_logger = true;
@@ -1920,8 +1921,8 @@ TEST(mapper_logger_strategy)
     finish(m);
     pa = activity(m, info);
     CHECK_INT(pa.nsyms, 0);
-    CHECK_INT(pa.strategy, MODEL_MAP_NONE);
-    model_mapper_free(m);
+    CHECK_INT(pa.strategy, MAP_BY_NONE);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -1964,8 +1965,8 @@ TEST(mapper_callee_that_does_more_than_log)
     CHECK_INT(n, 1);
     CHECK_INT(graph_emit_callee(g, first), send);
 
-    model_mapper_opts o = {.no_tokens = true};
-    model_mapper *m = new_mapper(g, &o);
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
     /* send does more than log, so what it logs is its own event; quiet
      * only logs, so the event is its caller's. */
     uint32_t ehlo = map_rec(m, "EHLO client.example.test", "smtp-conn", "DEBUG");
@@ -1977,22 +1978,22 @@ TEST(mapper_callee_that_does_more_than_log)
     uint32_t reply = map_rec(m, "250 ok queued as 12", "smtp-conn", "INFO");
     uint32_t stray = map_rec(m, "451 try again later", "elsewhere", "INFO");
     finish(m);
-    model_activity pa = activity(m, ehlo);
-    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    map_activity pa = activity(m, ehlo);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], send);
     pa = activity(m, tls);
-    CHECK_INT(pa.strategy, MODEL_MAP_TEMPLATE);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.greet"));
     pa = activity(m, up);
     CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.ready"));
     pa = activity(m, reply);
-    CHECK_INT(pa.strategy, MODEL_MAP_LOGGER);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.onData"));
     CHECK_INT(activity(m, stray).nsyms, 0);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -2070,7 +2071,7 @@ typedef struct seqs {
 } seqs;
 
 /* Maps the cases (one string of letters each) into s. */
-static void map_cases(model_mapper *m, const char *const *cases, uint32_t n, seqs *s, bool learn)
+static void map_cases(map_mapper *m, const char *const *cases, uint32_t n, seqs *s, bool learn)
 {
     uint32_t k = 0;
     s->ncases = n;
@@ -2079,8 +2080,8 @@ static void map_cases(model_mapper *m, const char *const *cases, uint32_t n, seq
         uint32_t prev = UINT32_MAX;
         for (const char *p = cases[c]; *p; p++) {
             const char *msg = letter_msg(*p);
-            model_map_event ev = {.text = msg, .len = strlen(msg), .learn = learn};
-            model_mapper_map(m, &ev, prev, &s->act[k], &s->var[k]);
+            map_event ev = {.text = msg, .len = strlen(msg), .learn = learn};
+            map_mapper_map(m, &ev, prev, &s->act[k], &s->var[k]);
             prev = s->act[k++];
         }
         s->off[c + 1] = k;
@@ -2093,14 +2094,14 @@ static model_seqs as_seqs(const seqs *s)
 }
 
 /* The top-1 symbol for a prefix given as letters. */
-static uint32_t top1(const model_joint *md, model_mapper *m, const char *prefix, model_pred *out)
+static uint32_t top1(const model_joint *md, map_mapper *m, const char *prefix, model_pred *out)
 {
     uint32_t act[32], var[32], n = 0;
     uint32_t prev = UINT32_MAX;
     for (const char *p = prefix; *p; p++, n++) {
         const char *msg = letter_msg(*p);
-        model_map_event ev = {.text = msg, .len = strlen(msg)};
-        model_mapper_map(m, &ev, prev, &act[n], &var[n]);
+        map_event ev = {.text = msg, .len = strlen(msg)};
+        map_mapper_map(m, &ev, prev, &act[n], &var[n]);
         prev = act[n];
     }
     model_work *w;
@@ -2113,7 +2114,7 @@ static uint32_t top1(const model_joint *md, model_mapper *m, const char *prefix,
     return k ? p[0].symbol : UINT32_MAX;
 }
 
-static model_joint *train(model_mapper *m, const seqs *s, const model_params *p)
+static model_joint *train(map_mapper *m, const seqs *s, const model_params *p)
 {
     model_seqs q = as_seqs(s);
     model_joint *md = NULL;
@@ -2126,7 +2127,7 @@ static const char *const ABC_CASES[] = {"ABC", "ABD", "ABC", "XBD"};
 TEST(model_order_two_decides)
 {
     graph *g = open_flow();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     seqs s;
     map_cases(m, ABC_CASES, 4, &s, true);
     /* E is known to the mapper but never seen in training. */
@@ -2141,7 +2142,7 @@ TEST(model_order_two_decides)
     CHECK_INT(st.train_cases, 4);
     CHECK_INT(st.train_events, 12);
     CHECK_INT(st.symbols, graph_nsymbols(g));
-    CHECK_INT(st.activities, model_mapper_nactivities(m));
+    CHECK_INT(st.activities, map_mapper_nactivities(m));
     CHECK_INT(st.variants_kept, 0);
     /* Contexts: [A] [X] [B] [A B] [X B]. */
     CHECK_INT(st.contexts, 5);
@@ -2153,9 +2154,9 @@ TEST(model_order_two_decides)
      * X B -> D. */
     model_pred pr;
     CHECK_INT(top1(md, m, "AB", &pr), fc);
-    CHECK_INT(pr.activity, model_mapper_find(m, "cherry event"));
+    CHECK_INT(pr.activity, map_mapper_find(m, "cherry event"));
     CHECK_INT(top1(md, m, "XB", &pr), fd);
-    CHECK_INT(pr.activity, model_mapper_find(m, "damson event"));
+    CHECK_INT(pr.activity, map_mapper_find(m, "damson event"));
     /* Cold start: nothing follows C or E in training; the recency
      * fallback ranks the current emitter. */
     CHECK_INT(top1(md, m, "C", NULL), fc);
@@ -2204,14 +2205,14 @@ TEST(model_order_two_decides)
     core_buf_free(&b);
     model_work_free(w);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 TEST(model_variants_decide)
 {
     graph *g = open_flow();
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     static const char *const cases[] = {"HA", "KB", "HA", "KB", "HA", "KB"};
     seqs s;
     map_cases(m, cases, 6, &s, true);
@@ -2249,7 +2250,7 @@ TEST(model_variants_decide)
     model_get_stats(md, &st);
     CHECK_INT(st.variants_kept, 0);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -2294,14 +2295,14 @@ static void check_same_rankings(const model_joint *m1, const model_joint *m2, co
 
 static const char *const MIXED_CASES[] = {"ABC", "ABD", "HAB", "KBD", "XBD", "ABCE", "HA", "KB"};
 
-static model_joint *mixed_model(const graph *g, model_mapper **mp, seqs *s)
+static model_joint *mixed_model(const graph *g, map_mapper **mp, seqs *s)
 {
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     map_cases(m, MIXED_CASES, 8, s, true);
     /* an unmapped activity too */
-    model_map_event ev = {.text = "zzz 1", .len = 5, .learn = true};
+    map_event ev = {.text = "zzz 1", .len = 5, .learn = true};
     uint32_t a, v;
-    model_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
     finish(m);
     model_params p = model_params_default();
     p.order = 3;
@@ -2317,14 +2318,14 @@ static model_joint *mixed_model(const graph *g, model_mapper **mp, seqs *s)
 TEST(model_warm_stream_equals_cold)
 {
     graph *g = open_flow();
-    model_mapper *m;
+    map_mapper *m;
     seqs s;
     model_joint *md = mixed_model(g, &m, &s);
     /* a case with the unmapped activity inside it */
-    model_map_event ev = {.text = "zzz 2", .len = 5};
+    map_event ev = {.text = "zzz 2", .len = 5};
     uint32_t za, zv;
-    model_mapper_map(m, &ev, UINT32_MAX, &za, &zv);
-    CHECK(za < model_mapper_nactivities(m));
+    map_mapper_map(m, &ev, UINT32_MAX, &za, &zv);
+    CHECK(za < map_mapper_nactivities(m));
     const double decays[] = {0.5, 0, 0.9};
     for (size_t di = 0; di < sizeof decays / sizeof *decays; di++) {
         model_params p = *model_get_params(md);
@@ -2373,7 +2374,7 @@ TEST(model_warm_stream_equals_cold)
         model_free(x);
     }
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -2383,7 +2384,7 @@ TEST(model_warm_stream_equals_cold)
 TEST(model_warm_memo_equals_fresh_work)
 {
     graph *g = open_flow();
-    model_mapper *m;
+    map_mapper *m;
     seqs s;
     model_joint *md = mixed_model(g, &m, &s);
     CHECK_OK(model_stream_prepare(md, 64, 1));
@@ -2419,7 +2420,7 @@ TEST(model_warm_memo_equals_fresh_work)
     CHECK(same > 900);
     model_work_free(w);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -2448,7 +2449,7 @@ TEST(model_fills_short_lists_from_code_graph)
     unit_write_str("fill/other/b.py", "def other():\n"
                                       "    print(\"other event\")\n");
     graph *g = index_dir("fill");
-    model_mapper *m = new_mapper(g, NULL);
+    map_mapper *m = new_mapper(g, NULL);
     static const char *const cases[][2] = {{"start event", "step event"},
                                            {"start event", "step event"},
                                            {"deep event", "other event"}};
@@ -2457,8 +2458,8 @@ TEST(model_fills_short_lists_from_code_graph)
     for (uint32_t c = 0; c < 3; c++) {
         uint32_t prev = UINT32_MAX;
         for (uint32_t i = 0; i < 2; i++) {
-            model_map_event ev = {.text = cases[c][i], .len = strlen(cases[c][i]), .learn = true};
-            model_mapper_map(m, &ev, prev, &s.act[k], &s.var[k]);
+            map_event ev = {.text = cases[c][i], .len = strlen(cases[c][i]), .learn = true};
+            map_mapper_map(m, &ev, prev, &s.act[k], &s.var[k]);
             prev = s.act[k++];
         }
         s.off[c + 1] = k;
@@ -2495,7 +2496,7 @@ TEST(model_fills_short_lists_from_code_graph)
         CHECK(full[i].symbol != unit_sym(g, "other.b.other"));
     model_work_free(w);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -2504,7 +2505,7 @@ TEST(model_fills_short_lists_from_code_graph)
 TEST(model_train_more_equals_training_on_all)
 {
     graph *g = open_flow();
-    model_mapper *m;
+    map_mapper *m;
     seqs s;
     model_joint *tmp = mixed_model(g, &m, &s);
     model_free(tmp);
@@ -2543,9 +2544,9 @@ TEST(model_train_more_equals_training_on_all)
     /* From a snapshot of the mapper: the same model, even when the mapper
      * has grown since the snapshot (the new activity gets no node). */
     model_mapper_snap *snap = model_mapper_snapshot(m);
-    model_map_event me = {.text = "a message nobody wrote 12345", .len = 28};
+    map_event me = {.text = "a message nobody wrote 12345", .len = 28};
     uint32_t na, nv;
-    model_mapper_map(m, &me, UINT32_MAX, &na, &nv);
+    map_mapper_map(m, &me, UINT32_MAX, &na, &nv);
     CHECK_INT(na, sa.activities);
     CHECK_OK(model_train_more(base, snap, obs, nobs, events, s.ncases - 4, &more));
     model_mapper_snap_free(snap);
@@ -2556,29 +2557,29 @@ TEST(model_train_more_equals_training_on_all)
     model_free(more);
     model_free(base);
     model_free(all);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 TEST(model_save_load_round_trip)
 {
     graph *g = open_flow();
-    model_mapper *m;
+    map_mapper *m;
     seqs s;
     model_joint *md = mixed_model(g, &m, &s);
     const char *path = unit_tmp_path("flow.model");
     CHECK_OK(model_save(md, path));
-    model_mapper *m2 = NULL;
+    map_mapper *m2 = NULL;
     model_joint *md2 = NULL;
     char why[512];
     int rc = model_load(path, g, NULL, &m2, &md2, why, sizeof why);
     if (rc)
         unit_fail(__FILE__, __LINE__, "load: %s", why);
     /* The dictionary comes back with its ids. */
-    CHECK_INT(model_mapper_nactivities(m2), model_mapper_nactivities(m));
-    CHECK_INT(model_mapper_nvariants(m2), model_mapper_nvariants(m));
-    for (uint32_t a = 0; a < model_mapper_nactivities(m); a++) {
-        model_activity x = activity(m, a), y = activity(m2, a);
+    CHECK_INT(map_mapper_nactivities(m2), map_mapper_nactivities(m));
+    CHECK_INT(map_mapper_nvariants(m2), map_mapper_nvariants(m));
+    for (uint32_t a = 0; a < map_mapper_nactivities(m); a++) {
+        map_activity x = activity(m, a), y = activity(m2, a);
         CHECK_STR(x.text, y.text);
         CHECK_INT(x.strategy, y.strategy);
         CHECK_INT(x.nsyms, y.nsyms);
@@ -2589,9 +2590,9 @@ TEST(model_save_load_round_trip)
             CHECK(x.conf[i] == y.conf[i]);
         }
     }
-    for (uint32_t v = 0; v < model_mapper_nvariants(m); v++) {
+    for (uint32_t v = 0; v < map_mapper_nvariants(m); v++) {
         const char *t1, *t2;
-        CHECK_INT(model_mapper_variant(m, v, &t1), model_mapper_variant(m2, v, &t2));
+        CHECK_INT(map_mapper_variant(m, v, &t1), map_mapper_variant(m2, v, &t2));
         CHECK_STR(t1, t2);
     }
     model_stats s1, s2;
@@ -2623,18 +2624,18 @@ TEST(model_save_load_round_trip)
     free(d1);
     free(d2);
     /* The loaded mapper maps messages as the trained one did. */
-    CHECK_INT(map_msg(m2, "cherry event", UINT32_MAX, NULL), model_mapper_find(m, "cherry event"));
-    CHECK_INT(map_msg(m2, "visit cart", UINT32_MAX, NULL), model_mapper_find(m, "visit %s"));
+    CHECK_INT(map_msg(m2, "cherry event", UINT32_MAX, NULL), map_mapper_find(m, "cherry event"));
+    CHECK_INT(map_msg(m2, "visit cart", UINT32_MAX, NULL), map_mapper_find(m, "visit %s"));
     model_free(md2);
-    model_mapper_free(m2);
+    map_mapper_free(m2);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 static void expect_load_error(const char *path, const graph *g, const char *what)
 {
-    model_mapper *m = NULL;
+    map_mapper *m = NULL;
     model_joint *md = NULL;
     char why[512] = "";
     int rc = model_load(path, g, NULL, &m, &md, why, sizeof why);
@@ -2649,7 +2650,7 @@ static void expect_load_error(const char *path, const graph *g, const char *what
 TEST(model_file_errors)
 {
     graph *g = open_flow();
-    model_mapper *m;
+    map_mapper *m;
     seqs s;
     model_joint *md = mixed_model(g, &m, &s);
     const char *path = unit_tmp_path("good.model");
@@ -2670,7 +2671,7 @@ TEST(model_file_errors)
     size_t cuts[] = {len - 1, len - 4, len / 2, 30};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         const char *p = unit_write("cut.model", data, cuts[i]);
-        model_mapper *m2 = NULL;
+        map_mapper *m2 = NULL;
         model_joint *md2 = NULL;
         char why[512] = "";
         CHECK(model_load(p, g, NULL, &m2, &md2, why, sizeof why) != 0);
@@ -2690,7 +2691,7 @@ TEST(model_file_errors)
     unit_write_str("flow2/flow.py", flow_py);
     unit_write_str("flow2/extra.py", "def more():\n    print(\"more\")\n");
     graph *g2 = index_dir("flow2");
-    model_mapper *m2 = NULL;
+    map_mapper *m2 = NULL;
     model_joint *md2 = NULL;
     char why[512];
     CHECK_INT(model_load(path, g2, NULL, &m2, &md2, why, sizeof why), CORE_EUSAGE);
@@ -2710,7 +2711,7 @@ TEST(model_file_errors)
 
     free(data);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
@@ -2759,7 +2760,7 @@ static void log_to_buf(void *ud, core_log_level level, const char *msg)
 TEST(model_calibration_kfold)
 {
     graph *g = open_flow();
-    model_mapper *m;
+    map_mapper *m;
     seqs s;
     model_free(mixed_model(g, &m, &s));
     model_seqs q = as_seqs(&s);
@@ -2793,8 +2794,8 @@ TEST(model_calibration_kfold)
             for (uint32_t c = b[f]; c < b[f + 1]; c++) {
                 const uint32_t *act = s.act + s.off[c], *var = s.var + s.off[c];
                 for (uint32_t k = 1; k < s.off[c + 1] - s.off[c]; k++, n++) {
-                    model_activity pa;
-                    model_mapper_activity(m, act[k], &pa);
+                    map_activity pa;
+                    map_mapper_activity(m, act[k], &pa);
                     model_pred pred[10];
                     if (!pa.nsyms || !model_rank(md, w, act, var, k, 10, pred))
                         continue;
@@ -2851,14 +2852,14 @@ TEST(model_calibration_kfold)
     core_buf_putc(&lb, 0);
     CHECK(strstr(lb.data, "calibration skipped: 8 training cases (below 9)") != NULL);
     core_buf_free(&lb);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
 }
 
 TEST(model_calibration_and_determinism)
 {
     graph *g = open_flow();
-    model_mapper *m;
+    map_mapper *m;
     seqs s;
     model_joint *md = mixed_model(g, &m, &s);
     model_free(md);
@@ -2889,12 +2890,12 @@ TEST(model_calibration_and_determinism)
     check_same_rankings(a, b, &s, 0);
     model_free(a);
     model_free(b);
-    model_mapper_free(m);
+    map_mapper_free(m);
     /* ... and from a mapper built again from scratch. */
     seqs s2;
-    model_mapper *m2;
+    map_mapper *m2;
     model_joint *c = mixed_model(g, &m2, &s2);
-    model_mapper *m3;
+    map_mapper *m3;
     seqs s3;
     model_joint *d = mixed_model(g, &m3, &s3);
     CHECK_INT(s2.ncases, s3.ncases);
@@ -2903,7 +2904,7 @@ TEST(model_calibration_and_determinism)
     check_same_rankings(c, d, &s2, 0);
     model_free(c);
     model_free(d);
-    model_mapper_free(m2);
-    model_mapper_free(m3);
+    map_mapper_free(m2);
+    map_mapper_free(m3);
     graph_close(g);
 }

@@ -1,10 +1,10 @@
 /*
- * graph/text.c: the identifier-aware tokenizer, and TF-IDF and BM25
+ * map/text.c: the identifier-aware tokenizer, and TF-IDF and BM25
  * queries over a tiny hand-made repository whose scores are worked out by
  * hand below.
  */
 #include "graph.h"
-#include "graph_match.h"
+#include "map.h"
 #include "unit_graph.h"
 
 #include <math.h>
@@ -55,29 +55,29 @@ TEST(tokenize_table)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         core_buf b = {0};
         core_buf_puts(&b, "");
-        size_t n = graph_tokenize(cases[i].in, strlen(cases[i].in), join_token, &b);
+        size_t n = map_tokenize(cases[i].in, strlen(cases[i].in), join_token, &b);
         CHECK_STR(b.data, cases[i].want);
         /* The count is the number of tokens, also without a callback. */
         size_t words = 0;
         for (const char *p = cases[i].want; *p; p++)
             words += (p == cases[i].want || p[-1] == ' ');
         CHECK_INT(n, words);
-        CHECK_INT(graph_tokenize(cases[i].in, strlen(cases[i].in), NULL, NULL), words);
+        CHECK_INT(map_tokenize(cases[i].in, strlen(cases[i].in), NULL, NULL), words);
         core_buf_free(&b);
     }
 }
 
 TEST(tokenize_long_tokens)
 {
-    char s[GRAPH_TOKEN_MAX + 2];
+    char s[MAP_TOKEN_MAX + 2];
     memset(s, 'q', sizeof s);
-    CHECK_INT(graph_tokenize(s, GRAPH_TOKEN_MAX, NULL, NULL), 1);
-    CHECK_INT(graph_tokenize(s, GRAPH_TOKEN_MAX + 1, NULL, NULL), 0);
+    CHECK_INT(map_tokenize(s, MAP_TOKEN_MAX, NULL, NULL), 1);
+    CHECK_INT(map_tokenize(s, MAP_TOKEN_MAX + 1, NULL, NULL), 0);
     /* Only the pieces that are too long are dropped. */
-    s[GRAPH_TOKEN_MAX + 1] = 'Q';
-    CHECK_INT(graph_tokenize(s, sizeof s, NULL, NULL), 0);
+    s[MAP_TOKEN_MAX + 1] = 'Q';
+    CHECK_INT(map_tokenize(s, sizeof s, NULL, NULL), 0);
     memcpy(s, "okAy", 4);
-    CHECK_INT(graph_tokenize(s, 4, NULL, NULL), 2);
+    CHECK_INT(map_tokenize(s, 4, NULL, NULL), 2);
 }
 
 /* ---- the repository ---- */
@@ -169,22 +169,22 @@ static graph *open_repo(void)
     return unit_index_and_open(unit_tmp_path("repo"), unit_tmp_path("repo.graph"), &o, NULL);
 }
 
-static graph_text *build(const graph *g)
+static map_text *build(const graph *g)
 {
-    graph_text *t = NULL;
-    CHECK_OK(graph_text_build(g, NULL, &t));
+    map_text *t = NULL;
+    CHECK_OK(map_text_build(g, NULL, &t));
     CHECK(t != NULL);
     return t;
 }
 
-static uint32_t tfidf(const graph_text *t, const char *q, uint32_t k, graph_text_hit *out)
+static uint32_t tfidf(const map_text *t, const char *q, uint32_t k, map_text_hit *out)
 {
-    return graph_text_tfidf(t, q, strlen(q), k, out);
+    return map_text_tfidf(t, q, strlen(q), k, out);
 }
 
-static uint32_t bm25(const graph_text *t, const char *q, uint32_t k, graph_text_hit *out)
+static uint32_t bm25(const map_text *t, const char *q, uint32_t k, map_text_hit *out)
 {
-    return graph_text_bm25(t, q, strlen(q), k, out);
+    return map_text_bm25(t, q, strlen(q), k, out);
 }
 
 #define CHECK_NEAR(a, b, eps)                                                                      \
@@ -199,32 +199,32 @@ static uint32_t bm25(const graph_text *t, const char *q, uint32_t k, graph_text_
 TEST(documents_and_vocabulary)
 {
     graph *g = open_repo();
-    graph_text *t = build(g);
-    CHECK_INT(graph_text_ndocs(t), 9);
+    map_text *t = build(g);
+    CHECK_INT(map_text_ndocs(t), 9);
     /* The distinct tokens of the table above. */
-    CHECK_INT(graph_text_nterms(t), 32);
-    graph_text_free(t);
+    CHECK_INT(map_text_nterms(t), 32);
+    map_text_free(t);
 
-    graph_text_opts o = {.classes = true};
-    CHECK_OK(graph_text_build(g, &o, &t));
-    CHECK_INT(graph_text_ndocs(t), 11);
+    map_text_opts o = {.classes = true};
+    CHECK_OK(map_text_build(g, &o, &t));
+    CHECK_INT(map_text_ndocs(t), 11);
     /* The class is a document of its own: "tiny" is only in its doc. */
-    graph_text_hit h[4];
+    map_text_hit h[4];
     CHECK_INT(bm25(t, "tiny", 4, h), 1);
     CHECK_HIT(h[0], g, "client.HttpClient");
-    graph_text_free(t);
+    map_text_free(t);
     graph_close(g);
 }
 
 TEST(tfidf_ranks_the_function_that_logs_it)
 {
     graph *g = open_repo();
-    graph_text *t = build(g);
+    map_text *t = build(g);
     /* The index needs nothing of the graph once built. */
     graph_close(g);
     g = open_repo();
 
-    graph_text_hit h[9];
+    map_text_hit h[9];
     /* "from" is a stop word, "env" is unknown, "loading" is only in
      * load_credentials' message, "credentials" also in save_token's doc. */
     CHECK_INT(tfidf(t, "Loading credentials from env", 9, h), 2);
@@ -269,15 +269,15 @@ TEST(tfidf_ranks_the_function_that_logs_it)
     CHECK_HIT(h[0], g, "client.HttpClient.close");
     CHECK_NEAR(h[0].score, 1.0, 1e-6);
 
-    graph_text_free(t);
+    map_text_free(t);
     graph_close(g);
 }
 
 TEST(bm25_by_hand)
 {
     graph *g = open_repo();
-    graph_text *t = build(g);
-    graph_text_hit h[9];
+    map_text *t = build(g);
+    map_text_hit h[9];
     /*
      * "credentials": df 2, N 9: idf = ln(1 + (9 - 2 + 0.5) / (2 + 0.5)) =
      * ln 4 = 1.386294. avgdl = 97/9 = 10.777778; both documents have
@@ -300,15 +300,15 @@ TEST(bm25_by_hand)
     CHECK_HIT(h[0], g, "client.HttpClient.retry");
     /* %(url)s was a directive: "url" is not in any document. */
     CHECK_INT(bm25(t, "url", 9, h), 0);
-    graph_text_free(t);
+    map_text_free(t);
     graph_close(g);
 }
 
 TEST(ties_k_and_empty_queries)
 {
     graph *g = open_repo();
-    graph_text *t = build(g);
-    graph_text_hit h[32];
+    map_text *t = build(g);
+    map_text_hit h[32];
     /* get and put are the same document but for their names: a tie,
      * broken by symbol id. */
     uint32_t get = unit_sym(g, "store.Cache.get"), put = unit_sym(g, "store.Cache.put");
@@ -324,7 +324,7 @@ TEST(ties_k_and_empty_queries)
     for (int i = 0; i + 1 < 4; i++)
         CHECK(h[i].score > h[i + 1].score ||
               (h[i].score == h[i + 1].score && h[i].symbol < h[i + 1].symbol));
-    graph_text_hit top[2];
+    map_text_hit top[2];
     CHECK_INT(bm25(t, "store", 2, top), 2);
     CHECK(top[0].symbol == h[0].symbol && top[1].symbol == h[1].symbol);
     CHECK(top[0].score == h[0].score && top[1].score == h[1].score);
@@ -335,16 +335,16 @@ TEST(ties_k_and_empty_queries)
     /* Nothing to match. */
     CHECK_INT(tfidf(t, "", 32, h), 0);
     CHECK_INT(bm25(t, "", 32, h), 0);
-    CHECK_INT(graph_text_tfidf(t, NULL, 0, 32, h), 0);
-    CHECK_INT(graph_text_bm25(t, NULL, 0, 32, h), 0);
+    CHECK_INT(map_text_tfidf(t, NULL, 0, 32, h), 0);
+    CHECK_INT(map_text_bm25(t, NULL, 0, 32, h), 0);
     CHECK_INT(tfidf(t, "  the of a <*> 42 ", 32, h), 0);
     CHECK_INT(tfidf(t, "zebra quux", 32, h), 0);
     CHECK_INT(bm25(t, "zebra quux", 32, h), 0);
     CHECK_INT(tfidf(t, "credentials", 0, NULL), 0);
     CHECK_INT(bm25(t, "credentials", 0, NULL), 0);
     /* A query not NUL-terminated: only qlen bytes count. */
-    CHECK_INT(graph_text_bm25(t, "cachecredentials", 5, 32, h), 2);
-    graph_text_free(t);
+    CHECK_INT(map_text_bm25(t, "cachecredentials", 5, 32, h), 2);
+    map_text_free(t);
     graph_close(g);
 }
 
@@ -356,19 +356,19 @@ TEST(no_documents)
     unit_write_str("empty/b.py", "X = 1\n");
     graph_index_opts o = {0};
     graph *g = unit_index_and_open(unit_tmp_path("empty"), unit_tmp_path("empty.graph"), &o, NULL);
-    graph_text *t = build(g);
-    CHECK_INT(graph_text_ndocs(t), 0);
-    graph_text_hit h[4];
+    map_text *t = build(g);
+    CHECK_INT(map_text_ndocs(t), 0);
+    map_text_hit h[4];
     CHECK_INT(tfidf(t, "anything", 4, h), 0);
     CHECK_INT(bm25(t, "anything", 4, h), 0);
-    graph_text_free(t);
-    graph_text_free(NULL);
+    map_text_free(t);
+    map_text_free(NULL);
     graph_close(g);
 }
 
 /* Several threads query one index at once (ASan/TSan see any sharing). */
 typedef struct {
-    const graph_text *t;
+    const map_text *t;
     int bad;
 } par_ctx;
 
@@ -377,11 +377,11 @@ static void par_query(void *arg, unsigned i)
     par_ctx *c = arg;
     static const char *const qs[] = {"Loading credentials from env", "Retrying request", "cache",
                                      "store client http"};
-    graph_text_hit want[9], got[9];
+    map_text_hit want[9], got[9];
     for (int r = 0; r < 200; r++) {
         const char *q = qs[(i + (unsigned)r) % 4];
-        uint32_t n = graph_text_bm25(c->t, q, strlen(q), 9, want);
-        uint32_t m = graph_text_tfidf(c->t, q, strlen(q), 9, got);
+        uint32_t n = map_text_bm25(c->t, q, strlen(q), 9, want);
+        uint32_t m = map_text_tfidf(c->t, q, strlen(q), 9, got);
         if (n == 0 || m != n)
             __atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
     }
@@ -393,6 +393,6 @@ TEST(parallel_queries)
     par_ctx c = {build(g), 0};
     CHECK_OK(core_parallel(4, par_query, &c));
     CHECK_INT(c.bad, 0);
-    graph_text_free((graph_text *)c.t);
+    map_text_free((map_text *)c.t);
     graph_close(g);
 }

@@ -5,7 +5,7 @@
  * wrappers are found across files and through imports), and that the
  * messages the fixture would print match the callers' sites.
  */
-#include "graph_match.h"
+#include "map.h"
 #include "unit_graph.h"
 
 static graph *open_fixture(void)
@@ -158,11 +158,11 @@ TEST(js_wrappers_debug_npmlog_console)
 }
 
 /* The one site that msg matches, and its symbol's qualname. */
-static const char *match_one(const graph *g, graph_matcher *m, graph_match_work *w, const char *msg,
+static const char *match_one(const graph *g, map_matcher *m, map_match_work *w, const char *msg,
                              uint32_t *line)
 {
     uint32_t e[8];
-    graph_match r = graph_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8);
+    map_match r = map_matcher_match(m, w, msg, strlen(msg), NULL, NULL, e, 8);
     if (r.nemits != 1)
         unit_fail(__FILE__, __LINE__, "'%s' matches %u sites", msg, r.nemits);
     graph_emit em;
@@ -176,9 +176,9 @@ static const char *match_one(const graph *g, graph_matcher *m, graph_match_work 
 TEST(ts_wrapper_messages_map_to_callers)
 {
     graph *g = open_fixture();
-    graph_matcher *m;
-    CHECK_OK(graph_matcher_build(g, NULL, &m));
-    graph_match_work *w = graph_match_work_new(m);
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
     /* What the fixture prints, and where it is logged from. */
     static const struct {
         const char *msg, *sym;
@@ -207,8 +207,8 @@ TEST(ts_wrapper_messages_map_to_callers)
     static const char *const none[] = {"[chan 7] something else entirely", "[app] unknown",
                                        "[say] goodbye", "[db] something"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
-        CHECK_INT(graph_matcher_match(m, w, none[i], strlen(none[i]), NULL, NULL, e, 8).nemits, 0);
-    graph_match_work_free(w);
-    graph_matcher_free(m);
+        CHECK_INT(map_matcher_match(m, w, none[i], strlen(none[i]), NULL, NULL, e, 8).nemits, 0);
+    map_match_work_free(w);
+    map_matcher_free(m);
     graph_close(g);
 }

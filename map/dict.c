@@ -1,5 +1,5 @@
 /*
- * The dictionary codec (model.h): one record per activity and per
+ * The dictionary codec (map.h): one record per activity and per
  * variant, little-endian, for the model file and the daemon's state store.
  *
  *   activity  u32 text length, the text, u8 strategy, u8 has_const,
@@ -11,19 +11,19 @@
  * versions kept under the same keys (the message that made the variant,
  * mapped again when restored; the daemon reads those itself).
  */
-#include "model_int.h"
+#include "map_int.h"
 
 #include <stdlib.h>
 
 #define VARIANT_TAG 0x01
 
-void model_dict_put_activity(const model_mapper *m, uint32_t act, core_buf *out)
+void map_dict_put_activity(const map_mapper *m, uint32_t act, core_buf *out)
 {
-    model_activity pa;
-    model_mapper_activity(m, act, &pa);
+    map_activity pa;
+    map_mapper_activity(m, act, &pa);
     const uint32_t *cands;
     bool has_const;
-    uint32_t nc = model_mapper_candidates(m, act, &cands, &has_const);
+    uint32_t nc = map__candidates(m, act, &cands, &has_const);
     size_t tl = strlen(pa.text);
     core_buf_put_le(out, tl, 4);
     core_buf_append(out, pa.text, tl);
@@ -39,29 +39,29 @@ void model_dict_put_activity(const model_mapper *m, uint32_t act, core_buf *out)
         core_buf_put_le(out, cands[i], 4);
 }
 
-void model_dict_put_variant(const model_mapper *m, uint32_t var, core_buf *out)
+void map_dict_put_variant(const map_mapper *m, uint32_t var, core_buf *out)
 {
     const char *text;
-    uint32_t act = model_mapper_variant(m, var, &text);
+    uint32_t act = map_mapper_variant(m, var, &text);
     core_buf_putc(out, VARIANT_TAG);
     core_buf_put_le(out, act, 4);
     core_buf_puts(out, text);
 }
 
-int model_dict_restore_activity(model_mapper *m, const void *rec, size_t len, uint64_t count,
-                                uint32_t *id)
+int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64_t count,
+                              uint32_t *id)
 {
-    uint32_t nsym = graph_nsymbols(model_mapper_graph(m));
+    uint32_t nsym = graph_nsymbols(map_mapper_graph(m));
     core_rd r = core_rd_of(rec, len);
     uint32_t tl = (uint32_t)core_rd_le(&r, 4);
     const char *t = core_rd_bytes(&r, tl);
-    model_activity pa = {.count = count};
-    pa.strategy = (model_map_strategy)core_rd_le(&r, 1);
+    map_activity pa = {.count = count};
+    pa.strategy = (map_strategy)core_rd_le(&r, 1);
     bool has_const = core_rd_le(&r, 1) != 0;
     pa.nsyms = (uint32_t)core_rd_le(&r, 4);
     /* Every count is checked against what is left before anything is
      * allocated for it: a record cannot ask for more than its size. */
-    if (r.bad || pa.strategy >= MODEL_MAP__COUNT || pa.nsyms > nsym ||
+    if (r.bad || pa.strategy >= MAP_BY__COUNT || pa.nsyms > nsym ||
         core_rd_left(&r) < (size_t)pa.nsyms * 8 + 4)
         return CORE_ECORRUPT;
     uint32_t *syms = core_xmalloc((pa.nsyms ? pa.nsyms : 1) * sizeof *syms);
@@ -91,7 +91,7 @@ int model_dict_restore_activity(model_mapper *m, const void *rec, size_t len, ui
         pa.text = text;
         pa.syms = syms;
         pa.conf = conf;
-        *id = model_mapper_restore(m, &pa, cands, nc, has_const);
+        *id = map__restore(m, &pa, cands, nc, has_const);
         free(text);
         rc = 0;
     }
@@ -101,16 +101,16 @@ int model_dict_restore_activity(model_mapper *m, const void *rec, size_t len, ui
     return rc;
 }
 
-int model_dict_restore_variant(model_mapper *m, const void *rec, size_t len, uint32_t *id)
+int map_dict_restore_variant(map_mapper *m, const void *rec, size_t len, uint32_t *id)
 {
     core_rd r = core_rd_of(rec, len);
     uint32_t tag = (uint32_t)core_rd_le(&r, 1);
     uint32_t act = (uint32_t)core_rd_le(&r, 4);
-    if (r.bad || tag != VARIANT_TAG || act >= model_mapper_nactivities(m))
+    if (r.bad || tag != VARIANT_TAG || act >= map_mapper_nactivities(m))
         return CORE_ECORRUPT;
     size_t tl = core_rd_left(&r);
     char *text = core_xstrndup(core_rd_bytes(&r, tl), tl);
-    *id = model_mapper_restore_variant(m, act, text);
+    *id = map_mapper_restore_variant(m, act, text);
     free(text);
     return 0;
 }

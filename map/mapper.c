@@ -1,10 +1,10 @@
 /*
  * Events to activities to symbols: the composed mapping strategies
- * (model.h). Two of them walk the code graph with personalized PageRank
+ * (map.h). Two of them walk the code graph with personalized PageRank
  * (ppr.h): the proximity that breaks ties between functions logging the
  * same message, and the constants strategy.
  */
-#include "model_int.h"
+#include "map_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -56,13 +56,13 @@ typedef struct nb_rec {
     uint32_t count;
 } nb_rec;
 
-struct model_mapper {
+struct map_mapper {
     const graph *g;
-    model_mapper_opts o;
-    graph_matcher *matcher;
-    graph_match_work *mw;
-    graph_text *text; /* built on first use */
-    ppr_net *code;    /* built on first use */
+    map_mapper_opts o;
+    map_matcher *matcher;
+    map_match_work *mw;
+    map_text *text; /* built on first use */
+    ppr_net *code;  /* built on first use */
     ppr_work *cw;
     core_strtab strs;
     core_map act_by_text; /* strtab offset -> activity */
@@ -120,25 +120,25 @@ struct model_mapper {
      * that order; built on first use. */
     core_vec(nb_rec) takes;
     bool takes_built;
-    /* model_mapper_peek: resolve without keeping anything; the text of an
+    /* map_mapper_peek: resolve without keeping anything; the text of an
      * activity that does not exist. */
     bool dry;
     core_buf peek_text;
 };
 
 /* Distinct messages cached and variants kept: twice max_activities. */
-static size_t msg_cap(const model_mapper *m)
+static size_t msg_cap(const map_mapper *m)
 {
     return 2 * (size_t)m->o.max_activities;
 }
 
-static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool *created);
+static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *created);
 
-const char *model_map_strategy_name(model_map_strategy s)
+const char *map_strategy_name(map_strategy s)
 {
     static const char *n[] = {"none",  "code",   "override", "template",
                               "const", "tokens", "llm",      "logger"};
-    return (unsigned)s < MODEL_MAP__COUNT ? n[s] : "?";
+    return (unsigned)s < MAP_BY__COUNT ? n[s] : "?";
 }
 
 static uint64_t key64(uint64_t h)
@@ -161,7 +161,7 @@ static uint64_t masked_hash(const char *s, size_t n)
  * its sites did, the surer. Nothing here depends on what the callee is
  * called.
  */
-static void callees_init(model_mapper *m)
+static void callees_init(map_mapper *m)
 {
     uint32_t ne = graph_nemits(m->g);
     m->emit_callee = core_xmalloc((ne ? ne : 1) * sizeof *m->emit_callee);
@@ -189,7 +189,7 @@ static void callees_init(model_mapper *m)
 
 /* A site's template matched a message: its callee has one more proven
  * site. */
-static void callee_prove(model_mapper *m, uint32_t emit)
+static void callee_prove(map_mapper *m, uint32_t emit)
 {
     if (m->proven[emit])
         return;
@@ -207,7 +207,7 @@ static void callee_prove(model_mapper *m, uint32_t emit)
 
 /* How much the log says a site's callee logs: its proven sites, and one
  * more for a site the code's shapes name (a listed logger, a wrapper). */
-static uint32_t callee_evidence(const model_mapper *m, uint32_t emit)
+static uint32_t callee_evidence(const map_mapper *m, uint32_t emit)
 {
     graph_emit e;
     graph_get_emit(m->g, emit, &e);
@@ -216,7 +216,7 @@ static uint32_t callee_evidence(const model_mapper *m, uint32_t emit)
 
 /* Of sites matching one message as well as each other, those whose
  * callee the log shows to log the most; returns how many are kept. */
-static uint32_t keep_proven(const model_mapper *m, uint32_t *emits, uint32_t n)
+static uint32_t keep_proven(const map_mapper *m, uint32_t *emits, uint32_t n)
 {
     if (n < 2)
         return n;
@@ -233,9 +233,9 @@ static uint32_t keep_proven(const model_mapper *m, uint32_t *emits, uint32_t n)
     return k;
 }
 
-int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **out)
+int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
 {
-    model_mapper *m = core_xcalloc(1, sizeof *m);
+    map_mapper *m = core_xcalloc(1, sizeof *m);
     m->g = g;
     if (o)
         m->o = *o;
@@ -243,12 +243,12 @@ int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **
         m->o.tokens_min = 0.25;
     if (m->o.max_activities == 0)
         m->o.max_activities = 1000000;
-    int rc = graph_matcher_build(g, NULL, &m->matcher);
+    int rc = map_matcher_build(g, NULL, &m->matcher);
     if (rc) {
         free(m);
         return rc;
     }
-    m->mw = graph_match_work_new(m->matcher);
+    m->mw = map_match_work_new(m->matcher);
     core_strtab_init(&m->strs);
     m->other = UINT32_MAX;
     m->other = activity_get(m, OTHER_TEXT, strlen(OTHER_TEXT), NULL);
@@ -260,18 +260,18 @@ int model_mapper_new(const graph *g, const model_mapper_opts *o, model_mapper **
         core_smap_add(&m->file_by_path, fi.path, strlen(fi.path), f);
     }
     callees_init(m);
-    graph_match_work_listed(m->mw, m->listed);
+    map_match_work_listed(m->mw, m->listed);
     *out = m;
     return 0;
 }
 
-void model_mapper_free(model_mapper *m)
+void map_mapper_free(map_mapper *m)
 {
     if (!m)
         return;
-    graph_match_work_free(m->mw);
-    graph_matcher_free(m->matcher);
-    graph_text_free(m->text);
+    map_match_work_free(m->mw);
+    map_matcher_free(m->matcher);
+    map_text_free(m->text);
     ppr_work_free(m->cw);
     ppr_net_free(m->code);
     core_strtab_free(&m->strs);
@@ -306,14 +306,14 @@ void model_mapper_free(model_mapper *m)
     free(m);
 }
 
-const graph *model_mapper_graph(const model_mapper *m)
+const graph *map_mapper_graph(const map_mapper *m)
 {
     return m->g;
 }
 
 /* The activity with this text, created when new. Dry, only found: a new
  * text gives UINT32_MAX, its text kept in peek_text. */
-static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool *created)
+static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *created)
 {
     if (m->dry) {
         if (created)
@@ -358,8 +358,8 @@ static uint32_t activity_get(model_mapper *m, const char *text, size_t len, bool
     return (uint32_t)(m->acts.n - 1);
 }
 
-static void activity_set_syms(model_mapper *m, uint32_t act, model_map_strategy st,
-                              const uint32_t *s, const float *c, uint32_t n)
+static void activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
+                              const float *c, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
     a->strategy = (uint8_t)st;
@@ -371,7 +371,7 @@ static void activity_set_syms(model_mapper *m, uint32_t act, model_map_strategy 
     }
 }
 
-static void activity_set_cands(model_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
+static void activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
     a->cand_off = (uint32_t)m->cands.n;
@@ -382,7 +382,7 @@ static void activity_set_cands(model_mapper *m, uint32_t act, const uint32_t *s,
 
 /* Keeps what an unmatched activity's records say of their source (a
  * logger, a level) while they all say the same. */
-static void note_source(model_mapper *m, uint32_t *slot, const char *s)
+static void note_source(map_mapper *m, uint32_t *slot, const char *s)
 {
     if (*slot == LOGGER_MIXED)
         return;
@@ -404,7 +404,7 @@ static uint64_t logger_file_key(uint64_t logger, uint32_t file)
 
 /* A message of logger matched a template of these symbols: one more for
  * the logger in their file (when they share one). */
-static void note_logger_file(model_mapper *m, const char *logger, const uint32_t *syms, uint32_t ns)
+static void note_logger_file(map_mapper *m, const char *logger, const uint32_t *syms, uint32_t ns)
 {
     if (!logger || !logger[0] || ns == 0)
         return;
@@ -426,8 +426,7 @@ static void note_logger_file(model_mapper *m, const char *logger, const uint32_t
  * The files a logger was shown to log from: each holding at least a tenth
  * of the messages its templates matched. Returns how many (up to max).
  */
-static uint32_t logger_files(const model_mapper *m, const char *logger, uint32_t *files,
-                             uint32_t max)
+static uint32_t logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max)
 {
     uint64_t l = logger_hash(logger);
     const uint64_t *total = core_map_get(&m->logger_total, key64(l));
@@ -480,7 +479,7 @@ static uint32_t emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, 
     return k;
 }
 
-static void ensure_code_net(model_mapper *m)
+static void ensure_code_net(map_mapper *m)
 {
     if (m->code)
         return;
@@ -495,7 +494,7 @@ static void ensure_code_net(model_mapper *m)
  * PageRank over the code graph) to the symbols of the previous activity,
  * when it is clearly nearest. Returns the chosen symbol or GRAPH_NONE.
  */
-static uint32_t nearest_candidate(model_mapper *m, const act_rec *group, uint32_t prev)
+static uint32_t nearest_candidate(map_mapper *m, const act_rec *group, uint32_t prev)
 {
     if (prev == UINT32_MAX || prev >= m->acts.n)
         return GRAPH_NONE;
@@ -528,7 +527,7 @@ static uint32_t nearest_candidate(model_mapper *m, const act_rec *group, uint32_
     return best > 0 && best >= 2.0 * second ? arg : GRAPH_NONE;
 }
 
-uint64_t model_mapper_folded(const model_mapper *m)
+uint64_t map_mapper_folded(const map_mapper *m)
 {
     return m->folded;
 }
@@ -538,23 +537,22 @@ static uint64_t variant_key(uint32_t act, uint64_t masked)
     return key64(core_hash_u64(masked ^ (uint64_t)act * 0x9e3779b97f4a7c15ull));
 }
 
-static const char *masked_str(const model_mapper *m)
+static const char *masked_str(const map_mapper *m)
 {
     return m->masked_text.data ? m->masked_text.data : "";
 }
 
 /* Abstracts a message into masked_text, and its hash into masked_of. */
-static void mask_into(model_mapper *m, const char *text, size_t len)
+static void mask_into(map_mapper *m, const char *text, size_t len)
 {
     core_buf_reset(&m->masked_text);
-    graph_mask_message(text, len, 0, &m->masked_text);
+    map_mask_message(text, len, 0, &m->masked_text);
     m->masked_of = masked_hash(masked_str(m), m->masked_text.len);
 }
 
 /* Activity act's variant for the abstracted message with hash masked; ev
  * (NULL when masked_text holds it) renders the text of a new one. */
-static uint32_t variant_get(model_mapper *m, uint32_t act, uint64_t masked,
-                            const model_map_event *ev)
+static uint32_t variant_get(map_mapper *m, uint32_t act, uint64_t masked, const map_event *ev)
 {
     uint64_t key = variant_key(act, masked);
     if (m->var_act.n >= msg_cap(m) && masked != m->masked_other) {
@@ -593,7 +591,7 @@ static const char *template_text(const graph *g, uint32_t emit)
 }
 
 /* Whether an activity's template candidates are exactly these symbols. */
-static bool same_set(const model_mapper *m, uint32_t act, const uint32_t *syms, uint32_t n)
+static bool same_set(const map_mapper *m, uint32_t act, const uint32_t *syms, uint32_t n)
 {
     const act_rec *a = &m->acts.v[act];
     if (a->ncand != n)
@@ -605,7 +603,7 @@ static bool same_set(const model_mapper *m, uint32_t act, const uint32_t *syms, 
 }
 
 /* Resolves a distinct message: template match or abstraction. */
-static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
+static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
     msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
     const char *text = ev->text ? ev->text : "";
@@ -636,21 +634,21 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
         uint32_t s[MAX_CAND];
         float c[MAX_CAND];
         uint32_t rule;
-        uint32_t n = graph_overrides_match(m->o.overrides, text, len, s, c, MAX_CAND, &rule);
+        uint32_t n = map_overrides_match(m->o.overrides, text, len, s, c, MAX_CAND, &rule);
         if (n > 0) {
             bool created;
             if (r.masked == MASKED_NONE)
                 return r; /* dry: a new text, in peek_text */
             r.act = activity_get(m, mt, strlen(mt), &created);
             if (created)
-                activity_set_syms(m, r.act, MODEL_MAP_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
+                activity_set_syms(m, r.act, MAP_BY_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
             return r;
         }
     }
 
     uint32_t emits[MAX_CAND];
-    graph_match mr =
-        graph_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
+    map_match mr =
+        map_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
     if (mr.nemits == 0) {
         bool created;
         r.gen = m->listed_gen;
@@ -673,7 +671,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
     if (!m->dry)
         note_logger_file(m, ev->logger, syms, ns);
     bool created;
-    if (mr.flags & GRAPH_MATCH_CONST) {
+    if (mr.flags & MAP_MATCH_CONST) {
         /* The template is a constant: its users are found at finish(). */
         core_buf_reset(&m->tmp);
         core_buf_puts(&m->tmp, template_text(m->g, emits[0]));
@@ -709,11 +707,11 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
             return r;
     }
     act_rec *a = &m->acts.v[r.act];
-    if (created || (!m->dry && a->nsyms == 0 && a->strategy == MODEL_MAP_NONE)) {
+    if (created || (!m->dry && a->nsyms == 0 && a->strategy == MAP_BY_NONE)) {
         float c[MAX_CAND];
         for (uint32_t i = 0; i < ns; i++)
             c[i] = 1.0f / (float)ns;
-        activity_set_syms(m, r.act, MODEL_MAP_TEMPLATE, syms, c, ns);
+        activity_set_syms(m, r.act, MAP_BY_TEMPLATE, syms, c, ns);
         activity_set_cands(m, r.act, syms, ns);
     }
     if (ns > 1) {
@@ -724,7 +722,7 @@ static msg_rec resolve_message(model_mapper *m, const model_map_event *ev)
 }
 
 /* An activity for one of a group's candidates: "TEMPLATE @ qualname". */
-static uint32_t group_member(model_mapper *m, uint32_t group, uint32_t sym)
+static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym)
 {
     graph_symbol s;
     graph_get_symbol(m->g, sym, &s);
@@ -735,13 +733,13 @@ static uint32_t group_member(model_mapper *m, uint32_t group, uint32_t sym)
     uint32_t a = activity_get(m, m->tmp.data, m->tmp.len, &created);
     if (created) {
         float one = 1.0f;
-        activity_set_syms(m, a, MODEL_MAP_TEMPLATE, &sym, &one, 1);
+        activity_set_syms(m, a, MAP_BY_TEMPLATE, &sym, &one, 1);
     }
     return a;
 }
 
 /* The innermost function or method of a file containing line. */
-static uint32_t symbol_at(const model_mapper *m, const char *path, uint32_t line, const char *func)
+static uint32_t symbol_at(const map_mapper *m, const char *path, uint32_t line, const char *func)
 {
     if (!path || !path[0])
         return GRAPH_NONE;
@@ -784,7 +782,7 @@ static uint32_t symbol_at(const model_mapper *m, const char *path, uint32_t line
 
 /* The symbol code.* attributes name, through a cache: a log repeats a
  * few locations many times. */
-static uint32_t code_symbol(model_mapper *m, const model_map_event *ev)
+static uint32_t code_symbol(map_mapper *m, const map_event *ev)
 {
     uint64_t h = core_hash64(&ev->code_line, sizeof ev->code_line, 0x636f6465);
     const char *parts[] = {ev->code_file, ev->code_function, ev->code_namespace};
@@ -811,7 +809,7 @@ static uint32_t code_symbol(model_mapper *m, const model_map_event *ev)
     return s;
 }
 
-static void note_neighbour(model_mapper *m, uint32_t act, uint32_t nb)
+static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb)
 {
     uint64_t key = key64(((uint64_t)act << 32) | nb);
     bool ins;
@@ -824,7 +822,7 @@ static void note_neighbour(model_mapper *m, uint32_t act, uint32_t nb)
 }
 
 /* A distinct message's key in the cache: its text, logger and level. */
-static uint64_t message_key(const model_map_event *ev)
+static uint64_t message_key(const map_event *ev)
 {
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->len : 0;
@@ -843,13 +841,13 @@ static uint64_t amb_key(uint32_t group, uint32_t prev)
 
 /* Whether a cached resolution still holds: a match, or no match with no
  * callee shown to log since (a match may come from one). */
-static bool msg_current(const model_mapper *m, const msg_rec *r)
+static bool msg_current(const map_mapper *m, const msg_rec *r)
 {
     return r->gen == UINT32_MAX || r->gen == m->listed_gen;
 }
 
 /* A cached message, resolved again when it no longer holds. */
-static msg_rec cached_message(model_mapper *m, size_t slot, const model_map_event *ev)
+static msg_rec cached_message(map_mapper *m, size_t slot, const map_event *ev)
 {
     msg_rec r = m->msgs.v[slot];
     if (msg_current(m, &r))
@@ -869,8 +867,8 @@ static uint32_t msg_fixed_act(uint64_t v)
     return (uint32_t)((v & ~MSG_FIXED) >> 32);
 }
 
-void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev,
-                       uint32_t *activity, uint32_t *variant, const char **text)
+void map_mapper_peek(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
+                     uint32_t *variant, const char **text)
 {
     const uint64_t *v = core_map_get(&m->msg_cache, message_key(ev));
     if (v && (*v & MSG_FIXED)) {
@@ -908,8 +906,8 @@ void model_mapper_peek(model_mapper *m, const model_map_event *ev, uint32_t prev
         *variant = (uint32_t)(*w - 1);
 }
 
-void model_mapper_map(model_mapper *m, const model_map_event *ev, uint32_t prev, uint32_t *activity,
-                      uint32_t *variant)
+void map_mapper_map(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
+                    uint32_t *variant)
 {
     uint64_t h = message_key(ev);
     bool ins = false;
@@ -992,7 +990,7 @@ static int cmp_nb(const void *a, const void *b)
     return (x->nb > y->nb) - (x->nb < y->nb);
 }
 
-static void apply_code_votes(model_mapper *m)
+static void apply_code_votes(map_mapper *m)
 {
     if (m->votes.n == 0)
         return;
@@ -1011,7 +1009,7 @@ static void apply_code_votes(model_mapper *m)
             s[n] = v[k].nb;
             c[n++] = (float)((double)v[k].count / (double)total);
         }
-        activity_set_syms(m, v[i].act, MODEL_MAP_CODE, s, c, n);
+        activity_set_syms(m, v[i].act, MAP_BY_CODE, s, c, n);
         m->acts.v[v[i].act].tried = true;
         i = j;
     }
@@ -1029,7 +1027,7 @@ static void apply_code_votes(model_mapper *m)
  * that logs something built from it logs its callers' messages, not its
  * own, even when how it builds them is not known.
  */
-static int const_logger_rank(const model_mapper *m, uint32_t u)
+static int const_logger_rank(const map_mapper *m, uint32_t u)
 {
     const uint32_t passes = GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
     graph_symbol s;
@@ -1064,7 +1062,7 @@ static int const_logger_rank(const model_mapper *m, uint32_t u)
 /* Personalized PageRank over the code from an activity's own candidates
  * (own, nown) and, at half the weight, its neighbours' emitters: what is
  * near both. The scores are in m->cw. False if it could not run. */
-static bool proximity(model_mapper *m, const uint32_t *own, uint32_t nown, const nb_rec *nb,
+static bool proximity(map_mapper *m, const uint32_t *own, uint32_t nown, const nb_rec *nb,
                       size_t nnb)
 {
     ensure_code_net(m);
@@ -1090,7 +1088,7 @@ static bool proximity(model_mapper *m, const uint32_t *own, uint32_t nown, const
 
 /* Constants and neighbourhood: the best function that logs a non-literal
  * message, by PPR from the constants' owners and the neighbours' emitters. */
-static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     act_rec *a = &m->acts.v[act];
     if (!a->has_const || !proximity(m, m->cands.v + a->cand_off, a->ncand, nb, nnb))
@@ -1145,7 +1143,7 @@ static bool map_by_constants(model_mapper *m, uint32_t act, const nb_rec *nb, si
     float c[KEEP];
     for (uint32_t i = 0; i < n; i++)
         c[i] = (float)(sc[i] / sum);
-    activity_set_syms(m, act, MODEL_MAP_CONST, top, c, n);
+    activity_set_syms(m, act, MAP_BY_CONST, top, c, n);
     return true;
 }
 
@@ -1157,7 +1155,7 @@ static int cmp_take(const void *a, const void *b)
     return (x->nb > y->nb) - (x->nb < y->nb);
 }
 
-static void build_takes(model_mapper *m)
+static void build_takes(map_mapper *m)
 {
     m->takes_built = true;
     for (uint32_t e = 0; e < graph_nemits(m->g); e++) {
@@ -1187,7 +1185,7 @@ static void build_takes(model_mapper *m)
  * (distinct); returns how many. A literal whose rendering is seen says
  * more than where the logger is.
  */
-static uint32_t rendering_callers(model_mapper *m, const uint32_t *syms, uint32_t ns,
+static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t ns,
                                   const char *text, uint32_t *out)
 {
     if (!m->takes_built)
@@ -1210,7 +1208,7 @@ static uint32_t rendering_callers(model_mapper *m, const uint32_t *syms, uint32_
         }
         for (size_t k = lo; k < m->takes.n && m->takes.v[k].act == syms[i]; k++) {
             uint32_t e = m->takes.v[k].nb;
-            uint32_t lit = graph_matcher_renders(m->matcher, m->mw, e, text, len);
+            uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
             if (lit == 0 || lit < best)
                 continue;
             if (lit > best) {
@@ -1242,7 +1240,7 @@ static uint32_t rendering_callers(model_mapper *m, const uint32_t *syms, uint32_
  * answer; several are all kept, ordered and weighted by how near they are
  * to the activity's neighbours in the code.
  */
-static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     const act_rec *a = &m->acts.v[act];
     if (a->logger == 0 || a->logger == LOGGER_MIXED)
@@ -1250,14 +1248,14 @@ static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_
     const char *level =
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
     uint32_t emits[MAX_CAND], syms[MAX_CAND];
-    uint32_t n = graph_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), NULL, 0,
-                                      level, emits, MAX_CAND);
+    uint32_t n = map_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), NULL, 0,
+                                    level, emits, MAX_CAND);
     if (n == 0) {
         /* No site names the logger: the files its other messages came
          * from. */
         uint32_t files[10];
         uint32_t nf = logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10);
-        n = graph_matcher_unseen(m->matcher, NULL, files, nf, level, emits, MAX_CAND);
+        n = map_matcher_unseen(m->matcher, NULL, files, nf, level, emits, MAX_CAND);
     }
     if (n == 0 || n > MAX_CAND)
         return false;
@@ -1291,12 +1289,12 @@ static bool map_by_logger(model_mapper *m, uint32_t act, const nb_rec *nb, size_
      * others out. */
     for (uint32_t i = 0; i < ns; i++)
         c[i] = (float)(0.5 / ns + (sum > 0 ? 0.5 * score[i] / sum : 0.5 / ns));
-    activity_set_syms(m, act, MODEL_MAP_LOGGER, syms, c, ns);
+    activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
     return true;
 }
 
 typedef struct llm_ctx {
-    model_mapper *m;
+    map_mapper *m;
     const uint32_t *acts;
     core_vec(nb_rec) props; /* act, symbol, conf (bits) */
 } llm_ctx;
@@ -1309,7 +1307,7 @@ static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
     core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits}));
 }
 
-int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
+int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
     /* Neighbours grouped by activity. */
@@ -1339,13 +1337,13 @@ int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
             continue;
         const char *text = core_strtab_str(&m->strs, r->text);
         if (!m->o.no_tokens) {
-            if (!m->text && graph_text_build(m->g, NULL, &m->text) != 0)
+            if (!m->text && map_text_build(m->g, NULL, &m->text) != 0)
                 m->text = NULL;
-            graph_text_hit hit;
-            if (m->text && graph_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
+            map_text_hit hit;
+            if (m->text && map_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
                 hit.score >= m->o.tokens_min) {
                 float c = hit.score;
-                activity_set_syms(m, a, MODEL_MAP_TOKENS, &hit.symbol, &c, 1);
+                activity_set_syms(m, a, MAP_BY_TOKENS, &hit.symbol, &c, 1);
                 continue;
             }
         }
@@ -1354,29 +1352,29 @@ int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
     free(nb);
     int rc = 0;
     if (m->o.llm_cmd && left.n > 0) {
-        if (!m->text && graph_text_build(m->g, NULL, &m->text) != 0)
+        if (!m->text && map_text_build(m->g, NULL, &m->text) != 0)
             m->text = NULL;
-        graph_llm_item *items = core_xcalloc(left.n, sizeof *items);
+        map_llm_item *items = core_xcalloc(left.n, sizeof *items);
         uint32_t *cand = core_xcalloc(left.n * 5, sizeof *cand);
         for (size_t i = 0; i < left.n; i++) {
             const act_rec *r = &m->acts.v[left.v[i]];
             items[i].text = core_strtab_str(&m->strs, r->text);
             items[i].count = r->count;
-            graph_text_hit hits[5];
+            map_text_hit hits[5];
             uint32_t nh =
-                m->text ? graph_text_tfidf(m->text, items[i].text, strlen(items[i].text), 5, hits)
+                m->text ? map_text_tfidf(m->text, items[i].text, strlen(items[i].text), 5, hits)
                         : 0;
             for (uint32_t k = 0; k < nh; k++)
                 cand[i * 5 + k] = hits[k].symbol;
             items[i].candidates = cand + i * 5;
             items[i].ncandidates = nh;
         }
-        graph_llm_opts lo = {.cmd = m->o.llm_cmd,
-                             .batch = m->o.llm_batch,
-                             .timeout_ms = m->o.llm_timeout_ms,
-                             .log = m->o.log};
+        map_llm_opts lo = {.cmd = m->o.llm_cmd,
+                           .batch = m->o.llm_batch,
+                           .timeout_ms = m->o.llm_timeout_ms,
+                           .log = m->o.log};
         llm_ctx c = {.m = m, .acts = left.v};
-        rc = graph_llm_map(m->g, items, left.n, &lo, llm_take, &c, NULL, why, whylen);
+        rc = map_llm_map(m->g, items, left.n, &lo, llm_take, &c, NULL, why, whylen);
         /* Group the proposals per activity (they come in item order). */
         for (size_t i = 0; i < c.props.n;) {
             size_t j = i;
@@ -1397,7 +1395,7 @@ int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
             if (sum > 1)
                 for (uint32_t k = 0; k < n; k++)
                     cf[k] = (float)(cf[k] / sum);
-            activity_set_syms(m, c.props.v[i].act, MODEL_MAP_LLM, s, cf, n);
+            activity_set_syms(m, c.props.v[i].act, MAP_BY_LLM, s, cf, n);
             i = j;
         }
         core_vec_free(&c.props);
@@ -1408,16 +1406,16 @@ int model_mapper_finish(model_mapper *m, char *why, size_t whylen)
     return rc;
 }
 
-uint32_t model_mapper_nactivities(const model_mapper *m)
+uint32_t map_mapper_nactivities(const map_mapper *m)
 {
     return (uint32_t)m->acts.n;
 }
 
-void model_mapper_activity(const model_mapper *m, uint32_t id, model_activity *out)
+void map_mapper_activity(const map_mapper *m, uint32_t id, map_activity *out)
 {
     const act_rec *a = &m->acts.v[id];
     out->text = core_strtab_str(&m->strs, a->text);
-    out->strategy = (model_map_strategy)a->strategy;
+    out->strategy = (map_strategy)a->strategy;
     out->nsyms = a->nsyms;
     out->syms = a->nsyms ? m->syms.v + a->sym_off : NULL;
     out->conf = a->nsyms ? m->conf.v + a->sym_off : NULL;
@@ -1425,19 +1423,19 @@ void model_mapper_activity(const model_mapper *m, uint32_t id, model_activity *o
     out->nvariants = a->nvariants;
 }
 
-uint32_t model_mapper_nvariants(const model_mapper *m)
+uint32_t map_mapper_nvariants(const map_mapper *m)
 {
     return (uint32_t)m->var_act.n;
 }
 
-uint32_t model_mapper_variant(const model_mapper *m, uint32_t id, const char **text)
+uint32_t map_mapper_variant(const map_mapper *m, uint32_t id, const char **text)
 {
     if (text)
         *text = core_strtab_str(&m->strs, m->var_text.v[id]);
     return m->var_act.v[id];
 }
 
-uint32_t model_mapper_find(const model_mapper *m, const char *text)
+uint32_t map_mapper_find(const map_mapper *m, const char *text)
 {
     uint32_t off = core_strtab_find(&m->strs, text, strlen(text));
     if (off == UINT32_MAX)
@@ -1446,8 +1444,8 @@ uint32_t model_mapper_find(const model_mapper *m, const char *text)
     return v ? (uint32_t)*v : UINT32_MAX;
 }
 
-uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const uint32_t *cands,
-                              uint32_t ncand, bool has_const)
+uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cands, uint32_t ncand,
+                      bool has_const)
 {
     bool created;
     uint32_t id = activity_get(m, a->text, strlen(a->text), &created);
@@ -1461,7 +1459,7 @@ uint32_t model_mapper_restore(model_mapper *m, const model_activity *a, const ui
     return id;
 }
 
-uint32_t model_mapper_restore_variant(model_mapper *m, uint32_t act, const char *text)
+uint32_t map_mapper_restore_variant(map_mapper *m, uint32_t act, const char *text)
 {
     core_buf_reset(&m->masked_text);
     core_buf_puts(&m->masked_text, text);
@@ -1469,8 +1467,7 @@ uint32_t model_mapper_restore_variant(model_mapper *m, uint32_t act, const char 
     return variant_get(m, act, m->masked_of, NULL);
 }
 
-uint32_t model_mapper_candidates(const model_mapper *m, uint32_t act, const uint32_t **cands,
-                                 bool *has_const)
+uint32_t map__candidates(const map_mapper *m, uint32_t act, const uint32_t **cands, bool *has_const)
 {
     const act_rec *a = &m->acts.v[act];
     *cands = a->ncand ? m->cands.v + a->cand_off : NULL;

@@ -10,7 +10,7 @@
  * accumulator per document and allocate only in proportion to the query.
  */
 #include "graph.h"
-#include "graph_match.h"
+#include "map.h"
 
 #include <errno.h>
 #include <math.h>
@@ -82,9 +82,9 @@ typedef void (*text_tok_fn)(void *ud, const char *tok, size_t len);
  * was passed on. */
 static size_t tok_piece(const char *s, size_t n, text_tok_fn fn, void *ud)
 {
-    if (n < 2 || n > GRAPH_TOKEN_MAX || tok_class((unsigned char)s[0]) == TC_DIGIT)
+    if (n < 2 || n > MAP_TOKEN_MAX || tok_class((unsigned char)s[0]) == TC_DIGIT)
         return 0;
-    char buf[GRAPH_TOKEN_MAX];
+    char buf[MAP_TOKEN_MAX];
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         buf[i] = (char)(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
@@ -111,8 +111,8 @@ static bool tok_split_at(const char *w, size_t n, size_t i)
     return !(w[i + 1] == 's' && (i + 2 >= n || tok_class((unsigned char)w[i + 2]) != TC_LOWER));
 }
 
-size_t graph_tokenize(const char *s, size_t n, void (*fn)(void *ud, const char *tok, size_t len),
-                      void *ud)
+size_t map_tokenize(const char *s, size_t n, void (*fn)(void *ud, const char *tok, size_t len),
+                    void *ud)
 {
     size_t count = 0, i = 0;
     while (i < n) {
@@ -146,12 +146,12 @@ static void tokenize_template(const char *s, text_tok_fn fn, void *ud)
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '%')
             continue;
-        graph_tokenize(s + seg, i - seg, fn, ud);
+        map_tokenize(s + seg, i - seg, fn, ud);
         size_t d = graph_directive(s + i, n - i);
         i += d ? d - 1 : 0;
         seg = i + 1;
     }
-    graph_tokenize(s + seg, n - seg, fn, ud);
+    map_tokenize(s + seg, n - seg, fn, ud);
 }
 
 /* Tokenizes a query, skipping masked placeholders ("<num>", "<*>"). */
@@ -171,12 +171,12 @@ static void tokenize_query(const char *s, size_t n, text_tok_fn fn, void *ud)
             j++;
         size_t len = j - i - 1;
         if (j < n && s[j] == '>' && len >= 1 && len <= TEXT_MASK_MAX) {
-            graph_tokenize(s + seg, i - seg, fn, ud);
+            map_tokenize(s + seg, i - seg, fn, ud);
             seg = j + 1;
             i = j;
         }
     }
-    graph_tokenize(s + seg, n - seg, fn, ud);
+    map_tokenize(s + seg, n - seg, fn, ud);
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,7 +189,7 @@ typedef struct text_posting {
     float bm25;  /* idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)) */
 } text_posting;
 
-struct graph_text {
+struct map_text {
     core_strtab vocab; /* token strings */
     core_map term_of;  /* vocab offset -> term id */
     uint32_t nterms, ndocs;
@@ -206,7 +206,7 @@ typedef struct text_entry {
 } text_entry;
 
 typedef struct text_builder {
-    graph_text *t;
+    map_text *t;
     uint32_t weight;          /* of the field being tokenized */
     core_vec(text_entry) occ; /* the current document's tokens */
     text_entry *ent;          /* every document's (term, tf), by document */
@@ -218,7 +218,7 @@ typedef struct text_builder {
 static void build_token(void *ud, const char *tok, size_t len)
 {
     text_builder *b = ud;
-    graph_text *t = b->t;
+    map_text *t = b->t;
     uint32_t off = core_strtab_intern(&t->vocab, tok, len);
     bool inserted;
     uint64_t *slot = core_map_put(&t->term_of, off, &inserted);
@@ -233,7 +233,7 @@ static void build_token(void *ud, const char *tok, size_t len)
 static void build_field(text_builder *b, uint32_t weight, const char *s, size_t n)
 {
     b->weight = weight;
-    graph_tokenize(s, n, build_token, b);
+    map_tokenize(s, n, build_token, b);
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -289,7 +289,7 @@ static int build_doc(text_builder *b, const graph *g, uint32_t id)
     return b->nent > UINT32_MAX ? CORE_ELIMIT : 0;
 }
 
-static bool is_doc_kind(graph_sym_kind k, const graph_text_opts *opts)
+static bool is_doc_kind(graph_sym_kind k, const map_text_opts *opts)
 {
     return k == GRAPH_SYM_FUNCTION || k == GRAPH_SYM_METHOD ||
            (k == GRAPH_SYM_CLASS && opts && opts->classes);
@@ -298,7 +298,7 @@ static bool is_doc_kind(graph_sym_kind k, const graph_text_opts *opts)
 /* Computes the weights and fills the postings from the entries. */
 static int build_postings(text_builder *b)
 {
-    graph_text *t = b->t;
+    map_text *t = b->t;
     double n = t->ndocs;
     double *norm = malloc((t->ndocs ? t->ndocs : 1) * sizeof *norm);
     double *bm25_idf = malloc((t->nterms ? t->nterms : 1) * sizeof *bm25_idf);
@@ -354,9 +354,9 @@ out:
     return rc;
 }
 
-int graph_text_build(const graph *g, const graph_text_opts *opts, graph_text **out)
+int map_text_build(const graph *g, const map_text_opts *opts, map_text **out)
 {
-    graph_text *t = core_xcalloc(1, sizeof *t);
+    map_text *t = core_xcalloc(1, sizeof *t);
     core_strtab_init(&t->vocab);
     text_builder b = {.t = t};
     int rc = -ENOMEM;
@@ -394,11 +394,11 @@ fail:
     core_vec_free(&b.df);
     free(b.ent);
     free(b.doc_off);
-    graph_text_free(t);
+    map_text_free(t);
     return rc;
 }
 
-void graph_text_free(graph_text *t)
+void map_text_free(map_text *t)
 {
     if (!t)
         return;
@@ -411,12 +411,12 @@ void graph_text_free(graph_text *t)
     free(t);
 }
 
-uint32_t graph_text_ndocs(const graph_text *t)
+uint32_t map_text_ndocs(const map_text *t)
 {
     return t->ndocs;
 }
 
-uint32_t graph_text_nterms(const graph_text *t)
+uint32_t map_text_nterms(const map_text *t)
 {
     return t->nterms;
 }
@@ -434,7 +434,7 @@ typedef struct text_qtok {
 } text_qtok;
 
 typedef struct text_query {
-    const graph_text *t;
+    const map_text *t;
     core_vec(text_qtok) tok;
 } text_query;
 
@@ -503,13 +503,13 @@ static void cursor_down(text_cursor *h, size_t n, size_t i)
 }
 
 /* Is a a worse hit than b (lower score, or the same and a later symbol)? */
-static bool hit_worse(const graph_text_hit *a, const graph_text_hit *b)
+static bool hit_worse(const map_text_hit *a, const map_text_hit *b)
 {
     return a->score < b->score || (a->score == b->score && a->symbol > b->symbol);
 }
 
 /* The top-k heap, worst at the root. */
-static void hit_down(graph_text_hit *h, uint32_t n, uint32_t i)
+static void hit_down(map_text_hit *h, uint32_t n, uint32_t i)
 {
     for (;;) {
         uint32_t c = 2 * i + 1;
@@ -519,20 +519,20 @@ static void hit_down(graph_text_hit *h, uint32_t n, uint32_t i)
             c++;
         if (!hit_worse(&h[c], &h[i]))
             return;
-        graph_text_hit x = h[i];
+        map_text_hit x = h[i];
         h[i] = h[c];
         h[c] = x;
         i = c;
     }
 }
 
-static void hit_up(graph_text_hit *h, uint32_t i)
+static void hit_up(map_text_hit *h, uint32_t i)
 {
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
         if (!hit_worse(&h[i], &h[p]))
             return;
-        graph_text_hit x = h[i];
+        map_text_hit x = h[i];
         h[i] = h[p];
         h[p] = x;
         i = p;
@@ -541,7 +541,7 @@ static void hit_up(graph_text_hit *h, uint32_t i)
 
 static int hit_cmp(const void *a, const void *b)
 {
-    const graph_text_hit *x = a, *y = b;
+    const map_text_hit *x = a, *y = b;
     return hit_worse(x, y) ? 1 : hit_worse(y, x) ? -1 : 0;
 }
 
@@ -550,8 +550,8 @@ static int hit_cmp(const void *a, const void *b)
  * keeping the k best sums of w * weight (scale applied to each sum) in
  * out. bm25 selects the posting weight.
  */
-static uint32_t query_run(const graph_text *t, const text_query *q, size_t known, bool bm25,
-                          double scale, uint32_t k, graph_text_hit *out)
+static uint32_t query_run(const map_text *t, const text_query *q, size_t known, bool bm25,
+                          double scale, uint32_t k, map_text_hit *out)
 {
     text_cursor *h = core_xmalloc((known ? known : 1) * sizeof *h);
     size_t nh = 0;
@@ -579,7 +579,7 @@ static uint32_t query_run(const graph_text *t, const text_query *q, size_t known
             cursor_down(h, nh, 0);
         }
         double v = sum * scale;
-        graph_text_hit hit = {t->doc_sym[doc], (float)(!bm25 && v > 1 ? 1 : v)};
+        map_text_hit hit = {t->doc_sym[doc], (float)(!bm25 && v > 1 ? 1 : v)};
         if (nout < k) {
             out[nout] = hit;
             hit_up(out, nout++);
@@ -594,8 +594,8 @@ static uint32_t query_run(const graph_text *t, const text_query *q, size_t known
     return nout;
 }
 
-uint32_t graph_text_tfidf(const graph_text *t, const char *query, size_t qlen, uint32_t k,
-                          graph_text_hit *out)
+uint32_t map_text_tfidf(const map_text *t, const char *query, size_t qlen, uint32_t k,
+                        map_text_hit *out)
 {
     if (k == 0 || t->ndocs == 0)
         return 0;
@@ -615,8 +615,8 @@ uint32_t graph_text_tfidf(const graph_text *t, const char *query, size_t qlen, u
     return n;
 }
 
-uint32_t graph_text_bm25(const graph_text *t, const char *query, size_t qlen, uint32_t k,
-                         graph_text_hit *out)
+uint32_t map_text_bm25(const map_text *t, const char *query, size_t qlen, uint32_t k,
+                       map_text_hit *out)
 {
     if (k == 0 || t->ndocs == 0)
         return 0;

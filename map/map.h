@@ -1,18 +1,28 @@
 /*
- * graph_match.h - events against the code graph: messages abstracted and
- * matched to the emit sites' templates, the text-similarity index over
- * the graph's functions, activities mapped by hand (overrides) and by an
- * external command.
+ * map.h - events to code: which functions emit an event, with what
+ * confidence.
  *
- * Threading and ownership: a built matcher, text index or override set is
+ * The pieces, bottom up: rendered messages abstracted (masking) and
+ * matched against the emit sites' templates (the matcher); a
+ * text-similarity index over the graph's functions; activities mapped by
+ * hand (overrides) and by an external command; and the mapper, which
+ * composes them into activities (and variants) and their symbols, with
+ * the dictionary codec that keeps what it learnt.
+ *
+ * Threading and ownership. A built matcher, text index or override set is
  * immutable and may be read by any number of threads at once; matching
- * needs one graph_match_work per thread, and what a match returns points
+ * needs one map_match_work per thread, and what a match returns points
  * into that work until its next call. A matcher borrows its graph (it
  * must stay open while the matcher lives); a text index copies what it
- * needs. Nothing here prints except through the core_logger given.
+ * needs. A map_mapper belongs to one thread at a time (mapping changes it:
+ * new activities, variants, counts); readers on other threads take the
+ * owner's lock. It borrows its graph and overrides: they must outlive it.
+ * Strings the mapper hands out (activity texts, variant texts) are owned
+ * by it and valid until it is freed. Nothing here prints except through
+ * the core_logger given.
  */
-#ifndef PMRAG_GRAPH_MATCH_H
-#define PMRAG_GRAPH_MATCH_H
+#ifndef PMRAG_MAP_H
+#define PMRAG_MAP_H
 
 #include "core.h"
 #include "graph.h"
@@ -25,16 +35,6 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 /*
- * Length of the %-directive at s[0] == '%' of a template or a format, in
- * the syntax Python's %-operator and Node's util.format (and the debug
- * package) share: '%', an optional "(name)", flags "#0- +", a width and a
- * precision (digits or '*'), length modifiers "hlL" and one conversion
- * among "diouxXeEfFgGcrsajOo"; "%%" has length 2. 0 when the '%' is
- * literal text. The conversion is s[len - 1].
- */
-size_t graph_directive(const char *s, size_t n);
-
-/*
  * Abstracts a rendered message so that its variants fold into one
  * activity: numbers become <num>, hexadecimal runs and 0x literals <hex>,
  * words with many digits (generated ids: 4 digits or more, or 2 in a word
@@ -42,7 +42,7 @@ size_t graph_directive(const char *s, size_t n);
  * URLs <path>; runs of white space become one space and the result is cut at max bytes (0 = 256) on
  * a UTF-8 boundary. Appends to out; returns the length appended.
  */
-size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out);
+size_t map_mask_message(const char *s, size_t n, size_t max, core_buf *out);
 
 /*
  * The template matcher: every emit site with literal text (log calls,
@@ -54,47 +54,47 @@ size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out);
  * first (or, when it starts with a hole, last) literal bytes, so a message
  * is tried against a handful of patterns whatever the number of templates.
  */
-typedef struct graph_matcher graph_matcher;
+typedef struct map_matcher map_matcher;
 
-typedef struct graph_matcher_opts {
+typedef struct map_matcher_opts {
     /* A message at least this long that matches the start of a template
      * and then ends is taken as truncated (a partial match; 0 = 64). */
     uint32_t partial_min;
     /* PCRE2 match limit per pattern (0 = 100000): backtracking on hostile
      * input stops there and counts as no match. */
     uint32_t match_limit;
-} graph_matcher_opts;
+} map_matcher_opts;
 
-int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_matcher **out);
-void graph_matcher_free(graph_matcher *m);
+int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out);
+void map_matcher_free(map_matcher *m);
 /* Number of compiled templates (emit sites with literal text). */
-uint32_t graph_matcher_count(const graph_matcher *m);
+uint32_t map_matcher_count(const map_matcher *m);
 
 /* Scratch memory for matching: one per thread. */
-typedef struct graph_match_work graph_match_work;
-graph_match_work *graph_match_work_new(const graph_matcher *m);
-void graph_match_work_free(graph_match_work *w);
+typedef struct map_match_work map_match_work;
+map_match_work *map_match_work_new(const map_matcher *m);
+void map_match_work_free(map_match_work *w);
 /* Candidate call sites (GRAPH_EMIT_CALL) whose byte in listed (one per
  * emit id, owned by the caller, read at each match) is nonzero match as
  * the sites of a known logging shape do, however little literal text
  * they show: the log proved that their callee logs. NULL: none. */
-void graph_match_work_listed(graph_match_work *w, const uint8_t *listed);
+void map_match_work_listed(map_match_work *w, const uint8_t *listed);
 
 enum {
-    GRAPH_MATCH_PARTIAL = 1u << 0,   /* the message was cut short */
-    GRAPH_MATCH_CONST = 1u << 1,     /* only string constants matched */
-    GRAPH_MATCH_LOGGER = 1u << 2,    /* narrowed by the logger name */
-    GRAPH_MATCH_LEVEL = 1u << 3,     /* narrowed by the level */
-    GRAPH_MATCH_DECORATED = 1u << 4, /* matched after text the logger put before it */
+    MAP_MATCH_PARTIAL = 1u << 0,   /* the message was cut short */
+    MAP_MATCH_CONST = 1u << 1,     /* only string constants matched */
+    MAP_MATCH_LOGGER = 1u << 2,    /* narrowed by the logger name */
+    MAP_MATCH_LEVEL = 1u << 3,     /* narrowed by the level */
+    MAP_MATCH_DECORATED = 1u << 4, /* matched after text the logger put before it */
 };
 
-typedef struct graph_match {
+typedef struct map_match {
     uint32_t nemits;     /* emit sites kept after tie-breaking (0: no match) */
     uint32_t nmatched;   /* templates that matched before tie-breaking */
     uint32_t literal;    /* literal bytes of the kept templates */
     uint32_t flags;      /* GRAPH_MATCH_* */
-    uint32_t decoration; /* bytes before the matched text (GRAPH_MATCH_DECORATED) */
-} graph_match;
+    uint32_t decoration; /* bytes before the matched text (MAP_MATCH_DECORATED) */
+} map_match;
 
 /*
  * Matches one rendered message. When the whole message matches nothing,
@@ -114,13 +114,12 @@ typedef struct graph_match {
  * remains is kept.
  * Sites that log a matching constant (a template held in a name) count as
  * direct matches; a match on a constant alone is flagged
- * GRAPH_MATCH_CONST and returns the constants' emit ids. logger and level
+ * MAP_MATCH_CONST and returns the constants' emit ids. logger and level
  * may be NULL or "". Writes up to max emit ids, best template first; the
  * id of the kept template's text is emits[0]'s template.
  */
-graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, const char *msg,
-                                size_t len, const char *logger, const char *level, uint32_t *emits,
-                                uint32_t max);
+map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
+                            const char *logger, const char *level, uint32_t *emits, uint32_t max);
 
 /*
  * Whether emit site `emit`'s template renders msg: the whole of it, or
@@ -129,10 +128,10 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
  * specific the rendering is), 0 when it does not render msg; templates
  * with fewer than 3 literal bytes render anything and count as not
  * rendering. For checking a few sites the code graph points at
- * (graph_matcher_match is the way to find them among all).
+ * (map_matcher_match is the way to find them among all).
  */
-uint32_t graph_matcher_renders(const graph_matcher *m, graph_match_work *w, uint32_t emit,
-                               const char *msg, size_t len);
+uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t emit,
+                             const char *msg, size_t len);
 
 /*
  * The log sites a message can come from without any template showing it:
@@ -140,14 +139,14 @@ uint32_t graph_matcher_renders(const graph_matcher *m, graph_match_work *w, uint
  * name not resolved to a constant, holes only), outside wrappers (their
  * callers' sites stand for them), narrowed to the record's level when
  * some are at it and some not. Which sites: with a logger, those of that
- * logger (as graph_matcher_match agrees on it); without one (NULL or ""),
+ * logger (as map_matcher_match agrees on it); without one (NULL or ""),
  * those in files[0..nfiles) (ids of graph_get_file), for a logger no site
  * names whose other messages were shown to come from there. Returns how
  * many there are; writes up to max emit ids, in id order. Safe from any
  * number of threads.
  */
-uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const uint32_t *files,
-                              uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max);
+uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint32_t *files,
+                            uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max);
 
 /* ------------------------------------------------------------------ */
 /* Text similarity                                                     */
@@ -180,7 +179,7 @@ uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const 
  * get, url2; "sha256" stays whole). Tokens are lower-cased (ASCII only).
  *
  * Dropped: tokens of one byte, tokens that start with a digit (numbers,
- * "0x1f", "10ms", "2nd"), tokens longer than GRAPH_TOKEN_MAX bytes
+ * "0x1f", "10ms", "2nd"), tokens longer than MAP_TOKEN_MAX bytes
  * (hashes, blobs), and a small fixed list of English and code stop words
  * (the, a, of, to, in, for, is, and, from, with, self, cls, this, none,
  * null, ...).
@@ -192,20 +191,20 @@ uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const 
  * The token passed to fn is valid only during the call (it is not
  * NUL-terminated; use len).
  */
-#define GRAPH_TOKEN_MAX 64
-size_t graph_tokenize(const char *s, size_t n, void (*fn)(void *ud, const char *tok, size_t len),
-                      void *ud);
+#define MAP_TOKEN_MAX 64
+size_t map_tokenize(const char *s, size_t n, void (*fn)(void *ud, const char *tok, size_t len),
+                    void *ud);
 
-typedef struct graph_text graph_text;
+typedef struct map_text map_text;
 
-typedef struct graph_text_hit {
+typedef struct map_text_hit {
     uint32_t symbol; /* symbol id in the graph the index was built from */
     float score;
-} graph_text_hit;
+} map_text_hit;
 
-typedef struct graph_text_opts {
+typedef struct map_text_opts {
     bool classes; /* classes are documents too (their name, doc and emits) */
-} graph_text_opts;
+} map_text_opts;
 
 /*
  * Builds the index. There is one document per function and method (and
@@ -222,20 +221,20 @@ typedef struct graph_text_opts {
  * Documents without any token are counted (N) but never returned.
  *
  * opts may be NULL (the defaults: functions and methods only). The
- * caller owns *out (graph_text_free). Returns 0, -ENOMEM when the
+ * caller owns *out (map_text_free). Returns 0, -ENOMEM when the
  * arrays sized by the graph cannot be allocated, or CORE_ELIMIT past
  * 2^32 postings.
  */
-int graph_text_build(const graph *g, const graph_text_opts *opts, graph_text **out);
-void graph_text_free(graph_text *t);
+int map_text_build(const graph *g, const map_text_opts *opts, map_text **out);
+void map_text_free(map_text *t);
 
 /* Documents (N) and distinct tokens in the index. */
-uint32_t graph_text_ndocs(const graph_text *t);
-uint32_t graph_text_nterms(const graph_text *t);
+uint32_t map_text_ndocs(const map_text *t);
+uint32_t map_text_nterms(const map_text *t);
 
 /*
  * Both queries tokenize query (qlen bytes, not necessarily NUL-terminated)
- * with graph_tokenize(), after skipping masked placeholders: '<', 1 to 16
+ * with map_tokenize(), after skipping masked placeholders: '<', 1 to 16
  * letters, digits, '_' or '*', '>' ("<num>", "<HEX>", "<*>"), so that a
  * mask does not match an identifier such as num_retries. They write the
  * top k documents that share at least one token with the query to out,
@@ -252,8 +251,8 @@ uint32_t graph_text_nterms(const graph_text *t);
  * in the index count in the query's norm with df = 0, so a query of which
  * few words are known scores low.
  */
-uint32_t graph_text_tfidf(const graph_text *t, const char *query, size_t qlen, uint32_t k,
-                          graph_text_hit *out);
+uint32_t map_text_tfidf(const map_text *t, const char *query, size_t qlen, uint32_t k,
+                        map_text_hit *out);
 
 /*
  * Okapi BM25 with k1 = 1.2, b = 0.75: the sum over the query's tokens (a
@@ -262,8 +261,8 @@ uint32_t graph_text_tfidf(const graph_text *t, const char *query, size_t qlen, u
  * with the non-negative idf = ln(1 + (N - df + 0.5) / (df + 0.5)) (as in
  * Lucene), where avgdl is the mean length over all N documents.
  */
-uint32_t graph_text_bm25(const graph_text *t, const char *query, size_t qlen, uint32_t k,
-                         graph_text_hit *out);
+uint32_t map_text_bm25(const map_text *t, const char *query, size_t qlen, uint32_t k,
+                       map_text_hit *out);
 
 /* ------------------------------------------------------------------ */
 /* Mapping activities by hand and by an external command               */
@@ -289,14 +288,14 @@ uint32_t graph_text_bm25(const graph_text *t, const char *query, size_t qlen, ui
  * `confidence` is in (0, 1], 1 by default.
  *
  * Thread safety: once loaded, any number of threads may call
- * graph_overrides_match() at once.
+ * map_overrides_match() at once.
  */
-typedef struct graph_overrides graph_overrides;
+typedef struct map_overrides map_overrides;
 
 /*
  * Reads and checks the rules of the file at path against g (only symbol
  * ids are kept: the overrides do not borrow g, but their ids belong to it).
- * The caller owns *out (graph_overrides_free). Every error names
+ * The caller owns *out (map_overrides_free). Every error names
  * "PATH:LINE:" and the key, symbol or pattern at fault in why: CORE_EFORMAT
  * for YAML syntax, unknown or repeated keys, a missing `activity` or
  * `symbols`, a bad glob or regex (with PCRE2's message and offset) or
@@ -304,11 +303,11 @@ typedef struct graph_overrides graph_overrides;
  * CORE_EAMBIGUOUS for one that matches several (up to 5 listed); an errno
  * when the file cannot be read. An empty file has no rules.
  */
-int graph_overrides_load(const char *path, const graph *g, graph_overrides **out, char *why,
-                         size_t whylen);
-void graph_overrides_free(graph_overrides *o);
+int map_overrides_load(const char *path, const graph *g, map_overrides **out, char *why,
+                       size_t whylen);
+void map_overrides_free(map_overrides *o);
 /* Number of rules. */
-uint32_t graph_overrides_count(const graph_overrides *o);
+uint32_t map_overrides_count(const map_overrides *o);
 
 /*
  * The first rule (file order) whose pattern matches the activity text
@@ -318,11 +317,11 @@ uint32_t graph_overrides_count(const graph_overrides *o);
  * to *rule (if not NULL), and returns n. Returns 0 when no rule matches,
  * leaving *rule alone.
  */
-uint32_t graph_overrides_match(const graph_overrides *o, const char *activity, size_t len,
-                               uint32_t *syms, float *conf, uint32_t max, uint32_t *rule);
+uint32_t map_overrides_match(const map_overrides *o, const char *activity, size_t len,
+                             uint32_t *syms, float *conf, uint32_t max, uint32_t *rule);
 
 /*
- * External command: graph_llm_map() sends activities in batches to a
+ * External command: map_llm_map() sends activities in batches to a
  * user's command (an LLM behind a script) and reads its proposed mappings.
  * Each batch is one run of `/bin/sh -c CMD` in a process group of its own;
  * the data goes only through its stdin, never through the command line.
@@ -345,19 +344,19 @@ uint32_t graph_overrides_match(const graph_overrides *o, const char *activity, s
  * warning through the logger naming the batch, the id and the symbol.
  * Output on stderr is kept (its first 200 bytes) for the error messages.
  */
-typedef struct graph_llm_item {
+typedef struct map_llm_item {
     const char *text;           /* the activity, NUL-terminated */
     uint64_t count;             /* how often it was seen (a hint for the command) */
     const uint32_t *candidates; /* symbol ids to offer, e.g. top text-similarity hits */
     uint32_t ncandidates;
-} graph_llm_item;
+} map_llm_item;
 
-typedef struct graph_llm_opts {
+typedef struct map_llm_opts {
     const char *cmd;     /* run with /bin/sh -c */
     uint32_t batch;      /* activities per run; 0 = 50 */
     uint32_t timeout_ms; /* per run, then the process group gets SIGKILL; 0 = 60000 */
     core_logger log;     /* warnings for skipped items and later failed batches */
-} graph_llm_opts;
+} map_llm_opts;
 
 /*
  * Runs the batches one after the other. For each item i (index into
@@ -377,9 +376,162 @@ typedef struct graph_llm_opts {
  * or a candidate that is not a symbol of g. SIGPIPE is blocked in the
  * calling thread while a request is written, then restored.
  */
-int graph_llm_map(const graph *g, const graph_llm_item *items, size_t n, const graph_llm_opts *o,
-                  void (*fn)(void *ud, size_t item, uint32_t symbol, float conf), void *ud,
-                  uint32_t *failed, char *why, size_t whylen);
+int map_llm_map(const graph *g, const map_llm_item *items, size_t n, const map_llm_opts *o,
+                void (*fn)(void *ud, size_t item, uint32_t symbol, float conf), void *ud,
+                uint32_t *failed, char *why, size_t whylen);
+
+/* ------------------------------------------------------------------ */
+/* Events to activities to symbols                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The mapper turns events into activities and activities into the symbols
+ * that emit them. Strategies, in order, each filling what the ones before
+ * left:
+ *   code      OpenTelemetry code.* attributes (only when allowed)
+ *   override  the manual YAML file
+ *   template  emit-site templates (map_matcher), ties broken by logger,
+ *             level and, for a message several functions log, by the
+ *             code-graph proximity to the case's previous activity
+ *   const     a message that only matches a string constant: personalized
+ *             PageRank over the code graph seeded at the constants' owners
+ *             and at the emitters around the message in the cases seen,
+ *             ranking only functions that log non-literal messages
+ *   tokens    TF-IDF cosine between the activity and symbol names,
+ *             docstrings and templates
+ *   llm       an external command
+ * A message that matched a template becomes that template's activity (its
+ * text is the template); one that matched nothing is abstracted
+ * (map_mask_message) so that its variants fold into one activity. Each
+ * activity also has variants: the abstracted rendered messages, kept for
+ * the process model (which may tell them apart).
+ */
+typedef enum {
+    MAP_BY_NONE = 0,
+    MAP_BY_CODE,
+    MAP_BY_OVERRIDE,
+    MAP_BY_TEMPLATE,
+    MAP_BY_CONST,
+    MAP_BY_TOKENS,
+    MAP_BY_LLM,
+    MAP_BY_LOGGER, /* no template: the logger's sites without text */
+    MAP_BY__COUNT
+} map_strategy;
+
+const char *map_strategy_name(map_strategy s);
+
+typedef struct map_mapper_opts {
+    bool use_code_attrs;            /* learn from code.* attributes */
+    const map_overrides *overrides; /* NULL: none */
+    bool no_tokens;                 /* turn the token-similarity strategy off */
+    double tokens_min;              /* least cosine to accept (0 = 0.25) */
+    bool no_const;                  /* turn the constants strategy off */
+    bool no_logger;                 /* turn the logger's-sites strategy off */
+    const char *llm_cmd;            /* NULL: no external command */
+    uint32_t llm_batch, llm_timeout_ms;
+    uint32_t max_activities; /* 0 = 1000000; past it, new messages fold into one */
+    core_logger log;
+} map_mapper_opts;
+
+typedef struct map_mapper map_mapper;
+
+/* One event as the mapper sees it; every string may be NULL. */
+typedef struct map_event {
+    const char *text; /* the rendered message, span or event name */
+    size_t len;
+    const char *logger, *level;
+    /* code.* attributes (used only with use_code_attrs) */
+    const char *code_file;     /* code.file.path / code.filepath */
+    const char *code_function; /* code.function.name / code.function */
+    const char *code_namespace;
+    uint32_t code_line; /* 0 when absent */
+    /* The event may teach the mapper: its code attributes (with
+     * use_code_attrs) and its neighbourhood count. False for events of
+     * test cases, which are mapped but never learnt from. */
+    bool learn;
+} map_event;
+
+int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out);
+void map_mapper_free(map_mapper *m);
+
+/*
+ * Maps one event of a case whose previous activity was prev (UINT32_MAX
+ * for the first event): writes its activity and variant ids. Code
+ * attributes, when allowed, are counted for the activity (they decide its
+ * symbols at map_mapper_finish). Repeated messages are answered from a
+ * cache.
+ */
+void map_mapper_map(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
+                    uint32_t *variant);
+/*
+ * What map_mapper_map would answer, keeping nothing: no activity,
+ * variant, count or evidence is added (the daemon's stateless query). A
+ * message that would make a new activity gives *activity UINT32_MAX;
+ * *variant is UINT32_MAX for a variant never seen (both rank as unknown).
+ * *text is the activity's text, or the one a new activity would have,
+ * valid until the next call on m. Uses m's scratch and caches of the
+ * code: the same locking as map_mapper_map.
+ */
+void map_mapper_peek(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
+                     uint32_t *variant, const char **text);
+
+/*
+ * Maps what the per-event strategies left: code-attribute votes, then the
+ * constants, token and external strategies for activities without
+ * symbols. Call after a batch of events (again later for new activities:
+ * only those not tried yet are). Returns 0, or the external command's
+ * error (the other strategies' results are kept).
+ */
+int map_mapper_finish(map_mapper *m, char *why, size_t whylen);
+
+typedef struct map_activity {
+    const char *text;
+    map_strategy strategy;
+    uint32_t nsyms;
+    const uint32_t *syms; /* symbol ids, best first */
+    const float *conf;    /* their confidences (summing to at most 1) */
+    uint64_t count;       /* events mapped to it */
+    uint32_t nvariants;
+} map_activity;
+
+uint32_t map_mapper_nactivities(const map_mapper *m);
+void map_mapper_activity(const map_mapper *m, uint32_t id, map_activity *out);
+uint32_t map_mapper_nvariants(const map_mapper *m);
+/* Distinct messages folded into "<other>" because max_activities was
+ * reached. Past the cap the mapper keeps nothing new: at most
+ * 2 x max_activities distinct messages are cached and as many variants
+ * kept (a new variant then is its activity's "<other>" variant), so a
+ * flood of unique messages cannot grow memory without bound. */
+uint64_t map_mapper_folded(const map_mapper *m);
+/* A variant's activity and text. */
+uint32_t map_mapper_variant(const map_mapper *m, uint32_t id, const char **text);
+/* The variant of activity act with this (abstracted) text: the existing
+ * one, or a new one (a variant another instance learnt, by its text). */
+uint32_t map_mapper_restore_variant(map_mapper *m, uint32_t act, const char *text);
+/* The activity with this exact text, or UINT32_MAX. */
+uint32_t map_mapper_find(const map_mapper *m, const char *text);
+const graph *map_mapper_graph(const map_mapper *m);
+
+/* ------------------------------------------------------------------ */
+/* The dictionary codec                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A mapper's dictionary as records, one per activity (its text, strategy,
+ * symbols with confidences, template candidates) and one per variant (its
+ * activity and text), little-endian: the model file and the daemon's
+ * state store both keep them so. Restoring records in their ids' order
+ * gives the activities and variants the same ids again.
+ */
+void map_dict_put_activity(const map_mapper *m, uint32_t act, core_buf *out);
+void map_dict_put_variant(const map_mapper *m, uint32_t var, core_buf *out);
+/* Re-creates a record's activity (variant) as m's next one; *id gets its
+ * id; an activity's event count is given apart (count), as the model
+ * file keeps it and the state store does not. CORE_ECORRUPT for a record that is truncated, has
+ * trailing bytes, or names a symbol, strategy or activity m cannot have. */
+int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64_t count,
+                              uint32_t *id);
+int map_dict_restore_variant(map_mapper *m, const void *rec, size_t len, uint32_t *id);
 
 #ifdef __cplusplus
 }

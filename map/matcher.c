@@ -1,6 +1,5 @@
 /*
- * Messages: abstraction of rendered messages into activities, and the
- * template matcher (emit-site templates compiled into PCRE2 patterns).
+ * The template matcher: emit-site templates compiled into PCRE2 patterns.
  *
  * The matcher keeps one entry per emit site with literal text. Its pattern
  * is the template with every literal byte escaped and every hole made a
@@ -16,263 +15,12 @@
  */
 #define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "graph.h"
-#include "graph_int.h"
-#include "graph_match.h"
+#include "map_int.h"
 
 #include <ctype.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ */
-/* Masking                                                             */
-/* ------------------------------------------------------------------ */
-
-/* Byte classes as the C locale has them (pmrag never sets another), one
- * table load each: masking looks at every byte of every distinct message. */
-enum { C_DIGIT = 1, C_ALNUM = 2, C_WORD = 4, C_HEX = 8, C_SPACE = 16 };
-static const uint8_t byte_class[256] = {
-    0,  0,  0,  0,  0,  0,  0,  0,  0,  16, 16, 16, 16, 16, 0, 0, 0, 0,  0,  0,  0,  0,  0,  0,
-    0,  0,  0,  0,  0,  0,  0,  0,  16, 0,  0,  0,  0,  0,  0, 0, 0, 0,  0,  0,  0,  0,  0,  0,
-    15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 0,  0,  0,  0,  0, 0, 0, 14, 14, 14, 14, 14, 14, 6,
-    6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6,  6, 6, 6, 6,  6,  0,  0,  0,  0,  4,
-    0,  14, 14, 14, 14, 14, 14, 6,  6,  6,  6,  6,  6,  6,  6, 6, 6, 6,  6,  6,  6,  6,  6,  6,
-    6,  6,  6,  0,  0,  0,  0,  0,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
-    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
-    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
-    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
-    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4, 4, 4,  4,  4,  4,  4,  4,  4,
-    4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  4, 4,
-};
-
-static inline bool is_digit(unsigned char c)
-{
-    return byte_class[c] & C_DIGIT;
-}
-
-static inline bool is_alnum(unsigned char c)
-{
-    return byte_class[c] & C_ALNUM;
-}
-
-/* Letters, digits, '_' and every byte of a UTF-8 sequence. */
-static inline bool is_word(unsigned char c)
-{
-    return byte_class[c] & C_WORD;
-}
-
-static inline bool is_hex(unsigned char c)
-{
-    return byte_class[c] & C_HEX;
-}
-
-/* ' ' \t \n \v \f \r */
-static inline bool is_space(unsigned char c)
-{
-    return byte_class[c] & C_SPACE;
-}
-
-/* Length of a UUID at s (8-4-4-4-12 hex digits), or 0. */
-static size_t uuid_at(const char *s, size_t n)
-{
-    static const int groups[] = {8, 4, 4, 4, 12};
-    size_t i = 0;
-    if (n < 36)
-        return 0;
-    for (int g = 0; g < 5; g++) {
-        for (int k = 0; k < groups[g]; k++, i++)
-            if (!is_hex((unsigned char)s[i]))
-                return 0;
-        if (g < 4) {
-            if (s[i] != '-')
-                return 0;
-            i++;
-        }
-    }
-    return i < n && is_word((unsigned char)s[i]) ? 0 : i;
-}
-
-/* A path or URL starts at s (after no word byte): "/a/b", "./x",
- * "scheme://". Returns its length (up to white space or a quote), or 0. */
-static size_t path_at(const char *s, size_t n)
-{
-    size_t i = 0;
-    /* scheme:// */
-    while (i < n && (is_alnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
-        i++;
-    bool url = i > 0 && i + 2 < n && s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/';
-    if (!url) {
-        if (n >= 2 && s[0] == '.' && s[1] == '/')
-            i = 2;
-        else if (n >= 3 && s[0] == '.' && s[1] == '.' && s[2] == '/')
-            i = 3;
-        else if (n >= 2 && s[0] == '/' && is_word((unsigned char)s[1]))
-            i = 1;
-        else
-            return 0;
-    }
-    /* A closer ends the path unless the path opened it: a route template
-     * "/orders/{order_id}" is one path, "(see /tmp/x)" stops before ")". */
-    size_t slashes = 0, open[3] = {0, 0, 0};
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_space(c) || c == '\'' || c == '"' || c == ',' || c == '>')
-            break;
-        int closer = c == '}' ? 0 : c == ')' ? 1 : c == ']' ? 2 : -1;
-        if (closer >= 0) {
-            if (open[closer] == 0)
-                break;
-            open[closer]--;
-        } else if (c == '{' || c == '(' || c == '[') {
-            open[c == '{' ? 0 : c == '(' ? 1 : 2]++;
-        } else if (c == '/') {
-            slashes++;
-        }
-    }
-    /* "/" alone, or a fraction like "a/b" without a leading slash, is not a
-     * path; "/x" with one slash is (an absolute path), URLs always are. */
-    if (!url && slashes < 1)
-        return 0;
-    return i;
-}
-
-#define PUT_LIT(o, lit) (memcpy((o), (lit), sizeof(lit) - 1), (o) += sizeof(lit) - 1)
-
-size_t graph_mask_message(const char *s, size_t n, size_t max, core_buf *out)
-{
-    if (max == 0)
-        max = 256;
-    /* A step starts below max and writes at most a space and a 6-byte
-     * placeholder (a kept word is cut at max): room for all at once. */
-    core_buf_reserve(out, max + 8);
-    char *const o0 = out->data + out->len;
-    char *o = o0;
-    bool space = false;
-    for (size_t i = 0; i < n && (size_t)(o - o0) < max;) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_space(c)) {
-            space = true;
-            i++;
-            continue;
-        }
-        if (space && o > o0)
-            *o++ = ' ';
-        space = false;
-        if (i > 0 && is_word((unsigned char)s[i - 1])) {
-            /* Inside a word's run of punctuation ("obj-17", "a.b"): no
-             * placeholder starts here. */
-            *o++ = (char)c;
-            i++;
-            continue;
-        }
-        /* One scan of the word here: where its letters and digits end
-         * (whether a UUID, 8 hex digits then '-', or a URL's scheme, then
-         * '+', '-', '.' or ':', may start; most words are neither), where
-         * it ends, its digits, and whether all of it is hex. */
-        size_t e = n, w = i, ndigits = 0;
-        bool hex = true;
-        for (; w < n; w++) {
-            uint8_t cl = byte_class[(unsigned char)s[w]];
-            if (!(cl & C_WORD))
-                break;
-            if (!(cl & C_ALNUM) && e == n)
-                e = w;
-            ndigits += cl & C_DIGIT;
-            hex = hex && (cl & C_HEX);
-        }
-        if (e > w)
-            e = w;
-        size_t k;
-        bool may_uuid = e - i == 8 && e < n && s[e] == '-';
-        bool may_path = e > i ? e < n && (s[e] == '+' || s[e] == '-' || s[e] == '.' || s[e] == ':')
-                              : c == '+' || c == '-' || c == '.' || c == '/';
-        if (may_uuid && (k = uuid_at(s + i, n - i)) > 0) {
-            PUT_LIT(o, "<uuid>");
-            i += k;
-            continue;
-        }
-        if (may_path && (k = path_at(s + i, n - i)) > 0) {
-            PUT_LIT(o, "<path>");
-            i += k;
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            /* A quoted string up to its closing quote on the same line. */
-            size_t j = i + 1;
-            while (j < n && (unsigned char)s[j] != c && s[j] != '\n')
-                j++;
-            if (j < n && (unsigned char)s[j] == c) {
-                *o++ = (char)c;
-                PUT_LIT(o, "<*>");
-                *o++ = (char)c;
-                i = j + 1;
-                continue;
-            }
-        }
-        if (c == '0' && i + 2 < n && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-            is_hex((unsigned char)s[i + 2])) {
-            size_t j = i + 2;
-            while (j < n && is_hex((unsigned char)s[j]))
-                j++;
-            PUT_LIT(o, "<hex>");
-            i = j;
-            continue;
-        }
-        if (is_word(c)) {
-            /* A word: all digits (a number, with a fraction), a long hex run
-             * with digits (a hash, an id), or kept as it is. */
-            size_t j = w;
-            if (ndigits == j - i) {
-                /* 1.5, 10.0.0.1: one number, one mask. */
-                while (j + 1 < n && s[j] == '.' && is_digit((unsigned char)s[j + 1])) {
-                    j++;
-                    while (j < n && is_digit((unsigned char)s[j]))
-                        j++;
-                }
-                PUT_LIT(o, "<num>");
-            } else if (hex && ndigits > 0 && j - i >= 8) {
-                PUT_LIT(o, "<hex>");
-            } else if (ndigits >= 4 || (ndigits >= 2 && j - i >= 10)) {
-                /* A generated id: "UPS8360377886", "ord_mmp36wa0xhqv";
-                 * "s3", "sha256", "utf8" and "us-west-2" stay. */
-                PUT_LIT(o, "<id>");
-            } else {
-                /* Keep the word, but mask digits inside it ("s3" stays,
-                 * "obj-17" becomes "obj-<num>" through the next round). */
-                size_t keep = j - i, room = max - (size_t)(o - o0);
-                if (keep > room)
-                    keep = room;
-                memcpy(o, s + i, keep);
-                o += keep;
-            }
-            i = j;
-            continue;
-        }
-        *o++ = (char)c;
-        i++;
-    }
-    /* A placeholder may have gone past max: cut there. A cut never ends
-     * inside a UTF-8 sequence; bytes that are not UTF-8 are otherwise kept
-     * (a Latin-1 message keeps the text after its first accented letter). */
-    size_t len = (size_t)(o - o0);
-    if (len >= max) {
-        len = max;
-        const unsigned char *p = (const unsigned char *)o0;
-        size_t lead = len, cont = 0;
-        while (lead > 0 && cont < 3 && (p[lead - 1] & 0xC0) == 0x80)
-            lead--, cont++;
-        if (lead > 0) {
-            unsigned char c = p[lead - 1];
-            size_t need = c >= 0xF8 ? 0 : c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-            if (need > cont)
-                len = lead - 1;
-        }
-    }
-    out->len += len;
-    out->data[out->len] = '\0';
-    return len;
-}
 
 /* ------------------------------------------------------------------ */
 /* Templates                                                           */
@@ -315,9 +63,9 @@ typedef struct fix_peek {
     uint8_t key; /* the key's length */
 } fix_peek;
 
-struct graph_matcher {
+struct map_matcher {
     const graph *g;
-    graph_matcher_opts o;
+    map_matcher_opts o;
     mt_entry *e;
     fix_peek *peek;
     uint32_t n;
@@ -350,7 +98,7 @@ struct graph_matcher {
     core_arena arena;
     pcre2_match_context *mctx;
     bool jit;
-    /* Log sites without text to match (graph_matcher_unseen). */
+    /* Log sites without text to match (map_matcher_unseen). */
     struct unseen {
         uint32_t emit;
         uint32_t file; /* of the site's symbol; UINT32_MAX if none */
@@ -360,7 +108,7 @@ struct graph_matcher {
     uint32_t nunseen;
 };
 
-struct graph_match_work {
+struct map_match_work {
     pcre2_match_data *md;
     uint32_t *hits;
     uint32_t nhits, cap;
@@ -643,9 +391,9 @@ static bool site_text(const graph *g, const graph_emit *e, graph_emit *src, uint
     return src->tmpl[0] != '\0';
 }
 
-int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_matcher **out)
+int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out)
 {
-    graph_matcher *m = core_xcalloc(1, sizeof *m);
+    map_matcher *m = core_xcalloc(1, sizeof *m);
     m->g = g;
     if (o)
         m->o = *o;
@@ -728,7 +476,7 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
         /* A candidate call's level is its method's, when that is a level
          * word (`diag.error(...)`, `this.log.debug(...)`). */
         if (e.kind == GRAPH_EMIT_CALL && e.level == GRAPH_LEVEL_NONE && e.method)
-            x->level = (uint8_t)graph__level_of_method(e.method, strlen(e.method));
+            x->level = (uint8_t)graph_level_of_method(e.method, strlen(e.method));
         x->kind = (uint8_t)e.kind;
         /* A message made by constructing something is logged elsewhere,
          * as a constant's is. */
@@ -801,7 +549,7 @@ int graph_matcher_build(const graph *g, const graph_matcher_opts *o, graph_match
     return 0;
 }
 
-void graph_matcher_free(graph_matcher *m)
+void map_matcher_free(map_matcher *m)
 {
     if (!m)
         return;
@@ -826,14 +574,14 @@ void graph_matcher_free(graph_matcher *m)
     free(m);
 }
 
-uint32_t graph_matcher_count(const graph_matcher *m)
+uint32_t map_matcher_count(const map_matcher *m)
 {
     return m->n;
 }
 
-graph_match_work *graph_match_work_new(const graph_matcher *m)
+map_match_work *map_match_work_new(const map_matcher *m)
 {
-    graph_match_work *w = core_xcalloc(1, sizeof *w);
+    map_match_work *w = core_xcalloc(1, sizeof *w);
     w->md = pcre2_match_data_create(1, NULL);
     if (!w->md)
         core_panic("out of memory (pcre2 match data)");
@@ -845,7 +593,7 @@ graph_match_work *graph_match_work_new(const graph_matcher *m)
     return w;
 }
 
-void graph_match_work_free(graph_match_work *w)
+void map_match_work_free(map_match_work *w)
 {
     if (!w)
         return;
@@ -858,13 +606,13 @@ void graph_match_work_free(graph_match_work *w)
     free(w);
 }
 
-void graph_match_work_listed(graph_match_work *w, const uint8_t *listed)
+void map_match_work_listed(map_match_work *w, const uint8_t *listed)
 {
     w->listed = listed;
 }
 
 /* 1: full match, 2: partial (message cut short), 0: none. */
-static int try_entry(const graph_matcher *m, graph_match_work *w, uint32_t id, const char *msg,
+static int try_entry(const map_matcher *m, map_match_work *w, uint32_t id, const char *msg,
                      size_t len, bool partial)
 {
     if (w->seen[id] == w->stamp)
@@ -881,7 +629,7 @@ static int try_entry(const graph_matcher *m, graph_match_work *w, uint32_t id, c
     return 0;
 }
 
-static void add_hit(graph_match_work *w, uint32_t id)
+static void add_hit(map_match_work *w, uint32_t id)
 {
     if (w->nhits == w->cap) {
         w->cap *= 2;
@@ -907,7 +655,7 @@ static bool decor_fits(const mt_entry *x, bool partial, uint32_t need, bool list
                          !(listed && x->kind == GRAPH_EMIT_CALL));
 }
 
-static void collect_prefix(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+static void collect_prefix(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                            bool partial, uint32_t need, bool listed)
 {
     /* Every key length the message allows, and the key bytes must not
@@ -1004,7 +752,7 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void new_stamp(const graph_matcher *m, graph_match_work *w)
+static void new_stamp(const map_matcher *m, map_match_work *w)
 {
     if (++w->stamp == 0) {
         memset(w->seen, 0, (m->n ? m->n : 1) * sizeof *w->seen);
@@ -1012,14 +760,14 @@ static void new_stamp(const graph_matcher *m, graph_match_work *w)
     }
 }
 
-static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial,
+static uint32_t hits_literal(const map_matcher *m, const map_match_work *w, bool partial,
                              bool sites_only);
 
 /* The hits of msg in w->hits, whole or, when it is long enough and the
  * whole matches nothing that covers half of it, cut short (a message cut
  * at a length limit): the way with the most literal text. True if that
  * was cut short. */
-static void dc_add(graph_match_work *w, uint32_t id, size_t last, bool suffix)
+static void dc_add(map_match_work *w, uint32_t id, size_t last, bool suffix)
 {
     if (w->ndc == w->dccap) {
         w->dccap = w->dccap ? 2 * w->dccap : 64;
@@ -1035,7 +783,7 @@ static void dc_add(graph_match_work *w, uint32_t id, size_t last, bool suffix)
  * sees the same anchors, so one lookup (sites_only: starts want logging
  * sites; want_last: the last place of an anchor) serves them all.
  */
-static void loose_hits(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len)
+static void loose_hits(const map_matcher *m, map_match_work *w, const char *msg, size_t len)
 {
     w->nlh = 0;
     w->lh_done = true;
@@ -1059,7 +807,7 @@ static void loose_hits(const graph_matcher *m, graph_match_work *w, const char *
     }
 }
 
-static void find_cands(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+static void find_cands(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                        bool suffix, bool sites_only, bool want_last)
 {
     w->ndc = 0;
@@ -1114,7 +862,7 @@ static void find_cands(const graph_matcher *m, graph_match_work *w, const char *
 
 /* Tries what find_cands found from start k (with need and listed as
  * decor_fits takes them). */
-static void try_cands(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+static void try_cands(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                       size_t k, bool partial, uint32_t need, bool listed)
 {
     for (uint32_t i = 0; i < w->ndc; i++) {
@@ -1132,7 +880,7 @@ static void try_cands(const graph_matcher *m, graph_match_work *w, const char *m
  * entry its keys and anchors point to; a decoration start wants only
  * logging sites with need literal bytes: its own prefix keys, and what
  * find_cands found once for the whole message. */
-static void collect_at(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
+static void collect_at(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                        size_t k, bool partial, uint32_t need, bool listed)
 {
     if (k == 0) {
@@ -1151,8 +899,8 @@ static void collect_at(const graph_matcher *m, graph_match_work *w, const char *
 /* The hits of msg from start k, whole or, when that shows little and the
  * message may have been cut short, as a prefix of a rendering; returns
  * whether they are of the cut-short kind. */
-static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg, size_t len,
-                    size_t k, uint32_t need, bool listed)
+static bool hits_of(const map_matcher *m, map_match_work *w, const char *msg, size_t len, size_t k,
+                    uint32_t need, bool listed)
 {
     w->nhits = 0;
     new_stamp(m, w);
@@ -1184,7 +932,7 @@ static bool hits_of(const graph_matcher *m, graph_match_work *w, const char *msg
 
 /* The most literal text among the hits; with sites_only, among those
  * that are logging sites rather than bare constants. */
-static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, bool partial,
+static uint32_t hits_literal(const map_matcher *m, const map_match_work *w, bool partial,
                              bool sites_only)
 {
     uint32_t best = 0;
@@ -1218,7 +966,7 @@ static uint32_t hits_literal(const graph_matcher *m, const graph_match_work *w, 
  * is an argument of that function's template, and the logging call is
  * where the event comes from. The call's hit goes.
  */
-static void drop_calls_into(const graph_matcher *m, graph_match_work *w)
+static void drop_calls_into(const map_matcher *m, map_match_work *w)
 {
     bool calls = false, sites = false;
     for (uint32_t i = 0; i < w->nhits; i++) {
@@ -1249,11 +997,10 @@ static void drop_calls_into(const graph_matcher *m, graph_match_work *w)
     w->nhits = keep;
 }
 
-graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, const char *msg,
-                                size_t len, const char *logger, const char *level, uint32_t *emits,
-                                uint32_t max)
+map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
+                            const char *logger, const char *level, uint32_t *emits, uint32_t max)
 {
-    graph_match r = {0};
+    map_match r = {0};
     w->lh_done = false;
     bool partial = hits_of(m, w, msg, len, 0, 0, false);
     uint32_t best = w->nhits ? hits_literal(m, w, partial, false) : 0;
@@ -1322,10 +1069,10 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         partial = kept_partial;
         r.decoration = (uint32_t)skip;
         if (skip)
-            r.flags |= GRAPH_MATCH_DECORATED;
+            r.flags |= MAP_MATCH_DECORATED;
     }
     if (partial)
-        r.flags |= GRAPH_MATCH_PARTIAL;
+        r.flags |= MAP_MATCH_PARTIAL;
     if (w->nhits == 0)
         return r;
     r.nmatched = w->nhits;
@@ -1346,7 +1093,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         if (m->e[w->hits[i]].is_const != any_site)
             w->hits[keep++] = w->hits[i];
     if (!any_site)
-        r.flags |= GRAPH_MATCH_CONST;
+        r.flags |= MAP_MATCH_CONST;
     w->nhits = keep;
     r.literal = best;
     /* A candidate call (no listed shape) that covers little of the
@@ -1371,7 +1118,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
                 w->hits[keep++] = w->hits[i];
         if (keep > 0 && keep < w->nhits) {
             w->nhits = keep;
-            r.flags |= GRAPH_MATCH_LOGGER;
+            r.flags |= MAP_MATCH_LOGGER;
         }
     }
     /* The level (or span / span event). */
@@ -1388,7 +1135,7 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
         }
         if (keep > 0 && keep < w->nhits) {
             w->nhits = keep;
-            r.flags |= GRAPH_MATCH_LEVEL;
+            r.flags |= MAP_MATCH_LEVEL;
         }
     }
     /* Emit ids, in id order (deterministic), deduplicated. */
@@ -1405,8 +1152,8 @@ graph_match graph_matcher_match(const graph_matcher *m, graph_match_work *w, con
     return r;
 }
 
-uint32_t graph_matcher_renders(const graph_matcher *m, graph_match_work *w, uint32_t emit,
-                               const char *msg, size_t len)
+uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t emit,
+                             const char *msg, size_t len)
 {
     uint32_t best = 0;
     /* Entries are made in emit order: the first of emit's, by bisection. */
@@ -1455,7 +1202,7 @@ static bool unseen_fits(const struct unseen *u, const unseen_q *q)
     return false;
 }
 
-static uint32_t unseen_select(const graph_matcher *m, const unseen_q *q, const char *level,
+static uint32_t unseen_select(const map_matcher *m, const unseen_q *q, const char *level,
                               uint32_t *emits, uint32_t max)
 {
     int lc = level_code(level);
@@ -1481,8 +1228,8 @@ static uint32_t unseen_select(const graph_matcher *m, const unseen_q *q, const c
     return k;
 }
 
-uint32_t graph_matcher_unseen(const graph_matcher *m, const char *logger, const uint32_t *files,
-                              uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max)
+uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint32_t *files,
+                            uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max)
 {
     if (logger && logger[0])
         return unseen_select(m, &(unseen_q){logger, NULL, 0}, level, emits, max);

@@ -1,0 +1,75 @@
+/*
+ * map_int.h - private to map/: what its files share (the byte classes of
+ * masking and matching, the external command's reply parser, the
+ * mapper's side of the dictionary codec).
+ */
+#ifndef PMRAG_MAP_INT_H
+#define PMRAG_MAP_INT_H
+
+#include "map.h"
+#include "ppr.h"
+
+/* ---- byte classes (mask.c) ---- */
+
+/* Byte classes as the C locale has them (pmrag never sets another), one
+ * table load each: masking looks at every byte of every distinct message,
+ * and matching at the byte before each start it tries. */
+enum { MAP__DIGIT = 1, MAP__ALNUM = 2, MAP__WORD = 4, MAP__HEX = 8, MAP__SPACE = 16 };
+extern const uint8_t map__byte_class[256];
+
+static inline bool is_digit(unsigned char c)
+{
+    return map__byte_class[c] & MAP__DIGIT;
+}
+
+static inline bool is_alnum(unsigned char c)
+{
+    return map__byte_class[c] & MAP__ALNUM;
+}
+
+/* Letters, digits, '_' and every byte of a UTF-8 sequence. */
+static inline bool is_word(unsigned char c)
+{
+    return map__byte_class[c] & MAP__WORD;
+}
+
+static inline bool is_hex(unsigned char c)
+{
+    return map__byte_class[c] & MAP__HEX;
+}
+
+/* ' ' \t \n \v \f \r */
+static inline bool is_space(unsigned char c)
+{
+    return map__byte_class[c] & MAP__SPACE;
+}
+
+/* ---- the external command's reply (llm.c) ---- */
+
+/*
+ * Reads the reply of map_llm_map()'s command to one batch: the items
+ * first .. first + n - 1 of the call, numbered 0 .. n - 1 in the request;
+ * label names the batch in warnings. For each proposed symbol that
+ * resolves with a confidence in (0, 1], calls fn(ud, first + id, symbol,
+ * confidence); what does not is skipped with a warning to log (map.h
+ * describes the reply). Returns 0, or CORE_EFORMAT with the reason in why
+ * when data[0, len) is not such a reply at all. Borrows everything; data
+ * need not be NUL-terminated. Factored out of map_llm_map() so that the
+ * fuzz target (tests/fuzz/fuzz_llm_reply.c) reaches it without a process.
+ */
+int map__llm_parse_reply(const graph *g, const char *data, size_t len, size_t first, size_t n,
+                         const char *label, const core_logger *log,
+                         void (*fn)(void *ud, size_t item, uint32_t symbol, float conf), void *ud,
+                         char *why, size_t whylen);
+
+/* ---- the dictionary codec's access to the mapper (mapper.c) ---- */
+
+/* An activity's template candidates (or constant owners), and
+ * re-creating activities in their saved order, which gives them their
+ * saved ids. */
+uint32_t map__candidates(const map_mapper *m, uint32_t act, const uint32_t **cands,
+                         bool *has_const);
+uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cands, uint32_t ncand,
+                      bool has_const);
+
+#endif
