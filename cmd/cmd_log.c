@@ -53,9 +53,9 @@ typedef struct log_args {
     {"overrides", 0, CLI_STR, &(a)->overrides_path, "FILE",                                      \
      "YAML rules mapping activity patterns to symbols", 0, 0},                                   \
     {"llm-cmd", 0, CLI_STR, &(a)->llm_cmd, "CMD",                                                \
-     "map what nothing else maps by asking CMD (JSON on stdin and stdout)", 0, 0},               \
+     "map what nothing else maps by asking CMD (JSON on stdin and stdout; map.llm_cmd)", 0, 0},  \
     {"no-tokens", 0, CLI_FLAG, &(a)->no_tokens, NULL,                                            \
-     "do not map activities by token similarity", 0, 0},                                        \
+     "do not map activities by token similarity (map.tokens=false)", 0, 0},                     \
     {"progress", 0, CLI_FLAG, &(a)->progress, NULL,                                              \
      "show progress even when stderr is not a terminal", 0, 0},                                  \
     {"quiet", 'q', CLI_FLAG, &(a)->quiet, NULL, "no notes on stderr", 0, 0},                     \
@@ -115,12 +115,17 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
     a->sets.v = NULL;
     if (rc)
         goto fail;
-    s->to = (model_train_opts){
-        .params = config_model_params(s->cfg),
-        .calibrate = core_cfg_bool(s->cfg, "model.calibrate"),
-        .calibrate_min_cases = (uint32_t)core_cfg_int(s->cfg, "model.calibrate_min_cases"),
-        .log = cli_logger(a->quiet),
-    };
+    /* The mapping flags stand for keys, so that the mapper's options come
+     * from the configuration alone, as the daemon's do. */
+    char why[1024];
+    if ((a->no_tokens &&
+         core_cfg_put(s->cfg, "map.tokens", "false", "--no-tokens", why, sizeof why) != 0) ||
+        (a->llm_cmd &&
+         core_cfg_put(s->cfg, "map.llm_cmd", a->llm_cmd, "--llm-cmd", why, sizeof why) != 0)) {
+        rc = cli_usage_error(cmd, "%s", why);
+        goto fail;
+    }
+    s->to = config_train_opts(s->cfg, cli_logger(a->quiet));
     if (a->verbose && !a->quiet)
         s->to.log.min = CORE_LOG_INFO;
     if (!a->graph_path || !a->log_path) {
@@ -150,21 +155,16 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
     }
     if ((rc = cli_open_graph(cmd->name, a->graph_path, &s->g)) != 0)
         goto fail;
-    char why[1024];
     if (a->overrides_path &&
         map_overrides_load(a->overrides_path, s->g, &s->ov, why, sizeof why) != 0) {
         cli_error(cmd->name, "%s", why);
         rc = CLI_EXIT_USAGE;
         goto fail;
     }
-    map_mapper_opts mo = {
-        .use_code_attrs = a->learn_code_attrs,
-        .overrides = s->ov,
-        .no_tokens = a->no_tokens,
-        .tokens_min = core_cfg_double(s->cfg, "map.tokens_min"),
-        .llm_cmd = a->llm_cmd,
-        .log = s->to.log,
-    };
+    map_mapper_opts mo = config_mapper_opts(s->cfg, s->ov, s->to.log);
+    /* Offline, learning from code.* is the instrumented setting of an
+     * evaluation, chosen per run; map.code_attrs is the daemon's. */
+    mo.use_code_attrs = a->learn_code_attrs;
     int trc = model_train_from_log(s->g, &mo, a->log_path, &lo, &s->to, &s->m, &s->log, md, why,
                                    sizeof why);
     if (trc != 0) {

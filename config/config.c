@@ -70,8 +70,15 @@ const core_cfg_item pmrag_config_table[] = {
      "model trained on the others (every candidate is trained this many times, on all CPUs)"},
     {"model.calibrate_min_cases", CORE_CFG_INT, "100", 0, 4e9, NULL,
      "below this many training cases the values above are used as they are"},
+    {"map.tokens", CORE_CFG_BOOL, "true", 0, 0, NULL,
+     "map an activity nothing else maps by token similarity (TF-IDF) to the names, docstrings "
+     "and templates of functions (--no-tokens sets it false)"},
     {"map.tokens_min", CORE_CFG_DOUBLE, "0.25", 0.001, 1, NULL,
      "least TF-IDF cosine for the token-similarity mapping of an activity"},
+    {"map.llm_cmd", CORE_CFG_STRING, "", 0, 0, NULL,
+     "offline commands: a command that maps the activities nothing else maps (JSON on stdin and "
+     "stdout, --llm-cmd); serve refuses it, since its engine cannot wait on a command: mine "
+     "with it and serve the model"},
     {"map.code_attrs", CORE_CFG_BOOL, "true", 0, 0, NULL,
      "serve: let OpenTelemetry code.* attributes on events decide their activity's symbols"},
     {"model.bootstrap_log", CORE_CFG_STRING, "", 0, 0, NULL,
@@ -109,8 +116,8 @@ const core_cfg_item pmrag_config_table[] = {
      "character boundary; limit=\"record_truncated\"); case ids are never cut: up to 500 bytes "
      "are kept, a record with a longer one is rejected"},
     {"limits.activities", CORE_CFG_INT, "1000000", 16, 100000000, NULL,
-     "serve: most distinct activities; past it new messages fold into `<other>` and nothing new "
-     "is kept (limit=\"activities\")"},
+     "most distinct activities; past it new messages fold into `<other>` and nothing new is "
+     "kept (serve counts them as limit=\"activities\")"},
     {"limits.case_events", CORE_CFG_INT, "1000000", 1, 4e18, NULL,
      "serve: most events of one case; later ones are dropped, without state or prediction "
      "(limit=\"case_events\")"},
@@ -311,6 +318,30 @@ model_params config_model_params(const core_cfg *c)
     p.calibrate_folds = (uint32_t)core_cfg_int(c, "model.calibrate_folds");
     config_ppr_weights(c, &p.weights);
     return p;
+}
+
+map_mapper_opts config_mapper_opts(const core_cfg *c, const map_overrides *ov, core_logger log)
+{
+    const char *llm = core_cfg_str(c, "map.llm_cmd");
+    return (map_mapper_opts){
+        .use_code_attrs = core_cfg_bool(c, "map.code_attrs"),
+        .overrides = ov,
+        .no_tokens = !core_cfg_bool(c, "map.tokens"),
+        .tokens_min = core_cfg_double(c, "map.tokens_min"),
+        .llm_cmd = llm && *llm ? llm : NULL,
+        .max_activities = (uint32_t)core_cfg_int(c, "limits.activities"),
+        .log = log,
+    };
+}
+
+model_train_opts config_train_opts(const core_cfg *c, core_logger log)
+{
+    return (model_train_opts){
+        .params = config_model_params(c),
+        .calibrate = core_cfg_bool(c, "model.calibrate"),
+        .calibrate_min_cases = (uint32_t)core_cfg_int(c, "model.calibrate_min_cases"),
+        .log = log,
+    };
 }
 
 void config_kafka_properties_redacted(const char *props, core_buf *out)

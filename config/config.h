@@ -32,6 +32,18 @@ ppr_impact_opts config_impact_opts(const core_cfg *c);
 /* The model's parameters from model.* and the edge weights. */
 model_params config_model_params(const core_cfg *c);
 
+/*
+ * The one recipe for the mapper's options, which every command and the
+ * daemon map with: map.code_attrs, map.tokens, map.tokens_min,
+ * map.llm_cmd (NULL when empty) and limits.activities, with the overrides
+ * the caller loaded (borrowed; NULL: none) and its logger. The strings
+ * point into c, which must outlive the options.
+ */
+map_mapper_opts config_mapper_opts(const core_cfg *c, const map_overrides *ov, core_logger log);
+/* The training options: config_model_params, model.calibrate and
+ * model.calibrate_min_cases, with the logger. */
+model_train_opts config_train_opts(const core_cfg *c, core_logger log);
+
 /* Appends kafka.properties text ("k=v;k=v") to out with the value of each
  * secret property replaced by "<redacted>"; an item without '=' is
  * replaced whole (it cannot be told apart from a value). */

@@ -43,13 +43,13 @@ static uint64_t model_fingerprint(const model_joint *md)
  * model (recency and the current emitter only) over a fresh mapper. */
 int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, size_t whylen)
 {
-    map_mapper_opts mo = {
-        .use_code_attrs = s->code_attrs,
-        .overrides = s->ov,
-        .tokens_min = core_cfg_double(s->cfg, "map.tokens_min"),
-        .max_activities = (uint32_t)core_cfg_int(s->cfg, "limits.activities"),
-        .log = s->lg,
-    };
+    map_mapper_opts mo = config_mapper_opts(s->cfg, s->ov, s->lg);
+    if (mo.llm_cmd) {
+        snprintf(why, whylen,
+                 "map.llm_cmd: the daemon maps on its engine thread, which cannot wait on a "
+                 "command: map with it offline (pmrag mine --llm-cmd) and serve that model");
+        return CORE_EUSAGE;
+    }
     if (s->model_path) {
         int rc = model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
         /* The limit is the mapper's max_activities: name the key that set it. */
@@ -58,12 +58,7 @@ int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, 
             snprintf(why + n, whylen - n, " by limits.activities: raise it");
         return rc;
     }
-    model_train_opts to = {
-        .params = config_model_params(s->cfg),
-        .calibrate = core_cfg_bool(s->cfg, "model.calibrate"),
-        .calibrate_min_cases = (uint32_t)core_cfg_int(s->cfg, "model.calibrate_min_cases"),
-        .log = s->lg,
-    };
+    model_train_opts to = config_train_opts(s->cfg, s->lg);
     const char *boot = core_cfg_str(s->cfg, "model.bootstrap_log");
     if (boot && *boot) {
         model_log_opts lo = s->eo;
