@@ -177,6 +177,34 @@ uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act, c
                     uint32_t len, uint32_t k, model_pred *out);
 
 /*
+ * A stateless query (`pmrag query`, `POST /v1/query`): a trace's events
+ * mapped as m would map them, with nothing added to m (map_mapper_peek:
+ * the caller holds whatever lock guards m), then ranked with w.
+ */
+typedef struct model_query_event {
+    /* UINT32_MAX for a message no activity of m has (it ranks as
+     * unknown), or a variant never seen */
+    uint32_t activity, variant;
+    /* how the activity is mapped; MAP_BY_NONE when it is unknown or
+     * mapped to nothing */
+    map_strategy strategy;
+    /* offset in the query's texts of the activity's text (or the text a
+     * new activity would have), NUL-terminated */
+    uint32_t text;
+} model_query_event;
+
+/* Maps evs[0..n) into ev[0..n) (their texts appended to texts) and ranks
+ * the trace: writes up to k predictions to out and returns how many. */
+uint32_t model_query(const model_joint *md, model_work *w, map_mapper *m, const map_event *evs,
+                     uint32_t n, uint32_t k, model_query_event *ev, core_buf *texts,
+                     model_pred *out);
+/* A query's answer as JSON: {"trace":[{"event","activity","strategy",
+ * "known"}], "model_version" (when not NULL), "ranked":[...]}. */
+void model_query_json(core_buf *b, const map_mapper *m, const map_event *evs,
+                      const model_query_event *ev, uint32_t n, const core_buf *texts,
+                      const char *model_version, const model_pred *p, uint32_t np);
+
+/*
  * Streaming (the daemon): a case's state is its last tokens (activity and
  * variant ids, at most order of them matter) and a sparse vector rec, the
  * PageRank of its decayed recency seed sum_j decay^(k-j) e(a_j) (not

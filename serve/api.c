@@ -386,34 +386,21 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
             rc = CORE_EFORMAT;
             goto out;
         }
-    uint32_t *act = core_xmalloc(n * sizeof *act), *var = core_xmalloc(n * sizeof *var);
-    model_pred *p = core_xmalloc((size_t)k * sizeof *p);
-    pthread_mutex_lock(&s->mu);
-    core_buf_puts(json, "{\"trace\":[");
+    map_event *evs = core_xcalloc(n, sizeof *evs);
     for (size_t i = 0; i < n; i++) {
         json_t *t = json_array_get(trace, i);
-        map_event me = {.text = json_string_value(t), .len = json_string_length(t)};
-        /* Peek, not map: a query must not grow the dictionary every
-         * client's events are mapped with. */
-        const char *text;
-        map_mapper_peek(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i], &text);
-        map_activity pa = {.strategy = MAP_BY_NONE};
-        if (act[i] != UINT32_MAX)
-            map_mapper_activity(s->m, act[i], &pa);
-        core_buf_puts(json, i ? ",{\"event\":" : "{\"event\":");
-        core_buf_json_str(json, me.text, me.len);
-        core_buf_puts(json, ",\"activity\":");
-        core_buf_json_str(json, text, strlen(text));
-        core_buf_printf(json, ",\"strategy\":\"%s\",\"known\":%s}", map_strategy_name(pa.strategy),
-                        act[i] != UINT32_MAX ? "true" : "false");
+        evs[i] = (map_event){.text = json_string_value(t), .len = json_string_length(t)};
     }
-    uint32_t np = model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);
-    core_buf_printf(json, "],\"model_version\":\"%s\",\"ranked\":", s->model_version_text);
-    model_preds_json(json, s->m, p, np);
-    core_buf_puts(json, "}");
+    model_query_event *ev = core_xmalloc(n * sizeof *ev);
+    model_pred *p = core_xmalloc((size_t)k * sizeof *p);
+    core_buf texts = {0};
+    pthread_mutex_lock(&s->mu);
+    uint32_t np = model_query(s->md, s->api_w, s->m, evs, (uint32_t)n, (uint32_t)k, ev, &texts, p);
+    model_query_json(json, s->m, evs, ev, (uint32_t)n, &texts, s->model_version_text, p, np);
     pthread_mutex_unlock(&s->mu);
-    free(act);
-    free(var);
+    core_buf_free(&texts);
+    free(evs);
+    free(ev);
     free(p);
 out:
     json_decref(doc);
