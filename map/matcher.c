@@ -391,7 +391,9 @@ static bool site_text(const graph *g, const graph_emit *e, graph_emit *src, uint
     return src->tmpl[0] != '\0';
 }
 
-int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out)
+/* The matcher's options with their defaults, its PCRE2 settings and its
+ * arrays, sized for ne emit sites. */
+static map_matcher *matcher_alloc(const graph *g, const map_matcher_opts *o, uint32_t ne)
 {
     map_matcher *m = core_xcalloc(1, sizeof *m);
     m->g = g;
@@ -409,13 +411,13 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
     pcre2_set_match_limit(m->mctx, m->o.match_limit);
     pcre2_set_depth_limit(m->mctx, m->o.match_limit);
 
-    uint32_t ne = graph_nemits(g);
-    m->e = core_xcalloc(ne ? ne : 1, sizeof *m->e);
-    m->peek = core_xcalloc(ne ? ne : 1, sizeof *m->peek);
-    m->chain = core_xmalloc((ne ? ne : 1) * sizeof *m->chain);
-    m->schain = core_xmalloc((ne ? ne : 1) * sizeof *m->schain);
-    m->loose = core_xmalloc((ne ? ne : 1) * sizeof *m->loose);
-    m->lchain = core_xmalloc((ne ? ne : 1) * sizeof *m->lchain);
+    size_t n1 = ne ? ne : 1;
+    m->e = core_xcalloc(n1, sizeof *m->e);
+    m->peek = core_xcalloc(n1, sizeof *m->peek);
+    m->chain = core_xmalloc(n1 * sizeof *m->chain);
+    m->schain = core_xmalloc(n1 * sizeof *m->schain);
+    m->loose = core_xmalloc(n1 * sizeof *m->loose);
+    m->lchain = core_xmalloc(n1 * sizeof *m->lchain);
     m->lbits = core_xcalloc(LBITS / 64, sizeof *m->lbits);
     m->lhead = core_xmalloc(LBITS * sizeof *m->lhead);
     memset(m->lhead, 0xff, LBITS * sizeof *m->lhead);
@@ -430,8 +432,122 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
     /* A message of partial_min bytes, cut short, still holds any key. */
     m->key_max = key_fit(m->o.partial_min < KEY_MAX ? (m->o.partial_min > 4 ? m->o.partial_min : 4)
                                                     : KEY_MAX);
+    m->unseen = core_xmalloc(n1 * sizeof *m->unseen);
+    return m;
+}
+
+/* A site without text to match: a log call (not a wrapper's own, whose
+ * callers' sites stand for it) joins the sites map_matcher_unseen
+ * answers from. */
+static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e)
+{
+    if (e->kind != GRAPH_EMIT_LOG || wrapper_site(m->g, e))
+        return;
+    uint32_t file = UINT32_MAX;
+    if (e->symbol != GRAPH_NONE) {
+        graph_symbol sy;
+        graph_get_symbol(m->g, e->symbol, &sy);
+        file = sy.file_id;
+    }
+    m->unseen[m->nunseen++] = (struct unseen){id, file, (uint8_t)e->level, site_logger(m->g, e)};
+}
+
+/* The next entry, for site id (its template tid's pattern re): what
+ * matching and tie-breaking read of it, and its anchor. */
+static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
+                      const graph_emit *e, const tmpl_info *ti)
+{
+    mt_entry *x = &m->e[m->n++];
+    x->jit = m->jit && pcre2_jit_compile(re, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
+    x->re = re;
+    x->emit = id;
+    x->tmpl = tid;
+    x->literal = ti->literal;
+    x->head = (uint32_t)(ti->holes ? ti->first_len : ti->literal);
+    x->level = (uint8_t)e->level;
+    /* A candidate call's level is its method's, when that is a level
+     * word (`diag.error(...)`, `this.log.debug(...)`). */
+    if (e->kind == GRAPH_EMIT_CALL && e->level == GRAPH_LEVEL_NONE && e->method)
+        x->level = (uint8_t)graph_level_of_method(e->method, strlen(e->method));
+    x->kind = (uint8_t)e->kind;
+    /* A message made by constructing something is logged elsewhere,
+     * as a constant's is. */
+    x->is_const =
+        e->kind == GRAPH_EMIT_CONST || (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
+    x->symbol = e->symbol;
+    x->logger = site_logger(m->g, e);
+    /* The anchor: the longest piece of lit (runs separated by NUL)
+     * between newlines, tabs and carriage returns. */
+    size_t a_off = 0, a_len = 0;
+    for (size_t i = 0, p = 0; i <= ti->lit.len; i++) {
+        char c = i < ti->lit.len ? ti->lit.data[i] : '\0';
+        if (c == '\0' || c == '\n' || c == '\t' || c == '\r') {
+            if (i - p > a_len) {
+                a_off = p;
+                a_len = i - p;
+            }
+            p = i + 1;
+        }
+    }
+    x->anchor = core_arena_strndup(&m->arena, ti->lit.data + a_off, a_len);
+    x->anchor_len = (uint32_t)a_len;
+}
+
+/* Files entry me under the index a message finds it through: its first
+ * literal bytes (the prefix index), else its last (the suffix index),
+ * else its anchor (the loose index), else the short loose list. */
+static void entry_index(map_matcher *m, uint32_t me, const tmpl_info *ti)
+{
+    mt_entry *x = &m->e[me];
+    size_t k;
+    const char *last = ti->lit.data + ti->last_off;
+    size_t ks = ti->last_len > 0 ? key_len_back(last, ti->last_len, ti->last_len) : 0;
+    if (ti->first_len > 0 && (k = key_len(ti->lit.data, ti->first_len, m->key_max)) > 0) {
+        size_t f = key_len(ti->lit.data, ti->first_len, ti->first_len);
+        x->fix = core_arena_strndup(&m->arena, ti->lit.data, f);
+        x->fix_len = (uint32_t)f;
+        k = key_fit(k);
+        m->peek[me] = (fix_peek){bytes8(x->fix + k, f - k), (uint32_t)f, (uint8_t)k};
+        uint64_t h = key_hash(ti->lit.data, k);
+        index_add(&m->prefix, m->chain, h, me);
+        m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
+        unsigned char c0 = (unsigned char)ti->lit.data[0];
+        m->first[c0 / 64] |= 1ull << (c0 % 64);
+        lens_add(m->plens, key_index(k), c0, k > 1 ? (unsigned char)ti->lit.data[1] : 0);
+    } else if (ks > 0 && (x->anchor_len < 4 || ks >= x->anchor_len)) {
+        /* Key on the last bytes, again not across a newline. */
+        x->fix = core_arena_strndup(&m->arena, last + ti->last_len - ks, ks);
+        x->fix_len = (uint32_t)ks;
+        k = key_fit(ks < KEY_MAX ? ks : KEY_MAX);
+        size_t t = ks - k < 8 ? ks - k : 8;
+        m->peek[me] = (fix_peek){bytes8(x->fix + ks - k - t, t), (uint32_t)ks, (uint8_t)k};
+        const char *key = last + ti->last_len - k;
+        uint64_t h = key_hash(key, k);
+        index_add(&m->suffix, m->schain, h, me);
+        m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
+        lens_add(m->slens, key_index(k), (unsigned char)key[k - 1],
+                 k > 1 ? (unsigned char)key[k - 2] : 0);
+    } else if (x->anchor_len >= 4) {
+        /* Holes at both ends, or a last run shorter than the anchor
+         * ("%s (%s)", "%s done"): on the anchor, the most telling
+         * piece. The latter, like the suffix index, never match a
+         * message cut short. */
+        x->full_only = ks > 0;
+        uint32_t b = lbits_hash(x->anchor);
+        m->lchain[me] = m->lhead[b];
+        m->lhead[b] = me;
+        m->lbits[b / 64] |= 1ull << (b % 64);
+        m->nlidx++;
+    } else {
+        m->loose[m->nloose++] = me;
+    }
+}
+
+int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out)
+{
+    uint32_t ne = graph_nemits(g);
+    map_matcher *m = matcher_alloc(g, o, ne);
     tmpl_info ti = {0};
-    m->unseen = core_xmalloc((ne ? ne : 1) * sizeof *m->unseen);
     for (uint32_t id = 0; id < ne; id++) {
         graph_emit e, src;
         graph_get_emit(g, id, &e);
@@ -446,18 +562,7 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
             text = !(ti.best < 2 && ti.literal < 3);
         }
         if (!text) {
-            /* A wrapper's own call logs its callers' messages: the sites
-             * at those calls stand for it. */
-            if (e.kind == GRAPH_EMIT_LOG && !wrapper_site(g, &e)) {
-                uint32_t file = UINT32_MAX;
-                if (e.symbol != GRAPH_NONE) {
-                    graph_symbol sy;
-                    graph_get_symbol(g, e.symbol, &sy);
-                    file = sy.file_id;
-                }
-                m->unseen[m->nunseen++] =
-                    (struct unseen){id, file, (uint8_t)e.level, site_logger(g, &e)};
-            }
+            note_unseen(m, id, &e);
             continue;
         }
         int err;
@@ -465,83 +570,8 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
         pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti.pat.data, ti.pat.len, 0, &err, &off, NULL);
         if (!re)
             continue; /* cannot happen with escaped literals; be safe */
-        mt_entry *x = &m->e[m->n];
-        x->jit = m->jit && pcre2_jit_compile(re, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
-        x->re = re;
-        x->emit = id;
-        x->tmpl = tid;
-        x->literal = ti.literal;
-        x->head = (uint32_t)(ti.holes ? ti.first_len : ti.literal);
-        x->level = (uint8_t)e.level;
-        /* A candidate call's level is its method's, when that is a level
-         * word (`diag.error(...)`, `this.log.debug(...)`). */
-        if (e.kind == GRAPH_EMIT_CALL && e.level == GRAPH_LEVEL_NONE && e.method)
-            x->level = (uint8_t)graph_level_of_method(e.method, strlen(e.method));
-        x->kind = (uint8_t)e.kind;
-        /* A message made by constructing something is logged elsewhere,
-         * as a constant's is. */
-        x->is_const =
-            e.kind == GRAPH_EMIT_CONST || (e.kind == GRAPH_EMIT_CALL && (e.flags & GRAPH_EF_CTOR));
-        x->symbol = e.symbol;
-        x->logger = site_logger(g, &e);
-        /* The anchor: the longest piece of lit (runs separated by NUL)
-         * between newlines, tabs and carriage returns. */
-        size_t a_off = 0, a_len = 0;
-        for (size_t i = 0, p = 0; i <= ti.lit.len; i++) {
-            char c = i < ti.lit.len ? ti.lit.data[i] : '\0';
-            if (c == '\0' || c == '\n' || c == '\t' || c == '\r') {
-                if (i - p > a_len) {
-                    a_off = p;
-                    a_len = i - p;
-                }
-                p = i + 1;
-            }
-        }
-        x->anchor = core_arena_strndup(&m->arena, ti.lit.data + a_off, a_len);
-        x->anchor_len = (uint32_t)a_len;
-        uint32_t me = m->n++;
-        size_t k;
-        const char *last = ti.lit.data + ti.last_off;
-        size_t ks = ti.last_len > 0 ? key_len_back(last, ti.last_len, ti.last_len) : 0;
-        if (ti.first_len > 0 && (k = key_len(ti.lit.data, ti.first_len, m->key_max)) > 0) {
-            size_t f = key_len(ti.lit.data, ti.first_len, ti.first_len);
-            x->fix = core_arena_strndup(&m->arena, ti.lit.data, f);
-            x->fix_len = (uint32_t)f;
-            k = key_fit(k);
-            m->peek[me] = (fix_peek){bytes8(x->fix + k, f - k), (uint32_t)f, (uint8_t)k};
-            uint64_t h = key_hash(ti.lit.data, k);
-            index_add(&m->prefix, m->chain, h, me);
-            m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
-            unsigned char c0 = (unsigned char)ti.lit.data[0];
-            m->first[c0 / 64] |= 1ull << (c0 % 64);
-            lens_add(m->plens, key_index(k), c0, k > 1 ? (unsigned char)ti.lit.data[1] : 0);
-        } else if (ks > 0 && (x->anchor_len < 4 || ks >= x->anchor_len)) {
-            /* Key on the last bytes, again not across a newline. */
-            x->fix = core_arena_strndup(&m->arena, last + ti.last_len - ks, ks);
-            x->fix_len = (uint32_t)ks;
-            k = key_fit(ks < KEY_MAX ? ks : KEY_MAX);
-            size_t t = ks - k < 8 ? ks - k : 8;
-            m->peek[me] = (fix_peek){bytes8(x->fix + ks - k - t, t), (uint32_t)ks, (uint8_t)k};
-            const char *key = last + ti.last_len - k;
-            uint64_t h = key_hash(key, k);
-            index_add(&m->suffix, m->schain, h, me);
-            m->kbits[(h & m->kmask) / 64] |= 1ull << (h % 64);
-            lens_add(m->slens, key_index(k), (unsigned char)key[k - 1],
-                     k > 1 ? (unsigned char)key[k - 2] : 0);
-        } else if (x->anchor_len >= 4) {
-            /* Holes at both ends, or a last run shorter than the anchor
-             * ("%s (%s)", "%s done"): on the anchor, the most telling
-             * piece. The latter, like the suffix index, never match a
-             * message cut short. */
-            x->full_only = ks > 0;
-            uint32_t b = lbits_hash(x->anchor);
-            m->lchain[me] = m->lhead[b];
-            m->lhead[b] = me;
-            m->lbits[b / 64] |= 1ull << (b % 64);
-            m->nlidx++;
-        } else {
-            m->loose[m->nloose++] = me;
-        }
+        entry_add(m, re, id, tid, &e, &ti);
+        entry_index(m, m->n - 1, &ti);
     }
     core_buf_free(&ti.pat);
     core_buf_free(&ti.lit);
@@ -997,6 +1027,143 @@ static void drop_calls_into(const map_matcher *m, map_match_work *w)
     w->nhits = keep;
 }
 
+/* Copies n ids into *dst (growing it to *cap), as the hits of the best
+ * start found so far, or back. */
+static void copy_ids(uint32_t **dst, uint32_t *cap, const uint32_t *src, uint32_t n)
+{
+    if (n > *cap) {
+        *cap = n;
+        *dst = core_xrealloc(*dst, *cap * sizeof **dst);
+    }
+    memcpy(*dst, src, n * sizeof *src);
+}
+
+/*
+ * A message the whole of which matched little: the starts after a
+ * separator in its first DECOR_MAX bytes are tried as the caller's text
+ * after a decoration the logging function put before it. The start whose
+ * hits have the most literal bytes wins, when that is at least 8 and more
+ * than bar (twice what the whole message matched); w->hits then holds its
+ * hits. Returns the start (0: the whole message), and updates *best and
+ * *partial to the winner's.
+ */
+static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
+                         bool whole_listed, uint32_t *best, bool *partial)
+{
+    uint32_t bar = 2 * *best;
+    size_t skip = 0;
+    copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
+    w->nkept = w->nhits;
+    bool kept_partial = *partial;
+    size_t lim = len > 4 ? len - 4 : 0;
+    if (lim > DECOR_MAX)
+        lim = DECOR_MAX;
+    if (lim > 0)
+        find_cands(m, w, msg, len, true, true, true);
+    for (size_t k = 1; k <= lim; k++) {
+        /* A boundary: after a separator (a template may start with
+         * blanks or punctuation of its own). */
+        if (is_word((unsigned char)msg[k - 1]))
+            continue;
+        /* What a start must show; past where the rest is too short
+         * to hold it, no start can. */
+        uint32_t need = (*best > bar ? *best : bar) + 1;
+        if (need < 8)
+            need = 8;
+        if (need > len - k)
+            break;
+        bool p = hits_of(m, w, msg, len, k, need, whole_listed);
+        uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
+        if (lit > *best && lit > bar && lit >= 8) {
+            *best = lit;
+            skip = k;
+            kept_partial = p;
+            copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
+            w->nkept = w->nhits;
+        }
+    }
+    copy_ids(&w->hits, &w->cap, w->kept, w->nkept);
+    w->nhits = w->nkept;
+    *partial = kept_partial;
+    return skip;
+}
+
+/* Keeps the hits with the most literal text; then sites logging a
+ * template before bare constants holding one as specific. Returns that
+ * most literal length; *any_site says whether a site (not a constant)
+ * is among them. */
+static uint32_t keep_most_literal(const map_matcher *m, map_match_work *w, bool partial,
+                                  bool *any_site)
+{
+    uint32_t best = hits_literal(m, w, partial, false);
+    uint32_t keep = 0;
+    *any_site = false;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (hit_literal(&m->e[w->hits[i]], partial) == best) {
+            w->hits[keep++] = w->hits[i];
+            *any_site |= !m->e[w->hits[i]].is_const;
+        }
+    w->nhits = keep;
+    keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (m->e[w->hits[i]].is_const != *any_site)
+            w->hits[keep++] = w->hits[i];
+    w->nhits = keep;
+    return best;
+}
+
+/* Ties narrowed to the sites of the record's logger, then to those at its
+ * level (or, lc >= 100, of its kind: span or span event), each only when
+ * that keeps some and drops some. Returns the MAP_MATCH_ flags of the
+ * narrowings made. */
+static uint32_t narrow_ties(const map_matcher *m, map_match_work *w, const char *logger, int lc)
+{
+    uint32_t flags = 0, keep;
+    if (w->nhits > 1 && logger && logger[0]) {
+        keep = 0;
+        for (uint32_t i = 0; i < w->nhits; i++)
+            if (logger_agrees(m->e[w->hits[i]].logger, logger))
+                w->hits[keep++] = w->hits[i];
+        if (keep > 0 && keep < w->nhits) {
+            w->nhits = keep;
+            flags |= MAP_MATCH_LOGGER;
+        }
+    }
+    if (w->nhits > 1 && lc >= 0) {
+        keep = 0;
+        for (uint32_t i = 0; i < w->nhits; i++) {
+            const mt_entry *x = &m->e[w->hits[i]];
+            bool ok = lc >= 100 ? x->kind == lc - 100
+                                : (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST ||
+                                   (x->kind == GRAPH_EMIT_CALL && x->level != GRAPH_LEVEL_NONE)) &&
+                                      x->level == lc;
+            if (ok)
+                w->hits[keep++] = w->hits[i];
+        }
+        if (keep > 0 && keep < w->nhits) {
+            w->nhits = keep;
+            flags |= MAP_MATCH_LEVEL;
+        }
+    }
+    return flags;
+}
+
+/* The hits' emit ids, in id order (deterministic), deduplicated: up to
+ * max into emits; returns how many there are. */
+static uint32_t hit_emits(const map_matcher *m, map_match_work *w, uint32_t *emits, uint32_t max)
+{
+    for (uint32_t i = 0; i < w->nhits; i++)
+        w->hits[i] = m->e[w->hits[i]].emit;
+    qsort(w->hits, w->nhits, sizeof *w->hits, cmp_u32);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (n == 0 || w->hits[n - 1] != w->hits[i])
+            w->hits[n++] = w->hits[i];
+    for (uint32_t i = 0; i < n && i < max; i++)
+        emits[i] = w->hits[i];
+    return n;
+}
+
 map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                             const char *logger, const char *level, uint32_t *emits, uint32_t max)
 {
@@ -1013,60 +1180,12 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         const mt_entry *x = &m->e[w->hits[i]];
         whole_listed = x->kind != GRAPH_EMIT_CALL && !x->is_const && hit_literal(x, partial) >= 3;
     }
-    /* What a decorated start must beat: twice what the whole message
-     * matched (a prefix is an explanation only when it buys much more). */
-    uint32_t bar = 2 * best;
     /* Span and span event names are what the code passed: no logger puts
      * anything before them. */
     int lc = level_code(level);
     bool named = lc >= 100;
     if (2 * (size_t)best < len && !named) {
-        size_t skip = 0;
-        if (w->nhits > w->kcap) {
-            w->kcap = w->nhits;
-            w->kept = core_xrealloc(w->kept, w->kcap * sizeof *w->kept);
-        }
-        memcpy(w->kept, w->hits, w->nhits * sizeof *w->hits);
-        w->nkept = w->nhits;
-        bool kept_partial = partial;
-        size_t lim = len > 4 ? len - 4 : 0;
-        if (lim > DECOR_MAX)
-            lim = DECOR_MAX;
-        if (lim > 0)
-            find_cands(m, w, msg, len, true, true, true);
-        for (size_t k = 1; k <= lim; k++) {
-            /* A boundary: after a separator (a template may start with
-             * blanks or punctuation of its own). */
-            if (is_word((unsigned char)msg[k - 1]))
-                continue;
-            /* What a start must show; past where the rest is too short
-             * to hold it, no start can. */
-            uint32_t need = (best > bar ? best : bar) + 1;
-            if (need < 8)
-                need = 8;
-            if (need > len - k)
-                break;
-            bool p = hits_of(m, w, msg, len, k, need, whole_listed);
-            uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
-            if (lit > best && lit > bar && lit >= 8) {
-                best = lit;
-                skip = k;
-                kept_partial = p;
-                if (w->nhits > w->kcap) {
-                    w->kcap = w->nhits;
-                    w->kept = core_xrealloc(w->kept, w->kcap * sizeof *w->kept);
-                }
-                memcpy(w->kept, w->hits, w->nhits * sizeof *w->hits);
-                w->nkept = w->nhits;
-            }
-        }
-        if (w->nkept > w->cap) {
-            w->cap = w->nkept;
-            w->hits = core_xrealloc(w->hits, w->cap * sizeof *w->hits);
-        }
-        memcpy(w->hits, w->kept, w->nkept * sizeof *w->hits);
-        w->nhits = w->nkept;
-        partial = kept_partial;
+        size_t skip = best_start(m, w, msg, len, whole_listed, &best, &partial);
         r.decoration = (uint32_t)skip;
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;
@@ -1077,24 +1196,10 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         return r;
     r.nmatched = w->nhits;
     drop_calls_into(m, w);
-    /* The most literal text; then sites logging a template before bare
-     * constants holding one as specific. */
-    best = hits_literal(m, w, partial, false);
-    uint32_t keep = 0;
-    bool any_site = false;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        if (hit_literal(&m->e[w->hits[i]], partial) == best) {
-            w->hits[keep++] = w->hits[i];
-            any_site |= !m->e[w->hits[i]].is_const;
-        }
-    w->nhits = keep;
-    keep = 0;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        if (m->e[w->hits[i]].is_const != any_site)
-            w->hits[keep++] = w->hits[i];
+    bool any_site;
+    best = keep_most_literal(m, w, partial, &any_site);
     if (!any_site)
         r.flags |= MAP_MATCH_CONST;
-    w->nhits = keep;
     r.literal = best;
     /* A candidate call (no listed shape) that covers little of the
      * message is no evidence: "%s %s: %s" matches anything. */
@@ -1110,45 +1215,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         r.decoration = 0;
         return r;
     }
-    /* The logger. */
-    if (w->nhits > 1 && logger && logger[0]) {
-        keep = 0;
-        for (uint32_t i = 0; i < w->nhits; i++)
-            if (logger_agrees(m->e[w->hits[i]].logger, logger))
-                w->hits[keep++] = w->hits[i];
-        if (keep > 0 && keep < w->nhits) {
-            w->nhits = keep;
-            r.flags |= MAP_MATCH_LOGGER;
-        }
-    }
-    /* The level (or span / span event). */
-    if (w->nhits > 1 && lc >= 0) {
-        keep = 0;
-        for (uint32_t i = 0; i < w->nhits; i++) {
-            const mt_entry *x = &m->e[w->hits[i]];
-            bool ok = lc >= 100 ? x->kind == lc - 100
-                                : (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST ||
-                                   (x->kind == GRAPH_EMIT_CALL && x->level != GRAPH_LEVEL_NONE)) &&
-                                      x->level == lc;
-            if (ok)
-                w->hits[keep++] = w->hits[i];
-        }
-        if (keep > 0 && keep < w->nhits) {
-            w->nhits = keep;
-            r.flags |= MAP_MATCH_LEVEL;
-        }
-    }
-    /* Emit ids, in id order (deterministic), deduplicated. */
-    for (uint32_t i = 0; i < w->nhits; i++)
-        w->hits[i] = m->e[w->hits[i]].emit;
-    qsort(w->hits, w->nhits, sizeof *w->hits, cmp_u32);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        if (n == 0 || w->hits[n - 1] != w->hits[i])
-            w->hits[n++] = w->hits[i];
-    r.nemits = n;
-    for (uint32_t i = 0; i < n && i < max; i++)
-        emits[i] = w->hits[i];
+    r.flags |= narrow_ties(m, w, logger, lc);
+    r.nemits = hit_emits(m, w, emits, max);
     return r;
 }
 
