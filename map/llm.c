@@ -97,31 +97,48 @@ static void keep_stderr(llm_run *run, const char *buf, size_t n)
  * reads) cannot deadlock against a large request. Returns 0 once the
  * command has exited with status 0, else a code and the reason in why.
  */
-static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t timeout_ms,
-                       llm_run *run, char *why, size_t whylen)
-{
-    int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-    int rc = 0;
-    if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
-        rc = -errno;
-        snprintf(why, whylen, "cannot make pipes: %s", strerror(errno));
-        goto fail_pipes;
-    }
-    int *fds[] = {&pin[0], &pin[1], &pout[0], &pout[1], &perr[0], &perr[1]};
-    for (size_t i = 0; i < 6; i++) {
-        if ((*fds[i] = fd_above_stdio(*fds[i])) < 0) {
-            rc = -errno;
-            snprintf(why, whylen, "cannot make pipes: %s", strerror(errno));
-            goto fail_pipes;
-        }
-    }
+/* The command's three pipes (in: we write, it reads; out and err: it
+ * writes), each end at descriptor 3 or above, close-on-exec. */
+typedef struct llm_pipes {
+    int in[2], out[2], err[2];
+} llm_pipes;
 
+static void pipes_close(llm_pipes *p)
+{
+    for (size_t i = 0; i < 2; i++) {
+        close_fd(&p->in[i]);
+        close_fd(&p->out[i]);
+        close_fd(&p->err[i]);
+    }
+}
+
+static int pipes_open(llm_pipes *p, char *why, size_t whylen)
+{
+    *p = (llm_pipes){{-1, -1}, {-1, -1}, {-1, -1}};
+    int rc = 0;
+    if (pipe2(p->in, O_CLOEXEC) || pipe2(p->out, O_CLOEXEC) || pipe2(p->err, O_CLOEXEC))
+        rc = -errno;
+    int *fds[] = {&p->in[0], &p->in[1], &p->out[0], &p->out[1], &p->err[0], &p->err[1]};
+    for (size_t i = 0; !rc && i < 6; i++)
+        if ((*fds[i] = fd_above_stdio(*fds[i])) < 0)
+            rc = -errno;
+    if (rc) {
+        snprintf(why, whylen, "cannot make pipes: %s", strerror(-rc));
+        pipes_close(p);
+    }
+    return rc;
+}
+
+/* Starts `/bin/sh -c cmd` on the pipes, in a process group of its own,
+ * with the signals it may inherit set back to their defaults. */
+static int spawn_shell(const char *cmd, const llm_pipes *p, pid_t *pid, char *why, size_t whylen)
+{
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
+    posix_spawn_file_actions_adddup2(&fa, p->in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, p->out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, p->err[1], 2);
     /* Nothing else of ours leaks into the command, close-on-exec or not. */
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     posix_spawnattr_init(&attr);
@@ -137,26 +154,28 @@ static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                         POSIX_SPAWN_SETSIGDEF);
     char *argv[] = {"sh", "-c", (char *)cmd, NULL};
-    pid_t pid;
-    int err = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
+    int err = posix_spawn(pid, "/bin/sh", &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (err) {
-        rc = -err;
         snprintf(why, whylen, "cannot run /bin/sh: %s", strerror(err));
-        goto fail_pipes;
+        return -err;
     }
-    close_fd(&pin[0]);
-    close_fd(&pout[1]);
-    close_fd(&perr[1]);
-    fcntl(pin[1], F_SETFL, fcntl(pin[1], F_GETFL) | O_NONBLOCK);
+    return 0;
+}
 
-    /*
-     * A command that exits without reading all of its stdin makes our
-     * write fail with EPIPE; the signal that comes with it is blocked in
-     * this thread and taken back afterwards, so the process's own SIGPIPE
-     * handling is left as it was.
-     */
+/*
+ * Writes the request to the command's stdin while reading its stdout
+ * (into run->out, up to LLM_MAX_RESPONSE) and stderr (its start kept),
+ * until both close or the deadline passes (-ETIMEDOUT). A command that
+ * exits without reading all of its stdin makes our write fail with EPIPE;
+ * the signal that comes with it is blocked in this thread and taken back
+ * afterwards, so the process's own SIGPIPE handling is left as it was.
+ * Closes our ends of the pipes.
+ */
+static int exchange(llm_pipes *p, const char *req, size_t reqlen, uint64_t deadline, llm_run *run,
+                    char *why, size_t whylen)
+{
     sigset_t pipe_set, old_mask, pending;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
@@ -164,26 +183,26 @@ static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t
     sigpending(&pending);
     bool pipe_was_pending = sigismember(&pending, SIGPIPE), got_epipe = false;
 
-    uint64_t deadline = core_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    int rc = 0;
     size_t off = 0;
     if (reqlen == 0)
-        close_fd(&pin[1]);
+        close_fd(&p->in[1]);
     char buf[1 << 16];
-    while (rc == 0 && (pout[0] >= 0 || perr[0] >= 0)) {
+    while (rc == 0 && (p->out[0] >= 0 || p->err[0] >= 0)) {
         struct pollfd pf[3];
         int *who[3];
         nfds_t k = 0;
-        if (pin[1] >= 0) {
-            pf[k] = (struct pollfd){pin[1], POLLOUT, 0};
-            who[k++] = &pin[1];
+        if (p->in[1] >= 0) {
+            pf[k] = (struct pollfd){p->in[1], POLLOUT, 0};
+            who[k++] = &p->in[1];
         }
-        if (pout[0] >= 0) {
-            pf[k] = (struct pollfd){pout[0], POLLIN, 0};
-            who[k++] = &pout[0];
+        if (p->out[0] >= 0) {
+            pf[k] = (struct pollfd){p->out[0], POLLIN, 0};
+            who[k++] = &p->out[0];
         }
-        if (perr[0] >= 0) {
-            pf[k] = (struct pollfd){perr[0], POLLIN, 0};
-            who[k++] = &perr[0];
+        if (p->err[0] >= 0) {
+            pf[k] = (struct pollfd){p->err[0], POLLIN, 0};
+            who[k++] = &p->err[0];
         }
         uint64_t now = core_now_ns();
         if (now >= deadline) {
@@ -198,14 +217,14 @@ static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t
         for (nfds_t i = 0; n > 0 && i < k; i++) {
             if (!pf[i].revents)
                 continue;
-            if (who[i] == &pin[1]) {
+            if (who[i] == &p->in[1]) {
                 size_t want = reqlen - off < sizeof buf ? reqlen - off : sizeof buf;
-                ssize_t w = write(pin[1], req + off, want);
+                ssize_t w = write(p->in[1], req + off, want);
                 if (w > 0 && (off += (size_t)w) == reqlen)
-                    close_fd(&pin[1]);
+                    close_fd(&p->in[1]);
                 else if (w < 0 && errno != EAGAIN && errno != EINTR) {
                     got_epipe |= errno == EPIPE;
-                    close_fd(&pin[1]); /* the command does not read the rest */
+                    close_fd(&p->in[1]); /* the command does not read the rest */
                 }
                 continue;
             }
@@ -214,7 +233,7 @@ static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t
                 continue;
             if (r <= 0) {
                 close_fd(who[i]);
-            } else if (who[i] == &perr[0]) {
+            } else if (who[i] == &p->err[0]) {
                 keep_stderr(run, buf, (size_t)r);
             } else if (run->out.len + (size_t)r > LLM_MAX_RESPONSE) {
                 rc = CORE_ELIMIT;
@@ -224,16 +243,20 @@ static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t
             }
         }
     }
-    close_fd(&pin[1]);
-    close_fd(&pout[0]);
-    close_fd(&perr[0]);
+    pipes_close(p);
     if (got_epipe && !pipe_was_pending) {
         struct timespec zero = {0, 0};
         while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {
         }
     }
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    return rc;
+}
 
+/* Reaps the command: by the deadline, exited with status 0, or it failed
+ * (killed and reaped when it was still running). */
+static int reap(pid_t pid, int rc, uint64_t deadline, uint32_t timeout_ms, char *why, size_t whylen)
+{
     int st = 0;
     if (rc == 0)
         rc = wait_until(pid, &st, deadline);
@@ -254,14 +277,25 @@ static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t
         return -EIO;
     }
     return 0;
+}
 
-fail_pipes:
-    for (size_t i = 0; i < 2; i++) {
-        close_fd(&pin[i]);
-        close_fd(&pout[i]);
-        close_fd(&perr[i]);
-    }
-    return rc;
+static int run_command(const char *cmd, const char *req, size_t reqlen, uint32_t timeout_ms,
+                       llm_run *run, char *why, size_t whylen)
+{
+    llm_pipes p;
+    pid_t pid;
+    int rc = pipes_open(&p, why, whylen);
+    if (!rc && (rc = spawn_shell(cmd, &p, &pid, why, whylen)) != 0)
+        pipes_close(&p);
+    if (rc)
+        return rc;
+    close_fd(&p.in[0]);
+    close_fd(&p.out[1]);
+    close_fd(&p.err[1]);
+    fcntl(p.in[1], F_SETFL, fcntl(p.in[1], F_GETFL) | O_NONBLOCK);
+    uint64_t deadline = core_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    rc = exchange(&p, req, reqlen, deadline, run, why, whylen);
+    return reap(pid, rc, deadline, timeout_ms, why, whylen);
 }
 
 static void json_request(const graph *g, const map_llm_item *items, size_t first, size_t n,
