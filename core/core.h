@@ -55,6 +55,15 @@ enum {
 /* A static, human-readable description of an error code (never NULL). */
 const char *core_strerror(int err);
 
+/*
+ * The one way a function reports an error to a caller's message buffer:
+ * formats the message into why (cut to whylen bytes, NUL-terminated; why
+ * may be NULL or whylen 0 when the caller does not want one) and returns
+ * err, so that a failure is one statement:
+ *     return core_fail(why, whylen, CORE_EFORMAT, "line %zu: no header", line);
+ */
+int core_fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
+
 /* ------------------------------------------------------------------ */
 /* Logging                                                             */
 /* ------------------------------------------------------------------ */

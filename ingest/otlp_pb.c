@@ -894,7 +894,7 @@ int ingest_otlp_decode(ingest_otlp_kind kind, ingest_encoding enc, const void *b
         why[0] = 0;
     if ((kind != INGEST_OTLP_TRACES && kind != INGEST_OTLP_LOGS) ||
         (enc != INGEST_ENC_PROTO && enc != INGEST_ENC_JSON) || !emit || (!buf && len))
-        return ingest__fail(why, whylen, CORE_EUSAGE, "ingest_otlp_decode: invalid arguments");
+        return core_fail(why, whylen, CORE_EUSAGE, "ingest_otlp_decode: invalid arguments");
     static const uint8_t empty[1];
     if (!buf)
         buf = empty;
