@@ -87,36 +87,6 @@ void ingest__grpc_pct_encode(core_buf *out, const char *text, size_t n, size_t m
         core_buf_puts(out, "");
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-size_t ingest__grpc_pct_decode(core_buf *out, const char *text, size_t n)
-{
-    size_t start = out->len;
-    for (size_t i = 0; i < n; i++) {
-        int hi, lo;
-        if (text[i] == '%' && i + 2 < n && (hi = hexval(text[i + 1])) >= 0 &&
-            (lo = hexval(text[i + 2])) >= 0) {
-            char c = (char)(hi << 4 | lo);
-            core_buf_append(out, &c, 1);
-            i += 2;
-        } else {
-            core_buf_append(out, &text[i], 1);
-        }
-    }
-    if (!out->data)
-        core_buf_puts(out, "");
-    return out->len - start;
-}
-
 void ingest__grpc_base64(core_buf *out, const void *p, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

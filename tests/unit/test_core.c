@@ -222,6 +222,35 @@ TEST(utf8_prefix)
     CHECK_INT(core_utf8_valid_prefix("\xc0\xaf", 2), 0);       /* overlong */
 }
 
+TEST(hex_digits_and_percent_decoding)
+{
+    CHECK_INT(core_hex_digit('0'), 0);
+    CHECK_INT(core_hex_digit('a'), 10);
+    CHECK_INT(core_hex_digit('F'), 15);
+    CHECK_INT(core_hex_digit('g'), -1);
+    CHECK_INT(core_hex_digit('\0'), -1);
+    core_buf b = {0};
+    CHECK_INT(core_pct_decode(&b, "", 0), 0);
+    CHECK_STR(b.data, "");
+    CHECK_INT(core_pct_decode(&b, "a%2Fb%c3%A9%00z", 15), 0);
+    CHECK_INT(b.len, 7);
+    CHECK(memcmp(b.data, "a/b\xc3\xa9\0z", 7) == 0);
+    /* A '%' that starts no escape is copied and counted; the length
+     * bounds the text (no escape is read past it). */
+    core_buf_reset(&b);
+    CHECK_INT(core_pct_decode(&b, "%%41%g1%4%41", 11), 4);
+    CHECK_STR(b.data, "%A%g1%4%4");
+    core_buf_free(&b);
+}
+
+TEST(fail_formats_and_returns_the_error)
+{
+    char why[8] = "x";
+    CHECK_INT(core_fail(why, sizeof why, CORE_EFORMAT, "line %d: %s", 12, "bad"), CORE_EFORMAT);
+    CHECK_STR(why, "line 12"); /* cut to the buffer */
+    CHECK_INT(core_fail(NULL, 0, -ENOENT, "unused %d", 1), -ENOENT);
+}
+
 TEST(glob_matches)
 {
     CHECK(core_glob_match("node_modules", "a/node_modules/b.js"));
