@@ -4,8 +4,9 @@
  * Errors, logging, arenas, hashing, string tables, files and paths,
  * threads and time; growable buffers and text in core_buf.h (included
  * here: every module writes into them). The configuration table
- * (core_cfg.h) and the HTTP server (core_http.h) have headers of their
- * own. No dependency on any other pmrag module.
+ * (core_cfg.h), the HTTP server (core_http.h) and protobuf's wire format
+ * (core_wire.h) have headers of their own. No dependency on any other
+ * pmrag module.
  *
  * Threading: every object here (arena, buffer, string table, map) belongs to
  * one thread at a time; nothing is locked inside. Functions without an object
