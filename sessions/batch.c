@@ -301,11 +301,6 @@ size_t sess_batch_size(const sess_batch *b)
     return b->calls;
 }
 
-size_t sess_batch_bytes(const sess_batch *b)
-{
-    return b->data.cap + b->ops.cap * sizeof(sess__op) + b->index.cap * 16;
-}
-
 static uint64_t key_hash(uint8_t kind, const void *key, size_t klen)
 {
     uint64_t h = core_hash64(key, klen, kind);
