@@ -8,6 +8,7 @@
  */
 #include "unit.h"
 #include "unit_creds.h"
+#include "unit_otlp.h"
 
 #include "ingest.h"
 #include "otlp_grpc_int.h"
@@ -459,7 +460,7 @@ static void spans_msg(core_buf *framed, core_buf *raw)
         {.case_id = "c1", .activity = "checkout", .time_ns = 1700000001000000000ll},
     };
     core_buf pb = {0};
-    CHECK_OK(ingest_otlp_pb_encode_spans(evs, 2, "shop", &pb));
+    CHECK_OK(unit_otlp_spans(evs, 2, "shop", &pb));
     ingest__grpc_frame(framed, pb.data, pb.len);
     if (raw)
         core_buf_append(raw, pb.data, pb.len);

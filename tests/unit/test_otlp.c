@@ -3,6 +3,7 @@
  * one-event JSON encoding, gunzip, and the request encoder. */
 #include "ingest.h"
 #include "unit.h"
+#include "unit_otlp.h"
 
 #include "pmrag/otlp/collector.pb-c.h"
 
@@ -1149,7 +1150,7 @@ TEST(export_responses)
 }
 
 /* ------------------------------------------------------------------ */
-/* The request encoder                                                 */
+/* The request encoder the tests and the load generator send with      */
 /* ------------------------------------------------------------------ */
 
 TEST(encode_spans_round_trip)
@@ -1167,7 +1168,7 @@ TEST(encode_spans_round_trip)
     core_buf pb = {0}, out = {0};
     core_buf_puts(&pb, "");
     size_t before = pb.len;
-    CHECK_OK(ingest_otlp_pb_encode_spans(evs, 3, "svc", &pb));
+    CHECK_OK(unit_otlp_spans(evs, 3, "svc", &pb));
     CHECK(pb.len > before);
     decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, pb.data, pb.len, NULL, &out, NULL);
     /* case.id is an own attribute; ids are derived from the case. */
@@ -1205,7 +1206,7 @@ TEST(encode_spans_round_trip)
     pmrag__otlp__export_trace_service_request__free_unpacked(req, NULL);
     /* No case id: refused. */
     const ingest_event bad = {.case_id = "", .activity = "x"};
-    CHECK_INT(ingest_otlp_pb_encode_spans(&bad, 1, NULL, &pb), CORE_EUSAGE);
+    CHECK_INT(unit_otlp_spans(&bad, 1, NULL, &pb), CORE_EUSAGE);
     core_buf_free(&pb);
     core_buf_free(&out);
 }
