@@ -550,17 +550,6 @@ int ppr_power(const ppr_net *net, const ppr_entry *seeds, uint32_t nseeds, doubl
     return rc;
 }
 
-void ppr_normalize(ppr_entry *e, uint32_t n)
-{
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += e[i].score;
-    if (sum == 0)
-        return;
-    for (uint32_t i = 0; i < n; i++)
-        e[i].score = (float)(e[i].score / sum);
-}
-
 uint32_t ppr_work_touched(const ppr_work *w, const uint32_t **nodes, const double **estimate)
 {
     *nodes = w->touched;
