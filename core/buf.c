@@ -194,6 +194,27 @@ void core_buf_json_str(core_buf *b, const char *s, size_t n)
     core_buf_putc(b, '"');
 }
 
+size_t core_pct_decode(core_buf *out, const char *s, size_t n)
+{
+    buf_reserve(out, n); /* decoding never lengthens */
+    char *q = out->data + out->len;
+    size_t bare = 0;
+    for (size_t i = 0; i < n; i++) {
+        int hi, lo;
+        if (s[i] == '%' && i + 2 < n && (hi = core_hex_digit(s[i + 1])) >= 0 &&
+            (lo = core_hex_digit(s[i + 2])) >= 0) {
+            *q++ = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            bare += s[i] == '%';
+            *q++ = s[i];
+        }
+    }
+    out->len = (size_t)(q - out->data);
+    out->data[out->len] = 0;
+    return bare;
+}
+
 size_t core_buf_utf8_repair(core_buf *b, const char *s, size_t n)
 {
     size_t bad = 0;

@@ -4,8 +4,9 @@
  * Errors, logging, arenas, hashing, string tables, files and paths,
  * threads and time; growable buffers and text in core_buf.h (included
  * here: every module writes into them). The configuration table
- * (core_cfg.h) and the HTTP server (core_http.h) have headers of their
- * own. No dependency on any other pmrag module.
+ * (core_cfg.h), the HTTP server (core_http.h) and protobuf's wire format
+ * (core_wire.h) have headers of their own. No dependency on any other
+ * pmrag module.
  *
  * Threading: every object here (arena, buffer, string table, map) belongs to
  * one thread at a time; nothing is locked inside. Functions without an object
@@ -54,6 +55,15 @@ enum {
 
 /* A static, human-readable description of an error code (never NULL). */
 const char *core_strerror(int err);
+
+/*
+ * The one way a function reports an error to a caller's message buffer:
+ * formats the message into why (cut to whylen bytes, NUL-terminated; why
+ * may be NULL or whylen 0 when the caller does not want one) and returns
+ * err, so that a failure is one statement:
+ *     return core_fail(why, whylen, CORE_EFORMAT, "line %zu: no header", line);
+ */
+int core_fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
 
 /* ------------------------------------------------------------------ */
 /* Logging                                                             */

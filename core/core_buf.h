@@ -71,6 +71,27 @@ void core_buf_free(core_buf *b);
 size_t core_split(const char *text, char sep, char ***out);
 void core_split_free(char **items, size_t n);
 
+/* The value of a hexadecimal digit (either case), or -1 for any other
+ * character. */
+static inline int core_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decoding (RFC 3986): appends s[0, n) to out with every "%HH"
+ * (two hex digits, either case) turned into its byte, and leaves out
+ * NUL-terminated even when s is empty. A '%' that starts no such escape
+ * is copied as it is; returns how many there were, so that a caller to
+ * whom they are an error can refuse the text (an HTTP path) and one that
+ * keeps them (a gRPC client reading grpc-message) need not look. */
+size_t core_pct_decode(core_buf *out, const char *s, size_t n);
+
 /* Length of the longest prefix of s (at most n bytes) that is valid UTF-8. */
 size_t core_utf8_valid_prefix(const char *s, size_t n);
 /* Appends s to b with each byte that is no part of a valid UTF-8 sequence

@@ -38,6 +38,17 @@ const char *core_strerror(int err)
     return "unknown error";
 }
 
+int core_fail(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+    if (why && whylen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, whylen, fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
+
 const char *core_log_level_name(core_log_level level)
 {
     static const char *names[] = {"debug", "info", "note", "warning", "error"};

@@ -215,18 +215,6 @@ struct core_http {
 /* Listening                                                           */
 /* ------------------------------------------------------------------ */
 
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-    if (why && whylen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, whylen, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
 /* Splits "host:port", "[v6]:port" or ":port" (an empty host: the wildcard
  * address getaddrinfo gives first). */
 static bool split_listen(const char *spec, char *host, size_t hostlen, char *port, size_t portlen)
@@ -280,14 +268,14 @@ int core_listen_tcp(const char *spec, int *fd_out, char *addr, size_t addrlen, c
 {
     char host[256], port[8];
     if (!spec || !split_listen(spec, host, sizeof host, port, sizeof port))
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: not host:port", spec ? spec : "");
+        return core_fail(why, whylen, CORE_EUSAGE, "listen %s: not host:port", spec ? spec : "");
     struct addrinfo hints = {0}, *res = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
     if (rc != 0)
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: %s", spec, gai_strerror(rc));
+        return core_fail(why, whylen, CORE_EUSAGE, "listen %s: %s", spec, gai_strerror(rc));
     int err = -EADDRNOTAVAIL, fd = -1;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
@@ -307,13 +295,13 @@ int core_listen_tcp(const char *spec, int *fd_out, char *addr, size_t addrlen, c
     }
     freeaddrinfo(res);
     if (fd < 0)
-        return fail(why, whylen, err, "listen %s: %s", spec, core_strerror(err));
+        return core_fail(why, whylen, err, "listen %s: %s", spec, core_strerror(err));
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
         err = -errno;
         close(fd);
-        return fail(why, whylen, err, "listen %s: %s", spec, core_strerror(err));
+        return core_fail(why, whylen, err, "listen %s: %s", spec, core_strerror(err));
     }
     format_addr((const struct sockaddr *)&ss, addr, addrlen);
     *fd_out = fd;
@@ -365,10 +353,11 @@ static int read_option_file(const core_logger *log, const char *listen, const ch
 {
     int rc = core_read_file(path, max, out, len);
     if (rc == CORE_ELIMIT)
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: %s %s: larger than %zu bytes", listen,
-                    what, path, max);
+        return core_fail(why, whylen, CORE_EUSAGE, "listen %s: %s %s: larger than %zu bytes",
+                         listen, what, path, max);
     if (rc)
-        return fail(why, whylen, rc, "listen %s: %s %s: %s", listen, what, path, core_strerror(rc));
+        return core_fail(why, whylen, rc, "listen %s: %s %s: %s", listen, what, path,
+                         core_strerror(rc));
     struct stat st;
     if (secret && stat(path, &st) == 0 && (st.st_mode & 077))
         core_logf(log, CORE_LOG_WARN,
@@ -396,17 +385,17 @@ static int token_load(const core_logger *log, const char *listen, const char *pa
         e--;
     if (b == e) {
         core_secret_free(text, len);
-        return fail(why, whylen, CORE_EUSAGE, "listen %s: token_file %s: empty", listen, path);
+        return core_fail(why, whylen, CORE_EUSAGE, "listen %s: token_file %s: empty", listen, path);
     }
     for (size_t i = b; i < e; i++) {
         unsigned char c = (unsigned char)text[i];
         if (c <= 0x20 || c >= 0x7f) {
             core_secret_free(text, len);
             /* The offset, never the byte: it is part of a secret. */
-            return fail(why, whylen, CORE_EUSAGE,
-                        "listen %s: token_file %s: byte %zu is a space, control or non-ASCII "
-                        "character (the token is one line of visible ASCII)",
-                        listen, path, i);
+            return core_fail(why, whylen, CORE_EUSAGE,
+                             "listen %s: token_file %s: byte %zu is a space, control or non-ASCII "
+                             "character (the token is one line of visible ASCII)",
+                             listen, path, i);
         }
     }
     *toklen = e - b;
@@ -430,26 +419,28 @@ static int tls_load(const core_logger *log, const char *listen, const char *cert
     if (rc)
         goto fail;
     if (!strstr(c, "-----BEGIN CERTIFICATE-----")) {
-        rc = fail(why, whylen, CORE_EUSAGE,
-                  "listen %s: tls_cert %s: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
-                  listen, cert);
+        rc = core_fail(
+            why, whylen, CORE_EUSAGE,
+            "listen %s: tls_cert %s: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
+            listen, cert);
         goto fail;
     }
     rc = read_option_file(log, listen, "tls_key", key, HTTP_PEM_MAX, true, &k, &klen, why, whylen);
     if (rc)
         goto fail;
     if (strstr(k, "-----BEGIN ENCRYPTED PRIVATE KEY-----") || strstr(k, "Proc-Type: 4,ENCRYPTED")) {
-        rc = fail(why, whylen, CORE_EUSAGE,
-                  "listen %s: tls_key %s: the key is encrypted; give it unencrypted (openssl "
-                  "pkey -in %s -out NEW) and protect the file instead",
-                  listen, key, key);
+        rc = core_fail(why, whylen, CORE_EUSAGE,
+                       "listen %s: tls_key %s: the key is encrypted; give it unencrypted (openssl "
+                       "pkey -in %s -out NEW) and protect the file instead",
+                       listen, key, key);
         goto fail;
     }
     if (!strstr(k, "PRIVATE KEY-----")) {
-        rc = fail(why, whylen, CORE_EUSAGE,
-                  "listen %s: tls_key %s: no PEM private key (-----BEGIN ... PRIVATE KEY-----) in "
-                  "it",
-                  listen, key);
+        rc = core_fail(
+            why, whylen, CORE_EUSAGE,
+            "listen %s: tls_key %s: no PEM private key (-----BEGIN ... PRIVATE KEY-----) in "
+            "it",
+            listen, key);
         goto fail;
     }
     *cert_pem = c;
@@ -476,13 +467,14 @@ int core_creds_load(const core_creds_opts *o, const core_logger *log, core_creds
     if ((!cert || !*cert) && (!key || !*key))
         return 0;
     if (!cert || !*cert)
-        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_key %s given without tls_cert", listen,
-                  key);
+        rc = core_fail(why, whylen, CORE_EUSAGE, "listen %s: tls_key %s given without tls_cert",
+                       listen, key);
     else if (!key || !*key)
-        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s given without tls_key", listen,
-                  cert);
+        rc = core_fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s given without tls_key",
+                       listen, cert);
     else if (o->no_tls)
-        rc = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s: %s", listen, cert, o->no_tls);
+        rc = core_fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s: %s", listen, cert,
+                       o->no_tls);
     else
         rc = tls_load(log, listen, cert, key, &c->cert_pem, &c->cert_len, &c->key_pem, &c->key_len,
                       why, whylen);
@@ -1432,7 +1424,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
                     char *why, size_t whylen)
 {
     if (!o || !h || !out)
-        return fail(why, whylen, CORE_EUSAGE, "core_http_start: missing argument");
+        return core_fail(why, whylen, CORE_EUSAGE, "core_http_start: missing argument");
     core_http *s = core_xcalloc(1, sizeof *s);
     s->h = h;
     s->ud = ud;
@@ -1491,16 +1483,16 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     for (unsigned i = 0; i < want; i++) {
         int rc = pthread_create(&s->workers[i], NULL, worker_main, s);
         if (rc) {
-            err = fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
-                       core_strerror(-rc));
+            err = core_fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
+                            core_strerror(-rc));
             goto fail_workers;
         }
         s->nworkers++;
     }
     int rc = pthread_create(&s->reaper, NULL, reaper_main, s);
     if (rc) {
-        err = fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
-                   core_strerror(-rc));
+        err = core_fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
+                        core_strerror(-rc));
         goto fail_workers;
     }
     s->reaper_started = true;
@@ -1538,12 +1530,12 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     pthread_mutex_unlock(&s->log_mu);
     if (!s->d) {
         if (s->tls)
-            err = fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s, tls_key %s: %s",
-                       o->listen, o->tls_cert, o->tls_key,
-                       s->mhd_error[0] ? s->mhd_error : "libmicrohttpd cannot use them");
+            err = core_fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s, tls_key %s: %s",
+                            o->listen, o->tls_cert, o->tls_key,
+                            s->mhd_error[0] ? s->mhd_error : "libmicrohttpd cannot use them");
         else
-            err = fail(why, whylen, -EIO, "listen %s: libmicrohttpd failed to start%s%s", o->listen,
-                       s->mhd_error[0] ? ": " : "", s->mhd_error);
+            err = core_fail(why, whylen, -EIO, "listen %s: libmicrohttpd failed to start%s%s",
+                            o->listen, s->mhd_error[0] ? ": " : "", s->mhd_error);
         /* Whether libmicrohttpd closed the socket it was given on its way
          * out is not documented: leak it rather than risk closing a
          * number another thread has reused since. */

@@ -292,20 +292,12 @@ void graph__put_utf8(core_buf *out, unsigned long cp)
     core_buf_append(out, u, ul);
 }
 
-static int hexval(char h)
-{
-    return h >= '0' && h <= '9'   ? h - '0'
-           : h >= 'a' && h <= 'f' ? h - 'a' + 10
-           : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                  : -1;
-}
-
 /* Reads up to `max` hex digits at s[*i]; advances *i. */
 unsigned long graph__read_hex(const char *s, size_t n, size_t *i, size_t max)
 {
     unsigned long v = 0;
     for (size_t k = 0; k < max && *i < n; k++) {
-        int h = hexval(s[*i]);
+        int h = core_hex_digit(s[*i]);
         if (h < 0)
             break;
         v = v * 16 + (unsigned long)h;

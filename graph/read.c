@@ -39,18 +39,6 @@ struct graph {
     const gf_stats *stats;
 };
 
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
-static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-    if (why && whylen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, whylen, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
 static bool str_ok(const graph *g, uint32_t off)
 {
     return off < g->nstrs;
@@ -58,7 +46,7 @@ static bool str_ok(const graph *g, uint32_t off)
 
 static int validate(graph *g, char *why, size_t whylen)
 {
-#define BAD(...) return fail(why, whylen, CORE_ECORRUPT, __VA_ARGS__)
+#define BAD(...) return core_fail(why, whylen, CORE_ECORRUPT, __VA_ARGS__)
     if (g->nstrs == 0 || g->strs[0] != 0 || g->strs[g->nstrs - 1] != 0)
         BAD("string table is not NUL-terminated");
     for (uint32_t i = 0; i < g->nroots; i++)
@@ -135,44 +123,45 @@ int graph_open(const char *path, graph **out, char *why, size_t whylen)
     int err = core_mmap_open(path, &g->map);
     if (err) {
         free(g);
-        return fail(why, whylen, err, "%s", core_strerror(err));
+        return core_fail(why, whylen, err, "%s", core_strerror(err));
     }
     const unsigned char *base = g->map.data;
     size_t size = g->map.size;
     gf_header h;
     if (size < sizeof h) {
-        err = fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (too short)");
+        err = core_fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (too short)");
         goto fail;
     }
     memcpy(&h, base, sizeof h);
     if (memcmp(h.magic, GF_MAGIC, sizeof GF_MAGIC) != 0) {
-        err = fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (bad magic)");
+        err = core_fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (bad magic)");
         goto fail;
     }
     if (h.byte_order != GF_BYTE_ORDER) {
-        err = fail(why, whylen, CORE_EENDIAN,
-                   "graph file was written on a machine of the other byte order; re-index here");
+        err =
+            core_fail(why, whylen, CORE_EENDIAN,
+                      "graph file was written on a machine of the other byte order; re-index here");
         goto fail;
     }
     if (h.version != GF_VERSION) {
-        err = fail(why, whylen, CORE_EVERSION,
-                   "graph file format version %u, this pmrag reads version %u; re-index", h.version,
-                   GF_VERSION);
+        err = core_fail(why, whylen, CORE_EVERSION,
+                        "graph file format version %u, this pmrag reads version %u; re-index",
+                        h.version, GF_VERSION);
         goto fail;
     }
     if (h.file_size != size) {
-        err = fail(why, whylen, CORE_ECORRUPT,
-                   "graph file is %zu bytes, its header says %llu (truncated?)", size,
-                   (unsigned long long)h.file_size);
+        err = core_fail(why, whylen, CORE_ECORRUPT,
+                        "graph file is %zu bytes, its header says %llu (truncated?)", size,
+                        (unsigned long long)h.file_size);
         goto fail;
     }
     if (h.nsections == 0 || h.nsections > GF_MAX_SECTIONS ||
         sizeof h + (size_t)h.nsections * sizeof(gf_section) > size) {
-        err = fail(why, whylen, CORE_ECORRUPT, "graph file section table is invalid");
+        err = core_fail(why, whylen, CORE_ECORRUPT, "graph file section table is invalid");
         goto fail;
     }
     if (core_crc32(0, base + sizeof h, size - sizeof h) != h.crc) {
-        err = fail(why, whylen, CORE_ECORRUPT, "graph file checksum mismatch (corrupted)");
+        err = core_fail(why, whylen, CORE_ECORRUPT, "graph file checksum mismatch (corrupted)");
         goto fail;
     }
     /* Sections: each id once, in bounds, aligned, of the expected size. */
@@ -201,7 +190,7 @@ int graph_open(const char *path, graph **out, char *why, size_t whylen)
         }
         if (ptr[s.id] || s.elem_size != elem[s.id] || s.offset % 8 != 0 || s.offset > size ||
             s.count > (size - s.offset) / s.elem_size) {
-            err = fail(why, whylen, CORE_ECORRUPT, "graph file section %u is invalid", s.id);
+            err = core_fail(why, whylen, CORE_ECORRUPT, "graph file section %u is invalid", s.id);
             goto fail;
         }
         ptr[s.id] = base + s.offset;
@@ -209,14 +198,14 @@ int graph_open(const char *path, graph **out, char *why, size_t whylen)
     }
     for (uint32_t id = 1; id < GF__SECTION_COUNT; id++) {
         if (!ptr[id]) {
-            err = fail(why, whylen, CORE_ECORRUPT, "graph file lacks section %u", id);
+            err = core_fail(why, whylen, CORE_ECORRUPT, "graph file lacks section %u", id);
             goto fail;
         }
     }
     if (cnt[GF_SYMBOLS] >= UINT32_MAX || cnt[GF_OUT_EDGES] >= UINT32_MAX ||
         cnt[GF_IN_EDGES] >= UINT32_MAX || cnt[GF_EMITS] >= UINT32_MAX ||
         cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1) {
-        err = fail(why, whylen, CORE_ECORRUPT, "graph file section sizes are invalid");
+        err = core_fail(why, whylen, CORE_ECORRUPT, "graph file section sizes are invalid");
         goto fail;
     }
     g->strs = ptr[GF_STRTAB];
@@ -240,7 +229,8 @@ int graph_open(const char *path, graph **out, char *why, size_t whylen)
     g->stats = ptr[GF_STATS];
     if (cnt[GF_OUT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_IN_OFFS] != (uint64_t)g->nsyms + 1 ||
         cnt[GF_EMIT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_QNAME_INDEX] != g->nsyms) {
-        err = fail(why, whylen, CORE_ECORRUPT, "graph file index sizes do not match the symbols");
+        err = core_fail(why, whylen, CORE_ECORRUPT,
+                        "graph file index sizes do not match the symbols");
         goto fail;
     }
     err = validate(g, why, whylen);

@@ -44,14 +44,14 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
     json_error_t jerr;
     json_t *root = ingest__json_load(buf, len, &jerr);
     if (!root)
-        return ingest__fail(why, whylen, CORE_EFORMAT, "offset %d: invalid JSON: %s", jerr.position,
-                            jerr.text);
+        return core_fail(why, whylen, CORE_EFORMAT, "offset %d: invalid JSON: %s", jerr.position,
+                         jerr.text);
     core_buf text = {0};
     core_vec(ingest_attr) attrs = {0};
     core_vec(size_t) offs = {0}; /* per attribute: offset in text, or SIZE_MAX */
     int rc;
     if (!json_is_object(root)) {
-        rc = ingest__fail(why, whylen, CORE_EFORMAT, "not a JSON object");
+        rc = core_fail(why, whylen, CORE_EFORMAT, "not a JSON object");
         goto done;
     }
     const char *ckey, *akey, *tkey;
@@ -59,25 +59,24 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
     const json_t *av = role(root, "activity", "concept:name", &akey);
     const json_t *tv = role(root, "timestamp", "time:timestamp", &tkey);
     if (!cv) {
-        rc = ingest__fail(why, whylen, CORE_EFORMAT,
-                          "field 'case_id': missing (nor 'case:concept:name')");
+        rc = core_fail(why, whylen, CORE_EFORMAT,
+                       "field 'case_id': missing (nor 'case:concept:name')");
         goto done;
     }
     if (!json_is_string(cv)) {
-        rc = ingest__fail(why, whylen, CORE_EFORMAT, "field '%s': not a string", ckey);
+        rc = core_fail(why, whylen, CORE_EFORMAT, "field '%s': not a string", ckey);
         goto done;
     }
     if (!json_string_length(cv)) {
-        rc = ingest__fail(why, whylen, CORE_EFORMAT, "field '%s': empty case id", ckey);
+        rc = core_fail(why, whylen, CORE_EFORMAT, "field '%s': empty case id", ckey);
         goto done;
     }
     if (!av) {
-        rc = ingest__fail(why, whylen, CORE_EFORMAT,
-                          "field 'activity': missing (nor 'concept:name')");
+        rc = core_fail(why, whylen, CORE_EFORMAT, "field 'activity': missing (nor 'concept:name')");
         goto done;
     }
     if (!json_is_string(av)) {
-        rc = ingest__fail(why, whylen, CORE_EFORMAT, "field '%s': not a string", akey);
+        rc = core_fail(why, whylen, CORE_EFORMAT, "field '%s': not a string", akey);
         goto done;
     }
     int64_t t = INGEST_NO_TIME;
@@ -97,13 +96,13 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
             s = num;
         }
         if (!s) {
-            rc = ingest__fail(why, whylen, CORE_EFORMAT,
-                              "field '%s': not a time (a string or a number)", tkey);
+            rc = core_fail(why, whylen, CORE_EFORMAT,
+                           "field '%s': not a time (a string or a number)", tkey);
             goto done;
         }
         if (n && ingest_parse_time(s, n, &t) != 0) {
-            rc = ingest__fail(why, whylen, CORE_EFORMAT, "field '%s': not a time: '%.*s'", tkey,
-                              quoted(n), s);
+            rc = core_fail(why, whylen, CORE_EFORMAT, "field '%s': not a time: '%.*s'", tkey,
+                           quoted(n), s);
             goto done;
         }
     }
@@ -113,9 +112,9 @@ int ingest_event_json_decode(const void *buf, size_t len, const ingest_decode_op
     const char *case_id = json_string_value(cv), *activity = json_string_value(av);
     size_t act_off = SIZE_MAX;
     if (o && o->max_case_id && json_string_length(cv) > o->max_case_id) {
-        rc = ingest__fail(why, whylen, CORE_EFORMAT,
-                          "field '%s': case id of %zu bytes: longer than the %zu-byte limit", ckey,
-                          json_string_length(cv), o->max_case_id);
+        rc = core_fail(why, whylen, CORE_EFORMAT,
+                       "field '%s': case id of %zu bytes: longer than the %zu-byte limit", ckey,
+                       json_string_length(cv), o->max_case_id);
         goto done;
     }
     if (json_string_length(av) > max_str) {

@@ -42,17 +42,6 @@ int ingest_format_parse(const char *s, ingest_format *out)
     return CORE_EUSAGE;
 }
 
-int ingest__fail(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-    if (why && whylen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, whylen, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
 /* ------------------------------------------------------------------ */
 /* Roles and events                                                    */
 /* ------------------------------------------------------------------ */
@@ -96,30 +85,30 @@ int ingest__make_event(ingest_file *f, const ingest_attr *kv, uint32_t n, const 
     char keys[256];
     if (r->cas < 0) {
         ingest__role_keys_text(f->case_keys, f->ncase_keys, keys, sizeof keys);
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: no field %s (the case id)", f->path,
-                            (unsigned long long)line, keys);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: no field %s (the case id)", f->path,
+                         (unsigned long long)line, keys);
     }
     if (r->act < 0) {
         ingest__role_keys_text(f->act_keys, f->nact_keys, keys, sizeof keys);
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: no field %s (the activity)",
-                            f->path, (unsigned long long)line, keys);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: no field %s (the activity)", f->path,
+                         (unsigned long long)line, keys);
     }
     if (r->tim < 0 && f->time_required)
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: no field '%s' (the time)", f->path,
-                            (unsigned long long)line, f->time_keys[0]);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: no field '%s' (the time)", f->path,
+                         (unsigned long long)line, f->time_keys[0]);
     const ingest_attr *c = &kv[r->cas], *a = &kv[r->act];
     if (!c->val[0])
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: field '%s': empty case id", f->path,
-                            (unsigned long long)line, c->key);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: field '%s': empty case id", f->path,
+                         (unsigned long long)line, c->key);
     /* An empty activity is an event all the same (logger.debug("")): the
      * field must be there, not filled. */
     int64_t t = INGEST_NO_TIME;
     if (r->tim >= 0 && kv[r->tim].val[0]) {
         const ingest_attr *tk = &kv[r->tim];
         if (ingest_parse_time(tk->val, strlen(tk->val), &t) != 0)
-            return ingest__fail(why, whylen, INGEST__BAD,
-                                "%s:%llu: field '%s': not an ISO 8601 time: '%.*s'", f->path,
-                                (unsigned long long)line, tk->key, quoted_len(tk->val), tk->val);
+            return core_fail(why, whylen, INGEST__BAD,
+                             "%s:%llu: field '%s': not an ISO 8601 time: '%.*s'", f->path,
+                             (unsigned long long)line, tk->key, quoted_len(tk->val), tk->val);
     }
     f->attrs.n = 0;
     core_vec_reserve(&f->attrs, n);
@@ -266,7 +255,7 @@ int ingest_file_open(const char *path, const ingest_file_opts *o, ingest_file **
     if (!o)
         o = &defaults;
     if ((unsigned)o->format >= INGEST_FMT__COUNT)
-        return ingest__fail(why, whylen, CORE_EUSAGE, "%s: unknown format %d", path, o->format);
+        return core_fail(why, whylen, CORE_EUSAGE, "%s: unknown format %d", path, o->format);
     ingest_file *f = core_xcalloc(1, sizeof *f);
     f->path = core_xstrdup(path);
     f->skip_bad = o->skip_bad;
@@ -333,7 +322,7 @@ static void summary(ingest_file *f)
 int ingest_file_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
 {
     if (f->err)
-        return ingest__fail(why, whylen, f->err, "%s", f->errmsg ? f->errmsg : "");
+        return core_fail(why, whylen, f->err, "%s", f->errmsg ? f->errmsg : "");
     char msg[1024];
     for (;;) {
         int rc = f->be->next(f, ev, msg, sizeof msg);
@@ -343,7 +332,7 @@ int ingest_file_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
         }
         if (rc == INGEST__BAD) {
             if (!f->skip_bad)
-                return ingest__fail(why, whylen, CORE_EFORMAT, "%s", msg);
+                return core_fail(why, whylen, CORE_EFORMAT, "%s", msg);
             f->st.bad++;
             if (f->st.bad <= INGEST__MAX_WARN)
                 core_logf(&f->log, CORE_LOG_WARN, "%s (skipped)", msg);
@@ -355,7 +344,7 @@ int ingest_file_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
         }
         f->err = rc;
         f->errmsg = core_xstrdup(msg);
-        return ingest__fail(why, whylen, rc, "%s", msg);
+        return core_fail(why, whylen, rc, "%s", msg);
     }
 }
 

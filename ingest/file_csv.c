@@ -143,8 +143,8 @@ static int read_record(ingest_file *f, csv_state *s, char *why, size_t whylen)
         }
         r->pos = (size_t)(p - r->buf);
         if (s->fields.len > r->max)
-            return ingest__fail(why, whylen, CORE_ELIMIT, "%s:%llu: record longer than %zu bytes",
-                                f->path, (unsigned long long)s->start, r->max);
+            return core_fail(why, whylen, CORE_ELIMIT, "%s:%llu: record longer than %zu bytes",
+                             f->path, (unsigned long long)s->start, r->max);
     }
     if (!done) {
         if (!any && s->fields.len == 0 && s->offs.n == 0)
@@ -184,8 +184,8 @@ static int csv_open(ingest_file *f, char *why, size_t whylen)
     if (rc <= 0)
         return rc; /* an empty file has no events */
     if (s->bad)
-        return ingest__fail(why, whylen, CORE_EFORMAT, "%s:%llu: header field %zu: %s", f->path,
-                            (unsigned long long)s->start, s->bad_field + 1, s->bad);
+        return core_fail(why, whylen, CORE_EFORMAT, "%s:%llu: header field %zu: %s", f->path,
+                         (unsigned long long)s->start, s->bad_field + 1, s->bad);
     core_buf_append(&s->header, s->fields.data, s->fields.len);
     for (size_t i = 0; i < s->offs.n; i++)
         core_vec_push(&s->hoffs, s->offs.v[i]);
@@ -217,8 +217,8 @@ static int csv_open(ingest_file *f, char *why, size_t whylen)
         }
         if (cols.len >= 200)
             core_buf_puts(&cols, ", ...");
-        rc = ingest__fail(why, whylen, CORE_EFORMAT, "%s:%llu: no column %s in the header (%s)",
-                          f->path, (unsigned long long)s->start, want, cols.data);
+        rc = core_fail(why, whylen, CORE_EFORMAT, "%s:%llu: no column %s in the header (%s)",
+                       f->path, (unsigned long long)s->start, want, cols.data);
         core_buf_free(&cols);
         return rc;
     }
@@ -237,14 +237,14 @@ static int csv_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
     unsigned long long line = s->start;
     if (s->bad) {
         if (s->bad_field < s->hoffs.n)
-            return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: field '%s': %s", f->path, line,
-                                s->header.data + s->hoffs.v[s->bad_field], s->bad);
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: field %zu: %s", f->path, line,
-                            s->bad_field + 1, s->bad);
+            return core_fail(why, whylen, INGEST__BAD, "%s:%llu: field '%s': %s", f->path, line,
+                             s->header.data + s->hoffs.v[s->bad_field], s->bad);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: field %zu: %s", f->path, line,
+                         s->bad_field + 1, s->bad);
     }
     if (s->offs.n != s->hoffs.n)
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: expected %zu fields, got %zu",
-                            f->path, line, s->hoffs.n, s->offs.n);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: expected %zu fields, got %zu", f->path,
+                         line, s->hoffs.n, s->offs.n);
     for (size_t i = 0; i < s->offs.n; i++)
         s->kv.v[i].val = s->fields.data + s->offs.v[i];
     rc = ingest__make_event(f, s->kv.v, (uint32_t)s->offs.n, &s->roles, s->start, ev, why, whylen);

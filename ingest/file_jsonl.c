@@ -99,10 +99,10 @@ static int jsonl_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen
     json_error_t jerr;
     s->root = json_loadb(p, n, 0, &jerr);
     if (!s->root)
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: column %d: invalid JSON: %s",
-                            f->path, line, jerr.column, jerr.text);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: column %d: invalid JSON: %s", f->path,
+                         line, jerr.column, jerr.text);
     if (!json_is_object(s->root))
-        return ingest__fail(why, whylen, INGEST__BAD, "%s:%llu: not a JSON object", f->path, line);
+        return core_fail(why, whylen, INGEST__BAD, "%s:%llu: not a JSON object", f->path, line);
     core_buf_reset(&s->text);
     s->kv.n = 0;
     s->offs.n = 0;

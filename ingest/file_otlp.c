@@ -53,8 +53,8 @@ static int otlp_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
         if (rc) {
             /* The line is one record: none of its events come out. */
             ingest__queue_clear(&s->q);
-            return ingest__fail(why, whylen, rc == CORE_EFORMAT ? INGEST__BAD : rc, "%s:%llu: %s",
-                                f->path, (unsigned long long)s->line, msg);
+            return core_fail(why, whylen, rc == CORE_EFORMAT ? INGEST__BAD : rc, "%s:%llu: %s",
+                             f->path, (unsigned long long)s->line, msg);
         }
     }
 }

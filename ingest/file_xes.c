@@ -177,7 +177,7 @@ static int xes_open(ingest_file *f, char *why, size_t whylen)
     s->f = f;
     s->xp = XML_ParserCreate(NULL);
     if (!s->xp)
-        return ingest__fail(why, whylen, -ENOMEM, "%s: %s", f->path, core_strerror(-ENOMEM));
+        return core_fail(why, whylen, -ENOMEM, "%s: %s", f->path, core_strerror(-ENOMEM));
     XML_SetUserData(s->xp, s);
     XML_SetElementHandler(s->xp, on_start, on_end);
     return 0;
@@ -230,13 +230,13 @@ static int xes_next(ingest_file *f, ingest_event *ev, char *why, size_t whylen)
         if (e)
             f->st.records++;
         if (e && e->bad)
-            return ingest__fail(why, whylen, INGEST__BAD, "%s", e->bad);
+            return core_fail(why, whylen, INGEST__BAD, "%s", e->bad);
         if (e) {
             *ev = e->ev;
             return 1;
         }
         if (s->err)
-            return ingest__fail(why, whylen, s->err, "%s", s->errmsg);
+            return core_fail(why, whylen, s->err, "%s", s->errmsg);
         if (s->finished)
             return 0;
         ingest__queue_clear(&s->q);

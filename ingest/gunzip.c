@@ -19,13 +19,13 @@
 int ingest_gunzip(const void *buf, size_t len, size_t max, core_buf *out, char *why, size_t whylen)
 {
     if (!buf || !len)
-        return ingest__fail(why, whylen, CORE_ECORRUPT, "offset 0: empty compressed data");
+        return core_fail(why, whylen, CORE_ECORRUPT, "offset 0: empty compressed data");
     const size_t start_len = out->len;
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     /* 15 + 32: a 32 KiB window, gzip or zlib header detected. */
     if (inflateInit2(&zs, 15 + 32) != Z_OK)
-        return ingest__fail(why, whylen, -ENOMEM, "inflateInit2: out of memory");
+        return core_fail(why, whylen, -ENOMEM, "inflateInit2: out of memory");
     const unsigned char *in = buf;
     size_t consumed = 0; /* input before the current zs.next_in window */
     size_t produced = 0;
@@ -49,8 +49,8 @@ int ingest_gunzip(const void *buf, size_t len, size_t max, core_buf *out, char *
         size_t got = want - zs.avail_out;
         size_t at = consumed - zs.avail_in; /* input offset reached */
         if (got > max - produced) {
-            rc = ingest__fail(why, whylen, CORE_ELIMIT,
-                              "offset %zu: decompressed data larger than %zu bytes", at, max);
+            rc = core_fail(why, whylen, CORE_ELIMIT,
+                           "offset %zu: decompressed data larger than %zu bytes", at, max);
             goto done;
         }
         core_buf_append(out, chunk, got);
@@ -60,34 +60,31 @@ int ingest_gunzip(const void *buf, size_t len, size_t max, core_buf *out, char *
             if (at == len)
                 break;
             if (inflateReset(&zs) != Z_OK) {
-                rc =
-                    ingest__fail(why, whylen, CORE_ECORRUPT, "offset %zu: inflateReset failed", at);
+                rc = core_fail(why, whylen, CORE_ECORRUPT, "offset %zu: inflateReset failed", at);
                 goto done;
             }
             continue;
         }
         if (z == Z_DATA_ERROR || z == Z_NEED_DICT) {
-            rc = ingest__fail(why, whylen, CORE_ECORRUPT, "offset %zu: corrupt data: %s", at,
-                              zs.msg ? zs.msg : "needs a preset dictionary");
+            rc = core_fail(why, whylen, CORE_ECORRUPT, "offset %zu: corrupt data: %s", at,
+                           zs.msg ? zs.msg : "needs a preset dictionary");
             goto done;
         }
         if (z == Z_MEM_ERROR) {
-            rc = ingest__fail(why, whylen, -ENOMEM, "offset %zu: inflate: out of memory", at);
+            rc = core_fail(why, whylen, -ENOMEM, "offset %zu: inflate: out of memory", at);
             goto done;
         }
         if (z == Z_BUF_ERROR && zs.avail_in == 0 && consumed == len) {
             /* No progress possible: the input ended inside a member. */
-            rc = ingest__fail(why, whylen, CORE_ECORRUPT, "offset %zu: truncated compressed data",
-                              at);
+            rc = core_fail(why, whylen, CORE_ECORRUPT, "offset %zu: truncated compressed data", at);
             goto done;
         }
         if (z != Z_OK && z != Z_BUF_ERROR) {
-            rc = ingest__fail(why, whylen, CORE_ECORRUPT, "offset %zu: inflate error %d", at, z);
+            rc = core_fail(why, whylen, CORE_ECORRUPT, "offset %zu: inflate error %d", at, z);
             goto done;
         }
         if (z == Z_OK && got == 0 && zs.avail_in == 0 && consumed == len) {
-            rc = ingest__fail(why, whylen, CORE_ECORRUPT, "offset %zu: truncated compressed data",
-                              at);
+            rc = core_fail(why, whylen, CORE_ECORRUPT, "offset %zu: truncated compressed data", at);
             goto done;
         }
     }

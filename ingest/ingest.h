@@ -565,19 +565,6 @@ int ingest_kafka_decode(const void *val, size_t len, ingest_kafka_encoding enc,
  */
 int ingest_gunzip(const void *buf, size_t len, size_t max, core_buf *out, char *why, size_t whylen);
 
-/*
- * Writes an ExportTraceServiceRequest into out (appended): one resource
- * (attribute service.name = service, when not NULL), one scope, and one
- * span per event: name = activity, start and end time = time_ns (0 when
- * INGEST_NO_TIME), attributes = the event's attrs (string values) and
- * case.id = case_id, a trace id derived from the case id (the same case
- * gives the same id, never all zero) and a span id from the case id and the
- * event's index. For load generators and tests. Returns 0, or CORE_EUSAGE
- * for an event without a case id.
- */
-int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *service,
-                                core_buf *out);
-
 /* ------------------------------------------------------------------ */
 /* OTLP/HTTP receiver                                                  */
 /* ------------------------------------------------------------------ */

@@ -120,9 +120,6 @@ struct ingest_file {
     core_vec(ingest_attr) attrs; /* the current event's, from make_event */
 };
 
-/* Writes "fmt..." into why; returns err. */
-int ingest__fail(char *why, size_t whylen, int err, const char *fmt, ...) CORE_PRINTF(4, 5);
-
 /* Finds the role fields of a record by key. */
 void ingest__find_roles(const ingest_file *f, const ingest_attr *kv, uint32_t n, ingest__roles *r);
 /* "'case_id' or 'case:concept:name'": the keys looked for, for messages. */

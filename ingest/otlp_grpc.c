@@ -1182,12 +1182,12 @@ static int setup_tls(ingest_otlp_grpc *s, const ingest_otlp_recv_opts *o, const 
         g = gnutls_certificate_set_x509_key_mem(s->cred, &cd, &kd, GNUTLS_X509_FMT_PEM);
     }
     if (g < 0)
-        rc = ingest__fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s, tls_key %s: %s",
-                          listen, o->tls_cert, o->tls_key, gnutls_strerror(g));
+        rc = core_fail(why, whylen, CORE_EUSAGE, "listen %s: tls_cert %s, tls_key %s: %s", listen,
+                       o->tls_cert, o->tls_key, gnutls_strerror(g));
     else if ((g = gnutls_priority_init(&s->prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
                                        NULL)) < 0)
-        rc = ingest__fail(why, whylen, CORE_EUSAGE, "listen %s: TLS priorities: %s", listen,
-                          gnutls_strerror(g));
+        rc = core_fail(why, whylen, CORE_EUSAGE, "listen %s: TLS priorities: %s", listen,
+                       gnutls_strerror(g));
     else
         s->tls = true;
     free(cr->cert_pem);
@@ -1204,7 +1204,7 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     if (!o)
         o = &defaults;
     if (!fn || !out)
-        return ingest__fail(why, whylen, CORE_EUSAGE, "ingest_otlp_grpc_start: missing argument");
+        return core_fail(why, whylen, CORE_EUSAGE, "ingest_otlp_grpc_start: missing argument");
     const char *listen = o->listen ? o->listen : GRPC_DEFAULT_LISTEN;
     ingest_otlp_grpc *s = core_xcalloc(1, sizeof *s);
     s->lfd = s->wake[0] = s->wake[1] = -1;
@@ -1234,11 +1234,11 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     if ((rc = core_listen_tcp(listen, &s->lfd, s->addr, sizeof s->addr, why, whylen)) != 0)
         goto fail;
     if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC) != 0) {
-        rc = ingest__fail(why, whylen, -errno, "listen %s: pipe: %s", listen, strerror(errno));
+        rc = core_fail(why, whylen, -errno, "listen %s: pipe: %s", listen, strerror(errno));
         goto fail;
     }
     if (nghttp2_session_callbacks_new(&s->cbs) != 0 || nghttp2_option_new(&s->h2opt) != 0) {
-        rc = ingest__fail(why, whylen, -ENOMEM, "listen %s: nghttp2: out of memory", listen);
+        rc = core_fail(why, whylen, -ENOMEM, "listen %s: nghttp2: out of memory", listen);
         goto fail;
     }
     nghttp2_session_callbacks_set_on_begin_headers_callback(s->cbs, on_begin_headers);
@@ -1254,14 +1254,14 @@ int ingest_otlp_grpc_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     for (unsigned i = 0; i < s->nworkers; i++) {
         if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0) {
             s->nworkers = i;
-            rc = ingest__fail(why, whylen, -EAGAIN, "listen %s: cannot start a receiver thread",
-                              listen);
+            rc = core_fail(why, whylen, -EAGAIN, "listen %s: cannot start a receiver thread",
+                           listen);
             goto fail_threads;
         }
     }
     if (pthread_create(&s->io, NULL, io_main, s) != 0) {
-        rc = ingest__fail(why, whylen, -EAGAIN, "listen %s: cannot start the receiver's I/O thread",
-                          listen);
+        rc = core_fail(why, whylen, -EAGAIN, "listen %s: cannot start the receiver's I/O thread",
+                       listen);
         goto fail_threads;
     }
     core_logf(&s->rx.log, CORE_LOG_INFO, "otlp-grpc: OTLP/gRPC receiver listening on %s (%s%s)",

@@ -10,6 +10,7 @@
  */
 #include "otlp_grpc_int.h"
 
+#include "core_wire.h"
 #include "otlp_int.h"
 
 #include <stdio.h>
@@ -87,36 +88,6 @@ void ingest__grpc_pct_encode(core_buf *out, const char *text, size_t n, size_t m
         core_buf_puts(out, "");
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-size_t ingest__grpc_pct_decode(core_buf *out, const char *text, size_t n)
-{
-    size_t start = out->len;
-    for (size_t i = 0; i < n; i++) {
-        int hi, lo;
-        if (text[i] == '%' && i + 2 < n && (hi = hexval(text[i + 1])) >= 0 &&
-            (lo = hexval(text[i + 2])) >= 0) {
-            char c = (char)(hi << 4 | lo);
-            core_buf_append(out, &c, 1);
-            i += 2;
-        } else {
-            core_buf_append(out, &text[i], 1);
-        }
-    }
-    if (!out->data)
-        core_buf_puts(out, "");
-    return out->len - start;
-}
-
 void ingest__grpc_base64(core_buf *out, const void *p, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -140,35 +111,15 @@ void ingest__grpc_base64(core_buf *out, const void *p, size_t n)
         core_buf_puts(out, "");
 }
 
-/* Protobuf's base-128 varint. */
-static void put_varint(core_buf *b, uint64_t v)
-{
-    uint8_t t[10];
-    size_t n = 0;
-    do {
-        t[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-    core_buf_append(b, t, n);
-}
-
-/* A length-delimited field (wire type 2). */
-static void put_bytes(core_buf *b, unsigned field, const void *p, size_t n)
-{
-    put_varint(b, (uint64_t)field << 3 | 2);
-    put_varint(b, n);
-    core_buf_append(b, p, n);
-}
-
 #define RETRY_INFO_URL "type.googleapis.com/google.rpc.RetryInfo"
 
 /* A google.rpc.RetryInfo{retry_delay: Duration{seconds}}, appended. */
 static void put_retry_info(core_buf *b, unsigned seconds)
 {
     core_buf dur = {0};
-    put_varint(&dur, 1 << 3 | 0); /* Duration.seconds */
-    put_varint(&dur, seconds);
-    put_bytes(b, 1, dur.data, dur.len); /* RetryInfo.retry_delay */
+    core_wire_buf_tag(&dur, 1, CORE_WIRE_VARINT); /* Duration.seconds */
+    core_wire_buf_varint(&dur, seconds);
+    core_wire_buf_bytes(b, 1, dur.data, dur.len); /* RetryInfo.retry_delay */
     core_buf_free(&dur);
 }
 
@@ -176,17 +127,17 @@ void ingest__grpc_status_details(core_buf *out, int code, const char *message, u
 {
     core_buf st = {0}, any = {0}, info = {0};
     if (code) {
-        put_varint(&st, 1 << 3 | 0); /* Status.code */
+        core_wire_buf_tag(&st, 1, CORE_WIRE_VARINT); /* Status.code */
         /* int32: a negative one would be ten bytes; ours never are. */
-        put_varint(&st, (uint64_t)(uint32_t)code);
+        core_wire_buf_varint(&st, (uint64_t)(uint32_t)code);
     }
     if (message && *message)
-        put_bytes(&st, 2, message, strlen(message)); /* Status.message */
+        core_wire_buf_bytes(&st, 2, message, strlen(message)); /* Status.message */
     if (retry_s) {
         put_retry_info(&info, retry_s);
-        put_bytes(&any, 1, RETRY_INFO_URL, strlen(RETRY_INFO_URL)); /* Any.type_url */
-        put_bytes(&any, 2, info.data, info.len);                    /* Any.value */
-        put_bytes(&st, 3, any.data, any.len);                       /* Status.details */
+        core_wire_buf_bytes(&any, 1, RETRY_INFO_URL, strlen(RETRY_INFO_URL)); /* Any.type_url */
+        core_wire_buf_bytes(&any, 2, info.data, info.len);                    /* Any.value */
+        core_wire_buf_bytes(&st, 3, any.data, any.len);                       /* Status.details */
     }
     ingest__grpc_base64(out, st.data, st.len);
     core_buf_free(&st);

@@ -57,16 +57,10 @@ void ingest__grpc_frame(core_buf *out, const void *msg, size_t n);
  * range and space (0x20-0x7e), and '%', become %XX (upper-case hex), as
  * the gRPC over HTTP/2 protocol asks; a space at either end is encoded too,
  * as HTTP/2 header values may not start or end with one. At most max bytes
- * of text are encoded (cut at a UTF-8 character boundary).
+ * of text are encoded (cut at a UTF-8 character boundary). core_pct_decode
+ * reads it back.
  */
 void ingest__grpc_pct_encode(core_buf *out, const char *text, size_t n, size_t max);
-
-/*
- * The inverse: appends the decoded value to out. A '%' not followed by two
- * hex digits is kept as it is (as gRPC clients do). Returns the number of
- * bytes appended.
- */
-size_t ingest__grpc_pct_decode(core_buf *out, const char *text, size_t n);
 
 /*
  * Appends, base64-encoded without padding (what -bin headers carry), a

@@ -214,11 +214,8 @@ int ingest_otlp_http_start(const ingest_otlp_recv_opts *o, ingest_otlp_batch_fn 
     static const ingest_otlp_recv_opts defaults = {0};
     if (!o)
         o = &defaults;
-    if (!fn || !out) {
-        if (why && whylen)
-            snprintf(why, whylen, "ingest_otlp_http_start: missing argument");
-        return CORE_EUSAGE;
-    }
+    if (!fn || !out)
+        return core_fail(why, whylen, CORE_EUSAGE, "ingest_otlp_http_start: missing argument");
     ingest_otlp_http *s = core_xcalloc(1, sizeof *s);
     ingest__otlp_recv_init(&s->rx, o, fn, ud);
     core_http_opts ho = {

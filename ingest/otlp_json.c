@@ -363,21 +363,21 @@ int ingest__otlp_json_body(ingest__otlp *c, bool spans, const char *buf, size_t 
     json_error_t jerr;
     json_t *root = ingest__json_load(buf, len, &jerr);
     if (!root)
-        return ingest__fail(c->why, c->whylen, CORE_EFORMAT, "offset %d: invalid JSON: %s",
-                            jerr.position, jerr.text);
+        return core_fail(c->why, c->whylen, CORE_EFORMAT, "offset %d: invalid JSON: %s",
+                         jerr.position, jerr.text);
     int rc;
     if (!json_is_object(root)) {
-        rc = ingest__fail(c->why, c->whylen, CORE_EFORMAT, "not a JSON object");
+        rc = core_fail(c->why, c->whylen, CORE_EFORMAT, "not a JSON object");
         goto out;
     }
     const char *mine = spans ? "resourceSpans" : "resourceLogs";
     const char *other = spans ? "resourceLogs" : "resourceSpans";
     const json_t *o = json_object_get(root, other);
     if (!json_object_get(root, mine) && o && !json_is_null(o)) {
-        rc = ingest__fail(c->why, c->whylen, CORE_EFORMAT,
-                          "field '%s': this is an Export%sServiceRequest, not the "
-                          "Export%sServiceRequest expected here",
-                          other, spans ? "Logs" : "Trace", spans ? "Trace" : "Logs");
+        rc = core_fail(c->why, c->whylen, CORE_EFORMAT,
+                       "field '%s': this is an Export%sServiceRequest, not the "
+                       "Export%sServiceRequest expected here",
+                       other, spans ? "Logs" : "Trace", spans ? "Trace" : "Logs");
         goto out;
     }
     /* Check everything first: a broken body emits nothing. */
@@ -398,11 +398,11 @@ int ingest_otlp_json_decode(const char *buf, size_t len, const char *const *case
     json_error_t jerr;
     json_t *root = ingest__json_load(buf, len, &jerr);
     if (!root)
-        return ingest__fail(why, whylen, CORE_EFORMAT, "column %d: invalid JSON: %s", jerr.column,
-                            jerr.text);
+        return core_fail(why, whylen, CORE_EFORMAT, "column %d: invalid JSON: %s", jerr.column,
+                         jerr.text);
     if (!json_is_object(root)) {
         json_decref(root);
-        return ingest__fail(why, whylen, CORE_EFORMAT, "not a JSON object");
+        return core_fail(why, whylen, CORE_EFORMAT, "not a JSON object");
     }
     ingest_decode_opts o = {.case_attrs = case_attrs, .ncase = ncase};
     ingest_decode_result res = {0};

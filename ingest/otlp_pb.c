@@ -1,25 +1,24 @@
 /*
  * OTLP protobuf (ExportTraceServiceRequest, ExportLogsServiceRequest) to
- * events, the export responses, and a small request encoder for load
- * generators and tests.
+ * events, and the export responses.
  *
- * Requests are read straight off the wire rather than unpacked with
- * protobuf-c: unpacking allocates every message, attribute and string of
- * the body, and when it fails it cannot say where. Here a first walk checks
- * the whole body against a table of the messages we read (field numbers
- * and wire types, lengths, nesting) and names the byte offset and field
- * path of the first fault; a second walk renders each record into the
- * shared record builder (otlp_int.h), the same as the JSON decoder uses.
- * A record's strings go into one reused buffer, so decoding allocates
- * nothing per record once the buffers have grown.
+ * Requests are read straight off the wire (core_wire.h) rather than
+ * unpacked with protobuf-c: unpacking allocates every message, attribute
+ * and string of the body, and when it fails it cannot say where. Here a
+ * first walk checks the whole body against a table of the messages we
+ * read (field numbers and wire types, lengths, nesting) and names the byte
+ * offset and field path of the first fault; a second walk renders each
+ * record into the shared record builder (otlp_int.h), the same as the JSON
+ * decoder uses. A record's strings go into one reused buffer, so decoding
+ * allocates nothing per record once the buffers have grown.
  *
  * Fields we do not read are skipped (newer senders still decode); a known
  * field with the wrong wire type is an error (this is also how a logs body
  * sent as traces is caught: the records' fields do not line up). Groups
  * (wire types 3 and 4) are refused: proto3 has none.
  */
+#include "core_wire.h"
 #include "otlp_int.h"
-
 #include "pmrag/otlp/collector.pb-c.h"
 
 #include <inttypes.h>
@@ -29,126 +28,12 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
-/* Wire format                                                         */
+/* The messages we read, for the checking walk                         */
 /* ------------------------------------------------------------------ */
-
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
 /* Deeper nesting of AnyValue arrays and maps is refused: the walks
  * recurse. The request itself adds five levels. */
 #define PB_MAX_DEPTH 64
-
-typedef struct pb_rd {
-    const uint8_t *base; /* the body, for offsets */
-    const uint8_t *p, *end;
-} pb_rd;
-
-typedef struct pb_field {
-    uint32_t num;
-    int wt;
-    uint64_t v;       /* VARINT, I64, I32; for PBE_LEN the length */
-    const uint8_t *p; /* LEN: the payload */
-    size_t n;         /* LEN: its length; for PBE_LEN the bytes left */
-    size_t off;       /* offset of the tag in the body */
-} pb_field;
-
-/* What pb_next found wrong. */
-enum {
-    PBE_TAG = -1,
-    PBE_NUM = -2,
-    PBE_VARINT = -3,
-    PBE_FIXED = -4,
-    PBE_LEN = -5,
-    PBE_GROUP = -6,
-    PBE_WT = -7
-};
-
-static int pb_varint(pb_rd *r, uint64_t *out)
-{
-    uint64_t x = 0;
-    for (int s = 0; s < 70; s += 7) {
-        if (r->p == r->end)
-            return -1;
-        uint8_t b = *r->p++;
-        x |= (uint64_t)(b & 0x7f) << s;
-        if (!(b & 0x80)) {
-            *out = x;
-            return 0;
-        }
-    }
-    return -1; /* longer than 10 bytes */
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-/* The next field: 1 with *f, 0 at the end, or a PBE_ code (f->off, and
- * f->num and f->wt when the tag was read, say where). The members the
- * wire type does not set are zero: the decoding walks trust the wire types
- * the check saw, and were that trust misplaced they would read an empty
- * payload, not the previous field's or an undefined one. */
-static int pb_next(pb_rd *r, pb_field *f)
-{
-    if (r->p >= r->end)
-        return 0;
-    f->off = (size_t)(r->p - r->base);
-    f->num = 0;
-    f->wt = -1;
-    f->v = 0;
-    f->p = NULL;
-    f->n = 0;
-    uint64_t tag;
-    if (pb_varint(r, &tag))
-        return PBE_TAG;
-    f->wt = (int)(tag & 7);
-    if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
-        return PBE_NUM;
-    f->num = (uint32_t)(tag >> 3);
-    size_t left;
-    switch (f->wt) {
-    case WT_VARINT:
-        return pb_varint(r, &f->v) ? PBE_VARINT : 1;
-    case WT_I64:
-        if (r->end - r->p < 8)
-            return PBE_FIXED;
-        f->v = le64(r->p);
-        r->p += 8;
-        return 1;
-    case WT_I32:
-        if (r->end - r->p < 4)
-            return PBE_FIXED;
-        f->v = (uint64_t)r->p[0] | (uint64_t)r->p[1] << 8 | (uint64_t)r->p[2] << 16 |
-               (uint64_t)r->p[3] << 24;
-        r->p += 4;
-        return 1;
-    case WT_LEN:
-        if (pb_varint(r, &f->v))
-            return PBE_VARINT;
-        left = (size_t)(r->end - r->p);
-        if (f->v > left) {
-            f->n = left;
-            return PBE_LEN;
-        }
-        f->p = r->p;
-        f->n = (size_t)f->v;
-        r->p += f->n;
-        return 1;
-    case WT_SGROUP:
-    case WT_EGROUP:
-        return PBE_GROUP;
-    default:
-        return PBE_WT;
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* The messages we read, for the checking walk                         */
-/* ------------------------------------------------------------------ */
 
 typedef enum {
     PM_TRACE_REQ,
@@ -180,62 +65,66 @@ typedef struct pb_fdesc {
     {                                                                                              \
         num, wt, msg, rep, name                                                                    \
     }
-static const pb_fdesc f_trace_req[] = {F(1, WT_LEN, PM_RES_SPANS, true, "resource_spans")};
-static const pb_fdesc f_logs_req[] = {F(1, WT_LEN, PM_RES_LOGS, true, "resource_logs")};
-static const pb_fdesc f_res_spans[] = {F(1, WT_LEN, PM_RESOURCE, false, "resource"),
-                                       F(2, WT_LEN, PM_SCOPE_SPANS, true, "scope_spans"),
-                                       F(3, WT_LEN, PM_NONE, false, "schema_url")};
-static const pb_fdesc f_res_logs[] = {F(1, WT_LEN, PM_RESOURCE, false, "resource"),
-                                      F(2, WT_LEN, PM_SCOPE_LOGS, true, "scope_logs"),
-                                      F(3, WT_LEN, PM_NONE, false, "schema_url")};
-static const pb_fdesc f_resource[] = {F(1, WT_LEN, PM_KV, true, "attributes"),
-                                      F(2, WT_VARINT, PM_NONE, false, "dropped_attributes_count")};
-static const pb_fdesc f_scope_spans[] = {F(1, WT_LEN, PM_SCOPE, false, "scope"),
-                                         F(2, WT_LEN, PM_SPAN, true, "spans"),
-                                         F(3, WT_LEN, PM_NONE, false, "schema_url")};
-static const pb_fdesc f_scope_logs[] = {F(1, WT_LEN, PM_SCOPE, false, "scope"),
-                                        F(2, WT_LEN, PM_LOG, true, "log_records"),
-                                        F(3, WT_LEN, PM_NONE, false, "schema_url")};
-static const pb_fdesc f_scope[] = {F(1, WT_LEN, PM_NONE, false, "name"),
-                                   F(2, WT_LEN, PM_NONE, false, "version"),
-                                   F(3, WT_LEN, PM_KV, true, "attributes"),
-                                   F(4, WT_VARINT, PM_NONE, false, "dropped_attributes_count")};
-static const pb_fdesc f_span[] = {F(1, WT_LEN, PM_NONE, false, "trace_id"),
-                                  F(2, WT_LEN, PM_NONE, false, "span_id"),
-                                  F(3, WT_LEN, PM_NONE, false, "trace_state"),
-                                  F(4, WT_LEN, PM_NONE, false, "parent_span_id"),
-                                  F(5, WT_LEN, PM_NONE, false, "name"),
-                                  F(6, WT_VARINT, PM_NONE, false, "kind"),
-                                  F(7, WT_I64, PM_NONE, false, "start_time_unix_nano"),
-                                  F(8, WT_I64, PM_NONE, false, "end_time_unix_nano"),
-                                  F(9, WT_LEN, PM_KV, true, "attributes"),
-                                  F(10, WT_VARINT, PM_NONE, false, "dropped_attributes_count"),
-                                  F(11, WT_LEN, PM_NONE, true, "events"),
-                                  F(12, WT_VARINT, PM_NONE, false, "dropped_events_count"),
-                                  F(13, WT_LEN, PM_NONE, true, "links"),
-                                  F(14, WT_VARINT, PM_NONE, false, "dropped_links_count"),
-                                  F(15, WT_LEN, PM_NONE, false, "status"),
-                                  F(16, WT_I32, PM_NONE, false, "flags")};
-static const pb_fdesc f_log[] = {F(1, WT_I64, PM_NONE, false, "time_unix_nano"),
-                                 F(2, WT_VARINT, PM_NONE, false, "severity_number"),
-                                 F(3, WT_LEN, PM_NONE, false, "severity_text"),
-                                 F(5, WT_LEN, PM_ANY, false, "body"),
-                                 F(6, WT_LEN, PM_KV, true, "attributes"),
-                                 F(7, WT_VARINT, PM_NONE, false, "dropped_attributes_count"),
-                                 F(8, WT_I32, PM_NONE, false, "flags"),
-                                 F(9, WT_LEN, PM_NONE, false, "trace_id"),
-                                 F(10, WT_LEN, PM_NONE, false, "span_id"),
-                                 F(11, WT_I64, PM_NONE, false, "observed_time_unix_nano"),
-                                 F(12, WT_LEN, PM_NONE, false, "event_name")};
-static const pb_fdesc f_kv[] = {F(1, WT_LEN, PM_NONE, false, "key"),
-                                F(2, WT_LEN, PM_ANY, false, "value")};
-static const pb_fdesc f_any[] = {
-    F(1, WT_LEN, PM_NONE, false, "string_value"), F(2, WT_VARINT, PM_NONE, false, "bool_value"),
-    F(3, WT_VARINT, PM_NONE, false, "int_value"), F(4, WT_I64, PM_NONE, false, "double_value"),
-    F(5, WT_LEN, PM_ARRAY, false, "array_value"), F(6, WT_LEN, PM_KVLIST, false, "kvlist_value"),
-    F(7, WT_LEN, PM_NONE, false, "bytes_value")};
-static const pb_fdesc f_array[] = {F(1, WT_LEN, PM_ANY, true, "values")};
-static const pb_fdesc f_kvlist[] = {F(1, WT_LEN, PM_KV, true, "values")};
+static const pb_fdesc f_trace_req[] = {F(1, CORE_WIRE_LEN, PM_RES_SPANS, true, "resource_spans")};
+static const pb_fdesc f_logs_req[] = {F(1, CORE_WIRE_LEN, PM_RES_LOGS, true, "resource_logs")};
+static const pb_fdesc f_res_spans[] = {F(1, CORE_WIRE_LEN, PM_RESOURCE, false, "resource"),
+                                       F(2, CORE_WIRE_LEN, PM_SCOPE_SPANS, true, "scope_spans"),
+                                       F(3, CORE_WIRE_LEN, PM_NONE, false, "schema_url")};
+static const pb_fdesc f_res_logs[] = {F(1, CORE_WIRE_LEN, PM_RESOURCE, false, "resource"),
+                                      F(2, CORE_WIRE_LEN, PM_SCOPE_LOGS, true, "scope_logs"),
+                                      F(3, CORE_WIRE_LEN, PM_NONE, false, "schema_url")};
+static const pb_fdesc f_resource[] = {
+    F(1, CORE_WIRE_LEN, PM_KV, true, "attributes"),
+    F(2, CORE_WIRE_VARINT, PM_NONE, false, "dropped_attributes_count")};
+static const pb_fdesc f_scope_spans[] = {F(1, CORE_WIRE_LEN, PM_SCOPE, false, "scope"),
+                                         F(2, CORE_WIRE_LEN, PM_SPAN, true, "spans"),
+                                         F(3, CORE_WIRE_LEN, PM_NONE, false, "schema_url")};
+static const pb_fdesc f_scope_logs[] = {F(1, CORE_WIRE_LEN, PM_SCOPE, false, "scope"),
+                                        F(2, CORE_WIRE_LEN, PM_LOG, true, "log_records"),
+                                        F(3, CORE_WIRE_LEN, PM_NONE, false, "schema_url")};
+static const pb_fdesc f_scope[] = {
+    F(1, CORE_WIRE_LEN, PM_NONE, false, "name"), F(2, CORE_WIRE_LEN, PM_NONE, false, "version"),
+    F(3, CORE_WIRE_LEN, PM_KV, true, "attributes"),
+    F(4, CORE_WIRE_VARINT, PM_NONE, false, "dropped_attributes_count")};
+static const pb_fdesc f_span[] = {
+    F(1, CORE_WIRE_LEN, PM_NONE, false, "trace_id"),
+    F(2, CORE_WIRE_LEN, PM_NONE, false, "span_id"),
+    F(3, CORE_WIRE_LEN, PM_NONE, false, "trace_state"),
+    F(4, CORE_WIRE_LEN, PM_NONE, false, "parent_span_id"),
+    F(5, CORE_WIRE_LEN, PM_NONE, false, "name"),
+    F(6, CORE_WIRE_VARINT, PM_NONE, false, "kind"),
+    F(7, CORE_WIRE_I64, PM_NONE, false, "start_time_unix_nano"),
+    F(8, CORE_WIRE_I64, PM_NONE, false, "end_time_unix_nano"),
+    F(9, CORE_WIRE_LEN, PM_KV, true, "attributes"),
+    F(10, CORE_WIRE_VARINT, PM_NONE, false, "dropped_attributes_count"),
+    F(11, CORE_WIRE_LEN, PM_NONE, true, "events"),
+    F(12, CORE_WIRE_VARINT, PM_NONE, false, "dropped_events_count"),
+    F(13, CORE_WIRE_LEN, PM_NONE, true, "links"),
+    F(14, CORE_WIRE_VARINT, PM_NONE, false, "dropped_links_count"),
+    F(15, CORE_WIRE_LEN, PM_NONE, false, "status"),
+    F(16, CORE_WIRE_I32, PM_NONE, false, "flags")};
+static const pb_fdesc f_log[] = {F(1, CORE_WIRE_I64, PM_NONE, false, "time_unix_nano"),
+                                 F(2, CORE_WIRE_VARINT, PM_NONE, false, "severity_number"),
+                                 F(3, CORE_WIRE_LEN, PM_NONE, false, "severity_text"),
+                                 F(5, CORE_WIRE_LEN, PM_ANY, false, "body"),
+                                 F(6, CORE_WIRE_LEN, PM_KV, true, "attributes"),
+                                 F(7, CORE_WIRE_VARINT, PM_NONE, false, "dropped_attributes_count"),
+                                 F(8, CORE_WIRE_I32, PM_NONE, false, "flags"),
+                                 F(9, CORE_WIRE_LEN, PM_NONE, false, "trace_id"),
+                                 F(10, CORE_WIRE_LEN, PM_NONE, false, "span_id"),
+                                 F(11, CORE_WIRE_I64, PM_NONE, false, "observed_time_unix_nano"),
+                                 F(12, CORE_WIRE_LEN, PM_NONE, false, "event_name")};
+static const pb_fdesc f_kv[] = {F(1, CORE_WIRE_LEN, PM_NONE, false, "key"),
+                                F(2, CORE_WIRE_LEN, PM_ANY, false, "value")};
+static const pb_fdesc f_any[] = {F(1, CORE_WIRE_LEN, PM_NONE, false, "string_value"),
+                                 F(2, CORE_WIRE_VARINT, PM_NONE, false, "bool_value"),
+                                 F(3, CORE_WIRE_VARINT, PM_NONE, false, "int_value"),
+                                 F(4, CORE_WIRE_I64, PM_NONE, false, "double_value"),
+                                 F(5, CORE_WIRE_LEN, PM_ARRAY, false, "array_value"),
+                                 F(6, CORE_WIRE_LEN, PM_KVLIST, false, "kvlist_value"),
+                                 F(7, CORE_WIRE_LEN, PM_NONE, false, "bytes_value")};
+static const pb_fdesc f_array[] = {F(1, CORE_WIRE_LEN, PM_ANY, true, "values")};
+static const pb_fdesc f_kvlist[] = {F(1, CORE_WIRE_LEN, PM_KV, true, "values")};
 #undef F
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -280,14 +169,15 @@ typedef struct pb_check {
 } pb_check;
 
 /* "offset N: PATH: field F (NAME): " followed by the message. */
-static int check_fail(pb_check *k, const pb_field *f, const pb_fdesc *d, const char *fmt, ...)
-    CORE_PRINTF(4, 5);
-static int check_fail(pb_check *k, const pb_field *f, const pb_fdesc *d, const char *fmt, ...)
+static int check_fail(pb_check *k, const core_wire_field *f, const pb_fdesc *d, const char *fmt,
+                      ...) CORE_PRINTF(4, 5);
+static int check_fail(pb_check *k, const core_wire_field *f, const pb_fdesc *d, const char *fmt,
+                      ...)
 {
     if (!k->why || !k->whylen)
         return CORE_EFORMAT;
     core_buf b = {0};
-    core_buf_printf(&b, "offset %zu: ", f->off);
+    core_buf_printf(&b, "offset %zu: ", (size_t)(f->tag - k->base));
     for (int i = 0; i < k->depth; i++) {
         /* A deep path keeps its ends: the record and the innermost
          * fields. */
@@ -325,11 +215,11 @@ static const pb_fdesc *find_field(pb_msg m, uint32_t num)
 /* Checks one message of type m in p[0, n) and everything below it. */
 static int check_msg(pb_check *k, pb_msg m, const uint8_t *p, size_t n)
 {
-    pb_rd r = {k->base, p, p + n};
+    const uint8_t *r = p;
     uint32_t count[17] = {0};
-    pb_field f;
+    core_wire_field f;
     int rc;
-    while ((rc = pb_next(&r, &f)) > 0) {
+    while ((rc = core_wire_next(&r, p + n, &f)) > 0) {
         const pb_fdesc *d = find_field(m, f.num);
         if (!d)
             continue;
@@ -355,19 +245,20 @@ static int check_msg(pb_check *k, pb_msg m, const uint8_t *p, size_t n)
     if (rc == 0)
         return 0;
     const pb_fdesc *d = f.num ? find_field(m, f.num) : NULL;
-    switch (rc) {
-    case PBE_TAG:
+    if (f.wt < 0)
         return check_fail(k, &f, NULL, "truncated field tag");
-    case PBE_NUM:
+    switch (rc) {
+    case CORE_WIRE_ENUMBER:
         return check_fail(k, &f, NULL, "invalid field number (0 or past 2^29-1)");
-    case PBE_VARINT:
-        return check_fail(k, &f, d, "truncated %s", f.wt == WT_LEN ? "length" : "varint");
-    case PBE_FIXED:
-        return check_fail(k, &f, d, "truncated %s value", wt_name(f.wt));
-    case PBE_LEN:
+    case CORE_WIRE_ECUT:
+    case CORE_WIRE_ELONG:
+        if (f.wt == CORE_WIRE_I64 || f.wt == CORE_WIRE_I32)
+            return check_fail(k, &f, d, "truncated %s value", wt_name(f.wt));
+        return check_fail(k, &f, d, "truncated %s", f.wt == CORE_WIRE_LEN ? "length" : "varint");
+    case CORE_WIRE_EPAST_END:
         return check_fail(k, &f, d, "length %" PRIu64 " runs past the end (%zu bytes left)", f.v,
                           f.n);
-    case PBE_GROUP:
+    case CORE_WIRE_EGROUP:
         return check_fail(k, &f, d, "groups (wire type %d) are not supported", f.wt);
     default:
         return check_fail(k, &f, d, "invalid wire type %d", f.wt);
@@ -393,8 +284,11 @@ static int check_body(ingest_otlp_kind kind, const uint8_t *buf, size_t len, cha
 /* Loops over the fields of p[0, n). The body was checked first, so the
  * walk meets no fault; if it did (a bug), the loop would just stop there,
  * never reading out of bounds. */
-#define FOR_FIELDS(rd, f, p, n, base)                                                              \
-    for (pb_rd rd = {(base), (p), (p) + (n)}; pb_next(&(rd), &(f)) > 0;)
+typedef struct pb_rd {
+    const uint8_t *p, *end;
+} pb_rd;
+#define FOR_FIELDS(rd, f, data, len)                                                               \
+    for (pb_rd rd = {(data), (data) + (len)}; core_wire_next(&(rd).p, (rd).end, &(f)) > 0;)
 
 static void hex(core_buf *out, const uint8_t *p, size_t n)
 {
@@ -439,33 +333,45 @@ static bool all_zero(const uint8_t *p, size_t n)
 
 typedef struct pb_dec {
     ingest__otlp *c;
-    const uint8_t *base;
     core_buf thex; /* the record's trace id in hex */
     core_buf tmp;
 } pb_dec;
 
 static void any_value(pb_dec *d, const uint8_t *p, size_t n, core_buf *out, bool top);
 
+/* A KeyValue's key ("" when absent) and value (NULL when absent). */
+typedef struct pb_kv {
+    const char *key;
+    size_t klen;
+    const uint8_t *val;
+    size_t vlen;
+} pb_kv;
+
+static pb_kv kv_read(const uint8_t *p, size_t n)
+{
+    pb_kv kv = {"", 0, NULL, 0};
+    core_wire_field f;
+    FOR_FIELDS(rf, f, p, n)
+    {
+        if (f.num == 1 && f.wt == CORE_WIRE_LEN) {
+            kv.key = (const char *)f.p;
+            kv.klen = f.n;
+        } else if (f.num == 2 && f.wt == CORE_WIRE_LEN) {
+            kv.val = f.p;
+            kv.vlen = f.n;
+        }
+    }
+    return kv;
+}
+
 /* A KeyValue inside a kvlist: "key":value. */
 static void kv_json(pb_dec *d, const uint8_t *p, size_t n, core_buf *out)
 {
-    const uint8_t *key = NULL, *val = NULL;
-    size_t klen = 0, vlen = 0;
-    pb_field f;
-    FOR_FIELDS(rf, f, p, n, d->base)
-    {
-        if (f.num == 1 && f.wt == WT_LEN) {
-            key = f.p;
-            klen = f.n;
-        } else if (f.num == 2 && f.wt == WT_LEN) {
-            val = f.p;
-            vlen = f.n;
-        }
-    }
-    core_buf_json_str(out, key ? (const char *)key : "", klen);
+    pb_kv kv = kv_read(p, n);
+    core_buf_json_str(out, kv.key, kv.klen);
     core_buf_putc(out, ':');
-    if (val)
-        any_value(d, val, vlen, out, false);
+    if (kv.val)
+        any_value(d, kv.val, kv.vlen, out, false);
     else
         core_buf_puts(out, "null");
 }
@@ -481,11 +387,11 @@ static void json_list(pb_dec *d, const uint8_t *p, size_t n, core_buf *out, char
                       void (*item)(pb_dec *d, const uint8_t *p, size_t n, core_buf *out))
 {
     bool first = true;
-    pb_field f;
+    core_wire_field f;
     core_buf_putc(out, open);
-    FOR_FIELDS(rf, f, p, n, d->base)
+    FOR_FIELDS(rf, f, p, n)
     {
-        if (f.num != 1 || f.wt != WT_LEN)
+        if (f.num != 1 || f.wt != CORE_WIRE_LEN)
             continue;
         if (!first)
             core_buf_putc(out, ',');
@@ -501,10 +407,10 @@ static void json_list(pb_dec *d, const uint8_t *p, size_t n, core_buf *out, char
  * base64, arrays and maps as compact JSON; nested, as JSON values. Of
  * several members of the oneof on the wire the last one counts.
  */
-static pb_field any_member(const pb_dec *d, const uint8_t *p, size_t n)
+static core_wire_field any_member(const uint8_t *p, size_t n)
 {
-    pb_field f, last = {0};
-    FOR_FIELDS(rf, f, p, n, d->base)
+    core_wire_field f, last = {0};
+    FOR_FIELDS(rf, f, p, n)
     {
         if (f.num >= 1 && f.num <= 7)
             last = f;
@@ -512,11 +418,11 @@ static pb_field any_member(const pb_dec *d, const uint8_t *p, size_t n)
     return last;
 }
 
-static void render_member(pb_dec *d, const pb_field *m, core_buf *out, bool top);
+static void render_member(pb_dec *d, const core_wire_field *m, core_buf *out, bool top);
 
 static void any_value(pb_dec *d, const uint8_t *p, size_t n, core_buf *out, bool top)
 {
-    pb_field last = any_member(d, p, n);
+    core_wire_field last = any_member(p, n);
     render_member(d, &last, out, top);
 }
 
@@ -524,16 +430,16 @@ static void any_value(pb_dec *d, const uint8_t *p, size_t n, core_buf *out, bool
  * ingest__otlp_put, which copies only what max_str keeps. */
 static void any_top(pb_dec *d, const uint8_t *p, size_t n)
 {
-    pb_field last = any_member(d, p, n);
+    core_wire_field last = any_member(p, n);
     if (last.num == 1)
         ingest__otlp_put(d->c, (const char *)last.p, last.n);
     else
         render_member(d, &last, &d->c->text, true);
 }
 
-static void render_member(pb_dec *d, const pb_field *m, core_buf *out, bool top)
+static void render_member(pb_dec *d, const core_wire_field *m, core_buf *out, bool top)
 {
-    pb_field last = *m;
+    core_wire_field last = *m;
     switch (last.num) {
     case 1:
         if (top)
@@ -585,23 +491,11 @@ static void render_member(pb_dec *d, const pb_field *m, core_buf *out, bool top)
 /* One KeyValue of a record's (or resource's) attributes. */
 static void attribute(pb_dec *d, const uint8_t *p, size_t n)
 {
-    const uint8_t *key = NULL, *val = NULL;
-    size_t klen = 0, vlen = 0;
-    pb_field f;
-    FOR_FIELDS(rf, f, p, n, d->base)
-    {
-        if (f.num == 1 && f.wt == WT_LEN) {
-            key = f.p;
-            klen = f.n;
-        } else if (f.num == 2 && f.wt == WT_LEN) {
-            val = f.p;
-            vlen = f.n;
-        }
-    }
-    if (!ingest__otlp_attr_begin(d->c, key ? (const char *)key : "", klen))
+    pb_kv kv = kv_read(p, n);
+    if (!ingest__otlp_attr_begin(d->c, kv.key, kv.klen))
         return;
-    if (val)
-        any_top(d, val, vlen);
+    if (kv.val)
+        any_top(d, kv.val, kv.vlen);
     ingest__otlp_attr_end(d->c);
 }
 
@@ -647,7 +541,7 @@ typedef struct pb_slice {
     bool set;
 } pb_slice;
 
-static void set_slice(pb_slice *s, const pb_field *f)
+static void set_slice(pb_slice *s, const core_wire_field *f)
 {
     s->p = f->p;
     s->n = f->n;
@@ -660,8 +554,8 @@ static int do_span(pb_dec *d, const uint8_t *p, size_t n, const pb_slice *scope)
     pb_slice tid = {0}, sid = {0}, pid = {0}, name = {0};
     uint64_t start = 0;
     ingest__otlp_start(c, false);
-    pb_field f;
-    FOR_FIELDS(rf, f, p, n, d->base)
+    core_wire_field f;
+    FOR_FIELDS(rf, f, p, n)
     {
         switch (f.num) {
         case 1:
@@ -708,8 +602,8 @@ static int do_log(pb_dec *d, const uint8_t *p, size_t n, const pb_slice *scope)
     uint64_t time = 0, observed = 0, sev = 0;
     bool has_sev = false;
     ingest__otlp_start(c, false);
-    pb_field f;
-    FOR_FIELDS(rf, f, p, n, d->base)
+    core_wire_field f;
+    FOR_FIELDS(rf, f, p, n)
     {
         switch (f.num) {
         case 1:
@@ -777,12 +671,12 @@ static int do_scope(pb_dec *d, bool spans, const uint8_t *p, size_t n)
 {
     ingest__otlp *c = d->c;
     pb_slice name = {0};
-    pb_field f, g;
-    FOR_FIELDS(rf, f, p, n, d->base)
+    core_wire_field f, g;
+    FOR_FIELDS(rf, f, p, n)
     {
         if (f.num != 1)
             continue;
-        FOR_FIELDS(rg, g, f.p, f.n, d->base)
+        FOR_FIELDS(rg, g, f.p, f.n)
         {
             if (g.num == 1)
                 set_slice(&name, &g);
@@ -790,7 +684,7 @@ static int do_scope(pb_dec *d, bool spans, const uint8_t *p, size_t n)
     }
     c->names[2] = spans ? "spans" : "log_records";
     size_t k = 0;
-    FOR_FIELDS(rf, f, p, n, d->base)
+    FOR_FIELDS(rf, f, p, n)
     {
         if (f.num != 2)
             continue;
@@ -809,12 +703,12 @@ static int do_resource(pb_dec *d, bool spans, const uint8_t *p, size_t n)
 {
     ingest__otlp *c = d->c;
     ingest__otlp_start(c, true);
-    pb_field f, g;
-    FOR_FIELDS(rf, f, p, n, d->base)
+    core_wire_field f, g;
+    FOR_FIELDS(rf, f, p, n)
     {
         if (f.num != 1)
             continue;
-        FOR_FIELDS(rg, g, f.p, f.n, d->base)
+        FOR_FIELDS(rg, g, f.p, f.n)
         {
             if (g.num == 1)
                 attribute(d, g.p, g.n);
@@ -823,7 +717,7 @@ static int do_resource(pb_dec *d, bool spans, const uint8_t *p, size_t n)
     ingest__otlp_resource_done(c);
     c->names[1] = spans ? "scope_spans" : "scope_logs";
     size_t j = 0;
-    FOR_FIELDS(rf, f, p, n, d->base)
+    FOR_FIELDS(rf, f, p, n)
     {
         if (f.num != 2)
             continue;
@@ -858,11 +752,11 @@ static int pb_body(ingest__otlp *c, ingest_otlp_kind kind, const uint8_t *buf, s
         return rc;
     }
     bool spans = kind == INGEST_OTLP_TRACES;
-    pb_dec d = {.c = c, .base = buf};
+    pb_dec d = {.c = c};
     c->names[0] = spans ? "resource_spans" : "resource_logs";
     size_t i = 0;
-    pb_field f;
-    FOR_FIELDS(rf, f, buf, len, buf)
+    core_wire_field f;
+    FOR_FIELDS(rf, f, buf, len)
     {
         if (f.num != 1)
             continue;
@@ -894,7 +788,7 @@ int ingest_otlp_decode(ingest_otlp_kind kind, ingest_encoding enc, const void *b
         why[0] = 0;
     if ((kind != INGEST_OTLP_TRACES && kind != INGEST_OTLP_LOGS) ||
         (enc != INGEST_ENC_PROTO && enc != INGEST_ENC_JSON) || !emit || (!buf && len))
-        return ingest__fail(why, whylen, CORE_EUSAGE, "ingest_otlp_decode: invalid arguments");
+        return core_fail(why, whylen, CORE_EUSAGE, "ingest_otlp_decode: invalid arguments");
     static const uint8_t empty[1];
     if (!buf)
         buf = empty;
@@ -962,86 +856,4 @@ void ingest_otlp_response(ingest_otlp_kind kind, ingest_encoding enc, uint64_t r
         r.partial_success = &ps;
         pmrag__otlp__export_logs_service_response__pack_to_buffer(&r, &sink.base);
     }
-}
-
-/* n bytes of id derived from s: never all zero. */
-static void derive_id(uint8_t *id, size_t n, const char *s, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t h = core_hash64(s, strlen(s), seed + i);
-        for (size_t j = 0; j < 8 && i + j < n; j++)
-            id[i + j] = (uint8_t)(h >> (8 * j));
-    }
-    if (all_zero(id, n))
-        id[n - 1] = 1;
-}
-
-int ingest_otlp_pb_encode_spans(const ingest_event *evs, size_t n, const char *service,
-                                core_buf *out)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!evs[i].case_id || !evs[i].case_id[0])
-            return CORE_EUSAGE;
-    /* Every message of the request lives in one arena, freed at once. */
-    core_arena a;
-    core_arena_init(&a, 0);
-    Pmrag__Otlp__ExportTraceServiceRequest req = PMRAG__OTLP__EXPORT_TRACE_SERVICE_REQUEST__INIT;
-    Pmrag__Otlp__ResourceSpans rs = PMRAG__OTLP__RESOURCE_SPANS__INIT;
-    Pmrag__Otlp__Resource res = PMRAG__OTLP__RESOURCE__INIT;
-    Pmrag__Otlp__ScopeSpans ss = PMRAG__OTLP__SCOPE_SPANS__INIT;
-    Pmrag__Otlp__KeyValue svc = PMRAG__OTLP__KEY_VALUE__INIT;
-    Pmrag__Otlp__AnyValue svc_val = PMRAG__OTLP__ANY_VALUE__INIT;
-    Pmrag__Otlp__ResourceSpans *rsp = &rs;
-    Pmrag__Otlp__KeyValue *svcp = &svc;
-    Pmrag__Otlp__ScopeSpans *ssp = &ss;
-    Pmrag__Otlp__ResourceSpans **rs_list = &rsp;
-    req.n_resource_spans = 1;
-    req.resource_spans = rs_list;
-    rs.resource = &res;
-    if (service) {
-        svc.key = (char *)"service.name";
-        svc_val.value_case = PMRAG__OTLP__ANY_VALUE__VALUE_STRING_VALUE;
-        svc_val.string_value = (char *)service;
-        svc.value = &svc_val;
-        res.n_attributes = 1;
-        res.attributes = &svcp;
-    }
-    rs.n_scope_spans = 1;
-    rs.scope_spans = &ssp;
-    ss.n_spans = n;
-    ss.spans = core_arena_alloc(&a, n * sizeof(Pmrag__Otlp__Span *));
-    for (size_t i = 0; i < n; i++) {
-        const ingest_event *ev = &evs[i];
-        Pmrag__Otlp__Span *sp = core_arena_alloc(&a, sizeof *sp);
-        *sp = (Pmrag__Otlp__Span)PMRAG__OTLP__SPAN__INIT;
-        uint8_t *ids = core_arena_alloc(&a, 24);
-        derive_id(ids, 16, ev->case_id, 0x7472616365ull);
-        derive_id(ids + 16, 8, ev->case_id, 0x7370616eull ^ core_hash_u64(i + 1));
-        sp->trace_id = (ProtobufCBinaryData){16, ids};
-        sp->span_id = (ProtobufCBinaryData){8, ids + 16};
-        sp->name = (char *)(ev->activity ? ev->activity : "");
-        sp->kind = PMRAG__OTLP__SPAN_KIND__SPAN_KIND_INTERNAL;
-        uint64_t t = ev->time_ns == INGEST_NO_TIME || ev->time_ns < 0 ? 0 : (uint64_t)ev->time_ns;
-        sp->start_time_unix_nano = sp->end_time_unix_nano = t;
-        size_t na = (size_t)ev->nattrs + 1;
-        Pmrag__Otlp__KeyValue *kvs = core_arena_alloc(&a, na * sizeof *kvs);
-        Pmrag__Otlp__AnyValue *vals = core_arena_alloc(&a, na * sizeof *vals);
-        sp->attributes = core_arena_alloc(&a, na * sizeof(Pmrag__Otlp__KeyValue *));
-        sp->n_attributes = na;
-        for (size_t j = 0; j < na; j++) {
-            kvs[j] = (Pmrag__Otlp__KeyValue)PMRAG__OTLP__KEY_VALUE__INIT;
-            vals[j] = (Pmrag__Otlp__AnyValue)PMRAG__OTLP__ANY_VALUE__INIT;
-            vals[j].value_case = PMRAG__OTLP__ANY_VALUE__VALUE_STRING_VALUE;
-            bool is_case = j == ev->nattrs;
-            kvs[j].key = (char *)(is_case ? "case.id" : ev->attrs[j].key);
-            vals[j].string_value = (char *)(is_case ? ev->case_id : ev->attrs[j].val);
-            kvs[j].value = &vals[j];
-            sp->attributes[j] = &kvs[j];
-        }
-        ss.spans[i] = sp;
-    }
-    buf_sink sink = {{buf_sink_append}, out};
-    pmrag__otlp__export_trace_service_request__pack_to_buffer(&req, &sink.base);
-    core_arena_free(&a);
-    return 0;
 }

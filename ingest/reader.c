@@ -28,18 +28,18 @@ int ingest__reader_open(ingest__reader *r, const char *path, size_t max, char *w
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int err = -errno;
-        return ingest__fail(why, whylen, err, "%s: %s", path, core_strerror(err));
+        return core_fail(why, whylen, err, "%s: %s", path, core_strerror(err));
     }
     struct stat st;
     int err = fstat(fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
     if (err) {
         close(fd);
-        return ingest__fail(why, whylen, err, "%s: %s", path, core_strerror(err));
+        return core_fail(why, whylen, err, "%s: %s", path, core_strerror(err));
     }
     r->gz = gzdopen(fd, "rb");
     if (!r->gz) {
         close(fd);
-        return ingest__fail(why, whylen, -ENOMEM, "%s: %s", path, core_strerror(-ENOMEM));
+        return core_fail(why, whylen, -ENOMEM, "%s: %s", path, core_strerror(-ENOMEM));
     }
     gzbuffer(r->gz, READER_GZBUF);
     r->path = path;
@@ -56,15 +56,14 @@ static int gz_failure(ingest__reader *r, char *why, size_t whylen)
     const char *msg = gzerror(r->gz, &zerr);
     if (zerr == Z_ERRNO) {
         int err = errno ? -errno : -EIO;
-        return ingest__fail(why, whylen, err, "%s: read error: %s", r->path, core_strerror(err));
+        return core_fail(why, whylen, err, "%s: read error: %s", r->path, core_strerror(err));
     }
     if (zerr == Z_MEM_ERROR)
-        return ingest__fail(why, whylen, -ENOMEM, "%s: %s", r->path, core_strerror(-ENOMEM));
+        return core_fail(why, whylen, -ENOMEM, "%s: %s", r->path, core_strerror(-ENOMEM));
     if (zerr == Z_BUF_ERROR)
         msg = "unexpected end of file (truncated)";
-    return ingest__fail(why, whylen, CORE_ECORRUPT, "%s: byte %llu: gzip data is corrupt: %s",
-                        r->path, (unsigned long long)ingest__reader_offset(r),
-                        msg ? msg : "unknown error");
+    return core_fail(why, whylen, CORE_ECORRUPT, "%s: byte %llu: gzip data is corrupt: %s", r->path,
+                     (unsigned long long)ingest__reader_offset(r), msg ? msg : "unknown error");
 }
 
 int ingest__reader_fill(ingest__reader *r, char *why, size_t whylen)
@@ -79,8 +78,8 @@ int ingest__reader_fill(ingest__reader *r, char *why, size_t whylen)
     }
     if (r->len == r->cap) {
         if (r->cap > r->max)
-            return ingest__fail(why, whylen, CORE_ELIMIT, "%s: record longer than %zu bytes",
-                                r->path, r->max);
+            return core_fail(why, whylen, CORE_ELIMIT, "%s: record longer than %zu bytes", r->path,
+                             r->max);
         size_t cap = r->cap * 2;
         if (cap > r->max + 1 || cap < r->cap)
             cap = r->max + 1;
@@ -121,8 +120,8 @@ int ingest__reader_line(ingest__reader *r, const char **p, size_t *n, char *why,
         }
         r->scan = r->len;
         if (r->len - r->pos > r->max)
-            return ingest__fail(why, whylen, CORE_ELIMIT, "%s:%llu: line longer than %zu bytes",
-                                r->path, (unsigned long long)r->line + 1, r->max);
+            return core_fail(why, whylen, CORE_ELIMIT, "%s:%llu: line longer than %zu bytes",
+                             r->path, (unsigned long long)r->line + 1, r->max);
         int rc = ingest__reader_fill(r, why, whylen);
         if (rc < 0)
             return rc;

@@ -308,9 +308,7 @@ int ppr_net_from_graph(const graph *g, const ppr_weights *weights, ppr_net **out
 
 static int load_fail(char *why, size_t whylen, const char *path, size_t line, const char *what)
 {
-    if (why && whylen)
-        snprintf(why, whylen, "%s:%zu: %s", path, line, what);
-    return CORE_EFORMAT;
+    return core_fail(why, whylen, CORE_EFORMAT, "%s:%zu: %s", path, line, what);
 }
 
 /*
@@ -327,11 +325,8 @@ int ppr_net_load_edges(const char *path, ppr_net **out, char *why, size_t whylen
     char *data;
     size_t len;
     int rc = core_read_file(path, (size_t)1 << 34, &data, &len);
-    if (rc) {
-        if (why && whylen)
-            snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
-        return rc;
-    }
+    if (rc)
+        return core_fail(why, whylen, rc, "%s: %s", path, core_strerror(rc));
     core_vec(ppr_edge_in) edges = {0};
     uint32_t maxid = 0;
     bool any = false;

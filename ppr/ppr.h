@@ -16,9 +16,9 @@
  * the mass reaching each node when mass reaching a dangling node is
  * dropped. x is linear in s, and PPR(s) = x(s) / |x(s)|_1 exactly (the
  * dropped mass re-enters in proportion to s, so it only rescales), so x
- * ranks nodes exactly as PPR does. Scores reported are x; divide by their
- * sum for probabilities (ppr_normalize). Linearity is what makes the warm
- * start exact: x(c s + b e_u) = c x(s) + b x(e_u).
+ * ranks nodes exactly as PPR does. Scores reported are x; divided by their
+ * sum they are probabilities. Linearity is what makes the warm start
+ * exact: x(c s + b e_u) = c x(s) + b x(e_u).
  *
  * Error bounds are L1 distances to the exact x, in the same units as the
  * scores: forward push leaves a residual r with x = p + x(r) and
@@ -267,9 +267,6 @@ ppr_entry ppr_heap_offer(ppr_entry *h, uint32_t *n, uint32_t k, ppr_entry c);
  */
 int ppr_power(const ppr_net *net, const ppr_entry *seeds, uint32_t nseeds, double alpha, double tol,
               uint32_t max_iter, double *x, uint32_t *iters);
-
-/* Divides scores by their sum (no-op on an all-zero vector). */
-void ppr_normalize(ppr_entry *e, uint32_t n);
 
 /* ------------------------------------------------------------------ */
 /* Sparse vectors, bases and per-case state                            */

@@ -57,6 +57,15 @@ struct ppr_basis {
     size_t bytes;
 };
 
+/* The vector of node u (< b->n) in b, or NULL. Read here, where the push
+ * reads its hubs' vectors, so that the push needs nothing of the file that
+ * builds bases by pushing. */
+static inline const ppr_vec *ppr__basis_vec(const struct ppr_basis *b, uint32_t u)
+{
+    uint32_t i = b->index[u];
+    return i == UINT32_MAX ? NULL : &b->vecs[i];
+}
+
 /* Sorting without allocation (glibc's qsort may allocate). */
 void ppr__sort_by_node(ppr_entry *e, uint32_t n);
 uint32_t ppr__topk(const ppr_entry *in, uint32_t n, uint32_t k, const ppr_adjust *adj,

@@ -74,17 +74,16 @@ static void use_hubs(ppr_work *w, const ppr_basis *b)
 {
     const ppr_net *net = w->net;
     if (w->hubs) {
-        const uint32_t *old = ppr_basis_nodes(w->hubs);
-        for (uint32_t i = 0; i < ppr_basis_count(w->hubs); i++) {
+        const uint32_t *old = w->hubs->nodes;
+        for (uint32_t i = 0; i < w->hubs->count; i++) {
             uint32_t u = old[i], deg = net->off[u + 1] - net->off[u];
             w->node[u].deg = deg ? deg : 1;
         }
     }
     w->hubs = b;
     if (b) {
-        const uint32_t *nodes = ppr_basis_nodes(b);
-        for (uint32_t i = 0; i < ppr_basis_count(b); i++)
-            w->node[nodes[i]].deg = UINT32_MAX;
+        for (uint32_t i = 0; i < b->count; i++)
+            w->node[b->nodes[i]].deg = UINT32_MAX;
     }
 }
 
@@ -285,7 +284,7 @@ int ppr_push(ppr_work *w, const ppr_entry *seeds, uint32_t nseeds, const ppr_opt
             ppr_node *nh = &nodes[h];
             if (nh->deg != UINT32_MAX || nh->r == 0)
                 continue;
-            const ppr_vec *x = ppr_basis_get(o->hubs, h);
+            const ppr_vec *x = ppr__basis_vec(o->hubs, h);
             double a = nh->r;
             nh->r = 0;
             for (uint32_t k = 0; k < x->n; k++) {
@@ -548,17 +547,6 @@ int ppr_power(const ppr_net *net, const ppr_entry *seeds, uint32_t nseeds, doubl
     if (iters)
         *iters = it;
     return rc;
-}
-
-void ppr_normalize(ppr_entry *e, uint32_t n)
-{
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += e[i].score;
-    if (sum == 0)
-        return;
-    for (uint32_t i = 0; i < n; i++)
-        e[i].score = (float)(e[i].score / sum);
 }
 
 uint32_t ppr_work_touched(const ppr_work *w, const uint32_t **nodes, const double **estimate)

@@ -100,9 +100,7 @@ int ppr_basis_build(const ppr_net *net, const uint32_t *nodes, uint32_t count, u
 
 const ppr_vec *ppr_basis_get(const ppr_basis *b, uint32_t u)
 {
-    if (!b || u >= b->n || b->index[u] == UINT32_MAX)
-        return NULL;
-    return &b->vecs[b->index[u]];
+    return b && u < b->n ? ppr__basis_vec(b, u) : NULL;
 }
 
 size_t ppr_basis_bytes(const ppr_basis *b)

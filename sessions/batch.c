@@ -21,6 +21,8 @@
  */
 #include "sess_int.h"
 
+#include "core_wire.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +37,6 @@ enum {
     F_ALL_V1 = 15,
     F_ALL = 63
 };
-
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
 
 size_t sess__case_encode(const sess_case *c, uint8_t *out)
 {
@@ -80,14 +71,14 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
         sess__put_u64le(p, (uint64_t)c->last_time_ns);
         p += 8;
     }
-    p += put_varint(p, c->seq);
-    p += put_varint(p, c->model_version);
-    p += put_varint(p, c->ntok);
+    p = core_wire_put_varint(p, c->seq);
+    p = core_wire_put_varint(p, c->model_version);
+    p = core_wire_put_varint(p, c->ntok);
     for (uint32_t i = 0; i < c->ntok; i++) {
-        p += put_varint(p, c->act[i]);
-        p += put_varint(p, c->var[i]);
+        p = core_wire_put_varint(p, c->act[i]);
+        p = core_wire_put_varint(p, c->var[i]);
     }
-    p += put_varint(p, c->nvec);
+    p = core_wire_put_varint(p, c->nvec);
     if (flags & F_ERR) {
         sess__put_u64le(p, err_bits);
         p += 8;
@@ -100,23 +91,22 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
     for (uint32_t i = 0; i < c->nvec; i++) {
         int64_t d = (int64_t)c->vec[i].node - prev;
         prev = c->vec[i].node;
-        p += put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+        p = core_wire_put_varint(p, core_wire_zigzag(d));
         uint32_t bits;
         memcpy(&bits, &c->vec[i].score, sizeof bits);
-        for (int k = 0; k < 4; k++)
-            *p++ = (uint8_t)(bits >> (8 * k));
+        p = core_wire_put_fixed32(p, bits);
     }
     if (flags & F_PRED) {
-        p += put_varint(p, c->npred);
+        p = core_wire_put_varint(p, c->npred);
         for (uint32_t i = 0; i < c->npred; i++)
-            p += put_varint(p, c->pred[i]);
+            p = core_wire_put_varint(p, c->pred[i]);
     }
     if (flags & F_SCORE) {
-        p += put_varint(p, c->scored);
-        p += put_varint(p, c->hit1);
-        p += put_varint(p, c->hit3);
-        p += put_varint(p, c->hit10);
-        p += put_varint(p, (uint64_t)(last_rank + 1));
+        p = core_wire_put_varint(p, c->scored);
+        p = core_wire_put_varint(p, c->hit1);
+        p = core_wire_put_varint(p, c->hit3);
+        p = core_wire_put_varint(p, c->hit10);
+        p = core_wire_put_varint(p, (uint64_t)(last_rank + 1));
         sess__put_u64le(p, rr_bits);
         p += 8;
     }
@@ -140,61 +130,20 @@ static void rd_fail(rd *r, const char *what)
     r->at = r->n; /* every later read fails too */
 }
 
-static uint64_t rd_varint_slow(rd *r, uint64_t max, const char *what)
-{
-    uint64_t v = 0;
-    size_t start = r->at;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (r->at >= r->n) {
-            r->at = start;
-            rd_fail(r, what);
-            return 0;
-        }
-        uint8_t b = r->p[r->at++];
-        if (shift == 63 && b > 1)
-            break;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            if (v > max) {
-                r->at = start;
-                rd_fail(r, what);
-                return 0;
-            }
-            return v;
-        }
-    }
-    r->at = start;
-    rd_fail(r, what);
-    return 0;
-}
-
-/* The common cases, varints of up to three bytes within bounds, inline;
- * anything else (and every error) as above. */
+/* A varint of at most max. Protobuf drops what a tenth byte carries past
+ * the 64th bit; here a value that does not fit is corrupt. */
 static inline __attribute__((always_inline)) uint64_t rd_varint(rd *r, uint64_t max,
                                                                 const char *what)
 {
-    if (r->n - r->at >= 3) {
-        const uint8_t *q = r->p + r->at;
-        uint64_t v;
-        size_t k;
-        if (q[0] < 0x80) {
-            v = q[0];
-            k = 1;
-        } else if (q[1] < 0x80) {
-            v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-            k = 2;
-        } else if (q[2] < 0x80) {
-            v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
-            k = 3;
-        } else {
-            return rd_varint_slow(r, max, what);
-        }
-        if (v <= max) {
-            r->at += k;
-            return v;
-        }
+    const uint8_t *start = r->p + r->at, *q = start;
+    uint64_t v;
+    if (CORE_UNLIKELY(core_wire_get_varint(&q, r->p + r->n, &v) != 0 || v > max ||
+                      (q - start == CORE_WIRE_VARINT_MAX && q[-1] > 1))) {
+        rd_fail(r, what);
+        return 0;
     }
-    return rd_varint_slow(r, max, what);
+    r->at = (size_t)(q - r->p);
+    return v;
 }
 
 /* Little-endian integers of 1, 4 or 8 bytes (a constant at each call, so
@@ -205,10 +154,7 @@ static inline __attribute__((always_inline)) uint64_t rd_fixed(rd *r, int bytes,
         rd_fail(r, what);
         return 0;
     }
-    const uint8_t *q = r->p + r->at;
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v |= (uint64_t)q[i] << (8 * i);
+    uint64_t v = core_get_le(r->p + r->at, bytes);
     r->at += (size_t)bytes;
     return v;
 }
@@ -256,8 +202,7 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
         size_t at = r.at;
         /* Valid deltas lie within +-2^32, so zigzag values below 2^34 (and
          * the sum below cannot overflow). */
-        uint64_t z = rd_varint(&r, 1ull << 34, "vector node");
-        int64_t node = prev + (int64_t)((z >> 1) ^ (~(z & 1) + 1));
+        int64_t node = prev + core_wire_unzigzag(rd_varint(&r, 1ull << 34, "vector node"));
         if (!r.err && (node < 0 || node > (int64_t)UINT32_MAX)) {
             r.at = at;
             rd_fail(&r, "vector node out of range");
@@ -354,11 +299,6 @@ void sess_batch_free(sess_batch *b)
 size_t sess_batch_size(const sess_batch *b)
 {
     return b->calls;
-}
-
-size_t sess_batch_bytes(const sess_batch *b)
-{
-    return b->data.cap + b->ops.cap * sizeof(sess__op) + b->index.cap * 16;
 }
 
 static uint64_t key_hash(uint8_t kind, const void *key, size_t klen)

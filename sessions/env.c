@@ -72,17 +72,6 @@ static int from_mdb(int rc)
     }
 }
 
-static void set_why(char *why, size_t whylen, const char *fmt, ...) CORE_PRINTF(3, 4);
-static void set_why(char *why, size_t whylen, const char *fmt, ...)
-{
-    if (!why || !whylen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-}
-
 /* A size for messages: "256 KiB", "64 MiB". */
 static const char *size_text(size_t n, char *buf, size_t len)
 {
@@ -181,8 +170,7 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
     unsigned flags = e->read_only ? 0 : MDB_CREATE;
     int rc = mdb_txn_begin(e->env, NULL, e->read_only ? MDB_RDONLY : 0, &txn);
     if (rc) {
-        set_why(why, whylen, "%s: %s", e->path, mdb_strerror(rc));
-        return from_mdb(rc);
+        return core_fail(why, whylen, from_mdb(rc), "%s: %s", e->path, mdb_strerror(rc));
     }
     static const char *const names[] = {"cases",   "by_touch", "dict",    "counts",
                                         "offsets", "meta",     "requests"};
@@ -197,14 +185,13 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
             continue;
         }
         if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
-            set_why(why, whylen, "%s: not a pmrag state directory (no '%s' table)", e->path,
-                    names[i]);
-            rc = CORE_EFORMAT;
+            rc = core_fail(why, whylen, CORE_EFORMAT,
+                           "%s: not a pmrag state directory (no '%s' table)", e->path, names[i]);
             goto fail;
         }
         if (rc) {
-            set_why(why, whylen, "%s: table '%s': %s", e->path, names[i], mdb_strerror(rc));
-            rc = from_mdb(rc);
+            rc = core_fail(why, whylen, from_mdb(rc), "%s: table '%s': %s", e->path, names[i],
+                           mdb_strerror(rc));
             goto fail;
         }
     }
@@ -214,27 +201,25 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
         v = (MDB_val){strlen(LAYOUT), (void *)LAYOUT};
         rc = mdb_put(txn, e->meta, &k, &v, 0);
     } else if (rc == MDB_NOTFOUND) {
-        set_why(why, whylen, "%s: not a pmrag state directory (no layout version)", e->path);
-        rc = CORE_EFORMAT;
+        rc = core_fail(why, whylen, CORE_EFORMAT,
+                       "%s: not a pmrag state directory (no layout version)", e->path);
         goto fail;
     } else if (rc == 0 &&
                (v.mv_size != strlen(LAYOUT) || memcmp(v.mv_data, LAYOUT, v.mv_size) != 0)) {
-        set_why(why, whylen, "%s: state layout version '%.*s', this build reads '%s'", e->path,
-                v.mv_size > 16 ? 16 : (int)v.mv_size, (const char *)v.mv_data, LAYOUT);
-        rc = CORE_EVERSION;
+        rc = core_fail(why, whylen, CORE_EVERSION,
+                       "%s: state layout version '%.*s', this build reads '%s'", e->path,
+                       v.mv_size > 16 ? 16 : (int)v.mv_size, (const char *)v.mv_data, LAYOUT);
         goto fail;
     }
     if (rc) {
-        set_why(why, whylen, "%s: %s", e->path, mdb_strerror(rc));
-        rc = from_mdb(rc);
+        rc = core_fail(why, whylen, from_mdb(rc), "%s: %s", e->path, mdb_strerror(rc));
         goto fail;
     }
     /* Committing (also a read-only transaction) keeps the table handles
      * open for every later transaction. */
     rc = mdb_txn_commit(txn);
     if (rc) {
-        set_why(why, whylen, "%s: %s", e->path, mdb_strerror(rc));
-        return from_mdb(rc);
+        return core_fail(why, whylen, from_mdb(rc), "%s: %s", e->path, mdb_strerror(rc));
     }
     return 0;
 fail:
@@ -246,8 +231,7 @@ int sess_open(const sess_opts *o, sess_env **out, char *why, size_t whylen)
 {
     const char *path = o->path;
     if (!path || !*path) {
-        set_why(why, whylen, "no state directory given");
-        return CORE_EUSAGE;
+        return core_fail(why, whylen, CORE_EUSAGE, "no state directory given");
     }
     struct stat st;
     size_t data_bytes = 0;
@@ -258,24 +242,21 @@ int sess_open(const sess_opts *o, sess_env **out, char *why, size_t whylen)
         if (stat(path, &st) != 0) {
             rc = -errno;
             if (rc == -ENOENT)
-                set_why(why, whylen, "%s: no such state directory", path);
-            else
-                set_why(why, whylen, "%s: %s", path, strerror(-rc));
-            return rc;
+                return core_fail(why, whylen, rc, "%s: no such state directory", path);
+            return core_fail(why, whylen, rc, "%s: %s", path, strerror(-rc));
         }
         if (!S_ISDIR(st.st_mode)) {
-            set_why(why, whylen, "%s: not a directory", path);
-            return -ENOTDIR;
+            return core_fail(why, whylen, -ENOTDIR, "%s: not a directory", path);
         }
         if (file_size(path, "data.mdb", &data_bytes) != 0) {
-            set_why(why, whylen, "%s: not a pmrag state directory (no data.mdb)", path);
-            return CORE_EFORMAT;
+            return core_fail(why, whylen, CORE_EFORMAT,
+                             "%s: not a pmrag state directory (no data.mdb)", path);
         }
     } else {
         rc = mkdir_p(path);
         if (rc) {
-            set_why(why, whylen, "%s: cannot create the state directory: %s", path, strerror(-rc));
-            return rc;
+            return core_fail(why, whylen, rc, "%s: cannot create the state directory: %s", path,
+                             strerror(-rc));
         }
         file_size(path, "data.mdb", &data_bytes);
     }
@@ -301,22 +282,21 @@ int sess_open(const sess_opts *o, sess_env **out, char *why, size_t whylen)
         e->lock_fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (e->lock_fd < 0) {
             rc = -errno;
-            set_why(why, whylen, "%s: cannot open pmrag.lock: %s", path, strerror(-rc));
+            rc = core_fail(why, whylen, rc, "%s: cannot open pmrag.lock: %s", path, strerror(-rc));
             goto fail;
         }
         if (flock(e->lock_fd, LOCK_EX | LOCK_NB) != 0) {
             rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
-            set_why(why, whylen, "%s: %s", path,
-                    rc == -EBUSY ? "in use by another writer (pmrag.lock is locked)"
-                                 : strerror(-rc));
+            rc = core_fail(why, whylen, rc, "%s: %s", path,
+                           rc == -EBUSY ? "in use by another writer (pmrag.lock is locked)"
+                                        : strerror(-rc));
             goto fail;
         }
     }
 
     rc = mdb_env_create(&e->env);
     if (rc) {
-        set_why(why, whylen, "%s: %s", path, mdb_strerror(rc));
-        rc = from_mdb(rc);
+        rc = core_fail(why, whylen, from_mdb(rc), "%s: %s", path, mdb_strerror(rc));
         goto fail;
     }
     mdb_env_set_maxdbs(e->env, 8);
@@ -337,12 +317,12 @@ int sess_open(const sess_opts *o, sess_env **out, char *why, size_t whylen)
     rc = mdb_env_open(e->env, path, MDB_NOTLS | (o->read_only ? MDB_RDONLY : 0), 0644);
     if (rc) {
         if (rc == MDB_INVALID)
-            set_why(why, whylen, "%s: data.mdb is not an LMDB file", path);
+            rc = core_fail(why, whylen, from_mdb(rc), "%s: data.mdb is not an LMDB file", path);
         else if (rc == MDB_VERSION_MISMATCH)
-            set_why(why, whylen, "%s: written by another LMDB version", path);
+            rc = core_fail(why, whylen, from_mdb(rc), "%s: written by another LMDB version", path);
         else
-            set_why(why, whylen, "%s: cannot open: %s", path, mdb_strerror(rc));
-        rc = from_mdb(rc);
+            rc =
+                core_fail(why, whylen, from_mdb(rc), "%s: cannot open: %s", path, mdb_strerror(rc));
         goto fail;
     }
     rc = open_tables(e, why, whylen);
@@ -906,8 +886,7 @@ int sess_batch_commit(sess_env *e, sess_batch *b, char *why, size_t whylen)
 int sess_batch_write(sess_env *e, const sess_batch *b, char *why, size_t whylen)
 {
     if (e->read_only) {
-        set_why(why, whylen, "state %s: opened read-only", e->path);
-        return -EROFS;
+        return core_fail(why, whylen, -EROFS, "state %s: opened read-only", e->path);
     }
     if (b->ops.n == 0)
         return 0;
@@ -923,23 +902,23 @@ int sess_batch_write(sess_env *e, const sess_batch *b, char *why, size_t whylen)
             pthread_rwlock_unlock(&e->lock);
             char sz[32];
             if (e->no_grow) {
-                set_why(why, whylen, "state %s: map full at %s (map growth disabled)", e->path,
-                        size_text(cur, sz, sizeof sz));
-                return CORE_ELIMIT;
+                return core_fail(why, whylen, CORE_ELIMIT,
+                                 "state %s: map full at %s (map growth disabled)", e->path,
+                                 size_text(cur, sz, sizeof sz));
             }
             if (e->map_max && cur >= e->map_max) {
-                set_why(why, whylen, "state %s: map full at %s (state.map_max)", e->path,
-                        size_text(cur, sz, sizeof sz));
-                return CORE_ELIMIT;
+                return core_fail(why, whylen, CORE_ELIMIT,
+                                 "state %s: map full at %s (state.map_max)", e->path,
+                                 size_text(cur, sz, sizeof sz));
             }
             size_t next = cur > SIZE_MAX / 2 ? SIZE_MAX : cur * 2;
             if (e->map_max && next > e->map_max)
                 next = e->map_max;
             rc = grow(e, next);
             if (rc) {
-                set_why(why, whylen, "state %s: cannot grow the map to %s: %s", e->path,
-                        size_text(next, sz, sizeof sz), mdb_strerror(rc));
-                return from_mdb(rc);
+                return core_fail(why, whylen, from_mdb(rc),
+                                 "state %s: cannot grow the map to %s: %s", e->path,
+                                 size_text(next, sz, sizeof sz), mdb_strerror(rc));
             }
             core_logf(&e->log, CORE_LOG_INFO, "state %s: map grown to %s", e->path,
                       size_text(e->map_size, sz, sizeof sz));
@@ -952,15 +931,14 @@ int sess_batch_write(sess_env *e, const sess_batch *b, char *why, size_t whylen)
         /* LMDB reports a short write as EIO, and a full disk usually
          * shows first as a short write: ask the file system. */
         if (rc == ENOSPC || (rc == EIO && disk_full(e->path))) {
-            set_why(why, whylen, "state %s: no space left on device", e->path);
-            return -ENOSPC;
+            return core_fail(why, whylen, -ENOSPC, "state %s: no space left on device", e->path);
         }
         if (rc == EDQUOT || rc == EFBIG) {
-            set_why(why, whylen, "state %s: data.mdb cannot grow: %s", e->path, strerror(rc));
-            return -rc;
+            return core_fail(why, whylen, -rc, "state %s: data.mdb cannot grow: %s", e->path,
+                             strerror(rc));
         }
-        set_why(why, whylen, "state %s: commit failed: %s", e->path, mdb_strerror(rc));
-        return from_mdb(rc);
+        return core_fail(why, whylen, from_mdb(rc), "state %s: commit failed: %s", e->path,
+                         mdb_strerror(rc));
     }
 }
 

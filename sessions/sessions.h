@@ -258,8 +258,6 @@ int sess_batch_meta_put(sess_batch *b, const char *key, const void *val, size_t 
 int sess_batch_case_find(const sess_batch *b, const char *case_id, size_t len, sess_case *out);
 /* Changes queued (every call counts, also those replaced by later ones). */
 size_t sess_batch_size(const sess_batch *b);
-/* Bytes of memory the queued changes take (to bound a batch). */
-size_t sess_batch_bytes(const sess_batch *b);
 
 /*
  * Applies the batch in one write transaction, durable on return (LMDB

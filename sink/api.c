@@ -80,40 +80,16 @@ static void text(core_http_resp *resp, int status, const char *ctype, const char
     core_buf_append(&resp->body, msg, n);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Percent-decodes s into a malloc'd string; NULL for a broken escape or
  * an encoded NUL (a case id is a C string). */
 static char *pct_decode(const char *s)
 {
-    size_t n = strlen(s);
-    char *out = core_xmalloc(n + 1), *o = out;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%') {
-            *o++ = s[i];
-            continue;
-        }
-        /* s is NUL-terminated and hexval('\0') is -1: no overread. */
-        int hi = hexval(s[i + 1]);
-        int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
-        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-            free(out);
-            return NULL;
-        }
-        *o++ = (char)(hi * 16 + lo);
-        i += 2;
+    core_buf b = {0};
+    if (core_pct_decode(&b, s, strlen(s)) != 0 || memchr(b.data, 0, b.len)) {
+        core_buf_free(&b);
+        return NULL;
     }
-    *o = 0;
-    return out;
+    return b.data;
 }
 
 static bool is(const char *method, const char *want)

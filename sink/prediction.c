@@ -14,12 +14,12 @@
  */
 #include "sink.h"
 
+#include "core_wire.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
 /* A string with its length: the common form of what the encoder is given
  * and what the decoder finds in the buffer. */
@@ -138,33 +138,6 @@ typedef struct wstr {
     bool valid;
 } wstr;
 
-static size_t varint_len(uint64_t v)
-{
-    size_t k = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        k++;
-    }
-    return k;
-}
-
-static uint8_t *put_varint(uint8_t *q, uint64_t v)
-{
-    while (v >= 0x80) {
-        *q++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *q++ = (uint8_t)v;
-    return q;
-}
-
-/* Field numbers here are all below 16: a tag is one byte. */
-static uint8_t *put_tag(uint8_t *q, uint32_t field, int wt)
-{
-    *q++ = (uint8_t)(field << 3 | (uint32_t)wt);
-    return q;
-}
-
 /* Every byte that does not start a valid UTF-8 sequence is replaced by
  * U+FFFD: the same rule as core_buf_json_str(), so the JSON of the cleaned
  * string equals the JSON of the original. Writes the cleaned bytes at q
@@ -199,18 +172,19 @@ static wstr wstr_of(pstr s)
     return w;
 }
 
-/* Bytes of a string field: none for an empty string (proto3 default). */
+/* Bytes of a string field: none for an empty string (proto3 default).
+ * Field numbers here are all below 16: a tag is one byte. */
 static size_t str_size(const wstr *w)
 {
-    return w->s.n ? 1 + varint_len(w->wire) + w->wire : 0;
+    return w->s.n ? 1 + core_wire_varint_len(w->wire) + w->wire : 0;
 }
 
 static uint8_t *put_str(uint8_t *q, uint32_t field, const wstr *w)
 {
     if (!w->s.n)
         return q;
-    q = put_tag(q, field, WT_LEN);
-    q = put_varint(q, w->wire);
+    q = core_wire_put_tag(q, field, CORE_WIRE_LEN);
+    q = core_wire_put_varint(q, w->wire);
     if (w->valid)
         memcpy(q, w->s.p, w->s.n);
     else
@@ -220,23 +194,21 @@ static uint8_t *put_str(uint8_t *q, uint32_t field, const wstr *w)
 
 static size_t uint_size(uint64_t v)
 {
-    return v ? 1 + varint_len(v) : 0;
+    return v ? 1 + core_wire_varint_len(v) : 0;
 }
 
 static uint8_t *put_uint(uint8_t *q, uint32_t field, uint64_t v)
 {
     if (!v)
         return q;
-    q = put_tag(q, field, WT_VARINT);
-    return put_varint(q, v);
+    q = core_wire_put_tag(q, field, CORE_WIRE_VARINT);
+    return core_wire_put_varint(q, v);
 }
 
 static uint8_t *put_fixed64(uint8_t *q, uint32_t field, uint64_t v)
 {
-    q = put_tag(q, field, WT_I64);
-    for (int i = 0; i < 8; i++)
-        *q++ = (uint8_t)(v >> (8 * i));
-    return q;
+    q = core_wire_put_tag(q, field, CORE_WIRE_I64);
+    return core_wire_put_fixed64(q, v);
 }
 
 /* Reserves n bytes of out and returns where they start. */
@@ -263,9 +235,9 @@ static void put_ranked(core_buf *out, const sink_ranked *sr)
     /* -0.0 has bits and is kept, as protobuf does */
     size_t body = str_size(&sym) + str_size(&kind) + str_size(&file) + uint_size(r.start_line) +
                   uint_size(r.end_line) + (bits ? 9 : 0) + str_size(&act) + str_size(&near);
-    uint8_t *q = out_room(out, 1 + varint_len(body) + body);
-    q = put_tag(q, 6, WT_LEN);
-    q = put_varint(q, body);
+    uint8_t *q = out_room(out, 1 + core_wire_varint_len(body) + body);
+    q = core_wire_put_tag(q, 6, CORE_WIRE_LEN);
+    q = core_wire_put_varint(q, body);
     q = put_str(q, 1, &sym);
     q = put_str(q, 2, &kind);
     q = put_str(q, 3, &file);
@@ -329,28 +301,9 @@ static int fail(char *why, size_t whylen, size_t at, const char *fmt, ...)
     return CORE_EFORMAT;
 }
 
-/* Reads a varint at *pos: 0, or 1 when the input ends inside it, or 2
- * when it runs past 10 bytes. The caller words the error. */
-static int r_varint(const uint8_t *b, size_t *pos, size_t end, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (unsigned i = 0; i < 10; i++) {
-        if (*pos + i >= end)
-            return 1;
-        uint8_t c = b[*pos + i];
-        x |= (uint64_t)(c & 0x7f) << (7 * i);
-        if (!(c & 0x80)) {
-            *pos += i + 1;
-            *v = x;
-            return 0;
-        }
-    }
-    return 2;
-}
-
 static int varint_fail(int rc, char *why, size_t whylen, size_t at, const char *what, uint32_t num)
 {
-    const char *how = rc == 1 ? "truncated varint" : "varint longer than 10 bytes";
+    const char *how = rc == CORE_WIRE_ECUT ? "truncated varint" : "varint longer than 10 bytes";
     if (!num)
         return fail(why, whylen, at, "%s (%s)", how, what);
     return fail(why, whylen, at, "%s (%s%" PRIu32 ")", how, what, num);
@@ -360,47 +313,36 @@ static int varint_fail(int rc, char *why, size_t whylen, size_t at, const char *
  * its wire type does not set are zero, also on failure. */
 static int r_field(const uint8_t *b, size_t *pos, size_t end, pb_field *f, char *why, size_t whylen)
 {
-    uint64_t tag;
-    *f = (pb_field){.at = *pos};
-    int rc = r_varint(b, pos, end, &tag);
-    if (rc)
-        return varint_fail(rc, why, whylen, f->at, "a field tag", 0);
-    f->wt = (int)(tag & 7);
-    if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
-        return fail(why, whylen, f->at, "invalid field number %" PRIu64, tag >> 3);
-    f->num = (uint32_t)(tag >> 3);
-    switch (f->wt) {
-    case WT_VARINT: {
-        size_t at = *pos;
-        rc = r_varint(b, pos, end, &f->v);
-        return rc ? varint_fail(rc, why, whylen, at, "value of field ", f->num) : 0;
-    }
-    case WT_I64:
-    case WT_I32: {
-        size_t n = f->wt == WT_I64 ? 8 : 4;
-        if (end - *pos < n)
-            return fail(why, whylen, *pos, "truncated fixed-width value of field %" PRIu32, f->num);
-        f->v = 0;
-        for (size_t i = 0; i < n; i++)
-            f->v |= (uint64_t)b[*pos + i] << (8 * i);
-        *pos += n;
+    const uint8_t *q = b + *pos;
+    core_wire_field w;
+    int rc = core_wire_next(&q, b + end, &w);
+    *f = (pb_field){.num = w.num, .wt = w.wt, .at = *pos};
+    size_t at = w.val ? (size_t)(w.val - b) : *pos; /* where the value starts */
+    switch (rc) {
+    case 1:
+        if (w.wt == CORE_WIRE_LEN) {
+            f->off = (size_t)(w.p - b);
+            f->len = w.n;
+        } else {
+            f->v = w.v;
+        }
+        *pos = (size_t)(q - b);
         return 0;
-    }
-    case WT_LEN: {
-        size_t at = *pos;
-        uint64_t n;
-        rc = r_varint(b, pos, end, &n);
-        if (rc)
+    case CORE_WIRE_ENUMBER:
+        return fail(why, whylen, f->at, "invalid field number %" PRIu64, w.v);
+    case CORE_WIRE_ECUT:
+    case CORE_WIRE_ELONG:
+        if (w.wt < 0)
+            return varint_fail(rc, why, whylen, f->at, "a field tag", 0);
+        if (w.wt == CORE_WIRE_VARINT)
+            return varint_fail(rc, why, whylen, at, "value of field ", f->num);
+        if (w.wt == CORE_WIRE_LEN)
             return varint_fail(rc, why, whylen, at, "length of field ", f->num);
-        if (n > end - *pos)
-            return fail(why, whylen, at,
-                        "field %" PRIu32 ": length %" PRIu64 " runs past the end of the message",
-                        f->num, n);
-        f->off = *pos;
-        f->len = (size_t)n;
-        *pos += (size_t)n;
-        return 0;
-    }
+        return fail(why, whylen, at, "truncated fixed-width value of field %" PRIu32, f->num);
+    case CORE_WIRE_EPAST_END:
+        return fail(why, whylen, at,
+                    "field %" PRIu32 ": length %" PRIu64 " runs past the end of the message",
+                    f->num, w.v);
     default:
         /* Groups are a proto2 relic no writer of this schema produces;
          * skipping one would need a nesting walk for nothing. */
@@ -439,8 +381,8 @@ static int r_ranked(const uint8_t *b, size_t pos, size_t end, ranked_v *r, char 
         "RankedSymbol.activity",
         "RankedSymbol.near",
     };
-    static const int wts[] = {0,         WT_LEN, WT_LEN, WT_LEN, WT_VARINT,
-                              WT_VARINT, WT_I64, WT_LEN, WT_LEN};
+    static const int wts[] = {[1] = CORE_WIRE_LEN, CORE_WIRE_LEN, CORE_WIRE_LEN, CORE_WIRE_VARINT,
+                              CORE_WIRE_VARINT,    CORE_WIRE_I64, CORE_WIRE_LEN, CORE_WIRE_LEN};
     memset(r, 0, sizeof *r);
     r->symbol = r->kind = r->file = r->activity = r->near = (pstr){"", 0};
     while (pos < end) {
@@ -495,7 +437,8 @@ int sink_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
         "Prediction.ranked",
         "Prediction.latency_us",
     };
-    static const int wts[] = {0, WT_LEN, WT_VARINT, WT_LEN, WT_I64, WT_LEN, WT_LEN, WT_VARINT};
+    static const int wts[] = {[1] = CORE_WIRE_LEN, CORE_WIRE_VARINT, CORE_WIRE_LEN,   CORE_WIRE_I64,
+                              CORE_WIRE_LEN,       CORE_WIRE_LEN,    CORE_WIRE_VARINT};
     const uint8_t *b = buf;
     pred_v v = {.case_id = {"", 0}, .activity = {"", 0}, .model_version = {"", 0}};
 

@@ -56,6 +56,7 @@
 #define _GNU_SOURCE /* clock_nanosleep, strcasestr, memmem */
 #include "core.h"
 #include "ingest.h"
+#include "unit_otlp.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -391,7 +392,7 @@ static int pool_build(const opts *o, const logdata *L, pool *P)
                 slot_start(s, L, &rng, &next_id);
         }
         size_t before = P->data.len;
-        rc = ingest_otlp_pb_encode_spans(evs, o->batch, o->service, &P->data);
+        rc = unit_otlp_spans(evs, o->batch, o->service, &P->data);
         if (rc) {
             fprintf(stderr, "bench_serve_load: encoding request %zu: %s\n", r, core_strerror(rc));
             rc = 2;

@@ -1,6 +1,7 @@
 /* Unit tests of core/. */
 #include "core.h"
 #include "core_cfg.h"
+#include "core_wire.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -220,6 +221,127 @@ TEST(utf8_prefix)
     CHECK_INT(core_utf8_valid_prefix("a\xc3", 2), 1);
     CHECK_INT(core_utf8_valid_prefix("ab\xed\xa0\x80", 5), 2); /* surrogate */
     CHECK_INT(core_utf8_valid_prefix("\xc0\xaf", 2), 0);       /* overlong */
+}
+
+TEST(hex_digits_and_percent_decoding)
+{
+    CHECK_INT(core_hex_digit('0'), 0);
+    CHECK_INT(core_hex_digit('a'), 10);
+    CHECK_INT(core_hex_digit('F'), 15);
+    CHECK_INT(core_hex_digit('g'), -1);
+    CHECK_INT(core_hex_digit('\0'), -1);
+    core_buf b = {0};
+    CHECK_INT(core_pct_decode(&b, "", 0), 0);
+    CHECK_STR(b.data, "");
+    CHECK_INT(core_pct_decode(&b, "a%2Fb%c3%A9%00z", 15), 0);
+    CHECK_INT(b.len, 7);
+    CHECK(memcmp(b.data, "a/b\xc3\xa9\0z", 7) == 0);
+    /* A '%' that starts no escape is copied and counted; the length
+     * bounds the text (no escape is read past it). */
+    core_buf_reset(&b);
+    CHECK_INT(core_pct_decode(&b, "%%41%g1%4%41", 11), 4);
+    CHECK_STR(b.data, "%A%g1%4%4");
+    core_buf_free(&b);
+}
+
+TEST(wire_varints_round_trip_at_every_length)
+{
+    static const uint64_t vals[] = {0,       1,       127,        128,        16383,     16384,
+                                    2097151, 2097152, UINT32_MAX, 1ull << 56, UINT64_MAX};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        uint8_t b[CORE_WIRE_VARINT_MAX + 3] = {0};
+        uint8_t *end = core_wire_put_varint(b, vals[i]);
+        CHECK_INT(end - b, core_wire_varint_len(vals[i]));
+        /* Read with and without slack after it: the inline path needs
+         * three bytes to look at. */
+        for (size_t slack = 0; slack <= 3; slack += 3) {
+            const uint8_t *q = b;
+            uint64_t v = 7;
+            CHECK_INT(core_wire_get_varint(&q, end + slack, &v), 0);
+            CHECK(v == vals[i] && q == end);
+            q = b;
+            if (end - b > 1)
+                CHECK_INT(core_wire_get_varint(&q, end - 1, &v), CORE_WIRE_ECUT);
+            CHECK(q == b);
+        }
+    }
+    CHECK_INT(core_wire_varint_len(UINT64_MAX), CORE_WIRE_VARINT_MAX);
+    /* Eleven bytes are too long; a tenth byte's bits past 64 are dropped. */
+    uint8_t lng[12];
+    memset(lng, 0xff, sizeof lng);
+    const uint8_t *q = lng;
+    uint64_t v;
+    CHECK_INT(core_wire_get_varint(&q, lng + sizeof lng, &v), CORE_WIRE_ELONG);
+    lng[9] = 0x7f;
+    CHECK_INT(core_wire_get_varint(&q, lng + sizeof lng, &v), 0);
+    CHECK(v == UINT64_MAX && q == lng + 10);
+    for (int64_t z = -3; z <= 3; z++)
+        CHECK(core_wire_unzigzag(core_wire_zigzag(z)) == z);
+    CHECK(core_wire_zigzag(-1) == 1 && core_wire_zigzag(1) == 2);
+    CHECK(core_wire_zigzag(INT64_MIN) == UINT64_MAX);
+    CHECK(core_wire_unzigzag(UINT64_MAX) == INT64_MIN);
+}
+
+TEST(wire_fields_are_read_skipped_and_faults_named)
+{
+    core_buf b = {0};
+    core_wire_buf_tag(&b, 1, CORE_WIRE_VARINT);
+    core_wire_buf_varint(&b, 300);
+    core_wire_buf_bytes(&b, 2, "hi", 2);
+    uint8_t fx[14], *e = core_wire_put_tag(fx, 3, CORE_WIRE_I64);
+    e = core_wire_put_fixed64(e, 0x0102030405060708ull);
+    e = core_wire_put_tag(e, 4, CORE_WIRE_I32);
+    e = core_wire_put_fixed32(e, 0xa0b0c0d0u);
+    core_buf_append(&b, fx, (size_t)(e - fx));
+    CHECK_INT(b.len, 3 + 4 + 9 + 5);
+    CHECK(memcmp(b.data, "\x08\xac\x02\x12\x02hi\x19\x08\x07", 10) == 0);
+    const uint8_t *p = (const uint8_t *)b.data, *end = p + b.len;
+    core_wire_field f;
+    CHECK_INT(core_wire_next(&p, end, &f), 1);
+    CHECK(f.num == 1 && f.wt == CORE_WIRE_VARINT && f.v == 300 && !f.p);
+    CHECK_INT(core_wire_next(&p, end, &f), 1);
+    CHECK(f.num == 2 && f.wt == CORE_WIRE_LEN && f.n == 2 && memcmp(f.p, "hi", 2) == 0);
+    CHECK_INT(core_wire_next(&p, end, &f), 1);
+    CHECK(f.num == 3 && f.v == 0x0102030405060708ull);
+    CHECK_INT(core_wire_next(&p, end, &f), 1);
+    CHECK(f.num == 4 && f.v == 0xa0b0c0d0u);
+    CHECK_INT(core_wire_next(&p, end, &f), 0);
+    /* Faults: where they are, and nothing moved. */
+    static const struct {
+        const char *bytes;
+        size_t n;
+        int rc, wt;
+    } bad[] = {
+        {"\x80", 1, CORE_WIRE_ECUT, -1},
+        {"\x00\x01", 2, CORE_WIRE_ENUMBER, 0},
+        {"\x08\x80", 2, CORE_WIRE_ECUT, 0},
+        {"\x09\x01\x02", 3, CORE_WIRE_ECUT, 1},
+        {"\x12\x05"
+         "ab",
+         4, CORE_WIRE_EPAST_END, 2},
+        {"\x1b", 1, CORE_WIRE_EGROUP, 3},
+        {"\x0e\x00", 2, CORE_WIRE_ETYPE, 6},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const uint8_t *s = (const uint8_t *)bad[i].bytes, *q = s;
+        CHECK_INT(core_wire_next(&q, s + bad[i].n, &f), bad[i].rc);
+        CHECK_INT(f.wt, bad[i].wt);
+        CHECK(q == s && f.tag == s);
+    }
+    const uint8_t *s = (const uint8_t *)"\x12\x05"
+                                        "ab",
+                  *q = s;
+    core_wire_next(&q, s + 4, &f);
+    CHECK(f.v == 5 && f.n == 2 && f.val == s + 1);
+    core_buf_free(&b);
+}
+
+TEST(fail_formats_and_returns_the_error)
+{
+    char why[8] = "x";
+    CHECK_INT(core_fail(why, sizeof why, CORE_EFORMAT, "line %d: %s", 12, "bad"), CORE_EFORMAT);
+    CHECK_STR(why, "line 12"); /* cut to the buffer */
+    CHECK_INT(core_fail(NULL, 0, -ENOENT, "unused %d", 1), -ENOENT);
 }
 
 TEST(glob_matches)

@@ -8,6 +8,7 @@
  */
 #include "unit.h"
 #include "unit_creds.h"
+#include "unit_otlp.h"
 
 #include "ingest.h"
 #include "otlp_grpc_int.h"
@@ -88,7 +89,8 @@ TEST(grpc_message_is_percent_encoded_both_ways)
     const char *text = " a%b\n\xc3\xa9 ok ";
     ingest__grpc_pct_encode(&e, text, strlen(text), 512);
     CHECK_STR(e.data, "%20a%25b%0A%C3%A9 ok%20");
-    CHECK_INT(ingest__grpc_pct_decode(&d, e.data, e.len), strlen(text));
+    CHECK_INT(core_pct_decode(&d, e.data, e.len), 0);
+    CHECK_INT(d.len, strlen(text));
     CHECK_STR(d.data, text);
     /* Cut at a character boundary, never inside é. */
     core_buf_reset(&e);
@@ -96,7 +98,7 @@ TEST(grpc_message_is_percent_encoded_both_ways)
     CHECK_STR(e.data, "ab");
     /* A lone or broken escape is kept as it came. */
     core_buf_reset(&d);
-    ingest__grpc_pct_decode(&d, "50%%zz%4", 8);
+    CHECK_INT(core_pct_decode(&d, "50%%zz%4", 8), 3);
     CHECK_STR(d.data, "50%%zz%4");
     core_buf_reset(&e);
     ingest__grpc_pct_encode(&e, "", 0, 10);
@@ -458,7 +460,7 @@ static void spans_msg(core_buf *framed, core_buf *raw)
         {.case_id = "c1", .activity = "checkout", .time_ns = 1700000001000000000ll},
     };
     core_buf pb = {0};
-    CHECK_OK(ingest_otlp_pb_encode_spans(evs, 2, "shop", &pb));
+    CHECK_OK(unit_otlp_spans(evs, 2, "shop", &pb));
     ingest__grpc_frame(framed, pb.data, pb.len);
     if (raw)
         core_buf_append(raw, pb.data, pb.len);
@@ -496,7 +498,7 @@ static const char *decoded(const char *msg)
 {
     static char out[600];
     core_buf b = {0};
-    ingest__grpc_pct_decode(&b, msg, strlen(msg));
+    core_pct_decode(&b, msg, strlen(msg));
     snprintf(out, sizeof out, "%s", b.data ? b.data : "");
     core_buf_free(&b);
     return out;

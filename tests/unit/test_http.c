@@ -11,6 +11,7 @@
 #include "sink.h"
 #include "unit.h"
 #include "unit_creds.h"
+#include "unit_otlp.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1820,7 +1821,7 @@ static void make_pb(core_buf *out)
         {.case_id = "p1", .activity = "checkout", .time_ns = 1700000002000000000ll},
         {.case_id = "p2", .activity = "browse", .time_ns = INGEST_NO_TIME},
     };
-    CHECK_OK(ingest_otlp_pb_encode_spans(evs, 3, "shop", out));
+    CHECK_OK(unit_otlp_spans(evs, 3, "shop", out));
 }
 
 static const char *ct_pb = "Content-Type: application/x-protobuf\r\n";

@@ -1,8 +1,10 @@
 /* In-memory decoders: OTLP protobuf and JSON bodies (the same events from
  * both), partial success, malformed bodies, limits, export responses, the
  * one-event JSON encoding, gunzip, and the request encoder. */
+#include "core_wire.h"
 #include "ingest.h"
 #include "unit.h"
+#include "unit_otlp.h"
 
 #include "pmrag/otlp/collector.pb-c.h"
 
@@ -692,33 +694,11 @@ TEST(wrong_kind_is_an_error)
     done();
 }
 
-/* A tiny protobuf writer, for bodies the generated code would not write. */
-static void w_varint(core_buf *b, uint64_t v)
-{
-    do {
-        uint8_t c = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v)
-            c |= 0x80;
-        core_buf_putc(b, (char)c);
-    } while (v);
-}
-
-static void w_tag(core_buf *b, uint32_t num, int wt)
-{
-    w_varint(b, (uint64_t)num << 3 | (unsigned)wt);
-}
-
-static void w_bytes(core_buf *b, uint32_t num, const void *p, size_t n)
-{
-    w_tag(b, num, 2);
-    w_varint(b, n);
-    core_buf_append(b, p, n);
-}
-
+/* Bodies the generated code would not write, field by field
+ * (core_wire.h's writers); a message field from its encoded bytes. */
 static void w_msg(core_buf *b, uint32_t num, const core_buf *m)
 {
-    w_bytes(b, num, m->data ? m->data : "", m->len);
+    core_wire_buf_bytes(b, num, m->data ? m->data : "", m->len);
 }
 
 TEST(field_order_and_unknown_fields)
@@ -727,26 +707,26 @@ TEST(field_order_and_unknown_fields)
      * every wire type: the events are as if the body were in order. */
     core_buf val = {0}, kvb = {0}, sp = {0}, sc = {0}, ss = {0}, res = {0}, rkv = {0}, rval = {0},
              rs = {0}, body = {0}, out = {0};
-    w_bytes(&val, 1, "v", 1);
-    w_bytes(&kvb, 1, "k", 1);
+    core_wire_buf_bytes(&val, 1, "v", 1);
+    core_wire_buf_bytes(&kvb, 1, "k", 1);
     w_msg(&kvb, 2, &val);
-    w_tag(&sp, 99, 0);
-    w_varint(&sp, 5);
-    w_bytes(&sp, 5, "early", 5);
-    w_tag(&sp, 100, 5);
+    core_wire_buf_tag(&sp, 99, 0);
+    core_wire_buf_varint(&sp, 5);
+    core_wire_buf_bytes(&sp, 5, "early", 5);
+    core_wire_buf_tag(&sp, 100, 5);
     core_buf_append(&sp, "\1\2\3\4", 4);
     w_msg(&sp, 9, &kvb);
-    w_tag(&sp, 101, 1);
+    core_wire_buf_tag(&sp, 101, 1);
     core_buf_append(&sp, "\1\2\3\4\5\6\7\10", 8);
-    w_bytes(&sp, 5, "late", 4); /* the last one wins */
+    core_wire_buf_bytes(&sp, 5, "late", 4); /* the last one wins */
     ProtobufCBinaryData t = id(TID);
-    w_bytes(&sp, 1, t.data, t.len);
-    w_bytes(&sp, 102, "zz", 2);
+    core_wire_buf_bytes(&sp, 1, t.data, t.len);
+    core_wire_buf_bytes(&sp, 102, "zz", 2);
     w_msg(&ss, 2, &sp);
-    w_bytes(&sc, 1, "s", 1);
+    core_wire_buf_bytes(&sc, 1, "s", 1);
     w_msg(&ss, 1, &sc);
-    w_bytes(&rval, 1, "rc", 2);
-    w_bytes(&rkv, 1, "case.id", 7);
+    core_wire_buf_bytes(&rval, 1, "rc", 2);
+    core_wire_buf_bytes(&rkv, 1, "case.id", 7);
     w_msg(&rkv, 2, &rval);
     w_msg(&res, 1, &rkv);
     w_msg(&rs, 2, &ss);
@@ -766,8 +746,8 @@ TEST(field_order_and_unknown_fields)
     core_buf s = {0}, tmp = {0};
     /* 0: group */
     core_buf_reset(&s);
-    w_bytes(&s, 5, "x", 1);
-    w_tag(&s, 50, 3);
+    core_wire_buf_bytes(&s, 5, "x", 1);
+    core_wire_buf_tag(&s, 50, 3);
     core_buf_reset(&tmp);
     w_msg(&tmp, 2, &s);
     core_buf_reset(&ss);
@@ -776,8 +756,8 @@ TEST(field_order_and_unknown_fields)
     bad[0].a = "resource_spans[0].scope_spans[0].spans[0]: field 50: groups";
     /* 1: start time as a varint */
     core_buf_reset(&s);
-    w_tag(&s, 7, 0);
-    w_varint(&s, 12345);
+    core_wire_buf_tag(&s, 7, 0);
+    core_wire_buf_varint(&s, 12345);
     core_buf_reset(&tmp);
     w_msg(&tmp, 2, &s);
     core_buf_reset(&ss);
@@ -785,13 +765,13 @@ TEST(field_order_and_unknown_fields)
     w_msg(&bad[1].b, 1, &ss);
     bad[1].a = "field 7 (start_time_unix_nano): wire type 0 (varint), expected 1 (64-bit)";
     /* 2: a length past the end of its message */
-    w_tag(&bad[2].b, 1, 2);
-    w_varint(&bad[2].b, 100);
+    core_wire_buf_tag(&bad[2].b, 1, 2);
+    core_wire_buf_varint(&bad[2].b, 100);
     core_buf_append(&bad[2].b, "abc", 3);
     bad[2].a = "offset 0: field 1 (resource_spans): length 100 runs past the end (3 bytes left)";
     /* 3: field number 0 */
-    w_tag(&bad[3].b, 0, 0);
-    w_varint(&bad[3].b, 1);
+    core_wire_buf_tag(&bad[3].b, 0, 0);
+    core_wire_buf_varint(&bad[3].b, 1);
     bad[3].a = "offset 0: invalid field number";
     for (int i = 0; i < 4; i++) {
         CHECK_INT(ingest_otlp_decode(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, bad[i].b.data,
@@ -811,8 +791,8 @@ TEST(deep_nesting_is_refused)
 {
     /* An attribute value of arrays nested 200 deep. */
     core_buf v = {0}, next = {0};
-    w_tag(&v, 2, 0);
-    w_varint(&v, 1);
+    core_wire_buf_tag(&v, 2, 0);
+    core_wire_buf_varint(&v, 1);
     for (int i = 0; i < 200; i++) {
         core_buf arr = {0};
         w_msg(&arr, 1, &v);
@@ -823,7 +803,7 @@ TEST(deep_nesting_is_refused)
         core_buf_free(&arr);
     }
     core_buf kvb = {0}, sp = {0}, ss = {0}, rs = {0}, body = {0};
-    w_bytes(&kvb, 1, "deep", 4);
+    core_wire_buf_bytes(&kvb, 1, "deep", 4);
     w_msg(&kvb, 2, &v);
     w_msg(&sp, 9, &kvb);
     w_msg(&ss, 2, &sp);
@@ -1149,7 +1129,7 @@ TEST(export_responses)
 }
 
 /* ------------------------------------------------------------------ */
-/* The request encoder                                                 */
+/* The request encoder the tests and the load generator send with      */
 /* ------------------------------------------------------------------ */
 
 TEST(encode_spans_round_trip)
@@ -1167,7 +1147,7 @@ TEST(encode_spans_round_trip)
     core_buf pb = {0}, out = {0};
     core_buf_puts(&pb, "");
     size_t before = pb.len;
-    CHECK_OK(ingest_otlp_pb_encode_spans(evs, 3, "svc", &pb));
+    CHECK_OK(unit_otlp_spans(evs, 3, "svc", &pb));
     CHECK(pb.len > before);
     decode_dump(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, pb.data, pb.len, NULL, &out, NULL);
     /* case.id is an own attribute; ids are derived from the case. */
@@ -1205,7 +1185,7 @@ TEST(encode_spans_round_trip)
     pmrag__otlp__export_trace_service_request__free_unpacked(req, NULL);
     /* No case id: refused. */
     const ingest_event bad = {.case_id = "", .activity = "x"};
-    CHECK_INT(ingest_otlp_pb_encode_spans(&bad, 1, NULL, &pb), CORE_EUSAGE);
+    CHECK_INT(unit_otlp_spans(&bad, 1, NULL, &pb), CORE_EUSAGE);
     core_buf_free(&pb);
     core_buf_free(&out);
 }
