@@ -82,7 +82,7 @@ static uint32_t cmemo_rank(const model_joint *md, model_work *w, calib_memo *mm,
 
 /* Scores every prefix of val against the mapped symbols of its next
  * event (sums: pooled over folds by the caller). */
-static int score_model(model_mapper *m, const model_joint *md, const model_seqs *val,
+static int score_model(map_mapper *m, const model_joint *md, const model_seqs *val,
                        val_score *out)
 {
     memset(out, 0, sizeof *out);
@@ -97,10 +97,10 @@ static int score_model(model_mapper *m, const model_joint *md, const model_seqs 
         uint32_t len = val->off[c + 1] - val->off[c];
         for (uint32_t k = 1; k < len; k++) {
             out->n++;
-            model_activity pa;
+            map_activity pa;
             if (act[k] >= md->A)
                 continue;
-            model_mapper_activity(m, act[k], &pa);
+            map_mapper_activity(m, act[k], &pa);
             if (pa.nsyms == 0)
                 continue;
             uint32_t np = cmemo_rank(md, w, &mm, act, var, k, pred);
@@ -124,7 +124,7 @@ static int score_model(model_mapper *m, const model_joint *md, const model_seqs 
 }
 
 /* Trains on fit and scores val. */
-static int validate(model_mapper *m, const model_seqs *fit, const model_seqs *val,
+static int validate(map_mapper *m, const model_seqs *fit, const model_seqs *val,
                     const model_params *p, val_score *out)
 {
     memset(out, 0, sizeof *out);
@@ -200,7 +200,7 @@ static void fold_free(calib_fold *f)
  * parameters.
  */
 typedef struct calib_job {
-    model_mapper *m;
+    map_mapper *m;
     const calib_fold *folds;
     uint32_t K;
     const model_params *cand;
@@ -242,7 +242,7 @@ static void calib_worker(void *arg, unsigned th)
 }
 
 typedef struct calib_ctx {
-    model_mapper *m;
+    map_mapper *m;
     calib_fold folds[MODEL_MAX_FOLDS];
     uint32_t K;
     unsigned threads;
@@ -518,7 +518,7 @@ static void log_choice(const calib_ctx *cx, const calib_best *best, uint64_t t0)
               cx->K, (double)(core_now_ns() - t0) / 1e9);
 }
 
-int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,
+int model_calibrate(map_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,
                     const core_logger *log)
 {
     if (train->ncases < min_cases || train->ncases < 4) {

@@ -60,16 +60,16 @@ int model_save(const model_joint *md, const char *path)
     core_buf_put_le(&b, md->train_cases, 8);
     core_buf_put_le(&b, md->A, 4);
     for (uint32_t a = 0; a < md->A; a++) {
-        model_activity pa;
-        model_mapper_activity(md->m, a, &pa);
+        map_activity pa;
+        map_mapper_activity(md->m, a, &pa);
         core_buf_putc(&b, (char)md->keep[a]);
         core_buf_put_le(&b, pa.count, 8);
-        model_dict_put_activity(md->m, a, &rec);
+        map_dict_put_activity(md->m, a, &rec);
         put_record(&b, &rec);
     }
     core_buf_put_le(&b, md->V, 4);
     for (uint32_t v = 0; v < md->V; v++) {
-        model_dict_put_variant(md->m, v, &rec);
+        map_dict_put_variant(md->m, v, &rec);
         put_record(&b, &rec);
     }
     core_buf_put_le(&b, md->C, 4);
@@ -183,7 +183,7 @@ static int read_header(model_reader *rd, const char *data, size_t len, const gra
 }
 
 /* The activities and variants, restored into m in the file's order. */
-static int read_dict(model_reader *rd, model_mapper *m, const model_mapper_opts *opts)
+static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opts)
 {
     core_rd *r = &rd->r;
     uint32_t A = rd->A = (uint32_t)core_rd_le(r, 4);
@@ -202,7 +202,7 @@ static int read_dict(model_reader *rd, model_mapper *m, const model_mapper_opts 
         size_t rl;
         const void *rec = get_record(r, &rl);
         uint32_t id;
-        if (!rec || model_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
+        if (!rec || map_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
             r->bad = true;
     }
     uint32_t V = rd->V = (uint32_t)core_rd_le(r, 4);
@@ -211,7 +211,7 @@ static int read_dict(model_reader *rd, model_mapper *m, const model_mapper_opts 
         const void *rec = get_record(r, &rl);
         uint32_t id;
         /* (The codec refuses an activity m does not have: here, >= A.) */
-        if (!rec || model_dict_restore_variant(m, rec, rl, &id) != 0 || id != v)
+        if (!rec || map_dict_restore_variant(m, rec, rl, &id) != 0 || id != v)
             r->bad = true;
     }
     if (r->bad) {
@@ -267,8 +267,8 @@ static int read_contexts(model_reader *rd, model_joint *md)
     return 0;
 }
 
-int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
-               model_mapper **mapper, model_joint **out, char *why, size_t whylen)
+int model_load(const char *path, const graph *g, const map_mapper_opts *opts,
+               map_mapper **mapper, model_joint **out, char *why, size_t whylen)
 {
     char *data;
     size_t len;
@@ -278,12 +278,12 @@ int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
         return rc;
     }
     model_reader rd = {0};
-    model_mapper *m = NULL;
+    map_mapper *m = NULL;
     model_joint *md = NULL;
     rc = read_header(&rd, data, len, g);
     if (rc)
         goto fail;
-    rc = model_mapper_new(g, opts, &m);
+    rc = map_mapper_new(g, opts, &m);
     if (rc) {
         rd.what = "cannot build the template matcher";
         goto fail;
@@ -320,7 +320,7 @@ fail:
     core_vec_free(&rd.keep);
     core_vec_free(&rd.pairs);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     free(data);
     return rc;
 }
