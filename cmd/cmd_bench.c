@@ -174,6 +174,42 @@ static void summary_table(FILE *f, const bench_row *rows, size_t n)
     }
 }
 
+/* Every size in turn, its figures on stdout as soon as it is done; then
+ * the summary table of those done (on stderr with --json). Stops at the
+ * first size that fails. */
+static int run_sizes(const bench_cfg *cfg)
+{
+    bench_row *rows = core_xcalloc(cfg->nsizes, sizeof *rows);
+    ppr_opts o = ppr_opts_default();
+    o.alpha = cfg->alpha;
+    o.eps = cfg->eps;
+    o.walks = cfg->walks;
+    int rc = 0;
+    size_t done = 0;
+    for (size_t i = 0; i < cfg->nsizes && rc == 0; i++) {
+        core_buf b = {0};
+        char why[512];
+        rc = bench_ppr_size(cfg, &o, cfg->sizes[i], &b, &rows[i], why, sizeof why);
+        if (rc == 0) {
+            rc = cli_write_stdout("bench ppr", b.data, b.len);
+            done++;
+        } else {
+            rc = cli_error("bench ppr", "%s", why);
+        }
+        core_buf_free(&b);
+    }
+    if (done)
+        summary_table(cfg->json ? stderr : stdout, rows, done);
+    free(rows);
+    return rc;
+}
+
+/* A rate option: strictly between 0 and 1; *out is left alone without it. */
+static bool parse_rate(const char *s, double *out)
+{
+    return !s || (parse_double(s, out) && *out > 0 && *out < 1);
+}
+
 static int bench_ppr(int argc, char **argv)
 {
     bench_cfg cfg = {
@@ -277,12 +313,12 @@ static int bench_ppr(int argc, char **argv)
     free(args.v);
     cfg.alpha = PPR_DEFAULT_ALPHA;
     cfg.eps = BENCH_EPS;
-    if (alpha && (!parse_double(alpha, &cfg.alpha) || !(cfg.alpha > 0 && cfg.alpha < 1)))
-        return cli_usage_error(&cmd, "--alpha takes a number between 0 and 1, not '%s'", alpha);
-    if (eps && (!parse_double(eps, &cfg.eps) || !(cfg.eps > 0 && cfg.eps < 1)))
-        return cli_usage_error(&cmd, "--eps takes a number between 0 and 1, not '%s'", eps);
     cfg.hub_eps = 1e-7;
-    if (hub_eps && (!parse_double(hub_eps, &cfg.hub_eps) || !(cfg.hub_eps > 0 && cfg.hub_eps < 1)))
+    if (!parse_rate(alpha, &cfg.alpha))
+        return cli_usage_error(&cmd, "--alpha takes a number between 0 and 1, not '%s'", alpha);
+    if (!parse_rate(eps, &cfg.eps))
+        return cli_usage_error(&cmd, "--eps takes a number between 0 and 1, not '%s'", eps);
+    if (!parse_rate(hub_eps, &cfg.hub_eps))
         return cli_usage_error(&cmd, "--hub-eps takes a number between 0 and 1, not '%s'", hub_eps);
     if (cfg.events_min > cfg.events_max)
         return cli_usage_error(&cmd, "--events-min %u is above --events-max %u", cfg.events_min,
@@ -301,28 +337,7 @@ static int bench_ppr(int argc, char **argv)
                                "not '%s'",
                                BENCH_SYNTH_MIN_NODES, sizes);
 
-    bench_row *rows = core_xcalloc(cfg.nsizes, sizeof *rows);
-    ppr_opts o = ppr_opts_default();
-    o.alpha = cfg.alpha;
-    o.eps = cfg.eps;
-    o.walks = cfg.walks;
-    rc = 0;
-    size_t done = 0;
-    for (size_t i = 0; i < cfg.nsizes && rc == 0; i++) {
-        core_buf b = {0};
-        char why[512];
-        rc = bench_ppr_size(&cfg, &o, cfg.sizes[i], &b, &rows[i], why, sizeof why);
-        if (rc == 0) {
-            rc = cli_write_stdout("bench ppr", b.data, b.len);
-            done++;
-        } else {
-            rc = cli_error("bench ppr", "%s", why);
-        }
-        core_buf_free(&b);
-    }
-    if (done)
-        summary_table(cfg.json ? stderr : stdout, rows, done);
-    free(rows);
+    rc = run_sizes(&cfg);
     free(cfg.sizes);
     return rc;
 }

@@ -9,6 +9,64 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The run's statistics as one JSON object on stdout. */
+static int print_stats_json(const char *out, const graph_index_stats *st)
+{
+    core_buf b = {0};
+    core_buf_printf(&b, "{\"output\":");
+    core_buf_json_str(&b, out, strlen(out));
+    core_buf_printf(
+        &b,
+        ",\"files_seen\":%llu,\"files_indexed\":%llu,\"files_duplicate\":%llu,"
+        "\"files_generated\":%llu,\"files_binary\":%llu,\"files_too_large\":%llu,"
+        "\"files_unreadable\":%llu,\"files_partial\":%llu,\"bytes\":%llu,\"lines\":%llu,"
+        "\"symbols\":%llu,\"edges\":%llu,\"emits\":%llu,\"calls\":%llu,"
+        "\"calls_resolved\":%llu,\"calls_internal\":%llu,\"calls_internal_resolved\":%llu,"
+        "\"seconds\":%.3f,\"seconds_discover\":%.3f,\"seconds_extract\":%.3f,"
+        "\"seconds_resolve\":%.3f,\"seconds_write\":%.3f}\n",
+        (unsigned long long)st->files_seen, (unsigned long long)st->files_indexed,
+        (unsigned long long)st->files_duplicate, (unsigned long long)st->files_generated,
+        (unsigned long long)st->files_binary, (unsigned long long)st->files_too_large,
+        (unsigned long long)st->files_unreadable, (unsigned long long)st->files_partial,
+        (unsigned long long)st->bytes, (unsigned long long)st->lines,
+        (unsigned long long)st->symbols, (unsigned long long)st->edges,
+        (unsigned long long)st->emits, (unsigned long long)st->calls,
+        (unsigned long long)st->calls_resolved, (unsigned long long)st->calls_internal,
+        (unsigned long long)st->calls_internal_resolved, st->seconds, st->seconds_discover,
+        st->seconds_extract, st->seconds_resolve, st->seconds_write);
+    int rc = cli_write_stdout("index", b.data, b.len);
+    core_buf_free(&b);
+    return rc;
+}
+
+/* The run in a few lines on stderr. */
+static void print_stats_text(const char *out, const graph_index_stats *st)
+{
+    double share = st->calls ? 100.0 * (double)st->calls_resolved / (double)st->calls : 0;
+    double ishare = st->calls_internal
+                        ? 100.0 * (double)st->calls_internal_resolved / (double)st->calls_internal
+                        : 0;
+    fprintf(stderr,
+            "pmrag: indexed %llu files (%llu lines) in %.2f s -> %s\n"
+            "       %llu symbols, %llu edges, %llu emit sites; calls resolved %.1f%% "
+            "(%.1f%% of calls to in-repo names)\n",
+            (unsigned long long)st->files_indexed, (unsigned long long)st->lines, st->seconds, out,
+            (unsigned long long)st->symbols, (unsigned long long)st->edges,
+            (unsigned long long)st->emits, share, ishare);
+    uint64_t skipped =
+        st->files_generated + st->files_binary + st->files_too_large + st->files_unreadable;
+    if (skipped || st->files_partial || st->files_duplicate)
+        fprintf(stderr,
+                "       %llu identical copies indexed once; %llu with syntax errors (kept); "
+                "%llu skipped (%llu generated, %llu binary, %llu too large, %llu unreadable)\n",
+                (unsigned long long)st->files_duplicate, (unsigned long long)st->files_partial,
+                (unsigned long long)skipped, (unsigned long long)st->files_generated,
+                (unsigned long long)st->files_binary, (unsigned long long)st->files_too_large,
+                (unsigned long long)st->files_unreadable);
+    if (st->files_indexed == 0)
+        fprintf(stderr, "pmrag: warning: no source files found under the given directories\n");
+}
+
 int cmd_index(int argc, char **argv)
 {
     const char *out = NULL, *langs = NULL;
@@ -101,55 +159,8 @@ int cmd_index(int argc, char **argv)
         return rc == CORE_EUSAGE || rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
     }
     free(args.v);
-    double share = st.calls ? 100.0 * (double)st.calls_resolved / (double)st.calls : 0;
-    double ishare = st.calls_internal
-                        ? 100.0 * (double)st.calls_internal_resolved / (double)st.calls_internal
-                        : 0;
-    if (json) {
-        core_buf b = {0};
-        core_buf_printf(&b, "{\"output\":");
-        core_buf_json_str(&b, out, strlen(out));
-        core_buf_printf(
-            &b,
-            ",\"files_seen\":%llu,\"files_indexed\":%llu,\"files_duplicate\":%llu,"
-            "\"files_generated\":%llu,\"files_binary\":%llu,\"files_too_large\":%llu,"
-            "\"files_unreadable\":%llu,\"files_partial\":%llu,\"bytes\":%llu,\"lines\":%llu,"
-            "\"symbols\":%llu,\"edges\":%llu,\"emits\":%llu,\"calls\":%llu,"
-            "\"calls_resolved\":%llu,\"calls_internal\":%llu,\"calls_internal_resolved\":%llu,"
-            "\"seconds\":%.3f,\"seconds_discover\":%.3f,\"seconds_extract\":%.3f,"
-            "\"seconds_resolve\":%.3f,\"seconds_write\":%.3f}\n",
-            (unsigned long long)st.files_seen, (unsigned long long)st.files_indexed,
-            (unsigned long long)st.files_duplicate, (unsigned long long)st.files_generated,
-            (unsigned long long)st.files_binary, (unsigned long long)st.files_too_large,
-            (unsigned long long)st.files_unreadable, (unsigned long long)st.files_partial,
-            (unsigned long long)st.bytes, (unsigned long long)st.lines,
-            (unsigned long long)st.symbols, (unsigned long long)st.edges,
-            (unsigned long long)st.emits, (unsigned long long)st.calls,
-            (unsigned long long)st.calls_resolved, (unsigned long long)st.calls_internal,
-            (unsigned long long)st.calls_internal_resolved, st.seconds, st.seconds_discover,
-            st.seconds_extract, st.seconds_resolve, st.seconds_write);
-        rc = cli_write_stdout("index", b.data, b.len);
-        core_buf_free(&b);
-        return rc;
-    }
-    fprintf(stderr,
-            "pmrag: indexed %llu files (%llu lines) in %.2f s -> %s\n"
-            "       %llu symbols, %llu edges, %llu emit sites; calls resolved %.1f%% "
-            "(%.1f%% of calls to in-repo names)\n",
-            (unsigned long long)st.files_indexed, (unsigned long long)st.lines, st.seconds, out,
-            (unsigned long long)st.symbols, (unsigned long long)st.edges,
-            (unsigned long long)st.emits, share, ishare);
-    uint64_t skipped =
-        st.files_generated + st.files_binary + st.files_too_large + st.files_unreadable;
-    if (skipped || st.files_partial || st.files_duplicate)
-        fprintf(stderr,
-                "       %llu identical copies indexed once; %llu with syntax errors (kept); "
-                "%llu skipped (%llu generated, %llu binary, %llu too large, %llu unreadable)\n",
-                (unsigned long long)st.files_duplicate, (unsigned long long)st.files_partial,
-                (unsigned long long)skipped, (unsigned long long)st.files_generated,
-                (unsigned long long)st.files_binary, (unsigned long long)st.files_too_large,
-                (unsigned long long)st.files_unreadable);
-    if (st.files_indexed == 0)
-        fprintf(stderr, "pmrag: warning: no source files found under the given directories\n");
+    if (json)
+        return print_stats_json(out, &st);
+    print_stats_text(out, &st);
     return 0;
 }

@@ -382,6 +382,78 @@ static int ctl_open(ctl *c, const char *path, bool *made, char *why, size_t whyl
     return 0;
 }
 
+/* The reader of the control input, and the poker the mock needs while a
+ * command is in progress (ctl_poke_main). */
+static int ctl_start(ctl *c, const char *boot)
+{
+    ctl_ports(c, boot);
+    if (pthread_create(&c->poker, NULL, ctl_poke_main, c) != 0)
+        return -1;
+    if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
+        atomic_store(&c->poke_stop, true);
+        pthread_join(c->poker, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+static void ctl_stop(ctl *c)
+{
+    /* The poker last: a command in progress may need it to finish. */
+    atomic_store(&c->stop, true);
+    pthread_join(c->thread, NULL);
+    atomic_store(&c->poke_stop, true);
+    pthread_join(c->poker, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The command                                                         */
+/* ------------------------------------------------------------------ */
+
+/* The cluster with its topics; *m is set (and the caller's to free) once
+ * the cluster is up, even when a topic fails. */
+static int mock_start(const cli_cmd *cmd, unsigned brokers, unsigned partitions,
+                      const char *const *names, size_t nnames, ingest_kafka_mock **m)
+{
+    char why[512];
+    int rc = ingest_kafka_mock_new((int)brokers, m, why, sizeof why);
+    if (rc)
+        return rc == CORE_EUSAGE ? cli_usage_error(cmd, "%s", why)
+                                 : cli_error(cmd->name, "%s", why);
+    for (size_t i = 0; i < nnames; i++)
+        if (ingest_kafka_mock_topic(*m, names[i], (int)partitions, why, sizeof why) != 0)
+            return cli_usage_error(cmd, "%s", why);
+    return 0;
+}
+
+/* {"kafka_bootstrap":"host:port,..."}, written atomically. */
+static int write_ready(const char *name, const char *path, const char *boot)
+{
+    core_buf b = {0};
+    core_buf_puts(&b, "{\"kafka_bootstrap\":");
+    core_buf_json_str(&b, boot, strlen(boot));
+    core_buf_puts(&b, "}\n");
+    int rc = core_write_file_atomic(path, b.data, b.len);
+    core_buf_free(&b);
+    if (rc)
+        return cli_error(name, "cannot write %s: %s", path, core_strerror(rc));
+    return 0;
+}
+
+/* The bootstrap address on stdout (what a script reads), the cluster on
+ * stderr. */
+static void announce(const char *boot, unsigned brokers, unsigned partitions,
+                     const char *const *names, size_t nnames)
+{
+    printf("%s\n", boot);
+    fflush(stdout);
+    fprintf(stderr, "pmrag kafka-mock: %u broker(s) at %s; %zu topic(s) of %u partition(s)%s",
+            brokers, boot, nnames, partitions, nnames ? ": " : "");
+    for (size_t i = 0; i < nnames; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+    fprintf(stderr, "\n");
+}
+
 int cmd_kafka_mock(int argc, char **argv)
 {
     unsigned brokers = 1, partitions = 4;
@@ -455,59 +527,28 @@ int cmd_kafka_mock(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
-    char why[512];
     ingest_kafka_mock *m = NULL;
     ctl c = {.brokers = (int)brokers, .fd = -1};
     bool made_fifo = false, ctl_running = false;
-    rc = ingest_kafka_mock_new((int)brokers, &m, why, sizeof why);
-    if (rc) {
-        rc = rc == CORE_EUSAGE ? cli_usage_error(&cmd, "%s", why) : cli_error(cmd.name, "%s", why);
+    rc = mock_start(&cmd, brokers, partitions, names, nnames, &m);
+    if (rc)
         goto done;
-    }
-    for (size_t i = 0; i < nnames; i++) {
-        int trc = ingest_kafka_mock_topic(m, names[i], (int)partitions, why, sizeof why);
-        if (trc) {
-            rc = cli_usage_error(&cmd, "%s", why);
-            goto done;
-        }
-    }
     /* The control input is open before the ready file says we are up, so
      * that a command written as soon as it appears is not lost. */
     c.mc = ingest_kafka_mock_cluster(m);
+    char why[512];
     if (control && ctl_open(&c, control, &made_fifo, why, sizeof why) != 0) {
         rc = cli_usage_error(&cmd, "%s", why);
         goto done;
     }
     const char *boot = ingest_kafka_mock_bootstrap(m);
-    if (ready_file) {
-        core_buf b = {0};
-        core_buf_puts(&b, "{\"kafka_bootstrap\":");
-        core_buf_json_str(&b, boot, strlen(boot));
-        core_buf_puts(&b, "}\n");
-        int wrc = core_write_file_atomic(ready_file, b.data, b.len);
-        core_buf_free(&b);
-        if (wrc) {
-            rc = cli_error(cmd.name, "cannot write %s: %s", ready_file, core_strerror(wrc));
-            ready_file = NULL; /* not ours to remove */
-            goto done;
-        }
+    if (ready_file && (rc = write_ready(cmd.name, ready_file, boot)) != 0) {
+        ready_file = NULL; /* not ours to remove */
+        goto done;
     }
-    printf("%s\n", boot);
-    fflush(stdout);
-    fprintf(stderr, "pmrag kafka-mock: %u broker(s) at %s; %zu topic(s) of %u partition(s)%s",
-            brokers, boot, nnames, partitions, nnames ? ": " : "");
-    for (size_t i = 0; i < nnames; i++)
-        fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
-    fprintf(stderr, "\n");
+    announce(boot, brokers, partitions, names, nnames);
     if (control) {
-        ctl_ports(&c, boot);
-        if (pthread_create(&c.poker, NULL, ctl_poke_main, &c) != 0) {
-            rc = cli_error(cmd.name, "cannot start the control threads");
-            goto done;
-        }
-        if (pthread_create(&c.thread, NULL, ctl_main, &c) != 0) {
-            atomic_store(&c.poke_stop, true);
-            pthread_join(c.poker, NULL);
+        if (ctl_start(&c, boot) != 0) {
             rc = cli_error(cmd.name, "cannot start the control threads");
             goto done;
         }
@@ -520,13 +561,8 @@ int cmd_kafka_mock(int argc, char **argv)
     rc = 0;
 
 done:
-    if (ctl_running) {
-        /* The poker last: a command in progress may need it to finish. */
-        atomic_store(&c.stop, true);
-        pthread_join(c.thread, NULL);
-        atomic_store(&c.poke_stop, true);
-        pthread_join(c.poker, NULL);
-    }
+    if (ctl_running)
+        ctl_stop(&c);
     if (c.close_fd)
         close(c.fd);
     if (made_fifo)

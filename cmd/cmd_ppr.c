@@ -40,112 +40,256 @@ typedef struct {
     core_buf *out;
 } query_ctx;
 
+/* What one query found, for its rendering. */
+typedef struct {
+    const ppr_entry *seeds;
+    uint32_t nseeds;
+    const ppr_entry *top;
+    uint32_t nt;
+    ppr_stats st;
+    double median_us;
+} query_result;
+
+/* ,"share":S,"path":[{"from","to","type","reverse","prob"}...] */
+static void explain_json(core_buf *b, const graph *g, const ppr_path *path)
+{
+    core_buf_puts(b, ",\"share\":");
+    core_buf_json_double(b, path->share);
+    core_buf_puts(b, ",\"path\":[");
+    for (uint32_t s = 0; s < path->len; s++) {
+        const ppr_step *sp = &path->steps[s];
+        core_buf_printf(b, "%s{\"from\":", s ? "," : "");
+        graph_symbol a;
+        graph_get_symbol(g, sp->from, &a);
+        core_buf_json_str(b, a.qualname, strlen(a.qualname));
+        graph_get_symbol(g, sp->to, &a);
+        core_buf_puts(b, ",\"to\":");
+        core_buf_json_str(b, a.qualname, strlen(a.qualname));
+        core_buf_printf(b, ",\"type\":\"%s\",\"reverse\":%s,\"prob\":", type_name(sp->type),
+                        sp->type & PPR_REVERSE ? "true" : "false");
+        core_buf_json_float(b, sp->prob);
+        core_buf_putc(b, '}');
+    }
+    core_buf_putc(b, ']');
+}
+
+/* "       path: a calls-> b uses(rev)-> c  (40% of the score)" */
+static void explain_text(core_buf *b, const graph *g, const ppr_path *path)
+{
+    core_buf_puts(b, "       path:");
+    for (uint32_t s = 0; s < path->len; s++) {
+        const ppr_step *sp = &path->steps[s];
+        graph_symbol a;
+        graph_get_symbol(g, sp->from, &a);
+        core_buf_printf(b, " %s %s%s->", s ? "" : a.name, type_name(sp->type),
+                        sp->type & PPR_REVERSE ? "(rev)" : "");
+        graph_get_symbol(g, sp->to, &a);
+        core_buf_printf(b, " %s", a.name);
+    }
+    core_buf_printf(b, "  (%.0f%% of the score)\n", 100 * path->share);
+}
+
+/* The highest-contribution path from the seeds to node; false if none. */
+static bool explain(const query_ctx *q, const query_result *r, uint32_t node, ppr_path *path)
+{
+    return ppr_explain(q->w, r->seeds, r->nseeds, node, q->o->alpha, 1000000, path) == 0;
+}
+
+static void render_json(const query_ctx *q, const query_result *r)
+{
+    core_buf *b = q->out;
+    const ppr_opts *o = q->o;
+    core_buf_puts(b, "{\"top\":[");
+    for (uint32_t i = 0; i < r->nt; i++) {
+        core_buf_printf(b, "%s{\"node\":%u,\"score\":", i ? "," : "", r->top[i].node);
+        core_buf_json_float(b, r->top[i].score);
+        if (q->g)
+            graph_symbol_json(b, q->g, r->top[i].node);
+        ppr_path path;
+        if (q->explain && explain(q, r, r->top[i].node, &path))
+            explain_json(b, q->g, &path);
+        core_buf_putc(b, '}');
+    }
+    core_buf_printf(b, "],\"median_us\":%.3f,\"pushes\":%llu,\"error_bound\":", r->median_us,
+                    (unsigned long long)r->st.pushes);
+    core_buf_json_double(b, r->st.error_bound);
+    core_buf_printf(b,
+                    ",\"budget_hit\":%s,\"nodes\":%u,\"edges\":%zu,\"hubs\":%u,"
+                    "\"hubs_ms\":%.1f,\"walks\":%u}\n",
+                    r->st.budget_hit ? "true" : "false", ppr_net_nodes(q->net),
+                    ppr_net_edges(q->net), o->hubs ? ppr_basis_count(o->hubs) : 0, q->hubs_ms,
+                    o->walks);
+}
+
+static void render_text(const query_ctx *q, const query_result *r)
+{
+    core_buf *b = q->out;
+    for (uint32_t i = 0; i < r->nt; i++) {
+        const ppr_entry *t = &r->top[i];
+        if (!q->g) {
+            core_buf_printf(b, "%3u. node %-8u %.6g\n", i + 1, t->node, (double)t->score);
+            continue;
+        }
+        graph_symbol s;
+        graph_get_symbol(q->g, t->node, &s);
+        core_buf_printf(b, "%3u. %-10.6g %-9s %s  %s:%u-%u\n", i + 1, (double)t->score,
+                        graph_sym_kind_name(s.kind), s.qualname, s.file, s.start_line, s.end_line);
+        ppr_path path;
+        if (q->explain && explain(q, r, t->node, &path))
+            explain_text(b, q->g, &path);
+    }
+    core_buf_printf(b, "%llu pushes, error bound %.3g%s, %.1f us (median of %u)\n",
+                    (unsigned long long)r->st.pushes, r->st.error_bound,
+                    r->st.budget_hit ? ", push budget hit" : "", r->median_us, q->repeat);
+}
+
 /* One query: timed `repeat` times, its results appended to q->out. */
 static int query(const query_ctx *q, const ppr_entry *seeds, uint32_t nseeds)
 {
     unsigned repeat = q->repeat, k = q->k;
-    const ppr_opts o = *q->o;
-    const graph *g = q->g;
-    ppr_work *w = q->w;
     uint64_t *times = q->times;
-    ppr_stats st = {0};
-    for (unsigned r = 0; r < repeat; r++) {
+    query_result r = {.seeds = seeds, .nseeds = nseeds};
+    for (unsigned i = 0; i < repeat; i++) {
         uint64_t t0 = core_now_ns();
-        int rc = ppr_push(w, seeds, nseeds, &o, &st);
-        times[r] = core_now_ns() - t0;
+        int rc = ppr_push(q->w, seeds, nseeds, q->o, &r.st);
+        times[i] = core_now_ns() - t0;
         if (rc)
             return cli_error("ppr", "%s", core_strerror(rc));
     }
     qsort(times, repeat, sizeof *times, cli_cmp_u64);
     unsigned mid = repeat / 2;
-    double median_us =
+    r.median_us =
         (repeat % 2 ? (double)times[mid] : ((double)times[mid - 1] + (double)times[mid]) / 2) / 1e3;
+    /* The seeds are left out of the results. */
     float *zero = core_xcalloc(nseeds, sizeof *zero);
     uint32_t *ids = core_xcalloc(nseeds, sizeof *ids);
     for (uint32_t i = 0; i < nseeds; i++)
         ids[i] = seeds[i].node;
     ppr_adjust adj = {ids, zero, nseeds};
     ppr_entry *top = core_xcalloc(k, sizeof *top);
-    uint32_t nt = ppr_work_topk(w, k, &adj, top);
+    r.nt = ppr_work_topk(q->w, k, &adj, top);
+    r.top = top;
     free(zero);
     free(ids);
-    core_buf *b = q->out;
-    if (q->json) {
-        core_buf_puts(b, "{\"top\":[");
-        for (uint32_t i = 0; i < nt; i++) {
-            core_buf_printf(b, "%s{\"node\":%u,\"score\":", i ? "," : "", top[i].node);
-            core_buf_json_float(b, top[i].score);
-            if (g)
-                graph_symbol_json(b, g, top[i].node);
-            if (q->explain) {
-                ppr_path path;
-                int er = ppr_explain(w, seeds, nseeds, top[i].node, o.alpha, 1000000, &path);
-                if (er == 0) {
-                    core_buf_puts(b, ",\"share\":");
-                    core_buf_json_double(b, path.share);
-                    core_buf_puts(b, ",\"path\":[");
-                    for (uint32_t s = 0; s < path.len; s++) {
-                        const ppr_step *sp = &path.steps[s];
-                        core_buf_printf(b, "%s{\"from\":", s ? "," : "");
-                        graph_symbol a;
-                        graph_get_symbol(g, sp->from, &a);
-                        core_buf_json_str(b, a.qualname, strlen(a.qualname));
-                        graph_get_symbol(g, sp->to, &a);
-                        core_buf_puts(b, ",\"to\":");
-                        core_buf_json_str(b, a.qualname, strlen(a.qualname));
-                        core_buf_printf(
-                            b, ",\"type\":\"%s\",\"reverse\":%s,\"prob\":", type_name(sp->type),
-                            sp->type & PPR_REVERSE ? "true" : "false");
-                        core_buf_json_float(b, sp->prob);
-                        core_buf_putc(b, '}');
-                    }
-                    core_buf_putc(b, ']');
-                }
-            }
-            core_buf_putc(b, '}');
-        }
-        core_buf_printf(b, "],\"median_us\":%.3f,\"pushes\":%llu,\"error_bound\":", median_us,
-                        (unsigned long long)st.pushes);
-        core_buf_json_double(b, st.error_bound);
-        core_buf_printf(b,
-                        ",\"budget_hit\":%s,\"nodes\":%u,\"edges\":%zu,\"hubs\":%u,"
-                        "\"hubs_ms\":%.1f,\"walks\":%u}\n",
-                        st.budget_hit ? "true" : "false", ppr_net_nodes(q->net),
-                        ppr_net_edges(q->net), o.hubs ? ppr_basis_count(o.hubs) : 0, q->hubs_ms,
-                        o.walks);
-    } else {
-        for (uint32_t i = 0; i < nt; i++) {
-            if (g) {
-                graph_symbol s;
-                graph_get_symbol(g, top[i].node, &s);
-                core_buf_printf(b, "%3u. %-10.6g %-9s %s  %s:%u-%u\n", i + 1, (double)top[i].score,
-                                graph_sym_kind_name(s.kind), s.qualname, s.file, s.start_line,
-                                s.end_line);
-                ppr_path path;
-                if (q->explain &&
-                    ppr_explain(w, seeds, nseeds, top[i].node, o.alpha, 1000000, &path) == 0) {
-                    core_buf_puts(b, "       path:");
-                    for (uint32_t s2 = 0; s2 < path.len; s2++) {
-                        const ppr_step *sp = &path.steps[s2];
-                        graph_symbol a;
-                        graph_get_symbol(g, sp->from, &a);
-                        core_buf_printf(b, " %s %s%s->", s2 ? "" : a.name, type_name(sp->type),
-                                        sp->type & PPR_REVERSE ? "(rev)" : "");
-                        graph_get_symbol(g, sp->to, &a);
-                        core_buf_printf(b, " %s", a.name);
-                    }
-                    core_buf_printf(b, "  (%.0f%% of the score)\n", 100 * path.share);
-                }
-            } else {
-                core_buf_printf(b, "%3u. node %-8u %.6g\n", i + 1, top[i].node,
-                                (double)top[i].score);
-            }
-        }
-        core_buf_printf(b, "%llu pushes, error bound %.3g%s, %.1f us (median of %u)\n",
-                        (unsigned long long)st.pushes, st.error_bound,
-                        st.budget_hit ? ", push budget hit" : "", median_us, repeat);
-    }
+    if (q->json)
+        render_json(q, &r);
+    else
+        render_text(q, &r);
     free(top);
+    return 0;
+}
+
+/* What pmrag ppr takes from the configuration, --weights over its weights. */
+typedef struct {
+    ppr_opts o;
+    uint32_t nhub, hub_min_degree, hub_M;
+    double hub_eps;
+    ppr_weights wts;
+} ppr_settings;
+
+static int read_settings(const cli_cmd *cmd, const char *cfg_path, const cli_list *sets,
+                         const char *wspec, ppr_settings *s)
+{
+    core_cfg *cfg;
+    int rc = cli_config(cmd, cfg_path, sets, &cfg);
+    if (rc)
+        return rc;
+    s->o = config_ppr_opts(cfg);
+    s->nhub = (uint32_t)core_cfg_int(cfg, "ppr.hubs");
+    s->hub_min_degree = (uint32_t)core_cfg_int(cfg, "ppr.hub_degree");
+    s->hub_M = (uint32_t)core_cfg_int(cfg, "ppr.hub_M");
+    s->hub_eps = core_cfg_double(cfg, "ppr.hub_eps");
+    config_ppr_weights(cfg, &s->wts);
+    rc = apply_weights_flag(cmd, wspec, &s->wts);
+    core_cfg_free(cfg);
+    return rc;
+}
+
+/* The net to walk: an edge list as it is, or the code graph of a graph
+ * file weighted by wts (*g then stays open for the symbols' names). */
+static int load_net(const cli_cmd *cmd, const char *edges_path, const char *graph_path,
+                    const ppr_weights *wts, graph **g, ppr_net **net)
+{
+    int rc;
+    if (edges_path) {
+        char why[512];
+        rc = ppr_net_load_edges(edges_path, net, why, sizeof why);
+        if (rc)
+            return cli_error(cmd->name, "%s", why), CLI_EXIT_USAGE;
+        return 0;
+    }
+    rc = cli_open_graph(cmd->name, graph_path, g);
+    if (rc)
+        return rc;
+    rc = ppr_net_from_graph(*g, wts, net);
+    if (rc) {
+        graph_close(*g);
+        *g = NULL;
+        return cli_error(cmd->name, "%s: %s", graph_path, core_strerror(rc));
+    }
+    return 0;
+}
+
+/* --seed LIST: symbols of g, or node ids of the edge list; equal weights
+ * summing to 1. The array is the caller's to free. */
+static int parse_seeds(const char *name, const char *list, const graph *g, const ppr_net *net,
+                       const char *edges_path, ppr_entry **out, uint32_t *count)
+{
+    core_vec(ppr_entry) seeds = {0};
+    const char *p = list;
+    int rc = 0;
+    while (*p && !rc) {
+        size_t n = strcspn(p, ",");
+        char item[1024];
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        uint32_t id = 0;
+        if (g) {
+            rc = cli_find_symbol(name, g, item, &id);
+        } else {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(item, &end, 10);
+            if (!*item || *end || errno || item[0] == '-' || v >= ppr_net_nodes(net)) {
+                cli_error(name, "--seed: '%s' is not a node id of %s (0..%u)", item, edges_path,
+                          ppr_net_nodes(net) - 1);
+                rc = CLI_EXIT_USAGE;
+            }
+            id = (uint32_t)v;
+        }
+        if (!rc)
+            core_vec_push(&seeds, ((ppr_entry){id, 0}));
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (rc) {
+        core_vec_free(&seeds);
+        return rc;
+    }
+    for (size_t i = 0; i < seeds.n; i++)
+        seeds.v[i].score = 1.0f / (float)seeds.n;
+    *out = seeds.v;
+    *count = (uint32_t)seeds.n;
+    return 0;
+}
+
+/* Hub vectors: of the s->nhub highest-degree nodes (those with at least
+ * hub_min_degree edges), built without hubs or walks, timed. */
+static int build_hubs(const char *name, const ppr_net *net, const ppr_settings *s, ppr_basis **hubs,
+                      double *ms)
+{
+    uint32_t *hn = core_xcalloc(s->nhub, sizeof *hn);
+    uint32_t got = ppr_net_hubs(net, s->nhub, s->hub_min_degree, hn);
+    ppr_opts ho = s->o;
+    ho.eps = s->hub_eps;
+    ho.hubs = NULL;
+    ho.walks = 0;
+    uint64_t th = core_now_ns();
+    int rc = got ? ppr_basis_build(net, hn, got, s->hub_M, &ho, 0, hubs) : 0;
+    *ms = (double)(core_now_ns() - th) / 1e6;
+    free(hn);
+    if (rc)
+        return cli_error(name, "hub vectors: %s", core_strerror(rc));
     return 0;
 }
 
@@ -228,20 +372,9 @@ int cmd_ppr(int argc, char **argv)
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
     free(args.v);
-    core_cfg *cfg;
-    rc = cli_config(&cmd, cfg_path, &sets, &cfg);
+    ppr_settings s;
+    rc = read_settings(&cmd, cfg_path, &sets, wspec, &s);
     free(sets.v);
-    if (rc)
-        return rc;
-    ppr_opts o = config_ppr_opts(cfg);
-    uint32_t nhub = (uint32_t)core_cfg_int(cfg, "ppr.hubs");
-    uint32_t hub_min_degree = (uint32_t)core_cfg_int(cfg, "ppr.hub_degree");
-    uint32_t hub_M = (uint32_t)core_cfg_int(cfg, "ppr.hub_M");
-    double hub_eps_v = core_cfg_double(cfg, "ppr.hub_eps");
-    ppr_weights wts;
-    config_ppr_weights(cfg, &wts);
-    rc = apply_weights_flag(&cmd, wspec, &wts);
-    core_cfg_free(cfg);
     if (rc)
         return rc;
     if (!!edges_path == !!graph_path)
@@ -253,105 +386,49 @@ int cmd_ppr(int argc, char **argv)
 
     graph *g = NULL;
     ppr_net *net = NULL;
-    char why[512];
-    if (edges_path) {
-        rc = ppr_net_load_edges(edges_path, &net, why, sizeof why);
-        if (rc)
-            return cli_error(cmd.name, "%s", why), CLI_EXIT_USAGE;
-    } else {
-        rc = cli_open_graph(cmd.name, graph_path, &g);
-        if (rc)
-            return rc;
-        rc = ppr_net_from_graph(g, &wts, &net);
-        if (rc) {
-            graph_close(g);
-            return cli_error(cmd.name, "%s: %s", graph_path, core_strerror(rc));
-        }
-    }
-    /* Seeds. */
-    core_vec(ppr_entry) seeds = {0};
-    core_vec(uint32_t) seed_ids = {0};
-    const char *p = seed_list;
-    rc = 0;
-    while (*p && !rc) {
-        size_t n = strcspn(p, ",");
-        char item[1024];
-        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
-        uint32_t id = 0;
-        if (g) {
-            rc = cli_find_symbol(cmd.name, g, item, &id);
-        } else {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(item, &end, 10);
-            if (!*item || *end || errno || item[0] == '-' || v >= ppr_net_nodes(net)) {
-                cli_error(cmd.name, "--seed: '%s' is not a node id of %s (0..%u)", item, edges_path,
-                          ppr_net_nodes(net) - 1);
-                rc = CLI_EXIT_USAGE;
-            }
-            id = (uint32_t)v;
-        }
-        if (!rc) {
-            core_vec_push(&seed_ids, id);
-        }
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    ppr_work *w = NULL;
-    uint64_t *times = NULL;
+    rc = load_net(&cmd, edges_path, graph_path, &s.wts, &g, &net);
+    if (rc)
+        return rc;
+    ppr_entry *seeds = NULL;
+    uint32_t nseeds = 0;
     ppr_basis *hubs = NULL;
     double hubs_ms = 0;
+    ppr_work *w = NULL;
+    uint64_t *times = NULL;
+    core_buf b = {0};
+    rc = parse_seeds(cmd.name, seed_list, g, net, edges_path, &seeds, &nseeds);
     if (rc)
         goto done;
-    if (nhub) {
-        uint32_t *hn = core_xcalloc(nhub, sizeof *hn);
-        uint32_t got = ppr_net_hubs(net, nhub, hub_min_degree, hn);
-        ppr_opts ho = o;
-        ho.eps = hub_eps_v;
-        ho.hubs = NULL;
-        ho.walks = 0;
-        uint64_t th = core_now_ns();
-        rc = got ? ppr_basis_build(net, hn, got, hub_M, &ho, 0, &hubs) : 0;
-        hubs_ms = (double)(core_now_ns() - th) / 1e6;
-        free(hn);
-        if (rc) {
-            rc = cli_error(cmd.name, "hub vectors: %s", core_strerror(rc));
+    if (s.nhub) {
+        rc = build_hubs(cmd.name, net, &s, &hubs, &hubs_ms);
+        if (rc)
             goto done;
-        }
-        o.hubs = hubs;
+        s.o.hubs = hubs;
     }
-    for (size_t i = 0; i < seed_ids.n; i++)
-        core_vec_push(&seeds, ((ppr_entry){seed_ids.v[i], 1.0f / (float)seed_ids.n}));
     rc = ppr_work_new(net, &w);
     if (rc) {
         rc = cli_error(cmd.name, "%s", core_strerror(rc));
         goto done;
     }
     times = core_xcalloc(repeat, sizeof *times);
-    core_buf b = {0};
-    query_ctx qc = {net, g, w, &o, k, repeat, json, explain, hubs_ms, times, &b};
+    query_ctx qc = {net, g, w, &s.o, k, repeat, json, explain, hubs_ms, times, &b};
     if (each) {
         /* Every seed its own query: one JSON line (or block) each. */
-        for (size_t i = 0; i < seeds.n && rc == 0; i++) {
-            ppr_entry one = {seeds.v[i].node, 1.0f};
+        for (uint32_t i = 0; i < nseeds && rc == 0; i++) {
+            ppr_entry one = {seeds[i].node, 1.0f};
             rc = query(&qc, &one, 1);
         }
     } else {
-        rc = query(&qc, seeds.v, (uint32_t)seeds.n);
+        rc = query(&qc, seeds, nseeds);
     }
-    if (rc) {
-        core_buf_free(&b);
-        goto done;
-    }
-    rc = cli_write_stdout(cmd.name, b.data, b.len);
-    core_buf_free(&b);
+    if (rc == 0)
+        rc = cli_write_stdout(cmd.name, b.data, b.len);
 done:
+    core_buf_free(&b);
     free(times);
     ppr_work_free(w);
     ppr_basis_free(hubs);
-    core_vec_free(&seeds);
-    core_vec_free(&seed_ids);
+    free(seeds);
     ppr_net_free(net);
     graph_close(g);
     return rc;

@@ -246,6 +246,7 @@ typedef struct calib_ctx {
     uint32_t K;
     unsigned threads;
     uint32_t scored; /* candidates scored */
+    const core_logger *log;
 } calib_ctx;
 
 static int run_job(calib_ctx *cx, calib_job *job)
@@ -325,6 +326,197 @@ static bool same_params(const model_params *a, const model_params *b)
            a->code_scale == b->code_scale && a->decay == b->decay && a->escape == b->escape;
 }
 
+/* The parameters calibration scans, in this order, and the values each
+ * may take. rank_only: read by ranking only (not by what is mined or
+ * built), so one model per fold serves all its values. */
+typedef enum {
+    AXIS_ORDER,
+    AXIS_VARIANT_RATIO,
+    AXIS_ALPHA,
+    AXIS_CODE_SCALE,
+    AXIS_DECAY,
+    AXIS_ESCAPE,
+    AXIS__COUNT
+} calib_axis;
+
+static const double orders[] = {1, 2, 3, 4, 6, 8, 12};
+static const double ratios[] = {0, 0.05, 0.2, 0.5, 1};
+static const double alphas[] = {0.1, 0.3, 0.5, 0.8};
+static const double scales[] = {0, 0.03, 0.1, 0.3, 1};
+static const double decays[] = {0, 0.3, 0.6};
+static const double escapes[] = {0.5, 1, 2};
+
+static const struct {
+    const char *name;
+    const double *v;
+    size_t n;
+    bool rank_only;
+} grid[AXIS__COUNT] = {
+    [AXIS_ORDER] = {"order", orders, sizeof orders / sizeof *orders, false},
+    [AXIS_VARIANT_RATIO] = {"variant_ratio", ratios, sizeof ratios / sizeof *ratios, false},
+    [AXIS_ALPHA] = {"alpha", alphas, sizeof alphas / sizeof *alphas, true},
+    [AXIS_CODE_SCALE] = {"code_scale", scales, sizeof scales / sizeof *scales, false},
+    [AXIS_DECAY] = {"decay", decays, sizeof decays / sizeof *decays, true},
+    [AXIS_ESCAPE] = {"escape", escapes, sizeof escapes / sizeof *escapes, true},
+};
+
+/* The most values a parameter has in grid. */
+#define MAX_VALUES 8
+
+/* p with one parameter set to v. */
+static model_params with_value(const model_params *p, calib_axis axis, double v)
+{
+    model_params q = *p;
+    switch (axis) {
+    case AXIS_ORDER:
+        q.order = (uint32_t)v;
+        break;
+    case AXIS_VARIANT_RATIO:
+        q.variant_ratio = v;
+        q.variant_min = v > 0 ? 8 : 0;
+        break;
+    case AXIS_ALPHA:
+        q.alpha = v;
+        break;
+    case AXIS_CODE_SCALE:
+        q.code_scale = v;
+        break;
+    case AXIS_DECAY:
+        q.decay = v;
+        break;
+    default:
+        q.escape = v;
+        break;
+    }
+    return q;
+}
+
+/* The best parameters so far, their objective and their folds' scores. */
+typedef struct calib_best {
+    model_params p;
+    double obj;
+    val_score r[MODEL_MAX_FOLDS];
+} calib_best;
+
+/* Scores the starting parameters, best->p, and logs them. */
+static int score_start(calib_ctx *cx, uint32_t ncases, calib_best *best)
+{
+    int rc = score_batch(cx, &best->p, 1, false, best->r);
+    if (rc)
+        return rc;
+    val_score s = pooled(best->r, cx->K);
+    best->obj = objective(&s);
+    char folds_txt[MODEL_MAX_FOLDS * 8 + 1];
+    fold_text(best->r, cx->K, folds_txt, sizeof folds_txt);
+    core_logf(cx->log, CORE_LOG_INFO,
+              "calibration: %u-fold cross-validation over %u cases (%llu prefixes), %u threads: "
+              "start top-1 %.4f mrr %.4f (folds %s)",
+              cx->K, ncases, (unsigned long long)s.n, cx->threads, frac_of(s.top1, s.n),
+              frac_of(s.mrr, s.n), folds_txt);
+    return 0;
+}
+
+/*
+ * Every value of one parameter against best: *improved when one beats it
+ * (best is then the last that did). The values are scored together (in
+ * parallel); choosing among them in order afterwards gives what scoring
+ * them one after the other would: each differs from the best only in this
+ * parameter.
+ */
+static int scan_axis(calib_ctx *cx, calib_axis axis, calib_best *best, bool *improved)
+{
+    model_params cand[MAX_VALUES];
+    double cand_v[MAX_VALUES];
+    val_score res[MAX_VALUES * MODEL_MAX_FOLDS];
+    uint32_t nc = 0;
+    for (size_t vi = 0; vi < grid[axis].n && nc < MAX_VALUES; vi++) {
+        model_params q = with_value(&best->p, axis, grid[axis].v[vi]);
+        if (same_params(&q, &best->p))
+            continue;
+        cand_v[nc] = grid[axis].v[vi];
+        cand[nc++] = q;
+    }
+    *improved = false;
+    if (!nc)
+        return 0;
+    int rc = score_batch(cx, cand, nc, grid[axis].rank_only, res);
+    if (rc)
+        return rc;
+    for (uint32_t ci = 0; ci < nc; ci++) {
+        val_score s = pooled(res + (size_t)ci * cx->K, cx->K);
+        double obj = objective(&s);
+        /* Strictly better by a margin: ties keep the simpler, earlier
+         * value. */
+        if (obj <= best->obj + 1e-4)
+            continue;
+        best->obj = obj;
+        best->p = cand[ci];
+        memcpy(best->r, res + (size_t)ci * cx->K, cx->K * sizeof *best->r);
+        *improved = true;
+        char folds_txt[MODEL_MAX_FOLDS * 8 + 1];
+        fold_text(best->r, cx->K, folds_txt, sizeof folds_txt);
+        core_logf(cx->log, CORE_LOG_INFO, "calibration: %s=%g -> top-1 %.4f mrr %.4f (folds %s)",
+                  grid[axis].name, cand_v[ci], frac_of(s.top1, s.n), frac_of(s.mrr, s.n),
+                  folds_txt);
+    }
+    return 0;
+}
+
+/* A coordinate search: each parameter in turn, for two rounds at most. A
+ * parameter scanned since best last changed is not scanned again: the
+ * same candidates would score the same, and none beat best. */
+static int search(calib_ctx *cx, calib_best *best)
+{
+    uint32_t step = 0, last_change = 0, last_scan[AXIS__COUNT] = {0};
+    for (int round = 0; round < 2; round++) {
+        bool changed = false;
+        for (int axis = 0; axis < AXIS__COUNT; axis++) {
+            step++;
+            if (round > 0 && last_scan[axis] >= last_change)
+                continue;
+            last_scan[axis] = step;
+            bool improved;
+            int rc = scan_axis(cx, (calib_axis)axis, best, &improved);
+            if (rc)
+                return rc;
+            if (improved) {
+                changed = true;
+                last_change = step;
+            }
+        }
+        if (!changed)
+            break;
+    }
+    return 0;
+}
+
+/* The chosen parameters, their score and its spread over the folds. */
+static void log_choice(const calib_ctx *cx, const calib_best *best, uint64_t t0)
+{
+    val_score s = pooled(best->r, cx->K);
+    double lo = 1, hi = 0, mean = 0, sd = 0;
+    for (uint32_t f = 0; f < cx->K; f++) {
+        double x = frac_of(best->r[f].top1, best->r[f].n);
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        mean += x / cx->K;
+    }
+    for (uint32_t f = 0; f < cx->K; f++) {
+        double d = frac_of(best->r[f].top1, best->r[f].n) - mean;
+        sd += d * d / cx->K;
+    }
+    char folds_txt[MODEL_MAX_FOLDS * 8 + 1];
+    fold_text(best->r, cx->K, folds_txt, sizeof folds_txt);
+    const model_params *p = &best->p;
+    core_logf(cx->log, CORE_LOG_INFO,
+              "calibration: chose order %u, variant_ratio %g, alpha %g, code_scale %g, decay %g, "
+              "escape %g: top-1 %.4f mrr %.4f; per fold top-1 %s (min %.4f, max %.4f, sd %.4f); "
+              "%u candidates x %u folds in %.2f s",
+              p->order, p->variant_ratio, p->alpha, p->code_scale, p->decay, p->escape,
+              frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt, lo, hi, sqrt(sd), cx->scored,
+              cx->K, (double)(core_now_ns() - t0) / 1e9);
+}
+
 int model_calibrate(map_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,
                     const core_logger *log)
 {
@@ -335,142 +527,21 @@ int model_calibrate(map_mapper *m, const model_seqs *train, uint32_t min_cases, 
         return 0;
     }
     uint64_t t0 = core_now_ns();
-    calib_ctx cx = {.m = m};
+    calib_ctx cx = {.m = m, .log = log};
     uint32_t bounds[MODEL_MAX_FOLDS + 1];
     uint32_t K = model_folds(train->ncases, p->calibrate_folds, bounds);
     for (uint32_t f = 0; f < K; f++)
         fold_make(train, bounds[f], bounds[f + 1], &cx.folds[f]);
     cx.K = K;
     cx.threads = p->calibrate_threads ? p->calibrate_threads : core_ncpus();
-    static const double orders[] = {1, 2, 3, 4, 6, 8, 12};
-    static const double ratios[] = {0, 0.05, 0.2, 0.5, 1};
-    static const double alphas[] = {0.1, 0.3, 0.5, 0.8};
-    static const double scales[] = {0, 0.03, 0.1, 0.3, 1};
-    static const double decays[] = {0, 0.3, 0.6};
-    static const double escapes[] = {0.5, 1, 2};
-    const struct {
-        const char *name;
-        const double *v;
-        size_t n;
-        bool rank_only; /* read by ranking only: one model per fold serves all values */
-    } grid[] = {
-        {"order", orders, sizeof orders / sizeof *orders, false},
-        {"variant_ratio", ratios, sizeof ratios / sizeof *ratios, false},
-        {"alpha", alphas, sizeof alphas / sizeof *alphas, true},
-        {"code_scale", scales, sizeof scales / sizeof *scales, false},
-        {"decay", decays, sizeof decays / sizeof *decays, true},
-        {"escape", escapes, sizeof escapes / sizeof *escapes, true},
-    };
-    enum { MAX_VALUES = 8 };
-    model_params best = *p, cand[MAX_VALUES];
-    double cand_v[MAX_VALUES];
-    val_score best_r[MODEL_MAX_FOLDS], res[MAX_VALUES * MODEL_MAX_FOLDS];
-    char folds_txt[MODEL_MAX_FOLDS * 8 + 1];
-    int rc = score_batch(&cx, &best, 1, false, best_r);
-    if (rc)
-        goto done;
-    val_score s = pooled(best_r, cx.K);
-    double best_obj = objective(&s);
-    fold_text(best_r, cx.K, folds_txt, sizeof folds_txt);
-    core_logf(log, CORE_LOG_INFO,
-              "calibration: %u-fold cross-validation over %u cases (%llu prefixes), %u threads: "
-              "start top-1 %.4f mrr %.4f (folds %s)",
-              cx.K, train->ncases, (unsigned long long)s.n, cx.threads, frac_of(s.top1, s.n),
-              frac_of(s.mrr, s.n), folds_txt);
-    /* A parameter scanned since best last changed is not scanned again:
-     * the same candidates would score the same, and none beat best. */
-    uint32_t step = 0, last_change = 0, last_scan[sizeof grid / sizeof *grid];
-    memset(last_scan, 0, sizeof last_scan);
-    for (int round = 0; round < 2; round++) {
-        bool changed = false;
-        for (size_t gi = 0; gi < sizeof grid / sizeof *grid; gi++) {
-            step++;
-            if (round > 0 && last_scan[gi] >= last_change)
-                continue;
-            last_scan[gi] = step;
-            /* The values of one parameter are scored together (in
-             * parallel); choosing among them in order afterwards gives what
-             * scoring them one after the other would: each differs from the
-             * best only in this parameter. */
-            uint32_t nc = 0;
-            for (size_t vi = 0; vi < grid[gi].n && nc < MAX_VALUES; vi++) {
-                model_params q = best;
-                double v = grid[gi].v[vi];
-                switch (gi) {
-                case 0:
-                    q.order = (uint32_t)v;
-                    break;
-                case 1:
-                    q.variant_ratio = v;
-                    q.variant_min = v > 0 ? 8 : 0;
-                    break;
-                case 2:
-                    q.alpha = v;
-                    break;
-                case 3:
-                    q.code_scale = v;
-                    break;
-                case 4:
-                    q.decay = v;
-                    break;
-                default:
-                    q.escape = v;
-                    break;
-                }
-                if (same_params(&q, &best))
-                    continue;
-                cand_v[nc] = v;
-                cand[nc++] = q;
-            }
-            if (!nc)
-                continue;
-            rc = score_batch(&cx, cand, nc, grid[gi].rank_only, res);
-            if (rc)
-                goto done;
-            for (uint32_t ci = 0; ci < nc; ci++) {
-                s = pooled(res + (size_t)ci * cx.K, cx.K);
-                double obj = objective(&s);
-                /* Strictly better by a margin: ties keep the simpler,
-                 * earlier value. */
-                if (obj > best_obj + 1e-4) {
-                    best_obj = obj;
-                    best = cand[ci];
-                    memcpy(best_r, res + (size_t)ci * cx.K, cx.K * sizeof *best_r);
-                    changed = true;
-                    last_change = step;
-                    fold_text(best_r, cx.K, folds_txt, sizeof folds_txt);
-                    core_logf(log, CORE_LOG_INFO,
-                              "calibration: %s=%g -> top-1 %.4f mrr %.4f (folds %s)", grid[gi].name,
-                              cand_v[ci], frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt);
-                }
-            }
-        }
-        if (!changed)
-            break;
+    calib_best best = {.p = *p};
+    int rc = score_start(&cx, train->ncases, &best);
+    if (rc == 0)
+        rc = search(&cx, &best);
+    if (rc == 0) {
+        log_choice(&cx, &best, t0);
+        *p = best.p;
     }
-    /* The spread of the chosen parameters' score over the folds. */
-    s = pooled(best_r, cx.K);
-    double lo = 1, hi = 0, mean = 0, sd = 0;
-    for (uint32_t f = 0; f < cx.K; f++) {
-        double x = frac_of(best_r[f].top1, best_r[f].n);
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-        mean += x / cx.K;
-    }
-    for (uint32_t f = 0; f < cx.K; f++) {
-        double d = frac_of(best_r[f].top1, best_r[f].n) - mean;
-        sd += d * d / cx.K;
-    }
-    fold_text(best_r, cx.K, folds_txt, sizeof folds_txt);
-    core_logf(log, CORE_LOG_INFO,
-              "calibration: chose order %u, variant_ratio %g, alpha %g, code_scale %g, decay %g, "
-              "escape %g: top-1 %.4f mrr %.4f; per fold top-1 %s (min %.4f, max %.4f, sd %.4f); "
-              "%u candidates x %u folds in %.2f s",
-              best.order, best.variant_ratio, best.alpha, best.code_scale, best.decay, best.escape,
-              frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt, lo, hi, sqrt(sd), cx.scored,
-              cx.K, (double)(core_now_ns() - t0) / 1e9);
-    *p = best;
-done:
     for (uint32_t f = 0; f < cx.K; f++)
         fold_free(&cx.folds[f]);
     return rc;

@@ -134,6 +134,139 @@ static bool params_ok(const model_params *p)
     return p->weights.reverse >= 0 && p->weights.reverse <= 1000;
 }
 
+/* A model file being read: the reader, what was read that outlives its
+ * section, and what is wrong (NULL: the code's own message). */
+typedef struct model_reader {
+    core_rd r;
+    model_params p;
+    uint64_t train_events, train_cases;
+    uint32_t A, V;
+    core_vec(uint8_t) keep;   /* A: whether each activity's variants are kept */
+    core_vec(pair_rec) pairs; /* every context's follows counts */
+    const char *what;
+    char msg[128];
+} model_reader;
+
+/* Magic, version, checksum, the graph it was trained on, parameters. */
+static int read_header(model_reader *rd, const char *data, size_t len, const graph *g)
+{
+    if (len < 8 + 4 || memcmp(data, MODEL_MAGIC, 8) != 0) {
+        rd->what = "not a pmrag model file";
+        return CORE_EFORMAT;
+    }
+    uint32_t crc = (uint32_t)core_get_le(data + len - 4, 4);
+    rd->r = core_rd_of(data + 8, len - 8 - 4);
+    uint32_t version = (uint32_t)core_rd_le(&rd->r, 4);
+    if (version != MODEL_VERSION) {
+        rd->what = "model file version not supported (train it again with pmrag mine)";
+        return CORE_EVERSION;
+    }
+    if (core_crc32(0, data, len - 4) != crc) {
+        rd->what = "checksum mismatch: the file is damaged";
+        return CORE_ECORRUPT;
+    }
+    uint32_t nsym = (uint32_t)core_rd_le(&rd->r, 4);
+    uint64_t ident = core_rd_le(&rd->r, 8);
+    if (nsym != graph_nsymbols(g) || ident != graph_identity(g)) {
+        rd->what = "the model was trained on another graph file (index and mine again)";
+        return CORE_EUSAGE;
+    }
+    rd->p = model_params_default();
+    get_params(&rd->r, &rd->p);
+    if (!params_ok(&rd->p)) {
+        rd->what = "parameters out of range";
+        return CORE_ECORRUPT;
+    }
+    rd->train_events = core_rd_le(&rd->r, 8);
+    rd->train_cases = core_rd_le(&rd->r, 8);
+    return 0;
+}
+
+/* The activities and variants, restored into m in the file's order. */
+static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opts)
+{
+    core_rd *r = &rd->r;
+    uint32_t A = rd->A = (uint32_t)core_rd_le(r, 4);
+    /* A dictionary larger than the mapper takes is a setting too low, not
+     * a damaged file: say so, with both numbers, before restoring it. */
+    uint32_t max_a = opts && opts->max_activities ? opts->max_activities : 1000000;
+    if (!r->bad && A > max_a) {
+        snprintf(rd->msg, sizeof rd->msg, "the model has %u activities, more than the %u allowed",
+                 A, max_a);
+        rd->what = rd->msg;
+        return CORE_ELIMIT;
+    }
+    for (uint32_t a = 0; a < A && !r->bad; a++) {
+        core_vec_push(&rd->keep, (uint8_t)core_rd_le(r, 1));
+        uint64_t count = core_rd_le(r, 8);
+        size_t rl;
+        const void *rec = get_record(r, &rl);
+        uint32_t id;
+        if (!rec || map_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
+            r->bad = true;
+    }
+    uint32_t V = rd->V = (uint32_t)core_rd_le(r, 4);
+    for (uint32_t v = 0; v < V && !r->bad; v++) {
+        size_t rl;
+        const void *rec = get_record(r, &rl);
+        uint32_t id;
+        /* (The codec refuses an activity m does not have: here, >= A.) */
+        if (!rec || map_dict_restore_variant(m, rec, rl, &id) != 0 || id != v)
+            r->bad = true;
+    }
+    if (r->bad) {
+        rd->what = "truncated or inconsistent dictionary";
+        return CORE_ECORRUPT;
+    }
+    return 0;
+}
+
+/* One context: its level and tokens, added to md as context number c,
+ * and its follows counts into rd->pairs. */
+static void read_context(model_reader *rd, model_joint *md, uint32_t c)
+{
+    core_rd *r = &rd->r;
+    uint32_t A = rd->A, t[MODEL_MAX_ORDER];
+    uint8_t level = (uint8_t)core_rd_le(r, 1), order = (uint8_t)core_rd_le(r, 1);
+    if (level > LEVEL_ACT || order < 1 || order > MODEL_MAX_ORDER) {
+        r->bad = true;
+        return;
+    }
+    for (uint32_t i = 0; i < order; i++) {
+        t[i] = (uint32_t)core_rd_le(r, 4);
+        if (t[i] >= A + rd->V)
+            r->bad = true;
+    }
+    if (r->bad || model__ctx_add(md, level, t, order) != c) {
+        r->bad = true;
+        return;
+    }
+    uint32_t nf = (uint32_t)core_rd_le(r, 4);
+    if (nf > A) {
+        r->bad = true;
+        return;
+    }
+    for (uint32_t i = 0; i < nf; i++) {
+        uint32_t a = (uint32_t)core_rd_le(r, 4), cnt = (uint32_t)core_rd_le(r, 4);
+        if (a >= A)
+            r->bad = true;
+        core_vec_push(&rd->pairs, ((pair_rec){c, a, cnt}));
+    }
+}
+
+/* The contexts, which must end the file. */
+static int read_contexts(model_reader *rd, model_joint *md)
+{
+    uint32_t C = (uint32_t)core_rd_le(&rd->r, 4);
+    for (uint32_t c = 0; c < C && !rd->r.bad; c++)
+        read_context(rd, md, c);
+    if (rd->r.bad || core_rd_left(&rd->r) != 0) {
+        rd->what = "truncated or inconsistent contexts";
+        return CORE_ECORRUPT;
+    }
+    return 0;
+}
+
 int model_load(const char *path, const graph *g, const map_mapper_opts *opts, map_mapper **mapper,
                model_joint **out, char *why, size_t whylen)
 {
@@ -144,141 +277,48 @@ int model_load(const char *path, const graph *g, const map_mapper_opts *opts, ma
         snprintf(why, whylen, "%s: %s", path, core_strerror(rc));
         return rc;
     }
+    model_reader rd = {0};
     map_mapper *m = NULL;
     model_joint *md = NULL;
-    core_vec(uint8_t) keep = {0};
-    core_vec(pair_rec) pairs = {0};
-    const char *what = NULL;
-    rc = CORE_ECORRUPT;
-    if (len < 8 + 4 || memcmp(data, MODEL_MAGIC, 8) != 0) {
-        rc = CORE_EFORMAT;
-        what = "not a pmrag model file";
+    rc = read_header(&rd, data, len, g);
+    if (rc)
         goto fail;
-    }
-    uint32_t crc = (uint32_t)core_get_le(data + len - 4, 4);
-    core_rd r = core_rd_of(data + 8, len - 8 - 4);
-    uint32_t version = (uint32_t)core_rd_le(&r, 4);
-    if (version != MODEL_VERSION) {
-        rc = CORE_EVERSION;
-        what = "model file version not supported (train it again with pmrag mine)";
-        goto fail;
-    }
-    if (core_crc32(0, data, len - 4) != crc) {
-        what = "checksum mismatch: the file is damaged";
-        goto fail;
-    }
-    uint32_t nsym = (uint32_t)core_rd_le(&r, 4);
-    uint64_t ident = core_rd_le(&r, 8);
-    if (nsym != graph_nsymbols(g) || ident != graph_identity(g)) {
-        rc = CORE_EUSAGE;
-        what = "the model was trained on another graph file (index and mine again)";
-        goto fail;
-    }
-    model_params p = model_params_default();
-    get_params(&r, &p);
-    if (!params_ok(&p)) {
-        what = "parameters out of range";
-        goto fail;
-    }
-    uint64_t tev = core_rd_le(&r, 8), tcases = core_rd_le(&r, 8);
     rc = map_mapper_new(g, opts, &m);
     if (rc) {
-        what = "cannot build the template matcher";
+        rd.what = "cannot build the template matcher";
         goto fail;
     }
-    rc = CORE_ECORRUPT;
-    uint32_t A = (uint32_t)core_rd_le(&r, 4);
-    /* A dictionary larger than the mapper takes is a setting too low, not
-     * a damaged file: say so, with both numbers, before restoring it. */
-    uint32_t max_a = opts && opts->max_activities ? opts->max_activities : 1000000;
-    char limit_msg[128];
-    if (!r.bad && A > max_a) {
-        snprintf(limit_msg, sizeof limit_msg,
-                 "the model has %u activities, more than the %u allowed", A, max_a);
-        what = limit_msg;
-        rc = CORE_ELIMIT;
+    rc = read_dict(&rd, m, opts);
+    if (rc)
         goto fail;
-    }
-    for (uint32_t a = 0; a < A && !r.bad; a++) {
-        core_vec_push(&keep, (uint8_t)core_rd_le(&r, 1));
-        uint64_t count = core_rd_le(&r, 8);
-        size_t rl;
-        const void *rec = get_record(&r, &rl);
-        uint32_t id;
-        if (!rec || map_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
-            r.bad = true;
-    }
-    uint32_t V = (uint32_t)core_rd_le(&r, 4);
-    for (uint32_t v = 0; v < V && !r.bad; v++) {
-        size_t rl;
-        const void *rec = get_record(&r, &rl);
-        uint32_t id;
-        /* (The codec refuses an activity m does not have: here, >= A.) */
-        if (!rec || map_dict_restore_variant(m, rec, rl, &id) != 0 || id != v)
-            r.bad = true;
-    }
-    if (r.bad) {
-        what = "truncated or inconsistent dictionary";
-        goto fail;
-    }
-    md = model__new(m, NULL, &p);
+    md = model__new(m, NULL, &rd.p);
     /* A file of no activities leaves keep.v NULL: memcpy must not see it
      * even for 0 bytes (found by tests/fuzz/fuzz_model). */
-    if (A)
-        memcpy(md->keep, keep.v, A);
-    for (uint32_t a = 0; a < A; a++)
+    if (rd.A)
+        memcpy(md->keep, rd.keep.v, rd.A);
+    for (uint32_t a = 0; a < rd.A; a++)
         md->variants_kept += md->keep[a];
-    md->train_events = tev;
-    md->train_cases = tcases;
-    uint32_t C = (uint32_t)core_rd_le(&r, 4);
-    uint32_t t[MODEL_MAX_ORDER];
-    for (uint32_t c = 0; c < C && !r.bad; c++) {
-        uint8_t level = (uint8_t)core_rd_le(&r, 1), order = (uint8_t)core_rd_le(&r, 1);
-        if (level > LEVEL_ACT || order < 1 || order > MODEL_MAX_ORDER) {
-            r.bad = true;
-            break;
-        }
-        for (uint32_t i = 0; i < order; i++) {
-            t[i] = (uint32_t)core_rd_le(&r, 4);
-            if (t[i] >= A + V)
-                r.bad = true;
-        }
-        if (r.bad || model__ctx_add(md, level, t, order) != c) {
-            r.bad = true;
-            break;
-        }
-        uint32_t nf = (uint32_t)core_rd_le(&r, 4);
-        if (nf > A) {
-            r.bad = true;
-            break;
-        }
-        for (uint32_t i = 0; i < nf; i++) {
-            uint32_t a = (uint32_t)core_rd_le(&r, 4), cnt = (uint32_t)core_rd_le(&r, 4);
-            if (a >= A)
-                r.bad = true;
-            core_vec_push(&pairs, ((pair_rec){c, a, cnt}));
-        }
-    }
-    if (r.bad || core_rd_left(&r) != 0) {
-        what = "truncated or inconsistent contexts";
+    md->train_events = rd.train_events;
+    md->train_cases = rd.train_cases;
+    rc = read_contexts(&rd, md);
+    if (rc)
         goto fail;
-    }
-    model__set_follows(md, pairs.v, pairs.n);
+    model__set_follows(md, rd.pairs.v, rd.pairs.n);
     rc = model__build_net(md, NULL);
     if (rc) {
-        what = "cannot build the joint graph";
+        rd.what = "cannot build the joint graph";
         goto fail;
     }
-    core_vec_free(&keep);
-    core_vec_free(&pairs);
+    core_vec_free(&rd.keep);
+    core_vec_free(&rd.pairs);
     free(data);
     *mapper = m;
     *out = md;
     return 0;
 fail:
-    snprintf(why, whylen, "%s: %s", path, what ? what : core_strerror(rc));
-    core_vec_free(&keep);
-    core_vec_free(&pairs);
+    snprintf(why, whylen, "%s: %s", path, rd.what ? rd.what : core_strerror(rc));
+    core_vec_free(&rd.keep);
+    core_vec_free(&rd.pairs);
     model_free(md);
     map_mapper_free(m);
     free(data);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# make lint: every C file formatted as .clang-format says, and clang-tidy
+# make lint: every C file formatted as .clang-format says, clang-tidy
 # (.clang-tidy: bugprone, the static analyzer, performance, portability)
-# clean over every module's sources, with the build's compile commands.
+# clean over every module's sources, with the build's compile commands, and
+# every module described in docs/design.md. The modules are the build's
+# (PMRAG_MODULES in CMakeLists.txt, written to BUILD_DIR/modules.txt).
 #
 #   tests/lint.sh BUILD_DIR [JOBS]
 set -euo pipefail
@@ -12,7 +14,11 @@ cd "$top"
 for tool in clang-format clang-tidy run-clang-tidy; do
   command -v "$tool" >/dev/null || { echo "lint: $tool is missing (make deps installs it)" >&2; exit 2; }
 done
-[[ -f $build/compile_commands.json ]] || { echo "lint: no $build/compile_commands.json: build first" >&2; exit 2; }
+for f in compile_commands.json modules.txt; do
+  [[ -f $build/$f ]] || { echo "lint: no $build/$f: build first" >&2; exit 2; }
+done
+mapfile -t modules <"$build/modules.txt"
+modules_re=$(IFS='|' && echo "${modules[*]}")
 
 status=0
 mapfile -t all < <(git ls-files '*.c' '*.h' | grep -v '^tests/fixtures/')
@@ -29,7 +35,7 @@ echo "lint: clang-format: ${#all[@]} files, ${#unformatted[@]} to format"
 # The modules' sources (tests and fuzz targets are checked by the sanitizers
 # and the fuzzers instead).
 mapfile -t srcs < <(printf '%s\n' "${all[@]}" |
-  grep -E '^(core|graph|ingest|sessions|sink|ppr|map|model|eval|config|serve|bench|cmd)/[a-z_]+\.c$')
+  grep -E "^($modules_re)/[a-z_]+\.c\$")
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # run-clang-tidy (LLVM 14) always passes --use-color, which puts escape
@@ -45,4 +51,26 @@ if ((findings)); then
   status=1
 fi
 echo "lint: clang-tidy: ${#srcs[@]} files, $findings findings"
+
+# The design document keeps up with the modules: a section (### NAME/) and
+# a place in the floors it draws for each, and no section of a module that
+# is gone.
+design=docs/design.md
+floors=$(awk '/^## Modules/ { m = 1 } m && /^```/ { if (f) exit; f = 1; next } f' "$design")
+undocumented=()
+for m in "${modules[@]}"; do
+  if ! grep -qx "### $m/" "$design" || ! grep -qE "(^|[^a-z_])$m/" <<<"$floors"; then
+    undocumented+=("$m/")
+  fi
+done
+mapfile -t stale < <(sed -n 's|^### \([a-z_]*\)/$|\1|p' "$design" | grep -vxE "$modules_re" || true)
+for m in "${undocumented[@]}"; do
+  echo "lint: $design: module $m has no section (### $m) or no place in the floors" >&2
+  status=1
+done
+for m in "${stale[@]}"; do
+  echo "lint: $design: a section for $m/, which is no module of CMakeLists.txt" >&2
+  status=1
+done
+echo "lint: modules: ${#modules[@]}, $((${#modules[@]} - ${#undocumented[@]})) described in $design"
 exit $status

@@ -557,11 +557,37 @@ with open(os.path.join(out, "..", "dict", "llm_reply.dict"), "w") as f:
         f.write('"%s"\n' % w.replace("\\", "\\\\").replace('"', '\\"'))
 EOF
 
+# A graph file keeps the absolute path of the root it was indexed from,
+# which would put this machine's directories into the seeds: in a graph
+# seed the root becomes /src/NAME, NUL-padded to the same length in the
+# string table, with the checksum made again (gf_header in
+# graph/graph_int.h: CRC-32 at byte 28 of the bytes from 64 on, checked
+# against the file before it is rewritten). pmrag must open the result.
+# The roots are indexed from a directory of one length on every machine
+# (/tmp/pmrag-seeds.XXXXXX, whatever TMPDIR says), so the padding, and the
+# seed, come out the same everywhere.
+#   graph_seed GRAPH ROOT NAME
+graph_seed() {
+    python3 - "$@" <<'PY'
+import os, struct, sys, zlib
+path, root, name = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3]
+data = bytearray(open(path, "rb").read())
+(crc,) = struct.unpack_from("<I", data, 28)
+if zlib.crc32(data[64:]) != crc:
+    sys.exit("make_corpus.sh: %s: no checksum where gf_header had it" % path)
+old, new = root.encode(), ("/src/" + name).encode()
+at = data.find(b"\0" + old + b"\0")
+if at < 0 or len(new) > len(old) or data.count(old) != 1:
+    sys.exit("make_corpus.sh: %s: root %s is not once in the string table" % (path, root))
+data[at + 1 : at + 1 + len(old)] = new.ljust(len(old), b"\0")
+struct.pack_into("<I", data, 28, zlib.crc32(data[64:]))
+open(path, "wb").write(data)
+PY
+    "$pmrag" graph stats "$1" >/dev/null
+}
+
 if [ -n "$pmrag" ]; then
-    # A fixed directory: a graph file keeps its root's absolute path, and
-    # the seed should come out the same each time.
-    tmp="${TMPDIR:-/tmp}/pmrag-fuzz-seeds"
-    rm -rf "$tmp"
+    tmp="$(mktemp -d /tmp/pmrag-seeds.XXXXXX)"
     trap 'rm -rf "$tmp"' EXIT
     mkdir -p "$tmp/tiny/pkg" "$out/fuzz_graph"
     cat > "$tmp/tiny/pkg/app.py" <<'PY'
@@ -580,8 +606,11 @@ def helper(x):
     return x
 PY
     # Graph files are named without .graph: .gitignore ignores those.
-    "$pmrag" index "$tmp/tiny" -o "$out/fuzz_graph/tiny" -q
-    "$pmrag" index "$root/tests/fixtures/repos/shop" -o "$out/fuzz_graph/shop" -q
+    cp -r "$root/tests/fixtures/repos/shop" "$tmp/shop"
+    for g in tiny shop; do
+        "$pmrag" index "$tmp/$g" -o "$out/fuzz_graph/$g" -q
+        graph_seed "$out/fuzz_graph/$g" "$tmp/$g" "$g"
+    done
     "$pmrag" config > "$out/fuzz_config/pmrag-config.yaml"
     # Model files (fuzz_model: a flag byte, 0, then the file), mined on the
     # shop graph from twelve orders in four flows of the shop's messages:
