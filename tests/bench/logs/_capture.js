@@ -31,6 +31,15 @@
  *                        //   printed but recorded.  Call it BEFORE requiring the
  *                        //   package under test (debug 2.x fixes `enabled` when an
  *                        //   instance is created).  Returns the patched paths.
+ *   cap.hookBunyan(log, rootDir, {accept, loggerName});
+ *                        // patch Logger.prototype._emit of every copy of npm
+ *                        //   `bunyan` found in rootDir/node_modules: each record
+ *                        //   a logger emits (its level enabled) is recorded.
+ *                        //   The loggers' own streams still get the record.
+ *                        //   accept(rec) -> false drops a record (e.g. of
+ *                        //   another case); loggerName(rec) -> string, default
+ *                        //   `name` then `/component` when that field is set.
+ *                        //   Returns the patched paths.
  *   log.caseId = 'c00001';   // plain property; records while it is null are ignored
  *   ... run the case (await it) ...
  *   log.endCase();           // buffered rows written if >= minEvents, else dropped
@@ -60,6 +69,13 @@
  * function/method, nested names dotted, `Class.method`; anonymous callbacks
  * are transparent, as lambdas are in _capture.py); the V8 function name is
  * the fallback.
+ *
+ * bunyan rendering: activity = the record's `msg` as bunyan built it
+ * (`util.format` of the message arguments after the leading fields object or
+ * Error, or the Error's message when it is the only argument), without the JSON
+ * envelope (time, hostname, pid, fields).  level = bunyan's level name
+ * upper-cased (TRACE, DEBUG, INFO, WARN, ERROR, FATAL).  `log.trace()` without
+ * arguments (an "is enabled" test) makes no record.
  *
  * debug rendering: debug's own `%o %O %s %d %j %%` formatter pass runs as
  * usual; the namespace prefix/date/colours/`+Nms` are suppressed by replacing
@@ -479,6 +495,12 @@ class EventLog {
 // ---------------------------------------------------------------------------
 // npm `debug` hook
 function findDebugCopies(rootDir) {
+  return findPackageCopies(rootDir, 'debug');
+}
+
+// Every installed copy of npm package `name` under rootDir/node_modules
+// (nested node_modules too): [{dir (real path), version}].
+function findPackageCopies(rootDir, name) {
   const found = [];
   const seen = new Set();
   const walk = (nm, depth) => {
@@ -490,11 +512,11 @@ function findDebugCopies(rootDir) {
       const p = path.join(nm, ent.name);
       if (ent.name.startsWith('@')) { walk(p, depth + 1); continue; }
       if (ent.name === '.bin' || ent.name.startsWith('.')) continue;
-      if (ent.name === 'debug') {
+      if (ent.name === name) {
         try {
           const pj = JSON.parse(fs.readFileSync(path.join(p, 'package.json'), 'utf8'));
           const rp = fs.realpathSync(p);
-          if (pj.name === 'debug' && !seen.has(rp)) { seen.add(rp); found.push({ dir: rp, version: pj.version }); }
+          if (pj.name === name && !seen.has(rp)) { seen.add(rp); found.push({ dir: rp, version: pj.version }); }
         } catch (e) { /* not a package */ }
       }
       walk(path.join(p, 'node_modules'), depth + 1);
@@ -550,6 +572,42 @@ function hookDebug(log, rootDir, opts) {
 }
 
 // ---------------------------------------------------------------------------
+// npm `bunyan` hook
+function defaultBunyanLoggerName(rec) {
+  return rec.component ? `${rec.name}/${rec.component}` : String(rec.name || '');
+}
+
+function patchBunyan(log, Logger, opts) {
+  const proto = Logger && Logger.prototype;
+  if (!proto || typeof proto._emit !== 'function' || proto._emit.__pmragHooked) return;
+  const orig = proto._emit;
+  const names = Logger.nameFromLevel || {};
+  const accept = opts.accept || null;
+  const loggerName = opts.loggerName || defaultBunyanLoggerName;
+  const captured = function capturedBunyanEmit(rec, noemit) {
+    // noemit: bunyan only wants the record's JSON text (dtrace probes), no output
+    if (!noemit && rec && log.caseId !== null && log.caseId !== undefined && (!accept || accept(rec))) {
+      const level = String(names[rec.level] || rec.level).toUpperCase();
+      log.record(rec.msg, level, loggerName(rec), capturedBunyanEmit);
+    }
+    return orig.call(this, rec, noemit);
+  };
+  captured.__pmragHooked = true;
+  proto._emit = captured;
+}
+
+function hookBunyan(log, rootDir, opts) {
+  opts = opts || {};
+  const copies = findPackageCopies(rootDir, 'bunyan');
+  for (const c of copies) {
+    log.addMachinery(c.dir);
+    // eslint-disable-next-line global-require
+    patchBunyan(log, require(c.dir), opts);
+  }
+  return copies.map((c) => c.dir);
+}
+
+// ---------------------------------------------------------------------------
 // Seeded PRNG (one per case): xmur3 string hash -> sfc32.
 function seededRandom(seedStr) {
   let h = 1779033703 ^ seedStr.length;
@@ -594,6 +652,6 @@ function callSite(log, skipFn) {
 }
 
 module.exports = {
-  EventLog, hookDebug, findDebugCopies, callSite, staticQualname, scanFunctions,
+  EventLog, hookDebug, hookBunyan, findDebugCopies, findPackageCopies, callSite, staticQualname, scanFunctions,
   seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS,
 };
