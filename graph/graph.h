@@ -156,6 +156,16 @@ typedef enum {
  * literal text. The conversion is s[len - 1].
  */
 size_t graph_directive(const char *s, size_t n);
+/*
+ * Length of the PEP 3101 replacement field at s[0] == '{' (str.format, and
+ * loggers that format with keyword arguments): "{", an argument name (an
+ * identifier, digits or nothing) with ".attr" and "[key]" parts, an
+ * optional "!r", "!s" or "!a", an optional ":" format spec (which may hold
+ * fields of its own: "{:{width}}"), "}". 0 when the brace is literal text:
+ * "{{" (an escaped brace), or text that is no field ("{'a': 1}", "{ x }").
+ * Fields longer than 255 bytes are taken as text.
+ */
+size_t graph_brace_field(const char *s, size_t n);
 /* The level a logging method's name says (debug, info, warn, warning,
  * error, exception, critical, fatal, trace, ...); GRAPH_LEVEL_NONE when it
  * names none. name need not be NUL-terminated. */

@@ -168,7 +168,24 @@ typedef struct tmpl_info {
     size_t best_off, best; /* the longest run */
     uint32_t holes;
     uint32_t literal;
+    /* A hole or a brace shown once or twice ("{{") came: the runs after
+     * it are not what a message starts with. */
+    bool cut;
 } tmpl_info;
+
+/* The literal run being gathered ends (at a hole, or the template's
+ * end): the first and longest runs are noted. */
+static void run_end(tmpl_info *ti, size_t run_start)
+{
+    size_t len = ti->lit.len - run_start;
+    if (!ti->cut)
+        ti->first_len = len;
+    if (len > ti->best) {
+        ti->best = len;
+        ti->best_off = run_start;
+    }
+    core_buf_putc(&ti->lit, '\0');
+}
 
 static void tmpl_parse(const char *t, tmpl_info *ti)
 {
@@ -178,62 +195,52 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
     ti->last_off = ti->last_len = ti->best_off = ti->best = 0;
     ti->holes = 0;
     ti->literal = 0;
+    ti->cut = false;
     core_buf_puts(&ti->pat, "\\A");
     size_t run_start = 0;
     bool in_run = false;
     size_t n = strlen(t);
-    for (size_t i = 0; t[i];) {
-        size_t d = 0;
-        if (t[i] == '%' && t[i + 1] == '%') {
-            pat_literal(&ti->pat, '%');
-            if (!in_run) {
-                run_start = ti->lit.len;
-                in_run = true;
-            }
-            core_buf_putc(&ti->lit, '%');
-            ti->literal++;
-            i += 2;
-            continue;
-        }
-        if (t[i] == '%' && (d = graph_directive(t + i, n - i)) > 0) {
+    for (size_t i = 0; i < n;) {
+        map__tmpl_piece pc;
+        i += map__tmpl_step(t, n, i, &pc);
+        if (pc.hole) {
             if (in_run) {
-                size_t len = ti->lit.len - run_start;
-                if (ti->holes == 0)
-                    ti->first_len = len;
-                if (len > ti->best) {
-                    ti->best = len;
-                    ti->best_off = run_start;
-                }
-                core_buf_putc(&ti->lit, '\0');
+                run_end(ti, run_start);
                 in_run = false;
             }
+            ti->cut = true;
             /* Adjacent holes are one hole. */
             if (ti->pat.len < 8 || memcmp(ti->pat.data + ti->pat.len - 8, "(?s:.*?)", 8) != 0)
                 core_buf_puts(&ti->pat, "(?s:.*?)");
             ti->holes++;
-            i += d;
             continue;
         }
-        pat_literal(&ti->pat, (unsigned char)t[i]);
+        if (pc.twice) {
+            /* Its own piece: no key or anchor spans a byte a message may
+             * show once or twice. */
+            if (in_run) {
+                run_end(ti, run_start);
+                in_run = false;
+            }
+            ti->cut = true;
+            pat_literal(&ti->pat, (unsigned char)pc.lit);
+            pat_literal(&ti->pat, (unsigned char)pc.lit);
+            core_buf_putc(&ti->pat, '?');
+            ti->literal++;
+            continue;
+        }
+        pat_literal(&ti->pat, (unsigned char)pc.lit);
         if (!in_run) {
             run_start = ti->lit.len;
             in_run = true;
         }
-        core_buf_putc(&ti->lit, t[i]);
+        core_buf_putc(&ti->lit, pc.lit);
         ti->literal++;
-        i++;
     }
     if (in_run) {
-        size_t len = ti->lit.len - run_start;
-        if (ti->holes == 0)
-            ti->first_len = len;
-        if (len > ti->best) {
-            ti->best = len;
-            ti->best_off = run_start;
-        }
         ti->last_off = run_start;
-        ti->last_len = len;
-        core_buf_putc(&ti->lit, '\0');
+        ti->last_len = ti->lit.len - run_start;
+        run_end(ti, run_start);
     }
     core_buf_puts(&ti->pat, "\\z");
 }
@@ -463,7 +470,7 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     x->emit = id;
     x->tmpl = tid;
     x->literal = ti->literal;
-    x->head = (uint32_t)(ti->holes ? ti->first_len : ti->literal);
+    x->head = (uint32_t)(ti->cut ? ti->first_len : ti->literal);
     x->level = (uint8_t)e->level;
     /* A candidate call's level is its method's, when that is a level
      * word (`diag.error(...)`, `this.log.debug(...)`). */

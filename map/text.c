@@ -10,7 +10,7 @@
  * accumulator per document and allocate only in proportion to the query.
  */
 #include "graph.h"
-#include "map.h"
+#include "map_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -136,20 +136,20 @@ size_t map_tokenize(const char *s, size_t n, void (*fn)(void *ud, const char *to
 }
 
 /*
- * Tokenizes a stored template without its %-directives (graph_directive):
- * "%%" is a literal '%', a separator anyway, as is a '%' that starts no
- * directive.
+ * Tokenizes a stored template without its holes (map__tmpl_step): the
+ * text between two holes is tokenized as it is.
  */
 static void tokenize_template(const char *s, text_tok_fn fn, void *ud)
 {
     size_t n = strlen(s), seg = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%')
-            continue;
-        map_tokenize(s + seg, i - seg, fn, ud);
-        size_t d = graph_directive(s + i, n - i);
-        i += d ? d - 1 : 0;
-        seg = i + 1;
+    for (size_t i = 0; i < n;) {
+        map__tmpl_piece pc;
+        size_t k = map__tmpl_step(s, n, i, &pc);
+        if (pc.hole) {
+            map_tokenize(s + seg, i - seg, fn, ud);
+            seg = i + k;
+        }
+        i += k;
     }
     map_tokenize(s + seg, n - seg, fn, ud);
 }

@@ -240,6 +240,71 @@ TEST(directive_table)
 }
 
 /* ------------------------------------------------------------------ */
+/* graph_brace_field                                                   */
+/* ------------------------------------------------------------------ */
+
+TEST(brace_field_table)
+{
+    static const struct {
+        const char *s;
+        size_t len;
+    } t[] = {
+        /* PEP 3101: arg_name ("." attr | "[" key "]")* ["!" conv] [":" spec] */
+        {"{}", 2},
+        {"{0}", 3},
+        {"{12}", 4},
+        {"{name}", 6},
+        {"{name!r}", 8},
+        {"{name!s}", 8},
+        {"{name!a}", 8},
+        {"{x.attr}", 8},
+        {"{x.a.b}", 7},
+        {"{x[key]}", 8},
+        {"{x[0].y}", 8},
+        {"{:>8}", 5},
+        {"{0:.2f}", 7},
+        {"{name!r:>10}", 12},
+        {"{v:>{w}}", 8},
+        {"{v:{w}.{p}}", 11},
+        {"{naïve}", 8},
+        {"{name} tail", 6},
+        /* text, not a field */
+        {"{{", 0},
+        {"{{name}}", 0},
+        {"{", 0},
+        {"{name", 0},
+        {"{ name }", 0},
+        {"{'a': 1}", 0},
+        {"{\"a\": 1}", 0},
+        {"{0x}", 0},
+        {"{1a}", 0},
+        {"{x.}", 0},
+        {"{x[]}", 0},
+        {"{x[a}", 0},
+        {"{name!x}", 0},
+        {"{name!}", 0},
+        {"{a-b}", 0},
+        {"{v:{w:{z}}}", 0},
+        {"}", 0},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        size_t got = graph_brace_field(t[i].s, strlen(t[i].s));
+        if (got != t[i].len)
+            unit_fail(__FILE__, __LINE__, "graph_brace_field(\"%s\") = %zu, want %zu", t[i].s, got,
+                      t[i].len);
+    }
+    /* n bounds the reading. */
+    CHECK_INT(graph_brace_field("{name}", 5), 0);
+    CHECK_INT(graph_brace_field("{name}", 6), 6);
+    /* A field of 256 bytes or more is taken as text. */
+    char big[300];
+    big[0] = '{';
+    memset(big + 1, 'a', 260);
+    big[261] = '}';
+    CHECK_INT(graph_brace_field(big, 262), 0);
+}
+
+/* ------------------------------------------------------------------ */
 /* The template matcher: Python                                        */
 /* ------------------------------------------------------------------ */
 
@@ -436,6 +501,53 @@ TEST(matcher_python_styles)
 /* Where memory may not be made executable (systemd's
  * MemoryDenyWriteExecute, or prctl PR_SET_MDWE as here) PCRE2's JIT
  * fails: the matcher must still match, interpreted. */
+/* A logger that formats PEP 3101 with the call's keyword arguments
+ * (structured loggers) leaves the format at the call as a plain literal:
+ * its fields are holes, its "{{" a brace shown once or twice. */
+static const char kwfmt_py[] =
+    "import logging\n"
+    "class Reactor:\n"
+    "    log = make_logger()\n"
+    "    def start(self, factory):\n"
+    "        self.log.info('Starting factory {factory!r}', factory=factory)\n"
+    "    def route(self, t):\n"
+    "        self.log.debug('route {t[src]} -> {t.dst} in {0:>8}', 3, t=t)\n"
+    "    def braces(self, n):\n"
+    "        self.log.info('{{literal}} and {n} items', n=n)\n"
+    "    def json_like(self, n):\n"
+    "        self.log.info('body {\"a\": %s}', n)\n";
+
+TEST(matcher_brace_fields)
+{
+    unit_write_str("kw/reactor.py", kwfmt_py);
+    graph *g = index_dir("kw");
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
+    uint32_t e[16];
+    map_match r = match(m, w, "Starting factory <Factory port=8080>", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.literal, strlen("Starting factory "));
+    CHECK_EMIT(g, e[0], "reactor.Reactor.start", unit_line_of(kwfmt_py, "Starting factory"));
+    r = match(m, w, "route a -> b in        3", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.literal, strlen("route  ->  in "));
+    CHECK_EMIT(g, e[0], "reactor.Reactor.route", unit_line_of(kwfmt_py, "route {t[src]}"));
+    /* str.format shows "{{" once; a logger that does not format, twice */
+    CHECK_INT(match(m, w, "{literal} and 4 items", NULL, NULL, e).nemits, 1);
+    CHECK_EMIT(g, e[0], "reactor.Reactor.braces", unit_line_of(kwfmt_py, "{{literal}}"));
+    CHECK_INT(match(m, w, "{{literal}} and {n} items", NULL, NULL, e).nemits, 1);
+    CHECK_INT(match(m, w, "{literal}} and 4 items!", NULL, NULL, e).nemits, 0);
+    /* braces that are no field are text */
+    r = match(m, w, "body {\"a\": 7}", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.literal, strlen("body {\"a\": }"));
+    CHECK_INT(match(m, w, "body 7", NULL, NULL, e).nemits, 0);
+    map_match_work_free(w);
+    map_matcher_free(m);
+    graph_close(g);
+}
+
 TEST(matcher_works_without_jit_memory)
 {
 #ifndef PR_SET_MDWE
