@@ -128,13 +128,20 @@ typedef struct eval_mapping {
     uint64_t events[MAP_BY__COUNT], acts[MAP_BY__COUNT], correct[MAP_BY__COUNT];
     uint64_t total, truth_total;
     uint64_t code_total, code_correct;
+    /* Events of templates several sites log, by how their site was told
+     * apart (map_ambiguity; MAP_AMB_NONE unused), and how many of those
+     * were right. */
+    uint64_t amb[MAP_AMB__COUNT], amb_correct[MAP_AMB__COUNT];
 } eval_mapping;
 
 /* Counts the events of cases c0..c1-1 of l. */
 void eval_mapping_count(const map_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
                         eval_mapping *out);
-/* {"events","mapped","by_strategy":{...}[,"first_symbol_correct",
- * "correct_by_strategy":{...},"from_code_events","from_code_correct"]} */
+/* {"events","mapped","by_strategy":{...},"ambiguous":{"events",
+ * "case","traces","tied"}[,"first_symbol_correct","correct_by_strategy":
+ * {...},"from_code_events","from_code_correct","ambiguous_correct":
+ * {"case","traces","tied"}]} (shares of the events, right shares of
+ * each kind) */
 void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b);
 /* A table: strategy, events, share, activities[, share correct]. */
 void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b);

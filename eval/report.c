@@ -71,6 +71,7 @@ void eval_mapping_count(const map_mapper *m, const model_log *l, uint32_t c0, ui
         map_strategy st = pa.nsyms ? pa.strategy : MAP_BY_NONE;
         t->events[st]++;
         t->total++;
+        t->amb[pa.amb]++;
         if (!seen[e->act]) {
             seen[e->act] = 1;
             t->acts[st]++;
@@ -81,6 +82,7 @@ void eval_mapping_count(const map_mapper *m, const model_log *l, uint32_t c0, ui
             bool right = pa.nsyms && eval_truth_rank(g, pa.syms, pa.nsyms > 10 ? 10 : pa.nsyms,
                                                      tfile, e->tline) == 1;
             t->correct[st] += right;
+            t->amb_correct[pa.amb] += right;
             bool ins;
             uint64_t *v =
                 core_map_put(&sites, ((uint64_t)e->tfile << 32 | e->tline) & ~(1ull << 63), &ins);
@@ -106,7 +108,21 @@ void eval_mapping_json(const eval_mapping *t, bool truth, core_buf *b)
         core_buf_json_double(b, frac(t->events[st], t->total));
     }
     core_buf_putc(b, '}');
+    uint64_t amb = t->total - t->amb[MAP_AMB_NONE];
+    core_buf_printf(b, ",\"ambiguous\":{\"events\":");
+    core_buf_json_double(b, frac(amb, t->total));
+    for (int a = MAP_AMB_NONE + 1; a < MAP_AMB__COUNT; a++) {
+        core_buf_printf(b, ",\"%s\":", map_ambiguity_name(a));
+        core_buf_json_double(b, frac(t->amb[a], t->total));
+    }
+    core_buf_putc(b, '}');
     if (truth) {
+        core_buf_puts(b, ",\"ambiguous_correct\":{");
+        for (int a = MAP_AMB_NONE + 1; a < MAP_AMB__COUNT; a++) {
+            core_buf_printf(b, "%s\"%s\":", a > 1 ? "," : "", map_ambiguity_name(a));
+            core_buf_json_double(b, frac(t->amb_correct[a], t->amb[a]));
+        }
+        core_buf_putc(b, '}');
         core_buf_puts(b, ",\"first_symbol_correct\":");
         uint64_t c = 0;
         for (int st = 0; st < MAP_BY__COUNT; st++)
@@ -147,6 +163,21 @@ void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b)
                         "%.1f%%\n",
                         (unsigned long long)t->code_total, 100 * frac(t->code_total, t->total),
                         100 * frac(t->code_correct, t->code_total));
+    uint64_t amb = t->total - t->amb[MAP_AMB_NONE];
+    if (!amb)
+        return;
+    core_buf_printf(b, "several sites log the template: %llu events (%.1f%%)",
+                    (unsigned long long)amb, 100 * frac(amb, t->total));
+    static const char *how[MAP_AMB__COUNT] = {"", "one chosen by the case",
+                                              "weighted by the traces", "kept tied"};
+    for (int a = MAP_AMB_NONE + 1; a < MAP_AMB__COUNT; a++) {
+        if (!t->amb[a])
+            continue;
+        core_buf_printf(b, "; %s %.1f%%", how[a], 100 * frac(t->amb[a], amb));
+        if (truth)
+            core_buf_printf(b, " (right %.1f%%)", 100 * frac(t->amb_correct[a], t->amb[a]));
+    }
+    core_buf_putc(b, '\n');
 }
 
 static void ranks_json(core_buf *b, const eval_ranks *r)

@@ -454,15 +454,22 @@ typedef struct map_event {
 int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out);
 void map_mapper_free(map_mapper *m);
 
+/* The case's recent activities a mapping looks at (the most recent
+ * weigh most). */
+#define MAP_RECENT 8
+
 /*
- * Maps one event of a case whose previous activity was prev (UINT32_MAX
- * for the first event): writes its activity and variant ids. Code
- * attributes, when allowed, are counted for the activity (they decide its
- * symbols at map_mapper_finish). Repeated messages are answered from a
- * cache.
+ * Maps one event of a case whose recent activities are recent[0..nrecent)
+ * (oldest first, the previous event's last; nrecent 0 for the first
+ * event; at most MAP_RECENT are looked at): writes its activity and
+ * variant ids. A message several sites log goes to the one the case's
+ * recent events are clearly nearest to over the code graph (an activity
+ * "TEMPLATE @qualname"), else to all of them. Code attributes, when
+ * allowed, are counted for the activity (they decide its symbols at
+ * map_mapper_finish). Repeated messages are answered from a cache.
  */
-void map_mapper_map(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
-                    uint32_t *variant);
+void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
+                    uint32_t *activity, uint32_t *variant);
 /*
  * What map_mapper_map would answer, keeping nothing: no activity,
  * variant, count or evidence is added (the daemon's stateless query). A
@@ -472,17 +479,29 @@ void map_mapper_map(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t 
  * valid until the next call on m. Uses m's scratch and caches of the
  * code: the same locking as map_mapper_map.
  */
-void map_mapper_peek(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
-                     uint32_t *variant, const char **text);
+void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
+                     uint32_t *activity, uint32_t *variant, const char **text);
 
 /*
- * Maps what the per-event strategies left: code-attribute votes, then the
- * constants, token and external strategies for activities without
- * symbols. Call after a batch of events (again later for new activities:
- * only those not tried yet are). Returns 0, or the external command's
- * error (the other strategies' results are kept).
+ * Maps what the per-event strategies left: code-attribute votes; the
+ * weights of the sites of each template several sites log, from what the
+ * training cases' recent events said of them; then the constants, token
+ * and external strategies for activities without symbols. Call after a batch of events (again later
+ * for new activities: only those not tried yet are). Returns 0, or the external command's error
+ * (the other strategies' results are kept).
  */
 int map_mapper_finish(map_mapper *m, char *why, size_t whylen);
+
+/* How an activity of a template several sites log was told apart. */
+typedef enum {
+    MAP_AMB_NONE = 0, /* one site logs it (or another strategy mapped it) */
+    MAP_AMB_CASE,     /* one site, chosen for the case by its recent events */
+    MAP_AMB_TRACES,   /* all the sites, weighted by the training cases: one clearly */
+    MAP_AMB_TIED,     /* all the sites, nothing telling them apart */
+    MAP_AMB__COUNT
+} map_ambiguity;
+
+const char *map_ambiguity_name(map_ambiguity a);
 
 typedef struct map_activity {
     const char *text;
@@ -492,6 +511,10 @@ typedef struct map_activity {
     const float *conf;    /* their confidences (summing to at most 1) */
     uint64_t count;       /* events mapped to it */
     uint32_t nvariants;
+    /* for a template several sites log, how its sites were told apart;
+     * known for the mapping done by this mapper (a restored dictionary
+     * says MAP_AMB_NONE) */
+    map_ambiguity amb;
 } map_activity;
 
 uint32_t map_mapper_nactivities(const map_mapper *m);

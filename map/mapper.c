@@ -27,6 +27,7 @@ typedef struct act_rec {
     /* For a message no template matched: the logger and level its records
      * came with (strtab offsets + 1; 0 none yet, LOGGER_MIXED several). */
     uint32_t logger, level;
+    uint8_t amb; /* map_ambiguity */
 } act_rec;
 
 #define LOGGER_MIXED UINT32_MAX
@@ -50,6 +51,15 @@ typedef struct msg_rec {
  * matched it, unambiguously): both in the entry itself, so that a message
  * seen again costs one lookup. Other entries index msgs (+ 1). */
 #define MSG_FIXED (UINT64_C(1) << 63)
+
+/* An ambiguous message in one context: the activity chosen (a group
+ * member, or the group), and the candidates' scores normalised to sum 1
+ * (at score_off in amb_scores; none when nothing near was found). */
+typedef struct amb_rec {
+    uint32_t act;
+    uint32_t score_off;
+    bool scored;
+} amb_rec;
 
 typedef struct nb_rec {
     uint32_t act, nb;
@@ -81,7 +91,19 @@ struct map_mapper {
      * (interned) only when the variant is new. */
     core_buf masked_text;
     uint64_t masked_of;
-    core_map amb_cache; /* (group, prev) -> activity + 1 */
+    /* Duplicates: (group, the case's recent activities) -> index into
+     * ambs + 1; nearness of a group's candidates to a symbol, (symbol,
+     * group) -> offset in near_vals (one float per candidate); what the
+     * training cases' contexts said of each group's candidates, group ->
+     * offset in amb_acc (one sum per candidate). */
+    core_map amb_cache;
+    core_vec(amb_rec) ambs;
+    core_vec(float) amb_scores;
+    core_map near_index;
+    core_vec(float) near_vals;
+    core_map acc_index;
+    core_vec(double) amb_acc;
+    core_vec(uint32_t) acc_groups; /* the groups in acc_index, in order */
     /* code attributes: (act, symbol) -> count, and the files */
     core_map code_votes;
     core_map code_cache; /* hash of code.* attributes -> symbol + 1 */
@@ -133,6 +155,12 @@ static size_t msg_cap(const map_mapper *m)
 }
 
 static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *created);
+
+const char *map_ambiguity_name(map_ambiguity a)
+{
+    static const char *n[] = {"none", "case", "traces", "tied"};
+    return (unsigned)a < MAP_AMB__COUNT ? n[a] : "?";
+}
 
 const char *map_strategy_name(map_strategy s)
 {
@@ -288,6 +316,13 @@ void map_mapper_free(map_mapper *m)
     core_vec_free(&m->msgs);
     core_buf_free(&m->masked_text);
     core_map_free(&m->amb_cache);
+    core_vec_free(&m->ambs);
+    core_vec_free(&m->amb_scores);
+    core_map_free(&m->near_index);
+    core_vec_free(&m->near_vals);
+    core_map_free(&m->acc_index);
+    core_vec_free(&m->amb_acc);
+    core_vec_free(&m->acc_groups);
     core_map_free(&m->code_votes);
     core_map_free(&m->code_cache);
     core_vec_free(&m->votes);
@@ -490,38 +525,105 @@ static void ensure_code_net(map_mapper *m)
 }
 
 /*
- * Several functions log this template: pick the one nearest (personalized
- * PageRank over the code graph) to the symbols of the previous activity,
- * when it is clearly nearest. Returns the chosen symbol or GRAPH_NONE.
+ * How near a group's candidates are to symbol src over the code graph:
+ * personalized PageRank from src, read at each candidate. Cached per
+ * (src, group), since a case's events meet the same pairs again and
+ * again. Returns the group's ncand values, valid until the next call.
  */
-static uint32_t nearest_candidate(map_mapper *m, const act_rec *group, uint32_t prev)
+static const float *near_from(map_mapper *m, uint32_t src, uint32_t group)
 {
-    if (prev == UINT32_MAX || prev >= m->acts.n)
-        return GRAPH_NONE;
-    const act_rec *p = &m->acts.v[prev];
-    if (p->nsyms == 0)
-        return GRAPH_NONE;
+    const act_rec *g = &m->acts.v[group];
+    uint64_t key = key64(core_hash_u64(((uint64_t)src << 32) | group));
+    bool ins;
+    uint64_t *v = core_map_put(&m->near_index, key, &ins);
+    if (!ins)
+        return m->near_vals.v + *v;
+    *v = m->near_vals.n;
     ensure_code_net(m);
-    ppr_entry seeds[MAX_CAND];
-    uint32_t ns = 0;
-    for (uint32_t i = 0; i < p->nsyms && ns < MAX_CAND; i++)
-        seeds[ns++] = (ppr_entry){m->syms.v[p->sym_off + i], m->conf.v[p->sym_off + i]};
+    ppr_entry seed = {src, 1.0f};
     ppr_opts o = ppr_opts_default();
     o.alpha = 0.3;
     o.eps = 1e-4; /* a decision on "twice the second best" needs no more */
-    if (ppr_push(m->cw, seeds, ns, &o, NULL) != 0)
-        return GRAPH_NONE;
+    bool ok = ppr_push(m->cw, &seed, 1, &o, NULL) == 0;
+    for (uint32_t i = 0; i < g->ncand; i++) {
+        float x = ok ? (float)ppr_work_score(m->cw, m->cands.v[g->cand_off + i]) : 0.0f;
+        core_vec_push(&m->near_vals, x);
+    }
+    return m->near_vals.v + (m->near_vals.n - g->ncand);
+}
+
+/* The weight of each recent activity that names sites against the one
+ * after it: the nearest in the case decides, the older ones break its
+ * ties. */
+#define CONTEXT_DECAY 0.25
+
+static bool is_candidate(const map_mapper *m, uint32_t group, uint32_t sym)
+{
+    const act_rec *g = &m->acts.v[group];
+    for (uint32_t i = 0; i < g->ncand; i++)
+        if (m->cands.v[g->cand_off + i] == sym)
+            return true;
+    return false;
+}
+
+/*
+ * Scores a group's candidates by the case so far: each recent activity's
+ * symbols (with their confidences) seed a walk over the code graph, the
+ * most recent weighing most, and a candidate scores what reaches it.
+ * Writes ncand scores to sc and returns their sum. Writes the same
+ * without the seeds that are candidates themselves to other: what the
+ * case's other functions say, for the weights learnt over all cases (a
+ * candidate that just logged is running, and the walk from it finds
+ * itself first: the current emitter, not the next one).
+ */
+static double context_scores(map_mapper *m, uint32_t group, const uint32_t *recent,
+                             uint32_t nrecent, double *sc, double *other)
+{
+    const act_rec *g = &m->acts.v[group];
+    for (uint32_t i = 0; i < g->ncand; i++)
+        sc[i] = other[i] = 0;
+    double w = 1, sum = 0;
+    for (uint32_t k = nrecent; k-- > 0;) {
+        uint32_t a = recent[k];
+        if (a >= m->acts.n || m->acts.v[a].nsyms == 0)
+            continue;
+        for (uint32_t j = 0; j < m->acts.v[a].nsyms; j++) {
+            const act_rec *p = &m->acts.v[a];
+            uint32_t src = m->syms.v[p->sym_off + j];
+            double c = w * m->conf.v[p->sym_off + j];
+            bool cand = is_candidate(m, group, src);
+            /* A candidate that logged just before may well log again (a
+             * loop); one that logged earlier says only that it runs. */
+            if (cand && k + 1 < nrecent)
+                continue;
+            /* near_from may move the vectors that p points into */
+            const float *near = near_from(m, src, group);
+            for (uint32_t i = 0; i < m->acts.v[group].ncand; i++) {
+                sc[i] += c * near[i];
+                sum += c * near[i];
+                if (!cand)
+                    other[i] += c * near[i];
+            }
+        }
+        w *= CONTEXT_DECAY;
+    }
+    return sum;
+}
+
+/* The candidate the scores point at: clearly the nearest, twice the next
+ * one; GRAPH_NONE when none is. */
+static uint32_t clear_candidate(const map_mapper *m, uint32_t group, const double *sc)
+{
+    const act_rec *g = &m->acts.v[group];
     double best = 0, second = 0;
     uint32_t arg = GRAPH_NONE;
-    for (uint32_t i = 0; i < group->ncand; i++) {
-        uint32_t s = m->cands.v[group->cand_off + i];
-        double x = ppr_work_score(m->cw, s);
-        if (x > best) {
+    for (uint32_t i = 0; i < g->ncand; i++) {
+        if (sc[i] > best) {
             second = best;
-            best = x;
-            arg = s;
-        } else if (x > second) {
-            second = x;
+            best = sc[i];
+            arg = m->cands.v[g->cand_off + i];
+        } else if (sc[i] > second) {
+            second = sc[i];
         }
     }
     return best > 0 && best >= 2.0 * second ? arg : GRAPH_NONE;
@@ -708,7 +810,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     }
     act_rec *a = &m->acts.v[r.act];
     if (created || (!m->dry && a->nsyms == 0 && a->strategy == MAP_BY_NONE)) {
-        float c[MAX_CAND];
+        float c[MAX_CAND] = {0};
         for (uint32_t i = 0; i < ns; i++)
             c[i] = 1.0f / (float)ns;
         activity_set_syms(m, r.act, MAP_BY_TEMPLATE, syms, c, ns);
@@ -717,6 +819,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     if (ns > 1) {
         r.group = r.act;
         r.act = UINT32_MAX;
+        if (created)
+            m->acts.v[r.group].amb = MAP_AMB_TIED;
     }
     return r;
 }
@@ -734,6 +838,7 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym)
     if (created) {
         float one = 1.0f;
         activity_set_syms(m, a, MAP_BY_TEMPLATE, &sym, &one, 1);
+        m->acts.v[a].amb = MAP_AMB_CASE;
     }
     return a;
 }
@@ -834,9 +939,68 @@ static uint64_t message_key(const map_event *ev)
     return key64(h);
 }
 
-static uint64_t amb_key(uint32_t group, uint32_t prev)
+/* A group in a case's context: the group and the recent activities. */
+static uint64_t amb_key(uint32_t group, const uint32_t *recent, uint32_t n)
 {
-    return key64(core_hash_u64(((uint64_t)group << 32) | (prev & 0xffffffffu)));
+    uint64_t h = core_hash_u64(((uint64_t)group << 32) | n);
+    for (uint32_t i = 0; i < n; i++)
+        h = core_hash_u64(h ^ ((uint64_t)recent[i] + 1) * 0x9e3779b97f4a7c15ull);
+    return key64(h);
+}
+
+/*
+ * A message several sites log, in a case whose recent activities are
+ * these: the member of the candidate the case clearly points at, else the
+ * group itself (all of them, weighted by what the training cases said,
+ * at finish). Cached per context; dry, nothing is created or kept.
+ */
+static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n)
+{
+    uint64_t k = amb_key(group, recent, n);
+    const uint64_t *a = core_map_get(&m->amb_cache, k);
+    if (a)
+        return m->ambs.v[*a - 1];
+    double sc[MAX_CAND], other[MAX_CAND];
+    context_scores(m, group, recent, n, sc, other);
+    uint32_t s = clear_candidate(m, group, sc);
+    amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};
+    if (r.act == UINT32_MAX)
+        r.act = group; /* dry: that member was never seen */
+    if (m->dry)
+        return r;
+    double sum = 0;
+    for (uint32_t i = 0; i < m->acts.v[group].ncand; i++)
+        sum += other[i];
+    if (sum > 0) {
+        r.scored = true;
+        r.score_off = (uint32_t)m->amb_scores.n;
+        for (uint32_t i = 0; i < m->acts.v[group].ncand; i++)
+            core_vec_push(&m->amb_scores, (float)(other[i] / sum));
+    }
+    if (m->ambs.n < msg_cap(m)) {
+        core_vec_push(&m->ambs, r);
+        bool ins;
+        *core_map_put(&m->amb_cache, k, &ins) = m->ambs.n;
+    }
+    return r;
+}
+
+/* A training case's context scored a group's candidates: their sums grow. */
+static void amb_learn(map_mapper *m, uint32_t group, const amb_rec *r)
+{
+    if (!r->scored)
+        return;
+    uint32_t nc = m->acts.v[group].ncand;
+    bool ins;
+    uint64_t *v = core_map_put(&m->acc_index, key64(group), &ins);
+    if (ins) {
+        *v = m->amb_acc.n;
+        for (uint32_t i = 0; i < nc; i++)
+            core_vec_push(&m->amb_acc, 0.0);
+        core_vec_push(&m->acc_groups, group);
+    }
+    for (uint32_t i = 0; i < nc; i++)
+        m->amb_acc.v[*v + i] += m->amb_scores.v[r->score_off + i];
 }
 
 /* Whether a cached resolution still holds: a match, or no match with no
@@ -867,9 +1031,13 @@ static uint32_t msg_fixed_act(uint64_t v)
     return (uint32_t)((v & ~MSG_FIXED) >> 32);
 }
 
-void map_mapper_peek(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
-                     uint32_t *variant, const char **text)
+void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
+                     uint32_t *activity, uint32_t *variant, const char **text)
 {
+    if (nrecent > MAP_RECENT) {
+        recent += nrecent - MAP_RECENT;
+        nrecent = MAP_RECENT;
+    }
     const uint64_t *v = core_map_get(&m->msg_cache, message_key(ev));
     if (v && (*v & MSG_FIXED)) {
         *activity = msg_fixed_act(*v);
@@ -881,17 +1049,8 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t
     m->dry = true;
     r = v && msg_current(m, &m->msgs.v[*v - 1]) ? m->msgs.v[*v - 1] : resolve_message(m, ev);
     uint32_t act = r.act;
-    if (act == UINT32_MAX && r.group != UINT32_MAX) {
-        const uint64_t *a = core_map_get(&m->amb_cache, amb_key(r.group, prev));
-        if (a) {
-            act = (uint32_t)(*a - 1);
-        } else {
-            uint32_t s = nearest_candidate(m, &m->acts.v[r.group], prev);
-            act = s == GRAPH_NONE ? r.group : group_member(m, r.group, s);
-            if (act == UINT32_MAX)
-                act = r.group; /* that member never seen: the group */
-        }
-    }
+    if (act == UINT32_MAX && r.group != UINT32_MAX)
+        act = resolve_ambiguous(m, r.group, recent, nrecent).act;
     m->dry = false;
     *activity = act;
     *variant = UINT32_MAX;
@@ -906,9 +1065,14 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t
         *variant = (uint32_t)(*w - 1);
 }
 
-void map_mapper_map(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t *activity,
-                    uint32_t *variant)
+void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
+                    uint32_t *activity, uint32_t *variant)
 {
+    if (nrecent > MAP_RECENT) {
+        recent += nrecent - MAP_RECENT;
+        nrecent = MAP_RECENT;
+    }
+    uint32_t prev = nrecent ? recent[nrecent - 1] : UINT32_MAX;
     uint64_t h = message_key(ev);
     bool ins = false;
     msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
@@ -940,16 +1104,10 @@ void map_mapper_map(map_mapper *m, const map_event *ev, uint32_t prev, uint32_t 
         *v = m->msgs.n;
     }
     if (act == UINT32_MAX) {
-        uint64_t k = amb_key(r.group, prev);
-        uint64_t *a = core_map_put(&m->amb_cache, k, &ins);
-        if (ins) {
-            uint32_t s = nearest_candidate(m, &m->acts.v[r.group], prev);
-            /* core_map_put's slot may move while activities are added. */
-            uint32_t chosen = s == GRAPH_NONE ? r.group : group_member(m, r.group, s);
-            a = core_map_put(&m->amb_cache, k, &ins);
-            *a = (uint64_t)chosen + 1;
-        }
-        act = (uint32_t)(*a - 1);
+        amb_rec ar = resolve_ambiguous(m, r.group, recent, nrecent);
+        act = ar.act;
+        if (ev->learn)
+            amb_learn(m, r.group, &ar);
     }
 mapped:
     m->acts.v[act].count++;
@@ -1130,7 +1288,7 @@ static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size
     }
     if (nk == 0)
         return false;
-    /* One clearly nearest (twice the next, as nearest_candidate asks) is
+    /* One clearly nearest (twice the next, as clear_candidate asks) is
      * the answer; otherwise those that cannot be told apart from it are
      * all kept, weighted by nearness: a guess between them would be
      * wrong as often as not. */
@@ -1307,9 +1465,80 @@ static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
     core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits}));
 }
 
+/*
+ * Whether a group's candidates are each in a file of its own: variants
+ * (a platform's, a backend's, the synchronous and the asynchronous
+ * side) that the rest of a case's code tells apart. Sites in one file
+ * share their neighbourhood, and the walk only says which of them is
+ * the more central there.
+ */
+static bool apart_in_files(const map_mapper *m, const act_rec *g)
+{
+    for (uint32_t i = 0; i < g->ncand; i++) {
+        graph_symbol a;
+        graph_get_symbol(m->g, m->cands.v[g->cand_off + i], &a);
+        for (uint32_t j = 0; j < i; j++) {
+            graph_symbol b;
+            graph_get_symbol(m->g, m->cands.v[g->cand_off + j], &b);
+            if (a.file_id == b.file_id)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The share of a group's weight a candidate no training case pointed at
+ * keeps: it may still be what logs, so it is not ruled out. */
+#define AMB_FLOOR 0.01
+
+/*
+ * The groups of candidates the training cases' contexts scored: each
+ * candidate weighs what the contexts gave it (and a floor), best first.
+ * Written in place (a group keeps its candidates), so that finish() run
+ * after every batch does not grow the mapper. A group whose best weighs
+ * twice the next is decided by the traces.
+ */
+static void apply_group_weights(map_mapper *m)
+{
+    for (size_t gi = 0; gi < m->acc_groups.n; gi++) {
+        uint32_t group = m->acc_groups.v[gi];
+        act_rec *g = &m->acts.v[group];
+        if (g->strategy != MAP_BY_TEMPLATE || g->nsyms != g->ncand || g->nsyms < 2)
+            continue; /* the code's votes decided it, or it was restored otherwise */
+        if (!apart_in_files(m, g))
+            continue;
+        const double *acc = m->amb_acc.v + *core_map_get(&m->acc_index, key64(group));
+        double total = 0;
+        for (uint32_t i = 0; i < g->ncand; i++)
+            total += acc[i];
+        if (total <= 0)
+            continue;
+        uint32_t idx[MAX_CAND];
+        double w[MAX_CAND];
+        for (uint32_t i = 0; i < g->ncand; i++) {
+            idx[i] = i;
+            w[i] = acc[i] + AMB_FLOOR * total;
+        }
+        /* best first; ties keep the candidates' order */
+        for (uint32_t i = 1; i < g->ncand; i++)
+            for (uint32_t j = i; j > 0 && w[idx[j]] > w[idx[j - 1]]; j--) {
+                uint32_t t = idx[j];
+                idx[j] = idx[j - 1];
+                idx[j - 1] = t;
+            }
+        double sum = total * (1 + AMB_FLOOR * g->ncand);
+        for (uint32_t i = 0; i < g->ncand; i++) {
+            m->syms.v[g->sym_off + i] = m->cands.v[g->cand_off + idx[i]];
+            m->conf.v[g->sym_off + i] = (float)(w[idx[i]] / sum);
+        }
+        g->amb = w[idx[0]] >= 2 * w[idx[1]] ? MAP_AMB_TRACES : MAP_AMB_TIED;
+    }
+}
+
 int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
+    apply_group_weights(m);
     /* Neighbours grouped by activity. */
     nb_rec *nb = NULL;
     if (m->nbs.n) {
@@ -1421,6 +1650,7 @@ void map_mapper_activity(const map_mapper *m, uint32_t id, map_activity *out)
     out->conf = a->nsyms ? m->conf.v + a->sym_off : NULL;
     out->count = a->count;
     out->nvariants = a->nvariants;
+    out->amb = (map_ambiguity)a->amb;
 }
 
 uint32_t map_mapper_nvariants(const map_mapper *m)

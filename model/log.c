@@ -9,8 +9,11 @@ typedef struct case_rec {
     uint32_t id;   /* strtab offset */
     int64_t first; /* earliest time, INT64_MAX when none */
     uint32_t rank; /* chronological position */
-    uint32_t last_act;
     uint32_t count;
+    /* the activities of its last events, oldest first, as the mapper
+     * reads a case */
+    uint32_t recent[MAP_RECENT];
+    uint32_t nrecent;
 } case_rec;
 
 typedef struct raw_ev {
@@ -105,7 +108,7 @@ static uint32_t case_of(load_ctx *c, const char *id, bool add)
     if (!v)
         return UINT32_MAX;
     if (add && ins) {
-        core_vec_push(&c->cases, ((case_rec){off, INT64_MAX, 0, UINT32_MAX, 0}));
+        core_vec_push(&c->cases, ((case_rec){.id = off, .first = INT64_MAX}));
         *v = c->cases.n - 1;
     }
     return (uint32_t)*v;
@@ -168,8 +171,12 @@ static int second_pass(void *ud, const ingest_event *ev)
                             o->line_key ? NULL : "code.lineno");
     uint32_t lineno = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
     raw_ev re = {.kase = r->rank, .seq = (uint32_t)c->evs.n, .time = ev->time_ns};
-    map_mapper_map(c->m, &me, r->last_act, &re.e.act, &re.e.var);
-    r->last_act = re.e.act;
+    map_mapper_map(c->m, &me, r->recent, r->nrecent, &re.e.act, &re.e.var);
+    if (r->nrecent == MAP_RECENT)
+        memmove(r->recent, r->recent + 1, (MAP_RECENT - 1) * sizeof *r->recent);
+    else
+        r->nrecent++;
+    r->recent[r->nrecent - 1] = re.e.act;
     model_log *l = c->l;
     if (re.e.act >= l->nsample) {
         uint32_t n = re.e.act + 1 > 2 * l->nsample ? re.e.act + 1 : 2 * l->nsample;

@@ -16,7 +16,7 @@ uint32_t model_query(const model_joint *md, model_work *w, map_mapper *m, const 
     uint32_t *var = core_xmalloc((n ? n : 1) * sizeof *var);
     for (uint32_t i = 0; i < n; i++) {
         const char *text;
-        map_mapper_peek(m, &evs[i], i ? act[i - 1] : UINT32_MAX, &act[i], &var[i], &text);
+        map_mapper_peek(m, &evs[i], act, i, &act[i], &var[i], &text);
         map_activity pa = {.strategy = MAP_BY_NONE};
         if (act[i] != UINT32_MAX)
             map_mapper_activity(m, act[i], &pa);

@@ -89,8 +89,8 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
     map_event me;
     model_log_map_event(ev, &s->eo, s->code_attrs, &me);
     me.learn = s->code_attrs;
-    uint32_t prev = c.ntok ? c.act[c.ntok - 1] : UINT32_MAX, a, v;
-    map_mapper_map(s->m, &me, prev, &a, &v);
+    uint32_t a, v;
+    map_mapper_map(s->m, &me, c.act, c.ntok, &a, &v);
     map_activity pa;
     map_mapper_activity(s->m, a, &pa);
     /* The prediction made after the case's previous event, scored now

@@ -587,7 +587,7 @@ TEST(mapper_flood_of_unique_messages_is_capped)
                          'a' + i / 26 % 26, 'a' + i / 676 % 26, 'a' + i / 17576 % 26,
                          'a' + i * 7 % 26, 'a' + i * 11 % 26, 'a' + i * 13 % 26);
         map_event me = {.text = msg, .len = (size_t)n};
-        map_mapper_map(m, &me, prev, &a, &v);
+        map_mapper_map(m, &me, &prev, prev != UINT32_MAX, &a, &v);
         prev = a;
     }
     uint32_t na = map_mapper_nactivities(m), nv = map_mapper_nvariants(m);
@@ -602,7 +602,7 @@ TEST(mapper_flood_of_unique_messages_is_capped)
     /* Known messages still map to their own activities. */
     snprintf(msg, sizeof msg, "placing order 42 now");
     map_event me = {.text = msg, .len = strlen(msg)};
-    map_mapper_map(m, &me, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &me, NULL, 0, &a, &v);
     map_mapper_activity(m, a, &pa);
     CHECK(strcmp(pa.text, "<other>") != 0 || na == 40);
     map_mapper_free(m);
@@ -1232,7 +1232,7 @@ static uint32_t map_msg(map_mapper *m, const char *text, uint32_t prev, uint32_t
 {
     map_event ev = {.text = text, .len = strlen(text), .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, prev, &a, &v);
+    map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &a, &v);
     if (var)
         *var = v;
     return a;
@@ -1363,7 +1363,7 @@ TEST(mapper_nearest_candidate)
     /* The logger decides before proximity does. */
     map_event ev = {.text = "shared step 3", .len = 13, .logger = "pkg.b", .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, sa, &a, &v);
+    map_mapper_map(m, &ev, &sa, sa != UINT32_MAX, &a, &v);
     CHECK_INT(activity(m, a).nsyms, 1);
     CHECK_INT(activity(m, a).syms[0], beta);
     map_mapper_free(m);
@@ -1385,24 +1385,24 @@ TEST(mapper_peek_keeps_nothing)
     /* Known: the same activity and variant as map, after the same
      * previous activity; the group when none. */
     map_event ev = {.text = "shared step 1", .len = 13};
-    map_mapper_peek(m, &ev, sa, &a, &v, &text);
+    map_mapper_peek(m, &ev, &sa, sa != UINT32_MAX, &a, &v, &text);
     CHECK_INT(a, x);
     CHECK_STR(text, "shared step %s @pkg.a.alpha_worker");
     CHECK(v != UINT32_MAX);
     /* A new number in a known template: the activity, no variant yet. */
     ev = (map_event){.text = "shared step 123456", .len = 18};
-    map_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    map_mapper_peek(m, &ev, NULL, 0, &a, &v, &text);
     CHECK_STR(text, "shared step %s");
     CHECK(a != UINT32_MAX);
     /* A template match whose activity was never made: none, its text. */
     ev = (map_event){.text = "charging card 77", .len = 16};
-    map_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    map_mapper_peek(m, &ev, NULL, 0, &a, &v, &text);
     CHECK_INT(a, UINT32_MAX);
     CHECK_INT(v, UINT32_MAX);
     CHECK_STR(text, "charging card %s");
     /* Nothing matches: none, its abstraction. */
     ev = (map_event){.text = "zzz 42 qqq", .len = 10};
-    map_mapper_peek(m, &ev, x, &a, &v, &text);
+    map_mapper_peek(m, &ev, &x, x != UINT32_MAX, &a, &v, &text);
     CHECK_INT(a, UINT32_MAX);
     CHECK_STR(text, "zzz <num> qqq");
     /* None of it was kept. */
@@ -1439,7 +1439,7 @@ TEST(mapper_cached_messages_keep_their_variants)
     uint32_t a, v;
     const char *text;
     map_event ev = {.text = "starting alpha", .len = 14};
-    map_mapper_peek(m, &ev, UINT32_MAX, &a, &v, &text);
+    map_mapper_peek(m, &ev, NULL, 0, &a, &v, &text);
     CHECK_INT(a, sa);
     CHECK_INT(v, v1);
     CHECK_STR(text, activity(m, sa).text);
@@ -1832,7 +1832,7 @@ TEST(mapper_code_attributes)
                     .code_line = line,
                     .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, &a, &v);
     /* by function name and namespace, without a file */
     map_event ev2 = {.text = "www vvv",
                      .len = 7,
@@ -1840,7 +1840,7 @@ TEST(mapper_code_attributes)
                      .code_namespace = "pkg.b",
                      .learn = true};
     uint32_t b;
-    map_mapper_map(m, &ev2, UINT32_MAX, &b, &v);
+    map_mapper_map(m, &ev2, NULL, 0, &b, &v);
     /* Code attributes beat the template. */
     map_event ev3 = {.text = "starting alpha",
                      .len = 14,
@@ -1848,7 +1848,7 @@ TEST(mapper_code_attributes)
                      .code_line = unit_line_of(mb_py, "starting beta"),
                      .learn = true};
     uint32_t c;
-    map_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    map_mapper_map(m, &ev3, NULL, 0, &c, &v);
     finish(m);
     map_activity pa = activity(m, a);
     CHECK_INT(pa.strategy, MAP_BY_CODE);
@@ -1866,9 +1866,9 @@ TEST(mapper_code_attributes)
     /* Events that may not teach (test cases): not used. */
     m = new_mapper(g, &o);
     ev.learn = false;
-    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, &a, &v);
     ev3.learn = false;
-    map_mapper_map(m, &ev3, UINT32_MAX, &c, &v);
+    map_mapper_map(m, &ev3, NULL, 0, &c, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
     CHECK_INT(activity(m, c).strategy, MAP_BY_TEMPLATE);
@@ -1879,7 +1879,7 @@ TEST(mapper_code_attributes)
     o.use_code_attrs = false;
     m = new_mapper(g, &o);
     ev.learn = true;
-    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, &a, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
     map_mapper_free(m);
@@ -1952,7 +1952,7 @@ static uint32_t map_rec(map_mapper *m, const char *text, const char *logger, con
     map_event ev = {
         .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, &a, &v);
     return a;
 }
 
@@ -2013,7 +2013,7 @@ TEST(mapper_logger_strategy)
                     .level = "ERROR",
                     .learn = true};
     uint32_t v;
-    map_mapper_map(m, &ev, d, &error, &v);
+    map_mapper_map(m, &ev, &d, d != UINT32_MAX, &error, &v);
     finish(m);
     pa = activity(m, error);
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
@@ -2193,7 +2193,7 @@ static void map_cases(map_mapper *m, const char *const *cases, uint32_t n, seqs 
         for (const char *p = cases[c]; *p; p++) {
             const char *msg = letter_msg(*p);
             map_event ev = {.text = msg, .len = strlen(msg), .learn = learn};
-            map_mapper_map(m, &ev, prev, &s->act[k], &s->var[k]);
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &s->act[k], &s->var[k]);
             prev = s->act[k++];
         }
         s->off[c + 1] = k;
@@ -2213,7 +2213,7 @@ static uint32_t top1(const model_joint *md, map_mapper *m, const char *prefix, m
     for (const char *p = prefix; *p; p++, n++) {
         const char *msg = letter_msg(*p);
         map_event ev = {.text = msg, .len = strlen(msg)};
-        map_mapper_map(m, &ev, prev, &act[n], &var[n]);
+        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[n], &var[n]);
         prev = act[n];
     }
     model_work *w;
@@ -2414,7 +2414,7 @@ static model_joint *mixed_model(const graph *g, map_mapper **mp, seqs *s)
     /* an unmapped activity too */
     map_event ev = {.text = "zzz 1", .len = 5, .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, &a, &v);
     finish(m);
     model_params p = model_params_default();
     p.order = 3;
@@ -2436,7 +2436,7 @@ TEST(model_warm_stream_equals_cold)
     /* a case with the unmapped activity inside it */
     map_event ev = {.text = "zzz 2", .len = 5};
     uint32_t za, zv;
-    map_mapper_map(m, &ev, UINT32_MAX, &za, &zv);
+    map_mapper_map(m, &ev, NULL, 0, &za, &zv);
     CHECK(za < map_mapper_nactivities(m));
     const double decays[] = {0.5, 0, 0.9};
     for (size_t di = 0; di < sizeof decays / sizeof *decays; di++) {
@@ -2571,7 +2571,7 @@ TEST(model_fills_short_lists_from_code_graph)
         uint32_t prev = UINT32_MAX;
         for (uint32_t i = 0; i < 2; i++) {
             map_event ev = {.text = cases[c][i], .len = strlen(cases[c][i]), .learn = true};
-            map_mapper_map(m, &ev, prev, &s.act[k], &s.var[k]);
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &s.act[k], &s.var[k]);
             prev = s.act[k++];
         }
         s.off[c + 1] = k;
@@ -2658,7 +2658,7 @@ TEST(model_train_more_equals_training_on_all)
     model_mapper_snap *snap = model_mapper_snapshot(m);
     map_event me = {.text = "a message nobody wrote 12345", .len = 28};
     uint32_t na, nv;
-    map_mapper_map(m, &me, UINT32_MAX, &na, &nv);
+    map_mapper_map(m, &me, NULL, 0, &na, &nv);
     CHECK_INT(na, sa.activities);
     CHECK_OK(model_train_more(base, snap, obs, nobs, events, s.ncases - 4, &more));
     model_mapper_snap_free(snap);
