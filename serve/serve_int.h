@@ -2,8 +2,10 @@
  * serve_int.h - private to serve/: the daemon's state and what its files
  * share.
  *
- *   serve.c      open, run, stop, close; the Kafka clients, metrics, the
- *                ready file
+ *   serve.c      open, run, stop, close; the Kafka clients, the listeners,
+ *                the ready file
+ *   metrics.c    the metrics: registered at start, the counts kept
+ *                elsewhere brought over
  *   engine.c     the engine's cycle: sources in, one event applied (map,
  *                advance the case, rank, publish)
  *   commit.c     the commit pipeline and its thread; the answers it
@@ -269,6 +271,8 @@ struct serve {
     sink_counter *c_grpc_calls[INGEST_GRPC_CODES];
     uint64_t seen_grpc_calls[INGEST_GRPC_CODES];
     uint64_t seen_grpc_truncated, seen_grpc_rejected, seen_grpc_too_large;
+    /* The API's event streams: predictions skipped, streams cut off. */
+    uint64_t seen_stream_skipped, seen_stream_cut;
     atomic_uint_fast64_t folded;
 
     /* Metrics. */
@@ -276,7 +280,7 @@ struct serve {
     sink_counter *c_events_kafka, *c_events_otlp, *c_events_grpc, *c_bad_kafka, *c_bad_otlp,
         *c_bad_grpc, *c_predictions, *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
-    sink_counter *c_cl_stale;
+    sink_counter *c_cl_stale, *c_stream_skipped, *c_stream_cut;
     /* Slow connections closed: OTLP/HTTP timeout, evicted; API timeout,
      * evicted; OTLP/gRPC timeout, evicted. */
     sink_counter *c_slow[6];
@@ -301,8 +305,14 @@ struct serve {
 
 /* Whether l holds s. */
 bool serve__list_has(const list *l, const char *s);
+
+/* ---- metrics.c ---- */
+
 /* The metrics registry and every counter, gauge and histogram in s. */
 void serve__metrics_init(serve *s);
+/* Brings the gauges and the counters kept elsewhere up to date (the
+ * engine, and the metrics handler before it renders). */
+void serve__gauges(serve *s);
 
 /* ---- engine.c ---- */
 
@@ -322,8 +332,6 @@ int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs
 /* A case's vector computed again from its stored activities (its own
  * came from an older model). */
 void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
-/* Brings the gauges and the counters kept elsewhere up to date. */
-void serve__gauges(serve *s);
 
 /* ---- commit.c ---- */
 
