@@ -36,19 +36,6 @@ static void ranked_fill(serve *s, uint32_t n)
     }
 }
 
-/* A case's vector computed again from its stored activities (its own came
- * from an older model, and means nothing to this one). */
-void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c)
-{
-    ppr_vec rec;
-    ppr_vec_init(&rec, (ppr_entry *)c->vec, M);
-    c->vec_wsum = 0;
-    for (uint32_t i = 0; i < c->ntok; i++)
-        model_advance(md, w, &rec, &c->vec_wsum, c->act[i]);
-    c->nvec = rec.n;
-    c->vec_err = rec.err;
-}
-
 /* Maps ev, advances its case, ranks and publishes. Returns 0, or a
  * negative code when the prediction could not be produced (the producer
  * failed for good): the engine stops then, without committing. */
@@ -223,6 +210,15 @@ static int emit_event(void *ud, const ingest_event *ev)
     return e->rc;
 }
 
+/* Whether l holds s. */
+static bool list_has(const list *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return true;
+    return false;
+}
+
 static void pos_note(serve *s, const char *topic, int32_t partition, int64_t offset)
 {
     for (size_t i = 0; i < s->pos.n; i++)
@@ -245,7 +241,7 @@ int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
                                 .max_case_id = SESS_MAX_ID};
     char why[512];
     ingest_otlp_kind kind =
-        serve__list_has(&s->logs_topics, km->topic) ? INGEST_OTLP_LOGS : INGEST_OTLP_TRACES;
+        list_has(&s->logs_topics, km->topic) ? INGEST_OTLP_LOGS : INGEST_OTLP_TRACES;
     ingest_decode_result res;
     int rc = ingest_kafka_decode(km->val, km->vlen, s->in_encoding, kind, &dopts, emit_event, &e,
                                  &res, why, sizeof why);
@@ -305,6 +301,23 @@ int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
     if (sess_offset_get(s->env, topic, partition, &next) == 0 && next > best)
         best = next;
     return best;
+}
+
+/* Revoked (engine thread, inside the poll): everything applied so far is
+ * committed before the partition goes, and it is restored again if it
+ * comes back. */
+void serve__on_revoked(void *ud, const char *topic, int32_t partition)
+{
+    serve *s = ud;
+    if (!s->kcl || !s->cthread_on)
+        return; /* (stopping: everything was committed before the consumer closes) */
+    if (model_mapper_nactivities(s->m) > s->cycle_acts ||
+        model_mapper_nvariants(s->m) > s->dict_vars)
+        serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
+    if (serve__pipe_sync(s) != 0)
+        core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
+                  (int)partition);
+    serve__restored_drop(s, partition);
 }
 
 /* An OTLP request (receiver thread): queue it, wait for its commit. */

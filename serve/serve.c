@@ -21,14 +21,6 @@ static void list_free(list *l)
     memset(l, 0, sizeof *l);
 }
 
-bool serve__list_has(const list *l, const char *s)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i], s) == 0)
-            return true;
-    return false;
-}
-
 static int kafka_start(serve *s, char *why, size_t whylen)
 {
     const char *brokers = core_cfg_str(s->cfg, "kafka.brokers");

@@ -12,7 +12,8 @@
  *                releases; retried OTLP/HTTP requests; expiry
  *   changelog.c  the changelog (records, restore, fencing) and the counts
  *                shared between instances
- *   online.c     the model: loading or training it, versions, online
+ *   online.c     the model: loading or training it, versions (a case's
+ *                vector from an older one computed again), online
  *                learning and rebuilds, SIGHUP reloads
  *   dict.c       the activity dictionary in the state store
  *   limits.c     the memory watch and the receiver's refusals
@@ -301,11 +302,6 @@ struct serve {
     atomic_bool ready;
 };
 
-/* ---- serve.c ---- */
-
-/* Whether l holds s. */
-bool serve__list_has(const list *l, const char *s);
-
 /* ---- metrics.c ---- */
 
 /* The metrics registry and every counter, gauge and histogram in s. */
@@ -322,6 +318,7 @@ int serve__cycle(serve *s, bool draining);
 /* The Kafka consumer's callbacks (engine thread, inside the poll). */
 int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km);
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
+void serve__on_revoked(void *ud, const char *topic, int32_t partition);
 /* An OTLP/HTTP request (receiver thread): queued, answered once its
  * events are committed. */
 int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
@@ -329,9 +326,6 @@ int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
 /* The same for an OTLP/gRPC call (its events counted as source otlp_grpc). */
 int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
                         const uint8_t *id);
-/* A case's vector computed again from its stored activities (its own
- * came from an older model). */
-void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
 
 /* ---- commit.c ---- */
 
@@ -386,9 +380,12 @@ void serve__changelog_send(serve *s, const char *case_id, size_t clen, const ses
 int serve__changelog_flush(serve *s, struct serve_clq *q, uint64_t *epoch);
 void serve__clq_clear(struct serve_clq *q);
 void serve__clq_free(struct serve_clq *q);
+/* Whether a partition was restored since it was assigned; it is restored
+ * (again) when it is not. */
 bool serve__restored_has(const serve *s, int32_t partition);
 int serve__changelog_restore(serve *s, int32_t partition);
-void serve__on_revoked(void *ud, const char *topic, int32_t partition);
+/* Forgets that a partition was restored (it went to another instance). */
+void serve__restored_drop(serve *s, int32_t partition);
 void serve__follows_share(serve *s, uint32_t order, uint32_t next, const uint32_t *act,
                           const uint32_t *var);
 int serve__follows_merge(void *ud, const ingest_kafka_msg *m);
@@ -417,6 +414,9 @@ void serve__rebuild_step(serve *s);
 void serve__model_reload(serve *s);
 /* Joins a rebuild in progress and drops its model. */
 void serve__rebuild_cancel(serve *s);
+/* A case's vector computed again from its stored activities (its own
+ * came from an older model). */
+void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
 
 /* ---- dict.c ---- */
 
