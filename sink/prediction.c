@@ -1,9 +1,11 @@
 /*
  * The prediction's wire forms: pmrag.v1.Prediction protobuf and JSON.
  *
- * The protobuf side is a small hand-written writer and reader for exactly
- * two messages, so that the sink depends on no generated code. Field
- * numbers here must match proto/pmrag/v1/prediction.proto:
+ * The protobuf side is a small hand-written writer for exactly two
+ * messages, so that the sink depends on no generated code (the tests read
+ * what it writes, with a reader of their own and with protobuf-c's
+ * generated code). Field numbers here must match
+ * proto/pmrag/v1/prediction.proto:
  *
  *   Prediction:   1 case_id (string)  2 seq (uint64)  3 activity (string)
  *                 4 time_unix_nano (fixed64)  5 model_version (string)
@@ -21,8 +23,7 @@
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
-/* A string with its length: the common form of what the encoder is given
- * and what the decoder finds in the buffer. */
+/* A string with its length, as both encoders take it. */
 typedef struct pstr {
     const char *p;
     size_t n;
@@ -70,8 +71,6 @@ static pred_v pred_from(const sink_prediction *p)
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Both the encoder and the decoder write JSON through these three, so the
- * two cannot drift apart. */
 static void json_head(core_buf *out, const pred_v *v)
 {
     core_buf_puts(out, "{\"case_id\":");
@@ -297,266 +296,4 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out)
     q = out_room(out, uint_size(v.latency_us));
     q = put_uint(q, 7, v.latency_us);
     out_done(out, q);
-}
-
-/* ------------------------------------------------------------------ */
-/* Protobuf reader                                                     */
-/* ------------------------------------------------------------------ */
-
-/* One field as found in the buffer. Offsets are from the start of the
- * whole message, nested ones included, so errors point into what the
- * user has. */
-typedef struct pb_field {
-    uint32_t num;
-    int wt;
-    size_t at;  /* offset of the tag */
-    uint64_t v; /* VARINT, I64, I32: the value */
-    size_t off; /* LEN: offset of the data ... */
-    size_t len; /* ... and its length */
-} pb_field;
-
-static int fail(char *why, size_t whylen, size_t at, const char *fmt, ...) CORE_PRINTF(4, 5);
-static int fail(char *why, size_t whylen, size_t at, const char *fmt, ...)
-{
-    if (why && whylen) {
-        char msg[160];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        snprintf(why, whylen, "byte offset %zu: %s", at, msg);
-    }
-    return CORE_EFORMAT;
-}
-
-/* Reads a varint at *pos: 0, or 1 when the input ends inside it, or 2
- * when it runs past 10 bytes. The caller words the error. */
-static int r_varint(const uint8_t *b, size_t *pos, size_t end, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (unsigned i = 0; i < 10; i++) {
-        if (*pos + i >= end)
-            return 1;
-        uint8_t c = b[*pos + i];
-        x |= (uint64_t)(c & 0x7f) << (7 * i);
-        if (!(c & 0x80)) {
-            *pos += i + 1;
-            *v = x;
-            return 0;
-        }
-    }
-    return 2;
-}
-
-static int varint_fail(int rc, char *why, size_t whylen, size_t at, const char *what, uint32_t num)
-{
-    const char *how = rc == 1 ? "truncated varint" : "varint longer than 10 bytes";
-    if (!num)
-        return fail(why, whylen, at, "%s (%s)", how, what);
-    return fail(why, whylen, at, "%s (%s%" PRIu32 ")", how, what, num);
-}
-
-/* Reads the field at *pos (which is < end) and moves past it. The members
- * its wire type does not set are zero, also on failure. */
-static int r_field(const uint8_t *b, size_t *pos, size_t end, pb_field *f, char *why, size_t whylen)
-{
-    uint64_t tag;
-    *f = (pb_field){.at = *pos};
-    int rc = r_varint(b, pos, end, &tag);
-    if (rc)
-        return varint_fail(rc, why, whylen, f->at, "a field tag", 0);
-    f->wt = (int)(tag & 7);
-    if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
-        return fail(why, whylen, f->at, "invalid field number %" PRIu64, tag >> 3);
-    f->num = (uint32_t)(tag >> 3);
-    switch (f->wt) {
-    case WT_VARINT: {
-        size_t at = *pos;
-        rc = r_varint(b, pos, end, &f->v);
-        return rc ? varint_fail(rc, why, whylen, at, "value of field ", f->num) : 0;
-    }
-    case WT_I64:
-    case WT_I32: {
-        size_t n = f->wt == WT_I64 ? 8 : 4;
-        if (end - *pos < n)
-            return fail(why, whylen, *pos, "truncated fixed-width value of field %" PRIu32, f->num);
-        f->v = 0;
-        for (size_t i = 0; i < n; i++)
-            f->v |= (uint64_t)b[*pos + i] << (8 * i);
-        *pos += n;
-        return 0;
-    }
-    case WT_LEN: {
-        size_t at = *pos;
-        uint64_t n;
-        rc = r_varint(b, pos, end, &n);
-        if (rc)
-            return varint_fail(rc, why, whylen, at, "length of field ", f->num);
-        if (n > end - *pos)
-            return fail(why, whylen, at,
-                        "field %" PRIu32 ": length %" PRIu64 " runs past the end of the message",
-                        f->num, n);
-        f->off = *pos;
-        f->len = (size_t)n;
-        *pos += (size_t)n;
-        return 0;
-    }
-    default:
-        /* Groups are a proto2 relic no writer of this schema produces;
-         * skipping one would need a nesting walk for nothing. */
-        return fail(why, whylen, f->at,
-                    "field %" PRIu32 ": unsupported wire type %d (group or reserved)", f->num,
-                    f->wt);
-    }
-}
-
-static int want_wt(const pb_field *f, int wt, const char *name, char *why, size_t whylen)
-{
-    static const char *const wt_names[] = {"varint", "fixed64",   "length-delimited",
-                                           "group",  "end-group", "fixed32"};
-    if (f->wt == wt)
-        return 0;
-    return fail(why, whylen, f->at, "%s has wire type %s, expected %s", name, wt_names[f->wt],
-                wt_names[wt]);
-}
-
-static pstr field_str(const uint8_t *b, const pb_field *f)
-{
-    return (pstr){(const char *)b + f->off, f->len};
-}
-
-/* Decodes the RankedSymbol in [pos, end). */
-static int r_ranked(const uint8_t *b, size_t pos, size_t end, ranked_v *r, char *why, size_t whylen)
-{
-    static const char *const names[] = {
-        NULL,
-        "RankedSymbol.symbol",
-        "RankedSymbol.kind",
-        "RankedSymbol.file",
-        "RankedSymbol.start_line",
-        "RankedSymbol.end_line",
-        "RankedSymbol.score",
-        "RankedSymbol.activity",
-        "RankedSymbol.near",
-    };
-    static const int wts[] = {0,         WT_LEN, WT_LEN, WT_LEN, WT_VARINT,
-                              WT_VARINT, WT_I64, WT_LEN, WT_LEN};
-    memset(r, 0, sizeof *r);
-    r->symbol = r->kind = r->file = r->activity = r->near = (pstr){"", 0};
-    while (pos < end) {
-        pb_field f;
-        int rc = r_field(b, &pos, end, &f, why, whylen);
-        if (rc)
-            return rc;
-        if (f.num > 8)
-            continue; /* unknown: skipped */
-        rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
-        if (rc)
-            return rc;
-        switch (f.num) {
-        case 1:
-            r->symbol = field_str(b, &f);
-            break;
-        case 2:
-            r->kind = field_str(b, &f);
-            break;
-        case 3:
-            r->file = field_str(b, &f);
-            break;
-        case 4:
-            r->start_line = (uint32_t)f.v; /* uint32 keeps the low bits, as protobuf does */
-            break;
-        case 5:
-            r->end_line = (uint32_t)f.v;
-            break;
-        case 6:
-            memcpy(&r->score, &f.v, sizeof r->score);
-            break;
-        case 7:
-            r->activity = field_str(b, &f);
-            break;
-        case 8:
-            r->near = field_str(b, &f);
-            break;
-        }
-    }
-    return 0;
-}
-
-int sink_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char *why, size_t whylen)
-{
-    static const char *const names[] = {
-        NULL,
-        "Prediction.case_id",
-        "Prediction.seq",
-        "Prediction.activity",
-        "Prediction.time_unix_nano",
-        "Prediction.model_version",
-        "Prediction.ranked",
-        "Prediction.latency_us",
-    };
-    static const int wts[] = {0, WT_LEN, WT_VARINT, WT_LEN, WT_I64, WT_LEN, WT_LEN, WT_VARINT};
-    const uint8_t *b = buf;
-    pred_v v = {.case_id = {"", 0}, .activity = {"", 0}, .model_version = {"", 0}};
-
-    /* Two passes and no allocation: the first checks everything and keeps
-     * the scalars (the last occurrence of each wins, and they may come in
-     * any order), the second writes the ranked items in wire order. The
-     * second cannot fail on bytes the first accepted. */
-    size_t pos = 0;
-    while (pos < len) {
-        pb_field f;
-        int rc = r_field(b, &pos, len, &f, why, whylen);
-        if (rc)
-            return rc;
-        if (f.num > 7)
-            continue;
-        rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
-        if (rc)
-            return rc;
-        switch (f.num) {
-        case 1:
-            v.case_id = field_str(b, &f);
-            break;
-        case 2:
-            v.seq = f.v;
-            break;
-        case 3:
-            v.activity = field_str(b, &f);
-            break;
-        case 4:
-            v.time_unix_nano = f.v;
-            break;
-        case 5:
-            v.model_version = field_str(b, &f);
-            break;
-        case 6: {
-            ranked_v r;
-            rc = r_ranked(b, f.off, f.off + f.len, &r, why, whylen);
-            if (rc)
-                return rc;
-            break;
-        }
-        case 7:
-            v.latency_us = f.v;
-            break;
-        }
-    }
-
-    json_head(out, &v);
-    bool first = true;
-    for (pos = 0; pos < len;) {
-        pb_field f;
-        if (r_field(b, &pos, len, &f, NULL, 0) != 0)
-            core_panic("prediction decoder: second pass disagrees with the first");
-        if (f.num != 6)
-            continue;
-        ranked_v r;
-        if (r_ranked(b, f.off, f.off + f.len, &r, NULL, 0) != 0)
-            core_panic("prediction decoder: second pass disagrees with the first");
-        json_ranked(out, &r, first);
-        first = false;
-    }
-    json_tail(out, &v);
-    return 0;
 }

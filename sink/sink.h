@@ -87,19 +87,6 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out);
  */
 void sink_prediction_json(const sink_prediction *p, core_buf *out);
 
-/*
- * Decodes pmrag.v1.Prediction bytes and appends the JSON that
- * sink_prediction_json() gives for the same prediction. Unknown fields
- * (wire types varint, fixed64, length-delimited, fixed32) are skipped;
- * for a repeated scalar field the last value wins, as in protobuf.
- * Returns 0, or CORE_EFORMAT with "byte offset N: ..." in why (truncated
- * varint or field, a known field with the wrong wire type, a group, field
- * number 0); out is then left as it was. Allocates nothing but out's
- * growth. Reentrant; buf is borrowed for the call.
- */
-int sink_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char *why,
-                               size_t whylen);
-
 /* ------------------------------------------------------------------ */
 /* Kafka producer                                                      */
 /* ------------------------------------------------------------------ */

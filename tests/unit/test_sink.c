@@ -1,6 +1,7 @@
 /* Unit tests of sink/: the prediction's wire forms and the Kafka producer. */
 #include "sink.h"
 #include "unit.h"
+#include "unit_prediction.h"
 
 #include "pmrag/v1/prediction.pb-c.h"
 
@@ -131,7 +132,7 @@ TEST(pb_bytes_by_hand)
     for (int i = 1; i < 9; i++)
         CHECK_INT((uint8_t)b.data[i], 0xff);
     core_buf_reset(&b);
-    CHECK_OK(sink_prediction_pb_to_json("", 0, &b, NULL, 0));
+    CHECK_OK(unit_prediction_pb_to_json("", 0, &b, NULL, 0));
     check_json_equal(b.data, "{\"case_id\":\"\",\"seq\":0,\"activity\":\"\",\"time_unix_nano\":0,"
                              "\"model_version\":\"\",\"ranked\":[],\"latency_us\":0}");
     core_buf_free(&b);
@@ -163,7 +164,7 @@ TEST(pb_to_json_equals_json)
     sink_prediction_pb(&p, &pb);
     char why[200] = "";
     core_buf_puts(&js, "x");
-    CHECK_OK(sink_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
+    CHECK_OK(unit_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
     check_json_equal(js.data + 1, awkward_json);
 
     /* Odd scores survive the round trip too. */
@@ -174,7 +175,7 @@ TEST(pb_to_json_equals_json)
     core_buf_reset(&pb);
     core_buf_reset(&js);
     sink_prediction_pb(&q, &pb);
-    CHECK_OK(sink_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
+    CHECK_OK(unit_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
     check_json_equal(js.data, want.data);
     CHECK(strstr(js.data, "\"time_unix_nano\":-5,") != NULL);
     core_buf_free(&want);
@@ -200,7 +201,7 @@ TEST(pb_decoder_skips_unknown_and_last_wins)
     core_buf_append(&msg, extra, 3);
     core_buf_append(&msg, pb.data, pb.len);
     core_buf_append(&msg, extra, sizeof extra);
-    CHECK_OK(sink_prediction_pb_to_json(msg.data, msg.len, &js, NULL, 0));
+    CHECK_OK(unit_prediction_pb_to_json(msg.data, msg.len, &js, NULL, 0));
     p.seq = 9;
     core_buf want = {0};
     sink_prediction_json(&p, &want);
@@ -259,7 +260,7 @@ TEST(pb_every_truncation_fails_with_an_offset)
         core_buf out = {0};
         core_buf_puts(&out, "keep");
         char why[200] = "";
-        int rc = sink_prediction_pb_to_json(cut, n, &out, why, sizeof why);
+        int rc = unit_prediction_pb_to_json(cut, n, &out, why, sizeof why);
         if (boundary[n]) {
             if (rc != 0)
                 unit_fail(__FILE__, __LINE__, "prefix of %zu bytes refused: %s", n, why);
@@ -281,7 +282,7 @@ static void check_bad(const void *buf, size_t len, size_t want_off, const char *
 {
     char why[200] = "";
     core_buf out = {0};
-    int rc = sink_prediction_pb_to_json(buf, len, &out, why, sizeof why);
+    int rc = unit_prediction_pb_to_json(buf, len, &out, why, sizeof why);
     if (rc != CORE_EFORMAT || why_offset(why) != want_off || !strstr(why, want_text))
         unit_fail(__FILE__, __LINE__, "rc %d, why \"%s\"; want offset %zu and \"%s\"", rc, why,
                   want_off, want_text);
@@ -330,7 +331,7 @@ TEST(pb_garbage_is_refused_with_offsets)
         }
         char why[200] = "";
         core_buf_reset(&out);
-        int rc = sink_prediction_pb_to_json(buf, n, &out, why, sizeof why);
+        int rc = unit_prediction_pb_to_json(buf, n, &out, why, sizeof why);
         if (rc == 0) {
             CHECK(strncmp(out.data, "{\"case_id\":", 11) == 0);
             CHECK_INT(core_utf8_valid_prefix(out.data, out.len), out.len);
@@ -436,7 +437,7 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_INT(n, pb.len);
     CHECK(memcmp(theirs, pb.data, n) == 0);
     core_buf js = {0}, want = {0};
-    CHECK_OK(sink_prediction_pb_to_json(theirs, n, &js, NULL, 0));
+    CHECK_OK(unit_prediction_pb_to_json(theirs, n, &js, NULL, 0));
     sink_prediction_json(&p, &want);
     check_json_equal(js.data, want.data);
     core_buf_free(&want);
@@ -640,7 +641,7 @@ TEST(kafka_mock_cluster_order_and_partitions)
         CHECK_INT(msg->partition, (kafka_murmur2(msg->key, msg->key_len) & 0x7fffffff) % 4);
         /* Send order within the key's partition, no gaps, no duplicates. */
         core_buf_reset(&js);
-        CHECK_OK(sink_prediction_pb_to_json(msg->payload, msg->len, &js, NULL, 0));
+        CHECK_OK(unit_prediction_pb_to_json(msg->payload, msg->len, &js, NULL, 0));
         char want[96];
         snprintf(want, sizeof want, "{\"case_id\":\"%s\",\"seq\":%" PRIu64 ",\"activity\":\"act\"",
                  kstr, next_seq[ci]);
