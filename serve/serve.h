@@ -27,6 +27,7 @@
 
 #include "core.h"
 #include "core_cfg.h"
+#include "model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,18 @@ void serve_reload(serve *s);
 /* Answers whatever still waits (with an error when not committed), stops
  * every thread and frees s. NULL is a no-op. */
 void serve_close(serve *s);
+
+/*
+ * Appends a ranking (the n entries of p that model_rank or
+ * model_rank_warm gave, over a model of m's activities) as JSON, in the
+ * one shape a ranking has wherever pmrag writes one: the "ranked" of a
+ * published prediction, [{"symbol","kind","file","start_line","end_line",
+ * "score","activity","near"},...] (docs/commands.md, Outputs). For the
+ * commands that print rankings, so that they print what the daemon
+ * publishes. m is borrowed for the call; reentrant while m is not
+ * changed.
+ */
+void serve_ranked_json(core_buf *b, const model_mapper *m, const model_pred *p, uint32_t n);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
  *                elsewhere brought over
  *   engine.c     the engine's cycle: sources in, one event applied (map,
  *                advance the case, rank, publish)
+ *   publish.c    a prediction encoded once per encoding, to every sink
  *   commit.c     the commit pipeline and its thread; the answers it
  *                releases; retried OTLP/HTTP requests; expiry
  *   changelog.c  the changelog (records, restore, fencing) and the counts
@@ -247,7 +248,8 @@ struct serve {
     int next_rc;
     train_job job;
 
-    /* Per event scratch (engine thread). */
+    /* Per event scratch (engine thread): the ranking, as published, and
+     * its protobuf (val) and JSON (doc). */
     model_pred *pred;
     sink_ranked *ranked;
     core_buf val, doc;
@@ -326,6 +328,16 @@ int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
 /* The same for an OTLP/gRPC call (its events counted as source otlp_grpc). */
 int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
                         const uint8_t *id);
+
+/* ---- publish.c ---- */
+
+/* Publishes the prediction after an event of a case (c, after the event:
+ * its seq, time and last_rank; activity, the event's): the first n of
+ * s->pred, encoded once per encoding and handed to every sink (the output
+ * topic, stdout, the API's event streams). Engine thread. Returns 0, or
+ * the producer's error when the output topic refused it for good. */
+int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *c,
+                   const char *activity, uint32_t n, uint64_t t0);
 
 /* ---- commit.c ---- */
 
@@ -440,11 +452,11 @@ bool serve__otlp_busy(void *ud);
 /* ---- score.c ---- */
 
 /* Scores the case's stored prediction against the event that follows it
- * (activity pa), counting it in the case and daemon-wide, and counts the
- * event in the history. Returns the rank (0: a miss), or -1 when there
- * was no prediction to score; also stored in c->last_rank. Engine
- * thread. */
-int serve__score(serve *s, sess_case *c, const ingest_event *ev, const model_activity *pa);
+ * (me, read with its code.* attributes; mapped to activity pa), counting
+ * it in the case and daemon-wide, and counts the event in the history.
+ * Returns the rank (0: a miss), or -1 when there was no prediction to
+ * score; also stored in c->last_rank. Engine thread. */
+int serve__score(serve *s, sess_case *c, const model_map_event *me, const model_activity *pa);
 /* Keeps the first symbols of s->pred (n ranked) in the case, to be
  * scored by its next event. */
 void serve__score_keep(serve *s, sess_case *c, uint32_t n);

@@ -10,6 +10,7 @@
  *   Prediction:   1 case_id (string)  2 seq (uint64)  3 activity (string)
  *                 4 time_unix_nano (fixed64)  5 model_version (string)
  *                 6 ranked (RankedSymbol, repeated)  7 latency_us (uint64)
+ *                 8 last_rank (optional uint32)
  *   RankedSymbol: 1 symbol  2 kind  3 file (strings)  4 start_line
  *                 5 end_line (uint32)  6 score (double)  7 activity (string)
  *                 8 near (string)
@@ -43,6 +44,8 @@ typedef struct pred_v {
     uint64_t time_unix_nano;
     pstr model_version;
     uint64_t latency_us;
+    bool scored;
+    uint32_t last_rank;
 } pred_v;
 
 static pstr cstr(const char *s)
@@ -62,7 +65,9 @@ static pred_v pred_from(const sink_prediction *p)
                 .activity = cstr(p->activity),
                 .time_unix_nano = (uint64_t)p->time_unix_nano,
                 .model_version = cstr(p->model_version),
-                .latency_us = p->latency_us};
+                .latency_us = p->latency_us,
+                .scored = p->scored,
+                .last_rank = p->last_rank};
     v.case_id = (pstr){p->case_len ? p->case_id : "", p->case_len};
     return v;
 }
@@ -81,7 +86,7 @@ static void json_head(core_buf *out, const pred_v *v)
     core_buf_printf(
         out, ",\"time_unix_nano\":%" PRId64 ",\"model_version\":", (int64_t)v->time_unix_nano);
     core_buf_json_str(out, v->model_version.p, v->model_version.n);
-    core_buf_puts(out, ",\"ranked\":[");
+    core_buf_puts(out, ",\"ranked\":");
 }
 
 static void json_ranked(core_buf *out, const ranked_v *r, bool first)
@@ -104,17 +109,28 @@ static void json_ranked(core_buf *out, const ranked_v *r, bool first)
 
 static void json_tail(core_buf *out, const pred_v *v)
 {
-    core_buf_printf(out, "],\"latency_us\":%" PRIu64 "}", v->latency_us);
+    core_buf_printf(out, ",\"latency_us\":%" PRIu64, v->latency_us);
+    if (v->scored)
+        core_buf_printf(out, ",\"last_rank\":%" PRIu32 "}", v->last_rank);
+    else
+        core_buf_puts(out, ",\"last_rank\":null}");
+}
+
+void sink_ranked_json(const sink_ranked *r, uint32_t n, core_buf *out)
+{
+    core_buf_putc(out, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        ranked_v v = ranked_from(&r[i]);
+        json_ranked(out, &v, i == 0);
+    }
+    core_buf_putc(out, ']');
 }
 
 void sink_prediction_json(const sink_prediction *p, core_buf *out)
 {
     pred_v v = pred_from(p);
     json_head(out, &v);
-    for (uint32_t i = 0; i < p->nranked; i++) {
-        ranked_v r = ranked_from(&p->ranked[i]);
-        json_ranked(out, &r, i == 0);
-    }
+    sink_ranked_json(p->ranked, p->nranked, out);
     json_tail(out, &v);
 }
 
@@ -293,7 +309,12 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out)
     out_done(out, q);
     for (uint32_t i = 0; i < p->nranked; i++)
         put_ranked(out, &p->ranked[i]);
-    q = out_room(out, uint_size(v.latency_us));
+    q = out_room(out, uint_size(v.latency_us) + (v.scored ? 1 + varint_len(v.last_rank) : 0));
     q = put_uint(q, 7, v.latency_us);
+    /* An optional field: present when scored, a miss's 0 too. */
+    if (v.scored) {
+        q = put_tag(q, 8, WT_VARINT);
+        q = put_varint(q, v.last_rank);
+    }
     out_done(out, q);
 }

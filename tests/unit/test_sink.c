@@ -40,6 +40,8 @@ static sink_prediction awkward(void)
         .ranked = awkward_ranked,
         .nranked = 4,
         .latency_us = 1234,
+        .scored = true,
+        .last_rank = 3,
     };
 }
 
@@ -57,7 +59,7 @@ static const char awkward_json[] =
     "{\"symbol\":\"shop.cart.Cart.clear\",\"kind\":\"method\",\"file\":\"shop/cart.py\","
     "\"start_line\":44,\"end_line\":50,\"score\":0.25,\"activity\":\"\","
     "\"near\":\"shop.cart.Cart.add \xef\xbf\xbd\"}],"
-    "\"latency_us\":1234}";
+    "\"latency_us\":1234,\"last_rank\":3}";
 
 static void check_json_equal(const char *got, const char *want)
 {
@@ -134,7 +136,18 @@ TEST(pb_bytes_by_hand)
     core_buf_reset(&b);
     CHECK_OK(unit_prediction_pb_to_json("", 0, &b, NULL, 0));
     check_json_equal(b.data, "{\"case_id\":\"\",\"seq\":0,\"activity\":\"\",\"time_unix_nano\":0,"
-                             "\"model_version\":\"\",\"ranked\":[],\"latency_us\":0}");
+                             "\"model_version\":\"\",\"ranked\":[],\"latency_us\":0,"
+                             "\"last_rank\":null}");
+    /* last_rank is optional: a scored miss (0) is written, as field 8. */
+    e = (sink_prediction){.scored = true};
+    core_buf_reset(&b);
+    sink_prediction_pb(&e, &b);
+    CHECK_INT(b.len, 2);
+    CHECK_INT((uint8_t)b.data[0], 0x40);
+    CHECK_INT((uint8_t)b.data[1], 0);
+    core_buf_reset(&b);
+    sink_prediction_json(&e, &b);
+    CHECK(strstr(b.data, ",\"latency_us\":0,\"last_rank\":0}") != NULL);
     core_buf_free(&b);
 }
 
@@ -193,7 +206,7 @@ TEST(pb_decoder_skips_unknown_and_last_wins)
     static const uint8_t extra[] = {
         0xf8, 0x06, 0x2a,                       /* field 111, varint 42 */
         0x4d, 1,    2,    3,   4,               /* field 9, fixed32 */
-        0x41, 1,    2,    3,   4,   5, 6, 7, 8, /* field 8, fixed64 */
+        0x61, 1,    2,    3,   4,   5, 6, 7, 8, /* field 12, fixed64 */
         0x52, 3,    'a',  'b', 'c',             /* field 10, LEN */
         0x10, 0x09,                             /* seq = 9 */
     };
@@ -402,6 +415,8 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_INT(m->time_unix_nano, 1700000000123456789);
     CHECK_STR(m->model_version, "m-2024.1");
     CHECK_INT(m->latency_us, 1234);
+    CHECK_INT(m->scored_case, PMRAG__V1__PREDICTION__SCORED_LAST_RANK);
+    CHECK_INT(m->last_rank, 3);
     CHECK_INT(m->n_ranked, 4);
     CHECK_STR(m->ranked[0]->symbol, "shop.cart.Cart.add");
     CHECK_STR(m->ranked[0]->kind, "method");
@@ -443,6 +458,27 @@ TEST(pb_agrees_with_protobuf_c)
     core_buf_free(&want);
     free(theirs);
     pmrag__v1__prediction__free_unpacked(m, NULL);
+
+    /* A scored miss has its 0 on the wire, and protobuf-c reads it as
+     * present; an unscored prediction has none. */
+    sink_prediction q = {.seq = 2, .scored = true};
+    for (int scored = 1; scored >= 0; scored--) {
+        q.scored = scored;
+        core_buf_reset(&pb);
+        sink_prediction_pb(&q, &pb);
+        m = pmrag__v1__prediction__unpack(NULL, pb.len, (const uint8_t *)pb.data);
+        CHECK(m != NULL);
+        CHECK_INT(m->scored_case, scored ? PMRAG__V1__PREDICTION__SCORED_LAST_RANK
+                                         : PMRAG__V1__PREDICTION__SCORED__NOT_SET);
+        CHECK_INT(m->last_rank, 0);
+        n = pmrag__v1__prediction__get_packed_size(m);
+        theirs = malloc(n);
+        CHECK_INT(pmrag__v1__prediction__pack(m, theirs), n);
+        CHECK_INT(n, pb.len);
+        CHECK(memcmp(theirs, pb.data, n) == 0);
+        free(theirs);
+        pmrag__v1__prediction__free_unpacked(m, NULL);
+    }
     core_buf_free(&js);
     core_buf_free(&pb);
 }

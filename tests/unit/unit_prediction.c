@@ -230,8 +230,10 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
         "Prediction.model_version",
         "Prediction.ranked",
         "Prediction.latency_us",
+        "Prediction.last_rank",
     };
-    static const int wts[] = {0, WT_LEN, WT_VARINT, WT_LEN, WT_I64, WT_LEN, WT_LEN, WT_VARINT};
+    static const int wts[] = {0,      WT_LEN, WT_VARINT, WT_LEN,   WT_I64,
+                              WT_LEN, WT_LEN, WT_VARINT, WT_VARINT};
     const uint8_t *b = buf;
     pstr case_id = {"", 0}, activity = {"", 0}, model_version = {"", 0};
     sink_prediction p = {0};
@@ -246,7 +248,7 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
     while (pos < len && !rc) {
         pb_field f;
         rc = r_field(b, &pos, len, &f, why, whylen);
-        if (rc || f.num > 7)
+        if (rc || f.num > 8)
             continue;
         rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
         if (rc)
@@ -274,6 +276,10 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
             break;
         case 7:
             p.latency_us = f.v;
+            break;
+        case 8:
+            p.scored = true;
+            p.last_rank = (uint32_t)f.v; /* uint32 keeps the low bits, as protobuf does */
             break;
         }
     }
