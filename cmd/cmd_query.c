@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "graph.h"
 #include "model.h"
+#include "serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ int cmd_query(int argc, char **argv)
         }
         core_buf_puts(&b, "],");
         core_buf_puts(&b, "\"ranked\":");
-        model_preds_json(&b, m, pred, n);
+        serve_ranked_json(&b, m, pred, n);
         core_buf_puts(&b, "}\n");
     } else {
         for (size_t i = 0; i < items.n; i++) {

@@ -52,7 +52,7 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
     uint32_t n = rank_case(s, &c, p);
     core_buf_printf(json, "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"ranked\":",
                     c.seq > c.ntok ? "true" : "false", s->model_version_text);
-    model_preds_json(json, s->m, p, n);
+    serve_ranked_json(json, s->m, p, n);
     pthread_mutex_unlock(&s->mu);
     free(p);
     core_buf_puts(json, ",\"accuracy\":");
@@ -260,7 +260,7 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
             core_buf_puts(json, "null");
         }
         core_buf_puts(json, ",\"ranked\":");
-        model_preds_json(json, s->m, p, n);
+        serve_ranked_json(json, s->m, p, n);
         if (latest)
             core_buf_puts(json, ",\"next_rank\":null,\"recomputed\":false");
         else if (i + 2 == c.ntok && c.last_rank >= 0)
@@ -411,7 +411,7 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
     }
     uint32_t np = model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);
     core_buf_printf(json, "],\"model_version\":\"%s\",\"ranked\":", s->model_version_text);
-    model_preds_json(json, s->m, p, np);
+    serve_ranked_json(json, s->m, p, np);
     core_buf_puts(json, "}");
     pthread_mutex_unlock(&s->mu);
     free(act);
