@@ -52,21 +52,17 @@ static void inputs_init(serve *s, sink_metrics *m)
 /* Limits hit, OTLP/HTTP refusals and slow connections. */
 static void refusals_init(serve *s, sink_metrics *m)
 {
-    static const char lim_help[] = "events or records that hit a limit (limits.*), by limit";
-    s->c_lim_truncated =
-        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"record_truncated\"");
-    s->c_lim_activities =
-        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"activities\"");
-    s->c_lim_case_events =
-        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"case_events\"");
-    s->c_lim_new_cases =
-        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"new_cases\"");
-    s->c_lim_memory =
-        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"memory\"");
-    s->c_lim_case_id =
-        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"case_id_bytes\"");
-    s->c_lim_max_body =
-        sink_metrics_counter(m, "pmrag_limit_hits_total", lim_help, "limit=\"max_body\"");
+    sink_counter **const lim[] = {&s->c_lim_truncated, &s->c_lim_activities, &s->c_lim_case_events,
+                                  &s->c_lim_new_cases, &s->c_lim_memory,     &s->c_lim_case_id,
+                                  &s->c_lim_max_body};
+    static const char *const lim_labels[] = {
+        "limit=\"record_truncated\"", "limit=\"activities\"", "limit=\"case_events\"",
+        "limit=\"new_cases\"",        "limit=\"memory\"",     "limit=\"case_id_bytes\"",
+        "limit=\"max_body\""};
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
+        *lim[i] = sink_metrics_counter(m, "pmrag_limit_hits_total",
+                                       "events or records that hit a limit (limits.*), by limit",
+                                       lim_labels[i]);
     /* In the order of c_refused (http_catch_up reads them in it). */
     static const char *const reasons[] = {"reason=\"bad_request\"",  "reason=\"too_large\"",
                                           "reason=\"unsupported\"",  "reason=\"throttled\"",
