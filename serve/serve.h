@@ -80,9 +80,9 @@ void serve_close(serve *s);
  * model_rank_warm gave, over a model of m's activities) as JSON, in the
  * one shape a ranking has wherever pmrag writes one: the "ranked" of a
  * published prediction, [{"symbol","kind","file","start_line","end_line",
- * "score","activity","near"},...] (docs/commands.md, Outputs). For the
- * commands that print rankings, so that they print what the daemon
- * publishes. m is borrowed for the call; reentrant while m is not
+ * "score","activity","near"},...] (docs/commands.md, the prediction).
+ * For the commands that print rankings, so that they print what the
+ * daemon publishes. m is borrowed for the call; reentrant while m is not
  * changed.
  */
 void serve_ranked_json(core_buf *b, const model_mapper *m, const model_pred *p, uint32_t n);
