@@ -70,8 +70,8 @@ typedef struct log_args {
  * mapper, the configuration and the training options. */
 typedef struct session {
     graph *g;
-    graph_overrides *ov;
-    model_mapper *m;
+    map_overrides *ov;
+    map_mapper *m;
     model_log log;
     core_cfg *cfg;
     model_train_opts to;
@@ -81,8 +81,8 @@ typedef struct session {
 static void session_free(session *s)
 {
     model_log_free(&s->log);
-    model_mapper_free(s->m);
-    graph_overrides_free(s->ov);
+    map_mapper_free(s->m);
+    map_overrides_free(s->ov);
     if (s->g)
         graph_close(s->g);
     core_cfg_free(s->cfg);
@@ -153,12 +153,12 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
         goto fail;
     char why[1024];
     if (a->overrides_path &&
-        graph_overrides_load(a->overrides_path, s->g, &s->ov, why, sizeof why) != 0) {
+        map_overrides_load(a->overrides_path, s->g, &s->ov, why, sizeof why) != 0) {
         cli_error(cmd->name, "%s", why);
         rc = CLI_EXIT_USAGE;
         goto fail;
     }
-    model_mapper_opts mo = {
+    map_mapper_opts mo = {
         .use_code_attrs = a->learn_code_attrs,
         .overrides = s->ov,
         .no_tokens = a->no_tokens,
@@ -235,12 +235,12 @@ int cmd_map(int argc, char **argv)
     session s;
     if ((rc = session_open(&cmd, &a, false, &s, NULL, false)) != 0)
         return rc;
-    uint32_t A = model_mapper_nactivities(s.m);
+    uint32_t A = map_mapper_nactivities(s.m);
     act_order *ord = core_xmalloc((A ? A : 1) * sizeof *ord);
     uint32_t n = 0;
     for (uint32_t i = 0; i < A; i++) {
-        model_activity pa;
-        model_mapper_activity(s.m, i, &pa);
+        map_activity pa;
+        map_mapper_activity(s.m, i, &pa);
         if (pa.count)
             ord[n++] = (act_order){i, pa.count};
     }
@@ -255,13 +255,13 @@ int cmd_map(int argc, char **argv)
     if (a.json) {
         core_buf_puts(&b, "{\"activities\":[");
         for (uint32_t i = 0; i < n; i++) {
-            model_activity pa;
-            model_mapper_activity(s.m, ord[i].id, &pa);
+            map_activity pa;
+            map_mapper_activity(s.m, ord[i].id, &pa);
             core_buf_puts(&b, i ? ",{\"activity\":" : "{\"activity\":");
             core_buf_json_str(&b, pa.text, strlen(pa.text));
             core_buf_printf(&b, ",\"count\":%llu,\"strategy\":\"%s\",\"variants\":%u,\"symbols\":[",
                             (unsigned long long)pa.count,
-                            model_map_strategy_name(pa.nsyms ? pa.strategy : MODEL_MAP_NONE),
+                            map_strategy_name(pa.nsyms ? pa.strategy : MAP_BY_NONE),
                             pa.nvariants);
             for (uint32_t k = 0; k < pa.nsyms; k++) {
                 if (k)
@@ -280,10 +280,10 @@ int cmd_map(int argc, char **argv)
         core_buf_puts(&b, "}\n");
     } else {
         for (uint32_t i = 0; i < n; i++) {
-            model_activity pa;
-            model_mapper_activity(s.m, ord[i].id, &pa);
+            map_activity pa;
+            map_mapper_activity(s.m, ord[i].id, &pa);
             core_buf_printf(&b, "%8llu  %-8s  ", (unsigned long long)pa.count,
-                            model_map_strategy_name(pa.nsyms ? pa.strategy : MODEL_MAP_NONE));
+                            map_strategy_name(pa.nsyms ? pa.strategy : MAP_BY_NONE));
             core_buf_oneline(&b, pa.text, 100);
             core_buf_putc(&b, '\n');
             for (uint32_t k = 0; k < pa.nsyms && k < 5; k++) {
@@ -495,17 +495,17 @@ int cmd_predict(int argc, char **argv)
 
 /* The activities that start (end) the most cases, at most k (at most 5),
  * most first: JSON [{"activity","cases"},...] or text lines. */
-static void boundary_activities(const model_seqs *all, const model_mapper *m, bool end, uint32_t k,
+static void boundary_activities(const model_seqs *all, const map_mapper *m, bool end, uint32_t k,
                                 bool json, core_buf *b)
 {
     uint32_t acts[5], counts[5];
     uint32_t n =
-        model_seqs_boundary(all, model_mapper_nactivities(m), end, k < 5 ? k : 5, acts, counts);
+        model_seqs_boundary(all, map_mapper_nactivities(m), end, k < 5 ? k : 5, acts, counts);
     if (json)
         core_buf_putc(b, '[');
     for (uint32_t i = 0; i < n; i++) {
-        model_activity pa;
-        model_mapper_activity(m, acts[i], &pa);
+        map_activity pa;
+        map_mapper_activity(m, acts[i], &pa);
         if (json) {
             core_buf_puts(b, i ? ",{\"activity\":" : "{\"activity\":");
             core_buf_json_str(b, pa.text, strlen(pa.text));

@@ -94,7 +94,7 @@ int cmd_query(int argc, char **argv)
     }
     graph *g = NULL;
     rc = cli_open_graph(cmd.name, graph_path, &g);
-    model_mapper *m = NULL;
+    map_mapper *m = NULL;
     model_joint *md = NULL;
     char why[1024];
     if (!rc && (rc = model_load(model_path, g, NULL, &m, &md, why, sizeof why)) != 0) {
@@ -112,8 +112,8 @@ int cmd_query(int argc, char **argv)
     uint32_t *act = core_xmalloc(items.n * sizeof *act), *var = core_xmalloc(items.n * sizeof *var);
     uint32_t prev = UINT32_MAX;
     for (size_t i = 0; i < items.n; i++) {
-        model_map_event ev = {.text = items.v[i], .len = strlen(items.v[i])};
-        model_mapper_map(m, &ev, prev, &act[i], &var[i]);
+        map_event ev = {.text = items.v[i], .len = strlen(items.v[i])};
+        map_mapper_map(m, &ev, prev, &act[i], &var[i]);
         prev = act[i];
     }
     model_work *w;
@@ -124,14 +124,14 @@ int cmd_query(int argc, char **argv)
     if (json) {
         core_buf_puts(&b, "{\"trace\":[");
         for (size_t i = 0; i < items.n; i++) {
-            model_activity pa;
-            model_mapper_activity(m, act[i], &pa);
+            map_activity pa;
+            map_mapper_activity(m, act[i], &pa);
             core_buf_puts(&b, i ? ",{\"event\":" : "{\"event\":");
             core_buf_json_str(&b, items.v[i], strlen(items.v[i]));
             core_buf_puts(&b, ",\"activity\":");
             core_buf_json_str(&b, pa.text, strlen(pa.text));
             core_buf_printf(&b, ",\"strategy\":\"%s\"}",
-                            model_map_strategy_name(pa.nsyms ? pa.strategy : MODEL_MAP_NONE));
+                            map_strategy_name(pa.nsyms ? pa.strategy : MAP_BY_NONE));
         }
         core_buf_puts(&b, "],");
         core_buf_puts(&b, "\"ranked\":");
@@ -139,12 +139,12 @@ int cmd_query(int argc, char **argv)
         core_buf_puts(&b, "}\n");
     } else {
         for (size_t i = 0; i < items.n; i++) {
-            model_activity pa;
-            model_mapper_activity(m, act[i], &pa);
+            map_activity pa;
+            map_mapper_activity(m, act[i], &pa);
             core_buf_printf(&b, "event %zu: ", i + 1);
             core_buf_oneline(&b, items.v[i], 70);
             core_buf_printf(&b, "\n         -> %s \"",
-                            model_map_strategy_name(pa.nsyms ? pa.strategy : MODEL_MAP_NONE));
+                            map_strategy_name(pa.nsyms ? pa.strategy : MAP_BY_NONE));
             core_buf_oneline(&b, pa.text, 70);
             core_buf_puts(&b, "\"\n");
         }
@@ -168,8 +168,8 @@ int cmd_query(int argc, char **argv)
                 core_buf_puts(&b, "  (no predicted activity leads to it)");
             core_buf_putc(&b, '\n');
             if (pred[i].activity != UINT32_MAX && !explain) {
-                model_activity pa;
-                model_mapper_activity(m, pred[i].activity, &pa);
+                map_activity pa;
+                map_mapper_activity(m, pred[i].activity, &pa);
                 core_buf_puts(&b, "      next: \"");
                 core_buf_oneline(&b, pa.text, 90);
                 core_buf_puts(&b, "\"\n");
@@ -201,7 +201,7 @@ int cmd_query(int argc, char **argv)
         free(items.v[i]);
     core_vec_free(&items);
     model_free(md);
-    model_mapper_free(m);
+    map_mapper_free(m);
     graph_close(g);
     return rc;
 }

@@ -20,7 +20,7 @@
 #include "core.h"
 #include "graph.h"
 #include "ingest.h"
-#include "mapper.h"
+#include "map.h"
 #include "ppr.h"
 
 #ifdef __cplusplus
@@ -88,7 +88,7 @@ typedef struct model_joint model_joint;
  * later ones have no node). The mapper is borrowed and must outlive the
  * model.
  */
-int model_train(model_mapper *m, const model_seqs *train, const model_params *p, model_joint **out);
+int model_train(map_mapper *m, const model_seqs *train, const model_params *p, model_joint **out);
 void model_free(model_joint *md);
 /*
  * Learning from a stream: what was seen after each window of events, as
@@ -116,7 +116,7 @@ typedef struct model_follow_obs {
  * it, for what it reads later (activity texts).
  */
 typedef struct model_mapper_snap model_mapper_snap;
-model_mapper_snap *model_mapper_snapshot(const model_mapper *m);
+model_mapper_snap *model_mapper_snapshot(const map_mapper *m);
 void model_mapper_snap_free(model_mapper_snap *snap);
 
 /* snap: NULL to read the base's mapper as it is now. */
@@ -149,7 +149,7 @@ void model_get_stats(const model_joint *md, model_stats *out);
  * final spread over the folds go to the logger at INFO. Writes the best
  * parameters to *p.
  */
-int model_calibrate(model_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,
+int model_calibrate(map_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,
                     const core_logger *log);
 
 /* Query scratch: one per thread. */
@@ -240,8 +240,8 @@ int model_save(const model_joint *md, const char *path);
  * CORE_ELIMIT when the model has more activities than
  * opts->max_activities (why ends "... allowed", for the caller to name
  * the setting). */
-int model_load(const char *path, const graph *g, const model_mapper_opts *opts,
-               model_mapper **mapper, model_joint **out, char *why, size_t whylen);
+int model_load(const char *path, const graph *g, const map_mapper_opts *opts,
+               map_mapper **mapper, model_joint **out, char *why, size_t whylen);
 
 /* ------------------------------------------------------------------ */
 /* Event logs as datasets                                              */
@@ -294,7 +294,7 @@ typedef struct model_log {
 
 /* Loads path, mapping events with m. Errors name the file, line and
  * field (why). */
-int model_log_load(const char *path, const model_log_opts *o, model_mapper *m, model_log *out,
+int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, model_log *out,
                    char *why, size_t whylen);
 void model_log_free(model_log *l);
 
@@ -302,7 +302,7 @@ void model_log_free(model_log *l);
  * code_attrs, its code.* attributes (keys from o; NULL keys: the usual
  * names). learn is left false. Pointers borrow from ev. */
 void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool code_attrs,
-                         model_map_event *me);
+                         map_event *me);
 
 /* The training cases (or all, or the test cases) as sequences. */
 model_seqs model_log_train(const model_log *l);
@@ -344,8 +344,8 @@ typedef struct model_train_opts {
  * field, or the step that failed, in why; nothing is returned then. A log
  * of no events gives no model (CORE_EFORMAT) when md is asked for.
  */
-int model_train_from_log(const graph *g, const model_mapper_opts *mo, const char *path,
-                         const model_log_opts *lo, model_train_opts *to, model_mapper **mapper,
+int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *path,
+                         const model_log_opts *lo, model_train_opts *to, map_mapper **mapper,
                          model_log *log, model_joint **md, char *why, size_t whylen);
 
 #ifdef __cplusplus

@@ -38,9 +38,9 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
     for (uint32_t i = 0; i < c.ntok; i++) {
         if (i)
             core_buf_putc(json, ',');
-        if (c.act[i] < model_mapper_nactivities(s->m)) {
-            model_activity pa;
-            model_mapper_activity(s->m, c.act[i], &pa);
+        if (c.act[i] < map_mapper_nactivities(s->m)) {
+            map_activity pa;
+            map_mapper_activity(s->m, c.act[i], &pa);
             core_buf_json_str(json, pa.text, strlen(pa.text));
         } else {
             core_buf_puts(json, "null");
@@ -159,7 +159,7 @@ static int api_list_cases(void *ud, const char *query, core_buf *json, char *why
         int64_t now = core_wall_ns();
         core_buf_printf(json, "{\"total\":%llu,\"cases\":[", (unsigned long long)st.cases);
         pthread_mutex_lock(&s->mu);
-        uint32_t nact = model_mapper_nactivities(s->m);
+        uint32_t nact = map_mapper_nactivities(s->m);
         for (uint32_t i = 0; i < shown; i++) {
             const list_item *it = &x.items[i];
             char tbuf[40];
@@ -171,8 +171,8 @@ static int api_list_cases(void *ud, const char *query, core_buf *json, char *why
                             (unsigned long long)it->seq, tbuf, (double)(now - it->touched) * 1e-9);
             core_buf_puts(json, ",\"last_activity\":");
             if (it->act < nact) {
-                model_activity pa;
-                model_mapper_activity(s->m, it->act, &pa);
+                map_activity pa;
+                map_mapper_activity(s->m, it->act, &pa);
                 core_buf_json_str(json, pa.text, strlen(pa.text));
             } else {
                 core_buf_puts(json, "null");
@@ -207,12 +207,12 @@ out:
 /* ---- a case's timeline and explanations -------------------------------- */
 
 /* The rank of the first of p[0..n) among act's symbols (0: none). */
-static int rank_in_activity(const model_mapper *m, const model_pred *p, uint32_t n, uint32_t act)
+static int rank_in_activity(const map_mapper *m, const model_pred *p, uint32_t n, uint32_t act)
 {
-    if (act >= model_mapper_nactivities(m))
+    if (act >= map_mapper_nactivities(m))
         return 0;
-    model_activity pa;
-    model_mapper_activity(m, act, &pa);
+    map_activity pa;
+    map_mapper_activity(m, act, &pa);
     for (uint32_t i = 0; i < n && i < 10; i++)
         for (uint32_t j = 0; j < pa.nsyms; j++)
             if (p[i].symbol == pa.syms[j])
@@ -242,7 +242,7 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
                     (unsigned long long)c.seq, s->model_version_text);
     model_pred *p = core_xmalloc(s->k * sizeof *p);
     pthread_mutex_lock(&s->mu);
-    uint32_t nact = model_mapper_nactivities(s->m);
+    uint32_t nact = map_mapper_nactivities(s->m);
     for (uint32_t i = 0; i < c.ntok; i++) {
         bool latest = i + 1 == c.ntok;
         uint32_t n;
@@ -253,8 +253,8 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
         core_buf_printf(json, "%s{\"seq\":%llu,\"activity\":", i ? "," : "",
                         (unsigned long long)c.seq - c.ntok + i + 1);
         if (c.act[i] < nact) {
-            model_activity pa;
-            model_mapper_activity(s->m, c.act[i], &pa);
+            map_activity pa;
+            map_mapper_activity(s->m, c.act[i], &pa);
             core_buf_json_str(json, pa.text, strlen(pa.text));
         } else {
             core_buf_puts(json, "null");
@@ -393,20 +393,20 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
     core_buf_puts(json, "{\"trace\":[");
     for (size_t i = 0; i < n; i++) {
         json_t *t = json_array_get(trace, i);
-        model_map_event me = {.text = json_string_value(t), .len = json_string_length(t)};
+        map_event me = {.text = json_string_value(t), .len = json_string_length(t)};
         /* Peek, not map: a query must not grow the dictionary every
          * client's events are mapped with. */
         const char *text;
-        model_mapper_peek(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i], &text);
-        model_activity pa = {.strategy = MODEL_MAP_NONE};
+        map_mapper_peek(s->m, &me, i ? act[i - 1] : UINT32_MAX, &act[i], &var[i], &text);
+        map_activity pa = {.strategy = MAP_BY_NONE};
         if (act[i] != UINT32_MAX)
-            model_mapper_activity(s->m, act[i], &pa);
+            map_mapper_activity(s->m, act[i], &pa);
         core_buf_puts(json, i ? ",{\"event\":" : "{\"event\":");
         core_buf_json_str(json, me.text, me.len);
         core_buf_puts(json, ",\"activity\":");
         core_buf_json_str(json, text, strlen(text));
         core_buf_printf(json, ",\"strategy\":\"%s\",\"known\":%s}",
-                        model_map_strategy_name(pa.strategy),
+                        map_strategy_name(pa.strategy),
                         act[i] != UINT32_MAX ? "true" : "false");
     }
     uint32_t np = model_rank(s->md, s->api_w, act, var, (uint32_t)n, (uint32_t)k, p);

@@ -119,8 +119,8 @@ void serve__changelog_send(serve *s, const char *case_id, size_t clen, const ses
     const char *texts[SESS_MAX_TOKENS] = {NULL};
     for (uint32_t i = 0; c && i < c->ntok; i++) {
         if (c->act[i] >= s->base_acts) {
-            model_activity pa;
-            model_mapper_activity(s->m, c->act[i], &pa);
+            map_activity pa;
+            map_mapper_activity(s->m, c->act[i], &pa);
             texts[i] = pa.text;
         }
     }
@@ -258,10 +258,10 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
         if (x->at >= c.ntok)
             continue;
         char *t = core_xstrndup(x->t, x->n);
-        uint32_t a = model_mapper_find(s->m, t), v;
+        uint32_t a = map_mapper_find(s->m, t), v;
         if (a == UINT32_MAX) {
-            model_map_event me = {.text = t, .len = x->n};
-            model_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
+            map_event me = {.text = t, .len = x->n};
+            map_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
             c.var[x->at] = v;
         }
         c.act[x->at] = a;
@@ -356,19 +356,19 @@ void serve__follows_share(serve *s, uint32_t order, uint32_t next, const uint32_
         size_t at = b->len;
         uint8_t ntext = 0;
         core_buf_putc(b, 0);
-        model_activity pa;
+        map_activity pa;
         if (next >= s->base_acts) {
-            model_mapper_activity(s->m, next, &pa);
+            map_mapper_activity(s->m, next, &pa);
             fo_text(b, 0, pa.text, &ntext);
         }
         for (uint32_t i = 0; i < order; i++) {
             if (act[i] >= s->base_acts) {
-                model_mapper_activity(s->m, act[i], &pa);
+                map_mapper_activity(s->m, act[i], &pa);
                 fo_text(b, (uint8_t)(1 + i), pa.text, &ntext);
             }
             if (var[i] >= s->base_vars) {
                 const char *t;
-                model_mapper_variant(s->m, var[i], &t);
+                map_mapper_variant(s->m, var[i], &t);
                 fo_text(b, (uint8_t)(FO_SLOT_VAR | i), t, &ntext);
             }
         }
@@ -387,10 +387,10 @@ void serve__follows_share(serve *s, uint32_t order, uint32_t next, const uint32_
 static uint32_t fo_activity(serve *s, const uint8_t *t, size_t n)
 {
     char *txt = core_xstrndup((const char *)t, n);
-    uint32_t a = model_mapper_find(s->m, txt), v;
+    uint32_t a = map_mapper_find(s->m, txt), v;
     if (a == UINT32_MAX) {
-        model_map_event me = {.text = txt, .len = n};
-        model_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
+        map_event me = {.text = txt, .len = n};
+        map_mapper_map(s->m, &me, UINT32_MAX, &a, &v);
     }
     free(txt);
     return a;
@@ -451,7 +451,7 @@ int serve__follows_merge(void *ud, const ingest_kafka_msg *m)
                 uint32_t j = sl & ~FO_SLOT_VAR;
                 char *txt = core_xstrndup((const char *)tx[i].t, tx[i].n);
                 var[j] = act[j] == UINT32_MAX ? UINT32_MAX
-                                              : model_mapper_restore_variant(s->m, act[j], txt);
+                                              : map_mapper_restore_variant(s->m, act[j], txt);
                 free(txt);
                 got_var[j] = true;
             } else {

@@ -56,13 +56,13 @@ static bool case_take(serve *s, const ingest_event *ev, size_t clen, sess_case *
  * scoring's truth, and the mapper learns from them only with
  * map.code_attrs (me.learn, and its use_code_attrs). */
 static void event_map(serve *s, const ingest_event *ev, sess_case *c, uint32_t *a, uint32_t *v,
-                      model_activity *pa)
+                      map_activity *pa)
 {
-    model_map_event me;
+    map_event me;
     model_log_map_event(ev, &s->eo, true, &me);
     me.learn = s->code_attrs;
-    model_mapper_map(s->m, &me, c->ntok ? c->act[c->ntok - 1] : UINT32_MAX, a, v);
-    model_mapper_activity(s->m, *a, pa);
+    map_mapper_map(s->m, &me, c->ntok ? c->act[c->ntok - 1] : UINT32_MAX, a, v);
+    map_mapper_activity(s->m, *a, pa);
     /* The prediction made after the case's previous event, scored now
      * that its truth is here. */
     serve__score(s, c, &me, pa);
@@ -143,7 +143,7 @@ static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const inge
     if (!case_take(s, ev, clen, &c))
         return 0;
     uint32_t a, v;
-    model_activity pa;
+    map_activity pa;
     event_map(s, ev, &c, &a, &v, &pa);
     if (s->learn_online && c.ntok)
         follows_learn(s, &c, a);
@@ -276,8 +276,8 @@ void serve__on_revoked(void *ud, const char *topic, int32_t partition)
     serve *s = ud;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
-    if (model_mapper_nactivities(s->m) > s->cycle_acts ||
-        model_mapper_nvariants(s->m) > s->dict_vars)
+    if (map_mapper_nactivities(s->m) > s->cycle_acts ||
+        map_mapper_nvariants(s->m) > s->dict_vars)
         serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (serve__pipe_sync(s) != 0)
         core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
@@ -455,15 +455,15 @@ int serve__cycle(serve *s, bool draining)
      * activity (constants, tokens, the external command). */
     if (!rc && s->batch_events) {
         char why[512];
-        if (model_mapper_finish(s->m, why, sizeof why) != 0)
+        if (map_mapper_finish(s->m, why, sizeof why) != 0)
             core_logf(&s->lg, CORE_LOG_WARN, "%s", why);
     }
-    if (model_mapper_nactivities(s->m) > s->cycle_acts ||
-        model_mapper_nvariants(s->m) > s->dict_vars) {
+    if (map_mapper_nactivities(s->m) > s->cycle_acts ||
+        map_mapper_nvariants(s->m) > s->dict_vars) {
         serve__dict_save(s, s->cycle_acts);
-        s->cycle_acts = model_mapper_nactivities(s->m);
+        s->cycle_acts = map_mapper_nactivities(s->m);
     }
-    atomic_store(&s->folded, model_mapper_folded(s->m));
+    atomic_store(&s->folded, map_mapper_folded(s->m));
     pthread_mutex_unlock(&s->mu);
     if (rc)
         return rc;

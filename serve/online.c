@@ -41,9 +41,9 @@ static uint64_t model_fingerprint(const model_joint *md)
 
 /* Loads --model, or trains from model.bootstrap_log, or builds an empty
  * model (recency and the current emitter only) over a fresh mapper. */
-int serve__model_build(serve *s, model_mapper **mp, model_joint **mdp, char *why, size_t whylen)
+int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, size_t whylen)
 {
-    model_mapper_opts mo = {
+    map_mapper_opts mo = {
         .use_code_attrs = s->code_attrs,
         .overrides = s->ov,
         .tokens_min = core_cfg_double(s->cfg, "map.tokens_min"),
@@ -80,7 +80,7 @@ int serve__model_build(serve *s, model_mapper **mp, model_joint **mdp, char *why
         return 0;
     }
     /* No history: recency and the current emitter only. */
-    int rc = model_mapper_new(s->g, &mo, mp);
+    int rc = map_mapper_new(s->g, &mo, mp);
     if (rc) {
         snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));
         return rc;
@@ -90,7 +90,7 @@ int serve__model_build(serve *s, model_mapper **mp, model_joint **mdp, char *why
     rc = model_train(*mp, &none, &to.params, mdp);
     if (rc) {
         snprintf(why, whylen, "training failed: %s", core_strerror(rc));
-        model_mapper_free(*mp);
+        map_mapper_free(*mp);
         *mp = NULL;
     }
     return rc;
@@ -125,7 +125,7 @@ void serve__model_version_set(serve *s, bool bump)
  * (start, SIGHUP): the old base and mapper go. Without, md is the base
  * plus the online counts, over the same mapper.
  */
-int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, char *why,
+int serve__model_install(serve *s, map_mapper *m, model_joint *md, bool base, char *why,
                          size_t whylen)
 {
     int rc = model_stream_prepare(md, s->M, core_ncpus());
@@ -149,7 +149,7 @@ int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, 
         model_free(s->base_md);
         s->base_md = md;
         if (s->m != m)
-            model_mapper_free(s->m);
+            map_mapper_free(s->m);
         s->m = m;
     }
     s->md = md;
@@ -365,7 +365,7 @@ void serve__rebuild_cancel(serve *s)
 void serve__model_reload(serve *s)
 {
     char why[1024];
-    model_mapper *m;
+    map_mapper *m;
     model_joint *md;
     core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the model");
     serve__rebuild_cancel(s);
@@ -373,7 +373,7 @@ void serve__model_reload(serve *s)
         core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
         return;
     }
-    model_mapper *old_m = s->m;
+    map_mapper *old_m = s->m;
     pthread_mutex_lock(&s->mu);
     s->m = m;
     int rc = serve__dict_replay(s, why, sizeof why);
@@ -382,7 +382,7 @@ void serve__model_reload(serve *s)
     if (rc || serve__model_install(s, m, md, true, why, sizeof why) != 0) {
         core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
         model_free(md);
-        model_mapper_free(m);
+        map_mapper_free(m);
         return;
     }
     online_apply(s);

@@ -15,16 +15,16 @@
 /* What p[0..n) names, as published: each symbol with its place in the
  * code, and the activity it is expected to emit or the ranked symbol it
  * is near. The strings borrow from m and its graph. */
-static void ranked_fill(const model_mapper *m, const model_pred *p, uint32_t n, sink_ranked *out)
+static void ranked_fill(const map_mapper *m, const model_pred *p, uint32_t n, sink_ranked *out)
 {
-    const graph *g = model_mapper_graph(m);
+    const graph *g = map_mapper_graph(m);
     for (uint32_t i = 0; i < n; i++) {
         graph_symbol sym;
         graph_get_symbol(g, p[i].symbol, &sym);
         const char *act = NULL;
         if (p[i].activity != UINT32_MAX) {
-            model_activity pa;
-            model_mapper_activity(m, p[i].activity, &pa);
+            map_activity pa;
+            map_mapper_activity(m, p[i].activity, &pa);
             act = pa.text;
         }
         const char *near = NULL;
@@ -40,7 +40,7 @@ static void ranked_fill(const model_mapper *m, const model_pred *p, uint32_t n, 
     }
 }
 
-void serve_ranked_json(core_buf *b, const model_mapper *m, const model_pred *p, uint32_t n)
+void serve_ranked_json(core_buf *b, const map_mapper *m, const model_pred *p, uint32_t n)
 {
     sink_ranked few[16], *r = n <= 16 ? few : core_xmalloc(n * sizeof *r);
     ranked_fill(m, p, n, r);

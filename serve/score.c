@@ -41,7 +41,7 @@ static serve_score_bucket *bucket_now(serve *s, uint64_t now_ns)
     return k;
 }
 
-int serve__score(serve *s, sess_case *c, const model_map_event *me, const model_activity *pa)
+int serve__score(serve *s, sess_case *c, const map_event *me, const map_activity *pa)
 {
     int rank = -1;
     /* A case stored by a build before the scoring has no prediction to

@@ -216,10 +216,10 @@ static void serve_free(serve *s)
     if (s->md != s->base_md)
         model_free(s->md);
     model_free(s->base_md);
-    model_mapper_free(s->m);
+    map_mapper_free(s->m);
     core_map_free(&s->obs_idx);
     core_vec_free(&s->obs);
-    graph_overrides_free(s->ov);
+    map_overrides_free(s->ov);
     if (s->g)
         graph_close(s->g);
     for (size_t i = 0; i < s->pos.n; i++)
@@ -431,7 +431,7 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
         goto fail;
     }
     if (o->overrides_path &&
-        graph_overrides_load(o->overrides_path, s->g, &s->ov, why, whylen) != 0) {
+        map_overrides_load(o->overrides_path, s->g, &s->ov, why, whylen) != 0) {
         rc = CORE_EUSAGE;
         goto fail;
     }
@@ -444,12 +444,12 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
         goto fail;
     s->batch = sess_batch_new();
     serve__metrics_init(s);
-    model_mapper *m;
+    map_mapper *m;
     model_joint *md;
     if ((rc = serve__model_build(s, &m, &md, why, whylen)) != 0)
         goto fail;
     s->m = m;
-    s->base_vars = model_mapper_nvariants(m); /* before the online ones come back */
+    s->base_vars = map_mapper_nvariants(m); /* before the online ones come back */
     if ((rc = serve__dict_replay(s, why, whylen)) != 0 ||
         (rc = serve__model_install(s, m, md, true, why, whylen)) != 0) {
         if (!s->md)

@@ -85,7 +85,7 @@ void serve_close(serve *s);
  * daemon publishes. m is borrowed for the call; reentrant while m is not
  * changed.
  */
-void serve_ranked_json(core_buf *b, const model_mapper *m, const model_pred *p, uint32_t n);
+void serve_ranked_json(core_buf *b, const map_mapper *m, const model_pred *p, uint32_t n);
 
 #ifdef __cplusplus
 }

@@ -117,7 +117,7 @@ struct serve {
     core_logger lg;
     const char *graph_path, *model_path, *ready_file;
     graph *g;
-    graph_overrides *ov;
+    map_overrides *ov;
     model_log_opts eo;
     bool code_attrs;
     /* Set by serve_stop and serve_reload (signal handlers): the engine
@@ -126,7 +126,7 @@ struct serve {
 
     /* The model: the engine maps and ranks under mu; so does the API. */
     pthread_mutex_t mu;
-    model_mapper *m;
+    map_mapper *m;
     model_joint *base_md; /* loaded or trained at start: online counts add to it */
     model_joint *md;      /* in use: base_md, or base_md plus the online counts */
     model_work *w, *api_w;
@@ -409,9 +409,9 @@ uint64_t serve__instance_id(serve *s);
 
 /* Loads --model, or trains from model.bootstrap_log, or builds an empty
  * model over a fresh mapper. */
-int serve__model_build(serve *s, model_mapper **mp, model_joint **mdp, char *why, size_t whylen);
+int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, size_t whylen);
 /* Puts md in use (base: a new base model over m). */
-int serve__model_install(serve *s, model_mapper *m, model_joint *md, bool base, char *why,
+int serve__model_install(serve *s, map_mapper *m, model_joint *md, bool base, char *why,
                          size_t whylen);
 /* The model's version in the state (bump: a new one). */
 void serve__model_version_set(serve *s, bool bump);
@@ -456,7 +456,7 @@ bool serve__otlp_busy(void *ud);
  * it in the case and daemon-wide, and counts the event in the history.
  * Returns the rank (0: a miss), or -1 when there was no prediction to
  * score; also stored in c->last_rank. Engine thread. */
-int serve__score(serve *s, sess_case *c, const model_map_event *me, const model_activity *pa);
+int serve__score(serve *s, sess_case *c, const map_event *me, const map_activity *pa);
 /* Keeps the first symbols of s->pred (n ranked) in the case, to be
  * scored by its next event. */
 void serve__score_keep(serve *s, sess_case *c, uint32_t n);
