@@ -11,6 +11,7 @@
 #include "graph.h"
 #include "ingest.h"
 #include "model.h"
+#include "serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -473,7 +474,7 @@ int cmd_predict(int argc, char **argv)
             core_buf_puts(&b, "{\"case_id\":");
             core_buf_json_str(&b, cid, strlen(cid));
             core_buf_printf(&b, ",\"prefix_len\":%u,\"ranked\":", p);
-            model_preds_json(&b, s.m, pred, n);
+            serve_ranked_json(&b, s.m, pred, n);
             core_buf_puts(&b, "}\n");
             if (fwrite(b.data, 1, b.len, out) != b.len) {
                 rc = cli_error(cmd.name, "write error");

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "graph.h"
 #include "model.h"
+#include "serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,7 +197,7 @@ int cmd_query(int argc, char **argv)
     core_buf texts = {0}, b = {0};
     uint32_t np = model_query(md, w, m, evs, n, k, ev, &texts, pred);
     if (json) {
-        model_query_json(&b, m, evs, ev, n, &texts, NULL, pred, np);
+        serve_query_json(&b, m, evs, ev, n, &texts, NULL, pred, np);
         core_buf_putc(&b, '\n');
     } else {
         query_text(&b, md, w, m, &items, ev, &texts, pred, np, explain);

@@ -198,11 +198,6 @@ typedef struct model_query_event {
 uint32_t model_query(const model_joint *md, model_work *w, map_mapper *m, const map_event *evs,
                      uint32_t n, uint32_t k, model_query_event *ev, core_buf *texts,
                      model_pred *out);
-/* A query's answer as JSON: {"trace":[{"event","activity","strategy",
- * "known"}], "model_version" (when not NULL), "ranked":[...]}. */
-void model_query_json(core_buf *b, const map_mapper *m, const map_event *evs,
-                      const model_query_event *ev, uint32_t n, const core_buf *texts,
-                      const char *model_version, const model_pred *p, uint32_t np);
 
 /*
  * Streaming (the daemon): a case's state is its last tokens (activity and
@@ -247,10 +242,6 @@ void model_node_text(const model_joint *md, uint32_t node, core_buf *out);
  * or the code graph's name (graph_edge_type_name, reverse or not). */
 const char *model_edge_name(uint8_t type);
 
-/* Appends a ranking as a JSON array: per item {"score", the symbol's
- * fields (graph_symbol_json), and "activity", the predicted next activity
- * it comes from, or "near", the ranked symbol a filled one is near}. */
-void model_preds_json(core_buf *b, const map_mapper *m, const model_pred *p, uint32_t n);
 /* The parameters as one line of text ("order 6, variant_ratio 0.2, ...")
  * or a JSON object {"order","variant_ratio",...}. */
 void model_params_format(const model_params *p, bool json, core_buf *b);

@@ -1,7 +1,8 @@
 /*
  * The stateless query (model.h): the same read-only mapping and ranking
  * for `pmrag query` and the daemon's `POST /v1/query`, so that the two
- * rank a trace alike, and neither grows the dictionary it maps with.
+ * rank a trace alike, and neither grows the dictionary it maps with
+ * (serve_query_json writes the answer both print).
  */
 #include "model.h"
 
@@ -32,28 +33,4 @@ uint32_t model_query(const model_joint *md, model_work *w, map_mapper *m, const 
     free(act);
     free(var);
     return np;
-}
-
-void model_query_json(core_buf *b, const map_mapper *m, const map_event *evs,
-                      const model_query_event *ev, uint32_t n, const core_buf *texts,
-                      const char *model_version, const model_pred *p, uint32_t np)
-{
-    core_buf_puts(b, "{\"trace\":[");
-    for (uint32_t i = 0; i < n; i++) {
-        const char *text = texts->data + ev[i].text;
-        core_buf_puts(b, i ? ",{\"event\":" : "{\"event\":");
-        core_buf_json_str(b, evs[i].text, evs[i].len);
-        core_buf_puts(b, ",\"activity\":");
-        core_buf_json_str(b, text, strlen(text));
-        core_buf_printf(b, ",\"strategy\":\"%s\",\"known\":%s}", map_strategy_name(ev[i].strategy),
-                        ev[i].activity != UINT32_MAX ? "true" : "false");
-    }
-    core_buf_putc(b, ']');
-    if (model_version) {
-        core_buf_puts(b, ",\"model_version\":");
-        core_buf_json_str(b, model_version, strlen(model_version));
-    }
-    core_buf_puts(b, ",\"ranked\":");
-    model_preds_json(b, m, p, np);
-    core_buf_putc(b, '}');
 }

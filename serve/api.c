@@ -9,6 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The case's current ranking into p (s->k entries), as the engine
+ * published it while the model is the same: from the stored vector, or
+ * from one computed again when it came from an older model. Under mu. */
+static uint32_t rank_case(serve *s, sess_case *c, model_pred *p)
+{
+    if (c->model_version != s->model_version)
+        serve__vec_rebuild(s->md, s->api_w, s->M, c);
+    ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, c->nvec, c->vec_err};
+    return model_rank_warm(s->md, s->api_w, c->act, c->var, c->ntok, &rec, c->vec_wsum, s->k, p);
+}
+
 static int api_case(void *ud, const char *case_id, core_buf *json)
 {
     serve *s = ud;
@@ -37,14 +48,11 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
     }
     /* The latest prediction, ranked again from the stored state (the same
      * as the one published while the model is the same). */
-    if (c.model_version != s->model_version)
-        serve__vec_rebuild(s->md, s->api_w, s->M, &c);
-    ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, c.nvec, c.vec_err};
     model_pred *p = core_xmalloc(s->k * sizeof *p);
-    uint32_t n = model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
+    uint32_t n = rank_case(s, &c, p);
     core_buf_printf(json, "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"ranked\":",
                     c.seq > c.ntok ? "true" : "false", s->model_version_text);
-    model_preds_json(json, s->m, p, n);
+    serve_ranked_json(json, s->m, p, n);
     pthread_mutex_unlock(&s->mu);
     free(p);
     core_buf_puts(json, ",\"accuracy\":");
@@ -238,14 +246,10 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
     for (uint32_t i = 0; i < c.ntok; i++) {
         bool latest = i + 1 == c.ntok;
         uint32_t n;
-        if (latest) {
-            if (c.model_version != s->model_version)
-                serve__vec_rebuild(s->md, s->api_w, s->M, &c);
-            ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, c.nvec, c.vec_err};
-            n = model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
-        } else {
+        if (latest)
+            n = rank_case(s, &c, p);
+        else
             n = model_rank(s->md, s->api_w, c.act, c.var, i + 1, s->k, p);
-        }
         core_buf_printf(json, "%s{\"seq\":%llu,\"activity\":", i ? "," : "",
                         (unsigned long long)c.seq - c.ntok + i + 1);
         if (c.act[i] < nact) {
@@ -256,7 +260,7 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
             core_buf_puts(json, "null");
         }
         core_buf_puts(json, ",\"ranked\":");
-        model_preds_json(json, s->m, p, n);
+        serve_ranked_json(json, s->m, p, n);
         if (latest)
             core_buf_puts(json, ",\"next_rank\":null,\"recomputed\":false");
         else if (i + 2 == c.ntok && c.last_rank >= 0)
@@ -305,10 +309,7 @@ static int api_explain(void *ud, const char *case_id, const char *query, core_bu
         return rc;
     model_pred *p = core_xmalloc(s->k * sizeof *p);
     pthread_mutex_lock(&s->mu);
-    if (c.model_version != s->model_version)
-        serve__vec_rebuild(s->md, s->api_w, s->M, &c);
-    ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, c.nvec, c.vec_err};
-    uint32_t n = model_rank_warm(s->md, s->api_w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, p);
+    uint32_t n = rank_case(s, &c, p);
     if ((uint32_t)r > n) {
         pthread_mutex_unlock(&s->mu);
         free(p);
@@ -396,7 +397,7 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
     core_buf texts = {0};
     pthread_mutex_lock(&s->mu);
     uint32_t np = model_query(s->md, s->api_w, s->m, evs, (uint32_t)n, (uint32_t)k, ev, &texts, p);
-    model_query_json(json, s->m, evs, ev, (uint32_t)n, &texts, s->model_version_text, p, np);
+    serve_query_json(json, s->m, evs, ev, (uint32_t)n, &texts, s->model_version_text, p, np);
     pthread_mutex_unlock(&s->mu);
     core_buf_free(&texts);
     free(evs);

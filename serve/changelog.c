@@ -477,20 +477,8 @@ int64_t serve__follows_start(void *ud, int32_t partition)
     return sess_offset_get(s->env, s->fo_topic, partition, &next) == 0 ? next : -1;
 }
 
-/* Revoked (engine thread, inside the poll): everything applied so far is
- * committed before the partition goes, and it is restored again if it
- * comes back. */
-void serve__on_revoked(void *ud, const char *topic, int32_t partition)
+void serve__restored_drop(serve *s, int32_t partition)
 {
-    serve *s = ud;
-    (void)topic;
-    if (!s->kcl || !s->cthread_on)
-        return; /* (stopping: everything was committed before the consumer closes) */
-    if (map_mapper_nactivities(s->m) > s->cycle_acts || map_mapper_nvariants(s->m) > s->dict_vars)
-        serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
-    if (serve__pipe_sync(s) != 0)
-        core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
-                  (int)partition);
     for (size_t i = 0; i < s->restored.n; i++)
         if (s->restored.v[i] == partition)
             s->restored.v[i--] = s->restored.v[--s->restored.n];

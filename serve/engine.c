@@ -12,41 +12,125 @@
 /* A case's vector entries are stored as sess_entry and used as ppr_entry. */
 _Static_assert(sizeof(sess_entry) == sizeof(ppr_entry), "sess_entry and ppr_entry differ");
 
-static void ranked_fill(serve *s, uint32_t n)
+/* The case an event belongs to, into c: from the batch being filled, the
+ * one being committed or the state, or a new one. False when a limit
+ * keeps the event out (counted there). */
+static bool case_take(serve *s, const ingest_event *ev, size_t clen, sess_case *c)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        graph_symbol sym;
-        graph_get_symbol(s->g, s->pred[i].symbol, &sym);
-        const char *act = NULL;
-        if (s->pred[i].activity != UINT32_MAX) {
-            map_activity pa;
-            map_mapper_activity(s->m, s->pred[i].activity, &pa);
-            act = pa.text;
+    if (clen > SESS_MAX_ID) {
+        /* The decoders refuse these; an event that gets here anyway is
+         * counted, never stored as if it were applied. */
+        sink_counter_add(s->c_lim_case_id, 1);
+        if (s->bad_msgs++ < 20)
+            core_logf(&s->lg, CORE_LOG_WARN, "event skipped: case id of %zu bytes (at most %d)",
+                      clen, SESS_MAX_ID);
+        return false;
+    }
+    int f = sess_batch_case_find(s->batch, ev->case_id, clen, c);
+    if (f < 0 && s->inflight)
+        f = sess_batch_case_find(s->inflight, ev->case_id, clen, c);
+    if (f != 1 && (f == 0 || sess_case_get(s->env, ev->case_id, clen, c) != 0)) {
+        if (!sess_rules_admit(s->rules, core_now_ns())) {
+            sink_counter_add(s->c_lim_new_cases, 1);
+            return false;
         }
-        const char *near = NULL;
-        if (s->pred[i].near != UINT32_MAX) {
-            graph_symbol ns;
-            graph_get_symbol(s->g, s->pred[i].near, &ns);
-            near = ns.qualname;
-        }
-        s->ranked[i] = (sink_ranked){sym.qualname, graph_sym_kind_name(sym.kind),
-                                     sym.file,     sym.start_line,
-                                     sym.end_line, s->pred[i].score,
-                                     act,          near};
+        memset(c, 0, sizeof *c);
+        c->last_time_ns = INT64_MIN;
+        c->model_version = s->model_version;
+    }
+    if (!sess_rules_room(s->rules, c)) {
+        sink_counter_add(s->c_lim_case_events, 1);
+        return false;
+    }
+    if (c->model_version != s->model_version) {
+        serve__vec_rebuild(s->md, s->w, s->M, c);
+        c->model_version = s->model_version;
+        sink_counter_add(s->c_restarts_cold, 1);
+    }
+    return true;
+}
+
+/* Maps ev to its activity *a (variant *v, *pa what the mapper knows of
+ * it), scores the case's previous prediction against it and counts it.
+ * The event is read once, code.* attributes included: they are the
+ * scoring's truth, and the mapper learns from them only with
+ * map.code_attrs (me.learn, and its use_code_attrs). */
+static void event_map(serve *s, const ingest_event *ev, sess_case *c, uint32_t *a, uint32_t *v,
+                      map_activity *pa)
+{
+    map_event me;
+    model_log_map_event(ev, &s->eo, true, &me);
+    me.learn = s->code_attrs;
+    map_mapper_map(s->m, &me, c->act, c->ntok, a, v);
+    map_mapper_activity(s->m, *a, pa);
+    /* The prediction made after the case's previous event, scored now
+     * that its truth is here. */
+    serve__score(s, c, &me, pa);
+    atomic_fetch_add(&s->events_total, 1);
+    if (pa->nsyms) {
+        atomic_fetch_add(&s->mapped_total, 1);
+        sink_counter_add(s->c_mapped, 1);
+    } else {
+        sink_counter_add(s->c_unmapped, 1);
     }
 }
 
-/* A case's vector computed again from its stored activities (its own came
- * from an older model, and means nothing to this one). */
-void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c)
+/* Online learning: activity a followed the case's last events. */
+static void follows_learn(serve *s, const sess_case *c, uint32_t a)
 {
-    ppr_vec rec;
-    ppr_vec_init(&rec, (ppr_entry *)c->vec, M);
-    c->vec_wsum = 0;
-    for (uint32_t i = 0; i < c->ntok; i++)
-        model_advance(md, w, &rec, &c->vec_wsum, c->act[i]);
+    uint32_t o = model_get_params(s->base_md)->order;
+    if (o > c->ntok)
+        o = c->ntok;
+    serve__obs_count(s, o, a, c->act + c->ntok - o, c->var + c->ntok - o, 1, true);
+    if (s->kfo)
+        serve__follows_share(s, o, a, c->act + c->ntok - o, c->var + c->ntok - o);
+}
+
+/* Moves the case on by ev, mapped to activity a (variant v, text): its
+ * window, its vector and its ranking (into s->pred; returns how many, kept
+ * in the case to be scored by its next event), seq and times, and whether
+ * the activity closes it. */
+static uint32_t case_advance(serve *s, sess_case *c, const ingest_event *ev, uint32_t a, uint32_t v,
+                             const char *text)
+{
+    if (c->ntok == SESS_MAX_TOKENS) {
+        memmove(c->act, c->act + 1, (SESS_MAX_TOKENS - 1) * sizeof *c->act);
+        memmove(c->var, c->var + 1, (SESS_MAX_TOKENS - 1) * sizeof *c->var);
+        c->ntok--;
+    }
+    c->act[c->ntok] = a;
+    c->var[c->ntok] = v;
+    c->ntok++;
+    ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, s->M, c->vec_err};
+    uint64_t r0 = core_now_ns();
+    model_advance(s->md, s->w, &rec, &c->vec_wsum, a);
+    uint32_t n =
+        model_rank_warm(s->md, s->w, c->act, c->var, c->ntok, &rec, c->vec_wsum, s->k, s->pred);
+    sink_histogram_observe(s->h_ppr, (double)(core_now_ns() - r0) * 1e-9);
     c->nvec = rec.n;
     c->vec_err = rec.err;
+    serve__score_keep(s, c, n);
+    c->seq++;
+    /* A record with no time of its own (OTLP: neither time nor observed
+     * time) has the time it was taken in, as OTLP receivers do. */
+    c->last_time_ns = ev->time_ns == INGEST_NO_TIME ? core_wall_ns() : ev->time_ns;
+    c->touched_ns = core_wall_ns();
+    c->closed = sess_rules_ends(s->rules, text);
+    return n;
+}
+
+/* The changed case into the batch (out of it, and of the state, when it
+ * closed), and its changelog record when it came from Kafka. */
+static void case_store(serve *s, const ingest_event *ev, size_t clen, const sess_case *c,
+                       const ingest_kafka_msg *km)
+{
+    if (c->closed)
+        sess_batch_case_del(s->batch, ev->case_id, clen);
+    else
+        sess_batch_case_put(s->batch, ev->case_id, clen, c);
+    s->batch_events++;
+    if (s->kcl && km)
+        serve__changelog_send(s, ev->case_id, clen, c->closed ? NULL : c, km);
 }
 
 /* Maps ev, advances its case, ranks and publishes. Returns 0, or a
@@ -55,151 +139,19 @@ void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_c
 static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     size_t clen = strlen(ev->case_id);
-    if (clen > SESS_MAX_ID) {
-        /* The decoders refuse these; an event that gets here anyway is
-         * counted, never stored as if it were applied. */
-        sink_counter_add(s->c_lim_case_id, 1);
-        if (s->bad_msgs++ < 20)
-            core_logf(&s->lg, CORE_LOG_WARN, "event skipped: case id of %zu bytes (at most %d)",
-                      clen, SESS_MAX_ID);
-        return 0;
-    }
     sess_case c;
-    int f = sess_batch_case_find(s->batch, ev->case_id, clen, &c);
-    if (f < 0 && s->inflight)
-        f = sess_batch_case_find(s->inflight, ev->case_id, clen, &c);
-    if (f != 1 && (f == 0 || sess_case_get(s->env, ev->case_id, clen, &c) != 0)) {
-        if (!sess_rules_admit(s->rules, core_now_ns())) {
-            sink_counter_add(s->c_lim_new_cases, 1);
-            return 0;
-        }
-        memset(&c, 0, sizeof c);
-        c.last_time_ns = INT64_MIN;
-        c.model_version = s->model_version;
-    }
-    if (!sess_rules_room(s->rules, &c)) {
-        sink_counter_add(s->c_lim_case_events, 1);
+    if (!case_take(s, ev, clen, &c))
         return 0;
-    }
-    if (c.model_version != s->model_version) {
-        serve__vec_rebuild(s->md, s->w, s->M, &c);
-        c.model_version = s->model_version;
-        sink_counter_add(s->c_restarts_cold, 1);
-    }
-    map_event me;
-    model_log_map_event(ev, &s->eo, s->code_attrs, &me);
-    me.learn = s->code_attrs;
     uint32_t a, v;
-    map_mapper_map(s->m, &me, c.act, c.ntok, &a, &v);
     map_activity pa;
-    map_mapper_activity(s->m, a, &pa);
-    /* The prediction made after the case's previous event, scored now
-     * that its truth is here. */
-    serve__score(s, &c, ev, &pa);
-    atomic_fetch_add(&s->events_total, 1);
-    if (pa.nsyms) {
-        atomic_fetch_add(&s->mapped_total, 1);
-        sink_counter_add(s->c_mapped, 1);
-    } else {
-        sink_counter_add(s->c_unmapped, 1);
-    }
-    if (s->learn_online && c.ntok) {
-        uint32_t o = model_get_params(s->base_md)->order;
-        if (o > c.ntok)
-            o = c.ntok;
-        serve__obs_count(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o, 1, true);
-        if (s->kfo)
-            serve__follows_share(s, o, a, c.act + c.ntok - o, c.var + c.ntok - o);
-    }
-    if (c.ntok == SESS_MAX_TOKENS) {
-        memmove(c.act, c.act + 1, (SESS_MAX_TOKENS - 1) * sizeof *c.act);
-        memmove(c.var, c.var + 1, (SESS_MAX_TOKENS - 1) * sizeof *c.var);
-        c.ntok--;
-    }
-    c.act[c.ntok] = a;
-    c.var[c.ntok] = v;
-    c.ntok++;
-    ppr_vec rec = {(ppr_entry *)c.vec, c.nvec, s->M, c.vec_err};
-    uint64_t r0 = core_now_ns();
-    model_advance(s->md, s->w, &rec, &c.vec_wsum, a);
-    uint32_t n =
-        model_rank_warm(s->md, s->w, c.act, c.var, c.ntok, &rec, c.vec_wsum, s->k, s->pred);
-    sink_histogram_observe(s->h_ppr, (double)(core_now_ns() - r0) * 1e-9);
-    c.nvec = rec.n;
-    c.vec_err = rec.err;
-    serve__score_keep(s, &c, n);
-    c.seq++;
-    /* A record with no time of its own (OTLP: neither time nor observed
-     * time) has the time it was taken in, as OTLP receivers do. */
-    int64_t time_ns = ev->time_ns == INGEST_NO_TIME ? core_wall_ns() : ev->time_ns;
-    c.last_time_ns = time_ns;
-    c.touched_ns = core_wall_ns();
-    bool ends = sess_rules_ends(s->rules, pa.text);
-    c.closed = ends;
-
-    ranked_fill(s, n);
-    sink_prediction p = {
-        .case_id = ev->case_id,
-        .case_len = clen,
-        .seq = c.seq,
-        .activity = pa.text,
-        .time_unix_nano = time_ns,
-        .model_version = s->model_version_text,
-        .ranked = s->ranked,
-        .nranked = n,
-        .latency_us = (core_now_ns() - t0) / 1000,
-    };
-    int rc = 0;
-    if (s->kout) {
-        core_buf_reset(&s->val);
-        if (s->out_json)
-            sink_prediction_json(&p, &s->val);
-        else
-            sink_prediction_pb(&p, &s->val);
-        while ((rc = sink_kafka_send(s->kout, ev->case_id, clen, s->val.data, s->val.len, 100)) ==
-                   -EAGAIN &&
-               !s->stop)
-            ;
-        if (rc) {
-            sink_kafka_stats ks;
-            sink_kafka_get_stats(s->kout, &ks);
-            core_logf(&s->lg, CORE_LOG_ERROR, "cannot produce to %s: %s%s%s", s->out_topic,
-                      core_strerror(rc), ks.last_error[0] ? ": " : "", ks.last_error);
-            return rc;
-        }
-    }
-    if (s->to_stdout) {
-        core_buf_reset(&s->doc);
-        sink_prediction_json(&p, &s->doc);
-        if (sink_jsonl_write(stdout, s->doc.data, s->doc.len) == -EPIPE) {
-            core_logf(&s->lg, CORE_LOG_WARN, "stdout closed: predictions go on to Kafka only");
-            s->to_stdout = false;
-        }
-    }
-    if (sink_api_streaming(s->api)) {
-        /* The event streams get the prediction as JSON with the rank the
-         * event had in the case's previous prediction (the live view's
-         * "proved right"). */
-        core_buf_reset(&s->doc);
-        sink_prediction_json(&p, &s->doc);
-        if (s->doc.len && s->doc.data[s->doc.len - 1] == '}') {
-            s->doc.len--;
-            if (c.last_rank >= 0)
-                core_buf_printf(&s->doc, ",\"last_rank\":%d}", c.last_rank);
-            else
-                core_buf_puts(&s->doc, ",\"last_rank\":null}");
-            sink_api_publish(s->api, ev->case_id, clen, s->doc.data, s->doc.len);
-        }
-    }
-    sink_counter_add(s->c_predictions, 1);
-    sink_histogram_observe(s->h_e2e, (double)(core_now_ns() - t0) * 1e-9);
-    if (ends)
-        sess_batch_case_del(s->batch, ev->case_id, clen);
-    else
-        sess_batch_case_put(s->batch, ev->case_id, clen, &c);
-    s->batch_events++;
-    if (s->kcl && km)
-        serve__changelog_send(s, ev->case_id, clen, ends ? NULL : &c, km);
+    event_map(s, ev, &c, &a, &v, &pa);
+    if (s->learn_online && c.ntok)
+        follows_learn(s, &c, a);
+    uint32_t n = case_advance(s, &c, ev, a, v, pa.text);
+    int rc = serve__publish(s, ev->case_id, clen, &c, pa.text, n, t0);
+    if (rc)
+        return rc;
+    case_store(s, ev, clen, &c, km);
     return 0;
 }
 
@@ -221,6 +173,15 @@ static int emit_event(void *ud, const ingest_event *ev)
     e->events++;
     e->rc = apply_event(e->s, ev, e->t0, e->km);
     return e->rc;
+}
+
+/* Whether l holds s. */
+static bool list_has(const list *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return true;
+    return false;
 }
 
 static void pos_note(serve *s, const char *topic, int32_t partition, int64_t offset)
@@ -245,7 +206,7 @@ int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
                                 .max_case_id = SESS_MAX_ID};
     char why[512];
     ingest_otlp_kind kind =
-        serve__list_has(&s->logs_topics, km->topic) ? INGEST_OTLP_LOGS : INGEST_OTLP_TRACES;
+        list_has(&s->logs_topics, km->topic) ? INGEST_OTLP_LOGS : INGEST_OTLP_TRACES;
     ingest_decode_result res;
     int rc = ingest_kafka_decode(km->val, km->vlen, s->in_encoding, kind, &dopts, emit_event, &e,
                                  &res, why, sizeof why);
@@ -307,6 +268,23 @@ int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
     return best;
 }
 
+/* Revoked (engine thread, inside the poll): everything applied so far is
+ * committed before the partition goes, and it is restored again if it
+ * comes back. */
+void serve__on_revoked(void *ud, const char *topic, int32_t partition)
+{
+    serve *s = ud;
+    if (!s->kcl || !s->cthread_on)
+        return; /* (stopping: everything was committed before the consumer closes) */
+    if (map_mapper_nactivities(s->m) > s->cycle_acts ||
+        map_mapper_nvariants(s->m) > s->dict_vars)
+        serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
+    if (serve__pipe_sync(s) != 0)
+        core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,
+                  (int)partition);
+    serve__restored_drop(s, partition);
+}
+
 /* An OTLP request (receiver thread): queue it, wait for its commit. */
 static int on_request(serve *s, bool grpc, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
                       const uint8_t *id)
@@ -363,98 +341,6 @@ int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs
                         const uint8_t *id)
 {
     return on_request(ud, true, kind, evs, n, id);
-}
-
-/* Brings c_slow[i] up to a listener's count; under gmu. */
-static void slow_add(serve *s, int i, uint64_t now)
-{
-    if (now > s->seen_slow[i])
-        sink_counter_add(s->c_slow[i], now - s->seen_slow[i]);
-    s->seen_slow[i] = now;
-}
-
-/* Brings a counter up to the receiver's count; under gmu. */
-static void catch_up(sink_counter *c, uint64_t now, uint64_t *seen)
-{
-    if (now > *seen)
-        sink_counter_add(c, now - *seen);
-    *seen = now;
-}
-
-/* The OTLP/gRPC receiver's counters; under gmu. */
-static void grpc_gauges(serve *s)
-{
-    ingest_otlp_grpc_stats gs;
-    ingest_otlp_grpc_get_stats(s->grpc, &gs);
-    for (int i = 0; i < INGEST_GRPC_CODES; i++)
-        catch_up(s->c_grpc_calls[i], gs.by_code[i], &s->seen_grpc_calls[i]);
-    uint64_t t = s->seen_grpc_truncated, r = s->seen_grpc_rejected, b = s->seen_grpc_too_large;
-    if (gs.truncated_events > t)
-        sink_counter_add(s->c_lim_truncated, gs.truncated_events - t);
-    if (gs.too_large > b)
-        sink_counter_add(s->c_lim_max_body, gs.too_large - b);
-    if (gs.rejected_events > r)
-        sink_counter_add(s->c_bad_grpc, gs.rejected_events - r);
-    s->seen_grpc_truncated = gs.truncated_events;
-    s->seen_grpc_rejected = gs.rejected_events;
-    s->seen_grpc_too_large = gs.too_large;
-    slow_add(s, 4, gs.timed_out);
-    slow_add(s, 5, gs.evicted);
-}
-
-void serve__gauges(serve *s)
-{
-    sess_stats st;
-    sess_get_stats(s->env, &st);
-    sink_gauge_set(s->g_cases, (double)st.cases);
-    sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
-    sink_gauge_set(s->g_mem, (double)serve__anon_bytes());
-    /* Not under mu, which the engine holds while it applies a batch:
-     * /metrics must answer at once under load too. */
-    pthread_mutex_lock(&s->gmu);
-    uint64_t folded = atomic_load(&s->folded);
-    if (folded > s->seen_folded)
-        sink_counter_add(s->c_lim_activities, folded - s->seen_folded);
-    s->seen_folded = folded;
-    if (s->otlp) {
-        ingest_otlp_http_stats hs;
-        ingest_otlp_http_get_stats(s->otlp, &hs);
-        if (hs.truncated_events > s->seen_http_truncated)
-            sink_counter_add(s->c_lim_truncated, hs.truncated_events - s->seen_http_truncated);
-        if (hs.rejected_events > s->seen_http_rejected)
-            sink_counter_add(s->c_bad_otlp, hs.rejected_events - s->seen_http_rejected);
-        s->seen_http_truncated = hs.truncated_events;
-        s->seen_http_rejected = hs.rejected_events;
-        const uint64_t now[6] = {hs.bad_requests, hs.too_large,    hs.unsupported,
-                                 hs.throttled,    hs.unauthorized, hs.errors};
-        for (size_t i = 0; i < 6; i++) {
-            if (now[i] > s->seen_refused[i]) {
-                sink_counter_add(s->c_refused[i], now[i] - s->seen_refused[i]);
-                if (i == 1)
-                    sink_counter_add(s->c_lim_max_body, now[i] - s->seen_refused[i]);
-            }
-            s->seen_refused[i] = now[i];
-        }
-        slow_add(s, 0, hs.timed_out);
-        slow_add(s, 1, hs.evicted);
-    }
-    if (s->api) {
-        core_http_stats as;
-        sink_api_get_http_stats(s->api, &as);
-        slow_add(s, 2, as.timed_out);
-        slow_add(s, 3, as.evicted);
-    }
-    if (s->grpc)
-        grpc_gauges(s);
-    pthread_mutex_unlock(&s->gmu);
-    serve__score_gauges(s);
-    uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
-    sink_gauge_set(s->g_coverage, all ? (double)mapped / (double)all : 0);
-    if (s->kin) {
-        ingest_kafka_stats ks;
-        ingest_kafka_get_stats(s->kin, &ks);
-        sink_gauge_set(s->g_lag, (double)ks.lag);
-    }
 }
 
 /* Takes queued OTLP/HTTP requests (whole ones, up to budget events, at

@@ -387,3 +387,16 @@ void serve__model_reload(serve *s)
     s->base_acts = st.activities;
     core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
 }
+
+/* A case's vector computed again from its stored activities (its own came
+ * from an older model, and means nothing to this one). */
+void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c)
+{
+    ppr_vec rec;
+    ppr_vec_init(&rec, (ppr_entry *)c->vec, M);
+    c->vec_wsum = 0;
+    for (uint32_t i = 0; i < c->ntok; i++)
+        model_advance(md, w, &rec, &c->vec_wsum, c->act[i]);
+    c->nvec = rec.n;
+    c->vec_err = rec.err;
+}

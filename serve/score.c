@@ -41,16 +41,14 @@ static serve_score_bucket *bucket_now(serve *s, uint64_t now_ns)
     return k;
 }
 
-int serve__score(serve *s, sess_case *c, const ingest_event *ev, const map_activity *pa)
+int serve__score(serve *s, sess_case *c, const map_event *me, const map_activity *pa)
 {
     int rank = -1;
     /* A case stored by a build before the scoring has no prediction to
      * score (has_pred false): its first event here is not scored. */
     if (c->seq > 0 && c->has_pred) {
-        map_event t;
-        model_log_map_event(ev, &s->eo, true, &t);
-        if (t.code_file && t.code_file[0] && t.code_line) {
-            rank = eval_truth_rank(s->g, c->pred, c->npred, t.code_file, t.code_line);
+        if (me->code_file && me->code_file[0] && me->code_line) {
+            rank = eval_truth_rank(s->g, c->pred, c->npred, me->code_file, me->code_line);
         } else {
             rank = 0;
             for (uint32_t i = 0; i < c->npred && !rank; i++)

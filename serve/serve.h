@@ -27,6 +27,7 @@
 
 #include "core.h"
 #include "core_cfg.h"
+#include "model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,25 @@ void serve_reload(serve *s);
 /* Answers whatever still waits (with an error when not committed), stops
  * every thread and frees s. NULL is a no-op. */
 void serve_close(serve *s);
+
+/*
+ * Appends a ranking (the n entries of p that model_rank or
+ * model_rank_warm gave, over a model of m's activities) as JSON, in the
+ * one shape a ranking has wherever pmrag writes one: the "ranked" of a
+ * published prediction, [{"symbol","kind","file","start_line","end_line",
+ * "score","activity","near"},...] (docs/commands.md, the prediction).
+ * For the commands that print rankings, so that they print what the
+ * daemon publishes. m is borrowed for the call; reentrant while m is not
+ * changed.
+ */
+void serve_ranked_json(core_buf *b, const map_mapper *m, const model_pred *p, uint32_t n);
+/* A stateless query's answer (model_query) as JSON, what `POST /v1/query`
+ * and `pmrag query --json` print: {"trace":[{"event","activity",
+ * "strategy","known"},...], "model_version" (when not NULL), "ranked"
+ * (serve_ranked_json)}. */
+void serve_query_json(core_buf *b, const map_mapper *m, const map_event *evs,
+                      const model_query_event *ev, uint32_t n, const core_buf *texts,
+                      const char *model_version, const model_pred *p, uint32_t np);
 
 #ifdef __cplusplus
 }

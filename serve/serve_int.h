@@ -2,15 +2,19 @@
  * serve_int.h - private to serve/: the daemon's state and what its files
  * share.
  *
- *   serve.c      open, run, stop, close; the Kafka clients, metrics, the
- *                ready file
+ *   serve.c      open, run, stop, close; the Kafka clients, the listeners,
+ *                the ready file
+ *   metrics.c    the metrics: registered at start, the counts kept
+ *                elsewhere brought over
  *   engine.c     the engine's cycle: sources in, one event applied (map,
  *                advance the case, rank, publish)
+ *   publish.c    a prediction encoded once per encoding, to every sink
  *   commit.c     the commit pipeline and its thread; the answers it
  *                releases; retried OTLP/HTTP requests; expiry
  *   changelog.c  the changelog (records, restore, fencing) and the counts
  *                shared between instances
- *   online.c     the model: loading or training it, versions, online
+ *   online.c     the model: loading or training it, versions (a case's
+ *                vector from an older one computed again), online
  *                learning and rebuilds, SIGHUP reloads
  *   dict.c       the activity dictionary in the state store
  *   limits.c     the memory watch and the receiver's refusals
@@ -244,7 +248,8 @@ struct serve {
     int next_rc;
     train_job job;
 
-    /* Per event scratch (engine thread). */
+    /* Per event scratch (engine thread): the ranking, as published, and
+     * its protobuf (val) and JSON (doc). */
     model_pred *pred;
     sink_ranked *ranked;
     core_buf val, doc;
@@ -269,6 +274,8 @@ struct serve {
     sink_counter *c_grpc_calls[INGEST_GRPC_CODES];
     uint64_t seen_grpc_calls[INGEST_GRPC_CODES];
     uint64_t seen_grpc_truncated, seen_grpc_rejected, seen_grpc_too_large;
+    /* The API's event streams: predictions skipped, streams cut off. */
+    uint64_t seen_stream_skipped, seen_stream_cut;
     atomic_uint_fast64_t folded;
 
     /* Metrics. */
@@ -276,7 +283,7 @@ struct serve {
     sink_counter *c_events_kafka, *c_events_otlp, *c_events_grpc, *c_bad_kafka, *c_bad_otlp,
         *c_bad_grpc, *c_predictions, *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
-    sink_counter *c_cl_stale;
+    sink_counter *c_cl_stale, *c_stream_skipped, *c_stream_cut;
     /* Slow connections closed: OTLP/HTTP timeout, evicted; API timeout,
      * evicted; OTLP/gRPC timeout, evicted. */
     sink_counter *c_slow[6];
@@ -297,12 +304,13 @@ struct serve {
     atomic_bool ready;
 };
 
-/* ---- serve.c ---- */
+/* ---- metrics.c ---- */
 
-/* Whether l holds s. */
-bool serve__list_has(const list *l, const char *s);
 /* The metrics registry and every counter, gauge and histogram in s. */
 void serve__metrics_init(serve *s);
+/* Brings the gauges and the counters kept elsewhere up to date (the
+ * engine, and the metrics handler before it renders). */
+void serve__gauges(serve *s);
 
 /* ---- engine.c ---- */
 
@@ -312,6 +320,7 @@ int serve__cycle(serve *s, bool draining);
 /* The Kafka consumer's callbacks (engine thread, inside the poll). */
 int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km);
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
+void serve__on_revoked(void *ud, const char *topic, int32_t partition);
 /* An OTLP/HTTP request (receiver thread): queued, answered once its
  * events are committed. */
 int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
@@ -319,11 +328,16 @@ int serve__on_otlp(void *ud, ingest_otlp_kind kind, const ingest_event *evs, siz
 /* The same for an OTLP/gRPC call (its events counted as source otlp_grpc). */
 int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs, size_t n,
                         const uint8_t *id);
-/* A case's vector computed again from its stored activities (its own
- * came from an older model). */
-void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
-/* Brings the gauges and the counters kept elsewhere up to date. */
-void serve__gauges(serve *s);
+
+/* ---- publish.c ---- */
+
+/* Publishes the prediction after an event of a case (c, after the event:
+ * its seq, time and last_rank; activity, the event's): the first n of
+ * s->pred, encoded once per encoding and handed to every sink (the output
+ * topic, stdout, the API's event streams). Engine thread. Returns 0, or
+ * the producer's error when the output topic refused it for good. */
+int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *c,
+                   const char *activity, uint32_t n, uint64_t t0);
 
 /* ---- commit.c ---- */
 
@@ -378,9 +392,12 @@ void serve__changelog_send(serve *s, const char *case_id, size_t clen, const ses
 int serve__changelog_flush(serve *s, struct serve_clq *q, uint64_t *epoch);
 void serve__clq_clear(struct serve_clq *q);
 void serve__clq_free(struct serve_clq *q);
+/* Whether a partition was restored since it was assigned; it is restored
+ * (again) when it is not. */
 bool serve__restored_has(const serve *s, int32_t partition);
 int serve__changelog_restore(serve *s, int32_t partition);
-void serve__on_revoked(void *ud, const char *topic, int32_t partition);
+/* Forgets that a partition was restored (it went to another instance). */
+void serve__restored_drop(serve *s, int32_t partition);
 void serve__follows_share(serve *s, uint32_t order, uint32_t next, const uint32_t *act,
                           const uint32_t *var);
 int serve__follows_merge(void *ud, const ingest_kafka_msg *m);
@@ -409,6 +426,9 @@ void serve__rebuild_step(serve *s);
 void serve__model_reload(serve *s);
 /* Joins a rebuild in progress and drops its model. */
 void serve__rebuild_cancel(serve *s);
+/* A case's vector computed again from its stored activities (its own
+ * came from an older model). */
+void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
 
 /* ---- dict.c ---- */
 
@@ -432,11 +452,11 @@ bool serve__otlp_busy(void *ud);
 /* ---- score.c ---- */
 
 /* Scores the case's stored prediction against the event that follows it
- * (activity pa), counting it in the case and daemon-wide, and counts the
- * event in the history. Returns the rank (0: a miss), or -1 when there
- * was no prediction to score; also stored in c->last_rank. Engine
- * thread. */
-int serve__score(serve *s, sess_case *c, const ingest_event *ev, const map_activity *pa);
+ * (me, read with its code.* attributes; mapped to activity pa), counting
+ * it in the case and daemon-wide, and counts the event in the history.
+ * Returns the rank (0: a miss), or -1 when there was no prediction to
+ * score; also stored in c->last_rank. Engine thread. */
+int serve__score(serve *s, sess_case *c, const map_event *me, const map_activity *pa);
 /* Keeps the first symbols of s->pred (n ranked) in the case, to be
  * scored by its next event. */
 void serve__score_keep(serve *s, sess_case *c, uint32_t n);

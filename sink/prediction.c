@@ -1,13 +1,16 @@
 /*
  * The prediction's wire forms: pmrag.v1.Prediction protobuf and JSON.
  *
- * The protobuf side is a small hand-written writer and reader for exactly
- * two messages, so that the sink depends on no generated code. Field
- * numbers here must match proto/pmrag/v1/prediction.proto:
+ * The protobuf side is a small hand-written writer for exactly two
+ * messages, so that the sink depends on no generated code (the tests read
+ * what it writes, with a reader of their own and with protobuf-c's
+ * generated code). Field numbers here must match
+ * proto/pmrag/v1/prediction.proto:
  *
  *   Prediction:   1 case_id (string)  2 seq (uint64)  3 activity (string)
  *                 4 time_unix_nano (fixed64)  5 model_version (string)
  *                 6 ranked (RankedSymbol, repeated)  7 latency_us (uint64)
+ *                 8 last_rank (optional uint32)
  *   RankedSymbol: 1 symbol  2 kind  3 file (strings)  4 start_line
  *                 5 end_line (uint32)  6 score (double)  7 activity (string)
  *                 8 near (string)
@@ -17,7 +20,6 @@
 #include "core_wire.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +44,8 @@ typedef struct pred_v {
     uint64_t time_unix_nano;
     pstr model_version;
     uint64_t latency_us;
+    bool scored;
+    uint32_t last_rank;
 } pred_v;
 
 static pstr cstr(const char *s)
@@ -61,7 +65,9 @@ static pred_v pred_from(const sink_prediction *p)
                 .activity = cstr(p->activity),
                 .time_unix_nano = (uint64_t)p->time_unix_nano,
                 .model_version = cstr(p->model_version),
-                .latency_us = p->latency_us};
+                .latency_us = p->latency_us,
+                .scored = p->scored,
+                .last_rank = p->last_rank};
     v.case_id = (pstr){p->case_len ? p->case_id : "", p->case_len};
     return v;
 }
@@ -70,8 +76,6 @@ static pred_v pred_from(const sink_prediction *p)
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Both the encoder and the decoder write JSON through these three, so the
- * two cannot drift apart. */
 static void json_head(core_buf *out, const pred_v *v)
 {
     core_buf_puts(out, "{\"case_id\":");
@@ -82,7 +86,7 @@ static void json_head(core_buf *out, const pred_v *v)
     core_buf_printf(
         out, ",\"time_unix_nano\":%" PRId64 ",\"model_version\":", (int64_t)v->time_unix_nano);
     core_buf_json_str(out, v->model_version.p, v->model_version.n);
-    core_buf_puts(out, ",\"ranked\":[");
+    core_buf_puts(out, ",\"ranked\":");
 }
 
 static void json_ranked(core_buf *out, const ranked_v *r, bool first)
@@ -105,17 +109,28 @@ static void json_ranked(core_buf *out, const ranked_v *r, bool first)
 
 static void json_tail(core_buf *out, const pred_v *v)
 {
-    core_buf_printf(out, "],\"latency_us\":%" PRIu64 "}", v->latency_us);
+    core_buf_printf(out, ",\"latency_us\":%" PRIu64, v->latency_us);
+    if (v->scored)
+        core_buf_printf(out, ",\"last_rank\":%" PRIu32 "}", v->last_rank);
+    else
+        core_buf_puts(out, ",\"last_rank\":null}");
+}
+
+void sink_ranked_json(const sink_ranked *r, uint32_t n, core_buf *out)
+{
+    core_buf_putc(out, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        ranked_v v = ranked_from(&r[i]);
+        json_ranked(out, &v, i == 0);
+    }
+    core_buf_putc(out, ']');
 }
 
 void sink_prediction_json(const sink_prediction *p, core_buf *out)
 {
     pred_v v = pred_from(p);
     json_head(out, &v);
-    for (uint32_t i = 0; i < p->nranked; i++) {
-        ranked_v r = ranked_from(&p->ranked[i]);
-        json_ranked(out, &r, i == 0);
-    }
+    sink_ranked_json(p->ranked, p->nranked, out);
     json_tail(out, &v);
 }
 
@@ -266,240 +281,13 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out)
     out_done(out, q);
     for (uint32_t i = 0; i < p->nranked; i++)
         put_ranked(out, &p->ranked[i]);
-    q = out_room(out, uint_size(v.latency_us));
+    q = out_room(out,
+                 uint_size(v.latency_us) + (v.scored ? 1 + core_wire_varint_len(v.last_rank) : 0));
     q = put_uint(q, 7, v.latency_us);
+    /* An optional field: present when scored, a miss's 0 too. */
+    if (v.scored) {
+        q = core_wire_put_tag(q, 8, CORE_WIRE_VARINT);
+        q = core_wire_put_varint(q, v.last_rank);
+    }
     out_done(out, q);
-}
-
-/* ------------------------------------------------------------------ */
-/* Protobuf reader                                                     */
-/* ------------------------------------------------------------------ */
-
-/* One field as found in the buffer. Offsets are from the start of the
- * whole message, nested ones included, so errors point into what the
- * user has. */
-typedef struct pb_field {
-    uint32_t num;
-    int wt;
-    size_t at;  /* offset of the tag */
-    uint64_t v; /* VARINT, I64, I32: the value */
-    size_t off; /* LEN: offset of the data ... */
-    size_t len; /* ... and its length */
-} pb_field;
-
-static int fail(char *why, size_t whylen, size_t at, const char *fmt, ...) CORE_PRINTF(4, 5);
-static int fail(char *why, size_t whylen, size_t at, const char *fmt, ...)
-{
-    if (why && whylen) {
-        char msg[160];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        snprintf(why, whylen, "byte offset %zu: %s", at, msg);
-    }
-    return CORE_EFORMAT;
-}
-
-static int varint_fail(int rc, char *why, size_t whylen, size_t at, const char *what, uint32_t num)
-{
-    const char *how = rc == CORE_WIRE_ECUT ? "truncated varint" : "varint longer than 10 bytes";
-    if (!num)
-        return fail(why, whylen, at, "%s (%s)", how, what);
-    return fail(why, whylen, at, "%s (%s%" PRIu32 ")", how, what, num);
-}
-
-/* Reads the field at *pos (which is < end) and moves past it. The members
- * its wire type does not set are zero, also on failure. */
-static int r_field(const uint8_t *b, size_t *pos, size_t end, pb_field *f, char *why, size_t whylen)
-{
-    const uint8_t *q = b + *pos;
-    core_wire_field w;
-    int rc = core_wire_next(&q, b + end, &w);
-    *f = (pb_field){.num = w.num, .wt = w.wt, .at = *pos};
-    size_t at = w.val ? (size_t)(w.val - b) : *pos; /* where the value starts */
-    switch (rc) {
-    case 1:
-        if (w.wt == CORE_WIRE_LEN) {
-            f->off = (size_t)(w.p - b);
-            f->len = w.n;
-        } else {
-            f->v = w.v;
-        }
-        *pos = (size_t)(q - b);
-        return 0;
-    case CORE_WIRE_ENUMBER:
-        return fail(why, whylen, f->at, "invalid field number %" PRIu64, w.v);
-    case CORE_WIRE_ECUT:
-    case CORE_WIRE_ELONG:
-        if (w.wt < 0)
-            return varint_fail(rc, why, whylen, f->at, "a field tag", 0);
-        if (w.wt == CORE_WIRE_VARINT)
-            return varint_fail(rc, why, whylen, at, "value of field ", f->num);
-        if (w.wt == CORE_WIRE_LEN)
-            return varint_fail(rc, why, whylen, at, "length of field ", f->num);
-        return fail(why, whylen, at, "truncated fixed-width value of field %" PRIu32, f->num);
-    case CORE_WIRE_EPAST_END:
-        return fail(why, whylen, at,
-                    "field %" PRIu32 ": length %" PRIu64 " runs past the end of the message",
-                    f->num, w.v);
-    default:
-        /* Groups are a proto2 relic no writer of this schema produces;
-         * skipping one would need a nesting walk for nothing. */
-        return fail(why, whylen, f->at,
-                    "field %" PRIu32 ": unsupported wire type %d (group or reserved)", f->num,
-                    f->wt);
-    }
-}
-
-static int want_wt(const pb_field *f, int wt, const char *name, char *why, size_t whylen)
-{
-    static const char *const wt_names[] = {"varint", "fixed64",   "length-delimited",
-                                           "group",  "end-group", "fixed32"};
-    if (f->wt == wt)
-        return 0;
-    return fail(why, whylen, f->at, "%s has wire type %s, expected %s", name, wt_names[f->wt],
-                wt_names[wt]);
-}
-
-static pstr field_str(const uint8_t *b, const pb_field *f)
-{
-    return (pstr){(const char *)b + f->off, f->len};
-}
-
-/* Decodes the RankedSymbol in [pos, end). */
-static int r_ranked(const uint8_t *b, size_t pos, size_t end, ranked_v *r, char *why, size_t whylen)
-{
-    static const char *const names[] = {
-        NULL,
-        "RankedSymbol.symbol",
-        "RankedSymbol.kind",
-        "RankedSymbol.file",
-        "RankedSymbol.start_line",
-        "RankedSymbol.end_line",
-        "RankedSymbol.score",
-        "RankedSymbol.activity",
-        "RankedSymbol.near",
-    };
-    static const int wts[] = {[1] = CORE_WIRE_LEN, CORE_WIRE_LEN, CORE_WIRE_LEN, CORE_WIRE_VARINT,
-                              CORE_WIRE_VARINT,    CORE_WIRE_I64, CORE_WIRE_LEN, CORE_WIRE_LEN};
-    memset(r, 0, sizeof *r);
-    r->symbol = r->kind = r->file = r->activity = r->near = (pstr){"", 0};
-    while (pos < end) {
-        pb_field f;
-        int rc = r_field(b, &pos, end, &f, why, whylen);
-        if (rc)
-            return rc;
-        if (f.num > 8)
-            continue; /* unknown: skipped */
-        rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
-        if (rc)
-            return rc;
-        switch (f.num) {
-        case 1:
-            r->symbol = field_str(b, &f);
-            break;
-        case 2:
-            r->kind = field_str(b, &f);
-            break;
-        case 3:
-            r->file = field_str(b, &f);
-            break;
-        case 4:
-            r->start_line = (uint32_t)f.v; /* uint32 keeps the low bits, as protobuf does */
-            break;
-        case 5:
-            r->end_line = (uint32_t)f.v;
-            break;
-        case 6:
-            memcpy(&r->score, &f.v, sizeof r->score);
-            break;
-        case 7:
-            r->activity = field_str(b, &f);
-            break;
-        case 8:
-            r->near = field_str(b, &f);
-            break;
-        }
-    }
-    return 0;
-}
-
-int sink_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char *why, size_t whylen)
-{
-    static const char *const names[] = {
-        NULL,
-        "Prediction.case_id",
-        "Prediction.seq",
-        "Prediction.activity",
-        "Prediction.time_unix_nano",
-        "Prediction.model_version",
-        "Prediction.ranked",
-        "Prediction.latency_us",
-    };
-    static const int wts[] = {[1] = CORE_WIRE_LEN, CORE_WIRE_VARINT, CORE_WIRE_LEN,   CORE_WIRE_I64,
-                              CORE_WIRE_LEN,       CORE_WIRE_LEN,    CORE_WIRE_VARINT};
-    const uint8_t *b = buf;
-    pred_v v = {.case_id = {"", 0}, .activity = {"", 0}, .model_version = {"", 0}};
-
-    /* Two passes and no allocation: the first checks everything and keeps
-     * the scalars (the last occurrence of each wins, and they may come in
-     * any order), the second writes the ranked items in wire order. The
-     * second cannot fail on bytes the first accepted. */
-    size_t pos = 0;
-    while (pos < len) {
-        pb_field f;
-        int rc = r_field(b, &pos, len, &f, why, whylen);
-        if (rc)
-            return rc;
-        if (f.num > 7)
-            continue;
-        rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
-        if (rc)
-            return rc;
-        switch (f.num) {
-        case 1:
-            v.case_id = field_str(b, &f);
-            break;
-        case 2:
-            v.seq = f.v;
-            break;
-        case 3:
-            v.activity = field_str(b, &f);
-            break;
-        case 4:
-            v.time_unix_nano = f.v;
-            break;
-        case 5:
-            v.model_version = field_str(b, &f);
-            break;
-        case 6: {
-            ranked_v r;
-            rc = r_ranked(b, f.off, f.off + f.len, &r, why, whylen);
-            if (rc)
-                return rc;
-            break;
-        }
-        case 7:
-            v.latency_us = f.v;
-            break;
-        }
-    }
-
-    json_head(out, &v);
-    bool first = true;
-    for (pos = 0; pos < len;) {
-        pb_field f;
-        if (r_field(b, &pos, len, &f, NULL, 0) != 0)
-            core_panic("prediction decoder: second pass disagrees with the first");
-        if (f.num != 6)
-            continue;
-        ranked_v r;
-        if (r_ranked(b, f.off, f.off + f.len, &r, NULL, 0) != 0)
-            core_panic("prediction decoder: second pass disagrees with the first");
-        json_ranked(out, &r, first);
-        first = false;
-    }
-    json_tail(out, &v);
-    return 0;
 }

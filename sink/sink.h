@@ -68,12 +68,18 @@ typedef struct sink_prediction {
     const sink_ranked *ranked; /* nranked items, best first */
     uint32_t nranked;
     uint64_t latency_us; /* from receiving the event to publishing this */
+    /* How the case's previous prediction did: scored (every event but a
+     * case's first), and then the rank this event had in it (0: not in
+     * it). Unscored: last_rank is absent on the wire, null in JSON. */
+    bool scored;
+    uint32_t last_rank;
 } sink_prediction;
 
 /*
  * Appends the pmrag.v1.Prediction protobuf encoding of p to out (proto3
- * canonical: fields in number order, zero and empty scalars left out, one
- * RankedSymbol per ranked item, even an empty one).
+ * canonical: fields in number order, zero and empty scalars left out but
+ * for last_rank when scored, one RankedSymbol per ranked item, even an
+ * empty one).
  */
 void sink_prediction_pb(const sink_prediction *p, core_buf *out);
 
@@ -81,24 +87,18 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out);
  * Appends p as one JSON object, no newline:
  * {"case_id","seq","activity","time_unix_nano","model_version",
  *  "ranked":[{"symbol","kind","file","start_line","end_line","score",
- *  "activity","near"}...],"latency_us"}. Every key is always present; integers
- * (time_unix_nano too) are JSON numbers, scores the shortest form that
- * reads back the same.
+ *  "activity","near"}...],"latency_us","last_rank"}. Every key is always
+ * present; integers (time_unix_nano too) are JSON numbers, scores the
+ * shortest form that reads back the same, last_rank null when unscored.
  */
 void sink_prediction_json(const sink_prediction *p, core_buf *out);
 
 /*
- * Decodes pmrag.v1.Prediction bytes and appends the JSON that
- * sink_prediction_json() gives for the same prediction. Unknown fields
- * (wire types varint, fixed64, length-delimited, fixed32) are skipped;
- * for a repeated scalar field the last value wins, as in protobuf.
- * Returns 0, or CORE_EFORMAT with "byte offset N: ..." in why (truncated
- * varint or field, a known field with the wrong wire type, a group, field
- * number 0); out is then left as it was. Allocates nothing but out's
- * growth. Reentrant; buf is borrowed for the call.
+ * Appends n ranked items as a JSON array, the "ranked" of
+ * sink_prediction_json(): the one form of a ranking wherever pmrag writes
+ * one as JSON.
  */
-int sink_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char *why,
-                               size_t whylen);
+void sink_ranked_json(const sink_ranked *r, uint32_t n, core_buf *out);
 
 /* ------------------------------------------------------------------ */
 /* Kafka producer                                                      */

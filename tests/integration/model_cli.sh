@@ -202,11 +202,14 @@ for l in lines:
     filled = False
     for r in l["ranked"]:
         # Walked symbols name their predicted activity; those that fill the
-        # list after them name the ranked symbol they are near.
-        why = "near" if "near" in r else "activity"
+        # list after them name the ranked symbol they are near (the other
+        # is "": the shape the daemon publishes).
+        assert set(r) == {"file", "symbol", "kind", "start_line", "end_line", "score",
+                          "activity", "near"}, r
+        assert (r["activity"] == "") != (r["near"] == ""), r
+        why = "near" if r["near"] else "activity"
         filled = filled or why == "near"
         assert why == "near" or not filled, l
-        assert set(r) == {"file", "symbol", "kind", "start_line", "end_line", "score", why}, r
         assert r["file"] == "shop.py" and r["kind"] == "function" and r["score"] > 0
         assert r["symbol"].startswith("shop.") and 1 <= r["start_line"] <= r["end_line"]
     scores = [r["score"] for r in l["ranked"]]

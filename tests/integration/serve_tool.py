@@ -132,12 +132,18 @@ def check(expected_path, pred_path):
         if p["case_id"] != key:
             print("key %r but case_id %r" % (key, p["case_id"]))
             bad += 1
-        for f in ("seq", "activity", "time_unix_nano", "model_version", "ranked", "latency_us"):
+        for f in ("seq", "activity", "time_unix_nano", "model_version", "ranked", "latency_us",
+                  "last_rank"):
             if f not in p:
                 print("prediction without %s: %s" % (f, line[:200]))
                 bad += 1
+        # Every prediction but a case's first scores the one before it.
+        if "last_rank" in p and (p["last_rank"] is None) != (p.get("seq") == 1):
+            print("seq %s with last_rank %s: %s" % (p.get("seq"), p["last_rank"], line[:200]))
+            bad += 1
         for r in p.get("ranked", []):
-            for f in ("symbol", "kind", "file", "start_line", "end_line", "score"):
+            for f in ("symbol", "kind", "file", "start_line", "end_line", "score", "activity",
+                      "near"):
                 if f not in r:
                     print("ranked item without %s: %s" % (f, r))
                     bad += 1

@@ -3,8 +3,8 @@
 # ?case=ID) and GET /v1/cases/{id}/stream, read by curl as any client
 # would. Every prediction reaches the streams that want its case, once and
 # in order; a stream's rate (api.stream_rate) skips the excess and says
-# how many; api.streams bounds the streams open; the API's bearer token
-# guards them; SIGTERM ends them cleanly.
+# how many (and /metrics counts them); api.streams bounds the streams
+# open; the API's bearer token guards them; SIGTERM ends them cleanly.
 #
 #   stream.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
@@ -116,11 +116,12 @@ $tool send "$work/burst.json" "$otlp" >/dev/null || fail "sending the burst"
 sleep 1.5
 $tool send "$work/late.json" "$otlp" >/dev/null || fail "sending one more"
 sleep 0.5
+curl -s -m 5 "${auth[@]}" "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
 stop "${pid_of[serve]}"
 wait "${pid_of[slow]}" 2>/dev/null || true
 untrack "${pid_of[slow]}"
-check "api.stream_rate=5: a burst of 200 skipped but for a second's worth, the skip counted" \
-  -- python3 - "$work/slow.sse" <<'PY'
+check "api.stream_rate=5: a burst of 200 skipped but for a second's worth, the skip counted, in /metrics too" \
+  -- python3 - "$work/slow.sse" "$work/metrics.txt" <<'PY'
 import json, sys
 sent, skipped = 0, 0
 ev = None
@@ -137,5 +138,8 @@ for line in open(sys.argv[1]):
 print("sent %d, skipped %d" % (sent, skipped))
 assert sent + skipped == 201, (sent, skipped)
 assert 5 <= sent <= 12, sent
+metrics = dict(l.split() for l in open(sys.argv[2]) if l.startswith("pmrag_stream"))
+assert metrics.get("pmrag_stream_predictions_skipped_total") == str(skipped), metrics
+assert metrics.get("pmrag_streams_cut_off_total") == "0", metrics
 PY
 finish

@@ -1,6 +1,7 @@
 /* Unit tests of sink/: the prediction's wire forms and the Kafka producer. */
 #include "sink.h"
 #include "unit.h"
+#include "unit_prediction.h"
 
 #include "pmrag/v1/prediction.pb-c.h"
 
@@ -39,6 +40,8 @@ static sink_prediction awkward(void)
         .ranked = awkward_ranked,
         .nranked = 4,
         .latency_us = 1234,
+        .scored = true,
+        .last_rank = 3,
     };
 }
 
@@ -56,7 +59,7 @@ static const char awkward_json[] =
     "{\"symbol\":\"shop.cart.Cart.clear\",\"kind\":\"method\",\"file\":\"shop/cart.py\","
     "\"start_line\":44,\"end_line\":50,\"score\":0.25,\"activity\":\"\","
     "\"near\":\"shop.cart.Cart.add \xef\xbf\xbd\"}],"
-    "\"latency_us\":1234}";
+    "\"latency_us\":1234,\"last_rank\":3}";
 
 static void check_json_equal(const char *got, const char *want)
 {
@@ -131,9 +134,20 @@ TEST(pb_bytes_by_hand)
     for (int i = 1; i < 9; i++)
         CHECK_INT((uint8_t)b.data[i], 0xff);
     core_buf_reset(&b);
-    CHECK_OK(sink_prediction_pb_to_json("", 0, &b, NULL, 0));
+    CHECK_OK(unit_prediction_pb_to_json("", 0, &b, NULL, 0));
     check_json_equal(b.data, "{\"case_id\":\"\",\"seq\":0,\"activity\":\"\",\"time_unix_nano\":0,"
-                             "\"model_version\":\"\",\"ranked\":[],\"latency_us\":0}");
+                             "\"model_version\":\"\",\"ranked\":[],\"latency_us\":0,"
+                             "\"last_rank\":null}");
+    /* last_rank is optional: a scored miss (0) is written, as field 8. */
+    e = (sink_prediction){.scored = true};
+    core_buf_reset(&b);
+    sink_prediction_pb(&e, &b);
+    CHECK_INT(b.len, 2);
+    CHECK_INT((uint8_t)b.data[0], 0x40);
+    CHECK_INT((uint8_t)b.data[1], 0);
+    core_buf_reset(&b);
+    sink_prediction_json(&e, &b);
+    CHECK(strstr(b.data, ",\"latency_us\":0,\"last_rank\":0}") != NULL);
     core_buf_free(&b);
 }
 
@@ -163,7 +177,7 @@ TEST(pb_to_json_equals_json)
     sink_prediction_pb(&p, &pb);
     char why[200] = "";
     core_buf_puts(&js, "x");
-    CHECK_OK(sink_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
+    CHECK_OK(unit_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
     check_json_equal(js.data + 1, awkward_json);
 
     /* Odd scores survive the round trip too. */
@@ -174,7 +188,7 @@ TEST(pb_to_json_equals_json)
     core_buf_reset(&pb);
     core_buf_reset(&js);
     sink_prediction_pb(&q, &pb);
-    CHECK_OK(sink_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
+    CHECK_OK(unit_prediction_pb_to_json(pb.data, pb.len, &js, why, sizeof why));
     check_json_equal(js.data, want.data);
     CHECK(strstr(js.data, "\"time_unix_nano\":-5,") != NULL);
     core_buf_free(&want);
@@ -192,7 +206,7 @@ TEST(pb_decoder_skips_unknown_and_last_wins)
     static const uint8_t extra[] = {
         0xf8, 0x06, 0x2a,                       /* field 111, varint 42 */
         0x4d, 1,    2,    3,   4,               /* field 9, fixed32 */
-        0x41, 1,    2,    3,   4,   5, 6, 7, 8, /* field 8, fixed64 */
+        0x61, 1,    2,    3,   4,   5, 6, 7, 8, /* field 12, fixed64 */
         0x52, 3,    'a',  'b', 'c',             /* field 10, LEN */
         0x10, 0x09,                             /* seq = 9 */
     };
@@ -200,7 +214,7 @@ TEST(pb_decoder_skips_unknown_and_last_wins)
     core_buf_append(&msg, extra, 3);
     core_buf_append(&msg, pb.data, pb.len);
     core_buf_append(&msg, extra, sizeof extra);
-    CHECK_OK(sink_prediction_pb_to_json(msg.data, msg.len, &js, NULL, 0));
+    CHECK_OK(unit_prediction_pb_to_json(msg.data, msg.len, &js, NULL, 0));
     p.seq = 9;
     core_buf want = {0};
     sink_prediction_json(&p, &want);
@@ -259,7 +273,7 @@ TEST(pb_every_truncation_fails_with_an_offset)
         core_buf out = {0};
         core_buf_puts(&out, "keep");
         char why[200] = "";
-        int rc = sink_prediction_pb_to_json(cut, n, &out, why, sizeof why);
+        int rc = unit_prediction_pb_to_json(cut, n, &out, why, sizeof why);
         if (boundary[n]) {
             if (rc != 0)
                 unit_fail(__FILE__, __LINE__, "prefix of %zu bytes refused: %s", n, why);
@@ -281,7 +295,7 @@ static void check_bad(const void *buf, size_t len, size_t want_off, const char *
 {
     char why[200] = "";
     core_buf out = {0};
-    int rc = sink_prediction_pb_to_json(buf, len, &out, why, sizeof why);
+    int rc = unit_prediction_pb_to_json(buf, len, &out, why, sizeof why);
     if (rc != CORE_EFORMAT || why_offset(why) != want_off || !strstr(why, want_text))
         unit_fail(__FILE__, __LINE__, "rc %d, why \"%s\"; want offset %zu and \"%s\"", rc, why,
                   want_off, want_text);
@@ -330,7 +344,7 @@ TEST(pb_garbage_is_refused_with_offsets)
         }
         char why[200] = "";
         core_buf_reset(&out);
-        int rc = sink_prediction_pb_to_json(buf, n, &out, why, sizeof why);
+        int rc = unit_prediction_pb_to_json(buf, n, &out, why, sizeof why);
         if (rc == 0) {
             CHECK(strncmp(out.data, "{\"case_id\":", 11) == 0);
             CHECK_INT(core_utf8_valid_prefix(out.data, out.len), out.len);
@@ -401,6 +415,8 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_INT(m->time_unix_nano, 1700000000123456789);
     CHECK_STR(m->model_version, "m-2024.1");
     CHECK_INT(m->latency_us, 1234);
+    CHECK_INT(m->scored_case, PMRAG__V1__PREDICTION__SCORED_LAST_RANK);
+    CHECK_INT(m->last_rank, 3);
     CHECK_INT(m->n_ranked, 4);
     CHECK_STR(m->ranked[0]->symbol, "shop.cart.Cart.add");
     CHECK_STR(m->ranked[0]->kind, "method");
@@ -436,12 +452,33 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_INT(n, pb.len);
     CHECK(memcmp(theirs, pb.data, n) == 0);
     core_buf js = {0}, want = {0};
-    CHECK_OK(sink_prediction_pb_to_json(theirs, n, &js, NULL, 0));
+    CHECK_OK(unit_prediction_pb_to_json(theirs, n, &js, NULL, 0));
     sink_prediction_json(&p, &want);
     check_json_equal(js.data, want.data);
     core_buf_free(&want);
     free(theirs);
     pmrag__v1__prediction__free_unpacked(m, NULL);
+
+    /* A scored miss has its 0 on the wire, and protobuf-c reads it as
+     * present; an unscored prediction has none. */
+    sink_prediction q = {.seq = 2, .scored = true};
+    for (int scored = 1; scored >= 0; scored--) {
+        q.scored = scored;
+        core_buf_reset(&pb);
+        sink_prediction_pb(&q, &pb);
+        m = pmrag__v1__prediction__unpack(NULL, pb.len, (const uint8_t *)pb.data);
+        CHECK(m != NULL);
+        CHECK_INT(m->scored_case, scored ? PMRAG__V1__PREDICTION__SCORED_LAST_RANK
+                                         : PMRAG__V1__PREDICTION__SCORED__NOT_SET);
+        CHECK_INT(m->last_rank, 0);
+        n = pmrag__v1__prediction__get_packed_size(m);
+        theirs = malloc(n);
+        CHECK_INT(pmrag__v1__prediction__pack(m, theirs), n);
+        CHECK_INT(n, pb.len);
+        CHECK(memcmp(theirs, pb.data, n) == 0);
+        free(theirs);
+        pmrag__v1__prediction__free_unpacked(m, NULL);
+    }
     core_buf_free(&js);
     core_buf_free(&pb);
 }
@@ -640,7 +677,7 @@ TEST(kafka_mock_cluster_order_and_partitions)
         CHECK_INT(msg->partition, (kafka_murmur2(msg->key, msg->key_len) & 0x7fffffff) % 4);
         /* Send order within the key's partition, no gaps, no duplicates. */
         core_buf_reset(&js);
-        CHECK_OK(sink_prediction_pb_to_json(msg->payload, msg->len, &js, NULL, 0));
+        CHECK_OK(unit_prediction_pb_to_json(msg->payload, msg->len, &js, NULL, 0));
         char want[96];
         snprintf(want, sizeof want, "{\"case_id\":\"%s\",\"seq\":%" PRIu64 ",\"activity\":\"act\"",
                  kstr, next_seq[ci]);

@@ -1,0 +1,267 @@
+/*
+ * The daemon's metrics (serve_int.h): every series registered once, at
+ * start, in the order /metrics lists them; and the counts kept elsewhere
+ * (the receivers, the API and its event streams, the state, the mapper)
+ * brought over as deltas, by a scrape and by the engine every few seconds.
+ */
+#include "serve_int.h"
+
+#include <stdio.h>
+
+/* Events and records in, by source, and OTLP/gRPC calls by status. */
+static void inputs_init(serve *s, sink_metrics *m)
+{
+    s->c_events_kafka = sink_metrics_counter(m, "pmrag_events_in_total",
+                                             "events received, by source", "source=\"kafka\"");
+    s->c_events_otlp = sink_metrics_counter(m, "pmrag_events_in_total",
+                                            "events received, by source", "source=\"otlp_http\"");
+    s->c_events_grpc = sink_metrics_counter(m, "pmrag_events_in_total",
+                                            "events received, by source", "source=\"otlp_grpc\"");
+    s->c_bad_kafka =
+        sink_metrics_counter(m, "pmrag_records_rejected_total",
+                             "records that could not be used, by source", "source=\"kafka\"");
+    s->c_dup_requests = sink_metrics_counter(
+        m, "pmrag_otlp_duplicate_requests_total",
+        "OTLP/HTTP requests answered as retries of committed ones, not applied again", NULL);
+    s->c_cl_stale = sink_metrics_counter(
+        m, "pmrag_changelog_stale_records_total",
+        "changelog records skipped by a restore: older than a change already applied to their "
+        "case (written late by an instance that had lost the partition)",
+        NULL);
+    s->c_bad_otlp =
+        sink_metrics_counter(m, "pmrag_records_rejected_total",
+                             "records that could not be used, by source", "source=\"otlp_http\"");
+    s->c_bad_grpc =
+        sink_metrics_counter(m, "pmrag_records_rejected_total",
+                             "records that could not be used, by source", "source=\"otlp_grpc\"");
+    /* Every OTLP/gRPC call, by the grpc-status it was answered with (the
+     * label is the code's name); the codes we never send stay at 0. */
+    for (int i = 0; i < INGEST_GRPC_CODES; i++) {
+        char label[48];
+        snprintf(label, sizeof label, "code=\"%s\"", ingest_grpc_code_name(i));
+        s->c_grpc_calls[i] = sink_metrics_counter(
+            m, "pmrag_otlp_grpc_requests_total",
+            "OTLP/gRPC calls answered, by grpc-status: OK, INVALID_ARGUMENT (bad message, not "
+            "gRPC), UNIMPLEMENTED (unknown method or encoding), RESOURCE_EXHAUSTED (otlp.max_body, "
+            "rate limit), UNAVAILABLE (queue full, memory, stopping), UNAUTHENTICATED (token), "
+            "INTERNAL (broken framing or gzip, failures)",
+            label);
+    }
+}
+
+/* Limits hit, OTLP/HTTP refusals and slow connections. */
+static void refusals_init(serve *s, sink_metrics *m)
+{
+    sink_counter **const lim[] = {&s->c_lim_truncated, &s->c_lim_activities, &s->c_lim_case_events,
+                                  &s->c_lim_new_cases, &s->c_lim_memory,     &s->c_lim_case_id,
+                                  &s->c_lim_max_body};
+    static const char *const lim_labels[] = {
+        "limit=\"record_truncated\"", "limit=\"activities\"", "limit=\"case_events\"",
+        "limit=\"new_cases\"",        "limit=\"memory\"",     "limit=\"case_id_bytes\"",
+        "limit=\"max_body\""};
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
+        *lim[i] = sink_metrics_counter(m, "pmrag_limit_hits_total",
+                                       "events or records that hit a limit (limits.*), by limit",
+                                       lim_labels[i]);
+    /* In the order of c_refused (http_catch_up reads them in it). */
+    static const char *const reasons[] = {"reason=\"bad_request\"",  "reason=\"too_large\"",
+                                          "reason=\"unsupported\"",  "reason=\"throttled\"",
+                                          "reason=\"unauthorized\"", "reason=\"error\""};
+    for (size_t i = 0; i < 6; i++)
+        s->c_refused[i] = sink_metrics_counter(
+            m, "pmrag_otlp_requests_refused_total",
+            "OTLP/HTTP requests refused, by reason: bad_request (400, 404, 405), too_large (413), "
+            "unsupported (415), throttled (429, 503), unauthorized (401), error (500)",
+            reasons[i]);
+    static const char slow_help[] =
+        "connections closed for sending their request too slowly (header_timeout, body_timeout: "
+        "reason timeout) or, stalled, to make room for another (max_connections: reason "
+        "evicted), by listener";
+    static const char *const slow_labels[6] = {
+        "listener=\"otlp_http\",reason=\"timeout\"", "listener=\"otlp_http\",reason=\"evicted\"",
+        "listener=\"api\",reason=\"timeout\"",       "listener=\"api\",reason=\"evicted\"",
+        "listener=\"otlp_grpc\",reason=\"timeout\"", "listener=\"otlp_grpc\",reason=\"evicted\""};
+    for (int i = 0; i < 6; i++)
+        s->c_slow[i] = sink_metrics_counter(m, "pmrag_http_slow_connections_closed_total",
+                                            slow_help, slow_labels[i]);
+}
+
+/* What comes out: predictions (to every sink, and what the event streams
+ * skipped or cut), learning, mapping, commits, the online accuracy. */
+static void outputs_init(serve *s, sink_metrics *m)
+{
+    s->c_predictions =
+        sink_metrics_counter(m, "pmrag_predictions_out_total", "predictions published", NULL);
+    s->c_stream_skipped = sink_metrics_counter(
+        m, "pmrag_stream_predictions_skipped_total",
+        "predictions not sent to an event stream because it was over api.stream_rate", NULL);
+    s->c_stream_cut =
+        sink_metrics_counter(m, "pmrag_streams_cut_off_total",
+                             "event streams closed for falling more than 1 MiB behind", NULL);
+    s->c_follows_merged =
+        sink_metrics_counter(m, "pmrag_follows_merged_total",
+                             "windows learnt online by other instances, merged here", NULL);
+    s->c_follows_shared = sink_metrics_counter(
+        m, "pmrag_follows_shared_total", "windows learnt here, sent to the other instances", NULL);
+    s->c_follows_lost = sink_metrics_counter(m, "pmrag_follows_unshared_total",
+                                             "windows learnt here that could not be shared", NULL);
+    s->c_mapped = sink_metrics_counter(m, "pmrag_events_mapped_total",
+                                       "events whose activity has emitting symbols", NULL);
+    s->c_unmapped = sink_metrics_counter(m, "pmrag_events_unmapped_total",
+                                         "events whose activity has no emitting symbol", NULL);
+    s->c_commits =
+        sink_metrics_counter(m, "pmrag_state_commits_total", "state transactions committed", NULL);
+    s->c_restarts_cold =
+        sink_metrics_counter(m, "pmrag_case_cold_restarts_total",
+                             "case vectors recomputed because they came from an older model", NULL);
+    s->c_scored = sink_metrics_counter(
+        m, "pmrag_predictions_scored_total",
+        "predictions scored by the case's next event (every event but a case's first)", NULL);
+    static const char hits_help[] =
+        "scored predictions whose top k held the next event's emitter (its code.* location, "
+        "else its activity's mapped symbols), by k";
+    static const char *const ks[3] = {"k=\"1\"", "k=\"3\"", "k=\"10\""};
+    static const char rate_help[] =
+        "share of the predictions scored in the last 5 minutes whose top k held the next "
+        "event's emitter, by k";
+    for (int i = 0; i < 3; i++) {
+        s->c_hits[i] = sink_metrics_counter(m, "pmrag_prediction_hits_total", hits_help, ks[i]);
+        s->g_hit_rate[i] = sink_metrics_gauge(m, "pmrag_prediction_hit_rate", rate_help, ks[i]);
+    }
+    s->g_mrr = sink_metrics_gauge(
+        m, "pmrag_prediction_mrr",
+        "mean reciprocal rank of the next event's emitter over the last 5 minutes", NULL);
+}
+
+/* The state of things, and how long the engine's steps take. */
+static void gauges_init(serve *s, sink_metrics *m)
+{
+    static const double lat[] = {0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                                 0.0025,  0.005,   0.0075, 0.01,    0.015,  0.025,
+                                 0.05,    0.1,     0.25,   0.5,     1,      2.5};
+    const size_t nlat = sizeof lat / sizeof *lat;
+    s->g_coverage = sink_metrics_gauge(m, "pmrag_mapping_coverage",
+                                       "share of events mapped to at least one symbol", NULL);
+    s->g_cases = sink_metrics_gauge(m, "pmrag_state_cases", "cases in the state store", NULL);
+    s->g_state_bytes =
+        sink_metrics_gauge(m, "pmrag_state_bytes", "bytes used in the LMDB state store", NULL);
+    s->g_lag = sink_metrics_gauge(m, "pmrag_kafka_consumer_lag",
+                                  "messages behind the end of the assigned input partitions", NULL);
+    s->g_model_version =
+        sink_metrics_gauge(m, "pmrag_model_version", "number of the model in use", NULL);
+    s->g_queue = sink_metrics_gauge(m, "pmrag_ingest_queue_events",
+                                    "OTLP/HTTP events waiting for the engine", NULL);
+    s->g_mem =
+        sink_metrics_gauge(m, "pmrag_memory_anon_bytes",
+                           "anonymous resident memory (limits.memory_bytes counts this)", NULL);
+    s->h_ppr = sink_metrics_histogram(m, "pmrag_ppr_seconds",
+                                      "time to advance a case and rank its next emitters", NULL,
+                                      lat, nlat);
+    s->h_e2e = sink_metrics_histogram(m, "pmrag_event_to_prediction_seconds",
+                                      "from an event's arrival to its prediction", NULL, lat, nlat);
+    s->h_commit = sink_metrics_histogram(m, "pmrag_commit_seconds",
+                                         "producer acknowledgements and state write per batch",
+                                         NULL, lat, nlat);
+    s->h_flush = sink_metrics_histogram(
+        m, "pmrag_producer_ack_wait_seconds",
+        "waiting for the broker to acknowledge a batch's predictions", NULL, lat, nlat);
+    s->h_write =
+        sink_metrics_histogram(m, "pmrag_state_write_seconds",
+                               "one batch's LMDB write transaction, synced", NULL, lat, nlat);
+}
+
+void serve__metrics_init(serve *s)
+{
+    sink_metrics *m = s->mx = sink_metrics_new();
+    inputs_init(s, m);
+    refusals_init(s, m);
+    outputs_init(s, m);
+    gauges_init(s, m);
+    sink_gauge_set(sink_metrics_gauge(m, "pmrag_build_info", "version of this pmrag",
+                                      "version=\"" PMRAG_VERSION "\""),
+                   1);
+}
+
+/* Brings a counter up to a count kept elsewhere (seen: what it had
+ * already brought over); under gmu. */
+static void catch_up(sink_counter *c, uint64_t now, uint64_t *seen)
+{
+    if (now > *seen)
+        sink_counter_add(c, now - *seen);
+    *seen = now;
+}
+
+/* The OTLP/gRPC receiver's counters; under gmu. */
+static void grpc_catch_up(serve *s)
+{
+    ingest_otlp_grpc_stats gs;
+    ingest_otlp_grpc_get_stats(s->grpc, &gs);
+    for (int i = 0; i < INGEST_GRPC_CODES; i++)
+        catch_up(s->c_grpc_calls[i], gs.by_code[i], &s->seen_grpc_calls[i]);
+    catch_up(s->c_lim_truncated, gs.truncated_events, &s->seen_grpc_truncated);
+    catch_up(s->c_lim_max_body, gs.too_large, &s->seen_grpc_too_large);
+    catch_up(s->c_bad_grpc, gs.rejected_events, &s->seen_grpc_rejected);
+    catch_up(s->c_slow[4], gs.timed_out, &s->seen_slow[4]);
+    catch_up(s->c_slow[5], gs.evicted, &s->seen_slow[5]);
+}
+
+/* The OTLP/HTTP receiver's counters; under gmu. */
+static void http_catch_up(serve *s)
+{
+    ingest_otlp_http_stats hs;
+    ingest_otlp_http_get_stats(s->otlp, &hs);
+    catch_up(s->c_lim_truncated, hs.truncated_events, &s->seen_http_truncated);
+    catch_up(s->c_bad_otlp, hs.rejected_events, &s->seen_http_rejected);
+    const uint64_t now[6] = {hs.bad_requests, hs.too_large,    hs.unsupported,
+                             hs.throttled,    hs.unauthorized, hs.errors};
+    for (size_t i = 0; i < 6; i++) {
+        /* A body over otlp.max_body is a refusal and a limit hit. */
+        if (i == 1 && now[i] > s->seen_refused[i])
+            sink_counter_add(s->c_lim_max_body, now[i] - s->seen_refused[i]);
+        catch_up(s->c_refused[i], now[i], &s->seen_refused[i]);
+    }
+    catch_up(s->c_slow[0], hs.timed_out, &s->seen_slow[0]);
+    catch_up(s->c_slow[1], hs.evicted, &s->seen_slow[1]);
+}
+
+/* The API's counters: its slow connections and its event streams; under
+ * gmu. */
+static void api_catch_up(serve *s)
+{
+    core_http_stats as;
+    sink_api_get_http_stats(s->api, &as);
+    catch_up(s->c_slow[2], as.timed_out, &s->seen_slow[2]);
+    catch_up(s->c_slow[3], as.evicted, &s->seen_slow[3]);
+    uint64_t skipped, cut;
+    sink_api_stream_stats(s->api, &skipped, &cut);
+    catch_up(s->c_stream_skipped, skipped, &s->seen_stream_skipped);
+    catch_up(s->c_stream_cut, cut, &s->seen_stream_cut);
+}
+
+void serve__gauges(serve *s)
+{
+    sess_stats st;
+    sess_get_stats(s->env, &st);
+    sink_gauge_set(s->g_cases, (double)st.cases);
+    sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
+    sink_gauge_set(s->g_mem, (double)serve__anon_bytes());
+    /* Not under mu, which the engine holds while it applies a batch:
+     * /metrics must answer at once under load too. */
+    pthread_mutex_lock(&s->gmu);
+    catch_up(s->c_lim_activities, atomic_load(&s->folded), &s->seen_folded);
+    if (s->otlp)
+        http_catch_up(s);
+    if (s->api)
+        api_catch_up(s);
+    if (s->grpc)
+        grpc_catch_up(s);
+    pthread_mutex_unlock(&s->gmu);
+    serve__score_gauges(s);
+    uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
+    sink_gauge_set(s->g_coverage, all ? (double)mapped / (double)all : 0);
+    if (s->kin) {
+        ingest_kafka_stats ks;
+        ingest_kafka_get_stats(s->kin, &ks);
+        sink_gauge_set(s->g_lag, (double)ks.lag);
+    }
+}
