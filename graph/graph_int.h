@@ -198,7 +198,7 @@ bool graph__lang_of_path(const char *path, graph_lang *out);
  * WRITE references are left out unless with_reads. */
 void graph__file_dump(const gx_file *f, core_buf *b, bool with_reads);
 
-/* Extracts with the extractor of lang (the file's bytes only). */
+/* Extracts with the extractor of lang (the file's bytes only; index.c). */
 void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f);
 
 void graph__file_init(gx_file *f);
@@ -333,8 +333,6 @@ void graph__tmpl_clear(gx_tmpl *t);
  * to *flags. */
 const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags);
 void graph__tmpl_free(gx_tmpl *t);
-/* Number of %-directives (not %%) in a %-format. */
-uint32_t graph__percent_directives(const char *s, size_t n);
 
 /* Logger-like receiver names: log, logger, _log, LOGGER, fooLogger,
  * foo_logger, log_foo, ... (not catalog, dialog, backlog). */

@@ -1,4 +1,5 @@
-/* graph_index(): discovery, parallel extraction, resolution, writing. */
+/* graph_index(): discovery, parallel extraction (each file by its
+ * language's extractor), resolution, writing. */
 #include "graph_int.h"
 
 #include <errno.h>
@@ -74,6 +75,14 @@ static bool scan_text(const char *s, size_t n, bool js, uint32_t *lines, size_t 
      * strings) are real modules. */
     return js && code_bytes >= GENERATED_MEAN_MIN_SIZE && code_lines &&
            code_bytes / code_lines >= GENERATED_MEAN;
+}
+
+void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f)
+{
+    if (lang == GRAPH_LANG_PYTHON)
+        graph__extract_python(src, n, f);
+    else
+        graph__extract_ts(lang, src, n, f);
 }
 
 static void extract_one(extract_job *job, uint32_t i)
