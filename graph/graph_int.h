@@ -484,8 +484,13 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path);
 /* ---- the graph file (write.c, read.c) ----
  *
  * Layout: a 64-byte header, a table of sections, then the sections, each
- * 8-byte aligned. Little-endian as written (the header's byte-order mark
- * catches a file from a big-endian machine). Every reference inside is an
+ * 8-byte aligned. Every field is little-endian on every machine: write.c
+ * puts them one by one, in the order, at the sizes and with the zero pads
+ * of the structs below (and graph_edge), and read.c lays those structs
+ * over the mapped sections, which is right on a little-endian machine
+ * only: a big-endian one refuses the file (read.c says why). The
+ * byte-order mark, read as little-endian, tells a file an older pmrag
+ * wrote in a big-endian machine's own order. Every reference inside is an
  * index or a string-table offset, checked by graph_open() before use. The
  * CRC covers everything after the header. Same input, same bytes: nothing
  * depends on time, threads or addresses.

@@ -56,66 +56,77 @@ static int cmp_qname(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/*
+ * The file is little-endian whatever the machine: every field goes out
+ * through core_buf_put_le, in the order and at the size of the gf_* struct
+ * (or graph_edge) that read.c lays over it, pads as zeros. The sections
+ * are appended one after the other, each at an 8-byte boundary; the
+ * header and the section table, at the front, are filled in last.
+ */
 typedef struct {
     core_buf buf;
     gf_section sec[GF__SECTION_COUNT];
     uint32_t nsec;
 } writer;
 
-static void add_section(writer *w, uint32_t id, const void *data, size_t elem, size_t count)
+static void put8(writer *w, uint8_t v)
 {
-    /* 8-byte alignment for every section. */
+    core_buf_put_le(&w->buf, v, 1);
+}
+
+static void put32(writer *w, uint32_t v)
+{
+    core_buf_put_le(&w->buf, v, 4);
+}
+
+static void put64(writer *w, uint64_t v)
+{
+    core_buf_put_le(&w->buf, v, 8);
+}
+
+static void put_zeros(writer *w, size_t n)
+{
     static const char zeros[8] = {0};
-    size_t pad = (8 - w->buf.len % 8) % 8;
-    core_buf_append(&w->buf, zeros, pad);
-    gf_section *s = &w->sec[w->nsec++];
+    for (; n > 8; n -= 8)
+        core_buf_append(&w->buf, zeros, 8);
+    core_buf_append(&w->buf, zeros, n);
+}
+
+/* Starts section id, of records of elem bytes, at the next 8-byte boundary. */
+static void section_begin(writer *w, uint32_t id, size_t elem)
+{
+    put_zeros(w, (8 - w->buf.len % 8) % 8);
+    gf_section *s = &w->sec[w->nsec];
     s->id = id;
     s->elem_size = (uint32_t)elem;
     s->offset = w->buf.len;
+}
+
+/* Ends the section begun last, which holds count records. */
+static void section_end(writer *w, size_t count)
+{
+    gf_section *s = &w->sec[w->nsec++];
     s->count = count;
-    if (count)
-        core_buf_append(&w->buf, data, elem * count);
+    if (w->buf.len - s->offset != count * s->elem_size)
+        core_panic("graph file section %u: %zu bytes written for %zu records of %u", s->id,
+                   w->buf.len - (size_t)s->offset, count, s->elem_size);
 }
 
-/* Builds a CSR (offsets per symbol + merged edges) from sorted edges. */
-static void build_csr(const gb_edge *e, size_t n, uint32_t nsym, bool incoming, uint32_t **offs_out,
-                      graph_edge **edges_out, size_t *nout)
+static void put_u32_section(writer *w, uint32_t id, const uint32_t *v, size_t n)
 {
-    uint32_t *offs = core_xcalloc((size_t)nsym + 1, sizeof *offs);
-    graph_edge *out = core_xcalloc(n ? n : 1, sizeof *out);
-    size_t k = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t key = incoming ? e[i].dst : e[i].src;
-        uint32_t other = incoming ? e[i].src : e[i].dst;
-        float w = 0;
-        size_t j = i;
-        while (j < n && (incoming ? e[j].dst : e[j].src) == key && e[j].type == e[i].type &&
-               (incoming ? e[j].src : e[j].dst) == other) {
-            w += e[j].weight;
-            j++;
-        }
-        graph_edge ge;
-        memset(&ge, 0, sizeof ge);
-        ge.node = other;
-        ge.type = e[i].type;
-        ge.weight = w;
-        out[k++] = ge;
-        offs[key + 1]++;
-        i = j;
-    }
-    for (uint32_t s = 0; s < nsym; s++)
-        offs[s + 1] += offs[s];
-    *offs_out = offs;
-    *edges_out = out;
-    *nout = k;
+    section_begin(w, id, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        put32(w, v[i]);
+    section_end(w, n);
 }
 
-int graph__write(gb_index *idx, gb_graph *g, const char *path)
+/* The files that were extracted, in order, with their paths interned,
+ * and the statistics over them. */
+static gf_file *collect_files(gb_index *idx, gb_graph *g, size_t *nfiles, gf_stats *stats)
 {
-    uint32_t nsym = (uint32_t)g->syms.n;
-    /* Files actually in the graph, in order. */
-    core_vec(gf_file) files = {0};
-    gf_stats stats = {0};
+    gf_file *files = core_xcalloc(idx->files.n + 1, sizeof *files);
+    size_t n = 0;
+    memset(stats, 0, sizeof *stats);
     for (size_t i = 0; i < idx->files.n; i++) {
         const gb_file *f = &idx->files.v[i];
         if (!f->x)
@@ -129,48 +140,112 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
         o.calls_resolved = f->calls_resolved;
         o.flags = (f->x->errors ? GRAPH_FF_PARTIAL : 0) |
                   (f->status == GB_DUPLICATE ? GRAPH_FF_DUPLICATE : 0);
-        core_vec_push(&files, o);
-        stats.files++;
-        stats.files_partial += f->x->errors > 0;
-        stats.files_duplicate += f->status == GB_DUPLICATE;
-        stats.lines += f->lines;
+        files[n++] = o;
+        stats->files++;
+        stats->files_partial += f->x->errors > 0;
+        stats->files_duplicate += f->status == GB_DUPLICATE;
+        stats->lines += f->lines;
     }
-    stats.calls = idx->st.calls;
-    stats.calls_resolved = idx->st.calls_resolved;
-    stats.calls_internal = idx->st.calls_internal;
-    stats.calls_internal_resolved = idx->st.calls_internal_resolved;
-    uint32_t *roots = core_xcalloc(idx->roots.n + 1, sizeof *roots);
-    for (size_t i = 0; i < idx->roots.n; i++)
-        roots[i] = core_strtab_intern(&g->strs, idx->roots.v[i], strlen(idx->roots.v[i]));
+    stats->calls = idx->st.calls;
+    stats->calls_resolved = idx->st.calls_resolved;
+    stats->calls_internal = idx->st.calls_internal;
+    stats->calls_internal_resolved = idx->st.calls_internal_resolved;
+    *nfiles = n;
+    return files;
+}
 
-    gf_symbol *syms = core_xcalloc((size_t)nsym + 1, sizeof *syms);
-    for (uint32_t s = 0; s < nsym; s++) {
+static void put_files(writer *w, const gf_file *files, size_t n)
+{
+    section_begin(w, GF_FILES, sizeof(gf_file));
+    for (size_t i = 0; i < n; i++) {
+        const gf_file *f = &files[i];
+        put32(w, f->path);
+        put32(w, f->lang);
+        put32(w, f->module);
+        put32(w, f->lines);
+        put32(w, f->calls);
+        put32(w, f->calls_resolved);
+        put32(w, f->flags);
+        put32(w, 0); /* reserved */
+    }
+    section_end(w, n);
+}
+
+static void put_symbols(writer *w, const gb_graph *g)
+{
+    section_begin(w, GF_SYMBOLS, sizeof(gf_symbol));
+    for (size_t s = 0; s < g->syms.n; s++) {
         const gb_sym *x = &g->syms.v[s];
-        gf_symbol o;
-        memset(&o, 0, sizeof o);
-        o.name = x->name;
-        o.qualname = x->qualname;
-        o.file = x->file;
-        o.parent = x->parent;
-        o.start_line = x->start_line;
-        o.end_line = x->end_line;
-        o.flags = x->flags;
-        o.doc = x->doc;
-        o.kind = x->kind;
-        syms[s] = o;
+        put32(w, x->name);
+        put32(w, x->qualname);
+        put32(w, x->file);
+        put32(w, x->parent);
+        put32(w, x->start_line);
+        put32(w, x->end_line);
+        put32(w, x->flags);
+        put32(w, x->doc);
+        put8(w, x->kind);
+        put_zeros(w, 3);
     }
+    section_end(w, g->syms.n);
+}
 
-    /* Edges: out and in CSR. */
+/* One direction of the edges as a CSR: the offsets per symbol, then the
+ * edges, duplicates merged. e is sorted by key (cmp_out or cmp_in). */
+static size_t put_csr(writer *w, const gb_edge *e, size_t n, uint32_t nsym, bool incoming)
+{
+    uint32_t *offs = core_xcalloc((size_t)nsym + 1, sizeof *offs);
+    graph_edge *out = core_xcalloc(n ? n : 1, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t key = incoming ? e[i].dst : e[i].src;
+        uint32_t other = incoming ? e[i].src : e[i].dst;
+        float wt = 0;
+        size_t j = i;
+        while (j < n && (incoming ? e[j].dst : e[j].src) == key && e[j].type == e[i].type &&
+               (incoming ? e[j].src : e[j].dst) == other) {
+            wt += e[j].weight;
+            j++;
+        }
+        out[k].node = other;
+        out[k].type = e[i].type;
+        out[k].weight = wt;
+        k++;
+        offs[key + 1]++;
+        i = j;
+    }
+    for (uint32_t s = 0; s < nsym; s++)
+        offs[s + 1] += offs[s];
+    put_u32_section(w, incoming ? GF_IN_OFFS : GF_OUT_OFFS, offs, (size_t)nsym + 1);
+    section_begin(w, incoming ? GF_IN_EDGES : GF_OUT_EDGES, sizeof(graph_edge));
+    for (size_t i = 0; i < k; i++) {
+        put32(w, out[i].node);
+        put8(w, out[i].type);
+        put_zeros(w, 3);
+        core_buf_put_f32(&w->buf, out[i].weight);
+    }
+    section_end(w, k);
+    free(out);
+    free(offs);
+    return k;
+}
+
+/* Out-edges, then in-edges; returns the number of out-edges (merged). */
+static size_t put_edges(writer *w, gb_graph *g)
+{
+    uint32_t nsym = (uint32_t)g->syms.n;
     qsort(g->edges.v, g->edges.n, sizeof *g->edges.v, cmp_out);
-    uint32_t *out_offs, *in_offs;
-    graph_edge *out_edges, *in_edges;
-    size_t nout, nin;
-    build_csr(g->edges.v, g->edges.n, nsym, false, &out_offs, &out_edges, &nout);
+    size_t nout = put_csr(w, g->edges.v, g->edges.n, nsym, false);
     qsort(g->edges.v, g->edges.n, sizeof *g->edges.v, cmp_in);
-    build_csr(g->edges.v, g->edges.n, nsym, true, &in_offs, &in_edges, &nin);
-    idx->st.edges = nout;
+    put_csr(w, g->edges.v, g->edges.n, nsym, true);
+    return nout;
+}
 
-    /* Emits by symbol; constant references renumbered to match. */
+/* Emits by symbol, their constant references renumbered to match, and
+ * the offsets of each symbol's emits. */
+static void put_emits(writer *w, const gb_graph *g)
+{
+    uint32_t nsym = (uint32_t)g->syms.n;
     size_t ne = g->emits.n;
     emit_ord *ord = core_xcalloc(ne + 1, sizeof *ord);
     for (size_t i = 0; i < ne; i++) {
@@ -181,88 +256,123 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
     uint32_t *newpos = core_xcalloc(ne + 1, sizeof *newpos);
     for (size_t i = 0; i < ne; i++)
         newpos[ord[i].orig] = (uint32_t)i;
-    gf_emit *emits = core_xcalloc(ne + 1, sizeof *emits);
-    uint32_t *emit_offs = core_xcalloc((size_t)nsym + 1, sizeof *emit_offs);
+    uint32_t *offs = core_xcalloc((size_t)nsym + 1, sizeof *offs);
+    section_begin(w, GF_EMITS, sizeof(gf_emit));
     for (size_t i = 0; i < ne; i++) {
         const gb_emit *e = ord[i].e;
-        gf_emit o;
-        memset(&o, 0, sizeof o);
-        o.symbol = e->symbol;
-        o.line = e->line;
-        o.tmpl = e->tmpl;
-        o.receiver = e->receiver;
-        o.method = e->method;
-        o.logger = e->logger;
-        o.ref = e->ref;
-        o.ref_const = e->ref_const == GRAPH_NONE ? GRAPH_NONE : newpos[e->ref_const];
-        o.name = e->name;
-        o.nargs = e->nargs;
-        o.flags = e->flags;
-        o.kind = e->kind;
-        o.style = e->style;
-        o.level = e->level;
-        emits[i] = o;
-        emit_offs[e->symbol + 1]++;
+        put32(w, e->symbol);
+        put32(w, e->line);
+        put32(w, e->tmpl);
+        put32(w, e->receiver);
+        put32(w, e->method);
+        put32(w, e->logger);
+        put32(w, e->ref);
+        put32(w, e->ref_const == GRAPH_NONE ? GRAPH_NONE : newpos[e->ref_const]);
+        put32(w, e->name);
+        put32(w, e->nargs);
+        put32(w, e->flags);
+        put8(w, e->kind);
+        put8(w, e->style);
+        put8(w, e->level);
+        put_zeros(w, 1);
+        offs[e->symbol + 1]++;
     }
+    section_end(w, ne);
     for (uint32_t s = 0; s < nsym; s++)
-        emit_offs[s + 1] += emit_offs[s];
+        offs[s + 1] += offs[s];
+    put_u32_section(w, GF_EMIT_OFFS, offs, (size_t)nsym + 1);
+    free(offs);
+    free(newpos);
+    free(ord);
+}
 
+/* Symbol ids sorted by qualified name (graph_find's binary search). */
+static void put_qname_index(writer *w, const gb_graph *g)
+{
+    uint32_t nsym = (uint32_t)g->syms.n;
     uint32_t *qidx = core_xcalloc((size_t)nsym + 1, sizeof *qidx);
     for (uint32_t s = 0; s < nsym; s++)
         qidx[s] = s;
     qsort_strs = &g->strs;
     qsort_syms = g->syms.v;
     qsort(qidx, nsym, sizeof *qidx, cmp_qname);
+    put_u32_section(w, GF_QNAME_INDEX, qidx, nsym);
+    free(qidx);
+}
+
+static void put_stats(writer *w, const gf_stats *st)
+{
+    section_begin(w, GF_STATS, sizeof *st);
+    put64(w, st->files);
+    put64(w, st->files_partial);
+    put64(w, st->files_duplicate);
+    put64(w, st->lines);
+    put64(w, st->calls);
+    put64(w, st->calls_resolved);
+    put64(w, st->calls_internal);
+    put64(w, st->calls_internal_resolved);
+    section_end(w, 1);
+}
+
+/* Fills in the section table and then the header, whose checksum covers
+ * the table. */
+static void put_front(writer *w)
+{
+    core_buf b = {0};
+    for (uint32_t i = 0; i < w->nsec; i++) {
+        core_buf_put_le(&b, w->sec[i].id, 4);
+        core_buf_put_le(&b, w->sec[i].elem_size, 4);
+        core_buf_put_le(&b, w->sec[i].offset, 8);
+        core_buf_put_le(&b, w->sec[i].count, 8);
+    }
+    if (b.len)
+        memcpy(w->buf.data + sizeof(gf_header), b.data, b.len);
+    core_buf_reset(&b);
+    core_buf_append(&b, GF_MAGIC, sizeof GF_MAGIC);
+    core_buf_put_le(&b, GF_VERSION, 4);
+    core_buf_put_le(&b, GF_BYTE_ORDER, 4);
+    core_buf_put_le(&b, w->buf.len, 8);
+    core_buf_put_le(&b, w->nsec, 4);
+    size_t body = sizeof(gf_header);
+    core_buf_put_le(&b, core_crc32(0, w->buf.data + body, w->buf.len - body), 4);
+    while (b.len < sizeof(gf_header))
+        core_buf_putc(&b, 0); /* reserved */
+    memcpy(w->buf.data, b.data, sizeof(gf_header));
+    core_buf_free(&b);
+}
+
+int graph__write(gb_index *idx, gb_graph *g, const char *path)
+{
+    size_t nfiles;
+    gf_stats stats;
+    gf_file *files = collect_files(idx, g, &nfiles, &stats);
+    uint32_t *roots = core_xcalloc(idx->roots.n + 1, sizeof *roots);
+    for (size_t i = 0; i < idx->roots.n; i++)
+        roots[i] = core_strtab_intern(&g->strs, idx->roots.v[i], strlen(idx->roots.v[i]));
 
     writer w;
     memset(&w, 0, sizeof w);
-    gf_header hdr;
-    memset(&hdr, 0, sizeof hdr);
-    core_buf_append(&w.buf, &hdr, sizeof hdr);
-    gf_section table[GF__SECTION_COUNT];
-    memset(table, 0, sizeof table);
-    size_t nsections = GF__SECTION_COUNT - 1;
-    core_buf_append(&w.buf, table, nsections * sizeof(gf_section));
-    /* The string table ends with a NUL already (every string does). */
-    add_section(&w, GF_STRTAB, g->strs.data, 1, g->strs.len);
-    add_section(&w, GF_ROOTS, roots, sizeof *roots, idx->roots.n);
-    add_section(&w, GF_FILES, files.v, sizeof *files.v, files.n);
-    add_section(&w, GF_SYMBOLS, syms, sizeof *syms, nsym);
-    add_section(&w, GF_OUT_OFFS, out_offs, sizeof *out_offs, (size_t)nsym + 1);
-    add_section(&w, GF_OUT_EDGES, out_edges, sizeof *out_edges, nout);
-    add_section(&w, GF_IN_OFFS, in_offs, sizeof *in_offs, (size_t)nsym + 1);
-    add_section(&w, GF_IN_EDGES, in_edges, sizeof *in_edges, nin);
-    add_section(&w, GF_EMITS, emits, sizeof *emits, ne);
-    add_section(&w, GF_EMIT_OFFS, emit_offs, sizeof *emit_offs, (size_t)nsym + 1);
-    add_section(&w, GF_QNAME_INDEX, qidx, sizeof *qidx, nsym);
-    add_section(&w, GF_STATS, &stats, sizeof stats, 1);
+    /* Room for the header and a table of every section. */
+    put_zeros(&w, sizeof(gf_header) + (GF__SECTION_COUNT - 1) * sizeof(gf_section));
+    /* Every string is interned by now. The table ends with a NUL already
+     * (every string does). */
+    section_begin(&w, GF_STRTAB, 1);
+    core_buf_append(&w.buf, g->strs.data, g->strs.len);
+    section_end(&w, g->strs.len);
+    put_u32_section(&w, GF_ROOTS, roots, idx->roots.n);
+    put_files(&w, files, nfiles);
+    put_symbols(&w, g);
+    idx->st.edges = put_edges(&w, g);
+    put_emits(&w, g);
+    put_qname_index(&w, g);
+    put_stats(&w, &stats);
     /* Pad the end so the file size is a multiple of 8. */
-    static const char zeros[8] = {0};
-    core_buf_append(&w.buf, zeros, (8 - w.buf.len % 8) % 8);
-
-    memcpy(w.buf.data + sizeof hdr, w.sec, nsections * sizeof(gf_section));
-    memcpy(hdr.magic, GF_MAGIC, sizeof GF_MAGIC);
-    hdr.version = GF_VERSION;
-    hdr.byte_order = GF_BYTE_ORDER;
-    hdr.file_size = w.buf.len;
-    hdr.nsections = (uint32_t)nsections;
-    hdr.crc = core_crc32(0, w.buf.data + sizeof hdr, w.buf.len - sizeof hdr);
-    memcpy(w.buf.data, &hdr, sizeof hdr);
+    put_zeros(&w, (8 - w.buf.len % 8) % 8);
+    put_front(&w);
 
     int err = core_write_file_atomic(path, w.buf.data, w.buf.len);
-
     core_buf_free(&w.buf);
-    free(qidx);
-    free(emit_offs);
-    free(emits);
-    free(newpos);
-    free(ord);
-    free(out_offs);
-    free(in_offs);
-    free(out_edges);
-    free(in_edges);
-    free(syms);
     free(roots);
-    core_vec_free(&files);
+    free(files);
     return err;
 }
