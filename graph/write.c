@@ -57,11 +57,12 @@ static int cmp_qname(const void *a, const void *b)
 }
 
 /*
- * The file is little-endian whatever the machine: every field goes out
- * through core_buf_put_le, in the order and at the size of the gf_* struct
- * (or graph_edge) that read.c lays over it, pads as zeros. The sections
- * are appended one after the other, each at an 8-byte boundary; the
- * header and the section table, at the front, are filled in last.
+ * The file is little-endian whatever the machine: every field is stored
+ * byte by byte (le32() and its kin, a plain store each on a little-endian
+ * machine), in the order and at the size of the gf_* struct (or
+ * graph_edge) that read.c lays over it, pads as zeros. The sections are
+ * appended one after the other, each at an 8-byte boundary; the header
+ * and the section table, at the front, are filled in last.
  */
 typedef struct {
     core_buf buf;
@@ -69,55 +70,74 @@ typedef struct {
     uint32_t nsec;
 } writer;
 
-static void put8(writer *w, uint8_t v)
+static unsigned char *le8(unsigned char *p, uint8_t v)
 {
-    core_buf_put_le(&w->buf, v, 1);
+    p[0] = v;
+    return p + 1;
 }
 
-static void put32(writer *w, uint32_t v)
+static unsigned char *le32(unsigned char *p, uint32_t v)
 {
-    core_buf_put_le(&w->buf, v, 4);
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+    return p + 4;
 }
 
-static void put64(writer *w, uint64_t v)
+static unsigned char *le64(unsigned char *p, uint64_t v)
 {
-    core_buf_put_le(&w->buf, v, 8);
+    le32(p, (uint32_t)v);
+    return le32(p + 4, (uint32_t)(v >> 32));
 }
 
-static void put_zeros(writer *w, size_t n)
+static unsigned char *lef32(unsigned char *p, float v)
 {
-    static const char zeros[8] = {0};
-    for (; n > 8; n -= 8)
-        core_buf_append(&w->buf, zeros, 8);
-    core_buf_append(&w->buf, zeros, n);
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return le32(p, bits);
 }
 
-/* Starts section id, of records of elem bytes, at the next 8-byte boundary. */
-static void section_begin(writer *w, uint32_t id, size_t elem)
+static unsigned char *zeros(unsigned char *p, size_t n)
 {
-    put_zeros(w, (8 - w->buf.len % 8) % 8);
+    memset(p, 0, n);
+    return p + n;
+}
+
+/* Starts section id, of count records of elem bytes each, at the next
+ * 8-byte boundary; returns where its bytes go. */
+static unsigned char *section_begin(writer *w, uint32_t id, size_t elem, size_t count)
+{
+    static const char pad[8] = {0};
+    core_buf_append(&w->buf, pad, (8 - w->buf.len % 8) % 8);
     gf_section *s = &w->sec[w->nsec];
     s->id = id;
     s->elem_size = (uint32_t)elem;
     s->offset = w->buf.len;
+    s->count = count;
+    core_buf_reserve(&w->buf, elem * count);
+    return (unsigned char *)w->buf.data + w->buf.len;
 }
 
-/* Ends the section begun last, which holds count records. */
-static void section_end(writer *w, size_t count)
+/* Ends the section begun last at end, which must be right after its last
+ * record. */
+static void section_end(writer *w, const unsigned char *end)
 {
     gf_section *s = &w->sec[w->nsec++];
-    s->count = count;
-    if (w->buf.len - s->offset != count * s->elem_size)
-        core_panic("graph file section %u: %zu bytes written for %zu records of %u", s->id,
-                   w->buf.len - (size_t)s->offset, count, s->elem_size);
+    size_t n = (size_t)(end - (const unsigned char *)w->buf.data) - (size_t)s->offset;
+    if (n != s->count * s->elem_size)
+        core_panic("graph file section %u: %zu bytes written for %llu records of %u", s->id, n,
+                   (unsigned long long)s->count, s->elem_size);
+    w->buf.len += n;
+    w->buf.data[w->buf.len] = 0;
 }
 
 static void put_u32_section(writer *w, uint32_t id, const uint32_t *v, size_t n)
 {
-    section_begin(w, id, sizeof *v);
+    unsigned char *p = section_begin(w, id, sizeof *v, n);
     for (size_t i = 0; i < n; i++)
-        put32(w, v[i]);
-    section_end(w, n);
+        p = le32(p, v[i]);
+    section_end(w, p);
 }
 
 /* The files that were extracted, in order, with their paths interned,
@@ -156,38 +176,38 @@ static gf_file *collect_files(gb_index *idx, gb_graph *g, size_t *nfiles, gf_sta
 
 static void put_files(writer *w, const gf_file *files, size_t n)
 {
-    section_begin(w, GF_FILES, sizeof(gf_file));
+    unsigned char *p = section_begin(w, GF_FILES, sizeof(gf_file), n);
     for (size_t i = 0; i < n; i++) {
         const gf_file *f = &files[i];
-        put32(w, f->path);
-        put32(w, f->lang);
-        put32(w, f->module);
-        put32(w, f->lines);
-        put32(w, f->calls);
-        put32(w, f->calls_resolved);
-        put32(w, f->flags);
-        put32(w, 0); /* reserved */
+        p = le32(p, f->path);
+        p = le32(p, f->lang);
+        p = le32(p, f->module);
+        p = le32(p, f->lines);
+        p = le32(p, f->calls);
+        p = le32(p, f->calls_resolved);
+        p = le32(p, f->flags);
+        p = le32(p, 0); /* reserved */
     }
-    section_end(w, n);
+    section_end(w, p);
 }
 
 static void put_symbols(writer *w, const gb_graph *g)
 {
-    section_begin(w, GF_SYMBOLS, sizeof(gf_symbol));
+    unsigned char *p = section_begin(w, GF_SYMBOLS, sizeof(gf_symbol), g->syms.n);
     for (size_t s = 0; s < g->syms.n; s++) {
         const gb_sym *x = &g->syms.v[s];
-        put32(w, x->name);
-        put32(w, x->qualname);
-        put32(w, x->file);
-        put32(w, x->parent);
-        put32(w, x->start_line);
-        put32(w, x->end_line);
-        put32(w, x->flags);
-        put32(w, x->doc);
-        put8(w, x->kind);
-        put_zeros(w, 3);
+        p = le32(p, x->name);
+        p = le32(p, x->qualname);
+        p = le32(p, x->file);
+        p = le32(p, x->parent);
+        p = le32(p, x->start_line);
+        p = le32(p, x->end_line);
+        p = le32(p, x->flags);
+        p = le32(p, x->doc);
+        p = le8(p, x->kind);
+        p = zeros(p, 3);
     }
-    section_end(w, g->syms.n);
+    section_end(w, p);
 }
 
 /* One direction of the edges as a CSR: the offsets per symbol, then the
@@ -217,14 +237,14 @@ static size_t put_csr(writer *w, const gb_edge *e, size_t n, uint32_t nsym, bool
     for (uint32_t s = 0; s < nsym; s++)
         offs[s + 1] += offs[s];
     put_u32_section(w, incoming ? GF_IN_OFFS : GF_OUT_OFFS, offs, (size_t)nsym + 1);
-    section_begin(w, incoming ? GF_IN_EDGES : GF_OUT_EDGES, sizeof(graph_edge));
+    unsigned char *p = section_begin(w, incoming ? GF_IN_EDGES : GF_OUT_EDGES, sizeof *out, k);
     for (size_t i = 0; i < k; i++) {
-        put32(w, out[i].node);
-        put8(w, out[i].type);
-        put_zeros(w, 3);
-        core_buf_put_f32(&w->buf, out[i].weight);
+        p = le32(p, out[i].node);
+        p = le8(p, out[i].type);
+        p = zeros(p, 3);
+        p = lef32(p, out[i].weight);
     }
-    section_end(w, k);
+    section_end(w, p);
     free(out);
     free(offs);
     return k;
@@ -257,27 +277,27 @@ static void put_emits(writer *w, const gb_graph *g)
     for (size_t i = 0; i < ne; i++)
         newpos[ord[i].orig] = (uint32_t)i;
     uint32_t *offs = core_xcalloc((size_t)nsym + 1, sizeof *offs);
-    section_begin(w, GF_EMITS, sizeof(gf_emit));
+    unsigned char *p = section_begin(w, GF_EMITS, sizeof(gf_emit), ne);
     for (size_t i = 0; i < ne; i++) {
         const gb_emit *e = ord[i].e;
-        put32(w, e->symbol);
-        put32(w, e->line);
-        put32(w, e->tmpl);
-        put32(w, e->receiver);
-        put32(w, e->method);
-        put32(w, e->logger);
-        put32(w, e->ref);
-        put32(w, e->ref_const == GRAPH_NONE ? GRAPH_NONE : newpos[e->ref_const]);
-        put32(w, e->name);
-        put32(w, e->nargs);
-        put32(w, e->flags);
-        put8(w, e->kind);
-        put8(w, e->style);
-        put8(w, e->level);
-        put_zeros(w, 1);
+        p = le32(p, e->symbol);
+        p = le32(p, e->line);
+        p = le32(p, e->tmpl);
+        p = le32(p, e->receiver);
+        p = le32(p, e->method);
+        p = le32(p, e->logger);
+        p = le32(p, e->ref);
+        p = le32(p, e->ref_const == GRAPH_NONE ? GRAPH_NONE : newpos[e->ref_const]);
+        p = le32(p, e->name);
+        p = le32(p, e->nargs);
+        p = le32(p, e->flags);
+        p = le8(p, e->kind);
+        p = le8(p, e->style);
+        p = le8(p, e->level);
+        p = zeros(p, 1);
         offs[e->symbol + 1]++;
     }
-    section_end(w, ne);
+    section_end(w, p);
     for (uint32_t s = 0; s < nsym; s++)
         offs[s + 1] += offs[s];
     put_u32_section(w, GF_EMIT_OFFS, offs, (size_t)nsym + 1);
@@ -302,43 +322,39 @@ static void put_qname_index(writer *w, const gb_graph *g)
 
 static void put_stats(writer *w, const gf_stats *st)
 {
-    section_begin(w, GF_STATS, sizeof *st);
-    put64(w, st->files);
-    put64(w, st->files_partial);
-    put64(w, st->files_duplicate);
-    put64(w, st->lines);
-    put64(w, st->calls);
-    put64(w, st->calls_resolved);
-    put64(w, st->calls_internal);
-    put64(w, st->calls_internal_resolved);
-    section_end(w, 1);
+    unsigned char *p = section_begin(w, GF_STATS, sizeof *st, 1);
+    p = le64(p, st->files);
+    p = le64(p, st->files_partial);
+    p = le64(p, st->files_duplicate);
+    p = le64(p, st->lines);
+    p = le64(p, st->calls);
+    p = le64(p, st->calls_resolved);
+    p = le64(p, st->calls_internal);
+    p = le64(p, st->calls_internal_resolved);
+    section_end(w, p);
 }
 
-/* Fills in the section table and then the header, whose checksum covers
- * the table. */
+/* Fills in the section table, then the header, whose checksum covers the
+ * table. */
 static void put_front(writer *w)
 {
-    core_buf b = {0};
+    unsigned char *p = (unsigned char *)w->buf.data + sizeof(gf_header);
     for (uint32_t i = 0; i < w->nsec; i++) {
-        core_buf_put_le(&b, w->sec[i].id, 4);
-        core_buf_put_le(&b, w->sec[i].elem_size, 4);
-        core_buf_put_le(&b, w->sec[i].offset, 8);
-        core_buf_put_le(&b, w->sec[i].count, 8);
+        p = le32(p, w->sec[i].id);
+        p = le32(p, w->sec[i].elem_size);
+        p = le64(p, w->sec[i].offset);
+        p = le64(p, w->sec[i].count);
     }
-    if (b.len)
-        memcpy(w->buf.data + sizeof(gf_header), b.data, b.len);
-    core_buf_reset(&b);
-    core_buf_append(&b, GF_MAGIC, sizeof GF_MAGIC);
-    core_buf_put_le(&b, GF_VERSION, 4);
-    core_buf_put_le(&b, GF_BYTE_ORDER, 4);
-    core_buf_put_le(&b, w->buf.len, 8);
-    core_buf_put_le(&b, w->nsec, 4);
-    size_t body = sizeof(gf_header);
-    core_buf_put_le(&b, core_crc32(0, w->buf.data + body, w->buf.len - body), 4);
-    while (b.len < sizeof(gf_header))
-        core_buf_putc(&b, 0); /* reserved */
-    memcpy(w->buf.data, b.data, sizeof(gf_header));
-    core_buf_free(&b);
+    const unsigned char *body = (const unsigned char *)w->buf.data + sizeof(gf_header);
+    uint32_t crc = core_crc32(0, body, w->buf.len - sizeof(gf_header));
+    p = (unsigned char *)w->buf.data;
+    memcpy(p, GF_MAGIC, sizeof GF_MAGIC);
+    p = le32(p + sizeof GF_MAGIC, GF_VERSION);
+    p = le32(p, GF_BYTE_ORDER);
+    p = le64(p, w->buf.len);
+    p = le32(p, w->nsec);
+    p = le32(p, crc);
+    zeros(p, 32); /* reserved */
 }
 
 int graph__write(gb_index *idx, gb_graph *g, const char *path)
@@ -353,12 +369,17 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
     writer w;
     memset(&w, 0, sizeof w);
     /* Room for the header and a table of every section. */
-    put_zeros(&w, sizeof(gf_header) + (GF__SECTION_COUNT - 1) * sizeof(gf_section));
+    size_t front = sizeof(gf_header) + (GF__SECTION_COUNT - 1) * sizeof(gf_section);
+    core_buf_reserve(&w.buf, front);
+    zeros((unsigned char *)w.buf.data, front);
+    w.buf.len = front;
+    w.buf.data[front] = 0;
     /* Every string is interned by now. The table ends with a NUL already
      * (every string does). */
-    section_begin(&w, GF_STRTAB, 1);
-    core_buf_append(&w.buf, g->strs.data, g->strs.len);
-    section_end(&w, g->strs.len);
+    unsigned char *p = section_begin(&w, GF_STRTAB, 1, g->strs.len);
+    if (g->strs.len)
+        memcpy(p, g->strs.data, g->strs.len);
+    section_end(&w, p + g->strs.len);
     put_u32_section(&w, GF_ROOTS, roots, idx->roots.n);
     put_files(&w, files, nfiles);
     put_symbols(&w, g);
@@ -367,7 +388,8 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
     put_qname_index(&w, g);
     put_stats(&w, &stats);
     /* Pad the end so the file size is a multiple of 8. */
-    put_zeros(&w, (8 - w.buf.len % 8) % 8);
+    static const char pad[8] = {0};
+    core_buf_append(&w.buf, pad, (8 - w.buf.len % 8) % 8);
     put_front(&w);
 
     int err = core_write_file_atomic(path, w.buf.data, w.buf.len);
