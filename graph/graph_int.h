@@ -221,13 +221,6 @@ TSTree *graph__parse(graph_lang lang, const char *src, size_t n, const TSRange *
                      uint32_t nranges, TSParser **parser);
 void graph__parse_free(TSParser *parser, TSTree *tree);
 
-/*
- * Large literal data displays in Python source (prescan_py.c): the
- * insides of the displays to hide from the parser, as sorted, disjoint
- * [start, end) byte ranges in two malloc'd arrays (the caller frees them).
- */
-uint32_t graph__py_data_ranges(const char *src, size_t n, uint32_t **starts, uint32_t **ends);
-
 /* The included ranges that leave out [starts[i], ends[i]): nex + 1 ranges
  * with their points, malloc'd. */
 TSRange *graph__included_ranges(const char *src, size_t n, const uint32_t *starts,

@@ -14,7 +14,7 @@
  * text if a parse with ranges reports errors, so a mistake here costs
  * time, never correctness.
  */
-#include "graph_int.h"
+#include "py_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>
