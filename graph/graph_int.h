@@ -127,15 +127,15 @@ typedef struct gx_emit {
  * self.logger.log(level, msg)`), directly or through another such
  * function, logs on behalf of its callers: the message is whatever each
  * caller passes. Whether a callee is such a wrapper is known only after
- * resolution, so the extractor records, for calls that may reach one,
- * what each argument would give as a message; resolve.c finds the
- * wrappers and turns their calls into emit sites of the callers.
+ * resolution, so the extractor records (py_calls.c), for calls that may
+ * reach one, what each argument would give as a message; resolve.c finds
+ * the wrappers and turns their calls into emit sites of the callers.
  *
  * An argument either carries a message (a template, or the name of a
  * constant), or passes on a parameter of the enclosing function (`msg`,
  * `"[chan " + name + "] " + msg`, `*args`), or names a level constant.
  *
- * TypeScript/JavaScript (extract_ts.c) records the same: positions from 0
+ * TypeScript/JavaScript (ts_calls.c) records the same: positions from 0
  * (no self), no keywords, `...args` as a splat, levels from 'warn',
  * Level.INFO or INFO. A template or concatenation with one parameter in
  * it (`user ${id} signed in`) has both tmpl and fwd: a site at the call,
