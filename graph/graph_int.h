@@ -128,8 +128,9 @@ typedef struct gx_emit {
  * function, logs on behalf of its callers: the message is whatever each
  * caller passes. Whether a callee is such a wrapper is known only after
  * resolution, so the extractor records (py_calls.c), for calls that may
- * reach one, what each argument would give as a message; resolve.c finds
- * the wrappers and turns their calls into emit sites of the callers.
+ * reach one, what each argument would give as a message;
+ * resolve_wrappers.c finds the wrappers and turns their calls into emit
+ * sites of the callers.
  *
  * An argument either carries a message (a template, or the name of a
  * constant), or passes on a parameter of the enclosing function (`msg`,
@@ -393,7 +394,7 @@ static inline const char *gx_last_component(const char *p)
     return dot ? dot + 1 : p;
 }
 
-/* ---- the index builder (discover.c, index.c, resolve.c, write.c) ---- */
+/* ---- the index builder (discover.c, index.c, resolve*.c, write.c) ---- */
 
 typedef enum {
     GB_PENDING = 0,
