@@ -644,6 +644,16 @@ bool graph__const_like(const char *s, size_t n)
     return letter && n >= 2;
 }
 
+bool graph__capwords(const char *s)
+{
+    if (!(s[0] >= 'A' && s[0] <= 'Z'))
+        return false;
+    for (const char *p = s + 1; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            return true;
+    return false;
+}
+
 graph_level graph__level_of_word(const char *s, size_t n)
 {
     char low[16];

@@ -342,6 +342,11 @@ graph_level graph__level_of_word(const char *s, size_t n);
 /* UPPER_CASE (a letter, then letters, digits and _; 2 bytes at least): a
  * constant by naming convention (a level, or a message). */
 bool graph__const_like(const char *s, size_t n);
+/* CapWords (an upper-case letter first, a lower-case one somewhere):
+ * named as classes are ("ValueError", "Path"). Calls to them construct
+ * something: never wrappers worth recording, and candidate sites marked
+ * GRAPH_EF_CTOR. */
+bool graph__capwords(const char *s);
 
 /* Marks symbol sym (if any) as one that logs, and as one that logs
  * messages not known here when the style says so. */

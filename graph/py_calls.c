@@ -628,7 +628,7 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
         return;
     if (emit >= 0 && (pl->kind != GRAPH_EMIT_LOG || pl->msg_index < 0 || !sc->nparams))
         return;
-    if (emit < 0 && graph__py_capwords(gx_last_component(callee)))
+    if (emit < 0 && graph__capwords(gx_last_component(callee)))
         return;
     TSNode args = fieldn(call, F_ARGUMENTS);
     if (is_null(args) || ty(args) != N_ARGUMENT_LIST)

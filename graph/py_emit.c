@@ -270,7 +270,7 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
     graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
     pl->msg_index = idx;
     graph__cand_site(&x->cands, callee);
-    if (graph__py_capwords(pl->method))
+    if (graph__capwords(pl->method))
         pl->flags |= GRAPH_EF_CTOR;
     return true;
 }

@@ -356,7 +356,6 @@ const char *graph__py_unknown_member(px *x, TSNode attr_node);
 const char *graph__py_subscript_name(px *x, const char *name, const char *key);
 const char *graph__py_last_segment(px *x, TSNode n, size_t *len);
 bool graph__py_is_dunder(const char *s);
-bool graph__py_capwords(const char *s);
 
 /* py_message.c */
 str_prefix graph__py_string_prefix(px *x, TSNode str);

@@ -234,15 +234,3 @@ bool graph__py_is_dunder(const char *s)
     size_t n = strlen(s);
     return n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
 }
-
-/* Class-like CapWords ("ValueError", "Path"): calls to them construct
- * something and are never wrappers worth recording. */
-bool graph__py_capwords(const char *s)
-{
-    if (!(s[0] >= 'A' && s[0] <= 'Z'))
-        return false;
-    for (const char *p = s + 1; *p; p++)
-        if (*p >= 'a' && *p <= 'z')
-            return true;
-    return false;
-}

@@ -142,18 +142,6 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
     return true;
 }
 
-/* Named as classes are: CapWords (an upper-case letter first, a
- * lower-case one somewhere). */
-static bool capwords(const char *s)
-{
-    if (!(s[0] >= 'A' && s[0] <= 'Z'))
-        return false;
-    for (const char *p = s + 1; *p; p++)
-        if (*p >= 'a' && *p <= 'z')
-            return true;
-    return false;
-}
-
 /*
  * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
  * when an argument reads as a message (a string, a template literal, a
@@ -203,7 +191,7 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     pl->msg_index = (uint32_t)idx;
     pl->how = H_UTIL;
     graph__cand_site(&x->cands, callee);
-    if (capwords(pl->method))
+    if (graph__capwords(pl->method))
         pl->flags |= GRAPH_EF_CTOR;
     return true;
 }
