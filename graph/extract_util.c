@@ -608,7 +608,7 @@ bool graph__loggerish_path(const char *path)
     return last[0] != '@' && graph__loggerish(last, strlen(last));
 }
 
-graph_level graph__level_of_method(const char *name, size_t n)
+graph_level graph_level_of_method(const char *name, size_t n)
 {
     static const struct {
         const char *name;
@@ -661,7 +661,7 @@ graph_level graph__level_of_word(const char *s, size_t n)
         return GRAPH_LEVEL_NONE;
     for (size_t i = 0; i < n; i++)
         low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
-    return graph__level_of_method(low, n);
+    return graph_level_of_method(low, n);
 }
 
 void graph__mark_logs(gx_file *f, int32_t sym, graph_style style)

@@ -11,7 +11,7 @@
 #define PMRAG_GRAPH_INT_H
 
 #include "graph.h"
-#include "graph_match.h"
+#include "map.h"
 
 #include <string.h>
 #include <tree_sitter/api.h>
@@ -335,7 +335,7 @@ bool graph__loggerish(const char *name, size_t n);
  * "@cls" themselves are not). */
 bool graph__loggerish_path(const char *path);
 /* Level method names (debug, info, warn, ...) -> level; NONE if not one. */
-graph_level graph__level_of_method(const char *name, size_t n);
+graph_level graph_level_of_method(const char *name, size_t n);
 /* The same in any case ("WARN", "Info": level constants and strings);
  * NONE for 16 bytes or more. */
 graph_level graph__level_of_word(const char *s, size_t n);
@@ -554,17 +554,17 @@ typedef struct gf_stats {
 /* ---- the external command's reply (map_ext.c) ---- */
 
 /*
- * Reads the reply of graph_llm_map()'s command to one batch: the items
+ * Reads the reply of map_llm_map()'s command to one batch: the items
  * first .. first + n - 1 of the call, numbered 0 .. n - 1 in the request;
  * label names the batch in warnings. For each proposed symbol that
  * resolves with a confidence in (0, 1], calls fn(ud, first + id, symbol,
  * confidence); what does not is skipped with a warning to log (graph.h
  * describes the reply). Returns 0, or CORE_EFORMAT with the reason in why
  * when data[0, len) is not such a reply at all. Borrows everything; data
- * need not be NUL-terminated. Factored out of graph_llm_map() so that the
+ * need not be NUL-terminated. Factored out of map_llm_map() so that the
  * fuzz target (tests/fuzz/fuzz_llm_reply.c) reaches it without a process.
  */
-int graph__llm_parse_reply(const graph *g, const char *data, size_t len, size_t first, size_t n,
+int map__llm_parse_reply(const graph *g, const char *data, size_t len, size_t first, size_t n,
                            const char *label, const core_logger *log,
                            void (*fn)(void *ud, size_t item, uint32_t symbol, float conf), void *ud,
                            char *why, size_t whylen);

@@ -184,7 +184,7 @@ void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope
         if (p && rt == N_ATTRIBUTE) {
             /* log_fn = logger.debug: calls to log_fn log. */
             const char *dot = strrchr(p, '.');
-            graph_level lvl = graph__level_of_method(dot + 1, strlen(dot + 1));
+            graph_level lvl = graph_level_of_method(dot + 1, strlen(dot + 1));
             if (lvl != GRAPH_LEVEL_NONE) {
                 char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
                 if (graph__py_loggerish_path(x, recv)) {

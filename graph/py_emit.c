@@ -151,7 +151,7 @@ bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_p
         pl->msg_kw = "name";
         return true;
     }
-    graph_level lvl = graph__level_of_method(method, strlen(method));
+    graph_level lvl = graph_level_of_method(method, strlen(method));
     bool is_log_method = strcmp(method, "log") == 0;
     if (lvl == GRAPH_LEVEL_NONE && !is_log_method)
         return false;

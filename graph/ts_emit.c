@@ -68,7 +68,7 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
         return true;
     }
     bool is_log = strcmp(method, "log") == 0;
-    graph_level lvl = graph__level_of_method(method, ml);
+    graph_level lvl = graph_level_of_method(method, ml);
     if (lvl == GRAPH_LEVEL_NONE && !is_log)
         return false;
     if (recv && graph__ts_is_console(recv)) {

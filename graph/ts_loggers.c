@@ -171,7 +171,7 @@ static graph_level logger_method(tx *x, const char *p, const char **method, bool
         return GRAPH_LEVEL_NONE;
     const char *m = dot + 1;
     graph_level lvl =
-        strcmp(m, "log") == 0 ? GRAPH_LEVEL_INFO : graph__level_of_method(m, strlen(m));
+        strcmp(m, "log") == 0 ? GRAPH_LEVEL_INFO : graph_level_of_method(m, strlen(m));
     if (lvl == GRAPH_LEVEL_NONE)
         return lvl;
     char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
