@@ -25,14 +25,6 @@ const TSLanguage *graph__language(graph_lang lang)
     }
 }
 
-void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f)
-{
-    if (lang == GRAPH_LANG_PYTHON)
-        graph__extract_python(src, n, f);
-    else
-        graph__extract_ts(lang, src, n, f);
-}
-
 TSTree *graph__parse(graph_lang lang, const char *src, size_t n, const TSRange *ranges,
                      uint32_t nranges, TSParser **parser)
 {
@@ -164,15 +156,15 @@ void graph__types_init(gx_types *t, const TSLanguage *lang, const char *const *n
         const char *nm = ts_language_symbol_name(lang, (TSSymbol)s);
         if (!nm)
             continue;
-        TSSymbolType ty = ts_language_symbol_type(lang, (TSSymbol)s);
-        if (ty == TSSymbolTypeRegular) {
+        TSSymbolType stype = ts_language_symbol_type(lang, (TSSymbol)s);
+        if (stype == TSSymbolTypeRegular) {
             for (size_t i = 0; i < nnames; i++) {
                 if (names[i] && strcmp(nm, names[i]) == 0) {
                     t->map[s] = (uint16_t)i;
                     break;
                 }
             }
-        } else if (ty == TSSymbolTypeAnonymous) {
+        } else if (stype == TSSymbolTypeAnonymous) {
             for (size_t i = 0; i < nanon; i++) {
                 if (anon[i] && strcmp(nm, anon[i]) == 0) {
                     t->map[s] = (uint16_t)(nnames + i);
@@ -437,52 +429,6 @@ void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n)
     tmpl_put(t, s + run, n - run);
 }
 
-size_t graph_directive(const char *s, size_t n)
-{
-    size_t i = 1;
-    if (i < n && s[i] == '%')
-        return 2;
-    if (i < n && s[i] == '(') {
-        const char *close = memchr(s + i, ')', n - i);
-        if (!close)
-            return 0;
-        i = (size_t)(close - s) + 1;
-    }
-    while (i < n && s[i] && strchr("#0- +", s[i]))
-        i++;
-    while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
-        i++;
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
-            i++;
-    }
-    while (i < n && s[i] && strchr("hlL", s[i]))
-        i++;
-    if (i < n && s[i] && strchr("diouxXeEfFgGcrsajOo", s[i]))
-        return i + 1;
-    return 0;
-}
-
-uint32_t graph__percent_directives(const char *s, size_t n)
-{
-    uint32_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%')
-            continue;
-        size_t k = graph_directive(s + i, n - i);
-        if (k == 2 && s[i + 1] == '%') {
-            i++;
-            continue;
-        }
-        if (k) {
-            count++;
-            i += k - 1;
-        }
-    }
-    return count;
-}
-
 void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n)
 {
     size_t run = 0;
@@ -661,6 +607,16 @@ bool graph__const_like(const char *s, size_t n)
             return false;
     }
     return letter && n >= 2;
+}
+
+bool graph__capwords(const char *s)
+{
+    if (!(s[0] >= 'A' && s[0] <= 'Z'))
+        return false;
+    for (const char *p = s + 1; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            return true;
+    return false;
 }
 
 graph_level graph__level_of_word(const char *s, size_t n)

@@ -5,7 +5,7 @@
  * Building: graph_index() walks one or more directories, extracts symbols,
  * references, imports and emit sites from every source file (files in
  * parallel), resolves names across files into typed edges and writes one
- * graph file.
+ * graph file, little-endian whatever the machine.
  *
  * Reading: graph_open() maps a graph file read-only and checks it; nothing
  * is parsed or copied. Every pointer the read functions return points into
@@ -238,8 +238,9 @@ typedef struct graph graph;
 
 /*
  * Maps and checks a graph file. On failure returns CORE_EFORMAT (not a
- * graph file), CORE_EVERSION, CORE_EENDIAN, CORE_ECORRUPT or an errno, and
- * writes a one-line reason to why (if not NULL).
+ * graph file), CORE_EVERSION, CORE_EENDIAN (graph files are little-endian
+ * and used in place: a big-endian machine reads none), CORE_ECORRUPT or
+ * an errno, and writes a one-line reason to why (if not NULL).
  */
 int graph_open(const char *path, graph **out, char *why, size_t whylen);
 void graph_close(graph *g);

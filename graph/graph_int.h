@@ -126,15 +126,16 @@ typedef struct gx_emit {
  * self.logger.log(level, msg)`), directly or through another such
  * function, logs on behalf of its callers: the message is whatever each
  * caller passes. Whether a callee is such a wrapper is known only after
- * resolution, so the extractor records, for calls that may reach one,
- * what each argument would give as a message; resolve.c finds the
- * wrappers and turns their calls into emit sites of the callers.
+ * resolution, so the extractor records (py_calls.c), for calls that may
+ * reach one, what each argument would give as a message;
+ * resolve_wrappers.c finds the wrappers and turns their calls into emit
+ * sites of the callers.
  *
  * An argument either carries a message (a template, or the name of a
  * constant), or passes on a parameter of the enclosing function (`msg`,
  * `"[chan " + name + "] " + msg`, `*args`), or names a level constant.
  *
- * TypeScript/JavaScript (extract_ts.c) records the same: positions from 0
+ * TypeScript/JavaScript (ts_calls.c) records the same: positions from 0
  * (no self), no keywords, `...args` as a splat, levels from 'warn',
  * Level.INFO or INFO. A template or concatenation with one parameter in
  * it (`user ${id} signed in`) has both tmpl and fwd: a site at the call,
@@ -197,7 +198,7 @@ bool graph__lang_of_path(const char *path, graph_lang *out);
  * WRITE references are left out unless with_reads. */
 void graph__file_dump(const gx_file *f, core_buf *b, bool with_reads);
 
-/* Extracts with the extractor of lang (the file's bytes only). */
+/* Extracts with the extractor of lang (the file's bytes only; index.c). */
 void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f);
 
 void graph__file_init(gx_file *f);
@@ -219,13 +220,6 @@ void graph__extract_ts(graph_lang lang, const char *src, size_t n, gx_file *f);
 TSTree *graph__parse(graph_lang lang, const char *src, size_t n, const TSRange *ranges,
                      uint32_t nranges, TSParser **parser);
 void graph__parse_free(TSParser *parser, TSTree *tree);
-
-/*
- * Large literal data displays in Python source (prescan_py.c): the
- * insides of the displays to hide from the parser, as sorted, disjoint
- * [start, end) byte ranges in two malloc'd arrays (the caller frees them).
- */
-uint32_t graph__py_data_ranges(const char *src, size_t n, uint32_t **starts, uint32_t **ends);
 
 /* The included ranges that leave out [starts[i], ends[i]): nex + 1 ranges
  * with their points, malloc'd. */
@@ -332,8 +326,6 @@ void graph__tmpl_clear(gx_tmpl *t);
  * to *flags. */
 const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags);
 void graph__tmpl_free(gx_tmpl *t);
-/* Number of %-directives (not %%) in a %-format. */
-uint32_t graph__percent_directives(const char *s, size_t n);
 
 /* Logger-like receiver names: log, logger, _log, LOGGER, fooLogger,
  * foo_logger, log_foo, ... (not catalog, dialog, backlog). */
@@ -347,6 +339,11 @@ graph_level graph__level_of_word(const char *s, size_t n);
 /* UPPER_CASE (a letter, then letters, digits and _; 2 bytes at least): a
  * constant by naming convention (a level, or a message). */
 bool graph__const_like(const char *s, size_t n);
+/* CapWords (an upper-case letter first, a lower-case one somewhere):
+ * named as classes are ("ValueError", "Path"). Calls to them construct
+ * something: never wrappers worth recording, and candidate sites marked
+ * GRAPH_EF_CTOR. */
+bool graph__capwords(const char *s);
 
 /* Marks symbol sym (if any) as one that logs, and as one that logs
  * messages not known here when the style says so. */
@@ -399,7 +396,7 @@ static inline const char *gx_last_component(const char *p)
     return dot ? dot + 1 : p;
 }
 
-/* ---- the index builder (discover.c, index.c, resolve.c, write.c) ---- */
+/* ---- the index builder (discover.c, index.c, resolve*.c, write.c) ---- */
 
 typedef enum {
     GB_PENDING = 0,
@@ -483,8 +480,13 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path);
 /* ---- the graph file (write.c, read.c) ----
  *
  * Layout: a 64-byte header, a table of sections, then the sections, each
- * 8-byte aligned. Little-endian as written (the header's byte-order mark
- * catches a file from a big-endian machine). Every reference inside is an
+ * 8-byte aligned. Every field is little-endian on every machine: write.c
+ * puts them one by one, in the order, at the sizes and with the zero pads
+ * of the structs below (and graph_edge), and read.c lays those structs
+ * over the mapped sections, which is right on a little-endian machine
+ * only: a big-endian one refuses the file (read.c says why). The
+ * byte-order mark, read as little-endian, tells a file an older pmrag
+ * wrote in a big-endian machine's own order. Every reference inside is an
  * index or a string-table offset, checked by graph_open() before use. The
  * CRC covers everything after the header. Same input, same bytes: nothing
  * depends on time, threads or addresses.

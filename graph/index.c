@@ -1,4 +1,5 @@
-/* graph_index(): discovery, parallel extraction, resolution, writing. */
+/* graph_index(): discovery, parallel extraction (each file by its
+ * language's extractor), resolution, writing. */
 #include "graph_int.h"
 
 #include <errno.h>
@@ -74,6 +75,14 @@ static bool scan_text(const char *s, size_t n, bool js, uint32_t *lines, size_t 
      * strings) are real modules. */
     return js && code_bytes >= GENERATED_MEAN_MIN_SIZE && code_lines &&
            code_bytes / code_lines >= GENERATED_MEAN;
+}
+
+void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f)
+{
+    if (lang == GRAPH_LANG_PYTHON)
+        graph__extract_python(src, n, f);
+    else
+        graph__extract_ts(lang, src, n, f);
 }
 
 static void extract_one(extract_job *job, uint32_t i)
@@ -211,76 +220,61 @@ static void free_index(gb_index *idx)
     core_arena_free(&idx->arena);
 }
 
-int graph_index(const char *const *roots, size_t nroots, const char *out_path,
-                const graph_index_opts *opts, graph_index_stats *stats)
+/* Extracts every file discovered, in parallel. */
+static void extract_all(gb_index *idx)
 {
-    uint64_t t0 = core_now_ns();
-    graph_index_opts defaults = {0};
-    if (!opts)
-        opts = &defaults;
-    if (nroots == 0)
-        return CORE_EUSAGE;
-    gb_index idx;
-    memset(&idx, 0, sizeof idx);
-    idx.opts = opts;
-    core_arena_init(&idx.arena, 256 * 1024);
-    graph__tsalloc_install();
-
-    int err = graph__discover(&idx, roots, nroots);
-    if (err) {
-        free_index(&idx);
-        return err;
-    }
-    uint64_t t1 = core_now_ns();
-
     extract_job job;
     memset(&job, 0, sizeof job);
-    job.idx = &idx;
+    job.idx = idx;
     /* Largest files first, so no thread is left alone with a big file at
      * the end. Which copy of duplicated content gets extracted then
      * depends on timing, but the extraction is the same either way. */
-    job.order = core_xcalloc(idx.files.n + 1, sizeof *job.order);
-    for (size_t i = 0; i < idx.files.n; i++)
+    job.order = core_xcalloc(idx->files.n + 1, sizeof *job.order);
+    for (size_t i = 0; i < idx->files.n; i++)
         job.order[i] = (uint32_t)i;
-    sort_files = idx.files.v;
-    qsort(job.order, idx.files.n, sizeof *job.order, cmp_size_desc);
+    sort_files = idx->files.v;
+    qsort(job.order, idx->files.n, sizeof *job.order, cmp_size_desc);
     atomic_init(&job.next, 0);
     atomic_init(&job.done, 0);
     pthread_mutex_init(&job.mu, NULL);
+    const graph_index_opts *opts = idx->opts;
     unsigned threads = opts->threads ? opts->threads : core_ncpus();
     if (threads > 64)
         threads = 64;
-    if (threads > idx.files.n)
-        threads = idx.files.n ? (unsigned)idx.files.n : 1;
-    err = core_parallel(threads, extract_worker, &job);
+    if (threads > idx->files.n)
+        threads = idx->files.n ? (unsigned)idx->files.n : 1;
+    int err = core_parallel(threads, extract_worker, &job);
     if (err)
         core_logf(&opts->log, CORE_LOG_WARN, "could start only some worker threads: %s",
                   core_strerror(err));
     pthread_mutex_destroy(&job.mu);
     core_map_free(&job.seen);
     free(job.order);
+}
 
-    /*
-     * Which copy of identical content a thread extracted first depends on
-     * timing; the graph must not. The first file of each group in path
-     * order becomes the original (owning the extraction), the others its
-     * duplicates.
-     */
-    uint32_t *canon = core_xcalloc(idx.files.n + 1, sizeof *canon);
-    for (size_t i = 0; i < idx.files.n; i++)
+/*
+ * Which copy of identical content a thread extracted first depends on
+ * timing; the graph must not. The first file of each group in path order
+ * becomes the original (owning the extraction), the others its
+ * duplicates, which share the extraction.
+ */
+static void canonical_duplicates(gb_index *idx)
+{
+    uint32_t *canon = core_xcalloc(idx->files.n + 1, sizeof *canon);
+    for (size_t i = 0; i < idx->files.n; i++)
         canon[i] = (uint32_t)i;
     /* canon[e], for each extracted file e: the first of its group. */
-    for (size_t i = 0; i < idx.files.n; i++) {
-        const gb_file *f = &idx.files.v[i];
+    for (size_t i = 0; i < idx->files.n; i++) {
+        const gb_file *f = &idx->files.v[i];
         if (f->status == GB_DUPLICATE && i < canon[f->dup_of])
             canon[f->dup_of] = (uint32_t)i;
     }
-    for (size_t i = 0; i < idx.files.n; i++) {
-        gb_file *f = &idx.files.v[i];
+    for (size_t i = 0; i < idx->files.n; i++) {
+        gb_file *f = &idx->files.v[i];
         uint32_t c = canon[i];
         if (f->status != GB_OK || c == i)
             continue;
-        gb_file *o = &idx.files.v[c];
+        gb_file *o = &idx->files.v[c];
         o->status = GB_OK;
         o->x = f->x;
         o->dup_of = -1;
@@ -288,22 +282,25 @@ int graph_index(const char *const *roots, size_t nroots, const char *out_path,
         f->x = NULL;
         f->dup_of = (int32_t)c; /* canon[c] == c */
     }
-    for (size_t i = 0; i < idx.files.n; i++) {
-        gb_file *f = &idx.files.v[i];
+    for (size_t i = 0; i < idx->files.n; i++) {
+        gb_file *f = &idx->files.v[i];
         if (f->status == GB_DUPLICATE)
             f->dup_of = (int32_t)canon[f->dup_of];
     }
     free(canon);
-    /* Duplicates share the extraction of their original. */
-    for (size_t i = 0; i < idx.files.n; i++) {
-        gb_file *f = &idx.files.v[i];
+    for (size_t i = 0; i < idx->files.n; i++) {
+        gb_file *f = &idx->files.v[i];
         if (f->status == GB_DUPLICATE)
-            f->x = idx.files.v[f->dup_of].x;
+            f->x = idx->files.v[f->dup_of].x;
     }
+}
 
-    graph_index_stats *st = &idx.st;
-    for (size_t i = 0; i < idx.files.n; i++) {
-        const gb_file *f = &idx.files.v[i];
+/* The files' part of the statistics: indexed, duplicate, skipped and why. */
+static void count_files(gb_index *idx)
+{
+    graph_index_stats *st = &idx->st;
+    for (size_t i = 0; i < idx->files.n; i++) {
+        const gb_file *f = &idx->files.v[i];
         switch (f->status) {
         case GB_OK:
         case GB_DUPLICATE:
@@ -329,7 +326,34 @@ int graph_index(const char *const *roots, size_t nroots, const char *out_path,
             break;
         }
     }
+}
 
+int graph_index(const char *const *roots, size_t nroots, const char *out_path,
+                const graph_index_opts *opts, graph_index_stats *stats)
+{
+    uint64_t t0 = core_now_ns();
+    graph_index_opts defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    if (nroots == 0)
+        return CORE_EUSAGE;
+    gb_index idx;
+    memset(&idx, 0, sizeof idx);
+    idx.opts = opts;
+    core_arena_init(&idx.arena, 256 * 1024);
+    graph__tsalloc_install();
+
+    int err = graph__discover(&idx, roots, nroots);
+    if (err) {
+        free_index(&idx);
+        return err;
+    }
+    uint64_t t1 = core_now_ns();
+    extract_all(&idx);
+    canonical_duplicates(&idx);
+    count_files(&idx);
+
+    graph_index_stats *st = &idx.st;
     uint64_t t2 = core_now_ns();
     gb_graph g;
     memset(&g, 0, sizeof g);

@@ -4,6 +4,13 @@
  * graph_open() trusts nothing: sizes, offsets, indexes and string offsets
  * are all checked once, so the accessors can index without checks. A
  * corrupted or hostile file is rejected with the reason.
+ *
+ * The file is little-endian (graph_int.h). The header and the section
+ * table are decoded field by field; the sections are then used in place,
+ * through the gf_* structs, which reads them right on a little-endian
+ * machine only. A big-endian one refuses every graph file (CORE_EENDIAN)
+ * rather than reading it wrong: byte-swapping would mean a copy of the
+ * whole file, and the promise that opening parses nothing.
  */
 #include "graph_int.h"
 
@@ -117,54 +124,76 @@ static int validate(graph *g, char *why, size_t whylen)
 #undef BAD
 }
 
-int graph_open(const char *path, graph **out, char *why, size_t whylen)
+/* The header and a section table entry, from their little-endian fields. */
+static void get_header(const unsigned char *p, gf_header *h)
 {
-    graph *g = core_xcalloc(1, sizeof *g);
-    int err = core_mmap_open(path, &g->map);
-    if (err) {
-        free(g);
-        return core_fail(why, whylen, err, "%s", core_strerror(err));
-    }
-    const unsigned char *base = g->map.data;
-    size_t size = g->map.size;
-    gf_header h;
-    if (size < sizeof h) {
-        err = core_fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (too short)");
-        goto fail;
-    }
-    memcpy(&h, base, sizeof h);
-    if (memcmp(h.magic, GF_MAGIC, sizeof GF_MAGIC) != 0) {
-        err = core_fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (bad magic)");
-        goto fail;
-    }
-    if (h.byte_order != GF_BYTE_ORDER) {
-        err =
-            core_fail(why, whylen, CORE_EENDIAN,
-                      "graph file was written on a machine of the other byte order; re-index here");
-        goto fail;
-    }
-    if (h.version != GF_VERSION) {
-        err = core_fail(why, whylen, CORE_EVERSION,
-                        "graph file format version %u, this pmrag reads version %u; re-index",
-                        h.version, GF_VERSION);
-        goto fail;
-    }
-    if (h.file_size != size) {
-        err = core_fail(why, whylen, CORE_ECORRUPT,
-                        "graph file is %zu bytes, its header says %llu (truncated?)", size,
-                        (unsigned long long)h.file_size);
-        goto fail;
-    }
-    if (h.nsections == 0 || h.nsections > GF_MAX_SECTIONS ||
-        sizeof h + (size_t)h.nsections * sizeof(gf_section) > size) {
-        err = core_fail(why, whylen, CORE_ECORRUPT, "graph file section table is invalid");
-        goto fail;
-    }
-    if (core_crc32(0, base + sizeof h, size - sizeof h) != h.crc) {
-        err = core_fail(why, whylen, CORE_ECORRUPT, "graph file checksum mismatch (corrupted)");
-        goto fail;
-    }
-    /* Sections: each id once, in bounds, aligned, of the expected size. */
+    memcpy(h->magic, p, sizeof h->magic);
+    h->version = (uint32_t)core_get_le(p + 8, 4);
+    h->byte_order = (uint32_t)core_get_le(p + 12, 4);
+    h->file_size = core_get_le(p + 16, 8);
+    h->nsections = (uint32_t)core_get_le(p + 24, 4);
+    h->crc = (uint32_t)core_get_le(p + 28, 4);
+    memcpy(h->reserved, p + 32, sizeof h->reserved);
+}
+
+static void get_section(const unsigned char *p, gf_section *s)
+{
+    s->id = (uint32_t)core_get_le(p, 4);
+    s->elem_size = (uint32_t)core_get_le(p + 4, 4);
+    s->offset = core_get_le(p + 8, 8);
+    s->count = core_get_le(p + 16, 8);
+}
+
+/* The sections are used in place as gf_* structs over little-endian
+ * bytes, which reads them right on a little-endian machine only. */
+static bool host_little_endian(void)
+{
+    const uint32_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* Checks the header of the size bytes at base: a graph file, little-endian,
+ * of this version, whole, with the section table in bounds and the
+ * checksum right. */
+static int check_header(const unsigned char *base, size_t size, gf_header *h, char *why,
+                        size_t whylen)
+{
+    if (size < sizeof *h)
+        return core_fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (too short)");
+    get_header(base, h);
+    if (memcmp(h->magic, GF_MAGIC, sizeof GF_MAGIC) != 0)
+        return core_fail(why, whylen, CORE_EFORMAT, "not a pmrag graph file (bad magic)");
+    if (h->byte_order != GF_BYTE_ORDER)
+        return core_fail(why, whylen, CORE_EENDIAN,
+                         "graph file is not little-endian (written on a big-endian machine by an "
+                         "older pmrag); re-index");
+    if (!host_little_endian())
+        return core_fail(why, whylen, CORE_EENDIAN,
+                         "graph files are little-endian and read in place: this machine is "
+                         "big-endian");
+    if (h->version != GF_VERSION)
+        return core_fail(why, whylen, CORE_EVERSION,
+                         "graph file format version %u, this pmrag reads version %u; re-index",
+                         h->version, GF_VERSION);
+    if (h->file_size != size)
+        return core_fail(why, whylen, CORE_ECORRUPT,
+                         "graph file is %zu bytes, its header says %llu (truncated?)", size,
+                         (unsigned long long)h->file_size);
+    if (h->nsections == 0 || h->nsections > GF_MAX_SECTIONS ||
+        sizeof *h + (size_t)h->nsections * sizeof(gf_section) > size)
+        return core_fail(why, whylen, CORE_ECORRUPT, "graph file section table is invalid");
+    if (core_crc32(0, base + sizeof *h, size - sizeof *h) != h->crc)
+        return core_fail(why, whylen, CORE_ECORRUPT, "graph file checksum mismatch (corrupted)");
+    return 0;
+}
+
+/* Finds every section: each id once, in bounds, aligned, of the expected
+ * size; ptr[id] and cnt[id] say where it is and how many records it has. */
+static int find_sections(const unsigned char *base, size_t size, const gf_header *h,
+                         const void **ptr, uint64_t *cnt, char *why, size_t whylen)
+{
     static const uint32_t elem[GF__SECTION_COUNT] = {
         [GF_STRTAB] = 1,
         [GF_ROOTS] = 4,
@@ -179,35 +208,34 @@ int graph_open(const char *path, graph **out, char *why, size_t whylen)
         [GF_QNAME_INDEX] = 4,
         [GF_STATS] = sizeof(gf_stats),
     };
-    const void *ptr[GF__SECTION_COUNT] = {0};
-    uint64_t cnt[GF__SECTION_COUNT] = {0};
-    for (uint32_t i = 0; i < h.nsections; i++) {
+    for (uint32_t i = 0; i < h->nsections; i++) {
         gf_section s;
-        memcpy(&s, base + sizeof h + i * sizeof s, sizeof s);
+        get_section(base + sizeof *h + i * sizeof s, &s);
         if (s.id == 0 || s.id >= GF__SECTION_COUNT) {
             /* Sections of a later minor revision are skipped. */
             continue;
         }
         if (ptr[s.id] || s.elem_size != elem[s.id] || s.offset % 8 != 0 || s.offset > size ||
-            s.count > (size - s.offset) / s.elem_size) {
-            err = core_fail(why, whylen, CORE_ECORRUPT, "graph file section %u is invalid", s.id);
-            goto fail;
-        }
+            s.count > (size - s.offset) / s.elem_size)
+            return core_fail(why, whylen, CORE_ECORRUPT, "graph file section %u is invalid", s.id);
         ptr[s.id] = base + s.offset;
         cnt[s.id] = s.count;
     }
-    for (uint32_t id = 1; id < GF__SECTION_COUNT; id++) {
-        if (!ptr[id]) {
-            err = core_fail(why, whylen, CORE_ECORRUPT, "graph file lacks section %u", id);
-            goto fail;
-        }
-    }
+    for (uint32_t id = 1; id < GF__SECTION_COUNT; id++)
+        if (!ptr[id])
+            return core_fail(why, whylen, CORE_ECORRUPT, "graph file lacks section %u", id);
     if (cnt[GF_SYMBOLS] >= UINT32_MAX || cnt[GF_OUT_EDGES] >= UINT32_MAX ||
         cnt[GF_IN_EDGES] >= UINT32_MAX || cnt[GF_EMITS] >= UINT32_MAX ||
-        cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1) {
-        err = core_fail(why, whylen, CORE_ECORRUPT, "graph file section sizes are invalid");
-        goto fail;
-    }
+        cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1)
+        return core_fail(why, whylen, CORE_ECORRUPT, "graph file section sizes are invalid");
+    return 0;
+}
+
+/* Points g at the sections found; the per-symbol tables must have one
+ * entry per symbol (plus one, for offsets). */
+static int use_sections(graph *g, const void *const *ptr, const uint64_t *cnt, char *why,
+                        size_t whylen)
+{
     g->strs = ptr[GF_STRTAB];
     g->nstrs = cnt[GF_STRTAB];
     g->roots = ptr[GF_ROOTS];
@@ -228,20 +256,39 @@ int graph_open(const char *path, graph **out, char *why, size_t whylen)
     g->qidx = ptr[GF_QNAME_INDEX];
     g->stats = ptr[GF_STATS];
     if (cnt[GF_OUT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_IN_OFFS] != (uint64_t)g->nsyms + 1 ||
-        cnt[GF_EMIT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_QNAME_INDEX] != g->nsyms) {
-        err = core_fail(why, whylen, CORE_ECORRUPT,
-                        "graph file index sizes do not match the symbols");
-        goto fail;
+        cnt[GF_EMIT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_QNAME_INDEX] != g->nsyms)
+        return core_fail(why, whylen, CORE_ECORRUPT,
+                         "graph file index sizes do not match the symbols");
+    return 0;
+}
+
+int graph_open(const char *path, graph **out, char *why, size_t whylen)
+{
+    graph *g = core_xcalloc(1, sizeof *g);
+    int err = core_mmap_open(path, &g->map);
+    if (err) {
+        free(g);
+        return core_fail(why, whylen, err, "%s", core_strerror(err));
     }
-    err = validate(g, why, whylen);
-    if (err)
-        goto fail;
+    const unsigned char *base = g->map.data;
+    gf_header h;
+    memset(&h, 0, sizeof h);
+    const void *ptr[GF__SECTION_COUNT] = {0};
+    uint64_t cnt[GF__SECTION_COUNT] = {0};
+    err = check_header(base, g->map.size, &h, why, whylen);
+    if (!err)
+        err = find_sections(base, g->map.size, &h, ptr, cnt, why, whylen);
+    if (!err)
+        err = use_sections(g, ptr, cnt, why, whylen);
+    if (!err)
+        err = validate(g, why, whylen);
+    if (err) {
+        core_mmap_close(&g->map);
+        free(g);
+        return err;
+    }
     *out = g;
     return 0;
-fail:
-    core_mmap_close(&g->map);
-    free(g);
-    return err;
 }
 
 void graph_close(graph *g)

@@ -1,11 +1,41 @@
 /*
  * The grammar of stored templates that the extractors write and the
- * mapping reads (graph.h): replacement fields in the PEP 3101 syntax, which
- * str.format and the loggers that format with keyword arguments share.
+ * mapping reads (graph.h): %-directives, in the syntax Python's
+ * %-operator and Node's util.format share, and replacement fields in the
+ * PEP 3101 syntax, which str.format and the loggers that format with
+ * keyword arguments share.
  */
 #include "graph.h"
 
+#include <ctype.h>
 #include <string.h>
+
+size_t graph_directive(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (i < n && s[i] == '%')
+        return 2;
+    if (i < n && s[i] == '(') {
+        const char *close = memchr(s + i, ')', n - i);
+        if (!close)
+            return 0;
+        i = (size_t)(close - s) + 1;
+    }
+    while (i < n && s[i] && strchr("#0- +", s[i]))
+        i++;
+    while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
+        i++;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '*'))
+            i++;
+    }
+    while (i < n && s[i] && strchr("hlL", s[i]))
+        i++;
+    if (i < n && s[i] && strchr("diouxXeEfFgGcrsajOo", s[i]))
+        return i + 1;
+    return 0;
+}
 
 /* Letters, digits, '_' and every byte of a UTF-8 sequence: what an
  * identifier is made of (Python's identifiers may be non-ASCII). */

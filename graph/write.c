@@ -56,66 +56,97 @@ static int cmp_qname(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/*
+ * The file is little-endian whatever the machine: every field is stored
+ * byte by byte (le32() and its kin, a plain store each on a little-endian
+ * machine), in the order and at the size of the gf_* struct (or
+ * graph_edge) that read.c lays over it, pads as zeros. The sections are
+ * appended one after the other, each at an 8-byte boundary; the header
+ * and the section table, at the front, are filled in last.
+ */
 typedef struct {
     core_buf buf;
     gf_section sec[GF__SECTION_COUNT];
     uint32_t nsec;
 } writer;
 
-static void add_section(writer *w, uint32_t id, const void *data, size_t elem, size_t count)
+static unsigned char *le8(unsigned char *p, uint8_t v)
 {
-    /* 8-byte alignment for every section. */
-    static const char zeros[8] = {0};
-    size_t pad = (8 - w->buf.len % 8) % 8;
-    core_buf_append(&w->buf, zeros, pad);
-    gf_section *s = &w->sec[w->nsec++];
+    p[0] = v;
+    return p + 1;
+}
+
+static unsigned char *le32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+    return p + 4;
+}
+
+static unsigned char *le64(unsigned char *p, uint64_t v)
+{
+    le32(p, (uint32_t)v);
+    return le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static unsigned char *lef32(unsigned char *p, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return le32(p, bits);
+}
+
+static unsigned char *zeros(unsigned char *p, size_t n)
+{
+    memset(p, 0, n);
+    return p + n;
+}
+
+/* Starts section id, of count records of elem bytes each, at the next
+ * 8-byte boundary; returns where its bytes go. */
+static unsigned char *section_begin(writer *w, uint32_t id, size_t elem, size_t count)
+{
+    static const char pad[8] = {0};
+    core_buf_append(&w->buf, pad, (8 - w->buf.len % 8) % 8);
+    gf_section *s = &w->sec[w->nsec];
     s->id = id;
     s->elem_size = (uint32_t)elem;
     s->offset = w->buf.len;
     s->count = count;
-    if (count)
-        core_buf_append(&w->buf, data, elem * count);
+    core_buf_reserve(&w->buf, elem * count);
+    return (unsigned char *)w->buf.data + w->buf.len;
 }
 
-/* Builds a CSR (offsets per symbol + merged edges) from sorted edges. */
-static void build_csr(const gb_edge *e, size_t n, uint32_t nsym, bool incoming, uint32_t **offs_out,
-                      graph_edge **edges_out, size_t *nout)
+/* Ends the section begun last at end, which must be right after its last
+ * record. */
+static void section_end(writer *w, const unsigned char *end)
 {
-    uint32_t *offs = core_xcalloc((size_t)nsym + 1, sizeof *offs);
-    graph_edge *out = core_xcalloc(n ? n : 1, sizeof *out);
-    size_t k = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t key = incoming ? e[i].dst : e[i].src;
-        uint32_t other = incoming ? e[i].src : e[i].dst;
-        float w = 0;
-        size_t j = i;
-        while (j < n && (incoming ? e[j].dst : e[j].src) == key && e[j].type == e[i].type &&
-               (incoming ? e[j].src : e[j].dst) == other) {
-            w += e[j].weight;
-            j++;
-        }
-        graph_edge ge;
-        memset(&ge, 0, sizeof ge);
-        ge.node = other;
-        ge.type = e[i].type;
-        ge.weight = w;
-        out[k++] = ge;
-        offs[key + 1]++;
-        i = j;
-    }
-    for (uint32_t s = 0; s < nsym; s++)
-        offs[s + 1] += offs[s];
-    *offs_out = offs;
-    *edges_out = out;
-    *nout = k;
+    gf_section *s = &w->sec[w->nsec++];
+    size_t n = (size_t)(end - (const unsigned char *)w->buf.data) - (size_t)s->offset;
+    if (n != s->count * s->elem_size)
+        core_panic("graph file section %u: %zu bytes written for %llu records of %u", s->id, n,
+                   (unsigned long long)s->count, s->elem_size);
+    w->buf.len += n;
+    w->buf.data[w->buf.len] = 0;
 }
 
-int graph__write(gb_index *idx, gb_graph *g, const char *path)
+static void put_u32_section(writer *w, uint32_t id, const uint32_t *v, size_t n)
 {
-    uint32_t nsym = (uint32_t)g->syms.n;
-    /* Files actually in the graph, in order. */
-    core_vec(gf_file) files = {0};
-    gf_stats stats = {0};
+    unsigned char *p = section_begin(w, id, sizeof *v, n);
+    for (size_t i = 0; i < n; i++)
+        p = le32(p, v[i]);
+    section_end(w, p);
+}
+
+/* The files that were extracted, in order, with their paths interned,
+ * and the statistics over them. */
+static gf_file *collect_files(gb_index *idx, gb_graph *g, size_t *nfiles, gf_stats *stats)
+{
+    gf_file *files = core_xcalloc(idx->files.n + 1, sizeof *files);
+    size_t n = 0;
+    memset(stats, 0, sizeof *stats);
     for (size_t i = 0; i < idx->files.n; i++) {
         const gb_file *f = &idx->files.v[i];
         if (!f->x)
@@ -129,48 +160,112 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
         o.calls_resolved = f->calls_resolved;
         o.flags = (f->x->errors ? GRAPH_FF_PARTIAL : 0) |
                   (f->status == GB_DUPLICATE ? GRAPH_FF_DUPLICATE : 0);
-        core_vec_push(&files, o);
-        stats.files++;
-        stats.files_partial += f->x->errors > 0;
-        stats.files_duplicate += f->status == GB_DUPLICATE;
-        stats.lines += f->lines;
+        files[n++] = o;
+        stats->files++;
+        stats->files_partial += f->x->errors > 0;
+        stats->files_duplicate += f->status == GB_DUPLICATE;
+        stats->lines += f->lines;
     }
-    stats.calls = idx->st.calls;
-    stats.calls_resolved = idx->st.calls_resolved;
-    stats.calls_internal = idx->st.calls_internal;
-    stats.calls_internal_resolved = idx->st.calls_internal_resolved;
-    uint32_t *roots = core_xcalloc(idx->roots.n + 1, sizeof *roots);
-    for (size_t i = 0; i < idx->roots.n; i++)
-        roots[i] = core_strtab_intern(&g->strs, idx->roots.v[i], strlen(idx->roots.v[i]));
+    stats->calls = idx->st.calls;
+    stats->calls_resolved = idx->st.calls_resolved;
+    stats->calls_internal = idx->st.calls_internal;
+    stats->calls_internal_resolved = idx->st.calls_internal_resolved;
+    *nfiles = n;
+    return files;
+}
 
-    gf_symbol *syms = core_xcalloc((size_t)nsym + 1, sizeof *syms);
-    for (uint32_t s = 0; s < nsym; s++) {
+static void put_files(writer *w, const gf_file *files, size_t n)
+{
+    unsigned char *p = section_begin(w, GF_FILES, sizeof(gf_file), n);
+    for (size_t i = 0; i < n; i++) {
+        const gf_file *f = &files[i];
+        p = le32(p, f->path);
+        p = le32(p, f->lang);
+        p = le32(p, f->module);
+        p = le32(p, f->lines);
+        p = le32(p, f->calls);
+        p = le32(p, f->calls_resolved);
+        p = le32(p, f->flags);
+        p = le32(p, 0); /* reserved */
+    }
+    section_end(w, p);
+}
+
+static void put_symbols(writer *w, const gb_graph *g)
+{
+    unsigned char *p = section_begin(w, GF_SYMBOLS, sizeof(gf_symbol), g->syms.n);
+    for (size_t s = 0; s < g->syms.n; s++) {
         const gb_sym *x = &g->syms.v[s];
-        gf_symbol o;
-        memset(&o, 0, sizeof o);
-        o.name = x->name;
-        o.qualname = x->qualname;
-        o.file = x->file;
-        o.parent = x->parent;
-        o.start_line = x->start_line;
-        o.end_line = x->end_line;
-        o.flags = x->flags;
-        o.doc = x->doc;
-        o.kind = x->kind;
-        syms[s] = o;
+        p = le32(p, x->name);
+        p = le32(p, x->qualname);
+        p = le32(p, x->file);
+        p = le32(p, x->parent);
+        p = le32(p, x->start_line);
+        p = le32(p, x->end_line);
+        p = le32(p, x->flags);
+        p = le32(p, x->doc);
+        p = le8(p, x->kind);
+        p = zeros(p, 3);
     }
+    section_end(w, p);
+}
 
-    /* Edges: out and in CSR. */
+/* One direction of the edges as a CSR: the offsets per symbol, then the
+ * edges, duplicates merged. e is sorted by key (cmp_out or cmp_in). */
+static size_t put_csr(writer *w, const gb_edge *e, size_t n, uint32_t nsym, bool incoming)
+{
+    uint32_t *offs = core_xcalloc((size_t)nsym + 1, sizeof *offs);
+    graph_edge *out = core_xcalloc(n ? n : 1, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t key = incoming ? e[i].dst : e[i].src;
+        uint32_t other = incoming ? e[i].src : e[i].dst;
+        float wt = 0;
+        size_t j = i;
+        while (j < n && (incoming ? e[j].dst : e[j].src) == key && e[j].type == e[i].type &&
+               (incoming ? e[j].src : e[j].dst) == other) {
+            wt += e[j].weight;
+            j++;
+        }
+        out[k].node = other;
+        out[k].type = e[i].type;
+        out[k].weight = wt;
+        k++;
+        offs[key + 1]++;
+        i = j;
+    }
+    for (uint32_t s = 0; s < nsym; s++)
+        offs[s + 1] += offs[s];
+    put_u32_section(w, incoming ? GF_IN_OFFS : GF_OUT_OFFS, offs, (size_t)nsym + 1);
+    unsigned char *p = section_begin(w, incoming ? GF_IN_EDGES : GF_OUT_EDGES, sizeof *out, k);
+    for (size_t i = 0; i < k; i++) {
+        p = le32(p, out[i].node);
+        p = le8(p, out[i].type);
+        p = zeros(p, 3);
+        p = lef32(p, out[i].weight);
+    }
+    section_end(w, p);
+    free(out);
+    free(offs);
+    return k;
+}
+
+/* Out-edges, then in-edges; returns the number of out-edges (merged). */
+static size_t put_edges(writer *w, gb_graph *g)
+{
+    uint32_t nsym = (uint32_t)g->syms.n;
     qsort(g->edges.v, g->edges.n, sizeof *g->edges.v, cmp_out);
-    uint32_t *out_offs, *in_offs;
-    graph_edge *out_edges, *in_edges;
-    size_t nout, nin;
-    build_csr(g->edges.v, g->edges.n, nsym, false, &out_offs, &out_edges, &nout);
+    size_t nout = put_csr(w, g->edges.v, g->edges.n, nsym, false);
     qsort(g->edges.v, g->edges.n, sizeof *g->edges.v, cmp_in);
-    build_csr(g->edges.v, g->edges.n, nsym, true, &in_offs, &in_edges, &nin);
-    idx->st.edges = nout;
+    put_csr(w, g->edges.v, g->edges.n, nsym, true);
+    return nout;
+}
 
-    /* Emits by symbol; constant references renumbered to match. */
+/* Emits by symbol, their constant references renumbered to match, and
+ * the offsets of each symbol's emits. */
+static void put_emits(writer *w, const gb_graph *g)
+{
+    uint32_t nsym = (uint32_t)g->syms.n;
     size_t ne = g->emits.n;
     emit_ord *ord = core_xcalloc(ne + 1, sizeof *ord);
     for (size_t i = 0; i < ne; i++) {
@@ -181,88 +276,125 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
     uint32_t *newpos = core_xcalloc(ne + 1, sizeof *newpos);
     for (size_t i = 0; i < ne; i++)
         newpos[ord[i].orig] = (uint32_t)i;
-    gf_emit *emits = core_xcalloc(ne + 1, sizeof *emits);
-    uint32_t *emit_offs = core_xcalloc((size_t)nsym + 1, sizeof *emit_offs);
+    uint32_t *offs = core_xcalloc((size_t)nsym + 1, sizeof *offs);
+    unsigned char *p = section_begin(w, GF_EMITS, sizeof(gf_emit), ne);
     for (size_t i = 0; i < ne; i++) {
         const gb_emit *e = ord[i].e;
-        gf_emit o;
-        memset(&o, 0, sizeof o);
-        o.symbol = e->symbol;
-        o.line = e->line;
-        o.tmpl = e->tmpl;
-        o.receiver = e->receiver;
-        o.method = e->method;
-        o.logger = e->logger;
-        o.ref = e->ref;
-        o.ref_const = e->ref_const == GRAPH_NONE ? GRAPH_NONE : newpos[e->ref_const];
-        o.name = e->name;
-        o.nargs = e->nargs;
-        o.flags = e->flags;
-        o.kind = e->kind;
-        o.style = e->style;
-        o.level = e->level;
-        emits[i] = o;
-        emit_offs[e->symbol + 1]++;
+        p = le32(p, e->symbol);
+        p = le32(p, e->line);
+        p = le32(p, e->tmpl);
+        p = le32(p, e->receiver);
+        p = le32(p, e->method);
+        p = le32(p, e->logger);
+        p = le32(p, e->ref);
+        p = le32(p, e->ref_const == GRAPH_NONE ? GRAPH_NONE : newpos[e->ref_const]);
+        p = le32(p, e->name);
+        p = le32(p, e->nargs);
+        p = le32(p, e->flags);
+        p = le8(p, e->kind);
+        p = le8(p, e->style);
+        p = le8(p, e->level);
+        p = zeros(p, 1);
+        offs[e->symbol + 1]++;
     }
+    section_end(w, p);
     for (uint32_t s = 0; s < nsym; s++)
-        emit_offs[s + 1] += emit_offs[s];
+        offs[s + 1] += offs[s];
+    put_u32_section(w, GF_EMIT_OFFS, offs, (size_t)nsym + 1);
+    free(offs);
+    free(newpos);
+    free(ord);
+}
 
+/* Symbol ids sorted by qualified name (graph_find's binary search). */
+static void put_qname_index(writer *w, const gb_graph *g)
+{
+    uint32_t nsym = (uint32_t)g->syms.n;
     uint32_t *qidx = core_xcalloc((size_t)nsym + 1, sizeof *qidx);
     for (uint32_t s = 0; s < nsym; s++)
         qidx[s] = s;
     qsort_strs = &g->strs;
     qsort_syms = g->syms.v;
     qsort(qidx, nsym, sizeof *qidx, cmp_qname);
+    put_u32_section(w, GF_QNAME_INDEX, qidx, nsym);
+    free(qidx);
+}
+
+static void put_stats(writer *w, const gf_stats *st)
+{
+    unsigned char *p = section_begin(w, GF_STATS, sizeof *st, 1);
+    p = le64(p, st->files);
+    p = le64(p, st->files_partial);
+    p = le64(p, st->files_duplicate);
+    p = le64(p, st->lines);
+    p = le64(p, st->calls);
+    p = le64(p, st->calls_resolved);
+    p = le64(p, st->calls_internal);
+    p = le64(p, st->calls_internal_resolved);
+    section_end(w, p);
+}
+
+/* Fills in the section table, then the header, whose checksum covers the
+ * table. */
+static void put_front(writer *w)
+{
+    unsigned char *p = (unsigned char *)w->buf.data + sizeof(gf_header);
+    for (uint32_t i = 0; i < w->nsec; i++) {
+        p = le32(p, w->sec[i].id);
+        p = le32(p, w->sec[i].elem_size);
+        p = le64(p, w->sec[i].offset);
+        p = le64(p, w->sec[i].count);
+    }
+    const unsigned char *body = (const unsigned char *)w->buf.data + sizeof(gf_header);
+    uint32_t crc = core_crc32(0, body, w->buf.len - sizeof(gf_header));
+    p = (unsigned char *)w->buf.data;
+    memcpy(p, GF_MAGIC, sizeof GF_MAGIC);
+    p = le32(p + sizeof GF_MAGIC, GF_VERSION);
+    p = le32(p, GF_BYTE_ORDER);
+    p = le64(p, w->buf.len);
+    p = le32(p, w->nsec);
+    p = le32(p, crc);
+    zeros(p, 32); /* reserved */
+}
+
+int graph__write(gb_index *idx, gb_graph *g, const char *path)
+{
+    size_t nfiles;
+    gf_stats stats;
+    gf_file *files = collect_files(idx, g, &nfiles, &stats);
+    uint32_t *roots = core_xcalloc(idx->roots.n + 1, sizeof *roots);
+    for (size_t i = 0; i < idx->roots.n; i++)
+        roots[i] = core_strtab_intern(&g->strs, idx->roots.v[i], strlen(idx->roots.v[i]));
 
     writer w;
     memset(&w, 0, sizeof w);
-    gf_header hdr;
-    memset(&hdr, 0, sizeof hdr);
-    core_buf_append(&w.buf, &hdr, sizeof hdr);
-    gf_section table[GF__SECTION_COUNT];
-    memset(table, 0, sizeof table);
-    size_t nsections = GF__SECTION_COUNT - 1;
-    core_buf_append(&w.buf, table, nsections * sizeof(gf_section));
-    /* The string table ends with a NUL already (every string does). */
-    add_section(&w, GF_STRTAB, g->strs.data, 1, g->strs.len);
-    add_section(&w, GF_ROOTS, roots, sizeof *roots, idx->roots.n);
-    add_section(&w, GF_FILES, files.v, sizeof *files.v, files.n);
-    add_section(&w, GF_SYMBOLS, syms, sizeof *syms, nsym);
-    add_section(&w, GF_OUT_OFFS, out_offs, sizeof *out_offs, (size_t)nsym + 1);
-    add_section(&w, GF_OUT_EDGES, out_edges, sizeof *out_edges, nout);
-    add_section(&w, GF_IN_OFFS, in_offs, sizeof *in_offs, (size_t)nsym + 1);
-    add_section(&w, GF_IN_EDGES, in_edges, sizeof *in_edges, nin);
-    add_section(&w, GF_EMITS, emits, sizeof *emits, ne);
-    add_section(&w, GF_EMIT_OFFS, emit_offs, sizeof *emit_offs, (size_t)nsym + 1);
-    add_section(&w, GF_QNAME_INDEX, qidx, sizeof *qidx, nsym);
-    add_section(&w, GF_STATS, &stats, sizeof stats, 1);
+    /* Room for the header and a table of every section. */
+    size_t front = sizeof(gf_header) + (GF__SECTION_COUNT - 1) * sizeof(gf_section);
+    core_buf_reserve(&w.buf, front);
+    zeros((unsigned char *)w.buf.data, front);
+    w.buf.len = front;
+    w.buf.data[front] = 0;
+    /* Every string is interned by now. The table ends with a NUL already
+     * (every string does). */
+    unsigned char *p = section_begin(&w, GF_STRTAB, 1, g->strs.len);
+    if (g->strs.len)
+        memcpy(p, g->strs.data, g->strs.len);
+    section_end(&w, p + g->strs.len);
+    put_u32_section(&w, GF_ROOTS, roots, idx->roots.n);
+    put_files(&w, files, nfiles);
+    put_symbols(&w, g);
+    idx->st.edges = put_edges(&w, g);
+    put_emits(&w, g);
+    put_qname_index(&w, g);
+    put_stats(&w, &stats);
     /* Pad the end so the file size is a multiple of 8. */
-    static const char zeros[8] = {0};
-    core_buf_append(&w.buf, zeros, (8 - w.buf.len % 8) % 8);
-
-    memcpy(w.buf.data + sizeof hdr, w.sec, nsections * sizeof(gf_section));
-    memcpy(hdr.magic, GF_MAGIC, sizeof GF_MAGIC);
-    hdr.version = GF_VERSION;
-    hdr.byte_order = GF_BYTE_ORDER;
-    hdr.file_size = w.buf.len;
-    hdr.nsections = (uint32_t)nsections;
-    hdr.crc = core_crc32(0, w.buf.data + sizeof hdr, w.buf.len - sizeof hdr);
-    memcpy(w.buf.data, &hdr, sizeof hdr);
+    static const char pad[8] = {0};
+    core_buf_append(&w.buf, pad, (8 - w.buf.len % 8) % 8);
+    put_front(&w);
 
     int err = core_write_file_atomic(path, w.buf.data, w.buf.len);
-
     core_buf_free(&w.buf);
-    free(qidx);
-    free(emit_offs);
-    free(emits);
-    free(newpos);
-    free(ord);
-    free(out_offs);
-    free(in_offs);
-    free(out_edges);
-    free(in_edges);
-    free(syms);
     free(roots);
-    core_vec_free(&files);
+    free(files);
     return err;
 }

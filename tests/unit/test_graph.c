@@ -234,6 +234,49 @@ TEST(deterministic_bytes)
     free(c);
 }
 
+/* The file is little-endian whatever the machine: decoded byte by byte,
+ * its fields say what graph_open() reads through the structs. */
+TEST(graph_file_is_little_endian)
+{
+    graph *g = open_shop(NULL);
+    char *data;
+    size_t n;
+    read_all(unit_tmp_path("shop.graph"), &data, &n);
+    const unsigned char *p = (const unsigned char *)data;
+    CHECK(p[12] == 4 && p[13] == 3 && p[14] == 2 && p[15] == 1); /* the byte-order mark */
+    CHECK(core_get_le(p + 8, 4) == GF_VERSION);
+    CHECK(core_get_le(p + 16, 8) == n);
+    uint32_t nsec = (uint32_t)core_get_le(p + 24, 4);
+    uint64_t sym_at = 0, edge_at = 0, stats_at = 0;
+    for (uint32_t i = 0; i < nsec; i++) {
+        const unsigned char *s = p + sizeof(gf_header) + i * sizeof(gf_section);
+        uint32_t id = (uint32_t)core_get_le(s, 4);
+        uint64_t off = core_get_le(s + 8, 8);
+        sym_at = id == GF_SYMBOLS ? off : sym_at;
+        edge_at = id == GF_OUT_EDGES ? off : edge_at;
+        stats_at = id == GF_STATS ? off : stats_at;
+    }
+    CHECK(sym_at && edge_at && stats_at);
+    graph_symbol s;
+    graph_get_symbol(g, 1, &s);
+    const unsigned char *rec = p + sym_at + sizeof(gf_symbol);
+    CHECK(core_get_le(rec + offsetof(gf_symbol, start_line), 4) == s.start_line);
+    CHECK(core_get_le(rec + offsetof(gf_symbol, end_line), 4) == s.end_line);
+    CHECK(rec[offsetof(gf_symbol, kind)] == s.kind);
+    const uint32_t *offs;
+    const graph_edge *edges;
+    graph_csr(g, false, &offs, &edges);
+    uint32_t bits = (uint32_t)core_get_le(p + edge_at + offsetof(graph_edge, weight), 4);
+    float w;
+    memcpy(&w, &bits, sizeof w);
+    CHECK(core_get_le(p + edge_at, 4) == edges[0].node && w == edges[0].weight);
+    graph_stats st;
+    graph_get_stats(g, &st);
+    CHECK(core_get_le(p + stats_at, 8) == st.files && st.files > 0);
+    free(data);
+    graph_close(g);
+}
+
 TEST(deterministic_with_duplicates)
 {
     /* Groups of identical files, of different sizes, so that which copy a

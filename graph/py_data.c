@@ -14,7 +14,7 @@
  * text if a parse with ranges reports errors, so a mistake here costs
  * time, never correctness.
  */
-#include "graph_int.h"
+#include "py_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -118,13 +118,71 @@ static size_t skip_string(const char *s, size_t n, size_t i, bool is_f, bool *pr
     return j + (triple ? 3 : 1);
 }
 
+/* The scan's state: the open brackets, what came before, the ranges. */
+typedef struct {
+    frame stack[MAX_STACK];
+    int depth;
+    prev_kind prev;
+    core_vec(uint32_t) starts, ends;
+} scan;
+
+/* A name at s[i] (a keyword, or a string's prefix); returns where the
+ * scan goes on. */
+static size_t scan_name(scan *sc, const char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && is_ident((unsigned char)s[j]))
+        j++;
+    bool is_f;
+    if (j < n && (s[j] == '"' || s[j] == '\'') && string_prefix(s + i, j - i, &is_f)) {
+        bool prose = false, interp = false;
+        j = skip_string(s, n, j, is_f, &prose, &interp);
+        if (sc->depth > 0) {
+            sc->stack[sc->depth - 1].prose |= prose;
+            if (interp)
+                sc->stack[sc->depth - 1].pure = false;
+        }
+        sc->prev = PT_VALUE;
+        return j;
+    }
+    bool kw = keyword_before_value(s + i, j - i);
+    if (sc->depth > 0 && !is_literal_name(s + i, j - i))
+        sc->stack[sc->depth - 1].pure = false;
+    sc->prev = kw ? PT_OP : PT_VALUE;
+    return j;
+}
+
+/* A closing bracket at offset i: the display it closes becomes a range
+ * if it is data. */
+static void close_bracket(scan *sc, size_t i)
+{
+    if (sc->depth == 0) {
+        sc->prev = PT_VALUE;
+        return;
+    }
+    frame fr = sc->stack[--sc->depth];
+    size_t len = i - fr.open;
+    if (fr.pure && fr.literal_pos && !fr.prose && len >= MIN_DATA_BYTES) {
+        /* Drop ranges recorded inside this one. */
+        while (sc->starts.n && sc->starts.v[sc->starts.n - 1] > fr.open) {
+            sc->starts.n--;
+            sc->ends.n--;
+        }
+        core_vec_push(&sc->starts, fr.open + 1);
+        core_vec_push(&sc->ends, (uint32_t)i);
+    }
+    if (sc->depth > 0) {
+        sc->stack[sc->depth - 1].pure &= fr.pure && fr.literal_pos;
+        sc->stack[sc->depth - 1].prose |= fr.prose;
+    }
+    sc->prev = PT_VALUE;
+}
+
 uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, uint32_t **out_ends)
 {
-    core_vec(uint32_t) starts = {0}, ends = {0};
-    frame stack[MAX_STACK];
-    int depth = 0;
+    scan scanner = {.prev = PT_NONE};
+    scan *sc = &scanner;
     bool overflow = false;
-    prev_kind prev = PT_NONE;
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)s[i];
@@ -138,40 +196,21 @@ uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, u
             continue;
         }
         if (c == '\n') {
-            if (depth == 0)
-                prev = PT_NONE;
+            if (sc->depth == 0)
+                sc->prev = PT_NONE;
             i++;
             continue;
         }
         if (c == '"' || c == '\'') {
             bool prose = false, interp = false;
             i = skip_string(s, n, i, false, &prose, &interp);
-            if (depth > 0)
-                stack[depth - 1].prose |= prose;
-            prev = PT_VALUE;
+            if (sc->depth > 0)
+                sc->stack[sc->depth - 1].prose |= prose;
+            sc->prev = PT_VALUE;
             continue;
         }
         if (is_ident_start(c)) {
-            size_t j = i;
-            while (j < n && is_ident((unsigned char)s[j]))
-                j++;
-            bool is_f;
-            if (j < n && (s[j] == '"' || s[j] == '\'') && string_prefix(s + i, j - i, &is_f)) {
-                bool prose = false, interp = false;
-                i = skip_string(s, n, j, is_f, &prose, &interp);
-                if (depth > 0) {
-                    stack[depth - 1].prose |= prose;
-                    if (interp)
-                        stack[depth - 1].pure = false;
-                }
-                prev = PT_VALUE;
-                continue;
-            }
-            bool kw = keyword_before_value(s + i, j - i);
-            if (depth > 0 && !is_literal_name(s + i, j - i))
-                stack[depth - 1].pure = false;
-            prev = kw ? PT_OP : PT_VALUE;
-            i = j;
+            i = scan_name(sc, s, n, i);
             continue;
         }
         if (isdigit(c) || (c == '.' && i + 1 < n && isdigit((unsigned char)s[i + 1]))) {
@@ -182,60 +221,42 @@ uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, u
                    (isalnum((unsigned char)s[j]) || s[j] == '.' || s[j] == '_' ||
                     ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
                 j++;
-            prev = PT_VALUE;
+            sc->prev = PT_VALUE;
             i = j;
             continue;
         }
         if (c == '(' || c == '[' || c == '{') {
-            if (depth == MAX_STACK) {
+            if (sc->depth == MAX_STACK) {
                 overflow = true;
                 break;
             }
-            if (depth > 0 && prev == PT_VALUE)
-                stack[depth - 1].pure = false; /* a call or subscript inside */
-            stack[depth++] = (frame){(uint32_t)i, prev != PT_VALUE, true, false};
-            prev = PT_OP;
+            if (sc->depth > 0 && sc->prev == PT_VALUE)
+                sc->stack[sc->depth - 1].pure = false; /* a call or subscript inside */
+            sc->stack[sc->depth++] = (frame){(uint32_t)i, sc->prev != PT_VALUE, true, false};
+            sc->prev = PT_OP;
             i++;
             continue;
         }
         if (c == ')' || c == ']' || c == '}') {
-            if (depth == 0) {
-                i++;
-                prev = PT_VALUE;
-                continue;
-            }
-            frame fr = stack[--depth];
-            size_t len = i - fr.open;
-            if (fr.pure && fr.literal_pos && !fr.prose && len >= MIN_DATA_BYTES) {
-                /* Drop ranges recorded inside this one. */
-                while (starts.n && starts.v[starts.n - 1] > fr.open) {
-                    starts.n--;
-                    ends.n--;
-                }
-                core_vec_push(&starts, fr.open + 1);
-                core_vec_push(&ends, (uint32_t)i);
-            }
-            if (depth > 0) {
-                stack[depth - 1].pure &= fr.pure && fr.literal_pos;
-                stack[depth - 1].prose |= fr.prose;
-            }
-            prev = PT_VALUE;
+            close_bracket(sc, i);
             i++;
             continue;
         }
         /* Operators and punctuation. Inside a display only , : and unary
          * signs keep it data. */
-        if (depth > 0 && c != ',' && c != ':' && c != '-' && c != '+')
-            stack[depth - 1].pure = false;
-        prev = PT_OP;
+        if (sc->depth > 0 && c != ',' && c != ':' && c != '-' && c != '+')
+            sc->stack[sc->depth - 1].pure = false;
+        sc->prev = PT_OP;
         i++;
     }
+    uint32_t count = 0;
     if (overflow) {
-        core_vec_free(&starts);
-        core_vec_free(&ends);
-        return 0;
+        core_vec_free(&sc->starts);
+        core_vec_free(&sc->ends);
+    } else {
+        *out_starts = sc->starts.v;
+        *out_ends = sc->ends.v;
+        count = (uint32_t)sc->starts.n;
     }
-    *out_starts = starts.v;
-    *out_ends = ends.v;
-    return (uint32_t)starts.n;
+    return count;
 }

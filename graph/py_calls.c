@@ -1,0 +1,709 @@
+/*
+ * Python extraction: calls that may reach a logging wrapper (see gx_arg
+ * in graph_int.h), and what each of their arguments would pass on as a
+ * message.
+ */
+#include "py_int.h"
+
+#include <string.h>
+
+/* The template of parts [a, b) of a concatenation: literal pieces in
+ * order, anything else a hole; NULL if empty. */
+static const char *parts_template(px *x, const TSNode *parts, uint32_t a, uint32_t b,
+                                  bool with_args, uint32_t *flags, const py_scope *sc, int depth)
+{
+    for (uint32_t i = a; i < b; i++) {
+        if (is_stringish(ty(parts[i])))
+            graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    return graph__tmpl_take(&x->tmpl, x->f, flags);
+}
+
+/* ---- messages that pass on a parameter with text around it ----
+ *
+ * A logging call whose message is one parameter of the enclosing function
+ * with text around it logs on behalf of the callers (see gx_arg): the
+ * text before and after the parameter becomes their pre and post
+ * templates. Besides `+` (any call), a logging call's message may put the
+ * parameter in an f-string (`f"[{self.name}] {msg}"`), a %-format (`"[%s]
+ * %s" % (self.name, msg)`) or a .format (`"{}: {}".format(p, msg)`), or
+ * be a local bound once to one of these. Each must hold exactly one
+ * parameter, used whole: `{msg!r}`, `%d` or `{0:>10}` changes what the
+ * caller's text looks like, and a parameter that is only one argument of
+ * a format written elsewhere is no message. And the parameter must be
+ * named like a message (message_like()). When unsure, none: a false
+ * wrapper drops its own template and adds wrong sites at its callers.
+ */
+
+/* A parameter a call can pass a message in (not self, not *args). */
+static const py_param *fwd_param(px *x, const py_scope *sc, TSNode e)
+{
+    const py_param *p = graph__py_param_named(x, sc, unparen(e));
+    return p && !p->varargs && (p->pos >= 0 || p->kw) ? p : NULL;
+}
+
+/*
+ * Is a parameter named like a message ("msg", "message", "err_msg",
+ * "text", "fmt")? A format that puts any other parameter into its text
+ * (`f"Changing event name from {event_name} to {new_name}"`, "Creating
+ * %s" % path) logs a value, not its callers' message. Without this, all
+ * the new wrappers found in the Debian Python packages were of that kind:
+ * botocore's event aliaser alone gave every caller of emit() a site.
+ */
+static bool message_like(const char *name)
+{
+    char w[64];
+    size_t n = strlen(name);
+    if (n >= sizeof w)
+        return false;
+    for (size_t i = 0; i <= n; i++)
+        w[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+    if (strstr(w, "msg") || strstr(w, "message"))
+        return true;
+    static const char *const words[] = {"text", "fmt"};
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        size_t wl = strlen(words[k]);
+        for (const char *at = strstr(w, words[k]); at; at = strstr(at + 1, words[k]))
+            if ((at == w || at[-1] == '_') && (at[wl] == 0 || at[wl] == '_'))
+                return true;
+    }
+    return false;
+}
+
+static void set_fwd(gx_arg *out, const py_param *p)
+{
+    out->fwd = true;
+    out->fwd_pos = p->pos;
+    out->fwd_kw = p->kw ? p->name : NULL;
+}
+
+/* set_fwd with the text around the parameter: pre, and what the template
+ * being built holds after it (taken as post). */
+static void set_fwd_around(px *x, gx_arg *out, const py_param *p, const char *pre, uint32_t flags)
+{
+    set_fwd(out, p);
+    out->pre = pre;
+    out->post = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    out->flags |= flags;
+}
+
+/* "[chan " + name + "] " + msg. */
+static bool plus_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc, int depth)
+{
+    if (ty(e) != N_BINARY_OPERATOR || binop(e) != A_PLUS || !sc->nparams)
+        return false;
+    TSNode parts[32];
+    uint32_t np = graph__py_plus_parts(e, parts, 32, 0, 0), at = UINT32_MAX;
+    const py_param *p = NULL;
+    for (uint32_t i = 0; i < np; i++) {
+        const py_param *q = fwd_param(x, sc, parts[i]);
+        if (!q)
+            continue;
+        if (p)
+            return false; /* two parameters: no single message */
+        p = q;
+        at = i;
+    }
+    if (!p)
+        return false;
+    set_fwd(out, p);
+    out->pre = parts_template(x, parts, 0, at, with_args, &out->flags, sc, depth);
+    out->post = parts_template(x, parts, at + 1, np, with_args, &out->flags, sc, depth);
+    return true;
+}
+
+/* The string literals of s (one, or the parts of an implicit
+ * concatenation); 0 if there are too many. */
+static uint32_t string_parts(TSNode s, TSNode *out, uint32_t cap)
+{
+    if (ty(s) == N_STRING) {
+        out[0] = s;
+        return 1;
+    }
+    uint32_t n = 0, nc = ts_node_named_child_count(s);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode part = ts_node_named_child(s, i);
+        if (ty(part) != N_STRING)
+            continue;
+        if (n >= cap)
+            return 0;
+        out[n++] = part;
+    }
+    return n;
+}
+
+/* f"[{self.name}] {msg}": the parameter a replacement field of its own,
+ * without conversion, format spec or `=`. */
+static bool fstring_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
+{
+    TSNode strs[32];
+    uint32_t ns = string_parts(e, strs, 32);
+    const py_param *p = NULL;
+    TSNode at = gx_null();
+    bool any_f = false;
+    for (uint32_t k = 0; k < ns; k++) {
+        any_f |= graph__py_string_prefix(x, strs[k]).f;
+        uint32_t nc = ts_node_child_count(strs[k]);
+        for (uint32_t i = 0; i < nc; i++) {
+            TSNode ch = ts_node_child(strs[k], i);
+            if (ty(ch) != N_INTERPOLATION)
+                continue;
+            const py_param *q = fwd_param(x, sc, ts_node_named_child(ch, 0));
+            if (!q)
+                continue;
+            if (p)
+                return false;
+            p = q;
+            at = ch;
+        }
+    }
+    /* `{`, the name, `}`: anything more changes the caller's text. */
+    if (!p || !any_f || ts_node_child_count(at) != 3 || !message_like(p->name))
+        return false;
+    const char *pre = NULL;
+    uint32_t flags = 0;
+    for (uint32_t k = 0; k < ns; k++)
+        graph__py_tmpl_string_at(x, strs[k], with_args ? SM_FORMAT : SM_LITERAL, at, &pre, &flags);
+    set_fwd_around(x, out, p, pre, flags);
+    return true;
+}
+
+/* The decoded text of the plain (no f-string) literal s into b; false if
+ * it is not one. */
+static bool plain_text(px *x, TSNode s, core_buf *b)
+{
+    TSNode strs[32];
+    uint32_t ns = string_parts(s, strs, 32);
+    for (uint32_t k = 0; k < ns; k++) {
+        str_prefix pre = graph__py_string_prefix(x, strs[k]);
+        if (!pre.ok || pre.f)
+            return false;
+        uint32_t nc = ts_node_child_count(strs[k]);
+        for (uint32_t i = 0; i < nc; i++) {
+            TSNode ch = ts_node_child(strs[k], i);
+            if (ty(ch) == N_STRING_CONTENT)
+                graph__py_put_content(x, b, ch, pre.raw);
+        }
+    }
+    return ns > 0;
+}
+
+/* Length of the %-directive at s[0] == '%' ("%%" is 2); 0 if it is none
+ * or takes more than one value (`*` widths) or a mapping key. */
+static size_t percent_directive(const char *s, size_t n)
+{
+    size_t d = graph_directive(s, n);
+    if (d < 2 || s[1] == '(' || memchr(s, '*', d))
+        return 0;
+    return d;
+}
+
+/*
+ * Goes over a %-format of nvals values whose value k is the message: its
+ * directive must be a bare %s. With build, the text before it is taken
+ * into *pre and the rest left in x->tmpl (literal text, the other
+ * directives holes). False if the format is not of that shape.
+ */
+static bool percent_scan(px *x, const char *s, size_t n, uint32_t nvals, uint32_t k, bool build,
+                         const char **pre, uint32_t *flags)
+{
+    uint32_t d = 0;
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%')
+            continue;
+        size_t len = percent_directive(s + i, n - i);
+        if (!len)
+            return false;
+        if (build)
+            graph__tmpl_literal(&x->tmpl, s + run, i - run + (len == 2 && s[i + 1] == '%'));
+        run = i + len;
+        if (len == 2 && s[i + 1] == '%') {
+            i++;
+            continue;
+        }
+        if (d == k && !(len == 2 && s[i + 1] == 's'))
+            return false;
+        if (build) {
+            if (d == k)
+                *pre = graph__tmpl_take(&x->tmpl, x->f, flags);
+            else
+                graph__tmpl_hole(&x->tmpl);
+        }
+        d++;
+        i += len - 1;
+    }
+    if (build)
+        graph__tmpl_literal(&x->tmpl, s + run, n - run);
+    return d == nvals;
+}
+
+/* "[%s] %s" % (self.name, msg), or "[x] %s" % msg. */
+static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
+{
+    if (ty(e) != N_BINARY_OPERATOR || binop(e) != A_PERCENT)
+        return false;
+    TSNode l = unparen(fieldn(e, F_LEFT)), r = unparen(fieldn(e, F_RIGHT));
+    if (is_null(l) || is_null(r) || !is_stringish(ty(l)))
+        return false;
+    TSNode vals[32];
+    uint32_t nv = 0;
+    if (ty(r) == N_TUPLE) {
+        uint32_t nc = ts_node_named_child_count(r);
+        for (uint32_t i = 0; i < nc; i++) {
+            TSNode v = ts_node_named_child(r, i);
+            if (ty(v) == N_COMMENT)
+                continue;
+            if (ty(v) == N_LIST_SPLAT || nv >= 32)
+                return false;
+            vals[nv++] = v;
+        }
+    } else {
+        vals[nv++] = r;
+    }
+    const py_param *p = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < nv; i++) {
+        const py_param *q = fwd_param(x, sc, vals[i]);
+        if (!q)
+            continue;
+        if (p)
+            return false;
+        p = q;
+        k = i;
+    }
+    if (!p || !message_like(p->name))
+        return false;
+    core_buf b = {0};
+    bool ok = plain_text(x, l, &b);
+    const char *s = b.data ? b.data : "";
+    /* Logging's own arguments would %-format the result again: a "%%"
+     * there is no longer literal text. */
+    for (size_t i = 0; ok && with_args && i + 1 < b.len; i++)
+        ok = !(s[i] == '%' && s[i + 1] == '%');
+    ok = ok && percent_scan(x, s, b.len, nv, k, false, NULL, NULL);
+    if (ok) {
+        const char *pre = NULL;
+        uint32_t flags = 0;
+        percent_scan(x, s, b.len, nv, k, true, &pre, &flags);
+        set_fwd_around(x, out, p, pre, flags);
+    }
+    core_buf_free(&b);
+    return ok;
+}
+
+/*
+ * Goes over a str.format template whose argument at position k (or
+ * keyword kw) is the message: it must be named by exactly one field, with
+ * no attribute, index, conversion or spec. With build, as percent_scan().
+ */
+static bool brace_scan(px *x, const char *s, size_t n, uint32_t k, const char *kw, bool build,
+                       const char **pre, uint32_t *flags)
+{
+    uint32_t next = 0, found = 0;
+    bool autonum = false, manual = false;
+    size_t i = 0, run = 0;
+    while (i < n) {
+        char c = s[i];
+        if ((c == '{' || c == '}') && i + 1 < n && s[i + 1] == c) {
+            if (build)
+                graph__tmpl_literal(&x->tmpl, s + run, i + 1 - run);
+            i += 2;
+            run = i;
+            continue;
+        }
+        if (c == '}')
+            return false; /* a lone '}' */
+        if (c != '{') {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        for (int depth = 1; j < n; j++) {
+            if (s[j] == '{')
+                depth++;
+            else if (s[j] == '}' && --depth == 0)
+                break;
+        }
+        if (j >= n)
+            return false;
+        const char *f = s + i + 1;
+        size_t flen = j - i - 1, nlen = strcspn(f, ".[!:}");
+        bool digits = nlen > 0;
+        uint32_t idx = 0;
+        for (size_t q = 0; q < nlen && digits; q++) {
+            digits = f[q] >= '0' && f[q] <= '9' && idx < 100000;
+            idx = idx * 10 + (uint32_t)(f[q] - '0');
+        }
+        bool is_msg;
+        if (nlen == 0) {
+            autonum = true;
+            is_msg = !kw && next++ == k;
+        } else if (digits) {
+            manual = true;
+            is_msg = !kw && idx == k;
+        } else {
+            is_msg = kw && strlen(kw) == nlen && memcmp(kw, f, nlen) == 0;
+        }
+        if (autonum && manual)
+            return false;
+        if (is_msg && (flen != nlen || found++))
+            return false;
+        if (build) {
+            graph__tmpl_literal(&x->tmpl, s + run, i - run);
+            if (is_msg)
+                *pre = graph__tmpl_take(&x->tmpl, x->f, flags);
+            else
+                graph__tmpl_hole(&x->tmpl);
+        }
+        i = j + 1;
+        run = i;
+    }
+    if (build)
+        graph__tmpl_literal(&x->tmpl, s + run, n - run);
+    return found == 1;
+}
+
+/* "{}: {}".format(self.prefix, msg), "{0}".format(msg), "{m}".format(m=msg). */
+static bool brace_fwd(px *x, TSNode e, gx_arg *out, const py_scope *sc)
+{
+    if (ty(e) != N_CALL)
+        return false;
+    TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
+    if (is_null(fn) || is_null(args) || ty(fn) != N_ATTRIBUTE || ty(args) != N_ARGUMENT_LIST)
+        return false;
+    TSNode obj = unparen(fieldn(fn, F_OBJECT)), attr = fieldn(fn, F_ATTRIBUTE);
+    if (is_null(obj) || is_null(attr) || !text_eq(x, attr, "format") || !is_stringish(ty(obj)))
+        return false;
+    const py_param *p = NULL;
+    const char *kw = NULL;
+    uint32_t k = 0, pos = 0, nc = ts_node_named_child_count(args);
+    if (nc > 64)
+        return false;
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        unsigned t = ty(a);
+        if (t == N_COMMENT)
+            continue;
+        if (t == N_LIST_SPLAT || t == N_DICTIONARY_SPLAT)
+            return false;
+        TSNode v = t == N_KEYWORD_ARGUMENT ? fieldn(a, F_VALUE) : a;
+        TSNode name = t == N_KEYWORD_ARGUMENT ? fieldn(a, F_NAME) : gx_null();
+        if (t == N_KEYWORD_ARGUMENT && (is_null(v) || is_null(name)))
+            return false;
+        const py_param *q = fwd_param(x, sc, v);
+        if (q) {
+            if (p)
+                return false;
+            p = q;
+            k = pos;
+            kw = t == N_KEYWORD_ARGUMENT ? text(x, name) : NULL;
+        }
+        if (t != N_KEYWORD_ARGUMENT)
+            pos++;
+    }
+    if (!p || !message_like(p->name))
+        return false;
+    core_buf b = {0};
+    bool ok = plain_text(x, obj, &b);
+    const char *s = b.data ? b.data : "";
+    ok = ok && brace_scan(x, s, b.len, k, kw, false, NULL, NULL);
+    if (ok) {
+        const char *pre = NULL;
+        uint32_t flags = 0;
+        brace_scan(x, s, b.len, k, kw, true, &pre, &flags);
+        set_fwd_around(x, out, p, pre, flags);
+    }
+    core_buf_free(&b);
+    return ok;
+}
+
+/* The formatted shapes above, for the expression e itself. */
+static bool format_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
+{
+    switch (ty(e)) {
+    case N_STRING:
+    case N_CONCATENATED_STRING:
+        return fstring_fwd(x, e, with_args, out, sc);
+    case N_BINARY_OPERATOR:
+        return percent_fwd(x, e, with_args, out, sc);
+    case N_CALL:
+        return brace_fwd(x, e, out, sc);
+    default:
+        return false;
+    }
+}
+
+/*
+ * The message a logging call (at) passes, when it passes on a parameter
+ * in one of the shapes above, or a local whose only binding that reaches
+ * the call is one of them or a `+` chain (`text = "[x] " + msg`). The `+`
+ * chain written at the call is classify_arg()'s.
+ */
+static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out, const py_scope *sc,
+                        int depth)
+{
+    TSNode e = unparen(a);
+    if (is_null(e) || !sc->nparams || depth > GX_MAX_DEPTH)
+        return false;
+    if (ty(e) != N_IDENTIFIER)
+        return format_fwd(x, e, with_args, out, sc);
+    if (!graph__py_local_name(x, e, sc) || x->locals.n <= sc->locals_base)
+        return false;
+    local_path paths[2];
+    uint32_t n0 = ts_node_start_byte(e);
+    local_scan s = {.v = x->locals.v,
+                    .name = x->src + n0,
+                    .len = ts_node_end_byte(e) - n0,
+                    .lo = sc->locals_base,
+                    .out = paths,
+                    .cap = 2,
+                    .budget = LOCAL_BUDGET};
+    py_branches br = graph__py_cur_branches(x);
+    graph__py_local_paths(&s, (uint32_t)x->locals.n, ts_node_start_byte(at), &br, NULL, 0);
+    /* One binding, no `+=` after it, and every other one looked at. */
+    if (s.n != 1 || paths[0].naug || !s.budget)
+        return false;
+    TSNode v = unparen(x->locals.v[paths[0].base].value);
+    if (is_null(v))
+        return false;
+    return plus_fwd(x, v, with_args, out, sc, depth) || format_fwd(x, v, with_args, out, sc);
+}
+
+/*
+ * What one argument of a call would give a wrapper as its message (or
+ * level). out->pos, kw, nafter and splat are set by the caller. Returns
+ * false when the argument is of no interest.
+ */
+static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int depth)
+{
+    TSNode e = unparen(a);
+    if (is_null(e))
+        return false;
+    unsigned t = ty(e);
+    out->fwd_pos = -1;
+    if (out->splat) {
+        /* *args passed on: the enclosing function's own *args. */
+        const py_param *p = graph__py_param_named(x, sc, unparen(ts_node_named_child(e, 0)));
+        if (!p || !p->varargs || p->pos < 0)
+            return false;
+        out->fwd = true;
+        out->fwd_pos = p->pos;
+        return true;
+    }
+    if (t == N_IDENTIFIER || t == N_ATTRIBUTE) {
+        size_t n;
+        const char *s = graph__py_last_segment(x, e, &n);
+        if (graph__const_like(s, n)) {
+            graph_level lvl = graph__level_of_word(s, n);
+            if (lvl != GRAPH_LEVEL_NONE) {
+                out->level = (uint8_t)lvl;
+                return true;
+            }
+        }
+        const py_param *p = t == N_IDENTIFIER ? graph__py_param_named(x, sc, e) : NULL;
+        if (p) {
+            if (p->varargs || (p->pos < 0 && !p->kw))
+                return false;
+            out->fwd = true;
+            out->fwd_pos = p->pos;
+            out->fwd_kw = p->kw ? p->name : NULL;
+            return true;
+        }
+        if (graph__const_like(s, n)) {
+            out->ref = graph__py_path_of(x, e, sc, 0);
+            out->style = GRAPH_STYLE_REF;
+            return out->ref != NULL;
+        }
+        return false;
+    }
+    bool with_args = out->nafter > 0;
+    /* "[chan " + name + "] " + msg: a parameter passed on with text
+     * around it. */
+    if (plus_fwd(x, e, with_args, out, sc, depth))
+        return true;
+    if (!(is_stringish(t) || t == N_BINARY_OPERATOR || t == N_CALL || t == N_SUBSCRIPT))
+        return false;
+    msg_info mi = graph__py_build_message(x, e, with_args, sc, depth + 1);
+    uint32_t flags = 0;
+    const char *tm = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    switch (mi.style) {
+    case GRAPH_STYLE_PLAIN:
+    case GRAPH_STYLE_PERCENT:
+    case GRAPH_STYLE_BRACE:
+    case GRAPH_STYLE_FSTRING:
+    case GRAPH_STYLE_CONCAT:
+        if (!tm)
+            return false;
+        out->tmpl = tm;
+        out->style = (uint8_t)mi.style;
+        out->flags |= flags;
+        return true;
+    case GRAPH_STYLE_REF:
+        /* "..." % NAME or MESSAGES["key"]: the constant holds it. */
+        if (!mi.ref ||
+            !graph__const_like(gx_last_component(mi.ref), strcspn(gx_last_component(mi.ref), "[")))
+            return false;
+        out->ref = mi.ref;
+        out->style = GRAPH_STYLE_REF;
+        return true;
+    default:
+        return false;
+    }
+}
+
+#define MAX_CALL_ARGS 32
+
+/*
+ * The arguments of a call (up to MAX_CALL_ARGS): the value of each (a
+ * keyword argument's value) into nodes, what is known of it before it is
+ * classified (keyword, position, splat, the positional arguments after
+ * it) into meta. Returns how many.
+ */
+static uint32_t call_args(px *x, TSNode args, TSNode *nodes, gx_arg *meta, int depth)
+{
+    uint32_t n = 0, pos = 0, npositional = 0;
+    bool after_splat = false;
+    TSTreeCursor *c = gx_cursor(&x->cur, depth, args);
+    bool more = ts_tree_cursor_goto_first_child(c);
+    for (; more && n < MAX_CALL_ARGS; more = ts_tree_cursor_goto_next_sibling(c)) {
+        TSNode a = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(a) || ty(a) == N_COMMENT || ty(a) == N_DICTIONARY_SPLAT)
+            continue;
+        gx_arg m;
+        memset(&m, 0, sizeof m);
+        if (ty(a) == N_KEYWORD_ARGUMENT) {
+            TSNode k = fieldn(a, F_NAME), v = fieldn(a, F_VALUE);
+            if (is_null(k) || is_null(v))
+                continue;
+            m.kw = text(x, k);
+            m.pos = UINT32_MAX;
+            a = v;
+        } else {
+            m.splat = ty(a) == N_LIST_SPLAT;
+            m.pos = after_splat ? UINT32_MAX : pos;
+            pos++;
+            npositional++;
+            after_splat |= m.splat;
+            /* nafter is filled in below, once the count is known. */
+            m.nafter = npositional;
+        }
+        nodes[n] = a;
+        meta[n++] = m;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!meta[i].kw)
+            meta[i].nafter = npositional - meta[i].nafter;
+    return n;
+}
+
+/* The call rc once more for each message but the first (alts[1..nalts))
+ * its argument alt_at may hold, the other arguments copied. */
+static void push_alt_calls(px *x, const gx_call *rc, const gx_arg *alts, uint32_t nalts,
+                           int32_t alt_at)
+{
+    for (uint32_t k = 1; k < nalts; k++) {
+        gx_call alt = *rc;
+        alt.arg0 = (uint32_t)x->f->args.n;
+        for (uint32_t i = 0; i < rc->nargs; i++) {
+            gx_arg a = (int32_t)i == alt_at ? alts[k] : x->f->args.v[rc->arg0 + i];
+            core_vec_push(&x->f->args, a);
+        }
+        core_vec_push(&x->f->calls, alt);
+    }
+}
+
+/*
+ * Records a call that may reach a logging wrapper (see gx_call). `emit`
+ * is the index of the emit the call made (pl its plan), or -1: a logging
+ * call is recorded only when its message passes on a parameter, which is
+ * what makes the enclosing function a wrapper.
+ */
+void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_plan *pl,
+                           int32_t emit, const py_scope *sc, int depth)
+{
+    if (!callee || strcmp(callee, "@super") == 0)
+        return;
+    if (emit >= 0 && (pl->kind != GRAPH_EMIT_LOG || pl->msg_index < 0 || !sc->nparams))
+        return;
+    if (emit < 0 && graph__capwords(gx_last_component(callee)))
+        return;
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    if (is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return;
+    TSNode nodes[MAX_CALL_ARGS];
+    gx_arg meta[MAX_CALL_ARGS];
+    uint32_t n = call_args(x, args, nodes, meta, depth);
+
+    size_t first = x->f->args.n;
+    gx_call rc = {.callee = callee,
+                  .from = sc->sym,
+                  .emit = emit,
+                  .msg_arg = -1,
+                  .level_arg = -1,
+                  .line = gx_line(call),
+                  .arg0 = (uint32_t)first};
+    bool useful = false;
+    /* A local that may hold several messages (see
+     * graph__py_local_messages()): the call is recorded once per message,
+     * with everything else the same. Only the first such argument varies;
+     * later ones take their nearest binding's message. */
+    gx_arg alts[LOCAL_MAX_ALTS];
+    uint32_t nalts = 0;
+    int32_t alt_at = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        gx_arg *m = &meta[i];
+        bool is_msg = false, is_level = false;
+        if (emit >= 0) {
+            /* Only the message and, for logger.log(level, msg), the level. */
+            is_msg = m->kw ? pl->msg_kw && strcmp(m->kw, pl->msg_kw) == 0
+                           : m->pos == (uint32_t)pl->msg_index && !m->splat;
+            is_level = pl->msg_index == 1 && !m->kw && m->pos == 0 && !m->splat;
+            if (!is_msg && !is_level)
+                continue;
+        }
+        local_msg lm[LOCAL_MAX_ALTS];
+        uint32_t nl = emit < 0 && !m->splat
+                          ? graph__py_local_messages(x, unparen(nodes[i]), call, m->nafter > 0, sc,
+                                                     depth + 1, lm, alt_at < 0 ? LOCAL_MAX_ALTS : 1)
+                          : 0;
+        if (nl) {
+            gx_arg plain = *m;
+            for (uint32_t k = 0; k < nl; k++) {
+                gx_arg *o = k ? &alts[k] : m;
+                *o = plain;
+                o->tmpl = lm[k].tmpl;
+                o->style = lm[k].style;
+                o->flags |= lm[k].flags;
+            }
+            if (nl > 1) {
+                alt_at = (int32_t)(x->f->args.n - first);
+                nalts = nl;
+            }
+        } else if (!(is_msg && message_fwd(x, nodes[i], call, m->nafter > 0, m, sc, depth + 1)) &&
+                   !classify_arg(x, nodes[i], m, sc, depth + 1)) {
+            continue;
+        }
+        if (emit >= 0) {
+            if (is_msg && !m->fwd)
+                continue;
+            if (is_msg)
+                rc.msg_arg = (int32_t)(x->f->args.n - first);
+            else
+                rc.level_arg = (int32_t)(x->f->args.n - first);
+        }
+        useful |= m->tmpl || m->ref || m->fwd;
+        core_vec_push(&x->f->args, *m);
+    }
+    if (emit >= 0)
+        useful = rc.msg_arg >= 0;
+    if (!useful) {
+        x->f->args.n = first;
+        return;
+    }
+    rc.nargs = (uint32_t)(x->f->args.n - first);
+    core_vec_push(&x->f->calls, rc);
+    push_alt_calls(x, &rc, alts, nalts, alt_at);
+}

@@ -1,0 +1,435 @@
+/*
+ * Python extraction: emit sites. Which calls log (loggers, their methods
+ * and aliases, print, warnings, spans and span events), which other calls
+ * are candidate sites, what each one's message is; and the string
+ * constants a message may be kept in.
+ */
+#include "py_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static graph_level level_from_expr(px *x, TSNode e)
+{
+    e = unparen(e);
+    if (is_null(e))
+        return GRAPH_LEVEL_CUSTOM;
+    if (ty(e) == N_ATTRIBUTE || ty(e) == N_IDENTIFIER) {
+        size_t n;
+        const char *s = graph__py_last_segment(x, e, &n);
+        graph_level l = graph__level_of_word(s, n);
+        if (l != GRAPH_LEVEL_NONE)
+            return l;
+    }
+    if (ty(e) == N_INTEGER) {
+        long v = strtol(x->src + ts_node_start_byte(e), NULL, 10);
+        switch (v) {
+        case 10:
+            return GRAPH_LEVEL_DEBUG;
+        case 20:
+            return GRAPH_LEVEL_INFO;
+        case 30:
+            return GRAPH_LEVEL_WARNING;
+        case 40:
+            return GRAPH_LEVEL_ERROR;
+        case 50:
+            return GRAPH_LEVEL_CRITICAL;
+        default:
+            return GRAPH_LEVEL_CUSTOM;
+        }
+    }
+    return GRAPH_LEVEL_CUSTOM;
+}
+
+/* The logger name a getLogger-like call names: "__name__" or a literal. */
+const char *graph__py_logger_name_of_call(px *x, TSNode call)
+{
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    if (is_null(args))
+        return NULL;
+    TSNode a0 = ts_node_named_child(args, 0);
+    if (is_null(a0))
+        return "";
+    a0 = unparen(a0);
+    if (ty(a0) == N_IDENTIFIER && text_eq(x, a0, "__name__"))
+        return "__name__";
+    if (ty(a0) == N_STRING)
+        return graph__py_string_value(x, a0);
+    return NULL;
+}
+
+/* Is this call a logger factory (getLogger(...) and friends)? */
+bool graph__py_is_logger_factory(px *x, TSNode call, const py_scope *sc)
+{
+    if (ty(call) != N_CALL)
+        return false;
+    TSNode fn = fieldn(call, F_FUNCTION);
+    if (is_null(fn))
+        return false;
+    const char *p = graph__py_canon(x, graph__py_path_of(x, fn, sc, 0));
+    if (!p)
+        return false;
+    const char *last = gx_last_component(p);
+    return strcmp(last, "getLogger") == 0 || strcmp(last, "get_logger") == 0 ||
+           strcmp(last, "getChild") == 0 || strcmp(p, "logging.LoggerAdapter") == 0 ||
+           strcmp(last, "LoggerAdapter") == 0;
+}
+
+/* Does a receiver path name a logger: one bound here, the logging
+ * module (or structlog, loguru's logger), or a logger-like name? */
+bool graph__py_loggerish_path(px *x, const char *recv)
+{
+    if (graph__py_find_logger(x, recv))
+        return true;
+    const char *c = graph__py_canon(x, recv);
+    if (strcmp(c, "logging") == 0 || strcmp(c, "structlog") == 0 || strcmp(c, "loguru.logger") == 0)
+        return true;
+    return graph__loggerish_path(recv);
+}
+
+/* Decides whether a call is an emit site, and how to read it. */
+bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
+                         const py_scope *sc)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->msg_index = 0;
+    if (path) {
+        const char *c = graph__py_canon(x, path);
+        if (strcmp(path, "print") == 0) {
+            pl->kind = GRAPH_EMIT_PRINT;
+            pl->method = "print";
+            pl->receiver = "";
+            pl->msg_index = -1;
+            return true;
+        }
+        if (strcmp(c, "warnings.warn") == 0 || strcmp(c, "warnings.warn_explicit") == 0) {
+            pl->kind = GRAPH_EMIT_WARN;
+            pl->level = GRAPH_LEVEL_WARNING;
+            pl->receiver = "warnings";
+            pl->method = "warn";
+            pl->msg_kw = "message";
+            return true;
+        }
+    }
+    const char *method = NULL, *recv = NULL;
+    TSNode recv_node; /* set by the one branch that does not return */
+    if (ty(fn) == N_ATTRIBUTE) {
+        TSNode attr = fieldn(fn, F_ATTRIBUTE);
+        if (is_null(attr))
+            return false;
+        method = text(x, attr);
+        recv_node = fieldn(fn, F_OBJECT);
+        recv =
+            path ? core_arena_strndup(&x->f->arena, path, strlen(path) - strlen(method) - 1) : NULL;
+    } else if (path && !strchr(path, '.')) {
+        /* A bare name: an alias of a logger method (log_fn = logger.debug). */
+        const py_logger *lg = graph__py_find_logger(x, path);
+        if (lg && lg->is_alias) {
+            pl->kind = GRAPH_EMIT_LOG;
+            pl->level = lg->level;
+            pl->receiver = path;
+            pl->method = lg->method;
+            pl->logger = lg->logger;
+            pl->flags |= GRAPH_EF_ALIAS;
+            return true;
+        }
+        return false;
+    } else {
+        return false;
+    }
+    if (strcmp(method, "start_as_current_span") == 0 || strcmp(method, "start_span") == 0) {
+        pl->kind = GRAPH_EMIT_SPAN;
+        pl->receiver = recv ? recv : "?";
+        pl->method = method;
+        pl->msg_kw = "name";
+        return true;
+    }
+    if (strcmp(method, "add_event") == 0) {
+        pl->kind = GRAPH_EMIT_EVENT;
+        pl->receiver = recv ? recv : "?";
+        pl->method = method;
+        pl->msg_kw = "name";
+        return true;
+    }
+    graph_level lvl = graph_level_of_method(method, strlen(method));
+    bool is_log_method = strcmp(method, "log") == 0;
+    if (lvl == GRAPH_LEVEL_NONE && !is_log_method)
+        return false;
+    bool logger = false;
+    const char *lname = NULL;
+    if (recv) {
+        logger = graph__py_loggerish_path(x, recv);
+        const py_logger *lg = graph__py_find_logger(x, recv);
+        if (lg)
+            lname = lg->logger;
+        if (!lg && recv[0] == '@') {
+            /* self.logger set in another method or a base class: the
+             * class-level binding has the same name without @self. */
+            const py_logger *cl = graph__py_find_logger(x, gx_last_component(recv));
+            if (cl)
+                lname = cl->logger;
+        }
+    } else if (!is_null(recv_node) && graph__py_is_logger_factory(x, unparen(recv_node), sc)) {
+        /* logging.getLogger(__name__).info(...) */
+        logger = true;
+        lname = graph__py_logger_name_of_call(x, unparen(recv_node));
+        recv = text(x, recv_node);
+    }
+    if (!logger)
+        return false;
+    pl->kind = GRAPH_EMIT_LOG;
+    pl->receiver = recv;
+    pl->method = method;
+    /* logging.info(...) goes to the root logger. */
+    pl->logger =
+        !lname && recv && strcmp(graph__py_canon(x, recv), "logging") == 0 ? "root" : lname;
+    if (is_log_method) {
+        TSNode args = fieldn(call, F_ARGUMENTS);
+        TSNode a0 = is_null(args) ? args : ts_node_named_child(args, 0);
+        pl->level = level_from_expr(x, a0);
+        pl->msg_index = 1;
+    } else {
+        pl->level = lvl;
+    }
+    if (strcmp(method, "exception") == 0)
+        pl->flags |= GRAPH_EF_EXC_INFO;
+    pl->msg_kw = "msg";
+    return true;
+}
+
+/* Whether an argument reads as a message: a string, a %-format, a
+ * concatenation with literal parts, "...".format(...). */
+static bool message_arg(px *x, TSNode a, int depth)
+{
+    a = unparen(a);
+    if (is_null(a) || depth > 8)
+        return false;
+    unsigned t = ty(a);
+    if (is_stringish(t))
+        return true;
+    if (t == N_BINARY_OPERATOR) {
+        unsigned op = binop(a);
+        TSNode l = fieldn(a, F_LEFT), r = fieldn(a, F_RIGHT);
+        if (op == A_PERCENT)
+            return !is_null(l) && is_stringish(ty(unparen(l)));
+        if (op == A_PLUS)
+            return message_arg(x, l, depth + 1) || message_arg(x, r, depth + 1);
+        return false;
+    }
+    if (t == N_CALL) {
+        TSNode fn = fieldn(a, F_FUNCTION);
+        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE) {
+            TSNode attr = fieldn(fn, F_ATTRIBUTE), obj = fieldn(fn, F_OBJECT);
+            return !is_null(attr) && text_eq(x, attr, "format") && !is_null(obj) &&
+                   is_stringish(ty(unparen(obj)));
+        }
+    }
+    return false;
+}
+
+/*
+ * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
+ * when a positional argument reads as a message, the first such one being
+ * the message and the arguments after it its format arguments. Whether the
+ * callee logs is for the log to say.
+ */
+bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan *pl,
+                              const py_scope *sc)
+{
+    memset(pl, 0, sizeof *pl);
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    if (!callee || is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return false;
+    /* The first argument that reads as a message; else the first that
+     * names a constant (CAPS_WITH_UNDERSCORES, as constants are named): a
+     * format kept in a constant, logged here (resolved to its text). */
+    int32_t idx = -1, ref = -1, pos = 0;
+    uint32_t k = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k && i < 64 && idx < 0; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        unsigned t = ty(a);
+        if (t == N_KEYWORD_ARGUMENT || t == N_COMMENT)
+            continue;
+        if (t == N_LIST_SPLAT || t == N_DICTIONARY_SPLAT)
+            break; /* positions unknown from here on */
+        if (message_arg(x, a, 0)) {
+            idx = pos;
+        } else if (ref < 0 && (t == N_IDENTIFIER || t == N_ATTRIBUTE)) {
+            const char *p = graph__py_path_of(x, a, sc, 0);
+            const char *l = p ? gx_last_component(p) : NULL;
+            if (l && graph__const_like(l, strlen(l)))
+                ref = pos;
+        }
+        pos++;
+    }
+    if (idx < 0)
+        idx = ref;
+    if (idx < 0)
+        return false;
+    pl->kind = GRAPH_EMIT_CALL;
+    graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
+    pl->msg_index = idx;
+    graph__cand_site(&x->cands, callee);
+    if (graph__capwords(pl->method))
+        pl->flags |= GRAPH_EF_CTOR;
+    return true;
+}
+
+/* Records the emit site(s) of a call read by plan pl: one, or one per
+ * message a local passed as the message may hold. */
+void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *sc, int depth)
+{
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    gx_emit em = {0};
+    em.kind = (uint8_t)pl->kind;
+    em.level = (uint8_t)pl->level;
+    em.receiver = pl->receiver;
+    em.method = pl->method;
+    em.logger = pl->logger;
+    em.sym = sc->sym;
+    em.line = gx_line(call);
+    em.flags = pl->flags | (uint32_t)x->emit_flags;
+    /* Positional arguments and the keywords that matter. */
+    TSNode pos[64];
+    uint32_t npos = 0;
+    TSNode kwmsg = gx_null();
+    /* By cursor: indexing children one by one is quadratic, and calls
+     * with thousands of arguments exist. The cursor at this depth is free:
+     * the caller iterates only after this returns. */
+    uint32_t npos_all = 0;
+    if (!is_null(args)) {
+        TSTreeCursor *c = gx_cursor(&x->cur, depth, args);
+        bool more = ts_tree_cursor_goto_first_child(c);
+        for (; more; more = ts_tree_cursor_goto_next_sibling(c)) {
+            TSNode a = ts_tree_cursor_current_node(c);
+            if (!ts_node_is_named(a))
+                continue;
+            unsigned t = ty(a);
+            if (t == N_KEYWORD_ARGUMENT) {
+                TSNode k = fieldn(a, F_NAME);
+                if (is_null(k))
+                    continue;
+                if (pl->msg_kw && text_eq(x, k, pl->msg_kw))
+                    kwmsg = fieldn(a, F_VALUE);
+                if (text_eq(x, k, "exc_info"))
+                    em.flags |= GRAPH_EF_EXC_INFO;
+                continue;
+            }
+            if (t == N_COMMENT)
+                continue;
+            npos_all++;
+            if (npos < sizeof pos / sizeof pos[0])
+                pos[npos++] = a;
+        }
+    }
+    msg_info mi = {GRAPH_STYLE_NONE, NULL};
+    if (pl->msg_index < 0) {
+        /* print(a, b, ...): the pieces joined by spaces. */
+        bool literal = false;
+        for (uint32_t i = 0; i < npos; i++) {
+            if (i)
+                graph__tmpl_literal(&x->tmpl, " ", 1);
+            TSNode a = unparen(pos[i]);
+            if (is_stringish(ty(a))) {
+                msg_info sub = graph__py_build_message(x, a, false, sc, depth + 1);
+                literal = true;
+                if (sub.style == GRAPH_STYLE_FSTRING)
+                    mi.style = GRAPH_STYLE_FSTRING;
+            } else {
+                graph__tmpl_hole(&x->tmpl);
+            }
+        }
+        if (mi.style == GRAPH_STYLE_NONE)
+            mi.style = !literal    ? (npos ? GRAPH_STYLE_DYNAMIC : GRAPH_STYLE_NONE)
+                       : npos == 1 ? GRAPH_STYLE_PLAIN
+                                   : GRAPH_STYLE_CONCAT;
+        if (!literal)
+            core_buf_reset(&x->tmpl.buf);
+        em.nargs = npos_all;
+        if (npos_all > npos)
+            em.flags |= GRAPH_EF_TRUNCATED;
+    } else {
+        TSNode msg = (uint32_t)pl->msg_index < npos ? pos[pl->msg_index] : kwmsg;
+        /* log.log(*adapter(entry)): the level and message come unpacked
+         * from a value made at run time. */
+        bool unpacked = false;
+        for (uint32_t i = 0; i < npos && i <= (uint32_t)pl->msg_index && !unpacked; i++)
+            unpacked = ty(pos[i]) == N_LIST_SPLAT;
+        if (unpacked) {
+            em.style = GRAPH_STYLE_DYNAMIC;
+            em.nargs = 0;
+            core_vec_push(&x->f->emits, em);
+            if (pl->kind == GRAPH_EMIT_LOG)
+                graph__mark_logs(x->f, sc->sym, GRAPH_STYLE_DYNAMIC);
+            return;
+        }
+        uint32_t after =
+            (uint32_t)pl->msg_index < npos ? npos_all - (uint32_t)pl->msg_index - 1 : 0;
+        em.nargs = after;
+        bool fmt = (pl->kind == GRAPH_EMIT_LOG || pl->kind == GRAPH_EMIT_CALL) && after > 0;
+        /* A message built in a local before the call: one site per
+         * message it may hold, all on this line (the matcher takes any).
+         * If none is known, the name is kept as a reference, as before. */
+        local_msg lm[LOCAL_MAX_ALTS];
+        uint32_t nl = is_null(msg) ? 0
+                                   : graph__py_local_messages(x, unparen(msg), call, fmt, sc,
+                                                              depth + 1, lm, LOCAL_MAX_ALTS);
+        for (uint32_t i = 0; i < nl; i++) {
+            gx_emit alt = em;
+            alt.style = lm[i].style;
+            alt.tmpl = lm[i].tmpl;
+            alt.flags |= lm[i].flags;
+            core_vec_push(&x->f->emits, alt);
+            if (pl->kind == GRAPH_EMIT_LOG)
+                graph__mark_logs(x->f, sc->sym, (graph_style)alt.style);
+        }
+        if (nl)
+            return;
+        if (!is_null(msg))
+            mi = graph__py_build_message(x, msg, fmt, sc, depth + 1);
+    }
+    em.style = (uint8_t)mi.style;
+    em.ref = mi.ref;
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    core_vec_push(&x->f->emits, em);
+    if (pl->kind == GRAPH_EMIT_LOG)
+        graph__mark_logs(x->f, sc->sym, mi.style);
+}
+
+/* ---- assignments ---- */
+
+void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *sc, int depth)
+{
+    /* A constant's use is not known here; most are formats for logging
+     * or str.format. %-directives are kept as holes, and a string with
+     * {fields} and no directive is read as a str.format template. */
+    TSNode v = unparen(value);
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CONST;
+    em.name = name;
+    em.sym = sc->sym;
+    em.line = gx_line(value);
+    em.receiver = "";
+    em.method = "";
+    if (ty(v) == N_STRING || ty(v) == N_CONCATENATED_STRING) {
+        graph__py_build_message(x, v, true, sc, depth + 1);
+        const char *t = x->tmpl.buf.data ? x->tmpl.buf.data : "";
+        if (x->tmpl.holes == 0 && strchr(t, '{') && strchr(t, '}')) {
+            graph__tmpl_clear(&x->tmpl);
+            graph__py_tmpl_strings(x, v, SM_BRACE);
+            em.style = x->tmpl.holes ? GRAPH_STYLE_BRACE : GRAPH_STYLE_PLAIN;
+        } else {
+            em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
+        }
+    } else {
+        msg_info mi = graph__py_build_message(x, v, false, sc, depth + 1);
+        em.style = (uint8_t)mi.style;
+        if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF) {
+            graph__tmpl_clear(&x->tmpl);
+            return;
+        }
+    }
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    if (em.tmpl)
+        core_vec_push(&x->f->emits, em);
+}

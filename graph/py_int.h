@@ -1,0 +1,416 @@
+/*
+ * py_int.h - private to the Python extractor (py_*.c): the node types and
+ * fields of tree-sitter-python it reads, the walker's state, and what its
+ * files share.
+ *
+ * The files, from the ground up: py_data.c (large literal data the
+ * parser is not shown), py_tree.c (tables, names and paths), py_message.c
+ * (string literals and message expressions as templates), py_locals.c
+ * (messages held in local variables), py_calls.c (calls that may reach a
+ * logging wrapper), py_emit.c (emit sites), py_imports.c (imports, type
+ * annotations), py_defs.c (definitions, bindings), and py_walk.c (the
+ * walk, and graph__extract_python()). Each calls only files before it in
+ * that order.
+ *
+ * Same rules as the TypeScript extractor: node types and field ids are
+ * looked up once (graph__py_init()); children are iterated with the
+ * depth-indexed cursor pool (a function iterating the children of a node
+ * at depth d hands d + 1 to whatever it calls); every recursion is
+ * bounded; every string the result holds lives in the gx_file's arena.
+ */
+#ifndef PMRAG_PY_INT_H
+#define PMRAG_PY_INT_H
+
+#include "graph_int.h"
+
+#include <string.h>
+
+/* Our numbers for the node types the walker looks at (0 = anything else). */
+enum {
+    N_OTHER = 0,
+    N_MODULE,
+    N_FUNCTION_DEFINITION,
+    N_CLASS_DEFINITION,
+    N_DECORATED_DEFINITION,
+    N_DECORATOR,
+    N_BLOCK,
+    N_EXPRESSION_STATEMENT,
+    N_ASSIGNMENT,
+    N_AUGMENTED_ASSIGNMENT,
+    N_CALL,
+    N_ATTRIBUTE,
+    N_IDENTIFIER,
+    N_ARGUMENT_LIST,
+    N_KEYWORD_ARGUMENT,
+    N_STRING,
+    N_STRING_START,
+    N_STRING_CONTENT,
+    N_INTERPOLATION,
+    N_CONCATENATED_STRING,
+    N_BINARY_OPERATOR,
+    N_PARENTHESIZED_EXPRESSION,
+    N_IMPORT_STATEMENT,
+    N_IMPORT_FROM_STATEMENT,
+    N_FUTURE_IMPORT_STATEMENT,
+    N_ALIASED_IMPORT,
+    N_DOTTED_NAME,
+    N_RELATIVE_IMPORT,
+    N_IMPORT_PREFIX,
+    N_WILDCARD_IMPORT,
+    N_PARAMETERS,
+    N_TYPED_PARAMETER,
+    N_TYPED_DEFAULT_PARAMETER,
+    N_DEFAULT_PARAMETER,
+    N_TYPE,
+    N_GENERIC_TYPE,
+    N_TYPE_PARAMETER,
+    N_UNION_TYPE,
+    N_MEMBER_TYPE,
+    N_SUBSCRIPT,
+    N_LAMBDA,
+    N_DICTIONARY,
+    N_PAIR,
+    N_LIST_SPLAT,
+    N_DICTIONARY_SPLAT,
+    N_PATTERN_LIST,
+    N_TUPLE_PATTERN,
+    N_LIST_PATTERN,
+    N_TUPLE,
+    N_EXPRESSION_LIST,
+    N_INTEGER,
+    N_COMMENT,
+    N_LIST_SPLAT_PATTERN,
+    N_DICTIONARY_SPLAT_PATTERN,
+    N_CONDITIONAL_EXPRESSION,
+    N_GLOBAL_STATEMENT,
+    N_NONLOCAL_STATEMENT,
+    N_NAMED_EXPRESSION,
+    N_FOR_STATEMENT,
+    N_FOR_IN_CLAUSE,
+    N_EXCEPT_CLAUSE,
+    N_AS_PATTERN,
+    N_AS_PATTERN_TARGET,
+    N_KEYWORD_SEPARATOR,
+    N_POSITIONAL_SEPARATOR,
+    N_LIST,
+    N_IF_STATEMENT,
+    N_ELIF_CLAUSE,
+    N_ELSE_CLAUSE,
+    N__NAMED_COUNT,
+    /* anonymous tokens */
+    A_ASYNC = N__NAMED_COUNT,
+    A_PERCENT,
+    A_PLUS,
+    A_PLUS_EQ,
+};
+
+/* Fields, by our number. */
+enum {
+    F_NAME,
+    F_BODY,
+    F_PARAMETERS,
+    F_RETURN_TYPE,
+    F_SUPERCLASSES,
+    F_DEFINITION,
+    F_LEFT,
+    F_RIGHT,
+    F_TYPE,
+    F_FUNCTION,
+    F_ARGUMENTS,
+    F_OBJECT,
+    F_ATTRIBUTE,
+    F_MODULE_NAME,
+    F_ALIAS,
+    F_VALUE,
+    F_KEY,
+    F_OPERATOR,
+    F__COUNT
+};
+
+/* The tables, filled in once by graph__py_init() (py_tree.c). */
+extern gx_types graph__py_types;
+extern TSFieldId graph__py_fid[F__COUNT];
+void graph__py_init(void);
+
+/* ---- walker state ---- */
+
+/* A name that holds a logger, or a logger method under another name. */
+typedef struct {
+    const char *key;    /* "logger", "@self.log", "log_fn" */
+    const char *logger; /* logger name: "__name__", a literal, or NULL */
+    graph_level level;  /* for method aliases; NONE for loggers */
+    const char *method; /* for method aliases */
+    bool is_alias;
+} py_logger;
+
+typedef struct {
+    const char *local; /* name bound in the file */
+    const char *canon; /* what it stands for: "logging", "logging.getLogger" */
+} py_alias;
+
+/*
+ * A binding of a plain local name in the function being walked, in source
+ * order (see graph__py_local_messages()). The value is kept as a node and
+ * read only when a logging call passes the name as its message.
+ */
+typedef enum {
+    LOC_SET,   /* name = value, or one of the values a loop or a conditional gives */
+    LOC_AUG,   /* name += value */
+    LOC_OTHER, /* bound to something unknown: hides what came before */
+} py_local_kind;
+
+/* The innermost arms of if statements a point of the code is in. */
+#define LOCAL_BRANCHES 4
+typedef struct {
+    uint32_t stmt[LOCAL_BRANCHES]; /* start byte of the if statement */
+    uint8_t arm[LOCAL_BRANCHES];   /* 0 = its if, then each elif/else in order */
+    uint8_t n;
+} py_branches;
+
+typedef struct {
+    const char *name; /* into the source, not NUL-terminated */
+    uint32_t len;
+    uint32_t stmt;               /* start byte of the statement that binds it */
+    uint32_t blk_start, blk_end; /* the block that holds that statement */
+    TSNode value;                /* LOC_SET, LOC_AUG */
+    py_branches br;              /* where that statement is */
+    uint8_t kind;                /* py_local_kind */
+    bool self_plus;              /* LOC_AUG written `name = name + value`: skip the name */
+} py_local;
+
+#define LOCAL_MAX_NEST 64
+
+typedef struct {
+    gx_file *f;
+    const char *src;
+    gx_cursors cur;
+    gx_tmpl tmpl;
+    core_vec(py_logger) loggers;
+    core_vec(py_alias) aliases;
+    /* Local bindings of the functions being walked: those of the
+     * innermost one from its py_scope.locals_base on (a nested def drops
+     * its own when it ends). */
+    core_vec(py_local) locals;
+    uint32_t blk_start, blk_end; /* the innermost block being walked */
+    /* The arms of if statements being walked, outermost first (up to
+     * LOCAL_MAX_NEST of them are kept; nbr counts them all). */
+    uint32_t br_stmt[LOCAL_MAX_NEST];
+    uint8_t br_arm[LOCAL_MAX_NEST];
+    uint32_t nbr;
+    int emit_flags; /* added to emits made while walking decorators */
+    gx_cands cands; /* candidate sites */
+} px;
+
+/* A parameter of the function being walked, as a call passes it. */
+typedef struct {
+    const char *name;
+    int32_t pos;  /* positional index at a call (after self/cls); -1 = keyword only, or self */
+    bool kw;      /* can be passed by keyword */
+    bool varargs; /* *args: positions pos, pos + 1, ... */
+} py_param;
+
+typedef struct {
+    int32_t sym;            /* enclosing symbol, -1 = module */
+    int32_t cls;            /* class whose self/cls we are in, -1 = none */
+    const char *self_name;  /* first parameter of a method */
+    const char *cls_name;   /* first parameter of a classmethod */
+    const py_param *params; /* of the enclosing function (not of an outer one) */
+    uint32_t nparams;
+    uint32_t locals_base; /* in_function: its first entry in px.locals */
+    bool in_class_body;
+    bool in_function;
+} py_scope;
+
+/* ---- messages (py_message.c, py_locals.c) ---- */
+
+typedef enum { SM_LITERAL, SM_FORMAT, SM_BRACE } string_mode;
+
+/* Flags of a string literal from its prefix. */
+typedef struct {
+    bool f, raw, ok;
+} str_prefix;
+
+typedef struct {
+    graph_style style;
+    const char *ref;
+} msg_info;
+
+#define LOCAL_MAX_ALTS 8 /* candidate messages per call */
+#define LOCAL_MAX_AUGS 4 /* `+=` followed per candidate; longer chains give none */
+#define LOCAL_BUDGET 256 /* bindings looked at per call */
+
+/* A message read back from a local. */
+typedef struct {
+    const char *tmpl;
+    uint32_t flags;
+    uint8_t style;
+} local_msg;
+
+/* One way a value reaches the call: a binding and the `+=` after it. */
+typedef struct {
+    uint32_t base;                /* the LOC_SET entry */
+    uint32_t naug;                /* LOC_AUG entries applied after it, in order */
+    uint32_t aug[LOCAL_MAX_AUGS]; /* (scanning backwards finds the last first) */
+} local_path;
+
+typedef struct {
+    const py_local *v;
+    const char *name;
+    uint32_t len, lo; /* lo: the function's first entry */
+    local_path *out;
+    uint32_t n, cap, budget;
+} local_scan;
+
+/* How a call that logs is read (py_emit.c). */
+typedef struct {
+    graph_emit_kind kind;
+    graph_level level;
+    const char *receiver, *method, *logger;
+    int msg_index;      /* which positional argument is the message; -1 = all (print) */
+    const char *msg_kw; /* keyword that may carry the message instead */
+    uint32_t flags;
+} emit_plan;
+
+/* ---- reading the tree ---- */
+
+static inline bool is_null(TSNode n)
+{
+    return ts_node_is_null(n);
+}
+
+static inline TSNode fieldn(TSNode n, int f)
+{
+    return ts_node_child_by_field_id(n, graph__py_fid[f]);
+}
+
+static inline unsigned ty(TSNode n)
+{
+    return gx_type(&graph__py_types, n);
+}
+
+static inline const char *text(px *x, TSNode n)
+{
+    return graph__text(x->f, x->src, n);
+}
+
+static inline bool text_eq(px *x, TSNode n, const char *s)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    size_t len = strlen(s);
+    return b - a == len && memcmp(x->src + a, s, len) == 0;
+}
+
+static inline void add_ref(px *x, gx_ref_kind kind, const char *path, int32_t from, TSNode at)
+{
+    if (!path)
+        return;
+    gx_ref r = {.path = path, .from = from, .line = gx_line(at), .kind = (uint8_t)kind};
+    core_vec_push(&x->f->refs, r);
+}
+
+static inline void add_bind(px *x, gx_bind_kind kind, const char *name, const char *value,
+                            int32_t scope, TSNode at)
+{
+    gx_bind b = {
+        .name = name, .value = value, .scope = scope, .line = gx_line(at), .kind = (uint8_t)kind};
+    core_vec_push(&x->f->binds, b);
+}
+
+static inline bool is_stringish(unsigned t)
+{
+    return t == N_STRING || t == N_CONCATENATED_STRING;
+}
+
+static inline TSNode unparen(TSNode n)
+{
+    for (int i = 0; i < 64 && !is_null(n) && ty(n) == N_PARENTHESIZED_EXPRESSION; i++) {
+        TSNode inner = ts_node_named_child(n, 0);
+        if (is_null(inner))
+            break;
+        n = inner;
+    }
+    return n;
+}
+
+/* The operator token of a binary_operator. */
+static inline unsigned binop(TSNode n)
+{
+    TSNode op = fieldn(n, F_OPERATOR);
+    return is_null(op) ? 0 : ty(op);
+}
+
+/* ---- what the files share (each described where it is defined) ---- */
+
+/*
+ * Large literal data displays in Python source (py_data.c): the
+ * insides of the displays to hide from the parser, as sorted, disjoint
+ * [start, end) byte ranges in two malloc'd arrays (the caller frees them).
+ */
+uint32_t graph__py_data_ranges(const char *src, size_t n, uint32_t **starts, uint32_t **ends);
+
+/* py_tree.c */
+const char *graph__py_canon(px *x, const char *path);
+const py_logger *graph__py_find_logger(px *x, const char *key);
+const char *graph__py_path_of(px *x, TSNode n, const py_scope *sc, int depth);
+const char *graph__py_unknown_member(px *x, TSNode attr_node);
+const char *graph__py_subscript_name(px *x, const char *name, const char *key);
+const char *graph__py_last_segment(px *x, TSNode n, size_t *len);
+bool graph__py_is_dunder(const char *s);
+
+/* py_message.c */
+str_prefix graph__py_string_prefix(px *x, TSNode str);
+void graph__py_put_content(px *x, core_buf *out, TSNode content, bool raw);
+bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, const char **before,
+                              uint32_t *flags);
+const char *graph__py_string_value(px *x, TSNode str);
+bool graph__py_tmpl_strings(px *x, TSNode s, string_mode mode);
+msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth);
+const py_param *graph__py_param_named(px *x, const py_scope *sc, TSNode id);
+uint32_t graph__py_plus_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t n, int depth);
+
+/* py_locals.c */
+py_branches graph__py_cur_branches(const px *x);
+void graph__py_add_local(px *x, TSNode name, py_local_kind kind, TSNode value, uint32_t stmt,
+                         TSNode blk);
+void graph__py_local_assign(px *x, TSNode name, TSNode value, TSNode stmt);
+void graph__py_local_loop(px *x, TSNode loop);
+void graph__py_local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_branches *br,
+                           const uint32_t *augs, uint32_t naug);
+bool graph__py_local_name(px *x, TSNode e, const py_scope *sc);
+uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
+                                  int depth, local_msg *out, uint32_t cap);
+
+/* py_calls.c */
+void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_plan *pl,
+                           int32_t emit, const py_scope *sc, int depth);
+
+/* py_emit.c */
+const char *graph__py_logger_name_of_call(px *x, TSNode call);
+bool graph__py_is_logger_factory(px *x, TSNode call, const py_scope *sc);
+bool graph__py_loggerish_path(px *x, const char *recv);
+bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
+                         const py_scope *sc);
+bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan *pl,
+                              const py_scope *sc);
+void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *sc, int depth);
+void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *sc, int depth);
+
+/* py_imports.c */
+void graph__py_do_import(px *x, TSNode n, const py_scope *sc, int depth);
+void graph__py_type_refs(px *x, TSNode n, const py_scope *sc, int depth);
+const char *graph__py_annotation_class(px *x, TSNode n, const py_scope *sc, int depth);
+
+/* py_defs.c */
+const char *graph__py_body_docstring(px *x, TSNode body, int depth);
+int32_t graph__py_push_sym(px *x, graph_sym_kind kind, const char *name, int32_t parent,
+                           uint32_t start, uint32_t end, uint32_t flags);
+uint32_t graph__py_decorator_flags(px *x, TSNode dec);
+bool graph__py_plain_decorator(uint32_t flags);
+const char *graph__py_first_param(px *x, TSNode params);
+const py_param *graph__py_collect_params(px *x, TSNode params, bool bound, uint32_t *np);
+void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope *sc, int32_t scope,
+                           TSNode at);
+void graph__py_bind_targets(px *x, TSNode t, const py_scope *sc, int rec);
+void graph__py_prescan_bindings(px *x, TSNode body, const py_scope *sc, int depth);
+
+#endif

@@ -1,0 +1,312 @@
+/*
+ * Python extraction: messages held in local variables.
+ *
+ * `msg = "Authentication ({}) failed.".format(m); self._log(INFO, msg)`:
+ * the message is built in a local before the call. While a function body
+ * is walked, every binding of a plain name in it is recorded in order
+ * (px.locals; a nested def keeps its own, and module and class bodies are
+ * not followed: their strings are constants, see graph__py_add_const()),
+ * so a call that passes such a name looks back over the bindings seen so
+ * far instead of rescanning the body.
+ *
+ * There is no flow analysis, only block structure. A binding whose block
+ * holds the call (or the `+=` being followed) runs on every path to it
+ * and hides the earlier ones. A binding in another arm of an if statement
+ * the call is in never reaches it. Any other binding (in an if or else
+ * arm the call is not in, a loop, a try) may or may not have run, so the
+ * scan goes on past it. Each binding reached gives one candidate message,
+ * nearest first; `+=` appends its right side to what reached it. So
+ * branches give one emit site each, all on the call's line, as logging
+ * calls written in each branch would; the cost is an occasional message
+ * no run produces (an if and an else that both append also give the text
+ * with neither), which matches nothing real.
+ *
+ * The candidates are bounded (LOCAL_MAX_ALTS), and so is the work per
+ * call (LOCAL_BUDGET bindings looked at), so a huge function stays linear.
+ */
+#include "py_int.h"
+
+#include <string.h>
+
+#define LOCAL_MAX_LOOP 16 /* values of `for name in (...)` recorded */
+
+/* The innermost arms being walked. Beyond LOCAL_MAX_NEST, those kept
+ * are outer ones: still arms the point is in. */
+py_branches graph__py_cur_branches(const px *x)
+{
+    py_branches b;
+    memset(&b, 0, sizeof b);
+    uint32_t top = x->nbr < LOCAL_MAX_NEST ? x->nbr : LOCAL_MAX_NEST;
+    for (uint32_t i = top; i-- > 0 && b.n < LOCAL_BRANCHES;) {
+        b.stmt[b.n] = x->br_stmt[i];
+        b.arm[b.n++] = x->br_arm[i];
+    }
+    return b;
+}
+
+/* Are a and b in different arms of one if statement (so no run passes
+ * both, loops aside)? */
+static bool exclusive(const py_branches *a, const py_branches *b)
+{
+    for (uint8_t i = 0; i < a->n; i++)
+        for (uint8_t j = 0; j < b->n; j++)
+            if (a->stmt[i] == b->stmt[j] && a->arm[i] != b->arm[j])
+                return true;
+    return false;
+}
+
+/* Records a binding of name (an identifier) made by the statement at
+ * stmt, in the block being walked unless blk is given. */
+void graph__py_add_local(px *x, TSNode name, py_local_kind kind, TSNode value, uint32_t stmt,
+                         TSNode blk)
+{
+    uint32_t a = ts_node_start_byte(name);
+    py_local l = {.name = x->src + a,
+                  .len = ts_node_end_byte(name) - a,
+                  .stmt = stmt,
+                  .blk_start = is_null(blk) ? x->blk_start : ts_node_start_byte(blk),
+                  .blk_end = is_null(blk) ? x->blk_end : ts_node_end_byte(blk),
+                  .value = value,
+                  .br = graph__py_cur_branches(x),
+                  .kind = (uint8_t)kind};
+    core_vec_push(&x->locals, l);
+}
+
+/* `name = value` in a function body: `a if c else b` gives both values
+ * (one statement, so they go together); `name = name + b` is `name += b`. */
+void graph__py_local_assign(px *x, TSNode name, TSNode value, TSNode stmt)
+{
+    uint32_t at = ts_node_start_byte(stmt);
+    TSNode v = unparen(value);
+    TSNode head = v;
+    for (int i = 0;
+         i < 32 && !is_null(head) && ty(head) == N_BINARY_OPERATOR && binop(head) == A_PLUS; i++)
+        head = unparen(fieldn(head, F_LEFT));
+    if (!ts_node_eq(head, v) && !is_null(head) && ty(head) == N_IDENTIFIER) {
+        uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+        uint32_t c = ts_node_start_byte(head), d = ts_node_end_byte(head);
+        if (b - a == d - c && memcmp(x->src + a, x->src + c, b - a) == 0) {
+            graph__py_add_local(x, name, LOC_AUG, v, at, gx_null());
+            x->locals.v[x->locals.n - 1].self_plus = true;
+            return;
+        }
+    }
+    if (!is_null(v) && ty(v) == N_CONDITIONAL_EXPRESSION) {
+        TSNode a = ts_node_named_child(v, 0), b = ts_node_named_child(v, 2);
+        if (!is_null(a) && !is_null(b)) {
+            graph__py_add_local(x, name, LOC_SET, a, at, gx_null());
+            graph__py_add_local(x, name, LOC_SET, b, at, gx_null());
+            return;
+        }
+    }
+    graph__py_add_local(x, name, LOC_SET, v, at, gx_null());
+}
+
+/*
+ * `for name in ("a", "b"):` gives name each value in the loop body
+ * (paramiko logs two messages that way). Any other loop over a plain name
+ * binds it to something unknown.
+ */
+void graph__py_local_loop(px *x, TSNode loop)
+{
+    TSNode left = fieldn(loop, F_LEFT), right = unparen(fieldn(loop, F_RIGHT));
+    TSNode body = fieldn(loop, F_BODY);
+    if (is_null(left) || ty(left) != N_IDENTIFIER)
+        return;
+    uint32_t at = ts_node_start_byte(loop);
+    unsigned rt = is_null(right) ? 0 : ty(right);
+    if ((rt == N_TUPLE || rt == N_LIST || rt == N_EXPRESSION_LIST) && !is_null(body)) {
+        uint32_t nc = ts_node_named_child_count(right), n = 0;
+        for (uint32_t i = 0; i < nc && n < LOCAL_MAX_LOOP; i++) {
+            TSNode v = ts_node_named_child(right, i);
+            if (ty(v) == N_COMMENT)
+                continue;
+            graph__py_add_local(x, left, LOC_SET, v, at, body);
+            n++;
+        }
+        if (n)
+            return;
+    }
+    graph__py_add_local(x, left, LOC_OTHER, gx_null(), at, gx_null());
+}
+
+static bool local_is(const local_scan *s, const py_local *e)
+{
+    return e->len == s->len && memcmp(e->name, s->name, s->len) == 0;
+}
+
+static void local_push(local_scan *s, uint32_t base, const uint32_t *augs, uint32_t naug)
+{
+    if (s->n >= s->cap)
+        return;
+    local_path *p = &s->out[s->n++];
+    p->base = base;
+    p->naug = naug;
+    if (naug)
+        memcpy(p->aug, augs, naug * sizeof *augs);
+}
+
+/* The paths by which the name's value reaches byte pos (in arms br),
+ * looking at entries before end; augs are the `+=` already on the way (in
+ * order). */
+void graph__py_local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_branches *br,
+                           const uint32_t *augs, uint32_t naug)
+{
+    for (uint32_t i = end; i-- > s->lo;) {
+        if (!s->budget || s->n >= s->cap)
+            return;
+        s->budget--;
+        const py_local *e = &s->v[i];
+        if (!local_is(s, e) || exclusive(&e->br, br))
+            continue;
+        if (e->kind == LOC_SET) {
+            local_push(s, i, augs, naug);
+        } else if (e->kind == LOC_AUG && naug < LOCAL_MAX_AUGS) {
+            /* What it appends to is whatever reached it. */
+            uint32_t more[LOCAL_MAX_AUGS];
+            more[0] = i;
+            if (naug)
+                memcpy(more + 1, augs, naug * sizeof *augs);
+            graph__py_local_paths(s, i, e->stmt, &e->br, more, naug + 1);
+        }
+        if (e->blk_start <= pos && pos < e->blk_end) {
+            /* It runs on every path to pos: nothing before it reaches
+             * pos, but the other values of the same statement do. */
+            while (i > s->lo && s->v[i - 1].stmt == e->stmt && s->v[i - 1].kind == LOC_SET &&
+                   local_is(s, &s->v[i - 1]))
+                local_push(s, --i, augs, naug);
+            return;
+        }
+    }
+}
+
+/* Does a template hold text besides holes and white space? One that does
+ * not would match anything. */
+static bool has_text(const char *t)
+{
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '%') {
+            size_t d = graph_directive(t + i, n - i);
+            if (d == 2 && t[i + 1] == '%')
+                return true;
+            if (d) {
+                i += d - 1;
+                continue;
+            }
+            return true; /* a literal '%' */
+        }
+        if (!(t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+            return true;
+    }
+    return false;
+}
+
+static bool template_style(graph_style st)
+{
+    return st == GRAPH_STYLE_PLAIN || st == GRAPH_STYLE_PERCENT || st == GRAPH_STYLE_BRACE ||
+           st == GRAPH_STYLE_FSTRING || st == GRAPH_STYLE_CONCAT;
+}
+
+/*
+ * The message of one path: its value's as if written at the call; with
+ * `+=`, the pieces joined as `a + b` joins them (text or a hole each).
+ * False when it gives no template with some text. A local that only names
+ * a constant (`msg = MSG_FAIL`, `msg = MSG_FAIL % x`) gives none: the
+ * constant's readers are followed by the mapping's constant strategy.
+ */
+static bool local_build(px *x, const local_path *p, bool with_args, const py_scope *sc, int depth,
+                        local_msg *out)
+{
+    const py_local *v = x->locals.v;
+    msg_info mi;
+    if (!p->naug) {
+        mi = graph__py_build_message(x, v[p->base].value, with_args, sc, depth + 1);
+    } else {
+        bool literal = false;
+        for (uint32_t k = 0; k <= p->naug; k++) {
+            const py_local *e = &v[k ? p->aug[k - 1] : p->base];
+            TSNode parts[32];
+            uint32_t np = 1;
+            parts[0] = e->value;
+            if (e->self_plus) {
+                /* name = name + a + b: the parts after the name. */
+                np = graph__py_plus_parts(e->value, parts, 32, 0, 0);
+                if (np < 2) {
+                    graph__tmpl_hole(&x->tmpl);
+                    continue;
+                }
+            }
+            for (uint32_t i = e->self_plus ? 1 : 0; i < np; i++) {
+                size_t len = x->tmpl.buf.len;
+                uint32_t holes = x->tmpl.holes;
+                msg_info sub = graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
+                if (x->tmpl.buf.len == len && x->tmpl.holes == holes)
+                    graph__tmpl_hole(&x->tmpl);
+                else
+                    literal |= template_style(sub.style);
+            }
+        }
+        mi.style = literal ? GRAPH_STYLE_CONCAT : GRAPH_STYLE_DYNAMIC;
+        mi.ref = NULL;
+    }
+    memset(out, 0, sizeof *out);
+    const char *tm = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+    out->style = (uint8_t)mi.style;
+    out->tmpl = tm;
+    return template_style(mi.style) && tm && has_text(tm);
+}
+
+/* A plain name in a function body whose bindings are worth following:
+ * not a parameter (a wrapper passes those on), not self/cls, and not an
+ * UPPER_CASE constant (looked up as such). */
+bool graph__py_local_name(px *x, TSNode e, const py_scope *sc)
+{
+    if (!sc->in_function || is_null(e) || ty(e) != N_IDENTIFIER || graph__py_param_named(x, sc, e))
+        return false;
+    if ((sc->self_name && text_eq(x, e, sc->self_name)) ||
+        (sc->cls_name && text_eq(x, e, sc->cls_name)))
+        return false;
+    uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+    return !graph__const_like(x->src + a, b - a);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * The messages the local named by id may hold at the call `at`, distinct,
+ * nearest binding first, at most cap (and LOCAL_MAX_ALTS); 0 if none is
+ * known. with_args: the call passes logging arguments.
+ */
+uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
+                                  int depth, local_msg *out, uint32_t cap)
+{
+    if (!graph__py_local_name(x, id, sc) || x->locals.n <= sc->locals_base)
+        return 0;
+    local_path paths[LOCAL_MAX_ALTS];
+    uint32_t a = ts_node_start_byte(id);
+    local_scan s = {.v = x->locals.v,
+                    .name = x->src + a,
+                    .len = ts_node_end_byte(id) - a,
+                    .lo = sc->locals_base,
+                    .out = paths,
+                    .cap = cap < LOCAL_MAX_ALTS ? cap : LOCAL_MAX_ALTS,
+                    .budget = LOCAL_BUDGET};
+    py_branches br = graph__py_cur_branches(x);
+    graph__py_local_paths(&s, (uint32_t)x->locals.n, ts_node_start_byte(at), &br, NULL, 0);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s.n; k++) {
+        local_msg m;
+        if (!local_build(x, &paths[k], with_args, sc, depth, &m))
+            continue;
+        bool dup = false;
+        for (uint32_t j = 0; j < n && !dup; j++)
+            dup = same_str(out[j].tmpl, m.tmpl) && out[j].style == m.style;
+        if (!dup)
+            out[n++] = m;
+    }
+    return n;
+}

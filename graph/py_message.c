@@ -1,0 +1,264 @@
+/*
+ * Python extraction: messages. String literals (prefixes, escapes,
+ * f-strings) and the expressions a message is written as (%-formats,
+ * str.format, concatenations, gettext wrappers, names of constants),
+ * turned into templates.
+ */
+#include "py_int.h"
+
+#include <string.h>
+
+/* What a string literal's prefix says (f, r; ok: it has one to read). */
+str_prefix graph__py_string_prefix(px *x, TSNode str)
+{
+    str_prefix p = {false, false, false};
+    TSNode start = ts_node_child(str, 0);
+    if (is_null(start) || ty(start) != N_STRING_START)
+        return p;
+    p.ok = true;
+    uint32_t a = ts_node_start_byte(start), b = ts_node_end_byte(start);
+    for (uint32_t i = a; i < b; i++) {
+        char c = x->src[i];
+        if (c == 'f' || c == 'F')
+            p.f = true;
+        else if (c == 'r' || c == 'R')
+            p.raw = true;
+    }
+    return p;
+}
+
+/* Appends the text of a string_content node to out: as written in a raw
+ * string, else with its escapes decoded. */
+void graph__py_put_content(px *x, core_buf *out, TSNode content, bool raw)
+{
+    uint32_t a = ts_node_start_byte(content), b = ts_node_end_byte(content);
+    if (raw)
+        core_buf_append(out, x->src + a, b - a);
+    else
+        graph__decode_escapes(out, x->src + a, b - a, true);
+}
+
+/*
+ * Appends one string literal to the template. Literal text goes in by
+ * `mode`; in an f-string, `{{`/`}}` are single braces and every
+ * interpolation is a hole. Returns true if the literal was an f-string.
+ * When before is given, the interpolation `at` is no hole: the template
+ * up to it is taken into *before (its flags into *flags) instead.
+ */
+bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, const char **before,
+                              uint32_t *flags)
+{
+    str_prefix pre = graph__py_string_prefix(x, str);
+    core_buf piece = {0};
+    /* Strings have few children; indexing them needs no cursor, so this
+     * is safe to call from anywhere in a walk. */
+    uint32_t nc = ts_node_child_count(str);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode ch = ts_node_child(str, i);
+        unsigned t = ty(ch);
+        if (t == N_STRING_CONTENT) {
+            graph__py_put_content(x, &piece, ch, pre.raw);
+        } else if (t == N_INTERPOLATION) {
+            if (piece.len) {
+                graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+                core_buf_reset(&piece);
+            }
+            if (before && ts_node_eq(ch, at))
+                *before = graph__tmpl_take(&x->tmpl, x->f, flags);
+            else
+                graph__tmpl_hole(&x->tmpl);
+        }
+    }
+    if (piece.len) {
+        if (pre.f)
+            /* Only {{ and }} are left in f-string text: brace mode turns
+             * them into single braces (and doubles '%'). */
+            graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+        else if (mode == SM_FORMAT)
+            graph__tmpl_format(&x->tmpl, piece.data, piece.len);
+        else if (mode == SM_BRACE)
+            graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+        else
+            graph__tmpl_literal(&x->tmpl, piece.data, piece.len);
+    }
+    core_buf_free(&piece);
+    return pre.f;
+}
+
+static bool tmpl_string(px *x, TSNode str, string_mode mode)
+{
+    return graph__py_tmpl_string_at(x, str, mode, gx_null(), NULL, NULL);
+}
+
+/* The decoded text of a plain string literal (no f-string), or NULL. */
+const char *graph__py_string_value(px *x, TSNode str)
+{
+    if (ty(str) != N_STRING)
+        return NULL;
+    str_prefix pre = graph__py_string_prefix(x, str);
+    if (!pre.ok || pre.f)
+        return NULL;
+    core_buf piece = {0};
+    uint32_t nc = ts_node_child_count(str);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode ch = ts_node_child(str, i);
+        if (ty(ch) == N_STRING_CONTENT)
+            graph__py_put_content(x, &piece, ch, pre.raw);
+    }
+    const char *r = core_arena_strndup(&x->f->arena, piece.data ? piece.data : "", piece.len);
+    core_buf_free(&piece);
+    return r;
+}
+
+/* Appends a string literal, or each part of an implicit concatenation,
+ * in one mode; true if any part was an f-string. */
+bool graph__py_tmpl_strings(px *x, TSNode s, string_mode mode)
+{
+    if (ty(s) == N_STRING)
+        return tmpl_string(x, s, mode);
+    bool any_f = false;
+    uint32_t nc = ts_node_named_child_count(s);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode part = ts_node_named_child(s, i);
+        if (ty(part) == N_STRING)
+            any_f |= tmpl_string(x, part, mode);
+    }
+    return any_f;
+}
+
+/* A message given by name: the template is wherever the name points. */
+static msg_info ref_message(const char *path)
+{
+    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
+    if (path) {
+        mi.style = GRAPH_STYLE_REF;
+        mi.ref = path;
+    }
+    return mi;
+}
+
+/*
+ * Builds the template of a message expression into x->tmpl.
+ * `with_args`: the logging call passes arguments, so %-directives in a
+ * literal are holes (without them logging prints the text as is).
+ */
+msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth)
+{
+    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
+    if (depth > GX_MAX_DEPTH)
+        return mi;
+    e = unparen(e);
+    if (is_null(e))
+        return mi;
+    switch (ty(e)) {
+    case N_STRING:
+    case N_CONCATENATED_STRING: {
+        bool f = graph__py_tmpl_strings(x, e, with_args ? SM_FORMAT : SM_LITERAL);
+        /* An f-string without holes is plain text. */
+        mi.style = f && x->tmpl.holes           ? GRAPH_STYLE_FSTRING
+                   : with_args && x->tmpl.holes ? GRAPH_STYLE_PERCENT
+                                                : GRAPH_STYLE_PLAIN;
+        return mi;
+    }
+    case N_BINARY_OPERATOR: {
+        TSNode l = unparen(fieldn(e, F_LEFT)), r = fieldn(e, F_RIGHT);
+        unsigned op = binop(e);
+        if (op == A_PERCENT && !is_null(l)) {
+            /* "fmt" % args: the directives are the holes. */
+            if (is_stringish(ty(l))) {
+                graph__py_build_message(x, l, true, sc, depth + 1);
+                mi.style = GRAPH_STYLE_PERCENT;
+                return mi;
+            }
+            return ref_message(graph__py_path_of(x, l, sc, 0));
+        }
+        if (op == A_PLUS && !is_null(l) && !is_null(r)) {
+            /* "a" + x + "b": literal pieces and holes, left to right. */
+            TSNode parts[2] = {l, unparen(r)};
+            bool literal = false;
+            for (int i = 0; i < 2; i++) {
+                unsigned t = ty(parts[i]);
+                if (is_stringish(t)) {
+                    graph__py_build_message(x, parts[i], false, sc, depth + 1);
+                    literal = true;
+                } else if (t == N_BINARY_OPERATOR && binop(parts[i]) == A_PLUS) {
+                    msg_info sub = graph__py_build_message(x, parts[i], false, sc, depth + 1);
+                    literal |= sub.style == GRAPH_STYLE_CONCAT || sub.style == GRAPH_STYLE_PLAIN;
+                } else {
+                    graph__tmpl_hole(&x->tmpl);
+                }
+            }
+            mi.style = literal ? GRAPH_STYLE_CONCAT : GRAPH_STYLE_DYNAMIC;
+            return mi;
+        }
+        return mi;
+    }
+    case N_CALL: {
+        TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
+        if (is_null(fn) || is_null(args))
+            return mi;
+        if (ty(fn) == N_ATTRIBUTE) {
+            TSNode obj = unparen(fieldn(fn, F_OBJECT)), attr = fieldn(fn, F_ATTRIBUTE);
+            if (!is_null(attr) && text_eq(x, attr, "format") && !is_null(obj)) {
+                if (is_stringish(ty(obj))) {
+                    graph__py_tmpl_strings(x, obj, SM_BRACE);
+                    mi.style = GRAPH_STYLE_BRACE;
+                    return mi;
+                }
+                return ref_message(graph__py_path_of(x, obj, sc, 0));
+            }
+        }
+        /* gettext wrappers: _("..."), gettext("..."), N_("...") */
+        if (ty(fn) == N_IDENTIFIER &&
+            (text_eq(x, fn, "_") || text_eq(x, fn, "gettext") || text_eq(x, fn, "N_") ||
+             text_eq(x, fn, "gettext_lazy") || text_eq(x, fn, "ugettext"))) {
+            TSNode a0 = ts_node_named_child(args, 0);
+            if (!is_null(a0))
+                return graph__py_build_message(x, a0, with_args, sc, depth + 1);
+        }
+        return mi;
+    }
+    case N_IDENTIFIER:
+    case N_ATTRIBUTE:
+        return ref_message(graph__py_path_of(x, e, sc, 0));
+    case N_SUBSCRIPT: {
+        /* MESSAGES["key"]: the constant recorded as MESSAGES[key]. */
+        TSNode v = fieldn(e, F_VALUE), k = ts_node_named_child(e, 1);
+        const char *p = is_null(v) ? NULL : graph__py_path_of(x, v, sc, 0);
+        const char *key = is_null(k) ? NULL : graph__py_string_value(x, k);
+        return ref_message(p && key ? graph__py_subscript_name(x, p, key) : NULL);
+    }
+    default:
+        return mi;
+    }
+}
+
+/* The parameter of the enclosing function an identifier names, if any. */
+const py_param *graph__py_param_named(px *x, const py_scope *sc, TSNode id)
+{
+    if (is_null(id) || ty(id) != N_IDENTIFIER)
+        return NULL;
+    for (uint32_t i = 0; i < sc->nparams; i++)
+        if (text_eq(x, id, sc->params[i].name))
+            return &sc->params[i];
+    return NULL;
+}
+
+/* The parts of a `+` chain, left to right; 0 if there are too many. */
+uint32_t graph__py_plus_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t n, int depth)
+{
+    e = unparen(e);
+    if (is_null(e))
+        return 0;
+    if (depth < 32 && ty(e) == N_BINARY_OPERATOR && binop(e) == A_PLUS) {
+        TSNode l = fieldn(e, F_LEFT), r = fieldn(e, F_RIGHT);
+        if (is_null(l) || is_null(r))
+            return 0;
+        n = graph__py_plus_parts(l, parts, cap, n, depth + 1);
+        return n ? graph__py_plus_parts(r, parts, cap, n, depth + 1) : 0;
+    }
+    if (n >= cap)
+        return 0;
+    parts[n] = e;
+    return n + 1;
+}

@@ -1,0 +1,444 @@
+/*
+ * Resolution: what a name or a dotted path stands for in a scope.
+ *
+ * Name lookup follows the languages closely enough for a call graph:
+ * lexical scopes (function, enclosing functions, module; class bodies are
+ * not visible from methods), imports, `self`/`this` through the class and
+ * its bases, `super`, instance types from constructors and annotations,
+ * module attributes, re-exports. The functions here call one another
+ * (an import leads to a module's export, a member to its class's bases),
+ * each bounded by MAX_DEPTH.
+ */
+#include "resolve_int.h"
+
+#include <string.h>
+
+static ent member(ctx *c, ent e, const char *name, size_t len);
+
+ent graph__rs_resolve_import(ctx *c, uint32_t num, const char *want, size_t wlen)
+{
+    rs *r = c->r;
+    uint32_t fi = r->imp[num].file;
+    const gx_import *im = r->imp[num].m;
+    if (c->depth > MAX_DEPTH)
+        return NONE_ENT;
+    c->depth++;
+    ent out = mk(E_EXT, 0);
+    if (is_python(r, fi)) {
+        char buf[1024];
+        const char *abs = graph__rs_py_abs_module(r, fi, im->module, buf, sizeof buf);
+        if (!abs)
+            goto done;
+        if (im->kind == GX_IMP_MODULE) {
+            if (im->alias)
+                out = graph__rs_modpath_or_module(c, abs, strlen(abs));
+            else
+                out = graph__rs_modpath_or_module(c, abs, strcspn(abs, "."));
+        } else if (im->kind == GX_IMP_NAME) {
+            uint32_t m = graph__rs_find_module(r, abs, strlen(abs));
+            if (m != GRAPH_NONE) {
+                out = member(c, mk(E_SYM, m), im->name, strlen(im->name));
+                if (out.k == E_NONE)
+                    out = mk(E_EXT, 0);
+            } else {
+                char full[2048];
+                int n = snprintf(full, sizeof full, "%s.%s", abs, im->name);
+                if (n > 0 && (size_t)n < sizeof full)
+                    out = graph__rs_modpath_or_module(c, full, (size_t)n);
+            }
+        } else if (im->kind == GX_IMP_STAR && want) {
+            uint32_t m = graph__rs_find_module(r, abs, strlen(abs));
+            out = m != GRAPH_NONE ? member(c, mk(E_SYM, m), want, wlen) : NONE_ENT;
+        }
+    } else {
+        uint32_t tf = graph__rs_resolve_spec(r, fi, im->module);
+        if (tf == UINT32_MAX || !r->idx->files.v[tf].x)
+            goto done;
+        uint32_t m = r->idx->files.v[tf].module_sym;
+        if (im->kind == GX_IMP_MODULE)
+            out = mk(E_SYM, m);
+        else if (im->kind == GX_IMP_NAME)
+            out = graph__rs_export_lookup(c, m, im->name, strlen(im->name));
+    }
+done:
+    c->depth--;
+    return out;
+}
+
+/* What calling a function gives, from its return annotation. */
+static ent returned(ctx *c, uint32_t fn)
+{
+    rs *r = c->r;
+    const rsym *s = &r->sy[fn];
+    if (s->local < 0 || c->depth > MAX_DEPTH)
+        return NONE_ENT;
+    const gx_sym *x = &xfile(r, s->file)->syms.v[s->local];
+    if (!x->ret)
+        return NONE_ENT;
+    int fail;
+    c->depth++;
+    /* The annotation is written in the function's scope. */
+    ent t = graph__rs_resolve_path(c, fn, x->ret, strlen(x->ret), &fail);
+    c->depth--;
+    if (t.k == E_SYM && is_typeish(r, t.id))
+        return mk(E_INST, t.id);
+    return t.k == E_EXT ? t : NONE_ENT;
+}
+
+static ent resolve_bind(ctx *c, uint32_t num)
+{
+    rs *r = c->r;
+    const gx_bind *b = r->bind[num].b;
+    if (!b->value || c->depth > MAX_DEPTH)
+        return NONE_ENT;
+    /* Binds are resolved in the scope that made them. */
+    uint32_t s = sym_of(r, r->bind[num].file, b->scope);
+    c->depth++;
+    int fail;
+    ent v = graph__rs_resolve_path(c, s, b->value, strlen(b->value), &fail);
+    c->depth--;
+    switch (b->kind) {
+    case GX_BIND_NEW:
+    case GX_BIND_TYPE:
+    case GX_BIND_CALL:
+        if (v.k == E_SYM && is_class(r, v.id))
+            return mk(E_INST, v.id);
+        if (b->kind == GX_BIND_CALL && v.k == E_SYM)
+            return returned(c, v.id);
+        if (v.k == E_EXT)
+            return v;
+        if (b->kind == GX_BIND_TYPE && v.k == E_SYM && is_typeish(r, v.id))
+            return mk(E_INST, v.id);
+        /* new Foo() of a constructor function (JS). */
+        if (b->kind == GX_BIND_NEW && v.k == E_SYM && r->sy[v.id].kind == GRAPH_SYM_FUNCTION)
+            return mk(E_INST, v.id);
+        return NONE_ENT;
+    case GX_BIND_ALIAS:
+        return v;
+    default:
+        return NONE_ENT;
+    }
+}
+
+/* A module's exported name (TS/JS), or its top-level name. */
+ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len)
+{
+    rs *r = c->r;
+    if (c->depth > MAX_DEPTH)
+        return NONE_ENT;
+    c->depth++;
+    ent out = NONE_ENT;
+    uint32_t it;
+    for (uint32_t num = km_get(&r->exports, m, name, len, &it); num != UINT32_MAX;
+         num = km_next(&r->exports, m, name, len, &it)) {
+        const gx_export *e = r->exp[num].e;
+        uint32_t fi = r->exp[num].file;
+        if (e->kind == GX_EXP_NAME && e->local) {
+            int fail;
+            out = graph__rs_resolve_path(c, m, e->local, strlen(e->local), &fail);
+        } else if ((e->kind == GX_EXP_FROM || e->kind == GX_EXP_NS) && e->module) {
+            uint32_t tf = graph__rs_resolve_spec(r, fi, e->module);
+            if (tf != UINT32_MAX && r->idx->files.v[tf].x) {
+                uint32_t tm = r->idx->files.v[tf].module_sym;
+                if (e->kind == GX_EXP_NS)
+                    out = mk(E_SYM, tm);
+                else
+                    out = graph__rs_export_lookup(c, tm, e->local ? e->local : name,
+                                                  e->local ? strlen(e->local) : len);
+            } else {
+                out = mk(E_EXT, 0);
+            }
+        }
+        if (out.k != E_NONE)
+            goto done;
+    }
+    out = member(c, mk(E_SYM, m), name, len);
+    if (out.k != E_NONE)
+        goto done;
+    for (uint32_t k = r->star_first[m]; k < r->star_first[m + 1]; k++) {
+        uint32_t num = r->star[k];
+        if (!(num & 0x80000000u))
+            continue;
+        num &= 0x7fffffffu;
+        uint32_t tf = graph__rs_resolve_spec(r, r->exp[num].file, r->exp[num].e->module);
+        if (tf == UINT32_MAX || !r->idx->files.v[tf].x)
+            continue;
+        out = graph__rs_export_lookup(c, r->idx->files.v[tf].module_sym, name, len);
+        if (out.k == E_SYM || out.k == E_INST || out.k == E_CONST)
+            goto done;
+        out = NONE_ENT;
+    }
+done:
+    c->depth--;
+    return out;
+}
+
+/* Names a scope binds itself (no parents): symbols, imports, constants,
+ * variables. */
+static ent lookup_in(ctx *c, uint32_t s, const char *name, size_t len, bool module_scope)
+{
+    rs *r = c->r;
+    uint32_t v;
+    if (!module_scope) {
+        /* Locals first: parameters and variables shadow outer names. */
+        uint32_t num = km_first(&r->binds, s, name, len);
+        if (num != UINT32_MAX) {
+            /* Prefer a typed binding of the name when there are several. */
+            uint32_t it, best = num;
+            for (uint32_t b = km_get(&r->binds, s, name, len, &it); b != UINT32_MAX;
+                 b = km_next(&r->binds, s, name, len, &it)) {
+                uint8_t k = r->bind[b].b->kind;
+                if (k == GX_BIND_TYPE || k == GX_BIND_NEW) {
+                    best = b;
+                    break;
+                }
+            }
+            return resolve_bind(c, best);
+        }
+    }
+    if ((v = km_first(&r->children, s, name, len)) != UINT32_MAX)
+        return mk(E_SYM, v);
+    if ((v = km_first(&r->imports, s, name, len)) != UINT32_MAX)
+        return graph__rs_resolve_import(c, v, NULL, 0);
+    if ((v = km_first(&r->consts, s, name, len)) != UINT32_MAX)
+        return mk(E_CONST, v);
+    if (module_scope) {
+        uint32_t num = km_first(&r->binds, s, name, len);
+        if (num != UINT32_MAX)
+            return resolve_bind(c, num);
+        /* from x import * */
+        for (uint32_t k = r->star_first[s]; k < r->star_first[s + 1]; k++) {
+            uint32_t imp = r->star[k];
+            if (imp & 0x80000000u)
+                continue;
+            ent e = graph__rs_resolve_import(c, imp, name, len);
+            if (e.k != E_NONE && e.k != E_EXT)
+                return e;
+        }
+    }
+    if (km_first(&r->containers, s, name, len) != UINT32_MAX) {
+        ent e = {E_CONT, s, name, (uint32_t)len};
+        return e;
+    }
+    return NONE_ENT;
+}
+
+static ent resolve_name(ctx *c, uint32_t scope, const char *name, size_t len)
+{
+    rs *r = c->r;
+    uint32_t s = scope;
+    bool first = true;
+    for (int hops = 0; hops < 64 && s != GRAPH_NONE; hops++) {
+        uint8_t k = r->sy[s].kind;
+        /* Class bodies are not visible from inside their methods. */
+        if (first || k != GRAPH_SYM_CLASS) {
+            ent e = lookup_in(c, s, name, len, k == GRAPH_SYM_MODULE);
+            if (e.k != E_NONE)
+                return e;
+            /* A variable bound to something unknown still shadows. */
+            if (km_first(&r->binds, s, name, len) != UINT32_MAX)
+                return NONE_ENT;
+        }
+        first = false;
+        s = r->sy[s].parent;
+    }
+    /* Nothing in scope: a builtin (print, object, Promise) is external. */
+    if (graph__rs_is_builtin(is_python(r, graph__rs_file_of(r, scope)), name, len))
+        return mk(E_EXT, 0);
+    return NONE_ENT;
+}
+
+/* Is the name a variable (a binding, not a definition) in some scope
+ * around `scope`? Calling such a name is not a call to our code by that
+ * name. */
+bool graph__rs_is_variable(const rs *r, uint32_t scope, const char *name, size_t len)
+{
+    for (int hops = 0; hops < 64 && scope != GRAPH_NONE; hops++) {
+        if (km_first(&r->binds, scope, name, len) != UINT32_MAX &&
+            km_first(&r->children, scope, name, len) == UINT32_MAX)
+            return true;
+        scope = r->sy[scope].parent;
+    }
+    return false;
+}
+
+/* Members of a class along its MRO (skip = 1 starts after the class:
+ * super). */
+ent graph__rs_class_member(ctx *c, uint32_t cls, const char *name, size_t len, bool inst, int skip)
+{
+    rs *r = c->r;
+    /* A constructor function (JS) has no MRO: only its own members. */
+    uint32_t self[2] = {cls, UINT32_MAX};
+    const uint32_t *mro = r->mro[cls] ? r->mro[cls] : self;
+    for (int i = skip; mro[i] != UINT32_MAX; i++) {
+        uint32_t k = mro[i];
+        uint32_t v;
+        if ((v = km_first(&r->children, k, name, len)) != UINT32_MAX)
+            return mk(E_SYM, v);
+        if ((v = km_first(&r->consts, k, name, len)) != UINT32_MAX)
+            return mk(E_CONST, v);
+        if ((v = km_first(&r->attrs, k, name, len)) != UINT32_MAX)
+            return resolve_bind(c, v);
+        if ((v = km_first(&r->binds, k, name, len)) != UINT32_MAX)
+            return resolve_bind(c, v);
+    }
+    (void)inst;
+    /* Not defined here: it comes from the library class underneath. */
+    if (r->ext_base && r->ext_base[cls])
+        return mk(E_EXT, 0);
+    return NONE_ENT;
+}
+
+static ent member(ctx *c, ent e, const char *name, size_t len)
+{
+    rs *r = c->r;
+    if (c->depth > MAX_DEPTH)
+        return NONE_ENT;
+    switch (e.k) {
+    case E_SYM: {
+        uint8_t k = r->sy[e.id].kind;
+        if (k == GRAPH_SYM_MODULE) {
+            c->depth++;
+            ent out = lookup_in(c, e.id, name, len, true);
+            if (out.k == E_NONE && !is_python(r, graph__rs_file_of(r, e.id))) {
+                uint32_t it;
+                if (km_get(&r->exports, e.id, name, len, &it) != UINT32_MAX)
+                    out = graph__rs_export_lookup(c, e.id, name, len);
+            }
+            if (out.k == E_NONE && is_python(r, graph__rs_file_of(r, e.id))) {
+                const char *mn = r->idx->files.v[graph__rs_file_of(r, e.id)].modname;
+                char buf[2048];
+                int n = snprintf(buf, sizeof buf, "%s.%.*s", mn, (int)len, name);
+                if (n > 0 && (size_t)n < sizeof buf) {
+                    ent sub = graph__rs_modpath_or_module(c, buf, (size_t)n);
+                    if (sub.k != E_EXT)
+                        out = sub;
+                }
+            }
+            c->depth--;
+            return out;
+        }
+        if (is_class(r, e.id) || k == GRAPH_SYM_ENUM) {
+            c->depth++;
+            ent out = graph__rs_class_member(c, e.id, name, len, false, 0);
+            if (out.k == E_NONE && k == GRAPH_SYM_ENUM) {
+                /* Enum members are constants named "Enum.Member". */
+                char key[512];
+                int kn = snprintf(key, sizeof key, "%s.%.*s", r->sy[e.id].name, (int)len, name);
+                uint32_t v = km_first(&r->consts, e.id, name, len);
+                if (v == UINT32_MAX && kn > 0 && (size_t)kn < sizeof key)
+                    v = km_first(&r->consts, e.id, key, (size_t)kn);
+                if (v == UINT32_MAX && kn > 0 && (size_t)kn < sizeof key &&
+                    r->sy[e.id].parent != GRAPH_NONE)
+                    v = km_first(&r->consts, r->sy[e.id].parent, key, (size_t)kn);
+                if (v != UINT32_MAX)
+                    out = mk(E_CONST, v);
+            }
+            c->depth--;
+            return out;
+        }
+        /* Functions: static members (Foo.helper = function ...). */
+        uint32_t v = km_first(&r->children, e.id, name, len);
+        return v != UINT32_MAX ? mk(E_SYM, v) : NONE_ENT;
+    }
+    case E_INST: {
+        c->depth++;
+        ent out = graph__rs_class_member(c, e.id, name, len, true, 0);
+        c->depth--;
+        return out;
+    }
+    case E_CONT: {
+        char key[1024];
+        int n = snprintf(key, sizeof key, "%.*s.%.*s", (int)e.mplen, e.mp, (int)len, name);
+        if (n < 0 || (size_t)n >= sizeof key)
+            return NONE_ENT;
+        uint32_t v = km_first(&r->children, e.id, key, (size_t)n);
+        return v != UINT32_MAX ? mk(E_SYM, v) : NONE_ENT;
+    }
+    case E_MODPATH: {
+        char buf[2048];
+        int n = snprintf(buf, sizeof buf, "%.*s.%.*s", (int)e.mplen, e.mp, (int)len, name);
+        if (n < 0 || (size_t)n >= sizeof buf)
+            return NONE_ENT;
+        return graph__rs_modpath_or_module(c, buf, (size_t)n);
+    }
+    case E_EXT:
+        return e;
+    default:
+        return NONE_ENT;
+    }
+}
+
+/*
+ * Resolves a reference path from a scope. *fail_at is the number of
+ * components resolved before the result became unknown (so a caller can
+ * tell "unknown receiver" from "unknown name").
+ */
+ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len, int *fail_at)
+{
+    rs *r = c->r;
+    *fail_at = 0;
+    if (c->depth > MAX_DEPTH)
+        return NONE_ENT;
+    const char *p = path, *end = path + len;
+    const char *dot = memchr(p, '.', (size_t)(end - p));
+    size_t n = dot ? (size_t)(dot - p) : (size_t)(end - p);
+    ent e;
+    int super = 0;
+    if (n == 5 && memcmp(p, "@self", 5) == 0) {
+        uint32_t cls = class_of(r, scope);
+        e = cls == GRAPH_NONE ? NONE_ENT : mk(E_INST, cls);
+    } else if (n == 4 && memcmp(p, "@cls", 4) == 0) {
+        uint32_t cls = class_of(r, scope);
+        e = cls == GRAPH_NONE ? NONE_ENT : mk(E_SYM, cls);
+    } else if (n == 6 && memcmp(p, "@super", 6) == 0) {
+        uint32_t cls = class_of(r, scope);
+        e = cls == GRAPH_NONE ? NONE_ENT : mk(E_INST, cls);
+        super = 1;
+    } else if (n == 1 && p[0] == '?') {
+        return NONE_ENT;
+    } else {
+        /* Constants of an object or an enum are named "MESSAGES.notFound"
+         * under their scope: try the first two components as one name. */
+        if (dot) {
+            const char *dot2 = memchr(dot + 1, '.', (size_t)(end - dot - 1));
+            size_t n2 = dot2 ? (size_t)(dot2 - p) : (size_t)(end - p);
+            for (uint32_t s = scope; s != GRAPH_NONE; s = r->sy[s].parent) {
+                uint32_t v = km_first(&r->consts, s, p, n2);
+                if (v != UINT32_MAX) {
+                    *fail_at = 2;
+                    return dot2 ? NONE_ENT : mk(E_CONST, v);
+                }
+            }
+        }
+        c->depth++;
+        e = resolve_name(c, scope, p, n);
+        c->depth--;
+    }
+    int step = 1;
+    while (dot && e.k != E_NONE && e.k != E_EXT) {
+        p = dot + 1;
+        dot = memchr(p, '.', (size_t)(end - p));
+        n = dot ? (size_t)(dot - p) : (size_t)(end - p);
+        if (super) {
+            c->depth++;
+            e = graph__rs_class_member(c, e.id, p, n, true, 1);
+            c->depth--;
+            super = 0;
+            /* super().__init__() above our classes is object's. */
+            if (e.k == E_NONE && n > 4 && p[0] == '_' && p[1] == '_')
+                e = mk(E_EXT, 0);
+        } else {
+            e = member(c, e, p, n);
+        }
+        if (e.k != E_NONE)
+            step++;
+    }
+    if (dot && e.k == E_NONE)
+        *fail_at = step;
+    else if (e.k == E_NONE)
+        *fail_at = step - 1;
+    else
+        *fail_at = step;
+    return e;
+}

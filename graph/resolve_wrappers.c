@@ -1,0 +1,701 @@
+/*
+ * Resolution: logging wrappers.
+ *
+ * A wrapper logs a message its caller passes (see gx_call in graph_int.h):
+ * the log record's text is the caller's argument, so each call to a
+ * wrapper becomes an emit site of the caller, with the caller's template.
+ * A wrapper's "shapes" say where a call passes the message and the level,
+ * and what text the wrapper puts around the message. The direct ones come
+ * from logging calls whose message is a parameter; a function that passes
+ * a parameter on to a wrapper is a wrapper too (found to a fixpoint).
+ * Callees are resolved as any call is, with one more fallback: `x.m(...)`
+ * on a receiver that cannot be resolved goes to the wrapper methods named
+ * m (those of a class named like the receiver attribute, if any: `
+ * self._transport._log` prefers Transport._log; else all of them).
+ */
+#include "resolve_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WRAP_MAX_SHAPES 8   /* per function: more are rare and add little */
+#define WRAP_MAX_TARGETS 16 /* callees of one call */
+#define WRAP_MAX_AFFIX 1024 /* bytes of text a chain of wrappers may add */
+#define WRAP_MAX_ROUNDS 16  /* the chains seen in practice are 2-3 deep */
+
+typedef struct {
+    int32_t msg_pos;    /* where a call passes the message; -1 = by keyword only */
+    const char *msg_kw; /* or under this keyword; NULL = positional only */
+    int32_t lvl_pos;    /* lvl_param: where a call passes the level */
+    const char *lvl_kw;
+    bool lvl_param; /* the level is an argument of the call; else `level` */
+    uint8_t level;
+    const char *pre, *post; /* templates around the caller's message ("" = none) */
+    uint32_t logger;        /* string offset of the logger name; 0 = unknown */
+} wshape;
+
+typedef struct {
+    uint32_t file;
+    const gx_call *c;
+    uint32_t from;           /* calling symbol */
+    uint32_t tfirst, tcount; /* resolved callees in wrap.targets */
+    bool fallback;           /* unresolved `x.m(...)`: wrapper methods named m */
+} wcall;
+
+typedef struct {
+    rs *r;
+    ctx c;
+    core_arena scratch;
+    core_vec(wshape) * shapes; /* per symbol */
+    uint8_t *used;             /* per symbol: some call passes it a message */
+    core_vec(wcall) calls;
+    core_vec(uint32_t) targets;
+} wrap;
+
+static bool is_function(const rs *r, uint32_t s)
+{
+    return r->sy[s].kind == GRAPH_SYM_FUNCTION || r->sy[s].kind == GRAPH_SYM_METHOD;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool shape_eq(const wshape *a, const wshape *b)
+{
+    return a->msg_pos == b->msg_pos && str_eq(a->msg_kw, b->msg_kw) &&
+           a->lvl_param == b->lvl_param && a->lvl_pos == b->lvl_pos &&
+           str_eq(a->lvl_kw, b->lvl_kw) && a->level == b->level && strcmp(a->pre, b->pre) == 0 &&
+           strcmp(a->post, b->post) == 0 && a->logger == b->logger;
+}
+
+/* Adds a shape to s; true if it is new. */
+static bool add_shape(wrap *w, uint32_t s, const wshape *sh)
+{
+    if (sh->msg_pos < 0 && !sh->msg_kw)
+        return false;
+    for (size_t i = 0; i < w->shapes[s].n; i++)
+        if (shape_eq(&w->shapes[s].v[i], sh))
+            return false;
+    if (w->shapes[s].n >= WRAP_MAX_SHAPES)
+        return false;
+    core_vec_push(&w->shapes[s], *sh);
+    return true;
+}
+
+/* a + b + c into the arena ("" for NULL parts); NULL if longer than max. */
+static const char *join3(core_arena *a, const char *x, const char *y, const char *z, size_t max)
+{
+    size_t nx = x ? strlen(x) : 0, ny = y ? strlen(y) : 0, nz = z ? strlen(z) : 0;
+    if (nx + ny + nz > max)
+        return NULL;
+    char *p = core_arena_alloc(a, nx + ny + nz + 1);
+    memcpy(p, x ? x : "", nx);
+    memcpy(p + nx, y ? y : "", ny);
+    memcpy(p + nx + ny, z ? z : "", nz);
+    p[nx + ny + nz] = 0;
+    return p;
+}
+
+/*
+ * The argument of call c that the callee receives at position pos (after
+ * self) or under keyword kw. A `*args` splat covers the positions from its
+ * own on: *shift says how far into it pos is.
+ */
+static const gx_arg *arg_at(const gx_file *x, const gx_call *c, int32_t pos, const char *kw,
+                            int32_t *shift)
+{
+    const gx_arg *splat = NULL;
+    *shift = 0;
+    for (uint32_t i = 0; i < c->nargs; i++) {
+        const gx_arg *a = &x->args.v[c->arg0 + i];
+        if (a->kw) {
+            if (kw && strcmp(a->kw, kw) == 0)
+                return a;
+            continue;
+        }
+        if (pos < 0 || a->pos == UINT32_MAX)
+            continue;
+        if (a->splat) {
+            if (a->pos <= (uint32_t)pos && !splat)
+                splat = a;
+        } else if (a->pos == (uint32_t)pos) {
+            return a;
+        }
+    }
+    if (splat)
+        *shift = pos - (int32_t)splat->pos;
+    return splat;
+}
+
+/* The direct shape of a logging call whose message passes on a parameter. */
+static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
+{
+    rs *r = w->r;
+    const gx_file *x = xfile(r, fi);
+    if (c->msg_arg < 0 || !is_function(r, from))
+        return;
+    const gx_arg *m = &x->args.v[c->arg0 + (uint32_t)c->msg_arg];
+    const gb_emit *em = &r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit];
+    wshape sh = {.msg_pos = m->fwd_pos,
+                 .msg_kw = m->fwd_kw,
+                 .lvl_pos = -1,
+                 .level = em->level,
+                 .pre = m->pre ? m->pre : "",
+                 .post = m->post ? m->post : "",
+                 .logger = em->logger};
+    if (c->level_arg >= 0) {
+        const gx_arg *l = &x->args.v[c->arg0 + (uint32_t)c->level_arg];
+        if (l->fwd && !l->splat) {
+            sh.lvl_param = true;
+            sh.lvl_pos = l->fwd_pos;
+            sh.lvl_kw = l->fwd_kw;
+            sh.level = GRAPH_LEVEL_CUSTOM;
+        }
+    }
+    add_shape(w, from, &sh);
+}
+
+/* Normalised for comparing a receiver name with a class name:
+ * "_transport" and "Transport" both give "transport". */
+static size_t norm_name(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++) {
+        char ch = s[i];
+        if (ch == '_')
+            continue;
+        out[k++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    return k;
+}
+
+/* Is class cls in the MRO of class of? */
+static bool in_mro(const rs *r, uint32_t of, uint32_t cls)
+{
+    if (of == GRAPH_NONE || !r->mro[of])
+        return of == cls;
+    for (const uint32_t *m = r->mro[of]; *m != UINT32_MAX; m++)
+        if (*m == cls)
+            return true;
+    return false;
+}
+
+/* Length of the top-level package part of a symbol's qualname. */
+static size_t top_package(const rs *r, uint32_t s, const char **q)
+{
+    *q = core_strtab_str(&r->g->strs, r->g->syms.v[s].qualname);
+    return strcspn(*q, ".");
+}
+
+/*
+ * The callees of an unresolved `recv.m(...)` made in from: the wrapper
+ * methods named m. When there are several, the nearest kind wins: those
+ * of a class named like recv (`self._transport._log` -> Transport._log),
+ * else of a class whose name starts or ends with it (`client._log` ->
+ * SSHClient._log), else those of the caller's own class and its bases
+ * (`self` seen from a nested function), else those of the caller's
+ * top-level package; else all of them. Only methods of the caller's
+ * language (Python, or TS/JS) count. For TS/JS, whose method names (get,
+ * on, emit) are shared by unrelated classes far more often, only the
+ * first three kinds do.
+ */
+static uint32_t fallback_targets(wrap *w, uint32_t from, const char *callee, uint32_t *out,
+                                 uint32_t cap)
+{
+    rs *r = w->r;
+    size_t mlen;
+    const char *m = graph__rs_last_part(callee, &mlen);
+    const char *end = m - 1; /* the dot before m */
+    const char *rb = end;
+    while (rb > callee && rb[-1] != '.')
+        rb--;
+    char want[64], got[64];
+    size_t wn = norm_name(rb, (size_t)(end - rb), want, sizeof want);
+    uint32_t own_cls = class_of(r, from);
+    const char *fq;
+    size_t fpl = top_package(r, from, &fq);
+    bool py = is_python(r, graph__rs_file_of(r, from));
+    uint32_t best = py ? 0 : 2, n = 0;
+    uint32_t it;
+    for (uint32_t s = core_smap_get(&r->methods, m, mlen, &it); s != UINT32_MAX;
+         s = core_smap_next(&r->methods, m, mlen, &it)) {
+        if (!w->shapes[s].n || is_python(r, graph__rs_file_of(r, s)) != py)
+            continue;
+        uint32_t cls = r->sy[s].parent;
+        const char *cn = cls != GRAPH_NONE ? r->sy[cls].name : "";
+        size_t gn = norm_name(cn, strlen(cn), got, sizeof got);
+        const char *sq;
+        size_t spl = top_package(r, s, &sq);
+        bool affix = wn >= 3 && gn >= wn &&
+                     (memcmp(want, got, wn) == 0 || memcmp(want, got + gn - wn, wn) == 0);
+        uint32_t tier = affix && gn == wn                                  ? 4
+                        : affix                                            ? 3
+                        : own_cls != GRAPH_NONE && in_mro(r, own_cls, cls) ? 2
+                        : spl == fpl && memcmp(sq, fq, fpl) == 0           ? 1
+                                                                           : 0;
+        if (tier < best)
+            continue;
+        if (tier > best) {
+            best = tier;
+            n = 0;
+        }
+        if (n < cap)
+            out[n++] = s;
+    }
+    return n;
+}
+
+/* Resolves the callee of every recorded call that is not a logging call
+ * itself (those seed the shapes; a candidate site seeds them and may be a
+ * call of a wrapper too). */
+static void wrap_targets(wrap *w)
+{
+    rs *r = w->r;
+    for (size_t fi = 0; fi < r->idx->files.n; fi++) {
+        const gx_file *x = r->idx->files.v[fi].x;
+        if (!x)
+            continue;
+        for (size_t k = 0; k < x->calls.n; k++) {
+            const gx_call *c = &x->calls.v[k];
+            wcall wc = {(uint32_t)fi,           c, sym_of(r, (uint32_t)fi, c->from),
+                        (uint32_t)w->targets.n, 0, false};
+            if (c->emit >= 0) {
+                seed_shape(w, (uint32_t)fi, c, wc.from);
+                if (r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit].kind != GRAPH_EMIT_CALL)
+                    continue;
+            }
+            int fail;
+            w->c.depth = 0;
+            ent e = graph__rs_resolve_path(&w->c, wc.from, c->callee, strlen(c->callee), &fail);
+            core_arena_reset(&w->scratch);
+            size_t mlen;
+            const char *m = graph__rs_last_part(c->callee, &mlen);
+            bool self_call = strncmp(c->callee, "@self.", 6) == 0;
+            uint32_t ov[WRAP_MAX_TARGETS], nov = 0;
+            if (e.k == E_SYM && is_function(r, e.id)) {
+                core_vec_push(&w->targets, e.id);
+                if (self_call && r->sy[e.id].kind == GRAPH_SYM_METHOD) {
+                    uint32_t cls = class_of(r, wc.from);
+                    if (cls != GRAPH_NONE)
+                        graph__rs_collect_overrides(r, cls, m, mlen, ov, &nov, WRAP_MAX_TARGETS, 0);
+                }
+            } else if (e.k == E_NONE && self_call && !strchr(c->callee + 6, '.')) {
+                uint32_t cls = class_of(r, wc.from);
+                if (cls != GRAPH_NONE)
+                    graph__rs_collect_overrides(r, cls, m, mlen, ov, &nov, WRAP_MAX_TARGETS, 0);
+            }
+            for (uint32_t i = 0; i < nov; i++)
+                if (!(w->targets.n > wc.tfirst && w->targets.v[wc.tfirst] == ov[i]))
+                    core_vec_push(&w->targets, ov[i]);
+            wc.tcount = (uint32_t)(w->targets.n - wc.tfirst);
+            /*
+             * The fallback is for receivers of unknown type. self's own
+             * methods are known (self.m() that resolves to nothing comes
+             * from a base outside the repository). An attribute of self
+             * holding something from outside the repository may still be
+             * one of ours (self.transport = weakref.proxy(transport)); a
+             * module's attribute may not.
+             */
+            const char *dot = strchr(c->callee, '.');
+            bool own = c->callee[0] == '@' && dot && dot == m - 1;
+            bool from_self = strncmp(c->callee, "@self.", 6) == 0 ||
+                             strncmp(c->callee, "@cls.", 5) == 0 || c->callee[0] == '?';
+            wc.fallback = wc.tcount == 0 && dot && !own &&
+                          (e.k == E_NONE || (e.k == E_EXT && from_self)) &&
+                          !(mlen > 4 && m[0] == '_' && m[1] == '_');
+            core_vec_push(&w->calls, wc);
+        }
+    }
+}
+
+/* The callees of a call: resolved ones, or the fallback. */
+static uint32_t wcall_targets(wrap *w, const wcall *wc, uint32_t *out)
+{
+    if (wc->fallback)
+        return fallback_targets(w, wc->from, wc->c->callee, out, WRAP_MAX_TARGETS);
+    uint32_t n = wc->tcount < WRAP_MAX_TARGETS ? wc->tcount : WRAP_MAX_TARGETS;
+    if (n)
+        memcpy(out, w->targets.v + wc->tfirst, n * sizeof *out);
+    return n;
+}
+
+/* The level a call gives a wrapper of shape sh: fixed, or its argument. */
+static uint8_t call_level(const gx_file *x, const gx_call *c, const wshape *sh)
+{
+    if (!sh->lvl_param)
+        return sh->level;
+    int32_t shift;
+    const gx_arg *l = arg_at(x, c, sh->lvl_pos, sh->lvl_kw, &shift);
+    return l && l->level != GRAPH_LEVEL_NONE ? l->level : (uint8_t)GRAPH_LEVEL_CUSTOM;
+}
+
+/* One round: callers that pass a parameter on to a wrapper become
+ * wrappers. True if any shape was added. */
+static bool wrap_round(wrap *w)
+{
+    rs *r = w->r;
+    bool changed = false;
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        if (!is_function(r, wc->from))
+            continue;
+        const gx_file *x = xfile(r, wc->file);
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        for (uint32_t k = 0; k < nt; k++) {
+            for (size_t j = 0; j < w->shapes[t[k]].n; j++) {
+                wshape s = w->shapes[t[k]].v[j];
+                int32_t shift;
+                const gx_arg *m = arg_at(x, wc->c, s.msg_pos, s.msg_kw, &shift);
+                if (!m || !m->fwd)
+                    continue;
+                wshape d = {.msg_pos = m->fwd_pos < 0 ? -1 : m->fwd_pos + shift,
+                            .msg_kw = m->splat ? NULL : m->fwd_kw,
+                            .lvl_pos = -1,
+                            .level = s.level,
+                            .logger = s.logger};
+                d.pre = join3(&r->arena, s.pre, m->pre, NULL, WRAP_MAX_AFFIX);
+                d.post = join3(&r->arena, m->post, s.post, NULL, WRAP_MAX_AFFIX);
+                if (!d.pre || !d.post)
+                    continue;
+                if (s.lvl_param) {
+                    int32_t ls;
+                    const gx_arg *l = arg_at(x, wc->c, s.lvl_pos, s.lvl_kw, &ls);
+                    if (l && l->fwd) {
+                        d.lvl_param = true;
+                        d.lvl_pos = l->fwd_pos < 0 ? -1 : l->fwd_pos + ls;
+                        d.lvl_kw = l->splat ? NULL : l->fwd_kw;
+                        d.level = GRAPH_LEVEL_CUSTOM;
+                    } else {
+                        d.level = call_level(x, wc->c, &s);
+                    }
+                }
+                changed |= add_shape(w, wc->from, &d);
+            }
+        }
+    }
+    return changed;
+}
+
+/* A template cut to GRAPH_TEMPLATE_MAX (at a character boundary, without
+ * half of a "%%"); true if it was cut. */
+static bool cut_template(char *s)
+{
+    size_t n = strlen(s);
+    if (n <= GRAPH_TEMPLATE_MAX)
+        return false;
+    n = core_utf8_valid_prefix(s, GRAPH_TEMPLATE_MAX);
+    size_t pct = 0;
+    while (pct < n && s[n - 1 - pct] == '%')
+        pct++;
+    if (pct % 2)
+        n--;
+    s[n] = 0;
+    return true;
+}
+
+/* Whether an argument names a string constant of ours (resolved from the
+ * calling symbol). */
+static bool names_constant(wrap *w, const wcall *wc, const gx_arg *m)
+{
+    if (!m->ref)
+        return false;
+    int fail;
+    w->c.depth = 0;
+    ent e = graph__rs_resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
+    core_arena_reset(&w->scratch);
+    return e.k == E_CONST;
+}
+
+/* Does a call pass message text where a wrapper logs its parameter: a
+ * literal, a constant, or a parameter of a caller that is itself a
+ * wrapper used so? A path or a count passed to a function that logs it
+ * ("Enter the directory: ${dir}", or its own recursive call) is data, and
+ * the function no wrapper. */
+static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const gx_arg *m)
+{
+    if (!m || wc->from == target)
+        return false;
+    if (m->tmpl)
+        return true;
+    if (m->fwd)
+        return w->used[wc->from] != 0;
+    return names_constant(w, wc, m);
+}
+
+/* Marks the wrappers some call passes a message to; again while that
+ * finds more (a wrapper calling a wrapper). */
+static void wrap_used(wrap *w)
+{
+    bool changed = true;
+    for (int round = 0; changed && round < WRAP_MAX_ROUNDS; round++) {
+        changed = false;
+        for (size_t i = 0; i < w->calls.n; i++) {
+            const wcall *wc = &w->calls.v[i];
+            const gx_file *x = xfile(w->r, wc->file);
+            uint32_t t[WRAP_MAX_TARGETS];
+            uint32_t nt = wcall_targets(w, wc, t);
+            for (uint32_t k = 0; k < nt; k++) {
+                for (size_t j = 0; j < w->shapes[t[k]].n && !w->used[t[k]]; j++) {
+                    const wshape *s = &w->shapes[t[k]].v[j];
+                    int32_t shift;
+                    const gx_arg *m = arg_at(x, wc->c, s->msg_pos, s->msg_kw, &shift);
+                    if (passes_message(w, wc, t[k], m)) {
+                        w->used[t[k]] = 1;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The emit sites of the calls that pass a message to a wrapper. */
+static void wrap_emit(wrap *w)
+{
+    rs *r = w->r;
+    gb_graph *g = r->g;
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        const gx_file *x = xfile(r, wc->file);
+        const gx_call *c = wc->c;
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        size_t first = g->emits.n;
+        for (uint32_t k = 0; k < nt; k++) {
+            /* A callee no message reaches is no wrapper: its calls are
+             * not sites (a number passed to it is data). */
+            if (!w->used[t[k]])
+                continue;
+            for (size_t j = 0; j < w->shapes[t[k]].n; j++) {
+                const wshape *s = &w->shapes[t[k]].v[j];
+                int32_t shift;
+                const gx_arg *m = arg_at(x, c, s->msg_pos, s->msg_kw, &shift);
+                if (!m || !(m->tmpl || m->ref))
+                    continue;
+                /*
+                 * A parameter passed on has its sites at the callers. With
+                 * text of its own (TS: `user ${id} signed in`) it is a
+                 * site here too, unless it only decorates what callers
+                 * pass (`[say] ${text}`, text on one side) and callers
+                 * were found: then, as for a wrapper's own logging call
+                 * (wrap_drop_generic), those sites stand for it.
+                 */
+                if (m->fwd && w->used[wc->from] && (!m->pre || !m->post))
+                    continue;
+                bool affix = s->pre[0] || s->post[0];
+                gb_emit o = {0};
+                o.symbol = wc->from;
+                o.line = c->line;
+                o.kind = GRAPH_EMIT_LOG;
+                o.level = call_level(x, c, s);
+                o.logger = s->logger;
+                o.nargs = m->nafter;
+                o.flags = m->flags | GRAPH_EF_WRAPPER;
+                o.style = m->style;
+                o.ref_const = GRAPH_NONE;
+                const char *tmpl = m->tmpl;
+                if (m->ref) {
+                    int fail;
+                    w->c.depth = 0;
+                    ent e = graph__rs_resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
+                    core_arena_reset(&w->scratch);
+                    uint32_t cid = e.k == E_CONST ? e.id : GRAPH_NONE;
+                    if (affix) {
+                        /* The text around the constant is known only with
+                         * the constant's own text. */
+                        if (cid == GRAPH_NONE || !g->emits.v[cid].tmpl)
+                            continue;
+                        tmpl = core_strtab_str(&g->strs, g->emits.v[cid].tmpl);
+                    } else {
+                        o.ref = core_strtab_intern(&g->strs, m->ref, strlen(m->ref));
+                        o.ref_const = cid;
+                    }
+                }
+                if (tmpl) {
+                    char *full = (char *)join3(&w->scratch, s->pre, tmpl, s->post, SIZE_MAX);
+                    if (cut_template(full))
+                        o.flags |= GRAPH_EF_TRUNCATED;
+                    o.tmpl = core_strtab_intern(&g->strs, full, strlen(full));
+                    core_arena_reset(&w->scratch);
+                    if (affix)
+                        o.style = GRAPH_STYLE_CONCAT;
+                }
+                size_t mlen;
+                const char *meth = graph__rs_last_part(c->callee, &mlen);
+                size_t rlen = meth > c->callee ? (size_t)(meth - c->callee) - 1 : 0;
+                o.receiver = core_strtab_intern(&g->strs, c->callee, rlen);
+                o.method = core_strtab_intern(&g->strs, meth, mlen);
+                /* Several callees may give the same site. */
+                bool dup = false;
+                for (size_t e = first; e < g->emits.n && !dup; e++) {
+                    const gb_emit *p = &g->emits.v[e];
+                    dup = p->tmpl == o.tmpl && p->ref == o.ref && p->level == o.level &&
+                          p->logger == o.logger;
+                }
+                if (dup)
+                    continue;
+                core_vec_push(&g->emits, o);
+                g->syms.v[wc->from].flags |= GRAPH_SF_LOGS;
+                if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
+                    g->syms.v[wc->from].flags |= GRAPH_SF_LOGS_DYNAMIC;
+            }
+        }
+    }
+}
+
+/*
+ * A wrapper's own logging call has the caller's message as (part of) its
+ * message: its template, if any ("[chan %s] %s"), matches every message
+ * the wrapper logs and names the wrapper, never the caller. When calls
+ * to the wrapper were found, the sites at the calls stand for it.
+ */
+static void wrap_drop_generic(wrap *w)
+{
+    rs *r = w->r;
+    for (size_t fi = 0; fi < r->idx->files.n; fi++) {
+        const gx_file *x = r->idx->files.v[fi].x;
+        if (!x)
+            continue;
+        for (size_t k = 0; k < x->calls.n; k++) {
+            const gx_call *c = &x->calls.v[k];
+            if (c->emit < 0 || !w->used[sym_of(r, (uint32_t)fi, c->from)])
+                continue;
+            gb_emit *em = &r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit];
+            if (em->tmpl) {
+                em->tmpl = 0;
+                em->style = GRAPH_STYLE_DYNAMIC;
+                /* What it logs is its callers' text. */
+                r->g->syms.v[em->symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
+            }
+        }
+    }
+}
+
+/*
+ * Functions that log a non-literal message that may be their callers'
+ * text: one whose logging call passes on a parameter (a wrapper's shape,
+ * whether or not a call was seen to pass it text), or one to which some
+ * call passes message-like text (a literal with a space or a hole in it,
+ * or a constant) though how it makes its message of it is not known
+ * (`_pre(self, msg)`, `msg % args` first). One no call passes text to,
+ * and whose message is no parameter, logs a message of its own making.
+ */
+static void wrap_takes_text(wrap *w)
+{
+    rs *r = w->r;
+    gb_graph *g = r->g;
+    for (uint32_t s = 0; s < r->nsym; s++)
+        if (w->shapes[s].n > 0 && (g->syms.v[s].flags & GRAPH_SF_LOGS_DYNAMIC))
+            g->syms.v[s].flags |= GRAPH_SF_TAKES_TEXT;
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        const gx_file *x = xfile(r, wc->file);
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        for (uint32_t k = 0; k < nt; k++) {
+            uint32_t *fl = &g->syms.v[t[k]].flags;
+            if (t[k] == wc->from || !(*fl & GRAPH_SF_LOGS_DYNAMIC) || (*fl & GRAPH_SF_TAKES_TEXT))
+                continue;
+            for (uint32_t a = 0; a < wc->c->nargs; a++) {
+                const gx_arg *m = &x->args.v[wc->c->arg0 + a];
+                bool text = m->tmpl ? strchr(m->tmpl, ' ') || m->style != GRAPH_STYLE_PLAIN
+                                    : names_constant(w, wc, m);
+                if (text) {
+                    *fl |= GRAPH_SF_TAKES_TEXT;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Where (symbol, line) a call reaches a logging wrapper. */
+static uint64_t call_key(uint32_t symbol, uint32_t line)
+{
+    return core_hash_u64(((uint64_t)symbol << 32) | line) >> 1;
+}
+
+/* A call that reaches a wrapper is no candidate of its own: the wrapper
+ * says what it logs (a site of the caller, or none when the call only
+ * passes its own caller's message on). */
+static void wrap_drop_candidates(wrap *w)
+{
+    gb_graph *g = w->r->g;
+    core_map at = {0};
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        bool wrapper = false;
+        for (uint32_t k = 0; k < nt && !wrapper; k++)
+            wrapper = w->shapes[t[k]].n > 0;
+        if (wrapper)
+            *core_map_put(&at, call_key(wc->from, wc->c->line), NULL) = 1;
+    }
+    for (size_t i = 0; i < g->emits.n; i++) {
+        gb_emit *e = &g->emits.v[i];
+        if (e->kind == GRAPH_EMIT_CALL && core_map_get(&at, call_key(e->symbol, e->line))) {
+            e->style = GRAPH_STYLE_NONE;
+            e->tmpl = 0;
+        }
+    }
+    core_map_free(&at);
+}
+
+/* Drops the candidates wrap_drop_candidates emptied, renumbering the
+ * constant references (after everything that indexes emits by file). */
+static void compact_emits(rs *r)
+{
+    gb_graph *g = r->g;
+    uint32_t *to = core_xmalloc((g->emits.n ? g->emits.n : 1) * sizeof *to);
+    size_t n = 0;
+    for (size_t i = 0; i < g->emits.n; i++) {
+        const gb_emit *e = &g->emits.v[i];
+        bool gone = e->kind == GRAPH_EMIT_CALL && e->style == GRAPH_STYLE_NONE;
+        to[i] = gone ? GRAPH_NONE : (uint32_t)n;
+        if (!gone)
+            g->emits.v[n++] = *e;
+    }
+    g->emits.n = n;
+    for (size_t i = 0; i < n; i++) {
+        gb_emit *e = &g->emits.v[i];
+        if (e->ref_const != GRAPH_NONE)
+            e->ref_const = to[e->ref_const];
+    }
+    free(to);
+}
+
+/* Emit sites at the calls of logging wrappers; after graph__rs_resolve_refs(),
+ * whose emits they join. */
+void graph__rs_resolve_wrappers(rs *r)
+{
+    wrap w;
+    memset(&w, 0, sizeof w);
+    w.r = r;
+    core_arena_init(&w.scratch, 0);
+    w.c = (ctx){r, 0, &w.scratch};
+    w.shapes = core_xcalloc(r->nsym + 1, sizeof *w.shapes);
+    w.used = core_xcalloc(r->nsym + 1, 1);
+    wrap_targets(&w);
+    for (int round = 0; round < WRAP_MAX_ROUNDS && wrap_round(&w); round++)
+        ;
+    wrap_used(&w);
+    for (uint32_t s = 0; s < r->nsym; s++)
+        if (w.used[s])
+            r->g->syms.v[s].flags |= GRAPH_SF_WRAPPER;
+    wrap_emit(&w);
+    wrap_drop_candidates(&w);
+    wrap_drop_generic(&w);
+    wrap_takes_text(&w);
+    compact_emits(r);
+    for (uint32_t s = 0; s < r->nsym; s++)
+        core_vec_free(&w.shapes[s]);
+    free(w.shapes);
+    free(w.used);
+    core_vec_free(&w.calls);
+    core_vec_free(&w.targets);
+    core_arena_free(&w.scratch);
+}

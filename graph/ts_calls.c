@@ -1,0 +1,434 @@
+/*
+ * TypeScript/JavaScript extraction: calls. What a call is to the graph
+ * (graph__ts_call(): its callee, its emit site), and the calls that may
+ * reach a logging wrapper.
+ *
+ * As in the Python extractor: whether a callee logs what it is passed is
+ * known only after resolution, so calls record what each argument would
+ * give a wrapper as its message or level (gx_call, gx_arg), and logging
+ * calls whose message passes on a parameter of the enclosing function
+ * record which parameter, and the text around it.
+ */
+#include "ts_int.h"
+
+#include <string.h>
+
+/* The level an argument names: 'warn', INFO, Level.INFO, LogLevel.Warn,
+ * levels.DEBUG; NONE if none. */
+static graph_level arg_level(tx *x, TSNode e)
+{
+    TSNode word = e;
+    switch (ty(x, e)) {
+    case N_STRING: {
+        if (ts_node_end_byte(e) - ts_node_start_byte(e) > 18)
+            return GRAPH_LEVEL_NONE;
+        size_t n;
+        const char *s = graph__ts_decode_string(x, e, &n);
+        return s ? graph__level_of_word(s, n) : GRAPH_LEVEL_NONE;
+    }
+    case N_IDENTIFIER:
+        if (!graph__ts_node_const_like(x, e))
+            return GRAPH_LEVEL_NONE;
+        break;
+    case N_MEMBER_EXPRESSION: {
+        /* An enum's or a table's member: Level.INFO, LogLevel.Warn. */
+        TSNode obj = fld(x, e, F_OBJECT);
+        word = fld(x, e, F_PROPERTY);
+        if (ty(x, obj) != N_IDENTIFIER || empty_node(word))
+            return GRAPH_LEVEL_NONE;
+        char c0 = x->src[ts_node_start_byte(obj)];
+        if (!(c0 >= 'A' && c0 <= 'Z') && !graph__ts_node_const_like(x, word))
+            return GRAPH_LEVEL_NONE;
+        break;
+    }
+    default:
+        return GRAPH_LEVEL_NONE;
+    }
+    uint32_t a = ts_node_start_byte(word), b = ts_node_end_byte(word);
+    return graph__level_of_word(x->src + a, b - a);
+}
+
+/* A message held in a constant (MSG, MESSAGES.notFound, Texts.OPENED):
+ * its path; else NULL. */
+static const char *const_ref(tx *x, TSNode e)
+{
+    TSNode last = e, first = e;
+    if (ty(x, e) == N_MEMBER_EXPRESSION) {
+        last = fld(x, e, F_PROPERTY);
+        for (int i = 0; i < 16 && ty(x, first) == N_MEMBER_EXPRESSION; i++)
+            first = fld(x, first, F_OBJECT);
+    } else if (ty(x, e) != N_IDENTIFIER) {
+        return NULL;
+    }
+    if (empty_node(last) || ty(x, first) != N_IDENTIFIER ||
+        !(graph__ts_node_const_like(x, last) || graph__ts_node_const_like(x, first)))
+        return NULL;
+    return graph__ts_path_of(x, e, 0);
+}
+
+/* The template of a message argument (util.format's reading when
+ * arguments follow it) into out; false if it has no literal text. */
+static NOINLINE bool arg_template(tx *x, TSNode e, gx_arg *out, int depth)
+{
+    uint32_t avail = out->nafter;
+    x->directives = 0;
+    graph__tmpl_clear(&x->tmpl);
+    msg_info mi = graph__ts_build_message(x, e, avail ? M_UTIL : M_LITERAL, &avail, depth + 1);
+    if (mi.style == GRAPH_STYLE_PLAIN && x->directives)
+        mi.style = GRAPH_STYLE_PERCENT;
+    uint32_t flags = 0;
+    const char *tm = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    switch (mi.style) {
+    case GRAPH_STYLE_PLAIN:
+    case GRAPH_STYLE_PERCENT:
+    case GRAPH_STYLE_TEMPLATE:
+    case GRAPH_STYLE_CONCAT:
+        if (!tm)
+            return false;
+        out->tmpl = tm;
+        out->style = (uint8_t)mi.style;
+        out->flags |= flags;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* `... ${msg} ...` with one parameter among the substitutions: passed on
+ * with the text around it. */
+static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg *out, int depth)
+{
+    const ts_param *p = NULL;
+    TSNode at = gx_null();
+    TSTreeCursor *c = kids(x, depth, t);
+    if (!c)
+        return false;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+            continue;
+        const ts_param *q = graph__ts_param_named(x, sc, unwrap(x, ts_node_named_child(ch, 0)));
+        if (!q || q->rest)
+            continue;
+        if (p)
+            return false; /* two parameters: no single message */
+        p = q;
+        at = ch;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (!p)
+        return false;
+    uint32_t a, b;
+    graph__ts_string_raw(x, t, &a, &b);
+    uint32_t pos = a;
+    graph__tmpl_clear(&x->tmpl);
+    c = kids(x, depth, t);
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+            continue;
+        uint32_t cs = ts_node_start_byte(ch), ce = ts_node_end_byte(ch);
+        if (cs > pos)
+            graph__ts_put_raw(x, pos, cs < b ? cs : b, M_LITERAL, NULL);
+        if (ts_node_eq(ch, at))
+            out->pre = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+        else
+            graph__tmpl_hole(&x->tmpl);
+        if (ce > pos)
+            pos = ce;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (b > pos)
+        graph__ts_put_raw(x, pos, b, M_LITERAL, NULL);
+    out->post = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+    out->fwd = true;
+    out->fwd_pos = p->pos;
+    return true;
+}
+
+/* `"[app] " + msg + ...` with one parameter among the operands. */
+static NOINLINE bool split_concat(tx *x, TSNode e, const ts_scope *sc, gx_arg *out, int depth)
+{
+    TSNode ops[PLUS_MAX];
+    uint32_t k = graph__ts_plus_operands(x, e, ops, PLUS_MAX), at = UINT32_MAX;
+    const ts_param *p = NULL;
+    for (uint32_t i = 0; i < k; i++) {
+        const ts_param *q = graph__ts_param_named(x, sc, ops[i]);
+        if (!q || q->rest)
+            continue;
+        if (p)
+            return false;
+        p = q;
+        at = i;
+    }
+    if (!p)
+        return false;
+    graph__tmpl_clear(&x->tmpl);
+    for (uint32_t i = 0; i < k; i++) {
+        unsigned t = ty(x, ops[i]);
+        if (i == at)
+            out->pre = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+        else if (t == N_STRING)
+            graph__ts_put_string(x, ops[i], M_LITERAL, NULL);
+        else if (t == N_TEMPLATE_STRING)
+            graph__ts_put_template(x, ops[i], M_LITERAL, NULL, depth + 1);
+        else if (is_plus(x, ops[i]) && graph__ts_stringish(x, ops[i], 1))
+            graph__ts_put_concat(x, ops[i], M_LITERAL, NULL, 1, depth + 1);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    out->post = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+    out->fwd = true;
+    out->fwd_pos = p->pos;
+    return true;
+}
+
+/* `util.format(...)` / `format(...)`, by the callee's last name only. */
+static bool format_call(tx *x, TSNode call)
+{
+    TSNode fn = fld(x, call, F_FUNCTION);
+    if (ty(x, fn) == N_MEMBER_EXPRESSION)
+        fn = fld(x, fn, F_PROPERTY);
+    return !empty_node(fn) && text_eq(x, fn, "format");
+}
+
+/*
+ * What one argument of a call would give a wrapper as its message (or
+ * level). out->pos, nafter and splat are set by the caller. Returns false
+ * when the argument is of no interest.
+ */
+static NOINLINE bool classify_arg(tx *x, TSNode a, gx_arg *out, const ts_scope *sc, int depth)
+{
+    out->fwd_pos = -1;
+    if (out->splat) {
+        /* ...args passed on: the enclosing function's own ...args. */
+        const ts_param *p = graph__ts_param_named(x, sc, unwrap(x, ts_node_named_child(a, 0)));
+        if (!p || !p->rest)
+            return false;
+        out->fwd = true;
+        out->fwd_pos = p->pos;
+        return true;
+    }
+    TSNode e = unwrap(x, a);
+    switch (ty(x, e)) {
+    case N_IDENTIFIER: {
+        const ts_param *p = graph__ts_param_named(x, sc, e);
+        if (p) {
+            if (p->rest)
+                return false;
+            out->fwd = true;
+            out->fwd_pos = p->pos;
+            return true;
+        }
+    }
+        /* fall through */
+    case N_MEMBER_EXPRESSION:
+        out->level = (uint8_t)arg_level(x, e);
+        if (out->level != GRAPH_LEVEL_NONE)
+            return true;
+        out->ref = const_ref(x, e);
+        out->style = GRAPH_STYLE_REF;
+        return out->ref != NULL;
+    case N_STRING:
+        out->level = (uint8_t)arg_level(x, e);
+        return arg_template(x, e, out, depth) || out->level != GRAPH_LEVEL_NONE;
+    /*
+     * `user ${id} signed in` in signIn(id) is a message of its own, and
+     * passes id on too: both are kept (a site at this call, and signIn a
+     * wrapper for the callers that pass a string).
+     */
+    case N_TEMPLATE_STRING: {
+        bool fwd = split_template(x, e, sc, out, depth + 1);
+        return arg_template(x, e, out, depth) || fwd;
+    }
+    case N_BINARY_EXPRESSION: {
+        if (!is_plus(x, e))
+            return false;
+        bool fwd = split_concat(x, e, sc, out, depth + 1);
+        return (graph__ts_stringish(x, e, 0) && arg_template(x, e, out, depth)) || fwd;
+    }
+    case N_CALL_EXPRESSION:
+        return format_call(x, e) && arg_template(x, e, out, depth);
+    default:
+        return false;
+    }
+}
+
+enum { CALL_ARGS_MAX = 32 };
+
+/* Records a call that may reach a logging wrapper, with the arguments of
+ * interest (see gx_call); nothing if none is. */
+NOINLINE void graph__ts_record_call(tx *x, TSNode call, const char *callee, const ts_scope *sc,
+                                    int depth)
+{
+    TSNode args = fld(x, call, F_ARGUMENTS);
+    if (ty(x, args) != N_ARGUMENTS || !ts_node_named_child_count(args) ||
+        strcmp(callee, "@super.constructor") == 0)
+        return;
+    TSNode nodes[CALL_ARGS_MAX];
+    gx_arg meta[CALL_ARGS_MAX];
+    uint32_t n = 0, npositional = 0;
+    bool after_splat = false;
+    TSTreeCursor *c = kids(x, depth, args);
+    bool more = c != NULL;
+    for (; more && n < CALL_ARGS_MAX; more = ts_tree_cursor_goto_next_sibling(c)) {
+        TSNode a = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(a) || ty(x, a) == N_COMMENT)
+            continue;
+        gx_arg m;
+        memset(&m, 0, sizeof m);
+        m.splat = ty(x, a) == N_SPREAD_ELEMENT;
+        m.pos = after_splat ? UINT32_MAX : npositional;
+        after_splat |= m.splat;
+        /* nafter is filled in below, once the count is known. */
+        m.nafter = ++npositional;
+        nodes[n] = a;
+        meta[n++] = m;
+    }
+    size_t first = x->f->args.n;
+    bool useful = false;
+    for (uint32_t i = 0; i < n; i++) {
+        gx_arg *m = &meta[i];
+        m->nafter = npositional - m->nafter;
+        if (!classify_arg(x, nodes[i], m, sc, depth + 1))
+            continue;
+        useful |= m->tmpl || m->ref || m->fwd;
+        core_vec_push(&x->f->args, *m);
+    }
+    if (!useful) {
+        x->f->args.n = first;
+        return;
+    }
+    gx_call rc = {.callee = callee,
+                  .from = sc->sym,
+                  .emit = -1,
+                  .msg_arg = -1,
+                  .level_arg = -1,
+                  .line = gx_line(call),
+                  .arg0 = (uint32_t)first,
+                  .nargs = (uint32_t)(x->f->args.n - first)};
+    core_vec_push(&x->f->calls, rc);
+}
+
+/*
+ * Records a logging call whose message passes on a parameter of the
+ * enclosing function, which makes that function a wrapper (`emit` is the
+ * emit the call made, pl its plan). The message is the first argument
+ * from the plan's on (after pino's merging object), or, after a title
+ * (`log.silly('db', msg)`, `console.log('[db]', ...parts)`), the last.
+ * A parameter among a format's arguments (`log.warn('%s is deprecated',
+ * key)`) is data, as in Python: the function is not a wrapper.
+ */
+NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
+                                         const emit_plan *pl, int32_t emit, const ts_scope *sc,
+                                         int depth)
+{
+    if (!sc->nparams || pl->kind != GRAPH_EMIT_LOG || pl->how == H_NAME || pl->how == H_OBJECT)
+        return;
+    TSNode av[ARGS_MAX];
+    uint32_t na = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
+    if (na > ARGS_MAX)
+        return;
+    uint32_t s = pl->msg_index;
+    if (s >= na)
+        return;
+    /* pino: (mergingObject, 'message %s', ...), read as make_emit does. */
+    if (pl->how == H_LOGGER && na - s >= 2 &&
+        (ty(x, unwrap(x, av[s])) == N_OBJECT ||
+         (!graph__ts_stringish(x, av[s], 0) && ty(x, av[s]) != N_SPREAD_ELEMENT &&
+          graph__ts_stringish(x, av[s + 1], 0))))
+        s++;
+    gx_arg m;
+    memset(&m, 0, sizeof m);
+    m.splat = ty(x, av[s]) == N_SPREAD_ELEMENT;
+    m.nafter = na - s - 1;
+    if (!classify_arg(x, av[s], &m, sc, depth + 1) || !m.fwd) {
+        /* A title, then the parameter: "title msg". */
+        TSNode t = unwrap(x, av[s]);
+        if (na - s != 2 || ty(x, t) != N_STRING)
+            return;
+        size_t tl;
+        const char *title = graph__ts_decode_string(x, t, &tl);
+        /* A title is one word ('db', '[db]'); a sentence is the
+         * message, and the parameter after it data util.format appends
+         * ('items to be sent', batch). */
+        if (!title || graph__ts_has_util_directive(title, tl) || memchr(title, ' ', tl))
+            return;
+        memset(&m, 0, sizeof m);
+        m.splat = ty(x, av[s + 1]) == N_SPREAD_ELEMENT;
+        TSNode v = m.splat ? av[s + 1] : unwrap(x, av[s + 1]);
+        if (!(m.splat || ty(x, v) == N_IDENTIFIER) || !classify_arg(x, v, &m, sc, depth + 1) ||
+            !m.fwd)
+            return;
+        graph__tmpl_clear(&x->tmpl);
+        if (tl) {
+            graph__ts_put_string(x, t, M_LITERAL, NULL);
+            graph__tmpl_literal(&x->tmpl, " ", 1);
+        }
+        m.pre = graph__tmpl_take(&x->tmpl, x->f, &m.flags);
+    }
+    size_t first = x->f->args.n;
+    gx_call rc = {.callee = callee ? callee : "?",
+                  .from = sc->sym,
+                  .emit = emit,
+                  .msg_arg = 0,
+                  .level_arg = -1,
+                  .line = gx_line(call),
+                  .arg0 = (uint32_t)first};
+    core_vec_push(&x->f->args, m);
+    if (pl->msg_index == 1) {
+        /* logger.log(level, msg) */
+        gx_arg l;
+        memset(&l, 0, sizeof l);
+        l.splat = ty(x, av[0]) == N_SPREAD_ELEMENT;
+        l.nafter = na - 1;
+        if (!l.splat && classify_arg(x, av[0], &l, sc, depth + 1)) {
+            rc.level_arg = 1;
+            core_vec_push(&x->f->args, l);
+        }
+    }
+    rc.nargs = (uint32_t)(x->f->args.n - first);
+    core_vec_push(&x->f->calls, rc);
+}
+
+/*
+ * What a call n (fn: its function) is to the graph, its arguments and
+ * receiver aside: a CALL reference to its callee ("?.m" when the receiver
+ * is more than a name chain, "@super.constructor" for super()), its
+ * effect on the enclosing symbol, and, when it logs or may, its emit site
+ * and its record for wrapper resolution. Returns the callee's path, or
+ * NULL when fn is more than a name chain.
+ */
+const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int depth)
+{
+    TSNode args = fld(x, n, F_ARGUMENTS);
+    unsigned ft = ty(x, fn);
+    const char *path = NULL, *callee = NULL;
+    if (ft == N_SUPER) {
+        callee = "@super.constructor";
+    } else {
+        path = graph__ts_path_of(x, fn, 0);
+        callee = path;
+        if (!path && ft == N_MEMBER_EXPRESSION) {
+            TSNode prop = fld(x, fn, F_PROPERTY);
+            if (!empty_node(prop)) {
+                uint32_t a = ts_node_start_byte(prop), b = ts_node_end_byte(prop);
+                callee = graph__path_join(x->f, "?", x->src + a, b - a);
+            }
+        }
+    }
+    if (callee && ft != N_IMPORT)
+        add_ref(x, GX_REF_CALL, callee, sc->sym, n);
+    graph__note_effect(x->f, sc->sym, x->src, n, fn);
+
+    emit_plan pl;
+    if (graph__ts_plan_emit(x, n, fn, path, &pl, sc, depth + 1)) {
+        graph__ts_make_emit(x, n, &pl, sc, depth + 1);
+        graph__ts_record_emit_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth + 1);
+    } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
+        if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))
+            graph__ts_make_emit(x, n, &pl, sc, depth + 1);
+        else if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) > 0)
+            graph__cand_pending(&x->cands, x->f, callee, sc->sym, gx_line(n));
+        graph__ts_record_call(x, n, callee, sc, depth + 1);
+    }
+    return path;
+}

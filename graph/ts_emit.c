@@ -1,0 +1,344 @@
+/*
+ * TypeScript/JavaScript extraction: emit sites. Which calls log (logger
+ * methods and aliases, console, debug-style functions, spans and span
+ * events), which other calls are candidate sites, what each one's
+ * message is; and the string constants a message may be kept in.
+ */
+#include "ts_int.h"
+
+#include <string.h>
+
+/* The level a winston-style first argument names ('info', Level.WARN). */
+static graph_level level_arg(tx *x, TSNode a)
+{
+    a = unwrap(x, a);
+    const char *s = NULL;
+    size_t n = 0;
+    if (ty(x, a) == N_STRING) {
+        s = graph__ts_decode_string(x, a, &n);
+    } else if (ty(x, a) == N_MEMBER_EXPRESSION) {
+        TSNode prop = fld(x, a, F_PROPERTY);
+        if (is_null(prop))
+            return GRAPH_LEVEL_NONE;
+        s = x->src + ts_node_start_byte(prop);
+        n = ts_node_end_byte(prop) - ts_node_start_byte(prop);
+    }
+    return s ? graph__level_of_word(s, n) : GRAPH_LEVEL_NONE;
+}
+
+/* Decides whether a call is an emit site, and how to read it. */
+NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
+                                  const ts_scope *sc, int depth)
+{
+    memset(pl, 0, sizeof *pl);
+    unsigned ft = ty(x, fn);
+    if (ft == N_IDENTIFIER) {
+        const ts_logger *lg = path ? graph__ts_find_logger(x, path) : NULL;
+        if (!lg || (lg->what != LG_ALIAS && lg->what != LG_FUNC))
+            return false;
+        pl->kind = GRAPH_EMIT_LOG;
+        pl->level = lg->level;
+        pl->receiver = path;
+        pl->method = lg->method;
+        pl->logger = lg->logger;
+        if (lg->what == LG_ALIAS) {
+            pl->flags = GRAPH_EF_ALIAS;
+            pl->how = lg->console ? H_UTIL : H_LOGGER;
+        } else {
+            pl->how = H_UTIL;
+        }
+        return true;
+    }
+    if (ft != N_MEMBER_EXPRESSION)
+        return false;
+    TSNode prop = fld(x, fn, F_PROPERTY);
+    if (empty_node(prop))
+        return false;
+    const char *method = text(x, prop);
+    size_t ml = strlen(method);
+    const char *recv = path && strlen(path) > ml
+                           ? core_arena_strndup(&x->f->arena, path, strlen(path) - ml - 1)
+                           : NULL;
+    if (strcmp(method, "startActiveSpan") == 0 || strcmp(method, "startSpan") == 0 ||
+        strcmp(method, "addEvent") == 0) {
+        pl->kind = method[0] == 'a' ? GRAPH_EMIT_EVENT : GRAPH_EMIT_SPAN;
+        pl->receiver = recv ? recv : "?";
+        pl->method = method;
+        pl->how = H_NAME;
+        return true;
+    }
+    bool is_log = strcmp(method, "log") == 0;
+    graph_level lvl = graph_level_of_method(method, ml);
+    if (lvl == GRAPH_LEVEL_NONE && !is_log)
+        return false;
+    if (recv && graph__ts_is_console(recv)) {
+        if (!(is_log || !strcmp(method, "info") || !strcmp(method, "warn") ||
+              !strcmp(method, "error") || !strcmp(method, "debug") || !strcmp(method, "trace")))
+            return false;
+        pl->kind = GRAPH_EMIT_LOG;
+        pl->level = is_log ? GRAPH_LEVEL_INFO : lvl;
+        pl->receiver = recv;
+        pl->method = method;
+        pl->how = H_UTIL;
+        return true;
+    }
+    const char *lname = NULL;
+    if (recv) {
+        if (!graph__ts_logger_recv(x, recv))
+            return false;
+        const ts_logger *lg = graph__ts_find_logger(x, recv);
+        if (lg)
+            lname = lg->logger;
+    } else {
+        /* log4js.getLogger('x').info(...), logger.child({...}).warn(...) */
+        TSNode obj = unwrap(x, fld(x, fn, F_OBJECT));
+        if (!graph__ts_logger_factory(x, obj, &lname, depth))
+            return false;
+        const char *fp = graph__ts_path_of(x, fld(x, obj, F_FUNCTION), 0);
+        recv = "?";
+        if (fp) {
+            size_t l = strlen(fp);
+            char *r = core_arena_alloc(&x->f->arena, l + 3);
+            snprintf(r, l + 3, "%s()", fp);
+            recv = r;
+        }
+    }
+    pl->kind = GRAPH_EMIT_LOG;
+    pl->receiver = recv;
+    pl->method = method;
+    pl->logger = lname;
+    pl->how = H_LOGGER;
+    pl->level = lvl;
+    if (is_log) {
+        /* winston: logger.log('info', 'msg'); otherwise log() is info. */
+        TSNode args = fld(x, call, F_ARGUMENTS);
+        graph_level la = GRAPH_LEVEL_NONE;
+        TSNode a0 =
+            ty(x, args) == N_ARGUMENTS ? unwrap(x, ts_node_named_child(args, 0)) : gx_null();
+        if (ty(x, a0) == N_OBJECT) {
+            /* logger.log({ level: 'info', message: '...' }) */
+            TSNode lv = graph__ts_object_key(x, a0, "level", depth);
+            if (!is_null(lv)) {
+                la = level_arg(x, lv);
+                pl->level = la != GRAPH_LEVEL_NONE ? la : GRAPH_LEVEL_CUSTOM;
+                pl->how = H_OBJECT;
+                return true;
+            }
+        }
+        if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) >= 2) {
+            la = level_arg(x, a0);
+            /* log(level, msg) in a wrapper: the level is the caller's. */
+            const ts_param *lp = graph__ts_param_named(x, sc, a0);
+            if (la == GRAPH_LEVEL_NONE && lp && lp->levelish && !lp->rest)
+                la = GRAPH_LEVEL_CUSTOM;
+        }
+        if (la != GRAPH_LEVEL_NONE) {
+            pl->level = la;
+            pl->msg_index = 1;
+        } else {
+            pl->level = GRAPH_LEVEL_INFO;
+        }
+    }
+    return true;
+}
+
+/*
+ * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
+ * when an argument reads as a message (a string, a template literal, a
+ * concatenation with literal parts), the first such one starting the
+ * message as util.format reads it (its directives take the arguments
+ * after it, the rest are appended). Else the first argument that names a
+ * constant (CAPS_WITH_UNDERSCORES), a format kept elsewhere. Whether the
+ * callee logs is for the log to say.
+ */
+NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, emit_plan *pl,
+                                       const ts_scope *sc, int depth)
+{
+    memset(pl, 0, sizeof *pl);
+    TSNode av[ARGS_MAX];
+    uint32_t total = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
+    uint32_t na = total > ARGS_MAX ? ARGS_MAX : total;
+    int32_t idx = -1, ref = -1;
+    for (uint32_t i = 0; i < na && idx < 0; i++) {
+        TSNode a = unwrap(x, av[i]);
+        unsigned t = ty(x, a);
+        if (t == N_SPREAD_ELEMENT)
+            break;
+        if (graph__ts_stringish(x, a, 0)) {
+            idx = (int32_t)i;
+        } else if (ref < 0 && (t == N_IDENTIFIER || t == N_MEMBER_EXPRESSION)) {
+            const char *p = graph__ts_path_of(x, a, 0);
+            const char *l = p ? gx_last_component(p) : NULL;
+            if (l && graph__const_like(l, strlen(l)))
+                ref = (int32_t)i;
+        }
+    }
+    if (idx < 0)
+        idx = ref;
+    /* Else a message built in a local before the call (see
+     * graph__ts_local_values()). */
+    for (uint32_t i = 0; i < na && idx < 0; i++) {
+        TSNode a = unwrap(x, av[i]);
+        if (ty(x, a) == N_SPREAD_ELEMENT)
+            break;
+        if (graph__ts_local_message(x, a, call, sc))
+            idx = (int32_t)i;
+    }
+    if (idx < 0)
+        return false;
+    pl->kind = GRAPH_EMIT_CALL;
+    graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
+    pl->msg_index = (uint32_t)idx;
+    pl->how = H_UTIL;
+    graph__cand_site(&x->cands, callee);
+    if (graph__capwords(pl->method))
+        pl->flags |= GRAPH_EF_CTOR;
+    return true;
+}
+
+static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
+                           const TSNode *av, uint32_t na, uint32_t total, int depth)
+{
+    gx_emit em = {0};
+    em.kind = (uint8_t)pl->kind;
+    em.level = (uint8_t)pl->level;
+    em.receiver = pl->receiver;
+    em.method = pl->method;
+    em.logger = pl->logger;
+    em.sym = sc->sym;
+    em.line = gx_line(call);
+    em.flags = pl->flags | x->emit_flags;
+    msg_info mi = {GRAPH_STYLE_NONE, NULL};
+    x->directives = 0;
+    graph__tmpl_clear(&x->tmpl);
+    if (pl->msg_index < na) {
+        const TSNode *a = av + pl->msg_index;
+        uint32_t k = na - pl->msg_index;
+        if (pl->how == H_OBJECT || pl->how == H_NAME) {
+            /* The message is a[0] itself, or its `message` property. */
+            TSNode msg = pl->how == H_NAME
+                             ? a[0]
+                             : graph__ts_object_key(x, unwrap(x, a[0]), "message", depth + 1);
+            if (!is_null(msg))
+                mi = graph__ts_build_message(x, msg, M_LITERAL, NULL, depth + 1);
+            if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF)
+                core_buf_reset(&x->tmpl.buf);
+            em.nargs = k - 1;
+        } else if (pl->how == H_LOGGER && k >= 2 && !graph__ts_stringish(x, a[0], 0) &&
+                   graph__ts_stringish(x, a[1], 0)) {
+            /* pino: (mergingObject, 'message %s', ...) */
+            mi = graph__ts_util_format(x, a + 1, k - 1, depth + 1);
+            em.nargs = k - 2;
+        } else if (pl->how == H_LOGGER && k >= 2 && ty(x, unwrap(x, a[0])) == N_STRING &&
+                   graph__ts_stringish(x, a[1], 0)) {
+            /* npmlog / proc-log: (title, 'message %s', ...), unless the
+             * first is itself a format. */
+            size_t tl;
+            const char *title = graph__ts_decode_string(x, unwrap(x, a[0]), &tl);
+            if (title && !graph__ts_has_util_directive(title, tl)) {
+                if (tl) {
+                    graph__ts_put_string(x, unwrap(x, a[0]), M_LITERAL, NULL);
+                    graph__tmpl_literal(&x->tmpl, " ", 1);
+                }
+                mi = graph__ts_util_format(x, a + 1, k - 1, depth + 1);
+                em.nargs = k - 2;
+            } else {
+                mi = graph__ts_util_format(x, a, k, depth + 1);
+                em.nargs = k - 1;
+            }
+        } else {
+            mi = graph__ts_util_format(x, a, k, depth + 1);
+            em.nargs = k - 1;
+        }
+    }
+    em.nargs += total - na; /* arguments past ARGS_MAX */
+    em.style = (uint8_t)mi.style;
+    em.ref = mi.ref;
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    core_vec_push(&x->f->emits, em);
+    if (pl->kind == GRAPH_EMIT_LOG)
+        graph__mark_logs(x->f, sc->sym, mi.style);
+}
+
+/* Records the emit site(s) of a call read by plan pl: one, or one per
+ * message a local passed as the message may hold. */
+NOINLINE void graph__ts_make_emit(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
+                                  int depth)
+{
+    TSNode av[ARGS_MAX];
+    uint32_t total = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
+    uint32_t na = total > ARGS_MAX ? ARGS_MAX : total;
+    /* The message slot: pino's (object, 'message') puts it second. */
+    uint32_t slot = pl->msg_index;
+    if (pl->how == H_LOGGER && slot + 1 < na && ty(x, unwrap(x, av[slot])) == N_OBJECT)
+        slot++;
+    TSNode m = slot < na ? unwrap(x, av[slot]) : gx_null();
+    /* Candidate messages for the slot, each a site of its own. */
+    TSNode cand[LOCAL_MAX_ALTS];
+    uint32_t nc = 0;
+    if ((pl->how == H_UTIL || pl->how == H_LOGGER) && graph__ts_local_name(x, m, sc)) {
+        local_vals lv;
+        uint32_t n = graph__ts_local_values(x, m, call, sc, &lv);
+        for (uint32_t k = 0; k < n && nc < LOCAL_MAX_ALTS; k++) {
+            TSNode v = graph__ts_local_nearest(&lv, k);
+            if (graph__ts_stringish(x, v, 0))
+                cand[nc++] = v;
+        }
+    } else if ((pl->how == H_UTIL || pl->how == H_LOGGER) && !is_null(m) && ty(x, m) == N_OBJECT &&
+               slot + 1 >= na) {
+        /* logger.info({ msg: 'listening on ' + port }): the record's
+         * message is one of its text properties; which one, the log says. */
+        uint32_t np = ts_node_named_child_count(m);
+        for (uint32_t i = 0; i < np && nc < LOCAL_MAX_ALTS; i++) {
+            TSNode pr = ts_node_named_child(m, i);
+            TSNode v = ty(x, pr) == N_PAIR ? unwrap(x, fld(x, pr, F_VALUE)) : gx_null();
+            if (!is_null(v) && graph__ts_stringish(x, v, 0))
+                cand[nc++] = v;
+        }
+    }
+    if (nc) {
+        TSNode alt[ARGS_MAX];
+        memcpy(alt, av, na * sizeof *av);
+        for (uint32_t i = 0; i < nc; i++) {
+            alt[slot] = cand[i];
+            emit_from_args(x, call, pl, sc, alt, na, total, depth);
+        }
+        return;
+    }
+    emit_from_args(x, call, pl, sc, av, na, total, depth);
+}
+
+/* A string constant: `const X = '...'`, `static X = '...'`, enum members,
+ * object properties. %-directives stay holes. */
+NOINLINE void graph__ts_add_const(tx *x, const char *name, TSNode value, int32_t sym, int depth)
+{
+    TSNode v = unwrap(x, value);
+    if (!name || is_null(v))
+        return;
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CONST;
+    em.name = name;
+    em.sym = sym;
+    em.line = gx_line(v);
+    em.receiver = "";
+    em.method = "";
+    graph__tmpl_clear(&x->tmpl);
+    unsigned t = ty(x, v);
+    if (t == N_STRING) {
+        graph__ts_put_string(x, v, M_CONST, NULL);
+        em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
+    } else if (t == N_TEMPLATE_STRING) {
+        uint32_t subs = graph__ts_put_template(x, v, M_CONST, NULL, depth + 1);
+        em.style = subs            ? GRAPH_STYLE_TEMPLATE
+                   : x->tmpl.holes ? GRAPH_STYLE_PERCENT
+                                   : GRAPH_STYLE_PLAIN;
+    } else if (is_plus(x, v) && graph__ts_stringish(x, v, 0)) {
+        graph__ts_put_concat(x, v, M_CONST, NULL, 0, depth + 1);
+        em.style = GRAPH_STYLE_CONCAT;
+    } else {
+        return;
+    }
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    if (em.tmpl)
+        core_vec_push(&x->f->emits, em);
+}

@@ -1,0 +1,130 @@
+/*
+ * TypeScript/JavaScript extraction: messages held in local variables.
+ *
+ * A message built in a local before the call (`const msg = 'built ' + x;
+ * debug(msg)`): the values the function binds the name to before the
+ * call, nearest first, each a candidate message of its own as a logging
+ * call written there would be (a ternary gives both arms). No flow
+ * analysis: a value no run reaches gives a site that matches nothing.
+ * Bounded per call (LOCAL_BUDGET nodes looked at, LOCAL_MAX_ALTS values).
+ */
+#include "ts_int.h"
+
+#include <string.h>
+
+#define LOCAL_BUDGET 4096
+
+static bool function_node(unsigned t)
+{
+    return t == N_FUNCTION_DECLARATION || t == N_FUNCTION_EXPRESSION || t == N_ARROW_FUNCTION ||
+           t == N_METHOD_DEFINITION || t == N_GENERATOR_FUNCTION ||
+           t == N_GENERATOR_FUNCTION_DECLARATION;
+}
+
+static void local_add(tx *x, local_vals *lv, TSNode value, int depth)
+{
+    TSNode v = unwrap(x, value);
+    if (is_null(v))
+        return;
+    /* a ? b : c ? d : e: a few levels; deeper ones stay one value. */
+    if (ty(x, v) == N_TERNARY_EXPRESSION && depth < 4) {
+        local_add(x, lv, fld(x, v, F_CONSEQUENCE), depth + 1);
+        local_add(x, lv, fld(x, v, F_ALTERNATIVE), depth + 1);
+        return;
+    }
+    lv->v[lv->n++ % (LOCAL_MAX_ALTS * 4)] = v;
+}
+
+/* Records every binding of a plain name in the function body fn (not in
+ * functions nested in it), once per body (LOCAL_BUDGET * 4 nodes). */
+static NOINLINE void locals_of(tx *x, TSNode fn)
+{
+    uint32_t key = ts_node_start_byte(fn) + 1;
+    if (x->locals_fn == key)
+        return;
+    x->locals_fn = key;
+    x->locals.n = 0;
+    uint32_t budget = LOCAL_BUDGET * 4;
+    TSTreeCursor c = ts_tree_cursor_new(fn);
+    while (budget--) {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        unsigned t = ty(x, n);
+        TSNode name = gx_null(), value = gx_null();
+        if (t == N_VARIABLE_DECLARATOR) {
+            name = fld(x, n, F_NAME);
+            value = fld(x, n, F_VALUE);
+        } else if (t == N_ASSIGNMENT_EXPRESSION) {
+            name = unwrap(x, fld(x, n, F_LEFT));
+            value = fld(x, n, F_RIGHT);
+        }
+        if (!is_null(name) && ty(x, name) == N_IDENTIFIER && !is_null(value)) {
+            uint32_t a = ts_node_start_byte(name);
+            core_vec_push(&x->locals, ((struct ts_local){a, ts_node_end_byte(name) - a,
+                                                         ts_node_end_byte(n), value}));
+        }
+        if (!function_node(t) && ts_tree_cursor_goto_first_child(&c))
+            continue;
+        if (ts_tree_cursor_goto_next_sibling(&c))
+            continue;
+        /* Up until a parent has a next sibling; never above the body. */
+        bool more = false;
+        while (ts_tree_cursor_goto_parent(&c)) {
+            if (ts_node_eq(ts_tree_cursor_current_node(&c), fn))
+                break;
+            if (ts_tree_cursor_goto_next_sibling(&c)) {
+                more = true;
+                break;
+            }
+        }
+        if (!more)
+            break;
+    }
+    ts_tree_cursor_delete(&c);
+}
+
+/* The values bound to the identifier id in the function the walk is in
+ * (sc), before call; how many, in lv (source order). */
+NOINLINE uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts_scope *sc,
+                                         local_vals *lv)
+{
+    lv->n = 0;
+    TSNode fn = sc->body;
+    if (is_null(fn) || ts_node_is_null(fn))
+        return 0;
+    locals_of(x, fn);
+    uint32_t at = ts_node_start_byte(call);
+    uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
+    for (size_t i = 0; i < x->locals.n; i++) {
+        const struct ts_local *l = &x->locals.v[i];
+        if (l->end <= at && l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0)
+            local_add(x, lv, l->value, 0);
+    }
+    return lv->n < LOCAL_MAX_ALTS * 4 ? lv->n : LOCAL_MAX_ALTS * 4;
+}
+
+/* The k-th value of lv, nearest the call first. */
+TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k)
+{
+    return lv->v[(lv->n - 1 - k) % (LOCAL_MAX_ALTS * 4)];
+}
+
+/* A plain local of a function: not a parameter (a wrapper passes those
+ * on) and not a CONSTANT (looked up as such). */
+bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc)
+{
+    return sc->in_function && !is_null(e) && ty(x, e) == N_IDENTIFIER &&
+           !graph__ts_param_named(x, sc, e) && !graph__ts_node_const_like(x, e);
+}
+
+/* Whether e is a local the function binds to message text before call. */
+bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc)
+{
+    if (!graph__ts_local_name(x, e, sc))
+        return false;
+    local_vals lv;
+    uint32_t n = graph__ts_local_values(x, e, call, sc, &lv);
+    for (uint32_t k = 0; k < n; k++)
+        if (graph__ts_stringish(x, graph__ts_local_nearest(&lv, k), 0))
+            return true;
+    return false;
+}

@@ -1,0 +1,272 @@
+/*
+ * TypeScript/JavaScript extraction: messages. String and template
+ * literals, `+` chains and util.format calls, turned into templates as a
+ * logging call reads them.
+ */
+#include "ts_int.h"
+
+#include <string.h>
+
+/* Does a decoded string hold a util.format directive? */
+bool graph__ts_has_util_directive(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] == '%' && s[i + 1] && strchr("sdifjoOc", s[i + 1]))
+            return true;
+    return false;
+}
+
+/* util.format's reading of a format string: %s %d %i %f %j %o %O %c take
+ * an argument each (while there are some left: *avail) and are holes;
+ * %% is a '%'; everything else is literal. */
+static void put_util(tx *x, const char *s, size_t n, uint32_t *avail)
+{
+    size_t run = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] != '%')
+            continue;
+        char c = s[i + 1];
+        if (c == '%') {
+            graph__tmpl_literal(&x->tmpl, s + run, i + 1 - run);
+            run = i + 2;
+            i++;
+        } else if (c && strchr("sdifjoOc", c) && *avail > 0) {
+            graph__tmpl_literal(&x->tmpl, s + run, i - run);
+            graph__tmpl_format(&x->tmpl, s + i, 2);
+            (*avail)--;
+            x->directives++;
+            run = i + 2;
+            i++;
+        }
+    }
+    graph__tmpl_literal(&x->tmpl, s + run, n - run);
+}
+
+static void put_text(tx *x, const char *s, size_t n, int mode, uint32_t *avail)
+{
+    if (mode == M_UTIL)
+        put_util(x, s, n, avail);
+    else if (mode == M_CONST)
+        graph__tmpl_format(&x->tmpl, s, n);
+    else
+        graph__tmpl_literal(&x->tmpl, s, n);
+}
+
+/* Raw source text [a, b) of a string or template piece: decoded, then put. */
+void graph__ts_put_raw(tx *x, uint32_t a, uint32_t b, int mode, uint32_t *avail)
+{
+    core_buf_reset(&x->scratch);
+    graph__decode_escapes(&x->scratch, x->src + a, b - a, false);
+    if (x->scratch.len)
+        put_text(x, x->scratch.data, x->scratch.len, mode, avail);
+}
+
+/* A string literal into the template, read as mode says. */
+void graph__ts_put_string(tx *x, TSNode s, int mode, uint32_t *avail)
+{
+    uint32_t a, b;
+    graph__ts_string_raw(x, s, &a, &b);
+    graph__ts_put_raw(x, a, b, mode, avail);
+}
+
+/* A template literal: its text pieces, and a hole per ${...}. Returns the
+ * number of substitutions. */
+NOINLINE uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int depth)
+{
+    uint32_t a, b;
+    graph__ts_string_raw(x, t, &a, &b);
+    uint32_t pos = a, subs = 0;
+    TSTreeCursor *c = kids(x, depth, t);
+    if (c) {
+        do {
+            TSNode ch = ts_tree_cursor_current_node(c);
+            if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+                continue;
+            uint32_t cs = ts_node_start_byte(ch), ce = ts_node_end_byte(ch);
+            if (cs > pos)
+                graph__ts_put_raw(x, pos, cs < b ? cs : b, mode, avail);
+            graph__tmpl_hole(&x->tmpl);
+            subs++;
+            if (ce > pos)
+                pos = ce;
+        } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+    if (b > pos)
+        graph__ts_put_raw(x, pos, b, mode, avail);
+    return subs;
+}
+
+/* The operands of a chain of `+`, left to right (at most max; a longer
+ * chain keeps its head as one operand). */
+uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max)
+{
+    uint32_t k = 0;
+    TSNode cur = e;
+    while (k + 1 < max && is_plus(x, cur)) {
+        ops[k++] = unwrap(x, fld(x, cur, F_RIGHT));
+        cur = unwrap(x, fld(x, cur, F_LEFT));
+    }
+    ops[k++] = cur;
+    for (uint32_t i = 0; i < k / 2; i++) {
+        TSNode t = ops[i];
+        ops[i] = ops[k - 1 - i];
+        ops[k - 1 - i] = t;
+    }
+    return k;
+}
+
+/* Is this a string, a template or a `+` chain with one of them? */
+NOINLINE bool graph__ts_stringish(tx *x, TSNode e, int depth)
+{
+    e = unwrap(x, e);
+    unsigned t = ty(x, e);
+    if (t == N_STRING || t == N_TEMPLATE_STRING)
+        return true;
+    if (!is_plus(x, e) || depth >= PLUS_NEST)
+        return false;
+    TSNode ops[PLUS_MAX];
+    uint32_t k = graph__ts_plus_operands(x, e, ops, PLUS_MAX);
+    for (uint32_t i = 0; i < k; i++)
+        if (graph__ts_stringish(x, ops[i], depth + 1))
+            return true;
+    return false;
+}
+
+/* `'a' + x + 'b'`: literal pieces and holes, left to right. */
+NOINLINE void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, int nest, int depth)
+{
+    TSNode ops[PLUS_MAX];
+    uint32_t k = graph__ts_plus_operands(x, e, ops, PLUS_MAX);
+    for (uint32_t i = 0; i < k; i++) {
+        unsigned t = ty(x, ops[i]);
+        if (t == N_STRING)
+            graph__ts_put_string(x, ops[i], mode, avail);
+        else if (t == N_TEMPLATE_STRING)
+            graph__ts_put_template(x, ops[i], mode, avail, depth + 1);
+        else if (is_plus(x, ops[i]) && nest < PLUS_NEST && graph__ts_stringish(x, ops[i], nest + 1))
+            graph__ts_put_concat(x, ops[i], mode, avail, nest + 1, depth + 1);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+}
+
+/* Collects the arguments of an `arguments` node (up to max; returns how
+ * many there are in all). */
+NOINLINE uint32_t graph__ts_collect_args(tx *x, TSNode args, TSNode *out, uint32_t max, int depth)
+{
+    uint32_t k = 0;
+    if (ty(x, args) != N_ARGUMENTS)
+        return 0;
+    TSTreeCursor *c = kids(x, depth, args);
+    if (!c)
+        return 0;
+    do {
+        TSNode a = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(a) || ty(x, a) == N_COMMENT)
+            continue;
+        if (k < max)
+            out[k] = a;
+        k++;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    return k;
+}
+
+/*
+ * Builds the template of a message expression into x->tmpl: literal text
+ * by `mode` (M_UTIL: util.format directives are holes while *avail
+ * arguments last), ${...} and non-literal operands as holes.
+ */
+NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *avail, int depth)
+{
+    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
+    if (depth > GX_MAX_DEPTH)
+        return mi;
+    e = unwrap(x, e);
+    switch (ty(x, e)) {
+    case N_STRING:
+        graph__ts_put_string(x, e, mode, avail);
+        mi.style = GRAPH_STYLE_PLAIN;
+        return mi;
+    case N_TEMPLATE_STRING:
+        mi.style = graph__ts_put_template(x, e, mode, avail, depth + 1) ? GRAPH_STYLE_TEMPLATE
+                                                                        : GRAPH_STYLE_PLAIN;
+        return mi;
+    case N_BINARY_EXPRESSION:
+        if (is_plus(x, e) && graph__ts_stringish(x, e, 0)) {
+            graph__ts_put_concat(x, e, mode, avail, 0, depth + 1);
+            mi.style = GRAPH_STYLE_CONCAT;
+        }
+        return mi;
+    case N_IDENTIFIER:
+    case N_MEMBER_EXPRESSION:
+    case N_SUBSCRIPT_EXPRESSION: {
+        const char *p = graph__ts_path_of(x, e, 0);
+        if (p) {
+            mi.style = GRAPH_STYLE_REF;
+            mi.ref = p;
+        }
+        return mi;
+    }
+    case N_CALL_EXPRESSION: {
+        /* util.format('...', ...) / format('...', ...) */
+        const char *p = graph__ts_path_of(x, fld(x, e, F_FUNCTION), 0);
+        if (p && (strcmp(p, "util.format") == 0 || strcmp(p, "format") == 0)) {
+            TSNode av[ARGS_MAX];
+            uint32_t na =
+                graph__ts_collect_args(x, fld(x, e, F_ARGUMENTS), av, ARGS_MAX, depth + 1);
+            if (na > ARGS_MAX)
+                na = ARGS_MAX;
+            if (na && graph__ts_stringish(x, av[0], 0))
+                return graph__ts_util_format(x, av, na, depth + 1);
+        }
+        return mi;
+    }
+    default:
+        return mi;
+    }
+}
+
+/* util.format(args[0], args[1..]): the format's directives take arguments;
+ * the arguments left over are appended, space-separated. */
+NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int depth)
+{
+    msg_info mi = {GRAPH_STYLE_NONE, NULL};
+    if (nargs == 0 || depth > GX_MAX_DEPTH)
+        return mi;
+    uint32_t avail = nargs - 1, dir0 = x->directives;
+    mi = graph__ts_build_message(x, args[0], nargs > 1 ? M_UTIL : M_LITERAL, &avail, depth + 1);
+    bool holes = false;
+    if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC) {
+        graph__tmpl_clear(&x->tmpl);
+        /* A first argument that is not a string is a value util.format
+         * shows (debug puts "%O" before it): debug(state, 'after sync')
+         * renders the state, then the rest. A name followed by nothing
+         * literal may hold the format: the constant's, or nothing known. */
+        bool literal_after = false;
+        for (uint32_t i = 1; i < nargs && !literal_after; i++)
+            literal_after = ty(x, unwrap(x, args[i])) == N_STRING;
+        if (!literal_after)
+            return mi;
+        graph__tmpl_hole(&x->tmpl);
+        mi.style = GRAPH_STYLE_PLAIN;
+        mi.ref = NULL;
+        avail = nargs - 1;
+        holes = true;
+    }
+    uint32_t used = (nargs - 1) - avail;
+    for (uint32_t i = 1 + used; i < nargs; i++) {
+        graph__tmpl_literal(&x->tmpl, " ", 1);
+        TSNode a = unwrap(x, args[i]);
+        if (ty(x, a) == N_STRING) {
+            graph__ts_put_string(x, a, M_LITERAL, NULL);
+        } else {
+            graph__tmpl_hole(&x->tmpl);
+            holes = true;
+        }
+    }
+    if (mi.style == GRAPH_STYLE_PLAIN && x->directives > dir0)
+        mi.style = GRAPH_STYLE_PERCENT;
+    else if (mi.style == GRAPH_STYLE_PLAIN && holes)
+        mi.style = GRAPH_STYLE_CONCAT;
+    return mi;
+}
