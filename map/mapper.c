@@ -20,6 +20,7 @@ typedef struct act_rec {
     uint8_t strategy;
     bool tried;               /* finish() has looked at it */
     bool has_const;           /* matched string constants only */
+    bool aside;               /* matched only sites set aside: cands, the last resort */
     uint32_t sym_off, nsyms;  /* into syms/conf */
     uint32_t cand_off, ncand; /* template candidates or constant owners */
     uint64_t count;
@@ -69,6 +70,7 @@ typedef struct nb_rec {
 struct map_mapper {
     const graph *g;
     map_mapper_opts o;
+    uint32_t aside; /* roles set aside (map_matcher_opts.aside) */
     map_matcher *matcher;
     map_match_work *mw;
     map_text *text; /* built on first use */
@@ -271,7 +273,9 @@ int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
         m->o.tokens_min = 0.25;
     if (m->o.max_activities == 0)
         m->o.max_activities = 1000000;
-    int rc = map_matcher_build(g, NULL, &m->matcher);
+    m->aside = m->o.include_tests ? 0 : MAP_ASIDE_DEFAULT;
+    map_matcher_opts mo = {.aside = m->aside};
+    int rc = map_matcher_build(g, &mo, &m->matcher);
     if (rc) {
         free(m);
         return rc;
@@ -704,6 +708,34 @@ static bool same_set(const map_mapper *m, uint32_t act, const uint32_t *syms, ui
     return true;
 }
 
+/*
+ * A message only sites set aside (a test's, an example's) render: taken
+ * as unmatched, its activity remembering those sites, which finish() maps
+ * it to only when no strategy finds it in the product (a test's literal
+ * does not outrank the product's sites that log text built at run time).
+ */
+static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, const char *mt,
+                             const uint32_t *emits, uint32_t n)
+{
+    r->gen = m->listed_gen;
+    if (r->masked == MASKED_NONE)
+        return *r; /* dry: a new text, in peek_text */
+    bool created;
+    r->act = activity_get(m, mt, strlen(mt), &created);
+    if (r->act == m->other || m->dry)
+        return *r;
+    act_rec *a = &m->acts.v[r->act];
+    note_source(m, &a->logger, ev->logger);
+    note_source(m, &a->level, ev->level);
+    if (created) {
+        uint32_t syms[MAX_CAND];
+        uint32_t ns = emit_symbols(m->g, emits, n, syms);
+        a->aside = ns > 0;
+        activity_set_cands(m, r->act, syms, ns);
+    }
+    return *r;
+}
+
 /* Resolves a distinct message: template match or abstraction. */
 static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
@@ -751,6 +783,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     uint32_t emits[MAX_CAND];
     map_match mr =
         map_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
+    if (mr.flags & MAP_MATCH_ASIDE)
+        return aside_message(m, ev, &r, mt, emits, mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits);
     if (mr.nemits == 0) {
         bool created;
         r.gen = m->listed_gen;
@@ -1174,6 +1208,18 @@ static void apply_code_votes(map_mapper *m)
     free(v);
 }
 
+/* Whether symbol u is in a file set aside. */
+static bool symbol_aside(const map_mapper *m, uint32_t u)
+{
+    if (!m->aside)
+        return false;
+    graph_symbol s;
+    graph_get_symbol(m->g, u, &s);
+    graph_file_info fi;
+    graph_get_file(m->g, s.file_id, &fi);
+    return (m->aside >> fi.role) & 1u;
+}
+
 /*
  * How likely u is to be what logs a message held in a constant, as a
  * function of what it logs: 2 when it logs a message whose text the code
@@ -1190,7 +1236,7 @@ static int const_logger_rank(const map_mapper *m, uint32_t u)
     const uint32_t passes = GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
     graph_symbol s;
     graph_get_symbol(m->g, u, &s);
-    if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
+    if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) || symbol_aside(m, u))
         return 0;
     if ((s.flags & GRAPH_SF_LOGS_DYNAMIC) && !(s.flags & passes)) {
         uint32_t first, ne = graph_symbol_emits(m->g, u, &first);
@@ -1369,14 +1415,16 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
             uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
             if (lit == 0 || lit < best)
                 continue;
+            graph_emit em;
+            graph_get_emit(m->g, e, &em);
+            uint32_t who = site_emitter(m->g, e, &em);
+            if (symbol_aside(m, who))
+                continue;
             if (lit > best) {
                 best = lit;
                 n = 0;
                 over = false;
             }
-            graph_emit em;
-            graph_get_emit(m->g, e, &em);
-            uint32_t who = site_emitter(m->g, e, &em);
             bool dup = false;
             for (uint32_t j = 0; j < n && !dup; j++)
                 dup = out[j] == who;
@@ -1564,9 +1612,18 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
             continue;
         if (!m->o.no_logger && map_by_logger(m, a, nb + ni, nj - ni))
             continue;
+        if (r->aside && r->ncand) {
+            /* The sites set aside that rendered it: nothing else found it. */
+            float c[MAX_CAND];
+            for (uint32_t i = 0; i < r->ncand; i++)
+                c[i] = 1.0f / (float)r->ncand;
+            activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
+            continue;
+        }
         const char *text = core_strtab_str(&m->strs, r->text);
         if (!m->o.no_tokens) {
-            if (!m->text && map_text_build(m->g, NULL, &m->text) != 0)
+            if (!m->text &&
+                map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
                 m->text = NULL;
             map_text_hit hit;
             if (m->text && map_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
@@ -1581,7 +1638,7 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
     free(nb);
     int rc = 0;
     if (m->o.llm_cmd && left.n > 0) {
-        if (!m->text && map_text_build(m->g, NULL, &m->text) != 0)
+        if (!m->text && map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
             m->text = NULL;
         map_llm_item *items = core_xcalloc(left.n, sizeof *items);
         uint32_t *cand = core_xcalloc(left.n * 5, sizeof *cand);

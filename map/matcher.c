@@ -37,6 +37,7 @@ typedef struct mt_entry {
     bool jit;         /* JIT-compiled (which fails where memory may not be made executable) */
     bool is_const;
     bool full_only; /* starts with a hole and ends with literal text: no partial match */
+    bool aside;     /* in a file set aside (map_matcher_opts.aside) */
     uint32_t symbol;
     const char *logger; /* site's logger name, or its module's name */
     /* The longest literal piece without a newline, tab or carriage return
@@ -443,12 +444,24 @@ static map_matcher *matcher_alloc(const graph *g, const map_matcher_opts *o, uin
     return m;
 }
 
+/* Whether a site is in a file whose role is set aside. */
+static bool site_aside(const map_matcher *m, const graph_emit *e)
+{
+    if (!m->o.aside || e->symbol == GRAPH_NONE)
+        return false;
+    graph_symbol sy;
+    graph_get_symbol(m->g, e->symbol, &sy);
+    graph_file_info fi;
+    graph_get_file(m->g, sy.file_id, &fi);
+    return (m->o.aside >> fi.role) & 1u;
+}
+
 /* A site without text to match: a log call (not a wrapper's own, whose
- * callers' sites stand for it) joins the sites map_matcher_unseen
- * answers from. */
+ * callers' sites stand for it, nor one set aside) joins the sites
+ * map_matcher_unseen answers from. */
 static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e)
 {
-    if (e->kind != GRAPH_EMIT_LOG || wrapper_site(m->g, e))
+    if (e->kind != GRAPH_EMIT_LOG || wrapper_site(m->g, e) || site_aside(m, e))
         return;
     uint32_t file = UINT32_MAX;
     if (e->symbol != GRAPH_NONE) {
@@ -482,6 +495,7 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     x->is_const =
         e->kind == GRAPH_EMIT_CONST || (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
     x->symbol = e->symbol;
+    x->aside = site_aside(m, e);
     x->logger = site_logger(m->g, e);
     /* The anchor: the longest piece of lit (runs separated by NUL)
      * between newlines, tabs and carriage returns. */
@@ -917,20 +931,39 @@ static void try_cands(const map_matcher *m, map_match_work *w, const char *msg, 
  * entry its keys and anchors point to; a decoration start wants only
  * logging sites with need literal bytes: its own prefix keys, and what
  * find_cands found once for the whole message. */
+/* Of the hits from n0 on, those in files set aside go when any other is
+ * there. */
+static void drop_aside(const map_matcher *m, map_match_work *w, uint32_t n0)
+{
+    bool other = false;
+    for (uint32_t i = n0; i < w->nhits && !other; i++)
+        other = !m->e[w->hits[i]].aside;
+    if (!other)
+        return;
+    uint32_t k = n0;
+    for (uint32_t i = n0; i < w->nhits; i++)
+        if (!m->e[w->hits[i]].aside)
+            w->hits[k++] = w->hits[i];
+    w->nhits = k;
+}
+
 static void collect_at(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                        size_t k, bool partial, uint32_t need, bool listed)
 {
+    uint32_t n0 = w->nhits;
     if (k == 0) {
         collect_prefix(m, w, msg, len, partial, 0, false);
         find_cands(m, w, msg, len, !partial, false, false);
         try_cands(m, w, msg, len, 0, partial, 0, false);
-        return;
+    } else {
+        /* Most starts begin with a byte no template's head does. */
+        unsigned char c0 = (unsigned char)msg[k];
+        if (m->first[c0 / 64] & (1ull << (c0 % 64)))
+            collect_prefix(m, w, msg + k, len - k, partial, need, listed);
+        try_cands(m, w, msg, len, k, partial, need, listed);
     }
-    /* Most starts begin with a byte no template's head does. */
-    unsigned char c0 = (unsigned char)msg[k];
-    if (m->first[c0 / 64] & (1ull << (c0 % 64)))
-        collect_prefix(m, w, msg + k, len - k, partial, need, listed);
-    try_cands(m, w, msg, len, k, partial, need, listed);
+    if (m->o.aside)
+        drop_aside(m, w, n0);
 }
 
 /* The hits of msg from start k, whole or, when that shows little and the
@@ -1223,6 +1256,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         return r;
     }
     r.flags |= narrow_ties(m, w, logger, lc);
+    if (m->o.aside && m->e[w->hits[0]].aside)
+        r.flags |= MAP_MATCH_ASIDE; /* (drop_aside left only such hits) */
     r.nemits = hit_emits(m, w, emits, max);
     return r;
 }

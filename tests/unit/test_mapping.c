@@ -548,6 +548,75 @@ TEST(matcher_brace_fields)
     graph_close(g);
 }
 
+/* Tests shipped in the package: their literals do not take the product's
+ * messages, and a message only they render waits for the other
+ * strategies before it goes to them. */
+static const char aside_factory_py[] = "import logging\n"
+                                       "log = logging.getLogger(__name__)\n"
+                                       "def start(factory):\n"
+                                       "    log.info('Starting factory %s', factory)\n"
+                                       "def build(parts):\n"
+                                       "    log.debug(describe(parts))\n";
+static const char aside_test_py[] = "import logging\n"
+                                    "log = logging.getLogger(__name__)\n"
+                                    "def test_start():\n"
+                                    "    log.info('Starting factory <Factory port=1>')\n"
+                                    "def test_build():\n"
+                                    "    log.debug('built 3 parts in order')\n"
+                                    "def test_assemble():\n"
+                                    "    log.debug('assembled every part')\n";
+
+TEST(matcher_sets_tests_aside)
+{
+    unit_write_str("aside/pkg/factory.py", aside_factory_py);
+    unit_write_str("aside/pkg/test/test_factory.py", aside_test_py);
+    graph *g = index_dir("aside");
+    uint32_t e[16];
+    for (int aside = 0; aside < 2; aside++) {
+        map_matcher *m;
+        map_matcher_opts mo = {.aside = aside ? MAP_ASIDE_DEFAULT : 0};
+        CHECK_OK(map_matcher_build(g, &mo, &m));
+        map_match_work *w = map_match_work_new(m);
+        map_match r = match(m, w, "Starting factory <Factory port=1>", NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        if (aside)
+            CHECK_EMIT(g, e[0], "factory.start", unit_line_of(aside_factory_py, "Starting"));
+        else
+            CHECK_EMIT(g, e[0], "test_factory.test_start", unit_line_of(aside_test_py, "Starting"));
+        /* Only the test renders it: a match, flagged. */
+        r = match(m, w, "built 3 parts in order", NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        CHECK_INT(!!(r.flags & MAP_MATCH_ASIDE), aside);
+        map_match_work_free(w);
+        map_matcher_free(m);
+    }
+    /* The mapper: the product's dynamic site of the same logger first. */
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    map_event ev = {.text = "built 3 parts in order", .logger = "factory", .learn = true};
+    ev.len = strlen(ev.text);
+    uint32_t a, v;
+    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, a, &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "factory.build"));
+    /* A logger with no product site: the test's site, as the last resort. */
+    ev.logger = "elsewhere";
+    ev.text = "assembled every part";
+    ev.len = strlen(ev.text);
+    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_mapper_activity(mp, a, &pa);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(pa.syms[0], unit_sym(g, "test_factory.test_assemble"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(matcher_works_without_jit_memory)
 {
 #ifndef PR_SET_MDWE
