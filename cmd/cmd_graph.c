@@ -213,9 +213,11 @@ static int graph_stats_cmd(int argc, char **argv)
             core_buf_printf(&b, "%s\"%s\":%llu", k ? "," : "", graph_style_name((graph_style)k),
                             (unsigned long long)st.emits_by_style[k]);
         core_buf_printf(&b,
-                        "},\"calls\":{\"total\":%llu,\"resolved\":%llu,\"resolved_share\":%.4f,"
+                        "},\"next_sites\":{\"edges\":%llu,\"from_emits\":%llu},"
+                        "\"calls\":{\"total\":%llu,\"resolved\":%llu,\"resolved_share\":%.4f,"
                         "\"internal\":%llu,\"internal_resolved\":%llu,"
                         "\"internal_resolved_share\":%.4f}}\n",
+                        (unsigned long long)st.next_sites, (unsigned long long)st.emits_with_next,
                         (unsigned long long)st.calls, (unsigned long long)st.calls_resolved,
                         pct(st.calls_resolved, st.calls) / 100,
                         (unsigned long long)st.calls_internal,
@@ -253,6 +255,10 @@ static int graph_stats_cmd(int argc, char **argv)
         for (int k = 0; k < GRAPH_EMIT__COUNT; k++)
             core_buf_printf(&b, " %s %llu", graph_emit_kind_name((graph_emit_kind)k),
                             (unsigned long long)st.emits_by_kind[k]);
+        core_buf_printf(&b,
+                        "\nnext-site  %llu edges from %llu emit sites (what can log next, by "
+                        "control flow)",
+                        (unsigned long long)st.next_sites, (unsigned long long)st.emits_with_next);
         core_buf_printf(
             &b, "\ncall sites %llu, resolved %.1f%%; to in-repo names %llu, resolved %.1f%%\n",
             (unsigned long long)st.calls, pct(st.calls_resolved, st.calls),
@@ -324,6 +330,56 @@ static void show_edges(core_buf *b, const graph *g, uint32_t id, bool incoming, 
     }
 }
 
+/* The emit sites that can log next after emit (the successor model):
+ * JSON [{"line","file","symbol","weight"}] by emit, or text lines, the
+ * heaviest first, at most SHOW_NEXT. */
+#define SHOW_NEXT 8
+
+static int cmp_next_weight(const void *a, const void *b)
+{
+    const graph_next *x = a, *y = b;
+    if (x->weight != y->weight)
+        return x->weight > y->weight ? -1 : 1;
+    return (x->emit > y->emit) - (x->emit < y->emit);
+}
+
+static void show_next(core_buf *b, const graph *g, uint32_t emit, bool json)
+{
+    uint32_t n;
+    const graph_next *nx = graph_next_sites(g, emit, &n);
+    if (json) {
+        core_buf_puts(b, ",\"next_sites\":[");
+        for (uint32_t i = 0; i < n; i++) {
+            graph_emit t;
+            graph_get_emit(g, nx[i].emit, &t);
+            graph_symbol ts;
+            graph_get_symbol(g, t.symbol, &ts);
+            core_buf_printf(b, "%s{\"line\":%u", i ? "," : "", t.line);
+            json_kv_str(b, "file", ts.file, true);
+            json_kv_str(b, "symbol", ts.qualname, true);
+            core_buf_puts(b, ",\"weight\":");
+            core_buf_json_double(b, nx[i].weight);
+            core_buf_putc(b, '}');
+        }
+        core_buf_putc(b, ']');
+        return;
+    }
+    graph_next *by = core_xmalloc((n ? n : 1) * sizeof *by);
+    memcpy(by, nx, n * sizeof *by);
+    qsort(by, n, sizeof *by, cmp_next_weight);
+    for (uint32_t i = 0; i < n && i < SHOW_NEXT; i++) {
+        graph_emit t;
+        graph_get_emit(g, by[i].emit, &t);
+        graph_symbol ts;
+        graph_get_symbol(g, t.symbol, &ts);
+        core_buf_printf(b, "              next-site %.3f  %s:%u  %s\n", (double)by[i].weight,
+                        ts.file, t.line, ts.qualname);
+    }
+    if (n > SHOW_NEXT)
+        core_buf_printf(b, "              ... %u more\n", n - SHOW_NEXT);
+    free(by);
+}
+
 static int graph_show_cmd(int argc, char **argv)
 {
     bool json = false;
@@ -334,9 +390,10 @@ static int graph_show_cmd(int argc, char **argv)
         "graph show",
         "FILE SYMBOL [--json]",
         "Shows a symbol's neighbours by edge type and its emit sites.",
-        "A symbol's neighbours by edge type (both directions) and its emit sites.\n"
-        "SYMBOL is a qualified name (pkg.mod.Class.method) or a unique suffix of one\n"
-        "(Class.method).",
+        "A symbol's neighbours by edge type (both directions) and its emit sites, each\n"
+        "with the emit sites that can log next after it by control flow (next-site: the\n"
+        "static successor model, the heaviest first). SYMBOL is a qualified name\n"
+        "(pkg.mod.Class.method) or a unique suffix of one (Class.method).",
         opts,
         sizeof opts / sizeof opts[0],
         2,
@@ -386,6 +443,7 @@ static int graph_show_cmd(int argc, char **argv)
             json_kv_str(&b, "logger", e.logger, true);
             json_kv_str(&b, "ref", e.ref, true);
             json_kv_str(&b, "name", e.name, true);
+            show_next(&b, g, first_emit + i, true);
             core_buf_putc(&b, '}');
         }
         core_buf_puts(&b, "]}\n");
@@ -419,6 +477,7 @@ static int graph_show_cmd(int argc, char **argv)
             if (*e.logger)
                 core_buf_printf(&b, "  logger %s", e.logger);
             core_buf_putc(&b, '\n');
+            show_next(&b, g, first_emit + i, false);
         }
     }
     rc = cli_write_stdout(cmd.name, b.data, b.len);

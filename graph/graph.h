@@ -296,7 +296,6 @@ enum {
     GRAPH_FF_DUPLICATE = 1u << 1, /* same bytes as another file */
 };
 
-
 /* An edge as stored (CSR). `node` is the other end: the destination in an
  * out-list, the source in an in-list. */
 typedef struct graph_edge {
@@ -345,6 +344,26 @@ void graph_csr(const graph *g, bool incoming, const uint32_t **offs, const graph
 /* Emit sites whose enclosing symbol is id (constants: whose owner is id):
  * ids [*first, *first + count). */
 uint32_t graph_symbol_emits(const graph *g, uint32_t id, uint32_t *first);
+
+/* An emit site that can log next after another, and how likely. */
+typedef struct graph_next {
+    uint32_t emit;
+    float weight;
+} graph_next;
+
+/*
+ * The static successor model: the emit sites that can log next after
+ * site emit, by control flow (the later statements of its function, the
+ * first sites of the functions called in between, its callers' sites
+ * after the call once the function ends, callbacks handed on), sorted by
+ * emit id. The weights come from the structure alone (branches share
+ * theirs evenly, deeper calls weigh less) and sum to at most 1: what is
+ * missing is the end of a case, or code the graph cannot see. A site no
+ * call of the indexed code reaches (a constant, an exception's message)
+ * has none; neither has any site of a graph file written before pmrag
+ * had the model (version 2). Points into the mapping.
+ */
+const graph_next *graph_next_sites(const graph *g, uint32_t emit, uint32_t *count);
 /* The function a candidate call site (GRAPH_EMIT_CALL) calls, when the
  * enclosing symbol's call edges name exactly one of its method's name;
  * GRAPH_NONE otherwise (a call out of the repository, or not a call). */
@@ -367,6 +386,8 @@ typedef struct graph_stats {
     uint64_t files_by_role[GRAPH_ROLE__COUNT], lines_by_role[GRAPH_ROLE__COUNT];
     uint64_t files, files_partial, files_duplicate, lines;
     uint64_t calls, calls_resolved, calls_internal, calls_internal_resolved;
+    /* The successor model: next-site edges, and the emits they leave */
+    uint64_t next_sites, emits_with_next;
 } graph_stats;
 
 void graph_get_stats(const graph *g, graph_stats *out);

@@ -171,6 +171,49 @@ typedef struct gx_call {
     uint32_t arg0, nargs; /* the arguments recorded: args[arg0 .. arg0 + nargs) */
 } gx_call;
 
+/*
+ * Control flow (flow.c, py_flow.c, ts_flow.c): for each function, and for
+ * a file's top level, what can run after what. Its items are the calls
+ * in it (the call expressions, in evaluation order) and the functions it
+ * hands on as callbacks; each item is what it is at resolution: an emit
+ * site (the emits of the function on its line, by the callee's name),
+ * a call of a function of the repository, both, or nothing (a call out of
+ * the repository). The edges say, for the function's entry and for each
+ * item, which item can come next without another in between, or the
+ * function's end (a return, or falling off the end) or an exception out
+ * of it, with weights from the structure alone: branches share their
+ * weight evenly, a loop's body runs again or not, a call inside a try may
+ * raise into its handlers. successors.c joins the functions.
+ */
+typedef enum {
+    GX_FLOW_CALL = 0, /* a call: f(...), a.b(...), new C(...) */
+    GX_FLOW_REF,      /* a function handed on as a callback: on('x', this.done) */
+} gx_flow_kind;
+
+typedef struct gx_flow_item {
+    const char *name; /* the callee's last name ("debug" for log.debug(...)), or "" */
+    uint32_t line;    /* the call's first line */
+    uint8_t kind;     /* gx_flow_kind */
+} gx_flow_item;
+
+/* Ends of an edge: from 0 is the function's entry, from 1 + i item i;
+ * to 0 is its end, to 1 an exception out of it, to 2 + i item i. The
+ * weights out of one end sum to 1 (up to the small ones dropped). */
+#define GX_FLOW_EXIT 0u
+#define GX_FLOW_RAISE 1u
+#define GX_FLOW_TO_ITEM 2u
+
+typedef struct gx_flow_edge {
+    uint32_t from, to;
+    float weight;
+} gx_flow_edge;
+
+typedef struct gx_flow {
+    int32_t sym; /* the function, -1 = the file's top level */
+    uint32_t item0, nitems;
+    uint32_t edge0, nedges; /* sorted by (from, to) */
+} gx_flow;
+
 typedef struct gx_file {
     core_arena arena;
     core_vec(gx_sym) syms;
@@ -184,6 +227,10 @@ typedef struct gx_file {
      * on a parameter. */
     core_vec(gx_call) calls;
     core_vec(gx_arg) args;
+    /* Control flow per function (see gx_flow). */
+    core_vec(gx_flow) flows;
+    core_vec(gx_flow_item) flow_items;
+    core_vec(gx_flow_edge) flow_edges;
     const char *doc; /* module docstring */
     uint32_t lines;
     uint32_t errors; /* ERROR/MISSING nodes */
@@ -479,15 +526,25 @@ typedef struct gb_emit {
     uint8_t kind, style, level;
 } gb_emit;
 
+/* An emit site that can come next after another (ids into gb_graph.emits). */
+typedef struct gb_next {
+    uint32_t src, dst;
+    float weight;
+} gb_next;
+
 typedef struct gb_graph {
     core_strtab strs;
     core_vec(gb_sym) syms;
     gb_edge_vec edges;
     core_vec(gb_emit) emits;
+    core_vec(gb_next) next; /* by src, then dst */
 } gb_graph;
 
 /* Builds symbols, edges and emits from the extracted files. */
 void graph__resolve(gb_index *idx, gb_graph *g);
+/* The emit sites that can come next after each one, from the files'
+ * control flow and the resolved calls (successors.c): into g->next. */
+void graph__successors(const gb_index *idx, gb_graph *g);
 /* Writes the graph file (atomically). */
 int graph__write(gb_index *idx, gb_graph *g, const char *path);
 
@@ -506,7 +563,10 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path);
  * depends on time, threads or addresses.
  */
 #define GF_MAGIC "PMRAGGF"
-#define GF_VERSION 2u /* 2: GRAPH_SF_TAKES_TEXT */
+/* 2: GRAPH_SF_TAKES_TEXT; 3: the static successor model (GF_NEXT_*).
+ * Version 2 files are still read: they have no successors. */
+#define GF_VERSION 3u
+#define GF_VERSION_MIN 2u
 #define GF_BYTE_ORDER 0x01020304u
 #define GF_MAX_SECTIONS 32u
 
@@ -540,6 +600,8 @@ enum {
     GF_EMIT_OFFS,   /* uint32_t[nsymbols + 1] */
     GF_QNAME_INDEX, /* uint32_t symbol ids sorted by qualname */
     GF_STATS,       /* one gf_stats */
+    GF_NEXT_OFFS,   /* uint32_t[nemits + 1] (version 3) */
+    GF_NEXT_SITES,  /* graph_next, by emit, then by the next emit (version 3) */
     GF__SECTION_COUNT
 };
 

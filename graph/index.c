@@ -362,6 +362,7 @@ int graph_index(const char *const *roots, size_t nroots, const char *out_path,
     memset(&g, 0, sizeof g);
     core_strtab_init(&g.strs);
     graph__resolve(&idx, &g);
+    graph__successors(&idx, &g);
     uint64_t t3 = core_now_ns();
     err = graph__write(&idx, &g, out_path);
     uint64_t t4 = core_now_ns();
@@ -380,6 +381,7 @@ int graph_index(const char *const *roots, size_t nroots, const char *out_path,
     core_vec_free(&g.syms);
     core_vec_free(&g.edges);
     core_vec_free(&g.emits);
+    core_vec_free(&g.next);
     free_index(&idx);
     return err;
 }

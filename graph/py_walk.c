@@ -5,6 +5,7 @@
  * another, so they stay together; what they record is the business of
  * the other py_*.c files.
  */
+#include "flow_int.h"
 #include "py_int.h"
 
 #include <stdlib.h>
@@ -619,6 +620,7 @@ void graph__extract_python(const char *src, size_t n, gx_file *f)
     f->doc = graph__py_body_docstring(x, root, 0);
     walk_children(x, root, &sc, 0);
     graph__cand_finish(&x->cands, x->f);
+    graph__py_flow(f, src, root);
     graph__cursors_free(&x->cur);
     graph__tmpl_free(&x->tmpl);
     core_vec_free(&x->loggers);

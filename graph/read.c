@@ -27,6 +27,7 @@ _Static_assert(sizeof(graph_edge) == 12, "edges are 12 bytes");
 _Static_assert(sizeof(gf_symbol) == 36, "symbols are 36 bytes");
 _Static_assert(sizeof(gf_emit) == 48, "emits are 48 bytes");
 _Static_assert(sizeof(gf_file) == 32, "files are 32 bytes");
+_Static_assert(sizeof(graph_next) == 8, "successors are 8 bytes");
 
 struct graph {
     core_mmap map;
@@ -44,6 +45,10 @@ struct graph {
     const gf_emit *emits;
     uint32_t nemits;
     const gf_stats *stats;
+    /* The successor model; NULL offsets in a version 2 file. */
+    const uint32_t *next_offs;
+    const graph_next *next;
+    uint32_t nnext;
 };
 
 static bool str_ok(const graph *g, uint32_t off)
@@ -106,6 +111,17 @@ static int validate(graph *g, char *why, size_t whylen)
             BAD("emit %u: constant reference out of range", i);
         if (i < g->emit_offs[e->symbol] || i >= g->emit_offs[e->symbol + 1])
             BAD("emit %u: not in its symbol's range", i);
+    }
+    if (g->next_offs) {
+        if (g->next_offs[0] != 0 || g->next_offs[g->nemits] != g->nnext)
+            BAD("successor offsets do not cover the successor list");
+        for (uint32_t i = 0; i < g->nemits; i++)
+            if (g->next_offs[i] > g->next_offs[i + 1])
+                BAD("successor offsets decrease at emit %u", i);
+        for (uint32_t i = 0; i < g->nnext; i++)
+            if (g->next[i].emit >= g->nemits ||
+                !(g->next[i].weight >= 0.0f && g->next[i].weight <= 1.0f))
+                BAD("successor %u: bad emit or weight", i);
     }
     /* The qualified-name index must be a permutation. */
     uint8_t *seen = calloc(g->nsyms ? g->nsyms : 1, 1);
@@ -173,10 +189,11 @@ static int check_header(const unsigned char *base, size_t size, gf_header *h, ch
         return core_fail(why, whylen, CORE_EENDIAN,
                          "graph files are little-endian and read in place: this machine is "
                          "big-endian");
-    if (h->version != GF_VERSION)
+    if (h->version < GF_VERSION_MIN || h->version > GF_VERSION)
         return core_fail(why, whylen, CORE_EVERSION,
-                         "graph file format version %u, this pmrag reads version %u; re-index",
-                         h->version, GF_VERSION);
+                         "graph file format version %u, this pmrag reads versions %u to %u; "
+                         "re-index",
+                         h->version, GF_VERSION_MIN, GF_VERSION);
     if (h->file_size != size)
         return core_fail(why, whylen, CORE_ECORRUPT,
                          "graph file is %zu bytes, its header says %llu (truncated?)", size,
@@ -190,7 +207,8 @@ static int check_header(const unsigned char *base, size_t size, gf_header *h, ch
 }
 
 /* Finds every section: each id once, in bounds, aligned, of the expected
- * size; ptr[id] and cnt[id] say where it is and how many records it has. */
+ * size; ptr[id] and cnt[id] say where it is and how many records it has.
+ * A version 2 file has no successor sections. */
 static int find_sections(const unsigned char *base, size_t size, const gf_header *h,
                          const void **ptr, uint64_t *cnt, char *why, size_t whylen)
 {
@@ -207,6 +225,8 @@ static int find_sections(const unsigned char *base, size_t size, const gf_header
         [GF_EMIT_OFFS] = 4,
         [GF_QNAME_INDEX] = 4,
         [GF_STATS] = sizeof(gf_stats),
+        [GF_NEXT_OFFS] = 4,
+        [GF_NEXT_SITES] = sizeof(graph_next),
     };
     for (uint32_t i = 0; i < h->nsections; i++) {
         gf_section s;
@@ -221,12 +241,17 @@ static int find_sections(const unsigned char *base, size_t size, const gf_header
         ptr[s.id] = base + s.offset;
         cnt[s.id] = s.count;
     }
-    for (uint32_t id = 1; id < GF__SECTION_COUNT; id++)
-        if (!ptr[id])
+    for (uint32_t id = 1; id < GF__SECTION_COUNT; id++) {
+        bool v3 = id == GF_NEXT_OFFS || id == GF_NEXT_SITES;
+        if (!ptr[id] && (h->version >= 3 || !v3))
             return core_fail(why, whylen, CORE_ECORRUPT, "graph file lacks section %u", id);
+        if (ptr[id] && v3 && h->version < 3)
+            return core_fail(why, whylen, CORE_ECORRUPT, "graph file of version %u has section %u",
+                             h->version, id);
+    }
     if (cnt[GF_SYMBOLS] >= UINT32_MAX || cnt[GF_OUT_EDGES] >= UINT32_MAX ||
         cnt[GF_IN_EDGES] >= UINT32_MAX || cnt[GF_EMITS] >= UINT32_MAX ||
-        cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1)
+        cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1 || cnt[GF_NEXT_SITES] >= UINT32_MAX)
         return core_fail(why, whylen, CORE_ECORRUPT, "graph file section sizes are invalid");
     return 0;
 }
@@ -255,8 +280,12 @@ static int use_sections(graph *g, const void *const *ptr, const uint64_t *cnt, c
     g->emit_offs = ptr[GF_EMIT_OFFS];
     g->qidx = ptr[GF_QNAME_INDEX];
     g->stats = ptr[GF_STATS];
+    g->next_offs = ptr[GF_NEXT_OFFS];
+    g->next = ptr[GF_NEXT_SITES];
+    g->nnext = (uint32_t)cnt[GF_NEXT_SITES];
     if (cnt[GF_OUT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_IN_OFFS] != (uint64_t)g->nsyms + 1 ||
-        cnt[GF_EMIT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_QNAME_INDEX] != g->nsyms)
+        cnt[GF_EMIT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_QNAME_INDEX] != g->nsyms ||
+        (g->next_offs && cnt[GF_NEXT_OFFS] != (uint64_t)g->nemits + 1))
         return core_fail(why, whylen, CORE_ECORRUPT,
                          "graph file index sizes do not match the symbols");
     return 0;
@@ -395,6 +424,16 @@ uint32_t graph_symbol_emits(const graph *g, uint32_t id, uint32_t *first)
     return g->emit_offs[id + 1] - g->emit_offs[id];
 }
 
+const graph_next *graph_next_sites(const graph *g, uint32_t emit, uint32_t *count)
+{
+    if (!g->next_offs) {
+        *count = 0;
+        return NULL;
+    }
+    *count = g->next_offs[emit + 1] - g->next_offs[emit];
+    return g->next + g->next_offs[emit];
+}
+
 uint32_t graph_emit_callee(const graph *g, uint32_t emit)
 {
     graph_emit e;
@@ -475,6 +514,9 @@ void graph_get_stats(const graph *g, graph_stats *out)
         out->files_by_role[r]++;
         out->lines_by_role[r] += f->lines;
     }
+    out->next_sites = g->nnext;
+    for (uint32_t i = 0; g->next_offs && i < g->nemits; i++)
+        out->emits_with_next += g->next_offs[i + 1] > g->next_offs[i];
     out->files = g->stats->files;
     out->files_partial = g->stats->files_partial;
     out->files_duplicate = g->stats->files_duplicate;

@@ -5,6 +5,7 @@
  * recurse into one another, so they stay together; what they record is
  * the business of the other ts_*.c files.
  */
+#include "flow_int.h"
 #include "ts_int.h"
 
 #include <stdlib.h>
@@ -1434,6 +1435,7 @@ void graph__extract_ts(graph_lang lang, const char *src, size_t n, gx_file *f)
     walk_children(x, root, &sc, 0);
     graph__cand_finish(&x->cands, x->f);
     graph__ts_mark_exported(x);
+    graph__ts_flow(lang, f, src, root);
     graph__cursors_free(&x->cur);
     graph__tmpl_free(&x->tmpl);
     core_buf_free(&x->scratch);

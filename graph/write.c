@@ -263,8 +263,9 @@ static size_t put_edges(writer *w, gb_graph *g)
 }
 
 /* Emits by symbol, their constant references renumbered to match, and
- * the offsets of each symbol's emits. */
-static void put_emits(writer *w, const gb_graph *g)
+ * the offsets of each symbol's emits. Returns each emit's new number
+ * (the caller frees it). */
+static uint32_t *put_emits(writer *w, const gb_graph *g)
 {
     uint32_t nsym = (uint32_t)g->syms.n;
     size_t ne = g->emits.n;
@@ -303,8 +304,41 @@ static void put_emits(writer *w, const gb_graph *g)
         offs[s + 1] += offs[s];
     put_u32_section(w, GF_EMIT_OFFS, offs, (size_t)nsym + 1);
     free(offs);
-    free(newpos);
     free(ord);
+    return newpos;
+}
+
+static int cmp_next(const void *a, const void *b)
+{
+    const gb_next *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* The successor model: per emit (numbered as in the file), the emits that
+ * can come next, by emit. */
+static void put_next(writer *w, const gb_graph *g, const uint32_t *newpos)
+{
+    size_t ne = g->emits.n, n = g->next.n;
+    gb_next *v = core_xmalloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (gb_next){newpos[g->next.v[i].src], newpos[g->next.v[i].dst], g->next.v[i].weight};
+    qsort(v, n, sizeof *v, cmp_next);
+    uint32_t *offs = core_xcalloc(ne + 1, sizeof *offs);
+    for (size_t i = 0; i < n; i++)
+        offs[v[i].src + 1]++;
+    for (size_t e = 0; e < ne; e++)
+        offs[e + 1] += offs[e];
+    put_u32_section(w, GF_NEXT_OFFS, offs, ne + 1);
+    unsigned char *p = section_begin(w, GF_NEXT_SITES, sizeof(graph_next), n);
+    for (size_t i = 0; i < n; i++) {
+        p = le32(p, v[i].dst);
+        p = lef32(p, v[i].weight);
+    }
+    section_end(w, p);
+    free(offs);
+    free(v);
 }
 
 /* Symbol ids sorted by qualified name (graph_find's binary search). */
@@ -385,7 +419,9 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
     put_files(&w, files, nfiles);
     put_symbols(&w, g);
     idx->st.edges = put_edges(&w, g);
-    put_emits(&w, g);
+    uint32_t *newpos = put_emits(&w, g);
+    put_next(&w, g, newpos);
+    free(newpos);
     put_qname_index(&w, g);
     put_stats(&w, &stats);
     /* Pad the end so the file size is a multiple of 8. */
