@@ -62,9 +62,12 @@ const core_cfg_item pmrag_config_table[] = {
      "geometric decay of the prefix's own activities in the fallback seed"},
     {"model.escape", CORE_CFG_DOUBLE, "1", 0.01, 100, NULL,
      "Witten-Bell escape factor: larger trusts long contexts less"},
+    {"model.code_prior", CORE_CFG_DOUBLE, "0.9", 0, 1, NULL,
+     "share of what the contexts leave that goes to the emit sites the code says can log next "
+     "(the rest: recency and the current emitter)"},
     {"model.calibrate", CORE_CFG_BOOL, "true", 0, 0, NULL,
-     "calibrate order, variant_ratio, alpha, code_scale, decay and escape by cross-validation "
-     "inside the training cases (the values above are the starting point)"},
+     "calibrate order, variant_ratio, alpha, code_scale, decay, escape and code_prior by "
+     "cross-validation inside the training cases (the values above are the starting point)"},
     {"model.calibrate_folds", CORE_CFG_INT, "3", 2, MODEL_MAX_FOLDS, NULL,
      "folds of that cross-validation: contiguous runs of cases in time order, each scored by a "
      "model trained on the others (every candidate is trained this many times, on all CPUs)"},
@@ -319,6 +322,7 @@ model_params config_model_params(const core_cfg *c)
     p.code_scale = core_cfg_double(c, "model.code_scale");
     p.decay = core_cfg_double(c, "model.decay");
     p.escape = core_cfg_double(c, "model.escape");
+    p.code_prior = core_cfg_double(c, "model.code_prior");
     p.calibrate_folds = (uint32_t)core_cfg_int(c, "model.calibrate_folds");
     config_ppr_weights(c, &p.weights);
     return p;

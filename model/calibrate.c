@@ -28,6 +28,8 @@ typedef struct val_score {
 
 typedef struct cmemo_ent {
     uint32_t seed_off, nseeds, np;
+    uint32_t code_act; /* the code's part: its activity and scale */
+    double code_at;
     model_pred pred[CMEMO_K];
 } cmemo_ent;
 
@@ -49,17 +51,20 @@ static uint32_t cmemo_rank(const model_joint *md, model_work *w, calib_memo *mm,
                            const uint32_t *act, const uint32_t *var, uint32_t len, model_pred *out)
 {
     model__make_seeds(md, w, act, var, len, true);
-    if (w->nseeds == 0)
+    if (w->nseeds == 0 && w->code_act == UINT32_MAX)
         return 0;
     size_t bytes = w->nseeds * sizeof *w->seeds;
     uint64_t key = core_hash64(w->seeds, bytes, 0x6d656d6full);
+    key = core_hash64(&w->code_act, sizeof w->code_act, key);
+    key = core_hash64(&w->code_at, sizeof w->code_at, key);
     key = key == UINT64_MAX ? 0 : key;
     const uint64_t *v = core_map_get(&mm->index, key);
     if (v) {
         if (*v >= mm->ents.n) /* index and ents grow together */
             core_panic("calibration memo: entry %llu of %zu", (unsigned long long)*v, mm->ents.n);
         const cmemo_ent *e = &mm->ents.v[*v];
-        if (e->nseeds == w->nseeds && memcmp(mm->seeds.v + e->seed_off, w->seeds, bytes) == 0) {
+        if (e->nseeds == w->nseeds && e->code_act == w->code_act && e->code_at == w->code_at &&
+            memcmp(mm->seeds.v + e->seed_off, w->seeds, bytes) == 0) {
             memcpy(out, e->pred, e->np * sizeof *out);
             return e->np;
         }
@@ -69,7 +74,8 @@ static uint32_t cmemo_rank(const model_joint *md, model_work *w, calib_memo *mm,
         return 0;
     uint32_t np = model__collect(md, w, CMEMO_K, out);
     if (!v && mm->seeds.n + w->nseeds <= CMEMO_MAX_SEEDS) {
-        cmemo_ent e = {(uint32_t)mm->seeds.n, w->nseeds, np, {{0, 0, 0, 0}}};
+        cmemo_ent e = {(uint32_t)mm->seeds.n, w->nseeds,  np,
+                       w->code_act,           w->code_at, {{0, 0, 0, 0}}};
         memcpy(e.pred, out, np * sizeof *out);
         core_vec_reserve(&mm->seeds, mm->seeds.n + w->nseeds);
         memcpy(mm->seeds.v + mm->seeds.n, w->seeds, bytes);
@@ -323,7 +329,8 @@ static bool same_params(const model_params *a, const model_params *b)
 {
     return a->order == b->order && a->variant_ratio == b->variant_ratio &&
            a->variant_min == b->variant_min && a->alpha == b->alpha &&
-           a->code_scale == b->code_scale && a->decay == b->decay && a->escape == b->escape;
+           a->code_scale == b->code_scale && a->decay == b->decay && a->escape == b->escape &&
+           a->code_prior == b->code_prior;
 }
 
 /* The parameters calibration scans, in this order, and the values each
@@ -336,6 +343,7 @@ typedef enum {
     AXIS_CODE_SCALE,
     AXIS_DECAY,
     AXIS_ESCAPE,
+    AXIS_CODE_PRIOR,
     AXIS__COUNT
 } calib_axis;
 
@@ -345,6 +353,7 @@ static const double alphas[] = {0.1, 0.3, 0.5, 0.8};
 static const double scales[] = {0, 0.03, 0.1, 0.3, 1};
 static const double decays[] = {0, 0.3, 0.6};
 static const double escapes[] = {0.5, 1, 2};
+static const double priors[] = {0, 0.25, 0.5, 0.75, 0.9};
 
 static const struct {
     const char *name;
@@ -358,6 +367,7 @@ static const struct {
     [AXIS_CODE_SCALE] = {"code_scale", scales, sizeof scales / sizeof *scales, false},
     [AXIS_DECAY] = {"decay", decays, sizeof decays / sizeof *decays, true},
     [AXIS_ESCAPE] = {"escape", escapes, sizeof escapes / sizeof *escapes, true},
+    [AXIS_CODE_PRIOR] = {"code_prior", priors, sizeof priors / sizeof *priors, true},
 };
 
 /* The most values a parameter has in grid. */
@@ -383,6 +393,9 @@ static model_params with_value(const model_params *p, calib_axis axis, double v)
         break;
     case AXIS_DECAY:
         q.decay = v;
+        break;
+    case AXIS_CODE_PRIOR:
+        q.code_prior = v;
         break;
     default:
         q.escape = v;
@@ -510,11 +523,11 @@ static void log_choice(const calib_ctx *cx, const calib_best *best, uint64_t t0)
     const model_params *p = &best->p;
     core_logf(cx->log, CORE_LOG_INFO,
               "calibration: chose order %u, variant_ratio %g, alpha %g, code_scale %g, decay %g, "
-              "escape %g: top-1 %.4f mrr %.4f; per fold top-1 %s (min %.4f, max %.4f, sd %.4f); "
-              "%u candidates x %u folds in %.2f s",
+              "escape %g, code_prior %g: top-1 %.4f mrr %.4f; per fold top-1 %s (min %.4f, max "
+              "%.4f, sd %.4f); %u candidates x %u folds in %.2f s",
               p->order, p->variant_ratio, p->alpha, p->code_scale, p->decay, p->escape,
-              frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt, lo, hi, sqrt(sd), cx->scored,
-              cx->K, (double)(core_now_ns() - t0) / 1e9);
+              p->code_prior, frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt, lo, hi, sqrt(sd),
+              cx->scored, cx->K, (double)(core_now_ns() - t0) / 1e9);
 }
 
 int model_calibrate(map_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,

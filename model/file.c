@@ -10,8 +10,9 @@
 
 #define MODEL_MAGIC "PMRAGMOD"
 /* Version 2: every field little-endian, the dictionary as the codec's
- * records (map/dict.c). */
-#define MODEL_VERSION 2u
+ * records (map/dict.c). Version 3: the parameters end with code_prior; a
+ * version 2 file is read with code_prior 0, so it ranks as it did. */
+#define MODEL_VERSION 3u
 
 static uint64_t graph_identity(const graph *g)
 {
@@ -38,6 +39,7 @@ static void put_params(core_buf *b, const model_params *p)
     for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
         core_buf_put_f64(b, p->weights.type[t]);
     core_buf_put_f64(b, p->weights.reverse);
+    core_buf_put_f64(b, p->code_prior);
 }
 
 /* A dictionary record, framed by its length. */
@@ -92,7 +94,7 @@ int model_save(const model_joint *md, const char *path)
     return rc;
 }
 
-static void get_params(core_rd *r, model_params *p)
+static void get_params(core_rd *r, uint32_t version, model_params *p)
 {
     p->order = (uint32_t)core_rd_le(r, 4);
     p->variant_ratio = core_rd_f64(r);
@@ -104,6 +106,7 @@ static void get_params(core_rd *r, model_params *p)
     for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
         p->weights.type[t] = (float)core_rd_f64(r);
     p->weights.reverse = (float)core_rd_f64(r);
+    p->code_prior = version >= 3 ? core_rd_f64(r) : 0;
 }
 
 /* The next framed record: its bytes and length, or NULL. */
@@ -126,7 +129,7 @@ static bool params_ok(const model_params *p)
         !(p->variant_ratio >= 0 && p->variant_ratio <= 1) ||
         !(p->alpha >= 0.001 && p->alpha <= 0.999) ||
         !(p->code_scale >= 0 && p->code_scale <= 100) || !(p->decay >= 0 && p->decay <= 1) ||
-        !(p->escape >= 0.01 && p->escape <= 100))
+        !(p->escape >= 0.01 && p->escape <= 100) || !(p->code_prior >= 0 && p->code_prior <= 1))
         return false;
     for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
         if (!(p->weights.type[t] >= 0 && p->weights.type[t] <= 1000))
@@ -157,7 +160,7 @@ static int read_header(model_reader *rd, const char *data, size_t len, const gra
     uint32_t crc = (uint32_t)core_get_le(data + len - 4, 4);
     rd->r = core_rd_of(data + 8, len - 8 - 4);
     uint32_t version = (uint32_t)core_rd_le(&rd->r, 4);
-    if (version != MODEL_VERSION) {
+    if (version < 2 || version > MODEL_VERSION) {
         rd->what = "model file version not supported (train it again with pmrag mine)";
         return CORE_EVERSION;
     }
@@ -172,7 +175,7 @@ static int read_header(model_reader *rd, const char *data, size_t len, const gra
         return CORE_EUSAGE;
     }
     rd->p = model_params_default();
-    get_params(&rd->r, &rd->p);
+    get_params(&rd->r, version, &rd->p);
     if (!params_ok(&rd->p)) {
         rd->what = "parameters out of range";
         return CORE_ECORRUPT;

@@ -16,6 +16,7 @@ model_params model_params_default(void)
         .code_scale = 0.1,
         .decay = 0.5,
         .escape = 1.0,
+        .code_prior = 0.9,
         .calibrate_folds = 3,
         .calibrate_threads = 0,
     };
@@ -198,6 +199,8 @@ struct model_mapper_snap {
     uint32_t *off; /* A + 1: each activity's symbols in syms/conf */
     uint32_t *syms;
     float *conf;
+    core_buf texts;    /* each activity's text, NUL-terminated... */
+    uint32_t *text_at; /* ...starting here (A) */
 };
 
 model_mapper_snap *model_mapper_snapshot(const map_mapper *m)
@@ -214,9 +217,12 @@ model_mapper_snap *model_mapper_snapshot(const map_mapper *m)
     size_t n = sn->off[sn->A];
     sn->syms = core_xmalloc((n ? n : 1) * sizeof *sn->syms);
     sn->conf = core_xmalloc((n ? n : 1) * sizeof *sn->conf);
+    sn->text_at = core_xmalloc(((size_t)sn->A + 1) * sizeof *sn->text_at);
     for (uint32_t a = 0; a < sn->A; a++) {
         map_activity pa;
         map_mapper_activity(m, a, &pa);
+        sn->text_at[a] = (uint32_t)sn->texts.len;
+        core_buf_append(&sn->texts, pa.text, strlen(pa.text) + 1);
         if (!pa.nsyms)
             continue; /* (syms and conf are NULL then) */
         memcpy(sn->syms + sn->off[a], pa.syms, pa.nsyms * sizeof *pa.syms);
@@ -232,12 +238,12 @@ void model_mapper_snap_free(model_mapper_snap *sn)
     free(sn->off);
     free(sn->syms);
     free(sn->conf);
+    free(sn->text_at);
+    core_buf_free(&sn->texts);
     free(sn);
 }
 
-/* An activity's symbols and confidences: from the snapshot being built
- * from, or the mapper. */
-static void act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_t a,
+void model__act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_t a,
                      map_activity *pa)
 {
     if (!sn) {
@@ -248,6 +254,15 @@ static void act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_
     pa->nsyms = sn->off[a + 1] - sn->off[a];
     pa->syms = sn->syms + sn->off[a];
     pa->conf = sn->conf + sn->off[a];
+}
+
+const char *model__act_text(const model_joint *md, const model_mapper_snap *sn, uint32_t a)
+{
+    if (sn)
+        return sn->texts.data + sn->text_at[a];
+    map_activity pa;
+    map_mapper_activity(md->m, a, &pa);
+    return pa.text;
 }
 
 /* The weights of a symbol's code edges both ways, summed. */
@@ -286,7 +301,7 @@ int model__build_net(model_joint *md, const model_mapper_snap *sn)
     size_t nsa = 0;
     for (uint32_t a = 0; a < A; a++) {
         map_activity pa;
-        act_syms(md, sn, a, &pa);
+        model__act_syms(md, sn, a, &pa);
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             if (pa.syms[i] >= S || !(pa.conf[i] > 0))
                 continue;
@@ -304,7 +319,7 @@ int model__build_net(model_joint *md, const model_mapper_snap *sn)
     memcpy(fill, md->sa_off, ((size_t)S + 1) * sizeof *fill);
     for (uint32_t a = 0; a < A; a++) {
         map_activity pa;
-        act_syms(md, sn, a, &pa);
+        model__act_syms(md, sn, a, &pa);
         for (uint32_t i = 0; i < pa.nsyms; i++) {
             if (pa.syms[i] >= S || !(pa.conf[i] > 0))
                 continue;
@@ -342,6 +357,8 @@ int model__build_net(model_joint *md, const model_mapper_snap *sn)
     }
     int rc = ppr_net_from_edges(sink + 1, e.v, e.n, NULL, &md->net);
     core_vec_free(&e);
+    if (!rc)
+        model__code_build(md, sn);
     return rc;
 }
 
@@ -365,7 +382,7 @@ model_joint *model__new(map_mapper *m, const model_mapper_snap *sn, const model_
 int model_train(map_mapper *m, const model_seqs *train, const model_params *p, model_joint **out)
 {
     if (p && (!(p->alpha > 0 && p->alpha < 1) || p->code_scale < 0 || p->decay < 0 ||
-              p->decay > 1 || p->escape <= 0))
+              p->decay > 1 || p->escape <= 0 || !(p->code_prior >= 0 && p->code_prior <= 1)))
         return CORE_EUSAGE;
     model_joint *md = model__new(m, NULL, p);
     choose_variants(md, train);
@@ -447,6 +464,8 @@ void model_free(model_joint *md)
     free(md->sa_act);
     free(md->sa_conf);
     ppr_basis_free(md->act_basis);
+    free(md->code_off);
+    free(md->code);
     free(md);
 }
 
@@ -513,6 +532,8 @@ const char *model_edge_name(uint8_t type)
         return "follows";
     if (type == MODEL_EDGE_EMITS)
         return "emits";
+    if (type == MODEL_EDGE_NEXT_SITE)
+        return "next-site";
     uint8_t base = type & (uint8_t)~PPR_REVERSE;
     if (base < GRAPH_EDGE__COUNT)
         return graph_edge_type_name((graph_edge_type)base);

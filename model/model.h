@@ -59,7 +59,10 @@ typedef struct model_params {
     double code_scale;    /* code-edge weight against the sink (default 0.1) */
     double decay;         /* recency decay over the prefix (default 0.5) */
     double escape;        /* Witten-Bell escape factor (default 1) */
-    ppr_weights weights;  /* code edge types */
+    /* The code's share of what the contexts leave: the rest goes to
+     * recency (default 0.9) */
+    double code_prior;
+    ppr_weights weights; /* code edge types */
     /* How model_calibrate searches (not part of the model: a trained
      * model keeps them, the model file does not). */
     uint32_t calibrate_folds;   /* cross-validation folds, 2..MODEL_MAX_FOLDS
@@ -230,26 +233,40 @@ uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *a
 
 /* The walk path that contributes most to symbol's score in the last
  * ranking on w (ppr_explain over the joint net from that ranking's seeds;
- * max_visits as there). Node ids as model_node_text reads them; edge types are
- * the code graph's (with PPR_REVERSE) or MODEL_EDGE_*. */
+ * max_visits as there), or, when the code's part of the ranking gave it
+ * more, the code's step: from the last event's activity (or, for one newer
+ * than the model, the symbol that logged it) to symbol, of type
+ * MODEL_EDGE_NEXT_SITE (model_explain_code says which sites). Node ids as
+ * model_node_text reads them; edge types are the code graph's (with
+ * PPR_REVERSE) or MODEL_EDGE_*. */
 int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
                   ppr_path *out);
+/* For symbol in the last ranking on w, what the code says: "from the
+ * code: FILE:LINE (SYMBOL) -> FILE:LINE (SYMBOL)", the emit site of the
+ * last event and the one it can log next in symbol that weigh most
+ * (graph_next_sites), appended to out. False, with nothing appended, when
+ * the code's part of the ranking gave symbol nothing. Reads the mapper (an
+ * activity's sites): on the thread that maps, or under its lock. */
+bool model_explain_code(const model_joint *md, model_work *w, uint32_t symbol, core_buf *out);
 /* What a node of the joint net is, as one line of text: a symbol's
  * qualified name, activity "text", context [a] > "variant" > ..., or (sink);
  * long texts cut. Appended to out. */
 void model_node_text(const model_joint *md, uint32_t node, core_buf *out);
 /* The name of an edge type of a model_explain path: "follows", "emits",
- * or the code graph's name (graph_edge_type_name, reverse or not). */
+ * "next-site", or the code graph's name (graph_edge_type_name, reverse or
+ * not). */
 const char *model_edge_name(uint8_t type);
 
 /* The parameters as one line of text ("order 6, variant_ratio 0.2, ...")
  * or a JSON object {"order","variant_ratio",...}. */
 void model_params_format(const model_params *p, bool json, core_buf *b);
 
-/* Edge types of the joint net beyond the code graph's. */
+/* Edge types of the joint net beyond the code graph's (next-site: the
+ * code's step of an explanation, not an edge of the net). */
 #define MODEL_EDGE_EMITS 16
 #define MODEL_EDGE_FOLLOWS 17
 #define MODEL_EDGE_SINK 18
+#define MODEL_EDGE_NEXT_SITE 19
 
 /*
  * The model file: the parameters, the mapper's dictionary (activities with

@@ -16,6 +16,19 @@
 #define RECENCY_WINDOW 32
 #define TOK_UNKNOWN UINT32_MAX
 
+/* The code's prior: at most this many symbols per activity (code.c). */
+#define CODE_MAX 32
+
+typedef core_vec(ppr_entry) model_entries;
+
+/* Scratch for the code's prior of one activity: a weight per symbol (all
+ * zero between uses), the activity's sites (node: an emit) and the
+ * symbols reached. */
+typedef struct code_scratch {
+    double *acc;
+    model_entries sites, touched;
+} code_scratch;
+
 typedef struct ctx_rec {
     uint32_t tok_off; /* into toks */
     uint8_t level, order;
@@ -46,6 +59,10 @@ struct model_joint {
      * entries (model_stream_prepare). */
     ppr_basis *act_basis;
     uint32_t state_M;
+    /* The code's prior per activity (code.c), CSR: symbols with the
+     * probability each logs next (summing to at most 1). */
+    uint32_t *code_off;
+    ppr_entry *code;
 };
 
 typedef struct memo_slot memo_slot;
@@ -76,6 +93,16 @@ struct model_work {
     core_vec(ppr_entry) fill_nbs;
     core_vec(uint32_t) fill_set;
     core_vec(ppr_entry) fill_hop[2]; /* this hop's nodes, the next hop's */
+    /* The code's part of the last ranking: the activity it came from (or
+     * UINT32_MAX: none), the scale its weights were added at, and, for an
+     * activity newer than the model, its prior and the scratch made for
+     * it. */
+    uint32_t code_act;
+    double code_at;
+    const ppr_entry *code_e;
+    uint32_t code_n;
+    code_scratch code_cs;
+    ppr_entry code_new[CODE_MAX];
 };
 
 /* ---- tokens and contexts ---- */
@@ -162,6 +189,27 @@ int model__build_net(model_joint *md, const model_mapper_snap *sn);
 /* The weights of a symbol's code edges both ways, summed. */
 double model__code_total(const model_joint *md, const graph_edge *out, uint32_t no,
                          const graph_edge *in, uint32_t ni);
+
+/* An activity's symbols and confidences: from the snapshot a model is
+ * built from, or the mapper (sn NULL); and its text (mine.c). */
+void model__act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_t a,
+                     map_activity *pa);
+const char *model__act_text(const model_joint *md, const model_mapper_snap *sn, uint32_t a);
+
+/* The code's prior (code.c). The sites of an activity with this text and
+ * these symbols (into cs->sites: emit, weight); its prior (at most
+ * CODE_MAX symbols, best first, into out; returns how many). */
+void model__code_sites(const model_joint *md, const char *text, const uint32_t *syms,
+                       const float *conf, uint32_t nsyms, code_scratch *cs);
+uint32_t model__code_dist(const model_joint *md, const char *text, const uint32_t *syms,
+                          const float *conf, uint32_t nsyms, code_scratch *cs, ppr_entry *out);
+void model__code_scratch_free(code_scratch *cs);
+/* Every activity's prior, at build (sn as for model__act_syms). */
+void model__code_build(model_joint *md, const model_mapper_snap *sn);
+/* The prior of activity act: the model's, or for one newer than the
+ * model, the mapper's account of it (in w, valid until its next use);
+ * *out points at it. Returns its length. */
+uint32_t model__code_of(const model_joint *md, model_work *w, uint32_t act, const ppr_entry **out);
 
 /* The push options of the model's walks (rank.c). */
 ppr_opts model__push_opts(const model_joint *md);

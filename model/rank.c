@@ -22,6 +22,7 @@ int model_work_new(const model_joint *md, model_work **out)
     w->seeds = core_xmalloc(w->cap * sizeof *w->seeds);
     w->topcap = 64;
     w->top = core_xmalloc(w->topcap * sizeof *w->top);
+    w->code_act = UINT32_MAX;
     *out = w;
     return 0;
 }
@@ -44,6 +45,7 @@ void model_work_free(model_work *w)
     core_vec_free(&w->fill_set);
     core_vec_free(&w->fill_hop[0]);
     core_vec_free(&w->fill_hop[1]);
+    model__code_scratch_free(&w->code_cs);
     free(w);
 }
 
@@ -53,10 +55,45 @@ uint32_t model_seeds(const model_work *w, const ppr_entry **seeds)
     return w->nseeds;
 }
 
+/* What the code's part of the last ranking on w gave symbol. */
+static double code_given(const model_work *w, uint32_t symbol, float *weight)
+{
+    if (w->code_act == UINT32_MAX)
+        return 0;
+    for (uint32_t i = 0; i < w->code_n; i++)
+        if (w->code_e[i].node == symbol) {
+            *weight = w->code_e[i].score;
+            return w->code_at * w->code_e[i].score;
+        }
+    return 0;
+}
+
 int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
                   ppr_path *out)
 {
-    return ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits, out);
+    int rc = w->nseeds ? ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits,
+                                     out)
+                       : CORE_ENOTFOUND;
+    float weight = 0;
+    double code = code_given(w, symbol, &weight);
+    if (!(code > 0) || (rc == 0 && out->contribution >= code))
+        return rc;
+    /* The code's step: from the activity (or, for one the model has no
+     * node for, the symbol that logged it). */
+    uint32_t from = md->S + w->code_act;
+    if (w->code_act >= md->A) {
+        map_activity pa;
+        map_mapper_activity(md->m, w->code_act, &pa);
+        from = pa.nsyms ? pa.syms[0] : symbol;
+    }
+    memset(out, 0, sizeof *out);
+    out->seed = from;
+    out->len = 1;
+    out->steps[0] = (ppr_step){from, symbol, MODEL_EDGE_NEXT_SITE, weight};
+    out->contribution = code;
+    double score = ppr_work_score(w->w, symbol);
+    out->share = score > 0 ? code / score : 0;
+    return 0;
 }
 
 /* The tokens of a prefix's longest context window at both levels (the
@@ -144,9 +181,45 @@ static double context_seeds(const model_joint *md, model_work *w, const uint32_t
 }
 
 /*
+ * The code's part of a ranking after a prefix whose last activity is
+ * last, given the weight rem the contexts left: a share code_prior of it
+ * goes to the symbols the code says can log next, each as likely as the
+ * code says (added after the walk at the scale of a seed on an activity:
+ * one step, as the next emitters of a context are reached); what the code
+ * does not know (its probabilities sum to less than 1) stays with
+ * recency. Returns what is left to recency.
+ */
+static double code_split(const model_joint *md, model_work *w, uint32_t last, double rem)
+{
+    w->code_act = UINT32_MAX;
+    w->code_at = 0;
+    w->code_n = 0;
+    if (!(rem > 0) || !(md->p.code_prior > 0))
+        return rem;
+    w->code_n = model__code_of(md, w, last, &w->code_e);
+    if (!w->code_n)
+        return rem;
+    double a = md->p.alpha, known = 0;
+    for (uint32_t i = 0; i < w->code_n; i++)
+        known += w->code_e[i].score;
+    w->code_act = last;
+    w->code_at = rem * md->p.code_prior * a * (1 - a);
+    return rem * (1 - md->p.code_prior * (known < 1 ? known : 1));
+}
+
+/* Adds the code's part to the walk's estimate. */
+static void code_add(model_work *w)
+{
+    if (w->code_act != UINT32_MAX)
+        ppr_work_add(w->w, w->code_e, w->code_n, w->code_at);
+}
+
+/*
  * The seeds of a prefix: contexts (Witten-Bell weights), then, with
- * recency, the prefix's own activities. Returns the weight left to the
- * recency part (what the contexts did not take).
+ * recency, the code's part (code_split: the work keeps it, for
+ * model__collect to add) and the prefix's own activities. Returns the
+ * weight left to the recency part (what the contexts and the code did not
+ * take).
  */
 double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *act,
                          const uint32_t *var, uint32_t len, bool recency)
@@ -154,6 +227,9 @@ double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *a
     uint32_t tv[MODEL_MAX_ORDER], ta[MODEL_MAX_ORDER];
     uint32_t omax = window_tokens(md, act, var, len, tv, ta);
     double rem = context_seeds(md, w, tv, ta, omax);
+    w->code_act = UINT32_MAX;
+    if (recency && len > 0)
+        rem = code_split(md, w, act[len - 1], rem);
     /* Recency: the prefix's own activities, the latest first. An activity
      * the model has no node for still ages the ones before it. */
     if (recency && rem > 0) {
@@ -179,6 +255,7 @@ double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *a
 }
 uint32_t model__collect(const model_joint *md, model_work *w, uint32_t k, model_pred *out)
 {
+    code_add(w);
     if (k > w->topcap) {
         w->topcap = k;
         w->top = core_xrealloc(w->top, k * sizeof *w->top);
@@ -243,7 +320,7 @@ uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act, c
     if (len == 0 || k == 0)
         return 0;
     model__make_seeds(md, w, act, var, len, true);
-    if (w->nseeds == 0)
+    if (w->nseeds == 0 && w->code_act == UINT32_MAX)
         return 0;
     ppr_opts o = model__push_opts(md);
     if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
@@ -453,6 +530,7 @@ uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *a
         if (memo)
             memo_store(w, h, tv, ta, omax, rem, st.error_bound);
     }
+    rem = code_split(md, w, act[len - 1], rem);
     if (rem > 0 && wsum > 0 && rec && rec->n)
         ppr_work_add(w->w, rec->e, rec->n, rem / wsum);
     return model__collect(md, w, k, out);

@@ -9,9 +9,9 @@ void model_params_format(const model_params *p, bool json, core_buf *b)
     if (!json) {
         core_buf_printf(b,
                         "order %u, variant_ratio %g, variant_min %u, alpha %g, code_scale %g, "
-                        "decay %g, escape %g",
+                        "decay %g, escape %g, code_prior %g",
                         p->order, p->variant_ratio, p->variant_min, p->alpha, p->code_scale,
-                        p->decay, p->escape);
+                        p->decay, p->escape, p->code_prior);
         return;
     }
     core_buf_printf(b, "{\"order\":%u,\"variant_ratio\":", p->order);
@@ -24,5 +24,7 @@ void model_params_format(const model_params *p, bool json, core_buf *b)
     core_buf_json_double(b, p->decay);
     core_buf_puts(b, ",\"escape\":");
     core_buf_json_double(b, p->escape);
+    core_buf_puts(b, ",\"code_prior\":");
+    core_buf_json_double(b, p->code_prior);
     core_buf_putc(b, '}');
 }

@@ -2791,6 +2791,7 @@ TEST(model_save_load_round_trip)
     CHECK(p1->variant_ratio == p2->variant_ratio && p1->variant_min == p2->variant_min);
     CHECK(p1->alpha == p2->alpha && p1->code_scale == p2->code_scale);
     CHECK(p1->decay == p2->decay && p1->escape == p2->escape);
+    CHECK(p1->code_prior == p2->code_prior);
     CHECK(memcmp(&p1->weights, &p2->weights, sizeof p1->weights) == 0);
     check_same_rankings(md, md2, &s, 0);
     /* Saving the loaded model gives the same bytes. */
@@ -2867,6 +2868,31 @@ TEST(model_file_errors)
     data[8] ^= 0x7f;
     expect_load_error(unit_write("ver.model", data, len), g, "version");
     data[8] ^= 0x7f;
+    /* Version 2 (its parameters without code_prior) is read, with no
+     * share for the code: it ranks as it did. The parameters start after
+     * magic, version, symbol count and graph identity; code_prior is the
+     * last of them (order, variant_ratio, variant_min, alpha, code_scale,
+     * decay, escape, the edge types' weights, reverse, code_prior). */
+    size_t at = 8 + 4 + 4 + 8 + 4 + 8 + 4 + 8 * 4 + 8 * GRAPH_EDGE__COUNT + 8;
+    char *old = core_xmalloc(len);
+    memcpy(old, data, at);
+    memcpy(old + at, data + at + 8, len - at - 8);
+    size_t olen = len - 8;
+    old[8] = 2;
+    uint32_t crc = core_crc32(0, old, olen - 4);
+    for (int i = 0; i < 4; i++)
+        old[olen - 4 + i] = (char)(crc >> (8 * i));
+    map_mapper *mo = NULL;
+    model_joint *mdo = NULL;
+    char whyo[512];
+    int rco = model_load(unit_write("v2.model", old, olen), g, NULL, &mo, &mdo, whyo, sizeof whyo);
+    if (rco)
+        unit_fail(__FILE__, __LINE__, "version 2: %s", whyo);
+    CHECK(model_get_params(mdo)->code_prior == 0);
+    CHECK(model_get_params(mdo)->escape == model_get_params(md)->escape);
+    model_free(mdo);
+    map_mapper_free(mo);
+    free(old);
 
     /* A model of another graph is refused. */
     unit_write_str("flow2/flow.py", flow_py);
@@ -3087,5 +3113,146 @@ TEST(model_calibration_and_determinism)
     model_free(d);
     map_mapper_free(m2);
     map_mapper_free(m3);
+    graph_close(g);
+}
+
+/* ---- the code's successor prior ---- */
+
+static graph *open_steps(void)
+{
+    unit_write_str("steps/pkg/__init__.py", "");
+    unit_write_str("steps/pkg/a.py", "import logging\n"
+                                     "log = logging.getLogger(__name__)\n"
+                                     "\n"
+                                     "def begin():\n"
+                                     "    log.info(\"begin event\")\n"
+                                     "    work()\n"
+                                     "\n"
+                                     "def work():\n"
+                                     "    log.info(\"work event\")\n"
+                                     "    log.info(\"work done\")\n"
+                                     "\n"
+                                     "def other():\n"
+                                     "    log.info(\"other event\")\n");
+    return index_dir("steps");
+}
+
+/* Maps one case's messages into s (appended as a case). */
+static void map_case(map_mapper *m, seqs *s, const char *const *msgs, uint32_t n)
+{
+    uint32_t k = s->off[s->ncases], prev = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
+        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &s->act[k], &s->var[k]);
+        prev = s->act[k++];
+    }
+    s->off[++s->ncases] = k;
+}
+
+/* With no trace at all, the walk backs off to what the code says can log
+ * next: after begin's site, work's first one (a change of function), where
+ * recency alone would say begin again. The explanation says so. */
+TEST(model_code_prior_without_traces)
+{
+    graph *g = open_steps();
+    map_mapper *m = new_mapper(g, NULL);
+    seqs all = {.ncases = 0};
+    static const char *const msgs[] = {"begin event", "work event", "work done", "other event"};
+    map_case(m, &all, msgs, 4);
+    finish(m);
+    seqs none = {.ncases = 0};
+    model_params p = model_params_default();
+    uint32_t begin = unit_sym(g, "pkg.a.begin"), work = unit_sym(g, "pkg.a.work");
+    model_pred pred[5];
+    for (int prior = 0; prior < 2; prior++) {
+        p.code_prior = prior ? 0.9 : 0;
+        model_joint *md = train(m, &none, &p);
+        model_work *w;
+        CHECK_OK(model_work_new(md, &w));
+        uint32_t n = model_rank(md, w, all.act, all.var, 1, 5, pred);
+        CHECK(n >= 1);
+        CHECK_INT(pred[0].symbol, prior ? work : begin);
+        if (prior) {
+            ppr_path path;
+            CHECK_OK(model_explain(md, w, work, 100000, &path));
+            CHECK_INT(path.len, 1);
+            CHECK_INT(path.steps[0].type, MODEL_EDGE_NEXT_SITE);
+            CHECK_STR(model_edge_name(MODEL_EDGE_NEXT_SITE), "next-site");
+            core_buf t = {0};
+            CHECK(model_explain_code(md, w, work, &t));
+            CHECK(strstr(t.data, "from the code: pkg/a.py:5 (pkg.a.begin) -> pkg/a.py:9 "
+                                 "(pkg.a.work)") == t.data);
+            core_buf_free(&t);
+            /* Nothing the code gave: no explanation of the code's. */
+            core_buf u = {0};
+            CHECK(!model_explain_code(md, w, unit_sym(g, "pkg.a.other"), &u));
+            CHECK_INT(u.len, 0);
+        }
+        model_work_free(w);
+        model_free(md);
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
+/* Where the contexts know what follows, they decide; a transition the
+ * traces never showed still ranks, from the code, after what they know. */
+TEST(model_code_prior_under_contexts)
+{
+    graph *g = open_steps();
+    map_mapper *m = new_mapper(g, NULL);
+    seqs s = {.ncases = 0};
+    static const char *const seen[] = {"begin event", "other event"};
+    for (int i = 0; i < 4; i++)
+        map_case(m, &s, seen, 2);
+    finish(m);
+    model_params p = model_params_default();
+    p.order = 1;
+    model_joint *md = train(m, &s, &p);
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred pred[5];
+    uint32_t n = model_rank(md, w, s.act, s.var, 1, 5, pred);
+    CHECK(n >= 2);
+    CHECK_INT(pred[0].symbol, unit_sym(g, "pkg.a.other"));
+    bool work = false;
+    for (uint32_t i = 1; i < n; i++)
+        work |= pred[i].symbol == unit_sym(g, "pkg.a.work");
+    CHECK(work);
+    model_work_free(w);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
+/* The daemon's first events: an activity the model has no node for (the
+ * mapper met it since) is ranked from the code, through the mapper. */
+TEST(model_code_prior_for_new_activities)
+{
+    graph *g = open_steps();
+    map_mapper *m = new_mapper(g, NULL);
+    static const uint32_t zero = 0;
+    model_seqs none = {.off = &zero};
+    model_params p = model_params_default();
+    model_joint *md;
+    CHECK_OK(model_train(m, &none, &p, &md));
+    model_stats st;
+    model_get_stats(md, &st);
+    uint32_t a, v;
+    map_event ev = {.text = "begin event", .len = 11};
+    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    CHECK(a >= st.activities);
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred pred[5];
+    uint32_t n = model_rank_warm(md, w, &a, &v, 1, NULL, 0, 5, pred);
+    CHECK(n >= 1);
+    CHECK_INT(pred[0].symbol, unit_sym(g, "pkg.a.work"));
+    ppr_path path;
+    CHECK_OK(model_explain(md, w, pred[0].symbol, 100000, &path));
+    CHECK_INT(path.seed, unit_sym(g, "pkg.a.begin"));
+    model_work_free(w);
+    model_free(md);
+    map_mapper_free(m);
     graph_close(g);
 }
