@@ -64,9 +64,13 @@ static void explain_text(core_buf *b, const model_joint *md, model_work *w, uint
         return;
     }
     core_buf_printf(b, "      %s\n", node_text(md, path.seed, t));
-    for (uint32_t j = 0; j < path.len; j++)
+    for (uint32_t j = 0; j < path.len; j++) {
         core_buf_printf(b, "        --%s (%.2f)--> %s\n", model_edge_name(path.steps[j].type),
                         (double)path.steps[j].prob, node_text(md, path.steps[j].to, t));
+        core_buf_reset(t);
+        if (path.steps[j].type == MODEL_EDGE_NEXT_SITE && model_explain_code(md, w, symbol, t))
+            core_buf_printf(b, "        %s\n", t->data);
+    }
     core_buf_printf(b, "      share of the score %.0f%%\n", 100 * path.share);
 }
 

@@ -339,6 +339,12 @@ static int api_explain(void *ud, const char *case_id, const char *query, core_bu
             core_buf_putc(json, '}');
         }
         core_buf_printf(json, "],\"share\":%.6g", path.share);
+        core_buf code = {0};
+        if (model_explain_code(s->md, s->api_w, p[r - 1].symbol, &code)) {
+            core_buf_puts(json, ",\"code\":");
+            core_buf_json_str(json, code.data, code.len);
+        }
+        core_buf_free(&code);
     }
     pthread_mutex_unlock(&s->mu);
     free(p);
