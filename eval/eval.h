@@ -11,7 +11,10 @@
  * the other on whole components) and the truth line lies inside the
  * symbol. Targets that nothing predicts count as misses, never dropped.
  * The 'change' subset keeps targets whose emitting function differs from
- * the previous event's: the transitions that matter.
+ * the previous event's: the transitions that matter. The 'unseen' subset
+ * keeps targets whose transition, from the previous event's activity to
+ * the next event's true emitter (file and function), no training case
+ * shows: what a table of the log cannot know.
  *
  * Threading and lifetime: an eval_baselines belongs to one thread at a
  * time (it keeps scratch memory); everything else is plain data or a pure
@@ -93,8 +96,8 @@ uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32
 /* ------------------------------------------------------------------ */
 
 typedef struct eval_result {
-    eval_ranks all, change;
-    eval_ranks bl_all[EVAL_BL__COUNT], bl_change[EVAL_BL__COUNT];
+    eval_ranks all, change, unseen;
+    eval_ranks bl_all[EVAL_BL__COUNT], bl_change[EVAL_BL__COUNT], bl_unseen[EVAL_BL__COUNT];
     uint64_t unpredictable; /* prefixes the model ranked nothing for */
 } eval_result;
 
@@ -104,13 +107,24 @@ int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eva
              eval_result *out);
 
 /*
- * The learning curve: top-1 on the test cases when the model is trained on
- * only the last n training cases, for each of n[0..count) (UINT32_MAX: all
- * of them), calibrated as to says (its params are the start, left as they
- * are). Writes the cases each used and the top-1.
+ * The learning curve: the test cases of l scored when only the first n
+ * training cases (by start time) train, for each of n[0..count)
+ * (UINT32_MAX: all of them); the test split is the same at every n. At
+ * each point pmrag (calibrated as to says: its params are the start, left
+ * as they are), df2 over the same mapping, and, with mt and lt (the same
+ * log mapped by its true emitters, map_mapper_opts.use_code_attrs), df2
+ * over the true emitters; their ranks all and on the change subset.
  */
+typedef struct eval_curve_point {
+    uint32_t cases; /* training cases used */
+    eval_ranks all, change;
+    eval_ranks df2_all, df2_change;
+    eval_ranks true_all, true_change; /* n 0: not measured */
+} eval_curve_point;
+
 int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opts *to,
-                        const uint32_t *n, uint32_t count, uint32_t *cases, double *top1);
+                        const map_mapper *mt, const model_log *lt, const uint32_t *n,
+                        uint32_t count, eval_curve_point *out);
 
 /* ------------------------------------------------------------------ */
 /* How the mapping did                                                 */
@@ -188,8 +202,7 @@ typedef struct eval_report {
     model_stats model;
     /* The learning curve, when ncurve > 0. */
     uint32_t ncurve;
-    const uint32_t *curve_cases;
-    const double *curve_top1;
+    const eval_curve_point *curve;
     double train_seconds, eval_seconds;
 } eval_report;
 

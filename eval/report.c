@@ -210,6 +210,8 @@ void eval_report_json(const eval_report *r, core_buf *o)
     eval_misses_json(r->mapper, l, r->misses, r->nmisses, o);
     core_buf_puts(o, ",\"change\":");
     ranks_json(o, &x->change);
+    core_buf_puts(o, ",\"unseen\":");
+    ranks_json(o, &x->unseen);
     core_buf_printf(o, ",\"unpredictable\":%llu,\"baselines\":{",
                     (unsigned long long)x->unpredictable);
     for (int bl = 0; r->baselines && bl < EVAL_BL__COUNT; bl++) {
@@ -218,6 +220,8 @@ void eval_report_json(const eval_report *r, core_buf *o)
         ranks_json(o, &x->bl_all[bl]);
         core_buf_puts(o, ",\"change\":");
         ranks_json(o, &x->bl_change[bl]);
+        core_buf_puts(o, ",\"unseen\":");
+        ranks_json(o, &x->bl_unseen[bl]);
         core_buf_putc(o, '}');
     }
     core_buf_printf(o,
@@ -229,8 +233,26 @@ void eval_report_json(const eval_report *r, core_buf *o)
     if (r->ncurve) {
         core_buf_puts(o, ",\"learning_curve\":[");
         for (uint32_t i = 0; i < r->ncurve; i++) {
-            core_buf_printf(o, "%s{\"train_cases\":%u,\"top1\":", i ? "," : "", r->curve_cases[i]);
-            core_buf_json_double(o, r->curve_top1[i]);
+            const eval_curve_point *pt = &r->curve[i];
+            core_buf_printf(o, "%s{\"train_cases\":%u,\"pmrag\":{\"all\":", i ? "," : "",
+                            pt->cases);
+            ranks_json(o, &pt->all);
+            core_buf_puts(o, ",\"change\":");
+            ranks_json(o, &pt->change);
+            core_buf_puts(o, "},\"df2\":{\"all\":");
+            ranks_json(o, &pt->df2_all);
+            core_buf_puts(o, ",\"change\":");
+            ranks_json(o, &pt->df2_change);
+            core_buf_puts(o, "},\"df2_true\":");
+            if (pt->true_all.n) {
+                core_buf_puts(o, "{\"all\":");
+                ranks_json(o, &pt->true_all);
+                core_buf_puts(o, ",\"change\":");
+                ranks_json(o, &pt->true_change);
+                core_buf_putc(o, '}');
+            } else {
+                core_buf_puts(o, "null");
+            }
             core_buf_putc(o, '}');
         }
         core_buf_putc(o, ']');
@@ -267,17 +289,34 @@ void eval_report_text(const eval_report *r, core_buf *o)
                         eval_ranks_top(a, 3), eval_ranks_mrr(a), eval_ranks_top(c, 0),
                         eval_ranks_top(c, 1), eval_ranks_mrr(c));
     }
-    core_buf_puts(o, "\nmapping of the test events:\n");
+    core_buf_printf(o, "unseen transitions: %llu targets (%.1f%%), pmrag top-1 %.3f top-3 %.3f",
+                    (unsigned long long)x->unseen.n, 100 * frac(x->unseen.n, x->all.n),
+                    eval_ranks_top(&x->unseen, 0), eval_ranks_top(&x->unseen, 1));
+    if (r->baselines)
+        core_buf_printf(o, ", df2 top-1 %.3f top-3 %.3f",
+                        eval_ranks_top(&x->bl_unseen[EVAL_BL_DF2], 0),
+                        eval_ranks_top(&x->bl_unseen[EVAL_BL_DF2], 1));
+    core_buf_puts(o, "\n\nmapping of the test events:\n");
     eval_mapping_text(r->mapping, true, o);
     if (r->nmisses) {
         core_buf_puts(o, "\nlargest misses of the mapping (missed/events, strategy, activity):\n");
         eval_misses_text(r->mapper, l, r->misses, r->nmisses, o);
     }
     if (r->ncurve) {
-        core_buf_puts(o, "\nlearning curve (top-1):");
-        for (uint32_t i = 0; i < r->ncurve; i++)
-            core_buf_printf(o, "  %u cases %.3f", r->curve_cases[i], r->curve_top1[i]);
-        core_buf_putc(o, '\n');
+        core_buf_puts(o, "\nlearning curve (the same test split; the first K training cases "
+                         "train; df2* is df2 over the true emitters):\n");
+        core_buf_printf(o, "%8s   %7s %7s   %7s %7s   %7s %7s\n", "K", "top-1", "chg@1", "df2",
+                        "chg@1", "df2*", "chg@1");
+        for (uint32_t i = 0; i < r->ncurve; i++) {
+            const eval_curve_point *pt = &r->curve[i];
+            core_buf_printf(o, "%8u   %7.3f %7.3f   %7.3f %7.3f", pt->cases,
+                            eval_ranks_top(&pt->all, 0), eval_ranks_top(&pt->change, 0),
+                            eval_ranks_top(&pt->df2_all, 0), eval_ranks_top(&pt->df2_change, 0));
+            if (pt->true_all.n)
+                core_buf_printf(o, "   %7.3f %7.3f", eval_ranks_top(&pt->true_all, 0),
+                                eval_ranks_top(&pt->true_change, 0));
+            core_buf_putc(o, '\n');
+        }
     }
 }
 

@@ -63,6 +63,23 @@ static bool is_change(const model_log *l, uint32_t i)
     return p->tfile != e->tfile || p->tfunc != e->tfunc;
 }
 
+/* The key of a transition: an activity, then a true emitter (its file
+ * and function, strings of the log). */
+static uint64_t transition_key(uint32_t act, const model_log_event *next)
+{
+    uint64_t h = core_hash_u64(((uint64_t)act << 32) | next->tfile);
+    h = core_hash_u64(h ^ next->tfunc);
+    return h == UINT64_MAX ? 0 : h;
+}
+
+/* The transitions the training cases show. */
+static void seen_transitions(const model_log *l, core_map *seen)
+{
+    for (uint32_t c = 0; c < l->ntrain; c++)
+        for (uint32_t i = l->off[c] + 1; i < l->off[c + 1]; i++)
+            core_map_put(seen, transition_key(l->act[i - 1], &l->ev[i]), NULL);
+}
+
 int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
              eval_result *r)
 {
@@ -72,6 +89,8 @@ int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eva
     int rc = model_work_new(md, &w);
     if (rc)
         return rc;
+    core_map seen = {0};
+    seen_transitions(l, &seen);
     model_pred pred[10];
     uint32_t syms[10];
     for (uint32_t c = l->ntrain; c < l->ncases; c++) {
@@ -80,6 +99,7 @@ int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eva
             const model_log_event *t = &l->ev[o + k];
             const char *tfile = model_log_str(l, t->tfile);
             bool ch = is_change(l, o + k);
+            bool unseen = !core_map_get(&seen, transition_key(l->act[o + k - 1], t));
             uint32_t np = model_rank(md, w, l->act + o, l->var + o, k, 10, pred);
             for (uint32_t i = 0; i < np; i++)
                 syms[i] = pred[i].symbol;
@@ -89,6 +109,8 @@ int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eva
             eval_ranks_add(&r->all, rank);
             if (ch)
                 eval_ranks_add(&r->change, rank);
+            if (unseen)
+                eval_ranks_add(&r->unseen, rank);
             if (!b)
                 continue;
             for (int bl = 0; bl < EVAL_BL__COUNT; bl++) {
@@ -97,21 +119,57 @@ int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eva
                 eval_ranks_add(&r->bl_all[bl], rank);
                 if (ch)
                     eval_ranks_add(&r->bl_change[bl], rank);
+                if (unseen)
+                    eval_ranks_add(&r->bl_unseen[bl], rank);
             }
         }
     }
+    core_map_free(&seen);
     model_work_free(w);
     return 0;
 }
 
-int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opts *to,
-                        const uint32_t *n, uint32_t count, uint32_t *cases, double *top1)
+/* df2 trained on the first k training cases of l (mapped by m), scored on
+ * its test cases. */
+static int df2_at(const map_mapper *m, const model_log *l, uint32_t k, eval_ranks *all,
+                  eval_ranks *change)
 {
+    const graph *g = map_mapper_graph(m);
+    model_seqs tr = {l->act, l->var, l->off, k};
+    eval_baselines *b;
+    int rc = eval_baselines_new(g, m, &tr, &b);
+    if (rc)
+        return rc;
+    uint32_t syms[10];
+    for (uint32_t c = l->ntrain; c < l->ncases; c++) {
+        uint32_t o = l->off[c], len = l->off[c + 1] - o;
+        for (uint32_t i = 1; i < len; i++) {
+            const model_log_event *t = &l->ev[o + i];
+            uint32_t n = eval_baseline_rank(b, EVAL_BL_DF2, l->act + o, i, syms);
+            int rank = eval_truth_rank(g, syms, n, model_log_str(l, t->tfile), t->tline);
+            eval_ranks_add(all, rank);
+            if (is_change(l, o + i))
+                eval_ranks_add(change, rank);
+        }
+    }
+    eval_baselines_free(b);
+    return 0;
+}
+
+int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opts *to,
+                        const map_mapper *mt, const model_log *lt, const uint32_t *n,
+                        uint32_t count, eval_curve_point *out)
+{
+    /* The true emitters' log must be the same cases in the same order. */
+    bool with_true =
+        mt && lt && lt->ncases == l->ncases && lt->ntrain == l->ntrain && lt->nevents == l->nevents;
     int rc = 0;
     for (uint32_t i = 0; i < count && !rc; i++) {
-        /* The last n[i] training cases. */
+        eval_curve_point *pt = &out[i];
+        memset(pt, 0, sizeof *pt);
+        /* The first n[i] training cases: the earliest. */
         uint32_t k = n[i] > l->ntrain ? l->ntrain : n[i];
-        model_seqs tr = {l->act, l->var, l->off + (l->ntrain - k), k};
+        model_seqs tr = {l->act, l->var, l->off, k};
         model_params p = to->params;
         if (to->calibrate)
             rc = model_calibrate(m, &tr, to->calibrate_min_cases, &p, NULL);
@@ -122,9 +180,14 @@ int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opt
             break;
         eval_result r;
         rc = eval_run(m, l, md, NULL, &r);
-        top1[i] = eval_ranks_top(&r.all, 0);
-        cases[i] = tr.ncases;
         model_free(md);
+        pt->cases = k;
+        pt->all = r.all;
+        pt->change = r.change;
+        if (!rc)
+            rc = df2_at(m, l, k, &pt->df2_all, &pt->df2_change);
+        if (!rc && with_true)
+            rc = df2_at(mt, lt, k, &pt->true_all, &pt->true_change);
     }
     return rc;
 }
