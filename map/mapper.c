@@ -4,6 +4,7 @@
  * (ppr.h): the proximity that breaks ties between functions logging the
  * same message, and the constants strategy.
  */
+#define _GNU_SOURCE /* memmem */
 #include "map_int.h"
 
 #include <math.h>
@@ -160,7 +161,7 @@ static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *
 
 const char *map_ambiguity_name(map_ambiguity a)
 {
-    static const char *n[] = {"none", "case", "traces", "tied"};
+    static const char *n[] = {"none", "case", "message", "traces", "tied"};
     return (unsigned)a < MAP_AMB__COUNT ? n[a] : "?";
 }
 
@@ -736,6 +737,10 @@ static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, con
     return *r;
 }
 
+static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym);
+static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
+                                const uint32_t *syms, uint32_t ns);
+
 /* Resolves a distinct message: template match or abstraction. */
 static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
@@ -851,10 +856,18 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         activity_set_cands(m, r.act, syms, ns);
     }
     if (ns > 1) {
-        r.group = r.act;
-        r.act = UINT32_MAX;
         if (created)
-            m->acts.v[r.group].amb = MAP_AMB_TIED;
+            m->acts.v[r.act].amb = MAP_AMB_TIED;
+        uint32_t named = named_candidate(m, text, len, template_text(m->g, emits[0]), syms, ns);
+        uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
+        if (member != UINT32_MAX) {
+            if (!m->dry)
+                m->acts.v[member].amb = MAP_AMB_MESSAGE;
+            r.act = member;
+        } else {
+            r.group = r.act;
+            r.act = UINT32_MAX;
+        }
     }
     return r;
 }
@@ -875,6 +888,89 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym)
         m->acts.v[a].amb = MAP_AMB_CASE;
     }
     return a;
+}
+
+/* ---- duplicates named by the message ---- */
+
+static bool ident_byte(unsigned char c)
+{
+    return c == '_' || c == '$' || (c >= '0' && c <= '9') ||
+           ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c >= 0x80;
+}
+
+/* Whether name occurs in text as a whole identifier. */
+static bool names_word(const char *text, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0)
+        return false;
+    for (const char *p = text; (size_t)(p - text) + n <= len;) {
+        const char *q = memmem(p, len - (size_t)(p - text), name, n);
+        if (!q)
+            return false;
+        bool left = q == text || !ident_byte((unsigned char)q[-1]);
+        bool right = (size_t)(q - text) + n == len || !ident_byte((unsigned char)q[n]);
+        if (left && right)
+            return true;
+        p = q + 1;
+    }
+    return false;
+}
+
+/* The names a message may show of the code logging it: the function's and
+ * its class's (a repr, a rendered qualified name), when long enough to be
+ * told from ordinary words. */
+static uint32_t own_names(const graph *g, uint32_t sym, const char **names)
+{
+    graph_symbol s;
+    graph_get_symbol(g, sym, &s);
+    uint32_t k = 0;
+    if (strlen(s.name) >= 6)
+        names[k++] = s.name;
+    if (s.parent != GRAPH_NONE) {
+        graph_symbol p;
+        graph_get_symbol(g, s.parent, &p);
+        if (p.kind != GRAPH_SYM_MODULE && strlen(p.name) >= 4)
+            names[k++] = p.name;
+    }
+    return k;
+}
+
+/*
+ * Several sites log one template, and what fills its holes often names
+ * the code that logs it: a repr names the class of the object that logs,
+ * a caller's qualified name is rendered, a record names its kind. The
+ * candidate whose function or class name the message shows as a whole
+ * word, where no other candidate's name shows and the template itself
+ * does not hold it, is named by the message; GRAPH_NONE otherwise.
+ */
+static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
+                                const uint32_t *syms, uint32_t ns)
+{
+    uint32_t arg = GRAPH_NONE, naming = 0;
+    for (uint32_t i = 0; i < ns && naming < 2; i++) {
+        const char *names[2];
+        uint32_t nn = own_names(m->g, syms[i], names);
+        bool named = false;
+        for (uint32_t k = 0; k < nn && !named; k++) {
+            if (names_word(tmpl, strlen(tmpl), names[k]))
+                continue; /* in every rendering */
+            /* a name the candidates share tells none of them */
+            bool shared = false;
+            for (uint32_t j = 0; j < ns && !shared; j++) {
+                const char *other[2];
+                uint32_t no = j == i ? 0 : own_names(m->g, syms[j], other);
+                for (uint32_t q = 0; q < no; q++)
+                    shared |= strcmp(other[q], names[k]) == 0;
+            }
+            named = !shared && names_word(text, len, names[k]);
+        }
+        if (named) {
+            naming++;
+            arg = syms[i];
+        }
+    }
+    return naming == 1 ? arg : GRAPH_NONE;
 }
 
 /* The innermost function or method of a file containing line. */

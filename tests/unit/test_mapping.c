@@ -617,6 +617,51 @@ TEST(matcher_sets_tests_aside)
     graph_close(g);
 }
 
+/* One template at two sites, the message naming the class that logs. */
+static const char named_py[] = "import logging\n"
+                               "log = logging.getLogger(__name__)\n"
+                               "class ServerProtocol:\n"
+                               "    def made(self):\n"
+                               "        log.debug('%r: connection made', self)\n"
+                               "class ClientProtocol:\n"
+                               "    def made(self):\n"
+                               "        log.debug('%r: connection made', self)\n";
+
+TEST(mapper_duplicates_named_by_the_message)
+{
+    unit_write_str("named/proto.py", named_py);
+    graph *g = index_dir("named");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *want;
+        map_ambiguity amb;
+    } t[] = {
+        {"<ClientProtocol peer=1>: connection made", "proto.ClientProtocol.made", MAP_AMB_MESSAGE},
+        {"<ServerProtocol peer=2>: connection made", "proto.ServerProtocol.made", MAP_AMB_MESSAGE},
+        /* a name inside a longer identifier names nothing */
+        {"<MyClientProtocolX>: connection made", NULL, MAP_AMB_TIED},
+        /* both names: neither */
+        {"ClientProtocol to ServerProtocol: connection made", NULL, MAP_AMB_TIED},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_activity pa;
+        map_mapper_activity(mp, a, &pa);
+        CHECK_INT(pa.amb, t[i].amb);
+        if (t[i].want) {
+            CHECK_INT(pa.nsyms, 1);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        } else {
+            CHECK_INT(pa.nsyms, 2);
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(matcher_works_without_jit_memory)
 {
 #ifndef PR_SET_MDWE
