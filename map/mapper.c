@@ -29,6 +29,10 @@ typedef struct act_rec {
     /* For a message no template matched: the logger and level its records
      * came with (strtab offsets + 1; 0 none yet, LOGGER_MIXED several). */
     uint32_t logger, level;
+    /* For a message no template matched: the first one as it came
+     * (strtab offset + 1; 0 none), which the positional strategy renders
+     * against its neighbours' sites (the activity's text is abstracted). */
+    uint32_t sample;
     uint8_t amb; /* map_ambiguity */
 } act_rec;
 
@@ -800,6 +804,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             act_rec *a = &m->acts.v[r.act];
             note_source(m, &a->logger, ev->logger);
             note_source(m, &a->level, ev->level);
+            if (!a->sample && len < 4096)
+                a->sample = core_strtab_intern(&m->strs, text, len) + 1;
         }
         return r;
     }
@@ -1542,6 +1548,132 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
  * answer; several are all kept, ordered and weighted by how near they are
  * to the activity's neighbours in the code.
  */
+/*
+ * A message no template took, placed by where the case was: a site in the
+ * function of one of its neighbouring events (the events just before and
+ * after it in the cases seen) whose template renders it, after any
+ * decoration, however little literal text it shows (`'  %s: %s'`, logged
+ * in a loop after `'Sending extension info'`): where the case was says
+ * more than a template that shows too little to be matched anywhere. The
+ * sites rendering the most literal bytes win, weighed by how often each
+ * neighbour was next to it.
+ */
+static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    uint32_t sample = m->acts.v[act].sample;
+    if (!sample)
+        return false;
+    const char *text = core_strtab_str(&m->strs, sample - 1);
+    size_t len = strlen(text);
+    uint32_t best_lit = 0, n = 0;
+    uint32_t syms[MAX_CAND];
+    double w[MAX_CAND];
+    for (size_t i = 0; i < nnb; i++) {
+        const act_rec *p = &m->acts.v[nb[i].nb];
+        for (uint32_t k = 0; k < p->nsyms; k++) {
+            uint32_t sym = m->syms.v[p->sym_off + k], first;
+            if (symbol_aside(m, sym))
+                continue;
+            uint32_t ne = graph_symbol_emits(m->g, sym, &first);
+            for (uint32_t e = first; e < first + ne; e++) {
+                uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
+                if (lit == 0 || lit < best_lit)
+                    continue;
+                if (lit > best_lit) {
+                    best_lit = lit;
+                    n = 0;
+                }
+                graph_emit em;
+                graph_get_emit(m->g, e, &em);
+                uint32_t who = site_emitter(m->g, e, &em);
+                uint32_t j = 0;
+                while (j < n && syms[j] != who)
+                    j++;
+                if (j == n) {
+                    if (n == MAX_CAND)
+                        continue;
+                    syms[n] = who;
+                    w[n++] = 0;
+                }
+                w[j] += nb[i].count * (double)m->conf.v[p->sym_off + k];
+            }
+        }
+    }
+    if (n == 0)
+        return false;
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += w[i];
+    /* best first (insertion sort: n is small) */
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            uint32_t u = syms[j];
+            syms[j] = syms[j - 1];
+            syms[j - 1] = u;
+        }
+    float c[MAX_CAND];
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
+    activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, n);
+    return true;
+}
+
+/* Sites a logger's message may come from, at most: past it the logger
+ * says too little to look further. */
+#define UNSEEN_MAX 4096
+
+/*
+ * The functions of n sites without text a message may come from: all of
+ * them when they are few (MAX_CAND); when more (a logger every class of
+ * the package shares), the ones nearest over the code graph to the
+ * activity's neighbours' emitters, which is where in the code the case
+ * was (a message a function logs between two others of its own goes to
+ * it), as many as MAX_CAND with some nearness. Writes them to syms;
+ * returns how many (0: too many and nothing near).
+ */
+static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n, const nb_rec *nb,
+                               size_t nnb, uint32_t *syms)
+{
+    if (n <= MAX_CAND)
+        return emit_symbols(m->g, emits, n, syms);
+    if (nnb == 0 || !proximity(m, NULL, 0, nb, nnb))
+        return 0;
+    uint32_t k = 0;
+    double sc[MAX_CAND];
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, emits[i], &e);
+        if (e.symbol == GRAPH_NONE)
+            continue;
+        uint32_t sym = site_emitter(m->g, emits[i], &e);
+        double x = ppr_work_score(m->cw, sym);
+        if (x <= 0)
+            continue;
+        bool dup = false;
+        for (uint32_t j = 0; j < k && !dup; j++)
+            dup = syms[j] == sym;
+        if (dup)
+            continue;
+        /* keep the MAX_CAND nearest, best first (ties: the earlier site) */
+        uint32_t j = k < MAX_CAND ? k++ : MAX_CAND;
+        while (j > 0 && x > sc[j - 1]) {
+            if (j < MAX_CAND) {
+                sc[j] = sc[j - 1];
+                syms[j] = syms[j - 1];
+            }
+            j--;
+        }
+        if (j < MAX_CAND) {
+            sc[j] = x;
+            syms[j] = sym;
+        }
+    }
+    return k;
+}
+
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     const act_rec *a = &m->acts.v[act];
@@ -1549,19 +1681,19 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
         return false;
     const char *level =
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
-    uint32_t emits[MAX_CAND], syms[MAX_CAND];
+    uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all);
     uint32_t n = map_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), NULL, 0,
-                                    level, emits, MAX_CAND);
+                                    level, all, UNSEEN_MAX);
     if (n == 0) {
         /* No site names the logger: the files its other messages came
          * from. */
         uint32_t files[10];
         uint32_t nf = logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10);
-        n = map_matcher_unseen(m->matcher, NULL, files, nf, level, emits, MAX_CAND);
+        n = map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX);
     }
-    if (n == 0 || n > MAX_CAND)
-        return false;
-    uint32_t ns = emit_symbols(m->g, emits, n, syms);
+    uint32_t syms[MAX_CAND];
+    uint32_t ns = n > UNSEEN_MAX ? 0 : nearest_unseen(m, all, n, nb, nnb, syms);
+    free(all);
     if (ns == 0)
         return false;
     float c[MAX_CAND];
@@ -1706,7 +1838,8 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
         r->tried = true;
         if (!m->o.no_const && map_by_constants(m, a, nb + ni, nj - ni))
             continue;
-        if (!m->o.no_logger && map_by_logger(m, a, nb + ni, nj - ni))
+        if (!m->o.no_logger &&
+            (map_by_position(m, a, nb + ni, nj - ni) || map_by_logger(m, a, nb + ni, nj - ni)))
             continue;
         if (r->aside && r->ncand) {
             /* The sites set aside that rendered it: nothing else found it. */

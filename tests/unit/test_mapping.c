@@ -662,6 +662,48 @@ TEST(mapper_duplicates_named_by_the_message)
     graph_close(g);
 }
 
+/* A message no template takes, placed where its neighbours are: a site
+ * of the neighbour's own function renders it, after the logger's
+ * decoration, with too little literal text to be matched anywhere. */
+static const char position_py[] = "import logging\n"
+                                  "log = logging.getLogger('ssh')\n"
+                                  "def send_ext_info(exts):\n"
+                                  "    log.debug('Sending extension info')\n"
+                                  "    for name, value in exts.items():\n"
+                                  "        log.debug('  %s: %s', name, value)\n"
+                                  "    log.debug('Sent %d extensions', len(exts))\n"
+                                  "def cleanup(msg):\n"
+                                  "    log.debug(msg)\n";
+
+TEST(mapper_places_messages_by_position)
+{
+    unit_write_str("pos/ssh.py", position_py);
+    graph *g = index_dir("pos");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    const char *trace[] = {"[conn=0] Sending extension info", "[conn=0]   server-sig-algs: a,b",
+                           "[conn=0] Sent 1 extensions"};
+    uint32_t recent[3], n = 0, v;
+    for (int c = 0; c < 3; c++) {
+        n = 0;
+        for (int i = 0; i < 3; i++) {
+            map_event ev = {
+                .text = trace[i], .len = strlen(trace[i]), .logger = "ssh", .learn = true};
+            map_mapper_map(mp, &ev, recent, n, &recent[n], &v);
+            n++;
+        }
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, recent[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "ssh.send_ext_info"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(matcher_works_without_jit_memory)
 {
 #ifndef PR_SET_MDWE
