@@ -296,7 +296,6 @@ enum {
     GRAPH_FF_DUPLICATE = 1u << 1, /* same bytes as another file */
 };
 
-
 /* An edge as stored (CSR). `node` is the other end: the destination in an
  * out-list, the source in an in-list. */
 typedef struct graph_edge {

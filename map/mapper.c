@@ -827,6 +827,15 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             m->acts.v[r.act].has_const = true;
             activity_set_cands(m, r.act, syms, ns);
         }
+        if (r.act != m->other && r.act != UINT32_MAX && !m->dry) {
+            /* Should no function that logs such constants be near, the
+             * strategies of a message no template took place it. */
+            act_rec *a = &m->acts.v[r.act];
+            note_source(m, &a->logger, ev->logger);
+            note_source(m, &a->level, ev->level);
+            if (!a->sample && len < 4096)
+                a->sample = core_strtab_intern(&m->strs, text, len) + 1;
+        }
         return r;
     }
     r.act = m->tmpl_act[emits[0]];
