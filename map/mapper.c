@@ -585,11 +585,19 @@ static bool is_candidate(const map_mapper *m, uint32_t group, uint32_t sym)
  * candidate that just logged is running, and the walk from it finds
  * itself first: the current emitter, not the next one).
  */
+/* A group's candidates, as many as the score arrays hold (a group has at
+ * most MAX_CAND). */
+static uint32_t group_size(const map_mapper *m, uint32_t group)
+{
+    uint32_t n = m->acts.v[group].ncand;
+    return n < MAX_CAND ? n : MAX_CAND;
+}
+
 static double context_scores(map_mapper *m, uint32_t group, const uint32_t *recent,
                              uint32_t nrecent, double *sc, double *other)
 {
-    const act_rec *g = &m->acts.v[group];
-    for (uint32_t i = 0; i < g->ncand; i++)
+    uint32_t nc = group_size(m, group);
+    for (uint32_t i = 0; i < nc; i++)
         sc[i] = other[i] = 0;
     double w = 1, sum = 0;
     for (uint32_t k = nrecent; k-- > 0;) {
@@ -607,7 +615,7 @@ static double context_scores(map_mapper *m, uint32_t group, const uint32_t *rece
                 continue;
             /* near_from may move the vectors that p points into */
             const float *near = near_from(m, src, group);
-            for (uint32_t i = 0; i < m->acts.v[group].ncand; i++) {
+            for (uint32_t i = 0; i < nc; i++) {
                 sc[i] += c * near[i];
                 sum += c * near[i];
                 if (!cand)
@@ -626,7 +634,7 @@ static uint32_t clear_candidate(const map_mapper *m, uint32_t group, const doubl
     const act_rec *g = &m->acts.v[group];
     double best = 0, second = 0;
     uint32_t arg = GRAPH_NONE;
-    for (uint32_t i = 0; i < g->ncand; i++) {
+    for (uint32_t i = 0; i < group_size(m, group); i++) {
         if (sc[i] > best) {
             second = best;
             best = sc[i];
@@ -1105,7 +1113,7 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *
     const uint64_t *a = core_map_get(&m->amb_cache, k);
     if (a)
         return m->ambs.v[*a - 1];
-    double sc[MAX_CAND], other[MAX_CAND];
+    double sc[MAX_CAND] = {0}, other[MAX_CAND] = {0};
     context_scores(m, group, recent, n, sc, other);
     uint32_t s = clear_candidate(m, group, sc);
     amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};
@@ -1114,12 +1122,13 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *
     if (m->dry)
         return r;
     double sum = 0;
-    for (uint32_t i = 0; i < m->acts.v[group].ncand; i++)
+    uint32_t nc = group_size(m, group);
+    for (uint32_t i = 0; i < nc; i++)
         sum += other[i];
     if (sum > 0) {
         r.scored = true;
         r.score_off = (uint32_t)m->amb_scores.n;
-        for (uint32_t i = 0; i < m->acts.v[group].ncand; i++)
+        for (uint32_t i = 0; i < nc; i++)
             core_vec_push(&m->amb_scores, (float)(other[i] / sum));
     }
     if (m->ambs.n < msg_cap(m)) {
@@ -1135,7 +1144,7 @@ static void amb_learn(map_mapper *m, uint32_t group, const amb_rec *r)
 {
     if (!r->scored)
         return;
-    uint32_t nc = m->acts.v[group].ncand;
+    uint32_t nc = group_size(m, group);
     bool ins;
     uint64_t *v = core_map_put(&m->acc_index, key64(group), &ins);
     if (ins) {
@@ -1793,26 +1802,27 @@ static void apply_group_weights(map_mapper *m)
         if (!apart_in_files(m, g))
             continue;
         const double *acc = m->amb_acc.v + *core_map_get(&m->acc_index, key64(group));
+        uint32_t nc = group_size(m, group);
         double total = 0;
-        for (uint32_t i = 0; i < g->ncand; i++)
+        for (uint32_t i = 0; i < nc; i++)
             total += acc[i];
-        if (total <= 0)
+        if (total <= 0 || nc < 2)
             continue;
         uint32_t idx[MAX_CAND];
         double w[MAX_CAND];
-        for (uint32_t i = 0; i < g->ncand; i++) {
+        for (uint32_t i = 0; i < nc; i++) {
             idx[i] = i;
             w[i] = acc[i] + AMB_FLOOR * total;
         }
         /* best first; ties keep the candidates' order */
-        for (uint32_t i = 1; i < g->ncand; i++)
+        for (uint32_t i = 1; i < nc; i++)
             for (uint32_t j = i; j > 0 && w[idx[j]] > w[idx[j - 1]]; j--) {
                 uint32_t t = idx[j];
                 idx[j] = idx[j - 1];
                 idx[j - 1] = t;
             }
-        double sum = total * (1 + AMB_FLOOR * g->ncand);
-        for (uint32_t i = 0; i < g->ncand; i++) {
+        double sum = total * (1 + AMB_FLOOR * nc);
+        for (uint32_t i = 0; i < nc; i++) {
             m->syms.v[g->sym_off + i] = m->cands.v[g->cand_off + idx[i]];
             m->conf.v[g->sym_off + i] = (float)(w[idx[i]] / sum);
         }
