@@ -149,6 +149,10 @@ struct map_mapper {
      * that order; built on first use. */
     core_vec(nb_rec) takes;
     bool takes_built;
+    /* Calls passing a literal (without holes) to a function of ours, as
+     * (callee, emit) in that order: what callers hand each function,
+     * which a message that function logs may show. */
+    core_vec(nb_rec) passed;
     /* map_mapper_peek: resolve without keeping anything; the text of an
      * activity that does not exist. */
     bool dry;
@@ -196,6 +200,14 @@ static uint64_t masked_hash(const char *s, size_t n)
  * its sites did, the surer. Nothing here depends on what the callee is
  * called.
  */
+static int cmp_callee_emit(const void *a, const void *b)
+{
+    const nb_rec *x = a, *y = b;
+    if (x->act != y->act)
+        return x->act < y->act ? -1 : 1;
+    return (x->nb > y->nb) - (x->nb < y->nb);
+}
+
 static void callees_init(map_mapper *m)
 {
     uint32_t ne = graph_nemits(m->g);
@@ -220,6 +232,17 @@ static void callees_init(map_mapper *m)
     }
     core_map_free(&idx);
     m->callee_sites = core_xcalloc(n ? n : 1, sizeof *m->callee_sites);
+    for (uint32_t i = 0; i < ne; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, i, &e);
+        if (e.kind != GRAPH_EMIT_CALL || e.style != GRAPH_STYLE_PLAIN || strlen(e.tmpl) < 3)
+            continue;
+        uint32_t t = graph_emit_callee(m->g, i);
+        if (t != GRAPH_NONE)
+            core_vec_push(&m->passed, ((nb_rec){t, i, 0}));
+    }
+    if (m->passed.n)
+        qsort(m->passed.v, m->passed.n, sizeof *m->passed.v, cmp_callee_emit);
 }
 
 /* A site's template matched a message: its callee has one more proven
@@ -336,6 +359,7 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->code_cache);
     core_vec_free(&m->votes);
     core_vec_free(&m->takes);
+    core_vec_free(&m->passed);
     core_smap_free(&m->file_by_path);
     core_map_free(&m->nb_index);
     core_map_free(&m->logger_files);
@@ -959,13 +983,52 @@ static uint32_t own_names(const graph *g, uint32_t sym, const char **names)
     return k;
 }
 
+/* Whether a caller of sym passes it a literal the message shows (as a
+ * whole word, and not one of the template's own) that no caller of any
+ * other candidate passes. */
+static bool passed_literal(const map_mapper *m, uint32_t sym, const char *text, size_t len,
+                           const char *tmpl, const uint32_t *syms, uint32_t ns)
+{
+    size_t lo = 0, hi = m->passed.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->passed.v[mid].act < sym)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k < m->passed.n && m->passed.v[k].act == sym; k++) {
+        graph_emit e;
+        graph_get_emit(m->g, m->passed.v[k].nb, &e);
+        if (!names_word(text, len, e.tmpl) || names_word(tmpl, strlen(tmpl), e.tmpl))
+            continue;
+        bool shared = false;
+        for (uint32_t j = 0; j < ns && !shared; j++) {
+            if (syms[j] == sym)
+                continue;
+            for (size_t q = 0; q < m->passed.n && !shared; q++) {
+                if (m->passed.v[q].act != syms[j])
+                    continue;
+                graph_emit o;
+                graph_get_emit(m->g, m->passed.v[q].nb, &o);
+                shared = strcmp(o.tmpl, e.tmpl) == 0;
+            }
+        }
+        if (!shared)
+            return true;
+    }
+    return false;
+}
+
 /*
  * Several sites log one template, and what fills its holes often names
  * the code that logs it: a repr names the class of the object that logs,
- * a caller's qualified name is rendered, a record names its kind. The
- * candidate whose function or class name the message shows as a whole
- * word, where no other candidate's name shows and the template itself
- * does not hold it, is named by the message; GRAPH_NONE otherwise.
+ * a caller's qualified name is rendered, a record names its kind, a
+ * caller hands the function a literal it logs (`_log_agreement("Cipher",
+ * ...)` for "Cipher: aes128-ctr"). The candidate whose function or class
+ * name, or a literal a caller passes it, the message shows as a whole
+ * word, where nothing of another candidate's shows and the template
+ * itself does not hold it, is named by the message; GRAPH_NONE otherwise.
  */
 static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
                                 const uint32_t *syms, uint32_t ns)
@@ -988,6 +1051,8 @@ static uint32_t named_candidate(const map_mapper *m, const char *text, size_t le
             }
             named = !shared && names_word(text, len, names[k]);
         }
+        if (!named)
+            named = passed_literal(m, syms[i], text, len, tmpl, syms, ns);
         if (named) {
             naming++;
             arg = syms[i];

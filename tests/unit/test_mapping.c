@@ -627,6 +627,50 @@ static const char named_py[] = "import logging\n"
                                "    def made(self):\n"
                                "        log.debug('%r: connection made', self)\n";
 
+/* One template at two sites; callers hand one of them the word the
+ * message shows. */
+static const char passed_py[] = "import logging\n"
+                                "log = logging.getLogger(__name__)\n"
+                                "def parse_init(items):\n"
+                                "    for k, v in items:\n"
+                                "        log.debug('%s: %s', k, v)\n"
+                                "def agreement(which, value):\n"
+                                "    log.debug('%s: %s', which, value)\n"
+                                "def negotiate(a, b):\n"
+                                "    agreement('Cipher', a)\n"
+                                "    agreement('Compression', b)\n";
+
+TEST(mapper_duplicates_named_by_a_callers_literal)
+{
+    unit_write_str("passed/kex.py", passed_py);
+    graph *g = index_dir("passed");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *want;
+    } t[] = {
+        {"Cipher: aes128-ctr", "kex.agreement"},
+        {"Compression: none", "kex.agreement"},
+        {"kex algos: a,b,c", NULL},
+        {"Ciphers: a,b", NULL}, /* a word, not the literal */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_activity pa;
+        map_mapper_activity(mp, a, &pa);
+        if (t[i].want) {
+            CHECK_INT(pa.amb, MAP_AMB_MESSAGE);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        } else {
+            CHECK_INT(pa.amb, MAP_AMB_TIED);
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(mapper_duplicates_named_by_the_message)
 {
     unit_write_str("named/proto.py", named_py);
