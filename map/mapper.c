@@ -1825,25 +1825,23 @@ static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
 }
 
 /*
- * Whether a group's candidates are each in a file of its own: variants
- * (a platform's, a backend's, the synchronous and the asynchronous
- * side) that the rest of a case's code tells apart. Sites in one file
- * share their neighbourhood, and the walk only says which of them is
- * the more central there.
+ * Whether a group's candidates are in more than one file: variants (a
+ * platform's, a backend's, the synchronous and the asynchronous side)
+ * that the rest of a case's code tells apart. Sites all in one file share
+ * their neighbourhood, and the walk would only say which of them is the
+ * more central there.
  */
 static bool apart_in_files(const map_mapper *m, const act_rec *g)
 {
-    for (uint32_t i = 0; i < g->ncand; i++) {
-        graph_symbol a;
-        graph_get_symbol(m->g, m->cands.v[g->cand_off + i], &a);
-        for (uint32_t j = 0; j < i; j++) {
-            graph_symbol b;
-            graph_get_symbol(m->g, m->cands.v[g->cand_off + j], &b);
-            if (a.file_id == b.file_id)
-                return false;
-        }
+    graph_symbol a;
+    graph_get_symbol(m->g, m->cands.v[g->cand_off], &a);
+    for (uint32_t i = 1; i < g->ncand; i++) {
+        graph_symbol b;
+        graph_get_symbol(m->g, m->cands.v[g->cand_off + i], &b);
+        if (a.file_id != b.file_id)
+            return true;
     }
-    return true;
+    return false;
 }
 
 /* The share of a group's weight a candidate no training case pointed at
