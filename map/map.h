@@ -513,6 +513,7 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen);
 typedef enum {
     MAP_AMB_NONE = 0, /* one site logs it (or another strategy mapped it) */
     MAP_AMB_CASE,     /* one site, chosen for the case by its recent events */
+    MAP_AMB_MESSAGE,  /* one site, named by what the message's holes hold */
     MAP_AMB_TRACES,   /* all the sites, weighted by the training cases: one clearly */
     MAP_AMB_TIED,     /* all the sites, nothing telling them apart */
     MAP_AMB__COUNT

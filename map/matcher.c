@@ -38,6 +38,10 @@ typedef struct mt_entry {
     bool is_const;
     bool full_only; /* starts with a hole and ends with literal text: no partial match */
     bool aside;     /* in a file set aside (map_matcher_opts.aside) */
+    /* A format a function returns (a constant without a name): a piece a
+     * caller may log whole, or put in its own message, so it explains a
+     * message only when no logging site or named constant does. */
+    bool returned;
     uint32_t symbol;
     const char *logger; /* site's logger name, or its module's name */
     /* The longest literal piece without a newline, tab or carriage return
@@ -494,6 +498,7 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
      * as a constant's is. */
     x->is_const =
         e->kind == GRAPH_EMIT_CONST || (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
+    x->returned = e->kind == GRAPH_EMIT_CONST && e->name[0] == '\0';
     x->symbol = e->symbol;
     x->aside = site_aside(m, e);
     x->logger = site_logger(m->g, e);
@@ -1135,6 +1140,17 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
 static uint32_t keep_most_literal(const map_matcher *m, map_match_work *w, bool partial,
                                   bool *any_site)
 {
+    /* Returned formats only where nothing else renders the message. */
+    bool other = false;
+    for (uint32_t i = 0; i < w->nhits && !other; i++)
+        other = !m->e[w->hits[i]].returned;
+    if (other) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < w->nhits; i++)
+            if (!m->e[w->hits[i]].returned)
+                w->hits[k++] = w->hits[i];
+        w->nhits = k;
+    }
     uint32_t best = hits_literal(m, w, partial, false);
     uint32_t keep = 0;
     *any_site = false;
@@ -1246,7 +1262,7 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     bool listed = false;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
-        listed |= x->kind != GRAPH_EMIT_CALL || (w->listed && w->listed[x->emit]);
+        listed |= (x->kind != GRAPH_EMIT_CALL && !x->returned) || (w->listed && w->listed[x->emit]);
     }
     if (!listed && best < 10 && 3 * (size_t)best < len - r.decoration) {
         r.nmatched = 0;

@@ -276,8 +276,7 @@ void serve__on_revoked(void *ud, const char *topic, int32_t partition)
     serve *s = ud;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
-    if (map_mapper_nactivities(s->m) > s->cycle_acts ||
-        map_mapper_nvariants(s->m) > s->dict_vars)
+    if (map_mapper_nactivities(s->m) > s->cycle_acts || map_mapper_nvariants(s->m) > s->dict_vars)
         serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (serve__pipe_sync(s) != 0)
         core_logf(&s->lg, CORE_LOG_ERROR, "commit before giving up %s[%d] failed", topic,

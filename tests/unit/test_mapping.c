@@ -617,6 +617,137 @@ TEST(matcher_sets_tests_aside)
     graph_close(g);
 }
 
+/* One template at two sites, the message naming the class that logs. */
+static const char named_py[] = "import logging\n"
+                               "log = logging.getLogger(__name__)\n"
+                               "class ServerProtocol:\n"
+                               "    def made(self):\n"
+                               "        log.debug('%r: connection made', self)\n"
+                               "class ClientProtocol:\n"
+                               "    def made(self):\n"
+                               "        log.debug('%r: connection made', self)\n";
+
+/* One template at two sites; callers hand one of them the word the
+ * message shows. */
+static const char passed_py[] = "import logging\n"
+                                "log = logging.getLogger(__name__)\n"
+                                "def parse_init(items):\n"
+                                "    for k, v in items:\n"
+                                "        log.debug('%s: %s', k, v)\n"
+                                "def agreement(which, value):\n"
+                                "    log.debug('%s: %s', which, value)\n"
+                                "def negotiate(a, b):\n"
+                                "    agreement('Cipher', a)\n"
+                                "    agreement('Compression', b)\n";
+
+TEST(mapper_duplicates_named_by_a_callers_literal)
+{
+    unit_write_str("passed/kex.py", passed_py);
+    graph *g = index_dir("passed");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *want;
+    } t[] = {
+        {"Cipher: aes128-ctr", "kex.agreement"},
+        {"Compression: none", "kex.agreement"},
+        {"kex algos: a,b,c", NULL},
+        {"Ciphers: a,b", NULL}, /* a word, not the literal */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_activity pa;
+        map_mapper_activity(mp, a, &pa);
+        if (t[i].want) {
+            CHECK_INT(pa.amb, MAP_AMB_MESSAGE);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        } else {
+            CHECK_INT(pa.amb, MAP_AMB_TIED);
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+TEST(mapper_duplicates_named_by_the_message)
+{
+    unit_write_str("named/proto.py", named_py);
+    graph *g = index_dir("named");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *want;
+        map_ambiguity amb;
+    } t[] = {
+        {"<ClientProtocol peer=1>: connection made", "proto.ClientProtocol.made", MAP_AMB_MESSAGE},
+        {"<ServerProtocol peer=2>: connection made", "proto.ServerProtocol.made", MAP_AMB_MESSAGE},
+        /* a name inside a longer identifier names nothing */
+        {"<MyClientProtocolX>: connection made", NULL, MAP_AMB_TIED},
+        /* both names: neither */
+        {"ClientProtocol to ServerProtocol: connection made", NULL, MAP_AMB_TIED},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_activity pa;
+        map_mapper_activity(mp, a, &pa);
+        CHECK_INT(pa.amb, t[i].amb);
+        if (t[i].want) {
+            CHECK_INT(pa.nsyms, 1);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        } else {
+            CHECK_INT(pa.nsyms, 2);
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* A message no template takes, placed where its neighbours are: a site
+ * of the neighbour's own function renders it, after the logger's
+ * decoration, with too little literal text to be matched anywhere. */
+static const char position_py[] = "import logging\n"
+                                  "log = logging.getLogger('ssh')\n"
+                                  "def send_ext_info(exts):\n"
+                                  "    log.debug('Sending extension info')\n"
+                                  "    for name, value in exts.items():\n"
+                                  "        log.debug('  %s: %s', name, value)\n"
+                                  "    log.debug('Sent %d extensions', len(exts))\n"
+                                  "def cleanup(msg):\n"
+                                  "    log.debug(msg)\n";
+
+TEST(mapper_places_messages_by_position)
+{
+    unit_write_str("pos/ssh.py", position_py);
+    graph *g = index_dir("pos");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    const char *trace[] = {"[conn=0] Sending extension info", "[conn=0]   server-sig-algs: a,b",
+                           "[conn=0] Sent 1 extensions"};
+    uint32_t recent[3], n = 0, v;
+    for (int c = 0; c < 3; c++) {
+        n = 0;
+        for (int i = 0; i < 3; i++) {
+            map_event ev = {
+                .text = trace[i], .len = strlen(trace[i]), .logger = "ssh", .learn = true};
+            map_mapper_map(mp, &ev, recent, n, &recent[n], &v);
+            n++;
+        }
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, recent[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "ssh.send_ext_info"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(matcher_works_without_jit_memory)
 {
 #ifndef PR_SET_MDWE
