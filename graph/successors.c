@@ -62,6 +62,7 @@ typedef core_vec(sc_ent) sc_ents;
 
 typedef struct sc_fn {
     uint32_t sym;
+    bool aside; /* in a file that is not the product's (a test, an example...) */
     const gx_file *x;
     const gx_flow *fl;
     uint32_t item0; /* its first item among all */
@@ -205,7 +206,11 @@ static void gather_flows(sc *c)
             uint32_t sym = f->module_sym + (fl->sym < 0 ? 0 : 1 + (uint32_t)fl->sym);
             if (c->fn_of_sym[sym] != UINT32_MAX)
                 continue; /* (one flow per symbol) */
-            sc_fn fn = {.sym = sym, .x = f->x, .fl = fl, .node0 = c->nnodes};
+            sc_fn fn = {.sym = sym,
+                        .aside = f->role != GRAPH_ROLE_PRODUCT,
+                        .x = f->x,
+                        .fl = fl,
+                        .node0 = c->nnodes};
             fn.item0 = (uint32_t)c->items.n;
             fn.eoff = core_xcalloc((size_t)fl->nitems + 2, sizeof *fn.eoff);
             const gx_flow_edge *ed = f->x->flow_edges.v + fl->edge0;
@@ -293,6 +298,17 @@ static void match_sites(sc *c)
     free(ord);
 }
 
+/* Whether flow from function `from` into function `to` leaves the
+ * product for a file the mapping sets aside (map.h, MAP_ASIDE_DEFAULT: a
+ * test, an example, a benchmark, generated or vendored code). The product
+ * runs without them: its sites never have their sites for successors, by
+ * a call or by a return into a test that called it. Flow the other way
+ * (a test calling the product) is followed. */
+static bool crosses_aside(const sc *c, uint32_t from, uint32_t to)
+{
+    return !c->fns.v[from].aside && c->fns.v[to].aside;
+}
+
 /* The functions each item calls (or hands on): the function's call edges
  * (access edges for a callback) to a symbol of the item's name (a
  * constructor for a class's name), by the edges' weights. */
@@ -326,7 +342,8 @@ static void match_callees(sc *c)
                 bool ok = it[i].kind == GX_FLOW_CALL
                               ? e->type == GRAPH_EDGE_CALLS
                               : e->type == GRAPH_EDGE_ACCESSES || e->type == GRAPH_EDGE_CALLS;
-                if (!ok || e->dst >= ns || c->fn_of_sym[e->dst] == UINT32_MAX)
+                if (!ok || e->dst >= ns || c->fn_of_sym[e->dst] == UINT32_MAX ||
+                    crosses_aside(c, (uint32_t)k, c->fn_of_sym[e->dst]))
                     continue;
                 const gb_sym *d = &g->syms.v[e->dst];
                 const char *dn = str_of(g, d->name);
@@ -395,6 +412,8 @@ static void match_callees(sc *c)
                 continue;
             for (uint32_t q = 0; q < item->ncallee; q++) {
                 uint32_t fid = c->callees.v[item->callee0 + q].id;
+                if (crosses_aside(c, fid, item->fn))
+                    continue;
                 if (pass == 1)
                     c->callers[c->caller_off[fid] + ncall[fid]] = (uint32_t)i;
                 ncall[fid]++;

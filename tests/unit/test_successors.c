@@ -341,3 +341,36 @@ TEST(version_2_files_are_read_without_successors)
     free(copy);
     free(data);
 }
+
+/* A test that calls the product: the test's site is followed by the
+ * product's first site, but the product's last site is not followed by
+ * the test's sites (the product runs without its tests); after the
+ * product's own caller, the product's next site. */
+TEST(product_flow_stays_out_of_tests)
+{
+    unit_write_str("roles/pkg/__init__.py", "");
+    unit_write_str("roles/pkg/core.py", "import logging\n"
+                                        "log = logging.getLogger(__name__)\n"
+                                        "\n"
+                                        "def work():\n"
+                                        "    log.info('work starts')\n"
+                                        "    log.info('work ends')\n"
+                                        "\n"
+                                        "def main():\n"
+                                        "    work()\n"
+                                        "    log.info('main goes on')\n");
+    unit_write_str("roles/tests/test_core.py", "import logging\n"
+                                               "from pkg.core import work\n"
+                                               "log = logging.getLogger(__name__)\n"
+                                               "\n"
+                                               "def test_work():\n"
+                                               "    log.info('test begins')\n"
+                                               "    work()\n"
+                                               "    log.info('test checks')\n");
+    graph_index_opts o = quiet();
+    graph *g = unit_index_and_open(unit_tmp_path("roles"), unit_tmp_path("roles.graph"), &o, NULL);
+    CHECK(next_w(g, "test begins", "work starts") > 0.5);
+    CHECK(next_w(g, "work ends", "main goes on") > 0.5);
+    CHECK(next_w(g, "work ends", "test checks") == 0);
+    graph_close(g);
+}
