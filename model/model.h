@@ -223,7 +223,10 @@ int model_stream_prepare(model_joint *md, uint32_t M, unsigned threads);
 size_t model_stream_bytes(const model_joint *md);
 /* One event of activity act: rec (rec->cap entries kept, at most
  * PPR_MAX_M) and *wsum advance. An activity without a node in the model
- * only ages the vector. Uses w's scratch; no allocation. */
+ * (one the mapper met since) adds what a seed on it would reach one step
+ * on, its symbols as the mapper has them (a push from each: reads the
+ * mapper, on the thread that maps); one the mapper gives no symbol only
+ * ages the vector. Uses w's scratch; no allocation. */
 int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum, uint32_t act);
 /* Ranks like model_rank() from the last len tokens and the case's
  * vector (rec may be NULL or empty: the contexts alone). */

@@ -358,8 +358,32 @@ size_t model_stream_bytes(const model_joint *md)
 int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum, uint32_t act)
 {
     double c = md->p.decay;
+    ppr_opts o = model__push_opts(md);
+    map_activity pa = {0};
+    if (act >= md->A && act != UINT32_MAX && act < map_mapper_nactivities(md->m))
+        map_mapper_activity(md->m, act, &pa);
+    double sum = 0;
+    for (uint32_t i = 0; i < pa.nsyms; i++)
+        sum += pa.syms[i] < md->S && pa.conf[i] > 0 ? pa.conf[i] : 0;
+    if (act >= md->A && sum > 0) {
+        /* No node, but the mapper knows its symbols: the seed it would
+         * be, one step on (the emits edges, by confidence), from each
+         * symbol. */
+        double c1 = c;
+        for (uint32_t i = 0; i < pa.nsyms; i++) {
+            if (pa.syms[i] >= md->S || !(pa.conf[i] > 0))
+                continue;
+            double beta = (1 - md->p.alpha) * pa.conf[i] / sum;
+            int rc = ppr_state_advance(rec, pa.syms[i], c1, beta, md->act_basis, w->w, &o);
+            if (rc)
+                return rc;
+            c1 = 1;
+        }
+        *wsum = c * *wsum + 1.0;
+        return 0;
+    }
     if (act >= md->A) {
-        /* No node: the activities before it age all the same. */
+        /* Nothing known of it: the activities before it age all the same. */
         for (uint32_t i = 0; i < rec->n; i++)
             rec->e[i].score = (float)(rec->e[i].score * c);
         rec->err *= c;
@@ -368,7 +392,6 @@ int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *ws
             rec->n = 0;
         return 0;
     }
-    ppr_opts o = model__push_opts(md);
     int rc = ppr_state_advance(rec, md->S + act, c, 1.0, md->act_basis, w->w, &o);
     if (rc)
         return rc;

@@ -40,7 +40,8 @@ static uint64_t model_fingerprint(const model_joint *md)
 }
 
 /* Loads --model, or trains from model.bootstrap_log, or builds an empty
- * model (recency and the current emitter only) over a fresh mapper. */
+ * model over a fresh mapper (the code's successors of each event's
+ * sites, then recency and the current emitter, as the mapper maps). */
 int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, size_t whylen)
 {
     map_mapper_opts mo = config_mapper_opts(s->cfg, s->ov, s->lg);
@@ -74,7 +75,7 @@ int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, 
         model_log_free(&l);
         return 0;
     }
-    /* No history: recency and the current emitter only. */
+    /* No history: the code, then recency, through the mapper. */
     int rc = map_mapper_new(s->g, &mo, mp);
     if (rc) {
         snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));

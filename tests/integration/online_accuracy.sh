@@ -8,7 +8,11 @@
 # offline top-1 on the same split within 1 point, every target must be
 # scored once, /metrics and GET /v1/stats must agree, and a case's score
 # (and its latest prediction, which its next event scores) must survive a
-# SIGKILL and a restart.
+# SIGKILL and a restart. Then a daemon with the graph and nothing else
+# (no model, no bootstrap log, no online learning) predicts from the code
+# from its first event: its top-1 on the same split is `pmrag eval
+# --learning-curve`'s with no training case within 2 points, and above
+# the same daemon's with the code's share turned off.
 #
 #   online_accuracy.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
@@ -123,4 +127,39 @@ assert c["hits"]["10"] - b["hits"]["10"] == (1 if 1 <= r <= 10 else 0)
 assert st["hits"]["10"] == (1 if 1 <= r <= 10 else 0)
 PY
 stop "${pid_of[serve]}"
+
+# From the code alone, from the first event.
+"$pmrag" eval --graph "$work/app.graph" --log "$work/log.csv" --no-baselines --json -q \
+  --learning-curve >"$work/curve.json" 2>"$work/curve.err" || fail "pmrag eval --learning-curve: $(tail -3 "$work/curve.err")"
+cold() {
+  work_clean state
+  serve_start serve --graph "$work/app.graph" --set state.dir="$work/state" \
+    --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
+    --set model.learn_online=false --set map.code_attrs=false --set model.code_prior="$1"
+  serve_wait serve 120
+  api=$(ready_field serve api)
+  otlp=$(ready_field serve otlp_http)
+  $tool send "$work/test.json" "$otlp" >/dev/null || fail "sending the test split (code_prior $1)"
+  curl -fsS "http://$api/v1/stats" >"$work/$2" || fail "GET /v1/stats (code_prior $1)"
+  stop "${pid_of[serve]}"
+}
+cold 0.9 cold.json
+cold 0 recency.json
+check "with no model, the daemon predicts from the code from its first event" \
+  -- python3 - "$work/cold.json" "$work/recency.json" "$work/curve.json" "$targets" <<'PY'
+import json, sys
+st, rec, cv = (json.load(open(f)) for f in sys.argv[1:4])
+n = int(sys.argv[4])
+k0 = cv["learning_curve"][0]
+assert k0["train_cases"] == 0
+off = k0["pmrag"]["all"]["top_k"]["1"]
+on = st["hits"]["1"] / st["scored"]
+bare = rec["hits"]["1"] / rec["scored"]
+print("no model: online top-1 %.4f (recency alone %.4f), offline with 0 training cases %.4f" % (
+    on, bare, off))
+assert st["scored"] == n and rec["scored"] == n, (st["scored"], rec["scored"], n)
+assert abs(on - off) <= 0.02, "online %.4f offline %.4f" % (on, off)
+assert on > bare + 0.05, "the code's share adds %.4f" % (on - bare)
+PY
+sed -n 1p "$work/check.out"
 finish

@@ -3384,6 +3384,23 @@ TEST(model_code_prior_for_new_activities)
     CHECK_INT(path.seed, unit_sym(g, "pkg.a.begin"));
     model_work_free(w);
     model_free(md);
+    /* Recency knows it too, through the mapper: without the code's share,
+     * the case's vector holds its emitter, which ranks first. */
+    p.code_prior = 0;
+    CHECK_OK(model_train(m, &none, &p, &md));
+    CHECK_OK(model_stream_prepare(md, 64, 1));
+    CHECK_OK(model_work_new(md, &w));
+    ppr_entry storage[64];
+    ppr_vec rec;
+    ppr_vec_init(&rec, storage, 64);
+    double wsum = 0;
+    CHECK_OK(model_advance(md, w, &rec, &wsum, a));
+    CHECK(rec.n >= 1 && wsum == 1);
+    n = model_rank_warm(md, w, &a, &v, 1, &rec, wsum, 5, pred);
+    CHECK(n >= 1);
+    CHECK_INT(pred[0].symbol, unit_sym(g, "pkg.a.begin"));
+    model_work_free(w);
+    model_free(md);
     map_mapper_free(m);
     graph_close(g);
 }
