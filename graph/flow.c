@@ -187,6 +187,15 @@ uint32_t graph__fb_continue(const gx_fb *b)
     return b->nloop > b->loop_base && b->nloop <= FB_MAX_NEST ? b->cont[b->nloop - 1] : FB_NONE;
 }
 
+uint32_t graph__fb_leave(gx_fb *b, uint32_t cur, bool is_break)
+{
+    uint32_t to = is_break ? graph__fb_break(b) : graph__fb_continue(b);
+    if (to == FB_NONE)
+        return cur;
+    graph__fb_edge(b, cur, to, 1);
+    return FB_NONE;
+}
+
 void graph__fb_try_push(gx_fb *b, uint32_t handler, uint32_t from)
 {
     if (b->ntry < FB_MAX_NEST)
@@ -228,6 +237,12 @@ uint32_t graph__fb_raise_target(const gx_fb *b)
 uint32_t graph__fb_return_target(const gx_fb *b)
 {
     return b->ret;
+}
+
+uint32_t graph__fb_exit(gx_fb *b, uint32_t from, bool is_raise)
+{
+    graph__fb_edge(b, from, is_raise ? graph__fb_raise_target(b) : graph__fb_return_target(b), 1);
+    return FB_NONE;
 }
 
 fb_saved graph__fb_inline_begin(gx_fb *b, uint32_t ret)

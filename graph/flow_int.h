@@ -93,6 +93,9 @@ void graph__fb_loop_push(gx_fb *b, uint32_t brk, uint32_t cont);
 void graph__fb_loop_pop(gx_fb *b);
 uint32_t graph__fb_break(const gx_fb *b);
 uint32_t graph__fb_continue(const gx_fb *b);
+/* A break (or a continue) at cur: an edge to where it goes, and FB_NONE
+ * after it; cur as it is when there is no loop to leave. */
+uint32_t graph__fb_leave(gx_fb *b, uint32_t cur, bool is_break);
 /* Tries: an exception in the body, from its start (from) or from one of
  * its calls, and a raise go to handler (FB_NONE: a try without handlers,
  * whose exceptions go where the try around it sends them). */
@@ -103,6 +106,9 @@ void graph__fb_try_pop(gx_fb *b);
 uint32_t graph__fb_raise_target(const gx_fb *b);
 /* Where a return goes. */
 uint32_t graph__fb_return_target(const gx_fb *b);
+/* A return (or a raise) whose value ends at from: an edge to its target,
+ * and FB_NONE after it. */
+uint32_t graph__fb_exit(gx_fb *b, uint32_t from, bool is_raise);
 
 /* A callback is built inline, where it is handed on: inside it a return
  * goes to ret, and the loops and tries around it are not its own. */

@@ -567,21 +567,11 @@ static uint32_t stmt(pf *p, TSNode n, uint32_t cur, int depth)
     case P_MATCH_STATEMENT:
         return match_stmt(p, n, cur, depth);
     case P_RETURN_STATEMENT:
-        graph__fb_edge(&p->fb, expr(p, n, cur, depth), graph__fb_return_target(&p->fb), 1);
-        return FB_NONE;
     case P_RAISE_STATEMENT:
-        graph__fb_edge(&p->fb, expr(p, n, cur, depth), graph__fb_raise_target(&p->fb), 1);
-        return FB_NONE;
+        return graph__fb_exit(&p->fb, expr(p, n, cur, depth), ty(n) == P_RAISE_STATEMENT);
     case P_BREAK_STATEMENT:
-        if (graph__fb_break(&p->fb) == FB_NONE)
-            return cur;
-        graph__fb_edge(&p->fb, cur, graph__fb_break(&p->fb), 1);
-        return FB_NONE;
     case P_CONTINUE_STATEMENT:
-        if (graph__fb_continue(&p->fb) == FB_NONE)
-            return cur;
-        graph__fb_edge(&p->fb, cur, graph__fb_continue(&p->fb), 1);
-        return FB_NONE;
+        return graph__fb_leave(&p->fb, cur, ty(n) == P_BREAK_STATEMENT);
     case P_COMMENT:
         return cur;
     default:

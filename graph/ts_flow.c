@@ -674,21 +674,11 @@ static uint32_t stmt(tf *p, TSNode n, uint32_t cur, int depth)
     case T_LABELED_STATEMENT:
         return stmt(p, fld(p, n, TF_BODY), cur, depth + 1);
     case T_RETURN_STATEMENT:
-        graph__fb_edge(&p->fb, expr(p, n, cur, depth), graph__fb_return_target(&p->fb), 1);
-        return FB_NONE;
     case T_THROW_STATEMENT:
-        graph__fb_edge(&p->fb, expr(p, n, cur, depth), graph__fb_raise_target(&p->fb), 1);
-        return FB_NONE;
+        return graph__fb_exit(&p->fb, expr(p, n, cur, depth), t == T_THROW_STATEMENT);
     case T_BREAK_STATEMENT:
-        if (graph__fb_break(&p->fb) == FB_NONE)
-            return cur;
-        graph__fb_edge(&p->fb, cur, graph__fb_break(&p->fb), 1);
-        return FB_NONE;
     case T_CONTINUE_STATEMENT:
-        if (graph__fb_continue(&p->fb) == FB_NONE)
-            return cur;
-        graph__fb_edge(&p->fb, cur, graph__fb_continue(&p->fb), 1);
-        return FB_NONE;
+        return graph__fb_leave(&p->fb, cur, t == T_BREAK_STATEMENT);
     default:
         return expr(p, n, cur, depth);
     }

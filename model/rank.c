@@ -71,9 +71,9 @@ static double code_given(const model_work *w, uint32_t symbol, float *weight)
 int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
                   ppr_path *out)
 {
-    int rc = w->nseeds ? ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits,
-                                     out)
-                       : CORE_ENOTFOUND;
+    int rc = w->nseeds
+                 ? ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits, out)
+                 : CORE_ENOTFOUND;
     float weight = 0;
     double code = code_given(w, symbol, &weight);
     if (!(code > 0) || (rc == 0 && out->contribution >= code))
