@@ -91,6 +91,7 @@ typedef struct sc {
     core_vec(uint32_t) sites;
     sc_ents callees; /* id: a function */
     uint32_t nnodes;
+    uint32_t *fn_of_node; /* per node: its function */
     uint32_t *fn_of_sym;    /* per symbol: its function, or UINT32_MAX */
     uint32_t *item_of_emit; /* per emit: its item, or UINT32_MAX */
     /* Callers of each function: items calling it (CSR). */
@@ -507,15 +508,7 @@ static void push(sc *c, int level, bool returns, double *passed)
             continue;
         if (c->visits[at]++ == 0)
             core_vec_push(&c->touched_visits, at);
-        /* Which function's node: a binary search over node0. */
-        uint32_t lo = 0, hi = (uint32_t)c->fns.n;
-        while (hi - lo > 1) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (c->fns.v[mid].node0 <= node)
-                lo = mid;
-            else
-                hi = mid;
-        }
+        uint32_t lo = c->fn_of_node[node];
         const sc_fn *f = &c->fns.v[lo];
         uint32_t local = node - f->node0;
         if (local >= GX_FLOW_TO_ITEM) {
@@ -602,6 +595,7 @@ static void sc_free(sc *c)
     core_vec_free(&c->sites);
     core_vec_free(&c->callees);
     free(c->fn_of_sym);
+    free(c->fn_of_node);
     free(c->item_of_emit);
     free(c->caller_off);
     free(c->callers);
@@ -626,6 +620,12 @@ void graph__successors(const gb_index *idx, gb_graph *g)
     gather_flows(&c);
     match_sites(&c);
     match_callees(&c);
+    c.fn_of_node = core_xmalloc(((size_t)c.nnodes + 1) * sizeof *c.fn_of_node);
+    for (uint32_t k = 0; k < c.fns.n; k++) {
+        uint32_t end = k + 1 < c.fns.n ? c.fns.v[k + 1].node0 : c.nnodes;
+        for (uint32_t u = c.fns.v[k].node0; u < end; u++)
+            c.fn_of_node[u] = k;
+    }
     c.mass = core_xcalloc((size_t)(RETURNS + 1) * c.nnodes + 1, sizeof *c.mass);
     c.visits = core_xcalloc((size_t)(RETURNS + 1) * c.nnodes + 1, 1);
     c.acc = core_xcalloc(g->emits.n + 1, sizeof *c.acc);
