@@ -569,12 +569,18 @@ static uint32_t take_sites(sc *c, uint32_t max, float min, sc_ents *out)
     return (uint32_t)(out->n - at);
 }
 
-/* Each function's first sites, depth by depth. */
+/* Each function's first sites, depth by depth: of the functions an item
+ * calls or hands on (at_item reads no other's). */
 static void first_sites(sc *c)
 {
+    uint8_t *called = core_xcalloc(c->fns.n + 1, 1);
+    for (size_t i = 0; i < c->callees.n; i++)
+        called[c->callees.v[i].id] = 1;
     for (int level = 0; level <= DEPTH; level++) {
         c->first[level] = core_xcalloc(c->fns.n + 1, sizeof *c->first[level]);
         for (size_t k = 0; k < c->fns.n; k++) {
+            if (!called[k])
+                continue;
             double passed = 0;
             flow_out(c, (uint32_t)k, 0, 0, 1.0);
             push(c, level, false, &passed);
@@ -584,6 +590,7 @@ static void first_sites(sc *c)
             fs->pass = (float)(passed > 1 ? 1 : passed);
         }
     }
+    free(called);
 }
 
 static void sc_free(sc *c)
