@@ -563,7 +563,8 @@ static uint32_t take_sites(sc *c, uint32_t max, float min, sc_ents *out)
     }
     c->touched_acc.n = 0;
     size_t n = out->n - at;
-    qsort(out->v + at, n, sizeof *out->v, cmp_ent);
+    if (n > 1) /* (out->v may be NULL when nothing was reached) */
+        qsort(out->v + at, n, sizeof *out->v, cmp_ent);
     if (n > max)
         out->n = at + max;
     return (uint32_t)(out->n - at);
