@@ -337,13 +337,13 @@ static bool same_params(const model_params *a, const model_params *b)
  * may take. rank_only: read by ranking only (not by what is mined or
  * built), so one model per fold serves all its values. */
 typedef enum {
+    AXIS_CODE_PRIOR,
     AXIS_ORDER,
     AXIS_VARIANT_RATIO,
     AXIS_ALPHA,
     AXIS_CODE_SCALE,
     AXIS_DECAY,
     AXIS_ESCAPE,
-    AXIS_CODE_PRIOR,
     AXIS__COUNT
 } calib_axis;
 
@@ -361,13 +361,13 @@ static const struct {
     size_t n;
     bool rank_only;
 } grid[AXIS__COUNT] = {
+    [AXIS_CODE_PRIOR] = {"code_prior", priors, sizeof priors / sizeof *priors, true},
     [AXIS_ORDER] = {"order", orders, sizeof orders / sizeof *orders, false},
     [AXIS_VARIANT_RATIO] = {"variant_ratio", ratios, sizeof ratios / sizeof *ratios, false},
     [AXIS_ALPHA] = {"alpha", alphas, sizeof alphas / sizeof *alphas, true},
     [AXIS_CODE_SCALE] = {"code_scale", scales, sizeof scales / sizeof *scales, false},
     [AXIS_DECAY] = {"decay", decays, sizeof decays / sizeof *decays, true},
     [AXIS_ESCAPE] = {"escape", escapes, sizeof escapes / sizeof *escapes, true},
-    [AXIS_CODE_PRIOR] = {"code_prior", priors, sizeof priors / sizeof *priors, true},
 };
 
 /* The most values a parameter has in grid. */
@@ -547,7 +547,12 @@ int model_calibrate(map_mapper *m, const model_seqs *train, uint32_t min_cases, 
         fold_make(train, bounds[f], bounds[f + 1], &cx.folds[f]);
     cx.K = K;
     cx.threads = p->calibrate_threads ? p->calibrate_threads : core_ncpus();
+    /* The search starts without the code's share and scans it first: the
+     * code must earn it on these traces by a margin, and where it does
+     * not, every other parameter is chosen as it was without it. (The
+     * configured share is for too few traces to calibrate on.) */
     calib_best best = {.p = *p};
+    best.p.code_prior = 0;
     int rc = score_start(&cx, train->ncases, &best);
     if (rc == 0)
         rc = search(&cx, &best);

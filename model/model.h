@@ -148,7 +148,9 @@ void model_get_stats(const model_joint *md, model_stats *out);
  * train is seen. The folds of a candidate train on p->calibrate_threads
  * threads; the result does not depend on it. Below min_cases training
  * cases (or 4) *p is left as it is (tuning on a handful of cases is
- * noise). Progress, the chosen values with their per-fold scores and the
+ * noise). The code's share (code_prior) is searched from 0, first: it is
+ * kept only where it beats none on these folds. Progress, the chosen
+ * values with their per-fold scores and the
  * final spread over the folds go to the logger at INFO. Writes the best
  * parameters to *p.
  */
