@@ -1026,6 +1026,52 @@ TEST(matcher_decorations)
     graph_close(g);
 }
 
+/* ---- data a logger prints as it is ---- */
+
+static const char wire_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger(__name__)\n"
+                              "\n"
+                              "\n"
+                              "def setup(client):\n"
+                              "    client.setopt(AGENT, \"Mozilla/5.0 (compatible; fetcher)\")\n"
+                              "\n"
+                              "\n"
+                              "def trace(direction, line):\n"
+                              "    logger.debug(\"%s %s\", direction, line)\n";
+
+TEST(matcher_data_of_logger)
+{
+    unit_write_str("wdata/wire.py", wire_py);
+    graph *g = index_dir("wdata");
+    map_matcher *m;
+    CHECK_OK(map_matcher_build(g, NULL, &m));
+    map_match_work *w = map_match_work_new(m);
+    uint32_t e[16];
+    const char *line = "> User-Agent: Mozilla/5.0 (compatible; fetcher)";
+
+    /* Without a logger, the literal a call hands out of the repository is
+     * the only explanation of the message's text. */
+    map_match r = match(m, w, line, NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, strlen("> User-Agent: "));
+    CHECK_EMIT(g, e[0], "wire.setup", unit_line_of(wire_py, "Mozilla"));
+    /* The record's logger prints data at that level through placeholders
+     * only: the call is no evidence, and the match is left to the logger
+     * and position strategies. */
+    CHECK_INT(match(m, w, line, "wire", "DEBUG", e).nemits, 0);
+    /* Not at a level where the logger has no such site, nor for another
+     * logger. */
+    CHECK_INT(match(m, w, line, "wire", "INFO", e).nemits, 1);
+    CHECK_INT(match(m, w, line, "other", "DEBUG", e).nemits, 1);
+    /* The whole literal is no data of a logger: the call stays. */
+    CHECK_INT(match(m, w, "Mozilla/5.0 (compatible; fetcher)", "wire", "DEBUG", e).nemits, 1);
+
+    map_match_work_free(w);
+    map_matcher_free(m);
+    graph_close(g);
+}
+
 /* ---- whole renderings before candidate calls ---- */
 
 static const char jobs_run_py[] = "import logging\n"
