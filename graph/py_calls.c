@@ -517,7 +517,9 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
             out->style = GRAPH_STYLE_REF;
             return out->ref != NULL;
         }
-        return false;
+        /* A local or an attribute: text known only at run time. */
+        out->style = GRAPH_STYLE_DYNAMIC;
+        return true;
     }
     bool with_args = out->nafter > 0;
     /* "[chan " + name + "] " + msg: a parameter passed on with text
@@ -549,6 +551,10 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
         out->ref = mi.ref;
         out->style = GRAPH_STYLE_REF;
         return true;
+    case GRAPH_STYLE_DYNAMIC:
+        /* A call's result or a subscript: text known only at run time. */
+        out->style = GRAPH_STYLE_DYNAMIC;
+        return t == N_CALL || t == N_SUBSCRIPT;
     default:
         return false;
     }
@@ -645,7 +651,7 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
                   .level_arg = -1,
                   .line = gx_line(call),
                   .arg0 = (uint32_t)first};
-    bool useful = false;
+    bool useful = false, dynamic = false, level = false;
     /* A local that may hold several messages (see
      * graph__py_local_messages()): the call is recorded once per message,
      * with everything else the same. Only the first such argument varies;
@@ -695,8 +701,14 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
                 rc.level_arg = (int32_t)(x->f->args.n - first);
         }
         useful |= m->tmpl || m->ref || m->fwd;
+        dynamic |= m->style == GRAPH_STYLE_DYNAMIC;
+        level |= m->level != GRAPH_LEVEL_NONE;
         core_vec_push(&x->f->args, *m);
     }
+    /* A message known only at run time passed with a level constant
+     * (`self._log(ERROR, lines)`): a wrapper's site without text. Without
+     * the level, such calls are most calls, and say nothing. */
+    useful |= dynamic && level;
     if (emit >= 0)
         useful = rc.msg_arg >= 0;
     if (!useful) {

@@ -473,7 +473,15 @@ static void wrap_emit(wrap *w)
                 const wshape *s = &w->shapes[t[k]].v[j];
                 int32_t shift;
                 const gx_arg *m = arg_at(x, c, s->msg_pos, s->msg_kw, &shift);
-                if (!m || !(m->tmpl || m->ref))
+                if (!m || m->splat)
+                    continue;
+                /* A message built at run time (`self._log(ERROR, lines)`)
+                 * is logged here all the same: a site without text, which
+                 * the logger and position strategies can place. Around
+                 * text the wrapper adds, nothing of it is known. */
+                bool dynamic = !m->tmpl && !m->ref;
+                bool affix = s->pre[0] || s->post[0];
+                if (dynamic && (m->fwd || affix))
                     continue;
                 /*
                  * A parameter passed on has its sites at the callers. With
@@ -485,7 +493,6 @@ static void wrap_emit(wrap *w)
                  */
                 if (m->fwd && w->used[wc->from] && (!m->pre || !m->post))
                     continue;
-                bool affix = s->pre[0] || s->post[0];
                 gb_emit o = {0};
                 o.symbol = wc->from;
                 o.line = c->line;
@@ -494,7 +501,7 @@ static void wrap_emit(wrap *w)
                 o.logger = s->logger;
                 o.nargs = m->nafter;
                 o.flags = m->flags | GRAPH_EF_WRAPPER;
-                o.style = m->style;
+                o.style = dynamic ? GRAPH_STYLE_DYNAMIC : m->style;
                 o.ref_const = GRAPH_NONE;
                 const char *tmpl = m->tmpl;
                 if (m->ref) {

@@ -1072,6 +1072,34 @@ static void drop_calls_into(const map_matcher *m, map_match_work *w)
     w->nhits = keep;
 }
 
+/*
+ * Data a logger printed as it is (`log.debug("%s %s", direction, line)`
+ * over a wire transcript, SQL text, a row) holds literals the code passes
+ * elsewhere: a header value handed to a client library, a statement
+ * handed to a driver. When a message's only hits are such calls (out of
+ * the repository, so nothing of ours logs what they take), they explain
+ * only part of it, and the record's logger has sites at its level whose
+ * templates are nothing but placeholders, the calls are no evidence: the
+ * logger's data sites are where it came from, and the logger and
+ * position strategies place it.
+ */
+static bool data_of_logger(const map_matcher *m, const map_match_work *w, const char *logger,
+                           int lc)
+{
+    if (!logger || !logger[0] || lc < 0 || lc >= 100)
+        return false;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->kind != GRAPH_EMIT_CALL || (w->listed && w->listed[x->emit]) ||
+            graph_emit_callee(m->g, x->emit) != GRAPH_NONE)
+            return false;
+    }
+    for (uint32_t i = 0; i < m->nunseen; i++)
+        if (m->unseen[i].level == lc && logger_agrees(m->unseen[i].logger, logger))
+            return true;
+    return false;
+}
+
 /* Copies n ids into *dst (growing it to *cap), as the hits of the best
  * start found so far, or back. */
 static void copy_ids(uint32_t **dst, uint32_t *cap, const uint32_t *src, uint32_t n)
@@ -1264,7 +1292,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         const mt_entry *x = &m->e[w->hits[i]];
         listed |= (x->kind != GRAPH_EMIT_CALL && !x->returned) || (w->listed && w->listed[x->emit]);
     }
-    if (!listed && best < 10 && 3 * (size_t)best < len - r.decoration) {
+    if (!listed && ((best < 10 && 3 * (size_t)best < len - r.decoration) ||
+                    ((r.decoration || partial) && data_of_logger(m, w, logger, lc)))) {
         r.nmatched = 0;
         r.literal = 0;
         r.flags = 0;

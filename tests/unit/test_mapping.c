@@ -44,6 +44,20 @@ static map_match match(const map_matcher *m, map_match_work *w, const char *msg,
     return map_matcher_match(m, w, msg, strlen(msg), logger, level, emits, 16);
 }
 
+/* A matcher over g and a work area for it (matcher_done frees the three). */
+static map_match_work *matcher_of(graph *g, map_matcher **m)
+{
+    CHECK_OK(map_matcher_build(g, NULL, m));
+    return map_match_work_new(*m);
+}
+
+static void matcher_done(graph *g, map_matcher *m, map_match_work *w)
+{
+    map_match_work_free(w);
+    map_matcher_free(m);
+    graph_close(g);
+}
+
 /* ------------------------------------------------------------------ */
 /* map_mask_message                                                  */
 /* ------------------------------------------------------------------ */
@@ -493,9 +507,7 @@ TEST(matcher_python_styles)
     CHECK_EMIT(g, e[0], "pkg.orders.multi", unit_line_of(orders_py, "first line"));
     CHECK_INT(match(m, w, "first line X second line", NULL, NULL, e).nemits, 0);
 
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 /* Where memory may not be made executable (systemd's
@@ -522,8 +534,7 @@ TEST(matcher_brace_fields)
     unit_write_str("kw/reactor.py", kwfmt_py);
     graph *g = index_dir("kw");
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     map_match r = match(m, w, "Starting factory <Factory port=8080>", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
@@ -543,9 +554,7 @@ TEST(matcher_brace_fields)
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.literal, strlen("body {\"a\": }"));
     CHECK_INT(match(m, w, "body 7", NULL, NULL, e).nemits, 0);
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 /* Tests shipped in the package: their literals do not take the product's
@@ -759,16 +768,13 @@ TEST(matcher_works_without_jit_memory)
     }
     graph *g = open_py();
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     map_match r = match(m, w, "placing order 42 now", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_EMIT(g, e[0], "pkg.orders.place", unit_line_of(orders_py, "placing order"));
     CHECK_INT(match(m, w, "placing order 42 now!", NULL, NULL, e).nemits, 0);
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 /* A flood of distinct messages past max_activities folds into "<other>"
@@ -813,8 +819,7 @@ TEST(matcher_python_ties)
 {
     graph *g = open_py();
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     map_match r;
 
@@ -896,17 +901,14 @@ TEST(matcher_python_ties)
     r = map_matcher_match(m, w, "hello from x", 12, NULL, NULL, e, 1);
     CHECK_INT(r.nemits, 2);
 
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 TEST(matcher_truncated_messages)
 {
     graph *g = open_py();
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     const char *full = "this is a very long template that keeps going on and on about X and then "
                        "even more text after it";
@@ -948,9 +950,7 @@ TEST(matcher_truncated_messages)
     CHECK_INT(r.flags, MAP_MATCH_PARTIAL);
     map_match_work_free(w2);
     map_matcher_free(m2);
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 /* ---- decorations: text a logging function puts before its caller's ---- */
@@ -977,8 +977,7 @@ TEST(matcher_decorations)
     unit_write_str("dec/conn.py", conn_py);
     graph *g = index_dir("dec");
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
 
     /* A context the logging function put first: the match starts after
@@ -1021,9 +1020,50 @@ TEST(matcher_decorations)
     CHECK_INT(r.flags, 0);
     CHECK_EMIT(g, e[0], "conn.close", unit_line_of(conn_py, "closed %s"));
 
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
+}
+
+/* ---- data a logger prints as it is ---- */
+
+static const char wire_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger(__name__)\n"
+                              "\n"
+                              "\n"
+                              "def setup(client):\n"
+                              "    client.setopt(AGENT, \"Mozilla/5.0 (compatible; fetcher)\")\n"
+                              "\n"
+                              "\n"
+                              "def trace(direction, line):\n"
+                              "    logger.debug(\"%s %s\", direction, line)\n";
+
+TEST(matcher_data_of_logger)
+{
+    unit_write_str("wdata/wire.py", wire_py);
+    graph *g = index_dir("wdata");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    const char *line = "> User-Agent: Mozilla/5.0 (compatible; fetcher)";
+
+    /* Without a logger, the literal a call hands out of the repository is
+     * the only explanation of the message's text. */
+    map_match r = match(m, w, line, NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, strlen("> User-Agent: "));
+    CHECK_EMIT(g, e[0], "wire.setup", unit_line_of(wire_py, "Mozilla"));
+    /* The record's logger prints data at that level through placeholders
+     * only: the call is no evidence, and the match is left to the logger
+     * and position strategies. */
+    CHECK_INT(match(m, w, line, "wire", "DEBUG", e).nemits, 0);
+    /* Not at a level where the logger has no such site, nor for another
+     * logger. */
+    CHECK_INT(match(m, w, line, "wire", "INFO", e).nemits, 1);
+    CHECK_INT(match(m, w, line, "other", "DEBUG", e).nemits, 1);
+    /* The whole literal is no data of a logger: the call stays. */
+    CHECK_INT(match(m, w, "Mozilla/5.0 (compatible; fetcher)", "wire", "DEBUG", e).nemits, 1);
+
+    matcher_done(g, m, w);
 }
 
 /* ---- whole renderings before candidate calls ---- */
@@ -1066,8 +1106,7 @@ TEST(matcher_whole_renderings_before_calls)
     unit_write_str("jrun/jobs.py", jobs_run_py);
     graph *g = index_dir("jrun");
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
 
     /* buy's literal is an argument of timed's own template: the event is
@@ -1089,9 +1128,7 @@ TEST(matcher_whole_renderings_before_calls)
     CHECK_INT(r.decoration, 0);
     CHECK_EMIT(g, e[0], "jobs.execute", unit_line_of(jobs_run_py, "job {kind}"));
 
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 /* ---- log sites no template shows ---- */
@@ -1238,8 +1275,7 @@ TEST(matcher_typescript)
     unit_write_str("ts/app.ts", app_ts);
     graph *g = index_dir("ts");
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     map_match r;
 
@@ -1277,9 +1313,7 @@ TEST(matcher_typescript)
     graph_get_emit(g, e[0], &em);
     CHECK_INT(em.kind, GRAPH_EMIT_SPAN);
 
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 /* Node's util.format, as debug uses it: %j and %o/%O are holes, and a
@@ -1311,8 +1345,7 @@ TEST(matcher_javascript_util_format)
     unit_write_str("js/sync.js", sync_js);
     graph *g = index_dir("js");
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     graph_emit em;
 
@@ -1348,9 +1381,7 @@ TEST(matcher_javascript_util_format)
     CHECK_INT(map_matcher_unseen(m, "app:sync", NULL, 0, NULL, e, 16), 1);
     CHECK_EMIT(g, e[0], "sync.alone", unit_line_of(sync_js, "log(state);"));
 
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1964,8 +1995,7 @@ TEST(matcher_candidate_call_levels)
                    "    diag.error(f\"{d} failed to load the detector: {e}\")\n");
     graph *g = index_dir("lrepo");
     map_matcher *m;
-    CHECK_OK(map_matcher_build(g, NULL, &m));
-    map_match_work *w = map_match_work_new(m);
+    map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     const char *msg = "Object failed to load the detector: timeout";
     map_match r = match(m, w, msg, NULL, NULL, e);
@@ -1980,9 +2010,7 @@ TEST(matcher_candidate_call_levels)
     r = match(m, w, msg, NULL, "DEBUG", e);
     CHECK_INT(r.nemits, 1);
     CHECK_EMIT(g, e[0], "det.run.detect_async", 2);
-    map_match_work_free(w);
-    map_matcher_free(m);
-    graph_close(g);
+    matcher_done(g, m, w);
 }
 
 TEST(mapper_tokens_strategy)

@@ -3,7 +3,8 @@
 # installed, its event log (generated when missing), its code graph, and
 # `pmrag eval`; then one table: per codebase the cases and events, how much
 # of the mapping is right by strategy, and pmrag's top-1 / top-3 / MRR /
-# change top-1 against df2 over the same mapping.
+# change top-1 against df2 over the same mapping and over the true emitters
+# (df2*), and pmrag itself with the true emitters (pmrag*).
 #
 #   tests/bench/logs/run.sh [PMRAG] [NAME...]
 #
@@ -104,13 +105,15 @@ printf '%s\n' "${results[@]}" | python3 -c '
 import json, sys
 rows = [l.rstrip("\n").split("\t") for l in sys.stdin if l.strip()]
 strat = ["template", "const", "logger", "tokens", "code", "override", "llm"]
-print("%-16s %-3s %8s %8s | %-40s | %-27s | %-11s | %-11s | %s" % (
+print("%-16s %-3s %8s %8s | %-40s | %-27s | %-11s | %-11s | %-13s | %s" % (
     "codebase", "", "cases", "events", "mapped / right, by strategy (test events)",
-    "pmrag top1 top3  MRR  chg1", "df2 top1 chg", "df2* top1 chg", "ahead of df2 / df2*"))
-wins = wins_true = 0
+    "pmrag top1 top3  MRR  chg1", "df2 top1 chg", "df2* top1 chg", "pmrag* top1 chg",
+    "ahead of df2 / df2*"))
+wins = wins_true = wins_star = 0
 for name, lang, path, tpath in rows:
     d = json.load(open(path))
-    dt = json.load(open(tpath))["baselines"]["df2"]
+    dstar = json.load(open(tpath))
+    dt = dstar["baselines"]["df2"]
     cov = d["coverage"]
     by, right = cov["by_strategy"], cov.get("correct_by_strategy", {})
     parts = ["%s %.0f%%/%.0f%%" % (s[:5], 100 * by[s], 100 * right.get(s, 0))
@@ -123,12 +126,15 @@ for name, lang, path, tpath in rows:
     t1, tc1 = dt["all"]["top_k"]["1"], dt["change"]["top_k"]["1"]
     ahead = p1 > b1 and c1 > bc1
     ahead_true = p1 > t1 and c1 > tc1
+    s1, sc1 = dstar["top_k"]["1"], dstar["change"]["top_k"]["1"]
     wins += ahead
     wins_true += ahead_true
-    print("%-16s %-3s %8d %8d | %-40s | %5.3f %5.3f %5.3f %5.3f | %5.3f %5.3f | %5.3f %5.3f | %s / %s" % (
+    wins_star += s1 > t1 and sc1 > tc1
+    print("%-16s %-3s %8d %8d | %-40s | %5.3f %5.3f %5.3f %5.3f | %5.3f %5.3f | %5.3f %5.3f | %6.3f %6.3f | %s / %s" % (
         name, lang, cases, d["events"], ", ".join(parts)[:40], p1, p3, mrr, c1, b1, bc1, t1, tc1,
-        "yes" if ahead else "NO", "yes" if ahead_true else "NO"))
-print("df2* is df2 over the true emitters (pmrag eval --learn-code-attrs).")
+        s1, sc1, "yes" if ahead else "NO", "yes" if ahead_true else "NO"))
+print("df2* and pmrag* learn their mapping from the true emitters (pmrag eval --learn-code-attrs);"
+      " pmrag* ahead of df2* on %d of %d." % (wins_star, len(rows)))
 print("pmrag ahead of df2 in top-1 and change top-1 on %d of %d codebases, of df2* on %d;"
       " mapped right (first symbol holds the truth), of all test events and of"
       " those whose message comes from the code (a template with literal text at the"
