@@ -63,11 +63,13 @@ static int ack_wait(serve *s, sink_kafka *k, uint64_t epoch, const char *what)
  * changelog records are acknowledged (in that order: a restored change
  * has its prediction on the topic). */
 static int commit_batch(serve *s, const sess_batch *b, uint64_t epoch, bool has_epoch,
-                        struct serve_clq *clq)
+                        uint64_t dl_epoch, struct serve_clq *clq)
 {
     uint64_t t0 = core_now_ns();
     atomic_store(&s->ack_wait_since, t0);
     int rc = has_epoch ? ack_wait(s, s->kout, epoch, "predictions") : 0;
+    if (!rc && s->kdl)
+        rc = ack_wait(s, s->kdl, dl_epoch, "dead letters");
     if (!rc && s->kcl && clq->recs.n) {
         uint64_t cl_epoch;
         rc = serve__changelog_flush(s, clq, &cl_epoch);
@@ -148,13 +150,13 @@ static void *committer_main(void *arg)
             break; /* quit, with nothing handed over */
         const sess_batch *b = s->c.b;
         pending *reqs = s->c.reqs;
-        uint64_t epoch = s->c.epoch;
+        uint64_t epoch = s->c.epoch, dl_epoch = s->c.dl_epoch;
         struct serve_clq *clq = s->c.clq;
         bool has_epoch = s->c.has_epoch;
         int rc = s->c.rc;
         pthread_mutex_unlock(&s->cmu);
         if (!rc)
-            rc = commit_batch(s, b, epoch, has_epoch, clq);
+            rc = commit_batch(s, b, epoch, has_epoch, dl_epoch, clq);
         /* The requests are answered after the commit: 200 means durable. */
         if (reqs)
             serve__answer(s, reqs, rc ? -EIO : 0);
@@ -230,6 +232,7 @@ void serve__pipe_handoff(serve *s)
     s->c.npos = s->pos.n;
     s->c.has_epoch = s->kout != NULL;
     s->c.epoch = s->kout ? sink_kafka_epoch_close(s->kout) : 0;
+    s->c.dl_epoch = s->kdl ? sink_kafka_epoch_close(s->kdl) : 0;
     /* The committer takes this batch's changelog records; the other
      * queue, emptied when the committer's last batch was reaped, fills. */
     s->c.clq = s->clq;

@@ -20,6 +20,11 @@ static void inputs_init(serve *s, sink_metrics *m)
     s->c_bad_kafka =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"kafka\"");
+    for (int r = 0; r < SERVE_DL__COUNT; r++)
+        s->c_dead_letters[r] = sink_metrics_counter(
+            m, "pmrag_kafka_dead_letters_total",
+            "input messages produced to kafka.dead_letter_topic, by reason",
+            r == SERVE_DL_UNDECODABLE ? "reason=\"undecodable\"" : "reason=\"refused\"");
     s->c_dup_requests = sink_metrics_counter(
         m, "pmrag_otlp_duplicate_requests_total",
         "OTLP/HTTP requests answered as retries of committed ones, not applied again", NULL);

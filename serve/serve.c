@@ -133,6 +133,8 @@ static int kafka_start(serve *s, char *why, size_t whylen)
             rc = ingest_kafka_tail_new(&s->kio, s->fo_topic, serve__follows_start, s, &s->ftail,
                                        why, whylen);
     }
+    if (!rc)
+        rc = serve__dead_letter_open(s, (const char *const *)props.v, props.n, why, whylen);
     s->kprops = props; /* the restores use them */
     return rc;
 }
@@ -177,6 +179,7 @@ static void serve_free(serve *s)
     ingest_otlp_grpc_stop(s->grpc);
     ingest_kafka_free(s->kin);
     sink_kafka_free(s->kout);
+    sink_kafka_free(s->kdl);
     sink_kafka_free(s->kcl);
     free(s->cl_topic);
     ingest_kafka_tail_free(s->ftail);

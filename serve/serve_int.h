@@ -9,6 +9,8 @@
  *   engine.c     the engine's cycle: sources in, one event applied (map,
  *                advance the case, rank, publish)
  *   publish.c    a prediction encoded once per encoding, to every sink
+ *   deadletter.c input messages that cannot be used, to the dead-letter
+ *                topic before their offsets are stored
  *   commit.c     the commit pipeline and its thread; the answers it
  *                releases; retried OTLP/HTTP requests; expiry
  *   changelog.c  the changelog (records, restore, fencing) and the counts
@@ -112,6 +114,9 @@ struct serve_clq {
     core_vec(struct serve_clrec) recs;
 };
 
+/* Why an input message goes to the dead-letter topic (deadletter.c). */
+typedef enum { SERVE_DL_UNDECODABLE, SERVE_DL_REFUSED, SERVE_DL__COUNT } serve_dl_reason;
+
 struct serve {
     core_cfg *cfg;
     core_logger lg;
@@ -159,8 +164,8 @@ struct serve {
         pending *reqs;
         kpos *pos;
         size_t npos;
-        uint64_t epoch;
-        struct serve_clq *clq; /* the batch's changelog records */
+        uint64_t epoch, dl_epoch; /* of kout, of kdl */
+        struct serve_clq *clq;    /* the batch's changelog records */
         bool has_epoch, done, quit;
         int rc;
     } c;
@@ -201,6 +206,10 @@ struct serve {
     char *bootstrap;
     ingest_kafka *kin;
     sink_kafka *kout;
+    /* kafka.dead_letter_topic: its producer (NULL: off), sent to by the
+     * engine and waited for by the committer, as kout. */
+    sink_kafka *kdl;
+    const char *dl_topic;
     list in_topics, logs_topics, case_attrs;
     ingest_kafka_encoding in_encoding;
     bool out_json, to_stdout;
@@ -280,6 +289,7 @@ struct serve {
 
     /* Metrics. */
     sink_metrics *mx;
+    sink_counter *c_dead_letters[SERVE_DL__COUNT];
     sink_counter *c_events_kafka, *c_events_otlp, *c_events_grpc, *c_bad_kafka, *c_bad_otlp,
         *c_bad_grpc, *c_predictions, *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
@@ -319,6 +329,17 @@ void serve__gauges(serve *s);
 int serve__cycle(serve *s, bool draining);
 /* The Kafka consumer's callbacks (engine thread, inside the poll). */
 int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km);
+
+/* deadletter.c. Creates kdl when kafka.dead_letter_topic is set and Kafka input is on
+ * (after bootstrap and in_topics); CORE_EUSAGE with why as
+ * sink_kafka_new. */
+int serve__dead_letter_open(serve *s, const char *const *props, size_t nprops, char *why,
+                            size_t whylen);
+/* Produces km unchanged to the dead-letter topic with headers (why: the
+ * error) and counts it; 0, or the producer's error (logged): then km's
+ * offset must not be stored. Engine thread. */
+int serve__dead_letter(serve *s, const ingest_kafka_msg *km, serve_dl_reason reason,
+                       const char *why);
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
 void serve__on_revoked(void *ud, const char *topic, int32_t partition);
 /* An OTLP/HTTP request (receiver thread): queued, answered once its
