@@ -120,7 +120,7 @@ typedef enum { SERVE_DL_UNDECODABLE, SERVE_DL_REFUSED, SERVE_DL__COUNT } serve_d
 struct serve {
     core_cfg *cfg;
     core_logger lg;
-    const char *graph_path, *model_path, *ready_file;
+    const char *graph_path, *model_path, *overrides_path, *ready_file;
     graph *g;
     map_overrides *ov;
     model_log_opts eo;
@@ -294,6 +294,7 @@ struct serve {
         *c_bad_grpc, *c_predictions, *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
     sink_counter *c_cl_stale, *c_stream_skipped, *c_stream_cut;
+    sink_counter *c_reloads[2]; /* SIGHUP reloads: loaded, refused */
     /* Slow connections closed: OTLP/HTTP timeout, evicted; API timeout,
      * evicted; OTLP/gRPC timeout, evicted. */
     sink_counter *c_slow[6];
@@ -429,11 +430,13 @@ uint64_t serve__instance_id(serve *s);
 /* ---- online.c ---- */
 
 /* Loads --model, or trains from model.bootstrap_log, or builds an empty
- * model over a fresh mapper. */
-int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, size_t whylen);
-/* Puts md in use (base: a new base model over m). */
-int serve__model_install(serve *s, map_mapper *m, model_joint *md, bool base, char *why,
-                         size_t whylen);
+ * model over a fresh mapper; over graph g with overrides ov. */
+int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_mapper **mp,
+                       model_joint **mdp, char *why, size_t whylen);
+/* Puts md in use (base: a new base model over m, g and ov, which replace
+ * the ones in use). */
+int serve__model_install(serve *s, graph *g, map_overrides *ov, map_mapper *m, model_joint *md,
+                         bool base, char *why, size_t whylen);
 /* The model's version in the state (bump: a new one). */
 void serve__model_version_set(serve *s, bool bump);
 /* Counts that next followed a window (persist: in the state too). */
@@ -443,7 +446,7 @@ void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *a
 void serve__online_load(serve *s);
 /* Between cycles: installs a rebuilt model, starts a rebuild. */
 void serve__rebuild_step(serve *s);
-/* SIGHUP: the model again. */
+/* SIGHUP: the graph and the model again, or neither (counted). */
 void serve__model_reload(serve *s);
 /* Joins a rebuild in progress and drops its model. */
 void serve__rebuild_cancel(serve *s);
