@@ -59,9 +59,12 @@ static int ack_wait(serve *s, sink_kafka *k, uint64_t epoch, const char *what)
     }
 }
 
+static int expire_step(serve *s);
+
 /* Committer thread: one batch, once its predictions and then its
  * changelog records are acknowledged (in that order: a restored change
- * has its prediction on the topic). */
+ * has its prediction on the topic); while it does not fit in the state
+ * store, tried again (full.c). */
 static int commit_batch(serve *s, const sess_batch *b, uint64_t epoch, bool has_epoch,
                         uint64_t dl_epoch, struct serve_clq *clq)
 {
@@ -80,12 +83,9 @@ static int commit_batch(serve *s, const sess_batch *b, uint64_t epoch, bool has_
     if (rc)
         return rc;
     uint64_t t1 = core_now_ns();
-    char why[512];
-    rc = sess_batch_write(s->env, b, why, sizeof why);
-    if (rc) {
-        core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
+    rc = serve__state_write(s, b, expire_step);
+    if (rc)
         return rc;
-    }
     uint64_t t2 = core_now_ns();
     sink_counter_add(s->c_commits, 1);
     sink_histogram_observe(s->h_flush, (double)(t1 - t0) * 1e-9);
@@ -102,7 +102,10 @@ static void request_gone(void *ud, const uint8_t *id)
 /* Committer thread: idle cases, at most every few seconds and a bounded
  * number at a time, in a transaction of their own. A case the engine
  * holds in a batch not yet written is put again by that batch: expiry
- * never loses an event, it only forgets cases that had none for a TTL. */
+ * never loses an event, it only forgets cases that had none for a TTL.
+ * (So deletions that could not be written are dropped, not kept for
+ * later: written after that batch, they would delete what it put.) A
+ * full state store is not an error here: the next batch finds it. */
 static int expire_step(serve *s)
 {
     uint64_t now = core_now_ns();
@@ -121,6 +124,9 @@ static int expire_step(serve *s)
     char why[512];
     int rc = sess_batch_commit(s->env, s->xbatch, why, sizeof why);
     if (rc) {
+        sess_batch_clear(s->xbatch);
+        if (serve__full_error(rc))
+            return 0;
         core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
         return rc;
     }

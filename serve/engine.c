@@ -383,12 +383,7 @@ int serve__cycle(serve *s, bool draining)
         serve__rebuild_step(s);
     uint64_t budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
     bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
-    if (s->kin && atomic_load(&s->mem_over) != s->kafka_paused) {
-        s->kafka_paused = !s->kafka_paused;
-        ingest_kafka_pause(s->kin, s->kafka_paused);
-        if (s->kafka_paused)
-            sink_counter_add(s->c_lim_memory, 1);
-    }
+    serve__kafka_hold(s);
     pthread_mutex_lock(&s->mu);
     if (s->kin && !draining && budget) {
         bool waiting;

@@ -59,11 +59,11 @@ static void refusals_init(serve *s, sink_metrics *m)
 {
     sink_counter **const lim[] = {&s->c_lim_truncated, &s->c_lim_activities, &s->c_lim_case_events,
                                   &s->c_lim_new_cases, &s->c_lim_memory,     &s->c_lim_case_id,
-                                  &s->c_lim_max_body};
+                                  &s->c_lim_max_body,  &s->c_lim_full};
     static const char *const lim_labels[] = {
         "limit=\"record_truncated\"", "limit=\"activities\"", "limit=\"case_events\"",
         "limit=\"new_cases\"",        "limit=\"memory\"",     "limit=\"case_id_bytes\"",
-        "limit=\"max_body\""};
+        "limit=\"max_body\"",         "limit=\"state_full\""};
     for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
         *lim[i] = sink_metrics_counter(m, "pmrag_limit_hits_total",
                                        "events or records that hit a limit (limits.*), by limit",
@@ -166,6 +166,11 @@ static void gauges_init(serve *s, sink_metrics *m)
     s->g_mem =
         sink_metrics_gauge(m, "pmrag_memory_anon_bytes",
                            "anonymous resident memory (limits.memory_bytes counts this)", NULL);
+    s->g_full = sink_metrics_gauge(
+        m, "pmrag_state_full",
+        "1 while the state store cannot take a commit (the disk full, or LMDB's map at "
+        "state.map_max): input is refused until the waiting batch fits",
+        NULL);
     s->h_ppr = sink_metrics_histogram(m, "pmrag_ppr_seconds",
                                       "time to advance a case and rank its next emitters", NULL,
                                       lat, nlat);

@@ -344,7 +344,7 @@ static int listeners_start(serve *s, char *why, size_t whylen)
                                 .max_str = s->max_str,
                                 .max_case_id = SESS_MAX_ID,
                                 .busy = serve__otlp_busy,
-                                .busy_early = serve__otlp_over_memory,
+                                .busy_early = serve__otlp_refuse_early,
                                 .log = s->lg,
                                 .token_file = core_cfg_str(s->cfg, "otlp.token_file"),
                                 .tls_cert = core_cfg_str(s->cfg, "otlp.tls_cert"),

@@ -20,6 +20,8 @@
  *                learning and rebuilds, SIGHUP reloads
  *   dict.c       the activity dictionary in the state store
  *   limits.c     the memory watch and the receiver's refusals
+ *   full.c       a state store that cannot take a commit: the batch
+ *                tried again, input refused meanwhile
  *   score.c      online accuracy: each prediction scored by the next event
  *   api.c        the HTTP API's handlers
  *
@@ -243,6 +245,11 @@ struct serve {
     atomic_bool mem_over;
     atomic_uint_fast64_t mem_anon;
 
+    /* The state store full (full.c): since when (ns), 0 while it takes
+     * commits; set and cleared by the committer; why under gmu. */
+    atomic_uint_fast64_t full_since;
+    char full_why[512];
+
     /* Online learning: what followed each window of events (kept in
      * memory and in the state's counters), and the model being rebuilt. */
     bool learn_online;
@@ -299,8 +306,9 @@ struct serve {
      * evicted; OTLP/gRPC timeout, evicted. */
     sink_counter *c_slow[6];
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
-        *c_lim_memory, *c_lim_case_id;
-    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
+        *c_lim_memory, *c_lim_case_id, *c_lim_full;
+    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem,
+        *g_full;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
 
@@ -469,9 +477,30 @@ int serve__dict_replay(serve *s, char *why, size_t whylen);
 uint64_t serve__anon_bytes(void);
 void serve__mem_watch_start(serve *s);
 void serve__mem_watch_stop(serve *s);
-/* The OTLP/HTTP receiver's refusals (receiver threads). */
-bool serve__otlp_over_memory(void *ud);
+/* The OTLP/HTTP receiver's refusals (receiver threads): early, when the
+ * headers are in (over the memory limit, a full state store); busy,
+ * before a body is decoded (the queue full, stopping). */
+bool serve__otlp_refuse_early(void *ud);
 bool serve__otlp_busy(void *ud);
+
+/* Whether the Kafka consumer is to be paused (memory, a full state
+ * store), and its pause or resume when that changed. Engine thread. */
+void serve__kafka_hold(serve *s);
+
+/* ---- full.c ---- */
+
+/* Whether a write error means the state store is full (the disk, a
+ * quota, LMDB's map at its cap). */
+bool serve__full_error(int rc);
+/* Committer thread: writes b (sess_batch_write); while it does not fit,
+ * refuses input and tries again every second, calling between (may be
+ * NULL) before each try, until it fits or the daemon stops. Returns 0 or
+ * the last error (logged). */
+int serve__state_write(serve *s, const sess_batch *b, int (*between)(serve *s));
+/* Whether the state store is full now (any thread). */
+bool serve__full(serve *s);
+/* When it is: why, for /readyz (appended to why); false otherwise. */
+bool serve__full_why(serve *s, core_buf *why);
 
 /* ---- score.c ---- */
 
