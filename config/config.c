@@ -250,6 +250,11 @@ const core_cfg_item pmrag_config_table[] = {
      "topic of the predictions (key: case id; empty: none)"},
     {"kafka.output_encoding", CORE_CFG_ENUM, "proto", 0, 0, output_encodings,
      "`proto` (pmrag.v1.Prediction) or `json` (the same field names)"},
+    {"kafka.dead_letter_topic", CORE_CFG_STRING, "", 0, 0, NULL,
+     "topic for input messages that cannot be used (none decodes, or every record is refused): "
+     "each goes there unchanged, with headers `pmrag.error`, `pmrag.reason`, "
+     "`pmrag.source.topic`, `pmrag.source.partition`, `pmrag.source.offset` and `pmrag.time`, "
+     "before its offset is stored (empty: such messages are skipped and counted)"},
     {"kafka.properties", CORE_CFG_STRING, "", 0, 0, NULL,
      "librdkafka properties for every client, `key=value` separated by `;` (SASL, TLS, ...); "
      "`pmrag config` shows secret values as `<redacted>`"},

@@ -8,8 +8,9 @@
  * graph file, little-endian whatever the machine.
  *
  * Reading: graph_open() maps a graph file read-only and checks it; nothing
- * is parsed or copied. Every pointer the read functions return points into
- * the mapping and stays valid until graph_close().
+ * is parsed or copied (graph_load() reads it into memory instead). Every
+ * pointer the read functions return points into the mapping (the copy)
+ * and stays valid until graph_close().
  *
  * Threading: graph_index() runs worker threads of its own; the logger and
  * progress callbacks it is given are called from them. A graph opened with
@@ -243,6 +244,14 @@ typedef struct graph graph;
  * an errno, and writes a one-line reason to why (if not NULL).
  */
 int graph_open(const char *path, graph **out, char *why, size_t whylen);
+/*
+ * The same checks over a copy of the file read into memory: what happens
+ * to the file afterwards (written over in place, truncated) does not
+ * reach the graph, whereas a mapping would see the new bytes or fault on
+ * pages past a new end. For a process that keeps a graph open while the
+ * file may be replaced (the daemon). Errors as graph_open's.
+ */
+int graph_load(const char *path, graph **out, char *why, size_t whylen);
 void graph_close(graph *g);
 
 typedef struct graph_symbol {

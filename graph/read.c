@@ -31,6 +31,7 @@ _Static_assert(sizeof(graph_next) == 8, "successors are 8 bytes");
 
 struct graph {
     core_mmap map;
+    bool copied; /* map.data is a copy of the file (graph_load), not a mapping */
     const char *strs;
     size_t nstrs;
     const uint32_t *roots;
@@ -291,6 +292,30 @@ static int use_sections(graph *g, const void *const *ptr, const uint64_t *cnt, c
     return 0;
 }
 
+/* The checks and the section pointers over g->map, whose memory g owns
+ * from here: on failure it is released with g. */
+static int graph_check(graph *g, graph **out, char *why, size_t whylen)
+{
+    const unsigned char *base = g->map.data;
+    gf_header h;
+    memset(&h, 0, sizeof h);
+    const void *ptr[GF__SECTION_COUNT] = {0};
+    uint64_t cnt[GF__SECTION_COUNT] = {0};
+    int err = check_header(base, g->map.size, &h, why, whylen);
+    if (!err)
+        err = find_sections(base, g->map.size, &h, ptr, cnt, why, whylen);
+    if (!err)
+        err = use_sections(g, ptr, cnt, why, whylen);
+    if (!err)
+        err = validate(g, why, whylen);
+    if (err) {
+        graph_close(g);
+        return err;
+    }
+    *out = g;
+    return 0;
+}
+
 int graph_open(const char *path, graph **out, char *why, size_t whylen)
 {
     graph *g = core_xcalloc(1, sizeof *g);
@@ -299,32 +324,31 @@ int graph_open(const char *path, graph **out, char *why, size_t whylen)
         free(g);
         return core_fail(why, whylen, err, "%s", core_strerror(err));
     }
-    const unsigned char *base = g->map.data;
-    gf_header h;
-    memset(&h, 0, sizeof h);
-    const void *ptr[GF__SECTION_COUNT] = {0};
-    uint64_t cnt[GF__SECTION_COUNT] = {0};
-    err = check_header(base, g->map.size, &h, why, whylen);
-    if (!err)
-        err = find_sections(base, g->map.size, &h, ptr, cnt, why, whylen);
-    if (!err)
-        err = use_sections(g, ptr, cnt, why, whylen);
-    if (!err)
-        err = validate(g, why, whylen);
-    if (err) {
-        core_mmap_close(&g->map);
-        free(g);
-        return err;
-    }
-    *out = g;
-    return 0;
+    return graph_check(g, out, why, whylen);
+}
+
+int graph_load(const char *path, graph **out, char *why, size_t whylen)
+{
+    char *data;
+    size_t len;
+    int err = core_read_file(path, SIZE_MAX - 1, &data, &len);
+    if (err)
+        return core_fail(why, whylen, err, "%s", core_strerror(err));
+    graph *g = core_xcalloc(1, sizeof *g);
+    g->map.data = data;
+    g->map.size = len;
+    g->copied = true;
+    return graph_check(g, out, why, whylen);
 }
 
 void graph_close(graph *g)
 {
     if (!g)
         return;
-    core_mmap_close(&g->map);
+    if (g->copied)
+        free((void *)g->map.data);
+    else
+        core_mmap_close(&g->map);
     free(g);
 }
 

@@ -636,7 +636,7 @@ typedef struct ingest_otlp_recv_opts {
     /* Asked earlier, when a request's headers have arrived: true refuses
      * it the same way without reading the body (HTTP also closes the
      * connection), so that refusing costs no memory (the daemon's memory
-     * limit). NULL: never. */
+     * limit, its full state store). NULL: never. */
     bool (*busy_early)(void *ud);
 } ingest_otlp_recv_opts;
 

@@ -515,7 +515,7 @@ static void headers_done(ingest_otlp_grpc *s, gconn *c, gstream *st)
                "unsupported grpc-encoding '%s': use gzip or identity", st->enc);
     if (st->code == 0 && s->rx.busy_early && s->rx.busy_early(s->rx.ud))
         decide(st, INGEST__GRPC_UNAVAILABLE, GRPC_RETRY_S,
-               "not accepting data now (over the memory limit), retry later");
+               "not accepting data now (memory or state store full), retry later");
     if (st->code != 0)
         refuse_now(s, st);
 }

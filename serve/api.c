@@ -436,6 +436,8 @@ static bool api_ready(void *ud, core_buf *why)
                         (double)s->mem_limit / 1048576.0, 0.9 * (double)s->mem_limit / 1048576.0);
         return false;
     }
+    if (serve__full_why(s, why))
+        return false;
     if (s->kin) {
         ingest_kafka_stats ks;
         ingest_kafka_get_stats(s->kin, &ks);

@@ -59,15 +59,20 @@ static int ack_wait(serve *s, sink_kafka *k, uint64_t epoch, const char *what)
     }
 }
 
+static int expire_step(serve *s);
+
 /* Committer thread: one batch, once its predictions and then its
  * changelog records are acknowledged (in that order: a restored change
- * has its prediction on the topic). */
+ * has its prediction on the topic); while it does not fit in the state
+ * store, tried again (full.c). */
 static int commit_batch(serve *s, const sess_batch *b, uint64_t epoch, bool has_epoch,
-                        struct serve_clq *clq)
+                        uint64_t dl_epoch, struct serve_clq *clq)
 {
     uint64_t t0 = core_now_ns();
     atomic_store(&s->ack_wait_since, t0);
     int rc = has_epoch ? ack_wait(s, s->kout, epoch, "predictions") : 0;
+    if (!rc && s->kdl)
+        rc = ack_wait(s, s->kdl, dl_epoch, "dead letters");
     if (!rc && s->kcl && clq->recs.n) {
         uint64_t cl_epoch;
         rc = serve__changelog_flush(s, clq, &cl_epoch);
@@ -78,12 +83,9 @@ static int commit_batch(serve *s, const sess_batch *b, uint64_t epoch, bool has_
     if (rc)
         return rc;
     uint64_t t1 = core_now_ns();
-    char why[512];
-    rc = sess_batch_write(s->env, b, why, sizeof why);
-    if (rc) {
-        core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
+    rc = serve__state_write(s, b, expire_step);
+    if (rc)
         return rc;
-    }
     uint64_t t2 = core_now_ns();
     sink_counter_add(s->c_commits, 1);
     sink_histogram_observe(s->h_flush, (double)(t1 - t0) * 1e-9);
@@ -100,7 +102,10 @@ static void request_gone(void *ud, const uint8_t *id)
 /* Committer thread: idle cases, at most every few seconds and a bounded
  * number at a time, in a transaction of their own. A case the engine
  * holds in a batch not yet written is put again by that batch: expiry
- * never loses an event, it only forgets cases that had none for a TTL. */
+ * never loses an event, it only forgets cases that had none for a TTL.
+ * (So deletions that could not be written are dropped, not kept for
+ * later: written after that batch, they would delete what it put.) A
+ * full state store is not an error here: the next batch finds it. */
 static int expire_step(serve *s)
 {
     uint64_t now = core_now_ns();
@@ -119,6 +124,9 @@ static int expire_step(serve *s)
     char why[512];
     int rc = sess_batch_commit(s->env, s->xbatch, why, sizeof why);
     if (rc) {
+        sess_batch_clear(s->xbatch);
+        if (serve__full_error(rc))
+            return 0;
         core_logf(&s->lg, CORE_LOG_ERROR, "%s", why);
         return rc;
     }
@@ -148,13 +156,13 @@ static void *committer_main(void *arg)
             break; /* quit, with nothing handed over */
         const sess_batch *b = s->c.b;
         pending *reqs = s->c.reqs;
-        uint64_t epoch = s->c.epoch;
+        uint64_t epoch = s->c.epoch, dl_epoch = s->c.dl_epoch;
         struct serve_clq *clq = s->c.clq;
         bool has_epoch = s->c.has_epoch;
         int rc = s->c.rc;
         pthread_mutex_unlock(&s->cmu);
         if (!rc)
-            rc = commit_batch(s, b, epoch, has_epoch, clq);
+            rc = commit_batch(s, b, epoch, has_epoch, dl_epoch, clq);
         /* The requests are answered after the commit: 200 means durable. */
         if (reqs)
             serve__answer(s, reqs, rc ? -EIO : 0);
@@ -230,6 +238,7 @@ void serve__pipe_handoff(serve *s)
     s->c.npos = s->pos.n;
     s->c.has_epoch = s->kout != NULL;
     s->c.epoch = s->kout ? sink_kafka_epoch_close(s->kout) : 0;
+    s->c.dl_epoch = s->kdl ? sink_kafka_epoch_close(s->kdl) : 0;
     /* The committer takes this batch's changelog records; the other
      * queue, emptied when the committer's last batch was reaped, fills. */
     s->c.clq = s->clq;

@@ -223,11 +223,18 @@ int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
         return e.rc; /* the producer failed: stop before the commit */
     if (rc) {
         /* A bad message is skipped (its offset still counts as done: it
-         * would be as bad the next time). */
+         * would be as bad the next time), or kept on the dead-letter
+         * topic first. */
         sink_counter_add(s->c_bad_kafka, 1);
         if (s->bad_msgs++ < 20)
-            core_logf(&s->lg, CORE_LOG_WARN, "%s[%d]@%lld: skipped: %s", km->topic, km->partition,
-                      (long long)km->offset, why);
+            core_logf(&s->lg, CORE_LOG_WARN, "%s[%d]@%lld: %s: %s", km->topic, km->partition,
+                      (long long)km->offset, s->kdl ? "to the dead-letter topic" : "skipped", why);
+    }
+    if (s->kdl && (rc || (res.rejected && !e.events))) {
+        int dl = serve__dead_letter(s, km, rc ? SERVE_DL_UNDECODABLE : SERVE_DL_REFUSED,
+                                    rc ? why : res.reject_reason);
+        if (dl)
+            return dl; /* the offset stays where it was: nothing is lost */
     }
     sink_counter_add(s->c_events_kafka, e.events);
     pos_note(s, km->topic, km->partition, km->offset);
@@ -376,12 +383,7 @@ int serve__cycle(serve *s, bool draining)
         serve__rebuild_step(s);
     uint64_t budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
     bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
-    if (s->kin && atomic_load(&s->mem_over) != s->kafka_paused) {
-        s->kafka_paused = !s->kafka_paused;
-        ingest_kafka_pause(s->kin, s->kafka_paused);
-        if (s->kafka_paused)
-            sink_counter_add(s->c_lim_memory, 1);
-    }
+    serve__kafka_hold(s);
     pthread_mutex_lock(&s->mu);
     if (s->kin && !draining && budget) {
         bool waiting;

@@ -1,6 +1,8 @@
 /*
  * Limits that watch the whole process (serve_int.h): limits.memory_bytes,
- * and the OTLP/HTTP receiver's refusals when the queue is full.
+ * and the refusals of input: the OTLP receivers' when the queue is full,
+ * the memory over its limit or the state store full (full.c), the Kafka
+ * consumer's pause for the last two.
  */
 #include "serve_int.h"
 
@@ -94,14 +96,31 @@ void serve__mem_watch_stop(serve *s)
 }
 
 /* Receiver thread, when a request's headers are in: over
- * limits.memory_bytes, refused before its body is read. */
-bool serve__otlp_over_memory(void *ud)
+ * limits.memory_bytes, or with the state store full, refused before its
+ * body is read. */
+bool serve__otlp_refuse_early(void *ud)
 {
     serve *s = ud;
-    if (!atomic_load(&s->mem_over))
-        return false;
-    sink_counter_add(s->c_lim_memory, 1);
-    return true;
+    if (atomic_load(&s->mem_over)) {
+        sink_counter_add(s->c_lim_memory, 1);
+        return true;
+    }
+    if (serve__full(s)) {
+        sink_counter_add(s->c_lim_full, 1);
+        return true;
+    }
+    return false;
+}
+
+void serve__kafka_hold(serve *s)
+{
+    bool hold = atomic_load(&s->mem_over) || serve__full(s);
+    if (!s->kin || hold == s->kafka_paused)
+        return;
+    s->kafka_paused = hold;
+    ingest_kafka_pause(s->kin, hold);
+    if (hold)
+        sink_counter_add(atomic_load(&s->mem_over) ? s->c_lim_memory : s->c_lim_full, 1);
 }
 
 /* Receiver thread, before decoding a body: the queue is full (or the

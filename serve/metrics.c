@@ -20,6 +20,11 @@ static void inputs_init(serve *s, sink_metrics *m)
     s->c_bad_kafka =
         sink_metrics_counter(m, "pmrag_records_rejected_total",
                              "records that could not be used, by source", "source=\"kafka\"");
+    for (int r = 0; r < SERVE_DL__COUNT; r++)
+        s->c_dead_letters[r] = sink_metrics_counter(
+            m, "pmrag_kafka_dead_letters_total",
+            "input messages produced to kafka.dead_letter_topic, by reason",
+            r == SERVE_DL_UNDECODABLE ? "reason=\"undecodable\"" : "reason=\"refused\"");
     s->c_dup_requests = sink_metrics_counter(
         m, "pmrag_otlp_duplicate_requests_total",
         "OTLP/HTTP requests answered as retries of committed ones, not applied again", NULL);
@@ -54,11 +59,11 @@ static void refusals_init(serve *s, sink_metrics *m)
 {
     sink_counter **const lim[] = {&s->c_lim_truncated, &s->c_lim_activities, &s->c_lim_case_events,
                                   &s->c_lim_new_cases, &s->c_lim_memory,     &s->c_lim_case_id,
-                                  &s->c_lim_max_body};
+                                  &s->c_lim_max_body,  &s->c_lim_full};
     static const char *const lim_labels[] = {
         "limit=\"record_truncated\"", "limit=\"activities\"", "limit=\"case_events\"",
         "limit=\"new_cases\"",        "limit=\"memory\"",     "limit=\"case_id_bytes\"",
-        "limit=\"max_body\""};
+        "limit=\"max_body\"",         "limit=\"state_full\""};
     for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
         *lim[i] = sink_metrics_counter(m, "pmrag_limit_hits_total",
                                        "events or records that hit a limit (limits.*), by limit",
@@ -111,6 +116,13 @@ static void outputs_init(serve *s, sink_metrics *m)
                                          "events whose activity has no emitting symbol", NULL);
     s->c_commits =
         sink_metrics_counter(m, "pmrag_state_commits_total", "state transactions committed", NULL);
+    static const char *const reload_labels[2] = {"result=\"loaded\"", "result=\"refused\""};
+    for (int i = 0; i < 2; i++)
+        s->c_reloads[i] = sink_metrics_counter(
+            m, "pmrag_model_reloads_total",
+            "SIGHUP reloads of the graph and the model: loaded, or refused (a file that cannot be "
+            "used: the graph and model in use stay; the log says why)",
+            reload_labels[i]);
     s->c_restarts_cold =
         sink_metrics_counter(m, "pmrag_case_cold_restarts_total",
                              "case vectors recomputed because they came from an older model", NULL);
@@ -154,6 +166,11 @@ static void gauges_init(serve *s, sink_metrics *m)
     s->g_mem =
         sink_metrics_gauge(m, "pmrag_memory_anon_bytes",
                            "anonymous resident memory (limits.memory_bytes counts this)", NULL);
+    s->g_full = sink_metrics_gauge(
+        m, "pmrag_state_full",
+        "1 while the state store cannot take a commit (the disk full, or LMDB's map at "
+        "state.map_max): input is refused until the waiting batch fits",
+        NULL);
     s->h_ppr = sink_metrics_histogram(m, "pmrag_ppr_seconds",
                                       "time to advance a case and rank its next emitters", NULL,
                                       lat, nlat);

@@ -41,10 +41,12 @@ static uint64_t model_fingerprint(const model_joint *md)
 
 /* Loads --model, or trains from model.bootstrap_log, or builds an empty
  * model over a fresh mapper (the code's successors of each event's
- * sites, then recency and the current emitter, as the mapper maps). */
-int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, size_t whylen)
+ * sites, then recency and the current emitter, as the mapper maps); over
+ * graph g with overrides ov. */
+int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_mapper **mp,
+                       model_joint **mdp, char *why, size_t whylen)
 {
-    map_mapper_opts mo = config_mapper_opts(s->cfg, s->ov, s->lg);
+    map_mapper_opts mo = config_mapper_opts(s->cfg, ov, s->lg);
     if (mo.llm_cmd) {
         snprintf(why, whylen,
                  "map.llm_cmd: the daemon maps on its engine thread, which cannot wait on a "
@@ -52,7 +54,7 @@ int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, 
         return CORE_EUSAGE;
     }
     if (s->model_path) {
-        int rc = model_load(s->model_path, s->g, &mo, mp, mdp, why, whylen);
+        int rc = model_load(s->model_path, g, &mo, mp, mdp, why, whylen);
         /* The limit is the mapper's max_activities: name the key that set it. */
         size_t n = strlen(why);
         if (rc == CORE_ELIMIT && n < whylen)
@@ -67,7 +69,7 @@ int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, 
         lo.learn_code_attrs = s->code_attrs;
         core_logf(&s->lg, CORE_LOG_INFO, "training the model from %s", boot);
         model_log l;
-        int rc = model_train_from_log(s->g, &mo, boot, &lo, &to, mp, &l, mdp, why, whylen);
+        int rc = model_train_from_log(g, &mo, boot, &lo, &to, mp, &l, mdp, why, whylen);
         if (rc)
             return rc;
         core_logf(&s->lg, CORE_LOG_INFO, "model trained on %u cases (%llu events)", l.ncases,
@@ -76,7 +78,7 @@ int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, 
         return 0;
     }
     /* No history: the code, then recency, through the mapper. */
-    int rc = map_mapper_new(s->g, &mo, mp);
+    int rc = map_mapper_new(g, &mo, mp);
     if (rc) {
         snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));
         return rc;
@@ -117,12 +119,14 @@ void serve__model_version_set(serve *s, bool bump)
 
 /*
  * Puts md in use (computing its activity vectors first, outside the
- * lock, unless done). With base, md is a new base model over mapper m
- * (start, SIGHUP): the old base and mapper go. Without, md is the base
- * plus the online counts, over the same mapper.
+ * lock, unless done). With base, md is a new base model over mapper m,
+ * graph g and overrides ov (start, SIGHUP): the old base and mapper go,
+ * and the old graph and overrides when they are not g and ov. Without,
+ * md is the base plus the online counts, over the same mapper and graph
+ * (g and ov unused).
  */
-int serve__model_install(serve *s, map_mapper *m, model_joint *md, bool base, char *why,
-                         size_t whylen)
+int serve__model_install(serve *s, graph *g, map_overrides *ov, map_mapper *m, model_joint *md,
+                         bool base, char *why, size_t whylen)
 {
     int rc = model_stream_prepare(md, s->M, core_ncpus());
     model_work *w = NULL, *aw = NULL;
@@ -147,6 +151,13 @@ int serve__model_install(serve *s, map_mapper *m, model_joint *md, bool base, ch
         if (s->m != m)
             map_mapper_free(s->m);
         s->m = m;
+        /* After the mapper and the model, which point into them. */
+        if (s->ov != ov)
+            map_overrides_free(s->ov);
+        s->ov = ov;
+        if (s->g != g)
+            graph_close(s->g);
+        s->g = g;
     }
     s->md = md;
     s->w = w;
@@ -284,7 +295,8 @@ void serve__rebuild_step(serve *s)
         pthread_join(s->rebuild_thread, NULL);
         s->rebuilding = false;
         atomic_store(&s->rebuild_done, false);
-        if (s->next_rc || serve__model_install(s, s->m, s->next_md, false, why, sizeof why) != 0) {
+        if (s->next_rc ||
+            serve__model_install(s, NULL, NULL, s->m, s->next_md, false, why, sizeof why) != 0) {
             core_logf(&s->lg, CORE_LOG_ERROR, "model rebuild failed: %s",
                       s->next_rc ? core_strerror(s->next_rc) : why);
             model_free(s->next_md);
@@ -327,7 +339,7 @@ static void online_apply(serve *s)
     char why[512];
     model_joint *md;
     int rc = obs_train(s, &md);
-    if (!rc && (rc = serve__model_install(s, s->m, md, false, why, sizeof why)) != 0)
+    if (!rc && (rc = serve__model_install(s, NULL, NULL, s->m, md, false, why, sizeof why)) != 0)
         model_free(md);
     if (rc)
         core_logf(&s->lg, CORE_LOG_ERROR, "the online counts could not be added: %s",
@@ -356,31 +368,58 @@ void serve__rebuild_cancel(serve *s)
     s->next_md = NULL;
 }
 
-/* SIGHUP: the model again (the file, or the bootstrap log); the online
- * activities are mapped into the new mapper in their order. */
+/*
+ * SIGHUP: the graph, the overrides and the model read again (the model
+ * file, or the bootstrap log), all or nothing; the online activities are
+ * mapped into the new mapper in their order. A file that cannot be used
+ * (truncated, another format version, a model of another graph, a
+ * dictionary the state does not match) leaves everything in use as it
+ * is: said, naming the file, and counted. The daemon's graph is a copy
+ * (graph_load), so a graph file written over in place before the signal
+ * does not reach the one in use either.
+ */
 void serve__model_reload(serve *s)
 {
-    char why[1024];
-    map_mapper *m;
-    model_joint *md;
-    core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the model");
+    char why[1024], w2[512];
+    graph *g = NULL;
+    map_overrides *ov = NULL;
+    map_mapper *m = NULL;
+    model_joint *md = NULL;
+    core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the graph and the model");
     serve__rebuild_cancel(s);
-    if (serve__model_build(s, &m, &md, why, sizeof why) != 0) {
-        core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
-        return;
+    int rc = graph_load(s->graph_path, &g, w2, sizeof w2);
+    if (rc)
+        snprintf(why, sizeof why, "%s: %s", s->graph_path, w2);
+    if (!rc && s->overrides_path)
+        rc = map_overrides_load(s->overrides_path, g, &ov, why, sizeof why);
+    if (!rc)
+        rc = serve__model_build(s, g, ov, &m, &md, why, sizeof why);
+    if (!rc) {
+        /* The state's dictionary mapped into the new mapper (the engine
+         * is this thread; the API reads s->m under mu). */
+        map_mapper *old_m = s->m;
+        uint32_t dict_vars = s->dict_vars;
+        pthread_mutex_lock(&s->mu);
+        s->m = m;
+        rc = serve__dict_replay(s, why, sizeof why);
+        s->m = old_m;
+        if (rc)
+            s->dict_vars = dict_vars;
+        pthread_mutex_unlock(&s->mu);
     }
-    map_mapper *old_m = s->m;
-    pthread_mutex_lock(&s->mu);
-    s->m = m;
-    int rc = serve__dict_replay(s, why, sizeof why);
-    s->m = old_m;
-    pthread_mutex_unlock(&s->mu);
-    if (rc || serve__model_install(s, m, md, true, why, sizeof why) != 0) {
-        core_logf(&s->lg, CORE_LOG_ERROR, "reload failed, the old model stays: %s", why);
+    if (!rc)
+        rc = serve__model_install(s, g, ov, m, md, true, why, sizeof why);
+    if (rc) {
+        core_logf(&s->lg, CORE_LOG_ERROR,
+                  "SIGHUP: reload refused, the graph and model in use stay: %s", why);
+        sink_counter_add(s->c_reloads[1], 1);
         model_free(md);
         map_mapper_free(m);
+        map_overrides_free(ov);
+        graph_close(g);
         return;
     }
+    sink_counter_add(s->c_reloads[0], 1);
     online_apply(s);
     serve__model_version_set(s, true);
     model_stats st;

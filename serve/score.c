@@ -41,12 +41,23 @@ static serve_score_bucket *bucket_now(serve *s, uint64_t now_ns)
     return k;
 }
 
+/* Whether every symbol of the case's stored prediction is one of g's. */
+static bool pred_in_graph(const graph *g, const sess_case *c)
+{
+    for (uint32_t i = 0; i < c->npred; i++)
+        if (c->pred[i] >= graph_nsymbols(g))
+            return false;
+    return true;
+}
+
 int serve__score(serve *s, sess_case *c, const map_event *me, const map_activity *pa)
 {
     int rank = -1;
     /* A case stored by a build before the scoring has no prediction to
-     * score (has_pred false): its first event here is not scored. */
-    if (c->seq > 0 && c->has_pred) {
+     * score (has_pred false): its first event here is not scored. Nor is
+     * one whose stored symbols this graph does not have (a state kept
+     * across a new release): they would be read past its symbols. */
+    if (c->seq > 0 && c->has_pred && pred_in_graph(s->g, c)) {
         if (me->code_file && me->code_file[0] && me->code_line) {
             rank = eval_truth_rank(s->g, c->pred, c->npred, me->code_file, me->code_line);
         } else {

@@ -133,6 +133,8 @@ static int kafka_start(serve *s, char *why, size_t whylen)
             rc = ingest_kafka_tail_new(&s->kio, s->fo_topic, serve__follows_start, s, &s->ftail,
                                        why, whylen);
     }
+    if (!rc)
+        rc = serve__dead_letter_open(s, (const char *const *)props.v, props.n, why, whylen);
     s->kprops = props; /* the restores use them */
     return rc;
 }
@@ -177,6 +179,7 @@ static void serve_free(serve *s)
     ingest_otlp_grpc_stop(s->grpc);
     ingest_kafka_free(s->kin);
     sink_kafka_free(s->kout);
+    sink_kafka_free(s->kdl);
     sink_kafka_free(s->kcl);
     free(s->cl_topic);
     ingest_kafka_tail_free(s->ftail);
@@ -341,7 +344,7 @@ static int listeners_start(serve *s, char *why, size_t whylen)
                                 .max_str = s->max_str,
                                 .max_case_id = SESS_MAX_ID,
                                 .busy = serve__otlp_busy,
-                                .busy_early = serve__otlp_over_memory,
+                                .busy_early = serve__otlp_refuse_early,
                                 .log = s->lg,
                                 .token_file = core_cfg_str(s->cfg, "otlp.token_file"),
                                 .tls_cert = core_cfg_str(s->cfg, "otlp.tls_cert"),
@@ -405,6 +408,7 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     s->lg = o->log;
     s->graph_path = o->graph_path;
     s->model_path = o->model_path;
+    s->overrides_path = o->overrides_path;
     s->ready_file = o->ready_file;
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->qmu, NULL);
@@ -421,7 +425,9 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     int rc = check_source_url(core_cfg_str(s->cfg, "ui.source_url"), why, whylen);
     if (rc)
         goto fail;
-    rc = graph_open(s->graph_path, &s->g, w2, sizeof w2);
+    /* A copy, not a mapping: the file may be written over while we run
+     * (a new release, before its SIGHUP). */
+    rc = graph_load(s->graph_path, &s->g, w2, sizeof w2);
     if (rc) {
         if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR)
             snprintf(why, whylen, "cannot open %s: %s", s->graph_path, w2);
@@ -430,8 +436,8 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
         rc = CORE_EUSAGE;
         goto fail;
     }
-    if (o->overrides_path &&
-        map_overrides_load(o->overrides_path, s->g, &s->ov, why, whylen) != 0) {
+    if (s->overrides_path &&
+        map_overrides_load(s->overrides_path, s->g, &s->ov, why, whylen) != 0) {
         rc = CORE_EUSAGE;
         goto fail;
     }
@@ -446,12 +452,12 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     serve__metrics_init(s);
     map_mapper *m;
     model_joint *md;
-    if ((rc = serve__model_build(s, &m, &md, why, whylen)) != 0)
+    if ((rc = serve__model_build(s, s->g, s->ov, &m, &md, why, whylen)) != 0)
         goto fail;
     s->m = m;
     s->base_vars = map_mapper_nvariants(m); /* before the online ones come back */
     if ((rc = serve__dict_replay(s, why, whylen)) != 0 ||
-        (rc = serve__model_install(s, m, md, true, why, whylen)) != 0) {
+        (rc = serve__model_install(s, s->g, s->ov, m, md, true, why, whylen)) != 0) {
         if (!s->md)
             model_free(md);
         goto fail;

@@ -9,6 +9,8 @@
  *   engine.c     the engine's cycle: sources in, one event applied (map,
  *                advance the case, rank, publish)
  *   publish.c    a prediction encoded once per encoding, to every sink
+ *   deadletter.c input messages that cannot be used, to the dead-letter
+ *                topic before their offsets are stored
  *   commit.c     the commit pipeline and its thread; the answers it
  *                releases; retried OTLP/HTTP requests; expiry
  *   changelog.c  the changelog (records, restore, fencing) and the counts
@@ -18,6 +20,8 @@
  *                learning and rebuilds, SIGHUP reloads
  *   dict.c       the activity dictionary in the state store
  *   limits.c     the memory watch and the receiver's refusals
+ *   full.c       a state store that cannot take a commit: the batch
+ *                tried again, input refused meanwhile
  *   score.c      online accuracy: each prediction scored by the next event
  *   api.c        the HTTP API's handlers
  *
@@ -112,10 +116,13 @@ struct serve_clq {
     core_vec(struct serve_clrec) recs;
 };
 
+/* Why an input message goes to the dead-letter topic (deadletter.c). */
+typedef enum { SERVE_DL_UNDECODABLE, SERVE_DL_REFUSED, SERVE_DL__COUNT } serve_dl_reason;
+
 struct serve {
     core_cfg *cfg;
     core_logger lg;
-    const char *graph_path, *model_path, *ready_file;
+    const char *graph_path, *model_path, *overrides_path, *ready_file;
     graph *g;
     map_overrides *ov;
     model_log_opts eo;
@@ -159,8 +166,8 @@ struct serve {
         pending *reqs;
         kpos *pos;
         size_t npos;
-        uint64_t epoch;
-        struct serve_clq *clq; /* the batch's changelog records */
+        uint64_t epoch, dl_epoch; /* of kout, of kdl */
+        struct serve_clq *clq;    /* the batch's changelog records */
         bool has_epoch, done, quit;
         int rc;
     } c;
@@ -201,6 +208,10 @@ struct serve {
     char *bootstrap;
     ingest_kafka *kin;
     sink_kafka *kout;
+    /* kafka.dead_letter_topic: its producer (NULL: off), sent to by the
+     * engine and waited for by the committer, as kout. */
+    sink_kafka *kdl;
+    const char *dl_topic;
     list in_topics, logs_topics, case_attrs;
     ingest_kafka_encoding in_encoding;
     bool out_json, to_stdout;
@@ -233,6 +244,11 @@ struct serve {
     bool mem_quit;
     atomic_bool mem_over;
     atomic_uint_fast64_t mem_anon;
+
+    /* The state store full (full.c): since when (ns), 0 while it takes
+     * commits; set and cleared by the committer; why under gmu. */
+    atomic_uint_fast64_t full_since;
+    char full_why[512];
 
     /* Online learning: what followed each window of events (kept in
      * memory and in the state's counters), and the model being rebuilt. */
@@ -280,16 +296,19 @@ struct serve {
 
     /* Metrics. */
     sink_metrics *mx;
+    sink_counter *c_dead_letters[SERVE_DL__COUNT];
     sink_counter *c_events_kafka, *c_events_otlp, *c_events_grpc, *c_bad_kafka, *c_bad_otlp,
         *c_bad_grpc, *c_predictions, *c_unmapped, *c_mapped, *c_commits, *c_restarts_cold;
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
     sink_counter *c_cl_stale, *c_stream_skipped, *c_stream_cut;
+    sink_counter *c_reloads[2]; /* SIGHUP reloads: loaded, refused */
     /* Slow connections closed: OTLP/HTTP timeout, evicted; API timeout,
      * evicted; OTLP/gRPC timeout, evicted. */
     sink_counter *c_slow[6];
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
-        *c_lim_memory, *c_lim_case_id;
-    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem;
+        *c_lim_memory, *c_lim_case_id, *c_lim_full;
+    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem,
+        *g_full;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
 
@@ -319,6 +338,17 @@ void serve__gauges(serve *s);
 int serve__cycle(serve *s, bool draining);
 /* The Kafka consumer's callbacks (engine thread, inside the poll). */
 int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km);
+
+/* deadletter.c. Creates kdl when kafka.dead_letter_topic is set and Kafka input is on
+ * (after bootstrap and in_topics); CORE_EUSAGE with why as
+ * sink_kafka_new. */
+int serve__dead_letter_open(serve *s, const char *const *props, size_t nprops, char *why,
+                            size_t whylen);
+/* Produces km unchanged to the dead-letter topic with headers (why: the
+ * error) and counts it; 0, or the producer's error (logged): then km's
+ * offset must not be stored. Engine thread. */
+int serve__dead_letter(serve *s, const ingest_kafka_msg *km, serve_dl_reason reason,
+                       const char *why);
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
 void serve__on_revoked(void *ud, const char *topic, int32_t partition);
 /* An OTLP/HTTP request (receiver thread): queued, answered once its
@@ -408,11 +438,13 @@ uint64_t serve__instance_id(serve *s);
 /* ---- online.c ---- */
 
 /* Loads --model, or trains from model.bootstrap_log, or builds an empty
- * model over a fresh mapper. */
-int serve__model_build(serve *s, map_mapper **mp, model_joint **mdp, char *why, size_t whylen);
-/* Puts md in use (base: a new base model over m). */
-int serve__model_install(serve *s, map_mapper *m, model_joint *md, bool base, char *why,
-                         size_t whylen);
+ * model over a fresh mapper; over graph g with overrides ov. */
+int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_mapper **mp,
+                       model_joint **mdp, char *why, size_t whylen);
+/* Puts md in use (base: a new base model over m, g and ov, which replace
+ * the ones in use). */
+int serve__model_install(serve *s, graph *g, map_overrides *ov, map_mapper *m, model_joint *md,
+                         bool base, char *why, size_t whylen);
 /* The model's version in the state (bump: a new one). */
 void serve__model_version_set(serve *s, bool bump);
 /* Counts that next followed a window (persist: in the state too). */
@@ -422,7 +454,7 @@ void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *a
 void serve__online_load(serve *s);
 /* Between cycles: installs a rebuilt model, starts a rebuild. */
 void serve__rebuild_step(serve *s);
-/* SIGHUP: the model again. */
+/* SIGHUP: the graph and the model again, or neither (counted). */
 void serve__model_reload(serve *s);
 /* Joins a rebuild in progress and drops its model. */
 void serve__rebuild_cancel(serve *s);
@@ -445,9 +477,30 @@ int serve__dict_replay(serve *s, char *why, size_t whylen);
 uint64_t serve__anon_bytes(void);
 void serve__mem_watch_start(serve *s);
 void serve__mem_watch_stop(serve *s);
-/* The OTLP/HTTP receiver's refusals (receiver threads). */
-bool serve__otlp_over_memory(void *ud);
+/* The OTLP/HTTP receiver's refusals (receiver threads): early, when the
+ * headers are in (over the memory limit, a full state store); busy,
+ * before a body is decoded (the queue full, stopping). */
+bool serve__otlp_refuse_early(void *ud);
 bool serve__otlp_busy(void *ud);
+
+/* Whether the Kafka consumer is to be paused (memory, a full state
+ * store), and its pause or resume when that changed. Engine thread. */
+void serve__kafka_hold(serve *s);
+
+/* ---- full.c ---- */
+
+/* Whether a write error means the state store is full (the disk, a
+ * quota, LMDB's map at its cap). */
+bool serve__full_error(int rc);
+/* Committer thread: writes b (sess_batch_write); while it does not fit,
+ * refuses input and tries again every second, calling between (may be
+ * NULL) before each try, until it fits or the daemon stops. Returns 0 or
+ * the last error (logged). */
+int serve__state_write(serve *s, const sess_batch *b, int (*between)(serve *s));
+/* Whether the state store is full now (any thread). */
+bool serve__full(serve *s);
+/* When it is: why, for /readyz (appended to why); false otherwise. */
+bool serve__full_why(serve *s, core_buf *why);
 
 /* ---- score.c ---- */
 

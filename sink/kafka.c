@@ -281,14 +281,10 @@ static int send_err(sink_kafka *k, rd_kafka_resp_err_t err)
     }
 }
 
-int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val, size_t vlen,
-                    int block_ms)
-{
-    return sink_kafka_send_to(k, -1, key, klen, val, vlen, block_ms);
-}
-
-int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t klen,
-                       const void *val, size_t vlen, int block_ms)
+/* One message into partition (-1: the partitioner's), with nh headers
+ * (copied): sink_kafka_send_to's contract. */
+static int produce(sink_kafka *k, int32_t partition, const void *key, size_t klen, const void *val,
+                   size_t vlen, const sink_kafka_header *h, size_t nh, int block_ms)
 {
     if (atomic_load(&k->fatal))
         return -ENOTRECOVERABLE;
@@ -296,18 +292,24 @@ int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t
     uint64_t deadline = core_now_ns() + (uint64_t)(block_ms > 0 ? block_ms : 0) * 1000000u;
     _Atomic uint64_t *pend = &k->ep_pending[k->epoch % SINK_KAFKA_EPOCHS];
     for (;;) {
+        /* librdkafka takes the headers only when the message is queued. */
+        rd_kafka_headers_t *hdrs = nh ? rd_kafka_headers_new(nh) : NULL;
+        for (size_t i = 0; i < nh; i++)
+            rd_kafka_header_add(hdrs, h[i].name, -1, h[i].value, (ssize_t)h[i].len);
         /* Counted before: the report may come before producev returns. */
         atomic_fetch_add(pend, 1);
         rd_kafka_resp_err_t err = rd_kafka_producev(
             k->rk, RD_KAFKA_V_RKT(k->rkt), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
             RD_KAFKA_V_PARTITION(partition < 0 ? RD_KAFKA_PARTITION_UA : partition),
             RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE((void *)val, val ? vlen : 0),
-            RD_KAFKA_V_OPAQUE((void *)pend), RD_KAFKA_V_END);
+            RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE((void *)pend), RD_KAFKA_V_END);
         if (!err) {
             atomic_fetch_add_explicit(&k->queued, 1, memory_order_relaxed);
             return 0;
         }
         atomic_fetch_sub(pend, 1);
+        if (hdrs)
+            rd_kafka_headers_destroy(hdrs);
         if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
             return send_err(k, err);
         uint64_t now = core_now_ns();
@@ -317,6 +319,24 @@ int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t
         uint64_t left_ms = (deadline - now + 999999) / 1000000;
         rd_kafka_poll(k->rk, left_ms < 100 ? (int)left_ms : 100);
     }
+}
+
+int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val, size_t vlen,
+                    int block_ms)
+{
+    return produce(k, -1, key, klen, val, vlen, NULL, 0, block_ms);
+}
+
+int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t klen,
+                       const void *val, size_t vlen, int block_ms)
+{
+    return produce(k, partition, key, klen, val, vlen, NULL, 0, block_ms);
+}
+
+int sink_kafka_send_headers(sink_kafka *k, const void *key, size_t klen, const void *val,
+                            size_t vlen, const sink_kafka_header *h, size_t nh, int block_ms)
+{
+    return produce(k, -1, key, klen, val, vlen, h, nh, block_ms);
 }
 
 uint64_t sink_kafka_epoch_close(sink_kafka *k)

@@ -164,6 +164,17 @@ int sink_kafka_send(sink_kafka *k, const void *key, size_t klen, const void *val
 int sink_kafka_send_to(sink_kafka *k, int32_t partition, const void *key, size_t klen,
                        const void *val, size_t vlen, int block_ms);
 
+/* A message header: its name (a C string) and value (len bytes). */
+typedef struct sink_kafka_header {
+    const char *name;
+    const void *value;
+    size_t len;
+} sink_kafka_header;
+
+/* sink_kafka_send with nh headers (names and values copied). */
+int sink_kafka_send_headers(sink_kafka *k, const void *key, size_t klen, const void *val,
+                            size_t vlen, const sink_kafka_header *h, size_t nh, int block_ms);
+
 /* Serves delivery reports and errors, waiting up to timeout_ms for the
  * first one (0: only what is ready). */
 void sink_kafka_poll(sink_kafka *k, int timeout_ms);

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Calls pmrag's OTLP/gRPC receiver with grpcio (the gRPC library the
-OpenTelemetry SDK exports with), over TLS trusting CA, and prints how each
-refusal reads to a real gRPC client: the status code, its message, and the
-retry delay found in the trailers. Run with .deps/otel-venv/bin/python
-(deploy/deps.sh --otel).
+OpenTelemetry SDK exports with), over TLS trusting CA (plain text when CA
+is "-"), and prints how each refusal reads to a real gRPC client: the
+status code, its message, and the retry delay found in the trailers. Run
+with .deps/otel-venv/bin/python (deploy/deps.sh --otel).
 
     grpc_probe.py ADDR CA TOKEN_FILE bad
                       with the token, a message that is not protobuf
@@ -11,6 +11,9 @@ retry delay found in the trailers. Run with .deps/otel-venv/bin/python
                       no token; the token and an unknown method; the token
                       and a real Export (for a daemon that refuses
                       everything: limits.memory_bytes)
+    grpc_probe.py ADDR CA TOKEN_FILE export
+                      one real Export (with the token unless TOKEN_FILE
+                      is "-")
 
 One line per call: CODE<TAB>MESSAGE<TAB>RETRY (RETRY: the delay in seconds
 from grpc-status-details-bin and from google.rpc.retryinfo-bin, as
@@ -52,11 +55,19 @@ def call(fn):
 
 def main():
     addr, ca, token_file, mode = sys.argv[1:5]
-    creds = grpc.ssl_channel_credentials(root_certificates=open(ca, "rb").read())
-    ch = grpc.secure_channel(addr, creds)
-    auth = (("authorization", "Bearer " + open(token_file).read().strip()),)
+    if ca == "-":
+        ch = grpc.insecure_channel(addr)
+    else:
+        creds = grpc.ssl_channel_credentials(root_certificates=open(ca, "rb").read())
+        ch = grpc.secure_channel(addr, creds)
+    auth = (("authorization", "Bearer " + open(token_file).read().strip()),) \
+        if token_file != "-" else ()
     raw = ch.unary_unary(TRACES, request_serializer=None, response_deserializer=None)
-    if mode == "bad":
+    if mode == "export":
+        stub = trace_service_pb2_grpc.TraceServiceStub(ch)
+        call(lambda: stub.Export(trace_service_pb2.ExportTraceServiceRequest(), metadata=auth,
+                                 timeout=10))
+    elif mode == "bad":
         call(lambda: raw(b"\x0a\x05\x01", metadata=auth, timeout=10))
     else:
         stub = trace_service_pb2_grpc.TraceServiceStub(ch)

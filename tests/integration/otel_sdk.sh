@@ -106,7 +106,7 @@ got = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if "\t" in l]
 want = [("INVALID_ARGUMENT", r"^offset \d+: ", "-"),
         ("UNAUTHENTICATED", r"authorization: Bearer <token>", "-"),
         ("UNIMPLEMENTED", r"^unknown method /opentelemetry\.proto\.collector\.metrics", "-"),
-        ("UNAVAILABLE", r"over the memory limit\), retry later$", "status=1,alone=1")]
+        ("UNAVAILABLE", r"\(memory or state store full\), retry later$", "status=1,alone=1")]
 bad = len(got) != len(want)
 for g, (code, msg, retry) in zip(got, want):
     if g[0] != code or not re.search(msg, g[1]) or g[2] != retry:

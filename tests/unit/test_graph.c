@@ -424,6 +424,34 @@ TEST(corrupted_graph_files_are_rejected)
 /* Found by fuzz_graph: an infinite edge weight passed graph_open (only
  * NaN and negatives were refused), and the file then failed later, as
  * invalid arguments to the PPR network. */
+/* graph_load's promise: the graph is a copy, so the file written over in
+ * place (here truncated to nothing, then filled with other bytes) changes
+ * nothing of it; and a bad file is refused as graph_open refuses it. */
+TEST(graph_load_is_a_copy)
+{
+    graph *g = open_shop(NULL);
+    uint32_t nsyms = graph_nsymbols(g);
+    graph_close(g);
+    const char *path = unit_tmp_path("shop.graph");
+    char why[256];
+    CHECK_OK(graph_load(path, &g, why, sizeof why));
+    CHECK_INT(graph_nsymbols(g), nsyms);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    for (int i = 0; i < 100000; i++)
+        fputc('x', f);
+    fclose(f);
+    uint32_t ids[8];
+    CHECK_INT(graph_find(g, "shop.inventory.Inventory", ids, 8), 1);
+    graph_symbol sy;
+    graph_get_symbol(g, ids[0], &sy);
+    CHECK(strcmp(sy.qualname, "shop.inventory.Inventory") == 0);
+    graph_close(g);
+    CHECK_INT(graph_load(path, &g, why, sizeof why), CORE_EFORMAT);
+    CHECK(strstr(why, "not a pmrag graph file") != NULL);
+    CHECK(graph_load(unit_tmp_path("no-such.graph"), &g, why, sizeof why) == -ENOENT);
+}
+
 TEST(infinite_edge_weights_are_rejected)
 {
     graph *g = open_shop(NULL);
