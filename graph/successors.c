@@ -91,7 +91,7 @@ typedef struct sc {
     core_vec(uint32_t) sites;
     sc_ents callees; /* id: a function */
     uint32_t nnodes;
-    uint32_t *fn_of_node; /* per node: its function */
+    uint32_t *fn_of_node;   /* per node: its function */
     uint32_t *fn_of_sym;    /* per symbol: its function, or UINT32_MAX */
     uint32_t *item_of_emit; /* per emit: its item, or UINT32_MAX */
     /* Callers of each function: items calling it (CSR). */
