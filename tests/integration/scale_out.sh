@@ -55,7 +55,19 @@
 # on, a zombie that still holds an uncommitted batch), SCALE_CLUSTER (mock;
 # kafka: a three-node Apache Kafka cluster of tests/kafka/broker.sh
 # instead, the topics created with SCALE_REPLICAS replicas, 3, the
-# changelog compacted: the ctest label `kafka`).
+# changelog compacted: the ctest label `kafka`), SCALE_CHAOS (false; true,
+# with SCALE_CLUSTER=kafka: chaos, below).
+#
+# Chaos (ctest kafka.chaos, label `chaos`): the cluster runs with
+# min.insync.replicas=2 and a changelog that compacts within seconds, and
+# while events flow, in turn: the victim is killed (SIGKILL) while C's
+# join rebalances the group; the three brokers are restarted one at a time
+# (SIGTERM, each back with every replica in sync before the next); the
+# leader of the output topic's partition 0 is killed (SIGKILL) and
+# restarted; the victim is restarted on its state. The checks are the
+# same (every event applied exactly once to its case, every (case, seq)
+# predicted, each prediction the reference's), and the changelog must
+# have been compacted (fewer records left than offsets written).
 set -euo pipefail
 usage="usage: scale_out.sh PMRAG SOURCE_DIR [WORK_DIR]"
 pmrag=${1:?$usage}
@@ -73,6 +85,7 @@ end_act=${SCALE_END_ACTIVITY-payment.capture}
 changelog_on=${SCALE_CHANGELOG:-true}
 session_ms=${SCALE_SESSION_MS:-3000}
 fault=${SCALE_FAULT:-kill}
+chaos=${SCALE_CHAOS:-false}
 rate=$((events / seconds + 1))
 group=g
 changelog=$group-cases-changelog
@@ -116,11 +129,20 @@ events=$(wc -l <"$work/events.kcat")
 if [[ ${SCALE_CLUSTER:-mock} == kafka ]]; then
   # shellcheck source=tests/kafka/broker.sh
   . "$src/tests/kafka/broker.sh"
+  cl_cfg=cleanup.policy=compact
+  if [[ $chaos == true ]]; then
+    # A produce needs two replicas in sync; a changelog the broker
+    # compacts as the run goes (segments rolled every 2 s).
+    KAFKA_PROPS+=(min.insync.replicas=2 log.cleaner.backoff.ms=200 log.segment.delete.delay.ms=1000)
+    cl_cfg+=,segment.ms=2000,min.cleanable.dirty.ratio=0.01,min.compaction.lag.ms=0
+  fi
   kafka_start 3
   r=${SCALE_REPLICAS:-3}
   kafka_admin create "events:$partitions:$r" "pmrag_predictions:$partitions:$r" \
-    "ref_predictions:$partitions:$r" "$changelog:$partitions:$r:cleanup.policy=compact" ||
+    "ref_predictions:$partitions:$r" "$changelog:$partitions:$r:$cl_cfg" ||
     fail "creating the topics"
+elif [[ $chaos == true ]]; then
+  fail "SCALE_CHAOS=true needs SCALE_CLUSTER=kafka"
 else
   mock_start --partitions "$partitions" --topic events --topic pmrag_predictions --topic ref_predictions --topic "$changelog"
 fi
@@ -233,38 +255,90 @@ at() { # sleep until FRACTION of the producer's time has passed
   if [[ $(echo "$d > 0" | bc) == 1 ]]; then sleep "$d"; fi
 }
 
+# in_sync: until every partition of every topic has all 3 replicas in
+# sync (120 s), as a rolling restart waits before the next broker.
+in_sync() {
+  local t all
+  for _ in $(seq 120); do
+    all=1
+    for t in events pmrag_predictions ref_predictions "$changelog"; do
+      kafka_admin leaders "$t" 2>/dev/null |
+        awk '{ n = split($3, a, ","); if ($2 < 0 || n < 3) bad = 1 } END { exit bad }' || all=0
+    done
+    ((all)) && return 0
+    sleep 1
+  done
+  fail "replicas not back in sync after 120 s"
+}
+# chaos_brokers: the rolling restart, then the output leader's SIGKILL.
+chaos_brokers() {
+  local n leader
+  for n in 1 2 3; do
+    kafka_node_kill "$n" TERM
+    echo "$(elapsed) kafka node $n stopped (rolling restart)"
+    kafka_node_start "$n"
+    kafka_wait 120
+    in_sync
+    echo "$(elapsed) kafka node $n back, every replica in sync"
+  done
+  leader=$(kafka_admin leaders pmrag_predictions | awk '$1 == 0 { print $2 }')
+  [[ $leader =~ ^[1-3]$ ]] || fail "no leader for pmrag_predictions[0]: '$leader'"
+  kafka_node_kill "$leader"
+  echo "$(elapsed) kafka node $leader, leader of pmrag_predictions[0], killed (SIGKILL)"
+  sleep 2
+  kafka_node_start "$leader"
+  kafka_wait 120
+  in_sync
+  echo "$(elapsed) kafka node $leader back, every replica in sync"
+}
+
 at 0.15
 start_g C C
 serve_wait C
 echo "$(elapsed) C ready"
-wait_balanced
-
-at 0.45
-if [[ $fault == kill ]]; then
+if [[ $chaos == true ]]; then
+  # C's join is rebalancing the group: one instance dies in the middle.
   kill_wait "${pid_of[$victim]}"
   killed[$victim]=$(now_ms)
-  echo "$(elapsed) $victim killed (SIGKILL)"
-  wait_balanced
+  echo "$(elapsed) $victim killed (SIGKILL) while the group rebalances for C"
+fi
+wait_balanced
 
-  at 0.75
+if [[ $chaos == true ]]; then
+  chaos_brokers
   restart=${victim}2
   start_g "$restart" "$victim"
-  serve_wait "$restart"
+  serve_wait "$restart" 120
   echo "$(elapsed) $victim restarted on its state as $restart, ready"
   wait_balanced
 else
-  # Paused past its session: the others take its partitions while it
-  # still holds a batch it has not committed, then it wakes up.
-  kill -STOP "${pid_of[$victim]}"
-  killed[$victim]=$(now_ms)
-  echo "$(elapsed) $victim paused (SIGSTOP)"
-  wait_balanced
-  sleep 1
-  kill -CONT "${pid_of[$victim]}"
-  lost[$victim]=${killed[$victim]}
-  unset "killed[$victim]"
-  echo "$(elapsed) $victim continued (SIGCONT)"
-  wait_balanced
+  at 0.45
+  if [[ $fault == kill ]]; then
+    kill_wait "${pid_of[$victim]}"
+    killed[$victim]=$(now_ms)
+    echo "$(elapsed) $victim killed (SIGKILL)"
+    wait_balanced
+
+    at 0.75
+    restart=${victim}2
+    start_g "$restart" "$victim"
+    serve_wait "$restart"
+    echo "$(elapsed) $victim restarted on its state as $restart, ready"
+    wait_balanced
+  else
+    # Paused past its session: the others take its partitions while it
+    # still holds a batch it has not committed, then it wakes up.
+    kill -STOP "${pid_of[$victim]}"
+    killed[$victim]=$(now_ms)
+    echo "$(elapsed) $victim paused (SIGSTOP)"
+    wait_balanced
+    sleep 1
+    kill -CONT "${pid_of[$victim]}"
+    lost[$victim]=${killed[$victim]}
+    unset "killed[$victim]"
+    echo "$(elapsed) $victim continued (SIGCONT)"
+    wait_balanced
+  fi
 fi
 
 wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
@@ -324,6 +398,13 @@ for t in pmrag_predictions ref_predictions; do
   kafka_read "$t" '%p\t%o\t%T\t%k\t%s\n' "$work/$t.tsv"
 done
 kafka_read "$changelog" '%p\t%o\t%k\t%S\n' "$work/changelog.tsv"
+if [[ $chaos == true ]]; then
+  # Compaction leaves gaps: fewer records than the offsets they span.
+  read -r left spanned < <(awk -F'\t' '{ n++; if ($2 + 1 > top[$1]) top[$1] = $2 + 1 }
+    END { for (p in top) s += top[p]; print n + 0, s + 0 }' "$work/changelog.tsv")
+  echo "changelog: $left records left of $spanned written"
+  ((left < spanned)) || bad "the changelog was not compacted ($left records of $spanned)"
+fi
 
 runs=()
 for r in "${!log[@]}"; do
@@ -336,7 +417,8 @@ ok=1
 $tool check --topic events --partitions "$partitions" --expected "$work/expected.json" \
   --closed "$work/closed.json" --input "$work/input.tsv" --dumps "$work/dumps" --at "$t_dumps" \
   "${runs[@]}" --ref "$work/ref_predictions.tsv" --preds "$work/pmrag_predictions.tsv" \
-  --changelog "$work/changelog.tsv" || ok=0
+  --changelog "$work/changelog.tsv" --changelog-compacted "$([[ $chaos == true ]] && echo yes || echo no)" ||
+  ok=0
 restored=$(cat "${log[@]}" | grep -c 'restored [0-9]* case changes' || true)
 printf 'scale_out: %d restores logged; %.0f s\n' "$restored" "$(since "$t_start")"
 [[ $ok == 1 ]] || fail "see above (seed $seed, victim $victim)"
