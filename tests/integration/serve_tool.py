@@ -132,7 +132,7 @@ def check(expected_path, pred_path):
         if p["case_id"] != key:
             print("key %r but case_id %r" % (key, p["case_id"]))
             bad += 1
-        for f in ("seq", "activity", "time_unix_nano", "model_version", "ranked", "latency_us",
+        for f in ("seq", "revision", "activity", "time_unix_nano", "model_version", "ranked", "latency_us",
                   "last_rank"):
             if f not in p:
                 print("prediction without %s: %s" % (f, line[:200]))
