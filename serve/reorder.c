@@ -504,7 +504,9 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ing
     sess_batch_held_put(s->batch, k->id, k->len, h->no, r->val.data, r->val.len);
     c->nheld = (uint32_t)k->evs.n;
     c->touched_ns = h->arrived;
-    serve__case_store(s, k->id, k->len, c, km);
+    /* No changelog record: a partition's held events are applied before
+     * it is given up, and their release is recorded. */
+    serve__case_store(s, k->id, k->len, c, NULL);
     sink_gauge_set(s->g_held, (double)r->held);
     if (k->evs.n > s->reorder_max)
         return release(s, hc, REL_FIRST, h->arrived);
@@ -688,22 +690,24 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     }
     memcpy(r->ord.v, o, n * sizeof *o);
     free(o);
+    /* The changelog record names the newest message of the case taken in
+     * (held ones too: a record never names an older message than one
+     * before it, which a restore would skip as stale). */
     const ingest_kafka_msg *km = NULL;
     ingest_kafka_msg kmsg;
     size_t w = 0;
     for (size_t i = 0; i < k->evs.n; i++) {
         const held_ev *h = &r->ev.v[k->evs.v[i]];
+        if (h->topic && (!km || h->offset > km->offset)) {
+            kmsg = (ingest_kafka_msg){
+                .topic = h->topic, .partition = h->partition, .offset = h->offset};
+            km = &kmsg;
+        }
         if (h->hc != NONE) {
             k->evs.v[w++] = k->evs.v[i];
             continue;
         }
         sess_batch_held_del(s->batch, k->id, k->len, h->no);
-        if (h->topic) {
-            /* The changelog record names the newest message applied. */
-            kmsg = (ingest_kafka_msg){
-                .topic = h->topic, .partition = h->partition, .offset = h->offset};
-            km = &kmsg;
-        }
         r->held--;
     }
     k->evs.n = w;
