@@ -188,6 +188,11 @@ static int graph_stats_cmd(int argc, char **argv)
         for (int k = 0; k < GRAPH_LANG__COUNT; k++)
             core_buf_printf(&b, "%s\"%s\":%llu", k ? "," : "", graph_lang_name((graph_lang)k),
                             (unsigned long long)st.files_by_lang[k]);
+        core_buf_puts(&b, "},\"files_by_role\":{");
+        for (int k = 0; k < GRAPH_ROLE__COUNT; k++)
+            core_buf_printf(&b, "%s\"%s\":{\"files\":%llu,\"lines\":%llu}", k ? "," : "",
+                            graph_role_name((graph_role)k), (unsigned long long)st.files_by_role[k],
+                            (unsigned long long)st.lines_by_role[k]);
         core_buf_printf(&b, "},\"files_partial\":%llu,\"files_duplicate\":%llu,\"lines\":%llu,",
                         (unsigned long long)st.files_partial,
                         (unsigned long long)st.files_duplicate, (unsigned long long)st.lines);
@@ -229,6 +234,13 @@ static int graph_stats_cmd(int argc, char **argv)
         core_buf_printf(&b, "), %llu lines, %llu with syntax errors, %llu duplicates\n",
                         (unsigned long long)st.lines, (unsigned long long)st.files_partial,
                         (unsigned long long)st.files_duplicate);
+        core_buf_puts(&b, "roles     ");
+        for (int k = 0; k < GRAPH_ROLE__COUNT; k++)
+            if (st.files_by_role[k] || k == GRAPH_ROLE_PRODUCT)
+                core_buf_printf(&b, " %s %llu (%llu lines)", graph_role_name((graph_role)k),
+                                (unsigned long long)st.files_by_role[k],
+                                (unsigned long long)st.lines_by_role[k]);
+        core_buf_putc(&b, '\n');
         core_buf_printf(&b, "symbols    %llu:", (unsigned long long)nsym);
         for (int k = 0; k < GRAPH_SYM__COUNT; k++)
             core_buf_printf(&b, " %s %llu", graph_sym_kind_name((graph_sym_kind)k),

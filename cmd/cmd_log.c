@@ -20,7 +20,7 @@
 typedef struct log_args {
     const char *graph_path, *log_path, *format, *case_col, *activity_col, *time_col;
     const char *file_col, *function_col, *line_col, *overrides_path, *llm_cmd, *order;
-    bool skip_bad, learn_code_attrs, no_tokens, quiet, verbose, progress, json;
+    bool skip_bad, learn_code_attrs, no_tokens, include_tests, quiet, verbose, progress, json;
     const char *train_frac;
     const char *cfg_path;
     cli_list sets;
@@ -60,6 +60,8 @@ typedef struct log_args {
      "map what nothing else maps by asking CMD (JSON on stdin and stdout; map.llm_cmd)", 0, 0},  \
     {"no-tokens", 0, CLI_FLAG, &(a)->no_tokens, NULL,                                            \
      "do not map activities by token similarity (map.tokens=false)", 0, 0},                     \
+    {"include-tests", 0, CLI_FLAG, &(a)->include_tests, NULL,                                    \
+     "map to tests, examples and vendored code as to the product (map.include_tests)", 0, 0},    \
     {"progress", 0, CLI_FLAG, &(a)->progress, NULL,                                              \
      "show progress even when stderr is not a terminal", 0, 0},                                  \
     {"quiet", 'q', CLI_FLAG, &(a)->quiet, NULL, "no notes on stderr", 0, 0},                     \
@@ -124,6 +126,8 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
     char why[1024];
     if ((a->no_tokens &&
          core_cfg_put(s->cfg, "map.tokens", "false", "--no-tokens", why, sizeof why) != 0) ||
+        (a->include_tests && core_cfg_put(s->cfg, "map.include_tests", "true", "--include-tests",
+                                          why, sizeof why) != 0) ||
         (a->llm_cmd &&
          core_cfg_put(s->cfg, "map.llm_cmd", a->llm_cmd, "--llm-cmd", why, sizeof why) != 0)) {
         rc = cli_usage_error(cmd, "%s", why);

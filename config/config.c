@@ -73,6 +73,10 @@ const core_cfg_item pmrag_config_table[] = {
     {"map.tokens", CORE_CFG_BOOL, "true", 0, 0, NULL,
      "map an activity nothing else maps by token similarity (TF-IDF) to the names, docstrings "
      "and templates of functions (--no-tokens sets it false)"},
+    {"map.include_tests", CORE_CFG_BOOL, "false", 0, 0, NULL,
+     "map events to test, example, benchmark, generated and vendored files like the product's "
+     "(pmrag graph stats shows the roles); by default their sites take a message only when no "
+     "product site matches it (--include-tests sets it true)"},
     {"map.tokens_min", CORE_CFG_DOUBLE, "0.25", 0.001, 1, NULL,
      "least TF-IDF cosine for the token-similarity mapping of an activity"},
     {"map.llm_cmd", CORE_CFG_STRING, "", 0, 0, NULL,
@@ -347,6 +351,7 @@ map_mapper_opts config_mapper_opts(const core_cfg *c, const map_overrides *ov, c
         .tokens_min = core_cfg_double(c, "map.tokens_min"),
         .llm_cmd = llm && *llm ? llm : NULL,
         .max_activities = (uint32_t)core_cfg_int(c, "limits.activities"),
+        .include_tests = core_cfg_bool(c, "map.include_tests"),
         .log = log,
     };
 }

@@ -35,7 +35,7 @@ model_params config_model_params(const core_cfg *c);
 /*
  * The one recipe for the mapper's options, which every command and the
  * daemon map with: map.code_attrs, map.tokens, map.tokens_min,
- * map.llm_cmd (NULL when empty) and limits.activities, with the overrides
+ * map.llm_cmd (NULL when empty), map.include_tests and limits.activities, with the overrides
  * the caller loaded (borrowed; NULL: none) and its logger. The strings
  * point into c, which must outlive the options.
  */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,6 +70,22 @@ static char *join(core_arena *a, const char *dir, const char *name)
     return p;
 }
 
+/* A test folder a project file in dir declares (path relative to dir;
+ * "./" and a trailing '/' dropped). */
+static void add_test_dir(gb_index *idx, const char *dir, const char *s, size_t n)
+{
+    while (n >= 2 && s[0] == '.' && s[1] == '/')
+        s += 2, n -= 2;
+    while (n && s[n - 1] == '/')
+        n--;
+    if (n == 0 || (n == 1 && s[0] == '.') || memchr(s, '*', n))
+        return; /* the whole project, or a glob: no folder of its own */
+    size_t dl = strlen(dir);
+    char *p = core_arena_alloc(&idx->arena, dl + n + 2);
+    snprintf(p, dl + n + 2, "%s%s%.*s", dir, dl ? "/" : "", (int)n, s);
+    core_vec_push(&idx->test_dirs, p);
+}
+
 static void read_package(gb_index *idx, const char *abs, const char *rel_dir)
 {
     char *data;
@@ -92,8 +109,36 @@ static void read_package(gb_index *idx, const char *abs, const char *rel_dir)
         if (json_is_string(m))
             p.main = core_arena_strndup(&idx->arena, json_string_value(m), json_string_length(m));
     }
+    /* npm's "directories": {"test": "..."}: a test folder the package declares */
+    json_t *dirs = json_object_get(j, "directories");
+    json_t *test = json_is_object(dirs) ? json_object_get(dirs, "test") : NULL;
+    if (json_is_string(test))
+        add_test_dir(idx, rel_dir, json_string_value(test), json_string_length(test));
     json_decref(j);
     core_vec_push(&idx->packages, p);
+}
+
+/* pytest's testpaths in a project file: the folders it holds tests in. */
+typedef struct testpaths_ctx {
+    gb_index *idx;
+    const char *dir;
+} testpaths_ctx;
+
+static void on_testpath(void *ud, const char *s, size_t n)
+{
+    testpaths_ctx *c = ud;
+    add_test_dir(c->idx, c->dir, s, n);
+}
+
+static void read_testpaths(gb_index *idx, const char *abs, const char *rel_dir)
+{
+    char *data;
+    size_t n;
+    if (core_read_file(abs, 1u << 20, &data, &n) != 0)
+        return;
+    testpaths_ctx c = {idx, rel_dir};
+    graph__testpaths(data, n, on_testpath, &c);
+    free(data);
 }
 
 typedef struct {
@@ -109,6 +154,13 @@ static void consider_file(gb_index *idx, uint32_t root, const char *abs, const c
         size_t rl = strlen(rel) - strlen("package.json");
         char *dir = core_arena_strndup(&idx->arena, rel, rl ? rl - 1 : 0);
         read_package(idx, abs, prefix ? join(&idx->arena, prefix, dir) : dir);
+        return;
+    }
+    if (strcmp(name, "pyproject.toml") == 0 || strcmp(name, "pytest.ini") == 0 ||
+        strcmp(name, "setup.cfg") == 0 || strcmp(name, "tox.ini") == 0) {
+        size_t rl = strlen(rel) - strlen(name);
+        char *dir = core_arena_strndup(&idx->arena, rel, rl ? rl - 1 : 0);
+        read_testpaths(idx, abs, prefix ? join(&idx->arena, prefix, dir) : dir);
         return;
     }
     if (!graph__lang_of_path(name, &lang))
@@ -128,6 +180,7 @@ static void consider_file(gb_index *idx, uint32_t root, const char *abs, const c
         prefix ? join(&idx->arena, prefix, rel) : core_arena_strndup(&idx->arena, rel, strlen(rel));
     f.root = root;
     f.lang = lang;
+    f.role = (uint8_t)graph__role_of_path(rel);
     f.dup_of = -1;
     core_vec_push(&idx->files, f);
 }
@@ -198,6 +251,21 @@ static int walk_root(gb_index *idx, uint32_t root, const char *abs_root, const c
     return 0;
 }
 
+/* The files under the test folders the projects declare are tests, unless
+ * a folder of theirs already says otherwise (vendored code's tests). */
+static void mark_test_dirs(gb_index *idx)
+{
+    for (size_t d = 0; d < idx->test_dirs.n; d++) {
+        const char *dir = idx->test_dirs.v[d];
+        size_t dl = strlen(dir);
+        for (size_t i = 0; i < idx->files.n; i++) {
+            gb_file *f = &idx->files.v[i];
+            if (f->role == GRAPH_ROLE_PRODUCT && strncmp(f->rel, dir, dl) == 0 && f->rel[dl] == '/')
+                f->role = GRAPH_ROLE_TEST;
+        }
+    }
+}
+
 static int cmp_files(const void *a, const void *b)
 {
     return strcmp(((const gb_file *)a)->rel, ((const gb_file *)b)->rel);
@@ -266,6 +334,7 @@ int graph__discover(gb_index *idx, const char *const *roots, size_t nroots)
         return err;
     if (idx->files.n)
         qsort(idx->files.v, idx->files.n, sizeof idx->files.v[0], cmp_files);
+    mark_test_dirs(idx);
     if (idx->packages.n)
         qsort(idx->packages.v, idx->packages.n, sizeof idx->packages.v[0], cmp_packages);
     idx->st.files_seen = idx->files.n;

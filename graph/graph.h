@@ -257,6 +257,30 @@ typedef struct graph_symbol {
     const char *doc;               /* first lines of the docstring / JSDoc, or "" */
 } graph_symbol;
 
+/*
+ * What a file is to its project. The product is what runs; tests,
+ * examples and benchmarks run only when someone runs them; generated and
+ * vendored code runs, but its messages are rarely what a log is about.
+ * Told by the conventions of test runners and packaging (pytest,
+ * unittest, jest, mocha, vitest: test_x.py, x_test.py, conftest.py,
+ * x.test.js, x.spec.ts; test/, tests/, __tests__/, spec/, examples/,
+ * benchmarks/, vendor/, _vendor/, third_party/), the test folders a project
+ * declares (pytest's testpaths, package.json's directories.test) and the
+ * header a generator writes ("@generated", "generated ... DO NOT EDIT");
+ * the outermost folder that says something decides.
+ */
+typedef enum {
+    GRAPH_ROLE_PRODUCT = 0,
+    GRAPH_ROLE_TEST,
+    GRAPH_ROLE_EXAMPLE,
+    GRAPH_ROLE_BENCHMARK,
+    GRAPH_ROLE_GENERATED,
+    GRAPH_ROLE_VENDORED,
+    GRAPH_ROLE__COUNT
+} graph_role;
+
+const char *graph_role_name(graph_role r);
+
 typedef struct graph_file_info {
     const char *path;
     graph_lang lang;
@@ -264,6 +288,7 @@ typedef struct graph_file_info {
     uint32_t lines;
     uint32_t calls, calls_resolved;
     uint32_t flags; /* GRAPH_FF_* */
+    graph_role role;
 } graph_file_info;
 
 enum {
@@ -338,6 +363,7 @@ typedef struct graph_stats {
     uint64_t emits_by_kind[GRAPH_EMIT__COUNT];
     uint64_t emits_by_style[GRAPH_STYLE__COUNT];
     uint64_t files_by_lang[GRAPH_LANG__COUNT];
+    uint64_t files_by_role[GRAPH_ROLE__COUNT], lines_by_role[GRAPH_ROLE__COUNT];
     uint64_t files, files_partial, files_duplicate, lines;
     uint64_t calls, calls_resolved, calls_internal, calls_internal_resolved;
 } graph_stats;

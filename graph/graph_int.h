@@ -194,6 +194,17 @@ typedef struct gx_file {
 /* The language of a source path by its extension; false if not ours. */
 bool graph__lang_of_path(const char *path, graph_lang *out);
 
+/* ---- file roles (roles.c) ---- */
+
+/* The role a path says (relative to its root, '/'-separated). */
+graph_role graph__role_of_path(const char *rel);
+/* Whether a file's first bytes say a generator wrote it. */
+bool graph__generated_header(const char *src, size_t n);
+/* Calls fn for each folder a "testpaths" setting names in data (pytest's,
+ * in pyproject.toml, pytest.ini, setup.cfg or tox.ini). */
+void graph__testpaths(const char *data, size_t n, void (*fn)(void *, const char *, size_t),
+                      void *ud);
+
 /* A stable text dump of an extraction (golden tests, debugging). READ and
  * WRITE references are left out unless with_reads. */
 void graph__file_dump(const gx_file *f, core_buf *b, bool with_reads);
@@ -416,6 +427,7 @@ typedef struct gb_file {
     uint8_t status; /* gb_status */
     int32_t dup_of; /* GB_DUPLICATE: index of the file extracted */
     uint32_t lines;
+    uint8_t role; /* graph_role */
     uint64_t bytes;
     uint64_t hash2; /* second content hash (deduplication) */
     gx_file *x;     /* the extraction (owned unless GB_DUPLICATE) */
@@ -439,6 +451,8 @@ typedef struct gb_index {
     core_vec(char *) roots;  /* absolute, normalised */
     core_vec(gb_file) files; /* sorted by rel */
     core_vec(gb_package) packages;
+    /* Test folders the projects declare (rel paths, no trailing '/'). */
+    core_vec(char *) test_dirs;
     graph_index_stats st;
 } gb_index;
 
@@ -530,7 +544,8 @@ enum {
 };
 
 typedef struct gf_file {
-    uint32_t path, lang, module, lines, calls, calls_resolved, flags, reserved;
+    /* role: graph_role (0, the product, in files written before roles) */
+    uint32_t path, lang, module, lines, calls, calls_resolved, flags, role;
 } gf_file;
 
 typedef struct gf_symbol {

@@ -118,6 +118,8 @@ static void extract_one(extract_job *job, uint32_t i)
         free(src);
         return;
     }
+    if (f->role == GRAPH_ROLE_PRODUCT && graph__generated_header(src, n))
+        f->role = GRAPH_ROLE_GENERATED;
     size_t longest;
     bool map_only;
     if (scan_text(src, n, f->lang == GRAPH_LANG_JAVASCRIPT, &f->lines, &longest, &map_only) &&
@@ -216,6 +218,7 @@ static void free_index(gb_index *idx)
     }
     core_vec_free(&idx->files);
     core_vec_free(&idx->packages);
+    core_vec_free(&idx->test_dirs);
     core_vec_free(&idx->roots);
     core_arena_free(&idx->arena);
 }

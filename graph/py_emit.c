@@ -433,3 +433,29 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
     if (em.tmpl)
         core_vec_push(&x->f->emits, em);
 }
+
+void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
+{
+    TSNode v = unparen(value);
+    unsigned t = ty(v);
+    if (t != N_BINARY_OPERATOR && t != N_CALL && t != N_STRING && t != N_CONCATENATED_STRING)
+        return;
+    msg_info mi = graph__py_build_message(x, v, false, sc, depth + 1);
+    bool formats = mi.style == GRAPH_STYLE_PERCENT || mi.style == GRAPH_STYLE_BRACE ||
+                   mi.style == GRAPH_STYLE_FSTRING || mi.style == GRAPH_STYLE_CONCAT;
+    if (!formats || x->tmpl.holes == 0) {
+        graph__tmpl_clear(&x->tmpl);
+        return;
+    }
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CONST;
+    em.style = (uint8_t)mi.style;
+    em.name = "";
+    em.sym = sc->sym;
+    em.line = gx_line(value);
+    em.receiver = "";
+    em.method = "";
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    if (em.tmpl)
+        core_vec_push(&x->f->emits, em);
+}

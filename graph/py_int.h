@@ -96,6 +96,7 @@ enum {
     N_IF_STATEMENT,
     N_ELIF_CLAUSE,
     N_ELSE_CLAUSE,
+    N_RETURN_STATEMENT,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,
@@ -394,6 +395,11 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
                               const py_scope *sc);
 void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *sc, int depth);
 void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *sc, int depth);
+/* A function returning a message it formats (`return "%s - %s" % (a, b)`,
+ * `.format()`, an f-string, a concatenation with literal parts): its
+ * template, a candidate of any message its callers log (a constant
+ * without a name, owned by the function). */
+void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth);
 
 /* py_imports.c */
 void graph__py_do_import(px *x, TSNode n, const py_scope *sc, int depth);

@@ -78,6 +78,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_IF_STATEMENT] = "if_statement",
     [N_ELIF_CLAUSE] = "elif_clause",
     [N_ELSE_CLAUSE] = "else_clause",
+    [N_RETURN_STATEMENT] = "return_statement",
 };
 static const char *const anon_types[] = {"async", "%", "+", "+="};
 

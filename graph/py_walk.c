@@ -571,6 +571,11 @@ static void walk(px *x, TSNode n, const py_scope *sc, int depth)
     case N_AS_PATTERN:
         walk_as(x, n, sc, depth);
         return;
+    case N_RETURN_STATEMENT:
+        if (sc->in_function && ts_node_named_child_count(n) == 1)
+            graph__py_add_returned(x, ts_node_named_child(n, 0), sc, depth);
+        walk_children(x, n, sc, depth);
+        return;
     case N_NAMED_EXPRESSION: {
         TSNode name = fieldn(n, F_NAME), value = fieldn(n, F_VALUE);
         if (!is_null(name) && !is_null(value))

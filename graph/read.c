@@ -349,6 +349,7 @@ void graph_get_file(const graph *g, uint32_t id, graph_file_info *out)
     out->calls = f->calls;
     out->calls_resolved = f->calls_resolved;
     out->flags = f->flags;
+    out->role = f->role < GRAPH_ROLE__COUNT ? (graph_role)f->role : GRAPH_ROLE_PRODUCT;
 }
 
 void graph_get_emit(const graph *g, uint32_t id, graph_emit *out)
@@ -467,8 +468,13 @@ void graph_get_stats(const graph *g, graph_stats *out)
         out->emits_by_kind[g->emits[i].kind]++;
         out->emits_by_style[g->emits[i].style]++;
     }
-    for (uint32_t i = 0; i < g->nfiles; i++)
-        out->files_by_lang[g->files[i].lang]++;
+    for (uint32_t i = 0; i < g->nfiles; i++) {
+        const gf_file *f = &g->files[i];
+        out->files_by_lang[f->lang]++;
+        graph_role r = f->role < GRAPH_ROLE__COUNT ? (graph_role)f->role : GRAPH_ROLE_PRODUCT;
+        out->files_by_role[r]++;
+        out->lines_by_role[r] += f->lines;
+    }
     out->files = g->stats->files;
     out->files_partial = g->stats->files_partial;
     out->files_duplicate = g->stats->files_duplicate;

@@ -342,3 +342,39 @@ NOINLINE void graph__ts_add_const(tx *x, const char *name, TSNode value, int32_t
     if (em.tmpl)
         core_vec_push(&x->f->emits, em);
 }
+
+void graph__ts_add_returned(tx *x, TSNode value, int32_t sym, int depth)
+{
+    TSNode v = unwrap(x, value);
+    if (is_null(v))
+        return;
+    unsigned t = ty(x, v);
+    if (t != N_TEMPLATE_STRING && !(is_plus(x, v) && graph__ts_stringish(x, v, 0)))
+        return;
+    graph__tmpl_clear(&x->tmpl);
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CONST;
+    em.name = "";
+    em.sym = sym;
+    em.line = gx_line(v);
+    em.receiver = "";
+    em.method = "";
+    if (t == N_TEMPLATE_STRING) {
+        uint32_t subs = graph__ts_put_template(x, v, M_CONST, NULL, depth + 1);
+        em.style = GRAPH_STYLE_TEMPLATE;
+        if (!subs) {
+            graph__tmpl_clear(&x->tmpl);
+            return;
+        }
+    } else {
+        graph__ts_put_concat(x, v, M_CONST, NULL, 0, depth + 1);
+        em.style = GRAPH_STYLE_CONCAT;
+    }
+    if (x->tmpl.holes == 0) {
+        graph__tmpl_clear(&x->tmpl);
+        return;
+    }
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    if (em.tmpl)
+        core_vec_push(&x->f->emits, em);
+}

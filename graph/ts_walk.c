@@ -1356,9 +1356,13 @@ static void walk(tx *x, TSNode n, const ts_scope *sc, int depth)
     case N_JSX_SELF_CLOSING_ELEMENT:
         jsx_tag(x, n, sc, depth);
         return;
+    case N_RETURN_STATEMENT:
+        if (sc->in_function && sc->sym >= 0 && ts_node_named_child_count(n) == 1)
+            graph__ts_add_returned(x, ts_node_named_child(n, 0), sc->sym, depth);
+        walk_values(x, n, sc, depth);
+        return;
     case N_JSX_EXPRESSION:
     case N_TEMPLATE_SUBSTITUTION:
-    case N_RETURN_STATEMENT:
     case N_SPREAD_ELEMENT:
         walk_values(x, n, sc, depth);
         return;

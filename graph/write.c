@@ -158,6 +158,7 @@ static gf_file *collect_files(gb_index *idx, gb_graph *g, size_t *nfiles, gf_sta
         o.lines = f->lines;
         o.calls = f->calls;
         o.calls_resolved = f->calls_resolved;
+        o.role = f->role;
         o.flags = (f->x->errors ? GRAPH_FF_PARTIAL : 0) |
                   (f->status == GB_DUPLICATE ? GRAPH_FF_DUPLICATE : 0);
         files[n++] = o;
@@ -186,7 +187,7 @@ static void put_files(writer *w, const gf_file *files, size_t n)
         p = le32(p, f->calls);
         p = le32(p, f->calls_resolved);
         p = le32(p, f->flags);
-        p = le32(p, 0); /* reserved */
+        p = le32(p, f->role);
     }
     section_end(w, p);
 }

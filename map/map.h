@@ -63,7 +63,17 @@ typedef struct map_matcher_opts {
     /* PCRE2 match limit per pattern (0 = 100000): backtracking on hostile
      * input stops there and counts as no match. */
     uint32_t match_limit;
+    /* Files set aside: a mask of 1u << graph_role. Their sites match a
+     * message only when no other site does (a test's literal does not
+     * take a message the product logs, however closely it renders it),
+     * and map_matcher_unseen leaves them out. 0: none. */
+    uint32_t aside;
 } map_matcher_opts;
+
+/* The roles set aside by default: all but the product. */
+#define MAP_ASIDE_DEFAULT                                                                          \
+    ((1u << GRAPH_ROLE_TEST) | (1u << GRAPH_ROLE_EXAMPLE) | (1u << GRAPH_ROLE_BENCHMARK) |         \
+     (1u << GRAPH_ROLE_GENERATED) | (1u << GRAPH_ROLE_VENDORED))
 
 int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out);
 void map_matcher_free(map_matcher *m);
@@ -86,6 +96,7 @@ enum {
     MAP_MATCH_LOGGER = 1u << 2,    /* narrowed by the logger name */
     MAP_MATCH_LEVEL = 1u << 3,     /* narrowed by the level */
     MAP_MATCH_DECORATED = 1u << 4, /* matched after text the logger put before it */
+    MAP_MATCH_ASIDE = 1u << 5,     /* only sites in files set aside matched */
 };
 
 typedef struct map_match {
@@ -203,7 +214,8 @@ typedef struct map_text_hit {
 } map_text_hit;
 
 typedef struct map_text_opts {
-    bool classes; /* classes are documents too (their name, doc and emits) */
+    bool classes;   /* classes are documents too (their name, doc and emits) */
+    uint32_t aside; /* roles (1u << graph_role) whose files hold no document */
 } map_text_opts;
 
 /*
@@ -430,6 +442,11 @@ typedef struct map_mapper_opts {
     const char *llm_cmd;            /* NULL: no external command */
     uint32_t llm_batch, llm_timeout_ms;
     uint32_t max_activities; /* 0 = 1000000; past it, new messages fold into one */
+    /* Map to every file alike: tests, examples, benchmarks, generated and
+     * vendored code too. Else (the default) their sites take a message
+     * only when no product site matches it, and the other strategies
+     * leave them out (MAP_ASIDE_DEFAULT). */
+    bool include_tests;
     core_logger log;
 } map_mapper_opts;
 
@@ -496,6 +513,7 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen);
 typedef enum {
     MAP_AMB_NONE = 0, /* one site logs it (or another strategy mapped it) */
     MAP_AMB_CASE,     /* one site, chosen for the case by its recent events */
+    MAP_AMB_MESSAGE,  /* one site, named by what the message's holes hold */
     MAP_AMB_TRACES,   /* all the sites, weighted by the training cases: one clearly */
     MAP_AMB_TIED,     /* all the sites, nothing telling them apart */
     MAP_AMB__COUNT

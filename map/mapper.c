@@ -4,6 +4,7 @@
  * (ppr.h): the proximity that breaks ties between functions logging the
  * same message, and the constants strategy.
  */
+#define _GNU_SOURCE /* memmem */
 #include "map_int.h"
 
 #include <math.h>
@@ -20,6 +21,7 @@ typedef struct act_rec {
     uint8_t strategy;
     bool tried;               /* finish() has looked at it */
     bool has_const;           /* matched string constants only */
+    bool aside;               /* matched only sites set aside: cands, the last resort */
     uint32_t sym_off, nsyms;  /* into syms/conf */
     uint32_t cand_off, ncand; /* template candidates or constant owners */
     uint64_t count;
@@ -27,6 +29,10 @@ typedef struct act_rec {
     /* For a message no template matched: the logger and level its records
      * came with (strtab offsets + 1; 0 none yet, LOGGER_MIXED several). */
     uint32_t logger, level;
+    /* For a message no template matched: the first one as it came
+     * (strtab offset + 1; 0 none), which the positional strategy renders
+     * against its neighbours' sites (the activity's text is abstracted). */
+    uint32_t sample;
     uint8_t amb; /* map_ambiguity */
 } act_rec;
 
@@ -69,6 +75,7 @@ typedef struct nb_rec {
 struct map_mapper {
     const graph *g;
     map_mapper_opts o;
+    uint32_t aside; /* roles set aside (map_matcher_opts.aside) */
     map_matcher *matcher;
     map_match_work *mw;
     map_text *text; /* built on first use */
@@ -142,6 +149,10 @@ struct map_mapper {
      * that order; built on first use. */
     core_vec(nb_rec) takes;
     bool takes_built;
+    /* Calls passing a literal (without holes) to a function of ours, as
+     * (callee, emit) in that order: what callers hand each function,
+     * which a message that function logs may show. */
+    core_vec(nb_rec) passed;
     /* map_mapper_peek: resolve without keeping anything; the text of an
      * activity that does not exist. */
     bool dry;
@@ -158,7 +169,7 @@ static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *
 
 const char *map_ambiguity_name(map_ambiguity a)
 {
-    static const char *n[] = {"none", "case", "traces", "tied"};
+    static const char *n[] = {"none", "case", "message", "traces", "tied"};
     return (unsigned)a < MAP_AMB__COUNT ? n[a] : "?";
 }
 
@@ -189,6 +200,14 @@ static uint64_t masked_hash(const char *s, size_t n)
  * its sites did, the surer. Nothing here depends on what the callee is
  * called.
  */
+static int cmp_callee_emit(const void *a, const void *b)
+{
+    const nb_rec *x = a, *y = b;
+    if (x->act != y->act)
+        return x->act < y->act ? -1 : 1;
+    return (x->nb > y->nb) - (x->nb < y->nb);
+}
+
 static void callees_init(map_mapper *m)
 {
     uint32_t ne = graph_nemits(m->g);
@@ -213,6 +232,17 @@ static void callees_init(map_mapper *m)
     }
     core_map_free(&idx);
     m->callee_sites = core_xcalloc(n ? n : 1, sizeof *m->callee_sites);
+    for (uint32_t i = 0; i < ne; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, i, &e);
+        if (e.kind != GRAPH_EMIT_CALL || e.style != GRAPH_STYLE_PLAIN || strlen(e.tmpl) < 3)
+            continue;
+        uint32_t t = graph_emit_callee(m->g, i);
+        if (t != GRAPH_NONE)
+            core_vec_push(&m->passed, ((nb_rec){t, i, 0}));
+    }
+    if (m->passed.n)
+        qsort(m->passed.v, m->passed.n, sizeof *m->passed.v, cmp_callee_emit);
 }
 
 /* A site's template matched a message: its callee has one more proven
@@ -271,7 +301,9 @@ int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
         m->o.tokens_min = 0.25;
     if (m->o.max_activities == 0)
         m->o.max_activities = 1000000;
-    int rc = map_matcher_build(g, NULL, &m->matcher);
+    m->aside = m->o.include_tests ? 0 : MAP_ASIDE_DEFAULT;
+    map_matcher_opts mo = {.aside = m->aside};
+    int rc = map_matcher_build(g, &mo, &m->matcher);
     if (rc) {
         free(m);
         return rc;
@@ -327,6 +359,7 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->code_cache);
     core_vec_free(&m->votes);
     core_vec_free(&m->takes);
+    core_vec_free(&m->passed);
     core_smap_free(&m->file_by_path);
     core_map_free(&m->nb_index);
     core_map_free(&m->logger_files);
@@ -576,11 +609,19 @@ static bool is_candidate(const map_mapper *m, uint32_t group, uint32_t sym)
  * candidate that just logged is running, and the walk from it finds
  * itself first: the current emitter, not the next one).
  */
+/* A group's candidates, as many as the score arrays hold (a group has at
+ * most MAX_CAND). */
+static uint32_t group_size(const map_mapper *m, uint32_t group)
+{
+    uint32_t n = m->acts.v[group].ncand;
+    return n < MAX_CAND ? n : MAX_CAND;
+}
+
 static double context_scores(map_mapper *m, uint32_t group, const uint32_t *recent,
                              uint32_t nrecent, double *sc, double *other)
 {
-    const act_rec *g = &m->acts.v[group];
-    for (uint32_t i = 0; i < g->ncand; i++)
+    uint32_t nc = group_size(m, group);
+    for (uint32_t i = 0; i < nc; i++)
         sc[i] = other[i] = 0;
     double w = 1, sum = 0;
     for (uint32_t k = nrecent; k-- > 0;) {
@@ -598,7 +639,7 @@ static double context_scores(map_mapper *m, uint32_t group, const uint32_t *rece
                 continue;
             /* near_from may move the vectors that p points into */
             const float *near = near_from(m, src, group);
-            for (uint32_t i = 0; i < m->acts.v[group].ncand; i++) {
+            for (uint32_t i = 0; i < nc; i++) {
                 sc[i] += c * near[i];
                 sum += c * near[i];
                 if (!cand)
@@ -617,7 +658,7 @@ static uint32_t clear_candidate(const map_mapper *m, uint32_t group, const doubl
     const act_rec *g = &m->acts.v[group];
     double best = 0, second = 0;
     uint32_t arg = GRAPH_NONE;
-    for (uint32_t i = 0; i < g->ncand; i++) {
+    for (uint32_t i = 0; i < group_size(m, group); i++) {
         if (sc[i] > best) {
             second = best;
             best = sc[i];
@@ -704,6 +745,38 @@ static bool same_set(const map_mapper *m, uint32_t act, const uint32_t *syms, ui
     return true;
 }
 
+/*
+ * A message only sites set aside (a test's, an example's) render: taken
+ * as unmatched, its activity remembering those sites, which finish() maps
+ * it to only when no strategy finds it in the product (a test's literal
+ * does not outrank the product's sites that log text built at run time).
+ */
+static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, const char *mt,
+                             const uint32_t *emits, uint32_t n)
+{
+    r->gen = m->listed_gen;
+    if (r->masked == MASKED_NONE)
+        return *r; /* dry: a new text, in peek_text */
+    bool created;
+    r->act = activity_get(m, mt, strlen(mt), &created);
+    if (r->act == m->other || m->dry)
+        return *r;
+    act_rec *a = &m->acts.v[r->act];
+    note_source(m, &a->logger, ev->logger);
+    note_source(m, &a->level, ev->level);
+    if (created) {
+        uint32_t syms[MAX_CAND];
+        uint32_t ns = emit_symbols(m->g, emits, n, syms);
+        a->aside = ns > 0;
+        activity_set_cands(m, r->act, syms, ns);
+    }
+    return *r;
+}
+
+static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym);
+static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
+                                const uint32_t *syms, uint32_t ns);
+
 /* Resolves a distinct message: template match or abstraction. */
 static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
@@ -751,6 +824,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     uint32_t emits[MAX_CAND];
     map_match mr =
         map_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
+    if (mr.flags & MAP_MATCH_ASIDE)
+        return aside_message(m, ev, &r, mt, emits, mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits);
     if (mr.nemits == 0) {
         bool created;
         r.gen = m->listed_gen;
@@ -761,6 +836,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             act_rec *a = &m->acts.v[r.act];
             note_source(m, &a->logger, ev->logger);
             note_source(m, &a->level, ev->level);
+            if (!a->sample && len < 4096)
+                a->sample = core_strtab_intern(&m->strs, text, len) + 1;
         }
         return r;
     }
@@ -781,6 +858,15 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         if (created) {
             m->acts.v[r.act].has_const = true;
             activity_set_cands(m, r.act, syms, ns);
+        }
+        if (r.act != m->other && r.act != UINT32_MAX && !m->dry) {
+            /* Should no function that logs such constants be near, the
+             * strategies of a message no template took place it. */
+            act_rec *a = &m->acts.v[r.act];
+            note_source(m, &a->logger, ev->logger);
+            note_source(m, &a->level, ev->level);
+            if (!a->sample && len < 4096)
+                a->sample = core_strtab_intern(&m->strs, text, len) + 1;
         }
         return r;
     }
@@ -817,10 +903,18 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         activity_set_cands(m, r.act, syms, ns);
     }
     if (ns > 1) {
-        r.group = r.act;
-        r.act = UINT32_MAX;
         if (created)
-            m->acts.v[r.group].amb = MAP_AMB_TIED;
+            m->acts.v[r.act].amb = MAP_AMB_TIED;
+        uint32_t named = named_candidate(m, text, len, template_text(m->g, emits[0]), syms, ns);
+        uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
+        if (member != UINT32_MAX) {
+            if (!m->dry)
+                m->acts.v[member].amb = MAP_AMB_MESSAGE;
+            r.act = member;
+        } else {
+            r.group = r.act;
+            r.act = UINT32_MAX;
+        }
     }
     return r;
 }
@@ -841,6 +935,130 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym)
         m->acts.v[a].amb = MAP_AMB_CASE;
     }
     return a;
+}
+
+/* ---- duplicates named by the message ---- */
+
+static bool ident_byte(unsigned char c)
+{
+    return c == '_' || c == '$' || (c >= '0' && c <= '9') ||
+           ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c >= 0x80;
+}
+
+/* Whether name occurs in text as a whole identifier. */
+static bool names_word(const char *text, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0)
+        return false;
+    for (const char *p = text; (size_t)(p - text) + n <= len;) {
+        const char *q = memmem(p, len - (size_t)(p - text), name, n);
+        if (!q)
+            return false;
+        bool left = q == text || !ident_byte((unsigned char)q[-1]);
+        bool right = (size_t)(q - text) + n == len || !ident_byte((unsigned char)q[n]);
+        if (left && right)
+            return true;
+        p = q + 1;
+    }
+    return false;
+}
+
+/* The names a message may show of the code logging it: the function's and
+ * its class's (a repr, a rendered qualified name), when long enough to be
+ * told from ordinary words. */
+static uint32_t own_names(const graph *g, uint32_t sym, const char **names)
+{
+    graph_symbol s;
+    graph_get_symbol(g, sym, &s);
+    uint32_t k = 0;
+    if (strlen(s.name) >= 6)
+        names[k++] = s.name;
+    if (s.parent != GRAPH_NONE) {
+        graph_symbol p;
+        graph_get_symbol(g, s.parent, &p);
+        if (p.kind != GRAPH_SYM_MODULE && strlen(p.name) >= 4)
+            names[k++] = p.name;
+    }
+    return k;
+}
+
+/* Whether a caller of sym passes it a literal the message shows (as a
+ * whole word, and not one of the template's own) that no caller of any
+ * other candidate passes. */
+static bool passed_literal(const map_mapper *m, uint32_t sym, const char *text, size_t len,
+                           const char *tmpl, const uint32_t *syms, uint32_t ns)
+{
+    size_t lo = 0, hi = m->passed.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->passed.v[mid].act < sym)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k < m->passed.n && m->passed.v[k].act == sym; k++) {
+        graph_emit e;
+        graph_get_emit(m->g, m->passed.v[k].nb, &e);
+        if (!names_word(text, len, e.tmpl) || names_word(tmpl, strlen(tmpl), e.tmpl))
+            continue;
+        bool shared = false;
+        for (uint32_t j = 0; j < ns && !shared; j++) {
+            if (syms[j] == sym)
+                continue;
+            for (size_t q = 0; q < m->passed.n && !shared; q++) {
+                if (m->passed.v[q].act != syms[j])
+                    continue;
+                graph_emit o;
+                graph_get_emit(m->g, m->passed.v[q].nb, &o);
+                shared = strcmp(o.tmpl, e.tmpl) == 0;
+            }
+        }
+        if (!shared)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Several sites log one template, and what fills its holes often names
+ * the code that logs it: a repr names the class of the object that logs,
+ * a caller's qualified name is rendered, a record names its kind, a
+ * caller hands the function a literal it logs (`_log_agreement("Cipher",
+ * ...)` for "Cipher: aes128-ctr"). The candidate whose function or class
+ * name, or a literal a caller passes it, the message shows as a whole
+ * word, where nothing of another candidate's shows and the template
+ * itself does not hold it, is named by the message; GRAPH_NONE otherwise.
+ */
+static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
+                                const uint32_t *syms, uint32_t ns)
+{
+    uint32_t arg = GRAPH_NONE, naming = 0;
+    for (uint32_t i = 0; i < ns && naming < 2; i++) {
+        const char *names[2];
+        uint32_t nn = own_names(m->g, syms[i], names);
+        bool named = false;
+        for (uint32_t k = 0; k < nn && !named; k++) {
+            if (names_word(tmpl, strlen(tmpl), names[k]))
+                continue; /* in every rendering */
+            /* a name the candidates share tells none of them */
+            bool shared = false;
+            for (uint32_t j = 0; j < ns && !shared; j++) {
+                const char *other[2];
+                uint32_t no = j == i ? 0 : own_names(m->g, syms[j], other);
+                for (uint32_t q = 0; q < no; q++)
+                    shared |= strcmp(other[q], names[k]) == 0;
+            }
+            named = !shared && names_word(text, len, names[k]);
+        }
+        if (!named)
+            named = passed_literal(m, syms[i], text, len, tmpl, syms, ns);
+        if (named) {
+            naming++;
+            arg = syms[i];
+        }
+    }
+    return naming == 1 ? arg : GRAPH_NONE;
 }
 
 /* The innermost function or method of a file containing line. */
@@ -960,7 +1178,7 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *
     const uint64_t *a = core_map_get(&m->amb_cache, k);
     if (a)
         return m->ambs.v[*a - 1];
-    double sc[MAX_CAND], other[MAX_CAND];
+    double sc[MAX_CAND] = {0}, other[MAX_CAND] = {0};
     context_scores(m, group, recent, n, sc, other);
     uint32_t s = clear_candidate(m, group, sc);
     amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};
@@ -969,12 +1187,13 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *
     if (m->dry)
         return r;
     double sum = 0;
-    for (uint32_t i = 0; i < m->acts.v[group].ncand; i++)
+    uint32_t nc = group_size(m, group);
+    for (uint32_t i = 0; i < nc; i++)
         sum += other[i];
     if (sum > 0) {
         r.scored = true;
         r.score_off = (uint32_t)m->amb_scores.n;
-        for (uint32_t i = 0; i < m->acts.v[group].ncand; i++)
+        for (uint32_t i = 0; i < nc; i++)
             core_vec_push(&m->amb_scores, (float)(other[i] / sum));
     }
     if (m->ambs.n < msg_cap(m)) {
@@ -990,7 +1209,7 @@ static void amb_learn(map_mapper *m, uint32_t group, const amb_rec *r)
 {
     if (!r->scored)
         return;
-    uint32_t nc = m->acts.v[group].ncand;
+    uint32_t nc = group_size(m, group);
     bool ins;
     uint64_t *v = core_map_put(&m->acc_index, key64(group), &ins);
     if (ins) {
@@ -1174,6 +1393,18 @@ static void apply_code_votes(map_mapper *m)
     free(v);
 }
 
+/* Whether symbol u is in a file set aside. */
+static bool symbol_aside(const map_mapper *m, uint32_t u)
+{
+    if (!m->aside)
+        return false;
+    graph_symbol s;
+    graph_get_symbol(m->g, u, &s);
+    graph_file_info fi;
+    graph_get_file(m->g, s.file_id, &fi);
+    return (m->aside >> fi.role) & 1u;
+}
+
 /*
  * How likely u is to be what logs a message held in a constant, as a
  * function of what it logs: 2 when it logs a message whose text the code
@@ -1190,7 +1421,7 @@ static int const_logger_rank(const map_mapper *m, uint32_t u)
     const uint32_t passes = GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
     graph_symbol s;
     graph_get_symbol(m->g, u, &s);
-    if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
+    if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) || symbol_aside(m, u))
         return 0;
     if ((s.flags & GRAPH_SF_LOGS_DYNAMIC) && !(s.flags & passes)) {
         uint32_t first, ne = graph_symbol_emits(m->g, u, &first);
@@ -1369,14 +1600,16 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
             uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
             if (lit == 0 || lit < best)
                 continue;
+            graph_emit em;
+            graph_get_emit(m->g, e, &em);
+            uint32_t who = site_emitter(m->g, e, &em);
+            if (symbol_aside(m, who))
+                continue;
             if (lit > best) {
                 best = lit;
                 n = 0;
                 over = false;
             }
-            graph_emit em;
-            graph_get_emit(m->g, e, &em);
-            uint32_t who = site_emitter(m->g, e, &em);
             bool dup = false;
             for (uint32_t j = 0; j < n && !dup; j++)
                 dup = out[j] == who;
@@ -1398,6 +1631,132 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
  * answer; several are all kept, ordered and weighted by how near they are
  * to the activity's neighbours in the code.
  */
+/*
+ * A message no template took, placed by where the case was: a site in the
+ * function of one of its neighbouring events (the events just before and
+ * after it in the cases seen) whose template renders it, after any
+ * decoration, however little literal text it shows (`'  %s: %s'`, logged
+ * in a loop after `'Sending extension info'`): where the case was says
+ * more than a template that shows too little to be matched anywhere. The
+ * sites rendering the most literal bytes win, weighed by how often each
+ * neighbour was next to it.
+ */
+static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    uint32_t sample = m->acts.v[act].sample;
+    if (!sample)
+        return false;
+    const char *text = core_strtab_str(&m->strs, sample - 1);
+    size_t len = strlen(text);
+    uint32_t best_lit = 0, n = 0;
+    uint32_t syms[MAX_CAND];
+    double w[MAX_CAND];
+    for (size_t i = 0; i < nnb; i++) {
+        const act_rec *p = &m->acts.v[nb[i].nb];
+        for (uint32_t k = 0; k < p->nsyms; k++) {
+            uint32_t sym = m->syms.v[p->sym_off + k], first;
+            if (symbol_aside(m, sym))
+                continue;
+            uint32_t ne = graph_symbol_emits(m->g, sym, &first);
+            for (uint32_t e = first; e < first + ne; e++) {
+                uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
+                if (lit == 0 || lit < best_lit)
+                    continue;
+                if (lit > best_lit) {
+                    best_lit = lit;
+                    n = 0;
+                }
+                graph_emit em;
+                graph_get_emit(m->g, e, &em);
+                uint32_t who = site_emitter(m->g, e, &em);
+                uint32_t j = 0;
+                while (j < n && syms[j] != who)
+                    j++;
+                if (j == n) {
+                    if (n == MAX_CAND)
+                        continue;
+                    syms[n] = who;
+                    w[n++] = 0;
+                }
+                w[j] += nb[i].count * (double)m->conf.v[p->sym_off + k];
+            }
+        }
+    }
+    if (n == 0)
+        return false;
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += w[i];
+    /* best first (insertion sort: n is small) */
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            uint32_t u = syms[j];
+            syms[j] = syms[j - 1];
+            syms[j - 1] = u;
+        }
+    float c[MAX_CAND];
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
+    activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, n);
+    return true;
+}
+
+/* Sites a logger's message may come from, at most: past it the logger
+ * says too little to look further. */
+#define UNSEEN_MAX 4096
+
+/*
+ * The functions of n sites without text a message may come from: all of
+ * them when they are few (MAX_CAND); when more (a logger every class of
+ * the package shares), the ones nearest over the code graph to the
+ * activity's neighbours' emitters, which is where in the code the case
+ * was (a message a function logs between two others of its own goes to
+ * it), as many as MAX_CAND with some nearness. Writes them to syms;
+ * returns how many (0: too many and nothing near).
+ */
+static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n, const nb_rec *nb,
+                               size_t nnb, uint32_t *syms)
+{
+    if (n <= MAX_CAND)
+        return emit_symbols(m->g, emits, n, syms);
+    if (nnb == 0 || !proximity(m, NULL, 0, nb, nnb))
+        return 0;
+    uint32_t k = 0;
+    double sc[MAX_CAND];
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, emits[i], &e);
+        if (e.symbol == GRAPH_NONE)
+            continue;
+        uint32_t sym = site_emitter(m->g, emits[i], &e);
+        double x = ppr_work_score(m->cw, sym);
+        if (x <= 0)
+            continue;
+        bool dup = false;
+        for (uint32_t j = 0; j < k && !dup; j++)
+            dup = syms[j] == sym;
+        if (dup)
+            continue;
+        /* keep the MAX_CAND nearest, best first (ties: the earlier site) */
+        uint32_t j = k < MAX_CAND ? k++ : MAX_CAND;
+        while (j > 0 && x > sc[j - 1]) {
+            if (j < MAX_CAND) {
+                sc[j] = sc[j - 1];
+                syms[j] = syms[j - 1];
+            }
+            j--;
+        }
+        if (j < MAX_CAND) {
+            sc[j] = x;
+            syms[j] = sym;
+        }
+    }
+    return k;
+}
+
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     const act_rec *a = &m->acts.v[act];
@@ -1405,19 +1764,19 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
         return false;
     const char *level =
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
-    uint32_t emits[MAX_CAND], syms[MAX_CAND];
+    uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all);
     uint32_t n = map_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), NULL, 0,
-                                    level, emits, MAX_CAND);
+                                    level, all, UNSEEN_MAX);
     if (n == 0) {
         /* No site names the logger: the files its other messages came
          * from. */
         uint32_t files[10];
         uint32_t nf = logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10);
-        n = map_matcher_unseen(m->matcher, NULL, files, nf, level, emits, MAX_CAND);
+        n = map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX);
     }
-    if (n == 0 || n > MAX_CAND)
-        return false;
-    uint32_t ns = emit_symbols(m->g, emits, n, syms);
+    uint32_t syms[MAX_CAND];
+    uint32_t ns = n > UNSEEN_MAX ? 0 : nearest_unseen(m, all, n, nb, nnb, syms);
+    free(all);
     if (ns == 0)
         return false;
     float c[MAX_CAND];
@@ -1466,25 +1825,23 @@ static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
 }
 
 /*
- * Whether a group's candidates are each in a file of its own: variants
- * (a platform's, a backend's, the synchronous and the asynchronous
- * side) that the rest of a case's code tells apart. Sites in one file
- * share their neighbourhood, and the walk only says which of them is
- * the more central there.
+ * Whether a group's candidates are in more than one file: variants (a
+ * platform's, a backend's, the synchronous and the asynchronous side)
+ * that the rest of a case's code tells apart. Sites all in one file share
+ * their neighbourhood, and the walk would only say which of them is the
+ * more central there.
  */
 static bool apart_in_files(const map_mapper *m, const act_rec *g)
 {
-    for (uint32_t i = 0; i < g->ncand; i++) {
-        graph_symbol a;
-        graph_get_symbol(m->g, m->cands.v[g->cand_off + i], &a);
-        for (uint32_t j = 0; j < i; j++) {
-            graph_symbol b;
-            graph_get_symbol(m->g, m->cands.v[g->cand_off + j], &b);
-            if (a.file_id == b.file_id)
-                return false;
-        }
+    graph_symbol a;
+    graph_get_symbol(m->g, m->cands.v[g->cand_off], &a);
+    for (uint32_t i = 1; i < g->ncand; i++) {
+        graph_symbol b;
+        graph_get_symbol(m->g, m->cands.v[g->cand_off + i], &b);
+        if (a.file_id != b.file_id)
+            return true;
     }
-    return true;
+    return false;
 }
 
 /* The share of a group's weight a candidate no training case pointed at
@@ -1508,26 +1865,27 @@ static void apply_group_weights(map_mapper *m)
         if (!apart_in_files(m, g))
             continue;
         const double *acc = m->amb_acc.v + *core_map_get(&m->acc_index, key64(group));
+        uint32_t nc = group_size(m, group);
         double total = 0;
-        for (uint32_t i = 0; i < g->ncand; i++)
+        for (uint32_t i = 0; i < nc; i++)
             total += acc[i];
-        if (total <= 0)
+        if (total <= 0 || nc < 2)
             continue;
         uint32_t idx[MAX_CAND];
         double w[MAX_CAND];
-        for (uint32_t i = 0; i < g->ncand; i++) {
+        for (uint32_t i = 0; i < nc; i++) {
             idx[i] = i;
             w[i] = acc[i] + AMB_FLOOR * total;
         }
         /* best first; ties keep the candidates' order */
-        for (uint32_t i = 1; i < g->ncand; i++)
+        for (uint32_t i = 1; i < nc; i++)
             for (uint32_t j = i; j > 0 && w[idx[j]] > w[idx[j - 1]]; j--) {
                 uint32_t t = idx[j];
                 idx[j] = idx[j - 1];
                 idx[j - 1] = t;
             }
-        double sum = total * (1 + AMB_FLOOR * g->ncand);
-        for (uint32_t i = 0; i < g->ncand; i++) {
+        double sum = total * (1 + AMB_FLOOR * nc);
+        for (uint32_t i = 0; i < nc; i++) {
             m->syms.v[g->sym_off + i] = m->cands.v[g->cand_off + idx[i]];
             m->conf.v[g->sym_off + i] = (float)(w[idx[i]] / sum);
         }
@@ -1562,11 +1920,21 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
         r->tried = true;
         if (!m->o.no_const && map_by_constants(m, a, nb + ni, nj - ni))
             continue;
-        if (!m->o.no_logger && map_by_logger(m, a, nb + ni, nj - ni))
+        if (!m->o.no_logger &&
+            (map_by_position(m, a, nb + ni, nj - ni) || map_by_logger(m, a, nb + ni, nj - ni)))
             continue;
+        if (r->aside && r->ncand) {
+            /* The sites set aside that rendered it: nothing else found it. */
+            float c[MAX_CAND];
+            for (uint32_t i = 0; i < r->ncand; i++)
+                c[i] = 1.0f / (float)r->ncand;
+            activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
+            continue;
+        }
         const char *text = core_strtab_str(&m->strs, r->text);
         if (!m->o.no_tokens) {
-            if (!m->text && map_text_build(m->g, NULL, &m->text) != 0)
+            if (!m->text &&
+                map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
                 m->text = NULL;
             map_text_hit hit;
             if (m->text && map_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
@@ -1581,7 +1949,7 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
     free(nb);
     int rc = 0;
     if (m->o.llm_cmd && left.n > 0) {
-        if (!m->text && map_text_build(m->g, NULL, &m->text) != 0)
+        if (!m->text && map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
             m->text = NULL;
         map_llm_item *items = core_xcalloc(left.n, sizeof *items);
         uint32_t *cand = core_xcalloc(left.n * 5, sizeof *cand);

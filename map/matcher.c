@@ -37,6 +37,11 @@ typedef struct mt_entry {
     bool jit;         /* JIT-compiled (which fails where memory may not be made executable) */
     bool is_const;
     bool full_only; /* starts with a hole and ends with literal text: no partial match */
+    bool aside;     /* in a file set aside (map_matcher_opts.aside) */
+    /* A format a function returns (a constant without a name): a piece a
+     * caller may log whole, or put in its own message, so it explains a
+     * message only when no logging site or named constant does. */
+    bool returned;
     uint32_t symbol;
     const char *logger; /* site's logger name, or its module's name */
     /* The longest literal piece without a newline, tab or carriage return
@@ -443,12 +448,24 @@ static map_matcher *matcher_alloc(const graph *g, const map_matcher_opts *o, uin
     return m;
 }
 
+/* Whether a site is in a file whose role is set aside. */
+static bool site_aside(const map_matcher *m, const graph_emit *e)
+{
+    if (!m->o.aside || e->symbol == GRAPH_NONE)
+        return false;
+    graph_symbol sy;
+    graph_get_symbol(m->g, e->symbol, &sy);
+    graph_file_info fi;
+    graph_get_file(m->g, sy.file_id, &fi);
+    return (m->o.aside >> fi.role) & 1u;
+}
+
 /* A site without text to match: a log call (not a wrapper's own, whose
- * callers' sites stand for it) joins the sites map_matcher_unseen
- * answers from. */
+ * callers' sites stand for it, nor one set aside) joins the sites
+ * map_matcher_unseen answers from. */
 static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e)
 {
-    if (e->kind != GRAPH_EMIT_LOG || wrapper_site(m->g, e))
+    if (e->kind != GRAPH_EMIT_LOG || wrapper_site(m->g, e) || site_aside(m, e))
         return;
     uint32_t file = UINT32_MAX;
     if (e->symbol != GRAPH_NONE) {
@@ -481,7 +498,9 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
      * as a constant's is. */
     x->is_const =
         e->kind == GRAPH_EMIT_CONST || (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
+    x->returned = e->kind == GRAPH_EMIT_CONST && e->name[0] == '\0';
     x->symbol = e->symbol;
+    x->aside = site_aside(m, e);
     x->logger = site_logger(m->g, e);
     /* The anchor: the longest piece of lit (runs separated by NUL)
      * between newlines, tabs and carriage returns. */
@@ -917,20 +936,39 @@ static void try_cands(const map_matcher *m, map_match_work *w, const char *msg, 
  * entry its keys and anchors point to; a decoration start wants only
  * logging sites with need literal bytes: its own prefix keys, and what
  * find_cands found once for the whole message. */
+/* Of the hits from n0 on, those in files set aside go when any other is
+ * there. */
+static void drop_aside(const map_matcher *m, map_match_work *w, uint32_t n0)
+{
+    bool other = false;
+    for (uint32_t i = n0; i < w->nhits && !other; i++)
+        other = !m->e[w->hits[i]].aside;
+    if (!other)
+        return;
+    uint32_t k = n0;
+    for (uint32_t i = n0; i < w->nhits; i++)
+        if (!m->e[w->hits[i]].aside)
+            w->hits[k++] = w->hits[i];
+    w->nhits = k;
+}
+
 static void collect_at(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                        size_t k, bool partial, uint32_t need, bool listed)
 {
+    uint32_t n0 = w->nhits;
     if (k == 0) {
         collect_prefix(m, w, msg, len, partial, 0, false);
         find_cands(m, w, msg, len, !partial, false, false);
         try_cands(m, w, msg, len, 0, partial, 0, false);
-        return;
+    } else {
+        /* Most starts begin with a byte no template's head does. */
+        unsigned char c0 = (unsigned char)msg[k];
+        if (m->first[c0 / 64] & (1ull << (c0 % 64)))
+            collect_prefix(m, w, msg + k, len - k, partial, need, listed);
+        try_cands(m, w, msg, len, k, partial, need, listed);
     }
-    /* Most starts begin with a byte no template's head does. */
-    unsigned char c0 = (unsigned char)msg[k];
-    if (m->first[c0 / 64] & (1ull << (c0 % 64)))
-        collect_prefix(m, w, msg + k, len - k, partial, need, listed);
-    try_cands(m, w, msg, len, k, partial, need, listed);
+    if (m->o.aside)
+        drop_aside(m, w, n0);
 }
 
 /* The hits of msg from start k, whole or, when that shows little and the
@@ -1102,6 +1140,17 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
 static uint32_t keep_most_literal(const map_matcher *m, map_match_work *w, bool partial,
                                   bool *any_site)
 {
+    /* Returned formats only where nothing else renders the message. */
+    bool other = false;
+    for (uint32_t i = 0; i < w->nhits && !other; i++)
+        other = !m->e[w->hits[i]].returned;
+    if (other) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < w->nhits; i++)
+            if (!m->e[w->hits[i]].returned)
+                w->hits[k++] = w->hits[i];
+        w->nhits = k;
+    }
     uint32_t best = hits_literal(m, w, partial, false);
     uint32_t keep = 0;
     *any_site = false;
@@ -1213,7 +1262,7 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     bool listed = false;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
-        listed |= x->kind != GRAPH_EMIT_CALL || (w->listed && w->listed[x->emit]);
+        listed |= (x->kind != GRAPH_EMIT_CALL && !x->returned) || (w->listed && w->listed[x->emit]);
     }
     if (!listed && best < 10 && 3 * (size_t)best < len - r.decoration) {
         r.nmatched = 0;
@@ -1223,6 +1272,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         return r;
     }
     r.flags |= narrow_ties(m, w, logger, lc);
+    if (m->o.aside && m->e[w->hits[0]].aside)
+        r.flags |= MAP_MATCH_ASIDE; /* (drop_aside left only such hits) */
     r.nemits = hit_emits(m, w, emits, max);
     return r;
 }

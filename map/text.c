@@ -371,6 +371,12 @@ int map_text_build(const graph *g, const map_text_opts *opts, map_text **out)
         graph_get_symbol(g, id, &s);
         if (!is_doc_kind(s.kind, opts))
             continue;
+        if (opts && opts->aside) {
+            graph_file_info fi;
+            graph_get_file(g, s.file_id, &fi);
+            if ((opts->aside >> fi.role) & 1u)
+                continue;
+        }
         b.doc_off[ndocs] = (uint32_t)b.nent;
         t->doc_sym[ndocs++] = id;
         if ((rc = build_doc(&b, g, id)) != 0)

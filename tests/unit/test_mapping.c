@@ -548,6 +548,206 @@ TEST(matcher_brace_fields)
     graph_close(g);
 }
 
+/* Tests shipped in the package: their literals do not take the product's
+ * messages, and a message only they render waits for the other
+ * strategies before it goes to them. */
+static const char aside_factory_py[] = "import logging\n"
+                                       "log = logging.getLogger(__name__)\n"
+                                       "def start(factory):\n"
+                                       "    log.info('Starting factory %s', factory)\n"
+                                       "def build(parts):\n"
+                                       "    log.debug(describe(parts))\n";
+static const char aside_test_py[] = "import logging\n"
+                                    "log = logging.getLogger(__name__)\n"
+                                    "def test_start():\n"
+                                    "    log.info('Starting factory <Factory port=1>')\n"
+                                    "def test_build():\n"
+                                    "    log.debug('built 3 parts in order')\n"
+                                    "def test_assemble():\n"
+                                    "    log.debug('assembled every part')\n";
+
+TEST(matcher_sets_tests_aside)
+{
+    unit_write_str("aside/pkg/factory.py", aside_factory_py);
+    unit_write_str("aside/pkg/test/test_factory.py", aside_test_py);
+    graph *g = index_dir("aside");
+    uint32_t e[16];
+    for (int aside = 0; aside < 2; aside++) {
+        map_matcher *m;
+        map_matcher_opts mo = {.aside = aside ? MAP_ASIDE_DEFAULT : 0};
+        CHECK_OK(map_matcher_build(g, &mo, &m));
+        map_match_work *w = map_match_work_new(m);
+        map_match r = match(m, w, "Starting factory <Factory port=1>", NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        if (aside)
+            CHECK_EMIT(g, e[0], "factory.start", unit_line_of(aside_factory_py, "Starting"));
+        else
+            CHECK_EMIT(g, e[0], "test_factory.test_start", unit_line_of(aside_test_py, "Starting"));
+        /* Only the test renders it: a match, flagged. */
+        r = match(m, w, "built 3 parts in order", NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        CHECK_INT(!!(r.flags & MAP_MATCH_ASIDE), aside);
+        map_match_work_free(w);
+        map_matcher_free(m);
+    }
+    /* The mapper: the product's dynamic site of the same logger first. */
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    map_event ev = {.text = "built 3 parts in order", .logger = "factory", .learn = true};
+    ev.len = strlen(ev.text);
+    uint32_t a, v;
+    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, a, &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "factory.build"));
+    /* A logger with no product site: the test's site, as the last resort. */
+    ev.logger = "elsewhere";
+    ev.text = "assembled every part";
+    ev.len = strlen(ev.text);
+    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_mapper_activity(mp, a, &pa);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(pa.syms[0], unit_sym(g, "test_factory.test_assemble"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* One template at two sites, the message naming the class that logs. */
+static const char named_py[] = "import logging\n"
+                               "log = logging.getLogger(__name__)\n"
+                               "class ServerProtocol:\n"
+                               "    def made(self):\n"
+                               "        log.debug('%r: connection made', self)\n"
+                               "class ClientProtocol:\n"
+                               "    def made(self):\n"
+                               "        log.debug('%r: connection made', self)\n";
+
+/* One template at two sites; callers hand one of them the word the
+ * message shows. */
+static const char passed_py[] = "import logging\n"
+                                "log = logging.getLogger(__name__)\n"
+                                "def parse_init(items):\n"
+                                "    for k, v in items:\n"
+                                "        log.debug('%s: %s', k, v)\n"
+                                "def agreement(which, value):\n"
+                                "    log.debug('%s: %s', which, value)\n"
+                                "def negotiate(a, b):\n"
+                                "    agreement('Cipher', a)\n"
+                                "    agreement('Compression', b)\n";
+
+TEST(mapper_duplicates_named_by_a_callers_literal)
+{
+    unit_write_str("passed/kex.py", passed_py);
+    graph *g = index_dir("passed");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *want;
+    } t[] = {
+        {"Cipher: aes128-ctr", "kex.agreement"},
+        {"Compression: none", "kex.agreement"},
+        {"kex algos: a,b,c", NULL},
+        {"Ciphers: a,b", NULL}, /* a word, not the literal */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_activity pa;
+        map_mapper_activity(mp, a, &pa);
+        if (t[i].want) {
+            CHECK_INT(pa.amb, MAP_AMB_MESSAGE);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        } else {
+            CHECK_INT(pa.amb, MAP_AMB_TIED);
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+TEST(mapper_duplicates_named_by_the_message)
+{
+    unit_write_str("named/proto.py", named_py);
+    graph *g = index_dir("named");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *want;
+        map_ambiguity amb;
+    } t[] = {
+        {"<ClientProtocol peer=1>: connection made", "proto.ClientProtocol.made", MAP_AMB_MESSAGE},
+        {"<ServerProtocol peer=2>: connection made", "proto.ServerProtocol.made", MAP_AMB_MESSAGE},
+        /* a name inside a longer identifier names nothing */
+        {"<MyClientProtocolX>: connection made", NULL, MAP_AMB_TIED},
+        /* both names: neither */
+        {"ClientProtocol to ServerProtocol: connection made", NULL, MAP_AMB_TIED},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_activity pa;
+        map_mapper_activity(mp, a, &pa);
+        CHECK_INT(pa.amb, t[i].amb);
+        if (t[i].want) {
+            CHECK_INT(pa.nsyms, 1);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        } else {
+            CHECK_INT(pa.nsyms, 2);
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* A message no template takes, placed where its neighbours are: a site
+ * of the neighbour's own function renders it, after the logger's
+ * decoration, with too little literal text to be matched anywhere. */
+static const char position_py[] = "import logging\n"
+                                  "log = logging.getLogger('ssh')\n"
+                                  "def send_ext_info(exts):\n"
+                                  "    log.debug('Sending extension info')\n"
+                                  "    for name, value in exts.items():\n"
+                                  "        log.debug('  %s: %s', name, value)\n"
+                                  "    log.debug('Sent %d extensions', len(exts))\n"
+                                  "def cleanup(msg):\n"
+                                  "    log.debug(msg)\n";
+
+TEST(mapper_places_messages_by_position)
+{
+    unit_write_str("pos/ssh.py", position_py);
+    graph *g = index_dir("pos");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    const char *trace[] = {"[conn=0] Sending extension info", "[conn=0]   server-sig-algs: a,b",
+                           "[conn=0] Sent 1 extensions"};
+    uint32_t recent[3], n = 0, v;
+    for (int c = 0; c < 3; c++) {
+        n = 0;
+        for (int i = 0; i < 3; i++) {
+            map_event ev = {
+                .text = trace[i], .len = strlen(trace[i]), .logger = "ssh", .learn = true};
+            map_mapper_map(mp, &ev, recent, n, &recent[n], &v);
+            n++;
+        }
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, recent[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "ssh.send_ext_info"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(matcher_works_without_jit_memory)
 {
 #ifndef PR_SET_MDWE
