@@ -199,7 +199,7 @@ static int apply_now(serve *s, const ingest_event *ev, uint64_t t0, const ingest
  * when there is none. */
 static int event_in(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
-    return s->reorder_ns ? serve__reorder_hold(s, ev, t0, km) : apply_now(s, ev, t0, km);
+    return s->reorder_ns ? serve__reorder_hold(s, ev, t0) : apply_now(s, ev, t0, km);
 }
 
 /* ------------------------------------------------------------------ */
@@ -290,12 +290,8 @@ int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
 {
     serve *s = ud;
-    if (s->kcl && !serve__restored_has(s, partition)) {
-        if (serve__changelog_restore(s, partition) != 0)
-            s->fatal = -EIO; /* resuming without the state would apply events twice */
-        else if (s->reorder_ns && serve__reorder_restored(s, partition) != 0)
-            s->fatal = -EIO; /* (the producer failed: stop before the commit) */
-    }
+    if (s->kcl && !serve__restored_has(s, partition) && serve__changelog_restore(s, partition) != 0)
+        s->fatal = -EIO; /* resuming without the state would apply events twice */
     int64_t best = -1;
     for (size_t i = 0; i < s->pos.n; i++)
         if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0 &&
@@ -327,10 +323,6 @@ void serve__on_revoked(void *ud, const char *topic, int32_t partition)
     serve *s = ud;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
-    /* The next owner resumes from what is applied here: held events of
-     * the partition are applied now, whatever their grace. */
-    if (s->reorder_ns && serve__reorder_revoked(s, partition) != 0)
-        s->fatal = -EIO;
     if (map_mapper_nactivities(s->m) > s->cycle_acts || map_mapper_nvariants(s->m) > s->dict_vars)
         serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (serve__pipe_sync(s) != 0)

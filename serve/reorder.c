@@ -51,9 +51,6 @@ typedef struct held_ev {
     uint64_t no;       /* arrival number: unique, the tie-break, its key in the state */
     int64_t arrived;   /* wall clock: due at arrived + the grace */
     uint64_t t0;       /* monotonic, for latencies */
-    int32_t partition; /* Kafka input partition; -1: OTLP */
-    int64_t offset;    /* Kafka: the message's offset, topic its topic */
-    const char *topic;
     ingest_event ev;    /* case_id: its case's id */
     model_order_ev ord; /* its own part of the order */
     char *mem;          /* NULL: a free slot */
@@ -78,9 +75,6 @@ struct serve_reorder {
      * ones until their deadline: head is the first still listed. */
     core_vec(uint32_t) fifo;
     size_t head;
-    /* Due while their input partition was elsewhere (with the changelog):
-     * released once it is restored here. */
-    core_vec(uint32_t) parked;
     uint64_t held, next_no;
     core_buf val;
     core_vec(model_order_ev) ord;
@@ -242,11 +236,10 @@ static void held_free(struct serve_reorder *r, uint32_t e)
 
 /* A copy of ev (its strings in one allocation), of case hc, in a free
  * slot; not listed anywhere yet. */
-static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_event *ev,
-                         const char *topic)
+static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_event *ev)
 {
-    size_t tl = topic ? strlen(topic) + 1 : 0, al = strlen(ev->activity) + 1;
-    size_t head = (ev->nattrs ? ev->nattrs : 1) * sizeof(ingest_attr), need = head + tl + al;
+    size_t al = strlen(ev->activity) + 1;
+    size_t head = (ev->nattrs ? ev->nattrs : 1) * sizeof(ingest_attr), need = head + al;
     for (uint32_t i = 0; i < ev->nattrs; i++)
         need += strlen(ev->attrs[i].key) + strlen(ev->attrs[i].val) + 2;
     uint32_t e;
@@ -272,13 +265,10 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
     }
     h->ev = *ev;
     COPY(h->ev.activity, ev->activity, al);
-    if (topic)
-        COPY(h->topic, topic, tl);
 #undef COPY
     h->ev.attrs = attrs;
     h->ev.case_id = r->cs.v[hc].id;
     h->hc = hc;
-    h->partition = -1;
     return e;
 }
 
@@ -289,8 +279,7 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
 /*
  * A held event as stored (the held table's value; the case id and the
  * arrival number are its key), little-endian: u8 version 1, arrived (i64),
- * time (i64), end (i64), kind (u8), partition (i32, -1: OTLP), offset
- * (i64), topic (u16 length, bytes), activity (u32 length, bytes), nattrs
+ * time (i64), end (i64), kind (u8), activity (u32 length, bytes), nattrs
  * (u32), then per attribute key and value (u32 length, bytes each).
  */
 static void held_encode(const held_ev *h, core_buf *b)
@@ -301,11 +290,6 @@ static void held_encode(const held_ev *h, core_buf *b)
     core_buf_put_le(b, (uint64_t)h->ev.time_ns, 8);
     core_buf_put_le(b, (uint64_t)h->ev.end_ns, 8);
     core_buf_putc(b, (char)h->ev.kind);
-    core_buf_put_le(b, (uint32_t)h->partition, 4);
-    core_buf_put_le(b, (uint64_t)h->offset, 8);
-    size_t tl = h->topic ? strlen(h->topic) : 0;
-    core_buf_put_le(b, tl, 2);
-    core_buf_append(b, h->topic ? h->topic : "", tl);
     size_t al = strlen(h->ev.activity);
     core_buf_put_le(b, al, 4);
     core_buf_append(b, h->ev.activity, al);
@@ -355,11 +339,8 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     ingest_event ev = {.time_ns = (int64_t)core_rd_le(&rd, 8),
                        .end_ns = (int64_t)core_rd_le(&rd, 8)};
     uint8_t kind = (uint8_t)core_rd_le(&rd, 1);
-    int32_t partition = (int32_t)(uint32_t)core_rd_le(&rd, 4);
-    int64_t offset = (int64_t)core_rd_le(&rd, 8);
-    size_t toff = 0, aoff = 0;
-    bool ok = version == HELD_VERSION && kind <= INGEST_SPAN_EVENT &&
-              rd_str(&rd, 2, &l->tmp, &toff) && rd_str(&rd, 4, &l->tmp, &aoff);
+    size_t aoff = 0;
+    bool ok = version == HELD_VERSION && kind <= INGEST_SPAN_EVENT && rd_str(&rd, 4, &l->tmp, &aoff);
     uint32_t nattrs = (uint32_t)core_rd_le(&rd, 4);
     for (uint32_t i = 0; ok && i < 2 * (uint64_t)nattrs; i++) {
         size_t off = 0;
@@ -383,7 +364,7 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     ev.attrs = attrs;
     ev.nattrs = nattrs;
     uint32_t hc = case_get(r, id, len);
-    uint32_t e = held_new(r, hc, &ev, l->tmp.data[toff] ? l->tmp.data + toff : NULL);
+    uint32_t e = held_new(r, hc, &ev);
     free(attrs);
     held_ev *h = &r->ev.v[e];
     h->no = no;
@@ -392,8 +373,6 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
      * far back as the clock goes). */
     int64_t ago = l->wall - arrived;
     h->t0 = ago > 0 && (uint64_t)ago < l->mono ? l->mono - (uint64_t)ago : l->mono;
-    h->partition = partition;
-    h->offset = offset;
     serve__order_of(&h->ev, no, arrived, &h->ord);
     if (no >= r->next_no)
         r->next_no = no + 1;
@@ -413,6 +392,17 @@ static int by_arrival(const void *a, const void *b, void *ud)
 void serve__reorder_open(serve *s)
 {
     s->reorder_ns = core_cfg_int(s->cfg, "serve.reorder_ms") * 1000000ll;
+    /* Held events live in this instance's state only: with the changelog
+     * an instance that dies or is dropped from the group would lose those
+     * of the partitions it had, and the next owner would start after
+     * them. So a case's events are applied as they arrive there. */
+    if (s->reorder_ns && core_cfg_bool(s->cfg, "kafka.changelog") &&
+        *core_cfg_str(s->cfg, "kafka.input_topics")) {
+        core_logf(&s->lg, CORE_LOG_WARN,
+                  "serve.reorder_ms: events are applied as they arrive with kafka.changelog=true "
+                  "(held events do not move with a partition)");
+        s->reorder_ns = 0;
+    }
     s->late_max_ns = core_cfg_int(s->cfg, "serve.late_max_ms") * 1000000ll;
     s->reorder_max = (uint32_t)core_cfg_int(s->cfg, "serve.reorder_max_events");
     s->dedupe_events = (uint32_t)core_cfg_int(s->cfg, "serve.dedupe_events");
@@ -456,7 +446,6 @@ void serve__reorder_free(serve *s)
     core_vec_free(&r->cs);
     core_vec_free(&r->cs_free);
     core_vec_free(&r->fifo);
-    core_vec_free(&r->parked);
     core_map_free(&r->index);
     core_buf_free(&r->val);
     core_vec_free(&r->ord);
@@ -475,7 +464,7 @@ void serve__reorder_free(serve *s)
 static int release(serve *s, uint32_t hc, int mode, int64_t now);
 enum { REL_DUE, REL_FIRST, REL_ALL };
 
-int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
+int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
 {
     struct serve_reorder *r = s->ro;
     size_t clen = strlen(ev->case_id);
@@ -485,15 +474,11 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ing
     if (serve__seen(s, c, ev))
         return 0;
     uint32_t hc = case_get(r, ev->case_id, clen);
-    uint32_t e = held_new(r, hc, ev, km ? km->topic : NULL);
+    uint32_t e = held_new(r, hc, ev);
     held_ev *h = &r->ev.v[e];
     h->no = r->next_no++;
     h->arrived = core_wall_ns();
     h->t0 = t0;
-    if (km) {
-        h->partition = km->partition;
-        h->offset = km->offset;
-    }
     serve__order_of(&h->ev, h->no, h->arrived, &h->ord);
     h->ev.time_ns = h->ord.time; /* (now, for one without a time) */
     held_case *k = &r->cs.v[hc];
@@ -504,8 +489,6 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ing
     sess_batch_held_put(s->batch, k->id, k->len, h->no, r->val.data, r->val.len);
     c->nheld = (uint32_t)k->evs.n;
     c->touched_ns = h->arrived;
-    /* No changelog record: a partition's held events are applied before
-     * it is given up, and their release is recorded. */
     serve__case_store(s, k->id, k->len, c, NULL);
     sink_gauge_set(s->g_held, (double)r->held);
     if (k->evs.n > s->reorder_max)
@@ -690,19 +673,9 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     }
     memcpy(r->ord.v, o, n * sizeof *o);
     free(o);
-    /* The changelog record names the newest message of the case taken in
-     * (held ones too: a record never names an older message than one
-     * before it, which a restore would skip as stale). */
-    const ingest_kafka_msg *km = NULL;
-    ingest_kafka_msg kmsg;
     size_t w = 0;
     for (size_t i = 0; i < k->evs.n; i++) {
         const held_ev *h = &r->ev.v[k->evs.v[i]];
-        if (h->topic && (!km || h->offset > km->offset)) {
-            kmsg = (ingest_kafka_msg){
-                .topic = h->topic, .partition = h->partition, .offset = h->offset};
-            km = &kmsg;
-        }
         if (h->hc != NONE) {
             k->evs.v[w++] = k->evs.v[i];
             continue;
@@ -716,7 +689,7 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     c->nheld = (uint32_t)w;
     if (c->closed && w)
         c->closed = false; /* events after its end wait for it: it stays open */
-    serve__case_store(s, k->id, k->len, c, km);
+    serve__case_store(s, k->id, k->len, c, NULL);
     if (!w)
         case_drop(r, hc);
     sink_gauge_set(s->g_held, (double)r->held);
@@ -751,10 +724,6 @@ int serve__reorder_due(serve *s)
             held_free(r, e);
             continue;
         }
-        if (s->kcl && h->partition >= 0 && !serve__restored_has(s, h->partition)) {
-            core_vec_push(&r->parked, e);
-            continue;
-        }
         /* Releases e too; its slot is free once it is off the fifo. */
         rc = release(s, h->hc, REL_DUE, now);
         held_free(r, e);
@@ -764,40 +733,5 @@ int serve__reorder_due(serve *s)
         r->fifo.n -= r->head;
         r->head = 0;
     }
-    return rc;
-}
-
-int serve__reorder_revoked(serve *s, int32_t partition)
-{
-    struct serve_reorder *r = s->ro;
-    int rc = 0;
-    for (uint32_t i = 0; i < r->cs.n && !rc; i++) {
-        const held_case *k = &r->cs.v[i];
-        bool mine = false;
-        for (size_t j = 0; k->id && j < k->evs.n && !mine; j++)
-            mine = r->ev.v[k->evs.v[j]].partition == partition;
-        if (mine)
-            rc = release(s, i, REL_ALL, core_wall_ns());
-    }
-    return rc;
-}
-
-int serve__reorder_restored(serve *s, int32_t partition)
-{
-    struct serve_reorder *r = s->ro;
-    int rc = 0;
-    size_t w = 0;
-    for (size_t i = 0; i < r->parked.n; i++) {
-        uint32_t e = r->parked.v[i];
-        const held_ev *h = &r->ev.v[e];
-        if (h->hc != NONE && (h->partition != partition || rc)) {
-            r->parked.v[w++] = e;
-            continue;
-        }
-        if (h->hc != NONE)
-            rc = release(s, h->hc, REL_DUE, core_wall_ns());
-        held_free(r, e);
-    }
-    r->parked.n = w;
     return rc;
 }

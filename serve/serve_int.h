@@ -393,20 +393,13 @@ void serve__reorder_free(serve *s);
  * it as a duplicate. Releases the case's earliest held event when it
  * holds more than serve.reorder_max_events. Returns 0 or the producer's
  * error. */
-int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km);
+int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0);
 /* Releases the events whose grace is over, each case's in its order.
  * Returns 0 or the producer's error. */
 int serve__reorder_due(serve *s);
 /* Nanoseconds until the next held event is due (0: some are;
  * INT64_MAX: none are held). */
 int64_t serve__reorder_wait_ns(serve *s);
-/* Kafka, with the changelog: releases every case holding an event of
- * this input partition (it is revoked: its next owner starts from what
- * is applied); or releases those of a partition restored here again,
- * whose time had come while it was elsewhere. Return 0 or the producer's
- * error. */
-int serve__reorder_revoked(serve *s, int32_t partition);
-int serve__reorder_restored(serve *s, int32_t partition);
 /* Whether ev was applied to c already (its fingerprint seen: counted),
  * else notes its fingerprint in c (serve.dedupe_events; never with 0). */
 bool serve__seen(serve *s, sess_case *c, const ingest_event *ev);

@@ -33,13 +33,8 @@ steps_graph
 
 mock_start --partitions 1 --topic events --topic pmrag_predictions --topic "$cl"
 
-# NAME: an instance on state-NAME, in the background. Each event applied
-# as it comes (serve.reorder_ms=0): one changelog record per event, which
-# the zombie records below copy. (With event time, held events are
-# applied, and recorded, before their partition is given up.)
-serve() {
+serve() { # NAME: an instance on state-NAME, in the background
   serve_start "$1" --graph "$work/g.graph" --set state.dir="$work/state-$1" \
-    --set serve.reorder_ms=0 \
     --set otlp.listen= --set api.listen=127.0.0.1:0 --set kafka.brokers="$boot" \
     --set kafka.input_topics=events --set kafka.input_encoding=json --set kafka.group=g \
     --set kafka.changelog=true --set model.learn_online=false \

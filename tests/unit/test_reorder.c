@@ -85,7 +85,7 @@ static void in(serve *s, const char *id, const char *activity, int64_t ms, const
                        .nattrs = n,
                        .kind = span ? INGEST_SPAN : INGEST_LOG};
     pthread_mutex_lock(&s->mu);
-    CHECK_OK(s->reorder_ns ? serve__reorder_hold(s, &ev, core_now_ns(), NULL) : 0);
+    CHECK_OK(s->reorder_ns ? serve__reorder_hold(s, &ev, core_now_ns()) : 0);
     pthread_mutex_unlock(&s->mu);
 }
 
