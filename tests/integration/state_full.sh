@@ -94,13 +94,13 @@ to_end() {
   shift 5
   serve "$dir" "$topic" "$group" "$name" "$@"
   for _ in $(seq 1200); do
-    [[ $(state_applied "$dir") -ge $events ]] && break
+    [[ $(state_applied "$dir" --applied) -ge $events ]] && break
     running "$pid" || fail "$what: the restart exited: $(grep -v ': info: ' "$work/$name.err" | tail -3)"
     sleep 0.2
   done
   stop "$pid" "$what: the restart"
   "$pmrag" state dump --state "$dir" --json >"$work/dump.jsonl" || fail "pmrag state dump"
-  $tool state "$work/expected.json" "$work/dump.jsonl" || fail "$what: events lost or applied twice"
+  $tool state "$work/expected.json" "$work/dump.jsonl" --applied || fail "$what: events lost or applied twice"
   kafka_read "$topic" '%p\t%o\t%k\t%s\n' "$work/pred.tsv"
   $tool preds "$work/expected.json" "$work/pred.tsv" || fail "$what: predictions missing"
 }
