@@ -47,10 +47,10 @@
 /* One event held back; its strings in mem. Events and cases live in
  * pools and refer to each other by index (a pool grows by realloc). */
 typedef struct held_ev {
-    uint32_t hc;       /* its case; NONE once released (freed when its deadline comes) */
-    uint64_t no;       /* arrival number: unique, the tie-break, its key in the state */
-    int64_t arrived;   /* wall clock: due at arrived + the grace */
-    uint64_t t0;       /* monotonic, for latencies */
+    uint32_t hc;        /* its case; NONE once released (freed when its deadline comes) */
+    uint64_t no;        /* arrival number: unique, the tie-break, its key in the state */
+    int64_t arrived;    /* wall clock: due at arrived + the grace */
+    uint64_t t0;        /* monotonic, for latencies */
     ingest_event ev;    /* case_id: its case's id */
     model_order_ev ord; /* its own part of the order */
     char *mem;          /* NULL: a free slot */
@@ -340,7 +340,8 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
                        .end_ns = (int64_t)core_rd_le(&rd, 8)};
     uint8_t kind = (uint8_t)core_rd_le(&rd, 1);
     size_t aoff = 0;
-    bool ok = version == HELD_VERSION && kind <= INGEST_SPAN_EVENT && rd_str(&rd, 4, &l->tmp, &aoff);
+    bool ok =
+        version == HELD_VERSION && kind <= INGEST_SPAN_EVENT && rd_str(&rd, 4, &l->tmp, &aoff);
     uint32_t nattrs = (uint32_t)core_rd_le(&rd, 4);
     for (uint32_t i = 0; ok && i < 2 * (uint64_t)nattrs; i++) {
         size_t off = 0;
