@@ -6,7 +6,7 @@
  * when it ends (a parent after its children), batch processors hold
  * spans and log records apart for seconds, a retried batch comes twice.
  * So an event is held back for the grace (serve.reorder_ms, wall clock
- * from its arrival), as the OpenTelemetry Collector's groupbytrace
+ * from its receipt), as the OpenTelemetry Collector's groupbytrace
  * processor holds a trace, and when its time comes it is released with
  * every held event of its case that comes before it in the case's order
  * (model_order_keys: event time, spans inside their parents). The grace
@@ -478,7 +478,11 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     uint32_t e = held_new(r, hc, ev);
     held_ev *h = &r->ev.v[e];
     h->no = r->next_no++;
-    h->arrived = core_wall_ns();
+    /* Due a grace after it was received, not after the engine came to
+     * it: an event of a burst waits for the ones before it once, not
+     * again when they are released before it. */
+    uint64_t mono = core_now_ns();
+    h->arrived = core_wall_ns() - (int64_t)(mono > t0 ? mono - t0 : 0);
     h->t0 = t0;
     serve__order_of(&h->ev, h->no, h->arrived, &h->ord);
     h->ev.time_ns = h->ord.time; /* (now, for one without a time) */
