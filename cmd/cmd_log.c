@@ -19,7 +19,7 @@
 
 typedef struct log_args {
     const char *graph_path, *log_path, *format, *case_col, *activity_col, *time_col;
-    const char *file_col, *function_col, *line_col, *overrides_path, *llm_cmd;
+    const char *file_col, *function_col, *line_col, *overrides_path, *llm_cmd, *order;
     bool skip_bad, learn_code_attrs, no_tokens, include_tests, quiet, verbose, progress, json;
     const char *train_frac;
     const char *cfg_path;
@@ -46,6 +46,9 @@ typedef struct log_args {
      "truth function column (default code.function.name, then code.function)", 0, 0},           \
     {"line-col", 0, CLI_STR, &(a)->line_col, "NAME",                                             \
      "truth line column (default code.line.number, then code.lineno)", 0, 0},                    \
+    {"order", 0, CLI_STR, &(a)->order, "ORDER",                                                  \
+     "each case's events in event time (time, the default: as the daemon orders them) or in "   \
+     "the order of the file (arrival)", 0, 0},                                                   \
     {"skip-bad", 0, CLI_FLAG, &(a)->skip_bad, NULL,                                              \
      "count and skip malformed records instead of stopping at the first", 0, 0},                 \
     {"learn-code-attrs", 0, CLI_FLAG, &(a)->learn_code_attrs, NULL,                              \
@@ -153,6 +156,11 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
         .progress = cli_progress_stage,
         .progress_ud = &s->progress,
     };
+    if (a->order && strcmp(a->order, "time") != 0 && strcmp(a->order, "arrival") != 0) {
+        rc = cli_usage_error(cmd, "--order takes time or arrival, not '%s'", a->order);
+        goto fail;
+    }
+    lo.arrival_order = a->order && strcmp(a->order, "arrival") == 0;
     if (a->format && ingest_format_parse(a->format, &lo.in.format) != 0) {
         rc = cli_usage_error(cmd, "--format takes auto, csv, jsonl, xes or otlp-json, not '%s'",
                              a->format);

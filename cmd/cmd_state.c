@@ -100,7 +100,7 @@ static int dump_case(void *ud, const char *id, size_t len, const sess_case *c)
             core_buf_puts(b, "null");
         core_buf_puts(b, ",\"last_time\":");
         core_buf_json_str(b, when, strlen(when));
-        core_buf_puts(b, "}\n");
+        core_buf_printf(b, ",\"held\":%u}\n", c->nheld);
     } else {
         char num[24];
         cell(b, id, len, 40, 24);
@@ -141,10 +141,12 @@ static int state_dump(int argc, char **argv)
         "Print every case of a state directory, sorted by case id: its events so far,\n"
         "its last activity and the event time of its last event."
         "\n\n"
-        "JSON fields: {\"case_id\",\"seq\",\"last_activity\",\"last_time\"}. last_activity is "
-        "the\nactivity's text, its numeric id when the dictionary lacks it, or null for a case\n"
-        "without events; last_time is ISO 8601 (UTC), or \"\" when unknown. The directory is\n"
-        "opened read-only: it may be inspected while the daemon runs.",
+        "JSON fields: {\"case_id\",\"seq\",\"last_activity\",\"last_time\",\"held\"}. "
+        "last_activity\nis the activity's text, its numeric id when the dictionary lacks it, or "
+        "null for a\ncase without events; last_time is ISO 8601 (UTC), or \"\" when unknown; "
+        "held counts the\nevents received and held back in the event-time window "
+        "(serve.reorder_ms), not\napplied yet. The directory is opened read-only: it may be "
+        "inspected while the\ndaemon runs.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
@@ -278,9 +280,12 @@ static int state_stats(int argc, char **argv)
         goto done;
     }
     if (json) {
-        core_buf_printf(&b, "{\"cases\":%llu,\"dict\":%llu,\"counters\":%llu,\"offsets\":[%s],",
-                        (unsigned long long)st.cases, (unsigned long long)st.dict,
-                        (unsigned long long)st.counters, ob.data ? ob.data : "");
+        core_buf_printf(&b,
+                        "{\"cases\":%llu,\"held\":%llu,\"dict\":%llu,\"counters\":%llu,"
+                        "\"offsets\":[%s],",
+                        (unsigned long long)st.cases, (unsigned long long)st.held,
+                        (unsigned long long)st.dict, (unsigned long long)st.counters,
+                        ob.data ? ob.data : "");
         core_buf_printf(&b,
                         "\"map_size\":%zu,\"used_bytes\":%zu,\"file_bytes\":%zu,\"page_size\":%zu,"
                         "\"bytes_per_case\":%llu}\n",
@@ -288,6 +293,7 @@ static int state_stats(int argc, char **argv)
                         (unsigned long long)per_case);
     } else {
         core_buf_printf(&b, "%-12s %llu\n", "cases", (unsigned long long)st.cases);
+        core_buf_printf(&b, "%-12s %llu events\n", "held", (unsigned long long)st.held);
         core_buf_printf(&b, "%-12s %llu entries\n", "dict", (unsigned long long)st.dict);
         core_buf_printf(&b, "%-12s %llu\n", "counters", (unsigned long long)st.counters);
         core_buf_printf(&b, "%-12s %llu topic partitions%s\n", "offsets", (unsigned long long)o.n,

@@ -112,6 +112,33 @@ const core_cfg_item pmrag_config_table[] = {
      "capacity, an accepted event waits about this many events' time"},
     {"serve.stdout", CORE_CFG_BOOL, "false", 0, 0, NULL,
      "serve: also write every prediction as a JSON line to stdout"},
+    /* 1000 from tests/bench/arrival_order.sh (docs/benchmarks.md): the
+     * demo's orders through the OpenTelemetry Python SDK scored within a
+     * point of the start-order feed at 1000 ms with its batch processors
+     * (0.865 against 0.872) and its simple ones (0.913 against 0.911),
+     * nothing late. At 250 ms the batch processors' requests, flushed a
+     * few hundred ms apart, put events of one case past the grace: 4.8
+     * points lost, 47 events before a case's stored tokens refused. 5000 ms
+     * (the SDK's export delay) scored as 1000 ms, 4 s later. */
+    {"serve.reorder_ms", CORE_CFG_INT, "1000", 0, 3600000, NULL,
+     "serve: event time: each event is held back this long after it arrives, so that events of "
+     "its case that happened before it can still come first; each case's events are applied in "
+     "the order they happened (a span by its start, a log record by its time; spans placed "
+     "inside their parents when clocks disagree), and one that comes later still is placed where "
+     "it belongs, the predictions after it published again with a higher revision; 0: the order "
+     "they arrive in, at once. With kafka.changelog=true events are applied as they arrive. The "
+     "default is the shortest grace measured at which the OpenTelemetry SDK's batched and "
+     "unbatched traffic scored as in start order (docs/benchmarks.md)"},
+    {"serve.late_max_ms", CORE_CFG_INT, "3600000", 0, 1e12, NULL,
+     "serve: an event further behind its case's latest event (event time) is refused as too late "
+     "(pmrag_events_too_late_total, logged); 0: no bound but the events a case stores"},
+    {"serve.reorder_max_events", CORE_CFG_INT, "1000", 1, 1000000, NULL,
+     "serve: most events one case holds back; past it, the first in its order is applied at once"},
+    {"serve.dedupe_events", CORE_CFG_INT, "64", 0, 256, NULL,
+     "serve: fingerprints of its latest events each case keeps: an event received again (the "
+     "same span by trace and span id, a log record by its time, body, attributes and trace "
+     "context: an exporter's retry, a message delivered twice) is applied once "
+     "(pmrag_events_duplicate_total); 0: no check"},
     {"serve.case_attrs", CORE_CFG_STRING, "case.id,session.id,enduser.id", 0, 0, NULL,
      "serve: attributes that give an OTLP record's case id, in order (span or log record, then "
      "resource); the trace id when none is set"},

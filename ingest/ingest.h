@@ -55,6 +55,17 @@ typedef struct ingest_attr {
     const char *val;
 } ingest_attr;
 
+/* What kind of record an event came from. A file's rows are records of
+ * no kind of their own; OTLP tells spans, log records and the events
+ * inside a span (Span.events) apart, which the ordering of a case's
+ * events needs (a span is never placed before its parent). */
+typedef enum ingest_kind {
+    INGEST_RECORD = 0,
+    INGEST_SPAN,
+    INGEST_LOG,
+    INGEST_SPAN_EVENT,
+} ingest_kind;
+
 typedef struct ingest_event {
     const char *case_id;      /* never NULL or empty */
     const char *activity;     /* never NULL; may be "" (an empty message; from OTLP a span without
@@ -64,6 +75,8 @@ typedef struct ingest_event {
                                  line of <event>; OTLP: the request's line) */
     const ingest_attr *attrs; /* the other fields, as strings, in file order */
     uint32_t nattrs;
+    ingest_kind kind;
+    int64_t end_ns; /* a span's end time in Unix ns; 0 when unknown (as OTLP's 0) */
 } ingest_event;
 
 /* Options of ingest_file_open(); zero-initialised is the default. Strings
@@ -172,7 +185,13 @@ void ingest_format_time(int64_t ns, char *buf, size_t len);
  * returned.
  *
  * Spans (resourceSpans[].scopeSpans[].spans[], also the older
- * instrumentationLibrarySpans): activity = name, time = startTimeUnixNano.
+ * instrumentationLibrarySpans): activity = name, time = startTimeUnixNano,
+ * end_ns = endTimeUnixNano. Each event of a span (spans[].events[]:
+ * add_event, recorded exceptions) follows its span as an event of its
+ * own: activity = its name, time = its timeUnixNano (the span's start when
+ * it has none), attributes = its own, then the span's (so that it has the
+ * span's case and code.* attributes), then the span's "trace_id",
+ * "span_id" and "scope.name".
  * Log records (resourceLogs[].scopeLogs[].logRecords[]): activity =
  * body (a string as it is, other values as compact JSON; eventName when
  * there is no body), time = timeUnixNano, else observedTimeUnixNano.
@@ -453,7 +472,7 @@ typedef struct ingest_decode_opts {
 } ingest_decode_opts;
 
 typedef struct ingest_decode_result {
-    uint64_t accepted;       /* records emitted (emit returned 0) */
+    uint64_t accepted;       /* records emitted (emit returned 0), span events included */
     uint64_t rejected;       /* records skipped as unusable */
     uint64_t truncated;      /* emitted records with a value cut or attributes dropped */
     char reject_reason[256]; /* the first rejected record's reason, "" if none */
@@ -462,7 +481,8 @@ typedef struct ingest_decode_result {
 /*
  * Decodes an ExportTraceServiceRequest (kind TRACES) or
  * ExportLogsServiceRequest (LOGS), as protobuf or OTLP JSON, and calls emit
- * once per span or log record in body order. The event rules are those of
+ * once per span (then once per event of the span) or log record in body
+ * order. The event rules are those of
  * ingest_otlp_json_decode() (activity, time, case id, attributes including
  * trace_id, span_id, parent_span_id, severity_text, severity_number,
  * scope.name; code.* attributes stay plain attributes), for both

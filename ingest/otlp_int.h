@@ -41,9 +41,10 @@ typedef struct ingest__otlp {
     char *why;
     size_t whylen;
 
-    /* Where we are, for messages: names[0][idx[0]].names[1][idx[1]]... */
-    const char *names[3];
-    size_t idx[3];
+    /* Where we are, for messages: names[0][idx[0]].names[1][idx[1]]...
+     * (a span's event is four levels down). */
+    const char *names[4];
+    size_t idx[4];
     int level;
 
     /* The record being built: text holds every key, value and the
@@ -101,11 +102,12 @@ void ingest__otlp_resource_done(ingest__otlp *c);
 /*
  * Ends the record: the case id is the first case attribute with a value
  * (own attributes, then the resource's), else the trace id (hex, tlen 0
- * when none). Emits the event and returns emit's result, or rejects the
- * record (see ingest__otlp_reject).
+ * when none). Emits the event (of that kind, time t, a span's end time
+ * end or 0) and returns emit's result, or rejects the record (see
+ * ingest__otlp_reject).
  */
 int ingest__otlp_finish(ingest__otlp *c, const char *trace_hex, size_t tlen, size_t act_off,
-                        int64_t t);
+                        int64_t t, ingest_kind kind, int64_t end);
 
 /* How much of s fits in max bytes without splitting a UTF-8 character;
  * s must have more than max bytes. */

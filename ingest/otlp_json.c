@@ -203,29 +203,106 @@ static void trace_id_of(const json_t *rec, const char **s, size_t *n)
     *n = *s ? json_string_length(v) : 0;
 }
 
+/* An array field of obj, or NULL when absent; CORE_EFORMAT when it is
+ * something else. */
+static int array_of(ingest__otlp *c, const json_t *obj, const char *field, const json_t **out)
+{
+    const json_t *v = json_object_get(obj, field);
+    *out = NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return ingest__otlp_bad(c, field, "not an array");
+    *out = v;
+    return 0;
+}
+
+/* One event of a span (spans[].events[]: timeUnixNano, name, attributes):
+ * a record of its own, its attributes first, then the span's. start: the
+ * span's start, for an event without a time. */
+static int do_span_event(ingest__otlp *c, const json_t *ev, const json_t *span, const char *scope,
+                         int64_t start)
+{
+    if (!json_is_object(ev))
+        return ingest__otlp_bad(c, NULL, "not an object");
+    ingest__otlp_start(c, false);
+    int rc = add_attributes(c, json_object_get(ev, "attributes"));
+    if (rc || c->dry)
+        return rc;
+    add_attributes(c, json_object_get(span, "attributes")); /* (checked with the span) */
+    ingest__otlp_own_done(c);
+    add_str(c, "trace_id", span, "traceId", true);
+    add_str(c, "span_id", span, "spanId", true);
+    if (scope && *scope)
+        ingest__otlp_extra(c, "scope.name", scope, strlen(scope));
+    int64_t t;
+    rc = unix_nano(c, ev, "timeUnixNano", &t);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    if (t == INGEST_NO_TIME)
+        t = start;
+    size_t act = activity_text(c, json_object_get(ev, "name"), false);
+    const char *tid;
+    size_t tlen;
+    trace_id_of(span, &tid, &tlen);
+    return ingest__otlp_finish(c, tid, tlen, act, t, INGEST_SPAN_EVENT, 0);
+}
+
+/* The events of a span, after it (at level 4 of the messages' paths). */
+static int span_events(ingest__otlp *c, const json_t *span, const char *scope, int64_t start)
+{
+    const json_t *list;
+    int rc = array_of(c, span, "events", &list);
+    if (rc || !list)
+        return rc;
+    c->names[3] = "events";
+    for (size_t j = 0; j < json_array_size(list) && !rc; j++) {
+        c->level = 4;
+        c->idx[3] = j;
+        rc = do_span_event(c, json_array_get(list, j), span, scope, start);
+    }
+    c->level = 3;
+    return rc;
+}
+
 static int do_span(ingest__otlp *c, const json_t *span, const char *scope)
 {
     if (!json_is_object(span))
         return ingest__otlp_bad(c, NULL, "not an object");
     ingest__otlp_start(c, false);
     int rc = add_attributes(c, json_object_get(span, "attributes"));
-    if (rc || c->dry)
+    if (rc)
         return rc;
+    if (c->dry)
+        return span_events(c, span, scope, INGEST_NO_TIME);
     ingest__otlp_own_done(c);
     add_str(c, "trace_id", span, "traceId", true);
     add_str(c, "span_id", span, "spanId", true);
     add_str(c, "parent_span_id", span, "parentSpanId", true);
     if (scope && *scope)
         ingest__otlp_extra(c, "scope.name", scope, strlen(scope));
-    int64_t t;
+    int64_t t, end;
     rc = unix_nano(c, span, "startTimeUnixNano", &t);
-    if (rc)
-        return rc < 0 ? rc : 0;
-    size_t act = activity_text(c, json_object_get(span, "name"), false);
-    const char *tid;
-    size_t tlen;
-    trace_id_of(span, &tid, &tlen);
-    return ingest__otlp_finish(c, tid, tlen, act, t);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        /* An end that is no time is left out, not a reason to reject
+         * the span (dry: unix_nano's rejection then does nothing). */
+        c->dry = true;
+        if (unix_nano(c, span, "endTimeUnixNano", &end) != 0 || end == INGEST_NO_TIME)
+            end = 0;
+        c->dry = false;
+        size_t act = activity_text(c, json_object_get(span, "name"), false);
+        const char *tid;
+        size_t tlen;
+        trace_id_of(span, &tid, &tlen);
+        rc = ingest__otlp_finish(c, tid, tlen, act, t, INGEST_SPAN, end);
+        if (rc)
+            return rc;
+    }
+    /* A span rejected for its time still has its events, which may have
+     * times of their own. */
+    return span_events(c, span, scope, rc == 0 ? t : INGEST_NO_TIME);
 }
 
 static int do_log(ingest__otlp *c, const json_t *log, const char *scope)
@@ -272,21 +349,7 @@ static int do_log(ingest__otlp *c, const json_t *log, const char *scope)
     const char *tid;
     size_t tlen;
     trace_id_of(log, &tid, &tlen);
-    return ingest__otlp_finish(c, tid, tlen, act, t);
-}
-
-/* An array field of obj, or NULL when absent; CORE_EFORMAT when it is
- * something else. */
-static int array_of(ingest__otlp *c, const json_t *obj, const char *field, const json_t **out)
-{
-    const json_t *v = json_object_get(obj, field);
-    *out = NULL;
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_array(v))
-        return ingest__otlp_bad(c, field, "not an array");
-    *out = v;
-    return 0;
+    return ingest__otlp_finish(c, tid, tlen, act, t, INGEST_LOG, 0);
 }
 
 /* resourceSpans or resourceLogs: resources, their scopes, their records. */

@@ -45,6 +45,7 @@ typedef enum {
     PM_SCOPE_LOGS,
     PM_SCOPE,
     PM_SPAN,
+    PM_EVENT,
     PM_LOG,
     PM_KV,
     PM_ANY,
@@ -97,12 +98,16 @@ static const pb_fdesc f_span[] = {
     F(8, CORE_WIRE_I64, PM_NONE, false, "end_time_unix_nano"),
     F(9, CORE_WIRE_LEN, PM_KV, true, "attributes"),
     F(10, CORE_WIRE_VARINT, PM_NONE, false, "dropped_attributes_count"),
-    F(11, CORE_WIRE_LEN, PM_NONE, true, "events"),
+    F(11, CORE_WIRE_LEN, PM_EVENT, true, "events"),
     F(12, CORE_WIRE_VARINT, PM_NONE, false, "dropped_events_count"),
     F(13, CORE_WIRE_LEN, PM_NONE, true, "links"),
     F(14, CORE_WIRE_VARINT, PM_NONE, false, "dropped_links_count"),
     F(15, CORE_WIRE_LEN, PM_NONE, false, "status"),
     F(16, CORE_WIRE_I32, PM_NONE, false, "flags")};
+static const pb_fdesc f_event[] = {
+    F(1, CORE_WIRE_I64, PM_NONE, false, "time_unix_nano"),
+    F(2, CORE_WIRE_LEN, PM_NONE, false, "name"), F(3, CORE_WIRE_LEN, PM_KV, true, "attributes"),
+    F(4, CORE_WIRE_VARINT, PM_NONE, false, "dropped_attributes_count")};
 static const pb_fdesc f_log[] = {F(1, CORE_WIRE_I64, PM_NONE, false, "time_unix_nano"),
                                  F(2, CORE_WIRE_VARINT, PM_NONE, false, "severity_number"),
                                  F(3, CORE_WIRE_LEN, PM_NONE, false, "severity_text"),
@@ -141,6 +146,7 @@ static const struct {
     [PM_SCOPE_LOGS] = {f_scope_logs, N(f_scope_logs)},
     [PM_SCOPE] = {f_scope, N(f_scope)},
     [PM_SPAN] = {f_span, N(f_span)},
+    [PM_EVENT] = {f_event, N(f_event)},
     [PM_LOG] = {f_log, N(f_log)},
     [PM_KV] = {f_kv, N(f_kv)},
     [PM_ANY] = {f_any, N(f_any)},
@@ -548,11 +554,85 @@ static void set_slice(pb_slice *s, const core_wire_field *f)
     s->set = true;
 }
 
+/* The span a span event belongs to: what the event takes from it. */
+typedef struct pb_span_ctx {
+    const uint8_t *p; /* the span's bytes (its attributes are read again) */
+    size_t n;
+    pb_slice tid, sid;
+    const pb_slice *scope;
+    int64_t start; /* INGEST_NO_TIME when it has none */
+} pb_span_ctx;
+
+/* One event of a span (Span.Event: 1 time_unix_nano, 2 name, 3
+ * attributes): a record of its own, its attributes first, then the
+ * span's. */
+static int do_span_event(pb_dec *d, const uint8_t *p, size_t n, const pb_span_ctx *sp)
+{
+    ingest__otlp *c = d->c;
+    pb_slice name = {0};
+    uint64_t time = 0;
+    ingest__otlp_start(c, false);
+    core_wire_field f;
+    FOR_FIELDS(rf, f, p, n)
+    {
+        if (f.num == 1)
+            time = f.v;
+        else if (f.num == 2)
+            set_slice(&name, &f);
+        else if (f.num == 3)
+            attribute(d, f.p, f.n);
+    }
+    FOR_FIELDS(rf, f, sp->p, sp->n)
+    {
+        if (f.num == 9)
+            attribute(d, f.p, f.n);
+    }
+    ingest__otlp_own_done(c);
+    id_attr(d, "trace_id", sp->tid.p, sp->tid.n);
+    id_attr(d, "span_id", sp->sid.p, sp->sid.n);
+    if (sp->scope->n)
+        ingest__otlp_extra(c, "scope.name", (const char *)sp->scope->p, sp->scope->n);
+    int64_t t;
+    int rc = pb_time(d, "time_unix_nano", time, &t);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    if (t == INGEST_NO_TIME)
+        t = sp->start;
+    size_t act = ingest__otlp_value_begin(c);
+    ingest__otlp_put(c, (const char *)name.p, name.n);
+    ingest__otlp_value_end(c, act);
+    trace_hex(d, sp->tid.p, sp->tid.n);
+    return ingest__otlp_finish(c, d->thex.data, d->thex.len, act, t, INGEST_SPAN_EVENT, 0);
+}
+
+/* The events of a span, after it (at level 4 of the messages' paths). */
+static int span_events(pb_dec *d, const pb_span_ctx *sp)
+{
+    ingest__otlp *c = d->c;
+    c->names[3] = "events";
+    size_t j = 0;
+    int rc = 0;
+    core_wire_field f;
+    FOR_FIELDS(rf, f, sp->p, sp->n)
+    {
+        if (f.num != 11)
+            continue;
+        c->level = 4;
+        c->idx[3] = j++;
+        rc = do_span_event(d, f.p, f.n, sp);
+        if (rc)
+            break;
+    }
+    c->level = 3;
+    return rc;
+}
+
 static int do_span(pb_dec *d, const uint8_t *p, size_t n, const pb_slice *scope)
 {
     ingest__otlp *c = d->c;
     pb_slice tid = {0}, sid = {0}, pid = {0}, name = {0};
-    uint64_t start = 0;
+    uint64_t start = 0, end = 0;
+    bool events = false;
     ingest__otlp_start(c, false);
     core_wire_field f;
     FOR_FIELDS(rf, f, p, n)
@@ -573,8 +653,14 @@ static int do_span(pb_dec *d, const uint8_t *p, size_t n, const pb_slice *scope)
         case 7:
             start = f.v;
             break;
+        case 8:
+            end = f.v;
+            break;
         case 9:
             attribute(d, f.p, f.n);
+            break;
+        case 11:
+            events = true;
             break;
         }
     }
@@ -586,13 +672,25 @@ static int do_span(pb_dec *d, const uint8_t *p, size_t n, const pb_slice *scope)
         ingest__otlp_extra(c, "scope.name", (const char *)scope->p, scope->n);
     int64_t t;
     int rc = pb_time(d, "start_time_unix_nano", start, &t);
-    if (rc)
-        return rc < 0 ? rc : 0;
-    size_t act = ingest__otlp_value_begin(c);
-    ingest__otlp_put(c, (const char *)name.p, name.n);
-    ingest__otlp_value_end(c, act);
-    trace_hex(d, tid.p, tid.n);
-    return ingest__otlp_finish(c, d->thex.data, d->thex.len, act, t);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        size_t act = ingest__otlp_value_begin(c);
+        ingest__otlp_put(c, (const char *)name.p, name.n);
+        ingest__otlp_value_end(c, act);
+        trace_hex(d, tid.p, tid.n);
+        /* An end past INT64_MAX is no time, as an end is not needed. */
+        rc = ingest__otlp_finish(c, d->thex.data, d->thex.len, act, t, INGEST_SPAN,
+                                 end <= (uint64_t)INT64_MAX ? (int64_t)end : 0);
+        if (rc)
+            return rc;
+    }
+    /* A span rejected for its time still has its events, which may have
+     * times of their own. */
+    if (!events)
+        return 0;
+    pb_span_ctx sp = {p, n, tid, sid, scope, rc == 0 ? t : INGEST_NO_TIME};
+    return span_events(d, &sp);
 }
 
 static int do_log(pb_dec *d, const uint8_t *p, size_t n, const pb_slice *scope)
@@ -662,7 +760,7 @@ static int do_log(pb_dec *d, const uint8_t *p, size_t n, const pb_slice *scope)
         ingest__otlp_put(c, (const char *)event.p, event.n);
     ingest__otlp_value_end(c, act);
     trace_hex(d, tid.p, tid.n);
-    return ingest__otlp_finish(c, d->thex.data, d->thex.len, act, t);
+    return ingest__otlp_finish(c, d->thex.data, d->thex.len, act, t, INGEST_LOG, 0);
 }
 
 /* ScopeSpans / ScopeLogs: the scope's name first (wherever it is on the

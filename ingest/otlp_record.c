@@ -273,7 +273,7 @@ bool ingest__otlp_zero_hex(const char *s, size_t n)
 }
 
 int ingest__otlp_finish(ingest__otlp *c, const char *trace_hex, size_t tlen, size_t act_off,
-                        int64_t t)
+                        int64_t t, ingest_kind kind, int64_t end)
 {
     if (c->dry)
         return 0;
@@ -319,6 +319,8 @@ int ingest__otlp_finish(ingest__otlp *c, const char *trace_hex, size_t tlen, siz
         .line = 0,
         .attrs = c->attrs.v,
         .nattrs = (uint32_t)c->attrs.n,
+        .kind = kind,
+        .end_ns = end,
     };
     int rc = c->emit(c->ud, &ev);
     if (rc == 0) {

@@ -10,16 +10,26 @@ typedef struct case_rec {
     int64_t first; /* earliest time, INT64_MAX when none */
     uint32_t rank; /* chronological position */
     uint32_t count;
+    uint32_t start; /* its first event in load_ctx.at (time order) */
+    uint32_t next;  /* position of its next event to map */
+    bool linked;    /* some event names a span (its order needs model_order_keys) */
     /* the activities of its last events, oldest first, as the mapper
      * reads a case */
     uint32_t recent[MAP_RECENT];
     uint32_t nrecent;
 } case_rec;
 
+/* An event as the first pass sees it (time order): its case, its time
+ * and, when it names a span, what model_order_keys needs of it. */
+typedef struct first_ev {
+    int64_t time;
+    uint32_t kase;
+    uint32_t link; /* index in load_ctx.links, UINT32_MAX: none */
+} first_ev;
+
 typedef struct raw_ev {
     uint32_t kase;
-    uint32_t seq;
-    int64_t time;
+    uint32_t pos; /* position in its case */
     model_log_event e;
 } raw_ev;
 
@@ -51,9 +61,7 @@ static int cmp_raw(const void *a, const void *b)
     const raw_ev *x = a, *y = b;
     if (x->kase != y->kase)
         return x->kase < y->kase ? -1 : 1;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 /* One pass over the file; fn is called for each event. */
@@ -87,6 +95,13 @@ static int pass(const char *path, const model_log_opts *o, const char *label,
     return rc < 0 ? rc : 0;
 }
 
+/* An event of the second pass that comes before its turn in its case
+ * (an earlier one follows in the file): copied until then. */
+typedef struct stashed {
+    ingest_event ev;
+    ingest_attr *attrs;
+} stashed;
+
 typedef struct load_ctx {
     model_log *l;
     const model_log_opts *o;
@@ -95,6 +110,18 @@ typedef struct load_ctx {
     core_vec(case_rec) cases;
     core_vec(raw_ev) evs;
     bool truth;
+    /* Time order (not o->arrival_order). First pass: every event; then
+     * each event's position in its case, by its index in the file. */
+    core_vec(first_ev) firsts;
+    core_vec(model_order_ev) links;
+    uint32_t *pos;
+    uint64_t npos; /* events of the first pass */
+    uint64_t at;   /* events of the second pass so far */
+    /* Events waiting for their turn: (case << 32 | position) -> index
+     * in stash, their strings in arena. */
+    core_map waiting;
+    core_vec(stashed) stash;
+    core_arena arena;
 } load_ctx;
 
 static uint32_t case_of(load_ctx *c, const char *id, bool add)
@@ -124,7 +151,74 @@ static int first_pass(void *ud, const ingest_event *ev)
     if (ev->time_ns != INGEST_NO_TIME && ev->time_ns < r->first)
         r->first = ev->time_ns;
     r->count++;
+    if (c->o->arrival_order)
+        return 0;
+    first_ev f = {ev->time_ns, k, UINT32_MAX};
+    model_order_ev oe;
+    model_order_event(ev, c->firsts.n, &oe);
+    if (oe.span || oe.parent) {
+        f.link = (uint32_t)c->links.n;
+        core_vec_push(&c->links, oe);
+        r->linked = true;
+    }
+    core_vec_push(&c->firsts, f);
     return 0;
+}
+
+static int cmp_order_ev(const void *a, const void *b)
+{
+    return model_order_cmp(a, b);
+}
+
+/* Each event's position in its case (c->pos, by index in the file): by
+ * time and file order, and for a case whose events name spans, by
+ * model_order_keys. */
+static void order_cases(load_ctx *c)
+{
+    size_t n = c->firsts.n;
+    c->npos = n;
+    c->pos = core_xmalloc((n ? n : 1) * sizeof *c->pos);
+    /* The events of each case together, in file order. */
+    uint32_t *by_case = core_xmalloc((n ? n : 1) * sizeof *by_case);
+    uint32_t start = 0;
+    for (size_t k = 0; k < c->cases.n; k++) {
+        c->cases.v[k].start = start;
+        start += c->cases.v[k].count;
+        c->cases.v[k].next = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        case_rec *r = &c->cases.v[c->firsts.v[i].kase];
+        by_case[r->start + r->next++] = (uint32_t)i;
+    }
+    core_vec(model_order_ev) tmp = {0};
+    for (size_t k = 0; k < c->cases.n; k++) {
+        case_rec *r = &c->cases.v[k];
+        const uint32_t *ix = by_case + r->start;
+        tmp.n = 0;
+        core_vec_reserve(&tmp, r->count);
+        for (uint32_t j = 0; j < r->count; j++) {
+            const first_ev *f = &c->firsts.v[ix[j]];
+            model_order_ev e = {.time = f->time, .dur = -1};
+            if (f->link != UINT32_MAX)
+                e = c->links.v[f->link];
+            e.tie = ix[j];
+            tmp.v[tmp.n++] = e;
+        }
+        if (r->linked)
+            model_order_keys(tmp.v, tmp.n);
+        else
+            for (size_t j = 0; j < tmp.n; j++)
+                tmp.v[j].key = tmp.v[j].time;
+        if (tmp.n)
+            qsort(tmp.v, tmp.n, sizeof *tmp.v, cmp_order_ev);
+        for (uint32_t j = 0; j < r->count; j++)
+            c->pos[tmp.v[j].tie] = j;
+        r->next = 0;
+    }
+    core_vec_free(&tmp);
+    free(by_case);
+    core_vec_free(&c->firsts);
+    core_vec_free(&c->links);
 }
 
 void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool code_attrs,
@@ -150,13 +244,10 @@ void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool c
     me->code_line = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
 }
 
-static int second_pass(void *ud, const ingest_event *ev)
+/* Maps one event of case k, the next in its order. */
+static void map_one(load_ctx *c, const ingest_event *ev, uint32_t k)
 {
-    load_ctx *c = ud;
     const model_log_opts *o = c->o;
-    uint32_t k = case_of(c, ev->case_id, false);
-    if (k == UINT32_MAX)
-        return CORE_ECORRUPT; /* the file changed between the passes */
     case_rec *r = &c->cases.v[k];
     bool train = r->rank < c->l->ntrain;
     map_event me;
@@ -170,7 +261,7 @@ static int second_pass(void *ud, const ingest_event *ev)
     const char *line = attr(ev, o->line_key ? o->line_key : "code.line.number",
                             o->line_key ? NULL : "code.lineno");
     uint32_t lineno = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
-    raw_ev re = {.kase = r->rank, .seq = (uint32_t)c->evs.n, .time = ev->time_ns};
+    raw_ev re = {.kase = r->rank, .pos = r->next++};
     map_mapper_map(c->m, &me, r->recent, r->nrecent, &re.e.act, &re.e.var);
     if (r->nrecent == MAP_RECENT)
         memmove(r->recent, r->recent + 1, (MAP_RECENT - 1) * sizeof *r->recent);
@@ -195,7 +286,74 @@ static int second_pass(void *ud, const ingest_event *ev)
     if (!file || !lineno)
         c->truth = false;
     core_vec_push(&c->evs, re);
+}
+
+static uint64_t wait_key(uint32_t k, uint32_t pos)
+{
+    return (uint64_t)k << 32 | pos;
+}
+
+/* A copy of ev (strings in the arena) until its turn. */
+static void stash(load_ctx *c, const ingest_event *ev, uint32_t k, uint32_t pos)
+{
+    core_arena *a = &c->arena;
+    stashed s = {.ev = *ev};
+    s.ev.case_id = "";
+    s.ev.activity = core_arena_strndup(a, ev->activity, strlen(ev->activity));
+    s.attrs = core_arena_alloc(a, (ev->nattrs ? ev->nattrs : 1) * sizeof *s.attrs);
+    for (uint32_t i = 0; i < ev->nattrs; i++)
+        s.attrs[i] =
+            (ingest_attr){core_arena_strndup(a, ev->attrs[i].key, strlen(ev->attrs[i].key)),
+                          core_arena_strndup(a, ev->attrs[i].val, strlen(ev->attrs[i].val))};
+    s.ev.attrs = s.attrs;
+    bool fresh;
+    *core_map_put(&c->waiting, wait_key(k, pos), &fresh) = c->stash.n;
+    core_vec_push(&c->stash, s);
+}
+
+static int second_pass(void *ud, const ingest_event *ev)
+{
+    load_ctx *c = ud;
+    uint32_t k = case_of(c, ev->case_id, false);
+    if (k == UINT32_MAX)
+        return CORE_ECORRUPT; /* the file changed between the passes */
+    case_rec *r = &c->cases.v[k];
+    if (c->o->arrival_order) {
+        map_one(c, ev, k);
+        return 0;
+    }
+    uint64_t i = c->at++;
+    if (i >= c->npos)
+        return CORE_ECORRUPT;
+    uint32_t pos = c->pos[i];
+    if (pos != r->next) {
+        stash(c, ev, k, pos);
+        return 0;
+    }
+    map_one(c, ev, k);
+    /* Those that waited for it. */
+    for (;;) {
+        uint64_t *w = core_map_get(&c->waiting, wait_key(k, r->next));
+        if (!w || *w == UINT64_MAX)
+            break;
+        stashed *s = &c->stash.v[*w];
+        *w = UINT64_MAX;
+        map_one(c, &s->ev, k);
+    }
     return 0;
+}
+
+static void load_done(load_ctx *c)
+{
+    core_vec_free(&c->evs);
+    core_vec_free(&c->cases);
+    core_map_free(&c->case_index);
+    core_vec_free(&c->firsts);
+    core_vec_free(&c->links);
+    free(c->pos);
+    core_map_free(&c->waiting);
+    core_vec_free(&c->stash);
+    core_arena_free(&c->arena);
 }
 
 int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, model_log *l,
@@ -226,14 +384,23 @@ int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, mod
         total += r->count;
     }
     free(order);
+    if (!o->arrival_order)
+        order_cases(&c);
     core_vec_reserve(&c.evs, total);
+    core_arena_init(&c.arena, 1 << 16);
     /* Malformed records were reported by the first pass. */
     model_log_opts quiet = *o;
     quiet.in.log.fn = NULL;
     rc = pass(path, &quiet, "mapping", second_pass, &c, l, why, whylen);
     if (rc)
         goto fail;
-    /* Events by case, each case's stably by time. An empty log has no
+    for (uint32_t i = 0; i < n; i++)
+        if (c.cases.v[i].next != c.cases.v[i].count) {
+            rc = core_fail(why, whylen, CORE_ECORRUPT, "%s: the file changed while it was read",
+                           path);
+            goto fail;
+        }
+    /* Events by case, each case's in its order. An empty log has no
      * vector at all, which qsort must not be given even for 0 items. */
     if (c.evs.n)
         qsort(c.evs.v, c.evs.n, sizeof *c.evs.v, cmp_raw);
@@ -251,14 +418,10 @@ int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, mod
     for (uint32_t i = 0; i < n; i++)
         l->off[i + 1] += l->off[i];
     l->has_truth = c.truth && c.evs.n > 0;
-    core_vec_free(&c.evs);
-    core_vec_free(&c.cases);
-    core_map_free(&c.case_index);
+    load_done(&c);
     return 0;
 fail:
-    core_vec_free(&c.evs);
-    core_vec_free(&c.cases);
-    core_map_free(&c.case_index);
+    load_done(&c);
     model_log_free(l);
     return rc;
 }

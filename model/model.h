@@ -289,15 +289,63 @@ int model_load(const char *path, const graph *g, const map_mapper_opts *opts, ma
                model_joint **out, char *why, size_t whylen);
 
 /* ------------------------------------------------------------------ */
+/* The order of a case's events                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A case's events are ordered by event time: a span by its start, a log
+ * record or a span event by its own time, ties by the order they arrived
+ * (or their order in the file). Clocks that disagree are corrected within
+ * a case: a span is placed inside its parent (the same trace, a
+ * parent_span_id of a span of the case), on its parent's clock when it
+ * fits there, and a log record or span event that names a span of the
+ * case (its trace and span id) moves with that span and never before its
+ * start. The daemon and the offline commands both order through these
+ * functions. Reentrant.
+ */
+typedef struct model_order_ev {
+    /* In. */
+    int64_t time;    /* its own time; INGEST_NO_TIME: none */
+    int64_t dur;     /* a span's duration (end - start); < 0: unknown */
+    uint64_t span;   /* a span's id; another event's span; 0: none (model_order_span_id) */
+    uint64_t parent; /* a span's parent's id; 0: none */
+    bool is_span;
+    bool fixed;   /* already placed: key, shift and depth are given, only read */
+    uint64_t tie; /* the order of arrival (or in the file) */
+    /* Out (in, when fixed). */
+    int64_t key;    /* the time the case is ordered by */
+    int64_t shift;  /* key - time: how far its clock was corrected */
+    uint32_t depth; /* spans above it in the case: a parent comes before its children */
+} model_order_ev;
+
+/* The id of a span from its trace and span id texts (hex): a hash, never
+ * 0; 0 when span is NULL or empty. */
+uint64_t model_order_span_id(const char *trace, const char *span);
+/* An event's part in the order: its time, kind, end and the ids in its
+ * attributes "trace_id", "span_id" and "parent_span_id" (OTLP's, as
+ * ingest names them). ev is borrowed for the call. */
+void model_order_event(const ingest_event *ev, uint64_t tie, model_order_ev *out);
+/* Places every event of ev[0..n) (one case's) that is not fixed: its key,
+ * shift and depth. Order them with model_order_cmp. */
+void model_order_keys(model_order_ev *ev, size_t n);
+/* Negative when a comes first: by key, then depth, then tie. */
+int model_order_cmp(const model_order_ev *a, const model_order_ev *b);
+
+/* ------------------------------------------------------------------ */
 /* Event logs as datasets                                              */
 /* ------------------------------------------------------------------ */
 
 /*
  * An event log loaded for offline work (map, mine, eval, predict, the
  * daemon's bootstrap): streamed twice from its file (the first pass
- * orders the cases, the second maps every event to its activity), then
- * kept as ids. The raw messages are never held: a log of any size costs
- * memory per event (about 32 bytes) and per distinct message.
+ * orders the cases and each case's events, by event time as the daemon
+ * does: model_order_keys; the second maps every event to its activity,
+ * each case's in that order, so that the mapper sees a case's recent
+ * events as the daemon does), then kept as ids. The raw messages are not
+ * held: a log of any size costs memory per event (about 32 bytes, and 24
+ * more while it loads) and per distinct message; only an event that comes
+ * in the file before an earlier event of its case waits, copied, for that
+ * one (none in a log written in time order).
  */
 typedef struct model_log_opts {
     ingest_file_opts in;
@@ -306,6 +354,10 @@ typedef struct model_log_opts {
     const char *file_key, *function_key, *line_key, *logger_key, *level_key;
     /* Give the mapper the train split's code.* attributes. */
     bool learn_code_attrs;
+    /* Keep each case's events in the order of the file (the order they
+     * arrived in, for a log that recorded it) instead of event time
+     * (model_order_keys), the default. */
+    bool arrival_order;
     /* Refuse a log whose events lack the truth (a file and a line each):
      * CORE_EUSAGE, before anything is trained from it. */
     bool require_truth;

@@ -32,8 +32,8 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
                        sizeof tbuf);
     core_buf_puts(json, "{\"case_id\":");
     core_buf_json_str(json, case_id, strlen(case_id));
-    core_buf_printf(json, ",\"seq\":%llu,\"last_time\":\"%s\",\"prefix\":[",
-                    (unsigned long long)c.seq, tbuf);
+    core_buf_printf(json, ",\"seq\":%llu,\"held\":%u,\"last_time\":\"%s\",\"prefix\":[",
+                    (unsigned long long)c.seq, c.nheld, tbuf);
     pthread_mutex_lock(&s->mu);
     for (uint32_t i = 0; i < c.ntok; i++) {
         if (i)

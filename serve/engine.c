@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How long a batch that only releases held events may wait for one that
+ * acknowledges input (serve.reorder_ms). */
+#define RELEASE_COMMIT_NS 50000000ull
+
 /* A case's vector entries are stored as sess_entry and used as ppr_entry. */
 _Static_assert(sizeof(sess_entry) == sizeof(ppr_entry), "sess_entry and ppr_entry differ");
 
-/* The case an event belongs to, into c: from the batch being filled, the
- * one being committed or the state, or a new one. False when a limit
- * keeps the event out (counted there). */
-static bool case_take(serve *s, const ingest_event *ev, size_t clen, sess_case *c)
+bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted, sess_case *c)
 {
     if (clen > SESS_MAX_ID) {
         /* The decoders refuse these; an event that gets here anyway is
@@ -26,11 +27,11 @@ static bool case_take(serve *s, const ingest_event *ev, size_t clen, sess_case *
                       clen, SESS_MAX_ID);
         return false;
     }
-    int f = sess_batch_case_find(s->batch, ev->case_id, clen, c);
+    int f = sess_batch_case_find(s->batch, case_id, clen, c);
     if (f < 0 && s->inflight)
-        f = sess_batch_case_find(s->inflight, ev->case_id, clen, c);
-    if (f != 1 && (f == 0 || sess_case_get(s->env, ev->case_id, clen, c) != 0)) {
-        if (!sess_rules_admit(s->rules, core_now_ns())) {
+        f = sess_batch_case_find(s->inflight, case_id, clen, c);
+    if (f != 1 && (f == 0 || sess_case_get(s->env, case_id, clen, c) != 0)) {
+        if (!admitted && !sess_rules_admit(s->rules, core_now_ns())) {
             sink_counter_add(s->c_lim_new_cases, 1);
             return false;
         }
@@ -38,7 +39,7 @@ static bool case_take(serve *s, const ingest_event *ev, size_t clen, sess_case *
         c->last_time_ns = INT64_MIN;
         c->model_version = s->model_version;
     }
-    if (!sess_rules_room(s->rules, c)) {
+    if (!admitted && !sess_rules_room(s->rules, c)) {
         sink_counter_add(s->c_lim_case_events, 1);
         return false;
     }
@@ -86,20 +87,20 @@ static void follows_learn(serve *s, const sess_case *c, uint32_t a)
         serve__follows_share(s, o, a, c->act + c->ntok - o, c->var + c->ntok - o);
 }
 
-/* Moves the case on by ev, mapped to activity a (variant v, text): its
- * window, its vector and its ranking (into s->pred; returns how many, kept
- * in the case to be scored by its next event), seq and times, and whether
- * the activity closes it. */
-static uint32_t case_advance(serve *s, sess_case *c, const ingest_event *ev, uint32_t a, uint32_t v,
-                             const char *text)
+/* Moves the case on by a token (activity a, variant v, its place t): its
+ * window, its vector and its ranking (into s->pred; returns how many,
+ * kept in the case to be scored by its next event), seq and times. */
+static uint32_t case_push(serve *s, sess_case *c, uint32_t a, uint32_t v, const sess_tok *t)
 {
     if (c->ntok == SESS_MAX_TOKENS) {
         memmove(c->act, c->act + 1, (SESS_MAX_TOKENS - 1) * sizeof *c->act);
         memmove(c->var, c->var + 1, (SESS_MAX_TOKENS - 1) * sizeof *c->var);
+        memmove(c->tok, c->tok + 1, (SESS_MAX_TOKENS - 1) * sizeof *c->tok);
         c->ntok--;
     }
     c->act[c->ntok] = a;
     c->var[c->ntok] = v;
+    c->tok[c->ntok] = *t;
     c->ntok++;
     ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, s->M, c->vec_err};
     uint64_t r0 = core_now_ns();
@@ -111,48 +112,94 @@ static uint32_t case_advance(serve *s, sess_case *c, const ingest_event *ev, uin
     c->vec_err = rec.err;
     serve__score_keep(s, c, n);
     c->seq++;
-    /* A record with no time of its own (OTLP: neither time nor observed
-     * time) has the time it was taken in, as OTLP receivers do. */
-    c->last_time_ns = ev->time_ns == INGEST_NO_TIME ? core_wall_ns() : ev->time_ns;
+    c->last_time_ns = t->key - t->shift; /* the event's own time */
     c->touched_ns = core_wall_ns();
-    c->closed = sess_rules_ends(s->rules, text);
     return n;
 }
 
-/* The changed case into the batch (out of it, and of the state, when it
- * closed), and its changelog record when it came from Kafka. */
-static void case_store(serve *s, const ingest_event *ev, size_t clen, const sess_case *c,
+int serve__event_apply(serve *s, sess_case *c, const char *case_id, size_t clen,
+                       const ingest_event *ev, const model_order_ev *o, uint32_t rev, uint64_t t0)
+{
+    uint32_t a, v;
+    map_activity pa;
+    event_map(s, ev, c, &a, &v, &pa);
+    if (s->learn_online && c->ntok)
+        follows_learn(s, c, a);
+    sess_tok t = {.key = o->key,
+                  .shift = o->shift,
+                  .dur = o->dur,
+                  .span = o->span,
+                  .depth = o->depth,
+                  .rev = rev,
+                  .is_span = o->is_span};
+    uint32_t n = case_push(s, c, a, v, &t);
+    c->closed = sess_rules_ends(s->rules, pa.text);
+    return serve__publish(s, case_id, clen, c, pa.text, n, rev, t0);
+}
+
+int serve__token_apply(serve *s, sess_case *c, const char *case_id, size_t clen, uint32_t a,
+                       uint32_t v, const sess_tok *t, uint64_t t0)
+{
+    const char *text = "";
+    if (a < map_mapper_nactivities(s->m)) {
+        map_activity pa;
+        map_mapper_activity(s->m, a, &pa);
+        text = pa.text;
+    }
+    uint32_t n = case_push(s, c, a, v, t);
+    c->closed = sess_rules_ends(s->rules, text);
+    c->last_rank = -1; /* scored when it was first applied */
+    return serve__publish(s, case_id, clen, c, text, n, t->rev, t0);
+}
+
+void serve__case_store(serve *s, const char *case_id, size_t clen, const sess_case *c,
                        const ingest_kafka_msg *km)
 {
     if (c->closed)
-        sess_batch_case_del(s->batch, ev->case_id, clen);
+        sess_batch_case_del(s->batch, case_id, clen);
     else
-        sess_batch_case_put(s->batch, ev->case_id, clen, c);
+        sess_batch_case_put(s->batch, case_id, clen, c);
     s->batch_events++;
     if (s->kcl && km)
-        serve__changelog_send(s, ev->case_id, clen, c->closed ? NULL : c, km);
+        serve__changelog_send(s, case_id, clen, c->closed ? NULL : c, km);
 }
 
-/* Maps ev, advances its case, ranks and publishes. Returns 0, or a
- * negative code when the prediction could not be produced (the producer
- * failed for good): the engine stops then, without committing. */
-static int apply_event(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
+void serve__order_of(const ingest_event *ev, uint64_t tie, int64_t now, model_order_ev *o)
+{
+    model_order_event(ev, tie, o);
+    /* A record with no time of its own (OTLP: neither time nor observed
+     * time) has the time it was taken in, as OTLP receivers do. */
+    if (o->time == INGEST_NO_TIME)
+        o->time = now;
+    o->key = o->time;
+}
+
+/* Applies ev at once, in the order events arrive (serve.reorder_ms 0).
+ * Returns 0, or a negative code when the prediction could not be
+ * produced (the producer failed for good): the engine stops then,
+ * without committing. */
+static int apply_now(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     size_t clen = strlen(ev->case_id);
     sess_case c;
-    if (!case_take(s, ev, clen, &c))
+    if (!serve__case_take(s, ev->case_id, clen, false, &c))
         return 0;
-    uint32_t a, v;
-    map_activity pa;
-    event_map(s, ev, &c, &a, &v, &pa);
-    if (s->learn_online && c.ntok)
-        follows_learn(s, &c, a);
-    uint32_t n = case_advance(s, &c, ev, a, v, pa.text);
-    int rc = serve__publish(s, ev->case_id, clen, &c, pa.text, n, t0);
+    if (serve__seen(s, &c, ev))
+        return 0;
+    model_order_ev o;
+    serve__order_of(ev, 0, core_wall_ns(), &o);
+    int rc = serve__event_apply(s, &c, ev->case_id, clen, ev, &o, 0, t0);
     if (rc)
         return rc;
-    case_store(s, ev, clen, &c, km);
+    serve__case_store(s, ev->case_id, clen, &c, km);
     return 0;
+}
+
+/* An event in: held back in the event-time window, or applied at once
+ * when there is none. */
+static int event_in(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
+{
+    return s->reorder_ns ? serve__reorder_hold(s, ev, t0) : apply_now(s, ev, t0, km);
 }
 
 /* ------------------------------------------------------------------ */
@@ -171,7 +218,7 @@ static int emit_event(void *ud, const ingest_event *ev)
 {
     emit_ctx *e = ud;
     e->events++;
-    e->rc = apply_event(e->s, ev, e->t0, e->km);
+    e->rc = event_in(e->s, ev, e->t0, e->km);
     return e->rc;
 }
 
@@ -384,16 +431,19 @@ int serve__cycle(serve *s, bool draining)
     uint64_t budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
     bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
     serve__kafka_hold(s);
+    /* Held events due soon: no sleeping past them. */
+    int64_t due_ns = s->reorder_ns ? serve__reorder_wait_ns(s) : INT64_MAX;
+    int64_t due_ms = due_ns == INT64_MAX ? INT64_MAX : (due_ns + 999999) / 1000000;
     pthread_mutex_lock(&s->mu);
     if (s->kin && !draining && budget) {
         bool waiting;
         pthread_mutex_lock(&s->qmu);
         waiting = s->qhead != NULL;
         pthread_mutex_unlock(&s->qmu);
-        int n = ingest_kafka_poll(s->kin, (int)(budget < INT32_MAX ? budget : INT32_MAX),
-                                  waiting ? 0
-                                  : busy  ? 1
-                                          : 10,
+        int wait_ms = waiting ? 0 : busy ? 1 : 10;
+        if (due_ms < wait_ms)
+            wait_ms = (int)due_ms;
+        int n = ingest_kafka_poll(s->kin, (int)(budget < INT32_MAX ? budget : INT32_MAX), wait_ms,
                                   serve__on_kafka_msg, s);
         if (n < 0) {
             core_logf(&s->lg, CORE_LOG_ERROR, "Kafka consumer: %s", core_strerror(n));
@@ -411,7 +461,10 @@ int serve__cycle(serve *s, bool draining)
         pthread_mutex_unlock(&s->mu);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (busy ? 2 : 200) * 1000000;
+        int64_t wait_ms = busy ? 2 : 200;
+        if (due_ms < wait_ms)
+            wait_ms = due_ms;
+        ts.tv_nsec += wait_ms * 1000000;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;
@@ -427,7 +480,7 @@ int serve__cycle(serve *s, bool draining)
     uint64_t nhttp = 0, ngrpc = 0;
     for (pending *p = taken; p && !rc; p = p->next) {
         for (size_t i = 0; i < p->n && !rc; i++)
-            rc = apply_event(s, &p->evs[i], p->t0, NULL);
+            rc = event_in(s, &p->evs[i], p->t0, NULL);
         if (p->grpc)
             ngrpc += p->n;
         else
@@ -452,6 +505,8 @@ int serve__cycle(serve *s, bool draining)
         sink_counter_add(s->c_events_otlp, nhttp);
     if (ngrpc)
         sink_counter_add(s->c_events_grpc, ngrpc);
+    if (!rc && s->reorder_ns)
+        rc = serve__reorder_due(s);
     /* Activities first seen in this cycle: the strategies that work per
      * activity (constants, tokens, the external command). */
     if (!rc && s->batch_events) {
@@ -468,11 +523,19 @@ int serve__cycle(serve *s, bool draining)
     if (rc)
         return rc;
     /* Hand the batch over when the committer is free (so batches grow
-     * with the load: as large as what came in during one commit). */
+     * with the load: as large as what came in during one commit). A
+     * batch that only releases held events acknowledges nothing: it waits
+     * a little, to go with the next batch that does, rather than make
+     * that one wait for a commit of its own (a crash before it is
+     * committed only releases those events again). */
     if (sess_batch_size(s->batch)) {
         rc = serve__pipe_reap(s, draining);
-        if (!rc && !s->inflight)
+        bool waits = s->reorder_ns && !draining && !s->reqs && !s->pos.n &&
+                     core_now_ns() - s->last_handoff < RELEASE_COMMIT_NS;
+        if (!rc && !s->inflight && !waits) {
             serve__pipe_handoff(s);
+            s->last_handoff = core_now_ns();
+        }
     }
     uint64_t now = core_now_ns();
     if (now - s->last_gauges > 5000000000ull) {

@@ -145,6 +145,41 @@ static void outputs_init(serve *s, sink_metrics *m)
         "mean reciprocal rank of the next event's emitter over the last 5 minutes", NULL);
 }
 
+/* Event time: events held back, placed late, refused, applied once. */
+static void event_time_init(serve *s, sink_metrics *m)
+{
+    static const double late[] = {0.001, 0.01, 0.1, 0.5, 1,    2.5,   5,    10,
+                                  30,    60,   300, 900, 3600, 21600, 86400};
+    static const double held[] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                  0.5,   1,     2.5,  5,     10,   30,  60};
+    s->c_late = sink_metrics_counter(
+        m, "pmrag_events_late_total",
+        "events placed before events of their case already applied (serve.reorder_ms)", NULL);
+    s->c_too_late = sink_metrics_counter(
+        m, "pmrag_events_too_late_total",
+        "events refused as too late: before the events their case still stores, or further "
+        "behind its latest event than serve.late_max_ms",
+        NULL);
+    s->c_dups = sink_metrics_counter(
+        m, "pmrag_events_duplicate_total",
+        "events received again (the same span, or log record with the same content) and not "
+        "applied again (serve.dedupe_events)",
+        NULL);
+    s->c_revised = sink_metrics_counter(
+        m, "pmrag_predictions_revised_total",
+        "predictions published again (revision 1 and up) after a late event", NULL);
+    s->g_held = sink_metrics_gauge(m, "pmrag_events_held",
+                                   "events held back in the event-time window", NULL);
+    s->h_lateness =
+        sink_metrics_histogram(m, "pmrag_event_lateness_seconds",
+                               "how far a late event's time was behind its case's latest event",
+                               NULL, late, sizeof late / sizeof *late);
+    s->h_held =
+        sink_metrics_histogram(m, "pmrag_event_held_seconds",
+                               "how long an event was held back before it was applied (wall clock)",
+                               NULL, held, sizeof held / sizeof *held);
+}
+
 /* The state of things, and how long the engine's steps take. */
 static void gauges_init(serve *s, sink_metrics *m)
 {
@@ -193,6 +228,7 @@ void serve__metrics_init(serve *s)
     inputs_init(s, m);
     refusals_init(s, m);
     outputs_init(s, m);
+    event_time_init(s, m);
     gauges_init(s, m);
     sink_gauge_set(sink_metrics_gauge(m, "pmrag_build_info", "version of this pmrag",
                                       "version=\"" PMRAG_VERSION "\""),

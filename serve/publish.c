@@ -67,13 +67,14 @@ static int kafka_send(serve *s, const char *case_id, size_t clen, const core_buf
 }
 
 int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *c,
-                   const char *activity, uint32_t n, uint64_t t0)
+                   const char *activity, uint32_t n, uint32_t rev, uint64_t t0)
 {
     ranked_fill(s->m, s->pred, n, s->ranked);
     sink_prediction p = {
         .case_id = case_id,
         .case_len = clen,
         .seq = c->seq,
+        .revision = rev,
         .activity = activity,
         .time_unix_nano = c->last_time_ns,
         .model_version = s->model_version_text,
@@ -105,6 +106,8 @@ int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *
     if (streaming)
         sink_api_publish(s->api, case_id, clen, s->doc.data, s->doc.len);
     sink_counter_add(s->c_predictions, 1);
+    if (rev)
+        sink_counter_add(s->c_revised, 1);
     sink_histogram_observe(s->h_e2e, (double)(core_now_ns() - t0) * 1e-9);
     return 0;
 }

@@ -206,6 +206,7 @@ static void serve_free(serve *s)
     if (s->xbatch)
         sess_batch_free(s->xbatch);
     sess_recent_free(s->recent);
+    serve__reorder_free(s);
     for (size_t i = 0; i < s->c.npos; i++)
         free(s->c.pos[i].topic);
     free(s->c.pos);
@@ -465,6 +466,7 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     s->last_rebuild_ns = core_now_ns();
     serve__online_load(s);
     serve__requests_load(s);
+    serve__reorder_open(s);
     serve__model_version_set(s, false);
     {
         model_stats st;

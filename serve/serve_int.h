@@ -8,6 +8,10 @@
  *                elsewhere brought over
  *   engine.c     the engine's cycle: sources in, one event applied (map,
  *                advance the case, rank, publish)
+ *   reorder.c    event time: events held back per case for the grace,
+ *                applied in their order, late ones placed where they
+ *                belong (predictions after them published again),
+ *                duplicates applied once
  *   publish.c    a prediction encoded once per encoding, to every sink
  *   deadletter.c input messages that cannot be used, to the dead-letter
  *                topic before their offsets are stored
@@ -153,6 +157,7 @@ struct serve {
     core_vec(kpos) pos;
     int64_t ttl_ns;
     uint64_t last_gauges;
+    uint64_t last_handoff; /* monotonic: the last batch handed to the committer */
 
     /* The committer thread: waits until the predictions of a batch are
      * acknowledged, writes the batch (state and offsets) to LMDB, answers
@@ -249,6 +254,13 @@ struct serve {
      * commits; set and cleared by the committer; why under gmu. */
     atomic_uint_fast64_t full_since;
     char full_why[512];
+    /* Event time (reorder.c; engine thread, under mu): the grace
+     * (serve.reorder_ms; 0: arrival order), the lateness past which an
+     * event is refused, the most events a case holds, fingerprints kept
+     * per case, and what is held. */
+    int64_t reorder_ns, late_max_ns;
+    uint32_t reorder_max, dedupe_events;
+    struct serve_reorder *ro;
 
     /* Online learning: what followed each window of events (kept in
      * memory and in the state's counters), and the model being rebuilt. */
@@ -302,6 +314,12 @@ struct serve {
     sink_counter *c_follows_merged, *c_follows_lost, *c_follows_shared, *c_dup_requests;
     sink_counter *c_cl_stale, *c_stream_skipped, *c_stream_cut;
     sink_counter *c_reloads[2]; /* SIGHUP reloads: loaded, refused */
+    /* Event time: late events placed, events too late, duplicates,
+     * predictions published again; how late (event time behind the
+     * case's latest) and how long held (wall clock); events held. */
+    sink_counter *c_late, *c_too_late, *c_dups, *c_revised;
+    sink_histogram *h_lateness, *h_held;
+    sink_gauge *g_held;
     /* Slow connections closed: OTLP/HTTP timeout, evicted; API timeout,
      * evicted; OTLP/gRPC timeout, evicted. */
     sink_counter *c_slow[6];
@@ -336,6 +354,30 @@ void serve__gauges(serve *s);
 /* One cycle (sources in, events applied, the batch handed over); 0 or the
  * error that stops the daemon. draining: take no new Kafka input. */
 int serve__cycle(serve *s, bool draining);
+/* The case of an event into c: from the batch being filled, the one
+ * being committed or the state, or a new one (admitted by the rules,
+ * unless admitted: its events were taken in already), with room for one
+ * more event (not checked when admitted), its vector from the model in
+ * use. False when a limit keeps the event out (counted there). */
+bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted, sess_case *c);
+/* An event's place as the daemon orders it without others: its own time
+ * (now when it has none), tie-break tie. */
+void serve__order_of(const ingest_event *ev, uint64_t tie, int64_t now, model_order_ev *o);
+/* Applies ev to c after its last event (o: its place in the case's
+ * order): maps it, scores the prediction before it, learns, advances and
+ * ranks, and publishes the prediction with revision rev (t0: when the
+ * event came in, monotonic). Returns 0 or the producer's error. */
+int serve__event_apply(serve *s, sess_case *c, const char *case_id, size_t clen,
+                       const ingest_event *ev, const model_order_ev *o, uint32_t rev, uint64_t t0);
+/* Applies a token of the case again (activity a, variant v, place t, its
+ * revision in t->rev), after an event placed before it: not mapped,
+ * scored or learnt again; its prediction is published again. */
+int serve__token_apply(serve *s, sess_case *c, const char *case_id, size_t clen, uint32_t a,
+                       uint32_t v, const sess_tok *t, uint64_t t0);
+/* The changed case into the batch (out of it, and of the state, when it
+ * closed), and its changelog record when the change came from Kafka. */
+void serve__case_store(serve *s, const char *case_id, size_t clen, const sess_case *c,
+                       const ingest_kafka_msg *km);
 /* The Kafka consumer's callbacks (engine thread, inside the poll). */
 int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km);
 
@@ -362,12 +404,34 @@ int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs
 /* ---- publish.c ---- */
 
 /* Publishes the prediction after an event of a case (c, after the event:
- * its seq, time and last_rank; activity, the event's): the first n of
- * s->pred, encoded once per encoding and handed to every sink (the output
- * topic, stdout, the API's event streams). Engine thread. Returns 0, or
- * the producer's error when the output topic refused it for good. */
+ * its seq, time and last_rank; activity, the event's; rev, its revision):
+ * the first n of s->pred, encoded once per encoding and handed to every
+ * sink (the output topic, stdout, the API's event streams). Engine
+ * thread. Returns 0, or the producer's error when the output topic
+ * refused it for good. */
 int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *c,
-                   const char *activity, uint32_t n, uint64_t t0);
+                   const char *activity, uint32_t n, uint32_t rev, uint64_t t0);
+
+/* ---- reorder.c ---- */
+
+/* Reads serve.reorder_ms and its kin, and loads the events the state
+ * holds back (at start). */
+void serve__reorder_open(serve *s);
+void serve__reorder_free(serve *s);
+/* Holds an event back (its case and the event into the batch), or counts
+ * it as a duplicate. Releases the case's earliest held event when it
+ * holds more than serve.reorder_max_events. Returns 0 or the producer's
+ * error. */
+int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0);
+/* Releases the events whose grace is over, each case's in its order.
+ * Returns 0 or the producer's error. */
+int serve__reorder_due(serve *s);
+/* Nanoseconds until the next held event is due (0: some are;
+ * INT64_MAX: none are held). */
+int64_t serve__reorder_wait_ns(serve *s);
+/* Whether ev was applied to c already (its fingerprint seen: counted),
+ * else notes its fingerprint in c (serve.dedupe_events; never with 0). */
+bool serve__seen(serve *s, sess_case *c, const ingest_event *ev);
 
 /* ---- commit.c ---- */
 

@@ -1,21 +1,27 @@
 /*
  * The case encoding and the in-memory batch of changes.
  *
- * An encoded case (version 2), all integers unsigned LEB128 varints unless
+ * An encoded case (version 3), all integers unsigned LEB128 varints unless
  * said otherwise:
  *   u8 version, u8 flags (1 closed, 2 has last_time, 4 has vec_err, 8 has vec_wsum,
- *      16 has a prediction, 32 has scores),
+ *      16 has a prediction, 32 has scores, 64 has the tokens' order, 128 has
+ *      the held count and fingerprints),
  *   touched_ns (8 bytes LE, at a fixed offset for the TTL index),
  *   [last_time_ns (8 bytes LE)], seq, model_version,
  *   ntok, ntok x (act, var),
  *   nvec, [vec_err (8 bytes LE, IEEE double)], [vec_wsum (the same)],
  *   nvec x (node - previous node as a zigzag varint, score (4 bytes LE float)),
  *   [npred, npred x symbol],
- *   [scored, hit1, hit3, hit10, last_rank + 1, rr (8 bytes LE, IEEE double)]
- * Version 1 is the same without the last two parts (and their flags): it
- * is what builds before the online accuracy wrote, and is still read. A
- * case with neither part (a new case; one that has not been scored) is as
- * long as in version 1.
+ *   [scored, hit1, hit3, hit10, last_rank + 1, rr (8 bytes LE, IEEE double)],
+ *   [ntok x (u8 bits: 1 a span, 2 has a span id; key - the previous key (0
+ *    before the first) as a zigzag varint, modulo 2^64; shift (zigzag);
+ *    dur + 1; [span (8 bytes LE)]; depth; rev): left out when no token's
+ *    place is known],
+ *   [nheld, nseen, seen_next, nseen x fingerprint (8 bytes LE)]
+ * Version 2 is the same without the last two parts (and their flags);
+ * version 1 without the last four: what builds before the online accuracy
+ * and before the event-time order wrote, still read. A case with none of
+ * the optional parts is as long as in version 1.
  * The node deltas keep the vector's own order (score order, usually) and
  * still take two or three bytes for the node ids of a code graph.
  */
@@ -34,9 +40,20 @@ enum {
     F_WSUM = 8,
     F_PRED = 16,
     F_SCORE = 32,
+    F_ORDER = 64,
+    F_SEEN = 128,
     F_ALL_V1 = 15,
-    F_ALL = 63
+    F_ALL_V2 = 63,
+    F_ALL = 255
 };
+
+enum { T_SPAN = 1, T_HAS_SPAN = 2, T_ALL = 3 };
+
+bool sess__case_fits(const sess_case *c)
+{
+    return c->ntok <= SESS_MAX_TOKENS && c->nvec <= SESS_MAX_VEC && c->npred <= SESS_MAX_PRED &&
+           c->nseen <= SESS_MAX_SEEN && (c->seen_next < c->nseen || c->seen_next == 0);
+}
 
 size_t sess__case_encode(const sess_case *c, uint8_t *out)
 {
@@ -63,6 +80,16 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
     int64_t last_rank = c->last_rank < -1 ? -1 : c->last_rank;
     if (c->scored || c->hit1 || c->hit3 || c->hit10 || rr_bits || last_rank != -1)
         flags |= F_SCORE;
+    /* Tokens whose places are all unknown (a case stored by an older
+     * build) are as short as they were. */
+    for (uint32_t i = 0; i < c->ntok && !(flags & F_ORDER); i++) {
+        const sess_tok *t = &c->tok[i];
+        if (t->key != INT64_MIN || t->shift || t->dur != -1 || t->span || t->depth || t->rev ||
+            t->is_span)
+            flags |= F_ORDER;
+    }
+    if (c->nheld || c->nseen)
+        flags |= F_SEEN;
     *p++ = SESS__CASE_VERSION;
     *p++ = flags;
     sess__put_u64le(p, (uint64_t)c->touched_ns);
@@ -109,6 +136,34 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
         p = core_wire_put_varint(p, (uint64_t)(last_rank + 1));
         sess__put_u64le(p, rr_bits);
         p += 8;
+    }
+    if (flags & F_ORDER) {
+        uint64_t prev_key = 0;
+        for (uint32_t i = 0; i < c->ntok; i++) {
+            const sess_tok *t = &c->tok[i];
+            *p++ = (uint8_t)((t->is_span ? T_SPAN : 0) | (t->span ? T_HAS_SPAN : 0));
+            p = core_wire_put_varint(p, core_wire_zigzag((int64_t)((uint64_t)t->key - prev_key)));
+            prev_key = (uint64_t)t->key;
+            p = core_wire_put_varint(p, core_wire_zigzag(t->shift));
+            /* (A duration of 292 years is one less, so that dur + 1 fits.) */
+            p = core_wire_put_varint(
+                p, t->dur < 0 ? 0 : (uint64_t)(t->dur < INT64_MAX ? t->dur : INT64_MAX - 1) + 1);
+            if (t->span) {
+                sess__put_u64le(p, t->span);
+                p += 8;
+            }
+            p = core_wire_put_varint(p, t->depth);
+            p = core_wire_put_varint(p, t->rev);
+        }
+    }
+    if (flags & F_SEEN) {
+        p = core_wire_put_varint(p, c->nheld);
+        p = core_wire_put_varint(p, c->nseen);
+        p = core_wire_put_varint(p, c->seen_next);
+        for (uint32_t i = 0; i < c->nseen; i++) {
+            sess__put_u64le(p, c->seen[i]);
+            p += 8;
+        }
     }
     return (size_t)(p - out);
 }
@@ -165,14 +220,14 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
         snprintf(why, whylen, "empty value");
         return CORE_ECORRUPT;
     }
-    if (p[0] != SESS__CASE_VERSION && p[0] != 1) {
-        snprintf(why, whylen, "encoding version %u (this build reads 1 and %u)", p[0],
+    if (p[0] < 1 || p[0] > SESS__CASE_VERSION) {
+        snprintf(why, whylen, "encoding version %u (this build reads 1 to %u)", p[0],
                  SESS__CASE_VERSION);
         return CORE_EVERSION;
     }
     rd r = {.p = p, .n = n, .at = 1};
     uint8_t flags = (uint8_t)rd_fixed(&r, 1, "flags");
-    if (!r.err && (flags & ~(p[0] == 1 ? F_ALL_V1 : F_ALL))) {
+    if (!r.err && (flags & ~(p[0] == 1 ? F_ALL_V1 : p[0] == 2 ? F_ALL_V2 : F_ALL))) {
         r.at = 1;
         rd_fail(&r, "unknown flags");
     }
@@ -232,6 +287,41 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
         uint64_t bits = rd_fixed(&r, 8, "rr");
         memcpy(&out->rr, &bits, sizeof bits);
     }
+    uint64_t prev_key = 0;
+    for (uint32_t i = 0; i < out->ntok; i++) {
+        sess_tok *t = &out->tok[i];
+        if (!(flags & F_ORDER) || r.err) {
+            *t = (sess_tok){.key = INT64_MIN, .dur = -1};
+            continue;
+        }
+        size_t at = r.at;
+        uint8_t bits = (uint8_t)rd_fixed(&r, 1, "token order bits");
+        if (!r.err && (bits & ~T_ALL)) {
+            r.at = at;
+            rd_fail(&r, "unknown token order bits");
+        }
+        t->is_span = (bits & T_SPAN) != 0;
+        prev_key += (uint64_t)core_wire_unzigzag(rd_varint(&r, UINT64_MAX, "token key"));
+        t->key = (int64_t)prev_key;
+        t->shift = core_wire_unzigzag(rd_varint(&r, UINT64_MAX, "token shift"));
+        t->dur = (int64_t)rd_varint(&r, (uint64_t)INT64_MAX, "token duration") - 1;
+        t->span = (bits & T_HAS_SPAN) ? rd_fixed(&r, 8, "token span") : 0;
+        t->depth = (uint32_t)rd_varint(&r, UINT32_MAX, "token depth");
+        t->rev = (uint32_t)rd_varint(&r, UINT32_MAX, "token revision");
+    }
+    out->nheld = out->nseen = out->seen_next = 0;
+    if (flags & F_SEEN) {
+        out->nheld = (uint32_t)rd_varint(&r, UINT32_MAX, "nheld");
+        out->nseen = (uint32_t)rd_varint(&r, SESS_MAX_SEEN, "nseen");
+        size_t at = r.at;
+        out->seen_next = (uint32_t)rd_varint(&r, SESS_MAX_SEEN, "seen_next");
+        if (!r.err && out->seen_next && out->seen_next >= out->nseen) {
+            r.at = at;
+            rd_fail(&r, "seen_next past nseen");
+        }
+        for (uint32_t i = 0; i < out->nseen && !r.err; i++)
+            out->seen[i] = rd_fixed(&r, 8, "fingerprint");
+    }
     if (!r.err && r.at != n)
         rd_fail(&r, "trailing bytes");
     if (r.err) {
@@ -243,7 +333,7 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
 
 bool sess__case_touched(const uint8_t *p, size_t n, int64_t *touched)
 {
-    if (n < SESS__TOUCHED_OFF + 8 || (p[0] != SESS__CASE_VERSION && p[0] != 1))
+    if (n < SESS__TOUCHED_OFF + 8 || p[0] < 1 || p[0] > SESS__CASE_VERSION)
         return false;
     *touched = (int64_t)sess__get_u64le(p + SESS__TOUCHED_OFF);
     return true;
@@ -256,6 +346,15 @@ size_t sess__touch_key(int64_t touched, const char *id, size_t len, uint8_t *out
         out[i] = (uint8_t)(u >> (56 - 8 * i));
     memcpy(out + 8, id, len);
     return 8 + len;
+}
+
+size_t sess__held_key(const char *id, size_t len, uint64_t no, uint8_t *out)
+{
+    memcpy(out, id, len);
+    out[len] = 0;
+    for (int i = 0; i < 8; i++)
+        out[len + 1 + i] = (uint8_t)(no >> (56 - 8 * i));
+    return len + 9;
 }
 
 int64_t sess__touch_time(const uint8_t *key)
@@ -356,7 +455,7 @@ static int check_id(size_t len)
 
 int sess_case_encode(const sess_case *c, core_buf *out)
 {
-    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC || c->npred > SESS_MAX_PRED)
+    if (!sess__case_fits(c))
         return CORE_ELIMIT;
     uint8_t buf[SESS__CASE_MAX];
     core_buf_append(out, buf, sess__case_encode(c, buf));
@@ -373,7 +472,7 @@ int sess_batch_case_put(sess_batch *b, const char *case_id, size_t len, const se
     int rc = check_id(len);
     if (rc)
         return rc;
-    if (c->ntok > SESS_MAX_TOKENS || c->nvec > SESS_MAX_VEC || c->npred > SESS_MAX_PRED)
+    if (!sess__case_fits(c))
         return CORE_ELIMIT;
     /* Encoded straight after the key, where the value goes. */
     sess__op *op = sess__batch_push(b, SESS__OP_CASE, case_id, len, NULL, 0);
@@ -471,5 +570,29 @@ int sess_batch_meta_put(sess_batch *b, const char *key, const void *val, size_t 
     if (len > SESS__MAX_VALUE)
         return CORE_ELIMIT;
     sess__batch_push(b, SESS__OP_META, key, klen, val, len);
+    return 0;
+}
+
+int sess_batch_held_put(sess_batch *b, const char *case_id, size_t len, uint64_t no,
+                        const void *val, size_t n)
+{
+    int rc = check_id(len);
+    if (rc)
+        return rc;
+    if (n > SESS__MAX_VALUE)
+        return CORE_ELIMIT;
+    uint8_t key[SESS_MAX_ID + 9];
+    sess__batch_push(b, SESS__OP_HELD, key, sess__held_key(case_id, len, no, key), val, n);
+    return 0;
+}
+
+int sess_batch_held_del(sess_batch *b, const char *case_id, size_t len, uint64_t no)
+{
+    int rc = check_id(len);
+    if (rc)
+        return rc;
+    uint8_t key[SESS_MAX_ID + 9];
+    sess__batch_push(b, SESS__OP_HELD, key, sess__held_key(case_id, len, no, key), NULL, 0)->del =
+        true;
     return 0;
 }

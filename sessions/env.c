@@ -28,7 +28,7 @@
 struct sess_env {
     MDB_env *env;
     MDB_dbi cases, by_touch, dict, counts, offsets, meta;
-    MDB_dbi requests; /* 0 in a read-only state from before the table */
+    MDB_dbi requests, held; /* 0 in a read-only state from before the table */
     /*
      * Every transaction of this process runs under this lock held shared;
      * changing the map size takes it exclusively, because LMDB requires
@@ -172,16 +172,17 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
     if (rc) {
         return core_fail(why, whylen, from_mdb(rc), "%s: %s", e->path, mdb_strerror(rc));
     }
-    static const char *const names[] = {"cases",   "by_touch", "dict",    "counts",
-                                        "offsets", "meta",     "requests"};
-    MDB_dbi *dbis[] = {&e->cases,   &e->by_touch, &e->dict,    &e->counts,
-                       &e->offsets, &e->meta,     &e->requests};
+    static const char *const names[] = {"cases",   "by_touch", "dict",     "counts",
+                                        "offsets", "meta",     "requests", "held"};
+    MDB_dbi *dbis[] = {&e->cases,   &e->by_touch, &e->dict,     &e->counts,
+                       &e->offsets, &e->meta,     &e->requests, &e->held};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         rc = mdb_dbi_open(txn, names[i], flags, dbis[i]);
-        /* The requests table came later: a state made before it reads
-         * as one without requests. */
-        if (rc == MDB_NOTFOUND && e->read_only && dbis[i] == &e->requests) {
-            e->requests = 0;
+        /* The requests and held tables came later: a state made before
+         * them reads as one without requests or held events. */
+        if (rc == MDB_NOTFOUND && e->read_only &&
+            (dbis[i] == &e->requests || dbis[i] == &e->held)) {
+            *dbis[i] = 0;
             continue;
         }
         if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
@@ -299,7 +300,7 @@ int sess_open(const sess_opts *o, sess_env **out, char *why, size_t whylen)
         rc = core_fail(why, whylen, from_mdb(rc), "%s: %s", path, mdb_strerror(rc));
         goto fail;
     }
-    mdb_env_set_maxdbs(e->env, 8);
+    mdb_env_set_maxdbs(e->env, 16);
     if (!o->read_only) {
         /* Never below what the file already holds, or the first commit
          * after a restart would hit a full map; a page multiple so that
@@ -597,6 +598,7 @@ typedef struct fn_ud {
     sess_count_fn count;
     sess_offset_fn offset;
     sess_request_fn request;
+    sess_held_fn held;
     void *ud;
 } fn_ud;
 
@@ -683,6 +685,29 @@ int sess_request_iter(sess_env *e, sess_request_fn fn, void *ud)
     return iter_table(e, e->requests, request_kv, &f);
 }
 
+static int held_kv(sess_env *e, void *ud, const MDB_val *k, const MDB_val *v)
+{
+    fn_ud *f = ud;
+    const uint8_t *key = k->mv_data;
+    size_t len = k->mv_size >= 9 ? k->mv_size - 9 : 0;
+    if (k->mv_size < 10 || len > SESS_MAX_ID || key[len] != 0 || memchr(key, 0, len)) {
+        core_logf(&e->log, CORE_LOG_WARN, "state %s: held: malformed entry skipped", e->path);
+        return 0;
+    }
+    uint64_t no = 0;
+    for (int i = 0; i < 8; i++)
+        no = no << 8 | key[len + 1 + i];
+    return f->held(f->ud, (const char *)key, len, no, v->mv_data, v->mv_size);
+}
+
+int sess_held_iter(sess_env *e, sess_held_fn fn, void *ud)
+{
+    if (!e->held)
+        return 0;
+    fn_ud f = {.held = fn, .ud = ud};
+    return iter_table(e, e->held, held_kv, &f);
+}
+
 void sess_get_stats(sess_env *e, sess_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -699,6 +724,8 @@ void sess_get_stats(sess_env *e, sess_stats *out)
             out->offsets = st.ms_entries;
         if (e->requests && mdb_stat(txn, e->requests, &st) == 0)
             out->requests = st.ms_entries;
+        if (e->held && mdb_stat(txn, e->held, &st) == 0)
+            out->held = st.ms_entries;
         MDB_envinfo info;
         mdb_env_stat(e->env, &st);
         mdb_env_info(e->env, &info);
@@ -816,11 +843,14 @@ static int apply_op(sess_env *e, MDB_txn *txn, apply_cur *cur, const sess_batch 
     case SESS__OP_META:
         return mdb_put(txn, e->meta, &k, &v, 0);
     case SESS__OP_REQUEST:
+    case SESS__OP_HELD: {
+        MDB_dbi dbi = op->kind == SESS__OP_HELD ? e->held : e->requests;
         if (op->del) {
-            rc = mdb_del(txn, e->requests, &k, NULL);
+            rc = mdb_del(txn, dbi, &k, NULL);
             return rc == MDB_NOTFOUND ? 0 : rc;
         }
-        return mdb_put(txn, e->requests, &k, &v, 0);
+        return mdb_put(txn, dbi, &k, &v, 0);
+    }
     }
     core_panic("sess: change of unknown kind %u", op->kind);
 }

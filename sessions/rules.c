@@ -39,7 +39,8 @@ bool sess_rules_admit(sess_rules *r, uint64_t now_ns)
 
 bool sess_rules_room(const sess_rules *r, const sess_case *c)
 {
-    return !r->max_events || c->seq < r->max_events;
+    /* Held events were received: they count as the case's. */
+    return !r->max_events || c->seq + c->nheld < r->max_events;
 }
 
 bool sess_rules_ends(const sess_rules *r, const char *activity)

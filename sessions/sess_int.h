@@ -4,12 +4,14 @@
 
 #include "sessions.h"
 
-/* Version byte of an encoded case (version 1 is still read). */
-#define SESS__CASE_VERSION 2
+/* Version byte of an encoded case (versions 1 and 2 are still read). */
+#define SESS__CASE_VERSION 3
 /* Upper bound of an encoded case: header 18, seq 10, model 5, two counts
  * 10, tokens 16 * 10, error and weight 16, vector 256 * (5 + 4) (2560 in
- * all), then the prediction 1 + 10 * 5 and the scores 4 * 10 + 5 + 8. */
-#define SESS__CASE_MAX 2680
+ * all), then the prediction 1 + 10 * 5 and the scores 4 * 10 + 5 + 8
+ * (2680), the tokens' order 16 * (1 + 3 * 10 + 8 + 2 * 5) (784) and the
+ * fingerprints 3 * 5 + 256 * 8 (2063). */
+#define SESS__CASE_MAX 5527
 /* Largest dict text or meta value (a sanity bound, not an LMDB one). */
 #define SESS__MAX_VALUE (64u << 20)
 /* Offset of touched_ns (8 bytes, little-endian) in an encoded case: kept
@@ -25,6 +27,7 @@ enum {
     SESS__OP_OFFSET = 5,
     SESS__OP_META = 6,
     SESS__OP_REQUEST = 7, /* put or delete (del) of a request id */
+    SESS__OP_HELD = 8,    /* put or delete (del) of a held event */
 };
 
 typedef struct sess__op {
@@ -44,8 +47,10 @@ struct sess_batch {
     size_t calls;   /* sess_batch_size */
 };
 
-/* Encodes c (already validated: ntok, nvec within bounds) into out, which
- * holds SESS__CASE_MAX bytes; returns the length. */
+/* Whether c's counts are within their bounds (what encoding needs). */
+bool sess__case_fits(const sess_case *c);
+/* Encodes c (already validated: sess__case_fits) into out, which holds
+ * SESS__CASE_MAX bytes; returns the length. */
 size_t sess__case_encode(const sess_case *c, uint8_t *out);
 /* Decodes n bytes. CORE_EVERSION for an unknown version byte,
  * CORE_ECORRUPT for anything malformed; why names the byte at fault. *out
@@ -54,6 +59,10 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
 /* touched_ns of an encoded case; false when the value is too short or of
  * an unknown version. */
 bool sess__case_touched(const uint8_t *p, size_t n, int64_t *touched);
+
+/* A held event's key: the case id, NUL, the number big-endian. out holds
+ * SESS_MAX_ID + 9 bytes; returns the length. */
+size_t sess__held_key(const char *id, size_t len, uint64_t no, uint8_t *out);
 
 /* The TTL index key: touched_ns with its sign bit flipped, big-endian (so
  * that bytewise order is time order), then the case id. out holds 8 +

@@ -7,6 +7,9 @@
  *   dict      activity id (uint32 big-endian) -> activity text
  *   counts    any key bytes -> uint64: online directly-follows counters
  *   offsets   topic NUL partition (int32 big-endian) -> next input offset
+ *   held      case id NUL number (uint64 big-endian) -> bytes: the events
+ *             a case holds back (the daemon's event-time window), in the
+ *             caller's encoding
  *   meta      text key -> bytes (model version and the like); keys that
  *             start with "sess." are reserved for this module
  *
@@ -51,6 +54,7 @@ extern "C" {
 #define SESS_MAX_TOKENS 16 /* last activities kept per case */
 #define SESS_MAX_VEC 256   /* entries of the sparse PPR vector kept per case */
 #define SESS_MAX_PRED 10   /* symbols of the latest prediction kept per case (for its scoring) */
+#define SESS_MAX_SEEN 256  /* event fingerprints kept per case (duplicates applied once) */
 /* Longest case id, counter key, meta key and topic (LMDB keys are at most
  * 511 bytes; the TTL index prefixes 8 bytes to the case id). */
 #define SESS_MAX_ID 500
@@ -62,9 +66,25 @@ typedef struct sess_entry {
 } sess_entry;
 
 /*
- * The state of one case. Only the first ntok tokens and the first nvec
- * vector entries are stored; the vector is kept in the order given (no
- * sorting), duplicates included.
+ * Where a token stands in its case's event-time order (what
+ * model_order_ev says of the event, as it was placed), and the revision
+ * of the prediction published after it.
+ */
+typedef struct sess_tok {
+    int64_t key;   /* the time the case is ordered by; INT64_MIN: not known (stored
+                      by a build before the order was kept: before any other) */
+    int64_t shift; /* key minus the event's own time (a clock corrected) */
+    int64_t dur;   /* a span's duration in ns; -1: unknown, or not a span */
+    uint64_t span; /* the span it is, or the span it belongs to; 0: none */
+    uint32_t depth;
+    uint32_t rev; /* revision of the prediction published after it */
+    bool is_span;
+} sess_tok;
+
+/*
+ * The state of one case. Only the first ntok tokens, the first nvec
+ * vector entries and the first nseen fingerprints are stored; the vector
+ * is kept in the order given (no sorting), duplicates included.
  */
 typedef struct sess_case {
     uint64_t seq;           /* events applied to the case (its prefix length) */
@@ -74,9 +94,10 @@ typedef struct sess_case {
     bool closed;            /* ended by an end activity */
     uint32_t ntok;          /* last activities, oldest first (<= SESS_MAX_TOKENS) */
     uint32_t act[SESS_MAX_TOKENS], var[SESS_MAX_TOKENS];
-    uint32_t nvec;   /* <= SESS_MAX_VEC */
-    double vec_err;  /* mass dropped from the vector (an error bound) */
-    double vec_wsum; /* total weight of the decayed seed the vector stands for */
+    sess_tok tok[SESS_MAX_TOKENS]; /* their places in the case's order */
+    uint32_t nvec;                 /* <= SESS_MAX_VEC */
+    double vec_err;                /* mass dropped from the vector (an error bound) */
+    double vec_wsum;               /* total weight of the decayed seed the vector stands for */
     sess_entry vec[SESS_MAX_VEC];
     /* Online accuracy. The latest prediction's symbols (graph symbol ids,
      * best first), scored when the case's next event arrives: how many
@@ -92,6 +113,13 @@ typedef struct sess_case {
     uint64_t scored, hit1, hit3, hit10;
     double rr;
     int32_t last_rank;
+    /* Events received and held back, not applied yet (their bytes are in
+     * the held table); fingerprints of the case's latest events, a ring
+     * (seen_next: the slot the next one replaces once it is full), so that
+     * an event received twice is applied once. */
+    uint32_t nheld;
+    uint32_t nseen, seen_next; /* nseen <= SESS_MAX_SEEN */
+    uint64_t seen[SESS_MAX_SEEN];
 } sess_case;
 
 typedef struct sess_opts {
@@ -124,13 +152,16 @@ void sess_close(sess_env *e);
  * stored value cannot be decoded. */
 int sess_case_get(sess_env *e, const char *case_id, size_t len, sess_case *out);
 /* The stored form of a case (compact, versioned), for copies kept
- * elsewhere (a changelog topic): appends it to out; CORE_ELIMIT when ntok
- * nvec or npred is over the maximum. Decoding: CORE_EVERSION or
+ * elsewhere (a changelog topic): appends it to out; CORE_ELIMIT when ntok,
+ * nvec, npred or nseen is over the maximum. Decoding: CORE_EVERSION or
  * CORE_ECORRUPT (why names the byte) for what is not such a value.
  * Version 2 added the online-accuracy fields; a version 1 value (written
  * by a build before them) decodes with none (npred 0, counts 0,
- * last_rank -1). Values are always written as version 2, which a build
- * that reads only version 1 refuses with CORE_EVERSION. */
+ * last_rank -1). Version 3 added the tokens' places in the case's order,
+ * the held count and the fingerprints; an older value decodes with none
+ * (keys INT64_MIN, durations -1, counts 0). Values are always written as
+ * version 3, which a build that reads only older ones refuses with
+ * CORE_EVERSION. */
 int sess_case_encode(const sess_case *c, core_buf *out);
 int sess_case_decode(const void *p, size_t n, sess_case *out, char *why, size_t whylen);
 /* The next offset to consume of a topic partition. CORE_ENOTFOUND when
@@ -207,9 +238,23 @@ size_t sess_recent_expire(sess_recent *r, int64_t before_ns, size_t max_live,
 /* Ids kept (pending or committed). */
 size_t sess_recent_count(const sess_recent *r);
 
+/*
+ * Events held back (the daemon's event-time window): values the caller
+ * encodes, each under its case and a number unique in the case (its order
+ * of arrival), written in the same transaction as the state and offsets
+ * they came with, so that an acknowledged event held back is neither lost
+ * nor applied twice after a crash. Callback arguments are valid only
+ * during the call.
+ */
+typedef int (*sess_held_fn)(void *ud, const char *case_id, size_t len, uint64_t no, const void *val,
+                            size_t n);
+/* By case id (bytewise), then number. Malformed keys are logged and
+ * skipped. */
+int sess_held_iter(sess_env *e, sess_held_fn fn, void *ud);
+
 typedef struct sess_stats {
-    uint64_t cases, dict, counters, offsets, requests; /* entries of each table */
-    size_t map_size;                                   /* current map size */
+    uint64_t cases, dict, counters, offsets, requests, held; /* entries of each table */
+    size_t map_size;                                         /* current map size */
     size_t used_bytes; /* pages in use by LMDB (last page + 1) * page size */
     size_t file_bytes; /* size of data.mdb */
     size_t page_size;
@@ -230,7 +275,8 @@ void sess_get_stats(sess_env *e, sess_stats *out);
  * CORE_EUSAGE for an empty key, CORE_ELIMIT for a case id or counter key
  * longer than SESS_MAX_ID, a topic longer than SESS_MAX_TOPIC or with a
  * NUL, a meta key longer than SESS_MAX_ID, a dict text or meta value
- * over 64 MiB, or a case with ntok, nvec or npred over the maximum.
+ * over 64 MiB, or a case with ntok, nvec, npred or nseen over the maximum
+ * (or seen_next past nseen).
  */
 typedef struct sess_batch sess_batch;
 sess_batch *sess_batch_new(void);
@@ -249,6 +295,11 @@ int sess_batch_request_put(sess_batch *b, const uint8_t id[SESS_REQUEST_ID], int
 int sess_batch_request_del(sess_batch *b, const uint8_t id[SESS_REQUEST_ID]);
 /* key is a NUL-terminated text. */
 int sess_batch_meta_put(sess_batch *b, const char *key, const void *val, size_t len);
+/* Records event no of a case as held (its bytes, at most 64 MiB), or
+ * deletes it (absent: no error). */
+int sess_batch_held_put(sess_batch *b, const char *case_id, size_t len, uint64_t no,
+                        const void *val, size_t n);
+int sess_batch_held_del(sess_batch *b, const char *case_id, size_t len, uint64_t no);
 /*
  * Looks a case up among the queued changes, so the writer reads its own
  * writes: returns 1 when the latest queued change of the case is a put
@@ -319,7 +370,7 @@ sess_rules *sess_rules_new(const sess_rules_opts *o);
 void sess_rules_free(sess_rules *r); /* NULL: no-op */
 /* Whether a new case may start at now_ns (monotonic); takes its token. */
 bool sess_rules_admit(sess_rules *r, uint64_t now_ns);
-/* Whether case c has room for one more event. */
+/* Whether case c has room for one more event (its held ones count). */
 bool sess_rules_room(const sess_rules *r, const sess_case *c);
 /* Whether an event of this activity ends its case. */
 bool sess_rules_ends(const sess_rules *r, const char *activity);

@@ -10,7 +10,7 @@
  *   Prediction:   1 case_id (string)  2 seq (uint64)  3 activity (string)
  *                 4 time_unix_nano (fixed64)  5 model_version (string)
  *                 6 ranked (RankedSymbol, repeated)  7 latency_us (uint64)
- *                 8 last_rank (optional uint32)
+ *                 8 last_rank (optional uint32)  9 revision (uint32)
  *   RankedSymbol: 1 symbol  2 kind  3 file (strings)  4 start_line
  *                 5 end_line (uint32)  6 score (double)  7 activity (string)
  *                 8 near (string)
@@ -40,6 +40,7 @@ typedef struct ranked_v {
 typedef struct pred_v {
     pstr case_id;
     uint64_t seq;
+    uint32_t revision;
     pstr activity;
     uint64_t time_unix_nano;
     pstr model_version;
@@ -62,6 +63,7 @@ static ranked_v ranked_from(const sink_ranked *r)
 static pred_v pred_from(const sink_prediction *p)
 {
     pred_v v = {.seq = p->seq,
+                .revision = p->revision,
                 .activity = cstr(p->activity),
                 .time_unix_nano = (uint64_t)p->time_unix_nano,
                 .model_version = cstr(p->model_version),
@@ -80,7 +82,8 @@ static void json_head(core_buf *out, const pred_v *v)
 {
     core_buf_puts(out, "{\"case_id\":");
     core_buf_json_str(out, v->case_id.p, v->case_id.n);
-    core_buf_printf(out, ",\"seq\":%" PRIu64 ",\"activity\":", v->seq);
+    core_buf_printf(out, ",\"seq\":%" PRIu64 ",\"revision\":%" PRIu32 ",\"activity\":", v->seq,
+                    v->revision);
     core_buf_json_str(out, v->activity.p, v->activity.n);
     /* fixed64 on the wire, a signed Unix time in the API. */
     core_buf_printf(
@@ -281,13 +284,15 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out)
     out_done(out, q);
     for (uint32_t i = 0; i < p->nranked; i++)
         put_ranked(out, &p->ranked[i]);
-    q = out_room(out,
-                 uint_size(v.latency_us) + (v.scored ? 1 + core_wire_varint_len(v.last_rank) : 0));
+    q = out_room(out, uint_size(v.latency_us) +
+                          (v.scored ? 1 + core_wire_varint_len(v.last_rank) : 0) +
+                          uint_size(v.revision));
     q = put_uint(q, 7, v.latency_us);
     /* An optional field: present when scored, a miss's 0 too. */
     if (v.scored) {
         q = core_wire_put_tag(q, 8, CORE_WIRE_VARINT);
         q = core_wire_put_varint(q, v.last_rank);
     }
+    q = put_uint(q, 9, v.revision);
     out_done(out, q);
 }

@@ -61,7 +61,11 @@ typedef struct sink_ranked {
 typedef struct sink_prediction {
     const char *case_id; /* case_len bytes (may hold NULs); NULL when case_len is 0 */
     size_t case_len;
-    uint64_t seq;              /* position of the event in its case, from 1 */
+    uint64_t seq; /* position of the event in its case, from 1 */
+    /* 0 for the first prediction published for (case, seq); one more for
+     * each later one (an event placed before it in event time changed
+     * what the case's seq-th event is or what came before it). */
+    uint32_t revision;
     const char *activity;      /* the event's activity; may be NULL */
     int64_t time_unix_nano;    /* event time (fixed64 on the wire: two's complement) */
     const char *model_version; /* may be NULL */
@@ -79,13 +83,13 @@ typedef struct sink_prediction {
  * Appends the pmrag.v1.Prediction protobuf encoding of p to out (proto3
  * canonical: fields in number order, zero and empty scalars left out but
  * for last_rank when scored, one RankedSymbol per ranked item, even an
- * empty one).
+ * empty one; revision, field 9, comes last).
  */
 void sink_prediction_pb(const sink_prediction *p, core_buf *out);
 
 /*
  * Appends p as one JSON object, no newline:
- * {"case_id","seq","activity","time_unix_nano","model_version",
+ * {"case_id","seq","revision","activity","time_unix_nano","model_version",
  *  "ranked":[{"symbol","kind","file","start_line","end_line","score",
  *  "activity","near"}...],"latency_us","last_rank"}. Every key is always
  * present; integers (time_unix_nano too) are JSON numbers, scores the

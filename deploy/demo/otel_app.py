@@ -31,7 +31,8 @@ records logger.name. By default the SDK's Simple processors export each
 record as it is emitted (one request each, in a fixed order: log records
 when logged, spans when they end); --batch uses the Batch processors.
 --manifest writes one JSON line per record the first endpoint accepted,
-in the order they were sent: {"case", "activity", "signal", "time_unix_nano"}.
+in the order they were sent: {"case", "activity", "signal", "time_unix_nano"}
+(signal "span", "event" for each event of a span, after it, or "log").
 """
 from __future__ import annotations
 
@@ -115,6 +116,10 @@ class CaseSpans(SpanExporter):
         if r == SpanExportResult.SUCCESS and self.manifest:
             for s in mine:
                 self.manifest.add(s.attributes[CASE], s.name, "span", s.start_time)
+                # Its events (add_event, exceptions) are events of the case too.
+                for e in s.events:
+                    self.manifest.add(s.attributes[CASE], e.name, "event",
+                                      e.timestamp or s.start_time)
         return r
 
     def shutdown(self) -> None:

@@ -19,7 +19,9 @@
 # Steps: index deploy/demo/app; simulate the demo's log (2000 orders) and
 # mine a model from it; start the daemon (state in WORK_DIR/state); a 3 s
 # warm-up; a run as fast as the daemon answers (sustained events/s, checked
-# against the daemon's pmrag_predictions_out_total); a run paced at half
+# against the daemon's pmrag_predictions_out_total; the daemon's CPU time
+# per event, /proc, until it holds none back in its event-time window:
+# serve.reorder_ms); a run paced at half
 # that rate (the client's request latency, and the daemon's
 # pmrag_event_to_prediction_seconds, pmrag_ppr_seconds and
 # pmrag_commit_seconds over that run); VmHWM and VmRSS; the output topic
@@ -83,6 +85,19 @@ boot=$(ready kafka_bootstrap)
 topic=$(ready output_topic) # empty with SERVE_LOAD_SET="--set kafka.output_topic="
 grep -E '^Vm(HWM|RSS)' "/proc/$pid/status" >"$work/rss0.txt"
 scrape() { curl -sf "http://$api/metrics" >"$work/$1.prom" || fail "GET /metrics failed"; }
+# settle: until the daemon holds no event back in its event-time window
+# (serve.reorder_ms): everything accepted so far is applied (60 s).
+settle() {
+  local held
+  for _ in $(seq 600); do
+    held=$(curl -sf "http://$api/metrics" | awk '$1 == "pmrag_events_held" { print $2 }')
+    [[ ${held:-0} == 0 ]] && return 0
+    sleep 0.1
+  done
+  fail "the daemon still holds $held events back after 60 s"
+}
+# cpu: the daemon's user + system time so far, in clock ticks (/proc).
+cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
 run() { # NAME [load generator options...]
   local name=$1
   shift
@@ -95,15 +110,21 @@ field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 
 say "warm-up, 3 s"
 run warm --duration 3 --seed 1 --pool-events 200000
+settle
+cpu >"$work/cpu0.txt"
 scrape m0
 say "as fast as it answers, $secs s ($conns connections x $batch spans)"
 # A pool large enough for 100k events/s, so that no case id comes round
 # again within the run.
 run max --duration "$secs" --seed 2 --pool-events $((100000 * ${secs%.*}))
+# (The CPU the run cost includes applying the events it left held.)
+settle
+cpu >"$work/cpu1.txt"
 scrape m1
 rate=$(python3 -c "import sys; print(int(float(sys.argv[1]) / 2))" "$(field max events_per_s)")
 say "paced at half that, $rate events/s, $secs s"
 run half --duration "$secs" --rate "$rate" --seed 3 --pool-events $((rate * ${secs%.*} + batch))
+settle
 scrape m2
 grep -E '^Vm(HWM|RSS)' "/proc/$pid/status" >"$work/rss.txt"
 
@@ -135,10 +156,10 @@ pid=
   fail "pmrag state stats failed"
 
 rc=0
-python3 - "$work" "$secs" "$conns" "$batch" "$cases" <<'PY' || rc=$?
+python3 - "$work" "$secs" "$conns" "$batch" "$cases" "$(getconf CLK_TCK)" <<'PY' || rc=$?
 import json, math, re, sys
 
-work, secs, conns, batch, cases = sys.argv[1], float(sys.argv[2]), *map(int, sys.argv[3:])
+work, secs, conns, batch, cases, tck = sys.argv[1], float(sys.argv[2]), *map(int, sys.argv[3:])
 J = lambda n: json.load(open(f"{work}/{n}.json"))
 warm, mx, half, st = J("warm"), J("max"), J("half"), J("state")
 
@@ -192,6 +213,7 @@ def delta(a, b, k):
     return b.get(k, 0) - a.get(k, 0)
 
 pred_max = delta(m0, m1, "pmrag_predictions_out_total")
+cpu_max = (int(open(f"{work}/cpu1.txt").read()) - int(open(f"{work}/cpu0.txt").read())) / tck
 e2e = hist(m1, m2, "pmrag_event_to_prediction_seconds")
 ppr = hist(m1, m2, "pmrag_ppr_seconds")
 com = hist(m1, m2, "pmrag_commit_seconds")
@@ -215,6 +237,9 @@ res = {
         "seconds": mx["seconds"], "predictions_delta": pred_max,
         "predictions_per_s": round(pred_max / mx["seconds"]) if mx["seconds"] else 0,
         "request_ms": mx["latency_ms"], "throttled": mx["throttled"],
+        "cpu_s": cpu_max,
+        "cpu_us_per_event": round(cpu_max * 1e6 / mx["events_accepted"], 2)
+        if mx["events_accepted"] else None,
     },
     "half": {
         "rate_target": half["rate_target"], "events_per_s": half["events_per_s"],
@@ -245,6 +270,8 @@ lines = [
     f"sustained       {mx['events_per_s']:>10.0f} events/s   goal >= 100000   {goal(mx['events_per_s'] >= 1e5)}"
     f"   (daemon: {res['max']['predictions_per_s']} predictions/s; {conns} conn x {batch} spans;"
     f" request p50 {mx['latency_ms']['p50']:.1f} ms, p99 {mx['latency_ms']['p99']:.1f} ms)",
+    f"  daemon CPU    {res['max']['cpu_us_per_event']} us per event (user + system, /proc;"
+    f" {cpu_max:.1f} s for {mx['events_accepted']} events, until none was held back)",
     f"at half rate    {half['rate_target']:.0f} events/s target, {half['events_per_s']:.0f} reached,"
     f" {half['late']} requests late",
     f"  event->pred   p50 {e50} ms, p99 {e99} ms, {w10 * 100:.1f}% within 10 ms   goal p99 <= 10 ms"

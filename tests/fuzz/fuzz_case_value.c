@@ -31,6 +31,14 @@ static void check_same(const sess_case *a, const sess_case *b)
     FUZZ_CHECK(a->scored == b->scored && a->hit1 == b->hit1 && a->hit3 == b->hit3 &&
                a->hit10 == b->hit10 && a->last_rank == b->last_rank);
     FUZZ_CHECK(memcmp(&a->rr, &b->rr, sizeof a->rr) == 0);
+    for (uint32_t i = 0; i < a->ntok; i++) {
+        const sess_tok *x = &a->tok[i], *y = &b->tok[i];
+        FUZZ_CHECK(x->key == y->key && x->shift == y->shift && x->dur == y->dur &&
+                   x->span == y->span && x->depth == y->depth && x->rev == y->rev &&
+                   x->is_span == y->is_span);
+    }
+    FUZZ_CHECK(a->nheld == b->nheld && a->nseen == b->nseen && a->seen_next == b->seen_next);
+    FUZZ_CHECK(memcmp(a->seen, b->seen, a->nseen * sizeof a->seen[0]) == 0);
     for (uint32_t i = 0; i < a->nvec; i++) {
         FUZZ_CHECK(a->vec[i].node == b->vec[i].node);
         FUZZ_CHECK(memcmp(&a->vec[i].score, &b->vec[i].score, sizeof a->vec[i].score) == 0);
@@ -48,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rc != CORE_ECORRUPT || size == 0 || strstr(why, " at byte ") != NULL);
         return 0;
     }
-    FUZZ_CHECK(c.ntok <= SESS_MAX_TOKENS && c.nvec <= SESS_MAX_VEC && c.npred <= SESS_MAX_PRED);
+    FUZZ_CHECK(c.ntok <= SESS_MAX_TOKENS && c.nvec <= SESS_MAX_VEC && c.npred <= SESS_MAX_PRED &&
+               c.nseen <= SESS_MAX_SEEN);
     core_buf b = {0}, b2 = {0};
     FUZZ_CHECK(sess_case_encode(&c, &b) == 0);
     /* The encoding is the shortest form: the input may spell a value

@@ -6,7 +6,10 @@
 # the input topic at a steady rate meanwhile, so every kill lands while
 # events flow (some before the restarted daemon is even ready). At the end:
 #  - `pmrag state dump` shows every case's seq equal to its number of input
-#    events: nothing lost, nothing applied twice;
+#    events: nothing lost, nothing applied twice. The daemon holds events
+#    back for serve.reorder_ms (event time): each kill lands with events
+#    held (they count with the ones applied: seq plus held), and the last
+#    run waits until every one is applied;
 #  - the output topic holds a prediction for every (case, seq); duplicates
 #    (predictions produced, then the state not committed before the kill)
 #    are allowed, counted and printed, and must agree on the activity.
@@ -109,7 +112,9 @@ for k in $(seq "$kills"); do
   running "$pid" || fail "serve exited on its own before kill $k"
   kill_wait "$pid" "$sig"
   cons=$(consistent) || fail "after kill $k: $cons"
-  echo "kill $k: $where; $(state_applied "$work/state")/$events events applied; $cons"
+  in=$(state_applied "$work/state")
+  applied=$(state_applied "$work/state" --applied)
+  echo "kill $k: $where; $in/$events events taken in ($((in - applied)) of them held); $cons"
 done
 
 # The last run: until every event is in, then a clean stop.
@@ -119,7 +124,7 @@ wait "$feed_pid" || fail "the producer failed: $(tail -3 "$work/feed.err")"
 untrack "$feed_pid"
 n=0
 for _ in $(seq 600); do
-  n=$(state_applied "$work/state")
+  n=$(state_applied "$work/state" --applied)
   [[ $n -ge $events ]] && break
   running "$pid" || fail "serve exited during the last run"
   sleep 0.5
@@ -129,7 +134,7 @@ stop "$pid"
 
 "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
 ok=1
-$tool state "$work/expected.json" "$work/dump.jsonl" || ok=0
+$tool state "$work/expected.json" "$work/dump.jsonl" --applied || ok=0
 kafka_read pmrag_predictions '%p\t%o\t%k\t%s\n' "$work/pred.tsv"
 $tool preds "$work/expected.json" "$work/pred.tsv" || ok=0
 restarts=$(grep -c 'kafka: assigned' "$work/serve.err" || true)

@@ -7,7 +7,10 @@
 #  1. `pmrag serve` is killed with SIGKILL at random points and restarted
 #     on the same state directory and the same otlp.listen port. Promise:
 #     nothing is lost and nothing applied twice (every case's seq equals
-#     its number of events). A request committed whose 200 the kill
+#     its number of events). The daemon holds events back for
+#     serve.reorder_ms (event time): each kill lands with events held,
+#     which count with the applied ones until the end, when every one must
+#     have been applied. A request committed whose 200 the kill
 #     swallowed is sent again: the daemon finds its id in the state
 #     (otlp.dedupe_seconds) and answers 200 without applying it again.
 #  2. Without a crash, a 200 can be lost to the client's own timeout: the
@@ -92,7 +95,8 @@ for k in $(seq "$kills"); do
   sleep "$(rnd $((seed + k)) 0.2 2.5)"
   running "$pid" || fail "serve exited on its own before kill $k"
   kill_wait "$pid"
-  echo "kill $k: $(state_applied "$work/state")/$events events applied"
+  in=$(state_applied "$work/state")
+  echo "kill $k: $in/$events events taken in ($((in - $(state_applied "$work/state" --applied))) of them held)"
   # Down for a moment: the client meets a refused connection too.
   sleep "$(rnd $((seed + 100 + k)) 0 1)"
   start
@@ -138,15 +142,18 @@ start
 [[ $(post) == 200 ]] || fail "POST of the retry-1 request after the restart"
 api=$(ready_field serve api)
 dups=$(metric "$api" pmrag_otlp_duplicate_requests_total)
+held_wait serve
 seq=$(curl -sS "http://$api/v1/cases/retry-1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
 echo "retry across a restart: seq $seq (3 spans sent twice), duplicates answered ${dups:-none}"
 [[ $seq == 3 && ${dups:-0} == 1 ]] || fail "the retry after the restart was applied again (seq $seq)"
 
+# Everything held back is applied by now.
+held_wait serve
 stop "$pid"
 "$pmrag" state dump --state "$work/state" --json >"$work/dump.jsonl" || fail "pmrag state dump"
 ok=1
-$tool state "$work/kills/expected.json" "$work/dump.jsonl" --prefix otlp- || ok=0
-$tool state "$work/slow/expected.json" "$work/dump.jsonl" --prefix slow- || ok=0
+$tool state "$work/kills/expected.json" "$work/dump.jsonl" --prefix otlp- --applied || ok=0
+$tool state "$work/slow/expected.json" "$work/dump.jsonl" --prefix slow- --applied || ok=0
 # Every seq the state reached has its prediction.
 $tool applied "$work/dump.jsonl" "$work/applied.json"
 kafka_read pmrag_predictions '%p\t%o\t%k\t%s\n' "$work/pred.tsv"

@@ -12,15 +12,18 @@ broker_faults.sh, state_full.sh).
   pace FILE RATE
         FILE's lines to stdout at RATE lines per second (a producer that
         keeps pace with production traffic rather than a backlog).
-  sum DUMP.jsonl
-        the events applied: the sum of every case's seq in a
-        `pmrag state dump --json`.
-  state EXPECTED DUMP.jsonl [--extra-ok] [--prefix P]
-        every case's seq against its number of events: lost (seq short),
-        double-applied (seq past it), cases missing or unknown (with
-        --prefix, only cases whose id starts with P are looked at). With
-        --extra-ok, double-applied events are reported, not failed (OTLP
-        retries after a lost 200; see otlp).
+  sum DUMP.jsonl [--applied]
+        the events taken in: the sum of every case's seq and held (the
+        events it holds back in the event-time window) in a `pmrag state
+        dump --json`; with --applied, of the seqs alone.
+  state EXPECTED DUMP.jsonl [--extra-ok] [--prefix P] [--applied]
+        every case's events taken in (seq plus held) against its number of
+        events: lost (short), double-applied (past it), cases missing or
+        unknown (with --prefix, only cases whose id starts with P are
+        looked at); and how many are still held (with --applied, none may
+        be: every event applied). With --extra-ok, double-applied events
+        are reported, not failed (OTLP retries after a lost 200; see
+        otlp).
   applied DUMP.jsonl OUT.json
         every case's seq from a dump, as an EXPECTED file for preds (when
         events may have been applied twice, every seq reached must still
@@ -46,9 +49,9 @@ broker_faults.sh, state_full.sh).
   consistent STATS.json DUMP.jsonl TOPIC
         the state's own offsets (`pmrag state stats --json`) against its
         cases: one event per message, so the next offsets of TOPIC's
-        partitions must add up to the sum of the seqs (a state committed
-        with offsets that do not match its cases would lose or repeat
-        events at the next start).
+        partitions must add up to the events taken in, applied or held (a
+        state committed with offsets that do not match its cases would lose
+        or repeat events at the next start).
   ready FILE KEY
         a field of a ready file.
 """
@@ -146,19 +149,23 @@ def pace(path, rate):
     out.flush()
 
 
-def read_dump(path):
+def read_dump(path, applied=False):
+    """Per case: its events taken in, applied (seq) and held back (held);
+    with applied, only the applied ones."""
     got = {}
     with open(path) as f:
         for line in f:
             if line.strip():
                 d = json.loads(line)
-                got[d["case_id"]] = d["seq"]
+                got[d["case_id"]] = d["seq"] + (0 if applied else d.get("held", 0))
     return got
 
 
-def state(expected_path, dump_path, extra_ok, prefix):
+def state(expected_path, dump_path, extra_ok, prefix, all_applied=False):
     want = json.load(open(expected_path))
     got = {c: n for c, n in read_dump(dump_path).items() if c.startswith(prefix)}
+    applied = {c: n for c, n in read_dump(dump_path, True).items() if c.startswith(prefix)}
+    held = sum(got.values()) - sum(applied.values())
     lost = double = lost_cases = double_cases = 0
     shown = 0
     for c, n in want.items():
@@ -174,9 +181,10 @@ def state(expected_path, dump_path, extra_ok, prefix):
             shown += 1
     unknown = [c for c in got if c not in want]
     print("state%s: %d cases, %d events: lost %d (%d cases), double-applied %d (%d cases), "
-          "%d unknown cases" % (" " + prefix if prefix else "", len(want), sum(want.values()),
-                                lost, lost_cases, double, double_cases, len(unknown)))
-    bad = lost or unknown or (double and not extra_ok)
+          "%d unknown cases, %d still held" % (" " + prefix if prefix else "", len(want),
+                                               sum(want.values()), lost, lost_cases, double,
+                                               double_cases, len(unknown), held))
+    bad = lost or unknown or (double and not extra_ok) or (held and all_applied)
     return 1 if bad else 0
 
 
@@ -380,23 +388,25 @@ def main(argv):
             sys.stderr.close()
             return 1
         return 0
-    if len(argv) == 3 and argv[1] == "sum":
-        print(sum(read_dump(argv[2]).values()))
+    if len(argv) in (3, 4) and argv[1] == "sum" and argv[3:] in ([], ["--applied"]):
+        print(sum(read_dump(argv[2], len(argv) == 4).values()))
         return 0
     if len(argv) >= 4 and argv[1] == "state":
-        rest, extra_ok, prefix = argv[4:], False, ""
+        rest, extra_ok, prefix, all_applied = argv[4:], False, "", False
         while rest:
             if rest[0] == "--extra-ok":
                 extra_ok, rest = True, rest[1:]
+            elif rest[0] == "--applied":
+                all_applied, rest = True, rest[1:]
             elif rest[0] == "--prefix" and len(rest) > 1:
                 prefix, rest = rest[1], rest[2:]
             else:
                 print(__doc__, file=sys.stderr)
                 return 2
-        return state(argv[2], argv[3], extra_ok, prefix)
+        return state(argv[2], argv[3], extra_ok, prefix, all_applied)
     if len(argv) == 4 and argv[1] == "applied":
         with open(argv[3], "w") as f:
-            json.dump(read_dump(argv[2]), f)
+            json.dump(read_dump(argv[2], True), f)
         return 0
     if len(argv) == 4 and argv[1] == "preds":
         return preds(argv[2], argv[3])

@@ -43,15 +43,19 @@ serve() { # NAME [--set K=V ...]: starts an instance on state NAME, in the backg
     --set kafka.changelog=true --set model.learn_online=true \
     --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" "$@"
 }
-# settle N: until A and B have applied N events between them and each has
-# merged every window the other shared (30 s); sets ina inb sa sb ma mb.
+# settle N: until A and B have taken N events in between them, hold none
+# back in the event-time window (their windows are learnt as they are
+# applied) and each has merged every window the other shared (30 s); sets
+# ina inb sa sb ma mb.
 settle() {
+  local ha hb
   for _ in $(seq 150); do
     ina=$(ready_metric A pmrag_events_in_total'{source="kafka"}')
     inb=$(ready_metric B pmrag_events_in_total'{source="kafka"}')
+    ha=$(ready_metric A pmrag_events_held) hb=$(ready_metric B pmrag_events_held)
     sa=$(ready_metric A pmrag_follows_shared_total) sb=$(ready_metric B pmrag_follows_shared_total)
     ma=$(ready_metric A pmrag_follows_merged_total) mb=$(ready_metric B pmrag_follows_merged_total)
-    [[ $((ina + inb)) -eq $1 && $ma -eq $sb && $mb -eq $sa ]] && return
+    [[ $((ina + inb)) -eq $1 && ${ha:-1} == 0 && ${hb:-1} == 0 && $ma -eq $sb && $mb -eq $sa ]] && return
     sleep 0.2
   done
 }

@@ -250,20 +250,36 @@ ready_field() {
 v = json.load(open(sys.argv[1]))[sys.argv[2]]
 print(v if isinstance(v, str) else json.dumps(v))' "$work/$1.ready" "$2"
 }
-# metric ADDR METRIC: METRIC's value (the whole name, labels included) on
-# http://ADDR/metrics; empty when absent or the daemon does not answer in
-# 5 s.
+# metric ADDR METRIC [CURL_ARG...]: METRIC's value (the whole name, labels
+# included) on http://ADDR/metrics (curl given CURL_ARG..., a token say);
+# empty when absent or the daemon does not answer in 5 s.
 metric() {
-  curl -s -m 5 "http://$1/metrics" 2>/dev/null | awk -v m="$2" '$1 == m { print $2 }'
+  curl -s -m 5 "${@:3}" "http://$1/metrics" 2>/dev/null | awk -v m="$2" '$1 == m { print $2 }'
   return 0
 }
 # ready_metric NAME METRIC: metric on the API of the daemon of $work/NAME.ready.
 ready_metric() { metric "$(ready_field "$1" api)" "$2"; }
-# state_applied DIR: the events applied in the state directory DIR (the
-# sum of its cases' seq), 0 while it has none.
+# held_wait NAME [SECONDS [CURL_ARG...]]: until the daemon of
+# $work/NAME.ready holds no event back in its event-time window
+# (serve.reorder_ms): everything it took in is applied. Fails after SECONDS
+# (30).
+held_wait() {
+  local i held api
+  api=$(ready_field "$1" api)
+  for ((i = 0; i < ${2:-30} * 20; i++)); do
+    held=$(metric "$api" pmrag_events_held "${@:3}")
+    [[ ${held:-1} == 0 ]] && return 0
+    sleep 0.05
+  done
+  fail "$1 still holds ${held:-?} events back after ${2:-30} s"
+}
+# state_applied DIR [--applied]: the events the state directory DIR has
+# taken in (the sum of its cases' seq and held: applied, or held back in
+# the event-time window), or with --applied those applied; 0 while it has
+# none.
 state_applied() {
   if "$pmrag" state dump --state "$1" --json >"$work/sum.jsonl" 2>/dev/null; then
-    python3 "$lib_dir/crash_tool.py" sum "$work/sum.jsonl"
+    python3 "$lib_dir/crash_tool.py" sum "$work/sum.jsonl" ${2:+"$2"}
   else
     echo 0
   fi

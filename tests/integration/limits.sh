@@ -24,10 +24,13 @@ work_init
 
 shop_graph
 # start --set ...: a fresh state, waits for the ready file. A fresh log
-# too: the greps below look for what this run said.
+# too: the greps below look for what this run said. Events are applied as
+# they arrive (serve.reorder_ms=0): the checks read a case right after its
+# events were sent. (The limits act when events come in, held or not: the
+# event cap counts held events too.)
 start() {
   work_clean state serve.err
-  shop_serve "$@"
+  shop_serve --set serve.reorder_ms=0 "$@"
 }
 cat >"$work/check.py" <<'PY'
 import json, sys, time, urllib.error, urllib.request

@@ -47,6 +47,7 @@ start() {
 }
 start
 sent=$($tool send "$work/test.json" "$otlp") || fail "sending the test split"
+held_wait serve # (every event applied: out of the event-time window)
 curl -fsS "http://$api/v1/stats" >"$work/stats.json" || fail "GET /v1/stats"
 curl -fsS "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
 echo "replayed $sent events ($targets targets)"
@@ -105,13 +106,18 @@ assert acc["hits"]["1"] <= acc["hits"]["3"] <= acc["hits"]["10"] <= acc["scored"
 assert acc["last_rank"] is not None
 assert b["accuracy"] == acc, (b["accuracy"], acc)
 PY
-# The case's next event: the last event of the case again, with its truth.
+# The case's next event: the last event of the case again, with its truth,
+# a millisecond later (the same record again would be a duplicate).
 python3 - "$work/test.json" "$case_id" "$work/one.json" <<'PY'
-import json, sys
+import datetime, json, sys
 rows = [r for r in json.load(open(sys.argv[1])) if r["case_id"] == sys.argv[2]]
-json.dump([rows[-1]], open(sys.argv[3], "w"))
+r = dict(rows[-1])
+t = datetime.datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00"))
+r["timestamp"] = (t + datetime.timedelta(milliseconds=1)).isoformat()
+json.dump([r], open(sys.argv[3], "w"))
 PY
 $tool send "$work/one.json" "$otlp" >/dev/null || fail "sending one more event"
+held_wait serve
 curl -fsS "http://$api/v1/cases/$case_id" >"$work/case3.json" || fail "GET /v1/cases/$case_id"
 curl -fsS "http://$api/v1/stats" >"$work/stats2.json" || fail "GET /v1/stats"
 check "the first event after the restart is scored against the stored prediction" \

@@ -3,13 +3,16 @@
 # (deploy/demo/otel_app.py; the SDK, its OTLP/HTTP exporter and their
 # dependencies pinned with hashes in .deps/otel-venv by deploy/deps.sh
 # --otel) exports its spans and log records, protobuf over OTLP/HTTP, to a
-# `pmrag serve` while it runs. Every record the SDK got a 200 for must give
-# exactly one prediction, with its case (the case.id attribute), the seq
-# of its place in the order the case's records were sent, and its time
-# (the span's start, the log record's timestamp: the simulated clock never
-# gives two the same); the daemon must have scored every event
-# but each case's first against the code.* attributes the SDK's logging
-# handler writes (code.file.path, code.line.number), and mapped them all.
+# `pmrag serve` while it runs. Every record the SDK got a 200 for (and every
+# event of its spans) must give a prediction with its case (the case.id
+# attribute), the seq of its place in the case's event time (the spans
+# are sent when they end: a parent after its children; the daemon holds
+# them back for serve.reorder_ms and applies them in order) and its time
+# (the span's start, the span event's or log record's timestamp; ties in
+# the order sent), the one with the highest revision counting when an
+# event came late; the daemon must have scored every event but each
+# case's first against the code.* attributes the SDK's logging handler
+# writes (code.file.path, code.line.number), and mapped them all.
 #
 # With OTEL_PROTOCOL=grpc (ctest grpc.otel_sdk) the SDK's OTLP/gRPC exporters
 # (grpcio, gzip-compressed messages) send the same records to the daemon's
@@ -79,6 +82,7 @@ for _ in $(seq 200); do
   (($(wc -l <"$work/pred.jsonl") >= want)) && break
   sleep 0.05
 done
+held_wait serve
 echo "$(tail -1 "$work/sdk.err"); $(wc -l <"$work/pred.jsonl") predictions ($(since "$t0") s)"
 curl -fsS -m 5 "http://$api/v1/stats" >"$work/stats.json" || fail "GET /v1/stats"
 if [[ $proto == grpc ]]; then
@@ -138,7 +142,7 @@ EOF
   tail -1 "$work/check.out"
 fi
 
-check "one prediction per exported record, with its case, seq and time" -- \
+check "a prediction per exported record, with its case, seq in event time and time" -- \
   python3 - "$work/manifest.jsonl" "$work/pred.jsonl" "$work/stats.json" <<'EOF'
 import json, sys
 sent, preds = {}, {}
@@ -146,17 +150,22 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     sent.setdefault(r["case"], []).append((r["signal"], r["activity"], r["time_unix_nano"]))
 errors = []
+revised = 0
 for line in open(sys.argv[2]):
     p = json.loads(line)
     key = (p["case_id"], p["seq"])
-    if key in preds:
-        errors.append("two predictions for %s seq %d" % key)
+    if key in preds and preds[key]["revision"] >= p["revision"]:
+        errors.append("%s seq %d: revision %d after %d" % (key + (p["revision"],
+                                                                  preds[key]["revision"])))
+    revised += key in preds
     preds[key] = p
 n = sum(len(v) for v in sent.values())
 signals = {r[0] for v in sent.values() for r in v}
-if signals != {"span", "log"}:
+if signals != {"span", "event", "log"}:
     errors.append("signals sent: %s" % sorted(signals))
 for case, recs in sent.items():
+    # Event time: by time, ties in the order sent.
+    recs = [r for _, r in sorted(enumerate(recs), key=lambda x: (x[1][2], x[0]))]
     for seq, (signal, activity, t) in enumerate(recs, 1):
         p = preds.pop((case, seq), None)
         if p is None:
@@ -176,8 +185,8 @@ if s["mapping_coverage"] < 0.99:
     errors.append("mapping coverage %.3f" % s["mapping_coverage"])
 for e in errors[:20]:
     print(e)
-print("%d records in %d cases, %d errors; top-1 %.3f (scored against code.*)"
-      % (n, len(sent), len(errors), s["hits"]["1"] / max(1, s["scored"])))
+print("%d records in %d cases, %d errors, %d predictions revised; top-1 %.3f (scored against"
+      " code.*)" % (n, len(sent), len(errors), revised, s["hits"]["1"] / max(1, s["scored"])))
 sys.exit(1 if errors else 0)
 EOF
 tail -1 "$work/check.out"

@@ -76,16 +76,20 @@ demo_setup "$orders" 5
 demo_model "$work/log.csv" --set model.calibrate=false
 
 say "starting pmrag serve (serve.queue_events $queue, otlp.threads $threads)"
-# The load tool sends the same bodies again and again: otlp.dedupe_seconds=0,
-# or they would be answered as retries without being applied.
+# The load tool sends the same bodies again and again: otlp.dedupe_seconds=0
+# and serve.dedupe_events=0, or they would be answered as retries, or their
+# spans taken for ones received twice, without being applied.
 # No online learning (OVERLOAD_SET can turn it back on): its counters grow
 # with what the stream has shown, up to model.online_windows, and a rebuild
 # holds two models for a while (the first one 30 s after the start); that
 # memory is the model's, bounded by its own settings, and would hide what
 # is measured here, the memory of the requests in flight.
+# Events applied as they arrive (serve.reorder_ms=0): the latency measured
+# is the queue's; the event-time window adds its grace to every event
+# (tests/bench/serve_load_window.sh measures what it costs).
 serve_start serve --graph "$work/app.graph" --model "$work/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
-  --set serve.queue_events="$queue" --set otlp.threads="$threads" \
+  --set serve.queue_events="$queue" --set otlp.threads="$threads" --set serve.reorder_ms=0 --set serve.dedupe_events=0 \
   --set model.learn_online=false --set otlp.dedupe_seconds=0 "${extra[@]}" -q
 serve_wait serve 30
 otlp=$(ready_field serve otlp_http)

@@ -45,14 +45,15 @@ def key_value(key, value):
     return field_len(1, key.encode()) + field_len(2, any_value)
 
 
-def trace_request(case_id, names, t0):
-    """ExportTraceServiceRequest: one resource, one scope, a span per name."""
+def trace_request(case_id, names, t0, first=0):
+    """ExportTraceServiceRequest: one resource, one scope, a span per name
+    (span ids first + 1, first + 2, ...: unique in the case's trace)."""
     spans = b""
     for i, name in enumerate(names):
         trace_id = (zlib.crc32(case_id.encode()) + 1).to_bytes(16, "big")
         span = (
             field_len(1, trace_id)  # trace_id
-            + field_len(2, (i + 1).to_bytes(8, "big"))  # span_id
+            + field_len(2, (first + i + 1).to_bytes(8, "big"))  # span_id
             + field_len(5, name.encode())  # name
             + field_fixed64(7, t0 + i * 1000)  # start_time_unix_nano
             + field_fixed64(8, t0 + i * 1000 + 500)  # end_time_unix_nano
@@ -105,11 +106,12 @@ def split(log, outdir):
         names = [r["activity"] for r in cases[c]]
         # two requests per case: the split must not change the order
         half = max(1, len(names) // 2)
-        for part, t0 in ((names[:half], 1700000000000000000), (names[half:], 1700000001000000000)):
+        for part, t0, first in ((names[:half], 1700000000000000000, 0),
+                                (names[half:], 1700000001000000000, half)):
             if not part:
                 continue
             with open(os.path.join(pdir, "%04d_%s.pb" % (n, c)), "wb") as f:
-                f.write(trace_request(c, part, t0))
+                f.write(trace_request(c, part, t0, first))
             n += 1
         expected[c] = len(cases[c])
     with open(os.path.join(outdir, "expected.json"), "w") as f:
@@ -132,12 +134,14 @@ def check(expected_path, pred_path):
         if p["case_id"] != key:
             print("key %r but case_id %r" % (key, p["case_id"]))
             bad += 1
-        for f in ("seq", "activity", "time_unix_nano", "model_version", "ranked", "latency_us",
-                  "last_rank"):
+        for f in ("seq", "revision", "activity", "time_unix_nano", "model_version", "ranked",
+                  "latency_us", "last_rank"):
             if f not in p:
                 print("prediction without %s: %s" % (f, line[:200]))
                 bad += 1
-        # Every prediction but a case's first scores the one before it.
+        # Every prediction but a case's first scores the one before it
+        # (in order: these clients send each case's events in order, so
+        # nothing is placed late and published again unscored).
         if "last_rank" in p and (p["last_rank"] is None) != (p.get("seq") == 1):
             print("seq %s with last_rank %s: %s" % (p.get("seq"), p["last_rank"], line[:200]))
             bad += 1

@@ -26,16 +26,16 @@ PMRAG_SESS_FILL=$state "$test_sessions" fill_state_dir >"$work/fill" 2>&1 || fai
 # ---- dump ------------------------------------------------------------------
 expect "dump --json" 0 "" -- "$pmrag" state dump --state "$state" --json
 same "dump --json lines" "$work/out" <<'JSON'
-{"case_id":"case-a","seq":3,"last_activity":"checkout \"fast\"","last_time":"2026-01-02T03:04:05.500000000Z"}
-{"case_id":"case-b","seq":1,"last_activity":7,"last_time":""}
-{"case_id":"case-c","seq":0,"last_activity":null,"last_time":""}
+{"case_id":"case-a","seq":3,"last_activity":"checkout \"fast\"","last_time":"2026-01-02T03:04:05.500000000Z","held":0}
+{"case_id":"case-b","seq":1,"last_activity":7,"last_time":"","held":0}
+{"case_id":"case-c","seq":0,"last_activity":null,"last_time":"","held":0}
 JSON
 cp "$work/out" "$work/dump.json"
 expect "dump --json is JSON" 0 "" -- python3 -c '
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 assert [r["case_id"] for r in rows] == ["case-a", "case-b", "case-c"], rows
-assert all(set(r) == {"case_id", "seq", "last_activity", "last_time"} for r in rows)
+assert all(set(r) == {"case_id", "seq", "last_activity", "last_time", "held"} for r in rows)
 ' "$work/dump.json"
 expect "dump table" 0 "case-a +3 +checkout \"fast\" +2026-01-02T03:04:05.500000000Z" -- \
   "$pmrag" state dump --state "$state"

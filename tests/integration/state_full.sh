@@ -138,11 +138,11 @@ consistent() {
 complete() {
   local dir=$1 what=$2 topic=$3 otlp_exp=${4:-}
   "$pmrag" state dump --state "$dir" --json >"$work/dump.jsonl" || fail "pmrag state dump"
-  $tool state "$work/expected.json" "$work/dump.jsonl" --prefix crash- ||
+  $tool state "$work/expected.json" "$work/dump.jsonl" --prefix crash- --applied ||
     fail "$what: Kafka events lost or applied twice"
   kafka_read "$topic" '%p\t%o\t%k\t%s\n' "$work/pred.tsv"
   if [[ -n $otlp_exp ]]; then
-    $tool state "$otlp_exp" "$work/dump.jsonl" --prefix otlp- ||
+    $tool state "$otlp_exp" "$work/dump.jsonl" --prefix otlp- --applied ||
       fail "$what: OTLP spans lost or applied twice"
     python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); a.update(json.load(open(sys.argv[2]))); json.dump(a, open(sys.argv[3], "w"))' \
       "$work/expected.json" "$otlp_exp" "$work/expected_all.json"
@@ -157,7 +157,7 @@ to_end() {
   shift 5
   serve "$dir" "$topic" "$group" "$name" "$@"
   for _ in $(seq 1200); do
-    [[ $(state_applied "$dir") -ge $events ]] && break
+    [[ $(state_applied "$dir" --applied) -ge $events ]] && break
     running "$pid" || fail "$what: the restart exited: $(grep -v ': info: ' "$work/$name.err" | tail -3)"
     sleep 0.2
   done
@@ -212,7 +212,7 @@ if [[ $(id -u) == 0 ]] && mkdir -p "$mnt" && mount -t tmpfs -o size=1m tmpfs "$m
   untrack "$client"
   echo "  $(cat "$work/otlp.out")"
   for _ in $(seq 1200); do
-    [[ $(state_applied "$mnt/state") -ge $((events + spans)) ]] && break
+    [[ $(state_applied "$mnt/state" --applied) -ge $((events + spans)) ]] && break
     alive disk disk
     sleep 0.2
   done

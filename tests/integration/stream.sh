@@ -66,7 +66,8 @@ code=$(curl -s -o "$work/over.json" -w '%{http_code}' "${auth[@]}" "http://$api/
 [[ $code == 503 ]] && grep -q 'api.streams' "$work/over.json" && pass "a 4th stream past api.streams=3: 503" ||
   bad "a 4th stream: $code $(cat "$work/over.json")"
 events=$($tool send "$work/test.json" "$otlp") || fail "sending events"
-sleep 1
+held_wait serve 30 "${auth[@]}" # (every event applied: out of the event-time window)
+sleep 0.5
 stop "${pid_of[serve]}" # SIGTERM ends the streams: curl sees the end
 for n in all path query; do
   wait "${pid_of[$n]}" 2>/dev/null || bad "curl of stream $n exited $? after SIGTERM"
@@ -115,6 +116,7 @@ PY
 $tool send "$work/burst.json" "$otlp" >/dev/null || fail "sending the burst"
 sleep 1.5
 $tool send "$work/late.json" "$otlp" >/dev/null || fail "sending one more"
+held_wait serve 30 "${auth[@]}"
 sleep 0.5
 curl -s -m 5 "${auth[@]}" "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
 stop "${pid_of[serve]}"

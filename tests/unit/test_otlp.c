@@ -389,7 +389,8 @@ static const char traces_json[] =
     "{\"key\":\"uni\",\"value\":{\"stringValue\":\"caf\\u00e9 \xe2\x9c\x93\"}}]},"
     "{\"traceId\":\"" TID
     "\",\"spanId\":\"aaaaaaaaaaaaaaaa\",\"parentSpanId\":\"eee19b7ec3c1b174\","
-    "\"name\":\"pay\",\"kind\":2,\"startTimeUnixNano\":\"1795246607600000000\"}]}]},"
+    "\"name\":\"pay\",\"kind\":2,\"startTimeUnixNano\":\"1795246607600000000\","
+    "\"endTimeUnixNano\":\"1795246607600001000\"}]}]},"
     "{\"resource\":{},\"scopeSpans\":[{\"spans\":[{\"traceId\":\"" TID2 "\","
     "\"spanId\":\"0101010101010101\",\"name\":\"legacy\"}]}]}]}";
 
@@ -488,6 +489,8 @@ static void check_same(ingest_otlp_kind kind, const core_buf *pb, const char *js
         CHECK_STR(p->activity, j->activity);
         CHECK_INT(p->time_ns, j->time_ns);
         CHECK_INT(p->line, j->line);
+        CHECK_INT(p->kind, j->kind);
+        CHECK_INT(p->end_ns, j->end_ns);
         CHECK_INT(p->nattrs, j->nattrs);
         for (uint32_t k = 0; k < p->nattrs; k++) {
             CHECK_STR(p->attrs[k].key, j->attrs[k].key);
@@ -511,6 +514,87 @@ TEST(proto_and_json_give_the_same_events)
     check_same(INGEST_OTLP_TRACES, &pb, traces_json, traces_dump);
     build_logs(&pb);
     check_same(INGEST_OTLP_LOGS, &pb, logs_json, logs_dump);
+    core_buf_free(&pb);
+    done();
+}
+
+/* A span with two events: one with a time and attributes of its own, one
+ * without either. */
+static void build_span_events(core_buf *pb)
+{
+    Pmrag__Otlp__Span *s =
+        span("pay", TID, "aaaaaaaaaaaaaaaa", "eee19b7ec3c1b174", 1795246607600000000ull, 2,
+             kv("case.id", av_str("ord-1")), kv("code.lineno", av_int(7)));
+    s->end_time_unix_nano = 1795246607900000000ull;
+    s->events = mem(2 * sizeof *s->events);
+    s->n_events = 2;
+    for (int i = 0; i < 2; i++) {
+        s->events[i] = mem(sizeof *s->events[i]);
+        *s->events[i] = (Pmrag__Otlp__SpanEvent)PMRAG__OTLP__SPAN_EVENT__INIT;
+    }
+    s->events[0]->name = (char *)"exception";
+    s->events[0]->time_unix_nano = 1795246607700000000ull;
+    s->events[0]->attributes = mem(sizeof *s->events[0]->attributes);
+    s->events[0]->attributes[0] = kv("exception.type", av_str("Declined"));
+    s->events[0]->n_attributes = 1;
+    s->events[1]->name = (char *)"retrying";
+    pack_traces(pb, 1, rspans(resource(0), "shop.pay", 1, s));
+}
+
+static const char span_events_json[] =
+    "{\"resourceSpans\":[{\"resource\":{},\"scopeSpans\":[{\"scope\":{\"name\":\"shop.pay\"},"
+    "\"spans\":[{\"traceId\":\"" TID "\",\"spanId\":\"aaaaaaaaaaaaaaaa\","
+    "\"parentSpanId\":\"eee19b7ec3c1b174\",\"name\":\"pay\","
+    "\"startTimeUnixNano\":\"1795246607600000000\",\"endTimeUnixNano\":\"1795246607900000000\","
+    "\"attributes\":[{\"key\":\"case.id\",\"value\":{\"stringValue\":\"ord-1\"}},"
+    "{\"key\":\"code.lineno\",\"value\":{\"intValue\":\"7\"}}],"
+    "\"events\":[{\"timeUnixNano\":\"1795246607700000000\",\"name\":\"exception\","
+    "\"attributes\":[{\"key\":\"exception.type\",\"value\":{\"stringValue\":\"Declined\"}}]},"
+    "{\"name\":\"retrying\"}]}]}]}]}";
+
+static const char span_events_dump[] =
+    "ord-1|pay|2026-11-21T07:36:47.600000000Z|case.id=ord-1;code.lineno=7;trace_id=" TID
+    ";span_id=aaaaaaaaaaaaaaaa;parent_span_id=eee19b7ec3c1b174;scope.name=shop.pay\n"
+    "ord-1|exception|2026-11-21T07:36:47.700000000Z|exception.type=Declined;case.id=ord-1;"
+    "code.lineno=7;trace_id=" TID ";span_id=aaaaaaaaaaaaaaaa;scope.name=shop.pay\n"
+    "ord-1|retrying|2026-11-21T07:36:47.600000000Z|case.id=ord-1;code.lineno=7;trace_id=" TID
+    ";span_id=aaaaaaaaaaaaaaaa;scope.name=shop.pay\n";
+
+TEST(span_events_follow_their_span)
+{
+    core_buf pb = {0};
+    build_span_events(&pb);
+    check_same(INGEST_OTLP_TRACES, &pb, span_events_json, span_events_dump);
+    /* The span with its end; its events with the span's code.* and ids,
+     * the one without a time at the span's start. */
+    evlist ev = {0};
+    char why[256];
+    CHECK_OK(ingest_otlp_decode(INGEST_OTLP_TRACES, INGEST_ENC_PROTO, pb.data, pb.len, NULL,
+                                keep_emit, &ev, NULL, why, sizeof why));
+    CHECK_INT(ev.n, 3);
+    CHECK_INT(ev.v[0].kind, INGEST_SPAN);
+    CHECK_INT(ev.v[0].end_ns, 1795246607900000000ll);
+    CHECK_INT(ev.v[1].kind, INGEST_SPAN_EVENT);
+    CHECK_INT(ev.v[1].end_ns, 0);
+    CHECK_INT(ev.v[2].kind, INGEST_SPAN_EVENT);
+    CHECK_INT(ev.v[2].time_ns, ev.v[0].time_ns);
+    /* A log record is of its kind too. */
+    build_logs(&pb);
+    evlist lg = {0};
+    CHECK_OK(ingest_otlp_decode(INGEST_OTLP_LOGS, INGEST_ENC_PROTO, pb.data, pb.len, NULL,
+                                keep_emit, &lg, NULL, why, sizeof why));
+    CHECK_INT(lg.v[0].kind, INGEST_LOG);
+    /* An event whose time is not one is rejected alone, with its path. */
+    static const char bad[] =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"" TID "\","
+        "\"name\":\"pay\",\"events\":[{\"name\":\"x\",\"timeUnixNano\":\"soon\"}]}]}]}]}";
+    ingest_decode_result res;
+    evlist b = {0};
+    CHECK_OK(ingest_otlp_decode(INGEST_OTLP_TRACES, INGEST_ENC_JSON, bad, strlen(bad), NULL,
+                                keep_emit, &b, &res, why, sizeof why));
+    CHECK_INT(b.n, 1);
+    CHECK_INT(res.rejected, 1);
+    CHECK(strstr(res.reject_reason, "spans[0].events[0]: field 'timeUnixNano'") != NULL);
     core_buf_free(&pb);
     done();
 }

@@ -107,8 +107,14 @@ static bool case_eq(const sess_case *a, const sess_case *b)
         memcmp(a->pred, b->pred, a->npred * sizeof a->pred[0]) != 0)
         return false;
     for (uint32_t i = 0; i < a->ntok; i++)
-        if (a->act[i] != b->act[i] || a->var[i] != b->var[i])
+        if (a->act[i] != b->act[i] || a->var[i] != b->var[i] || a->tok[i].key != b->tok[i].key ||
+            a->tok[i].shift != b->tok[i].shift || a->tok[i].dur != b->tok[i].dur ||
+            a->tok[i].span != b->tok[i].span || a->tok[i].depth != b->tok[i].depth ||
+            a->tok[i].rev != b->tok[i].rev || a->tok[i].is_span != b->tok[i].is_span)
             return false;
+    if (a->nheld != b->nheld || a->nseen != b->nseen || a->seen_next != b->seen_next ||
+        memcmp(a->seen, b->seen, a->nseen * sizeof a->seen[0]) != 0)
+        return false;
     for (uint32_t i = 0; i < a->nvec; i++)
         if (a->vec[i].node != b->vec[i].node ||
             memcmp(&a->vec[i].score, &b->vec[i].score, sizeof(float)) != 0)
@@ -137,7 +143,7 @@ typedef struct raw {
 static void raw_open(raw *r, const char *dir, const char *table, bool write)
 {
     CHECK_OK(mdb_env_create(&r->env));
-    CHECK_OK(mdb_env_set_maxdbs(r->env, 8));
+    CHECK_OK(mdb_env_set_maxdbs(r->env, 16));
     CHECK_OK(mdb_env_open(r->env, dir, 0, 0644));
     CHECK_OK(mdb_txn_begin(r->env, NULL, write ? 0 : MDB_RDONLY, &r->txn));
     CHECK_OK(mdb_dbi_open(r->txn, table, 0, &r->dbi));
@@ -187,7 +193,23 @@ TEST(case_round_trip_every_field)
     for (uint32_t i = 0; i < full.ntok; i++) {
         full.act[i] = i == 3 ? UINT32_MAX : i * 1000003u;
         full.var[i] = i == 5 ? UINT32_MAX : i;
+        /* Keys that go back and forth, the extremes (their differences
+         * wrap), spans and not. */
+        full.tok[i] = (sess_tok){.key = i == 0   ? INT64_MIN
+                                        : i == 1 ? INT64_MAX
+                                                 : 1767323045500000000 - (int64_t)(i % 3) * 77,
+                                 .shift = i == 2 ? INT64_MIN : (int64_t)i * -3000000000ll,
+                                 .dur = i == 4 ? INT64_MAX : (int64_t)i - 1,
+                                 .span = i % 2 ? 0 : UINT64_MAX - i,
+                                 .depth = i == 6 ? UINT32_MAX : i,
+                                 .rev = i == 7 ? UINT32_MAX : i / 2,
+                                 .is_span = i % 3 == 0};
     }
+    full.nheld = UINT32_MAX;
+    full.nseen = SESS_MAX_SEEN;
+    full.seen_next = SESS_MAX_SEEN - 1;
+    for (uint32_t i = 0; i < full.nseen; i++)
+        full.seen[i] = i == 9 ? UINT64_MAX : i * 0x9e3779b97f4a7c15ull;
     full.nvec = SESS_MAX_VEC;
     full.vec_err = -0.0; /* its bit pattern must survive too */
     uint64_t rs = 42;
@@ -211,6 +233,10 @@ TEST(case_round_trip_every_field)
     full.hit10 = 12345678901ull;
     full.rr = 1e300;
     full.last_rank = INT32_MAX;
+    /* (A duration past INT64_MAX - 1 is kept one less.) */
+    static sess_case want;
+    want = full;
+    want.tok[4].dur = INT64_MAX - 1;
 
     memset(&empty, 0xab, sizeof empty); /* garbage beyond ntok/nvec is not stored */
     empty.seq = 0;
@@ -226,17 +252,18 @@ TEST(case_round_trip_every_field)
     empty.scored = empty.hit1 = empty.hit3 = empty.hit10 = 0;
     empty.rr = 0;
     empty.last_rank = -1;
+    empty.nheld = empty.nseen = empty.seen_next = 0;
 
     put_case(b, "full", &full);
     put_case(b, "empty", &empty);
     /* Read back from the batch, then from LMDB. */
     CHECK_INT(sess_batch_case_find(b, "full", 4, &got), 1);
-    CHECK(case_eq(&got, &full));
+    CHECK(case_eq(&got, &want));
     CHECK_INT(sess_batch_case_find(b, "empty", 5, &got), 1);
     CHECK(case_eq(&got, &empty));
     commit_ok(e, b);
     CHECK_OK(get_case(e, "full", &got));
-    CHECK(case_eq(&got, &full));
+    CHECK(case_eq(&got, &want));
     CHECK(got.closed && got.vec[1].node == UINT32_MAX && isinf(got.vec[3].score));
     CHECK(signbit(got.vec_err) && signbit(got.vec[4].score));
     CHECK_OK(get_case(e, "empty", &got));
@@ -248,7 +275,7 @@ TEST(case_round_trip_every_field)
     CHECK_OK(sess_batch_case_put(b, odd, sizeof odd, &full));
     commit_ok(e, b);
     CHECK_OK(sess_case_get(e, odd, sizeof odd, &got));
-    CHECK(case_eq(&got, &full));
+    CHECK(case_eq(&got, &want));
     CHECK_INT(sess_case_get(e, odd, 1, &got), CORE_ENOTFOUND);
     CHECK_INT(get_case(e, "nope", &got), CORE_ENOTFOUND);
     sess_batch_free(b);
@@ -269,25 +296,70 @@ TEST(case_round_trip_every_field)
     MDB_val k = {14, (void *)"case-000012345"}, v;
     CHECK_OK(mdb_get(r.txn, r.dbi, &k, &v));
     printf("  encoded typical case (16 tokens, 64 vector entries): %zu bytes\n", v.mv_size);
-    CHECK(v.mv_size < 600);
+    CHECK(v.mv_size < 700);
+    raw_close(&r, false);
+    /* With the tokens' places in the order as the daemon keeps them
+     * (events 0.1-3 ms apart, half of them spans or in one) and 64
+     * fingerprints (serve.dedupe_events). */
+    e = open_env(dir, 0, 0, false);
+    b = sess_batch_new();
+    rs = 5;
+    for (uint32_t i = 0; i < typ.ntok; i++)
+        typ.tok[i] =
+            (sess_tok){.key = 1767323045500000000 +
+                              (int64_t)i * (100000 + (int64_t)(core_splitmix64(&rs) % 3000000)),
+                       .dur = i % 2 ? -1 : 250000,
+                       .span = i % 2 ? 0 : core_splitmix64(&rs),
+                       .depth = i % 4,
+                       .is_span = i % 2 == 0};
+    typ.nseen = 64;
+    for (uint32_t i = 0; i < typ.nseen; i++)
+        typ.seen[i] = core_splitmix64(&rs);
+    put_case(b, "case-000012345", &typ);
+    commit_ok(e, b);
+    sess_batch_free(b);
+    sess_close(e);
+    raw_open(&r, dir, "cases", false);
+    CHECK_OK(mdb_get(r.txn, r.dbi, &k, &v));
+    printf("  ... with their order and 64 fingerprints: %zu bytes\n", v.mv_size);
+    CHECK(v.mv_size < 1400);
     raw_close(&r, false);
 }
 
-/* Version 1 values, written before the online-accuracy fields, still
- * decode (with no prediction and no scores); version 2 is written, as
- * long as version 1 for a case with neither; the new flags mean nothing
- * in version 1, and a prediction is bounded. */
+/* The bytes of c as a build before the tokens' order wrote them
+ * (version 2): c's tokens have all-zero order fields, six bytes each at
+ * the end. */
+static void encode_v2(const sess_case *c, core_buf *b)
+{
+    core_buf_reset(b);
+    CHECK_OK(sess_case_encode(c, b));
+    CHECK_INT((unsigned char)b->data[0], 3);
+    CHECK_INT((unsigned char)b->data[1] & 128, 0);
+    b->data[0] = 2;
+    b->data[1] = (char)((unsigned char)b->data[1] & ~64);
+    b->len -= 6 * c->ntok;
+}
+
+/* Version 1 values, written before the online-accuracy fields, and
+ * version 2 ones, before the tokens' order, still decode (with no
+ * prediction and no scores, with unknown keys); version 3 is written, as
+ * long as version 1 for a case with none of the later parts; the new
+ * flags mean nothing in the old versions, and a prediction is bounded. */
 TEST(case_version_1_still_reads)
 {
     static sess_case c, got;
     typical_case(&c, 77);
     c.last_rank = -1;
     core_buf b = {0};
-    CHECK_OK(sess_case_encode(&c, &b));
-    CHECK_INT((unsigned char)b.data[0], 2);
+    encode_v2(&c, &b);
+    char why[128] = "";
+    /* What an older build reads of a token: keys unknown. */
+    for (uint32_t i = 0; i < c.ntok; i++)
+        c.tok[i] = (sess_tok){.key = INT64_MIN, .dur = -1};
+    CHECK_OK(sess_case_decode(b.data, b.len, &got, why, sizeof why));
+    CHECK(case_eq(&got, &c));
     /* The same bytes with version byte 1: a value from an older build. */
     b.data[0] = 1;
-    char why[128] = "";
     CHECK_OK(sess_case_decode(b.data, b.len, &got, why, sizeof why));
     CHECK(case_eq(&got, &c));
     CHECK_INT(got.npred, 0);
@@ -296,27 +368,44 @@ TEST(case_version_1_still_reads)
     CHECK(got.scored == 0 && got.rr == 0);
     size_t v1len = b.len;
 
-    /* With a prediction and scores: version 2 only. */
+    /* With a prediction and scores: version 2 and later only. */
+    for (uint32_t i = 0; i < c.ntok; i++)
+        c.tok[i] = (sess_tok){0};
     c.has_pred = true;
     c.npred = 3;
     c.pred[0] = 5, c.pred[1] = 400000, c.pred[2] = 0;
     c.scored = 9, c.hit1 = 4, c.hit3 = 7, c.hit10 = 8, c.rr = 5.5, c.last_rank = 0;
-    core_buf_reset(&b);
-    CHECK_OK(sess_case_encode(&c, &b));
+    encode_v2(&c, &b);
     CHECK(b.len > v1len);
+    for (uint32_t i = 0; i < c.ntok; i++)
+        c.tok[i] = (sess_tok){.key = INT64_MIN, .dur = -1};
     CHECK_OK(sess_case_decode(b.data, b.len, &got, why, sizeof why));
     CHECK(case_eq(&got, &c));
     b.data[0] = 1;
     CHECK_INT(sess_case_decode(b.data, b.len, &got, why, sizeof why), CORE_ECORRUPT);
     CHECK(strstr(why, "unknown flags at byte 1") != NULL);
+    /* The order's and fingerprints' flags mean nothing in version 2. */
+    for (uint32_t i = 0; i < c.ntok; i++)
+        c.tok[i] = (sess_tok){0};
+    c.nseen = 1;
+    c.seen[0] = 42;
+    core_buf_reset(&b);
+    CHECK_OK(sess_case_encode(&c, &b));
+    b.data[0] = 2;
+    CHECK_INT(sess_case_decode(b.data, b.len, &got, why, sizeof why), CORE_ECORRUPT);
+    CHECK(strstr(why, "unknown flags at byte 1") != NULL);
+    c.nseen = 0;
+    /* A version this build does not know. */
+    b.data[0] = 4;
+    CHECK_INT(sess_case_decode(b.data, b.len, &got, why, sizeof why), CORE_EVERSION);
+    CHECK(strstr(why, "reads 1 to 3") != NULL);
 
     /* npred over SESS_MAX_PRED: refused to encode, refused to decode. */
     c.npred = SESS_MAX_PRED + 1;
     CHECK_INT(sess_case_encode(&c, &b), CORE_ELIMIT);
     c.has_pred = false, c.npred = 0, c.scored = 0, c.hit1 = c.hit3 = c.hit10 = 0, c.rr = 0,
     c.last_rank = -1;
-    core_buf_reset(&b);
-    CHECK_OK(sess_case_encode(&c, &b));
+    encode_v2(&c, &b);
     CHECK_INT(b.len, v1len);
     /* Set the prediction flag and append npred 11. */
     b.data[1] = (char)((unsigned char)b.data[1] | 16);
@@ -1338,6 +1427,72 @@ TEST(requests_are_committed_deleted_and_reopened)
     CHECK_STR(out.data, "z2:20;");
     core_buf_free(&out);
     sess_close(e);
+    sess_batch_free(b);
+}
+
+static int collect_held(void *ud, const char *id, size_t len, uint64_t no, const void *val,
+                        size_t n)
+{
+    core_buf_printf(ud, "%.*s/%llu=%.*s;", (int)len, id, (unsigned long long)no, (int)n,
+                    (const char *)val);
+    return 0;
+}
+
+/* Held events: put and deleted in one transaction with the rest, listed
+ * by case and number (numbers compare as numbers, a case id that is a
+ * prefix of another stays apart), and a state from before the table
+ * reads as one holding nothing. */
+TEST(held_events_are_committed_deleted_and_listed)
+{
+    const char *dir = unit_tmp_path("held/state");
+    sess_env *e = open_env(dir, 0, 0, false);
+    sess_batch *b = sess_batch_new();
+    CHECK_OK(sess_batch_held_put(b, "ab", 2, 300, "x", 1));
+    CHECK_OK(sess_batch_held_put(b, "a", 1, 256, "y", 1));
+    CHECK_OK(sess_batch_held_put(b, "a", 1, 2, "z", 1));
+    CHECK_OK(sess_batch_held_put(b, "a", 1, 7, "gone", 4));
+    CHECK_OK(sess_batch_held_del(b, "a", 1, 7)); /* the later change wins */
+    CHECK_INT(sess_batch_held_put(b, "", 0, 1, "v", 1), CORE_EUSAGE);
+    static char long_id[SESS_MAX_ID + 2];
+    memset(long_id, 'i', SESS_MAX_ID + 1);
+    CHECK_INT(sess_batch_held_put(b, long_id, SESS_MAX_ID + 1, 1, "v", 1), CORE_ELIMIT);
+    memset(long_id, 'i', SESS_MAX_ID); /* the longest case id fits in a key */
+    CHECK_OK(sess_batch_held_put(b, long_id, SESS_MAX_ID, UINT64_MAX, "w", 1));
+    commit_ok(e, b);
+    core_buf out = {0};
+    CHECK_OK(sess_held_iter(e, collect_held, &out));
+    CHECK(strncmp(out.data, "a/2=z;a/256=y;ab/300=x;iii", 26) == 0);
+    CHECK(strstr(out.data, "/18446744073709551615=w;") != NULL);
+    sess_stats st;
+    sess_get_stats(e, &st);
+    CHECK_INT(st.held, 4);
+    CHECK_OK(sess_batch_held_del(b, "a", 1, 2));
+    CHECK_OK(sess_batch_held_del(b, "a", 1, 3)); /* absent: no error */
+    CHECK_OK(sess_batch_held_del(b, long_id, SESS_MAX_ID, UINT64_MAX));
+    commit_ok(e, b);
+    sess_close(e);
+    e = open_ro(dir);
+    core_buf_reset(&out);
+    CHECK_OK(sess_held_iter(e, collect_held, &out));
+    CHECK_STR(out.data, "a/256=y;ab/300=x;");
+    sess_close(e);
+
+    /* A state made before the table: no held events, read-only too. */
+    const char *old = unit_tmp_path("held/old");
+    e = open_env(old, 0, 0, false);
+    sess_close(e);
+    raw r;
+    raw_open(&r, old, "held", true);
+    CHECK_OK(mdb_drop(r.txn, r.dbi, 1));
+    raw_close(&r, true);
+    e = open_ro(old);
+    core_buf_reset(&out);
+    CHECK_OK(sess_held_iter(e, collect_held, &out));
+    CHECK_INT(out.len, 0);
+    sess_get_stats(e, &st);
+    CHECK_INT(st.held, 0);
+    sess_close(e);
+    core_buf_free(&out);
     sess_batch_free(b);
 }
 

@@ -34,6 +34,7 @@ static sink_prediction awkward(void)
         .case_id = "c\"1\0x",
         .case_len = 5,
         .seq = 7,
+        .revision = 2,
         .activity = "Zahlung fehlgeschlagen: \xe2\x9c\x93 \xc3\xb6\nzweite Zeile",
         .time_unix_nano = 1700000000123456789,
         .model_version = "m-2024.1",
@@ -46,7 +47,7 @@ static sink_prediction awkward(void)
 }
 
 static const char awkward_json[] =
-    "{\"case_id\":\"c\\\"1\\u0000x\",\"seq\":7,"
+    "{\"case_id\":\"c\\\"1\\u0000x\",\"seq\":7,\"revision\":2,"
     "\"activity\":\"Zahlung fehlgeschlagen: \xe2\x9c\x93 \xc3\xb6\\nzweite Zeile\","
     "\"time_unix_nano\":1700000000123456789,\"model_version\":\"m-2024.1\",\"ranked\":["
     "{\"symbol\":\"shop.cart.Cart.add\",\"kind\":\"method\",\"file\":\"shop/cart.py\","
@@ -96,6 +97,7 @@ TEST(pb_bytes_by_hand)
         .ranked = &r,
         .nranked = 1,
         .latency_us = 150,
+        .revision = 1,
     };
     static const uint8_t want[] = {
         0x0a, 2,    'c',  '1',                                /* 1 case_id, LEN */
@@ -108,6 +110,7 @@ TEST(pb_bytes_by_hand)
         0x20, 10,                                             /*   4 start_line */
         0x31, 0,    0,    0,    0,    0,    0,    0xe0, 0x3f, /*   6 score 0.5 as a double */
         0x38, 0x96, 0x01,                                     /* 7 latency_us 150 */
+        0x48, 1,                                              /* 9 revision 1 */
     };
     core_buf b = {0};
     sink_prediction_pb(&p, &b);
@@ -135,7 +138,8 @@ TEST(pb_bytes_by_hand)
         CHECK_INT((uint8_t)b.data[i], 0xff);
     core_buf_reset(&b);
     CHECK_OK(unit_prediction_pb_to_json("", 0, &b, NULL, 0));
-    check_json_equal(b.data, "{\"case_id\":\"\",\"seq\":0,\"activity\":\"\",\"time_unix_nano\":0,"
+    check_json_equal(b.data, "{\"case_id\":\"\",\"seq\":0,\"revision\":0,\"activity\":\"\","
+                             "\"time_unix_nano\":0,"
                              "\"model_version\":\"\",\"ranked\":[],\"latency_us\":0,"
                              "\"last_rank\":null}");
     /* last_rank is optional: a scored miss (0) is written, as field 8. */
@@ -205,7 +209,7 @@ TEST(pb_decoder_skips_unknown_and_last_wins)
      * seq that must win. */
     static const uint8_t extra[] = {
         0xf8, 0x06, 0x2a,                       /* field 111, varint 42 */
-        0x4d, 1,    2,    3,   4,               /* field 9, fixed32 */
+        0x6d, 1,    2,    3,   4,               /* field 13, fixed32 */
         0x61, 1,    2,    3,   4,   5, 6, 7, 8, /* field 12, fixed64 */
         0x52, 3,    'a',  'b', 'c',             /* field 10, LEN */
         0x10, 0x09,                             /* seq = 9 */
@@ -417,6 +421,7 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_INT(m->latency_us, 1234);
     CHECK_INT(m->scored_case, PMRAG__V1__PREDICTION__SCORED_LAST_RANK);
     CHECK_INT(m->last_rank, 3);
+    CHECK_INT(m->revision, 2);
     CHECK_INT(m->n_ranked, 4);
     CHECK_STR(m->ranked[0]->symbol, "shop.cart.Cart.add");
     CHECK_STR(m->ranked[0]->kind, "method");
@@ -679,7 +684,8 @@ TEST(kafka_mock_cluster_order_and_partitions)
         core_buf_reset(&js);
         CHECK_OK(unit_prediction_pb_to_json(msg->payload, msg->len, &js, NULL, 0));
         char want[96];
-        snprintf(want, sizeof want, "{\"case_id\":\"%s\",\"seq\":%" PRIu64 ",\"activity\":\"act\"",
+        snprintf(want, sizeof want,
+                 "{\"case_id\":\"%s\",\"seq\":%" PRIu64 ",\"revision\":0,\"activity\":\"act\"",
                  kstr, next_seq[ci]);
         if (strncmp(js.data, want, strlen(want)) != 0)
             unit_fail(__FILE__, __LINE__, "message %d: %s, want %s...", got, js.data, want);

@@ -208,6 +208,7 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
         "Prediction.ranked",
         "Prediction.latency_us",
         "Prediction.last_rank",
+        "Prediction.revision",
     };
     static const int wts[] = {0,
                               CORE_WIRE_LEN,
@@ -216,6 +217,7 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
                               CORE_WIRE_I64,
                               CORE_WIRE_LEN,
                               CORE_WIRE_LEN,
+                              CORE_WIRE_VARINT,
                               CORE_WIRE_VARINT,
                               CORE_WIRE_VARINT};
     const uint8_t *b = buf;
@@ -232,7 +234,7 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
     while (pos < len && !rc) {
         pb_field f;
         rc = r_field(b, &pos, len, &f, why, whylen);
-        if (rc || f.num > 8)
+        if (rc || f.num > 9)
             continue;
         rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
         if (rc)
@@ -264,6 +266,9 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
         case 8:
             p.scored = true;
             p.last_rank = (uint32_t)f.v; /* uint32 keeps the low bits, as protobuf does */
+            break;
+        case 9:
+            p.revision = (uint32_t)f.v;
             break;
         }
     }

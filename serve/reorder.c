@@ -1,0 +1,742 @@
+/*
+ * Event time (serve_int.h): each case's events applied in the order they
+ * happened, not the order they arrived in.
+ *
+ * Exporters do not send a case's events in that order: a span goes out
+ * when it ends (a parent after its children), batch processors hold
+ * spans and log records apart for seconds, a retried batch comes twice.
+ * So an event is held back for the grace (serve.reorder_ms, wall clock
+ * from its receipt), as the OpenTelemetry Collector's groupbytrace
+ * processor holds a trace, and when its time comes it is released with
+ * every held event of its case that comes before it in the case's order
+ * (model_order_keys: event time, spans inside their parents). The grace
+ * is counted from each event's arrival rather than from the case's
+ * latest event time: a watermark in event time trusts the senders' clocks
+ * and event time to advance as the daemon's clock does, which clocks
+ * seconds apart and replayed or simulated traffic do not.
+ *
+ * An event released after events of its case that come later in its
+ * order is placed where it belongs among the case's stored tokens: the
+ * tokens after it are taken off, the vector computed again from the ones
+ * before it, and the event and those tokens applied again in order. Each
+ * of their predictions is published again with a higher revision (seq is
+ * the position in the case's order: every token after the event moves up
+ * by one); a consumer keeps the highest revision per (case_id, seq). An
+ * event that belongs before the tokens the case still stores, or that is
+ * further behind the case's latest event than serve.late_max_ms, is
+ * refused as too late: counted and logged, never applied.
+ *
+ * Held events are state: each is in the held table, written in the same
+ * commit as the case it came to and the input it came from, so an
+ * acknowledged event held back survives a crash, and its release (the
+ * case applied, the held entry deleted) is one commit too. In memory they
+ * are kept by case, and in order of arrival (which is also the order of
+ * their deadlines). The engine thread owns all of it, under mu.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include "serve_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HELD_VERSION 1
+#define NONE UINT32_MAX
+
+/* One event held back; its strings in mem. Events and cases live in
+ * pools and refer to each other by index (a pool grows by realloc). */
+typedef struct held_ev {
+    uint32_t hc;        /* its case; NONE once released (freed when its deadline comes) */
+    uint64_t no;        /* arrival number: unique, the tie-break, its key in the state */
+    int64_t arrived;    /* wall clock: due at arrived + the grace */
+    uint64_t t0;        /* monotonic, for latencies */
+    ingest_event ev;    /* case_id: its case's id */
+    model_order_ev ord; /* its own part of the order */
+    char *mem;          /* NULL: a free slot */
+} held_ev;
+
+typedef struct held_case {
+    char *id; /* NULL: a free slot */
+    size_t len;
+    uint64_t hash;
+    uint32_t next;          /* the next case of the same hash, or NONE */
+    core_vec(uint32_t) evs; /* its held events, in order of arrival */
+} held_case;
+
+struct serve_reorder {
+    core_vec(held_ev) ev;
+    core_vec(uint32_t) ev_free;
+    core_vec(held_case) cs;
+    core_vec(uint32_t) cs_free;
+    core_map index; /* hash of a case id -> its first case + 1 (0: none left) */
+    size_t index_dead;
+    /* Every held event in order of arrival (due in this order), released
+     * ones until their deadline: head is the first still listed. */
+    core_vec(uint32_t) fifo;
+    size_t head;
+    uint64_t held, next_no;
+    core_buf val;
+    core_vec(model_order_ev) ord;
+    core_vec(uint32_t) idx, rel;
+    sess_case *c, *old; /* the case being released, and its tokens before */
+    core_bucket log_bucket;
+    uint64_t unlogged;
+};
+
+/* ------------------------------------------------------------------ */
+/* Fingerprints                                                        */
+/* ------------------------------------------------------------------ */
+
+static const char *attr_of(const ingest_event *ev, const char *key)
+{
+    for (uint32_t i = 0; i < ev->nattrs; i++)
+        if (strcmp(ev->attrs[i].key, key) == 0)
+            return ev->attrs[i].val;
+    return NULL;
+}
+
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+    return s ? core_hash64(s, strlen(s) + 1, h) : core_hash_u64(h);
+}
+
+/* A span is the same span by its trace and span id (an exporter's retry
+ * may put it in another batch); anything else by its content: kind, time,
+ * text and every attribute, trace context included. */
+static uint64_t fingerprint(const ingest_event *ev)
+{
+    if (ev->kind == INGEST_SPAN) {
+        const char *span = attr_of(ev, "span_id");
+        if (span && *span)
+            return hash_str(attr_of(ev, "trace_id"), hash_str(span, 0x5350414e));
+    }
+    uint64_t h = core_hash_u64((uint64_t)ev->kind << 56 ^ (uint64_t)ev->time_ns);
+    h = hash_str(ev->activity, h);
+    for (uint32_t i = 0; i < ev->nattrs; i++)
+        h = hash_str(ev->attrs[i].val, hash_str(ev->attrs[i].key, h));
+    return h;
+}
+
+bool serve__seen(serve *s, sess_case *c, const ingest_event *ev)
+{
+    if (!s->dedupe_events)
+        return false;
+    uint64_t fp = fingerprint(ev);
+    for (uint32_t i = 0; i < c->nseen; i++)
+        if (c->seen[i] == fp) {
+            sink_counter_add(s->c_dups, 1);
+            return true;
+        }
+    if (c->nseen > s->dedupe_events) {
+        /* (The setting went down since the case was stored.) */
+        c->nseen = s->dedupe_events;
+        c->seen_next = 0;
+    }
+    if (c->nseen < s->dedupe_events) {
+        c->seen[c->nseen++] = fp;
+    } else {
+        c->seen[c->seen_next] = fp;
+        c->seen_next = (c->seen_next + 1) % c->nseen;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Held events in memory                                               */
+/* ------------------------------------------------------------------ */
+
+static uint64_t id_hash(const char *id, size_t len)
+{
+    uint64_t h = core_hash64(id, len, 0x68656c64);
+    return h == UINT64_MAX ? h - 1 : h; /* (core_map's empty key) */
+}
+
+static uint32_t case_find(const struct serve_reorder *r, const char *id, size_t len, uint64_t h)
+{
+    const uint64_t *v = core_map_get(&r->index, h);
+    for (uint32_t i = v && *v ? (uint32_t)(*v - 1) : NONE; i != NONE; i = r->cs.v[i].next)
+        if (r->cs.v[i].len == len && memcmp(r->cs.v[i].id, id, len) == 0)
+            return i;
+    return NONE;
+}
+
+static uint32_t case_get(struct serve_reorder *r, const char *id, size_t len)
+{
+    uint64_t h = id_hash(id, len);
+    uint32_t i = case_find(r, id, len, h);
+    if (i != NONE)
+        return i;
+    if (r->cs_free.n) {
+        i = r->cs_free.v[--r->cs_free.n];
+    } else {
+        i = (uint32_t)r->cs.n;
+        core_vec_push(&r->cs, ((held_case){0}));
+    }
+    held_case *hc = &r->cs.v[i];
+    hc->id = core_xstrndup(id, len);
+    hc->len = len;
+    hc->hash = h;
+    bool fresh;
+    uint64_t *v = core_map_put(&r->index, h, &fresh);
+    if (!fresh && !*v)
+        r->index_dead--;
+    hc->next = *v ? (uint32_t)(*v - 1) : NONE;
+    *v = (uint64_t)i + 1;
+    return i;
+}
+
+/* The index built again: core_map keeps a key once put, so the keys of
+ * cases gone pile up until then. */
+static void index_rebuild(struct serve_reorder *r)
+{
+    core_map_free(&r->index);
+    memset(&r->index, 0, sizeof r->index);
+    r->index_dead = 0;
+    for (uint32_t i = 0; i < r->cs.n; i++) {
+        held_case *hc = &r->cs.v[i];
+        if (!hc->id)
+            continue;
+        bool fresh;
+        uint64_t *v = core_map_put(&r->index, hc->hash, &fresh);
+        hc->next = fresh ? NONE : (uint32_t)(*v - 1);
+        *v = (uint64_t)i + 1;
+    }
+}
+
+/* A case that holds nothing any more: out of the index, its slot free. */
+static void case_drop(struct serve_reorder *r, uint32_t i)
+{
+    held_case *hc = &r->cs.v[i];
+    uint64_t *v = core_map_get(&r->index, hc->hash);
+    if (*v == (uint64_t)i + 1) {
+        *v = hc->next == NONE ? 0 : (uint64_t)hc->next + 1;
+        if (!*v)
+            r->index_dead++;
+    } else {
+        uint32_t q = (uint32_t)(*v - 1);
+        while (r->cs.v[q].next != i)
+            q = r->cs.v[q].next;
+        r->cs.v[q].next = hc->next;
+    }
+    core_vec_free(&hc->evs);
+    free(hc->id);
+    *hc = (held_case){0};
+    core_vec_push(&r->cs_free, i);
+    if (r->index_dead > 1024 && r->index_dead > 2 * (r->cs.n - r->cs_free.n))
+        index_rebuild(r);
+}
+
+static void held_free(struct serve_reorder *r, uint32_t e)
+{
+    free(r->ev.v[e].mem);
+    r->ev.v[e] = (held_ev){0};
+    core_vec_push(&r->ev_free, e);
+}
+
+/* A copy of ev (its strings in one allocation), of case hc, in a free
+ * slot; not listed anywhere yet. */
+static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_event *ev)
+{
+    size_t al = strlen(ev->activity) + 1;
+    size_t head = (ev->nattrs ? ev->nattrs : 1) * sizeof(ingest_attr), need = head + al;
+    for (uint32_t i = 0; i < ev->nattrs; i++)
+        need += strlen(ev->attrs[i].key) + strlen(ev->attrs[i].val) + 2;
+    uint32_t e;
+    if (r->ev_free.n) {
+        e = r->ev_free.v[--r->ev_free.n];
+    } else {
+        e = (uint32_t)r->ev.n;
+        core_vec_push(&r->ev, ((held_ev){0}));
+    }
+    held_ev *h = &r->ev.v[e];
+    h->mem = core_xmalloc(need);
+    ingest_attr *attrs = (ingest_attr *)(void *)h->mem;
+    char *p = h->mem + head;
+#define COPY(dst, src, n)                                                                          \
+    do {                                                                                           \
+        memcpy(p, (src), (n));                                                                     \
+        (dst) = p;                                                                                 \
+        p += (n);                                                                                  \
+    } while (0)
+    for (uint32_t i = 0; i < ev->nattrs; i++) {
+        COPY(attrs[i].key, ev->attrs[i].key, strlen(ev->attrs[i].key) + 1);
+        COPY(attrs[i].val, ev->attrs[i].val, strlen(ev->attrs[i].val) + 1);
+    }
+    h->ev = *ev;
+    COPY(h->ev.activity, ev->activity, al);
+#undef COPY
+    h->ev.attrs = attrs;
+    h->ev.case_id = r->cs.v[hc].id;
+    h->hc = hc;
+    return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* Held events in the state                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A held event as stored (the held table's value; the case id and the
+ * arrival number are its key), little-endian: u8 version 1, arrived (i64),
+ * time (i64), end (i64), kind (u8), activity (u32 length, bytes), nattrs
+ * (u32), then per attribute key and value (u32 length, bytes each).
+ */
+static void held_encode(const held_ev *h, core_buf *b)
+{
+    core_buf_reset(b);
+    core_buf_putc(b, HELD_VERSION);
+    core_buf_put_le(b, (uint64_t)h->arrived, 8);
+    core_buf_put_le(b, (uint64_t)h->ev.time_ns, 8);
+    core_buf_put_le(b, (uint64_t)h->ev.end_ns, 8);
+    core_buf_putc(b, (char)h->ev.kind);
+    size_t al = strlen(h->ev.activity);
+    core_buf_put_le(b, al, 4);
+    core_buf_append(b, h->ev.activity, al);
+    core_buf_put_le(b, h->ev.nattrs, 4);
+    for (uint32_t i = 0; i < h->ev.nattrs; i++) {
+        const char *kv[2] = {h->ev.attrs[i].key, h->ev.attrs[i].val};
+        for (int j = 0; j < 2; j++) {
+            size_t n = strlen(kv[j]);
+            core_buf_put_le(b, n, 4);
+            core_buf_append(b, kv[j], n);
+        }
+    }
+}
+
+/* A string of a record as a NUL-terminated copy in tmp (NULL: broken). */
+static const char *rd_str(core_rd *r, int lenbytes, core_buf *tmp, size_t *off)
+{
+    size_t n = (size_t)core_rd_le(r, lenbytes);
+    const char *p = core_rd_bytes(r, n);
+    if (!p || memchr(p, 0, n))
+        return NULL;
+    *off = tmp->len;
+    core_buf_append(tmp, p, n);
+    core_buf_putc(tmp, 0);
+    return "";
+}
+
+typedef struct load_ctx {
+    serve *s;
+    uint64_t bad, n;
+    int64_t wall;
+    uint64_t mono;
+    core_buf tmp;
+    core_vec(size_t) offs;
+} load_ctx;
+
+static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, const void *val,
+                         size_t n)
+{
+    load_ctx *l = ud;
+    struct serve_reorder *r = l->s->ro;
+    core_rd rd = core_rd_of(val, n);
+    core_buf_reset(&l->tmp);
+    l->offs.n = 0;
+    uint8_t version = (uint8_t)core_rd_le(&rd, 1);
+    int64_t arrived = (int64_t)core_rd_le(&rd, 8);
+    ingest_event ev = {.time_ns = (int64_t)core_rd_le(&rd, 8),
+                       .end_ns = (int64_t)core_rd_le(&rd, 8)};
+    uint8_t kind = (uint8_t)core_rd_le(&rd, 1);
+    size_t aoff = 0;
+    bool ok =
+        version == HELD_VERSION && kind <= INGEST_SPAN_EVENT && rd_str(&rd, 4, &l->tmp, &aoff);
+    uint32_t nattrs = (uint32_t)core_rd_le(&rd, 4);
+    for (uint32_t i = 0; ok && i < 2 * (uint64_t)nattrs; i++) {
+        size_t off = 0;
+        ok = rd_str(&rd, 4, &l->tmp, &off) != NULL;
+        core_vec_push(&l->offs, off);
+    }
+    if (!ok || rd.bad || core_rd_left(&rd) || len > SESS_MAX_ID) {
+        /* Unreadable: left in the table, where `pmrag state` still counts
+         * it, and reported; nothing can apply it. */
+        if (l->bad++ < 5)
+            core_logf(&l->s->lg, CORE_LOG_WARN, "held event %llu of case '%.*s': unreadable",
+                      (unsigned long long)no, len > 120 ? 120 : (int)len, id);
+        return 0;
+    }
+    ingest_attr *attrs = core_xmalloc((nattrs ? nattrs : 1) * sizeof *attrs);
+    for (uint32_t i = 0; i < nattrs; i++)
+        attrs[i] =
+            (ingest_attr){l->tmp.data + l->offs.v[2 * i], l->tmp.data + l->offs.v[2 * i + 1]};
+    ev.kind = (ingest_kind)kind;
+    ev.activity = l->tmp.data + aoff;
+    ev.attrs = attrs;
+    ev.nattrs = nattrs;
+    uint32_t hc = case_get(r, id, len);
+    uint32_t e = held_new(r, hc, &ev);
+    free(attrs);
+    held_ev *h = &r->ev.v[e];
+    h->no = no;
+    h->arrived = arrived;
+    /* Its arrival on this process's monotonic clock, for latencies (as
+     * far back as the clock goes). */
+    int64_t ago = l->wall - arrived;
+    h->t0 = ago > 0 && (uint64_t)ago < l->mono ? l->mono - (uint64_t)ago : l->mono;
+    serve__order_of(&h->ev, no, arrived, &h->ord);
+    if (no >= r->next_no)
+        r->next_no = no + 1;
+    core_vec_push(&r->cs.v[hc].evs, e);
+    core_vec_push(&r->fifo, e);
+    l->n++;
+    return 0;
+}
+
+static int by_arrival(const void *a, const void *b, void *ud)
+{
+    const struct serve_reorder *r = ud;
+    uint64_t x = r->ev.v[*(const uint32_t *)a].no, y = r->ev.v[*(const uint32_t *)b].no;
+    return (x > y) - (x < y);
+}
+
+void serve__reorder_open(serve *s)
+{
+    s->reorder_ns = core_cfg_int(s->cfg, "serve.reorder_ms") * 1000000ll;
+    /* Held events live in this instance's state only: with the changelog
+     * an instance that dies or is dropped from the group would lose those
+     * of the partitions it had, and the next owner would start after
+     * them. So a case's events are applied as they arrive there. */
+    if (s->reorder_ns && core_cfg_bool(s->cfg, "kafka.changelog") &&
+        *core_cfg_str(s->cfg, "kafka.input_topics")) {
+        core_logf(&s->lg, CORE_LOG_WARN,
+                  "serve.reorder_ms: events are applied as they arrive with kafka.changelog=true "
+                  "(held events do not move with a partition)");
+        s->reorder_ns = 0;
+    }
+    s->late_max_ns = core_cfg_int(s->cfg, "serve.late_max_ms") * 1000000ll;
+    s->reorder_max = (uint32_t)core_cfg_int(s->cfg, "serve.reorder_max_events");
+    s->dedupe_events = (uint32_t)core_cfg_int(s->cfg, "serve.dedupe_events");
+    if (s->dedupe_events > SESS_MAX_SEEN)
+        s->dedupe_events = SESS_MAX_SEEN;
+    struct serve_reorder *r = s->ro = core_xcalloc(1, sizeof *r);
+    r->next_no = 1;
+    r->c = core_xmalloc(sizeof *r->c);
+    r->old = core_xmalloc(sizeof *r->old);
+    core_bucket_init(&r->log_bucket, 1, 5, core_now_ns());
+    /* What the state holds back, whatever the grace now: with none, it
+     * is due at once and released in its order. */
+    load_ctx l = {.s = s, .wall = core_wall_ns(), .mono = core_now_ns()};
+    int rc = sess_held_iter(s->env, held_load_one, &l);
+    if (rc)
+        core_logf(&s->lg, CORE_LOG_ERROR, "held events: %s", core_strerror(rc));
+    r->held = r->fifo.n;
+    if (r->fifo.n)
+        qsort_r(r->fifo.v, r->fifo.n, sizeof *r->fifo.v, by_arrival, r);
+    if (l.n)
+        core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of %zu cases restored",
+                  (unsigned long long)l.n, r->cs.n - r->cs_free.n);
+    core_buf_free(&l.tmp);
+    core_vec_free(&l.offs);
+    sink_gauge_set(s->g_held, (double)r->held);
+}
+
+void serve__reorder_free(serve *s)
+{
+    struct serve_reorder *r = s->ro;
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->ev.n; i++)
+        free(r->ev.v[i].mem);
+    for (size_t i = 0; i < r->cs.n; i++) {
+        core_vec_free(&r->cs.v[i].evs);
+        free(r->cs.v[i].id);
+    }
+    core_vec_free(&r->ev);
+    core_vec_free(&r->ev_free);
+    core_vec_free(&r->cs);
+    core_vec_free(&r->cs_free);
+    core_vec_free(&r->fifo);
+    core_map_free(&r->index);
+    core_buf_free(&r->val);
+    core_vec_free(&r->ord);
+    core_vec_free(&r->idx);
+    core_vec_free(&r->rel);
+    free(r->c);
+    free(r->old);
+    free(r);
+    s->ro = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Taking events in                                                    */
+/* ------------------------------------------------------------------ */
+
+static int release(serve *s, uint32_t hc, int mode, int64_t now);
+enum { REL_DUE, REL_FIRST, REL_ALL };
+
+int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
+{
+    struct serve_reorder *r = s->ro;
+    size_t clen = strlen(ev->case_id);
+    sess_case *c = r->c;
+    if (!serve__case_take(s, ev->case_id, clen, false, c))
+        return 0;
+    if (serve__seen(s, c, ev))
+        return 0;
+    uint32_t hc = case_get(r, ev->case_id, clen);
+    uint32_t e = held_new(r, hc, ev);
+    held_ev *h = &r->ev.v[e];
+    h->no = r->next_no++;
+    /* Due a grace after it was received, not after the engine came to
+     * it: an event of a burst waits for the ones before it once, not
+     * again when they are released before it. */
+    uint64_t mono = core_now_ns();
+    h->arrived = core_wall_ns() - (int64_t)(mono > t0 ? mono - t0 : 0);
+    h->t0 = t0;
+    serve__order_of(&h->ev, h->no, h->arrived, &h->ord);
+    h->ev.time_ns = h->ord.time; /* (now, for one without a time) */
+    held_case *k = &r->cs.v[hc];
+    core_vec_push(&k->evs, e);
+    core_vec_push(&r->fifo, e);
+    r->held++;
+    held_encode(h, &r->val);
+    sess_batch_held_put(s->batch, k->id, k->len, h->no, r->val.data, r->val.len);
+    c->nheld = (uint32_t)k->evs.n;
+    c->touched_ns = h->arrived;
+    serve__case_store(s, k->id, k->len, c, NULL);
+    sink_gauge_set(s->g_held, (double)r->held);
+    if (k->evs.n > s->reorder_max)
+        return release(s, hc, REL_FIRST, h->arrived);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Releasing them                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Counts and (a few a second) logs an event refused as too late. */
+static void too_late(serve *s, const held_ev *h, const char *why)
+{
+    struct serve_reorder *r = s->ro;
+    sink_counter_add(s->c_too_late, 1);
+    if (!core_bucket_take(&r->log_bucket, core_now_ns())) {
+        r->unlogged++;
+        return;
+    }
+    char t[40], more[64] = "";
+    ingest_format_time(h->ev.time_ns, t, sizeof t);
+    if (r->unlogged)
+        snprintf(more, sizeof more, " (%llu more not logged)", (unsigned long long)r->unlogged);
+    r->unlogged = 0;
+    size_t len = strlen(h->ev.case_id);
+    core_logf(&s->lg, CORE_LOG_WARN, "case '%.*s': event '%.80s' at %s refused as too late: %s%s",
+              len > 120 ? 120 : (int)len, h->ev.case_id, h->ev.activity, t, why, more);
+}
+
+/* A stored token as a place in the case's order. */
+static model_order_ev tok_order(const sess_tok *t)
+{
+    return (model_order_ev){.time = t->key - t->shift,
+                            .dur = t->dur,
+                            .span = t->span,
+                            .is_span = t->is_span,
+                            .fixed = true,
+                            .key = t->key,
+                            .shift = t->shift,
+                            .depth = t->depth};
+}
+
+static int64_t behind(int64_t latest, int64_t key)
+{
+    int64_t d;
+    return __builtin_sub_overflow(latest, key, &d) ? INT64_MAX : d;
+}
+
+/*
+ * Applies the released events rel[0..nr) of case id (in their order,
+ * their places o[0..nr), both compacted here) to c: after its tokens when
+ * they all come after them, else placed among them (see the top of the
+ * file). Events that cannot be placed are refused (too late).
+ */
+static int place(serve *s, sess_case *c, const char *id, size_t clen, uint32_t *rel,
+                 model_order_ev *o, size_t nr)
+{
+    struct serve_reorder *r = s->ro;
+    int64_t latest = c->ntok ? c->tok[c->ntok - 1].key : INT64_MIN;
+    /* Events before the stored tokens cannot be placed once older ones
+     * are gone from the case's window. (Tokens of an older build have
+     * unknown places, INT64_MIN: nothing comes before them.) */
+    bool cut = c->seq > c->ntok && c->ntok;
+    size_t nk = 0;
+    for (size_t i = 0; i < nr; i++) {
+        const held_ev *h = &r->ev.v[rel[i]];
+        if (cut && o[i].key < c->tok[0].key) {
+            too_late(s, h, "before the events the case still stores");
+        } else if (s->late_max_ns && latest != INT64_MIN && o[i].key < latest &&
+                   behind(latest, o[i].key) > s->late_max_ns) {
+            too_late(s, h, "further behind the case's latest event than serve.late_max_ms");
+        } else {
+            rel[nk] = rel[i];
+            o[nk] = o[i];
+            nk++;
+        }
+    }
+    if (!nk)
+        return 0;
+    uint32_t p = c->ntok;
+    while (p > 0 && c->tok[p - 1].key > o[0].key)
+        p--;
+    size_t j = 0;
+    int rc = 0;
+    if (p == c->ntok) {
+        for (; j < nk && !rc; j++) {
+            const held_ev *h = &r->ev.v[rel[j]];
+            rc = serve__event_apply(s, c, id, clen, &h->ev, &o[j], 0, h->t0);
+        }
+        return rc;
+    }
+    /* Late: the tokens from p on come off and go back on after it. */
+    for (size_t i = 0; i < nk; i++)
+        if (o[i].key < latest) {
+            sink_counter_add(s->c_late, 1);
+            sink_histogram_observe(s->h_lateness, (double)behind(latest, o[i].key) * 1e-9);
+        }
+    sess_case *old = r->old;
+    memcpy(old, c, sizeof *c);
+    uint64_t base = old->seq - old->ntok; /* seq of token i: base + i + 1 */
+    c->ntok = p;
+    c->seq = base + p;
+    serve__vec_rebuild(s->md, s->w, s->M, c);
+    c->last_time_ns = p ? c->tok[p - 1].key - c->tok[p - 1].shift : INT64_MIN;
+    c->has_pred = false;
+    c->npred = 0;
+    if (c->seq) {
+        /* The prediction the first event placed is scored against. */
+        ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, c->nvec, c->vec_err};
+        uint32_t n =
+            model_rank_warm(s->md, s->w, c->act, c->var, c->ntok, &rec, c->vec_wsum, s->k, s->pred);
+        serve__score_keep(s, c, n);
+    }
+    uint64_t t0 = r->ev.v[rel[0]].t0;
+    uint32_t i = p;
+    while ((i < old->ntok || j < nk) && !rc) {
+        uint64_t q = c->seq + 1;
+        uint32_t rev = q <= old->seq ? old->tok[q - base - 1].rev + 1 : 0;
+        if (i < old->ntok && (j == nk || old->tok[i].key <= o[j].key)) {
+            sess_tok t = old->tok[i];
+            t.rev = rev;
+            rc = serve__token_apply(s, c, id, clen, old->act[i], old->var[i], &t, t0);
+            i++;
+        } else {
+            rc = serve__event_apply(s, c, id, clen, &r->ev.v[rel[j]].ev, &o[j], rev, t0);
+            j++;
+        }
+    }
+    return rc;
+}
+
+static int cmp_idx(const void *a, const void *b, void *ud)
+{
+    const model_order_ev *o = ud;
+    return model_order_cmp(&o[*(const uint32_t *)a], &o[*(const uint32_t *)b]);
+}
+
+/*
+ * Releases events of case hc: REL_DUE, every one whose grace is over by
+ * now and every one before those in the case's order; REL_FIRST, the
+ * first in its order; REL_ALL, every one. Applies them (place), removes
+ * them from the held table and stores the case.
+ */
+static int release(serve *s, uint32_t hc, int mode, int64_t now)
+{
+    struct serve_reorder *r = s->ro;
+    sess_case *c = r->c;
+    held_case *k = &r->cs.v[hc];
+    serve__case_take(s, k->id, k->len, true, c);
+    /* The case's order: its tokens where they are, its held events. */
+    size_t nh = k->evs.n, nt = c->ntok;
+    r->ord.n = 0;
+    core_vec_reserve(&r->ord, nt + nh);
+    for (size_t i = 0; i < nt; i++)
+        r->ord.v[r->ord.n++] = tok_order(&c->tok[i]);
+    for (size_t i = 0; i < nh; i++)
+        r->ord.v[r->ord.n++] = r->ev.v[k->evs.v[i]].ord;
+    model_order_keys(r->ord.v, r->ord.n);
+    r->idx.n = 0;
+    core_vec_reserve(&r->idx, nh);
+    for (uint32_t i = 0; i < nh; i++)
+        r->idx.v[r->idx.n++] = (uint32_t)(nt + i);
+    qsort_r(r->idx.v, nh, sizeof *r->idx.v, cmp_idx, r->ord.v);
+    size_t n = mode == REL_FIRST ? 1 : mode == REL_ALL ? nh : 0;
+    if (mode == REL_DUE)
+        for (size_t i = 0; i < nh; i++)
+            if (r->ev.v[k->evs.v[r->idx.v[i] - nt]].arrived + s->reorder_ns <= now)
+                n = i + 1;
+    /* The released ones in their order (rel), their places at the front
+     * of r->ord; off the case's list below and out of the held table,
+     * whatever becomes of them (applied, or refused as too late). */
+    r->rel.n = 0;
+    core_vec_reserve(&r->rel, n);
+    model_order_ev *o = core_xmalloc((n ? n : 1) * sizeof *o);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t e = k->evs.v[r->idx.v[i] - nt];
+        r->rel.v[r->rel.n++] = e;
+        o[i] = r->ord.v[r->idx.v[i]];
+        r->ev.v[e].hc = NONE;
+        sink_histogram_observe(s->h_held, (double)(now - r->ev.v[e].arrived) * 1e-9);
+    }
+    memcpy(r->ord.v, o, n * sizeof *o);
+    free(o);
+    size_t w = 0;
+    for (size_t i = 0; i < k->evs.n; i++) {
+        const held_ev *h = &r->ev.v[k->evs.v[i]];
+        if (h->hc != NONE) {
+            k->evs.v[w++] = k->evs.v[i];
+            continue;
+        }
+        sess_batch_held_del(s->batch, k->id, k->len, h->no);
+        r->held--;
+    }
+    k->evs.n = w;
+    /* (The events keep their strings until their slot is freed.) */
+    int rc = place(s, c, k->id, k->len, r->rel.v, r->ord.v, n);
+    c->nheld = (uint32_t)w;
+    if (c->closed && w)
+        c->closed = false; /* events after its end wait for it: it stays open */
+    serve__case_store(s, k->id, k->len, c, NULL);
+    if (!w)
+        case_drop(r, hc);
+    sink_gauge_set(s->g_held, (double)r->held);
+    return rc;
+}
+
+int64_t serve__reorder_wait_ns(serve *s)
+{
+    struct serve_reorder *r = s->ro;
+    for (size_t i = r->head; i < r->fifo.n; i++) {
+        const held_ev *h = &r->ev.v[r->fifo.v[i]];
+        if (h->hc == NONE)
+            continue; /* (released early) */
+        int64_t d = h->arrived + s->reorder_ns - core_wall_ns();
+        return d > 0 ? d : 0;
+    }
+    return INT64_MAX;
+}
+
+int serve__reorder_due(serve *s)
+{
+    struct serve_reorder *r = s->ro;
+    int64_t now = core_wall_ns();
+    int rc = 0;
+    while (r->head < r->fifo.n && !rc) {
+        uint32_t e = r->fifo.v[r->head];
+        held_ev *h = &r->ev.v[e];
+        if (h->hc != NONE && h->arrived + s->reorder_ns > now)
+            break;
+        r->head++;
+        if (h->hc == NONE) {
+            held_free(r, e);
+            continue;
+        }
+        /* Releases e too; its slot is free once it is off the fifo. */
+        rc = release(s, h->hc, REL_DUE, now);
+        held_free(r, e);
+    }
+    if (r->head > 4096 && r->head * 2 > r->fifo.n) {
+        memmove(r->fifo.v, r->fifo.v + r->head, (r->fifo.n - r->head) * sizeof *r->fifo.v);
+        r->fifo.n -= r->head;
+        r->head = 0;
+    }
+    return rc;
+}

@@ -1,0 +1,342 @@
+/*
+ * Event time in the daemon (serve/reorder.c), white-box: a daemon opened
+ * on a small graph, events handed to it as the engine hands them, its
+ * predictions read from its stdout. Held events are applied in their
+ * order once their grace is over; a late one is placed where it belongs
+ * and the predictions after it are published again with higher
+ * revisions; too late ones are refused; duplicates are applied once; held
+ * events survive a restart.
+ */
+#include "config.h"
+#include "serve_int.h"
+#include "unit.h"
+#include "unit_graph.h"
+
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MS 1000000ll
+#define T0 1767323045000000000ll
+
+static const char *graph_path(void)
+{
+    static char path[512];
+    if (!path[0]) {
+        unit_write_str("repo/steps.py", "import logging\n"
+                                        "log = logging.getLogger(__name__)\n"
+                                        "def one():\n    log.info('step one')\n"
+                                        "def two():\n    log.info('step two')\n"
+                                        "def three():\n    log.info('step three')\n");
+        graph_index_opts io = {.threads = 1};
+        snprintf(path, sizeof path, "%s", unit_tmp_path("steps.graph"));
+        graph_close(unit_index_and_open(unit_tmp_path("repo"), path, &io, NULL));
+        /* The predictions: the daemon's stdout, from now on. */
+        fflush(stdout);
+        int fd = open(unit_tmp_path("pred.jsonl"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        CHECK(fd >= 0 && dup2(fd, 1) == 1);
+        close(fd);
+    }
+    return path;
+}
+
+/* A daemon without listeners or Kafka, on the state in dir, with
+ * KEY=VALUE settings (NULL-terminated). */
+static serve *daemon_open(const char *dir, const char *const *sets)
+{
+    const char *g = graph_path();
+    core_cfg *cfg = core_cfg_new(pmrag_config_table, pmrag_config_count);
+    char why[512];
+    const char *base[] = {"otlp.listen=",
+                          "otlp.grpc_listen=",
+                          "api.listen=",
+                          "kafka.embedded=false",
+                          "serve.stdout=true",
+                          "model.learn_online=false",
+                          "limits.new_cases_per_second=0"};
+    for (size_t i = 0; i < sizeof base / sizeof *base; i++)
+        CHECK_OK(core_cfg_set(cfg, base[i], why, sizeof why));
+    CHECK_OK(core_cfg_put(cfg, "state.dir", unit_tmp_path(dir), "test", why, sizeof why));
+    for (size_t i = 0; sets && sets[i]; i++)
+        CHECK_OK(core_cfg_set(cfg, sets[i], why, sizeof why));
+    serve_opts o = {.cfg = cfg, .graph_path = g};
+    serve *s = NULL;
+    int rc = serve_open(&o, &s, why, sizeof why);
+    if (rc)
+        unit_fail(__FILE__, __LINE__, "serve_open: %d %s", rc, why);
+    return s;
+}
+
+/* An event of case id at ms past T0: a span (with its id and parent's,
+ * trace "t") when span is not NULL, else a log record. */
+static void in(serve *s, const char *id, const char *activity, int64_t ms, const char *span,
+               const char *parent)
+{
+    ingest_attr at[3] = {{"trace_id", "t"}};
+    uint32_t n = 1;
+    if (span)
+        at[n++] = (ingest_attr){"span_id", span};
+    if (parent)
+        at[n++] = (ingest_attr){"parent_span_id", parent};
+    ingest_event ev = {.case_id = id,
+                       .activity = activity,
+                       .time_ns = T0 + ms * MS,
+                       .attrs = at,
+                       .nattrs = n,
+                       .kind = span ? INGEST_SPAN : INGEST_LOG};
+    pthread_mutex_lock(&s->mu);
+    CHECK_OK(s->reorder_ns ? serve__reorder_hold(s, &ev, core_now_ns()) : 0);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* What is due by now released, everything committed. */
+static void settle(serve *s)
+{
+    pthread_mutex_lock(&s->mu);
+    CHECK_OK(serve__reorder_due(s));
+    pthread_mutex_unlock(&s->mu);
+    CHECK_OK(serve__pipe_sync(s));
+    fflush(stdout);
+}
+
+/* The predictions published since the last call, one "case seq rev
+ * activity ms" line each. */
+static void preds(core_buf *out)
+{
+    static long done;
+    core_buf_reset(out);
+    FILE *f = fopen(unit_tmp_path("pred.jsonl"), "r");
+    CHECK(f != NULL);
+    fseek(f, done, SEEK_SET);
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        char id[64], act[64];
+        unsigned long long seq, rev;
+        long long t;
+        const char *tp = strstr(line, "\"time_unix_nano\":");
+        CHECK(tp != NULL);
+        CHECK(sscanf(line,
+                     "{\"case_id\":\"%63[^\"]\",\"seq\":%llu,\"revision\":%llu,\"activity\":\"%63[^"
+                     "\"]\"",
+                     id, &seq, &rev, act) == 4);
+        CHECK(sscanf(tp, "\"time_unix_nano\":%lld", &t) == 1);
+        core_buf_printf(out, "%s %llu %llu %s %lld\n", id, seq, rev, act, (t - T0) / MS);
+    }
+    done = ftell(f);
+    fclose(f);
+    if (!out->data)
+        core_buf_puts(out, "");
+}
+
+static sess_case *stored(serve *s, const char *id)
+{
+    static sess_case c;
+    CHECK_OK(sess_case_get(s->env, id, strlen(id), &c));
+    return &c;
+}
+
+static int count_held(void *ud, const char *id, size_t len, uint64_t no, const void *v, size_t n)
+{
+    (void)id, (void)len, (void)no, (void)v, (void)n;
+    (*(int *)ud)++;
+    return 0;
+}
+
+static int held_in_state(serve *s)
+{
+    int n = 0;
+    CHECK_OK(sess_held_iter(s->env, count_held, &n));
+    return n;
+}
+
+static uint64_t counter(sink_counter *c)
+{
+    return sink_counter_get(c);
+}
+
+TEST(held_events_are_applied_in_event_time)
+{
+    static const char *const sets[] = {"serve.reorder_ms=60", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    in(s, "c", "step three", 30, NULL, NULL);
+    in(s, "c", "step one", 10, NULL, NULL);
+    in(s, "c", "step two", 20, NULL, NULL);
+    settle(s);
+    /* Held: durable, nothing applied or published yet. */
+    preds(&p);
+    CHECK_STR(p.data, "");
+    CHECK_INT(held_in_state(s), 3);
+    CHECK_INT(stored(s, "c")->seq, 0);
+    CHECK_INT(stored(s, "c")->nheld, 3);
+    sleep_ms(90);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 1 0 step one 10\nc 2 0 step two 20\nc 3 0 step three 30\n");
+    CHECK_INT(held_in_state(s), 0);
+    sess_case *c = stored(s, "c");
+    CHECK_INT(c->seq, 3);
+    CHECK_INT(c->nheld, 0);
+    for (uint32_t i = 0; i < 3; i++)
+        CHECK_INT(c->tok[i].key, T0 + (int64_t)(i + 1) * 10 * MS);
+    CHECK_INT(counter(s->c_late), 0);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
+TEST(a_late_event_is_placed_and_later_predictions_revised)
+{
+    static const char *const sets[] = {"serve.reorder_ms=20", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    in(s, "c", "step one", 10, NULL, NULL);
+    in(s, "c", "step two", 20, NULL, NULL);
+    in(s, "c", "step three", 30, NULL, NULL);
+    sleep_ms(40);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 1 0 step one 10\nc 2 0 step two 20\nc 3 0 step three 30\n");
+    /* One between the first two: it takes seq 2; the two after it move up
+     * by one, published again (seq 4 is new: revision 0). */
+    in(s, "c", "step one", 15, NULL, NULL);
+    sleep_ms(40);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 2 1 step one 15\nc 3 1 step two 20\nc 4 0 step three 30\n");
+    CHECK_INT(counter(s->c_late), 1);
+    /* Another before it: every seq from 2 on again, one revision up. */
+    in(s, "c", "step three", 12, NULL, NULL);
+    sleep_ms(40);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 2 2 step three 12\nc 3 2 step one 15\nc 4 1 step two 20\n"
+                      "c 5 0 step three 30\n");
+    sess_case *c = stored(s, "c");
+    CHECK_INT(c->seq, 5);
+    static const int64_t want[] = {10, 12, 15, 20, 30};
+    static const uint32_t revs[] = {0, 2, 2, 1, 0};
+    for (uint32_t i = 0; i < 5; i++) {
+        CHECK_INT(c->tok[i].key, T0 + want[i] * MS);
+        CHECK_INT(c->tok[i].rev, revs[i]);
+    }
+    /* A late event scored against the prediction before its place: every
+     * event but the first scored once. */
+    CHECK_INT(c->scored, 4);
+    CHECK_INT(counter(s->c_revised), 5);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
+TEST(too_late_events_are_refused)
+{
+    static const char *const sets[] = {"serve.reorder_ms=1", "serve.late_max_ms=1000", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    /* More events than a case stores: one before those it still has
+     * cannot be placed. */
+    for (int i = 0; i < 20; i++)
+        in(s, "a", "step one", 100 + i, NULL, NULL);
+    sleep_ms(10);
+    settle(s);
+    in(s, "a", "step two", 50, NULL, NULL);
+    sleep_ms(10);
+    settle(s);
+    preds(&p);
+    CHECK_INT(counter(s->c_too_late), 1);
+    CHECK_INT(stored(s, "a")->seq, 20);
+    CHECK_INT(stored(s, "a")->nheld, 0);
+    /* Further behind the case's latest event than serve.late_max_ms: refused;
+     * within it: placed. */
+    in(s, "b", "step one", 10000, NULL, NULL);
+    in(s, "b", "step one", 10001, NULL, NULL);
+    sleep_ms(10);
+    settle(s);
+    in(s, "b", "step two", 5000, NULL, NULL);
+    in(s, "b", "step three", 9500, NULL, NULL);
+    sleep_ms(10);
+    settle(s);
+    preds(&p);
+    CHECK(strstr(p.data, "b 1 1 step three 9500\n") != NULL);
+    CHECK(strstr(p.data, "step two") == NULL);
+    CHECK_INT(counter(s->c_too_late), 2);
+    CHECK_INT(counter(s->c_late), 1);
+    CHECK_INT(held_in_state(s), 0);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
+TEST(duplicates_are_applied_once)
+{
+    static const char *const sets[] = {"serve.reorder_ms=5", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    /* The same span twice (another batch of a retrying exporter may carry
+     * other attributes: the ids decide), the same log record twice, and a
+     * log record like it at another time. */
+    in(s, "c", "step one", 10, "s1", NULL);
+    in(s, "c", "step one", 10, "s1", NULL);
+    in(s, "c", "step two", 20, NULL, NULL);
+    in(s, "c", "step two", 20, NULL, NULL);
+    in(s, "c", "step two", 21, NULL, NULL);
+    sleep_ms(20);
+    settle(s);
+    /* Also once released (a retry seconds later). */
+    in(s, "c", "step one", 10, "s1", NULL);
+    sleep_ms(20);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 1 0 step one 10\nc 2 0 step two 20\nc 3 0 step two 21\n");
+    CHECK_INT(counter(s->c_dups), 3);
+    CHECK_INT(stored(s, "c")->nseen, 3);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
+TEST(a_child_span_is_never_before_its_parent)
+{
+    static const char *const sets[] = {"serve.reorder_ms=20", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    /* The child's service runs 3 s behind; it ends first, and its log
+     * comes with it. */
+    in(s, "c", "step two", 200 - 3000, "s2", "s1");
+    in(s, "c", "step three", 250 - 3000, NULL, NULL);
+    in(s, "c", "step one", 100, "s1", NULL);
+    sleep_ms(40);
+    settle(s);
+    preds(&p);
+    /* (The log names no span: it keeps its own time.) */
+    CHECK_STR(p.data, "c 1 0 step three -2750\nc 2 0 step one 100\nc 3 0 step two -2800\n");
+    core_buf_free(&p);
+    serve_close(s);
+}
+
+TEST(held_events_survive_a_restart)
+{
+    static const char *const sets[] = {"serve.reorder_ms=200", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    in(s, "c", "step two", 20, NULL, NULL);
+    in(s, "c", "step one", 10, NULL, NULL);
+    settle(s);
+    serve_close(s);
+    s = daemon_open("st", sets);
+    CHECK_INT(held_in_state(s), 2);
+    CHECK_INT(serve__reorder_wait_ns(s) > 0, 1);
+    /* Numbers go on after the restored ones: a new event comes after them
+     * on a tie. */
+    in(s, "c", "step three", 20, NULL, NULL);
+    sleep_ms(250);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 1 0 step one 10\nc 2 0 step two 20\nc 3 0 step three 20\n");
+    CHECK_INT(held_in_state(s), 0);
+    core_buf_free(&p);
+    serve_close(s);
+}
