@@ -146,6 +146,7 @@ cold() {
   api=$(ready_field serve api)
   otlp=$(ready_field serve otlp_http)
   $tool send "$work/test.json" "$otlp" >/dev/null || fail "sending the test split (code_prior $1)"
+  held_wait serve
   curl -fsS "http://$api/v1/stats" >"$work/$2" || fail "GET /v1/stats (code_prior $1)"
   stop "${pid_of[serve]}"
 }

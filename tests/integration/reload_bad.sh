@@ -75,6 +75,7 @@ reloads() { metric "$api" "pmrag_model_reloads_total{result=\"$1\"}"; }
 alive() { running "$pid" || fail "serve exited: $(grep -v ': info: ' "$work/serve.err" | tail -3)"; }
 
 post c1 "step one" || fail "the first event was not accepted"
+held_wait serve
 [[ $(seq_of c1) == 1 ]] || fail "case c1 not at seq 1"
 v0=$(version)
 n=1
@@ -108,6 +109,7 @@ bad_reload() {
   local acts=("step one" "step two" "step three")
   post c1 "${acts[$(((n - 1) % 3))]}" || bad "$name: an event after the bad reload was refused"
   alive
+  held_wait serve
   [[ $(seq_of c1) == "$n" ]] || bad "$name: case c1 at seq $(seq_of c1), not $n"
   curl -fsS -m 5 "http://$api/v1/cases/c1" | grep -q '"ranked":\[{' ||
     bad "$name: GET /v1/cases/c1 has no ranking"
