@@ -31,7 +31,7 @@ work=${3:-}
 . "$src/tests/integration/lib.sh"
 need curl
 work_init
-work_clean state pred.jsonl manifest.jsonl sdk.err deps.log
+work_clean state state-refuser pred.jsonl manifest.jsonl sdk.err deps.log
 
 "$src/deploy/deps.sh" --otel >"$work/deps.log" 2>&1 ||
   fail "deploy/deps.sh --otel: $(tail -3 "$work/deps.log")"
