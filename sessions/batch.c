@@ -374,10 +374,22 @@ sess_batch *sess_batch_new(void)
     return core_xcalloc(1, sizeof(sess_batch));
 }
 
+/* A batch is reused after its commit, and keeps its buffers for the next
+ * one; but a burst (one large request over thousands of cases) can grow
+ * them to tens of MiB, which kept would hold that memory for good (and
+ * keep a daemon over limits.memory_bytes after the burst). Past this size
+ * they go back to the allocator. */
+#define BATCH_KEEP_BYTES ((size_t)4 << 20)
+
 void sess_batch_clear(sess_batch *b)
 {
+    if (b->ops.cap * sizeof *b->ops.v > BATCH_KEEP_BYTES)
+        core_vec_free(&b->ops);
     b->ops.n = 0;
-    core_buf_reset(&b->data);
+    if (b->data.cap > BATCH_KEEP_BYTES)
+        core_buf_free(&b->data);
+    else
+        core_buf_reset(&b->data);
     /* core_map has no clear; a batch is cleared once per commit, so
      * rebuilding the index from scratch costs nothing that matters. */
     core_map_free(&b->index);
