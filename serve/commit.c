@@ -99,8 +99,17 @@ static void request_gone(void *ud, const uint8_t *id)
     sess_batch_request_del(ud, id);
 }
 
-/* Committer thread: idle cases, at most every few seconds and a bounded
- * number at a time, in a transaction of their own. A case the engine
+/* Cases expired per step (a transaction of their own), and the pause
+ * between steps that found fewer: a step that finds its fill runs again
+ * at once, so expiry keeps up with any rate at which cases go idle (a
+ * fixed pause would cap it at EXPIRE_BATCH per pause, below what a busy
+ * daemon with many short-lived case ids makes, and the state would grow
+ * without bound). */
+#define EXPIRE_BATCH 10000
+#define EXPIRE_PAUSE_NS 5000000000ull
+
+/* Committer thread: idle cases, a bounded number at a time, in a
+ * transaction of their own. A case the engine
  * holds in a batch not yet written is put again by that batch: expiry
  * never loses an event, it only forgets cases that had none for a TTL.
  * (So deletions that could not be written are dropped, not kept for
@@ -109,10 +118,11 @@ static void request_gone(void *ud, const uint8_t *id)
 static int expire_step(serve *s)
 {
     uint64_t now = core_now_ns();
-    if (now - s->last_expire < 5000000000ull)
+    if (now - s->last_expire < EXPIRE_PAUSE_NS)
         return 0;
-    s->last_expire = now;
-    uint64_t n = sess_expire(s->env, s->xbatch, core_wall_ns(), s->ttl_ns, 10000);
+    uint64_t n = sess_expire(s->env, s->xbatch, core_wall_ns(), s->ttl_ns, EXPIRE_BATCH);
+    /* A full step: more are waiting, and the next step may run at once. */
+    s->last_expire = n >= EXPIRE_BATCH ? 0 : now;
     if (s->recent) {
         pthread_mutex_lock(&s->qmu);
         sess_recent_expire(s->recent, core_wall_ns() - s->dedupe_ns, s->dedupe_max, request_gone,

@@ -8,9 +8,10 @@
 # random for as long as the run lasts, so only expiry (state.ttl =
 # SOAK_TTL seconds) forgets the idle ones. Online learning rebuilds the
 # model every SOAK_REBUILD seconds. Every SOAK_SAMPLE seconds the script
-# samples the daemon's resident memory (VmRSS), the state store's bytes
-# on disk (data.mdb's allocated blocks) and LMDB's pages in use (`pmrag
-# state stats`), and its open file descriptors; after SOAK_WARMUP minutes
+# samples the daemon's resident memory (VmRSS, which counts the pages of
+# the memory-mapped state store it touched, and RssAnon, its own), the
+# state store's bytes on disk (data.mdb's allocated blocks) and in use
+# (`pmrag state stats`), and its open file descriptors; after SOAK_WARMUP minutes
 # it fits a line to each and prints the change the line gives over that
 # window, in percent of its mean. The goal: RSS and the state store flat
 # within 2%, descriptors constant. Figures, not a gate: exits 1 only when
@@ -104,22 +105,23 @@ say "$minutes min at $rate events/s over $cases case ids (a pool of $pool events
 gen=$!
 
 sample() { # elapsed seconds: one line of samples.tsv
-  local rss fds disk pages
+  local rss anon fds disk pages
   rss=$(awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$pid/status")
+  anon=$(awk '/^RssAnon:/ { print $2 * 1024 }' "/proc/$pid/status")
   fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
   disk=$(stat -c '%b %B' "$work/state/data.mdb" | awk '{ print $1 * $2 }')
   pages=$("$pmrag" state stats --state "$work/state" --json 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["used_bytes"])' || echo 0)
-  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$rss" "$disk" "$pages" "$fds" >>"$work/samples.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$rss" "$disk" "$pages" "$fds" "$anon" >>"$work/samples.tsv"
 }
-printf 'seconds\trss_bytes\tstate_disk_bytes\tstate_used_bytes\tfds\n' >"$work/samples.tsv"
+printf 'seconds\trss_bytes\tstate_disk_bytes\tstate_used_bytes\tfds\tanon_bytes\n' >"$work/samples.tsv"
 t0=$(date +%s)
 while kill -0 "$gen" 2>/dev/null; do
   kill -0 "$pid" 2>/dev/null || fail "serve died during the soak"
   now=$(date +%s)
   sample $((now - t0))
   if (((now - t0) % 60 < every)); then
-    say "$(tail -1 "$work/samples.tsv" | awk '{ printf "%d s: RSS %.0f MiB, state %.0f MiB on disk, %d fds", $1, $2 / 1048576, $3 / 1048576, $5 }')"
+    say "$(tail -1 "$work/samples.tsv" | awk '{ printf "%d s: RSS %.0f MiB (anonymous %.0f), state %.0f MiB on disk, %d fds", $1, $2 / 1048576, $6 / 1048576, $3 / 1048576, $5 }')"
   fi
   sleep "$every"
 done
@@ -137,7 +139,7 @@ python3 - "$work" "$warmup" "$minutes" "$cases" "$rate" <<'PY'
 import json, sys
 work, warmup, minutes, cases, rate = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rows = [l.rstrip("\n").split("\t") for l in open(work + "/samples.tsv")][1:]
-rows = [[float(x) for x in r] for r in rows if len(r) == 5]
+rows = [[float(x) for x in r] for r in rows if len(r) == 6]
 late = [r for r in rows if r[0] >= warmup * 60]
 def drift(col):
     """The change over the window of a least-squares line, in % of the mean."""
@@ -154,7 +156,8 @@ out = {
     "minutes": minutes, "warmup_minutes": warmup, "case_ids": cases, "rate_target": rate,
     "events_sent": soak.get("events_sent"), "events_per_s": soak.get("events_per_s"),
     "samples": len(rows), "samples_after_warmup": len(late),
-    "rss_drift_pct": drift(1), "state_disk_drift_pct": drift(2), "state_used_drift_pct": drift(3),
+    "rss_drift_pct": drift(1), "anon_drift_pct": drift(5),
+    "state_disk_drift_pct": drift(2), "state_used_drift_pct": drift(3),
     "fds_min": min(r[4] for r in late) if late else None, "fds_max": max(r[4] for r in late) if late else None,
     "rss_end_bytes": rows[-1][1] if rows else None, "state_disk_end_bytes": rows[-1][2] if rows else None,
 }
@@ -163,7 +166,8 @@ def fmt(v):
     return "n/a" if v is None else "%+.2f%%" % v
 print("soak: %.0f min at %s events/s over %d case ids (%s events sent); after %.0f min of warm-up:" % (
     minutes, out["events_per_s"], cases, out["events_sent"], warmup), file=sys.stderr)
-for name, key in (("RSS", "rss_drift_pct"), ("state on disk", "state_disk_drift_pct"), ("state in use", "state_used_drift_pct")):
+for name, key in (("RSS", "rss_drift_pct"), ("RSS anonymous", "anon_drift_pct"),
+                  ("state on disk", "state_disk_drift_pct"), ("state in use", "state_used_drift_pct")):
     v = out[key]
     print("  %-14s %s over the window (goal: within 2%%: %s)" % (name, fmt(v), "met" if v is not None and abs(v) <= 2 else "NOT met"), file=sys.stderr)
 print("  fds            %s to %s (goal: constant: %s)" % (out["fds_min"], out["fds_max"], "met" if out["fds_min"] == out["fds_max"] else "NOT met"), file=sys.stderr)
