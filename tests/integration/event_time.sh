@@ -117,7 +117,15 @@ $tool retry "$work/req-retry" retry-1 || fail "event_time.py retry"
 api=$(ready_field evt api)
 send evt "$work/req-retry"
 held_wait evt
-seq=$(curl -fsS -m 5 "http://$api/v1/cases/retry-1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["seq"])')
+# Released is not yet committed: the case is read until it has all 7 (or
+# 10 s pass), then once more, so that an eighth would show.
+seq_retry() { curl -fsS -m 5 "http://$api/v1/cases/retry-1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["seq"])'; }
+for _ in $(seq 100); do
+  [[ $(seq_retry) -ge 7 ]] 2>/dev/null && break
+  sleep 0.1
+done
+sleep 0.5
+seq=$(seq_retry)
 reqs=$(metric "$api" pmrag_otlp_duplicate_requests_total)
 dups=$(metric "$api" pmrag_events_duplicate_total)
 echo "retried batch: seq $seq, duplicate requests ${reqs:-none}, duplicate events ${dups:-none}"
