@@ -163,6 +163,15 @@ first = [r for r in rows if r["case"] == rows[0]["case"]]
 for i, r in enumerate(first[:8], 1):
     print("  %2d  %-4s %s" % (i, r["signal"], r["activity"].split("\n")[0][:70]))
 PY
+# Event time holds each case's newest events for serve.reorder_ms (1 s)
+# before applying them: the scores are read once none is held.
+for d in blind instrumented; do
+  for _ in $(seq 100); do
+    held=$(curl -fsS "http://$(field $d api)/metrics" | awk '$1 == "pmrag_events_held" { print $2 }')
+    [[ ${held:-1} == 0 ]] && break
+    sleep 0.1
+  done
+done
 step "curl \$BLIND/v1/stats; curl \$INSTRUMENTED/v1/stats  (online accuracy, against the events' code.*)"
 for d in blind instrumented; do
   curl -fsS "http://$(field $d api)/v1/stats" | python3 -c "
