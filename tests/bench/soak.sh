@@ -61,10 +61,7 @@ fail() {
 }
 
 say "indexing the demo app, simulating its log, mining the model"
-"$pmrag" index "$src/deploy/demo/app" -o "$work/app.graph" -q 2>/dev/null
-(cd "$src/deploy/demo/app/python" &&
-  "$src/deploy/otel-python.sh" -m orderflow.simulate --orders 2000 --seed 5 --out "$work/log.csv" >/dev/null)
-"$pmrag" mine --graph "$work/app.graph" --log "$work/log.csv" -o "$work/app.model" -q 2>/dev/null
+"$src/tests/bench/demo_model.sh" "$pmrag" "$src" "$work" || fail "the demo's graph, log and model"
 
 # otlp.dedupe_seconds=0: the load generator sends its pool of bodies round
 # and round, and repeats would be answered as retries without being applied.
