@@ -14,6 +14,7 @@
  *   flag 2  keep the graph fields as they are
  */
 #include "fuzz_shop.h"
+#include "map_int.h"
 #include "model_int.h"
 #include "ppr.h"
 
