@@ -120,7 +120,8 @@ static void df_train(df_model *d, const model_seqs *tr, uint32_t A)
                 df_count(d, df_ctx(2, act[k - 2], act[k - 1]), act[k]);
         }
     }
-    qsort(d->e, d->n, sizeof *d->e, cmp_dfe);
+    if (d->n) /* (no training cases, as at K = 0: no array) */
+        qsort(d->e, d->n, sizeof *d->e, cmp_dfe);
     core_map_free(&d->index);
     /* Re-index: ctx -> first entry. */
     for (size_t i = 0; i < d->n; i++) {
