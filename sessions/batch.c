@@ -339,22 +339,23 @@ bool sess__case_touched(const uint8_t *p, size_t n, int64_t *touched)
     return true;
 }
 
-size_t sess__touch_key(int64_t touched, const char *id, size_t len, uint8_t *out)
+/* u big-endian, then the id: keys in the order of u. */
+static size_t u64_id_key(uint64_t u, const char *id, size_t len, uint8_t *out)
 {
-    uint64_t u = (uint64_t)touched ^ (1ull << 63);
     for (int i = 0; i < 8; i++)
         out[i] = (uint8_t)(u >> (56 - 8 * i));
     memcpy(out + 8, id, len);
     return 8 + len;
 }
 
+size_t sess__touch_key(int64_t touched, const char *id, size_t len, uint8_t *out)
+{
+    return u64_id_key((uint64_t)touched ^ (1ull << 63), id, len, out);
+}
+
 size_t sess__held_key(const char *id, size_t len, uint64_t no, uint8_t *out)
 {
-    memcpy(out, id, len);
-    out[len] = 0;
-    for (int i = 0; i < 8; i++)
-        out[len + 1 + i] = (uint8_t)(no >> (56 - 8 * i));
-    return len + 9;
+    return u64_id_key(no, id, len, out);
 }
 
 int64_t sess__touch_time(const uint8_t *key)
@@ -593,7 +594,7 @@ int sess_batch_held_put(sess_batch *b, const char *case_id, size_t len, uint64_t
         return rc;
     if (n > SESS__MAX_VALUE)
         return CORE_ELIMIT;
-    uint8_t key[SESS_MAX_ID + 9];
+    uint8_t key[SESS_MAX_ID + 8];
     sess__batch_push(b, SESS__OP_HELD, key, sess__held_key(case_id, len, no, key), val, n);
     return 0;
 }
@@ -603,7 +604,7 @@ int sess_batch_held_del(sess_batch *b, const char *case_id, size_t len, uint64_t
     int rc = check_id(len);
     if (rc)
         return rc;
-    uint8_t key[SESS_MAX_ID + 9];
+    uint8_t key[SESS_MAX_ID + 8];
     sess__batch_push(b, SESS__OP_HELD, key, sess__held_key(case_id, len, no, key), NULL, 0)->del =
         true;
     return 0;

@@ -29,6 +29,10 @@ struct sess_env {
     MDB_env *env;
     MDB_dbi cases, by_touch, dict, counts, offsets, meta;
     MDB_dbi requests, held; /* 0 in a read-only state from before the table */
+    /* A read-only state written before held events were kept by number
+     * first: its table under the old name, read as it is (0: none). A
+     * writable open moves such entries into held and drops the table. */
+    MDB_dbi held_by_case;
     /*
      * Every transaction of this process runs under this lock held shared;
      * changing the map size takes it exclusively, because LMDB requires
@@ -163,6 +167,59 @@ static int file_size(const char *dir, const char *name, size_t *out)
     return 0;
 }
 
+/* A held event's key in the table of the previous build: the case id,
+ * NUL, the number big-endian. Returns the id's length, or -1 when key is
+ * not one. */
+static ptrdiff_t held_by_case_key(const MDB_val *k, uint64_t *no)
+{
+    const uint8_t *key = k->mv_data;
+    size_t len = k->mv_size >= 9 ? k->mv_size - 9 : 0;
+    if (k->mv_size < 10 || len > SESS_MAX_ID || key[len] != 0 || memchr(key, 0, len))
+        return -1;
+    *no = 0;
+    for (int i = 0; i < 8; i++)
+        *no = *no << 8 | key[len + 1 + i];
+    return (ptrdiff_t)len;
+}
+
+/* The held table of the previous build kept entries by case id, so that
+ * every held event and its release dirtied a page anywhere in the table;
+ * keyed by number (arrival) they go where the last ones went. A writable
+ * open moves the old entries over and drops the old table, in the same
+ * transaction as the layout check; a read-only one reads it as it is. */
+static int held_by_case_open(sess_env *e, MDB_txn *txn)
+{
+    MDB_dbi old;
+    int rc = mdb_dbi_open(txn, "held", 0, &old);
+    if (rc == MDB_NOTFOUND)
+        return 0;
+    if (rc)
+        return rc;
+    if (e->read_only) {
+        e->held_by_case = old;
+        return 0;
+    }
+    MDB_cursor *cur;
+    if ((rc = mdb_cursor_open(txn, old, &cur)) != 0)
+        return rc;
+    MDB_val k, v;
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        uint64_t no;
+        ptrdiff_t len = held_by_case_key(&k, &no);
+        if (len < 0)
+            continue; /* (skipped with a warning when it was read) */
+        uint8_t nk[SESS_MAX_ID + 8];
+        MDB_val nkv = {sess__held_key(k.mv_data, (size_t)len, no, nk), nk};
+        if ((rc = mdb_put(txn, e->held, &nkv, &v, 0)) != 0)
+            break;
+    }
+    mdb_cursor_close(cur);
+    if (rc != MDB_NOTFOUND && rc != 0)
+        return rc;
+    return mdb_drop(txn, old, 1);
+}
+
 /* Opens the tables (creating them when writable) and checks the layout. */
 static int open_tables(sess_env *e, char *why, size_t whylen)
 {
@@ -173,7 +230,7 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
         return core_fail(why, whylen, from_mdb(rc), "%s: %s", e->path, mdb_strerror(rc));
     }
     static const char *const names[] = {"cases",   "by_touch", "dict",     "counts",
-                                        "offsets", "meta",     "requests", "held"};
+                                        "offsets", "meta",     "requests", "held_at"};
     MDB_dbi *dbis[] = {&e->cases,   &e->by_touch, &e->dict,     &e->counts,
                        &e->offsets, &e->meta,     &e->requests, &e->held};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -195,6 +252,11 @@ static int open_tables(sess_env *e, char *why, size_t whylen)
                            mdb_strerror(rc));
             goto fail;
         }
+    }
+    if ((rc = held_by_case_open(e, txn)) != 0) {
+        rc =
+            core_fail(why, whylen, from_mdb(rc), "%s: table 'held': %s", e->path, mdb_strerror(rc));
+        goto fail;
     }
     MDB_val k = {strlen(LAYOUT_KEY), (void *)LAYOUT_KEY}, v;
     rc = mdb_get(txn, e->meta, &k, &v);
@@ -689,23 +751,36 @@ static int held_kv(sess_env *e, void *ud, const MDB_val *k, const MDB_val *v)
 {
     fn_ud *f = ud;
     const uint8_t *key = k->mv_data;
-    size_t len = k->mv_size >= 9 ? k->mv_size - 9 : 0;
-    if (k->mv_size < 10 || len > SESS_MAX_ID || key[len] != 0 || memchr(key, 0, len)) {
+    size_t len = k->mv_size > 8 ? k->mv_size - 8 : 0;
+    if (!len || len > SESS_MAX_ID || memchr(key + 8, 0, len)) {
         core_logf(&e->log, CORE_LOG_WARN, "state %s: held: malformed entry skipped", e->path);
         return 0;
     }
     uint64_t no = 0;
     for (int i = 0; i < 8; i++)
-        no = no << 8 | key[len + 1 + i];
-    return f->held(f->ud, (const char *)key, len, no, v->mv_data, v->mv_size);
+        no = no << 8 | key[i];
+    return f->held(f->ud, (const char *)key + 8, len, no, v->mv_data, v->mv_size);
+}
+
+static int held_by_case_kv(sess_env *e, void *ud, const MDB_val *k, const MDB_val *v)
+{
+    fn_ud *f = ud;
+    uint64_t no;
+    ptrdiff_t len = held_by_case_key(k, &no);
+    if (len < 0) {
+        core_logf(&e->log, CORE_LOG_WARN, "state %s: held: malformed entry skipped", e->path);
+        return 0;
+    }
+    return f->held(f->ud, k->mv_data, (size_t)len, no, v->mv_data, v->mv_size);
 }
 
 int sess_held_iter(sess_env *e, sess_held_fn fn, void *ud)
 {
-    if (!e->held)
-        return 0;
     fn_ud f = {.held = fn, .ud = ud};
-    return iter_table(e, e->held, held_kv, &f);
+    int rc = e->held ? iter_table(e, e->held, held_kv, &f) : 0;
+    if (!rc && e->held_by_case)
+        rc = iter_table(e, e->held_by_case, held_by_case_kv, &f);
+    return rc;
 }
 
 void sess_get_stats(sess_env *e, sess_stats *out)
@@ -726,6 +801,8 @@ void sess_get_stats(sess_env *e, sess_stats *out)
             out->requests = st.ms_entries;
         if (e->held && mdb_stat(txn, e->held, &st) == 0)
             out->held = st.ms_entries;
+        if (e->held_by_case && mdb_stat(txn, e->held_by_case, &st) == 0)
+            out->held += st.ms_entries;
         MDB_envinfo info;
         mdb_env_stat(e->env, &st);
         mdb_env_info(e->env, &info);

@@ -60,8 +60,9 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
  * an unknown version. */
 bool sess__case_touched(const uint8_t *p, size_t n, int64_t *touched);
 
-/* A held event's key: the case id, NUL, the number big-endian. out holds
- * SESS_MAX_ID + 9 bytes; returns the length. */
+/* A held event's key: the number big-endian, then the case id (numbers
+ * are unique in the environment, and come in order of arrival). out holds
+ * SESS_MAX_ID + 8 bytes; returns the length. */
 size_t sess__held_key(const char *id, size_t len, uint64_t no, uint8_t *out);
 
 /* The TTL index key: touched_ns with its sign bit flipped, big-endian (so

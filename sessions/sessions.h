@@ -7,9 +7,9 @@
  *   dict      activity id (uint32 big-endian) -> activity text
  *   counts    any key bytes -> uint64: online directly-follows counters
  *   offsets   topic NUL partition (int32 big-endian) -> next input offset
- *   held      case id NUL number (uint64 big-endian) -> bytes: the events
- *             a case holds back (the daemon's event-time window), in the
- *             caller's encoding
+ *   held_at   number (uint64 big-endian) + case id -> bytes: the events
+ *             cases hold back (the daemon's event-time window), in the
+ *             caller's encoding, by their order of arrival
  *   meta      text key -> bytes (model version and the like); keys that
  *             start with "sess." are reserved for this module
  *
@@ -240,16 +240,14 @@ size_t sess_recent_count(const sess_recent *r);
 
 /*
  * Events held back (the daemon's event-time window): values the caller
- * encodes, each under its case and a number unique in the case (its order
- * of arrival), written in the same transaction as the state and offsets
- * they came with, so that an acknowledged event held back is neither lost
- * nor applied twice after a crash. Callback arguments are valid only
- * during the call.
+ * encodes, each under its case and a number unique in the environment
+ * that grows with arrival (new entries go where the last ones went), written in the same
+ * transaction as the state and offsets they came with, so that an acknowledged event held back is
+ * neither lost nor applied twice after a crash. Callback arguments are valid only during the call.
  */
 typedef int (*sess_held_fn)(void *ud, const char *case_id, size_t len, uint64_t no, const void *val,
                             size_t n);
-/* By case id (bytewise), then number. Malformed keys are logged and
- * skipped. */
+/* By number. Malformed keys are logged and skipped. */
 int sess_held_iter(sess_env *e, sess_held_fn fn, void *ud);
 
 typedef struct sess_stats {

@@ -1439,9 +1439,10 @@ static int collect_held(void *ud, const char *id, size_t len, uint64_t no, const
 }
 
 /* Held events: put and deleted in one transaction with the rest, listed
- * by case and number (numbers compare as numbers, a case id that is a
- * prefix of another stays apart), and a state from before the table
- * reads as one holding nothing. */
+ * by number (numbers compare as numbers, a case id that is a prefix of
+ * another stays apart); a state from before the table reads as one
+ * holding nothing, and one whose table kept them by case id first reads
+ * the same, read-only as it is and moved over by a writable open. */
 TEST(held_events_are_committed_deleted_and_listed)
 {
     const char *dir = unit_tmp_path("held/state");
@@ -1462,7 +1463,7 @@ TEST(held_events_are_committed_deleted_and_listed)
     core_buf out = {0};
     CHECK_OK(sess_held_iter(e, collect_held, &out));
     CHECK(strncmp(out.data, "a/2=z;a/256=y;ab/300=x;iii", 26) == 0);
-    CHECK(strstr(out.data, "/18446744073709551615=w;") != NULL);
+    CHECK(strstr(out.data, "i/18446744073709551615=w;") != NULL);
     sess_stats st;
     sess_get_stats(e, &st);
     CHECK_INT(st.held, 4);
@@ -1482,7 +1483,7 @@ TEST(held_events_are_committed_deleted_and_listed)
     e = open_env(old, 0, 0, false);
     sess_close(e);
     raw r;
-    raw_open(&r, old, "held", true);
+    raw_open(&r, old, "held_at", true);
     CHECK_OK(mdb_drop(r.txn, r.dbi, 1));
     raw_close(&r, true);
     e = open_ro(old);
@@ -1492,6 +1493,45 @@ TEST(held_events_are_committed_deleted_and_listed)
     sess_get_stats(e, &st);
     CHECK_INT(st.held, 0);
     sess_close(e);
+
+    /* The previous layout: "held", keys case id NUL number. */
+    const char *prev = unit_tmp_path("held/prev");
+    e = open_env(prev, 0, 0, false);
+    sess_close(e);
+    CHECK_OK(mdb_env_create(&r.env));
+    CHECK_OK(mdb_env_set_maxdbs(r.env, 16));
+    CHECK_OK(mdb_env_open(r.env, prev, 0, 0644));
+    CHECK_OK(mdb_txn_begin(r.env, NULL, 0, &r.txn));
+    CHECK_OK(mdb_dbi_open(r.txn, "held", MDB_CREATE, &r.dbi));
+    static const struct {
+        const char *key;
+        size_t klen;
+        const char *val;
+    } prev_kv[] = {
+        {"a\0\0\0\0\0\0\0\0\x09", 10, "p"}, {"b\0\0\0\0\0\0\0\0\x05", 10, "q"}, {"bad", 3, "r"}};
+    for (size_t i = 0; i < 3; i++) {
+        MDB_val k = {prev_kv[i].klen, (void *)prev_kv[i].key}, v = {1, (void *)prev_kv[i].val};
+        CHECK_OK(mdb_put(r.txn, r.dbi, &k, &v, 0));
+    }
+    raw_close(&r, true);
+    e = open_ro(prev);
+    core_buf_reset(&out);
+    CHECK_OK(sess_held_iter(e, collect_held, &out));
+    CHECK_STR(out.data, "a/9=p;b/5=q;");
+    sess_get_stats(e, &st);
+    CHECK_INT(st.held, 3);
+    sess_close(e);
+    e = open_env(prev, 0, 0, false);
+    core_buf_reset(&out);
+    CHECK_OK(sess_held_iter(e, collect_held, &out));
+    CHECK_STR(out.data, "b/5=q;a/9=p;");
+    sess_close(e);
+    CHECK_OK(mdb_env_create(&r.env));
+    CHECK_OK(mdb_env_set_maxdbs(r.env, 16));
+    CHECK_OK(mdb_env_open(r.env, prev, MDB_RDONLY, 0644));
+    CHECK_OK(mdb_txn_begin(r.env, NULL, MDB_RDONLY, &r.txn));
+    CHECK_INT(mdb_dbi_open(r.txn, "held", 0, &r.dbi), MDB_NOTFOUND);
+    raw_close(&r, false);
     core_buf_free(&out);
     sess_batch_free(b);
 }
