@@ -36,8 +36,19 @@ typedef struct dict_text {
     size_t off, len; /* in dump.texts */
 } dict_text;
 
+/* The events a case holds back, counted from the held table: the case's
+ * own record is written when they are released, not when they come. */
+typedef struct held_count {
+    const char *id;
+    size_t len;
+    uint32_t n;
+} held_count;
+
 typedef struct dump {
     core_buf texts;
+    core_buf held_ids;
+    core_vec(held_count) held; /* by case id, as the cases are listed */
+    size_t held_next;
     core_vec(dict_text) ents;
     core_map by_id; /* activity id -> index in ents */
     core_buf out;
@@ -81,9 +92,77 @@ static void cell(core_buf *b, const char *s, size_t n, size_t max, int width)
         core_buf_putc(b, ' ');
 }
 
+static int add_held(void *ud, const char *id, size_t len, uint64_t no, const void *val, size_t n)
+{
+    (void)no, (void)val, (void)n;
+    dump *d = ud;
+    /* (ids point into held_ids once it is complete: offsets until then) */
+    core_vec_push(&d->held, ((held_count){(const char *)(uintptr_t)d->held_ids.len, len, 1}));
+    core_buf_append(&d->held_ids, id, len);
+    return 0;
+}
+
+/* As LMDB orders keys: bytewise, a prefix first. */
+static int cmp_id(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int c = memcmp(a, b, alen < blen ? alen : blen);
+    return c ? c : (alen > blen) - (alen < blen);
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+    const held_count *x = a, *y = b;
+    return cmp_id(x->id, x->len, y->id, y->len);
+}
+
+/* The held table's entries as counts per case, sorted by case id. */
+static int held_counts(sess_env *e, dump *d)
+{
+    int rc = sess_held_iter(e, add_held, d);
+    for (size_t i = 0; i < d->held.n; i++)
+        d->held.v[i].id = d->held_ids.data + (uintptr_t)d->held.v[i].id;
+    if (d->held.n)
+        qsort(d->held.v, d->held.n, sizeof *d->held.v, cmp_held);
+    size_t w = 0;
+    for (size_t i = 0; i < d->held.n; i++) {
+        if (w && cmp_held(&d->held.v[w - 1], &d->held.v[i]) == 0)
+            d->held.v[w - 1].n++;
+        else
+            d->held.v[w++] = d->held.v[i];
+    }
+    d->held.n = w;
+    return rc;
+}
+
+static int dump_row(dump *d, const char *id, size_t len, const sess_case *c, uint32_t nheld);
+
+/* Cases that only hold events (none applied yet, no record), up to id
+ * (NULL: all that are left); then the held count of case id. */
+static uint32_t held_before(dump *d, const char *id, size_t len)
+{
+    static const sess_case none = {.last_time_ns = INT64_MIN};
+    while (d->held_next < d->held.n && !d->werr) {
+        const held_count *h = &d->held.v[d->held_next];
+        int c = id ? cmp_id(h->id, h->len, id, len) : -1;
+        if (c > 0)
+            break;
+        d->held_next++;
+        if (c == 0)
+            return h->n;
+        dump_row(d, h->id, h->len, &none, h->n);
+    }
+    return 0;
+}
+
 static int dump_case(void *ud, const char *id, size_t len, const sess_case *c)
 {
     dump *d = ud;
+    uint32_t nheld = held_before(d, id, len);
+    return d->werr ? 1 : dump_row(d, id, len, c, nheld);
+}
+
+static int dump_row(dump *d, const char *id, size_t len, const sess_case *c, uint32_t nheld)
+{
     char when[40];
     ingest_format_time(c->last_time_ns, when, sizeof when); /* both "none" are INT64_MIN */
     const dict_text *t = c->ntok ? activity(d, c->act[c->ntok - 1]) : NULL;
@@ -100,7 +179,7 @@ static int dump_case(void *ud, const char *id, size_t len, const sess_case *c)
             core_buf_puts(b, "null");
         core_buf_puts(b, ",\"last_time\":");
         core_buf_json_str(b, when, strlen(when));
-        core_buf_printf(b, ",\"held\":%u}\n", c->nheld);
+        core_buf_printf(b, ",\"held\":%u}\n", nheld);
     } else {
         char num[24];
         cell(b, id, len, 40, 24);
@@ -174,7 +253,14 @@ static int state_dump(int argc, char **argv)
     if (!json)
         core_buf_printf(&d.out, "%-24s %8s  %-32s  %s\n", "CASE", "SEQ", "LAST ACTIVITY",
                         "LAST TIME");
+    rc = held_counts(e, &d);
+    if (rc) {
+        rc = cli_error("state", "%s: cannot read the held events: %s", dir, core_strerror(rc));
+        goto done;
+    }
     rc = sess_case_iter(e, dump_case, &d);
+    if (!rc && !d.werr)
+        held_before(&d, NULL, 0);
     if (d.werr) {
         rc = d.werr;
         goto done;
@@ -188,6 +274,8 @@ static int state_dump(int argc, char **argv)
 done:
     core_buf_free(&d.out);
     core_buf_free(&d.texts);
+    core_buf_free(&d.held_ids);
+    core_vec_free(&d.held);
     core_vec_free(&d.ents);
     core_map_free(&d.by_id);
     sess_close(e);

@@ -24,9 +24,22 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
 {
     serve *s = ud;
     sess_case c;
-    int rc = sess_case_get(s->env, case_id, strlen(case_id), &c);
+    size_t clen = strlen(case_id);
+    int rc = sess_case_get(s->env, case_id, clen, &c);
+    /* Its events held back, as the engine has them now: a case whose
+     * events are all held is there, at seq 0. */
+    pthread_mutex_lock(&s->mu);
+    uint32_t nheld = serve__reorder_nheld(s, case_id, clen);
+    pthread_mutex_unlock(&s->mu);
+    if (rc == CORE_ENOTFOUND && nheld) {
+        memset(&c, 0, sizeof c);
+        c.last_time_ns = INT64_MIN;
+        c.model_version = s->model_version;
+        rc = 0;
+    }
     if (rc)
         return rc;
+    c.nheld = nheld;
     char tbuf[40];
     ingest_format_time(c.last_time_ns == INT64_MIN ? INGEST_NO_TIME : c.last_time_ns, tbuf,
                        sizeof tbuf);

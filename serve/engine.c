@@ -30,8 +30,11 @@ bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted,
     int f = sess_batch_case_find(s->batch, case_id, clen, c);
     if (f < 0 && s->inflight)
         f = sess_batch_case_find(s->inflight, case_id, clen, c);
+    /* What it holds back is in memory (the stored count is as of the
+     * case's last write). A case that holds events is no new case. */
+    uint32_t nheld = serve__reorder_nheld(s, case_id, clen);
     if (f != 1 && (f == 0 || sess_case_get(s->env, case_id, clen, c) != 0)) {
-        if (!admitted && !sess_rules_admit(s->rules, core_now_ns())) {
+        if (!admitted && !nheld && !sess_rules_admit(s->rules, core_now_ns())) {
             sink_counter_add(s->c_lim_new_cases, 1);
             return false;
         }
@@ -39,6 +42,7 @@ bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted,
         c->last_time_ns = INT64_MIN;
         c->model_version = s->model_version;
     }
+    c->nheld = nheld;
     if (!admitted && !sess_rules_room(s->rules, c)) {
         sink_counter_add(s->c_lim_case_events, 1);
         return false;

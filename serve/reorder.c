@@ -41,7 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HELD_VERSION 1
+/* 2: the fingerprint after the attributes (1: none, computed at load) */
+#define HELD_VERSION 2
 #define NONE UINT32_MAX
 
 /* One event held back; its strings in mem. Events and cases live in
@@ -51,6 +52,7 @@ typedef struct held_ev {
     uint64_t no;        /* arrival number: unique, the tie-break, its key in the state */
     int64_t arrived;    /* wall clock: due at arrived + the grace */
     uint64_t t0;        /* monotonic, for latencies */
+    uint64_t fp;        /* its fingerprint: a duplicate of it is not held again */
     ingest_event ev;    /* case_id: its case's id */
     model_order_ev ord; /* its own part of the order */
     char *mem;          /* NULL: a free slot */
@@ -118,16 +120,19 @@ static uint64_t fingerprint(const ingest_event *ev)
     return h;
 }
 
-bool serve__seen(serve *s, sess_case *c, const ingest_event *ev)
+static bool seen_in(const sess_case *c, uint64_t fp)
+{
+    for (uint32_t i = 0; i < c->nseen; i++)
+        if (c->seen[i] == fp)
+            return true;
+    return false;
+}
+
+/* fp into the case's ring of the latest fingerprints. */
+static void seen_add(serve *s, sess_case *c, uint64_t fp)
 {
     if (!s->dedupe_events)
-        return false;
-    uint64_t fp = fingerprint(ev);
-    for (uint32_t i = 0; i < c->nseen; i++)
-        if (c->seen[i] == fp) {
-            sink_counter_add(s->c_dups, 1);
-            return true;
-        }
+        return;
     if (c->nseen > s->dedupe_events) {
         /* (The setting went down since the case was stored.) */
         c->nseen = s->dedupe_events;
@@ -139,6 +144,18 @@ bool serve__seen(serve *s, sess_case *c, const ingest_event *ev)
         c->seen[c->seen_next] = fp;
         c->seen_next = (c->seen_next + 1) % c->nseen;
     }
+}
+
+bool serve__seen(serve *s, sess_case *c, const ingest_event *ev)
+{
+    if (!s->dedupe_events)
+        return false;
+    uint64_t fp = fingerprint(ev);
+    if (seen_in(c, fp)) {
+        sink_counter_add(s->c_dups, 1);
+        return true;
+    }
+    seen_add(s, c, fp);
     return false;
 }
 
@@ -159,6 +176,15 @@ static uint32_t case_find(const struct serve_reorder *r, const char *id, size_t 
         if (r->cs.v[i].len == len && memcmp(r->cs.v[i].id, id, len) == 0)
             return i;
     return NONE;
+}
+
+uint32_t serve__reorder_nheld(const serve *s, const char *id, size_t len)
+{
+    const struct serve_reorder *r = s->ro;
+    if (!r || !r->held)
+        return 0;
+    uint32_t i = case_find(r, id, len, id_hash(id, len));
+    return i == NONE ? 0 : (uint32_t)r->cs.v[i].evs.n;
 }
 
 static uint32_t case_get(struct serve_reorder *r, const char *id, size_t len)
@@ -278,9 +304,11 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
 
 /*
  * A held event as stored (the held table's value; the case id and the
- * arrival number are its key), little-endian: u8 version 1, arrived (i64),
+ * arrival number are its key), little-endian: u8 version 2, arrived (i64),
  * time (i64), end (i64), kind (u8), activity (u32 length, bytes), nattrs
- * (u32), then per attribute key and value (u32 length, bytes each).
+ * (u32), per attribute key and value (u32 length, bytes each), then its
+ * fingerprint (u64; taken before a time was given to an event without
+ * one, so it cannot be computed again from what is stored).
  */
 static void held_encode(const held_ev *h, core_buf *b)
 {
@@ -302,6 +330,7 @@ static void held_encode(const held_ev *h, core_buf *b)
             core_buf_append(b, kv[j], n);
         }
     }
+    core_buf_put_le(b, h->fp, 8);
 }
 
 /* A string of a record as a NUL-terminated copy in tmp (NULL: broken). */
@@ -340,14 +369,15 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
                        .end_ns = (int64_t)core_rd_le(&rd, 8)};
     uint8_t kind = (uint8_t)core_rd_le(&rd, 1);
     size_t aoff = 0;
-    bool ok =
-        version == HELD_VERSION && kind <= INGEST_SPAN_EVENT && rd_str(&rd, 4, &l->tmp, &aoff);
+    bool ok = version >= 1 && version <= HELD_VERSION && kind <= INGEST_SPAN_EVENT &&
+              rd_str(&rd, 4, &l->tmp, &aoff);
     uint32_t nattrs = (uint32_t)core_rd_le(&rd, 4);
     for (uint32_t i = 0; ok && i < 2 * (uint64_t)nattrs; i++) {
         size_t off = 0;
         ok = rd_str(&rd, 4, &l->tmp, &off) != NULL;
         core_vec_push(&l->offs, off);
     }
+    uint64_t fp = version >= 2 ? core_rd_le(&rd, 8) : 0;
     if (!ok || rd.bad || core_rd_left(&rd) || len > SESS_MAX_ID) {
         /* Unreadable: left in the table, where `pmrag state` still counts
          * it, and reported; nothing can apply it. */
@@ -370,6 +400,7 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     held_ev *h = &r->ev.v[e];
     h->no = no;
     h->arrived = arrived;
+    h->fp = version >= 2 ? fp : fingerprint(&h->ev);
     /* Its arrival on this process's monotonic clock, for latencies (as
      * far back as the clock goes). */
     int64_t ago = l->wall - arrived;
@@ -472,12 +503,25 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     sess_case *c = r->c;
     if (!serve__case_take(s, ev->case_id, clen, false, c))
         return 0;
-    if (serve__seen(s, c, ev))
-        return 0;
+    uint64_t fp = 0;
+    if (s->dedupe_events) {
+        /* A duplicate of an event applied (the case's ring) or held. */
+        fp = fingerprint(ev);
+        bool dup = seen_in(c, fp);
+        uint32_t had = dup ? NONE : case_find(r, ev->case_id, clen, id_hash(ev->case_id, clen));
+        for (size_t i = 0; had != NONE && i < r->cs.v[had].evs.n && !dup; i++)
+            dup = r->ev.v[r->cs.v[had].evs.v[i]].fp == fp;
+        if (dup) {
+            sink_counter_add(s->c_dups, 1);
+            return 0;
+        }
+    }
     uint32_t hc = case_get(r, ev->case_id, clen);
     uint32_t e = held_new(r, hc, ev);
+    held_case *k = &r->cs.v[hc];
     held_ev *h = &r->ev.v[e];
     h->no = r->next_no++;
+    h->fp = fp;
     /* Due a grace after it was received, not after the engine came to
      * it: an event of a burst waits for the ones before it once, not
      * again when they are released before it. */
@@ -486,15 +530,16 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     h->t0 = t0;
     serve__order_of(&h->ev, h->no, h->arrived, &h->ord);
     h->ev.time_ns = h->ord.time; /* (now, for one without a time) */
-    held_case *k = &r->cs.v[hc];
     core_vec_push(&k->evs, e);
     core_vec_push(&r->fifo, e);
     r->held++;
+    /* Only the held entry is written: the case itself changes when its
+     * events are released (what it holds is counted from the table, and
+     * its fingerprints are the held entries'), so it is written once per
+     * release, not once per event too. */
     held_encode(h, &r->val);
     sess_batch_held_put(s->batch, k->id, k->len, h->no, r->val.data, r->val.len);
-    c->nheld = (uint32_t)k->evs.n;
-    c->touched_ns = h->arrived;
-    serve__case_store(s, k->id, k->len, c, NULL);
+    s->batch_events++;
     sink_gauge_set(s->g_held, (double)r->held);
     if (k->evs.n > s->reorder_max)
         return release(s, hc, REL_FIRST, h->arrived);
@@ -686,6 +731,7 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
             continue;
         }
         sess_batch_held_del(s->batch, k->id, k->len, h->no);
+        seen_add(s, c, h->fp);
         r->held--;
     }
     k->evs.n = w;

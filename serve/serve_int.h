@@ -429,6 +429,9 @@ int serve__reorder_due(serve *s);
 /* Nanoseconds until the next held event is due (0: some are;
  * INT64_MAX: none are held). */
 int64_t serve__reorder_wait_ns(serve *s);
+/* How many events case id holds back now (0 without a window). Engine
+ * thread, or under mu. */
+uint32_t serve__reorder_nheld(const serve *s, const char *id, size_t len);
 /* Whether ev was applied to c already (its fingerprint seen: counted),
  * else notes its fingerprint in c (serve.dedupe_events; never with 0). */
 bool serve__seen(serve *s, sess_case *c, const ingest_event *ev);

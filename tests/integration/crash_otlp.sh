@@ -17,7 +17,11 @@
 #     mock cluster delays its answers (`rtt all 2500` through kafka-mock
 #     --control), so each commit waits for the predictions' acknowledgement
 #     longer than the client waits (1 s); the client gives up and sends
-#     again while the first copy is still being committed. The retry waits
+#     again while the first copy is still being committed. The requests
+#     are spread over 4 s, longer than the event-time grace: a request that
+#     only holds its events back is committed without waiting for the
+#     broker, and the events it holds are released (and their predictions
+#     produced) in the batch of a later request. The retry waits
 #     for the first copy's outcome and is not applied: the test requires
 #     pmrag_otlp_duplicate_requests_total > 0 and no event applied twice.
 # Every seq reached must have its prediction on the output topic.
@@ -108,7 +112,7 @@ cat "$work/kills/client.out"
 # ---- 2. a client timeout shorter than the commit ----------------------------
 mock_control "rtt all 2500"
 $tool otlp "http://127.0.0.1:$port" "$work/slow" 1000 100 --threads 4 --spans-per-case 5 \
-  --cases-per-request 5 --seed "$seed" --log "$work/log.csv" --timeout 1 --prefix slow \
+  --cases-per-request 5 --seed "$seed" --log "$work/log.csv" --timeout 1 --rate 10 --prefix slow \
   >"$work/slow/client.out" 2>&1 &
 client_pid=$!
 track "$client_pid"
