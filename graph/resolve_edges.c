@@ -333,6 +333,58 @@ static void ref_worker(void *arg, unsigned t)
     core_arena_free(&arena);
 }
 
+/* Whether an emit site logs through an attribute of the instance
+ * ("@self.logger", "@this.log"): the object its class or a base class
+ * bound to that attribute. */
+static bool instance_receiver(const gb_graph *g, const gb_emit *e)
+{
+    return e->kind == GRAPH_EMIT_LOG && e->receiver &&
+           core_strtab_str(&g->strs, e->receiver)[0] == '@';
+}
+
+/*
+ * A logger bound to an instance attribute in a base class (Client's
+ * __init__ sets self.logger) is the logger of that attribute in every
+ * subclass, whatever file the subclass is in; the extractor sees one file
+ * and names it only where the binding is in sight. So a site of a class
+ * that logs through an attribute without a known logger takes the logger
+ * that sites of its nearest base class (in MRO order) log the same
+ * attribute through. The log's logger names then tell such a site from
+ * its base class's twin no more than they should: not at all.
+ */
+static void inherited_loggers(rs *r)
+{
+    gb_graph *g = r->g;
+    core_map named = {0}; /* class << 32 | receiver -> logger */
+    for (size_t i = 0; i < g->emits.n; i++) {
+        const gb_emit *e = &g->emits.v[i];
+        if (!e->logger || !instance_receiver(g, e))
+            continue;
+        uint32_t cls = e->symbol < r->nsym ? class_of(r, e->symbol) : GRAPH_NONE;
+        if (cls == GRAPH_NONE)
+            continue;
+        bool fresh;
+        uint64_t *v = core_map_put(&named, (uint64_t)cls << 32 | e->receiver, &fresh);
+        if (fresh)
+            *v = e->logger;
+    }
+    for (size_t i = 0; named.n && i < g->emits.n; i++) {
+        gb_emit *e = &g->emits.v[i];
+        if (e->logger || !instance_receiver(g, e))
+            continue;
+        uint32_t cls = e->symbol < r->nsym ? class_of(r, e->symbol) : GRAPH_NONE;
+        const uint32_t *mro = cls == GRAPH_NONE ? NULL : r->mro[cls];
+        for (size_t k = 1; mro && mro[k] != UINT32_MAX; k++) {
+            const uint64_t *v = core_map_get(&named, (uint64_t)mro[k] << 32 | e->receiver);
+            if (v) {
+                e->logger = (uint32_t)*v;
+                break;
+            }
+        }
+    }
+    core_map_free(&named);
+}
+
 /* Duplicated files share an extraction but are their own modules: they
  * are resolved like any other file. */
 void graph__rs_resolve_refs(rs *r, unsigned threads)
@@ -386,6 +438,7 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
         }
     }
     free(job.ref_const);
+    inherited_loggers(r);
 }
 
 /* File-level import edges and member_of. */

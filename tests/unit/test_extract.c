@@ -840,3 +840,45 @@ TEST(local_message_bounds)
     graph__file_free(&f);
     core_buf_free(&src);
 }
+
+/* self.logger bound in a base class of another file: the subclass's
+ * sites log through the same logger as the base's (its twin logs the
+ * same text, and the log's logger name must not tell them apart). */
+static const char base_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger('pkg.client')\n"
+                              "\n"
+                              "class Client:\n"
+                              "    def __init__(self):\n"
+                              "        self.logger = logger\n"
+                              "\n"
+                              "    def send(self, p):\n"
+                              "        self.logger.info('Sending packet %s', p)\n";
+static const char sub_py[] = "from . import base\n"
+                             "\n"
+                             "class AsyncClient(base.Client):\n"
+                             "    async def send(self, p):\n"
+                             "        self.logger.info('Sending packet %s', p)\n"
+                             "\n"
+                             "class Other:\n"
+                             "    def send(self, p):\n"
+                             "        self.logger.info('Sending packet %s', p)\n";
+
+TEST(logger_of_an_attribute_bound_in_a_base_class)
+{
+    unit_write_str("inherit/pkg/__init__.py", "");
+    unit_write_str("inherit/pkg/base.py", base_py);
+    unit_write_str("inherit/pkg/sub.py", sub_py);
+    graph_index_opts o = {0};
+    o.threads = 1;
+    graph *g =
+        unit_index_and_open(unit_tmp_path("inherit"), unit_tmp_path("inherit.graph"), &o, NULL);
+    graph_emit e = unit_emit_at(g, "pkg.base.Client.send", 10);
+    CHECK_STR(e.logger, "pkg.client");
+    e = unit_emit_at(g, "pkg.sub.AsyncClient.send", 5);
+    CHECK_STR(e.logger, "pkg.client");
+    /* A class that is no subclass knows no logger of its own. */
+    e = unit_emit_at(g, "pkg.sub.Other.send", 9);
+    CHECK_STR(e.logger, "");
+    graph_close(g);
+}
