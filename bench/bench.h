@@ -132,11 +132,6 @@ typedef struct bench_row {
     size_t hub_bytes;
 } bench_row;
 
-/* The cold-query push threshold the benchmark defaults to: a coarser push
- * whose residual is carried by random walks, with the largest hubs
- * precomputed (pmrag ppr --help). */
-#define BENCH_EPS 3e-6
-
 /*
  * One size: generates the graph of n nodes, builds its net, runs cold
  * queries, builds the bases, runs the simulated cases with and without

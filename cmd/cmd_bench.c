@@ -219,10 +219,10 @@ static int bench_ppr(int argc, char **argv)
         .events_max = 200,
         .activities = 1000,
         .M = PPR_DEFAULT_M,
-        .hubs = 100,
-        .hub_degree = 32,
+        .hubs = PPR_COLD_HUBS,
+        .hub_degree = PPR_COLD_HUB_DEGREE,
         .hub_M = 1024,
-        .walks = 2000,
+        .walks = PPR_COLD_WALKS,
         .queries = 200,
         .exact = UINT32_MAX, /* not given */
         .progress = progress,
@@ -312,7 +312,7 @@ static int bench_ppr(int argc, char **argv)
         return rc;
     free(args.v);
     cfg.alpha = PPR_DEFAULT_ALPHA;
-    cfg.eps = BENCH_EPS;
+    cfg.eps = PPR_COLD_EPS;
     cfg.hub_eps = 1e-7;
     if (!parse_rate(alpha, &cfg.alpha))
         return cli_usage_error(&cmd, "--alpha takes a number between 0 and 1, not '%s'", alpha);

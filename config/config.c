@@ -16,8 +16,9 @@ static const char *const output_encodings[] = {"proto", "json", NULL};
 const core_cfg_item pmrag_config_table[] = {
     {"ppr.alpha", CORE_CFG_DOUBLE, "0.15", 0.001, 0.999, NULL,
      "restart probability of the walk: larger keeps scores closer to the seeds"},
-    {"ppr.eps", CORE_CFG_DOUBLE, "1e-07", 1e-12, 0.1, NULL,
-     "push threshold per unit of out-degree: smaller is more exact and slower"},
+    {"ppr.eps", CORE_CFG_DOUBLE, "3e-06", 1e-12, 0.1, NULL,
+     "push threshold per unit of out-degree: smaller is more exact and slower (the "
+     "random walks, ppr.walks, carry what a larger one leaves)"},
     {"ppr.max_pushes", CORE_CFG_INT, "0", 0, 4e9, NULL,
      "stop a push after this many node pushes (0: no budget); a result that hits it says so and "
      "carries its error bound"},
@@ -38,12 +39,12 @@ const core_cfg_item pmrag_config_table[] = {
     {"ppr.weights.reverse", CORE_CFG_DOUBLE, "0.3", 0, 1000, NULL,
      "every code edge is also walked backwards at this fraction of its forward weight; "
      "overrides the profile"},
-    {"ppr.hubs", CORE_CFG_INT, "0", 0, 10000000, NULL,
+    {"ppr.hubs", CORE_CFG_INT, "100", 0, 10000000, NULL,
      "precompute the vectors of this many highest-degree nodes; pushes stop at them"},
-    {"ppr.hub_degree", CORE_CFG_INT, "64", 1, 4e9, NULL, "a hub has at least this many edges"},
+    {"ppr.hub_degree", CORE_CFG_INT, "32", 1, 4e9, NULL, "a hub has at least this many edges"},
     {"ppr.hub_M", CORE_CFG_INT, "1024", 1, PPR_MAX_M, NULL, "entries kept per hub vector"},
     {"ppr.hub_eps", CORE_CFG_DOUBLE, "1e-07", 1e-12, 0.1, NULL, "push threshold of hub vectors"},
-    {"ppr.walks", CORE_CFG_INT, "0", 0, 100000000, NULL,
+    {"ppr.walks", CORE_CFG_INT, "2000", 0, 100000000, NULL,
      "random walks that carry the residual a push leaves (0: none)"},
     {"ppr.walk_seed", CORE_CFG_INT, "0", 0, 4e9, NULL,
      "seed of the walks (the same query gives the same answer)"},

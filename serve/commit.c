@@ -148,6 +148,7 @@ static int expire_step(serve *s)
 static void *committer_main(void *arg)
 {
     serve *s = arg;
+    s->cpu_commit_seen = serve__thread_cpu_ns();
     pthread_mutex_lock(&s->cmu);
     for (;;) {
         while (!s->c.quit && (!s->c.b || s->c.done)) {
@@ -178,6 +179,7 @@ static void *committer_main(void *arg)
             serve__answer(s, reqs, rc ? -EIO : 0);
         if (!rc)
             rc = expire_step(s);
+        serve__cpu_count(s->c_cpu_commit, &s->cpu_commit_ns, &s->cpu_commit_seen);
         pthread_mutex_lock(&s->cmu);
         s->c.rc = rc;
         s->c.done = true;

@@ -426,6 +426,11 @@ static pending *take_requests(serve *s, uint64_t budget)
 /* One cycle; returns 0 or the error that stops the daemon. */
 int serve__cycle(serve *s, bool draining)
 {
+    /* The engine thread's CPU time up to here (the previous cycle, and
+     * what the thread did between the two); none before the first. */
+    if (!s->cpu_engine_seen)
+        s->cpu_engine_seen = serve__thread_cpu_ns();
+    serve__cpu_count(s->c_cpu_engine, &s->cpu_engine_ns, &s->cpu_engine_seen);
     /* A finished commit first; a full batch waits for the committer. */
     int rc = serve__pipe_reap(s, s->batch_events >= s->batch_max);
     if (rc)

@@ -7,6 +7,7 @@
 #include "serve_int.h"
 
 #include <stdio.h>
+#include <time.h>
 
 /* Events and records in, by source, and OTLP/gRPC calls by status. */
 static void inputs_init(serve *s, sink_metrics *m)
@@ -222,6 +223,35 @@ static void gauges_init(serve *s, sink_metrics *m)
                                "one batch's LMDB write transaction, synced", NULL, lat, nlat);
 }
 
+/* Where the CPU time goes: the engine thread, which applies every event,
+ * and the committer thread. With the process's CPU time (from /proc, or
+ * an exporter's process_cpu_seconds_total) the rest is the receivers'
+ * decoding, the producer's threads and the API. */
+static void cpu_init(serve *s, sink_metrics *m)
+{
+    s->c_cpu_engine = sink_metrics_counter(
+        m, "pmrag_engine_cpu_microseconds_total",
+        "CPU time (user + system) of the engine thread, which applies every event", NULL);
+    s->c_cpu_commit = sink_metrics_counter(
+        m, "pmrag_commit_cpu_microseconds_total",
+        "CPU time of the committer thread (acknowledgements awaited, LMDB write and sync)", NULL);
+}
+
+uint64_t serve__thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void serve__cpu_count(sink_counter *c, uint64_t *total_ns, uint64_t *seen)
+{
+    uint64_t now = serve__thread_cpu_ns(), us = *total_ns / 1000;
+    *total_ns += now - *seen;
+    *seen = now;
+    sink_counter_add(c, *total_ns / 1000 - us);
+}
+
 void serve__metrics_init(serve *s)
 {
     sink_metrics *m = s->mx = sink_metrics_new();
@@ -230,6 +260,7 @@ void serve__metrics_init(serve *s)
     outputs_init(s, m);
     event_time_init(s, m);
     gauges_init(s, m);
+    cpu_init(s, m);
     sink_gauge_set(sink_metrics_gauge(m, "pmrag_build_info", "version of this pmrag",
                                       "version=\"" PMRAG_VERSION "\""),
                    1);

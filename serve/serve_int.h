@@ -329,6 +329,12 @@ struct serve {
         *g_full;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
+    /* CPU time (CLOCK_THREAD_CPUTIME_ID) of the engine thread, read once
+     * per cycle (engine thread), and of the committer thread, read once
+     * per commit (committer thread). In ns (counted on to the counters in
+     * whole microseconds); *_seen: the thread's clock when last read. */
+    sink_counter *c_cpu_engine, *c_cpu_commit;
+    uint64_t cpu_engine_ns, cpu_engine_seen, cpu_commit_ns, cpu_commit_seen;
 
     /* Online accuracy (score.c): counters since start, and the history
      * under amu. */
@@ -348,6 +354,11 @@ void serve__metrics_init(serve *s);
 /* Brings the gauges and the counters kept elsewhere up to date (the
  * engine, and the metrics handler before it renders). */
 void serve__gauges(serve *s);
+/* The calling thread's CPU time (user + system), in ns. */
+uint64_t serve__thread_cpu_ns(void);
+/* Adds the thread's CPU time since *seen (its clock when last read) to
+ * *total_ns and c (whole microseconds), and moves *seen on. */
+void serve__cpu_count(sink_counter *c, uint64_t *total_ns, uint64_t *seen);
 
 /* ---- engine.c ---- */
 

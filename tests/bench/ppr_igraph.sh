@@ -12,6 +12,13 @@
 # before the queries; their time is reported apart (hubs_ms), as an index
 # would be. PPR_HUBS=0 PPR_WALKS=0 PPR_EPS=1e-7 measures plain push.
 #
+# PPR_SETTINGS measures several settings against the same igraph vectors:
+# a list of EPS/HUBS/WALKS[/HUB_DEGREE] (hub degree 32 unless given), or
+# `defaults` for pmrag's own defaults (no option given); the first is the
+# one the verdict is about. PPR_ROUNDS (1) runs igraph and every setting
+# that many times, alternated: the speedups are then of the medians over
+# all rounds (the vectors are the same each round).
+#
 # The graph is `pmrag bench ppr --write-edges` output: the effective edges
 # of the typed net (reverse edges and type weights applied), each with its
 # transition probability, so both sides walk the same chain. igraph takes
@@ -43,6 +50,8 @@ eps=${PPR_EPS:-3e-6}
 hubs=${PPR_HUBS:-100}
 walks=${PPR_WALKS:-2000}
 repeat=${PPR_REPEAT:-20}
+read -r -a settings <<<"${PPR_SETTINGS:-$eps/$hubs/$walks}"
+rounds=${PPR_ROUNDS:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -69,25 +78,39 @@ if ! "$pmrag" bench ppr --write-edges "$work/g.edges" --size "$nodes" 2>"$work/b
 fi
 "$work/ppr_igraph" --pick-seeds "$nseeds" 7 "$work/g.edges" >"$work/seeds"
 
-"$work/ppr_igraph" "$work/g.edges" "$alpha" "$work/seeds" 20 >"$work/igraph.jsonl"
-"$pmrag" ppr --edges "$work/g.edges" --seed "$(paste -sd, "$work/seeds")" --each \
-  --alpha "$alpha" --eps "$eps" --hubs "$hubs" --hub-degree 32 --walks "$walks" -k 10 \
-  --repeat "$repeat" --json >"$work/pmrag.jsonl"
+for r in $(seq "$rounds"); do
+  "$work/ppr_igraph" "$work/g.edges" "$alpha" "$work/seeds" 20 >>"$work/igraph.jsonl"
+  for i in "${!settings[@]}"; do
+    opts=()
+    if [[ ${settings[$i]} != defaults ]]; then
+      IFS=/ read -r e h w d <<<"${settings[$i]}"
+      opts=(--eps "$e" --hubs "$h" --hub-degree "${d:-32}" --walks "$w")
+    fi
+    "$pmrag" ppr --edges "$work/g.edges" --seed "$(paste -sd, "$work/seeds")" --each \
+      --alpha "$alpha" "${opts[@]}" -k 10 --repeat "$repeat" --json >>"$work/pmrag$i.jsonl"
+  done
+done
 
-python3 - "$work" "$nodes" "$alpha" "$eps" "$repeat" "$cpus" <<'PY'
+rc=0
+for i in "${!settings[@]}"; do
+python3 - "$work" "$nodes" "$alpha" "${settings[$i]}" "$repeat" "$cpus" "$i" <<'PY' || rc=1
 import json, statistics, sys
-work, nodes, alpha, eps, repeat, cpus = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+work, nodes, alpha, setting, repeat, cpus, i = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
 check = json.load(open(f"{work}/check.json"))
 seeds = [int(l) for l in open(f"{work}/seeds")]
-ig, summary = {}, None
+# Per seed: its vector (the same every round) and its times, all rounds.
+ig, ig_times, summary = {}, {}, None
 for line in open(f"{work}/igraph.jsonl"):
     d = json.loads(line)
     if "summary" in d:
         summary = d["summary"]
     else:
         ig[d["seed"]] = d
-pm = [json.loads(l) for l in open(f"{work}/pmrag.jsonl")]
-assert len(pm) == len(seeds), "pmrag ppr gave fewer results than seeds"
+        ig_times.setdefault(d["seed"], []).append(d["us"])
+pm_all = [json.loads(l) for l in open(f"{work}/pmrag{i}.jsonl")]
+assert len(pm_all) % len(seeds) == 0, "pmrag ppr gave fewer results than seeds"
+pm = pm_all[:len(seeds)]
+pm_times = [p["median_us"] for p in pm_all]
 
 recalls, rel_errs, pm_us, ig_us, pushes, bounds = [], [], [], [], [], []
 for s, p in zip(seeds, pm):
@@ -104,17 +127,18 @@ for s, p in zip(seeds, pm):
     for t in p["top"][:10]:
         if t["node"] in exact:
             rel_errs.append(abs(t["score"] - exact[t["node"]]) / exact[t["node"]])
-    pm_us.append(p["median_us"])
-    ig_us.append(g["us"])
     pushes.append(p["pushes"])
     bounds.append(p["error_bound"])
 
+ig_us = [t for ts in ig_times.values() for t in ts]
+pm_us = pm_times
 ig_med, pm_med = statistics.median(ig_us), statistics.median(pm_us)
 ratio = ig_med / pm_med if pm_med > 0 else float("inf")
 recall = statistics.mean(recalls)
 res = {
     "bench": "ppr_igraph", "nodes": summary["nodes"], "edges": summary["edges"],
-    "dangling_nodes": summary["dangling_nodes"], "seeds": len(seeds), "alpha": alpha, "eps": eps,
+    "dangling_nodes": summary["dangling_nodes"], "seeds": len(seeds), "alpha": alpha,
+    "setting": setting, "rounds": len(pm_all) // len(seeds),
     "cpus": cpus, "omp_num_threads": 1, "igraph": summary["igraph"],
     "igraph_dangling_rule": check["dangling_rule"],
     "igraph_vs_reference_power_l1": summary["reference_l1_first_seed"],
@@ -135,7 +159,10 @@ res["verdict"] = "PASS" if ok else "FAIL"
 print(json.dumps(res))
 print(f"{'PASS' if ok else 'FAIL'}: pmrag {pm_med:.0f} us vs igraph PRPACK {ig_med:.0f} us per query "
       f"({ratio:.1f}x, goal >= 40x); top-10 recall {recall:.4f} (min {min(recalls):.2f}, goal >= 0.99); "
-      f"{res['nodes']} nodes, {res['edges']} edges, alpha {alpha}, eps {eps}, {len(seeds)} seeds",
-      file=sys.stderr)
+      f"{res['nodes']} nodes, {res['edges']} edges, alpha {alpha}, {setting} (eps/hubs/walks), "
+      f"{len(seeds)} seeds, {res['rounds']} rounds", file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
+  ((i == 0)) && first=$rc
+done
+exit "${first:-$rc}"

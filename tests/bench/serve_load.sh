@@ -14,7 +14,11 @@
 # SERVE_LOAD_CONNECTIONS (16; also the daemon's otlp.threads, since each
 # receiver thread holds its request until the commit), SERVE_LOAD_BATCH
 # (1000 spans per request), SERVE_LOAD_CASES (10000 live cases),
-# SERVE_LOAD_SET (extra "--set K=V ..." for the daemon).
+# SERVE_LOAD_SET (extra "--set K=V ..." for the daemon), SERVE_LOAD_MODEL
+# (a directory where demo_model.sh made the demo's graph, log and model
+# already: used instead of making them again), SERVE_LOAD_CPU_PIDS (other
+# processes, a broker say, whose CPU time over the sustained run is
+# reported too: cpu_others_s).
 #
 # Steps: index deploy/demo/app; simulate the demo's log (2000 orders) and
 # mine a model from it; start the daemon (state in WORK_DIR/state); a 3 s
@@ -34,10 +38,12 @@ pmrag=${1:?usage: serve_load.sh PMRAG SOURCE_DIR [BENCH_SERVE_LOAD] [WORK_DIR]}
 src=${2:?usage: serve_load.sh PMRAG SOURCE_DIR [BENCH_SERVE_LOAD] [WORK_DIR]}
 load=${3:-$(dirname "$pmrag")/../tests/bench_serve_load}
 work=${4:-$(mktemp -d)}
-secs=${SERVE_LOAD_SECONDS:-20}
-conns=${SERVE_LOAD_CONNECTIONS:-16}
-batch=${SERVE_LOAD_BATCH:-1000}
-cases=${SERVE_LOAD_CASES:-10000}
+# shellcheck source=tests/bench/load_lib.sh
+. "$src/tests/bench/load_lib.sh"
+demo=${SERVE_LOAD_MODEL:-$work}
+log=$demo/log.csv
+# shellcheck disable=SC2206 # one PID per word
+others=(${SERVE_LOAD_CPU_PIDS:-})
 # shellcheck disable=SC2206 # word splitting wanted: "--set k=v --set k2=v2"
 extra=(${SERVE_LOAD_SET:-})
 [[ -x $load ]] || { echo "serve_load: no load generator at $load" >&2; exit 1; }
@@ -57,13 +63,15 @@ fail() {
 }
 say() { echo "serve_load: $*" >&2; }
 
-say "indexing the demo app, simulating its log, mining the model"
-"$src/tests/bench/demo_model.sh" "$pmrag" "$src" "$work" || fail "the demo's graph, log and model"
+if [[ -z ${SERVE_LOAD_MODEL:-} ]]; then
+  say "indexing the demo app, simulating its log, mining the model"
+  "$src/tests/bench/demo_model.sh" "$pmrag" "$src" "$work" || fail "the demo's graph, log and model"
+fi
 
 # The bodies are sent again and again: otlp.dedupe_seconds=0, or the
 # repeats would be answered as retries without being applied.
 say "starting pmrag serve"
-"$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+"$pmrag" serve --graph "$demo/app.graph" --model "$demo/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set otlp.grpc_listen= --set api.listen=127.0.0.1:0 \
   --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 "${extra[@]}" \
   --ready-file "$work/ready.json" -q \
@@ -80,7 +88,7 @@ otlp=$(ready otlp_http)
 api=$(ready api)
 boot=$(ready kafka_bootstrap)
 topic=$(ready output_topic) # empty with SERVE_LOAD_SET="--set kafka.output_topic="
-grep -E '^Vm(HWM|RSS)' "/proc/$pid/status" >"$work/rss0.txt"
+proc_mem "$pid" "$work/rss0.txt"
 scrape() { curl -sf "http://$api/metrics" >"$work/$1.prom" || fail "GET /metrics failed"; }
 # settle: until the daemon holds no event back in its event-time window
 # (serve.reorder_ms): everything accepted so far is applied (60 s).
@@ -93,37 +101,32 @@ settle() {
   done
   fail "the daemon still holds $held events back after 60 s"
 }
-# cpu: the daemon's user + system time so far, in clock ticks (/proc).
-cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
-run() { # NAME [load generator options...]
-  local name=$1
-  shift
-  "$load" --log "$work/log.csv" --url "$otlp" --connections "$conns" --batch "$batch" \
-    --cases "$cases" "$@" >"$work/$name.json" 2>"$work/$name.err" ||
-    { cat "$work/$name.err" >&2; fail "the load generator failed ($name)"; }
-  kill -0 "$pid" 2>/dev/null || fail "serve died during the $name run"
-}
-field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$work/$1.json" "$2"; }
+# cpu: the daemon's user + system time so far, then the others', in clock
+# ticks (/proc).
+cpu() { echo "$(proc_cpu "$pid") $(proc_cpu "${others[@]}")"; }
+alive() { kill -0 "$pid" 2>/dev/null || fail "serve died during the $1 run"; }
 
 say "warm-up, 3 s"
-run warm --duration 3 --seed 1 --pool-events 200000
+load_warm "$otlp" || fail "the load generator failed (warm)"
+alive warm
 settle
 cpu >"$work/cpu0.txt"
 scrape m0
 say "as fast as it answers, $secs s ($conns connections x $batch spans)"
-# A pool large enough for 100k events/s, so that no case id comes round
-# again within the run.
-run max --duration "$secs" --seed 2 --pool-events $((100000 * ${secs%.*}))
+load_max "$otlp" || fail "the load generator failed (max)"
+alive max
 # (The CPU the run cost includes applying the events it left held.)
 settle
 cpu >"$work/cpu1.txt"
 scrape m1
-rate=$(python3 -c "import sys; print(int(float(sys.argv[1]) / 2))" "$(field max events_per_s)")
+rate=$(python3 -c "import sys; print(int(float(sys.argv[1]) / 2))" "$(load_field max events_per_s)")
 say "paced at half that, $rate events/s, $secs s"
-run half --duration "$secs" --rate "$rate" --seed 3 --pool-events $((rate * ${secs%.*} + batch))
+load_run half "$otlp" --duration "$secs" --rate "$rate" --seed 3 \
+  --pool-events $((rate * ${secs%.*} + batch)) || fail "the load generator failed (half)"
+alive half
 settle
 scrape m2
-grep -E '^Vm(HWM|RSS)' "/proc/$pid/status" >"$work/rss.txt"
+proc_mem "$pid" "$work/rss.txt"
 
 if [[ -n $topic ]]; then
 say "counting the predictions on $topic"
@@ -210,7 +213,8 @@ def delta(a, b, k):
     return b.get(k, 0) - a.get(k, 0)
 
 pred_max = delta(m0, m1, "pmrag_predictions_out_total")
-cpu_max = (int(open(f"{work}/cpu1.txt").read()) - int(open(f"{work}/cpu0.txt").read())) / tck
+(c0, o0), (c1, o1) = (map(int, open(f"{work}/cpu{i}.txt").read().split()) for i in (0, 1))
+cpu_max, cpu_others = (c1 - c0) / tck, (o1 - o0) / tck
 e2e = hist(m1, m2, "pmrag_event_to_prediction_seconds")
 ppr = hist(m1, m2, "pmrag_ppr_seconds")
 com = hist(m1, m2, "pmrag_commit_seconds")
@@ -236,6 +240,9 @@ res = {
         "request_ms": mx["latency_ms"], "throttled": mx["throttled"],
         "cpu_s": cpu_max,
         "cpu_us_per_event": round(cpu_max * 1e6 / mx["events_accepted"], 2)
+        if mx["events_accepted"] else None,
+        "cpu_others_s": cpu_others,
+        "cpu_others_us_per_event": round(cpu_others * 1e6 / mx["events_accepted"], 2)
         if mx["events_accepted"] else None,
     },
     "half": {

@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
 # A real OpenTelemetry Collector between an application and pmrag (ctest
 # label `collector`; `make collector`). The Collector is the one
-# deploy/deps.sh --collector builds from deploy/collector/manifest.yaml
-# (cached in .deps/collector/VERSION; the first run builds it, which takes
-# minutes), run with deploy/collector/otelcol.yaml, the configuration of
-# deploy/compose/compose.yaml, given only the environment variables that
-# file names. pmrag runs with deploy/compose/pmrag.yaml and --set for what
-# differs on one machine (addresses, state, topics). Kafka is one Apache
-# Kafka node (tests/kafka/broker.sh). Four rounds, each with its own
-# Collector, pmrag and cases (COLLECTOR_CASES traces, 2-5 spans and 1-3 log
-# records each, sent by tests/collector/app.py as OTLP/HTTP JSON):
+# deploy/deps.sh --collector builds, run with deploy/collector/otelcol.yaml
+# (tests/collector/lib.sh). pmrag runs with deploy/compose/pmrag.yaml and
+# --set for what differs on one machine (addresses, state, topics). Kafka
+# is one Apache Kafka node (tests/kafka/broker.sh). Four rounds, each with
+# its own Collector, pmrag and cases (COLLECTOR_CASES traces, 2-5 spans and
+# 1-3 log records each, sent by tests/collector/app.py as OTLP/HTTP JSON):
 #   otlphttp  Collector -> otlp_http exporter (protobuf, gzip) -> pmrag's
 #             OTLP/HTTP receiver; predictions from serve.stdout;
 #   otlpgrpc  Collector -> otlp_grpc exporter (gRPC, gzip) -> pmrag's
@@ -38,6 +35,8 @@ src=${2:?$usage}
 work=${3:-}
 # shellcheck source=tests/integration/lib.sh
 . "$src/tests/integration/lib.sh"
+# shellcheck source=tests/collector/lib.sh
+. "$src/tests/collector/lib.sh"
 need kcat python3
 work_init
 work_clean 'state-*' '*.err' '*.out' '*.ready' '*.tsv' '*.json' '*.msgs' '*.keys*' 'otelcol-*'
@@ -48,10 +47,7 @@ t_start=$(now)
 
 # The Collector, built (or found in the cache).
 t=$(now)
-"$src/deploy/deps.sh" --collector >&2 || fail "deploy/deps.sh --collector failed"
-ver=$(sed -n 's/^  version: *\([0-9][0-9.]*\) *$/\1/p' "$src/deploy/collector/manifest.yaml" | head -1)
-otelcol=${PMRAG_DEPS_DIR:-$src/.deps}/collector/$ver/otelcol-pmrag
-[[ -x $otelcol ]] || fail "no Collector at $otelcol"
+collector_bin
 echo "collector: $("$otelcol" --version) ($otelcol), ready in $(since "$t") s"
 config=$src/deploy/collector/otelcol.yaml
 "$otelcol" validate --config="$config" >"$work/validate.out" 2>&1 ||
@@ -67,26 +63,6 @@ kafka_admin create otlp_spans:4:1 otlp_logs:4:1 otlp_spans_json:4:1 otlp_logs_js
   pmrag_predictions:4:1 pmrag_predictions_json:4:1 pmrag_predictions_auto:4:1 \
   pmrag_predictions_json_auto:4:1 >/dev/null || fail "creating the topics"
 
-# collector_start NAME VAR=VALUE...: the Collector with the shared
-# configuration and these variables, receivers and metrics on free ports;
-# sets col_pid, col_http and col_metrics; waits until it is ready.
-collector_start() {
-  local name=$1 grpc
-  shift
-  read -r grpc col_http col_metrics <<<"$(free_ports 3 | paste -sd" ")"
-  log_watch "$work/otelcol-$name.log" "otelcol-$name"
-  env OTELCOL_GRPC="127.0.0.1:$grpc" OTELCOL_HTTP="127.0.0.1:$col_http" \
-    OTELCOL_METRICS="$col_metrics" "$@" \
-    nice -n 10 "$otelcol" --config="$config" >"$work/otelcol-$name.log" 2>&1 &
-  col_pid=$!
-  track "$col_pid"
-  for _ in $(seq 300); do
-    grep -q 'Everything is ready' "$work/otelcol-$name.log" && return 0
-    running "$col_pid" || fail "the Collector ($name) exited"
-    sleep 0.1
-  done
-  fail "the Collector ($name) not ready after 30 s"
-}
 # collector_quiet NAME: a check that the Collector of round NAME logged no
 # warning or error (a deprecated setting, a refused export, a retry).
 collector_quiet() {
@@ -98,12 +74,6 @@ collector_quiet() {
     bad "$1: the Collector logged $w warnings or errors:"
     grep -P '\t(warn|error)\t' "$work/otelcol-$1.log" | cut -f2- | cut -c1-200 | head -5
   fi
-}
-# collector_metric NAME EXPORTER: the Collector's own metric NAME, summed
-# over the label sets of exporter EXPORTER.
-collector_metric() {
-  curl -s -m 5 "http://127.0.0.1:$col_metrics/metrics" |
-    awk -v m="$1" -v e="exporter=\"$2\"" 'index($1, m "{") == 1 && index($1, e) { s += $2 } END { print s + 0 }'
 }
 # collector_counts EXPORTER: what the Collector's EXPORTER sent and failed.
 collector_counts() {

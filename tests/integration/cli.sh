@@ -145,7 +145,7 @@ expect "config effective weights" 0 "effective edge weights: calls=1.5,.*reverse
 expect "config --set over file" 0 "alpha: 0.3  # --set" -- "$pmrag" config --config "$work/pmrag.yaml" --set ppr.alpha=0.3
 "$pmrag" config --config "$work/pmrag.yaml" --set ppr.walks=5 >"$work/dump.yaml"
 expect "config dump reloads" 0 "walks: 5  # .*dump.yaml:" -- "$pmrag" config --config "$work/dump.yaml"
-expect "config dump keeps defaults unset" 0 "# eps: 1e-07  \\(default\\)" -- "$pmrag" config --config "$work/dump.yaml"
+expect "config dump keeps defaults unset" 0 "# eps: 3e-06  \\(default\\)" -- "$pmrag" config --config "$work/dump.yaml"
 printf 'ppr:\n  alpah: 0.5\n' >"$work/typo.yaml"
 expect "config unknown key" 2 "typo.yaml:2: unknown key 'ppr.alpah' \\(see pmrag config --reference\\)" -- "$pmrag" config --config "$work/typo.yaml"
 one_line_error "config unknown key"

@@ -18,11 +18,15 @@ TEST(defaults_agree_with_the_engine)
     core_cfg *c = core_cfg_new(pmrag_config_table, pmrag_config_count);
     ppr_opts want = ppr_opts_default(), got = config_ppr_opts(c);
     CHECK(got.alpha == want.alpha);
-    CHECK(got.eps == want.eps);
     CHECK_INT(got.max_pushes, want.max_pushes);
-    CHECK_INT(got.walks, want.walks);
     CHECK_INT(got.walk_seed, want.walk_seed);
     CHECK(got.hubs == NULL);
+    /* The ppr.* keys are pmrag ppr's, a cold query's: the engine's
+     * settings for it, not its plain push. */
+    CHECK(got.eps == PPR_COLD_EPS);
+    CHECK_INT(got.walks, PPR_COLD_WALKS);
+    CHECK_INT(core_cfg_int(c, "ppr.hubs"), PPR_COLD_HUBS);
+    CHECK_INT(core_cfg_int(c, "ppr.hub_degree"), PPR_COLD_HUB_DEGREE);
     ppr_impact_opts iw = ppr_impact_opts_default(), ig = config_impact_opts(c);
     CHECK(ig.decay == iw.decay);
     CHECK(ig.threshold == iw.threshold);

@@ -55,14 +55,18 @@ int unit_otlp_spans(const ingest_event *evs, size_t n, const char *service, core
         const ingest_event *ev = &evs[i];
         Pmrag__Otlp__Span *sp = core_arena_alloc(&a, sizeof *sp);
         *sp = (Pmrag__Otlp__Span)PMRAG__OTLP__SPAN__INIT;
+        uint64_t t = ev->time_ns == INGEST_NO_TIME || ev->time_ns < 0 ? 0 : (uint64_t)ev->time_ns;
         uint8_t *ids = core_arena_alloc(&a, 24);
         derive_id(ids, 16, ev->case_id, 0x7472616365ull);
-        derive_id(ids + 16, 8, ev->case_id, 0x7370616eull ^ core_hash_u64(i + 1));
+        /* The time too: one case's events at the same index of two
+         * requests are two spans, not a span sent again (which the daemon
+         * would drop as a duplicate). */
+        derive_id(ids + 16, 8, ev->case_id,
+                  0x7370616eull ^ core_hash_u64(i + 1) ^ core_hash_u64(t + 1));
         sp->trace_id = (ProtobufCBinaryData){16, ids};
         sp->span_id = (ProtobufCBinaryData){8, ids + 16};
         sp->name = (char *)(ev->activity ? ev->activity : "");
         sp->kind = PMRAG__OTLP__SPAN_KIND__SPAN_KIND_INTERNAL;
-        uint64_t t = ev->time_ns == INGEST_NO_TIME || ev->time_ns < 0 ? 0 : (uint64_t)ev->time_ns;
         sp->start_time_unix_nano = sp->end_time_unix_nano = t;
         size_t na = (size_t)ev->nattrs + 1;
         Pmrag__Otlp__KeyValue *kvs = core_arena_alloc(&a, na * sizeof *kvs);

@@ -16,8 +16,9 @@
  * event: name = activity, start and end time = time_ns (0 when
  * INGEST_NO_TIME), attributes = the event's attrs (string values) and
  * case.id = case_id, a trace id derived from the case id (the same case
- * gives the same id, never all zero) and a span id from the case id and the
- * event's index. Returns 0, or CORE_EUSAGE for an event without a case id.
+ * gives the same id, never all zero) and a span id from the case id, the
+ * event's index and its time. Returns 0, or CORE_EUSAGE for an event
+ * without a case id.
  */
 int unit_otlp_spans(const ingest_event *evs, size_t n, const char *service, core_buf *out);
 
