@@ -358,8 +358,9 @@ int cmd_ppr(int argc, char **argv)
         "hubs: the score vectors of the highest-degree nodes are computed once (--hubs),\n"
         "and a push that reaches a hub adds its vector instead of pushing through it;\n"
         "the residual mass the push leaves is then carried by random walks (--walks),\n"
-        "which shrinks the error a larger --eps leaves. E.g. --eps 3e-6 --hubs 100\n"
-        "--walks 2000.",
+        "which shrinks the error a larger --eps leaves. The defaults are such a query's,\n"
+        "chosen by top-10 recall against an exact solver; --hubs 0 --walks 0 --eps 1e-7\n"
+        "is a plain push, which needs no hub vectors built first.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
