@@ -67,7 +67,7 @@ int cmd_remap(int argc, char **argv)
     free(args.v);
     if (!model_path || !graph_path || !out_path)
         return cli_usage_error(&cmd, "missing %s",
-                               !model_path ? "--model FILE"
+                               !model_path   ? "--model FILE"
                                : !graph_path ? "--graph FILE"
                                              : "-o FILE");
     model_load_opts lo = {.remap = true};

@@ -902,7 +902,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     if (ns > 1) {
         if (created)
             m->acts.v[r.act].amb = MAP_AMB_TIED;
-        uint32_t named = named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
+        uint32_t named =
+            named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
         uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
         if (member != UINT32_MAX) {
             if (!m->dry)

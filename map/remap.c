@@ -26,10 +26,10 @@ const char *map_remap_kind_name(map_remap_kind k)
 /* One saved activity being carried over. */
 typedef struct old_act {
     map__dict_rec d;
-    char *text;       /* the saved text, NUL-terminated */
-    size_t base;      /* bytes of it that are the template ... */
+    char *text;        /* the saved text, NUL-terminated */
+    size_t base;       /* bytes of it that are the template ... */
     const char *names; /* ... then " @" and the functions it was narrowed to, or NULL */
-    bool tmpl;        /* made by a template (or a constant holding one) */
+    bool tmpl;         /* made by a template (or a constant holding one) */
     /* Out: the new graph's sites, the text taken when reworded (owned). */
     uint32_t sites[MAX_SITES];
     uint32_t nsites;
@@ -377,8 +377,8 @@ static uint32_t syms_by_name(const graph *old, const graph *g, const map__dict_r
 
 /* An activity no template made, carried by its symbols' names (old graph
  * known) or left to be mapped again. */
-static uint32_t restore_by_names(map_mapper *m, const map_remap_opts *o, old_act *a,
-                                 uint64_t count, map_remap_act *ra)
+static uint32_t restore_by_names(map_mapper *m, const map_remap_opts *o, old_act *a, uint64_t count,
+                                 map_remap_act *ra)
 {
     const graph *g = map_mapper_graph(m);
     map_activity pa = {.text = a->text, .strategy = a->d.strategy, .count = count};
@@ -447,8 +447,8 @@ static uint32_t restore_sited(map_mapper *m, const map_remap_opts *o, old_act *a
                        : 0;
         how.untried = pa.nsyms == 0 && a->nsites;
     }
-    uint32_t id = map__restore(m, &pa, a->d.ncand ? syms : NULL, a->d.ncand ? ns : 0,
-                               a->d.has_const, &how);
+    uint32_t id =
+        map__restore(m, &pa, a->d.ncand ? syms : NULL, a->d.ncand ? ns : 0, a->d.has_const, &how);
     ra->similarity = 1;
     core_buf w = {0};
     if (a->nsites == 0) {
@@ -514,8 +514,7 @@ uint32_t map_dict_stale(const graph *g, const map_remap_rec *recs, uint32_t n)
         split_names(&a);
         uint32_t it;
         if ((a.d.strategy == MAP_BY_TEMPLATE || a.d.has_const) &&
-            core_smap_get(a.d.has_const ? &ix.consts : &ix.logs, a.text, a.base, &it) ==
-                UINT32_MAX)
+            core_smap_get(a.d.has_const ? &ix.consts : &ix.logs, a.text, a.base, &it) == UINT32_MAX)
             stale++;
         free(a.text);
         map__dict_rec_free(&a.d);

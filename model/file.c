@@ -235,16 +235,15 @@ static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opt
     }
     for (uint32_t a = 0; a < recs.n && !rd->other && !r->bad; a++) {
         uint32_t id;
-        if (map_dict_restore_activity(m, recs.v[a].rec, recs.v[a].len, recs.v[a].count, &id) !=
-                0 ||
+        if (map_dict_restore_activity(m, recs.v[a].rec, recs.v[a].len, recs.v[a].count, &id) != 0 ||
             id != a)
             r->bad = true;
     }
-    /* A model of another graph: its activities find their sites there. */
-    if (rd->other && !r->bad) {
-        map_remap_opts ro = {.old = old,
-                             .old_nsymbols = rd->nsym,
-                             .min_similarity = lo->min_similarity};
+    /* A model of another graph (only when lo asked for it re-mapped): its
+     * activities find their sites there. */
+    if (rd->other && lo && !r->bad) {
+        map_remap_opts ro = {
+            .old = old, .old_nsymbols = rd->nsym, .min_similarity = lo->min_similarity};
         char why[256] = "";
         int rc = map_dict_remap(m, recs.v, (uint32_t)recs.n, &ro, report, why, sizeof why);
         if (rc) {

@@ -465,10 +465,11 @@ typedef struct model_train_opts {
  * mapping finished, then, when md is not NULL, the model calibrated (if
  * asked) and trained on the training cases. With to->model_path the
  * mapper and the model are that file's instead (nothing is trained; the
- * log's train split only teaches the mapping, as the daemon's events do). On success the caller owns
- * *mapper, *log (model_log_free) and *md. Errors name the file, line and
- * field, or the step that failed, in why; nothing is returned then. A log
- * of no events gives no model (CORE_EFORMAT) when md is asked for.
+ * log's train split only teaches the mapping, as the daemon's events do).
+ * On success the caller owns *mapper, *log (model_log_free) and *md.
+ * Errors name the file, line and field, or the step that failed, in why;
+ * nothing is returned then. A log of no events gives no model
+ * (CORE_EFORMAT) when md is asked for.
  */
 int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *path,
                          const model_log_opts *lo, model_train_opts *to, map_mapper **mapper,
