@@ -41,8 +41,9 @@ typedef struct old_act {
  * those that log (per text, a list) and the constants apart. */
 typedef struct tmpl_index {
     core_smap logs, consts; /* keys borrow the graph */
-    /* Distinct texts that log, with at least 3 literal bytes (what a
-     * rewording can be matched to, and what a new site is): a site each. */
+    /* Distinct texts that log, with at least 3 literal bytes (10 for a
+     * candidate call, as the matcher asks of one): what a rewording can be
+     * matched to, a site each. */
     core_vec(uint32_t) texts;
     core_vec(uint32_t) const_texts;
 } tmpl_index;
@@ -63,18 +64,20 @@ static void index_build(const graph *g, tmpl_index *ix)
     for (uint32_t e = 0; e < graph_nemits(g); e++) {
         graph_emit em;
         graph_get_emit(g, e, &em);
-        if (em.symbol == GRAPH_NONE || em.kind == GRAPH_EMIT_CALL)
+        if (em.symbol == GRAPH_NONE)
             continue;
         const char *t = map__template_text(g, e);
         size_t n = strlen(t);
         if (n == 0)
             continue;
+        /* Calls of a function of the codebase's own that logs (ldap3's
+         * log(BASIC, "...")) are sites as the matcher takes them. */
         bool is_const = em.kind == GRAPH_EMIT_CONST;
         core_smap *sm = is_const ? &ix->consts : &ix->logs;
         uint32_t it;
         bool seen = core_smap_get(sm, t, n, &it) != UINT32_MAX;
         core_smap_add(sm, t, n, e);
-        if (!seen && literal_bytes(t, n) >= 3) {
+        if (!seen && literal_bytes(t, n) >= (em.kind == GRAPH_EMIT_CALL ? 10 : 3)) {
             if (is_const)
                 core_vec_push(&ix->const_texts, e);
             else
@@ -314,8 +317,7 @@ static uint32_t old_sites(const graph *old, const old_act *a, uint32_t *out)
     for (uint32_t e = 0; e < graph_nemits(old) && k < MAX_SITES; e++) {
         graph_emit em;
         graph_get_emit(old, e, &em);
-        if (em.symbol == GRAPH_NONE || em.kind == GRAPH_EMIT_CALL ||
-            (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
+        if (em.symbol == GRAPH_NONE || (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
             continue;
         const char *t = map__template_text(old, e);
         if (strlen(t) != a->base || memcmp(t, a->text, a->base) != 0)
@@ -489,7 +491,9 @@ static void find_new_sites(const map_mapper *m, const tmpl_index *ix, map_remap 
         uint32_t e = ix->texts.v[i];
         graph_emit em;
         graph_get_emit(g, e, &em);
-        if (map__symbol_aside(m, em.symbol))
+        /* A candidate call is a site only once a message proves its
+         * callee logs: not a new path yet. */
+        if (em.kind == GRAPH_EMIT_CALL || map__symbol_aside(m, em.symbol))
             continue;
         const char *t = map__template_text(g, e);
         if (map_mapper_find(m, t) == UINT32_MAX)
