@@ -352,6 +352,30 @@ static uint32_t same_symbol(const graph *old, const graph *g, uint32_t sym)
     return GRAPH_NONE;
 }
 
+/*
+ * A text several sites log, of which the activity had only some (the
+ * matcher narrowed it by logger or level): the sites in functions of the
+ * names it had, when some are; else all of them. Returns how many are
+ * left in sites.
+ */
+static uint32_t keep_named(const graph *old, const graph *g, const map__dict_rec *d,
+                           uint32_t *sites, uint32_t n)
+{
+    const uint32_t *own = d->has_const ? d->cands : d->syms;
+    uint32_t nown = d->has_const ? d->ncand : d->nsyms;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t sym;
+        map__emit_symbols(g, &sites[i], 1, &sym);
+        for (uint32_t j = 0; j < nown; j++)
+            if (same_symbol(old, g, own[j]) == sym) {
+                sites[k++] = sites[i];
+                break;
+            }
+    }
+    return k ? k : n;
+}
+
 /* ---- restoring ---- */
 
 /* The saved symbols (and confidences) of a record on the new graph, by
@@ -560,6 +584,8 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
         core_smap_add(&claimed, a->text, strlen(a->text), i);
         if (a->tmpl)
             a->nsites = sites_of(m, &ix, a->d.has_const, a->text, a->base, a->names, a->sites);
+        if (o->old && a->nsites > 1)
+            a->nsites = keep_named(o->old, map_mapper_graph(m), &a->d, a->sites, a->nsites);
     }
     match_changed(m, &ix, acts, n, &claimed, o->min_similarity > 0 ? o->min_similarity : 0.6);
     for (uint32_t i = 0; i < n; i++) {
