@@ -24,6 +24,7 @@ typedef struct log_args {
     const char *train_frac;
     const char *cfg_path;
     cli_list sets;
+    const char *model_path, *old_graph_path; /* eval and predict */
 } log_args;
 
 // clang-format off
@@ -69,18 +70,26 @@ typedef struct log_args {
      "also print the steps of the work (calibration candidates, folds, timings)", 0, 0},        \
     {"json", 0, CLI_FLAG, &(a)->json, NULL, "print JSON", 0, 0},                                 \
     CLI_CONFIG_OPTS(&(a)->cfg_path, &(a)->sets)
+/* A model to use instead of training one (eval, predict). */
+#define MODEL_OPTS(a)                                                                            \
+    {"model", 0, CLI_STR, &(a)->model_path, "FILE",                                              \
+     "use this model from pmrag mine instead of training on the train split (one trained on "    \
+     "another release's graph is re-mapped onto --graph, as pmrag remap does)", 0, 0},           \
+    {"old-graph", 0, CLI_STR, &(a)->old_graph_path, "FILE",                                      \
+     "the graph --model was trained on, when it is not --graph (see pmrag remap)", 0, 0}
 // clang-format on
 
 /* What the log commands share: the graph, the log mapped through the
  * mapper, the configuration and the training options. */
 typedef struct session {
-    graph *g;
+    graph *g, *old;
     map_overrides *ov;
     map_mapper *m;
     model_log log;
     core_cfg *cfg;
     model_train_opts to;
     cli_stages progress;
+    map_remap remap; /* what loading --model did */
 } session;
 
 static void session_free(session *s)
@@ -88,6 +97,9 @@ static void session_free(session *s)
     model_log_free(&s->log);
     map_mapper_free(s->m);
     map_overrides_free(s->ov);
+    map_remap_free(&s->remap);
+    if (s->old)
+        graph_close(s->old);
     if (s->g)
         graph_close(s->g);
     core_cfg_free(s->cfg);
@@ -101,6 +113,23 @@ static int parse_frac(const cli_cmd *cmd, const char *text, double *out)
     if (text && (*end || !(*out > 0 && *out < 1)))
         return cli_usage_error(cmd, "--train-frac takes a number between 0 and 1, not '%s'", text);
     return 0;
+}
+
+/* Says on stderr what was done with --model: used as it is, or re-mapped
+ * (the counts of the report; pmrag remap prints all of it). */
+static void model_note(const char *cmd, const char *model_path, const char *graph_path,
+                       const session *s)
+{
+    if (!s->remap.remapped) {
+        fprintf(stderr, "%s: using %s as it is (trained on %s)\n", cmd, model_path, graph_path);
+        return;
+    }
+    core_buf b = {0};
+    map_remap_format(&s->remap, s->m, false, 1, &b);
+    const char *nl = memchr(b.data, '\n', b.len);
+    fprintf(stderr, "%s: %s was trained on another graph: re-mapped onto %s: %.*s\n", cmd,
+            model_path, graph_path, (int)(nl ? nl - b.data : (ptrdiff_t)b.len), b.data);
+    core_buf_free(&b);
 }
 
 /*
@@ -178,6 +207,14 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
     /* Offline, learning from code.* is the instrumented setting of an
      * evaluation, chosen per run; map.code_attrs is the daemon's. */
     mo.use_code_attrs = a->learn_code_attrs;
+    if (a->old_graph_path && !a->model_path) {
+        rc = cli_usage_error(cmd, "--old-graph goes with --model");
+        goto fail;
+    }
+    if (a->old_graph_path && (rc = cli_open_graph(cmd->name, a->old_graph_path, &s->old)) != 0)
+        goto fail;
+    s->to.model_path = a->model_path;
+    s->to.load = (model_load_opts){.remap = true, .old = s->old, .report = &s->remap};
     int trc = model_train_from_log(s->g, &mo, a->log_path, &lo, &s->to, &s->m, &s->log, md, why,
                                    sizeof why);
     if (trc != 0) {
@@ -185,6 +222,8 @@ static int session_open(const cli_cmd *cmd, log_args *a, bool split, session *s,
         rc = cli_exit_status(trc);
         goto fail;
     }
+    if (a->model_path && !a->quiet)
+        model_note(cmd->name, a->model_path, a->graph_path, s);
     return 0;
 fail:
     session_free(s);
@@ -335,6 +374,7 @@ int cmd_eval(int argc, char **argv)
          "100 and all training cases",
          0, 0},
         {"no-baselines", 0, CLI_FLAG, &no_baselines, NULL, "score pmrag alone", 0, 0},
+        MODEL_OPTS(&a),
     };
     const cli_cmd cmd = {
         "eval",
@@ -373,6 +413,8 @@ int cmd_eval(int argc, char **argv)
     if (!cli_parse(&cmd, argc, argv, &args, &rc))
         return rc;
     free(args.v);
+    if (curve && a.model_path)
+        return cli_usage_error(&cmd, "--learning-curve trains its own models: not with --model");
     /* The learning curve maps the log a second time, by its true emitters,
      * with the same options: session_open frees the --set list it reads. */
     log_args a_true = a;
@@ -465,6 +507,7 @@ int cmd_predict(int argc, char **argv)
          "share of cases (by first event) that train; the rest are predicted (default 0.7)", 0, 0},
         {"top", 'k', CLI_UINT, &k, "K", "symbols per prefix (default 10)", 1, 1000},
         {"output", 'o', CLI_STR, &out_path, "FILE", "write the JSONL here instead of stdout", 0, 0},
+        MODEL_OPTS(&a),
     };
     const cli_cmd cmd = {
         "predict",

@@ -12,6 +12,7 @@ int cmd_config(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_mine(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_remap(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

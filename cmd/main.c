@@ -23,6 +23,7 @@ static const struct {
      "Maps a log's events to activities and the activities to the symbols that emit them."},
     {"mine", cmd_mine, "Learns a model (activities, directly-follows contexts) from a log."},
     {"query", cmd_query, "Ranks the functions that emit a trace's next event."},
+    {"remap", cmd_remap, "Carries a model onto another release's graph."},
     {"eval", cmd_eval, "Scores next-event localization on a log's test split, with baselines."},
     {"predict", cmd_predict,
      "Writes the ranked next emitters of every prefix of a log's test cases."},

@@ -48,57 +48,74 @@ void map_dict_put_variant(const map_mapper *m, uint32_t var, core_buf *out)
     core_buf_puts(out, text);
 }
 
+void map__dict_rec_free(map__dict_rec *r)
+{
+    free(r->syms);
+    free(r->conf);
+    free(r->cands);
+    *r = (map__dict_rec){0};
+}
+
+int map__dict_decode(const void *rec, size_t len, uint32_t nsym, map__dict_rec *out)
+{
+    core_rd r = core_rd_of(rec, len);
+    map__dict_rec d = {0};
+    d.tl = (uint32_t)core_rd_le(&r, 4);
+    d.text = core_rd_bytes(&r, d.tl);
+    d.strategy = (map_strategy)core_rd_le(&r, 1);
+    d.has_const = core_rd_le(&r, 1) != 0;
+    d.nsyms = (uint32_t)core_rd_le(&r, 4);
+    /* Every count is checked against what is left before anything is
+     * allocated for it: a record cannot ask for more than its size. */
+    if (r.bad || d.strategy >= MAP_BY__COUNT || d.nsyms > nsym ||
+        core_rd_left(&r) < (size_t)d.nsyms * 8 + 4)
+        return CORE_ECORRUPT;
+    d.syms = core_xmalloc((d.nsyms ? d.nsyms : 1) * sizeof *d.syms);
+    d.conf = core_xmalloc((d.nsyms ? d.nsyms : 1) * sizeof *d.conf);
+    bool ok = true;
+    for (uint32_t i = 0; i < d.nsyms; i++) {
+        d.syms[i] = (uint32_t)core_rd_le(&r, 4);
+        ok = ok && d.syms[i] < nsym;
+    }
+    for (uint32_t i = 0; i < d.nsyms; i++) {
+        d.conf[i] = core_rd_f32(&r);
+        ok = ok && d.conf[i] >= 0 && d.conf[i] <= 1;
+    }
+    d.ncand = (uint32_t)core_rd_le(&r, 4);
+    ok = ok && !r.bad && d.ncand <= nsym && core_rd_left(&r) == (size_t)d.ncand * 4;
+    if (ok) {
+        d.cands = core_xmalloc((d.ncand ? d.ncand : 1) * sizeof *d.cands);
+        for (uint32_t i = 0; i < d.ncand; i++) {
+            d.cands[i] = (uint32_t)core_rd_le(&r, 4);
+            ok = ok && d.cands[i] < nsym;
+        }
+    }
+    if (!ok || r.bad) {
+        map__dict_rec_free(&d);
+        return CORE_ECORRUPT;
+    }
+    *out = d;
+    return 0;
+}
+
 int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64_t count,
                               uint32_t *id)
 {
-    uint32_t nsym = graph_nsymbols(map_mapper_graph(m));
-    core_rd r = core_rd_of(rec, len);
-    uint32_t tl = (uint32_t)core_rd_le(&r, 4);
-    const char *t = core_rd_bytes(&r, tl);
-    map_activity pa = {.count = count};
-    pa.strategy = (map_strategy)core_rd_le(&r, 1);
-    bool has_const = core_rd_le(&r, 1) != 0;
-    pa.nsyms = (uint32_t)core_rd_le(&r, 4);
-    /* Every count is checked against what is left before anything is
-     * allocated for it: a record cannot ask for more than its size. */
-    if (r.bad || pa.strategy >= MAP_BY__COUNT || pa.nsyms > nsym ||
-        core_rd_left(&r) < (size_t)pa.nsyms * 8 + 4)
-        return CORE_ECORRUPT;
-    uint32_t *syms = core_xmalloc((pa.nsyms ? pa.nsyms : 1) * sizeof *syms);
-    float *conf = core_xmalloc((pa.nsyms ? pa.nsyms : 1) * sizeof *conf);
-    uint32_t *cands = NULL;
-    bool ok = true;
-    for (uint32_t i = 0; i < pa.nsyms; i++) {
-        syms[i] = (uint32_t)core_rd_le(&r, 4);
-        ok = ok && syms[i] < nsym;
-    }
-    for (uint32_t i = 0; i < pa.nsyms; i++) {
-        conf[i] = core_rd_f32(&r);
-        ok = ok && conf[i] >= 0 && conf[i] <= 1;
-    }
-    uint32_t nc = (uint32_t)core_rd_le(&r, 4);
-    ok = ok && !r.bad && nc <= nsym && core_rd_left(&r) == (size_t)nc * 4;
-    if (ok) {
-        cands = core_xmalloc((nc ? nc : 1) * sizeof *cands);
-        for (uint32_t i = 0; i < nc; i++) {
-            cands[i] = (uint32_t)core_rd_le(&r, 4);
-            ok = ok && cands[i] < nsym;
-        }
-    }
-    int rc = CORE_ECORRUPT;
-    if (ok && !r.bad) {
-        char *text = core_xstrndup(t, tl);
-        pa.text = text;
-        pa.syms = syms;
-        pa.conf = conf;
-        *id = map__restore(m, &pa, cands, nc, has_const);
-        free(text);
-        rc = 0;
-    }
-    free(syms);
-    free(conf);
-    free(cands);
-    return rc;
+    map__dict_rec d;
+    int rc = map__dict_decode(rec, len, graph_nsymbols(map_mapper_graph(m)), &d);
+    if (rc)
+        return rc;
+    char *text = core_xstrndup(d.text, d.tl);
+    map_activity pa = {.text = text,
+                       .strategy = d.strategy,
+                       .nsyms = d.nsyms,
+                       .syms = d.syms,
+                       .conf = d.conf,
+                       .count = count};
+    *id = map__restore(m, &pa, d.cands, d.ncand, d.has_const, NULL);
+    free(text);
+    map__dict_rec_free(&d);
+    return 0;
 }
 
 int map_dict_restore_variant(map_mapper *m, const void *rec, size_t len, uint32_t *id)

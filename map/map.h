@@ -574,6 +574,107 @@ int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64
                               uint32_t *id);
 int map_dict_restore_variant(map_mapper *m, const void *rec, size_t len, uint32_t *id);
 
+/* ------------------------------------------------------------------ */
+/* A dictionary carried onto another graph                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A release moves, rewords and deletes log sites; a dictionary saved for
+ * one graph names symbols of that graph only. Re-mapping finds each saved
+ * activity on a new graph by what it is: its template's text (and the
+ * functions a narrowed activity names), never by symbol ids. An activity
+ * keeps its id, count and variants whatever happens to its sites, so the
+ * statistics learnt for it (the model's contexts) still apply.
+ */
+typedef enum {
+    MAP_REMAP_KEPT,    /* its sites are where they were: file, line, function */
+    MAP_REMAP_MOVED,   /* the same text, at another line, function or file */
+    MAP_REMAP_FOUND,   /* the same text; where it was is unknown (no old graph) */
+    MAP_REMAP_CHANGED, /* no site has its text, one has a similar text: it
+                          takes that text and those sites, with the
+                          similarity as the mapping's confidence */
+    MAP_REMAP_GONE,    /* no site: its statistics stay, it predicts no symbol */
+    MAP_REMAP_AGAIN,   /* not a template's (a message mapped by another
+                          strategy): its symbols by their names on the new
+                          graph when the old one is known, else mapped again
+                          by map_mapper_finish */
+    MAP_REMAP__COUNT
+} map_remap_kind;
+
+const char *map_remap_kind_name(map_remap_kind k);
+
+typedef struct map_remap_opts {
+    /* The graph the records were saved for, or NULL: then the kept and
+     * the moved are not told apart (MAP_REMAP_FOUND), and an activity no
+     * template made is mapped again. It must be the graph whose symbol
+     * ids the records hold. */
+    const graph *old;
+    /* Symbols of the graph the records were saved for (they must name ids
+     * below it). */
+    uint32_t old_nsymbols;
+    /* Least similarity of a changed template to take (0 = 0.6): one minus
+     * the edit distance over the longer length, holes counting as one
+     * byte whatever their syntax. */
+    double min_similarity;
+} map_remap_opts;
+
+typedef struct map_remap_act {
+    map_remap_kind kind;
+    float similarity; /* MAP_REMAP_CHANGED: of the old text to the new; else 1 */
+    uint32_t from;    /* the old text when the activity's text changed (offset in texts), or 0 */
+    uint32_t where;   /* "FILE:LINE (SYMBOL)" of its first site, "OLD -> NEW" when it
+                         moved (offset in texts), or 0 */
+} map_remap_act;
+
+/* What re-mapping did. Owned by whoever called map_dict_remap
+ * (map_remap_free). */
+typedef struct map_remap {
+    bool remapped;  /* false: the dictionary was for this graph, nothing done */
+    bool old_known; /* the old graph was given */
+    uint32_t nacts;
+    map_remap_act *acts; /* per activity id */
+    uint32_t count[MAP_REMAP__COUNT];
+    /* Sites of the new graph that log a template no activity has (one site
+     * per text, emit ids, in id order): what the new code adds. */
+    uint32_t *new_sites;
+    uint32_t nnew;
+    core_strtab texts;
+} map_remap;
+
+/* One saved activity record (map_dict_put_activity's) with its count. */
+typedef struct map_remap_rec {
+    const void *rec;
+    size_t len;
+    uint64_t count;
+} map_remap_rec;
+
+/*
+ * Restores recs[0..n) (a dictionary's activities, in id order) into m, a
+ * new mapper on the new graph, as activities 0..n-1, each with its sites
+ * on m's graph found as map_remap_kind says; then map_mapper_finish maps
+ * what is left to it. Fills *out (the caller frees it with
+ * map_remap_free, also after an error). Borrows recs; m's graph is the
+ * new one. CORE_ECORRUPT, with the record named in why, for a record that
+ * does not decode.
+ */
+int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const map_remap_opts *o,
+                   map_remap *out, char *why, size_t whylen);
+void map_remap_free(map_remap *r);
+/* How many of recs[0..n) (records saved for g's symbols) are templates'
+ * activities whose text no site of g has: a graph whose symbols are the
+ * same (the same names at the same lines) but whose messages changed. */
+uint32_t map_dict_stale(const graph *g, const map_remap_rec *recs, uint32_t n);
+/*
+ * The report, appended to out: a line of counts, then one line per
+ * activity that did not keep its sites and per new site (at most max
+ * lines of them; 0: all), or as JSON: {"remapped","old_graph","activities",
+ * "kept","moved","found","changed","gone","again","new_sites","items":[{"kind",
+ * "activity","from","similarity","where"}],"new":[{"where","template"}]}.
+ * m is the mapper map_dict_remap filled.
+ */
+void map_remap_format(const map_remap *r, const map_mapper *m, bool json, uint32_t max,
+                      core_buf *out);
+
 #ifdef __cplusplus
 }
 #endif

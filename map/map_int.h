@@ -81,12 +81,52 @@ int map__llm_parse_reply(const graph *g, const char *data, size_t len, size_t fi
 
 /* ---- the dictionary codec's access to the mapper (mapper.c) ---- */
 
+/* The activity every message past max_activities folds into: activity 0
+ * of every mapper. */
+#define MAP__OTHER_TEXT "<other>"
+
 /* An activity's template candidates (or constant owners), and
  * re-creating activities in their saved order, which gives them their
  * saved ids. */
 uint32_t map__candidates(const map_mapper *m, uint32_t act, const uint32_t **cands,
                          bool *has_const);
+/* How a restored activity differs from a saved one's (remap.c): left for
+ * map_mapper_finish to map again (untried), and the emit sites whose
+ * template now stands for it (a matched message goes to it, whatever its
+ * text). */
+typedef struct map__restore_how {
+    bool untried;
+    const uint32_t *emits;
+    uint32_t nemits;
+} map__restore_how;
+/* how: NULL for a record restored as saved. */
 uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cands, uint32_t ncand,
-                      bool has_const);
+                      bool has_const, const map__restore_how *how);
+
+/* An activity record decoded (dict.c): text borrows the record, the
+ * arrays are owned (map__dict_rec_free). nsym bounds the symbol ids of
+ * the graph the record was written for. */
+typedef struct map__dict_rec {
+    const char *text;
+    uint32_t tl;
+    map_strategy strategy;
+    bool has_const;
+    uint32_t nsyms, ncand;
+    uint32_t *syms, *cands;
+    float *conf;
+} map__dict_rec;
+int map__dict_decode(const void *rec, size_t len, uint32_t nsym, map__dict_rec *out);
+void map__dict_rec_free(map__dict_rec *r);
+
+/* ---- emit sites as the mapper reads them (mapper.c) ---- */
+
+/* The template's text (a constant's, for sites that log one by name). */
+const char *map__template_text(const graph *g, uint32_t emit);
+/* Distinct symbols that emit sites stand for, in order (a candidate call
+ * to a function that does its own logging is that function's). */
+uint32_t map__emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, uint32_t *out);
+/* Whether symbol u is in a file whose role m sets aside (tests, examples,
+ * vendored code, unless include_tests). */
+bool map__symbol_aside(const map_mapper *m, uint32_t u);
 
 #endif

@@ -14,7 +14,6 @@
 #define MAX_CAND 64
 /* Proven sites that make a candidate callee a logging function. */
 #define LISTED_SITES 2
-#define OTHER_TEXT "<other>"
 
 typedef struct act_rec {
     uint32_t text; /* strtab offset */
@@ -311,9 +310,9 @@ int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
     m->mw = map_match_work_new(m->matcher);
     core_strtab_init(&m->strs);
     m->other = UINT32_MAX;
-    m->other = activity_get(m, OTHER_TEXT, strlen(OTHER_TEXT), NULL);
+    m->other = activity_get(m, MAP__OTHER_TEXT, strlen(MAP__OTHER_TEXT), NULL);
     m->acts.v[m->other].tried = true;
-    m->masked_other = masked_hash(OTHER_TEXT, strlen(OTHER_TEXT));
+    m->masked_other = masked_hash(MAP__OTHER_TEXT, strlen(MAP__OTHER_TEXT));
     for (uint32_t f = 0; f < graph_nfiles(g); f++) {
         graph_file_info fi;
         graph_get_file(g, f, &fi);
@@ -528,8 +527,7 @@ static uint32_t site_emitter(const graph *g, uint32_t emit, const graph_emit *e)
     return (s.flags & want) == want && !(s.flags & GRAPH_SF_WRAPPER) ? t : e->symbol;
 }
 
-/* Distinct symbols of emit sites, in order. */
-static uint32_t emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, uint32_t *out)
+uint32_t map__emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, uint32_t *out)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -711,7 +709,7 @@ static uint32_t variant_get(map_mapper *m, uint32_t act, uint64_t masked, const 
     *v = m->var_act.n + 1;
     uint32_t text;
     if (masked == m->masked_other) {
-        text = core_strtab_intern(&m->strs, OTHER_TEXT, strlen(OTHER_TEXT));
+        text = core_strtab_intern(&m->strs, MAP__OTHER_TEXT, strlen(MAP__OTHER_TEXT));
     } else {
         if (masked != m->masked_of && ev)
             mask_into(m, ev->text ? ev->text : "", ev->text ? ev->len : 0);
@@ -723,8 +721,7 @@ static uint32_t variant_get(map_mapper *m, uint32_t act, uint64_t masked, const 
     return (uint32_t)(m->var_act.n - 1);
 }
 
-/* The template's text (a constant's, for sites that log one by name). */
-static const char *template_text(const graph *g, uint32_t emit)
+const char *map__template_text(const graph *g, uint32_t emit)
 {
     graph_emit e;
     graph_get_emit(g, emit, &e);
@@ -766,7 +763,7 @@ static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, con
     note_source(m, &a->level, ev->level);
     if (created) {
         uint32_t syms[MAX_CAND];
-        uint32_t ns = emit_symbols(m->g, emits, n, syms);
+        uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
         a->aside = ns > 0;
         activity_set_cands(m, r->act, syms, ns);
     }
@@ -802,7 +799,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         }
     }
     /* The abstracted text, as its variant will have it. */
-    const char *mt = r.masked == m->masked_other ? OTHER_TEXT : mk;
+    const char *mt = r.masked == m->masked_other ? MAP__OTHER_TEXT : mk;
 
     /* Overrides first: the rule decides the symbols. */
     if (m->o.overrides) {
@@ -846,14 +843,14 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         callee_prove(m, emits[i]);
     n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
-    uint32_t ns = emit_symbols(m->g, emits, n, syms);
+    uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
     if (!m->dry)
         note_logger_file(m, ev->logger, syms, ns);
     bool created;
     if (mr.flags & MAP_MATCH_CONST) {
         /* The template is a constant: its users are found at finish(). */
         core_buf_reset(&m->tmp);
-        core_buf_puts(&m->tmp, template_text(m->g, emits[0]));
+        core_buf_puts(&m->tmp, map__template_text(m->g, emits[0]));
         r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
         if (created) {
             m->acts.v[r.act].has_const = true;
@@ -873,7 +870,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     r.act = m->tmpl_act[emits[0]];
     created = false;
     if (r.act == UINT32_MAX) {
-        const char *t = template_text(m->g, emits[0]);
+        const char *t = map__template_text(m->g, emits[0]);
         r.act = activity_get(m, t, strlen(t), &created);
         if (r.act == m->other || r.act == UINT32_MAX)
             return r;
@@ -905,7 +902,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     if (ns > 1) {
         if (created)
             m->acts.v[r.act].amb = MAP_AMB_TIED;
-        uint32_t named = named_candidate(m, text, len, template_text(m->g, emits[0]), syms, ns);
+        uint32_t named =
+            named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
         uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
         if (member != UINT32_MAX) {
             if (!m->dry)
@@ -1394,7 +1392,7 @@ static void apply_code_votes(map_mapper *m)
 }
 
 /* Whether symbol u is in a file set aside. */
-static bool symbol_aside(const map_mapper *m, uint32_t u)
+bool map__symbol_aside(const map_mapper *m, uint32_t u)
 {
     if (!m->aside)
         return false;
@@ -1421,7 +1419,7 @@ static int const_logger_rank(const map_mapper *m, uint32_t u)
     const uint32_t passes = GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
     graph_symbol s;
     graph_get_symbol(m->g, u, &s);
-    if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) || symbol_aside(m, u))
+    if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) || map__symbol_aside(m, u))
         return 0;
     if ((s.flags & GRAPH_SF_LOGS_DYNAMIC) && !(s.flags & passes)) {
         uint32_t first, ne = graph_symbol_emits(m->g, u, &first);
@@ -1603,7 +1601,7 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
             graph_emit em;
             graph_get_emit(m->g, e, &em);
             uint32_t who = site_emitter(m->g, e, &em);
-            if (symbol_aside(m, who))
+            if (map__symbol_aside(m, who))
                 continue;
             if (lit > best) {
                 best = lit;
@@ -1655,7 +1653,7 @@ static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_
         const act_rec *p = &m->acts.v[nb[i].nb];
         for (uint32_t k = 0; k < p->nsyms; k++) {
             uint32_t sym = m->syms.v[p->sym_off + k], first;
-            if (symbol_aside(m, sym))
+            if (map__symbol_aside(m, sym))
                 continue;
             uint32_t ne = graph_symbol_emits(m->g, sym, &first);
             for (uint32_t e = first; e < first + ne; e++) {
@@ -1721,7 +1719,7 @@ static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n,
                                size_t nnb, uint32_t *syms)
 {
     if (n <= MAX_CAND)
-        return emit_symbols(m->g, emits, n, syms);
+        return map__emit_symbols(m->g, emits, n, syms);
     if (nnb == 0 || !proximity(m, NULL, 0, nb, nnb))
         return 0;
     uint32_t k = 0;
@@ -2043,7 +2041,7 @@ uint32_t map_mapper_find(const map_mapper *m, const char *text)
 }
 
 uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cands, uint32_t ncand,
-                      bool has_const)
+                      bool has_const, const map__restore_how *how)
 {
     bool created;
     uint32_t id = activity_get(m, a->text, strlen(a->text), &created);
@@ -2052,8 +2050,11 @@ uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cand
     activity_set_syms(m, id, a->strategy, a->syms, a->conf, a->nsyms);
     activity_set_cands(m, id, cands, ncand);
     m->acts.v[id].has_const = has_const;
-    m->acts.v[id].tried = true;
+    m->acts.v[id].tried = !how || !how->untried;
     m->acts.v[id].count = a->count;
+    for (uint32_t i = 0; how && i < how->nemits; i++)
+        if (m->tmpl_act[how->emits[i]] == UINT32_MAX)
+            m->tmpl_act[how->emits[i]] = id;
     return id;
 }
 

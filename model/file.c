@@ -146,12 +146,17 @@ typedef struct model_reader {
     uint32_t A, V;
     core_vec(uint8_t) keep;   /* A: whether each activity's variants are kept */
     core_vec(pair_rec) pairs; /* every context's follows counts */
+    uint32_t nsym;            /* symbols of the graph it was trained on */
+    bool other;               /* ... which is not the one it is loaded for */
     const char *what;
     char msg[128];
 } model_reader;
 
-/* Magic, version, checksum, the graph it was trained on, parameters. */
-static int read_header(model_reader *rd, const char *data, size_t len, const graph *g)
+/* Magic, version, checksum, the graph it was trained on, parameters. A
+ * model of another graph is refused unless lo asks for it re-mapped (then
+ * rd->other is set; with lo->old, that must be the graph it names). */
+static int read_header(model_reader *rd, const char *data, size_t len, const graph *g,
+                       const model_load_opts *lo)
 {
     if (len < 8 + 4 || memcmp(data, MODEL_MAGIC, 8) != 0) {
         rd->what = "not a pmrag model file";
@@ -168,10 +173,17 @@ static int read_header(model_reader *rd, const char *data, size_t len, const gra
         rd->what = "checksum mismatch: the file is damaged";
         return CORE_ECORRUPT;
     }
-    uint32_t nsym = (uint32_t)core_rd_le(&rd->r, 4);
+    uint32_t nsym = rd->nsym = (uint32_t)core_rd_le(&rd->r, 4);
     uint64_t ident = core_rd_le(&rd->r, 8);
-    if (nsym != graph_nsymbols(g) || ident != graph_identity(g)) {
-        rd->what = "the model was trained on another graph file (index and mine again)";
+    rd->other = nsym != graph_nsymbols(g) || ident != graph_identity(g);
+    if (rd->other && !(lo && lo->remap)) {
+        rd->what = "the model was trained on another graph file (index and mine again, or "
+                   "re-map it: pmrag remap)";
+        return CORE_EUSAGE;
+    }
+    if (rd->other && lo->old &&
+        (nsym != graph_nsymbols(lo->old) || ident != graph_identity(lo->old))) {
+        rd->what = "the model was not trained on the old graph given";
         return CORE_EUSAGE;
     }
     rd->p = model_params_default();
@@ -185,8 +197,11 @@ static int read_header(model_reader *rd, const char *data, size_t len, const gra
     return 0;
 }
 
-/* The activities and variants, restored into m in the file's order. */
-static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opts)
+/* The activities and variants, restored into m in the file's order (the
+ * activities re-mapped onto m's graph when the model was trained on
+ * another, what was done into *report). */
+static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opts,
+                     const model_load_opts *lo, map_remap *report)
 {
     core_rd *r = &rd->r;
     uint32_t A = rd->A = (uint32_t)core_rd_le(r, 4);
@@ -199,15 +214,48 @@ static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opt
         rd->what = rd->msg;
         return CORE_ELIMIT;
     }
+    core_vec(map_remap_rec) recs = {0};
     for (uint32_t a = 0; a < A && !r->bad; a++) {
         core_vec_push(&rd->keep, (uint8_t)core_rd_le(r, 1));
         uint64_t count = core_rd_le(r, 8);
         size_t rl;
         const void *rec = get_record(r, &rl);
+        if (!rec)
+            r->bad = true;
+        else
+            core_vec_push(&recs, ((map_remap_rec){rec, rl, count}));
+    }
+    /* The same symbols at the same lines, but messages that changed: that
+     * is another graph too, whose symbols are the ones the model names. */
+    const graph *old = lo && lo->old ? lo->old : NULL;
+    if (!rd->other && !r->bad && lo && lo->remap &&
+        map_dict_stale(map_mapper_graph(m), recs.v, (uint32_t)recs.n) > 0) {
+        rd->other = true;
+        old = map_mapper_graph(m);
+    }
+    for (uint32_t a = 0; a < recs.n && !rd->other && !r->bad; a++) {
         uint32_t id;
-        if (!rec || map_dict_restore_activity(m, rec, rl, count, &id) != 0 || id != a)
+        if (map_dict_restore_activity(m, recs.v[a].rec, recs.v[a].len, recs.v[a].count, &id) != 0 ||
+            id != a)
             r->bad = true;
     }
+    /* A model of another graph (only when lo asked for it re-mapped): its
+     * activities find their sites there. */
+    if (rd->other && lo && !r->bad) {
+        map_remap_opts ro = {
+            .old = old, .old_nsymbols = rd->nsym, .min_similarity = lo->min_similarity};
+        char why[256] = "";
+        int rc = map_dict_remap(m, recs.v, (uint32_t)recs.n, &ro, report, why, sizeof why);
+        if (rc) {
+            snprintf(rd->msg, sizeof rd->msg, "re-mapping: %s", why);
+            rd->what = rd->msg;
+            core_vec_free(&recs);
+            return rc;
+        }
+        if (why[0])
+            core_logf(&opts->log, CORE_LOG_WARN, "re-mapping: %s", why);
+    }
+    core_vec_free(&recs);
     uint32_t V = rd->V = (uint32_t)core_rd_le(r, 4);
     for (uint32_t v = 0; v < V && !r->bad; v++) {
         size_t rl;
@@ -273,6 +321,16 @@ static int read_contexts(model_reader *rd, model_joint *md)
 int model_load(const char *path, const graph *g, const map_mapper_opts *opts, map_mapper **mapper,
                model_joint **out, char *why, size_t whylen)
 {
+    return model_load_onto(path, g, opts, NULL, mapper, out, why, whylen);
+}
+
+int model_load_onto(const char *path, const graph *g, const map_mapper_opts *opts,
+                    const model_load_opts *lo, map_mapper **mapper, model_joint **out, char *why,
+                    size_t whylen)
+{
+    map_remap own = {0};
+    map_remap *report = lo && lo->report ? lo->report : &own;
+    memset(report, 0, sizeof *report);
     char *data;
     size_t len;
     int rc = core_read_file(path, (size_t)1 << 34, &data, &len);
@@ -283,7 +341,7 @@ int model_load(const char *path, const graph *g, const map_mapper_opts *opts, ma
     model_reader rd = {0};
     map_mapper *m = NULL;
     model_joint *md = NULL;
-    rc = read_header(&rd, data, len, g);
+    rc = read_header(&rd, data, len, g, lo);
     if (rc)
         goto fail;
     rc = map_mapper_new(g, opts, &m);
@@ -291,7 +349,8 @@ int model_load(const char *path, const graph *g, const map_mapper_opts *opts, ma
         rd.what = "cannot build the template matcher";
         goto fail;
     }
-    rc = read_dict(&rd, m, opts);
+    map_mapper_opts none = {0};
+    rc = read_dict(&rd, m, opts ? opts : &none, lo, report);
     if (rc)
         goto fail;
     md = model__new(m, NULL, &rd.p);
@@ -315,10 +374,12 @@ int model_load(const char *path, const graph *g, const map_mapper_opts *opts, ma
     core_vec_free(&rd.keep);
     core_vec_free(&rd.pairs);
     free(data);
+    map_remap_free(&own);
     *mapper = m;
     *out = md;
     return 0;
 fail:
+    map_remap_free(&own);
     snprintf(why, whylen, "%s: %s", path, rd.what ? rd.what : core_strerror(rc));
     core_vec_free(&rd.keep);
     core_vec_free(&rd.pairs);

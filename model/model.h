@@ -288,6 +288,28 @@ int model_save(const model_joint *md, const char *path);
 int model_load(const char *path, const graph *g, const map_mapper_opts *opts, map_mapper **mapper,
                model_joint **out, char *why, size_t whylen);
 
+/*
+ * A model trained on one release's graph, loaded for the next's: its
+ * activities re-mapped onto g by what they are (map_dict_remap: a template
+ * follows its text, a reworded one takes the most similar text, one whose
+ * sites are gone keeps its statistics and predicts no symbol), its
+ * contexts and counts kept as they are. Saved again, it is a model of g.
+ */
+typedef struct model_load_opts {
+    bool remap;            /* re-map a model of another graph instead of refusing it */
+    const graph *old;      /* the graph it was trained on, when known (NULL: not) */
+    double min_similarity; /* map_remap_opts' (0: its default) */
+    /* Out, may be NULL: what re-mapping did (remapped false when the model
+     * was g's); the caller frees it (map_remap_free), also on error. */
+    map_remap *report;
+} model_load_opts;
+
+/* model_load, re-mapping as lo says (NULL: model_load itself). Messages
+ * of re-mapping (a failed external command) go to opts->log. */
+int model_load_onto(const char *path, const graph *g, const map_mapper_opts *opts,
+                    const model_load_opts *lo, map_mapper **mapper, model_joint **out, char *why,
+                    size_t whylen);
+
 /* ------------------------------------------------------------------ */
 /* The order of a case's events                                        */
 /* ------------------------------------------------------------------ */
@@ -430,16 +452,24 @@ typedef struct model_train_opts {
     core_logger log;
     /* Out: the time calibration and training took, in seconds. */
     double seconds;
+    /* A model file to use instead of training one: the log is mapped by
+     * its mapper, loaded onto g as load says (a model of another graph
+     * re-mapped, with load.remap). NULL: train. */
+    const char *model_path;
+    model_load_opts load;
 } model_train_opts;
 
 /*
  * The one way from a log to a model: a mapper over g (mo), the log loaded
  * and mapped through it (lo; lo->train_frac of the cases train), the
  * mapping finished, then, when md is not NULL, the model calibrated (if
- * asked) and trained on the training cases. On success the caller owns
- * *mapper, *log (model_log_free) and *md. Errors name the file, line and
- * field, or the step that failed, in why; nothing is returned then. A log
- * of no events gives no model (CORE_EFORMAT) when md is asked for.
+ * asked) and trained on the training cases. With to->model_path the
+ * mapper and the model are that file's instead (nothing is trained; the
+ * log's train split only teaches the mapping, as the daemon's events do).
+ * On success the caller owns *mapper, *log (model_log_free) and *md.
+ * Errors name the file, line and field, or the step that failed, in why;
+ * nothing is returned then. A log of no events gives no model
+ * (CORE_EFORMAT) when md is asked for.
  */
 int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *path,
                          const model_log_opts *lo, model_train_opts *to, map_mapper **mapper,

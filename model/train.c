@@ -12,14 +12,20 @@ int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *
                          model_log *log, model_joint **md, char *why, size_t whylen)
 {
     map_mapper *m;
-    int rc = map_mapper_new(g, mo, &m);
-    if (rc) {
+    model_joint *loaded = NULL;
+    int rc;
+    if (to->model_path) {
+        rc = model_load_onto(to->model_path, g, mo, &to->load, &m, &loaded, why, whylen);
+        if (rc)
+            return rc;
+    } else if ((rc = map_mapper_new(g, mo, &m)) != 0) {
         snprintf(why, whylen, "cannot build the template matcher: %s", core_strerror(rc));
         return rc;
     }
     model_log l;
     rc = model_log_load(path, lo, m, &l, why, whylen);
     if (rc) {
+        model_free(loaded);
         map_mapper_free(m);
         return rc;
     }
@@ -31,7 +37,7 @@ int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *
         core_logf(&to->log, CORE_LOG_WARN, "%s", w2);
     /* Trained on no case, a model would predict nothing yet load and run
      * as if it could: refuse it here, where the log is named. */
-    if (md && l.ncases == 0) {
+    if (md && !loaded && l.ncases == 0) {
         snprintf(why, whylen, "%s: no events (an empty log makes no model)", path);
         model_log_free(&l);
         map_mapper_free(m);
@@ -42,11 +48,18 @@ int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *
                  "%s: events without truth columns (code.filepath/code.file.path and "
                  "code.lineno/code.line.number; see --file-col, --line-col)",
                  path);
+        model_free(loaded);
         model_log_free(&l);
         map_mapper_free(m);
         return CORE_EUSAGE;
     }
-    if (md) {
+    if (loaded) {
+        to->params = *model_get_params(loaded);
+        if (md)
+            *md = loaded;
+        else
+            model_free(loaded);
+    } else if (md) {
         uint64_t t0 = core_now_ns();
         model_seqs train = model_log_train(&l);
         if (to->calibrate) {

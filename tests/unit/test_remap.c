@@ -1,0 +1,271 @@
+/*
+ * A model carried onto the next release's graph (map_dict_remap,
+ * model_load_onto): a template that moved follows its text, a reworded
+ * one takes the similar text, a deleted one keeps its statistics and
+ * predicts nothing, and a model of the same graph is left as it is.
+ */
+#include "map.h"
+#include "model.h"
+#include "unit.h"
+#include "unit_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Release 1: three functions, four messages. */
+static const char rel1_py[] = "import logging\n"
+                              "log = logging.getLogger(\"app\")\n"
+                              "\n"
+                              "def start(x):\n"
+                              "    log.info(\"starting job %s\", x)\n"
+                              "    step(x)\n"
+                              "\n"
+                              "def step(x):\n"
+                              "    log.info(\"step one for %s done\", x)\n"
+                              "    finish(x)\n"
+                              "\n"
+                              "def finish(x):\n"
+                              "    log.info(\"old path taken for %s\", x)\n"
+                              "    log.info(\"finished job %s now\", x)\n";
+
+/* Release 2: start renamed and moved down, step's message reworded, the
+ * old path deleted, a new message added. */
+static const char rel2_py[] = "import logging\n"
+                              "log = logging.getLogger(\"app\")\n"
+                              "\n"
+                              "# the lines below moved\n"
+                              "\n"
+                              "def begin(x):\n"
+                              "    log.info(\"starting job %s\", x)\n"
+                              "    step(x)\n"
+                              "\n"
+                              "def step(x):\n"
+                              "    log.info(\"step number one for %s done\", x)\n"
+                              "    finish(x)\n"
+                              "\n"
+                              "def finish(x):\n"
+                              "    log.info(\"finished job %s now\", x)\n"
+                              "    log.info(\"brand new message %s here\", x)\n";
+
+static graph *index_rel(const char *dir, const char *src)
+{
+    char rel[128], out[128];
+    snprintf(rel, sizeof rel, "%s/app.py", dir);
+    snprintf(out, sizeof out, "%s.graph", dir);
+    unit_write_str(rel, src);
+    graph_index_opts o = {.threads = 1};
+    return unit_index_and_open(unit_tmp_path(dir), unit_tmp_path(out), &o, NULL);
+}
+
+static const char *const rel1_cases[] = {"starting job 1", "step one for 1 done",
+                                         "old path taken for 1", "finished job 1 now"};
+
+/* A model of release 1 from a few cases, saved; its path. */
+static const char *train_rel1(const graph *g)
+{
+    map_mapper *m;
+    CHECK_OK(map_mapper_new(g, NULL, &m));
+    uint32_t act[64], var[64], off[9] = {0};
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < 8; c++) {
+        uint32_t prev = UINT32_MAX;
+        /* Every other case skips the old path. */
+        for (uint32_t i = 0; i < 4; i++) {
+            if (i == 2 && c % 2)
+                continue;
+            const char *t = rel1_cases[i];
+            map_event ev = {.text = t, .len = strlen(t), .learn = true};
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[k], &var[k]);
+            prev = act[k++];
+        }
+        off[c + 1] = k;
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(m, why, sizeof why));
+    model_params p = model_params_default();
+    p.order = 2;
+    model_seqs s = {act, var, off, 8};
+    model_joint *md;
+    CHECK_OK(model_train(m, &s, &p, &md));
+    const char *path = unit_tmp_path("rel1.model");
+    CHECK_OK(model_save(md, path));
+    model_free(md);
+    map_mapper_free(m);
+    return path;
+}
+
+static const map_remap_act *remap_of(const map_remap *r, const map_mapper *m, const char *text)
+{
+    uint32_t a = map_mapper_find(m, text);
+    if (a == UINT32_MAX || a >= r->nacts)
+        unit_fail(__FILE__, __LINE__, "no activity '%s'", text);
+    return &r->acts[a];
+}
+
+/* The one symbol an activity predicts, by name ("" for none). */
+static const char *symbol_of(const map_mapper *m, const char *text)
+{
+    map_activity pa;
+    map_mapper_activity(m, map_mapper_find(m, text), &pa);
+    if (pa.nsyms == 0)
+        return "";
+    CHECK_INT(pa.nsyms, 1);
+    graph_symbol s;
+    graph_get_symbol(map_mapper_graph(m), pa.syms[0], &s);
+    return s.qualname;
+}
+
+TEST(remap_follows_moved_reworded_and_deleted_templates)
+{
+    graph *g1 = index_rel("rel1", rel1_py), *g2 = index_rel("rel2", rel2_py);
+    const char *path = train_rel1(g1);
+    map_mapper *m;
+    model_joint *md;
+    char why[256];
+    /* Refused unless re-mapping is asked for. */
+    CHECK_INT(model_load(path, g2, NULL, &m, &md, why, sizeof why), CORE_EUSAGE);
+    map_remap r;
+    model_load_opts lo = {.remap = true, .old = g1, .report = &r};
+    if (model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    CHECK(r.remapped && r.old_known);
+    /* Moved to another function and line: it follows its text. */
+    CHECK_INT(remap_of(&r, m, "starting job %s")->kind, MAP_REMAP_MOVED);
+    CHECK_STR(symbol_of(m, "starting job %s"), "app.begin");
+    /* Moved lines in the same function. */
+    CHECK_INT(remap_of(&r, m, "finished job %s now")->kind, MAP_REMAP_MOVED);
+    CHECK_STR(symbol_of(m, "finished job %s now"), "app.finish");
+    /* Reworded: the activity takes the new text, with a confidence. */
+    const map_remap_act *ch = remap_of(&r, m, "step number one for %s done");
+    CHECK_INT(ch->kind, MAP_REMAP_CHANGED);
+    CHECK(ch->similarity > 0.6f && ch->similarity < 1.0f);
+    CHECK_STR(core_strtab_str(&r.texts, ch->from), "step one for %s done");
+    CHECK_STR(symbol_of(m, "step number one for %s done"), "app.step");
+    CHECK(map_mapper_find(m, "step one for %s done") == UINT32_MAX);
+    /* Deleted: kept (its id, its count), predicting nothing. */
+    uint32_t gone = map_mapper_find(m, "old path taken for %s");
+    CHECK(gone != UINT32_MAX);
+    CHECK_INT(remap_of(&r, m, "old path taken for %s")->kind, MAP_REMAP_GONE);
+    CHECK_STR(symbol_of(m, "old path taken for %s"), "");
+    map_activity pa;
+    map_mapper_activity(m, gone, &pa);
+    CHECK_INT(pa.count, 4);
+    CHECK_INT(r.count[MAP_REMAP_MOVED], 2);
+    CHECK_INT(r.count[MAP_REMAP_CHANGED], 1);
+    CHECK_INT(r.count[MAP_REMAP_GONE], 1);
+    /* The new message is a new site no activity knows. */
+    CHECK_INT(r.nnew, 1);
+    graph_emit e;
+    graph_get_emit(g2, r.new_sites[0], &e);
+    CHECK_STR(e.tmpl, "brand new message %s here");
+    /* The reworded message of release 2 maps to the model's activity, and
+     * the model still knows what follows it. */
+    const char *msg = "step number one for 7 done";
+    map_event ev = {.text = msg, .len = strlen(msg)};
+    uint32_t a, v;
+    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    CHECK_INT(a, map_mapper_find(m, "step number one for %s done"));
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    uint32_t start = map_mapper_find(m, "starting job %s");
+    uint32_t pre[2] = {start, a}, pv[2] = {UINT32_MAX, UINT32_MAX};
+    model_pred pred[3];
+    uint32_t n = model_rank(md, w, pre, pv, 2, 3, pred);
+    CHECK(n >= 1);
+    graph_symbol s;
+    graph_get_symbol(g2, pred[0].symbol, &s);
+    CHECK_STR(s.qualname, "app.finish");
+    model_work_free(w);
+    /* Saved, it is a model of release 2. */
+    const char *p2 = unit_tmp_path("rel2.model");
+    CHECK_OK(model_save(md, p2));
+    map_mapper *m2;
+    model_joint *md2;
+    if (model_load(p2, g2, NULL, &m2, &md2, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "load: %s", why);
+    CHECK_INT(map_mapper_nactivities(m2), map_mapper_nactivities(m));
+    model_free(md2);
+    map_mapper_free(m2);
+    model_free(md);
+    map_mapper_free(m);
+    map_remap_free(&r);
+
+    /* Without the old graph: the same sites, kept and moved not told apart. */
+    lo = (model_load_opts){.remap = true, .report = &r};
+    if (model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    CHECK(!r.old_known);
+    CHECK_INT(remap_of(&r, m, "starting job %s")->kind, MAP_REMAP_FOUND);
+    CHECK_STR(symbol_of(m, "starting job %s"), "app.begin");
+    CHECK_INT(remap_of(&r, m, "step number one for %s done")->kind, MAP_REMAP_CHANGED);
+    CHECK_INT(remap_of(&r, m, "old path taken for %s")->kind, MAP_REMAP_GONE);
+    model_free(md);
+    map_mapper_free(m);
+    map_remap_free(&r);
+
+    /* The wrong old graph is refused. */
+    lo = (model_load_opts){.remap = true, .old = g2, .report = &r};
+    CHECK_INT(model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why), CORE_EUSAGE);
+    CHECK(strstr(why, "old graph") != NULL);
+    map_remap_free(&r);
+
+    /* On its own graph nothing is re-mapped. */
+    lo = (model_load_opts){.remap = true, .report = &r};
+    CHECK_OK(model_load_onto(path, g1, NULL, &lo, &m, &md, why, sizeof why));
+    CHECK(!r.remapped);
+    map_remap_free(&r);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g1);
+    graph_close(g2);
+}
+
+/* A reworded template too far from anything stays gone, and one new text
+ * goes to one activity at most. */
+TEST(remap_similarity_floor)
+{
+    graph *g1 = index_rel("sim1", rel1_py);
+    char *src = core_xstrdup(rel1_py);
+    /* Every message of step and finish replaced by unrelated text. */
+    const char *from[] = {"step one for %s done", "old path taken for %s"};
+    const char *to[] = {"zq %s", "zz %s xx"};
+    core_buf b = {0};
+    core_buf_puts(&b, src);
+    for (int i = 0; i < 2; i++) {
+        char *at = strstr(b.data, from[i]);
+        CHECK(at != NULL);
+        size_t pos = (size_t)(at - b.data), fl = strlen(from[i]);
+        core_buf nb = {0};
+        core_buf_append(&nb, b.data, pos);
+        core_buf_puts(&nb, to[i]);
+        core_buf_puts(&nb, b.data + pos + fl);
+        core_buf_free(&b);
+        b = nb;
+    }
+    graph *g2 = index_rel("sim2", b.data);
+    core_buf_free(&b);
+    free(src);
+    const char *path = train_rel1(g1);
+    map_mapper *m;
+    model_joint *md;
+    char why[256];
+    map_remap r;
+    model_load_opts lo = {.remap = true, .old = g1, .report = &r};
+    CHECK_OK(model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why));
+    CHECK_INT(remap_of(&r, m, "step one for %s done")->kind, MAP_REMAP_GONE);
+    CHECK_INT(remap_of(&r, m, "old path taken for %s")->kind, MAP_REMAP_GONE);
+    CHECK_INT(remap_of(&r, m, "starting job %s")->kind, MAP_REMAP_KEPT);
+    CHECK_INT(r.nnew, 2);
+    /* The report says so. */
+    core_buf rep = {0};
+    map_remap_format(&r, m, false, 0, &rep);
+    core_buf_putc(&rep, '\0');
+    CHECK(strstr(rep.data, "2 kept, 0 moved, 0 changed, 2 gone") != NULL);
+    CHECK(strstr(rep.data, "new     \"zq %s\"") != NULL);
+    core_buf_free(&rep);
+    map_remap_free(&r);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g1);
+    graph_close(g2);
+}
