@@ -39,8 +39,8 @@ typedef struct dict_text {
 /* The events a case holds back, counted from the held table: the case's
  * own record is written when they are released, not when they come. */
 typedef struct held_count {
-    const char *id;
-    size_t len;
+    const char *id; /* (set once held_ids is complete: off until then) */
+    size_t off, len;
     uint32_t n;
 } held_count;
 
@@ -96,8 +96,7 @@ static int add_held(void *ud, const char *id, size_t len, uint64_t no, const voi
 {
     (void)no, (void)val, (void)n;
     dump *d = ud;
-    /* (ids point into held_ids once it is complete: offsets until then) */
-    core_vec_push(&d->held, ((held_count){(const char *)(uintptr_t)d->held_ids.len, len, 1}));
+    core_vec_push(&d->held, ((held_count){NULL, d->held_ids.len, len, 1}));
     core_buf_append(&d->held_ids, id, len);
     return 0;
 }
@@ -120,7 +119,7 @@ static int held_counts(sess_env *e, dump *d)
 {
     int rc = sess_held_iter(e, add_held, d);
     for (size_t i = 0; i < d->held.n; i++)
-        d->held.v[i].id = d->held_ids.data + (uintptr_t)d->held.v[i].id;
+        d->held.v[i].id = d->held_ids.data + d->held.v[i].off;
     if (d->held.n)
         qsort(d->held.v, d->held.n, sizeof *d->held.v, cmp_held);
     size_t w = 0;
