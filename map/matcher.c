@@ -1196,6 +1196,39 @@ static uint32_t keep_most_literal(const map_matcher *m, map_match_work *w, bool 
     return best;
 }
 
+/* Whether site x logs at a level of its own (a logging call's method, a
+ * constant's use) other than lc, a record's level. */
+static bool other_level(const mt_entry *x, int lc)
+{
+    bool has_level = x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST ||
+                     (x->kind == GRAPH_EMIT_CALL && x->level != GRAPH_LEVEL_NONE);
+    return has_level && x->level > GRAPH_LEVEL_NONE && x->level < GRAPH_LEVEL_CUSTOM &&
+           x->level != lc;
+}
+
+/*
+ * Sites that log at a known level other than the record's did not log it:
+ * dropped before the most literal is chosen (a debug record of
+ * "\n{attrs}" is not the trace call of a template with more text around
+ * its holes that renders it too), all of them when none is left: the
+ * record is then no match of theirs. Sites at a level they are given
+ * (logger.log(level, ...)) stay. Returns MAP_MATCH_LEVEL when it dropped
+ * some.
+ */
+static uint32_t drop_other_levels(const map_matcher *m, map_match_work *w, int lc)
+{
+    if (lc <= GRAPH_LEVEL_NONE || lc >= GRAPH_LEVEL_CUSTOM)
+        return 0;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (!other_level(&m->e[w->hits[i]], lc))
+            w->hits[keep++] = w->hits[i];
+    if (keep == w->nhits)
+        return 0;
+    w->nhits = keep;
+    return MAP_MATCH_LEVEL;
+}
+
 /* Ties narrowed to the sites of the record's logger, then to those at its
  * level (or, lc >= 100, of its kind: span or span event), each only when
  * that keeps some and drops some. Returns the MAP_MATCH_ flags of the
@@ -1280,6 +1313,9 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         return r;
     r.nmatched = w->nhits;
     drop_calls_into(m, w);
+    r.flags |= drop_other_levels(m, w, lc);
+    if (w->nhits == 0) /* (no site logs at its level: no match) */
+        return (map_match){0};
     bool any_site;
     best = keep_most_literal(m, w, partial, &any_site);
     if (!any_site)

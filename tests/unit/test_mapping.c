@@ -396,7 +396,15 @@ static const char orders_py[] =
     "\n"
     "\n"
     "def literal_b(x):\n"
-    "    logger.info(\"value is %s units\", x)\n";
+    "    logger.info(\"value is %s units\", x)\n"
+    "\n"
+    "\n"
+    "def dump_a(x):\n"
+    "    logger.debug(\"state: %s\", x)\n"
+    "\n"
+    "\n"
+    "def dump_b(x, y):\n"
+    "    logger.warning(\"state: %s, %s\", x, y)\n";
 
 static const char billing_py[] = "import logging\n"
                                  "\n"
@@ -863,8 +871,11 @@ TEST(matcher_python_ties)
     r = match(m, w, "level message 9", NULL, "info", e);
     CHECK_INT(r.nemits, 1);
     CHECK_EMIT(g, e[0], "pkg.orders.level_a", unit_line_of(orders_py, "logger.info(\"level"));
-    /* a level no candidate has narrows nothing */
+    /* a level no candidate logs at: none of them logged it */
     r = match(m, w, "level message 9", NULL, "WARN", e);
+    CHECK_INT(r.nemits, 0);
+    /* a level that is no level narrows nothing */
+    r = match(m, w, "level message 9", NULL, "30", e);
     CHECK_INT(r.nemits, 2);
     CHECK_INT(r.flags, 0);
     /* logger first, then level */
@@ -878,6 +889,14 @@ TEST(matcher_python_ties)
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.literal, strlen("value is  units"));
     CHECK_EMIT(g, e[0], "pkg.orders.literal_b", unit_line_of(orders_py, "value is %s units"));
+    /* ...among the sites at the record's level: a debug record that the
+     * warning's template renders too is the debug call's. */
+    r = match(m, w, "state: a, b", NULL, "WARNING", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.dump_b", unit_line_of(orders_py, "state: %s, %s"));
+    r = match(m, w, "state: a, b", NULL, "DEBUG", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.orders.dump_a", unit_line_of(orders_py, "state: %s\""));
     r = match(m, w, "value is 5", NULL, NULL, e);
     CHECK_INT(r.nmatched, 1);
     CHECK_EMIT(g, e[0], "pkg.orders.literal_a", unit_line_of(orders_py, "value is %s\""));
