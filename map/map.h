@@ -616,6 +616,11 @@ typedef struct map_remap_opts {
      * the edit distance over the longer length, holes counting as one
      * byte whatever their syntax. */
     double min_similarity;
+    /* The id recs[0] is to get: 0 for a whole dictionary (whose record 0
+     * is the fold-over activity a new mapper has already), or
+     * map_mapper_nactivities(m) for records that come after m's
+     * activities (a daemon's made online, after its model's). */
+    uint32_t first;
 } map_remap_opts;
 
 typedef struct map_remap_act {
@@ -631,8 +636,9 @@ typedef struct map_remap_act {
 typedef struct map_remap {
     bool remapped;  /* false: the dictionary was for this graph, nothing done */
     bool old_known; /* the old graph was given */
+    uint32_t first; /* the id of the first activity restored (map_remap_opts') */
     uint32_t nacts;
-    map_remap_act *acts; /* per activity id */
+    map_remap_act *acts; /* per activity restored: acts[i] is activity first + i's */
     uint32_t count[MAP_REMAP__COUNT];
     /* Sites of the new graph that log a template no activity has (one site
      * per text, emit ids, in id order): what the new code adds. */
@@ -650,12 +656,13 @@ typedef struct map_remap_rec {
 
 /*
  * Restores recs[0..n) (a dictionary's activities, in id order) into m, a
- * new mapper on the new graph, as activities 0..n-1, each with its sites
- * on m's graph found as map_remap_kind says; then map_mapper_finish maps
- * what is left to it. Fills *out (the caller frees it with
- * map_remap_free, also after an error). Borrows recs; m's graph is the
- * new one. CORE_ECORRUPT, with the record named in why, for a record that
- * does not decode.
+ * mapper on the new graph, as activities o->first..o->first+n-1, each
+ * with its sites on m's graph found as map_remap_kind says; then
+ * map_mapper_finish maps what is left to it.
+ * Fills *out (the caller frees it with map_remap_free, also after an
+ * error). Borrows recs; m's graph is the new one. CORE_ECORRUPT, with the
+ * record named in why, for a record that does not decode, or whose text
+ * (or the text it was reworded to) is one of m's activities already.
  */
 int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const map_remap_opts *o,
                    map_remap *out, char *why, size_t whylen);
