@@ -39,12 +39,37 @@ static uint64_t model_fingerprint(const model_joint *md)
     return h;
 }
 
-/* Loads --model, or trains from model.bootstrap_log, or builds an empty
- * model over a fresh mapper (the code's successors of each event's
- * sites, then recency and the current emitter, as the mapper maps); over
- * graph g with overrides ov. */
-int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_mapper **mp,
-                       model_joint **mdp, char *why, size_t whylen)
+/* A model file trained on another graph than g: re-mapped onto it, and
+ * said, with what re-mapping did. */
+static int model_load_remapped(serve *s, const graph *g, const graph *old,
+                               const map_mapper_opts *mo, map_mapper **mp, model_joint **mdp,
+                               char *why, size_t whylen)
+{
+    map_remap rep;
+    model_load_opts lo = {.remap = true, .old = old, .old_guess = true, .report = &rep};
+    int rc = model_load_onto(s->model_path, g, mo, &lo, mp, mdp, why, whylen);
+    if (!rc && rep.remapped) {
+        core_buf b = {0};
+        map_remap_format(&rep, *mp, false, 0, &b);
+        /* The first line: the counts (the items are for pmrag remap). */
+        char *nl = memchr(b.data, '\n', b.len);
+        core_logf(&s->lg, CORE_LOG_WARN, "%s was trained on another graph (%s): %.*s",
+                  s->model_path, rep.old_known ? "the one served before" : "not this one",
+                  (int)(nl ? (size_t)(nl - b.data) : b.len), b.data);
+        core_buf_free(&b);
+    }
+    map_remap_free(&rep);
+    return rc;
+}
+
+/* Loads --model (re-mapped onto g when it was trained on another graph:
+ * old, when given, is the graph served before, which it may have been),
+ * or trains from model.bootstrap_log, or builds an empty model over a
+ * fresh mapper (the code's successors of each event's sites, then
+ * recency and the current emitter, as the mapper maps); over graph g with
+ * overrides ov. */
+int serve__model_build(serve *s, const graph *g, const graph *old, const map_overrides *ov,
+                       map_mapper **mp, model_joint **mdp, char *why, size_t whylen)
 {
     map_mapper_opts mo = config_mapper_opts(s->cfg, ov, s->lg);
     if (mo.llm_cmd) {
@@ -54,7 +79,7 @@ int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_ma
         return CORE_EUSAGE;
     }
     if (s->model_path) {
-        int rc = model_load(s->model_path, g, &mo, mp, mdp, why, whylen);
+        int rc = model_load_remapped(s, g, old, &mo, mp, mdp, why, whylen);
         /* The limit is the mapper's max_activities: name the key that set it. */
         size_t n = strlen(why);
         if (rc == CORE_ELIMIT && n < whylen)
@@ -95,23 +120,33 @@ int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_ma
 }
 
 /* The model's version: kept in the state with the fingerprint of the
- * model it numbers; a different model gets the next number. */
+ * model it numbers and the graph it ranks over (graph_file_hash); a
+ * different model, or the same over another graph (a case's vector is a
+ * walk over both), gets the next number. With it, the version from which
+ * the graph in use has been (graph_since: a case's prediction from before
+ * named another graph's symbols). A state from before the graph was kept
+ * is taken to be of this graph. */
 void serve__model_version_set(serve *s, bool bump)
 {
     uint64_t fp = model_fingerprint(s->md);
     core_buf meta = {0};
-    unsigned long long ofp = 0;
-    unsigned ov = 0;
+    unsigned long long ofp = 0, ogh = 0;
+    unsigned ov = 0, osince = 0;
+    int got = 0;
     if (sess_meta_get(s->env, "model", &meta) == 0) {
         core_buf_putc(&meta, 0);
-        if (sscanf(meta.data, "%u %llx", &ov, &ofp) != 2)
-            ov = 0, ofp = 0;
+        got = sscanf(meta.data, "%u %llx %llx %u", &ov, &ofp, &ogh, &osince);
+        if (got < 2)
+            ov = 0, ofp = 0, got = 0;
     }
     core_buf_free(&meta);
-    s->model_version = (!bump && ov && ofp == fp) ? ov : ov + 1;
+    bool same_graph = got < 3 || ogh == s->graph_hash;
+    s->model_version = (!bump && ov && ofp == fp && same_graph) ? ov : ov + 1;
+    s->graph_since = !same_graph ? s->model_version : got == 4 ? osince : 0;
     snprintf(s->model_version_text, sizeof s->model_version_text, "v%u", s->model_version);
-    char text[64];
-    int n = snprintf(text, sizeof text, "%u %llx", s->model_version, (unsigned long long)fp);
+    char text[96];
+    int n = snprintf(text, sizeof text, "%u %llx %llx %u", s->model_version, (unsigned long long)fp,
+                     (unsigned long long)s->graph_hash, s->graph_since);
     sess_batch_meta_put(s->batch, "model", text, (size_t)n);
     if (s->g_model_version)
         sink_gauge_set(s->g_model_version, s->model_version);
@@ -368,15 +403,31 @@ void serve__rebuild_cancel(serve *s)
     s->next_md = NULL;
 }
 
+/* The graph in use from now on (engine thread): its hash and version
+ * text, under mu for the API's readers. */
+void serve__graph_set(serve *s, uint64_t hash)
+{
+    pthread_mutex_lock(&s->mu);
+    s->graph_hash = hash;
+    snprintf(s->graph_version_text, sizeof s->graph_version_text, "%016llx",
+             (unsigned long long)hash);
+    pthread_mutex_unlock(&s->mu);
+    atomic_store(&s->graph_since_ns, core_wall_ns());
+}
+
 /*
  * SIGHUP: the graph, the overrides and the model read again (the model
- * file, or the bootstrap log), all or nothing; the online activities are
- * mapped into the new mapper in their order. A file that cannot be used
- * (truncated, another format version, a model of another graph, a
- * dictionary the state does not match) leaves everything in use as it
- * is: said, naming the file, and counted. The daemon's graph is a copy
- * (graph_load), so a graph file written over in place before the signal
- * does not reach the one in use either.
+ * file, or the bootstrap log), all or nothing. A graph file whose content
+ * changed (a new release) is taken, and a model file trained on the graph
+ * served before is re-mapped onto it, as are the activities made online:
+ * their ids stay, so the cases' stored activities keep their meaning and
+ * no case starts over; each case's vector is computed again on its next
+ * event (a new model version). A file that cannot be used (truncated,
+ * another format version, a dictionary the state does not match) leaves
+ * everything in use as it is: said, naming the file, and counted. The
+ * daemon's graph is a copy (graph_load), so a graph file written over in
+ * place before the signal does not reach the one in use either. The
+ * engine waits meanwhile: how long is logged.
  */
 void serve__model_reload(serve *s)
 {
@@ -385,28 +436,38 @@ void serve__model_reload(serve *s)
     map_overrides *ov = NULL;
     map_mapper *m = NULL;
     model_joint *md = NULL;
+    uint64_t t0 = core_now_ns();
     core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the graph and the model");
     serve__rebuild_cancel(s);
+    uint64_t hash = 0;
+    uint32_t first = 0;
+    bool remapped = false;
     int rc = graph_load(s->graph_path, &g, w2, sizeof w2);
-    if (rc)
+    if (rc) {
         snprintf(why, sizeof why, "%s: %s", s->graph_path, w2);
+    } else if ((hash = graph_file_hash(g)) == s->graph_hash) {
+        graph_close(g); /* the same release: the one in use stays */
+        g = s->g;
+    }
     if (!rc && s->overrides_path)
         rc = map_overrides_load(s->overrides_path, g, &ov, why, sizeof why);
     if (!rc)
-        rc = serve__model_build(s, g, ov, &m, &md, why, sizeof why);
+        rc = serve__model_build(s, g, g != s->g ? s->g : NULL, ov, &m, &md, why, sizeof why);
     if (!rc) {
         /* The state's dictionary mapped into the new mapper (the engine
          * is this thread; the API reads s->m under mu). */
         map_mapper *old_m = s->m;
         uint32_t dict_vars = s->dict_vars;
+        first = map_mapper_nactivities(m);
         pthread_mutex_lock(&s->mu);
         s->m = m;
-        rc = serve__dict_replay(s, why, sizeof why);
+        rc = serve__dict_replay(s, hash, s->g, &remapped, why, sizeof why);
         s->m = old_m;
         if (rc)
             s->dict_vars = dict_vars;
         pthread_mutex_unlock(&s->mu);
     }
+    bool new_graph = g != s->g;
     if (!rc)
         rc = serve__model_install(s, g, ov, m, md, true, why, sizeof why);
     if (rc) {
@@ -416,16 +477,25 @@ void serve__model_reload(serve *s)
         model_free(md);
         map_mapper_free(m);
         map_overrides_free(ov);
-        graph_close(g);
+        if (g != s->g)
+            graph_close(g);
         return;
     }
     sink_counter_add(s->c_reloads[0], 1);
+    if (new_graph || remapped) {
+        serve__graph_set(s, hash);
+        /* The online activities' records again, naming the new graph's
+         * symbols, and the dictionary's graph with them. */
+        serve__dict_save(s, first);
+    }
     online_apply(s);
     serve__model_version_set(s, true);
     model_stats st;
     model_get_stats(s->base_md, &st);
     s->base_acts = st.activities;
-    core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
+    core_logf(&s->lg, CORE_LOG_INFO, "model %s in use, graph %s%s (the engine waited %.3f s)",
+              s->model_version_text, s->graph_version_text, new_graph ? " (new)" : "",
+              (double)(core_now_ns() - t0) * 1e-9);
 }
 
 /* A case's vector computed again from its stored activities (its own came

@@ -143,6 +143,14 @@ struct serve {
     model_work *w, *api_w;
     uint32_t model_version;
     char model_version_text[32];
+    /* The graph in use: its graph_file_hash, as text (graph_version), the
+     * model version since which it has been (a case's stored prediction
+     * from before names another graph's symbols), and since when (wall
+     * clock, ns). */
+    uint64_t graph_hash;
+    char graph_version_text[24];
+    uint32_t graph_since;
+    atomic_int_fast64_t graph_since_ns;
     uint32_t M, k;
 
     /* State. The engine applies events into batch; the committer thread
@@ -515,15 +523,21 @@ uint64_t serve__instance_id(serve *s);
 
 /* ---- online.c ---- */
 
-/* Loads --model, or trains from model.bootstrap_log, or builds an empty
- * model over a fresh mapper; over graph g with overrides ov. */
-int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_mapper **mp,
-                       model_joint **mdp, char *why, size_t whylen);
+/* Loads --model (re-mapped onto g when trained on another graph; old:
+ * the graph served before, or NULL), or trains from model.bootstrap_log,
+ * or builds an empty model over a fresh mapper; over graph g with
+ * overrides ov. */
+int serve__model_build(serve *s, const graph *g, const graph *old, const map_overrides *ov,
+                       map_mapper **mp, model_joint **mdp, char *why, size_t whylen);
+/* The graph in use from now on has file hash hash (graph_version). */
+void serve__graph_set(serve *s, uint64_t hash);
 /* Puts md in use (base: a new base model over m, g and ov, which replace
  * the ones in use). */
 int serve__model_install(serve *s, graph *g, map_overrides *ov, map_mapper *m, model_joint *md,
                          bool base, char *why, size_t whylen);
-/* The model's version in the state (bump: a new one). */
+/* The model's version in the state (bump: a new one; also when the graph
+ * is not the one it had), and the version since which the graph in use
+ * has been (graph_since). */
 void serve__model_version_set(serve *s, bool bump);
 /* Counts that next followed a window (persist: in the state too). */
 void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *act,
@@ -546,8 +560,11 @@ void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_c
  * into the current batch. */
 void serve__dict_save(serve *s, uint32_t from);
 /* Maps the state's dictionary into s->m again, checking that it gives
- * what it gave before. */
-int serve__dict_replay(serve *s, char *why, size_t whylen);
+ * what it gave before; records saved for another graph than s->m's (hash
+ * graph_hash) are re-mapped onto it (*remapped set; old: the graph served
+ * before, when there was one: they may name its symbols). */
+int serve__dict_replay(serve *s, uint64_t graph_hash, const graph *old, bool *remapped, char *why,
+                       size_t whylen);
 
 /* ---- limits.c ---- */
 
