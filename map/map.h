@@ -568,10 +568,14 @@ void map_dict_put_activity(const map_mapper *m, uint32_t act, core_buf *out);
 void map_dict_put_variant(const map_mapper *m, uint32_t var, core_buf *out);
 /* Re-creates a record's activity (variant) as m's next one; *id gets its
  * id; an activity's event count is given apart (count), as the model
- * file keeps it and the state store does not. CORE_ECORRUPT for a record that is truncated, has
- * trailing bytes, or names a symbol, strategy or activity m cannot have. */
+ * file keeps it and the state store does not. A text m has already gives
+ * that activity's id, or with alias a new activity all the same, which
+ * messages do not map to (the text finds the first): a daemon's activity
+ * made online keeps its id after a release gave its text to one of the
+ * model's. CORE_ECORRUPT for a record that is truncated, has trailing
+ * bytes, or names a symbol, strategy or activity m cannot have. */
 int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64_t count,
-                              uint32_t *id);
+                              bool alias, uint32_t *id);
 int map_dict_restore_variant(map_mapper *m, const void *rec, size_t len, uint32_t *id);
 
 /* ------------------------------------------------------------------ */
@@ -619,7 +623,9 @@ typedef struct map_remap_opts {
     /* The id recs[0] is to get: 0 for a whole dictionary (whose record 0
      * is the fold-over activity a new mapper has already), or
      * map_mapper_nactivities(m) for records that come after m's
-     * activities (a daemon's made online, after its model's). */
+     * activities (a daemon's made online, after its model's): those
+     * whose text one of m's took are restored as aliases
+     * (map_dict_restore_activity). */
     uint32_t first;
 } map_remap_opts;
 

@@ -408,7 +408,7 @@ static uint32_t restore_by_names(map_mapper *m, const map_remap_opts *o, old_act
 {
     const graph *g = map_mapper_graph(m);
     map_activity pa = {.text = a->text, .strategy = a->d.strategy, .count = count};
-    map__restore_how how = {.untried = true};
+    map__restore_how how = {.untried = true, .alias = o->first > 0};
     if (!o->old || a->d.nsyms == 0) {
         ra->kind = MAP_REMAP_AGAIN;
         pa.strategy = MAP_BY_NONE;
@@ -458,7 +458,8 @@ static uint32_t restore_sited(map_mapper *m, const map_remap_opts *o, old_act *a
      * what a message matching these sites' template is: the matcher's
      * site leads to it whatever its text. */
     map__restore_how how = {.emits = a->names || a->d.has_const ? NULL : a->sites,
-                            .nemits = a->names || a->d.has_const ? 0 : a->nsites};
+                            .nemits = a->names || a->d.has_const ? 0 : a->nsites,
+                            .alias = o->first > 0};
     /* A constant's sites are its owners (the candidates); the functions
      * that log it are what the constants strategy found: the same ones
      * by name, when the old graph tells their names, else found again. */
@@ -606,8 +607,8 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
                               : restore_by_names(m, o, a, recs[i].count, &out->acts[i]);
         if (id != out->first + i) {
             /* Saved texts are distinct and a rewording takes a text no
-             * saved one has: only a damaged dictionary, or one whose text
-             * an activity of m took, gets here. */
+             * saved one has (one m has is taken as an alias): only a
+             * damaged dictionary gets here. */
             snprintf(why, whylen, "activity %u: its text repeats activity %u's", out->first + i,
                      id);
             rc = CORE_ECORRUPT;

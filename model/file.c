@@ -240,7 +240,8 @@ static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opt
     }
     for (uint32_t a = 0; a < recs.n && !rd->other && !r->bad; a++) {
         uint32_t id;
-        if (map_dict_restore_activity(m, recs.v[a].rec, recs.v[a].len, recs.v[a].count, &id) != 0 ||
+        if (map_dict_restore_activity(m, recs.v[a].rec, recs.v[a].len, recs.v[a].count, false,
+                                      &id) != 0 ||
             id != a)
             r->bad = true;
     }

@@ -131,7 +131,7 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
         return 0;
     }
     if (id < DICT_VARIANT) {
-        rc = map_dict_restore_activity(r->s->m, text, len, 0, &got);
+        rc = map_dict_restore_activity(r->s->m, text, len, 0, true, &got);
         r->n += rc == 0;
         return rc ? rc : got == (id & ~DICT_FULL) ? 0 : CORE_ECORRUPT;
     }

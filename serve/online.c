@@ -344,12 +344,14 @@ void serve__rebuild_step(serve *s)
         }
         s->next_md = NULL;
     }
-    if (!s->learn_online || s->rebuilding || s->obs_new == 0)
+    if (!s->learn_online || s->rebuilding || s->rl.on || (s->obs_new == 0 && !s->rebuild_now))
         return;
     uint64_t now = core_now_ns();
-    if (now - s->last_rebuild_ns < s->rebuild_min_ns ||
-        (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns))
+    if (!s->rebuild_now &&
+        (now - s->last_rebuild_ns < s->rebuild_min_ns ||
+         (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns)))
         return;
+    s->rebuild_now = false;
     s->last_rebuild_ns = now;
     s->obs_new = 0;
     pthread_mutex_lock(&s->mu);
@@ -366,7 +368,7 @@ void serve__rebuild_step(serve *s)
 }
 
 /* The base model plus the windows counted so far, in use at once (at
- * start and after a reload). */
+ * start). */
 static void online_apply(serve *s)
 {
     if (!s->learn_online || s->obs.n == 0)
@@ -426,76 +428,158 @@ void serve__graph_set(serve *s, uint64_t hash)
  * another format version, a dictionary the state does not match) leaves
  * everything in use as it is: said, naming the file, and counted. The
  * daemon's graph is a copy (graph_load), so a graph file written over in
- * place before the signal does not reach the one in use either. The
- * engine waits meanwhile: how long is logged.
+ * place before the signal does not reach the one in use either.
+ *
+ * Loading (the graph, the template matcher, the model and its activity
+ * vectors: seconds for a graph of 100k symbols) runs on a thread of its
+ * own while the engine goes on with the model in use; the engine then
+ * only maps the state's dictionary into the new mapper and swaps (the
+ * pause is logged). It reads s->g and s->graph_hash, which nothing else
+ * changes meanwhile: rebuilds wait for it.
  */
-void serve__model_reload(serve *s)
+static void *reload_main(void *arg)
 {
-    char why[1024], w2[512];
-    graph *g = NULL;
-    map_overrides *ov = NULL;
-    map_mapper *m = NULL;
-    model_joint *md = NULL;
-    uint64_t t0 = core_now_ns();
-    core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the graph and the model");
-    serve__rebuild_cancel(s);
-    uint64_t hash = 0;
-    uint32_t first = 0;
-    bool remapped = false;
-    int rc = graph_load(s->graph_path, &g, w2, sizeof w2);
+    serve *s = arg;
+    struct serve_reload *r = &s->rl;
+    char w2[512];
+    int rc = graph_load(s->graph_path, &r->g, w2, sizeof w2);
     if (rc) {
-        snprintf(why, sizeof why, "%s: %s", s->graph_path, w2);
-    } else if ((hash = graph_file_hash(g)) == s->graph_hash) {
-        graph_close(g); /* the same release: the one in use stays */
-        g = s->g;
+        snprintf(r->why, sizeof r->why, "%s: %s", s->graph_path, w2);
+    } else if ((r->hash = graph_file_hash(r->g)) == s->graph_hash) {
+        graph_close(r->g); /* the same release: the one in use stays */
+        r->g = s->g;
     }
     if (!rc && s->overrides_path)
-        rc = map_overrides_load(s->overrides_path, g, &ov, why, sizeof why);
+        rc = map_overrides_load(s->overrides_path, r->g, &r->ov, r->why, sizeof r->why);
     if (!rc)
-        rc = serve__model_build(s, g, g != s->g ? s->g : NULL, ov, &m, &md, why, sizeof why);
+        rc = serve__model_build(s, r->g, r->g != s->g ? s->g : NULL, r->ov, &r->m, &r->md, r->why,
+                                sizeof r->why);
+    /* A core left to the engine, which goes on meanwhile. */
+    unsigned threads = core_ncpus() > 1 ? core_ncpus() - 1 : 1;
+    if (!rc && (rc = model_stream_prepare(r->md, s->M, threads)) != 0)
+        snprintf(r->why, sizeof r->why, "cannot prepare the model: %s", core_strerror(rc));
+    r->rc = rc;
+    r->cpu_ns = serve__thread_cpu_ns();
+    atomic_store(&r->done, true);
+    return NULL;
+}
+
+static void reload_finish(serve *s);
+
+/* What a reload loaded and did not put in use. */
+static void reload_drop(serve *s)
+{
+    struct serve_reload *r = &s->rl;
+    model_free(r->md);
+    map_mapper_free(r->m);
+    map_overrides_free(r->ov);
+    if (r->g != s->g)
+        graph_close(r->g);
+    r->md = NULL;
+    r->m = NULL;
+    r->ov = NULL;
+    r->g = NULL;
+}
+
+void serve__reload_start(serve *s)
+{
+    struct serve_reload *r = &s->rl;
+    if (r->on) {
+        r->again = true; /* files written since it began: read them after */
+        return;
+    }
+    core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the graph and the model");
+    serve__rebuild_cancel(s);
+    r->t0 = core_now_ns();
+    r->rc = 0;
+    r->why[0] = 0;
+    atomic_store(&r->done, false);
+    r->on = true;
+    if (pthread_create(&r->thread, NULL, reload_main, s) != 0) {
+        r->on = false;
+        reload_main(s); /* no thread to be had: the engine waits */
+        reload_finish(s);
+    }
+}
+
+void serve__reload_cancel(serve *s)
+{
+    if (!s->rl.on)
+        return;
+    pthread_join(s->rl.thread, NULL);
+    s->rl.on = false;
+    reload_drop(s);
+}
+
+void serve__reload_step(serve *s)
+{
+    if (!s->rl.on || !atomic_load(&s->rl.done))
+        return;
+    pthread_join(s->rl.thread, NULL);
+    s->rl.on = false;
+    reload_finish(s);
+}
+
+/* What the reload loaded put in use (engine thread), or refused. */
+static void reload_finish(serve *s)
+{
+    struct serve_reload *r = &s->rl;
+    uint64_t t1 = core_now_ns();
+    int rc = r->rc;
+    uint32_t first = 0;
+    bool remapped = false;
     if (!rc) {
         /* The state's dictionary mapped into the new mapper (the engine
          * is this thread; the API reads s->m under mu). */
         map_mapper *old_m = s->m;
         uint32_t dict_vars = s->dict_vars;
-        first = map_mapper_nactivities(m);
+        first = map_mapper_nactivities(r->m);
         pthread_mutex_lock(&s->mu);
-        s->m = m;
-        rc = serve__dict_replay(s, hash, s->g, &remapped, why, sizeof why);
+        s->m = r->m;
+        rc = serve__dict_replay(s, r->hash, s->g, &remapped, r->why, sizeof r->why);
         s->m = old_m;
         if (rc)
             s->dict_vars = dict_vars;
         pthread_mutex_unlock(&s->mu);
     }
-    bool new_graph = g != s->g;
+    bool new_graph = r->g != s->g;
     if (!rc)
-        rc = serve__model_install(s, g, ov, m, md, true, why, sizeof why);
+        rc = serve__model_install(s, r->g, r->ov, r->m, r->md, true, r->why, sizeof r->why);
     if (rc) {
         core_logf(&s->lg, CORE_LOG_ERROR,
-                  "SIGHUP: reload refused, the graph and model in use stay: %s", why);
+                  "SIGHUP: reload refused, the graph and model in use stay: %s", r->why);
         sink_counter_add(s->c_reloads[1], 1);
-        model_free(md);
-        map_mapper_free(m);
-        map_overrides_free(ov);
-        if (g != s->g)
-            graph_close(g);
-        return;
+        reload_drop(s);
+    } else {
+        r->md = NULL;
+        r->m = NULL;
+        r->ov = NULL;
+        r->g = NULL;
+        sink_counter_add(s->c_reloads[0], 1);
+        if (new_graph || remapped) {
+            serve__graph_set(s, r->hash);
+            /* The online activities' records again, naming the new
+             * graph's symbols, and the dictionary's graph with them. */
+            serve__dict_save(s, first);
+        }
+        serve__model_version_set(s, true);
+        model_stats st;
+        model_get_stats(s->base_md, &st);
+        s->base_acts = st.activities;
+        /* The counts learnt online come back by a rebuild, in the
+         * background as any other. */
+        s->rebuild_now = s->learn_online && s->obs.n > 0;
+        uint64_t t2 = core_now_ns();
+        core_logf(&s->lg, CORE_LOG_INFO,
+                  "model %s in use, graph %s%s: loaded in %.3f s (%.3f s of CPU), the engine "
+                  "waited %.3f s",
+                  s->model_version_text, s->graph_version_text, new_graph ? " (new)" : "",
+                  (double)(t1 - r->t0) * 1e-9, (double)r->cpu_ns * 1e-9, (double)(t2 - t1) * 1e-9);
     }
-    sink_counter_add(s->c_reloads[0], 1);
-    if (new_graph || remapped) {
-        serve__graph_set(s, hash);
-        /* The online activities' records again, naming the new graph's
-         * symbols, and the dictionary's graph with them. */
-        serve__dict_save(s, first);
+    if (r->again) {
+        r->again = false;
+        serve__reload_start(s);
     }
-    online_apply(s);
-    serve__model_version_set(s, true);
-    model_stats st;
-    model_get_stats(s->base_md, &st);
-    s->base_acts = st.activities;
-    core_logf(&s->lg, CORE_LOG_INFO, "model %s in use, graph %s%s (the engine waited %.3f s)",
-              s->model_version_text, s->graph_version_text, new_graph ? " (new)" : "",
-              (double)(core_now_ns() - t0) * 1e-9);
 }
 
 /* A case's vector computed again from its stored activities (its own came

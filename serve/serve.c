@@ -210,6 +210,7 @@ static void serve_free(serve *s)
     for (size_t i = 0; i < s->c.npos; i++)
         free(s->c.pos[i].topic);
     free(s->c.pos);
+    serve__reload_cancel(s);
     if (s->env)
         sess_close(s->env);
     if (s->rebuilding)
@@ -551,8 +552,9 @@ int serve_run(serve *s)
     while (!s->stop && !rc) {
         if (s->reload) {
             s->reload = 0;
-            serve__model_reload(s);
+            serve__reload_start(s);
         }
+        serve__reload_step(s);
         rc = serve__cycle(s, false);
     }
     /* Stop: refuse new requests, apply what is queued, stop the receiver

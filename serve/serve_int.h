@@ -280,9 +280,26 @@ struct serve {
     pthread_t rebuild_thread;
     atomic_bool rebuild_done;
     bool rebuilding;
+    bool rebuild_now; /* a rebuild at once (the base model changed) */
     model_joint *next_md;
     int next_rc;
     train_job job;
+
+    /* A reload (SIGHUP, online.c): what its thread loads (on: it runs,
+     * done: it finished), put in use by the engine between cycles; again:
+     * another SIGHUP came meanwhile. */
+    struct serve_reload {
+        pthread_t thread;
+        bool on, again;
+        atomic_bool done;
+        uint64_t t0, hash, cpu_ns; /* started (monotonic); the loading thread's CPU time */
+        graph *g;
+        map_overrides *ov;
+        map_mapper *m;
+        model_joint *md;
+        int rc;
+        char why[1024];
+    } rl;
 
     /* Per event scratch (engine thread): the ranking, as published, and
      * its protobuf (val) and JSON (doc). */
@@ -546,8 +563,14 @@ void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *a
 void serve__online_load(serve *s);
 /* Between cycles: installs a rebuilt model, starts a rebuild. */
 void serve__rebuild_step(serve *s);
-/* SIGHUP: the graph and the model again, or neither (counted). */
-void serve__model_reload(serve *s);
+/* SIGHUP: the graph and the model loaded again on a thread of their own,
+ * or, while one loads, again after it. Engine thread. */
+void serve__reload_start(serve *s);
+/* Between cycles: a finished load put in use, the graph and the model,
+ * or neither (counted). */
+void serve__reload_step(serve *s);
+/* Joins a reload in progress and drops what it loaded. */
+void serve__reload_cancel(serve *s);
 /* Joins a rebuild in progress and drops its model. */
 void serve__rebuild_cancel(serve *s);
 /* A case's vector computed again from its stored activities (its own

@@ -125,7 +125,8 @@ for _ in $(seq 200); do
 done
 [[ $(metric "$apiA" 'pmrag_model_reloads_total{result="loaded"}') == 1 ]] ||
   bad "the reload was not counted as loaded"
-took=$(grep -o 'graph [0-9a-f]* (new) (the engine waited [0-9.]* s)' "$work/A.err" || true)
+took=$(grep -o 'graph [0-9a-f]* (new): loaded in .*, the engine waited [0-9.]* s' \
+  "$work/A.err" || true)
 if [[ -n $took ]]; then pass "SIGHUP took the new graph: $took"; else bad "no log line of the new graph in use"; fi
 $tool send "$work/after.json" "$(ready_field A otlp_http)" >/dev/null || fail "replaying into A"
 $tool send "$work/after.json" "$(ready_field B otlp_http)" >/dev/null || fail "replaying into B"
