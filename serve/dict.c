@@ -103,12 +103,7 @@ static int replay_remap(replay_ctx *r)
     if (rc) {
         snprintf(r->why, r->whylen, "re-mapping the online activities: %s", w);
     } else {
-        core_buf b = {0};
-        map_remap_format(&rep, m, false, 0, &b);
-        char *nl = memchr(b.data, '\n', b.len);
-        core_logf(&r->s->lg, CORE_LOG_INFO, "the online activities onto the new graph: %.*s",
-                  (int)(nl ? (size_t)(nl - b.data) : b.len), b.data);
-        core_buf_free(&b);
+        serve__remap_log(r->s, CORE_LOG_INFO, &rep, m, "the online activities onto the new graph");
     }
     map_remap_free(&rep);
     free(recs);

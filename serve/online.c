@@ -49,17 +49,24 @@ static int model_load_remapped(serve *s, const graph *g, const graph *old,
     model_load_opts lo = {.remap = true, .old = old, .old_guess = true, .report = &rep};
     int rc = model_load_onto(s->model_path, g, mo, &lo, mp, mdp, why, whylen);
     if (!rc && rep.remapped) {
-        core_buf b = {0};
-        map_remap_format(&rep, *mp, false, 0, &b);
-        /* The first line: the counts (the items are for pmrag remap). */
-        char *nl = memchr(b.data, '\n', b.len);
-        core_logf(&s->lg, CORE_LOG_WARN, "%s was trained on another graph (%s): %.*s",
-                  s->model_path, rep.old_known ? "the one served before" : "not this one",
-                  (int)(nl ? (size_t)(nl - b.data) : b.len), b.data);
-        core_buf_free(&b);
+        char what[512];
+        snprintf(what, sizeof what, "%s was trained on another graph (%s)", s->model_path,
+                 rep.old_known ? "the one served before" : "not this one");
+        serve__remap_log(s, CORE_LOG_WARN, &rep, *mp, what);
     }
     map_remap_free(&rep);
     return rc;
+}
+
+void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
+                      const char *what)
+{
+    core_buf b = {0};
+    map_remap_format(r, m, false, 0, &b);
+    /* The first line: the counts (the items are for pmrag remap). */
+    char *nl = memchr(b.data, '\n', b.len);
+    core_logf(&s->lg, level, "%s: %.*s", what, (int)(nl ? (size_t)(nl - b.data) : b.len), b.data);
+    core_buf_free(&b);
 }
 
 /* Loads --model (re-mapped onto g when it was trained on another graph:

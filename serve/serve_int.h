@@ -546,6 +546,9 @@ uint64_t serve__instance_id(serve *s);
  * overrides ov. */
 int serve__model_build(serve *s, const graph *g, const graph *old, const map_overrides *ov,
                        map_mapper **mp, model_joint **mdp, char *why, size_t whylen);
+/* What re-mapping did (r, into m), one line logged after what. */
+void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
+                      const char *what);
 /* The graph in use from now on has file hash hash (graph_version). */
 void serve__graph_set(serve *s, uint64_t hash);
 /* Puts md in use (base: a new base model over m, g and ov, which replace
