@@ -61,7 +61,8 @@ int cmd_serve(int argc, char **argv)
         "restarts) for the input and output topics; the ready file tells its address.\n"
         "State (cases, online activities, input offsets) lives in state.dir and survives\n"
         "restarts. SIGTERM or SIGINT: drain, flush, commit, exit 0. SIGHUP: reload the graph\n"
-        "and the model (a file that cannot be used leaves both as they are).\n"
+        "and the model (a file that cannot be used leaves both as they are); a new release's\n"
+        "graph re-maps the model and the online activities onto it, and keeps every case.\n"
         "The API listener also serves the live view (GET /), the event streams (GET /v1/stream)\n"
         "and the online accuracy (GET /v1/stats).\n"
         "Keys: 'pmrag config --reference'.",

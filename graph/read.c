@@ -357,6 +357,11 @@ uint32_t graph_nsymbols(const graph *g)
     return g->nsyms;
 }
 
+uint64_t graph_file_hash(const graph *g)
+{
+    return core_hash64(g->map.data, g->map.size, 0x67726170682d76ull);
+}
+
 uint32_t graph_nfiles(const graph *g)
 {
     return g->nfiles;

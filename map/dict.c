@@ -99,7 +99,7 @@ int map__dict_decode(const void *rec, size_t len, uint32_t nsym, map__dict_rec *
 }
 
 int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64_t count,
-                              uint32_t *id)
+                              bool alias, uint32_t *id)
 {
     map__dict_rec d;
     int rc = map__dict_decode(rec, len, graph_nsymbols(map_mapper_graph(m)), &d);
@@ -112,7 +112,8 @@ int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64
                        .syms = d.syms,
                        .conf = d.conf,
                        .count = count};
-    *id = map__restore(m, &pa, d.cands, d.ncand, d.has_const, NULL);
+    map__restore_how how = {.alias = true};
+    *id = map__restore(m, &pa, d.cands, d.ncand, d.has_const, alias ? &how : NULL);
     free(text);
     map__dict_rec_free(&d);
     return 0;

@@ -568,10 +568,14 @@ void map_dict_put_activity(const map_mapper *m, uint32_t act, core_buf *out);
 void map_dict_put_variant(const map_mapper *m, uint32_t var, core_buf *out);
 /* Re-creates a record's activity (variant) as m's next one; *id gets its
  * id; an activity's event count is given apart (count), as the model
- * file keeps it and the state store does not. CORE_ECORRUPT for a record that is truncated, has
- * trailing bytes, or names a symbol, strategy or activity m cannot have. */
+ * file keeps it and the state store does not. A text m has already gives
+ * that activity's id, or with alias a new activity all the same, which
+ * messages do not map to (the text finds the first): a daemon's activity
+ * made online keeps its id after a release gave its text to one of the
+ * model's. CORE_ECORRUPT for a record that is truncated, has trailing
+ * bytes, or names a symbol, strategy or activity m cannot have. */
 int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64_t count,
-                              uint32_t *id);
+                              bool alias, uint32_t *id);
 int map_dict_restore_variant(map_mapper *m, const void *rec, size_t len, uint32_t *id);
 
 /* ------------------------------------------------------------------ */
@@ -616,6 +620,13 @@ typedef struct map_remap_opts {
      * the edit distance over the longer length, holes counting as one
      * byte whatever their syntax. */
     double min_similarity;
+    /* The id recs[0] is to get: 0 for a whole dictionary (whose record 0
+     * is the fold-over activity a new mapper has already), or
+     * map_mapper_nactivities(m) for records that come after m's
+     * activities (a daemon's made online, after its model's): those
+     * whose text one of m's took are restored as aliases
+     * (map_dict_restore_activity). */
+    uint32_t first;
 } map_remap_opts;
 
 typedef struct map_remap_act {
@@ -631,8 +642,9 @@ typedef struct map_remap_act {
 typedef struct map_remap {
     bool remapped;  /* false: the dictionary was for this graph, nothing done */
     bool old_known; /* the old graph was given */
+    uint32_t first; /* the id of the first activity restored (map_remap_opts') */
     uint32_t nacts;
-    map_remap_act *acts; /* per activity id */
+    map_remap_act *acts; /* per activity restored: acts[i] is activity first + i's */
     uint32_t count[MAP_REMAP__COUNT];
     /* Sites of the new graph that log a template no activity has (one site
      * per text, emit ids, in id order): what the new code adds. */
@@ -650,12 +662,13 @@ typedef struct map_remap_rec {
 
 /*
  * Restores recs[0..n) (a dictionary's activities, in id order) into m, a
- * new mapper on the new graph, as activities 0..n-1, each with its sites
- * on m's graph found as map_remap_kind says; then map_mapper_finish maps
- * what is left to it. Fills *out (the caller frees it with
- * map_remap_free, also after an error). Borrows recs; m's graph is the
- * new one. CORE_ECORRUPT, with the record named in why, for a record that
- * does not decode.
+ * mapper on the new graph, as activities o->first..o->first+n-1, each
+ * with its sites on m's graph found as map_remap_kind says; then
+ * map_mapper_finish maps what is left to it.
+ * Fills *out (the caller frees it with map_remap_free, also after an
+ * error). Borrows recs; m's graph is the new one. CORE_ECORRUPT, with the
+ * record named in why, for a record that does not decode, or whose text
+ * (or the text it was reworded to) is one of m's activities already.
  */
 int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const map_remap_opts *o,
                    map_remap *out, char *why, size_t whylen);

@@ -98,6 +98,9 @@ typedef struct map__restore_how {
     bool untried;
     const uint32_t *emits;
     uint32_t nemits;
+    /* A text m has already makes a new activity all the same, which its
+     * text does not find (map_dict_restore_activity's alias). */
+    bool alias;
 } map__restore_how;
 /* how: NULL for a record restored as saved. */
 uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cands, uint32_t ncand,

@@ -2045,6 +2045,13 @@ uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cand
 {
     bool created;
     uint32_t id = activity_get(m, a->text, strlen(a->text), &created);
+    if (!created && how && how->alias && id != m->other) {
+        /* Its text's first activity stays the one the text finds. */
+        act_rec r = {.text = m->acts.v[id].text};
+        core_vec_push(&m->acts, r);
+        id = (uint32_t)(m->acts.n - 1);
+        created = true;
+    }
     if (!created)
         return id;
     activity_set_syms(m, id, a->strategy, a->syms, a->conf, a->nsyms);

@@ -408,7 +408,7 @@ static uint32_t restore_by_names(map_mapper *m, const map_remap_opts *o, old_act
 {
     const graph *g = map_mapper_graph(m);
     map_activity pa = {.text = a->text, .strategy = a->d.strategy, .count = count};
-    map__restore_how how = {.untried = true};
+    map__restore_how how = {.untried = true, .alias = o->first > 0};
     if (!o->old || a->d.nsyms == 0) {
         ra->kind = MAP_REMAP_AGAIN;
         pa.strategy = MAP_BY_NONE;
@@ -458,7 +458,8 @@ static uint32_t restore_sited(map_mapper *m, const map_remap_opts *o, old_act *a
      * what a message matching these sites' template is: the matcher's
      * site leads to it whatever its text. */
     map__restore_how how = {.emits = a->names || a->d.has_const ? NULL : a->sites,
-                            .nemits = a->names || a->d.has_const ? 0 : a->nsites};
+                            .nemits = a->names || a->d.has_const ? 0 : a->nsites,
+                            .alias = o->first > 0};
     /* A constant's sites are its owners (the candidates); the functions
      * that log it are what the constants strategy found: the same ones
      * by name, when the old graph tells their names, else found again. */
@@ -558,6 +559,7 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
     core_strtab_init(&out->texts);
     out->remapped = true;
     out->old_known = o->old != NULL;
+    out->first = o->first;
     out->nacts = n;
     out->acts = core_xcalloc(n ? n : 1, sizeof *out->acts);
     old_act *acts = core_xcalloc(n ? n : 1, sizeof *acts);
@@ -576,6 +578,17 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
         acts[i].tmpl = acts[i].d.strategy == MAP_BY_TEMPLATE || acts[i].d.has_const;
     }
     index_build(map_mapper_graph(m), &ix);
+    /* The texts of m's activities before first are claimed too: a
+     * rewording taking one would make two activities of one text. */
+    for (uint32_t a = 0; a < out->first; a++) {
+        old_act had = {0};
+        map_activity pa;
+        map_mapper_activity(m, a, &pa);
+        had.text = (char *)pa.text;
+        split_names(&had);
+        core_smap_add(&claimed, had.text, had.base, a);
+        core_smap_add(&claimed, had.text, strlen(had.text), a);
+    }
     /* The same text first: what it claims (and every saved text) no
      * rewording may take. */
     for (uint32_t i = 0; i < n; i++) {
@@ -592,10 +605,12 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
         old_act *a = &acts[i];
         uint32_t id = a->tmpl ? restore_sited(m, o, a, recs[i].count, out, &out->acts[i])
                               : restore_by_names(m, o, a, recs[i].count, &out->acts[i]);
-        if (id != i) {
+        if (id != out->first + i) {
             /* Saved texts are distinct and a rewording takes a text no
-             * saved one has: only a damaged dictionary gets here. */
-            snprintf(why, whylen, "activity %u: its text repeats activity %u's", i, id);
+             * saved one has (one m has is taken as an alias): only a
+             * damaged dictionary gets here. */
+            snprintf(why, whylen, "activity %u: its text repeats activity %u's", out->first + i,
+                     id);
             rc = CORE_ECORRUPT;
             goto done;
         }
@@ -657,7 +672,7 @@ void map_remap_format(const map_remap *r, const map_mapper *m, bool json, uint32
     for (uint32_t i = 0; i < r->nacts && (!max || shown < max); i++) {
         const map_remap_act *a = &r->acts[i];
         map_activity pa;
-        map_mapper_activity(m, i, &pa);
+        map_mapper_activity(m, r->first + i, &pa);
         if (a->kind == MAP_REMAP_KEPT || a->kind == MAP_REMAP_FOUND ||
             strcmp(pa.text, MAP__OTHER_TEXT) == 0)
             continue;

@@ -148,13 +148,15 @@ typedef struct model_reader {
     core_vec(pair_rec) pairs; /* every context's follows counts */
     uint32_t nsym;            /* symbols of the graph it was trained on */
     bool other;               /* ... which is not the one it is loaded for */
+    const graph *old;         /* ... when known: lo->old, unless that was only a guess */
     const char *what;
     char msg[128];
 } model_reader;
 
 /* Magic, version, checksum, the graph it was trained on, parameters. A
  * model of another graph is refused unless lo asks for it re-mapped (then
- * rd->other is set; with lo->old, that must be the graph it names). */
+ * rd->other is set; with lo->old, that must be the graph it names, unless
+ * lo->old_guess: then rd->old is it only when it is). */
 static int read_header(model_reader *rd, const char *data, size_t len, const graph *g,
                        const model_load_opts *lo)
 {
@@ -181,10 +183,13 @@ static int read_header(model_reader *rd, const char *data, size_t len, const gra
                    "re-map it: pmrag remap)";
         return CORE_EUSAGE;
     }
-    if (rd->other && lo->old &&
-        (nsym != graph_nsymbols(lo->old) || ident != graph_identity(lo->old))) {
-        rd->what = "the model was not trained on the old graph given";
-        return CORE_EUSAGE;
+    rd->old = rd->other ? lo->old : NULL;
+    if (rd->old && (nsym != graph_nsymbols(rd->old) || ident != graph_identity(rd->old))) {
+        rd->old = NULL;
+        if (!lo->old_guess) {
+            rd->what = "the model was not trained on the old graph given";
+            return CORE_EUSAGE;
+        }
     }
     rd->p = model_params_default();
     get_params(&rd->r, version, &rd->p);
@@ -227,7 +232,7 @@ static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opt
     }
     /* The same symbols at the same lines, but messages that changed: that
      * is another graph too, whose symbols are the ones the model names. */
-    const graph *old = lo && lo->old ? lo->old : NULL;
+    const graph *old = rd->old;
     if (!rd->other && !r->bad && lo && lo->remap &&
         map_dict_stale(map_mapper_graph(m), recs.v, (uint32_t)recs.n) > 0) {
         rd->other = true;
@@ -235,7 +240,8 @@ static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opt
     }
     for (uint32_t a = 0; a < recs.n && !rd->other && !r->bad; a++) {
         uint32_t id;
-        if (map_dict_restore_activity(m, recs.v[a].rec, recs.v[a].len, recs.v[a].count, &id) != 0 ||
+        if (map_dict_restore_activity(m, recs.v[a].rec, recs.v[a].len, recs.v[a].count, false,
+                                      &id) != 0 ||
             id != a)
             r->bad = true;
     }

@@ -296,8 +296,12 @@ int model_load(const char *path, const graph *g, const map_mapper_opts *opts, ma
  * contexts and counts kept as they are. Saved again, it is a model of g.
  */
 typedef struct model_load_opts {
-    bool remap;            /* re-map a model of another graph instead of refusing it */
-    const graph *old;      /* the graph it was trained on, when known (NULL: not) */
+    bool remap;       /* re-map a model of another graph instead of refusing it */
+    const graph *old; /* the graph it was trained on, when known (NULL: not) */
+    /* old is a guess (the graph a daemon served before a new release): a
+     * model trained on another graph is re-mapped without it, not
+     * refused. */
+    bool old_guess;
     double min_similarity; /* map_remap_opts' (0: its default) */
     /* Out, may be NULL: what re-mapping did (remapped false when the model
      * was g's); the caller frees it (map_remap_free), also on error. */

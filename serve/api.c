@@ -63,8 +63,11 @@ static int api_case(void *ud, const char *case_id, core_buf *json)
      * as the one published while the model is the same). */
     model_pred *p = core_xmalloc(s->k * sizeof *p);
     uint32_t n = rank_case(s, &c, p);
-    core_buf_printf(json, "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"ranked\":",
-                    c.seq > c.ntok ? "true" : "false", s->model_version_text);
+    core_buf_printf(json,
+                    "],\"prefix_truncated\":%s,\"model_version\":\"%s\",\"graph_version\":\"%s\","
+                    "\"ranked\":",
+                    c.seq > c.ntok ? "true" : "false", s->model_version_text,
+                    s->graph_version_text);
     serve_ranked_json(json, s->m, p, n);
     pthread_mutex_unlock(&s->mu);
     free(p);

@@ -46,7 +46,9 @@ void serve__dict_save(serve *s, uint32_t from)
     dict_texts(s);
 }
 
-/* The texts of activities not yet in the state, and the counts. */
+/* The texts of activities not yet in the state, and the counts with the
+ * graph whose symbols the records name (its graph_file_hash and number of
+ * symbols). */
 static void dict_texts(serve *s)
 {
     uint32_t na = map_mapper_nactivities(s->m), nv = map_mapper_nvariants(s->m);
@@ -55,15 +57,60 @@ static void dict_texts(serve *s)
         map_mapper_activity(s->m, s->dict_acts, &pa);
         sess_batch_dict_put(s->batch, s->dict_acts, pa.text, strlen(pa.text));
     }
-    char meta[64];
-    int n = snprintf(meta, sizeof meta, "%u %u", na, nv);
+    char meta[96];
+    int n = snprintf(meta, sizeof meta, "%u %u %llx %u", na, nv, (unsigned long long)s->graph_hash,
+                     graph_nsymbols(s->g));
     sess_batch_meta_put(s->batch, "dict", meta, (size_t)n);
 }
 
 typedef struct replay_ctx {
     serve *s;
     uint64_t n;
+    /* Activities' records saved for another graph: collected (copies in
+     * data, at off), to be re-mapped together before the first variant. */
+    bool remap;
+    const graph *old;
+    uint32_t old_nsym;
+    core_buf data;
+    core_vec(size_t) off;
+    core_vec(uint32_t) ids;
+    char *why;
+    size_t whylen;
 } replay_ctx;
+
+/* The collected records onto s->m's graph, as the ids they had. */
+static int replay_remap(replay_ctx *r)
+{
+    if (r->off.n == 0)
+        return 0;
+    map_mapper *m = r->s->m;
+    uint32_t n = (uint32_t)r->off.n, first = map_mapper_nactivities(m);
+    for (uint32_t i = 0; i < n; i++)
+        if (r->ids.v[i] != first + i) {
+            snprintf(r->why, r->whylen, "activity %u stored where %u was expected", r->ids.v[i],
+                     first + i);
+            return CORE_ECORRUPT;
+        }
+    map_remap_rec *recs = core_xmalloc(n * sizeof *recs);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t end = i + 1 < n ? r->off.v[i + 1] : r->data.len;
+        recs[i] = (map_remap_rec){r->data.data + r->off.v[i], end - r->off.v[i], 0};
+    }
+    map_remap rep;
+    map_remap_opts ro = {.old = r->old, .old_nsymbols = r->old_nsym, .first = first};
+    char w[256] = "";
+    int rc = map_dict_remap(m, recs, n, &ro, &rep, w, sizeof w);
+    if (rc) {
+        snprintf(r->why, r->whylen, "re-mapping the online activities: %s", w);
+    } else {
+        serve__remap_log(r->s, CORE_LOG_INFO, &rep, m, "the online activities onto the new graph");
+    }
+    map_remap_free(&rep);
+    free(recs);
+    r->n += rc == 0 ? n : 0;
+    r->off.n = 0;
+    return rc;
+}
 
 static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
 {
@@ -72,11 +119,19 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
         return 0;
     uint32_t got;
     int rc;
+    if (id < DICT_VARIANT && r->remap) {
+        core_vec_push(&r->off, r->data.len);
+        core_vec_push(&r->ids, id & ~DICT_FULL);
+        core_buf_append(&r->data, text, len);
+        return 0;
+    }
     if (id < DICT_VARIANT) {
-        rc = map_dict_restore_activity(r->s->m, text, len, 0, &got);
+        rc = map_dict_restore_activity(r->s->m, text, len, 0, true, &got);
         r->n += rc == 0;
         return rc ? rc : got == (id & ~DICT_FULL) ? 0 : CORE_ECORRUPT;
     }
+    if ((rc = replay_remap(r)) != 0)
+        return rc;
     if (len >= 5 && (uint8_t)text[0] == DICT_NEW_VARIANT) {
         rc = map_dict_restore_variant(r->s->m, text, len, &got);
         r->n++;
@@ -100,34 +155,57 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
 }
 
 /* Maps the stored creating messages again; checks that they made what
- * they made before. */
-int serve__dict_replay(serve *s, char *why, size_t whylen)
+ * they made before. Records saved for another graph than s->m's (hash
+ * graph_hash) are re-mapped onto it (*remapped set): old, when given, is
+ * the graph served before, which they may name. */
+int serve__dict_replay(serve *s, uint64_t graph_hash, const graph *old, bool *remapped, char *why,
+                       size_t whylen)
 {
-    replay_ctx r = {s, 0};
+    replay_ctx r = {.s = s, .why = why, .whylen = whylen};
+    core_buf meta = {0};
+    unsigned na = 0, nv = 0, nsym = 0;
+    unsigned long long gh = 0;
+    int got = 0;
+    if (sess_meta_get(s->env, "dict", &meta) == 0) {
+        core_buf_putc(&meta, 0);
+        got = sscanf(meta.data, "%u %u %llx %u", &na, &nv, &gh, &nsym);
+    }
+    core_buf_free(&meta);
+    /* A state from before the graph was kept: its records are taken to
+     * name this graph's symbols, as they were then. */
+    if (got == 4 && gh != graph_hash) {
+        r.remap = true;
+        r.old = old && s->graph_hash == gh ? old : NULL;
+        r.old_nsym = nsym;
+    }
+    *remapped = r.remap;
+    why[0] = 0;
     int rc = sess_dict_iter(s->env, replay_one, &r);
+    if (!rc)
+        rc = replay_remap(&r);
+    core_buf_free(&r.data);
+    core_vec_free(&r.off);
+    core_vec_free(&r.ids);
     if (rc) {
-        snprintf(why, whylen, "state %s: activity dictionary: %s",
-                 core_cfg_str(s->cfg, "state.dir"), core_strerror(rc));
+        char w[512];
+        snprintf(w, sizeof w, "%s", why);
+        snprintf(why, whylen, "state %s: activity dictionary: %s%s%s",
+                 core_cfg_str(s->cfg, "state.dir"), core_strerror(rc), w[0] ? ": " : "", w);
         return rc;
     }
     s->dict_vars = map_mapper_nvariants(s->m);
-    core_buf meta = {0};
-    if (sess_meta_get(s->env, "dict", &meta) == 0) {
-        unsigned na = 0, nv = 0;
-        core_buf_putc(&meta, 0);
+    if (got >= 2) {
         uint32_t cur_a = map_mapper_nactivities(s->m);
-        if (sscanf(meta.data, "%u %u", &na, &nv) == 2 && (na != cur_a || nv != s->dict_vars)) {
+        if (na != cur_a || nv != s->dict_vars) {
             snprintf(why, whylen,
                      "state %s: the activity dictionary does not match this graph and model "
                      "(%u activities and %u variants stored, %u and %u rebuilt); start with an "
                      "empty state.dir",
                      core_cfg_str(s->cfg, "state.dir"), na, nv, cur_a, s->dict_vars);
-            core_buf_free(&meta);
             return CORE_ECORRUPT;
         }
         s->dict_acts = na;
     }
-    core_buf_free(&meta);
     s->cycle_acts = map_mapper_nactivities(s->m);
     dict_texts(s);
     char w2[512];

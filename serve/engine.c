@@ -48,6 +48,10 @@ bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted,
         return false;
     }
     if (c->model_version != s->model_version) {
+        /* Its prediction named the symbols of the graph before a new
+         * release's: not scored (the ids mean other symbols now). */
+        if (c->model_version < s->graph_since)
+            c->has_pred = false;
         serve__vec_rebuild(s->md, s->w, s->M, c);
         c->model_version = s->model_version;
         sink_counter_add(s->c_restarts_cold, 1);

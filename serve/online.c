@@ -39,12 +39,44 @@ static uint64_t model_fingerprint(const model_joint *md)
     return h;
 }
 
-/* Loads --model, or trains from model.bootstrap_log, or builds an empty
- * model over a fresh mapper (the code's successors of each event's
- * sites, then recency and the current emitter, as the mapper maps); over
- * graph g with overrides ov. */
-int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_mapper **mp,
-                       model_joint **mdp, char *why, size_t whylen)
+/* A model file trained on another graph than g: re-mapped onto it, and
+ * said, with what re-mapping did. */
+static int model_load_remapped(serve *s, const graph *g, const graph *old,
+                               const map_mapper_opts *mo, map_mapper **mp, model_joint **mdp,
+                               char *why, size_t whylen)
+{
+    map_remap rep;
+    model_load_opts lo = {.remap = true, .old = old, .old_guess = true, .report = &rep};
+    int rc = model_load_onto(s->model_path, g, mo, &lo, mp, mdp, why, whylen);
+    if (!rc && rep.remapped) {
+        char what[512];
+        snprintf(what, sizeof what, "%s was trained on another graph (%s)", s->model_path,
+                 rep.old_known ? "the one served before" : "not this one");
+        serve__remap_log(s, CORE_LOG_WARN, &rep, *mp, what);
+    }
+    map_remap_free(&rep);
+    return rc;
+}
+
+void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
+                      const char *what)
+{
+    core_buf b = {0};
+    map_remap_format(r, m, false, 0, &b);
+    /* The first line: the counts (the items are for pmrag remap). */
+    char *nl = memchr(b.data, '\n', b.len);
+    core_logf(&s->lg, level, "%s: %.*s", what, (int)(nl ? (size_t)(nl - b.data) : b.len), b.data);
+    core_buf_free(&b);
+}
+
+/* Loads --model (re-mapped onto g when it was trained on another graph:
+ * old, when given, is the graph served before, which it may have been),
+ * or trains from model.bootstrap_log, or builds an empty model over a
+ * fresh mapper (the code's successors of each event's sites, then
+ * recency and the current emitter, as the mapper maps); over graph g with
+ * overrides ov. */
+int serve__model_build(serve *s, const graph *g, const graph *old, const map_overrides *ov,
+                       map_mapper **mp, model_joint **mdp, char *why, size_t whylen)
 {
     map_mapper_opts mo = config_mapper_opts(s->cfg, ov, s->lg);
     if (mo.llm_cmd) {
@@ -54,7 +86,7 @@ int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_ma
         return CORE_EUSAGE;
     }
     if (s->model_path) {
-        int rc = model_load(s->model_path, g, &mo, mp, mdp, why, whylen);
+        int rc = model_load_remapped(s, g, old, &mo, mp, mdp, why, whylen);
         /* The limit is the mapper's max_activities: name the key that set it. */
         size_t n = strlen(why);
         if (rc == CORE_ELIMIT && n < whylen)
@@ -95,23 +127,33 @@ int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_ma
 }
 
 /* The model's version: kept in the state with the fingerprint of the
- * model it numbers; a different model gets the next number. */
+ * model it numbers and the graph it ranks over (graph_file_hash); a
+ * different model, or the same over another graph (a case's vector is a
+ * walk over both), gets the next number. With it, the version from which
+ * the graph in use has been (graph_since: a case's prediction from before
+ * named another graph's symbols). A state from before the graph was kept
+ * is taken to be of this graph. */
 void serve__model_version_set(serve *s, bool bump)
 {
     uint64_t fp = model_fingerprint(s->md);
     core_buf meta = {0};
-    unsigned long long ofp = 0;
-    unsigned ov = 0;
+    unsigned long long ofp = 0, ogh = 0;
+    unsigned ov = 0, osince = 0;
+    int got = 0;
     if (sess_meta_get(s->env, "model", &meta) == 0) {
         core_buf_putc(&meta, 0);
-        if (sscanf(meta.data, "%u %llx", &ov, &ofp) != 2)
-            ov = 0, ofp = 0;
+        got = sscanf(meta.data, "%u %llx %llx %u", &ov, &ofp, &ogh, &osince);
+        if (got < 2)
+            ov = 0, ofp = 0, got = 0;
     }
     core_buf_free(&meta);
-    s->model_version = (!bump && ov && ofp == fp) ? ov : ov + 1;
+    bool same_graph = got < 3 || ogh == s->graph_hash;
+    s->model_version = (!bump && ov && ofp == fp && same_graph) ? ov : ov + 1;
+    s->graph_since = !same_graph ? s->model_version : got == 4 ? osince : 0;
     snprintf(s->model_version_text, sizeof s->model_version_text, "v%u", s->model_version);
-    char text[64];
-    int n = snprintf(text, sizeof text, "%u %llx", s->model_version, (unsigned long long)fp);
+    char text[96];
+    int n = snprintf(text, sizeof text, "%u %llx %llx %u", s->model_version, (unsigned long long)fp,
+                     (unsigned long long)s->graph_hash, s->graph_since);
     sess_batch_meta_put(s->batch, "model", text, (size_t)n);
     if (s->g_model_version)
         sink_gauge_set(s->g_model_version, s->model_version);
@@ -309,12 +351,14 @@ void serve__rebuild_step(serve *s)
         }
         s->next_md = NULL;
     }
-    if (!s->learn_online || s->rebuilding || s->obs_new == 0)
+    if (!s->learn_online || s->rebuilding || s->rl.on || (s->obs_new == 0 && !s->rebuild_now))
         return;
     uint64_t now = core_now_ns();
-    if (now - s->last_rebuild_ns < s->rebuild_min_ns ||
-        (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns))
+    if (!s->rebuild_now &&
+        (now - s->last_rebuild_ns < s->rebuild_min_ns ||
+         (s->obs_new < s->rebuild_events && now - s->last_rebuild_ns < s->rebuild_every_ns)))
         return;
+    s->rebuild_now = false;
     s->last_rebuild_ns = now;
     s->obs_new = 0;
     pthread_mutex_lock(&s->mu);
@@ -331,7 +375,7 @@ void serve__rebuild_step(serve *s)
 }
 
 /* The base model plus the windows counted so far, in use at once (at
- * start and after a reload). */
+ * start). */
 static void online_apply(serve *s)
 {
     if (!s->learn_online || s->obs.n == 0)
@@ -368,64 +412,181 @@ void serve__rebuild_cancel(serve *s)
     s->next_md = NULL;
 }
 
+/* The graph in use from now on (engine thread): its hash and version
+ * text, under mu for the API's readers. */
+void serve__graph_set(serve *s, uint64_t hash)
+{
+    pthread_mutex_lock(&s->mu);
+    s->graph_hash = hash;
+    snprintf(s->graph_version_text, sizeof s->graph_version_text, "%016llx",
+             (unsigned long long)hash);
+    pthread_mutex_unlock(&s->mu);
+    atomic_store(&s->graph_since_ns, core_wall_ns());
+}
+
 /*
  * SIGHUP: the graph, the overrides and the model read again (the model
- * file, or the bootstrap log), all or nothing; the online activities are
- * mapped into the new mapper in their order. A file that cannot be used
- * (truncated, another format version, a model of another graph, a
- * dictionary the state does not match) leaves everything in use as it
- * is: said, naming the file, and counted. The daemon's graph is a copy
- * (graph_load), so a graph file written over in place before the signal
- * does not reach the one in use either.
+ * file, or the bootstrap log), all or nothing. A graph file whose content
+ * changed (a new release) is taken, and a model file trained on the graph
+ * served before is re-mapped onto it, as are the activities made online:
+ * their ids stay, so the cases' stored activities keep their meaning and
+ * no case starts over; each case's vector is computed again on its next
+ * event (a new model version). A file that cannot be used (truncated,
+ * another format version, a dictionary the state does not match) leaves
+ * everything in use as it is: said, naming the file, and counted. The
+ * daemon's graph is a copy (graph_load), so a graph file written over in
+ * place before the signal does not reach the one in use either.
+ *
+ * Loading (the graph, the template matcher, the model and its activity
+ * vectors: seconds for a graph of 100k symbols) runs on a thread of its
+ * own while the engine goes on with the model in use; the engine then
+ * only maps the state's dictionary into the new mapper and swaps (the
+ * pause is logged). It reads s->g and s->graph_hash, which nothing else
+ * changes meanwhile: rebuilds wait for it.
  */
-void serve__model_reload(serve *s)
+static void *reload_main(void *arg)
 {
-    char why[1024], w2[512];
-    graph *g = NULL;
-    map_overrides *ov = NULL;
-    map_mapper *m = NULL;
-    model_joint *md = NULL;
+    serve *s = arg;
+    struct serve_reload *r = &s->rl;
+    char w2[512];
+    int rc = graph_load(s->graph_path, &r->g, w2, sizeof w2);
+    if (rc) {
+        snprintf(r->why, sizeof r->why, "%s: %s", s->graph_path, w2);
+    } else if ((r->hash = graph_file_hash(r->g)) == s->graph_hash) {
+        graph_close(r->g); /* the same release: the one in use stays */
+        r->g = s->g;
+    }
+    if (!rc && s->overrides_path)
+        rc = map_overrides_load(s->overrides_path, r->g, &r->ov, r->why, sizeof r->why);
+    if (!rc)
+        rc = serve__model_build(s, r->g, r->g != s->g ? s->g : NULL, r->ov, &r->m, &r->md, r->why,
+                                sizeof r->why);
+    /* A core left to the engine, which goes on meanwhile. */
+    unsigned threads = core_ncpus() > 1 ? core_ncpus() - 1 : 1;
+    if (!rc && (rc = model_stream_prepare(r->md, s->M, threads)) != 0)
+        snprintf(r->why, sizeof r->why, "cannot prepare the model: %s", core_strerror(rc));
+    r->rc = rc;
+    r->cpu_ns = serve__thread_cpu_ns();
+    atomic_store(&r->done, true);
+    return NULL;
+}
+
+static void reload_finish(serve *s);
+
+/* What a reload loaded and did not put in use. */
+static void reload_drop(serve *s)
+{
+    struct serve_reload *r = &s->rl;
+    model_free(r->md);
+    map_mapper_free(r->m);
+    map_overrides_free(r->ov);
+    if (r->g != s->g)
+        graph_close(r->g);
+    r->md = NULL;
+    r->m = NULL;
+    r->ov = NULL;
+    r->g = NULL;
+}
+
+void serve__reload_start(serve *s)
+{
+    struct serve_reload *r = &s->rl;
+    if (r->on) {
+        r->again = true; /* files written since it began: read them after */
+        return;
+    }
     core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the graph and the model");
     serve__rebuild_cancel(s);
-    int rc = graph_load(s->graph_path, &g, w2, sizeof w2);
-    if (rc)
-        snprintf(why, sizeof why, "%s: %s", s->graph_path, w2);
-    if (!rc && s->overrides_path)
-        rc = map_overrides_load(s->overrides_path, g, &ov, why, sizeof why);
-    if (!rc)
-        rc = serve__model_build(s, g, ov, &m, &md, why, sizeof why);
+    r->t0 = core_now_ns();
+    r->rc = 0;
+    r->why[0] = 0;
+    atomic_store(&r->done, false);
+    r->on = true;
+    if (pthread_create(&r->thread, NULL, reload_main, s) != 0) {
+        r->on = false;
+        reload_main(s); /* no thread to be had: the engine waits */
+        reload_finish(s);
+    }
+}
+
+void serve__reload_cancel(serve *s)
+{
+    if (!s->rl.on)
+        return;
+    pthread_join(s->rl.thread, NULL);
+    s->rl.on = false;
+    reload_drop(s);
+}
+
+void serve__reload_step(serve *s)
+{
+    if (!s->rl.on || !atomic_load(&s->rl.done))
+        return;
+    pthread_join(s->rl.thread, NULL);
+    s->rl.on = false;
+    reload_finish(s);
+}
+
+/* What the reload loaded put in use (engine thread), or refused. */
+static void reload_finish(serve *s)
+{
+    struct serve_reload *r = &s->rl;
+    uint64_t t1 = core_now_ns();
+    int rc = r->rc;
+    uint32_t first = 0;
+    bool remapped = false;
     if (!rc) {
         /* The state's dictionary mapped into the new mapper (the engine
          * is this thread; the API reads s->m under mu). */
         map_mapper *old_m = s->m;
         uint32_t dict_vars = s->dict_vars;
+        first = map_mapper_nactivities(r->m);
         pthread_mutex_lock(&s->mu);
-        s->m = m;
-        rc = serve__dict_replay(s, why, sizeof why);
+        s->m = r->m;
+        rc = serve__dict_replay(s, r->hash, s->g, &remapped, r->why, sizeof r->why);
         s->m = old_m;
         if (rc)
             s->dict_vars = dict_vars;
         pthread_mutex_unlock(&s->mu);
     }
+    bool new_graph = r->g != s->g;
     if (!rc)
-        rc = serve__model_install(s, g, ov, m, md, true, why, sizeof why);
+        rc = serve__model_install(s, r->g, r->ov, r->m, r->md, true, r->why, sizeof r->why);
     if (rc) {
         core_logf(&s->lg, CORE_LOG_ERROR,
-                  "SIGHUP: reload refused, the graph and model in use stay: %s", why);
+                  "SIGHUP: reload refused, the graph and model in use stay: %s", r->why);
         sink_counter_add(s->c_reloads[1], 1);
-        model_free(md);
-        map_mapper_free(m);
-        map_overrides_free(ov);
-        graph_close(g);
-        return;
+        reload_drop(s);
+    } else {
+        r->md = NULL;
+        r->m = NULL;
+        r->ov = NULL;
+        r->g = NULL;
+        sink_counter_add(s->c_reloads[0], 1);
+        if (new_graph || remapped) {
+            serve__graph_set(s, r->hash);
+            /* The online activities' records again, naming the new
+             * graph's symbols, and the dictionary's graph with them. */
+            serve__dict_save(s, first);
+        }
+        serve__model_version_set(s, true);
+        model_stats st;
+        model_get_stats(s->base_md, &st);
+        s->base_acts = st.activities;
+        /* The counts learnt online come back by a rebuild, in the
+         * background as any other. */
+        s->rebuild_now = s->learn_online && s->obs.n > 0;
+        uint64_t t2 = core_now_ns();
+        core_logf(&s->lg, CORE_LOG_INFO,
+                  "model %s in use, graph %s%s: loaded in %.3f s (%.3f s of CPU), the engine "
+                  "waited %.3f s",
+                  s->model_version_text, s->graph_version_text, new_graph ? " (new)" : "",
+                  (double)(t1 - r->t0) * 1e-9, (double)r->cpu_ns * 1e-9, (double)(t2 - t1) * 1e-9);
     }
-    sink_counter_add(s->c_reloads[0], 1);
-    online_apply(s);
-    serve__model_version_set(s, true);
-    model_stats st;
-    model_get_stats(s->base_md, &st);
-    s->base_acts = st.activities;
-    core_logf(&s->lg, CORE_LOG_INFO, "model %s in use", s->model_version_text);
+    if (r->again) {
+        r->again = false;
+        serve__reload_start(s);
+    }
 }
 
 /* A case's vector computed again from its stored activities (its own came

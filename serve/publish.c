@@ -78,6 +78,7 @@ int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *
         .activity = activity,
         .time_unix_nano = c->last_time_ns,
         .model_version = s->model_version_text,
+        .graph_version = s->graph_version_text,
         .ranked = s->ranked,
         .nranked = n,
         .latency_us = (core_now_ns() - t0) / 1000,

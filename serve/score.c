@@ -180,9 +180,14 @@ void serve__stats_json(serve *s, core_buf *b)
     uint64_t all = atomic_load(&s->events_total), mapped = atomic_load(&s->mapped_total);
     core_buf_printf(b, ",\"events\":%llu,\"mapping_coverage\":%.6g", (unsigned long long)all,
                     all ? (double)mapped / (double)all : 0);
-    int64_t since = atomic_load(&s->model_since_ns);
+    int64_t since = atomic_load(&s->model_since_ns), gsince = atomic_load(&s->graph_since_ns);
+    int64_t wall = core_wall_ns();
     core_buf_printf(b, ",\"model\":{\"version\":\"%s\",\"age_seconds\":%.3f}",
-                    s->model_version_text, since ? (double)(core_wall_ns() - since) * 1e-9 : 0.0);
+                    s->model_version_text, since ? (double)(wall - since) * 1e-9 : 0.0);
+    pthread_mutex_lock(&s->mu);
+    core_buf_printf(b, ",\"graph\":{\"version\":\"%s\",\"age_seconds\":%.3f}",
+                    s->graph_version_text, gsince ? (double)(wall - gsince) * 1e-9 : 0.0);
+    pthread_mutex_unlock(&s->mu);
     if (s->kin) {
         ingest_kafka_stats ks;
         ingest_kafka_get_stats(s->kin, &ks);

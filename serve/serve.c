@@ -210,6 +210,7 @@ static void serve_free(serve *s)
     for (size_t i = 0; i < s->c.npos; i++)
         free(s->c.pos[i].topic);
     free(s->c.pos);
+    serve__reload_cancel(s);
     if (s->env)
         sess_close(s->env);
     if (s->rebuilding)
@@ -437,6 +438,7 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
         rc = CORE_EUSAGE;
         goto fail;
     }
+    serve__graph_set(s, graph_file_hash(s->g));
     if (s->overrides_path &&
         map_overrides_load(s->overrides_path, s->g, &s->ov, why, whylen) != 0) {
         rc = CORE_EUSAGE;
@@ -453,16 +455,22 @@ int serve_open(const serve_opts *o, serve **out, char *why, size_t whylen)
     serve__metrics_init(s);
     map_mapper *m;
     model_joint *md;
-    if ((rc = serve__model_build(s, s->g, s->ov, &m, &md, why, whylen)) != 0)
+    if ((rc = serve__model_build(s, s->g, NULL, s->ov, &m, &md, why, whylen)) != 0)
         goto fail;
     s->m = m;
     s->base_vars = map_mapper_nvariants(m); /* before the online ones come back */
-    if ((rc = serve__dict_replay(s, why, whylen)) != 0 ||
+    uint32_t first = map_mapper_nactivities(m);
+    bool remapped;
+    if ((rc = serve__dict_replay(s, s->graph_hash, NULL, &remapped, why, whylen)) != 0 ||
         (rc = serve__model_install(s, s->g, s->ov, m, md, true, why, whylen)) != 0) {
         if (!s->md)
             model_free(md);
         goto fail;
     }
+    /* Online activities of a graph served before this start: their
+     * records again, naming this graph's symbols. */
+    if (remapped)
+        serve__dict_save(s, first);
     s->last_rebuild_ns = core_now_ns();
     serve__online_load(s);
     serve__requests_load(s);
@@ -544,8 +552,9 @@ int serve_run(serve *s)
     while (!s->stop && !rc) {
         if (s->reload) {
             s->reload = 0;
-            serve__model_reload(s);
+            serve__reload_start(s);
         }
+        serve__reload_step(s);
         rc = serve__cycle(s, false);
     }
     /* Stop: refuse new requests, apply what is queued, stop the receiver

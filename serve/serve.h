@@ -15,7 +15,7 @@
  * from one thread, which becomes the engine thread: serve_run runs the
  * engine on it until a stop. The daemon starts threads of its own (the
  * committer, the OTLP/HTTP receiver's and the API's pools, the memory
- * watcher, model rebuilds) and joins them all before serve_close returns.
+ * watcher, model rebuilds and reloads) and joins them all before serve_close returns.
  * serve_stop and serve_reload only set a flag: they may be called from any
  * thread and from a signal handler. The configuration given to serve_open
  * is taken over (freed by serve_close, also when serve_open fails); the
@@ -67,8 +67,8 @@ int serve_run(serve *s);
 
 /* Asks serve_run to stop (async-signal-safe). */
 void serve_stop(serve *s);
-/* Asks for the model to be loaded again, between cycles (async-signal-
- * safe). */
+/* Asks for the graph and the model to be loaded again: on a thread of
+ * the daemon's own, put in use between cycles (async-signal-safe). */
 void serve_reload(serve *s);
 
 /* Answers whatever still waits (with an error when not committed), stops

@@ -143,6 +143,14 @@ struct serve {
     model_work *w, *api_w;
     uint32_t model_version;
     char model_version_text[32];
+    /* The graph in use: its graph_file_hash, as text (graph_version), the
+     * model version since which it has been (a case's stored prediction
+     * from before names another graph's symbols), and since when (wall
+     * clock, ns). */
+    uint64_t graph_hash;
+    char graph_version_text[24];
+    uint32_t graph_since;
+    atomic_int_fast64_t graph_since_ns;
     uint32_t M, k;
 
     /* State. The engine applies events into batch; the committer thread
@@ -272,9 +280,26 @@ struct serve {
     pthread_t rebuild_thread;
     atomic_bool rebuild_done;
     bool rebuilding;
+    bool rebuild_now; /* a rebuild at once (the base model changed) */
     model_joint *next_md;
     int next_rc;
     train_job job;
+
+    /* A reload (SIGHUP, online.c): what its thread loads (on: it runs,
+     * done: it finished), put in use by the engine between cycles; again:
+     * another SIGHUP came meanwhile. */
+    struct serve_reload {
+        pthread_t thread;
+        bool on, again;
+        atomic_bool done;
+        uint64_t t0, hash, cpu_ns; /* started (monotonic); the loading thread's CPU time */
+        graph *g;
+        map_overrides *ov;
+        map_mapper *m;
+        model_joint *md;
+        int rc;
+        char why[1024];
+    } rl;
 
     /* Per event scratch (engine thread): the ranking, as published, and
      * its protobuf (val) and JSON (doc). */
@@ -515,15 +540,24 @@ uint64_t serve__instance_id(serve *s);
 
 /* ---- online.c ---- */
 
-/* Loads --model, or trains from model.bootstrap_log, or builds an empty
- * model over a fresh mapper; over graph g with overrides ov. */
-int serve__model_build(serve *s, const graph *g, const map_overrides *ov, map_mapper **mp,
-                       model_joint **mdp, char *why, size_t whylen);
+/* Loads --model (re-mapped onto g when trained on another graph; old:
+ * the graph served before, or NULL), or trains from model.bootstrap_log,
+ * or builds an empty model over a fresh mapper; over graph g with
+ * overrides ov. */
+int serve__model_build(serve *s, const graph *g, const graph *old, const map_overrides *ov,
+                       map_mapper **mp, model_joint **mdp, char *why, size_t whylen);
+/* What re-mapping did (r, into m), one line logged after what. */
+void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
+                      const char *what);
+/* The graph in use from now on has file hash hash (graph_version). */
+void serve__graph_set(serve *s, uint64_t hash);
 /* Puts md in use (base: a new base model over m, g and ov, which replace
  * the ones in use). */
 int serve__model_install(serve *s, graph *g, map_overrides *ov, map_mapper *m, model_joint *md,
                          bool base, char *why, size_t whylen);
-/* The model's version in the state (bump: a new one). */
+/* The model's version in the state (bump: a new one; also when the graph
+ * is not the one it had), and the version since which the graph in use
+ * has been (graph_since). */
 void serve__model_version_set(serve *s, bool bump);
 /* Counts that next followed a window (persist: in the state too). */
 void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *act,
@@ -532,8 +566,14 @@ void serve__obs_count(serve *s, uint32_t order, uint32_t next, const uint32_t *a
 void serve__online_load(serve *s);
 /* Between cycles: installs a rebuilt model, starts a rebuild. */
 void serve__rebuild_step(serve *s);
-/* SIGHUP: the graph and the model again, or neither (counted). */
-void serve__model_reload(serve *s);
+/* SIGHUP: the graph and the model loaded again on a thread of their own,
+ * or, while one loads, again after it. Engine thread. */
+void serve__reload_start(serve *s);
+/* Between cycles: a finished load put in use, the graph and the model,
+ * or neither (counted). */
+void serve__reload_step(serve *s);
+/* Joins a reload in progress and drops what it loaded. */
+void serve__reload_cancel(serve *s);
 /* Joins a rebuild in progress and drops its model. */
 void serve__rebuild_cancel(serve *s);
 /* A case's vector computed again from its stored activities (its own
@@ -546,8 +586,11 @@ void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_c
  * into the current batch. */
 void serve__dict_save(serve *s, uint32_t from);
 /* Maps the state's dictionary into s->m again, checking that it gives
- * what it gave before. */
-int serve__dict_replay(serve *s, char *why, size_t whylen);
+ * what it gave before; records saved for another graph than s->m's (hash
+ * graph_hash) are re-mapped onto it (*remapped set; old: the graph served
+ * before, when there was one: they may name its symbols). */
+int serve__dict_replay(serve *s, uint64_t graph_hash, const graph *old, bool *remapped, char *why,
+                       size_t whylen);
 
 /* ---- limits.c ---- */
 

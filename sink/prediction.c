@@ -11,6 +11,7 @@
  *                 4 time_unix_nano (fixed64)  5 model_version (string)
  *                 6 ranked (RankedSymbol, repeated)  7 latency_us (uint64)
  *                 8 last_rank (optional uint32)  9 revision (uint32)
+ *                 10 graph_version (string)
  *   RankedSymbol: 1 symbol  2 kind  3 file (strings)  4 start_line
  *                 5 end_line (uint32)  6 score (double)  7 activity (string)
  *                 8 near (string)
@@ -43,7 +44,7 @@ typedef struct pred_v {
     uint32_t revision;
     pstr activity;
     uint64_t time_unix_nano;
-    pstr model_version;
+    pstr model_version, graph_version;
     uint64_t latency_us;
     bool scored;
     uint32_t last_rank;
@@ -67,6 +68,7 @@ static pred_v pred_from(const sink_prediction *p)
                 .activity = cstr(p->activity),
                 .time_unix_nano = (uint64_t)p->time_unix_nano,
                 .model_version = cstr(p->model_version),
+                .graph_version = cstr(p->graph_version),
                 .latency_us = p->latency_us,
                 .scored = p->scored,
                 .last_rank = p->last_rank};
@@ -89,6 +91,8 @@ static void json_head(core_buf *out, const pred_v *v)
     core_buf_printf(
         out, ",\"time_unix_nano\":%" PRId64 ",\"model_version\":", (int64_t)v->time_unix_nano);
     core_buf_json_str(out, v->model_version.p, v->model_version.n);
+    core_buf_puts(out, ",\"graph_version\":");
+    core_buf_json_str(out, v->graph_version.p, v->graph_version.n);
     core_buf_puts(out, ",\"ranked\":");
 }
 
@@ -284,9 +288,10 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out)
     out_done(out, q);
     for (uint32_t i = 0; i < p->nranked; i++)
         put_ranked(out, &p->ranked[i]);
+    wstr graph = wstr_of(v.graph_version);
     q = out_room(out, uint_size(v.latency_us) +
                           (v.scored ? 1 + core_wire_varint_len(v.last_rank) : 0) +
-                          uint_size(v.revision));
+                          uint_size(v.revision) + str_size(&graph));
     q = put_uint(q, 7, v.latency_us);
     /* An optional field: present when scored, a miss's 0 too. */
     if (v.scored) {
@@ -294,5 +299,6 @@ void sink_prediction_pb(const sink_prediction *p, core_buf *out)
         q = core_wire_put_varint(q, v.last_rank);
     }
     q = put_uint(q, 9, v.revision);
+    q = put_str(q, 10, &graph);
     out_done(out, q);
 }

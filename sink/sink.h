@@ -69,6 +69,7 @@ typedef struct sink_prediction {
     const char *activity;      /* the event's activity; may be NULL */
     int64_t time_unix_nano;    /* event time (fixed64 on the wire: two's complement) */
     const char *model_version; /* may be NULL */
+    const char *graph_version; /* the graph file's content hash; may be NULL */
     const sink_ranked *ranked; /* nranked items, best first */
     uint32_t nranked;
     uint64_t latency_us; /* from receiving the event to publishing this */
@@ -83,14 +84,14 @@ typedef struct sink_prediction {
  * Appends the pmrag.v1.Prediction protobuf encoding of p to out (proto3
  * canonical: fields in number order, zero and empty scalars left out but
  * for last_rank when scored, one RankedSymbol per ranked item, even an
- * empty one; revision, field 9, comes last).
+ * empty one; revision, field 9, and graph_version, field 10, come last).
  */
 void sink_prediction_pb(const sink_prediction *p, core_buf *out);
 
 /*
  * Appends p as one JSON object, no newline:
  * {"case_id","seq","revision","activity","time_unix_nano","model_version",
- *  "ranked":[{"symbol","kind","file","start_line","end_line","score",
+ *  "graph_version","ranked":[{"symbol","kind","file","start_line","end_line","score",
  *  "activity","near"}...],"latency_us","last_rank"}. Every key is always
  * present; integers (time_unix_nano too) are JSON numbers, scores the
  * shortest form that reads back the same, last_rank null when unscored.

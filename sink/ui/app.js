@@ -132,6 +132,9 @@
       $('eps').textContent = st.window.events_per_second.toFixed(2);
       $('coverage').textContent = st.events ? pct(st.mapping_coverage) : '–';
       $('model').textContent = st.model.version + ', ' + ago(st.model.age_seconds) + ' old';
+      // The graph file's content hash: it changes when a new release's
+      // graph is taken (SIGHUP); its age is how long that one has served.
+      $('graph').textContent = st.graph.version + ', ' + ago(st.graph.age_seconds) + ' old';
       $('lag').textContent = st.consumer_lag === null ? 'no Kafka input' : String(st.consumer_lag);
       chart(st.series);
     } catch (e) {

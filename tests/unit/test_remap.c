@@ -269,3 +269,80 @@ TEST(remap_similarity_floor)
     graph_close(g1);
     graph_close(g2);
 }
+
+/* Maps msgs into m (an activity each, unless one it has already). */
+static void map_into(map_mapper *m, const char *const *msgs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t a, v;
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
+        map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(m, why, sizeof why));
+}
+
+/* A daemon's activities made online come after its model's: re-mapped as
+ * the ids they had, one whose text the new mapper has already an alias of
+ * it (the text still finds the mapper's own), one whose message was
+ * reworded not taking the text the mapper's own took. */
+TEST(remap_after_a_mappers_own_activities)
+{
+    graph *g1 = index_rel("own1", rel1_py), *g2 = index_rel("own2", rel2_py);
+    /* Online on release 1: these three, after "step one" (the model's). */
+    map_mapper *m1;
+    CHECK_OK(map_mapper_new(g1, NULL, &m1));
+    static const char *const base1[] = {"step one for 1 done"};
+    static const char *const online[] = {"finished job 1 now", "starting job 1",
+                                         "old path taken for 1"};
+    map_into(m1, base1, 1);
+    uint32_t first1 = map_mapper_nactivities(m1);
+    map_into(m1, online, 3);
+    uint32_t n = map_mapper_nactivities(m1) - first1;
+    CHECK_INT(n, 3);
+    core_buf data = {0};
+    size_t off[3];
+    for (uint32_t i = 0; i < n; i++) {
+        off[i] = data.len;
+        map_dict_put_activity(m1, first1 + i, &data);
+    }
+    map_remap_rec recs[3];
+    for (uint32_t i = 0; i < n; i++)
+        recs[i] =
+            (map_remap_rec){data.data + off[i], (i + 1 < n ? off[i + 1] : data.len) - off[i], 0};
+    /* Release 2's mapper: the model's activities, re-mapped, are the
+     * reworded step and the start. */
+    map_mapper *m2;
+    CHECK_OK(map_mapper_new(g2, NULL, &m2));
+    static const char *const base2[] = {"step number one for 1 done", "starting job 1"};
+    map_into(m2, base2, 2);
+    uint32_t first = map_mapper_nactivities(m2);
+    uint32_t start = map_mapper_find(m2, "starting job %s");
+    CHECK(start != UINT32_MAX && start < first);
+    map_remap r;
+    map_remap_opts ro = {.old = g1, .old_nsymbols = graph_nsymbols(g1), .first = first};
+    char why[256] = "";
+    CHECK_OK(map_dict_remap(m2, recs, n, &ro, &r, why, sizeof why));
+    CHECK_INT(map_mapper_nactivities(m2), first + n);
+    CHECK_INT(r.first, first);
+    /* The same ids, in order; the texts find the ones they found. */
+    map_activity pa;
+    map_mapper_activity(m2, first, &pa);
+    CHECK_STR(pa.text, "finished job %s now");
+    CHECK_INT(r.acts[0].kind, MAP_REMAP_MOVED);
+    CHECK_INT(map_mapper_find(m2, "finished job %s now"), first);
+    map_mapper_activity(m2, first + 1, &pa);
+    CHECK_STR(pa.text, "starting job %s");
+    CHECK_INT(map_mapper_find(m2, "starting job %s"), start);
+    /* The deleted path is gone, and took no text the mapper has. */
+    map_mapper_activity(m2, first + 2, &pa);
+    CHECK_STR(pa.text, "old path taken for %s");
+    CHECK_INT(r.acts[2].kind, MAP_REMAP_GONE);
+    CHECK_INT(pa.nsyms, 0);
+    map_remap_free(&r);
+    core_buf_free(&data);
+    map_mapper_free(m1);
+    map_mapper_free(m2);
+    graph_close(g1);
+    graph_close(g2);
+}

@@ -38,6 +38,7 @@ static sink_prediction awkward(void)
         .activity = "Zahlung fehlgeschlagen: \xe2\x9c\x93 \xc3\xb6\nzweite Zeile",
         .time_unix_nano = 1700000000123456789,
         .model_version = "m-2024.1",
+        .graph_version = "0123456789abcdef",
         .ranked = awkward_ranked,
         .nranked = 4,
         .latency_us = 1234,
@@ -49,7 +50,8 @@ static sink_prediction awkward(void)
 static const char awkward_json[] =
     "{\"case_id\":\"c\\\"1\\u0000x\",\"seq\":7,\"revision\":2,"
     "\"activity\":\"Zahlung fehlgeschlagen: \xe2\x9c\x93 \xc3\xb6\\nzweite Zeile\","
-    "\"time_unix_nano\":1700000000123456789,\"model_version\":\"m-2024.1\",\"ranked\":["
+    "\"time_unix_nano\":1700000000123456789,\"model_version\":\"m-2024.1\","
+    "\"graph_version\":\"0123456789abcdef\",\"ranked\":["
     "{\"symbol\":\"shop.cart.Cart.add\",\"kind\":\"method\",\"file\":\"shop/cart.py\","
     "\"start_line\":10,\"end_line\":42,\"score\":0.5,\"activity\":\"\",\"near\":\"\"},"
     "{\"symbol\":\"bad\xef\xbf\xbd\xef\xbf\xbd utf8 \xef\xbf\xbd(\",\"kind\":\"function\","
@@ -94,6 +96,7 @@ TEST(pb_bytes_by_hand)
         .activity = "a",
         .time_unix_nano = 0x0102030405060708,
         .model_version = "m",
+        .graph_version = "g",
         .ranked = &r,
         .nranked = 1,
         .latency_us = 150,
@@ -111,6 +114,7 @@ TEST(pb_bytes_by_hand)
         0x31, 0,    0,    0,    0,    0,    0,    0xe0, 0x3f, /*   6 score 0.5 as a double */
         0x38, 0x96, 0x01,                                     /* 7 latency_us 150 */
         0x48, 1,                                              /* 9 revision 1 */
+        0x52, 1,    'g',                                      /* 10 graph_version */
     };
     core_buf b = {0};
     sink_prediction_pb(&p, &b);
@@ -140,7 +144,8 @@ TEST(pb_bytes_by_hand)
     CHECK_OK(unit_prediction_pb_to_json("", 0, &b, NULL, 0));
     check_json_equal(b.data, "{\"case_id\":\"\",\"seq\":0,\"revision\":0,\"activity\":\"\","
                              "\"time_unix_nano\":0,"
-                             "\"model_version\":\"\",\"ranked\":[],\"latency_us\":0,"
+                             "\"model_version\":\"\",\"graph_version\":\"\","
+                             "\"ranked\":[],\"latency_us\":0,"
                              "\"last_rank\":null}");
     /* last_rank is optional: a scored miss (0) is written, as field 8. */
     e = (sink_prediction){.scored = true};
@@ -211,7 +216,7 @@ TEST(pb_decoder_skips_unknown_and_last_wins)
         0xf8, 0x06, 0x2a,                       /* field 111, varint 42 */
         0x6d, 1,    2,    3,   4,               /* field 13, fixed32 */
         0x61, 1,    2,    3,   4,   5, 6, 7, 8, /* field 12, fixed64 */
-        0x52, 3,    'a',  'b', 'c',             /* field 10, LEN */
+        0x72, 3,    'a',  'b', 'c',             /* field 14, LEN */
         0x10, 0x09,                             /* seq = 9 */
     };
     core_buf msg = {0};
@@ -422,6 +427,7 @@ TEST(pb_agrees_with_protobuf_c)
     CHECK_INT(m->scored_case, PMRAG__V1__PREDICTION__SCORED_LAST_RANK);
     CHECK_INT(m->last_rank, 3);
     CHECK_INT(m->revision, 2);
+    CHECK_STR(m->graph_version, "0123456789abcdef");
     CHECK_INT(m->n_ranked, 4);
     CHECK_STR(m->ranked[0]->symbol, "shop.cart.Cart.add");
     CHECK_STR(m->ranked[0]->kind, "method");

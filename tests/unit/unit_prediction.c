@@ -209,6 +209,7 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
         "Prediction.latency_us",
         "Prediction.last_rank",
         "Prediction.revision",
+        "Prediction.graph_version",
     };
     static const int wts[] = {0,
                               CORE_WIRE_LEN,
@@ -219,9 +220,10 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
                               CORE_WIRE_LEN,
                               CORE_WIRE_VARINT,
                               CORE_WIRE_VARINT,
-                              CORE_WIRE_VARINT};
+                              CORE_WIRE_VARINT,
+                              CORE_WIRE_LEN};
     const uint8_t *b = buf;
-    pstr case_id = {"", 0}, activity = {"", 0}, model_version = {"", 0};
+    pstr case_id = {"", 0}, activity = {"", 0}, model_version = {"", 0}, graph_version = {"", 0};
     sink_prediction p = {0};
     ranked_v *rv = NULL;
     size_t nr = 0;
@@ -234,7 +236,7 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
     while (pos < len && !rc) {
         pb_field f;
         rc = r_field(b, &pos, len, &f, why, whylen);
-        if (rc || f.num > 9)
+        if (rc || f.num > 10)
             continue;
         rc = want_wt(&f, wts[f.num], names[f.num], why, whylen);
         if (rc)
@@ -270,6 +272,9 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
         case 9:
             p.revision = (uint32_t)f.v;
             break;
+        case 10:
+            graph_version = field_str(b, &f);
+            break;
         }
     }
     if (rc) {
@@ -283,9 +288,10 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
                              dup_str(rv[i].activity), dup_str(rv[i].near)};
     p.case_id = case_id.p;
     p.case_len = case_id.n;
-    char *act = dup_str(activity), *model = dup_str(model_version);
+    char *act = dup_str(activity), *model = dup_str(model_version), *graph = dup_str(graph_version);
     p.activity = act;
     p.model_version = model;
+    p.graph_version = graph;
     p.ranked = r;
     p.nranked = (uint32_t)nr;
     sink_prediction_json(&p, out);
@@ -300,5 +306,6 @@ int unit_prediction_pb_to_json(const void *buf, size_t len, core_buf *out, char 
     free(rv);
     free(act);
     free(model);
+    free(graph);
     return 0;
 }
