@@ -63,6 +63,7 @@ int cmd_serve(int argc, char **argv)
         "restarts. SIGTERM or SIGINT: drain, flush, commit, exit 0. SIGHUP: reload the graph\n"
         "and the model (a file that cannot be used leaves both as they are); a new release's\n"
         "graph re-maps the model and the online activities onto it, and keeps every case.\n"
+        "POST /v1/admin/reload on the API does the same (only with api.token_file).\n"
         "The API listener also serves the live view (GET /), the event streams (GET /v1/stream)\n"
         "and the online accuracy (GET /v1/stats).\n"
         "Keys: 'pmrag config --reference'.",

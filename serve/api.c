@@ -478,6 +478,11 @@ static bool api_ready(void *ud, core_buf *why)
     return true;
 }
 
+static void api_reload(void *ud)
+{
+    serve_reload(ud);
+}
+
 sink_api_ops serve__api_ops(serve *s)
 {
     return (sink_api_ops){.get_case = api_case,
@@ -488,5 +493,6 @@ sink_api_ops serve__api_ops(serve *s)
                           .list_cases = api_list_cases,
                           .timeline = api_timeline,
                           .explain = api_explain,
+                          .reload = api_reload,
                           .ud = s};
 }

@@ -119,11 +119,12 @@ static void outputs_init(serve *s, sink_metrics *m)
         sink_metrics_counter(m, "pmrag_state_commits_total", "state transactions committed", NULL);
     static const char *const reload_labels[2] = {"result=\"loaded\"", "result=\"refused\""};
     for (int i = 0; i < 2; i++)
-        s->c_reloads[i] = sink_metrics_counter(
-            m, "pmrag_model_reloads_total",
-            "SIGHUP reloads of the graph and the model: loaded, or refused (a file that cannot be "
-            "used: the graph and model in use stay; the log says why)",
-            reload_labels[i]);
+        s->c_reloads[i] =
+            sink_metrics_counter(m, "pmrag_model_reloads_total",
+                                 "reloads of the graph and the model (SIGHUP, POST "
+                                 "/v1/admin/reload): loaded, or refused (a file that cannot be "
+                                 "used: the graph and model in use stay; the log says why)",
+                                 reload_labels[i]);
     s->c_restarts_cold =
         sink_metrics_counter(m, "pmrag_case_cold_restarts_total",
                              "case vectors recomputed because they came from an older model", NULL);

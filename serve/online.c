@@ -495,7 +495,8 @@ void serve__reload_start(serve *s)
         r->again = true; /* files written since it began: read them after */
         return;
     }
-    core_logf(&s->lg, CORE_LOG_INFO, "SIGHUP: reloading the graph and the model");
+    core_logf(&s->lg, CORE_LOG_INFO,
+              "reload (SIGHUP or POST /v1/admin/reload): reading the graph and the model");
     serve__rebuild_cancel(s);
     r->t0 = core_now_ns();
     r->rc = 0;
@@ -553,8 +554,8 @@ static void reload_finish(serve *s)
     if (!rc)
         rc = serve__model_install(s, r->g, r->ov, r->m, r->md, true, r->why, sizeof r->why);
     if (rc) {
-        core_logf(&s->lg, CORE_LOG_ERROR,
-                  "SIGHUP: reload refused, the graph and model in use stay: %s", r->why);
+        core_logf(&s->lg, CORE_LOG_ERROR, "reload refused, the graph and model in use stay: %s",
+                  r->why);
         sink_counter_add(s->c_reloads[1], 1);
         reload_drop(s);
     } else {

@@ -131,9 +131,12 @@ struct serve {
     map_overrides *ov;
     model_log_opts eo;
     bool code_attrs;
-    /* Set by serve_stop and serve_reload (signal handlers): the engine
-     * looks at them between cycles, and while it waits for the broker. */
-    volatile sig_atomic_t stop, reload;
+    /* Set by serve_stop and serve_reload (signal handlers; reload also by
+     * the API's thread, hence an atomic, lock-free so that a handler may
+     * set it): the engine looks at them between cycles, and while it
+     * waits for the broker. */
+    volatile sig_atomic_t stop;
+    atomic_int reload;
 
     /* The model: the engine maps and ranks under mu; so does the API. */
     pthread_mutex_t mu;

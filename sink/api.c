@@ -45,6 +45,7 @@ struct sink_api {
     _Atomic uint64_t skipped, cut_off;
     /* The live view: its settings as /ui/config.json; NULL: off. */
     char *ui_config;
+    bool authenticated; /* a token is asked for (the admin routes need one) */
 };
 
 /* The live view's pages may load only what this server sends (no inline
@@ -452,6 +453,20 @@ static void handle(void *ud, const core_http_req *req, core_http_resp *resp)
         resp->status = 200;
         resp->content_type = "application/json";
         resp->body = json;
+    } else if (strcmp(p, "/v1/admin/reload") == 0 && a->ops.reload) {
+        if (!is(m, "POST")) {
+            method_not_allowed(resp, "POST");
+            return;
+        }
+        /* Anyone who can reach an open API could make the daemon read its
+         * files again and again: admin routes need the token. */
+        if (!a->authenticated) {
+            json_error(resp, 403, "admin routes need api.token_file (a bearer token)");
+            return;
+        }
+        a->ops.reload(a->ops.ud);
+        static const char started[] = "{\"reload\":\"started\"}";
+        text(resp, 202, "application/json", started, sizeof started - 1);
     } else if (strcmp(p, "/v1/query") == 0) {
         if (!is(m, "POST")) {
             method_not_allowed(resp, "POST");
@@ -548,6 +563,7 @@ int sink_api_start(const sink_api_opts *o, const sink_api_ops *ops, sink_api **o
         a->ui_config = core_xstrdup(c.data);
         core_buf_free(&c);
     }
+    a->authenticated = o->token_file && *o->token_file;
     core_http_opts ho = {
         .listen = o->listen ? o->listen : API_DEFAULT_LISTEN,
         .name = "API (/v1/cases, /v1/query, /v1/stream, /metrics, the live view /)",

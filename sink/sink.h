@@ -287,6 +287,10 @@ typedef struct sink_api_ops {
      * 400 with why. */
     int (*explain)(void *ud, const char *case_id, const char *query, core_buf *json, char *why,
                    size_t whylen);
+    /* POST /v1/admin/reload: asks for what SIGHUP does (202; the outcome
+     * is in the log and the reload metrics). Offered only with a token
+     * (token_file): without one it is a 403. NULL: 404. */
+    void (*reload)(void *ud);
     void *ud;
 } sink_api_ops;
 

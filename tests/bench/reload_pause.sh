@@ -122,7 +122,7 @@ for r in range(1, int(sys.argv[1]) + 1):
             continue
         wins, out, start = [], [], None
         for l in lines:
-            if "SIGHUP: reloading" in l:
+            if "reading the graph and the model" in l:
                 start = at(l)
             elif start and ("reload refused" in l or re.search(r"model v\d+ in use($|,)", l)):
                 m = re.search(r"(\(new\))?: loaded in ([0-9.]+) s \(([0-9.]+) s of CPU\), "

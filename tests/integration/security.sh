@@ -126,6 +126,15 @@ curl -fsS --cacert "$work/tls.crt" "${auth[@]}" -o "$out/metrics.txt" "https://$
   fail "GET /metrics with the token"
 grep -q '^pmrag_events_in_total{source="otlp_http"} 1$' "$out/metrics.txt" || fail "/metrics: the OTLP event is not counted"
 pass "OTLP/HTTP over HTTPS: 401 (no Retry-After) without the token, 200 with it"
+code 401 "POST /v1/admin/reload without a token" -X POST "https://$api/v1/admin/reload"
+code 405 "GET /v1/admin/reload" "${auth[@]}" "https://$api/v1/admin/reload"
+code 202 "POST /v1/admin/reload with the token" "${auth[@]}" -X POST "https://$api/v1/admin/reload"
+for _ in $(seq 100); do
+  grep -q 'reading the graph and the model' "$out/tls.err" && break
+  sleep 0.1
+done
+grep -q 'reading the graph and the model' "$out/tls.err" || fail "POST /v1/admin/reload: no reload began"
+pass "POST /v1/admin/reload with the token reloads as SIGHUP does"
 stop "$pid"
 
 # /metrics open to scrapers when asked; the rest still closed.
@@ -134,6 +143,12 @@ curl -fsS -o /dev/null "http://$api/metrics" || fail "api.metrics_open: /metrics
 code 401 "api.metrics_open: /v1/query without a token" -X POST -d '{}' "http://$api/v1/query"
 stop "$pid"
 pass "api.metrics_open opens /metrics only"
+
+# Admin routes need a token: an open API refuses them.
+start open_api
+code 403 "POST /v1/admin/reload on an API without a token" -X POST "http://$api/v1/admin/reload"
+stop "$pid"
+pass "an API without a token refuses its admin routes (403)"
 
 # 4. Kafka with SASL that fails (the embedded broker has no SASL): the
 # errors are logged, the password is not.
