@@ -254,10 +254,11 @@ static int api_timeline(void *ud, const char *case_id, core_buf *json)
         return rc;
     core_buf_puts(json, "{\"case_id\":");
     core_buf_json_str(json, case_id, strlen(case_id));
-    core_buf_printf(json, ",\"seq\":%llu,\"model_version\":\"%s\",\"events\":[",
-                    (unsigned long long)c.seq, s->model_version_text);
     model_pred *p = core_xmalloc(s->k * sizeof *p);
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(&s->mu); /* (the versions change under it too) */
+    core_buf_printf(json,
+                    ",\"seq\":%llu,\"model_version\":\"%s\",\"graph_version\":\"%s\",\"events\":[",
+                    (unsigned long long)c.seq, s->model_version_text, s->graph_version_text);
     uint32_t nact = map_mapper_nactivities(s->m);
     for (uint32_t i = 0; i < c.ntok; i++) {
         bool latest = i + 1 == c.ntok;
@@ -419,7 +420,8 @@ static int api_query(void *ud, const char *body, size_t len, core_buf *json, cha
     core_buf texts = {0};
     pthread_mutex_lock(&s->mu);
     uint32_t np = model_query(s->md, s->api_w, s->m, evs, (uint32_t)n, (uint32_t)k, ev, &texts, p);
-    serve_query_json(json, s->m, evs, ev, (uint32_t)n, &texts, s->model_version_text, p, np);
+    const char *versions[2] = {s->model_version_text, s->graph_version_text};
+    serve_query_json(json, s->m, evs, ev, (uint32_t)n, &texts, versions, p, np);
     pthread_mutex_unlock(&s->mu);
     core_buf_free(&texts);
     free(evs);

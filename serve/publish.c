@@ -115,7 +115,7 @@ int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *
 
 void serve_query_json(core_buf *b, const map_mapper *m, const map_event *evs,
                       const model_query_event *ev, uint32_t n, const core_buf *texts,
-                      const char *model_version, const model_pred *p, uint32_t np)
+                      const char *const *versions, const model_pred *p, uint32_t np)
 {
     core_buf_puts(b, "{\"trace\":[");
     for (uint32_t i = 0; i < n; i++) {
@@ -128,9 +128,11 @@ void serve_query_json(core_buf *b, const map_mapper *m, const map_event *evs,
                         ev[i].activity != UINT32_MAX ? "true" : "false");
     }
     core_buf_putc(b, ']');
-    if (model_version) {
+    if (versions) {
         core_buf_puts(b, ",\"model_version\":");
-        core_buf_json_str(b, model_version, strlen(model_version));
+        core_buf_json_str(b, versions[0], strlen(versions[0]));
+        core_buf_puts(b, ",\"graph_version\":");
+        core_buf_json_str(b, versions[1], strlen(versions[1]));
     }
     core_buf_puts(b, ",\"ranked\":");
     serve_ranked_json(b, m, p, np);

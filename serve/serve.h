@@ -88,11 +88,11 @@ void serve_close(serve *s);
 void serve_ranked_json(core_buf *b, const map_mapper *m, const model_pred *p, uint32_t n);
 /* A stateless query's answer (model_query) as JSON, what `POST /v1/query`
  * and `pmrag query --json` print: {"trace":[{"event","activity",
- * "strategy","known"},...], "model_version" (when not NULL), "ranked"
- * (serve_ranked_json)}. */
+ * "strategy","known"},...], "model_version" and "graph_version" (versions,
+ * when not NULL: the two texts), "ranked" (serve_ranked_json)}. */
 void serve_query_json(core_buf *b, const map_mapper *m, const map_event *evs,
                       const model_query_event *ev, uint32_t n, const core_buf *texts,
-                      const char *model_version, const model_pred *p, uint32_t np);
+                      const char *const *versions, const model_pred *p, uint32_t np);
 
 #ifdef __cplusplus
 }

@@ -30,7 +30,7 @@ echo "== streaming: pmrag serve"
   --set state.dir="$work/state" --set otlp.listen= --set otlp.grpc_listen= --set api.listen=127.0.0.1:0 \
   --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false \
   --set map.code_attrs=false --set kafka.input_topics=events --set kafka.partitions=8 \
-  --set kafka.output_encoding=json --ready-file "$work/ready.json" &
+  --set kafka.output_encoding=json --set kafka.embedded=true --ready-file "$work/ready.json" &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null || true' EXIT
 for _ in $(seq 600); do [[ -s $work/ready.json ]] && break; sleep 0.1; done
