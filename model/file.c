@@ -250,7 +250,8 @@ static int read_dict(model_reader *rd, map_mapper *m, const map_mapper_opts *opt
     if (rd->other && lo && !r->bad) {
         map_remap_opts ro = {
             .old = old, .old_nsymbols = rd->nsym, .min_similarity = lo->min_similarity};
-        char why[256] = "";
+        /* (sized to fit rd->msg after its prefix) */
+        char why[sizeof rd->msg - sizeof "re-mapping: " + 1] = "";
         int rc = map_dict_remap(m, recs.v, (uint32_t)recs.n, &ro, report, why, sizeof why);
         if (rc) {
             snprintf(rd->msg, sizeof rd->msg, "re-mapping: %s", why);
