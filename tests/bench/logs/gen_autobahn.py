@@ -7,9 +7,9 @@ hand-written peers, all on 127.0.0.1 in one asyncio loop.
     /usr/bin/python3 gen_autobahn.py --repo      # prints the directory to index
 
 The whole installed package is indexed, its tests (``autobahn/*/test/``) and
-its Twisted side (``autobahn/twisted/``) included, though only the asyncio
-side runs: the asyncio and Twisted backends log identical text at different
-sites, and the tests hold log-like text of their own.
+its second event-loop backend included, though only the asyncio side runs:
+autobahn's two backends log identical text at different sites, and the
+tests hold log-like text of their own.
 
 A case is one of:
 
@@ -62,8 +62,8 @@ Messages: autobahn renders many fields with ``hltype``/``hlval``, which
 colour them with ANSI escapes when ``click`` is installed (python3-click
 comes with python3-autobahn's dependencies and is listed in the setup), so
 the rendered text holds those escapes, as autobahn's own console output
-does.  Twisted is installed as a dependency of python3-autobahn but never
-imported or run.
+does.  The other backend's framework comes in as a dependency of
+python3-autobahn and is never imported or run.
 
 Capture: txaio's asyncio logger formats the message itself
 (``format.format(**kwargs)``) and logs the result through the stdlib logger
