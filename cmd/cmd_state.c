@@ -133,33 +133,6 @@ static int held_counts(sess_env *e, dump *d)
     return rc;
 }
 
-static int dump_row(dump *d, const char *id, size_t len, const sess_case *c, uint32_t nheld);
-
-/* Cases that only hold events (none applied yet, no record), up to id
- * (NULL: all that are left); then the held count of case id. */
-static uint32_t held_before(dump *d, const char *id, size_t len)
-{
-    static const sess_case none = {.last_time_ns = INT64_MIN};
-    while (d->held_next < d->held.n && !d->werr) {
-        const held_count *h = &d->held.v[d->held_next];
-        int c = id ? cmp_id(h->id, h->len, id, len) : -1;
-        if (c > 0)
-            break;
-        d->held_next++;
-        if (c == 0)
-            return h->n;
-        dump_row(d, h->id, h->len, &none, h->n);
-    }
-    return 0;
-}
-
-static int dump_case(void *ud, const char *id, size_t len, const sess_case *c)
-{
-    dump *d = ud;
-    uint32_t nheld = held_before(d, id, len);
-    return d->werr ? 1 : dump_row(d, id, len, c, nheld);
-}
-
 static int dump_row(dump *d, const char *id, size_t len, const sess_case *c, uint32_t nheld)
 {
     char when[40];
@@ -202,6 +175,31 @@ static int dump_row(dump *d, const char *id, size_t len, const sess_case *c, uin
             return 1;
     }
     return 0;
+}
+
+/* Cases that only hold events (none applied yet, no record), up to id
+ * (NULL: all that are left); then the held count of case id. */
+static uint32_t held_before(dump *d, const char *id, size_t len)
+{
+    static const sess_case none = {.last_time_ns = INT64_MIN};
+    while (d->held_next < d->held.n && !d->werr) {
+        const held_count *h = &d->held.v[d->held_next];
+        int c = id ? cmp_id(h->id, h->len, id, len) : -1;
+        if (c > 0)
+            break;
+        d->held_next++;
+        if (c == 0)
+            return h->n;
+        dump_row(d, h->id, h->len, &none, h->n);
+    }
+    return 0;
+}
+
+static int dump_case(void *ud, const char *id, size_t len, const sess_case *c)
+{
+    dump *d = ud;
+    uint32_t nheld = held_before(d, id, len);
+    return d->werr ? 1 : dump_row(d, id, len, c, nheld);
 }
 
 static int state_dump(int argc, char **argv)

@@ -1196,13 +1196,18 @@ static uint32_t keep_most_literal(const map_matcher *m, map_match_work *w, bool 
     return best;
 }
 
-/* Whether site x logs at a level of its own (a logging call's method, a
- * constant's use) other than lc, a record's level. */
+/* Whether site x logs at a level of its own: a logging call's method, a
+ * constant's use, a candidate call's method that names a level. */
+static bool logs_at_a_level(const mt_entry *x)
+{
+    return x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST ||
+           (x->kind == GRAPH_EMIT_CALL && x->level != GRAPH_LEVEL_NONE);
+}
+
+/* Whether site x logs at a known level other than lc, a record's level. */
 static bool other_level(const mt_entry *x, int lc)
 {
-    bool has_level = x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST ||
-                     (x->kind == GRAPH_EMIT_CALL && x->level != GRAPH_LEVEL_NONE);
-    return has_level && x->level > GRAPH_LEVEL_NONE && x->level < GRAPH_LEVEL_CUSTOM &&
+    return logs_at_a_level(x) && x->level > GRAPH_LEVEL_NONE && x->level < GRAPH_LEVEL_CUSTOM &&
            x->level != lc;
 }
 
@@ -1250,10 +1255,7 @@ static uint32_t narrow_ties(const map_matcher *m, map_match_work *w, const char 
         keep = 0;
         for (uint32_t i = 0; i < w->nhits; i++) {
             const mt_entry *x = &m->e[w->hits[i]];
-            bool ok = lc >= 100 ? x->kind == lc - 100
-                                : (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_CONST ||
-                                   (x->kind == GRAPH_EMIT_CALL && x->level != GRAPH_LEVEL_NONE)) &&
-                                      x->level == lc;
+            bool ok = lc >= 100 ? x->kind == lc - 100 : logs_at_a_level(x) && x->level == lc;
             if (ok)
                 w->hits[keep++] = w->hits[i];
         }
