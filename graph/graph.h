@@ -167,6 +167,20 @@ size_t graph_directive(const char *s, size_t n);
  * Fields longer than 255 bytes are taken as text.
  */
 size_t graph_brace_field(const char *s, size_t n);
+/* One piece of a stored template: a hole, or a literal byte. */
+typedef struct graph_tmpl_piece {
+    bool hole;
+    char lit;   /* the literal byte, when not a hole */
+    bool twice; /* "{{" or "}}": rendered once by str.format, twice by others */
+} graph_tmpl_piece;
+/*
+ * The piece of stored template t (n bytes) at t[i]; returns how many bytes
+ * it takes. Holes are %-directives (graph_directive) and PEP 3101 fields
+ * (graph_brace_field); "%%" is a literal '%', and a '%' or brace that
+ * starts neither is itself. One walk over every placeholder syntax the
+ * extractors leave in a template, for whoever writes or reads one.
+ */
+size_t graph_tmpl_step(const char *t, size_t n, size_t i, graph_tmpl_piece *p);
 /* The level a logging method's name says (debug, info, warn, warning,
  * error, exception, critical, fatal, trace, ...); GRAPH_LEVEL_NONE when it
  * names none. name need not be NUL-terminated. */

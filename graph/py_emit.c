@@ -293,6 +293,7 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
     TSNode pos[64];
     uint32_t npos = 0;
     TSNode kwmsg = gx_null();
+    fill_args fa = {.at = call};
     /* By cursor: indexing children one by one is quadratic, and calls
      * with thousands of arguments exist. The cursor at this depth is free:
      * the caller iterates only after this returns. */
@@ -313,6 +314,10 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
                     kwmsg = fieldn(a, F_VALUE);
                 if (text_eq(x, k, "exc_info"))
                     em.flags |= GRAPH_EF_EXC_INFO;
+                if (fa.nkw < FILL_KEYWORDS) {
+                    fa.kw_name[fa.nkw] = k;
+                    fa.kw_value[fa.nkw++] = fieldn(a, F_VALUE);
+                }
                 continue;
             }
             if (t == N_COMMENT)
@@ -345,6 +350,7 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
                                    : GRAPH_STYLE_CONCAT;
         if (!literal)
             core_buf_reset(&x->tmpl.buf);
+        fa.nkw = 0;
         em.nargs = npos_all;
         if (npos_all > npos)
             em.flags |= GRAPH_EF_TRUNCATED;
@@ -387,11 +393,19 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
             return;
         if (!is_null(msg))
             mi = graph__py_build_message(x, msg, fmt, sc, depth + 1);
+        /* The holes of a literal message are this call's arguments. */
+        bool literal_msg = !is_null(msg) && is_stringish(ty(unparen(msg)));
+        if (literal_msg && (uint32_t)pl->msg_index < npos) {
+            fa.pos = pos + pl->msg_index + 1;
+            fa.npos = npos - (uint32_t)pl->msg_index - 1;
+        } else if (!literal_msg) {
+            fa.nkw = 0;
+        }
     }
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
-    core_vec_push(&x->f->emits, em);
+    graph__py_push_filled(x, &em, &fa, sc);
     if (pl->kind == GRAPH_EMIT_LOG)
         graph__mark_logs(x->f, sc->sym, mi.style);
 }

@@ -380,6 +380,27 @@ void graph__py_local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_b
 bool graph__py_local_name(px *x, TSNode e, const py_scope *sc);
 uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
                                   int depth, local_msg *out, uint32_t cap);
+/* The values the local named by id may hold at the call `at`: the value
+ * nodes of the bindings that reach it, up to cap; 0 if none is known, if
+ * there are more, or if a `+=` is on the way. */
+uint32_t graph__py_local_values(px *x, TSNode id, TSNode at, const py_scope *sc, TSNode *out,
+                                uint32_t cap);
+
+/* py_fill.c: a logging call's arguments after its message, by position
+ * and by keyword, for filling its template's holes. */
+#define FILL_KEYWORDS 16
+typedef struct {
+    TSNode at; /* the call */
+    const TSNode *pos;
+    uint32_t npos;
+    TSNode kw_name[FILL_KEYWORDS], kw_value[FILL_KEYWORDS];
+    uint32_t nkw;
+} fill_args;
+/* Pushes emit site em onto the file's emits, with its template's holes
+ * filled where the call's arguments are literals (py_fill.c says how): one
+ * site per filled template on em's line, and em as written when nothing
+ * was filled or a fill is only likely. */
+void graph__py_push_filled(px *x, const gx_emit *em, const fill_args *fa, const py_scope *sc);
 
 /* py_calls.c */
 void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_plan *pl,

@@ -276,17 +276,13 @@ static bool same_str(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/*
- * The messages the local named by id may hold at the call `at`, distinct,
- * nearest binding first, at most cap (and LOCAL_MAX_ALTS); 0 if none is
- * known. with_args: the call passes logging arguments.
- */
-uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
-                                  int depth, local_msg *out, uint32_t cap)
+/* The paths by which the local named by id reaches the call `at`, into
+ * paths (LOCAL_MAX_ALTS of them at most, and cap): how many. */
+static uint32_t local_reach(px *x, TSNode id, TSNode at, const py_scope *sc, local_path *paths,
+                            uint32_t cap)
 {
     if (!graph__py_local_name(x, id, sc) || x->locals.n <= sc->locals_base)
         return 0;
-    local_path paths[LOCAL_MAX_ALTS];
     uint32_t a = ts_node_start_byte(id);
     local_scan s = {.v = x->locals.v,
                     .name = x->src + a,
@@ -297,8 +293,36 @@ uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, c
                     .budget = LOCAL_BUDGET};
     py_branches br = graph__py_cur_branches(x);
     graph__py_local_paths(&s, (uint32_t)x->locals.n, ts_node_start_byte(at), &br, NULL, 0);
+    return s.n;
+}
+
+uint32_t graph__py_local_values(px *x, TSNode id, TSNode at, const py_scope *sc, TSNode *out,
+                                uint32_t cap)
+{
+    local_path paths[LOCAL_MAX_ALTS];
+    uint32_t n = local_reach(x, id, at, sc, paths, LOCAL_MAX_ALTS);
+    if (n > cap)
+        return 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (paths[k].naug)
+            return 0;
+        out[k] = x->locals.v[paths[k].base].value;
+    }
+    return n;
+}
+
+/*
+ * The messages the local named by id may hold at the call `at`, distinct,
+ * nearest binding first, at most cap (and LOCAL_MAX_ALTS); 0 if none is
+ * known. with_args: the call passes logging arguments.
+ */
+uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
+                                  int depth, local_msg *out, uint32_t cap)
+{
+    local_path paths[LOCAL_MAX_ALTS];
+    uint32_t np = local_reach(x, id, at, sc, paths, cap);
     uint32_t n = 0;
-    for (uint32_t k = 0; k < s.n; k++) {
+    for (uint32_t k = 0; k < np; k++) {
         local_msg m;
         if (!local_build(x, &paths[k], with_args, sc, depth, &m))
             continue;

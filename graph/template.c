@@ -110,3 +110,32 @@ size_t graph_brace_field(const char *s, size_t n)
     }
     return i < n && s[i] == '}' && i < FIELD_MAX ? i + 1 : 0;
 }
+
+size_t graph_tmpl_step(const char *t, size_t n, size_t i, graph_tmpl_piece *p)
+{
+    char c = t[i];
+    *p = (graph_tmpl_piece){.lit = c};
+    if (c == '%') {
+        if (i + 1 < n && t[i + 1] == '%')
+            return 2; /* a literal '%' */
+        size_t d = graph_directive(t + i, n - i);
+        if (d) {
+            p->hole = true;
+            return d;
+        }
+        return 1;
+    }
+    if (c == '{' || c == '}') {
+        /* "{{" is "{" to str.format and "{{" to any other renderer. */
+        if (i + 1 < n && t[i + 1] == c) {
+            p->twice = true;
+            return 2;
+        }
+        size_t k = c == '{' ? graph_brace_field(t + i, n - i) : 0;
+        if (k) {
+            p->hole = true;
+            return k;
+        }
+    }
+    return 1;
+}

@@ -44,23 +44,6 @@ static inline bool is_space(unsigned char c)
     return map__byte_class[c] & MAP__SPACE;
 }
 
-/* ---- the template grammar (grammar.c) ---- */
-
-/* One piece of a stored template: a hole, or a literal byte. */
-typedef struct map__tmpl_piece {
-    bool hole;
-    char lit;   /* the literal byte, when not a hole */
-    bool twice; /* "{{" or "}}": rendered once by str.format, twice by others */
-} map__tmpl_piece;
-
-/*
- * The piece of template t (n bytes) at t[i]; returns how many bytes it
- * takes. Holes are %-directives (graph_directive) and PEP 3101 fields
- * (graph_brace_field); "%%" is a literal '%', and a '%' or brace that
- * starts neither is itself.
- */
-size_t map__tmpl_step(const char *t, size_t n, size_t i, map__tmpl_piece *p);
-
 /* ---- the external command's reply (llm.c) ---- */
 
 /*

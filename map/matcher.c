@@ -206,8 +206,8 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
     bool in_run = false;
     size_t n = strlen(t);
     for (size_t i = 0; i < n;) {
-        map__tmpl_piece pc;
-        i += map__tmpl_step(t, n, i, &pc);
+        graph_tmpl_piece pc;
+        i += graph_tmpl_step(t, n, i, &pc);
         if (pc.hole) {
             if (in_run) {
                 run_end(ti, run_start);

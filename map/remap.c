@@ -52,8 +52,8 @@ static uint32_t literal_bytes(const char *t, size_t n)
 {
     uint32_t lit = 0;
     for (size_t i = 0; i < n;) {
-        map__tmpl_piece p;
-        i += map__tmpl_step(t, n, i, &p);
+        graph_tmpl_piece p;
+        i += graph_tmpl_step(t, n, i, &p);
         lit += !p.hole;
     }
     return lit;
@@ -176,8 +176,8 @@ static size_t sim_form(const char *t, size_t n, char *out)
 {
     size_t k = 0;
     for (size_t i = 0; i < n && k < SIM_MAX;) {
-        map__tmpl_piece p;
-        i += map__tmpl_step(t, n, i, &p);
+        graph_tmpl_piece p;
+        i += graph_tmpl_step(t, n, i, &p);
         out[k++] = p.hole ? HOLE_BYTE : p.lit;
     }
     return k;

@@ -136,15 +136,15 @@ size_t map_tokenize(const char *s, size_t n, void (*fn)(void *ud, const char *to
 }
 
 /*
- * Tokenizes a stored template without its holes (map__tmpl_step): the
+ * Tokenizes a stored template without its holes (graph_tmpl_step): the
  * text between two holes is tokenized as it is.
  */
 static void tokenize_template(const char *s, text_tok_fn fn, void *ud)
 {
     size_t n = strlen(s), seg = 0;
     for (size_t i = 0; i < n;) {
-        map__tmpl_piece pc;
-        size_t k = map__tmpl_step(s, n, i, &pc);
+        graph_tmpl_piece pc;
+        size_t k = graph_tmpl_step(s, n, i, &pc);
         if (pc.hole) {
             map_tokenize(s + seg, i - seg, fn, ud);
             seg = i + k;

@@ -548,6 +548,58 @@ TEST(local_message_matches)
     wmatch_close(&x);
 }
 
+/* ---- literal arguments filled into the template (pkg/filled.py) ---- */
+
+TEST(literal_arguments_fill_the_template)
+{
+    graph *g = open_wrappers();
+    graph_emit e[8];
+    /* A helper given a literal: the template as written, and one with the
+     * literal between two holes (the helper's decoration). */
+    CHECK_INT(emits_at(g, "pkg.filled.Wire.receive", 13, e, 8), 2);
+    with_template(e, 2, "{action}{peer}: {msg}");
+    with_template(e, 2, "{action}Receive({action}{peer}: {msg}");
+    /* A pick among literals, from a local tuple or an inline one: one
+     * site per value, the hole replaced. */
+    CHECK_INT(emits_at(g, "pkg.filled.transcript", 23, e, 8), 3);
+    with_template(e, 3, "* %s");
+    with_template(e, 3, "< %s");
+    with_template(e, 3, "> %s");
+    CHECK_INT(emits_at(g, "pkg.filled.transcript", 24, e, 8), 2);
+    with_template(e, 2, "in %r");
+    with_template(e, 2, "out %r");
+    CHECK_INT(emits_at(g, "pkg.filled.chosen", 32, e, 8), 2);
+    CHECK_INT(with_template(e, 2, "fast path: %d items").level, GRAPH_LEVEL_INFO);
+    with_template(e, 2, "slow path: %d items");
+    /* A mapping key or a width changes the text: left as holes. */
+    CHECK_INT(emits_at(g, "pkg.filled.chosen", 33, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "%(who)s left");
+    CHECK_INT(emits_at(g, "pkg.filled.chosen", 34, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "%-6s|%s");
+    /* Parameters are not literals. */
+    CHECK_INT(emits_at(g, "pkg.filled.request", 28, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "%s %s");
+    graph_close(g);
+}
+
+TEST(literal_arguments_tell_twins_apart)
+{
+    wmatch x = wmatch_open();
+    graph_emit em;
+    CHECK_INT(wmatch_msg(&x, "\x1b[1mTransmit(\x1b[0mpeer-1: HELLO", "pkg.filled", "TRACE", &em),
+              1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.filled.Wire.transmit"));
+    CHECK_INT(wmatch_msg(&x, "\x1b[1mReceive(\x1b[0mpeer-1: WELCOME", "pkg.filled", "TRACE", &em),
+              1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.filled.Wire.receive"));
+    CHECK_INT(wmatch_msg(&x, "> User-Agent: curl", "pkg.filled", "DEBUG", &em), 1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.filled.transcript"));
+    /* "%s %s" has too little text to match anything; the values filled in
+     * do not make it catch other lines. */
+    CHECK_INT(wmatch_msg(&x, "GET http://example.com/", "pkg.filled", "DEBUG", &em), 0);
+    wmatch_close(&x);
+}
+
 /* ---- wrappers that format the message (pkg/fmt_wrappers.py) ---- */
 
 TEST(wrapper_formats_the_message)
