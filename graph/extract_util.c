@@ -726,3 +726,83 @@ const char *graph__path_join_node(gx_file *f, const char *a, const char *src, TS
     uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
     return graph__path_join(f, a, src + s, e - s);
 }
+
+/* ---- literal arguments filled into templates ---- */
+
+bool graph__fill_add(gx_fill_vals *out, const char *v)
+{
+    for (uint32_t i = 0; i < out->n; i++)
+        if (strcmp(out->v[i], v) == 0)
+            return true;
+    if (out->n >= GX_FILL_VALUES)
+        return false;
+    out->v[out->n++] = v;
+    return true;
+}
+
+/* Appends value v to a stored template: '%' doubled, since the grammar
+ * reads a lone one as the start of a directive. */
+static void fill_put(core_buf *b, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '%')
+            core_buf_putc(b, '%');
+        core_buf_putc(b, *v);
+    }
+}
+
+void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
+{
+    const char *t = em->tmpl;
+    if (!t) {
+        core_vec_push(&f->emits, *em);
+        return;
+    }
+    core_buf out[GX_FILL_VARIANTS];
+    memset(out, 0, sizeof out);
+    uint32_t nv = 1;
+    bool filled = false, holds = false;
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n;) {
+        graph_tmpl_piece pc;
+        size_t d = graph_tmpl_step(t, n, i, &pc);
+        gx_fill_vals fv = {GX_FILL_NONE, 0, {0}};
+        if (pc.hole)
+            fv = fn(ud, t, i, d);
+        if (fv.kind == GX_FILL_EXACT && fv.n && nv * fv.n <= GX_FILL_VARIANTS) {
+            /* Each variant so far once per value: variant k becomes
+             * k * n + j (from the last, so none is overwritten before it
+             * is copied), and gets value j. */
+            for (uint32_t k = nv; k-- > 0;)
+                for (uint32_t j = fv.n; j-- > 0;)
+                    if (k * fv.n + j != k) {
+                        core_buf_reset(&out[k * fv.n + j]);
+                        core_buf_append(&out[k * fv.n + j], out[k].data, out[k].len);
+                    }
+            nv *= fv.n;
+            for (uint32_t k = 0; k < nv; k++)
+                fill_put(&out[k], fv.v[k % fv.n]);
+            filled = true;
+        } else if (fv.kind == GX_FILL_HOLDS && fv.n && fv.v[0][0]) {
+            for (uint32_t k = 0; k < nv; k++) {
+                core_buf_append(&out[k], t + i, d);
+                fill_put(&out[k], fv.v[0]);
+                core_buf_append(&out[k], t + i, d);
+            }
+            filled = holds = true;
+        } else {
+            for (uint32_t k = 0; k < nv; k++)
+                core_buf_append(&out[k], t + i, d);
+        }
+        i += d;
+    }
+    if (!filled || holds)
+        core_vec_push(&f->emits, *em);
+    for (uint32_t k = 0; filled && k < nv; k++) {
+        gx_emit v = *em;
+        v.tmpl = core_arena_strndup(&f->arena, out[k].data ? out[k].data : "", out[k].len);
+        core_vec_push(&f->emits, v);
+    }
+    for (uint32_t k = 0; k < GX_FILL_VARIANTS; k++)
+        core_buf_free(&out[k]);
+}

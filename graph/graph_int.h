@@ -385,6 +385,40 @@ void graph__tmpl_clear(gx_tmpl *t);
 const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags);
 void graph__tmpl_free(gx_tmpl *t);
 
+/*
+ * Literal arguments filled into a logging call's template. Two sites often
+ * log one template and differ only in what they pass it (a colouring
+ * helper given "Receive(" in one method and "Transmit(" in another; a
+ * transcript's direction marks picked from a tuple of literals beside a
+ * request line that logs the same "%s %s"): the template alone ties them,
+ * the literal a hole receives tells them apart. A hole whose argument the
+ * extractor knows (fill_fn, per language) gets it:
+ *   - exact values (a string literal, a pick among literals): the hole is
+ *     replaced by each value, one emit site per combination, since the
+ *     rendering is exactly that text;
+ *   - a value that holds a literal (a helper's call on a string): a second
+ *     template beside the one written, the literal between two copies of
+ *     the hole for what the helper adds (it may also transform it).
+ * The matcher then prefers the template with the most literal text, as it
+ * does everywhere.
+ */
+#define GX_FILL_VALUES 8   /* values of one hole */
+#define GX_FILL_VARIANTS 8 /* templates per site */
+typedef enum { GX_FILL_NONE, GX_FILL_EXACT, GX_FILL_HOLDS } gx_fill_kind;
+typedef struct {
+    gx_fill_kind kind;
+    uint32_t n;
+    const char *v[GX_FILL_VALUES];
+} gx_fill_vals;
+/* Adds value v to out, unless it is there; false when out is full. */
+bool graph__fill_add(gx_fill_vals *out, const char *v);
+/* What the hole t[i, i + d) receives; called for each hole in order. */
+typedef gx_fill_vals (*gx_fill_fn)(void *ud, const char *t, size_t i, size_t d);
+/* Pushes emit site em onto f's emits, filled as fn says: one site per
+ * filled template on em's line, and em as written when nothing was filled
+ * or a fill only holds a literal. */
+void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud);
+
 /* Logger-like receiver names: log, logger, _log, LOGGER, fooLogger,
  * foo_logger, log_foo, ... (not catalog, dialog, backlog). */
 bool graph__loggerish(const char *name, size_t n);

@@ -211,6 +211,10 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
     msg_info mi = {GRAPH_STYLE_NONE, NULL};
     x->directives = 0;
     graph__tmpl_clear(&x->tmpl);
+    /* The arguments util.format read, the format first: for filling the
+     * template's holes with the literals among them. */
+    const TSNode *fmt = NULL;
+    uint32_t nfmt = 0;
     if (pl->msg_index < na) {
         const TSNode *a = av + pl->msg_index;
         uint32_t k = na - pl->msg_index;
@@ -228,6 +232,8 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
                    graph__ts_stringish(x, a[1], 0)) {
             /* pino: (mergingObject, 'message %s', ...) */
             mi = graph__ts_util_format(x, a + 1, k - 1, depth + 1);
+            fmt = a + 1;
+            nfmt = k - 1;
             em.nargs = k - 2;
         } else if (pl->how == H_LOGGER && k >= 2 && ty(x, unwrap(x, a[0])) == N_STRING &&
                    graph__ts_stringish(x, a[1], 0)) {
@@ -241,13 +247,19 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
                     graph__tmpl_literal(&x->tmpl, " ", 1);
                 }
                 mi = graph__ts_util_format(x, a + 1, k - 1, depth + 1);
+                fmt = a + 1;
+                nfmt = k - 1;
                 em.nargs = k - 2;
             } else {
                 mi = graph__ts_util_format(x, a, k, depth + 1);
+                fmt = a;
+                nfmt = k;
                 em.nargs = k - 1;
             }
         } else {
             mi = graph__ts_util_format(x, a, k, depth + 1);
+            fmt = a;
+            nfmt = k;
             em.nargs = k - 1;
         }
     }
@@ -255,7 +267,7 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
-    core_vec_push(&x->f->emits, em);
+    graph__ts_push_filled(x, &em, call, sc, fmt, nfmt, x->directives);
     if (pl->kind == GRAPH_EMIT_LOG)
         graph__mark_logs(x->f, sc->sym, mi.style);
 }

@@ -108,6 +108,7 @@ enum {
     N_REST_PATTERN,
     N_OBJECT_PATTERN,
     N_ARRAY_PATTERN,
+    N_ARRAY,
     N_PAIR_PATTERN,
     N_OBJECT_ASSIGNMENT_PATTERN,
     N_ASSIGNMENT_PATTERN,
@@ -510,6 +511,12 @@ uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts_scope *s
 TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k);
 bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc);
 bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);
+
+/* ts_fill.c: pushes em onto the file's emits, its template's holes filled
+ * where the arguments util.format read (fmt[0 .. nfmt), the format first,
+ * ndir of them taken by its directives) are literals (graph_int.h). */
+void graph__ts_push_filled(tx *x, const gx_emit *em, TSNode call, const ts_scope *sc,
+                           const TSNode *fmt, uint32_t nfmt, uint32_t ndir);
 
 /* ts_emit.c */
 bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,

@@ -82,6 +82,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_REST_PATTERN] = "rest_pattern",
     [N_OBJECT_PATTERN] = "object_pattern",
     [N_ARRAY_PATTERN] = "array_pattern",
+    [N_ARRAY] = "array",
     [N_PAIR_PATTERN] = "pair_pattern",
     [N_OBJECT_ASSIGNMENT_PATTERN] = "object_assignment_pattern",
     [N_ASSIGNMENT_PATTERN] = "assignment_pattern",

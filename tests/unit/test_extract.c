@@ -600,6 +600,62 @@ TEST(literal_arguments_tell_twins_apart)
     wmatch_close(&x);
 }
 
+/* The templates of the LOG sites on a line of an extracted file, in
+ * order: how many (up to cap into out). */
+static uint32_t log_templates(const gx_file *f, uint32_t line, const char **out, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < f->emits.n; i++) {
+        const gx_emit *e = &f->emits.v[i];
+        if (e->line != line || e->kind != GRAPH_EMIT_LOG)
+            continue;
+        if (n < cap)
+            out[n] = e->tmpl;
+        n++;
+    }
+    return n;
+}
+
+TEST(literal_arguments_fill_the_template_javascript)
+{
+    static const char src[] = "const debug = require('debug')('app:wire');\n"           /* 1 */
+                              "function send(msg) {\n"                                  /* 2 */
+                              "  debug('%s%s: %s', paint('Transmit('), this.p, msg);\n" /* 3 */
+                              "}\n"                                                     /* 4 */
+                              "function transcript(kind, line) {\n"                     /* 5 */
+                              "  const marks = ['*', '<', '>'];\n"                      /* 6 */
+                              "  debug('%s %s', marks[kind], line);\n"                  /* 7 */
+                              "  debug('%s %s', kind ? 'in' : 'out', line);\n"          /* 8 */
+                              "  debug('%d items', 'x');\n"                             /* 9 */
+                              "  debug('req', kind ? 'fast' : 'slow', line);\n"         /* 10 */
+                              "  debug('%s %s', line, kind);\n"                         /* 11 */
+                              "}\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    /* A helper's call on a literal (3): the template as written, and one
+     * with the literal between two holes. Picks among literals (7, 8,
+     * 10): one site per value, for a directive's argument and for one
+     * util.format appends. %d shows no string as it is (9); parameters
+     * are no literals (11). */
+    static const struct {
+        uint32_t line, n;
+        const char *t[3];
+    } want[] = {{3, 2, {"%s%s: %s", "%sTransmit(%s%s: %s"}},
+                {7, 3, {"* %s", "< %s", "> %s"}},
+                {8, 2, {"in %s", "out %s"}},
+                {10, 2, {"req fast %s", "req slow %s"}},
+                {9, 1, {"%d items"}},
+                {11, 1, {"%s %s"}}};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        const char *t[8];
+        CHECK_INT(log_templates(&f, want[w].line, t, 8), want[w].n);
+        for (uint32_t k = 0; k < want[w].n; k++)
+            CHECK_STR(t[k], want[w].t[k]);
+    }
+    graph__file_free(&f);
+}
+
 /* ---- wrappers that format the message (pkg/fmt_wrappers.py) ---- */
 
 TEST(wrapper_formats_the_message)

@@ -1,0 +1,148 @@
+/*
+ * TypeScript/JavaScript extraction: which literal a logging call's
+ * argument gives a hole of its template (graph_int.h says why and what is
+ * done with it).
+ *
+ * Exact values: a string literal, or a pick among literals (an array
+ * literal indexed, a local bound to one, `c ? "a" : "b"`). A value that
+ * holds a literal: a call whose first argument is a string (a colouring or
+ * quoting helper). Only when the format is a string literal, so that the
+ * template's holes are util.format's: its %-directives take the arguments
+ * after it in order (only `%s` shows a string as it is), and the arguments
+ * left over are appended, a hole each but the literals, which the
+ * template already shows.
+ */
+#include "ts_int.h"
+
+#include <string.h>
+
+/* Adds a string literal's value to out; false if e is none. */
+static bool add_literal(tx *x, TSNode e, gx_fill_vals *out)
+{
+    e = unwrap(x, e);
+    if (is_null(e) || ty(x, e) != N_STRING)
+        return false;
+    const char *v = graph__ts_string_value(x, e);
+    return v && graph__fill_add(out, v);
+}
+
+/* Every element of an array literal a string literal: their values. */
+static bool add_array(tx *x, TSNode e, gx_fill_vals *out)
+{
+    e = unwrap(x, e);
+    if (is_null(e) || ty(x, e) != N_ARRAY)
+        return false;
+    uint32_t n = ts_node_named_child_count(e), k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode c = ts_node_named_child(e, i);
+        if (ty(x, c) == N_COMMENT)
+            continue;
+        if (!add_literal(x, c, out))
+            return false;
+        k++;
+    }
+    return k > 0;
+}
+
+typedef struct {
+    tx *x;
+    TSNode call;
+    const ts_scope *sc;
+    const TSNode *rest; /* the arguments after the format */
+    uint32_t nrest, ndir;
+    uint32_t hole; /* holes seen so far */
+} ts_fill;
+
+/* The exact values an expression may take, as far as the literals in it
+ * and the locals bound before the call say; false when any is unknown. */
+static bool exact_values(const ts_fill *tf, TSNode e, gx_fill_vals *out)
+{
+    tx *x = tf->x;
+    switch (ty(x, e)) {
+    case N_STRING:
+        return add_literal(x, e, out);
+    case N_TERNARY_EXPRESSION:
+        return add_literal(x, fld(x, e, F_CONSEQUENCE), out) &&
+               add_literal(x, fld(x, e, F_ALTERNATIVE), out);
+    case N_SUBSCRIPT_EXPRESSION: {
+        TSNode seq = unwrap(x, fld(x, e, F_OBJECT));
+        if (is_null(seq))
+            return false;
+        if (!graph__ts_local_name(x, seq, tf->sc))
+            return add_array(x, seq, out);
+        local_vals lv;
+        uint32_t nv = graph__ts_local_values(x, seq, tf->call, tf->sc, &lv);
+        if (nv == 0 || nv > LOCAL_MAX_ALTS)
+            return false;
+        for (uint32_t k = 0; k < nv; k++)
+            if (!add_array(x, graph__ts_local_nearest(&lv, k), out))
+                return false;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static gx_fill_vals arg_values(const ts_fill *tf, TSNode e)
+{
+    tx *x = tf->x;
+    gx_fill_vals r = {GX_FILL_NONE, 0, {0}};
+    e = unwrap(x, e);
+    if (is_null(e))
+        return r;
+    if (exact_values(tf, e, &r)) {
+        r.kind = GX_FILL_EXACT;
+        return r;
+    }
+    r.n = 0;
+    if (ty(x, e) == N_CALL_EXPRESSION) {
+        TSNode args = fld(x, e, F_ARGUMENTS);
+        if (!is_null(args) && add_literal(x, ts_node_named_child(args, 0), &r))
+            r.kind = GX_FILL_HOLDS;
+    }
+    return r;
+}
+
+static gx_fill_vals ts_hole(void *ud, const char *t, size_t i, size_t d)
+{
+    ts_fill *tf = ud;
+    uint32_t k = tf->hole++;
+    TSNode a = gx_null();
+    if (k < tf->ndir) {
+        /* A directive: only %s shows a string as it is. */
+        if (d == 2 && t[i + 1] == 's')
+            a = tf->rest[k];
+    } else {
+        /* The k - ndir-th argument left over that is not a literal. */
+        uint32_t want = k - tf->ndir;
+        for (uint32_t j = tf->ndir; j < tf->nrest; j++) {
+            if (ty(tf->x, unwrap(tf->x, tf->rest[j])) == N_STRING)
+                continue;
+            if (want-- == 0) {
+                a = tf->rest[j];
+                break;
+            }
+        }
+    }
+    return is_null(a) ? (gx_fill_vals){GX_FILL_NONE, 0, {0}} : arg_values(tf, a);
+}
+
+void graph__ts_push_filled(tx *x, const gx_emit *em, TSNode call, const ts_scope *sc,
+                           const TSNode *fmt, uint32_t nfmt, uint32_t ndir)
+{
+    bool fills = nfmt > 1 && !is_null(fmt[0]) && ty(x, unwrap(x, fmt[0])) == N_STRING &&
+                 (em->style == GRAPH_STYLE_PERCENT || em->style == GRAPH_STYLE_CONCAT ||
+                  em->style == GRAPH_STYLE_PLAIN);
+    if (!fills) {
+        core_vec_push(&x->f->emits, *em);
+        return;
+    }
+    ts_fill tf = {.x = x,
+                  .call = call,
+                  .sc = sc,
+                  .rest = fmt + 1,
+                  .nrest = nfmt - 1,
+                  .ndir = ndir < nfmt - 1 ? ndir : nfmt - 1};
+    graph__fill_push(x->f, em, ts_hole, &tf);
+}
