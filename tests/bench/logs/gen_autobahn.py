@@ -1,10 +1,18 @@
 #!/usr/bin/python3
-"""Event log of autobahn (Debian python3-autobahn 22.7.1, with python3-txaio
-21.2.1), asyncio side only, against in-process autobahn servers and small
-hand-written peers, all on 127.0.0.1 in one asyncio loop.
+"""Event log of autobahn 22.7.1 with txaio 21.2.1, asyncio side only, against
+in-process autobahn servers and small hand-written peers, all on 127.0.0.1
+in one asyncio loop.
 
     /usr/bin/python3 gen_autobahn.py --out .deps/logs/autobahn.csv.gz [--cases 1600] [--seed 1]
     /usr/bin/python3 gen_autobahn.py --repo      # prints the directory to index
+
+autobahn and txaio come from PyPI, at the versions Debian 12 ships and with
+the same Python files: ``run.sh`` installs them (``pip/autobahn``, hashes
+checked, no dependencies) into ``.deps/corpus/autobahn/site-packages``,
+which this generator puts first on ``sys.path``. Debian's own packages
+depend on the other backend's framework; the rest of python3-autobahn's
+dependencies are Debian's (``corpus.tsv``), and none of them brings that
+framework in.
 
 The whole installed package is indexed, its tests (``autobahn/*/test/``) and
 its second event-loop backend included, though only the asyncio side runs:
@@ -59,11 +67,11 @@ A case is one of:
   the session details fails (logged through ``onUserError``).
 
 Messages: autobahn renders many fields with ``hltype``/``hlval``, which
-colour them with ANSI escapes when ``click`` is installed (python3-click
-comes with python3-autobahn's dependencies and is listed in the setup), so
-the rendered text holds those escapes, as autobahn's own console output
-does.  The other backend's framework comes in as a dependency of
-python3-autobahn and is never imported or run.
+colour them with ANSI escapes when ``click`` is installed (python3-click is
+listed in the setup), so the rendered text holds those escapes, as
+autobahn's own console output does.  The other backend's framework is not
+installed, and autobahn's modules for that backend are indexed, never
+imported.
 
 Capture: txaio's asyncio logger formats the message itself
 (``format.format(**kwargs)``) and logs the result through the stdlib logger
@@ -104,7 +112,14 @@ import time
 import warnings
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+# autobahn and txaio as run.sh installs them from PyPI (pip/autobahn), ahead
+# of anything in dist-packages.
+SITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))),
+                    ".deps", "corpus", "autobahn", "site-packages")
+if not os.path.isdir(os.path.join(SITE, "autobahn")):
+    sys.exit("gen_autobahn.py: no autobahn in %s (tests/bench/logs/run.sh installs it)" % SITE)
+sys.path[:0] = [HERE, SITE]
 import _capture  # noqa: E402
 
 warnings.simplefilter("ignore")

@@ -27,17 +27,23 @@ failed=0
 
 say() { printf 'run.sh: %s\n' "$*" >&2; }
 
-# setup SPEC NAME: apt:PKG,PKG and npm:DIR items, comma-joined within a
-# kind, the kinds separated by commas too (npm:npm/x,apt:redis-server).
+# setup SPEC NAME: apt:PKG, npm:DIR and pip:DIR items, comma-separated; an
+# item without a kind takes the kind of the one before it
+# (npm:npm/x,apt:redis-server,redis-tools). The apt packages go in first:
+# a pip: install runs Debian's pip, setuptools and wheel.
 setup() {
-  local spec=$1 name=$2 item pkgs=() missing=()
+  local spec=$1 name=$2 item kind="" npm="" pip="" pkgs=() missing=()
   IFS=',' read -ra items <<<"$spec"
-  local kind=""
   for item in "${items[@]}"; do
     case $item in
-      apt:*) kind=apt; pkgs+=("${item#apt:}") ;;
-      npm:*) kind=npm; npm_setup "$here/${item#npm:}" "$name" || return 1 ;;
-      *) [[ $kind == apt ]] && pkgs+=("$item") ;;
+      apt:* | npm:* | pip:*) kind=${item%%:*}; item=${item#*:} ;;
+    esac
+    case $kind in
+      apt) pkgs+=("$item") ;;
+      npm | pip)
+        [[ -z ${!kind} ]] || { say "$name: more than one $kind: directory in $spec"; return 1; }
+        printf -v "$kind" '%s' "$item" ;;
+      *) say "$name: setup item $item has no kind (apt:, npm:, pip:)"; return 1 ;;
     esac
   done
   for p in "${pkgs[@]}"; do
@@ -49,6 +55,8 @@ setup() {
     [[ $(id -u) -ne 0 ]] && sudo=sudo
     $sudo apt-get install -y -qq "${missing[@]}" >/dev/null || { say "$name: apt-get install ${missing[*]} failed"; return 1; }
   fi
+  [[ -z $npm ]] || npm_setup "$here/$npm" "$name" || return 1
+  [[ -z $pip ]] || pip_setup "$here/$pip" "$name" || return 1
 }
 
 # npm_setup DIR NAME: `npm ci` of DIR's lock into .deps/corpus/NAME, again
@@ -63,6 +71,41 @@ npm_setup() {
   cp "$src/package.json" "$src/package-lock.json" "$dst/"
   (cd "$dst" && npm ci --ignore-scripts --no-audit --no-fund --silent >/dev/null 2>&1) ||
     { say "$name: npm ci failed (is the npm registry reachable?)"; return 1; }
+}
+
+# pip_setup DIR NAME: the packages of DIR's requirements.txt (exact versions
+# with sha256 hashes) from PyPI into .deps/corpus/NAME/site-packages, by
+# Debian's pip and without their dependencies (apt: items provide those);
+# again only when the requirements changed. The copy of requirements.txt
+# there is written last and marks a complete install. An sdist is built
+# with Debian's setuptools and wheel: with build isolation pip would fetch
+# the newest setuptools, unpinned, which autobahn 22.7.1's setup.py
+# predates. Its setup.py then sees dist-packages, and autobahn's imports the
+# other backend's framework when it finds it there, so nothing is built
+# while a framework reserved for held-out evaluation is importable
+# (find_spec only looks).
+pip_setup() {
+  local src=$1 name=$2 dst=$top/.deps/corpus/$2
+  local site=$dst/site-packages
+  if [[ -d $site ]] && cmp -s "$src/requirements.txt" "$dst/requirements.txt"; then
+    return 0
+  fi
+  if ! /usr/bin/python3 -c 'import importlib.util as u, sys
+sys.exit(any(u.find_spec(m) for m in sys.argv[1:]))' twisted sqlalchemy scrapy; then
+    say "$name: /usr/bin/python3 can import a framework reserved for held-out evaluation; remove it first"
+    return 1
+  fi
+  say "$name: pip install (pinned by $src/requirements.txt)"
+  mkdir -p "$dst"
+  rm -rf "$site" "$site.tmp" "$dst/requirements.txt"
+  if ! /usr/bin/python3 -m pip install --no-deps --require-hashes --no-build-isolation \
+    --no-input --disable-pip-version-check --target "$site.tmp" -r "$src/requirements.txt" \
+    </dev/null >"$dst/pip.log" 2>&1; then
+    say "$name: pip install failed (is PyPI reachable?): $(tail -3 "$dst/pip.log")"
+    return 1
+  fi
+  mv "$site.tmp" "$site"
+  cp "$src/requirements.txt" "$dst/"
 }
 
 runner() { case $1 in *.py) echo /usr/bin/python3 ;; *) echo node ;; esac; }
