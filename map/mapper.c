@@ -1473,6 +1473,68 @@ static bool proximity(map_mapper *m, const uint32_t *own, uint32_t nown, const n
     return rc == 0;
 }
 
+/*
+ * A format a function returns (an access-log line built from a request's
+ * fields) that no function near logs: the functions that call the
+ * formatter are what makes the message, whatever they hand it to (a file,
+ * a stream, a logger behind a name the code does not show), as a logging
+ * wrapper's caller stands for it. Up to 4 callers outside the files set
+ * aside, nearest first (the proximity run's scores), weighted alike: the
+ * code says they call it, not which of them ran. False when a candidate is
+ * no function or nothing calls it. Tried after where the case was and the
+ * logger's sites: a message a site there renders with less text (`"%s
+ * %s"` for "GET http://127.0.0.1:8888/") is that site's, not the
+ * formatter's whose few literal bytes it happens to hold.
+ */
+static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    enum { KEEP = 4 };
+    const act_rec *a = &m->acts.v[act];
+    if (!a->has_const || !proximity(m, m->cands.v + a->cand_off, a->ncand, nb, nnb))
+        return false;
+    uint32_t top[KEEP], nk = 0;
+    double sc[KEEP];
+    for (uint32_t i = 0; i < a->ncand; i++) {
+        uint32_t f = m->cands.v[a->cand_off + i];
+        graph_symbol s;
+        graph_get_symbol(m->g, f, &s);
+        if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
+            return false;
+        uint32_t n;
+        const graph_edge *in = graph_in_edges(m->g, f, &n);
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t u = in[k].node;
+            if (in[k].type != GRAPH_EDGE_CALLS || u == f || map__symbol_aside(m, u))
+                continue;
+            bool dup = false;
+            for (uint32_t j = 0; j < nk && !dup; j++)
+                dup = top[j] == u;
+            if (dup)
+                continue;
+            double p = ppr_work_score(m->cw, u);
+            uint32_t j = nk < KEEP ? nk++ : KEEP;
+            while (j > 0 && (p > sc[j - 1] || (p == sc[j - 1] && u < top[j - 1]))) {
+                if (j < KEEP) {
+                    top[j] = top[j - 1];
+                    sc[j] = sc[j - 1];
+                }
+                j--;
+            }
+            if (j < KEEP) {
+                top[j] = u;
+                sc[j] = p;
+            }
+        }
+    }
+    if (nk == 0)
+        return false;
+    float c[KEEP];
+    for (uint32_t i = 0; i < nk; i++)
+        c[i] = 1.0f / (float)nk;
+    activity_set_syms(m, act, MAP_BY_CONST, top, c, nk);
+    return true;
+}
+
 /* Constants and neighbourhood: the best function that logs a non-literal
  * message, by PPR from the constants' owners and the neighbours' emitters. */
 static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
@@ -1920,6 +1982,8 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
             continue;
         if (!m->o.no_logger &&
             (map_by_position(m, a, nb + ni, nj - ni) || map_by_logger(m, a, nb + ni, nj - ni)))
+            continue;
+        if (!m->o.no_const && map_by_formatters(m, a, nb + ni, nj - ni))
             continue;
         if (r->aside && r->ncand) {
             /* The sites set aside that rendered it: nothing else found it. */

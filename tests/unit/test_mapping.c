@@ -1759,6 +1759,38 @@ TEST(mapper_constants_strategy)
     graph_close(g);
 }
 
+/* A format a function returns, its line written by its caller to a file
+ * rather than logged: the caller makes the message. */
+TEST(mapper_formatter_callers)
+{
+    unit_write_str("frepo/srv/__init__.py", "");
+    unit_write_str("frepo/srv/access.py",
+                   "import logging\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "\n"
+                   "def combined(ts, r):\n"
+                   "    return '\"%(ip)s\" - - %(ts)s \"%(method)s %(uri)s\" %(code)d' % dict(\n"
+                   "        ip=r.ip, ts=ts, method=r.method, uri=r.uri, code=r.code)\n"
+                   "\n"
+                   "class Site:\n"
+                   "    def log(self, r):\n"
+                   "        self.out.write(combined(self.now(), r) + '\\n')\n"
+                   "\n"
+                   "    def start(self):\n"
+                   "        log.info('site starting on %s', self.port)\n");
+    graph *g = index_dir("frepo");
+    map_mapper *m = new_mapper(g, NULL);
+    uint32_t s = map_msg(m, "site starting on 8080", UINT32_MAX, NULL);
+    uint32_t a = map_msg(m, "\"10.0.0.1\" - - [29/Nov/2026:03:20:06] \"GET /\" 200", s, NULL);
+    finish(m);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "srv.access.Site.log"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Two functions that log the same constant through a helper, equally
  * near it: both are kept, half each, rather than one picked by its id. */
 TEST(mapper_constants_tie_keeps_both)
