@@ -503,6 +503,7 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     sess_case *c = r->c;
     if (!serve__case_take(s, ev->case_id, clen, false, c))
         return 0;
+    serve__stage(s, SERVE_STAGE_WINDOW);
     uint64_t fp = 0;
     if (s->dedupe_events) {
         /* A duplicate of an event applied (the case's ring) or held. */
@@ -642,15 +643,18 @@ static int place(serve *s, sess_case *c, const char *id, size_t clen, uint32_t *
     uint64_t base = old->seq - old->ntok; /* seq of token i: base + i + 1 */
     c->ntok = p;
     c->seq = base + p;
+    serve__stage(s, SERVE_STAGE_PPR);
     serve__vec_rebuild(s->md, s->w, s->M, c);
     c->last_time_ns = p ? c->tok[p - 1].key - c->tok[p - 1].shift : INT64_MIN;
     c->has_pred = false;
     c->npred = 0;
     if (c->seq) {
         /* The prediction the first event placed is scored against. */
+        serve__stage(s, SERVE_STAGE_RANKING);
         ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, c->nvec, c->vec_err};
         uint32_t n =
             model_rank_warm(s->md, s->w, c->act, c->var, c->ntok, &rec, c->vec_wsum, s->k, s->pred);
+        serve__stage(s, SERVE_STAGE_SCORING);
         serve__score_keep(s, c, n);
     }
     uint64_t t0 = r->ev.v[rel[0]].t0;
@@ -689,6 +693,7 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     sess_case *c = r->c;
     held_case *k = &r->cs.v[hc];
     serve__case_take(s, k->id, k->len, true, c);
+    serve__stage(s, SERVE_STAGE_WINDOW);
     /* The case's order: its tokens where they are, its held events. */
     size_t nh = k->evs.n, nt = c->ntok;
     r->ord.n = 0;
@@ -741,6 +746,7 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     if (c->closed && w)
         c->closed = false; /* events after its end wait for it: it stays open */
     serve__case_store(s, k->id, k->len, c, NULL);
+    serve__stage(s, SERVE_STAGE_WINDOW);
     if (!w)
         case_drop(r, hc);
     sink_gauge_set(s->g_held, (double)r->held);
@@ -776,7 +782,10 @@ int serve__reorder_due(serve *s)
             continue;
         }
         /* Releases e too; its slot is free once it is off the fifo. */
+        bool timed = serve__stage_begin(s, SERVE_STAGE_CASE);
         rc = release(s, h->hc, REL_DUE, now);
+        if (timed)
+            serve__stage_end(s);
         held_free(r, e);
     }
     if (r->head > 4096 && r->head * 2 > r->fifo.n) {
