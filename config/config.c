@@ -140,6 +140,10 @@ const core_cfg_item pmrag_config_table[] = {
      "same span by trace and span id, a log record by its time, body, attributes and trace "
      "context: an exporter's retry, a message delivered twice) is applied once "
      "(pmrag_events_duplicate_total); 0: no check"},
+    {"serve.stage_sample", CORE_CFG_INT, "64", 1, 1000000, NULL,
+     "serve: 1 in this many events has each stage of its path timed, to divide the engine "
+     "thread's CPU time among the stages (pmrag_engine_stage_cpu_microseconds_total); 1: every "
+     "event, at the cost of two reads of the thread's CPU clock (system calls) per event"},
     {"serve.case_attrs", CORE_CFG_STRING, "case.id,session.id,enduser.id", 0, 0, NULL,
      "serve: attributes that give an OTLP record's case id, in order (span or log record, then "
      "resource); the trace id when none is set"},

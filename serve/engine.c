@@ -52,7 +52,9 @@ bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted,
          * release's: not scored (the ids mean other symbols now). */
         if (c->model_version < s->graph_since)
             c->has_pred = false;
+        serve__stage(s, SERVE_STAGE_PPR);
         serve__vec_rebuild(s->md, s->w, s->M, c);
+        serve__stage(s, SERVE_STAGE_CASE);
         c->model_version = s->model_version;
         sink_counter_add(s->c_restarts_cold, 1);
     }
@@ -67,6 +69,7 @@ bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted,
 static void event_map(serve *s, const ingest_event *ev, sess_case *c, uint32_t *a, uint32_t *v,
                       map_activity *pa)
 {
+    serve__stage(s, SERVE_STAGE_MAPPING);
     map_event me;
     model_log_map_event(ev, &s->eo, true, &me);
     me.learn = s->code_attrs;
@@ -74,6 +77,7 @@ static void event_map(serve *s, const ingest_event *ev, sess_case *c, uint32_t *
     map_mapper_activity(s->m, *a, pa);
     /* The prediction made after the case's previous event, scored now
      * that its truth is here. */
+    serve__stage(s, SERVE_STAGE_SCORING);
     serve__score(s, c, &me, pa);
     atomic_fetch_add(&s->events_total, 1);
     if (pa->nsyms) {
@@ -87,6 +91,7 @@ static void event_map(serve *s, const ingest_event *ev, sess_case *c, uint32_t *
 /* Online learning: activity a followed the case's last events. */
 static void follows_learn(serve *s, const sess_case *c, uint32_t a)
 {
+    serve__stage(s, SERVE_STAGE_LEARNING);
     uint32_t o = model_get_params(s->base_md)->order;
     if (o > c->ntok)
         o = c->ntok;
@@ -100,6 +105,7 @@ static void follows_learn(serve *s, const sess_case *c, uint32_t a)
  * kept in the case to be scored by its next event), seq and times. */
 static uint32_t case_push(serve *s, sess_case *c, uint32_t a, uint32_t v, const sess_tok *t)
 {
+    serve__stage(s, SERVE_STAGE_CASE);
     if (c->ntok == SESS_MAX_TOKENS) {
         memmove(c->act, c->act + 1, (SESS_MAX_TOKENS - 1) * sizeof *c->act);
         memmove(c->var, c->var + 1, (SESS_MAX_TOKENS - 1) * sizeof *c->var);
@@ -112,13 +118,17 @@ static uint32_t case_push(serve *s, sess_case *c, uint32_t a, uint32_t v, const 
     c->ntok++;
     ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, s->M, c->vec_err};
     uint64_t r0 = core_now_ns();
+    serve__stage(s, SERVE_STAGE_PPR);
     model_advance(s->md, s->w, &rec, &c->vec_wsum, a);
+    serve__stage(s, SERVE_STAGE_RANKING);
     uint32_t n =
         model_rank_warm(s->md, s->w, c->act, c->var, c->ntok, &rec, c->vec_wsum, s->k, s->pred);
     sink_histogram_observe(s->h_ppr, (double)(core_now_ns() - r0) * 1e-9);
     c->nvec = rec.n;
     c->vec_err = rec.err;
+    serve__stage(s, SERVE_STAGE_SCORING);
     serve__score_keep(s, c, n);
+    serve__stage(s, SERVE_STAGE_CASE);
     c->seq++;
     c->last_time_ns = t->key - t->shift; /* the event's own time */
     c->touched_ns = core_wall_ns();
@@ -163,6 +173,7 @@ int serve__token_apply(serve *s, sess_case *c, const char *case_id, size_t clen,
 void serve__case_store(serve *s, const char *case_id, size_t clen, const sess_case *c,
                        const ingest_kafka_msg *km)
 {
+    serve__stage(s, SERVE_STAGE_CASE);
     if (c->closed)
         sess_batch_case_del(s->batch, case_id, clen);
     else
@@ -192,6 +203,7 @@ static int apply_now(serve *s, const ingest_event *ev, uint64_t t0, const ingest
     sess_case c;
     if (!serve__case_take(s, ev->case_id, clen, false, &c))
         return 0;
+    serve__stage(s, SERVE_STAGE_WINDOW);
     if (serve__seen(s, &c, ev))
         return 0;
     model_order_ev o;
@@ -207,7 +219,13 @@ static int apply_now(serve *s, const ingest_event *ev, uint64_t t0, const ingest
  * when there is none. */
 static int event_in(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
-    return s->reorder_ns ? serve__reorder_hold(s, ev, t0) : apply_now(s, ev, t0, km);
+    bool timed = serve__stage_begin(s, SERVE_STAGE_CASE);
+    int rc = s->reorder_ns ? serve__reorder_hold(s, ev, t0) : apply_now(s, ev, t0, km);
+    if (timed)
+        serve__stage_end(s);
+    else
+        serve__stage(s, SERVE_STAGE_RECEIVE); /* back in its Kafka message's path, if timed */
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -250,9 +268,9 @@ static void pos_note(serve *s, const char *topic, int32_t partition, int64_t off
     core_vec_push(&s->pos, ((kpos){core_xstrdup(topic), partition, offset}));
 }
 
-int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
+/* A Kafka message's events applied, its offset noted in the batch. */
+static int kafka_msg(serve *s, const ingest_kafka_msg *km)
 {
-    serve *s = ud;
     emit_ctx e = {s, km, core_now_ns(), 0, 0};
     ingest_decode_opts dopts = {.case_attrs = (const char *const *)s->eo.in.case_attrs,
                                 .ncase = s->eo.in.ncase_attrs,
@@ -295,6 +313,16 @@ int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
     pos_note(s, km->topic, km->partition, km->offset);
     sess_batch_offset_put(s->batch, km->topic, km->partition, km->offset + 1);
     return 0;
+}
+
+int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
+{
+    serve *s = ud;
+    bool timed = serve__stage_begin(s, SERVE_STAGE_RECEIVE);
+    int rc = kafka_msg(s, km);
+    if (timed)
+        serve__stage_end(s);
+    return rc;
 }
 
 /* Where a partition given to this instance resumes: after the newest
@@ -431,10 +459,8 @@ static pending *take_requests(serve *s, uint64_t budget)
 int serve__cycle(serve *s, bool draining)
 {
     /* The engine thread's CPU time up to here (the previous cycle, and
-     * what the thread did between the two); none before the first. */
-    if (!s->cpu_engine_seen)
-        s->cpu_engine_seen = serve__thread_cpu_ns();
-    serve__cpu_count(s->c_cpu_engine, &s->cpu_engine_ns, &s->cpu_engine_seen);
+     * what the thread did between the two). */
+    uint64_t cpu = serve__engine_cpu_count(s);
     /* A finished commit first; a full batch waits for the committer. */
     int rc = serve__pipe_reap(s, s->batch_events >= s->batch_max);
     if (rc)
@@ -447,6 +473,7 @@ int serve__cycle(serve *s, bool draining)
     /* Held events due soon: no sleeping past them. */
     int64_t due_ns = s->reorder_ns ? serve__reorder_wait_ns(s) : INT64_MAX;
     int64_t due_ms = due_ns == INT64_MAX ? INT64_MAX : (due_ns + 999999) / 1000000;
+    cpu = serve__stage_cycle(s, cpu);
     pthread_mutex_lock(&s->mu);
     if (s->kin && !draining && budget) {
         bool waiting;
@@ -520,6 +547,7 @@ int serve__cycle(serve *s, bool draining)
         sink_counter_add(s->c_events_grpc, ngrpc);
     if (!rc && s->reorder_ns)
         rc = serve__reorder_due(s);
+    cpu = serve__stage_events(s, cpu);
     /* Activities first seen in this cycle: the strategies that work per
      * activity (constants, tokens, the external command). */
     if (!rc && s->batch_events) {
@@ -555,5 +583,6 @@ int serve__cycle(serve *s, bool draining)
         s->last_gauges = now;
         serve__gauges(s);
     }
+    serve__stage_cycle(s, cpu);
     return rc;
 }

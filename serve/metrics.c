@@ -7,6 +7,7 @@
 #include "serve_int.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 /* Events and records in, by source, and OTLP/gRPC calls by status. */
@@ -230,6 +231,33 @@ static void gauges_init(serve *s, sink_metrics *m)
  * decoding, the producer's threads and the API. */
 static void cpu_init(serve *s, sink_metrics *m)
 {
+    static const char *const stages[SERVE_STAGE__COUNT] = {
+        [SERVE_STAGE_RECEIVE] = "stage=\"receive\"",
+        [SERVE_STAGE_CASE] = "stage=\"case\"",
+        [SERVE_STAGE_WINDOW] = "stage=\"window\"",
+        [SERVE_STAGE_MAPPING] = "stage=\"mapping\"",
+        [SERVE_STAGE_SCORING] = "stage=\"scoring\"",
+        [SERVE_STAGE_LEARNING] = "stage=\"learning\"",
+        [SERVE_STAGE_PPR] = "stage=\"ppr\"",
+        [SERVE_STAGE_RANKING] = "stage=\"ranking\"",
+        [SERVE_STAGE_ENCODING] = "stage=\"encoding\"",
+        [SERVE_STAGE_PRODUCE] = "stage=\"produce\"",
+        [SERVE_STAGE_CYCLE] = "stage=\"cycle\""};
+    /* Before the engine's total: a scrape reads the series in this order,
+     * and the engine adds to its total before its stages, so what a
+     * scrape finds of the stages never adds up to more than the total. */
+    for (int i = 0; i < SERVE_STAGE__COUNT; i++)
+        s->c_stage[i] = sink_metrics_counter(
+            m, "pmrag_engine_stage_cpu_microseconds_total",
+            "CPU time of the engine thread by stage (receive: Kafka messages decoded; case: "
+            "read, moved on and stored; window: event time and duplicates; mapping; scoring: "
+            "online accuracy; learning: online; ppr: the case's vector; ranking; encoding; "
+            "produce: to the sinks; cycle: commits handed over, models installed, per-cycle "
+            "work): the thread's CPU time while it takes events in and applies them, divided "
+            "among the stages as they shared the time of 1 in serve.stage_sample events (those "
+            "it ran through without a pause)",
+            stages[i]);
+    s->stage_rng = core_hash_u64((uint64_t)core_now_ns()) | 1; /* (never 0) */
     s->c_cpu_engine = sink_metrics_counter(
         m, "pmrag_engine_cpu_microseconds_total",
         "CPU time (user + system) of the engine thread, which applies every event", NULL);
@@ -251,6 +279,94 @@ void serve__cpu_count(sink_counter *c, uint64_t *total_ns, uint64_t *seen)
     *total_ns += now - *seen;
     *seen = now;
     sink_counter_add(c, *total_ns / 1000 - us);
+}
+
+uint64_t serve__engine_cpu_count(serve *s)
+{
+    if (!s->cpu_engine_seen)
+        s->cpu_engine_seen = serve__thread_cpu_ns(); /* none before the first cycle */
+    serve__cpu_count(s->c_cpu_engine, &s->cpu_engine_ns, &s->cpu_engine_seen);
+    for (int i = 0; i < SERVE_STAGE__COUNT; i++) {
+        uint64_t us = s->stage_ns[i] / 1000;
+        sink_counter_add(s->c_stage[i], us - s->stage_us[i]);
+        s->stage_us[i] = us;
+    }
+    return s->cpu_engine_seen;
+}
+
+bool serve__stage_begin(serve *s, serve_stage first)
+{
+    if (s->stage_on) {
+        serve__stage_switch(s, first);
+        return false;
+    }
+    if (s->stage_every > 1) {
+        /* xorshift64: a sample that keeps no step with the input's
+         * patterns (requests of 1,000 spans, the same bodies again). */
+        s->stage_rng ^= s->stage_rng << 13;
+        s->stage_rng ^= s->stage_rng >> 7;
+        s->stage_rng ^= s->stage_rng << 17;
+        if (s->stage_rng % s->stage_every)
+            return false;
+    }
+    s->stage_on = true;
+    s->stage_cur = first;
+    memset(s->stage_path, 0, sizeof s->stage_path);
+    s->stage_cpu0 = serve__thread_cpu_ns();
+    s->stage_at = core_now_ns();
+    return true;
+}
+
+void serve__stage_switch(serve *s, serve_stage next)
+{
+    uint64_t now = core_now_ns();
+    s->stage_path[s->stage_cur] += now - s->stage_at;
+    s->stage_cur = next;
+    s->stage_at = now;
+}
+
+void serve__stage_end(serve *s)
+{
+    serve__stage_switch(s, s->stage_cur);
+    s->stage_on = false;
+    uint64_t cpu = serve__thread_cpu_ns() - s->stage_cpu0, wall = 0;
+    for (int i = 0; i < SERVE_STAGE__COUNT; i++)
+        wall += s->stage_path[i];
+    /* A path the thread was not running all along (another thread had
+     * the core, the producer's queue was full) says nothing of its CPU
+     * time: left out. (1 us: the thread clock's reads themselves.) */
+    if (wall > cpu + cpu / 8 + 1000)
+        return;
+    for (int i = 0; i < SERVE_STAGE__COUNT; i++)
+        s->stage_smp[i] += s->stage_path[i];
+}
+
+uint64_t serve__stage_events(serve *s, uint64_t since)
+{
+    uint64_t now = serve__thread_cpu_ns();
+    s->stage_pending += now - since;
+    uint64_t sum = 0;
+    for (int i = 0; i < SERVE_STAGE__COUNT; i++)
+        sum += s->stage_smp[i];
+    if (!sum)
+        return now; /* no path timed yet: divided when one is */
+    uint64_t given = 0;
+    for (int i = 0; i < SERVE_STAGE__COUNT; i++) {
+        uint64_t d = (uint64_t)((double)s->stage_pending * (double)s->stage_smp[i] / (double)sum);
+        s->stage_ns[i] += d;
+        given += d;
+        s->stage_smp[i] = 0;
+    }
+    /* (What rounding kept back goes with the next division.) */
+    s->stage_pending = given < s->stage_pending ? s->stage_pending - given : 0;
+    return now;
+}
+
+uint64_t serve__stage_cycle(serve *s, uint64_t since)
+{
+    uint64_t now = serve__thread_cpu_ns();
+    s->stage_ns[SERVE_STAGE_CYCLE] += now - since;
+    return now;
 }
 
 void serve__metrics_init(serve *s)

@@ -69,6 +69,7 @@ static int kafka_send(serve *s, const char *case_id, size_t clen, const core_buf
 int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *c,
                    const char *activity, uint32_t n, uint32_t rev, uint64_t t0)
 {
+    serve__stage(s, SERVE_STAGE_ENCODING);
     ranked_fill(s->m, s->pred, n, s->ranked);
     sink_prediction p = {
         .case_id = case_id,
@@ -96,10 +97,12 @@ int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *
             core_buf_reset(&s->val);
             sink_prediction_pb(&p, &s->val);
         }
+        serve__stage(s, SERVE_STAGE_PRODUCE);
         int rc = kafka_send(s, case_id, clen, s->out_json ? &s->doc : &s->val);
         if (rc)
             return rc;
     }
+    serve__stage(s, SERVE_STAGE_PRODUCE);
     if (s->to_stdout && sink_jsonl_write(stdout, s->doc.data, s->doc.len) == -EPIPE) {
         core_logf(&s->lg, CORE_LOG_WARN, "stdout closed: predictions go on to Kafka only");
         s->to_stdout = false;

@@ -64,6 +64,9 @@ typedef struct held_case {
     uint64_t hash;
     uint32_t next;          /* the next case of the same hash, or NONE */
     core_vec(uint32_t) evs; /* its held events, in order of arrival */
+    /* Their fingerprints, in the same order: a duplicate is looked for
+     * here, not in each event's slot of the pool (a cache miss apiece). */
+    core_vec(uint64_t) fps;
 } held_case;
 
 struct serve_reorder {
@@ -246,6 +249,7 @@ static void case_drop(struct serve_reorder *r, uint32_t i)
         r->cs.v[q].next = hc->next;
     }
     core_vec_free(&hc->evs);
+    core_vec_free(&hc->fps);
     free(hc->id);
     *hc = (held_case){0};
     core_vec_push(&r->cs_free, i);
@@ -409,6 +413,7 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     if (no >= r->next_no)
         r->next_no = no + 1;
     core_vec_push(&r->cs.v[hc].evs, e);
+    core_vec_push(&r->cs.v[hc].fps, h->fp);
     core_vec_push(&r->fifo, e);
     l->n++;
     return 0;
@@ -471,6 +476,7 @@ void serve__reorder_free(serve *s)
         free(r->ev.v[i].mem);
     for (size_t i = 0; i < r->cs.n; i++) {
         core_vec_free(&r->cs.v[i].evs);
+        core_vec_free(&r->cs.v[i].fps);
         free(r->cs.v[i].id);
     }
     core_vec_free(&r->ev);
@@ -503,14 +509,15 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     sess_case *c = r->c;
     if (!serve__case_take(s, ev->case_id, clen, false, c))
         return 0;
+    serve__stage(s, SERVE_STAGE_WINDOW);
     uint64_t fp = 0;
     if (s->dedupe_events) {
         /* A duplicate of an event applied (the case's ring) or held. */
         fp = fingerprint(ev);
         bool dup = seen_in(c, fp);
         uint32_t had = dup ? NONE : case_find(r, ev->case_id, clen, id_hash(ev->case_id, clen));
-        for (size_t i = 0; had != NONE && i < r->cs.v[had].evs.n && !dup; i++)
-            dup = r->ev.v[r->cs.v[had].evs.v[i]].fp == fp;
+        for (size_t i = 0; had != NONE && i < r->cs.v[had].fps.n && !dup; i++)
+            dup = r->cs.v[had].fps.v[i] == fp;
         if (dup) {
             sink_counter_add(s->c_dups, 1);
             return 0;
@@ -531,6 +538,7 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     serve__order_of(&h->ev, h->no, h->arrived, &h->ord);
     h->ev.time_ns = h->ord.time; /* (now, for one without a time) */
     core_vec_push(&k->evs, e);
+    core_vec_push(&k->fps, fp);
     core_vec_push(&r->fifo, e);
     r->held++;
     /* Only the held entry is written: the case itself changes when its
@@ -642,15 +650,18 @@ static int place(serve *s, sess_case *c, const char *id, size_t clen, uint32_t *
     uint64_t base = old->seq - old->ntok; /* seq of token i: base + i + 1 */
     c->ntok = p;
     c->seq = base + p;
+    serve__stage(s, SERVE_STAGE_PPR);
     serve__vec_rebuild(s->md, s->w, s->M, c);
     c->last_time_ns = p ? c->tok[p - 1].key - c->tok[p - 1].shift : INT64_MIN;
     c->has_pred = false;
     c->npred = 0;
     if (c->seq) {
         /* The prediction the first event placed is scored against. */
+        serve__stage(s, SERVE_STAGE_RANKING);
         ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, c->nvec, c->vec_err};
         uint32_t n =
             model_rank_warm(s->md, s->w, c->act, c->var, c->ntok, &rec, c->vec_wsum, s->k, s->pred);
+        serve__stage(s, SERVE_STAGE_SCORING);
         serve__score_keep(s, c, n);
     }
     uint64_t t0 = r->ev.v[rel[0]].t0;
@@ -689,6 +700,7 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     sess_case *c = r->c;
     held_case *k = &r->cs.v[hc];
     serve__case_take(s, k->id, k->len, true, c);
+    serve__stage(s, SERVE_STAGE_WINDOW);
     /* The case's order: its tokens where they are, its held events. */
     size_t nh = k->evs.n, nt = c->ntok;
     r->ord.n = 0;
@@ -727,6 +739,7 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     for (size_t i = 0; i < k->evs.n; i++) {
         const held_ev *h = &r->ev.v[k->evs.v[i]];
         if (h->hc != NONE) {
+            k->fps.v[w] = k->fps.v[i];
             k->evs.v[w++] = k->evs.v[i];
             continue;
         }
@@ -734,13 +747,14 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
         seen_add(s, c, h->fp);
         r->held--;
     }
-    k->evs.n = w;
+    k->evs.n = k->fps.n = w;
     /* (The events keep their strings until their slot is freed.) */
     int rc = place(s, c, k->id, k->len, r->rel.v, r->ord.v, n);
     c->nheld = (uint32_t)w;
     if (c->closed && w)
         c->closed = false; /* events after its end wait for it: it stays open */
     serve__case_store(s, k->id, k->len, c, NULL);
+    serve__stage(s, SERVE_STAGE_WINDOW);
     if (!w)
         case_drop(r, hc);
     sink_gauge_set(s->g_held, (double)r->held);
@@ -776,7 +790,10 @@ int serve__reorder_due(serve *s)
             continue;
         }
         /* Releases e too; its slot is free once it is off the fifo. */
+        bool timed = serve__stage_begin(s, SERVE_STAGE_CASE);
         rc = release(s, h->hc, REL_DUE, now);
+        if (timed)
+            serve__stage_end(s);
         held_free(r, e);
     }
     if (r->head > 4096 && r->head * 2 > r->fifo.n) {

@@ -260,6 +260,7 @@ static void settings(serve *s)
     if (s->M > SESS_MAX_VEC)
         s->M = SESS_MAX_VEC;
     s->k = (uint32_t)core_cfg_int(s->cfg, "serve.k");
+    s->stage_every = (uint64_t)core_cfg_int(s->cfg, "serve.stage_sample");
     s->batch_max = (uint32_t)core_cfg_int(s->cfg, "serve.batch");
     s->qmax = (size_t)core_cfg_int(s->cfg, "serve.queue_events");
     s->max_attrs = (uint32_t)core_cfg_int(s->cfg, "limits.record_attrs");

@@ -53,6 +53,26 @@
 #include <signal.h>
 #include <stdatomic.h>
 
+/* The stages of the engine thread's work, by which its CPU time is
+ * counted (pmrag_engine_stage_cpu_microseconds_total, metrics.c): an
+ * event's path from its case read to its prediction produced, and the
+ * cycle's own work around the events. */
+typedef enum serve_stage {
+    SERVE_STAGE_RECEIVE,  /* a Kafka message decoded (OTLP is decoded by the receivers) */
+    SERVE_STAGE_CASE,     /* the case read (batch, state), its tokens moved, stored in the batch */
+    SERVE_STAGE_WINDOW,   /* event time: held back, ordered, released; duplicates */
+    SERVE_STAGE_MAPPING,  /* the event to its activity and emitting symbols */
+    SERVE_STAGE_SCORING,  /* the case's previous prediction scored, this one kept */
+    SERVE_STAGE_LEARNING, /* online learning: the window and what followed it counted */
+    SERVE_STAGE_PPR,      /* the case's vector advanced (or computed again) */
+    SERVE_STAGE_RANKING,  /* its next emitters ranked */
+    SERVE_STAGE_ENCODING, /* the prediction encoded (symbols named, JSON, protobuf) */
+    SERVE_STAGE_PRODUCE,  /* handed to the sinks (the producer, stdout, the streams) */
+    SERVE_STAGE_CYCLE,    /* per cycle: commits handed over and taken back, rebuilt models
+                             installed, new activities' strategies, the dictionary, gauges */
+    SERVE_STAGE__COUNT
+} serve_stage;
+
 /* One OTLP/HTTP or OTLP/gRPC request waiting for the commit of its
  * events. */
 typedef struct pending {
@@ -363,6 +383,20 @@ struct serve {
      * whole microseconds); *_seen: the thread's clock when last read. */
     sink_counter *c_cpu_engine, *c_cpu_commit;
     uint64_t cpu_engine_ns, cpu_engine_seen, cpu_commit_ns, cpu_commit_seen;
+    /* The engine's CPU time by stage (metrics.c; engine thread): stage_ns
+     * the estimate so far (counted on to c_stage with the engine's total,
+     * stage_us what was); stage_smp what the paths timed since the last
+     * division spent in each, stage_pending the CPU time of applying
+     * events not divided yet; stage_every the sampling
+     * (serve.stage_sample). A path being timed (stage_on) is in stage_cur
+     * since stage_at (monotonic clock), has spent stage_path in each, and
+     * began at stage_cpu0 on the thread's clock. */
+    sink_counter *c_stage[SERVE_STAGE__COUNT];
+    uint64_t stage_ns[SERVE_STAGE__COUNT], stage_us[SERVE_STAGE__COUNT];
+    uint64_t stage_smp[SERVE_STAGE__COUNT], stage_pending, stage_path[SERVE_STAGE__COUNT];
+    uint64_t stage_every, stage_rng, stage_at, stage_cpu0;
+    serve_stage stage_cur;
+    bool stage_on;
 
     /* Online accuracy (score.c): counters since start, and the history
      * under amu. */
@@ -387,6 +421,33 @@ uint64_t serve__thread_cpu_ns(void);
 /* Adds the thread's CPU time since *seen (its clock when last read) to
  * *total_ns and c (whole microseconds), and moves *seen on. */
 void serve__cpu_count(sink_counter *c, uint64_t *total_ns, uint64_t *seen);
+/* The engine thread's CPU time since it was last counted, to its total
+ * and then its stages' estimates to theirs (so that a scrape, which reads
+ * the stages first, never finds them above the total). Returns the
+ * thread's clock. Engine thread, once per cycle. */
+uint64_t serve__engine_cpu_count(serve *s);
+/* Starts timing the path of an event (or of a Kafka message, or of a
+ * case's release) in stage first, on one in serve.stage_sample of them;
+ * true when it did (serve__stage_end ends it then), false when not
+ * sampled, or when a path is being timed already: this one is part of
+ * it, and it goes on in first. Engine thread. */
+bool serve__stage_begin(serve *s, serve_stage first);
+/* The path being timed goes on in stage next. */
+void serve__stage_switch(serve *s, serve_stage next);
+static inline void serve__stage(serve *s, serve_stage next)
+{
+    if (s->stage_on)
+        serve__stage_switch(s, next);
+}
+/* Ends the path serve__stage_begin began. */
+void serve__stage_end(serve *s);
+/* The thread's CPU time since its clock read since, spent taking events
+ * in and applying them, divided among the stages as the paths timed so
+ * far shared theirs (kept until one is); returns the clock now. */
+uint64_t serve__stage_events(serve *s, uint64_t since);
+/* Counts the cycle's own work since the thread's clock read since (every
+ * cycle, not sampled); returns the clock now. */
+uint64_t serve__stage_cycle(serve *s, uint64_t since);
 
 /* ---- engine.c ---- */
 

@@ -117,9 +117,9 @@ void sink_ranked_json(const sink_ranked *r, uint32_t n, core_buf *out);
  * would pick.
  *
  * Threading: one thread at a time calls new/send/poll/flush/free and
- * epoch_close; delivery reports are served inside send, poll and flush on
- * that thread, and inside epoch_wait, which one other thread may call
- * meanwhile.
+ * epoch_close; delivery reports are served inside send (every 64 sends),
+ * poll and flush on that thread, and inside epoch_wait, which one other
+ * thread may call meanwhile.
  * sink_kafka_get_stats() may be called from any thread at any time
  * between new and free. librdkafka's log lines reach the logger from
  * librdkafka's own threads.
@@ -153,8 +153,8 @@ typedef struct sink_kafka_opts {
 int sink_kafka_new(const sink_kafka_opts *o, sink_kafka **out, char *why, size_t whylen);
 
 /*
- * Queues one message (key = case id; both copied) and serves delivery
- * reports. When librdkafka's queue is full it serves reports and retries
+ * Queues one message (key = case id; both copied), serving delivery
+ * reports every 64 sends. When librdkafka's queue is full it serves reports and retries
  * for up to block_ms (0: not at all); still full gives -EAGAIN
  * (backpressure: the caller stops reading input). Other errors:
  * -ENOTRECOVERABLE after a fatal producer error (see stats), -EMSGSIZE

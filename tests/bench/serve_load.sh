@@ -73,7 +73,7 @@ fi
 say "starting pmrag serve"
 "$pmrag" serve --graph "$demo/app.graph" --model "$demo/app.model" \
   --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set otlp.grpc_listen= --set api.listen=127.0.0.1:0 \
-  --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 "${extra[@]}" \
+  --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 --set kafka.embedded=true "${extra[@]}" \
   --ready-file "$work/ready.json" -q \
   2>"$work/serve.err" &
 pid=$!

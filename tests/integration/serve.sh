@@ -41,7 +41,8 @@ start() {
   serve_start serve --graph "$work/app.graph" \
     --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 \
     --set kafka.embedded=true --set kafka.output_encoding=json --set kafka.input_encoding=auto \
-    --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false "${extra[@]}"
+    --set model.bootstrap_log="$work/train.csv" --set model.learn_online=false \
+    --set serve.stage_sample=1 "${extra[@]}"
   serve_wait serve 30
   otlp=$(ready_field serve otlp_http)
   api=$(ready_field serve api)
@@ -102,6 +103,25 @@ for m in 'pmrag_events_in_total{source="otlp_http"}' 'pmrag_events_in_total{sour
 done
 preds=$(awk '/^pmrag_predictions_out_total/ {print $2}' "$work/metrics.txt")
 [[ $preds == "$want" ]] || fail "/metrics counts $preds predictions, not $want"
+# Where the engine's CPU time went (every event timed): each stage listed,
+# the ones every event goes through above zero, and all of them together
+# no more than the engine thread's total.
+python3 - "$work/metrics.txt" <<'PY' || fail "/metrics: the engine's stages do not add up"
+import re, sys
+total, stages = None, {}
+for line in open(sys.argv[1]):
+    m = re.match(r'pmrag_engine_stage_cpu_microseconds_total\{stage="(\w+)"\} (\d+)$', line)
+    if m:
+        stages[m.group(1)] = int(m.group(2))
+    elif line.startswith("pmrag_engine_cpu_microseconds_total "):
+        total = int(line.split()[1])
+print("engine CPU %s us; stages %s" % (total, stages))
+assert set(stages) == {"receive", "case", "window", "mapping", "scoring", "learning", "ppr",
+                       "ranking", "encoding", "produce", "cycle"}, stages
+assert all(stages[k] > 0 for k in ("case", "window", "mapping", "ppr", "ranking", "encoding",
+                                   "produce", "cycle")), stages
+assert sum(stages.values()) <= total, (sum(stages.values()), total)
+PY
 curl -fsS "http://$api/livez" >/dev/null || fail "/livez"
 
 # 5. SIGTERM: drain, commit, exit 0; a restart finds the same state.
