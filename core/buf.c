@@ -239,12 +239,24 @@ static void json_shortest(core_buf *b, double v, bool is_float)
         core_buf_puts(b, "null");
         return;
     }
+    /* A precision that reads back keeps doing so with more digits, so the
+     * shortest is found by bisection: 4 formats and reads of a double's
+     * 6..17, not up to 12 (a score of a prediction needs 15 or more). */
     char tmp[40];
-    for (int prec = 6; prec <= (is_float ? 9 : 17); prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (is_float ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v)
-            break;
+    int lo = 6, hi = is_float ? 9 : 17, done = 0;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        snprintf(tmp, sizeof tmp, "%.*g", mid, v);
+        if (is_float ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v) {
+            hi = mid;
+            done = mid;
+        } else {
+            lo = mid + 1;
+            done = 0; /* tmp holds a failed one now */
+        }
     }
+    if (done != lo)
+        snprintf(tmp, sizeof tmp, "%.*g", lo, v);
     core_buf_puts(b, tmp);
 }
 
