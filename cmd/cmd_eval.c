@@ -22,6 +22,7 @@ int cmd_eval(int argc, char **argv)
 {
     log_args a = {0};
     bool curve = false, no_baselines = false;
+    const char *added_since = NULL;
     const cli_opt opts[] = {
         LOG_OPTS(&a),
         {"train-frac", 0, CLI_STR, &a.train_frac, "F",
@@ -31,6 +32,9 @@ int cmd_eval(int argc, char **argv)
          "100 and all training cases",
          0, 0},
         {"no-baselines", 0, CLI_FLAG, &no_baselines, NULL, "score pmrag alone", 0, 0},
+        {"added-since", 0, CLI_STR, &added_since, "GRAPH",
+         "also score the targets logged by paths added since GRAPH, an older release's graph", 0,
+         0},
         MODEL_OPTS(&a),
     };
     const cli_cmd cmd = {
@@ -53,17 +57,27 @@ int cmd_eval(int argc, char **argv)
         "training case shows. Nothing learns from code.* columns unless\n"
         "--learn-code-attrs (then only from the train split)."
         "\n\n"
+        "--added-since GRAPH scores the 'added' subset too: targets whose true line is\n"
+        "a logging site whose template text no logging site of GRAPH has (a message\n"
+        "the older release does not log: an added path, or a reworded message). A\n"
+        "site whose message is built at run time has no text to compare and is not\n"
+        "counted. With --model trained on GRAPH, this is how a model carried across a\n"
+        "release does on what that release added."
+        "\n\n"
         "--learning-curve trains on the first K training cases (by first event) for K =\n"
         "0, 5, 20, 100 and all, and scores the same test cases each time: pmrag, df2,\n"
         "and df2 over the true emitters (the log mapped again by its code.* columns).\n"
         "JSON: {\"task\":\"next-event-localization\",\"n\",\"top_k\":{\"1\",\"3\",\"5\",\"10\"},\n"
-        "\"mrr\",\"coverage\",\"change\",\"baselines\":{NAME:{\"all\",\"change\"}},\"params\"...}.",
+        "\"mrr\",\"coverage\",\"change\",\"unseen\"[,\"added\"],\"baselines\":{NAME:{\"all\",\n"
+        "\"change\"}},\"params\"...}.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
         0,
         "pmrag eval --graph app.pmg --log events.csv --train-frac 0.7\n"
-        "pmrag eval --graph app.pmg --log events.csv --learning-curve --json",
+        "pmrag eval --graph app.pmg --log events.csv --learning-curve --json\n"
+        "pmrag eval --graph v2.pmg --log v2.csv --model v1.model --old-graph v1.pmg "
+        "--added-since v1.pmg",
     };
     cli_list args = {0};
     int rc;
@@ -94,9 +108,23 @@ int cmd_eval(int argc, char **argv)
         log_session_free(&s);
         return cli_error(cmd.name, "baselines: %s", core_strerror(rc));
     }
+    graph *old = NULL;
+    uint8_t *added = NULL;
+    if (added_since) {
+        if ((rc = cli_open_graph(cmd.name, added_since, &old)) != 0) {
+            free(a_true.sets.v);
+            eval_baselines_free(b);
+            model_free(md);
+            log_session_free(&s);
+            return rc;
+        }
+        added = eval_added_sites(s.g, old, &s.log);
+        graph_close(old);
+    }
     eval_result r;
     uint64_t t0 = core_now_ns();
-    rc = eval_run(s.m, &s.log, md, b, &r);
+    rc = eval_run(s.m, &s.log, md, b, added, &r);
+    free(added);
     double eval_s = (double)(core_now_ns() - t0) / 1e9;
     eval_mapping mt;
     eval_mapping_count(s.m, &s.log, s.log.ntrain, s.log.ncases, &mt);
@@ -126,6 +154,7 @@ int cmd_eval(int argc, char **argv)
         eval_report rep = {.mapper = s.m,
                            .misses = misses,
                            .nmisses = nmiss,
+                           .added_since = added_since,
                            .log = &s.log,
                            .result = &r,
                            .baselines = b != NULL,

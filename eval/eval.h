@@ -14,7 +14,10 @@
  * the previous event's: the transitions that matter. The 'unseen' subset
  * keeps targets whose transition, from the previous event's activity to
  * the next event's true emitter (file and function), no training case
- * shows: what a table of the log cannot know.
+ * shows: what a table of the log cannot know. The 'added' subset, when
+ * asked for, keeps targets whose true emitter is a logging site that an
+ * older release of the code does not have (eval_added_sites): the paths
+ * a release added, which a model trained on that release never saw.
  *
  * Threading and lifetime: an eval_baselines belongs to one thread at a
  * time (it keeps scratch memory); everything else is plain data or a pure
@@ -97,14 +100,31 @@ uint32_t eval_baseline_rank(eval_baselines *b, eval_baseline which, const uint32
 
 typedef struct eval_result {
     eval_ranks all, change, unseen;
+    eval_ranks added; /* n 0 when not asked for */
     eval_ranks bl_all[EVAL_BL__COUNT], bl_change[EVAL_BL__COUNT], bl_unseen[EVAL_BL__COUNT];
     uint64_t unpredictable; /* prefixes the model ranked nothing for */
 } eval_result;
 
 /* Scores md (and, with b, every baseline) on the test cases of l, whose
- * events m mapped. The log must have truth (l->has_truth). */
+ * events m mapped. The log must have truth (l->has_truth). With added (a
+ * flag per event of l, as eval_added_sites makes), md is also scored on
+ * the targets flagged, in out->added. */
 int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
-             eval_result *out);
+             const uint8_t *added, eval_result *out);
+
+/*
+ * Which events of l come from a path added since an older release: per
+ * event, 1 when its true line (file and line, l's code.* truth) is a
+ * logging site of g, the graph of the code that logged l, and old has no
+ * logging site with the same template text (the message of a constant a
+ * site logs by name is its template). Identity is the text because lines,
+ * functions and files move between releases while an unchanged message
+ * stays; so a reworded message counts as added too. A site whose template
+ * is unknown ("", a message built at run time) cannot be told apart and
+ * counts as old, as does a true line that is no logging site of g.
+ * Returns l->nevents flags, owned by the caller (free()).
+ */
+uint8_t *eval_added_sites(const graph *g, const graph *old, const model_log *l);
 
 /*
  * The learning curve: the test cases of l scored when only the first n
@@ -198,6 +218,7 @@ typedef struct eval_report {
     const eval_mapping *mapping;
     const eval_miss *misses; /* the mapping's largest misses on the test cases */
     uint32_t nmisses;
+    const char *added_since; /* result->added was asked for: the older graph's path */
     const model_params *params;
     model_stats model;
     /* The learning curve, when ncurve > 0. */

@@ -33,27 +33,86 @@ static bool literal_text(const char *t)
     return false;
 }
 
+/* Whether emit site i of g is a logging call (not a constant) in a
+ * symbol, at tfile:tline unless tfile is NULL; then *e is it, with the
+ * constant a name refers to read in its place (its template is the
+ * message), and *s its symbol. */
+static bool log_site(const graph *g, uint32_t i, const char *tfile, uint32_t tline, graph_emit *e,
+                     graph_symbol *s)
+{
+    graph_get_emit(g, i, e);
+    if (e->symbol == GRAPH_NONE || e->kind == GRAPH_EMIT_CONST || (tfile && e->line != tline))
+        return false;
+    graph_get_symbol(g, e->symbol, s);
+    if (tfile && !eval_path_match(s->file, tfile))
+        return false;
+    if (e->style == GRAPH_STYLE_REF && e->ref_const != GRAPH_NONE)
+        graph_get_emit(g, e->ref_const, e);
+    return true;
+}
+
 /* Whether the message of an event that truly comes from tfile:tline comes
  * from the indexed code (eval_mapping). */
 static bool from_code(const graph *g, const char *tfile, uint32_t tline)
 {
     for (uint32_t i = 0, n = graph_nemits(g); i < n; i++) {
         graph_emit e;
-        graph_get_emit(g, i, &e);
-        if (e.line != tline || e.symbol == GRAPH_NONE || e.kind == GRAPH_EMIT_CONST)
-            continue;
         graph_symbol s;
-        graph_get_symbol(g, e.symbol, &s);
-        if (!eval_path_match(s.file, tfile))
+        if (!log_site(g, i, tfile, tline, &e, &s))
             continue;
         if (s.flags & (GRAPH_SF_TAKES_TEXT | GRAPH_SF_WRAPPER))
             return true;
-        if (e.style == GRAPH_STYLE_REF && e.ref_const != GRAPH_NONE)
-            graph_get_emit(g, e.ref_const, &e);
         if (e.style != GRAPH_STYLE_DYNAMIC && literal_text(e.tmpl))
             return true;
     }
     return false;
+}
+
+/* Whether tfile:tline is a logging site of g whose template old has at no
+ * logging site (eval_added_sites); old_tmpls holds old's templates. */
+static bool added_site(const graph *g, const core_smap *old_tmpls, const char *tfile,
+                       uint32_t tline)
+{
+    bool added = false;
+    for (uint32_t i = 0, n = graph_nemits(g); i < n; i++) {
+        graph_emit e;
+        graph_symbol s;
+        if (!log_site(g, i, tfile, tline, &e, &s))
+            continue;
+        uint32_t it;
+        size_t len = strlen(e.tmpl);
+        if (len == 0 || core_smap_get(old_tmpls, e.tmpl, len, &it) != UINT32_MAX)
+            return false;
+        added = true;
+    }
+    return added;
+}
+
+uint8_t *eval_added_sites(const graph *g, const graph *old, const model_log *l)
+{
+    core_smap old_tmpls = {0}; /* keys borrow old */
+    for (uint32_t i = 0, n = graph_nemits(old); i < n; i++) {
+        graph_emit e;
+        graph_symbol s;
+        if (log_site(old, i, NULL, 0, &e, &s) && e.tmpl[0])
+            core_smap_add(&old_tmpls, e.tmpl, strlen(e.tmpl), i);
+    }
+    uint8_t *out = core_xcalloc(l->nevents ? l->nevents : 1, 1);
+    core_map sites = {0}; /* (truth file, line) -> added + 1 */
+    for (uint64_t i = 0; i < l->nevents; i++) {
+        const model_log_event *e = &l->ev[i];
+        if (!e->tfile || !e->tline)
+            continue;
+        bool ins;
+        uint64_t *v =
+            core_map_put(&sites, ((uint64_t)e->tfile << 32 | e->tline) & ~(1ull << 63), &ins);
+        if (ins)
+            *v = 1 + added_site(g, &old_tmpls, model_log_str(l, e->tfile), e->tline);
+        out[i] = *v == 2;
+    }
+    core_map_free(&sites);
+    core_smap_free(&old_tmpls);
+    return out;
 }
 
 void eval_mapping_count(const map_mapper *m, const model_log *l, uint32_t c0, uint32_t c1,
@@ -213,6 +272,10 @@ void eval_report_json(const eval_report *r, core_buf *o)
     ranks_json(o, &x->change);
     core_buf_puts(o, ",\"unseen\":");
     ranks_json(o, &x->unseen);
+    if (r->added_since) {
+        core_buf_puts(o, ",\"added\":");
+        ranks_json(o, &x->added);
+    }
     core_buf_printf(o, ",\"unpredictable\":%llu,\"baselines\":{",
                     (unsigned long long)x->unpredictable);
     for (int bl = 0; r->baselines && bl < EVAL_BL__COUNT; bl++) {
@@ -297,6 +360,13 @@ void eval_report_text(const eval_report *r, core_buf *o)
         core_buf_printf(o, ", df2 top-1 %.3f top-3 %.3f",
                         eval_ranks_top(&x->bl_unseen[EVAL_BL_DF2], 0),
                         eval_ranks_top(&x->bl_unseen[EVAL_BL_DF2], 1));
+    if (r->added_since)
+        core_buf_printf(o,
+                        "\npaths added since %s: %llu targets (%.1f%%), pmrag top-1 %.3f "
+                        "top-3 %.3f",
+                        r->added_since, (unsigned long long)x->added.n,
+                        100 * frac(x->added.n, x->all.n), eval_ranks_top(&x->added, 0),
+                        eval_ranks_top(&x->added, 1));
     core_buf_puts(o, "\n\nmapping of the test events:\n");
     eval_mapping_text(r->mapping, true, o);
     if (r->nmisses) {

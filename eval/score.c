@@ -81,7 +81,7 @@ static void seen_transitions(const model_log *l, core_map *seen)
 }
 
 int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eval_baselines *b,
-             eval_result *r)
+             const uint8_t *added, eval_result *r)
 {
     memset(r, 0, sizeof *r);
     const graph *g = map_mapper_graph(m);
@@ -111,6 +111,8 @@ int eval_run(const map_mapper *m, const model_log *l, const model_joint *md, eva
                 eval_ranks_add(&r->change, rank);
             if (unseen)
                 eval_ranks_add(&r->unseen, rank);
+            if (added && added[o + k])
+                eval_ranks_add(&r->added, rank);
             if (!b)
                 continue;
             for (int bl = 0; bl < EVAL_BL__COUNT; bl++) {
@@ -179,7 +181,7 @@ int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opt
         if (rc)
             break;
         eval_result r;
-        rc = eval_run(m, l, md, NULL, &r);
+        rc = eval_run(m, l, md, NULL, NULL, &r);
         model_free(md);
         pt->cases = k;
         pt->all = r.all;

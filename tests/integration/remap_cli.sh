@@ -145,6 +145,37 @@ assert a["top_k"]["1"] >= 0.98 * b["top_k"]["1"], (a["top_k"], b["top_k"])
 assert a["change"]["top_k"]["1"] >= 0.98 * b["change"]["top_k"]["1"], (a["change"], b["change"])
 assert a["top_k"]["3"] > 0.99, a["top_k"]
 PY
+# The targets of sites whose message release 1 does not log: release 2's
+# reworded checkout, not the moved browse; and, the other way round,
+# release 1's checkout and audit, which release 2 does not log.
+expect "eval --added-since" 0 "" -- \
+  "$pmrag" eval --graph "$G2" --log "$work/log2.csv" --model "$work/r1.model" --old-graph "$G1" \
+  --added-since "$G1" --json --train-frac 0.5 -q
+cp "$work/out" "$work/eval_added.json"
+expect "eval --added-since, the other way" 0 "paths added since" -- \
+  "$pmrag" eval --graph "$G1" --log "$work/log1.csv" --added-since "$G2" --train-frac 0.5 -q "${NOCAL[@]}"
+cp "$work/out" "$work/eval_added_back.txt"
+check "the added targets are those of the messages the other release lacks" -- \
+  python3 - "$work" "$work/eval_added.json" "$work/eval_added_back.txt" "$work/eval_remap.json" <<'PY'
+import csv, json, re, sys
+work = sys.argv[1]
+def targets(log, funcs):
+    cases = {}
+    for r in csv.DictReader(open(log)):
+        cases.setdefault(r["case_id"], []).append(r)
+    order = sorted(cases, key=lambda c: (min(r["timestamp"] for r in cases[c]), c))
+    test = order[int(len(order) * 0.5):]
+    return sum(r["code.function"] in funcs for c in test for r in cases[c][1:])
+a = json.load(open(sys.argv[2]))
+n = targets(work + "/log2.csv", {"checkout"})
+assert n > 0 and a["added"]["n"] == n, (a["added"], n)
+assert a["n"] == json.load(open(sys.argv[4]))["n"] and 0 < a["added"]["top_k"]["3"] <= 1, a
+m = re.search(r"paths added since \S+: (\d+) targets", open(sys.argv[3]).read())
+assert m and int(m.group(1)) == targets(work + "/log1.csv", {"checkout", "audit"}), m
+assert "added" not in json.load(open(sys.argv[4])), "asked for by --added-since only"
+PY
+expect "--added-since names a missing graph" 2 "nope.graph" -- \
+  "$pmrag" eval --graph "$G2" --log "$work/log2.csv" --added-since "$work/nope.graph" -q
 expect "predict --model" 0 "re-mapped onto" -- \
   "$pmrag" predict --graph "$G2" --log "$work/log2.csv" --model "$work/r1.model" -k 1 -o "$work/pred.jsonl"
 check "predictions name release 2's symbols" -- python3 - "$work/pred.jsonl" <<'PY'
