@@ -44,6 +44,15 @@ static inline bool is_space(unsigned char c)
     return map__byte_class[c] & MAP__SPACE;
 }
 
+/* Whether a site's message is made to be logged elsewhere: a string
+ * constant's, or one a constructor takes (an exception's), which the
+ * matcher and the re-mapping both treat as constants. */
+static inline bool map__emit_is_const(const graph_emit *e)
+{
+    return e->kind == GRAPH_EMIT_CONST ||
+           (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
+}
+
 /* ---- the external command's reply (llm.c) ---- */
 
 /*

@@ -494,10 +494,7 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     if (e->kind == GRAPH_EMIT_CALL && e->level == GRAPH_LEVEL_NONE && e->method)
         x->level = (uint8_t)graph_level_of_method(e->method, strlen(e->method));
     x->kind = (uint8_t)e->kind;
-    /* A message made by constructing something is logged elsewhere,
-     * as a constant's is. */
-    x->is_const =
-        e->kind == GRAPH_EMIT_CONST || (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
+    x->is_const = map__emit_is_const(e);
     x->returned = e->kind == GRAPH_EMIT_CONST && e->name[0] == '\0';
     x->symbol = e->symbol;
     x->aside = site_aside(m, e);

@@ -72,7 +72,7 @@ static void index_build(const graph *g, tmpl_index *ix)
             continue;
         /* Calls of a function of the codebase's own that logs (ldap3's
          * log(BASIC, "...")) are sites as the matcher takes them. */
-        bool is_const = em.kind == GRAPH_EMIT_CONST;
+        bool is_const = map__emit_is_const(&em);
         core_smap *sm = is_const ? &ix->consts : &ix->logs;
         uint32_t it;
         bool seen = core_smap_get(sm, t, n, &it) != UINT32_MAX;

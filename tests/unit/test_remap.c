@@ -270,6 +270,73 @@ TEST(remap_similarity_floor)
     graph_close(g2);
 }
 
+/* An exception's message, logged by the caller that catches it: the
+ * mapping takes it as a constant's. Release 2 moves the raise. */
+static const char exc1_py[] = "import logging\n"
+                              "log = logging.getLogger(\"app\")\n"
+                              "\n"
+                              "class Refused(Exception):\n"
+                              "    pass\n"
+                              "\n"
+                              "def check(host):\n"
+                              "    raise Refused(f\"host key not trusted for host {host}\")\n"
+                              "\n"
+                              "def connect(host):\n"
+                              "    log.info(\"connecting to %s\", host)\n"
+                              "    try:\n"
+                              "        check(host)\n"
+                              "    except Refused as e:\n"
+                              "        log.error(str(e))\n";
+
+TEST(remap_keeps_an_exceptions_message)
+{
+    char *src2 = core_xstrdup(exc1_py);
+    core_buf b = {0};
+    const char *at = strstr(src2, "def check");
+    core_buf_append(&b, src2, (size_t)(at - src2));
+    core_buf_puts(&b, "# moved\n\n");
+    core_buf_puts(&b, at);
+    free(src2);
+    graph *g1 = index_rel("exc1", exc1_py), *g2 = index_rel("exc2", b.data);
+    core_buf_free(&b);
+    map_mapper *m;
+    CHECK_OK(map_mapper_new(g1, NULL, &m));
+    uint32_t act[16], var[16], off[9] = {0}, k = 0;
+    for (uint32_t c = 0; c < 8; c++) {
+        static const char *const msgs[] = {"connecting to db1",
+                                           "host key not trusted for host db1"};
+        uint32_t prev = UINT32_MAX;
+        for (uint32_t i = 0; i < 2; i++) {
+            map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[k], &var[k]);
+            prev = act[k++];
+        }
+        off[c + 1] = k;
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(m, why, sizeof why));
+    model_params p = model_params_default();
+    model_seqs s = {act, var, off, 8};
+    model_joint *md;
+    CHECK_OK(model_train(m, &s, &p, &md));
+    const char *path = unit_tmp_path("exc1.model");
+    CHECK_OK(model_save(md, path));
+    model_free(md);
+    map_mapper_free(m);
+    map_remap r;
+    model_load_opts lo = {.remap = true, .old = g1, .report = &r};
+    CHECK_OK(model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why));
+    /* The constructor's message moved with it: not gone. */
+    const map_remap_act *x = remap_of(&r, m, "host key not trusted for host %s");
+    CHECK_INT(x->kind, MAP_REMAP_MOVED);
+    CHECK_INT(r.count[MAP_REMAP_GONE], 0);
+    map_remap_free(&r);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g1);
+    graph_close(g2);
+}
+
 /* Maps msgs into m (an activity each, unless one it has already). */
 static void map_into(map_mapper *m, const char *const *msgs, uint32_t n)
 {
