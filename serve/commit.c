@@ -266,11 +266,20 @@ void serve__pipe_handoff(serve *s)
     s->batch_events = 0;
 }
 
+bool serve__pipe_due(const serve *s)
+{
+    /* A request all of whose events were refused (duplicates without
+     * otlp.dedupe_seconds, events too late) queues no change; it is
+     * answered by the commit of an empty batch, after the batches before
+     * it, which may hold the very events it repeats. */
+    return sess_batch_size(s->batch) || s->reqs;
+}
+
 /* Engine: everything applied so far committed, before returning. */
 int serve__pipe_sync(serve *s)
 {
     int rc = serve__pipe_reap(s, true);
-    if (!rc && sess_batch_size(s->batch)) {
+    if (!rc && serve__pipe_due(s)) {
         serve__pipe_handoff(s);
         rc = serve__pipe_reap(s, true);
     }

@@ -569,7 +569,7 @@ int serve__cycle(serve *s, bool draining)
      * a little, to go with the next batch that does, rather than make
      * that one wait for a commit of its own (a crash before it is
      * committed only releases those events again). */
-    if (sess_batch_size(s->batch)) {
+    if (serve__pipe_due(s)) {
         rc = serve__pipe_reap(s, draining);
         bool waits = s->reorder_ns && !draining && !s->reqs && !s->pos.n &&
                      core_now_ns() - s->last_handoff < RELEASE_COMMIT_NS;

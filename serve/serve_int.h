@@ -545,6 +545,9 @@ void serve__committer_stop(serve *s);
 /* Takes back the batch the committer finished (waiting for it with wait);
  * returns the committer's error. */
 int serve__pipe_reap(serve *s, bool wait);
+/* Whether the current batch has changes to write or requests to answer:
+ * then it is to be handed over. */
+bool serve__pipe_due(const serve *s);
 /* Hands the current batch to the (idle) committer. */
 void serve__pipe_handoff(serve *s);
 /* Everything applied so far committed, before returning. */

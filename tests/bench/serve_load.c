@@ -18,9 +18,13 @@
  * The request bodies are encoded before the clock starts (--pool-events of
  * them, 500000 by default) so that the client spends its CPU on sending,
  * not encoding: on two cores every cycle the client takes is one the
- * daemon does not get. A run longer than the pool sends the pool again:
- * the same case ids then go on with the same traces once more (their
- * state keeps growing, which costs the daemon what a new case would).
+ * daemon does not get. A run longer than the pool sends the pool again,
+ * each lap's spans later by the time the pool's spans cover (1 us apart)
+ * and with other span ids: the same case ids go on with the same traces once more,
+ * as new events (their state keeps growing, which costs the daemon what a
+ * new case would). Sent unchanged, they would be the same spans again,
+ * which the daemon drops as duplicates or refuses as older than the events
+ * their cases still store.
  * Case ids depend on --seed: runs against one daemon with different seeds
  * make different cases.
  *
@@ -55,6 +59,7 @@
  */
 #define _GNU_SOURCE /* clock_nanosleep, strcasestr, memmem */
 #include "core.h"
+#include "core_wire.h"
 #include "ingest.h"
 #include "unit_otlp.h"
 
@@ -309,6 +314,7 @@ typedef struct pool {
     body *bodies;
     size_t n;
     uint64_t events;
+    int64_t span_ns; /* its spans' times lie within this: a lap moves them by it */
 } pool;
 
 /* A live case: the trace it plays, how far, under which id. */
@@ -402,11 +408,58 @@ static int pool_build(const opts *o, const logdata *L, pool *P)
         P->n++;
         P->events += o->batch;
     }
+    P->span_ns = (int64_t)P->events * 1000;
     core_arena_free(&scratch);
     free(attrs);
     free(evs);
     free(slots);
     return rc;
+}
+
+/* The fields of one message of a request body as unit_otlp_spans lays it
+ * out (depth 0 the request, 1 ResourceSpans, 2 ScopeSpans, 3 Span): a
+ * span's span_id (2) XORed with key and its start and end times (7, 8)
+ * shift_ns later. base..end is a copy of the body. Returns 0, or -1 for
+ * what is not such a body. */
+static int lap_fields(uint8_t *base, const uint8_t *p, const uint8_t *end, int depth, uint64_t key,
+                      int64_t shift_ns)
+{
+    /* The message, and the field of it that holds the next depth. */
+    static const uint32_t inner[3] = {1, 2, 2};
+    core_wire_field f;
+    int rc;
+    while ((rc = core_wire_next(&p, end, &f)) == 1) {
+        uint8_t *at = base + (f.val - base);
+        if (depth < 3 && f.num == inner[depth] && f.wt == CORE_WIRE_LEN) {
+            if (lap_fields(base, f.p, f.p + f.n, depth + 1, key, shift_ns) != 0)
+                return -1;
+        } else if (depth == 3 && f.num == 2 && f.wt == CORE_WIRE_LEN && f.n == 8) {
+            uint8_t *id = base + (f.p - base);
+            for (int i = 0; i < 8; i++)
+                id[i] ^= (uint8_t)(key >> (8 * i));
+        } else if (depth == 3 && (f.num == 7 || f.num == 8) && f.wt == CORE_WIRE_I64) {
+            core_wire_put_fixed64(at, (uint64_t)((int64_t)f.v + shift_ns));
+        }
+    }
+    return rc == 0 ? 0 : -1;
+}
+
+/* Body b of the pool as sent in lap (0: the first) into out: from the
+ * second lap on, its spans later by lap times the pool's time span and
+ * with span ids of their own, so that every lap's events are new ones
+ * that follow the last lap's in each case. Returns the bytes to send, or
+ * NULL for a body that is not what the pool holds. */
+static const char *lap_body(const pool *P, const body *b, uint64_t lap, core_buf *out)
+{
+    const char *src = P->data.data + b->off;
+    if (lap == 0)
+        return src;
+    core_buf_reset(out);
+    core_buf_append(out, src, b->len);
+    uint8_t *u = (uint8_t *)out->data;
+    if (lap_fields(u, u, u + b->len, 0, core_hash_u64(lap), (int64_t)lap * P->span_ns) != 0)
+        return NULL;
+    return out->data;
 }
 
 /* ------------------------------------------------------------------ */
@@ -644,6 +697,7 @@ static void sender_main(void *arg, unsigned idx)
     sender *me = &R->s[idx];
     const opts *o = R->o;
     rbuf in = {0};
+    core_buf lapped = {0};
     int fd = -1, fails = 0;
     while (!atomic_load(&R->abort)) {
         uint64_t j = atomic_fetch_add(&R->next, 1);
@@ -662,6 +716,13 @@ static void sender_main(void *arg, unsigned idx)
         if (!R->nreq_max && core_now_ns() >= R->deadline_ns)
             break;
         const body *b = &R->P->bodies[j % R->P->n];
+        const char *data = lap_body(R->P, b, j / R->P->n, &lapped);
+        if (!data) {
+            me->fatal = CORE_EFORMAT;
+            snprintf(me->fatal_why, sizeof me->fatal_why, "request %llu of the pool: not spans",
+                     (unsigned long long)(j % R->P->n));
+            goto out;
+        }
         char hdr[512];
         int hl = snprintf(hdr, sizeof hdr,
                           "POST /v1/traces HTTP/1.1\r\nHost: %s\r\n"
@@ -684,7 +745,7 @@ static void sender_main(void *arg, unsigned idx)
                 }
                 in.len = 0;
             }
-            struct iovec iov[2] = {{hdr, (size_t)hl}, {R->P->data.data + b->off, b->len}};
+            struct iovec iov[2] = {{hdr, (size_t)hl}, {(void *)data, b->len}};
             response r;
             int rc = write_all(fd, iov, 2);
             if (!rc && !sent) {
@@ -759,6 +820,7 @@ out:
     if (fd >= 0)
         close(fd);
     free(in.data);
+    core_buf_free(&lapped);
 }
 
 static int cmp_u64(const void *a, const void *b)

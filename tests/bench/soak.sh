@@ -6,8 +6,16 @@
 # rate the daemon sustains (measured first, in a 20 s run as fast as it
 # answers), over SOAK_CASES case ids that never end: each gets events at
 # random for as long as the run lasts, so only expiry (state.ttl =
-# SOAK_TTL seconds) forgets the idle ones. Online learning rebuilds the
-# model every SOAK_REBUILD seconds. Every SOAK_SAMPLE seconds the script
+# SOAK_TTL seconds) forgets the idle ones. By default the TTL is half the
+# mean time between two events of a case id at the rate (SOAK_CASES /
+# rate / 2, at least 10 s): most ids then stay idle longer than the TTL
+# between their events, so cases are expired and come back as new ones
+# all run long, and the state reaches the size that churn gives within
+# the warm-up (with a TTL past that time nothing expires, and the state
+# grows for as long as cases take to fill their windows). The rate is
+# measured on a daemon of its own, whose state is then dropped. Online
+# learning rebuilds the model every SOAK_REBUILD seconds. Every
+# SOAK_SAMPLE seconds the script
 # samples the daemon's resident memory (VmRSS, which counts the pages of
 # the memory-mapped state store it touched, and RssAnon, its own), the
 # state store's bytes on disk (data.mdb's allocated blocks) and in use
@@ -20,7 +28,8 @@
 #   soak.sh PMRAG SOURCE_DIR [BENCH_SERVE_LOAD] [WORK_DIR]
 #
 # Environment: SOAK_MINUTES (30), SOAK_WARMUP (10 minutes; at most half the
-# run), SOAK_CASES (1000000), SOAK_TTL (120), SOAK_REBUILD (120),
+# run), SOAK_CASES (1000000), SOAK_TTL (seconds; 0, the default: from the
+# rate, as above), SOAK_REBUILD (120),
 # SOAK_SAMPLE (10), SOAK_RATE (events/s; 0, the default: half the measured
 # maximum). Samples go to WORK_DIR/samples.tsv, one JSON line of results to
 # stdout, the summary to stderr.
@@ -33,7 +42,7 @@ work=${4:-$(mktemp -d)}
 minutes=${SOAK_MINUTES:-30}
 warmup=${SOAK_WARMUP:-10}
 cases=${SOAK_CASES:-1000000}
-ttl=${SOAK_TTL:-120}
+ttl=${SOAK_TTL:-0}
 rebuild=${SOAK_REBUILD:-120}
 every=${SOAK_SAMPLE:-10}
 rate=${SOAK_RATE:-0}
@@ -65,31 +74,47 @@ say "indexing the demo app, simulating its log, mining the model"
 
 # otlp.dedupe_seconds=0: the load generator sends its pool of bodies round
 # and round, and repeats would be answered as retries without being applied.
-say "starting pmrag serve (state.ttl $ttl s, a rebuild every $rebuild s)"
-"$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
-  --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set otlp.grpc_listen= \
-  --set api.listen=127.0.0.1:0 --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 \
-  --set state.ttl="$ttl" --set model.learn_online=true --set model.rebuild_seconds="$rebuild" \
-  --set model.rebuild_events=4000000000 \
-  --ready-file "$work/ready.json" -q 2>"$work/serve.err" &
-pid=$!
-for _ in $(seq 600); do
-  [[ -s $work/ready.json ]] && break
-  kill -0 "$pid" 2>/dev/null || fail "serve exited before it was ready"
-  sleep 0.1
-done
-[[ -s $work/ready.json ]] || fail "no ready file after 60 s"
+start() { # TTL: pmrag serve on WORK_DIR/state; sets pid, otlp and api
+  rm -rf "$work/state" "$work/ready.json"
+  "$pmrag" serve --graph "$work/app.graph" --model "$work/app.model" \
+    --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set otlp.grpc_listen= \
+    --set api.listen=127.0.0.1:0 --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 \
+    --set state.ttl="$1" --set model.learn_online=true --set model.rebuild_seconds="$rebuild" \
+    --set model.rebuild_events=4000000000 \
+    --ready-file "$work/ready.json" -q 2>"$work/serve.err" &
+  pid=$!
+  for _ in $(seq 600); do
+    [[ -s $work/ready.json ]] && break
+    kill -0 "$pid" 2>/dev/null || fail "serve exited before it was ready"
+    sleep 0.1
+  done
+  [[ -s $work/ready.json ]] || fail "no ready file after 60 s"
+  otlp=$(ready otlp_http)
+  api=$(ready api)
+}
+stop() {
+  kill -TERM "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  pid=
+  [[ $rc -eq 0 ]] || fail "serve exited with $rc after SIGTERM"
+}
 ready() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$work/ready.json" "$1"; }
-otlp=$(ready otlp_http)
-api=$(ready api)
 
 if [[ $rate == 0 ]]; then
   say "the sustained rate: 20 s as fast as it answers"
+  start 120
   "$load" --log "$work/log.csv" --url "$otlp" --connections "$conns" --batch "$batch" \
     --cases 10000 --duration 20 --seed 1 --pool-events 1000000 >"$work/max.json" 2>"$work/max.err" ||
     { cat "$work/max.err" >&2; fail "the load generator failed (max)"; }
+  stop
   rate=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['events_per_s'] / 2))" "$work/max.json")
 fi
+if [[ $ttl == 0 ]]; then
+  ttl=$(python3 -c 'import sys; print(max(10, round(int(sys.argv[1]) / int(sys.argv[2]) / 2)))' "$cases" "$rate")
+fi
+say "starting pmrag serve (state.ttl $ttl s, a rebuild every $rebuild s)"
+start "$ttl"
 
 # The pool: two events per case id on average, so that about 86% of the
 # ids occur in it (ids drawn at random among the live slots); sent round
@@ -126,15 +151,11 @@ wait "$gen" || { cat "$work/soak.err" >&2; fail "the load generator failed"; }
 gen=
 kill -0 "$pid" 2>/dev/null || fail "serve died during the soak"
 curl -sf "http://$api/metrics" >"$work/end.prom" || fail "GET /metrics failed"
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[[ $rc -eq 0 ]] || fail "serve exited with $rc after SIGTERM"
+stop
 
-python3 - "$work" "$warmup" "$minutes" "$cases" "$rate" <<'PY'
+python3 - "$work" "$warmup" "$minutes" "$cases" "$rate" "$ttl" <<'PY'
 import json, sys
-work, warmup, minutes, cases, rate = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+work, warmup, minutes, cases, rate, ttl = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 rows = [l.rstrip("\n").split("\t") for l in open(work + "/samples.tsv")][1:]
 rows = [[float(x) for x in r] for r in rows if len(r) == 6]
 late = [r for r in rows if r[0] >= warmup * 60]
@@ -150,7 +171,7 @@ def drift(col):
     return 100.0 * slope * (xs[-1] - xs[0]) / my if my else 0.0
 soak = json.load(open(work + "/soak.json"))
 out = {
-    "minutes": minutes, "warmup_minutes": warmup, "case_ids": cases, "rate_target": rate,
+    "minutes": minutes, "warmup_minutes": warmup, "case_ids": cases, "rate_target": rate, "ttl_s": ttl,
     "events_sent": soak.get("events_sent"), "events_per_s": soak.get("events_per_s"),
     "samples": len(rows), "samples_after_warmup": len(late),
     "rss_drift_pct": drift(1), "anon_drift_pct": drift(5),
@@ -161,8 +182,8 @@ out = {
 print(json.dumps(out))
 def fmt(v):
     return "n/a" if v is None else "%+.2f%%" % v
-print("soak: %.0f min at %s events/s over %d case ids (%s events sent); after %.0f min of warm-up:" % (
-    minutes, out["events_per_s"], cases, out["events_sent"], warmup), file=sys.stderr)
+print("soak: %.0f min at %s events/s over %d case ids (%s events sent, state.ttl %d s); after %.0f min of warm-up:" % (
+    minutes, out["events_per_s"], cases, out["events_sent"], ttl, warmup), file=sys.stderr)
 for name, key in (("RSS", "rss_drift_pct"), ("RSS anonymous", "anon_drift_pct"),
                   ("state on disk", "state_disk_drift_pct"), ("state in use", "state_used_drift_pct")):
     v = out[key]

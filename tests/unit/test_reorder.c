@@ -300,6 +300,65 @@ TEST(duplicates_are_applied_once)
     serve_close(s);
 }
 
+/* A request through the engine's queue, as the OTLP receivers hand one
+ * over: cycles until it is answered or 3 s pass; whether it was (and its
+ * result in *rc). */
+static bool request(serve *s, const ingest_event *evs, size_t n, int *rc)
+{
+    pending p = {.kind = INGEST_OTLP_TRACES, .evs = evs, .n = n, .t0 = core_now_ns()};
+    pthread_mutex_lock(&s->qmu);
+    s->qhead = s->qtail = &p;
+    s->qevents = n;
+    pthread_mutex_unlock(&s->qmu);
+    bool done = false;
+    for (uint64_t t0 = core_now_ns(); !done && core_now_ns() - t0 < 3000 * MS;) {
+        CHECK_OK(serve__cycle(s, false));
+        pthread_mutex_lock(&s->qmu);
+        done = p.done;
+        pthread_mutex_unlock(&s->qmu);
+    }
+    if (!done) {
+        /* (Off the daemon's lists before p goes out of scope.) */
+        pthread_mutex_lock(&s->qmu);
+        s->qhead = s->qtail = NULL;
+        s->qevents = 0;
+        pthread_mutex_unlock(&s->qmu);
+        s->reqs = s->reqs_tail = NULL;
+    }
+    *rc = p.rc;
+    return done;
+}
+
+TEST(a_request_of_duplicates_only_is_answered)
+{
+    /* Without the request ids (otlp.dedupe_seconds=0) a retry is known
+     * only by its events' fingerprints: refused one by one, it queues no
+     * change at all, and is answered all the same. */
+    static const char *const sets[] = {"serve.reorder_ms=5", "otlp.dedupe_seconds=0", NULL};
+    serve *s = daemon_open("st", sets);
+    ingest_attr at[2] = {{"trace_id", "t"}, {"span_id", "s1"}};
+    ingest_event ev = {.case_id = "c",
+                       .activity = "step one",
+                       .time_ns = T0,
+                       .attrs = at,
+                       .nattrs = 2,
+                       .kind = INGEST_SPAN};
+    int rc = -1;
+    CHECK(request(s, &ev, 1, &rc));
+    CHECK_INT(rc, 0);
+    /* Held, then a retry while it is held, and one after its release. */
+    CHECK(request(s, &ev, 1, &rc));
+    CHECK_INT(rc, 0);
+    sleep_ms(10);
+    settle(s);
+    CHECK_INT(stored(s, "c")->seq, 1);
+    CHECK(request(s, &ev, 1, &rc));
+    CHECK_INT(rc, 0);
+    CHECK_INT(counter(s->c_dups), 2);
+    CHECK_INT(stored(s, "c")->seq, 1);
+    serve_close(s);
+}
+
 TEST(a_child_span_is_never_before_its_parent)
 {
     static const char *const sets[] = {"serve.reorder_ms=20", NULL};

@@ -245,3 +245,23 @@ TEST(pipeline_sync_with_nothing_applied)
     CHECK_INT(sink_counter_get(s->c_commits), 0);
     pipeline_free(s);
 }
+
+TEST(pipeline_answers_requests_that_changed_nothing)
+{
+    serve *s = pipeline_new();
+    /* Every event of the request refused (duplicates, too late): no
+     * change queued, and still the request is answered, once what was
+     * handed over before it is committed. */
+    put_case(s, "a", 1, 3);
+    serve__pipe_handoff(s);
+    pending req = {.n = 1};
+    s->reqs = s->reqs_tail = &req;
+    CHECK_INT(sess_batch_size(s->batch), 0);
+    CHECK(serve__pipe_due(s));
+    CHECK_INT(serve__pipe_sync(s), 0);
+    CHECK(req.done);
+    CHECK_INT(req.rc, 0);
+    CHECK_INT(stored_seq(s, "a"), 1);
+    CHECK(!serve__pipe_due(s));
+    pipeline_free(s);
+}
