@@ -1031,7 +1031,7 @@ class RawServer:
             elif v == "deflate-twice":
                 hs.append(("Sec-WebSocket-Extensions", "permessage-deflate, permessage-deflate"))
             elif v == "proto-unrequested":
-                hs.append(("Sec-WebSocket-Protocol", "mqtt"))
+                hs.append(("Sec-WebSocket-Protocol", "v9.unrequested"))
             elif v == "two-protos":
                 hs += [("Sec-WebSocket-Protocol", "chat"), ("Sec-WebSocket-Protocol", "chat")]
             elif v == "good-proto":

@@ -74,32 +74,28 @@ npm_setup() {
 }
 
 # pip_setup DIR NAME: the packages of DIR's requirements.txt (exact versions
-# with sha256 hashes) from PyPI into .deps/corpus/NAME/site-packages, by
-# Debian's pip and without their dependencies (apt: items provide those);
-# again only when the requirements changed. The copy of requirements.txt
-# there is written last and marks a complete install. An sdist is built
-# with Debian's setuptools and wheel: with build isolation pip would fetch
-# the newest setuptools, unpinned, which autobahn 22.7.1's setup.py
-# predates. Its setup.py then sees dist-packages, and autobahn's imports the
-# other backend's framework when it finds it there, so nothing is built
-# while a framework reserved for held-out evaluation is importable
-# (find_spec only looks).
+# with sha256 hashes) from PyPI into .deps/corpus/NAME/site-packages,
+# without their dependencies (apt: items provide those); again only when the
+# requirements changed. The copy of requirements.txt there is written last
+# and marks a complete install. Everything runs in a virtual environment of
+# its own that does not see the machine's Python packages: an sdist's
+# setup.py runs there, and sees only the build tools of DIR's
+# build-requirements.txt (pinned and hashed, as pip's build isolation would
+# not pin them), not whatever else is installed.
 pip_setup() {
   local src=$1 name=$2 dst=$top/.deps/corpus/$2
-  local site=$dst/site-packages
+  local site=$dst/site-packages venv=$dst/build-venv
   if [[ -d $site ]] && cmp -s "$src/requirements.txt" "$dst/requirements.txt"; then
     return 0
   fi
-  if ! /usr/bin/python3 -c 'import importlib.util as u, sys
-sys.exit(any(u.find_spec(m) for m in sys.argv[1:]))' twisted sqlalchemy scrapy; then
-    say "$name: /usr/bin/python3 can import a framework reserved for held-out evaluation; remove it first"
-    return 1
-  fi
   say "$name: pip install (pinned by $src/requirements.txt)"
   mkdir -p "$dst"
-  rm -rf "$site" "$site.tmp" "$dst/requirements.txt"
-  if ! /usr/bin/python3 -m pip install --no-deps --require-hashes --no-build-isolation \
-    --no-input --disable-pip-version-check --target "$site.tmp" -r "$src/requirements.txt" \
+  rm -rf "$site" "$site.tmp" "$venv" "$dst/requirements.txt"
+  local pip=("$venv/bin/python" -m pip install --require-hashes --no-input
+    --disable-pip-version-check)
+  if ! { /usr/bin/python3 -m venv "$venv" &&
+    "${pip[@]}" -r "$src/build-requirements.txt" &&
+    "${pip[@]}" --no-deps --no-build-isolation --target "$site.tmp" -r "$src/requirements.txt"; } \
     </dev/null >"$dst/pip.log" 2>&1; then
     say "$name: pip install failed (is PyPI reachable?): $(tail -3 "$dst/pip.log")"
     return 1
