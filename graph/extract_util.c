@@ -740,17 +740,6 @@ bool graph__fill_add(gx_fill_vals *out, const char *v)
     return true;
 }
 
-/* Appends value v to a stored template: '%' doubled, since the grammar
- * reads a lone one as the start of a directive. */
-static void fill_put(core_buf *b, const char *v)
-{
-    for (; *v; v++) {
-        if (*v == '%')
-            core_buf_putc(b, '%');
-        core_buf_putc(b, *v);
-    }
-}
-
 void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
 {
     const char *t = em->tmpl;
@@ -758,7 +747,7 @@ void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
         core_vec_push(&f->emits, *em);
         return;
     }
-    core_buf out[GX_FILL_VARIANTS];
+    gx_tmpl out[GX_FILL_VARIANTS];
     memset(out, 0, sizeof out);
     uint32_t nv = 1;
     bool filled = false, holds = false;
@@ -776,23 +765,25 @@ void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
             for (uint32_t k = nv; k-- > 0;)
                 for (uint32_t j = fv.n; j-- > 0;)
                     if (k * fv.n + j != k) {
-                        core_buf_reset(&out[k * fv.n + j]);
-                        core_buf_append(&out[k * fv.n + j], out[k].data, out[k].len);
+                        gx_tmpl *to = &out[k * fv.n + j];
+                        graph__tmpl_clear(to);
+                        core_buf_append(&to->buf, out[k].buf.data, out[k].buf.len);
+                        to->truncated = out[k].truncated;
                     }
             nv *= fv.n;
             for (uint32_t k = 0; k < nv; k++)
-                fill_put(&out[k], fv.v[k % fv.n]);
+                graph__tmpl_literal(&out[k], fv.v[k % fv.n], strlen(fv.v[k % fv.n]));
             filled = true;
         } else if (fv.kind == GX_FILL_HOLDS && fv.n && fv.v[0][0]) {
             for (uint32_t k = 0; k < nv; k++) {
-                core_buf_append(&out[k], t + i, d);
-                fill_put(&out[k], fv.v[0]);
-                core_buf_append(&out[k], t + i, d);
+                tmpl_put(&out[k], t + i, d);
+                graph__tmpl_literal(&out[k], fv.v[0], strlen(fv.v[0]));
+                tmpl_put(&out[k], t + i, d);
             }
             filled = holds = true;
         } else {
             for (uint32_t k = 0; k < nv; k++)
-                core_buf_append(&out[k], t + i, d);
+                tmpl_put(&out[k], t + i, d);
         }
         i += d;
     }
@@ -800,9 +791,10 @@ void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
         core_vec_push(&f->emits, *em);
     for (uint32_t k = 0; filled && k < nv; k++) {
         gx_emit v = *em;
-        v.tmpl = core_arena_strndup(&f->arena, out[k].data ? out[k].data : "", out[k].len);
+        const char *tm = graph__tmpl_take(&out[k], f, &v.flags);
+        v.tmpl = tm ? tm : "";
         core_vec_push(&f->emits, v);
     }
     for (uint32_t k = 0; k < GX_FILL_VARIANTS; k++)
-        core_buf_free(&out[k]);
+        graph__tmpl_free(&out[k]);
 }

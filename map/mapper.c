@@ -1473,6 +1473,26 @@ static bool proximity(map_mapper *m, const uint32_t *own, uint32_t nown, const n
     return rc == 0;
 }
 
+/* Keeps the cap best of what it is given in top and sc, best first (*n of
+ * them): u with score p goes to its place, or nowhere when cap better ones
+ * are kept. Ties go after those kept already, or by_id, by lower id. */
+static void keep_best(uint32_t *top, double *sc, uint32_t *n, uint32_t cap, uint32_t u, double p,
+                      bool by_id)
+{
+    uint32_t j = *n < cap ? (*n)++ : cap;
+    while (j > 0 && (p > sc[j - 1] || (by_id && p == sc[j - 1] && u < top[j - 1]))) {
+        if (j < cap) {
+            top[j] = top[j - 1];
+            sc[j] = sc[j - 1];
+        }
+        j--;
+    }
+    if (j < cap) {
+        top[j] = u;
+        sc[j] = p;
+    }
+}
+
 /*
  * A format a function returns (an access-log line built from a request's
  * fields) that no function near logs: the functions that call the
@@ -1511,19 +1531,7 @@ static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, siz
                 dup = top[j] == u;
             if (dup)
                 continue;
-            double p = ppr_work_score(m->cw, u);
-            uint32_t j = nk < KEEP ? nk++ : KEEP;
-            while (j > 0 && (p > sc[j - 1] || (p == sc[j - 1] && u < top[j - 1]))) {
-                if (j < KEEP) {
-                    top[j] = top[j - 1];
-                    sc[j] = sc[j - 1];
-                }
-                j--;
-            }
-            if (j < KEEP) {
-                top[j] = u;
-                sc[j] = p;
-            }
+            keep_best(top, sc, &nk, KEEP, u, ppr_work_score(m->cw, u), true);
         }
     }
     if (nk == 0)
@@ -1564,18 +1572,7 @@ static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size
             best_rank = rank;
             nk = 0;
         }
-        uint32_t j = nk < KEEP ? nk++ : KEEP;
-        while (j > 0 && (p[u] > sc[j - 1] || (p[u] == sc[j - 1] && u < top[j - 1]))) {
-            if (j < KEEP) {
-                top[j] = top[j - 1];
-                sc[j] = sc[j - 1];
-            }
-            j--;
-        }
-        if (j < KEEP) {
-            top[j] = u;
-            sc[j] = p[u];
-        }
+        keep_best(top, sc, &nk, KEEP, u, p[u], true);
     }
     if (nk == 0)
         return false;
@@ -1801,18 +1798,7 @@ static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n,
         if (dup)
             continue;
         /* keep the MAX_CAND nearest, best first (ties: the earlier site) */
-        uint32_t j = k < MAX_CAND ? k++ : MAX_CAND;
-        while (j > 0 && x > sc[j - 1]) {
-            if (j < MAX_CAND) {
-                sc[j] = sc[j - 1];
-                syms[j] = syms[j - 1];
-            }
-            j--;
-        }
-        if (j < MAX_CAND) {
-            sc[j] = x;
-            syms[j] = sym;
-        }
+        keep_best(syms, sc, &k, MAX_CAND, sym, x, false);
     }
     return k;
 }
