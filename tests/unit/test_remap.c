@@ -60,8 +60,11 @@ static graph *index_rel(const char *dir, const char *src)
 static const char *const rel1_cases[] = {"starting job 1", "step one for 1 done",
                                          "old path taken for 1", "finished job 1 now"};
 
-/* A model of release 1 from a few cases, saved; its path. */
-static const char *train_rel1(const graph *g)
+/* A model from 8 cases of msgs[0 .. n) in order, every other one without
+ * msgs[skip] (none: UINT32_MAX), of the given order (0: the default),
+ * saved under name; its path. */
+static const char *train_cases(const graph *g, const char *const *msgs, uint32_t n, uint32_t skip,
+                               uint32_t order, const char *name)
 {
     map_mapper *m;
     CHECK_OK(map_mapper_new(g, NULL, &m));
@@ -69,12 +72,10 @@ static const char *train_rel1(const graph *g)
     uint32_t k = 0;
     for (uint32_t c = 0; c < 8; c++) {
         uint32_t prev = UINT32_MAX;
-        /* Every other case skips the old path. */
-        for (uint32_t i = 0; i < 4; i++) {
-            if (i == 2 && c % 2)
+        for (uint32_t i = 0; i < n && k < 64; i++) {
+            if (i == skip && c % 2)
                 continue;
-            const char *t = rel1_cases[i];
-            map_event ev = {.text = t, .len = strlen(t), .learn = true};
+            map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
             map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[k], &var[k]);
             prev = act[k++];
         }
@@ -83,15 +84,22 @@ static const char *train_rel1(const graph *g)
     char why[256];
     CHECK_OK(map_mapper_finish(m, why, sizeof why));
     model_params p = model_params_default();
-    p.order = 2;
+    if (order)
+        p.order = order;
     model_seqs s = {act, var, off, 8};
     model_joint *md;
     CHECK_OK(model_train(m, &s, &p, &md));
-    const char *path = unit_tmp_path("rel1.model");
+    const char *path = unit_tmp_path(name);
     CHECK_OK(model_save(md, path));
     model_free(md);
     map_mapper_free(m);
     return path;
+}
+
+/* A model of release 1, every other case skipping the old path. */
+static const char *train_rel1(const graph *g)
+{
+    return train_cases(g, rel1_cases, 4, 2, 2, "rel1.model");
 }
 
 static const map_remap_act *remap_of(const map_remap *r, const map_mapper *m, const char *text)
@@ -299,30 +307,11 @@ TEST(remap_keeps_an_exceptions_message)
     free(src2);
     graph *g1 = index_rel("exc1", exc1_py), *g2 = index_rel("exc2", b.data);
     core_buf_free(&b);
+    static const char *const msgs[] = {"connecting to db1", "host key not trusted for host db1"};
+    const char *path = train_cases(g1, msgs, 2, UINT32_MAX, 0, "exc1.model");
     map_mapper *m;
-    CHECK_OK(map_mapper_new(g1, NULL, &m));
-    uint32_t act[16], var[16], off[9] = {0}, k = 0;
-    for (uint32_t c = 0; c < 8; c++) {
-        static const char *const msgs[] = {"connecting to db1",
-                                           "host key not trusted for host db1"};
-        uint32_t prev = UINT32_MAX;
-        for (uint32_t i = 0; i < 2; i++) {
-            map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
-            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[k], &var[k]);
-            prev = act[k++];
-        }
-        off[c + 1] = k;
-    }
-    char why[256];
-    CHECK_OK(map_mapper_finish(m, why, sizeof why));
-    model_params p = model_params_default();
-    model_seqs s = {act, var, off, 8};
     model_joint *md;
-    CHECK_OK(model_train(m, &s, &p, &md));
-    const char *path = unit_tmp_path("exc1.model");
-    CHECK_OK(model_save(md, path));
-    model_free(md);
-    map_mapper_free(m);
+    char why[256];
     map_remap r;
     model_load_opts lo = {.remap = true, .old = g1, .report = &r};
     CHECK_OK(model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why));
