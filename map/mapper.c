@@ -1,54 +1,15 @@
 /*
- * Events to activities to symbols: the composed mapping strategies
- * (map.h). Two of them walk the code graph with personalized PageRank
- * (ppr.h): the proximity that breaks ties between functions logging the
- * same message, and the constants strategy.
+ * Events to activities to symbols (map.h): each event as it comes, by
+ * code attributes, overrides and templates, with the message cache and
+ * the duplicates a template matches at several sites, told apart by the
+ * case so far with personalized PageRank over the code graph (ppr.h).
+ * The strategies that wait for every event are in finish.c.
  */
 #define _GNU_SOURCE /* memmem */
-#include "map_int.h"
+#include "mapper_int.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_CAND 64
-/* Proven sites that make a candidate callee a logging function. */
-#define LISTED_SITES 2
-
-typedef struct act_rec {
-    uint32_t text; /* strtab offset */
-    uint8_t strategy;
-    bool tried;               /* finish() has looked at it */
-    bool has_const;           /* matched string constants only */
-    bool aside;               /* matched only sites set aside: cands, the last resort */
-    uint32_t sym_off, nsyms;  /* into syms/conf */
-    uint32_t cand_off, ncand; /* template candidates or constant owners */
-    uint64_t count;
-    uint32_t nvariants;
-    /* For a message no template matched: the logger and level its records
-     * came with (strtab offsets + 1; 0 none yet, LOGGER_MIXED several). */
-    uint32_t logger, level;
-    /* For a message no template matched: the first one as it came
-     * (strtab offset + 1; 0 none), which the positional strategy renders
-     * against its neighbours' sites (the activity's text is abstracted). */
-    uint32_t sample;
-    uint8_t amb; /* map_ambiguity */
-} act_rec;
-
-#define LOGGER_MIXED UINT32_MAX
-
-/* What a distinct message (with its logger and level) resolves to before
- * the case context is known. */
-typedef struct msg_rec {
-    uint32_t act;   /* the activity, or UINT32_MAX when it depends on prev */
-    uint32_t group; /* ambiguous: the group (an activity id of the template) */
-    /* No template matched: listed_gen then (a match may come once more
-     * callees are proven); UINT32_MAX otherwise. */
-    uint32_t gen;
-    /* The abstracted message by its hash (masked_hash), MASKED_NONE when
-     * peek met a text never seen. */
-    uint64_t masked;
-} msg_rec;
 
 #define MASKED_NONE 0
 
@@ -56,107 +17,6 @@ typedef struct msg_rec {
  * matched it, unambiguously): both in the entry itself, so that a message
  * seen again costs one lookup. Other entries index msgs (+ 1). */
 #define MSG_FIXED (UINT64_C(1) << 63)
-
-/* An ambiguous message in one context: the activity chosen (a group
- * member, or the group), and the candidates' scores normalised to sum 1
- * (at score_off in amb_scores; none when nothing near was found). */
-typedef struct amb_rec {
-    uint32_t act;
-    uint32_t score_off;
-    bool scored;
-} amb_rec;
-
-typedef struct nb_rec {
-    uint32_t act, nb;
-    uint32_t count;
-} nb_rec;
-
-struct map_mapper {
-    const graph *g;
-    map_mapper_opts o;
-    uint32_t aside; /* roles set aside (map_matcher_opts.aside) */
-    map_matcher *matcher;
-    map_match_work *mw;
-    map_text *text; /* built on first use */
-    ppr_net *code;  /* built on first use */
-    ppr_work *cw;
-    core_strtab strs;
-    core_map act_by_text; /* strtab offset -> activity */
-    core_vec(act_rec) acts;
-    core_vec(uint32_t) syms;
-    core_vec(float) conf;
-    core_vec(uint32_t) cands;
-    /* variants */
-    core_map var_by_key; /* hash(act, masked hash) -> variant + 1 */
-    core_vec(uint32_t) var_act;
-    core_vec(uint32_t) var_text;
-    /* message cache */
-    core_map msg_cache; /* hash -> MSG_FIXED | act << 32 | variant, or index into msgs + 1 */
-    core_vec(msg_rec) msgs;
-    /* The last message abstracted and its hash: a variant's text is kept
-     * (interned) only when the variant is new. */
-    core_buf masked_text;
-    uint64_t masked_of;
-    /* Duplicates: (group, the case's recent activities) -> index into
-     * ambs + 1; nearness of a group's candidates to a symbol, (symbol,
-     * group) -> offset in near_vals (one float per candidate); what the
-     * training cases' contexts said of each group's candidates, group ->
-     * offset in amb_acc (one sum per candidate). */
-    core_map amb_cache;
-    core_vec(amb_rec) ambs;
-    core_vec(float) amb_scores;
-    core_map near_index;
-    core_vec(float) near_vals;
-    core_map acc_index;
-    core_vec(double) amb_acc;
-    core_vec(uint32_t) acc_groups; /* the groups in acc_index, in order */
-    /* code attributes: (act, symbol) -> count, and the files */
-    core_map code_votes;
-    core_map code_cache; /* hash of code.* attributes -> symbol + 1 */
-    core_vec(nb_rec) votes;
-    core_smap file_by_path;
-    /* neighbours of unmapped activities */
-    core_map nb_index;
-    core_vec(nb_rec) nbs;
-    core_buf tmp;
-    uint32_t other; /* the fold-over activity, or UINT32_MAX */
-    /* Past the caps (a flood of distinct messages): the masked text's hash
-     * that stands for every new one, and how many messages were folded. */
-    uint64_t masked_other;
-    uint64_t folded;
-    /* Which callees log, learnt from the messages seen: each emit site's
-     * callee (receiver and method), and per callee the number of its
-     * distinct sites whose templates matched a message. */
-    uint32_t *emit_callee;  /* per emit: callee number */
-    uint32_t *callee_sites; /* per callee: sites proven by a message */
-    uint8_t *proven;        /* per emit: matched a message */
-    /* Per emit: a candidate call whose callee has LISTED_SITES proven
-     * sites, which then matches as a known logging shape does (the
-     * matcher reads it); listed_gen counts the callees so listed. */
-    uint8_t *listed;
-    uint32_t listed_gen;
-    /* Per emit: the activity of its template's text once one was made
-     * (UINT32_MAX before): a matched message needs no hashing of the
-     * template to find it. Activities are never removed. */
-    uint32_t *tmpl_act;
-    /* Where each logger was shown to log from: (logger, file) -> distinct
-     * messages its templates matched there, and logger -> all of them. */
-    core_map logger_files;
-    core_map logger_total;
-    /* Calls of functions that log what their callers pass in a way the
-     * code does not show (GRAPH_SF_TAKES_TEXT), as (callee, emit) in
-     * that order; built on first use. */
-    core_vec(nb_rec) takes;
-    bool takes_built;
-    /* Calls passing a literal (without holes) to a function of ours, as
-     * (callee, emit) in that order: what callers hand each function,
-     * which a message that function logs may show. */
-    core_vec(nb_rec) passed;
-    /* map_mapper_peek: resolve without keeping anything; the text of an
-     * activity that does not exist. */
-    bool dry;
-    core_buf peek_text;
-};
 
 /* Distinct messages cached and variants kept: twice max_activities. */
 static size_t msg_cap(const map_mapper *m)
@@ -179,7 +39,7 @@ const char *map_strategy_name(map_strategy s)
     return (unsigned)s < MAP_BY__COUNT ? n[s] : "?";
 }
 
-static uint64_t key64(uint64_t h)
+uint64_t map__key64(uint64_t h)
 {
     return h == UINT64_MAX ? 0 : h;
 }
@@ -222,7 +82,7 @@ static void callees_init(map_mapper *m)
         graph_emit e;
         graph_get_emit(m->g, i, &e);
         uint64_t h = core_hash64(e.receiver, strlen(e.receiver), 0x63616c6cull);
-        h = key64(core_hash64(e.method, strlen(e.method), h ^ 0x2e));
+        h = map__key64(core_hash64(e.method, strlen(e.method), h ^ 0x2e));
         bool ins;
         uint64_t *v = core_map_put(&idx, h, &ins);
         if (ins)
@@ -425,7 +285,7 @@ static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *
     return (uint32_t)(m->acts.n - 1);
 }
 
-static void activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
+void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
                               const float *c, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
@@ -466,7 +326,7 @@ static uint64_t logger_hash(const char *logger)
 
 static uint64_t logger_file_key(uint64_t logger, uint32_t file)
 {
-    return key64(core_hash_u64(logger ^ ((uint64_t)file + 1) * 0x9e3779b97f4a7c15ull));
+    return map__key64(core_hash_u64(logger ^ ((uint64_t)file + 1) * 0x9e3779b97f4a7c15ull));
 }
 
 /* A message of logger matched a template of these symbols: one more for
@@ -486,17 +346,17 @@ static void note_logger_file(map_mapper *m, const char *logger, const uint32_t *
     uint64_t l = logger_hash(logger);
     bool ins;
     ++*core_map_put(&m->logger_files, logger_file_key(l, s.file_id), &ins);
-    ++*core_map_put(&m->logger_total, key64(l), &ins);
+    ++*core_map_put(&m->logger_total, map__key64(l), &ins);
 }
 
 /*
  * The files a logger was shown to log from: each holding at least a tenth
  * of the messages its templates matched. Returns how many (up to max).
  */
-static uint32_t logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max)
+uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max)
 {
     uint64_t l = logger_hash(logger);
-    const uint64_t *total = core_map_get(&m->logger_total, key64(l));
+    const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
     if (!total)
         return 0;
     uint32_t k = 0;
@@ -514,7 +374,7 @@ static uint32_t logger_files(const map_mapper *m, const char *logger, uint32_t *
  * mere wrapper; one that also does other work (sends the command it logs)
  * is itself what runs, so the event is its own.
  */
-static uint32_t site_emitter(const graph *g, uint32_t emit, const graph_emit *e)
+uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e)
 {
     if (e->kind != GRAPH_EMIT_CALL)
         return e->symbol;
@@ -535,7 +395,7 @@ uint32_t map__emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, ui
         graph_get_emit(g, emits[i], &e);
         if (e.symbol == GRAPH_NONE)
             continue;
-        uint32_t sym = site_emitter(g, emits[i], &e);
+        uint32_t sym = map__site_emitter(g, emits[i], &e);
         bool dup = false;
         for (uint32_t j = 0; j < k; j++)
             dup |= out[j] == sym;
@@ -545,7 +405,7 @@ uint32_t map__emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, ui
     return k;
 }
 
-static void ensure_code_net(map_mapper *m)
+void map__ensure_code_net(map_mapper *m)
 {
     if (m->code)
         return;
@@ -564,13 +424,13 @@ static void ensure_code_net(map_mapper *m)
 static const float *near_from(map_mapper *m, uint32_t src, uint32_t group)
 {
     const act_rec *g = &m->acts.v[group];
-    uint64_t key = key64(core_hash_u64(((uint64_t)src << 32) | group));
+    uint64_t key = map__key64(core_hash_u64(((uint64_t)src << 32) | group));
     bool ins;
     uint64_t *v = core_map_put(&m->near_index, key, &ins);
     if (!ins)
         return m->near_vals.v + *v;
     *v = m->near_vals.n;
-    ensure_code_net(m);
+    map__ensure_code_net(m);
     ppr_entry seed = {src, 1.0f};
     ppr_opts o = ppr_opts_default();
     o.alpha = 0.3;
@@ -597,6 +457,14 @@ static bool is_candidate(const map_mapper *m, uint32_t group, uint32_t sym)
     return false;
 }
 
+/* A group's candidates, as many as the score arrays hold (a group has at
+ * most MAX_CAND). */
+uint32_t map__group_size(const map_mapper *m, uint32_t group)
+{
+    uint32_t n = m->acts.v[group].ncand;
+    return n < MAX_CAND ? n : MAX_CAND;
+}
+
 /*
  * Scores a group's candidates by the case so far: each recent activity's
  * symbols (with their confidences) seed a walk over the code graph, the
@@ -607,18 +475,11 @@ static bool is_candidate(const map_mapper *m, uint32_t group, uint32_t sym)
  * candidate that just logged is running, and the walk from it finds
  * itself first: the current emitter, not the next one).
  */
-/* A group's candidates, as many as the score arrays hold (a group has at
- * most MAX_CAND). */
-static uint32_t group_size(const map_mapper *m, uint32_t group)
-{
-    uint32_t n = m->acts.v[group].ncand;
-    return n < MAX_CAND ? n : MAX_CAND;
-}
 
 static double context_scores(map_mapper *m, uint32_t group, const uint32_t *recent,
                              uint32_t nrecent, double *sc, double *other)
 {
-    uint32_t nc = group_size(m, group);
+    uint32_t nc = map__group_size(m, group);
     for (uint32_t i = 0; i < nc; i++)
         sc[i] = other[i] = 0;
     double w = 1, sum = 0;
@@ -656,7 +517,7 @@ static uint32_t clear_candidate(const map_mapper *m, uint32_t group, const doubl
     const act_rec *g = &m->acts.v[group];
     double best = 0, second = 0;
     uint32_t arg = GRAPH_NONE;
-    for (uint32_t i = 0; i < group_size(m, group); i++) {
+    for (uint32_t i = 0; i < map__group_size(m, group); i++) {
         if (sc[i] > best) {
             second = best;
             best = sc[i];
@@ -675,7 +536,7 @@ uint64_t map_mapper_folded(const map_mapper *m)
 
 static uint64_t variant_key(uint32_t act, uint64_t masked)
 {
-    return key64(core_hash_u64(masked ^ (uint64_t)act * 0x9e3779b97f4a7c15ull));
+    return map__key64(core_hash_u64(masked ^ (uint64_t)act * 0x9e3779b97f4a7c15ull));
 }
 
 static const char *masked_str(const map_mapper *m)
@@ -813,7 +674,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
                 return r; /* dry: a new text, in peek_text */
             r.act = activity_get(m, mt, strlen(mt), &created);
             if (created)
-                activity_set_syms(m, r.act, MAP_BY_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
+                map__activity_set_syms(m, r.act, MAP_BY_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
             return r;
         }
     }
@@ -896,7 +757,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         float c[MAX_CAND] = {0};
         for (uint32_t i = 0; i < ns; i++)
             c[i] = 1.0f / (float)ns;
-        activity_set_syms(m, r.act, MAP_BY_TEMPLATE, syms, c, ns);
+        map__activity_set_syms(m, r.act, MAP_BY_TEMPLATE, syms, c, ns);
         activity_set_cands(m, r.act, syms, ns);
     }
     if (ns > 1) {
@@ -929,7 +790,7 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym)
     uint32_t a = activity_get(m, m->tmp.data, m->tmp.len, &created);
     if (created) {
         float one = 1.0f;
-        activity_set_syms(m, a, MAP_BY_TEMPLATE, &sym, &one, 1);
+        map__activity_set_syms(m, a, MAP_BY_TEMPLATE, &sym, &one, 1);
         m->acts.v[a].amb = MAP_AMB_CASE;
     }
     return a;
@@ -1110,7 +971,7 @@ static uint32_t code_symbol(map_mapper *m, const map_event *ev)
     for (int i = 0; i < 3; i++)
         h = parts[i] ? core_hash64(parts[i], strlen(parts[i]), h + (uint64_t)i) : h * 31 + 7;
     bool ins;
-    uint64_t *v = core_map_put(&m->code_cache, key64(h), &ins);
+    uint64_t *v = core_map_put(&m->code_cache, map__key64(h), &ins);
     if (!ins)
         return (uint32_t)(*v - 1);
     uint32_t s = symbol_at(m, ev->code_file, ev->code_line, ev->code_function);
@@ -1132,7 +993,7 @@ static uint32_t code_symbol(map_mapper *m, const map_event *ev)
 
 static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb)
 {
-    uint64_t key = key64(((uint64_t)act << 32) | nb);
+    uint64_t key = map__key64(((uint64_t)act << 32) | nb);
     bool ins;
     uint64_t *v = core_map_put(&m->nb_index, key, &ins);
     if (ins) {
@@ -1152,7 +1013,7 @@ static uint64_t message_key(const map_event *ev)
         h = core_hash64(ev->logger, strlen(ev->logger), h);
     if (ev->level)
         h = core_hash64(ev->level, strlen(ev->level), h ^ 0x1e7e1);
-    return key64(h);
+    return map__key64(h);
 }
 
 /* A group in a case's context: the group and the recent activities. */
@@ -1161,7 +1022,7 @@ static uint64_t amb_key(uint32_t group, const uint32_t *recent, uint32_t n)
     uint64_t h = core_hash_u64(((uint64_t)group << 32) | n);
     for (uint32_t i = 0; i < n; i++)
         h = core_hash_u64(h ^ ((uint64_t)recent[i] + 1) * 0x9e3779b97f4a7c15ull);
-    return key64(h);
+    return map__key64(h);
 }
 
 /*
@@ -1185,7 +1046,7 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *
     if (m->dry)
         return r;
     double sum = 0;
-    uint32_t nc = group_size(m, group);
+    uint32_t nc = map__group_size(m, group);
     for (uint32_t i = 0; i < nc; i++)
         sum += other[i];
     if (sum > 0) {
@@ -1207,9 +1068,9 @@ static void amb_learn(map_mapper *m, uint32_t group, const amb_rec *r)
 {
     if (!r->scored)
         return;
-    uint32_t nc = group_size(m, group);
+    uint32_t nc = map__group_size(m, group);
     bool ins;
-    uint64_t *v = core_map_put(&m->acc_index, key64(group), &ins);
+    uint64_t *v = core_map_put(&m->acc_index, map__key64(group), &ins);
     if (ins) {
         *v = m->amb_acc.n;
         for (uint32_t i = 0; i < nc; i++)
@@ -1332,7 +1193,7 @@ mapped:
         (ev->code_file || ev->code_function)) {
         uint32_t s = code_symbol(m, ev);
         if (s != GRAPH_NONE) {
-            uint64_t key = key64(((uint64_t)act << 32) | s);
+            uint64_t key = map__key64(((uint64_t)act << 32) | s);
             uint64_t *c = core_map_put(&m->code_votes, key, &ins);
             if (ins) {
                 core_vec_push(&m->votes, ((nb_rec){act, s, 0}));
@@ -1351,704 +1212,6 @@ mapped:
     }
     *activity = act;
     *variant = var != UINT32_MAX ? var : variant_get(m, act, r.masked, ev);
-}
-
-/* ---- finish: the deferred strategies ---- */
-
-static int cmp_nb(const void *a, const void *b)
-{
-    const nb_rec *x = a, *y = b;
-    if (x->act != y->act)
-        return x->act < y->act ? -1 : 1;
-    if (x->count != y->count)
-        return x->count > y->count ? -1 : 1;
-    return (x->nb > y->nb) - (x->nb < y->nb);
-}
-
-static void apply_code_votes(map_mapper *m)
-{
-    if (m->votes.n == 0)
-        return;
-    nb_rec *v = core_xmalloc(m->votes.n * sizeof *v);
-    memcpy(v, m->votes.v, m->votes.n * sizeof *v);
-    qsort(v, m->votes.n, sizeof *v, cmp_nb);
-    for (size_t i = 0; i < m->votes.n;) {
-        size_t j = i;
-        uint64_t total = 0;
-        while (j < m->votes.n && v[j].act == v[i].act)
-            total += v[j++].count;
-        uint32_t s[MAX_CAND];
-        float c[MAX_CAND];
-        uint32_t n = 0;
-        for (size_t k = i; k < j && n < MAX_CAND; k++) {
-            s[n] = v[k].nb;
-            c[n++] = (float)((double)v[k].count / (double)total);
-        }
-        activity_set_syms(m, v[i].act, MAP_BY_CODE, s, c, n);
-        m->acts.v[v[i].act].tried = true;
-        i = j;
-    }
-    free(v);
-}
-
-/* Whether symbol u is in a file set aside. */
-bool map__symbol_aside(const map_mapper *m, uint32_t u)
-{
-    if (!m->aside)
-        return false;
-    graph_symbol s;
-    graph_get_symbol(m->g, u, &s);
-    graph_file_info fi;
-    graph_get_file(m->g, s.file_id, &fi);
-    return (m->aside >> fi.role) & 1u;
-}
-
-/*
- * How likely u is to be what logs a message held in a constant, as a
- * function of what it logs: 2 when it logs a message whose text the code
- * does not hold, of its own making (`logger.log(policy.level,
- * policy.format, ctx)`, a name no constant resolves) and takes no text
- * from its callers; 1 when it calls a function that logs what its callers
- * pass (a wrapper logging on its behalf: the log record names the
- * caller's call site); 0 otherwise. A function called with message text
- * that logs something built from it logs its callers' messages, not its
- * own, even when how it builds them is not known.
- */
-static int const_logger_rank(const map_mapper *m, uint32_t u)
-{
-    const uint32_t passes = GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
-    graph_symbol s;
-    graph_get_symbol(m->g, u, &s);
-    if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) || map__symbol_aside(m, u))
-        return 0;
-    if ((s.flags & GRAPH_SF_LOGS_DYNAMIC) && !(s.flags & passes)) {
-        uint32_t first, ne = graph_symbol_emits(m->g, u, &first);
-        for (uint32_t i = 0; i < ne; i++) {
-            graph_emit e;
-            graph_get_emit(m->g, first + i, &e);
-            bool logs =
-                e.kind == GRAPH_EMIT_LOG || e.kind == GRAPH_EMIT_PRINT || e.kind == GRAPH_EMIT_WARN;
-            if (logs && (e.style == GRAPH_STYLE_DYNAMIC ||
-                         (e.style == GRAPH_STYLE_REF && e.ref_const == GRAPH_NONE)))
-                return 2;
-        }
-    }
-    uint32_t n;
-    const graph_edge *out = graph_out_edges(m->g, u, &n);
-    for (uint32_t i = 0; i < n; i++) {
-        if (out[i].type != GRAPH_EDGE_CALLS || out[i].node == u)
-            continue;
-        graph_symbol c;
-        graph_get_symbol(m->g, out[i].node, &c);
-        if ((c.flags & GRAPH_SF_LOGS_DYNAMIC) && (c.flags & passes))
-            return 1;
-    }
-    return 0;
-}
-
-/* Personalized PageRank over the code from an activity's own candidates
- * (own, nown) and, at half the weight, its neighbours' emitters: what is
- * near both. The scores are in m->cw. False if it could not run. */
-static bool proximity(map_mapper *m, const uint32_t *own, uint32_t nown, const nb_rec *nb,
-                      size_t nnb)
-{
-    ensure_code_net(m);
-    core_vec(ppr_entry) seeds = {0};
-    for (uint32_t i = 0; i < nown; i++)
-        core_vec_push(&seeds, ((ppr_entry){own[i], 1.0f / (float)nown}));
-    uint64_t total = 0;
-    for (size_t i = 0; i < nnb; i++)
-        total += nb[i].count;
-    for (size_t i = 0; i < nnb; i++) {
-        const act_rec *p = &m->acts.v[nb[i].nb];
-        for (uint32_t k = 0; k < p->nsyms; k++)
-            core_vec_push(&seeds, ((ppr_entry){m->syms.v[p->sym_off + k],
-                                               (float)(0.5 * (double)nb[i].count / (double)total *
-                                                       m->conf.v[p->sym_off + k])}));
-    }
-    ppr_opts o = ppr_opts_default();
-    o.eps = 1e-7;
-    int rc = seeds.n ? ppr_push(m->cw, seeds.v, (uint32_t)seeds.n, &o, NULL) : -1;
-    core_vec_free(&seeds);
-    return rc == 0;
-}
-
-/* Keeps the cap best of what it is given in top and sc, best first (*n of
- * them): u with score p goes to its place, or nowhere when cap better ones
- * are kept. Ties go after those kept already, or by_id, by lower id. */
-static void keep_best(uint32_t *top, double *sc, uint32_t *n, uint32_t cap, uint32_t u, double p,
-                      bool by_id)
-{
-    uint32_t j = *n < cap ? (*n)++ : cap;
-    while (j > 0 && (p > sc[j - 1] || (by_id && p == sc[j - 1] && u < top[j - 1]))) {
-        if (j < cap) {
-            top[j] = top[j - 1];
-            sc[j] = sc[j - 1];
-        }
-        j--;
-    }
-    if (j < cap) {
-        top[j] = u;
-        sc[j] = p;
-    }
-}
-
-/*
- * A format a function returns (an access-log line built from a request's
- * fields) that no function near logs: the functions that call the
- * formatter are what makes the message, whatever they hand it to (a file,
- * a stream, a logger behind a name the code does not show), as a logging
- * wrapper's caller stands for it. Up to 4 callers outside the files set
- * aside, nearest first (the proximity run's scores), weighted alike: the
- * code says they call it, not which of them ran. False when a candidate is
- * no function or nothing calls it. Tried after where the case was and the
- * logger's sites: a message a site there renders with less text (`"%s
- * %s"` for "GET http://127.0.0.1:8888/") is that site's, not the
- * formatter's whose few literal bytes it happens to hold.
- */
-static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
-{
-    enum { KEEP = 4 };
-    const act_rec *a = &m->acts.v[act];
-    if (!a->has_const || !proximity(m, m->cands.v + a->cand_off, a->ncand, nb, nnb))
-        return false;
-    uint32_t top[KEEP], nk = 0;
-    double sc[KEEP];
-    for (uint32_t i = 0; i < a->ncand; i++) {
-        uint32_t f = m->cands.v[a->cand_off + i];
-        graph_symbol s;
-        graph_get_symbol(m->g, f, &s);
-        if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
-            return false;
-        uint32_t n;
-        const graph_edge *in = graph_in_edges(m->g, f, &n);
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t u = in[k].node;
-            if (in[k].type != GRAPH_EDGE_CALLS || u == f || map__symbol_aside(m, u))
-                continue;
-            bool dup = false;
-            for (uint32_t j = 0; j < nk && !dup; j++)
-                dup = top[j] == u;
-            if (dup)
-                continue;
-            keep_best(top, sc, &nk, KEEP, u, ppr_work_score(m->cw, u), true);
-        }
-    }
-    if (nk == 0)
-        return false;
-    float c[KEEP];
-    for (uint32_t i = 0; i < nk; i++)
-        c[i] = 1.0f / (float)nk;
-    activity_set_syms(m, act, MAP_BY_CONST, top, c, nk);
-    return true;
-}
-
-/* Constants and neighbourhood: the best function that logs a non-literal
- * message, by PPR from the constants' owners and the neighbours' emitters. */
-static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
-{
-    act_rec *a = &m->acts.v[act];
-    if (!a->has_const || !proximity(m, m->cands.v + a->cand_off, a->ncand, nb, nnb))
-        return false;
-    /* The nearest few of the likeliest kind, best first (ties by id):
-     * one that logs its own unknown message before one that calls a
-     * wrapper (which logs the texts it is given, mostly known ones). */
-    enum { KEEP = 4 };
-    uint32_t top[KEEP];
-    double sc[KEEP];
-    uint32_t nk = 0;
-    int best_rank = 1;
-    const uint32_t *touched;
-    const double *p;
-    uint32_t nt = ppr_work_touched(m->cw, &touched, &p);
-    for (uint32_t i = 0; i < nt; i++) {
-        uint32_t u = touched[i];
-        if (u >= graph_nsymbols(m->g) || p[u] <= 0)
-            continue;
-        int rank = const_logger_rank(m, u);
-        if (rank < best_rank)
-            continue;
-        if (rank > best_rank) {
-            best_rank = rank;
-            nk = 0;
-        }
-        keep_best(top, sc, &nk, KEEP, u, p[u], true);
-    }
-    if (nk == 0)
-        return false;
-    /* One clearly nearest (twice the next, as clear_candidate asks) is
-     * the answer; otherwise those that cannot be told apart from it are
-     * all kept, weighted by nearness: a guess between them would be
-     * wrong as often as not. */
-    uint32_t n = 1;
-    while (n < nk && sc[n] * 2.0 > sc[0])
-        n++;
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += sc[i];
-    float c[KEEP];
-    for (uint32_t i = 0; i < n; i++)
-        c[i] = (float)(sc[i] / sum);
-    activity_set_syms(m, act, MAP_BY_CONST, top, c, n);
-    return true;
-}
-
-static int cmp_take(const void *a, const void *b)
-{
-    const nb_rec *x = a, *y = b;
-    if (x->act != y->act)
-        return x->act < y->act ? -1 : 1;
-    return (x->nb > y->nb) - (x->nb < y->nb);
-}
-
-static void build_takes(map_mapper *m)
-{
-    m->takes_built = true;
-    for (uint32_t e = 0; e < graph_nemits(m->g); e++) {
-        graph_emit em;
-        graph_get_emit(m->g, e, &em);
-        if (em.kind != GRAPH_EMIT_CALL || !em.tmpl[0])
-            continue;
-        uint32_t t = graph_emit_callee(m->g, e);
-        if (t == GRAPH_NONE)
-            continue;
-        graph_symbol s;
-        graph_get_symbol(m->g, t, &s);
-        if (s.flags & GRAPH_SF_TAKES_TEXT)
-            core_vec_push(&m->takes, ((nb_rec){t, e, 0}));
-    }
-    if (m->takes.n)
-        qsort(m->takes.v, m->takes.n, sizeof *m->takes.v, cmp_take);
-}
-
-/*
- * Among syms, the functions that log what their callers pass in a way the
- * code does not show (`logger.debug(_pre(self, msg), *args)`): the callers
- * whose literal at a call of one renders text (decorated or not) stand
- * for it, unless it does more than log (site_emitter). The most specific
- * renderings (most literal bytes) win, as in template matching; more
- * than MAX_CAND callers tie is too many to tell apart. Writes them to out
- * (distinct); returns how many. A literal whose rendering is seen says
- * more than where the logger is.
- */
-static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t ns,
-                                  const char *text, uint32_t *out)
-{
-    if (!m->takes_built)
-        build_takes(m);
-    uint32_t n = 0, best = 0;
-    bool over = false;
-    size_t len = strlen(text);
-    for (uint32_t i = 0; i < ns; i++) {
-        graph_symbol s;
-        graph_get_symbol(m->g, syms[i], &s);
-        if (!(s.flags & GRAPH_SF_TAKES_TEXT))
-            continue;
-        size_t lo = 0, hi = m->takes.n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (m->takes.v[mid].act < syms[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (size_t k = lo; k < m->takes.n && m->takes.v[k].act == syms[i]; k++) {
-            uint32_t e = m->takes.v[k].nb;
-            uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
-            if (lit == 0 || lit < best)
-                continue;
-            graph_emit em;
-            graph_get_emit(m->g, e, &em);
-            uint32_t who = site_emitter(m->g, e, &em);
-            if (map__symbol_aside(m, who))
-                continue;
-            if (lit > best) {
-                best = lit;
-                n = 0;
-                over = false;
-            }
-            bool dup = false;
-            for (uint32_t j = 0; j < n && !dup; j++)
-                dup = out[j] == who;
-            if (dup)
-                continue;
-            if (n < MAX_CAND)
-                out[n++] = who;
-            else
-                over = true;
-        }
-    }
-    return over ? 0 : n;
-}
-
-/*
- * A message no template matched, whose records all name one logger: the
- * sites of that logger that have no text a template could show (a message
- * built at run time, holes only) are where it can come from. One is the
- * answer; several are all kept, ordered and weighted by how near they are
- * to the activity's neighbours in the code.
- */
-/*
- * A message no template took, placed by where the case was: a site in the
- * function of one of its neighbouring events (the events just before and
- * after it in the cases seen) whose template renders it, after any
- * decoration, however little literal text it shows (`'  %s: %s'`, logged
- * in a loop after `'Sending extension info'`): where the case was says
- * more than a template that shows too little to be matched anywhere. The
- * sites rendering the most literal bytes win, weighed by how often each
- * neighbour was next to it.
- */
-static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
-{
-    uint32_t sample = m->acts.v[act].sample;
-    if (!sample)
-        return false;
-    const char *text = core_strtab_str(&m->strs, sample - 1);
-    size_t len = strlen(text);
-    uint32_t best_lit = 0, n = 0;
-    uint32_t syms[MAX_CAND];
-    double w[MAX_CAND];
-    for (size_t i = 0; i < nnb; i++) {
-        const act_rec *p = &m->acts.v[nb[i].nb];
-        for (uint32_t k = 0; k < p->nsyms; k++) {
-            uint32_t sym = m->syms.v[p->sym_off + k], first;
-            if (map__symbol_aside(m, sym))
-                continue;
-            uint32_t ne = graph_symbol_emits(m->g, sym, &first);
-            for (uint32_t e = first; e < first + ne; e++) {
-                uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
-                if (lit == 0 || lit < best_lit)
-                    continue;
-                if (lit > best_lit) {
-                    best_lit = lit;
-                    n = 0;
-                }
-                graph_emit em;
-                graph_get_emit(m->g, e, &em);
-                uint32_t who = site_emitter(m->g, e, &em);
-                uint32_t j = 0;
-                while (j < n && syms[j] != who)
-                    j++;
-                if (j == n) {
-                    if (n == MAX_CAND)
-                        continue;
-                    syms[n] = who;
-                    w[n++] = 0;
-                }
-                w[j] += nb[i].count * (double)m->conf.v[p->sym_off + k];
-            }
-        }
-    }
-    if (n == 0)
-        return false;
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += w[i];
-    /* best first (insertion sort: n is small) */
-    for (uint32_t i = 1; i < n; i++)
-        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
-            double t = w[j];
-            w[j] = w[j - 1];
-            w[j - 1] = t;
-            uint32_t u = syms[j];
-            syms[j] = syms[j - 1];
-            syms[j - 1] = u;
-        }
-    float c[MAX_CAND];
-    for (uint32_t i = 0; i < n; i++)
-        c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
-    activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, n);
-    return true;
-}
-
-/* Sites a logger's message may come from, at most: past it the logger
- * says too little to look further. */
-#define UNSEEN_MAX 4096
-
-/*
- * The functions of n sites without text a message may come from: all of
- * them when they are few (MAX_CAND); when more (a logger every class of
- * the package shares), the ones nearest over the code graph to the
- * activity's neighbours' emitters, which is where in the code the case
- * was (a message a function logs between two others of its own goes to
- * it), as many as MAX_CAND with some nearness. Writes them to syms;
- * returns how many (0: too many and nothing near).
- */
-static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n, const nb_rec *nb,
-                               size_t nnb, uint32_t *syms)
-{
-    if (n <= MAX_CAND)
-        return map__emit_symbols(m->g, emits, n, syms);
-    if (nnb == 0 || !proximity(m, NULL, 0, nb, nnb))
-        return 0;
-    uint32_t k = 0;
-    double sc[MAX_CAND];
-    for (uint32_t i = 0; i < n; i++) {
-        graph_emit e;
-        graph_get_emit(m->g, emits[i], &e);
-        if (e.symbol == GRAPH_NONE)
-            continue;
-        uint32_t sym = site_emitter(m->g, emits[i], &e);
-        double x = ppr_work_score(m->cw, sym);
-        if (x <= 0)
-            continue;
-        bool dup = false;
-        for (uint32_t j = 0; j < k && !dup; j++)
-            dup = syms[j] == sym;
-        if (dup)
-            continue;
-        /* keep the MAX_CAND nearest, best first (ties: the earlier site) */
-        keep_best(syms, sc, &k, MAX_CAND, sym, x, false);
-    }
-    return k;
-}
-
-static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
-{
-    const act_rec *a = &m->acts.v[act];
-    if (a->logger == 0 || a->logger == LOGGER_MIXED)
-        return false;
-    const char *level =
-        a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
-    uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all);
-    uint32_t n = map_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), NULL, 0,
-                                    level, all, UNSEEN_MAX);
-    if (n == 0) {
-        /* No site names the logger: the files its other messages came
-         * from. */
-        uint32_t files[10];
-        uint32_t nf = logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10);
-        n = map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX);
-    }
-    uint32_t syms[MAX_CAND];
-    uint32_t ns = n > UNSEEN_MAX ? 0 : nearest_unseen(m, all, n, nb, nnb, syms);
-    free(all);
-    if (ns == 0)
-        return false;
-    float c[MAX_CAND];
-    uint32_t callers[MAX_CAND];
-    uint32_t nc = rendering_callers(m, syms, ns, core_strtab_str(&m->strs, a->text), callers);
-    if (nc > 0) {
-        memcpy(syms, callers, nc * sizeof *syms);
-        ns = nc;
-    }
-    double score[MAX_CAND], sum = 0;
-    bool near = ns > 1 && proximity(m, NULL, 0, nb, nnb);
-    for (uint32_t i = 0; i < ns; i++) {
-        score[i] = near ? ppr_work_score(m->cw, syms[i]) : 0;
-        sum += score[i];
-    }
-    /* Nearest first (insertion sort: ns is small); ties keep id order. */
-    for (uint32_t i = 1; i < ns; i++)
-        for (uint32_t j = i; j > 0 && score[j] > score[j - 1]; j--) {
-            double t = score[j];
-            score[j] = score[j - 1];
-            score[j - 1] = t;
-            uint32_t u = syms[j];
-            syms[j] = syms[j - 1];
-            syms[j - 1] = u;
-        }
-    /* Half spread evenly: nearness orders them, it does not rule the
-     * others out. */
-    for (uint32_t i = 0; i < ns; i++)
-        c[i] = (float)(0.5 / ns + (sum > 0 ? 0.5 * score[i] / sum : 0.5 / ns));
-    activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
-    return true;
-}
-
-typedef struct llm_ctx {
-    map_mapper *m;
-    const uint32_t *acts;
-    core_vec(nb_rec) props; /* act, symbol, conf (bits) */
-} llm_ctx;
-
-static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
-{
-    llm_ctx *c = ud;
-    uint32_t bits;
-    memcpy(&bits, &conf, sizeof bits);
-    core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits}));
-}
-
-/*
- * Whether a group's candidates are in more than one file: variants (a
- * platform's, a backend's, the synchronous and the asynchronous side)
- * that the rest of a case's code tells apart. Sites all in one file share
- * their neighbourhood, and the walk would only say which of them is the
- * more central there.
- */
-static bool apart_in_files(const map_mapper *m, const act_rec *g)
-{
-    graph_symbol a;
-    graph_get_symbol(m->g, m->cands.v[g->cand_off], &a);
-    for (uint32_t i = 1; i < g->ncand; i++) {
-        graph_symbol b;
-        graph_get_symbol(m->g, m->cands.v[g->cand_off + i], &b);
-        if (a.file_id != b.file_id)
-            return true;
-    }
-    return false;
-}
-
-/* The share of a group's weight a candidate no training case pointed at
- * keeps: it may still be what logs, so it is not ruled out. */
-#define AMB_FLOOR 0.01
-
-/*
- * The groups of candidates the training cases' contexts scored: each
- * candidate weighs what the contexts gave it (and a floor), best first.
- * Written in place (a group keeps its candidates), so that finish() run
- * after every batch does not grow the mapper. A group whose best weighs
- * twice the next is decided by the traces.
- */
-static void apply_group_weights(map_mapper *m)
-{
-    for (size_t gi = 0; gi < m->acc_groups.n; gi++) {
-        uint32_t group = m->acc_groups.v[gi];
-        act_rec *g = &m->acts.v[group];
-        if (g->strategy != MAP_BY_TEMPLATE || g->nsyms != g->ncand || g->nsyms < 2)
-            continue; /* the code's votes decided it, or it was restored otherwise */
-        if (!apart_in_files(m, g))
-            continue;
-        const double *acc = m->amb_acc.v + *core_map_get(&m->acc_index, key64(group));
-        uint32_t nc = group_size(m, group);
-        double total = 0;
-        for (uint32_t i = 0; i < nc; i++)
-            total += acc[i];
-        if (total <= 0 || nc < 2)
-            continue;
-        uint32_t idx[MAX_CAND];
-        double w[MAX_CAND];
-        for (uint32_t i = 0; i < nc; i++) {
-            idx[i] = i;
-            w[i] = acc[i] + AMB_FLOOR * total;
-        }
-        /* best first; ties keep the candidates' order */
-        for (uint32_t i = 1; i < nc; i++)
-            for (uint32_t j = i; j > 0 && w[idx[j]] > w[idx[j - 1]]; j--) {
-                uint32_t t = idx[j];
-                idx[j] = idx[j - 1];
-                idx[j - 1] = t;
-            }
-        double sum = total * (1 + AMB_FLOOR * nc);
-        for (uint32_t i = 0; i < nc; i++) {
-            m->syms.v[g->sym_off + i] = m->cands.v[g->cand_off + idx[i]];
-            m->conf.v[g->sym_off + i] = (float)(w[idx[i]] / sum);
-        }
-        g->amb = w[idx[0]] >= 2 * w[idx[1]] ? MAP_AMB_TRACES : MAP_AMB_TIED;
-    }
-}
-
-int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
-{
-    apply_code_votes(m);
-    apply_group_weights(m);
-    /* Neighbours grouped by activity. */
-    nb_rec *nb = NULL;
-    if (m->nbs.n) {
-        nb = core_xmalloc(m->nbs.n * sizeof *nb);
-        memcpy(nb, m->nbs.v, m->nbs.n * sizeof *nb);
-        qsort(nb, m->nbs.n, sizeof *nb, cmp_nb);
-    }
-    size_t ni = 0, nnb = m->nbs.n; /* nb's length */
-    core_vec(uint32_t) left = {0};
-    for (uint32_t a = 0; a < m->acts.n; a++) {
-        while (ni < nnb && nb[ni].act < a)
-            ni++;
-        size_t nj = ni;
-        while (nj < nnb && nb[nj].act == a)
-            nj++;
-        act_rec *r = &m->acts.v[a];
-        if (r->tried || r->nsyms > 0 || a == m->other) {
-            r->tried = true;
-            continue;
-        }
-        r->tried = true;
-        if (!m->o.no_const && map_by_constants(m, a, nb + ni, nj - ni))
-            continue;
-        if (!m->o.no_logger &&
-            (map_by_position(m, a, nb + ni, nj - ni) || map_by_logger(m, a, nb + ni, nj - ni)))
-            continue;
-        if (!m->o.no_const && map_by_formatters(m, a, nb + ni, nj - ni))
-            continue;
-        if (r->aside && r->ncand) {
-            /* The sites set aside that rendered it: nothing else found it. */
-            float c[MAX_CAND];
-            for (uint32_t i = 0; i < r->ncand; i++)
-                c[i] = 1.0f / (float)r->ncand;
-            activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
-            continue;
-        }
-        const char *text = core_strtab_str(&m->strs, r->text);
-        if (!m->o.no_tokens) {
-            if (!m->text &&
-                map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
-                m->text = NULL;
-            map_text_hit hit;
-            if (m->text && map_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
-                hit.score >= m->o.tokens_min) {
-                float c = hit.score;
-                activity_set_syms(m, a, MAP_BY_TOKENS, &hit.symbol, &c, 1);
-                continue;
-            }
-        }
-        core_vec_push(&left, a);
-    }
-    free(nb);
-    int rc = 0;
-    if (m->o.llm_cmd && left.n > 0) {
-        if (!m->text && map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
-            m->text = NULL;
-        map_llm_item *items = core_xcalloc(left.n, sizeof *items);
-        uint32_t *cand = core_xcalloc(left.n * 5, sizeof *cand);
-        for (size_t i = 0; i < left.n; i++) {
-            const act_rec *r = &m->acts.v[left.v[i]];
-            items[i].text = core_strtab_str(&m->strs, r->text);
-            items[i].count = r->count;
-            map_text_hit hits[5];
-            uint32_t nh =
-                m->text ? map_text_tfidf(m->text, items[i].text, strlen(items[i].text), 5, hits)
-                        : 0;
-            for (uint32_t k = 0; k < nh; k++)
-                cand[i * 5 + k] = hits[k].symbol;
-            items[i].candidates = cand + i * 5;
-            items[i].ncandidates = nh;
-        }
-        map_llm_opts lo = {.cmd = m->o.llm_cmd,
-                           .batch = m->o.llm_batch,
-                           .timeout_ms = m->o.llm_timeout_ms,
-                           .log = m->o.log};
-        llm_ctx c = {.m = m, .acts = left.v};
-        rc = map_llm_map(m->g, items, left.n, &lo, llm_take, &c, NULL, why, whylen);
-        /* Group the proposals per activity (they come in item order). */
-        for (size_t i = 0; i < c.props.n;) {
-            size_t j = i;
-            uint32_t s[MAX_CAND];
-            float cf[MAX_CAND];
-            uint32_t n = 0;
-            double sum = 0;
-            while (j < c.props.n && c.props.v[j].act == c.props.v[i].act) {
-                float f;
-                memcpy(&f, &c.props.v[j].count, sizeof f);
-                if (n < MAX_CAND) {
-                    s[n] = c.props.v[j].nb;
-                    cf[n++] = f;
-                    sum += f;
-                }
-                j++;
-            }
-            if (sum > 1)
-                for (uint32_t k = 0; k < n; k++)
-                    cf[k] = (float)(cf[k] / sum);
-            activity_set_syms(m, c.props.v[i].act, MAP_BY_LLM, s, cf, n);
-            i = j;
-        }
-        core_vec_free(&c.props);
-        free(items);
-        free(cand);
-    }
-    core_vec_free(&left);
-    return rc;
 }
 
 uint32_t map_mapper_nactivities(const map_mapper *m)
@@ -2104,7 +1267,7 @@ uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cand
     }
     if (!created)
         return id;
-    activity_set_syms(m, id, a->strategy, a->syms, a->conf, a->nsyms);
+    map__activity_set_syms(m, id, a->strategy, a->syms, a->conf, a->nsyms);
     activity_set_cands(m, id, cands, ncand);
     m->acts.v[id].has_const = has_const;
     m->acts.v[id].tried = !how || !how->untried;

@@ -1,0 +1,174 @@
+/*
+ * mapper_int.h - private to the mapper's two files: mapper.c resolves each
+ * event as it comes (templates, duplicates, the message cache), finish.c
+ * runs the deferred strategies over what was gathered (code attributes,
+ * constants, formatters, positions, loggers, the external command). Both
+ * work on the one map_mapper below, from the thread that owns it.
+ */
+#ifndef PMRAG_MAP_MAPPER_INT_H
+#define PMRAG_MAP_MAPPER_INT_H
+
+#include "map_int.h"
+
+#define MAX_CAND 64
+/* Proven sites that make a candidate callee a logging function. */
+#define LISTED_SITES 2
+
+typedef struct act_rec {
+    uint32_t text; /* strtab offset */
+    uint8_t strategy;
+    bool tried;               /* finish() has looked at it */
+    bool has_const;           /* matched string constants only */
+    bool aside;               /* matched only sites set aside: cands, the last resort */
+    uint32_t sym_off, nsyms;  /* into syms/conf */
+    uint32_t cand_off, ncand; /* template candidates or constant owners */
+    uint64_t count;
+    uint32_t nvariants;
+    /* For a message no template matched: the logger and level its records
+     * came with (strtab offsets + 1; 0 none yet, LOGGER_MIXED several). */
+    uint32_t logger, level;
+    /* For a message no template matched: the first one as it came
+     * (strtab offset + 1; 0 none), which the positional strategy renders
+     * against its neighbours' sites (the activity's text is abstracted). */
+    uint32_t sample;
+    uint8_t amb; /* map_ambiguity */
+} act_rec;
+
+#define LOGGER_MIXED UINT32_MAX
+
+/* What a distinct message (with its logger and level) resolves to before
+ * the case context is known. */
+typedef struct msg_rec {
+    uint32_t act;   /* the activity, or UINT32_MAX when it depends on prev */
+    uint32_t group; /* ambiguous: the group (an activity id of the template) */
+    /* No template matched: listed_gen then (a match may come once more
+     * callees are proven); UINT32_MAX otherwise. */
+    uint32_t gen;
+    /* The abstracted message by its hash (masked_hash), MASKED_NONE when
+     * peek met a text never seen. */
+    uint64_t masked;
+} msg_rec;
+
+/* An ambiguous message in one context: the activity chosen (a group
+ * member, or the group), and the candidates' scores normalised to sum 1
+ * (at score_off in amb_scores; none when nothing near was found). */
+typedef struct amb_rec {
+    uint32_t act;
+    uint32_t score_off;
+    bool scored;
+} amb_rec;
+
+typedef struct nb_rec {
+    uint32_t act, nb;
+    uint32_t count;
+} nb_rec;
+
+struct map_mapper {
+    const graph *g;
+    map_mapper_opts o;
+    uint32_t aside; /* roles set aside (map_matcher_opts.aside) */
+    map_matcher *matcher;
+    map_match_work *mw;
+    map_text *text; /* built on first use */
+    ppr_net *code;  /* built on first use */
+    ppr_work *cw;
+    core_strtab strs;
+    core_map act_by_text; /* strtab offset -> activity */
+    core_vec(act_rec) acts;
+    core_vec(uint32_t) syms;
+    core_vec(float) conf;
+    core_vec(uint32_t) cands;
+    /* variants */
+    core_map var_by_key; /* hash(act, masked hash) -> variant + 1 */
+    core_vec(uint32_t) var_act;
+    core_vec(uint32_t) var_text;
+    /* message cache */
+    core_map msg_cache; /* hash -> MSG_FIXED | act << 32 | variant, or index into msgs + 1 */
+    core_vec(msg_rec) msgs;
+    /* The last message abstracted and its hash: a variant's text is kept
+     * (interned) only when the variant is new. */
+    core_buf masked_text;
+    uint64_t masked_of;
+    /* Duplicates: (group, the case's recent activities) -> index into
+     * ambs + 1; nearness of a group's candidates to a symbol, (symbol,
+     * group) -> offset in near_vals (one float per candidate); what the
+     * training cases' contexts said of each group's candidates, group ->
+     * offset in amb_acc (one sum per candidate). */
+    core_map amb_cache;
+    core_vec(amb_rec) ambs;
+    core_vec(float) amb_scores;
+    core_map near_index;
+    core_vec(float) near_vals;
+    core_map acc_index;
+    core_vec(double) amb_acc;
+    core_vec(uint32_t) acc_groups; /* the groups in acc_index, in order */
+    /* code attributes: (act, symbol) -> count, and the files */
+    core_map code_votes;
+    core_map code_cache; /* hash of code.* attributes -> symbol + 1 */
+    core_vec(nb_rec) votes;
+    core_smap file_by_path;
+    /* neighbours of unmapped activities */
+    core_map nb_index;
+    core_vec(nb_rec) nbs;
+    core_buf tmp;
+    uint32_t other; /* the fold-over activity, or UINT32_MAX */
+    /* Past the caps (a flood of distinct messages): the masked text's hash
+     * that stands for every new one, and how many messages were folded. */
+    uint64_t masked_other;
+    uint64_t folded;
+    /* Which callees log, learnt from the messages seen: each emit site's
+     * callee (receiver and method), and per callee the number of its
+     * distinct sites whose templates matched a message. */
+    uint32_t *emit_callee;  /* per emit: callee number */
+    uint32_t *callee_sites; /* per callee: sites proven by a message */
+    uint8_t *proven;        /* per emit: matched a message */
+    /* Per emit: a candidate call whose callee has LISTED_SITES proven
+     * sites, which then matches as a known logging shape does (the
+     * matcher reads it); listed_gen counts the callees so listed. */
+    uint8_t *listed;
+    uint32_t listed_gen;
+    /* Per emit: the activity of its template's text once one was made
+     * (UINT32_MAX before): a matched message needs no hashing of the
+     * template to find it. Activities are never removed. */
+    uint32_t *tmpl_act;
+    /* Where each logger was shown to log from: (logger, file) -> distinct
+     * messages its templates matched there, and logger -> all of them. */
+    core_map logger_files;
+    core_map logger_total;
+    /* Calls of functions that log what their callers pass in a way the
+     * code does not show (GRAPH_SF_TAKES_TEXT), as (callee, emit) in
+     * that order; built on first use. */
+    core_vec(nb_rec) takes;
+    bool takes_built;
+    /* Calls passing a literal (without holes) to a function of ours, as
+     * (callee, emit) in that order: what callers hand each function,
+     * which a message that function logs may show. */
+    core_vec(nb_rec) passed;
+    /* map_mapper_peek: resolve without keeping anything; the text of an
+     * activity that does not exist. */
+    bool dry;
+    core_buf peek_text;
+};
+
+/* A hash as a map key: core_map reserves UINT64_MAX. */
+uint64_t map__key64(uint64_t h);
+
+/* Sets an activity's symbols and their confidences (n of each) and the
+ * strategy that found them. */
+void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
+                            const float *c, uint32_t n);
+
+/* The files logger was shown to log from (see mapper.c); up to max. */
+uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files,
+                           uint32_t max);
+
+/* The symbol that emits at site emit (e is its record). */
+uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e);
+
+/* Builds the PageRank net over the code graph on first use. */
+void map__ensure_code_net(map_mapper *m);
+
+/* A duplicate group's candidates, at most MAX_CAND. */
+uint32_t map__group_size(const map_mapper *m, uint32_t group);
+
+#endif
