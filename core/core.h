@@ -272,6 +272,17 @@ void core_strtab_free(core_strtab *t);
  */
 int core_read_file(const char *path, size_t max, char **out, size_t *len);
 
+/*
+ * The string members of the JSON object in data[0..n) that paths name:
+ * "name" a member of the object, "a.b" member b of member a. out[i] is a
+ * NUL-terminated copy in a, or NULL when that member is missing or not a
+ * string; len[i] its length. For project files (package.json) whose few
+ * fields an indexer reads. Returns 0, or -1 when data is not a JSON
+ * object. Thread-safe; a is the caller's.
+ */
+int core_json_strings(const char *data, size_t n, const char *const *paths, size_t npaths,
+                      core_arena *a, char **out, size_t *len);
+
 /* Read-only mapping of a whole file. */
 typedef struct core_mmap {
     const void *data;

@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,29 +91,19 @@ static void read_package(gb_index *idx, const char *abs, const char *rel_dir)
     size_t n;
     if (core_read_file(abs, 4u << 20, &data, &n) != 0)
         return;
-    json_error_t err;
-    json_t *j = json_loadb(data, n, 0, &err);
+    /* npm's "directories": {"test": "..."}: a test folder the package
+     * declares; "module" stands in for a missing "main". */
+    static const char *const fields[] = {"name", "main", "module", "directories.test"};
+    char *v[4];
+    size_t len[4];
+    int rc = core_json_strings(data, n, fields, 4, &idx->arena, v, len);
     free(data);
-    if (!j || !json_is_object(j)) {
-        json_decref(j);
+    if (rc != 0)
         return;
-    }
-    gb_package p = {core_arena_strndup(&idx->arena, rel_dir, strlen(rel_dir)), NULL, NULL};
-    json_t *name = json_object_get(j, "name");
-    if (json_is_string(name))
-        p.name = core_arena_strndup(&idx->arena, json_string_value(name), json_string_length(name));
-    const char *fields[] = {"main", "module"};
-    for (size_t i = 0; i < 2 && !p.main; i++) {
-        json_t *m = json_object_get(j, fields[i]);
-        if (json_is_string(m))
-            p.main = core_arena_strndup(&idx->arena, json_string_value(m), json_string_length(m));
-    }
-    /* npm's "directories": {"test": "..."}: a test folder the package declares */
-    json_t *dirs = json_object_get(j, "directories");
-    json_t *test = json_is_object(dirs) ? json_object_get(dirs, "test") : NULL;
-    if (json_is_string(test))
-        add_test_dir(idx, rel_dir, json_string_value(test), json_string_length(test));
-    json_decref(j);
+    gb_package p = {core_arena_strndup(&idx->arena, rel_dir, strlen(rel_dir)), v[0],
+                    v[1] ? v[1] : v[2]};
+    if (v[3])
+        add_test_dir(idx, rel_dir, v[3], len[3]);
     core_vec_push(&idx->packages, p);
 }
 
