@@ -480,9 +480,12 @@ static bool api_ready(void *ud, core_buf *why)
     return true;
 }
 
+/* Only the flag, as serve_reload sets it: the engine reloads between
+ * cycles. */
 static void api_reload(void *ud)
 {
-    serve_reload(ud);
+    serve *s = ud;
+    s->reload = 1;
 }
 
 sink_api_ops serve__api_ops(serve *s)

@@ -9,6 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
+                      const char *what)
+{
+    core_buf b = {0};
+    map_remap_format(r, m, false, 0, &b);
+    /* The first line: the counts (the items are for pmrag remap). */
+    char *nl = memchr(b.data, '\n', b.len);
+    core_logf(&s->lg, level, "%s: %.*s", what, (int)(nl ? (size_t)(nl - b.data) : b.len), b.data);
+    core_buf_free(&b);
+}
+
 /*
  * The keys:
  *   id < DICT_FULL          an activity's text (for `pmrag state dump`, the API)

@@ -58,17 +58,6 @@ static int model_load_remapped(serve *s, const graph *g, const graph *old,
     return rc;
 }
 
-void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
-                      const char *what)
-{
-    core_buf b = {0};
-    map_remap_format(r, m, false, 0, &b);
-    /* The first line: the counts (the items are for pmrag remap). */
-    char *nl = memchr(b.data, '\n', b.len);
-    core_logf(&s->lg, level, "%s: %.*s", what, (int)(nl ? (size_t)(nl - b.data) : b.len), b.data);
-    core_buf_free(&b);
-}
-
 /* Loads --model (re-mapped onto g when it was trained on another graph:
  * old, when given, is the graph served before, which it may have been),
  * or trains from model.bootstrap_log, or builds an empty model over a

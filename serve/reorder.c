@@ -507,7 +507,7 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     struct serve_reorder *r = s->ro;
     size_t clen = strlen(ev->case_id);
     sess_case *c = r->c;
-    if (!serve__case_take(s, ev->case_id, clen, false, c))
+    if (!serve__case_take(s, ev->case_id, clen, false, serve__reorder_nheld(s, ev->case_id, clen), c))
         return 0;
     serve__stage(s, SERVE_STAGE_WINDOW);
     uint64_t fp = 0;
@@ -699,7 +699,7 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     struct serve_reorder *r = s->ro;
     sess_case *c = r->c;
     held_case *k = &r->cs.v[hc];
-    serve__case_take(s, k->id, k->len, true, c);
+    serve__case_take(s, k->id, k->len, true, serve__reorder_nheld(s, k->id, k->len), c);
     serve__stage(s, SERVE_STAGE_WINDOW);
     /* The case's order: its tokens where they are, its held events. */
     size_t nh = k->evs.n, nt = c->ntok;

@@ -449,17 +449,16 @@ uint64_t serve__stage_events(serve *s, uint64_t since);
  * cycle, not sampled); returns the clock now. */
 uint64_t serve__stage_cycle(serve *s, uint64_t since);
 
-/* ---- engine.c ---- */
+/* ---- apply.c ---- */
 
-/* One cycle (sources in, events applied, the batch handed over); 0 or the
- * error that stops the daemon. draining: take no new Kafka input. */
-int serve__cycle(serve *s, bool draining);
 /* The case of an event into c: from the batch being filled, the one
  * being committed or the state, or a new one (admitted by the rules,
- * unless admitted: its events were taken in already), with room for one
- * more event (not checked when admitted), its vector from the model in
- * use. False when a limit keeps the event out (counted there). */
-bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted, sess_case *c);
+ * unless admitted: its events were taken in already, or it holds nheld
+ * events back, as the reorder window says), with room for one more event
+ * (not checked when admitted), its vector from the model in use. False
+ * when a limit keeps the event out (counted there). */
+bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted, uint32_t nheld,
+                      sess_case *c);
 /* An event's place as the daemon orders it without others: its own time
  * (now when it has none), tie-break tie. */
 void serve__order_of(const ingest_event *ev, uint64_t tie, int64_t now, model_order_ev *o);
@@ -478,6 +477,12 @@ int serve__token_apply(serve *s, sess_case *c, const char *case_id, size_t clen,
  * closed), and its changelog record when the change came from Kafka. */
 void serve__case_store(serve *s, const char *case_id, size_t clen, const sess_case *c,
                        const ingest_kafka_msg *km);
+
+/* ---- engine.c ---- */
+
+/* One cycle (sources in, events applied, the batch handed over); 0 or the
+ * error that stops the daemon. draining: take no new Kafka input. */
+int serve__cycle(serve *s, bool draining);
 /* The Kafka consumer's callbacks (engine thread, inside the poll). */
 int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km);
 
@@ -613,9 +618,6 @@ uint64_t serve__instance_id(serve *s);
  * overrides ov. */
 int serve__model_build(serve *s, const graph *g, const graph *old, const map_overrides *ov,
                        map_mapper **mp, model_joint **mdp, char *why, size_t whylen);
-/* What re-mapping did (r, into m), one line logged after what. */
-void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
-                      const char *what);
 /* The graph in use from now on has file hash hash (graph_version). */
 void serve__graph_set(serve *s, uint64_t hash);
 /* Puts md in use (base: a new base model over m, g and ov, which replace
@@ -648,6 +650,10 @@ void serve__rebuild_cancel(serve *s);
 void serve__vec_rebuild(const model_joint *md, model_work *w, uint32_t M, sess_case *c);
 
 /* ---- dict.c ---- */
+
+/* What re-mapping did (r, into m), one line logged after what. */
+void serve__remap_log(serve *s, core_log_level level, const map_remap *r, const map_mapper *m,
+                      const char *what);
 
 /* Records of activities from `from` on and of variants not yet saved,
  * into the current batch. */
