@@ -191,10 +191,13 @@ double model__code_total(const model_joint *md, const graph_edge *out, uint32_t 
                          const graph_edge *in, uint32_t ni);
 
 /* An activity's symbols and confidences: from the snapshot a model is
- * built from, or the mapper (sn NULL); and its text (mine.c). */
+ * built from, or the mapper (sn NULL); and its text (snap.c). */
 void model__act_syms(const model_joint *md, const model_mapper_snap *sn, uint32_t a,
                      map_activity *pa);
 const char *model__act_text(const model_joint *md, const model_mapper_snap *sn, uint32_t a);
+/* How many activities and variants: the snapshot's, or m's (sn NULL). */
+void model__act_count(const map_mapper *m, const model_mapper_snap *sn, uint32_t *nact,
+                      uint32_t *nvar);
 
 /* The code's prior (code.c). The sites of an activity with this text and
  * these symbols (into cs->sites: emit, weight); its prior (at most
