@@ -18,6 +18,88 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What pmrag eval --help says beyond its options. */
+static const char eval_help[] =
+    "Next-event localization: cases are ordered by their first event, the first\n"
+    "share trains, and for every prefix k = 1..n-1 of every test case the functions\n"
+    "ranked for event k+1 are checked against its truth (code.filepath and\n"
+    "code.lineno: a hit when the file matches and the line is inside the symbol).\n"
+    "Unmapped or unpredictable targets count as misses."
+    "\n\n"
+    "Baselines, computed in the same run over the same mapping: bm25 and tokens\n"
+    "(BM25 and TF-IDF over names, docstrings and templates, query = the last\n"
+    "activity), df1 and df2 (directly-follows of order 1 and 2), same_function (the\n"
+    "current activity's emitters), global_pagerank, ppr_no_follows (PageRank over\n"
+    "the code graph from the current emitters). The 'change' subset keeps targets\n"
+    "whose function differs from the previous event's; the 'unseen' subset those\n"
+    "whose transition (the previous event's activity to the true next emitter) no\n"
+    "training case shows. Nothing learns from code.* columns unless\n"
+    "--learn-code-attrs (then only from the train split)."
+    "\n\n"
+    "--added-since GRAPH scores the 'added' subset too: targets whose true line is\n"
+    "a logging site whose template text no logging site of GRAPH has (a message\n"
+    "the older release does not log: an added path, or a reworded message). A\n"
+    "site whose message is built at run time has no text to compare and is not\n"
+    "counted. With --model trained on GRAPH, this is how a model carried across a\n"
+    "release does on what that release added."
+    "\n\n"
+    "--learning-curve trains on the first K training cases (by first event) for K =\n"
+    "0, 5, 20, 100 and all, and scores the same test cases each time: pmrag, df2,\n"
+    "and df2 over the true emitters (the log mapped again by its code.* columns).\n"
+    "JSON: {\"task\":\"next-event-localization\",\"n\",\"top_k\":{\"1\",\"3\",\"5\",\"10\"},\n"
+    "\"mrr\",\"coverage\",\"change\",\"unseen\"[,\"added\"],\"baselines\":{NAME:{\"all\",\n"
+    "\"change\"}},\"params\"...}.";
+
+/* The sites of the log's graph whose template text no site of the older
+ * graph at path has, into *added (eval_added_sites); 0 or an error said. */
+static int added_sites(const char *name, const char *path, const session *s, uint8_t **added)
+{
+    graph *old = NULL;
+    int rc = cli_open_graph(name, path, &old);
+    if (rc != 0)
+        return rc;
+    *added = eval_added_sites(s->g, old, &s->log);
+    graph_close(old);
+    return 0;
+}
+
+/* The learning curve over s's log (n points at the sizes k), from the
+ * configured parameters rather than the ones calibrated on the whole
+ * training split; with_true: df2 over the true emitters too, from the log
+ * mapped again by its code.* columns with the options in a_true (whose
+ * --set list the session takes). */
+static int learning_curve(const cli_cmd *cmd, const session *s, log_args *a_true, bool with_true,
+                          const uint32_t *k, uint32_t n, eval_curve_point *points)
+{
+    model_train_opts to = s->to;
+    to.params = config_model_params(s->cfg);
+    session st;
+    if (with_true) {
+        a_true->learn_code_attrs = true;
+        a_true->quiet = true;
+        with_true = log_session_open(cmd, a_true, true, &st, NULL, true) == 0;
+        a_true->sets.v = NULL; /* (session_open freed it) */
+    }
+    int rc = eval_learning_curve(s->m, &s->log, &to, with_true ? st.m : NULL,
+                                 with_true ? &st.log : NULL, k, n, points);
+    if (with_true)
+        log_session_free(&st);
+    return rc;
+}
+
+/* The report as JSON or text on stdout. */
+static int write_report(const char *name, const eval_report *rep, bool json)
+{
+    core_buf o = {0};
+    if (json)
+        eval_report_json(rep, &o);
+    else
+        eval_report_text(rep, &o);
+    int rc = cli_write_stdout(name, o.data, o.len);
+    core_buf_free(&o);
+    return rc;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     log_args a = {0};
@@ -41,35 +123,7 @@ int cmd_eval(int argc, char **argv)
         "eval",
         "--graph FILE --log FILE [--train-frac 0.7] [options]",
         "Scores next-event localization on a log's test split, with baselines.",
-        "Next-event localization: cases are ordered by their first event, the first\n"
-        "share trains, and for every prefix k = 1..n-1 of every test case the functions\n"
-        "ranked for event k+1 are checked against its truth (code.filepath and\n"
-        "code.lineno: a hit when the file matches and the line is inside the symbol).\n"
-        "Unmapped or unpredictable targets count as misses."
-        "\n\n"
-        "Baselines, computed in the same run over the same mapping: bm25 and tokens\n"
-        "(BM25 and TF-IDF over names, docstrings and templates, query = the last\n"
-        "activity), df1 and df2 (directly-follows of order 1 and 2), same_function (the\n"
-        "current activity's emitters), global_pagerank, ppr_no_follows (PageRank over\n"
-        "the code graph from the current emitters). The 'change' subset keeps targets\n"
-        "whose function differs from the previous event's; the 'unseen' subset those\n"
-        "whose transition (the previous event's activity to the true next emitter) no\n"
-        "training case shows. Nothing learns from code.* columns unless\n"
-        "--learn-code-attrs (then only from the train split)."
-        "\n\n"
-        "--added-since GRAPH scores the 'added' subset too: targets whose true line is\n"
-        "a logging site whose template text no logging site of GRAPH has (a message\n"
-        "the older release does not log: an added path, or a reworded message). A\n"
-        "site whose message is built at run time has no text to compare and is not\n"
-        "counted. With --model trained on GRAPH, this is how a model carried across a\n"
-        "release does on what that release added."
-        "\n\n"
-        "--learning-curve trains on the first K training cases (by first event) for K =\n"
-        "0, 5, 20, 100 and all, and scores the same test cases each time: pmrag, df2,\n"
-        "and df2 over the true emitters (the log mapped again by its code.* columns).\n"
-        "JSON: {\"task\":\"next-event-localization\",\"n\",\"top_k\":{\"1\",\"3\",\"5\",\"10\"},\n"
-        "\"mrr\",\"coverage\",\"change\",\"unseen\"[,\"added\"],\"baselines\":{NAME:{\"all\",\n"
-        "\"change\"}},\"params\"...}.",
+        eval_help,
         opts,
         sizeof opts / sizeof opts[0],
         0,
@@ -108,18 +162,13 @@ int cmd_eval(int argc, char **argv)
         log_session_free(&s);
         return cli_error(cmd.name, "baselines: %s", core_strerror(rc));
     }
-    graph *old = NULL;
     uint8_t *added = NULL;
-    if (added_since) {
-        if ((rc = cli_open_graph(cmd.name, added_since, &old)) != 0) {
-            free(a_true.sets.v);
-            eval_baselines_free(b);
-            model_free(md);
-            log_session_free(&s);
-            return rc;
-        }
-        added = eval_added_sites(s.g, old, &s.log);
-        graph_close(old);
+    if (added_since && (rc = added_sites(cmd.name, added_since, &s, &added)) != 0) {
+        free(a_true.sets.v);
+        eval_baselines_free(b);
+        model_free(md);
+        log_session_free(&s);
+        return rc;
     }
     eval_result r;
     uint64_t t0 = core_now_ns();
@@ -134,22 +183,8 @@ int cmd_eval(int argc, char **argv)
      * not the ones calibrated for the whole training split. */
     static const uint32_t curve_n[] = {0, 5, 20, 100, UINT32_MAX};
     eval_curve_point points[5];
-    if (curve && !rc) {
-        model_train_opts to = s.to;
-        to.params = config_model_params(s.cfg);
-        session st;
-        bool with_true = !a.learn_code_attrs;
-        if (with_true) {
-            a_true.learn_code_attrs = true;
-            a_true.quiet = true;
-            with_true = log_session_open(&cmd, &a_true, true, &st, NULL, true) == 0;
-            a_true.sets.v = NULL; /* (session_open freed it) */
-        }
-        rc = eval_learning_curve(s.m, &s.log, &to, with_true ? st.m : NULL,
-                                 with_true ? &st.log : NULL, curve_n, 5, points);
-        if (with_true)
-            log_session_free(&st);
-    }
+    if (curve && !rc)
+        rc = learning_curve(&cmd, &s, &a_true, !a.learn_code_attrs, curve_n, 5, points);
     if (!rc) {
         eval_report rep = {.mapper = s.m,
                            .misses = misses,
@@ -165,13 +200,7 @@ int cmd_eval(int argc, char **argv)
                            .train_seconds = s.to.seconds,
                            .eval_seconds = eval_s};
         model_get_stats(md, &rep.model);
-        core_buf o = {0};
-        if (a.json)
-            eval_report_json(&rep, &o);
-        else
-            eval_report_text(&rep, &o);
-        rc = cli_write_stdout(cmd.name, o.data, o.len);
-        core_buf_free(&o);
+        rc = write_report(cmd.name, &rep, a.json);
     } else {
         rc = cli_error(cmd.name, "%s", core_strerror(rc));
     }
