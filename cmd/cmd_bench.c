@@ -210,6 +210,33 @@ static bool parse_rate(const char *s, double *out)
     return !s || (parse_double(s, out) && *out > 0 && *out < 1);
 }
 
+/* What pmrag bench ppr --help says beyond its options. */
+static const char bench_ppr_help[] =
+    "Measure the personalized-PageRank engine on synthetic code-like graphs: for\n"
+    "each size, the net's build time and size; cold queries (a forward push from one\n"
+    "seed: median and p99 time, pushes, error bound, and top-10 recall and L1 error\n"
+    "against power iteration); the bases of the activity nodes (time, memory); and\n"
+    "simulated cases, one event at a time (ppr_state_advance with decay 0.8 and the\n"
+    "top 10): time per event with bases and without, state memory, and the warm\n"
+    "states' recall and L1 error against an exact computation of the same decayed\n"
+    "seed."
+    "\n\n"
+    "The graphs: modules of 10-60 nodes (module, classes, variables, methods,\n"
+    "functions, member_of their parent), power-law out-degrees of mean ~6, targets\n"
+    "mostly in the same or nearby modules and else by preferential attachment (hubs\n"
+    "with thousands of in-edges), edge types in the proportions of real code graphs;\n"
+    "the same --seed and size give the same graph. The net is built in typed mode\n"
+    "(default profile: type weights and reverse edges).\n"
+    "Cases walk a Markov chain over the activities (mostly functions; each has\n"
+    "three likely successors nearby). Recall counts ties at the 10th score as found;\n"
+    "cold top-10s leave the seed out.\n"
+    "--write-edges FILE --size N writes the EFFECTIVE edges of the typed net, one\n"
+    "line `u v calls P(u,v)` per out-edge with its transition probability, so that\n"
+    "`pmrag ppr --edges FILE` (raw mode) and other tools walk exactly the same\n"
+    "chain (this is what tests/bench/ppr_igraph.sh compares). With --typed it writes\n"
+    "the generated `src dst type weight` edges instead, which raw mode would walk\n"
+    "without reverse edges or type weights.";
+
 static int bench_ppr(int argc, char **argv)
 {
     bench_cfg cfg = {
@@ -275,30 +302,7 @@ static int bench_ppr(int argc, char **argv)
         "bench ppr",
         "[options]",
         "Benchmarks personalized PageRank on synthetic code-like graphs.",
-        "Measure the personalized-PageRank engine on synthetic code-like graphs: for\n"
-        "each size, the net's build time and size; cold queries (a forward push from one\n"
-        "seed: median and p99 time, pushes, error bound, and top-10 recall and L1 error\n"
-        "against power iteration); the bases of the activity nodes (time, memory); and\n"
-        "simulated cases, one event at a time (ppr_state_advance with decay 0.8 and the\n"
-        "top 10): time per event with bases and without, state memory, and the warm\n"
-        "states' recall and L1 error against an exact computation of the same decayed\n"
-        "seed."
-        "\n\n"
-        "The graphs: modules of 10-60 nodes (module, classes, variables, methods,\n"
-        "functions, member_of their parent), power-law out-degrees of mean ~6, targets\n"
-        "mostly in the same or nearby modules and else by preferential attachment (hubs\n"
-        "with thousands of in-edges), edge types in the proportions of real code graphs;\n"
-        "the same --seed and size give the same graph. The net is built in typed mode\n"
-        "(default profile: type weights and reverse edges).\n"
-        "Cases walk a Markov chain over the activities (mostly functions; each has\n"
-        "three likely successors nearby). Recall counts ties at the 10th score as found;\n"
-        "cold top-10s leave the seed out.\n"
-        "--write-edges FILE --size N writes the EFFECTIVE edges of the typed net, one\n"
-        "line `u v calls P(u,v)` per out-edge with its transition probability, so that\n"
-        "`pmrag ppr --edges FILE` (raw mode) and other tools walk exactly the same\n"
-        "chain (this is what tests/bench/ppr_igraph.sh compares). With --typed it writes\n"
-        "the generated `src dst type weight` edges instead, which raw mode would walk\n"
-        "without reverse edges or type weights.",
+        bench_ppr_help,
         opts,
         sizeof opts / sizeof opts[0],
         0,

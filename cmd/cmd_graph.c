@@ -143,6 +143,14 @@ static double pct(uint64_t a, uint64_t b)
     return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* What pmrag graph stats --help says beyond its options. */
+static const char graph_stats_help[] =
+    "Counts of a graph file: files by language, symbols by kind, edges by type,\n"
+    "emit sites by kind and message style, and the share of call sites resolved."
+    "\n\n"
+    "calls.resolved_share counts every call site; calls.internal_resolved_share only\n"
+    "those whose callee name is the name of a symbol in the indexed code.";
+
 static int graph_stats_cmd(int argc, char **argv)
 {
     bool json = false;
@@ -153,11 +161,7 @@ static int graph_stats_cmd(int argc, char **argv)
         "graph stats",
         "FILE [--json]",
         "Counts the files, symbols, edges and emit sites of a graph file.",
-        "Counts of a graph file: files by language, symbols by kind, edges by type,\n"
-        "emit sites by kind and message style, and the share of call sites resolved."
-        "\n\n"
-        "calls.resolved_share counts every call site; calls.internal_resolved_share only\n"
-        "those whose callee name is the name of a symbol in the indexed code.",
+        graph_stats_help,
         opts,
         sizeof opts / sizeof opts[0],
         1,

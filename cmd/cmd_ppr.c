@@ -293,6 +293,28 @@ static int build_hubs(const char *name, const ppr_net *net, const ppr_settings *
     return 0;
 }
 
+/* What pmrag ppr --help says beyond its options. */
+static const char ppr_help[] =
+    "Personalized PageRank by forward push from the seed nodes (equal weights).\n"
+    "Scores are the walk's mass at each node with restart probability alpha;\n"
+    "dangling nodes return to the seeds. Seeds are not listed among the results."
+    "\n\n"
+    "With --edges, ids are 0..n-1 and edges are walked as given (weight as is, no\n"
+    "reverse edge). With --graph, a code graph's edges are weighted by type and\n"
+    "also walked backwards (reverse factor), see --profile and --weights.\n"
+    "Options in [brackets] stand for configuration keys: a flag overrides --set,\n"
+    "which overrides the --config file, which overrides the default.\n"
+    "JSON: {\"top\":[{\"node\",\"score\"...}],\"median_us\",\"pushes\",\"error_bound\",\n"
+    "\"budget_hit\",\"hubs\",\"hubs_ms\"}; median_us times the query alone (loading and\n"
+    "hub vectors excluded: hubs_ms is their one-time cost).\n"
+    "Hubs and walks make a cold query fast and accurate on graphs with very large\n"
+    "hubs: the score vectors of the highest-degree nodes are computed once (--hubs),\n"
+    "and a push that reaches a hub adds its vector instead of pushing through it;\n"
+    "the residual mass the push leaves is then carried by random walks (--walks),\n"
+    "which shrinks the error a larger --eps leaves. The defaults are such a query's,\n"
+    "chosen by top-10 recall against an exact solver; --hubs 0 --walks 0 --eps 1e-7\n"
+    "is a plain push, which needs no hub vectors built first.";
+
 int cmd_ppr(int argc, char **argv)
 {
     const char *edges_path = NULL, *graph_path = NULL, *seed_list = NULL, *wspec = NULL,
@@ -342,25 +364,7 @@ int cmd_ppr(int argc, char **argv)
         "ppr",
         "(--edges FILE | --graph FILE) --seed LIST [options]",
         "Runs personalized PageRank from seed nodes, on a graph file or an edge list.",
-        "Personalized PageRank by forward push from the seed nodes (equal weights).\n"
-        "Scores are the walk's mass at each node with restart probability alpha;\n"
-        "dangling nodes return to the seeds. Seeds are not listed among the results."
-        "\n\n"
-        "With --edges, ids are 0..n-1 and edges are walked as given (weight as is, no\n"
-        "reverse edge). With --graph, a code graph's edges are weighted by type and\n"
-        "also walked backwards (reverse factor), see --profile and --weights.\n"
-        "Options in [brackets] stand for configuration keys: a flag overrides --set,\n"
-        "which overrides the --config file, which overrides the default.\n"
-        "JSON: {\"top\":[{\"node\",\"score\"...}],\"median_us\",\"pushes\",\"error_bound\",\n"
-        "\"budget_hit\",\"hubs\",\"hubs_ms\"}; median_us times the query alone (loading and\n"
-        "hub vectors excluded: hubs_ms is their one-time cost).\n"
-        "Hubs and walks make a cold query fast and accurate on graphs with very large\n"
-        "hubs: the score vectors of the highest-degree nodes are computed once (--hubs),\n"
-        "and a push that reaches a hub adds its vector instead of pushing through it;\n"
-        "the residual mass the push leaves is then carried by random walks (--walks),\n"
-        "which shrinks the error a larger --eps leaves. The defaults are such a query's,\n"
-        "chosen by top-10 recall against an exact solver; --hubs 0 --walks 0 --eps 1e-7\n"
-        "is a plain push, which needs no hub vectors built first.",
+        ppr_help,
         opts,
         sizeof opts / sizeof opts[0],
         0,
