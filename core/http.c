@@ -1420,11 +1420,10 @@ static void server_free(core_http *s)
     free(s);
 }
 
-int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core_http **out,
-                    char *why, size_t whylen)
+/* A server's settings from o, with their defaults, and its locks; nothing
+ * started. */
+static core_http *server_new(const core_http_opts *o, core_http_handler h, void *ud)
 {
-    if (!o || !h || !out)
-        return core_fail(why, whylen, CORE_EUSAGE, "core_http_start: missing argument");
     core_http *s = core_xcalloc(1, sizeof *s);
     s->h = h;
     s->ud = ud;
@@ -1454,49 +1453,37 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->idle_cv, NULL);
+    return s;
+}
 
-    /* A certificate is refused with this, before its file is read, when
-     * libmicrohttpd cannot serve TLS. */
-    char no_tls[160] = "";
-    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
-        snprintf(no_tls, sizeof no_tls,
-                 "this libmicrohttpd (%s) was built without TLS support (GnuTLS)",
-                 MHD_get_version());
-    /* The files first: a mistake in them is found before anything
-     * listens. */
-    core_creds_opts co = {.listen = o->listen,
-                          .token_file = o->token_file,
-                          .tls_cert = o->tls_cert,
-                          .tls_key = o->tls_key,
-                          .no_tls = no_tls[0] ? no_tls : NULL};
-    int fd = -1;
-    int err = core_creds_load(&co, &s->log, &s->creds, why, whylen);
-    if (err)
-        goto fail_free;
-    s->tls = s->creds.cert_pem != NULL;
-    err = core_listen_tcp(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
-    if (err)
-        goto fail_free;
-
+/* The worker threads and the reaper; 0 or the error, said. */
+static int start_threads(core_http *s, const core_http_opts *o, char *why, size_t whylen)
+{
     unsigned want = o->threads ? o->threads : HTTP_DEFAULT_THREADS;
     s->workers = core_xcalloc(want, sizeof *s->workers);
     for (unsigned i = 0; i < want; i++) {
         int rc = pthread_create(&s->workers[i], NULL, worker_main, s);
         if (rc) {
-            err = core_fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
-                            core_strerror(-rc));
-            goto fail_workers;
+            return core_fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
+                             core_strerror(-rc));
         }
         s->nworkers++;
     }
     int rc = pthread_create(&s->reaper, NULL, reaper_main, s);
     if (rc) {
-        err = core_fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
-                        core_strerror(-rc));
-        goto fail_workers;
+        return core_fail(why, whylen, -rc, "listen %s: cannot start a thread: %s", o->listen,
+                         core_strerror(-rc));
     }
     s->reaper_started = true;
+    return 0;
+}
 
+/* libmicrohttpd on the listening socket *fd (which it owns from then on:
+ * *fd is -1 after a failure too); 0 or the error, said. */
+static int start_daemon(core_http *s, const core_http_opts *o, int *fd, char *why, size_t whylen)
+{
+    unsigned conn_timeout = (unsigned)(s->conn_timeout_ns / 1000000000ull);
+    int err;
     /* libmicrohttpd's limit is the hard one; ours (max_conns) is kept by
      * closing stalled connections, and the reserve is for probes. */
     unsigned hard_limit = s->max_conns + HTTP_PROBE_RESERVE;
@@ -1521,7 +1508,7 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
      * own while the other options are read. */
     s->d = MHD_start_daemon(
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)*fd, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
         s, MHD_OPTION_CONNECTION_TIMEOUT, conn_timeout, MHD_OPTION_CONNECTION_LIMIT, hard_limit,
         MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
@@ -1539,9 +1526,47 @@ int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core
         /* Whether libmicrohttpd closed the socket it was given on its way
          * out is not documented: leak it rather than risk closing a
          * number another thread has reused since. */
-        fd = -1;
-        goto fail_workers;
+        *fd = -1;
+        return err;
     }
+    return 0;
+}
+
+int core_http_start(const core_http_opts *o, core_http_handler h, void *ud, core_http **out,
+                    char *why, size_t whylen)
+{
+    if (!o || !h || !out)
+        return core_fail(why, whylen, CORE_EUSAGE, "core_http_start: missing argument");
+    core_http *s = server_new(o, h, ud);
+    /* A certificate is refused with this, before its file is read, when
+     * libmicrohttpd cannot serve TLS. */
+    char no_tls[160] = "";
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+        snprintf(no_tls, sizeof no_tls,
+                 "this libmicrohttpd (%s) was built without TLS support (GnuTLS)",
+                 MHD_get_version());
+    /* The files first: a mistake in them is found before anything
+     * listens. */
+    core_creds_opts co = {.listen = o->listen,
+                          .token_file = o->token_file,
+                          .tls_cert = o->tls_cert,
+                          .tls_key = o->tls_key,
+                          .no_tls = no_tls[0] ? no_tls : NULL};
+    int fd = -1;
+    int err = core_creds_load(&co, &s->log, &s->creds, why, whylen);
+    if (err)
+        goto fail_free;
+    s->tls = s->creds.cert_pem != NULL;
+    err = core_listen_tcp(o->listen, &fd, s->addr, sizeof s->addr, why, whylen);
+    if (err)
+        goto fail_free;
+
+    err = start_threads(s, o, why, whylen);
+    if (err)
+        goto fail_workers;
+    err = start_daemon(s, o, &fd, why, whylen);
+    if (err)
+        goto fail_workers;
     core_logf(&s->log, CORE_LOG_INFO, "http: %s listening on %s (%s%s)", s->name, s->addr,
               s->tls ? "HTTPS" : "plain HTTP", s->creds.token ? ", bearer token" : "");
     *out = s;
