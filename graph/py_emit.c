@@ -275,6 +275,35 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
     return true;
 }
 
+/* The message of print(a, b, ...): its pieces joined by spaces, each
+ * argument that is not a string a hole. */
+static msg_info print_message(px *x, const TSNode *pos, uint32_t npos, const py_scope *sc,
+                              int depth)
+{
+    msg_info mi = {GRAPH_STYLE_NONE, NULL};
+    bool literal = false;
+    for (uint32_t i = 0; i < npos; i++) {
+        if (i)
+            graph__tmpl_literal(&x->tmpl, " ", 1);
+        TSNode a = unparen(pos[i]);
+        if (is_stringish(ty(a))) {
+            msg_info sub = graph__py_build_message(x, a, false, sc, depth + 1);
+            literal = true;
+            if (sub.style == GRAPH_STYLE_FSTRING)
+                mi.style = GRAPH_STYLE_FSTRING;
+        } else {
+            graph__tmpl_hole(&x->tmpl);
+        }
+    }
+    if (mi.style == GRAPH_STYLE_NONE)
+        mi.style = !literal    ? (npos ? GRAPH_STYLE_DYNAMIC : GRAPH_STYLE_NONE)
+                   : npos == 1 ? GRAPH_STYLE_PLAIN
+                               : GRAPH_STYLE_CONCAT;
+    if (!literal)
+        core_buf_reset(&x->tmpl.buf);
+    return mi;
+}
+
 /* Records the emit site(s) of a call read by plan pl: one, or one per
  * message a local passed as the message may hold. */
 void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *sc, int depth)
@@ -329,27 +358,7 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
     }
     msg_info mi = {GRAPH_STYLE_NONE, NULL};
     if (pl->msg_index < 0) {
-        /* print(a, b, ...): the pieces joined by spaces. */
-        bool literal = false;
-        for (uint32_t i = 0; i < npos; i++) {
-            if (i)
-                graph__tmpl_literal(&x->tmpl, " ", 1);
-            TSNode a = unparen(pos[i]);
-            if (is_stringish(ty(a))) {
-                msg_info sub = graph__py_build_message(x, a, false, sc, depth + 1);
-                literal = true;
-                if (sub.style == GRAPH_STYLE_FSTRING)
-                    mi.style = GRAPH_STYLE_FSTRING;
-            } else {
-                graph__tmpl_hole(&x->tmpl);
-            }
-        }
-        if (mi.style == GRAPH_STYLE_NONE)
-            mi.style = !literal    ? (npos ? GRAPH_STYLE_DYNAMIC : GRAPH_STYLE_NONE)
-                       : npos == 1 ? GRAPH_STYLE_PLAIN
-                                   : GRAPH_STYLE_CONCAT;
-        if (!literal)
-            core_buf_reset(&x->tmpl.buf);
+        mi = print_message(x, pos, npos, sc, depth);
         fa.nkw = 0;
         em.nargs = npos_all;
         if (npos_all > npos)

@@ -87,6 +87,65 @@ static size_t path_at(const char *s, size_t n)
 
 #define PUT_LIT(o, lit) (memcpy((o), (lit), sizeof(lit) - 1), (o) += sizeof(lit) - 1)
 
+/*
+ * The word s[i, w) (ndigits of its bytes digits; hex: all of it hex
+ * digits) at o: a number (with its fraction, or a dotted address) as one
+ * mask, a long hex run with digits, a generated id, or the word as it is,
+ * cut to room. Sets *next past what it took; returns o moved on.
+ */
+static inline char *put_word(const char *s, size_t n, size_t i, size_t w, size_t ndigits, bool hex,
+                             char *o, size_t room, size_t *next)
+{
+    size_t j = w;
+    if (ndigits == j - i) {
+        /* 1.5, 10.0.0.1: one number, one mask. */
+        while (j + 1 < n && s[j] == '.' && is_digit((unsigned char)s[j + 1])) {
+            j++;
+            while (j < n && is_digit((unsigned char)s[j]))
+                j++;
+        }
+        PUT_LIT(o, "<num>");
+    } else if (hex && ndigits > 0 && j - i >= 8) {
+        PUT_LIT(o, "<hex>");
+    } else if (ndigits >= 4 || (ndigits >= 2 && j - i >= 10)) {
+        /* A generated id: "UPS8360377886", "ord_mmp36wa0xhqv";
+         * "s3", "sha256", "utf8" and "us-west-2" stay. */
+        PUT_LIT(o, "<id>");
+    } else {
+        /* Keep the word, but mask digits inside it ("s3" stays,
+         * "obj-17" becomes "obj-<num>" through the next round). */
+        size_t keep = j - i;
+        if (keep > room)
+            keep = room;
+        memcpy(o, s + i, keep);
+        o += keep;
+    }
+    *next = j;
+    return o;
+}
+
+/* The length of p[0, len) cut to max: a placeholder may have gone past it.
+ * A cut never ends inside a UTF-8 sequence; bytes that are not UTF-8 are
+ * otherwise kept (a Latin-1 message keeps the text after its first
+ * accented letter). */
+static size_t utf8_cut(const char *p0, size_t len, size_t max)
+{
+    if (len < max)
+        return len;
+    len = max;
+    const unsigned char *p = (const unsigned char *)p0;
+    size_t lead = len, cont = 0;
+    while (lead > 0 && cont < 3 && (p[lead - 1] & 0xC0) == 0x80)
+        lead--, cont++;
+    if (lead > 0) {
+        unsigned char c = p[lead - 1];
+        size_t need = c >= 0xF8 ? 0 : c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+        if (need > cont)
+            len = lead - 1;
+    }
+    return len;
+}
+
 size_t map_mask_message(const char *s, size_t n, size_t max, core_buf *out)
 {
     if (max == 0)
@@ -168,55 +227,13 @@ size_t map_mask_message(const char *s, size_t n, size_t max, core_buf *out)
             continue;
         }
         if (is_word(c)) {
-            /* A word: all digits (a number, with a fraction), a long hex run
-             * with digits (a hash, an id), or kept as it is. */
-            size_t j = w;
-            if (ndigits == j - i) {
-                /* 1.5, 10.0.0.1: one number, one mask. */
-                while (j + 1 < n && s[j] == '.' && is_digit((unsigned char)s[j + 1])) {
-                    j++;
-                    while (j < n && is_digit((unsigned char)s[j]))
-                        j++;
-                }
-                PUT_LIT(o, "<num>");
-            } else if (hex && ndigits > 0 && j - i >= 8) {
-                PUT_LIT(o, "<hex>");
-            } else if (ndigits >= 4 || (ndigits >= 2 && j - i >= 10)) {
-                /* A generated id: "UPS8360377886", "ord_mmp36wa0xhqv";
-                 * "s3", "sha256", "utf8" and "us-west-2" stay. */
-                PUT_LIT(o, "<id>");
-            } else {
-                /* Keep the word, but mask digits inside it ("s3" stays,
-                 * "obj-17" becomes "obj-<num>" through the next round). */
-                size_t keep = j - i, room = max - (size_t)(o - o0);
-                if (keep > room)
-                    keep = room;
-                memcpy(o, s + i, keep);
-                o += keep;
-            }
-            i = j;
+            o = put_word(s, n, i, w, ndigits, hex, o, max - (size_t)(o - o0), &i);
             continue;
         }
         *o++ = (char)c;
         i++;
     }
-    /* A placeholder may have gone past max: cut there. A cut never ends
-     * inside a UTF-8 sequence; bytes that are not UTF-8 are otherwise kept
-     * (a Latin-1 message keeps the text after its first accented letter). */
-    size_t len = (size_t)(o - o0);
-    if (len >= max) {
-        len = max;
-        const unsigned char *p = (const unsigned char *)o0;
-        size_t lead = len, cont = 0;
-        while (lead > 0 && cont < 3 && (p[lead - 1] & 0xC0) == 0x80)
-            lead--, cont++;
-        if (lead > 0) {
-            unsigned char c = p[lead - 1];
-            size_t need = c >= 0xF8 ? 0 : c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-            if (need > cont)
-                len = lead - 1;
-        }
-    }
+    size_t len = utf8_cut(o0, (size_t)(o - o0), max);
     out->len += len;
     out->data[out->len] = '\0';
     return len;
