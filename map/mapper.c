@@ -286,7 +286,7 @@ static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *
 }
 
 void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
-                              const float *c, uint32_t n)
+                            const float *c, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
     a->strategy = (uint8_t)st;
@@ -636,31 +636,51 @@ static uint32_t named_candidate(const map_mapper *m, const char *text, size_t le
                                 const uint32_t *syms, uint32_t ns);
 
 /* Resolves a distinct message: template match or abstraction. */
-static msg_rec resolve_message(map_mapper *m, const map_event *ev)
+/*
+ * Abstracts ev's text into m->masked_text and sets *masked to its hash;
+ * returns the text its variant will have. Every abstracted message seen
+ * is a variant's text (variant_get interns it), so the string table tells
+ * a new one: dry, a new one has no variant (MASKED_NONE; its text in
+ * peek_text); past the cap, it folds into the other activity's.
+ */
+static const char *message_masked(map_mapper *m, const char *text, size_t len, uint64_t *masked)
 {
-    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
-    const char *text = ev->text ? ev->text : "";
-    size_t len = ev->text ? ev->len : 0;
     mask_into(m, text, len);
     const char *mk = masked_str(m);
-    r.masked = m->masked_of;
-    /* Every abstracted message seen is a variant's text (variant_get
-     * interns it), so the string table tells a new one. */
+    *masked = m->masked_of;
     if (m->dry) {
-        /* A text never seen has no variant. */
         if (core_strtab_find(&m->strs, mk, m->masked_text.len) == UINT32_MAX) {
-            r.masked = MASKED_NONE;
+            *masked = MASKED_NONE;
             core_buf_reset(&m->peek_text);
             core_buf_append(&m->peek_text, mk, m->masked_text.len);
         }
     } else if (m->var_act.n >= msg_cap(m)) {
         if (core_strtab_find(&m->strs, mk, m->masked_text.len) == UINT32_MAX) {
-            r.masked = m->masked_other;
+            *masked = m->masked_other;
             m->folded++;
         }
     }
-    /* The abstracted text, as its variant will have it. */
-    const char *mt = r.masked == m->masked_other ? MAP__OTHER_TEXT : mk;
+    return *masked == m->masked_other ? MAP__OTHER_TEXT : mk;
+}
+
+/* What the deferred strategies read of a message no template placed: its
+ * logger and level, and its first text as it came. */
+static void note_unplaced(map_mapper *m, uint32_t act, const map_event *ev, const char *text,
+                          size_t len)
+{
+    act_rec *a = &m->acts.v[act];
+    note_source(m, &a->logger, ev->logger);
+    note_source(m, &a->level, ev->level);
+    if (!a->sample && len < 4096)
+        a->sample = core_strtab_intern(&m->strs, text, len) + 1;
+}
+
+static msg_rec resolve_message(map_mapper *m, const map_event *ev)
+{
+    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
+    const char *text = ev->text ? ev->text : "";
+    size_t len = ev->text ? ev->len : 0;
+    const char *mt = message_masked(m, text, len, &r.masked);
 
     /* Overrides first: the rule decides the symbols. */
     if (m->o.overrides) {
@@ -674,7 +694,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
                 return r; /* dry: a new text, in peek_text */
             r.act = activity_get(m, mt, strlen(mt), &created);
             if (created)
-                map__activity_set_syms(m, r.act, MAP_BY_OVERRIDE, s, c, n > MAX_CAND ? MAX_CAND : n);
+                map__activity_set_syms(m, r.act, MAP_BY_OVERRIDE, s, c,
+                                       n > MAX_CAND ? MAX_CAND : n);
             return r;
         }
     }
@@ -690,13 +711,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         if (r.masked == MASKED_NONE)
             return r; /* dry: a new text, in peek_text */
         r.act = activity_get(m, mt, strlen(mt), &created);
-        if (r.act != m->other && !m->dry) {
-            act_rec *a = &m->acts.v[r.act];
-            note_source(m, &a->logger, ev->logger);
-            note_source(m, &a->level, ev->level);
-            if (!a->sample && len < 4096)
-                a->sample = core_strtab_intern(&m->strs, text, len) + 1;
-        }
+        if (r.act != m->other && !m->dry)
+            note_unplaced(m, r.act, ev, text, len);
         return r;
     }
     uint32_t n = mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits;
@@ -717,15 +733,10 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             m->acts.v[r.act].has_const = true;
             activity_set_cands(m, r.act, syms, ns);
         }
-        if (r.act != m->other && r.act != UINT32_MAX && !m->dry) {
-            /* Should no function that logs such constants be near, the
-             * strategies of a message no template took place it. */
-            act_rec *a = &m->acts.v[r.act];
-            note_source(m, &a->logger, ev->logger);
-            note_source(m, &a->level, ev->level);
-            if (!a->sample && len < 4096)
-                a->sample = core_strtab_intern(&m->strs, text, len) + 1;
-        }
+        /* Should no function that logs such constants be near, the
+         * strategies of a message no template took place it. */
+        if (r.act != m->other && r.act != UINT32_MAX && !m->dry)
+            note_unplaced(m, r.act, ev, text, len);
         return r;
     }
     r.act = m->tmpl_act[emits[0]];
