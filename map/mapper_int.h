@@ -159,8 +159,7 @@ void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const 
                             const float *c, uint32_t n);
 
 /* The files logger was shown to log from (see mapper.c); up to max. */
-uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files,
-                           uint32_t max);
+uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max);
 
 /* The symbol that emits at site emit (e is its record). */
 uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e);

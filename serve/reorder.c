@@ -507,7 +507,8 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     struct serve_reorder *r = s->ro;
     size_t clen = strlen(ev->case_id);
     sess_case *c = r->c;
-    if (!serve__case_take(s, ev->case_id, clen, false, serve__reorder_nheld(s, ev->case_id, clen), c))
+    if (!serve__case_take(s, ev->case_id, clen, false, serve__reorder_nheld(s, ev->case_id, clen),
+                          c))
         return 0;
     serve__stage(s, SERVE_STAGE_WINDOW);
     uint64_t fp = 0;

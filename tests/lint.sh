@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make lint: every C file formatted as .clang-format says, clang-tidy
 # (.clang-tidy: bugprone, the static analyzer, performance, portability)
-# clean over every module's sources, with the build's compile commands, and
-# every module described in docs/design.md. The modules are the build's
+# clean over every module's sources, with the build's compile commands, no
+# two files of a module calling each other in a circle (tests/lint_calls.py,
+# over the build's object files), and every module described in
+# docs/design.md. The modules are the build's
 # (PMRAG_MODULES in CMakeLists.txt, written to BUILD_DIR/modules.txt).
 #
 #   tests/lint.sh BUILD_DIR [JOBS]
@@ -51,6 +53,8 @@ if ((findings)); then
   status=1
 fi
 echo "lint: clang-tidy: ${#srcs[@]} files, $findings findings"
+
+python3 tests/lint_calls.py "$build" "${modules[@]}" || status=1
 
 # The design document keeps up with the modules: a section (### NAME/) and
 # a place in the floors it draws for each, and no section of a module that

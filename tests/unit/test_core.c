@@ -393,14 +393,14 @@ TEST(json_strings_by_path)
     core_arena_init(&a, 256);
     const char *doc = "{\"name\": \"pkg\", \"main\": 3, \"directories\": {\"test\": \"t/\\u00e9\"},"
                       " \"deep\": {\"x\": {}}}";
-    static const char *const paths[] = {"name", "main", "directories.test", "deep.x.y", "missing",
-                                        "name.z"};
+    static const char *const paths[] = {"name",     "main",    "directories.test",
+                                        "deep.x.y", "missing", "name.z"};
     char *v[6];
     size_t len[6];
     CHECK_OK(core_json_strings(doc, strlen(doc), paths, 6, &a, v, len));
     CHECK_STR(v[0], "pkg");
     CHECK_INT(len[0], 3);
-    CHECK(v[1] == NULL);          /* a number is not a string */
+    CHECK(v[1] == NULL);           /* a number is not a string */
     CHECK_STR(v[2], "t/\xc3\xa9"); /* escapes decoded, UTF-8 kept */
     CHECK_INT(len[2], 4);
     CHECK(v[3] == NULL && v[4] == NULL && v[5] == NULL);
