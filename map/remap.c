@@ -352,26 +352,52 @@ static uint32_t same_symbol(const graph *old, const graph *g, uint32_t sym)
     return GRAPH_NONE;
 }
 
+/* Whether the old graph logs a's text (its kind of site: a constant or
+ * not) in a symbol named as symbol sym of g. */
+static bool old_logs_in(const graph *old, const graph *g, const old_act *a, uint32_t sym)
+{
+    graph_symbol s;
+    graph_get_symbol(g, sym, &s);
+    for (uint32_t e = 0; e < graph_nemits(old); e++) {
+        graph_emit em;
+        graph_get_emit(old, e, &em);
+        if (em.symbol == GRAPH_NONE || (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
+            continue;
+        const char *t = map__template_text(old, e);
+        if (strlen(t) != a->base || memcmp(t, a->text, a->base) != 0)
+            continue;
+        uint32_t os;
+        map__emit_symbols(old, &e, 1, &os);
+        graph_symbol x;
+        graph_get_symbol(old, os, &x);
+        if (strcmp(x.qualname, s.qualname) == 0)
+            return true;
+    }
+    return false;
+}
+
 /*
  * A text several sites log, of which the activity had only some (the
  * matcher narrowed it by logger or level): the sites in functions of the
- * names it had, when some are; else all of them. Returns how many are
- * left in sites.
+ * names it had, and those in functions that did not log the text in the
+ * old release (the new release logs it there too: the message gained a
+ * site, which no narrowing chose against); else all of them. Returns how
+ * many are left in sites.
  */
-static uint32_t keep_named(const graph *old, const graph *g, const map__dict_rec *d,
-                           uint32_t *sites, uint32_t n)
+static uint32_t keep_named(const graph *old, const graph *g, const old_act *a, uint32_t *sites,
+                           uint32_t n)
 {
-    const uint32_t *own = d->has_const ? d->cands : d->syms;
-    uint32_t nown = d->has_const ? d->ncand : d->nsyms;
+    const uint32_t *own = a->d.has_const ? a->d.cands : a->d.syms;
+    uint32_t nown = a->d.has_const ? a->d.ncand : a->d.nsyms;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t sym;
         map__emit_symbols(g, &sites[i], 1, &sym);
-        for (uint32_t j = 0; j < nown; j++)
-            if (same_symbol(old, g, own[j]) == sym) {
-                sites[k++] = sites[i];
-                break;
-            }
+        bool keep = false;
+        for (uint32_t j = 0; j < nown && !keep; j++)
+            keep = same_symbol(old, g, own[j]) == sym;
+        if (keep || !old_logs_in(old, g, a, sym))
+            sites[k++] = sites[i];
     }
     return k ? k : n;
 }
@@ -598,7 +624,7 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
         if (a->tmpl)
             a->nsites = sites_of(m, &ix, a->d.has_const, a->text, a->base, a->names, a->sites);
         if (o->old && a->nsites > 1)
-            a->nsites = keep_named(o->old, map_mapper_graph(m), &a->d, a->sites, a->nsites);
+            a->nsites = keep_named(o->old, map_mapper_graph(m), a, a->sites, a->nsites);
     }
     match_changed(m, &ix, acts, n, &claimed, o->min_similarity > 0 ? o->min_similarity : 0.6);
     for (uint32_t i = 0; i < n; i++) {

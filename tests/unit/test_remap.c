@@ -402,3 +402,45 @@ TEST(remap_after_a_mappers_own_activities)
     graph_close(g1);
     graph_close(g2);
 }
+
+/* Release 3 of rel1: the same, and a new function that logs the
+ * finishing message too. */
+static const char rel3_tail_py[] = "\n"
+                                   "def wrap_up(x):\n"
+                                   "    log.info(\"finished job %s now\", x)\n";
+
+/* A message the new release logs at one more place takes that site too:
+ * only a site the old release had, and the activity was narrowed away
+ * from, stays out. */
+TEST(remap_takes_a_messages_added_site)
+{
+    core_buf src = {0};
+    core_buf_puts(&src, rel1_py);
+    core_buf_puts(&src, rel3_tail_py);
+    graph *g1 = index_rel("add1", rel1_py), *g3 = index_rel("add3", src.data);
+    core_buf_free(&src);
+    const char *path = train_cases(g1, rel1_cases, 4, 2, 2, "add1.model");
+    map_mapper *m;
+    model_joint *md;
+    char why[256];
+    map_remap r;
+    model_load_opts lo = {.remap = true, .old = g1, .report = &r};
+    if (model_load_onto(path, g3, NULL, &lo, &m, &md, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    map_activity pa;
+    map_mapper_activity(m, map_mapper_find(m, "finished job %s now"), &pa);
+    CHECK_INT(pa.nsyms, 2);
+    bool wrap_up = false;
+    for (uint32_t i = 0; i < pa.nsyms; i++) {
+        graph_symbol s;
+        graph_get_symbol(g3, pa.syms[i], &s);
+        wrap_up |= strcmp(s.qualname, "app.wrap_up") == 0;
+    }
+    CHECK(wrap_up);
+    CHECK_STR(symbol_of(m, "starting job %s"), "app.start");
+    map_remap_free(&r);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g1);
+    graph_close(g3);
+}
