@@ -533,23 +533,42 @@ static uint32_t restore_sited(map_mapper *m, const map_remap_opts *o, old_act *a
     return id;
 }
 
-/* Sites of the new graph whose template no activity has. */
-static void find_new_sites(const map_mapper *m, const tmpl_index *ix, map_remap *r)
+/*
+ * Sites of the new graph whose template no activity has, one per text.
+ * A candidate call counts when its callee is one the old log showed to
+ * log: called at enough of the sites the activities found (a codebase's
+ * own logging wrapper, as the mapper lists one); other candidate calls
+ * are sites only once a message proves their callee, not new paths yet.
+ */
+static void find_new_sites(const map_mapper *m, const old_act *acts, uint32_t n, map_remap *r)
 {
     const graph *g = map_mapper_graph(m);
-    core_vec(uint32_t) out = {0};
-    for (size_t i = 0; i < ix->texts.n; i++) {
-        uint32_t e = ix->texts.v[i];
+    core_vec(uint32_t) found = {0}, out = {0};
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < acts[i].nsites; j++)
+            core_vec_push(&found, acts[i].sites[j]);
+    uint32_t ne = graph_nemits(g);
+    uint8_t *listed = core_xmalloc(ne ? ne : 1);
+    map__listed_by(m, found.v, (uint32_t)found.n, listed);
+    core_smap seen = {0};
+    for (uint32_t e = 0; e < ne; e++) {
         graph_emit em;
         graph_get_emit(g, e, &em);
-        /* A candidate call is a site only once a message proves its
-         * callee logs: not a new path yet. */
-        if (em.kind == GRAPH_EMIT_CALL || map__symbol_aside(m, em.symbol))
+        if (em.symbol == GRAPH_NONE || map__emit_is_const(&em) ||
+            (em.kind == GRAPH_EMIT_CALL && !listed[e]) || map__symbol_aside(m, em.symbol))
             continue;
         const char *t = map__template_text(g, e);
+        size_t tn = strlen(t);
+        uint32_t it;
+        if (literal_bytes(t, tn) < 3 || core_smap_get(&seen, t, tn, &it) != UINT32_MAX)
+            continue;
+        core_smap_add(&seen, t, tn, e);
         if (map_mapper_find(m, t) == UINT32_MAX)
             core_vec_push(&out, e);
     }
+    core_smap_free(&seen);
+    free(listed);
+    core_vec_free(&found);
     r->new_sites = out.v;
     r->nnew = (uint32_t)out.n;
 }
@@ -644,7 +663,7 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
         if (strcmp(a->text, MAP__OTHER_TEXT) != 0)
             out->count[out->acts[i].kind]++;
     }
-    find_new_sites(m, &ix, out);
+    find_new_sites(m, acts, n, out);
     char w[256];
     if (map_mapper_finish(m, w, sizeof w) != 0)
         snprintf(why, whylen, "%s", w);

@@ -444,3 +444,58 @@ TEST(remap_takes_a_messages_added_site)
     graph_close(g1);
     graph_close(g3);
 }
+
+/* A codebase's own logging wrapper: a method of an object the code does
+ * not know, whose calls are sites only once messages prove them. */
+static const char wrap1_py[] = "import logging\n"
+                               "log = logging.getLogger(\"app\")\n"
+                               "\n"
+                               "class Job:\n"
+                               "    def __init__(self, logger, bus):\n"
+                               "        self.logger = logger\n"
+                               "        self.bus = bus\n"
+                               "\n"
+                               "    def start(self, x):\n"
+                               "        self.logger.debug2(\"starting job %s\", x)\n"
+                               "        self.step(x)\n"
+                               "\n"
+                               "    def step(self, x):\n"
+                               "        self.logger.debug2(\"step one for %s done\", x)\n"
+                               "        log.info(\"finished job %s now\", x)\n";
+
+/* Release 2: a new call of the wrapper, and a new call of something else
+ * with a message-like text. */
+static const char wrap2_tail_py[] = "\n"
+                                    "    def stop(self, x):\n"
+                                    "        self.logger.debug2(\"brand new stop for %s\", x)\n"
+                                    "        self.bus.publish(\"job stopped for %s now\", x)\n";
+
+TEST(remap_counts_new_calls_of_a_logging_wrapper)
+{
+    core_buf src = {0};
+    core_buf_puts(&src, wrap1_py);
+    core_buf_puts(&src, wrap2_tail_py);
+    graph *g1 = index_rel("wrap1", wrap1_py), *g2 = index_rel("wrap2", src.data);
+    core_buf_free(&src);
+    static const char *const msgs[] = {"starting job 1", "step one for 1 done",
+                                       "finished job 1 now"};
+    const char *path = train_cases(g1, msgs, 3, UINT32_MAX, 0, "wrap1.model");
+    map_mapper *m;
+    model_joint *md;
+    char why[256];
+    map_remap r;
+    model_load_opts lo = {.remap = true, .old = g1, .report = &r};
+    if (model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    CHECK_STR(symbol_of(m, "starting job %s"), "app.Job.start");
+    /* The wrapper's new call is a new site; the other call is not. */
+    CHECK_INT(r.nnew, 1);
+    graph_emit e;
+    graph_get_emit(g2, r.new_sites[0], &e);
+    CHECK_STR(e.tmpl, "brand new stop for %s");
+    map_remap_free(&r);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g1);
+    graph_close(g2);
+}
