@@ -61,10 +61,10 @@ static const char *const rel1_cases[] = {"starting job 1", "step one for 1 done"
                                          "old path taken for 1", "finished job 1 now"};
 
 /* A model from 8 cases of msgs[0 .. n) in order, every other one without
- * msgs[skip] (none: UINT32_MAX), of the given order (0: the default),
+ * msgs[skip] (none: UINT32_MAX), with parameters p (NULL: the defaults),
  * saved under name; its path. */
 static const char *train_cases(const graph *g, const char *const *msgs, uint32_t n, uint32_t skip,
-                               uint32_t order, const char *name)
+                               const model_params *p, const char *name)
 {
     map_mapper *m;
     CHECK_OK(map_mapper_new(g, NULL, &m));
@@ -83,12 +83,10 @@ static const char *train_cases(const graph *g, const char *const *msgs, uint32_t
     }
     char why[256];
     CHECK_OK(map_mapper_finish(m, why, sizeof why));
-    model_params p = model_params_default();
-    if (order)
-        p.order = order;
+    model_params dflt = model_params_default();
     model_seqs s = {act, var, off, 8};
     model_joint *md;
-    CHECK_OK(model_train(m, &s, &p, &md));
+    CHECK_OK(model_train(m, &s, p ? p : &dflt, &md));
     const char *path = unit_tmp_path(name);
     CHECK_OK(model_save(md, path));
     model_free(md);
@@ -96,10 +94,13 @@ static const char *train_cases(const graph *g, const char *const *msgs, uint32_t
     return path;
 }
 
-/* A model of release 1, every other case skipping the old path. */
-static const char *train_rel1(const graph *g)
+/* A model of release 1 (order 2), every other case skipping the old
+ * path, saved under name. */
+static const char *train_rel1(const graph *g, const char *name)
 {
-    return train_cases(g, rel1_cases, 4, 2, 2, "rel1.model");
+    model_params p = model_params_default();
+    p.order = 2;
+    return train_cases(g, rel1_cases, 4, 2, &p, name);
 }
 
 static const map_remap_act *remap_of(const map_remap *r, const map_mapper *m, const char *text)
@@ -126,7 +127,7 @@ static const char *symbol_of(const map_mapper *m, const char *text)
 TEST(remap_follows_moved_reworded_and_deleted_templates)
 {
     graph *g1 = index_rel("rel1", rel1_py), *g2 = index_rel("rel2", rel2_py);
-    const char *path = train_rel1(g1);
+    const char *path = train_rel1(g1, "rel1.model");
     map_mapper *m;
     model_joint *md;
     char why[256];
@@ -253,7 +254,7 @@ TEST(remap_similarity_floor)
     graph *g2 = index_rel("sim2", b.data);
     core_buf_free(&b);
     free(src);
-    const char *path = train_rel1(g1);
+    const char *path = train_rel1(g1, "rel1.model");
     map_mapper *m;
     model_joint *md;
     char why[256];
@@ -308,7 +309,7 @@ TEST(remap_keeps_an_exceptions_message)
     graph *g1 = index_rel("exc1", exc1_py), *g2 = index_rel("exc2", b.data);
     core_buf_free(&b);
     static const char *const msgs[] = {"connecting to db1", "host key not trusted for host db1"};
-    const char *path = train_cases(g1, msgs, 2, UINT32_MAX, 0, "exc1.model");
+    const char *path = train_cases(g1, msgs, 2, UINT32_MAX, NULL, "exc1.model");
     map_mapper *m;
     model_joint *md;
     char why[256];
@@ -419,7 +420,7 @@ TEST(remap_takes_a_messages_added_site)
     core_buf_puts(&src, rel3_tail_py);
     graph *g1 = index_rel("add1", rel1_py), *g3 = index_rel("add3", src.data);
     core_buf_free(&src);
-    const char *path = train_cases(g1, rel1_cases, 4, 2, 2, "add1.model");
+    const char *path = train_rel1(g1, "add1.model");
     map_mapper *m;
     model_joint *md;
     char why[256];
@@ -479,7 +480,7 @@ TEST(remap_counts_new_calls_of_a_logging_wrapper)
     core_buf_free(&src);
     static const char *const msgs[] = {"starting job 1", "step one for 1 done",
                                        "finished job 1 now"};
-    const char *path = train_cases(g1, msgs, 3, UINT32_MAX, 0, "wrap1.model");
+    const char *path = train_cases(g1, msgs, 3, UINT32_MAX, NULL, "wrap1.model");
     map_mapper *m;
     model_joint *md;
     char why[256];
@@ -494,6 +495,80 @@ TEST(remap_counts_new_calls_of_a_logging_wrapper)
     graph_get_emit(g2, r.new_sites[0], &e);
     CHECK_STR(e.tmpl, "brand new stop for %s");
     map_remap_free(&r);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g1);
+    graph_close(g2);
+}
+
+/* Release 1 with a message added between step's and finish's. */
+static const char ins_py[] = "import logging\n"
+                             "log = logging.getLogger(\"app\")\n"
+                             "\n"
+                             "def start(x):\n"
+                             "    log.info(\"starting job %s\", x)\n"
+                             "    step(x)\n"
+                             "\n"
+                             "def step(x):\n"
+                             "    log.info(\"step one for %s done\", x)\n"
+                             "    log.info(\"checking the inputs of %s\", x)\n"
+                             "    finish(x)\n"
+                             "\n"
+                             "def finish(x):\n"
+                             "    log.info(\"old path taken for %s\", x)\n"
+                             "    log.info(\"finished job %s now\", x)\n";
+
+/* The top-1 symbol after the prefix msgs[0 .. n), mapped by m. */
+static const char *top1_after(const model_joint *md, map_mapper *m, const char *const *msgs,
+                              uint32_t n)
+{
+    uint32_t act[8], var[8], prev = UINT32_MAX;
+    for (uint32_t i = 0; i < n && i < 8; i++) {
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
+        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[i], &var[i]);
+        prev = act[i];
+    }
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred pred[3];
+    uint32_t k = model_rank(md, w, act, var, n, 3, pred);
+    model_work_free(w);
+    if (k == 0)
+        return "";
+    graph_symbol s;
+    graph_get_symbol(map_mapper_graph(m), pred[0].symbol, &s);
+    return s.qualname;
+}
+
+/* After an event the release added (an activity the re-mapped model has
+ * no node for), the model predicts what followed the events before it,
+ * not the event's own emitter again. The code's share is off, as
+ * calibration leaves it: the contexts alone must do it. */
+TEST(remap_predicts_past_an_added_event)
+{
+    graph *g1 = index_rel("ins1", rel1_py), *g2 = index_rel("ins2", ins_py);
+    model_params p = model_params_default();
+    p.order = 2;
+    p.code_prior = 0;
+    const char *path = train_cases(g1, rel1_cases, 4, 2, &p, "ins1.model");
+    map_mapper *m;
+    model_joint *md;
+    char why[256];
+    model_load_opts lo = {.remap = true, .old = g1};
+    if (model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    static const char *const pre[] = {"starting job 1", "step one for 1 done",
+                                      "checking the inputs of 1"};
+    CHECK_STR(top1_after(md, m, pre, 2), "app.finish");
+    CHECK_STR(top1_after(md, m, pre, 3), "app.finish");
+    /* Saved, it is a model of release 2 that still ranks so. */
+    const char *p2 = unit_tmp_path("ins2.model");
+    CHECK_OK(model_save(md, p2));
+    model_free(md);
+    map_mapper_free(m);
+    if (model_load(p2, g2, NULL, &m, &md, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "load: %s", why);
+    CHECK_STR(top1_after(md, m, pre, 3), "app.finish");
     model_free(md);
     map_mapper_free(m);
     graph_close(g1);
