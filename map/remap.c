@@ -309,23 +309,32 @@ static bool same_place(const graph *ga, uint32_t ea, const graph *gb, uint32_t e
     return x.line == y.line && strcmp(s.file, t.file) == 0 && strcmp(s.qualname, t.qualname) == 0;
 }
 
+/* Whether site e of the old graph logs a template activity's text (as
+ * the kind of site it was: a constant or not); its symbol into *sym. */
+static bool old_site_logs(const graph *old, const old_act *a, uint32_t e, uint32_t *sym)
+{
+    graph_emit em;
+    graph_get_emit(old, e, &em);
+    if (em.symbol == GRAPH_NONE || (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
+        return false;
+    const char *t = map__template_text(old, e);
+    if (strlen(t) != a->base || memcmp(t, a->text, a->base) != 0)
+        return false;
+    map__emit_symbols(old, &e, 1, sym);
+    return true;
+}
+
 /* The old graph's sites of a template activity: its text's sites whose
  * symbol is one of the saved ones. */
 static uint32_t old_sites(const graph *old, const old_act *a, uint32_t *out)
 {
+    const uint32_t *own = a->d.has_const ? a->d.cands : a->d.syms;
+    uint32_t nown = a->d.has_const ? a->d.ncand : a->d.nsyms;
     uint32_t k = 0;
     for (uint32_t e = 0; e < graph_nemits(old) && k < MAX_SITES; e++) {
-        graph_emit em;
-        graph_get_emit(old, e, &em);
-        if (em.symbol == GRAPH_NONE || (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
-            continue;
-        const char *t = map__template_text(old, e);
-        if (strlen(t) != a->base || memcmp(t, a->text, a->base) != 0)
-            continue;
         uint32_t sym;
-        map__emit_symbols(old, &e, 1, &sym);
-        const uint32_t *own = a->d.has_const ? a->d.cands : a->d.syms;
-        uint32_t nown = a->d.has_const ? a->d.ncand : a->d.nsyms;
+        if (!old_site_logs(old, a, e, &sym))
+            continue;
         for (uint32_t i = 0; i < nown; i++)
             if (own[i] == sym) {
                 out[k++] = e;
@@ -352,22 +361,16 @@ static uint32_t same_symbol(const graph *old, const graph *g, uint32_t sym)
     return GRAPH_NONE;
 }
 
-/* Whether the old graph logs a's text (its kind of site: a constant or
- * not) in a symbol named as symbol sym of g. */
+/* Whether the old graph logs a's text in a symbol named as symbol sym of
+ * g. */
 static bool old_logs_in(const graph *old, const graph *g, const old_act *a, uint32_t sym)
 {
     graph_symbol s;
     graph_get_symbol(g, sym, &s);
     for (uint32_t e = 0; e < graph_nemits(old); e++) {
-        graph_emit em;
-        graph_get_emit(old, e, &em);
-        if (em.symbol == GRAPH_NONE || (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
-            continue;
-        const char *t = map__template_text(old, e);
-        if (strlen(t) != a->base || memcmp(t, a->text, a->base) != 0)
-            continue;
         uint32_t os;
-        map__emit_symbols(old, &e, 1, &os);
+        if (!old_site_logs(old, a, e, &os))
+            continue;
         graph_symbol x;
         graph_get_symbol(old, os, &x);
         if (strcmp(x.qualname, s.qualname) == 0)
