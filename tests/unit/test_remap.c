@@ -57,6 +57,32 @@ static graph *index_rel(const char *dir, const char *src)
     return unit_index_and_open(unit_tmp_path(dir), unit_tmp_path(out), &o, NULL);
 }
 
+/* src with add put before the first line that is at (NULL: at its end),
+ * indexed as dir. */
+static graph *index_rel_with(const char *dir, const char *src, const char *at, const char *add)
+{
+    const char *pos = at ? strstr(src, at) : NULL;
+    size_t cut = pos ? (size_t)(pos - src) : strlen(src);
+    core_buf b = {0};
+    core_buf_append(&b, src, cut);
+    core_buf_puts(&b, add);
+    core_buf_puts(&b, src + cut);
+    graph *g = index_rel(dir, b.data);
+    core_buf_free(&b);
+    return g;
+}
+
+/* The model at path, trained on g1, loaded onto g2 re-mapped, with g1
+ * known as the old graph; what re-mapping did into *r (may be NULL). */
+static void remap_onto(const char *path, const graph *g1, const graph *g2, map_remap *r,
+                       map_mapper **m, model_joint **md)
+{
+    char why[256];
+    model_load_opts lo = {.remap = true, .old = g1, .report = r};
+    if (model_load_onto(path, g2, NULL, &lo, m, md, why, sizeof why) != 0)
+        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+}
+
 static const char *const rel1_cases[] = {"starting job 1", "step one for 1 done",
                                          "old path taken for 1", "finished job 1 now"};
 
@@ -299,15 +325,8 @@ static const char exc1_py[] = "import logging\n"
 
 TEST(remap_keeps_an_exceptions_message)
 {
-    char *src2 = core_xstrdup(exc1_py);
-    core_buf b = {0};
-    const char *at = strstr(src2, "def check");
-    core_buf_append(&b, src2, (size_t)(at - src2));
-    core_buf_puts(&b, "# moved\n\n");
-    core_buf_puts(&b, at);
-    free(src2);
-    graph *g1 = index_rel("exc1", exc1_py), *g2 = index_rel("exc2", b.data);
-    core_buf_free(&b);
+    graph *g1 = index_rel("exc1", exc1_py),
+          *g2 = index_rel_with("exc2", exc1_py, "def check", "# moved\n\n");
     static const char *const msgs[] = {"connecting to db1", "host key not trusted for host db1"};
     const char *path = train_cases(g1, msgs, 2, UINT32_MAX, NULL, "exc1.model");
     map_mapper *m;
@@ -415,19 +434,13 @@ static const char rel3_tail_py[] = "\n"
  * from, stays out. */
 TEST(remap_takes_a_messages_added_site)
 {
-    core_buf src = {0};
-    core_buf_puts(&src, rel1_py);
-    core_buf_puts(&src, rel3_tail_py);
-    graph *g1 = index_rel("add1", rel1_py), *g3 = index_rel("add3", src.data);
-    core_buf_free(&src);
+    graph *g1 = index_rel("add1", rel1_py),
+          *g3 = index_rel_with("add3", rel1_py, NULL, rel3_tail_py);
     const char *path = train_rel1(g1, "add1.model");
     map_mapper *m;
     model_joint *md;
-    char why[256];
     map_remap r;
-    model_load_opts lo = {.remap = true, .old = g1, .report = &r};
-    if (model_load_onto(path, g3, NULL, &lo, &m, &md, why, sizeof why) != 0)
-        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    remap_onto(path, g1, g3, &r, &m, &md);
     map_activity pa;
     map_mapper_activity(m, map_mapper_find(m, "finished job %s now"), &pa);
     CHECK_INT(pa.nsyms, 2);
@@ -473,21 +486,15 @@ static const char wrap2_tail_py[] = "\n"
 
 TEST(remap_counts_new_calls_of_a_logging_wrapper)
 {
-    core_buf src = {0};
-    core_buf_puts(&src, wrap1_py);
-    core_buf_puts(&src, wrap2_tail_py);
-    graph *g1 = index_rel("wrap1", wrap1_py), *g2 = index_rel("wrap2", src.data);
-    core_buf_free(&src);
+    graph *g1 = index_rel("wrap1", wrap1_py),
+          *g2 = index_rel_with("wrap2", wrap1_py, NULL, wrap2_tail_py);
     static const char *const msgs[] = {"starting job 1", "step one for 1 done",
                                        "finished job 1 now"};
     const char *path = train_cases(g1, msgs, 3, UINT32_MAX, NULL, "wrap1.model");
     map_mapper *m;
     model_joint *md;
-    char why[256];
     map_remap r;
-    model_load_opts lo = {.remap = true, .old = g1, .report = &r};
-    if (model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why) != 0)
-        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    remap_onto(path, g1, g2, &r, &m, &md);
     CHECK_STR(symbol_of(m, "starting job %s"), "app.Job.start");
     /* The wrapper's new call is a new site; the other call is not. */
     CHECK_INT(r.nnew, 1);
@@ -500,23 +507,6 @@ TEST(remap_counts_new_calls_of_a_logging_wrapper)
     graph_close(g1);
     graph_close(g2);
 }
-
-/* Release 1 with a message added between step's and finish's. */
-static const char ins_py[] = "import logging\n"
-                             "log = logging.getLogger(\"app\")\n"
-                             "\n"
-                             "def start(x):\n"
-                             "    log.info(\"starting job %s\", x)\n"
-                             "    step(x)\n"
-                             "\n"
-                             "def step(x):\n"
-                             "    log.info(\"step one for %s done\", x)\n"
-                             "    log.info(\"checking the inputs of %s\", x)\n"
-                             "    finish(x)\n"
-                             "\n"
-                             "def finish(x):\n"
-                             "    log.info(\"old path taken for %s\", x)\n"
-                             "    log.info(\"finished job %s now\", x)\n";
 
 /* The top-1 symbol after the prefix msgs[0 .. n), mapped by m. */
 static const char *top1_after(const model_joint *md, map_mapper *m, const char *const *msgs,
@@ -546,17 +536,17 @@ static const char *top1_after(const model_joint *md, map_mapper *m, const char *
  * calibration leaves it: the contexts alone must do it. */
 TEST(remap_predicts_past_an_added_event)
 {
-    graph *g1 = index_rel("ins1", rel1_py), *g2 = index_rel("ins2", ins_py);
+    /* Release 2: a message added in step, between its own and finish's. */
+    graph *g1 = index_rel("ins1", rel1_py),
+          *g2 = index_rel_with("ins2", rel1_py, "    finish(x)\n",
+                               "    log.info(\"checking the inputs of %s\", x)\n");
     model_params p = model_params_default();
     p.order = 2;
     p.code_prior = 0;
     const char *path = train_cases(g1, rel1_cases, 4, 2, &p, "ins1.model");
     map_mapper *m;
     model_joint *md;
-    char why[256];
-    model_load_opts lo = {.remap = true, .old = g1};
-    if (model_load_onto(path, g2, NULL, &lo, &m, &md, why, sizeof why) != 0)
-        unit_fail(__FILE__, __LINE__, "remap: %s", why);
+    remap_onto(path, g1, g2, NULL, &m, &md);
     static const char *const pre[] = {"starting job 1", "step one for 1 done",
                                       "checking the inputs of 1"};
     CHECK_STR(top1_after(md, m, pre, 2), "app.finish");
@@ -566,6 +556,7 @@ TEST(remap_predicts_past_an_added_event)
     CHECK_OK(model_save(md, p2));
     model_free(md);
     map_mapper_free(m);
+    char why[256];
     if (model_load(p2, g2, NULL, &m, &md, why, sizeof why) != 0)
         unit_fail(__FILE__, __LINE__, "load: %s", why);
     CHECK_STR(top1_after(md, m, pre, 3), "app.finish");
