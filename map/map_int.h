@@ -120,6 +120,11 @@ const char *map__template_text(const graph *g, uint32_t emit);
 /* Distinct symbols that emit sites stand for, in order (a candidate call
  * to a function that does its own logging is that function's). */
 uint32_t map__emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, uint32_t *out);
+/* Which emits of m's graph call a callee (receiver and method) that at
+ * least as many distinct sites of sites[0..n) call as make the mapper
+ * take its other calls for logging calls (as callee_prove lists one):
+ * a flag per emit into out (graph_nemits of m's graph). */
+void map__listed_by(const map_mapper *m, const uint32_t *sites, uint32_t n, uint8_t *out);
 /* Whether symbol u is in a file whose role m sets aside (tests, examples,
  * vendored code, unless include_tests). */
 bool map__symbol_aside(const map_mapper *m, uint32_t u);

@@ -122,6 +122,24 @@ static void callee_prove(map_mapper *m, uint32_t emit)
     m->listed_gen++;
 }
 
+void map__listed_by(const map_mapper *m, const uint32_t *sites, uint32_t n, uint8_t *out)
+{
+    uint32_t ne = graph_nemits(m->g);
+    /* Callee numbers are below the number of emits (one per distinct
+     * receiver and method). */
+    uint32_t *count = core_xcalloc(ne ? ne : 1, sizeof *count);
+    uint8_t *seen = core_xcalloc(ne ? ne : 1, 1);
+    for (uint32_t i = 0; i < n; i++)
+        if (sites[i] < ne && !seen[sites[i]]) {
+            seen[sites[i]] = 1;
+            count[m->emit_callee[sites[i]]]++;
+        }
+    for (uint32_t e = 0; e < ne; e++)
+        out[e] = count[m->emit_callee[e]] >= LISTED_SITES;
+    free(seen);
+    free(count);
+}
+
 /* How much the log says a site's callee logs: its proven sites, and one
  * more for a site the code's shapes name (a listed logger, a wrapper). */
 static uint32_t callee_evidence(const map_mapper *m, uint32_t emit)

@@ -309,23 +309,32 @@ static bool same_place(const graph *ga, uint32_t ea, const graph *gb, uint32_t e
     return x.line == y.line && strcmp(s.file, t.file) == 0 && strcmp(s.qualname, t.qualname) == 0;
 }
 
+/* Whether site e of the old graph logs a template activity's text (as
+ * the kind of site it was: a constant or not); its symbol into *sym. */
+static bool old_site_logs(const graph *old, const old_act *a, uint32_t e, uint32_t *sym)
+{
+    graph_emit em;
+    graph_get_emit(old, e, &em);
+    if (em.symbol == GRAPH_NONE || (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
+        return false;
+    const char *t = map__template_text(old, e);
+    if (strlen(t) != a->base || memcmp(t, a->text, a->base) != 0)
+        return false;
+    map__emit_symbols(old, &e, 1, sym);
+    return true;
+}
+
 /* The old graph's sites of a template activity: its text's sites whose
  * symbol is one of the saved ones. */
 static uint32_t old_sites(const graph *old, const old_act *a, uint32_t *out)
 {
+    const uint32_t *own = a->d.has_const ? a->d.cands : a->d.syms;
+    uint32_t nown = a->d.has_const ? a->d.ncand : a->d.nsyms;
     uint32_t k = 0;
     for (uint32_t e = 0; e < graph_nemits(old) && k < MAX_SITES; e++) {
-        graph_emit em;
-        graph_get_emit(old, e, &em);
-        if (em.symbol == GRAPH_NONE || (em.kind == GRAPH_EMIT_CONST) != a->d.has_const)
-            continue;
-        const char *t = map__template_text(old, e);
-        if (strlen(t) != a->base || memcmp(t, a->text, a->base) != 0)
-            continue;
         uint32_t sym;
-        map__emit_symbols(old, &e, 1, &sym);
-        const uint32_t *own = a->d.has_const ? a->d.cands : a->d.syms;
-        uint32_t nown = a->d.has_const ? a->d.ncand : a->d.nsyms;
+        if (!old_site_logs(old, a, e, &sym))
+            continue;
         for (uint32_t i = 0; i < nown; i++)
             if (own[i] == sym) {
                 out[k++] = e;
@@ -352,26 +361,46 @@ static uint32_t same_symbol(const graph *old, const graph *g, uint32_t sym)
     return GRAPH_NONE;
 }
 
+/* Whether the old graph logs a's text in a symbol named as symbol sym of
+ * g. */
+static bool old_logs_in(const graph *old, const graph *g, const old_act *a, uint32_t sym)
+{
+    graph_symbol s;
+    graph_get_symbol(g, sym, &s);
+    for (uint32_t e = 0; e < graph_nemits(old); e++) {
+        uint32_t os;
+        if (!old_site_logs(old, a, e, &os))
+            continue;
+        graph_symbol x;
+        graph_get_symbol(old, os, &x);
+        if (strcmp(x.qualname, s.qualname) == 0)
+            return true;
+    }
+    return false;
+}
+
 /*
  * A text several sites log, of which the activity had only some (the
  * matcher narrowed it by logger or level): the sites in functions of the
- * names it had, when some are; else all of them. Returns how many are
- * left in sites.
+ * names it had, and those in functions that did not log the text in the
+ * old release (the new release logs it there too: the message gained a
+ * site, which no narrowing chose against); else all of them. Returns how
+ * many are left in sites.
  */
-static uint32_t keep_named(const graph *old, const graph *g, const map__dict_rec *d,
-                           uint32_t *sites, uint32_t n)
+static uint32_t keep_named(const graph *old, const graph *g, const old_act *a, uint32_t *sites,
+                           uint32_t n)
 {
-    const uint32_t *own = d->has_const ? d->cands : d->syms;
-    uint32_t nown = d->has_const ? d->ncand : d->nsyms;
+    const uint32_t *own = a->d.has_const ? a->d.cands : a->d.syms;
+    uint32_t nown = a->d.has_const ? a->d.ncand : a->d.nsyms;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t sym;
         map__emit_symbols(g, &sites[i], 1, &sym);
-        for (uint32_t j = 0; j < nown; j++)
-            if (same_symbol(old, g, own[j]) == sym) {
-                sites[k++] = sites[i];
-                break;
-            }
+        bool keep = false;
+        for (uint32_t j = 0; j < nown && !keep; j++)
+            keep = same_symbol(old, g, own[j]) == sym;
+        if (keep || !old_logs_in(old, g, a, sym))
+            sites[k++] = sites[i];
     }
     return k ? k : n;
 }
@@ -507,23 +536,42 @@ static uint32_t restore_sited(map_mapper *m, const map_remap_opts *o, old_act *a
     return id;
 }
 
-/* Sites of the new graph whose template no activity has. */
-static void find_new_sites(const map_mapper *m, const tmpl_index *ix, map_remap *r)
+/*
+ * Sites of the new graph whose template no activity has, one per text.
+ * A candidate call counts when its callee is one the old log showed to
+ * log: called at enough of the sites the activities found (a codebase's
+ * own logging wrapper, as the mapper lists one); other candidate calls
+ * are sites only once a message proves their callee, not new paths yet.
+ */
+static void find_new_sites(const map_mapper *m, const old_act *acts, uint32_t n, map_remap *r)
 {
     const graph *g = map_mapper_graph(m);
-    core_vec(uint32_t) out = {0};
-    for (size_t i = 0; i < ix->texts.n; i++) {
-        uint32_t e = ix->texts.v[i];
+    core_vec(uint32_t) found = {0}, out = {0};
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < acts[i].nsites; j++)
+            core_vec_push(&found, acts[i].sites[j]);
+    uint32_t ne = graph_nemits(g);
+    uint8_t *listed = core_xmalloc(ne ? ne : 1);
+    map__listed_by(m, found.v, (uint32_t)found.n, listed);
+    core_smap seen = {0};
+    for (uint32_t e = 0; e < ne; e++) {
         graph_emit em;
         graph_get_emit(g, e, &em);
-        /* A candidate call is a site only once a message proves its
-         * callee logs: not a new path yet. */
-        if (em.kind == GRAPH_EMIT_CALL || map__symbol_aside(m, em.symbol))
+        if (em.symbol == GRAPH_NONE || map__emit_is_const(&em) ||
+            (em.kind == GRAPH_EMIT_CALL && !listed[e]) || map__symbol_aside(m, em.symbol))
             continue;
         const char *t = map__template_text(g, e);
+        size_t tn = strlen(t);
+        uint32_t it;
+        if (literal_bytes(t, tn) < 3 || core_smap_get(&seen, t, tn, &it) != UINT32_MAX)
+            continue;
+        core_smap_add(&seen, t, tn, e);
         if (map_mapper_find(m, t) == UINT32_MAX)
             core_vec_push(&out, e);
     }
+    core_smap_free(&seen);
+    free(listed);
+    core_vec_free(&found);
     r->new_sites = out.v;
     r->nnew = (uint32_t)out.n;
 }
@@ -598,7 +646,7 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
         if (a->tmpl)
             a->nsites = sites_of(m, &ix, a->d.has_const, a->text, a->base, a->names, a->sites);
         if (o->old && a->nsites > 1)
-            a->nsites = keep_named(o->old, map_mapper_graph(m), &a->d, a->sites, a->nsites);
+            a->nsites = keep_named(o->old, map_mapper_graph(m), a, a->sites, a->nsites);
     }
     match_changed(m, &ix, acts, n, &claimed, o->min_similarity > 0 ? o->min_similarity : 0.6);
     for (uint32_t i = 0; i < n; i++) {
@@ -618,7 +666,7 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
         if (strcmp(a->text, MAP__OTHER_TEXT) != 0)
             out->count[out->acts[i].kind]++;
     }
-    find_new_sites(m, &ix, out);
+    find_new_sites(m, acts, n, out);
     char w[256];
     if (map_mapper_finish(m, w, sizeof w) != 0)
         snprintf(why, whylen, "%s", w);

@@ -11,8 +11,13 @@
 #define MODEL_MAGIC "PMRAGMOD"
 /* Version 2: every field little-endian, the dictionary as the codec's
  * records (map/dict.c). Version 3: the parameters end with code_prior; a
- * version 2 file is read with code_prior 0, so it ranks as it did. */
-#define MODEL_VERSION 3u
+ * version 2 file is read with code_prior 0, so it ranks as it did.
+ * Version 4: the training counts are followed by flags (MODEL_FLAG_*). A
+ * model with no flag set is written as version 3, so that its file is the
+ * one it was before flags existed. */
+#define MODEL_VERSION 4u
+/* Re-mapped onto the graph it names from another release's. */
+#define MODEL_FLAG_REMAPPED 1u
 
 static uint64_t graph_identity(const graph *g)
 {
@@ -53,13 +58,16 @@ static void put_record(core_buf *b, core_buf *rec)
 int model_save(const model_joint *md, const char *path)
 {
     core_buf b = {0}, rec = {0};
+    uint32_t flags = md->remapped ? MODEL_FLAG_REMAPPED : 0;
     core_buf_append(&b, MODEL_MAGIC, 8);
-    core_buf_put_le(&b, MODEL_VERSION, 4);
+    core_buf_put_le(&b, flags ? MODEL_VERSION : 3u, 4);
     core_buf_put_le(&b, graph_nsymbols(md->g), 4);
     core_buf_put_le(&b, graph_identity(md->g), 8);
     put_params(&b, &md->p);
     core_buf_put_le(&b, md->train_events, 8);
     core_buf_put_le(&b, md->train_cases, 8);
+    if (flags)
+        core_buf_put_le(&b, flags, 4);
     core_buf_put_le(&b, md->A, 4);
     for (uint32_t a = 0; a < md->A; a++) {
         map_activity pa;
@@ -143,6 +151,7 @@ typedef struct model_reader {
     core_rd r;
     model_params p;
     uint64_t train_events, train_cases;
+    uint32_t flags; /* MODEL_FLAG_* */
     uint32_t A, V;
     core_vec(uint8_t) keep;   /* A: whether each activity's variants are kept */
     core_vec(pair_rec) pairs; /* every context's follows counts */
@@ -199,6 +208,11 @@ static int read_header(model_reader *rd, const char *data, size_t len, const gra
     }
     rd->train_events = core_rd_le(&rd->r, 8);
     rd->train_cases = core_rd_le(&rd->r, 8);
+    rd->flags = version >= 4 ? (uint32_t)core_rd_le(&rd->r, 4) : 0;
+    if (rd->flags & ~MODEL_FLAG_REMAPPED) {
+        rd->what = "unknown flags";
+        return CORE_ECORRUPT;
+    }
     return 0;
 }
 
@@ -373,6 +387,7 @@ int model_load_onto(const char *path, const graph *g, const map_mapper_opts *opt
     if (rc)
         goto fail;
     model__set_follows(md, rd.pairs.v, rd.pairs.n);
+    md->remapped = report->remapped || (rd.flags & MODEL_FLAG_REMAPPED);
     rc = model__build_net(md, NULL);
     if (rc) {
         rd.what = "cannot build the joint graph";

@@ -329,6 +329,7 @@ int model_train_more(const model_joint *base, const model_mapper_snap *sn,
                      model_joint **out)
 {
     model_joint *md = model__new(base->m, sn, &base->p);
+    md->remapped = base->remapped;
     if (md->A < base->A || md->V < base->V) {
         model_free(md);
         return CORE_EUSAGE; /* not the base's mapper */

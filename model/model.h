@@ -294,6 +294,9 @@ int model_load(const char *path, const graph *g, const map_mapper_opts *opts, ma
  * follows its text, a reworded one takes the most similar text, one whose
  * sites are gone keeps its statistics and predicts no symbol), its
  * contexts and counts kept as they are. Saved again, it is a model of g.
+ * A re-mapped model (and one model_train_more learns on from it) ranks
+ * a prefix that ends in events it has no node for (what the release
+ * added) from the contexts of the events before them.
  */
 typedef struct model_load_opts {
     bool remap;       /* re-map a model of another graph instead of refusing it */

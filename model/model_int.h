@@ -63,6 +63,10 @@ struct model_joint {
      * probability each logs next (summing to at most 1). */
     uint32_t *code_off;
     ppr_entry *code;
+    /* Re-mapped onto another release's graph (model_load_onto), or
+     * learnt on from one that was: an activity it has no node for is
+     * then most likely one the release added (window_tokens). */
+    bool remapped;
 };
 
 typedef struct memo_slot memo_slot;

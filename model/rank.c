@@ -98,10 +98,24 @@ int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_
 
 /* The tokens of a prefix's longest context window at both levels (the
  * window of order o is the last o of them); returns its order. The
- * contexts' seeds depend on nothing else. */
+ * contexts' seeds depend on nothing else.
+ *
+ * A model re-mapped onto a new release has no node for what the release
+ * added, and after such an event its contexts know nothing (a window is
+ * usable only up to the first unknown token from the end). What comes
+ * next is most likely what came next without it: the release put the
+ * event into a path the model knows. So the window of such a model ends
+ * before the unknown events that end the prefix (the recency and code
+ * parts still see them). Only those that end it: an unknown event deeper
+ * in the window still cuts it, since the known events after it may be
+ * new steps of the same added path, which the longer context would take
+ * for the old ones. */
 static uint32_t window_tokens(const model_joint *md, const uint32_t *act, const uint32_t *var,
                               uint32_t len, uint32_t *tv, uint32_t *ta)
 {
+    if (md->remapped)
+        while (len > 1 && act[len - 1] >= md->A)
+            len--;
     uint32_t omax = len < md->p.order ? len : md->p.order;
     for (uint32_t o = 1; o <= omax; o++) {
         uint32_t j = len - o, i = omax - o;
