@@ -32,6 +32,9 @@ typedef struct act_rec {
      * (strtab offset + 1; 0 none), which the positional strategy renders
      * against its neighbours' sites (the activity's text is abstracted). */
     uint32_t sample;
+    /* For a message no template matched: its learnt records another event
+     * followed (what the neighbours' `after` counts are out of). */
+    uint32_t followed;
     uint8_t amb; /* map_ambiguity */
 } act_rec;
 
@@ -69,6 +72,7 @@ typedef struct amb_rec {
 typedef struct nb_rec {
     uint32_t act, nb;
     uint32_t count;
+    uint32_t after; /* neighbours: of count, the times nb came right after act */
 } nb_rec;
 
 struct map_mapper {
@@ -118,6 +122,9 @@ struct map_mapper {
     /* neighbours of unmapped activities */
     core_map nb_index;
     core_vec(nb_rec) nbs;
+    /* The first symbols of the activities mapped as finish() begins: the
+     * code this deployment runs (order_agreement reads it). */
+    core_map live;
     core_buf tmp;
     uint32_t other; /* the fold-over activity, or UINT32_MAX */
     /* Past the caps (a flood of distinct messages): the masked text's hash
@@ -238,7 +245,7 @@ static void callees_init(map_mapper *m)
             continue;
         uint32_t t = graph_emit_callee(m->g, i);
         if (t != GRAPH_NONE)
-            core_vec_push(&m->passed, ((nb_rec){t, i, 0}));
+            core_vec_push(&m->passed, ((nb_rec){t, i, 0, 0}));
     }
     if (m->passed.n)
         qsort(m->passed.v, m->passed.n, sizeof *m->passed.v, cmp_callee_emit);
@@ -361,6 +368,7 @@ void map_mapper_free(map_mapper *m)
     core_vec_free(&m->passed);
     core_smap_free(&m->file_by_path);
     core_map_free(&m->nb_index);
+    core_map_free(&m->live);
     core_map_free(&m->logger_files);
     core_map_free(&m->logger_total);
     core_vec_free(&m->nbs);
@@ -981,21 +989,28 @@ static uint32_t own_names(const graph *g, uint32_t sym, const char **names)
     return k;
 }
 
+/* Where the records of act begin in v[0..n), sorted by act. */
+static size_t first_of(const nb_rec *v, size_t n, uint32_t act)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].act < act)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Whether a caller of sym passes it a literal the message shows (as a
  * whole word, and not one of the template's own) that no caller of any
  * other candidate passes. */
 static bool passed_literal(const map_mapper *m, uint32_t sym, const char *text, size_t len,
                            const char *tmpl, const uint32_t *syms, uint32_t ns)
 {
-    size_t lo = 0, hi = m->passed.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->passed.v[mid].act < sym)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo; k < m->passed.n && m->passed.v[k].act == sym; k++) {
+    for (size_t k = first_of(m->passed.v, m->passed.n, sym);
+         k < m->passed.n && m->passed.v[k].act == sym; k++) {
         graph_emit e;
         graph_get_emit(m->g, m->passed.v[k].nb, &e);
         if (!names_word(text, len, e.tmpl) || names_word(tmpl, strlen(tmpl), e.tmpl))
@@ -1130,16 +1145,17 @@ static uint32_t code_symbol(map_mapper *m, const map_event *ev)
     return s;
 }
 
-static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb)
+static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb, bool after)
 {
     uint64_t key = key64(((uint64_t)act << 32) | nb);
     bool ins;
     uint64_t *v = core_map_put(&m->nb_index, key, &ins);
     if (ins) {
-        core_vec_push(&m->nbs, ((nb_rec){act, nb, 0}));
+        core_vec_push(&m->nbs, ((nb_rec){act, nb, 0, 0}));
         *v = m->nbs.n - 1;
     }
     m->nbs.v[*v].count++;
+    m->nbs.v[*v].after += after;
 }
 
 /* A distinct message's key in the cache: its text, logger and level. */
@@ -1335,7 +1351,7 @@ mapped:
             uint64_t key = key64(((uint64_t)act << 32) | s);
             uint64_t *c = core_map_put(&m->code_votes, key, &ins);
             if (ins) {
-                core_vec_push(&m->votes, ((nb_rec){act, s, 0}));
+                core_vec_push(&m->votes, ((nb_rec){act, s, 0, 0}));
                 *c = m->votes.n - 1;
             }
             m->votes.v[*c].count++;
@@ -1345,9 +1361,12 @@ mapped:
     /* The neighbourhood of activities no template maps. */
     if (ev->learn && prev != UINT32_MAX && prev < m->acts.n) {
         if (m->acts.v[act].nsyms == 0 && m->acts.v[prev].nsyms > 0)
-            note_neighbour(m, act, prev);
-        if (m->acts.v[prev].nsyms == 0 && m->acts.v[act].nsyms > 0)
-            note_neighbour(m, prev, act);
+            note_neighbour(m, act, prev, false);
+        if (m->acts.v[prev].nsyms == 0) {
+            m->acts.v[prev].followed++;
+            if (m->acts.v[act].nsyms > 0)
+                note_neighbour(m, prev, act, true);
+        }
     }
     *activity = act;
     *variant = var != UINT32_MAX ? var : variant_get(m, act, r.masked, ev);
@@ -1615,7 +1634,7 @@ static void build_takes(map_mapper *m)
         graph_symbol s;
         graph_get_symbol(m->g, t, &s);
         if (s.flags & GRAPH_SF_TAKES_TEXT)
-            core_vec_push(&m->takes, ((nb_rec){t, e, 0}));
+            core_vec_push(&m->takes, ((nb_rec){t, e, 0, 0}));
     }
     if (m->takes.n)
         qsort(m->takes.v, m->takes.n, sizeof *m->takes.v, cmp_take);
@@ -1644,15 +1663,8 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
         graph_get_symbol(m->g, syms[i], &s);
         if (!(s.flags & GRAPH_SF_TAKES_TEXT))
             continue;
-        size_t lo = 0, hi = m->takes.n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (m->takes.v[mid].act < syms[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (size_t k = lo; k < m->takes.n && m->takes.v[k].act == syms[i]; k++) {
+        for (size_t k = first_of(m->takes.v, m->takes.n, syms[i]);
+             k < m->takes.n && m->takes.v[k].act == syms[i]; k++) {
             uint32_t e = m->takes.v[k].nb;
             uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
             if (lit == 0 || lit < best)
@@ -1803,6 +1815,81 @@ static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n,
     return k;
 }
 
+/* What agreeing with the order of the cases is worth at the least: a
+ * site the order contradicts stays a candidate, far behind. */
+#define ORDER_FLOOR 0.02
+/* The least weight of a successor the order is held to: the static model
+ * splits its weight evenly over branches and over the variants a call
+ * may reach (a server's and a client's subclass, both in one process),
+ * so only a site it expects more often than not (the next statement's
+ * log on every path) is a prediction the cases can refute. */
+#define ORDER_SURE 0.5
+
+/*
+ * How well the cases' order agrees with a message no template matched
+ * coming from function sym, through one of its sites among emits[0..n)
+ * (without text). The static successor model says which sites log right
+ * after such a site. One it is sure of (ORDER_SURE), with literal text
+ * (its records are mapped by their template), in a function the log
+ * shows, that the cases show right after the message less often than
+ * the model says, takes the difference off, in the measure that the
+ * records seen would have shown it (a message seen once proves little).
+ * The site that agrees best counts: 1 when nothing contradicts it,
+ * ORDER_FLOOR at the least. A site that logs the data left over just
+ * before logging "Connection closed" in the same function is not where a
+ * reply that is never followed by "Connection closed" comes from, however
+ * near its function is to the commands around the reply.
+ */
+static double order_agreement(const map_mapper *m, uint32_t act, uint32_t sym,
+                              const uint32_t *emits, uint32_t n, const nb_rec *nb, size_t nnb)
+{
+    uint32_t followed = m->acts.v[act].followed;
+    double best = -1;
+    for (uint32_t i = 0; i < n && followed; i++) {
+        graph_emit em;
+        graph_get_emit(m->g, emits[i], &em);
+        if (em.symbol == GRAPH_NONE || site_emitter(m->g, emits[i], &em) != sym)
+            continue;
+        uint32_t nn;
+        const graph_next *nx = graph_next_sites(m->g, emits[i], &nn);
+        double off = 0;
+        for (uint32_t j = 0; j < nn; j++) {
+            graph_emit s;
+            graph_get_emit(m->g, nx[j].emit, &s);
+            if (nx[j].weight < ORDER_SURE || s.kind != GRAPH_EMIT_LOG || !s.tmpl[0] ||
+                s.symbol == GRAPH_NONE || !core_map_get(&m->live, key64(s.symbol)))
+                continue;
+            uint64_t after = 0;
+            for (size_t k = 0; k < nnb; k++) {
+                const act_rec *p = &m->acts.v[nb[k].nb];
+                for (uint32_t q = 0; q < p->nsyms; q++)
+                    if (m->syms.v[p->sym_off + q] == s.symbol) {
+                        after += nb[k].after;
+                        break;
+                    }
+            }
+            double seen = (double)after / followed;
+            if (nx[j].weight > seen)
+                off += (nx[j].weight - seen) * (1 - pow(1 - nx[j].weight, followed));
+        }
+        if (1 - off > best)
+            best = 1 - off;
+    }
+    return best < 0 ? 1 : best < ORDER_FLOOR ? ORDER_FLOOR : best;
+}
+
+/* Whether function sym logs its callers' text and the code shows what
+ * some of its calls pass (m->takes built). */
+static bool shows_callers_text(const map_mapper *m, uint32_t sym)
+{
+    graph_symbol s;
+    graph_get_symbol(m->g, sym, &s);
+    if (!(s.flags & GRAPH_SF_TAKES_TEXT))
+        return false;
+    size_t k = first_of(m->takes.v, m->takes.n, sym);
+    return k < m->takes.n && m->takes.v[k].act == sym;
+}
+
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     const act_rec *a = &m->acts.v[act];
@@ -1822,36 +1909,58 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     }
     uint32_t syms[MAX_CAND];
     uint32_t ns = n > UNSEEN_MAX ? 0 : nearest_unseen(m, all, n, nb, nnb, syms);
-    free(all);
-    if (ns == 0)
+    if (ns == 0) {
+        free(all);
         return false;
+    }
     float c[MAX_CAND];
     uint32_t callers[MAX_CAND];
     uint32_t nc = rendering_callers(m, syms, ns, core_strtab_str(&m->strs, a->text), callers);
+    double score[MAX_CAND], sum = 0;
+    uint32_t front = 0; /* candidates not behind */
+    /* Functions that log their callers' text, none of whose calls the code
+     * shows passing this message (their known calls are where their
+     * records come from: the commands a client sends, around the replies
+     * it logs elsewhere): after the others, however near they are. */
+    bool behind[MAX_CAND] = {0};
     if (nc > 0) {
         memcpy(syms, callers, nc * sizeof *syms);
         ns = nc;
     }
-    double score[MAX_CAND], sum = 0;
     bool near = ns > 1 && proximity(m, NULL, 0, nb, nnb);
     for (uint32_t i = 0; i < ns; i++) {
-        score[i] = near ? ppr_work_score(m->cw, syms[i]) : 0;
-        sum += score[i];
+        score[i] = near ? ppr_work_score(m->cw, syms[i]) : 1;
+        if (nc == 0) {
+            score[i] *= order_agreement(m, act, syms[i], all, n, nb, nnb);
+            behind[i] = shows_callers_text(m, syms[i]);
+        }
+        front += !behind[i];
     }
-    /* Nearest first (insertion sort: ns is small); ties keep id order. */
+    free(all);
+    /* Best first (insertion sort: ns is small); ties keep id order. */
     for (uint32_t i = 1; i < ns; i++)
-        for (uint32_t j = i; j > 0 && score[j] > score[j - 1]; j--) {
+        for (uint32_t j = i; j > 0 && (behind[j] < behind[j - 1] ||
+                                       (behind[j] == behind[j - 1] && score[j] > score[j - 1]));
+             j--) {
             double t = score[j];
             score[j] = score[j - 1];
             score[j - 1] = t;
+            bool b = behind[j];
+            behind[j] = behind[j - 1];
+            behind[j - 1] = b;
             uint32_t u = syms[j];
             syms[j] = syms[j - 1];
             syms[j - 1] = u;
         }
     /* Half spread evenly: nearness orders them, it does not rule the
-     * others out. */
+     * others out. The other half goes to those in front (to all when none
+     * is). */
+    if (front == 0)
+        front = ns;
+    for (uint32_t i = 0; i < front; i++)
+        sum += score[i];
     for (uint32_t i = 0; i < ns; i++)
-        c[i] = (float)(0.5 / ns + (sum > 0 ? 0.5 * score[i] / sum : 0.5 / ns));
+        c[i] = (float)(0.5 / ns + (i >= front ? 0 : sum > 0 ? 0.5 * score[i] / sum : 0.5 / front));
     activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
     return true;
 }
@@ -1867,7 +1976,7 @@ static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
     llm_ctx *c = ud;
     uint32_t bits;
     memcpy(&bits, &conf, sizeof bits);
-    core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits}));
+    core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits, 0}));
 }
 
 /*
@@ -1943,6 +2052,12 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
     apply_group_weights(m);
+    core_map_free(&m->live);
+    for (uint32_t a = 0; a < m->acts.n; a++)
+        if (m->acts.v[a].nsyms) {
+            bool ins;
+            *core_map_put(&m->live, key64(m->syms.v[m->acts.v[a].sym_off]), &ins) = 1;
+        }
     /* Neighbours grouped by activity. */
     nb_rec *nb = NULL;
     if (m->nbs.n) {
