@@ -729,6 +729,27 @@ const char *graph__path_join_node(gx_file *f, const char *a, const char *src, TS
 
 /* ---- literal arguments filled into templates ---- */
 
+bool graph__imported(const gx_file *f, const char *name, size_t n)
+{
+    for (size_t i = 0; i < f->imports.n; i++) {
+        const gx_import *im = &f->imports.v[i];
+        const char *b = im->alias;
+        size_t bn;
+        if (b) {
+            bn = strlen(b);
+        } else if (im->module) {
+            /* Python's `import a.b` binds a. */
+            b = im->module;
+            bn = strcspn(b, ".");
+        } else {
+            continue;
+        }
+        if (bn == n && memcmp(b, name, n) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool graph__fill_add(gx_fill_vals *out, const char *v)
 {
     for (uint32_t i = 0; i < out->n; i++)

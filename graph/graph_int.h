@@ -398,7 +398,12 @@ void graph__tmpl_free(gx_tmpl *t);
  *     rendering is exactly that text;
  *   - a value that holds a literal (a helper's call on a string): a second
  *     template beside the one written, the literal between two copies of
- *     the hole for what the helper adds (it may also transform it).
+ *     the hole for what the helper adds (it may also transform it). Only
+ *     a function's call, or a module's (quote('x'), chalk.red('x')): a
+ *     method of another value works on that value and the literal only
+ *     says how (items.join(', '), digest('base64'), headers.get('Type')),
+ *     so the rendering holds it by chance, and the events of one site
+ *     would be split between two templates by their data.
  * The matcher then prefers the template with the most literal text, as it
  * does everywhere.
  */
@@ -418,6 +423,9 @@ typedef gx_fill_vals (*gx_fill_fn)(void *ud, const char *t, size_t i, size_t d);
  * filled template on em's line, and em as written when nothing was filled
  * or a fill only holds a literal. */
 void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud);
+/* Whether name[0, n) is bound in f by an import (a module, or a name
+ * from one). */
+bool graph__imported(const gx_file *f, const char *name, size_t n);
 
 /* Logger-like receiver names: log, logger, _log, LOGGER, fooLogger,
  * foo_logger, log_foo, ... (not catalog, dialog, backlog). */

@@ -4,8 +4,8 @@
  *
  * Exact values: a string literal, or a pick among literals (a tuple or
  * list literal indexed, a local bound to one, `"a" if c else "b"`). A
- * value that holds a literal: a call whose first argument is a string (a
- * colouring or quoting helper). Only holes that render their argument as
+ * value that holds a literal: a function's call whose first argument is a
+ * string (a colouring or quoting helper). Only holes that render their argument as
  * it is are filled (`%s`, `{name}`, `{0}`, `{}`, `!s`), and only when the
  * message is a literal at the call, so that its holes are the call's own
  * arguments: positional ones after the message in order, keyword ones by
@@ -71,6 +71,23 @@ static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill
     }
 }
 
+/* Whether a call of callee works on the arguments it is given (a function,
+ * or a module's: click.style), not on a value it is a method of
+ * (graph_int.h says why that matters). */
+static bool works_on_args(px *x, TSNode callee)
+{
+    callee = unparen(callee);
+    while (!is_null(callee) && ty(callee) == N_ATTRIBUTE) {
+        TSNode o = unparen(fieldn(callee, F_OBJECT));
+        if (!is_null(o) && ty(o) == N_IDENTIFIER) {
+            uint32_t a = ts_node_start_byte(o), b = ts_node_end_byte(o);
+            return graph__imported(x->f, x->src + a, b - a);
+        }
+        callee = o;
+    }
+    return !is_null(callee) && ty(callee) == N_IDENTIFIER;
+}
+
 /* What argument e gives a hole that renders it as it is. */
 static gx_fill_vals arg_values(px *x, TSNode e, TSNode at, const py_scope *sc)
 {
@@ -83,7 +100,7 @@ static gx_fill_vals arg_values(px *x, TSNode e, TSNode at, const py_scope *sc)
         return r;
     }
     r.n = 0;
-    if (ty(e) == N_CALL) {
+    if (ty(e) == N_CALL && works_on_args(x, fieldn(e, F_FUNCTION))) {
         TSNode args = fieldn(e, F_ARGUMENTS);
         if (!is_null(args) && add_literal(x, ts_node_named_child(args, 0), &r))
             r.kind = GX_FILL_HOLDS;

@@ -84,6 +84,23 @@ static bool exact_values(const ts_fill *tf, TSNode e, gx_fill_vals *out)
     }
 }
 
+/* Whether a call of callee works on the arguments it is given (a function,
+ * or a module's: chalk.red), not on a value it is a method of (graph_int.h
+ * says why that matters). */
+static bool works_on_args(tx *x, TSNode callee)
+{
+    callee = unwrap(x, callee);
+    while (!is_null(callee) && ty(x, callee) == N_MEMBER_EXPRESSION) {
+        TSNode o = unwrap(x, fld(x, callee, F_OBJECT));
+        if (!is_null(o) && ty(x, o) == N_IDENTIFIER) {
+            uint32_t a = ts_node_start_byte(o), b = ts_node_end_byte(o);
+            return graph__imported(x->f, x->src + a, b - a);
+        }
+        callee = o;
+    }
+    return !is_null(callee) && ty(x, callee) == N_IDENTIFIER;
+}
+
 static gx_fill_vals arg_values(const ts_fill *tf, TSNode e)
 {
     tx *x = tf->x;
@@ -96,7 +113,7 @@ static gx_fill_vals arg_values(const ts_fill *tf, TSNode e)
         return r;
     }
     r.n = 0;
-    if (ty(x, e) == N_CALL_EXPRESSION) {
+    if (ty(x, e) == N_CALL_EXPRESSION && works_on_args(x, fld(x, e, F_FUNCTION))) {
         TSNode args = fld(x, e, F_ARGUMENTS);
         if (!is_null(args) && add_literal(x, ts_node_named_child(args, 0), &r))
             r.kind = GX_FILL_HOLDS;

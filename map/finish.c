@@ -7,6 +7,7 @@
  */
 #include "mapper_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,7 +271,7 @@ static void build_takes(map_mapper *m)
         graph_symbol s;
         graph_get_symbol(m->g, t, &s);
         if (s.flags & GRAPH_SF_TAKES_TEXT)
-            core_vec_push(&m->takes, ((nb_rec){t, e, 0}));
+            core_vec_push(&m->takes, ((nb_rec){t, e, 0, 0}));
     }
     if (m->takes.n)
         qsort(m->takes.v, m->takes.n, sizeof *m->takes.v, cmp_take);
@@ -299,15 +300,8 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
         graph_get_symbol(m->g, syms[i], &s);
         if (!(s.flags & GRAPH_SF_TAKES_TEXT))
             continue;
-        size_t lo = 0, hi = m->takes.n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (m->takes.v[mid].act < syms[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (size_t k = lo; k < m->takes.n && m->takes.v[k].act == syms[i]; k++) {
+        for (size_t k = map__first_of(m->takes.v, m->takes.n, syms[i]);
+             k < m->takes.n && m->takes.v[k].act == syms[i]; k++) {
             uint32_t e = m->takes.v[k].nb;
             uint32_t lit = map_matcher_renders(m->matcher, m->mw, e, text, len);
             if (lit == 0 || lit < best)
@@ -458,6 +452,81 @@ static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n,
     return k;
 }
 
+/* What agreeing with the order of the cases is worth at the least: a
+ * site the order contradicts stays a candidate, far behind. */
+#define ORDER_FLOOR 0.02
+/* The least weight of a successor the order is held to: the static model
+ * splits its weight evenly over branches and over the variants a call
+ * may reach (a server's and a client's subclass, both in one process),
+ * so only a site it expects more often than not (the next statement's
+ * log on every path) is a prediction the cases can refute. */
+#define ORDER_SURE 0.5
+
+/*
+ * How well the cases' order agrees with a message no template matched
+ * coming from function sym, through one of its sites among emits[0..n)
+ * (without text). The static successor model says which sites log right
+ * after such a site. One it is sure of (ORDER_SURE), with literal text
+ * (its records are mapped by their template), in a function the log
+ * shows, that the cases show right after the message less often than
+ * the model says, takes the difference off, in the measure that the
+ * records seen would have shown it (a message seen once proves little).
+ * The site that agrees best counts: 1 when nothing contradicts it,
+ * ORDER_FLOOR at the least. A site that logs the data left over just
+ * before logging "Connection closed" in the same function is not where a
+ * reply that is never followed by "Connection closed" comes from, however
+ * near its function is to the commands around the reply.
+ */
+static double order_agreement(const map_mapper *m, uint32_t act, uint32_t sym,
+                              const uint32_t *emits, uint32_t n, const nb_rec *nb, size_t nnb)
+{
+    uint32_t followed = m->acts.v[act].followed;
+    double best = -1;
+    for (uint32_t i = 0; i < n && followed; i++) {
+        graph_emit em;
+        graph_get_emit(m->g, emits[i], &em);
+        if (em.symbol == GRAPH_NONE || map__site_emitter(m->g, emits[i], &em) != sym)
+            continue;
+        uint32_t nn;
+        const graph_next *nx = graph_next_sites(m->g, emits[i], &nn);
+        double off = 0;
+        for (uint32_t j = 0; j < nn; j++) {
+            graph_emit s;
+            graph_get_emit(m->g, nx[j].emit, &s);
+            if (nx[j].weight < ORDER_SURE || s.kind != GRAPH_EMIT_LOG || !s.tmpl[0] ||
+                s.symbol == GRAPH_NONE || !core_map_get(&m->live, map__key64(s.symbol)))
+                continue;
+            uint64_t after = 0;
+            for (size_t k = 0; k < nnb; k++) {
+                const act_rec *p = &m->acts.v[nb[k].nb];
+                for (uint32_t q = 0; q < p->nsyms; q++)
+                    if (m->syms.v[p->sym_off + q] == s.symbol) {
+                        after += nb[k].after;
+                        break;
+                    }
+            }
+            double seen = (double)after / followed;
+            if (nx[j].weight > seen)
+                off += (nx[j].weight - seen) * (1 - pow(1 - nx[j].weight, followed));
+        }
+        if (1 - off > best)
+            best = 1 - off;
+    }
+    return best < 0 ? 1 : best < ORDER_FLOOR ? ORDER_FLOOR : best;
+}
+
+/* Whether function sym logs its callers' text and the code shows what
+ * some of its calls pass (m->takes built). */
+static bool shows_callers_text(const map_mapper *m, uint32_t sym)
+{
+    graph_symbol s;
+    graph_get_symbol(m->g, sym, &s);
+    if (!(s.flags & GRAPH_SF_TAKES_TEXT))
+        return false;
+    size_t k = map__first_of(m->takes.v, m->takes.n, sym);
+    return k < m->takes.n && m->takes.v[k].act == sym;
+}
+
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     const act_rec *a = &m->acts.v[act];
@@ -477,36 +546,58 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     }
     uint32_t syms[MAX_CAND];
     uint32_t ns = n > UNSEEN_MAX ? 0 : nearest_unseen(m, all, n, nb, nnb, syms);
-    free(all);
-    if (ns == 0)
+    if (ns == 0) {
+        free(all);
         return false;
+    }
     float c[MAX_CAND];
     uint32_t callers[MAX_CAND];
     uint32_t nc = rendering_callers(m, syms, ns, core_strtab_str(&m->strs, a->text), callers);
+    double score[MAX_CAND], sum = 0;
+    uint32_t front = 0; /* candidates not behind */
+    /* Functions that log their callers' text, none of whose calls the code
+     * shows passing this message (their known calls are where their
+     * records come from: the commands a client sends, around the replies
+     * it logs elsewhere): after the others, however near they are. */
+    bool behind[MAX_CAND] = {0};
     if (nc > 0) {
         memcpy(syms, callers, nc * sizeof *syms);
         ns = nc;
     }
-    double score[MAX_CAND], sum = 0;
     bool near = ns > 1 && proximity(m, NULL, 0, nb, nnb);
     for (uint32_t i = 0; i < ns; i++) {
-        score[i] = near ? ppr_work_score(m->cw, syms[i]) : 0;
-        sum += score[i];
+        score[i] = near ? ppr_work_score(m->cw, syms[i]) : 1;
+        if (nc == 0) {
+            score[i] *= order_agreement(m, act, syms[i], all, n, nb, nnb);
+            behind[i] = shows_callers_text(m, syms[i]);
+        }
+        front += !behind[i];
     }
-    /* Nearest first (insertion sort: ns is small); ties keep id order. */
+    free(all);
+    /* Best first (insertion sort: ns is small); ties keep id order. */
     for (uint32_t i = 1; i < ns; i++)
-        for (uint32_t j = i; j > 0 && score[j] > score[j - 1]; j--) {
+        for (uint32_t j = i; j > 0 && (behind[j] < behind[j - 1] ||
+                                       (behind[j] == behind[j - 1] && score[j] > score[j - 1]));
+             j--) {
             double t = score[j];
             score[j] = score[j - 1];
             score[j - 1] = t;
+            bool b = behind[j];
+            behind[j] = behind[j - 1];
+            behind[j - 1] = b;
             uint32_t u = syms[j];
             syms[j] = syms[j - 1];
             syms[j - 1] = u;
         }
     /* Half spread evenly: nearness orders them, it does not rule the
-     * others out. */
+     * others out. The other half goes to those in front (to all when none
+     * is). */
+    if (front == 0)
+        front = ns;
+    for (uint32_t i = 0; i < front; i++)
+        sum += score[i];
     for (uint32_t i = 0; i < ns; i++)
-        c[i] = (float)(0.5 / ns + (sum > 0 ? 0.5 * score[i] / sum : 0.5 / ns));
+        c[i] = (float)(0.5 / ns + (i >= front ? 0 : sum > 0 ? 0.5 * score[i] / sum : 0.5 / front));
     map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
     return true;
 }
@@ -522,7 +613,7 @@ static void llm_take(void *ud, size_t item, uint32_t symbol, float conf)
     llm_ctx *c = ud;
     uint32_t bits;
     memcpy(&bits, &conf, sizeof bits);
-    core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits}));
+    core_vec_push(&c->props, ((nb_rec){c->acts[item], symbol, bits, 0}));
 }
 
 /*
@@ -598,6 +689,12 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
     apply_group_weights(m);
+    core_map_free(&m->live);
+    for (uint32_t a = 0; a < m->acts.n; a++)
+        if (m->acts.v[a].nsyms) {
+            bool ins;
+            *core_map_put(&m->live, map__key64(m->syms.v[m->acts.v[a].sym_off]), &ins) = 1;
+        }
     /* Neighbours grouped by activity. */
     nb_rec *nb = NULL;
     if (m->nbs.n) {

@@ -98,7 +98,7 @@ static void callees_init(map_mapper *m)
             continue;
         uint32_t t = graph_emit_callee(m->g, i);
         if (t != GRAPH_NONE)
-            core_vec_push(&m->passed, ((nb_rec){t, i, 0}));
+            core_vec_push(&m->passed, ((nb_rec){t, i, 0, 0}));
     }
     if (m->passed.n)
         qsort(m->passed.v, m->passed.n, sizeof *m->passed.v, cmp_callee_emit);
@@ -239,6 +239,7 @@ void map_mapper_free(map_mapper *m)
     core_vec_free(&m->passed);
     core_smap_free(&m->file_by_path);
     core_map_free(&m->nb_index);
+    core_map_free(&m->live);
     core_map_free(&m->logger_files);
     core_map_free(&m->logger_total);
     core_vec_free(&m->nbs);
@@ -871,21 +872,27 @@ static uint32_t own_names(const graph *g, uint32_t sym, const char **names)
     return k;
 }
 
+size_t map__first_of(const nb_rec *v, size_t n, uint32_t act)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].act < act)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Whether a caller of sym passes it a literal the message shows (as a
  * whole word, and not one of the template's own) that no caller of any
  * other candidate passes. */
 static bool passed_literal(const map_mapper *m, uint32_t sym, const char *text, size_t len,
                            const char *tmpl, const uint32_t *syms, uint32_t ns)
 {
-    size_t lo = 0, hi = m->passed.n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->passed.v[mid].act < sym)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo; k < m->passed.n && m->passed.v[k].act == sym; k++) {
+    for (size_t k = map__first_of(m->passed.v, m->passed.n, sym);
+         k < m->passed.n && m->passed.v[k].act == sym; k++) {
         graph_emit e;
         graph_get_emit(m->g, m->passed.v[k].nb, &e);
         if (!names_word(text, len, e.tmpl) || names_word(tmpl, strlen(tmpl), e.tmpl))
@@ -1020,16 +1027,17 @@ static uint32_t code_symbol(map_mapper *m, const map_event *ev)
     return s;
 }
 
-static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb)
+static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb, bool after)
 {
     uint64_t key = map__key64(((uint64_t)act << 32) | nb);
     bool ins;
     uint64_t *v = core_map_put(&m->nb_index, key, &ins);
     if (ins) {
-        core_vec_push(&m->nbs, ((nb_rec){act, nb, 0}));
+        core_vec_push(&m->nbs, ((nb_rec){act, nb, 0, 0}));
         *v = m->nbs.n - 1;
     }
     m->nbs.v[*v].count++;
+    m->nbs.v[*v].after += after;
 }
 
 /* A distinct message's key in the cache: its text, logger and level. */
@@ -1225,7 +1233,7 @@ mapped:
             uint64_t key = map__key64(((uint64_t)act << 32) | s);
             uint64_t *c = core_map_put(&m->code_votes, key, &ins);
             if (ins) {
-                core_vec_push(&m->votes, ((nb_rec){act, s, 0}));
+                core_vec_push(&m->votes, ((nb_rec){act, s, 0, 0}));
                 *c = m->votes.n - 1;
             }
             m->votes.v[*c].count++;
@@ -1235,9 +1243,12 @@ mapped:
     /* The neighbourhood of activities no template maps. */
     if (ev->learn && prev != UINT32_MAX && prev < m->acts.n) {
         if (m->acts.v[act].nsyms == 0 && m->acts.v[prev].nsyms > 0)
-            note_neighbour(m, act, prev);
-        if (m->acts.v[prev].nsyms == 0 && m->acts.v[act].nsyms > 0)
-            note_neighbour(m, prev, act);
+            note_neighbour(m, act, prev, false);
+        if (m->acts.v[prev].nsyms == 0) {
+            m->acts.v[prev].followed++;
+            if (m->acts.v[act].nsyms > 0)
+                note_neighbour(m, prev, act, true);
+        }
     }
     *activity = act;
     *variant = var != UINT32_MAX ? var : variant_get(m, act, r.masked, ev);

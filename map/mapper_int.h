@@ -31,6 +31,9 @@ typedef struct act_rec {
      * (strtab offset + 1; 0 none), which the positional strategy renders
      * against its neighbours' sites (the activity's text is abstracted). */
     uint32_t sample;
+    /* For a message no template matched: its learnt records another event
+     * followed (what the neighbours' `after` counts are out of). */
+    uint32_t followed;
     uint8_t amb; /* map_ambiguity */
 } act_rec;
 
@@ -61,6 +64,7 @@ typedef struct amb_rec {
 typedef struct nb_rec {
     uint32_t act, nb;
     uint32_t count;
+    uint32_t after; /* neighbours: of count, the times nb came right after act */
 } nb_rec;
 
 struct map_mapper {
@@ -110,6 +114,9 @@ struct map_mapper {
     /* neighbours of unmapped activities */
     core_map nb_index;
     core_vec(nb_rec) nbs;
+    /* The first symbols of the activities mapped as finish() begins: the
+     * code this deployment runs (order_agreement reads it). */
+    core_map live;
     core_buf tmp;
     uint32_t other; /* the fold-over activity, or UINT32_MAX */
     /* Past the caps (a flood of distinct messages): the masked text's hash
@@ -166,6 +173,9 @@ uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e);
 
 /* Builds the PageRank net over the code graph on first use. */
 void map__ensure_code_net(map_mapper *m);
+
+/* Where the records of act begin in v[0..n), sorted by act. */
+size_t map__first_of(const nb_rec *v, size_t n, uint32_t act);
 
 /* A duplicate group's candidates, at most MAX_CAND. */
 uint32_t map__group_size(const map_mapper *m, uint32_t group);

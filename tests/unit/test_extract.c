@@ -656,6 +656,58 @@ TEST(literal_arguments_fill_the_template_javascript)
     graph__file_free(&f);
 }
 
+/* Checks the templates of the LOG sites on line `line` of f: n of them,
+ * the first as written, the second (when n is 2) t1. */
+static void check_line(const gx_file *f, uint32_t line, uint32_t n, const char *t0, const char *t1)
+{
+    const char *t[8];
+    CHECK_INT(log_templates(f, line, t, 8), n);
+    CHECK_STR(t[0], t0);
+    if (n == 2)
+        CHECK_STR(t[1], t1);
+}
+
+/* A literal given to a method of a value only says how the method works
+ * on it (a separator, an encoding, a key): the rendering holds it only by
+ * chance (a list of one joins to no separator), and a second template
+ * with it would split one site's events by their data. A function's call
+ * or a module's is a helper working on the literal, as before. */
+TEST(a_method_of_a_value_holds_no_literal)
+{
+    static const char js[] = "const chalk = require('chalk');\n"                   /* 1 */
+                             "const debug = require('debug')('app:mail');\n"       /* 2 */
+                             "function send(id, to, hash) {\n"                     /* 3 */
+                             "  debug('Sending %s to <%s>', id, to.join(', '));\n" /* 4 */
+                             "  debug('hash %s', hash.digest('base64'));\n"        /* 5 */
+                             "  debug('%s%s', chalk.red.bold('Transmit('), id);\n" /* 6 */
+                             "  debug('%s%s', this.paint('Receive('), id);\n"      /* 7 */
+                             "}\n";
+    static const char py[] =
+        "import logging\n"                                                   /* 1 */
+        "import click\n"                                                     /* 2 */
+        "log = logging.getLogger(__name__)\n"                                /* 3 */
+        "def fetch(resp, url):\n"                                            /* 4 */
+        "    log.debug('Fetched %s as %s', url, resp.headers.get('Type'))\n" /* 5 */
+        "    log.debug('%s%s', click.style('Receive(', fg='red'), url)\n"    /* 6 */
+        "    log.debug('%s%s', self.paint('Receive('), url)\n"               /* 7 */
+        "    log.debug('%s%s', paint('Receive('), url)\n";                   /* 8 */
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    check_line(&f, 4, 1, "Sending %s to <%s>", NULL);
+    check_line(&f, 5, 1, "hash %s", NULL);
+    check_line(&f, 6, 2, "%s%s", "%sTransmit(%s%s");
+    check_line(&f, 7, 1, "%s%s", NULL);
+    graph__file_free(&f);
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_PYTHON, py, strlen(py), &f);
+    check_line(&f, 5, 1, "Fetched %s as %s", NULL);
+    check_line(&f, 6, 2, "%s%s", "%sReceive(%s%s");
+    check_line(&f, 7, 1, "%s%s", NULL);
+    check_line(&f, 8, 2, "%s%s", "%sReceive(%s%s");
+    graph__file_free(&f);
+}
+
 /* ---- wrappers that format the message (pkg/fmt_wrappers.py) ---- */
 
 TEST(wrapper_formats_the_message)

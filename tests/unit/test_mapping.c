@@ -2388,6 +2388,83 @@ TEST(mapper_callee_that_does_more_than_log)
     graph_close(g);
 }
 
+/* A client that logs the commands it sends (its callers' literals), the
+ * replies it reads, and what is left when the connection closes, just
+ * before saying so: three sites without text, one logger. Sending calls
+ * onClose, which is so nearer to the commands than onData. */
+static const char wire_js[] = "class Wire {\n"
+                              "  constructor(logger) { this.logger = logger; }\n"
+                              "  send(str) {\n"
+                              "    if (this.socket.destroyed) return this.onClose();\n"
+                              "    this.logger.debug({ tnx: 'client' }, str.toString().trim());\n"
+                              "    this.socket.write(str + '\\r\\n');\n"
+                              "  }\n"
+                              "  hello() { this.send('EHLO client.example.test'); }\n"
+                              "  mail() { this.send('MAIL FROM:<ann@example.test>'); }\n"
+                              "  quit() { this.send('QUIT'); }\n"
+                              "  onClose() {\n"
+                              "    this.logger.debug({ tnx: 'server' }, this.rest.trim());\n"
+                              "    this.logger.info('Connection closed');\n"
+                              "  }\n"
+                              "  onData(chunk) {\n"
+                              "    this.logger.debug({ tnx: 'server' }, chunk.toString().trim());\n"
+                              "    this.handle(chunk);\n"
+                              "  }\n"
+                              "  handle(chunk) { return chunk; }\n"
+                              "}\n"
+                              "module.exports = Wire;\n";
+
+TEST(mapper_logger_strategy_follows_the_order_of_the_cases)
+{
+    unit_write_str("wire/lib/wire.js", wire_js);
+    graph *g = index_dir("wire");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    /* Each case: a command, the server's reply, ... and the close. The
+     * replies sit between commands, whose function is nearest; but that
+     * function's known calls are the commands, and none renders a reply.
+     * onClose is nearer than onData by the code, yet what it logs is
+     * always followed by "Connection closed", which never follows these
+     * replies. */
+    static const char *const wire[][3] = {{"EHLO client.example.test", "smtp", "DEBUG"},
+                                          {"250 Hello there", "smtp", "DEBUG"},
+                                          {"MAIL FROM:<ann@example.test>", "smtp", "DEBUG"},
+                                          {"250 Accepted", "smtp", "DEBUG"},
+                                          {"QUIT", "smtp", "DEBUG"},
+                                          {"221 Bye", "smtp", "DEBUG"},
+                                          {"Connection closed", "smtp", "INFO"}};
+    uint32_t act[7];
+    for (int c = 0; c < 4; c++) {
+        uint32_t prev = UINT32_MAX;
+        for (int i = 0; i < 7; i++) {
+            map_event ev = {.text = wire[i][0],
+                            .len = strlen(wire[i][0]),
+                            .logger = wire[i][1],
+                            .level = wire[i][2],
+                            .learn = true};
+            uint32_t v;
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[i], &v);
+            prev = act[i];
+        }
+    }
+    finish(m);
+    uint32_t on_data = unit_sym(g, "lib/wire.Wire.onData"),
+             send = unit_sym(g, "lib/wire.Wire.send");
+    CHECK_INT(activity(m, act[0]).syms[0], send);
+    for (int i = 1; i <= 3; i += 2) {
+        map_activity pa = activity(m, act[i]);
+        CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+        CHECK_INT(pa.nsyms, 3);
+        CHECK_INT(pa.syms[0], on_data);
+        CHECK_INT(pa.syms[1], unit_sym(g, "lib/wire.Wire.onClose"));
+        CHECK_INT(pa.syms[2], send); /* kept, behind */
+        CHECK(pa.conf[0] > pa.conf[1] && pa.conf[1] > pa.conf[2]);
+        CHECK(fabsf(pa.conf[0] + pa.conf[1] + pa.conf[2] - 1.0f) < 1e-5f);
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* ------------------------------------------------------------------ */
 /* The model                                                           */
 /* ------------------------------------------------------------------ */
