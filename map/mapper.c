@@ -236,9 +236,22 @@ static void callees_init(map_mapper *m)
         graph_get_emit(m->g, i, &e);
         if (e.kind != GRAPH_EMIT_CALL || e.style != GRAPH_STYLE_PLAIN || strlen(e.tmpl) < 3)
             continue;
-        uint32_t t = graph_emit_callee(m->g, i);
-        if (t != GRAPH_NONE)
-            core_vec_push(&m->passed, ((nb_rec){t, i, 0}));
+        /* Every function of that name the call may reach (a method its
+         * subclasses override, called through self) is handed the literal:
+         * one it may reach and the others not would wrongly tell them
+         * apart. */
+        if (e.symbol == GRAPH_NONE)
+            continue;
+        uint32_t ned;
+        const graph_edge *ed = graph_out_edges(m->g, e.symbol, &ned);
+        for (uint32_t k = 0; k < ned; k++) {
+            graph_symbol c;
+            if (ed[k].type != GRAPH_EDGE_CALLS)
+                continue;
+            graph_get_symbol(m->g, ed[k].node, &c);
+            if (strcmp(c.name, e.method) == 0)
+                core_vec_push(&m->passed, ((nb_rec){ed[k].node, i, 0}));
+        }
     }
     if (m->passed.n)
         qsort(m->passed.v, m->passed.n, sizeof *m->passed.v, cmp_callee_emit);
