@@ -124,4 +124,24 @@ uint32_t map__emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, ui
  * vendored code, unless include_tests). */
 bool map__symbol_aside(const map_mapper *m, uint32_t u);
 
+/* ---- a case's events revised (cases.c) ---- */
+
+/* How near a group's candidates are to symbol src over the code graph
+ * (one value per candidate, valid until the next call on m). */
+const float *map__near(map_mapper *m, uint32_t src, uint32_t group);
+/* The activity of one candidate of a group ("TEMPLATE @qualname"), made
+ * when new; UINT32_MAX past the cap on activities. */
+uint32_t map__member(map_mapper *m, uint32_t group, uint32_t sym);
+/* The group that member act was made for, or UINT32_MAX. */
+uint32_t map__member_group(const map_mapper *m, uint32_t act);
+/* One event counted for activity to instead of from. */
+void map__recount(map_mapper *m, uint32_t from, uint32_t to);
+/* Whether a group's candidates are variants (in more than one class or
+ * module), which the case's other events tell apart (cases.c). */
+bool map__variants(const map_mapper *m, uint32_t group);
+/* The candidate of a group of variants that the case's recent activities
+ * recent[0..n) point at (map_mapper_revise's rule over them), or
+ * GRAPH_NONE. */
+uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n);
+
 #endif

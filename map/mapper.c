@@ -1191,7 +1191,8 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *
         return m->ambs.v[*a - 1];
     double sc[MAX_CAND] = {0}, other[MAX_CAND] = {0};
     context_scores(m, group, recent, n, sc, other);
-    uint32_t s = clear_candidate(m, group, sc);
+    uint32_t s = map__variants(m, group) ? map__pick_recent(m, group, recent, n)
+                                         : clear_candidate(m, group, sc);
     amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};
     if (r.act == UINT32_MAX)
         r.act = group; /* dry: that member was never seen */
@@ -2142,4 +2143,39 @@ uint32_t map__candidates(const map_mapper *m, uint32_t act, const uint32_t **can
     *cands = a->ncand ? m->cands.v + a->cand_off : NULL;
     *has_const = a->has_const;
     return a->ncand;
+}
+
+/* ---- what the case's revision (cases.c) reads and changes ---- */
+
+const float *map__near(map_mapper *m, uint32_t src, uint32_t group)
+{
+    return near_from(m, src, group);
+}
+
+uint32_t map__member(map_mapper *m, uint32_t group, uint32_t sym)
+{
+    uint32_t a = group_member(m, group, sym);
+    return a == m->other ? UINT32_MAX : a;
+}
+
+uint32_t map__member_group(const map_mapper *m, uint32_t act)
+{
+    const act_rec *a = &m->acts.v[act];
+    const char *text = core_strtab_str(&m->strs, a->text);
+    const char *at = NULL;
+    for (const char *p = strstr(text, " @"); p; p = strstr(p + 1, " @"))
+        at = p;
+    if (!at || a->nsyms != 1)
+        return UINT32_MAX;
+    uint32_t off = core_strtab_find(&m->strs, text, (size_t)(at - text));
+    const uint64_t *v = off == UINT32_MAX ? NULL : core_map_get(&m->act_by_text, off);
+    if (!v || *v == act || !is_candidate(m, (uint32_t)*v, m->syms.v[a->sym_off]))
+        return UINT32_MAX;
+    return (uint32_t)*v;
+}
+
+void map__recount(map_mapper *m, uint32_t from, uint32_t to)
+{
+    m->acts.v[from].count--;
+    m->acts.v[to].count++;
 }
