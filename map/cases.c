@@ -2,20 +2,21 @@
  * A template whose sites are variants, told apart by the case (map.h:
  * map_mapper_revise, and map_mapper_map's choice for such sites).
  *
- * Variants of one piece of code (a platform's, a backend's, the
- * synchronous and the asynchronous class) log the same text, and one run
- * takes one of them: the sites the case's other events come from say
- * which. Each such site votes, in this order of strength: for the
- * candidates an object of its class may run, when its class overrides
- * the others' methods (the subclass's own event says the object is one);
- * else for the candidates whose class or module the code names from the
- * site's own (or from a subclass that runs the site's method); else for
- * the one it is clearly nearest to over the code graph. A method every
- * candidate's class runs (a base class's constructor) votes for none:
- * it runs whichever variant runs, however near the walk finds it to the
- * base's own methods. Votes count once per site, however often it logs,
- * and a weak preference is no vote, so that sites near everything do not
- * add up to a choice.
+ * Variants of one piece of code (a subclass overriding its base's
+ * methods: the asynchronous class of a synchronous one, a platform's of a
+ * portable one) log the same text, and the object a case runs is of one
+ * of them: the sites the case's other events come from say which. Each
+ * such site is consistent with some candidates: those an object of its
+ * class may run, when its class overrides the others' methods (a
+ * subclass's own event says the object is one); else those whose class
+ * or module the code links to its own (or to a subclass that runs its
+ * method); else the one it is clearly nearest to over the code graph. A
+ * method every candidate's class runs (a base class's constructor) is
+ * consistent with all, however near the walk finds it to the base's own
+ * methods. The candidate consistent with every site is the one; sites
+ * consistent with different variants mean the case runs objects of
+ * several, and from then on the recent events' nearness decides for that
+ * template, as for sites of one class.
  */
 #include "map_int.h"
 
@@ -27,9 +28,9 @@
 /* Nearness below this is the walk's noise (twice the push's threshold,
  * map__near's eps): a candidate no nearer is not reached at all. */
 #define NEAR_MIN 2e-4
-/* A site votes for a candidate at least this much nearer to it than to
- * any other; one decides when its votes are at least this many times the
- * next one's (the bar of the mapper's choice by the recent events). */
+/* A site is clearly nearest to a candidate at least this much nearer to
+ * it than to any other (the bar of the mapper's choice by the recent
+ * events). */
 #define CLEAR_RATIO 2.0
 
 /* The class whose method sym is, or GRAPH_NONE. */
@@ -87,6 +88,14 @@ static bool shared_by_all(const graph *g, uint32_t sym, const uint32_t *cands, u
             return false;
     }
     return true;
+}
+
+bool map__runs_in_all(const map_mapper *m, uint32_t group, uint32_t sym)
+{
+    const uint32_t *cands;
+    bool has_const;
+    uint32_t nc = map__candidates(m, group, &cands, &has_const);
+    return map__variants(m, group) && shared_by_all(map_mapper_graph(m), sym, cands, nc);
 }
 
 /* Which candidates an object running evidence site sym may run: a
@@ -232,20 +241,51 @@ static uint32_t links(const graph *g, uint32_t sym, const uint32_t *cands, uint3
     return n;
 }
 
-/* Whether a group's candidates are variants: in more than one class or
- * module. Sites of one class or module run in the same object, and which
- * of them logs depends on where the case is, not on which code it runs:
- * the mapper's choice by the recent events stands for them. */
+/* Whether class anc is cls or one of the classes cls inherits from. */
+static bool is_or_inherits(const graph *g, uint32_t cls, uint32_t anc, uint32_t depth)
+{
+    if (cls == anc)
+        return true;
+    uint32_t n;
+    const graph_edge *e = graph_out_edges(g, cls, &n);
+    for (uint32_t i = 0; i < n && depth > 0; i++)
+        if (e[i].type == GRAPH_EDGE_INHERITS && is_or_inherits(g, e[i].node, anc, depth - 1))
+            return true;
+    return false;
+}
+
+/*
+ * Whether a group's candidates are variants: methods of several classes,
+ * each pair one class and a subclass that overrides its method. Such a
+ * subclass is another implementation of the same part (the asynchronous
+ * client of a synchronous one, a platform's reactor of the portable
+ * one), and the object a case runs is of one class or the other. Classes
+ * that only share a base often play different parts side by side (a
+ * client's and a server's, mixins of one object), and sites of one class
+ * run in the same object: for those the recent events' nearness decides.
+ */
 bool map__variants(const map_mapper *m, uint32_t group)
 {
     const graph *g = map_mapper_graph(m);
     const uint32_t *cands;
-    bool has_const;
+    bool has_const, apart = false;
     uint32_t nc = map__candidates(m, group, &cands, &has_const);
-    for (uint32_t i = 1; i < nc && !has_const; i++)
-        if (container_of(g, cands[i]) != container_of(g, cands[0]))
-            return true;
-    return false;
+    if (has_const)
+        return false;
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t a = class_of(g, cands[i]);
+        if (a == GRAPH_NONE)
+            return false;
+        for (uint32_t j = 0; j < i; j++) {
+            uint32_t b = class_of(g, cands[j]);
+            if (a == b)
+                continue;
+            if (!is_or_inherits(g, a, b, CLASS_DEPTH) && !is_or_inherits(g, b, a, CLASS_DEPTH))
+                return false;
+            apart = true;
+        }
+    }
+    return apart;
 }
 
 /* The group (the activity of all the sites of a template) that an
@@ -262,86 +302,98 @@ static uint32_t group_of(const map_mapper *m, uint32_t act)
         group = act;
     else if (a.amb == MAP_AMB_CASE)
         group = map__member_group(m, act);
-    return group != UINT32_MAX && map__variants(m, group) ? group : UINT32_MAX;
+    return group != UINT32_MAX && map__variants(m, group) && !map__side_by_side(m, group)
+               ? group
+               : UINT32_MAX;
 }
 
-/* The index of the largest of x[0..n) when it is clearly the largest
- * (CLEAR_RATIO times the next), values below noise counting as none;
- * UINT32_MAX when none is. */
-static uint32_t clearly_first(const double *x, uint32_t n, double noise)
+/* The candidate (index) near[0..n) is clearly nearest to, nearness below
+ * NEAR_MIN counting as none; UINT32_MAX when none is. */
+static uint32_t clearly_nearest(const float *near, uint32_t n)
 {
     uint32_t best = 0;
     double second = 0;
     for (uint32_t i = 1; i < n; i++)
-        if (x[i] > x[best]) {
-            second = x[best];
+        if (near[i] > near[best]) {
+            second = near[best];
             best = i;
-        } else if (x[i] > second) {
-            second = x[i];
+        } else if (near[i] > second) {
+            second = near[i];
         }
-    if (second < noise)
+    if (second < NEAR_MIN)
         second = 0;
-    return x[best] >= noise && x[best] > 0 && x[best] >= CLEAR_RATIO * second ? best : UINT32_MAX;
+    return near[best] >= NEAR_MIN && near[best] >= CLEAR_RATIO * second ? best : UINT32_MAX;
 }
 
+/* What an evidence site says of a group's candidates. */
+typedef enum {
+    SAYS_NOTHING = 0,
+    SAYS_CLASS, /* the candidates its class may run, or its code links to */
+    SAYS_NEAR,  /* the candidate it is clearly nearest to */
+} site_says;
+
 /*
- * Adds the votes of evidence site sym for a group's candidates (one vote,
- * shared by those it goes to): see the top of the file.
+ * The candidates evidence site sym is consistent with (ok[i]), and how it
+ * tells them: see the top of the file.
  */
-static void site_votes(map_mapper *m, uint32_t group, uint32_t sym, const uint32_t *cands,
-                       uint32_t nc, double *votes)
+static site_says site_set(map_mapper *m, uint32_t group, uint32_t sym, const uint32_t *cands,
+                          uint32_t nc, bool *ok)
 {
     const graph *g = map_mapper_graph(m);
     if (shared_by_all(g, sym, cands, nc))
-        return;
-    bool *run = core_xmalloc(nc * sizeof *run);
-    uint32_t n = 0;
-    bool told = dispatched(g, sym, cands, nc, run);
-    if (told) {
-        for (uint32_t i = 0; i < nc; i++)
-            n += run[i];
-    } else {
-        n = links(g, sym, cands, nc, run);
-        told = n > 0 && n < nc;
-    }
-    if (told) {
-        for (uint32_t i = 0; i < nc; i++)
-            votes[i] += run[i] ? 1.0 / n : 0;
-    } else if (n == nc) {
-        /* Linked to all of them: the nearest, when clearly so. */
-        const float *near = map__near(m, sym, group);
-        double *x = core_xmalloc(nc * sizeof *x);
-        for (uint32_t i = 0; i < nc; i++)
-            x[i] = near[i];
-        uint32_t best = clearly_first(x, nc, NEAR_MIN);
-        if (best != UINT32_MAX)
-            votes[best] += 1;
-        free(x);
-    }
-    free(run);
+        return SAYS_NOTHING;
+    if (dispatched(g, sym, cands, nc, ok))
+        return SAYS_CLASS;
+    uint32_t n = links(g, sym, cands, nc, ok);
+    if (n > 0 && n < nc)
+        return SAYS_CLASS;
+    if (n < nc)
+        return SAYS_NOTHING; /* code apart from all of them */
+    /* Linked to all of them: the nearest, when clearly so. */
+    uint32_t best = clearly_nearest(map__near(m, sym, group), nc);
+    for (uint32_t i = 0; i < nc; i++)
+        ok[i] = i == best;
+    return best == UINT32_MAX ? SAYS_NOTHING : SAYS_NEAR;
 }
 
 /*
  * The candidate of group that the evidence sites ev[0..nev) point at, or
- * GRAPH_NONE: each site votes (site_votes), and the candidate with the
- * most votes, CLEAR_RATIO times the next one's, is picked. A site equally
- * near to all candidates, or nearer to one by the walk's noise only,
- * does not vote, so that many such sites do not add up to a choice.
+ * GRAPH_NONE: the one candidate consistent with every site that tells by
+ * class, else (none tells so) with every site clearly nearest to it.
+ * *several: sites told, but no candidate is consistent with all of them
+ * (the case runs several variants).
  */
-static uint32_t decide(map_mapper *m, uint32_t group, const uint32_t *ev, uint32_t nev)
+static uint32_t decide(map_mapper *m, uint32_t group, const uint32_t *ev, uint32_t nev,
+                       bool *several)
 {
+    *several = false;
     const uint32_t *cands;
     bool has_const;
     uint32_t nc = map__candidates(m, group, &cands, &has_const);
     if (nc < 2 || has_const)
         return GRAPH_NONE;
-    double *votes = core_xcalloc(nc, sizeof *votes);
-    for (uint32_t k = 0; k < nev; k++)
-        site_votes(m, group, ev[k], cands, nc, votes);
-    uint32_t best = clearly_first(votes, nc, 0);
-    uint32_t arg = best == UINT32_MAX ? GRAPH_NONE : cands[best];
-    free(votes);
-    return arg;
+    /* Per candidate the sites consistent with it: by class, then near. */
+    uint32_t *hits = core_xcalloc(2 * (size_t)nc, sizeof *hits), nsites[2] = {0, 0};
+    bool *ok = core_xmalloc(nc * sizeof *ok);
+    for (uint32_t k = 0; k < nev; k++) {
+        site_says says = site_set(m, group, ev[k], cands, nc, ok);
+        if (says == SAYS_NOTHING)
+            continue;
+        uint32_t *h = hits + (says == SAYS_CLASS ? 0 : nc);
+        nsites[says == SAYS_CLASS ? 0 : 1]++;
+        for (uint32_t i = 0; i < nc; i++)
+            h[i] += ok[i];
+    }
+    uint32_t kind = nsites[0] ? 0 : 1, arg = GRAPH_NONE, nconsistent = 0;
+    for (uint32_t i = 0; i < nc && nsites[kind]; i++)
+        if (hits[kind * nc + i] == nsites[kind]) {
+            arg = cands[i];
+            nconsistent++;
+        }
+    *several = nsites[kind] > 0 && nconsistent == 0;
+    free(ok);
+    free(hits);
+    return nconsistent == 1 ? arg : GRAPH_NONE;
 }
 
 /* Event i's new activity (and its variant, the same text's). */
@@ -392,13 +444,14 @@ uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t
     }
     /* The sites told: the events' own, then those picked. */
     uint32_t *ev = core_xmalloc((n + groups.n + 1) * sizeof *ev), nev = 0;
+    bool several;
     for (uint32_t i = 0; i < n; i++)
         nev = add_site(ev, nev, evidence_of(m, act[i]));
     for (uint32_t r = 0; r < REVISE_ROUNDS && groups.n; r++) {
         uint32_t before = nev;
         for (size_t k = 0; k < groups.n; k++)
             if (pick.v[k] == GRAPH_NONE)
-                pick.v[k] = decide(m, groups.v[k], ev, before);
+                pick.v[k] = decide(m, groups.v[k], ev, before, &several);
         for (size_t k = 0; k < groups.n; k++)
             nev = add_site(ev, nev, pick.v[k]);
         if (nev == before)
@@ -409,7 +462,9 @@ uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t
         if (gi[i] == UINT32_MAX)
             continue;
         uint32_t g = groups.v[gi[i]], s = pick.v[gi[i]];
-        uint32_t to = s == GRAPH_NONE ? g : map__member(m, g, s);
+        if (s == GRAPH_NONE)
+            continue; /* the choice by the recent events stands */
+        uint32_t to = map__member(m, g, s);
         if (to == UINT32_MAX || to == act[i])
             continue;
         move_event(m, &act[i], &var[i], to);
@@ -422,7 +477,8 @@ uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t
     return changed;
 }
 
-uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n)
+uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n,
+                          bool *several)
 {
     uint32_t ev[MAP_RECENT], nev = 0;
     for (uint32_t k = n > MAP_RECENT ? n - MAP_RECENT : 0; k < n; k++) {
@@ -438,5 +494,5 @@ uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent,
         }
         nev = add_site(ev, nev, site);
     }
-    return decide(m, group, ev, nev);
+    return decide(m, group, ev, nev, several);
 }

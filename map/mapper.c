@@ -33,6 +33,9 @@ typedef struct act_rec {
      * against its neighbours' sites (the activity's text is abstracted). */
     uint32_t sample;
     uint8_t amb; /* map_ambiguity */
+    /* A group of variants some case showed running side by side (its
+     * recent events pointed at several): told apart by nearness only. */
+    bool side_by_side;
 } act_rec;
 
 #define LOGGER_MIXED UINT32_MAX
@@ -648,6 +651,11 @@ static double context_scores(map_mapper *m, uint32_t group, const uint32_t *rece
              * loop); one that logged earlier says only that it runs. */
             if (cand && k + 1 < nrecent)
                 continue;
+            /* A method every candidate's class runs (a base class's
+             * constructor) is nearest to the base's own methods, and runs
+             * whichever of them logs. */
+            if (map__runs_in_all(m, group, src))
+                continue;
             /* near_from may move the vectors that p points into */
             const float *near = near_from(m, src, group);
             for (uint32_t i = 0; i < nc; i++) {
@@ -1191,8 +1199,14 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *
         return m->ambs.v[*a - 1];
     double sc[MAX_CAND] = {0}, other[MAX_CAND] = {0};
     context_scores(m, group, recent, n, sc, other);
-    uint32_t s = map__variants(m, group) ? map__pick_recent(m, group, recent, n)
-                                         : clear_candidate(m, group, sc);
+    bool several = false;
+    uint32_t s = map__variants(m, group) && !m->acts.v[group].side_by_side
+                     ? map__pick_recent(m, group, recent, n, &several)
+                     : GRAPH_NONE;
+    if (several && !m->dry)
+        m->acts.v[group].side_by_side = true;
+    if (s == GRAPH_NONE)
+        s = clear_candidate(m, group, sc);
     amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};
     if (r.act == UINT32_MAX)
         r.act = group; /* dry: that member was never seen */
@@ -2172,6 +2186,11 @@ uint32_t map__member_group(const map_mapper *m, uint32_t act)
     if (!v || *v == act || !is_candidate(m, (uint32_t)*v, m->syms.v[a->sym_off]))
         return UINT32_MAX;
     return (uint32_t)*v;
+}
+
+bool map__side_by_side(const map_mapper *m, uint32_t group)
+{
+    return m->acts.v[group].side_by_side;
 }
 
 void map__recount(map_mapper *m, uint32_t from, uint32_t to)

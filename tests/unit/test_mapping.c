@@ -834,6 +834,25 @@ TEST(mapper_variants_told_by_the_case)
     CHECK_INT(only_sym(mp, act[1]), sync_connect);
     CHECK_INT(only_sym(mp, act[2]), sync_send);
 
+    /* Both variants' own texts: the case runs both, and its sites decide
+     * nothing; what the recent events chose stands. */
+    static const char *const both_case[] = {
+        "Write loop: connection closed, aborting",
+        "Read loop: connection closed, aborting",
+        "Attempting connection to ws://e",
+    };
+    map_case_msgs(mp, both_case, 3, act, var);
+    uint32_t online = act[2];
+    CHECK_INT(map_mapper_revise(mp, act, var, 3), 0);
+    CHECK_INT(act[2], online);
+    /* Seen side by side once, that template's variants are told apart by
+     * nearness from then on; the others still by the case. */
+    map_case_msgs(mp, async_case, 6, act, var);
+    online = act[1];
+    map_mapper_revise(mp, act, var, 6);
+    CHECK_INT(act[1], online);
+    CHECK_INT(only_sym(mp, act[2]), async_send);
+
     /* Nothing but what both variants run: all the sites stay. */
     static const char *const blind_case[] = {
         "Client initialized for threading.",
