@@ -256,36 +256,47 @@ static bool is_or_inherits(const graph *g, uint32_t cls, uint32_t anc, uint32_t 
 
 /*
  * Whether a group's candidates are variants: methods of several classes,
- * each pair one class and a subclass that overrides its method. Such a
- * subclass is another implementation of the same part (the asynchronous
- * client of a synchronous one, a platform's reactor of the portable
- * one), and the object a case runs is of one class or the other. Classes
- * that only share a base often play different parts side by side (a
- * client's and a server's, mixins of one object), and sites of one class
- * run in the same object: for those the recent events' nearness decides.
+ * each pair of classes one and a subclass, and each method overriding or
+ * overridden by one of another class of the group (the same name). Such
+ * a subclass is another implementation of the same part (the
+ * asynchronous client of a synchronous one, a platform's reactor of the
+ * portable one), and the object a case runs is of one class or the
+ * other. Different methods of a class and its subclass run in one object,
+ * classes that only share a base often play different parts side by side
+ * (a client's and a server's, mixins of one object), and sites of one
+ * class run in the same object: for those the recent events' nearness
+ * decides.
  */
 bool map__variants(const map_mapper *m, uint32_t group)
 {
     const graph *g = map_mapper_graph(m);
     const uint32_t *cands;
-    bool has_const, apart = false;
+    bool has_const;
     uint32_t nc = map__candidates(m, group, &cands, &has_const);
-    if (has_const)
+    if (has_const || nc < 2)
         return false;
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t a = class_of(g, cands[i]);
         if (a == GRAPH_NONE)
             return false;
-        for (uint32_t j = 0; j < i; j++) {
+        graph_symbol si;
+        graph_get_symbol(g, cands[i], &si);
+        bool overrides = false;
+        for (uint32_t j = 0; j < nc; j++) {
             uint32_t b = class_of(g, cands[j]);
-            if (a == b)
+            if (b == a)
                 continue;
-            if (!is_or_inherits(g, a, b, CLASS_DEPTH) && !is_or_inherits(g, b, a, CLASS_DEPTH))
+            if (b == GRAPH_NONE ||
+                (!is_or_inherits(g, a, b, CLASS_DEPTH) && !is_or_inherits(g, b, a, CLASS_DEPTH)))
                 return false;
-            apart = true;
+            graph_symbol sj;
+            graph_get_symbol(g, cands[j], &sj);
+            overrides |= strcmp(si.name, sj.name) == 0;
         }
+        if (!overrides)
+            return false;
     }
-    return apart;
+    return true;
 }
 
 /* The group (the activity of all the sites of a template) that an
