@@ -106,6 +106,8 @@ int log_session_open(const cli_cmd *cmd, log_args *a, bool split, session *s, mo
         .line_key = a->line_col,
         .learn_code_attrs = a->learn_code_attrs,
         .require_truth = truth,
+        /* A mapping reported without a model is of complete cases. */
+        .whole_cases = md == NULL,
         .progress = cli_progress_stage,
         .progress_ud = &s->progress,
     };

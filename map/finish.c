@@ -47,18 +47,6 @@ static void apply_code_votes(map_mapper *m)
     free(v);
 }
 
-/* Whether symbol u is in a file set aside. */
-bool map__symbol_aside(const map_mapper *m, uint32_t u)
-{
-    if (!m->aside)
-        return false;
-    graph_symbol s;
-    graph_get_symbol(m->g, u, &s);
-    graph_file_info fi;
-    graph_get_file(m->g, s.file_id, &fi);
-    return (m->aside >> fi.role) & 1u;
-}
-
 /*
  * How likely u is to be what logs a message held in a constant, as a
  * function of what it logs: 2 when it logs a message whose text the code

@@ -404,7 +404,9 @@ int map_llm_map(const graph *g, const map_llm_item *items, size_t n, const map_l
  *   override  the manual YAML file
  *   template  emit-site templates (map_matcher), ties broken by logger,
  *             level and, for a message several functions log, by the
- *             code-graph proximity to the case's previous activity
+ *             case: the variant its other events point at (a class's
+ *             and its overriding subclasses' sites), else the code-graph
+ *             proximity to the case's previous activities
  *   const     a message that only matches a string constant: personalized
  *             PageRank over the code graph seeded at the constants' owners
  *             and at the emitters around the message in the cases seen,
@@ -479,9 +481,14 @@ void map_mapper_free(map_mapper *m);
  * Maps one event of a case whose recent activities are recent[0..nrecent)
  * (oldest first, the previous event's last; nrecent 0 for the first
  * event; at most MAP_RECENT are looked at): writes its activity and
- * variant ids. A message several sites log goes to the one the case's
- * recent events are clearly nearest to over the code graph (an activity
- * "TEMPLATE @qualname"), else to all of them. Code attributes, when
+ * variant ids. A message several sites log goes to one of them (an
+ * activity "TEMPLATE @qualname"), else to all of them: for sites that
+ * are variants (a class's and its overriding subclasses'), the one the
+ * recent events point at as map_mapper_revise has it (those it decided so
+ * telling the next ones), none when they point at none; for sites of one
+ * class or module, or variants the recent events show running side by
+ * side, the one the recent events are clearly nearest to over the code
+ * graph. Code attributes, when
  * allowed, are counted for the activity (they decide its symbols at
  * map_mapper_finish). Repeated messages are answered from a cache.
  */
@@ -498,6 +505,28 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
  */
 void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
                      uint32_t *activity, uint32_t *variant, const char **text);
+
+/*
+ * Revises the activities of one complete case's events act[0..n) (in the
+ * case's order, as map_mapper_map gave them, with their variants var), in
+ * place. An event of a template whose sites are variants (methods of a
+ * class and of subclasses that override them: the asynchronous client of
+ * a synchronous one, a platform's implementation of a portable one) goes
+ * to the one site consistent with the sites the case's other events name
+ * without doubt: those its class may run (an
+ * override hides the base's method), else those whose class or module
+ * the code links to its own, else the one it is clearly nearest to; a
+ * method every variant inherits is consistent with all. Sites decided so
+ * tell in turn (a variant's class tells its other templates' sites).
+ * Unlike map_mapper_map, which decides each event by the events before it
+ * (as a running case must), the whole case decides every event, those
+ * before its first telling one too: for the mapping of complete cases,
+ * not for the contexts a model will be asked about. Where nothing decides
+ * (or the case's sites point at several variants) the event keeps what
+ * map_mapper_map gave it. Call before map_mapper_finish. Returns how many
+ * events changed activity.
+ */
+uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t n);
 
 /*
  * Maps what the per-event strategies left: code-attribute votes; the

@@ -129,4 +129,32 @@ void map__listed_by(const map_mapper *m, const uint32_t *sites, uint32_t n, uint
  * vendored code, unless include_tests). */
 bool map__symbol_aside(const map_mapper *m, uint32_t u);
 
+/* ---- a case's events revised (mapper.c, variants told apart by the case) ---- */
+
+/* How near a group's candidates are to symbol src over the code graph
+ * (one value per candidate, valid until the next call on m). */
+const float *map__near(map_mapper *m, uint32_t src, uint32_t group);
+/* The activity of one candidate of a group ("TEMPLATE @qualname"), made
+ * when new; UINT32_MAX past the cap on activities. */
+uint32_t map__member(map_mapper *m, uint32_t group, uint32_t sym);
+/* The group that member act was made for, or UINT32_MAX. */
+uint32_t map__member_group(const map_mapper *m, uint32_t act);
+/* Whether some case showed a group's variants running side by side. */
+bool map__side_by_side(const map_mapper *m, uint32_t group);
+/* Whether the candidates of a group are variants and sym is a method an
+ * object of every candidate's class runs (one they all inherit, none
+ * overrides): it tells none of them. */
+bool map__runs_in_all(const map_mapper *m, uint32_t group, uint32_t sym);
+/* One event counted for activity to instead of from. */
+void map__recount(map_mapper *m, uint32_t from, uint32_t to);
+/* Whether a group's candidates are variants (a class's methods and its
+ * subclasses' overrides), which the case's other events tell apart. */
+bool map__variants(const map_mapper *m, uint32_t group);
+/* The candidate of a group of variants that the case's recent activities
+ * recent[0..n) point at (map_mapper_revise's rule over them), or
+ * GRAPH_NONE; *several when they point at different variants (the case
+ * runs several: the recent events' nearness is to decide). */
+uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n,
+                          bool *several);
+
 #endif

@@ -35,6 +35,9 @@ typedef struct act_rec {
      * followed (what the neighbours' `after` counts are out of). */
     uint32_t followed;
     uint8_t amb; /* map_ambiguity */
+    /* A group of variants some case showed running side by side (its
+     * recent events pointed at several): told apart by nearness only. */
+    bool side_by_side;
 } act_rec;
 
 #define LOGGER_MIXED UINT32_MAX

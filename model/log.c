@@ -244,6 +244,18 @@ void model_log_map_event(const ingest_event *ev, const model_log_opts *o, bool c
     me->code_line = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
 }
 
+/* Activity act's sample (l->sample grown to hold it). */
+static uint32_t *sample_of(model_log *l, uint32_t act)
+{
+    if (act >= l->nsample) {
+        uint32_t n = act + 1 > 2 * l->nsample ? act + 1 : 2 * l->nsample;
+        l->sample = core_xrealloc(l->sample, n * sizeof *l->sample);
+        memset(l->sample + l->nsample, 0, (n - l->nsample) * sizeof *l->sample);
+        l->nsample = n;
+    }
+    return &l->sample[act];
+}
+
 /* Maps one event of case k, the next in its order. */
 static void map_one(load_ctx *c, const ingest_event *ev, uint32_t k)
 {
@@ -269,13 +281,7 @@ static void map_one(load_ctx *c, const ingest_event *ev, uint32_t k)
         r->nrecent++;
     r->recent[r->nrecent - 1] = re.e.act;
     model_log *l = c->l;
-    if (re.e.act >= l->nsample) {
-        uint32_t n = re.e.act + 1 > 2 * l->nsample ? re.e.act + 1 : 2 * l->nsample;
-        l->sample = core_xrealloc(l->sample, n * sizeof *l->sample);
-        memset(l->sample + l->nsample, 0, (n - l->nsample) * sizeof *l->sample);
-        l->nsample = n;
-    }
-    if (!l->sample[re.e.act]) {
+    if (!*sample_of(l, re.e.act)) {
         size_t n = core_utf8_valid_prefix(me.text, me.len < 200 ? me.len : 200);
         l->sample[re.e.act] = core_strtab_intern(&l->strs, me.text, n);
     }
@@ -356,6 +362,32 @@ static void load_done(load_ctx *c)
     core_arena_free(&c->arena);
 }
 
+/* With whole_cases, each case's events of a template whose sites are
+ * variants decided by all of the case (map_mapper_revise). */
+static void revise_cases(model_log *l, const model_log_opts *o, map_mapper *m)
+{
+    /* With learn_code_attrs the code attributes decide the sites (at
+     * map_mapper_finish). */
+    if (!o->whole_cases || o->learn_code_attrs)
+        return;
+    for (uint32_t k = 0; k < l->ncases; k++) {
+        uint32_t lo = l->off[k], n = l->off[k + 1] - lo;
+        if (map_mapper_revise(m, l->act + lo, l->var + lo, n) == 0)
+            continue;
+        for (uint32_t i = lo; i < lo + n; i++) {
+            model_log_event *e = &l->ev[i];
+            if (e->act == l->act[i])
+                continue;
+            uint32_t from = e->act;
+            e->act = l->act[i];
+            e->var = l->var[i];
+            uint32_t *sample = sample_of(l, e->act);
+            if (!*sample)
+                *sample = l->sample[from];
+        }
+    }
+}
+
 int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, model_log *l,
                    char *why, size_t whylen)
 {
@@ -417,6 +449,7 @@ int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, mod
     }
     for (uint32_t i = 0; i < n; i++)
         l->off[i + 1] += l->off[i];
+    revise_cases(l, o, m);
     l->has_truth = c.truth && c.evs.n > 0;
     load_done(&c);
     return 0;

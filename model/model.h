@@ -387,6 +387,13 @@ typedef struct model_log_opts {
      * arrived in, for a log that recorded it) instead of event time
      * (model_order_keys), the default. */
     bool arrival_order;
+    /* The cases are complete: an event of a template whose sites are
+     * variants is decided by all of its case (map_mapper_revise), those
+     * before the case's first telling event too, for a mapping reported
+     * as such. Off (for a model), each is decided by the events before it,
+     * as the daemon decides a running case, so that the model learns the
+     * contexts it will be asked about. */
+    bool whole_cases;
     /* Refuse a log whose events lack the truth (a file and a line each):
      * CORE_EUSAGE, before anything is trained from it. */
     bool require_truth;

@@ -723,6 +723,150 @@ TEST(mapper_duplicates_named_by_the_message)
     graph_close(g);
 }
 
+/* A synchronous client and its asynchronous variant, a subclass that
+ * overrides the methods that log: the same text at two sites each. The
+ * base's constructor runs for both; each variant has a text of its own
+ * (the subclass's own method, and the base's method it overrides). */
+static const char variants_client_py[] =
+    "import logging\n"
+    "log = logging.getLogger('pkg.client')\n"
+    "class Client(object):\n"
+    "    def __init__(self, mode):\n"
+    "        log.info('Client initialized for %s.', mode)\n"
+    "    def connect(self, url):\n"
+    "        log.info('Attempting connection to %s', url)\n"
+    "        self._send('OPEN')\n"
+    "    def _send(self, pkt):\n"
+    "        log.info('Sending packet %s', pkt)\n"
+    "    def _read_loop(self):\n"
+    "        log.info('Read loop: connection closed, aborting')\n";
+static const char variants_async_py[] =
+    "import logging\n"
+    "from pkg import client\n"
+    "log = logging.getLogger('pkg.client')\n"
+    "class AsyncClient(client.Client):\n"
+    "    async def connect(self, url):\n"
+    "        log.info('Attempting connection to %s', url)\n"
+    "        await self._send('OPEN')\n"
+    "    async def _send(self, pkt):\n"
+    "        log.info('Sending packet %s', pkt)\n"
+    "    async def _read_loop(self):\n"
+    "        log.info('Read loop: cancelled')\n"
+    "    async def _write_loop(self):\n"
+    "        log.info('Write loop: connection closed, aborting')\n";
+
+/* Maps one case's messages, each with the case's activities before it. */
+static void map_case_msgs(map_mapper *mp, const char *const *msgs, uint32_t n, uint32_t *act,
+                          uint32_t *var)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
+        map_mapper_map(mp, &ev, act, i, &act[i], &var[i]);
+    }
+}
+
+static uint32_t only_sym(const map_mapper *mp, uint32_t act)
+{
+    map_activity pa;
+    map_mapper_activity(mp, act, &pa);
+    return pa.nsyms == 1 ? pa.syms[0] : GRAPH_NONE;
+}
+
+TEST(mapper_variants_told_by_the_case)
+{
+    unit_write_str("variants/pkg/__init__.py", "");
+    unit_write_str("variants/pkg/client.py", variants_client_py);
+    unit_write_str("variants/pkg/asyncio_client.py", variants_async_py);
+    graph *g = index_dir("variants");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t async_send = unit_sym(g, "pkg.asyncio_client.AsyncClient._send");
+    uint32_t async_connect = unit_sym(g, "pkg.asyncio_client.AsyncClient.connect");
+    uint32_t sync_send = unit_sym(g, "pkg.client.Client._send");
+    uint32_t sync_connect = unit_sym(g, "pkg.client.Client.connect");
+
+    /* The base's call self._send('OPEN') may reach either variant's
+     * _send: the literal names neither (both are handed it). */
+    static const char *const async_case[] = {
+        "Client initialized for asyncio.",
+        "Attempting connection to ws://a",
+        "Sending packet OPEN",
+        "Write loop: connection closed, aborting",
+        "Sending packet PING",
+        "Attempting connection to ws://b",
+    };
+    uint32_t act[6], var[6];
+    map_case_msgs(mp, async_case, 6, act, var);
+    map_activity pa;
+    map_mapper_activity(mp, act[2], &pa);
+    CHECK_INT(pa.amb, MAP_AMB_TIED);
+    CHECK_INT(pa.nsyms, 2);
+    /* Running: the constructor both variants inherit tells nothing, so
+     * the events before the variant's own text stay with both sites... */
+    CHECK_INT(only_sym(mp, act[1]), GRAPH_NONE);
+    /* ...and after it, the variant's sites (the overrides an object of
+     * the class runs), the ones decided so telling the next ones. */
+    CHECK_INT(only_sym(mp, act[4]), async_send);
+    CHECK_INT(only_sym(mp, act[5]), async_connect);
+    map_mapper_activity(mp, act[4], &pa);
+    CHECK_INT(pa.amb, MAP_AMB_CASE);
+
+    /* The case complete: its first events too, their variants kept. */
+    const char *vt_before;
+    map_mapper_variant(mp, var[1], &vt_before);
+    CHECK_INT(map_mapper_revise(mp, act, var, 6), 2);
+    CHECK_INT(only_sym(mp, act[1]), async_connect);
+    CHECK_INT(only_sym(mp, act[2]), async_send);
+    CHECK_INT(only_sym(mp, act[4]), async_send);
+    const char *vt_after;
+    CHECK_INT(map_mapper_variant(mp, var[1], &vt_after), act[1]);
+    CHECK_STR(vt_after, vt_before);
+
+    /* The other variant, told by its own text at the end. */
+    static const char *const sync_case[] = {
+        "Client initialized for threading.",
+        "Attempting connection to ws://c",
+        "Sending packet OPEN",
+        "Read loop: connection closed, aborting",
+    };
+    map_case_msgs(mp, sync_case, 4, act, var);
+    CHECK_INT(map_mapper_revise(mp, act, var, 4), 2);
+    CHECK_INT(only_sym(mp, act[1]), sync_connect);
+    CHECK_INT(only_sym(mp, act[2]), sync_send);
+
+    /* Both variants' own texts: the case runs both, and its sites decide
+     * nothing; what the recent events chose stands. */
+    static const char *const both_case[] = {
+        "Write loop: connection closed, aborting",
+        "Read loop: connection closed, aborting",
+        "Attempting connection to ws://e",
+    };
+    map_case_msgs(mp, both_case, 3, act, var);
+    uint32_t online = act[2];
+    CHECK_INT(map_mapper_revise(mp, act, var, 3), 0);
+    CHECK_INT(act[2], online);
+    /* Seen side by side once, that template's variants are told apart by
+     * nearness from then on; the others still by the case. */
+    map_case_msgs(mp, async_case, 6, act, var);
+    online = act[1];
+    map_mapper_revise(mp, act, var, 6);
+    CHECK_INT(act[1], online);
+    CHECK_INT(only_sym(mp, act[2]), async_send);
+
+    /* Nothing but what both variants run: all the sites stay. */
+    static const char *const blind_case[] = {
+        "Client initialized for threading.",
+        "Attempting connection to ws://d",
+        "Sending packet OPEN",
+    };
+    map_case_msgs(mp, blind_case, 3, act, var);
+    CHECK_INT(map_mapper_revise(mp, act, var, 3), 0);
+    CHECK_INT(only_sym(mp, act[1]), GRAPH_NONE);
+    CHECK_INT(only_sym(mp, act[2]), GRAPH_NONE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template takes, placed where its neighbours are: a site
  * of the neighbour's own function renders it, after the logger's
  * decoration, with too little literal text to be matched anywhere. */
