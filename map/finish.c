@@ -118,11 +118,15 @@ static bool proximity(map_mapper *m, const uint32_t *own, uint32_t nown, const n
 }
 
 /* Keeps the cap best of what it is given in top and sc, best first (*n of
- * them): u with score p goes to its place, or nowhere when cap better ones
- * are kept. Ties go after those kept already, or by_id, by lower id. */
+ * them): u with score p goes to its place, or nowhere when cap better ones,
+ * or u itself, are kept. Ties go after those kept already, or by_id, by
+ * lower id. */
 static void keep_best(uint32_t *top, double *sc, uint32_t *n, uint32_t cap, uint32_t u, double p,
                       bool by_id)
 {
+    for (uint32_t i = 0; i < *n; i++)
+        if (top[i] == u)
+            return;
     uint32_t j = *n < cap ? (*n)++ : cap;
     while (j > 0 && (p > sc[j - 1] || (by_id && p == sc[j - 1] && u < top[j - 1]))) {
         if (j < cap) {
@@ -169,11 +173,6 @@ static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, siz
         for (uint32_t k = 0; k < n; k++) {
             uint32_t u = in[k].node;
             if (in[k].type != GRAPH_EDGE_CALLS || u == f || map__symbol_aside(m, u))
-                continue;
-            bool dup = false;
-            for (uint32_t j = 0; j < nk && !dup; j++)
-                dup = top[j] == u;
-            if (dup)
                 continue;
             keep_best(top, sc, &nk, KEEP, u, ppr_work_score(m->cw, u), true);
         }
@@ -428,11 +427,6 @@ static uint32_t nearest_unseen(map_mapper *m, const uint32_t *emits, uint32_t n,
         uint32_t sym = map__site_emitter(m->g, emits[i], &e);
         double x = ppr_work_score(m->cw, sym);
         if (x <= 0)
-            continue;
-        bool dup = false;
-        for (uint32_t j = 0; j < k && !dup; j++)
-            dup = syms[j] == sym;
-        if (dup)
             continue;
         /* keep the MAX_CAND nearest, best first (ties: the earlier site) */
         keep_best(syms, sc, &k, MAX_CAND, sym, x, false);
