@@ -1158,6 +1158,50 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     return skip;
 }
 
+/*
+ * A literal a call hands to a function of ours that logs nothing (a string
+ * built for the wire, an exception's text) is where such text is made, not
+ * where a record comes from. When a logging site of the record's own
+ * logger, at its level, with literal text of its own, also renders the
+ * message, that site is the evidence, however much more literal text the
+ * call holds: `"%s %s HTTP/1.1" % (method, path)` handed to an encoder
+ * renders `> POST / HTTP/1.1` better than `"> %s"` does, but only the
+ * latter logs it.
+ */
+static void drop_calls_beside_logger(const map_matcher *m, map_match_work *w, const char *logger,
+                                     int lc)
+{
+    if (!logger || !logger[0])
+        return;
+    bool own = false, calls = false;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->kind == GRAPH_EMIT_LOG && !x->is_const && x->literal > 0 &&
+            (lc < 0 || x->level == lc) && logger_agrees(x->logger, logger))
+            own = true;
+        calls |= x->kind == GRAPH_EMIT_CALL;
+    }
+    if (!own || !calls)
+        return;
+    const uint32_t logs = GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        bool quiet = false;
+        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit])) {
+            uint32_t f = graph_emit_callee(m->g, x->emit);
+            if (f != GRAPH_NONE) {
+                graph_symbol s;
+                graph_get_symbol(m->g, f, &s);
+                quiet = !(s.flags & logs);
+            }
+        }
+        if (!quiet)
+            w->hits[keep++] = w->hits[i];
+    }
+    w->nhits = keep;
+}
+
 /* Keeps the hits with the most literal text; then sites logging a
  * template before bare constants holding one as specific. Returns that
  * most literal length; *any_site says whether a site (not a constant)
@@ -1312,6 +1356,7 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         return r;
     r.nmatched = w->nhits;
     drop_calls_into(m, w);
+    drop_calls_beside_logger(m, w, logger, lc);
     r.flags |= drop_other_levels(m, w, lc);
     if (w->nhits == 0) /* (no site logs at its level: no match) */
         return (map_match){0};

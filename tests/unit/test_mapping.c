@@ -1229,6 +1229,54 @@ TEST(matcher_data_of_logger)
     matcher_done(g, m, w);
 }
 
+/* ---- a logging site of the record's logger before a call's literal ---- */
+
+static const char http_enc_py[] = "def utf8(s):\n"
+                                  "    return s.encode()\n"
+                                  "\n"
+                                  "\n"
+                                  "def start_line(method, path):\n"
+                                  "    return utf8(\"%s %s HTTP/1.1\" % (method, path))\n";
+
+static const char http_curl_py[] = "import logging\n"
+                                   "\n"
+                                   "curl_log = logging.getLogger(\"web.curl\")\n"
+                                   "\n"
+                                   "\n"
+                                   "def debug(kind, line):\n"
+                                   "    curl_log.debug(\"> %s\", line)\n";
+
+TEST(matcher_logging_site_of_the_records_logger_before_a_calls_literal)
+{
+    unit_write_str("hlog/encode.py", http_enc_py);
+    unit_write_str("hlog/curl.py", http_curl_py);
+    graph *g = index_dir("hlog");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    const char *line = "> POST /private HTTP/1.1";
+
+    /* The call hands its literal to a function that logs nothing: with the
+     * record's logger and level, the logging site that renders it is where
+     * it came from, although the call's literal is longer. */
+    map_match r = match(m, w, line, "web.curl", "DEBUG", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "curl.debug", unit_line_of(http_curl_py, "> %s"));
+    /* Another logger, or none: nothing says the record is the logging
+     * site's, and the most literal rendering stays. */
+    r = match(m, w, line, "other", "DEBUG", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "encode.start_line", unit_line_of(http_enc_py, "HTTP/1.1"));
+    r = match(m, w, line, NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "encode.start_line", unit_line_of(http_enc_py, "HTTP/1.1"));
+    /* At a level the logging site does not log at, it is no evidence. */
+    r = match(m, w, line, "web.curl", "INFO", e);
+    CHECK_EMIT(g, e[0], "encode.start_line", unit_line_of(http_enc_py, "HTTP/1.1"));
+
+    matcher_done(g, m, w);
+}
+
 /* ---- whole renderings before candidate calls ---- */
 
 static const char jobs_run_py[] = "import logging\n"
