@@ -556,7 +556,10 @@ static uint32_t take_sites(sc *c, uint32_t max, float min, sc_ents *out)
     size_t at = out->n;
     for (size_t i = 0; i < c->touched_acc.n; i++) {
         uint32_t e = c->touched_acc.v[i];
-        float w = (float)c->acc[e];
+        /* Weights rounded to floats along the flows can add up to a hair
+         * above 1 where every path comes back together, and a weight over
+         * 1 is one the graph file's reader refuses. */
+        float w = c->acc[e] > 1 ? 1.0f : (float)c->acc[e];
         c->acc[e] = 0;
         if (w >= min)
             core_vec_push(out, ((sc_ent){e, w}));

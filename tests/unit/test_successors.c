@@ -231,6 +231,40 @@ TEST(typescript_callbacks_switch_and_await)
     graph_close(g);
 }
 
+/* Many branches, each splitting its weight by three, before a log every
+ * path reaches: the weights, each rounded to a float along the flows, add
+ * up to a hair above 1, and a graph file holding such a weight is one its
+ * reader refuses. */
+static const char split_src[] =
+    "const log = require('./log');\n"
+    "function f(a, b, c) {\n"
+    "  log.info('start');\n"
+    "  switch (a) {\n"
+    "    case 1: switch (b) { case 1: g(); break; case 2: h(); break; default: k(); } break;\n"
+    "    case 2: switch (c) { case 1: g(); break; case 2: h(); break; default: k(); } break;\n"
+    "    default: switch (b + c) { case 1: g(); break; case 2: h(); break; default: k(); }\n"
+    "  }\n"
+    "  try { if (a) { g(); } else if (b) { h(); } else { k(); } }\n"
+    "  catch (e) { if (c) g(); else h(); }\n"
+    "  log.info('end');\n"
+    "}\n"
+    "function g() {}\n"
+    "function h() {}\n"
+    "function k() {}\n"
+    "module.exports = { f };\n";
+
+TEST(weights_of_many_branches_stay_within_one)
+{
+    unit_write_str("split/a.js", split_src);
+    graph_index_opts o = quiet();
+    graph *g = unit_index_and_open(unit_tmp_path("split"), unit_tmp_path("split.graph"), &o, NULL);
+    CHECK(g != NULL);
+    double w = next_w(g, "start", "end");
+    CHECK(w > 0.99);
+    CHECK(w <= 1.0);
+    graph_close(g);
+}
+
 TEST(successors_are_deterministic)
 {
     unit_write_str("det/a.py", py_src);
