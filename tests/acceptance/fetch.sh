@@ -12,7 +12,7 @@
 #
 # Resulting layout:
 #   CACHE_DIR/rxjs-7.8.1/package/src/...                 TS corpus
-#   CACHE_DIR/npm-10.9.2/package/{lib,node_modules,...}  JS corpus
+#   CACHE_DIR/webpack-5.97.1/package/{lib,bin,hot,...}   JS corpus
 #   CACHE_DIR/typescript-5.9.3/package/lib/typescript.js TS compiler used by ts_symbols_check.js
 # The Python corpus is pip from Debian's python3-pip (/usr/lib/python3/dist-packages/pip);
 # it is only checked for here, not installed.

@@ -850,7 +850,7 @@ static void render_noise(core_buf *b)
 }
 
 static const char *const noise_loggers[] = {"urllib3.connectionpool", "kafka.consumer.fetcher",
-                                            "asyncio", "sqlalchemy.engine.Engine", "root"};
+                                            "asyncio", "storage.engine.Engine", "root"};
 
 /* ------------------------------------------------------------------ */
 /* Measurement                                                         */
