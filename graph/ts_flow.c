@@ -239,13 +239,15 @@ static uint32_t stmts(tf *p, TSNode n, uint32_t cur, int depth)
     return cur;
 }
 
-/* (x), (0, f), x! and x as T: what is inside. */
+/* (x), (0, f), x! and x as T: what is inside (comments aside). */
 static TSNode unwrap(const tf *p, TSNode n)
 {
     for (int i = 0; i < 16 && !ts_node_is_null(n); i++) {
         unsigned t = ty(p, n);
         if (t == T_PARENTHESIZED_EXPRESSION || t == T_SEQUENCE_EXPRESSION) {
             uint32_t k = ts_node_named_child_count(n);
+            while (k && ty(p, ts_node_named_child(n, k - 1)) == T_COMMENT)
+                k--;
             if (!k)
                 break;
             n = ts_node_named_child(n, k - 1);

@@ -378,6 +378,20 @@ static inline uint32_t decl_flags(const ts_scope *sc)
     return (sc->in_function ? GRAPH_SF_NESTED : 0) | (sc->exported ? GRAPH_SF_EXPORTED : 0);
 }
 
+/* The first named child of n that is not a comment: what parentheses
+ * hold when a comment comes first (a JSDoc type cast before an arrow
+ * function, common in JavaScript that TypeScript checks), else null. */
+static inline TSNode first_named(tx *x, TSNode n)
+{
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_named_child(n, i);
+        if (ty(x, c) != N_COMMENT)
+            return c;
+    }
+    return (TSNode){0};
+}
+
 /* Parentheses, `as T`, `satisfies T` and `x!` around an expression. */
 static inline TSNode unwrap(tx *x, TSNode n)
 {
@@ -386,7 +400,7 @@ static inline TSNode unwrap(tx *x, TSNode n)
         if (t != N_PARENTHESIZED_EXPRESSION && t != N_AS_EXPRESSION &&
             t != N_SATISFIES_EXPRESSION && t != N_NON_NULL_EXPRESSION)
             break;
-        TSNode inner = ts_node_named_child(n, 0);
+        TSNode inner = first_named(x, n);
         if (is_null(inner))
             break;
         n = inner;

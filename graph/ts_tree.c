@@ -306,7 +306,7 @@ const char *graph__ts_path_of(tx *x, TSNode n, int depth)
     case N_NON_NULL_EXPRESSION:
     case N_AS_EXPRESSION:
     case N_SATISFIES_EXPRESSION:
-        return graph__ts_path_of(x, ts_node_named_child(n, 0), depth + 1);
+        return graph__ts_path_of(x, first_named(x, n), depth + 1);
     default:
         return NULL;
     }
