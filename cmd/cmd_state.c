@@ -334,9 +334,12 @@ static int state_stats(int argc, char **argv)
         "LMDB map, of what it uses and of data.mdb."
         "\n\n"
         "JSON fields: {\"cases\",\"dict\",\"counters\",\"offsets\":[{\"topic\",\"partition\","
-        "\"next_offset\"}],\n\"map_size\",\"used_bytes\",\"file_bytes\",\"page_size\","
-        "\"bytes_per_case\"}. bytes_per_case is used_bytes\nper case (0 without cases): the "
-        "space a case takes with its index entry and LMDB's\noverhead. Opened read-only.",
+        "\"next_offset\"}],\n\"map_size\",\"used_bytes\",\"free_bytes\",\"file_bytes\","
+        "\"page_size\",\"bytes_per_case\"}. used_bytes is\nhow far into the map LMDB has "
+        "written (its high-water mark); free_bytes, the part of it\non LMDB's free list, reused "
+        "before the file grows: used_bytes - free_bytes holds data.\nbytes_per_case is used_bytes "
+        "per case (0 without cases): the space a case takes with\nits index entry and LMDB's "
+        "overhead. Opened read-only.",
         opts,
         sizeof opts / sizeof opts[0],
         0,
@@ -372,9 +375,9 @@ static int state_stats(int argc, char **argv)
                         (unsigned long long)st.dict, (unsigned long long)st.counters,
                         ob.data ? ob.data : "");
         core_buf_printf(&b,
-                        "\"map_size\":%zu,\"used_bytes\":%zu,\"file_bytes\":%zu,\"page_size\":%zu,"
-                        "\"bytes_per_case\":%llu}\n",
-                        st.map_size, st.used_bytes, st.file_bytes, st.page_size,
+                        "\"map_size\":%zu,\"used_bytes\":%zu,\"free_bytes\":%zu,\"file_bytes\":%zu,"
+                        "\"page_size\":%zu,\"bytes_per_case\":%llu}\n",
+                        st.map_size, st.used_bytes, st.free_bytes, st.file_bytes, st.page_size,
                         (unsigned long long)per_case);
     } else {
         core_buf_printf(&b, "%-12s %llu\n", "cases", (unsigned long long)st.cases);
@@ -387,6 +390,7 @@ static int state_stats(int argc, char **argv)
             core_buf_puts(&b, ob.data);
         size_line(&b, "map size", st.map_size);
         size_line(&b, "used", st.used_bytes);
+        size_line(&b, "free", st.free_bytes);
         size_line(&b, "data.mdb", st.file_bytes);
         core_buf_printf(&b, "%-12s %llu bytes\n", "per case", (unsigned long long)per_case);
     }

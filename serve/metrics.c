@@ -195,6 +195,11 @@ static void gauges_init(serve *s, sink_metrics *m)
     s->g_cases = sink_metrics_gauge(m, "pmrag_state_cases", "cases in the state store", NULL);
     s->g_state_bytes =
         sink_metrics_gauge(m, "pmrag_state_bytes", "bytes used in the LMDB state store", NULL);
+    s->g_state_free =
+        sink_metrics_gauge(m, "pmrag_state_free_bytes",
+                           "of pmrag_state_bytes, those on LMDB's free list (reused before the "
+                           "store grows)",
+                           NULL);
     s->g_lag = sink_metrics_gauge(m, "pmrag_kafka_consumer_lag",
                                   "messages behind the end of the assigned input partitions", NULL);
     s->g_model_version =
@@ -445,6 +450,7 @@ void serve__gauges(serve *s)
     sess_get_stats(s->env, &st);
     sink_gauge_set(s->g_cases, (double)st.cases);
     sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
+    sink_gauge_set(s->g_state_free, (double)st.free_bytes);
     sink_gauge_set(s->g_mem, (double)serve__anon_bytes());
     /* Not under mu, which the engine holds while it applies a batch:
      * /metrics must answer at once under load too. */

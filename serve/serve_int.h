@@ -373,8 +373,8 @@ struct serve {
     sink_counter *c_slow[6];
     sink_counter *c_lim_truncated, *c_lim_activities, *c_lim_case_events, *c_lim_new_cases,
         *c_lim_memory, *c_lim_case_id, *c_lim_full;
-    sink_gauge *g_cases, *g_state_bytes, *g_lag, *g_model_version, *g_coverage, *g_queue, *g_mem,
-        *g_full;
+    sink_gauge *g_cases, *g_state_bytes, *g_state_free, *g_lag, *g_model_version, *g_coverage,
+        *g_queue, *g_mem, *g_full;
     sink_histogram *h_ppr, *h_e2e, *h_commit, *h_flush, *h_write;
     atomic_uint_fast64_t events_total, mapped_total;
     /* CPU time (CLOCK_THREAD_CPUTIME_ID) of the engine thread, read once

@@ -254,6 +254,7 @@ typedef struct sess_stats {
     uint64_t cases, dict, counters, offsets, requests, held; /* entries of each table */
     size_t map_size;                                         /* current map size */
     size_t used_bytes; /* pages in use by LMDB (last page + 1) * page size */
+    size_t free_bytes; /* of those, the pages on LMDB's free list (reused before it grows) */
     size_t file_bytes; /* size of data.mdb */
     size_t page_size;
     uint64_t grows; /* map growths by this process since sess_open */

@@ -98,7 +98,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://$api/v1/query" -d 
 curl -fsS "http://$api/metrics" >"$work/metrics.txt" || fail "GET /metrics"
 for m in 'pmrag_events_in_total{source="otlp_http"}' 'pmrag_events_in_total{source="kafka"}' \
   pmrag_predictions_out_total pmrag_mapping_coverage pmrag_ppr_seconds_bucket \
-  pmrag_event_to_prediction_seconds_bucket pmrag_state_bytes pmrag_kafka_consumer_lag pmrag_build_info; do
+  pmrag_event_to_prediction_seconds_bucket pmrag_state_bytes pmrag_state_free_bytes pmrag_kafka_consumer_lag pmrag_build_info; do
   grep -qF "$m" "$work/metrics.txt" || fail "/metrics has no $m"
 done
 preds=$(awk '/^pmrag_predictions_out_total/ {print $2}' "$work/metrics.txt")
