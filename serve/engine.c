@@ -41,7 +41,7 @@ static int apply_now(serve *s, const ingest_event *ev, uint64_t t0, const ingest
 static int event_in(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     bool timed = serve__stage_begin(s, SERVE_STAGE_CASE);
-    int rc = s->reorder_ns ? serve__reorder_hold(s, ev, t0) : apply_now(s, ev, t0, km);
+    int rc = s->reorder_ns ? serve__reorder_hold(s, ev, t0, km) : apply_now(s, ev, t0, km);
     if (timed)
         serve__stage_end(s);
     else
@@ -179,14 +179,25 @@ int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
     return best;
 }
 
-/* Revoked (engine thread, inside the poll): everything applied so far is
- * committed before the partition goes, and it is restored again if it
- * comes back. */
+/* Revoked (engine thread, inside the poll): the events held for the
+ * partition's cases are released, and everything applied so far is
+ * committed before the partition goes (their changes in the changelog,
+ * where its next owner restores them); it is restored again if it comes
+ * back. */
 void serve__on_revoked(void *ud, const char *topic, int32_t partition)
 {
     serve *s = ud;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
+    int rc = serve__reorder_release_partition(s, partition);
+    if (rc) {
+        /* The producer failed for good: the engine stops without the
+         * commit, as it does when an event's prediction fails. */
+        core_logf(&s->lg, CORE_LOG_ERROR, "releasing the events held for %s[%d]: %s", topic,
+                  (int)partition, core_strerror(rc));
+        s->fatal = rc;
+        return;
+    }
     if (map_mapper_nactivities(s->m) > s->cycle_acts || map_mapper_nvariants(s->m) > s->dict_vars)
         serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (serve__pipe_sync(s) != 0)
@@ -366,6 +377,13 @@ int serve__cycle(serve *s, bool draining)
         sink_counter_add(s->c_events_otlp, nhttp);
     if (ngrpc)
         sink_counter_add(s->c_events_grpc, ngrpc);
+    /* Stopping with the changelog: the consumer leaves the group, and the
+     * next owner of its partitions may be another instance, which would
+     * not have the events held for their cases. They are released before
+     * the last commit (without the changelog they stay in the state, and
+     * are released when this instance starts again). */
+    if (!rc && draining && s->kcl)
+        rc = serve__reorder_release_partition(s, -1);
     if (!rc && s->reorder_ns)
         rc = serve__reorder_due(s);
     cpu = serve__stage_events(s, cpu);

@@ -524,10 +524,18 @@ int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *
 void serve__reorder_open(serve *s);
 void serve__reorder_free(serve *s);
 /* Holds an event back (its case and the event into the batch), or counts
- * it as a duplicate. Releases the case's earliest held event when it
- * holds more than serve.reorder_max_events. Returns 0 or the producer's
- * error. */
-int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0);
+ * it as a duplicate; km (borrowed; NULL: an OTLP request) is the input
+ * message it came in, where its case's changelog records go. Releases the
+ * case's earliest held event when it holds more than
+ * serve.reorder_max_events. Returns 0 or the producer's error. */
+int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km);
+/* Releases at once, each case's in its order, every event held for the
+ * cases whose held events came from input partition `partition` (any
+ * input partition: < 0), as if their grace were over: before the
+ * partition is given up (revoked, or the daemon stops), so that they go
+ * to the changelog with their cases. Events that came over OTLP stay.
+ * Returns 0 or the producer's error. */
+int serve__reorder_release_partition(serve *s, int32_t partition);
 /* Releases the events whose grace is over, each case's in its order.
  * Returns 0 or the producer's error. */
 int serve__reorder_due(serve *s);
