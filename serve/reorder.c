@@ -64,11 +64,11 @@
 /* One event held back; its strings in mem. Events and cases live in
  * pools and refer to each other by index (a pool grows by realloc). */
 typedef struct held_ev {
-    uint32_t hc;        /* its case; NONE once released (freed when its deadline comes) */
-    uint64_t no;        /* arrival number: unique, the tie-break, its key in the state */
-    int64_t arrived;    /* wall clock: due at arrived + the grace */
-    uint64_t t0;        /* monotonic, for latencies */
-    uint64_t fp;        /* its fingerprint: a duplicate of it is not held again */
+    uint32_t hc;     /* its case; NONE once released (freed when its deadline comes) */
+    uint64_t no;     /* arrival number: unique, the tie-break, its key in the state */
+    int64_t arrived; /* wall clock: due at arrived + the grace */
+    uint64_t t0;     /* monotonic, for latencies */
+    uint64_t fp;     /* its fingerprint: a duplicate of it is not held again */
     /* The input message it came in: its topic (an index + 1 into topics;
      * 0: it came in over OTLP), partition and offset. */
     uint32_t topic;
@@ -116,7 +116,7 @@ struct serve_reorder {
     core_vec(model_order_ev) ord;
     core_vec(uint32_t) idx, rel;
     core_vec(char *) topics; /* input topics the held events came from */
-    sess_case *c, *old; /* the case being released, and its tokens before */
+    sess_case *c, *old;      /* the case being released, and its tokens before */
     core_bucket log_bucket;
     uint64_t unlogged;
 };
@@ -877,10 +877,12 @@ int serve__reorder_release_partition(serve *s, int32_t partition)
             rc = release(s, i, REL_ALL, now);
     }
     if (n0 > r->held && partition < 0)
-        core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of the input partitions released early "
-                  "(stopping)", (unsigned long long)(n0 - r->held));
+        core_logf(&s->lg, CORE_LOG_INFO,
+                  "%llu held events of the input partitions released early (stopping)",
+                  (unsigned long long)(n0 - r->held));
     else if (n0 > r->held)
-        core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of partition %d released early (revoked)",
+        core_logf(&s->lg, CORE_LOG_INFO,
+                  "%llu held events of partition %d released early (revoked)",
                   (unsigned long long)(n0 - r->held), (int)partition);
     return rc;
 }
