@@ -78,7 +78,7 @@ static bool list_has(const list *l, const char *s)
     return false;
 }
 
-static void pos_note(serve *s, const char *topic, int32_t partition, int64_t offset)
+void serve__pos_note(serve *s, const char *topic, int32_t partition, int64_t offset)
 {
     for (size_t i = 0; i < s->pos.n; i++)
         if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0) {
@@ -131,8 +131,11 @@ static int kafka_msg(serve *s, const ingest_kafka_msg *km)
             return dl; /* the offset stays where it was: nothing is lost */
     }
     sink_counter_add(s->c_events_kafka, e.events);
-    pos_note(s, km->topic, km->partition, km->offset);
-    sess_batch_offset_put(s->batch, km->topic, km->partition, km->offset + 1);
+    /* (With the changelog, not past the events of the partition still
+     * held: see reorder.c.) */
+    int64_t acked = serve__reorder_acked(s, km);
+    serve__pos_note(s, km->topic, km->partition, acked - 1);
+    sess_batch_offset_put(s->batch, km->topic, km->partition, acked);
     return 0;
 }
 
@@ -189,7 +192,7 @@ void serve__on_revoked(void *ud, const char *topic, int32_t partition)
     serve *s = ud;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
-    int rc = serve__reorder_release_partition(s, partition);
+    int rc = serve__reorder_release_partition(s, partition, "revoked");
     if (rc) {
         /* The producer failed for good: the engine stops without the
          * commit, as it does when an event's prediction fails. */
@@ -383,7 +386,7 @@ int serve__cycle(serve *s, bool draining)
      * the last commit (without the changelog they stay in the state, and
      * are released when this instance starts again). */
     if (!rc && draining && s->kcl)
-        rc = serve__reorder_release_partition(s, -1);
+        rc = serve__reorder_release_partition(s, -1, "stopping");
     if (!rc && s->reorder_ns)
         rc = serve__reorder_due(s);
     cpu = serve__stage_events(s, cpu);

@@ -34,19 +34,23 @@
  * their deadlines). The engine thread owns all of it, under mu.
  *
  * With the changelog (kafka.changelog=true) a case's state moves with its
- * input partition to the partition's next owner, and held events are in
- * this instance's state only: their input offsets are acknowledged, and
- * the changelog the next owner restores from does not hold them. So a
- * held event remembers the input message it came from, a case's release
- * writes its changelog record to that message's partition (one per input
- * topic and partition its events came from, each with the newest offset
- * the case has received there: the newest, so that the records of a case
- * keep the order of their offsets the fencing relies on, although events
- * are released in another order than their offsets'), and when a
+ * input partition to the partition's next owner, which restores it from
+ * the changelog; held events are not in it. So there an input message is
+ * acknowledged (its offset stored, in the state, the group and the
+ * changelog records) only once no event of its partition it or an earlier
+ * message brought is held any more: the offset acknowledged is that of
+ * the partition's oldest held event. An instance that crashes with events
+ * held leaves their messages to be consumed again, by whoever owns the
+ * partition next (itself too: held events whose input was not
+ * acknowledged are dropped at start), and the events after them that
+ * were applied are known by the fingerprints their cases keep
+ * (serve.dedupe_events). A clean handover consumes nothing again: when a
  * partition is revoked, or the daemon stops, the events held for its
  * cases are released at once, in their order, before the commit that
- * precedes giving it up. A handover cuts their grace short; an event of
- * theirs that comes after it is placed late, as any late event is.
+ * precedes giving it up. A case's release writes its changelog record to
+ * the partitions its events came from. A handover cuts their grace short;
+ * an event of theirs that comes after it is placed late, as any late
+ * event is.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "serve_int.h"
@@ -56,8 +60,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 3: the input message after the fingerprint; 2: the fingerprint after
- * the attributes (1: none, computed at load) */
+/* 3: the input message and whether it was acknowledged after the
+ * fingerprint; 2: the fingerprint after the attributes (1: none, computed
+ * at load) */
 #define HELD_VERSION 3
 #define NONE UINT32_MAX
 
@@ -74,6 +79,7 @@ typedef struct held_ev {
     uint32_t topic;
     int32_t part;
     int64_t off;
+    bool unacked;       /* its input not acknowledged while it is held (the changelog's) */
     ingest_event ev;    /* case_id: its case's id */
     model_order_ev ord; /* its own part of the order */
     char *mem;          /* NULL: a free slot */
@@ -82,8 +88,27 @@ typedef struct held_ev {
 typedef struct held_src {
     uint32_t topic;
     int32_t part;
-    int64_t off;
 } held_src;
+
+/* A held event in its input partition's order: its arrival number (the
+ * event in slot e is still that one while its number is) and offset. */
+typedef struct held_pos {
+    uint64_t no;
+    int64_t off;
+    uint32_t e;
+} held_pos;
+
+/* An input partition, with the changelog: the offset after the newest
+ * message taken in, and its held events in the order of their offsets
+ * (the order they come in), released ones dropped from the front when it
+ * is looked at. */
+typedef struct held_part {
+    uint32_t topic;
+    int32_t part;
+    int64_t next;
+    core_vec(held_pos) q;
+    size_t head;
+} held_part;
 
 typedef struct held_case {
     char *id; /* NULL: a free slot */
@@ -95,8 +120,7 @@ typedef struct held_case {
      * here, not in each event's slot of the pool (a cache miss apiece). */
     core_vec(uint64_t) fps;
     /* The input partitions its held events came from (topic index + 1,
-     * partition) and the newest offset from each: where its changelog
-     * records go. */
+     * partition): where its changelog records go. */
     core_vec(held_src) srcs;
 } held_case;
 
@@ -116,7 +140,8 @@ struct serve_reorder {
     core_vec(model_order_ev) ord;
     core_vec(uint32_t) idx, rel;
     core_vec(char *) topics; /* input topics the held events came from */
-    sess_case *c, *old;      /* the case being released, and its tokens before */
+    core_vec(held_part) parts;
+    sess_case *c, *old; /* the case being released, and its tokens before */
     core_bucket log_bucket;
     uint64_t unlogged;
 };
@@ -310,21 +335,51 @@ static void src_note(struct serve_reorder *r, uint32_t e)
     held_case *k = &r->cs.v[h->hc];
     for (size_t i = 0; i < k->srcs.n; i++) {
         held_src *x = &k->srcs.v[i];
-        if (x->topic == h->topic && x->part == h->part) {
-            if (h->off > x->off)
-                x->off = h->off;
+        if (x->topic == h->topic && x->part == h->part)
             return;
-        }
     }
-    core_vec_push(&k->srcs, ((held_src){h->topic, h->part, h->off}));
+    core_vec_push(&k->srcs, ((held_src){h->topic, h->part}));
+}
+
+static held_part *part_get(struct serve_reorder *r, uint32_t topic, int32_t part)
+{
+    for (size_t i = 0; i < r->parts.n; i++)
+        if (r->parts.v[i].topic == topic && r->parts.v[i].part == part)
+            return &r->parts.v[i];
+    core_vec_push(&r->parts, ((held_part){.topic = topic, .part = part}));
+    return &r->parts.v[r->parts.n - 1];
+}
+
+/* The offset of p acknowledged now: its oldest held event's, else the
+ * one after the newest message taken in. */
+static int64_t part_acked(const struct serve_reorder *r, held_part *p)
+{
+    for (; p->head < p->q.n; p->head++) {
+        const held_pos *x = &p->q.v[p->head];
+        const held_ev *h = &r->ev.v[x->e];
+        if (h->no == x->no && h->hc != NONE)
+            break;
+    }
+    if (p->head > 1024 && p->head * 2 > p->q.n) {
+        memmove(p->q.v, p->q.v + p->head, (p->q.n - p->head) * sizeof *p->q.v);
+        p->q.n -= p->head;
+        p->head = 0;
+    }
+    return p->head < p->q.n && p->q.v[p->head].off < p->next ? p->q.v[p->head].off : p->next;
 }
 
 /* Source x as the input message a case change is recorded with. */
-static const ingest_kafka_msg *src_msg(const struct serve_reorder *r, const held_src *x,
-                                       ingest_kafka_msg *km)
+/* Source x as the input message a case change is recorded with: the
+ * newest acknowledged (also in the batch's offsets, as the engine's own
+ * are). */
+static const ingest_kafka_msg *src_msg(serve *s, const held_src *x, ingest_kafka_msg *km)
 {
-    *km = (ingest_kafka_msg){
-        .topic = r->topics.v[x->topic - 1], .partition = x->part, .offset = x->off};
+    struct serve_reorder *r = s->ro;
+    const char *topic = r->topics.v[x->topic - 1];
+    int64_t acked = part_acked(r, part_get(r, x->topic, x->part));
+    sess_batch_offset_put(s->batch, topic, x->part, acked);
+    serve__pos_note(s, topic, x->part, acked - 1);
+    *km = (ingest_kafka_msg){.topic = topic, .partition = x->part, .offset = acked - 1};
     return km;
 }
 
@@ -385,7 +440,8 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
  * fingerprint (u64; taken before a time was given to an event without
  * one, so it cannot be computed again from what is stored), then the
  * input message it came in (version 3): topic (u16 length, bytes; 0: none,
- * an OTLP request), partition (i32) and offset (i64).
+ * an OTLP request), partition (i32), offset (i64) and whether its offset
+ * is acknowledged only once it is released (u8 1: the changelog's).
  */
 static void held_encode(const struct serve_reorder *r, const held_ev *h, core_buf *b)
 {
@@ -414,6 +470,7 @@ static void held_encode(const struct serve_reorder *r, const held_ev *h, core_bu
     core_buf_append(b, t, tl);
     core_buf_put_le(b, (uint64_t)(uint32_t)h->part, 4);
     core_buf_put_le(b, (uint64_t)h->off, 8);
+    core_buf_putc(b, h->unacked);
 }
 
 /* A string of a record as a NUL-terminated copy in tmp (NULL: broken). */
@@ -431,7 +488,7 @@ static const char *rd_str(core_rd *r, int lenbytes, core_buf *tmp, size_t *off)
 
 typedef struct load_ctx {
     serve *s;
-    uint64_t bad, n;
+    uint64_t bad, n, dropped;
     int64_t wall;
     uint64_t mono;
     core_buf tmp;
@@ -465,12 +522,22 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     const char *topic = tl ? core_rd_bytes(&rd, tl) : NULL;
     int32_t part = version >= 3 ? (int32_t)(uint32_t)core_rd_le(&rd, 4) : 0;
     int64_t off = version >= 3 ? (int64_t)core_rd_le(&rd, 8) : 0;
+    bool unacked = version >= 3 && core_rd_le(&rd, 1);
     if (!ok || rd.bad || core_rd_left(&rd) || len > SESS_MAX_ID) {
         /* Unreadable: left in the table, where `pmrag state` still counts
          * it, and reported; nothing can apply it. */
         if (l->bad++ < 5)
             core_logf(&l->s->lg, CORE_LOG_WARN, "held event %llu of case '%.*s': unreadable",
                       (unsigned long long)no, len > 120 ? 120 : (int)len, id);
+        return 0;
+    }
+    if (no >= r->next_no)
+        r->next_no = no + 1;
+    if (unacked) {
+        /* Its message was not acknowledged: it is consumed again (here or
+         * by the partition's next owner), and held again then. */
+        sess_batch_held_del(l->s->batch, id, len, no);
+        l->dropped++;
         return 0;
     }
     ingest_attr *attrs = core_xmalloc((nattrs ? nattrs : 1) * sizeof *attrs);
@@ -498,8 +565,6 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     int64_t ago = l->wall - arrived;
     h->t0 = ago > 0 && (uint64_t)ago < l->mono ? l->mono - (uint64_t)ago : l->mono;
     serve__order_of(&h->ev, no, arrived, &h->ord);
-    if (no >= r->next_no)
-        r->next_no = no + 1;
     core_vec_push(&r->cs.v[hc].evs, e);
     core_vec_push(&r->cs.v[hc].fps, h->fp);
     src_note(r, e);
@@ -540,6 +605,11 @@ void serve__reorder_open(serve *s)
     if (l.n)
         core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of %zu cases restored",
                   (unsigned long long)l.n, r->cs.n - r->cs_free.n);
+    if (l.dropped)
+        core_logf(&s->lg, CORE_LOG_INFO,
+                  "%llu held events dropped: their input messages were not acknowledged "
+                  "(kafka.changelog=true), and are consumed again",
+                  (unsigned long long)l.dropped);
     core_buf_free(&l.tmp);
     core_vec_free(&l.offs);
     sink_gauge_set(s->g_held, (double)r->held);
@@ -561,6 +631,9 @@ void serve__reorder_free(serve *s)
     for (size_t i = 0; i < r->topics.n; i++)
         free(r->topics.v[i]);
     core_vec_free(&r->topics);
+    for (size_t i = 0; i < r->parts.n; i++)
+        core_vec_free(&r->parts.v[i].q);
+    core_vec_free(&r->parts);
     core_vec_free(&r->ev);
     core_vec_free(&r->ev_free);
     core_vec_free(&r->cs);
@@ -624,6 +697,9 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ing
         h->topic = topic_id(r, km->topic, strlen(km->topic));
         h->part = km->partition;
         h->off = km->offset;
+        h->unacked = s->kcl != NULL;
+        if (h->unacked)
+            core_vec_push(&part_get(r, h->topic, h->part)->q, ((held_pos){h->no, h->off, e}));
     }
     core_vec_push(&k->evs, e);
     core_vec_push(&k->fps, fp);
@@ -845,10 +921,11 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     /* Stored, and with the changelog recorded in each input partition its
      * events came from (see the top of the file). */
     ingest_kafka_msg km;
-    serve__case_store(s, k->id, k->len, c, k->srcs.n ? src_msg(r, &k->srcs.v[0], &km) : NULL);
-    for (size_t i = 1; s->kcl && i < k->srcs.n; i++)
+    bool cl = s->kcl && k->srcs.n;
+    serve__case_store(s, k->id, k->len, c, cl ? src_msg(s, &k->srcs.v[0], &km) : NULL);
+    for (size_t i = 1; cl && i < k->srcs.n; i++)
         serve__changelog_send(s, k->id, k->len, c->closed ? NULL : c,
-                              src_msg(r, &k->srcs.v[i], &km));
+                              src_msg(s, &k->srcs.v[i], &km));
     serve__stage(s, SERVE_STAGE_WINDOW);
     if (!w)
         case_drop(r, hc);
@@ -856,7 +933,18 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     return rc;
 }
 
-int serve__reorder_release_partition(serve *s, int32_t partition)
+int64_t serve__reorder_acked(serve *s, const ingest_kafka_msg *km)
+{
+    struct serve_reorder *r = s->ro;
+    if (!s->kcl)
+        return km->offset + 1;
+    held_part *p = part_get(r, topic_id(r, km->topic, strlen(km->topic)), km->partition);
+    if (km->offset + 1 > p->next)
+        p->next = km->offset + 1;
+    return part_acked(r, p);
+}
+
+int serve__reorder_release_partition(serve *s, int32_t partition, const char *why)
 {
     struct serve_reorder *r = s->ro;
     if (!r || !r->held)
@@ -876,14 +964,13 @@ int serve__reorder_release_partition(serve *s, int32_t partition)
         if (ours) /* (a released slot stays where it is: the loop goes on) */
             rc = release(s, i, REL_ALL, now);
     }
-    if (n0 > r->held && partition < 0)
-        core_logf(&s->lg, CORE_LOG_INFO,
-                  "%llu held events of the input partitions released early (stopping)",
-                  (unsigned long long)(n0 - r->held));
-    else if (n0 > r->held)
-        core_logf(&s->lg, CORE_LOG_INFO,
-                  "%llu held events of partition %d released early (revoked)",
-                  (unsigned long long)(n0 - r->held), (int)partition);
+    if (n0 > r->held) {
+        char what[40] = "the input partitions";
+        if (partition >= 0)
+            snprintf(what, sizeof what, "partition %d", (int)partition);
+        core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of %s released at once (%s)",
+                  (unsigned long long)(n0 - r->held), what, why);
+    }
     return rc;
 }
 

@@ -497,6 +497,9 @@ int serve__dead_letter_open(serve *s, const char *const *props, size_t nprops, c
 int serve__dead_letter(serve *s, const ingest_kafka_msg *km, serve_dl_reason reason,
                        const char *why);
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
+/* Notes that topic[partition] is applied up to offset (inclusive) in the
+ * batch being filled: its offset goes to the group once it is committed. */
+void serve__pos_note(serve *s, const char *topic, int32_t partition, int64_t offset);
 void serve__on_revoked(void *ud, const char *topic, int32_t partition);
 /* An OTLP/HTTP request (receiver thread): queued, answered once its
  * events are committed. */
@@ -529,13 +532,19 @@ void serve__reorder_free(serve *s);
  * case's earliest held event when it holds more than
  * serve.reorder_max_events. Returns 0 or the producer's error. */
 int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km);
+/* The offset of km's partition to acknowledge once km is applied (with
+ * its events held or not): km's next, or with the changelog that of the
+ * partition's oldest held event. */
+int64_t serve__reorder_acked(serve *s, const ingest_kafka_msg *km);
 /* Releases at once, each case's in its order, every event held for the
- * cases whose held events came from input partition `partition` (any
- * input partition: < 0), as if their grace were over: before the
- * partition is given up (revoked, or the daemon stops), so that they go
- * to the changelog with their cases. Events that came over OTLP stay.
- * Returns 0 or the producer's error. */
-int serve__reorder_release_partition(serve *s, int32_t partition);
+ * cases whose held events came from input partition `partition`, as if
+ * their grace were over: before the partition is given up (revoked), so
+ * that they go to the changelog with their cases, and once it is restored
+ * (the events held at a crash wait for it). `partition` < 0: those of
+ * every input partition this instance has (stopping). Events that came
+ * over OTLP stay. why (borrowed) is logged. Returns 0 or the producer's
+ * error. */
+int serve__reorder_release_partition(serve *s, int32_t partition, const char *why);
 /* Releases the events whose grace is over, each case's in its order.
  * Returns 0 or the producer's error. */
 int serve__reorder_due(serve *s);

@@ -22,11 +22,17 @@
 #  - D, an instance of group g on an empty state directory, takes both
 #    partitions and restores them from the changelog: each case's
 #    /v1/cases/{id} must read seq 6, the prefix one, two, three, one, two,
-#    three, nothing held; and the output topic must hold exactly one
-#    prediction for each (case, seq) 1..6, revision 0, with the activity of
-#    that place in event time. Without the release a handover loses the
-#    held events (the next owner resumes after their offsets); without the
-#    window the events are applied as they arrive.
+#    three, nothing held;
+#  - D holds 3 more events a case (seven, eight, nine) and is killed
+#    (SIGKILL): their input messages were not acknowledged (the offset
+#    acknowledged is the oldest held event's), so E, a new instance,
+#    consumes them again once it has the partitions: seq 9 in event time.
+#    D, restarted on its state (D2), drops the events it held;
+#  - the output topic must hold exactly one prediction for each (case,
+#    seq) 1..9, revision 0, with the activity of that place in event time.
+# Without the release a handover loses the held events (the next owner
+# resumes after their offsets); without the window the events are applied
+# as they arrive.
 #
 #   changelog_event_time.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
@@ -52,14 +58,16 @@ kafka_start 1
 kafka_admin create events:2:1 pmrag_predictions:2:1 "$cl:2:1:cleanup.policy=compact" ||
   fail "creating the topics"
 
-serve() { # NAME: an instance of group g on state-NAME
-  serve_start "$1" --graph "$work/g.graph" --set state.dir="$work/state-$1" \
+serve() { # NAME [STATE [ARG...]]: an instance of group g on state-STATE (NAME)
+  local name=$1 st=${2:-$1}
+  shift $(($# < 2 ? $# : 2))
+  serve_start "$name" --graph "$work/g.graph" --set state.dir="$work/state-$st" \
     --set otlp.listen= --set api.listen=127.0.0.1:0 --set kafka.brokers="$boot" \
     --set kafka.input_topics=events --set kafka.input_encoding=json --set kafka.group=g \
     --set kafka.output_encoding=json --set kafka.changelog=true --set model.learn_online=false \
     --set serve.reorder_ms=60000 \
-    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500"
-  serve_wait "$1" 60
+    --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500" "$@"
+  serve_wait "$name" 60
 }
 # assigned NAME N: until NAME's log has N lines "kafka: assigned" (30 s).
 assigned() {
@@ -105,7 +113,7 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 grep -q 'kafka: assigned events' "$work/B.err" || fail "B was given no partition in 30 s"
-released=$({ grep -o '[0-9]* held events of partition [0-9]* released early (revoked)' \
+released=$({ grep -o '[0-9]* held events of partition [0-9]* released at once (revoked)' \
   "$work/A.err" || true; } | awk '{ n += $1 } END { print n + 0 }')
 echo "B joined ($(since "$t_start") s): A released $released held events; holds $(held A), B $(held B)"
 ((released >= 6)) && pass "A released the events held for the partition it gave up" ||
@@ -119,7 +127,7 @@ done
 echo "held after the second feed: A $(held A), B $(held B)"
 stop "${pid_of[B]}" B
 stop "${pid_of[A]}" A
-grep -o 'held events of the input partitions released early (stopping)' "$work/"[AB].err |
+grep -o 'held events of the input partitions released at once (stopping)' "$work/"[AB].err |
   sed 's/^/  /' || true
 echo "B, then A stopped ($(since "$t_start") s)"
 
@@ -131,29 +139,69 @@ for _ in $(seq 100); do
 done
 grep -o 'restored [0-9]* case changes ([^)]*) of [^ ]*' "$work/D.err" | sed 's/^/D: /' || true
 sleep 2 # (anything D consumed again would be applied by now: it holds nothing back)
-api=$(ready_field D api)
-want='[6, ["step one", "step two", "step three", "step one", "step two", "step three"], 0]'
-for c in "${cases[@]}"; do
-  got=$(curl -fsS -m 5 "http://$api/v1/cases/$c" 2>/dev/null |
-    python3 -c 'import json, sys; d = json.load(sys.stdin); print(json.dumps([d["seq"], d["prefix"], d["held"]]))') ||
-    got="(no case)"
-  [[ $got == "$want" ]] && pass "$c after two handovers: its 6 events once each, in event time" ||
-    bad "$c after two handovers: $got, want $want"
+# cases_are NAME N WHAT: each case in NAME's /v1/cases/{id} has seq N, the
+# prefix one, two, three repeated, nothing held.
+cases_are() {
+  local api c got want
+  api=$(ready_field "$1" api)
+  want=$(python3 -c 'import json, sys; n = int(sys.argv[1]); print(json.dumps([n, (["step one", "step two", "step three"] * 3)[:n], 0]))' "$2")
+  for c in "${cases[@]}"; do
+    got=$(curl -fsS -m 5 "http://$api/v1/cases/$c" 2>/dev/null |
+      python3 -c 'import json, sys; d = json.load(sys.stdin); print(json.dumps([d["seq"], d["prefix"], d["held"]]))') ||
+      got="(no case)"
+    [[ $got == "$want" ]] && pass "$c $3: its $2 events once each, in event time" ||
+      bad "$c $3: $got, want $want"
+  done
+}
+cases_are D 6 "after two handovers"
+
+# A crash with events held: D, alone in the group, holds 3 more events a
+# case (happened seven, eight, nine; sent nine, seven, eight) and is
+# killed. Their messages were not acknowledged: E, a new instance on an
+# empty state (a grace of 3 s), takes the partitions once D's session is
+# over, restores the cases and consumes the 12 events again. Then D
+# restarts on its state (as D2) and must drop the events it held.
+feed "step three@9" "step one@7" "step two@8"
+held_is D 12
+kill_wait "${pid_of[D]}"
+echo "D killed (SIGKILL) holding 12 events ($(since "$t_start") s)"
+serve E E --set serve.reorder_ms=3000
+seq_of() { curl -fsS -m 5 "http://$(ready_field "$1" api)/v1/cases/$2" 2>/dev/null |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["seq"])' 2>/dev/null || echo 0; }
+for _ in $(seq 400); do
+  n=0
+  for c in "${cases[@]}"; do [[ $(seq_of E "$c") == 9 ]] && n=$((n + 1)); done
+  ((n == 4)) && break
+  sleep 0.1
 done
-stop "${pid_of[D]}" D
+grep -o 'kafka: assigned events.*' "$work/E.err" | sed 's/^/E: /' || true
+cases_are E 9 "on the next owner after a crash with events held"
+serve D2 D
+for _ in $(seq 100); do
+  grep -q 'kafka: assigned events' "$work/D2.err" && break
+  sleep 0.1
+done
+sleep 2
+dropped=$(grep -o '[0-9]* held events dropped' "$work/D2.err" | cut -d' ' -f1 || true)
+echo "D restarted on its state as D2 ($(since "$t_start") s): ${dropped:-no} held events dropped, holds $(held D2)"
+[[ ${dropped:-0} == 12 && $(held D2) == 0 ]] &&
+  pass "D2 dropped the 12 events it held at the crash (consumed again by E)" ||
+  bad "D2 dropped ${dropped:-no} held events and holds $(held D2), want 12 and 0"
+stop "${pid_of[D2]}" D2
+stop "${pid_of[E]}" E
 
 kafka_read pmrag_predictions '%s\n' "$work/pred.tsv"
 python3 - "$work/pred.tsv" <<'PY' >"$work/verdict" || true
 import collections, json, sys
-order = ["step one", "step two", "step three"] * 2
+order = ["step one", "step two", "step three"] * 3
 seen = collections.Counter()
 wrong = []
 for line in open(sys.argv[1]):
     d = json.loads(line)
     seen[(d["case_id"], d["seq"])] += 1
-    if d.get("revision", 0) != 0 or not 1 <= d["seq"] <= 6 or d["activity"] != order[d["seq"] - 1]:
+    if d.get("revision", 0) != 0 or not 1 <= d["seq"] <= 9 or d["activity"] != order[d["seq"] - 1]:
         wrong.append("%s/%d r%d %s" % (d["case_id"], d["seq"], d.get("revision", 0), d["activity"]))
-want = {("c%d" % i, q) for i in range(4) for q in range(1, 7)}
+want = {("c%d" % i, q) for i in range(4) for q in range(1, 10)}
 missing = sorted(want - set(seen))
 twice = sorted(k for k, n in seen.items() if n > 1)
 print(len(missing), len(twice), len(wrong), "; ".join(
@@ -163,7 +211,7 @@ PY
 read -r missing twice wrong which <"$work/verdict" || true
 echo "predictions: $(wc -l <"$work/pred.tsv") on the output topic; missing $missing, twice $twice, out of order $wrong"
 if [[ $missing == 0 && $twice == 0 && $wrong == 0 ]]; then
-  pass "each (case, seq) 1..6 predicted once, revision 0, in event time"
+  pass "each (case, seq) 1..9 predicted once, revision 0, in event time"
 else
   bad "predictions: $which"
 fi

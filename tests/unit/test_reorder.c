@@ -436,7 +436,7 @@ TEST(a_revoked_partition_releases_its_held_events)
     s = daemon_open("st", sets);
     CHECK_INT(held_in_state(s), 5);
     pthread_mutex_lock(&s->mu);
-    CHECK_OK(serve__reorder_release_partition(s, 1));
+    CHECK_OK(serve__reorder_release_partition(s, 1, "revoked"));
     pthread_mutex_unlock(&s->mu);
     settle(s);
     preds(&p);
@@ -445,12 +445,12 @@ TEST(a_revoked_partition_releases_its_held_events)
     CHECK_INT(serve__reorder_nheld(s, "a", 1), 2);
     /* A partition no held case came from: nothing. */
     pthread_mutex_lock(&s->mu);
-    CHECK_OK(serve__reorder_release_partition(s, 5));
+    CHECK_OK(serve__reorder_release_partition(s, 5, "revoked"));
     pthread_mutex_unlock(&s->mu);
     CHECK_INT(held_in_state(s), 3);
     /* Every input partition (stopping): the OTLP event stays held. */
     pthread_mutex_lock(&s->mu);
-    CHECK_OK(serve__reorder_release_partition(s, -1));
+    CHECK_OK(serve__reorder_release_partition(s, -1, "stopping"));
     pthread_mutex_unlock(&s->mu);
     settle(s);
     preds(&p);
