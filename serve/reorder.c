@@ -74,11 +74,10 @@ typedef struct held_ev {
     int64_t arrived; /* wall clock: due at arrived + the grace */
     uint64_t t0;     /* monotonic, for latencies */
     uint64_t fp;     /* its fingerprint: a duplicate of it is not held again */
-    /* The input message it came in: its topic (an index + 1 into topics;
-     * 0: it came in over OTLP), partition and offset. */
+    /* The input partition it came from: its topic (an index + 1 into
+     * topics; 0: it came in over OTLP) and partition. */
     uint32_t topic;
     int32_t part;
-    int64_t off;
     bool unacked;       /* its input not acknowledged while it is held (the changelog's) */
     ingest_event ev;    /* case_id: its case's id */
     model_order_ev ord; /* its own part of the order */
@@ -99,9 +98,10 @@ typedef struct held_pos {
 } held_pos;
 
 /* An input partition, with the changelog: the offset after the newest
- * message taken in, and its held events in the order of their offsets
- * (the order they come in), released ones dropped from the front when it
- * is looked at. */
+ * message taken in (or the one being taken in: the messages before it are
+ * acknowledged), and its held events in the order of their offsets (the
+ * order they come in), released ones dropped from the front when it is
+ * looked at. */
 typedef struct held_part {
     uint32_t topic;
     int32_t part;
@@ -368,17 +368,18 @@ static int64_t part_acked(const struct serve_reorder *r, held_part *p)
     return p->head < p->q.n && p->q.v[p->head].off < p->next ? p->q.v[p->head].off : p->next;
 }
 
-/* Source x as the input message a case change is recorded with. */
 /* Source x as the input message a case change is recorded with: the
  * newest acknowledged (also in the batch's offsets, as the engine's own
- * are). */
+ * are, unless nothing was taken in from it yet). */
 static const ingest_kafka_msg *src_msg(serve *s, const held_src *x, ingest_kafka_msg *km)
 {
     struct serve_reorder *r = s->ro;
     const char *topic = r->topics.v[x->topic - 1];
     int64_t acked = part_acked(r, part_get(r, x->topic, x->part));
-    sess_batch_offset_put(s->batch, topic, x->part, acked);
-    serve__pos_note(s, topic, x->part, acked - 1);
+    if (acked > 0) {
+        sess_batch_offset_put(s->batch, topic, x->part, acked);
+        serve__pos_note(s, topic, x->part, acked - 1);
+    }
     *km = (ingest_kafka_msg){.topic = topic, .partition = x->part, .offset = acked - 1};
     return km;
 }
@@ -439,9 +440,9 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
  * (u32), per attribute key and value (u32 length, bytes each), then its
  * fingerprint (u64; taken before a time was given to an event without
  * one, so it cannot be computed again from what is stored), then the
- * input message it came in (version 3): topic (u16 length, bytes; 0: none,
- * an OTLP request), partition (i32), offset (i64) and whether its offset
- * is acknowledged only once it is released (u8 1: the changelog's).
+ * input partition it came from (version 3): topic (u16 length, bytes; 0:
+ * none, an OTLP request) and partition (i32), and whether its message is
+ * acknowledged only once it is released (u8 1: the changelog's).
  */
 static void held_encode(const struct serve_reorder *r, const held_ev *h, core_buf *b)
 {
@@ -469,7 +470,6 @@ static void held_encode(const struct serve_reorder *r, const held_ev *h, core_bu
     core_buf_put_le(b, tl, 2);
     core_buf_append(b, t, tl);
     core_buf_put_le(b, (uint64_t)(uint32_t)h->part, 4);
-    core_buf_put_le(b, (uint64_t)h->off, 8);
     core_buf_putc(b, h->unacked);
 }
 
@@ -521,7 +521,6 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     size_t tl = version >= 3 ? (size_t)core_rd_le(&rd, 2) : 0;
     const char *topic = tl ? core_rd_bytes(&rd, tl) : NULL;
     int32_t part = version >= 3 ? (int32_t)(uint32_t)core_rd_le(&rd, 4) : 0;
-    int64_t off = version >= 3 ? (int64_t)core_rd_le(&rd, 8) : 0;
     bool unacked = version >= 3 && core_rd_le(&rd, 1);
     if (!ok || rd.bad || core_rd_left(&rd) || len > SESS_MAX_ID) {
         /* Unreadable: left in the table, where `pmrag state` still counts
@@ -558,7 +557,6 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     if (topic) {
         h->topic = topic_id(r, topic, tl);
         h->part = part;
-        h->off = off;
     }
     /* Its arrival on this process's monotonic clock, for latencies (as
      * far back as the clock goes). */
@@ -696,10 +694,13 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ing
     if (km) {
         h->topic = topic_id(r, km->topic, strlen(km->topic));
         h->part = km->partition;
-        h->off = km->offset;
         h->unacked = s->kcl != NULL;
-        if (h->unacked)
-            core_vec_push(&part_get(r, h->topic, h->part)->q, ((held_pos){h->no, h->off, e}));
+        if (h->unacked) {
+            held_part *p = part_get(r, h->topic, h->part);
+            if (km->offset > p->next)
+                p->next = km->offset;
+            core_vec_push(&p->q, ((held_pos){h->no, km->offset, e}));
+        }
     }
     core_vec_push(&k->evs, e);
     core_vec_push(&k->fps, fp);
