@@ -78,17 +78,6 @@ static bool list_has(const list *l, const char *s)
     return false;
 }
 
-void serve__pos_note(serve *s, const char *topic, int32_t partition, int64_t offset)
-{
-    for (size_t i = 0; i < s->pos.n; i++)
-        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0) {
-            if (offset > s->pos.v[i].offset)
-                s->pos.v[i].offset = offset;
-            return;
-        }
-    core_vec_push(&s->pos, ((kpos){core_xstrdup(topic), partition, offset}));
-}
-
 /* A Kafka message's events applied, its offset noted in the batch. */
 static int kafka_msg(serve *s, const ingest_kafka_msg *km)
 {
@@ -133,9 +122,7 @@ static int kafka_msg(serve *s, const ingest_kafka_msg *km)
     sink_counter_add(s->c_events_kafka, e.events);
     /* (With the changelog, not past the events of the partition still
      * held: see reorder.c.) */
-    int64_t acked = serve__reorder_acked(s, km);
-    serve__pos_note(s, km->topic, km->partition, acked - 1);
-    sess_batch_offset_put(s->batch, km->topic, km->partition, acked);
+    serve__pipe_offset(s, km->topic, km->partition, serve__reorder_acked(s, km));
     return 0;
 }
 

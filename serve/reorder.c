@@ -370,16 +370,13 @@ static int64_t part_acked(const struct serve_reorder *r, held_part *p)
 
 /* Source x as the input message a case change is recorded with: the
  * newest acknowledged (also in the batch's offsets, as the engine's own
- * are, unless nothing was taken in from it yet). */
+ * are). */
 static const ingest_kafka_msg *src_msg(serve *s, const held_src *x, ingest_kafka_msg *km)
 {
     struct serve_reorder *r = s->ro;
     const char *topic = r->topics.v[x->topic - 1];
     int64_t acked = part_acked(r, part_get(r, x->topic, x->part));
-    if (acked > 0) {
-        sess_batch_offset_put(s->batch, topic, x->part, acked);
-        serve__pos_note(s, topic, x->part, acked - 1);
-    }
+    serve__pipe_offset(s, topic, x->part, acked);
     *km = (ingest_kafka_msg){.topic = topic, .partition = x->part, .offset = acked - 1};
     return km;
 }

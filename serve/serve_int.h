@@ -497,9 +497,6 @@ int serve__dead_letter_open(serve *s, const char *const *props, size_t nprops, c
 int serve__dead_letter(serve *s, const ingest_kafka_msg *km, serve_dl_reason reason,
                        const char *why);
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition);
-/* Notes that topic[partition] is applied up to offset (inclusive) in the
- * batch being filled: its offset goes to the group once it is committed. */
-void serve__pos_note(serve *s, const char *topic, int32_t partition, int64_t offset);
 void serve__on_revoked(void *ud, const char *topic, int32_t partition);
 /* An OTLP/HTTP request (receiver thread): queued, answered once its
  * events are committed. */
@@ -570,6 +567,10 @@ int serve__pipe_reap(serve *s, bool wait);
 /* Whether the current batch has changes to write or requests to answer:
  * then it is to be handed over. */
 bool serve__pipe_due(const serve *s);
+/* Engine: topic[partition] acknowledged by the batch being filled up to
+ * next (the offset after the last message it acknowledges): in the
+ * state's offsets, and in the group's once the batch is committed. */
+void serve__pipe_offset(serve *s, const char *topic, int32_t partition, int64_t next);
 /* Hands the current batch to the (idle) committer. */
 void serve__pipe_handoff(serve *s);
 /* Everything applied so far committed, before returning. */
