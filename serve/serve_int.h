@@ -534,13 +534,11 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ing
  * partition's oldest held event. */
 int64_t serve__reorder_acked(serve *s, const ingest_kafka_msg *km);
 /* Releases at once, each case's in its order, every event held for the
- * cases whose held events came from input partition `partition`, as if
- * their grace were over: before the partition is given up (revoked), so
- * that they go to the changelog with their cases, and once it is restored
- * (the events held at a crash wait for it). `partition` < 0: those of
- * every input partition this instance has (stopping). Events that came
- * over OTLP stay. why (borrowed) is logged. Returns 0 or the producer's
- * error. */
+ * cases whose held events came from input partition `partition` (< 0:
+ * from any), as if their grace were over: before the partition is given
+ * up (revoked, or the daemon stops with the changelog), so that they go to
+ * the changelog with their cases. Events that came over OTLP stay. why
+ * (borrowed) is logged. Returns 0 or the producer's error. */
 int serve__reorder_release_partition(serve *s, int32_t partition, const char *why);
 /* Releases the events whose grace is over, each case's in its order.
  * Returns 0 or the producer's error. */
