@@ -87,7 +87,7 @@ held_is() {
   fail "$1 holds $(held "$1") events back after 30 s, want $2"
 }
 cases=(c0 c1 c2 c3)
-# feed MS_OF_ACTIVITY...: for each case (to partition i % 2), one event per
+# feed ACTIVITY@SECOND...: for each case (to partition i % 2), one event per
 # "ACTIVITY@SECOND" argument, in the order given.
 feed() {
   local i a
