@@ -127,9 +127,11 @@ const core_cfg_item pmrag_config_table[] = {
      "the order they happened (a span by its start, a log record by its time; spans placed "
      "inside their parents when clocks disagree), and one that comes later still is placed where "
      "it belongs, the predictions after it published again with a higher revision; 0: the order "
-     "they arrive in, at once. With kafka.changelog=true events are applied as they arrive. The "
-     "default is the shortest grace measured at which the OpenTelemetry SDK's batched and "
-     "unbatched traffic scored as in start order (docs/benchmarks.md)"},
+     "they arrive in, at once. With kafka.changelog=true the events held for a partition's cases "
+     "are released at once when it is revoked or the daemon stops, and a message is acknowledged "
+     "only once the events held before it in its partition are released (after a crash they are "
+     "consumed again). The default is the shortest grace measured at which the OpenTelemetry "
+     "SDK's batched and unbatched traffic scored as in start order (docs/benchmarks.md)"},
     {"serve.late_max_ms", CORE_CFG_INT, "3600000", 0, 1e12, NULL,
      "serve: an event further behind its case's latest event (event time) is refused as too late "
      "(pmrag_events_too_late_total, logged); 0: no bound but the events a case stores"},

@@ -240,6 +240,20 @@ int serve__pipe_reap(serve *s, bool wait)
     return rc;
 }
 
+void serve__pipe_offset(serve *s, const char *topic, int32_t partition, int64_t next)
+{
+    if (next <= 0)
+        return; /* (nothing acknowledged: the partition's first event is held) */
+    sess_batch_offset_put(s->batch, topic, partition, next);
+    for (size_t i = 0; i < s->pos.n; i++)
+        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0) {
+            if (next - 1 > s->pos.v[i].offset)
+                s->pos.v[i].offset = next - 1;
+            return;
+        }
+    core_vec_push(&s->pos, ((kpos){core_xstrdup(topic), partition, next - 1}));
+}
+
 /* Engine: hands the current batch over (the committer is idle). */
 void serve__pipe_handoff(serve *s)
 {

@@ -41,7 +41,7 @@ static int apply_now(serve *s, const ingest_event *ev, uint64_t t0, const ingest
 static int event_in(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     bool timed = serve__stage_begin(s, SERVE_STAGE_CASE);
-    int rc = s->reorder_ns ? serve__reorder_hold(s, ev, t0) : apply_now(s, ev, t0, km);
+    int rc = s->reorder_ns ? serve__reorder_hold(s, ev, t0, km) : apply_now(s, ev, t0, km);
     if (timed)
         serve__stage_end(s);
     else
@@ -76,17 +76,6 @@ static bool list_has(const list *l, const char *s)
         if (strcmp(l->v[i], s) == 0)
             return true;
     return false;
-}
-
-static void pos_note(serve *s, const char *topic, int32_t partition, int64_t offset)
-{
-    for (size_t i = 0; i < s->pos.n; i++)
-        if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0) {
-            if (offset > s->pos.v[i].offset)
-                s->pos.v[i].offset = offset;
-            return;
-        }
-    core_vec_push(&s->pos, ((kpos){core_xstrdup(topic), partition, offset}));
 }
 
 /* A Kafka message's events applied, its offset noted in the batch. */
@@ -131,8 +120,9 @@ static int kafka_msg(serve *s, const ingest_kafka_msg *km)
             return dl; /* the offset stays where it was: nothing is lost */
     }
     sink_counter_add(s->c_events_kafka, e.events);
-    pos_note(s, km->topic, km->partition, km->offset);
-    sess_batch_offset_put(s->batch, km->topic, km->partition, km->offset + 1);
+    /* (With the changelog, not past the events of the partition still
+     * held: see reorder.c.) */
+    serve__pipe_offset(s, km->topic, km->partition, serve__reorder_acked(s, km));
     return 0;
 }
 
@@ -179,14 +169,25 @@ int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
     return best;
 }
 
-/* Revoked (engine thread, inside the poll): everything applied so far is
- * committed before the partition goes, and it is restored again if it
- * comes back. */
+/* Revoked (engine thread, inside the poll): the events held for the
+ * partition's cases are released, and everything applied so far is
+ * committed before the partition goes (their changes in the changelog,
+ * where its next owner restores them); it is restored again if it comes
+ * back. */
 void serve__on_revoked(void *ud, const char *topic, int32_t partition)
 {
     serve *s = ud;
     if (!s->kcl || !s->cthread_on)
         return; /* (stopping: everything was committed before the consumer closes) */
+    int rc = serve__reorder_release_partition(s, partition, "revoked");
+    if (rc) {
+        /* The producer failed for good: the engine stops without the
+         * commit, as it does when an event's prediction fails. */
+        core_logf(&s->lg, CORE_LOG_ERROR, "releasing the events held for %s[%d]: %s", topic,
+                  (int)partition, core_strerror(rc));
+        s->fatal = rc;
+        return;
+    }
     if (map_mapper_nactivities(s->m) > s->cycle_acts || map_mapper_nvariants(s->m) > s->dict_vars)
         serve__dict_save(s, s->cycle_acts); /* (again after this cycle's finish) */
     if (serve__pipe_sync(s) != 0)
@@ -366,6 +367,13 @@ int serve__cycle(serve *s, bool draining)
         sink_counter_add(s->c_events_otlp, nhttp);
     if (ngrpc)
         sink_counter_add(s->c_events_grpc, ngrpc);
+    /* Stopping with the changelog: the consumer leaves the group, and the
+     * next owner of its partitions may be another instance, which would
+     * not have the events held for their cases. They are released before
+     * the last commit (without the changelog they stay in the state, and
+     * are released when this instance starts again). */
+    if (!rc && draining && s->kcl)
+        rc = serve__reorder_release_partition(s, -1, "stopping");
     if (!rc && s->reorder_ns)
         rc = serve__reorder_due(s);
     cpu = serve__stage_events(s, cpu);

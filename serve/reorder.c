@@ -32,6 +32,25 @@
  * case applied, the held entry deleted) is one commit too. In memory they
  * are kept by case, and in order of arrival (which is also the order of
  * their deadlines). The engine thread owns all of it, under mu.
+ *
+ * With the changelog (kafka.changelog=true) a case's state moves with its
+ * input partition to the partition's next owner, which restores it from
+ * the changelog; held events are not in it. So there an input message is
+ * acknowledged (its offset stored, in the state, the group and the
+ * changelog records) only once no event of its partition it or an earlier
+ * message brought is held any more: the offset acknowledged is that of
+ * the partition's oldest held event. An instance that crashes with events
+ * held leaves their messages to be consumed again, by whoever owns the
+ * partition next (itself too: held events whose input was not
+ * acknowledged are dropped at start), and the events after them that
+ * were applied are known by the fingerprints their cases keep
+ * (serve.dedupe_events). A clean handover consumes nothing again: when a
+ * partition is revoked, or the daemon stops, the events held for its
+ * cases are released at once, in their order, before the commit that
+ * precedes giving it up. A case's release writes its changelog record to
+ * the partitions its events came from. A handover cuts their grace short;
+ * an event of theirs that comes after it is placed late, as any late
+ * event is.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "serve_int.h"
@@ -41,22 +60,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 2: the fingerprint after the attributes (1: none, computed at load) */
-#define HELD_VERSION 2
+/* 3: the input message and whether it was acknowledged after the
+ * fingerprint; 2: the fingerprint after the attributes (1: none, computed
+ * at load) */
+#define HELD_VERSION 3
 #define NONE UINT32_MAX
 
 /* One event held back; its strings in mem. Events and cases live in
  * pools and refer to each other by index (a pool grows by realloc). */
 typedef struct held_ev {
-    uint32_t hc;        /* its case; NONE once released (freed when its deadline comes) */
-    uint64_t no;        /* arrival number: unique, the tie-break, its key in the state */
-    int64_t arrived;    /* wall clock: due at arrived + the grace */
-    uint64_t t0;        /* monotonic, for latencies */
-    uint64_t fp;        /* its fingerprint: a duplicate of it is not held again */
+    uint32_t hc;     /* its case; NONE once released (freed when its deadline comes) */
+    uint64_t no;     /* arrival number: unique, the tie-break, its key in the state */
+    int64_t arrived; /* wall clock: due at arrived + the grace */
+    uint64_t t0;     /* monotonic, for latencies */
+    uint64_t fp;     /* its fingerprint: a duplicate of it is not held again */
+    /* The input partition it came from: its topic (an index + 1 into
+     * topics; 0: it came in over OTLP) and partition. */
+    uint32_t topic;
+    int32_t part;
+    bool unacked;       /* its input not acknowledged while it is held (the changelog's) */
     ingest_event ev;    /* case_id: its case's id */
     model_order_ev ord; /* its own part of the order */
     char *mem;          /* NULL: a free slot */
 } held_ev;
+
+typedef struct held_src {
+    uint32_t topic;
+    int32_t part;
+} held_src;
+
+/* A held event in its input partition's order: its arrival number (the
+ * event in slot e is still that one while its number is) and offset. */
+typedef struct held_pos {
+    uint64_t no;
+    int64_t off;
+    uint32_t e;
+} held_pos;
+
+/* An input partition, with the changelog: the offset after the newest
+ * message taken in (or the one being taken in: the messages before it are
+ * acknowledged), and its held events in the order of their offsets (the
+ * order they come in), released ones dropped from the front when it is
+ * looked at. */
+typedef struct held_part {
+    uint32_t topic;
+    int32_t part;
+    int64_t next;
+    core_vec(held_pos) q;
+    size_t head;
+} held_part;
 
 typedef struct held_case {
     char *id; /* NULL: a free slot */
@@ -67,6 +119,9 @@ typedef struct held_case {
     /* Their fingerprints, in the same order: a duplicate is looked for
      * here, not in each event's slot of the pool (a cache miss apiece). */
     core_vec(uint64_t) fps;
+    /* The input partitions its held events came from (topic index + 1,
+     * partition): where its changelog records go. */
+    core_vec(held_src) srcs;
 } held_case;
 
 struct serve_reorder {
@@ -84,6 +139,8 @@ struct serve_reorder {
     core_buf val;
     core_vec(model_order_ev) ord;
     core_vec(uint32_t) idx, rel;
+    core_vec(char *) topics; /* input topics the held events came from */
+    core_vec(held_part) parts;
     sess_case *c, *old; /* the case being released, and its tokens before */
     core_bucket log_bucket;
     uint64_t unlogged;
@@ -250,11 +307,78 @@ static void case_drop(struct serve_reorder *r, uint32_t i)
     }
     core_vec_free(&hc->evs);
     core_vec_free(&hc->fps);
+    core_vec_free(&hc->srcs);
     free(hc->id);
     *hc = (held_case){0};
     core_vec_push(&r->cs_free, i);
     if (r->index_dead > 1024 && r->index_dead > 2 * (r->cs.n - r->cs_free.n))
         index_rebuild(r);
+}
+
+/* Topic t (n bytes) as an index + 1 into r->topics (a handful: the input
+ * topics). */
+static uint32_t topic_id(struct serve_reorder *r, const char *t, size_t n)
+{
+    for (uint32_t i = 0; i < r->topics.n; i++)
+        if (strlen(r->topics.v[i]) == n && memcmp(r->topics.v[i], t, n) == 0)
+            return i + 1;
+    core_vec_push(&r->topics, core_xstrndup(t, n));
+    return (uint32_t)r->topics.n;
+}
+
+/* The input message of held event e into its case's sources. */
+static void src_note(struct serve_reorder *r, uint32_t e)
+{
+    const held_ev *h = &r->ev.v[e];
+    if (!h->topic)
+        return;
+    held_case *k = &r->cs.v[h->hc];
+    for (size_t i = 0; i < k->srcs.n; i++) {
+        held_src *x = &k->srcs.v[i];
+        if (x->topic == h->topic && x->part == h->part)
+            return;
+    }
+    core_vec_push(&k->srcs, ((held_src){h->topic, h->part}));
+}
+
+static held_part *part_get(struct serve_reorder *r, uint32_t topic, int32_t part)
+{
+    for (size_t i = 0; i < r->parts.n; i++)
+        if (r->parts.v[i].topic == topic && r->parts.v[i].part == part)
+            return &r->parts.v[i];
+    core_vec_push(&r->parts, ((held_part){.topic = topic, .part = part}));
+    return &r->parts.v[r->parts.n - 1];
+}
+
+/* The offset of p acknowledged now: its oldest held event's, else the
+ * one after the newest message taken in. */
+static int64_t part_acked(const struct serve_reorder *r, held_part *p)
+{
+    for (; p->head < p->q.n; p->head++) {
+        const held_pos *x = &p->q.v[p->head];
+        const held_ev *h = &r->ev.v[x->e];
+        if (h->no == x->no && h->hc != NONE)
+            break;
+    }
+    if (p->head > 1024 && p->head * 2 > p->q.n) {
+        memmove(p->q.v, p->q.v + p->head, (p->q.n - p->head) * sizeof *p->q.v);
+        p->q.n -= p->head;
+        p->head = 0;
+    }
+    return p->head < p->q.n && p->q.v[p->head].off < p->next ? p->q.v[p->head].off : p->next;
+}
+
+/* Source x as the input message a case change is recorded with: the
+ * newest acknowledged (also in the batch's offsets, as the engine's own
+ * are). */
+static const ingest_kafka_msg *src_msg(serve *s, const held_src *x, ingest_kafka_msg *km)
+{
+    struct serve_reorder *r = s->ro;
+    const char *topic = r->topics.v[x->topic - 1];
+    int64_t acked = part_acked(r, part_get(r, x->topic, x->part));
+    serve__pipe_offset(s, topic, x->part, acked);
+    *km = (ingest_kafka_msg){.topic = topic, .partition = x->part, .offset = acked - 1};
+    return km;
 }
 
 static void held_free(struct serve_reorder *r, uint32_t e)
@@ -312,9 +436,12 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
  * time (i64), end (i64), kind (u8), activity (u32 length, bytes), nattrs
  * (u32), per attribute key and value (u32 length, bytes each), then its
  * fingerprint (u64; taken before a time was given to an event without
- * one, so it cannot be computed again from what is stored).
+ * one, so it cannot be computed again from what is stored), then the
+ * input partition it came from (version 3): topic (u16 length, bytes; 0:
+ * none, an OTLP request) and partition (i32), and whether its message is
+ * acknowledged only once it is released (u8 1: the changelog's).
  */
-static void held_encode(const held_ev *h, core_buf *b)
+static void held_encode(const struct serve_reorder *r, const held_ev *h, core_buf *b)
 {
     core_buf_reset(b);
     core_buf_putc(b, HELD_VERSION);
@@ -335,6 +462,12 @@ static void held_encode(const held_ev *h, core_buf *b)
         }
     }
     core_buf_put_le(b, h->fp, 8);
+    const char *t = h->topic ? r->topics.v[h->topic - 1] : "";
+    size_t tl = strlen(t);
+    core_buf_put_le(b, tl, 2);
+    core_buf_append(b, t, tl);
+    core_buf_put_le(b, (uint64_t)(uint32_t)h->part, 4);
+    core_buf_putc(b, h->unacked);
 }
 
 /* A string of a record as a NUL-terminated copy in tmp (NULL: broken). */
@@ -352,7 +485,7 @@ static const char *rd_str(core_rd *r, int lenbytes, core_buf *tmp, size_t *off)
 
 typedef struct load_ctx {
     serve *s;
-    uint64_t bad, n;
+    uint64_t bad, n, dropped;
     int64_t wall;
     uint64_t mono;
     core_buf tmp;
@@ -382,12 +515,25 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
         core_vec_push(&l->offs, off);
     }
     uint64_t fp = version >= 2 ? core_rd_le(&rd, 8) : 0;
+    size_t tl = version >= 3 ? (size_t)core_rd_le(&rd, 2) : 0;
+    const char *topic = tl ? core_rd_bytes(&rd, tl) : NULL;
+    int32_t part = version >= 3 ? (int32_t)(uint32_t)core_rd_le(&rd, 4) : 0;
+    bool unacked = version >= 3 && core_rd_le(&rd, 1);
     if (!ok || rd.bad || core_rd_left(&rd) || len > SESS_MAX_ID) {
         /* Unreadable: left in the table, where `pmrag state` still counts
          * it, and reported; nothing can apply it. */
         if (l->bad++ < 5)
             core_logf(&l->s->lg, CORE_LOG_WARN, "held event %llu of case '%.*s': unreadable",
                       (unsigned long long)no, len > 120 ? 120 : (int)len, id);
+        return 0;
+    }
+    if (no >= r->next_no)
+        r->next_no = no + 1;
+    if (unacked) {
+        /* Its message was not acknowledged: it is consumed again (here or
+         * by the partition's next owner), and held again then. */
+        sess_batch_held_del(l->s->batch, id, len, no);
+        l->dropped++;
         return 0;
     }
     ingest_attr *attrs = core_xmalloc((nattrs ? nattrs : 1) * sizeof *attrs);
@@ -405,15 +551,18 @@ static int held_load_one(void *ud, const char *id, size_t len, uint64_t no, cons
     h->no = no;
     h->arrived = arrived;
     h->fp = version >= 2 ? fp : fingerprint(&h->ev);
+    if (topic) {
+        h->topic = topic_id(r, topic, tl);
+        h->part = part;
+    }
     /* Its arrival on this process's monotonic clock, for latencies (as
      * far back as the clock goes). */
     int64_t ago = l->wall - arrived;
     h->t0 = ago > 0 && (uint64_t)ago < l->mono ? l->mono - (uint64_t)ago : l->mono;
     serve__order_of(&h->ev, no, arrived, &h->ord);
-    if (no >= r->next_no)
-        r->next_no = no + 1;
     core_vec_push(&r->cs.v[hc].evs, e);
     core_vec_push(&r->cs.v[hc].fps, h->fp);
+    src_note(r, e);
     core_vec_push(&r->fifo, e);
     l->n++;
     return 0;
@@ -429,17 +578,6 @@ static int by_arrival(const void *a, const void *b, void *ud)
 void serve__reorder_open(serve *s)
 {
     s->reorder_ns = core_cfg_int(s->cfg, "serve.reorder_ms") * 1000000ll;
-    /* Held events live in this instance's state only: with the changelog
-     * an instance that dies or is dropped from the group would lose those
-     * of the partitions it had, and the next owner would start after
-     * them. So a case's events are applied as they arrive there. */
-    if (s->reorder_ns && core_cfg_bool(s->cfg, "kafka.changelog") &&
-        *core_cfg_str(s->cfg, "kafka.input_topics")) {
-        core_logf(&s->lg, CORE_LOG_WARN,
-                  "serve.reorder_ms: events are applied as they arrive with kafka.changelog=true "
-                  "(held events do not move with a partition)");
-        s->reorder_ns = 0;
-    }
     s->late_max_ns = core_cfg_int(s->cfg, "serve.late_max_ms") * 1000000ll;
     s->reorder_max = (uint32_t)core_cfg_int(s->cfg, "serve.reorder_max_events");
     s->dedupe_events = (uint32_t)core_cfg_int(s->cfg, "serve.dedupe_events");
@@ -462,6 +600,11 @@ void serve__reorder_open(serve *s)
     if (l.n)
         core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of %zu cases restored",
                   (unsigned long long)l.n, r->cs.n - r->cs_free.n);
+    if (l.dropped)
+        core_logf(&s->lg, CORE_LOG_INFO,
+                  "%llu held events dropped: their input messages were not acknowledged "
+                  "(kafka.changelog=true), and are consumed again",
+                  (unsigned long long)l.dropped);
     core_buf_free(&l.tmp);
     core_vec_free(&l.offs);
     sink_gauge_set(s->g_held, (double)r->held);
@@ -477,8 +620,15 @@ void serve__reorder_free(serve *s)
     for (size_t i = 0; i < r->cs.n; i++) {
         core_vec_free(&r->cs.v[i].evs);
         core_vec_free(&r->cs.v[i].fps);
+        core_vec_free(&r->cs.v[i].srcs);
         free(r->cs.v[i].id);
     }
+    for (size_t i = 0; i < r->topics.n; i++)
+        free(r->topics.v[i]);
+    core_vec_free(&r->topics);
+    for (size_t i = 0; i < r->parts.n; i++)
+        core_vec_free(&r->parts.v[i].q);
+    core_vec_free(&r->parts);
     core_vec_free(&r->ev);
     core_vec_free(&r->ev_free);
     core_vec_free(&r->cs);
@@ -502,7 +652,7 @@ void serve__reorder_free(serve *s)
 static int release(serve *s, uint32_t hc, int mode, int64_t now);
 enum { REL_DUE, REL_FIRST, REL_ALL };
 
-int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
+int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     struct serve_reorder *r = s->ro;
     size_t clen = strlen(ev->case_id);
@@ -538,15 +688,27 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0)
     h->t0 = t0;
     serve__order_of(&h->ev, h->no, h->arrived, &h->ord);
     h->ev.time_ns = h->ord.time; /* (now, for one without a time) */
+    if (km) {
+        h->topic = topic_id(r, km->topic, strlen(km->topic));
+        h->part = km->partition;
+        h->unacked = s->kcl != NULL;
+        if (h->unacked) {
+            held_part *p = part_get(r, h->topic, h->part);
+            if (km->offset > p->next)
+                p->next = km->offset;
+            core_vec_push(&p->q, ((held_pos){h->no, km->offset, e}));
+        }
+    }
     core_vec_push(&k->evs, e);
     core_vec_push(&k->fps, fp);
+    src_note(r, e);
     core_vec_push(&r->fifo, e);
     r->held++;
     /* Only the held entry is written: the case itself changes when its
      * events are released (what it holds is counted from the table, and
      * its fingerprints are the held entries'), so it is written once per
      * release, not once per event too. */
-    held_encode(h, &r->val);
+    held_encode(r, h, &r->val);
     sess_batch_held_put(s->batch, k->id, k->len, h->no, r->val.data, r->val.len);
     s->batch_events++;
     sink_gauge_set(s->g_held, (double)r->held);
@@ -754,11 +916,59 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     c->nheld = (uint32_t)w;
     if (c->closed && w)
         c->closed = false; /* events after its end wait for it: it stays open */
-    serve__case_store(s, k->id, k->len, c, NULL);
+    /* Stored, and with the changelog recorded in each input partition its
+     * events came from (see the top of the file). */
+    ingest_kafka_msg km;
+    bool cl = s->kcl && k->srcs.n;
+    serve__case_store(s, k->id, k->len, c, cl ? src_msg(s, &k->srcs.v[0], &km) : NULL);
+    for (size_t i = 1; cl && i < k->srcs.n; i++)
+        serve__changelog_send(s, k->id, k->len, c->closed ? NULL : c,
+                              src_msg(s, &k->srcs.v[i], &km));
     serve__stage(s, SERVE_STAGE_WINDOW);
     if (!w)
         case_drop(r, hc);
     sink_gauge_set(s->g_held, (double)r->held);
+    return rc;
+}
+
+int64_t serve__reorder_acked(serve *s, const ingest_kafka_msg *km)
+{
+    struct serve_reorder *r = s->ro;
+    if (!s->kcl)
+        return km->offset + 1;
+    held_part *p = part_get(r, topic_id(r, km->topic, strlen(km->topic)), km->partition);
+    if (km->offset + 1 > p->next)
+        p->next = km->offset + 1;
+    return part_acked(r, p);
+}
+
+int serve__reorder_release_partition(serve *s, int32_t partition, const char *why)
+{
+    struct serve_reorder *r = s->ro;
+    if (!r || !r->held)
+        return 0;
+    /* Every held case is looked at: the held set is bounded by what
+     * arrives within one grace (and serve.reorder_max_events a case), and
+     * a revoke is rare, so an index by partition would cost every event
+     * for nothing. */
+    int64_t now = core_wall_ns();
+    uint64_t n0 = r->held;
+    int rc = 0;
+    for (uint32_t i = 0; i < r->cs.n && !rc; i++) {
+        const held_case *k = &r->cs.v[i];
+        bool ours = false;
+        for (size_t j = 0; k->id && j < k->srcs.n && !ours; j++)
+            ours = partition < 0 || k->srcs.v[j].part == partition;
+        if (ours) /* (a released slot stays where it is: the loop goes on) */
+            rc = release(s, i, REL_ALL, now);
+    }
+    if (n0 > r->held) {
+        char what[40] = "the input partitions";
+        if (partition >= 0)
+            snprintf(what, sizeof what, "partition %d", (int)partition);
+        core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of %s released at once (%s)",
+                  (unsigned long long)(n0 - r->held), what, why);
+    }
     return rc;
 }
 

@@ -524,10 +524,22 @@ int serve__publish(serve *s, const char *case_id, size_t clen, const sess_case *
 void serve__reorder_open(serve *s);
 void serve__reorder_free(serve *s);
 /* Holds an event back (its case and the event into the batch), or counts
- * it as a duplicate. Releases the case's earliest held event when it
- * holds more than serve.reorder_max_events. Returns 0 or the producer's
- * error. */
-int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0);
+ * it as a duplicate; km (borrowed; NULL: an OTLP request) is the input
+ * message it came in, where its case's changelog records go. Releases the
+ * case's earliest held event when it holds more than
+ * serve.reorder_max_events. Returns 0 or the producer's error. */
+int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km);
+/* The offset of km's partition to acknowledge once km is applied (with
+ * its events held or not): km's next, or with the changelog that of the
+ * partition's oldest held event. */
+int64_t serve__reorder_acked(serve *s, const ingest_kafka_msg *km);
+/* Releases at once, each case's in its order, every event held for the
+ * cases whose held events came from input partition `partition` (< 0:
+ * from any), as if their grace were over: before the partition is given
+ * up (revoked, or the daemon stops with the changelog), so that they go to
+ * the changelog with their cases. Events that came over OTLP stay. why
+ * (borrowed) is logged. Returns 0 or the producer's error. */
+int serve__reorder_release_partition(serve *s, int32_t partition, const char *why);
 /* Releases the events whose grace is over, each case's in its order.
  * Returns 0 or the producer's error. */
 int serve__reorder_due(serve *s);
@@ -553,6 +565,10 @@ int serve__pipe_reap(serve *s, bool wait);
 /* Whether the current batch has changes to write or requests to answer:
  * then it is to be handed over. */
 bool serve__pipe_due(const serve *s);
+/* Engine: topic[partition] acknowledged by the batch being filled up to
+ * next (the offset after the last message it acknowledges): in the
+ * state's offsets, and in the group's once the batch is committed. */
+void serve__pipe_offset(serve *s, const char *topic, int32_t partition, int64_t next);
 /* Hands the current batch to the (idle) committer. */
 void serve__pipe_handoff(serve *s);
 /* Everything applied so far committed, before returning. */

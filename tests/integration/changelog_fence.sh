@@ -33,11 +33,14 @@ steps_graph
 
 mock_start --partitions 1 --topic events --topic pmrag_predictions --topic "$cl"
 
+# Events applied as they arrive (serve.reorder_ms=0): one changelog record
+# per event, at the offsets the zombie's copies below are read from (held
+# back, a case's events all come out in one record).
 serve() { # NAME: an instance on state-NAME, in the background
   serve_start "$1" --graph "$work/g.graph" --set state.dir="$work/state-$1" \
     --set otlp.listen= --set api.listen=127.0.0.1:0 --set kafka.brokers="$boot" \
     --set kafka.input_topics=events --set kafka.input_encoding=json --set kafka.group=g \
-    --set kafka.changelog=true --set model.learn_online=false \
+    --set kafka.changelog=true --set model.learn_online=false --set serve.reorder_ms=0 \
     --set state.end_activities="case closed" \
     --set "kafka.properties=session.timeout.ms=6000;heartbeat.interval.ms=500"
 }

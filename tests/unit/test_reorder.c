@@ -68,9 +68,10 @@ static serve *daemon_open(const char *dir, const char *const *sets)
 }
 
 /* An event of case id at ms past T0: a span (with its id and parent's,
- * trace "t") when span is not NULL, else a log record. */
-static void in(serve *s, const char *id, const char *activity, int64_t ms, const char *span,
-               const char *parent)
+ * trace "t") when span is not NULL, else a log record; from input message
+ * km (NULL: an OTLP request). */
+static void in_from(serve *s, const char *id, const char *activity, int64_t ms, const char *span,
+                    const char *parent, const ingest_kafka_msg *km)
 {
     ingest_attr at[3] = {{"trace_id", "t"}};
     uint32_t n = 1;
@@ -85,8 +86,14 @@ static void in(serve *s, const char *id, const char *activity, int64_t ms, const
                        .nattrs = n,
                        .kind = span ? INGEST_SPAN : INGEST_LOG};
     pthread_mutex_lock(&s->mu);
-    CHECK_OK(s->reorder_ns ? serve__reorder_hold(s, &ev, core_now_ns()) : 0);
+    CHECK_OK(s->reorder_ns ? serve__reorder_hold(s, &ev, core_now_ns(), km) : 0);
     pthread_mutex_unlock(&s->mu);
+}
+
+static void in(serve *s, const char *id, const char *activity, int64_t ms, const char *span,
+               const char *parent)
+{
+    in_from(s, id, activity, ms, span, parent, NULL);
 }
 
 static void sleep_ms(long ms)
@@ -402,6 +409,56 @@ TEST(held_events_survive_a_restart)
     preds(&p);
     CHECK_STR(p.data, "c 1 0 step one 10\nc 2 0 step two 20\nc 3 0 step three 20\n");
     CHECK_INT(held_in_state(s), 0);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
+/* A revoked partition (and a stop, with the changelog) releases the events
+ * held for its cases at once, each case's in its order, and only those:
+ * the cases of other partitions, and events that came over OTLP, wait for
+ * their grace. The input message an event came in survives a restart. */
+TEST(a_revoked_partition_releases_its_held_events)
+{
+    static const char *const sets[] = {"serve.reorder_ms=60000", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    ingest_kafka_msg p0 = {.topic = "events", .partition = 0, .offset = 7};
+    ingest_kafka_msg p1 = {.topic = "events", .partition = 1, .offset = 3};
+    in_from(s, "a", "step three", 30, NULL, NULL, &p0);
+    in_from(s, "b", "step two", 20, NULL, NULL, &p1);
+    in_from(s, "b", "step one", 10, NULL, NULL, &p1);
+    p0.offset = 8;
+    in_from(s, "a", "step one", 10, NULL, NULL, &p0);
+    in(s, "o", "step one", 10, NULL, NULL);
+    settle(s);
+    serve_close(s);
+    /* Restored: each keeps its partition. */
+    s = daemon_open("st", sets);
+    CHECK_INT(held_in_state(s), 5);
+    pthread_mutex_lock(&s->mu);
+    CHECK_OK(serve__reorder_release_partition(s, 1, "revoked"));
+    pthread_mutex_unlock(&s->mu);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "b 1 0 step one 10\nb 2 0 step two 20\n");
+    CHECK_INT(held_in_state(s), 3);
+    CHECK_INT(serve__reorder_nheld(s, "a", 1), 2);
+    /* A partition no held case came from: nothing. */
+    pthread_mutex_lock(&s->mu);
+    CHECK_OK(serve__reorder_release_partition(s, 5, "revoked"));
+    pthread_mutex_unlock(&s->mu);
+    CHECK_INT(held_in_state(s), 3);
+    /* Every input partition (stopping): the OTLP event stays held. */
+    pthread_mutex_lock(&s->mu);
+    CHECK_OK(serve__reorder_release_partition(s, -1, "stopping"));
+    pthread_mutex_unlock(&s->mu);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "a 1 0 step one 10\na 2 0 step three 30\n");
+    CHECK_INT(held_in_state(s), 1);
+    CHECK_INT(serve__reorder_nheld(s, "o", 1), 1);
+    CHECK_INT(stored(s, "b")->seq, 2);
+    CHECK_INT(stored(s, "a")->seq, 2);
     core_buf_free(&p);
     serve_close(s);
 }
