@@ -41,7 +41,9 @@ static int apply_now(serve *s, const ingest_event *ev, uint64_t t0, const ingest
 static int event_in(serve *s, const ingest_event *ev, uint64_t t0, const ingest_kafka_msg *km)
 {
     bool timed = serve__stage_begin(s, SERVE_STAGE_CASE);
-    int rc = s->reorder_ns ? serve__reorder_hold(s, ev, t0, km) : apply_now(s, ev, t0, km);
+    /* (While events held by an earlier run with a grace are still there,
+     * a case's new events are ordered with them.) */
+    int rc = serve__reorder_on(s) ? serve__reorder_hold(s, ev, t0, km) : apply_now(s, ev, t0, km);
     if (timed)
         serve__stage_end(s);
     else
@@ -293,7 +295,7 @@ int serve__cycle(serve *s, bool draining)
     bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
     serve__kafka_hold(s);
     /* Held events due soon: no sleeping past them. */
-    int64_t due_ns = s->reorder_ns ? serve__reorder_wait_ns(s) : INT64_MAX;
+    int64_t due_ns = serve__reorder_on(s) ? serve__reorder_wait_ns(s) : INT64_MAX;
     int64_t due_ms = due_ns == INT64_MAX ? INT64_MAX : (due_ns + 999999) / 1000000;
     cpu = serve__stage_cycle(s, cpu);
     pthread_mutex_lock(&s->mu);
@@ -374,7 +376,7 @@ int serve__cycle(serve *s, bool draining)
      * are released when this instance starts again). */
     if (!rc && draining && s->kcl)
         rc = serve__reorder_release_partition(s, -1, "stopping");
-    if (!rc && s->reorder_ns)
+    if (!rc && serve__reorder_on(s))
         rc = serve__reorder_due(s);
     cpu = serve__stage_events(s, cpu);
     /* Activities first seen in this cycle: the strategies that work per

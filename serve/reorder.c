@@ -972,6 +972,11 @@ int serve__reorder_release_partition(serve *s, int32_t partition, const char *wh
     return rc;
 }
 
+bool serve__reorder_on(const serve *s)
+{
+    return s->reorder_ns || (s->ro && s->ro->held);
+}
+
 int64_t serve__reorder_wait_ns(serve *s)
 {
     struct serve_reorder *r = s->ro;

@@ -540,6 +540,10 @@ int64_t serve__reorder_acked(serve *s, const ingest_kafka_msg *km);
  * the changelog with their cases. Events that came over OTLP stay. why
  * (borrowed) is logged. Returns 0 or the producer's error. */
 int serve__reorder_release_partition(serve *s, int32_t partition, const char *why);
+/* Whether events are held back: a grace is set (serve.reorder_ms), or
+ * events an earlier run held are still held (with no grace now, they are
+ * due at once, and released in their order). */
+bool serve__reorder_on(const serve *s);
 /* Releases the events whose grace is over, each case's in its order.
  * Returns 0 or the producer's error. */
 int serve__reorder_due(serve *s);

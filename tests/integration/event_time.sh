@@ -13,6 +13,9 @@
 #     duplicate request, not applied), then the same spans and log records
 #     again in other requests, with new ones: each event applied once
 #     (seq 7 of 7 distinct events), pmrag_events_duplicate_total 4.
+#  3. A grace cut to 0 across a restart: events a daemon held when it
+#     stopped are applied, in their order, by the next run on the same
+#     state with serve.reorder_ms=0 (not left held for ever).
 #
 #   event_time.sh PMRAG SOURCE_DIR [WORK_DIR]
 set -euo pipefail
@@ -137,4 +140,20 @@ echo "retried batch: seq $seq, duplicate requests ${reqs:-none}, duplicate event
 
 stop "${pid_of[evt]}"
 stop "${pid_of[arr]}"
+
+# 3. Held at a stop, applied by a run without a grace.
+daemon long --set serve.reorder_ms=600000
+serve_wait long 30
+$tool skew "$work/req-long" long 3000 || fail "event_time.py skew"
+send long "$work/req-long"
+held=$(ready_metric long pmrag_events_held)
+[[ ${held:-0} -gt 0 ]] || fail "the daemon with a 10-minute grace holds nothing back (${held:-none})"
+stop "${pid_of[long]}"
+daemon long --set serve.reorder_ms=0
+serve_wait long 30
+held_wait long
+got=$(prefix long long)
+[[ $got == "$want" ]] && pass "$held events held at a stop: applied in the true order with serve.reorder_ms=0" ||
+  bad "held at a stop, then serve.reorder_ms=0: $got"
+stop "${pid_of[long]}"
 finish
