@@ -18,8 +18,11 @@
 # SOAK_SAMPLE seconds the script
 # samples the daemon's resident memory (VmRSS, which counts the pages of
 # the memory-mapped state store it touched, and RssAnon, its own), the
-# state store's bytes on disk (data.mdb's allocated blocks) and in use
-# (`pmrag state stats`), and its open file descriptors; after SOAK_WARMUP minutes
+# state store's bytes on disk (data.mdb's allocated blocks; they grow to
+# the most the store ever held, and pages freed are reused, not returned)
+# and in use (`pmrag state stats`: the pages written less LMDB's free list),
+# the cases and online-learning counters it holds, and its open file
+# descriptors; after SOAK_WARMUP minutes
 # it fits a line to each and prints the change the line gives over that
 # window, in percent of its mean. The goal: RSS and the state store flat
 # within 2%, descriptors constant. Figures, not a gate: exits 1 only when
@@ -31,7 +34,8 @@
 # run), SOAK_CASES (1000000), SOAK_TTL (seconds; 0, the default: from the
 # rate, as above), SOAK_REBUILD (120),
 # SOAK_SAMPLE (10), SOAK_RATE (events/s; 0, the default: half the measured
-# maximum). Samples go to WORK_DIR/samples.tsv, one JSON line of results to
+# maximum), SOAK_SET (more configuration for the daemon, "KEY=VALUE ..."
+# separated by spaces). Samples go to WORK_DIR/samples.tsv, one JSON line of results to
 # stdout, the summary to stderr.
 set -euo pipefail
 usage="usage: soak.sh PMRAG SOURCE_DIR [BENCH_SERVE_LOAD] [WORK_DIR]"
@@ -46,6 +50,8 @@ ttl=${SOAK_TTL:-0}
 rebuild=${SOAK_REBUILD:-120}
 every=${SOAK_SAMPLE:-10}
 rate=${SOAK_RATE:-0}
+extra=()
+for kv in ${SOAK_SET:-}; do extra+=(--set "$kv"); done
 conns=8
 batch=500
 [[ -x $load ]] || { echo "soak: no load generator at $load" >&2; exit 1; }
@@ -80,7 +86,7 @@ start() { # TTL: pmrag serve on WORK_DIR/state; sets pid, otlp and api
     --set state.dir="$work/state" --set otlp.listen=127.0.0.1:0 --set otlp.grpc_listen= \
     --set api.listen=127.0.0.1:0 --set otlp.threads="$conns" --set otlp.dedupe_seconds=0 \
     --set state.ttl="$1" --set model.learn_online=true --set model.rebuild_seconds="$rebuild" \
-    --set model.rebuild_events=4000000000 \
+    --set model.rebuild_events=4000000000 "${extra[@]}" \
     --ready-file "$work/ready.json" -q 2>"$work/serve.err" &
   pid=$!
   for _ in $(seq 600); do
@@ -127,23 +133,30 @@ say "$minutes min at $rate events/s over $cases case ids (a pool of $pool events
 gen=$!
 
 sample() { # elapsed seconds: one line of samples.tsv
-  local rss anon fds disk pages
+  local rss anon fds disk stats
   rss=$(awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$pid/status")
   anon=$(awk '/^RssAnon:/ { print $2 * 1024 }' "/proc/$pid/status")
   fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
   disk=$(stat -c '%b %B' "$work/state/data.mdb" | awk '{ print $1 * $2 }')
-  pages=$("$pmrag" state stats --state "$work/state" --json 2>/dev/null |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["used_bytes"])' || echo 0)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$rss" "$disk" "$pages" "$fds" "$anon" >>"$work/samples.tsv"
+  # In use (the pages LMDB has written less its free list: what holds
+  # data), the cases stored and the online-learning counters (bounded by
+  # model.online_windows): what of the state grows, if it does.
+  stats=$("$pmrag" state stats --state "$work/state" --json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["used_bytes"] - d["free_bytes"], d["cases"], d["counters"], sep="\t")' ||
+    printf '0\t0\t0')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$rss" "$disk" "$stats" "$fds" "$anon" >>"$work/samples.tsv"
 }
-printf 'seconds\trss_bytes\tstate_disk_bytes\tstate_used_bytes\tfds\tanon_bytes\n' >"$work/samples.tsv"
+printf 'seconds\trss_bytes\tstate_disk_bytes\tstate_used_bytes\tstate_cases\tstate_counters\tfds\tanon_bytes\n' >"$work/samples.tsv"
 t0=$(date +%s)
 while kill -0 "$gen" 2>/dev/null; do
   kill -0 "$pid" 2>/dev/null || fail "serve died during the soak"
   now=$(date +%s)
   sample $((now - t0))
+  # A sample taken as the load ended (its connections closing) is not one
+  # of the steady state.
+  kill -0 "$gen" 2>/dev/null || { sed -i '$d' "$work/samples.tsv"; break; }
   if (((now - t0) % 60 < every)); then
-    say "$(tail -1 "$work/samples.tsv" | awk '{ printf "%d s: RSS %.0f MiB (anonymous %.0f), state %.0f MiB on disk, %d fds", $1, $2 / 1048576, $6 / 1048576, $3 / 1048576, $5 }')"
+    say "$(tail -1 "$work/samples.tsv" | awk '{ printf "%d s: RSS %.0f MiB (anonymous %.0f), state %.0f MiB on disk (%d cases, %d counters), %d fds", $1, $2 / 1048576, $8 / 1048576, $3 / 1048576, $5, $6, $7 }')"
   fi
   sleep "$every"
 done
@@ -157,7 +170,7 @@ python3 - "$work" "$warmup" "$minutes" "$cases" "$rate" "$ttl" <<'PY'
 import json, sys
 work, warmup, minutes, cases, rate, ttl = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 rows = [l.rstrip("\n").split("\t") for l in open(work + "/samples.tsv")][1:]
-rows = [[float(x) for x in r] for r in rows if len(r) == 6]
+rows = [[float(x) for x in r] for r in rows if len(r) == 8]
 late = [r for r in rows if r[0] >= warmup * 60]
 def drift(col):
     """The change over the window of a least-squares line, in % of the mean."""
@@ -174,9 +187,11 @@ out = {
     "minutes": minutes, "warmup_minutes": warmup, "case_ids": cases, "rate_target": rate, "ttl_s": ttl,
     "events_sent": soak.get("events_sent"), "events_per_s": soak.get("events_per_s"),
     "samples": len(rows), "samples_after_warmup": len(late),
-    "rss_drift_pct": drift(1), "anon_drift_pct": drift(5),
+    "rss_drift_pct": drift(1), "anon_drift_pct": drift(7),
     "state_disk_drift_pct": drift(2), "state_used_drift_pct": drift(3),
-    "fds_min": min(r[4] for r in late) if late else None, "fds_max": max(r[4] for r in late) if late else None,
+    "fds_min": min(r[6] for r in late) if late else None, "fds_max": max(r[6] for r in late) if late else None,
+    "cases_drift_pct": drift(4), "counters_drift_pct": drift(5),
+    "counters_start": late[0][5] if late else None, "counters_end": late[-1][5] if late else None,
     "rss_end_bytes": rows[-1][1] if rows else None, "state_disk_end_bytes": rows[-1][2] if rows else None,
 }
 print(json.dumps(out))
@@ -188,5 +203,7 @@ for name, key in (("RSS", "rss_drift_pct"), ("RSS anonymous", "anon_drift_pct"),
                   ("state on disk", "state_disk_drift_pct"), ("state in use", "state_used_drift_pct")):
     v = out[key]
     print("  %-14s %s over the window (goal: within 2%%: %s)" % (name, fmt(v), "met" if v is not None and abs(v) <= 2 else "NOT met"), file=sys.stderr)
+print("  state's cases  %s over the window; online-learning counters %s to %s (bounded by model.online_windows)" % (
+    fmt(out["cases_drift_pct"]), out["counters_start"], out["counters_end"]), file=sys.stderr)
 print("  fds            %s to %s (goal: constant: %s)" % (out["fds_min"], out["fds_max"], "met" if out["fds_min"] == out["fds_max"] else "NOT met"), file=sys.stderr)
 PY
