@@ -5,6 +5,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 
 TEST(strerror_names_codes)
@@ -197,6 +198,52 @@ TEST(buf_printf_and_json)
     core_buf_putc(&b, ' ');
     core_buf_json_float(&b, 1.0f / 3.0f);
     CHECK_STR(b.data, "0.1 0.33333334");
+    core_buf_free(&b);
+}
+
+/* The definition: the first precision from 6 up that reads back. */
+static void shortest_by_definition(char *out, size_t n, double v, bool is_float)
+{
+    for (int p = 6; p <= 17; p++) {
+        snprintf(out, n, "%.*g", p, v);
+        if (is_float ? strtof(out, NULL) == (float)v : strtod(out, NULL) == v)
+            return;
+    }
+}
+
+/* JSON numbers as the definition gives them, over values of every size
+ * and length: random bit patterns, short decimals, scores. */
+TEST(buf_json_numbers_are_the_shortest_that_read_back)
+{
+    core_buf b = {0};
+    char want[40];
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v;
+        if (i % 3 == 0) {
+            memcpy(&v, &x, sizeof v);
+            if (!isfinite(v))
+                continue;
+        } else if (i % 3 == 1) {
+            v = (double)(x % 100000) / 1000.0; /* short decimals */
+        } else {
+            v = (double)(x >> 11) / (double)(1ull << 53); /* scores in [0, 1) */
+        }
+        bool f = i % 5 == 0;
+        if (f && !isfinite((float)v))
+            continue;
+        core_buf_reset(&b);
+        if (f)
+            core_buf_json_float(&b, (float)v);
+        else
+            core_buf_json_double(&b, v);
+        shortest_by_definition(want, sizeof want, f ? (double)(float)v : v, f);
+        if (strcmp(b.data, want) != 0)
+            unit_fail(__FILE__, __LINE__, "%.17g: %s, want %s", v, b.data, want);
+    }
     core_buf_free(&b);
 }
 
