@@ -359,6 +359,7 @@ static int state_stats(int argc, char **argv)
         return rc;
     sess_stats st;
     sess_get_stats(e, &st);
+    size_t on_free_list = sess_free_bytes(e);
     uint64_t per_case = st.cases ? (st.used_bytes + st.cases / 2) / st.cases : 0;
     core_buf ob = {0}, b = {0};
     offs o = {.b = &ob, .json = json};
@@ -377,7 +378,7 @@ static int state_stats(int argc, char **argv)
         core_buf_printf(&b,
                         "\"map_size\":%zu,\"used_bytes\":%zu,\"free_bytes\":%zu,\"file_bytes\":%zu,"
                         "\"page_size\":%zu,\"bytes_per_case\":%llu}\n",
-                        st.map_size, st.used_bytes, st.free_bytes, st.file_bytes, st.page_size,
+                        st.map_size, st.used_bytes, on_free_list, st.file_bytes, st.page_size,
                         (unsigned long long)per_case);
     } else {
         core_buf_printf(&b, "%-12s %llu\n", "cases", (unsigned long long)st.cases);
@@ -390,7 +391,7 @@ static int state_stats(int argc, char **argv)
             core_buf_puts(&b, ob.data);
         size_line(&b, "map size", st.map_size);
         size_line(&b, "used", st.used_bytes);
-        size_line(&b, "free", st.free_bytes);
+        size_line(&b, "free", on_free_list);
         size_line(&b, "data.mdb", st.file_bytes);
         core_buf_printf(&b, "%-12s %llu bytes\n", "per case", (unsigned long long)per_case);
     }

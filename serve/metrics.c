@@ -450,7 +450,7 @@ void serve__gauges(serve *s)
     sess_get_stats(s->env, &st);
     sink_gauge_set(s->g_cases, (double)st.cases);
     sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
-    sink_gauge_set(s->g_state_free, (double)st.free_bytes);
+    sink_gauge_set(s->g_state_free, (double)sess_free_bytes(s->env));
     sink_gauge_set(s->g_mem, (double)serve__anon_bytes());
     /* Not under mu, which the engine holds while it applies a batch:
      * /metrics must answer at once under load too. */

@@ -783,24 +783,29 @@ int sess_held_iter(sess_env *e, sess_held_fn fn, void *ud)
     return rc;
 }
 
-/* Pages on LMDB's free list, as of txn: freed by writes that no reader
- * needs any more, to be reused before the file grows. The free list is
- * LMDB's table 0; each record holds a count, then that many page numbers. */
-static size_t free_pages(MDB_txn *txn)
+/* The free list is LMDB's table 0; each record holds a count, then that
+ * many page numbers. */
+size_t sess_free_bytes(sess_env *e)
 {
-    MDB_cursor *c;
-    if (mdb_cursor_open(txn, 0, &c) != 0)
+    MDB_txn *txn;
+    if (rtxn_begin(e, &txn) != 0)
         return 0;
     size_t n = 0;
-    MDB_val k, v;
-    while (mdb_cursor_get(c, &k, &v, MDB_NEXT) == 0)
-        if (v.mv_size >= sizeof(size_t)) {
-            size_t cnt;
-            memcpy(&cnt, v.mv_data, sizeof cnt);
-            n += cnt;
-        }
-    mdb_cursor_close(c);
-    return n;
+    MDB_cursor *c;
+    if (mdb_cursor_open(txn, 0, &c) == 0) {
+        MDB_val k, v;
+        while (mdb_cursor_get(c, &k, &v, MDB_NEXT) == 0)
+            if (v.mv_size >= sizeof(size_t)) {
+                size_t cnt;
+                memcpy(&cnt, v.mv_data, sizeof cnt);
+                n += cnt;
+            }
+        mdb_cursor_close(c);
+    }
+    MDB_stat st;
+    mdb_env_stat(e->env, &st);
+    rtxn_end(e, txn);
+    return n * (size_t)st.ms_psize;
 }
 
 void sess_get_stats(sess_env *e, sess_stats *out)
@@ -829,7 +834,6 @@ void sess_get_stats(sess_env *e, sess_stats *out)
         out->page_size = st.ms_psize;
         out->map_size = info.me_mapsize;
         out->used_bytes = (info.me_last_pgno + 1) * (size_t)st.ms_psize;
-        out->free_bytes = free_pages(txn) * (size_t)st.ms_psize;
         out->grows = e->grows;
         rtxn_end(e, txn);
     }

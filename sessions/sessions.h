@@ -254,13 +254,17 @@ typedef struct sess_stats {
     uint64_t cases, dict, counters, offsets, requests, held; /* entries of each table */
     size_t map_size;                                         /* current map size */
     size_t used_bytes; /* pages in use by LMDB (last page + 1) * page size */
-    size_t free_bytes; /* of those, the pages on LMDB's free list (reused before it grows) */
     size_t file_bytes; /* size of data.mdb */
     size_t page_size;
     uint64_t grows; /* map growths by this process since sess_open */
 } sess_stats;
 /* Fills *out (zeros what cannot be read). */
 void sess_get_stats(sess_env *e, sess_stats *out);
+/* Of sess_stats.used_bytes, the bytes on LMDB's free list: freed by writes
+ * that no reader needs any more, reused before the file grows (0 when it
+ * cannot be read). Walks the free list, so it is read apart from the
+ * counts that every case listing needs. */
+size_t sess_free_bytes(sess_env *e);
 
 /* ---- writes: the writer thread -------------------------------------- */
 
