@@ -131,6 +131,12 @@ static int kafka_msg(serve *s, const ingest_kafka_msg *km)
 int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
 {
     serve *s = ud;
+    /* One poll takes up to a batch of messages, which can last seconds on
+     * a slow machine: a limit reached meanwhile (the committer found the
+     * state store full) ends it here, the message left for after the
+     * pause that the next cycle makes. */
+    if (serve__input_held(s))
+        return 1;
     bool timed = serve__stage_begin(s, SERVE_STAGE_RECEIVE);
     int rc = kafka_msg(s, km);
     if (timed)

@@ -112,9 +112,14 @@ bool serve__otlp_refuse_early(void *ud)
     return false;
 }
 
+bool serve__input_held(serve *s)
+{
+    return atomic_load(&s->mem_over) || serve__full(s);
+}
+
 void serve__kafka_hold(serve *s)
 {
-    bool hold = atomic_load(&s->mem_over) || serve__full(s);
+    bool hold = serve__input_held(s);
     if (!s->kin || hold == s->kafka_paused)
         return;
     s->kafka_paused = hold;

@@ -697,8 +697,10 @@ void serve__mem_watch_stop(serve *s);
 bool serve__otlp_refuse_early(void *ud);
 bool serve__otlp_busy(void *ud);
 
-/* Whether the Kafka consumer is to be paused (memory, a full state
- * store), and its pause or resume when that changed. Engine thread. */
+/* Whether input is to be refused now (memory, a full state store); any
+ * thread. serve__kafka_hold pauses or resumes the Kafka consumer when that
+ * changed; engine thread. */
+bool serve__input_held(serve *s);
 void serve__kafka_hold(serve *s);
 
 /* ---- full.c ---- */
