@@ -3,10 +3,13 @@
  * of its template (graph_int.h says why and what is done with it).
  *
  * Exact values: a string literal, or a pick among literals (a tuple or
- * list literal indexed, a local bound to one, `"a" if c else "b"`). A
- * value that holds a literal: a function's call whose first argument is a
- * string (a colouring or quoting helper). Only holes that render their argument as
- * it is are filled (`%s`, `{name}`, `{0}`, `{}`, `!s`), and only when the
+ * list literal indexed, a local bound to one, `"a" if c else "b"`), or a
+ * local or `self.name` bound to literals before the call on every path
+ * to it (`self.last_error = "connection is read-only"` then `log("%s for
+ * <%s>", self.last_error, self)`). A value that holds a literal: a
+ * function's call whose first argument is a string (a colouring or
+ * quoting helper). Only holes that render their argument as it is are
+ * filled (`%s`, `{name}`, `{0}`, `{}`, `!s`), and only when the
  * message is a literal at the call, so that its holes are the call's own
  * arguments: positional ones after the message in order, keyword ones by
  * the field's name.
@@ -43,6 +46,19 @@ static bool add_sequence(px *x, TSNode e, gx_fill_vals *out)
     return k > 0;
 }
 
+/* The values local or attribute e certainly holds at `at`, each added by
+ * add (a literal, or a sequence of them); false when any is unknown. */
+static bool add_bound(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill_vals *out,
+                      bool (*add)(px *x, TSNode e, gx_fill_vals *out))
+{
+    TSNode vals[LOCAL_MAX_ALTS];
+    uint32_t nv = graph__py_bound_values(x, e, at, sc, vals, LOCAL_MAX_ALTS);
+    for (uint32_t i = 0; i < nv; i++)
+        if (!add(x, vals[i], out))
+            return false;
+    return nv > 0;
+}
+
 /* The exact values an expression may take, as far as the literals in it
  * and the locals bound before `at` say; false when any is unknown. */
 static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill_vals *out)
@@ -50,6 +66,9 @@ static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill
     switch (ty(e)) {
     case N_STRING:
         return add_literal(x, e, out);
+    case N_IDENTIFIER: /* msg = "..." before the call */
+    case N_ATTRIBUTE:  /* self.last_error = "..." */
+        return add_bound(x, e, at, sc, out, add_literal);
     case N_CONDITIONAL_EXPRESSION: /* a if cond else b */
         return add_literal(x, ts_node_named_child(e, 0), out) &&
                add_literal(x, ts_node_named_child(e, 2), out);
@@ -59,12 +78,7 @@ static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill
             return false;
         if (ty(seq) != N_IDENTIFIER)
             return add_sequence(x, seq, out);
-        TSNode vals[LOCAL_MAX_ALTS];
-        uint32_t nv = graph__py_local_values(x, seq, at, sc, vals, LOCAL_MAX_ALTS);
-        for (uint32_t i = 0; i < nv; i++)
-            if (!add_sequence(x, vals[i], out))
-                return false;
-        return nv > 0;
+        return add_bound(x, seq, at, sc, out, add_sequence);
     }
     default:
         return false;

@@ -260,6 +260,8 @@ typedef struct {
     uint32_t len, lo; /* lo: the function's first entry */
     local_path *out;
     uint32_t n, cap, budget;
+    bool covered; /* a binding found runs on every path to the point */
+    bool cut;     /* the budget or cap ended the scan: more may reach it */
 } local_scan;
 
 /* How a call that logs is read (py_emit.c). */
@@ -380,10 +382,16 @@ void graph__py_local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_b
 bool graph__py_local_name(px *x, TSNode e, const py_scope *sc);
 uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
                                   int depth, local_msg *out, uint32_t cap);
-/* The values the local named by id may hold at the call `at`: the value
- * nodes of the bindings that reach it, up to cap; 0 if none is known, if
- * there are more, or if a `+=` is on the way. */
-uint32_t graph__py_local_values(px *x, TSNode id, TSNode at, const py_scope *sc, TSNode *out,
+/* Whether e is `self.name` in a method (an instance attribute its code
+ * may bind before it logs it). */
+bool graph__py_self_attr(px *x, TSNode e, const py_scope *sc);
+/* The values a local name or `self.name` certainly holds one of at the
+ * call `at`: the value nodes of the bindings that reach it, up to cap; 0
+ * if none is known, if there are more, if a `+=` is on the way, unless
+ * every binding that may reach the call was seen, and (for an attribute,
+ * which may also have been bound elsewhere) unless one of them runs on
+ * every path to it. */
+uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, TSNode *out,
                                 uint32_t cap);
 
 /* py_fill.c: a logging call's arguments after its message, by position

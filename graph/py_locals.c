@@ -153,12 +153,16 @@ void graph__py_local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_b
                            const uint32_t *augs, uint32_t naug)
 {
     for (uint32_t i = end; i-- > s->lo;) {
-        if (!s->budget || s->n >= s->cap)
+        if (!s->budget || s->n >= s->cap) {
+            s->cut = true;
             return;
+        }
         s->budget--;
         const py_local *e = &s->v[i];
         if (!local_is(s, e) || exclusive(&e->br, br))
             continue;
+        if (e->kind == LOC_OTHER)
+            s->cut = true; /* a value not known may reach it */
         if (e->kind == LOC_SET) {
             local_push(s, i, augs, naug);
         } else if (e->kind == LOC_AUG && naug < LOCAL_MAX_AUGS) {
@@ -175,6 +179,8 @@ void graph__py_local_paths(local_scan *s, uint32_t end, uint32_t pos, const py_b
             while (i > s->lo && s->v[i - 1].stmt == e->stmt && s->v[i - 1].kind == LOC_SET &&
                    local_is(s, &s->v[i - 1]))
                 local_push(s, --i, augs, naug);
+            if (naug == 0)
+                s->covered = true;
             return;
         }
     }
@@ -276,13 +282,21 @@ static bool same_str(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* The paths by which the local named by id reaches the call `at`, into
- * paths (LOCAL_MAX_ALTS of them at most, and cap): how many. */
-static uint32_t local_reach(px *x, TSNode id, TSNode at, const py_scope *sc, local_path *paths,
-                            uint32_t cap)
+bool graph__py_self_attr(px *x, TSNode e, const py_scope *sc)
 {
-    if (!graph__py_local_name(x, id, sc) || x->locals.n <= sc->locals_base)
-        return 0;
+    if (!sc->in_function || !sc->self_name || is_null(e) || ty(e) != N_ATTRIBUTE)
+        return false;
+    TSNode o = fieldn(e, F_OBJECT), a = fieldn(e, F_ATTRIBUTE);
+    return !is_null(o) && ty(o) == N_IDENTIFIER && text_eq(x, o, sc->self_name) && !is_null(a) &&
+           ty(a) == N_IDENTIFIER;
+}
+
+/* The scan of the bindings of id (a name, or `self.name`, by its text)
+ * that may reach the call `at`, into paths (LOCAL_MAX_ALTS of them at
+ * most, and cap). */
+static local_scan local_scan_of(px *x, TSNode id, TSNode at, const py_scope *sc, local_path *paths,
+                                uint32_t cap)
+{
     uint32_t a = ts_node_start_byte(id);
     local_scan s = {.v = x->locals.v,
                     .name = x->src + a,
@@ -291,24 +305,39 @@ static uint32_t local_reach(px *x, TSNode id, TSNode at, const py_scope *sc, loc
                     .out = paths,
                     .cap = cap < LOCAL_MAX_ALTS ? cap : LOCAL_MAX_ALTS,
                     .budget = LOCAL_BUDGET};
+    if (x->locals.n <= sc->locals_base)
+        return s;
     py_branches br = graph__py_cur_branches(x);
     graph__py_local_paths(&s, (uint32_t)x->locals.n, ts_node_start_byte(at), &br, NULL, 0);
-    return s.n;
+    return s;
 }
 
-uint32_t graph__py_local_values(px *x, TSNode id, TSNode at, const py_scope *sc, TSNode *out,
+/* The paths by which the local named by id reaches the call `at`: how
+ * many. */
+static uint32_t local_reach(px *x, TSNode id, TSNode at, const py_scope *sc, local_path *paths,
+                            uint32_t cap)
+{
+    if (!graph__py_local_name(x, id, sc))
+        return 0;
+    return local_scan_of(x, id, at, sc, paths, cap).n;
+}
+
+uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, TSNode *out,
                                 uint32_t cap)
 {
-    local_path paths[LOCAL_MAX_ALTS];
-    uint32_t n = local_reach(x, id, at, sc, paths, LOCAL_MAX_ALTS);
-    if (n > cap)
+    bool attr = graph__py_self_attr(x, e, sc);
+    if (!attr && !graph__py_local_name(x, e, sc))
         return 0;
-    for (uint32_t k = 0; k < n; k++) {
+    local_path paths[LOCAL_MAX_ALTS];
+    local_scan s = local_scan_of(x, e, at, sc, paths, LOCAL_MAX_ALTS);
+    if (s.cut || s.n == 0 || s.n > cap || (attr && !s.covered))
+        return 0;
+    for (uint32_t k = 0; k < s.n; k++) {
         if (paths[k].naug)
             return 0;
         out[k] = x->locals.v[paths[k].base].value;
     }
-    return n;
+    return s.n;
 }
 
 /*

@@ -192,12 +192,12 @@ static void do_assign(px *x, TSNode n, const py_scope *sc, int depth)
         TSNode v = unparen(right);
         for (int i = 0; i < 64 && ty(v) == N_ASSIGNMENT && !is_null(fieldn(v, F_RIGHT)); i++)
             v = unparen(fieldn(v, F_RIGHT));
-        if (lt == N_IDENTIFIER)
+        if (lt == N_IDENTIFIER || graph__py_self_attr(x, left, sc))
             graph__py_local_assign(x, left, v, n);
         else if (lt == N_PATTERN_LIST || lt == N_TUPLE_PATTERN || lt == N_LIST_PATTERN)
             for (uint32_t i = 0, nc = ts_node_named_child_count(left); i < nc && i < 64; i++) {
                 TSNode t = ts_node_named_child(left, i);
-                if (ty(t) == N_IDENTIFIER)
+                if (ty(t) == N_IDENTIFIER || graph__py_self_attr(x, t, sc))
                     graph__py_add_local(x, t, LOC_OTHER, gx_null(), ts_node_start_byte(n),
                                         gx_null());
             }
@@ -417,7 +417,8 @@ static void walk_augmented(px *x, TSNode n, const py_scope *sc, int depth)
         add_ref(x, GX_REF_WRITE, graph__py_path_of(x, left, sc, 0), sc->sym, left);
     if (!is_null(right))
         walk(x, right, sc, depth + 1);
-    if (sc->in_function && !is_null(left) && ty(left) == N_IDENTIFIER) {
+    if (sc->in_function && !is_null(left) &&
+        (ty(left) == N_IDENTIFIER || graph__py_self_attr(x, left, sc))) {
         /* msg += "...": appended to what msg held; other operators
          * make something unknown. */
         TSNode op = fieldn(n, F_OPERATOR);

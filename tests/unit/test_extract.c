@@ -579,6 +579,23 @@ TEST(literal_arguments_fill_the_template)
     /* Parameters are not literals. */
     CHECK_INT(emits_at(g, "pkg.filled.request", 28, e, 8), 1);
     CHECK_STR(e[0].tmpl, "%s %s");
+    /* A local or `self.name` bound to literals on every path to the call
+     * (in its own block, or both arms of a conditional). */
+    CHECK_INT(emits_at(g, "pkg.filled.Connection.modify", 41, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "connection is read-only for <%s>");
+    CHECK_INT(emits_at(g, "pkg.filled.Connection.modify", 43, e, 8), 2);
+    with_template(e, 2, "changes must be a dictionary for <%s>");
+    with_template(e, 2, "changes must be a list for <%s>");
+    /* Not when a path may bring another value: an attribute bound only in
+     * an if arm (bound elsewhere too, perhaps), a local a loop rebinds, an
+     * attribute bound to what a call returns, or not bound at all. */
+    static const uint32_t open_lines[] = {46, 49, 52, 54};
+    for (size_t i = 0; i < sizeof open_lines / sizeof open_lines[0]; i++) {
+        const char *sym =
+            open_lines[i] < 50 ? "pkg.filled.Connection.modify" : "pkg.filled.Connection.bind";
+        CHECK_INT(emits_at(g, sym, open_lines[i], e, 8), 1);
+        CHECK_STR(e[0].tmpl, "%s for <%s>");
+    }
     graph_close(g);
 }
 
