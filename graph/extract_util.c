@@ -779,7 +779,8 @@ void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
         gx_fill_vals fv = {GX_FILL_NONE, 0, {0}};
         if (pc.hole)
             fv = fn(ud, t, i, d);
-        if (fv.kind == GX_FILL_EXACT && fv.n && nv * fv.n <= GX_FILL_VARIANTS) {
+        bool exact = fv.kind == GX_FILL_EXACT || fv.kind == GX_FILL_FORMAT;
+        if (exact && fv.n && nv * fv.n <= GX_FILL_VARIANTS) {
             /* Each variant so far once per value: variant k becomes
              * k * n + j (from the last, so none is overwritten before it
              * is copied), and gets value j. */
@@ -792,8 +793,13 @@ void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
                         to->truncated = out[k].truncated;
                     }
             nv *= fv.n;
-            for (uint32_t k = 0; k < nv; k++)
-                graph__tmpl_literal(&out[k], fv.v[k % fv.n], strlen(fv.v[k % fv.n]));
+            for (uint32_t k = 0; k < nv; k++) {
+                const char *v = fv.v[k % fv.n];
+                if (fv.kind == GX_FILL_FORMAT)
+                    tmpl_put(&out[k], v, strlen(v));
+                else
+                    graph__tmpl_literal(&out[k], v, strlen(v));
+            }
             filled = true;
         } else if (fv.kind == GX_FILL_HOLDS && fv.n && fv.v[0][0]) {
             for (uint32_t k = 0; k < nv; k++) {

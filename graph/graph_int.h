@@ -409,7 +409,10 @@ void graph__tmpl_free(gx_tmpl *t);
  */
 #define GX_FILL_VALUES 8   /* values of one hole */
 #define GX_FILL_VARIANTS 8 /* templates per site */
-typedef enum { GX_FILL_NONE, GX_FILL_EXACT, GX_FILL_HOLDS } gx_fill_kind;
+/* GX_FILL_FORMAT: as GX_FILL_EXACT, but the values are templates (a
+ * message formatted into a local before it is logged through "%s"),
+ * spliced in as they are, holes and all. */
+typedef enum { GX_FILL_NONE, GX_FILL_EXACT, GX_FILL_HOLDS, GX_FILL_FORMAT } gx_fill_kind;
 typedef struct {
     gx_fill_kind kind;
     uint32_t n;

@@ -102,6 +102,23 @@ static bool works_on_args(px *x, TSNode callee)
     return !is_null(callee) && ty(callee) == N_IDENTIFIER;
 }
 
+/* A message formatted from a literal (`"key '%s' not present" % key`,
+ * `"{} left".format(n)`): its template, into out. */
+static bool add_format(px *x, TSNode e, const py_scope *sc, gx_fill_vals *out)
+{
+    e = unparen(e);
+    bool fmt =
+        !is_null(e) && ((ty(e) == N_BINARY_OPERATOR && binop(e) == A_PERCENT) || ty(e) == N_CALL);
+    if (!fmt || x->tmpl.buf.len || x->tmpl.holes)
+        return false;
+    msg_info mi = graph__py_build_message(x, e, false, sc, 0);
+    uint32_t flags = 0;
+    const char *t = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    bool ok = (mi.style == GRAPH_STYLE_PERCENT || mi.style == GRAPH_STYLE_BRACE) && t && *t &&
+              !(flags & GRAPH_EF_TRUNCATED);
+    return ok && graph__fill_add(out, t);
+}
+
 /* What argument e gives a hole that renders it as it is. */
 static gx_fill_vals arg_values(px *x, TSNode e, TSNode at, const py_scope *sc)
 {
@@ -112,6 +129,18 @@ static gx_fill_vals arg_values(px *x, TSNode e, TSNode at, const py_scope *sc)
     if (exact_values(x, e, at, sc, &r)) {
         r.kind = GX_FILL_EXACT;
         return r;
+    }
+    r.n = 0;
+    if (ty(e) == N_IDENTIFIER && graph__py_local_name(x, e, sc)) {
+        /* A message formatted into a local first. */
+        TSNode vals[LOCAL_MAX_ALTS];
+        uint32_t nv = graph__py_bound_values(x, e, at, sc, vals, LOCAL_MAX_ALTS), k = 0;
+        while (k < nv && add_format(x, vals[k], sc, &r))
+            k++;
+        if (nv && k == nv) {
+            r.kind = GX_FILL_FORMAT;
+            return r;
+        }
     }
     r.n = 0;
     if (ty(e) == N_CALL && works_on_args(x, fieldn(e, F_FUNCTION))) {

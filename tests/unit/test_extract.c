@@ -596,6 +596,14 @@ TEST(literal_arguments_fill_the_template)
         CHECK_INT(emits_at(g, sym, open_lines[i], e, 8), 1);
         CHECK_STR(e[0].tmpl, "%s for <%s>");
     }
+    /* A message formatted into a local first: its template spliced into
+     * the hole, holes and all; not when a path brings a plain literal. */
+    CHECK_INT(emits_at(g, "pkg.filled.Connection.lookup", 58, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "key '%s' not present for <%s>");
+    CHECK_INT(emits_at(g, "pkg.filled.Connection.lookup", 60, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "%s of %s read: %s");
+    CHECK_INT(emits_at(g, "pkg.filled.Connection.lookup", 62, e, 8), 1);
+    CHECK_STR(e[0].tmpl, "%s!");
     graph_close(g);
 }
 
