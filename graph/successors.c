@@ -147,9 +147,9 @@ static uint32_t emit_lower(const emit_key *ord, uint32_t n, uint32_t sym, uint32
 }
 
 /* Whether a candidate's text reads as a message: two words at least in
- * its literal text (a name, a key or an event, getattr(x, "sock"),
- * on('close', cb), does not). A message held in a constant: the
- * constant's text. */
+ * its literal text, or one and a hole written in it (a name, a key or an
+ * event, getattr(x, "sock"), on('close', cb), does not; "instantiated
+ * <%s>" does). A message held in a constant: the constant's text. */
 static bool reads_as_message(const gb_graph *g, const gb_emit *e)
 {
     if (e->style == GRAPH_STYLE_DYNAMIC)
@@ -157,20 +157,21 @@ static bool reads_as_message(const gb_graph *g, const gb_emit *e)
     const gb_emit *t = e->ref_const < g->emits.n ? &g->emits.v[e->ref_const] : e;
     const char *s = str_of(g, t->tmpl);
     size_t n = strlen(s);
-    int words = 0;
+    int words = 0, holes = 0;
     bool in_word = false;
-    for (size_t i = 0; i < n && words < 2; i++) {
-        size_t d = s[i] == '%' ? graph_directive(s + i, n - i) : 0;
-        if (d) {
-            i += d - 1;
-            in_word = false;
-            continue;
-        }
-        bool w = isalnum((unsigned char)s[i]) || (unsigned char)s[i] >= 0x80;
+    for (size_t i = 0; i < n && words < 2;) {
+        graph_tmpl_piece pc;
+        i += graph_tmpl_step(s, n, i, &pc);
+        bool w = !pc.hole && (isalnum((unsigned char)pc.lit) || (unsigned char)pc.lit >= 0x80);
+        holes += pc.hole;
         words += w && !in_word;
         in_word = w;
     }
-    return words >= 2;
+    /* Holes the text was written with, not those standing for the
+     * arguments after it (print("a", x), on("close", cb)). */
+    bool written = t->style == GRAPH_STYLE_PERCENT || t->style == GRAPH_STYLE_BRACE ||
+                   t->style == GRAPH_STYLE_FSTRING || t->style == GRAPH_STYLE_TEMPLATE;
+    return words >= 2 || (words == 1 && holes > 0 && written);
 }
 
 /* How much of the mass reaching an emit it takes: all at a logging call;

@@ -231,6 +231,42 @@ TEST(typescript_callbacks_switch_and_await)
     graph_close(g);
 }
 
+/* A logging function of the codebase's own that does more than wrap
+ * (it renders the message itself), called with messages of one word and
+ * a hole: candidate sites as much as messages of two words are, while a
+ * lone word (a key, a name) is none. */
+static const char own_log_src[] = "import logging\n"
+                                  "logger = logging.getLogger(__name__)\n"
+                                  "LEVEL = 1\n"
+                                  "\n"
+                                  "def log(detail, message, *args):\n"
+                                  "    if detail <= LEVEL:\n"
+                                  "        text = ('%d:' % detail) + message % args\n"
+                                  "        logger.log(logging.INFO, text.encode().decode())\n"
+                                  "\n"
+                                  "class Strategy:\n"
+                                  "    def __init__(self, conn):\n"
+                                  "        log(1, 'creating strategy for %s', conn)\n"
+                                  "        self.size = getattr(conn, 'size')\n"
+                                  "        log(1, 'instantiated <%s>', self)\n"
+                                  "        log(1, 'ready')\n";
+
+TEST(one_word_and_a_hole_reads_as_a_message)
+{
+    unit_write_str("own/strategy.py", own_log_src);
+    graph_index_opts o = quiet();
+    graph *g = unit_index_and_open(unit_tmp_path("own"), unit_tmp_path("own.graph"), &o, NULL);
+    CHECK_STR(heaviest(g, "creating strategy for %s"), "instantiated <%s>");
+    uint32_t n;
+    graph_next_sites(g, site(g, "instantiated <%s>"), &n);
+    CHECK(n > 0);
+    graph_next_sites(g, site(g, "size"), &n);
+    CHECK_INT(n, 0);
+    graph_next_sites(g, site(g, "ready"), &n);
+    CHECK_INT(n, 0);
+    graph_close(g);
+}
+
 /* Many branches, each splitting its weight by three, before a log every
  * path reaches: the weights, each rounded to a float along the flows, add
  * up to a hair above 1, and a graph file holding such a weight is one its
