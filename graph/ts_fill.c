@@ -4,7 +4,9 @@
  * done with it).
  *
  * Exact values: a string literal, or a pick among literals (an array
- * literal indexed, a local bound to one, `c ? "a" : "b"`). A value that
+ * literal indexed, a local bound to one, `c ? "a" : "b"`), or a local
+ * whose every binding is a const declaration of literals (a let or var
+ * may be bound again after the line the call reads). A value that
  * holds a literal: a call whose first argument is a string (a colouring or
  * quoting helper). Only when the format is a string literal, so that the
  * template's holes are util.format's: its %-directives take the arguments
@@ -53,6 +55,23 @@ typedef struct {
     uint32_t hole; /* holes seen so far */
 } ts_fill;
 
+/* The values the local e is bound to before the call (only const ones
+ * when fixed), each added by add (a literal, or an array of them); false
+ * when any is unknown. */
+static bool add_bound(const ts_fill *tf, TSNode e, bool fixed, gx_fill_vals *out,
+                      bool (*add)(tx *x, TSNode e, gx_fill_vals *out))
+{
+    local_vals lv;
+    uint32_t nv = fixed ? graph__ts_const_values(tf->x, e, tf->call, tf->sc, &lv)
+                        : graph__ts_local_values(tf->x, e, tf->call, tf->sc, &lv);
+    if (nv == 0 || nv > LOCAL_MAX_ALTS)
+        return false;
+    for (uint32_t k = 0; k < nv; k++)
+        if (!add(tf->x, graph__ts_local_nearest(&lv, k), out))
+            return false;
+    return true;
+}
+
 /* The exact values an expression may take, as far as the literals in it
  * and the locals bound before the call say; false when any is unknown. */
 static bool exact_values(const ts_fill *tf, TSNode e, gx_fill_vals *out)
@@ -61,6 +80,8 @@ static bool exact_values(const ts_fill *tf, TSNode e, gx_fill_vals *out)
     switch (ty(x, e)) {
     case N_STRING:
         return add_literal(x, e, out);
+    case N_IDENTIFIER: /* const msg = "..." before the call */
+        return graph__ts_local_name(x, e, tf->sc) && add_bound(tf, e, true, out, add_literal);
     case N_TERNARY_EXPRESSION:
         return add_literal(x, fld(x, e, F_CONSEQUENCE), out) &&
                add_literal(x, fld(x, e, F_ALTERNATIVE), out);
@@ -70,14 +91,7 @@ static bool exact_values(const ts_fill *tf, TSNode e, gx_fill_vals *out)
             return false;
         if (!graph__ts_local_name(x, seq, tf->sc))
             return add_array(x, seq, out);
-        local_vals lv;
-        uint32_t nv = graph__ts_local_values(x, seq, tf->call, tf->sc, &lv);
-        if (nv == 0 || nv > LOCAL_MAX_ALTS)
-            return false;
-        for (uint32_t k = 0; k < nv; k++)
-            if (!add_array(x, graph__ts_local_nearest(&lv, k), out))
-                return false;
-        return true;
+        return add_bound(tf, seq, false, out, add_array);
     }
     default:
         return false;

@@ -228,6 +228,7 @@ struct ts_local {
     uint32_t name, len; /* the name's bytes in src */
     uint32_t end;       /* where the binding ends */
     TSNode value;
+    bool fixed; /* a const declaration: nothing binds the name again */
 };
 
 typedef struct {
@@ -522,6 +523,9 @@ msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int de
 
 /* ts_locals.c */
 uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts_scope *sc, local_vals *lv);
+/* As graph__ts_local_values, but 0 unless every binding of the name found
+ * is a const declaration, whose value is then the name's at the call. */
+uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *sc, local_vals *lv);
 TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k);
 bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc);
 bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);

@@ -50,9 +50,13 @@ static NOINLINE void locals_of(tx *x, TSNode fn)
         TSNode n = ts_tree_cursor_current_node(&c);
         unsigned t = ty(x, n);
         TSNode name = gx_null(), value = gx_null();
+        bool fixed = false;
         if (t == N_VARIABLE_DECLARATOR) {
             name = fld(x, n, F_NAME);
             value = fld(x, n, F_VALUE);
+            TSNode decl = ts_node_parent(n);
+            fixed = !is_null(decl) && ty(x, decl) == N_LEXICAL_DECLARATION &&
+                    strcmp(ts_node_type(ts_node_child(decl, 0)), "const") == 0;
         } else if (t == N_ASSIGNMENT_EXPRESSION) {
             name = unwrap(x, fld(x, n, F_LEFT));
             value = fld(x, n, F_RIGHT);
@@ -60,7 +64,7 @@ static NOINLINE void locals_of(tx *x, TSNode fn)
         if (!is_null(name) && ty(x, name) == N_IDENTIFIER && !is_null(value)) {
             uint32_t a = ts_node_start_byte(name);
             core_vec_push(&x->locals, ((struct ts_local){a, ts_node_end_byte(name) - a,
-                                                         ts_node_end_byte(n), value}));
+                                                         ts_node_end_byte(n), value, fixed}));
         }
         if (!function_node(t) && ts_tree_cursor_goto_first_child(&c))
             continue;
@@ -100,6 +104,20 @@ NOINLINE uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts
             local_add(x, lv, l->value, 0);
     }
     return lv->n < LOCAL_MAX_ALTS * 4 ? lv->n : LOCAL_MAX_ALTS * 4;
+}
+
+uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *sc, local_vals *lv)
+{
+    uint32_t n = graph__ts_local_values(x, id, call, sc, lv);
+    uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
+    /* Any binding of the name, before the call or after it (a loop comes
+     * back), must be a const one. */
+    for (size_t i = 0; i < x->locals.n && n; i++) {
+        const struct ts_local *l = &x->locals.v[i];
+        if (l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0 && !l->fixed)
+            n = 0;
+    }
+    return n;
 }
 
 /* The k-th value of lv, nearest the call first. */

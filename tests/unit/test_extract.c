@@ -654,6 +654,12 @@ TEST(literal_arguments_fill_the_template_javascript)
                               "  debug('%d items', 'x');\n"                             /* 9 */
                               "  debug('req', kind ? 'fast' : 'slow', line);\n"         /* 10 */
                               "  debug('%s %s', line, kind);\n"                         /* 11 */
+                              "  const why = kind ? 'closed' : 'timed out';\n"          /* 12 */
+                              "  debug('%s: %s', why, line);\n"                         /* 13 */
+                              "  let note = 'first';\n"                                 /* 14 */
+                              "  debug('note %s', note);\n"                             /* 15 */
+                              "  note = 'second';\n"                                    /* 16 */
+                              "  for (const it of line) debug('item %s', it);\n"        /* 17 */
                               "}\n";
     gx_file f;
     graph__file_init(&f);
@@ -662,7 +668,9 @@ TEST(literal_arguments_fill_the_template_javascript)
      * with the literal between two holes. Picks among literals (7, 8,
      * 10): one site per value, for a directive's argument and for one
      * util.format appends. %d shows no string as it is (9); parameters
-     * are no literals (11). */
+     * are no literals (11). A const bound to literals is one of them
+     * (13); a let that is bound again (15) or a loop's binding (17) is
+     * not. */
     static const struct {
         uint32_t line, n;
         const char *t[3];
@@ -671,7 +679,10 @@ TEST(literal_arguments_fill_the_template_javascript)
                 {8, 2, {"in %s", "out %s"}},
                 {10, 2, {"req fast %s", "req slow %s"}},
                 {9, 1, {"%d items"}},
-                {11, 1, {"%s %s"}}};
+                {11, 1, {"%s %s"}},
+                {13, 2, {"timed out: %s", "closed: %s"}},
+                {15, 1, {"note %s"}},
+                {17, 1, {"item %s"}}};
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
         const char *t[8];
         CHECK_INT(log_templates(&f, want[w].line, t, 8), want[w].n);
