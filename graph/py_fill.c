@@ -46,15 +46,14 @@ static bool add_sequence(px *x, TSNode e, gx_fill_vals *out)
     return k > 0;
 }
 
-/* The values local or attribute e certainly holds at `at`, each added by
- * add (a literal, or a sequence of them); false when any is unknown. */
-static bool add_bound(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill_vals *out,
-                      bool (*add)(px *x, TSNode e, gx_fill_vals *out))
+/* The tuples or lists of literals local e certainly holds one of at
+ * `at`: their values; false when any is unknown. */
+static bool add_bound_sequences(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill_vals *out)
 {
     TSNode vals[LOCAL_MAX_ALTS];
     uint32_t nv = graph__py_bound_values(x, e, at, sc, vals, LOCAL_MAX_ALTS);
     for (uint32_t i = 0; i < nv; i++)
-        if (!add(x, vals[i], out))
+        if (!add_sequence(x, vals[i], out))
             return false;
     return nv > 0;
 }
@@ -66,9 +65,6 @@ static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill
     switch (ty(e)) {
     case N_STRING:
         return add_literal(x, e, out);
-    case N_IDENTIFIER: /* msg = "..." before the call */
-    case N_ATTRIBUTE:  /* self.last_error = "..." */
-        return add_bound(x, e, at, sc, out, add_literal);
     case N_CONDITIONAL_EXPRESSION: /* a if cond else b */
         return add_literal(x, ts_node_named_child(e, 0), out) &&
                add_literal(x, ts_node_named_child(e, 2), out);
@@ -78,7 +74,7 @@ static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill
             return false;
         if (ty(seq) != N_IDENTIFIER)
             return add_sequence(x, seq, out);
-        return add_bound(x, seq, at, sc, out, add_sequence);
+        return add_bound_sequences(x, seq, at, sc, out);
     }
     default:
         return false;
@@ -126,21 +122,31 @@ static gx_fill_vals arg_values(px *x, TSNode e, TSNode at, const py_scope *sc)
     e = unparen(e);
     if (is_null(e))
         return r;
+    if (ty(e) == N_IDENTIFIER || ty(e) == N_ATTRIBUTE) {
+        /* A name bound before the call on every path to it: to literals
+         * (`self.last_error = "..."`), or a local to messages formatted
+         * from one (`msg = "key '%s' not present" % k`). */
+        TSNode v[LOCAL_MAX_ALTS];
+        uint32_t nv = graph__py_bound_values(x, e, at, sc, v, LOCAL_MAX_ALTS), k = 0;
+        while (k < nv && add_literal(x, v[k], &r))
+            k++;
+        if (nv && k == nv) {
+            r.kind = GX_FILL_EXACT;
+            return r;
+        }
+        r.n = 0;
+        k = 0;
+        while (ty(e) == N_IDENTIFIER && k < nv && add_format(x, v[k], sc, &r))
+            k++;
+        if (nv && k == nv)
+            r.kind = GX_FILL_FORMAT;
+        else
+            r.n = 0;
+        return r;
+    }
     if (exact_values(x, e, at, sc, &r)) {
         r.kind = GX_FILL_EXACT;
         return r;
-    }
-    r.n = 0;
-    if (ty(e) == N_IDENTIFIER && graph__py_local_name(x, e, sc)) {
-        /* A message formatted into a local first. */
-        TSNode vals[LOCAL_MAX_ALTS];
-        uint32_t nv = graph__py_bound_values(x, e, at, sc, vals, LOCAL_MAX_ALTS), k = 0;
-        while (k < nv && add_format(x, vals[k], sc, &r))
-            k++;
-        if (nv && k == nv) {
-            r.kind = GX_FILL_FORMAT;
-            return r;
-        }
     }
     r.n = 0;
     if (ty(e) == N_CALL && works_on_args(x, fieldn(e, F_FUNCTION))) {

@@ -433,6 +433,17 @@ static graph_emit with_template(const graph_emit *e, uint32_t n, const char *tmp
     unit_fail(__FILE__, __LINE__, "no emit site with template \"%s\"", tmpl);
 }
 
+/* Checks that the sites of qualname on line log exactly the n templates
+ * t (in any order). */
+static void templates_at(const graph *g, const char *qualname, uint32_t line, uint32_t n,
+                         const char *const *t)
+{
+    graph_emit e[8];
+    CHECK_INT(emits_at(g, qualname, line, e, 8), n);
+    for (uint32_t i = 0; i < n; i++)
+        with_template(e, n, t[i]);
+}
+
 TEST(local_message_each_way_of_building_it)
 {
     graph *g = open_wrappers();
@@ -553,57 +564,52 @@ TEST(local_message_matches)
 TEST(literal_arguments_fill_the_template)
 {
     graph *g = open_wrappers();
-    graph_emit e[8];
     /* A helper given a literal: the template as written, and one with the
-     * literal between two holes (the helper's decoration). */
-    CHECK_INT(emits_at(g, "pkg.filled.Wire.receive", 13, e, 8), 2);
-    with_template(e, 2, "{action}{peer}: {msg}");
-    with_template(e, 2, "{action}Receive({action}{peer}: {msg}");
-    /* A pick among literals, from a local tuple or an inline one: one
-     * site per value, the hole replaced. */
-    CHECK_INT(emits_at(g, "pkg.filled.transcript", 23, e, 8), 3);
-    with_template(e, 3, "* %s");
-    with_template(e, 3, "< %s");
-    with_template(e, 3, "> %s");
-    CHECK_INT(emits_at(g, "pkg.filled.transcript", 24, e, 8), 2);
-    with_template(e, 2, "in %r");
-    with_template(e, 2, "out %r");
+     * literal between two holes (the helper's decoration, 13). A pick
+     * among literals, from a local tuple or an inline one: one site per
+     * value, the hole replaced (23, 24, 32). */
+    graph_emit e[8];
     CHECK_INT(emits_at(g, "pkg.filled.chosen", 32, e, 8), 2);
     CHECK_INT(with_template(e, 2, "fast path: %d items").level, GRAPH_LEVEL_INFO);
-    with_template(e, 2, "slow path: %d items");
-    /* A mapping key or a width changes the text: left as holes. */
-    CHECK_INT(emits_at(g, "pkg.filled.chosen", 33, e, 8), 1);
-    CHECK_STR(e[0].tmpl, "%(who)s left");
-    CHECK_INT(emits_at(g, "pkg.filled.chosen", 34, e, 8), 1);
-    CHECK_STR(e[0].tmpl, "%-6s|%s");
-    /* Parameters are not literals. */
-    CHECK_INT(emits_at(g, "pkg.filled.request", 28, e, 8), 1);
-    CHECK_STR(e[0].tmpl, "%s %s");
-    /* A local or `self.name` bound to literals on every path to the call
-     * (in its own block, or both arms of a conditional). */
-    CHECK_INT(emits_at(g, "pkg.filled.Connection.modify", 41, e, 8), 1);
-    CHECK_STR(e[0].tmpl, "connection is read-only for <%s>");
-    CHECK_INT(emits_at(g, "pkg.filled.Connection.modify", 43, e, 8), 2);
-    with_template(e, 2, "changes must be a dictionary for <%s>");
-    with_template(e, 2, "changes must be a list for <%s>");
-    /* Not when a path may bring another value: an attribute bound only in
-     * an if arm (bound elsewhere too, perhaps), a local a loop rebinds, an
-     * attribute bound to what a call returns, or not bound at all. */
-    static const uint32_t open_lines[] = {46, 49, 52, 54};
-    for (size_t i = 0; i < sizeof open_lines / sizeof open_lines[0]; i++) {
-        const char *sym =
-            open_lines[i] < 50 ? "pkg.filled.Connection.modify" : "pkg.filled.Connection.bind";
-        CHECK_INT(emits_at(g, sym, open_lines[i], e, 8), 1);
-        CHECK_STR(e[0].tmpl, "%s for <%s>");
-    }
-    /* A message formatted into a local first: its template spliced into
-     * the hole, holes and all; not when a path brings a plain literal. */
-    CHECK_INT(emits_at(g, "pkg.filled.Connection.lookup", 58, e, 8), 1);
-    CHECK_STR(e[0].tmpl, "key '%s' not present for <%s>");
-    CHECK_INT(emits_at(g, "pkg.filled.Connection.lookup", 60, e, 8), 1);
-    CHECK_STR(e[0].tmpl, "%s of %s read: %s");
-    CHECK_INT(emits_at(g, "pkg.filled.Connection.lookup", 62, e, 8), 1);
-    CHECK_STR(e[0].tmpl, "%s!");
+    /* A mapping key or a width changes the text (33, 34), parameters are
+     * not literals (28): left as holes. A local or `self.name` bound to
+     * literals on every path to the call (in its own block, 41, or both
+     * arms of a conditional, 43) fills it. Not when a path may bring
+     * another value: an attribute bound only in an if arm (bound elsewhere
+     * too, perhaps, 46), a local a loop rebinds (49), an attribute bound
+     * to what a call returns (54), or not bound at all (52). A message
+     * formatted into a local first: its template spliced into the hole,
+     * holes and all (58, 60); not when a path brings a plain literal (62). */
+    static const struct {
+        const char *sym;
+        uint32_t line, n;
+        const char *t[3];
+    } want[] = {
+        {"pkg.filled.Wire.receive",
+         13,
+         2,
+         {"{action}{peer}: {msg}", "{action}Receive({action}{peer}: {msg}"}},
+        {"pkg.filled.transcript", 23, 3, {"* %s", "< %s", "> %s"}},
+        {"pkg.filled.transcript", 24, 2, {"in %r", "out %r"}},
+        {"pkg.filled.chosen", 32, 2, {"fast path: %d items", "slow path: %d items"}},
+        {"pkg.filled.chosen", 33, 1, {"%(who)s left"}},
+        {"pkg.filled.chosen", 34, 1, {"%-6s|%s"}},
+        {"pkg.filled.request", 28, 1, {"%s %s"}},
+        {"pkg.filled.Connection.modify", 41, 1, {"connection is read-only for <%s>"}},
+        {"pkg.filled.Connection.modify",
+         43,
+         2,
+         {"changes must be a dictionary for <%s>", "changes must be a list for <%s>"}},
+        {"pkg.filled.Connection.modify", 46, 1, {"%s for <%s>"}},
+        {"pkg.filled.Connection.modify", 49, 1, {"%s for <%s>"}},
+        {"pkg.filled.Connection.bind", 52, 1, {"%s for <%s>"}},
+        {"pkg.filled.Connection.bind", 54, 1, {"%s for <%s>"}},
+        {"pkg.filled.Connection.lookup", 58, 1, {"key '%s' not present for <%s>"}},
+        {"pkg.filled.Connection.lookup", 60, 1, {"%s of %s read: %s"}},
+        {"pkg.filled.Connection.lookup", 62, 1, {"%s!"}},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        templates_at(g, want[i].sym, want[i].line, want[i].n, want[i].t);
     graph_close(g);
 }
 

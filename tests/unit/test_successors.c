@@ -110,11 +110,20 @@ static const char py_src[] = "import logging\n"
                              "    loop_.call_soon(helper)\n"
                              "    log.info('handed on')\n";
 
+/* The graph of one source file, written as dir/path; dir.graph. */
+static graph *index_one(const char *dir, const char *path, const char *src)
+{
+    char file[256], out[256];
+    snprintf(file, sizeof file, "%s/%s", dir, path);
+    snprintf(out, sizeof out, "%s.graph", dir);
+    unit_write_str(file, src);
+    graph_index_opts o = quiet();
+    return unit_index_and_open(unit_tmp_path(dir), unit_tmp_path(out), &o, NULL);
+}
+
 static graph *index_py(void)
 {
-    unit_write_str("py/app.py", py_src);
-    graph_index_opts o = quiet();
-    return unit_index_and_open(unit_tmp_path("py"), unit_tmp_path("py.graph"), &o, NULL);
+    return index_one("py", "app.py", py_src);
 }
 
 TEST(python_statements_branches_and_calls)
@@ -210,9 +219,7 @@ static const char ts_src[] = "const debug = require('debug')('app');\n"
 
 TEST(typescript_callbacks_switch_and_await)
 {
-    unit_write_str("ts/src/conn.ts", ts_src);
-    graph_index_opts o = quiet();
-    graph *g = unit_index_and_open(unit_tmp_path("ts"), unit_tmp_path("ts.graph"), &o, NULL);
+    graph *g = index_one("ts", "src/conn.ts", ts_src);
     CHECK_STR(heaviest(g, "start"), "step");
     CHECK_STR(heaviest(g, "step"), "done");
     /* A callback written inline may run after the call it is handed to,
@@ -253,9 +260,7 @@ static const char own_log_src[] = "import logging\n"
 
 TEST(one_word_and_a_hole_reads_as_a_message)
 {
-    unit_write_str("own/strategy.py", own_log_src);
-    graph_index_opts o = quiet();
-    graph *g = unit_index_and_open(unit_tmp_path("own"), unit_tmp_path("own.graph"), &o, NULL);
+    graph *g = index_one("own", "strategy.py", own_log_src);
     CHECK_STR(heaviest(g, "creating strategy for %s"), "instantiated <%s>");
     uint32_t n;
     graph_next_sites(g, site(g, "instantiated <%s>"), &n);
@@ -291,9 +296,7 @@ static const char split_src[] =
 
 TEST(weights_of_many_branches_stay_within_one)
 {
-    unit_write_str("split/a.js", split_src);
-    graph_index_opts o = quiet();
-    graph *g = unit_index_and_open(unit_tmp_path("split"), unit_tmp_path("split.graph"), &o, NULL);
+    graph *g = index_one("split", "a.js", split_src);
     CHECK(g != NULL);
     double w = next_w(g, "start", "end");
     CHECK(w > 0.99);
