@@ -211,11 +211,39 @@ static void shortest_by_definition(char *out, size_t n, double v, bool is_float)
     }
 }
 
+/* One value against the definition, as a double and as a float. */
+static void json_number_check(core_buf *b, double v, bool f, int line)
+{
+    char want[40];
+    core_buf_reset(b);
+    if (f)
+        core_buf_json_float(b, (float)v);
+    else
+        core_buf_json_double(b, v);
+    shortest_by_definition(want, sizeof want, f ? (double)(float)v : v, f);
+    if (strcmp(b->data, want) != 0)
+        unit_fail(__FILE__, line, "%.17g: %s, want %s", v, b->data, want);
+}
+
 /* JSON numbers as the definition gives them, over values of every size
- * and length: random bit patterns, short decimals, scores. */
+ * and length: random bit patterns, short decimals, scores; and where the
+ * digits are rounded with a carry into a new exponent (next to a power
+ * of ten, across the %g layouts' boundary) or at an exact tie (powers of
+ * two and their odd multiples have short exact expansions). */
 TEST(buf_json_numbers_are_the_shortest_that_read_back)
 {
     core_buf b = {0};
+    for (int k = -320; k <= 308; k++) {
+        char t[16];
+        snprintf(t, sizeof t, "1e%d", k);
+        double p = strtod(t, NULL);
+        double near[] = {p, nextafter(p, 0), nextafter(p, INFINITY), -nextafter(p, 0)};
+        for (int i = 0; i < 4; i++)
+            json_number_check(&b, near[i], false, __LINE__);
+    }
+    for (int k = -80; k <= 80; k++)
+        for (int odd = 1; odd < 40; odd += 2)
+            json_number_check(&b, ldexp(odd, k), false, __LINE__);
     char want[40];
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < 300000; i++) {
