@@ -43,6 +43,26 @@ void core_buf_puts(core_buf *b, const char *s)
     core_buf_append(b, s, strlen(s));
 }
 
+void core_buf_put_uint(core_buf *b, uint64_t v)
+{
+    char t[20], *q = t + sizeof t;
+    do {
+        *--q = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    core_buf_append(b, q, (size_t)(t + sizeof t - q));
+}
+
+void core_buf_put_int(core_buf *b, int64_t v)
+{
+    if (v < 0) {
+        core_buf_putc(b, '-');
+        core_buf_put_uint(b, 0 - (uint64_t)v); /* INT64_MIN too */
+        return;
+    }
+    core_buf_put_uint(b, (uint64_t)v);
+}
+
 void core_buf_vprintf(core_buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
@@ -152,6 +172,22 @@ void core_buf_json_str(core_buf *b, const char *s, size_t n)
     size_t run = 0; /* start of the pending run of plain bytes */
     size_t i = 0;
     while (i < n) {
+        /* Eight bytes at a time while none needs a look: none below 0x20,
+         * a quote, a backslash or past ASCII (the usual name or path). */
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+            /* After the subtractions a byte's high bit is set only when it
+             * is past ASCII (which w shows anyway), below 0x20, a quote or
+             * a backslash, or just above such a byte (its borrow). */
+            uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+            if (((w - ones * 0x20) | (quote - ones) | (slash - ones) | w) & high)
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
         unsigned c = p[i];
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
             i++;

@@ -49,6 +49,10 @@ static inline void core_buf_putc(core_buf *b, char c)
     core_buf_append(b, &c, 1);
 }
 void core_buf_puts(core_buf *b, const char *s);
+/* Append an integer in decimal, as printf's %llu and %lld would (without
+ * the cost of parsing a format: JSON numbers on the hot path). */
+void core_buf_put_uint(core_buf *b, uint64_t v);
+void core_buf_put_int(core_buf *b, int64_t v);
 void core_buf_printf(core_buf *b, const char *fmt, ...) CORE_PRINTF(2, 3);
 void core_buf_vprintf(core_buf *b, const char *fmt, va_list ap);
 /* Appends s as a JSON string literal with quotes; invalid UTF-8 becomes

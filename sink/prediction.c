@@ -84,12 +84,16 @@ static void json_head(core_buf *out, const pred_v *v)
 {
     core_buf_puts(out, "{\"case_id\":");
     core_buf_json_str(out, v->case_id.p, v->case_id.n);
-    core_buf_printf(out, ",\"seq\":%" PRIu64 ",\"revision\":%" PRIu32 ",\"activity\":", v->seq,
-                    v->revision);
+    core_buf_puts(out, ",\"seq\":");
+    core_buf_put_uint(out, v->seq);
+    core_buf_puts(out, ",\"revision\":");
+    core_buf_put_uint(out, v->revision);
+    core_buf_puts(out, ",\"activity\":");
     core_buf_json_str(out, v->activity.p, v->activity.n);
     /* fixed64 on the wire, a signed Unix time in the API. */
-    core_buf_printf(
-        out, ",\"time_unix_nano\":%" PRId64 ",\"model_version\":", (int64_t)v->time_unix_nano);
+    core_buf_puts(out, ",\"time_unix_nano\":");
+    core_buf_put_int(out, (int64_t)v->time_unix_nano);
+    core_buf_puts(out, ",\"model_version\":");
     core_buf_json_str(out, v->model_version.p, v->model_version.n);
     core_buf_puts(out, ",\"graph_version\":");
     core_buf_json_str(out, v->graph_version.p, v->graph_version.n);
@@ -104,8 +108,11 @@ static void json_ranked(core_buf *out, const ranked_v *r, bool first)
     core_buf_json_str(out, r->kind.p, r->kind.n);
     core_buf_puts(out, ",\"file\":");
     core_buf_json_str(out, r->file.p, r->file.n);
-    core_buf_printf(out, ",\"start_line\":%" PRIu32 ",\"end_line\":%" PRIu32 ",\"score\":",
-                    r->start_line, r->end_line);
+    core_buf_puts(out, ",\"start_line\":");
+    core_buf_put_uint(out, r->start_line);
+    core_buf_puts(out, ",\"end_line\":");
+    core_buf_put_uint(out, r->end_line);
+    core_buf_puts(out, ",\"score\":");
     core_buf_json_double(out, r->score);
     core_buf_puts(out, ",\"activity\":");
     core_buf_json_str(out, r->activity.p, r->activity.n);
@@ -116,11 +123,14 @@ static void json_ranked(core_buf *out, const ranked_v *r, bool first)
 
 static void json_tail(core_buf *out, const pred_v *v)
 {
-    core_buf_printf(out, ",\"latency_us\":%" PRIu64, v->latency_us);
+    core_buf_puts(out, ",\"latency_us\":");
+    core_buf_put_uint(out, v->latency_us);
+    core_buf_puts(out, ",\"last_rank\":");
     if (v->scored)
-        core_buf_printf(out, ",\"last_rank\":%" PRIu32 "}", v->last_rank);
+        core_buf_put_uint(out, v->last_rank);
     else
-        core_buf_puts(out, ",\"last_rank\":null}");
+        core_buf_puts(out, "null");
+    core_buf_putc(out, '}');
 }
 
 void sink_ranked_json(const sink_ranked *r, uint32_t n, core_buf *out)

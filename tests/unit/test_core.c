@@ -275,6 +275,77 @@ TEST(buf_json_numbers_are_the_shortest_that_read_back)
     core_buf_free(&b);
 }
 
+/* A byte as core_buf_json_str writes it when it stands alone among
+ * plain letters (a UTF-8 sequence whole). */
+static const char *json_byte(const char *b)
+{
+    static char out[8];
+    unsigned c = (unsigned char)b[0];
+    if (c == '"' || c == '\\')
+        snprintf(out, sizeof out, "\\%c", c);
+    else if (c == '\n')
+        snprintf(out, sizeof out, "\\n");
+    else if (c < 0x20)
+        snprintf(out, sizeof out, "\\u%04x", c);
+    else if (c == 0xff)
+        snprintf(out, sizeof out, "\xef\xbf\xbd");
+    else
+        snprintf(out, sizeof out, "%s", b);
+    return out;
+}
+
+/* Strings are scanned eight bytes at a time: a byte that needs a look at
+ * any place of a word, or past the last whole word, is still seen. */
+TEST(buf_json_str_every_position)
+{
+    const char *odd[] = {"\x01", "\x1f",     "\n",           "\"",  "\\",
+                         "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xff"};
+    core_buf b = {0}, want = {0};
+    for (size_t k = 0; k < sizeof odd / sizeof *odd; k++)
+        for (size_t len = 1; len <= 26; len++)
+            for (size_t at = 0; at < len; at++) {
+                char s[40];
+                size_t ol = strlen(odd[k]), n = 0;
+                for (size_t i = 0; i < len; i++) {
+                    if (i == at) {
+                        memcpy(s + n, odd[k], ol);
+                        n += ol;
+                    } else {
+                        s[n++] = (char)('a' + i % 26);
+                    }
+                }
+                core_buf_reset(&b);
+                core_buf_reset(&want);
+                core_buf_json_str(&b, s, n);
+                core_buf_putc(&want, '"');
+                core_buf_append(&want, s, at);
+                core_buf_puts(&want, json_byte(odd[k]));
+                core_buf_append(&want, s + at + ol, n - at - ol);
+                core_buf_putc(&want, '"');
+                if (strcmp(b.data, want.data) != 0)
+                    unit_fail(__FILE__, __LINE__, "byte %zu of %zu: %s, want %s", at, len, b.data,
+                              want.data);
+            }
+    core_buf_free(&want);
+    core_buf_free(&b);
+}
+
+TEST(buf_integers)
+{
+    core_buf b = {0};
+    core_buf_put_uint(&b, 0);
+    core_buf_putc(&b, ' ');
+    core_buf_put_uint(&b, UINT64_MAX);
+    core_buf_putc(&b, ' ');
+    core_buf_put_int(&b, INT64_MIN);
+    core_buf_putc(&b, ' ');
+    core_buf_put_int(&b, -1);
+    core_buf_putc(&b, ' ');
+    core_buf_put_int(&b, 1709537445349060000);
+    CHECK_STR(b.data, "0 18446744073709551615 -9223372036854775808 -1 1709537445349060000");
+    core_buf_free(&b);
+}
+
 /* A binary file read as CSV had its bytes printed raw to the terminal:
  * what oneline writes is one line of printable text, UTF-8 kept. */
 TEST(buf_oneline_escapes_bytes)
