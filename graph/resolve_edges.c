@@ -53,7 +53,11 @@ void graph__rs_build_hierarchy(rs *r)
             if (e.k == E_SYM && is_typeish(r, e.id) && e.id != cls) {
                 core_vec_push(&bases[cls], e.id);
                 core_vec_push(&r->subs[e.id], cls);
-            } else if (e.k == E_EXT) {
+            } else if (e.k == E_EXT &&
+                       !(is_python(r, (uint32_t)fi) && strcmp(ref->path, "object") == 0)) {
+                /* (Python's object, the root of every class, has no
+                 * members a call would name: a method no class of ours
+                 * defines is not one of its.) */
                 r->ext_base[cls] = 1;
             }
         }
@@ -210,6 +214,32 @@ static uint32_t override_edges(const rs *r, gb_edge_vec *out, uint32_t from, con
     return nov;
 }
 
+/* CALLS edges from `from` for a call of method e on a receiver bound to
+ * instances of several classes (a strategy or backend chosen at run
+ * time): to each class's method of that name, weighing what the
+ * bindings reach evenly (two classes sharing an inherited method give it
+ * twice the weight). False when e is no such call. */
+static bool poly_edges(ctx *c, gb_edge_vec *out, uint32_t from, ent e)
+{
+    rs *r = c->r;
+    if (e.poly == POLY_NONE || r->sy[e.id].kind != GRAPH_SYM_METHOD)
+        return false;
+    uint32_t cls[16], t[16], nt = 0;
+    uint32_t nc = graph__rs_poly_classes(c, e, cls, 16);
+    const char *name = r->sy[e.id].name;
+    for (uint32_t i = 0; i < nc; i++) {
+        c->depth = 0;
+        ent m = graph__rs_class_member(c, cls[i], name, strlen(name), true, 0);
+        if (m.k == E_SYM && r->sy[m.id].kind == GRAPH_SYM_METHOD)
+            t[nt++] = m.id;
+    }
+    if (nt < 2)
+        return false;
+    for (uint32_t i = 0; i < nt; i++)
+        add_edge(out, from, t[i], GRAPH_EDGE_CALLS, 1.0f / (float)nt);
+    return true;
+}
+
 /* The CALLS edges of a call from `from` to e (method name m); true if
  * the call resolved. */
 static bool call_edges(ctx *c, gb_edge_vec *out, const gx_ref *ref, uint32_t from, ent e,
@@ -230,6 +260,8 @@ static bool call_edges(ctx *c, gb_edge_vec *out, const gx_ref *ref, uint32_t fro
         }
         if (target == GRAPH_NONE)
             return false;
+        if (poly_edges(c, out, from, e))
+            return true;
         add_edge(out, from, target, GRAPH_EDGE_CALLS, 1.0f);
         /* self.m() may run an override in a subclass. */
         if (strncmp(ref->path, "@self.", 6) == 0 && r->sy[target].kind == GRAPH_SYM_METHOD)

@@ -161,18 +161,28 @@ typedef enum { E_NONE = 0, E_SYM, E_INST, E_EXT, E_MODPATH, E_CONST, E_CONT } ek
 
 typedef struct {
     uint8_t k;
+    /* E_INST, and E_SYM of a member looked up on one: a name bound to
+     * instances of several classes (`self.strategy = Sync(self)` on one
+     * branch, `MockSync(self)` on another), which this ent names by its
+     * first binding; POLY_ATTR when the name is an attribute of class
+     * poly_scope, POLY_BIND a variable of scope poly_scope, and mp, mplen
+     * the name (graph__rs_poly_classes gives them all). */
+    uint8_t poly;
     uint32_t id;    /* E_SYM/E_INST/E_CONST; E_CONT: the scope */
-    const char *mp; /* E_MODPATH: the prefix; E_CONT: the container name */
+    const char *mp; /* E_MODPATH: the prefix; E_CONT: the container name; poly: the name */
     uint32_t mplen;
+    uint32_t poly_scope;
 } ent;
 
-static const ent NONE_ENT = {E_NONE, 0, NULL, 0};
+enum { POLY_NONE = 0, POLY_ATTR, POLY_BIND };
+
+static const ent NONE_ENT = {E_NONE, POLY_NONE, 0, NULL, 0, 0};
 
 #define MAX_DEPTH 24
 
 static inline ent mk(ekind k, uint32_t id)
 {
-    ent e = {(uint8_t)k, id, NULL, 0};
+    ent e = {(uint8_t)k, POLY_NONE, id, NULL, 0, 0};
     return e;
 }
 
@@ -247,6 +257,9 @@ ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len);
 bool graph__rs_is_variable(const rs *r, uint32_t scope, const char *name, size_t len);
 ent graph__rs_class_member(ctx *c, uint32_t cls, const char *name, size_t len, bool inst, int skip);
 ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len, int *fail_at);
+/* The classes whose instances a poly ent's name is bound to, each once,
+ * in the order of its bindings (at most cap); 0 for any other ent. */
+uint32_t graph__rs_poly_classes(ctx *c, ent e, uint32_t *cls, uint32_t cap);
 
 /* resolve_edges.c */
 void graph__rs_build_hierarchy(rs *r);

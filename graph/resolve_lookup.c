@@ -120,6 +120,61 @@ static ent resolve_bind(ctx *c, uint32_t num)
     }
 }
 
+/* Up to cap classes that the bindings of (scope, name) in km make an
+ * instance of (`x = C()`, `new C()`, `x: C`, a call returning one), each
+ * once, the latest binding's first. */
+static uint32_t bound_classes(ctx *c, const keymap *km, uint32_t scope, const char *name,
+                              size_t len, uint32_t *cls, uint32_t cap)
+{
+    uint32_t n = 0, typed = 0, it;
+    /* Most names have one binding: resolving is done only for several. */
+    for (uint32_t b = km_get(km, scope, name, len, &it); b != UINT32_MAX && typed < 2;
+         b = km_next(km, scope, name, len, &it)) {
+        uint8_t k = c->r->bind[b].b->kind;
+        typed += k == GX_BIND_NEW || k == GX_BIND_TYPE || k == GX_BIND_CALL;
+    }
+    if (typed < 2 || c->depth > MAX_DEPTH)
+        return 0;
+    c->depth++;
+    for (uint32_t b = km_get(km, scope, name, len, &it); b != UINT32_MAX;
+         b = km_next(km, scope, name, len, &it)) {
+        uint8_t k = c->r->bind[b].b->kind;
+        if (k != GX_BIND_NEW && k != GX_BIND_TYPE && k != GX_BIND_CALL)
+            continue;
+        ent v = resolve_bind(c, b);
+        bool dup = v.k != E_INST;
+        for (uint32_t i = 0; i < n && !dup; i++)
+            dup = cls[i] == v.id;
+        if (!dup && n < cap)
+            cls[n++] = v.id;
+    }
+    c->depth--;
+    return n;
+}
+
+/* v, the instance a name of scope in km was resolved to, marked as one
+ * of several when its bindings make instances of several classes. */
+static ent mark_poly(ctx *c, ent v, uint8_t which, uint32_t scope, const char *name, size_t len)
+{
+    uint32_t cls[2];
+    if (v.k != E_INST || bound_classes(c, which == POLY_ATTR ? &c->r->attrs : &c->r->binds, scope,
+                                       name, len, cls, 2) < 2)
+        return v;
+    v.poly = which;
+    v.poly_scope = scope;
+    v.mp = name;
+    v.mplen = (uint32_t)len;
+    return v;
+}
+
+uint32_t graph__rs_poly_classes(ctx *c, ent e, uint32_t *cls, uint32_t cap)
+{
+    if (e.poly == POLY_NONE)
+        return 0;
+    return bound_classes(c, e.poly == POLY_ATTR ? &c->r->attrs : &c->r->binds, e.poly_scope, e.mp,
+                         e.mplen, cls, cap);
+}
+
 /* A module's exported name (TS/JS), or its top-level name. */
 ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len)
 {
@@ -193,7 +248,7 @@ static ent lookup_in(ctx *c, uint32_t s, const char *name, size_t len, bool modu
                     break;
                 }
             }
-            return resolve_bind(c, best);
+            return mark_poly(c, resolve_bind(c, best), POLY_BIND, s, name, len);
         }
     }
     if ((v = km_first(&r->children, s, name, len)) != UINT32_MAX)
@@ -217,7 +272,7 @@ static ent lookup_in(ctx *c, uint32_t s, const char *name, size_t len, bool modu
         }
     }
     if (km_first(&r->containers, s, name, len) != UINT32_MAX) {
-        ent e = {E_CONT, s, name, (uint32_t)len};
+        ent e = {E_CONT, POLY_NONE, s, name, (uint32_t)len, 0};
         return e;
     }
     return NONE_ENT;
@@ -278,7 +333,7 @@ ent graph__rs_class_member(ctx *c, uint32_t cls, const char *name, size_t len, b
         if ((v = km_first(&r->consts, k, name, len)) != UINT32_MAX)
             return mk(E_CONST, v);
         if ((v = km_first(&r->attrs, k, name, len)) != UINT32_MAX)
-            return resolve_bind(c, v);
+            return mark_poly(c, resolve_bind(c, v), POLY_ATTR, k, name, len);
         if ((v = km_first(&r->binds, k, name, len)) != UINT32_MAX)
             return resolve_bind(c, v);
     }
@@ -345,6 +400,14 @@ static ent member(ctx *c, ent e, const char *name, size_t len)
         c->depth++;
         ent out = graph__rs_class_member(c, e.id, name, len, true, 0);
         c->depth--;
+        if (e.poly != POLY_NONE && out.k == E_SYM && out.poly == POLY_NONE) {
+            /* A method of one of several classes: the call may reach the
+             * others' (call edges). */
+            out.poly = e.poly;
+            out.poly_scope = e.poly_scope;
+            out.mp = e.mp;
+            out.mplen = e.mplen;
+        }
         return out;
     }
     case E_CONT: {

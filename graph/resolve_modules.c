@@ -69,7 +69,8 @@ ent graph__rs_modpath_or_module(ctx *c, const char *name, size_t len)
     if (m != GRAPH_NONE)
         return mk(E_SYM, m);
     if (is_prefix(c->r, name, len)) {
-        ent e = {E_MODPATH, 0, core_arena_strndup(c->arena, name, len), (uint32_t)len};
+        ent e = {E_MODPATH,     POLY_NONE, 0, core_arena_strndup(c->arena, name, len),
+                 (uint32_t)len, 0};
         return e;
     }
     return mk(E_EXT, 0);

@@ -64,6 +64,39 @@ static bool has_edge(const graph *g, const char *from, const char *to, graph_edg
             unit_fail(__FILE__, __LINE__, "no %s edge %s -> %s", graph_edge_type_name(t), a, b);   \
     } while (0)
 
+/* A receiver bound to instances of several classes, chosen at run time
+ * (a strategy or a backend): a call through it may run each class's
+ * method, also through an attribute that names the bound method. A class
+ * deriving from Python's object keeps the rule for a method name only
+ * one class defines. */
+TEST(calls_through_a_receiver_of_several_classes)
+{
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_fixture("repos/backends"), unit_tmp_path("backends.graph"), &o,
+                              NULL);
+    const char *search = "conn.connection.Connection.search";
+    CHECK_EDGE(g, search, "conn.strategies.SyncStrategy.send", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, search, "conn.strategies.MockStrategy.send", GRAPH_EDGE_CALLS);
+    /* ReplayStrategy inherits MockStrategy's: that one twice. */
+    uint32_t n, mock = unit_sym(g, "conn.strategies.MockStrategy.send");
+    const graph_edge *e = graph_out_edges(g, unit_sym(g, search), &n);
+    float w_mock = 0, w_sync = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (e[i].type != GRAPH_EDGE_CALLS)
+            continue;
+        if (e[i].node == mock)
+            w_mock += e[i].weight;
+        else if (e[i].node == unit_sym(g, "conn.strategies.SyncStrategy.send"))
+            w_sync += e[i].weight;
+    }
+    CHECK(fabsf(w_mock - 2.0f * w_sync) < 1e-6f);
+    CHECK_EDGE(g, "conn.strategies.Base.send", "conn.connection.Connection.next_message_id",
+               GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "web/store.Store.find", "web/store.MemoryBackend.query", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "web/store.Store.find", "web/store.RemoteBackend.query", GRAPH_EDGE_CALLS);
+    graph_close(g);
+}
+
 TEST(shop_symbols_and_spans)
 {
     graph_index_stats st;
