@@ -72,8 +72,8 @@ static bool has_edge(const graph *g, const char *from, const char *to, graph_edg
 TEST(calls_through_a_receiver_of_several_classes)
 {
     graph_index_opts o = quiet_opts();
-    graph *g = index_and_open(unit_fixture("repos/backends"), unit_tmp_path("backends.graph"), &o,
-                              NULL);
+    graph *g =
+        index_and_open(unit_fixture("repos/backends"), unit_tmp_path("backends.graph"), &o, NULL);
     const char *search = "conn.connection.Connection.search";
     CHECK_EDGE(g, search, "conn.strategies.SyncStrategy.send", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, search, "conn.strategies.MockStrategy.send", GRAPH_EDGE_CALLS);
