@@ -164,7 +164,7 @@ typedef struct {
     /* E_INST, and E_SYM of a member looked up on one: a name bound to
      * instances of several classes (`self.strategy = Sync(self)` on one
      * branch, `MockSync(self)` on another), which this ent names by its
-     * first binding; POLY_ATTR when the name is an attribute of class
+     * latest binding; POLY_ATTR when the name is an attribute of class
      * poly_scope, POLY_BIND a variable of scope poly_scope, and mp, mplen
      * the name (graph__rs_poly_classes gives them all). */
     uint8_t poly;
@@ -258,7 +258,7 @@ bool graph__rs_is_variable(const rs *r, uint32_t scope, const char *name, size_t
 ent graph__rs_class_member(ctx *c, uint32_t cls, const char *name, size_t len, bool inst, int skip);
 ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len, int *fail_at);
 /* The classes whose instances a poly ent's name is bound to, each once,
- * in the order of its bindings (at most cap); 0 for any other ent. */
+ * the latest binding's first (at most cap); 0 for any other ent. */
 uint32_t graph__rs_poly_classes(ctx *c, ent e, uint32_t *cls, uint32_t cap);
 
 /* resolve_edges.c */
