@@ -227,8 +227,8 @@ static bool poly_edges(ctx *c, gb_edge_vec *out, uint32_t from, ent e)
     uint32_t cls[16], t[16], nt = 0;
     uint32_t nc = graph__rs_poly_classes(c, e, cls, 16);
     const char *name = r->sy[e.id].name;
+    c->depth = 0;
     for (uint32_t i = 0; i < nc; i++) {
-        c->depth = 0;
         ent m = graph__rs_class_member(c, cls[i], name, strlen(name), true, 0);
         if (m.k == E_SYM && r->sy[m.id].kind == GRAPH_SYM_METHOD)
             t[nt++] = m.id;

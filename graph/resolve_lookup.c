@@ -122,7 +122,8 @@ static ent resolve_bind(ctx *c, uint32_t num)
 
 /* Up to cap classes that the bindings of (scope, name) in km make an
  * instance of (`x = C()`, `new C()`, `x: C`, a call returning one), each
- * once, the latest binding's first. */
+ * once, the latest binding's first; the bindings past the cap-th class
+ * are not resolved. */
 static uint32_t bound_classes(ctx *c, const keymap *km, uint32_t scope, const char *name,
                               size_t len, uint32_t *cls, uint32_t cap)
 {
@@ -136,7 +137,7 @@ static uint32_t bound_classes(ctx *c, const keymap *km, uint32_t scope, const ch
     if (typed < 2 || c->depth > MAX_DEPTH)
         return 0;
     c->depth++;
-    for (uint32_t b = km_get(km, scope, name, len, &it); b != UINT32_MAX;
+    for (uint32_t b = km_get(km, scope, name, len, &it); b != UINT32_MAX && n < cap;
          b = km_next(km, scope, name, len, &it)) {
         uint8_t k = c->r->bind[b].b->kind;
         if (k != GX_BIND_NEW && k != GX_BIND_TYPE && k != GX_BIND_CALL)
@@ -145,7 +146,7 @@ static uint32_t bound_classes(ctx *c, const keymap *km, uint32_t scope, const ch
         bool dup = v.k != E_INST;
         for (uint32_t i = 0; i < n && !dup; i++)
             dup = cls[i] == v.id;
-        if (!dup && n < cap)
+        if (!dup)
             cls[n++] = v.id;
     }
     c->depth--;
