@@ -1114,9 +1114,47 @@ static void copy_ids(uint32_t **dst, uint32_t *cap, const uint32_t *src, uint32_
  * after a decoration the logging function put before it. The start whose
  * hits have the most literal bytes wins, when that is at least 8 and more
  * than bar (twice what the whole message matched); w->hits then holds its
- * hits. Returns the start (0: the whole message), and updates *best and
+ * hits. A shorter rest wins too when a literal that is logged is all of
+ * it, hole for hole nothing, at least EXACT_MIN bytes and bar: a command
+ * a client hands its logging send function ("C: QUIT", the "C: " its
+ * logger's) is said whole by that literal, where "%s: %s" says only its
+ * separator.
+ * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
+/* The least a literal that is the whole rest of a decorated message
+ * must be: shorter ones ("OK", "ok") are said by too much code. */
+#define EXACT_MIN 4
+
+/*
+ * Of the hits, those whose literal is all of a rest of rest bytes and
+ * that log it: a logging site, or a call handing it to a function of ours
+ * that logs the text it is given. A short literal handed anywhere else
+ * ("none" compared or packed, "ssh-rsa" written to the wire) is no
+ * message, whatever it ends.
+ */
+static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t rest)
+{
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        bool logs = false;
+        if (x->literal == rest && !x->is_const && x->kind == GRAPH_EMIT_LOG) {
+            logs = true;
+        } else if (x->literal == rest && x->kind == GRAPH_EMIT_CALL) {
+            uint32_t f = graph_emit_callee(m->g, x->emit);
+            graph_symbol s;
+            if (f != GRAPH_NONE) {
+                graph_get_symbol(m->g, f, &s);
+                logs = (s.flags & GRAPH_SF_TAKES_TEXT) != 0;
+            }
+        }
+        if (logs)
+            w->hits[keep++] = w->hits[i];
+    }
+    w->nhits = keep;
+}
+
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                          bool whole_listed, uint32_t *best, bool *partial)
 {
@@ -1140,11 +1178,15 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         uint32_t need = (*best > bar ? *best : bar) + 1;
         if (need < 8)
             need = 8;
-        if (need > len - k)
+        size_t rest = len - k;
+        bool exact_only = need > rest;
+        if (exact_only && (rest < EXACT_MIN || rest < bar || rest <= *best))
             break;
-        bool p = hits_of(m, w, msg, len, k, need, whole_listed);
+        bool p = hits_of(m, w, msg, len, k, exact_only ? (uint32_t)rest : need, whole_listed);
+        if (exact_only && !p)
+            keep_logged_whole(m, w, (uint32_t)rest);
         uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
-        if (lit > *best && lit > bar && lit >= 8) {
+        if (exact_only ? !p && lit == rest : lit > *best && lit > bar && lit >= 8) {
             *best = lit;
             skip = k;
             kept_partial = p;

@@ -1186,6 +1186,71 @@ TEST(matcher_decorations)
     matcher_done(g, m, w);
 }
 
+/* A literal that is the whole rest of a decorated message, shorter than a
+ * tail needs: a command a client hands its logging send function, the
+ * "C: " its logger's, said whole where "%s: %s" says only a separator. */
+static const char smtp_py[] = "import logging\n"
+                              "\n"
+                              "logger = logging.getLogger(__name__)\n"
+                              "\n"
+                              "\n"
+                              "def on_log(kind, text):\n"
+                              "    logger.debug(\"%s: %s\", kind, text)\n"
+                              "\n"
+                              "\n"
+                              "def send(cmd):\n"
+                              "    logger.debug(cmd)\n"
+                              "\n"
+                              "\n"
+                              "def close():\n"
+                              "    send(\"QUIT\")\n"
+                              "\n"
+                              "\n"
+                              "def ok():\n"
+                              "    send(\"OK\")\n"
+                              "\n"
+                              "\n"
+                              "def pack(buf, word):\n"
+                              "    return buf + word\n"
+                              "\n"
+                              "\n"
+                              "def hello(buf):\n"
+                              "    return pack(buf, \"HELO\")\n";
+
+TEST(matcher_decorated_exact_literal)
+{
+    unit_write_str("smtpdec/smtp.py", smtp_py);
+    graph *g = index_dir("smtpdec");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+
+    map_match r = match(m, w, "C: QUIT", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, MAP_MATCH_DECORATED);
+    CHECK_INT(r.decoration, strlen("C: "));
+    CHECK_INT(r.literal, 4);
+    CHECK_EMIT(g, e[0], "smtp.close", unit_line_of(smtp_py, "\"QUIT\""));
+    /* Under EXACT_MIN bytes a literal is said by too much code: the
+     * separator's template stays. */
+    r = match(m, w, "C: OK", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "smtp.on_log", unit_line_of(smtp_py, "%s: %s"));
+    /* Nor a literal handed to a function that does not log it. */
+    r = match(m, w, "C: HELO", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "smtp.on_log", unit_line_of(smtp_py, "%s: %s"));
+    /* A rest the literal does not render whole is no such rest. */
+    r = match(m, w, "C: QUIT now", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "smtp.on_log", unit_line_of(smtp_py, "%s: %s"));
+
+    matcher_done(g, m, w);
+}
+
 /* ---- data a logger prints as it is ---- */
 
 static const char wire_py[] = "import logging\n"
