@@ -394,6 +394,13 @@ static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_
     for (uint32_t i = 0; i < n; i++)
         c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
     map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, n);
+    /* Sites in several functions that the neighbours do not tell apart
+     * (the sending and the receiving side each log "  %s: %s" after
+     * their header, as often): each event goes to the one its case is
+     * at, as a template's several sites do. Where the neighbours say
+     * which (twice as often next to one), that one stands. */
+    if (n > 1 && w[0] < 2 * w[1])
+        map__activity_set_cands(m, act, syms, n);
     return true;
 }
 
@@ -667,6 +674,72 @@ static void apply_group_weights(map_mapper *m)
     }
 }
 
+typedef core_vec(uint32_t) act_list;
+
+/* A copy of v sorted by activity, then by count (cmp_nb); NULL when
+ * empty. */
+static nb_rec *sorted_copy(const nb_vec *v)
+{
+    if (!v->n)
+        return NULL;
+    nb_rec *c = core_xmalloc(v->n * sizeof *c);
+    memcpy(c, v->v, v->n * sizeof *c);
+    qsort(c, v->n, sizeof *c, cmp_nb);
+    return c;
+}
+
+/*
+ * The strategies after position, in order (logger, formatters, the sites
+ * set aside, token similarity), for activity a with neighbours
+ * nb[0..nnb); what none places goes to *left (for the LLM).
+ */
+static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, act_list *left)
+{
+    act_rec *r = &m->acts.v[a];
+    if (!m->o.no_logger && map_by_logger(m, a, nb, nnb))
+        return;
+    if (!m->o.no_const && map_by_formatters(m, a, nb, nnb))
+        return;
+    if (r->aside && r->ncand) {
+        /* The sites set aside that rendered it: nothing else found it. */
+        float c[MAX_CAND];
+        for (uint32_t i = 0; i < r->ncand; i++)
+            c[i] = 1.0f / (float)r->ncand;
+        map__activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
+        return;
+    }
+    const char *text = core_strtab_str(&m->strs, r->text);
+    if (!m->o.no_tokens) {
+        if (!m->text && map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
+            m->text = NULL;
+        map_text_hit hit;
+        if (m->text && map_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
+            hit.score >= m->o.tokens_min) {
+            float c = hit.score;
+            map__activity_set_syms(m, a, MAP_BY_TOKENS, &hit.symbol, &c, 1);
+            return;
+        }
+    }
+    core_vec_push(left, a);
+}
+
+/* map_by_position with a's neighbours of both kinds: those mapped when
+ * they were seen (nb[0..nnb), sorted), and those placed since (ch, the
+ * sorted chain). */
+static bool by_position_chained(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb,
+                                const nb_rec *ch)
+{
+    nb_vec all = {0};
+    for (size_t k = map__first_of(nb, nnb, a); k < nnb && nb[k].act == a; k++)
+        core_vec_push(&all, nb[k]);
+    for (size_t k = map__first_of(ch, m->chain.n, a); k < m->chain.n && ch[k].act == a; k++)
+        if (m->acts.v[ch[k].nb].nsyms > 0)
+            core_vec_push(&all, ch[k]);
+    bool placed = all.n > 0 && map_by_position(m, a, all.v, all.n);
+    core_vec_free(&all);
+    return placed;
+}
+
 int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
@@ -678,14 +751,9 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
             *core_map_put(&m->live, map__key64(m->syms.v[m->acts.v[a].sym_off]), &ins) = 1;
         }
     /* Neighbours grouped by activity. */
-    nb_rec *nb = NULL;
-    if (m->nbs.n) {
-        nb = core_xmalloc(m->nbs.n * sizeof *nb);
-        memcpy(nb, m->nbs.v, m->nbs.n * sizeof *nb);
-        qsort(nb, m->nbs.n, sizeof *nb, cmp_nb);
-    }
+    nb_rec *nb = sorted_copy(&m->nbs), *ch = sorted_copy(&m->chain);
     size_t ni = 0, nnb = m->nbs.n; /* nb's length */
-    core_vec(uint32_t) left = {0};
+    act_list left = {0}, later = {0};
     for (uint32_t a = 0; a < m->acts.n; a++) {
         while (ni < nnb && nb[ni].act < a)
             ni++;
@@ -700,34 +768,40 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
         r->tried = true;
         if (!m->o.no_const && map_by_constants(m, a, nb + ni, nj - ni))
             continue;
-        if (!m->o.no_logger &&
-            (map_by_position(m, a, nb + ni, nj - ni) || map_by_logger(m, a, nb + ni, nj - ni)))
+        if (!m->o.no_logger && map_by_position(m, a, nb + ni, nj - ni))
             continue;
-        if (!m->o.no_const && map_by_formatters(m, a, nb + ni, nj - ni))
-            continue;
-        if (r->aside && r->ncand) {
-            /* The sites set aside that rendered it: nothing else found it. */
-            float c[MAX_CAND];
-            for (uint32_t i = 0; i < r->ncand; i++)
-                c[i] = 1.0f / (float)r->ncand;
-            map__activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
+        /* Next to messages not placed yet: placed by position once they
+         * are, before any weaker strategy. */
+        size_t c0 = map__first_of(ch, m->chain.n, a);
+        if (!m->o.no_logger && c0 < m->chain.n && ch[c0].act == a) {
+            core_vec_push(&later, a);
             continue;
         }
-        const char *text = core_strtab_str(&m->strs, r->text);
-        if (!m->o.no_tokens) {
-            if (!m->text &&
-                map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)
-                m->text = NULL;
-            map_text_hit hit;
-            if (m->text && map_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
-                hit.score >= m->o.tokens_min) {
-                float c = hit.score;
-                map__activity_set_syms(m, a, MAP_BY_TOKENS, &hit.symbol, &c, 1);
-                continue;
-            }
-        }
-        core_vec_push(&left, a);
+        place_rest(m, a, nb + ni, nj - ni, &left);
     }
+    /* Rounds, while one places something: a chain of such messages is
+     * placed from its placed end. */
+    for (bool more = later.n > 0; more;) {
+        more = false;
+        size_t keep = 0;
+        for (size_t i = 0; i < later.n; i++) {
+            uint32_t a = later.v[i];
+            if (by_position_chained(m, a, nb, nnb, ch))
+                more = true;
+            else
+                later.v[keep++] = a;
+        }
+        later.n = keep;
+    }
+    for (size_t i = 0; i < later.n; i++) {
+        uint32_t a = later.v[i];
+        size_t k = map__first_of(nb, nnb, a), e = k;
+        while (e < nnb && nb[e].act == a)
+            e++;
+        place_rest(m, a, nb + k, e - k, &left);
+    }
+    core_vec_free(&later);
+    free(ch);
     free(nb);
     int rc = 0;
     if (m->o.llm_cmd && left.n > 0) {

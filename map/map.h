@@ -529,6 +529,16 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
 uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t n);
 
 /*
+ * One case's events (activities act[0..n) and variants var[0..n), in its
+ * order), after map_mapper_finish: an event of a message finish placed
+ * at the sites of several functions by the events around it goes to the
+ * one its case was at, as map_mapper_map sends such a message's events
+ * from then on (the events before it in act telling, as the recent
+ * events do there). Returns how many events changed activity.
+ */
+uint32_t map_mapper_place(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t n);
+
+/*
  * Maps what the per-event strategies left: code-attribute votes; the
  * weights of the sites of each template several sites log, from what the
  * training cases' recent events said of them; then the constants, token

@@ -258,6 +258,8 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->logger_files);
     core_map_free(&m->logger_total);
     core_vec_free(&m->nbs);
+    core_map_free(&m->chain_index);
+    core_vec_free(&m->chain);
     core_buf_free(&m->tmp);
     free(m->emit_callee);
     free(m->callee_sites);
@@ -339,6 +341,29 @@ static void activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, u
     a->ncand = n;
     for (uint32_t i = 0; i < n; i++)
         core_vec_push(&m->cands, s[i]);
+}
+
+void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
+{
+    activity_set_cands(m, act, s, n);
+}
+
+/*
+ * Whether act is a message placed by position at the sites of several
+ * functions (map_by_position, which keeps them as its candidates too):
+ * each event of it goes to the one where its case is, as a template's
+ * sites are told apart (resolve_ambiguous). The mark is what a saved
+ * dictionary keeps: the strategy, and candidates that are the symbols.
+ */
+static bool placed_at_sites(const map_mapper *m, uint32_t act)
+{
+    const act_rec *a = &m->acts.v[act];
+    if (a->strategy != MAP_BY_LOGGER || a->ncand < 2 || a->nsyms != a->ncand)
+        return false;
+    for (uint32_t i = 0; i < a->ncand; i++)
+        if (m->cands.v[a->cand_off + i] != m->syms.v[a->sym_off + i])
+            return false;
+    return true;
 }
 
 /* Keeps what an unmatched activity's records say of their source (a
@@ -840,7 +865,9 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym)
     uint32_t a = activity_get(m, m->tmp.data, m->tmp.len, &created);
     if (created) {
         float one = 1.0f;
-        map__activity_set_syms(m, a, MAP_BY_TEMPLATE, &sym, &one, 1);
+        map_strategy st =
+            m->acts.v[group].strategy == MAP_BY_LOGGER ? MAP_BY_LOGGER : MAP_BY_TEMPLATE;
+        map__activity_set_syms(m, a, st, &sym, &one, 1);
         m->acts.v[a].amb = MAP_AMB_CASE;
     }
     return a;
@@ -1047,17 +1074,22 @@ static uint32_t code_symbol(map_mapper *m, const map_event *ev)
     return s;
 }
 
-static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb, bool after)
+static void note_pair(core_map *index, nb_vec *vec, uint32_t act, uint32_t nb, bool after)
 {
     uint64_t key = map__key64(((uint64_t)act << 32) | nb);
     bool ins;
-    uint64_t *v = core_map_put(&m->nb_index, key, &ins);
+    uint64_t *v = core_map_put(index, key, &ins);
     if (ins) {
-        core_vec_push(&m->nbs, ((nb_rec){act, nb, 0, 0}));
-        *v = m->nbs.n - 1;
+        core_vec_push(vec, ((nb_rec){act, nb, 0, 0}));
+        *v = vec->n - 1;
     }
-    m->nbs.v[*v].count++;
-    m->nbs.v[*v].after += after;
+    vec->v[*v].count++;
+    vec->v[*v].after += after;
+}
+
+static void note_neighbour(map_mapper *m, uint32_t act, uint32_t nb, bool after)
+{
+    note_pair(&m->nb_index, &m->nbs, act, nb, after);
 }
 
 /* A distinct message's key in the cache: its text, logger and level. */
@@ -1191,6 +1223,10 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
     m->dry = true;
     r = v && msg_current(m, &m->msgs.v[*v - 1]) ? m->msgs.v[*v - 1] : resolve_message(m, ev);
     uint32_t act = r.act;
+    if (act != UINT32_MAX && act != m->other && placed_at_sites(m, act)) {
+        r.group = act;
+        act = UINT32_MAX;
+    }
     if (act == UINT32_MAX && r.group != UINT32_MAX)
         act = resolve_ambiguous(m, r.group, recent, nrecent).act;
     m->dry = false;
@@ -1245,6 +1281,10 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
         core_vec_push(&m->msgs, r);
         *v = m->msgs.n;
     }
+    if (act != UINT32_MAX && act != m->other && placed_at_sites(m, act)) {
+        r.group = act;
+        act = UINT32_MAX;
+    }
     if (act == UINT32_MAX) {
         amb_rec ar = resolve_ambiguous(m, r.group, recent, nrecent);
         act = ar.act;
@@ -1275,6 +1315,14 @@ mapped:
             m->acts.v[prev].followed++;
             if (m->acts.v[act].nsyms > 0)
                 note_neighbour(m, prev, act, true);
+        }
+        /* Two unmapped messages in a row ("global-requests-ok: " then
+         * "server-sig-algs: ...", each "  %s: %s" after a header): the
+         * place of one is where the other is, once that is known. */
+        if (m->acts.v[act].nsyms == 0 && m->acts.v[prev].nsyms == 0 && act != prev &&
+            act != m->other && prev != m->other) {
+            note_pair(&m->chain_index, &m->chain, act, prev, false);
+            note_pair(&m->chain_index, &m->chain, prev, act, true);
         }
     }
     *activity = act;
@@ -1897,6 +1945,22 @@ uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t
     core_vec_free(&pick);
     core_vec_free(&groups);
     free(gi);
+    return changed;
+}
+
+uint32_t map_mapper_place(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t n)
+{
+    uint32_t changed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (act[i] >= m->acts.n || act[i] == m->other || !placed_at_sites(m, act[i]))
+            continue;
+        uint32_t lo = i > MAP_RECENT ? i - MAP_RECENT : 0;
+        uint32_t to = resolve_ambiguous(m, act[i], act + lo, i - lo).act;
+        if (to == UINT32_MAX || to == act[i])
+            continue;
+        move_event(m, &act[i], &var[i], to);
+        changed++;
+    }
     return changed;
 }
 

@@ -70,6 +70,8 @@ typedef struct nb_rec {
     uint32_t after; /* neighbours: of count, the times nb came right after act */
 } nb_rec;
 
+typedef core_vec(nb_rec) nb_vec;
+
 struct map_mapper {
     const graph *g;
     map_mapper_opts o;
@@ -114,9 +116,13 @@ struct map_mapper {
     core_map code_cache; /* hash of code.* attributes -> symbol + 1 */
     core_vec(nb_rec) votes;
     core_smap file_by_path;
-    /* neighbours of unmapped activities */
+    /* neighbours of unmapped activities; and (chain) the unmapped
+     * neighbours of unmapped activities, which finish() reads once those
+     * are mapped */
     core_map nb_index;
-    core_vec(nb_rec) nbs;
+    nb_vec nbs;
+    core_map chain_index;
+    nb_vec chain;
     /* The first symbols of the activities mapped as finish() begins: the
      * code this deployment runs (order_agreement reads it). */
     core_map live;
@@ -165,6 +171,7 @@ uint64_t map__key64(uint64_t h);
 
 /* Sets an activity's symbols and their confidences (n of each) and the
  * strategy that found them. */
+void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n);
 void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
                             const float *c, uint32_t n);
 

@@ -362,6 +362,24 @@ static void load_done(load_ctx *c)
     core_arena_free(&c->arena);
 }
 
+/* The events of case events [lo, lo + n) whose activity the mapper
+ * changed in l->act take it (and its variant), a new activity the sample
+ * of the one it came from. */
+static void take_changes(model_log *l, uint32_t lo, uint32_t n)
+{
+    for (uint32_t i = lo; i < lo + n; i++) {
+        model_log_event *e = &l->ev[i];
+        if (e->act == l->act[i])
+            continue;
+        uint32_t from = e->act;
+        e->act = l->act[i];
+        e->var = l->var[i];
+        uint32_t *sample = sample_of(l, e->act);
+        if (!*sample)
+            *sample = l->sample[from];
+    }
+}
+
 /* With whole_cases, each case's events of a template whose sites are
  * variants decided by all of the case (map_mapper_revise). */
 static void revise_cases(model_log *l, const model_log_opts *o, map_mapper *m)
@@ -372,19 +390,17 @@ static void revise_cases(model_log *l, const model_log_opts *o, map_mapper *m)
         return;
     for (uint32_t k = 0; k < l->ncases; k++) {
         uint32_t lo = l->off[k], n = l->off[k + 1] - lo;
-        if (map_mapper_revise(m, l->act + lo, l->var + lo, n) == 0)
-            continue;
-        for (uint32_t i = lo; i < lo + n; i++) {
-            model_log_event *e = &l->ev[i];
-            if (e->act == l->act[i])
-                continue;
-            uint32_t from = e->act;
-            e->act = l->act[i];
-            e->var = l->var[i];
-            uint32_t *sample = sample_of(l, e->act);
-            if (!*sample)
-                *sample = l->sample[from];
-        }
+        if (map_mapper_revise(m, l->act + lo, l->var + lo, n) != 0)
+            take_changes(l, lo, n);
+    }
+}
+
+void model_log_place(model_log *l, map_mapper *m)
+{
+    for (uint32_t k = 0; k < l->ncases; k++) {
+        uint32_t lo = l->off[k], n = l->off[k + 1] - lo;
+        if (map_mapper_place(m, l->act + lo, l->var + lo, n) != 0)
+            take_changes(l, lo, n);
     }
 }
 

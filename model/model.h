@@ -430,6 +430,10 @@ typedef struct model_log {
 int model_log_load(const char *path, const model_log_opts *o, map_mapper *m, model_log *out,
                    char *why, size_t whylen);
 void model_log_free(model_log *l);
+/* After map_mapper_finish: each case's events of a message placed at the
+ * sites of several functions go to the one the case was at
+ * (map_mapper_place), as the daemon maps them from then on. */
+void model_log_place(model_log *l, map_mapper *m);
 
 /* The mapper's view of one event: its text, logger and level and, with
  * code_attrs, its code.* attributes (keys from o; NULL keys: the usual

@@ -35,6 +35,7 @@ int model_train_from_log(const graph *g, const map_mapper_opts *mo, const char *
     char w2[512];
     if (map_mapper_finish(m, w2, sizeof w2) != 0)
         core_logf(&to->log, CORE_LOG_WARN, "%s", w2);
+    model_log_place(&l, m);
     /* Trained on no case, a model would predict nothing yet load and run
      * as if it could: refuse it here, where the log is named. */
     if (md && !loaded && l.ncases == 0) {

@@ -867,22 +867,28 @@ TEST(mapper_variants_told_by_the_case)
     graph_close(g);
 }
 
-/* A message no template takes, placed where its neighbours are: a site
- * of the neighbour's own function renders it, after the logger's
- * decoration, with too little literal text to be matched anywhere. */
-static const char position_py[] = "import logging\n"
-                                  "log = logging.getLogger('ssh')\n"
-                                  "def send_ext_info(exts):\n"
-                                  "    log.debug('Sending extension info')\n"
-                                  "    for name, value in exts.items():\n"
-                                  "        log.debug('  %s: %s', name, value)\n"
-                                  "    log.debug('Sent %d extensions', len(exts))\n"
-                                  "def cleanup(msg):\n"
-                                  "    log.debug(msg)\n";
+/* Messages no template takes, placed where their neighbours are: a site
+ * of the neighbour's own function renders them, after the logger's
+ * decoration, with too little literal text to be matched anywhere. Two
+ * functions log such lines after their own headers (the sending and the
+ * receiving side of an exchange). */
+static const char sides_py[] = "import logging\n"
+                               "log = logging.getLogger('ssh')\n"
+                               "def send_ext_info(exts):\n"
+                               "    log.debug('Sending extension info')\n"
+                               "    for name, value in exts.items():\n"
+                               "        log.debug('  %s: %s', name, value)\n"
+                               "    log.debug('Sent %d extensions', len(exts))\n"
+                               "def process_ext_info(exts):\n"
+                               "    log.debug('Received extension info')\n"
+                               "    for name, value in exts.items():\n"
+                               "        log.debug('  %s: %s', name, value)\n"
+                               "def cleanup(msg):\n"
+                               "    log.debug(msg)\n";
 
 TEST(mapper_places_messages_by_position)
 {
-    unit_write_str("pos/ssh.py", position_py);
+    unit_write_str("pos/ssh.py", sides_py);
     graph *g = index_dir("pos");
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
@@ -906,6 +912,81 @@ TEST(mapper_places_messages_by_position)
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "ssh.send_ext_info"));
     map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* Maps case msgs[0..n) in order (recent: the case's events so far). */
+static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, bool learn,
+                         uint32_t *act, uint32_t *var)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .logger = "ssh", .learn = learn};
+        map_mapper_map(mp, &ev, act, i, &act[i], &var[i]);
+    }
+}
+
+/* A line both sides log is placed at both, and each event at the side
+ * its case is at; a line whose only neighbour is another such line is
+ * placed once that one is. */
+TEST(mapper_places_messages_at_the_side_of_their_case)
+{
+    unit_write_str("sides/ssh.py", sides_py);
+    graph *g = index_dir("sides");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    const char *sent[] = {"[conn=0] Sending extension info", "[conn=0]   global-requests-ok: "};
+    const char *got[] = {"[conn=1] Received extension info",
+                         "[conn=1]   global-requests-ok: ", "[conn=1]   server-sig-algs: a,b"};
+    uint32_t a1[3], v1[3], a2[3], v2[3];
+    for (int c = 0; c < 3; c++) {
+        map_in_order(mp, sent, 2, true, a1, v1);
+        map_in_order(mp, got, 3, true, a2, v2);
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    uint32_t send = unit_sym(g, "ssh.send_ext_info"), recv = unit_sym(g, "ssh.process_ext_info");
+    map_activity pa;
+    /* Both sides' sites, for the message both log... */
+    map_mapper_activity(mp, a2[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 2);
+    /* ...and for the one after it, whose place is that message's. */
+    map_mapper_activity(mp, a2[2], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 2);
+    CHECK(pa.syms[0] == recv || pa.syms[1] == recv);
+    /* Each event goes to its case's side: the events of the log... */
+    CHECK_INT(map_mapper_place(mp, a1, v1, 2), 1);
+    CHECK_INT(only_sym(mp, a1[1]), send);
+    CHECK_INT(map_mapper_place(mp, a2, v2, 3), 2);
+    CHECK_INT(only_sym(mp, a2[1]), recv);
+    CHECK_INT(only_sym(mp, a2[2]), recv);
+    map_mapper_activity(mp, a2[2], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(map_mapper_place(mp, a2, v2, 3), 0);
+    /* ...and those mapped from then on. */
+    map_in_order(mp, sent, 2, false, a1, v1);
+    CHECK_INT(only_sym(mp, a1[1]), send);
+    map_in_order(mp, got, 3, false, a2, v2);
+    CHECK_INT(only_sym(mp, a2[1]), recv);
+    CHECK_INT(only_sym(mp, a2[2]), recv);
+    map_mapper_free(mp);
+    /* Next to one side twice as often as to the other: that side. */
+    map_mapper *one;
+    uint32_t b1[3], w1[3], b2[3], w2[3];
+    CHECK_OK(map_mapper_new(g, NULL, &one));
+    const char *sent_more[] = {"[conn=0] Sending extension info",
+                               "[conn=0]   global-requests-ok: ", "[conn=0] Sent 1 extensions"};
+    for (int c = 0; c < 3; c++) {
+        map_in_order(one, sent_more, 3, true, b1, w1);
+        map_in_order(one, got, 2, true, b2, w2);
+    }
+    CHECK_OK(map_mapper_finish(one, why, sizeof why));
+    CHECK_INT(map_mapper_place(one, b2, w2, 2), 0);
+    map_mapper_activity(one, b2[1], &pa);
+    CHECK_INT(pa.nsyms, 2);
+    CHECK_INT(pa.syms[0], send);
+    map_mapper_free(one);
     graph_close(g);
 }
 
