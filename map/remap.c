@@ -159,12 +159,21 @@ static void split_names(old_act *a)
 {
     a->base = strlen(a->text);
     a->names = NULL;
-    const char *at = NULL;
-    for (const char *p = strstr(a->text, " @"); p; p = strstr(p + 1, " @"))
-        at = p;
-    if (at && at[2] && !strchr(at + 2, ' ')) {
+    /* A member of a group narrowed by the logger has two:
+     * "TEMPLATE @A|B @B". The template is before the first, the names
+     * are the last's. */
+    for (;;) {
+        const char *at = NULL;
+        for (const char *p = strstr(a->text, " @"); p && (size_t)(p - a->text) < a->base;
+             p = strstr(p + 1, " @"))
+            at = p;
+        size_t end = a->base;
+        if (!at || !at[2] || (size_t)(at + 2 - a->text) >= end ||
+            memchr(at + 2, ' ', end - (size_t)(at + 2 - a->text)))
+            break;
         a->base = (size_t)(at - a->text);
-        a->names = at + 2;
+        if (!a->names)
+            a->names = at + 2;
     }
 }
 

@@ -565,3 +565,45 @@ TEST(remap_predicts_past_an_added_event)
     graph_close(g1);
     graph_close(g2);
 }
+
+/* A dictionary record of a template's activity, as map_dict_put_activity
+ * writes one, naming symbol sym. */
+static void put_template_rec(core_buf *out, const char *text, uint32_t sym)
+{
+    size_t tl = strlen(text);
+    core_buf_put_le(out, tl, 4);
+    core_buf_append(out, text, tl);
+    core_buf_putc(out, (char)MAP_BY_TEMPLATE);
+    core_buf_putc(out, 0);
+    core_buf_put_le(out, 1, 4);
+    core_buf_put_le(out, sym, 4);
+    core_buf_put_f32(out, 1.0f);
+    core_buf_put_le(out, 0, 4);
+}
+
+/* A model's activities on the graph they were mapped on are not stale,
+ * whatever names follow their template: one site's ("TEMPLATE @A"), or a
+ * member of a group the logger narrowed ("TEMPLATE @A|B @B"). A text no
+ * site logs is. */
+TEST(remap_stale_reads_every_name_suffix)
+{
+    graph *g = index_rel("stale1", rel1_py);
+    uint32_t start = unit_sym(g, "app.start"), step = unit_sym(g, "app.step");
+    const char *texts[] = {"starting job %s", "starting job %s @app.start",
+                           "starting job %s @app.start|app.step @app.start",
+                           "no site logs this %s @app.step"};
+    core_buf data = {0};
+    size_t off[5];
+    for (int i = 0; i < 4; i++) {
+        off[i] = data.len;
+        put_template_rec(&data, texts[i], i == 3 ? step : start);
+    }
+    off[4] = data.len;
+    map_remap_rec recs[4];
+    for (int i = 0; i < 4; i++)
+        recs[i] = (map_remap_rec){data.data + off[i], off[i + 1] - off[i], 0};
+    CHECK_INT(map_dict_stale(g, recs, 3), 0);
+    CHECK_INT(map_dict_stale(g, recs, 4), 1);
+    core_buf_free(&data);
+    graph_close(g);
+}
