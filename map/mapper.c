@@ -334,18 +334,13 @@ void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const 
     }
 }
 
-static void activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
+void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
     a->cand_off = (uint32_t)m->cands.n;
     a->ncand = n;
     for (uint32_t i = 0; i < n; i++)
         core_vec_push(&m->cands, s[i]);
-}
-
-void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
-{
-    activity_set_cands(m, act, s, n);
 }
 
 /*
@@ -357,6 +352,8 @@ void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uin
  */
 static bool placed_at_sites(const map_mapper *m, uint32_t act)
 {
+    if (act >= m->acts.n)
+        return false;
     const act_rec *a = &m->acts.v[act];
     if (a->strategy != MAP_BY_LOGGER || a->ncand < 2 || a->nsyms != a->ncand)
         return false;
@@ -364,6 +361,16 @@ static bool placed_at_sites(const map_mapper *m, uint32_t act)
         if (m->cands.v[a->cand_off + i] != m->syms.v[a->sym_off + i])
             return false;
     return true;
+}
+
+/* A message of such an activity goes the way of a template's several
+ * sites: *act becomes UINT32_MAX, *group the activity. */
+static void group_if_placed(const map_mapper *m, uint32_t *act, uint32_t *group)
+{
+    if (placed_at_sites(m, *act)) {
+        *group = *act;
+        *act = UINT32_MAX;
+    }
 }
 
 /* Keeps what an unmatched activity's records say of their source (a
@@ -690,7 +697,7 @@ static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, con
         uint32_t syms[MAX_CAND];
         uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
         a->aside = ns > 0;
-        activity_set_cands(m, r->act, syms, ns);
+        map__activity_set_cands(m, r->act, syms, ns);
     }
     return *r;
 }
@@ -795,7 +802,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         r.act = activity_get(m, m->tmp.data, m->tmp.len, &created);
         if (created) {
             m->acts.v[r.act].has_const = true;
-            activity_set_cands(m, r.act, syms, ns);
+            map__activity_set_cands(m, r.act, syms, ns);
         }
         /* Should no function that logs such constants be near, the
          * strategies of a message no template took place it. */
@@ -833,7 +840,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         for (uint32_t i = 0; i < ns; i++)
             c[i] = 1.0f / (float)ns;
         map__activity_set_syms(m, r.act, MAP_BY_TEMPLATE, syms, c, ns);
-        activity_set_cands(m, r.act, syms, ns);
+        map__activity_set_cands(m, r.act, syms, ns);
     }
     if (ns > 1) {
         if (created)
@@ -1223,10 +1230,7 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
     m->dry = true;
     r = v && msg_current(m, &m->msgs.v[*v - 1]) ? m->msgs.v[*v - 1] : resolve_message(m, ev);
     uint32_t act = r.act;
-    if (act != UINT32_MAX && act != m->other && placed_at_sites(m, act)) {
-        r.group = act;
-        act = UINT32_MAX;
-    }
+    group_if_placed(m, &act, &r.group);
     if (act == UINT32_MAX && r.group != UINT32_MAX)
         act = resolve_ambiguous(m, r.group, recent, nrecent).act;
     m->dry = false;
@@ -1281,10 +1285,7 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
         core_vec_push(&m->msgs, r);
         *v = m->msgs.n;
     }
-    if (act != UINT32_MAX && act != m->other && placed_at_sites(m, act)) {
-        r.group = act;
-        act = UINT32_MAX;
-    }
+    group_if_placed(m, &act, &r.group);
     if (act == UINT32_MAX) {
         amb_rec ar = resolve_ambiguous(m, r.group, recent, nrecent);
         act = ar.act;
@@ -1383,7 +1384,7 @@ uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cand
     if (!created)
         return id;
     map__activity_set_syms(m, id, a->strategy, a->syms, a->conf, a->nsyms);
-    activity_set_cands(m, id, cands, ncand);
+    map__activity_set_cands(m, id, cands, ncand);
     m->acts.v[id].has_const = has_const;
     m->acts.v[id].tried = !how || !how->untried;
     m->acts.v[id].count = a->count;
@@ -1952,7 +1953,7 @@ uint32_t map_mapper_place(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t 
 {
     uint32_t changed = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (act[i] >= m->acts.n || act[i] == m->other || !placed_at_sites(m, act[i]))
+        if (!placed_at_sites(m, act[i]))
             continue;
         uint32_t lo = i > MAP_RECENT ? i - MAP_RECENT : 0;
         uint32_t to = resolve_ambiguous(m, act[i], act + lo, i - lo).act;

@@ -171,9 +171,11 @@ uint64_t map__key64(uint64_t h);
 
 /* Sets an activity's symbols and their confidences (n of each) and the
  * strategy that found them. */
-void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n);
 void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
                             const float *c, uint32_t n);
+/* Sets an activity's candidate symbols: the sites of a template several
+ * log, or those a message placed by position is told apart among. */
+void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n);
 
 /* The files logger was shown to log from (see mapper.c); up to max. */
 uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max);

@@ -1108,20 +1108,18 @@ static void copy_ids(uint32_t **dst, uint32_t *cap, const uint32_t *src, uint32_
     memcpy(*dst, src, n * sizeof *src);
 }
 
-/*
- * A message the whole of which matched little: the starts after a
- * separator in its first DECOR_MAX bytes are tried as the caller's text
- * after a decoration the logging function put before it. The start whose
- * hits have the most literal bytes wins, when that is at least 8 and more
- * than bar (twice what the whole message matched); w->hits then holds its
- * hits. A shorter rest wins too when a literal that is logged is all of
- * it, hole for hole nothing, at least EXACT_MIN bytes and bar: a command
- * a client hands its logging send function ("C: QUIT", the "C: " its
- * logger's) is said whole by that literal, where "%s: %s" says only its
- * separator.
- * Returns the start (0: the whole message), and updates *best and
- * *partial to the winner's.
- */
+/* The flags (GRAPH_SF_*) of the function a call site calls, 0 when the
+ * call is not resolved to one of ours. */
+static uint32_t callee_flags(const map_matcher *m, uint32_t emit)
+{
+    uint32_t f = graph_emit_callee(m->g, emit);
+    if (f == GRAPH_NONE)
+        return 0;
+    graph_symbol s;
+    graph_get_symbol(m->g, f, &s);
+    return s.flags;
+}
+
 /* The least a literal that is the whole rest of a decorated message
  * must be: shorter ones ("OK", "ok") are said by too much code. */
 #define EXACT_MIN 4
@@ -1138,23 +1136,30 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
     uint32_t keep = 0;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
-        bool logs = false;
-        if (x->literal == rest && !x->is_const && x->kind == GRAPH_EMIT_LOG) {
-            logs = true;
-        } else if (x->literal == rest && x->kind == GRAPH_EMIT_CALL) {
-            uint32_t f = graph_emit_callee(m->g, x->emit);
-            graph_symbol s;
-            if (f != GRAPH_NONE) {
-                graph_get_symbol(m->g, f, &s);
-                logs = (s.flags & GRAPH_SF_TAKES_TEXT) != 0;
-            }
-        }
-        if (logs)
+        bool logs = x->kind == GRAPH_EMIT_LOG ? !x->is_const
+                    : x->kind == GRAPH_EMIT_CALL
+                        ? (callee_flags(m, x->emit) & GRAPH_SF_TAKES_TEXT) != 0
+                        : false;
+        if (x->literal == rest && logs)
             w->hits[keep++] = w->hits[i];
     }
     w->nhits = keep;
 }
 
+/*
+ * A message the whole of which matched little: the starts after a
+ * separator in its first DECOR_MAX bytes are tried as the caller's text
+ * after a decoration the logging function put before it. The start whose
+ * hits have the most literal bytes wins, when that is at least 8 and more
+ * than bar (twice what the whole message matched); w->hits then holds its
+ * hits. A shorter rest wins too when a literal that is logged is all of
+ * it, hole for hole nothing, at least EXACT_MIN bytes and bar: a command
+ * a client hands its logging send function ("C: QUIT", the "C: " its
+ * logger's) is said whole by that literal, where "%s: %s" says only its
+ * separator.
+ * Returns the start (0: the whole message), and updates *best and
+ * *partial to the winner's.
+ */
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                          bool whole_listed, uint32_t *best, bool *partial)
 {
@@ -1230,14 +1235,9 @@ static void drop_calls_beside_logger(const map_matcher *m, map_match_work *w, co
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
         bool quiet = false;
-        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit])) {
-            uint32_t f = graph_emit_callee(m->g, x->emit);
-            if (f != GRAPH_NONE) {
-                graph_symbol s;
-                graph_get_symbol(m->g, f, &s);
-                quiet = !(s.flags & logs);
-            }
-        }
+        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit]) &&
+            graph_emit_callee(m->g, x->emit) != GRAPH_NONE)
+            quiet = !(callee_flags(m, x->emit) & logs);
         if (!quiet)
             w->hits[keep++] = w->hits[i];
     }

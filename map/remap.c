@@ -164,16 +164,15 @@ static void split_names(old_act *a)
      * are the last's. */
     for (;;) {
         const char *at = NULL;
-        for (const char *p = strstr(a->text, " @"); p && (size_t)(p - a->text) < a->base;
+        for (const char *p = strstr(a->text, " @"); p && p < a->text + a->base;
              p = strstr(p + 1, " @"))
             at = p;
-        size_t end = a->base;
-        if (!at || !at[2] || (size_t)(at + 2 - a->text) >= end ||
-            memchr(at + 2, ' ', end - (size_t)(at + 2 - a->text)))
+        const char *names = at ? at + 2 : NULL, *end = a->text + a->base;
+        if (!names || names >= end || memchr(names, ' ', (size_t)(end - names)))
             break;
         a->base = (size_t)(at - a->text);
         if (!a->names)
-            a->names = at + 2;
+            a->names = names;
     }
 }
 

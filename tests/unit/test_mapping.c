@@ -1298,6 +1298,17 @@ static const char smtp_py[] = "import logging\n"
                               "def hello(buf):\n"
                               "    return pack(buf, \"HELO\")\n";
 
+/* msg matched whole, by the separator's template "%s: %s". */
+static void whole_by_separator(const graph *g, const map_matcher *m, map_match_work *w,
+                               const char *msg)
+{
+    uint32_t e[16];
+    map_match r = match(m, w, msg, NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "smtp.on_log", unit_line_of(smtp_py, "%s: %s"));
+}
+
 TEST(matcher_decorated_exact_literal)
 {
     unit_write_str("smtpdec/smtp.py", smtp_py);
@@ -1314,20 +1325,11 @@ TEST(matcher_decorated_exact_literal)
     CHECK_EMIT(g, e[0], "smtp.close", unit_line_of(smtp_py, "\"QUIT\""));
     /* Under EXACT_MIN bytes a literal is said by too much code: the
      * separator's template stays. */
-    r = match(m, w, "C: OK", NULL, NULL, e);
-    CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.decoration, 0);
-    CHECK_EMIT(g, e[0], "smtp.on_log", unit_line_of(smtp_py, "%s: %s"));
+    whole_by_separator(g, m, w, "C: OK");
     /* Nor a literal handed to a function that does not log it. */
-    r = match(m, w, "C: HELO", NULL, NULL, e);
-    CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.decoration, 0);
-    CHECK_EMIT(g, e[0], "smtp.on_log", unit_line_of(smtp_py, "%s: %s"));
+    whole_by_separator(g, m, w, "C: HELO");
     /* A rest the literal does not render whole is no such rest. */
-    r = match(m, w, "C: QUIT now", NULL, NULL, e);
-    CHECK_INT(r.nemits, 1);
-    CHECK_INT(r.decoration, 0);
-    CHECK_EMIT(g, e[0], "smtp.on_log", unit_line_of(smtp_py, "%s: %s"));
+    whole_by_separator(g, m, w, "C: QUIT now");
 
     matcher_done(g, m, w);
 }
