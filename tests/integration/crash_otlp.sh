@@ -147,7 +147,7 @@ start
 api=$(ready_field serve api)
 dups=$(metric "$api" pmrag_otlp_duplicate_requests_total)
 held_wait serve
-seq=$(curl -sS "http://$api/v1/cases/retry-1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+if got=$(case_seq_wait "$api" retry-1 3); then seq=3; else seq=$got; fi
 echo "retry across a restart: seq $seq (3 spans sent twice), duplicates answered ${dups:-none}"
 [[ $seq == 3 && ${dups:-0} == 1 ]] || fail "the retry after the restart was applied again (seq $seq)"
 

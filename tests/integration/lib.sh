@@ -273,6 +273,22 @@ held_wait() {
   done
   fail "$1 still holds ${held:-?} events back after ${2:-30} s"
 }
+# case_seq_wait API CASE N [SECONDS]: until GET /v1/cases/CASE on API
+# answers seq N (10 s), then prints nothing and returns 0; else prints the
+# seq it last read (-1: none) and returns 1. A case is read from the
+# committed state, and events released from the event-time window are
+# committed with the next batch: held_wait alone can return before.
+case_seq_wait() {
+  local i got=-1
+  for ((i = 0; i < ${4:-10} * 20; i++)); do
+    got=$(curl -s -m 5 "http://$1/v1/cases/$2" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])' 2>/dev/null || echo -1)
+    [[ $got == "$3" ]] && return 0
+    sleep 0.05
+  done
+  echo "$got"
+  return 1
+}
 # state_applied DIR [--applied]: the events the state directory DIR has
 # taken in (the sum of its cases' seq and held: applied, or held back in
 # the event-time window), or with --applied those applied; 0 while it has

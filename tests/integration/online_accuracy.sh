@@ -118,6 +118,8 @@ json.dump([r], open(sys.argv[3], "w"))
 PY
 $tool send "$work/one.json" "$otlp" >/dev/null || fail "sending one more event"
 held_wait serve
+seq3=$(($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seq"])' "$work/case2.json") + 1))
+got=$(case_seq_wait "$api" "$case_id" "$seq3") || fail "case $case_id at seq $got, not $seq3"
 curl -fsS "http://$api/v1/cases/$case_id" >"$work/case3.json" || fail "GET /v1/cases/$case_id"
 curl -fsS "http://$api/v1/stats" >"$work/stats2.json" || fail "GET /v1/stats"
 check "the first event after the restart is scored against the stored prediction" \

@@ -69,14 +69,13 @@ post() {
   [[ $(curl -s -o /dev/null -m 30 -w '%{http_code}' -H 'Content-Type: application/json' \
     --data-binary "$body" "http://$otlp/v1/traces") == 200 ]]
 }
-seq_of() { curl -s -m 5 "http://$api/v1/cases/$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])' 2>/dev/null || echo -1; }
 version() { metric "$api" pmrag_model_version; }
 reloads() { metric "$api" "pmrag_model_reloads_total{result=\"$1\"}"; }
 alive() { running "$pid" || fail "serve exited: $(grep -v ': info: ' "$work/serve.err" | tail -3)"; }
 
 post c1 "step one" || fail "the first event was not accepted"
 held_wait serve
-[[ $(seq_of c1) == 1 ]] || fail "case c1 not at seq 1"
+got=$(case_seq_wait "$api" c1 1) || fail "case c1 at seq $got, not 1"
 v0=$(version)
 n=1
 
@@ -84,7 +83,7 @@ n=1
 # by DAMAGE (truncate, version), then SIGHUP; the daemon must go on as
 # before, say why naming the file, and count the refusal.
 bad_reload() {
-  local name=$1 file=$work/$2 damage=$3 r0 lines r1 why
+  local name=$1 file=$work/$2 damage=$3 r0 lines r1 why got
   r0=$(reloads refused)
   lines=$(wc -l <"$work/serve.err")
   case $damage in
@@ -110,7 +109,7 @@ bad_reload() {
   post c1 "${acts[$(((n - 1) % 3))]}" || bad "$name: an event after the bad reload was refused"
   alive
   held_wait serve
-  [[ $(seq_of c1) == "$n" ]] || bad "$name: case c1 at seq $(seq_of c1), not $n"
+  got=$(case_seq_wait "$api" c1 "$n") || bad "$name: case c1 at seq $got, not $n"
   curl -fsS -m 5 "http://$api/v1/cases/c1" | grep -q '"ranked":\[{' ||
     bad "$name: GET /v1/cases/c1 has no ranking"
   curl -fsS -m 5 "http://$api/v1/cases/c1/explain?rank=1" >/dev/null ||
