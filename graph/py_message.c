@@ -173,16 +173,19 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
             return ref_message(graph__py_path_of(x, l, sc, 0));
         }
         if (op == A_PLUS && !is_null(l) && !is_null(r)) {
-            /* "a" + x + "b": literal pieces and holes, left to right. */
+            /* "a" + x + "b": literal pieces and holes, left to right.
+             * With the logging call's arguments the joined text is a
+             * format (`"%d %s: " + err.log_message, *args`): its
+             * literal pieces' directives are holes too. */
             TSNode parts[2] = {l, unparen(r)};
             bool literal = false;
             for (int i = 0; i < 2; i++) {
                 unsigned t = ty(parts[i]);
                 if (is_stringish(t)) {
-                    graph__py_build_message(x, parts[i], false, sc, depth + 1);
+                    graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
                     literal = true;
                 } else if (t == N_BINARY_OPERATOR && binop(parts[i]) == A_PLUS) {
-                    msg_info sub = graph__py_build_message(x, parts[i], false, sc, depth + 1);
+                    msg_info sub = graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
                     literal |= sub.style == GRAPH_STYLE_CONCAT || sub.style == GRAPH_STYLE_PLAIN;
                 } else {
                     graph__tmpl_hole(&x->tmpl);

@@ -479,6 +479,14 @@ TEST(local_message_each_way_of_building_it)
     CHECK_STR(e.tmpl, "cannot read %s");
     CHECK_INT(e.style, GRAPH_STYLE_PERCENT);
     CHECK_INT(e.nargs, 1);
+    /* So do those of a literal joined to a value by `+`, in a local or
+     * inline: the joined text is the format (the value a hole); without
+     * arguments its '%' is text. */
+    e = unit_emit_at(g, "pkg.locals.Session.joined_format", 102);
+    CHECK_STR(e.tmpl, "%d %s: %s");
+    CHECK_INT(e.style, GRAPH_STYLE_CONCAT);
+    CHECK_STR(unit_emit_at(g, "pkg.locals.Session.joined_inline", 105).tmpl, "error %d: %s");
+    CHECK_STR(unit_emit_at(g, "pkg.locals.Session.joined_text", 108).tmpl, "100%% sure: %s");
     graph_close(g);
 }
 
