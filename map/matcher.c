@@ -1120,6 +1120,47 @@ static uint32_t callee_flags(const map_matcher *m, uint32_t emit)
     return s.flags;
 }
 
+/*
+ * A literal a call hands to a function of ours that logs nothing (a string
+ * built for the wire, an exception's text) is where such text is made, not
+ * where a record comes from. When a logging site of the record's own
+ * logger, at its level, with literal text of its own, also renders the
+ * message, that site is the evidence, however much more literal text the
+ * call holds: `"%s %s HTTP/1.1" % (method, path)` handed to an encoder
+ * renders `> POST / HTTP/1.1` better than `"> %s"` does, but only the
+ * latter logs it. own_site_among() tells whether such a site is among the
+ * hits; drop_quiet_calls() drops those calls.
+ */
+static bool own_site_among(const map_matcher *m, const map_match_work *w, const char *logger,
+                           int lc)
+{
+    if (!logger || !logger[0])
+        return false;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->kind == GRAPH_EMIT_LOG && !x->is_const && x->literal > 0 &&
+            (lc < 0 || x->level == lc) && logger_agrees(x->logger, logger))
+            return true;
+    }
+    return false;
+}
+
+static void drop_quiet_calls(const map_matcher *m, map_match_work *w)
+{
+    const uint32_t logs = GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        bool quiet = false;
+        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit]) &&
+            graph_emit_callee(m->g, x->emit) != GRAPH_NONE)
+            quiet = !(callee_flags(m, x->emit) & logs);
+        if (!quiet)
+            w->hits[keep++] = w->hits[i];
+    }
+    w->nhits = keep;
+}
+
 /* The least a literal that is the whole rest of a decorated message
  * must be: shorter ones ("OK", "ok") are said by too much code. */
 #define EXACT_MIN 4
@@ -1156,12 +1197,15 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
  * it, hole for hole nothing, at least EXACT_MIN bytes and bar: a command
  * a client hands its logging send function ("C: QUIT", the "C: " its
  * logger's) is said whole by that literal, where "%s: %s" says only its
- * separator.
+ * separator. When a site of the record's own logger renders the whole
+ * message (whole_own), a rest only quiet calls render is no start
+ * (own_site_among()): `"< %s"` logs `< HTTP/1.1 200 OK`, a status line
+ * handed to an encoder does not.
  * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
-                         bool whole_listed, uint32_t *best, bool *partial)
+                         bool whole_listed, bool whole_own, uint32_t *best, bool *partial)
 {
     uint32_t bar = 2 * *best;
     size_t skip = 0;
@@ -1190,6 +1234,8 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         bool p = hits_of(m, w, msg, len, k, exact_only ? (uint32_t)rest : need, whole_listed);
         if (exact_only && !p)
             keep_logged_whole(m, w, (uint32_t)rest);
+        if (whole_own)
+            drop_quiet_calls(m, w);
         uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
         if (exact_only ? !p && lit == rest : lit > *best && lit > bar && lit >= 8) {
             *best = lit;
@@ -1203,45 +1249,6 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     w->nhits = w->nkept;
     *partial = kept_partial;
     return skip;
-}
-
-/*
- * A literal a call hands to a function of ours that logs nothing (a string
- * built for the wire, an exception's text) is where such text is made, not
- * where a record comes from. When a logging site of the record's own
- * logger, at its level, with literal text of its own, also renders the
- * message, that site is the evidence, however much more literal text the
- * call holds: `"%s %s HTTP/1.1" % (method, path)` handed to an encoder
- * renders `> POST / HTTP/1.1` better than `"> %s"` does, but only the
- * latter logs it.
- */
-static void drop_calls_beside_logger(const map_matcher *m, map_match_work *w, const char *logger,
-                                     int lc)
-{
-    if (!logger || !logger[0])
-        return;
-    bool own = false, calls = false;
-    for (uint32_t i = 0; i < w->nhits; i++) {
-        const mt_entry *x = &m->e[w->hits[i]];
-        if (x->kind == GRAPH_EMIT_LOG && !x->is_const && x->literal > 0 &&
-            (lc < 0 || x->level == lc) && logger_agrees(x->logger, logger))
-            own = true;
-        calls |= x->kind == GRAPH_EMIT_CALL;
-    }
-    if (!own || !calls)
-        return;
-    const uint32_t logs = GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < w->nhits; i++) {
-        const mt_entry *x = &m->e[w->hits[i]];
-        bool quiet = false;
-        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit]) &&
-            graph_emit_callee(m->g, x->emit) != GRAPH_NONE)
-            quiet = !(callee_flags(m, x->emit) & logs);
-        if (!quiet)
-            w->hits[keep++] = w->hits[i];
-    }
-    w->nhits = keep;
 }
 
 /* Keeps the hits with the most literal text; then sites logging a
@@ -1387,7 +1394,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     int lc = level_code(level);
     bool named = lc >= 100;
     if (2 * (size_t)best < len && !named) {
-        size_t skip = best_start(m, w, msg, len, whole_listed, &best, &partial);
+        size_t skip = best_start(m, w, msg, len, whole_listed, own_site_among(m, w, logger, lc),
+                                 &best, &partial);
         r.decoration = (uint32_t)skip;
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;
@@ -1398,7 +1406,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         return r;
     r.nmatched = w->nhits;
     drop_calls_into(m, w);
-    drop_calls_beside_logger(m, w, logger, lc);
+    if (own_site_among(m, w, logger, lc))
+        drop_quiet_calls(m, w);
     r.flags |= drop_other_levels(m, w, lc);
     if (w->nhits == 0) /* (no site logs at its level: no match) */
         return (map_match){0};

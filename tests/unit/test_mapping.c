@@ -1384,7 +1384,11 @@ static const char http_enc_py[] = "def utf8(s):\n"
                                   "\n"
                                   "\n"
                                   "def start_line(method, path):\n"
-                                  "    return utf8(\"%s %s HTTP/1.1\" % (method, path))\n";
+                                  "    return utf8(\"%s %s HTTP/1.1\" % (method, path))\n"
+                                  "\n"
+                                  "\n"
+                                  "def status_line(code, reason):\n"
+                                  "    return utf8(\"HTTP/1.1 %d %s\" % (code, reason))\n";
 
 static const char http_curl_py[] = "import logging\n"
                                    "\n"
@@ -1392,7 +1396,8 @@ static const char http_curl_py[] = "import logging\n"
                                    "\n"
                                    "\n"
                                    "def debug(kind, line):\n"
-                                   "    curl_log.debug(\"> %s\", line)\n";
+                                   "    curl_log.debug(\"> %s\", line)\n"
+                                   "    curl_log.debug(\"< %s\", line)\n";
 
 TEST(matcher_logging_site_of_the_records_logger_before_a_calls_literal)
 {
@@ -1421,6 +1426,18 @@ TEST(matcher_logging_site_of_the_records_logger_before_a_calls_literal)
     /* At a level the logging site does not log at, it is no evidence. */
     r = match(m, w, line, "web.curl", "INFO", e);
     CHECK_EMIT(g, e[0], "encode.start_line", unit_line_of(http_enc_py, "HTTP/1.1"));
+    /* The same when the call's literal renders only what follows the
+     * site's text ("< " before a status line): the site renders the whole
+     * message, and a rest only such calls render is no decoration. */
+    line = "< HTTP/1.1 200 OK";
+    r = match(m, w, line, "web.curl", "DEBUG", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "curl.debug", unit_line_of(http_curl_py, "< %s"));
+    r = match(m, w, line, "other", "DEBUG", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, strlen("< "));
+    CHECK_EMIT(g, e[0], "encode.status_line", unit_line_of(http_enc_py, "HTTP/1.1 %d"));
 
     matcher_done(g, m, w);
 }
