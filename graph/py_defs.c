@@ -172,11 +172,15 @@ void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope
     if (rt == N_CALL) {
         TSNode fn = fieldn(r, F_FUNCTION);
         const char *p = is_null(fn) ? NULL : graph__py_path_of(x, fn, sc, 0);
+        const char *logger = NULL;
         if (graph__py_is_logger_factory(x, r, sc)) {
-            py_logger lg = {.key = name, .logger = graph__py_logger_name_of_call(x, r)};
+            logger = graph__py_logger_name_of_call(x, r);
+            py_logger lg = {.key = name, .logger = logger};
             core_vec_push(&x->loggers, lg);
         }
         add_bind(x, p ? GX_BIND_CALL : GX_BIND_LOCAL, name, p, scope, at);
+        /* Kept for the modules that import the name (resolve_edges.c). */
+        x->f->binds.v[x->f->binds.n - 1].logger = logger;
         return;
     }
     if (rt == N_IDENTIFIER || rt == N_ATTRIBUTE) {

@@ -417,6 +417,46 @@ static void inherited_loggers(rs *r)
     core_map_free(&named);
 }
 
+/*
+ * The logger a Python module binds at its top level to a name and file fi
+ * imports under `name` in scope (or a scope around it): `from .log import
+ * gen_log` names "tornado.general" when log.py says `gen_log =
+ * logging.getLogger("tornado.general")`. Followed through re-exports
+ * (`from .log import gen_log` in a package's __init__). NULL when the
+ * name is not imported, or not bound to one logger there.
+ */
+static const char *imported_logger(rs *r, uint32_t fi, uint32_t scope, const char *name,
+                                   int depth)
+{
+    size_t len = strlen(name);
+    uint32_t num = UINT32_MAX;
+    for (uint32_t s = scope; s != GRAPH_NONE && num == UINT32_MAX; s = r->sy[s].parent)
+        num = km_first(&r->imports, s, name, len);
+    if (num == UINT32_MAX || depth > 4)
+        return NULL;
+    const gx_import *m = r->imp[num].m;
+    if (m->kind != GX_IMP_NAME || !m->name)
+        return NULL;
+    char buf[512];
+    const char *mod = graph__rs_py_abs_module(r, fi, m->module, buf, sizeof buf);
+    uint32_t msym = mod ? graph__rs_find_module(r, mod, strlen(mod)) : GRAPH_NONE;
+    if (msym == GRAPH_NONE)
+        return NULL;
+    uint32_t mfile = r->sy[msym].file, it;
+    const char *found = NULL;
+    size_t nlen = strlen(m->name);
+    for (uint32_t b = km_get(&r->binds, msym, m->name, nlen, &it); b != UINT32_MAX;
+         b = km_next(&r->binds, msym, m->name, nlen, &it)) {
+        const char *lg = r->bind[b].b->logger;
+        if (lg && strcmp(lg, "__name__") == 0)
+            lg = r->idx->files.v[mfile].modname;
+        if (!lg || (found && strcmp(found, lg) != 0))
+            return NULL; /* bound to something else too */
+        found = lg;
+    }
+    return found ? found : imported_logger(r, mfile, msym, m->name, depth + 1);
+}
+
 /* Duplicated files share an extraction but are their own modules: they
  * are resolved like any other file. */
 void graph__rs_resolve_refs(rs *r, unsigned threads)
@@ -457,6 +497,10 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
             const char *lg = e->logger;
             if (lg && strcmp(lg, "__name__") == 0)
                 lg = f->modname;
+            if (!lg && e->kind == GRAPH_EMIT_LOG && e->receiver && is_python(r, (uint32_t)fi) &&
+                e->receiver[strcspn(e->receiver, ".@?")] == '\0')
+                lg = imported_logger(r, (uint32_t)fi, sym_of(r, (uint32_t)fi, e->sym), e->receiver,
+                                     0);
             o.logger = lg ? core_strtab_intern(&g->strs, lg, strlen(lg)) : 0;
             o.ref = e->ref ? core_strtab_intern(&g->strs, e->ref, strlen(e->ref)) : 0;
             o.ref_const = job.ref_const[r->emit_base[fi] + i];

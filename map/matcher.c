@@ -42,6 +42,7 @@ typedef struct mt_entry {
      * caller may log whole, or put in its own message, so it explains a
      * message only when no logging site or named constant does. */
     bool returned;
+    bool logger_named; /* the site names its logger (not taken from its module) */
     uint32_t symbol;
     const char *logger; /* site's logger name, or its module's name */
     /* The longest literal piece without a newline, tab or carriage return
@@ -499,6 +500,7 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     x->symbol = e->symbol;
     x->aside = site_aside(m, e);
     x->logger = site_logger(m->g, e);
+    x->logger_named = e->logger[0] != '\0';
     /* The anchor: the longest piece of lit (runs separated by NUL)
      * between newlines, tabs and carriage returns. */
     size_t a_off = 0, a_len = 0;
@@ -1336,6 +1338,15 @@ static uint32_t narrow_ties(const map_matcher *m, map_match_work *w, const char 
         for (uint32_t i = 0; i < w->nhits; i++)
             if (logger_agrees(m->e[w->hits[i]].logger, logger))
                 w->hits[keep++] = w->hits[i];
+        if (keep == 0) {
+            /* None agrees: those that name another logger did not log
+             * it. One whose logger is only its module's name (the logger
+             * it logs through is not known: one handed to a constructor)
+             * may have. */
+            for (uint32_t i = 0; i < w->nhits; i++)
+                if (!m->e[w->hits[i]].logger_named)
+                    w->hits[keep++] = w->hits[i];
+        }
         if (keep > 0 && keep < w->nhits) {
             w->nhits = keep;
             flags |= MAP_MATCH_LOGGER;

@@ -1442,6 +1442,68 @@ TEST(matcher_logging_site_of_the_records_logger_before_a_calls_literal)
     matcher_done(g, m, w);
 }
 
+/* ---- loggers imported by name, and sites that name another logger ---- */
+
+static const char lg_log_py[] = "import logging\n"
+                                "\n"
+                                "app_log = logging.getLogger(\"svc.application\")\n"
+                                "gen_log = logging.getLogger(\"svc.general\")\n"
+                                "mod_log = logging.getLogger(__name__)\n";
+
+static const char lg_init_py[] = "from .log import gen_log\n";
+
+static const char lg_conn_py[] = "from .log import app_log, mod_log\n"
+                                 "from . import gen_log\n"
+                                 "\n"
+                                 "\n"
+                                 "class Guard:\n"
+                                 "    def __init__(self, logger):\n"
+                                 "        self.logger = logger\n"
+                                 "\n"
+                                 "    def __exit__(self, typ, value, tb):\n"
+                                 "        self.logger.error(\"Uncaught exception\")\n"
+                                 "\n"
+                                 "\n"
+                                 "def serve():\n"
+                                 "    with Guard(app_log):\n"
+                                 "        pass\n"
+                                 "    gen_log.error(\"Uncaught exception\")\n"
+                                 "    mod_log.info(\"serving\")\n";
+
+TEST(matcher_logger_imported_by_name)
+{
+    unit_write_str("lgimp/svc/__init__.py", lg_init_py);
+    unit_write_str("lgimp/svc/log.py", lg_log_py);
+    unit_write_str("lgimp/svc/conn.py", lg_conn_py);
+    graph *g = index_dir("lgimp");
+    /* A logger imported by name has the name its module gave it, through
+     * a package's re-export too; getLogger(__name__) is its module's. */
+    graph_emit x = unit_emit_at(g, "svc.conn.serve", unit_line_of(lg_conn_py, "gen_log.error"));
+    CHECK_STR(x.logger, "svc.general");
+    x = unit_emit_at(g, "svc.conn.serve", unit_line_of(lg_conn_py, "mod_log.info"));
+    CHECK_STR(x.logger, "svc.log");
+    /* One handed to a constructor is not known. */
+    x = unit_emit_at(g, "svc.conn.Guard.__exit__", unit_line_of(lg_conn_py, "self.logger.error"));
+    CHECK_STR(x.logger, "");
+
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    /* The record of the general logger is the site that names it; one of
+     * the application logger is not: the site whose logger is not known
+     * is what is left. */
+    map_match r = match(m, w, "Uncaught exception", "svc.general", "ERROR", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "svc.conn.serve", unit_line_of(lg_conn_py, "gen_log.error"));
+    r = match(m, w, "Uncaught exception", "svc.application", "ERROR", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "svc.conn.Guard.__exit__", unit_line_of(lg_conn_py, "self.logger.error"));
+    /* Without a logger, both. */
+    CHECK_INT(match(m, w, "Uncaught exception", NULL, "ERROR", e).nemits, 2);
+
+    matcher_done(g, m, w);
+}
+
 /* ---- whole renderings before candidate calls ---- */
 
 static const char jobs_run_py[] = "import logging\n"
