@@ -553,6 +553,7 @@ typedef enum {
     MAP_AMB_NONE = 0, /* one site logs it (or another strategy mapped it) */
     MAP_AMB_CASE,     /* one site, chosen for the case by its recent events */
     MAP_AMB_MESSAGE,  /* one site, named by what the message's holes hold */
+    MAP_AMB_LOGGER,   /* one site, in the one file the record's logger was seen logging from */
     MAP_AMB_TRACES,   /* all the sites, weighted by the training cases: one clearly */
     MAP_AMB_TIED,     /* all the sites, nothing telling them apart */
     MAP_AMB__COUNT

@@ -30,7 +30,7 @@ static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *
 
 const char *map_ambiguity_name(map_ambiguity a)
 {
-    static const char *n[] = {"none", "case", "message", "traces", "tied"};
+    static const char *n[] = {"none", "case", "message", "logger", "traces", "tied"};
     return (unsigned)a < MAP_AMB__COUNT ? n[a] : "?";
 }
 
@@ -432,6 +432,34 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
             files[k++] = f;
     }
     return k;
+}
+
+/*
+ * Several sites in different files log one template, and the record's
+ * logger names none of them (a component name given at run time, a logger
+ * handed in). The messages that logger logged which one template matched
+ * show the files it logs from (map__logger_files); the one candidate in
+ * such a file is where it logged this one too. GRAPH_NONE when none or
+ * several are.
+ */
+static uint32_t logger_candidate(const map_mapper *m, const char *logger, const uint32_t *syms,
+                                 uint32_t ns)
+{
+    if (!logger || !logger[0])
+        return GRAPH_NONE;
+    uint32_t files[10];
+    uint32_t nf = map__logger_files(m, logger, files, 10), found = GRAPH_NONE;
+    for (uint32_t i = 0; i < ns && nf; i++) {
+        graph_symbol s;
+        graph_get_symbol(m->g, syms[i], &s);
+        for (uint32_t k = 0; k < nf; k++)
+            if (files[k] == s.file_id) {
+                if (found != GRAPH_NONE)
+                    return GRAPH_NONE;
+                found = syms[i];
+            }
+    }
+    return found;
 }
 
 /*
@@ -845,12 +873,17 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     if (ns > 1) {
         if (created)
             m->acts.v[r.act].amb = MAP_AMB_TIED;
+        map_ambiguity how = MAP_AMB_MESSAGE;
         uint32_t named =
             named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
+        if (named == GRAPH_NONE) {
+            named = logger_candidate(m, ev->logger, syms, ns);
+            how = MAP_AMB_LOGGER;
+        }
         uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
         if (member != UINT32_MAX) {
             if (!m->dry)
-                m->acts.v[member].amb = MAP_AMB_MESSAGE;
+                m->acts.v[member].amb = how;
             r.act = member;
         } else {
             r.group = r.act;

@@ -688,6 +688,68 @@ TEST(mapper_duplicates_named_by_a_callers_literal)
     graph_close(g);
 }
 
+/* One template at sites in two files, logged through a logger each class
+ * is handed (named for a component, "piper" and "relay", not for the
+ * module): only the record's logger tells them apart, by the file its
+ * other messages came from. */
+static const char lgsend_py[] = "class Sendmail:\n"
+                                "    def __init__(self, logger):\n"
+                                "        self.logger = logger\n"
+                                "    def send(self, mail):\n"
+                                "        self.logger.info('Sending message %s', mail)\n"
+                                "        self.logger.error('Error occurred when piping %s', mail)\n";
+static const char lgsmtp_py[] = "class Smtp:\n"
+                                "    def __init__(self, logger):\n"
+                                "        self.logger = logger\n"
+                                "    def send(self, mail):\n"
+                                "        self.logger.info('Sending message %s', mail)\n"
+                                "        self.logger.info('Message sent %s', mail)\n";
+
+TEST(mapper_duplicates_in_the_file_of_their_logger)
+{
+    unit_write_str("lgfile/sendmail.py", lgsend_py);
+    unit_write_str("lgfile/smtp.py", lgsmtp_py);
+    graph *g = index_dir("lgfile");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *logger, *want;
+        map_ambiguity amb;
+    } t[] = {
+        /* before anything of its logger: tied */
+        {"Sending message <a>", "piper", NULL, MAP_AMB_TIED},
+        {"Message sent <b>", "relay", "smtp.Smtp.send", MAP_AMB_NONE},
+        {"Error occurred when piping <c>", "piper", "sendmail.Sendmail.send", MAP_AMB_NONE},
+        {"Sending message <d>", "piper", "sendmail.Sendmail.send", MAP_AMB_LOGGER},
+        {"Sending message <e>", "relay", "smtp.Smtp.send", MAP_AMB_LOGGER},
+        /* a logger never seen, or none: tied */
+        {"Sending message <f>", "other", NULL, MAP_AMB_TIED},
+        {"Sending message <g>", NULL, NULL, MAP_AMB_TIED},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_event ev = {.text = t[i].text,
+                        .len = strlen(t[i].text),
+                        .logger = t[i].logger,
+                        .level = "INFO",
+                        .learn = true};
+        if (strncmp(t[i].text, "Error", 5) == 0)
+            ev.level = "ERROR";
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_activity pa;
+        map_mapper_activity(mp, a, &pa);
+        CHECK_INT(pa.amb, t[i].amb);
+        if (t[i].want) {
+            CHECK_INT(pa.nsyms, 1);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        } else {
+            CHECK_INT(pa.nsyms, 2);
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(mapper_duplicates_named_by_the_message)
 {
     unit_write_str("named/proto.py", named_py);
