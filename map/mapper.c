@@ -437,29 +437,40 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
 /*
  * Several sites in different files log one template, and the record's
  * logger names none of them (a component name given at run time, a logger
- * handed in). The messages that logger logged which one template matched
- * show the files it logs from (map__logger_files); the one candidate in
- * such a file is where it logged this one too. GRAPH_NONE when none or
- * several are.
+ * handed in). The messages of that logger which one file's templates
+ * matched show where it logs: the candidate whose file has them, where
+ * no other candidate's file has a tenth as many, is where it logged this
+ * one too. A logger that logs from the files of several candidates
+ * (sync and async variants of one class sharing it) tells nothing: then,
+ * and without such messages, GRAPH_NONE.
  */
 static uint32_t logger_candidate(const map_mapper *m, const char *logger, const uint32_t *syms,
                                  uint32_t ns)
 {
     if (!logger || !logger[0])
         return GRAPH_NONE;
-    uint32_t files[10];
-    uint32_t nf = map__logger_files(m, logger, files, 10), found = GRAPH_NONE;
-    for (uint32_t i = 0; i < ns && nf; i++) {
+    uint64_t l = logger_hash(logger);
+    if (!core_map_get(&m->logger_total, map__key64(l)))
+        return GRAPH_NONE;
+    uint32_t best = GRAPH_NONE, best_file = GRAPH_NONE;
+    uint64_t most = 0, other = 0;
+    for (uint32_t i = 0; i < ns; i++) {
         graph_symbol s;
         graph_get_symbol(m->g, syms[i], &s);
-        for (uint32_t k = 0; k < nf; k++)
-            if (files[k] == s.file_id) {
-                if (found != GRAPH_NONE)
-                    return GRAPH_NONE;
-                found = syms[i];
-            }
+        const uint64_t *c = core_map_get(&m->logger_files, logger_file_key(l, s.file_id));
+        uint64_t n = c ? *c : 0;
+        if (s.file_id == best_file) {
+            best = GRAPH_NONE; /* two candidates in that file */
+        } else if (n > most) {
+            other = other > most ? other : most;
+            most = n;
+            best = syms[i];
+            best_file = s.file_id;
+        } else if (n > other) {
+            other = n;
+        }
     }
-    return found;
+    return most > 0 && most >= 10 * other ? best : GRAPH_NONE;
 }
 
 /*
@@ -876,7 +887,9 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         map_ambiguity how = MAP_AMB_MESSAGE;
         uint32_t named =
             named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
-        if (named == GRAPH_NONE) {
+        if (named == GRAPH_NONE && !map__variants(m, r.act)) {
+            /* (Variants share their base class's logger and file: which
+             * of them runs, the case tells.) */
             named = logger_candidate(m, ev->logger, syms, ns);
             how = MAP_AMB_LOGGER;
         }

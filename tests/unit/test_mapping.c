@@ -750,6 +750,47 @@ TEST(mapper_duplicates_in_the_file_of_their_logger)
     graph_close(g);
 }
 
+/* Variants (a subclass overriding its base's method) share the base's
+ * logger and its file: a message of the base that both run says nothing
+ * of which one logs. */
+static const char lgvar_base_py[] = "class Client:\n"
+                                    "    def __init__(self, logger):\n"
+                                    "        self.logger = logger\n"
+                                    "    def connect(self):\n"
+                                    "        self.logger.info('Connected to %s', self)\n"
+                                    "    def ping(self):\n"
+                                    "        self.logger.info('Ping sent %s', self)\n";
+static const char lgvar_aio_py[] = "from .base import Client\n"
+                                   "class AsyncClient(Client):\n"
+                                   "    def connect(self):\n"
+                                   "        self.logger.info('Connected to %s', self)\n";
+
+TEST(mapper_variants_not_told_apart_by_their_logger)
+{
+    unit_write_str("lgvar/pkg/__init__.py", "");
+    unit_write_str("lgvar/pkg/base.py", lgvar_base_py);
+    unit_write_str("lgvar/pkg/aio.py", lgvar_aio_py);
+    graph *g = index_dir("lgvar");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    const char *texts[] = {"Ping sent <a>", "Ping sent <b>", "Connected to <c>"};
+    map_activity pa;
+    for (size_t i = 0; i < 3; i++) {
+        map_event ev = {.text = texts[i],
+                        .len = strlen(texts[i]),
+                        .logger = "wire",
+                        .level = "INFO",
+                        .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_mapper_activity(mp, a, &pa);
+    }
+    CHECK_INT(pa.amb, MAP_AMB_TIED);
+    CHECK_INT(pa.nsyms, 2);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(mapper_duplicates_named_by_the_message)
 {
     unit_write_str("named/proto.py", named_py);
