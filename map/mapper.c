@@ -438,11 +438,11 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
  * Several sites in different files log one template, and the record's
  * logger names none of them (a component name given at run time, a logger
  * handed in). The messages of that logger which one file's templates
- * matched show where it logs: the candidate whose file has them, where
- * no other candidate's file has a tenth as many, is where it logged this
- * one too. A logger that logs from the files of several candidates
- * (sync and async variants of one class sharing it) tells nothing: then,
- * and without such messages, GRAPH_NONE.
+ * matched show where it logs: the candidate whose file has most of them,
+ * where no other candidate's file has a tenth as many, is where it logged
+ * this one too. A logger that logs from the files of several candidates,
+ * or from many files (one logger for a whole package), tells nothing:
+ * then, and without such messages, GRAPH_NONE.
  */
 static uint32_t logger_candidate(const map_mapper *m, const char *logger, const uint32_t *syms,
                                  uint32_t ns)
@@ -450,7 +450,8 @@ static uint32_t logger_candidate(const map_mapper *m, const char *logger, const 
     if (!logger || !logger[0])
         return GRAPH_NONE;
     uint64_t l = logger_hash(logger);
-    if (!core_map_get(&m->logger_total, map__key64(l)))
+    const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
+    if (!total)
         return GRAPH_NONE;
     uint32_t best = GRAPH_NONE, best_file = GRAPH_NONE;
     uint64_t most = 0, other = 0;
@@ -470,7 +471,7 @@ static uint32_t logger_candidate(const map_mapper *m, const char *logger, const 
             other = n;
         }
     }
-    return most > 0 && most >= 10 * other ? best : GRAPH_NONE;
+    return most > 0 && most >= 10 * other && 2 * most >= *total ? best : GRAPH_NONE;
 }
 
 /*
