@@ -227,9 +227,12 @@ void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b)
         return;
     core_buf_printf(b, "several sites log the template: %llu events (%.1f%%)",
                     (unsigned long long)amb, 100 * frac(amb, t->total));
-    static const char *how[MAP_AMB__COUNT] = {
-        "", "one chosen by the case", "one named by the message", "one in its logger's file",
-        "weighted by the traces", "kept tied"};
+    static const char *how[MAP_AMB__COUNT] = {"",
+                                              "one chosen by the case",
+                                              "one named by the message",
+                                              "one in its logger's file",
+                                              "weighted by the traces",
+                                              "kept tied"};
     for (int a = MAP_AMB_NONE + 1; a < MAP_AMB__COUNT; a++) {
         if (!t->amb[a])
             continue;

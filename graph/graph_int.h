@@ -66,13 +66,13 @@ typedef enum {
 typedef struct gx_bind {
     const char *name;  /* "x", or "@self.x" for instance attributes */
     const char *value; /* a path as in gx_ref; NULL for GX_BIND_LOCAL */
-    /* Python: the name as written of the logger a factory call makes
-     * (`log = logging.getLogger("app")`: "app"; "__name__"), else NULL */
-    const char *logger;
     int32_t scope;     /* the function/class whose body binds it, -1 = module
                         * ("@self.x" binds are filed under the scope's class) */
     uint32_t line;
     uint8_t kind; /* gx_bind_kind */
+    /* Python: the name as written of the logger a factory call makes
+     * (`log = logging.getLogger("app")`: "app"; "__name__"), else NULL */
+    const char *logger;
 } gx_bind;
 
 typedef enum {

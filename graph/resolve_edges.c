@@ -425,8 +425,7 @@ static void inherited_loggers(rs *r)
  * (`from .log import gen_log` in a package's __init__). NULL when the
  * name is not imported, or not bound to one logger there.
  */
-static const char *imported_logger(rs *r, uint32_t fi, uint32_t scope, const char *name,
-                                   int depth)
+static const char *imported_logger(rs *r, uint32_t fi, uint32_t scope, const char *name, int depth)
 {
     size_t len = strlen(name);
     uint32_t num = UINT32_MAX;

@@ -692,12 +692,13 @@ TEST(mapper_duplicates_named_by_a_callers_literal)
  * is handed (named for a component, "piper" and "relay", not for the
  * module): only the record's logger tells them apart, by the file its
  * other messages came from. */
-static const char lgsend_py[] = "class Sendmail:\n"
-                                "    def __init__(self, logger):\n"
-                                "        self.logger = logger\n"
-                                "    def send(self, mail):\n"
-                                "        self.logger.info('Sending message %s', mail)\n"
-                                "        self.logger.error('Error occurred when piping %s', mail)\n";
+static const char lgsend_py[] =
+    "class Sendmail:\n"
+    "    def __init__(self, logger):\n"
+    "        self.logger = logger\n"
+    "    def send(self, mail):\n"
+    "        self.logger.info('Sending message %s', mail)\n"
+    "        self.logger.error('Error occurred when piping %s', mail)\n";
 static const char lgsmtp_py[] = "class Smtp:\n"
                                 "    def __init__(self, logger):\n"
                                 "        self.logger = logger\n"
