@@ -888,10 +888,12 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         map_ambiguity how = MAP_AMB_MESSAGE;
         uint32_t named =
             named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
-        if (named == GRAPH_NONE && !map__variants(m, r.act)) {
-            /* (Variants share their base class's logger and file: which
-             * of them runs, the case tells.) */
+        if (named == GRAPH_NONE) {
             named = logger_candidate(m, ev->logger, syms, ns);
+            /* Variants share their base class's logger and file: which
+             * of them runs, the case tells. */
+            if (named != GRAPH_NONE && map__variants(m, r.act))
+                named = GRAPH_NONE;
             how = MAP_AMB_LOGGER;
         }
         uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
