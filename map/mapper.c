@@ -442,10 +442,13 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
  * where no other candidate's file has a tenth as many, is where it logged
  * this one too. A logger that logs from the files of several candidates,
  * or from many files (one logger for a whole package), tells nothing:
- * then, and without such messages, GRAPH_NONE.
+ * then, and without such messages, GRAPH_NONE. So does one that a site
+ * logs through by a plain name whose logger the graph does not know (a
+ * function's local or parameter: `logger = logging.getLogger(name)`),
+ * which is whatever logger its caller chose: of the sites emits[0..ne).
  */
 static uint32_t logger_candidate(const map_mapper *m, const char *logger, const uint32_t *syms,
-                                 uint32_t ns)
+                                 uint32_t ns, const uint32_t *emits, uint32_t ne)
 {
     if (!logger || !logger[0])
         return GRAPH_NONE;
@@ -453,6 +456,13 @@ static uint32_t logger_candidate(const map_mapper *m, const char *logger, const 
     const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
     if (!total)
         return GRAPH_NONE;
+    for (uint32_t i = 0; i < ne; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, emits[i], &e);
+        if (e.kind == GRAPH_EMIT_LOG && !e.logger[0] && e.receiver[0] &&
+            !strpbrk(e.receiver, "@.?"))
+            return GRAPH_NONE;
+    }
     uint32_t best = GRAPH_NONE, best_file = GRAPH_NONE;
     uint64_t most = 0, other = 0;
     for (uint32_t i = 0; i < ns; i++) {
@@ -889,7 +899,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         uint32_t named =
             named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
         if (named == GRAPH_NONE) {
-            named = logger_candidate(m, ev->logger, syms, ns);
+            named = logger_candidate(m, ev->logger, syms, ns, emits, n);
             /* Variants share their base class's logger and file: which
              * of them runs, the case tells. */
             if (named != GRAPH_NONE && map__variants(m, r.act))

@@ -757,6 +757,39 @@ TEST(mapper_duplicates_in_the_file_of_their_logger)
     graph_close(g);
 }
 
+/* Two functions log one template through the logger their caller hands
+ * them, and one file also logs a message of its own through it: the
+ * logger is the caller's choice, and says nothing of which of the two
+ * logged. */
+TEST(mapper_duplicates_not_told_by_a_logger_handed_in)
+{
+    unit_write_str("lghand/run_a.py", "def run(log, job):\n"
+                                      "    log.info('Running job %s', job)\n"
+                                      "def start(log):\n"
+                                      "    log.info('Executor started')\n");
+    unit_write_str("lghand/run_b.py", "async def run(log, job):\n"
+                                      "    log.info('Running job %s', job)\n");
+    graph *g = index_dir("lghand");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    const char *texts[] = {"Executor started", "Executor started", "Running job <a>"};
+    map_activity pa;
+    for (size_t i = 0; i < 3; i++) {
+        map_event ev = {.text = texts[i],
+                        .len = strlen(texts[i]),
+                        .logger = "executor",
+                        .level = "INFO",
+                        .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_mapper_activity(mp, a, &pa);
+    }
+    CHECK_INT(pa.amb, MAP_AMB_TIED);
+    CHECK_INT(pa.nsyms, 2);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Variants (a subclass overriding its base's method) share the base's
  * logger and its file: a message of the base that both run says nothing
  * of which one logs. */
