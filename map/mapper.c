@@ -456,13 +456,6 @@ static uint32_t logger_candidate(const map_mapper *m, const char *logger, const 
     const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
     if (!total)
         return GRAPH_NONE;
-    for (uint32_t i = 0; i < ne; i++) {
-        graph_emit e;
-        graph_get_emit(m->g, emits[i], &e);
-        if (e.kind == GRAPH_EMIT_LOG && !e.logger[0] && e.receiver[0] &&
-            !strpbrk(e.receiver, "@.?"))
-            return GRAPH_NONE;
-    }
     uint32_t best = GRAPH_NONE, best_file = GRAPH_NONE;
     uint64_t most = 0, other = 0;
     for (uint32_t i = 0; i < ns; i++) {
@@ -481,7 +474,17 @@ static uint32_t logger_candidate(const map_mapper *m, const char *logger, const 
             other = n;
         }
     }
-    return most > 0 && most >= 10 * other && 2 * most >= *total ? best : GRAPH_NONE;
+    if (!most || most < 10 * other || 2 * most < *total)
+        return GRAPH_NONE;
+    /* (Read only for a logger that would decide: this is per event.) */
+    for (uint32_t i = 0; i < ne; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, emits[i], &e);
+        if (e.kind == GRAPH_EMIT_LOG && !e.logger[0] && e.receiver[0] &&
+            !strpbrk(e.receiver, "@.?"))
+            return GRAPH_NONE;
+    }
+    return best;
 }
 
 /*

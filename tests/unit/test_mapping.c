@@ -706,6 +706,20 @@ static const char lgsmtp_py[] = "class Smtp:\n"
                                 "        self.logger.info('Sending message %s', mail)\n"
                                 "        self.logger.info('Message sent %s', mail)\n";
 
+/* Maps one message of logger at level (learnt from) and returns its
+ * activity. */
+static map_activity map_logged(map_mapper *mp, const char *text, const char *logger,
+                               const char *level)
+{
+    map_event ev = {
+        .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = true};
+    uint32_t a, v;
+    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    map_activity pa;
+    map_mapper_activity(mp, a, &pa);
+    return pa;
+}
+
 TEST(mapper_duplicates_in_the_file_of_their_logger)
 {
     unit_write_str("lgfile/sendmail.py", lgsend_py);
@@ -734,17 +748,8 @@ TEST(mapper_duplicates_in_the_file_of_their_logger)
         {"Sending message <j>", "piper", NULL, MAP_AMB_TIED},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        map_event ev = {.text = t[i].text,
-                        .len = strlen(t[i].text),
-                        .logger = t[i].logger,
-                        .level = "INFO",
-                        .learn = true};
-        if (strncmp(t[i].text, "Error", 5) == 0)
-            ev.level = "ERROR";
-        uint32_t a, v;
-        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
-        map_activity pa;
-        map_mapper_activity(mp, a, &pa);
+        const char *level = strncmp(t[i].text, "Error", 5) == 0 ? "ERROR" : "INFO";
+        map_activity pa = map_logged(mp, t[i].text, t[i].logger, level);
         CHECK_INT(pa.amb, t[i].amb);
         if (t[i].want) {
             CHECK_INT(pa.nsyms, 1);
@@ -774,16 +779,8 @@ TEST(mapper_duplicates_not_told_by_a_logger_handed_in)
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     const char *texts[] = {"Executor started", "Executor started", "Running job <a>"};
     map_activity pa;
-    for (size_t i = 0; i < 3; i++) {
-        map_event ev = {.text = texts[i],
-                        .len = strlen(texts[i]),
-                        .logger = "executor",
-                        .level = "INFO",
-                        .learn = true};
-        uint32_t a, v;
-        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
-        map_mapper_activity(mp, a, &pa);
-    }
+    for (size_t i = 0; i < 3; i++)
+        pa = map_logged(mp, texts[i], "executor", "INFO");
     CHECK_INT(pa.amb, MAP_AMB_TIED);
     CHECK_INT(pa.nsyms, 2);
     map_mapper_free(mp);
@@ -815,16 +812,8 @@ TEST(mapper_variants_not_told_apart_by_their_logger)
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     const char *texts[] = {"Ping sent <a>", "Ping sent <b>", "Connected to <c>"};
     map_activity pa;
-    for (size_t i = 0; i < 3; i++) {
-        map_event ev = {.text = texts[i],
-                        .len = strlen(texts[i]),
-                        .logger = "wire",
-                        .level = "INFO",
-                        .learn = true};
-        uint32_t a, v;
-        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
-        map_mapper_activity(mp, a, &pa);
-    }
+    for (size_t i = 0; i < 3; i++)
+        pa = map_logged(mp, texts[i], "wire", "INFO");
     CHECK_INT(pa.amb, MAP_AMB_TIED);
     CHECK_INT(pa.nsyms, 2);
     map_mapper_free(mp);
