@@ -38,7 +38,7 @@ bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted,
         c->model_version = s->model_version;
     }
     c->nheld = nheld;
-    if (!admitted && !sess_rules_room(s->rules, c)) {
+    if (!admitted && !sess_rules_room(s->rules, c->seq, c->nheld)) {
         sink_counter_add(s->c_lim_case_events, 1);
         return false;
     }

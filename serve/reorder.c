@@ -122,6 +122,13 @@ typedef struct held_case {
     /* The input partitions its held events came from (topic index + 1,
      * partition): where its changelog records go. */
     core_vec(held_src) srcs;
+    /* What holding one more event needs of the case (known): its events
+     * applied and the fingerprints of its latest, as it was when it began
+     * to hold and as each release left it. Holding reads the case from
+     * the batch or the state only while this is not known, once. */
+    bool known;
+    uint64_t seq;
+    core_vec(uint64_t) seen;
 } held_case;
 
 struct serve_reorder {
@@ -180,10 +187,10 @@ static uint64_t fingerprint(const ingest_event *ev)
     return h;
 }
 
-static bool seen_in(const sess_case *c, uint64_t fp)
+static bool fp_in(const uint64_t *v, size_t n, uint64_t fp)
 {
-    for (uint32_t i = 0; i < c->nseen; i++)
-        if (c->seen[i] == fp)
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == fp)
             return true;
     return false;
 }
@@ -211,7 +218,7 @@ bool serve__seen(serve *s, sess_case *c, const ingest_event *ev)
     if (!s->dedupe_events)
         return false;
     uint64_t fp = fingerprint(ev);
-    if (seen_in(c, fp)) {
+    if (fp_in(c->seen, c->nseen, fp)) {
         sink_counter_add(s->c_dups, 1);
         return true;
     }
@@ -308,11 +315,30 @@ static void case_drop(struct serve_reorder *r, uint32_t i)
     core_vec_free(&hc->evs);
     core_vec_free(&hc->fps);
     core_vec_free(&hc->srcs);
+    core_vec_free(&hc->seen);
     free(hc->id);
     *hc = (held_case){0};
     core_vec_push(&r->cs_free, i);
     if (r->index_dead > 1024 && r->index_dead > 2 * (r->cs.n - r->cs_free.n))
         index_rebuild(r);
+}
+
+/* What holding needs of case c, into k (see held_case). */
+static void case_know(held_case *k, const sess_case *c)
+{
+    k->known = true;
+    k->seq = c->seq;
+    k->seen.n = 0;
+    core_vec_reserve(&k->seen, c->nseen);
+    memcpy(k->seen.v, c->seen, c->nseen * sizeof *c->seen);
+    k->seen.n = c->nseen;
+}
+
+void serve__reorder_forget(serve *s)
+{
+    struct serve_reorder *r = s->ro;
+    for (uint32_t i = 0; r && i < r->cs.n; i++)
+        r->cs.v[i].known = false;
 }
 
 /* Topic t (n bytes) as an index + 1 into r->topics (a handful: the input
@@ -657,24 +683,35 @@ int serve__reorder_hold(serve *s, const ingest_event *ev, uint64_t t0, const ing
     struct serve_reorder *r = s->ro;
     size_t clen = strlen(ev->case_id);
     sess_case *c = r->c;
-    if (!serve__case_take(s, ev->case_id, clen, false, serve__reorder_nheld(s, ev->case_id, clen),
-                          c))
+    uint32_t hc = case_find(r, ev->case_id, clen, id_hash(ev->case_id, clen));
+    const held_case *kn = hc != NONE && r->cs.v[hc].known ? &r->cs.v[hc] : NULL;
+    if (kn) {
+        /* (It holds events: no new case.) */
+        if (!sess_rules_room(s->rules, kn->seq, (uint32_t)kn->evs.n)) {
+            sink_counter_add(s->c_lim_case_events, 1);
+            return 0;
+        }
+    } else if (!serve__case_take(s, ev->case_id, clen, false,
+                                 hc == NONE ? 0 : (uint32_t)r->cs.v[hc].evs.n, c)) {
         return 0;
+    }
     serve__stage(s, SERVE_STAGE_WINDOW);
     uint64_t fp = 0;
     if (s->dedupe_events) {
         /* A duplicate of an event applied (the case's ring) or held. */
         fp = fingerprint(ev);
-        bool dup = seen_in(c, fp);
-        uint32_t had = dup ? NONE : case_find(r, ev->case_id, clen, id_hash(ev->case_id, clen));
-        for (size_t i = 0; had != NONE && i < r->cs.v[had].fps.n && !dup; i++)
-            dup = r->cs.v[had].fps.v[i] == fp;
+        bool dup = kn ? fp_in(kn->seen.v, kn->seen.n, fp) : fp_in(c->seen, c->nseen, fp);
+        if (!dup && hc != NONE)
+            dup = fp_in(r->cs.v[hc].fps.v, r->cs.v[hc].fps.n, fp);
         if (dup) {
             sink_counter_add(s->c_dups, 1);
             return 0;
         }
     }
-    uint32_t hc = case_get(r, ev->case_id, clen);
+    if (hc == NONE)
+        hc = case_get(r, ev->case_id, clen);
+    if (!kn)
+        case_know(&r->cs.v[hc], c);
     uint32_t e = held_new(r, hc, ev);
     held_case *k = &r->cs.v[hc];
     held_ev *h = &r->ev.v[e];
@@ -914,6 +951,8 @@ static int release(serve *s, uint32_t hc, int mode, int64_t now)
     /* (The events keep their strings until their slot is freed.) */
     int rc = place(s, c, k->id, k->len, r->rel.v, r->ord.v, n);
     c->nheld = (uint32_t)w;
+    if (w)
+        case_know(k, c);
     if (c->closed && w)
         c->closed = false; /* events after its end wait for it: it stays open */
     /* Stored, and with the changelog recorded in each input partition its

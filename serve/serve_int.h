@@ -553,6 +553,10 @@ int64_t serve__reorder_wait_ns(serve *s);
 /* How many events case id holds back now (0 without a window). Engine
  * thread, or under mu. */
 uint32_t serve__reorder_nheld(const serve *s, const char *id, size_t len);
+/* Forgets what the cases holding events were (their state was written
+ * by other means than their releases: a changelog restore); each is read
+ * again when it next holds an event. */
+void serve__reorder_forget(serve *s);
 /* Whether ev was applied to c already (its fingerprint seen: counted),
  * else notes its fingerprint in c (serve.dedupe_events; never with 0). */
 bool serve__seen(serve *s, sess_case *c, const ingest_event *ev);

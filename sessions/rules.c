@@ -37,10 +37,10 @@ bool sess_rules_admit(sess_rules *r, uint64_t now_ns)
     return !r->rate || core_bucket_take(&r->admit, now_ns);
 }
 
-bool sess_rules_room(const sess_rules *r, const sess_case *c)
+bool sess_rules_room(const sess_rules *r, uint64_t seq, uint32_t nheld)
 {
     /* Held events were received: they count as the case's. */
-    return !r->max_events || c->seq + c->nheld < r->max_events;
+    return !r->max_events || seq + nheld < r->max_events;
 }
 
 bool sess_rules_ends(const sess_rules *r, const char *activity)

@@ -373,8 +373,9 @@ sess_rules *sess_rules_new(const sess_rules_opts *o);
 void sess_rules_free(sess_rules *r); /* NULL: no-op */
 /* Whether a new case may start at now_ns (monotonic); takes its token. */
 bool sess_rules_admit(sess_rules *r, uint64_t now_ns);
-/* Whether case c has room for one more event (its held ones count). */
-bool sess_rules_room(const sess_rules *r, const sess_case *c);
+/* Whether a case of seq events applied and nheld held has room for one
+ * more. */
+bool sess_rules_room(const sess_rules *r, uint64_t seq, uint32_t nheld);
 /* Whether an event of this activity ends its case. */
 bool sess_rules_ends(const sess_rules *r, const char *activity);
 

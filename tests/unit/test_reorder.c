@@ -307,6 +307,38 @@ TEST(duplicates_are_applied_once)
     serve_close(s);
 }
 
+/* A case that holds events is not read again for each one it takes:
+ * what its releases applied is known all the same, the duplicates of
+ * those events and its count of events. */
+TEST(a_case_that_holds_events_knows_what_its_releases_applied)
+{
+    static const char *const sets[] = {"serve.reorder_ms=40", "limits.case_events=3", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    in(s, "c", "step one", 10, "s1", NULL);
+    sleep_ms(25);
+    in(s, "c", "step two", 20, "s2", NULL);
+    sleep_ms(25);
+    settle(s);
+    /* step one released, step two still held. */
+    preds(&p);
+    CHECK_STR(p.data, "c 1 0 step one 10\n");
+    CHECK_INT(serve__reorder_nheld(s, "c", 1), 1);
+    in(s, "c", "step one", 10, "s1", NULL);
+    CHECK_INT(counter(s->c_dups), 1);
+    in(s, "c", "step three", 30, "s3", NULL);
+    /* One applied and two held: the case has no room for a fourth. */
+    in(s, "c", "step four", 40, "s4", NULL);
+    CHECK_INT(counter(s->c_lim_case_events), 1);
+    sleep_ms(60);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 2 0 step two 20\nc 3 0 step three 30\n");
+    CHECK_INT(stored(s, "c")->seq, 3);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
 /* A request through the engine's queue, as the OTLP receivers hand one
  * over: cycles until it is answered or 3 s pass; whether it was (and its
  * result in *rc). */
