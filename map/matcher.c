@@ -1202,7 +1202,9 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
  * separator. When a site of the record's own logger renders the whole
  * message (whole_own), a rest only quiet calls render is no start
  * (own_site_among()): `"< %s"` logs `< HTTP/1.1 200 OK`, a status line
- * handed to an encoder does not.
+ * handed to an encoder does not. No start wins by code set aside (tests):
+ * a test's literal inside a decorated message is no evidence that it was
+ * logged there.
  * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
@@ -1238,6 +1240,8 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
             keep_logged_whole(m, w, (uint32_t)rest);
         if (whole_own)
             drop_quiet_calls(m, w);
+        if (m->o.aside && w->nhits && m->e[w->hits[0]].aside)
+            w->nhits = 0; /* (drop_aside left only such hits) */
         uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
         if (exact_only ? !p && lit == rest : lit > *best && lit > bar && lit >= 8) {
             *best = lit;

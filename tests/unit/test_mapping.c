@@ -573,7 +573,9 @@ static const char aside_factory_py[] = "import logging\n"
                                        "def start(factory):\n"
                                        "    log.info('Starting factory %s', factory)\n"
                                        "def build(parts):\n"
-                                       "    log.debug(describe(parts))\n";
+                                       "    log.debug(describe(parts))\n"
+                                       "def encode(ct):\n"
+                                       "    log.info('Setting Content-Type %s' % ct)\n";
 static const char aside_test_py[] = "import logging\n"
                                     "log = logging.getLogger(__name__)\n"
                                     "def test_start():\n"
@@ -581,7 +583,9 @@ static const char aside_test_py[] = "import logging\n"
                                     "def test_build():\n"
                                     "    log.debug('built 3 parts in order')\n"
                                     "def test_assemble():\n"
-                                    "    log.debug('assembled every part')\n";
+                                    "    log.debug('assembled every part')\n"
+                                    "def test_encode(page):\n"
+                                    "    page.assert_body('text/html;charset=utf-8')\n";
 
 TEST(matcher_sets_tests_aside)
 {
@@ -604,6 +608,15 @@ TEST(matcher_sets_tests_aside)
         r = match(m, w, "built 3 parts in order", NULL, NULL, e);
         CHECK_INT(r.nemits, 1);
         CHECK_INT(!!(r.flags & MAP_MATCH_ASIDE), aside);
+        /* A decorated message: the product's site renders the rest after
+         * the decoration, a test's literal a shorter rest of it, whole. */
+        r = match(m, w, "[30/Nov/2026:14:14:51] ENC Setting Content-Type text/html;charset=utf-8",
+                  NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        if (aside)
+            CHECK_EMIT(g, e[0], "factory.encode", unit_line_of(aside_factory_py, "Content-Type"));
+        else
+            CHECK_EMIT(g, e[0], "test_factory.test_encode", unit_line_of(aside_test_py, "charset"));
         map_match_work_free(w);
         map_matcher_free(m);
     }
