@@ -198,7 +198,9 @@ bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_p
 }
 
 /* Whether an argument reads as a message: a string, a %-format, a
- * concatenation with literal parts, "...".format(...). */
+ * concatenation with literal parts, "...".format(...), or a choice of
+ * them: `a if c else b` when both do, `a or b` when a does (a message
+ * with text is never empty: b is never taken). */
 static bool message_arg(px *x, TSNode a, int depth)
 {
     a = unparen(a);
@@ -216,6 +218,11 @@ static bool message_arg(px *x, TSNode a, int depth)
             return message_arg(x, l, depth + 1) || message_arg(x, r, depth + 1);
         return false;
     }
+    if (t == N_CONDITIONAL_EXPRESSION)
+        return message_arg(x, ts_node_named_child(a, 0), depth + 1) &&
+               message_arg(x, ts_node_named_child(a, 2), depth + 1);
+    if (t == N_BOOLEAN_OPERATOR && binop(a) == A_OR)
+        return message_arg(x, fieldn(a, F_LEFT), depth + 1);
     if (t == N_CALL) {
         TSNode fn = fieldn(a, F_FUNCTION);
         if (!is_null(fn) && ty(fn) == N_ATTRIBUTE) {

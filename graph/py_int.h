@@ -97,12 +97,14 @@ enum {
     N_ELIF_CLAUSE,
     N_ELSE_CLAUSE,
     N_RETURN_STATEMENT,
+    N_BOOLEAN_OPERATOR,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,
     A_PERCENT,
     A_PLUS,
     A_PLUS_EQ,
+    A_OR,
 };
 
 /* Fields, by our number. */

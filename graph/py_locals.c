@@ -340,25 +340,69 @@ uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, 
     return s.n;
 }
 
+/* Whether m's template is among out[0..n). */
+static bool msg_listed(const local_msg *out, uint32_t n, const local_msg *m)
+{
+    for (uint32_t j = 0; j < n; j++)
+        if (same_str(out[j].tmpl, m->tmpl) && out[j].style == m->style)
+            return true;
+    return false;
+}
+
+/*
+ * A message chosen where it is passed: `a if c else b`, each branch's
+ * message as a local's several bindings give theirs, when both are
+ * templates; `a or b`, a's alone when it is one (a message with text is
+ * never empty, so b is never taken). 0 otherwise: a branch of text known
+ * only at run time (`r or "refused"`, r a server's reply) keeps the
+ * message one of run-time text, as it was.
+ */
+static uint32_t branch_messages(px *x, TSNode e, bool with_args, const py_scope *sc, int depth,
+                                local_msg *out, uint32_t cap)
+{
+    TSNode br[2] = {gx_null(), gx_null()};
+    uint32_t nbr = 0;
+    if (ty(e) == N_CONDITIONAL_EXPRESSION) {
+        br[nbr++] = ts_node_named_child(e, 0);
+        br[nbr++] = ts_node_named_child(e, 2);
+    } else if (ty(e) == N_BOOLEAN_OPERATOR && binop(e) == A_OR) {
+        br[nbr++] = fieldn(e, F_LEFT);
+    }
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < nbr; k++) {
+        if (is_null(br[k]))
+            return 0;
+        local_msg m = {0};
+        msg_info mi = graph__py_build_message(x, br[k], with_args, sc, depth + 1);
+        m.tmpl = graph__tmpl_take(&x->tmpl, x->f, &m.flags);
+        m.style = (uint8_t)mi.style;
+        if (!template_style(mi.style) || !m.tmpl || !has_text(m.tmpl))
+            return 0;
+        if (n < cap && !msg_listed(out, n, &m))
+            out[n++] = m;
+    }
+    return n;
+}
+
 /*
  * The messages the local named by id may hold at the call `at`, distinct,
  * nearest binding first, at most cap (and LOCAL_MAX_ALTS); 0 if none is
- * known. with_args: the call passes logging arguments.
+ * known. with_args: the call passes logging arguments. A message chosen
+ * at the call (branch_messages) gives its branches' messages the same way.
  */
 uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, const py_scope *sc,
                                   int depth, local_msg *out, uint32_t cap)
 {
+    if (cap > LOCAL_MAX_ALTS)
+        cap = LOCAL_MAX_ALTS;
+    if (!is_null(id) && (ty(id) == N_CONDITIONAL_EXPRESSION || ty(id) == N_BOOLEAN_OPERATOR))
+        return depth > GX_MAX_DEPTH ? 0 : branch_messages(x, id, with_args, sc, depth, out, cap);
     local_path paths[LOCAL_MAX_ALTS];
     uint32_t np = local_reach(x, id, at, sc, paths, cap);
     uint32_t n = 0;
     for (uint32_t k = 0; k < np; k++) {
         local_msg m;
-        if (!local_build(x, &paths[k], with_args, sc, depth, &m))
-            continue;
-        bool dup = false;
-        for (uint32_t j = 0; j < n && !dup; j++)
-            dup = same_str(out[j].tmpl, m.tmpl) && out[j].style == m.style;
-        if (!dup)
+        if (local_build(x, &paths[k], with_args, sc, depth, &m) && !msg_listed(out, n, &m))
             out[n++] = m;
     }
     return n;

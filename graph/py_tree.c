@@ -79,8 +79,9 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_ELIF_CLAUSE] = "elif_clause",
     [N_ELSE_CLAUSE] = "else_clause",
     [N_RETURN_STATEMENT] = "return_statement",
+    [N_BOOLEAN_OPERATOR] = "boolean_operator",
 };
-static const char *const anon_types[] = {"async", "%", "+", "+="};
+static const char *const anon_types[] = {"async", "%", "+", "+=", "or"};
 
 gx_types graph__py_types;
 TSFieldId graph__py_fid[F__COUNT];

@@ -487,6 +487,16 @@ TEST(local_message_each_way_of_building_it)
     CHECK_INT(e.style, GRAPH_STYLE_CONCAT);
     CHECK_STR(unit_emit_at(g, "pkg.locals.Session.joined_inline", 105).tmpl, "error %d: %s");
     CHECK_STR(unit_emit_at(g, "pkg.locals.Session.joined_text", 108).tmpl, "100%% sure: %s");
+    /* Chosen where it is passed: each branch's message, to a wrapper and
+     * to a call of unknown callee alike (`or`: the first unless empty). */
+    CHECK_INT(emits_at(g, "pkg.locals.Session.chosen_inline", 111, es, 8), 2);
+    CHECK_INT(with_template(es, 2, "fast path").style, GRAPH_STYLE_PLAIN);
+    CHECK_INT(with_template(es, 2, "slow path for %s").style, GRAPH_STYLE_PERCENT);
+    e = unit_emit_at(g, "pkg.locals.Session.chosen_inline", 112);
+    CHECK_STR(e.tmpl, "No thread for %s.");
+    CHECK_INT(e.kind, GRAPH_EMIT_CALL);
+    /* A branch known only at run time: text of run time, as before. */
+    CHECK_INT(unit_emit_at(g, "pkg.locals.Session.chosen_inline", 113).style, GRAPH_STYLE_DYNAMIC);
     graph_close(g);
 }
 
