@@ -301,7 +301,6 @@ int serve__changelog_restore(serve *s, int32_t partition)
     }
     sess_batch_offset_put(s->batch, s->cl_topic, partition, next);
     core_vec_push(&s->restored, partition);
-    serve__reorder_forget(s);
     sink_counter_add(s->c_cl_stale, r.stale);
     core_logf(&s->lg, CORE_LOG_INFO,
               "restored %llu case changes (%llu deletions, %llu unreadable, %llu stale skipped) of "

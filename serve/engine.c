@@ -152,8 +152,12 @@ int serve__on_kafka_msg(void *ud, const ingest_kafka_msg *km)
 int64_t serve__start_offset(void *ud, const char *topic, int32_t partition)
 {
     serve *s = ud;
-    if (s->kcl && !serve__restored_has(s, partition) && serve__changelog_restore(s, partition) != 0)
-        s->fatal = -EIO; /* resuming without the state would apply events twice */
+    if (s->kcl && !serve__restored_has(s, partition)) {
+        if (serve__changelog_restore(s, partition) != 0)
+            s->fatal = -EIO; /* resuming without the state would apply events twice */
+        else
+            serve__reorder_forget(s); /* (their cases were written by the restore) */
+    }
     int64_t best = -1;
     for (size_t i = 0; i < s->pos.n; i++)
         if (s->pos.v[i].partition == partition && strcmp(s->pos.v[i].topic, topic) == 0 &&
