@@ -329,9 +329,8 @@ static void case_know(held_case *k, const sess_case *c)
     k->known = true;
     k->seq = c->seq;
     k->seen.n = 0;
-    core_vec_reserve(&k->seen, c->nseen);
-    memcpy(k->seen.v, c->seen, c->nseen * sizeof *c->seen);
-    k->seen.n = c->nseen;
+    for (uint32_t i = 0; i < c->nseen; i++)
+        core_vec_push(&k->seen, c->seen[i]);
 }
 
 void serve__reorder_forget(serve *s)
