@@ -646,6 +646,7 @@ void serve__reorder_free(serve *s)
         core_vec_free(&r->cs.v[i].evs);
         core_vec_free(&r->cs.v[i].fps);
         core_vec_free(&r->cs.v[i].srcs);
+        core_vec_free(&r->cs.v[i].seen);
         free(r->cs.v[i].id);
     }
     for (size_t i = 0; i < r->topics.n; i++)
