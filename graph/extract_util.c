@@ -494,6 +494,12 @@ void graph__tmpl_hole(gx_tmpl *t)
     tmpl_put(t, "%s", 2);
 }
 
+void graph__tmpl_slot(gx_tmpl *t)
+{
+    char c = GX_SLOT;
+    tmpl_put(t, &c, 1);
+}
+
 void graph__tmpl_clear(gx_tmpl *t)
 {
     core_buf_reset(&t->buf);
@@ -824,4 +830,65 @@ void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
     }
     for (uint32_t k = 0; k < GX_FILL_VARIANTS; k++)
         graph__tmpl_free(&out[k]);
+}
+
+/* Without the name test, all the new wrappers found in the Debian Python
+ * packages were of that kind: botocore's event aliaser alone gave every
+ * caller of emit() a site. */
+bool graph__message_like(const char *name)
+{
+    char w[64];
+    size_t n = strlen(name);
+    if (n >= sizeof w)
+        return false;
+    for (size_t i = 0; i <= n; i++)
+        w[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+    if (strstr(w, "msg") || strstr(w, "message"))
+        return true;
+    static const char *const words[] = {"text", "fmt"};
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        size_t wl = strlen(words[k]);
+        for (const char *at = strstr(w, words[k]); at; at = strstr(at + 1, words[k]))
+            if ((at == w || at[-1] == '_') && (at[wl] == 0 || at[wl] == '_'))
+                return true;
+    }
+    return false;
+}
+
+bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i)
+{
+    if (!k->p) {
+        k->p = param;
+        k->pname = name;
+        k->at = i;
+        k->slot_at = UINT32_MAX;
+        return true;
+    }
+    if (k->q || param == k->p)
+        return false;
+    k->q = param;
+    k->qname = name;
+    k->slot_at = i;
+    return true;
+}
+
+bool graph__pick_done(gx_pick *k, bool named)
+{
+    if (!k->p)
+        return false;
+    if (!k->q)
+        return !named || graph__message_like(k->pname);
+    bool mp = graph__message_like(k->pname), mq = graph__message_like(k->qname);
+    if (mp == mq)
+        return false;
+    if (mq) {
+        gx_pick t = *k;
+        k->p = t.q;
+        k->pname = t.qname;
+        k->at = t.slot_at;
+        k->q = t.p;
+        k->qname = t.pname;
+        k->slot_at = t.at;
+    }
+    return true;
 }

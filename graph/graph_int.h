@@ -157,12 +157,41 @@ typedef struct gx_arg {
     int32_t fwd_pos; /* fwd: the position at which a call to the enclosing
                       * function passes that parameter (after self/cls;
                       * for *args, where it starts); -1 = keyword only */
-    uint32_t flags;  /* GRAPH_EF_TRUNCATED */
-    uint8_t style;   /* of tmpl / ref */
-    uint8_t level;   /* the level constant it names (DEBUG, logging.INFO), or NONE */
-    bool fwd;        /* passes on a parameter of the enclosing function */
-    bool splat;      /* *expr */
+    /* fwd with a second parameter in the text around the message (`"%s:
+     * %s" % (topic, msg)`): where pre or post holds GX_SLOT, a call puts
+     * what it passes there (slot_pos / slot_kw as fwd_pos / fwd_kw). */
+    int32_t slot_pos;
+    const char *slot_kw;
+    bool slot;
+    uint32_t flags; /* GRAPH_EF_TRUNCATED */
+    uint8_t style;  /* of tmpl / ref */
+    uint8_t level;  /* the level constant it names (DEBUG, logging.INFO), or NONE */
+    bool fwd;       /* passes on a parameter of the enclosing function */
+    bool splat;     /* *expr */
 } gx_arg;
+
+/*
+ * Is a parameter named like a message ("msg", "message", "err_msg",
+ * "text", "fmt")? A format that puts any other parameter into its text
+ * (`f"Changing event name from {event_name} to {new_name}"`, "Creating
+ * %s" % path) logs a value, not its callers' message.
+ */
+bool graph__message_like(const char *name);
+
+/*
+ * The parameters a wrapper's format puts in the text of its message, as
+ * they are found: the message and, when there are two, the slot (see
+ * gx_arg). graph__pick_add() is false past two, or for one seen twice;
+ * graph__pick_done() says which is which, false if it cannot: with one,
+ * it must be named like a message when `named`; with two, exactly one is.
+ */
+typedef struct gx_pick {
+    const void *p, *q;         /* the message's parameter, the slot's (the extractor's) */
+    const char *pname, *qname; /* their names */
+    uint32_t at, slot_at;      /* the index each was found at; UINT32_MAX: no slot */
+} gx_pick;
+bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i);
+bool graph__pick_done(gx_pick *k, bool named);
 
 typedef struct gx_call {
     const char *callee; /* path as in gx_ref */
@@ -380,6 +409,11 @@ void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n); /* escapes % */
 void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-directives */
 void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n);   /* str.format fields -> %s */
 void graph__tmpl_hole(gx_tmpl *t);
+/* The place of a wrapper's second parameter (gx_arg.slot), replaced when
+ * the wrapper's sites are made: a control byte log text hardly holds (a
+ * shape whose text holds it more than once is dropped). */
+#define GX_SLOT '\x1f'
+void graph__tmpl_slot(gx_tmpl *t);
 /* Drops the text, the hole count and the truncated mark. */
 void graph__tmpl_clear(gx_tmpl *t);
 /* Copies the template into the arena and resets the builder; NULL if it

@@ -8,12 +8,14 @@
 #include <string.h>
 
 /* The template of parts [a, b) of a concatenation: literal pieces in
- * order, anything else a hole; NULL if empty. */
-static const char *parts_template(px *x, const TSNode *parts, uint32_t a, uint32_t b,
+ * order, part `slot` GX_SLOT, anything else a hole; NULL if empty. */
+static const char *parts_template(px *x, const TSNode *parts, uint32_t a, uint32_t b, uint32_t slot,
                                   bool with_args, uint32_t *flags, const py_scope *sc, int depth)
 {
     for (uint32_t i = a; i < b; i++) {
-        if (is_stringish(ty(parts[i])))
+        if (i == slot)
+            graph__tmpl_slot(&x->tmpl);
+        else if (is_stringish(ty(parts[i])))
             graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
         else
             graph__tmpl_hole(&x->tmpl);
@@ -29,12 +31,16 @@ static const char *parts_template(px *x, const TSNode *parts, uint32_t a, uint32
  * templates. Besides `+` (any call), a logging call's message may put the
  * parameter in an f-string (`f"[{self.name}] {msg}"`), a %-format (`"[%s]
  * %s" % (self.name, msg)`) or a .format (`"{}: {}".format(p, msg)`), or
- * be a local bound once to one of these. Each must hold exactly one
- * parameter, used whole: `{msg!r}`, `%d` or `{0:>10}` changes what the
- * caller's text looks like, and a parameter that is only one argument of
- * a format written elsewhere is no message. And the parameter must be
- * named like a message (message_like()). When unsure, none: a false
- * wrapper drops its own template and adds wrong sites at its callers.
+ * be a local bound once to one of these, or a str.join of a tuple or list
+ * (`' '.join((self.time(), context, msg))`). Each must hold the
+ * parameter once, used whole: `{msg!r}`, `%d` or `{0:>10}` changes what
+ * the caller's text looks like, and a parameter that is only one argument
+ * of a format written elsewhere is no message. And the parameter must be
+ * named like a message (graph__message_like()). One more parameter, used
+ * whole as well, may be in the text (`"%s: %s" % (topic, msg)`): the
+ * slot, whose text each call gives (see gx_pick). When unsure, none: a
+ * false wrapper drops its own template and adds wrong sites at its
+ * callers.
  */
 
 /* A parameter a call can pass a message in (not self, not *args). */
@@ -44,34 +50,6 @@ static const py_param *fwd_param(px *x, const py_scope *sc, TSNode e)
     return p && !p->varargs && (p->pos >= 0 || p->kw) ? p : NULL;
 }
 
-/*
- * Is a parameter named like a message ("msg", "message", "err_msg",
- * "text", "fmt")? A format that puts any other parameter into its text
- * (`f"Changing event name from {event_name} to {new_name}"`, "Creating
- * %s" % path) logs a value, not its callers' message. Without this, all
- * the new wrappers found in the Debian Python packages were of that kind:
- * botocore's event aliaser alone gave every caller of emit() a site.
- */
-static bool message_like(const char *name)
-{
-    char w[64];
-    size_t n = strlen(name);
-    if (n >= sizeof w)
-        return false;
-    for (size_t i = 0; i <= n; i++)
-        w[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
-    if (strstr(w, "msg") || strstr(w, "message"))
-        return true;
-    static const char *const words[] = {"text", "fmt"};
-    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
-        size_t wl = strlen(words[k]);
-        for (const char *at = strstr(w, words[k]); at; at = strstr(at + 1, words[k]))
-            if ((at == w || at[-1] == '_') && (at[wl] == 0 || at[wl] == '_'))
-                return true;
-    }
-    return false;
-}
-
 static void set_fwd(gx_arg *out, const py_param *p)
 {
     out->fwd = true;
@@ -79,11 +57,23 @@ static void set_fwd(gx_arg *out, const py_param *p)
     out->fwd_kw = p->kw ? p->name : NULL;
 }
 
-/* set_fwd with the text around the parameter: pre, and what the template
- * being built holds after it (taken as post). */
-static void set_fwd_around(px *x, gx_arg *out, const py_param *p, const char *pre, uint32_t flags)
+/* set_fwd for the pick's message (py_params), and its slot if any. */
+static void set_fwd_pick(gx_arg *out, const gx_pick *k)
 {
-    set_fwd(out, p);
+    set_fwd(out, (const py_param *)k->p);
+    if (k->q) {
+        const py_param *q = k->q;
+        out->slot = true;
+        out->slot_pos = q->pos;
+        out->slot_kw = q->kw ? q->name : NULL;
+    }
+}
+
+/* set_fwd_pick with the text around the message: pre, and what the
+ * template being built holds after it (taken as post). */
+static void set_fwd_around(px *x, gx_arg *out, const gx_pick *k, const char *pre, uint32_t flags)
+{
+    set_fwd_pick(out, k);
     out->pre = pre;
     out->post = graph__tmpl_take(&x->tmpl, x->f, &flags);
     out->flags |= flags;
@@ -95,22 +85,21 @@ static bool plus_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scop
     if (ty(e) != N_BINARY_OPERATOR || binop(e) != A_PLUS || !sc->nparams)
         return false;
     TSNode parts[32];
-    uint32_t np = graph__py_plus_parts(e, parts, 32, 0, 0), at = UINT32_MAX;
-    const py_param *p = NULL;
+    uint32_t np = graph__py_plus_parts(e, parts, 32, 0, 0);
+    gx_pick k = {0};
     for (uint32_t i = 0; i < np; i++) {
         const py_param *q = fwd_param(x, sc, parts[i]);
-        if (!q)
-            continue;
-        if (p)
-            return false; /* two parameters: no single message */
-        p = q;
-        at = i;
+        if (q && !graph__pick_add(&k, q, q->name, i))
+            return false;
     }
-    if (!p)
+    /* One parameter is the message whatever its name; of two, the one
+     * named like it. */
+    if (!graph__pick_done(&k, k.q != NULL))
         return false;
-    set_fwd(out, p);
-    out->pre = parts_template(x, parts, 0, at, with_args, &out->flags, sc, depth);
-    out->post = parts_template(x, parts, at + 1, np, with_args, &out->flags, sc, depth);
+    set_fwd_pick(out, &k);
+    out->pre = parts_template(x, parts, 0, k.at, k.slot_at, with_args, &out->flags, sc, depth);
+    out->post =
+        parts_template(x, parts, k.at + 1, np, k.slot_at, with_args, &out->flags, sc, depth);
     return true;
 }
 
@@ -138,10 +127,9 @@ static uint32_t string_parts(TSNode s, TSNode *out, uint32_t cap)
  * without conversion, format spec or `=`. */
 static bool fstring_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
 {
-    TSNode strs[32];
-    uint32_t ns = string_parts(e, strs, 32);
-    const py_param *p = NULL;
-    TSNode at = gx_null();
+    TSNode strs[32], at[2];
+    uint32_t ns = string_parts(e, strs, 32), nat = 0;
+    gx_pick pk = {0};
     bool any_f = false;
     for (uint32_t k = 0; k < ns; k++) {
         any_f |= graph__py_string_prefix(x, strs[k]).f;
@@ -153,20 +141,21 @@ static bool fstring_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
             const py_param *q = fwd_param(x, sc, ts_node_named_child(ch, 0));
             if (!q)
                 continue;
-            if (p)
+            /* `{`, the name, `}`: anything more changes the caller's text. */
+            if (!graph__pick_add(&pk, q, q->name, nat) || ts_node_child_count(ch) != 3)
                 return false;
-            p = q;
-            at = ch;
+            at[nat++] = ch;
         }
     }
-    /* `{`, the name, `}`: anything more changes the caller's text. */
-    if (!p || !any_f || ts_node_child_count(at) != 3 || !message_like(p->name))
+    if (!any_f || !graph__pick_done(&pk, true))
         return false;
+    TSNode slot = pk.q ? at[pk.slot_at] : gx_null();
     const char *pre = NULL;
     uint32_t flags = 0;
     for (uint32_t k = 0; k < ns; k++)
-        graph__py_tmpl_string_at(x, strs[k], with_args ? SM_FORMAT : SM_LITERAL, at, &pre, &flags);
-    set_fwd_around(x, out, p, pre, flags);
+        graph__py_tmpl_string_at(x, strs[k], with_args ? SM_FORMAT : SM_LITERAL, at[pk.at], slot,
+                                 &pre, &flags);
+    set_fwd_around(x, out, &pk, pre, flags);
     return true;
 }
 
@@ -201,13 +190,14 @@ static size_t percent_directive(const char *s, size_t n)
 }
 
 /*
- * Goes over a %-format of nvals values whose value k is the message: its
- * directive must be a bare %s. With build, the text before it is taken
- * into *pre and the rest left in x->tmpl (literal text, the other
+ * Goes over a %-format of nvals values whose value k is the message (and
+ * value slot, if not UINT32_MAX, the slot): their directives must be bare
+ * %s. With build, the text before the message is taken into *pre and the
+ * rest left in x->tmpl (literal text, the slot GX_SLOT, the other
  * directives holes). False if the format is not of that shape.
  */
-static bool percent_scan(px *x, const char *s, size_t n, uint32_t nvals, uint32_t k, bool build,
-                         const char **pre, uint32_t *flags)
+static bool percent_scan(px *x, const char *s, size_t n, uint32_t nvals, uint32_t k, uint32_t slot,
+                         bool build, const char **pre, uint32_t *flags)
 {
     uint32_t d = 0;
     size_t run = 0;
@@ -224,11 +214,13 @@ static bool percent_scan(px *x, const char *s, size_t n, uint32_t nvals, uint32_
             i++;
             continue;
         }
-        if (d == k && !(len == 2 && s[i + 1] == 's'))
+        if ((d == k || d == slot) && !(len == 2 && s[i + 1] == 's'))
             return false;
         if (build) {
             if (d == k)
                 *pre = graph__tmpl_take(&x->tmpl, x->f, flags);
+            else if (d == slot)
+                graph__tmpl_slot(&x->tmpl);
             else
                 graph__tmpl_hole(&x->tmpl);
         }
@@ -263,18 +255,13 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
     } else {
         vals[nv++] = r;
     }
-    const py_param *p = NULL;
-    uint32_t k = 0;
+    gx_pick pk = {0};
     for (uint32_t i = 0; i < nv; i++) {
         const py_param *q = fwd_param(x, sc, vals[i]);
-        if (!q)
-            continue;
-        if (p)
+        if (q && !graph__pick_add(&pk, q, q->name, i))
             return false;
-        p = q;
-        k = i;
     }
-    if (!p || !message_like(p->name))
+    if (!graph__pick_done(&pk, true))
         return false;
     core_buf b = {0};
     bool ok = plain_text(x, l, &b);
@@ -283,26 +270,41 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
      * there is no longer literal text. */
     for (size_t i = 0; ok && with_args && i + 1 < b.len; i++)
         ok = !(s[i] == '%' && s[i + 1] == '%');
-    ok = ok && percent_scan(x, s, b.len, nv, k, false, NULL, NULL);
+    ok = ok && percent_scan(x, s, b.len, nv, pk.at, pk.slot_at, false, NULL, NULL);
     if (ok) {
         const char *pre = NULL;
         uint32_t flags = 0;
-        percent_scan(x, s, b.len, nv, k, true, &pre, &flags);
-        set_fwd_around(x, out, p, pre, flags);
+        percent_scan(x, s, b.len, nv, pk.at, pk.slot_at, true, &pre, &flags);
+        set_fwd_around(x, out, &pk, pre, flags);
     }
     core_buf_free(&b);
     return ok;
 }
 
+/* An argument of a str.format call: by position, or by keyword (kw). */
+typedef struct {
+    uint32_t pos; /* UINT32_MAX: none */
+    const char *kw;
+} fmt_ref;
+
+/* Does the field named f[0..n) (numbered: idx, its number or place) name
+ * argument r? */
+static bool fmt_names(fmt_ref r, const char *f, size_t n, bool numbered, uint32_t idx)
+{
+    if (numbered)
+        return !r.kw && r.pos == idx;
+    return r.kw && strlen(r.kw) == n && memcmp(r.kw, f, n) == 0;
+}
+
 /*
- * Goes over a str.format template whose argument at position k (or
- * keyword kw) is the message: it must be named by exactly one field, with
- * no attribute, index, conversion or spec. With build, as percent_scan().
+ * Goes over a str.format template whose argument m is the message (and s,
+ * if any, the slot): each must be named by exactly one field, with no
+ * attribute, index, conversion or spec. With build, as percent_scan().
  */
-static bool brace_scan(px *x, const char *s, size_t n, uint32_t k, const char *kw, bool build,
+static bool brace_scan(px *x, const char *s, size_t n, fmt_ref m, fmt_ref sl, bool build,
                        const char **pre, uint32_t *flags)
 {
-    uint32_t next = 0, found = 0;
+    uint32_t next = 0, found = 0, found_slot = 0;
     bool autonum = false, manual = false;
     size_t i = 0, run = 0;
     while (i < n) {
@@ -337,24 +339,26 @@ static bool brace_scan(px *x, const char *s, size_t n, uint32_t k, const char *k
             digits = f[q] >= '0' && f[q] <= '9' && idx < 100000;
             idx = idx * 10 + (uint32_t)(f[q] - '0');
         }
-        bool is_msg;
         if (nlen == 0) {
             autonum = true;
-            is_msg = !kw && next++ == k;
+            idx = next++;
         } else if (digits) {
             manual = true;
-            is_msg = !kw && idx == k;
-        } else {
-            is_msg = kw && strlen(kw) == nlen && memcmp(kw, f, nlen) == 0;
         }
+        bool is_msg = fmt_names(m, f, nlen, digits || nlen == 0, idx),
+             is_slot = fmt_names(sl, f, nlen, digits || nlen == 0, idx);
         if (autonum && manual)
             return false;
         if (is_msg && (flen != nlen || found++))
+            return false;
+        if (is_slot && (flen != nlen || found_slot++))
             return false;
         if (build) {
             graph__tmpl_literal(&x->tmpl, s + run, i - run);
             if (is_msg)
                 *pre = graph__tmpl_take(&x->tmpl, x->f, flags);
+            else if (is_slot)
+                graph__tmpl_slot(&x->tmpl);
             else
                 graph__tmpl_hole(&x->tmpl);
         }
@@ -363,7 +367,7 @@ static bool brace_scan(px *x, const char *s, size_t n, uint32_t k, const char *k
     }
     if (build)
         graph__tmpl_literal(&x->tmpl, s + run, n - run);
-    return found == 1;
+    return found == 1 && found_slot == (sl.pos != UINT32_MAX || sl.kw);
 }
 
 /* "{}: {}".format(self.prefix, msg), "{0}".format(msg), "{m}".format(m=msg). */
@@ -377,9 +381,9 @@ static bool brace_fwd(px *x, TSNode e, gx_arg *out, const py_scope *sc)
     TSNode obj = unparen(fieldn(fn, F_OBJECT)), attr = fieldn(fn, F_ATTRIBUTE);
     if (is_null(obj) || is_null(attr) || !text_eq(x, attr, "format") || !is_stringish(ty(obj)))
         return false;
-    const py_param *p = NULL;
-    const char *kw = NULL;
-    uint32_t k = 0, pos = 0, nc = ts_node_named_child_count(args);
+    gx_pick pk = {0};
+    fmt_ref refs[2];
+    uint32_t pos = 0, nref = 0, nc = ts_node_named_child_count(args);
     if (nc > 64)
         return false;
     for (uint32_t i = 0; i < nc; i++) {
@@ -395,28 +399,91 @@ static bool brace_fwd(px *x, TSNode e, gx_arg *out, const py_scope *sc)
             return false;
         const py_param *q = fwd_param(x, sc, v);
         if (q) {
-            if (p)
+            if (!graph__pick_add(&pk, q, q->name, nref))
                 return false;
-            p = q;
-            k = pos;
-            kw = t == N_KEYWORD_ARGUMENT ? text(x, name) : NULL;
+            bool by_kw = t == N_KEYWORD_ARGUMENT;
+            refs[nref++] = (fmt_ref){by_kw ? UINT32_MAX : pos, by_kw ? text(x, name) : NULL};
         }
         if (t != N_KEYWORD_ARGUMENT)
             pos++;
     }
-    if (!p || !message_like(p->name))
+    if (!graph__pick_done(&pk, true))
         return false;
+    fmt_ref m = refs[pk.at], sl = pk.q ? refs[pk.slot_at] : (fmt_ref){UINT32_MAX, NULL};
     core_buf b = {0};
     bool ok = plain_text(x, obj, &b);
     const char *s = b.data ? b.data : "";
-    ok = ok && brace_scan(x, s, b.len, k, kw, false, NULL, NULL);
+    ok = ok && brace_scan(x, s, b.len, m, sl, false, NULL, NULL);
     if (ok) {
         const char *pre = NULL;
         uint32_t flags = 0;
-        brace_scan(x, s, b.len, k, kw, true, &pre, &flags);
-        set_fwd_around(x, out, p, pre, flags);
+        brace_scan(x, s, b.len, m, sl, true, &pre, &flags);
+        set_fwd_around(x, out, &pk, pre, flags);
     }
     core_buf_free(&b);
+    return ok;
+}
+
+/* The text of a plain literal into the template: as a %-format when
+ * logging's own arguments will format it again, else as literal text. */
+static void put_plain(px *x, const char *s, size_t n, bool with_args)
+{
+    if (with_args)
+        graph__tmpl_format(&x->tmpl, s, n);
+    else
+        graph__tmpl_literal(&x->tmpl, s, n);
+}
+
+/* " ".join((self.time(), context, msg)), or over a list: the separator
+ * between the items, plain literals as text, other items holes. */
+static bool join_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
+{
+    TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
+    if (is_null(fn) || is_null(args) || ty(fn) != N_ATTRIBUTE || ty(args) != N_ARGUMENT_LIST ||
+        ts_node_named_child_count(args) != 1)
+        return false;
+    TSNode obj = unparen(fieldn(fn, F_OBJECT)), attr = fieldn(fn, F_ATTRIBUTE);
+    if (is_null(obj) || is_null(attr) || !text_eq(x, attr, "join") || !is_stringish(ty(obj)))
+        return false;
+    TSNode seq = unparen(ts_node_named_child(args, 0)), items[32];
+    if (is_null(seq) || (ty(seq) != N_TUPLE && ty(seq) != N_LIST))
+        return false;
+    uint32_t ni = 0, nc = ts_node_named_child_count(seq);
+    gx_pick pk = {0};
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode v = ts_node_named_child(seq, i);
+        if (ty(v) == N_COMMENT)
+            continue;
+        if (ty(v) == N_LIST_SPLAT || ni >= 32)
+            return false;
+        const py_param *q = fwd_param(x, sc, v);
+        if (q && !graph__pick_add(&pk, q, q->name, ni))
+            return false;
+        items[ni++] = v;
+    }
+    core_buf sep = {0}, lit = {0};
+    bool ok = graph__pick_done(&pk, true) && plain_text(x, obj, &sep);
+    const char *pre = NULL;
+    uint32_t flags = 0;
+    for (uint32_t i = 0; ok && i < ni; i++) {
+        if (i)
+            put_plain(x, sep.data ? sep.data : "", sep.len, with_args);
+        core_buf_reset(&lit);
+        if (i == pk.at)
+            pre = graph__tmpl_take(&x->tmpl, x->f, &flags);
+        else if (i == pk.slot_at)
+            graph__tmpl_slot(&x->tmpl);
+        else if (is_stringish(ty(unparen(items[i]))) && plain_text(x, unparen(items[i]), &lit))
+            put_plain(x, lit.data ? lit.data : "", lit.len, with_args);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    if (ok)
+        set_fwd_around(x, out, &pk, pre, flags);
+    else
+        graph__tmpl_clear(&x->tmpl);
+    core_buf_free(&sep);
+    core_buf_free(&lit);
     return ok;
 }
 
@@ -430,7 +497,7 @@ static bool format_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_sc
     case N_BINARY_OPERATOR:
         return percent_fwd(x, e, with_args, out, sc);
     case N_CALL:
-        return brace_fwd(x, e, out, sc);
+        return brace_fwd(x, e, out, sc) || join_fwd(x, e, with_args, out, sc);
     default:
         return false;
     }
@@ -531,6 +598,10 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
     msg_info mi = graph__py_build_message(x, e, with_args, sc, depth + 1);
     uint32_t flags = 0;
     const char *tm = graph__tmpl_take(&x->tmpl, x->f, &flags);
+    /* '' is text too: a wrapper may log it with words of its own around
+     * it (`log('', 'HTTP', traceback=True)`). */
+    if (!tm && mi.style == GRAPH_STYLE_PLAIN && is_stringish(t))
+        tm = "";
     switch (mi.style) {
     case GRAPH_STYLE_PLAIN:
     case GRAPH_STYLE_PERCENT:
@@ -663,9 +734,10 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
         gx_arg *m = &meta[i];
         bool is_msg = false, is_level = false;
         if (emit >= 0) {
-            /* Only the message and, for logger.log(level, msg), the level. */
+            /* Only the message and, for logger.log(level, msg), the level.
+             * `*args` from the message on passes the callers' message. */
             is_msg = m->kw ? pl->msg_kw && strcmp(m->kw, pl->msg_kw) == 0
-                           : m->pos == (uint32_t)pl->msg_index && !m->splat;
+                           : m->pos == (uint32_t)pl->msg_index;
             is_level = pl->msg_index == 1 && !m->kw && m->pos == 0 && !m->splat;
             if (!is_msg && !is_level)
                 continue;

@@ -365,8 +365,8 @@ bool graph__py_is_dunder(const char *s);
 /* py_message.c */
 str_prefix graph__py_string_prefix(px *x, TSNode str);
 void graph__py_put_content(px *x, core_buf *out, TSNode content, bool raw);
-bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, const char **before,
-                              uint32_t *flags);
+bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, TSNode slot,
+                              const char **before, uint32_t *flags);
 const char *graph__py_string_value(px *x, TSNode str);
 bool graph__py_tmpl_strings(px *x, TSNode s, string_mode mode);
 msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth);

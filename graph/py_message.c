@@ -43,10 +43,11 @@ void graph__py_put_content(px *x, core_buf *out, TSNode content, bool raw)
  * `mode`; in an f-string, `{{`/`}}` are single braces and every
  * interpolation is a hole. Returns true if the literal was an f-string.
  * When before is given, the interpolation `at` is no hole: the template
- * up to it is taken into *before (its flags into *flags) instead.
+ * up to it is taken into *before (its flags into *flags) instead; and
+ * `slot` (if not null) is GX_SLOT.
  */
-bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, const char **before,
-                              uint32_t *flags)
+bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, TSNode slot,
+                              const char **before, uint32_t *flags)
 {
     str_prefix pre = graph__py_string_prefix(x, str);
     core_buf piece = {0};
@@ -65,6 +66,8 @@ bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, co
             }
             if (before && ts_node_eq(ch, at))
                 *before = graph__tmpl_take(&x->tmpl, x->f, flags);
+            else if (before && ts_node_eq(ch, slot))
+                graph__tmpl_slot(&x->tmpl);
             else
                 graph__tmpl_hole(&x->tmpl);
         }
@@ -87,7 +90,7 @@ bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, co
 
 static bool tmpl_string(px *x, TSNode str, string_mode mode)
 {
-    return graph__py_tmpl_string_at(x, str, mode, gx_null(), NULL, NULL);
+    return graph__py_tmpl_string_at(x, str, mode, gx_null(), gx_null(), NULL, NULL);
 }
 
 /* The decoded text of a plain string literal (no f-string), or NULL. */

@@ -32,6 +32,11 @@ typedef struct {
     uint8_t level;
     const char *pre, *post; /* templates around the caller's message ("" = none) */
     uint32_t logger;        /* string offset of the logger name; 0 = unknown */
+    /* slot: pre or post holds GX_SLOT once, where the text a call passes
+     * at slot_pos / slot_kw goes (see gx_arg) */
+    int32_t slot_pos;
+    const char *slot_kw;
+    bool slot;
 } wshape;
 
 typedef struct {
@@ -67,13 +72,28 @@ static bool shape_eq(const wshape *a, const wshape *b)
     return a->msg_pos == b->msg_pos && str_eq(a->msg_kw, b->msg_kw) &&
            a->lvl_param == b->lvl_param && a->lvl_pos == b->lvl_pos &&
            str_eq(a->lvl_kw, b->lvl_kw) && a->level == b->level && strcmp(a->pre, b->pre) == 0 &&
-           strcmp(a->post, b->post) == 0 && a->logger == b->logger;
+           strcmp(a->post, b->post) == 0 && a->logger == b->logger && a->slot == b->slot &&
+           (!a->slot || (a->slot_pos == b->slot_pos && str_eq(a->slot_kw, b->slot_kw)));
+}
+
+/* How many GX_SLOT bytes t holds. */
+static size_t slots_in(const char *t)
+{
+    size_t n = 0;
+    for (; (t = strchr(t, GX_SLOT)) != NULL; t++)
+        n++;
+    return n;
 }
 
 /* Adds a shape to s; true if it is new. */
 static bool add_shape(wrap *w, uint32_t s, const wshape *sh)
 {
     if (sh->msg_pos < 0 && !sh->msg_kw)
+        return false;
+    /* A slot no call can fill, or text of the source's own that holds the
+     * mark: no shape. */
+    if (sh->slot &&
+        ((sh->slot_pos < 0 && !sh->slot_kw) || slots_in(sh->pre) + slots_in(sh->post) != 1))
         return false;
     for (size_t i = 0; i < w->shapes[s].n; i++)
         if (shape_eq(&w->shapes[s].v[i], sh))
@@ -96,6 +116,22 @@ static const char *join3(core_arena *a, const char *x, const char *y, const char
     memcpy(p + nx + ny, z ? z : "", nz);
     p[nx + ny + nz] = 0;
     return p;
+}
+
+/* pre and post of a shape with its slot filled with v (a template), into
+ * the arena; false if longer than max. */
+static bool fill_slot(core_arena *a, const char **pre, const char **post, const char *v, size_t max)
+{
+    const char **t = strchr(*pre, GX_SLOT) ? pre : post;
+    const char *at = strchr(*t, GX_SLOT);
+    if (!at)
+        return true;
+    const char *head = core_arena_strndup(a, *t, (size_t)(at - *t));
+    const char *filled = join3(a, head, v, at + 1, max);
+    if (!filled)
+        return false;
+    *t = filled;
+    return true;
 }
 
 /*
@@ -144,7 +180,10 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .level = em->level,
                  .pre = m->pre ? m->pre : "",
                  .post = m->post ? m->post : "",
-                 .logger = em->logger};
+                 .logger = em->logger,
+                 .slot = m->slot,
+                 .slot_pos = m->slot_pos,
+                 .slot_kw = m->slot_kw};
     if (c->level_arg >= 0) {
         const gx_arg *l = &x->args.v[c->arg0 + (uint32_t)c->level_arg];
         if (l->fwd && !l->splat) {
@@ -261,19 +300,33 @@ static void wrap_targets(wrap *w)
             const gx_call *c = &x->calls.v[k];
             wcall wc = {(uint32_t)fi,           c, sym_of(r, (uint32_t)fi, c->from),
                         (uint32_t)w->targets.n, 0, false};
-            if (c->emit >= 0) {
-                seed_shape(w, (uint32_t)fi, c, wc.from);
-                if (r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit].kind != GRAPH_EMIT_CALL)
-                    continue;
-            }
             int fail;
             w->c.depth = 0;
             ent e = graph__rs_resolve_path(&w->c, wc.from, c->callee, strlen(c->callee), &fail);
             core_arena_reset(&w->scratch);
+            /* A logging call that passes its function's *args on to a
+             * function of ours (`log.error(*args, **kwargs)`, log a
+             * LogManager) is no wrapper of its own: its level and text
+             * are the callee's, which says what it logs. */
+            bool splat = c->emit >= 0 && c->msg_arg >= 0 &&
+                         x->args.v[c->arg0 + (uint32_t)c->msg_arg].splat && e.k == E_SYM &&
+                         is_function(r, e.id);
+            if (c->emit >= 0 && !splat) {
+                seed_shape(w, (uint32_t)fi, c, wc.from);
+                if (r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit].kind != GRAPH_EMIT_CALL)
+                    continue;
+            }
             size_t mlen;
             const char *m = graph__rs_last_part(c->callee, &mlen);
             bool self_call = strncmp(c->callee, "@self.", 6) == 0;
             uint32_t ov[WRAP_MAX_TARGETS], nov = 0;
+            /* Calling an instance runs its class's __call__ (`log('',
+             * 'HTTP')` on a module's LogManager). */
+            if (e.k == E_INST) {
+                w->c.depth = 0;
+                e = graph__rs_class_member(&w->c, e.id, "__call__", 8, true, 0);
+                core_arena_reset(&w->scratch);
+            }
             if (e.k == E_SYM && is_function(r, e.id)) {
                 core_vec_push(&w->targets, e.id);
                 if (self_call && r->sy[e.id].kind == GRAPH_SYM_METHOD) {
@@ -331,6 +384,38 @@ static uint8_t call_level(const gx_file *x, const gx_call *c, const wshape *sh)
     return l && l->level != GRAPH_LEVEL_NONE ? l->level : (uint8_t)GRAPH_LEVEL_CUSTOM;
 }
 
+/* What call c puts in the slot of shape s: the template it passes there;
+ * else a hole (text known at run time, or a parameter left at its
+ * default). */
+static const char *slot_text(const gx_file *x, const gx_call *c, const wshape *s)
+{
+    int32_t shift;
+    const gx_arg *a = arg_at(x, c, s->slot_pos, s->slot_kw, &shift);
+    return a && !a->splat && !a->fwd && a->tmpl ? a->tmpl : "%s";
+}
+
+/* The slot of s, as call c (made in a function that may be a wrapper
+ * too) fills it, into d's pre and post: the caller's text, or its own
+ * parameter passed on, which makes it d's slot. False when it cannot
+ * be: two slots, or too long. */
+static bool pass_slot(wrap *w, const gx_file *x, const gx_call *c, const wshape *s, wshape *d)
+{
+    if (!s->slot)
+        return true;
+    int32_t shift;
+    const gx_arg *a = arg_at(x, c, s->slot_pos, s->slot_kw, &shift);
+    if (!a || !a->fwd)
+        return fill_slot(&w->r->arena, &d->pre, &d->post, slot_text(x, c, s), WRAP_MAX_AFFIX);
+    if (a->slot)
+        return false;
+    static const char mark[2] = {GX_SLOT, 0};
+    const char *v = join3(&w->r->arena, a->pre, mark, a->post, WRAP_MAX_AFFIX);
+    d->slot = true;
+    d->slot_pos = a->fwd_pos < 0 ? -1 : a->fwd_pos + shift;
+    d->slot_kw = a->splat ? NULL : a->fwd_kw;
+    return v && fill_slot(&w->r->arena, &d->pre, &d->post, v, WRAP_MAX_AFFIX);
+}
+
 /* One round: callers that pass a parameter on to a wrapper become
  * wrappers. True if any shape was added. */
 static bool wrap_round(wrap *w)
@@ -355,9 +440,20 @@ static bool wrap_round(wrap *w)
                             .msg_kw = m->splat ? NULL : m->fwd_kw,
                             .lvl_pos = -1,
                             .level = s.level,
-                            .logger = s.logger};
-                d.pre = join3(&r->arena, s.pre, m->pre, NULL, WRAP_MAX_AFFIX);
-                d.post = join3(&r->arena, m->post, s.post, NULL, WRAP_MAX_AFFIX);
+                            .logger = s.logger,
+                            .pre = s.pre,
+                            .post = s.post};
+                /* The shape's slot first: the caller's message may bring
+                 * one of its own. */
+                if (!pass_slot(w, x, wc->c, &s, &d) || (m->slot && d.slot))
+                    continue;
+                if (m->slot) {
+                    d.slot = true;
+                    d.slot_pos = m->slot_pos;
+                    d.slot_kw = m->slot_kw;
+                }
+                d.pre = join3(&r->arena, d.pre, m->pre, NULL, WRAP_MAX_AFFIX);
+                d.post = join3(&r->arena, m->post, d.post, NULL, WRAP_MAX_AFFIX);
                 if (!d.pre || !d.post)
                     continue;
                 if (s.lvl_param) {
@@ -414,12 +510,14 @@ static bool names_constant(wrap *w, const wcall *wc, const gx_arg *m)
  * wrapper used so? A path or a count passed to a function that logs it
  * ("Enter the directory: ${dir}", or its own recursive call) is data, and
  * the function no wrapper. */
-static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const gx_arg *m)
+static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const wshape *s,
+                           const gx_arg *m)
 {
     if (!m || wc->from == target)
         return false;
+    /* '' is a message where the wrapper adds text of its own. */
     if (m->tmpl)
-        return true;
+        return m->tmpl[0] || s->slot || s->pre[0] || s->post[0];
     if (m->fwd)
         return w->used[wc->from] != 0;
     return names_constant(w, wc, m);
@@ -442,7 +540,7 @@ static void wrap_used(wrap *w)
                     const wshape *s = &w->shapes[t[k]].v[j];
                     int32_t shift;
                     const gx_arg *m = arg_at(x, wc->c, s->msg_pos, s->msg_kw, &shift);
-                    if (passes_message(w, wc, t[k], m)) {
+                    if (passes_message(w, wc, t[k], s, m)) {
                         w->used[t[k]] = 1;
                         changed = true;
                     }
@@ -450,6 +548,19 @@ static void wrap_used(wrap *w)
             }
         }
     }
+}
+
+/* Does template t hold text other than blanks and holes? */
+static bool has_words(const char *t)
+{
+    size_t n = strlen(t);
+    graph_tmpl_piece pc;
+    for (size_t i = 0, k; i < n; i += k) {
+        k = graph_tmpl_step(t, n, i, &pc);
+        if (!pc.hole && !strchr(" \t\n", pc.lit))
+            return true;
+    }
+    return false;
 }
 
 /* The emit sites of the calls that pass a message to a wrapper. */
@@ -479,8 +590,11 @@ static void wrap_emit(wrap *w)
                  * is logged here all the same: a site without text, which
                  * the logger and position strategies can place. Around
                  * text the wrapper adds, nothing of it is known. */
+                const char *pre = s->pre, *post = s->post;
+                if (s->slot && !fill_slot(&r->arena, &pre, &post, slot_text(x, c, s), SIZE_MAX))
+                    continue;
                 bool dynamic = !m->tmpl && !m->ref;
-                bool affix = s->pre[0] || s->post[0];
+                bool affix = pre[0] || post[0];
                 if (dynamic && (m->fwd || affix))
                     continue;
                 /*
@@ -521,8 +635,11 @@ static void wrap_emit(wrap *w)
                         o.ref_const = cid;
                     }
                 }
+                /* An empty message is a site only with words around it. */
+                if (tmpl && !tmpl[0] && !has_words(pre) && !has_words(post))
+                    continue;
                 if (tmpl) {
-                    char *full = (char *)join3(&w->scratch, s->pre, tmpl, s->post, SIZE_MAX);
+                    char *full = (char *)join3(&w->scratch, pre, tmpl, post, SIZE_MAX);
                     if (cut_template(full))
                         o.flags |= GRAPH_EF_TRUNCATED;
                     o.tmpl = core_strtab_intern(&g->strs, full, strlen(full));

@@ -94,12 +94,26 @@ static NOINLINE bool arg_template(tx *x, TSNode e, gx_arg *out, int depth)
     }
 }
 
-/* `... ${msg} ...` with one parameter among the substitutions: passed on
- * with the text around it. */
+/* The pick's message as out's, and its slot if any (see gx_pick). */
+static void set_fwd_pick(gx_arg *out, const gx_pick *k)
+{
+    const ts_param *p = k->p, *q = k->q;
+    out->fwd = true;
+    out->fwd_pos = p->pos;
+    if (q) {
+        out->slot = true;
+        out->slot_pos = q->pos;
+    }
+}
+
+/* `... ${msg} ...` with one parameter among the substitutions (or two,
+ * one named like a message: see gx_pick): passed on with the text around
+ * it. */
 static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg *out, int depth)
 {
-    const ts_param *p = NULL;
-    TSNode at = gx_null();
+    gx_pick pk = {0};
+    TSNode at[2];
+    uint32_t nat = 0;
     TSTreeCursor *c = kids(x, depth, t);
     if (!c)
         return false;
@@ -110,12 +124,11 @@ static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg 
         const ts_param *q = graph__ts_param_named(x, sc, unwrap(x, ts_node_named_child(ch, 0)));
         if (!q || q->rest)
             continue;
-        if (p)
-            return false; /* two parameters: no single message */
-        p = q;
-        at = ch;
+        if (!graph__pick_add(&pk, q, q->name, nat))
+            return false;
+        at[nat++] = ch;
     } while (ts_tree_cursor_goto_next_sibling(c));
-    if (!p)
+    if (!graph__pick_done(&pk, false))
         return false;
     uint32_t a, b;
     graph__ts_string_raw(x, t, &a, &b);
@@ -129,8 +142,10 @@ static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg 
         uint32_t cs = ts_node_start_byte(ch), ce = ts_node_end_byte(ch);
         if (cs > pos)
             graph__ts_put_raw(x, pos, cs < b ? cs : b, M_LITERAL, NULL);
-        if (ts_node_eq(ch, at))
+        if (ts_node_eq(ch, at[pk.at]))
             out->pre = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+        else if (pk.q && ts_node_eq(ch, at[pk.slot_at]))
+            graph__tmpl_slot(&x->tmpl);
         else
             graph__tmpl_hole(&x->tmpl);
         if (ce > pos)
@@ -139,33 +154,31 @@ static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg 
     if (b > pos)
         graph__ts_put_raw(x, pos, b, M_LITERAL, NULL);
     out->post = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
-    out->fwd = true;
-    out->fwd_pos = p->pos;
+    set_fwd_pick(out, &pk);
     return true;
 }
 
-/* `"[app] " + msg + ...` with one parameter among the operands. */
+/* `"[app] " + msg + ...` with one parameter among the operands (or two,
+ * as split_template()). */
 static NOINLINE bool split_concat(tx *x, TSNode e, const ts_scope *sc, gx_arg *out, int depth)
 {
     TSNode ops[PLUS_MAX];
-    uint32_t k = graph__ts_plus_operands(x, e, ops, PLUS_MAX), at = UINT32_MAX;
-    const ts_param *p = NULL;
+    uint32_t k = graph__ts_plus_operands(x, e, ops, PLUS_MAX);
+    gx_pick pk = {0};
     for (uint32_t i = 0; i < k; i++) {
         const ts_param *q = graph__ts_param_named(x, sc, ops[i]);
-        if (!q || q->rest)
-            continue;
-        if (p)
+        if (q && !q->rest && !graph__pick_add(&pk, q, q->name, i))
             return false;
-        p = q;
-        at = i;
     }
-    if (!p)
+    if (!graph__pick_done(&pk, false))
         return false;
     graph__tmpl_clear(&x->tmpl);
     for (uint32_t i = 0; i < k; i++) {
         unsigned t = ty(x, ops[i]);
-        if (i == at)
+        if (i == pk.at)
             out->pre = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+        else if (i == pk.slot_at)
+            graph__tmpl_slot(&x->tmpl);
         else if (t == N_STRING)
             graph__ts_put_string(x, ops[i], M_LITERAL, NULL);
         else if (t == N_TEMPLATE_STRING)
@@ -176,8 +189,7 @@ static NOINLINE bool split_concat(tx *x, TSNode e, const ts_scope *sc, gx_arg *o
             graph__tmpl_hole(&x->tmpl);
     }
     out->post = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
-    out->fwd = true;
-    out->fwd_pos = p->pos;
+    set_fwd_pick(out, &pk);
     return true;
 }
 

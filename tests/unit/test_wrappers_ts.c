@@ -195,6 +195,8 @@ TEST(ts_wrapper_messages_map_to_callers)
         {"query select 1 took 5ms", "db.query", 19},
         {"db connecting to select 1", "db.query", 20},
         {"[db] rows: 5", "db.query", 21},
+        {"2026-11-30T03:20:06.000Z | flush | flushing main", "channel.Channel.flush", 30},
+        {"chan | flushed", "channel.Channel.flush", 31},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint32_t line;
