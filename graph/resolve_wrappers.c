@@ -305,9 +305,9 @@ static void wrap_targets(wrap *w)
             ent e = graph__rs_resolve_path(&w->c, wc.from, c->callee, strlen(c->callee), &fail);
             core_arena_reset(&w->scratch);
             /* A logging call that passes its function's *args on to a
-             * function of ours (`log.error(*args, **kwargs)`, log a
-             * LogManager) is no wrapper of its own: its level and text
-             * are the callee's, which says what it logs. */
+             * function of ours (`log.error(*args, **kwargs)` where log is
+             * an object of the repository's) is no wrapper of its own:
+             * the callee's shape says what level and text it logs. */
             bool splat = c->emit >= 0 && c->msg_arg >= 0 &&
                          x->args.v[c->arg0 + (uint32_t)c->msg_arg].splat && e.k == E_SYM &&
                          is_function(r, e.id);
