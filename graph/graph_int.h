@@ -114,6 +114,7 @@ typedef struct gx_emit {
     const char *receiver;
     const char *method;
     const char *ref;    /* GRAPH_STYLE_REF: path of the message's name */
+    const char *ret;    /* a message a function returns: its path (see gx_arg) */
     const char *logger; /* logger name as written: "__name__", "'app'", ... */
     const char *name;   /* constants */
     int32_t sym;        /* enclosing symbol (owner for constants), -1 = module */
@@ -145,9 +146,12 @@ typedef struct gx_emit {
  * and the text around the parameter for the callers.
  */
 typedef struct gx_arg {
-    const char *kw;     /* keyword argument: its name; NULL = positional */
-    const char *tmpl;   /* the message template it gives; NULL if none */
-    const char *ref;    /* a message held in a constant: its path; or NULL */
+    const char *kw;   /* keyword argument: its name; NULL = positional */
+    const char *tmpl; /* the message template it gives; NULL if none */
+    const char *ref;  /* a message held in a constant: its path; or NULL */
+    /* a message a function returns (`f(...)`, or a local bound to that
+     * call on every path): the callee's path, as gx_ref's; or NULL */
+    const char *ret;
     const char *fwd_kw; /* fwd: the parameter's name, when it can be passed by keyword */
     /* fwd inside a concatenation: the templates before and after the
      * parameter (NULL: nothing there) */

@@ -5,6 +5,7 @@
  */
 #include "py_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The template of parts [a, b) of a concatenation: literal pieces in
@@ -692,6 +693,47 @@ static void push_alt_calls(px *x, const gx_call *rc, const gx_arg *alts, uint32_
     }
 }
 
+/* The call e is, or the call a local e is bound to on every path to
+ * `at`; null otherwise. */
+static TSNode call_of(px *x, TSNode e, TSNode at, const py_scope *sc)
+{
+    e = unparen(e);
+    TSNode v;
+    if (!is_null(e) && ty(e) == N_IDENTIFIER)
+        e = graph__py_bound_values(x, e, at, sc, &v, 1) == 1 ? unparen(v) : gx_null();
+    return !is_null(e) && ty(e) == N_CALL ? e : gx_null();
+}
+
+const char *graph__py_result_of(px *x, TSNode e, TSNode at, const py_scope *sc)
+{
+    TSNode c = call_of(x, e, at, sc);
+    TSNode fn = is_null(c) ? c : fieldn(c, F_FUNCTION);
+    if (is_null(fn) || (ty(fn) != N_IDENTIFIER && ty(fn) != N_ATTRIBUTE))
+        return NULL;
+    TSNode args = fieldn(c, F_ARGUMENTS);
+    /* Handed a message its caller passed on (`_pre(self, msg)`), it
+     * decorates that message: what it returns is the caller's text, and
+     * the enclosing function a wrapper. */
+    for (uint32_t i = 0, n = is_null(args) ? 0 : ts_node_named_child_count(args); i < n; i++) {
+        const py_param *p = fwd_param(x, sc, ts_node_named_child(args, i));
+        if (p && graph__message_like(p->name))
+            return NULL;
+    }
+    if (ty(fn) == N_IDENTIFIER && text_eq(x, fn, "str") && !is_null(args) &&
+        ts_node_named_child_count(args) == 1) {
+        TSNode made = call_of(x, ts_node_named_child(args, 0), at, sc);
+        TSNode cls = is_null(made) ? made : fieldn(made, F_FUNCTION);
+        const char *p = is_null(cls) ? NULL : graph__py_path_of(x, cls, sc, 0);
+        if (!p || !graph__capwords(gx_last_component(p)))
+            return NULL;
+        char buf[1024];
+        int n = snprintf(buf, sizeof buf, "%s.__str__", p);
+        return n > 0 && (size_t)n < sizeof buf ? core_arena_strndup(&x->f->arena, buf, (size_t)n)
+                                               : NULL;
+    }
+    return graph__py_path_of(x, fn, sc, 0);
+}
+
 /*
  * Records a call that may reach a logging wrapper (see gx_call). `emit`
  * is the index of the emit the call made (pl its plan), or -1: a logging
@@ -772,7 +814,9 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
             else
                 rc.level_arg = (int32_t)(x->f->args.n - first);
         }
-        useful |= m->tmpl || m->ref || m->fwd;
+        if (emit < 0 && m->style == GRAPH_STYLE_DYNAMIC && !m->fwd && !m->splat)
+            m->ret = graph__py_result_of(x, nodes[i], call, sc);
+        useful |= m->tmpl || m->ref || m->fwd || m->ret;
         dynamic |= m->style == GRAPH_STYLE_DYNAMIC;
         level |= m->level != GRAPH_LEVEL_NONE;
         core_vec_push(&x->f->args, *m);

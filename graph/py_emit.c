@@ -421,6 +421,9 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    if (pl->kind == GRAPH_EMIT_LOG && mi.style == GRAPH_STYLE_DYNAMIC && pl->msg_index >= 0 &&
+        (uint32_t)pl->msg_index < npos)
+        em.ret = graph__py_result_of(x, pos[pl->msg_index], call, sc);
     graph__py_push_filled(x, &em, &fa, sc);
     if (pl->kind == GRAPH_EMIT_LOG)
         graph__mark_logs(x->f, sc->sym, mi.style);
@@ -464,6 +467,40 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
         core_vec_push(&x->f->emits, em);
 }
 
+/*
+ * `PATTERN % (...)` or `PATTERN.format(...)` where PATTERN is a local bound
+ * to a literal on every path to `at` (a format kept in a local before it
+ * is filled): its template into x->tmpl, as the literal's would be.
+ */
+static msg_info local_format(px *x, TSNode v, TSNode at, const py_scope *sc, int depth)
+{
+    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
+    TSNode fmt = gx_null();
+    bool brace = false;
+    if (ty(v) == N_BINARY_OPERATOR && binop(v) == A_PERCENT) {
+        fmt = unparen(fieldn(v, F_LEFT));
+    } else if (ty(v) == N_CALL) {
+        TSNode fn = fieldn(v, F_FUNCTION);
+        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE &&
+            text_eq(x, fieldn(fn, F_ATTRIBUTE), "format")) {
+            fmt = unparen(fieldn(fn, F_OBJECT));
+            brace = true;
+        }
+    }
+    TSNode lit = graph__py_bound_format(x, fmt, at, sc);
+    if (is_null(lit))
+        return mi;
+    graph__tmpl_clear(&x->tmpl);
+    if (brace) {
+        graph__py_tmpl_strings(x, lit, SM_BRACE);
+        mi.style = GRAPH_STYLE_BRACE;
+    } else {
+        graph__py_build_message(x, lit, true, sc, depth + 1);
+        mi.style = GRAPH_STYLE_PERCENT;
+    }
+    return mi;
+}
+
 void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
 {
     TSNode v = unparen(value);
@@ -471,6 +508,8 @@ void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
     if (t != N_BINARY_OPERATOR && t != N_CALL && t != N_STRING && t != N_CONCATENATED_STRING)
         return;
     msg_info mi = graph__py_build_message(x, v, false, sc, depth + 1);
+    if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC)
+        mi = local_format(x, v, value, sc, depth);
     bool formats = mi.style == GRAPH_STYLE_PERCENT || mi.style == GRAPH_STYLE_BRACE ||
                    mi.style == GRAPH_STYLE_FSTRING || mi.style == GRAPH_STYLE_CONCAT;
     if (!formats || x->tmpl.holes == 0) {

@@ -395,6 +395,17 @@ bool graph__py_self_attr(px *x, TSNode e, const py_scope *sc);
  * every path to it. */
 uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, TSNode *out,
                                 uint32_t cap);
+/* The string literal a name the function binds (UPPER_CASE or not: a
+ * format kept in a local, `PATTERN % args`) holds on every path to the
+ * call `at`; null if it may hold anything else. */
+TSNode graph__py_bound_format(px *x, TSNode id, TSNode at, const py_scope *sc);
+/* py_calls.c: the function whose result e is at the call `at` (see
+ * gx_arg.ret): the callee's path of a call (`f(...)`, `self.f(...)`), or
+ * of the call a local is bound to on every path to `at`; for `str(obj)`,
+ * its class's __str__ when obj was made by calling the class (`auth =
+ * Authorization(...)`). NULL otherwise, and when the call is handed a
+ * parameter named like a message. */
+const char *graph__py_result_of(px *x, TSNode e, TSNode at, const py_scope *sc);
 
 /* py_fill.c: a logging call's arguments after its message, by position
  * and by keyword, for filling its template's holes. */

@@ -340,6 +340,19 @@ uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, 
     return s.n;
 }
 
+TSNode graph__py_bound_format(px *x, TSNode id, TSNode at, const py_scope *sc)
+{
+    if (!sc->in_function || is_null(id) || ty(id) != N_IDENTIFIER ||
+        graph__py_param_named(x, sc, id))
+        return gx_null();
+    local_path paths[LOCAL_MAX_ALTS];
+    local_scan s = local_scan_of(x, id, at, sc, paths, LOCAL_MAX_ALTS);
+    if (s.cut || s.n != 1 || paths[0].naug)
+        return gx_null();
+    TSNode v = unparen(x->locals.v[paths[0].base].value);
+    return !is_null(v) && is_stringish(ty(v)) ? v : gx_null();
+}
+
 /* Whether m's template is among out[0..n). */
 static bool msg_listed(const local_msg *out, uint32_t n, const local_msg *m)
 {

@@ -12,6 +12,9 @@
  * on a receiver that cannot be resolved goes to the wrapper methods named
  * m (those of a class named like the receiver attribute, if any: `
  * self._transport._log` prefers Transport._log; else all of them).
+ * A message may also be what a function of ours formats and returns
+ * (gx_arg.ret, gx_emit.ret), at a wrapper's call or a logging call: the
+ * site then has the first format that function returns.
  */
 #include "resolve_int.h"
 
@@ -55,6 +58,7 @@ typedef struct {
     uint8_t *used;             /* per symbol: some call passes it a message */
     core_vec(wcall) calls;
     core_vec(uint32_t) targets;
+    uint32_t *returns; /* per symbol: the site of the format it returns first, or GRAPH_NONE */
 } wrap;
 
 static bool is_function(const rs *r, uint32_t s)
@@ -505,11 +509,70 @@ static bool names_constant(wrap *w, const wcall *wc, const gx_arg *m)
     return e.k == E_CONST;
 }
 
+/* Each function's first returned format (an unnamed constant site of
+ * it: graph__py_add_returned), for the calls that log what it returns. */
+static void wrap_returns(wrap *w)
+{
+    rs *r = w->r;
+    const gb_graph *g = r->g;
+    w->returns = core_xmalloc((r->nsym + 1) * sizeof *w->returns);
+    for (uint32_t s = 0; s <= r->nsym; s++)
+        w->returns[s] = GRAPH_NONE;
+    for (size_t i = 0; i < g->emits.n; i++) {
+        const gb_emit *e = &g->emits.v[i];
+        if (e->kind == GRAPH_EMIT_CONST && e->tmpl && e->symbol < r->nsym &&
+            !core_strtab_str(&g->strs, e->name)[0] && w->returns[e->symbol] == GRAPH_NONE &&
+            is_function(r, e->symbol))
+            w->returns[e->symbol] = (uint32_t)i;
+    }
+}
+
+/* The format the function at path (gx_arg.ret), resolved from symbol
+ * from, returns; NULL if none is known. */
+static const gb_emit *format_returned(wrap *w, uint32_t from, const char *path)
+{
+    int fail;
+    w->c.depth = 0;
+    ent e = graph__rs_resolve_path(&w->c, from, path, strlen(path), &fail);
+    core_arena_reset(&w->scratch);
+    if (e.k != E_SYM || e.id >= w->r->nsym || w->returns[e.id] == GRAPH_NONE)
+        return NULL;
+    return &w->r->g->emits.v[w->returns[e.id]];
+}
+
+/* The format a call's message argument m is the result of. */
+static const gb_emit *returned_format(wrap *w, const wcall *wc, const gx_arg *m)
+{
+    return m->ret && !m->tmpl && !m->ref ? format_returned(w, wc->from, m->ret) : NULL;
+}
+
+/* A logging call whose message is what a function of ours returns
+ * (`log.debug(self._summary())`) has that function's format. */
+static void log_returned(wrap *w)
+{
+    rs *r = w->r;
+    for (size_t fi = 0; fi < r->idx->files.n; fi++) {
+        const gx_file *x = r->idx->files.v[fi].x;
+        for (size_t i = 0; x && i < x->emits.n; i++) {
+            const gx_emit *em = &x->emits.v[i];
+            gb_emit *o = &r->g->emits.v[r->emit_base[fi] + i];
+            if (!em->ret || o->tmpl)
+                continue;
+            const gb_emit *f = format_returned(w, sym_of(r, (uint32_t)fi, em->sym), em->ret);
+            if (f) {
+                o->tmpl = f->tmpl;
+                o->style = f->style;
+            }
+        }
+    }
+}
+
 /* Does a call pass message text where a wrapper logs its parameter: a
- * literal, a constant, or a parameter of a caller that is itself a
- * wrapper used so? A path or a count passed to a function that logs it
- * ("Enter the directory: ${dir}", or its own recursive call) is data, and
- * the function no wrapper. */
+ * literal, a constant, a format a function of ours returns, or a
+ * parameter of a caller that is itself a wrapper used so? A path or a
+ * count passed to a function that logs it ("Enter the directory:
+ * ${dir}", or its own recursive call) is data, and the function no
+ * wrapper. */
 static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const wshape *s,
                            const gx_arg *m)
 {
@@ -518,6 +581,8 @@ static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const wsha
     /* '' is a message where the wrapper adds text of its own. */
     if (m->tmpl)
         return m->tmpl[0] || s->slot || s->pre[0] || s->post[0];
+    if (returned_format(w, wc, m))
+        return true;
     if (m->fwd)
         return w->used[wc->from] != 0;
     return names_constant(w, wc, m);
@@ -593,7 +658,10 @@ static void wrap_emit(wrap *w)
                 const char *pre = s->pre, *post = s->post;
                 if (s->slot && !fill_slot(&r->arena, &pre, &post, slot_text(x, c, s), SIZE_MAX))
                     continue;
-                bool dynamic = !m->tmpl && !m->ref;
+                /* A message a function of ours formats and returns
+                 * (`TRACE(www_authenticate(...))`): its format. */
+                const gb_emit *ret = returned_format(w, wc, m);
+                bool dynamic = !m->tmpl && !m->ref && !ret;
                 bool affix = pre[0] || post[0];
                 if (dynamic && (m->fwd || affix))
                     continue;
@@ -615,9 +683,9 @@ static void wrap_emit(wrap *w)
                 o.logger = s->logger;
                 o.nargs = m->nafter;
                 o.flags = m->flags | GRAPH_EF_WRAPPER;
-                o.style = dynamic ? GRAPH_STYLE_DYNAMIC : m->style;
+                o.style = dynamic ? GRAPH_STYLE_DYNAMIC : ret ? ret->style : m->style;
                 o.ref_const = GRAPH_NONE;
-                const char *tmpl = m->tmpl;
+                const char *tmpl = ret ? core_strtab_str(&g->strs, ret->tmpl) : m->tmpl;
                 if (m->ref) {
                     int fail;
                     w->c.depth = 0;
@@ -804,6 +872,8 @@ void graph__rs_resolve_wrappers(rs *r)
     w.shapes = core_xcalloc(r->nsym + 1, sizeof *w.shapes);
     w.used = core_xcalloc(r->nsym + 1, 1);
     wrap_targets(&w);
+    wrap_returns(&w);
+    log_returned(&w);
     for (int round = 0; round < WRAP_MAX_ROUNDS && wrap_round(&w); round++)
         ;
     wrap_used(&w);
@@ -821,5 +891,6 @@ void graph__rs_resolve_wrappers(rs *r)
     free(w.used);
     core_vec_free(&w.calls);
     core_vec_free(&w.targets);
+    free(w.returns);
     core_arena_free(&w.scratch);
 }

@@ -860,6 +860,40 @@ TEST(wrapper_formats_a_second_parameter)
     graph_close(g);
 }
 
+/* A message a function of ours formats and returns, passed to a wrapper
+ * by its caller (pkg/returned.py): the caller's site has its format. */
+TEST(wrapper_logs_what_a_function_returns)
+{
+    graph *g = open_wrappers();
+    const char *f = "pkg.returned.respond";
+    /* Through a local, with the format in an UPPER_CASE local; called
+     * directly, with a local .format(); str() of an object the class
+     * made: its __str__. */
+    graph_emit e = unit_emit_at(g, f, 35);
+    CHECK_WRAPPED(e, "[auth] Digest realm=\"%s\", nonce=\"%s\"", GRAPH_STYLE_CONCAT,
+                  GRAPH_LEVEL_DEBUG, "pkg.returned");
+    e = unit_emit_at(g, f, 36);
+    CHECK_WRAPPED(e, "[auth] Basic realm=%s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG,
+                  "pkg.returned");
+    e = unit_emit_at(g, f, 39);
+    CHECK_WRAPPED(e, "[auth] authorization : %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG,
+                  "pkg.returned");
+    /* What the function returns is no format: no site. */
+    graph_emit es[8];
+    CHECK_INT(emits_at(g, f, 37, es, 8), 0);
+    /* Logged directly. */
+    e = unit_emit_at(g, f, 40);
+    CHECK_STR(e.tmpl, "Basic realm=%s");
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    /* A function handed its caller's message decorates it: no site with
+     * its format, which would match every message passed. */
+    uint32_t n = emits_at(g, "pkg.returned.debug", 48, es, 8);
+    CHECK(n >= 1);
+    for (uint32_t i = 0; i < n; i++)
+        CHECK(strcmp(es[i].tmpl, "| %s: %s") != 0);
+    graph_close(g);
+}
+
 TEST(wrapper_formats_match)
 {
     wmatch x = wmatch_open();
