@@ -233,6 +233,33 @@ static bool percent_scan(px *x, const char *s, size_t n, uint32_t nvals, uint32_
     return d == nvals;
 }
 
+/* The items of a tuple or list literal (comments left out) into out;
+ * UINT32_MAX past cap or with a *splat. */
+static uint32_t seq_items(TSNode seq, TSNode *out, uint32_t cap)
+{
+    uint32_t n = 0, nc = ts_node_named_child_count(seq);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode v = ts_node_named_child(seq, i);
+        if (ty(v) == N_COMMENT)
+            continue;
+        if (ty(v) == N_LIST_SPLAT || n >= cap)
+            return UINT32_MAX;
+        out[n++] = v;
+    }
+    return n;
+}
+
+/* The parameters among items[0..n) into k (see gx_pick); false past two. */
+static bool pick_items(px *x, const py_scope *sc, const TSNode *items, uint32_t n, gx_pick *k)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const py_param *q = fwd_param(x, sc, items[i]);
+        if (q && !graph__pick_add(k, q, q->name, i))
+            return false;
+    }
+    return true;
+}
+
 /* "[%s] %s" % (self.name, msg), or "[x] %s" % msg. */
 static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
 {
@@ -242,27 +269,13 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
     if (is_null(l) || is_null(r) || !is_stringish(ty(l)))
         return false;
     TSNode vals[32];
-    uint32_t nv = 0;
-    if (ty(r) == N_TUPLE) {
-        uint32_t nc = ts_node_named_child_count(r);
-        for (uint32_t i = 0; i < nc; i++) {
-            TSNode v = ts_node_named_child(r, i);
-            if (ty(v) == N_COMMENT)
-                continue;
-            if (ty(v) == N_LIST_SPLAT || nv >= 32)
-                return false;
-            vals[nv++] = v;
-        }
-    } else {
-        vals[nv++] = r;
-    }
+    uint32_t nv = 1;
+    if (ty(r) == N_TUPLE)
+        nv = seq_items(r, vals, 32);
+    else
+        vals[0] = r;
     gx_pick pk = {0};
-    for (uint32_t i = 0; i < nv; i++) {
-        const py_param *q = fwd_param(x, sc, vals[i]);
-        if (q && !graph__pick_add(&pk, q, q->name, i))
-            return false;
-    }
-    if (!graph__pick_done(&pk, true))
+    if (nv == UINT32_MAX || !pick_items(x, sc, vals, nv, &pk) || !graph__pick_done(&pk, true))
         return false;
     core_buf b = {0};
     bool ok = plain_text(x, l, &b);
@@ -449,19 +462,10 @@ static bool join_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scop
     TSNode seq = unparen(ts_node_named_child(args, 0)), items[32];
     if (is_null(seq) || (ty(seq) != N_TUPLE && ty(seq) != N_LIST))
         return false;
-    uint32_t ni = 0, nc = ts_node_named_child_count(seq);
+    uint32_t ni = seq_items(seq, items, 32);
     gx_pick pk = {0};
-    for (uint32_t i = 0; i < nc; i++) {
-        TSNode v = ts_node_named_child(seq, i);
-        if (ty(v) == N_COMMENT)
-            continue;
-        if (ty(v) == N_LIST_SPLAT || ni >= 32)
-            return false;
-        const py_param *q = fwd_param(x, sc, v);
-        if (q && !graph__pick_add(&pk, q, q->name, ni))
-            return false;
-        items[ni++] = v;
-    }
+    if (ni == UINT32_MAX || !pick_items(x, sc, items, ni, &pk))
+        return false;
     core_buf sep = {0}, lit = {0};
     bool ok = graph__pick_done(&pk, true) && plain_text(x, obj, &sep);
     const char *pre = NULL;
