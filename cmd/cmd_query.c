@@ -84,7 +84,10 @@ static void query_text(core_buf *b, const model_joint *md, model_work *w, const 
     for (size_t i = 0; i < items->n; i++) {
         core_buf_printf(b, "event %zu: ", i + 1);
         core_buf_oneline(b, items->v[i], 70);
-        core_buf_printf(b, "\n         -> %s \"", map_strategy_name(ev[i].strategy));
+        /* "unmapped", as `pmrag map` and `eval` call what no strategy took */
+        core_buf_printf(b, "\n         -> %s \"",
+                        ev[i].strategy == MAP_BY_NONE ? "unmapped"
+                                                      : map_strategy_name(ev[i].strategy));
         core_buf_oneline(b, texts->data + ev[i].text, 70);
         core_buf_puts(b, "\"\n");
     }

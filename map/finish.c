@@ -324,6 +324,58 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
  * answer; several are all kept, ordered and weighted by how near they are
  * to the activity's neighbours in the code.
  */
+/* Adds x to function who's weight among syms[0..*n), as a new one while
+ * there is room for it. */
+static void add_weight(uint32_t *syms, double *w, uint32_t *n, uint32_t who, double x)
+{
+    uint32_t j = 0;
+    while (j < *n && syms[j] != who)
+        j++;
+    if (j == *n) {
+        if (*n == MAX_CAND)
+            return;
+        syms[j] = who;
+        w[(*n)++] = 0;
+    }
+    w[j] += x;
+}
+
+/* Sorts syms[0..n) best first by their weights (insertion sort: n is
+ * small; ties keep their order). */
+static void sort_weighted(uint32_t *syms, double *w, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            uint32_t u = syms[j];
+            syms[j] = syms[j - 1];
+            syms[j - 1] = u;
+        }
+}
+
+/* Places act where the case was (MAP_BY_LOGGER), at the functions
+ * syms[0..n) (n > 0, best first) in the measure of their weights w.
+ * Sites in several functions that the neighbours do not tell apart (the
+ * sending and the receiving side each log "  %s: %s" after their header,
+ * as often): each event goes to the one its case is at, as a template's
+ * several sites do. Where the neighbours say which (twice as often next
+ * to one), that one stands. */
+static void place_weighted(map_mapper *m, uint32_t act, const uint32_t *syms, const double *w,
+                           uint32_t n)
+{
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += w[i];
+    float c[MAX_CAND] = {0};
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
+    map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, n);
+    if (n > 1 && w[0] < 2 * w[1])
+        map__activity_set_cands(m, act, syms, n);
+}
+
 /*
  * A message no template took, placed by where the case was: a site in the
  * function of one of its neighbouring events (the events just before and
@@ -361,46 +413,15 @@ static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_
                 }
                 graph_emit em;
                 graph_get_emit(m->g, e, &em);
-                uint32_t who = map__site_emitter(m->g, e, &em);
-                uint32_t j = 0;
-                while (j < n && syms[j] != who)
-                    j++;
-                if (j == n) {
-                    if (n == MAX_CAND)
-                        continue;
-                    syms[n] = who;
-                    w[n++] = 0;
-                }
-                w[j] += nb[i].count * (double)m->conf.v[p->sym_off + k];
+                add_weight(syms, w, &n, map__site_emitter(m->g, e, &em),
+                           nb[i].count * (double)m->conf.v[p->sym_off + k]);
             }
         }
     }
     if (n == 0)
         return false;
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += w[i];
-    /* best first (insertion sort: n is small) */
-    for (uint32_t i = 1; i < n; i++)
-        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
-            double t = w[j];
-            w[j] = w[j - 1];
-            w[j - 1] = t;
-            uint32_t u = syms[j];
-            syms[j] = syms[j - 1];
-            syms[j - 1] = u;
-        }
-    float c[MAX_CAND];
-    for (uint32_t i = 0; i < n; i++)
-        c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
-    map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, n);
-    /* Sites in several functions that the neighbours do not tell apart
-     * (the sending and the receiving side each log "  %s: %s" after
-     * their header, as often): each event goes to the one its case is
-     * at, as a template's several sites do. Where the neighbours say
-     * which (twice as often next to one), that one stands. */
-    if (n > 1 && w[0] < 2 * w[1])
-        map__activity_set_cands(m, act, syms, n);
+    sort_weighted(syms, w, n);
+    place_weighted(m, act, syms, w, n);
     return true;
 }
 
@@ -591,6 +612,87 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     return true;
 }
 
+/* The least share of the records before a message that the code's
+ * successor model must say a site logs next after, for the message to be
+ * placed at that site. */
+#define NEXT_MIN 0.25
+
+/*
+ * A message no template took and no logger placed, after neighbours
+ * that the code says are followed by a site with next to no text to
+ * show (`self.log.debug("\n{attrs}", attrs=pformat(...))` in the
+ * function the previous event's function calls right after logging):
+ * where the code goes next is where it comes from. The static successor
+ * model of each neighbour's own site (its template's; all of its
+ * function's sites when none has it) weighs the sites without text that
+ * can render the message and agree with its logger and level, by how
+ * often each neighbour came just before it; one the model expects after
+ * at least NEXT_MIN of those records is taken, several that the weights
+ * do not tell apart are kept as a template's several sites are.
+ */
+static bool map_by_successors(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    const act_rec *a = &m->acts.v[act];
+    if (!a->sample)
+        return false;
+    const char *text = core_strtab_str(&m->strs, a->sample - 1);
+    size_t len = strlen(text);
+    const char *logger =
+        a->logger && a->logger != LOGGER_MIXED ? core_strtab_str(&m->strs, a->logger - 1) : NULL;
+    const char *level =
+        a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
+    uint32_t syms[MAX_CAND], n = 0;
+    double w[MAX_CAND], before_all = 0;
+    for (size_t i = 0; i < nnb; i++) {
+        uint32_t before = nb[i].count - nb[i].after;
+        before_all += before;
+        const act_rec *p = &m->acts.v[nb[i].nb];
+        if (before == 0 || p->nsyms == 0)
+            continue;
+        const char *pt = core_strtab_str(&m->strs, p->text), *at = NULL;
+        for (const char *q = strstr(pt, " @"); q; q = strstr(q + 1, " @"))
+            at = q;
+        size_t ptl = at ? (size_t)(at - pt) : strlen(pt);
+        for (uint32_t k = 0; k < p->nsyms; k++) {
+            uint32_t sym = m->syms.v[p->sym_off + k], first;
+            uint32_t ne = graph_symbol_emits(m->g, sym, &first), own = 0;
+            for (uint32_t e = first; e < first + ne; e++) {
+                graph_emit em;
+                graph_get_emit(m->g, e, &em);
+                own += strlen(em.tmpl) == ptl && memcmp(em.tmpl, pt, ptl) == 0;
+            }
+            for (uint32_t e = first; e < first + ne; e++) {
+                graph_emit em;
+                graph_get_emit(m->g, e, &em);
+                if (own && !(strlen(em.tmpl) == ptl && memcmp(em.tmpl, pt, ptl) == 0))
+                    continue;
+                double share = before * (double)m->conf.v[p->sym_off + k] / (own ? own : ne);
+                uint32_t nn;
+                const graph_next *nx = graph_next_sites(m->g, e, &nn);
+                for (uint32_t j = 0; j < nn; j++) {
+                    graph_emit t;
+                    graph_get_emit(m->g, nx[j].emit, &t);
+                    if (t.kind != GRAPH_EMIT_LOG ||
+                        !map_matcher_unseen_takes(m->matcher, m->mw, nx[j].emit, text, len, logger,
+                                                  level))
+                        continue;
+                    uint32_t who = map__site_emitter(m->g, nx[j].emit, &t);
+                    if (!map__symbol_aside(m, who))
+                        add_weight(syms, w, &n, who, share * nx[j].weight);
+                }
+            }
+        }
+    }
+    /* best first; those below the bar go */
+    sort_weighted(syms, w, n);
+    while (n > 0 && w[n - 1] < NEXT_MIN * before_all)
+        n--;
+    if (n == 0)
+        return false;
+    place_weighted(m, act, syms, w, n);
+    return true;
+}
+
 typedef struct llm_ctx {
     map_mapper *m;
     const uint32_t *acts;
@@ -688,6 +790,34 @@ static nb_rec *sorted_copy(const nb_vec *v)
     return c;
 }
 
+/* Nearness over the code graph to a message's neighbours below which a
+ * symbol is not reached at all (twice the walk's threshold, as the
+ * mapper's choice between a template's sites has it). */
+#define TOKENS_NEAR 2e-4
+
+/* Whether function sym logs a message made at run time (what no
+ * template of it shows), itself or by calling one that does: where
+ * token similarity may place a message, since the code says it can log
+ * one that way. */
+static bool logs_made_text(const map_mapper *m, uint32_t sym)
+{
+    graph_symbol s;
+    graph_get_symbol(m->g, sym, &s);
+    if (s.flags & GRAPH_SF_LOGS_DYNAMIC)
+        return true;
+    uint32_t n;
+    const graph_edge *e = graph_out_edges(m->g, sym, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (e[i].type != GRAPH_EDGE_CALLS)
+            continue;
+        graph_symbol c;
+        graph_get_symbol(m->g, e[i].node, &c);
+        if (c.flags & GRAPH_SF_LOGS_DYNAMIC)
+            return true;
+    }
+    return false;
+}
+
 /*
  * The strategies after position, in order (logger, formatters, the sites
  * set aside, token similarity), for activity a with neighbours
@@ -699,6 +829,8 @@ static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, 
     if (!m->o.no_logger && map_by_logger(m, a, nb, nnb))
         return;
     if (!m->o.no_const && map_by_formatters(m, a, nb, nnb))
+        return;
+    if (!m->o.no_logger && map_by_successors(m, a, nb, nnb))
         return;
     if (r->aside && r->ncand) {
         /* The sites set aside that rendered it: nothing else found it. */
@@ -714,7 +846,8 @@ static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, 
             m->text = NULL;
         map_text_hit hit;
         if (m->text && map_text_tfidf(m->text, text, strlen(text), 1, &hit) == 1 &&
-            hit.score >= m->o.tokens_min) {
+            hit.score >= m->o.tokens_min && logs_made_text(m, hit.symbol) &&
+            proximity(m, NULL, 0, nb, nnb) && ppr_work_score(m->cw, hit.symbol) >= TOKENS_NEAR) {
             float c = hit.score;
             map__activity_set_syms(m, a, MAP_BY_TOKENS, &hit.symbol, &c, 1);
             return;

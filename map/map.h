@@ -159,6 +159,18 @@ uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t e
 uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint32_t *files,
                             uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max);
 
+/*
+ * Whether a record of this logger and level, message msg, can come from
+ * emit site `emit`, one of those without text to match
+ * (map_matcher_unseen's): its level agrees with the record's where both
+ * are known, its logger does where the code names one, and what little
+ * literal text its template has renders msg whole ("\n{attrs}"; a site
+ * with none renders anything). False for a site with text, a wrapper's
+ * own or one set aside. logger and level may be NULL or "".
+ */
+bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t emit,
+                              const char *msg, size_t len, const char *logger, const char *level);
+
 /* ------------------------------------------------------------------ */
 /* Text similarity                                                     */
 /* ------------------------------------------------------------------ */

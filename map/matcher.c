@@ -19,6 +19,7 @@
 
 #include <ctype.h>
 #include <pcre2.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1453,19 +1454,29 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     return r;
 }
 
-uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t emit,
-                             const char *msg, size_t len)
+/* The first of n records (size bytes each, from base, sorted by the
+ * emit id at offset off) whose emit id is not below emit, by bisection;
+ * n when none is. */
+static uint32_t first_of_emit(const void *base, size_t size, size_t off, uint32_t n, uint32_t emit)
 {
-    uint32_t best = 0;
-    /* Entries are made in emit order: the first of emit's, by bisection. */
-    uint32_t lo = 0, hi = m->n;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->e[mid].emit < emit)
+        uint32_t mid = lo + (hi - lo) / 2, at;
+        memcpy(&at, (const char *)base + (size_t)mid * size + off, sizeof at);
+        if (at < emit)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t emit,
+                             const char *msg, size_t len)
+{
+    uint32_t best = 0;
+    /* Entries are made in emit order. */
+    uint32_t lo = first_of_emit(m->e, sizeof *m->e, offsetof(mt_entry, emit), m->n, emit);
     for (uint32_t id = lo; id < m->n && m->e[id].emit == emit; id++) {
         const mt_entry *x = &m->e[id];
         if (x->literal < 3 || x->literal <= best)
@@ -1527,6 +1538,39 @@ static uint32_t unseen_select(const map_matcher *m, const unseen_q *q, const cha
             k++;
         }
     return k;
+}
+
+bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t emit,
+                              const char *msg, size_t len, const char *logger, const char *level)
+{
+    /* note_unseen adds the sites in emit order. */
+    uint32_t lo = first_of_emit(m->unseen, sizeof *m->unseen, offsetof(struct unseen, emit),
+                                m->nunseen, emit);
+    if (lo == m->nunseen || m->unseen[lo].emit != emit)
+        return false;
+    const struct unseen *u = &m->unseen[lo];
+    int lc = level_code(level);
+    if (lc >= 0 && u->level != GRAPH_LEVEL_NONE && u->level != GRAPH_LEVEL_CUSTOM && u->level != lc)
+        return false;
+    /* Only a logger the code names: a module's name is what a site
+     * logging through `self.log` is given when nothing else is known. */
+    graph_emit e, src;
+    graph_get_emit(m->g, emit, &e);
+    if (e.logger[0] && logger && logger[0] && !logger_agrees(e.logger, logger))
+        return false;
+    uint32_t tid = emit;
+    if (!site_text(m->g, &e, &src, &tid))
+        return true;
+    tmpl_info ti = {0};
+    tmpl_parse(src.tmpl, &ti);
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti.pat.data, ti.pat.len, 0, &err, &off, NULL);
+    bool ok = re && pcre2_match(re, (PCRE2_SPTR)msg, len, 0, 0, w->md, m->mctx) >= 0;
+    pcre2_code_free(re);
+    core_buf_free(&ti.pat);
+    core_buf_free(&ti.lit);
+    return ok;
 }
 
 uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint32_t *files,

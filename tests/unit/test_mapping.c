@@ -1060,6 +1060,73 @@ TEST(mapper_places_messages_by_position)
     graph_close(g);
 }
 
+/* A data message logged with next to no text of its own, by the
+ * function the one before it calls right after logging. */
+static const char next_py[] = "class Proto:\n"
+                              "    def __init__(self, log):\n"
+                              "        self.log = log\n"
+                              "\n"
+                              "    def connection_made(self, peer):\n"
+                              "        self.log.debug('connection accepted from peer %s', peer)\n"
+                              "        self._setup()\n"
+                              "        self.log.debug('handshake sent to %s', peer)\n"
+                              "\n"
+                              "    def _setup(self):\n"
+                              "        attrs = [(k, getattr(self, k)) for k in ('a', 'b')]\n"
+                              "        self.log.debug('\\n%s', attrs)\n"
+                              "\n"
+                              "    def other(self, x):\n"
+                              "        self.log.info('%s', x)\n";
+
+/* Maps three cases of trace[0..n) (no logger: only the code can place a
+ * message no template takes); returns the activities of the last. */
+static void map_three(map_mapper *mp, const char *const *trace, uint32_t n, uint32_t *act)
+{
+    uint32_t v;
+    for (int c = 0; c < 3; c++)
+        for (uint32_t i = 0; i < n; i++) {
+            map_event ev = {.text = trace[i], .len = strlen(trace[i]), .learn = true};
+            map_mapper_map(mp, &ev, act, i, &act[i], &v);
+        }
+}
+
+TEST(mapper_places_messages_where_the_code_goes_next)
+{
+    unit_write_str("next/proto.py", next_py);
+    graph *g = index_dir("next");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, &o, &mp));
+    const char *trace[] = {"connection accepted from peer 10.0.0.1", "\n[('a', 1), ('b', 2)]",
+                           "handshake sent to 10.0.0.1"};
+    /* The same data after another byte than the newline the site's
+     * template starts with: not what it renders. */
+    const char *other[] = {"connection accepted from peer 10.0.0.2", "#[('a', 1), ('b', 2)]",
+                           "handshake sent to 10.0.0.2"};
+    uint32_t act[3], oact[3];
+    map_three(mp, trace, 3, act);
+    map_three(mp, other, 3, oact);
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, act[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "proto.Proto._setup"));
+    map_mapper_activity(mp, oact[1], &pa);
+    CHECK_INT(pa.nsyms, 0);
+    map_mapper_free(mp);
+    /* With the logger strategies off, nothing places it. */
+    o.no_logger = true;
+    CHECK_OK(map_mapper_new(g, &o, &mp));
+    map_three(mp, trace, 3, act);
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_mapper_activity(mp, act[1], &pa);
+    CHECK_INT(pa.nsyms, 0);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Maps case msgs[0..n) in order (recent: the case's events so far). */
 static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, bool learn,
                          uint32_t *act, uint32_t *var)
@@ -2628,33 +2695,85 @@ TEST(matcher_candidate_call_levels)
     matcher_done(g, m, w);
 }
 
+/* Token similarity takes a message only near where its case was, and
+ * only for a function the code shows logging text made at run time. */
+static const char tok_py[] = "import logging\n"
+                             "\n"
+                             "logger = logging.getLogger(__name__)\n"
+                             "\n"
+                             "\n"
+                             "def start(step):\n"
+                             "    logger.info('service start')\n"
+                             "    rebuild_search_index(step)\n"
+                             "    render_search_result_page()\n"
+                             "\n"
+                             "\n"
+                             "def rebuild_search_index(step):\n"
+                             "    logger.debug(describe(step))\n"
+                             "\n"
+                             "\n"
+                             "def describe(step):\n"
+                             "    return str(step)\n"
+                             "\n"
+                             "\n"
+                             "def render_search_result_page():\n"
+                             "    return 1\n";
+static const char tok_far_py[] = "import logging\n"
+                                 "\n"
+                                 "logger = logging.getLogger(__name__)\n"
+                                 "\n"
+                                 "\n"
+                                 "def archive_old_index_files(n):\n"
+                                 "    logger.debug(str(n))\n";
+
+/* Maps "service start" then msg, twice; returns msg's activity. */
+static uint32_t after_start(map_mapper *m, const char *msg)
+{
+    uint32_t a = UINT32_MAX;
+    for (int c = 0; c < 2; c++)
+        a = map_msg(m, msg, map_msg(m, "service start", UINT32_MAX, NULL), NULL);
+    return a;
+}
+
 TEST(mapper_tokens_strategy)
 {
-    graph *g = open_mapper_repo();
-    map_mapper *m = new_mapper(g, NULL);
-    uint32_t a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
-    uint32_t z = map_msg(m, "zzz qqq", UINT32_MAX, NULL);
+    unit_write_str("tok/svc.py", tok_py);
+    unit_write_str("tok/far.py", tok_far_py);
+    graph *g = index_dir("tok");
+    map_mapper_opts o = {.no_logger = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t a = after_start(m, "Rebuild search index 7");
+    uint32_t r = after_start(m, "Render search result page 3");
+    uint32_t f = after_start(m, "Archive old index files 9");
+    uint32_t alone = map_msg(m, "Rebuild search index finished", UINT32_MAX, NULL);
+    uint32_t z = after_start(m, "zzz qqq");
     CHECK_INT(activity(m, a).nsyms, 0);
     finish(m);
     map_activity pa = activity(m, a);
     CHECK_INT(pa.strategy, MAP_BY_TOKENS);
     CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.rebuild_search_index"));
+    CHECK_INT(pa.syms[0], unit_sym(g, "svc.rebuild_search_index"));
     CHECK(pa.conf[0] >= 0.25f && pa.conf[0] <= 1.0f);
-    /* nothing similar: unmapped */
+    /* Similar, near, but logging nothing: unmapped. */
+    CHECK_INT(activity(m, r).nsyms, 0);
+    /* Similar and logging, but nowhere near the case: unmapped. */
+    CHECK_INT(activity(m, f).nsyms, 0);
+    /* No neighbour to be near to: unmapped. */
+    CHECK_INT(activity(m, alone).nsyms, 0);
+    /* Nothing similar: unmapped. */
     CHECK_INT(activity(m, z).nsyms, 0);
     map_mapper_free(m);
 
     /* A threshold above the cosine, or the strategy off: unmapped. */
-    map_mapper_opts o = {.tokens_min = 0.999};
+    o.tokens_min = 0.999;
     m = new_mapper(g, &o);
-    a = map_msg(m, "Rebuild search index now please", UINT32_MAX, NULL);
+    a = after_start(m, "Rebuild search index now please");
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
     map_mapper_free(m);
-    o = (map_mapper_opts){.no_tokens = true};
+    o = (map_mapper_opts){.no_tokens = true, .no_logger = true};
     m = new_mapper(g, &o);
-    a = map_msg(m, "Rebuild search index", UINT32_MAX, NULL);
+    a = after_start(m, "Rebuild search index 7");
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
     map_mapper_free(m);
