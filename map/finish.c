@@ -8,6 +8,7 @@
 #include "mapper_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -425,6 +426,86 @@ static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_
     return true;
 }
 
+/* How many calls deep a function that caught an exception may hand it
+ * on before it is logged (a method, the module's logging function, the
+ * log manager's). */
+#define CATCH_DEPTH 3
+
+/* Whether function sym logs, itself or through the functions it calls,
+ * at most depth calls deep. */
+static bool reaches_logging(const graph *g, uint32_t sym, int depth)
+{
+    graph_symbol s;
+    graph_get_symbol(g, sym, &s);
+    if (s.flags & (GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT))
+        return true;
+    if (depth == 0)
+        return false;
+    uint32_t n;
+    const graph_edge *e = graph_out_edges(g, sym, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i].type == GRAPH_EDGE_CALLS && e[i].node != sym &&
+            reaches_logging(g, e[i].node, depth - 1))
+            return true;
+    return false;
+}
+
+/* A Python traceback's header, and how each of its frames begins. */
+static const char TB_HEAD[] = "Traceback (most recent call last):";
+static const char TB_FILE[] = "File \"";
+
+/*
+ * A message that carries a Python traceback (a framework that formats the
+ * exception it caught into its message, a formatter that appends it): a
+ * traceback begins at the frame whose `try` caught the exception (not its
+ * callers) and runs to where it was raised, and that frame's handler is
+ * what logs it. So its first frame names the function, when the frame is
+ * in a file of the graph, not set aside, its name is the function's at
+ * that line (the same code), and the function logs, itself or a few
+ * calls on: a traceback caught elsewhere (an event loop's, a future's
+ * callback's) and logged later says nothing of who logs it.
+ */
+static bool map_by_traceback(map_mapper *m, uint32_t act)
+{
+    uint32_t sample = m->acts.v[act].sample;
+    if (!sample)
+        return false;
+    const char *text = core_strtab_str(&m->strs, sample - 1);
+    const char *p = strstr(text, TB_HEAD);
+    if (!p || !(p = strstr(p, TB_FILE)))
+        return false;
+    p += sizeof TB_FILE - 1;
+    const char *q = strchr(p, '"');
+    char path[1024], name[256];
+    if (!q || (size_t)(q - p) >= sizeof path)
+        return false;
+    memcpy(path, p, (size_t)(q - p));
+    path[q - p] = '\0';
+    unsigned long line = 0;
+    int used = 0;
+    if (sscanf(q, "\", line %lu, in %n", &line, &used) != 1 || used == 0 || line == 0 ||
+        line > UINT32_MAX)
+        return false;
+    q += used;
+    size_t nl = 0; /* the name ends the line, escaped or not */
+    while (q[nl] && q[nl] != '\n' && q[nl] != '\r' && q[nl] != ' ' && q[nl] != '\\' &&
+           nl + 1 < sizeof name)
+        nl++;
+    memcpy(name, q, nl);
+    name[nl] = '\0';
+    uint32_t sym = map__symbol_at(m, path, (uint32_t)line, NULL);
+    if (sym == GRAPH_NONE)
+        return false;
+    graph_symbol s;
+    graph_get_symbol(m->g, sym, &s);
+    if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) || strcmp(s.name, name) != 0 ||
+        map__symbol_aside(m, sym) || !reaches_logging(m->g, sym, CATCH_DEPTH))
+        return false;
+    float c = 1;
+    map__activity_set_syms(m, act, MAP_BY_STACK, &sym, &c, 1);
+    return true;
+}
+
 /* Sites a logger's message may come from, at most: past it the logger
  * says too little to look further. */
 #define UNSEEN_MAX 4096
@@ -819,14 +900,17 @@ static bool logs_made_text(const map_mapper *m, uint32_t sym)
 }
 
 /*
- * The strategies after position, in order (logger, formatters, the sites
- * set aside, token similarity), for activity a with neighbours
+ * The strategies after position, in order (logger, the traceback it
+ * carries, formatters, the code's successors, the sites set aside, token
+ * similarity), for activity a with neighbours
  * nb[0..nnb); what none places goes to *left (for the LLM).
  */
 static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, act_list *left)
 {
     act_rec *r = &m->acts.v[a];
     if (!m->o.no_logger && map_by_logger(m, a, nb, nnb))
+        return;
+    if (map_by_traceback(m, a))
         return;
     if (!m->o.no_const && map_by_formatters(m, a, nb, nnb))
         return;

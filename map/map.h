@@ -441,6 +441,7 @@ typedef enum {
     MAP_BY_TOKENS,
     MAP_BY_LLM,
     MAP_BY_LOGGER, /* no template: the logger's sites without text */
+    MAP_BY_STACK,  /* no template: the first frame of a traceback it carries */
     MAP_BY__COUNT
 } map_strategy;
 

@@ -36,8 +36,8 @@ const char *map_ambiguity_name(map_ambiguity a)
 
 const char *map_strategy_name(map_strategy s)
 {
-    static const char *n[] = {"none",  "code",   "override", "template",
-                              "const", "tokens", "llm",      "logger"};
+    static const char *n[] = {"none",   "code", "override", "template", "const",
+                              "tokens", "llm",  "logger",   "stack"};
     return (unsigned)s < MAP_BY__COUNT ? n[s] : "?";
 }
 
@@ -1072,8 +1072,7 @@ static uint32_t named_candidate(const map_mapper *m, const char *text, size_t le
     return naming == 1 ? arg : GRAPH_NONE;
 }
 
-/* The innermost function or method of a file containing line. */
-static uint32_t symbol_at(const map_mapper *m, const char *path, uint32_t line, const char *func)
+uint32_t map__symbol_at(const map_mapper *m, const char *path, uint32_t line, const char *func)
 {
     if (!path || !path[0])
         return GRAPH_NONE;
@@ -1126,7 +1125,7 @@ static uint32_t code_symbol(map_mapper *m, const map_event *ev)
     uint64_t *v = core_map_put(&m->code_cache, map__key64(h), &ins);
     if (!ins)
         return (uint32_t)(*v - 1);
-    uint32_t s = symbol_at(m, ev->code_file, ev->code_line, ev->code_function);
+    uint32_t s = map__symbol_at(m, ev->code_file, ev->code_line, ev->code_function);
     if (s == GRAPH_NONE && ev->code_function) {
         /* code.function.name may be fully qualified; code.namespace gives
          * the rest. */

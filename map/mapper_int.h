@@ -183,6 +183,12 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
 /* The symbol that emits at site emit (e is its record). */
 uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e);
 
+/* The innermost function or method containing line of the graph file
+ * that is the longest suffix of path on '/' boundaries (func names it
+ * when line is 0); the file's module when none contains the line;
+ * GRAPH_NONE when no file is such a suffix. */
+uint32_t map__symbol_at(const map_mapper *m, const char *path, uint32_t line, const char *func);
+
 /* Builds the PageRank net over the code graph on first use. */
 void map__ensure_code_net(map_mapper *m);
 

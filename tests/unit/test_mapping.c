@@ -1127,6 +1127,87 @@ TEST(mapper_places_messages_where_the_code_goes_next)
     graph_close(g);
 }
 
+/* A server that formats the exception it caught into its message. */
+static const char tb_py[] = "import logging\n"                         /* 1 */
+                            "import traceback\n"                       /* 2 */
+                            "\n"                                       /* 3 */
+                            "logger = logging.getLogger(__name__)\n"   /* 4 */
+                            "\n"                                       /* 5 */
+                            "\n"                                       /* 6 */
+                            "def report(text):\n"                      /* 7 */
+                            "    logger.error(text)\n"                 /* 8 */
+                            "\n"                                       /* 9 */
+                            "\n"                                       /* 10 */
+                            "def serve(app):\n"                        /* 11 */
+                            "    try:\n"                               /* 12 */
+                            "        return app()\n"                   /* 13 */
+                            "    except Exception:\n"                  /* 14 */
+                            "        report(traceback.format_exc())\n" /* 15 */
+                            "\n"                                       /* 16 */
+                            "\n"                                       /* 17 */
+                            "def capture(fut, app):\n"                 /* 18 */
+                            "    try:\n"                               /* 19 */
+                            "        fut.result = app()\n"             /* 20 */
+                            "    except Exception as e:\n"             /* 21 */
+                            "        fut.error = e\n";                 /* 22 */
+
+TEST(mapper_places_messages_by_their_traceback)
+{
+    unit_write_str("tb/srv/__init__.py", "");
+    unit_write_str("tb/srv/core.py", tb_py);
+    graph *g = index_dir("tb");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, &o, &mp));
+    /* The first frame is the handler's: the frames after it, towards
+     * where the exception was raised, do not count. */
+    const char *caught =
+        "Traceback (most recent call last):\n"
+        "  File \"/usr/lib/python3/dist-packages/srv/core.py\", line 13, in serve\n"
+        "    return app()\n"
+        "  File \"/usr/lib/python3/dist-packages/srv/core.py\", line 20, in capture\n"
+        "ValueError: boom";
+    /* Escaped newlines, as a log that keeps a record on one line has them. */
+    const char *escaped =
+        "[30/Nov/2026:15:06:14] Traceback (most recent call last):\\n  File "
+        "\"/opt/srv/core.py\", line 13, in serve\\n    return app()\\nKeyError: 'x'";
+    /* Caught by a function that logs nothing (a future's callback logs it
+     * later), a frame whose name is not the function's at that line (other
+     * code): none of them. */
+    const char *captured = "Traceback (most recent call last):\n"
+                           "  File \"/x/srv/core.py\", line 20, in capture\nOSError: gone";
+    const char *other = "Traceback (most recent call last):\n"
+                        "  File \"/x/srv/core.py\", line 13, in handle\nOSError: gone";
+    /* Caught by code outside the graph: its own frame first, whatever
+     * frames of ours come after it. */
+    const char *outside = "Traceback (most recent call last):\n"
+                          "  File \"/srv/app/main.py\", line 9, in <module>\n"
+                          "    run()\n"
+                          "  File \"/x/srv/core.py\", line 13, in serve\nOSError: gone";
+    const char *msgs[] = {caught, escaped, captured, other, outside};
+    uint32_t act[5], v;
+    for (int i = 0; i < 5; i++) {
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
+        map_mapper_map(mp, &ev, NULL, 0, &act[i], &v);
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    for (int i = 0; i < 2; i++) {
+        map_mapper_activity(mp, act[i], &pa);
+        CHECK_INT(pa.strategy, MAP_BY_STACK);
+        CHECK_INT(pa.nsyms, 1);
+        CHECK_INT(pa.syms[0], unit_sym(g, "srv.core.serve"));
+    }
+    CHECK_STR(map_strategy_name(MAP_BY_STACK), "stack");
+    for (int i = 2; i < 5; i++) {
+        map_mapper_activity(mp, act[i], &pa);
+        CHECK_INT(pa.nsyms, 0);
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Maps case msgs[0..n) in order (recent: the case's events so far). */
 static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, bool learn,
                          uint32_t *act, uint32_t *var)

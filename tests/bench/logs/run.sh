@@ -143,7 +143,7 @@ done < <(cat "$here/corpus.tsv")
 printf '%s\n' "${results[@]}" | python3 -c '
 import json, sys
 rows = [l.rstrip("\n").split("\t") for l in sys.stdin if l.strip()]
-strat = ["template", "const", "logger", "tokens", "code", "override", "llm"]
+strat = ["template", "const", "logger", "stack", "tokens", "code", "override", "llm"]
 print("%-16s %-3s %8s %8s | %-40s | %-27s | %-11s | %-11s | %-13s | %s" % (
     "codebase", "", "cases", "events", "mapped / right, by strategy (test events)",
     "pmrag top1 top3  MRR  chg1", "df2 top1 chg", "df2* top1 chg", "pmrag* top1 chg",
