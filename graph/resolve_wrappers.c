@@ -388,14 +388,19 @@ static uint8_t call_level(const gx_file *x, const gx_call *c, const wshape *sh)
     return l && l->level != GRAPH_LEVEL_NONE ? l->level : (uint8_t)GRAPH_LEVEL_CUSTOM;
 }
 
-/* What call c puts in the slot of shape s: the template it passes there;
- * else a hole (text known at run time, or a parameter left at its
- * default). */
+/* What a call puts in a shape's slot by passing argument a there (NULL:
+ * none): the template it passes; else a hole (text known at run time, or
+ * a parameter left at its default). */
+static const char *arg_slot_text(const gx_arg *a)
+{
+    return a && !a->splat && !a->fwd && a->tmpl ? a->tmpl : "%s";
+}
+
+/* What call c puts in the slot of shape s. */
 static const char *slot_text(const gx_file *x, const gx_call *c, const wshape *s)
 {
     int32_t shift;
-    const gx_arg *a = arg_at(x, c, s->slot_pos, s->slot_kw, &shift);
-    return a && !a->splat && !a->fwd && a->tmpl ? a->tmpl : "%s";
+    return arg_slot_text(arg_at(x, c, s->slot_pos, s->slot_kw, &shift));
 }
 
 /* The slot of s, as call c (made in a function that may be a wrapper
@@ -409,7 +414,7 @@ static bool pass_slot(wrap *w, const gx_file *x, const gx_call *c, const wshape 
     int32_t shift;
     const gx_arg *a = arg_at(x, c, s->slot_pos, s->slot_kw, &shift);
     if (!a || !a->fwd)
-        return fill_slot(&w->r->arena, &d->pre, &d->post, slot_text(x, c, s), WRAP_MAX_AFFIX);
+        return fill_slot(&w->r->arena, &d->pre, &d->post, arg_slot_text(a), WRAP_MAX_AFFIX);
     if (a->slot)
         return false;
     static const char mark[2] = {GX_SLOT, 0};
