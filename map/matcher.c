@@ -111,6 +111,9 @@ struct map_matcher {
         uint32_t file; /* of the site's symbol; UINT32_MAX if none */
         uint8_t level;
         const char *logger;
+        /* What little literal text its template has, as a pattern of the
+         * whole message; NULL: none (it renders anything). */
+        pcre2_code *re;
     } * unseen;
     uint32_t nunseen;
 };
@@ -464,18 +467,26 @@ static bool site_aside(const map_matcher *m, const graph_emit *e)
 
 /* A site without text to match: a log call (not a wrapper's own, whose
  * callers' sites stand for it, nor one set aside) joins the sites
- * map_matcher_unseen answers from. */
-static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e)
+ * map_matcher_unseen answers from. ti: its template's parse when it has
+ * some literal text, else NULL. */
+static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const tmpl_info *ti)
 {
     if (e->kind != GRAPH_EMIT_LOG || wrapper_site(m->g, e) || site_aside(m, e))
         return;
+    pcre2_code *re = NULL;
+    if (ti) {
+        int err;
+        PCRE2_SIZE off;
+        re = pcre2_compile((PCRE2_SPTR)ti->pat.data, ti->pat.len, 0, &err, &off, NULL);
+    }
     uint32_t file = UINT32_MAX;
     if (e->symbol != GRAPH_NONE) {
         graph_symbol sy;
         graph_get_symbol(m->g, e->symbol, &sy);
         file = sy.file_id;
     }
-    m->unseen[m->nunseen++] = (struct unseen){id, file, (uint8_t)e->level, site_logger(m->g, e)};
+    m->unseen[m->nunseen++] =
+        (struct unseen){id, file, (uint8_t)e->level, site_logger(m->g, e), re};
 }
 
 /* The next entry, for site id (its template tid's pattern re): what
@@ -578,7 +589,7 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
         graph_emit e, src;
         graph_get_emit(g, id, &e);
         uint32_t tid = id;
-        bool text = site_text(g, &e, &src, &tid);
+        bool some = site_text(g, &e, &src, &tid), text = some;
         if (text) {
             tmpl_parse(src.tmpl, &ti);
             /* Nothing literal, or next to nothing: "%s". A template with
@@ -588,7 +599,7 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
             text = !(ti.best < 2 && ti.literal < 3);
         }
         if (!text) {
-            note_unseen(m, id, &e);
+            note_unseen(m, id, &e, some && ti.literal > 0 ? &ti : NULL);
             continue;
         }
         int err;
@@ -626,6 +637,8 @@ void map_matcher_free(map_matcher *m)
     free(m->plens);
     free(m->slens);
     core_arena_free(&m->arena);
+    for (uint32_t i = 0; i < m->nunseen; i++)
+        pcre2_code_free(m->unseen[i].re);
     free(m->unseen);
     free(m);
 }
@@ -1554,23 +1567,11 @@ bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t 
         return false;
     /* Only a logger the code names: a module's name is what a site
      * logging through `self.log` is given when nothing else is known. */
-    graph_emit e, src;
+    graph_emit e;
     graph_get_emit(m->g, emit, &e);
     if (e.logger[0] && logger && logger[0] && !logger_agrees(e.logger, logger))
         return false;
-    uint32_t tid = emit;
-    if (!site_text(m->g, &e, &src, &tid))
-        return true;
-    tmpl_info ti = {0};
-    tmpl_parse(src.tmpl, &ti);
-    int err;
-    PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti.pat.data, ti.pat.len, 0, &err, &off, NULL);
-    bool ok = re && pcre2_match(re, (PCRE2_SPTR)msg, len, 0, 0, w->md, m->mctx) >= 0;
-    pcre2_code_free(re);
-    core_buf_free(&ti.pat);
-    core_buf_free(&ti.lit);
-    return ok;
+    return !u->re || pcre2_match(u->re, (PCRE2_SPTR)msg, len, 0, 0, w->md, m->mctx) >= 0;
 }
 
 uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint32_t *files,
