@@ -471,7 +471,8 @@ static bool site_aside(const map_matcher *m, const graph_emit *e)
  * some literal text, else NULL. */
 static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const tmpl_info *ti)
 {
-    if (e->kind != GRAPH_EMIT_LOG || wrapper_site(m->g, e) || site_aside(m, e))
+    bool span = e->kind == GRAPH_EMIT_SPAN || e->kind == GRAPH_EMIT_EVENT;
+    if ((e->kind != GRAPH_EMIT_LOG && !span) || wrapper_site(m->g, e) || site_aside(m, e))
         return;
     pcre2_code *re = NULL;
     if (ti) {
@@ -485,8 +486,11 @@ static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const 
         graph_get_symbol(m->g, e->symbol, &sy);
         file = sy.file_id;
     }
-    m->unseen[m->nunseen++] =
-        (struct unseen){id, file, (uint8_t)e->level, site_logger(m->g, e), re};
+    /* A span's or span event's name built at run time (`f"{method}
+     * {route}"`) is at the level its records come with (level_code's
+     * codes from 100). */
+    uint8_t level = span ? (uint8_t)(100 + e->kind) : (uint8_t)e->level;
+    m->unseen[m->nunseen++] = (struct unseen){id, file, level, site_logger(m->g, e), re};
 }
 
 /* The next entry, for site id (its template tid's pattern re): what
@@ -1527,6 +1531,15 @@ static bool unseen_fits(const struct unseen *u, const unseen_q *q)
     return false;
 }
 
+/* Whether a record at level code lc can come from unseen site u by its
+ * kind: a span's name or a span event's only from a site of that kind,
+ * a log record never from one. */
+static bool unseen_kind_agrees(const struct unseen *u, int lc)
+{
+    bool span_site = u->level >= 100, span_rec = lc >= 100;
+    return span_site == span_rec && (!span_site || u->level == lc);
+}
+
 static uint32_t unseen_select(const map_matcher *m, const unseen_q *q, const char *level,
                               uint32_t *emits, uint32_t max)
 {
@@ -1537,14 +1550,14 @@ static uint32_t unseen_select(const map_matcher *m, const unseen_q *q, const cha
      * method of its own (logger.log(level, ...), log(detail, ...)) may be
      * at any. */
     for (uint32_t i = 0; i < m->nunseen; i++)
-        if (unseen_fits(&m->unseen[i], q)) {
+        if (unseen_fits(&m->unseen[i], q) && unseen_kind_agrees(&m->unseen[i], lc)) {
             n++;
             at_level += m->unseen[i].level == lc || m->unseen[i].level == GRAPH_LEVEL_CUSTOM;
         }
     bool by_level = at_level > 0 && at_level < n;
     uint32_t k = 0;
     for (uint32_t i = 0; i < m->nunseen; i++)
-        if (unseen_fits(&m->unseen[i], q) &&
+        if (unseen_fits(&m->unseen[i], q) && unseen_kind_agrees(&m->unseen[i], lc) &&
             (!by_level || m->unseen[i].level == lc || m->unseen[i].level == GRAPH_LEVEL_CUSTOM)) {
             if (k < max)
                 emits[k] = m->unseen[i].emit;
@@ -1563,7 +1576,8 @@ bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t 
         return false;
     const struct unseen *u = &m->unseen[lo];
     int lc = level_code(level);
-    if (lc >= 0 && u->level != GRAPH_LEVEL_NONE && u->level != GRAPH_LEVEL_CUSTOM && u->level != lc)
+    if (!unseen_kind_agrees(u, lc) || (lc >= 0 && u->level != GRAPH_LEVEL_NONE &&
+                                       u->level != GRAPH_LEVEL_CUSTOM && u->level != lc))
         return false;
     /* Only a logger the code names: a module's name is what a site
      * logging through `self.log` is given when nothing else is known. */

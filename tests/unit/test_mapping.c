@@ -3081,6 +3081,47 @@ TEST(mapper_logger_strategy)
     graph_close(g);
 }
 
+/* A span named at run time (`f"{method} {route}"`) has no text to
+ * match: a span record goes to its function, as a log record goes to its
+ * logger's sites without text, and log records never to a span's site. */
+TEST(mapper_span_names_made_at_run_time)
+{
+    unit_write_str("spans/web/__init__.py", "");
+    unit_write_str("spans/web/api.py",
+                   "import logging\n"
+                   "from opentelemetry import trace\n"
+                   "\n"
+                   "logger = logging.getLogger(__name__)\n"
+                   "tracer = trace.get_tracer(__name__)\n"
+                   "\n"
+                   "\n"
+                   "def handle(method, route):\n"
+                   "    with tracer.start_as_current_span(f\"{method} {route}\"):\n"
+                   "        return route\n"
+                   "\n"
+                   "\n"
+                   "def show(item):\n"
+                   "    logger.info(str(item))\n");
+    graph *g = index_dir("spans");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t span = map_rec(m, "POST /orders", "web.api", "SPAN");
+    uint32_t log = map_rec(m, "GET /orders", "web.api", "INFO");
+    uint32_t event = map_rec(m, "PUT /orders", "web.api", "EVENT");
+    finish(m);
+    map_activity pa = activity(m, span);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "web.api.handle"));
+    pa = activity(m, log);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "web.api.show"));
+    /* A span event's name: no span event site. */
+    CHECK_INT(activity(m, event).nsyms, 0);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A connection that logs what it sends and receives, through a logger
  * named by the component ("smtp-conn"), which no site names. */
 static const char conn_js[] =
