@@ -76,7 +76,8 @@ const core_cfg_item pmrag_config_table[] = {
      "below this many training cases the values above are used as they are"},
     {"map.tokens", CORE_CFG_BOOL, "true", 0, 0, NULL,
      "map an activity nothing else maps by token similarity (TF-IDF) to the names, docstrings "
-     "and templates of functions (--no-tokens sets it false)"},
+     "and templates of functions that log text made at run time, near where its cases were "
+     "(--no-tokens sets it false)"},
     {"map.include_tests", CORE_CFG_BOOL, "false", 0, 0, NULL,
      "map events to test, example, benchmark, generated and vendored files like the product's "
      "(pmrag graph stats shows the roles); by default their sites take a message only when no "
