@@ -318,13 +318,6 @@ static uint32_t rendering_callers(map_mapper *m, const uint32_t *syms, uint32_t 
     return over ? 0 : n;
 }
 
-/*
- * A message no template matched, whose records all name one logger: the
- * sites of that logger that have no text a template could show (a message
- * built at run time, holes only) are where it can come from. One is the
- * answer; several are all kept, ordered and weighted by how near they are
- * to the activity's neighbours in the code.
- */
 /* Adds x to function who's weight among syms[0..*n), as a new one while
  * there is room for it. */
 static void add_weight(uint32_t *syms, double *w, uint32_t *n, uint32_t who, double x)
@@ -618,6 +611,13 @@ static bool shows_callers_text(const map_mapper *m, uint32_t sym)
     return k < m->takes.n && m->takes.v[k].act == sym;
 }
 
+/*
+ * A message no template matched, whose records all name one logger: the
+ * sites of that logger that have no text a template could show (a message
+ * built at run time, holes only) are where it can come from. One is the
+ * answer; several are all kept, ordered and weighted by how near they are
+ * to the activity's neighbours in the code.
+ */
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
     const act_rec *a = &m->acts.v[act];
