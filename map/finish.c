@@ -693,6 +693,14 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     return true;
 }
 
+/* Whether emit site e's template is text[0..n). */
+static bool site_has_text(const graph *g, uint32_t e, const char *text, size_t n)
+{
+    graph_emit em;
+    graph_get_emit(g, e, &em);
+    return strlen(em.tmpl) == n && memcmp(em.tmpl, text, n) == 0;
+}
+
 /* The least share of the records before a message that the code's
  * successor model must say a site logs next after, for the message to be
  * placed at that site. */
@@ -730,22 +738,15 @@ static bool map_by_successors(map_mapper *m, uint32_t act, const nb_rec *nb, siz
         const act_rec *p = &m->acts.v[nb[i].nb];
         if (before == 0 || p->nsyms == 0)
             continue;
-        const char *pt = core_strtab_str(&m->strs, p->text), *at = NULL;
-        for (const char *q = strstr(pt, " @"); q; q = strstr(q + 1, " @"))
-            at = q;
-        size_t ptl = at ? (size_t)(at - pt) : strlen(pt);
+        const char *pt = core_strtab_str(&m->strs, p->text);
+        size_t ptl = map__text_base_len(pt);
         for (uint32_t k = 0; k < p->nsyms; k++) {
             uint32_t sym = m->syms.v[p->sym_off + k], first;
             uint32_t ne = graph_symbol_emits(m->g, sym, &first), own = 0;
+            for (uint32_t e = first; e < first + ne; e++)
+                own += site_has_text(m->g, e, pt, ptl);
             for (uint32_t e = first; e < first + ne; e++) {
-                graph_emit em;
-                graph_get_emit(m->g, e, &em);
-                own += strlen(em.tmpl) == ptl && memcmp(em.tmpl, pt, ptl) == 0;
-            }
-            for (uint32_t e = first; e < first + ne; e++) {
-                graph_emit em;
-                graph_get_emit(m->g, e, &em);
-                if (own && !(strlen(em.tmpl) == ptl && memcmp(em.tmpl, pt, ptl) == 0))
+                if (own && !site_has_text(m->g, e, pt, ptl))
                     continue;
                 double share = before * (double)m->conf.v[p->sym_off + k] / (own ? own : ne);
                 uint32_t nn;

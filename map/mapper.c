@@ -1484,16 +1484,22 @@ uint32_t map__member(map_mapper *m, uint32_t group, uint32_t sym)
     return a == m->other ? UINT32_MAX : a;
 }
 
+size_t map__text_base_len(const char *text)
+{
+    const char *at = NULL;
+    for (const char *p = strstr(text, " @"); p; p = strstr(p + 1, " @"))
+        at = p;
+    return at ? (size_t)(at - text) : strlen(text);
+}
+
 uint32_t map__member_group(const map_mapper *m, uint32_t act)
 {
     const act_rec *a = &m->acts.v[act];
     const char *text = core_strtab_str(&m->strs, a->text);
-    const char *at = NULL;
-    for (const char *p = strstr(text, " @"); p; p = strstr(p + 1, " @"))
-        at = p;
-    if (!at || a->nsyms != 1)
+    size_t base = map__text_base_len(text);
+    if (!text[base] || a->nsyms != 1)
         return UINT32_MAX;
-    uint32_t off = core_strtab_find(&m->strs, text, (size_t)(at - text));
+    uint32_t off = core_strtab_find(&m->strs, text, base);
     const uint64_t *v = off == UINT32_MAX ? NULL : core_map_get(&m->act_by_text, off);
     if (!v || *v == act || !is_candidate(m, (uint32_t)*v, m->syms.v[a->sym_off]))
         return UINT32_MAX;

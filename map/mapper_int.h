@@ -189,6 +189,10 @@ uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e);
  * GRAPH_NONE when no file is such a suffix. */
 uint32_t map__symbol_at(const map_mapper *m, const char *path, uint32_t line, const char *func);
 
+/* The length of an activity's text without the " @qualname" a member
+ * of a duplicate group has after its template (all of it when none). */
+size_t map__text_base_len(const char *text);
+
 /* Builds the PageRank net over the code graph on first use. */
 void map__ensure_code_net(map_mapper *m);
 

@@ -1031,6 +1031,28 @@ static const char sides_py[] = "import logging\n"
                                "def cleanup(msg):\n"
                                "    log.debug(msg)\n";
 
+/* Maps case msgs[0..n) in order, its records of logger (NULL: none)
+ * (recent: the case's events so far). */
+static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
+                         bool learn, uint32_t *act, uint32_t *var)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .logger = logger, .learn = learn};
+        map_mapper_map(mp, &ev, act, i, &act[i], &var[i]);
+    }
+}
+
+/* Maps three training cases of msgs[0..n) (n <= 8); act: the activities
+ * of the last. */
+static void map_case_thrice(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
+                            uint32_t *act)
+{
+    uint32_t var[8];
+    CHECK(n <= 8);
+    for (int c = 0; c < 3; c++)
+        map_in_order(mp, msgs, n, logger, true, act, var);
+}
+
 TEST(mapper_places_messages_by_position)
 {
     unit_write_str("pos/ssh.py", sides_py);
@@ -1039,16 +1061,8 @@ TEST(mapper_places_messages_by_position)
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     const char *trace[] = {"[conn=0] Sending extension info", "[conn=0]   server-sig-algs: a,b",
                            "[conn=0] Sent 1 extensions"};
-    uint32_t recent[3], n = 0, v;
-    for (int c = 0; c < 3; c++) {
-        n = 0;
-        for (int i = 0; i < 3; i++) {
-            map_event ev = {
-                .text = trace[i], .len = strlen(trace[i]), .logger = "ssh", .learn = true};
-            map_mapper_map(mp, &ev, recent, n, &recent[n], &v);
-            n++;
-        }
-    }
+    uint32_t recent[3];
+    map_case_thrice(mp, trace, 3, "ssh", recent);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
@@ -1078,18 +1092,6 @@ static const char next_py[] = "class Proto:\n"
                               "    def other(self, x):\n"
                               "        self.log.info('%s', x)\n";
 
-/* Maps three cases of trace[0..n) (no logger: only the code can place a
- * message no template takes); returns the activities of the last. */
-static void map_three(map_mapper *mp, const char *const *trace, uint32_t n, uint32_t *act)
-{
-    uint32_t v;
-    for (int c = 0; c < 3; c++)
-        for (uint32_t i = 0; i < n; i++) {
-            map_event ev = {.text = trace[i], .len = strlen(trace[i]), .learn = true};
-            map_mapper_map(mp, &ev, act, i, &act[i], &v);
-        }
-}
-
 TEST(mapper_places_messages_where_the_code_goes_next)
 {
     unit_write_str("next/proto.py", next_py);
@@ -1104,8 +1106,8 @@ TEST(mapper_places_messages_where_the_code_goes_next)
     const char *other[] = {"connection accepted from peer 10.0.0.2", "#[('a', 1), ('b', 2)]",
                            "handshake sent to 10.0.0.2"};
     uint32_t act[3], oact[3];
-    map_three(mp, trace, 3, act);
-    map_three(mp, other, 3, oact);
+    map_case_thrice(mp, trace, 3, NULL, act);
+    map_case_thrice(mp, other, 3, NULL, oact);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
@@ -1119,7 +1121,7 @@ TEST(mapper_places_messages_where_the_code_goes_next)
     /* With the logger strategies off, nothing places it. */
     o.no_logger = true;
     CHECK_OK(map_mapper_new(g, &o, &mp));
-    map_three(mp, trace, 3, act);
+    map_case_thrice(mp, trace, 3, NULL, act);
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_mapper_activity(mp, act[1], &pa);
     CHECK_INT(pa.nsyms, 0);
@@ -1208,16 +1210,6 @@ TEST(mapper_places_messages_by_their_traceback)
     graph_close(g);
 }
 
-/* Maps case msgs[0..n) in order (recent: the case's events so far). */
-static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, bool learn,
-                         uint32_t *act, uint32_t *var)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .logger = "ssh", .learn = learn};
-        map_mapper_map(mp, &ev, act, i, &act[i], &var[i]);
-    }
-}
-
 /* A line both sides log is placed at both, and each event at the side
  * its case is at; a line whose only neighbour is another such line is
  * placed once that one is. */
@@ -1232,8 +1224,8 @@ TEST(mapper_places_messages_at_the_side_of_their_case)
                          "[conn=1]   global-requests-ok: ", "[conn=1]   server-sig-algs: a,b"};
     uint32_t a1[3], v1[3], a2[3], v2[3];
     for (int c = 0; c < 3; c++) {
-        map_in_order(mp, sent, 2, true, a1, v1);
-        map_in_order(mp, got, 3, true, a2, v2);
+        map_in_order(mp, sent, 2, "ssh", true, a1, v1);
+        map_in_order(mp, got, 3, "ssh", true, a2, v2);
     }
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
@@ -1258,9 +1250,9 @@ TEST(mapper_places_messages_at_the_side_of_their_case)
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(map_mapper_place(mp, a2, v2, 3), 0);
     /* ...and those mapped from then on. */
-    map_in_order(mp, sent, 2, false, a1, v1);
+    map_in_order(mp, sent, 2, "ssh", false, a1, v1);
     CHECK_INT(only_sym(mp, a1[1]), send);
-    map_in_order(mp, got, 3, false, a2, v2);
+    map_in_order(mp, got, 3, "ssh", false, a2, v2);
     CHECK_INT(only_sym(mp, a2[1]), recv);
     CHECK_INT(only_sym(mp, a2[2]), recv);
     map_mapper_free(mp);
@@ -1271,8 +1263,8 @@ TEST(mapper_places_messages_at_the_side_of_their_case)
     const char *sent_more[] = {"[conn=0] Sending extension info",
                                "[conn=0]   global-requests-ok: ", "[conn=0] Sent 1 extensions"};
     for (int c = 0; c < 3; c++) {
-        map_in_order(one, sent_more, 3, true, b1, w1);
-        map_in_order(one, got, 2, true, b2, w2);
+        map_in_order(one, sent_more, 3, "ssh", true, b1, w1);
+        map_in_order(one, got, 2, "ssh", true, b2, w2);
     }
     CHECK_OK(map_mapper_finish(one, why, sizeof why));
     CHECK_INT(map_mapper_place(one, b2, w2, 2), 0);
