@@ -432,16 +432,24 @@ void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n)
     tmpl_put(t, s + run, n - run);
 }
 
+/* The length of the %-directive at s[0] == '%' (0: a literal '%'),
+ * counted as a hole unless it is "%%". */
+static size_t directive_hole(gx_tmpl *t, const char *s, size_t n)
+{
+    size_t k = graph_directive(s, n);
+    if (k && !(k == 2 && s[1] == '%'))
+        t->holes++;
+    return k;
+}
+
 void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n)
 {
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] != '%')
             continue;
-        size_t k = graph_directive(s + i, n - i);
+        size_t k = directive_hole(t, s + i, n - i);
         if (k) {
-            if (!(k == 2 && s[i + 1] == '%'))
-                t->holes++;
             i += k - 1;
             continue;
         }
@@ -453,7 +461,10 @@ void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n)
     tmpl_put(t, s + run, n - run);
 }
 
-void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n)
+/* percent: the text is formatted again with the logging call's arguments
+ * (`"{} took %s".format(op), ms`: str.format leaves the %-directives for
+ * logging to fill), so its %-directives are holes as well. */
+void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n, bool percent)
 {
     size_t i = 0;
     while (i < n) {
@@ -474,8 +485,14 @@ void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n)
             graph__tmpl_hole(t);
             i = j < n ? j + 1 : n;
         } else if (c == '%') {
-            tmpl_put(t, "%%", 2);
-            i++;
+            size_t k = percent ? directive_hole(t, s + i, n - i) : 0;
+            if (k) {
+                tmpl_put(t, s + i, k);
+                i += k;
+            } else {
+                tmpl_put(t, "%%", 2);
+                i++;
+            }
         } else {
             size_t j = i;
             while (j < n && s[j] != '{' && s[j] != '}' && s[j] != '%')

@@ -411,7 +411,8 @@ typedef struct gx_tmpl {
 } gx_tmpl;
 void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n); /* escapes % */
 void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-directives */
-void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n);   /* str.format fields -> %s */
+/* str.format fields -> %s; percent: %-directives are holes as well */
+void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n, bool percent);
 void graph__tmpl_hole(gx_tmpl *t);
 /* The place of a wrapper's second parameter (gx_arg.slot), replaced when
  * the wrapper's sites are made: a control byte log text hardly holds (a

@@ -226,7 +226,10 @@ typedef struct {
 
 /* ---- messages (py_message.c, py_locals.c) ---- */
 
-typedef enum { SM_LITERAL, SM_FORMAT, SM_BRACE } string_mode;
+/* How a literal's text becomes a template: as is, a %-format, a
+ * str.format pattern, or a str.format pattern whose result is a %-format
+ * (the logging call has arguments). */
+typedef enum { SM_LITERAL, SM_FORMAT, SM_BRACE, SM_BRACE_FORMAT } string_mode;
 
 /* Flags of a string literal from its prefix. */
 typedef struct {

@@ -50,6 +50,9 @@ bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, TS
                               const char **before, uint32_t *flags)
 {
     str_prefix pre = graph__py_string_prefix(x, str);
+    /* An f-string or a str.format pattern with the logging call's
+     * arguments is formatted twice: its %-directives are holes too. */
+    bool percent = mode == SM_FORMAT || mode == SM_BRACE_FORMAT;
     core_buf piece = {0};
     /* Strings have few children; indexing them needs no cursor, so this
      * is safe to call from anywhere in a walk. */
@@ -61,7 +64,7 @@ bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, TS
             graph__py_put_content(x, &piece, ch, pre.raw);
         } else if (t == N_INTERPOLATION) {
             if (piece.len) {
-                graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+                graph__tmpl_brace(&x->tmpl, piece.data, piece.len, percent);
                 core_buf_reset(&piece);
             }
             if (before && ts_node_eq(ch, at))
@@ -76,11 +79,11 @@ bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, TS
         if (pre.f)
             /* Only {{ and }} are left in f-string text: brace mode turns
              * them into single braces (and doubles '%'). */
-            graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+            graph__tmpl_brace(&x->tmpl, piece.data, piece.len, percent);
         else if (mode == SM_FORMAT)
             graph__tmpl_format(&x->tmpl, piece.data, piece.len);
-        else if (mode == SM_BRACE)
-            graph__tmpl_brace(&x->tmpl, piece.data, piece.len);
+        else if (mode == SM_BRACE || mode == SM_BRACE_FORMAT)
+            graph__tmpl_brace(&x->tmpl, piece.data, piece.len, percent);
         else
             graph__tmpl_literal(&x->tmpl, piece.data, piece.len);
     }
@@ -207,7 +210,7 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
             TSNode obj = unparen(fieldn(fn, F_OBJECT)), attr = fieldn(fn, F_ATTRIBUTE);
             if (!is_null(attr) && text_eq(x, attr, "format") && !is_null(obj)) {
                 if (is_stringish(ty(obj))) {
-                    graph__py_tmpl_strings(x, obj, SM_BRACE);
+                    graph__py_tmpl_strings(x, obj, with_args ? SM_BRACE_FORMAT : SM_BRACE);
                     mi.style = GRAPH_STYLE_BRACE;
                     return mi;
                 }
