@@ -141,6 +141,8 @@ void core_arena_free(core_arena *a);
         T *v;                                                                                      \
         size_t n, cap;                                                                             \
     }
+/* Bytes a vector has allocated. */
+#define core_vec_bytes(vec) ((vec).cap * sizeof *(vec).v)
 #define core_vec_reserve(vec, want)                                                                \
     core__vec_reserve((void **)&(vec)->v, &(vec)->cap, sizeof(*(vec)->v), (want))
 #define core_vec_push(vec, x)                                                                      \
@@ -203,6 +205,10 @@ uint64_t *core_map_get(const core_map *m, uint64_t key);
  * misses should overlap); no effect on the map. */
 void core_map_prefetch(const core_map *m, uint64_t key);
 void core_map_free(core_map *m);
+static inline size_t core_map_bytes(const core_map *m)
+{
+    return m->cap * sizeof *m->slots;
+}
 
 /*
  * Multimap from strings to 32-bit values. Keys are borrowed: they must
@@ -260,6 +266,15 @@ static inline const char *core_strtab_str(const core_strtab *t, uint32_t off)
     return t->data + off;
 }
 void core_strtab_free(core_strtab *t);
+/* Bytes t has allocated. */
+static inline size_t core_strtab_bytes(const core_strtab *t)
+{
+    return t->cap + core_map_bytes(&t->index) + t->count_cap * (sizeof *t->next + sizeof *t->offs);
+}
+static inline size_t core_smap_bytes(const core_smap *m)
+{
+    return core_map_bytes(&m->heads) + m->cap * sizeof *m->ent;
+}
 
 /* ------------------------------------------------------------------ */
 /* Files and paths                                                     */

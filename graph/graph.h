@@ -346,6 +346,8 @@ typedef struct graph_emit {
 } graph_emit;
 
 uint32_t graph_nsymbols(const graph *g);
+/* Bytes of the graph file in memory (mapped or read). */
+size_t graph_bytes(const graph *g);
 uint32_t graph_nfiles(const graph *g);
 uint32_t graph_nemits(const graph *g);
 /* A hash of the graph file's bytes: the same content gives the same

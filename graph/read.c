@@ -352,6 +352,11 @@ void graph_close(graph *g)
     free(g);
 }
 
+size_t graph_bytes(const graph *g)
+{
+    return sizeof *g + g->map.size;
+}
+
 uint32_t graph_nsymbols(const graph *g)
 {
     return g->nsyms;

@@ -79,6 +79,8 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
 void map_matcher_free(map_matcher *m);
 /* Number of compiled templates (emit sites with literal text). */
 uint32_t map_matcher_count(const map_matcher *m);
+/* Bytes the matcher holds: its indexes, its texts, the compiled patterns. */
+size_t map_matcher_bytes(const map_matcher *m);
 
 /* Scratch memory for matching: one per thread. */
 typedef struct map_match_work map_match_work;
@@ -251,6 +253,8 @@ typedef struct map_text_opts {
  */
 int map_text_build(const graph *g, const map_text_opts *opts, map_text **out);
 void map_text_free(map_text *t);
+/* Bytes the index holds. */
+size_t map_text_bytes(const map_text *t);
 
 /* Documents (N) and distinct tokens in the index. */
 uint32_t map_text_ndocs(const map_text *t);
@@ -485,6 +489,9 @@ typedef struct map_event {
 
 int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out);
 void map_mapper_free(map_mapper *m);
+/* Bytes the mapper holds: its matcher, activities, caches and indexes
+ * (not the graph). */
+size_t map_mapper_bytes(const map_mapper *m);
 
 /* The case's recent activities a mapping looks at (the most recent
  * weigh most). */

@@ -269,6 +269,35 @@ void map_mapper_free(map_mapper *m)
     free(m);
 }
 
+size_t map_mapper_bytes(const map_mapper *m)
+{
+    if (!m)
+        return 0;
+    size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, ncallee = 1;
+    for (size_t i = 0; i < ne; i++)
+        if (m->emit_callee[i] + (size_t)1 > ncallee)
+            ncallee = m->emit_callee[i] + (size_t)1;
+    size_t b = sizeof *m + map_matcher_bytes(m->matcher) + map_text_bytes(m->text) +
+               (m->code ? ppr_net_bytes(m->code) : 0) + ppr_work_bytes(m->cw) +
+               n1 * (sizeof *m->emit_callee + sizeof *m->proven + sizeof *m->listed +
+                     sizeof *m->tmpl_act) +
+               ncallee * sizeof *m->callee_sites;
+    b += core_strtab_bytes(&m->strs) + core_smap_bytes(&m->file_by_path);
+    const core_map *maps[] = {&m->act_by_text, &m->var_by_key, &m->msg_cache,    &m->amb_cache,
+                              &m->near_index,  &m->acc_index,  &m->code_votes,   &m->code_cache,
+                              &m->nb_index,    &m->live,       &m->logger_files, &m->logger_total,
+                              &m->chain_index};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        b += core_map_bytes(maps[i]);
+    b += core_vec_bytes(m->acts) + core_vec_bytes(m->syms) + core_vec_bytes(m->conf) +
+         core_vec_bytes(m->cands) + core_vec_bytes(m->var_act) + core_vec_bytes(m->var_text) +
+         core_vec_bytes(m->msgs) + core_vec_bytes(m->ambs) + core_vec_bytes(m->amb_scores) +
+         core_vec_bytes(m->near_vals) + core_vec_bytes(m->amb_acc) + core_vec_bytes(m->acc_groups) +
+         core_vec_bytes(m->votes) + core_vec_bytes(m->takes) + core_vec_bytes(m->passed) +
+         core_vec_bytes(m->nbs) + core_vec_bytes(m->chain);
+    return b + m->masked_text.cap + m->tmp.cap + m->peek_text.cap;
+}
+
 const graph *map_mapper_graph(const map_mapper *m)
 {
     return m->g;

@@ -652,6 +652,38 @@ uint32_t map_matcher_count(const map_matcher *m)
     return m->n;
 }
 
+/* Bytes of a compiled pattern, its JIT code included. */
+static size_t re_bytes(const pcre2_code *re)
+{
+    size_t size = 0, jit = 0;
+    if (!re)
+        return 0;
+    pcre2_pattern_info(re, PCRE2_INFO_SIZE, &size);
+    pcre2_pattern_info(re, PCRE2_INFO_JITSIZE, &jit);
+    return size + jit;
+}
+
+size_t map_matcher_bytes(const map_matcher *m)
+{
+    if (!m)
+        return 0;
+    /* as matcher_alloc sized them */
+    size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, nk = 1u << 16;
+    while (nk < ne * 16)
+        nk *= 2;
+    size_t b = sizeof *m +
+               n1 * (sizeof *m->e + sizeof *m->peek + sizeof *m->chain + sizeof *m->schain +
+                     sizeof *m->loose + sizeof *m->lchain + sizeof *m->unseen) +
+               LBITS / 8 + LBITS * sizeof *m->lhead + nk / 8 +
+               2 * ((size_t)1 << 16) * sizeof *m->plens + core_map_bytes(&m->prefix) +
+               core_map_bytes(&m->suffix) + m->arena.used;
+    for (uint32_t i = 0; i < m->n; i++)
+        b += re_bytes(m->e[i].re);
+    for (uint32_t i = 0; i < m->nunseen; i++)
+        b += re_bytes(m->unseen[i].re);
+    return b;
+}
+
 map_match_work *map_match_work_new(const map_matcher *m)
 {
     map_match_work *w = core_xcalloc(1, sizeof *w);

@@ -404,6 +404,16 @@ fail:
     return rc;
 }
 
+size_t map_text_bytes(const map_text *t)
+{
+    if (!t)
+        return 0;
+    return sizeof *t + core_strtab_bytes(&t->vocab) + core_map_bytes(&t->term_of) +
+           (size_t)t->ndocs * sizeof *t->doc_sym + (size_t)t->nterms * sizeof *t->idf +
+           ((size_t)t->nterms + 1) * sizeof *t->post_off +
+           (t->post_off ? (size_t)t->post_off[t->nterms] * sizeof *t->post : 0);
+}
+
 void map_text_free(map_text *t)
 {
     if (!t)

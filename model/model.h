@@ -223,6 +223,11 @@ uint32_t model_query(const model_joint *md, model_work *w, map_mapper *m, const 
 int model_stream_prepare(model_joint *md, uint32_t M, unsigned threads);
 /* Bytes held by the activity vectors. */
 size_t model_stream_bytes(const model_joint *md);
+/* Bytes md holds of its own: contexts, follows, the joint net, the
+ * activity vectors, the code's prior (not the mapper or the graph). */
+size_t model_bytes(const model_joint *md);
+/* Bytes of a work's scratch: the walk's, the memo, the fill's. */
+size_t model_work_bytes(const model_work *w);
 /* One event of activity act: rec (rec->cap entries kept, at most
  * PPR_MAX_M) and *wsum advance. An activity without a node in the model
  * (one the mapper met since) adds what a seed on it would reach one step

@@ -369,6 +369,24 @@ size_t model_stream_bytes(const model_joint *md)
     return md->act_basis ? ppr_basis_bytes(md->act_basis) : 0;
 }
 
+size_t model_bytes(const model_joint *md)
+{
+    if (!md)
+        return 0;
+    size_t b = sizeof *md + md->A + md->S; /* keep, rankable */
+    b += core_map_bytes(&md->ctx_index) + core_vec_bytes(md->ctx) + core_vec_bytes(md->toks);
+    if (md->f_off)
+        b += ((size_t)md->C + 1 + 2 * (size_t)md->f_off[md->C]) * sizeof(uint32_t);
+    if (md->sa_off)
+        b += ((size_t)md->S + 1 + (size_t)md->sa_off[md->S]) * sizeof(uint32_t) +
+             (size_t)md->sa_off[md->S] * sizeof(float);
+    if (md->code_off)
+        b += ((size_t)md->A + 1) * sizeof(uint32_t) + md->code_off[md->A] * sizeof(ppr_entry);
+    if (md->net)
+        b += ppr_net_bytes(md->net);
+    return b + model_stream_bytes(md);
+}
+
 int model_advance(const model_joint *md, model_work *w, ppr_vec *rec, double *wsum, uint32_t act)
 {
     double c = md->p.decay;
@@ -441,6 +459,25 @@ struct memo_slot {
      * before it); high 16: the entry's length in words. */
     uint64_t at;
 };
+
+size_t model_work_bytes(const model_work *w)
+{
+    if (!w)
+        return 0;
+    size_t b =
+        sizeof *w + ppr_work_bytes(w->w) + w->cap * sizeof *w->seeds + w->topcap * sizeof *w->top;
+    if (w->memo)
+        b += MEMO_SLOTS * sizeof *w->memo + MEMO_WORDS * sizeof *w->arena;
+    if (w->fill_acc)
+        b += (size_t)w->fill_md->S *
+             (sizeof *w->fill_acc + sizeof *w->fill_hopm + sizeof *w->fill_from +
+              sizeof *w->fill_nb_off + sizeof *w->fill_nb_n);
+    b += core_vec_bytes(w->fill_nbs) + core_vec_bytes(w->fill_set) +
+         core_vec_bytes(w->fill_hop[0]) + core_vec_bytes(w->fill_hop[1]);
+    if (w->code_cs.acc)
+        b += (size_t)w->md->S * sizeof *w->code_cs.acc;
+    return b + core_vec_bytes(w->code_cs.sites) + core_vec_bytes(w->code_cs.touched);
+}
 
 /* An entry, followed by uint32_t tv[omax], ta[omax] (the key: first, so
  * that checking it reads the entry in order), double p[ntouched],

@@ -228,6 +228,8 @@ typedef struct ppr_adjust {
 typedef struct ppr_work ppr_work;
 int ppr_work_new(const ppr_net *net, ppr_work **out);
 void ppr_work_free(ppr_work *w);
+/* Bytes w holds (its explanation scratch too, once made). */
+size_t ppr_work_bytes(const ppr_work *w);
 
 /*
  * Forward push (Andersen, Chung, Lang) from the seeds (weights need not sum

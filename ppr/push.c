@@ -54,6 +54,19 @@ void ppr_work_free(ppr_work *w)
     free(w);
 }
 
+size_t ppr_work_bytes(const ppr_work *w)
+{
+    if (!w)
+        return 0;
+    size_t n = w->net->n ? w->net->n : 1;
+    size_t b = sizeof *w +
+               n * (sizeof *w->p + sizeof *w->node + sizeof *w->queue + sizeof *w->touched) +
+               3 * (size_t)PPR_MAX_M * sizeof *w->scratch;
+    if (w->dist) /* dist, pred, pred_edge, heap, pos */
+        b += n * (sizeof *w->dist + 4 * sizeof(uint32_t));
+    return b;
+}
+
 /* Clears what the last query touched. */
 static void reset(ppr_work *w)
 {

@@ -289,6 +289,30 @@ static pending *take_requests(serve *s, uint64_t budget)
     return head;
 }
 
+/* Measures the engine's memory by component (pmrag_memory_bytes; at
+ * most once a second), under mu. */
+static void memory_sample(serve *s)
+{
+    uint64_t now = core_now_ns();
+    if (s->mem_at && now - s->mem_at < 1000000000ull)
+        return;
+    s->mem_at = now;
+    size_t part[SERVE_MEM__COUNT] = {0};
+    part[SERVE_MEM_GRAPH] = s->g ? graph_bytes(s->g) : 0;
+    part[SERVE_MEM_MODEL] =
+        model_bytes(s->base_md) + (s->md != s->base_md ? model_bytes(s->md) : 0);
+    part[SERVE_MEM_MAPPER] = map_mapper_bytes(s->m);
+    part[SERVE_MEM_RANKING] = model_work_bytes(s->w) + model_work_bytes(s->api_w);
+    part[SERVE_MEM_WINDOW] = serve__reorder_bytes(s);
+    /* The committer only reads the batch it was handed. */
+    part[SERVE_MEM_BATCHES] =
+        sess_batch_bytes(s->batch) + sess_batch_bytes(s->inflight) + sess_batch_bytes(s->spare);
+    part[SERVE_MEM_LEARNING] = core_vec_bytes(s->obs) + core_map_bytes(&s->obs_idx);
+    for (int i = 0; i < SERVE_MEM__COUNT; i++)
+        if (i != SERVE_MEM_STATE)
+            atomic_store(&s->mem_part[i], part[i]);
+}
+
 /* One cycle; returns 0 or the error that stops the daemon. */
 int serve__cycle(serve *s, bool draining)
 {
@@ -401,6 +425,7 @@ int serve__cycle(serve *s, bool draining)
         s->cycle_acts = map_mapper_nactivities(s->m);
     }
     atomic_store(&s->folded, map_mapper_folded(s->m));
+    memory_sample(s);
     pthread_mutex_unlock(&s->mu);
     if (rc)
         return rc;

@@ -214,6 +214,24 @@ static void gauges_init(serve *s, sink_metrics *m)
         "1 while the state store cannot take a commit (the disk full, or LMDB's map at "
         "state.map_max): input is refused until the waiting batch fits",
         NULL);
+    static const char *const parts[SERVE_MEM__COUNT] = {
+        [SERVE_MEM_GRAPH] = "component=\"graph\"",
+        [SERVE_MEM_MODEL] = "component=\"model\"",
+        [SERVE_MEM_MAPPER] = "component=\"mapper\"",
+        [SERVE_MEM_RANKING] = "component=\"ranking\"",
+        [SERVE_MEM_WINDOW] = "component=\"window\"",
+        [SERVE_MEM_BATCHES] = "component=\"batches\"",
+        [SERVE_MEM_LEARNING] = "component=\"learning\"",
+        [SERVE_MEM_STATE] = "component=\"state\""};
+    for (int i = 0; i < SERVE_MEM__COUNT; i++)
+        s->g_mem_part[i] = sink_metrics_gauge(
+            m, "pmrag_memory_bytes",
+            "memory by what holds it (the engine's measured at most once a second): graph "
+            "(its file, mapped), model, mapper, ranking (walk scratch and memo), window (events "
+            "held back), batches (state changes not committed yet), learning (online counts), "
+            "state (the state store's map, resident; file-backed, not in "
+            "pmrag_memory_anon_bytes)",
+            parts[i]);
     s->h_ppr = sink_metrics_histogram(m, "pmrag_ppr_seconds",
                                       "time to advance a case and rank its next emitters", NULL,
                                       lat, nlat);
@@ -452,6 +470,9 @@ void serve__gauges(serve *s)
     sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
     sink_gauge_set(s->g_state_free, (double)sess_free_bytes(s->env));
     sink_gauge_set(s->g_mem, (double)serve__anon_bytes());
+    atomic_store(&s->mem_part[SERVE_MEM_STATE], sess_resident_bytes(s->env));
+    for (int i = 0; i < SERVE_MEM__COUNT; i++)
+        sink_gauge_set(s->g_mem_part[i], (double)atomic_load(&s->mem_part[i]));
     /* Not under mu, which the engine holds while it applies a batch:
      * /metrics must answer at once under load too. */
     pthread_mutex_lock(&s->gmu);

@@ -82,6 +82,7 @@ typedef struct held_ev {
     ingest_event ev;    /* case_id: its case's id */
     model_order_ev ord; /* its own part of the order */
     char *mem;          /* NULL: a free slot */
+    uint32_t mem_len;   /* its bytes */
 } held_ev;
 
 typedef struct held_src {
@@ -151,6 +152,7 @@ struct serve_reorder {
     sess_case *c, *old; /* the case being released, and its tokens before */
     core_bucket log_bucket;
     uint64_t unlogged;
+    size_t mem_bytes; /* of the held events' copies (held_ev.mem) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -408,6 +410,7 @@ static const ingest_kafka_msg *src_msg(serve *s, const held_src *x, ingest_kafka
 
 static void held_free(struct serve_reorder *r, uint32_t e)
 {
+    r->mem_bytes -= r->ev.v[e].mem_len;
     free(r->ev.v[e].mem);
     r->ev.v[e] = (held_ev){0};
     core_vec_push(&r->ev_free, e);
@@ -430,6 +433,8 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
     }
     held_ev *h = &r->ev.v[e];
     h->mem = core_xmalloc(need);
+    h->mem_len = (uint32_t)need;
+    r->mem_bytes += need;
     ingest_attr *attrs = (ingest_attr *)(void *)h->mem;
     char *p = h->mem + head;
 #define COPY(dst, src, n)                                                                          \
@@ -633,6 +638,28 @@ void serve__reorder_open(serve *s)
     core_buf_free(&l.tmp);
     core_vec_free(&l.offs);
     sink_gauge_set(s->g_held, (double)r->held);
+}
+
+size_t serve__reorder_bytes(const serve *s)
+{
+    const struct serve_reorder *r = s->ro;
+    if (!r)
+        return 0;
+    size_t b = sizeof *r + r->mem_bytes + core_vec_bytes(r->ev) + core_vec_bytes(r->ev_free) +
+               core_vec_bytes(r->cs) + core_vec_bytes(r->cs_free) + core_map_bytes(&r->index) +
+               core_vec_bytes(r->fifo) + r->val.cap + core_vec_bytes(r->ord) +
+               core_vec_bytes(r->idx) + core_vec_bytes(r->rel) + core_vec_bytes(r->topics) +
+               core_vec_bytes(r->parts);
+    for (size_t i = 0; i < r->cs.n; i++) {
+        const held_case *c = &r->cs.v[i];
+        if (c->id)
+            b += c->len + 1;
+        b += core_vec_bytes(c->evs) + core_vec_bytes(c->fps) + core_vec_bytes(c->srcs) +
+             core_vec_bytes(c->seen);
+    }
+    for (size_t i = 0; i < r->parts.n; i++)
+        b += core_vec_bytes(r->parts.v[i].q);
+    return b;
 }
 
 void serve__reorder_free(serve *s)

@@ -73,6 +73,19 @@ typedef enum serve_stage {
     SERVE_STAGE__COUNT
 } serve_stage;
 
+/* What holds the daemon's memory (pmrag_memory_bytes{component}). */
+typedef enum serve_mem {
+    SERVE_MEM_GRAPH,    /* the graph file, mapped */
+    SERVE_MEM_MODEL,    /* the model in use (and the base it adds online counts to) */
+    SERVE_MEM_MAPPER,   /* templates, activities, the mapping's caches */
+    SERVE_MEM_RANKING,  /* the walks' scratch and memo (the engine's, the API's) */
+    SERVE_MEM_WINDOW,   /* events held back in event time */
+    SERVE_MEM_BATCHES,  /* state changes being applied and being committed */
+    SERVE_MEM_LEARNING, /* counts learnt online */
+    SERVE_MEM_STATE,    /* the state store's map, resident (file-backed) */
+    SERVE_MEM__COUNT
+} serve_mem;
+
 /* One OTLP/HTTP or OTLP/gRPC request waiting for the commit of its
  * events. */
 typedef struct pending {
@@ -383,6 +396,13 @@ struct serve {
      * whole microseconds); *_seen: the thread's clock when last read. */
     sink_counter *c_cpu_engine, *c_cpu_commit;
     uint64_t cpu_engine_ns, cpu_engine_seen, cpu_commit_ns, cpu_commit_seen;
+    /* Memory by component (pmrag_memory_bytes): the engine's own,
+     * measured at most once a second (mem_at, monotonic) under mu
+     * (engine.c), read by /metrics (metrics.c), which measures the state
+     * store's map itself. */
+    sink_gauge *g_mem_part[SERVE_MEM__COUNT];
+    atomic_uint_fast64_t mem_part[SERVE_MEM__COUNT];
+    uint64_t mem_at;
     /* The engine's CPU time by stage (metrics.c; engine thread): stage_ns
      * the estimate so far (counted on to c_stage with the engine's total,
      * stage_us what was); stage_smp what the paths timed since the last
@@ -544,6 +564,9 @@ int serve__reorder_release_partition(serve *s, int32_t partition, const char *wh
  * events an earlier run held are still held (with no grace now, they are
  * due at once, and released in their order). */
 bool serve__reorder_on(const serve *s);
+/* Bytes the window holds: the held events' copies, their cases, its
+ * indexes. Engine thread. */
+size_t serve__reorder_bytes(const serve *s);
 /* Releases the events whose grace is over, each case's in its order.
  * Returns 0 or the producer's error. */
 int serve__reorder_due(serve *s);

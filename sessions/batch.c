@@ -413,6 +413,11 @@ size_t sess_batch_size(const sess_batch *b)
     return b->calls;
 }
 
+size_t sess_batch_bytes(const sess_batch *b)
+{
+    return b ? sizeof *b + core_vec_bytes(b->ops) + b->data.cap + core_map_bytes(&b->index) : 0;
+}
+
 static uint64_t key_hash(uint8_t kind, const void *key, size_t klen)
 {
     uint64_t h = core_hash64(key, klen, kind);

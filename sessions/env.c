@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <lmdb.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -806,6 +807,31 @@ size_t sess_free_bytes(sess_env *e)
     mdb_env_stat(e->env, &st);
     rtxn_end(e, txn);
     return n * (size_t)st.ms_psize;
+}
+
+size_t sess_resident_bytes(sess_env *e)
+{
+    /* LMDB does not say where its map is (me_mapaddr is only set for a
+     * fixed map); the kernel's list of the process's mappings does. */
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return 0;
+    char dir[PATH_MAX], want[PATH_MAX + 16], line[PATH_MAX + 128];
+    snprintf(want, sizeof want, "%s/data.mdb", realpath(e->path, dir) ? dir : e->path);
+    size_t kb = 0, wl = strlen(want);
+    bool in = false;
+    while (fgets(line, sizeof line, f)) {
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+            line[--n] = 0;
+        unsigned long long v;
+        if (line[0] >= '0' && line[0] <= '9' && strchr(line, '-') && strchr(line, ' '))
+            in = n >= wl && strcmp(line + n - wl, want) == 0; /* a mapping's first line */
+        else if (in && sscanf(line, "Rss: %llu kB", &v) == 1)
+            kb += (size_t)v;
+    }
+    fclose(f);
+    return kb * 1024;
 }
 
 void sess_get_stats(sess_env *e, sess_stats *out)

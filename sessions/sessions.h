@@ -265,6 +265,10 @@ void sess_get_stats(sess_env *e, sess_stats *out);
  * cannot be read). Walks the free list, so it is read apart from the
  * counts that every case listing needs. */
 size_t sess_free_bytes(sess_env *e);
+/* Of sess_stats.used_bytes, those in memory now: the resident pages of
+ * the store's map (what the process's RSS counts of it); 0 when it cannot
+ * be read. */
+size_t sess_resident_bytes(sess_env *e);
 
 /* ---- writes: the writer thread -------------------------------------- */
 
@@ -312,6 +316,8 @@ int sess_batch_held_del(sess_batch *b, const char *case_id, size_t len, uint64_t
 int sess_batch_case_find(const sess_batch *b, const char *case_id, size_t len, sess_case *out);
 /* Changes queued (every call counts, also those replaced by later ones). */
 size_t sess_batch_size(const sess_batch *b);
+/* Bytes the batch holds (its changes, their keys and values, its index). */
+size_t sess_batch_bytes(const sess_batch *b);
 
 /*
  * Applies the batch in one write transaction, durable on return (LMDB

@@ -229,6 +229,12 @@ n_topic, topic_bytes, produced, gaps = map(int, open(f"{work}/topic.txt").read()
 accepted = warm["events_accepted"] + mx["events_accepted"] + half["events_accepted"]
 pred_total = m2.get("pmrag_predictions_out_total", 0)
 used_per_case = st["used_bytes"] / st["cases"] if st["cases"] else None
+# What holds the memory after the paced run (pmrag_memory_bytes): the
+# anonymous parts, the rest of the anonymous memory, the state's map.
+parts = {m.group(1): v for k, v in m2.items()
+         for m in [re.match(r'pmrag_memory_bytes\{component="(\w+)"\}$', k)] if m}
+anon = m2.get("pmrag_memory_anon_bytes", 0)
+mem = dict(parts, anon=anon, anon_rest=anon - sum(v for k, v in parts.items() if k != "state"))
 
 res = {
     "bench": "serve_load",
@@ -259,6 +265,7 @@ res = {
               "bytes_per_case": st.get("bytes_per_case"), "counters": st.get("counters")},
     "rss": {"vm_hwm": rss.get("VmHWM"), "vm_rss": rss.get("VmRSS"),
             "vm_rss_at_start": rss0.get("VmRSS"), "topic_held_bytes": topic_bytes},
+    "memory": mem,
     "topic": {"produced": produced, "held": n_topic, "gaps": gaps,
               "events_accepted": accepted, "predictions_out_total": int(pred_total)},
 }
@@ -292,6 +299,10 @@ lines = [
     f"RSS             VmHWM {rss.get('VmHWM', 0) * MiB:.0f} MiB, VmRSS {rss.get('VmRSS', 0) * MiB:.0f} MiB"
     f" at the end, {rss0.get('VmRSS', 0) * MiB:.0f} MiB when ready"
     f"   (the embedded Kafka holds {topic_bytes * MiB:.0f} MiB of predictions)",
+    "  memory        anonymous %.0f MiB: %s, the rest %.0f; the state's map %.0f MiB resident"
+    " (pmrag_memory_bytes after the paced run)"
+    % (anon * MiB, ", ".join("%s %.0f" % (k, v * MiB) for k, v in parts.items() if k != "state"),
+       mem["anon_rest"] * MiB, parts.get("state", 0) * MiB),
     f"output topic    {produced} predictions produced for {accepted} events accepted"
     f" ({int(pred_total)} counted by the daemon; the embedded cluster still holds the newest"
     f" {n_topic}{', WITH GAPS' if gaps else ''})" if produced >= 0 else

@@ -122,6 +122,26 @@ assert all(stages[k] > 0 for k in ("case", "window", "mapping", "ppr", "ranking"
                                    "produce", "cycle")), stages
 assert sum(stages.values()) <= total, (sum(stages.values()), total)
 PY
+# Memory by component: every one listed; the graph is its file, the
+# state store's map is resident for no more than its used size, and what
+# loaded the model and maps and ranks with it holds memory.
+python3 - "$work/metrics.txt" "$(stat -c %s "$work/app.graph")" <<'PY' || fail "/metrics: memory by component"
+import re, sys
+parts, used = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r'pmrag_memory_bytes\{component="(\w+)"\} (\S+)$', line)
+    if m:
+        parts[m.group(1)] = float(m.group(2))
+    elif line.startswith("pmrag_state_bytes "):
+        used = float(line.split()[1])
+print("memory by component %s; state used %s" % (parts, used))
+assert set(parts) == {"graph", "model", "mapper", "ranking", "window", "batches", "learning",
+                      "state"}, parts
+size = int(sys.argv[2])
+assert size <= parts["graph"] < size + 4096, (parts["graph"], size)
+assert 0 < parts["state"] <= used, (parts["state"], used)
+assert all(parts[k] > 0 for k in ("model", "mapper", "ranking")), parts
+PY
 curl -fsS "http://$api/livez" >/dev/null || fail "/livez"
 
 # 5. SIGTERM: drain, commit, exit 0; a restart finds the same state.
