@@ -5,6 +5,7 @@
 #include "serve_int.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,10 @@ static pending *take_requests(serve *s, uint64_t budget)
     return head;
 }
 
+/* What the window gives back before the allocator is asked to hand
+ * freed memory to the system. */
+#define WINDOW_TRIM_BYTES ((size_t)32 << 20)
+
 /* Measures the engine's memory by component (pmrag_memory_bytes; at
  * most once a second), under mu. */
 static void memory_sample(serve *s)
@@ -311,6 +316,17 @@ static void memory_sample(serve *s)
     for (int i = 0; i < SERVE_MEM__COUNT; i++)
         if (i != SERVE_MEM_STATE)
             atomic_store(&s->mem_part[i], part[i]);
+    /* A backlog gone, the window's pools are made smaller, but the
+     * allocator keeps what they gave back: it goes back to the system.
+     * Only once the window is down to a quarter of its most, so that a
+     * window that only breathes with the load costs no trim. */
+    size_t win = part[SERVE_MEM_WINDOW];
+    if (win > s->mem_window_peak)
+        s->mem_window_peak = win;
+    if (s->mem_window_peak - win > WINDOW_TRIM_BYTES && win < s->mem_window_peak / 4) {
+        malloc_trim(0);
+        s->mem_window_peak = win;
+    }
 }
 
 /* One cycle; returns 0 or the error that stops the daemon. */

@@ -111,6 +111,65 @@ typedef struct held_part {
     size_t head;
 } held_part;
 
+/*
+ * The free slots of a pool (held events, held cases): a bit per slot.
+ * A slot is taken lowest first, so that after a backlog the slots in use
+ * gather at the front and the pool's free tail is given back (slots_trim):
+ * the window's memory follows what it holds, not the most it ever held.
+ */
+typedef struct slot_bits {
+    core_vec(uint64_t) w; /* bit i of word i / 64: slot i is free */
+    size_t low;           /* no free slot below word low */
+    size_t nfree;
+} slot_bits;
+
+/* The lowest free slot, taken; NONE when none is free. */
+static uint32_t slots_take(slot_bits *f)
+{
+    if (!f->nfree)
+        return NONE;
+    while (!f->w.v[f->low])
+        f->low++;
+    unsigned b = (unsigned)__builtin_ctzll(f->w.v[f->low]);
+    f->w.v[f->low] &= ~(1ull << b);
+    f->nfree--;
+    return (uint32_t)(f->low * 64 + b);
+}
+
+static void slots_give(slot_bits *f, uint32_t i)
+{
+    while (f->w.n <= i / 64)
+        core_vec_push(&f->w, 0);
+    f->w.v[i / 64] |= 1ull << (i % 64);
+    f->nfree++;
+    if (i / 64 < f->low)
+        f->low = i / 64;
+}
+
+/* The pool's length once its free slots at the end are dropped. */
+static size_t slots_trim(slot_bits *f, size_t n)
+{
+    while (n && (n - 1) / 64 < f->w.n && (f->w.v[(n - 1) / 64] >> ((n - 1) % 64) & 1)) {
+        n--;
+        f->w.v[n / 64] &= ~(1ull << (n % 64));
+        f->nfree--;
+    }
+    return n;
+}
+
+/* Below this many slots a pool is not made smaller. */
+#define POOL_MIN 1024
+
+/* A pool's array (of cap elements of size sz) made smaller when it uses
+ * less than a quarter of it. */
+static void *pool_shrink(void *v, size_t n, size_t *cap, size_t sz)
+{
+    if (*cap <= POOL_MIN || n >= *cap / 4)
+        return v;
+    *cap = n * 2 > POOL_MIN ? n * 2 : POOL_MIN;
+    return core_xrealloc(v, *cap * sz);
+}
+
 typedef struct held_case {
     char *id; /* NULL: a free slot */
     size_t len;
@@ -134,9 +193,9 @@ typedef struct held_case {
 
 struct serve_reorder {
     core_vec(held_ev) ev;
-    core_vec(uint32_t) ev_free;
+    slot_bits ev_free;
     core_vec(held_case) cs;
-    core_vec(uint32_t) cs_free;
+    slot_bits cs_free;
     core_map index; /* hash of a case id -> its first case + 1 (0: none left) */
     size_t index_dead;
     /* Every held event in order of arrival (due in this order), released
@@ -262,9 +321,8 @@ static uint32_t case_get(struct serve_reorder *r, const char *id, size_t len)
     uint32_t i = case_find(r, id, len, h);
     if (i != NONE)
         return i;
-    if (r->cs_free.n) {
-        i = r->cs_free.v[--r->cs_free.n];
-    } else {
+    i = slots_take(&r->cs_free);
+    if (i == NONE) {
         i = (uint32_t)r->cs.n;
         core_vec_push(&r->cs, ((held_case){0}));
     }
@@ -320,8 +378,10 @@ static void case_drop(struct serve_reorder *r, uint32_t i)
     core_vec_free(&hc->seen);
     free(hc->id);
     *hc = (held_case){0};
-    core_vec_push(&r->cs_free, i);
-    if (r->index_dead > 1024 && r->index_dead > 2 * (r->cs.n - r->cs_free.n))
+    slots_give(&r->cs_free, i);
+    r->cs.n = slots_trim(&r->cs_free, r->cs.n);
+    r->cs.v = pool_shrink(r->cs.v, r->cs.n, &r->cs.cap, sizeof *r->cs.v);
+    if (r->index_dead > 1024 && r->index_dead > 2 * (r->cs.n - r->cs_free.nfree))
         index_rebuild(r);
 }
 
@@ -383,8 +443,9 @@ static int64_t part_acked(const struct serve_reorder *r, held_part *p)
 {
     for (; p->head < p->q.n; p->head++) {
         const held_pos *x = &p->q.v[p->head];
-        const held_ev *h = &r->ev.v[x->e];
-        if (h->no == x->no && h->hc != NONE)
+        /* (Its slot may be freed, taken again, or gone with the pool's
+         * free tail.) */
+        if (x->e < r->ev.n && r->ev.v[x->e].no == x->no && r->ev.v[x->e].hc != NONE)
             break;
     }
     if (p->head > 1024 && p->head * 2 > p->q.n) {
@@ -413,7 +474,9 @@ static void held_free(struct serve_reorder *r, uint32_t e)
     r->mem_bytes -= r->ev.v[e].mem_len;
     free(r->ev.v[e].mem);
     r->ev.v[e] = (held_ev){0};
-    core_vec_push(&r->ev_free, e);
+    slots_give(&r->ev_free, e);
+    r->ev.n = slots_trim(&r->ev_free, r->ev.n);
+    r->ev.v = pool_shrink(r->ev.v, r->ev.n, &r->ev.cap, sizeof *r->ev.v);
 }
 
 /* A copy of ev (its strings in one allocation), of case hc, in a free
@@ -425,9 +488,8 @@ static uint32_t held_new(struct serve_reorder *r, uint32_t hc, const ingest_even
     for (uint32_t i = 0; i < ev->nattrs; i++)
         need += strlen(ev->attrs[i].key) + strlen(ev->attrs[i].val) + 2;
     uint32_t e;
-    if (r->ev_free.n) {
-        e = r->ev_free.v[--r->ev_free.n];
-    } else {
+    e = slots_take(&r->ev_free);
+    if (e == NONE) {
         e = (uint32_t)r->ev.n;
         core_vec_push(&r->ev, ((held_ev){0}));
     }
@@ -629,7 +691,7 @@ void serve__reorder_open(serve *s)
         qsort_r(r->fifo.v, r->fifo.n, sizeof *r->fifo.v, by_arrival, r);
     if (l.n)
         core_logf(&s->lg, CORE_LOG_INFO, "%llu held events of %zu cases restored",
-                  (unsigned long long)l.n, r->cs.n - r->cs_free.n);
+                  (unsigned long long)l.n, r->cs.n - r->cs_free.nfree);
     if (l.dropped)
         core_logf(&s->lg, CORE_LOG_INFO,
                   "%llu held events dropped: their input messages were not acknowledged "
@@ -645,8 +707,8 @@ size_t serve__reorder_bytes(const serve *s)
     const struct serve_reorder *r = s->ro;
     if (!r)
         return 0;
-    size_t b = sizeof *r + r->mem_bytes + core_vec_bytes(r->ev) + core_vec_bytes(r->ev_free) +
-               core_vec_bytes(r->cs) + core_vec_bytes(r->cs_free) + core_map_bytes(&r->index) +
+    size_t b = sizeof *r + r->mem_bytes + core_vec_bytes(r->ev) + core_vec_bytes(r->ev_free.w) +
+               core_vec_bytes(r->cs) + core_vec_bytes(r->cs_free.w) + core_map_bytes(&r->index) +
                core_vec_bytes(r->fifo) + r->val.cap + core_vec_bytes(r->ord) +
                core_vec_bytes(r->idx) + core_vec_bytes(r->rel) + core_vec_bytes(r->topics) +
                core_vec_bytes(r->parts);
@@ -683,9 +745,9 @@ void serve__reorder_free(serve *s)
         core_vec_free(&r->parts.v[i].q);
     core_vec_free(&r->parts);
     core_vec_free(&r->ev);
-    core_vec_free(&r->ev_free);
+    core_vec_free(&r->ev_free.w);
     core_vec_free(&r->cs);
-    core_vec_free(&r->cs_free);
+    core_vec_free(&r->cs_free.w);
     core_vec_free(&r->fifo);
     core_map_free(&r->index);
     core_buf_free(&r->val);

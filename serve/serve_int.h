@@ -403,6 +403,7 @@ struct serve {
     sink_gauge *g_mem_part[SERVE_MEM__COUNT];
     atomic_uint_fast64_t mem_part[SERVE_MEM__COUNT];
     uint64_t mem_at;
+    size_t mem_window_peak; /* the window's most since memory was last handed back */
     /* The engine's CPU time by stage (metrics.c; engine thread): stage_ns
      * the estimate so far (counted on to c_stage with the engine's total,
      * stage_us what was); stage_smp what the paths timed since the last

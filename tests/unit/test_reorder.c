@@ -494,3 +494,43 @@ TEST(a_revoked_partition_releases_its_held_events)
     core_buf_free(&p);
     serve_close(s);
 }
+
+/* After a backlog the window's memory follows what it holds again: the
+ * pools of held events and of cases give their free tails back, and what
+ * comes after is held and released as before. */
+TEST(the_window_gives_back_the_memory_of_a_backlog)
+{
+    static const char *const sets[] = {"serve.reorder_ms=30", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    char id[32];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(id, sizeof id, "b%d", i / 2);
+        in(s, id, i % 2 ? "step two" : "step one", 10 + i % 2 * 10, NULL, NULL);
+    }
+    pthread_mutex_lock(&s->mu);
+    size_t peak = serve__reorder_bytes(s);
+    pthread_mutex_unlock(&s->mu);
+    sleep_ms(60);
+    settle(s);
+    preds(&p);
+    size_t lines = 0;
+    for (const char *q = p.data; (q = strchr(q, '\n')); q++)
+        lines++;
+    CHECK_INT(lines, 20000);
+    CHECK_INT(held_in_state(s), 0);
+    pthread_mutex_lock(&s->mu);
+    size_t after = serve__reorder_bytes(s);
+    pthread_mutex_unlock(&s->mu);
+    if (!(after * 8 < peak))
+        unit_fail(__FILE__, __LINE__, "the window holds %zu bytes after a backlog of %zu", after,
+                  peak);
+    in(s, "c", "step three", 30, NULL, NULL);
+    in(s, "c", "step one", 10, NULL, NULL);
+    sleep_ms(60);
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 1 0 step one 10\nc 2 0 step three 30\n");
+    core_buf_free(&p);
+    serve_close(s);
+}
