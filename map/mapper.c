@@ -93,6 +93,7 @@ static void callees_init(map_mapper *m)
     }
     core_map_free(&idx);
     m->callee_sites = core_xcalloc(n ? n : 1, sizeof *m->callee_sites);
+    m->ncallees = n;
     for (uint32_t i = 0; i < ne; i++) {
         graph_emit e;
         graph_get_emit(m->g, i, &e);
@@ -273,10 +274,7 @@ size_t map_mapper_bytes(const map_mapper *m)
 {
     if (!m)
         return 0;
-    size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, ncallee = 1;
-    for (size_t i = 0; i < ne; i++)
-        if (m->emit_callee[i] + (size_t)1 > ncallee)
-            ncallee = m->emit_callee[i] + (size_t)1;
+    size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, ncallee = m->ncallees ? m->ncallees : 1;
     size_t b = sizeof *m + map_matcher_bytes(m->matcher) + map_text_bytes(m->text) +
                (m->code ? ppr_net_bytes(m->code) : 0) + ppr_work_bytes(m->cw) +
                n1 * (sizeof *m->emit_callee + sizeof *m->proven + sizeof *m->listed +

@@ -137,7 +137,8 @@ struct map_mapper {
      * distinct sites whose templates matched a message. */
     uint32_t *emit_callee;  /* per emit: callee number */
     uint32_t *callee_sites; /* per callee: sites proven by a message */
-    uint8_t *proven;        /* per emit: matched a message */
+    uint32_t ncallees;
+    uint8_t *proven; /* per emit: matched a message */
     /* Per emit: a candidate call whose callee has LISTED_SITES proven
      * sites, which then matches as a known logging shape does (the
      * matcher reads it); listed_gen counts the callees so listed. */

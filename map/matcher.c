@@ -668,9 +668,7 @@ size_t map_matcher_bytes(const map_matcher *m)
     if (!m)
         return 0;
     /* as matcher_alloc sized them */
-    size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, nk = 1u << 16;
-    while (nk < ne * 16)
-        nk *= 2;
+    size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, nk = m->kmask + 1;
     size_t b = sizeof *m +
                n1 * (sizeof *m->e + sizeof *m->peek + sizeof *m->chain + sizeof *m->schain +
                      sizeof *m->loose + sizeof *m->lchain + sizeof *m->unseen) +

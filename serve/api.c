@@ -436,6 +436,7 @@ static void api_metrics(void *ud, core_buf *text)
 {
     serve *s = ud;
     serve__gauges(s);
+    serve__memory_gauges(s);
     sink_metrics_render(s->mx, text);
 }
 

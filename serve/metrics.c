@@ -462,6 +462,14 @@ static void api_catch_up(serve *s)
     catch_up(s->c_stream_cut, cut, &s->seen_stream_cut);
 }
 
+void serve__memory_gauges(serve *s)
+{
+    for (int i = 0; i < SERVE_MEM__COUNT; i++)
+        if (i != SERVE_MEM_STATE)
+            sink_gauge_set(s->g_mem_part[i], (double)atomic_load(&s->mem_part[i]));
+    sink_gauge_set(s->g_mem_part[SERVE_MEM_STATE], (double)sess_resident_bytes(s->env));
+}
+
 void serve__gauges(serve *s)
 {
     sess_stats st;
@@ -470,9 +478,6 @@ void serve__gauges(serve *s)
     sink_gauge_set(s->g_state_bytes, (double)st.used_bytes);
     sink_gauge_set(s->g_state_free, (double)sess_free_bytes(s->env));
     sink_gauge_set(s->g_mem, (double)serve__anon_bytes());
-    atomic_store(&s->mem_part[SERVE_MEM_STATE], sess_resident_bytes(s->env));
-    for (int i = 0; i < SERVE_MEM__COUNT; i++)
-        sink_gauge_set(s->g_mem_part[i], (double)atomic_load(&s->mem_part[i]));
     /* Not under mu, which the engine holds while it applies a batch:
      * /metrics must answer at once under load too. */
     pthread_mutex_lock(&s->gmu);

@@ -398,8 +398,8 @@ struct serve {
     uint64_t cpu_engine_ns, cpu_engine_seen, cpu_commit_ns, cpu_commit_seen;
     /* Memory by component (pmrag_memory_bytes): the engine's own,
      * measured at most once a second (mem_at, monotonic) under mu
-     * (engine.c), read by /metrics (metrics.c), which measures the state
-     * store's map itself. */
+     * (engine.c), read by /metrics (serve__memory_gauges), which measures
+     * the state store's map itself (mem_part has no entry for it). */
     sink_gauge *g_mem_part[SERVE_MEM__COUNT];
     atomic_uint_fast64_t mem_part[SERVE_MEM__COUNT];
     uint64_t mem_at;
@@ -437,6 +437,10 @@ void serve__metrics_init(serve *s);
 /* Brings the gauges and the counters kept elsewhere up to date (the
  * engine, and the metrics handler before it renders). */
 void serve__gauges(serve *s);
+/* The memory gauges, for a scrape: what the engine measured, and the
+ * state store's map read now (a walk of the process's mappings, kept off
+ * the engine's periodic update of the gauges). */
+void serve__memory_gauges(serve *s);
 /* The calling thread's CPU time (user + system), in ns. */
 uint64_t serve__thread_cpu_ns(void);
 /* Adds the thread's CPU time since *seen (its clock when last read) to
