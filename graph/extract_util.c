@@ -144,7 +144,28 @@ void graph__file_free(gx_file *f)
     core_vec_free(&f->flows);
     core_vec_free(&f->flow_items);
     core_vec_free(&f->flow_edges);
+    core_vec_free(&f->lits);
     core_arena_free(&f->arena);
+}
+
+bool graph_value_byte(unsigned char c)
+{
+    return c == '_' || c == '-' || (c >= '0' && c <= '9') ||
+           ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+bool graph_value_literal(const char *s, size_t n)
+{
+    if (n < 3 || n > 40)
+        return false;
+    bool letter = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!graph_value_byte(c))
+            return false;
+        letter |= (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+    }
+    return letter;
 }
 
 void graph__types_init(gx_types *t, const TSLanguage *lang, const char *const *names, size_t nnames,

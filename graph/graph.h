@@ -399,6 +399,17 @@ const graph_next *graph_next_sites(const graph *g, uint32_t emit, uint32_t *coun
  * enclosing symbol's call edges name exactly one of its method's name;
  * GRAPH_NONE otherwise (a call out of the repository, or not a call). */
 uint32_t graph_emit_callee(const graph *g, uint32_t emit);
+/* Whether byte c may be in a word-like literal (letters, digits, '_' and
+ * '-'), and whether s[0..n) is one: 3 to 40 such bytes, a letter among
+ * them. */
+bool graph_value_byte(unsigned char c);
+bool graph_value_literal(const char *s, size_t n);
+/* The functions whose code holds s[0..n) as a word-like string literal (a
+ * mode's or a backend's name, `return ['eventlet', 'threading']`): up to
+ * max of them into owners, by id; returns how many there are in all (none
+ * in a graph written before value literals were kept). */
+uint32_t graph_literal_owners(const graph *g, const char *s, size_t n, uint32_t *owners,
+                              uint32_t max);
 
 /*
  * Finds symbols by qualified name (exact), or, when none matches, by a

@@ -250,6 +250,18 @@ typedef struct gx_flow {
     uint32_t edge0, nedges; /* sorted by (from, to) */
 } gx_flow;
 
+/*
+ * A value a function's code holds as a string literal: a word, such as a
+ * mode's or a backend's name (`return ['eventlet', 'threading']`), that a
+ * message may later show in a hole. Which functions hold it tells which
+ * code made the object that logs it (the mapper's variants told apart by
+ * the case). Only word-like literals are kept (graph_value_literal).
+ */
+typedef struct gx_lit {
+    const char *text;
+    int32_t sym; /* the function or method holding it */
+} gx_lit;
+
 typedef struct gx_file {
     core_arena arena;
     core_vec(gx_sym) syms;
@@ -267,7 +279,8 @@ typedef struct gx_file {
     core_vec(gx_flow) flows;
     core_vec(gx_flow_item) flow_items;
     core_vec(gx_flow_edge) flow_edges;
-    const char *doc; /* module docstring */
+    core_vec(gx_lit) lits; /* value literals of functions (see gx_lit) */
+    const char *doc;       /* module docstring */
     uint32_t lines;
     uint32_t errors; /* ERROR/MISSING nodes */
     uint32_t first_error_line;
@@ -619,12 +632,18 @@ typedef struct gb_next {
     float weight;
 } gb_next;
 
+/* A value literal (gx_lit) and the function holding it. */
+typedef struct gb_lit {
+    uint32_t text, symbol;
+} gb_lit;
+
 typedef struct gb_graph {
     core_strtab strs;
     core_vec(gb_sym) syms;
     gb_edge_vec edges;
     core_vec(gb_emit) emits;
     core_vec(gb_next) next; /* by src, then dst */
+    core_vec(gb_lit) lits;
 } gb_graph;
 
 /* Builds symbols, edges and emits from the extracted files. */
@@ -650,9 +669,10 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path);
  * depends on time, threads or addresses.
  */
 #define GF_MAGIC "PMRAGGF"
-/* 2: GRAPH_SF_TAKES_TEXT; 3: the static successor model (GF_NEXT_*).
- * Version 2 files are still read: they have no successors. */
-#define GF_VERSION 3u
+/* 2: GRAPH_SF_TAKES_TEXT; 3: the static successor model (GF_NEXT_*);
+ * 4: value literals (GF_LITERALS). Version 2 files are still read: they
+ * have no successors, and files before 4 no value literals. */
+#define GF_VERSION 4u
 #define GF_VERSION_MIN 2u
 #define GF_BYTE_ORDER 0x01020304u
 #define GF_MAX_SECTIONS 32u
@@ -689,6 +709,7 @@ enum {
     GF_STATS,       /* one gf_stats */
     GF_NEXT_OFFS,   /* uint32_t[nemits + 1] (version 3) */
     GF_NEXT_SITES,  /* graph_next, by emit, then by the next emit (version 3) */
+    GF_LITERALS,    /* gf_lit, by text (bytes), then symbol (version 4) */
     GF__SECTION_COUNT
 };
 
@@ -706,6 +727,10 @@ typedef struct gf_emit {
     uint32_t symbol, line, tmpl, receiver, method, logger, ref, ref_const, name, nargs, flags;
     uint8_t kind, style, level, pad;
 } gf_emit;
+
+typedef struct gf_lit {
+    uint32_t text, symbol;
+} gf_lit;
 
 typedef struct gf_stats {
     uint64_t files, files_partial, files_duplicate, lines;

@@ -382,6 +382,7 @@ int graph_index(const char *const *roots, size_t nroots, const char *out_path,
     core_vec_free(&g.edges);
     core_vec_free(&g.emits);
     core_vec_free(&g.next);
+    core_vec_free(&g.lits);
     free_index(&idx);
     return err;
 }

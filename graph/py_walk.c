@@ -492,6 +492,38 @@ static void walk_string(px *x, TSNode n, const py_scope *sc, int depth)
     }
 }
 
+/* A plain string literal's word (see gx_lit), held by function sym. */
+static void value_word(px *x, TSNode str, int32_t sym)
+{
+    uint32_t parts = ts_node_child_count(str);
+    TSNode content = parts == 3 ? ts_node_child(str, 1) : gx_null();
+    if (is_null(content) || ty(content) != N_STRING_CONTENT || ts_node_child_count(content) != 0)
+        return;
+    uint32_t a = ts_node_start_byte(content), b = ts_node_end_byte(content);
+    if (graph_value_literal(x->src + a, b - a))
+        core_vec_push(&x->f->lits,
+                      ((gx_lit){core_arena_strndup(&x->f->arena, x->src + a, b - a), sym}));
+}
+
+/* The words a function returns as literals: `return 'epoll'`, `return
+ * ['eventlet', 'threading']` (a mode's or a backend's names). */
+static void returned_words(px *x, TSNode v, int32_t sym)
+{
+    unsigned t = ty(v);
+    if (t == N_STRING) {
+        value_word(x, v, sym);
+        return;
+    }
+    if (t != N_LIST && t != N_TUPLE && t != N_EXPRESSION_LIST)
+        return;
+    uint32_t k = ts_node_named_child_count(v);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode e = ts_node_named_child(v, i);
+        if (ty(e) == N_STRING)
+            value_word(x, e, sym);
+    }
+}
+
 /* with EXPR as NAME: NAME is what EXPR gives. */
 static void walk_as(px *x, TSNode n, const py_scope *sc, int depth)
 {
@@ -574,8 +606,11 @@ static void walk(px *x, TSNode n, const py_scope *sc, int depth)
         walk_as(x, n, sc, depth);
         return;
     case N_RETURN_STATEMENT:
-        if (sc->in_function && ts_node_named_child_count(n) == 1)
+        if (sc->in_function && ts_node_named_child_count(n) == 1) {
             graph__py_add_returned(x, ts_node_named_child(n, 0), sc, depth);
+            if (sc->sym >= 0)
+                returned_words(x, ts_node_named_child(n, 0), sc->sym);
+        }
         walk_children(x, n, sc, depth);
         return;
     case N_NAMED_EXPRESSION: {

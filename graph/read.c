@@ -50,6 +50,9 @@ struct graph {
     const uint32_t *next_offs;
     const graph_next *next;
     uint32_t nnext;
+    /* Value literals by text; none before version 4. */
+    const gf_lit *lits;
+    uint32_t nlits;
 };
 
 static bool str_ok(const graph *g, uint32_t off)
@@ -123,6 +126,12 @@ static int validate(graph *g, char *why, size_t whylen)
             if (g->next[i].emit >= g->nemits ||
                 !(g->next[i].weight >= 0.0f && g->next[i].weight <= 1.0f))
                 BAD("successor %u: bad emit or weight", i);
+    }
+    for (uint32_t i = 0; i < g->nlits; i++) {
+        if (!str_ok(g, g->lits[i].text) || g->lits[i].symbol >= g->nsyms)
+            BAD("value literal %u: string offset or symbol out of range", i);
+        if (i > 0 && strcmp(g->strs + g->lits[i - 1].text, g->strs + g->lits[i].text) > 0)
+            BAD("value literal %u: not in order", i);
     }
     /* The qualified-name index must be a permutation. */
     uint8_t *seen = calloc(g->nsyms ? g->nsyms : 1, 1);
@@ -228,6 +237,7 @@ static int find_sections(const unsigned char *base, size_t size, const gf_header
         [GF_STATS] = sizeof(gf_stats),
         [GF_NEXT_OFFS] = 4,
         [GF_NEXT_SITES] = sizeof(graph_next),
+        [GF_LITERALS] = sizeof(gf_lit),
     };
     for (uint32_t i = 0; i < h->nsections; i++) {
         gf_section s;
@@ -243,16 +253,17 @@ static int find_sections(const unsigned char *base, size_t size, const gf_header
         cnt[s.id] = s.count;
     }
     for (uint32_t id = 1; id < GF__SECTION_COUNT; id++) {
-        bool v3 = id == GF_NEXT_OFFS || id == GF_NEXT_SITES;
-        if (!ptr[id] && (h->version >= 3 || !v3))
+        uint32_t since = id == GF_NEXT_OFFS || id == GF_NEXT_SITES ? 3 : id == GF_LITERALS ? 4 : 0;
+        if (!ptr[id] && h->version >= since)
             return core_fail(why, whylen, CORE_ECORRUPT, "graph file lacks section %u", id);
-        if (ptr[id] && v3 && h->version < 3)
+        if (ptr[id] && h->version < since)
             return core_fail(why, whylen, CORE_ECORRUPT, "graph file of version %u has section %u",
                              h->version, id);
     }
     if (cnt[GF_SYMBOLS] >= UINT32_MAX || cnt[GF_OUT_EDGES] >= UINT32_MAX ||
         cnt[GF_IN_EDGES] >= UINT32_MAX || cnt[GF_EMITS] >= UINT32_MAX ||
-        cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1 || cnt[GF_NEXT_SITES] >= UINT32_MAX)
+        cnt[GF_STRTAB] >= UINT32_MAX || cnt[GF_STATS] != 1 || cnt[GF_NEXT_SITES] >= UINT32_MAX ||
+        cnt[GF_LITERALS] >= UINT32_MAX)
         return core_fail(why, whylen, CORE_ECORRUPT, "graph file section sizes are invalid");
     return 0;
 }
@@ -284,6 +295,8 @@ static int use_sections(graph *g, const void *const *ptr, const uint64_t *cnt, c
     g->next_offs = ptr[GF_NEXT_OFFS];
     g->next = ptr[GF_NEXT_SITES];
     g->nnext = (uint32_t)cnt[GF_NEXT_SITES];
+    g->lits = ptr[GF_LITERALS];
+    g->nlits = (uint32_t)cnt[GF_LITERALS];
     if (cnt[GF_OUT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_IN_OFFS] != (uint64_t)g->nsyms + 1 ||
         cnt[GF_EMIT_OFFS] != (uint64_t)g->nsyms + 1 || cnt[GF_QNAME_INDEX] != g->nsyms ||
         (g->next_offs && cnt[GF_NEXT_OFFS] != (uint64_t)g->nemits + 1))
@@ -466,6 +479,33 @@ const graph_next *graph_next_sites(const graph *g, uint32_t emit, uint32_t *coun
     }
     *count = g->next_offs[emit + 1] - g->next_offs[emit];
     return g->next + g->next_offs[emit];
+}
+
+/* Compares the literal at strs + off with key[0..n) as strcmp would. */
+static int lit_cmp(const graph *g, uint32_t off, const char *key, size_t n)
+{
+    const char *t = g->strs + off;
+    size_t tn = strnlen(t, g->nstrs - off);
+    int c = memcmp(t, key, tn < n ? tn : n);
+    return c ? c : (tn > n) - (tn < n);
+}
+
+uint32_t graph_literal_owners(const graph *g, const char *s, size_t n, uint32_t *owners,
+                              uint32_t max)
+{
+    uint32_t lo = 0, hi = g->nlits;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (lit_cmp(g, g->lits[mid].text, s, n) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = lo; i < g->nlits && lit_cmp(g, g->lits[i].text, s, n) == 0; i++, k++)
+        if (k < max)
+            owners[k] = g->lits[i].symbol;
+    return k;
 }
 
 uint32_t graph_emit_callee(const graph *g, uint32_t emit)

@@ -511,6 +511,14 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
             o.level = e->level;
             core_vec_push(&g->emits, o);
         }
+        for (size_t i = 0; i < f->x->lits.n; i++) {
+            const gx_lit *l = &f->x->lits.v[i];
+            uint32_t sym = sym_of(r, (uint32_t)fi, l->sym);
+            if (sym != GRAPH_NONE)
+                core_vec_push(
+                    &g->lits,
+                    ((gb_lit){core_strtab_intern(&g->strs, l->text, strlen(l->text)), sym}));
+        }
     }
     free(job.ref_const);
     inherited_loggers(r);

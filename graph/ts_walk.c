@@ -1295,6 +1295,34 @@ static NOINLINE void walk_for_in(tx *x, TSNode n, const ts_scope *sc, int depth)
         walk(x, body, sc, depth + 1);
 }
 
+/* A string literal's word, quotes off (see gx_lit), held by function
+ * sym. */
+static void value_word(tx *x, TSNode str, int32_t sym)
+{
+    uint32_t a = ts_node_start_byte(str) + 1, b = ts_node_end_byte(str);
+    if (b > a && graph_value_literal(x->src + a, b - 1 - a))
+        core_vec_push(&x->f->lits,
+                      ((gx_lit){core_arena_strndup(&x->f->arena, x->src + a, b - 1 - a), sym}));
+}
+
+/* The words a function returns as literals: `return 'epoll'`, `return
+ * ['http', 'ws']` (a mode's or a backend's names). */
+static void returned_words(tx *x, TSNode v, int32_t sym)
+{
+    if (ty(x, v) == N_STRING) {
+        value_word(x, v, sym);
+        return;
+    }
+    if (ty(x, v) != N_ARRAY)
+        return;
+    uint32_t k = ts_node_named_child_count(v);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode e = ts_node_named_child(v, i);
+        if (ty(x, e) == N_STRING)
+            value_word(x, e, sym);
+    }
+}
+
 static void walk(tx *x, TSNode n, const ts_scope *sc, int depth)
 {
     if (depth > GX_MAX_DEPTH) {
@@ -1358,8 +1386,10 @@ static void walk(tx *x, TSNode n, const ts_scope *sc, int depth)
         jsx_tag(x, n, sc, depth);
         return;
     case N_RETURN_STATEMENT:
-        if (sc->in_function && sc->sym >= 0 && ts_node_named_child_count(n) == 1)
+        if (sc->in_function && sc->sym >= 0 && ts_node_named_child_count(n) == 1) {
             graph__ts_add_returned(x, ts_node_named_child(n, 0), sc->sym, depth);
+            returned_words(x, ts_node_named_child(n, 0), sc->sym);
+        }
         walk_values(x, n, sc, depth);
         return;
     case N_JSX_EXPRESSION:

@@ -355,6 +355,37 @@ static void put_qname_index(writer *w, const gb_graph *g)
     free(qidx);
 }
 
+static int cmp_lit(const void *a, const void *b)
+{
+    const gb_lit *x = a, *y = b;
+    int c = x->text == y->text ? 0 : strcmp(qsort_strs->data + x->text, qsort_strs->data + y->text);
+    if (c)
+        return c;
+    return x->symbol < y->symbol ? -1 : x->symbol > y->symbol;
+}
+
+/* The value literals by text, then symbol, each pair once (graph_literal's
+ * binary search). */
+static void put_lits(writer *w, const gb_graph *g)
+{
+    size_t n = g->lits.n, k = 0;
+    gb_lit *v = core_xmalloc((n ? n : 1) * sizeof *v);
+    if (n)
+        memcpy(v, g->lits.v, n * sizeof *v);
+    qsort_strs = &g->strs;
+    qsort(v, n, sizeof *v, cmp_lit);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || cmp_lit(&v[k - 1], &v[i]) != 0)
+            v[k++] = v[i];
+    unsigned char *p = section_begin(w, GF_LITERALS, sizeof(gf_lit), k);
+    for (size_t i = 0; i < k; i++) {
+        p = le32(p, v[i].text);
+        p = le32(p, v[i].symbol);
+    }
+    section_end(w, p);
+    free(v);
+}
+
 static void put_stats(writer *w, const gf_stats *st)
 {
     unsigned char *p = section_begin(w, GF_STATS, sizeof *st, 1);
@@ -423,6 +454,7 @@ int graph__write(gb_index *idx, gb_graph *g, const char *path)
     put_next(&w, g, newpos);
     free(newpos);
     put_qname_index(&w, g);
+    put_lits(&w, g);
     put_stats(&w, &stats);
     /* Pad the end so the file size is a multiple of 8. */
     static const char pad[8] = {0};

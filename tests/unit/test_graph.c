@@ -97,6 +97,45 @@ TEST(calls_through_a_receiver_of_several_classes)
     graph_close(g);
 }
 
+/* The word-like literals a function returns, which a message's value
+ * may name a variant by (graph_literal_owners). */
+TEST(returned_words_are_kept)
+{
+    unit_write_str("words/transport.ts",
+                   "export class Transport {\n"
+                   "  modes(): string[] { return ['polling', 'websocket']; }\n"
+                   "  name(): string { return \"http-1\"; }\n"
+                   "  note(): string { const s = 'kept out'; return s; }\n"
+                   "}\n"
+                   "export class Fast extends Transport {\n"
+                   "  modes(): string[] { return ['websocket']; }\n"
+                   "  check(m: string): boolean { return m === 'polling'; }\n"
+                   "}\n");
+    unit_write_str("words/base.py", "class Base:\n"
+                                    "    def modes(self):\n"
+                                    "        return ['threading', 'x', b'raw', 'two words']\n"
+                                    "    def kind(self):\n"
+                                    "        return 'posix'\n"
+                                    "    def used(self, m):\n"
+                                    "        return m == 'select'\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("words"), unit_tmp_path("words.graph"), &o, NULL);
+    uint32_t own[4];
+    CHECK_INT(graph_literal_owners(g, "polling", 7, own, 4), 1);
+    CHECK_INT(own[0], unit_sym(g, "transport.Transport.modes"));
+    CHECK_INT(graph_literal_owners(g, "websocket", 9, own, 4), 2);
+    CHECK_INT(graph_literal_owners(g, "http-1", 6, own, 4), 1);
+    CHECK_INT(graph_literal_owners(g, "threading", 9, own, 4), 1);
+    CHECK_INT(own[0], unit_sym(g, "base.Base.modes"));
+    CHECK_INT(graph_literal_owners(g, "posix", 5, own, 4), 1);
+    /* Too short, not a word, compared rather than returned. */
+    CHECK_INT(graph_literal_owners(g, "x", 1, own, 4), 0);
+    CHECK_INT(graph_literal_owners(g, "two words", 9, own, 4), 0);
+    CHECK_INT(graph_literal_owners(g, "select", 6, own, 4), 0);
+    CHECK_INT(graph_literal_owners(g, "kept out", 8, own, 4), 0);
+    graph_close(g);
+}
+
 TEST(shop_symbols_and_spans)
 {
     graph_index_stats st;

@@ -369,9 +369,10 @@ TEST(version_2_files_are_read_without_successors)
     size_t n;
     CHECK_OK(core_read_file(unit_tmp_path("py.graph"), 1u << 30, &data, &n));
     char *copy = core_xmalloc(n);
-    const uint32_t ids[] = {GF_NEXT_OFFS, GF_NEXT_SITES};
-    /* A version 2 file: no successors, everything else as it was. */
-    without_sections(data, n, copy, ids, 2, 2);
+    const uint32_t ids[] = {GF_NEXT_OFFS, GF_NEXT_SITES, GF_LITERALS};
+    /* A version 2 file: no successors (nor value literals), everything
+     * else as it was. */
+    without_sections(data, n, copy, ids, 3, 2);
     CHECK_OK(open_copy(copy, n, why, sizeof why, &g));
     CHECK_INT(graph_nemits(g), nemits);
     for (uint32_t e = 0; e < nemits; e++) {
@@ -386,10 +387,19 @@ TEST(version_2_files_are_read_without_successors)
     CHECK(strstr(why, "lacks section") != NULL);
     without_sections(data, n, copy, ids, 0, 2);
     CHECK_INT(open_copy(copy, n, why, sizeof why, &g), CORE_ECORRUPT);
+    /* Version 3 has no value literals, which version 4 must have. */
+    without_sections(data, n, copy, ids + 2, 1, 3);
+    CHECK_OK(open_copy(copy, n, why, sizeof why, &g));
+    uint32_t owners[1];
+    CHECK_INT(graph_literal_owners(g, "helper", 6, owners, 1), 0);
+    graph_close(g);
+    without_sections(data, n, copy, ids + 2, 1, 4);
+    CHECK_INT(open_copy(copy, n, why, sizeof why, &g), CORE_ECORRUPT);
+    CHECK(strstr(why, "lacks section") != NULL);
     /* Version 1 is refused, saying which versions are read. */
     without_sections(data, n, copy, ids, 0, 1);
     CHECK_INT(open_copy(copy, n, why, sizeof why, &g), CORE_EVERSION);
-    CHECK(strstr(why, "versions 2 to 3") != NULL);
+    CHECK(strstr(why, "versions 2 to 4") != NULL);
     /* A successor pointing past the emits, or weighing more than 1. */
     gf_header h;
     memcpy(&h, data, sizeof h);
