@@ -156,5 +156,14 @@ bool map__variants(const map_mapper *m, uint32_t group);
  * runs several: the recent events' nearness is to decide). */
 uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n,
                           bool *several);
+/* Whether name occurs in text[0..len) as a whole identifier. */
+bool map__names_word(const char *text, size_t len, const char *name);
+/* A method whose code holds, as a literal, a word message text[0..len)
+ * shows outside tmpl's own text, where the same-named method of a class
+ * it inherits from or that inherits from it does not hold it (a mode one
+ * variant names): the variant the message tells runs, or GRAPH_NONE. The
+ * word is text[*wo..*wo + *wn). */
+uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text, size_t len,
+                         size_t *wo, size_t *wn);
 
 #endif

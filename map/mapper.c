@@ -826,6 +826,33 @@ static void note_unplaced(map_mapper *m, uint32_t act, const map_event *ev, cons
         a->sample = core_strtab_intern(&m->strs, text, len) + 1;
 }
 
+/* A message of one site whose value names a variant (map__value_told):
+ * an activity of its own, "TEMPLATE (word)", which tells the case's
+ * other events which variant runs. False when no value names one. */
+static bool told_message(map_mapper *m, msg_rec *r, uint32_t emit, uint32_t sym, const char *text,
+                         size_t len)
+{
+    const char *tmpl = map__template_text(m->g, emit);
+    size_t wo, wn;
+    uint32_t told = map__value_told(m, tmpl, text, len, &wo, &wn);
+    if (told == GRAPH_NONE)
+        return false;
+    core_buf_reset(&m->tmp);
+    core_buf_printf(&m->tmp, "%s (%.*s)", tmpl, (int)wn, text + wo);
+    bool created;
+    r->act = activity_get(m, m->tmp.data, m->tmp.len, &created);
+    if (r->act == m->other || r->act == UINT32_MAX || m->dry)
+        return true;
+    act_rec *a = &m->acts.v[r->act];
+    if (created || (a->nsyms == 0 && a->strategy == MAP_BY_NONE)) {
+        float one = 1.0f;
+        map__activity_set_syms(m, r->act, MAP_BY_TEMPLATE, &sym, &one, 1);
+        map__activity_set_cands(m, r->act, &sym, 1);
+    }
+    m->acts.v[r->act].told = told + 1;
+    return true;
+}
+
 static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
     msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
@@ -890,6 +917,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             note_unplaced(m, r.act, ev, text, len);
         return r;
     }
+    if (ns == 1 && told_message(m, &r, emits[0], syms[0], text, len))
+        return r;
     r.act = m->tmpl_act[emits[0]];
     created = false;
     if (r.act == UINT32_MAX) {
@@ -978,7 +1007,7 @@ static bool ident_byte(unsigned char c)
 }
 
 /* Whether name occurs in text as a whole identifier. */
-static bool names_word(const char *text, size_t len, const char *name)
+bool map__names_word(const char *text, size_t len, const char *name)
 {
     size_t n = strlen(name);
     if (n == 0)
@@ -1038,7 +1067,7 @@ static bool passed_literal(const map_mapper *m, uint32_t sym, const char *text, 
          k < m->passed.n && m->passed.v[k].act == sym; k++) {
         graph_emit e;
         graph_get_emit(m->g, m->passed.v[k].nb, &e);
-        if (!names_word(text, len, e.tmpl) || names_word(tmpl, strlen(tmpl), e.tmpl))
+        if (!map__names_word(text, len, e.tmpl) || map__names_word(tmpl, strlen(tmpl), e.tmpl))
             continue;
         bool shared = false;
         for (uint32_t j = 0; j < ns && !shared; j++) {
@@ -1077,7 +1106,7 @@ static uint32_t named_candidate(const map_mapper *m, const char *text, size_t le
         uint32_t nn = own_names(m->g, syms[i], names);
         bool named = false;
         for (uint32_t k = 0; k < nn && !named; k++) {
-            if (names_word(tmpl, strlen(tmpl), names[k]))
+            if (map__names_word(tmpl, strlen(tmpl), names[k]))
                 continue; /* in every rendering */
             /* a name the candidates share tells none of them */
             bool shared = false;
@@ -1087,7 +1116,7 @@ static uint32_t named_candidate(const map_mapper *m, const char *text, size_t le
                 for (uint32_t q = 0; q < no; q++)
                     shared |= strcmp(other[q], names[k]) == 0;
             }
-            named = !shared && names_word(text, len, names[k]);
+            named = !shared && map__names_word(text, len, names[k]);
         }
         if (!named)
             named = passed_literal(m, syms[i], text, len, tmpl, syms, ns);
@@ -1578,6 +1607,10 @@ bool map__symbol_aside(const map_mapper *m, uint32_t u)
  * template, as for sites of one class.
  */
 
+/* The most classes the object running a method is looked for among, and
+ * known not to be. */
+#define RUNNERS_MAX 32
+#define RUNNERS_MAX_ 16
 /* How far up a class hierarchy a method is looked for. */
 #define CLASS_DEPTH 8
 /* Nearness below this is the walk's noise (twice the push's threshold,
@@ -1677,6 +1710,91 @@ static bool dispatched(const graph *g, uint32_t sym, const uint32_t *cands, uint
     return hidden;
 }
 
+/*
+ * What a message's holes hold can name the variant too: a mode's or a
+ * backend's name that one variant's code holds as a literal (`return
+ * ['eventlet', 'threading']` in the synchronous server's async_modes,
+ * `['aiohttp', ...]` in the asynchronous one's) and that a method every
+ * variant inherits logs ("Server initialized for threading."). A word
+ * the overriding method holds as well (a key both build their replies
+ * with) tells nothing, and neither does one that many functions hold.
+ */
+#define VALUE_OWNERS_MAX 4
+#define VALUE_WORD_MAX 40 /* graph_value_literal's longest */
+/* Only the start of a long message is read for such words. */
+#define VALUE_TEXT_MAX 512
+
+static bool holds(const uint32_t *owners, uint32_t n, uint32_t sym)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (owners[i] == sym)
+            return true;
+    return false;
+}
+
+/* Whether method sym has a same-named method in a class its class
+ * inherits from or one inheriting from it (directly), and none of those
+ * is among owners. */
+static bool telling(const graph *g, uint32_t sym, const uint32_t *owners, uint32_t n)
+{
+    uint32_t cls = class_of(g, sym);
+    if (cls == GRAPH_NONE)
+        return false;
+    graph_symbol s;
+    graph_get_symbol(g, sym, &s);
+    bool other = false;
+    for (int dir = 0; dir < 2; dir++) {
+        uint32_t ne;
+        const graph_edge *e = dir ? graph_in_edges(g, cls, &ne) : graph_out_edges(g, cls, &ne);
+        for (uint32_t i = 0; i < ne; i++) {
+            if (e[i].type != GRAPH_EDGE_INHERITS)
+                continue;
+            uint32_t c = dispatch(g, e[i].node, s.name, dir ? 0 : CLASS_DEPTH);
+            if (c == GRAPH_NONE || c == sym)
+                continue;
+            if (holds(owners, n, c))
+                return false;
+            other = true;
+        }
+    }
+    return other;
+}
+
+uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text, size_t len,
+                         size_t *wo, size_t *wn)
+{
+    const graph *g = map_mapper_graph(m);
+    char word[VALUE_WORD_MAX + 1];
+    if (len > VALUE_TEXT_MAX)
+        len = VALUE_TEXT_MAX;
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && graph_value_byte((unsigned char)text[j]))
+            j++;
+        size_t n = j - i;
+        if (n == 0) {
+            i++;
+            continue;
+        }
+        if (graph_value_literal(text + i, n)) {
+            memcpy(word, text + i, n);
+            word[n] = 0;
+            uint32_t own[VALUE_OWNERS_MAX];
+            uint32_t k = map__names_word(tmpl, strlen(tmpl), word)
+                             ? 0
+                             : graph_literal_owners(g, word, n, own, VALUE_OWNERS_MAX);
+            for (uint32_t q = 0; q < k && k <= VALUE_OWNERS_MAX; q++)
+                if (telling(g, own[q], own, k)) {
+                    *wo = i;
+                    *wn = n;
+                    return own[q];
+                }
+        }
+        i = j;
+    }
+    return GRAPH_NONE;
+}
+
 /* Activity act of m into *a; false for an id m does not have (an
  * unknown activity tells nothing). */
 static bool activity_of(const map_mapper *m, uint32_t act, map_activity *a)
@@ -1699,6 +1817,13 @@ static uint32_t evidence_of(const map_mapper *m, uint32_t act)
     return map__symbol_aside(m, a.syms[0]) ? GRAPH_NONE : a.syms[0];
 }
 
+/* The variant an event's activity's values name (map__value_told), or
+ * GRAPH_NONE. */
+static uint32_t told_of(const map_mapper *m, uint32_t act)
+{
+    return act < m->acts.n && m->acts.v[act].told ? m->acts.v[act].told - 1 : GRAPH_NONE;
+}
+
 /* What holds sym: the class of a method, else the module of the file. */
 static uint32_t container_of(const graph *g, uint32_t sym)
 {
@@ -1712,24 +1837,49 @@ static uint32_t container_of(const graph *g, uint32_t sym)
     return f.module;
 }
 
-/* Whether symbol u is container c or one of its own members. */
-static bool within(const graph *g, uint32_t u, uint32_t c)
+/* The classes an evidence site's object is known not to be: subclasses
+ * of its method's class that override the method (up to max). */
+typedef struct {
+    uint32_t v[RUNNERS_MAX_];
+    uint32_t n;
+} not_runners;
+
+/* Whether member u of a class of the runners says that object's class:
+ * every class known not to be running it overrides u (a method those
+ * objects run as well tells nothing of which runs). */
+static bool says_runner(const graph *g, uint32_t u, const not_runners *nr)
+{
+    if (nr == NULL || nr->n == 0)
+        return true;
+    graph_symbol s;
+    graph_get_symbol(g, u, &s);
+    if (s.kind != GRAPH_SYM_METHOD)
+        return true;
+    for (uint32_t k = 0; k < nr->n; k++)
+        if (dispatch(g, nr->v[k], s.name, CLASS_DEPTH) == u)
+            return false;
+    return true;
+}
+
+/* Whether symbol u is container c or one of its own members (one that
+ * says the runner's class, given nr). */
+static bool within(const graph *g, uint32_t u, uint32_t c, const not_runners *nr)
 {
     if (u == c)
         return true;
     graph_symbol s;
     graph_get_symbol(g, u, &s);
-    return s.parent == c;
+    return s.parent == c && says_runner(g, u, nr);
 }
 
 /* Whether an edge of u (either way) reaches container d or its members. */
-static bool touches(const graph *g, uint32_t u, uint32_t d)
+static bool touches(const graph *g, uint32_t u, uint32_t d, const not_runners *nr)
 {
     for (int dir = 0; dir < 2; dir++) {
         uint32_t n;
         const graph_edge *e = dir ? graph_in_edges(g, u, &n) : graph_out_edges(g, u, &n);
         for (uint32_t i = 0; i < n; i++)
-            if (e[i].type != GRAPH_EDGE_MEMBER_OF && within(g, e[i].node, d))
+            if (e[i].type != GRAPH_EDGE_MEMBER_OF && within(g, e[i].node, d, nr))
                 return true;
     }
     return false;
@@ -1737,28 +1887,28 @@ static bool touches(const graph *g, uint32_t u, uint32_t d)
 
 /* Whether container c (a class or a module) or one of its own members
  * has an edge to container d or one of its own members: the code of one
- * names the other, not merely something both inherit from. */
-static bool linked(const graph *g, uint32_t c, uint32_t d)
+ * names the other, not merely something both inherit from. With nr, a
+ * method of d that objects of a class in nr run as well does not count. */
+static bool linked(const graph *g, uint32_t c, uint32_t d, const not_runners *nr)
 {
-    if (c == d || touches(g, c, d))
+    if (c == d || touches(g, c, d, nr))
         return true;
     uint32_t n;
     const graph_edge *e = graph_in_edges(g, c, &n);
     for (uint32_t i = 0; i < n; i++)
-        if (e[i].type == GRAPH_EDGE_MEMBER_OF && touches(g, e[i].node, d))
+        if (e[i].type == GRAPH_EDGE_MEMBER_OF && touches(g, e[i].node, d, nr))
             return true;
     return false;
 }
 
-/* The most classes the object running a method is looked for among. */
-#define RUNNERS_MAX 32
-
 /* The containers whose code may be running when sym logs: a method's
  * class and its subclasses that do not override it (an object of any of
- * them runs it), else sym's module. Returns how many (at most max). */
-static uint32_t runners(const graph *g, uint32_t sym, uint32_t *out, uint32_t max)
+ * them runs it), else sym's module. Returns how many (at most max); the
+ * subclasses that override it go to *nr. */
+static uint32_t runners(const graph *g, uint32_t sym, uint32_t *out, uint32_t max, not_runners *nr)
 {
     out[0] = container_of(g, sym);
+    nr->n = 0;
     if (class_of(g, sym) == GRAPH_NONE)
         return 1;
     graph_symbol s;
@@ -1773,8 +1923,12 @@ static uint32_t runners(const graph *g, uint32_t sym, uint32_t *out, uint32_t ma
             bool dup = false;
             for (uint32_t j = 0; j < n && !dup; j++)
                 dup = out[j] == e[i].node;
-            if (!dup && dispatch(g, e[i].node, s.name, CLASS_DEPTH) == sym)
+            if (dup)
+                continue;
+            if (dispatch(g, e[i].node, s.name, CLASS_DEPTH) == sym)
                 out[n++] = e[i].node;
+            else if (nr->n < RUNNERS_MAX_)
+                nr->v[nr->n++] = e[i].node;
         }
     }
     return n;
@@ -1785,12 +1939,13 @@ static uint32_t runners(const graph *g, uint32_t sym, uint32_t *out, uint32_t ma
 static uint32_t links(const graph *g, uint32_t sym, const uint32_t *cands, uint32_t nc, bool *run)
 {
     uint32_t r[RUNNERS_MAX];
-    uint32_t nr = runners(g, sym, r, RUNNERS_MAX), n = 0;
+    not_runners nr;
+    uint32_t nrun = runners(g, sym, r, RUNNERS_MAX, &nr), n = 0;
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t c = container_of(g, cands[i]);
         run[i] = false;
-        for (uint32_t k = 0; k < nr && !run[i]; k++)
-            run[i] = linked(g, c, r[k]);
+        for (uint32_t k = 0; k < nrun && !run[i]; k++)
+            run[i] = linked(g, c, r[k], &nr);
         n += run[i];
     }
     return n;
@@ -2011,8 +2166,10 @@ uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t
     /* The sites told: the events' own, then those picked. */
     uint32_t *ev = core_xmalloc((n + groups.n + 1) * sizeof *ev), nev = 0;
     bool several;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         nev = add_site(ev, nev, evidence_of(m, act[i]));
+        nev = add_site(ev, nev, told_of(m, act[i]));
+    }
     for (uint32_t r = 0; r < REVISE_ROUNDS && groups.n; r++) {
         uint32_t before = nev;
         for (size_t k = 0; k < groups.n; k++)
@@ -2075,6 +2232,7 @@ uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent,
             site = a.nsyms == 1 ? a.syms[0] : GRAPH_NONE;
         }
         nev = add_site(ev, nev, site);
+        nev = add_site(ev, nev, told_of(m, recent[k]));
     }
     return decide(m, group, ev, nev, several);
 }

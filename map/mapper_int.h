@@ -38,6 +38,9 @@ typedef struct act_rec {
     /* A group of variants some case showed running side by side (its
      * recent events pointed at several): told apart by nearness only. */
     bool side_by_side;
+    /* The variant its messages' values name (map__value_told), + 1; 0
+     * none. */
+    uint32_t told;
 } act_rec;
 
 #define LOGGER_MIXED UINT32_MAX

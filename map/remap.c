@@ -29,6 +29,7 @@ typedef struct old_act {
     char *text;        /* the saved text, NUL-terminated */
     size_t base;       /* bytes of it that are the template ... */
     const char *names; /* ... then " @" and the functions it was narrowed to, or NULL */
+    const char *told;  /* ... or " (" and the word its messages' values named, or NULL */
     bool tmpl;         /* made by a template (or a constant holding one) */
     /* Out: the new graph's sites, the text taken when reworded (owned). */
     uint32_t sites[MAX_SITES];
@@ -174,6 +175,25 @@ static void split_names(old_act *a)
         if (!a->names)
             a->names = names;
     }
+    /* A template's messages that named a variant by a value:
+     * "TEMPLATE (word)" (map_mapper_map's form; see map__value_told). A
+     * template ending so itself is found by untell(). */
+    a->told = NULL;
+    const char *open = a->names ? NULL : strrchr(a->text, '(');
+    size_t rest = open ? strlen(open + 1) : 0, wl = rest ? rest - 1 : 0;
+    if (open && open > a->text && open[-1] == ' ' && wl > 0 && open[wl + 1] == ')' &&
+        graph_value_literal(open + 1, wl)) {
+        a->told = open - 1;
+        a->base = (size_t)(a->told - a->text);
+    }
+}
+
+/* The saved text whole as the template, for a template that ends with a
+ * word in brackets itself. */
+static void untell(old_act *a)
+{
+    a->told = NULL;
+    a->base = strlen(a->text);
 }
 
 /* ---- similarity of templates ---- */
@@ -282,6 +302,8 @@ static void match_changed(const map_mapper *m, const tmpl_index *ix, old_act *ac
         core_buf_puts(&nt, t);
         if (a->names)
             core_buf_printf(&nt, " @%s", a->names);
+        if (a->told)
+            core_buf_puts(&nt, a->told);
         a->new_text = core_xstrndup(nt.data, nt.len);
         core_buf_free(&nt);
     }
@@ -598,8 +620,12 @@ uint32_t map_dict_stale(const graph *g, const map_remap_rec *recs, uint32_t n)
         a.text = core_xstrndup(a.d.text, a.d.tl);
         split_names(&a);
         uint32_t it;
+        const core_smap *sm = a.d.has_const ? &ix.consts : &ix.logs;
+        if (a.told && core_smap_get(sm, a.text, a.base, &it) == UINT32_MAX &&
+            core_smap_get(sm, a.text, strlen(a.text), &it) != UINT32_MAX)
+            untell(&a);
         if ((a.d.strategy == MAP_BY_TEMPLATE || a.d.has_const) &&
-            core_smap_get(a.d.has_const ? &ix.consts : &ix.logs, a.text, a.base, &it) == UINT32_MAX)
+            core_smap_get(sm, a.text, a.base, &it) == UINT32_MAX)
             stale++;
         free(a.text);
         map__dict_rec_free(&a.d);
@@ -649,10 +675,15 @@ int map_dict_remap(map_mapper *m, const map_remap_rec *recs, uint32_t n, const m
      * rewording may take. */
     for (uint32_t i = 0; i < n; i++) {
         old_act *a = &acts[i];
-        core_smap_add(&claimed, a->text, a->base, i);
-        core_smap_add(&claimed, a->text, strlen(a->text), i);
         if (a->tmpl)
             a->nsites = sites_of(m, &ix, a->d.has_const, a->text, a->base, a->names, a->sites);
+        if (a->tmpl && !a->nsites && a->told &&
+            sites_of(m, &ix, a->d.has_const, a->text, strlen(a->text), a->names, a->sites)) {
+            untell(a);
+            a->nsites = sites_of(m, &ix, a->d.has_const, a->text, a->base, a->names, a->sites);
+        }
+        core_smap_add(&claimed, a->text, a->base, i);
+        core_smap_add(&claimed, a->text, strlen(a->text), i);
         if (o->old && a->nsites > 1)
             a->nsites = keep_named(o->old, map_mapper_graph(m), a, a->sites, a->nsites);
     }

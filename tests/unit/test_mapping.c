@@ -1012,6 +1012,92 @@ TEST(mapper_variants_told_by_the_case)
     graph_close(g);
 }
 
+/* The same variants, each returning the modes it can run in: the base's
+ * constructor logs the mode, a literal one variant's code returns. Both
+ * return the same first packet. */
+static const char modes_client_py[] = "import logging\n"
+                                      "log = logging.getLogger('pkg.client')\n"
+                                      "class Client(object):\n"
+                                      "    def __init__(self, mode):\n"
+                                      "        log.info('Client initialized for %s.', mode)\n"
+                                      "    def modes(self):\n"
+                                      "        return ['eventlet', 'threading']\n"
+                                      "    def first_packet(self):\n"
+                                      "        return 'OPEN'\n"
+                                      "    def connect(self, url):\n"
+                                      "        log.info('Attempting connection to %s', url)\n"
+                                      "        self._send('OPEN')\n"
+                                      "    def _send(self, pkt):\n"
+                                      "        log.info('Sending packet %s', pkt)\n";
+static const char modes_async_py[] = "import logging\n"
+                                     "from pkg import client\n"
+                                     "log = logging.getLogger('pkg.client')\n"
+                                     "class AsyncClient(client.Client):\n"
+                                     "    def modes(self):\n"
+                                     "        return ['aiohttp', 'asgi']\n"
+                                     "    def first_packet(self):\n"
+                                     "        return 'OPEN'\n"
+                                     "    async def connect(self, url):\n"
+                                     "        log.info('Attempting connection to %s', url)\n"
+                                     "        await self._send('OPEN')\n"
+                                     "    async def _send(self, pkt):\n"
+                                     "        log.info('Sending packet %s', pkt)\n";
+
+TEST(mapper_variants_told_by_a_value)
+{
+    unit_write_str("modes/pkg/__init__.py", "");
+    unit_write_str("modes/pkg/client.py", modes_client_py);
+    unit_write_str("modes/pkg/asyncio_client.py", modes_async_py);
+    graph *g = index_dir("modes");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t sync_modes = unit_sym(g, "pkg.client.Client.modes");
+    uint32_t async_modes = unit_sym(g, "pkg.asyncio_client.AsyncClient.modes");
+    uint32_t found[4];
+    CHECK_INT(graph_literal_owners(g, "threading", 9, found, 4), 1);
+    CHECK_INT(found[0], sync_modes);
+    CHECK_INT(graph_literal_owners(g, "OPEN", 4, found, 4), 2);
+    CHECK_INT(graph_literal_owners(g, "threadin", 8, found, 4), 0);
+
+    /* The mode names the variant: the events after it are its sites. */
+    static const char *const sync_case[] = {
+        "Client initialized for threading.",
+        "Attempting connection to ws://a",
+        "Sending packet OPEN",
+    };
+    uint32_t act[3], var[3];
+    map_case_msgs(mp, sync_case, 3, act, var);
+    map_activity pa;
+    map_mapper_activity(mp, act[0], &pa);
+    CHECK_STR(pa.text, "Client initialized for %s. (threading)");
+    CHECK_INT(only_sym(mp, act[0]), unit_sym(g, "pkg.client.Client.__init__"));
+    CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "pkg.client.Client.connect"));
+    CHECK_INT(only_sym(mp, act[2]), unit_sym(g, "pkg.client.Client._send"));
+    static const char *const async_case[] = {
+        "Client initialized for aiohttp.",
+        "Attempting connection to ws://b",
+    };
+    map_case_msgs(mp, async_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "pkg.asyncio_client.AsyncClient.connect"));
+    CHECK(map_mapper_find(mp, "Client initialized for %s. (aiohttp)") == act[0]);
+    CHECK(async_modes != sync_modes);
+
+    /* A word both variants return ('OPEN') tells neither, and a mode no
+     * code returns tells nothing. */
+    static const char *const blind_case[] = {
+        "Client initialized for gevent.",
+        "Sending packet OPEN",
+        "Attempting connection to ws://c",
+    };
+    map_case_msgs(mp, blind_case, 3, act, var);
+    map_mapper_activity(mp, act[0], &pa);
+    CHECK_STR(pa.text, "Client initialized for %s.");
+    CHECK_INT(only_sym(mp, act[1]), GRAPH_NONE);
+    CHECK_INT(only_sym(mp, act[2]), GRAPH_NONE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Messages no template takes, placed where their neighbours are: a site
  * of the neighbour's own function renders them, after the logger's
  * decoration, with too little literal text to be matched anywhere. Two

@@ -607,3 +607,43 @@ TEST(remap_stale_reads_every_name_suffix)
     core_buf_free(&data);
     graph_close(g);
 }
+
+/* Variants naming their modes (map__value_told), and a message that ends
+ * with a word in brackets of its own. */
+static const char told1_py[] = "import logging\n"
+                               "log = logging.getLogger(\"app\")\n"
+                               "\n"
+                               "class Client(object):\n"
+                               "    def __init__(self, mode):\n"
+                               "        log.info(\"Client initialized for %s.\", mode)\n"
+                               "    def modes(self):\n"
+                               "        return ['eventlet', 'threading']\n"
+                               "    def close(self):\n"
+                               "        log.info(\"connection closed (timeout)\")\n"
+                               "\n"
+                               "class AsyncClient(Client):\n"
+                               "    def modes(self):\n"
+                               "        return ['aiohttp']\n";
+
+TEST(remap_follows_a_template_named_by_a_value)
+{
+    graph *g1 = index_rel("told1", told1_py);
+    graph *g2 = index_rel_with("told2", told1_py, "class Client", "# moved\n\n");
+    static const char *const msgs[] = {"Client initialized for threading.",
+                                       "connection closed (timeout)"};
+    const char *path = train_cases(g1, msgs, 2, UINT32_MAX, NULL, "told.model");
+    map_remap r;
+    map_mapper *m;
+    model_joint *md;
+    remap_onto(path, g1, g2, &r, &m, &md);
+    CHECK_INT(remap_of(&r, m, "Client initialized for %s. (threading)")->kind, MAP_REMAP_MOVED);
+    CHECK_STR(symbol_of(m, "Client initialized for %s. (threading)"), "app.Client.__init__");
+    CHECK_INT(remap_of(&r, m, "connection closed (timeout)")->kind, MAP_REMAP_MOVED);
+    CHECK_STR(symbol_of(m, "connection closed (timeout)"), "app.Client.close");
+    CHECK_INT(r.count[MAP_REMAP_GONE], 0);
+    map_remap_free(&r);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g2);
+    graph_close(g1);
+}
