@@ -216,17 +216,18 @@ static int graph_stats_cmd(int argc, char **argv)
         for (int k = 0; k < GRAPH_STYLE__COUNT; k++)
             core_buf_printf(&b, "%s\"%s\":%llu", k ? "," : "", graph_style_name((graph_style)k),
                             (unsigned long long)st.emits_by_style[k]);
-        core_buf_printf(&b,
-                        "},\"next_sites\":{\"edges\":%llu,\"from_emits\":%llu},"
-                        "\"calls\":{\"total\":%llu,\"resolved\":%llu,\"resolved_share\":%.4f,"
-                        "\"internal\":%llu,\"internal_resolved\":%llu,"
-                        "\"internal_resolved_share\":%.4f}}\n",
-                        (unsigned long long)st.next_sites, (unsigned long long)st.emits_with_next,
-                        (unsigned long long)st.calls, (unsigned long long)st.calls_resolved,
-                        pct(st.calls_resolved, st.calls) / 100,
-                        (unsigned long long)st.calls_internal,
-                        (unsigned long long)st.calls_internal_resolved,
-                        pct(st.calls_internal_resolved, st.calls_internal) / 100);
+        core_buf_printf(
+            &b,
+            "},\"next_sites\":{\"edges\":%llu,\"from_emits\":%llu},"
+            "\"value_literals\":%llu,\"calls\":{\"total\":%llu,\"resolved\":%llu,\"resolved_"
+            "share\":%.4f,"
+            "\"internal\":%llu,\"internal_resolved\":%llu,"
+            "\"internal_resolved_share\":%.4f}}\n",
+            (unsigned long long)st.next_sites, (unsigned long long)st.emits_with_next,
+            (unsigned long long)st.value_literals, (unsigned long long)st.calls,
+            (unsigned long long)st.calls_resolved, pct(st.calls_resolved, st.calls) / 100,
+            (unsigned long long)st.calls_internal, (unsigned long long)st.calls_internal_resolved,
+            pct(st.calls_internal_resolved, st.calls_internal) / 100);
     } else {
         core_buf_printf(&b, "files      %llu (", (unsigned long long)st.files);
         bool first = true;
@@ -263,6 +264,10 @@ static int graph_stats_cmd(int argc, char **argv)
                         "\nnext-site  %llu edges from %llu emit sites (what can log next, by "
                         "control flow)",
                         (unsigned long long)st.next_sites, (unsigned long long)st.emits_with_next);
+        core_buf_printf(&b,
+                        "\nliterals   %llu words functions return (modes, backends: a value may "
+                        "name a variant)",
+                        (unsigned long long)st.value_literals);
         core_buf_printf(
             &b, "\ncall sites %llu, resolved %.1f%%; to in-repo names %llu, resolved %.1f%%\n",
             (unsigned long long)st.calls, pct(st.calls_resolved, st.calls),

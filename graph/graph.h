@@ -430,6 +430,8 @@ typedef struct graph_stats {
     uint64_t calls, calls_resolved, calls_internal, calls_internal_resolved;
     /* The successor model: next-site edges, and the emits they leave */
     uint64_t next_sites, emits_with_next;
+    /* Word-like literals functions return (graph_literal_owners) */
+    uint64_t value_literals;
 } graph_stats;
 
 void graph_get_stats(const graph *g, graph_stats *out);

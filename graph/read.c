@@ -589,6 +589,7 @@ void graph_get_stats(const graph *g, graph_stats *out)
         out->lines_by_role[r] += f->lines;
     }
     out->next_sites = g->nnext;
+    out->value_literals = g->nlits;
     for (uint32_t i = 0; g->next_offs && i < g->nemits; i++)
         out->emits_with_next += g->next_offs[i + 1] > g->next_offs[i];
     out->files = g->stats->files;
