@@ -410,6 +410,10 @@ bool graph_value_literal(const char *s, size_t n);
  * in a graph written before value literals were kept). */
 uint32_t graph_literal_owners(const graph *g, const char *s, size_t n, uint32_t *owners,
                               uint32_t max);
+/* The value literals in order (by text, then function): how many, and
+ * the i-th's text and function (*sym). */
+uint32_t graph_nliterals(const graph *g);
+const char *graph_literal_at(const graph *g, uint32_t i, uint32_t *sym);
 
 /*
  * Finds symbols by qualified name (exact), or, when none matches, by a

@@ -508,6 +508,18 @@ uint32_t graph_literal_owners(const graph *g, const char *s, size_t n, uint32_t 
     return k;
 }
 
+uint32_t graph_nliterals(const graph *g)
+{
+    return g->nlits;
+}
+
+const char *graph_literal_at(const graph *g, uint32_t i, uint32_t *sym)
+{
+    if (sym)
+        *sym = g->lits[i].symbol;
+    return g->strs + g->lits[i].text;
+}
+
 uint32_t graph_emit_callee(const graph *g, uint32_t emit)
 {
     graph_emit e;

@@ -165,5 +165,8 @@ bool map__names_word(const char *text, size_t len, const char *name);
  * word is text[*wo..*wo + *wn). */
 uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text, size_t len,
                          size_t *wo, size_t *wn);
+/* Finds the words that name a variant in m's graph (map__value_told's
+ * table), once. */
+void map__told_words_init(map_mapper *m);
 
 #endif

@@ -213,6 +213,7 @@ int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
         core_smap_add(&m->file_by_path, fi.path, strlen(fi.path), f);
     }
     callees_init(m);
+    map__told_words_init(m);
     map_match_work_listed(m->mw, m->listed);
     *out = m;
     return 0;
@@ -238,6 +239,7 @@ void map_mapper_free(map_mapper *m)
     core_vec_free(&m->var_act);
     core_vec_free(&m->var_text);
     core_map_free(&m->msg_cache);
+    core_map_free(&m->told_words);
     core_vec_free(&m->msgs);
     core_buf_free(&m->masked_text);
     core_map_free(&m->amb_cache);
@@ -284,7 +286,7 @@ size_t map_mapper_bytes(const map_mapper *m)
     const core_map *maps[] = {&m->act_by_text, &m->var_by_key, &m->msg_cache,    &m->amb_cache,
                               &m->near_index,  &m->acc_index,  &m->code_votes,   &m->code_cache,
                               &m->nb_index,    &m->live,       &m->logger_files, &m->logger_total,
-                              &m->chain_index};
+                              &m->chain_index, &m->told_words};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         b += core_map_bytes(maps[i]);
     b += core_vec_bytes(m->acts) + core_vec_bytes(m->syms) + core_vec_bytes(m->conf) +
@@ -1760,9 +1762,38 @@ static bool telling(const graph *g, uint32_t sym, const uint32_t *owners, uint32
     return other;
 }
 
+static uint64_t word_hash(const char *s, size_t n)
+{
+    return map__key64(core_hash64(s, n, 0x776f7264));
+}
+
+void map__told_words_init(map_mapper *m)
+{
+    const graph *g = map_mapper_graph(m);
+    uint32_t n = graph_nliterals(g);
+    for (uint32_t i = 0; i < n;) {
+        uint32_t own[VALUE_OWNERS_MAX], sym;
+        const char *t = graph_literal_at(g, i, &sym);
+        uint32_t j = i;
+        for (; j < n && strcmp(graph_literal_at(g, j, &sym), t) == 0; j++)
+            if (j - i < VALUE_OWNERS_MAX)
+                own[j - i] = sym;
+        uint32_t k = j - i;
+        for (uint32_t q = 0; q < k && k <= VALUE_OWNERS_MAX; q++)
+            if (telling(g, own[q], own, k)) {
+                bool ins;
+                *core_map_put(&m->told_words, word_hash(t, strlen(t)), &ins) = i + q + 1;
+                break;
+            }
+        i = j;
+    }
+}
+
 uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text, size_t len,
                          size_t *wo, size_t *wn)
 {
+    if (m->told_words.n == 0)
+        return GRAPH_NONE;
     const graph *g = map_mapper_graph(m);
     char word[VALUE_WORD_MAX + 1];
     if (len > VALUE_TEXT_MAX)
@@ -1776,19 +1807,18 @@ uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text
             i++;
             continue;
         }
-        if (graph_value_literal(text + i, n)) {
+        const uint64_t *v =
+            n <= VALUE_WORD_MAX ? core_map_get(&m->told_words, word_hash(text + i, n)) : NULL;
+        uint32_t sym;
+        const char *lit = v ? graph_literal_at(g, (uint32_t)*v - 1, &sym) : NULL;
+        if (lit && strlen(lit) == n && memcmp(lit, text + i, n) == 0) {
             memcpy(word, text + i, n);
             word[n] = 0;
-            uint32_t own[VALUE_OWNERS_MAX];
-            uint32_t k = map__names_word(tmpl, strlen(tmpl), word)
-                             ? 0
-                             : graph_literal_owners(g, word, n, own, VALUE_OWNERS_MAX);
-            for (uint32_t q = 0; q < k && k <= VALUE_OWNERS_MAX; q++)
-                if (telling(g, own[q], own, k)) {
-                    *wo = i;
-                    *wn = n;
-                    return own[q];
-                }
+            if (!map__names_word(tmpl, strlen(tmpl), word)) {
+                *wo = i;
+                *wn = n;
+                return sym;
+            }
         }
         i = j;
     }

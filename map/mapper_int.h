@@ -107,6 +107,9 @@ struct map_mapper {
      * training cases' contexts said of each group's candidates, group ->
      * offset in amb_acc (one sum per candidate). */
     core_map amb_cache;
+    /* The words that name a variant (map__value_told): hash of the word
+     * -> the graph's literal index + 1, of the method that returns it. */
+    core_map told_words;
     core_vec(amb_rec) ambs;
     core_vec(float) amb_scores;
     core_map near_index;
