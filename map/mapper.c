@@ -1734,9 +1734,38 @@ static bool holds(const uint32_t *owners, uint32_t n, uint32_t sym)
     return false;
 }
 
-/* Whether method sym has a same-named method in a class its class
- * inherits from or one inheriting from it (directly), and none of those
- * is among owners. */
+/* Whether classes a and b log as variants: a method of one and the
+ * same-named method of the other log the same text. */
+static bool log_alike(const graph *g, uint32_t a, uint32_t b)
+{
+    uint32_t na;
+    const graph_edge *ea = graph_in_edges(g, a, &na);
+    for (uint32_t i = 0; i < na; i++) {
+        if (ea[i].type != GRAPH_EDGE_MEMBER_OF)
+            continue;
+        uint32_t first, k = graph_symbol_emits(g, ea[i].node, &first);
+        if (k == 0)
+            continue;
+        graph_symbol s;
+        graph_get_symbol(g, ea[i].node, &s);
+        uint32_t o = dispatch(g, b, s.name, 0);
+        uint32_t of, ok = o == GRAPH_NONE ? 0 : graph_symbol_emits(g, o, &of);
+        for (uint32_t x = 0; x < k; x++)
+            for (uint32_t y = 0; y < ok; y++) {
+                graph_emit ex, ey;
+                graph_get_emit(g, first + x, &ex);
+                graph_get_emit(g, of + y, &ey);
+                if (ex.kind != GRAPH_EMIT_CALL && ex.tmpl[0] && strcmp(ex.tmpl, ey.tmpl) == 0)
+                    return true;
+            }
+    }
+    return false;
+}
+
+/* Whether method sym names its class among variants: a class it inherits
+ * from or one inheriting from it (directly) has a method of the same
+ * name, none of those is among owners (they do not return the word too),
+ * and the two classes log alike. */
 static bool telling(const graph *g, uint32_t sym, const uint32_t *owners, uint32_t n)
 {
     uint32_t cls = class_of(g, sym);
@@ -1756,7 +1785,7 @@ static bool telling(const graph *g, uint32_t sym, const uint32_t *owners, uint32
                 continue;
             if (holds(owners, n, c))
                 return false;
-            other = true;
+            other |= log_alike(g, cls, class_of(g, c));
         }
     }
     return other;
@@ -1780,7 +1809,7 @@ void map__told_words_init(map_mapper *m)
                 own[j - i] = sym;
         uint32_t k = j - i;
         for (uint32_t q = 0; q < k && k <= VALUE_OWNERS_MAX; q++)
-            if (telling(g, own[q], own, k)) {
+            if (!map__symbol_aside(m, own[q]) && telling(g, own[q], own, k)) {
                 bool ins;
                 *core_map_put(&m->told_words, word_hash(t, strlen(t)), &ins) = i + q + 1;
                 break;

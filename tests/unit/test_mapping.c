@@ -1048,6 +1048,18 @@ TEST(mapper_variants_told_by_a_value)
     unit_write_str("modes/pkg/__init__.py", "");
     unit_write_str("modes/pkg/client.py", modes_client_py);
     unit_write_str("modes/pkg/asyncio_client.py", modes_async_py);
+    /* Variants that return their scheme but do not log alike: the scheme
+     * a message shows tells nothing that a site could be told apart by. */
+    unit_write_str("modes/pkg/web.py", "import logging\n"
+                                       "log = logging.getLogger('pkg.web')\n"
+                                       "class Plain(object):\n"
+                                       "    def scheme(self):\n"
+                                       "        return 'http'\n"
+                                       "    def fetch(self):\n"
+                                       "        log.info('fetching over %s', self.scheme())\n"
+                                       "class Secure(Plain):\n"
+                                       "    def scheme(self):\n"
+                                       "        return 'https'\n");
     graph *g = index_dir("modes");
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
@@ -1094,6 +1106,10 @@ TEST(mapper_variants_told_by_a_value)
     CHECK_STR(pa.text, "Client initialized for %s.");
     CHECK_INT(only_sym(mp, act[1]), GRAPH_NONE);
     CHECK_INT(only_sym(mp, act[2]), GRAPH_NONE);
+    static const char *const web_case[] = {"fetching over https"};
+    map_case_msgs(mp, web_case, 1, act, var);
+    map_mapper_activity(mp, act[0], &pa);
+    CHECK_STR(pa.text, "fetching over %s");
     map_mapper_free(mp);
     graph_close(g);
 }

@@ -608,8 +608,8 @@ TEST(remap_stale_reads_every_name_suffix)
     graph_close(g);
 }
 
-/* Variants naming their modes (map__value_told), and a message that ends
- * with a word in brackets of its own. */
+/* Variants naming their modes (map__value_told), which log alike, and a
+ * message that ends with a word in brackets of its own. */
 static const char told1_py[] = "import logging\n"
                                "log = logging.getLogger(\"app\")\n"
                                "\n"
@@ -620,10 +620,14 @@ static const char told1_py[] = "import logging\n"
                                "        return ['eventlet', 'threading']\n"
                                "    def close(self):\n"
                                "        log.info(\"connection closed (timeout)\")\n"
+                               "    def send(self, p):\n"
+                               "        log.info(\"sending %s\", p)\n"
                                "\n"
                                "class AsyncClient(Client):\n"
                                "    def modes(self):\n"
-                               "        return ['aiohttp']\n";
+                               "        return ['aiohttp']\n"
+                               "    async def send(self, p):\n"
+                               "        log.info(\"sending %s\", p)\n";
 
 TEST(remap_follows_a_template_named_by_a_value)
 {
