@@ -1612,7 +1612,7 @@ bool map__symbol_aside(const map_mapper *m, uint32_t u)
 /* The most classes the object running a method is looked for among, and
  * known not to be. */
 #define RUNNERS_MAX 32
-#define RUNNERS_MAX_ 16
+#define NOT_RUNNERS_MAX 16
 /* How far up a class hierarchy a method is looked for. */
 #define CLASS_DEPTH 8
 /* Nearness below this is the walk's noise (twice the push's threshold,
@@ -1899,7 +1899,7 @@ static uint32_t container_of(const graph *g, uint32_t sym)
 /* The classes an evidence site's object is known not to be: subclasses
  * of its method's class that override the method (up to max). */
 typedef struct {
-    uint32_t v[RUNNERS_MAX_];
+    uint32_t v[NOT_RUNNERS_MAX];
     uint32_t n;
 } not_runners;
 
@@ -1986,7 +1986,7 @@ static uint32_t runners(const graph *g, uint32_t sym, uint32_t *out, uint32_t ma
                 continue;
             if (dispatch(g, e[i].node, s.name, CLASS_DEPTH) == sym)
                 out[n++] = e[i].node;
-            else if (nr->n < RUNNERS_MAX_)
+            else if (nr->n < NOT_RUNNERS_MAX)
                 nr->v[nr->n++] = e[i].node;
         }
     }
