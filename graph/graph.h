@@ -404,14 +404,10 @@ uint32_t graph_emit_callee(const graph *g, uint32_t emit);
  * them. */
 bool graph_value_byte(unsigned char c);
 bool graph_value_literal(const char *s, size_t n);
-/* The functions whose code holds s[0..n) as a word-like string literal (a
- * mode's or a backend's name, `return ['eventlet', 'threading']`): up to
- * max of them into owners, by id; returns how many there are in all (none
- * in a graph written before value literals were kept). */
-uint32_t graph_literal_owners(const graph *g, const char *s, size_t n, uint32_t *owners,
-                              uint32_t max);
-/* The value literals in order (by text, then function): how many, and
- * the i-th's text and function (*sym). */
+/* The word-like string literals functions return (a mode's or a
+ * backend's name, `return ['eventlet', 'threading']`), by text, then
+ * function: how many (none in a graph written before they were kept),
+ * and the i-th's text and function (*sym). */
 uint32_t graph_nliterals(const graph *g);
 const char *graph_literal_at(const graph *g, uint32_t i, uint32_t *sym);
 
@@ -434,7 +430,7 @@ typedef struct graph_stats {
     uint64_t calls, calls_resolved, calls_internal, calls_internal_resolved;
     /* The successor model: next-site edges, and the emits they leave */
     uint64_t next_sites, emits_with_next;
-    /* Word-like literals functions return (graph_literal_owners) */
+    /* Word-like literals functions return (graph_nliterals) */
     uint64_t value_literals;
 } graph_stats;
 

@@ -481,33 +481,6 @@ const graph_next *graph_next_sites(const graph *g, uint32_t emit, uint32_t *coun
     return g->next + g->next_offs[emit];
 }
 
-/* Compares the literal at strs + off with key[0..n) as strcmp would. */
-static int lit_cmp(const graph *g, uint32_t off, const char *key, size_t n)
-{
-    const char *t = g->strs + off;
-    size_t tn = strnlen(t, g->nstrs - off);
-    int c = memcmp(t, key, tn < n ? tn : n);
-    return c ? c : (tn > n) - (tn < n);
-}
-
-uint32_t graph_literal_owners(const graph *g, const char *s, size_t n, uint32_t *owners,
-                              uint32_t max)
-{
-    uint32_t lo = 0, hi = g->nlits;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (lit_cmp(g, g->lits[mid].text, s, n) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    uint32_t k = 0;
-    for (uint32_t i = lo; i < g->nlits && lit_cmp(g, g->lits[i].text, s, n) == 0; i++, k++)
-        if (k < max)
-            owners[k] = g->lits[i].symbol;
-    return k;
-}
-
 uint32_t graph_nliterals(const graph *g)
 {
     return g->nlits;

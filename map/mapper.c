@@ -1722,7 +1722,6 @@ static bool dispatched(const graph *g, uint32_t sym, const uint32_t *cands, uint
  * with) tells nothing, and neither does one that many functions hold.
  */
 #define VALUE_OWNERS_MAX 4
-#define VALUE_WORD_MAX 40 /* graph_value_literal's longest */
 /* Only the start of a long message is read for such words. */
 #define VALUE_TEXT_MAX 512
 
@@ -1824,30 +1823,24 @@ uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text
     if (m->told_words.n == 0)
         return GRAPH_NONE;
     const graph *g = map_mapper_graph(m);
-    char word[VALUE_WORD_MAX + 1];
     if (len > VALUE_TEXT_MAX)
         len = VALUE_TEXT_MAX;
     for (size_t i = 0; i < len;) {
         size_t j = i;
         while (j < len && graph_value_byte((unsigned char)text[j]))
             j++;
-        size_t n = j - i;
-        if (n == 0) {
+        if (j == i) {
             i++;
             continue;
         }
-        const uint64_t *v =
-            n <= VALUE_WORD_MAX ? core_map_get(&m->told_words, word_hash(text + i, n)) : NULL;
+        const uint64_t *v = core_map_get(&m->told_words, word_hash(text + i, j - i));
         uint32_t sym;
         const char *lit = v ? graph_literal_at(g, (uint32_t)*v - 1, &sym) : NULL;
-        if (lit && strlen(lit) == n && memcmp(lit, text + i, n) == 0) {
-            memcpy(word, text + i, n);
-            word[n] = 0;
-            if (!map__names_word(tmpl, strlen(tmpl), word)) {
-                *wo = i;
-                *wn = n;
-                return sym;
-            }
+        if (lit && strlen(lit) == j - i && memcmp(lit, text + i, j - i) == 0 &&
+            !map__names_word(tmpl, strlen(tmpl), lit)) {
+            *wo = i;
+            *wn = j - i;
+            return sym;
         }
         i = j;
     }
@@ -1908,7 +1901,7 @@ typedef struct {
  * objects run as well tells nothing of which runs). */
 static bool says_runner(const graph *g, uint32_t u, const not_runners *nr)
 {
-    if (nr == NULL || nr->n == 0)
+    if (nr->n == 0)
         return true;
     graph_symbol s;
     graph_get_symbol(g, u, &s);
@@ -1946,8 +1939,8 @@ static bool touches(const graph *g, uint32_t u, uint32_t d, const not_runners *n
 
 /* Whether container c (a class or a module) or one of its own members
  * has an edge to container d or one of its own members: the code of one
- * names the other, not merely something both inherit from. With nr, a
- * method of d that objects of a class in nr run as well does not count. */
+ * names the other, not merely something both inherit from. A method of
+ * d that objects of a class in nr run as well does not count. */
 static bool linked(const graph *g, uint32_t c, uint32_t d, const not_runners *nr)
 {
     if (c == d || touches(g, c, d, nr))

@@ -98,7 +98,7 @@ TEST(calls_through_a_receiver_of_several_classes)
 }
 
 /* The word-like literals a function returns, which a message's value
- * may name a variant by (graph_literal_owners). */
+ * may name a variant by (graph_literal_at). */
 TEST(returned_words_are_kept)
 {
     unit_write_str("words/transport.ts",
@@ -121,18 +121,18 @@ TEST(returned_words_are_kept)
     graph_index_opts o = quiet_opts();
     graph *g = index_and_open(unit_tmp_path("words"), unit_tmp_path("words.graph"), &o, NULL);
     uint32_t own[4];
-    CHECK_INT(graph_literal_owners(g, "polling", 7, own, 4), 1);
+    CHECK_INT(unit_literal_owners(g, "polling", own, 4), 1);
     CHECK_INT(own[0], unit_sym(g, "transport.Transport.modes"));
-    CHECK_INT(graph_literal_owners(g, "websocket", 9, own, 4), 2);
-    CHECK_INT(graph_literal_owners(g, "http-1", 6, own, 4), 1);
-    CHECK_INT(graph_literal_owners(g, "threading", 9, own, 4), 1);
+    CHECK_INT(unit_literal_owners(g, "websocket", own, 4), 2);
+    CHECK_INT(unit_literal_owners(g, "http-1", own, 4), 1);
+    CHECK_INT(unit_literal_owners(g, "threading", own, 4), 1);
     CHECK_INT(own[0], unit_sym(g, "base.Base.modes"));
-    CHECK_INT(graph_literal_owners(g, "posix", 5, own, 4), 1);
+    CHECK_INT(unit_literal_owners(g, "posix", own, 4), 1);
     /* Too short, not a word, compared rather than returned. */
-    CHECK_INT(graph_literal_owners(g, "x", 1, own, 4), 0);
-    CHECK_INT(graph_literal_owners(g, "two words", 9, own, 4), 0);
-    CHECK_INT(graph_literal_owners(g, "select", 6, own, 4), 0);
-    CHECK_INT(graph_literal_owners(g, "kept out", 8, own, 4), 0);
+    CHECK_INT(unit_literal_owners(g, "x", own, 4), 0);
+    CHECK_INT(unit_literal_owners(g, "two words", own, 4), 0);
+    CHECK_INT(unit_literal_owners(g, "select", own, 4), 0);
+    CHECK_INT(unit_literal_owners(g, "kept out", own, 4), 0);
     graph_close(g);
 }
 

@@ -391,7 +391,7 @@ TEST(version_2_files_are_read_without_successors)
     without_sections(data, n, copy, ids + 2, 1, 3);
     CHECK_OK(open_copy(copy, n, why, sizeof why, &g));
     uint32_t owners[1];
-    CHECK_INT(graph_literal_owners(g, "helper", 6, owners, 1), 0);
+    CHECK_INT(unit_literal_owners(g, "helper", owners, 1), 0);
     graph_close(g);
     without_sections(data, n, copy, ids + 2, 1, 4);
     CHECK_INT(open_copy(copy, n, why, sizeof why, &g), CORE_ECORRUPT);

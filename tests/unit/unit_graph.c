@@ -28,6 +28,20 @@ uint32_t unit_sym(const graph *g, const char *qualname)
     return ids[0];
 }
 
+uint32_t unit_literal_owners(const graph *g, const char *s, uint32_t *owners, uint32_t max)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < graph_nliterals(g); i++) {
+        uint32_t sym;
+        if (strcmp(graph_literal_at(g, i, &sym), s) != 0)
+            continue;
+        if (k < max)
+            owners[k] = sym;
+        k++;
+    }
+    return k;
+}
+
 graph_emit unit_emit_at(const graph *g, const char *qualname, uint32_t line)
 {
     uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), found = 0;

@@ -17,6 +17,9 @@ graph *unit_index_and_open(const char *root, const char *out, const graph_index_
                            graph_index_stats *st);
 /* The id of the one symbol that qualname names. */
 uint32_t unit_sym(const graph *g, const char *qualname);
+/* The functions returning the literal word s (graph_literal_at): up to
+ * max of them into owners; how many there are in all. */
+uint32_t unit_literal_owners(const graph *g, const char *s, uint32_t *owners, uint32_t max);
 /* The 1-based line of src's first line that contains needle (fails the
  * test when none does). */
 uint32_t unit_line_of(const char *src, const char *needle);
