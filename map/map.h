@@ -497,15 +497,35 @@ size_t map_mapper_bytes(const map_mapper *m);
  * weigh most). */
 #define MAP_RECENT 8
 
+/* The most variants a case's memory of the values it showed keeps. */
+#define MAP_TOLD_MAX 4
+
+/*
+ * A case's memory of the variants its events' values named (a mode's name
+ * only one variant's code returns: see map_mapper_map): sym[0..*n), each
+ * with the position seq[] of the event that named it first, in that
+ * order. Adds the variant activity act names, at position at, unless it
+ * is there already or the memory is full: the first ones named are kept,
+ * so that forgetting those named after a position (map_told_cut) leaves
+ * the memory as it was there.
+ */
+void map_told_note(const map_mapper *m, uint32_t act, uint64_t at, uint32_t *sym, uint64_t *seq,
+                   uint32_t *n);
+/* Forgets the variants of a case's memory first named after position at
+ * (an event placed before them is mapped again). */
+void map_told_cut(uint64_t at, const uint64_t *seq, uint32_t *n);
+
 /*
  * Maps one event of a case whose recent activities are recent[0..nrecent)
  * (oldest first, the previous event's last; nrecent 0 for the first
- * event; at most MAP_RECENT are looked at): writes its activity and
- * variant ids. A message several sites log goes to one of them (an
- * activity "TEMPLATE @qualname"), else to all of them: for sites that
- * are variants (a class's and its overriding subclasses'), the one the
- * recent events point at as map_mapper_revise has it (those it decided so
- * telling the next ones), none when they point at none; for sites of one
+ * event; at most MAP_RECENT are looked at), and whose earlier events
+ * named the variants told[0..ntold) (map_told_note; NULL, 0 for none):
+ * writes its activity and variant ids. A message several sites log goes
+ * to one of them (an activity "TEMPLATE @qualname"), else to all of them:
+ * for sites that are variants (a class's and its overriding subclasses'),
+ * the one the recent events and the variants told point at as
+ * map_mapper_revise has it (those it decided so telling the next ones),
+ * none when they point at none; for sites of one
  * class or module, or variants the recent events show running side by
  * side, the one the recent events are clearly nearest to over the code
  * graph. Code attributes, when
@@ -513,7 +533,7 @@ size_t map_mapper_bytes(const map_mapper *m);
  * map_mapper_finish). Repeated messages are answered from a cache.
  */
 void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
-                    uint32_t *activity, uint32_t *variant);
+                    const uint32_t *told, uint32_t ntold, uint32_t *activity, uint32_t *variant);
 /*
  * What map_mapper_map would answer, keeping nothing: no activity,
  * variant, count or evidence is added (the daemon's stateless query). A
@@ -524,7 +544,8 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
  * code: the same locking as map_mapper_map.
  */
 void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
-                     uint32_t *activity, uint32_t *variant, const char **text);
+                     const uint32_t *told, uint32_t ntold, uint32_t *activity, uint32_t *variant,
+                     const char **text);
 
 /*
  * Revises the activities of one complete case's events act[0..n) (in the

@@ -150,12 +150,20 @@ void map__recount(map_mapper *m, uint32_t from, uint32_t to);
 /* Whether a group's candidates are variants (a class's methods and its
  * subclasses' overrides), which the case's other events tell apart. */
 bool map__variants(const map_mapper *m, uint32_t group);
+/* What mapping an event reads of its case: its recent activities
+ * (oldest first, at most MAP_RECENT), and the variants its earlier events'
+ * values named (map_told_note). */
+typedef struct map__case {
+    const uint32_t *recent;
+    uint32_t nrecent;
+    const uint32_t *told;
+    uint32_t ntold;
+} map__case;
 /* The candidate of a group of variants that the case's recent activities
- * recent[0..n) point at (map_mapper_revise's rule over them), or
- * GRAPH_NONE; *several when they point at different variants (the case
- * runs several: the recent events' nearness is to decide). */
-uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n,
-                          bool *several);
+ * and the variants it was told point at (map_mapper_revise's rule over
+ * them), or GRAPH_NONE; *several when they point at different variants
+ * (the case runs several: the recent events' nearness is to decide). */
+uint32_t map__pick_recent(map_mapper *m, uint32_t group, const map__case *c, bool *several);
 /* Whether name occurs in text[0..len) as a whole identifier. */
 bool map__names_word(const char *text, size_t len, const char *name);
 /* A method whose code holds, as a literal, a word message text[0..len)

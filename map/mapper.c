@@ -1231,12 +1231,17 @@ static uint64_t message_key(const map_event *ev)
     return map__key64(h);
 }
 
-/* A group in a case's context: the group and the recent activities. */
-static uint64_t amb_key(uint32_t group, const uint32_t *recent, uint32_t n)
+/* A group in a case's context: the group, the recent activities and the
+ * variants told. */
+static uint64_t amb_key(uint32_t group, const map__case *c)
 {
-    uint64_t h = core_hash_u64(((uint64_t)group << 32) | n);
-    for (uint32_t i = 0; i < n; i++)
-        h = core_hash_u64(h ^ ((uint64_t)recent[i] + 1) * 0x9e3779b97f4a7c15ull);
+    uint64_t h = core_hash_u64(((uint64_t)group << 32) | c->nrecent);
+    for (uint32_t i = 0; i < c->nrecent; i++)
+        h = core_hash_u64(h ^ ((uint64_t)c->recent[i] + 1) * 0x9e3779b97f4a7c15ull);
+    /* The variants told count apart from the recent activities (ids of
+     * another space). */
+    for (uint32_t i = 0; i < c->ntold; i++)
+        h = core_hash_u64(h ^ ((uint64_t)c->told[i] + 1) * 0xc2b2ae3d27d4eb4full);
     return map__key64(h);
 }
 
@@ -1246,17 +1251,17 @@ static uint64_t amb_key(uint32_t group, const uint32_t *recent, uint32_t n)
  * group itself (all of them, weighted by what the training cases said,
  * at finish). Cached per context; dry, nothing is created or kept.
  */
-static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n)
+static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case *c)
 {
-    uint64_t k = amb_key(group, recent, n);
+    uint64_t k = amb_key(group, c);
     const uint64_t *a = core_map_get(&m->amb_cache, k);
     if (a)
         return m->ambs.v[*a - 1];
     double sc[MAX_CAND] = {0}, other[MAX_CAND] = {0};
-    context_scores(m, group, recent, n, sc, other);
+    context_scores(m, group, c->recent, c->nrecent, sc, other);
     bool several = false;
     uint32_t s = map__variants(m, group) && !m->acts.v[group].side_by_side
-                     ? map__pick_recent(m, group, recent, n, &several)
+                     ? map__pick_recent(m, group, c, &several)
                      : GRAPH_NONE;
     if (several && !m->dry)
         m->acts.v[group].side_by_side = true;
@@ -1331,13 +1336,22 @@ static uint32_t msg_fixed_act(uint64_t v)
     return (uint32_t)((v & ~MSG_FIXED) >> 32);
 }
 
-void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
-                     uint32_t *activity, uint32_t *variant, const char **text)
+/* The case as mapping reads it: its last MAP_RECENT activities. */
+static map__case case_view(const uint32_t *recent, uint32_t nrecent, const uint32_t *told,
+                           uint32_t ntold)
 {
     if (nrecent > MAP_RECENT) {
         recent += nrecent - MAP_RECENT;
         nrecent = MAP_RECENT;
     }
+    return (map__case){recent, nrecent, told, told ? ntold : 0};
+}
+
+void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
+                     const uint32_t *told, uint32_t ntold, uint32_t *activity, uint32_t *variant,
+                     const char **text)
+{
+    map__case c = case_view(recent, nrecent, told, ntold);
     const uint64_t *v = core_map_get(&m->msg_cache, message_key(ev));
     if (v && (*v & MSG_FIXED)) {
         *activity = msg_fixed_act(*v);
@@ -1351,7 +1365,7 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
     uint32_t act = r.act;
     group_if_placed(m, &act, &r.group);
     if (act == UINT32_MAX && r.group != UINT32_MAX)
-        act = resolve_ambiguous(m, r.group, recent, nrecent).act;
+        act = resolve_ambiguous(m, r.group, &c).act;
     m->dry = false;
     *activity = act;
     *variant = UINT32_MAX;
@@ -1367,13 +1381,10 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
 }
 
 void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, uint32_t nrecent,
-                    uint32_t *activity, uint32_t *variant)
+                    const uint32_t *told, uint32_t ntold, uint32_t *activity, uint32_t *variant)
 {
-    if (nrecent > MAP_RECENT) {
-        recent += nrecent - MAP_RECENT;
-        nrecent = MAP_RECENT;
-    }
-    uint32_t prev = nrecent ? recent[nrecent - 1] : UINT32_MAX;
+    map__case kase = case_view(recent, nrecent, told, ntold);
+    uint32_t prev = kase.nrecent ? kase.recent[kase.nrecent - 1] : UINT32_MAX;
     uint64_t h = message_key(ev);
     bool ins = false;
     msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
@@ -1406,7 +1417,7 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
     }
     group_if_placed(m, &act, &r.group);
     if (act == UINT32_MAX) {
-        amb_rec ar = resolve_ambiguous(m, r.group, recent, nrecent);
+        amb_rec ar = resolve_ambiguous(m, r.group, &kase);
         act = ar.act;
         if (ev->learn)
             amb_learn(m, r.group, &ar);
@@ -2254,12 +2265,15 @@ uint32_t map_mapper_revise(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t
 
 uint32_t map_mapper_place(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t n)
 {
-    uint32_t changed = 0;
+    uint32_t changed = 0, told[MAP_TOLD_MAX], ntold = 0;
+    uint64_t seq[MAP_TOLD_MAX];
     for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            map_told_note(m, act[i - 1], i, told, seq, &ntold);
         if (!placed_at_sites(m, act[i]))
             continue;
-        uint32_t lo = i > MAP_RECENT ? i - MAP_RECENT : 0;
-        uint32_t to = resolve_ambiguous(m, act[i], act + lo, i - lo).act;
+        map__case c = case_view(act, i, told, ntold);
+        uint32_t to = resolve_ambiguous(m, act[i], &c).act;
         if (to == UINT32_MAX || to == act[i])
             continue;
         move_event(m, &act[i], &var[i], to);
@@ -2268,11 +2282,15 @@ uint32_t map_mapper_place(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t 
     return changed;
 }
 
-uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent, uint32_t n,
-                          bool *several)
+uint32_t map__pick_recent(map_mapper *m, uint32_t group, const map__case *c, bool *several)
 {
-    uint32_t ev[MAP_RECENT], nev = 0;
-    for (uint32_t k = n > MAP_RECENT ? n - MAP_RECENT : 0; k < n; k++) {
+    const uint32_t *recent = c->recent;
+    uint32_t ev[2 * MAP_RECENT + MAP_TOLD_MAX], nev = 0;
+    /* A variant named early (a server's mode, logged once as it starts)
+     * tells the events long after it. */
+    for (uint32_t k = 0; k < c->ntold; k++)
+        nev = add_site(ev, nev, c->told[k]);
+    for (uint32_t k = 0; k < c->nrecent; k++) {
         uint32_t site = evidence_of(m, recent[k]);
         /* An event this decided tells the next ones as a case's revision
          * tells them (map_mapper_revise's picks): a variant's sites
@@ -2287,4 +2305,24 @@ uint32_t map__pick_recent(map_mapper *m, uint32_t group, const uint32_t *recent,
         nev = add_site(ev, nev, told_of(m, recent[k]));
     }
     return decide(m, group, ev, nev, several);
+}
+
+void map_told_note(const map_mapper *m, uint32_t act, uint64_t at, uint32_t *sym, uint64_t *seq,
+                   uint32_t *n)
+{
+    uint32_t s = told_of(m, act);
+    if (s == GRAPH_NONE || *n >= MAP_TOLD_MAX)
+        return;
+    for (uint32_t i = 0; i < *n; i++)
+        if (sym[i] == s)
+            return;
+    sym[*n] = s;
+    seq[*n] = at;
+    (*n)++;
+}
+
+void map_told_cut(uint64_t at, const uint64_t *seq, uint32_t *n)
+{
+    while (*n > 0 && seq[*n - 1] > at)
+        (*n)--;
 }

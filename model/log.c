@@ -17,6 +17,9 @@ typedef struct case_rec {
      * reads a case */
     uint32_t recent[MAP_RECENT];
     uint32_t nrecent;
+    /* the variants its events' values named (map_told_note) */
+    uint32_t told[MAP_TOLD_MAX], ntold;
+    uint64_t told_at[MAP_TOLD_MAX];
 } case_rec;
 
 /* An event as the first pass sees it (time order): its case, its time
@@ -274,7 +277,8 @@ static void map_one(load_ctx *c, const ingest_event *ev, uint32_t k)
                             o->line_key ? NULL : "code.lineno");
     uint32_t lineno = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
     raw_ev re = {.kase = r->rank, .pos = r->next++};
-    map_mapper_map(c->m, &me, r->recent, r->nrecent, &re.e.act, &re.e.var);
+    map_mapper_map(c->m, &me, r->recent, r->nrecent, r->told, r->ntold, &re.e.act, &re.e.var);
+    map_told_note(c->m, re.e.act, r->next, r->told, r->told_at, &r->ntold);
     if (r->nrecent == MAP_RECENT)
         memmove(r->recent, r->recent + 1, (MAP_RECENT - 1) * sizeof *r->recent);
     else

@@ -15,9 +15,13 @@ uint32_t model_query(const model_joint *md, model_work *w, map_mapper *m, const 
 {
     uint32_t *act = core_xmalloc((n ? n : 1) * sizeof *act);
     uint32_t *var = core_xmalloc((n ? n : 1) * sizeof *var);
+    uint32_t told[MAP_TOLD_MAX], ntold = 0;
+    uint64_t told_at[MAP_TOLD_MAX];
     for (uint32_t i = 0; i < n; i++) {
         const char *text;
-        map_mapper_peek(m, &evs[i], act, i, &act[i], &var[i], &text);
+        map_mapper_peek(m, &evs[i], act, i, told, ntold, &act[i], &var[i], &text);
+        if (act[i] != UINT32_MAX)
+            map_told_note(m, act[i], i + 1, told, told_at, &ntold);
         map_activity pa = {.strategy = MAP_BY_NONE};
         if (act[i] != UINT32_MAX)
             map_mapper_activity(m, act[i], &pa);

@@ -11,6 +11,8 @@
 
 /* A case's vector entries are stored as sess_entry and used as ppr_entry. */
 _Static_assert(sizeof(sess_entry) == sizeof(ppr_entry), "sess_entry and ppr_entry differ");
+_Static_assert(SESS_MAX_TOLD == MAP_TOLD_MAX,
+               "a case keeps the variants it was told as mapping does");
 
 bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted, uint32_t nheld,
                       sess_case *c)
@@ -44,9 +46,12 @@ bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted,
     }
     if (c->model_version != s->model_version) {
         /* Its prediction named the symbols of the graph before a new
-         * release's: not scored (the ids mean other symbols now). */
-        if (c->model_version < s->graph_since)
+         * release's: not scored (the ids mean other symbols now), and
+         * the variants it was told are forgotten for the same reason. */
+        if (c->model_version < s->graph_since) {
             c->has_pred = false;
+            c->ntold = 0;
+        }
         serve__stage(s, SERVE_STAGE_PPR);
         serve__vec_rebuild(s->md, s->w, s->M, c);
         serve__stage(s, SERVE_STAGE_CASE);
@@ -68,7 +73,7 @@ static void event_map(serve *s, const ingest_event *ev, sess_case *c, uint32_t *
     map_event me;
     model_log_map_event(ev, &s->eo, true, &me);
     me.learn = s->code_attrs;
-    map_mapper_map(s->m, &me, c->act, c->ntok, a, v);
+    map_mapper_map(s->m, &me, c->act, c->ntok, c->told, c->ntold, a, v);
     map_mapper_activity(s->m, *a, pa);
     /* The prediction made after the case's previous event, scored now
      * that its truth is here. */
@@ -111,6 +116,7 @@ static uint32_t case_push(serve *s, sess_case *c, uint32_t a, uint32_t v, const 
     c->var[c->ntok] = v;
     c->tok[c->ntok] = *t;
     c->ntok++;
+    map_told_note(s->m, a, c->seq + 1, c->told, c->told_seq, &c->ntold);
     ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, s->M, c->vec_err};
     uint64_t r0 = core_now_ns();
     serve__stage(s, SERVE_STAGE_PPR);

@@ -261,7 +261,7 @@ static int restore_one(void *ud, const ingest_kafka_msg *m)
         uint32_t a = map_mapper_find(s->m, t), v;
         if (a == UINT32_MAX) {
             map_event me = {.text = t, .len = x->n};
-            map_mapper_map(s->m, &me, NULL, 0, &a, &v);
+            map_mapper_map(s->m, &me, NULL, 0, NULL, 0, &a, &v);
             c.var[x->at] = v;
         }
         c.act[x->at] = a;
@@ -390,7 +390,7 @@ static uint32_t fo_activity(serve *s, const uint8_t *t, size_t n)
     uint32_t a = map_mapper_find(s->m, txt), v;
     if (a == UINT32_MAX) {
         map_event me = {.text = txt, .len = n};
-        map_mapper_map(s->m, &me, NULL, 0, &a, &v);
+        map_mapper_map(s->m, &me, NULL, 0, NULL, 0, &a, &v);
     }
     free(txt);
     return a;

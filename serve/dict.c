@@ -160,7 +160,7 @@ static int replay_one(void *ud, uint32_t id, const char *text, size_t len)
     me.logger = *lg ? lg : NULL;
     me.level = *lv ? lv : NULL;
     uint32_t a, v;
-    map_mapper_map(r->s->m, &me, NULL, 0, &a, &v);
+    map_mapper_map(r->s->m, &me, NULL, 0, NULL, 0, &a, &v);
     r->n++;
     return 0;
 }

@@ -939,6 +939,7 @@ static int place(serve *s, sess_case *c, const char *id, size_t clen, uint32_t *
     uint64_t base = old->seq - old->ntok; /* seq of token i: base + i + 1 */
     c->ntok = p;
     c->seq = base + p;
+    map_told_cut(c->seq, c->told_seq, &c->ntold);
     serve__stage(s, SERVE_STAGE_PPR);
     serve__vec_rebuild(s->md, s->w, s->M, c);
     c->last_time_ns = p ? c->tok[p - 1].key - c->tok[p - 1].shift : INT64_MIN;

@@ -17,8 +17,11 @@
  *    before the first) as a zigzag varint, modulo 2^64; shift (zigzag);
  *    dur + 1; [span (8 bytes LE)]; depth; rev): left out when no token's
  *    place is known],
- *   [nheld, nseen, seen_next, nseen x fingerprint (8 bytes LE)]
- * Version 2 is the same without the last two parts (and their flags);
+ *   [nheld, nseen, seen_next, nseen x fingerprint (8 bytes LE)],
+ *   ntold, ntold x (symbol, seq)  (version 4 only)
+ * Version 4 is written only for a case some value told a variant of
+ * (ntold > 0), else version 3, which is the same without the last part.
+ * Version 2 is the same as 3 without the two parts before (and their flags);
  * version 1 without the last four: what builds before the online accuracy
  * and before the event-time order wrote, still read. A case with none of
  * the optional parts is as long as in version 1.
@@ -52,7 +55,8 @@ enum { T_SPAN = 1, T_HAS_SPAN = 2, T_ALL = 3 };
 bool sess__case_fits(const sess_case *c)
 {
     return c->ntok <= SESS_MAX_TOKENS && c->nvec <= SESS_MAX_VEC && c->npred <= SESS_MAX_PRED &&
-           c->nseen <= SESS_MAX_SEEN && (c->seen_next < c->nseen || c->seen_next == 0);
+           c->nseen <= SESS_MAX_SEEN && (c->seen_next < c->nseen || c->seen_next == 0) &&
+           c->ntold <= SESS_MAX_TOLD;
 }
 
 size_t sess__case_encode(const sess_case *c, uint8_t *out)
@@ -90,7 +94,7 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
     }
     if (c->nheld || c->nseen)
         flags |= F_SEEN;
-    *p++ = SESS__CASE_VERSION;
+    *p++ = c->ntold ? 4 : 3;
     *p++ = flags;
     sess__put_u64le(p, (uint64_t)c->touched_ns);
     p += 8;
@@ -163,6 +167,13 @@ size_t sess__case_encode(const sess_case *c, uint8_t *out)
         for (uint32_t i = 0; i < c->nseen; i++) {
             sess__put_u64le(p, c->seen[i]);
             p += 8;
+        }
+    }
+    if (c->ntold) {
+        p = core_wire_put_varint(p, c->ntold);
+        for (uint32_t i = 0; i < c->ntold; i++) {
+            p = core_wire_put_varint(p, c->told[i]);
+            p = core_wire_put_varint(p, c->told_seq[i]);
         }
     }
     return (size_t)(p - out);
@@ -321,6 +332,19 @@ int sess__case_decode(const uint8_t *p, size_t n, sess_case *out, char *why, siz
         }
         for (uint32_t i = 0; i < out->nseen && !r.err; i++)
             out->seen[i] = rd_fixed(&r, 8, "fingerprint");
+    }
+    out->ntold = 0;
+    if (p[0] >= 4 && !r.err) {
+        size_t at = r.at;
+        out->ntold = (uint32_t)rd_varint(&r, SESS_MAX_TOLD, "ntold");
+        if (!r.err && out->ntold == 0) {
+            r.at = at;
+            rd_fail(&r, "version 4 with no variant told");
+        }
+        for (uint32_t i = 0; i < out->ntold && !r.err; i++) {
+            out->told[i] = (uint32_t)rd_varint(&r, UINT32_MAX, "told symbol");
+            out->told_seq[i] = rd_varint(&r, UINT64_MAX, "told seq");
+        }
     }
     if (!r.err && r.at != n)
         rd_fail(&r, "trailing bytes");

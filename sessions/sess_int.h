@@ -4,14 +4,16 @@
 
 #include "sessions.h"
 
-/* Version byte of an encoded case (versions 1 and 2 are still read). */
-#define SESS__CASE_VERSION 3
+/* Version byte of an encoded case (versions 1 to 3 are still read, and
+ * 3 is still written for a case with nothing version 4 adds). */
+#define SESS__CASE_VERSION 4
 /* Upper bound of an encoded case: header 18, seq 10, model 5, two counts
  * 10, tokens 16 * 10, error and weight 16, vector 256 * (5 + 4) (2560 in
  * all), then the prediction 1 + 10 * 5 and the scores 4 * 10 + 5 + 8
- * (2680), the tokens' order 16 * (1 + 3 * 10 + 8 + 2 * 5) (784) and the
- * fingerprints 3 * 5 + 256 * 8 (2063). */
-#define SESS__CASE_MAX 5527
+ * (2680), the tokens' order 16 * (1 + 3 * 10 + 8 + 2 * 5) (784), the
+ * fingerprints 3 * 5 + 256 * 8 (2063) and the variants told 1 + 4 * (5 +
+ * 10) (61). */
+#define SESS__CASE_MAX 5588
 /* Largest dict text or meta value (a sanity bound, not an LMDB one). */
 #define SESS__MAX_VALUE (64u << 20)
 /* Offset of touched_ns (8 bytes, little-endian) in an encoded case: kept

@@ -55,6 +55,7 @@ extern "C" {
 #define SESS_MAX_VEC 256   /* entries of the sparse PPR vector kept per case */
 #define SESS_MAX_PRED 10   /* symbols of the latest prediction kept per case (for its scoring) */
 #define SESS_MAX_SEEN 256  /* event fingerprints kept per case (duplicates applied once) */
+#define SESS_MAX_TOLD 4    /* variants named by a case's values kept per case */
 /* Longest case id, counter key, meta key and topic (LMDB keys are at most
  * 511 bytes; the TTL index prefixes 8 bytes to the case id). */
 #define SESS_MAX_ID 500
@@ -120,6 +121,13 @@ typedef struct sess_case {
     uint32_t nheld;
     uint32_t nseen, seen_next; /* nseen <= SESS_MAX_SEEN */
     uint64_t seen[SESS_MAX_SEEN];
+    /* The variants (graph symbols) the case's events named by a value,
+     * in the order they were first named, each with the seq of the event
+     * that named it first: what the mapping reads of the case beyond its
+     * last tokens (map_told_note). */
+    uint32_t ntold; /* <= SESS_MAX_TOLD */
+    uint32_t told[SESS_MAX_TOLD];
+    uint64_t told_seq[SESS_MAX_TOLD];
 } sess_case;
 
 typedef struct sess_opts {

@@ -1311,7 +1311,7 @@ int main(int argc, char **argv)
             uint32_t var;
             if (li % 32 == 0)
                 prev = UINT32_MAX;
-            map_mapper_map(mp, &ev, &prev, prev != UINT32_MAX, &acts[li], &var);
+            map_mapper_map(mp, &ev, &prev, prev != UINT32_MAX, NULL, 0, &acts[li], &var);
             prev = acts[li];
         }
         double lps = (double)o.lines / cpu_secs(t0);

@@ -626,7 +626,7 @@ TEST(matcher_sets_tests_aside)
     map_event ev = {.text = "built 3 parts in order", .logger = "factory", .learn = true};
     ev.len = strlen(ev.text);
     uint32_t a, v;
-    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
@@ -638,7 +638,7 @@ TEST(matcher_sets_tests_aside)
     ev.logger = "elsewhere";
     ev.text = "assembled every part";
     ev.len = strlen(ev.text);
-    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_mapper_activity(mp, a, &pa);
     CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
@@ -687,7 +687,7 @@ TEST(mapper_duplicates_named_by_a_callers_literal)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
         uint32_t a, v;
-        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
         map_activity pa;
         map_mapper_activity(mp, a, &pa);
         if (t[i].want) {
@@ -727,7 +727,7 @@ static map_activity map_logged(map_mapper *mp, const char *text, const char *log
     map_event ev = {
         .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = true};
     uint32_t a, v;
-    map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+    map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
     map_activity pa;
     map_mapper_activity(mp, a, &pa);
     return pa;
@@ -853,7 +853,7 @@ TEST(mapper_duplicates_named_by_the_message)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         map_event ev = {.text = t[i].text, .len = strlen(t[i].text), .learn = true};
         uint32_t a, v;
-        map_mapper_map(mp, &ev, NULL, 0, &a, &v);
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
         map_activity pa;
         map_mapper_activity(mp, a, &pa);
         CHECK_INT(pa.amb, t[i].amb);
@@ -904,9 +904,12 @@ static const char variants_async_py[] =
 static void map_case_msgs(map_mapper *mp, const char *const *msgs, uint32_t n, uint32_t *act,
                           uint32_t *var)
 {
+    uint32_t told[MAP_TOLD_MAX], ntold = 0;
+    uint64_t seq[MAP_TOLD_MAX];
     for (uint32_t i = 0; i < n; i++) {
         map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
-        map_mapper_map(mp, &ev, act, i, &act[i], &var[i]);
+        map_mapper_map(mp, &ev, act, i, told, ntold, &act[i], &var[i]);
+        map_told_note(mp, act[i], i + 1, told, seq, &ntold);
     }
 }
 
@@ -1012,44 +1015,15 @@ TEST(mapper_variants_told_by_the_case)
     graph_close(g);
 }
 
-/* The same variants, each returning the modes it can run in: the base's
- * constructor logs the mode, a literal one variant's code returns. Both
- * return the same first packet. */
-static const char modes_client_py[] = "import logging\n"
-                                      "log = logging.getLogger('pkg.client')\n"
-                                      "class Client(object):\n"
-                                      "    def __init__(self, mode):\n"
-                                      "        log.info('Client initialized for %s.', mode)\n"
-                                      "    def modes(self):\n"
-                                      "        return ['eventlet', 'threading']\n"
-                                      "    def first_packet(self):\n"
-                                      "        return 'OPEN'\n"
-                                      "    def connect(self, url):\n"
-                                      "        log.info('Attempting connection to %s', url)\n"
-                                      "        self._send('OPEN')\n"
-                                      "    def _send(self, pkt):\n"
-                                      "        log.info('Sending packet %s', pkt)\n";
-static const char modes_async_py[] = "import logging\n"
-                                     "from pkg import client\n"
-                                     "log = logging.getLogger('pkg.client')\n"
-                                     "class AsyncClient(client.Client):\n"
-                                     "    def modes(self):\n"
-                                     "        return ['aiohttp', 'asgi']\n"
-                                     "    def first_packet(self):\n"
-                                     "        return 'OPEN'\n"
-                                     "    async def connect(self, url):\n"
-                                     "        log.info('Attempting connection to %s', url)\n"
-                                     "        await self._send('OPEN')\n"
-                                     "    async def _send(self, pkt):\n"
-                                     "        log.info('Sending packet %s', pkt)\n";
-
 TEST(mapper_variants_told_by_a_value)
 {
-    unit_write_str("modes/pkg/__init__.py", "");
-    unit_write_str("modes/pkg/client.py", modes_client_py);
-    unit_write_str("modes/pkg/asyncio_client.py", modes_async_py);
+    unit_write_modes("modes");
     /* Variants that return their scheme but do not log alike: the scheme
      * a message shows tells nothing that a site could be told apart by. */
+    unit_write_str("modes/pkg/clock.py", "import logging\n"
+                                         "log = logging.getLogger('pkg.clock')\n"
+                                         "def tick(n):\n"
+                                         "    log.info('tick %d', n)\n");
     unit_write_str("modes/pkg/web.py", "import logging\n"
                                        "log = logging.getLogger('pkg.web')\n"
                                        "class Plain(object):\n"
@@ -1093,6 +1067,47 @@ TEST(mapper_variants_told_by_a_value)
     CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "pkg.asyncio_client.AsyncClient.connect"));
     CHECK(map_mapper_find(mp, "Client initialized for %s. (aiohttp)") == act[0]);
     CHECK(async_modes != sync_modes);
+
+    /* The case remembers the variant named once at its start, long after
+     * the message left its recent events; forgotten (an event placed
+     * before it), it tells nothing. */
+    static const char *const long_case[] = {
+        "Client initialized for threading.",
+        "tick 1",
+        "tick 2",
+        "tick 3",
+        "tick 4",
+        "tick 5",
+        "tick 6",
+        "tick 7",
+        "tick 8",
+        "tick 9",
+        "Attempting connection to ws://e",
+    };
+    uint32_t lact[11], lvar[11];
+    map_case_msgs(mp, long_case, 11, lact, lvar);
+    CHECK_INT(only_sym(mp, lact[10]), unit_sym(g, "pkg.client.Client.connect"));
+    uint32_t told[MAP_TOLD_MAX], ntold = 0;
+    uint64_t seq[MAP_TOLD_MAX];
+    for (uint32_t i = 0; i < 10; i++) {
+        map_told_note(mp, lact[i], i + 1, told, seq, &ntold);
+        map_told_note(mp, lact[0], i + 1, told, seq, &ntold); /* once only */
+    }
+    CHECK_INT(ntold, 1);
+    CHECK_INT(told[0], sync_modes);
+    CHECK_INT(seq[0], 1);
+    uint32_t a, v;
+    const char *text;
+    map_event ev = {.text = long_case[10], .len = strlen(long_case[10])};
+    map_mapper_peek(mp, &ev, lact, 10, told, ntold, &a, &v, &text);
+    CHECK_INT(a, lact[10]);
+    map_told_cut(1, seq, &ntold);
+    CHECK_INT(ntold, 1);
+    map_told_cut(0, seq, &ntold);
+    CHECK_INT(ntold, 0);
+    map_mapper_peek(mp, &ev, lact, 10, told, ntold, &a, &v, &text);
+    CHECK(a != lact[10]);
+    CHECK_STR(text, "Attempting connection to %s");
 
     /* A word both variants return ('OPEN') tells neither, and a mode no
      * code returns tells nothing. */
@@ -1140,7 +1155,7 @@ static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, co
 {
     for (uint32_t i = 0; i < n; i++) {
         map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .logger = logger, .learn = learn};
-        map_mapper_map(mp, &ev, act, i, &act[i], &var[i]);
+        map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
     }
 }
 
@@ -1292,7 +1307,7 @@ TEST(mapper_places_messages_by_their_traceback)
     uint32_t act[5], v;
     for (int i = 0; i < 5; i++) {
         map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
-        map_mapper_map(mp, &ev, NULL, 0, &act[i], &v);
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &act[i], &v);
     }
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
@@ -1413,7 +1428,7 @@ TEST(mapper_flood_of_unique_messages_is_capped)
                          'a' + i / 26 % 26, 'a' + i / 676 % 26, 'a' + i / 17576 % 26,
                          'a' + i * 7 % 26, 'a' + i * 11 % 26, 'a' + i * 13 % 26);
         map_event me = {.text = msg, .len = (size_t)n};
-        map_mapper_map(m, &me, &prev, prev != UINT32_MAX, &a, &v);
+        map_mapper_map(m, &me, &prev, prev != UINT32_MAX, NULL, 0, &a, &v);
         prev = a;
     }
     uint32_t na = map_mapper_nactivities(m), nv = map_mapper_nvariants(m);
@@ -1428,7 +1443,7 @@ TEST(mapper_flood_of_unique_messages_is_capped)
     /* Known messages still map to their own activities. */
     snprintf(msg, sizeof msg, "placing order 42 now");
     map_event me = {.text = msg, .len = strlen(msg)};
-    map_mapper_map(m, &me, NULL, 0, &a, &v);
+    map_mapper_map(m, &me, NULL, 0, NULL, 0, &a, &v);
     map_mapper_activity(m, a, &pa);
     CHECK(strcmp(pa.text, "<other>") != 0 || na == 40);
     map_mapper_free(m);
@@ -2288,7 +2303,7 @@ static uint32_t map_msg(map_mapper *m, const char *text, uint32_t prev, uint32_t
 {
     map_event ev = {.text = text, .len = strlen(text), .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &a, &v);
     if (var)
         *var = v;
     return a;
@@ -2419,7 +2434,7 @@ TEST(mapper_nearest_candidate)
     /* The logger decides before proximity does. */
     map_event ev = {.text = "shared step 3", .len = 13, .logger = "pkg.b", .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, &sa, sa != UINT32_MAX, &a, &v);
+    map_mapper_map(m, &ev, &sa, sa != UINT32_MAX, NULL, 0, &a, &v);
     CHECK_INT(activity(m, a).nsyms, 1);
     CHECK_INT(activity(m, a).syms[0], beta);
     map_mapper_free(m);
@@ -2441,24 +2456,24 @@ TEST(mapper_peek_keeps_nothing)
     /* Known: the same activity and variant as map, after the same
      * previous activity; the group when none. */
     map_event ev = {.text = "shared step 1", .len = 13};
-    map_mapper_peek(m, &ev, &sa, sa != UINT32_MAX, &a, &v, &text);
+    map_mapper_peek(m, &ev, &sa, sa != UINT32_MAX, NULL, 0, &a, &v, &text);
     CHECK_INT(a, x);
     CHECK_STR(text, "shared step %s @pkg.a.alpha_worker");
     CHECK(v != UINT32_MAX);
     /* A new number in a known template: the activity, no variant yet. */
     ev = (map_event){.text = "shared step 123456", .len = 18};
-    map_mapper_peek(m, &ev, NULL, 0, &a, &v, &text);
+    map_mapper_peek(m, &ev, NULL, 0, NULL, 0, &a, &v, &text);
     CHECK_STR(text, "shared step %s");
     CHECK(a != UINT32_MAX);
     /* A template match whose activity was never made: none, its text. */
     ev = (map_event){.text = "charging card 77", .len = 16};
-    map_mapper_peek(m, &ev, NULL, 0, &a, &v, &text);
+    map_mapper_peek(m, &ev, NULL, 0, NULL, 0, &a, &v, &text);
     CHECK_INT(a, UINT32_MAX);
     CHECK_INT(v, UINT32_MAX);
     CHECK_STR(text, "charging card %s");
     /* Nothing matches: none, its abstraction. */
     ev = (map_event){.text = "zzz 42 qqq", .len = 10};
-    map_mapper_peek(m, &ev, &x, x != UINT32_MAX, &a, &v, &text);
+    map_mapper_peek(m, &ev, &x, x != UINT32_MAX, NULL, 0, &a, &v, &text);
     CHECK_INT(a, UINT32_MAX);
     CHECK_STR(text, "zzz <num> qqq");
     /* None of it was kept. */
@@ -2495,7 +2510,7 @@ TEST(mapper_cached_messages_keep_their_variants)
     uint32_t a, v;
     const char *text;
     map_event ev = {.text = "starting alpha", .len = 14};
-    map_mapper_peek(m, &ev, NULL, 0, &a, &v, &text);
+    map_mapper_peek(m, &ev, NULL, 0, NULL, 0, &a, &v, &text);
     CHECK_INT(a, sa);
     CHECK_INT(v, v1);
     CHECK_STR(text, activity(m, sa).text);
@@ -2969,7 +2984,7 @@ TEST(mapper_code_attributes)
                     .code_line = line,
                     .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     /* by function name and namespace, without a file */
     map_event ev2 = {.text = "www vvv",
                      .len = 7,
@@ -2977,7 +2992,7 @@ TEST(mapper_code_attributes)
                      .code_namespace = "pkg.b",
                      .learn = true};
     uint32_t b;
-    map_mapper_map(m, &ev2, NULL, 0, &b, &v);
+    map_mapper_map(m, &ev2, NULL, 0, NULL, 0, &b, &v);
     /* Code attributes beat the template. */
     map_event ev3 = {.text = "starting alpha",
                      .len = 14,
@@ -2985,7 +3000,7 @@ TEST(mapper_code_attributes)
                      .code_line = unit_line_of(mb_py, "starting beta"),
                      .learn = true};
     uint32_t c;
-    map_mapper_map(m, &ev3, NULL, 0, &c, &v);
+    map_mapper_map(m, &ev3, NULL, 0, NULL, 0, &c, &v);
     finish(m);
     map_activity pa = activity(m, a);
     CHECK_INT(pa.strategy, MAP_BY_CODE);
@@ -3003,9 +3018,9 @@ TEST(mapper_code_attributes)
     /* Events that may not teach (test cases): not used. */
     m = new_mapper(g, &o);
     ev.learn = false;
-    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     ev3.learn = false;
-    map_mapper_map(m, &ev3, NULL, 0, &c, &v);
+    map_mapper_map(m, &ev3, NULL, 0, NULL, 0, &c, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
     CHECK_INT(activity(m, c).strategy, MAP_BY_TEMPLATE);
@@ -3016,7 +3031,7 @@ TEST(mapper_code_attributes)
     o.use_code_attrs = false;
     m = new_mapper(g, &o);
     ev.learn = true;
-    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     finish(m);
     CHECK_INT(activity(m, a).nsyms, 0);
     map_mapper_free(m);
@@ -3089,7 +3104,7 @@ static uint32_t map_rec(map_mapper *m, const char *text, const char *logger, con
     map_event ev = {
         .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     return a;
 }
 
@@ -3150,7 +3165,7 @@ TEST(mapper_logger_strategy)
                     .level = "ERROR",
                     .learn = true};
     uint32_t v;
-    map_mapper_map(m, &ev, &d, d != UINT32_MAX, &error, &v);
+    map_mapper_map(m, &ev, &d, d != UINT32_MAX, NULL, 0, &error, &v);
     finish(m);
     pa = activity(m, error);
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
@@ -3342,7 +3357,7 @@ TEST(mapper_logger_strategy_follows_the_order_of_the_cases)
                             .level = wire[i][2],
                             .learn = true};
             uint32_t v;
-            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[i], &v);
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act[i], &v);
             prev = act[i];
         }
     }
@@ -3448,7 +3463,7 @@ static void map_cases(map_mapper *m, const char *const *cases, uint32_t n, seqs 
         for (const char *p = cases[c]; *p; p++) {
             const char *msg = letter_msg(*p);
             map_event ev = {.text = msg, .len = strlen(msg), .learn = learn};
-            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &s->act[k], &s->var[k]);
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &s->act[k], &s->var[k]);
             prev = s->act[k++];
         }
         s->off[c + 1] = k;
@@ -3468,7 +3483,7 @@ static uint32_t top1(const model_joint *md, map_mapper *m, const char *prefix, m
     for (const char *p = prefix; *p; p++, n++) {
         const char *msg = letter_msg(*p);
         map_event ev = {.text = msg, .len = strlen(msg)};
-        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[n], &var[n]);
+        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act[n], &var[n]);
         prev = act[n];
     }
     model_work *w;
@@ -3669,7 +3684,7 @@ static model_joint *mixed_model(const graph *g, map_mapper **mp, seqs *s)
     /* an unmapped activity too */
     map_event ev = {.text = "zzz 1", .len = 5, .learn = true};
     uint32_t a, v;
-    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     finish(m);
     model_params p = model_params_default();
     p.order = 3;
@@ -3691,7 +3706,7 @@ TEST(model_warm_stream_equals_cold)
     /* a case with the unmapped activity inside it */
     map_event ev = {.text = "zzz 2", .len = 5};
     uint32_t za, zv;
-    map_mapper_map(m, &ev, NULL, 0, &za, &zv);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &za, &zv);
     CHECK(za < map_mapper_nactivities(m));
     const double decays[] = {0.5, 0, 0.9};
     for (size_t di = 0; di < sizeof decays / sizeof *decays; di++) {
@@ -3826,7 +3841,7 @@ TEST(model_fills_short_lists_from_code_graph)
         uint32_t prev = UINT32_MAX;
         for (uint32_t i = 0; i < 2; i++) {
             map_event ev = {.text = cases[c][i], .len = strlen(cases[c][i]), .learn = true};
-            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &s.act[k], &s.var[k]);
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &s.act[k], &s.var[k]);
             prev = s.act[k++];
         }
         s.off[c + 1] = k;
@@ -3913,7 +3928,7 @@ TEST(model_train_more_equals_training_on_all)
     model_mapper_snap *snap = model_mapper_snapshot(m);
     map_event me = {.text = "a message nobody wrote 12345", .len = 28};
     uint32_t na, nv;
-    map_mapper_map(m, &me, NULL, 0, &na, &nv);
+    map_mapper_map(m, &me, NULL, 0, NULL, 0, &na, &nv);
     CHECK_INT(na, sa.activities);
     CHECK_OK(model_train_more(base, snap, obs, nobs, events, s.ncases - 4, &more));
     model_mapper_snap_free(snap);
@@ -4329,7 +4344,7 @@ static void map_case(map_mapper *m, seqs *s, const char *const *msgs, uint32_t n
     uint32_t k = s->off[s->ncases], prev = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++) {
         map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
-        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &s->act[k], &s->var[k]);
+        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &s->act[k], &s->var[k]);
         prev = s->act[k++];
     }
     s->off[++s->ncases] = k;
@@ -4426,7 +4441,7 @@ TEST(model_code_prior_for_new_activities)
     model_get_stats(md, &st);
     uint32_t a, v;
     map_event ev = {.text = "begin event", .len = 11};
-    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     CHECK(a >= st.activities);
     model_work *w;
     CHECK_OK(model_work_new(md, &w));

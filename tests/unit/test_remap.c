@@ -102,7 +102,7 @@ static const char *train_cases(const graph *g, const char *const *msgs, uint32_t
             if (i == skip && c % 2)
                 continue;
             map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
-            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[k], &var[k]);
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act[k], &var[k]);
             prev = act[k++];
         }
         off[c + 1] = k;
@@ -198,7 +198,7 @@ TEST(remap_follows_moved_reworded_and_deleted_templates)
     const char *msg = "step number one for 7 done";
     map_event ev = {.text = msg, .len = strlen(msg)};
     uint32_t a, v;
-    map_mapper_map(m, &ev, NULL, 0, &a, &v);
+    map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     CHECK_INT(a, map_mapper_find(m, "step number one for %s done"));
     model_work *w;
     CHECK_OK(model_work_new(md, &w));
@@ -352,7 +352,7 @@ static void map_into(map_mapper *m, const char *const *msgs, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t a, v;
         map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
-        map_mapper_map(m, &ev, NULL, 0, &a, &v);
+        map_mapper_map(m, &ev, NULL, 0, NULL, 0, &a, &v);
     }
     char why[256];
     CHECK_OK(map_mapper_finish(m, why, sizeof why));
@@ -515,7 +515,7 @@ static const char *top1_after(const model_joint *md, map_mapper *m, const char *
     uint32_t act[8], var[8], prev = UINT32_MAX;
     for (uint32_t i = 0; i < n && i < 8; i++) {
         map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
-        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, &act[i], &var[i]);
+        map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act[i], &var[i]);
         prev = act[i];
     }
     model_work *w;

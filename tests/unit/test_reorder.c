@@ -40,11 +40,10 @@ static const char *graph_path(void)
     return path;
 }
 
-/* A daemon without listeners or Kafka, on the state in dir, with
- * KEY=VALUE settings (NULL-terminated). */
-static serve *daemon_open(const char *dir, const char *const *sets)
+/* A daemon without listeners or Kafka, on graph g and the state in dir,
+ * with KEY=VALUE settings (NULL-terminated). */
+static serve *daemon_open_on(const char *g, const char *dir, const char *const *sets)
 {
-    const char *g = graph_path();
     core_cfg *cfg = core_cfg_new(pmrag_config_table, pmrag_config_count);
     char why[512];
     const char *base[] = {"otlp.listen=",
@@ -65,6 +64,11 @@ static serve *daemon_open(const char *dir, const char *const *sets)
     if (rc)
         unit_fail(__FILE__, __LINE__, "serve_open: %d %s", rc, why);
     return s;
+}
+
+static serve *daemon_open(const char *dir, const char *const *sets)
+{
+    return daemon_open_on(graph_path(), dir, sets);
 }
 
 /* An event of case id at ms past T0: a span (with its id and parent's,
@@ -441,6 +445,44 @@ TEST(held_events_survive_a_restart)
     preds(&p);
     CHECK_STR(p.data, "c 1 0 step one 10\nc 2 0 step two 20\nc 3 0 step three 20\n");
     CHECK_INT(held_in_state(s), 0);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
+/* The variant a case's value named (the synchronous client's mode) is
+ * kept in its state with the position of the event that named it; an
+ * event placed before that one forgets it, and the event, applied again
+ * after it, names it again at its new position. */
+TEST(the_variants_told_follow_the_case_order)
+{
+    unit_write_modes("modes");
+    graph_index_opts io = {.threads = 1};
+    const char *gp = unit_tmp_path("modes.graph");
+    graph *g = unit_index_and_open(unit_tmp_path("modes"), gp, &io, NULL);
+    uint32_t sync_modes = unit_sym(g, "pkg.client.Client.modes");
+    graph_close(g);
+    graph_path(); /* the predictions to the file preds reads */
+    static const char *const sets[] = {"serve.reorder_ms=20", NULL};
+    serve *s = daemon_open_on(gp, "st", sets);
+    core_buf p = {0};
+    in(s, "v", "Client initialized for threading.", 10, NULL, NULL);
+    in(s, "v", "Attempting connection to ws://a", 20, NULL, NULL);
+    sleep_ms(40);
+    settle(s);
+    preds(&p);
+    CHECK(strstr(p.data, "v 1 0 Client initialized for %s. (threading) 10\n") != NULL);
+    sess_case *c = stored(s, "v");
+    CHECK_INT(c->ntold, 1);
+    CHECK_INT(c->told[0], sync_modes);
+    CHECK_INT(c->told_seq[0], 1);
+    in(s, "v", "Attempting connection to ws://b", 5, NULL, NULL);
+    sleep_ms(40);
+    settle(s);
+    c = stored(s, "v");
+    CHECK_INT(c->seq, 3);
+    CHECK_INT(c->ntold, 1);
+    CHECK_INT(c->told[0], sync_modes);
+    CHECK_INT(c->told_seq[0], 2);
     core_buf_free(&p);
     serve_close(s);
 }

@@ -115,6 +115,9 @@ static bool case_eq(const sess_case *a, const sess_case *b)
     if (a->nheld != b->nheld || a->nseen != b->nseen || a->seen_next != b->seen_next ||
         memcmp(a->seen, b->seen, a->nseen * sizeof a->seen[0]) != 0)
         return false;
+    if (a->ntold != b->ntold || memcmp(a->told, b->told, a->ntold * sizeof a->told[0]) != 0 ||
+        memcmp(a->told_seq, b->told_seq, a->ntold * sizeof a->told_seq[0]) != 0)
+        return false;
     for (uint32_t i = 0; i < a->nvec; i++)
         if (a->vec[i].node != b->vec[i].node ||
             memcmp(&a->vec[i].score, &b->vec[i].score, sizeof(float)) != 0)
@@ -233,6 +236,11 @@ TEST(case_round_trip_every_field)
     full.hit10 = 12345678901ull;
     full.rr = 1e300;
     full.last_rank = INT32_MAX;
+    full.ntold = SESS_MAX_TOLD;
+    for (uint32_t i = 0; i < full.ntold; i++) {
+        full.told[i] = i == 1 ? UINT32_MAX : i * 99991u;
+        full.told_seq[i] = i == 2 ? UINT64_MAX : i;
+    }
     /* (A duration past INT64_MAX - 1 is kept one less.) */
     static sess_case want;
     want = full;
@@ -253,6 +261,7 @@ TEST(case_round_trip_every_field)
     empty.rr = 0;
     empty.last_rank = -1;
     empty.nheld = empty.nseen = empty.seen_next = 0;
+    empty.ntold = 0;
 
     put_case(b, "full", &full);
     put_case(b, "empty", &empty);
@@ -396,9 +405,9 @@ TEST(case_version_1_still_reads)
     CHECK(strstr(why, "unknown flags at byte 1") != NULL);
     c.nseen = 0;
     /* A version this build does not know. */
-    b.data[0] = 4;
+    b.data[0] = 5;
     CHECK_INT(sess_case_decode(b.data, b.len, &got, why, sizeof why), CORE_EVERSION);
-    CHECK(strstr(why, "reads 1 to 3") != NULL);
+    CHECK(strstr(why, "reads 1 to 4") != NULL);
 
     /* npred over SESS_MAX_PRED: refused to encode, refused to decode. */
     c.npred = SESS_MAX_PRED + 1;
@@ -413,6 +422,50 @@ TEST(case_version_1_still_reads)
     CHECK_INT(sess_case_decode(b.data, b.len, &got, why, sizeof why), CORE_ECORRUPT);
     CHECK(strstr(why, "npred at byte") != NULL);
     core_buf_free(&b);
+}
+
+/* The variants a case's values named are a fourth version's last part,
+ * written only when there are some: a case without them keeps the bytes
+ * of version 3, and one with them reads back whole. */
+TEST(case_version_4_keeps_the_variants_told)
+{
+    static sess_case c, got;
+    typical_case(&c, 91);
+    core_buf v3 = {0}, v4 = {0};
+    CHECK_OK(sess_case_encode(&c, &v3));
+    CHECK_INT((unsigned char)v3.data[0], 3);
+    c.ntold = 2;
+    c.told[0] = 4321, c.told_seq[0] = 3;
+    c.told[1] = 17, c.told_seq[1] = 40;
+    CHECK_OK(sess_case_encode(&c, &v4));
+    CHECK_INT((unsigned char)v4.data[0], 4);
+    /* Version 3's bytes, then 2, (4321, 3), (17, 40). */
+    CHECK_INT(v4.len, v3.len + 1 + 3 + 2);
+    CHECK(memcmp(v4.data + 1, v3.data + 1, v3.len - 1) == 0);
+    char why[128] = "";
+    CHECK_OK(sess_case_decode(v4.data, v4.len, &got, why, sizeof why));
+    CHECK(case_eq(&got, &c));
+    CHECK_INT(got.told[0], 4321);
+    CHECK_INT(got.told_seq[1], 40);
+    /* Version 3 has no such part: read as none, and trailing bytes after
+     * it are refused. */
+    CHECK_OK(sess_case_decode(v3.data, v3.len, &got, why, sizeof why));
+    CHECK_INT(got.ntold, 0);
+    v4.data[0] = 3;
+    CHECK_INT(sess_case_decode(v4.data, v4.len, &got, why, sizeof why), CORE_ECORRUPT);
+    CHECK(strstr(why, "trailing bytes") != NULL);
+    /* Version 4 says some were told, and at most SESS_MAX_TOLD. */
+    v3.data[0] = 4;
+    core_buf_putc(&v3, 0);
+    CHECK_INT(sess_case_decode(v3.data, v3.len, &got, why, sizeof why), CORE_ECORRUPT);
+    CHECK(strstr(why, "version 4 with no variant told") != NULL);
+    v3.data[v3.len - 1] = SESS_MAX_TOLD + 1;
+    CHECK_INT(sess_case_decode(v3.data, v3.len, &got, why, sizeof why), CORE_ECORRUPT);
+    CHECK(strstr(why, "ntold at byte") != NULL);
+    c.ntold = SESS_MAX_TOLD + 1;
+    CHECK_INT(sess_case_encode(&c, &v4), CORE_ELIMIT);
+    core_buf_free(&v3);
+    core_buf_free(&v4);
 }
 
 typedef struct recent_ctx {

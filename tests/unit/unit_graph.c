@@ -1,6 +1,8 @@
 /* Graph helpers for the unit tests (see unit_graph.h). */
 #include "unit_graph.h"
 
+#include <stdio.h>
+
 graph *unit_graph_open(const char *path)
 {
     graph *g = NULL;
@@ -67,4 +69,46 @@ uint32_t unit_line_of(const char *src, const char *needle)
     for (const char *q = src; q < p; q++)
         line += *q == '\n';
     return line;
+}
+
+/* Two variants, each returning the modes it can run in: the base's
+ * constructor logs the mode, a literal one variant's code returns. Both
+ * return the same first packet. */
+static const char modes_client_py[] = "import logging\n"
+                                      "log = logging.getLogger('pkg.client')\n"
+                                      "class Client(object):\n"
+                                      "    def __init__(self, mode):\n"
+                                      "        log.info('Client initialized for %s.', mode)\n"
+                                      "    def modes(self):\n"
+                                      "        return ['eventlet', 'threading']\n"
+                                      "    def first_packet(self):\n"
+                                      "        return 'OPEN'\n"
+                                      "    def connect(self, url):\n"
+                                      "        log.info('Attempting connection to %s', url)\n"
+                                      "        self._send('OPEN')\n"
+                                      "    def _send(self, pkt):\n"
+                                      "        log.info('Sending packet %s', pkt)\n";
+static const char modes_async_py[] = "import logging\n"
+                                     "from pkg import client\n"
+                                     "log = logging.getLogger('pkg.client')\n"
+                                     "class AsyncClient(client.Client):\n"
+                                     "    def modes(self):\n"
+                                     "        return ['aiohttp', 'asgi']\n"
+                                     "    def first_packet(self):\n"
+                                     "        return 'OPEN'\n"
+                                     "    async def connect(self, url):\n"
+                                     "        log.info('Attempting connection to %s', url)\n"
+                                     "        await self._send('OPEN')\n"
+                                     "    async def _send(self, pkt):\n"
+                                     "        log.info('Sending packet %s', pkt)\n";
+
+void unit_write_modes(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/pkg/__init__.py", dir);
+    unit_write_str(path, "");
+    snprintf(path, sizeof path, "%s/pkg/client.py", dir);
+    unit_write_str(path, modes_client_py);
+    snprintf(path, sizeof path, "%s/pkg/asyncio_client.py", dir);
+    unit_write_str(path, modes_async_py);
 }

@@ -20,6 +20,12 @@ uint32_t unit_sym(const graph *g, const char *qualname);
 /* The functions returning the literal word s (graph_literal_at): up to
  * max of them into owners; how many there are in all. */
 uint32_t unit_literal_owners(const graph *g, const char *s, uint32_t *owners, uint32_t max);
+/* Writes under dir (relative to the test's directory) a package of two
+ * variants, pkg.client.Client and its subclass
+ * pkg.asyncio_client.AsyncClient, that log alike; the base's constructor
+ * logs "Client initialized for %s." with a mode that only one variant's
+ * modes() returns ('threading' the base's, 'aiohttp' the subclass's). */
+void unit_write_modes(const char *dir);
 /* The 1-based line of src's first line that contains needle (fails the
  * test when none does). */
 uint32_t unit_line_of(const char *src, const char *needle);
