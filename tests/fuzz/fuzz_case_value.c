@@ -39,6 +39,9 @@ static void check_same(const sess_case *a, const sess_case *b)
     }
     FUZZ_CHECK(a->nheld == b->nheld && a->nseen == b->nseen && a->seen_next == b->seen_next);
     FUZZ_CHECK(memcmp(a->seen, b->seen, a->nseen * sizeof a->seen[0]) == 0);
+    FUZZ_CHECK(a->ntold == b->ntold);
+    FUZZ_CHECK(memcmp(a->told, b->told, a->ntold * sizeof a->told[0]) == 0);
+    FUZZ_CHECK(memcmp(a->told_seq, b->told_seq, a->ntold * sizeof a->told_seq[0]) == 0);
     for (uint32_t i = 0; i < a->nvec; i++) {
         FUZZ_CHECK(a->vec[i].node == b->vec[i].node);
         FUZZ_CHECK(memcmp(&a->vec[i].score, &b->vec[i].score, sizeof a->vec[i].score) == 0);
@@ -57,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     FUZZ_CHECK(c.ntok <= SESS_MAX_TOKENS && c.nvec <= SESS_MAX_VEC && c.npred <= SESS_MAX_PRED &&
-               c.nseen <= SESS_MAX_SEEN);
+               c.nseen <= SESS_MAX_SEEN && c.ntold <= SESS_MAX_TOLD);
     core_buf b = {0}, b2 = {0};
     FUZZ_CHECK(sess_case_encode(&c, &b) == 0);
     /* The encoding is the shortest form: the input may spell a value

@@ -526,6 +526,10 @@ put("fuzz_case_value", "closed.case",
     case_value(-1, 5, 2, [(1, 1), (0, 0)], [(9, 0.5), (2, 0.25), (4294967295, 0.125)],
                closed=True, last_time=0, wsum=float("inf")))
 put("fuzz_case_value", "version2.case", b"\x02" + case_value(1, 1, 1)[1:])
+# Version 4: the variants told (symbol, seq) after the rest.
+put("fuzz_case_value", "told.case",
+    b"\x04" + case_value(T0, 9, 1, [(3, 7), (4, 1)])[1:] + varint(2) + varint(1234) + varint(1)
+    + varint(4000000000) + varint(9))
 put("fuzz_case_value", "truncated.case", case_value(T0, 3, 1, [(1, 2)], [(5, 0.5)])[:-2])
 
 # ---- the external mapping command's replies (tests/unit/test_map_ext.c),
