@@ -502,15 +502,16 @@ size_t map_mapper_bytes(const map_mapper *m);
 
 /*
  * A case's memory of the variants its events' values named (a mode's name
- * only one variant's code returns: see map_mapper_map): sym[0..*n), each
- * with the position seq[] of the event that named it first, in that
- * order. Adds the variant activity act names, at position at, unless it
- * is there already or the memory is full: the first ones named are kept,
- * so that forgetting those named after a position (map_told_cut) leaves
- * the memory as it was there.
+ * only one variant's code returns, the class of the object that logs:
+ * see map_mapper_map): sym[0..*n), each with the position seq[] of the
+ * event that named it first, in that order. Adds those that activity act
+ * and its variant var name, at position at, unless there already or the
+ * memory is full: the first ones named are kept, so that forgetting those
+ * named after a position (map_told_cut) leaves the memory as it was
+ * there.
  */
-void map_told_note(const map_mapper *m, uint32_t act, uint64_t at, uint32_t *sym, uint64_t *seq,
-                   uint32_t *n);
+void map_told_note(const map_mapper *m, uint32_t act, uint32_t var, uint64_t at, uint32_t *sym,
+                   uint64_t *seq, uint32_t *n);
 /* Forgets the variants of a case's memory first named after position at
  * (an event placed before them is mapped again). */
 void map_told_cut(uint64_t at, const uint64_t *seq, uint32_t *n);

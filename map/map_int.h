@@ -150,6 +150,12 @@ void map__recount(map_mapper *m, uint32_t from, uint32_t to);
 /* Whether a group's candidates are variants (a class's methods and its
  * subclasses' overrides), which the case's other events tell apart. */
 bool map__variants(const map_mapper *m, uint32_t group);
+/* The class a message of activity act names by a word of text (its
+ * variant's), as the class of the object the case runs, or GRAPH_NONE;
+ * only classes whose name tells sites of one text apart are named (see
+ * map__told_words_init). */
+uint32_t map__class_told(const map_mapper *m, uint32_t act, const char *text);
+void map__told_classes_init(map_mapper *m);
 /* What mapping an event reads of its case: its recent activities
  * (oldest first, at most MAP_RECENT), and the variants its earlier events'
  * values named (map_told_note). */

@@ -214,6 +214,7 @@ int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
     }
     callees_init(m);
     map__told_words_init(m);
+    map__told_classes_init(m);
     map_match_work_listed(m->mw, m->listed);
     *out = m;
     return 0;
@@ -238,8 +239,10 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->var_by_key);
     core_vec_free(&m->var_act);
     core_vec_free(&m->var_text);
+    core_vec_free(&m->var_told);
     core_map_free(&m->msg_cache);
     core_map_free(&m->told_words);
+    core_map_free(&m->told_classes);
     core_vec_free(&m->msgs);
     core_buf_free(&m->masked_text);
     core_map_free(&m->amb_cache);
@@ -286,15 +289,15 @@ size_t map_mapper_bytes(const map_mapper *m)
     const core_map *maps[] = {&m->act_by_text, &m->var_by_key, &m->msg_cache,    &m->amb_cache,
                               &m->near_index,  &m->acc_index,  &m->code_votes,   &m->code_cache,
                               &m->nb_index,    &m->live,       &m->logger_files, &m->logger_total,
-                              &m->chain_index, &m->told_words};
+                              &m->chain_index, &m->told_words, &m->told_classes};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         b += core_map_bytes(maps[i]);
     b += core_vec_bytes(m->acts) + core_vec_bytes(m->syms) + core_vec_bytes(m->conf) +
          core_vec_bytes(m->cands) + core_vec_bytes(m->var_act) + core_vec_bytes(m->var_text) +
-         core_vec_bytes(m->msgs) + core_vec_bytes(m->ambs) + core_vec_bytes(m->amb_scores) +
-         core_vec_bytes(m->near_vals) + core_vec_bytes(m->amb_acc) + core_vec_bytes(m->acc_groups) +
-         core_vec_bytes(m->votes) + core_vec_bytes(m->takes) + core_vec_bytes(m->passed) +
-         core_vec_bytes(m->nbs) + core_vec_bytes(m->chain);
+         core_vec_bytes(m->var_told) + core_vec_bytes(m->msgs) + core_vec_bytes(m->ambs) +
+         core_vec_bytes(m->amb_scores) + core_vec_bytes(m->near_vals) + core_vec_bytes(m->amb_acc) +
+         core_vec_bytes(m->acc_groups) + core_vec_bytes(m->votes) + core_vec_bytes(m->takes) +
+         core_vec_bytes(m->passed) + core_vec_bytes(m->nbs) + core_vec_bytes(m->chain);
     return b + m->masked_text.cap + m->tmp.cap + m->peek_text.cap;
 }
 
@@ -721,16 +724,18 @@ static uint32_t variant_get(map_mapper *m, uint32_t act, uint64_t masked, const 
     if (!ins)
         return (uint32_t)(*v - 1);
     *v = m->var_act.n + 1;
-    uint32_t text;
+    uint32_t text, told = GRAPH_NONE;
     if (masked == m->masked_other) {
         text = core_strtab_intern(&m->strs, MAP__OTHER_TEXT, strlen(MAP__OTHER_TEXT));
     } else {
         if (masked != m->masked_of && ev)
             mask_into(m, ev->text ? ev->text : "", ev->text ? ev->len : 0);
         text = core_strtab_intern(&m->strs, masked_str(m), m->masked_text.len);
+        told = map__class_told(m, act, core_strtab_str(&m->strs, text));
     }
     core_vec_push(&m->var_act, act);
     core_vec_push(&m->var_text, text);
+    core_vec_push(&m->var_told, told + 1); /* (GRAPH_NONE + 1: 0) */
     m->acts.v[act].nvariants++;
     return (uint32_t)(m->var_act.n - 1);
 }
@@ -785,6 +790,8 @@ static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, con
 }
 
 static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym);
+static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case *c,
+                           const double *sc);
 static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
                                 const uint32_t *syms, uint32_t ns);
 
@@ -1260,9 +1267,9 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case 
     double sc[MAX_CAND] = {0}, other[MAX_CAND] = {0};
     context_scores(m, group, c->recent, c->nrecent, sc, other);
     bool several = false;
-    uint32_t s = map__variants(m, group) && !m->acts.v[group].side_by_side
-                     ? map__pick_recent(m, group, c, &several)
-                     : GRAPH_NONE;
+    uint32_t s = class_pick(m, group, c, sc);
+    if (s == GRAPH_NONE && map__variants(m, group) && !m->acts.v[group].side_by_side)
+        s = map__pick_recent(m, group, c, &several);
     if (several && !m->dry)
         m->acts.v[group].side_by_side = true;
     if (s == GRAPH_NONE)
@@ -1858,6 +1865,276 @@ uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text
     return GRAPH_NONE;
 }
 
+/* Whether class anc is cls or one of the classes cls inherits from. */
+static bool is_or_inherits(const graph *g, uint32_t cls, uint32_t anc, uint32_t depth)
+{
+    if (cls == anc)
+        return true;
+    uint32_t n;
+    const graph_edge *e = graph_out_edges(g, cls, &n);
+    for (uint32_t i = 0; i < n && depth > 0; i++)
+        if (e[i].type == GRAPH_EDGE_INHERITS && is_or_inherits(g, e[i].node, anc, depth - 1))
+            return true;
+    return false;
+}
+
+/*
+ * A message often names the class of the object that logs it: a repr
+ * (`<EPollReactor object at 0x...>`, `instantiated <MockSyncStrategy>`),
+ * `type(self).__name__`, `this.constructor.name`. That object's class
+ * runs its own methods and those it inherits, and no other class's, so
+ * where one text is logged in several classes of a hierarchy the class
+ * named tells which sites the case's object may run: those of its class
+ * and of the classes it inherits from, not a sibling's (a platform's
+ * variant) nor a subclass's. And where it runs both a method of its own
+ * and an inherited one logging that text, its own is the one it put in
+ * place of the inherited path. A class is named so only when its name is
+ * unique among the graph's classes, at least CLASS_NAME_MIN long, not
+ * set aside, and such a text is logged in its hierarchy both where its
+ * object runs and where it does not, or both by its own method and an
+ * inherited one; and only by a message a method of its hierarchy logs
+ * (a class another part's message shows is no object of the case's).
+ */
+#define CLASS_NAME_MIN 4
+/* The most classes of a hierarchy looked at from one class. */
+#define FAMILY_MAX 64
+
+/* Classes cls inherits from, itself first (up to max): breadth first. */
+static uint32_t ancestors(const graph *g, uint32_t cls, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+    out[n++] = cls;
+    for (uint32_t k = 0; k < n && k < CLASS_DEPTH * 4; k++) {
+        uint32_t ne;
+        const graph_edge *e = graph_out_edges(g, out[k], &ne);
+        for (uint32_t i = 0; i < ne && n < max; i++) {
+            bool dup = false;
+            for (uint32_t j = 0; j < n && !dup; j++)
+                dup = out[j] == e[i].node;
+            if (e[i].type == GRAPH_EDGE_INHERITS && !dup)
+                out[n++] = e[i].node;
+        }
+    }
+    return n;
+}
+
+/* Whether classes a and b are of one hierarchy (share a class they are
+ * or inherit from). */
+static bool related(const graph *g, uint32_t a, uint32_t b)
+{
+    uint32_t anc[FAMILY_MAX];
+    uint32_t n = ancestors(g, a, anc, FAMILY_MAX);
+    for (uint32_t i = 0; i < n; i++)
+        if (is_or_inherits(g, b, anc[i], CLASS_DEPTH))
+            return true;
+    return false;
+}
+
+/* Marks cls and the classes inheriting from it (up to FAMILY_MAX) that
+ * do not inherit from b. */
+static void mark_not_under(const graph *g, uint32_t cls, uint32_t b, uint8_t *mark)
+{
+    uint32_t q[FAMILY_MAX], n = 0;
+    q[n++] = cls;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!is_or_inherits(g, q[k], b, CLASS_DEPTH))
+            mark[q[k]] = 1;
+        uint32_t ne;
+        const graph_edge *e = graph_in_edges(g, q[k], &ne);
+        for (uint32_t i = 0; i < ne && n < FAMILY_MAX; i++) {
+            bool dup = false;
+            for (uint32_t j = 0; j < n && !dup; j++)
+                dup = q[j] == e[i].node;
+            if (e[i].type == GRAPH_EDGE_INHERITS && !dup)
+                q[n++] = e[i].node;
+        }
+    }
+}
+
+typedef struct tmpl_site {
+    uint64_t h; /* the template's hash */
+    uint32_t emit, cls;
+} tmpl_site;
+
+static int cmp_tmpl_site(const void *a, const void *b)
+{
+    const tmpl_site *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->emit < y->emit ? -1 : x->emit > y->emit;
+}
+
+static uint64_t class_name_hash(const char *s, size_t n)
+{
+    return map__key64(core_hash64(s, n, 0x636c6173));
+}
+
+void map__told_classes_init(map_mapper *m)
+{
+    const graph *g = m->g;
+    uint32_t ne = graph_nemits(g), nsym = graph_nsymbols(g);
+    core_vec(tmpl_site) sites = {0};
+    for (uint32_t i = 0; i < ne; i++) {
+        graph_emit e;
+        graph_get_emit(g, i, &e);
+        uint32_t sym = map__site_emitter(g, i, &e), cls = class_of(g, sym);
+        if (!e.tmpl[0] || cls == GRAPH_NONE || map__symbol_aside(m, sym))
+            continue;
+        core_vec_push(&sites, ((tmpl_site){core_hash64(e.tmpl, strlen(e.tmpl), 0), i, cls}));
+    }
+    if (sites.n)
+        qsort(sites.v, sites.n, sizeof *sites.v, cmp_tmpl_site);
+    uint8_t *mark = NULL;
+    for (size_t i = 0; i < sites.n;) {
+        size_t j = i;
+        while (j < sites.n && sites.v[j].h == sites.v[i].h)
+            j++;
+        for (size_t a = i; a < j && j - i <= MAX_CAND; a++)
+            for (size_t b = i; b < j; b++) {
+                uint32_t ca = sites.v[a].cls, cb = sites.v[b].cls;
+                graph_emit ea, eb;
+                graph_get_emit(g, sites.v[a].emit, &ea);
+                graph_get_emit(g, sites.v[b].emit, &eb);
+                if (ca == cb || strcmp(ea.tmpl, eb.tmpl) != 0 || !related(g, ca, cb))
+                    continue;
+                if (!mark)
+                    mark = core_xcalloc(nsym ? nsym : 1, 1);
+                /* An object of a's class or below it, not of b's, runs a's
+                 * site and not b's; one of a's class runs its own and the
+                 * one of a class it inherits from. */
+                mark_not_under(g, ca, cb, mark);
+                if (is_or_inherits(g, ca, cb, CLASS_DEPTH))
+                    mark[ca] = 1;
+            }
+        i = j;
+    }
+    core_vec_free(&sites);
+    if (!mark)
+        return;
+    /* Names of one class only: a hash -> its class, or UINT32_MAX (+1)
+     * when several classes have it. */
+    core_map names = {0};
+    for (uint32_t i = 0; i < nsym; i++) {
+        graph_symbol s;
+        graph_get_symbol(g, i, &s);
+        if (s.kind != GRAPH_SYM_CLASS)
+            continue;
+        bool ins;
+        uint64_t *v = core_map_put(&names, class_name_hash(s.name, strlen(s.name)), &ins);
+        *v = ins ? (uint64_t)i + 1 : (uint64_t)UINT32_MAX + 1;
+    }
+    for (uint32_t i = 0; i < nsym; i++) {
+        graph_symbol s;
+        if (!mark[i])
+            continue;
+        graph_get_symbol(g, i, &s);
+        size_t len = strlen(s.name);
+        uint64_t h = class_name_hash(s.name, len);
+        const uint64_t *v = core_map_get(&names, h);
+        if (len < CLASS_NAME_MIN || !v || *v != (uint64_t)i + 1 || map__symbol_aside(m, i))
+            continue;
+        bool ins;
+        *core_map_put(&m->told_classes, h, &ins) = (uint64_t)i + 1;
+    }
+    core_map_free(&names);
+    free(mark);
+}
+
+/* Whether a site activity act stands for (its template's candidates, else
+ * its symbols) is a method of a class of cls's hierarchy: a class a
+ * message names is that of the object logging it only then (not one a
+ * value of another part shows, a callback's repr in a list of hooks). */
+static bool logged_in_family(const map_mapper *m, uint32_t act, uint32_t cls)
+{
+    const uint32_t *c;
+    bool has_const;
+    uint32_t n = map__candidates(m, act, &c, &has_const);
+    if (n == 0) {
+        c = m->syms.v + m->acts.v[act].sym_off;
+        n = m->acts.v[act].nsyms;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = class_of(m->g, c[i]);
+        if (k != GRAPH_NONE && related(m->g, k, cls))
+            return true;
+    }
+    return false;
+}
+
+uint32_t map__class_told(const map_mapper *m, uint32_t act, const char *text)
+{
+    if (m->told_classes.n == 0 || act >= m->acts.n)
+        return GRAPH_NONE;
+    const char *at = core_strtab_str(&m->strs, m->acts.v[act].text);
+    size_t atl = map__text_base_len(at), len = strlen(text);
+    if (len > VALUE_TEXT_MAX)
+        len = VALUE_TEXT_MAX;
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && ident_byte((unsigned char)text[j]))
+            j++;
+        if (j - i >= CLASS_NAME_MIN) {
+            const uint64_t *v = core_map_get(&m->told_classes, class_name_hash(text + i, j - i));
+            graph_symbol s;
+            if (v)
+                graph_get_symbol(m->g, (uint32_t)*v - 1, &s);
+            if (v && strlen(s.name) == j - i && memcmp(s.name, text + i, j - i) == 0 &&
+                !map__names_word(at, atl, s.name) && logged_in_family(m, act, (uint32_t)*v - 1))
+                return (uint32_t)*v - 1;
+        }
+        i = j > i ? j : i + 1;
+    }
+    return GRAPH_NONE;
+}
+
+/*
+ * The candidate of group that the classes the case named (told[], the
+ * class symbols among them) point at, or GRAPH_NONE: with every candidate
+ * a method of a class of the named one's hierarchy, the one candidate an
+ * object of that class runs, else the one its class has of its own (of
+ * several such, the one sc, the recent events' scores, clearly favours).
+ * Classes named that disagree tell nothing.
+ */
+static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case *c,
+                           const double *sc)
+{
+    const uint32_t *cands;
+    bool has_const;
+    uint32_t nc = map__candidates(m, group, &cands, &has_const), pick = GRAPH_NONE;
+    if (has_const || nc < 2 || nc > MAX_CAND)
+        return GRAPH_NONE;
+    for (uint32_t t = 0; t < c->ntold; t++) {
+        graph_symbol ts;
+        graph_get_symbol(m->g, c->told[t], &ts);
+        if (ts.kind != GRAPH_SYM_CLASS)
+            continue;
+        uint32_t nin = 0, nown = 0, in = 0, own = 0;
+        double osc[MAX_CAND] = {0};
+        bool all = true;
+        for (uint32_t i = 0; i < nc && all; i++) {
+            uint32_t cls = class_of(m->g, cands[i]);
+            all = cls != GRAPH_NONE && related(m->g, cls, c->told[t]);
+            if (all && is_or_inherits(m->g, c->told[t], cls, CLASS_DEPTH)) {
+                nin++, in = i;
+                if (cls == c->told[t]) {
+                    nown++, own = i;
+                    osc[i] = sc[i];
+                }
+            }
+        }
+        if (!all || nin == 0)
+            continue;
+        uint32_t sym = nin == 1    ? cands[in]
+                       : nown == 1 ? cands[own]
+                       : nown > 1  ? clear_candidate(m, group, osc)
+                                   : GRAPH_NONE;
+        if (sym == GRAPH_NONE || (pick != GRAPH_NONE && pick != sym))
+            return GRAPH_NONE;
+        pick = sym;
+    }
+    return pick;
+}
+
 /* Activity act of m into *a; false for an id m does not have (an
  * unknown activity tells nothing). */
 static bool activity_of(const map_mapper *m, uint32_t act, map_activity *a)
@@ -2012,19 +2289,6 @@ static uint32_t links(const graph *g, uint32_t sym, const uint32_t *cands, uint3
         n += run[i];
     }
     return n;
-}
-
-/* Whether class anc is cls or one of the classes cls inherits from. */
-static bool is_or_inherits(const graph *g, uint32_t cls, uint32_t anc, uint32_t depth)
-{
-    if (cls == anc)
-        return true;
-    uint32_t n;
-    const graph_edge *e = graph_out_edges(g, cls, &n);
-    for (uint32_t i = 0; i < n && depth > 0; i++)
-        if (e[i].type == GRAPH_EDGE_INHERITS && is_or_inherits(g, e[i].node, anc, depth - 1))
-            return true;
-    return false;
 }
 
 /*
@@ -2269,7 +2533,7 @@ uint32_t map_mapper_place(map_mapper *m, uint32_t *act, uint32_t *var, uint32_t 
     uint64_t seq[MAP_TOLD_MAX];
     for (uint32_t i = 0; i < n; i++) {
         if (i)
-            map_told_note(m, act[i - 1], i, told, seq, &ntold);
+            map_told_note(m, act[i - 1], var[i - 1], i, told, seq, &ntold);
         if (!placed_at_sites(m, act[i]))
             continue;
         map__case c = case_view(act, i, told, ntold);
@@ -2307,10 +2571,9 @@ uint32_t map__pick_recent(map_mapper *m, uint32_t group, const map__case *c, boo
     return decide(m, group, ev, nev, several);
 }
 
-void map_told_note(const map_mapper *m, uint32_t act, uint64_t at, uint32_t *sym, uint64_t *seq,
-                   uint32_t *n)
+/* Adds s to a case's memory (see map_told_note). */
+static void told_add(uint32_t s, uint64_t at, uint32_t *sym, uint64_t *seq, uint32_t *n)
 {
-    uint32_t s = told_of(m, act);
     if (s == GRAPH_NONE || *n >= MAP_TOLD_MAX)
         return;
     for (uint32_t i = 0; i < *n; i++)
@@ -2319,6 +2582,14 @@ void map_told_note(const map_mapper *m, uint32_t act, uint64_t at, uint32_t *sym
     sym[*n] = s;
     seq[*n] = at;
     (*n)++;
+}
+
+void map_told_note(const map_mapper *m, uint32_t act, uint32_t var, uint64_t at, uint32_t *sym,
+                   uint64_t *seq, uint32_t *n)
+{
+    told_add(told_of(m, act), at, sym, seq, n);
+    if (var < m->var_told.n)
+        told_add(m->var_told.v[var] - 1, at, sym, seq, n);
 }
 
 void map_told_cut(uint64_t at, const uint64_t *seq, uint32_t *n)

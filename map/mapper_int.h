@@ -94,6 +94,9 @@ struct map_mapper {
     core_map var_by_key; /* hash(act, masked hash) -> variant + 1 */
     core_vec(uint32_t) var_act;
     core_vec(uint32_t) var_text;
+    /* Per variant the class its text names (map__class_told), + 1; 0
+     * none. */
+    core_vec(uint32_t) var_told;
     /* message cache */
     core_map msg_cache; /* hash -> MSG_FIXED | act << 32 | variant, or index into msgs + 1 */
     core_vec(msg_rec) msgs;
@@ -110,6 +113,9 @@ struct map_mapper {
     /* The words that name a variant (map__value_told): hash of the word
      * -> the graph's literal index + 1, of the method that returns it. */
     core_map told_words;
+    /* The classes a message may name as the case's object's
+     * (map__class_told): hash of the name -> class symbol + 1. */
+    core_map told_classes;
     core_vec(amb_rec) ambs;
     core_vec(float) amb_scores;
     core_map near_index;

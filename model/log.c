@@ -278,7 +278,7 @@ static void map_one(load_ctx *c, const ingest_event *ev, uint32_t k)
     uint32_t lineno = line ? (uint32_t)strtoul(line, NULL, 10) : 0;
     raw_ev re = {.kase = r->rank, .pos = r->next++};
     map_mapper_map(c->m, &me, r->recent, r->nrecent, r->told, r->ntold, &re.e.act, &re.e.var);
-    map_told_note(c->m, re.e.act, r->next, r->told, r->told_at, &r->ntold);
+    map_told_note(c->m, re.e.act, re.e.var, r->next, r->told, r->told_at, &r->ntold);
     if (r->nrecent == MAP_RECENT)
         memmove(r->recent, r->recent + 1, (MAP_RECENT - 1) * sizeof *r->recent);
     else

@@ -21,7 +21,7 @@ uint32_t model_query(const model_joint *md, model_work *w, map_mapper *m, const 
         const char *text;
         map_mapper_peek(m, &evs[i], act, i, told, ntold, &act[i], &var[i], &text);
         if (act[i] != UINT32_MAX)
-            map_told_note(m, act[i], i + 1, told, told_at, &ntold);
+            map_told_note(m, act[i], var[i], i + 1, told, told_at, &ntold);
         map_activity pa = {.strategy = MAP_BY_NONE};
         if (act[i] != UINT32_MAX)
             map_mapper_activity(m, act[i], &pa);

@@ -116,7 +116,7 @@ static uint32_t case_push(serve *s, sess_case *c, uint32_t a, uint32_t v, const 
     c->var[c->ntok] = v;
     c->tok[c->ntok] = *t;
     c->ntok++;
-    map_told_note(s->m, a, c->seq + 1, c->told, c->told_seq, &c->ntold);
+    map_told_note(s->m, a, v, c->seq + 1, c->told, c->told_seq, &c->ntold);
     ppr_vec rec = {(ppr_entry *)c->vec, c->nvec, s->M, c->vec_err};
     uint64_t r0 = core_now_ns();
     serve__stage(s, SERVE_STAGE_PPR);

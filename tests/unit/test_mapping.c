@@ -909,7 +909,7 @@ static void map_case_msgs(map_mapper *mp, const char *const *msgs, uint32_t n, u
     for (uint32_t i = 0; i < n; i++) {
         map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .learn = true};
         map_mapper_map(mp, &ev, act, i, told, ntold, &act[i], &var[i]);
-        map_told_note(mp, act[i], i + 1, told, seq, &ntold);
+        map_told_note(mp, act[i], var[i], i + 1, told, seq, &ntold);
     }
 }
 
@@ -1090,8 +1090,8 @@ TEST(mapper_variants_told_by_a_value)
     uint32_t told[MAP_TOLD_MAX], ntold = 0;
     uint64_t seq[MAP_TOLD_MAX];
     for (uint32_t i = 0; i < 10; i++) {
-        map_told_note(mp, lact[i], i + 1, told, seq, &ntold);
-        map_told_note(mp, lact[0], i + 1, told, seq, &ntold); /* once only */
+        map_told_note(mp, lact[i], lvar[i], i + 1, told, seq, &ntold);
+        map_told_note(mp, lact[0], lvar[0], i + 1, told, seq, &ntold); /* once only */
     }
     CHECK_INT(ntold, 1);
     CHECK_INT(told[0], sync_modes);
@@ -1125,6 +1125,109 @@ TEST(mapper_variants_told_by_a_value)
     map_case_msgs(mp, web_case, 1, act, var);
     map_mapper_activity(mp, act[0], &pa);
     CHECK_STR(pa.text, "fetching over %s");
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* Strategies of one hierarchy: a synchronous one whose sending path logs
+ * through the base's get_response, a mock subclass of it that logs the
+ * same text in its own post_send, and two platform siblings logging
+ * alike. The base's constructor names the object's class. */
+static const char strat_base_py[] = "import logging\n"
+                                    "log = logging.getLogger('pkg')\n"
+                                    "class Strategy(object):\n"
+                                    "    def __init__(self):\n"
+                                    "        log.info('instantiated <%s>', type(self).__name__)\n"
+                                    "    def get_response(self, attr):\n"
+                                    "        log.info('attribute set for <%s>', attr)\n"
+                                    "class SyncStrategy(Strategy):\n"
+                                    "    def post_send(self, attr):\n"
+                                    "        return self.get_response(attr)\n"
+                                    "class PosixStrategy(Strategy):\n"
+                                    "    def poll(self, fd):\n"
+                                    "        log.info('polling %s', fd)\n"
+                                    "class WindowsStrategy(Strategy):\n"
+                                    "    def poll(self, fd):\n"
+                                    "        log.info('polling %s', fd)\n";
+static const char strat_mock_py[] = "import logging\n"
+                                    "from pkg.base import SyncStrategy\n"
+                                    "log = logging.getLogger('pkg')\n"
+                                    "class MockSyncStrategy(SyncStrategy):\n"
+                                    "    def post_send(self, attr):\n"
+                                    "        log.info('attribute set for <%s>', attr)\n";
+
+TEST(mapper_class_named_by_a_message)
+{
+    unit_write_str("strat/pkg/__init__.py", "");
+    unit_write_str("strat/pkg/base.py", strat_base_py);
+    unit_write_str("strat/pkg/mock.py", strat_mock_py);
+    unit_write_str("strat/pkg/clock.py", "import logging\n"
+                                         "log = logging.getLogger('pkg.clock')\n"
+                                         "def tick(n):\n"
+                                         "    log.info('tick %d', n)\n"
+                                         "def hooks(found):\n"
+                                         "    log.info('hooks: %s', found)\n");
+    graph *g = index_dir("strat");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t base_get = unit_sym(g, "pkg.base.Strategy.get_response");
+    uint32_t mock_send = unit_sym(g, "pkg.mock.MockSyncStrategy.post_send");
+    uint32_t posix_poll = unit_sym(g, "pkg.base.PosixStrategy.poll");
+    uint32_t win_poll = unit_sym(g, "pkg.base.WindowsStrategy.poll");
+
+    /* The mock's object runs its own copy of the base's path; the
+     * synchronous one the base's; the case says which long before. */
+    static const char *const mock_case[] = {
+        "instantiated <MockSyncStrategy>",
+        "tick 1",
+        "tick 2",
+        "tick 3",
+        "tick 4",
+        "tick 5",
+        "tick 6",
+        "tick 7",
+        "tick 8",
+        "tick 9",
+        "attribute set for <member>",
+    };
+    uint32_t act[11], var[11];
+    map_case_msgs(mp, mock_case, 11, act, var);
+    CHECK_INT(only_sym(mp, act[10]), mock_send);
+    static const char *const sync_case[] = {"instantiated <SyncStrategy>", "tick 1",
+                                            "attribute set for <member>"};
+    map_case_msgs(mp, sync_case, 3, act, var);
+    CHECK_INT(only_sym(mp, act[2]), base_get);
+    /* A platform's object runs its own sites, not its sibling's. */
+    static const char *const posix_case[] = {"instantiated <PosixStrategy>", "polling 7"};
+    map_case_msgs(mp, posix_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), posix_poll);
+    static const char *const win_case[] = {"instantiated <WindowsStrategy>", "polling 7"};
+    map_case_msgs(mp, win_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), win_poll);
+    /* Named by no message, or by two that disagree: both sites stay. */
+    static const char *const blind_case[] = {"instantiated <Thing>", "polling 7"};
+    map_case_msgs(mp, blind_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), GRAPH_NONE);
+    static const char *const both_case[] = {"instantiated <PosixStrategy>",
+                                            "instantiated <WindowsStrategy>", "polling 7"};
+    map_case_msgs(mp, both_case, 3, act, var);
+    CHECK_INT(only_sym(mp, act[2]), GRAPH_NONE);
+    /* The class is a variant's value, not an activity of its own. */
+    map_activity pa;
+    map_mapper_activity(mp, act[0], &pa);
+    CHECK_STR(pa.text, "instantiated <%s>");
+    uint32_t told[MAP_TOLD_MAX], ntold = 0;
+    uint64_t seq[MAP_TOLD_MAX];
+    map_told_note(mp, act[0], var[0], 1, told, seq, &ntold);
+    CHECK_INT(ntold, 1);
+    CHECK_INT(told[0], unit_sym(g, "pkg.base.PosixStrategy"));
+    /* A class that code outside its hierarchy shows (a list of hooks)
+     * is not the object logging. */
+    static const char *const hooks_case[] = {"hooks: [<MockSyncStrategy>]"};
+    map_case_msgs(mp, hooks_case, 1, act, var);
+    ntold = 0;
+    map_told_note(mp, act[0], var[0], 1, told, seq, &ntold);
+    CHECK_INT(ntold, 0);
     map_mapper_free(mp);
     graph_close(g);
 }
