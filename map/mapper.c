@@ -1899,14 +1899,15 @@ static bool is_or_inherits(const graph *g, uint32_t cls, uint32_t anc, uint32_t 
 /* The most classes of a hierarchy looked at from one class. */
 #define FAMILY_MAX 64
 
-/* Classes cls inherits from, itself first (up to max): breadth first. */
-static uint32_t ancestors(const graph *g, uint32_t cls, uint32_t *out, uint32_t max)
+/* cls and the classes it inherits from (up) or that inherit from it
+ * (down), breadth first, up to max of them. */
+static uint32_t hierarchy(const graph *g, uint32_t cls, bool up, uint32_t *out, uint32_t max)
 {
     uint32_t n = 0;
     out[n++] = cls;
-    for (uint32_t k = 0; k < n && k < CLASS_DEPTH * 4; k++) {
+    for (uint32_t k = 0; k < n; k++) {
         uint32_t ne;
-        const graph_edge *e = graph_out_edges(g, out[k], &ne);
+        const graph_edge *e = up ? graph_out_edges(g, out[k], &ne) : graph_in_edges(g, out[k], &ne);
         for (uint32_t i = 0; i < ne && n < max; i++) {
             bool dup = false;
             for (uint32_t j = 0; j < n && !dup; j++)
@@ -1923,7 +1924,7 @@ static uint32_t ancestors(const graph *g, uint32_t cls, uint32_t *out, uint32_t 
 static bool related(const graph *g, uint32_t a, uint32_t b)
 {
     uint32_t anc[FAMILY_MAX];
-    uint32_t n = ancestors(g, a, anc, FAMILY_MAX);
+    uint32_t n = hierarchy(g, a, true, anc, FAMILY_MAX);
     for (uint32_t i = 0; i < n; i++)
         if (is_or_inherits(g, b, anc[i], CLASS_DEPTH))
             return true;
@@ -1934,21 +1935,11 @@ static bool related(const graph *g, uint32_t a, uint32_t b)
  * do not inherit from b. */
 static void mark_not_under(const graph *g, uint32_t cls, uint32_t b, uint8_t *mark)
 {
-    uint32_t q[FAMILY_MAX], n = 0;
-    q[n++] = cls;
-    for (uint32_t k = 0; k < n; k++) {
+    uint32_t q[FAMILY_MAX];
+    uint32_t n = hierarchy(g, cls, false, q, FAMILY_MAX);
+    for (uint32_t k = 0; k < n; k++)
         if (!is_or_inherits(g, q[k], b, CLASS_DEPTH))
             mark[q[k]] = 1;
-        uint32_t ne;
-        const graph_edge *e = graph_in_edges(g, q[k], &ne);
-        for (uint32_t i = 0; i < ne && n < FAMILY_MAX; i++) {
-            bool dup = false;
-            for (uint32_t j = 0; j < n && !dup; j++)
-                dup = q[j] == e[i].node;
-            if (e[i].type == GRAPH_EDGE_INHERITS && !dup)
-                q[n++] = e[i].node;
-        }
-    }
 }
 
 typedef struct tmpl_site {
