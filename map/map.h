@@ -523,7 +523,9 @@ void map_told_cut(uint64_t at, const uint64_t *seq, uint32_t *n);
  * named the variants told[0..ntold) (map_told_note; NULL, 0 for none):
  * writes its activity and variant ids. A message several sites log goes
  * to one of them (an activity "TEMPLATE @qualname"), else to all of them:
- * for sites that are variants (a class's and its overriding subclasses'),
+ * for methods of one class hierarchy, the one an object of a class the
+ * case named runs (else its class's own); for sites that are variants (a
+ * class's and its overriding subclasses'),
  * the one the recent events and the variants told point at as
  * map_mapper_revise has it (those it decided so telling the next ones),
  * none when they point at none; for sites of one
