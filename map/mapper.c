@@ -1743,6 +1743,26 @@ static bool dispatched(const graph *g, uint32_t sym, const uint32_t *cands, uint
 /* Only the start of a long message is read for such words. */
 #define VALUE_TEXT_MAX 512
 
+/* The next word of text (a run of bytes in_word takes) from *at on, in
+ * the first VALUE_TEXT_MAX bytes: its offset *wo and length *wn; *at moves
+ * past it. False when there is none. */
+static bool next_word(const char *text, size_t len, bool (*in_word)(unsigned char), size_t *at,
+                      size_t *wo, size_t *wn)
+{
+    if (len > VALUE_TEXT_MAX)
+        len = VALUE_TEXT_MAX;
+    size_t i = *at;
+    while (i < len && !in_word((unsigned char)text[i]))
+        i++;
+    size_t j = i;
+    while (j < len && in_word((unsigned char)text[j]))
+        j++;
+    *at = j;
+    *wo = i;
+    *wn = j - i;
+    return j > i;
+}
+
 static bool holds(const uint32_t *owners, uint32_t n, uint32_t sym)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -1841,26 +1861,17 @@ uint32_t map__value_told(const map_mapper *m, const char *tmpl, const char *text
     if (m->told_words.n == 0)
         return GRAPH_NONE;
     const graph *g = map_mapper_graph(m);
-    if (len > VALUE_TEXT_MAX)
-        len = VALUE_TEXT_MAX;
-    for (size_t i = 0; i < len;) {
-        size_t j = i;
-        while (j < len && graph_value_byte((unsigned char)text[j]))
-            j++;
-        if (j == i) {
-            i++;
-            continue;
-        }
-        const uint64_t *v = core_map_get(&m->told_words, word_hash(text + i, j - i));
+    size_t at = 0, i, n;
+    while (next_word(text, len, graph_value_byte, &at, &i, &n)) {
+        const uint64_t *v = core_map_get(&m->told_words, word_hash(text + i, n));
         uint32_t sym;
         const char *lit = v ? graph_literal_at(g, (uint32_t)*v - 1, &sym) : NULL;
-        if (lit && strlen(lit) == j - i && memcmp(lit, text + i, j - i) == 0 &&
+        if (lit && strlen(lit) == n && memcmp(lit, text + i, n) == 0 &&
             !map__names_word(tmpl, strlen(tmpl), lit)) {
             *wo = i;
-            *wn = j - i;
+            *wn = n;
             return sym;
         }
-        i = j;
     }
     return GRAPH_NONE;
 }
@@ -2057,23 +2068,17 @@ uint32_t map__class_told(const map_mapper *m, uint32_t act, const char *text)
     if (m->told_classes.n == 0 || act >= m->acts.n)
         return GRAPH_NONE;
     const char *at = core_strtab_str(&m->strs, m->acts.v[act].text);
-    size_t atl = map__text_base_len(at), len = strlen(text);
-    if (len > VALUE_TEXT_MAX)
-        len = VALUE_TEXT_MAX;
-    for (size_t i = 0; i < len;) {
-        size_t j = i;
-        while (j < len && ident_byte((unsigned char)text[j]))
-            j++;
-        if (j - i >= CLASS_NAME_MIN) {
-            const uint64_t *v = core_map_get(&m->told_classes, class_name_hash(text + i, j - i));
-            graph_symbol s;
-            if (v)
-                graph_get_symbol(m->g, (uint32_t)*v - 1, &s);
-            if (v && strlen(s.name) == j - i && memcmp(s.name, text + i, j - i) == 0 &&
-                !map__names_word(at, atl, s.name) && logged_in_family(m, act, (uint32_t)*v - 1))
-                return (uint32_t)*v - 1;
-        }
-        i = j > i ? j : i + 1;
+    size_t atl = map__text_base_len(at), from = 0, i, n;
+    while (next_word(text, strlen(text), ident_byte, &from, &i, &n)) {
+        const uint64_t *v = n < CLASS_NAME_MIN
+                                ? NULL
+                                : core_map_get(&m->told_classes, class_name_hash(text + i, n));
+        graph_symbol s;
+        if (v)
+            graph_get_symbol(m->g, (uint32_t)*v - 1, &s);
+        if (v && strlen(s.name) == n && memcmp(s.name, text + i, n) == 0 &&
+            !map__names_word(at, atl, s.name) && logged_in_family(m, act, (uint32_t)*v - 1))
+            return (uint32_t)*v - 1;
     }
     return GRAPH_NONE;
 }
