@@ -7,6 +7,7 @@
  */
 #include "mapper_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -690,6 +691,7 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     for (uint32_t i = 0; i < ns; i++)
         c[i] = (float)(0.5 / ns + (i >= front ? 0 : sum > 0 ? 0.5 * score[i] / sum : 0.5 / front));
     map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
+    m->acts.v[act].near_only = ns > 1;
     return true;
 }
 
@@ -958,6 +960,119 @@ static bool by_position_chained(map_mapper *m, uint32_t a, const nb_rec *nb, siz
     return placed;
 }
 
+/* How many distinct messages of one logger must share a lead before it
+ * is taken for a site's framing: a few messages beginning alike prove
+ * nothing ("Package" heading two commands' tables). */
+#define LEAD_MIN 8
+/* The functions a lead's messages are weighed over, at most. */
+#define LEAD_SYMS (4 * MAX_CAND)
+
+/* A message's lead: its first word when literal (no abstracted value),
+ * followed by more, and marked by a sign that is not a letter or digit
+ * ("S:", "[rx]", "->"), as framing is; a word of prose ("Traceback",
+ * "Connection", in any script) begins the messages of many sites. Its hash with the
+ * logger, or 0 when it has none. */
+static uint64_t lead_key(const map_mapper *m, const act_rec *r)
+{
+    if (r->strategy != MAP_BY_LOGGER || r->nsyms == 0 || r->logger == 0 ||
+        r->logger == LOGGER_MIXED)
+        return 0;
+    const char *t = core_strtab_str(&m->strs, r->text);
+    size_t n = strcspn(t, " <");
+    if (n < 2 || t[n] != ' ' || t[n + 1] == '\0')
+        return 0;
+    size_t w = 0;
+    while (w < n && ((unsigned char)t[w] >= 0x80 || isalnum((unsigned char)t[w])))
+        w++;
+    if (w == n)
+        return 0;
+    uint64_t h = core_hash64(t, n, r->logger);
+    return h ? h : 1;
+}
+
+typedef struct {
+    uint64_t key;
+    uint32_t act;
+} lead_rec;
+
+static int cmp_lead(const void *a, const void *b)
+{
+    const lead_rec *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->act > y->act) - (x->act < y->act);
+}
+
+/*
+ * Messages no template took that one logger's records begin alike ("S: 250
+ * Accepted", "S: 354 End data", ... and "C: EHLO", "C: AUTH PLAIN ...")
+ * carry the framing of the one site that logs them, however their values
+ * differ. A message placed among the logger's sites by nearness alone is
+ * a guess its neighbours can mislead (the reply before the data is sent
+ * sits next to what the sending function logs): its lead's messages,
+ * placed by whatever evidence each had, weighted by their records, order
+ * its sites instead. Half its weight stays spread evenly, as nearness
+ * left it.
+ */
+static void weigh_by_lead(map_mapper *m)
+{
+    core_vec(lead_rec) v = {0};
+    for (uint32_t a = 0; a < m->acts.n; a++) {
+        uint64_t k = lead_key(m, &m->acts.v[a]);
+        if (k)
+            core_vec_push(&v, ((lead_rec){k, a}));
+    }
+    qsort(v.v, v.n, sizeof *v.v, cmp_lead);
+    uint32_t *us = core_xmalloc(LEAD_SYMS * sizeof *us);
+    double *uw = core_xmalloc(LEAD_SYMS * sizeof *uw);
+    for (size_t i = 0, j; i < v.n; i = j) {
+        for (j = i; j < v.n && v.v[j].key == v.v[i].key; j++)
+            ;
+        if (j - i < LEAD_MIN)
+            continue;
+        uint32_t nu = 0;
+        for (size_t k = i; k < j; k++) {
+            const act_rec *r = &m->acts.v[v.v[k].act];
+            for (uint32_t q = 0; q < r->nsyms; q++) {
+                uint32_t s = m->syms.v[r->sym_off + q], u = 0;
+                while (u < nu && us[u] != s)
+                    u++;
+                if (u == nu) {
+                    if (nu == LEAD_SYMS)
+                        continue;
+                    us[nu] = s;
+                    uw[nu++] = 0;
+                }
+                uw[u] += (double)r->count * m->conf.v[r->sym_off + q];
+            }
+        }
+        for (size_t k = i; k < j; k++) {
+            act_rec *r = &m->acts.v[v.v[k].act];
+            if (!r->near_only)
+                continue;
+            uint32_t *s = m->syms.v + r->sym_off, ns = r->nsyms;
+            double w[MAX_CAND], sum = 0;
+            for (uint32_t q = 0; q < ns; q++) {
+                uint32_t u = 0;
+                while (u < nu && us[u] != s[q])
+                    u++;
+                w[q] = u < nu ? uw[u] : 0;
+                sum += w[q];
+            }
+            if (sum <= 0)
+                continue;
+            sort_weighted(s, w, ns);
+            for (uint32_t q = 0; q < ns; q++)
+                m->conf.v[r->sym_off + q] = (float)(0.5 / ns + 0.5 * w[q] / sum);
+        }
+    }
+    for (uint32_t a = 0; a < m->acts.n; a++)
+        m->acts.v[a].near_only = false;
+    free(us);
+    free(uw);
+    core_vec_free(&v);
+}
+
 int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
@@ -1021,6 +1136,7 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
     core_vec_free(&later);
     free(ch);
     free(nb);
+    weigh_by_lead(m);
     int rc = 0;
     if (m->o.llm_cmd && left.n > 0) {
         if (!m->text && map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)

@@ -41,6 +41,9 @@ typedef struct act_rec {
     /* The variant its messages' values name (map__value_told), + 1; 0
      * none. */
     uint32_t told;
+    /* Placed among its logger's sites by nearness alone in this finish
+     * (map_by_logger): a guess the messages of its lead may overrule. */
+    bool near_only;
 } act_rec;
 
 #define LOGGER_MIXED UINT32_MAX

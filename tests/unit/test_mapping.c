@@ -3482,6 +3482,122 @@ TEST(mapper_logger_strategy_follows_the_order_of_the_cases)
     graph_close(g);
 }
 
+static const char smtp_js[] = "class Smtp {\n"
+                              "  constructor(logger) { this.logger = logger; }\n"
+                              "  send(str) {\n"
+                              "    this.logger.debug({ tnx: 'client' }, str);\n"
+                              "    this.socket.write(str + '\\r\\n');\n"
+                              "    this.socket.once('reply', chunk => this.onData(chunk));\n"
+                              "  }\n"
+                              "  onData(chunk) {\n"
+                              "    this.logger.debug({ tnx: 'server' }, chunk.toString().trim());\n"
+                              "    this.next(chunk);\n"
+                              "  }\n"
+                              "  next(chunk) { return chunk; }\n"
+                              "  stream(message) {\n"
+                              "    message.on('chunk', line => {\n"
+                              "      this.logger.debug({ tnx: 'message' }, line.toString());\n"
+                              "      this.socket.write(line);\n"
+                              "    });\n"
+                              "    this.logger.info('%s bytes sent', message.length);\n"
+                              "  }\n"
+                              "  hello() { this.send('EHLO client.example.test'); }\n"
+                              "  mail() { this.send('MAIL FROM:<ann@example.test>'); }\n"
+                              "  rcpt() { this.send('RCPT TO:<bob@example.test>'); }\n"
+                              "  data(message) {\n"
+                              "    this.send('DATA');\n"
+                              "    this.stream(message);\n"
+                              "  }\n"
+                              "  quit() { this.send('QUIT'); }\n"
+                              "}\n"
+                              "module.exports = Smtp;\n";
+
+/* One run of the SMTP exchange below, six cases, its server replies
+ * beginning with lead (as the logger frames them); *end is the activity of
+ * the reply to DATA. */
+static map_mapper *smtp_exchange(graph *g, const char *lead, uint32_t *end, uint32_t *hello)
+{
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const char *const replies[][5] = {
+        {"220 mx.example.test ready", "250 Hello there", "250 Sender ok", "250 Recipient ok",
+         "221 Bye"},
+        {"220 relay.example.test welcomes you", "250 Hi", "250 Sender accepted", "250 Will relay",
+         "221 Closing"},
+    };
+    for (int c = 0; c < 6; c++) {
+        const char *const *r = replies[c % 2];
+        const char *msgs[] = {r[0],
+                              "C: EHLO client.example.test",
+                              r[1],
+                              "C: MAIL FROM:<ann@example.test>",
+                              r[2],
+                              "C: RCPT TO:<bob@example.test>",
+                              r[3],
+                              "C: DATA",
+                              "354 End data with <CR><LF>.<CR><LF>",
+                              "1234 bytes sent",
+                              "250 Queued as 1f2e3d",
+                              "C: QUIT",
+                              r[4]};
+        uint32_t prev = UINT32_MAX;
+        for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+            char text[128];
+            bool reply = i % 2 == 0 || i == 10;
+            snprintf(text, sizeof text, "%s%s", reply ? lead : "", msgs[i]);
+            map_event ev = {.text = text,
+                            .len = strlen(text),
+                            .logger = "smtp",
+                            .level = i == 9 ? "INFO" : "DEBUG",
+                            .learn = true};
+            uint32_t act, v;
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act, &v);
+            if (i == 8)
+                *end = act;
+            else if (i == 2 && c == 0)
+                *hello = act;
+            prev = act;
+        }
+    }
+    finish(m);
+    return m;
+}
+
+/* The server's replies all begin "S: ", as the logger frames them. The
+ * reply to DATA sits between the command of the function that streams the
+ * message and what stream logs, and by nearness alone would be stream's;
+ * the other replies are onData's, and so is this one. A word of prose
+ * beginning them all is no such framing: nearness stands. */
+TEST(mapper_logger_messages_of_one_lead)
+{
+    unit_write_str("smtp/lib/smtp.js", smtp_js);
+    graph *g = index_dir("smtp");
+    uint32_t on_data = unit_sym(g, "lib/smtp.Smtp.onData"),
+             stream = unit_sym(g, "lib/smtp.Smtp.stream");
+    uint32_t end, hello;
+    map_mapper *m = smtp_exchange(g, "S: ", &end, &hello);
+    CHECK_INT(activity(m, hello).strategy, MAP_BY_LOGGER);
+    CHECK_INT(activity(m, hello).syms[0], on_data);
+    map_activity pa = activity(m, end);
+    CHECK_STR(pa.text, "S: <num> End data with <CR><LF>.<CR><LF>");
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 2);
+    CHECK_INT(pa.syms[0], on_data);
+    CHECK_INT(pa.syms[1], stream);
+    CHECK(pa.conf[0] > pa.conf[1]);
+    CHECK(fabsf(pa.conf[0] + pa.conf[1] - 1.0f) < 1e-5f);
+    map_mapper_free(m);
+
+    m = smtp_exchange(g, "Server ", &end, &hello);
+    CHECK_INT(activity(m, hello).syms[0], on_data);
+    pa = activity(m, end);
+    CHECK_STR(pa.text, "Server <num> End data with <CR><LF>.<CR><LF>");
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.syms[0], stream);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* ------------------------------------------------------------------ */
 /* The model                                                           */
 /* ------------------------------------------------------------------ */
