@@ -228,6 +228,24 @@ NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *a
 
 /* util.format(args[0], args[1..]): the format's directives take arguments;
  * the arguments left over are appended, space-separated. */
+/* How util.format shows a function it is handed: util.inspect's name for
+ * it, never free text. A name and a callback handed together
+ * (`connection.on('available', () => ...)`) read as 'available [Function
+ * (anonymous)]', not as 'available' and a hole any text can fill. */
+static void put_function_shown(tx *x, TSNode fn)
+{
+    uint32_t f = graph__ts_fn_flags(x, fn);
+    const char *kind = (f & GRAPH_SF_ASYNC)
+                           ? ((f & GRAPH_SF_GENERATOR) ? "AsyncGeneratorFunction" : "AsyncFunction")
+                           : ((f & GRAPH_SF_GENERATOR) ? "GeneratorFunction" : "Function");
+    TSNode nm = fld(x, fn, F_NAME);
+    const char *name = is_null(nm) ? NULL : text(x, nm);
+    char buf[160];
+    int n = name && name[0] ? snprintf(buf, sizeof buf, "[%s: %s]", kind, name)
+                            : snprintf(buf, sizeof buf, "[%s (anonymous)]", kind);
+    graph__tmpl_literal(&x->tmpl, buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
 NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int depth)
 {
     msg_info mi = {GRAPH_STYLE_NONE, NULL};
@@ -259,6 +277,8 @@ NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t narg
         TSNode a = unwrap(x, args[i]);
         if (ty(x, a) == N_STRING) {
             graph__ts_put_string(x, a, M_LITERAL, NULL);
+        } else if (is_fn(ty(x, a))) {
+            put_function_shown(x, a);
         } else {
             graph__tmpl_hole(&x->tmpl);
             holes = true;

@@ -727,6 +727,38 @@ static void check_line(const gx_file *f, uint32_t line, uint32_t n, const char *
         CHECK_STR(t[1], t1);
 }
 
+/* util.format shows a function it is handed as util.inspect names it: a
+ * name handed with a callback (an event's, a route's) holds no hole that
+ * the text of a message could fill. */
+TEST(a_function_handed_to_util_format_is_shown_by_its_name)
+{
+    static const char js[] = "function wire(conn, log) {\n"                            /* 1 */
+                             "  conn.on('available', () => conn.next());\n"            /* 2 */
+                             "  conn.once('drained', async function later() {});\n"    /* 3 */
+                             "  conn.on('ready', function* () {}, conn.id);\n"         /* 4 */
+                             "  console.log('hook %s set', conn.id, async () => 1);\n" /* 5 */
+                             "}\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    static const char *const want[] = {NULL,
+                                       NULL,
+                                       "available [Function (anonymous)]",
+                                       "drained [AsyncFunction: later]",
+                                       "ready [GeneratorFunction (anonymous)] %s",
+                                       "hook %s set [AsyncFunction (anonymous)]"};
+    uint32_t seen = 0;
+    for (size_t i = 0; i < f.emits.n; i++) {
+        const gx_emit *e = &f.emits.v[i];
+        if (e->line < 2 || e->line > 5)
+            continue;
+        CHECK_STR(e->tmpl, want[e->line]);
+        seen |= 1u << e->line;
+    }
+    CHECK_INT(seen, 0x3c);
+    graph__file_free(&f);
+}
+
 /* A literal given to a method of a value only says how the method works
  * on it (a separator, an encoding, a key): the rendering holds it only by
  * chance (a list of one joins to no separator), and a second template
