@@ -2,6 +2,7 @@
 #include "graph_int.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -654,6 +655,38 @@ bool graph__const_like(const char *s, size_t n)
             return false;
     }
     return letter && n >= 2;
+}
+
+static const char *const shown_kinds[] = {"Function", "AsyncFunction", "GeneratorFunction",
+                                          "AsyncGeneratorFunction"};
+
+size_t graph__function_shown(char *buf, size_t cap, bool async, bool generator, const char *name)
+{
+    const char *kind = shown_kinds[(async ? 1 : 0) + (generator ? 2 : 0)];
+    int n = name && name[0] ? snprintf(buf, cap, "[%s: %s]", kind, name)
+                            : snprintf(buf, cap, "[%s (anonymous)]", kind);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+size_t graph__function_shown_len(const char *s, size_t n)
+{
+    if (n == 0 || s[0] != '[')
+        return 0;
+    for (size_t k = 0; k < sizeof shown_kinds / sizeof *shown_kinds; k++) {
+        size_t l = strlen(shown_kinds[k]);
+        if (n < 1 + l + 2 || memcmp(s + 1, shown_kinds[k], l) != 0)
+            continue;
+        size_t i = 1 + l;
+        if (n - i >= 13 && memcmp(s + i, " (anonymous)]", 13) == 0)
+            return i + 13;
+        if (s[i] != ':' || s[i + 1] != ' ')
+            continue;
+        for (i += 2; i < n && s[i] != ']' && s[i] != ' '; i++)
+            ;
+        if (i < n && s[i] == ']')
+            return i + 1;
+    }
+    return 0;
 }
 
 bool graph__capwords(const char *s)

@@ -502,6 +502,14 @@ bool graph__const_like(const char *s, size_t n);
  * something: never wrappers worth recording, and candidate sites marked
  * GRAPH_EF_CTOR. */
 bool graph__capwords(const char *s);
+/* How util.format shows a function it is handed, as util.inspect names it
+ * ("[Function (anonymous)]", "[AsyncFunction: later]"): written to buf
+ * (cap bytes) for an async and/or generator function named name (NULL or
+ * "" for none); returns its length. */
+size_t graph__function_shown(char *buf, size_t cap, bool async, bool generator, const char *name);
+/* The length of such a name at the start of s[0..n), or 0: words of it are
+ * no text of a message. */
+size_t graph__function_shown_len(const char *s, size_t n);
 
 /* Marks symbol sym (if any) as one that logs, and as one that logs
  * messages not known here when the style says so. */

@@ -148,7 +148,8 @@ static uint32_t emit_lower(const emit_key *ord, uint32_t n, uint32_t sym, uint32
 
 /* Whether a candidate's text reads as a message: two words at least in
  * its literal text, or one and a hole written in it (a name, a key or an
- * event, getattr(x, "sock"), on('close', cb), does not; "instantiated
+ * event, getattr(x, "sock"), on('close', cb), does not, nor does the name
+ * util.format shows for a callback, on('close', () => ...); "instantiated
  * <%s>" does). A message held in a constant: the constant's text. */
 static bool reads_as_message(const gb_graph *g, const gb_emit *e)
 {
@@ -160,6 +161,12 @@ static bool reads_as_message(const gb_graph *g, const gb_emit *e)
     int words = 0, holes = 0;
     bool in_word = false;
     for (size_t i = 0; i < n && words < 2;) {
+        size_t fn = graph__function_shown_len(s + i, n - i);
+        if (fn) { /* a callback handed over, as util.format shows it */
+            i += fn;
+            in_word = false;
+            continue;
+        }
         graph_tmpl_piece pc;
         i += graph_tmpl_step(s, n, i, &pc);
         bool w = !pc.hole && (isalnum((unsigned char)pc.lit) || (unsigned char)pc.lit >= 0x80);

@@ -235,15 +235,12 @@ NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *a
 static void put_function_shown(tx *x, TSNode fn)
 {
     uint32_t f = graph__ts_fn_flags(x, fn);
-    const char *kind = (f & GRAPH_SF_ASYNC)
-                           ? ((f & GRAPH_SF_GENERATOR) ? "AsyncGeneratorFunction" : "AsyncFunction")
-                           : ((f & GRAPH_SF_GENERATOR) ? "GeneratorFunction" : "Function");
     TSNode nm = fld(x, fn, F_NAME);
-    const char *name = is_null(nm) ? NULL : text(x, nm);
     char buf[160];
-    int n = name && name[0] ? snprintf(buf, sizeof buf, "[%s: %s]", kind, name)
-                            : snprintf(buf, sizeof buf, "[%s (anonymous)]", kind);
-    graph__tmpl_literal(&x->tmpl, buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
+    size_t n =
+        graph__function_shown(buf, sizeof buf, (f & GRAPH_SF_ASYNC) != 0,
+                              (f & GRAPH_SF_GENERATOR) != 0, is_null(nm) ? NULL : text(x, nm));
+    graph__tmpl_literal(&x->tmpl, buf, n);
 }
 
 NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int depth)

@@ -272,6 +272,30 @@ TEST(one_word_and_a_hole_reads_as_a_message)
     graph_close(g);
 }
 
+/* A callback handed over with a name shows, as util.format prints it, by
+ * the name util.inspect gives it: no words of a message, so a name and a
+ * callback are no candidate site, while text of two words is. */
+static const char callback_src[] = "const debug = require('debug')('app');\n"
+                                   "function wire(emitter) {\n"
+                                   "  debug('wiring');\n"
+                                   "  emitter.on('close', () => 1);\n"
+                                   "  emitter.once('closing now', async function later() {});\n"
+                                   "  debug('wired');\n"
+                                   "}\n"
+                                   "module.exports = { wire };\n";
+
+TEST(a_callback_handed_over_reads_as_no_message)
+{
+    graph *g = index_one("cb", "wire.js", callback_src);
+    uint32_t n;
+    graph_next_sites(g, site(g, "close [Function (anonymous)]"), &n);
+    CHECK_INT(n, 0);
+    graph_next_sites(g, site(g, "closing now [AsyncFunction: later]"), &n);
+    CHECK(n > 0);
+    CHECK(next_w(g, "wiring", "wired") > 0);
+    graph_close(g);
+}
+
 /* Many branches, each splitting its weight by three, before a log every
  * path reaches: the weights, each rounded to a float along the flows, add
  * up to a hair above 1, and a graph file holding such a weight is one its
