@@ -1012,27 +1012,20 @@ static int cmp_lead(const void *a, const void *b)
  * sits next to what the sending function logs): its lead's messages,
  * placed by whatever evidence each had, weighted by their records, order
  * its sites instead. Half its weight stays spread evenly, as nearness
- * left it.
+ * left it. v[0..n): the messages' leads, sorted.
  */
-static void weigh_by_lead(map_mapper *m)
+static void pool_leads(map_mapper *m, const lead_rec *v, size_t n)
 {
-    core_vec(lead_rec) v = {0};
-    for (uint32_t a = 0; a < m->acts.n; a++) {
-        uint64_t k = lead_key(m, &m->acts.v[a]);
-        if (k)
-            core_vec_push(&v, ((lead_rec){k, a}));
-    }
-    qsort(v.v, v.n, sizeof *v.v, cmp_lead);
     uint32_t *us = core_xmalloc(LEAD_SYMS * sizeof *us);
     double *uw = core_xmalloc(LEAD_SYMS * sizeof *uw);
-    for (size_t i = 0, j; i < v.n; i = j) {
-        for (j = i; j < v.n && v.v[j].key == v.v[i].key; j++)
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && v[j].key == v[i].key; j++)
             ;
         if (j - i < LEAD_MIN)
             continue;
         uint32_t nu = 0;
         for (size_t k = i; k < j; k++) {
-            const act_rec *r = &m->acts.v[v.v[k].act];
+            const act_rec *r = &m->acts.v[v[k].act];
             for (uint32_t q = 0; q < r->nsyms; q++) {
                 uint32_t s = m->syms.v[r->sym_off + q], u = 0;
                 while (u < nu && us[u] != s)
@@ -1047,7 +1040,7 @@ static void weigh_by_lead(map_mapper *m)
             }
         }
         for (size_t k = i; k < j; k++) {
-            act_rec *r = &m->acts.v[v.v[k].act];
+            act_rec *r = &m->acts.v[v[k].act];
             if (!r->near_only)
                 continue;
             uint32_t *s = m->syms.v + r->sym_off, ns = r->nsyms;
@@ -1066,10 +1059,26 @@ static void weigh_by_lead(map_mapper *m)
                 m->conf.v[r->sym_off + q] = (float)(0.5 / ns + 0.5 * w[q] / sum);
         }
     }
-    for (uint32_t a = 0; a < m->acts.n; a++)
-        m->acts.v[a].near_only = false;
     free(us);
     free(uw);
+}
+
+/* pool_leads over every message placed so far; then this finish's marks
+ * of nearness go. */
+static void weigh_by_lead(map_mapper *m)
+{
+    core_vec(lead_rec) v = {0};
+    for (uint32_t a = 0; a < m->acts.n; a++) {
+        uint64_t k = lead_key(m, &m->acts.v[a]);
+        if (k)
+            core_vec_push(&v, ((lead_rec){k, a}));
+    }
+    if (v.n >= LEAD_MIN) {
+        qsort(v.v, v.n, sizeof *v.v, cmp_lead);
+        pool_leads(m, v.v, v.n);
+    }
+    for (uint32_t a = 0; a < m->acts.n; a++)
+        m->acts.v[a].near_only = false;
     core_vec_free(&v);
 }
 
