@@ -226,8 +226,6 @@ NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *a
     }
 }
 
-/* util.format(args[0], args[1..]): the format's directives take arguments;
- * the arguments left over are appended, space-separated. */
 /* How util.format shows a function it is handed: util.inspect's name for
  * it, never free text. A name and a callback handed together
  * (`connection.on('available', () => ...)`) read as 'available [Function
@@ -243,6 +241,8 @@ static void put_function_shown(tx *x, TSNode fn)
     graph__tmpl_literal(&x->tmpl, buf, n);
 }
 
+/* util.format(args[0], args[1..]): the format's directives take arguments;
+ * the arguments left over are appended, space-separated. */
 NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int depth)
 {
     msg_info mi = {GRAPH_STYLE_NONE, NULL};

@@ -970,8 +970,8 @@ static bool by_position_chained(map_mapper *m, uint32_t a, const nb_rec *nb, siz
 /* A message's lead: its first word when literal (no abstracted value),
  * followed by more, and marked by a sign that is not a letter or digit
  * ("S:", "[rx]", "->"), as framing is; a word of prose ("Traceback",
- * "Connection", in any script) begins the messages of many sites. Its hash with the
- * logger, or 0 when it has none. */
+ * "Connection", in any script) begins the messages of many sites. Its
+ * hash with the logger, or 0 when it has none. */
 static uint64_t lead_key(const map_mapper *m, const act_rec *r)
 {
     if (r->strategy != MAP_BY_LOGGER || r->nsyms == 0 || r->logger == 0 ||
