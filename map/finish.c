@@ -1011,8 +1011,9 @@ static int cmp_lead(const void *a, const void *b)
  * a guess its neighbours can mislead (the reply before the data is sent
  * sits next to what the sending function logs): its lead's messages,
  * placed by whatever evidence each had, weighted by their records, order
- * its sites instead. Half its weight stays spread evenly, as nearness
- * left it. v[0..n): the messages' leads, sorted.
+ * its sites instead, when they put another first. Half its weight stays
+ * spread evenly, as nearness left it. v[0..n): the messages' leads,
+ * sorted.
  */
 static void pool_leads(map_mapper *m, const lead_rec *v, size_t n)
 {
@@ -1052,7 +1053,13 @@ static void pool_leads(map_mapper *m, const lead_rec *v, size_t n)
                 w[q] = u < nu ? uw[u] : 0;
                 sum += w[q];
             }
-            if (sum <= 0)
+            uint32_t best = 0;
+            for (uint32_t q = 1; q < ns; q++)
+                if (w[q] > w[best])
+                    best = q;
+            /* Where they agree on the first (s is best first), its own
+             * weights stand: they say how sure it is. */
+            if (sum <= 0 || best == 0)
                 continue;
             sort_weighted(s, w, ns);
             for (uint32_t q = 0; q < ns; q++)

@@ -3567,7 +3567,8 @@ static map_mapper *smtp_exchange(graph *g, const char *lead, uint32_t *end, uint
  * reply to DATA sits between the command of the function that streams the
  * message and what stream logs, and by nearness alone would be stream's;
  * the other replies are onData's, and so is this one. A word of prose
- * beginning them all is no such framing: nearness stands. */
+ * beginning them all is no such framing: nearness stands, as it does for
+ * the replies it put at onData already. */
 TEST(mapper_logger_messages_of_one_lead)
 {
     unit_write_str("smtp/lib/smtp.js", smtp_js);
@@ -3578,6 +3579,7 @@ TEST(mapper_logger_messages_of_one_lead)
     map_mapper *m = smtp_exchange(g, "S: ", &end, &hello);
     CHECK_INT(activity(m, hello).strategy, MAP_BY_LOGGER);
     CHECK_INT(activity(m, hello).syms[0], on_data);
+    float hello_conf = activity(m, hello).conf[0];
     map_activity pa = activity(m, end);
     CHECK_STR(pa.text, "S: <num> End data with <CR><LF>.<CR><LF>");
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
@@ -3588,8 +3590,11 @@ TEST(mapper_logger_messages_of_one_lead)
     CHECK(fabsf(pa.conf[0] + pa.conf[1] - 1.0f) < 1e-5f);
     map_mapper_free(m);
 
+    /* Where nearness and the lead agree on the first, nearness's weights
+     * stand: the same as where no lead is taken. */
     m = smtp_exchange(g, "Server ", &end, &hello);
     CHECK_INT(activity(m, hello).syms[0], on_data);
+    CHECK(fabsf(activity(m, hello).conf[0] - hello_conf) < 1e-6f);
     pa = activity(m, end);
     CHECK_STR(pa.text, "Server <num> End data with <CR><LF>.<CR><LF>");
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
