@@ -964,8 +964,6 @@ static bool by_position_chained(map_mapper *m, uint32_t a, const nb_rec *nb, siz
  * is taken for a site's framing: a few messages beginning alike prove
  * nothing ("Package" heading two commands' tables). */
 #define LEAD_MIN 8
-/* The functions a lead's messages are weighed over, at most. */
-#define LEAD_SYMS (4 * MAX_CAND)
 
 /* A message's lead: its first word when literal (no abstracted value),
  * followed by more, and marked by a sign that is not a letter or digit
@@ -1017,28 +1015,19 @@ static int cmp_lead(const void *a, const void *b)
  */
 static void pool_leads(map_mapper *m, const lead_rec *v, size_t n)
 {
-    uint32_t *us = core_xmalloc(LEAD_SYMS * sizeof *us);
-    double *uw = core_xmalloc(LEAD_SYMS * sizeof *uw);
+    uint32_t us[MAX_CAND];
+    double uw[MAX_CAND];
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i; j < n && v[j].key == v[i].key; j++)
             ;
         if (j - i < LEAD_MIN)
             continue;
-        uint32_t nu = 0;
+        uint32_t nu = 0; /* the functions the lead's messages went to */
         for (size_t k = i; k < j; k++) {
             const act_rec *r = &m->acts.v[v[k].act];
-            for (uint32_t q = 0; q < r->nsyms; q++) {
-                uint32_t s = m->syms.v[r->sym_off + q], u = 0;
-                while (u < nu && us[u] != s)
-                    u++;
-                if (u == nu) {
-                    if (nu == LEAD_SYMS)
-                        continue;
-                    us[nu] = s;
-                    uw[nu++] = 0;
-                }
-                uw[u] += (double)r->count * m->conf.v[r->sym_off + q];
-            }
+            for (uint32_t q = 0; q < r->nsyms; q++)
+                add_weight(us, uw, &nu, m->syms.v[r->sym_off + q],
+                           (double)r->count * m->conf.v[r->sym_off + q]);
         }
         for (size_t k = i; k < j; k++) {
             act_rec *r = &m->acts.v[v[k].act];
@@ -1066,8 +1055,6 @@ static void pool_leads(map_mapper *m, const lead_rec *v, size_t n)
                 m->conf.v[r->sym_off + q] = (float)(0.5 / ns + 0.5 * w[q] / sum);
         }
     }
-    free(us);
-    free(uw);
 }
 
 /* pool_leads over every message placed so far; then this finish's marks

@@ -1991,11 +1991,12 @@ void map__told_classes_init(map_mapper *m)
         size_t j = i;
         while (j < sites.n && sites.v[j].h == sites.v[i].h)
             j++;
-        for (size_t a = i; a < j && j - i <= MAX_CAND; a++)
+        for (size_t a = i; a < j && j - i <= MAX_CAND; a++) {
+            graph_emit ea;
+            graph_get_emit(g, sites.v[a].emit, &ea);
             for (size_t b = i; b < j; b++) {
                 uint32_t ca = sites.v[a].cls, cb = sites.v[b].cls;
-                graph_emit ea, eb;
-                graph_get_emit(g, sites.v[a].emit, &ea);
+                graph_emit eb;
                 graph_get_emit(g, sites.v[b].emit, &eb);
                 if (ca == cb || strcmp(ea.tmpl, eb.tmpl) != 0 || !related(g, ca, cb))
                     continue;
@@ -2008,6 +2009,7 @@ void map__told_classes_init(map_mapper *m)
                 if (is_or_inherits(g, ca, cb, CLASS_DEPTH))
                     mark[ca] = 1;
             }
+        }
         i = j;
     }
     core_vec_free(&sites);
