@@ -285,7 +285,7 @@ static const char *flag_names(uint32_t f, char *buf, size_t cap)
     static const char *const names[] = {
         "static", "classmethod",  "getter",  "setter",   "constructor", "async",
         "nested", "exported",     "bound",   "abstract", "private",     "generator",
-        "logs",   "logs-dynamic", "wrapper", "effects",  "takes-text"};
+        "logs",   "logs-dynamic", "wrapper", "effects",  "takes-text",  "catches"};
     size_t k = 0;
     buf[0] = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -485,6 +485,11 @@ static int graph_show_cmd(int argc, char **argv)
                 core_buf_puts(&b, "<dynamic>");
             if (*e.logger)
                 core_buf_printf(&b, "  logger %s", e.logger);
+            if (e.flags & GRAPH_EF_CTOR) /* an object (an error) made with the text */
+                core_buf_printf(&b, "  made by %s%s", e.method,
+                                e.flags & GRAPH_EF_THROWN   ? ", thrown"
+                                : e.flags & GRAPH_EF_HANDED ? ", handed to a call"
+                                                            : "");
             core_buf_putc(&b, '\n');
             show_next(&b, g, first_emit + i, false);
         }

@@ -65,6 +65,9 @@ enum {
      * a parameter, or some call passes it text (a literal or a constant)
      * though how its message is made of that is not known */
     GRAPH_SF_TAKES_TEXT = 1u << 16,
+    /* handles what the calls it makes throw: a try with a handler
+     * (`except`, `catch`), or a promise's `.catch(...)` */
+    GRAPH_SF_CATCHES = 1u << 17,
 };
 
 typedef enum {
@@ -135,6 +138,12 @@ enum {
      * class, or named as classes are, CapWords): the message is made
      * here and logged elsewhere, as a constant's is. */
     GRAPH_EF_CTOR = 1u << 5,
+    /* Such a constructor's object (an error) thrown where it is made,
+     * or handed to a call as an argument (`handler(new Error(...))`):
+     * what logs it is a caller that catches it, or is reached through
+     * that call. */
+    GRAPH_EF_THROWN = 1u << 6,
+    GRAPH_EF_HANDED = 1u << 7,
 };
 
 typedef enum {

@@ -234,6 +234,40 @@ static bool message_arg(px *x, TSNode a, int depth)
     return false;
 }
 
+/* What becomes of the object constructor call n makes, as far as the
+ * expression it is made in shows: GRAPH_EF_THROWN (`raise X(...)`),
+ * GRAPH_EF_HANDED (an argument of another call), or 0. Parentheses,
+ * await, `or` and the branches of `a if c else b` pass it on. */
+static uint32_t made_for(TSNode n)
+{
+    TSNode c = n;
+    for (int up = 0; up < 16; up++) {
+        TSNode p = ts_node_parent(c);
+        if (ts_node_is_null(p))
+            return 0;
+        const char *t = ts_node_type(p);
+        if (strcmp(t, "raise_statement") == 0)
+            return GRAPH_EF_THROWN;
+        if (strcmp(t, "argument_list") == 0) {
+            TSNode call = ts_node_parent(p);
+            return !ts_node_is_null(call) && strcmp(ts_node_type(call), "call") == 0
+                       ? GRAPH_EF_HANDED
+                       : 0;
+        }
+        bool passes = strcmp(t, "parenthesized_expression") == 0 || strcmp(t, "await") == 0;
+        if (strcmp(t, "conditional_expression") == 0) /* (a if c else b): c is the second */
+            passes = !ts_node_eq(c, ts_node_named_child(p, 1));
+        if (strcmp(t, "boolean_operator") == 0) {
+            TSNode op = ts_node_child_by_field_name(p, "operator", 8);
+            passes = !ts_node_is_null(op) && strcmp(ts_node_type(op), "or") == 0;
+        }
+        if (!passes)
+            return 0;
+        c = p;
+    }
+    return 0;
+}
+
 /*
  * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
  * when a positional argument reads as a message, the first such one being
@@ -278,7 +312,7 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
     pl->msg_index = idx;
     graph__cand_site(&x->cands, callee);
     if (graph__capwords(pl->method))
-        pl->flags |= GRAPH_EF_CTOR;
+        pl->flags |= GRAPH_EF_CTOR | made_for(call);
     return true;
 }
 

@@ -596,6 +596,8 @@ static void walk(px *x, TSNode n, const py_scope *sc, int depth)
         walk_children(x, n, sc, depth);
         return;
     case N_EXCEPT_CLAUSE: {
+        if (sc->sym >= 0)
+            x->f->syms.v[sc->sym].flags |= GRAPH_SF_CATCHES;
         TSNode alias = fieldn(n, F_ALIAS);
         if (!is_null(alias) && ty(alias) == N_IDENTIFIER)
             add_bind(x, GX_BIND_LOCAL, text(x, alias), NULL, sc->sym, alias);

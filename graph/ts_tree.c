@@ -57,6 +57,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_SATISFIES_EXPRESSION] = "satisfies_expression",
     [N_NON_NULL_EXPRESSION] = "non_null_expression",
     [N_AWAIT_EXPRESSION] = "await_expression",
+    [N_CATCH_CLAUSE] = "catch_clause",
     [N_ARROW_FUNCTION] = "arrow_function",
     [N_FUNCTION_EXPRESSION] = "function_expression",
     [N_FUNCTION_DECLARATION] = "function_declaration",

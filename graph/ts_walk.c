@@ -1075,6 +1075,9 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
     }
     unsigned ft = ty(x, fn);
     const char *path = graph__ts_call(x, n, fn, sc, depth);
+    /* p.catch(...): the promise's failure is handled here. */
+    if (ft == N_MEMBER_EXPRESSION && sc->sym >= 0 && text_eq(x, fld(x, fn, F_PROPERTY), "catch"))
+        x->f->syms.v[sc->sym].flags |= GRAPH_SF_CATCHES;
 
     /* The receiver, when it is more than a name chain. */
     if (!path && ft != N_SUPER && ft != N_IMPORT) {
@@ -1095,14 +1098,104 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
     walk_values(x, args, sc, depth);
 }
 
+/* Whether node p is of the grammar's type t (for the few types only
+ * made_for() reads). */
+static bool of_type(TSNode p, const char *t)
+{
+    return strcmp(ts_node_type(p), t) == 0;
+}
+
+/* Whether nodes a and b have the same text. */
+static bool same_text(tx *x, TSNode a, TSNode b)
+{
+    uint32_t a0 = ts_node_start_byte(a), a1 = ts_node_end_byte(a);
+    uint32_t b0 = ts_node_start_byte(b), b1 = ts_node_end_byte(b);
+    return a1 - a0 == b1 - b0 && memcmp(x->src + a0, x->src + b0, a1 - a0) == 0;
+}
+
+/* Whether call (callee fn) rejects a promise: `Promise.reject(...)`, or
+ * a call of the second parameter of the executor function handed to
+ * `new Promise(...)` (the one in scope by that name): the language's
+ * throw for a promise, which whoever awaits it catches. */
+static bool rejects(tx *x, TSNode call, TSNode fn)
+{
+    if (of_type(fn, "member_expression"))
+        return text_eq(x, fn, "Promise.reject");
+    if (!of_type(fn, "identifier"))
+        return false;
+    for (TSNode f = ts_node_parent(call); !ts_node_is_null(f); f = ts_node_parent(f)) {
+        if (!of_type(f, "arrow_function") && !of_type(f, "function_expression") &&
+            !of_type(f, "function") && !of_type(f, "function_declaration") &&
+            !of_type(f, "method_definition"))
+            continue;
+        TSNode ps = ts_node_child_by_field_name(f, "parameters", 10);
+        uint32_t np = ts_node_is_null(ps) ? 0 : ts_node_named_child_count(ps), at = np;
+        for (uint32_t i = 0; i < np && at == np; i++) {
+            TSNode q = ts_node_named_child(ps, i);
+            TSNode id = ts_node_child_by_field_name(q, "pattern", 7);
+            if (same_text(x, ts_node_is_null(id) ? q : id, fn))
+                at = i;
+        }
+        if (at == np)
+            continue; /* not a parameter here: an outer function's */
+        TSNode args = ts_node_parent(f), made = ts_node_parent(args);
+        return at == 1 && !ts_node_is_null(made) && of_type(args, "arguments") &&
+               ts_node_eq(ts_node_named_child(args, 0), f) && of_type(made, "new_expression") &&
+               text_eq(x, ts_node_child_by_field_name(made, "constructor", 11), "Promise");
+    }
+    return false;
+}
+
+/* What becomes of the object new-expression n makes, as far as the
+ * expression it is made in shows: GRAPH_EF_THROWN (a promise rejected
+ * with it too), GRAPH_EF_HANDED (an argument of another call), or 0.
+ * Parentheses, await, casts, `??`, `||` and the branches of `?:` pass it
+ * on (`handler(result.error ?? new Error(...))`). */
+static uint32_t made_for(tx *x, TSNode n)
+{
+    TSNode c = n;
+    for (int up = 0; up < 16; up++) {
+        TSNode p = ts_node_parent(c);
+        if (ts_node_is_null(p))
+            return 0;
+        if (of_type(p, "throw_statement"))
+            return GRAPH_EF_THROWN;
+        if (of_type(p, "arguments")) {
+            TSNode call = ts_node_parent(p);
+            if (ts_node_is_null(call) || !of_type(call, "call_expression"))
+                return 0;
+            TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+            return !ts_node_is_null(fn) && rejects(x, call, fn) ? GRAPH_EF_THROWN : GRAPH_EF_HANDED;
+        }
+        bool passes = of_type(p, "parenthesized_expression") || of_type(p, "await_expression") ||
+                      of_type(p, "as_expression") || of_type(p, "non_null_expression");
+        if (of_type(p, "ternary_expression"))
+            passes = !ts_node_eq(c, ts_node_child_by_field_name(p, "condition", 9));
+        if (of_type(p, "binary_expression")) {
+            TSNode op = ts_node_child_by_field_name(p, "operator", 8);
+            passes = !ts_node_is_null(op) && (of_type(op, "??") || of_type(op, "||"));
+        }
+        if (!passes)
+            return 0;
+        c = p;
+    }
+    return 0;
+}
+
 static NOINLINE void do_new(tx *x, TSNode n, const ts_scope *sc, int depth)
 {
     TSNode ctor = fld(x, n, F_CONSTRUCTOR), args = fld(x, n, F_ARGUMENTS),
            targs = fld(x, n, F_TYPE_ARGUMENTS);
     const char *p = graph__ts_path_of(x, ctor, 0);
-    if (p)
+    if (p) {
         add_ref(x, GX_REF_NEW, p, sc->sym, n);
-    else if (!is_null(ctor))
+        emit_plan pl;
+        if (!is_null(args) && ty(x, args) == N_ARGUMENTS &&
+            graph__ts_plan_candidate(x, n, p, &pl, sc, depth + 1)) {
+            pl.flags |= GRAPH_EF_CTOR | made_for(x, n);
+            graph__ts_make_emit(x, n, &pl, sc, depth + 1);
+        }
+    } else if (!is_null(ctor))
         walk(x, ctor, sc, depth + 1);
     if (!is_null(targs))
         walk(x, targs, sc, depth + 1);
@@ -1361,6 +1454,11 @@ static void walk(tx *x, TSNode n, const ts_scope *sc, int depth)
         return;
     case N_NEW_EXPRESSION:
         do_new(x, n, sc, depth);
+        return;
+    case N_CATCH_CLAUSE:
+        if (sc->sym >= 0)
+            x->f->syms.v[sc->sym].flags |= GRAPH_SF_CATCHES;
+        walk_children(x, n, sc, depth);
         return;
     case N_ASSIGNMENT_EXPRESSION:
         do_assign(x, n, sc, depth);

@@ -759,6 +759,99 @@ TEST(a_function_handed_to_util_format_is_shown_by_its_name)
     graph__file_free(&f);
 }
 
+/* The flags of the constructor site on a line of f whose template is
+ * tmpl (0 when there is none, ~0u when it is no constructor's). */
+static uint32_t ctor_flags(const gx_file *f, uint32_t line, const char *tmpl)
+{
+    for (size_t i = 0; i < f->emits.n; i++) {
+        const gx_emit *e = &f->emits.v[i];
+        if (e->line == line && e->tmpl && strcmp(e->tmpl, tmpl) == 0)
+            return e->flags & GRAPH_EF_CTOR ? e->flags : ~0u;
+    }
+    return 0;
+}
+
+/* The flags of the symbol named name in f (~0u when there is none). */
+static uint32_t sym_flags(const gx_file *f, const char *name)
+{
+    for (size_t i = 0; i < f->syms.n; i++)
+        if (strcmp(f->syms.v[i].name, name) == 0)
+            return f->syms.v[i].flags;
+    return ~0u;
+}
+
+/* A function that handles what its calls throw is marked: a try with a
+ * handler, a promise's .catch(); a finally alone handles nothing. */
+TEST(functions_that_catch)
+{
+    static const char js[] = "function a() { try { b(); } catch (e) { c(e); } }\n"
+                             "function b() { return d().catch(c); }\n"
+                             "function c() { try { d(); } finally { e(); } }\n"
+                             "function d() { return d2().then(c); }\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    CHECK(sym_flags(&f, "a") & GRAPH_SF_CATCHES);
+    CHECK(sym_flags(&f, "b") & GRAPH_SF_CATCHES);
+    CHECK(!(sym_flags(&f, "c") & GRAPH_SF_CATCHES));
+    CHECK(!(sym_flags(&f, "d") & GRAPH_SF_CATCHES));
+    graph__file_free(&f);
+    static const char py[] = "def a():\n    try:\n        b()\n    except OSError:\n        pass\n"
+                             "def c():\n    try:\n        b()\n    finally:\n        pass\n";
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_PYTHON, py, strlen(py), &f);
+    CHECK(sym_flags(&f, "a") & GRAPH_SF_CATCHES);
+    CHECK(!(sym_flags(&f, "c") & GRAPH_SF_CATCHES));
+    graph__file_free(&f);
+}
+
+/* An error made with literal text is a candidate site in both languages,
+ * marked with what becomes of it where it is made: thrown (a promise
+ * rejected with it is thrown to whoever awaits it), handed to a call, or
+ * kept in a name. */
+TEST(what_becomes_of_an_error_made_here)
+{
+    static const char js[] =
+        "function run(handler, result, done) {\n"                            /* 1 */
+        "  if (!result) throw new Error('no result');\n"                     /* 2 */
+        "  handler(result.error ?? new Error('export failed'));\n"           /* 3 */
+        "  const err = new Error('kept aside');\n"                           /* 4 */
+        "  done((new TypeError('bad type')));\n"                             /* 5 */
+        "  return new Promise((resolve, reject) => {\n"                      /* 6 */
+        "    setTimeout(() => reject(new Error('timed out')), 10);\n"        /* 7 */
+        "    done(new Error('done with it'));\n"                             /* 8 */
+        "  }).then(() => Promise.reject(new RangeError('out of range')));\n" /* 9 */
+        "}\n"                                                                /* 10 */
+        "function outer(reject) { reject(new Error('not a promise')); }\n";  /* 11 */
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    const uint32_t how = GRAPH_EF_THROWN | GRAPH_EF_HANDED;
+    CHECK_INT(ctor_flags(&f, 2, "no result") & how, GRAPH_EF_THROWN);
+    CHECK_INT(ctor_flags(&f, 3, "export failed") & how, GRAPH_EF_HANDED);
+    CHECK_INT(ctor_flags(&f, 4, "kept aside") & how, 0);
+    CHECK(ctor_flags(&f, 4, "kept aside") & GRAPH_EF_CTOR);
+    CHECK_INT(ctor_flags(&f, 5, "bad type") & how, GRAPH_EF_HANDED);
+    CHECK_INT(ctor_flags(&f, 7, "timed out") & how, GRAPH_EF_THROWN);
+    CHECK_INT(ctor_flags(&f, 8, "done with it") & how, GRAPH_EF_HANDED);
+    CHECK_INT(ctor_flags(&f, 9, "out of range") & how, GRAPH_EF_THROWN);
+    CHECK_INT(ctor_flags(&f, 11, "not a promise") & how, GRAPH_EF_HANDED);
+    graph__file_free(&f);
+
+    static const char py[] = "def run(handler, result):\n"                             /* 1 */
+                             "    if not result:\n"                                    /* 2 */
+                             "        raise ValueError('no result')\n"                 /* 3 */
+                             "    handler(result.error or OSError('export failed'))\n" /* 4 */
+                             "    err = KeyError('kept aside')\n";                     /* 5 */
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_PYTHON, py, strlen(py), &f);
+    CHECK_INT(ctor_flags(&f, 3, "no result") & how, GRAPH_EF_THROWN);
+    CHECK_INT(ctor_flags(&f, 4, "export failed") & how, GRAPH_EF_HANDED);
+    CHECK_INT(ctor_flags(&f, 5, "kept aside") & how, 0);
+    CHECK(ctor_flags(&f, 5, "kept aside") & GRAPH_EF_CTOR);
+    graph__file_free(&f);
+}
+
 /* A literal given to a method of a value only says how the method works
  * on it (a separator, an encoding, a key): the rendering holds it only by
  * chance (a list of one joins to no separator), and a second template
