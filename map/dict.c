@@ -2,7 +2,8 @@
  * The dictionary codec (map.h): one record per activity and per
  * variant, little-endian, for the model file and the daemon's state store.
  *
- *   activity  u32 text length, the text, u8 strategy, u8 has_const,
+ *   activity  u32 text length, the text, u8 strategy, u8 has_const (bit 0)
+ *             and the text read out of an error's rendering (bit 1),
  *             u32 nsyms, u32 symbol[nsyms], f32 confidence[nsyms],
  *             u32 ncands, u32 candidate[ncands]
  *   variant   u8 1, u32 activity, the text (the rest of the record)
@@ -28,7 +29,7 @@ void map_dict_put_activity(const map_mapper *m, uint32_t act, core_buf *out)
     core_buf_put_le(out, tl, 4);
     core_buf_append(out, pa.text, tl);
     core_buf_putc(out, (char)pa.strategy);
-    core_buf_putc(out, (char)has_const);
+    core_buf_putc(out, (char)(has_const | map__error_text(m, act) << 1));
     core_buf_put_le(out, pa.nsyms, 4);
     for (uint32_t i = 0; i < pa.nsyms; i++)
         core_buf_put_le(out, pa.syms[i], 4);
@@ -63,7 +64,9 @@ int map__dict_decode(const void *rec, size_t len, uint32_t nsym, map__dict_rec *
     d.tl = (uint32_t)core_rd_le(&r, 4);
     d.text = core_rd_bytes(&r, d.tl);
     d.strategy = (map_strategy)core_rd_le(&r, 1);
-    d.has_const = core_rd_le(&r, 1) != 0;
+    uint32_t made = (uint32_t)core_rd_le(&r, 1);
+    d.has_const = made & 1;
+    d.error_text = (made & 2) != 0;
     d.nsyms = (uint32_t)core_rd_le(&r, 4);
     /* Every count is checked against what is left before anything is
      * allocated for it: a record cannot ask for more than its size. */
@@ -112,8 +115,8 @@ int map_dict_restore_activity(map_mapper *m, const void *rec, size_t len, uint64
                        .syms = d.syms,
                        .conf = d.conf,
                        .count = count};
-    map__restore_how how = {.alias = true};
-    *id = map__restore(m, &pa, d.cands, d.ncand, d.has_const, alias ? &how : NULL);
+    map__restore_how how = {.alias = alias, .error_text = d.error_text};
+    *id = map__restore(m, &pa, d.cands, d.ncand, d.has_const, &how);
     free(text);
     map__dict_rec_free(&d);
     return 0;

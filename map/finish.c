@@ -143,20 +143,40 @@ static void keep_best(uint32_t *top, double *sc, uint32_t *n, uint32_t cap, uint
     }
 }
 
-/*
- * A format a function returns (an access-log line built from a request's
- * fields) that no function near logs: the functions that call the
- * formatter are what makes the message, whatever they hand it to (a file,
- * a stream, a logger behind a name the code does not show), as a logging
- * wrapper's caller stands for it. Up to 4 callers outside the files set
- * aside, nearest first (the proximity run's scores), weighted alike: the
- * code says they call it, not which of them ran. False when a candidate is
- * no function or nothing calls it. Tried after where the case was and the
- * logger's sites: a message a site there renders with less text (`"%s
- * %s"` for "GET http://127.0.0.1:8888/") is that site's, not the
- * formatter's whose few literal bytes it happens to hold.
- */
-static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+/* The function a function defined inside others (a callback, an
+ * arrow) is part of: what calls that one is what an error it throws, or
+ * a promise it rejects, comes back to. */
+static uint32_t outermost_function(const graph *g, uint32_t f)
+{
+    for (int up = 0; up < 8; up++) {
+        graph_symbol s;
+        graph_get_symbol(g, f, &s);
+        if (!(s.flags & GRAPH_SF_NESTED))
+            return f;
+        uint32_t n, parent = GRAPH_NONE;
+        const graph_edge *out = graph_out_edges(g, f, &n);
+        for (uint32_t i = 0; i < n && parent == GRAPH_NONE; i++)
+            if (out[i].type == GRAPH_EDGE_MEMBER_OF)
+                parent = out[i].node;
+        if (parent == GRAPH_NONE)
+            return f;
+        graph_symbol ps;
+        graph_get_symbol(g, parent, &ps);
+        if (ps.kind != GRAPH_SYM_FUNCTION && ps.kind != GRAPH_SYM_METHOD)
+            return f;
+        f = parent;
+    }
+    return f;
+}
+
+/* The functions that call activity act's candidates, up to 4 outside
+ * the files set aside, nearest first (the proximity run's scores), placed
+ * alike: the code says they call them, not which of them ran. With
+ * catching, the callers of the functions the candidates are defined in
+ * that handle what their calls throw: where a thrown error is caught.
+ * False when a candidate is no function or no such caller is. */
+static bool place_at_callers(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb,
+                             bool catching)
 {
     enum { KEEP = 4 };
     const act_rec *a = &m->acts.v[act];
@@ -170,11 +190,17 @@ static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, siz
         graph_get_symbol(m->g, f, &s);
         if (s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD)
             return false;
+        if (catching)
+            f = outermost_function(m->g, f);
         uint32_t n;
         const graph_edge *in = graph_in_edges(m->g, f, &n);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t u = in[k].node;
             if (in[k].type != GRAPH_EDGE_CALLS || u == f || map__symbol_aside(m, u))
+                continue;
+            graph_symbol us;
+            graph_get_symbol(m->g, u, &us);
+            if (catching && !(us.flags & GRAPH_SF_CATCHES))
                 continue;
             keep_best(top, sc, &nk, KEEP, u, ppr_work_score(m->cw, u), true);
         }
@@ -185,6 +211,72 @@ static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, siz
     for (uint32_t i = 0; i < nk; i++)
         c[i] = 1.0f / (float)nk;
     map__activity_set_syms(m, act, MAP_BY_CONST, top, c, nk);
+    return true;
+}
+
+/*
+ * A format a function returns (an access-log line built from a request's
+ * fields) that no function near logs: the functions that call the
+ * formatter are what makes the message, whatever they hand it to (a file,
+ * a stream, a logger behind a name the code does not show), as a logging
+ * wrapper's caller stands for it. Tried after where the case was and the
+ * logger's sites: a message a site there renders with less text (`"%s
+ * %s"` for "GET http://127.0.0.1:8888/") is that site's, not the
+ * formatter's whose few literal bytes it happens to hold.
+ */
+static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    return place_at_callers(m, act, nb, nnb, false);
+}
+
+/* What the objects (errors) made with activity act's text at its
+ * candidates' constructor sites become where they are made, when all of
+ * them agree: GRAPH_EF_THROWN or GRAPH_EF_HANDED; else 0. */
+static uint32_t errors_made_for(const map_mapper *m, const act_rec *a)
+{
+    const char *text = core_strtab_str(&m->strs, a->text);
+    uint32_t how = UINT32_MAX;
+    for (uint32_t i = 0; i < a->ncand; i++) {
+        uint32_t first, ne = graph_symbol_emits(m->g, m->cands.v[a->cand_off + i], &first);
+        for (uint32_t k = 0; k < ne; k++) {
+            graph_emit e;
+            graph_get_emit(m->g, first + k, &e);
+            if (!(e.flags & GRAPH_EF_CTOR) || strcmp(map__template_text(m->g, first + k), text))
+                continue;
+            uint32_t f = e.flags & (GRAPH_EF_THROWN | GRAPH_EF_HANDED);
+            if (how != UINT32_MAX && how != f)
+                return 0;
+            how = f;
+        }
+    }
+    return how == UINT32_MAX ? 0 : how;
+}
+
+/*
+ * An error logged whole (its text read out of its rendering: the logger
+ * was handed the error itself) that only constructors' text explains,
+ * where every such site says what becomes of the error. One thrown is
+ * logged by what catches it, a caller with a handler (place_at_callers;
+ * where the code shows none, as when a framework catches what a handler
+ * it dispatches to by name throws, the other strategies place it). One
+ * handed to a call as it is made (`handler(new Error(...))`) is the
+ * maker's event, whatever the call hands it on to, as a logging
+ * wrapper's caller stands for the message it passes.
+ */
+static bool map_by_errors(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+{
+    act_rec *a = &m->acts.v[act];
+    if (!a->has_const || !a->error_text || a->ncand == 0)
+        return false;
+    uint32_t how = errors_made_for(m, a);
+    if (how == GRAPH_EF_THROWN)
+        return place_at_callers(m, act, nb, nnb, true);
+    if (how != GRAPH_EF_HANDED)
+        return false;
+    float c[MAX_CAND];
+    for (uint32_t i = 0; i < a->ncand; i++)
+        c[i] = 1.0f / (float)a->ncand;
+    map__activity_set_syms(m, act, MAP_BY_CONST, m->cands.v + a->cand_off, c, a->ncand);
     return true;
 }
 
@@ -1102,7 +1194,8 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
             continue;
         }
         r->tried = true;
-        if (!m->o.no_const && map_by_constants(m, a, nb + ni, nj - ni))
+        if (!m->o.no_const &&
+            (map_by_errors(m, a, nb + ni, nj - ni) || map_by_constants(m, a, nb + ni, nj - ni)))
             continue;
         if (!m->o.no_logger && map_by_position(m, a, nb + ni, nj - ni))
             continue;

@@ -53,6 +53,17 @@ static inline bool map__emit_is_const(const graph_emit *e)
            (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
 }
 
+/* ---- errors logged whole (errtext.c) ---- */
+
+/*
+ * The text the code gave an error that s[0, n) renders whole: its stack
+ * (`TypeError: bad input` and the frames after it, line breaks as bytes
+ * or as backslash n), or its properties as JSON (`message`, else the
+ * stack's first line), however far it goes when cut short. Writes it to
+ * out; false when s is no such rendering.
+ */
+bool map__error_message(const char *s, size_t n, core_buf *out);
+
 /* ---- the external command's reply (llm.c) ---- */
 
 /*
@@ -82,6 +93,9 @@ int map__llm_parse_reply(const graph *g, const char *data, size_t len, size_t fi
  * saved ids. */
 uint32_t map__candidates(const map_mapper *m, uint32_t act, const uint32_t **cands,
                          bool *has_const);
+/* Whether an activity's text was read out of an error's rendering
+ * (map__error_message): the dictionary keeps it with has_const. */
+bool map__error_text(const map_mapper *m, uint32_t act);
 /* How a restored activity differs from a saved one's (remap.c): left for
  * map_mapper_finish to map again (untried), and the emit sites whose
  * template now stands for it (a matched message goes to it, whatever its
@@ -93,6 +107,7 @@ typedef struct map__restore_how {
     /* A text m has already makes a new activity all the same, which its
      * text does not find (map_dict_restore_activity's alias). */
     bool alias;
+    bool error_text; /* map__error_text */
 } map__restore_how;
 /* how: NULL for a record restored as saved. */
 uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cands, uint32_t ncand,
@@ -105,7 +120,7 @@ typedef struct map__dict_rec {
     const char *text;
     uint32_t tl;
     map_strategy strategy;
-    bool has_const;
+    bool has_const, error_text;
     uint32_t nsyms, ncand;
     uint32_t *syms, *cands;
     float *conf;

@@ -267,6 +267,7 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->chain_index);
     core_vec_free(&m->chain);
     core_buf_free(&m->tmp);
+    core_buf_free(&m->errmsg);
     free(m->emit_callee);
     free(m->callee_sites);
     free(m->proven);
@@ -890,6 +891,21 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     uint32_t emits[MAX_CAND];
     map_match mr =
         map_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
+    /* An error logged whole: the text its maker gave it may be a
+     * template, the class and stack around it are the run's. */
+    bool error_text = false;
+    if (mr.nemits == 0 && map__error_message(text, len, &m->errmsg)) {
+        uint32_t inner[MAX_CAND];
+        map_match im = map_matcher_match(m->matcher, m->mw, m->errmsg.data, m->errmsg.len,
+                                         ev->logger, ev->level, inner, MAX_CAND);
+        if (im.nemits) {
+            mr = im;
+            memcpy(emits, inner, sizeof inner);
+            text = m->errmsg.data;
+            len = m->errmsg.len;
+            error_text = true;
+        }
+    }
     if (mr.flags & MAP_MATCH_ASIDE)
         return aside_message(m, ev, &r, mt, emits, mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits);
     if (mr.nemits == 0) {
@@ -920,6 +936,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             m->acts.v[r.act].has_const = true;
             map__activity_set_cands(m, r.act, syms, ns);
         }
+        if (r.act != m->other && r.act != UINT32_MAX && !m->dry)
+            m->acts.v[r.act].error_text |= error_text;
         /* Should no function that logs such constants be near, the
          * strategies of a message no template took place it. */
         if (r.act != m->other && r.act != UINT32_MAX && !m->dry)
@@ -1523,6 +1541,7 @@ uint32_t map__restore(map_mapper *m, const map_activity *a, const uint32_t *cand
     map__activity_set_syms(m, id, a->strategy, a->syms, a->conf, a->nsyms);
     map__activity_set_cands(m, id, cands, ncand);
     m->acts.v[id].has_const = has_const;
+    m->acts.v[id].error_text = how && how->error_text;
     m->acts.v[id].tried = !how || !how->untried;
     m->acts.v[id].count = a->count;
     for (uint32_t i = 0; how && i < how->nemits; i++)
@@ -1537,6 +1556,11 @@ uint32_t map_mapper_restore_variant(map_mapper *m, uint32_t act, const char *tex
     core_buf_puts(&m->masked_text, text);
     m->masked_of = masked_hash(text, strlen(text));
     return variant_get(m, act, m->masked_of, NULL);
+}
+
+bool map__error_text(const map_mapper *m, uint32_t act)
+{
+    return m->acts.v[act].error_text;
 }
 
 uint32_t map__candidates(const map_mapper *m, uint32_t act, const uint32_t **cands, bool *has_const)

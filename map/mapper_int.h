@@ -19,6 +19,7 @@ typedef struct act_rec {
     uint8_t strategy;
     bool tried;               /* finish() has looked at it */
     bool has_const;           /* matched string constants only */
+    bool error_text;          /* read out of an error's rendering (map__error_message) */
     bool aside;               /* matched only sites set aside: cands, the last resort */
     uint32_t sym_off, nsyms;  /* into syms/conf */
     uint32_t cand_off, ncand; /* template candidates or constant owners */
@@ -142,7 +143,8 @@ struct map_mapper {
      * code this deployment runs (order_agreement reads it). */
     core_map live;
     core_buf tmp;
-    uint32_t other; /* the fold-over activity, or UINT32_MAX */
+    core_buf errmsg; /* an error's own text (map__error_message) */
+    uint32_t other;  /* the fold-over activity, or UINT32_MAX */
     /* Past the caps (a flood of distinct messages): the masked text's hash
      * that stands for every new one, and how many messages were folded. */
     uint64_t masked_other;

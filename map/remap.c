@@ -467,7 +467,7 @@ static uint32_t restore_by_names(map_mapper *m, const map_remap_opts *o, old_act
 {
     const graph *g = map_mapper_graph(m);
     map_activity pa = {.text = a->text, .strategy = a->d.strategy, .count = count};
-    map__restore_how how = {.untried = true, .alias = o->first > 0};
+    map__restore_how how = {.untried = true, .alias = o->first > 0, .error_text = a->d.error_text};
     if (!o->old || a->d.nsyms == 0) {
         ra->kind = MAP_REMAP_AGAIN;
         pa.strategy = MAP_BY_NONE;
@@ -518,7 +518,8 @@ static uint32_t restore_sited(map_mapper *m, const map_remap_opts *o, old_act *a
      * site leads to it whatever its text. */
     map__restore_how how = {.emits = a->names || a->d.has_const ? NULL : a->sites,
                             .nemits = a->names || a->d.has_const ? 0 : a->nsites,
-                            .alias = o->first > 0};
+                            .alias = o->first > 0,
+                            .error_text = a->d.error_text};
     /* A constant's sites are its owners (the candidates); the functions
      * that log it are what the constants strategy found: the same ones
      * by name, when the old graph tells their names, else found again. */

@@ -3603,6 +3603,141 @@ TEST(mapper_logger_messages_of_one_lead)
     graph_close(g);
 }
 
+/* An error logged whole: the text its maker gave it, read out of each
+ * rendering (a stack with line breaks as bytes or as backslash n, its
+ * properties as JSON even when cut short), and nothing out of what is no
+ * such rendering (`Name: text` without frames is as often a message of
+ * its own). */
+TEST(error_message_read_out_of_its_rendering)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"Error: export timed out\n    at Timeout._onTimeout (/srv/a.js:3:9)", "export timed out"},
+        {"TypeError: bad: input\\n    at f (/srv/a.js:3:9)\\n    at g (/srv/a.js:9:1)",
+         "bad: input"},
+        {"{\"stack\":\"Error: x\\n    at f\",\"message\":\"root \\\"sampler\\\" missing\"}",
+         "root \"sampler\" missing"},
+        {"{\"stack\":\"Error: root sampler missing\\n    at new Sampler (/srv/a.js:4:2)\\n  ",
+         "root sampler missing"},
+        {"  RangeError: out of range\n   at f (/srv/a.js:1:1)  ", "out of range"},
+        {"ConnectionResetError: [Errno 104] Connection reset by peer", NULL},
+        {"Note: the cache is cold", NULL},
+        {"Error\n    at f (/srv/a.js:1:1)", NULL},
+        {"Error: \n    at f (/srv/a.js:1:1)", NULL},
+        {"{\"code\":42}", NULL},
+        {"12: not a name", NULL},
+    };
+    core_buf out = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bool got = map__error_message(cases[i].in, strlen(cases[i].in), &out);
+        CHECK_INT(got, cases[i].want != NULL);
+        if (got && cases[i].want)
+            CHECK_STR(out.data, cases[i].want);
+    }
+    core_buf_free(&out);
+}
+
+static const char exporter_js[] =
+    "const debug = require('debug')('app:export');\n"                           /* 1 */
+    "\n"                                                                        /* 2 */
+    "function report(err) {\n"                                                  /* 3 */
+    "  debug(err.stack);\n"                                                     /* 4 */
+    "}\n"                                                                       /* 5 */
+    "\n"                                                                        /* 6 */
+    "class Exporter {\n"                                                        /* 7 */
+    "  constructor(opts) {\n"                                                   /* 8 */
+    "    if (!opts.root) report(new Error('Exporter needs a root sampler'));\n" /* 9 */
+    "    debug('exporter ready');\n"                                            /* 10 */
+    "  }\n"                                                                     /* 11 */
+    "  send(batch) {\n"                                                         /* 12 */
+    "    debug('sending batch of %d', batch.length);\n"                         /* 13 */
+    "    return new Promise((resolve, reject) => {\n"                           /* 14 */
+    "      const expire = () => reject(new Error('export timed out'));\n"       /* 15 */
+    "      setTimeout(expire, 10);\n"                                           /* 16 */
+    "    });\n"                                                                 /* 17 */
+    "  }\n"                                                                     /* 18 */
+    "  flush() {\n"                                                             /* 19 */
+    "    debug('flushing');\n"                                                  /* 20 */
+    "    return this.send([]).catch((err) => report(err));\n"                   /* 21 */
+    "  }\n"                                                                     /* 22 */
+    "  drain() {\n"                                                             /* 23 */
+    "    return this.send([1]);\n"                                              /* 24 */
+    "  }\n"                                                                     /* 25 */
+    "}\n"                                                                       /* 26 */
+    "\n"                                                                        /* 27 */
+    "module.exports = { Exporter, report };\n";                                 /* 28 */
+
+/* What an error logged whole is placed at: one handed to a call where it
+ * is made is the maker's event (the constructor reporting it); one that
+ * rejects a promise (thrown) goes to what calls the function that made
+ * the promise and catches (flush), not to the maker (expire, a function
+ * inside send), nor to a caller that lets it through (drain). */
+TEST(mapper_errors_logged_whole)
+{
+    unit_write_str("errs/lib/exporter.js", exporter_js);
+    graph *g = index_dir("errs");
+    uint32_t ctor = unit_sym(g, "lib/exporter.Exporter.constructor"),
+             flush = unit_sym(g, "lib/exporter.Exporter.flush"),
+             send = unit_sym(g, "lib/exporter.Exporter.send");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t root = UINT32_MAX, timed = UINT32_MAX;
+    for (int c = 0; c < 6; c++) {
+        char stack[256], json[256];
+        snprintf(
+            stack, sizeof stack,
+            "Error: Exporter needs a root sampler\n    at new Exporter (/srv/lib/exporter.js:9:30)"
+            "\n    at main (/srv/main.js:%d:3)",
+            c + 1);
+        snprintf(json, sizeof json,
+                 "{\"stack\":\"Error: export timed out\\n    at Timeout._onTimeout "
+                 "(/srv/lib/exporter.js:15:%d)\",\"message\":\"export timed out\"}",
+                 c + 20);
+        const char *msgs[] = {stack, "exporter ready", "flushing", "sending batch of 3", json};
+        uint32_t prev = UINT32_MAX;
+        for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+            map_event ev = {
+                .text = msgs[i], .len = strlen(msgs[i]), .logger = "app:export", .learn = true};
+            uint32_t act, v;
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act, &v);
+            if (i == 0)
+                root = act;
+            else if (i == 4)
+                timed = act;
+            prev = act;
+        }
+    }
+    finish(m);
+    map_activity a = activity(m, root);
+    CHECK_STR(a.text, "Exporter needs a root sampler");
+    CHECK_INT(a.strategy, MAP_BY_CONST);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], ctor);
+    a = activity(m, timed);
+    CHECK_STR(a.text, "export timed out");
+    CHECK_INT(a.strategy, MAP_BY_CONST);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], flush);
+    CHECK(a.syms[0] != send);
+    /* The dictionary keeps where the text was read from, for a mapper
+     * that places it after a restart. */
+    core_buf rec = {0};
+    map_dict_put_activity(m, timed, &rec);
+    map__dict_rec d;
+    CHECK_OK(map__dict_decode(rec.data, rec.len, graph_nsymbols(g), &d));
+    CHECK(d.has_const && d.error_text);
+    map__dict_rec_free(&d);
+    map_mapper *m2 = new_mapper(g, &o);
+    uint32_t id;
+    CHECK_OK(map_dict_restore_activity(m2, rec.data, rec.len, 1, false, &id));
+    CHECK(map__error_text(m2, id));
+    map_mapper_free(m2);
+    core_buf_free(&rec);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* ------------------------------------------------------------------ */
 /* The model                                                           */
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,132 @@
+/*
+ * The message an error's rendering carries (map__error_message). An
+ * error logged whole shows its class and its stack around the text the
+ * code gave it: `TypeError: bad input\n    at f (/srv/a.js:3:9)` (a
+ * JavaScript stack, `err.stack` or `console.error(err)`), or
+ * `{"stack":"...","message":"bad input"}` (its properties as JSON). Only
+ * the text made where the error was (`new Error('bad input')`) can come
+ * from the code; the rest is the run's.
+ */
+#include "map_int.h"
+
+#include <string.h>
+
+/* A line break inside a message: the byte, or the two characters a log
+ * that keeps one record per line writes for it. Returns its length at s,
+ * or 0. */
+static size_t line_break(const char *s, size_t n)
+{
+    if (n >= 1 && s[0] == '\n')
+        return 1;
+    if (n >= 2 && s[0] == '\\' && s[1] == 'n')
+        return 2;
+    return 0;
+}
+
+/* Where the first frame of a stack begins in s (a line break, white
+ * space, "at "), or n when none does. */
+static size_t first_frame(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t b = line_break(s + i, n - i);
+        if (!b)
+            continue;
+        size_t j = i + b, sp = 0;
+        while (j < n && (s[j] == ' ' || s[j] == '\t'))
+            j++, sp++;
+        if (sp && n - j >= 3 && memcmp(s + j, "at ", 3) == 0)
+            return i;
+    }
+    return n;
+}
+
+/* The message of "Name: message" followed by a stack's frames: its
+ * offset and length in s. Without frames, `Name: text` is as often a
+ * message of its own (`Note: cache cold`, a traceback's last line that a
+ * handler logs beside its own records) as an error's. */
+static bool class_and_message(const char *s, size_t n, size_t *off, size_t *len)
+{
+    size_t i = 0;
+    while (i < n && (is_word((unsigned char)s[i]) || s[i] == '$' || s[i] == '.'))
+        i++;
+    if (i == 0 || i + 2 > n || s[i] != ':' || s[i + 1] != ' ' || is_digit((unsigned char)s[0]))
+        return false;
+    size_t end = first_frame(s + i + 2, n - i - 2);
+    if (end == n - i - 2 || end == 0)
+        return false;
+    *off = i + 2;
+    *len = end;
+    return true;
+}
+
+/* The JSON string value of member key in the object s[0, n), read as
+ * far as it goes when the object was cut short (a log's length limit):
+ * its raw text, escapes kept, at *off, *len. */
+static bool raw_member(const char *s, size_t n, const char *key, size_t *off, size_t *len)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 1; i + kl + 4 <= n; i++) {
+        if (s[i] != '"' || memcmp(s + i + 1, key, kl) != 0 || s[i + kl + 1] != '"')
+            continue;
+        size_t j = i + kl + 2;
+        while (j < n && is_space((unsigned char)s[j]))
+            j++;
+        if (j >= n || s[j] != ':')
+            continue;
+        for (j++; j < n && is_space((unsigned char)s[j]);)
+            j++;
+        if (j >= n || s[j] != '"')
+            continue;
+        size_t a = ++j;
+        while (j < n && s[j] != '"')
+            j += s[j] == '\\' ? 2 : 1;
+        *off = a;
+        *len = (j < n ? j : n) - a;
+        return true;
+    }
+    return false;
+}
+
+/* Appends the JSON string text s[0, n) to out with its escapes read
+ * (those of \uXXXX are kept as written: they never stand for a
+ * template's text). */
+static void put_unescaped(core_buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\\' && i + 1 < n) {
+            char e = s[++i];
+            c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+            if (e == 'u' || e == 'b' || e == 'f') {
+                core_buf_putc(out, '\\');
+                c = e;
+            }
+        }
+        core_buf_putc(out, c);
+    }
+}
+
+bool map__error_message(const char *s, size_t n, core_buf *out)
+{
+    while (n && is_space((unsigned char)*s))
+        s++, n--;
+    while (n && is_space((unsigned char)s[n - 1]))
+        n--;
+    size_t off, len, mo, ml;
+    if (n >= 2 && s[0] == '{') {
+        /* The message member first; the stack's first line names the
+         * class too, and comes first when an error's own properties are
+         * listed (so it survives a cut that loses the message). */
+        core_buf_reset(out);
+        if (raw_member(s, n, "message", &off, &len) && len)
+            put_unescaped(out, s + off, len);
+        else if (raw_member(s, n, "stack", &off, &len) && class_and_message(s + off, len, &mo, &ml))
+            put_unescaped(out, s + off + mo, ml);
+        return out->len > 0;
+    }
+    if (!class_and_message(s, n, &off, &len))
+        return false;
+    core_buf_reset(out);
+    core_buf_append(out, s + off, len);
+    return true;
+}
