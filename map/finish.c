@@ -241,7 +241,8 @@ static uint32_t errors_made_for(const map_mapper *m, const act_rec *a)
         for (uint32_t k = 0; k < ne; k++) {
             graph_emit e;
             graph_get_emit(m->g, first + k, &e);
-            if (!(e.flags & GRAPH_EF_CTOR) || strcmp(map__template_text(m->g, first + k), text))
+            if (!(e.flags & GRAPH_EF_CTOR) ||
+                strcmp(map__template_text(m->g, first + k), text) != 0)
                 continue;
             uint32_t f = e.flags & (GRAPH_EF_THROWN | GRAPH_EF_HANDED);
             if (how != UINT32_MAX && how != f)

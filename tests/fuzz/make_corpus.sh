@@ -548,6 +548,13 @@ put("fuzz_llm_reply", "bad-items.json",
     '{"id":"x","symbols":[]},{"id":1},{"id":-1,"symbols":["main"]},'
     '{"id":3.0,"symbols":["main"]},{"id":9223372036854775807,"symbols":["main"]},[],7]}')
 put("fuzz_llm_reply", "not-json.txt", "this is not json\n")
+put("fuzz_error_text", "stack.txt",
+    "TypeError: bad input\n    at f (/srv/a.js:3:9)\n    at g (/srv/a.js:9:1)")
+put("fuzz_error_text", "stack-escaped.txt", "Error: timed out\\n    at Timeout._onTimeout (node:t:1:1)")
+put("fuzz_error_text", "props.json",
+    '{"stack":"Error: x\\n    at f (a.js:1:1)","message":"export \\"failed\\" \\u00e9"}')
+put("fuzz_error_text", "props-cut.json", '{"stack":"Error: root sampler missing\\n    at new S (a.js:4:2)\\n  ')
+put("fuzz_error_text", "prose.txt", "Note: the cache is cold")
 put("fuzz_llm_reply", "wrong-shape.json", "[1, 2]")
 put("fuzz_llm_reply", "no-list.json", '{"mappings":{"id":0},"extra":true}')
 with open(os.path.join(out, "..", "dict", "llm_reply.dict"), "w") as f:

@@ -23,7 +23,7 @@ jobs="$3"
 shift 3
 all=(fuzz_otlp_pb_traces fuzz_otlp_pb_logs fuzz_otlp_json fuzz_event_json fuzz_gunzip fuzz_csv
      fuzz_xes fuzz_file_auto fuzz_config fuzz_overrides fuzz_graph fuzz_http fuzz_model fuzz_edges
-     fuzz_case_value fuzz_llm_reply fuzz_grpc)
+     fuzz_case_value fuzz_llm_reply fuzz_grpc fuzz_error_text)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 

@@ -1,0 +1,32 @@
+/*
+ * The reading of an error logged whole (map__error_message, map/errtext.c):
+ * any bytes a log line may hold. What it reads is never longer than the
+ * line, is terminated, and is read the same way twice; out of a stack (a
+ * line that is no JSON object) it is a piece of the line as it is.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "fuzz.h"
+#include "map_int.h"
+
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *s = (const char *)data;
+    core_buf a = {0}, b = {0};
+    bool got = map__error_message(s, size, &a);
+    FUZZ_CHECK(map__error_message(s, size, &b) == got);
+    if (got) {
+        FUZZ_CHECK(a.len > 0 && a.len <= size);
+        FUZZ_CHECK(a.data[a.len] == '\0');
+        FUZZ_CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+        size_t k = 0;
+        while (k < size && (s[k] == ' ' || (s[k] >= '\t' && s[k] <= '\r')))
+            k++;
+        if (k == size || s[k] != '{')
+            FUZZ_CHECK(memmem(s, size, a.data, a.len) != NULL);
+    }
+    core_buf_free(&a);
+    core_buf_free(&b);
+    return 0;
+}
