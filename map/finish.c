@@ -274,10 +274,32 @@ static bool map_by_errors(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
         return place_at_callers(m, act, nb, nnb, true);
     if (how != GRAPH_EF_HANDED)
         return false;
+    /* Several makers (a class copied into two packages): the one clearly
+     * nearest (twice the next) the emitters of the events around the
+     * message, else all, weighted by that nearness. */
+    uint32_t n = a->ncand, syms[MAX_CAND];
+    double w[MAX_CAND], sum = 0;
+    memcpy(syms, m->cands.v + a->cand_off, n * sizeof *syms);
+    bool near = n > 1 && proximity(m, NULL, 0, nb, nnb);
+    for (uint32_t i = 0; i < n; i++) {
+        w[i] = near ? ppr_work_score(m->cw, syms[i]) : 1;
+        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            uint32_t u = syms[j];
+            syms[j] = syms[j - 1];
+            syms[j - 1] = u;
+        }
+    }
+    if (n > 1 && w[0] > 0 && w[0] >= 2 * w[1])
+        n = 1;
+    for (uint32_t i = 0; i < n; i++)
+        sum += w[i];
     float c[MAX_CAND];
-    for (uint32_t i = 0; i < a->ncand; i++)
-        c[i] = 1.0f / (float)a->ncand;
-    map__activity_set_syms(m, act, MAP_BY_CONST, m->cands.v + a->cand_off, c, a->ncand);
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
+    map__activity_set_syms(m, act, MAP_BY_CONST, syms, c, n);
     return true;
 }
 

@@ -3669,13 +3669,25 @@ static const char exporter_js[] =
     "module.exports = { Exporter, report };\n";                                 /* 28 */
 
 /* What an error logged whole is placed at: one handed to a call where it
- * is made is the maker's event (the constructor reporting it); one that
+ * is made is the maker's event (the constructor reporting it, of the two
+ * copies of its class the one the case's other events come from); one that
  * rejects a promise (thrown) goes to what calls the function that made
  * the promise and catches (flush), not to the maker (expire, a function
  * inside send), nor to a caller that lets it through (drain). */
 TEST(mapper_errors_logged_whole)
 {
     unit_write_str("errs/lib/exporter.js", exporter_js);
+    /* A copy of the class in another package, logging otherwise. */
+    unit_write_str("errs/compat/exporter.js",
+                   "const debug = require('debug')('vendor');\n"
+                   "function report(err) { debug(err.stack); }\n"
+                   "class Exporter {\n"
+                   "  constructor(opts) {\n"
+                   "    if (!opts.root) report(new Error('Exporter needs a root sampler'));\n"
+                   "    debug('vendored exporter up');\n"
+                   "  }\n"
+                   "}\n"
+                   "module.exports = { Exporter };\n");
     graph *g = index_dir("errs");
     uint32_t ctor = unit_sym(g, "lib/exporter.Exporter.constructor"),
              flush = unit_sym(g, "lib/exporter.Exporter.flush"),
