@@ -229,6 +229,21 @@ static bool map_by_formatters(map_mapper *m, uint32_t act, const nb_rec *nb, siz
     return place_at_callers(m, act, nb, nnb, false);
 }
 
+/* Sorts syms[0..n) best first by their weights (insertion sort: n is
+ * small; ties keep their order). */
+static void sort_weighted(uint32_t *syms, double *w, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            uint32_t u = syms[j];
+            syms[j] = syms[j - 1];
+            syms[j - 1] = u;
+        }
+}
+
 /* What the objects (errors) made with activity act's text at its
  * candidates' constructor sites become where they are made, when all of
  * them agree: GRAPH_EF_THROWN or GRAPH_EF_HANDED; else 0. */
@@ -281,17 +296,9 @@ static bool map_by_errors(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     double w[MAX_CAND], sum = 0;
     memcpy(syms, m->cands.v + a->cand_off, n * sizeof *syms);
     bool near = n > 1 && proximity(m, NULL, 0, nb, nnb);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         w[i] = near ? ppr_work_score(m->cw, syms[i]) : 1;
-        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
-            double t = w[j];
-            w[j] = w[j - 1];
-            w[j - 1] = t;
-            uint32_t u = syms[j];
-            syms[j] = syms[j - 1];
-            syms[j - 1] = u;
-        }
-    }
+    sort_weighted(syms, w, n);
     if (n > 1 && w[0] > 0 && w[0] >= 2 * w[1])
         n = 1;
     for (uint32_t i = 0; i < n; i++)
@@ -448,21 +455,6 @@ static void add_weight(uint32_t *syms, double *w, uint32_t *n, uint32_t who, dou
         w[(*n)++] = 0;
     }
     w[j] += x;
-}
-
-/* Sorts syms[0..n) best first by their weights (insertion sort: n is
- * small; ties keep their order). */
-static void sort_weighted(uint32_t *syms, double *w, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; i++)
-        for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
-            double t = w[j];
-            w[j] = w[j - 1];
-            w[j - 1] = t;
-            uint32_t u = syms[j];
-            syms[j] = syms[j - 1];
-            syms[j - 1] = u;
-        }
 }
 
 /* Places act where the case was (MAP_BY_LOGGER), at the functions
