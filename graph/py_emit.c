@@ -243,24 +243,19 @@ static uint32_t made_for(TSNode n)
     TSNode c = n;
     for (int up = 0; up < 16; up++) {
         TSNode p = ts_node_parent(c);
-        if (ts_node_is_null(p))
+        if (is_null(p))
             return 0;
-        const char *t = ts_node_type(p);
-        if (strcmp(t, "raise_statement") == 0)
+        unsigned t = ty(p);
+        if (t == N_RAISE_STATEMENT)
             return GRAPH_EF_THROWN;
-        if (strcmp(t, "argument_list") == 0) {
+        if (t == N_ARGUMENT_LIST) {
             TSNode call = ts_node_parent(p);
-            return !ts_node_is_null(call) && strcmp(ts_node_type(call), "call") == 0
-                       ? GRAPH_EF_HANDED
-                       : 0;
+            return !is_null(call) && ty(call) == N_CALL ? GRAPH_EF_HANDED : 0;
         }
-        bool passes = strcmp(t, "parenthesized_expression") == 0 || strcmp(t, "await") == 0;
-        if (strcmp(t, "conditional_expression") == 0) /* (a if c else b): c is the second */
+        bool passes = t == N_PARENTHESIZED_EXPRESSION || t == N_AWAIT ||
+                      (t == N_BOOLEAN_OPERATOR && binop(p) == A_OR);
+        if (t == N_CONDITIONAL_EXPRESSION) /* (a if c else b): c is the second */
             passes = !ts_node_eq(c, ts_node_named_child(p, 1));
-        if (strcmp(t, "boolean_operator") == 0) {
-            TSNode op = ts_node_child_by_field_name(p, "operator", 8);
-            passes = !ts_node_is_null(op) && strcmp(ts_node_type(op), "or") == 0;
-        }
         if (!passes)
             return 0;
         c = p;

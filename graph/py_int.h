@@ -98,6 +98,8 @@ enum {
     N_ELSE_CLAUSE,
     N_RETURN_STATEMENT,
     N_BOOLEAN_OPERATOR,
+    N_RAISE_STATEMENT,
+    N_AWAIT,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,

@@ -80,6 +80,8 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_ELSE_CLAUSE] = "else_clause",
     [N_RETURN_STATEMENT] = "return_statement",
     [N_BOOLEAN_OPERATOR] = "boolean_operator",
+    [N_RAISE_STATEMENT] = "raise_statement",
+    [N_AWAIT] = "await",
 };
 static const char *const anon_types[] = {"async", "%", "+", "+=", "or"};
 

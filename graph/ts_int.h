@@ -159,6 +159,7 @@ enum {
     N_CONSTRUCTOR_TYPE,
     N_INDEX_SIGNATURE,
     N_TERNARY_EXPRESSION,
+    N_THROW_STATEMENT,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_STATIC = N__NAMED_COUNT,
@@ -171,6 +172,8 @@ enum {
     A_EQ,
     A_READONLY,
     A_OVERRIDE,
+    A_NULLISH, /* ?? */
+    A_OR,      /* || */
 };
 
 /* Fields, by our number. */

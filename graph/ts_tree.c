@@ -133,9 +133,10 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_CONSTRUCTOR_TYPE] = "constructor_type",
     [N_INDEX_SIGNATURE] = "index_signature",
     [N_TERNARY_EXPRESSION] = "ternary_expression",
+    [N_THROW_STATEMENT] = "throw_statement",
 };
-static const char *const anon_types[] = {"static", "get",     "set", "async",    "*",
-                                         "+",      "default", "=",   "readonly", "override"};
+static const char *const anon_types[] = {"static",  "get", "set",      "async",    "*",  "+",
+                                         "default", "=",   "readonly", "override", "??", "||"};
 
 static const char *const field_names[F__COUNT] = {
     [F_NAME] = "name",

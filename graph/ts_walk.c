@@ -1098,13 +1098,6 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
     walk_values(x, args, sc, depth);
 }
 
-/* Whether node p is of the grammar's type t (for the few types only
- * made_for() reads). */
-static bool of_type(TSNode p, const char *t)
-{
-    return strcmp(ts_node_type(p), t) == 0;
-}
-
 /* Whether nodes a and b have the same text. */
 static bool same_text(tx *x, TSNode a, TSNode b)
 {
@@ -1119,29 +1112,27 @@ static bool same_text(tx *x, TSNode a, TSNode b)
  * throw for a promise, which whoever awaits it catches. */
 static bool rejects(tx *x, TSNode call, TSNode fn)
 {
-    if (of_type(fn, "member_expression"))
+    if (ty(x, fn) == N_MEMBER_EXPRESSION)
         return text_eq(x, fn, "Promise.reject");
-    if (!of_type(fn, "identifier"))
+    if (ty(x, fn) != N_IDENTIFIER)
         return false;
-    for (TSNode f = ts_node_parent(call); !ts_node_is_null(f); f = ts_node_parent(f)) {
-        if (!of_type(f, "arrow_function") && !of_type(f, "function_expression") &&
-            !of_type(f, "function") && !of_type(f, "function_declaration") &&
-            !of_type(f, "method_definition"))
+    for (TSNode f = ts_node_parent(call); !is_null(f); f = ts_node_parent(f)) {
+        unsigned t = ty(x, f);
+        if (!is_fn(t) && t != N_FUNCTION_DECLARATION && t != N_METHOD_DEFINITION)
             continue;
-        TSNode ps = ts_node_child_by_field_name(f, "parameters", 10);
-        uint32_t np = ts_node_is_null(ps) ? 0 : ts_node_named_child_count(ps), at = np;
+        TSNode ps = fld(x, f, F_PARAMETERS);
+        uint32_t np = is_null(ps) ? 0 : ts_node_named_child_count(ps), at = np;
         for (uint32_t i = 0; i < np && at == np; i++) {
-            TSNode q = ts_node_named_child(ps, i);
-            TSNode id = ts_node_child_by_field_name(q, "pattern", 7);
-            if (same_text(x, ts_node_is_null(id) ? q : id, fn))
+            TSNode q = ts_node_named_child(ps, i), id = fld(x, q, F_PATTERN);
+            if (same_text(x, is_null(id) ? q : id, fn))
                 at = i;
         }
         if (at == np)
             continue; /* not a parameter here: an outer function's */
         TSNode args = ts_node_parent(f), made = ts_node_parent(args);
-        return at == 1 && !ts_node_is_null(made) && of_type(args, "arguments") &&
-               ts_node_eq(ts_node_named_child(args, 0), f) && of_type(made, "new_expression") &&
-               text_eq(x, ts_node_child_by_field_name(made, "constructor", 11), "Promise");
+        return at == 1 && !is_null(made) && ty(x, args) == N_ARGUMENTS &&
+               ts_node_eq(ts_node_named_child(args, 0), f) && ty(x, made) == N_NEW_EXPRESSION &&
+               text_eq(x, fld(x, made, F_CONSTRUCTOR), "Promise");
     }
     return false;
 }
@@ -1156,24 +1147,26 @@ static uint32_t made_for(tx *x, TSNode n)
     TSNode c = n;
     for (int up = 0; up < 16; up++) {
         TSNode p = ts_node_parent(c);
-        if (ts_node_is_null(p))
+        if (is_null(p))
             return 0;
-        if (of_type(p, "throw_statement"))
+        unsigned t = ty(x, p);
+        if (t == N_THROW_STATEMENT)
             return GRAPH_EF_THROWN;
-        if (of_type(p, "arguments")) {
+        if (t == N_ARGUMENTS) {
             TSNode call = ts_node_parent(p);
-            if (ts_node_is_null(call) || !of_type(call, "call_expression"))
+            if (is_null(call) || ty(x, call) != N_CALL_EXPRESSION)
                 return 0;
-            TSNode fn = ts_node_child_by_field_name(call, "function", 8);
-            return !ts_node_is_null(fn) && rejects(x, call, fn) ? GRAPH_EF_THROWN : GRAPH_EF_HANDED;
+            TSNode fn = fld(x, call, F_FUNCTION);
+            return !is_null(fn) && rejects(x, call, fn) ? GRAPH_EF_THROWN : GRAPH_EF_HANDED;
         }
-        bool passes = of_type(p, "parenthesized_expression") || of_type(p, "await_expression") ||
-                      of_type(p, "as_expression") || of_type(p, "non_null_expression");
-        if (of_type(p, "ternary_expression"))
-            passes = !ts_node_eq(c, ts_node_child_by_field_name(p, "condition", 9));
-        if (of_type(p, "binary_expression")) {
-            TSNode op = ts_node_child_by_field_name(p, "operator", 8);
-            passes = !ts_node_is_null(op) && (of_type(op, "??") || of_type(op, "||"));
+        bool passes = t == N_PARENTHESIZED_EXPRESSION || t == N_AWAIT_EXPRESSION ||
+                      t == N_AS_EXPRESSION || t == N_NON_NULL_EXPRESSION;
+        if (t == N_TERNARY_EXPRESSION)
+            passes =
+                ts_node_eq(c, fld(x, p, F_CONSEQUENCE)) || ts_node_eq(c, fld(x, p, F_ALTERNATIVE));
+        if (t == N_BINARY_EXPRESSION) {
+            unsigned op = ty(x, fld(x, p, F_OPERATOR));
+            passes = op == A_NULLISH || op == A_OR;
         }
         if (!passes)
             return 0;

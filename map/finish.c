@@ -149,22 +149,14 @@ static void keep_best(uint32_t *top, double *sc, uint32_t *n, uint32_t cap, uint
 static uint32_t outermost_function(const graph *g, uint32_t f)
 {
     for (int up = 0; up < 8; up++) {
-        graph_symbol s;
+        graph_symbol s, ps;
         graph_get_symbol(g, f, &s);
-        if (!(s.flags & GRAPH_SF_NESTED))
+        if (!(s.flags & GRAPH_SF_NESTED) || s.parent == GRAPH_NONE)
             return f;
-        uint32_t n, parent = GRAPH_NONE;
-        const graph_edge *out = graph_out_edges(g, f, &n);
-        for (uint32_t i = 0; i < n && parent == GRAPH_NONE; i++)
-            if (out[i].type == GRAPH_EDGE_MEMBER_OF)
-                parent = out[i].node;
-        if (parent == GRAPH_NONE)
-            return f;
-        graph_symbol ps;
-        graph_get_symbol(g, parent, &ps);
+        graph_get_symbol(g, s.parent, &ps);
         if (ps.kind != GRAPH_SYM_FUNCTION && ps.kind != GRAPH_SYM_METHOD)
             return f;
-        f = parent;
+        f = s.parent;
     }
     return f;
 }
@@ -198,10 +190,12 @@ static bool place_at_callers(map_mapper *m, uint32_t act, const nb_rec *nb, size
             uint32_t u = in[k].node;
             if (in[k].type != GRAPH_EDGE_CALLS || u == f || map__symbol_aside(m, u))
                 continue;
-            graph_symbol us;
-            graph_get_symbol(m->g, u, &us);
-            if (catching && !(us.flags & GRAPH_SF_CATCHES))
-                continue;
+            if (catching) {
+                graph_symbol us;
+                graph_get_symbol(m->g, u, &us);
+                if (!(us.flags & GRAPH_SF_CATCHES))
+                    continue;
+            }
             keep_best(top, sc, &nk, KEEP, u, ppr_work_score(m->cw, u), true);
         }
     }
