@@ -174,25 +174,42 @@ static const gb_package *package_at(const rs *r, const char *dir)
     return NULL;
 }
 
-/* A package directory plus the rest of a bare specifier. */
-static uint32_t probe_package(const rs *r, const char *pkgdir, const char *rest)
+/* A path inside a package, as its manifest or an importer names it. A built
+ * package names its output ("build/src/index.js", "lib/util.js") while the
+ * tree indexed holds the sources the output is compiled from: the same path
+ * under the output folder ("src/index.ts"), or under src/ in its place
+ * ("src/util.ts"). So when the path as written is absent, its leading
+ * folders are dropped one at a time, each rest probed as is and under src/. */
+static uint32_t probe_in_package(const rs *r, const char *pkgdir, const char *path)
 {
-    char buf[4096];
-    if (rest && *rest) {
-        int n = snprintf(buf, sizeof buf, "%s%s%s", pkgdir, *pkgdir ? "/" : "", rest);
-        if (n < 0 || (size_t)n >= sizeof buf)
-            return UINT32_MAX;
-        return probe_file(r, buf);
-    }
-    const gb_package *p = package_at(r, pkgdir);
-    if (p && p->main) {
-        char joined[4096], norm[4096];
-        snprintf(joined, sizeof joined, "%s%s%s", pkgdir, *pkgdir ? "/" : "", p->main);
-        if (norm_path(joined, norm, sizeof norm)) {
+    char joined[4096], norm[4096];
+    const char *sep = *pkgdir ? "/" : "";
+    for (const char *p = path; p; p = strchr(p, '/'), p = p ? p + 1 : NULL) {
+        for (int under_src = 0; under_src < 2; under_src++) {
+            if (p == path && under_src)
+                continue;
+            int n = snprintf(joined, sizeof joined, "%s%s%s%s", pkgdir, sep,
+                             under_src ? "src/" : "", p);
+            if (n < 0 || (size_t)n >= sizeof joined || !norm_path(joined, norm, sizeof norm))
+                continue;
             uint32_t fi = probe_file(r, norm);
             if (fi != UINT32_MAX)
                 return fi;
         }
+    }
+    return UINT32_MAX;
+}
+
+/* A package directory plus the rest of a bare specifier. */
+static uint32_t probe_package(const rs *r, const char *pkgdir, const char *rest)
+{
+    if (rest && *rest)
+        return probe_in_package(r, pkgdir, rest);
+    const gb_package *p = package_at(r, pkgdir);
+    if (p && p->main) {
+        uint32_t fi = probe_in_package(r, pkgdir, p->main);
+        if (fi != UINT32_MAX)
+            return fi;
     }
     return probe_file(r, pkgdir);
 }

@@ -743,6 +743,34 @@ TEST(several_roots)
     CHECK_INT(graph_index(missing, 1, unit_tmp_path("o.graph"), &o, NULL), -ENOENT);
 }
 
+/* A monorepo of built packages: each manifest names its compiled output
+ * (build/src/index.js), which is not in the tree; the sources it is built
+ * from are, at the same path under the output folder or under src/. */
+TEST(workspace_packages_by_their_built_entry)
+{
+    unit_write_str("ws/packages/core/package.json",
+                   "{\"name\": \"@acme/core\", \"main\": \"build/src/index.js\"}");
+    unit_write_str("ws/packages/core/src/index.ts", "export * from './attrs';\n");
+    unit_write_str("ws/packages/core/src/attrs.ts",
+                   "export function clean(a: object) { return a; }\n");
+    unit_write_str("ws/packages/util/package.json",
+                   "{\"name\": \"@acme/util\", \"main\": \"lib/index.js\"}");
+    unit_write_str("ws/packages/util/src/index.ts",
+                   "export function pad(s: string) { return s; }\n");
+    unit_write_str("ws/packages/util/src/deep.ts", "export function deep() { return 1; }\n");
+    unit_write_str("ws/packages/sdk/src/span.ts",
+                   "import { clean } from '@acme/core';\n"
+                   "import { pad } from '@acme/util';\n"
+                   "import { deep } from '@acme/util/lib/deep';\n"
+                   "export function start(a: object) { clean(a); pad('x'); deep(); }\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("ws"), unit_tmp_path("ws.graph"), &o, NULL);
+    CHECK_EDGE(g, "packages/sdk/src/span.start", "packages/core/src/attrs.clean", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "packages/sdk/src/span.start", "packages/util/src/index.pad", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "packages/sdk/src/span.start", "packages/util/src/deep.deep", GRAPH_EDGE_CALLS);
+    graph_close(g);
+}
+
 /* ---- file roles ---- */
 
 TEST(role_of_path_table)
