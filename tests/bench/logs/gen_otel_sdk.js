@@ -10,8 +10,9 @@
  * Indexed code: the npm packages ship compiled CommonJS (`build/src/*.js`)
  * with `.js.map` source maps whose `sourcesContent` holds the original
  * `src/*.ts`.  `--repo` writes those sources to
- * `<deps>/src-ts/<package>/src/...` (idempotent; package = the name without
- * the `@opentelemetry/` scope) and prints `<deps>/src-ts`.  Truth paths are
+ * `<deps>/src-ts/<package>/src/...`, each package's `package.json` beside
+ * them (idempotent; package = the name without the `@opentelemetry/` scope)
+ * and prints `<deps>/src-ts`.  Truth paths are
  * `src-ts/<package>/src/....ts`; compiled call sites (file, line, column) are
  * mapped to the TypeScript (file, line) through the maps (`_sourcemap.js`, an
  * own VLQ decoder).  Qualnames come from the TypeScript parser (npm
@@ -106,6 +107,17 @@ function pkgDir(deps, pkg) {
   return path.join(deps, 'node_modules', '@opentelemetry', pkg);
 }
 
+// Writes a file only when its content differs: --repo runs before every
+// evaluation and leaves a tree that has not changed as it was.
+function writeIfChanged(file, content) {
+  let same = false;
+  try { same = fs.readFileSync(file, 'utf8') === content; } catch (err) { same = false; }
+  if (!same) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+  }
+}
+
 function prepareSources(deps) {
   const sm = require('./_sourcemap');
   const outRoot = path.join(deps, 'src-ts');
@@ -121,17 +133,15 @@ function prepareSources(deps) {
         for (const s of sm.sourcesOf(p)) {
           const rel = path.relative(pd, s.source);
           if (s.content == null || !rel.startsWith('src' + path.sep)) continue;
-          const o = path.join(outRoot, pkg, rel);
-          let same = false;
-          try { same = fs.readFileSync(o, 'utf8') === s.content; } catch (err) { same = false; }
-          if (!same) {
-            fs.mkdirSync(path.dirname(o), { recursive: true });
-            fs.writeFileSync(o, s.content);
-          }
+          writeIfChanged(path.join(outRoot, pkg, rel), s.content);
         }
       }
     };
     walk(build);
+    // The manifest beside the sources, as in the SDK's own repository: it
+    // names the package that other packages import it by.
+    writeIfChanged(path.join(outRoot, pkg, 'package.json'),
+      fs.readFileSync(path.join(pd, 'package.json'), 'utf8'));
   }
   return outRoot;
 }
