@@ -757,6 +757,9 @@ void graph__callee_split(gx_file *f, const char *callee, const char **receiver, 
 void graph__cand_site(gx_cands *c, const char *callee)
 {
     core_smap_add(&c->callees, callee, strlen(callee), 1);
+    const char *method = gx_last_component(callee);
+    if (method > callee)
+        core_smap_add(&c->receivers, callee, (size_t)(method - callee) - 1, 1);
 }
 
 void graph__cand_pending(gx_cands *c, gx_file *f, const char *callee, int32_t sym, uint32_t line)
@@ -778,12 +781,15 @@ void graph__cand_finish(gx_cands *c, gx_file *f)
     for (size_t i = 0; i < c->pending.n; i++) {
         gx_emit em = c->pending.v[i];
         uint32_t it = 0;
-        if (core_smap_get(&c->callees, em.ref, strlen(em.ref), &it) == UINT32_MAX)
+        if (core_smap_get(&c->callees, em.ref, strlen(em.ref), &it) == UINT32_MAX &&
+            (graph_level_of_method(em.method, strlen(em.method)) == GRAPH_LEVEL_NONE ||
+             core_smap_get(&c->receivers, em.receiver, strlen(em.receiver), &it) == UINT32_MAX))
             continue;
         em.ref = NULL;
         core_vec_push(&f->emits, em);
     }
     core_smap_free(&c->callees);
+    core_smap_free(&c->receivers);
     core_vec_free(&c->pending);
 }
 

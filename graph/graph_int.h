@@ -524,10 +524,15 @@ void graph__note_effect(gx_file *f, int32_t sym, const char *src, TSNode n, TSNo
  * got one, and the calls of those same callees with arguments that do not
  * read as a message, kept until the file's end (graph__cand_finish adds
  * them as DYNAMIC candidates: if the log shows the callee logs, those log
- * what no literal shows).
+ * what no literal shows). So are the calls of a level-named method
+ * (`diag.verbose(text)`) on a receiver that got a candidate by another
+ * method (`diag.debug('...')`): an API object's levels, each used with
+ * literal text in some files and only with text made at run time in
+ * others.
  */
 typedef struct gx_cands {
     core_smap callees;
+    core_smap receivers;
     core_vec(gx_emit) pending;
 } gx_cands;
 /* Splits a callee path into receiver ("" for a bare name) and method. */

@@ -713,10 +713,23 @@ static bool shows_callers_text(const map_mapper *m, uint32_t sym)
     return k < m->takes.n && m->takes.v[k].act == sym;
 }
 
+typedef struct through_ctx {
+    const map_mapper *m;
+    const char *logger;
+} through_ctx;
+
+static bool logger_through(void *ud, const char *receiver)
+{
+    const through_ctx *t = ud;
+    return map__logger_through(t->m, t->logger, receiver);
+}
+
 /*
  * A message no template matched, whose records all name one logger: the
  * sites of that logger that have no text a template could show (a message
- * built at run time, holes only) are where it can come from. One is the
+ * built at run time, holes only) are where it can come from; with none
+ * naming it, those in the files its other messages came from and the
+ * calls without text through the objects they went through. One is the
  * answer; several are all kept, ordered and weighted by how near they are
  * to the activity's neighbours in the code.
  */
@@ -732,10 +745,16 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
                                     level, all, UNSEEN_MAX);
     if (n == 0) {
         /* No site names the logger: the files its other messages came
-         * from. */
+         * from, and the calls without text through what they went through
+         * (`diag.verbose(text)` where `diag.debug('...')` was seen). */
+        const char *logger = core_strtab_str(&m->strs, a->logger - 1);
         uint32_t files[10];
-        uint32_t nf = map__logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10);
+        uint32_t nf = map__logger_files(m, logger, files, 10);
         n = map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX);
+        through_ctx t = {m, logger};
+        uint32_t at = n < UNSEEN_MAX ? n : UNSEEN_MAX;
+        n += map_matcher_unseen_calls(m->matcher, logger_through, &t, level, all + at,
+                                      UNSEEN_MAX - at);
     }
     uint32_t syms[MAX_CAND];
     uint32_t ns = n > UNSEEN_MAX ? 0 : nearest_unseen(m, all, n, nb, nnb, syms);

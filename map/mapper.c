@@ -263,6 +263,7 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->live);
     core_map_free(&m->logger_files);
     core_map_free(&m->logger_total);
+    core_map_free(&m->logger_recv);
     core_vec_free(&m->nbs);
     core_map_free(&m->chain_index);
     core_vec_free(&m->chain);
@@ -287,10 +288,10 @@ size_t map_mapper_bytes(const map_mapper *m)
                      sizeof *m->tmpl_act) +
                ncallee * sizeof *m->callee_sites;
     b += core_strtab_bytes(&m->strs) + core_smap_bytes(&m->file_by_path);
-    const core_map *maps[] = {&m->act_by_text, &m->var_by_key, &m->msg_cache,    &m->amb_cache,
-                              &m->near_index,  &m->acc_index,  &m->code_votes,   &m->code_cache,
-                              &m->nb_index,    &m->live,       &m->logger_files, &m->logger_total,
-                              &m->chain_index, &m->told_words, &m->told_classes};
+    const core_map *maps[] = {&m->act_by_text, &m->var_by_key,  &m->msg_cache,    &m->amb_cache,
+                              &m->near_index,  &m->acc_index,   &m->code_votes,   &m->code_cache,
+                              &m->nb_index,    &m->live,        &m->logger_files, &m->logger_total,
+                              &m->logger_recv, &m->chain_index, &m->told_words,   &m->told_classes};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         b += core_map_bytes(maps[i]);
     b += core_vec_bytes(m->acts) + core_vec_bytes(m->syms) + core_vec_bytes(m->conf) +
@@ -446,6 +447,49 @@ static void note_logger_file(map_mapper *m, const char *logger, const uint32_t *
     bool ins;
     ++*core_map_put(&m->logger_files, logger_file_key(l, s.file_id), &ins);
     ++*core_map_put(&m->logger_total, map__key64(l), &ins);
+}
+
+static uint64_t logger_recv_key(uint64_t logger, const char *receiver)
+{
+    return map__key64(core_hash64(receiver, strlen(receiver), logger ^ 0x72656376ull));
+}
+
+/* A message of logger matched candidate calls emits[0..n): one more for
+ * the logger through each of their receivers (`diag`, `this._diag`: an
+ * object the code does not know for a logger). */
+static void note_logger_receivers(map_mapper *m, const char *logger, const uint32_t *emits,
+                                  uint32_t n)
+{
+    if (!logger || !logger[0])
+        return;
+    uint64_t l = logger_hash(logger), done[MAX_CAND];
+    uint32_t nd = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, emits[i], &e);
+        if (e.kind != GRAPH_EMIT_CALL || !e.receiver[0])
+            continue;
+        uint64_t k = logger_recv_key(l, e.receiver);
+        bool dup = false;
+        for (uint32_t j = 0; j < nd && !dup; j++)
+            dup = done[j] == k;
+        if (dup)
+            continue;
+        done[nd++] = k;
+        bool ins;
+        ++*core_map_put(&m->logger_recv, k, &ins);
+    }
+}
+
+/* Messages through one receiver that make it one its logger logs through:
+ * one match could be a coincidence of text. */
+#define RECV_MIN 3
+
+bool map__logger_through(const map_mapper *m, const char *logger, const char *receiver)
+{
+    const uint64_t *c =
+        core_map_get(&m->logger_recv, logger_recv_key(logger_hash(logger), receiver));
+    return c && *c >= RECV_MIN;
 }
 
 /*
@@ -924,8 +968,10 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
     uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
-    if (!m->dry)
+    if (!m->dry) {
         note_logger_file(m, ev->logger, syms, ns);
+        note_logger_receivers(m, ev->logger, emits, n);
+    }
     bool created;
     if (mr.flags & MAP_MATCH_CONST) {
         /* The template is a constant: its users are found at finish(). */

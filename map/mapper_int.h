@@ -169,6 +169,10 @@ struct map_mapper {
      * messages its templates matched there, and logger -> all of them. */
     core_map logger_files;
     core_map logger_total;
+    /* What each logger was shown to log through: (logger, a candidate
+     * call's receiver) -> distinct messages a template of such a call
+     * matched. */
+    core_map logger_recv;
     /* Calls of functions that log what their callers pass in a way the
      * code does not show (GRAPH_SF_TAKES_TEXT), as (callee, emit) in
      * that order; built on first use. */
@@ -197,6 +201,9 @@ void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uin
 
 /* The files logger was shown to log from (see mapper.c); up to max. */
 uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max);
+/* Whether the log showed logger's messages going through candidate calls
+ * on receiver (at least RECV_MIN of them). */
+bool map__logger_through(const map_mapper *m, const char *logger, const char *receiver);
 
 /* The symbol that emits at site emit (e is its record). */
 uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e);

@@ -110,6 +110,10 @@ struct map_matcher {
         uint32_t emit;
         uint32_t file; /* of the site's symbol; UINT32_MAX if none */
         uint8_t level;
+        /* A candidate call's: the logger is none the code names, but
+         * what the call goes through (logger holds its receiver); only
+         * map_matcher_unseen_calls answers with it. */
+        bool call;
         const char *logger;
         /* What little literal text its template has, as a pattern of the
          * whole message; NULL: none (it renders anything). */
@@ -467,12 +471,14 @@ static bool site_aside(const map_matcher *m, const graph_emit *e)
 
 /* A site without text to match: a log call (not a wrapper's own, whose
  * callers' sites stand for it, nor one set aside) joins the sites
- * map_matcher_unseen answers from. ti: its template's parse when it has
- * some literal text, else NULL. */
+ * map_matcher_unseen answers from, and a candidate call on a receiver
+ * with text made at run time those map_matcher_unseen_calls does. ti: its
+ * template's parse when it has some literal text, else NULL. */
 static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const tmpl_info *ti)
 {
     bool span = e->kind == GRAPH_EMIT_SPAN || e->kind == GRAPH_EMIT_EVENT;
-    if ((e->kind != GRAPH_EMIT_LOG && !span) || wrapper_site(m->g, e) || site_aside(m, e))
+    bool call = e->kind == GRAPH_EMIT_CALL && e->style == GRAPH_STYLE_DYNAMIC && e->receiver[0];
+    if ((e->kind != GRAPH_EMIT_LOG && !span && !call) || wrapper_site(m->g, e) || site_aside(m, e))
         return;
     pcre2_code *re = NULL;
     if (ti) {
@@ -489,8 +495,11 @@ static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const 
     /* A span's or span event's name built at run time (`f"{method}
      * {route}"`) is at the level its records come with (level_code's
      * codes from 100). */
-    uint8_t level = span ? (uint8_t)(100 + e->kind) : (uint8_t)e->level;
-    m->unseen[m->nunseen++] = (struct unseen){id, file, level, site_logger(m->g, e), re};
+    uint8_t level = span   ? (uint8_t)(100 + e->kind)
+                    : call ? (uint8_t)graph_level_of_method(e->method, strlen(e->method))
+                           : (uint8_t)e->level;
+    m->unseen[m->nunseen++] =
+        (struct unseen){id, file, level, call, call ? e->receiver : site_logger(m->g, e), re};
 }
 
 /* The next entry, for site id (its template tid's pattern re): what
@@ -1142,7 +1151,8 @@ static bool data_of_logger(const map_matcher *m, const map_match_work *w, const 
             return false;
     }
     for (uint32_t i = 0; i < m->nunseen; i++)
-        if (m->unseen[i].level == lc && logger_agrees(m->unseen[i].logger, logger))
+        if (!m->unseen[i].call && m->unseen[i].level == lc &&
+            logger_agrees(m->unseen[i].logger, logger))
             return true;
     return false;
 }
@@ -1544,15 +1554,20 @@ uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t e
 }
 
 /* Which unseen sites a record can come from: by its logger's name, or by
- * the files its logger was shown to log from. */
+ * the files its logger was shown to log from; or the candidate calls
+ * through receivers that `through` accepts. */
 typedef struct unseen_q {
     const char *logger;
     const uint32_t *files;
     uint32_t nfiles;
+    bool (*through)(void *ud, const char *receiver);
+    void *ud;
 } unseen_q;
 
 static bool unseen_fits(const struct unseen *u, const unseen_q *q)
 {
+    if (u->call || q->through)
+        return u->call && q->through && q->through(q->ud, u->logger);
     if (q->logger)
         return logger_agrees(u->logger, q->logger);
     for (uint32_t i = 0; i < q->nfiles; i++)
@@ -1602,7 +1617,7 @@ bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t 
     /* note_unseen adds the sites in emit order. */
     uint32_t lo = first_of_emit(m->unseen, sizeof *m->unseen, offsetof(struct unseen, emit),
                                 m->nunseen, emit);
-    if (lo == m->nunseen || m->unseen[lo].emit != emit)
+    if (lo == m->nunseen || m->unseen[lo].emit != emit || m->unseen[lo].call)
         return false;
     const struct unseen *u = &m->unseen[lo];
     int lc = level_code(level);
@@ -1622,8 +1637,15 @@ uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint
                             uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max)
 {
     if (logger && logger[0])
-        return unseen_select(m, &(unseen_q){logger, NULL, 0}, level, emits, max);
+        return unseen_select(m, &(unseen_q){logger, NULL, 0, NULL, NULL}, level, emits, max);
     if (nfiles == 0)
         return 0;
-    return unseen_select(m, &(unseen_q){NULL, files, nfiles}, level, emits, max);
+    return unseen_select(m, &(unseen_q){NULL, files, nfiles, NULL, NULL}, level, emits, max);
+}
+
+uint32_t map_matcher_unseen_calls(const map_matcher *m,
+                                  bool (*through)(void *ud, const char *receiver), void *ud,
+                                  const char *level, uint32_t *emits, uint32_t max)
+{
+    return unseen_select(m, &(unseen_q){NULL, NULL, 0, through, ud}, level, emits, max);
 }

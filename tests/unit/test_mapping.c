@@ -3750,6 +3750,84 @@ TEST(mapper_errors_logged_whole)
     graph_close(g);
 }
 
+/* A function's text-less call sites, as the index kept them. */
+static uint32_t dynamic_calls(const graph *g, uint32_t sym)
+{
+    uint32_t first, n = graph_symbol_emits(g, sym, &first), k = 0;
+    for (uint32_t e = first; e < first + n; e++) {
+        graph_emit em;
+        graph_get_emit(g, e, &em);
+        k += em.kind == GRAPH_EMIT_CALL && em.style == GRAPH_STYLE_DYNAMIC;
+    }
+    return k;
+}
+
+/* An API object the code does not know for a logger (`diag`, from a
+ * package not indexed) logs literal text at some calls and text made at
+ * run time at others (`diag.verbose(JSON.stringify(cfg))`). Once the log
+ * shows the logger's messages going through that object, a message no
+ * template shows goes to such a call near the case, and never to a call
+ * on an object it was not seen through. */
+TEST(mapper_logger_through_an_api_object)
+{
+    unit_write_str("apiobj/start.js",
+                   "const { diag } = require('ext-api');\n"
+                   "const { load } = require('./load');\n"
+                   "function start(n) { diag.debug('starting with %d workers', n); "
+                   "load({ port: n }); }\n"
+                   "function stop() { diag.debug('stopping now'); }\n"
+                   "module.exports = { start, stop };\n");
+    unit_write_str("apiobj/load.js", "const { diag } = require('ext-api');\n"
+                                     "const other = require('ext-other');\n"
+                                     "function load(cfg) {\n"
+                                     "  diag.debug('loading config');\n"
+                                     "  const text = JSON.stringify(cfg);\n"
+                                     "  diag.verbose(text);\n"
+                                     "}\n"
+                                     "function show(obj) { other.info('shown'); "
+                                     "other.verbose(JSON.stringify(obj)); }\n"
+                                     "module.exports = { load, show };\n");
+    graph *g = index_dir("apiobj");
+    uint32_t load = unit_sym(g, "load.load"), show = unit_sym(g, "load.show");
+    /* The calls of a level-named method on a receiver with literal text
+     * elsewhere in the file are kept, without text. */
+    CHECK_INT(dynamic_calls(g, load), 1);
+    CHECK_INT(dynamic_calls(g, show), 1);
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t data = UINT32_MAX, stranger = UINT32_MAX;
+    for (int c = 0; c < 4; c++) {
+        char workers[64], cfg[64];
+        snprintf(workers, sizeof workers, "starting with %d workers", c + 2);
+        snprintf(cfg, sizeof cfg, "{\"port\": %d}", 8000 + c);
+        const char *msgs[] = {workers, "loading config", cfg, "stopping now"};
+        uint32_t prev = UINT32_MAX;
+        for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+            map_event ev = {.text = msgs[i],
+                            .len = strlen(msgs[i]),
+                            .logger = "diag",
+                            .level = i == 2 ? "VERBOSE" : "DEBUG",
+                            .learn = true};
+            uint32_t act, v;
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act, &v);
+            if (i == 2)
+                data = act;
+            prev = act;
+        }
+    }
+    /* Another logger's data: nothing showed it going through either. */
+    stranger = map_rec(m, "[1, 2, 3]", "audit", "VERBOSE");
+    finish(m);
+    map_activity a = activity(m, data);
+    CHECK_INT(a.strategy, MAP_BY_LOGGER);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], load);
+    CHECK(a.syms[0] != show);
+    CHECK_INT(activity(m, stranger).nsyms, 0);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* ------------------------------------------------------------------ */
 /* The model                                                           */
 /* ------------------------------------------------------------------ */
