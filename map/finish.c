@@ -728,33 +728,36 @@ static bool logger_through(void *ud, const char *receiver)
  * A message no template matched, whose records all name one logger: the
  * sites of that logger that have no text a template could show (a message
  * built at run time, holes only) are where it can come from; with none
- * naming it, those in the files its other messages came from and the
- * calls without text through the objects they went through. One is the
- * answer; several are all kept, ordered and weighted by how near they are
- * to the activity's neighbours in the code.
+ * naming it, those in the files its other messages came from. Or, with
+ * `through` (weaker: tried after the other strategies), the calls without
+ * such text through the objects its other messages went through. One is
+ * the answer; several are all kept, ordered and weighted by how near they
+ * are to the activity's neighbours in the code.
  */
-static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
+static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb, bool through)
 {
     const act_rec *a = &m->acts.v[act];
     if (a->logger == 0 || a->logger == LOGGER_MIXED)
         return false;
     const char *level =
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
-    uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all);
-    uint32_t n = map_matcher_unseen(m->matcher, core_strtab_str(&m->strs, a->logger - 1), NULL, 0,
-                                    level, all, UNSEEN_MAX);
-    if (n == 0) {
-        /* No site names the logger: the files its other messages came
-         * from, and the calls without text through what they went through
-         * (`diag.verbose(text)` where `diag.debug('...')` was seen). */
-        const char *logger = core_strtab_str(&m->strs, a->logger - 1);
-        uint32_t files[10];
-        uint32_t nf = map__logger_files(m, logger, files, 10);
-        n = map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX);
+    const char *logger = core_strtab_str(&m->strs, a->logger - 1);
+    uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all), n;
+    if (through) {
+        /* `diag.verbose(text)` where `diag.debug('...')` was seen. */
         through_ctx t = {m, logger};
-        uint32_t at = n < UNSEEN_MAX ? n : UNSEEN_MAX;
-        n += map_matcher_unseen_calls(m->matcher, logger_through, &t, level, all + at,
-                                      UNSEEN_MAX - at);
+        const char *sample = a->sample ? core_strtab_str(&m->strs, a->sample - 1) : "";
+        n = map_matcher_unseen_calls(m->matcher, m->mw, sample, strlen(sample), logger_through, &t,
+                                     level, all, UNSEEN_MAX);
+    } else {
+        n = map_matcher_unseen(m->matcher, logger, NULL, 0, level, all, UNSEEN_MAX);
+        if (n == 0) {
+            /* No site names the logger: the files its other messages came
+             * from. */
+            uint32_t files[10];
+            uint32_t nf = map__logger_files(m, logger, files, 10);
+            n = map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX);
+        }
     }
     uint32_t syms[MAX_CAND];
     uint32_t ns = n > UNSEEN_MAX ? 0 : nearest_unseen(m, all, n, nb, nnb, syms);
@@ -1024,20 +1027,21 @@ static bool logs_made_text(const map_mapper *m, uint32_t sym)
 
 /*
  * The strategies after position, in order (logger, the traceback it
- * carries, formatters, the code's successors, the sites set aside, token
- * similarity), for activity a with neighbours
+ * carries, formatters, the code's successors, the calls its logger goes
+ * through, the sites set aside, token similarity), for activity a with
+ * neighbours
  * nb[0..nnb); what none places goes to *left (for the LLM).
  */
 static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, act_list *left)
 {
     act_rec *r = &m->acts.v[a];
-    if (!m->o.no_logger && map_by_logger(m, a, nb, nnb))
+    if (!m->o.no_logger && map_by_logger(m, a, nb, nnb, false))
         return;
     if (map_by_traceback(m, a))
         return;
     if (!m->o.no_const && map_by_formatters(m, a, nb, nnb))
         return;
-    if (!m->o.no_logger && map_by_successors(m, a, nb, nnb))
+    if (!m->o.no_logger && (map_by_successors(m, a, nb, nnb) || map_by_logger(m, a, nb, nnb, true)))
         return;
     if (r->aside && r->ncand) {
         /* The sites set aside that rendered it: nothing else found it. */

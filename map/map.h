@@ -162,16 +162,16 @@ uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint
                             uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max);
 
 /*
- * The candidate calls without text (GRAPH_STYLE_DYNAMIC: `diag.verbose(s)`,
- * not a logger the code names) a message may come from: those whose
+ * The candidate calls without text to match (`diag.verbose(s)`, `'  %s'`;
+ * not a logger the code names) message msg may come from: those whose
  * receiver `through` accepts (what the log showed its logger's messages
- * go through), narrowed to the record's level (a level-named method's) as
- * map_matcher_unseen does. Returns how many; writes up to max emit ids,
- * in id order.
+ * go through) and whose little literal text renders msg whole, narrowed
+ * to the record's level (a level-named method's) as map_matcher_unseen
+ * does. Returns how many; writes up to max emit ids, in id order.
  */
-uint32_t map_matcher_unseen_calls(const map_matcher *m,
-                                  bool (*through)(void *ud, const char *receiver), void *ud,
-                                  const char *level, uint32_t *emits, uint32_t max);
+uint32_t map_matcher_unseen_calls(const map_matcher *m, map_match_work *w, const char *msg,
+                                  size_t len, bool (*through)(void *ud, const char *receiver),
+                                  void *ud, const char *level, uint32_t *emits, uint32_t max);
 
 /*
  * Whether a record of this logger and level, message msg, can come from

@@ -64,6 +64,12 @@ static inline bool map__emit_is_const(const graph_emit *e)
  */
 bool map__error_message(const char *s, size_t n, core_buf *out);
 
+/* Whether candidate call site id, on receiver, goes through an object a
+ * logger's messages can be seen going through (not "?", what another call
+ * returned; not the instance itself, "@self"; not a function of ours that
+ * logs, whose sites place its records). */
+bool map__through_object(const graph *g, uint32_t id, const char *receiver);
+
 /* ---- the external command's reply (llm.c) ---- */
 
 /*

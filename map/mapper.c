@@ -467,7 +467,7 @@ static void note_logger_receivers(map_mapper *m, const char *logger, const uint3
     for (uint32_t i = 0; i < n; i++) {
         graph_emit e;
         graph_get_emit(m->g, emits[i], &e);
-        if (e.kind != GRAPH_EMIT_CALL || !e.receiver[0])
+        if (e.kind != GRAPH_EMIT_CALL || !map__through_object(m->g, emits[i], e.receiver))
             continue;
         uint64_t k = logger_recv_key(l, e.receiver);
         bool dup = false;

@@ -469,15 +469,31 @@ static bool site_aside(const map_matcher *m, const graph_emit *e)
     return (m->o.aside >> fi.role) & 1u;
 }
 
+/* map_int.h. The instance's own methods (`self.wait(...)`) are its
+ * class's code, which the graph follows; a function of ours that logs
+ * (`bus.log(msg)`) places its callers' records at its wrapper sites. */
+bool map__through_object(const graph *g, uint32_t id, const char *receiver)
+{
+    if (!receiver[0] || receiver[0] == '?' || (receiver[0] == '@' && !strchr(receiver, '.')))
+        return false;
+    uint32_t t = graph_emit_callee(g, id);
+    if (t == GRAPH_NONE)
+        return true;
+    graph_symbol s;
+    graph_get_symbol(g, t, &s);
+    return !(s.flags & (GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT));
+}
+
 /* A site without text to match: a log call (not a wrapper's own, whose
  * callers' sites stand for it, nor one set aside) joins the sites
  * map_matcher_unseen answers from, and a candidate call on a receiver
- * with text made at run time those map_matcher_unseen_calls does. ti: its
- * template's parse when it has some literal text, else NULL. */
+ * (text made at run time, or next to none: `'  %s'`) those
+ * map_matcher_unseen_calls does. ti: its template's parse when it has
+ * some literal text, else NULL. */
 static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const tmpl_info *ti)
 {
     bool span = e->kind == GRAPH_EMIT_SPAN || e->kind == GRAPH_EMIT_EVENT;
-    bool call = e->kind == GRAPH_EMIT_CALL && e->style == GRAPH_STYLE_DYNAMIC && e->receiver[0];
+    bool call = e->kind == GRAPH_EMIT_CALL && map__through_object(m->g, id, e->receiver);
     if ((e->kind != GRAPH_EMIT_LOG && !span && !call) || wrapper_site(m->g, e) || site_aside(m, e))
         return;
     pcre2_code *re = NULL;
@@ -1562,12 +1578,18 @@ typedef struct unseen_q {
     uint32_t nfiles;
     bool (*through)(void *ud, const char *receiver);
     void *ud;
+    const map_matcher *m; /* with through: the message its sites render */
+    map_match_work *w;
+    const char *msg;
+    size_t len;
 } unseen_q;
 
 static bool unseen_fits(const struct unseen *u, const unseen_q *q)
 {
     if (u->call || q->through)
-        return u->call && q->through && q->through(q->ud, u->logger);
+        return u->call && q->through && q->through(q->ud, u->logger) &&
+               (!u->re ||
+                pcre2_match(u->re, (PCRE2_SPTR)q->msg, q->len, 0, 0, q->w->md, q->m->mctx) >= 0);
     if (q->logger)
         return logger_agrees(u->logger, q->logger);
     for (uint32_t i = 0; i < q->nfiles; i++)
@@ -1637,15 +1659,18 @@ uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint
                             uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max)
 {
     if (logger && logger[0])
-        return unseen_select(m, &(unseen_q){logger, NULL, 0, NULL, NULL}, level, emits, max);
+        return unseen_select(m, &(unseen_q){logger, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0},
+                             level, emits, max);
     if (nfiles == 0)
         return 0;
-    return unseen_select(m, &(unseen_q){NULL, files, nfiles, NULL, NULL}, level, emits, max);
+    return unseen_select(m, &(unseen_q){NULL, files, nfiles, NULL, NULL, NULL, NULL, NULL, 0},
+                         level, emits, max);
 }
 
-uint32_t map_matcher_unseen_calls(const map_matcher *m,
-                                  bool (*through)(void *ud, const char *receiver), void *ud,
-                                  const char *level, uint32_t *emits, uint32_t max)
+uint32_t map_matcher_unseen_calls(const map_matcher *m, map_match_work *w, const char *msg,
+                                  size_t len, bool (*through)(void *ud, const char *receiver),
+                                  void *ud, const char *level, uint32_t *emits, uint32_t max)
 {
-    return unseen_select(m, &(unseen_q){NULL, NULL, 0, through, ud}, level, emits, max);
+    return unseen_select(m, &(unseen_q){NULL, NULL, 0, through, ud, m, w, msg, len}, level, emits,
+                         max);
 }
