@@ -1659,18 +1659,17 @@ uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint
                             uint32_t nfiles, const char *level, uint32_t *emits, uint32_t max)
 {
     if (logger && logger[0])
-        return unseen_select(m, &(unseen_q){logger, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0},
-                             level, emits, max);
+        return unseen_select(m, &(unseen_q){.logger = logger}, level, emits, max);
     if (nfiles == 0)
         return 0;
-    return unseen_select(m, &(unseen_q){NULL, files, nfiles, NULL, NULL, NULL, NULL, NULL, 0},
-                         level, emits, max);
+    return unseen_select(m, &(unseen_q){.files = files, .nfiles = nfiles}, level, emits, max);
 }
 
 uint32_t map_matcher_unseen_calls(const map_matcher *m, map_match_work *w, const char *msg,
                                   size_t len, bool (*through)(void *ud, const char *receiver),
                                   void *ud, const char *level, uint32_t *emits, uint32_t max)
 {
-    return unseen_select(m, &(unseen_q){NULL, NULL, 0, through, ud, m, w, msg, len}, level, emits,
-                         max);
+    return unseen_select(
+        m, &(unseen_q){.through = through, .ud = ud, .m = m, .w = w, .msg = msg, .len = len}, level,
+        emits, max);
 }
