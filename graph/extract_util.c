@@ -776,14 +776,22 @@ void graph__cand_pending(gx_cands *c, gx_file *f, const char *callee, int32_t sy
     core_vec_push(&c->pending, em);
 }
 
+/* Whether a pending call becomes a site (gx_cands): its callee got one,
+ * or it is a level-named method of a receiver that did. */
+static bool pending_kept(const gx_cands *c, const gx_emit *em)
+{
+    uint32_t it = 0;
+    if (core_smap_get(&c->callees, em->ref, strlen(em->ref), &it) != UINT32_MAX)
+        return true;
+    return graph_level_of_method(em->method, strlen(em->method)) != GRAPH_LEVEL_NONE &&
+           core_smap_get(&c->receivers, em->receiver, strlen(em->receiver), &it) != UINT32_MAX;
+}
+
 void graph__cand_finish(gx_cands *c, gx_file *f)
 {
     for (size_t i = 0; i < c->pending.n; i++) {
         gx_emit em = c->pending.v[i];
-        uint32_t it = 0;
-        if (core_smap_get(&c->callees, em.ref, strlen(em.ref), &it) == UINT32_MAX &&
-            (graph_level_of_method(em.method, strlen(em.method)) == GRAPH_LEVEL_NONE ||
-             core_smap_get(&c->receivers, em.receiver, strlen(em.receiver), &it) == UINT32_MAX))
+        if (!pending_kept(c, &em))
             continue;
         em.ref = NULL;
         core_vec_push(&f->emits, em);

@@ -69,10 +69,18 @@ static int cmp_callee_emit(const void *a, const void *b)
     return (x->nb > y->nb) - (x->nb < y->nb);
 }
 
+/* A receiver's hash, never 0 (0 stands for none in emit_recv). */
+static uint64_t receiver_hash(const char *receiver)
+{
+    uint64_t h = core_hash64(receiver, strlen(receiver), 0x72656376ull);
+    return h ? h : 1;
+}
+
 static void callees_init(map_mapper *m)
 {
     uint32_t ne = graph_nemits(m->g);
     m->emit_callee = core_xmalloc((ne ? ne : 1) * sizeof *m->emit_callee);
+    m->emit_recv = core_xcalloc(ne ? ne : 1, sizeof *m->emit_recv);
     m->proven = core_xcalloc(ne ? ne : 1, 1);
     m->listed = core_xcalloc(ne ? ne : 1, 1);
     m->tmpl_act = core_xmalloc((ne ? ne : 1) * sizeof *m->tmpl_act);
@@ -90,6 +98,8 @@ static void callees_init(map_mapper *m)
         if (ins)
             *v = n++;
         m->emit_callee[i] = (uint32_t)*v;
+        if (e.kind == GRAPH_EMIT_CALL && map__through_object(m->g, i, e.receiver))
+            m->emit_recv[i] = receiver_hash(e.receiver);
     }
     core_map_free(&idx);
     m->callee_sites = core_xcalloc(n ? n : 1, sizeof *m->callee_sites);
@@ -270,6 +280,7 @@ void map_mapper_free(map_mapper *m)
     core_buf_free(&m->tmp);
     core_buf_free(&m->errmsg);
     free(m->emit_callee);
+    free(m->emit_recv);
     free(m->callee_sites);
     free(m->proven);
     free(m->listed);
@@ -284,8 +295,8 @@ size_t map_mapper_bytes(const map_mapper *m)
     size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, ncallee = m->ncallees ? m->ncallees : 1;
     size_t b = sizeof *m + map_matcher_bytes(m->matcher) + map_text_bytes(m->text) +
                (m->code ? ppr_net_bytes(m->code) : 0) + ppr_work_bytes(m->cw) +
-               n1 * (sizeof *m->emit_callee + sizeof *m->proven + sizeof *m->listed +
-                     sizeof *m->tmpl_act) +
+               n1 * (sizeof *m->emit_callee + sizeof *m->emit_recv + sizeof *m->proven +
+                     sizeof *m->listed + sizeof *m->tmpl_act) +
                ncallee * sizeof *m->callee_sites;
     b += core_strtab_bytes(&m->strs) + core_smap_bytes(&m->file_by_path);
     const core_map *maps[] = {&m->act_by_text, &m->var_by_key,  &m->msg_cache,    &m->amb_cache,
@@ -449,9 +460,9 @@ static void note_logger_file(map_mapper *m, const char *logger, const uint32_t *
     ++*core_map_put(&m->logger_total, map__key64(l), &ins);
 }
 
-static uint64_t logger_recv_key(uint64_t logger, const char *receiver)
+static uint64_t logger_recv_key(uint64_t logger, uint64_t receiver)
 {
-    return map__key64(core_hash64(receiver, strlen(receiver), logger ^ 0x72656376ull));
+    return map__key64(core_hash_u64(logger ^ receiver * 0x9e3779b97f4a7c15ull));
 }
 
 /* A message of logger matched candidate calls emits[0..n): one more for
@@ -465,11 +476,9 @@ static void note_logger_receivers(map_mapper *m, const char *logger, const uint3
     uint64_t l = logger_hash(logger), done[MAX_CAND];
     uint32_t nd = 0;
     for (uint32_t i = 0; i < n; i++) {
-        graph_emit e;
-        graph_get_emit(m->g, emits[i], &e);
-        if (e.kind != GRAPH_EMIT_CALL || !map__through_object(m->g, emits[i], e.receiver))
+        if (!m->emit_recv[emits[i]])
             continue;
-        uint64_t k = logger_recv_key(l, e.receiver);
+        uint64_t k = logger_recv_key(l, m->emit_recv[emits[i]]);
         bool dup = false;
         for (uint32_t j = 0; j < nd && !dup; j++)
             dup = done[j] == k;
@@ -487,8 +496,8 @@ static void note_logger_receivers(map_mapper *m, const char *logger, const uint3
 
 bool map__logger_through(const map_mapper *m, const char *logger, const char *receiver)
 {
-    const uint64_t *c =
-        core_map_get(&m->logger_recv, logger_recv_key(logger_hash(logger), receiver));
+    const uint64_t *c = core_map_get(&m->logger_recv,
+                                     logger_recv_key(logger_hash(logger), receiver_hash(receiver)));
     return c && *c >= RECV_MIN;
 }
 

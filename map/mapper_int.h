@@ -152,7 +152,10 @@ struct map_mapper {
     /* Which callees log, learnt from the messages seen: each emit site's
      * callee (receiver and method), and per callee the number of its
      * distinct sites whose templates matched a message. */
-    uint32_t *emit_callee;  /* per emit: callee number */
+    uint32_t *emit_callee; /* per emit: callee number */
+    /* Per emit: the hash of a candidate call's receiver when it is an
+     * object a logger may go through (map__through_object), else 0. */
+    uint64_t *emit_recv;
     uint32_t *callee_sites; /* per callee: sites proven by a message */
     uint32_t ncallees;
     uint8_t *proven; /* per emit: matched a message */
