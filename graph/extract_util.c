@@ -957,6 +957,27 @@ bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i
     return true;
 }
 
+bool graph__walk_next(TSTreeCursor *c, TSNode root, bool descend)
+{
+    if (descend && ts_tree_cursor_goto_first_child(c))
+        return true;
+    if (ts_tree_cursor_goto_next_sibling(c))
+        return true;
+    /* Up until a parent has a next sibling; never above root. */
+    while (ts_tree_cursor_goto_parent(c)) {
+        if (ts_node_eq(ts_tree_cursor_current_node(c), root))
+            return false;
+        if (ts_tree_cursor_goto_next_sibling(c))
+            return true;
+    }
+    return false;
+}
+
+bool graph__pick_plain(const gx_pick *k)
+{
+    return k->p && !k->q && !graph__message_like(k->pname);
+}
+
 bool graph__pick_done(gx_pick *k, bool named)
 {
     if (!k->p)

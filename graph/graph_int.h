@@ -196,6 +196,12 @@ typedef struct gx_pick {
 } gx_pick;
 bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i);
 bool graph__pick_done(gx_pick *k, bool named);
+/* Whether the pick is one parameter not named like a message. Such a
+ * parameter that its function also keeps whole in an object (`this.state
+ * = next`, `self.state = state`) is a value the function logs among its
+ * own text, as a format's argument would be, not its callers' message:
+ * the function emits, and its callers pass it no text. */
+bool graph__pick_plain(const gx_pick *k);
 
 typedef struct gx_call {
     const char *callee; /* path as in gx_ref */
@@ -384,6 +390,10 @@ void graph__cursors_free(gx_cursors *cs);
 /* Counts ERROR and MISSING nodes below root (up to a bound) and notes the
  * first one's line. */
 void graph__count_errors(TSNode root, gx_file *f);
+/* Moves c, at a node of the subtree c was made at (root), to the next
+ * node in source order, into that node's children when descend; false
+ * past the subtree's end. */
+bool graph__walk_next(TSTreeCursor *c, TSNode root, bool descend);
 
 /* A null node (ts_node_is_null() is true for it). */
 static inline TSNode gx_null(void)

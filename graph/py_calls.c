@@ -93,9 +93,10 @@ static bool plus_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scop
         if (q && !graph__pick_add(&k, q, q->name, i))
             return false;
     }
-    /* One parameter is the message whatever its name; of two, the one
-     * named like it. */
-    if (!graph__pick_done(&k, k.q != NULL))
+    /* One parameter is the message whatever its name, unless the function
+     * keeps it (graph__pick_plain); of two, the one named like it. */
+    if (!graph__pick_done(&k, k.q != NULL) ||
+        (graph__pick_plain(&k) && graph__py_param_stored(x, e, k.pname)))
         return false;
     set_fwd_pick(out, &k);
     out->pre = parts_template(x, parts, 0, k.at, k.slot_at, with_args, &out->flags, sc, depth);

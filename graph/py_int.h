@@ -400,6 +400,9 @@ bool graph__py_self_attr(px *x, TSNode e, const py_scope *sc);
  * every path to it. */
 uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, TSNode *out,
                                 uint32_t cap);
+/* Whether the function around the node at stores its parameter name
+ * whole in an object (`self.state = state`; see graph__pick_plain). */
+bool graph__py_param_stored(px *x, TSNode at, const char *name);
 /* The string literal a name the function binds (UPPER_CASE or not: a
  * format kept in a local, `PATTERN % args`) holds on every path to the
  * call `at`; null if it may hold anything else. */

@@ -420,3 +420,43 @@ uint32_t graph__py_local_messages(px *x, TSNode id, TSNode at, bool with_args, c
     }
     return n;
 }
+
+/* The nodes of a function body looked at, at most, for a parameter kept. */
+#define STORED_BUDGET 16384
+
+/* The next node of the function fn after c's, not in a function, lambda
+ * or class nested in it (graph__walk_next). */
+static bool fn_next(TSTreeCursor *c, TSNode fn)
+{
+    TSNode n = ts_tree_cursor_current_node(c);
+    unsigned t = ty(n);
+    return graph__walk_next(c, fn,
+                            ts_node_eq(n, fn) || (t != N_FUNCTION_DEFINITION && t != N_LAMBDA &&
+                                                  t != N_CLASS_DEFINITION));
+}
+
+bool graph__py_param_stored(px *x, TSNode at, const char *name)
+{
+    TSNode fn = at;
+    while (!is_null(fn) && ty(fn) != N_FUNCTION_DEFINITION)
+        fn = ts_node_parent(fn);
+    if (is_null(fn))
+        return false;
+    bool found = false;
+    uint32_t budget = STORED_BUDGET;
+    TSTreeCursor c = ts_tree_cursor_new(fn);
+    do {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        if (ty(n) != N_ASSIGNMENT)
+            continue;
+        unsigned l = ty(fieldn(n, F_LEFT));
+        TSNode r = unparen(fieldn(n, F_RIGHT));
+        if ((l == N_ATTRIBUTE || l == N_SUBSCRIPT) && !is_null(r) && ty(r) == N_IDENTIFIER &&
+            text_eq(x, r, name)) {
+            found = true;
+            break;
+        }
+    } while (--budget && fn_next(&c, fn));
+    ts_tree_cursor_delete(&c);
+    return found;
+}

@@ -106,6 +106,12 @@ static void set_fwd_pick(gx_arg *out, const gx_pick *k)
     }
 }
 
+/* A lone parameter the function keeps: a value (graph__pick_plain). */
+static bool kept_value(tx *x, const ts_scope *sc, const gx_pick *k)
+{
+    return graph__pick_plain(k) && graph__ts_param_stored(x, sc, k->pname);
+}
+
 /* `... ${msg} ...` with one parameter among the substitutions (or two,
  * one named like a message: see gx_pick): passed on with the text around
  * it. */
@@ -128,7 +134,7 @@ static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg 
             return false;
         at[nat++] = ch;
     } while (ts_tree_cursor_goto_next_sibling(c));
-    if (!graph__pick_done(&pk, false))
+    if (!graph__pick_done(&pk, false) || kept_value(x, sc, &pk))
         return false;
     uint32_t a, b;
     graph__ts_string_raw(x, t, &a, &b);
@@ -170,7 +176,7 @@ static NOINLINE bool split_concat(tx *x, TSNode e, const ts_scope *sc, gx_arg *o
         if (q && !q->rest && !graph__pick_add(&pk, q, q->name, i))
             return false;
     }
-    if (!graph__pick_done(&pk, false))
+    if (!graph__pick_done(&pk, false) || kept_value(x, sc, &pk))
         return false;
     graph__tmpl_clear(&x->tmpl);
     for (uint32_t i = 0; i < k; i++) {

@@ -533,6 +533,9 @@ uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *s
 TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k);
 bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc);
 bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);
+/* Whether the function the walk is in (sc) stores its parameter name
+ * whole in an object (`this.state = next`; see graph__pick_plain). */
+bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name);
 
 /* ts_fill.c: pushes em onto the file's emits, its template's holes filled
  * where the arguments util.format read (fmt[0 .. nfmt), the format first,

@@ -35,6 +35,13 @@ static void local_add(tx *x, local_vals *lv, TSNode value, int depth)
     lv->v[lv->n++ % (LOCAL_MAX_ALTS * 4)] = v;
 }
 
+/* The next node of the function body fn after c's, not in a function
+ * nested in it (graph__walk_next). */
+static bool body_next(tx *x, TSTreeCursor *c, TSNode fn)
+{
+    return graph__walk_next(c, fn, !function_node(ty(x, ts_tree_cursor_current_node(c))));
+}
+
 /* Records every binding of a plain name in the function body fn (not in
  * functions nested in it), once per body (LOCAL_BUDGET * 4 nodes). */
 static NOINLINE void locals_of(tx *x, TSNode fn)
@@ -66,21 +73,7 @@ static NOINLINE void locals_of(tx *x, TSNode fn)
             core_vec_push(&x->locals, ((struct ts_local){a, ts_node_end_byte(name) - a,
                                                          ts_node_end_byte(n), value, fixed}));
         }
-        if (!function_node(t) && ts_tree_cursor_goto_first_child(&c))
-            continue;
-        if (ts_tree_cursor_goto_next_sibling(&c))
-            continue;
-        /* Up until a parent has a next sibling; never above the body. */
-        bool more = false;
-        while (ts_tree_cursor_goto_parent(&c)) {
-            if (ts_node_eq(ts_tree_cursor_current_node(&c), fn))
-                break;
-            if (ts_tree_cursor_goto_next_sibling(&c)) {
-                more = true;
-                break;
-            }
-        }
-        if (!more)
+        if (!body_next(x, &c, fn))
             break;
     }
     ts_tree_cursor_delete(&c);
@@ -145,4 +138,28 @@ bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc)
         if (graph__ts_stringish(x, graph__ts_local_nearest(&lv, k), 0))
             return true;
     return false;
+}
+
+NOINLINE bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name)
+{
+    TSNode fn = sc->body;
+    if (is_null(fn) || ts_node_is_null(fn))
+        return false;
+    bool found = false;
+    uint32_t budget = LOCAL_BUDGET * 4;
+    TSTreeCursor c = ts_tree_cursor_new(fn);
+    do {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        if (ty(x, n) != N_ASSIGNMENT_EXPRESSION)
+            continue;
+        unsigned l = ty(x, unwrap(x, fld(x, n, F_LEFT)));
+        TSNode r = unwrap(x, fld(x, n, F_RIGHT));
+        if ((l == N_MEMBER_EXPRESSION || l == N_SUBSCRIPT_EXPRESSION) && ty(x, r) == N_IDENTIFIER &&
+            text_eq(x, r, name)) {
+            found = true;
+            break;
+        }
+    } while (--budget && body_next(x, &c, fn));
+    ts_tree_cursor_delete(&c);
+    return found;
 }

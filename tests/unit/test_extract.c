@@ -952,6 +952,20 @@ TEST(wrapper_formats_not_a_message)
     graph_close(g);
 }
 
+/* A parameter the function keeps (self.state = new) is a value it logs
+ * in text of its own, whatever passes it: the function's site keeps its
+ * template and its callers get none; one only logged is the message. */
+TEST(wrapper_not_a_parameter_kept)
+{
+    graph *g = open_wrappers();
+    graph_emit e[8];
+    CHECK_STR(unit_emit_at(g, "pkg.state.Link._move", 15).tmpl, "[link] state %s -> %s");
+    CHECK_INT(emits_at(g, "pkg.state.Link.start", 22, e, 8), 0);
+    CHECK_WRAPPED(unit_emit_at(g, "pkg.state.Link.start", 23), "[link] note: started",
+                  GRAPH_STYLE_CONCAT, GRAPH_LEVEL_DEBUG, "pkg.state");
+    graph_close(g);
+}
+
 /* Beside the message, one more parameter in the wrapper's text: the
  * callers' text for it goes there. */
 TEST(wrapper_formats_a_second_parameter)

@@ -197,6 +197,13 @@ TEST(ts_wrapper_messages_map_to_callers)
         {"[db] rows: 5", "db.query", 21},
         {"2026-11-30T03:20:06.000Z | flush | flushing main", "channel.Channel.flush", 30},
         {"chan | flushed", "channel.Channel.flush", 31},
+        {"[link 3] starting", "link.Link.start", 24},
+        {"[link 3] note: started", "link.Link.start", 26},
+        /* moveTo keeps what it is passed (this.state = next): the state
+         * is its own message's value, not its callers' message, and the
+         * literal a caller passes it is no site of the caller's. */
+        {"[link 3] IDLE -> CONNECTING", "link.Link.moveTo", 15},
+        {"[link 3] CONNECTING -> SHUTDOWN", "link.Link.moveTo", 15},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint32_t line;
