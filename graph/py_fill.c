@@ -214,13 +214,49 @@ static gx_fill_vals py_hole(void *ud, const char *t, size_t i, size_t d)
                       : arg_values(pf->x, a, pf->fa->at, pf->sc);
 }
 
+/* Whether the call passes more positional arguments than template t
+ * takes (its "%s"-style directives and "{}" fields one each, "{N}" up to
+ * N + 1): they are then not the format's one for one. A logging function
+ * of the code's own may read some as markers of how to show the one
+ * before them, and drop them (`Log.debug("recv: {} old: {}", data, ":hex",
+ * old, ":hex")`); the standard library would refuse such a call for "%s"
+ * and ignore the rest for "{}". Which literal fills which hole is then
+ * unknown. A mapping's "%(key)s" takes its one argument whole. */
+static bool surplus_args(const char *t, uint32_t npos)
+{
+    uint32_t used = 0;
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n;) {
+        graph_tmpl_piece pc;
+        size_t d = graph_tmpl_step(t, n, i, &pc);
+        if (pc.hole && t[i] == '%') {
+            if (d > 1 && t[i + 1] == '(')
+                return false;
+            used++;
+        } else if (pc.hole && t[i] == '{') {
+            if (t[i + 1] >= '0' && t[i + 1] <= '9') {
+                uint32_t k = 0;
+                for (size_t j = i + 1; j < i + d && t[j] >= '0' && t[j] <= '9' && k < 1000; j++)
+                    k = k * 10 + (uint32_t)(t[j] - '0');
+                if (k + 1 > used)
+                    used = k + 1;
+            } else if (t[i + 1] == '}' || t[i + 1] == '!' || t[i + 1] == ':') {
+                used++;
+            }
+        }
+        i += d;
+    }
+    return npos > used;
+}
+
 void graph__py_push_filled(px *x, const gx_emit *em, const fill_args *fa, const py_scope *sc)
 {
     /* (A literal with fields and keyword arguments is read as plain text
      * when nothing follows the message; its fields are holes all the same.) */
     bool fills = em->style == GRAPH_STYLE_PERCENT || em->style == GRAPH_STYLE_BRACE ||
                  em->style == GRAPH_STYLE_PLAIN;
-    if (!fills || (fa->npos == 0 && fa->nkw == 0)) {
+    if (!fills || (fa->npos == 0 && fa->nkw == 0) ||
+        (em->tmpl && surplus_args(em->tmpl, fa->npos))) {
         core_vec_push(&x->f->emits, *em);
         return;
     }

@@ -646,6 +646,14 @@ TEST(literal_arguments_tell_twins_apart)
     /* "%s %s" has too little text to match anything; the values filled in
      * do not make it catch other lines. */
     CHECK_INT(wmatch_msg(&x, "GET http://example.com/", "pkg.filled", "DEBUG", &em), 0);
+    /* More arguments than the template's holes (a logging function of the
+     * code's own reading ":hex" as how to show the value before it): no
+     * literal is said to fill a hole, and the template as written matches;
+     * as many as it has are filled as ever. */
+    CHECK_INT(wmatch_msg(&x, "sent 0x1 0x2 to peer-1", NULL, NULL, &em), 1);
+    CHECK_INT(em.symbol, unit_sym(x.g, "pkg.filled.sent"));
+    CHECK_INT(wmatch_msg(&x, "sending took 5 ms", "pkg.filled", "INFO", &em), 1);
+    CHECK_STR(em.tmpl, "sending took %d ms");
     wmatch_close(&x);
 }
 
