@@ -34,6 +34,17 @@ import sys
 import threading
 
 
+def pick(r, table):
+    """A value of table, a list of (weight, value) pairs, drawn with the
+    random.Random r in proportion to the weights (generators' case plans)."""
+    x = r.random() * sum(w for w, _ in table)
+    for w, v in table:
+        x -= w
+        if x < 0:
+            return v
+    return table[-1][1]
+
+
 def _escape(msg):
     msg = msg.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
     return msg[:500]

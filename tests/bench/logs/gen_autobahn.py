@@ -227,14 +227,8 @@ def free_port():
     return p
 
 
-def pick(r, table):
-    """table: [(weight, value)] -> value"""
-    x = r.random() * sum(w for w, _ in table)
-    for w, v in table:
-        x -= w
-        if x < 0:
-            return v
-    return table[-1][1]
+# a value of [(weight, value)], drawn by weight
+pick = _capture.pick
 
 
 # ---------------------------------------------------------------------------

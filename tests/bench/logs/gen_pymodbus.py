@@ -142,14 +142,8 @@ ONLY = os.environ.get("GEN_ONLY", "").split(",") if os.environ.get("GEN_ONLY") e
 OPENSSL = shutil.which("openssl")
 
 
-def pick(r, table):
-    """table: [(weight, value)] -> value"""
-    x = r.random() * sum(w for w, _ in table)
-    for w, v in table:
-        x -= w
-        if x < 0:
-            return v
-    return table[-1][1]
+# a value of [(weight, value)], drawn by weight
+pick = _capture.pick
 
 
 def free_port(kind=socket.SOCK_STREAM):
