@@ -164,6 +164,16 @@ typedef struct {
     uint32_t next_pos; /* positional arguments taken by %-directives and "{}" */
 } py_fill;
 
+/* The index a numbered field names ("{12}", "{0.attr}"): its leading
+ * digits of s, n bytes at most. */
+static uint32_t field_number(const char *s, size_t n)
+{
+    uint32_t k = 0;
+    for (size_t j = 0; j < n && s[j] >= '0' && s[j] <= '9' && k < 1000; j++)
+        k = k * 10 + (uint32_t)(s[j] - '0');
+    return k;
+}
+
 /* The argument the hole t[i, i + d) renders as it is, if any (gx_null()
  * when none, or when it formats it). */
 static TSNode hole_arg(py_fill *pf, const char *t, size_t i, size_t d)
@@ -192,9 +202,7 @@ static TSNode hole_arg(py_fill *pf, const char *t, size_t i, size_t d)
     if (!plain)
         return gx_null();
     if (name[0] >= '0' && name[0] <= '9') {
-        uint32_t k = 0;
-        for (size_t j = 0; j < nlen && k < 1000; j++)
-            k = k * 10 + (uint32_t)(name[j] - '0');
+        uint32_t k = field_number(name, nlen);
         return k < fa->npos ? fa->pos[k] : gx_null();
     }
     for (uint32_t k = 0; k < fa->nkw; k++) {
@@ -235,9 +243,7 @@ static bool surplus_args(const char *t, uint32_t npos)
             used++;
         } else if (pc.hole && t[i] == '{') {
             if (t[i + 1] >= '0' && t[i + 1] <= '9') {
-                uint32_t k = 0;
-                for (size_t j = i + 1; j < i + d && t[j] >= '0' && t[j] <= '9' && k < 1000; j++)
-                    k = k * 10 + (uint32_t)(t[j] - '0');
+                uint32_t k = field_number(t + i + 1, d - 1);
                 if (k + 1 > used)
                     used = k + 1;
             } else if (t[i + 1] == '}' || t[i + 1] == '!' || t[i + 1] == ':') {
