@@ -647,11 +647,29 @@ function rngTools(rand) {
   return { rand, int, pick, chance, shuffle, sample };
 }
 
+// The generators' command line: --repo (print the directory to index),
+// --out FILE, --cases N (default cases), --seed S, --deps DIR (default
+// .deps/corpus/NAME in the repository); anything else exits 2.
+function parseArgs(argv, name, cases) {
+  const a = { repo: false, out: null, cases, seed: '1', deps: null };
+  for (let i = 2; i < argv.length; i++) {
+    const k = argv[i];
+    if (k === '--repo') a.repo = true;
+    else if (k === '--out') a.out = argv[++i];
+    else if (k === '--cases') a.cases = parseInt(argv[++i], 10);
+    else if (k === '--seed') a.seed = String(argv[++i]);
+    else if (k === '--deps') a.deps = argv[++i];
+    else { process.stderr.write(`unknown argument ${k}\n`); process.exit(2); }
+  }
+  a.deps = path.resolve(a.deps || path.join(__dirname, '..', '..', '..', '.deps', 'corpus', name));
+  return a;
+}
+
 function callSite(log, skipFn) {
   return log.callSite(skipFn || callSite);
 }
 
 module.exports = {
   EventLog, hookDebug, hookBunyan, findDebugCopies, findPackageCopies, callSite, staticQualname, scanFunctions,
-  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS,
+  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS, parseArgs,
 };

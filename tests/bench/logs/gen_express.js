@@ -34,18 +34,7 @@ const path = require('path');
 const cap = require('./_capture');
 
 function parseArgs(argv) {
-  const a = { cases: 2000, seed: '1', deps: path.join(__dirname, '..', '..', '..', '.deps', 'corpus', 'express') };
-  for (let i = 2; i < argv.length; i++) {
-    const k = argv[i];
-    if (k === '--repo') a.repo = true;
-    else if (k === '--out') a.out = argv[++i];
-    else if (k === '--cases') a.cases = parseInt(argv[++i], 10);
-    else if (k === '--seed') a.seed = argv[++i];
-    else if (k === '--deps') a.deps = argv[++i];
-    else { process.stderr.write(`unknown argument ${k}\n`); process.exit(2); }
-  }
-  a.deps = path.resolve(a.deps);
-  return a;
+  return require('./_capture').parseArgs(argv, 'express', 2000);
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -87,18 +87,7 @@ const PACKAGES = ['api', 'core', 'resources', 'sdk-trace-base', 'sdk-trace-node'
   'instrumentation', 'instrumentation-http'];
 
 function parseArgs(argv) {
-  const a = { repo: false, out: null, cases: 1500, seed: '1', deps: null };
-  for (let i = 2; i < argv.length; i++) {
-    const k = argv[i];
-    if (k === '--repo') a.repo = true;
-    else if (k === '--out') a.out = argv[++i];
-    else if (k === '--cases') a.cases = parseInt(argv[++i], 10);
-    else if (k === '--seed') a.seed = String(argv[++i]);
-    else if (k === '--deps') a.deps = argv[++i];
-    else { process.stderr.write(`unknown argument ${k}\n`); process.exit(2); }
-  }
-  a.deps = path.resolve(a.deps || path.join(__dirname, '..', '..', '..', '.deps', 'corpus', 'otel-sdk'));
-  return a;
+  return require('./_capture').parseArgs(argv, 'otel-sdk', 1500);
 }
 
 // ---------------------------------------------------------------------------
