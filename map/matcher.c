@@ -1472,11 +1472,14 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     /* A message a logging shape renders whole ("job %s" for "job
      * shipment.track") is explained; only another logging shape, not a
      * call that merely passes a literal somewhere, may say it was
-     * decorated instead. */
+     * decorated instead. A test's shape is no such evidence (a test's
+     * `'[%s] %s'` would keep the product's calls from every message a
+     * logging function decorates with brackets). */
     bool whole_listed = false;
     for (uint32_t i = 0; i < w->nhits && !whole_listed; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
-        whole_listed = x->kind != GRAPH_EMIT_CALL && !x->is_const && hit_literal(x, partial) >= 3;
+        whole_listed = x->kind != GRAPH_EMIT_CALL && !x->is_const && !(m->o.aside && x->aside) &&
+                       hit_literal(x, partial) >= 3;
     }
     /* Span and span event names are what the code passed: no logger puts
      * anything before them. */

@@ -575,7 +575,9 @@ static const char aside_factory_py[] = "import logging\n"
                                        "def build(parts):\n"
                                        "    log.debug(describe(parts))\n"
                                        "def encode(ct):\n"
-                                       "    log.info('Setting Content-Type %s' % ct)\n";
+                                       "    log.info('Setting Content-Type %s' % ct)\n"
+                                       "def handshake(conn):\n"
+                                       "    conn.note('Handshake completed with the peer')\n";
 static const char aside_test_py[] = "import logging\n"
                                     "log = logging.getLogger(__name__)\n"
                                     "def test_start():\n"
@@ -585,7 +587,9 @@ static const char aside_test_py[] = "import logging\n"
                                     "def test_assemble():\n"
                                     "    log.debug('assembled every part')\n"
                                     "def test_encode(page):\n"
-                                    "    page.assert_body('text/html;charset=utf-8')\n";
+                                    "    page.assert_body('text/html;charset=utf-8')\n"
+                                    "def fail_msg(name, message):\n"
+                                    "    log.error('<%s> %s', name, message)\n";
 
 TEST(matcher_sets_tests_aside)
 {
@@ -617,6 +621,17 @@ TEST(matcher_sets_tests_aside)
             CHECK_EMIT(g, e[0], "factory.encode", unit_line_of(aside_factory_py, "Content-Type"));
         else
             CHECK_EMIT(g, e[0], "test_factory.test_encode", unit_line_of(aside_test_py, "charset"));
+        /* A test's shape that renders a decorated message whole ("<%s> %s")
+         * does not keep the product's call from saying it was decorated. */
+        r = match(m, w, "<12713.109> Handshake completed with the peer", NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        if (aside) {
+            CHECK_EMIT(g, e[0], "factory.handshake", unit_line_of(aside_factory_py, "Handshake"));
+            CHECK_INT(r.decoration, strlen("<12713.109> "));
+        } else {
+            CHECK_EMIT(g, e[0], "test_factory.fail_msg", unit_line_of(aside_test_py, "<%s> %s"));
+            CHECK_INT(r.decoration, 0);
+        }
         map_match_work_free(w);
         map_matcher_free(m);
     }
