@@ -1196,6 +1196,21 @@ static uint32_t callee_flags(const map_matcher *m, uint32_t emit)
     return s.flags;
 }
 
+/* Whether any hit logs: a logging site, a call that names a level
+ * (`debug(...)`), is listed, or reaches a function of ours that logs or
+ * takes text. A literal handed to `list.unshift` or `Buffer.from` is none. */
+static bool any_loud(const map_matcher *m, const map_match_work *w)
+{
+    const uint32_t logs = GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->kind != GRAPH_EMIT_CALL || x->level != GRAPH_LEVEL_NONE ||
+            (w->listed && w->listed[x->emit]) || (callee_flags(m, x->emit) & logs))
+            return true;
+    }
+    return false;
+}
+
 /*
  * A literal a call hands to a function of ours that logs nothing (a string
  * built for the wire, an exception's text) is where such text is made, not
@@ -1290,6 +1305,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
     w->nkept = w->nhits;
     bool kept_partial = *partial;
+    bool kept_loud = false; /* a start won with a hit that logs */
     size_t lim = len > 4 ? len - 4 : 0;
     if (lim > DECOR_MAX)
         lim = DECOR_MAX;
@@ -1317,10 +1333,17 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         if (m->o.aside && w->nhits && m->e[w->hits[0]].aside)
             w->nhits = 0; /* (drop_aside left only such hits) */
         uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
+        /* A later start inside what a logging site matched from an
+         * earlier one is a value it shows when only quiet calls hand that
+         * text anywhere: `Handshake: KEX algorithm: %s` explains the
+         * algorithm's name that a list's unshift() was handed. */
+        if (kept_loud && !any_loud(m, w))
+            continue;
         if (exact_only ? !p && lit == rest : lit > *best && lit > bar && lit >= 8) {
             *best = lit;
             skip = k;
             kept_partial = p;
+            kept_loud = any_loud(m, w);
             copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
             w->nkept = w->nhits;
         }
