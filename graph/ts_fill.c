@@ -5,14 +5,17 @@
  *
  * Exact values: a string literal, or a pick among literals (an array
  * literal indexed, a local bound to one, `c ? "a" : "b"`), or a local
- * whose every binding is a const declaration of literals (a let or var
- * may be bound again after the line the call reads). A value that
+ * whose bindings are literals: const declarations before the call, or,
+ * for a let or var the function declares, every binding of it anywhere
+ * in the function (one after the call may come back round a loop). A
+ * value that
  * holds a literal: a call whose first argument is a string (a colouring or
  * quoting helper). Only when the format is a string literal, so that the
  * template's holes are util.format's: its %-directives take the arguments
  * after it in order (only `%s` shows a string as it is), and the arguments
  * left over are appended, a hole each but the literals, which the
- * template already shows.
+ * template already shows; or when the message is a template literal
+ * alone, whose ${...} are its holes.
  */
 #include "ts_int.h"
 
@@ -80,8 +83,21 @@ static bool exact_values(const ts_fill *tf, TSNode e, gx_fill_vals *out)
     switch (ty(x, e)) {
     case N_STRING:
         return add_literal(x, e, out);
-    case N_IDENTIFIER: /* const msg = "..." before the call */
-        return graph__ts_local_name(x, e, tf->sc) && add_bound(tf, e, true, out, add_literal);
+    case N_IDENTIFIER: { /* const msg = "..." before the call */
+        if (!graph__ts_local_name(x, e, tf->sc))
+            return false;
+        uint32_t n0 = out->n;
+        if (add_bound(tf, e, true, out, add_literal))
+            return true;
+        out->n = n0;
+        /* A let or var that only ever holds literals. */
+        TSNode lit[GX_FILL_VALUES];
+        uint32_t nl = graph__ts_literal_local(x, e, tf->sc, lit, GX_FILL_VALUES);
+        for (uint32_t k = 0; k < nl; k++)
+            if (!add_literal(x, lit[k], out))
+                return false;
+        return nl > 0;
+    }
     case N_TERNARY_EXPRESSION:
         return add_literal(x, fld(x, e, F_CONSEQUENCE), out) &&
                add_literal(x, fld(x, e, F_ALTERNATIVE), out);
@@ -159,9 +175,47 @@ static gx_fill_vals ts_hole(void *ud, const char *t, size_t i, size_t d)
     return is_null(a) ? (gx_fill_vals){GX_FILL_NONE, 0, {0}} : arg_values(tf, a);
 }
 
+/* A template literal's hole k: its k-th ${...}. */
+static gx_fill_vals ts_sub_hole(void *ud, const char *t, size_t i, size_t d)
+{
+    (void)t, (void)i, (void)d;
+    ts_fill *tf = ud;
+    uint32_t k = tf->hole++;
+    return k < tf->nrest ? arg_values(tf, tf->rest[k]) : (gx_fill_vals){GX_FILL_NONE, 0, {0}};
+}
+
+#define SUBS_MAX 16
+
+/* A message that is a template literal alone: its ${...} are its holes,
+ * one each, in order (graph__ts_put_template). */
+static bool push_template_filled(tx *x, const gx_emit *em, TSNode call, const ts_scope *sc,
+                                 TSNode tmpl)
+{
+    TSNode subs[SUBS_MAX];
+    uint32_t n = 0;
+    uint32_t nc = ts_node_named_child_count(tmpl);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode ch = ts_node_named_child(tmpl, i);
+        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+            continue;
+        if (n == SUBS_MAX)
+            return false;
+        subs[n++] = first_named(x, ch);
+    }
+    if (n == 0)
+        return false;
+    ts_fill tf = {.x = x, .call = call, .sc = sc, .rest = subs, .nrest = n};
+    graph__fill_push(x->f, em, ts_sub_hole, &tf);
+    return true;
+}
+
 void graph__ts_push_filled(tx *x, const gx_emit *em, TSNode call, const ts_scope *sc,
                            const TSNode *fmt, uint32_t nfmt, uint32_t ndir)
 {
+    if (nfmt == 1 && !is_null(fmt[0]) && ty(x, unwrap(x, fmt[0])) == N_TEMPLATE_STRING &&
+        em->style == GRAPH_STYLE_TEMPLATE && ndir == 0 &&
+        push_template_filled(x, em, call, sc, unwrap(x, fmt[0])))
+        return;
     bool fills = nfmt > 1 && !is_null(fmt[0]) && ty(x, unwrap(x, fmt[0])) == N_STRING &&
                  (em->style == GRAPH_STYLE_PERCENT || em->style == GRAPH_STYLE_CONCAT ||
                   em->style == GRAPH_STYLE_PLAIN);

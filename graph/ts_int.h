@@ -531,6 +531,13 @@ uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts_scope *s
  * is a const declaration, whose value is then the name's at the call. */
 uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *sc, local_vals *lv);
 TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k);
+/* The string literals (up to max, into out) that a local of the function
+ * the walk is in (sc) takes, when it declares the name and every binding
+ * of it there, nested functions included, is one: `let type; switch (k) {
+ * case 'g': type = 'KEXDH_INIT'; ... }`. Whatever line reads it then reads
+ * one of them. 0 when any binding is something else (`+=`, `++`, a
+ * destructuring, a for-of, a value not a literal). */
+uint32_t graph__ts_literal_local(tx *x, TSNode id, const ts_scope *sc, TSNode *out, uint32_t max);
 bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc);
 bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);
 /* Whether the function the walk is in (sc) stores its parameter name
@@ -539,7 +546,8 @@ bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name);
 
 /* ts_fill.c: pushes em onto the file's emits, its template's holes filled
  * where the arguments util.format read (fmt[0 .. nfmt), the format first,
- * ndir of them taken by its directives) are literals (graph_int.h). */
+ * ndir of them taken by its directives), or the ${...} of a template
+ * literal that is the message alone, are literals (graph_int.h). */
 void graph__ts_push_filled(tx *x, const gx_emit *em, TSNode call, const ts_scope *sc,
                            const TSNode *fmt, uint32_t nfmt, uint32_t ndir);
 

@@ -163,3 +163,91 @@ NOINLINE bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name
     ts_tree_cursor_delete(&c);
     return found;
 }
+
+/* Adds the string literals value is (one, or both arms of `c ? 'a' :
+ * 'b'`) to out; false when it is anything else or out is full. */
+static bool literal_nodes(tx *x, TSNode value, TSNode *out, uint32_t *n, uint32_t max)
+{
+    TSNode v = unwrap(x, value);
+    if (!is_null(v) && ty(x, v) == N_TERNARY_EXPRESSION)
+        return literal_nodes(x, fld(x, v, F_CONSEQUENCE), out, n, max) &&
+               literal_nodes(x, fld(x, v, F_ALTERNATIVE), out, n, max);
+    if (is_null(v) || ty(x, v) != N_STRING || *n >= max)
+        return false;
+    out[(*n)++] = v;
+    return true;
+}
+
+/* Whether node n is in the body fn itself, not in a function nested in
+ * it. */
+static bool directly_in(tx *x, TSNode n, TSNode fn)
+{
+    for (TSNode p = ts_node_parent(n); !is_null(p); p = ts_node_parent(p)) {
+        if (ts_node_eq(p, fn))
+            return true;
+        if (function_node(ty(x, p)))
+            return false;
+    }
+    return false;
+}
+
+NOINLINE uint32_t graph__ts_literal_local(tx *x, TSNode id, const ts_scope *sc, TSNode *out,
+                                          uint32_t max)
+{
+    TSNode fn = sc->body;
+    if (is_null(fn) || ts_node_is_null(fn) || ty(x, id) != N_IDENTIFIER)
+        return 0;
+    uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
+    /* The function's own bindings first (kept per body): most locals are
+     * bound to something else than a literal, and need no walk. */
+    locals_of(x, fn);
+    bool any = false;
+    for (size_t i = 0; i < x->locals.n; i++) {
+        const struct ts_local *l = &x->locals.v[i];
+        if (l->len != in || memcmp(x->src + l->name, x->src + ia, in) != 0)
+            continue;
+        TSNode v = unwrap(x, l->value);
+        if (is_null(v) || (ty(x, v) != N_STRING && ty(x, v) != N_TERNARY_EXPRESSION))
+            return 0;
+        any = true;
+    }
+    if (!any)
+        return 0;
+    uint32_t n = 0, budget = LOCAL_BUDGET * 4;
+    bool declared = false, ok = true;
+    TSTreeCursor c = ts_tree_cursor_new(fn);
+    while (ok) {
+        TSNode e = ts_tree_cursor_current_node(&c);
+        unsigned t = ty(x, e);
+        if ((t == N_IDENTIFIER || t == N_SHORTHAND_PROPERTY_IDENTIFIER_PATTERN) &&
+            ts_node_end_byte(e) - ts_node_start_byte(e) == in &&
+            memcmp(x->src + ts_node_start_byte(e), x->src + ia, in) == 0) {
+            TSNode p = ts_node_parent(e);
+            unsigned pt = ty(x, p);
+            if (t == N_SHORTHAND_PROPERTY_IDENTIFIER_PATTERN) {
+                ok = false; /* const {name} = ... */
+            } else if (pt == N_VARIABLE_DECLARATOR && ts_node_eq(fld(x, p, F_NAME), e)) {
+                TSNode v = fld(x, p, F_VALUE);
+                ok = is_null(v) || literal_nodes(x, v, out, &n, max);
+                declared |= directly_in(x, p, fn);
+            } else if (pt == N_ASSIGNMENT_EXPRESSION && ts_node_eq(fld(x, p, F_LEFT), e)) {
+                ok = literal_nodes(x, fld(x, p, F_RIGHT), out, &n, max);
+            } else if (pt == N_AUGMENTED_ASSIGNMENT_EXPRESSION || pt == N_ARRAY_PATTERN ||
+                       pt == N_OBJECT_PATTERN || pt == N_PAIR_PATTERN ||
+                       pt == N_ASSIGNMENT_PATTERN || pt == N_OBJECT_ASSIGNMENT_PATTERN ||
+                       pt == N_REST_PATTERN ||
+                       (pt == N_FOR_IN_STATEMENT && ts_node_eq(fld(x, p, F_LEFT), e)) ||
+                       strcmp(ts_node_type(p), "update_expression") == 0) {
+                ok = false; /* `+=`, `++`, a destructuring, a for-of */
+            }
+        }
+        if (!--budget) {
+            ok = false;
+            break;
+        }
+        if (!graph__walk_next(&c, fn, true))
+            break;
+    }
+    ts_tree_cursor_delete(&c);
+    return ok && declared ? n : 0;
+}

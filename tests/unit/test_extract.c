@@ -701,8 +701,9 @@ TEST(literal_arguments_fill_the_template_javascript)
      * 10): one site per value, for a directive's argument and for one
      * util.format appends. %d shows no string as it is (9); parameters
      * are no literals (11). A const bound to literals is one of them
-     * (13); a let that is bound again (15) or a loop's binding (17) is
-     * not. */
+     * (13); so is a let that only literals are bound to, wherever (15: a
+     * loop may come back to the line after the later one); a loop's
+     * binding (17) is not. */
     static const struct {
         uint32_t line, n;
         const char *t[3];
@@ -713,7 +714,7 @@ TEST(literal_arguments_fill_the_template_javascript)
                 {9, 1, {"%d items"}},
                 {11, 1, {"%s %s"}},
                 {13, 2, {"timed out: %s", "closed: %s"}},
-                {15, 1, {"note %s"}},
+                {15, 2, {"note first", "note second"}},
                 {17, 1, {"item %s"}}};
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
         const char *t[8];
@@ -898,6 +899,49 @@ TEST(a_method_of_a_value_holds_no_literal)
     check_line(&f, 6, 2, "%s%s", "%sReceive(%s%s");
     check_line(&f, 7, 1, "%s%s", NULL);
     check_line(&f, 8, 2, "%s%s", "%sReceive(%s%s");
+    graph__file_free(&f);
+}
+
+/* A local that only ever holds literals (a `let` a switch binds) fills
+ * the hole it gives, in a template literal as in a util.format call: two
+ * functions that log one template are then told apart by the literals
+ * each picks. A local bound to anything else, or written other than by
+ * `=`, keeps the hole. */
+TEST(a_local_holding_only_literals_fills_its_hole)
+{
+    static const char js[] = "const debug = require('debug')('app:kex');\n"         /* 1 */
+                             "function start(group) {\n"                             /* 2 */
+                             "  let type;\n"                                          /* 3 */
+                             "  switch (group) {\n"                                   /* 4 */
+                             "    case 'dh': type = 'KEXDH_INIT'; break;\n"           /* 5 */
+                             "    default: type = 'KEXECDH_INIT';\n"                  /* 6 */
+                             "  }\n"                                                  /* 7 */
+                             "  debug(`Outbound: Sending ${type}`);\n"                /* 8 */
+                             "  var side = group ? 'client' : 'server';\n"            /* 9 */
+                             "  debug('%s: %s started', side, type);\n"               /* 10 */
+                             "  let step = 'one';\n"                                  /* 11 */
+                             "  step += '!';\n"                                       /* 12 */
+                             "  debug(`step ${step}`);\n"                             /* 13 */
+                             "  let peer = 'none';\n"                                 /* 14 */
+                             "  peer = group.peer;\n"                                 /* 15 */
+                             "  debug(`peer ${peer}`);\n"                             /* 16 */
+                             "  let kind = 'a';\n"                                    /* 17 */
+                             "  [kind] = group.kinds;\n"                              /* 18 */
+                             "  debug(`kind ${kind}`);\n"                             /* 19 */
+                             "  debug(`from ${outer}`);\n"                            /* 20 */
+                             "}\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    check_line(&f, 8, 2, "Outbound: Sending KEXDH_INIT", "Outbound: Sending KEXECDH_INIT");
+    const char *t[8];
+    CHECK_INT(log_templates(&f, 10, t, 8), 4);
+    CHECK_STR(t[0], "client: KEXDH_INIT started");
+    CHECK_STR(t[3], "server: KEXECDH_INIT started");
+    check_line(&f, 13, 1, "step %s", NULL);
+    check_line(&f, 16, 1, "peer %s", NULL);
+    check_line(&f, 19, 1, "kind %s", NULL);
+    check_line(&f, 20, 1, "from %s", NULL);
     graph__file_free(&f);
 }
 
