@@ -909,26 +909,26 @@ TEST(a_method_of_a_value_holds_no_literal)
  * `=`, keeps the hole. */
 TEST(a_local_holding_only_literals_fills_its_hole)
 {
-    static const char js[] = "const debug = require('debug')('app:kex');\n"         /* 1 */
-                             "function start(group) {\n"                             /* 2 */
-                             "  let type;\n"                                          /* 3 */
-                             "  switch (group) {\n"                                   /* 4 */
-                             "    case 'dh': type = 'KEXDH_INIT'; break;\n"           /* 5 */
-                             "    default: type = 'KEXECDH_INIT';\n"                  /* 6 */
-                             "  }\n"                                                  /* 7 */
-                             "  debug(`Outbound: Sending ${type}`);\n"                /* 8 */
-                             "  var side = group ? 'client' : 'server';\n"            /* 9 */
-                             "  debug('%s: %s started', side, type);\n"               /* 10 */
-                             "  let step = 'one';\n"                                  /* 11 */
-                             "  step += '!';\n"                                       /* 12 */
-                             "  debug(`step ${step}`);\n"                             /* 13 */
-                             "  let peer = 'none';\n"                                 /* 14 */
-                             "  peer = group.peer;\n"                                 /* 15 */
-                             "  debug(`peer ${peer}`);\n"                             /* 16 */
-                             "  let kind = 'a';\n"                                    /* 17 */
-                             "  [kind] = group.kinds;\n"                              /* 18 */
-                             "  debug(`kind ${kind}`);\n"                             /* 19 */
-                             "  debug(`from ${outer}`);\n"                            /* 20 */
+    static const char js[] = "const debug = require('debug')('app:kex');\n" /* 1 */
+                             "function start(group) {\n"                    /* 2 */
+                             "  let type;\n"                                /* 3 */
+                             "  switch (group) {\n"                         /* 4 */
+                             "    case 'dh': type = 'KEXDH_INIT'; break;\n" /* 5 */
+                             "    default: type = 'KEXECDH_INIT';\n"        /* 6 */
+                             "  }\n"                                        /* 7 */
+                             "  debug(`Outbound: Sending ${type}`);\n"      /* 8 */
+                             "  var side = group ? 'client' : 'server';\n"  /* 9 */
+                             "  debug('%s: %s started', side, type);\n"     /* 10 */
+                             "  let step = 'one';\n"                        /* 11 */
+                             "  step += '!';\n"                             /* 12 */
+                             "  debug(`step ${step}`);\n"                   /* 13 */
+                             "  let peer = 'none';\n"                       /* 14 */
+                             "  peer = group.peer;\n"                       /* 15 */
+                             "  debug(`peer ${peer}`);\n"                   /* 16 */
+                             "  let kind = 'a';\n"                          /* 17 */
+                             "  [kind] = group.kinds;\n"                    /* 18 */
+                             "  debug(`kind ${kind}`);\n"                   /* 19 */
+                             "  debug(`from ${outer}`);\n"                  /* 20 */
                              "}\n";
     gx_file f;
     graph__file_init(&f);
