@@ -1243,6 +1243,19 @@ async function shellOp(c, o) {
   });
 }
 
+// The callback of a channel opened to send one line: the channel's data is
+// drained, and done is called when it closes (or with the error).
+function sendAndClose(done, text) {
+  return (err, s) => {
+    if (err) return done(err);
+    s.on('data', noop);
+    s.on('error', noop);
+    s.on('close', () => done());
+    s.end(text);
+    return undefined;
+  };
+}
+
 async function clientOp(ctx, st, o) {
   const c = st.c;
   switch (o.op) {
@@ -1251,14 +1264,8 @@ async function clientOp(ctx, st, o) {
     case 'sftp': return sftpOp(c, o);
     case 'parallel': return Promise.all(o.execs.map((e) => execOp(c, e)));
     case 'forwardOut':
-      return within(400, (done) => c.forwardOut('127.0.0.1', 50000 + (o.port % 1000), o.dst, o.port, (err, s) => {
-        if (err) return done(err);
-        s.on('data', noop);
-        s.on('error', noop);
-        s.on('close', () => done());
-        s.end('PING\n');
-        return undefined;
-      }));
+      return within(400, (done) => c.forwardOut('127.0.0.1', 50000 + (o.port % 1000), o.dst, o.port,
+        sendAndClose(done, 'PING\n')));
     case 'forwardIn': {
       let bound = null;
       await within(300, (done) => c.forwardIn('127.0.0.1', o.port, (err, port) => { if (!err) bound = port || o.port; done(err); }));
@@ -1270,14 +1277,7 @@ async function clientOp(ctx, st, o) {
     case 'rekey': return within(400, (done) => c.rekey(done));
     case 'idle': return sleep(o.ms);
     case 'subsys':
-      return within(300, (done) => c.subsys(o.name, (err, s) => {
-        if (err) return done(err);
-        s.on('data', noop);
-        s.on('error', noop);
-        s.on('close', () => done());
-        s.end('ping\n');
-        return undefined;
-      }));
+      return within(300, (done) => c.subsys(o.name, sendAndClose(done, 'ping\n')));
     case 'x11':
       ctx.x11Reject = o.reject;
       return execOp(c, { cmd: 'xclock', opts: { x11: x11Opts(o) } });
