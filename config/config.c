@@ -63,7 +63,7 @@ const core_cfg_item pmrag_config_table[] = {
      "geometric decay of the prefix's own activities in the fallback seed"},
     {"model.escape", CORE_CFG_DOUBLE, "1", 0.01, 100, NULL,
      "Witten-Bell escape factor: larger trusts long contexts less"},
-    {"model.code_prior", CORE_CFG_DOUBLE, "0.9", 0, 1, NULL,
+    {"model.code_prior", CORE_CFG_DOUBLE, "0.75", 0, 1, NULL,
      "share of what the contexts leave that goes to the emit sites the code says can log next "
      "(the rest: recency and the current emitter)"},
     {"model.calibrate", CORE_CFG_BOOL, "true", 0, 0, NULL,

@@ -16,7 +16,7 @@ model_params model_params_default(void)
         .code_scale = 0.1,
         .decay = 0.5,
         .escape = 1.0,
-        .code_prior = 0.9,
+        .code_prior = 0.75,
         .calibrate_folds = 3,
         .calibrate_threads = 0,
     };

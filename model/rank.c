@@ -194,14 +194,27 @@ static double context_seeds(const model_joint *md, model_work *w, const uint32_t
     return rem;
 }
 
+/* The code's successors of a site account for part of where the flow
+ * leaving it goes; the rest is what the graph cannot follow (the end of
+ * the case, calls out of the repository, callbacks a library runs). When
+ * they account for at least this much, they are taken as where the case
+ * goes next, and take their whole share; below it, in proportion, so that
+ * a site whose flow the code follows only into an error path or two is
+ * not sent there. */
+#define CODE_SURE 0.25
+
 /*
  * The code's part of a ranking after a prefix whose last activity is
  * last, given the weight rem the contexts left: a share code_prior of it
- * goes to the symbols the code says can log next, each as likely as the
- * code says (added after the walk at the scale of a seed on an activity:
- * one step, as the next emitters of a context are reached); what the code
- * does not know (its probabilities sum to less than 1) stays with
- * recency. Returns what is left to recency.
+ * (less where the code knows little: CODE_SURE) goes to the symbols the
+ * code says can log next, in the proportions the code gives them (added
+ * after the walk at the scale of a seed on an activity: one step, as the
+ * next emitters of a context are reached). With no traces this decides
+ * between the current emitter again (recency) and where the code goes:
+ * taken at face value, the code's probabilities, which sum to less than
+ * 1, left recency the larger part nearly everywhere, and a change of
+ * function was almost never ranked first. Returns what is left to
+ * recency.
  */
 static double code_split(const model_joint *md, model_work *w, uint32_t last, double rem)
 {
@@ -216,9 +229,12 @@ static double code_split(const model_joint *md, model_work *w, uint32_t last, do
     double a = md->p.alpha, known = 0;
     for (uint32_t i = 0; i < w->code_n; i++)
         known += w->code_e[i].score;
+    if (!(known > 0))
+        return rem;
+    double sure = known < CODE_SURE ? known / CODE_SURE : 1;
     w->code_act = last;
-    w->code_at = rem * md->p.code_prior * a * (1 - a);
-    return rem * (1 - md->p.code_prior * (known < 1 ? known : 1));
+    w->code_at = rem * md->p.code_prior * a * (1 - a) * sure / known;
+    return rem * (1 - md->p.code_prior * sure);
 }
 
 /* Adds the code's part to the walk's estimate. */

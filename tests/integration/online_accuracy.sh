@@ -152,7 +152,7 @@ cold() {
   curl -fsS "http://$api/v1/stats" >"$work/$2" || fail "GET /v1/stats (code_prior $1)"
   stop "${pid_of[serve]}"
 }
-cold 0.9 cold.json
+cold 0.75 cold.json
 cold 0 recency.json
 check "with no model, the daemon predicts from the code from its first event" \
   -- python3 - "$work/cold.json" "$work/recency.json" "$work/curve.json" "$targets" <<'PY'

@@ -4880,6 +4880,57 @@ TEST(model_code_prior_without_traces)
     graph_close(g);
 }
 
+/* With no trace, the code's successors of a site take their share in
+ * full when they account for a fair part of its flow, though most of it
+ * goes where the graph cannot follow (here the end of the case): after
+ * "begin event", half of begin's runs call work, which is ranked before
+ * begin again. A site whose flow the code follows only a little way in
+ * (idle's, work in one run of sixteen) leaves recency first. */
+TEST(model_code_prior_weighs_what_the_code_knows)
+{
+    unit_write_str("knows/pkg/__init__.py", "");
+    unit_write_str("knows/pkg/a.py", "import logging\n"
+                                     "log = logging.getLogger(__name__)\n"
+                                     "\n"
+                                     "def begin(x):\n"
+                                     "    log.info(\"begin event\")\n"
+                                     "    if x:\n"
+                                     "        work()\n"
+                                     "\n"
+                                     "def idle(x):\n"
+                                     "    log.info(\"idle event\")\n"
+                                     "    if x:\n"
+                                     "        if x > 1:\n"
+                                     "            if x > 2:\n"
+                                     "                if x > 3:\n"
+                                     "                    work()\n"
+                                     "\n"
+                                     "def work():\n"
+                                     "    log.info(\"work event\")\n");
+    graph *g = index_dir("knows");
+    map_mapper *m = new_mapper(g, NULL);
+    seqs all = {.ncases = 0};
+    static const char *const msgs[] = {"begin event", "idle event", "work event"};
+    map_case(m, &all, msgs, 3);
+    finish(m);
+    seqs none = {.ncases = 0};
+    model_params p = model_params_default();
+    model_joint *md = train(m, &none, &p);
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred pred[5];
+    CHECK(model_rank(md, w, all.act, all.var, 1, 5, pred) >= 2);
+    CHECK_INT(pred[0].symbol, unit_sym(g, "pkg.a.work"));
+    CHECK_INT(pred[1].symbol, unit_sym(g, "pkg.a.begin"));
+    CHECK(model_rank(md, w, all.act + 1, all.var + 1, 1, 5, pred) >= 2);
+    CHECK_INT(pred[0].symbol, unit_sym(g, "pkg.a.idle"));
+    CHECK_INT(pred[1].symbol, unit_sym(g, "pkg.a.work"));
+    model_work_free(w);
+    model_free(md);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Where the contexts know what follows, they decide; a transition the
  * traces never showed still ranks, from the code, after what they know. */
 TEST(model_code_prior_under_contexts)
