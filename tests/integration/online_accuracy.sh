@@ -139,11 +139,15 @@ stop "${pid_of[serve]}"
 # From the code alone, from the first event.
 "$pmrag" eval --graph "$work/app.graph" --log "$work/log.csv" --no-baselines --json -q \
   --learning-curve >"$work/curve.json" 2>"$work/curve.err" || fail "pmrag eval --learning-curve: $(tail -3 "$work/curve.err")"
+# cold SHARE OUT: the code-only daemon with model.code_prior SHARE ("default": the
+# configured default, which the offline curve above uses too).
 cold() {
+  local share=()
+  [ "$1" = default ] || share=(--set model.code_prior="$1")
   work_clean state
   serve_start serve --graph "$work/app.graph" --set state.dir="$work/state" \
     --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \
-    --set model.learn_online=false --set map.code_attrs=false --set model.code_prior="$1"
+    --set model.learn_online=false --set map.code_attrs=false "${share[@]}"
   serve_wait serve 120
   api=$(ready_field serve api)
   otlp=$(ready_field serve otlp_http)
@@ -152,7 +156,7 @@ cold() {
   curl -fsS "http://$api/v1/stats" >"$work/$2" || fail "GET /v1/stats (code_prior $1)"
   stop "${pid_of[serve]}"
 }
-cold 0.75 cold.json
+cold default cold.json
 cold 0 recency.json
 check "with no model, the daemon predicts from the code from its first event" \
   -- python3 - "$work/cold.json" "$work/recency.json" "$work/curve.json" "$targets" <<'PY'
