@@ -273,6 +273,7 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->live);
     core_map_free(&m->logger_files);
     core_map_free(&m->logger_total);
+    core_map_free(&m->file_logged);
     core_map_free(&m->logger_recv);
     core_vec_free(&m->nbs);
     core_map_free(&m->chain_index);
@@ -302,7 +303,8 @@ size_t map_mapper_bytes(const map_mapper *m)
     const core_map *maps[] = {&m->act_by_text, &m->var_by_key,  &m->msg_cache,    &m->amb_cache,
                               &m->near_index,  &m->acc_index,   &m->code_votes,   &m->code_cache,
                               &m->nb_index,    &m->live,        &m->logger_files, &m->logger_total,
-                              &m->logger_recv, &m->chain_index, &m->told_words,   &m->told_classes};
+                              &m->logger_recv, &m->chain_index, &m->told_words,   &m->told_classes,
+                              &m->file_logged};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         b += core_map_bytes(maps[i]);
     b += core_vec_bytes(m->acts) + core_vec_bytes(m->syms) + core_vec_bytes(m->conf) +
@@ -440,11 +442,59 @@ static uint64_t logger_file_key(uint64_t logger, uint32_t file)
     return map__key64(core_hash_u64(logger ^ ((uint64_t)file + 1) * 0x9e3779b97f4a7c15ull));
 }
 
-/* A message of logger matched a template of these symbols: one more for
- * the logger in their file (when they share one). */
-static void note_logger_file(map_mapper *m, const char *logger, const uint32_t *syms, uint32_t ns)
+static uint64_t file_key(uint32_t file)
 {
-    if (!logger || !logger[0] || ns == 0)
+    return map__key64(core_hash_u64((uint64_t)file + 1));
+}
+
+static bool ident_alnum(char c)
+{
+    return (unsigned char)(c - '0') < 10u || (unsigned char)((c | 0x20) - 'a') < 26u;
+}
+
+/* The most of a decoration record_source reads. */
+#define DECORATION_MAX 128
+
+/*
+ * Where a record came from, as the mapping tells sites apart by it: its
+ * logger's name; or, for a record without one, the shape of the text its
+ * logging function put before the message (the first deco bytes of
+ * text), with every run of letters and digits that holds a digit read as
+ * one (a time, a connection's number), and none at all a shape too. A
+ * wrapper that one side of a program logs through may mark its records
+ * so where no logger does. 0 for none.
+ */
+static uint64_t record_source(const char *logger, const char *text, size_t deco,
+                              bool *by_decoration)
+{
+    *by_decoration = !logger || !logger[0];
+    if (!*by_decoration)
+        return logger_hash(logger);
+    char shape[DECORATION_MAX];
+    size_t n = 0;
+    for (size_t i = 0; i < deco && i < DECORATION_MAX && n < sizeof shape;) {
+        size_t j = i;
+        bool digit = false;
+        while (j < deco && ident_alnum(text[j]))
+            digit |= (unsigned char)(text[j++] - '0') < 10u;
+        if (j == i) {
+            shape[n++] = text[i++];
+        } else if (digit) {
+            shape[n++] = '0';
+            i = j;
+        } else {
+            for (; i < j && n < sizeof shape; i++)
+                shape[n++] = text[i];
+        }
+    }
+    return core_hash64(shape, n, 0x6465636full) | 1; /* never 0 */
+}
+
+/* A message from source matched a template of these symbols: one more
+ * for the source in their file (when they share one). */
+static void note_logger_file(map_mapper *m, uint64_t l, const uint32_t *syms, uint32_t ns)
+{
+    if (!l || ns == 0)
         return;
     graph_symbol s;
     graph_get_symbol(m->g, syms[0], &s);
@@ -454,10 +504,10 @@ static void note_logger_file(map_mapper *m, const char *logger, const uint32_t *
         if (t.file_id != s.file_id)
             return;
     }
-    uint64_t l = logger_hash(logger);
     bool ins;
     ++*core_map_put(&m->logger_files, logger_file_key(l, s.file_id), &ins);
     ++*core_map_put(&m->logger_total, map__key64(l), &ins);
+    ++*core_map_put(&m->file_logged, file_key(s.file_id), &ins);
 }
 
 static uint64_t logger_recv_key(uint64_t logger, uint64_t receiver)
@@ -527,18 +577,11 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
  * matched show where it logs: the candidate whose file has most of them,
  * where no other candidate's file has a tenth as many, is where it logged
  * this one too. A logger that logs from the files of several candidates,
- * or from many files (one logger for a whole package), tells nothing:
- * then, and without such messages, GRAPH_NONE. So does one that a site
- * logs through by a plain name whose logger the graph does not know (a
- * function's local or parameter: `logger = logging.getLogger(name)`),
- * which is whatever logger its caller chose: of the sites emits[0..ne).
+ * or from many files (one logger for a whole package), tells nothing
+ * that way.
  */
-static uint32_t logger_candidate(const map_mapper *m, const char *logger, const uint32_t *syms,
-                                 uint32_t ns, const uint32_t *emits, uint32_t ne)
+static uint32_t by_logger_share(const map_mapper *m, uint64_t l, const uint32_t *syms, uint32_t ns)
 {
-    if (!logger || !logger[0])
-        return GRAPH_NONE;
-    uint64_t l = logger_hash(logger);
     const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
     if (!total)
         return GRAPH_NONE;
@@ -560,17 +603,87 @@ static uint32_t logger_candidate(const map_mapper *m, const char *logger, const 
             other = n;
         }
     }
-    if (!most || most < 10 * other || 2 * most < *total)
-        return GRAPH_NONE;
-    /* (Read only for a logger that would decide: this is per event.) */
+    return !most || most < 10 * other || 2 * most < *total ? GRAPH_NONE : best;
+}
+
+/* The messages one file's templates matched (from records with a logger
+ * or a decoration) before its share of a source says anything. */
+#define FILE_SHOWN 10
+
+/*
+ * The other way round: a logger that logs from many files may still be
+ * the only one a candidate's file logs through. When every candidate's
+ * file has shown its loggers, and nine in ten of one file's messages came
+ * through the record's logger while no other candidate's file sent a
+ * tenth of its own through it, the record came from that file (a
+ * protocol module logging for both the client and the server through
+ * whichever side's logger it was handed, beside a client module and a
+ * server module that each log through their own).
+ */
+static uint32_t by_file_share(const map_mapper *m, uint64_t l, const uint32_t *syms, uint32_t ns)
+{
+    uint32_t best = GRAPH_NONE, best_file = GRAPH_NONE;
+    for (uint32_t i = 0; i < ns; i++) {
+        graph_symbol s;
+        graph_get_symbol(m->g, syms[i], &s);
+        const uint64_t *t = core_map_get(&m->file_logged, file_key(s.file_id));
+        if (!t || *t < FILE_SHOWN)
+            return GRAPH_NONE;
+        const uint64_t *c = core_map_get(&m->logger_files, logger_file_key(l, s.file_id));
+        uint64_t n = c ? *c : 0;
+        if (10 * n >= 9 * *t) {
+            if (best_file != GRAPH_NONE)
+                return GRAPH_NONE; /* two candidates in that file, or two such files */
+            best = syms[i];
+            best_file = s.file_id;
+        } else if (10 * n > *t) {
+            return GRAPH_NONE;
+        }
+    }
+    return best;
+}
+
+/*
+ * Whether a site of emits[0..ne) logs through a plain name whose logger
+ * the graph does not know (a function's local or parameter: `logger =
+ * logging.getLogger(name)`), which is whatever logger its caller chose.
+ */
+static bool logger_handed(const map_mapper *m, const uint32_t *emits, uint32_t ne)
+{
     for (uint32_t i = 0; i < ne; i++) {
         graph_emit e;
         graph_get_emit(m->g, emits[i], &e);
         if (e.kind == GRAPH_EMIT_LOG && !e.logger[0] && e.receiver[0] &&
             !strpbrk(e.receiver, "@.?"))
-            return GRAPH_NONE;
+            return true;
     }
-    return best;
+    return false;
+}
+
+static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym);
+
+/* The member of group the record's source names (by_logger_share, then
+ * by_file_share; a decoration only the latter: most records have none,
+ * and that most come from one file is no sign that this one did), or
+ * UINT32_MAX: also when the group's sites log through a logger handed
+ * in, and for variants, which share their base class's logger and file
+ * (which of them runs, the case tells). */
+static uint32_t logger_member(map_mapper *m, uint32_t group, const msg_rec *r)
+{
+    const act_rec *g = &m->acts.v[group];
+    if (!r->source || g->logger_handed || g->ncand < 2)
+        return UINT32_MAX;
+    const uint32_t *syms = m->cands.v + g->cand_off;
+    uint32_t ns = map__group_size(m, group);
+    uint32_t best = r->by_decoration ? GRAPH_NONE : by_logger_share(m, r->source, syms, ns);
+    if (best == GRAPH_NONE)
+        best = by_file_share(m, r->source, syms, ns);
+    if (best == GRAPH_NONE || map__variants(m, group))
+        return UINT32_MAX;
+    uint32_t member = group_member(m, group, best);
+    if (!m->dry && member != UINT32_MAX)
+        m->acts.v[member].amb = MAP_AMB_LOGGER;
+    return member;
 }
 
 /*
@@ -843,7 +956,6 @@ static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, con
     return *r;
 }
 
-static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym);
 static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case *c,
                            const double *sc);
 static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
@@ -918,7 +1030,7 @@ static bool told_message(map_mapper *m, msg_rec *r, uint32_t emit, uint32_t sym,
 
 static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
-    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
+    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE, 0, false};
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->len : 0;
     const char *mt = message_masked(m, text, len, &r.masked);
@@ -977,8 +1089,9 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
     uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
+    r.source = record_source(ev->logger, text, mr.decoration, &r.by_decoration);
     if (!m->dry) {
-        note_logger_file(m, ev->logger, syms, ns);
+        note_logger_file(m, r.source, syms, ns);
         note_logger_receivers(m, ev->logger, emits, n);
     }
     bool created;
@@ -1039,15 +1152,13 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         map_ambiguity how = MAP_AMB_MESSAGE;
         uint32_t named =
             named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
-        if (named == GRAPH_NONE) {
-            named = logger_candidate(m, ev->logger, syms, ns, emits, n);
-            /* Variants share their base class's logger and file: which
-             * of them runs, the case tells. */
-            if (named != GRAPH_NONE && map__variants(m, r.act))
-                named = GRAPH_NONE;
+        if (created)
+            m->acts.v[r.act].logger_handed = logger_handed(m, emits, n);
+        uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
+        if (member == UINT32_MAX) {
+            member = logger_member(m, r.act, &r);
             how = MAP_AMB_LOGGER;
         }
-        uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
         if (member != UINT32_MAX) {
             if (!m->dry)
                 m->acts.v[member].amb = how;
@@ -1443,6 +1554,8 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
     m->dry = true;
     r = v && msg_current(m, &m->msgs.v[*v - 1]) ? m->msgs.v[*v - 1] : resolve_message(m, ev);
     uint32_t act = r.act;
+    if (act == UINT32_MAX && r.group != UINT32_MAX)
+        act = logger_member(m, r.group, &r);
     group_if_placed(m, &act, &r.group);
     if (act == UINT32_MAX && r.group != UINT32_MAX)
         act = resolve_ambiguous(m, r.group, &c).act;
@@ -1467,7 +1580,7 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
     uint32_t prev = kase.nrecent ? kase.recent[kase.nrecent - 1] : UINT32_MAX;
     uint64_t h = message_key(ev);
     bool ins = false;
-    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE};
+    msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE, 0, false};
     uint64_t *v;
     uint32_t act, var = UINT32_MAX;
     /* Cache full: known messages from it, others resolved each time. */
@@ -1485,6 +1598,10 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
     else
         r = cached_message(m, (size_t)*v - 1, ev);
     act = r.act;
+    /* A group's logger may name its site once more of the log was seen
+     * than when the message was first resolved and cached. */
+    if (act == UINT32_MAX && r.group != UINT32_MAX)
+        act = logger_member(m, r.group, &r);
     /* v still points at the entry: nothing above inserts into msg_cache. */
     if (act != UINT32_MAX && r.gen == UINT32_MAX) {
         /* Nothing about this message can change: keep the outcome. */

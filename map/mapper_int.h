@@ -45,6 +45,9 @@ typedef struct act_rec {
     /* Placed among its logger's sites by nearness alone in this finish
      * (map_by_logger): a guess the messages of its lead may overrule. */
     bool near_only;
+    /* A group one of whose sites logs through a logger its caller hands
+     * in (logger_handed): the record's logger tells nothing of which. */
+    bool logger_handed;
 } act_rec;
 
 #define LOGGER_MIXED UINT32_MAX
@@ -60,6 +63,10 @@ typedef struct msg_rec {
     /* The abstracted message by its hash (masked_hash), MASKED_NONE when
      * peek met a text never seen. */
     uint64_t masked;
+    /* Where the record came from (record_source): its logger, or the
+     * shape of what its logging function put before the message. */
+    uint64_t source;
+    bool by_decoration;
 } msg_rec;
 
 /* An ambiguous message in one context: the activity chosen (a group
@@ -169,9 +176,13 @@ struct map_mapper {
      * template to find it. Activities are never removed. */
     uint32_t *tmpl_act;
     /* Where each logger was shown to log from: (logger, file) -> distinct
-     * messages its templates matched there, and logger -> all of them. */
+     * messages its templates matched there, and logger -> all of them;
+     * the decorations of records without a logger counted alike, as
+     * loggers of their own (record_source). */
     core_map logger_files;
     core_map logger_total;
+    /* file -> what logger_files counts there, summed over the sources. */
+    core_map file_logged;
     /* What each logger was shown to log through: (logger, a candidate
      * call's receiver) -> distinct messages a template of such a call
      * matched. */

@@ -789,6 +789,105 @@ TEST(mapper_duplicates_in_the_file_of_their_logger)
     graph_close(g);
 }
 
+/* A client and a server log one text alike, and a protocol module logs
+ * for both through whichever side's logger it was handed: each side's
+ * logger sends most of its messages from the protocol module, and still
+ * every message of the client's file comes through the client's logger,
+ * none of the server's. */
+static const char lgside_client_py[] = "class Client:\n"
+                                       "    def connect(self):\n"
+                                       "        self.log.debug('Connecting to %s', self.host)\n"
+                                       "    def closed(self):\n"
+                                       "        self.log.debug('Socket closed')\n"
+                                       "        self.log.debug('Connection reset')\n";
+static const char lgside_server_py[] = "class Server:\n"
+                                       "    def accept(self):\n"
+                                       "        self.log.debug('Accepted peer %s', self.peer)\n"
+                                       "    def closed(self):\n"
+                                       "        self.log.debug('Socket closed')\n";
+static const char lgside_proto_py[] = "class Protocol:\n"
+                                      "    def send(self, p):\n"
+                                      "        self.log.debug('Outbound packet %s', p)\n"
+                                      "    def reset(self):\n"
+                                      "        self.log.debug('Connection reset')\n";
+
+TEST(mapper_duplicates_in_the_file_that_logs_through_their_logger)
+{
+    unit_write_str("lgside/client.py", lgside_client_py);
+    unit_write_str("lgside/server.py", lgside_server_py);
+    unit_write_str("lgside/protocol.py", lgside_proto_py);
+    graph *g = index_dir("lgside");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    /* before the files have shown their loggers: tied, and so cached */
+    map_activity pa = map_logged(mp, "Socket closed", "side/client", "DEBUG");
+    CHECK_INT(pa.amb, MAP_AMB_TIED);
+    CHECK_INT(pa.nsyms, 2);
+    char text[64];
+    for (int i = 0; i < 30; i++) {
+        const char *side = i % 2 ? "side/server" : "side/client";
+        snprintf(text, sizeof text, "Outbound packet <%d>", i);
+        map_logged(mp, text, side, "DEBUG");
+        snprintf(text, sizeof text, i % 2 ? "Accepted peer <%d>" : "Connecting to <%d>", i);
+        if (i < 20)
+            map_logged(mp, text, side, "DEBUG");
+    }
+    static const struct {
+        const char *logger, *want;
+    } t[] = {
+        {"side/client", "client.Client.closed"},
+        {"side/server", "server.Server.closed"},
+        {"side/other", NULL},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        pa = map_logged(mp, "Socket closed", t[i].logger, "DEBUG");
+        CHECK_INT(pa.amb, t[i].want ? MAP_AMB_LOGGER : MAP_AMB_TIED);
+        if (t[i].want) {
+            CHECK_INT(pa.nsyms, 1);
+            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+        }
+    }
+    /* the protocol module logs through both: its text and the client's
+     * stay tied whichever logger it came through */
+    pa = map_logged(mp, "Connection reset", "side/client", "DEBUG");
+    CHECK_INT(pa.amb, MAP_AMB_TIED);
+    CHECK_INT(pa.nsyms, 2);
+    map_mapper_free(mp);
+
+    /* No logger at all, but the server's side logs through a function
+     * that puts the time before each message: the decoration's shape
+     * (its numbers aside) tells the sides apart as a logger would. */
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    for (int i = 0; i < 30; i++) {
+        char deco[32] = "";
+        if (i % 2)
+            snprintf(deco, sizeof deco, "[%d.%03d] ", 1000 + i, 7 * i);
+        snprintf(text, sizeof text, "%sOutbound packet <%d>", deco, i);
+        map_logged(mp, text, NULL, "DEBUG");
+        snprintf(text, sizeof text, i % 2 ? "%sAccepted peer <%d>" : "%sConnecting to <%d>", deco,
+                 i);
+        if (i < 20)
+            map_logged(mp, text, NULL, "DEBUG");
+    }
+    static const struct {
+        const char *text, *want;
+    } d[] = {
+        {"Socket closed", "client.Client.closed"},
+        {"[2001.5] Socket closed", "server.Server.closed"},
+        {"<2001.5> Socket closed", NULL},
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        pa = map_logged(mp, d[i].text, NULL, "DEBUG");
+        CHECK_INT(pa.amb, d[i].want ? MAP_AMB_LOGGER : MAP_AMB_TIED);
+        if (d[i].want) {
+            CHECK_INT(pa.nsyms, 1);
+            CHECK_INT(pa.syms[0], unit_sym(g, d[i].want));
+        }
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Two functions log one template through the logger their caller hands
  * them, and one file also logs a message of its own through it: the
  * logger is the caller's choice, and says nothing of which of the two
