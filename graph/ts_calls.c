@@ -443,7 +443,7 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
         graph__ts_record_emit_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth + 1);
     } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
         if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))
-            graph__ts_make_emit(x, n, &pl, sc, depth + 1);
+            graph__ts_make_candidates(x, n, &pl, sc, depth + 1);
         else if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) > 0)
             graph__cand_pending(&x->cands, x->f, callee, sc->sym, gx_line(n));
         graph__ts_record_call(x, n, callee, sc, depth + 1);

@@ -142,6 +142,42 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
     return true;
 }
 
+/* The longest bare word read as a name before a message, and the most
+ * such words before it. */
+#define WORD_MAX 32
+#define WORDS_MAX 2
+
+/* Whether a is a string literal holding one bare word (`'debug'`,
+ * `'fetch:start'`): a name, not a sentence. */
+static bool bare_word(tx *x, TSNode a)
+{
+    if (ty(x, a) != N_STRING)
+        return false;
+    const char *v = graph__ts_string_value(x, a);
+    size_t n = v ? strlen(v) : 0;
+    if (n == 0 || n > WORD_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = v[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.' || c == ':'))
+            return false;
+    }
+    return true;
+}
+
+/* Whether a reads as a sentence: a template or a concatenation with
+ * literal parts, or a string literal with a space in it. */
+static bool sentence(tx *x, TSNode a)
+{
+    unsigned t = ty(x, a);
+    if (t == N_STRING) {
+        const char *v = graph__ts_string_value(x, a);
+        return v && strchr(v, ' ');
+    }
+    return t == N_TEMPLATE_STRING || graph__ts_stringish(x, a, 0);
+}
+
 /*
  * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
  * when an argument reads as a message (a string, a template literal, a
@@ -186,6 +222,16 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     }
     if (idx < 0)
         return false;
+    /* `emit('debug', `handshake with ${host}`)`, `emit('log', 'warn',
+     * msg)`: the words are an event's name or a level, or a prefix the
+     * callee keeps apart from the message, as often as a part of it; the
+     * sentence after them may be the message alone. */
+    uint32_t w = (uint32_t)idx;
+    while (w < na && w < (uint32_t)idx + WORDS_MAX && bare_word(x, unwrap(x, av[w])))
+        w++;
+    if (w > (uint32_t)idx && w < na && ty(x, unwrap(x, av[w])) != N_SPREAD_ELEMENT &&
+        !bare_word(x, unwrap(x, av[w])) && sentence(x, unwrap(x, av[w])))
+        pl->after_word = w + 1;
     pl->kind = GRAPH_EMIT_CALL;
     graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
     pl->msg_index = (uint32_t)idx;
@@ -318,6 +364,20 @@ NOINLINE void graph__ts_make_emit(tx *x, TSNode call, const emit_plan *pl, const
         return;
     }
     emit_from_args(x, call, pl, sc, av, na, total, depth);
+}
+
+/* A candidate call's site(s) (graph__ts_make_emit), and those of the
+ * message after its first word when plan_candidate saw one. */
+NOINLINE void graph__ts_make_candidates(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
+                                        int depth)
+{
+    graph__ts_make_emit(x, call, pl, sc, depth);
+    if (!pl->after_word)
+        return;
+    emit_plan rest = *pl;
+    rest.msg_index = pl->after_word - 1;
+    rest.after_word = 0;
+    graph__ts_make_emit(x, call, &rest, sc, depth);
 }
 
 /* A string constant: `const X = '...'`, `static X = '...'`, enum members,

@@ -443,6 +443,9 @@ typedef struct {
     uint32_t msg_index; /* which argument the message (or title) starts at */
     int how;            /* H_* */
     uint32_t flags;
+    /* A candidate whose message starts with a bare word: the argument
+     * after it that may start the message instead, + 1 (0: none). */
+    uint32_t after_word;
 } emit_plan;
 
 /* Values of a local looked at per call (ts_locals.c). */
@@ -557,6 +560,8 @@ bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *path, emit_p
 bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, emit_plan *pl,
                               const ts_scope *sc, int depth);
 void graph__ts_make_emit(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc, int depth);
+void graph__ts_make_candidates(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
+                               int depth);
 void graph__ts_add_const(tx *x, const char *name, TSNode value, int32_t sym, int depth);
 /* A function returning a message it formats (a template literal with
  * substitutions, a concatenation with literal parts): its template, a

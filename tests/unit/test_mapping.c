@@ -888,6 +888,64 @@ TEST(mapper_duplicates_in_the_file_that_logs_through_their_logger)
     graph_close(g);
 }
 
+/* A library with no logger hands its messages to its users as events
+ * (`emit('debug', text)`), and they log the text alone: the words before
+ * a sentence may be an event's name and a level, not the message. A
+ * pair of names (`setHeader('Content-Type', 'text/html')`) stays one
+ * candidate. */
+static const char evlog_js[] = "const EventEmitter = require('events');\n"
+                               "class Conn extends EventEmitter {\n"
+                               "  open(host) {\n"
+                               "    this.emit('debug', `handshake started with ${host}`);\n"
+                               "    this.res.setHeader('Content-Type', 'text/html');\n"
+                               "  }\n"
+                               "  close(reason) {\n"
+                               "    this.emit('log', 'warn', 'closing because ' + reason);\n"
+                               "  }\n"
+                               "}\n"
+                               "module.exports = Conn;\n";
+
+/* The candidate calls' sites of qualname at line (up to cap in out). */
+static uint32_t calls_at(const graph *g, const char *qualname, uint32_t line, graph_emit *out,
+                         uint32_t cap)
+{
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, qualname), &first), found = 0;
+    for (uint32_t i = 0; i < n && found < cap; i++) {
+        graph_get_emit(g, first + i, &out[found]);
+        found += out[found].kind == GRAPH_EMIT_CALL && out[found].line == line;
+    }
+    return found;
+}
+
+TEST(mapper_message_after_an_event_name)
+{
+    unit_write_str("evlog/conn.js", evlog_js);
+    graph *g = index_dir("evlog");
+    graph_emit es[8];
+    CHECK_INT(calls_at(g, "conn.Conn.open", 4, es, 8), 2);
+    CHECK_STR(es[0].tmpl, "debug %s");
+    CHECK_STR(es[1].tmpl, "handshake started with %s");
+    CHECK_INT(calls_at(g, "conn.Conn.open", 5, es, 8), 1);
+    CHECK_INT(calls_at(g, "conn.Conn.close", 8, es, 8), 2);
+    CHECK_STR(es[1].tmpl, "closing because %s");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const struct {
+        const char *text, *want;
+    } t[] = {
+        {"handshake started with db.local", "conn.Conn.open"},
+        {"closing because timeout", "conn.Conn.close"},
+        {"debug handshake started with db.local", "conn.Conn.open"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        map_activity pa = map_logged(mp, t[i].text, NULL, NULL);
+        CHECK_INT(pa.nsyms, 1);
+        CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Two functions log one template through the logger their caller hands
  * them, and one file also logs a message of its own through it: the
  * logger is the caller's choice, and says nothing of which of the two
