@@ -811,6 +811,38 @@ static const char lgside_proto_py[] = "class Protocol:\n"
                                       "    def reset(self):\n"
                                       "        self.log.debug('Connection reset')\n";
 
+/* The two sides' messages and the protocol module's, for each side:
+ * through its own logger, or, without loggers, the server's with the
+ * time before each (digits that change from record to record). */
+static void feed_sides(map_mapper *mp, bool by_logger)
+{
+    char deco[32], text[96];
+    for (int i = 0; i < 30; i++) {
+        const char *logger = by_logger ? i % 2 ? "side/server" : "side/client" : NULL;
+        deco[0] = 0;
+        if (!by_logger && i % 2)
+            snprintf(deco, sizeof deco, "[%d.%03d] ", 1000 + i, 7 * i);
+        snprintf(text, sizeof text, "%sOutbound packet <%d>", deco, i);
+        map_logged(mp, text, logger, "DEBUG");
+        snprintf(text, sizeof text, i % 2 ? "%sAccepted peer <%d>" : "%sConnecting to <%d>", deco,
+                 i);
+        if (i < 20)
+            map_logged(mp, text, logger, "DEBUG");
+    }
+}
+
+/* Maps text of logger and checks it went to want alone (by its logger
+ * or decoration), or, want NULL, stayed tied between two. */
+static void check_side(map_mapper *mp, const graph *g, const char *text, const char *logger,
+                       const char *want)
+{
+    map_activity pa = map_logged(mp, text, logger, "DEBUG");
+    CHECK_INT(pa.amb, want ? MAP_AMB_LOGGER : MAP_AMB_TIED);
+    CHECK_INT(pa.nsyms, want ? 1 : 2);
+    if (want)
+        CHECK_INT(pa.syms[0], unit_sym(g, want));
+}
+
 TEST(mapper_duplicates_in_the_file_that_logs_through_their_logger)
 {
     unit_write_str("lgside/client.py", lgside_client_py);
@@ -820,70 +852,24 @@ TEST(mapper_duplicates_in_the_file_that_logs_through_their_logger)
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     /* before the files have shown their loggers: tied, and so cached */
-    map_activity pa = map_logged(mp, "Socket closed", "side/client", "DEBUG");
-    CHECK_INT(pa.amb, MAP_AMB_TIED);
-    CHECK_INT(pa.nsyms, 2);
-    char text[64];
-    for (int i = 0; i < 30; i++) {
-        const char *side = i % 2 ? "side/server" : "side/client";
-        snprintf(text, sizeof text, "Outbound packet <%d>", i);
-        map_logged(mp, text, side, "DEBUG");
-        snprintf(text, sizeof text, i % 2 ? "Accepted peer <%d>" : "Connecting to <%d>", i);
-        if (i < 20)
-            map_logged(mp, text, side, "DEBUG");
-    }
-    static const struct {
-        const char *logger, *want;
-    } t[] = {
-        {"side/client", "client.Client.closed"},
-        {"side/server", "server.Server.closed"},
-        {"side/other", NULL},
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        pa = map_logged(mp, "Socket closed", t[i].logger, "DEBUG");
-        CHECK_INT(pa.amb, t[i].want ? MAP_AMB_LOGGER : MAP_AMB_TIED);
-        if (t[i].want) {
-            CHECK_INT(pa.nsyms, 1);
-            CHECK_INT(pa.syms[0], unit_sym(g, t[i].want));
-        }
-    }
+    check_side(mp, g, "Socket closed", "side/client", NULL);
+    feed_sides(mp, true);
+    check_side(mp, g, "Socket closed", "side/client", "client.Client.closed");
+    check_side(mp, g, "Socket closed", "side/server", "server.Server.closed");
+    check_side(mp, g, "Socket closed", "side/other", NULL);
     /* the protocol module logs through both: its text and the client's
      * stay tied whichever logger it came through */
-    pa = map_logged(mp, "Connection reset", "side/client", "DEBUG");
-    CHECK_INT(pa.amb, MAP_AMB_TIED);
-    CHECK_INT(pa.nsyms, 2);
+    check_side(mp, g, "Connection reset", "side/client", NULL);
     map_mapper_free(mp);
 
     /* No logger at all, but the server's side logs through a function
      * that puts the time before each message: the decoration's shape
      * (its numbers aside) tells the sides apart as a logger would. */
     CHECK_OK(map_mapper_new(g, NULL, &mp));
-    for (int i = 0; i < 30; i++) {
-        char deco[32] = "";
-        if (i % 2)
-            snprintf(deco, sizeof deco, "[%d.%03d] ", 1000 + i, 7 * i);
-        snprintf(text, sizeof text, "%sOutbound packet <%d>", deco, i);
-        map_logged(mp, text, NULL, "DEBUG");
-        snprintf(text, sizeof text, i % 2 ? "%sAccepted peer <%d>" : "%sConnecting to <%d>", deco,
-                 i);
-        if (i < 20)
-            map_logged(mp, text, NULL, "DEBUG");
-    }
-    static const struct {
-        const char *text, *want;
-    } d[] = {
-        {"Socket closed", "client.Client.closed"},
-        {"[2001.5] Socket closed", "server.Server.closed"},
-        {"<2001.5> Socket closed", NULL},
-    };
-    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
-        pa = map_logged(mp, d[i].text, NULL, "DEBUG");
-        CHECK_INT(pa.amb, d[i].want ? MAP_AMB_LOGGER : MAP_AMB_TIED);
-        if (d[i].want) {
-            CHECK_INT(pa.nsyms, 1);
-            CHECK_INT(pa.syms[0], unit_sym(g, d[i].want));
-        }
-    }
+    feed_sides(mp, false);
+    check_side(mp, g, "Socket closed", NULL, "client.Client.closed");
+    check_side(mp, g, "[2001.5] Socket closed", NULL, "server.Server.closed");
+    check_side(mp, g, "<2001.5> Socket closed", NULL, NULL);
     map_mapper_free(mp);
     graph_close(g);
 }
