@@ -1152,7 +1152,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         map_ambiguity how = MAP_AMB_MESSAGE;
         uint32_t named =
             named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
-        if (created)
+        if (!m->dry && !m->acts.v[r.act].logger_handed)
             m->acts.v[r.act].logger_handed = logger_handed(m, emits, n);
         uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
         if (member == UINT32_MAX) {
