@@ -167,15 +167,15 @@ static bool bare_word(tx *x, TSNode a)
 }
 
 /* Whether a reads as a sentence: a template or a concatenation with
- * literal parts, or a string literal with a space in it. */
+ * literal parts, or a string literal with a space in it (a bare word has
+ * none). */
 static bool sentence(tx *x, TSNode a)
 {
-    unsigned t = ty(x, a);
-    if (t == N_STRING) {
+    if (ty(x, a) == N_STRING) {
         const char *v = graph__ts_string_value(x, a);
         return v && strchr(v, ' ');
     }
-    return t == N_TEMPLATE_STRING || graph__ts_stringish(x, a, 0);
+    return graph__ts_stringish(x, a, 0);
 }
 
 /*
@@ -229,8 +229,7 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     uint32_t w = (uint32_t)idx;
     while (w < na && w < (uint32_t)idx + WORDS_MAX && bare_word(x, unwrap(x, av[w])))
         w++;
-    if (w > (uint32_t)idx && w < na && ty(x, unwrap(x, av[w])) != N_SPREAD_ELEMENT &&
-        !bare_word(x, unwrap(x, av[w])) && sentence(x, unwrap(x, av[w])))
+    if (w > (uint32_t)idx && w < na && sentence(x, unwrap(x, av[w])))
         pl->after_word = w + 1;
     pl->kind = GRAPH_EMIT_CALL;
     graph__callee_split(x->f, callee, &pl->receiver, &pl->method);

@@ -447,47 +447,26 @@ static uint64_t file_key(uint32_t file)
     return map__key64(core_hash_u64((uint64_t)file + 1));
 }
 
-static bool ident_alnum(char c)
-{
-    return (unsigned char)(c - '0') < 10u || (unsigned char)((c | 0x20) - 'a') < 26u;
-}
-
 /* The most of a decoration record_source reads. */
 #define DECORATION_MAX 128
 
 /*
  * Where a record came from, as the mapping tells sites apart by it: its
- * logger's name; or, for a record without one, the shape of the text its
- * logging function put before the message (the first deco bytes of
- * text), with every run of letters and digits that holds a digit read as
- * one (a time, a connection's number), and none at all a shape too. A
- * wrapper that one side of a program logs through may mark its records
- * so where no logger does. 0 for none.
+ * logger's name; or, for a record without one, the text its logging
+ * function put before the message (the first deco bytes of text), masked
+ * as a message is (a time, a connection's number vary), and none at all a
+ * decoration too. A wrapper that one side of a program logs through may
+ * mark its records so where no logger does. Never 0.
  */
-static uint64_t record_source(const char *logger, const char *text, size_t deco,
+static uint64_t record_source(map_mapper *m, const char *logger, const char *text, size_t deco,
                               bool *by_decoration)
 {
     *by_decoration = !logger || !logger[0];
     if (!*by_decoration)
         return logger_hash(logger);
-    char shape[DECORATION_MAX];
-    size_t n = 0;
-    for (size_t i = 0; i < deco && i < DECORATION_MAX && n < sizeof shape;) {
-        size_t j = i;
-        bool digit = false;
-        while (j < deco && ident_alnum(text[j]))
-            digit |= (unsigned char)(text[j++] - '0') < 10u;
-        if (j == i) {
-            shape[n++] = text[i++];
-        } else if (digit) {
-            shape[n++] = '0';
-            i = j;
-        } else {
-            for (; i < j && n < sizeof shape; i++)
-                shape[n++] = text[i];
-        }
-    }
-    return core_hash64(shape, n, 0x6465636full) | 1; /* never 0 */
+    core_buf_reset(&m->tmp);
+    size_t n = map_mask_message(text, deco, DECORATION_MAX, &m->tmp);
+    return core_hash64(m->tmp.data ? m->tmp.data : "", n, 0x6465636full) | 1;
 }
 
 /* A message from source matched a template of these symbols: one more
@@ -1089,7 +1068,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
     uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
-    r.source = record_source(ev->logger, text, mr.decoration, &r.by_decoration);
+    r.source = record_source(m, ev->logger, text, mr.decoration, &r.by_decoration);
     if (!m->dry) {
         note_logger_file(m, r.source, syms, ns);
         note_logger_receivers(m, ev->logger, emits, n);
@@ -1552,9 +1531,11 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
     }
     msg_rec r;
     m->dry = true;
-    r = v && msg_current(m, &m->msgs.v[*v - 1]) ? m->msgs.v[*v - 1] : resolve_message(m, ev);
+    bool cached = v && msg_current(m, &m->msgs.v[*v - 1]);
+    r = cached ? m->msgs.v[*v - 1] : resolve_message(m, ev);
     uint32_t act = r.act;
-    if (act == UINT32_MAX && r.group != UINT32_MAX)
+    /* (resolve_message asked the record's source already) */
+    if (cached && act == UINT32_MAX && r.group != UINT32_MAX)
         act = logger_member(m, r.group, &r);
     group_if_placed(m, &act, &r.group);
     if (act == UINT32_MAX && r.group != UINT32_MAX)
@@ -1599,8 +1580,9 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
         r = cached_message(m, (size_t)*v - 1, ev);
     act = r.act;
     /* A group's logger may name its site once more of the log was seen
-     * than when the message was first resolved and cached. */
-    if (act == UINT32_MAX && r.group != UINT32_MAX)
+     * than when the message was first resolved and cached (a message
+     * resolved just now was asked in resolve_message). */
+    if (v && !ins && act == UINT32_MAX && r.group != UINT32_MAX)
         act = logger_member(m, r.group, &r);
     /* v still points at the entry: nothing above inserts into msg_cache. */
     if (act != UINT32_MAX && r.gen == UINT32_MAX) {
