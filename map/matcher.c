@@ -1106,6 +1106,22 @@ static uint32_t hits_literal(const map_matcher *m, const map_match_work *w, bool
  */
 #define DECOR_MAX 96
 
+/* Whether a decoration may end before msg[k]: after a separator, but not
+ * one that joins a token's words (`ecdsa-sha2-nistp256`, `v1.2`,
+ * `lib/x`): a logging function puts a blank, a bracket or a colon after
+ * what it adds, and a literal found inside a token says nothing of the
+ * text before it. */
+static bool decoration_ends(const char *msg, size_t len, size_t k)
+{
+    if (k == 0)
+        return true;
+    unsigned char c = (unsigned char)msg[k - 1];
+    if (is_word(c))
+        return false;
+    return !((c == '-' || c == '.' || c == '/') && k >= 2 && k < len &&
+             is_word((unsigned char)msg[k - 2]) && is_word((unsigned char)msg[k]));
+}
+
 /*
  * A call passing a literal to a function whose own logging call renders
  * the whole message too (`with timed(log, f"label purchase from {c}")`
@@ -1314,7 +1330,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     for (size_t k = 1; k <= lim; k++) {
         /* A boundary: after a separator (a template may start with
          * blanks or punctuation of its own). */
-        if (is_word((unsigned char)msg[k - 1]))
+        if (!decoration_ends(msg, len, k))
             continue;
         /* What a start must show; past where the rest is too short
          * to hold it, no start can. */
@@ -1581,7 +1597,7 @@ uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t e
         if (x->literal < 3 || x->literal <= best)
             continue;
         for (size_t k = 0; k < len && k <= DECOR_MAX; k++) {
-            if (k > 0 && is_word((unsigned char)msg[k - 1]))
+            if (!decoration_ends(msg, len, k))
                 continue;
             PCRE2_SPTR s = (PCRE2_SPTR)(msg + k);
             int rc = x->jit ? pcre2_jit_match(x->re, s, len - k, 0, 0, w->md, m->mctx)

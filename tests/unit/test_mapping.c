@@ -1975,7 +1975,11 @@ static const char smtp_py[] = "import logging\n"
                               "\n"
                               "\n"
                               "def hello(buf):\n"
-                              "    return pack(buf, \"HELO\")\n";
+                              "    return pack(buf, \"HELO\")\n"
+                              "\n"
+                              "\n"
+                              "def curve(buf):\n"
+                              "    return pack(buf, \"nistp256\")\n";
 
 /* msg matched whole, by the separator's template "%s: %s". */
 static void whole_by_separator(const graph *g, const map_matcher *m, map_match_work *w,
@@ -2009,6 +2013,9 @@ TEST(matcher_decorated_exact_literal)
     whole_by_separator(g, m, w, "C: HELO");
     /* A rest the literal does not render whole is no such rest. */
     whole_by_separator(g, m, w, "C: QUIT now");
+    /* A literal inside a token (after a '-' between its words) is no
+     * rest after a decoration, long as it is. */
+    whole_by_separator(g, m, w, "HostKey: ecdsa-sha2-nistp256");
 
     matcher_done(g, m, w);
 }
