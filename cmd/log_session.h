@@ -56,7 +56,7 @@ typedef struct log_args {
     {"no-tokens", 0, CLI_FLAG, &(a)->no_tokens, NULL,                                            \
      "do not map activities by token similarity (map.tokens=false)", 0, 0},                     \
     {"include-tests", 0, CLI_FLAG, &(a)->include_tests, NULL,                                    \
-     "map to tests, examples and vendored code as to the product (map.include_tests)", 0, 0},    \
+     "map to tests, examples, vendored code and browser builds as to the product (map.include_tests)", 0, 0},    \
     {"progress", 0, CLI_FLAG, &(a)->progress, NULL,                                              \
      "show progress even when stderr is not a terminal", 0, 0},                                  \
     {"quiet", 'q', CLI_FLAG, &(a)->quiet, NULL, "no notes on stderr", 0, 0},                     \

@@ -79,7 +79,8 @@ const core_cfg_item pmrag_config_table[] = {
      "and templates of functions that log text made at run time, near where its cases were "
      "(--no-tokens sets it false)"},
     {"map.include_tests", CORE_CFG_BOOL, "false", 0, 0, NULL,
-     "map events to test, example, benchmark, generated and vendored files like the product's "
+     "map events to test, example, benchmark, generated, vendored and browser-build files like "
+     "the product's "
      "(pmrag graph stats shows the roles); by default their sites take a message only when no "
      "product site matches it (--include-tests sets it true)"},
     {"map.tokens_min", CORE_CFG_DOUBLE, "0.25", 0.001, 1, NULL,

@@ -298,6 +298,18 @@ int core_read_file(const char *path, size_t max, char **out, size_t *len);
 int core_json_strings(const char *data, size_t n, const char *const *paths, size_t npaths,
                       core_arena *a, char **out, size_t *len);
 
+/*
+ * Every string under member `member` of the JSON object in data[0..n)
+ * (itself, or inside its objects and arrays, depth first), handed to fn with the keys of the
+ * objects on the way below member (keys[0..nkeys); arrays add none). For a project file's nested
+ * fields (package.json's "exports" and "browser"). Returns 0 (nothing
+ * when the member is missing), or -1 when data is not a JSON object.
+ */
+typedef void (*core_json_leaf_fn)(void *ud, const char *const *keys, size_t nkeys, const char *s,
+                                  size_t len);
+int core_json_strings_under(const char *data, size_t n, const char *member, core_json_leaf_fn fn,
+                            void *ud);
+
 /* Read-only mapping of a whole file. */
 typedef struct core_mmap {
     const void *data;

@@ -1,6 +1,6 @@
 /*
- * The few string fields an indexer reads from a JSON project file
- * (core.h, core_json_strings), so that the code-graph library needs no
+ * The few fields an indexer reads from a JSON project file (core.h,
+ * core_json_strings, core_json_strings_under), so that the code-graph library needs no
  * JSON parser of its own.
  */
 #include "core.h"
@@ -45,6 +45,47 @@ int core_json_strings(const char *data, size_t n, const char *const *paths, size
             out[i] = core_arena_strndup(a, json_string_value(v), len[i]);
         }
     }
+    json_decref(j);
+    return 0;
+}
+
+/* How deep strings_under follows objects and arrays: project files nest a
+ * few levels (exports' conditions); deeper is no such file. */
+#define LEAF_DEPTH 16
+
+static void strings_under(json_t *v, const char **keys, size_t nkeys, core_json_leaf_fn fn,
+                          void *ud)
+{
+    if (json_is_string(v)) {
+        fn(ud, keys, nkeys, json_string_value(v), json_string_length(v));
+    } else if (json_is_array(v) && nkeys < LEAF_DEPTH) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) strings_under(x, keys, nkeys, fn, ud);
+    } else if (json_is_object(v) && nkeys < LEAF_DEPTH) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            keys[nkeys] = k;
+            strings_under(x, keys, nkeys + 1, fn, ud);
+        }
+    }
+}
+
+int core_json_strings_under(const char *data, size_t n, const char *member, core_json_leaf_fn fn,
+                            void *ud)
+{
+    json_error_t err;
+    json_t *j = json_loadb(data, n, 0, &err);
+    if (!j || !json_is_object(j)) {
+        json_decref(j);
+        return -1;
+    }
+    const char *keys[LEAF_DEPTH];
+    json_t *v = member_at(j, member);
+    if (v)
+        strings_under(v, keys, 0, fn, ud);
     json_decref(j);
     return 0;
 }

@@ -85,6 +85,112 @@ static void add_test_dir(gb_index *idx, const char *dir, const char *s, size_t n
     core_vec_push(&idx->test_dirs, p);
 }
 
+/*
+ * What a package builds for browsers (and React Native) rather than for
+ * Node: the files its "browser" field puts in place of Node's (the
+ * field's values; a string is the browser's main), and the targets of the
+ * "browser" and "react-native" conditions of its "exports". A second
+ * build of the same code (`browser/` beside the Node tree) logs the same
+ * text at the same lines of its copies, and Node never loads it. A
+ * browser target's top folder is that build when the package's Node entry
+ * ("main", the other conditions of "exports"' ".") is not in it; else the
+ * target alone is, unless it is the entry itself (a browser's require may
+ * load the Node file).
+ */
+typedef struct build_targets {
+    core_arena *a;
+    /* A browser's entries, the files the "browser" field swaps in, and
+     * Node's entries. */
+    core_vec(char *) browser, swapped, node;
+} build_targets;
+
+/* A target's path inside its package, "./" dropped; NULL for what is no
+ * file of the package (false, a bare module name, a pattern). */
+static char *target_path(core_arena *a, const char *s, size_t n)
+{
+    if (n < 3 || s[0] != '.' || s[1] != '/' || memchr(s, '*', n))
+        return NULL;
+    return core_arena_strndup(a, s + 2, n - 2);
+}
+
+static bool browser_condition(const char *k)
+{
+    return strcmp(k, "browser") == 0 || strcmp(k, "react-native") == 0;
+}
+
+/* The "browser" field: a string is the browser's entry; an object's
+ * values are files swapped in for the files its keys name, where Node's
+ * may sit beside them. */
+static void on_browser_field(void *ud, const char *const *keys, size_t nkeys, const char *s,
+                             size_t n)
+{
+    (void)keys;
+    build_targets *t = ud;
+    char *p = target_path(t->a, s, n);
+    if (p)
+        core_vec_push(nkeys ? &t->swapped : &t->browser, p);
+}
+
+/* An export's target: a browser's under any subpath; Node's only as the
+ * package's own entry ("."), since a subpath may be one a browser build
+ * is offered under (`"./browser": "./browser/index.js"`). */
+static void on_exports(void *ud, const char *const *keys, size_t nkeys, const char *s, size_t n)
+{
+    build_targets *t = ud;
+    size_t c = nkeys && keys[0][0] == '.' ? 1 : 0; /* the conditions after a subpath */
+    bool entry = c == 0 || strcmp(keys[0], ".") == 0, browser = false;
+    for (size_t i = c; i < nkeys; i++) {
+        if (strcmp(keys[i], "types") == 0)
+            return; /* declarations, no code */
+        browser |= browser_condition(keys[i]);
+    }
+    char *p = browser || entry ? target_path(t->a, s, n) : NULL;
+    if (p)
+        core_vec_push(browser ? &t->browser : &t->node, p);
+}
+
+/* Whether a Node target lies under folder dir (dl bytes, no '/'). */
+static bool node_under(const build_targets *t, const char *dir, size_t dl)
+{
+    for (size_t i = 0; i < t->node.n; i++)
+        if (strncmp(t->node.v[i], dir, dl) == 0 && t->node.v[i][dl] == '/')
+            return true;
+    return false;
+}
+
+static bool node_target(const build_targets *t, const char *p)
+{
+    for (size_t i = 0; i < t->node.n; i++)
+        if (strcmp(t->node.v[i], p) == 0)
+            return true;
+    return false;
+}
+
+/* A browser entry's top folder, when no Node entry is under it, is the
+ * browser's build; otherwise only the entry is, and a swapped-in file
+ * only itself. */
+static void add_browser_paths(gb_index *idx, const char *rel_dir, const build_targets *t)
+{
+    size_t rl = strlen(rel_dir);
+    for (size_t i = 0; i < t->browser.n + t->swapped.n; i++) {
+        bool entry = i < t->browser.n;
+        const char *p = entry ? t->browser.v[i] : t->swapped.v[i - t->browser.n];
+        const char *slash = strchr(p, '/');
+        size_t dl = slash ? (size_t)(slash - p) : 0;
+        bool dir = entry && slash && !node_under(t, p, dl);
+        if (!dir && node_target(t, p))
+            continue;
+        size_t pl = dir ? dl + 1 : strlen(p), cap = rl + pl + 2;
+        char *out = core_arena_alloc(&idx->arena, cap);
+        snprintf(out, cap, "%s%s%.*s", rel_dir, rl ? "/" : "", (int)pl, p);
+        bool seen = false;
+        for (size_t k = 0; k < idx->browser_paths.n && !seen; k++)
+            seen = strcmp(idx->browser_paths.v[k], out) == 0;
+        if (!seen)
+            core_vec_push(&idx->browser_paths, out);
+    }
+}
+
 static void read_package(gb_index *idx, const char *abs, const char *rel_dir)
 {
     char *data;
@@ -97,9 +203,23 @@ static void read_package(gb_index *idx, const char *abs, const char *rel_dir)
     char *v[4];
     size_t len[4];
     int rc = core_json_strings(data, n, fields, 4, &idx->arena, v, len);
-    free(data);
-    if (rc != 0)
+    if (rc != 0) {
+        free(data);
         return;
+    }
+    build_targets t = {.a = &idx->arena};
+    core_json_strings_under(data, n, "browser", on_browser_field, &t);
+    core_json_strings_under(data, n, "exports", on_exports, &t);
+    free(data);
+    char *main_path = v[1] ? target_path(&idx->arena, v[1], len[1]) : NULL;
+    if (v[1] && !main_path && v[1][0] != '.') /* "main": "lib/index.js" */
+        main_path = v[1];
+    if (main_path)
+        core_vec_push(&t.node, main_path);
+    add_browser_paths(idx, rel_dir, &t);
+    core_vec_free(&t.browser);
+    core_vec_free(&t.swapped);
+    core_vec_free(&t.node);
     gb_package p = {core_arena_strndup(&idx->arena, rel_dir, strlen(rel_dir)), v[0],
                     v[1] ? v[1] : v[2]};
     if (v[3])
@@ -255,6 +375,23 @@ static void mark_test_dirs(gb_index *idx)
     }
 }
 
+/* The files packages build for browsers (read_package), unless a folder
+ * of theirs already says what they are. */
+static void mark_browser_paths(gb_index *idx)
+{
+    for (size_t d = 0; d < idx->browser_paths.n; d++) {
+        const char *p = idx->browser_paths.v[d];
+        size_t pl = strlen(p);
+        bool dir = pl && p[pl - 1] == '/';
+        for (size_t i = 0; i < idx->files.n; i++) {
+            gb_file *f = &idx->files.v[i];
+            if (f->role == GRAPH_ROLE_PRODUCT &&
+                (dir ? strncmp(f->rel, p, pl) == 0 : strcmp(f->rel, p) == 0))
+                f->role = GRAPH_ROLE_BROWSER;
+        }
+    }
+}
+
 static int cmp_files(const void *a, const void *b)
 {
     return strcmp(((const gb_file *)a)->rel, ((const gb_file *)b)->rel);
@@ -323,9 +460,10 @@ int graph__discover(gb_index *idx, const char *const *roots, size_t nroots)
         return err;
     if (idx->files.n)
         qsort(idx->files.v, idx->files.n, sizeof idx->files.v[0], cmp_files);
+    idx->st.files_seen = idx->files.n;
     mark_test_dirs(idx);
+    mark_browser_paths(idx);
     if (idx->packages.n)
         qsort(idx->packages.v, idx->packages.n, sizeof idx->packages.v[0], cmp_packages);
-    idx->st.files_seen = idx->files.n;
     return 0;
 }

@@ -299,7 +299,8 @@ typedef struct graph_symbol {
  * benchmarks/, vendor/, _vendor/, third_party/), the test folders a project
  * declares (pytest's testpaths, package.json's directories.test) and the
  * header a generator writes ("@generated", "generated ... DO NOT EDIT");
- * the outermost folder that says something decides.
+ * the outermost folder that says something decides. A package's build for
+ * browsers, which Node never loads, is what its package.json declares.
  */
 typedef enum {
     GRAPH_ROLE_PRODUCT = 0,
@@ -308,6 +309,7 @@ typedef enum {
     GRAPH_ROLE_BENCHMARK,
     GRAPH_ROLE_GENERATED,
     GRAPH_ROLE_VENDORED,
+    GRAPH_ROLE_BROWSER, /* a package's build for browsers (package.json) */
     GRAPH_ROLE__COUNT
 } graph_role;
 

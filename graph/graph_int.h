@@ -623,6 +623,9 @@ typedef struct gb_index {
     core_vec(gb_package) packages;
     /* Test folders the projects declare (rel paths, no trailing '/'). */
     core_vec(char *) test_dirs;
+    /* What packages build for browsers (rel paths: a folder with a
+     * trailing '/', or a file). */
+    core_vec(char *) browser_paths;
     graph_index_stats st;
 } gb_index;
 

@@ -219,6 +219,7 @@ static void free_index(gb_index *idx)
     core_vec_free(&idx->files);
     core_vec_free(&idx->packages);
     core_vec_free(&idx->test_dirs);
+    core_vec_free(&idx->browser_paths);
     core_vec_free(&idx->roots);
     core_arena_free(&idx->arena);
 }

@@ -6,7 +6,8 @@
  * __tests__/, spec/, examples/; vendor/, _vendor/, third_party/), by the
  * test folders a project declares (pytest's testpaths in pyproject.toml,
  * pytest.ini, setup.cfg or tox.ini; package.json's directories.test), and
- * by the header generators write ("@generated", "DO NOT EDIT").
+ * by the header generators write ("@generated", "DO NOT EDIT"). (A
+ * package's build for browsers is read from its package.json: discover.c.)
  */
 #include "graph_int.h"
 
@@ -14,7 +15,8 @@
 
 const char *graph_role_name(graph_role r)
 {
-    static const char *n[] = {"product", "test", "example", "benchmark", "generated", "vendored"};
+    static const char *n[] = {"product",   "test",     "example", "benchmark",
+                              "generated", "vendored", "browser"};
     return (unsigned)r < GRAPH_ROLE__COUNT ? n[r] : "?";
 }
 

@@ -73,7 +73,7 @@ typedef struct map_matcher_opts {
 /* The roles set aside by default: all but the product. */
 #define MAP_ASIDE_DEFAULT                                                                          \
     ((1u << GRAPH_ROLE_TEST) | (1u << GRAPH_ROLE_EXAMPLE) | (1u << GRAPH_ROLE_BENCHMARK) |         \
-     (1u << GRAPH_ROLE_GENERATED) | (1u << GRAPH_ROLE_VENDORED))
+     (1u << GRAPH_ROLE_GENERATED) | (1u << GRAPH_ROLE_VENDORED) | (1u << GRAPH_ROLE_BROWSER))
 
 int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out);
 void map_matcher_free(map_matcher *m);

@@ -555,6 +555,36 @@ TEST(json_strings_by_path)
     core_arena_free(&a);
 }
 
+static void leaf_line(void *ud, const char *const *keys, size_t nkeys, const char *s, size_t len)
+{
+    core_buf *b = ud;
+    for (size_t i = 0; i < nkeys; i++) {
+        core_buf_append(b, keys[i], strlen(keys[i]));
+        core_buf_putc(b, '>');
+    }
+    core_buf_append(b, s, len);
+    core_buf_putc(b, '|');
+}
+
+TEST(json_strings_under_a_member)
+{
+    const char *doc = "{\"exports\": {\".\": {\"node\": {\"require\": \"./i.js\"},"
+                      " \"browser\": \"./b/i.js\"}, \"./x\": [\"./x.js\", 3, {\"a\": \"./y\"}]},"
+                      " \"main\": \"m.js\", \"n\": 1}";
+    core_buf b = {0};
+    CHECK_OK(core_json_strings_under(doc, strlen(doc), "exports", leaf_line, &b));
+    core_buf_putc(&b, 0);
+    CHECK_STR(b.data, ".>node>require>./i.js|.>browser>./b/i.js|./x>./x.js|./x>a>./y|");
+    b.len = 0;
+    CHECK_OK(core_json_strings_under(doc, strlen(doc), "main", leaf_line, &b)); /* a string */
+    CHECK_OK(core_json_strings_under(doc, strlen(doc), "n", leaf_line, &b));    /* no string */
+    CHECK_OK(core_json_strings_under(doc, strlen(doc), "none", leaf_line, &b));
+    core_buf_putc(&b, 0);
+    CHECK_STR(b.data, "m.js|");
+    CHECK_INT(core_json_strings_under("[]", 2, "exports", leaf_line, &b), -1);
+    core_buf_free(&b);
+}
+
 static atomic_int par_sum;
 static atomic_int par_next;
 static void par_fn(void *arg, unsigned i)

@@ -895,3 +895,53 @@ TEST(roles_in_the_graph)
     CHECK_INT(st.files_by_role[GRAPH_ROLE_GENERATED], 1);
     graph_close(g);
 }
+
+/* A package's build for browsers, as its package.json declares it. */
+TEST(roles_of_a_browser_build)
+{
+    /* A second tree the "browser" conditions name (its subpath export
+     * is no Node entry), and a file the "browser" field swaps in beside
+     * Node's in the same folder. */
+    unit_write_str("bb/orm/package.json",
+                   "{\"name\": \"orm\", \"main\": \"./index.js\","
+                   " \"browser\": {\"./lib/fs.js\": \"./lib/fs-web.js\", \"net\": false},"
+                   " \"exports\": {\".\": {\"types\": \"./index.d.ts\","
+                   " \"node\": {\"require\": \"./index.js\"}, \"browser\": {\"require\":"
+                   " \"./index.js\", \"import\": \"./browser/index.js\"}},"
+                   " \"./browser\": {\"default\": \"./browser/index.js\"}}}");
+    unit_write_str("bb/orm/index.js", "function main() {}\n");
+    unit_write_str("bb/orm/lib/fs.js", "function read() {}\n");
+    unit_write_str("bb/orm/lib/fs-web.js", "function read() {}\n");
+    unit_write_str("bb/orm/browser/index.js", "function main() {}\n");
+    unit_write_str("bb/orm/browser/lib/q.js", "function q() {}\n");
+    /* A browser string beside a main in its own folder: only that file. */
+    unit_write_str("bb/cli/package.json",
+                   "{\"name\": \"cli\", \"main\": \"lib/node.js\", \"browser\": \"./lib/web.js\"}");
+    unit_write_str("bb/cli/lib/node.js", "function run() {}\n");
+    unit_write_str("bb/cli/lib/web.js", "function run() {}\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("bb"), unit_tmp_path("bb.graph"), &o, NULL);
+    static const struct {
+        const char *path;
+        graph_role role;
+    } want[] = {
+        {"orm/index.js", GRAPH_ROLE_PRODUCT},         {"orm/lib/fs.js", GRAPH_ROLE_PRODUCT},
+        {"orm/lib/fs-web.js", GRAPH_ROLE_BROWSER},    {"orm/browser/index.js", GRAPH_ROLE_BROWSER},
+        {"orm/browser/lib/q.js", GRAPH_ROLE_BROWSER}, {"cli/lib/node.js", GRAPH_ROLE_PRODUCT},
+        {"cli/lib/web.js", GRAPH_ROLE_BROWSER},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        graph_role r = GRAPH_ROLE__COUNT;
+        for (uint32_t f = 0; f < graph_nfiles(g); f++) {
+            graph_file_info fi;
+            graph_get_file(g, f, &fi);
+            if (strcmp(fi.path, want[i].path) == 0)
+                r = fi.role;
+        }
+        if (r != want[i].role)
+            unit_fail(__FILE__, __LINE__, "%s: role %s, want %s", want[i].path, graph_role_name(r),
+                      graph_role_name(want[i].role));
+    }
+    CHECK_STR(graph_role_name(GRAPH_ROLE_BROWSER), "browser");
+    graph_close(g);
+}
