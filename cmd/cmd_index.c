@@ -19,7 +19,8 @@ static int print_stats_json(const char *out, const graph_index_stats *st)
         &b,
         ",\"files_seen\":%llu,\"files_indexed\":%llu,\"files_duplicate\":%llu,"
         "\"files_generated\":%llu,\"files_binary\":%llu,\"files_too_large\":%llu,"
-        "\"files_unreadable\":%llu,\"files_partial\":%llu,\"bytes\":%llu,\"lines\":%llu,"
+        "\"files_unreadable\":%llu,\"files_declarations\":%llu,\"files_partial\":%llu,"
+        "\"bytes\":%llu,\"lines\":%llu,"
         "\"symbols\":%llu,\"edges\":%llu,\"emits\":%llu,\"calls\":%llu,"
         "\"calls_resolved\":%llu,\"calls_internal\":%llu,\"calls_internal_resolved\":%llu,"
         "\"seconds\":%.3f,\"seconds_discover\":%.3f,\"seconds_extract\":%.3f,"
@@ -27,10 +28,10 @@ static int print_stats_json(const char *out, const graph_index_stats *st)
         (unsigned long long)st->files_seen, (unsigned long long)st->files_indexed,
         (unsigned long long)st->files_duplicate, (unsigned long long)st->files_generated,
         (unsigned long long)st->files_binary, (unsigned long long)st->files_too_large,
-        (unsigned long long)st->files_unreadable, (unsigned long long)st->files_partial,
-        (unsigned long long)st->bytes, (unsigned long long)st->lines,
-        (unsigned long long)st->symbols, (unsigned long long)st->edges,
-        (unsigned long long)st->emits, (unsigned long long)st->calls,
+        (unsigned long long)st->files_unreadable, (unsigned long long)st->files_declarations,
+        (unsigned long long)st->files_partial, (unsigned long long)st->bytes,
+        (unsigned long long)st->lines, (unsigned long long)st->symbols,
+        (unsigned long long)st->edges, (unsigned long long)st->emits, (unsigned long long)st->calls,
         (unsigned long long)st->calls_resolved, (unsigned long long)st->calls_internal,
         (unsigned long long)st->calls_internal_resolved, st->seconds, st->seconds_discover,
         st->seconds_extract, st->seconds_resolve, st->seconds_write);
@@ -53,16 +54,18 @@ static void print_stats_text(const char *out, const graph_index_stats *st)
             (unsigned long long)st->files_indexed, (unsigned long long)st->lines, st->seconds, out,
             (unsigned long long)st->symbols, (unsigned long long)st->edges,
             (unsigned long long)st->emits, share, ishare);
-    uint64_t skipped =
-        st->files_generated + st->files_binary + st->files_too_large + st->files_unreadable;
+    uint64_t skipped = st->files_generated + st->files_binary + st->files_too_large +
+                       st->files_unreadable + st->files_declarations;
     if (skipped || st->files_partial || st->files_duplicate)
         fprintf(stderr,
                 "       %llu identical copies indexed once; %llu with syntax errors (kept); "
-                "%llu skipped (%llu generated, %llu binary, %llu too large, %llu unreadable)\n",
+                "%llu skipped (%llu generated, %llu binary, %llu too large, %llu unreadable, "
+                "%llu declarations beside their code)\n",
                 (unsigned long long)st->files_duplicate, (unsigned long long)st->files_partial,
                 (unsigned long long)skipped, (unsigned long long)st->files_generated,
                 (unsigned long long)st->files_binary, (unsigned long long)st->files_too_large,
-                (unsigned long long)st->files_unreadable);
+                (unsigned long long)st->files_unreadable,
+                (unsigned long long)st->files_declarations);
     if (st->files_indexed == 0)
         fprintf(stderr, "pmrag: warning: no source files found under the given directories\n");
 }

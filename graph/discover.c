@@ -397,6 +397,62 @@ static int cmp_files(const void *a, const void *b)
     return strcmp(((const gb_file *)a)->rel, ((const gb_file *)b)->rel);
 }
 
+/* Whether a file of idx (sorted by rel) has path p. */
+static bool has_file(const gb_index *idx, const char *p)
+{
+    size_t lo = 0, hi = idx->files.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(idx->files.v[mid].rel, p);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/*
+ * Declarations beside their code (`x.d.ts` next to the `x.js` a package
+ * was compiled to) are left out: they describe the code that runs and run
+ * nothing, and as module `x` too they would split its names between two
+ * files, the calls resolving to the one without bodies. A `.d.ts` alone
+ * (a package of types, ambient declarations) is kept. Counted in
+ * st.files_declarations.
+ */
+static void drop_declarations(gb_index *idx)
+{
+    static const struct {
+        const char *dts, *const code[4];
+    } forms[] = {{".d.ts", {".js", ".ts", ".tsx", ".jsx"}},
+                 {".d.mts", {".mjs", ".mts", NULL, NULL}},
+                 {".d.cts", {".cjs", ".cts", NULL, NULL}}};
+    char path[PATH_MAX];
+    size_t keep = 0;
+    for (size_t i = 0; i < idx->files.n; i++) {
+        const gb_file *f = &idx->files.v[i];
+        size_t n = strlen(f->rel);
+        bool beside = false;
+        for (size_t k = 0; k < sizeof forms / sizeof forms[0] && !beside; k++) {
+            size_t dl = strlen(forms[k].dts);
+            if (n <= dl || strcmp(f->rel + n - dl, forms[k].dts) != 0)
+                continue;
+            for (size_t c = 0; c < 4 && forms[k].code[c] && !beside; c++) {
+                int w =
+                    snprintf(path, sizeof path, "%.*s%s", (int)(n - dl), f->rel, forms[k].code[c]);
+                beside = w > 0 && (size_t)w < sizeof path && has_file(idx, path);
+            }
+        }
+        if (beside)
+            idx->st.files_declarations++;
+        else
+            idx->files.v[keep++] = *f;
+    }
+    idx->files.n = keep;
+}
+
 static int cmp_packages(const void *a, const void *b)
 {
     return strcmp(((const gb_package *)a)->dir, ((const gb_package *)b)->dir);
@@ -461,6 +517,7 @@ int graph__discover(gb_index *idx, const char *const *roots, size_t nroots)
     if (idx->files.n)
         qsort(idx->files.v, idx->files.n, sizeof idx->files.v[0], cmp_files);
     idx->st.files_seen = idx->files.n;
+    drop_declarations(idx);
     mark_test_dirs(idx);
     mark_browser_paths(idx);
     if (idx->packages.n)

@@ -228,9 +228,10 @@ typedef struct graph_index_opts {
 typedef struct graph_index_stats {
     uint64_t files_seen; /* source files found under the roots */
     uint64_t files_indexed;
-    uint64_t files_duplicate; /* identical content, extracted once */
-    uint64_t files_generated; /* skipped as minified/generated */
-    uint64_t files_binary;    /* skipped: not text */
+    uint64_t files_duplicate;    /* identical content, extracted once */
+    uint64_t files_generated;    /* skipped as minified/generated */
+    uint64_t files_binary;       /* skipped: not text */
+    uint64_t files_declarations; /* skipped: a .d.ts beside its code */
     uint64_t files_too_large;
     uint64_t files_unreadable;
     uint64_t files_partial; /* parsed with syntax errors; kept */

@@ -119,8 +119,9 @@ static bool norm_path(const char *in, char *buf, size_t cap)
 /* A path as written in an import, resolved against the files we have. */
 static uint32_t probe_file(const rs *r, const char *base)
 {
-    static const char *const exts[] = {"",     ".ts",  ".tsx", ".d.ts", ".js",
-                                       ".jsx", ".mjs", ".cjs", ".mts",  ".cts"};
+    /* Code before declarations: what runs is what a call reaches. */
+    static const char *const exts[] = {"",     ".ts",  ".tsx", ".js",  ".jsx",
+                                       ".mjs", ".cjs", ".mts", ".cts", ".d.ts"};
     char buf[4096];
     size_t bl = strlen(base);
     if (bl + 16 > sizeof buf)

@@ -896,6 +896,48 @@ TEST(roles_in_the_graph)
     graph_close(g);
 }
 
+/* A compiled package: declarations beside the code they describe are
+ * left out, so the names and the calls are the code's. */
+static const char runner_js[] = "\"use strict\";\n"
+                                "const Base_1 = require(\"./base\");\n"
+                                "class Runner extends Base_1.Base {\n"
+                                "    async query(sql) {\n"
+                                "        this.connection.logger.logQuery(sql, [], this);\n"
+                                "        return this.db.run(sql);\n"
+                                "    }\n"
+                                "}\n"
+                                "exports.Runner = Runner;\n";
+
+TEST(declarations_beside_their_code)
+{
+    unit_write_str("dts/base.js", "\"use strict\";\n"
+                                  "class Base {\n"
+                                  "    async begin() {\n"
+                                  "        await this.query(\"BEGIN TRANSACTION\");\n"
+                                  "    }\n"
+                                  "}\n"
+                                  "exports.Base = Base;\n");
+    unit_write_str("dts/base.d.ts", "export declare abstract class Base {\n"
+                                    "    begin(): Promise<void>;\n"
+                                    "    abstract query(sql: string): Promise<any>;\n"
+                                    "}\n");
+    unit_write_str("dts/runner.js", runner_js);
+    unit_write_str("dts/runner.d.ts", "import { Base } from \"./base\";\n"
+                                      "export declare class Runner extends Base {\n"
+                                      "    query(sql: string): Promise<any>;\n"
+                                      "}\n");
+    unit_write_str("dts/types.d.ts", "export interface Options {\n    name: string;\n}\n");
+    graph_index_opts o = quiet_opts();
+    graph_index_stats st;
+    graph *g = index_and_open(unit_tmp_path("dts"), unit_tmp_path("dts.graph"), &o, &st);
+    CHECK_INT(st.files_seen, 5);
+    CHECK_INT(st.files_declarations, 2);
+    CHECK_INT(st.files_indexed, 3); /* the code, and the declarations of no code */
+    /* The base's call reaches the subclass's method, not a declaration. */
+    CHECK_EDGE(g, "base.Base.begin", "runner.Runner.query", GRAPH_EDGE_CALLS);
+    graph_close(g);
+}
+
 /* A package's build for browsers, as its package.json declares it. */
 TEST(roles_of_a_browser_build)
 {
