@@ -69,10 +69,15 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
     }
     bool is_log = strcmp(method, "log") == 0;
     graph_level lvl = graph_level_of_method(method, ml);
-    if (lvl == GRAPH_LEVEL_NONE && !is_log)
+    /* A logger's method per kind of message (`logger.logQuery(sql)`,
+     * `logger.logMigration(msg)`): a level of its own making. */
+    bool log_kind = lvl == GRAPH_LEVEL_NONE && ml > 3 && memcmp(method, "log", 3) == 0 &&
+                    method[3] >= 'A' && method[3] <= 'Z';
+    if (lvl == GRAPH_LEVEL_NONE && !is_log && !log_kind)
         return false;
     if (recv && graph__ts_is_console(recv)) {
-        if (!(is_log || !strcmp(method, "info") || !strcmp(method, "warn") ||
+        if (log_kind ||
+            !(is_log || !strcmp(method, "info") || !strcmp(method, "warn") ||
               !strcmp(method, "error") || !strcmp(method, "debug") || !strcmp(method, "trace")))
             return false;
         pl->kind = GRAPH_EMIT_LOG;
@@ -108,7 +113,7 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
     pl->method = method;
     pl->logger = lname;
     pl->how = H_LOGGER;
-    pl->level = lvl;
+    pl->level = log_kind ? GRAPH_LEVEL_CUSTOM : lvl;
     if (is_log) {
         /* winston: logger.log('info', 'msg'); otherwise log() is info. */
         TSNode args = fld(x, call, F_ARGUMENTS);

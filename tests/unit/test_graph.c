@@ -897,7 +897,8 @@ TEST(roles_in_the_graph)
 }
 
 /* A compiled package: declarations beside the code they describe are
- * left out, so the names and the calls are the code's. */
+ * left out, so the names and the calls are the code's; a logger's method
+ * per kind of message is a logging call. */
 static const char runner_js[] = "\"use strict\";\n"
                                 "const Base_1 = require(\"./base\");\n"
                                 "class Runner extends Base_1.Base {\n"
@@ -935,6 +936,10 @@ TEST(declarations_beside_their_code)
     CHECK_INT(st.files_indexed, 3); /* the code, and the declarations of no code */
     /* The base's call reaches the subclass's method, not a declaration. */
     CHECK_EDGE(g, "base.Base.begin", "runner.Runner.query", GRAPH_EDGE_CALLS);
+    graph_emit e = unit_emit_at(g, "runner.Runner.query", unit_line_of(runner_js, "logQuery"));
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    CHECK_INT(e.level, GRAPH_LEVEL_CUSTOM);
+    CHECK_STR(e.method, "logQuery");
     graph_close(g);
 }
 
