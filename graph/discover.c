@@ -92,10 +92,11 @@ static void add_test_dir(gb_index *idx, const char *dir, const char *s, size_t n
  * "browser" and "react-native" conditions of its "exports". A second
  * build of the same code (`browser/` beside the Node tree) logs the same
  * text at the same lines of its copies, and Node never loads it. A
- * browser target's top folder is that build when the package's Node entry
- * ("main", the other conditions of "exports"' ".") is not in it; else the
- * target alone is, unless it is the entry itself (a browser's require may
- * load the Node file).
+ * browser entry's top folder is that build when the entry is the Node
+ * entry's path below it ("browser/index.js" for "index.js": a copy of the
+ * tree) and no Node entry ("main", the other conditions of "exports"'
+ * ".") is in it; else the entry alone is, unless it is a Node entry too
+ * (a browser's require may load the Node file).
  */
 typedef struct build_targets {
     core_arena *a;
@@ -149,11 +150,13 @@ static void on_exports(void *ud, const char *const *keys, size_t nkeys, const ch
         core_vec_push(browser ? &t->browser : &t->node, p);
 }
 
-/* Whether a Node target lies under folder dir (dl bytes, no '/'). */
+/* Whether a Node target is folder dir (dl bytes, no '/'; "main": "lib")
+ * or lies under it. */
 static bool node_under(const build_targets *t, const char *dir, size_t dl)
 {
     for (size_t i = 0; i < t->node.n; i++)
-        if (strncmp(t->node.v[i], dir, dl) == 0 && t->node.v[i][dl] == '/')
+        if (strncmp(t->node.v[i], dir, dl) == 0 &&
+            (t->node.v[i][dl] == '/' || t->node.v[i][dl] == '\0'))
             return true;
     return false;
 }
@@ -166,9 +169,9 @@ static bool node_target(const build_targets *t, const char *p)
     return false;
 }
 
-/* A browser entry's top folder, when no Node entry is under it, is the
- * browser's build; otherwise only the entry is, and a swapped-in file
- * only itself. */
+/* A browser entry's top folder, when the entry is a Node entry's path
+ * below it and no Node entry is in it, is the browser's build; otherwise
+ * only the entry is, and a swapped-in file only itself. */
 static void add_browser_paths(gb_index *idx, const char *rel_dir, const build_targets *t)
 {
     size_t rl = strlen(rel_dir);
@@ -177,7 +180,7 @@ static void add_browser_paths(gb_index *idx, const char *rel_dir, const build_ta
         const char *p = entry ? t->browser.v[i] : t->swapped.v[i - t->browser.n];
         const char *slash = strchr(p, '/');
         size_t dl = slash ? (size_t)(slash - p) : 0;
-        bool dir = entry && slash && !node_under(t, p, dl);
+        bool dir = entry && slash && node_target(t, slash + 1) && !node_under(t, p, dl);
         if (!dir && node_target(t, p))
             continue;
         size_t pl = dir ? dl + 1 : strlen(p), cap = rl + pl + 2;
@@ -430,7 +433,8 @@ static void drop_declarations(gb_index *idx)
                  {".d.mts", {".mjs", ".mts", NULL, NULL}},
                  {".d.cts", {".cjs", ".cts", NULL, NULL}}};
     char path[PATH_MAX];
-    size_t keep = 0;
+    /* Told first, then dropped: the lookups want the whole sorted list. */
+    bool *drop = core_xcalloc(idx->files.n + 1, sizeof *drop);
     for (size_t i = 0; i < idx->files.n; i++) {
         const gb_file *f = &idx->files.v[i];
         size_t n = strlen(f->rel);
@@ -445,12 +449,17 @@ static void drop_declarations(gb_index *idx)
                 beside = w > 0 && (size_t)w < sizeof path && has_file(idx, path);
             }
         }
-        if (beside)
+        drop[i] = beside;
+    }
+    size_t keep = 0;
+    for (size_t i = 0; i < idx->files.n; i++) {
+        if (drop[i])
             idx->st.files_declarations++;
         else
-            idx->files.v[keep++] = *f;
+            idx->files.v[keep++] = idx->files.v[i];
     }
     idx->files.n = keep;
+    free(drop);
 }
 
 static int cmp_packages(const void *a, const void *b)

@@ -966,6 +966,13 @@ TEST(roles_of_a_browser_build)
                    "{\"name\": \"cli\", \"main\": \"lib/node.js\", \"browser\": \"./lib/web.js\"}");
     unit_write_str("bb/cli/lib/node.js", "function run() {}\n");
     unit_write_str("bb/cli/lib/web.js", "function run() {}\n");
+    /* A browser entry in a folder that is no copy of the Node tree (the
+     * Node entry is not its path below it): the entry alone. */
+    unit_write_str("bb/mix/package.json",
+                   "{\"name\": \"mix\", \"main\": \"index.js\", \"browser\": \"./lib/web.js\"}");
+    unit_write_str("bb/mix/index.js", "function main() {}\n");
+    unit_write_str("bb/mix/lib/net.js", "function open() {}\n");
+    unit_write_str("bb/mix/lib/web.js", "function open() {}\n");
     graph_index_opts o = quiet_opts();
     graph *g = index_and_open(unit_tmp_path("bb"), unit_tmp_path("bb.graph"), &o, NULL);
     static const struct {
@@ -975,7 +982,8 @@ TEST(roles_of_a_browser_build)
         {"orm/index.js", GRAPH_ROLE_PRODUCT},         {"orm/lib/fs.js", GRAPH_ROLE_PRODUCT},
         {"orm/lib/fs-web.js", GRAPH_ROLE_BROWSER},    {"orm/browser/index.js", GRAPH_ROLE_BROWSER},
         {"orm/browser/lib/q.js", GRAPH_ROLE_BROWSER}, {"cli/lib/node.js", GRAPH_ROLE_PRODUCT},
-        {"cli/lib/web.js", GRAPH_ROLE_BROWSER},
+        {"cli/lib/web.js", GRAPH_ROLE_BROWSER},       {"mix/lib/net.js", GRAPH_ROLE_PRODUCT},
+        {"mix/lib/web.js", GRAPH_ROLE_BROWSER},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         graph_role r = GRAPH_ROLE__COUNT;
