@@ -1,7 +1,7 @@
 /*
  * The few fields an indexer reads from a JSON project file (core.h,
- * core_json_strings, core_json_strings_under), so that the code-graph library needs no
- * JSON parser of its own.
+ * core_json_strings, core_json_strings_under), so that the code-graph
+ * library needs no JSON parser of its own.
  */
 #include "core.h"
 
@@ -27,15 +27,24 @@ static json_t *member_at(json_t *obj, const char *path)
     return NULL;
 }
 
-int core_json_strings(const char *data, size_t n, const char *const *paths, size_t npaths,
-                      core_arena *a, char **out, size_t *len)
+/* data[0..n) parsed, when it is a JSON object (the caller decrefs it). */
+static json_t *load_object(const char *data, size_t n)
 {
     json_error_t err;
     json_t *j = json_loadb(data, n, 0, &err);
-    if (!j || !json_is_object(j)) {
+    if (j && !json_is_object(j)) {
         json_decref(j);
-        return -1;
+        j = NULL;
     }
+    return j;
+}
+
+int core_json_strings(const char *data, size_t n, const char *const *paths, size_t npaths,
+                      core_arena *a, char **out, size_t *len)
+{
+    json_t *j = load_object(data, n);
+    if (!j)
+        return -1;
     for (size_t i = 0; i < npaths; i++) {
         json_t *v = member_at(j, paths[i]);
         out[i] = NULL;
@@ -76,12 +85,9 @@ static void strings_under(json_t *v, const char **keys, size_t nkeys, core_json_
 int core_json_strings_under(const char *data, size_t n, const char *member, core_json_leaf_fn fn,
                             void *ud)
 {
-    json_error_t err;
-    json_t *j = json_loadb(data, n, 0, &err);
-    if (!j || !json_is_object(j)) {
-        json_decref(j);
+    json_t *j = load_object(data, n);
+    if (!j)
         return -1;
-    }
     const char *keys[LEAF_DEPTH];
     json_t *v = member_at(j, member);
     if (v)
