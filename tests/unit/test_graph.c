@@ -853,6 +853,22 @@ TEST(testpaths_settings)
     }
 }
 
+/* Fails the test unless file path of g is indexed with role want. */
+static void check_role(const graph *g, const char *path, graph_role want)
+{
+    for (uint32_t f = 0; f < graph_nfiles(g); f++) {
+        graph_file_info fi;
+        graph_get_file(g, f, &fi);
+        if (strcmp(fi.path, path) != 0)
+            continue;
+        if (fi.role != want)
+            unit_fail(__FILE__, __LINE__, "%s: role %s, want %s", path, graph_role_name(fi.role),
+                      graph_role_name(want));
+        return;
+    }
+    unit_fail(__FILE__, __LINE__, "%s not indexed", path);
+}
+
 TEST(roles_in_the_graph)
 {
     unit_write_str("rr/pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = [\"checks\"]\n");
@@ -873,21 +889,8 @@ TEST(roles_in_the_graph)
         {"checks/smoke.py", GRAPH_ROLE_TEST}, {"pkg/gen.py", GRAPH_ROLE_GENERATED},
         {"js/qa/run.js", GRAPH_ROLE_TEST},    {"js/index.js", GRAPH_ROLE_PRODUCT},
     };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        bool found = false;
-        for (uint32_t f = 0; f < graph_nfiles(g); f++) {
-            graph_file_info fi;
-            graph_get_file(g, f, &fi);
-            if (strcmp(fi.path, want[i].path) != 0)
-                continue;
-            found = true;
-            if (fi.role != want[i].role)
-                unit_fail(__FILE__, __LINE__, "%s: role %s, want %s", fi.path,
-                          graph_role_name(fi.role), graph_role_name(want[i].role));
-        }
-        if (!found)
-            unit_fail(__FILE__, __LINE__, "%s not indexed", want[i].path);
-    }
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        check_role(g, want[i].path, want[i].role);
     graph_stats st;
     graph_get_stats(g, &st);
     CHECK_INT(st.files_by_role[GRAPH_ROLE_TEST], 3);
@@ -985,18 +988,8 @@ TEST(roles_of_a_browser_build)
         {"cli/lib/web.js", GRAPH_ROLE_BROWSER},       {"mix/lib/net.js", GRAPH_ROLE_PRODUCT},
         {"mix/lib/web.js", GRAPH_ROLE_BROWSER},
     };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        graph_role r = GRAPH_ROLE__COUNT;
-        for (uint32_t f = 0; f < graph_nfiles(g); f++) {
-            graph_file_info fi;
-            graph_get_file(g, f, &fi);
-            if (strcmp(fi.path, want[i].path) == 0)
-                r = fi.role;
-        }
-        if (r != want[i].role)
-            unit_fail(__FILE__, __LINE__, "%s: role %s, want %s", want[i].path, graph_role_name(r),
-                      graph_role_name(want[i].role));
-    }
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        check_role(g, want[i].path, want[i].role);
     CHECK_STR(graph_role_name(GRAPH_ROLE_BROWSER), "browser");
     graph_close(g);
 }
