@@ -152,7 +152,8 @@ typedef struct gx_arg {
     /* a message a function returns (`f(...)`, or a local bound to that
      * call on every path): the callee's path, as gx_ref's; or NULL */
     const char *ret;
-    const char *fwd_kw; /* fwd: the parameter's name, when it can be passed by keyword */
+    const char *fwd_kw;   /* fwd: the parameter's name, when it can be passed by keyword */
+    const char *fwd_name; /* fwd: the parameter's name */
     /* fwd inside a concatenation: the templates before and after the
      * parameter (NULL: nothing there) */
     const char *pre, *post;

@@ -56,6 +56,7 @@ static void set_fwd(gx_arg *out, const py_param *p)
     out->fwd = true;
     out->fwd_pos = p->pos;
     out->fwd_kw = p->kw ? p->name : NULL;
+    out->fwd_name = p->name;
 }
 
 /* set_fwd for the pick's message (py_params), and its slot if any. */
@@ -580,9 +581,7 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
         if (p) {
             if (p->varargs || (p->pos < 0 && !p->kw))
                 return false;
-            out->fwd = true;
-            out->fwd_pos = p->pos;
-            out->fwd_kw = p->kw ? p->name : NULL;
+            set_fwd(out, p);
             return true;
         }
         if (graph__const_like(s, n)) {

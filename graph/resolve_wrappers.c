@@ -59,6 +59,7 @@ typedef struct {
     core_vec(wcall) calls;
     core_vec(uint32_t) targets;
     uint32_t *returns; /* per symbol: the site of the format it returns first, or GRAPH_NONE */
+    uint8_t *acts;     /* per symbol: a wrapper that acts on the text it logs (wrap_acting) */
 } wrap;
 
 static bool is_function(const rs *r, uint32_t s)
@@ -242,10 +243,11 @@ static size_t top_package(const rs *r, uint32_t s, const char **q)
  * top-level package; else all of them. Only methods of the caller's
  * language (Python, or TS/JS) count. For TS/JS, whose method names (get,
  * on, emit) are shared by unrelated classes far more often, only the
- * first three kinds do.
+ * first three kinds do. only: the methods to look among (NULL: the
+ * wrappers).
  */
-static uint32_t fallback_targets(wrap *w, uint32_t from, const char *callee, uint32_t *out,
-                                 uint32_t cap)
+static uint32_t fallback_among(wrap *w, uint32_t from, const char *callee, const uint8_t *only,
+                               uint32_t *out, uint32_t cap)
 {
     rs *r = w->r;
     size_t mlen;
@@ -264,7 +266,7 @@ static uint32_t fallback_targets(wrap *w, uint32_t from, const char *callee, uin
     uint32_t it;
     for (uint32_t s = core_smap_get(&r->methods, m, mlen, &it); s != UINT32_MAX;
          s = core_smap_next(&r->methods, m, mlen, &it)) {
-        if (!w->shapes[s].n || is_python(r, graph__rs_file_of(r, s)) != py)
+        if (!(only ? only[s] : w->shapes[s].n > 0) || is_python(r, graph__rs_file_of(r, s)) != py)
             continue;
         uint32_t cls = r->sy[s].parent;
         const char *cn = cls != GRAPH_NONE ? r->sy[cls].name : "";
@@ -288,6 +290,27 @@ static uint32_t fallback_targets(wrap *w, uint32_t from, const char *callee, uin
             out[n++] = s;
     }
     return n;
+}
+
+/*
+ * Whether the callee of a call, resolved to e, may be looked for among
+ * methods by its name (fallback_among). That is for receivers of unknown
+ * type. self's own methods are known (self.m() that resolves to nothing
+ * comes from a base outside the repository). An attribute of self holding
+ * something from outside the repository may still be one of ours
+ * (self.transport = weakref.proxy(transport)); a module's attribute may
+ * not.
+ */
+static bool may_fall_back(const char *callee, const ent *e)
+{
+    size_t mlen;
+    const char *m = graph__rs_last_part(callee, &mlen);
+    const char *dot = strchr(callee, '.');
+    bool own = callee[0] == '@' && dot && dot == m - 1;
+    bool from_self =
+        strncmp(callee, "@self.", 6) == 0 || strncmp(callee, "@cls.", 5) == 0 || callee[0] == '?';
+    return dot && !own && (e->k == E_NONE || (e->k == E_EXT && from_self)) &&
+           !(mlen > 4 && m[0] == '_' && m[1] == '_');
 }
 
 /* Resolves the callee of every recorded call that is not a logging call
@@ -347,21 +370,7 @@ static void wrap_targets(wrap *w)
                 if (!(w->targets.n > wc.tfirst && w->targets.v[wc.tfirst] == ov[i]))
                     core_vec_push(&w->targets, ov[i]);
             wc.tcount = (uint32_t)(w->targets.n - wc.tfirst);
-            /*
-             * The fallback is for receivers of unknown type. self's own
-             * methods are known (self.m() that resolves to nothing comes
-             * from a base outside the repository). An attribute of self
-             * holding something from outside the repository may still be
-             * one of ours (self.transport = weakref.proxy(transport)); a
-             * module's attribute may not.
-             */
-            const char *dot = strchr(c->callee, '.');
-            bool own = c->callee[0] == '@' && dot && dot == m - 1;
-            bool from_self = strncmp(c->callee, "@self.", 6) == 0 ||
-                             strncmp(c->callee, "@cls.", 5) == 0 || c->callee[0] == '?';
-            wc.fallback = wc.tcount == 0 && dot && !own &&
-                          (e.k == E_NONE || (e.k == E_EXT && from_self)) &&
-                          !(mlen > 4 && m[0] == '_' && m[1] == '_');
+            wc.fallback = wc.tcount == 0 && may_fall_back(c->callee, &e);
             core_vec_push(&w->calls, wc);
         }
     }
@@ -371,7 +380,7 @@ static void wrap_targets(wrap *w)
 static uint32_t wcall_targets(wrap *w, const wcall *wc, uint32_t *out)
 {
     if (wc->fallback)
-        return fallback_targets(w, wc->from, wc->c->callee, out, WRAP_MAX_TARGETS);
+        return fallback_among(w, wc->from, wc->c->callee, NULL, out, WRAP_MAX_TARGETS);
     uint32_t n = wc->tcount < WRAP_MAX_TARGETS ? wc->tcount : WRAP_MAX_TARGETS;
     if (n)
         memcpy(out, w->targets.v + wc->tfirst, n * sizeof *out);
@@ -620,6 +629,63 @@ static void wrap_used(wrap *w)
     }
 }
 
+/* The positions a shape can say, as bits of a mask. */
+#define WRAP_POS_BITS 32
+
+/*
+ * The wrappers that act on the text they log: the parameter logged is not
+ * named like a message, and a call of theirs that logs nothing takes it
+ * whole too (`query(sql)` that logs the statement and runs it, a
+ * `send(line)` that logs the line and writes it). That text is data the
+ * function works on, so what it logs is its own event, wherever the text
+ * came from: the sites its callers' text makes are its own (wrap_emit).
+ */
+static void wrap_acting(wrap *w)
+{
+    rs *r = w->r;
+    uint32_t *handed = core_xcalloc(r->nsym + 1, sizeof *handed);
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        const gx_call *c = wc->c;
+        if (c->emit >= 0 || wc->from >= r->nsym || !w->used[wc->from])
+            continue;
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        bool logs = false;
+        for (uint32_t k = 0; k < nt && !logs; k++)
+            logs = w->used[t[k]] != 0;
+        if (logs)
+            continue;
+        const gx_file *x = xfile(r, wc->file);
+        for (uint32_t k = 0; k < c->nargs; k++) {
+            const gx_arg *a = &x->args.v[c->arg0 + k];
+            if (a->fwd && !a->splat && !a->pre && !a->post && a->fwd_pos >= 0 &&
+                a->fwd_pos < WRAP_POS_BITS && a->fwd_name && !graph__message_like(a->fwd_name))
+                handed[wc->from] |= 1u << a->fwd_pos;
+        }
+    }
+    for (uint32_t s = 0; s < r->nsym; s++)
+        for (size_t j = 0; handed[s] && j < w->shapes[s].n && !w->acts[s]; j++) {
+            int32_t p = w->shapes[s].v[j].msg_pos;
+            w->acts[s] = p >= 0 && p < WRAP_POS_BITS && (handed[s] >> p & 1u);
+        }
+    free(handed);
+}
+
+/* The line of the first logging call of each function (0: none): where
+ * a wrapper that acts on its text logs it. */
+static uint32_t *own_log_lines(const gb_graph *g, uint32_t nsym)
+{
+    uint32_t *line = core_xcalloc(nsym + 1, sizeof *line);
+    for (size_t i = 0; i < g->emits.n; i++) {
+        const gb_emit *e = &g->emits.v[i];
+        if (e->symbol < nsym && e->kind == GRAPH_EMIT_LOG && !(e->flags & GRAPH_EF_WRAPPER) &&
+            (line[e->symbol] == 0 || e->line < line[e->symbol]))
+            line[e->symbol] = e->line;
+    }
+    return line;
+}
+
 /* Does template t hold text other than blanks and holes? */
 static bool has_words(const char *t)
 {
@@ -633,11 +699,14 @@ static bool has_words(const char *t)
     return false;
 }
 
-/* The emit sites of the calls that pass a message to a wrapper. */
+/* The emit sites of the calls that pass a message to a wrapper: the
+ * caller's, or, for a wrapper that acts on the text (wrap_acting), the
+ * wrapper's own, at its logging call. */
 static void wrap_emit(wrap *w)
 {
     rs *r = w->r;
     gb_graph *g = r->g;
+    uint32_t *own_line = own_log_lines(g, r->nsym);
     for (size_t i = 0; i < w->calls.n; i++) {
         const wcall *wc = &w->calls.v[i];
         const gx_file *x = xfile(r, wc->file);
@@ -683,6 +752,10 @@ static void wrap_emit(wrap *w)
                 gb_emit o = {0};
                 o.symbol = wc->from;
                 o.line = c->line;
+                if (w->acts[t[k]]) {
+                    o.symbol = t[k];
+                    o.line = own_line[t[k]] ? own_line[t[k]] : g->syms.v[t[k]].start_line;
+                }
                 o.kind = GRAPH_EMIT_LOG;
                 o.level = call_level(x, c, s);
                 o.logger = s->logger;
@@ -729,18 +802,196 @@ static void wrap_emit(wrap *w)
                 bool dup = false;
                 for (size_t e = first; e < g->emits.n && !dup; e++) {
                     const gb_emit *p = &g->emits.v[e];
-                    dup = p->tmpl == o.tmpl && p->ref == o.ref && p->level == o.level &&
-                          p->logger == o.logger;
+                    dup = p->symbol == o.symbol && p->tmpl == o.tmpl && p->ref == o.ref &&
+                          p->level == o.level && p->logger == o.logger;
                 }
                 if (dup)
                     continue;
                 core_vec_push(&g->emits, o);
-                g->syms.v[wc->from].flags |= GRAPH_SF_LOGS;
+                g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS;
                 if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
-                    g->syms.v[wc->from].flags |= GRAPH_SF_LOGS_DYNAMIC;
+                    g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
             }
         }
     }
+    free(own_line);
+}
+
+/* Is an emit a logging call of its function's own that shows no text of
+ * its own: a message made at run time, or a format an object holds
+ * (`self.access_log_format`, set from a configuration), not a constant's? */
+static bool textless_log(const gb_graph *g, const gb_emit *e)
+{
+    if (e->kind != GRAPH_EMIT_LOG || (e->flags & GRAPH_EF_WRAPPER))
+        return false;
+    if (e->style == GRAPH_STYLE_DYNAMIC)
+        return true;
+    return e->style == GRAPH_STYLE_REF && e->ref &&
+           strncmp(core_strtab_str(&g->strs, e->ref), "@self.", 6) == 0;
+}
+
+/* Whether class c or a class it inherits from has a method that logs a
+ * parameter as its message (has_wrap). */
+static bool logger_class(const rs *r, const uint8_t *has_wrap, uint32_t c)
+{
+    if (c == GRAPH_NONE)
+        return false;
+    if (has_wrap[c])
+        return true;
+    for (const uint32_t *m = r->mro[c]; m && *m != UINT32_MAX; m++)
+        if (has_wrap[*m])
+            return true;
+    return false;
+}
+
+/*
+ * Logging facades. A logger object of the application's (a class whose
+ * `info(message)`, `error(message)`... log the message they are given)
+ * may have methods that
+ * log a message made of what their callers hand them, not text of theirs:
+ * `access(request, response, took)` renders an access line from them. Such
+ * a method only logs, as its wrapper siblings do, and its calls are the
+ * events, as a wrapper's are: each call becomes a site of the caller with
+ * the method's own (its format held in a name, or none), and the method's
+ * own site stands for nothing more. A method of such a class that hands
+ * its parameters on to a facade is one too (a subclass's override that
+ * also counts the request). Runs after wrap_emit: a function that logs
+ * its own text through a wrapper is that text's emitter.
+ */
+static void wrap_facades(wrap *w)
+{
+    rs *r = w->r;
+    gb_graph *g = r->g;
+    uint32_t n = r->nsym;
+    uint8_t *fac = core_xcalloc(n + 1, 1), *has_wrap = core_xcalloc(n + 1, 1);
+    uint8_t *shown = core_xcalloc(n + 1, 1), *found = core_xcalloc(n + 1, 1);
+    uint32_t *bare = core_xcalloc(n + 1, sizeof *bare),
+             *root = core_xmalloc((n + 1) * sizeof *root);
+    for (uint32_t s = 0; s < n; s++) {
+        root[s] = GRAPH_NONE;
+        uint32_t c = class_of(r, s);
+        if (w->shapes[s].n && !w->acts[s] && c != GRAPH_NONE)
+            has_wrap[c] = 1;
+    }
+    for (size_t i = 0; i < g->emits.n; i++) {
+        const gb_emit *e = &g->emits.v[i];
+        if (e->symbol >= n || e->kind != GRAPH_EMIT_LOG)
+            continue;
+        if (textless_log(g, e))
+            bare[e->symbol]++;
+        else
+            shown[e->symbol] = 1;
+    }
+    bool any = false;
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t c = class_of(r, s);
+        if (logger_class(r, has_wrap, c) && !w->used[s] && bare[s] && !shown[s] &&
+            !(g->syms.v[s].flags & GRAPH_SF_EFFECTS)) {
+            fac[s] = 1;
+            root[s] = s;
+            any = true;
+        }
+    }
+    /* Those that hand their parameters on to one. */
+    for (int round = 0; any && round < WRAP_MAX_ROUNDS; round++) {
+        bool more = false;
+        for (size_t i = 0; i < w->calls.n; i++) {
+            const wcall *wc = &w->calls.v[i];
+            uint32_t f = wc->from, c = f < n ? class_of(r, f) : GRAPH_NONE;
+            if (fac[f] || w->used[f] || shown[f] || !logger_class(r, has_wrap, c))
+                continue;
+            const gx_file *x = xfile(r, wc->file);
+            bool fwd = false;
+            for (uint32_t k = 0; k < wc->c->nargs && !fwd; k++)
+                fwd = x->args.v[wc->c->arg0 + k].fwd;
+            uint32_t t[WRAP_MAX_TARGETS];
+            uint32_t nt = fwd ? wcall_targets(w, wc, t) : 0;
+            for (uint32_t k = 0; k < nt && !fac[f]; k++)
+                if (fac[t[k]]) {
+                    fac[f] = 1;
+                    root[f] = root[t[k]];
+                    more = true;
+                }
+        }
+        if (!more)
+            break;
+    }
+    /* Their calls, wherever made: each a site of the caller. */
+    size_t nfirst = g->emits.n;
+    for (size_t fi = 0; any && fi < r->idx->files.n; fi++) {
+        const gx_file *x = r->idx->files.v[fi].x;
+        for (size_t k = 0; x && k < x->refs.n; k++) {
+            const gx_ref *ref = &x->refs.v[k];
+            if (ref->kind != GX_REF_CALL)
+                continue;
+            uint32_t from = sym_of(r, (uint32_t)fi, ref->from);
+            if (from >= n || fac[from] || !is_function(r, from))
+                continue;
+            size_t mlen;
+            const char *m = graph__rs_last_part(ref->path, &mlen);
+            uint32_t it;
+            bool named = false;
+            for (uint32_t s = core_smap_get(&r->methods, m, mlen, &it); s != UINT32_MAX && !named;
+                 s = core_smap_next(&r->methods, m, mlen, &it))
+                named = fac[s];
+            if (!named)
+                continue;
+            int fail;
+            w->c.depth = 0;
+            ent e = graph__rs_resolve_path(&w->c, from, ref->path, strlen(ref->path), &fail);
+            core_arena_reset(&w->scratch);
+            uint32_t t[WRAP_MAX_TARGETS], nt = 0;
+            if (e.k == E_SYM && e.id < n && fac[e.id])
+                t[nt++] = e.id;
+            else if (e.k != E_SYM && may_fall_back(ref->path, &e))
+                nt = fallback_among(w, from, ref->path, fac, t, WRAP_MAX_TARGETS);
+            for (uint32_t j = 0; j < nt; j++) {
+                uint32_t top = root[t[j]];
+                uint32_t first, ne = 0;
+                for (size_t q = 0; q < nfirst; q++) {
+                    if (g->emits.v[q].symbol != top || !textless_log(g, &g->emits.v[q]))
+                        continue;
+                    gb_emit o = g->emits.v[q];
+                    o.symbol = from;
+                    o.line = ref->line;
+                    o.flags |= GRAPH_EF_WRAPPER;
+                    bool dup = false;
+                    for (first = (uint32_t)nfirst; first < g->emits.n && !dup; first++) {
+                        const gb_emit *p = &g->emits.v[first];
+                        dup = p->symbol == o.symbol && p->line == o.line && p->tmpl == o.tmpl &&
+                              p->ref == o.ref;
+                    }
+                    if (dup)
+                        continue;
+                    core_vec_push(&g->emits, o);
+                    g->syms.v[from].flags |= GRAPH_SF_LOGS | GRAPH_SF_LOGS_DYNAMIC;
+                    ne++;
+                }
+                if (ne) {
+                    found[top] = 1;
+                    found[t[j]] = 1;
+                }
+            }
+        }
+    }
+    /* Where calls were found, the facade's own sites go (compact_emits). */
+    for (size_t q = 0; q < nfirst; q++) {
+        gb_emit *e = &g->emits.v[q];
+        if (e->symbol < n && found[e->symbol] && root[e->symbol] == e->symbol &&
+            textless_log(g, e)) {
+            e->kind = GRAPH_EMIT_CALL;
+            e->style = GRAPH_STYLE_NONE;
+        }
+    }
+    for (uint32_t s = 0; s < n; s++)
+        if (fac[s] && root[s] != GRAPH_NONE && found[root[s]])
+            g->syms.v[s].flags |= GRAPH_SF_WRAPPER;
+    free(fac);
+    free(has_wrap);
+    free(shown);
+    free(found);
+    free(bare);
+    free(root);
 }
 
 /*
@@ -882,10 +1133,13 @@ void graph__rs_resolve_wrappers(rs *r)
     for (int round = 0; round < WRAP_MAX_ROUNDS && wrap_round(&w); round++)
         ;
     wrap_used(&w);
+    w.acts = core_xcalloc(r->nsym + 1, 1);
+    wrap_acting(&w);
     for (uint32_t s = 0; s < r->nsym; s++)
-        if (w.used[s])
+        if (w.used[s] && !w.acts[s])
             r->g->syms.v[s].flags |= GRAPH_SF_WRAPPER;
     wrap_emit(&w);
+    wrap_facades(&w);
     wrap_drop_candidates(&w);
     wrap_drop_generic(&w);
     wrap_takes_text(&w);
@@ -894,6 +1148,7 @@ void graph__rs_resolve_wrappers(rs *r)
         core_vec_free(&w.shapes[s]);
     free(w.shapes);
     free(w.used);
+    free(w.acts);
     core_vec_free(&w.calls);
     core_vec_free(&w.targets);
     free(w.returns);

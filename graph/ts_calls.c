@@ -100,6 +100,7 @@ static void set_fwd_pick(gx_arg *out, const gx_pick *k)
     const ts_param *p = k->p, *q = k->q;
     out->fwd = true;
     out->fwd_pos = p->pos;
+    out->fwd_name = p->name;
     if (q) {
         out->slot = true;
         out->slot_pos = q->pos;
@@ -234,6 +235,7 @@ static NOINLINE bool classify_arg(tx *x, TSNode a, gx_arg *out, const ts_scope *
                 return false;
             out->fwd = true;
             out->fwd_pos = p->pos;
+            out->fwd_name = p->name;
             return true;
         }
     }
