@@ -469,21 +469,36 @@ static uint64_t record_source(map_mapper *m, const char *logger, const char *tex
     return core_hash64(m->tmp.data ? m->tmp.data : "", n, 0x6465636full) | 1;
 }
 
+/* The logger_files key space of the files a source's messages may have
+ * come from (see note_logger_file). */
+#define SEEN_SPACE 0x5ee17f11e5ull
+
 /* A message from source matched a template of these symbols: one more
- * for the source in their file (when they share one). */
+ * for the source in their file (when they share one); and, in the seen
+ * space, one more in each of their files (map__logger_files). */
 static void note_logger_file(map_mapper *m, uint64_t l, const uint32_t *syms, uint32_t ns)
 {
     if (!l || ns == 0)
         return;
-    graph_symbol s;
-    graph_get_symbol(m->g, syms[0], &s);
-    for (uint32_t i = 1; i < ns; i++) {
+    bool ins;
+    uint64_t seen = l ^ SEEN_SPACE;
+    uint32_t files[MAX_CAND], nf = 0;
+    for (uint32_t i = 0; i < ns; i++) {
         graph_symbol t;
         graph_get_symbol(m->g, syms[i], &t);
-        if (t.file_id != s.file_id)
-            return;
+        bool dup = false;
+        for (uint32_t k = 0; k < nf && !dup; k++)
+            dup = files[k] == t.file_id;
+        if (dup || nf == MAX_CAND)
+            continue;
+        files[nf++] = t.file_id;
+        ++*core_map_put(&m->logger_files, logger_file_key(seen, t.file_id), &ins);
     }
-    bool ins;
+    ++*core_map_put(&m->logger_total, map__key64(seen), &ins);
+    if (nf != 1)
+        return;
+    graph_symbol s;
+    graph_get_symbol(m->g, syms[0], &s);
     ++*core_map_put(&m->logger_files, logger_file_key(l, s.file_id), &ins);
     ++*core_map_put(&m->logger_total, map__key64(l), &ins);
     ++*core_map_put(&m->file_logged, file_key(s.file_id), &ins);
@@ -532,11 +547,12 @@ bool map__logger_through(const map_mapper *m, const char *logger, const char *re
 
 /*
  * The files a logger was shown to log from: each holding at least a tenth
- * of the messages its templates matched. Returns how many (up to max).
+ * of the messages its templates matched, a message whose template several
+ * files log counting in each. Returns how many (up to max).
  */
 uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max)
 {
-    uint64_t l = logger_hash(logger);
+    uint64_t l = logger_hash(logger) ^ SEEN_SPACE;
     const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
     if (!total)
         return 0;
@@ -1435,6 +1451,16 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case 
         s = map__pick_recent(m, group, c, &several);
     if (several && !m->dry)
         m->acts.v[group].side_by_side = true;
+    /* A candidate the case's events told (by class, by variant) is what
+     * the training cases say of the group, more than nearness. */
+    uint32_t nc = map__group_size(m, group);
+    if (s != GRAPH_NONE) {
+        const uint32_t *cands;
+        bool has_const;
+        map__candidates(m, group, &cands, &has_const);
+        for (uint32_t i = 0; i < nc; i++)
+            other[i] = cands[i] == s;
+    }
     if (s == GRAPH_NONE)
         s = clear_candidate(m, group, sc);
     amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};
@@ -1443,7 +1469,6 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case 
     if (m->dry)
         return r;
     double sum = 0;
-    uint32_t nc = map__group_size(m, group);
     for (uint32_t i = 0; i < nc; i++)
         sum += other[i];
     if (sum > 0) {
@@ -2333,11 +2358,42 @@ static uint32_t evidence_of(const map_mapper *m, uint32_t act)
     return map__symbol_aside(m, a.syms[0]) ? GRAPH_NONE : a.syms[0];
 }
 
+static uint32_t class_of(const graph *g, uint32_t sym);
+
+/* Whether class c is a leaf of a hierarchy of ours: it has a base class
+ * and no subclass. */
+static bool leaf_class(const graph *g, uint32_t c)
+{
+    uint32_t n;
+    const graph_edge *e = graph_in_edges(g, c, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i].type == GRAPH_EDGE_INHERITS)
+            return false;
+    e = graph_out_edges(g, c, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i].type == GRAPH_EDGE_INHERITS)
+            return true;
+    return false;
+}
+
 /* The variant an event's activity's values name (map__value_told), or
- * GRAPH_NONE. */
+ * the site it maps to without doubt when that is a method of a leaf of a
+ * hierarchy (one database's driver among several): such an object's own
+ * event says which variant the case runs, as long after it as the case
+ * lasts (the variant's sites of the same part may come much later: an
+ * insert's follow-up query tells the statements of the next steps).
+ * GRAPH_NONE if neither. */
 static uint32_t told_of(const map_mapper *m, uint32_t act)
 {
-    return act < m->acts.n && m->acts.v[act].told ? m->acts.v[act].told - 1 : GRAPH_NONE;
+    if (act >= m->acts.n)
+        return GRAPH_NONE;
+    if (m->acts.v[act].told)
+        return m->acts.v[act].told - 1;
+    uint32_t s = evidence_of(m, act);
+    if (s == GRAPH_NONE)
+        return GRAPH_NONE;
+    uint32_t c = class_of(m->g, s);
+    return c != GRAPH_NONE && leaf_class(m->g, c) ? s : GRAPH_NONE;
 }
 
 /* What holds sym: the class of a method, else the module of the file. */
@@ -2467,18 +2523,32 @@ static uint32_t links(const graph *g, uint32_t sym, const uint32_t *cands, uint3
     return n;
 }
 
+/* Whether classes a and b have a base class in common (within depth). */
+static bool share_base(const graph *g, uint32_t a, uint32_t b, uint32_t depth)
+{
+    if (is_or_inherits(g, b, a, depth))
+        return true;
+    uint32_t n;
+    const graph_edge *e = graph_out_edges(g, a, &n);
+    for (uint32_t i = 0; i < n && depth > 0; i++)
+        if (e[i].type == GRAPH_EDGE_INHERITS && share_base(g, e[i].node, b, depth - 1))
+            return true;
+    return false;
+}
+
 /*
- * Whether a group's candidates are variants: methods of several classes,
- * each pair of classes one and a subclass, and each method overriding or
- * overridden by one of another class of the group (the same name). Such
- * a subclass is another implementation of the same part (the
- * asynchronous client of a synchronous one, a platform's reactor of the
- * portable one), and the object a case runs is of one class or the
- * other. Different methods of a class and its subclass run in one object,
- * classes that only share a base often play different parts side by side
- * (a client's and a server's, mixins of one object), and sites of one
- * class run in the same object: for those the recent events' nearness
- * decides.
+ * Whether a group's candidates are variants: methods of several classes
+ * of one hierarchy (each pair one and a subclass, or two with a base in
+ * common), and each method overriding, overridden by or implementing
+ * beside it one of another class of the group (the same name). Such a
+ * class is another implementation of the same part (the asynchronous
+ * client of a synchronous one, a platform's reactor of the portable one,
+ * each database's driver of a base the rest of the code calls), and the
+ * object a case runs is of one class or another. Different methods of a
+ * class and its subclass run in one object, and sites of one class run in
+ * the same object: for those the recent events' nearness decides. So it
+ * does where one case shows two of the classes at work side by side (a
+ * client's and a server's of one base: map__side_by_side).
  */
 bool map__variants(const map_mapper *m, uint32_t group)
 {
@@ -2499,8 +2569,7 @@ bool map__variants(const map_mapper *m, uint32_t group)
             uint32_t b = class_of(g, cands[j]);
             if (b == a)
                 continue;
-            if (b == GRAPH_NONE ||
-                (!is_or_inherits(g, a, b, CLASS_DEPTH) && !is_or_inherits(g, b, a, CLASS_DEPTH)))
+            if (b == GRAPH_NONE || !share_base(g, a, b, CLASS_DEPTH))
                 return false;
             graph_symbol sj;
             graph_get_symbol(g, cands[j], &sj);
@@ -2726,25 +2795,36 @@ uint32_t map__pick_recent(map_mapper *m, uint32_t group, const map__case *c, boo
 {
     const uint32_t *recent = c->recent;
     uint32_t ev[2 * MAP_RECENT + MAP_TOLD_MAX], nev = 0;
+    uint32_t picked[MAP_RECENT], npicked = 0;
     /* A variant named early (a server's mode, logged once as it starts)
      * tells the events long after it. */
     for (uint32_t k = 0; k < c->ntold; k++)
         nev = add_site(ev, nev, c->told[k]);
     for (uint32_t k = 0; k < c->nrecent; k++) {
-        uint32_t site = evidence_of(m, recent[k]);
+        nev = add_site(ev, nev, evidence_of(m, recent[k]));
+        nev = add_site(ev, nev, told_of(m, recent[k]));
         /* An event this decided tells the next ones as a case's revision
          * tells them (map_mapper_revise's picks): a variant's sites
          * follow one another, and its first telling event soon leaves the
          * recent ones. */
-        if (site == GRAPH_NONE && group_of(m, recent[k]) != UINT32_MAX) {
+        if (evidence_of(m, recent[k]) == GRAPH_NONE && group_of(m, recent[k]) != UINT32_MAX) {
             map_activity a;
             map_mapper_activity(m, recent[k], &a);
-            site = a.nsyms == 1 ? a.syms[0] : GRAPH_NONE;
+            if (a.nsyms == 1)
+                picked[npicked++] = a.syms[0];
         }
-        nev = add_site(ev, nev, site);
-        nev = add_site(ev, nev, told_of(m, recent[k]));
     }
-    return decide(m, group, ev, nev, several);
+    uint32_t nown = nev;
+    for (uint32_t k = 0; k < npicked; k++)
+        nev = add_site(ev, nev, picked[k]);
+    uint32_t s = decide(m, group, ev, nev, several);
+    /* A pick of an earlier context may have been the nearest guess, not
+     * told: where the picks disagree with what the case's own events
+     * tell, those alone decide, and only they show variants side by
+     * side. */
+    if (*several && nev > nown)
+        s = decide(m, group, ev, nown, several);
+    return s;
 }
 
 /* Adds s to a case's memory (see map_told_note). */

@@ -394,6 +394,14 @@ static bool wrapper_site(const graph *g, const graph_emit *e)
     return (s.flags & GRAPH_SF_WRAPPER) != 0;
 }
 
+/* Whether a name a message came from is an attribute of an object
+ * (`self.fmt`, `this.format`: "@self.fmt"), not a constant of a module or
+ * class. */
+static bool held_by_object(const char *ref)
+{
+    return ref && strncmp(ref, "@self.", 6) == 0;
+}
+
 /* The site whose template e logs (itself, or the constant it names) in
  * *src and *tid; false when it logs no known text. */
 static bool site_text(const graph *g, const graph_emit *e, graph_emit *src, uint32_t *tid)
@@ -631,6 +639,11 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
             note_unseen(m, id, &e, some && ti.literal > 0 ? &ti : NULL);
             continue;
         }
+        /* A format an object holds (`self.access_log_format`, set from
+         * its configuration) logs the text found for it, the default, or
+         * any other: a site with text, and one without. */
+        if (e.style == GRAPH_STYLE_REF && held_by_object(e.ref))
+            note_unseen(m, id, &e, NULL);
         int err;
         PCRE2_SIZE off;
         pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti.pat.data, ti.pat.len, 0, &err, &off, NULL);

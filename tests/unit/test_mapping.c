@@ -3586,6 +3586,209 @@ TEST(mapper_callee_that_does_more_than_log)
     graph_close(g);
 }
 
+/* Two database drivers of one base: the base's code runs its statements
+ * through this.query(), which each driver's runner implements by logging
+ * the statement and running it. Each driver also logs a text of its own.
+ * Beside them, a wrapper that logs its caller's message and keeps it. */
+static const char runner_base_js[] =
+    "class BaseRunner {\n"
+    "  async begin() { await this.query('BEGIN TRANSACTION'); }\n"
+    "  async commit() { await this.query('COMMIT'); }\n"
+    "}\n"
+    "class BaseDriver {\n"
+    "  open() { console.log('driver opened'); }\n"
+    "}\n"
+    "class Notes {\n"
+    "  note(message) { console.log(message); this.lines.push(message); }\n"
+    "}\n"
+    "function boot(notes) { notes.note('booting the engine'); }\n"
+    "module.exports = { BaseRunner, BaseDriver, Notes, boot };\n";
+static const char runner_lite_js[] = "const { BaseRunner, BaseDriver } = require('./base');\n"
+                                     "class LiteRunner extends BaseRunner {\n"
+                                     "  constructor(driver) { super(); this.driver = driver; }\n"
+                                     "  async query(sql) {\n"
+                                     "    this.driver.logger.logQuery(sql);\n"
+                                     "    return this.driver.db.exec(sql);\n"
+                                     "  }\n"
+                                     "}\n"
+                                     "class LiteDriver extends BaseDriver {\n"
+                                     "  createRunner() { return new LiteRunner(this); }\n"
+                                     "  vacuum() { console.log('lite vacuum done'); }\n"
+                                     "}\n"
+                                     "module.exports = { LiteDriver };\n";
+static const char runner_pg_js[] = "const { BaseRunner, BaseDriver } = require('./base');\n"
+                                   "class PgRunner extends BaseRunner {\n"
+                                   "  constructor(driver) { super(); this.driver = driver; }\n"
+                                   "  async query(sql) {\n"
+                                   "    this.driver.logger.logQuery(sql);\n"
+                                   "    return this.driver.client.send(sql);\n"
+                                   "  }\n"
+                                   "}\n"
+                                   "class PgDriver extends BaseDriver {\n"
+                                   "  createRunner() { return new PgRunner(this); }\n"
+                                   "  analyze() { console.log('pg analyze done'); }\n"
+                                   "}\n"
+                                   "module.exports = { PgDriver };\n";
+
+/* Whether symbol sym has an emit site whose template is tmpl. */
+static bool has_site(const graph *g, uint32_t sym, const char *tmpl)
+{
+    uint32_t first, n = graph_symbol_emits(g, sym, &first);
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        if (strcmp(e.tmpl, tmpl) == 0)
+            return true;
+    }
+    return false;
+}
+
+TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
+{
+    unit_write_str("runners/lib/base.js", runner_base_js);
+    unit_write_str("runners/lib/lite.js", runner_lite_js);
+    unit_write_str("runners/lib/pg.js", runner_pg_js);
+    graph *g = index_dir("runners");
+    uint32_t lite = unit_sym(g, "lib/lite.LiteRunner.query"),
+             pg = unit_sym(g, "lib/pg.PgRunner.query");
+    /* A runner logs the statement it runs: data it acts on, so the
+     * statement a caller passes is logged at the runner's site, not the
+     * caller's. */
+    graph_symbol s;
+    graph_get_symbol(g, lite, &s);
+    CHECK(!(s.flags & GRAPH_SF_WRAPPER));
+    CHECK(has_site(g, lite, "BEGIN TRANSACTION"));
+    CHECK(has_site(g, pg, "COMMIT"));
+    CHECK(!has_site(g, unit_sym(g, "lib/base.BaseRunner.begin"), "BEGIN TRANSACTION"));
+    /* A message it keeps is still its callers' (named like one). */
+    graph_get_symbol(g, unit_sym(g, "lib/base.Notes.note"), &s);
+    CHECK(s.flags & GRAPH_SF_WRAPPER);
+    CHECK(has_site(g, unit_sym(g, "lib/base.boot"), "booting the engine"));
+
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    /* Which runner runs, the driver's own text tells, however long
+     * before. */
+    static const char *const lite_case[] = {"lite vacuum done", "driver opened",
+                                            "BEGIN TRANSACTION", "COMMIT"};
+    uint32_t act[4], var[4];
+    map_case_msgs(mp, lite_case, 4, act, var);
+    CHECK_INT(only_sym(mp, act[2]), lite);
+    CHECK_INT(only_sym(mp, act[3]), lite);
+    static const char *const pg_case[] = {"pg analyze done", "BEGIN TRANSACTION"};
+    map_case_msgs(mp, pg_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), pg);
+    /* Nothing tells: both runners stay. */
+    static const char *const blind_case[] = {"driver opened", "COMMIT"};
+    map_case_msgs(mp, blind_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), GRAPH_NONE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* A server's logger object: wrappers for its error log, and an access
+ * method that renders the line from what the caller hands it, in a format
+ * the configuration may replace; a subclass that also counts. Two streams
+ * log access lines through it. */
+static const char facade_logs_py[] =
+    "import logging\n"
+    "from typing import TYPE_CHECKING\n"
+    "if TYPE_CHECKING:\n"
+    "    from .config import Config\n"
+    "class Logger:\n"
+    "    def __init__(self, config: 'Config'):\n"
+    "        self.access_log_format = config.access_log_format\n"
+    "        self.access_logger = logging.getLogger('srv.access')\n"
+    "        self.error_logger = logging.getLogger('srv.error')\n"
+    "    async def access(self, request, response, took):\n"
+    "        if self.access_logger is not None:\n"
+    "            self.access_logger.info(self.access_log_format, self.atoms(request, response, "
+    "took))\n"
+    "    async def info(self, message, *args):\n"
+    "        if self.error_logger is not None:\n"
+    "            self.error_logger.info(message, *args)\n"
+    "    def atoms(self, request, response, took):\n"
+    "        return {'h': request, 's': response, 't': took}\n"
+    "class CountingLogger(Logger):\n"
+    "    async def access(self, request, response, took):\n"
+    "        await super().access(request, response, took)\n"
+    "        self.count += 1\n";
+static const char facade_config_py[] = "from .logs import Logger\n"
+                                       "class Config:\n"
+                                       "    access_log_format = '%(h)s \"%(r)s\" %(s)s'\n"
+                                       "    @property\n"
+                                       "    def log(self) -> Logger:\n"
+                                       "        return Logger(self)\n";
+static const char facade_http_py[] =
+    "from .config import Config\n"
+    "class HTTPStream:\n"
+    "    def __init__(self, config: Config):\n"
+    "        self.config = config\n"
+    "    async def start(self):\n"
+    "        await self.config.log.info('Request started for %s', self.path)\n"
+    "    async def done(self):\n"
+    "        await self.config.log.access(self.scope, self.response, 0.1)\n";
+static const char facade_ws_py[] = "from .config import Config\n"
+                                   "class WSStream:\n"
+                                   "    def __init__(self, config: Config):\n"
+                                   "        self.config = config\n"
+                                   "    async def closed(self):\n"
+                                   "        await self.config.log.access(self.scope, None, 0.2)\n";
+
+/* How many logging sites symbol sym has. */
+static uint32_t log_sites(const graph *g, uint32_t sym)
+{
+    uint32_t first, n = graph_symbol_emits(g, sym, &first), k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        k += e.kind == GRAPH_EMIT_LOG;
+    }
+    return k;
+}
+
+TEST(mapper_access_lines_are_the_callers_of_the_logger_object)
+{
+    unit_write_str("srv/pkg/__init__.py", "");
+    unit_write_str("srv/pkg/logs.py", facade_logs_py);
+    unit_write_str("srv/pkg/config.py", facade_config_py);
+    unit_write_str("srv/pkg/http.py", facade_http_py);
+    unit_write_str("srv/pkg/ws.py", facade_ws_py);
+    graph *g = index_dir("srv");
+    uint32_t done = unit_sym(g, "pkg.http.HTTPStream.done"),
+             closed = unit_sym(g, "pkg.ws.WSStream.closed");
+    /* Each call of the access method is a site of its caller; the method
+     * and its counting override stand for them. */
+    graph_symbol s;
+    graph_get_symbol(g, unit_sym(g, "pkg.logs.Logger.access"), &s);
+    CHECK(s.flags & GRAPH_SF_WRAPPER);
+    graph_get_symbol(g, unit_sym(g, "pkg.logs.CountingLogger.access"), &s);
+    CHECK(s.flags & GRAPH_SF_WRAPPER);
+    CHECK_INT(log_sites(g, unit_sym(g, "pkg.logs.Logger.access")), 0);
+    CHECK_INT(log_sites(g, unit_sym(g, "pkg.logs.CountingLogger.access")), 0);
+    CHECK_INT(log_sites(g, done), 1);
+    CHECK_INT(log_sites(g, closed), 1);
+
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    /* Lines in the default format match the sites' format; lines in
+     * another go where that logger's lines were seen logged. */
+    uint32_t dflt = map_rec(m, "10.0.0.1 \"GET / 1.1\" 200", "srv.access", "INFO");
+    uint32_t other = map_rec(m, "10.0.0.1 GET / 200 0.1", "srv.access", "INFO");
+    finish(m);
+    map_activity pa = activity(m, dflt);
+    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(pa.nsyms, 2);
+    CHECK(pa.syms[0] == done || pa.syms[0] == closed);
+    pa = activity(m, other);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 2);
+    CHECK(pa.syms[0] == done || pa.syms[0] == closed);
+    CHECK(pa.syms[1] == done || pa.syms[1] == closed);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A client that logs the commands it sends (its callers' literals), the
  * replies it reads, and what is left when the connection closes, just
  * before saying so: three sites without text, one logger. Sending calls
