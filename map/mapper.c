@@ -1451,16 +1451,14 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case 
         s = map__pick_recent(m, group, c, &several);
     if (several && !m->dry)
         m->acts.v[group].side_by_side = true;
-    /* A candidate the case's events told (by class, by variant) is what
-     * the training cases say of the group, more than nearness. */
+    /* What the training cases say of the group weighs its sites where
+     * nothing tells them apart: only the contexts that told nothing
+     * either say it (a case that tells its variant is apt to be of the
+     * one with texts of its own, and says nothing of those that do not). */
     uint32_t nc = map__group_size(m, group);
-    if (s != GRAPH_NONE) {
-        const uint32_t *cands;
-        bool has_const;
-        map__candidates(m, group, &cands, &has_const);
+    if (s != GRAPH_NONE)
         for (uint32_t i = 0; i < nc; i++)
-            other[i] = cands[i] == s;
-    }
+            other[i] = 0;
     if (s == GRAPH_NONE)
         s = clear_candidate(m, group, sc);
     amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};

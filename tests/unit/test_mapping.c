@@ -3686,6 +3686,38 @@ TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
     graph_close(g);
 }
 
+/* What weighs a group's sites where nothing tells them apart comes from
+ * the training contexts that told nothing either: cases that told their
+ * variant say nothing of the cases that cannot. */
+TEST(mapper_told_cases_do_not_weigh_the_untold)
+{
+    unit_write_str("variants_w/pkg/__init__.py", "");
+    unit_write_str("variants_w/pkg/client.py", variants_client_py);
+    unit_write_str("variants_w/pkg/asyncio_client.py", variants_async_py);
+    graph *g = index_dir("variants_w");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    /* Every "Sending packet" follows the asynchronous variant's own text. */
+    static const char *const told_case[] = {
+        "Write loop: connection closed, aborting",
+        "Sending packet OPEN",
+        "Sending packet PING",
+    };
+    uint32_t act[3], var[3];
+    for (int i = 0; i < 20; i++)
+        map_case_msgs(mp, told_case, 3, act, var);
+    CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "pkg.asyncio_client.AsyncClient._send"));
+    finish(mp);
+    static const char *const blind_case[] = {"Sending packet OPEN"};
+    map_case_msgs(mp, blind_case, 1, act, var);
+    map_activity pa;
+    map_mapper_activity(mp, act[0], &pa);
+    CHECK_INT(pa.nsyms, 2);
+    CHECK(pa.amb != MAP_AMB_TRACES);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A server's logger object: wrappers for its error log, and an access
  * method that renders the line from what the caller hands it, in a format
  * the configuration may replace; a subclass that also counts. Two streams
