@@ -916,8 +916,15 @@ static void wrap_facades(wrap *w)
         if (!more)
             break;
     }
-    /* Their calls, wherever made: each a site of the caller. */
+    /* Their calls, wherever made: each a site of the caller, with the
+     * own sites of the facade the callee leads to. */
     size_t nfirst = g->emits.n;
+    core_vec(uint32_t) roots = {0};
+    for (size_t q = 0; any && q < nfirst; q++) {
+        uint32_t sy = g->emits.v[q].symbol;
+        if (sy < n && fac[sy] && root[sy] == sy && textless_log(g, &g->emits.v[q]))
+            core_vec_push(&roots, (uint32_t)q);
+    }
     for (size_t fi = 0; any && fi < r->idx->files.n; fi++) {
         const gx_file *x = r->idx->files.v[fi].x;
         for (size_t k = 0; x && k < x->refs.n; k++) {
@@ -946,18 +953,17 @@ static void wrap_facades(wrap *w)
             else if (e.k != E_SYM && may_fall_back(ref->path, &e))
                 nt = fallback_among(w, from, ref->path, fac, t, WRAP_MAX_TARGETS);
             for (uint32_t j = 0; j < nt; j++) {
-                uint32_t top = root[t[j]];
-                uint32_t first, ne = 0;
-                for (size_t q = 0; q < nfirst; q++) {
-                    if (g->emits.v[q].symbol != top || !textless_log(g, &g->emits.v[q]))
+                uint32_t top = root[t[j]], ne = 0;
+                for (size_t q = 0; q < roots.n; q++) {
+                    if (g->emits.v[roots.v[q]].symbol != top)
                         continue;
-                    gb_emit o = g->emits.v[q];
+                    gb_emit o = g->emits.v[roots.v[q]];
                     o.symbol = from;
                     o.line = ref->line;
                     o.flags |= GRAPH_EF_WRAPPER;
                     bool dup = false;
-                    for (first = (uint32_t)nfirst; first < g->emits.n && !dup; first++) {
-                        const gb_emit *p = &g->emits.v[first];
+                    for (size_t k2 = nfirst; k2 < g->emits.n && !dup; k2++) {
+                        const gb_emit *p = &g->emits.v[k2];
                         dup = p->symbol == o.symbol && p->line == o.line && p->tmpl == o.tmpl &&
                               p->ref == o.ref;
                     }
@@ -986,6 +992,7 @@ static void wrap_facades(wrap *w)
     for (uint32_t s = 0; s < n; s++)
         if (fac[s] && root[s] != GRAPH_NONE && found[root[s]])
             g->syms.v[s].flags |= GRAPH_SF_WRAPPER;
+    core_vec_free(&roots);
     free(fac);
     free(has_wrap);
     free(shown);
