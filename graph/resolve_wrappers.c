@@ -865,8 +865,8 @@ static void wrap_facades(wrap *w)
     uint32_t n = r->nsym;
     uint8_t *fac = core_xcalloc(n + 1, 1), *has_wrap = core_xcalloc(n + 1, 1);
     uint8_t *shown = core_xcalloc(n + 1, 1), *found = core_xcalloc(n + 1, 1);
-    uint32_t *bare = core_xcalloc(n + 1, sizeof *bare),
-             *root = core_xmalloc((n + 1) * sizeof *root);
+    uint8_t *bare = core_xcalloc(n + 1, 1);
+    uint32_t *root = core_xmalloc((n + 1) * sizeof *root);
     for (uint32_t s = 0; s < n; s++) {
         root[s] = GRAPH_NONE;
         uint32_t c = class_of(r, s);
@@ -878,7 +878,7 @@ static void wrap_facades(wrap *w)
         if (e->symbol >= n || e->kind != GRAPH_EMIT_LOG)
             continue;
         if (textless_log(g, e))
-            bare[e->symbol]++;
+            bare[e->symbol] = 1;
         else
             shown[e->symbol] = 1;
     }

@@ -497,11 +497,9 @@ static void note_logger_file(map_mapper *m, uint64_t l, const uint32_t *syms, ui
     ++*core_map_put(&m->logger_total, map__key64(seen), &ins);
     if (nf != 1)
         return;
-    graph_symbol s;
-    graph_get_symbol(m->g, syms[0], &s);
-    ++*core_map_put(&m->logger_files, logger_file_key(l, s.file_id), &ins);
+    ++*core_map_put(&m->logger_files, logger_file_key(l, files[0]), &ins);
     ++*core_map_put(&m->logger_total, map__key64(l), &ins);
-    ++*core_map_put(&m->file_logged, file_key(s.file_id), &ins);
+    ++*core_map_put(&m->file_logged, file_key(files[0]), &ins);
 }
 
 static uint64_t logger_recv_key(uint64_t logger, uint64_t receiver)
@@ -2799,13 +2797,14 @@ uint32_t map__pick_recent(map_mapper *m, uint32_t group, const map__case *c, boo
     for (uint32_t k = 0; k < c->ntold; k++)
         nev = add_site(ev, nev, c->told[k]);
     for (uint32_t k = 0; k < c->nrecent; k++) {
-        nev = add_site(ev, nev, evidence_of(m, recent[k]));
+        uint32_t site = evidence_of(m, recent[k]);
+        nev = add_site(ev, nev, site);
         nev = add_site(ev, nev, told_of(m, recent[k]));
         /* An event this decided tells the next ones as a case's revision
          * tells them (map_mapper_revise's picks): a variant's sites
          * follow one another, and its first telling event soon leaves the
          * recent ones. */
-        if (evidence_of(m, recent[k]) == GRAPH_NONE && group_of(m, recent[k]) != UINT32_MAX) {
+        if (site == GRAPH_NONE && group_of(m, recent[k]) != UINT32_MAX) {
             map_activity a;
             map_mapper_activity(m, recent[k], &a);
             if (a.nsyms == 1)

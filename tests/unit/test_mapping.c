@@ -1057,6 +1057,19 @@ static const char variants_async_py[] =
     "    async def _write_loop(self):\n"
     "        log.info('Write loop: connection closed, aborting')\n";
 
+/* Writes the two variants above as package pkg under dir. */
+static void write_variants(const char *dir)
+{
+    char path[256];
+    static const char *const files[][2] = {{"__init__.py", ""},
+                                           {"client.py", variants_client_py},
+                                           {"asyncio_client.py", variants_async_py}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/pkg/%s", dir, files[i][0]);
+        unit_write_str(path, files[i][1]);
+    }
+}
+
 /* Maps one case's messages, each with the case's activities before it. */
 static void map_case_msgs(map_mapper *mp, const char *const *msgs, uint32_t n, uint32_t *act,
                           uint32_t *var)
@@ -1079,9 +1092,7 @@ static uint32_t only_sym(const map_mapper *mp, uint32_t act)
 
 TEST(mapper_variants_told_by_the_case)
 {
-    unit_write_str("variants/pkg/__init__.py", "");
-    unit_write_str("variants/pkg/client.py", variants_client_py);
-    unit_write_str("variants/pkg/asyncio_client.py", variants_async_py);
+    write_variants("variants");
     graph *g = index_dir("variants");
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
@@ -3630,17 +3641,25 @@ static const char runner_pg_js[] = "const { BaseRunner, BaseDriver } = require('
                                    "}\n"
                                    "module.exports = { PgDriver };\n";
 
-/* Whether symbol sym has an emit site whose template is tmpl. */
-static bool has_site(const graph *g, uint32_t sym, const char *tmpl)
+/* How many emit sites symbol sym has of kind (GRAPH_EMIT__COUNT: any)
+ * and with template tmpl (NULL: any). */
+static uint32_t sites_of(const graph *g, uint32_t sym, graph_emit_kind kind, const char *tmpl)
 {
-    uint32_t first, n = graph_symbol_emits(g, sym, &first);
+    uint32_t first, n = graph_symbol_emits(g, sym, &first), k = 0;
     for (uint32_t i = 0; i < n; i++) {
         graph_emit e;
         graph_get_emit(g, first + i, &e);
-        if (strcmp(e.tmpl, tmpl) == 0)
-            return true;
+        k += (kind == GRAPH_EMIT__COUNT || e.kind == kind) && (!tmpl || strcmp(e.tmpl, tmpl) == 0);
     }
-    return false;
+    return k;
+}
+
+/* The flags of the one symbol qualname names. */
+static uint32_t flags_of(const graph *g, const char *qualname)
+{
+    graph_symbol s;
+    graph_get_symbol(g, unit_sym(g, qualname), &s);
+    return s.flags;
 }
 
 TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
@@ -3654,16 +3673,14 @@ TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
     /* A runner logs the statement it runs: data it acts on, so the
      * statement a caller passes is logged at the runner's site, not the
      * caller's. */
-    graph_symbol s;
-    graph_get_symbol(g, lite, &s);
-    CHECK(!(s.flags & GRAPH_SF_WRAPPER));
-    CHECK(has_site(g, lite, "BEGIN TRANSACTION"));
-    CHECK(has_site(g, pg, "COMMIT"));
-    CHECK(!has_site(g, unit_sym(g, "lib/base.BaseRunner.begin"), "BEGIN TRANSACTION"));
+    CHECK(!(flags_of(g, "lib/lite.LiteRunner.query") & GRAPH_SF_WRAPPER));
+    CHECK(sites_of(g, lite, GRAPH_EMIT__COUNT, "BEGIN TRANSACTION"));
+    CHECK(sites_of(g, pg, GRAPH_EMIT__COUNT, "COMMIT"));
+    CHECK(!sites_of(g, unit_sym(g, "lib/base.BaseRunner.begin"), GRAPH_EMIT__COUNT,
+                    "BEGIN TRANSACTION"));
     /* A message it keeps is still its callers' (named like one). */
-    graph_get_symbol(g, unit_sym(g, "lib/base.Notes.note"), &s);
-    CHECK(s.flags & GRAPH_SF_WRAPPER);
-    CHECK(has_site(g, unit_sym(g, "lib/base.boot"), "booting the engine"));
+    CHECK(flags_of(g, "lib/base.Notes.note") & GRAPH_SF_WRAPPER);
+    CHECK(sites_of(g, unit_sym(g, "lib/base.boot"), GRAPH_EMIT__COUNT, "booting the engine"));
 
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
@@ -3691,9 +3708,7 @@ TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
  * variant say nothing of the cases that cannot. */
 TEST(mapper_told_cases_do_not_weigh_the_untold)
 {
-    unit_write_str("variants_w/pkg/__init__.py", "");
-    unit_write_str("variants_w/pkg/client.py", variants_client_py);
-    unit_write_str("variants_w/pkg/asyncio_client.py", variants_async_py);
+    write_variants("variants_w");
     graph *g = index_dir("variants_w");
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
@@ -3767,18 +3782,6 @@ static const char facade_ws_py[] = "from .config import Config\n"
                                    "    async def closed(self):\n"
                                    "        await self.config.log.access(self.scope, None, 0.2)\n";
 
-/* How many logging sites symbol sym has. */
-static uint32_t log_sites(const graph *g, uint32_t sym)
-{
-    uint32_t first, n = graph_symbol_emits(g, sym, &first), k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        graph_emit e;
-        graph_get_emit(g, first + i, &e);
-        k += e.kind == GRAPH_EMIT_LOG;
-    }
-    return k;
-}
-
 TEST(mapper_access_lines_are_the_callers_of_the_logger_object)
 {
     unit_write_str("srv/pkg/__init__.py", "");
@@ -3791,15 +3794,12 @@ TEST(mapper_access_lines_are_the_callers_of_the_logger_object)
              closed = unit_sym(g, "pkg.ws.WSStream.closed");
     /* Each call of the access method is a site of its caller; the method
      * and its counting override stand for them. */
-    graph_symbol s;
-    graph_get_symbol(g, unit_sym(g, "pkg.logs.Logger.access"), &s);
-    CHECK(s.flags & GRAPH_SF_WRAPPER);
-    graph_get_symbol(g, unit_sym(g, "pkg.logs.CountingLogger.access"), &s);
-    CHECK(s.flags & GRAPH_SF_WRAPPER);
-    CHECK_INT(log_sites(g, unit_sym(g, "pkg.logs.Logger.access")), 0);
-    CHECK_INT(log_sites(g, unit_sym(g, "pkg.logs.CountingLogger.access")), 0);
-    CHECK_INT(log_sites(g, done), 1);
-    CHECK_INT(log_sites(g, closed), 1);
+    CHECK(flags_of(g, "pkg.logs.Logger.access") & GRAPH_SF_WRAPPER);
+    CHECK(flags_of(g, "pkg.logs.CountingLogger.access") & GRAPH_SF_WRAPPER);
+    CHECK_INT(sites_of(g, unit_sym(g, "pkg.logs.Logger.access"), GRAPH_EMIT_LOG, NULL), 0);
+    CHECK_INT(sites_of(g, unit_sym(g, "pkg.logs.CountingLogger.access"), GRAPH_EMIT_LOG, NULL), 0);
+    CHECK_INT(sites_of(g, done, GRAPH_EMIT_LOG, NULL), 1);
+    CHECK_INT(sites_of(g, closed, GRAPH_EMIT_LOG, NULL), 1);
 
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
