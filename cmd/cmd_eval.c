@@ -108,7 +108,9 @@ int cmd_eval(int argc, char **argv)
     const cli_opt opts[] = {
         LOG_OPTS(&a),
         {"train-frac", 0, CLI_STR, &a.train_frac, "F",
-         "share of cases (by first event) that train; the rest test (default 0.7)", 0, 0},
+         "share of cases (by first event) that train; the rest test (default 0.7; 0: the code "
+         "alone predicts every case)",
+         0, 0},
         {"learning-curve", 0, CLI_FLAG, &curve, NULL,
          "also score pmrag, df2 and df2 over the true emitters trained on the first 0, 5, 20, "
          "100 and all training cases",
@@ -219,7 +221,9 @@ int cmd_predict(int argc, char **argv)
     const cli_opt opts[] = {
         LOG_OPTS(&a),
         {"train-frac", 0, CLI_STR, &a.train_frac, "F",
-         "share of cases (by first event) that train; the rest are predicted (default 0.7)", 0, 0},
+         "share of cases (by first event) that train; the rest are predicted (default 0.7; 0: "
+         "every case, from the code alone)",
+         0, 0},
         {"top", 'k', CLI_UINT, &k, "K", "symbols per prefix (default 10)", 1, 1000},
         {"output", 'o', CLI_STR, &out_path, "FILE", "write the JSONL here instead of stdout", 0, 0},
         MODEL_OPTS(&a),
@@ -242,7 +246,8 @@ int cmd_predict(int argc, char **argv)
         sizeof opts / sizeof opts[0],
         0,
         0,
-        "pmrag predict --graph app.pmg --log events.csv -k 5 -o predictions.jsonl",
+        "pmrag predict --graph app.pmg --log events.csv -k 5 -o predictions.jsonl\n"
+        "pmrag predict --graph app.pmg --log events.csv --train-frac 0 -o from-the-code.jsonl",
     };
     cli_list args = {0};
     int rc;

@@ -29,13 +29,16 @@ void log_session_free(session *s)
     core_cfg_free(s->cfg);
 }
 
-/* --train-frac: 0.7 when not given. */
+/* --train-frac: 0.7 when not given. 0 trains on no case: every case is
+ * predicted from the code alone, as a daemon's first events are. 1 would
+ * leave nothing to predict. */
 static int log_parse_frac(const cli_cmd *cmd, const char *text, double *out)
 {
     char *end = NULL;
     *out = text ? strtod(text, &end) : 0.7;
-    if (text && (*end || !(*out > 0 && *out < 1)))
-        return cli_usage_error(cmd, "--train-frac takes a number between 0 and 1, not '%s'", text);
+    if (text && (end == text || *end || !(*out >= 0 && *out < 1)))
+        return cli_usage_error(
+            cmd, "--train-frac takes a number from 0 up to but not including 1, not '%s'", text);
     return 0;
 }
 

@@ -383,6 +383,8 @@ void eval_report_text(const eval_report *r, core_buf *o)
                         "chg@1", "df2*", "chg@1");
         for (uint32_t i = 0; i < r->ncurve; i++) {
             const eval_curve_point *pt = &r->curve[i];
+            if (i > 0 && pt->cases == r->curve[i - 1].cases)
+                continue; /* a split with fewer training cases than asked */
             core_buf_printf(o, "%8u   %7.3f %7.3f   %7.3f %7.3f", pt->cases,
                             eval_ranks_top(&pt->all, 0), eval_ranks_top(&pt->change, 0),
                             eval_ranks_top(&pt->df2_all, 0), eval_ranks_top(&pt->df2_change, 0));

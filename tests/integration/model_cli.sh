@@ -396,10 +396,27 @@ for c in map mine eval predict; do
 done
 expect "mine missing -o" 2 "missing -o MODEL" -- "$pmrag" mine --graph "$G" --log "$L"
 expect "query missing --model" 2 "missing --graph FILE or --model FILE" -- "$pmrag" query --graph "$G" --trace x
-for tf in 0 1 1.5 x -0.2; do
-  expect "eval --train-frac $tf" 2 "--train-frac takes a number between 0 and 1, not '$tf'" -- "$pmrag" eval --graph "$G" --log "$L" --train-frac "$tf"
+for tf in 1 1.5 x -0.2 ""; do
+  expect "eval --train-frac '$tf'" 2 "--train-frac takes a number from 0 up to but not including 1, not '$tf'" -- "$pmrag" eval --graph "$G" --log "$L" --train-frac "$tf"
 done
-expect "predict bad --train-frac" 2 "--train-frac takes a number between 0 and 1" -- "$pmrag" predict --graph "$G" --log "$L" --train-frac 2
+expect "predict bad --train-frac" 2 "--train-frac takes a number from 0 up to but not including 1" -- "$pmrag" predict --graph "$G" --log "$L" --train-frac 2
+# --train-frac 0 trains on nothing: every case is predicted, from the code
+# alone (35 events in 10 cases: 25 prefixes).
+expect "eval --train-frac 0" 0 '"train":0,"test":10' -- "$pmrag" eval --graph "$G" --log "$L" --train-frac 0 --json "${NOCAL[@]}"
+"$pmrag" predict --graph "$G" --log "$L" --train-frac 0 "${NOCAL[@]}" >"$work/pred0.jsonl" 2>/dev/null
+check "predict --train-frac 0 predicts every case" -- \
+  test "$(wc -l <"$work/pred0.jsonl") $(grep -c '"prefix_len":1,' "$work/pred0.jsonl")" = "25 10"
+# A split with fewer training cases than the curve's points ask for (3
+# train: K = 0, 3, 3, 3, 3) shows each point once.
+"$pmrag" eval --graph "$G" --log "$L" --train-frac 0.3 --learning-curve "${NOCAL[@]}" >"$work/curve3.txt" 2>/dev/null
+check "learning curve over 3 training cases: K 0 and 3" -- \
+  test "$(grep -oE '^ +[0-9]+ +[0-9.]+ ' "$work/curve3.txt" | awk '{print $1}' | tr '\n' ' ')" = "0 3 "
+"$pmrag" eval --graph "$G" --log "$L" --train-frac 0.3 --learning-curve --json "${NOCAL[@]}" >"$work/curve3.json" 2>/dev/null
+check "learning curve JSON keeps its five points" -- python3 -c '
+import json, sys
+pts = json.load(open(sys.argv[1]))["learning_curve"]
+assert [p["train_cases"] for p in pts] == [0, 3, 3, 3, 3], pts
+' "$work/curve3.json"
 expect "eval bad --format" 2 "--format takes" -- "$pmrag" eval --graph "$G" --log "$L" --format parquet
 expect "eval missing log" 2 "nope.csv" -- "$pmrag" eval --graph "$G" --log "$work/nope.csv"
 for c in map mine query eval predict; do
