@@ -168,13 +168,13 @@ int eval_learning_curve(map_mapper *m, const model_log *l, const model_train_opt
     int rc = 0;
     for (uint32_t i = 0; i < count && !rc; i++) {
         eval_curve_point *pt = &out[i];
-        memset(pt, 0, sizeof *pt);
         /* The first n[i] training cases: the earliest. */
         uint32_t k = n[i] > l->ntrain ? l->ntrain : n[i];
         if (i > 0 && out[i - 1].cases == k) {
             *pt = out[i - 1]; /* fewer training cases than asked: the same point */
             continue;
         }
+        memset(pt, 0, sizeof *pt);
         model_seqs tr = {l->act, l->var, l->off, k};
         model_params p = to->params;
         if (to->calibrate)
