@@ -142,6 +142,7 @@ void graph__file_free(gx_file *f)
     core_vec_free(&f->emits);
     core_vec_free(&f->calls);
     core_vec_free(&f->args);
+    core_vec_free(&f->passes);
     core_vec_free(&f->flows);
     core_vec_free(&f->flow_items);
     core_vec_free(&f->flow_edges);

@@ -70,6 +70,9 @@ typedef struct gx_bind {
                         * ("@self.x" binds are filed under the scope's class) */
     uint32_t line;
     uint8_t kind; /* gx_bind_kind */
+    /* A parameter (GX_BIND_LOCAL): 1 + the position at which a call passes
+     * it (after self/cls); 0 = not a parameter, or not by position. */
+    uint16_t param;
     /* Python: the name as written of the logger a factory call makes
      * (`log = logging.getLogger("app")`: "app"; "__name__"), else NULL */
     const char *logger;
@@ -215,6 +218,22 @@ typedef struct gx_call {
 } gx_call;
 
 /*
+ * A call passing a name chain by position (`helper(this)`, `Channel(self,
+ * chanid)`, `connect(client)`): what the callee's parameter at pos holds.
+ * A parameter is typed by its callers when every call that passes it
+ * something known passes an instance of one class (resolve_lookup.c).
+ * Positions from PASS_POS_MAX on are neither recorded nor typed.
+ */
+enum { PASS_POS_MAX = 8 };
+
+typedef struct gx_pass {
+    const char *callee; /* path as in gx_ref */
+    const char *value;  /* the argument's path ("@self" for this/self) */
+    int32_t from;       /* enclosing symbol, -1 = module level */
+    uint32_t pos;
+} gx_pass;
+
+/*
  * Control flow (flow.c, py_flow.c, ts_flow.c): for each function, and for
  * a file's top level, what can run after what. Its items are the calls
  * in it (the call expressions, in evaluation order) and the functions it
@@ -282,6 +301,7 @@ typedef struct gx_file {
      * on a parameter. */
     core_vec(gx_call) calls;
     core_vec(gx_arg) args;
+    core_vec(gx_pass) passes;
     /* Control flow per function (see gx_flow). */
     core_vec(gx_flow) flows;
     core_vec(gx_flow_item) flow_items;

@@ -738,6 +738,30 @@ const char *graph__py_result_of(px *x, TSNode e, TSNode at, const py_scope *sc)
     return graph__py_path_of(x, fn, sc, 0);
 }
 
+/* The name chains a call passes by position, for the parameters they
+ * type (gx_pass); positions after a splat are unknown. */
+void graph__py_record_passes(px *x, TSNode args, const char *callee, const py_scope *sc)
+{
+    if (!callee || is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return;
+    uint32_t k = ts_node_named_child_count(args), pos = 0;
+    for (uint32_t i = 0; i < k && pos < PASS_POS_MAX; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        unsigned t = ty(a);
+        if (t == N_LIST_SPLAT || t == N_DICTIONARY_SPLAT)
+            return;
+        if (t == N_KEYWORD_ARGUMENT || t == N_COMMENT)
+            continue;
+        const char *v =
+            t == N_IDENTIFIER || t == N_ATTRIBUTE ? graph__py_path_of(x, a, sc, 0) : NULL;
+        if (v) {
+            gx_pass p = {.callee = callee, .value = v, .from = sc->sym, .pos = pos};
+            core_vec_push(&x->f->passes, p);
+        }
+        pos++;
+    }
+}
+
 /*
  * Records a call that may reach a logging wrapper (see gx_call). `emit`
  * is the index of the emit the call made (pl its plan), or -1: a logging

@@ -432,6 +432,7 @@ typedef struct {
 void graph__py_push_filled(px *x, const gx_emit *em, const fill_args *fa, const py_scope *sc);
 
 /* py_calls.c */
+void graph__py_record_passes(px *x, TSNode args, const char *callee, const py_scope *sc);
 void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_plan *pl,
                            int32_t emit, const py_scope *sc, int depth);
 

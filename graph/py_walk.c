@@ -38,6 +38,8 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
         callee = graph__py_unknown_member(x, fn);
     if (callee && strcmp(callee, "@super") != 0)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
+    if (path)
+        graph__py_record_passes(x, args, path, sc);
     graph__note_effect(x->f, sc->sym, x->src, n, fn);
 
     emit_plan pl;
@@ -231,10 +233,14 @@ static void do_params(px *x, TSNode params, const py_scope *inner, int depth)
         return;
     /* Collect first: walking default values reuses deeper cursors only,
      * but binding needs the outer scope's view of names. */
+    uint32_t pos = 0; /* as a call passes it: after self/cls, before any * */
     do {
         TSNode p = ts_tree_cursor_current_node(c);
         unsigned t = ty(p);
         TSNode name, type = gx_null(), value = gx_null(); /* name: set unless we continue */
+        if (t == N_LIST_SPLAT_PATTERN || t == N_KEYWORD_SEPARATOR ||
+            t == N_DICTIONARY_SPLAT_PATTERN)
+            pos = PASS_POS_MAX;
         if (t == N_IDENTIFIER) {
             name = p;
         } else if (t == N_TYPED_PARAMETER) {
@@ -254,6 +260,8 @@ static void do_params(px *x, TSNode params, const py_scope *inner, int depth)
             (ty(name) == N_LIST_SPLAT_PATTERN || ty(name) == N_DICTIONARY_SPLAT_PATTERN))
             name = ts_node_named_child(name, 0);
         const char *nm = !is_null(name) && ty(name) == N_IDENTIFIER ? text(x, name) : NULL;
+        bool is_self = nm && ((inner->self_name && strcmp(nm, inner->self_name) == 0) ||
+                              (inner->cls_name && strcmp(nm, inner->cls_name) == 0));
         if (!is_null(type)) {
             graph__py_type_refs(x, type, inner, depth + 1);
             const char *cls = graph__py_annotation_class(x, type, inner, 0);
@@ -261,10 +269,15 @@ static void do_params(px *x, TSNode params, const py_scope *inner, int depth)
                 add_bind(x, GX_BIND_TYPE, nm, cls, inner->sym, name);
             else if (nm)
                 add_bind(x, GX_BIND_LOCAL, nm, NULL, inner->sym, name);
-        } else if (nm && !(inner->self_name && strcmp(nm, inner->self_name) == 0) &&
-                   !(inner->cls_name && strcmp(nm, inner->cls_name) == 0)) {
+            if (nm && !cls && !is_self && pos < PASS_POS_MAX)
+                x->f->binds.v[x->f->binds.n - 1].param = (uint16_t)(pos + 1);
+        } else if (nm && !is_self) {
             add_bind(x, GX_BIND_LOCAL, nm, NULL, inner->sym, name);
+            if (pos < PASS_POS_MAX)
+                x->f->binds.v[x->f->binds.n - 1].param = (uint16_t)(pos + 1);
         }
+        if (pos < PASS_POS_MAX && !is_self)
+            pos++;
         if (!is_null(value))
             value_ref(x, value, inner, depth + 1);
     } while (ts_tree_cursor_goto_next_sibling(c));

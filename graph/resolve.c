@@ -8,9 +8,10 @@
  * named m (weight 0.5).
  *
  * Phases: tables and base classes single-threaded (bases need names, and
- * class hierarchies need bases), then the references of each file in
- * parallel, reading the tables only; then logging wrappers, which need the
- * calls resolved; then the structural edges.
+ * class hierarchies need bases), and the parameters typed by the calls
+ * that pass them names; then the references of each file in parallel,
+ * reading the tables only; then logging wrappers, which need the calls
+ * resolved; then the structural edges.
  */
 #include "resolve_int.h"
 
@@ -30,6 +31,7 @@ void graph__resolve(gb_index *idx, gb_graph *g)
     graph__rs_build_symbols(&r);
     graph__rs_build_tables(&r);
     graph__rs_build_hierarchy(&r);
+    graph__rs_build_passes(&r);
     unsigned threads = idx->opts->threads ? idx->opts->threads : core_ncpus();
     if (threads > 64)
         threads = 64;
@@ -50,6 +52,8 @@ void graph__resolve(gb_index *idx, gb_graph *g)
     free(r.star_first);
     free(r.star);
     free(r.emit_base);
+    free(r.pass);
+    free(r.ptype);
     core_smap_free(&r.modules);
     core_smap_free(&r.prefixes);
     core_smap_free(&r.paths);
@@ -62,5 +66,6 @@ void graph__resolve(gb_index *idx, gb_graph *g)
     km_free(&r.consts);
     km_free(&r.exports);
     km_free(&r.containers);
+    km_free(&r.passes);
     core_arena_free(&r.arena);
 }

@@ -148,6 +148,14 @@ typedef struct {
     uint8_t *classlike;        /* per sym: a class, or a JS constructor function with methods */
     core_vec(uint32_t) * subs; /* per class sym: direct subclasses */
     uint32_t *emit_base;       /* per file: global id of its first emit */
+    /* Calls passing a name chain (gx_pass), numbered globally, and by
+     * the function they call: (callee sym, "") -> pass number. */
+    struct {
+        uint32_t file;
+        const gx_pass *p;
+    } * pass;
+    keymap passes;
+    uint32_t *ptype; /* per bind: the class a parameter's callers pass, or GRAPH_NONE */
 } rs;
 
 /*
@@ -252,6 +260,7 @@ ent graph__rs_modpath_or_module(ctx *c, const char *name, size_t len);
 uint32_t graph__rs_resolve_spec(const rs *r, uint32_t fi, const char *spec);
 
 /* resolve_lookup.c */
+void graph__rs_build_passes(rs *r);
 ent graph__rs_resolve_import(ctx *c, uint32_t num, const char *want, size_t wlen);
 ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len);
 bool graph__rs_is_variable(const rs *r, uint32_t scope, const char *name, size_t len);

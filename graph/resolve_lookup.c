@@ -85,10 +85,20 @@ static ent returned(ctx *c, uint32_t fn)
     return t.k == E_EXT ? t : NONE_ENT;
 }
 
+/* An untyped parameter's class, as its callers type it (see
+ * graph__rs_build_passes). */
+static ent param_type(ctx *c, uint32_t num)
+{
+    const uint32_t *t = c->r->ptype;
+    return t && t[num] != GRAPH_NONE ? mk(E_INST, t[num]) : NONE_ENT;
+}
+
 static ent resolve_bind(ctx *c, uint32_t num)
 {
     rs *r = c->r;
     const gx_bind *b = r->bind[num].b;
+    if (!b->value && b->param)
+        return param_type(c, num);
     if (!b->value || c->depth > MAX_DEPTH)
         return NONE_ENT;
     /* Binds are resolved in the scope that made them. */
@@ -505,4 +515,118 @@ ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len,
     else
         *fail_at = step;
     return e;
+}
+
+/* Callers consulted per parameter; rounds of typing, each reaching one
+ * parameter further along a chain (`f(x) { g(x) }`). */
+enum { PARAM_CALLERS_MAX = 64, PARAM_ROUNDS = 3 };
+
+/* The class whose instance every call passing parameter `num` something
+ * known passes, or GRAPH_NONE (none known, or callers that disagree). */
+static uint32_t typed_by_callers(ctx *c, uint32_t num)
+{
+    rs *r = c->r;
+    const gx_bind *b = r->bind[num].b;
+    uint32_t f = sym_of(r, r->bind[num].file, b->scope), it, seen = 0, out = GRAPH_NONE;
+    for (uint32_t k = km_get(&r->passes, f, "", 0, &it);
+         k != UINT32_MAX && seen < PARAM_CALLERS_MAX; k = km_next(&r->passes, f, "", 0, &it)) {
+        const gx_pass *p = r->pass[k].p;
+        if (p->pos + 1 != b->param)
+            continue;
+        seen++;
+        int fail;
+        c->depth = 0;
+        ent v = graph__rs_resolve_path(c, sym_of(r, r->pass[k].file, p->from), p->value,
+                                       strlen(p->value), &fail);
+        if (v.k != E_INST)
+            continue;
+        if (out == GRAPH_NONE)
+            out = v.id;
+        else if (out != v.id)
+            return GRAPH_NONE;
+    }
+    return out;
+}
+
+/*
+ * Untyped parameters, typed by their callers: the class whose instance
+ * every call that passes one something known passes
+ * (`connectHandler(this)` in a Redis method makes connectHandler's `self`
+ * a Redis, and so `self.setStatus(...)` in the closure it returns a call
+ * of Redis.setStatus; `Channel(self)` in a Transport types Channel's
+ * `transport`, and `self.transport = transport` its attribute). First the
+ * calls that pass name chains, by the function each calls (a class: its
+ * constructor), resolved with no parameter typed, so that no callee
+ * depends on the order of the files; then rounds of typing, each reading
+ * the last round's types only. All of it before the references are
+ * resolved in parallel, which then only read r->ptype.
+ */
+void graph__rs_build_passes(rs *r)
+{
+    size_t n = 0;
+    for (size_t fi = 0; fi < r->idx->files.n; fi++)
+        if (xfile(r, (uint32_t)fi))
+            n += xfile(r, (uint32_t)fi)->passes.n;
+    r->pass = core_xcalloc(n + 1, sizeof *r->pass);
+    core_arena scratch;
+    core_arena_init(&scratch, 0);
+    ctx c = {r, 0, &scratch};
+    uint32_t num = 0;
+    for (size_t fi = 0; fi < r->idx->files.n; fi++) {
+        const gx_file *x = xfile(r, (uint32_t)fi);
+        if (!x)
+            continue;
+        bool py = is_python(r, (uint32_t)fi);
+        for (size_t i = 0; i < x->passes.n; i++) {
+            const gx_pass *p = &x->passes.v[i];
+            int fail;
+            c.depth = 0;
+            ent e = graph__rs_resolve_path(&c, sym_of(r, (uint32_t)fi, p->from), p->callee,
+                                           strlen(p->callee), &fail);
+            if (e.k != E_SYM)
+                continue;
+            uint32_t f = e.id;
+            if (is_class(r, f)) {
+                const char *ctor = py ? "__init__" : "constructor";
+                ent k = graph__rs_class_member(&c, f, ctor, strlen(ctor), true, 0);
+                if (k.k != E_SYM)
+                    continue;
+                f = k.id;
+            }
+            uint8_t kind = r->sy[f].kind;
+            if (kind != GRAPH_SYM_FUNCTION && kind != GRAPH_SYM_METHOD)
+                continue;
+            r->pass[num].file = (uint32_t)fi;
+            r->pass[num].p = p;
+            km_add(&r->passes, f, "", 0, num++);
+        }
+    }
+    /* The parameters some call passes something to. */
+    core_vec(uint32_t) params = {0};
+    for (uint32_t b = 0; b < r->nbind; b++) {
+        const gx_bind *d = r->bind[b].b;
+        if (d->param && !d->value &&
+            km_first(&r->passes, sym_of(r, r->bind[b].file, d->scope), "", 0) != UINT32_MAX)
+            core_vec_push(&params, b);
+    }
+    uint32_t *cur = core_xmalloc((r->nbind + 1) * sizeof *cur);
+    uint32_t *next = core_xmalloc((r->nbind + 1) * sizeof *next);
+    for (size_t b = 0; b <= r->nbind; b++)
+        cur[b] = next[b] = GRAPH_NONE;
+    for (int round = 0; round < PARAM_ROUNDS && params.n; round++) {
+        r->ptype = cur;
+        bool changed = false;
+        for (size_t i = 0; i < params.n; i++) {
+            uint32_t b = params.v[i];
+            next[b] = typed_by_callers(&c, b);
+            changed |= next[b] != cur[b];
+        }
+        memcpy(cur, next, (r->nbind + 1) * sizeof *cur);
+        if (!changed)
+            break;
+    }
+    r->ptype = cur;
+    free(next);
+    core_vec_free(&params);
+    core_arena_free(&scratch);
 }

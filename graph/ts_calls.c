@@ -409,6 +409,34 @@ NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
     core_vec_push(&x->f->calls, rc);
 }
 
+/* The name chains a call passes by position, for the parameters they
+ * type (gx_pass); positions after a spread are unknown. */
+NOINLINE void graph__ts_record_passes(tx *x, TSNode args, const char *callee, const ts_scope *sc,
+                                      int depth)
+{
+    if (!callee || ty(x, args) != N_ARGUMENTS)
+        return;
+    TSTreeCursor *c = kids(x, depth, args);
+    uint32_t pos = 0;
+    for (bool more = c != NULL; more && pos < PASS_POS_MAX;
+         more = ts_tree_cursor_goto_next_sibling(c)) {
+        TSNode a = ts_tree_cursor_current_node(c);
+        unsigned t = ty(x, a);
+        if (!ts_node_is_named(a) || t == N_COMMENT)
+            continue;
+        if (t == N_SPREAD_ELEMENT)
+            return;
+        const char *v = t == N_THIS || t == N_IDENTIFIER || t == N_MEMBER_EXPRESSION
+                            ? graph__ts_path_of(x, a, 0)
+                            : NULL;
+        if (v) {
+            gx_pass p = {.callee = callee, .value = v, .from = sc->sym, .pos = pos};
+            core_vec_push(&x->f->passes, p);
+        }
+        pos++;
+    }
+}
+
 /*
  * What a call n (fn: its function) is to the graph, its arguments and
  * receiver aside: a CALL reference to its callee ("?.m" when the receiver
@@ -437,6 +465,8 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
     }
     if (callee && ft != N_IMPORT)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
+    if (path)
+        graph__ts_record_passes(x, args, path, sc, depth + 1);
     graph__note_effect(x->f, sc->sym, x->src, n, fn);
 
     emit_plan pl;

@@ -354,6 +354,14 @@ static inline void add_bind(tx *x, gx_bind_kind kind, const char *name, const ch
     core_vec_push(&x->f->binds, b);
 }
 
+/* A parameter at pos, untyped: its callers may type it (gx_pass). */
+static inline void add_param(tx *x, const char *name, uint32_t pos, int32_t scope, TSNode at)
+{
+    add_bind(x, GX_BIND_LOCAL, name, NULL, scope, at);
+    if (name && *name && pos < PASS_POS_MAX)
+        x->f->binds.v[x->f->binds.n - 1].param = (uint16_t)(pos + 1);
+}
+
 static inline const char *join(tx *x, const char *a, const char *b)
 {
     if (!a)
@@ -572,6 +580,7 @@ void graph__ts_add_returned(tx *x, TSNode value, int32_t sym, int depth);
 /* ts_calls.c */
 void graph__ts_record_call(tx *x, TSNode call, const char *callee, const ts_scope *sc, int depth);
 const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int depth);
+void graph__ts_record_passes(tx *x, TSNode args, const char *callee, const ts_scope *sc, int depth);
 void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee, const emit_plan *pl,
                                 int32_t emit, const ts_scope *sc, int depth);
 

@@ -50,6 +50,7 @@ static NOINLINE void do_params(tx *x, TSNode params, const ts_scope *sc, bool bi
     TSTreeCursor *c = kids(x, depth, params);
     if (!c)
         return;
+    uint32_t pos = 0; /* as a call passes it: TypeScript's `this:` is not passed */
     do {
         TSNode p = ts_tree_cursor_current_node(c);
         unsigned t = ty(x, p);
@@ -83,8 +84,10 @@ static NOINLINE void do_params(tx *x, TSNode params, const ts_scope *sc, bool bi
         const char *cls = is_null(type) ? NULL : graph__ts_annotation_class(x, type, 0);
         if (ty(x, pat) == N_IDENTIFIER) {
             const char *nm = name_text(x, pat);
-            if (bind)
-                add_bind(x, cls ? GX_BIND_TYPE : GX_BIND_LOCAL, nm, cls, sc->sym, pat);
+            if (bind && cls)
+                add_bind(x, GX_BIND_TYPE, nm, cls, sc->sym, pat);
+            else if (bind)
+                add_param(x, nm, pos, sc->sym, pat);
             if (prop && nm && cls && sc->cls >= 0)
                 add_bind(x, GX_BIND_TYPE, graph__path_join(x->f, "@self", nm, strlen(nm)), cls,
                          sc->cls, pat);
@@ -93,6 +96,8 @@ static NOINLINE void do_params(tx *x, TSNode params, const ts_scope *sc, bool bi
         }
         if (!is_null(value))
             value_ref(x, value, sc, depth + 1);
+        if (ty(x, pat) != N_THIS)
+            pos++;
     } while (ts_tree_cursor_goto_next_sibling(c));
 }
 
@@ -123,7 +128,7 @@ static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool
     if (!is_null(params))
         do_params(x, params, inner, bind, depth + 1);
     if (bind && ty(x, p1) == N_IDENTIFIER)
-        add_bind(x, GX_BIND_LOCAL, name_text(x, p1), NULL, inner->sym, p1);
+        add_param(x, name_text(x, p1), 0, inner->sym, p1);
     if (!is_null(ret))
         walk(x, ret, inner, depth + 1);
     if (!is_null(body)) {
@@ -1182,6 +1187,7 @@ static NOINLINE void do_new(tx *x, TSNode n, const ts_scope *sc, int depth)
     const char *p = graph__ts_path_of(x, ctor, 0);
     if (p) {
         add_ref(x, GX_REF_NEW, p, sc->sym, n);
+        graph__ts_record_passes(x, args, p, sc, depth + 1);
         emit_plan pl;
         if (!is_null(args) && ty(x, args) == N_ARGUMENTS &&
             graph__ts_plan_candidate(x, n, p, &pl, sc, depth + 1)) {

@@ -97,6 +97,85 @@ TEST(calls_through_a_receiver_of_several_classes)
     graph_close(g);
 }
 
+static bool has_call(const graph *g, const char *from, const char *to)
+{
+    return has_edge(g, from, to, GRAPH_EDGE_CALLS);
+}
+
+/* An untyped parameter takes the class its callers pass: `this` handed to
+ * a factory whose closure calls back (through a local `_this`), `self`
+ * handed to a constructor that keeps it in an attribute, or to a helper.
+ * Each method name is defined by two classes, so no call below resolves
+ * by its name alone; callers that pass different classes type nothing. */
+TEST(parameters_typed_by_their_callers)
+{
+    unit_write_str("pt/js/handlers.js", "function connectHandler(self) {\n"
+                                        "  return function () { self.setStatus('connect'); };\n"
+                                        "}\n"
+                                        "function either(x) { x.setStatus('?'); }\n"
+                                        "exports.connectHandler = connectHandler;\n"
+                                        "exports.either = either;\n");
+    unit_write_str("pt/js/client.js",
+                   "const handlers = require('./handlers');\n"
+                   "class Client {\n"
+                   "  setStatus(s) { this.s = s; }\n"
+                   "  connect(stream) {\n"
+                   "    const _this = this;\n"
+                   "    stream.once('connect', handlers.connectHandler(_this));\n"
+                   "    handlers.either(this);\n"
+                   "  }\n"
+                   "}\n"
+                   "class Pool {\n"
+                   "  setStatus(s) { this.s = s; }\n"
+                   "  drain() { handlers.either(this); }\n"
+                   "}\n"
+                   "module.exports = { Client, Pool };\n");
+    unit_write_str("pt/py/pkg/__init__.py", "");
+    unit_write_str("pt/py/pkg/channel.py", "class Channel:\n"
+                                           "    def __init__(self, transport, chanid):\n"
+                                           "        self.transport = transport\n"
+                                           "        self.chanid = chanid\n"
+                                           "\n"
+                                           "    def send(self, data):\n"
+                                           "        self.transport._send(data)\n"
+                                           "\n"
+                                           "\n"
+                                           "class Loopback:\n"
+                                           "    def _send(self, data):\n"
+                                           "        pass\n"
+                                           "\n"
+                                           "    def report(self, what):\n"
+                                           "        pass\n");
+    unit_write_str("pt/py/pkg/transport.py", "from pkg.channel import Channel\n"
+                                             "\n"
+                                             "\n"
+                                             "def _note(t, what):\n"
+                                             "    t.report(what)\n"
+                                             "\n"
+                                             "\n"
+                                             "class Transport:\n"
+                                             "    def open_channel(self, chanid):\n"
+                                             "        _note(self, 'open')\n"
+                                             "        return Channel(self, chanid)\n"
+                                             "\n"
+                                             "    def _send(self, data):\n"
+                                             "        pass\n"
+                                             "\n"
+                                             "    def report(self, what):\n"
+                                             "        pass\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("pt"), unit_tmp_path("pt.graph"), &o, NULL);
+    CHECK(has_call(g, "js/handlers.connectHandler", "js/client.Client.setStatus"));
+    CHECK(!has_call(g, "js/handlers.connectHandler", "js/client.Pool.setStatus"));
+    CHECK(!has_call(g, "js/handlers.either", "js/client.Client.setStatus"));
+    CHECK(!has_call(g, "js/handlers.either", "js/client.Pool.setStatus"));
+    CHECK(has_call(g, "pkg.channel.Channel.send", "pkg.transport.Transport._send"));
+    CHECK(!has_call(g, "pkg.channel.Channel.send", "pkg.channel.Loopback._send"));
+    CHECK(has_call(g, "pkg.transport._note", "pkg.transport.Transport.report"));
+    CHECK(!has_call(g, "pkg.transport._note", "pkg.channel.Loopback.report"));
+    graph_close(g);
+}
+
 /* The word-like literals a function returns, which a message's value
  * may name a variant by (graph_literal_at). */
 TEST(returned_words_are_kept)
