@@ -132,6 +132,20 @@ void graph__file_init(gx_file *f)
     core_arena_init(&f->arena, 32 * 1024);
 }
 
+void graph__push_alt_calls(gx_file *f, const gx_call *rc, const gx_arg *alts, uint32_t nalts,
+                           int32_t alt_at)
+{
+    for (uint32_t k = 1; k < nalts; k++) {
+        gx_call alt = *rc;
+        alt.arg0 = (uint32_t)f->args.n;
+        for (uint32_t i = 0; i < rc->nargs; i++) {
+            gx_arg a = (int32_t)i == alt_at ? alts[k] : f->args.v[rc->arg0 + i];
+            core_vec_push(&f->args, a);
+        }
+        core_vec_push(&f->calls, alt);
+    }
+}
+
 void graph__file_free(gx_file *f)
 {
     core_vec_free(&f->syms);

@@ -337,6 +337,11 @@ void graph__extract(graph_lang lang, const char *src, size_t n, gx_file *f);
 
 void graph__file_init(gx_file *f);
 void graph__file_free(gx_file *f);
+/* The call rc once more for each message but the first (alts[1..nalts))
+ * its argument alt_at may hold (a local bound to one of several), the
+ * other arguments copied. */
+void graph__push_alt_calls(gx_file *f, const gx_call *rc, const gx_arg *alts, uint32_t nalts,
+                           int32_t alt_at);
 
 /*
  * Extractors: parse src (n bytes) and fill f. Never fail: a file with

@@ -681,22 +681,6 @@ static uint32_t call_args(px *x, TSNode args, TSNode *nodes, gx_arg *meta, int d
     return n;
 }
 
-/* The call rc once more for each message but the first (alts[1..nalts))
- * its argument alt_at may hold, the other arguments copied. */
-static void push_alt_calls(px *x, const gx_call *rc, const gx_arg *alts, uint32_t nalts,
-                           int32_t alt_at)
-{
-    for (uint32_t k = 1; k < nalts; k++) {
-        gx_call alt = *rc;
-        alt.arg0 = (uint32_t)x->f->args.n;
-        for (uint32_t i = 0; i < rc->nargs; i++) {
-            gx_arg a = (int32_t)i == alt_at ? alts[k] : x->f->args.v[rc->arg0 + i];
-            core_vec_push(&x->f->args, a);
-        }
-        core_vec_push(&x->f->calls, alt);
-    }
-}
-
 /* The call e is, or the call a local e is bound to on every path to
  * `at`; null otherwise. */
 static TSNode call_of(px *x, TSNode e, TSNode at, const py_scope *sc)
@@ -861,5 +845,5 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
     }
     rc.nargs = (uint32_t)(x->f->args.n - first);
     core_vec_push(&x->f->calls, rc);
-    push_alt_calls(x, &rc, alts, nalts, alt_at);
+    graph__push_alt_calls(x->f, &rc, alts, nalts, alt_at);
 }

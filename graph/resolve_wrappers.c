@@ -50,6 +50,8 @@ typedef struct {
     bool fallback;           /* unresolved `x.m(...)`: wrapper methods named m */
 } wcall;
 
+typedef core_vec(uint32_t) lead_vec;
+
 typedef struct {
     rs *r;
     ctx c;
@@ -60,6 +62,8 @@ typedef struct {
     core_vec(uint32_t) targets;
     uint32_t *returns; /* per symbol: the site of the format it returns first, or GRAPH_NONE */
     uint8_t *acts;     /* per symbol: a wrapper that acts on the text it logs (wrap_acting) */
+    uint8_t *direct;   /* per symbol: a logging call of its own logs a parameter */
+    lead_vec *leads;   /* per symbol: the acting wrappers its message ends at (wrap_leads) */
 } wrap;
 
 static bool is_function(const rs *r, uint32_t s)
@@ -199,6 +203,8 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
         }
     }
     add_shape(w, from, &sh);
+    if (em->kind != GRAPH_EMIT_CALL && (sh.msg_pos >= 0 || sh.msg_kw))
+        w->direct[from] = 1;
 }
 
 /* Normalised for comparing a receiver name with a class name:
@@ -672,6 +678,94 @@ static void wrap_acting(wrap *w)
     free(handed);
 }
 
+/* Does call wc hand a parameter of its function on as the message of
+ * target t? */
+static bool passes_on(wrap *w, const wcall *wc, uint32_t t)
+{
+    const gx_file *x = xfile(w->r, wc->file);
+    for (size_t j = 0; j < w->shapes[t].n; j++) {
+        const wshape *s = &w->shapes[t].v[j];
+        int32_t shift;
+        const gx_arg *m = arg_at(x, wc->c, s->msg_pos, s->msg_kw, &shift);
+        if (m && m->fwd)
+            return true;
+    }
+    return false;
+}
+
+/* Adds t to leads v, unless there or v is full; true if added. */
+static bool add_lead(lead_vec *v, uint32_t t)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (v->v[i] == t)
+            return false;
+    if (v->n >= WRAP_MAX_TARGETS)
+        return false;
+    core_vec_push(v, t);
+    return true;
+}
+
+/*
+ * A wrapper that only builds a statement from its parameter and hands it
+ * to a wrapper that acts on it (`loadPragma(t, kind)` running `this.query(
+ * \`PRAGMA ${kind}...\`)`) logs nothing of its own: the statement its
+ * callers' text makes is logged where it is run. Its leads are the acting
+ * wrappers its message ends at, through any chain of such wrappers; its
+ * callers' sites go to them (wrap_emit). A wrapper whose message also
+ * reaches a logging call of its own, or a wrapper that does not act, has
+ * none: there the callers' sites stand for it, as for any wrapper.
+ */
+static void wrap_leads(wrap *w)
+{
+    rs *r = w->r;
+    uint32_t n = r->nsym;
+    w->leads = core_xcalloc(n + 1, sizeof *w->leads);
+    uint8_t *mixed = core_xcalloc(n + 1, 1);
+    for (uint32_t s = 0; s < n; s++)
+        mixed[s] = w->direct[s];
+    for (bool again = true; again;) {
+        for (uint32_t s = 0; s < n; s++)
+            w->leads[s].n = 0;
+        bool changed = true;
+        for (int round = 0; changed && round < WRAP_MAX_ROUNDS; round++) {
+            changed = false;
+            for (size_t i = 0; i < w->calls.n; i++) {
+                const wcall *wc = &w->calls.v[i];
+                uint32_t f = wc->from;
+                if (f >= n || mixed[f] || !w->used[f] || w->acts[f])
+                    continue;
+                uint32_t t[WRAP_MAX_TARGETS];
+                uint32_t nt = wcall_targets(w, wc, t);
+                for (uint32_t k = 0; k < nt; k++) {
+                    if (!w->used[t[k]] || !passes_on(w, wc, t[k]))
+                        continue;
+                    if (w->acts[t[k]])
+                        changed |= add_lead(&w->leads[f], t[k]);
+                    for (size_t j = 0; j < w->leads[t[k]].n; j++)
+                        changed |= add_lead(&w->leads[f], w->leads[t[k]].v[j]);
+                }
+            }
+        }
+        /* A message that also reaches a wrapper without leads. */
+        again = false;
+        for (size_t i = 0; i < w->calls.n; i++) {
+            const wcall *wc = &w->calls.v[i];
+            uint32_t f = wc->from;
+            if (f >= n || mixed[f] || !w->leads[f].n)
+                continue;
+            uint32_t t[WRAP_MAX_TARGETS];
+            uint32_t nt = wcall_targets(w, wc, t);
+            for (uint32_t k = 0; k < nt && !mixed[f]; k++)
+                if (w->used[t[k]] && !w->acts[t[k]] && !w->leads[t[k]].n &&
+                    passes_on(w, wc, t[k])) {
+                    mixed[f] = 1;
+                    again = true;
+                }
+        }
+    }
+    free(mixed);
+}
+
 /* The line of the first logging call of each function (0: none): where
  * a wrapper that acts on its text logs it. */
 static uint32_t *own_log_lines(const gb_graph *g, uint32_t nsym)
@@ -750,12 +844,6 @@ static void wrap_emit(wrap *w)
                 if (m->fwd && w->used[wc->from] && (!m->pre || !m->post))
                     continue;
                 gb_emit o = {0};
-                o.symbol = wc->from;
-                o.line = c->line;
-                if (w->acts[t[k]]) {
-                    o.symbol = t[k];
-                    o.line = own_line[t[k]] ? own_line[t[k]] : g->syms.v[t[k]].start_line;
-                }
                 o.kind = GRAPH_EMIT_LOG;
                 o.level = call_level(x, c, s);
                 o.logger = s->logger;
@@ -798,19 +886,35 @@ static void wrap_emit(wrap *w)
                 size_t rlen = meth > c->callee ? (size_t)(meth - c->callee) - 1 : 0;
                 o.receiver = core_strtab_intern(&g->strs, c->callee, rlen);
                 o.method = core_strtab_intern(&g->strs, meth, mlen);
-                /* Several callees may give the same site. */
-                bool dup = false;
-                for (size_t e = first; e < g->emits.n && !dup; e++) {
-                    const gb_emit *p = &g->emits.v[e];
-                    dup = p->symbol == o.symbol && p->tmpl == o.tmpl && p->ref == o.ref &&
-                          p->level == o.level && p->logger == o.logger;
+                /* The caller's site, or the acting wrappers' that log
+                 * the text (wrap_acting, wrap_leads). */
+                const uint32_t *at = &t[k];
+                size_t nat = 1;
+                if (!w->acts[t[k]]) {
+                    at = w->leads[t[k]].v;
+                    nat = w->leads[t[k]].n;
                 }
-                if (dup)
-                    continue;
-                core_vec_push(&g->emits, o);
-                g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS;
-                if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
-                    g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
+                for (size_t a = 0; a < (nat ? nat : 1); a++) {
+                    o.symbol = wc->from;
+                    o.line = c->line;
+                    if (nat) {
+                        o.symbol = at[a];
+                        o.line = own_line[at[a]] ? own_line[at[a]] : g->syms.v[at[a]].start_line;
+                    }
+                    /* Several callees may give the same site. */
+                    bool dup = false;
+                    for (size_t e = first; e < g->emits.n && !dup; e++) {
+                        const gb_emit *p = &g->emits.v[e];
+                        dup = p->symbol == o.symbol && p->tmpl == o.tmpl && p->ref == o.ref &&
+                              p->level == o.level && p->logger == o.logger;
+                    }
+                    if (dup)
+                        continue;
+                    core_vec_push(&g->emits, o);
+                    g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS;
+                    if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
+                        g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
+                }
             }
         }
     }
@@ -870,7 +974,7 @@ static void wrap_facades(wrap *w)
     for (uint32_t s = 0; s < n; s++) {
         root[s] = GRAPH_NONE;
         uint32_t c = class_of(r, s);
-        if (w->shapes[s].n && !w->acts[s] && c != GRAPH_NONE)
+        if (w->shapes[s].n && !w->acts[s] && !w->leads[s].n && c != GRAPH_NONE)
             has_wrap[c] = 1;
     }
     for (size_t i = 0; i < g->emits.n; i++) {
@@ -1134,6 +1238,7 @@ void graph__rs_resolve_wrappers(rs *r)
     w.c = (ctx){r, 0, &w.scratch};
     w.shapes = core_xcalloc(r->nsym + 1, sizeof *w.shapes);
     w.used = core_xcalloc(r->nsym + 1, 1);
+    w.direct = core_xcalloc(r->nsym + 1, 1);
     wrap_targets(&w);
     wrap_returns(&w);
     log_returned(&w);
@@ -1142,8 +1247,9 @@ void graph__rs_resolve_wrappers(rs *r)
     wrap_used(&w);
     w.acts = core_xcalloc(r->nsym + 1, 1);
     wrap_acting(&w);
+    wrap_leads(&w);
     for (uint32_t s = 0; s < r->nsym; s++)
-        if (w.used[s] && !w.acts[s])
+        if (w.used[s] && !w.acts[s] && !w.leads[s].n)
             r->g->syms.v[s].flags |= GRAPH_SF_WRAPPER;
     wrap_emit(&w);
     wrap_facades(&w);
@@ -1151,9 +1257,13 @@ void graph__rs_resolve_wrappers(rs *r)
     wrap_drop_generic(&w);
     wrap_takes_text(&w);
     compact_emits(r);
-    for (uint32_t s = 0; s < r->nsym; s++)
+    for (uint32_t s = 0; s < r->nsym; s++) {
         core_vec_free(&w.shapes[s]);
+        core_vec_free(&w.leads[s]);
+    }
     free(w.shapes);
+    free(w.leads);
+    free(w.direct);
     free(w.used);
     free(w.acts);
     core_vec_free(&w.calls);

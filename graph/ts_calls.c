@@ -272,6 +272,28 @@ static NOINLINE bool classify_arg(tx *x, TSNode a, gx_arg *out, const ts_scope *
     }
 }
 
+/* The texts a local e holds where call passes it, at most max, each as
+ * the argument m would be (the first into m, the others into alts[1..]);
+ * how many. */
+static uint32_t local_texts(tx *x, TSNode e, TSNode call, const ts_scope *sc, int depth, gx_arg *m,
+                            gx_arg *alts, uint32_t max)
+{
+    if (!graph__ts_local_name(x, e, sc))
+        return 0;
+    local_vals lv;
+    uint32_t nv = graph__ts_local_values(x, e, call, sc, &lv), nl = 0;
+    gx_arg plain = *m;
+    for (uint32_t k = 0; k < nv && nl < max; k++) {
+        TSNode v = graph__ts_local_nearest(&lv, k);
+        gx_arg o = plain;
+        if (!graph__ts_stringish(x, v, 0) || !classify_arg(x, v, &o, sc, depth + 1) || !o.tmpl)
+            continue;
+        *(nl ? &alts[nl] : m) = o;
+        nl++;
+    }
+    return nl;
+}
+
 enum { CALL_ARGS_MAX = 32 };
 
 /* Records a call that may reach a logging wrapper, with the arguments of
@@ -305,10 +327,25 @@ NOINLINE void graph__ts_record_call(tx *x, TSNode call, const char *callee, cons
     }
     size_t first = x->f->args.n;
     bool useful = false;
+    /* A local bound to message text before the call (`const sql =
+     * \`SELECT ... '${name}'\`; this.query(sql)`): each text it may hold,
+     * the call recorded once per text as for the Python extractor. Only
+     * the first such argument varies; later ones take their nearest
+     * binding's text. */
+    gx_arg alts[LOCAL_MAX_ALTS];
+    uint32_t nalts = 0;
+    int32_t alt_at = -1;
     for (uint32_t i = 0; i < n; i++) {
         gx_arg *m = &meta[i];
         m->nafter = npositional - m->nafter;
-        if (!classify_arg(x, nodes[i], m, sc, depth + 1))
+        uint32_t nl = m->splat ? 0
+                               : local_texts(x, unwrap(x, nodes[i]), call, sc, depth, m, alts,
+                                             alt_at < 0 ? LOCAL_MAX_ALTS : 1);
+        if (nl > 1) {
+            alt_at = (int32_t)(x->f->args.n - first);
+            nalts = nl;
+        }
+        if (!nl && !classify_arg(x, nodes[i], m, sc, depth + 1))
             continue;
         useful |= m->tmpl || m->ref || m->fwd;
         core_vec_push(&x->f->args, *m);
@@ -326,6 +363,7 @@ NOINLINE void graph__ts_record_call(tx *x, TSNode call, const char *callee, cons
                   .arg0 = (uint32_t)first,
                   .nargs = (uint32_t)(x->f->args.n - first)};
     core_vec_push(&x->f->calls, rc);
+    graph__push_alt_calls(x->f, &rc, alts, nalts, alt_at);
 }
 
 /*

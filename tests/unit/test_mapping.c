@@ -3605,6 +3605,15 @@ static const char runner_base_js[] =
     "class BaseRunner {\n"
     "  async begin() { await this.query('BEGIN TRANSACTION'); }\n"
     "  async commit() { await this.query('COMMIT'); }\n"
+    "  async pragma(path, kind) {\n"
+    "    const [, table] = path.split('.');\n"
+    "    return this.query(`PRAGMA ${kind}(\"${table}\")`);\n"
+    "  }\n"
+    "  async describe(path) { return this.pragma(path, 'table_info'); }\n"
+    "  async exists(name) {\n"
+    "    const sql = `SELECT name FROM tables WHERE name = '${name}'`;\n"
+    "    return this.query(sql);\n"
+    "  }\n"
     "}\n"
     "class BaseDriver {\n"
     "  open() { console.log('driver opened'); }\n"
@@ -3678,6 +3687,15 @@ TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
     CHECK(sites_of(g, pg, GRAPH_EMIT__COUNT, "COMMIT"));
     CHECK(!sites_of(g, unit_sym(g, "lib/base.BaseRunner.begin"), GRAPH_EMIT__COUNT,
                     "BEGIN TRANSACTION"));
+    /* So is a statement a helper builds from its caller's text and hands
+     * to the runner: the helper logs nothing of its own. */
+    CHECK(sites_of(g, lite, GRAPH_EMIT__COUNT, "PRAGMA table_info(\"%s\")"));
+    CHECK(sites_of(g, pg, GRAPH_EMIT__COUNT, "PRAGMA table_info(\"%s\")"));
+    CHECK(!sites_of(g, unit_sym(g, "lib/base.BaseRunner.describe"), GRAPH_EMIT__COUNT, NULL));
+    /* And one built in a local first. */
+    CHECK(sites_of(g, pg, GRAPH_EMIT__COUNT, "SELECT name FROM tables WHERE name = '%s'"));
+    CHECK(!sites_of(g, unit_sym(g, "lib/base.BaseRunner.exists"), GRAPH_EMIT__COUNT, NULL));
+    CHECK(!(flags_of(g, "lib/base.BaseRunner.pragma") & GRAPH_SF_WRAPPER));
     /* A message it keeps is still its callers' (named like one). */
     CHECK(flags_of(g, "lib/base.Notes.note") & GRAPH_SF_WRAPPER);
     CHECK(sites_of(g, unit_sym(g, "lib/base.boot"), GRAPH_EMIT__COUNT, "booting the engine"));
