@@ -5,7 +5,9 @@
  * JavaScript stack, `err.stack` or `console.error(err)`), or
  * `{"stack":"...","message":"bad input"}` (its properties as JSON). Only
  * the text made where the error was (`new Error('bad input')`) can come
- * from the code; the rest is the run's.
+ * from the code; the rest is the run's. A message a structured logger
+ * renders as a JSON object carries the code's text in one of its members
+ * the same way (map__json_member).
  */
 #include "map_int.h"
 
@@ -129,4 +131,65 @@ bool map__error_message(const char *s, size_t n, core_buf *out)
     core_buf_reset(out);
     core_buf_append(out, s + off, len);
     return true;
+}
+
+/* Where the JSON value at s[i] (after blanks) ends: past a string, an
+ * object or an array with what it holds, or a scalar. n when it runs to
+ * the end (cut short). */
+static size_t value_end(const char *s, size_t n, size_t i)
+{
+    uint32_t depth = 0;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"';)
+                i += s[i] == '\\' ? 2 : 1;
+            if (!depth)
+                return i < n ? i + 1 : n;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (!depth)
+                return i;
+            if (!--depth)
+                return i + 1;
+        } else if (!depth && (c == ',' || is_space((unsigned char)c))) {
+            return i;
+        }
+    }
+    return n;
+}
+
+bool map__json_member(const char *s, size_t n, uint32_t k, core_buf *out)
+{
+    while (n && is_space((unsigned char)*s))
+        s++, n--;
+    if (n < 2 || s[0] != '{')
+        return false;
+    for (size_t i = 1; i < n;) {
+        while (i < n && (is_space((unsigned char)s[i]) || s[i] == ','))
+            i++;
+        if (i >= n || s[i] != '"')
+            return false;       /* the end, or no object */
+        i = value_end(s, n, i); /* the key */
+        while (i < n && is_space((unsigned char)s[i]))
+            i++;
+        if (i >= n || s[i] != ':')
+            return false;
+        for (i++; i < n && is_space((unsigned char)s[i]);)
+            i++;
+        size_t a = i;
+        i = value_end(s, n, i);
+        if (i == a)
+            return false;
+        if (s[a] != '"')
+            continue;
+        if (k--)
+            continue;
+        size_t b = i < n || s[n - 1] == '"' ? i - 1 : n; /* the closing quote, if any */
+        core_buf_reset(out);
+        put_unescaped(out, s + a + 1, b > a + 1 ? b - a - 1 : 0);
+        return true;
+    }
+    return false;
 }

@@ -53,7 +53,7 @@ static inline bool map__emit_is_const(const graph_emit *e)
            (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
 }
 
-/* ---- errors logged whole (errtext.c) ---- */
+/* ---- errors logged whole, messages rendered as JSON (errtext.c) ---- */
 
 /*
  * The text the code gave an error that s[0, n) renders whole: its stack
@@ -63,6 +63,14 @@ static inline bool map__emit_is_const(const graph_emit *e)
  * out; false when s is no such rendering.
  */
 bool map__error_message(const char *s, size_t n, core_buf *out);
+
+/*
+ * The k-th string member of the JSON object s[0, n) (counting only
+ * members whose value is a string; nested objects and arrays are passed
+ * over), its escapes read, into out; as far as it goes when the object
+ * was cut short. False when s is no object or has fewer such members.
+ */
+bool map__json_member(const char *s, size_t n, uint32_t k, core_buf *out);
 
 /* Whether candidate call site id, on receiver, goes through an object a
  * logger's messages can be seen going through (not "?", what another call

@@ -20,6 +20,10 @@
  * seen again costs one lookup. Other entries index msgs (+ 1). */
 #define MSG_FIXED (UINT64_C(1) << 63)
 
+/* String members of a JSON message tried as its text: a record's fields
+ * beyond these are the run's values, not another message. */
+#define JSON_MEMBERS_MAX 16
+
 /* Distinct messages cached and variants kept: twice max_activities. */
 static size_t msg_cap(const map_mapper *m)
 {
@@ -280,6 +284,7 @@ void map_mapper_free(map_mapper *m)
     core_vec_free(&m->chain);
     core_buf_free(&m->tmp);
     core_buf_free(&m->errmsg);
+    core_buf_free(&m->member);
     free(m->emit_callee);
     free(m->emit_recv);
     free(m->callee_sites);
@@ -1052,6 +1057,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     /* An error logged whole: the text its maker gave it may be a
      * template, the class and stack around it are the run's. */
     bool error_text = false;
+    map_match best_member = {0};
+    uint32_t member_emits[MAX_CAND];
     if (mr.nemits == 0 && map__error_message(text, len, &m->errmsg)) {
         uint32_t inner[MAX_CAND];
         map_match im = map_matcher_match(m->matcher, m->mw, m->errmsg.data, m->errmsg.len,
@@ -1063,6 +1070,29 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             len = m->errmsg.len;
             error_text = true;
         }
+    }
+    /* A message rendered as a JSON object (a structured logger's
+     * `{"sql": "COMMIT", "ms": 3}`): the text may be any of its string
+     * members; the one whose match shows the most literal text, each
+     * tried as a whole message is. */
+    for (uint32_t k = 0; mr.nemits == 0 && !error_text && k < JSON_MEMBERS_MAX &&
+                         map__json_member(text, len, k, &m->member);
+         k++) {
+        uint32_t inner[MAX_CAND];
+        map_match im = map_matcher_match(m->matcher, m->mw, m->member.data, m->member.len,
+                                         ev->logger, ev->level, inner, MAX_CAND);
+        if (im.nemits && im.literal > best_member.literal) {
+            best_member = im;
+            memcpy(member_emits, inner, sizeof inner);
+            core_buf_reset(&m->errmsg);
+            core_buf_append(&m->errmsg, m->member.data, m->member.len);
+        }
+    }
+    if (best_member.nemits) {
+        mr = best_member;
+        memcpy(emits, member_emits, sizeof member_emits);
+        text = m->errmsg.data;
+        len = m->errmsg.len;
     }
     if (mr.flags & MAP_MATCH_ASIDE)
         return aside_message(m, ev, &r, mt, emits, mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits);

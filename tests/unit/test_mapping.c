@@ -3710,6 +3710,13 @@ TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
     map_case_msgs(mp, lite_case, 4, act, var);
     CHECK_INT(only_sym(mp, act[2]), lite);
     CHECK_INT(only_sym(mp, act[3]), lite);
+    /* The same, each message rendered as a JSON object by a structured
+     * logger: the text is one of its string members. */
+    static const char *const json_case[] = {"{\"level\": 30, \"msg\": \"lite vacuum done\"}",
+                                            "{\"sql\": \"COMMIT\", \"ms\": 3}"};
+    map_case_msgs(mp, json_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[0]), unit_sym(g, "lib/lite.LiteDriver.vacuum"));
+    CHECK_INT(only_sym(mp, act[1]), lite);
     static const char *const pg_case[] = {"pg analyze done", "BEGIN TRANSACTION"};
     map_case_msgs(mp, pg_case, 2, act, var);
     CHECK_INT(only_sym(mp, act[1]), pg);
@@ -4065,6 +4072,36 @@ TEST(error_message_read_out_of_its_rendering)
     core_buf out = {0};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         bool got = map__error_message(cases[i].in, strlen(cases[i].in), &out);
+        CHECK_INT(got, cases[i].want != NULL);
+        if (got && cases[i].want)
+            CHECK_STR(out.data, cases[i].want);
+    }
+    core_buf_free(&out);
+}
+
+/* The string members of a message rendered as a JSON object, in order,
+ * past nested values and numbers, as far as a cut-short one goes. */
+TEST(json_members_read_out_of_a_message)
+{
+    static const struct {
+        const char *in;
+        uint32_t k;
+        const char *want;
+    } cases[] = {
+        {"{\"a\": 1, \"sql\": \"x \\\"y\\\"\", \"n\": {\"msg\": \"in\"}, \"t\": \"two\"}", 0,
+         "x \"y\""},
+        {"{\"a\": 1, \"sql\": \"x \\\"y\\\"\", \"n\": {\"msg\": \"in\"}, \"t\": \"two\"}", 1,
+         "two"},
+        {"{\"a\": 1, \"sql\": \"x\", \"n\": [\"in\", {\"b\": \"c\"}], \"t\": \"two\"}", 2, NULL},
+        {"  {\"sql\":\"SELECT * FR", 0, "SELECT * FR"},
+        {"{\"msg\":\"done\"", 0, "done"},
+        {"[\"done\"]", 0, NULL},
+        {"{\"a\":}", 0, NULL},
+        {"done", 0, NULL},
+    };
+    core_buf out = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bool got = map__json_member(cases[i].in, strlen(cases[i].in), cases[i].k, &out);
         CHECK_INT(got, cases[i].want != NULL);
         if (got && cases[i].want)
             CHECK_STR(out.data, cases[i].want);
