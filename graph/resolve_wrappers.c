@@ -52,6 +52,11 @@ typedef struct {
 
 typedef core_vec(uint32_t) lead_vec;
 
+/* A call that hands its function's text on to a wrapper (wrap_leads). */
+typedef struct {
+    uint32_t from, to;
+} hand_on;
+
 typedef struct {
     rs *r;
     ctx c;
@@ -720,50 +725,49 @@ static void wrap_leads(wrap *w)
     rs *r = w->r;
     uint32_t n = r->nsym;
     w->leads = core_xcalloc(n + 1, sizeof *w->leads);
+    /* The calls that hand a wrapper's text on to another wrapper, found
+     * once: from -> to. */
+    core_vec(hand_on) hand = {0};
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        uint32_t f = wc->from;
+        if (f >= n || w->direct[f] || !w->used[f] || w->acts[f])
+            continue;
+        uint32_t t[WRAP_MAX_TARGETS];
+        uint32_t nt = wcall_targets(w, wc, t);
+        for (uint32_t k = 0; k < nt; k++)
+            if (w->used[t[k]] && passes_on(w, wc, t[k]))
+                core_vec_push(&hand, ((hand_on){f, t[k]}));
+    }
     uint8_t *mixed = core_xcalloc(n + 1, 1);
-    for (uint32_t s = 0; s < n; s++)
-        mixed[s] = w->direct[s];
     for (bool again = true; again;) {
         for (uint32_t s = 0; s < n; s++)
             w->leads[s].n = 0;
         bool changed = true;
         for (int round = 0; changed && round < WRAP_MAX_ROUNDS; round++) {
             changed = false;
-            for (size_t i = 0; i < w->calls.n; i++) {
-                const wcall *wc = &w->calls.v[i];
-                uint32_t f = wc->from;
-                if (f >= n || mixed[f] || !w->used[f] || w->acts[f])
+            for (size_t i = 0; i < hand.n; i++) {
+                uint32_t f = hand.v[i].from, t = hand.v[i].to;
+                if (mixed[f])
                     continue;
-                uint32_t t[WRAP_MAX_TARGETS];
-                uint32_t nt = wcall_targets(w, wc, t);
-                for (uint32_t k = 0; k < nt; k++) {
-                    if (!w->used[t[k]] || !passes_on(w, wc, t[k]))
-                        continue;
-                    if (w->acts[t[k]])
-                        changed |= add_lead(&w->leads[f], t[k]);
-                    for (size_t j = 0; j < w->leads[t[k]].n; j++)
-                        changed |= add_lead(&w->leads[f], w->leads[t[k]].v[j]);
-                }
+                if (w->acts[t])
+                    changed |= add_lead(&w->leads[f], t);
+                for (size_t j = 0; j < w->leads[t].n; j++)
+                    changed |= add_lead(&w->leads[f], w->leads[t].v[j]);
             }
         }
-        /* A message that also reaches a wrapper without leads. */
+        /* A text that also reaches a wrapper without leads. */
         again = false;
-        for (size_t i = 0; i < w->calls.n; i++) {
-            const wcall *wc = &w->calls.v[i];
-            uint32_t f = wc->from;
-            if (f >= n || mixed[f] || !w->leads[f].n)
-                continue;
-            uint32_t t[WRAP_MAX_TARGETS];
-            uint32_t nt = wcall_targets(w, wc, t);
-            for (uint32_t k = 0; k < nt && !mixed[f]; k++)
-                if (w->used[t[k]] && !w->acts[t[k]] && !w->leads[t[k]].n &&
-                    passes_on(w, wc, t[k])) {
-                    mixed[f] = 1;
-                    again = true;
-                }
+        for (size_t i = 0; i < hand.n; i++) {
+            uint32_t f = hand.v[i].from, t = hand.v[i].to;
+            if (!mixed[f] && w->leads[f].n && !w->acts[t] && !w->leads[t].n) {
+                mixed[f] = 1;
+                again = true;
+            }
         }
     }
     free(mixed);
+    core_vec_free(&hand);
 }
 
 /* The line of the first logging call of each function (0: none): where

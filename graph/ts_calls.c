@@ -278,15 +278,12 @@ static NOINLINE bool classify_arg(tx *x, TSNode a, gx_arg *out, const ts_scope *
 static uint32_t local_texts(tx *x, TSNode e, TSNode call, const ts_scope *sc, int depth, gx_arg *m,
                             gx_arg *alts, uint32_t max)
 {
-    if (!graph__ts_local_name(x, e, sc))
-        return 0;
-    local_vals lv;
-    uint32_t nv = graph__ts_local_values(x, e, call, sc, &lv), nl = 0;
+    TSNode v[LOCAL_MAX_ALTS];
+    uint32_t nv = graph__ts_local_texts(x, e, call, sc, v, LOCAL_MAX_ALTS), nl = 0;
     gx_arg plain = *m;
     for (uint32_t k = 0; k < nv && nl < max; k++) {
-        TSNode v = graph__ts_local_nearest(&lv, k);
         gx_arg o = plain;
-        if (!graph__ts_stringish(x, v, 0) || !classify_arg(x, v, &o, sc, depth + 1) || !o.tmpl)
+        if (!classify_arg(x, v[k], &o, sc, depth + 1) || !o.tmpl)
             continue;
         *(nl ? &alts[nl] : m) = o;
         nl++;

@@ -339,13 +339,7 @@ NOINLINE void graph__ts_make_emit(tx *x, TSNode call, const emit_plan *pl, const
     TSNode cand[LOCAL_MAX_ALTS];
     uint32_t nc = 0;
     if ((pl->how == H_UTIL || pl->how == H_LOGGER) && graph__ts_local_name(x, m, sc)) {
-        local_vals lv;
-        uint32_t n = graph__ts_local_values(x, m, call, sc, &lv);
-        for (uint32_t k = 0; k < n && nc < LOCAL_MAX_ALTS; k++) {
-            TSNode v = graph__ts_local_nearest(&lv, k);
-            if (graph__ts_stringish(x, v, 0))
-                cand[nc++] = v;
-        }
+        nc = graph__ts_local_texts(x, m, call, sc, cand, LOCAL_MAX_ALTS);
     } else if ((pl->how == H_UTIL || pl->how == H_LOGGER) && !is_null(m) && ty(x, m) == N_OBJECT &&
                slot + 1 >= na) {
         /* logger.info({ msg: 'listening on ' + port }): the record's

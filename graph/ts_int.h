@@ -550,6 +550,12 @@ TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k);
  * destructuring, a for-of, a value not a literal). */
 uint32_t graph__ts_literal_local(tx *x, TSNode id, const ts_scope *sc, TSNode *out, uint32_t max);
 bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc);
+/* The message texts (string-like values, up to max, nearest the call
+ * first, into out) that a plain local e is bound to before call; 0 when e
+ * is none. */
+uint32_t graph__ts_local_texts(tx *x, TSNode e, TSNode call, const ts_scope *sc, TSNode *out,
+                               uint32_t max);
+/* Whether e is a local the function binds to message text before call. */
 bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);
 /* Whether the function the walk is in (sc) stores its parameter name
  * whole in an object (`this.state = next`; see graph__pick_plain). */

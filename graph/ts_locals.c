@@ -127,17 +127,25 @@ bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc)
            !graph__ts_param_named(x, sc, e) && !graph__ts_node_const_like(x, e);
 }
 
-/* Whether e is a local the function binds to message text before call. */
-bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc)
+uint32_t graph__ts_local_texts(tx *x, TSNode e, TSNode call, const ts_scope *sc, TSNode *out,
+                               uint32_t max)
 {
     if (!graph__ts_local_name(x, e, sc))
-        return false;
+        return 0;
     local_vals lv;
-    uint32_t n = graph__ts_local_values(x, e, call, sc, &lv);
-    for (uint32_t k = 0; k < n; k++)
-        if (graph__ts_stringish(x, graph__ts_local_nearest(&lv, k), 0))
-            return true;
-    return false;
+    uint32_t n = graph__ts_local_values(x, e, call, sc, &lv), k = 0;
+    for (uint32_t i = 0; i < n && k < max; i++) {
+        TSNode v = graph__ts_local_nearest(&lv, i);
+        if (graph__ts_stringish(x, v, 0))
+            out[k++] = v;
+    }
+    return k;
+}
+
+bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc)
+{
+    TSNode v;
+    return graph__ts_local_texts(x, e, call, sc, &v, 1) > 0;
 }
 
 NOINLINE bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name)

@@ -7,7 +7,7 @@
  * the text made where the error was (`new Error('bad input')`) can come
  * from the code; the rest is the run's. A message a structured logger
  * renders as a JSON object carries the code's text in one of its members
- * the same way (map__json_member).
+ * the same way (map__json_next).
  */
 #include "map_int.h"
 
@@ -160,13 +160,17 @@ static size_t value_end(const char *s, size_t n, size_t i)
     return n;
 }
 
-bool map__json_member(const char *s, size_t n, uint32_t k, core_buf *out)
+bool map__json_next(const char *s, size_t n, size_t *at, core_buf *out)
 {
-    while (n && is_space((unsigned char)*s))
-        s++, n--;
-    if (n < 2 || s[0] != '{')
-        return false;
-    for (size_t i = 1; i < n;) {
+    size_t i = *at;
+    if (i == 0) {
+        while (i < n && is_space((unsigned char)s[i]))
+            i++;
+        if (n - i < 2 || s[i] != '{')
+            return false;
+        i++;
+    }
+    while (i < n) {
         while (i < n && (is_space((unsigned char)s[i]) || s[i] == ','))
             i++;
         if (i >= n || s[i] != '"')
@@ -184,11 +188,10 @@ bool map__json_member(const char *s, size_t n, uint32_t k, core_buf *out)
             return false;
         if (s[a] != '"')
             continue;
-        if (k--)
-            continue;
         size_t b = i < n || s[n - 1] == '"' ? i - 1 : n; /* the closing quote, if any */
         core_buf_reset(out);
         put_unescaped(out, s + a + 1, b > a + 1 ? b - a - 1 : 0);
+        *at = i;
         return true;
     }
     return false;

@@ -65,12 +65,13 @@ static inline bool map__emit_is_const(const graph_emit *e)
 bool map__error_message(const char *s, size_t n, core_buf *out);
 
 /*
- * The k-th string member of the JSON object s[0, n) (counting only
- * members whose value is a string; nested objects and arrays are passed
- * over), its escapes read, into out; as far as it goes when the object
- * was cut short. False when s is no object or has fewer such members.
+ * The next string member of the JSON object s[0, n) (members whose value
+ * is no string, nested objects and arrays among them, are passed over),
+ * its escapes read, into out; as far as it goes when the object was cut
+ * short. *at is where the reading goes on: 0 for the first member. False
+ * when s is no object or has no more such members.
  */
-bool map__json_member(const char *s, size_t n, uint32_t k, core_buf *out);
+bool map__json_next(const char *s, size_t n, size_t *at, core_buf *out);
 
 /* Whether candidate call site id, on receiver, goes through an object a
  * logger's messages can be seen going through (not "?", what another call

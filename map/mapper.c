@@ -1057,15 +1057,13 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     /* An error logged whole: the text its maker gave it may be a
      * template, the class and stack around it are the run's. */
     bool error_text = false;
-    map_match best_member = {0};
-    uint32_t member_emits[MAX_CAND];
-    if (mr.nemits == 0 && map__error_message(text, len, &m->errmsg)) {
-        uint32_t inner[MAX_CAND];
+    bool unmatched = mr.nemits == 0;
+    if (unmatched && map__error_message(text, len, &m->errmsg)) {
+        /* emits holds nothing yet: the inner match goes straight there. */
         map_match im = map_matcher_match(m->matcher, m->mw, m->errmsg.data, m->errmsg.len,
-                                         ev->logger, ev->level, inner, MAX_CAND);
+                                         ev->logger, ev->level, emits, MAX_CAND);
         if (im.nemits) {
             mr = im;
-            memcpy(emits, inner, sizeof inner);
             text = m->errmsg.data;
             len = m->errmsg.len;
             error_text = true;
@@ -1075,24 +1073,24 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
      * `{"sql": "COMMIT", "ms": 3}`): the text may be any of its string
      * members; the one whose match shows the most literal text, each
      * tried as a whole message is. */
-    for (uint32_t k = 0; mr.nemits == 0 && !error_text && k < JSON_MEMBERS_MAX &&
-                         map__json_member(text, len, k, &m->member);
-         k++) {
-        uint32_t inner[MAX_CAND];
-        map_match im = map_matcher_match(m->matcher, m->mw, m->member.data, m->member.len,
-                                         ev->logger, ev->level, inner, MAX_CAND);
-        if (im.nemits && im.literal > best_member.literal) {
-            best_member = im;
-            memcpy(member_emits, inner, sizeof inner);
-            core_buf_reset(&m->errmsg);
-            core_buf_append(&m->errmsg, m->member.data, m->member.len);
+    if (unmatched && !error_text) {
+        size_t at = 0;
+        for (uint32_t k = 0; k < JSON_MEMBERS_MAX && map__json_next(text, len, &at, &m->member);
+             k++) {
+            uint32_t inner[MAX_CAND];
+            map_match im = map_matcher_match(m->matcher, m->mw, m->member.data, m->member.len,
+                                             ev->logger, ev->level, inner, MAX_CAND);
+            if (im.nemits && im.literal > (mr.nemits ? mr.literal : 0)) {
+                mr = im;
+                memcpy(emits, inner, sizeof inner);
+                core_buf_reset(&m->errmsg);
+                core_buf_append(&m->errmsg, m->member.data, m->member.len);
+            }
         }
-    }
-    if (best_member.nemits) {
-        mr = best_member;
-        memcpy(emits, member_emits, sizeof member_emits);
-        text = m->errmsg.data;
-        len = m->errmsg.len;
+        if (mr.nemits) {
+            text = m->errmsg.data;
+            len = m->errmsg.len;
+        }
     }
     if (mr.flags & MAP_MATCH_ASIDE)
         return aside_message(m, ev, &r, mt, emits, mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits);

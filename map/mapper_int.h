@@ -151,7 +151,7 @@ struct map_mapper {
     core_map live;
     core_buf tmp;
     core_buf errmsg; /* an error's own text (map__error_message) */
-    core_buf member; /* a JSON member's text (map__json_member) */
+    core_buf member; /* a JSON member's text (map__json_next) */
     uint32_t other;  /* the fold-over activity, or UINT32_MAX */
     /* Past the caps (a flood of distinct messages): the masked text's hash
      * that stands for every new one, and how many messages were folded. */

@@ -4101,7 +4101,10 @@ TEST(json_members_read_out_of_a_message)
     };
     core_buf out = {0};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        bool got = map__json_member(cases[i].in, strlen(cases[i].in), cases[i].k, &out);
+        size_t at = 0;
+        bool got = true;
+        for (uint32_t k = 0; k <= cases[i].k && got; k++)
+            got = map__json_next(cases[i].in, strlen(cases[i].in), &at, &out);
         CHECK_INT(got, cases[i].want != NULL);
         if (got && cases[i].want)
             CHECK_STR(out.data, cases[i].want);
