@@ -232,7 +232,8 @@ void eval_mapping_text(const eval_mapping *t, bool truth, core_buf *b)
                                               "one named by the message",
                                               "one in its logger's file",
                                               "weighted by the traces",
-                                              "kept tied"};
+                                              "kept tied",
+                                              "weighted by the variant the log runs"};
     for (int a = MAP_AMB_NONE + 1; a < MAP_AMB__COUNT; a++) {
         if (!t->amb[a])
             continue;

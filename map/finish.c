@@ -451,6 +451,161 @@ static void add_weight(uint32_t *syms, double *w, uint32_t *n, uint32_t who, dou
     w[j] += x;
 }
 
+/* The share of a group's weight a candidate no training case pointed at
+ * keeps: it may still be what logs, so it is not ruled out. */
+#define AMB_FLOOR 0.01
+
+/* ---- the variant the log runs ---- */
+
+/* The least events that say the log runs a class; and how many times
+ * any other variant's the first must have to say the log runs that one
+ * (a variant told apart in some cases runs in the others too). */
+#define RUNS_MIN 8
+#define RUNS_CLEAR 100.0
+
+/* Whether s is a class's constructor, which the index makes the target
+ * of the calls that create its objects. */
+static bool is_constructor(const graph_symbol *s)
+{
+    return s->kind == GRAPH_SYM_METHOD && s->parent != GRAPH_NONE && (s->flags & GRAPH_SF_CTOR);
+}
+
+/* The most classes one container's code is counted as creating. */
+#define CREATED_MAX 64
+
+/*
+ * Per class, the events that say it runs. Which of several variants runs
+ * (each database's driver, a platform's reactor) is mostly the
+ * deployment's choice, not the case's, so a case whose own events tell
+ * nothing is most likely of the variant the rest of the log runs.
+ * m->runs: the events placed at its methods alone (a template one site
+ * logs, a constant's, a variant the case told apart). Those alone are
+ * biased: a variant with texts of its own is told apart far more often
+ * than one without, however often each runs. m->runs_seen: the events of
+ * texts only the class logs, or only the code that creates its objects
+ * (a driver's own message, for the query runner the driver makes).
+ */
+typedef struct run_rec {
+    uint32_t container;
+    uint64_t events;
+} run_rec;
+
+static void count_runs(map_mapper *m)
+{
+    core_map_free(&m->runs);
+    core_map_free(&m->runs_seen);
+    core_map own_index = {0};
+    core_vec(run_rec) own = {0};
+    for (uint32_t a = 0; a < m->acts.n; a++) {
+        const act_rec *r = &m->acts.v[a];
+        if (r->nsyms != 1 || r->count == 0 ||
+            (r->strategy != MAP_BY_TEMPLATE && r->strategy != MAP_BY_CONST))
+            continue;
+        uint32_t cls = map__class_of(m->g, m->syms.v[r->sym_off]);
+        if (cls != GRAPH_NONE)
+            *core_map_put(&m->runs, map__key64(cls), NULL) += r->count;
+        if (r->amb != MAP_AMB_NONE)
+            continue;
+        uint32_t c = map__container_of(m->g, m->syms.v[r->sym_off]);
+        bool ins;
+        uint64_t *v = core_map_put(&own_index, map__key64(c), &ins);
+        if (ins) {
+            *v = own.n;
+            core_vec_push(&own, ((run_rec){c, 0}));
+        }
+        own.v[*v].events += r->count;
+    }
+    for (size_t i = 0; i < own.n; i++) {
+        uint32_t x = own.v[i].container, made[CREATED_MAX], nmade = 0;
+        *core_map_put(&m->runs_seen, map__key64(x), NULL) += own.v[i].events;
+        uint32_t nm;
+        const graph_edge *mem = graph_in_edges(m->g, x, &nm);
+        for (uint32_t k = 0; k < nm; k++) {
+            if (mem[k].type != GRAPH_EDGE_MEMBER_OF)
+                continue;
+            uint32_t ne;
+            const graph_edge *e = graph_out_edges(m->g, mem[k].node, &ne);
+            for (uint32_t j = 0; j < ne && nmade < CREATED_MAX; j++) {
+                graph_symbol t;
+                if (e[j].type != GRAPH_EDGE_CALLS)
+                    continue;
+                graph_get_symbol(m->g, e[j].node, &t);
+                if (!is_constructor(&t) || t.parent == x)
+                    continue;
+                uint32_t q = 0;
+                while (q < nmade && made[q] != t.parent)
+                    q++;
+                if (q < nmade)
+                    continue;
+                made[nmade++] = t.parent;
+                *core_map_put(&m->runs_seen, map__key64(t.parent), NULL) += own.v[i].events;
+            }
+        }
+    }
+    core_vec_free(&own);
+    core_map_free(&own_index);
+}
+
+/*
+ * The events placed at each of syms[0..n)'s classes alone, into w;
+ * whether they say the log runs one: syms are variants, the first has
+ * at least RUNS_MIN events and RUNS_CLEAR times any other's, and texts
+ * only it (or its creators) logs were seen (runs_seen): where the others
+ * were never told apart the count alone would say only that they have
+ * no texts of their own.
+ */
+static bool runs_weights(const map_mapper *m, const uint32_t *syms, uint32_t n, double *w)
+{
+    if (!map__variant_syms(m->g, syms, n))
+        return false;
+    double second = 0;
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t *v = core_map_get(&m->runs, map__key64(map__class_of(m->g, syms[i])));
+        w[i] = v ? (double)*v : 0;
+        if (w[i] > w[best]) {
+            second = w[best];
+            best = i;
+        } else if (i > 0 && w[i] > second) {
+            second = w[i];
+        }
+    }
+    const uint64_t *seen = core_map_get(&m->runs_seen, map__key64(map__class_of(m->g, syms[best])));
+    return w[best] >= RUNS_MIN && w[best] >= RUNS_CLEAR * second && seen && *seen >= RUNS_MIN;
+}
+
+/*
+ * in[0..n) by weight w, best first (ties keep their order), into out
+ * with confidences conf: the share even spread evenly, the rest by
+ * weight, each with a floor (AMB_FLOOR of the total) so that none is
+ * ruled out. in and out may be the same. Returns whether the first
+ * weighs (with its floor) twice the second.
+ */
+static bool order_by_weight(const uint32_t *in, const double *w, uint32_t n, double even,
+                            uint32_t *out, float *conf)
+{
+    uint32_t idx[MAX_CAND], keep[MAX_CAND];
+    double total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        idx[i] = i;
+        keep[i] = in[i];
+        total += w[i];
+    }
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && w[idx[j]] > w[idx[j - 1]]; j--) {
+            uint32_t t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    double sum = total * (1 + AMB_FLOOR * n);
+    for (uint32_t i = 0; i < n; i++) {
+        out[i] = keep[idx[i]];
+        double x = sum > 0 ? (w[idx[i]] + AMB_FLOOR * total) / sum : 1.0 / n;
+        conf[i] = (float)(even / n + (1 - even) * x);
+    }
+    return n < 2 || w[idx[0]] + AMB_FLOOR * total >= 2 * (w[idx[1]] + AMB_FLOOR * total);
+}
+
 /* Places act where the case was (MAP_BY_LOGGER), at the functions
  * syms[0..n) (n > 0, best first) in the measure of their weights w.
  * Sites in several functions that the neighbours do not tell apart (the
@@ -461,10 +616,20 @@ static void add_weight(uint32_t *syms, double *w, uint32_t *n, uint32_t who, dou
 static void place_weighted(map_mapper *m, uint32_t act, const uint32_t *syms, const double *w,
                            uint32_t n)
 {
+    float c[MAX_CAND] = {0};
+    double runs[MAX_CAND];
+    if (n > 1 && runs_weights(m, syms, n, runs)) {
+        /* Variants of one part, each as near to the neighbours: the one
+         * the log runs first; a case's own events may still tell. */
+        uint32_t by_runs[MAX_CAND];
+        order_by_weight(syms, runs, n, 0, by_runs, c);
+        map__activity_set_syms(m, act, MAP_BY_LOGGER, by_runs, c, n);
+        map__activity_set_cands(m, act, by_runs, n);
+        return;
+    }
     double sum = 0;
     for (uint32_t i = 0; i < n; i++)
         sum += w[i];
-    float c[MAX_CAND] = {0};
     for (uint32_t i = 0; i < n; i++)
         c[i] = (float)(sum > 0 ? w[i] / sum : 1.0 / n);
     map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, n);
@@ -813,8 +978,15 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
         sum += score[i];
     for (uint32_t i = 0; i < ns; i++)
         c[i] = (float)(0.5 / ns + (i >= front ? 0 : sum > 0 ? 0.5 * score[i] / sum : 0.5 / front));
+    /* Variants of one part: the one the log runs orders them, as it
+     * does a template's sites (apply_runs_weights); nearness to the
+     * neighbours tells less, as every variant is as near. */
+    double runs[MAX_CAND];
+    bool by_runs = ns > 1 && runs_weights(m, syms, ns, runs);
+    if (by_runs)
+        order_by_weight(syms, runs, ns, 0.5, syms, c);
     map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
-    m->acts.v[act].near_only = ns > 1;
+    m->acts.v[act].near_only = ns > 1 && !by_runs;
     return true;
 }
 
@@ -934,10 +1106,6 @@ static bool apart_in_files(const map_mapper *m, const act_rec *g)
     return false;
 }
 
-/* The share of a group's weight a candidate no training case pointed at
- * keeps: it may still be what logs, so it is not ruled out. */
-#define AMB_FLOOR 0.01
-
 /*
  * The groups of candidates the training cases' contexts scored: each
  * candidate weighs what the contexts gave it (and a floor), best first.
@@ -961,25 +1129,34 @@ static void apply_group_weights(map_mapper *m)
             total += acc[i];
         if (total <= 0 || nc < 2)
             continue;
-        uint32_t idx[MAX_CAND];
+        bool clear = order_by_weight(m->cands.v + g->cand_off, acc, nc, 0, m->syms.v + g->sym_off,
+                                     m->conf.v + g->sym_off);
+        g->amb = clear ? MAP_AMB_TRACES : MAP_AMB_TIED;
+    }
+}
+
+/*
+ * The groups of variants that nothing else told apart for a case: the
+ * one the log runs (runs_weights) first, when it says clearly; in place,
+ * from the candidates, as the traces' weights are. It outweighs what the
+ * training cases' untold contexts said: their nearness to variants of
+ * one part tells little.
+ */
+static void apply_runs_weights(map_mapper *m)
+{
+    for (uint32_t a = 0; a < m->acts.n; a++) {
+        act_rec *g = &m->acts.v[a];
+        if (g->strategy != MAP_BY_TEMPLATE || g->nsyms != g->ncand || g->nsyms < 2 ||
+            g->has_const ||
+            (g->amb != MAP_AMB_TIED && g->amb != MAP_AMB_TRACES && g->amb != MAP_AMB_RUNS))
+            continue;
+        uint32_t nc = g->ncand;
         double w[MAX_CAND];
-        for (uint32_t i = 0; i < nc; i++) {
-            idx[i] = i;
-            w[i] = acc[i] + AMB_FLOOR * total;
-        }
-        /* best first; ties keep the candidates' order */
-        for (uint32_t i = 1; i < nc; i++)
-            for (uint32_t j = i; j > 0 && w[idx[j]] > w[idx[j - 1]]; j--) {
-                uint32_t t = idx[j];
-                idx[j] = idx[j - 1];
-                idx[j - 1] = t;
-            }
-        double sum = total * (1 + AMB_FLOOR * nc);
-        for (uint32_t i = 0; i < nc; i++) {
-            m->syms.v[g->sym_off + i] = m->cands.v[g->cand_off + idx[i]];
-            m->conf.v[g->sym_off + i] = (float)(w[idx[i]] / sum);
-        }
-        g->amb = w[idx[0]] >= 2 * w[idx[1]] ? MAP_AMB_TRACES : MAP_AMB_TIED;
+        if (nc > MAX_CAND || !runs_weights(m, m->cands.v + g->cand_off, nc, w))
+            continue;
+        order_by_weight(m->cands.v + g->cand_off, w, nc, 0, m->syms.v + g->sym_off,
+                        m->conf.v + g->sym_off);
+        g->amb = MAP_AMB_RUNS;
     }
 }
 
@@ -1203,7 +1380,9 @@ static void weigh_by_lead(map_mapper *m)
 int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
 {
     apply_code_votes(m);
+    count_runs(m);
     apply_group_weights(m);
+    apply_runs_weights(m);
     core_map_free(&m->live);
     for (uint32_t a = 0; a < m->acts.n; a++)
         if (m->acts.v[a].nsyms) {

@@ -612,6 +612,7 @@ typedef enum {
     MAP_AMB_LOGGER,   /* one site, in the one file the record's logger was seen logging from */
     MAP_AMB_TRACES,   /* all the sites, weighted by the training cases: one clearly */
     MAP_AMB_TIED,     /* all the sites, nothing telling them apart */
+    MAP_AMB_RUNS,     /* all the sites, weighted by the variant the rest of the log runs */
     MAP_AMB__COUNT
 } map_ambiguity;
 

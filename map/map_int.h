@@ -180,6 +180,13 @@ void map__recount(map_mapper *m, uint32_t from, uint32_t to);
 /* Whether a group's candidates are variants (a class's methods and its
  * subclasses' overrides), which the case's other events tell apart. */
 bool map__variants(const map_mapper *m, uint32_t group);
+/* Whether symbols cands[0..nc) are variants, as map__variants says of a
+ * group's candidates. */
+bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc);
+/* The class whose method sym is, or GRAPH_NONE. */
+uint32_t map__class_of(const graph *g, uint32_t sym);
+/* The class whose method sym is, else sym's module. */
+uint32_t map__container_of(const graph *g, uint32_t sym);
 /* The class a message of activity act names by a word of text (its
  * variant's), as the class of the object the case runs, or GRAPH_NONE;
  * only classes whose name tells sites of one text apart are named (see

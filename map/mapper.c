@@ -34,7 +34,7 @@ static uint32_t activity_get(map_mapper *m, const char *text, size_t len, bool *
 
 const char *map_ambiguity_name(map_ambiguity a)
 {
-    static const char *n[] = {"none", "case", "message", "logger", "traces", "tied"};
+    static const char *n[] = {"none", "case", "message", "logger", "traces", "tied", "runs"};
     return (unsigned)a < MAP_AMB__COUNT ? n[a] : "?";
 }
 
@@ -265,6 +265,8 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->near_index);
     core_vec_free(&m->near_vals);
     core_map_free(&m->acc_index);
+    core_map_free(&m->runs);
+    core_map_free(&m->runs_seen);
     core_vec_free(&m->amb_acc);
     core_vec_free(&m->acc_groups);
     core_map_free(&m->code_votes);
@@ -1473,7 +1475,8 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case 
     context_scores(m, group, c->recent, c->nrecent, sc, other);
     bool several = false;
     uint32_t s = class_pick(m, group, c, sc);
-    if (s == GRAPH_NONE && map__variants(m, group) && !m->acts.v[group].side_by_side)
+    bool variants = s == GRAPH_NONE && map__variants(m, group) && !m->acts.v[group].side_by_side;
+    if (variants)
         s = map__pick_recent(m, group, c, &several);
     if (several && !m->dry)
         m->acts.v[group].side_by_side = true;
@@ -1485,7 +1488,11 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case 
     if (s != GRAPH_NONE)
         for (uint32_t i = 0; i < nc; i++)
             other[i] = 0;
-    if (s == GRAPH_NONE)
+    /* Variants of one part are all about as near to what the case ran:
+     * nearness alone does not tell them apart (what the rest of the log
+     * runs weighs them, at finish), unless the case shows them side by
+     * side. */
+    if (s == GRAPH_NONE && (!variants || several))
         s = clear_candidate(m, group, sc);
     amb_rec r = {.act = s == GRAPH_NONE ? group : group_member(m, group, s)};
     if (r.act == UINT32_MAX)
@@ -2576,11 +2583,15 @@ static bool share_base(const graph *g, uint32_t a, uint32_t b, uint32_t depth)
  */
 bool map__variants(const map_mapper *m, uint32_t group)
 {
-    const graph *g = map_mapper_graph(m);
     const uint32_t *cands;
     bool has_const;
     uint32_t nc = map__candidates(m, group, &cands, &has_const);
-    if (has_const || nc < 2)
+    return !has_const && map__variant_syms(map_mapper_graph(m), cands, nc);
+}
+
+bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc)
+{
+    if (nc < 2)
         return false;
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t a = class_of(g, cands[i]);
@@ -2605,6 +2616,16 @@ bool map__variants(const map_mapper *m, uint32_t group)
     return true;
 }
 
+uint32_t map__class_of(const graph *g, uint32_t sym)
+{
+    return class_of(g, sym);
+}
+
+uint32_t map__container_of(const graph *g, uint32_t sym)
+{
+    return container_of(g, sym);
+}
+
 /* The group (the activity of all the sites of a template) that an
  * event's activity stands for, when its sites are variants: the activity
  * itself when it is one, the group of a member the mapper chose for it by
@@ -2615,7 +2636,7 @@ static uint32_t group_of(const map_mapper *m, uint32_t act)
     uint32_t group = UINT32_MAX;
     if (!activity_of(m, act, &a) || a.strategy != MAP_BY_TEMPLATE)
         return UINT32_MAX;
-    if ((a.amb == MAP_AMB_TIED || a.amb == MAP_AMB_TRACES) && a.nsyms > 1)
+    if ((a.amb == MAP_AMB_TIED || a.amb == MAP_AMB_TRACES || a.amb == MAP_AMB_RUNS) && a.nsyms > 1)
         group = act;
     else if (a.amb == MAP_AMB_CASE)
         group = map__member_group(m, act);

@@ -134,6 +134,10 @@ struct map_mapper {
     core_map acc_index;
     core_vec(double) amb_acc;
     core_vec(uint32_t) acc_groups; /* the groups in acc_index, in order */
+    /* As of the last finish (count_runs): per class, the events placed
+     * at its methods alone (runs); and the events of texts only it, or
+     * the code that creates its objects, logs (runs_seen). */
+    core_map runs, runs_seen;
     /* code attributes: (act, symbol) -> count, and the files */
     core_map code_votes;
     core_map code_cache; /* hash of code.* attributes -> symbol + 1 */

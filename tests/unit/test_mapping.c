@@ -1183,6 +1183,64 @@ TEST(mapper_variants_told_by_the_case)
     graph_close(g);
 }
 
+/* The groups of a template that only variants log, where a case's own
+ * events tell nothing: the variant the rest of the log runs goes first,
+ * and only when the log says it clearly (no case told the other). */
+TEST(mapper_variants_weighted_by_what_the_log_runs)
+{
+    write_variants("variants_runs");
+    graph *g = index_dir("variants_runs");
+    uint32_t async_connect = unit_sym(g, "pkg.asyncio_client.AsyncClient.connect");
+    static const char *const async_case[] = {
+        "Write loop: connection closed, aborting",
+        "Attempting connection to ws://a",
+        "Sending packet OPEN",
+    };
+    static const char *const sync_case[] = {
+        "Read loop: connection closed, aborting",
+        "Attempting connection to ws://c",
+        "Sending packet OPEN",
+    };
+    static const char *const blind_case[] = {"Attempting connection to ws://d"};
+    for (int sync_runs = 0; sync_runs < 2; sync_runs++) {
+        map_mapper *mp;
+        CHECK_OK(map_mapper_new(g, NULL, &mp));
+        uint32_t act[3], var[3];
+        /* Cases of the asynchronous client, each told by its own text;
+         * and as many of the other, or none. */
+        for (int k = 0; k < 8; k++) {
+            map_case_msgs(mp, async_case, 3, act, var);
+            if (sync_runs)
+                map_case_msgs(mp, sync_case, 3, act, var);
+        }
+        map_case_msgs(mp, blind_case, 1, act, var);
+        uint32_t group = act[0];
+        map_activity pa;
+        map_mapper_activity(mp, group, &pa);
+        CHECK_INT(pa.amb, MAP_AMB_TIED);
+        char why[256];
+        CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+        map_mapper_activity(mp, group, &pa);
+        CHECK_INT(pa.nsyms, 2);
+        if (sync_runs) {
+            /* Both run as much: nothing said. */
+            CHECK_INT(pa.amb, MAP_AMB_TIED);
+        } else {
+            CHECK_INT(pa.amb, MAP_AMB_RUNS);
+            CHECK_INT(pa.syms[0], async_connect);
+            CHECK(pa.conf[0] > 10 * pa.conf[1]);
+            /* Again: the same, not weighted twice. */
+            float c0 = pa.conf[0];
+            CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+            map_mapper_activity(mp, group, &pa);
+            CHECK_INT(pa.syms[0], async_connect);
+            CHECK(pa.conf[0] == c0);
+        }
+        map_mapper_free(mp);
+    }
+    graph_close(g);
+}
+
 TEST(mapper_variants_told_by_a_value)
 {
     unit_write_modes("modes");
