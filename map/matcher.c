@@ -1307,6 +1307,30 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
     w->nhits = keep;
 }
 
+/* The tag the hits all are, msg's first bytes: the literal text each
+ * puts before its first hole, when that is all the literal text each has,
+ * as long in all of them, and one token that ends in framing, a sign
+ * that is not a letter or digit (`[QUERY]: %s`, `-> %s`); else 0. Words
+ * before a value are prose that names it (`setting transport %s`,
+ * `Handshake: KEX algorithm: %s`). */
+static size_t decoration_of(const map_matcher *m, const map_match_work *w, const char *msg,
+                            size_t len)
+{
+    uint32_t head = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->literal == 0 || x->head != x->literal || (head && x->head != head))
+            return 0;
+        head = x->head;
+    }
+    size_t end = head < len ? head : len;
+    while (end > 0 && msg[end - 1] == ' ')
+        end--;
+    if (end == 0 || is_word((unsigned char)msg[end - 1]) || memchr(msg, ' ', end))
+        return 0;
+    return head;
+}
+
 /*
  * A message the whole of which matched little: the starts after a
  * separator in its first DECOR_MAX bytes are tried as the caller's text
@@ -1323,11 +1347,19 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
  * handed to an encoder does not. No start wins by code set aside (tests):
  * a test's literal inside a decorated message is no evidence that it was
  * logged there.
+ * Where the whole message matched only a tag (decor: the length of the
+ * literal text its templates, none a logging site's, put before their
+ * holes, all of it), the start right after it owes the whole match
+ * nothing: `[QUERY]: %s`, a piece a file logger builds its lines of,
+ * says what it writes before whatever it is handed, and a literal logged
+ * whole that is the rest ("COMMIT") says what it was handed; the bars
+ * apply to the other starts.
  * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
-                         bool whole_listed, bool whole_own, uint32_t *best, bool *partial)
+                         bool whole_listed, bool whole_own, size_t decor, uint32_t *best,
+                         bool *partial)
 {
     uint32_t bar = 2 * *best;
     size_t skip = 0;
@@ -1346,15 +1378,24 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         if (!decoration_ends(msg, len, k))
             continue;
         /* What a start must show; past where the rest is too short
-         * to hold it, no start can. */
-        uint32_t need = (*best > bar ? *best : bar) + 1;
+         * to hold it, no start can (but the decoration's end). */
+        bool after_decor = k == decor && skip == 0;
+        uint32_t have = after_decor ? 0 : *best, must = after_decor ? 0 : bar;
+        uint32_t need = (have > must ? have : must) + 1;
         if (need < 8)
             need = 8;
         size_t rest = len - k;
         bool exact_only = need > rest;
-        if (exact_only && (rest < EXACT_MIN || rest < bar || rest <= *best))
+        if (exact_only && (rest < EXACT_MIN || rest < must || rest <= have)) {
+            if (k < decor)
+                continue;
             break;
-        bool p = hits_of(m, w, msg, len, k, exact_only ? (uint32_t)rest : need, whole_listed);
+        }
+        /* The tag's template renders every message it is handed: what
+         * was handed may be any call's that the text reaches a logging
+         * call through (keep_logged_whole). */
+        bool p = hits_of(m, w, msg, len, k, exact_only ? (uint32_t)rest : need,
+                         whole_listed && !(after_decor && exact_only));
         if (exact_only && !p)
             keep_logged_whole(m, w, (uint32_t)rest);
         if (whole_own)
@@ -1368,7 +1409,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
          * algorithm's name that a list's unshift() was handed. */
         if (kept_loud && !any_loud(m, w))
             continue;
-        if (exact_only ? !p && lit == rest : lit > *best && lit > bar && lit >= 8) {
+        if (exact_only ? !p && lit == rest : lit > have && lit > must && lit >= 8) {
             *best = lit;
             skip = k;
             kept_partial = p;
@@ -1537,9 +1578,12 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
      * anything before them. */
     int lc = level_code(level);
     bool named = lc >= 100;
-    if (2 * (size_t)best < len && !named) {
+    /* A tag is a piece a formatter puts on a line, not a message some
+     * logging site words ("setting transport %s" names a value). */
+    size_t decor = partial || whole_listed ? 0 : decoration_of(m, w, msg, len);
+    if ((2 * (size_t)best < len || (decor && len - decor >= EXACT_MIN)) && !named) {
         size_t skip = best_start(m, w, msg, len, whole_listed, own_site_among(m, w, logger, lc),
-                                 &best, &partial);
+                                 decor, &best, &partial);
         r.decoration = (uint32_t)skip;
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;

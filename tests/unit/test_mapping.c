@@ -2089,6 +2089,85 @@ TEST(matcher_decorated_exact_literal)
     matcher_done(g, m, w);
 }
 
+/* A sink that builds its lines with a tag before whatever text it is
+ * handed: the tag's template renders every such message whole, and says
+ * nothing of the rest, which a literal logged elsewhere says whole,
+ * short as it is. */
+static const char qlog_py[] =
+    "import logging\n"
+    "\n"
+    "logger = logging.getLogger(__name__)\n"
+    "\n"
+    "\n"
+    "class FileSink:\n"
+    "    def write(self, records):\n"
+    "        lines = []\n"
+    "        for r in records:\n"
+    "            if r.kind == 'query':\n"
+    "                lines.append(\"[QUERY]: %s\" % r.text)\n"
+    "            elif r.kind == 'key':\n"
+    "                lines.append(\"Host key: %s\" % r.text)\n"
+    "            else:\n"
+    "                lines.append(\"[DONE]: %s in %d ms\" % (r.text, r.ms))\n"
+    "        self.out.write(lines)\n"
+    "\n"
+    "\n"
+    "def commit():\n"
+    "    logger.debug(\"COMMIT\")\n"
+    "\n"
+    "\n"
+    "def begin():\n"
+    "    logger.debug(\"BEGIN TRANSACTION\")\n"
+    "\n"
+    "\n"
+    "def ok():\n"
+    "    logger.debug(\"OK\")\n"
+    "\n"
+    "\n"
+    "def probe():\n"
+    "    logger.debug(\"ssh-ed25519\")\n";
+
+TEST(matcher_rest_after_a_tag)
+{
+    unit_write_str("qtag/qlog.py", qlog_py);
+    graph *g = index_dir("qtag");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+
+    map_match r = match(m, w, "[QUERY]: COMMIT", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, MAP_MATCH_DECORATED);
+    CHECK_INT(r.decoration, strlen("[QUERY]: "));
+    CHECK_EMIT(g, e[0], "qlog.commit", unit_line_of(qlog_py, "\"COMMIT\""));
+    /* Longer than the tag, shorter than twice it. */
+    r = match(m, w, "[QUERY]: BEGIN TRANSACTION", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, strlen("[QUERY]: "));
+    CHECK_EMIT(g, e[0], "qlog.begin", unit_line_of(qlog_py, "BEGIN TRANSACTION"));
+    /* Under EXACT_MIN bytes, and data no literal says: the tag's. */
+    const char *const tagged[] = {"[QUERY]: OK", "[QUERY]: SELECT 1"};
+    for (size_t i = 0; i < sizeof tagged / sizeof *tagged; i++) {
+        r = match(m, w, tagged[i], NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        CHECK_INT(r.decoration, 0);
+        CHECK_EMIT(g, e[0], "qlog.FileSink.write", unit_line_of(qlog_py, "[QUERY]"));
+    }
+    /* Words before a value are no tag: they name the value, and the bar
+     * stands, whatever literal the value is elsewhere. */
+    r = match(m, w, "Host key: ssh-ed25519", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "qlog.FileSink.write", unit_line_of(qlog_py, "Host key"));
+    /* Nor is a template with text after its hole. */
+    r = match(m, w, "[DONE]: COMMIT in 3 ms", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.decoration, 0);
+    CHECK_EMIT(g, e[0], "qlog.FileSink.write", unit_line_of(qlog_py, "[DONE]"));
+
+    matcher_done(g, m, w);
+}
+
 /* ---- data a logger prints as it is ---- */
 
 static const char wire_py[] = "import logging\n"
