@@ -548,29 +548,42 @@ static void count_runs(map_mapper *m)
 
 /*
  * The events placed at each of syms[0..n)'s classes alone, into w;
- * whether they say the log runs one: syms are variants, the first has
- * at least RUNS_MIN events and RUNS_CLEAR times any other's, and texts
- * only it (or its creators) logs were seen (runs_seen): where the others
- * were never told apart the count alone would say only that they have
- * no texts of their own.
+ * whether they say the log runs one: syms are variants (with `nested`:
+ * methods, or functions nested in methods, of classes of one hierarchy),
+ * the first, alone in its class among them, has at least RUNS_MIN events
+ * and RUNS_CLEAR times any other class's, and texts only it (or its
+ * creators) logs were seen
+ * (runs_seen): where the others were never told apart the count alone
+ * would say only that they have no texts of their own.
  */
-static bool runs_weights(const map_mapper *m, const uint32_t *syms, uint32_t n, double *w)
+static bool runs_weights(const map_mapper *m, const uint32_t *syms, uint32_t n, bool nested,
+                         double *w)
 {
-    if (!map__variant_syms(m->g, syms, n))
+    if (n < 2 || (!nested && !map__variant_syms(m->g, syms, n)))
         return false;
-    double second = 0;
-    uint32_t best = 0;
+    uint32_t cls[MAX_CAND], best = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const uint64_t *v = core_map_get(&m->runs, map__key64(map__class_of(m->g, syms[i])));
+        cls[i] = nested ? map__enclosing_class(m->g, syms[i]) : map__class_of(m->g, syms[i]);
+        if (cls[i] == GRAPH_NONE)
+            return false;
+        const uint64_t *v = core_map_get(&m->runs, map__key64(cls[i]));
         w[i] = v ? (double)*v : 0;
-        if (w[i] > w[best]) {
-            second = w[best];
+        if (w[i] > w[best])
             best = i;
-        } else if (i > 0 && w[i] > second) {
-            second = w[i];
-        }
     }
-    const uint64_t *seen = core_map_get(&m->runs_seen, map__key64(map__class_of(m->g, syms[best])));
+    /* The class says which function only when it is the one of its
+     * class among them. */
+    double second = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i != best && cls[i] == cls[best])
+            return false;
+        if (i == best)
+            continue;
+        if (nested && !map__one_hierarchy(m->g, cls[i], cls[best]))
+            return false;
+        second = w[i] > second ? w[i] : second;
+    }
+    const uint64_t *seen = core_map_get(&m->runs_seen, map__key64(cls[best]));
     return w[best] >= RUNS_MIN && w[best] >= RUNS_CLEAR * second && seen && *seen >= RUNS_MIN;
 }
 
@@ -618,7 +631,7 @@ static void place_weighted(map_mapper *m, uint32_t act, const uint32_t *syms, co
 {
     float c[MAX_CAND] = {0};
     double runs[MAX_CAND];
-    if (n > 1 && runs_weights(m, syms, n, runs)) {
+    if (runs_weights(m, syms, n, true, runs)) {
         /* Variants of one part, each as near to the neighbours: the one
          * the log runs first; a case's own events may still tell. */
         uint32_t by_runs[MAX_CAND];
@@ -982,7 +995,7 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
      * does a template's sites (apply_runs_weights); nearness to the
      * neighbours tells less, as every variant is as near. */
     double runs[MAX_CAND];
-    bool by_runs = ns > 1 && runs_weights(m, syms, ns, runs);
+    bool by_runs = runs_weights(m, syms, ns, true, runs);
     if (by_runs)
         order_by_weight(syms, runs, ns, 0.5, syms, c);
     map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
@@ -1152,7 +1165,7 @@ static void apply_runs_weights(map_mapper *m)
             continue;
         uint32_t nc = g->ncand;
         double w[MAX_CAND];
-        if (nc > MAX_CAND || !runs_weights(m, m->cands.v + g->cand_off, nc, w))
+        if (nc > MAX_CAND || !runs_weights(m, m->cands.v + g->cand_off, nc, false, w))
             continue;
         order_by_weight(m->cands.v + g->cand_off, w, nc, 0, m->syms.v + g->sym_off,
                         m->conf.v + g->sym_off);

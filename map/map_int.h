@@ -187,6 +187,10 @@ bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc);
 uint32_t map__class_of(const graph *g, uint32_t sym);
 /* The class whose method sym is, else sym's module. */
 uint32_t map__container_of(const graph *g, uint32_t sym);
+/* The class whose method sym is, or is nested in; else GRAPH_NONE. */
+uint32_t map__enclosing_class(const graph *g, uint32_t sym);
+/* Whether classes a and b are one or have a base in common. */
+bool map__one_hierarchy(const graph *g, uint32_t a, uint32_t b);
 /* The class a message of activity act names by a word of text (its
  * variant's), as the class of the object the case runs, or GRAPH_NONE;
  * only classes whose name tells sites of one text apart are named (see

@@ -553,19 +553,34 @@ bool map__logger_through(const map_mapper *m, const char *logger, const char *re
 /*
  * The files a logger was shown to log from: each holding at least a tenth
  * of the messages its templates matched, a message whose template several
- * files log counting in each. Returns how many (up to max).
+ * files log counting in each. Returns how many (up to max: those with the
+ * most messages, not the first files of the graph).
  */
+#define LOGGER_FILES_MAX 64
+
 uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *files, uint32_t max)
 {
     uint64_t l = logger_hash(logger) ^ SEEN_SPACE;
     const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
-    if (!total)
+    if (!total || max == 0)
         return 0;
     uint32_t k = 0;
-    for (uint32_t f = 0; f < graph_nfiles(m->g) && k < max; f++) {
+    uint64_t cnt[LOGGER_FILES_MAX];
+    if (max > LOGGER_FILES_MAX)
+        max = LOGGER_FILES_MAX;
+    for (uint32_t f = 0; f < graph_nfiles(m->g); f++) {
         const uint64_t *c = core_map_get(&m->logger_files, logger_file_key(l, f));
-        if (c && *c * 10 >= *total)
-            files[k++] = f;
+        if (!c || *c * 10 < *total || (k == max && *c <= cnt[k - 1]))
+            continue;
+        /* in by count, most first (ties: the earlier file) */
+        uint32_t at = k < max ? k++ : max - 1;
+        while (at > 0 && cnt[at - 1] < *c) {
+            cnt[at] = cnt[at - 1];
+            files[at] = files[at - 1];
+            at--;
+        }
+        cnt[at] = *c;
+        files[at] = f;
     }
     return k;
 }
@@ -2619,6 +2634,26 @@ bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc)
 uint32_t map__class_of(const graph *g, uint32_t sym)
 {
     return class_of(g, sym);
+}
+
+uint32_t map__enclosing_class(const graph *g, uint32_t sym)
+{
+    for (int depth = 0; sym != GRAPH_NONE && depth < 8; depth++) {
+        uint32_t c = class_of(g, sym);
+        if (c != GRAPH_NONE)
+            return c;
+        graph_symbol s;
+        graph_get_symbol(g, sym, &s);
+        if (!(s.flags & GRAPH_SF_NESTED))
+            return GRAPH_NONE;
+        sym = s.parent;
+    }
+    return GRAPH_NONE;
+}
+
+bool map__one_hierarchy(const graph *g, uint32_t a, uint32_t b)
+{
+    return a == b || share_base(g, a, b, CLASS_DEPTH);
 }
 
 uint32_t map__container_of(const graph *g, uint32_t sym)

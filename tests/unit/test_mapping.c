@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "map.h"
 #include "map_int.h"
+#include "mapper_int.h"
 #include "model_int.h"
 #include "ppr.h"
 #include "unit_graph.h"
@@ -1179,6 +1180,52 @@ TEST(mapper_variants_told_by_the_case)
     CHECK_INT(map_mapper_revise(mp, act, var, 3), 0);
     CHECK_INT(only_sym(mp, act[1]), GRAPH_NONE);
     CHECK_INT(only_sym(mp, act[2]), GRAPH_NONE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* The files a logger was seen logging from, when more qualify than are
+ * asked for: those with the most of its messages, not the graph's first
+ * files (every database's driver logs the statements the base hands its
+ * query runner; the one that runs logs more). */
+TEST(mapper_logger_files_by_their_messages)
+{
+    char path[64], src[256];
+    for (int k = 0; k < 12; k++) {
+        snprintf(path, sizeof path, "lfiles/pkg/m%02d.py", k);
+        snprintf(src, sizeof src,
+                 "import logging\n"
+                 "log = logging.getLogger(__name__)\n"
+                 "def stage(x):\n"
+                 "    log.info('stage %%s done', x)\n"
+                 "def own(x):\n"
+                 "    log.info('module m%02d alone did %%s', x)\n",
+                 k);
+        unit_write_str(path, src);
+    }
+    unit_write_str("lfiles/pkg/__init__.py", "");
+    graph *g = index_dir("lfiles");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    char msg[64];
+    for (int i = 0; i < 20; i++) {
+        snprintf(msg, sizeof msg, "stage %d done", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = "app", .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+    }
+    for (int i = 0; i < 5; i++) {
+        snprintf(msg, sizeof msg, "module m11 alone did %d", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = "app", .learn = true};
+        uint32_t a, v;
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+    }
+    uint32_t files[10];
+    CHECK_INT(map__logger_files(mp, "app", files, 10), 10);
+    graph_file_info f;
+    graph_get_file(g, files[0], &f);
+    CHECK(strstr(f.path, "m11.py") != NULL);
+    CHECK_INT(map__logger_files(mp, "nobody", files, 10), 0);
     map_mapper_free(mp);
     graph_close(g);
 }
