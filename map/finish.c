@@ -485,17 +485,12 @@ static bool is_constructor(const graph_symbol *s)
  * texts only the class logs, or only the code that creates its objects
  * (a driver's own message, for the query runner the driver makes).
  */
-typedef struct run_rec {
-    uint32_t container;
-    uint64_t events;
-} run_rec;
-
 static void count_runs(map_mapper *m)
 {
     core_map_free(&m->runs);
     core_map_free(&m->runs_seen);
-    core_map own_index = {0};
-    core_vec(run_rec) own = {0};
+    core_map own = {0}; /* container -> events of texts only it logs */
+    core_vec(uint32_t) containers = {0};
     for (uint32_t a = 0; a < m->acts.n; a++) {
         const act_rec *r = &m->acts.v[a];
         if (r->nsyms != 1 || r->count == 0 ||
@@ -508,16 +503,15 @@ static void count_runs(map_mapper *m)
             continue;
         uint32_t c = map__container_of(m->g, m->syms.v[r->sym_off]);
         bool ins;
-        uint64_t *v = core_map_put(&own_index, map__key64(c), &ins);
-        if (ins) {
-            *v = own.n;
-            core_vec_push(&own, ((run_rec){c, 0}));
-        }
-        own.v[*v].events += r->count;
+        *core_map_put(&own, map__key64(c), &ins) += r->count;
+        if (ins)
+            core_vec_push(&containers, c);
     }
-    for (size_t i = 0; i < own.n; i++) {
-        uint32_t x = own.v[i].container, made[CREATED_MAX], nmade = 0;
-        *core_map_put(&m->runs_seen, map__key64(x), NULL) += own.v[i].events;
+    for (size_t i = 0; i < containers.n; i++) {
+        uint32_t x = containers.v[i], made[CREATED_MAX], nmade = 0;
+        const uint64_t *ev = core_map_get(&own, map__key64(x));
+        uint64_t events = ev ? *ev : 0;
+        *core_map_put(&m->runs_seen, map__key64(x), NULL) += events;
         uint32_t nm;
         const graph_edge *mem = graph_in_edges(m->g, x, &nm);
         for (uint32_t k = 0; k < nm; k++) {
@@ -538,12 +532,12 @@ static void count_runs(map_mapper *m)
                 if (q < nmade)
                     continue;
                 made[nmade++] = t.parent;
-                *core_map_put(&m->runs_seen, map__key64(t.parent), NULL) += own.v[i].events;
+                *core_map_put(&m->runs_seen, map__key64(t.parent), NULL) += events;
             }
         }
     }
-    core_vec_free(&own);
-    core_map_free(&own_index);
+    core_vec_free(&containers);
+    core_map_free(&own);
 }
 
 /*
