@@ -499,7 +499,9 @@ static void count_runs(map_mapper *m)
         uint32_t cls = map__class_of(m->g, m->syms.v[r->sym_off]);
         if (cls != GRAPH_NONE)
             *core_map_put(&m->runs, map__key64(cls), NULL) += r->count;
-        if (r->amb != MAP_AMB_NONE)
+        /* A group's member is a case's telling, not a text only that
+         * class logs (a restored dictionary says MAP_AMB_NONE of it). */
+        if (r->amb != MAP_AMB_NONE || map__member_group(m, a) != UINT32_MAX)
             continue;
         uint32_t c = map__container_of(m->g, m->syms.v[r->sym_off]);
         bool ins;
