@@ -1605,13 +1605,16 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         r.flags |= MAP_MATCH_CONST;
     r.literal = best;
     /* A candidate call (no listed shape) that covers little of the
-     * message is no evidence: "%s %s: %s" matches anything. */
+     * message is no evidence: "%s %s: %s" matches anything, and neither
+     * does a word it puts into a long text (a table's `temporary_` name
+     * in a statement built elsewhere). */
     bool listed = false;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
         listed |= (x->kind != GRAPH_EMIT_CALL && !x->returned) || (w->listed && w->listed[x->emit]);
     }
-    if (!listed && ((best < 10 && 3 * (size_t)best < len - r.decoration) ||
+    size_t said = len - r.decoration;
+    if (!listed && ((3 * (size_t)best < said && (best < 10 || 10 * (size_t)best < said)) ||
                     ((r.decoration || partial) && data_of_logger(m, w, logger, lc)))) {
         r.nmatched = 0;
         r.literal = 0;

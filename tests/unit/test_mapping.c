@@ -2215,6 +2215,36 @@ TEST(matcher_rest_after_a_tag)
     matcher_done(g, m, w);
 }
 
+/* A word a call puts into a long text built elsewhere (a table's
+ * temporary name in a statement) is no evidence of where the text was
+ * logged: a candidate call's literal under a tenth of the message says
+ * nothing, as one under 10 bytes and a third of it does not. */
+static const char tmpname_py[] = "def quote(name):\n"
+                                 "    return '\"' + name + '\"'\n"
+                                 "\n"
+                                 "\n"
+                                 "def rebuild(schema, table):\n"
+                                 "    return quote(\"%stemporary_%s\" % (schema, table))\n";
+
+TEST(matcher_a_word_in_a_long_text)
+{
+    unit_write_str("tmpname/ddl.py", tmpname_py);
+    graph *g = index_dir("tmpname");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    map_match r = match(m, w,
+                        "CREATE TABLE \"temporary_post\" (\"id\" integer PRIMARY KEY "
+                        "AUTOINCREMENT NOT NULL, \"title\" varchar NOT NULL)",
+                        NULL, NULL, e);
+    CHECK_INT(r.nemits, 0);
+    /* Over a tenth of a shorter one, it still says something. */
+    r = match(m, w, "ALTER TABLE \"temporary_post\" RENAME", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "ddl.rebuild", unit_line_of(tmpname_py, "temporary_"));
+    matcher_done(g, m, w);
+}
+
 /* ---- data a logger prints as it is ---- */
 
 static const char wire_py[] = "import logging\n"
