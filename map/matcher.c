@@ -1310,16 +1310,18 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
 /* The tag the hits all are, msg's first bytes: the literal text each
  * puts before its first hole, when that is all the literal text each has,
  * as long in all of them, and one token that ends in framing, a sign
- * that is not a letter or digit (`[QUERY]: %s`, `-> %s`); else 0. Words
- * before a value are prose that names it (`setting transport %s`,
- * `Handshake: KEX algorithm: %s`). */
+ * that is not a letter or digit (`[QUERY]: %s`, `-> %s`), in calls that
+ * build text, not logging calls; else 0. Words before a value are prose
+ * that names it (`setting transport %s`, `Handshake: KEX algorithm:
+ * %s`). */
 static size_t decoration_of(const map_matcher *m, const map_match_work *w, const char *msg,
                             size_t len)
 {
     uint32_t head = 0;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
-        if (x->literal == 0 || x->head != x->literal || (head && x->head != head))
+        if (x->kind != GRAPH_EMIT_CALL || (w->listed && w->listed[x->emit]) || x->literal == 0 ||
+            x->head != x->literal || (head && x->head != head))
             return 0;
         head = x->head;
     }
@@ -1588,6 +1590,11 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;
     }
+    /* A tag and nothing after it that the code says: the message is
+     * whatever the tag's writer was handed, from anywhere, and the
+     * strategies for text no template renders place it. */
+    if (decor && !r.decoration && !named)
+        return (map_match){0};
     if (partial)
         r.flags |= MAP_MATCH_PARTIAL;
     if (w->nhits == 0)
