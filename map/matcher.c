@@ -1309,11 +1309,11 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
 
 /* The tag the hits all are, msg's first bytes: the literal text each
  * puts before its first hole, when that is all the literal text each has,
- * as long in all of them, and one token that ends in framing, a sign
- * that is not a letter or digit (`[QUERY]: %s`, `-> %s`), in calls that
- * build text, not logging calls; else 0. Words before a value are prose
- * that names it (`setting transport %s`, `Handshake: KEX algorithm:
- * %s`). */
+ * as long in all of them, and one token framed by signs that are not
+ * letters or digits, one of them its last (`[QUERY]: %s`, `-> %s`), in
+ * calls that build text, not logging calls; else 0. Words before a value
+ * are prose that names it (`setting transport %s`, `Handshake: KEX
+ * algorithm: %s`), and so is a word and its colon (`version: %s`). */
 static size_t decoration_of(const map_matcher *m, const map_match_work *w, const char *msg,
                             size_t len)
 {
@@ -1330,7 +1330,11 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, const
         end--;
     if (end == 0 || is_word((unsigned char)msg[end - 1]) || memchr(msg, ' ', end))
         return 0;
-    return head;
+    /* Framed, not a word and its colon (`version: %s` labels a value). */
+    uint32_t signs = 0;
+    for (size_t i = 0; i < end; i++)
+        signs += !is_word((unsigned char)msg[i]);
+    return signs >= 2 ? head : 0;
 }
 
 /*

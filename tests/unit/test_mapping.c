@@ -2154,6 +2154,8 @@ static const char qlog_py[] =
     "                lines.append(\"[QUERY]: %s\" % r.text)\n"
     "            elif r.kind == 'key':\n"
     "                lines.append(\"Host key: %s\" % r.text)\n"
+    "            elif r.kind == 'version':\n"
+    "                lines.append(\"version: %s\" % r.text)\n"
     "            else:\n"
     "                lines.append(\"[DONE]: %s in %d ms\" % (r.text, r.ms))\n"
     "        self.out.write(lines)\n"
@@ -2204,6 +2206,10 @@ TEST(matcher_rest_after_a_tag)
     CHECK_INT(r.nemits, 1);
     CHECK_INT(r.decoration, 0);
     CHECK_EMIT(g, e[0], "qlog.FileSink.write", unit_line_of(qlog_py, "Host key"));
+    /* Nor a word and its colon: `version: %s` labels the value. */
+    r = match(m, w, "version: 2.4.1", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "qlog.FileSink.write", unit_line_of(qlog_py, "version: %s"));
     /* Nor is a template with text after its hole. */
     r = match(m, w, "[DONE]: COMMIT in 3 ms", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
