@@ -548,9 +548,9 @@ static void count_runs(map_mapper *m)
  * methods, or functions nested in methods, of classes of one hierarchy),
  * the first, alone in its class among them, has at least RUNS_MIN events
  * and RUNS_CLEAR times any other class's, and texts only it (or its
- * creators) logs were seen
- * (runs_seen): where the others were never told apart the count alone
- * would say only that they have no texts of their own.
+ * creators) logs were seen (runs_seen): where the others were never told
+ * apart the count alone would say only that they have no texts of their
+ * own.
  */
 static bool runs_weights(const map_mapper *m, const uint32_t *syms, uint32_t n, bool nested,
                          double *w)
@@ -571,11 +571,9 @@ static bool runs_weights(const map_mapper *m, const uint32_t *syms, uint32_t n, 
      * class among them. */
     double second = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (i != best && cls[i] == cls[best])
-            return false;
         if (i == best)
             continue;
-        if (nested && !map__one_hierarchy(m->g, cls[i], cls[best]))
+        if (cls[i] == cls[best] || (nested && !map__one_hierarchy(m->g, cls[i], cls[best])))
             return false;
         second = w[i] > second ? w[i] : second;
     }

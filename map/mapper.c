@@ -2653,7 +2653,7 @@ uint32_t map__enclosing_class(const graph *g, uint32_t sym)
 
 bool map__one_hierarchy(const graph *g, uint32_t a, uint32_t b)
 {
-    return a == b || share_base(g, a, b, CLASS_DEPTH);
+    return share_base(g, a, b, CLASS_DEPTH);
 }
 
 uint32_t map__container_of(const graph *g, uint32_t sym)

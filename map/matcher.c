@@ -1328,12 +1328,16 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, const
     size_t end = head < len ? head : len;
     while (end > 0 && msg[end - 1] == ' ')
         end--;
-    if (end == 0 || is_word((unsigned char)msg[end - 1]) || memchr(msg, ' ', end))
+    if (end == 0 || is_word((unsigned char)msg[end - 1]))
         return 0;
-    /* Framed, not a word and its colon (`version: %s` labels a value). */
+    /* One token, framed: not a word and its colon (`version: %s` labels
+     * a value). */
     uint32_t signs = 0;
-    for (size_t i = 0; i < end; i++)
+    for (size_t i = 0; i < end; i++) {
+        if (msg[i] == ' ')
+            return 0;
         signs += !is_word((unsigned char)msg[i]);
+    }
     return signs >= 2 ? head : 0;
 }
 
@@ -1586,7 +1590,7 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     bool named = lc >= 100;
     /* A tag is a piece a formatter puts on a line, not a message some
      * logging site words ("setting transport %s" names a value). */
-    size_t decor = partial || whole_listed ? 0 : decoration_of(m, w, msg, len);
+    size_t decor = partial || whole_listed || named ? 0 : decoration_of(m, w, msg, len);
     if ((2 * (size_t)best < len || (decor && len - decor >= EXACT_MIN)) && !named) {
         size_t skip = best_start(m, w, msg, len, whole_listed, own_site_among(m, w, logger, lc),
                                  decor, &best, &partial);
@@ -1597,7 +1601,7 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     /* A tag and nothing after it that the code says: the message is
      * whatever the tag's writer was handed, from anywhere, and the
      * strategies for text no template renders place it. */
-    if (decor && !r.decoration && !named)
+    if (decor && !r.decoration)
         return (map_match){0};
     if (partial)
         r.flags |= MAP_MATCH_PARTIAL;

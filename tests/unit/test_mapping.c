@@ -3310,35 +3310,41 @@ TEST(mapper_logger_helper_callers)
     graph_close(g);
 }
 
+/* A function bound from a factory call (`debug = make_debug(ns)`) that
+ * the log proves to log once it has seen two of its call sites. */
+static const char proven_client_py[] = "def make_debug(ns):\n"
+                                       "    def emit(fmt, *args):\n"
+                                       "        sink(ns, fmt, args)\n"
+                                       "    return emit\n"
+                                       "\n"
+                                       "\n"
+                                       "def sink(ns, fmt, args):\n"
+                                       "    pass\n"
+                                       "\n"
+                                       "\n"
+                                       "debug = make_debug(\"app:client\")\n"
+                                       "\n"
+                                       "\n"
+                                       "class Client:\n"
+                                       "    def connect(self):\n"
+                                       "        debug(\"connect :: sending queued packets now\")\n"
+                                       "\n"
+                                       "    def handshake(self, sid):\n"
+                                       "        debug(\"handshake finished for session %s\", sid)\n"
+                                       "\n"
+                                       "    def open(self, uri):\n"
+                                       "        debug(\"opening %s\", uri)\n"
+                                       "\n"
+                                       "    def fail(self, err):\n"
+                                       "        debug(\"error: %s\", err)\n";
+
 /* A logging function the log proved ("error: %s" through a debug
  * function bound from a factory) words its messages: its one-word label
  * before a value is no tag a formatter puts before text it is handed. */
 TEST(mapper_proven_callee_label_is_no_tag)
 {
     unit_write_str("lrepo/cl/__init__.py", "");
-    unit_write_str("lrepo/cl/client.py",
-                   "def make_debug(ns):\n"
-                   "    def emit(fmt, *args):\n"
-                   "        sink(ns, fmt, args)\n"
-                   "    return emit\n"
-                   "\n"
-                   "\n"
-                   "def sink(ns, fmt, args):\n"
-                   "    pass\n"
-                   "\n"
-                   "\n"
-                   "debug = make_debug(\"app:client\")\n"
-                   "\n"
-                   "\n"
-                   "class Client:\n"
-                   "    def connect(self):\n"
-                   "        debug(\"connect :: sending queued packets now\")\n"
-                   "\n"
-                   "    def handshake(self, sid):\n"
-                   "        debug(\"handshake finished for session %s\", sid)\n"
-                   "\n"
-                   "    def fail(self, err):\n"
-                   "        debug(\"error: %s\", err)\n");
+    unit_write_str("lrepo/cl/client.py", proven_client_py);
     graph *g = index_dir("lrepo");
     map_mapper *m = new_mapper(g, NULL);
     map_msg(m, "connect :: sending queued packets now", UINT32_MAX, NULL);
@@ -3359,29 +3365,7 @@ TEST(mapper_proven_callee_label_is_no_tag)
 TEST(mapper_proven_callee_short_literals)
 {
     unit_write_str("drepo/cl/__init__.py", "");
-    unit_write_str("drepo/cl/client.py",
-                   "def make_debug(ns):\n"
-                   "    def emit(fmt, *args):\n"
-                   "        sink(ns, fmt, args)\n"
-                   "    return emit\n"
-                   "\n"
-                   "\n"
-                   "def sink(ns, fmt, args):\n"
-                   "    pass\n"
-                   "\n"
-                   "\n"
-                   "debug = make_debug(\"app:client\")\n"
-                   "\n"
-                   "\n"
-                   "class Client:\n"
-                   "    def connect(self):\n"
-                   "        debug(\"connect :: sending queued packets now\")\n"
-                   "\n"
-                   "    def handshake(self, sid):\n"
-                   "        debug(\"handshake finished for session %s\", sid)\n"
-                   "\n"
-                   "    def open(self, uri):\n"
-                   "        debug(\"opening %s\", uri)\n");
+    unit_write_str("drepo/cl/client.py", proven_client_py);
     graph *g = index_dir("drepo");
     uint32_t open = unit_sym(g, "cl.client.Client.open");
     map_mapper *m = new_mapper(g, NULL);
