@@ -896,11 +896,33 @@ static bool logger_through(void *ud, const char *receiver)
     return map__logger_through(t->m, t->logger, receiver);
 }
 
+/* The files among the first max of each of a's loggers (map__logger_files)
+ * that are among every other one's, into files; how many. */
+static uint32_t shared_logger_files(const map_mapper *m, const act_rec *a, uint32_t *files,
+                                    uint32_t max)
+{
+    uint32_t nf = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[0] - 1), files, max);
+    for (uint8_t i = 1; i < a->nloggers && nf; i++) {
+        uint32_t other[10],
+            no = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[i] - 1), other, 10);
+        uint32_t k = 0;
+        for (uint32_t f = 0; f < nf; f++)
+            for (uint32_t j = 0; j < no; j++)
+                if (other[j] == files[f]) {
+                    files[k++] = files[f];
+                    break;
+                }
+        nf = k;
+    }
+    return nf;
+}
+
 /*
  * A message no template matched, whose records all name one logger: the
  * sites of that logger that have no text a template could show (a message
  * built at run time, holes only) are where it can come from; with none
- * naming it, those in the files its other messages came from. Or, with
+ * naming it, those in the files its other messages came from (with a few
+ * loggers, the files all of theirs came from). Or, with
  * `through` (weaker: tried after the other strategies), the calls without
  * such text through the objects its other messages went through. One is
  * the answer; several are all kept, ordered and weighted by how near they
@@ -909,13 +931,21 @@ static bool logger_through(void *ud, const char *receiver)
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb, bool through)
 {
     const act_rec *a = &m->acts.v[act];
-    if (a->logger == 0 || a->logger == LOGGER_MIXED)
+    bool several = a->logger == LOGGER_MIXED && !a->loggers_lost && a->nloggers > 1;
+    if (a->logger == 0 || (a->logger == LOGGER_MIXED && (!several || through)))
         return false;
     const char *level =
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
-    const char *logger = core_strtab_str(&m->strs, a->logger - 1);
+    const char *logger = core_strtab_str(&m->strs, (several ? a->loggers[0] : a->logger) - 1);
     uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all), n;
-    if (through) {
+    if (several) {
+        /* Several loggers route it (an application's choice of logger
+         * per run, each formatting the same call's message): the files
+         * the other messages of every one of them came from. */
+        uint32_t files[10];
+        uint32_t nf = shared_logger_files(m, a, files, 10);
+        n = nf ? map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX) : 0;
+    } else if (through) {
         /* `diag.verbose(text)` where `diag.debug('...')` was seen. */
         through_ctx t = {m, logger};
         const char *sample = a->sample ? core_strtab_str(&m->strs, a->sample - 1) : "";

@@ -437,6 +437,27 @@ static void note_source(map_mapper *m, uint32_t *slot, const char *s)
     *slot = *slot == 0 || *slot == off ? off : LOGGER_MIXED;
 }
 
+/* note_source for the logger, keeping the several it may name
+ * (act_rec.loggers). */
+static void note_logger(map_mapper *m, act_rec *a, const char *s)
+{
+    note_source(m, &a->logger, s);
+    if (a->loggers_lost)
+        return;
+    if (!s || !s[0]) {
+        a->loggers_lost = true;
+        return;
+    }
+    uint32_t off = core_strtab_intern(&m->strs, s, strlen(s)) + 1;
+    for (uint8_t i = 0; i < a->nloggers; i++)
+        if (a->loggers[i] == off)
+            return;
+    if (a->nloggers == ACT_LOGGERS)
+        a->loggers_lost = true;
+    else
+        a->loggers[a->nloggers++] = off;
+}
+
 /* Loggers are known here by the hash of their name: interning every
  * matched message's logger would cost the mapping's hot path. */
 static uint64_t logger_hash(const char *logger)
@@ -960,7 +981,7 @@ static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, con
     if (r->act == m->other || m->dry)
         return *r;
     act_rec *a = &m->acts.v[r->act];
-    note_source(m, &a->logger, ev->logger);
+    note_logger(m, a, ev->logger);
     note_source(m, &a->level, ev->level);
     if (created) {
         uint32_t syms[MAX_CAND];
@@ -1010,7 +1031,7 @@ static void note_unplaced(map_mapper *m, uint32_t act, const map_event *ev, cons
                           size_t len)
 {
     act_rec *a = &m->acts.v[act];
-    note_source(m, &a->logger, ev->logger);
+    note_logger(m, a, ev->logger);
     note_source(m, &a->level, ev->level);
     if (!a->sample && len < 4096)
         a->sample = core_strtab_intern(&m->strs, text, len) + 1;

@@ -14,6 +14,10 @@
 /* Proven sites that make a candidate callee a logging function. */
 #define LISTED_SITES 2
 
+/* The loggers an unmatched activity keeps (act_rec.loggers): a message
+ * several loggers route alike is placed by the files they share. */
+#define ACT_LOGGERS 4
+
 typedef struct act_rec {
     uint32_t text; /* strtab offset */
     uint8_t strategy;
@@ -28,6 +32,11 @@ typedef struct act_rec {
     /* For a message no template matched: the logger and level its records
      * came with (strtab offsets + 1; 0 none yet, LOGGER_MIXED several). */
     uint32_t logger, level;
+    /* With several loggers: each of them (strtab offsets + 1), while they
+     * are no more than ACT_LOGGERS and every record named one. */
+    uint32_t loggers[ACT_LOGGERS];
+    uint8_t nloggers;
+    bool loggers_lost;
     /* For a message no template matched: the first one as it came
      * (strtab offset + 1; 0 none), which the positional strategy renders
      * against its neighbours' sites (the activity's text is abstracted). */

@@ -1230,6 +1230,62 @@ TEST(mapper_logger_files_by_their_messages)
     graph_close(g);
 }
 
+/* A message no template shows that several loggers route alike (an
+ * application picks a logger per run; each formats the same call's
+ * message): the sites without text in the files all their other
+ * messages came from. */
+TEST(mapper_several_loggers_share_a_file)
+{
+    static const char *const mods[][2] = {{"runner", "runner starts %s"},
+                                          {"other", "other says hello to %s"},
+                                          {"third", "third greets %s"}};
+    char path[64], src[320];
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "lmix/pkg/%s.py", mods[k][0]);
+        snprintf(src, sizeof src,
+                 "import logging\n"
+                 "log = logging.getLogger(__name__)\n"
+                 "def run_%s(text):\n"
+                 "    log.info(text)\n"
+                 "def hello(name):\n"
+                 "    log.info('%s', name)\n",
+                 mods[k][0], mods[k][1]);
+        unit_write_str(path, src);
+    }
+    unit_write_str("lmix/pkg/__init__.py", "");
+    graph *g = index_dir("lmix");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    /* Logger a's messages come from runner and other, b's from runner
+     * and third. */
+    static const char *const said[][2] = {{"a", "other says hello to"}, {"b", "third greets"}};
+    char msg[64];
+    uint32_t a, v;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < 20; i++) {
+            if (i % 2)
+                snprintf(msg, sizeof msg, "%s v%d", said[l][1], i);
+            else
+                snprintf(msg, sizeof msg, "runner starts %s%d", said[l][0], i);
+            map_event ev = {.text = msg, .len = strlen(msg), .logger = said[l][0], .learn = true};
+            map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+        }
+    for (int i = 0; i < 6; i++) {
+        snprintf(msg, sizeof msg, "SELECT %d FROM t", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = i % 2 ? "b" : "a"};
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, a, &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.runner.run_runner"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* The groups of a template that only variants log, where a case's own
  * events tell nothing: the variant the rest of the log runs goes first,
  * and only when the log says it clearly (no case told the other). */
