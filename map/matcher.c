@@ -1565,6 +1565,23 @@ static uint32_t hit_emits(const map_matcher *m, map_match_work *w, uint32_t *emi
     return n;
 }
 
+/* Whether every hit's literal text is one piece of a name (letters,
+ * digits and underscores: `temporary_` in `%stemporary_%s`): what a call
+ * puts into a longer text, not a message's wording (a sign, `Refused:`,
+ * is wording). */
+static bool name_part_hits(const map_matcher *m, const map_match_work *w)
+{
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->anchor_len != x->literal)
+            return false;
+        for (uint32_t k = 0; k < x->anchor_len; k++)
+            if (!isalnum((unsigned char)x->anchor[k]) && x->anchor[k] != '_')
+                return false;
+    }
+    return w->nhits > 0;
+}
+
 map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                             const char *logger, const char *level, uint32_t *emits, uint32_t max)
 {
@@ -1629,7 +1646,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         listed |= (x->kind != GRAPH_EMIT_CALL && !x->returned) || (w->listed && w->listed[x->emit]);
     }
     size_t said = len - r.decoration;
-    if (!listed && ((3 * (size_t)best < said && (best < 10 || 10 * (size_t)best < said)) ||
+    if (!listed && ((3 * (size_t)best < said &&
+                     (best < 10 || 10 * (size_t)best < said || name_part_hits(m, w))) ||
                     ((r.decoration || partial) && data_of_logger(m, w, logger, lc)))) {
         r.nmatched = 0;
         r.literal = 0;
