@@ -304,6 +304,52 @@ static bool map_by_errors(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     return true;
 }
 
+/* The files among the first max of each of a's loggers (map__logger_files)
+ * that are among every other one's, into files; how many. */
+static uint32_t shared_logger_files(const map_mapper *m, const act_rec *a, uint32_t *files,
+                                    uint32_t max)
+{
+    uint32_t nf = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[0] - 1), files, max);
+    for (uint8_t i = 1; i < a->nloggers && nf; i++) {
+        uint32_t other[10],
+            no = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[i] - 1), other, 10);
+        uint32_t k = 0;
+        for (uint32_t f = 0; f < nf; f++)
+            for (uint32_t j = 0; j < no; j++)
+                if (other[j] == files[f]) {
+                    files[k++] = files[f];
+                    break;
+                }
+        nf = k;
+    }
+    return nf;
+}
+
+/* The files a's records' logger (or its few loggers) had its other
+ * messages from, into files (at most 10); how many (0: no logger, or
+ * loggers too many to say). */
+static uint32_t logger_files_of(const map_mapper *m, const act_rec *a, uint32_t *files)
+{
+    if (a->logger == LOGGER_MIXED)
+        return a->loggers_lost || a->nloggers < 2 ? 0 : shared_logger_files(m, a, files, 10);
+    return a->logger ? map__logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10)
+                     : 0;
+}
+
+/* Whether one of syms[0..n) is in one of files[0..nf). */
+static bool in_files(const graph *g, const uint32_t *syms, uint32_t n, const uint32_t *files,
+                     uint32_t nf)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        graph_symbol s;
+        graph_get_symbol(g, syms[i], &s);
+        for (uint32_t k = 0; k < nf; k++)
+            if (s.file_id == files[k])
+                return true;
+    }
+    return false;
+}
+
 /* Constants and neighbourhood: the best function that logs a non-literal
  * message, by PPR from the constants' owners and the neighbours' emitters. */
 static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
@@ -344,6 +390,13 @@ static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size
     uint32_t n = 1;
     while (n < nk && sc[n] * 2.0 > sc[0])
         n++;
+    /* Its records' logger brings messages from other files only (a
+     * statement a builder holds, logged by the runner that runs it, far
+     * from a function that logs an error of its own): the strategies of
+     * a message no template took place it, by that logger. */
+    uint32_t files[10], nf = logger_files_of(m, a, files);
+    if (nf && !in_files(m->g, top, n, files, nf))
+        return false;
     double sum = 0;
     for (uint32_t i = 0; i < n; i++)
         sum += sc[i];
@@ -894,27 +947,6 @@ static bool logger_through(void *ud, const char *receiver)
 {
     const through_ctx *t = ud;
     return map__logger_through(t->m, t->logger, receiver);
-}
-
-/* The files among the first max of each of a's loggers (map__logger_files)
- * that are among every other one's, into files; how many. */
-static uint32_t shared_logger_files(const map_mapper *m, const act_rec *a, uint32_t *files,
-                                    uint32_t max)
-{
-    uint32_t nf = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[0] - 1), files, max);
-    for (uint8_t i = 1; i < a->nloggers && nf; i++) {
-        uint32_t other[10],
-            no = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[i] - 1), other, 10);
-        uint32_t k = 0;
-        for (uint32_t f = 0; f < nf; f++)
-            for (uint32_t j = 0; j < no; j++)
-                if (other[j] == files[f]) {
-                    files[k++] = files[f];
-                    break;
-                }
-        nf = k;
-    }
-    return nf;
 }
 
 /*

@@ -1149,7 +1149,8 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     uint32_t syms[MAX_CAND];
     uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
     r.source = record_source(m, ev->logger, text, mr.decoration, &r.by_decoration);
-    if (!m->dry) {
+    /* (A constant's owners are not where its logger logs it.) */
+    if (!m->dry && !(mr.flags & MAP_MATCH_CONST)) {
         note_logger_file(m, r.source, syms, ns);
         note_logger_receivers(m, ev->logger, emits, n);
     }

@@ -1230,6 +1230,82 @@ TEST(mapper_logger_files_by_their_messages)
     graph_close(g);
 }
 
+/* A statement a builder holds, logged by the runner that runs it through
+ * the logger whose other messages come from the runner's file: not by a
+ * function far away that logs an error of its own (the constants'
+ * strategy), but where that logger logs text made at run time. */
+TEST(mapper_constant_placed_by_its_logger)
+{
+    unit_write_str("cheld/pkg/__init__.py", "");
+    unit_write_str("cheld/pkg/runner.py", "import logging\n"
+                                          "log = logging.getLogger('db')\n"
+                                          "class Runner:\n"
+                                          "    def query(self, sql):\n"
+                                          "        log.info(sql)\n"
+                                          "        self.conn.execute(sql)\n"
+                                          "    def run_all(self, queries):\n"
+                                          "        for q in queries:\n"
+                                          "            self.query(q.sql)\n"
+                                          "    def begin(self, name):\n"
+                                          "        log.info('runner begins %s', name)\n");
+    unit_write_str("cheld/pkg/builder.py",
+                   "from pkg.runner import Runner\n"
+                   "class Query:\n"
+                   "    def __init__(self, sql):\n"
+                   "        self.sql = sql\n"
+                   "def create(runner, name, cols):\n"
+                   "    runner.run_all([Query('CREATE TABLE %s (%s)' % (name, cols))])\n");
+    unit_write_str("cheld/pkg/cache.py", "import logging\n"
+                                         "from pkg.builder import create\n"
+                                         "log = logging.getLogger('cache')\n"
+                                         "def connect(client):\n"
+                                         "    try:\n"
+                                         "        client.open()\n"
+                                         "    except OSError as err:\n"
+                                         "        log.warning(err)\n"
+                                         "def prepare(runner):\n"
+                                         "    create(runner, 't', 'a')\n"
+                                         "    connect(None)\n");
+    graph *g = index_dir("cheld");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    char msg[64];
+    uint32_t a, v;
+    for (int i = 0; i < 10; i++) {
+        snprintf(msg, sizeof msg, "runner begins w%d", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = "db", .learn = true};
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+    }
+    for (int i = 0; i < 3; i++) {
+        snprintf(msg, sizeof msg, "CREATE TABLE t%d (a int)", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = "db"};
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, a, &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK(pa.nsyms >= 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.runner.Runner.query"));
+    map_mapper_free(mp);
+    /* A logger that brings nothing else says nothing against the
+     * constants' answer (the constant's own file is not where the
+     * logger logs). */
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    for (int i = 0; i < 3; i++) {
+        snprintf(msg, sizeof msg, "CREATE TABLE t%d (a int)", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = "solo"};
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+    }
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_mapper_activity(mp, a, &pa);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.cache.connect"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template shows that several loggers route alike (an
  * application picks a logger per run; each formats the same call's
  * message): the sites without text in the files all their other
