@@ -1307,6 +1307,35 @@ static void keep_logged_whole(const map_matcher *m, map_match_work *w, uint32_t 
     w->nhits = keep;
 }
 
+/* Whether t[0..n) (trailing spaces aside) is a tag's text: one token
+ * framed by signs that are not letters or digits, one of them its last
+ * (`[QUERY]: `, `-> `); not a word and its colon (`version: ` labels a
+ * value). */
+static bool tag_text(const char *t, size_t n)
+{
+    while (n > 0 && t[n - 1] == ' ')
+        n--;
+    if (n == 0 || is_word((unsigned char)t[n - 1]))
+        return false;
+    uint32_t signs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == ' ')
+            return false;
+        signs += !is_word((unsigned char)t[i]);
+    }
+    return signs >= 2;
+}
+
+/* Whether entry x is a tag and a hole: a call building text (not a
+ * logging call, not a proven logging function's) whose literal text is
+ * all a tag before its first hole. */
+static bool tag_entry(const map_match_work *w, const mt_entry *x)
+{
+    return x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit]) && x->literal &&
+           x->head == x->literal && x->anchor_len == x->literal &&
+           tag_text(x->anchor, x->anchor_len);
+}
+
 /* The tag the hits all are, msg's first bytes: the literal text each
  * puts before its first hole, when that is all the literal text each has,
  * as long in all of them, and one token framed by signs that are not
@@ -1325,20 +1354,7 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, const
             return 0;
         head = x->head;
     }
-    size_t end = head < len ? head : len;
-    while (end > 0 && msg[end - 1] == ' ')
-        end--;
-    if (end == 0 || is_word((unsigned char)msg[end - 1]))
-        return 0;
-    /* One token, framed: not a word and its colon (`version: %s` labels
-     * a value). */
-    uint32_t signs = 0;
-    for (size_t i = 0; i < end; i++) {
-        if (msg[i] == ' ')
-            return 0;
-        signs += !is_word((unsigned char)msg[i]);
-    }
-    return signs >= 2 ? head : 0;
+    return tag_text(msg, head < len ? head : len) ? head : 0;
 }
 
 /*
@@ -1687,7 +1703,8 @@ uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t e
     uint32_t lo = first_of_emit(m->e, sizeof *m->e, offsetof(mt_entry, emit), m->n, emit);
     for (uint32_t id = lo; id < m->n && m->e[id].emit == emit; id++) {
         const mt_entry *x = &m->e[id];
-        if (x->literal < 3 || x->literal <= best)
+        /* (A tag renders whatever its writer is handed, from anywhere.) */
+        if (x->literal < 3 || x->literal <= best || tag_entry(w, x))
             continue;
         for (size_t k = 0; k < len && k <= DECOR_MAX; k++) {
             if (!decoration_ends(msg, len, k))

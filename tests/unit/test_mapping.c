@@ -1306,6 +1306,65 @@ TEST(mapper_constant_placed_by_its_logger)
     graph_close(g);
 }
 
+/* A file logger's tag renders any statement it is handed: next to the
+ * logger's own messages, a statement that no template renders is not the
+ * tag's (where the case was), but the runner's that the logger's other
+ * statements came from. */
+TEST(mapper_tag_is_nowhere_a_case_was)
+{
+    unit_write_str("tagpos/pkg/__init__.py", "");
+    unit_write_str("tagpos/pkg/runner.py", "import logging\n"
+                                           "log = logging.getLogger('db')\n"
+                                           "class Runner:\n"
+                                           "    def query(self, sql):\n"
+                                           "        log.info(sql)\n"
+                                           "        self.conn.execute(sql)\n"
+                                           "    def commit(self, n):\n"
+                                           "        self.query('COMMIT WORK NUMBER %d' % n)\n");
+    unit_write_str("tagpos/pkg/filelog.py",
+                   "import logging\n"
+                   "log = logging.getLogger('db')\n"
+                   "class FileLog:\n"
+                   "    def write_log(self, kind, message):\n"
+                   "        lines = []\n"
+                   "        if kind == 'query':\n"
+                   "            lines.append('[QUERY]: %s' % message)\n"
+                   "        else:\n"
+                   "            lines.append('[INFO]: log file %s opened' % message)\n"
+                   "        self.out.write(lines)\n");
+    graph *g = index_dir("tagpos");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    char msg[64];
+    uint32_t a, v;
+    for (int i = 0; i < 10; i++) {
+        snprintf(msg, sizeof msg, "[INFO]: log file /f%d opened", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+        snprintf(msg, sizeof msg, "[QUERY]: COMMIT WORK NUMBER %d", i);
+        map_event q = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
+        map_mapper_map(mp, &q, NULL, 0, NULL, 0, &a, &v);
+    }
+    /* A statement right after the logger's own message. */
+    for (int i = 0; i < 4; i++) {
+        snprintf(msg, sizeof msg, "[INFO]: log file /g%d opened", i);
+        map_event ev = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
+        uint32_t prev;
+        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &prev, &v);
+        snprintf(msg, sizeof msg, "[QUERY]: DROP TABLE t%d", i);
+        map_event q = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
+        map_mapper_map(mp, &q, &prev, 1, NULL, 0, &a, &v);
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, a, &pa);
+    CHECK(pa.nsyms >= 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.runner.Runner.query"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template shows that several loggers route alike (an
  * application picks a logger per run; each formats the same call's
  * message): the sites without text in the files all their other
