@@ -441,14 +441,21 @@ static void note_source(map_mapper *m, uint32_t *slot, const char *s)
  * (act_rec.loggers). */
 static void note_logger(map_mapper *m, act_rec *a, const char *s)
 {
-    note_source(m, &a->logger, s);
-    if (a->loggers_lost)
+    if (a->logger == LOGGER_MIXED && a->loggers_lost)
         return;
     if (!s || !s[0]) {
+        a->logger = LOGGER_MIXED;
         a->loggers_lost = true;
         return;
     }
     uint32_t off = core_strtab_intern(&m->strs, s, strlen(s)) + 1;
+    if (a->logger == 0 || a->logger == off) {
+        a->logger = off;
+        if (a->nloggers == 0)
+            a->loggers[a->nloggers++] = off;
+        return;
+    }
+    a->logger = LOGGER_MIXED;
     for (uint8_t i = 0; i < a->nloggers; i++)
         if (a->loggers[i] == off)
             return;
