@@ -734,17 +734,35 @@ static const char lgsmtp_py[] = "class Smtp:\n"
                                 "        self.logger.info('Sending message %s', mail)\n"
                                 "        self.logger.info('Message sent %s', mail)\n";
 
+/* Maps one message of logger at level (learnt from with learn) after the
+ * activity *prev (none when NULL); returns its activity. */
+static uint32_t map_one(map_mapper *mp, const char *text, const char *logger, const char *level,
+                        bool learn, const uint32_t *prev)
+{
+    map_event ev = {
+        .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = learn};
+    uint32_t a, v;
+    map_mapper_map(mp, &ev, prev, prev ? 1 : 0, NULL, 0, &a, &v);
+    return a;
+}
+
+/* Runs the deferred strategies and returns activity a as they left it. */
+static map_activity finished(map_mapper *mp, uint32_t a)
+{
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, a, &pa);
+    return pa;
+}
+
 /* Maps one message of logger at level (learnt from) and returns its
  * activity. */
 static map_activity map_logged(map_mapper *mp, const char *text, const char *logger,
                                const char *level)
 {
-    map_event ev = {
-        .text = text, .len = strlen(text), .logger = logger, .level = level, .learn = true};
-    uint32_t a, v;
-    map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
     map_activity pa;
-    map_mapper_activity(mp, a, &pa);
+    map_mapper_activity(mp, map_one(mp, text, logger, level, true, NULL), &pa);
     return pa;
 }
 
@@ -1270,21 +1288,16 @@ TEST(mapper_constant_placed_by_its_logger)
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     char msg[64];
-    uint32_t a, v;
+    uint32_t a = 0;
     for (int i = 0; i < 10; i++) {
         snprintf(msg, sizeof msg, "runner begins w%d", i);
-        map_event ev = {.text = msg, .len = strlen(msg), .logger = "db", .learn = true};
-        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+        map_one(mp, msg, "db", NULL, true, NULL);
     }
     for (int i = 0; i < 3; i++) {
         snprintf(msg, sizeof msg, "CREATE TABLE t%d (a int)", i);
-        map_event ev = {.text = msg, .len = strlen(msg), .logger = "db"};
-        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+        a = map_one(mp, msg, "db", NULL, false, NULL);
     }
-    char why[256];
-    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
-    map_activity pa;
-    map_mapper_activity(mp, a, &pa);
+    map_activity pa = finished(mp, a);
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK(pa.nsyms >= 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.runner.Runner.query"));
@@ -1295,11 +1308,9 @@ TEST(mapper_constant_placed_by_its_logger)
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     for (int i = 0; i < 3; i++) {
         snprintf(msg, sizeof msg, "CREATE TABLE t%d (a int)", i);
-        map_event ev = {.text = msg, .len = strlen(msg), .logger = "solo"};
-        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+        a = map_one(mp, msg, "solo", NULL, false, NULL);
     }
-    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
-    map_mapper_activity(mp, a, &pa);
+    pa = finished(mp, a);
     CHECK_INT(pa.strategy, MAP_BY_CONST);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.cache.connect"));
     map_mapper_free(mp);
@@ -1336,29 +1347,21 @@ TEST(mapper_tag_is_nowhere_a_case_was)
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     char msg[64];
-    uint32_t a, v;
+    uint32_t a = 0;
     for (int i = 0; i < 10; i++) {
         snprintf(msg, sizeof msg, "[INFO]: log file /f%d opened", i);
-        map_event ev = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
-        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+        map_one(mp, msg, "file", NULL, true, NULL);
         snprintf(msg, sizeof msg, "[QUERY]: COMMIT WORK NUMBER %d", i);
-        map_event q = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
-        map_mapper_map(mp, &q, NULL, 0, NULL, 0, &a, &v);
+        map_one(mp, msg, "file", NULL, true, NULL);
     }
     /* A statement right after the logger's own message. */
     for (int i = 0; i < 4; i++) {
         snprintf(msg, sizeof msg, "[INFO]: log file /g%d opened", i);
-        map_event ev = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
-        uint32_t prev;
-        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &prev, &v);
+        uint32_t prev = map_one(mp, msg, "file", NULL, true, NULL);
         snprintf(msg, sizeof msg, "[QUERY]: DROP TABLE t%d", i);
-        map_event q = {.text = msg, .len = strlen(msg), .logger = "file", .learn = true};
-        map_mapper_map(mp, &q, &prev, 1, NULL, 0, &a, &v);
+        a = map_one(mp, msg, "file", NULL, true, &prev);
     }
-    char why[256];
-    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
-    map_activity pa;
-    map_mapper_activity(mp, a, &pa);
+    map_activity pa = finished(mp, a);
     CHECK(pa.nsyms >= 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.runner.Runner.query"));
     map_mapper_free(mp);
@@ -1395,25 +1398,20 @@ TEST(mapper_several_loggers_share_a_file)
      * and third. */
     static const char *const said[][2] = {{"a", "other says hello to"}, {"b", "third greets"}};
     char msg[64];
-    uint32_t a, v;
+    uint32_t a = 0;
     for (int l = 0; l < 2; l++)
         for (int i = 0; i < 20; i++) {
             if (i % 2)
                 snprintf(msg, sizeof msg, "%s v%d", said[l][1], i);
             else
                 snprintf(msg, sizeof msg, "runner starts %s%d", said[l][0], i);
-            map_event ev = {.text = msg, .len = strlen(msg), .logger = said[l][0], .learn = true};
-            map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+            map_one(mp, msg, said[l][0], NULL, true, NULL);
         }
     for (int i = 0; i < 6; i++) {
         snprintf(msg, sizeof msg, "SELECT %d FROM t", i);
-        map_event ev = {.text = msg, .len = strlen(msg), .logger = i % 2 ? "b" : "a"};
-        map_mapper_map(mp, &ev, NULL, 0, NULL, 0, &a, &v);
+        a = map_one(mp, msg, i % 2 ? "b" : "a", NULL, false, NULL);
     }
-    char why[256];
-    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
-    map_activity pa;
-    map_mapper_activity(mp, a, &pa);
+    map_activity pa = finished(mp, a);
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.runner.run_runner"));
