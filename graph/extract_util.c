@@ -747,6 +747,21 @@ static bool effect_position(TSNode n)
     return false;
 }
 
+/* Whether call n is inside an exception handler of its own function
+ * (`except`, `catch`). */
+static bool in_handler(TSNode n)
+{
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        const char *t = ts_node_type(p);
+        if (strcmp(t, "except_clause") == 0 || strcmp(t, "catch_clause") == 0)
+            return true;
+        if (strstr(t, "function") || strcmp(t, "lambda") == 0 ||
+            strcmp(t, "method_definition") == 0 || strstr(t, "class"))
+            return false;
+    }
+    return false;
+}
+
 void graph__note_effect(gx_file *f, int32_t sym, const char *src, TSNode n, TSNode fn)
 {
     if (sym < 0 || !effect_position(n))
@@ -759,6 +774,13 @@ void graph__note_effect(gx_file *f, int32_t sym, const char *src, TSNode n, TSNo
         s->effect = h;
     else if (s->effect != h)
         s->flags |= GRAPH_SF_EFFECTS;
+    /* (A handler sets GRAPH_SF_CATCHES before its calls are walked.) */
+    if ((s->flags & GRAPH_SF_CATCHES) && in_handler(n))
+        return;
+    if (s->body_effect == 0)
+        s->body_effect = h;
+    else if (s->body_effect != h)
+        s->body_effects = true;
 }
 
 void graph__callee_split(gx_file *f, const char *callee, const char **receiver, const char **method)

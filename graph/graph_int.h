@@ -30,6 +30,12 @@ typedef struct gx_sym {
     uint8_t kind;                  /* graph_sym_kind */
     uint32_t flags;                /* GRAPH_SF_* */
     uint64_t effect; /* the first callee called for its effect (a hash); 0 = none yet */
+    /* The same outside exception handlers (what runs when the work failed,
+     * mostly logging that it did, is no effect the function is for): the
+     * first such callee, and whether there is a second. */
+    uint64_t body_effect;
+    bool body_effects;
+    bool takes_args; /* functions: a caller passes it something (a parameter but self/this) */
 } gx_sym;
 
 typedef enum {

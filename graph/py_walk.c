@@ -262,6 +262,8 @@ static void do_params(px *x, TSNode params, const py_scope *inner, int depth)
         const char *nm = !is_null(name) && ty(name) == N_IDENTIFIER ? text(x, name) : NULL;
         bool is_self = nm && ((inner->self_name && strcmp(nm, inner->self_name) == 0) ||
                               (inner->cls_name && strcmp(nm, inner->cls_name) == 0));
+        if (nm && !is_self && inner->sym >= 0)
+            x->f->syms.v[inner->sym].takes_args = true;
         if (!is_null(type)) {
             graph__py_type_refs(x, type, inner, depth + 1);
             const char *cls = graph__py_annotation_class(x, type, inner, 0);

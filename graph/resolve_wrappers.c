@@ -990,11 +990,23 @@ static void wrap_facades(wrap *w)
         else
             shown[e->symbol] = 1;
     }
+    /* What a method is for, its exception handlers aside (an access line
+     * it fails to render is logged there), and whether its callers hand
+     * it anything to make the line of: one that reads what it logs from
+     * elsewhere (the current request, kept per thread) is its emitter. */
+    uint8_t *works = core_xcalloc(n + 1, 1), *takes = core_xcalloc(n + 1, 1);
+    for (size_t fi = 0; fi < r->idx->files.n; fi++) {
+        const gx_file *x = r->idx->files.v[fi].x;
+        for (size_t k = 0; x && k < x->syms.n; k++) {
+            works[sym_of(r, (uint32_t)fi, (int32_t)k)] = x->syms.v[k].body_effects;
+            takes[sym_of(r, (uint32_t)fi, (int32_t)k)] = x->syms.v[k].takes_args;
+        }
+    }
     bool any = false;
     for (uint32_t s = 0; s < n; s++) {
         uint32_t c = class_of(r, s);
-        if (logger_class(r, has_wrap, c) && !w->used[s] && bare[s] && !shown[s] &&
-            !(g->syms.v[s].flags & GRAPH_SF_EFFECTS)) {
+        if (logger_class(r, has_wrap, c) && !w->used[s] && bare[s] && !shown[s] && !works[s] &&
+            takes[s]) {
             fac[s] = 1;
             root[s] = s;
             any = true;
@@ -1106,6 +1118,8 @@ static void wrap_facades(wrap *w)
     free(shown);
     free(found);
     free(bare);
+    free(works);
+    free(takes);
     free(root);
 }
 

@@ -56,6 +56,12 @@ static NOINLINE void do_params(tx *x, TSNode params, const ts_scope *sc, bool bi
         unsigned t = ty(x, p);
         if (t == N_COMMENT)
             continue;
+        if (bind && sc->sym >= 0 && ts_node_is_named(p) && t != N_THIS) {
+            TSNode named =
+                t == N_REQUIRED_PARAMETER || t == N_OPTIONAL_PARAMETER ? fld(x, p, F_PATTERN) : p;
+            if (is_null(named) || ty(x, named) != N_THIS)
+                x->f->syms.v[sc->sym].takes_args = true;
+        }
         if (t != N_REQUIRED_PARAMETER && t != N_OPTIONAL_PARAMETER) {
             if (ts_node_is_named(p))
                 walk(x, p, sc, depth + 1);

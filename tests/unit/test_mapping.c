@@ -4202,10 +4202,13 @@ TEST(mapper_told_cases_do_not_weigh_the_untold)
 
 /* A server's logger object: wrappers for its error log, and an access
  * method that renders the line from what the caller hands it, in a format
- * the configuration may replace; a subclass that also counts. Two streams
- * log access lines through it. */
+ * the configuration may replace, and logs its own failure to (a call in a
+ * handler is not what the method is for); a subclass that also counts.
+ * Two streams log access lines through it. A method that renders a line
+ * from what no caller hands it (the current request) is its emitter. */
 static const char facade_logs_py[] =
     "import logging\n"
+    "import traceback\n"
     "from typing import TYPE_CHECKING\n"
     "if TYPE_CHECKING:\n"
     "    from .config import Config\n"
@@ -4214,10 +4217,16 @@ static const char facade_logs_py[] =
     "        self.access_log_format = config.access_log_format\n"
     "        self.access_logger = logging.getLogger('srv.access')\n"
     "        self.error_logger = logging.getLogger('srv.error')\n"
+    "        self.status_logger = logging.getLogger('srv.status')\n"
+    "        self.status_format = config.status_format\n"
     "    async def access(self, request, response, took):\n"
-    "        if self.access_logger is not None:\n"
+    "        try:\n"
     "            self.access_logger.info(self.access_log_format, self.atoms(request, response, "
     "took))\n"
+    "        except Exception:\n"
+    "            await self.info(traceback.format_exc())\n"
+    "    def current(self):\n"
+    "        self.status_logger.info(self.status_format, self.atoms(serving.request, None, 0))\n"
     "    async def info(self, message, *args):\n"
     "        if self.error_logger is not None:\n"
     "            self.error_logger.info(message, *args)\n"
@@ -4241,7 +4250,9 @@ static const char facade_http_py[] =
     "    async def start(self):\n"
     "        await self.config.log.info('Request started for %s', self.path)\n"
     "    async def done(self):\n"
-    "        await self.config.log.access(self.scope, self.response, 0.1)\n";
+    "        await self.config.log.access(self.scope, self.response, 0.1)\n"
+    "    def served(self):\n"
+    "        self.config.log.current()\n";
 static const char facade_ws_py[] = "from .config import Config\n"
                                    "class WSStream:\n"
                                    "    def __init__(self, config: Config):\n"
@@ -4267,6 +4278,9 @@ TEST(mapper_access_lines_are_the_callers_of_the_logger_object)
     CHECK_INT(sites_of(g, unit_sym(g, "pkg.logs.CountingLogger.access"), GRAPH_EMIT_LOG, NULL), 0);
     CHECK_INT(sites_of(g, done, GRAPH_EMIT_LOG, NULL), 1);
     CHECK_INT(sites_of(g, closed, GRAPH_EMIT_LOG, NULL), 1);
+    CHECK(!(flags_of(g, "pkg.logs.Logger.current") & GRAPH_SF_WRAPPER));
+    CHECK_INT(sites_of(g, unit_sym(g, "pkg.logs.Logger.current"), GRAPH_EMIT_LOG, NULL), 1);
+    CHECK_INT(sites_of(g, unit_sym(g, "pkg.http.HTTPStream.served"), GRAPH_EMIT_LOG, NULL), 0);
 
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
