@@ -30,8 +30,35 @@ import gzip
 import io
 import logging
 import os
+import socket
 import sys
 import threading
+
+
+# Ports for servers that cases run side by side: a free port of 127.0.0.1
+# is held back from the other cases until the case that got it releases
+# it (binding port 0 and closing hands the same port out again soon).
+_PORTS = set()
+_PORTS_LOCK = threading.Lock()
+
+
+def free_port():
+    """A free port of 127.0.0.1, not handed to another running case."""
+    while True:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        p = s.getsockname()[1]
+        s.close()
+        with _PORTS_LOCK:
+            if p not in _PORTS:
+                _PORTS.add(p)
+                return p
+
+
+def release_ports(ports):
+    """Gives the ports a case got from free_port back to the others."""
+    with _PORTS_LOCK:
+        _PORTS.difference_update(ports)
 
 
 def pick(r, table):

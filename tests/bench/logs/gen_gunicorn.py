@@ -412,26 +412,8 @@ def make_cert(tmp):
     return cert, key
 
 
-_PORTS = set()
-_PORTS_LOCK = threading.Lock()
-
-
-def free_port():
-    """A free port of 127.0.0.1, not handed to another running case."""
-    while True:
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        p = s.getsockname()[1]
-        s.close()
-        with _PORTS_LOCK:
-            if p not in _PORTS:
-                _PORTS.add(p)
-                return p
-
-
-def release_ports(ports):
-    with _PORTS_LOCK:
-        _PORTS.difference_update(ports)
+free_port = _capture.free_port
+release_ports = _capture.release_ports
 
 
 def listening(port):
