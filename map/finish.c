@@ -304,15 +304,23 @@ static bool map_by_errors(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     return true;
 }
 
-/* The files among the first max of each of a's loggers (map__logger_files)
- * that are among every other one's, into files; how many. */
-static uint32_t shared_logger_files(const map_mapper *m, const act_rec *a, uint32_t *files,
-                                    uint32_t max)
+/* The files a's records' logger had its other messages from
+ * (map__logger_files), or with a few loggers those all of them had, into
+ * files (at most LOGGER_FILES); how many (0: no logger, or too many to
+ * say). */
+#define LOGGER_FILES 10
+static uint32_t logger_files_of(const map_mapper *m, const act_rec *a, uint32_t *files)
 {
-    uint32_t nf = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[0] - 1), files, max);
-    for (uint8_t i = 1; i < a->nloggers && nf; i++) {
-        uint32_t other[10],
-            no = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[i] - 1), other, 10);
+    bool several = a->logger == LOGGER_MIXED;
+    if (a->logger == 0 || (several && (a->loggers_lost || a->nloggers < 2)))
+        return 0;
+    uint32_t nf =
+        map__logger_files(m, core_strtab_str(&m->strs, (several ? a->loggers[0] : a->logger) - 1),
+                          files, LOGGER_FILES);
+    for (uint8_t i = 1; several && i < a->nloggers && nf; i++) {
+        uint32_t other[LOGGER_FILES],
+            no = map__logger_files(m, core_strtab_str(&m->strs, a->loggers[i] - 1), other,
+                                   LOGGER_FILES);
         uint32_t k = 0;
         for (uint32_t f = 0; f < nf; f++)
             for (uint32_t j = 0; j < no; j++)
@@ -323,17 +331,6 @@ static uint32_t shared_logger_files(const map_mapper *m, const act_rec *a, uint3
         nf = k;
     }
     return nf;
-}
-
-/* The files a's records' logger (or its few loggers) had its other
- * messages from, into files (at most 10); how many (0: no logger, or
- * loggers too many to say). */
-static uint32_t logger_files_of(const map_mapper *m, const act_rec *a, uint32_t *files)
-{
-    if (a->logger == LOGGER_MIXED)
-        return a->loggers_lost || a->nloggers < 2 ? 0 : shared_logger_files(m, a, files, 10);
-    return a->logger ? map__logger_files(m, core_strtab_str(&m->strs, a->logger - 1), files, 10)
-                     : 0;
 }
 
 /* Whether one of syms[0..n) is in one of files[0..nf). */
@@ -394,7 +391,7 @@ static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size
      * statement a builder holds, logged by the runner that runs it, far
      * from a function that logs an error of its own): the strategies of
      * a message no template took place it, by that logger. */
-    uint32_t files[10], nf = logger_files_of(m, a, files);
+    uint32_t files[LOGGER_FILES], nf = logger_files_of(m, a, files);
     if (nf && !in_files(m->g, top, n, files, nf))
         return false;
     double sum = 0;
@@ -970,26 +967,21 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
     const char *logger = core_strtab_str(&m->strs, (several ? a->loggers[0] : a->logger) - 1);
     uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all), n;
-    if (several) {
-        /* Several loggers route it (an application's choice of logger
-         * per run, each formatting the same call's message): the files
-         * the other messages of every one of them came from. */
-        uint32_t files[10];
-        uint32_t nf = shared_logger_files(m, a, files, 10);
-        n = nf ? map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX) : 0;
-    } else if (through) {
+    if (through) {
         /* `diag.verbose(text)` where `diag.debug('...')` was seen. */
         through_ctx t = {m, logger};
         const char *sample = a->sample ? core_strtab_str(&m->strs, a->sample - 1) : "";
         n = map_matcher_unseen_calls(m->matcher, m->mw, sample, strlen(sample), logger_through, &t,
                                      level, all, UNSEEN_MAX);
     } else {
-        n = map_matcher_unseen(m->matcher, logger, NULL, 0, level, all, UNSEEN_MAX);
+        /* Several loggers route it (an application's choice of logger
+         * per run, each formatting the same call's message): no site
+         * names them all. */
+        n = several ? 0 : map_matcher_unseen(m->matcher, logger, NULL, 0, level, all, UNSEEN_MAX);
         if (n == 0) {
             /* No site names the logger: the files its other messages came
-             * from. */
-            uint32_t files[10];
-            uint32_t nf = map__logger_files(m, logger, files, 10);
+             * from (every one of the few's). */
+            uint32_t files[LOGGER_FILES], nf = logger_files_of(m, a, files);
             n = map_matcher_unseen(m->matcher, NULL, files, nf, level, all, UNSEEN_MAX);
         }
     }

@@ -1343,18 +1343,17 @@ static bool tag_entry(const map_match_work *w, const mt_entry *x)
  * calls that build text, not logging calls; else 0. Words before a value
  * are prose that names it (`setting transport %s`, `Handshake: KEX
  * algorithm: %s`), and so is a word and its colon (`version: %s`). */
-static size_t decoration_of(const map_matcher *m, const map_match_work *w, const char *msg,
-                            size_t len)
+static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_t len)
 {
     uint32_t head = 0;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
-        if (x->kind != GRAPH_EMIT_CALL || (w->listed && w->listed[x->emit]) || x->literal == 0 ||
-            x->head != x->literal || (head && x->head != head))
+        if (!tag_entry(w, x) || (head && x->head != head))
             return 0;
         head = x->head;
     }
-    return tag_text(msg, head < len ? head : len) ? head : 0;
+    /* (msg begins with the tag: every hit matched it whole.) */
+    return head <= len ? head : 0;
 }
 
 /*
@@ -1623,7 +1622,7 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     bool named = lc >= 100;
     /* A tag is a piece a formatter puts on a line, not a message some
      * logging site words ("setting transport %s" names a value). */
-    size_t decor = partial || whole_listed || named ? 0 : decoration_of(m, w, msg, len);
+    size_t decor = partial || whole_listed || named ? 0 : decoration_of(m, w, len);
     if ((2 * (size_t)best < len || (decor && len - decor >= EXACT_MIN)) && !named) {
         size_t skip = best_start(m, w, msg, len, whole_listed, own_site_among(m, w, logger, lc),
                                  decor, &best, &partial);
