@@ -108,7 +108,8 @@ const core_cfg_item pmrag_config_table[] = {
     {"serve.k", CORE_CFG_INT, "10", 1, 1000, NULL, "serve: symbols per prediction"},
     {"serve.batch", CORE_CFG_INT, "20000", 1, 1000000, NULL,
      "serve: most events applied in one state transaction (batches grow up to it under load: "
-     "one holds what came in while the previous one was committed)"},
+     "one holds what came in while the previous one was committed); held events that come due "
+     "together (serve.reorder_ms) are released this many at a time, between new input"},
     {"serve.queue_events", CORE_CFG_INT, "20000", 1, 1e9, NULL,
      "serve: events waiting from OTLP/HTTP and OTLP/gRPC before requests get 503 + Retry-After "
      "(gRPC: UNAVAILABLE with a retry delay; refused before their body is decoded); past "

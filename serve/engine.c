@@ -267,14 +267,14 @@ int serve__on_otlp_grpc(void *ud, ingest_otlp_kind kind, const ingest_event *evs
     return on_request(ud, true, kind, evs, n, id);
 }
 
-/* Takes queued OTLP/HTTP requests (whole ones, up to budget events, at
- * least one when any waits). */
-static pending *take_requests(serve *s, uint64_t budget)
+/* Takes queued OTLP/HTTP requests (whole ones, up to budget events; at
+ * least one when any waits, unless `fit`). */
+static pending *take_requests(serve *s, uint64_t budget, bool fit)
 {
     pending *head = s->qhead, *last = NULL;
     uint64_t n = 0;
     for (pending *p = head; p; p = p->next) {
-        if (last && n + p->n > budget)
+        if ((last || fit) && n + p->n > budget)
             break;
         n += p->n;
         last = p;
@@ -335,6 +335,9 @@ int serve__cycle(serve *s, bool draining)
     /* The engine thread's CPU time up to here (the previous cycle, and
      * what the thread did between the two). */
     uint64_t cpu = serve__engine_cpu_count(s);
+    /* Wall time of the cycle and of its waits for input: the window's
+     * room comes from the rest (serve__reorder_room). */
+    uint64_t c_start = core_now_ns(), c_wait = 0, released = 0;
     /* A finished commit first; a full batch waits for the committer. */
     int rc = serve__pipe_reap(s, s->batch_events >= s->batch_max);
     if (rc)
@@ -349,7 +352,26 @@ int serve__cycle(serve *s, bool draining)
     int64_t due_ms = due_ns == INT64_MAX ? INT64_MAX : (due_ns + 999999) / 1000000;
     cpu = serve__stage_cycle(s, cpu);
     pthread_mutex_lock(&s->mu);
-    if (s->kin && !draining && budget) {
+    /* Held events that came due are released a batch's worth at a time
+     * (serve.batch), before and after new input: a burst released whole
+     * keeps every request waiting for as long as it takes to apply (4 s
+     * and more at full load). Input takes no more than the window's room
+     * (serve__reorder_room), and while some are overdue (the engine is
+     * behind) no more than was just released: holding an event costs a
+     * fraction of applying one, and input taken faster would grow the
+     * window without bound. */
+    uint64_t slice = s->batch_max, in_max = UINT64_MAX;
+    bool windowed = !draining && serve__reorder_on(s);
+    if (windowed) {
+        rc = serve__reorder_due(s, slice, &released);
+        in_max = serve__reorder_room(s);
+        if (serve__reorder_wait_ns(s) == 0 && in_max > released)
+            in_max = released;
+        budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
+        if (budget > in_max)
+            budget = in_max;
+    }
+    if (s->kin && !draining && budget && !rc) {
         bool waiting;
         pthread_mutex_lock(&s->qmu);
         waiting = s->qhead != NULL;
@@ -357,8 +379,11 @@ int serve__cycle(serve *s, bool draining)
         int wait_ms = waiting ? 0 : busy ? 1 : 10;
         if (due_ms < wait_ms)
             wait_ms = (int)due_ms;
+        uint64_t k0 = core_now_ns();
         int n = ingest_kafka_poll(s->kin, (int)(budget < INT32_MAX ? budget : INT32_MAX), wait_ms,
                                   serve__on_kafka_msg, s);
+        if (n == 0)
+            c_wait += core_now_ns() - k0;
         if (n < 0) {
             core_logf(&s->lg, CORE_LOG_ERROR, "Kafka consumer: %s", core_strerror(n));
             rc = n;
@@ -383,13 +408,20 @@ int serve__cycle(serve *s, bool draining)
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;
         }
+        uint64_t w0 = core_now_ns();
         pthread_cond_timedwait(&s->qcv, &s->qmu, &ts);
+        c_wait += core_now_ns() - w0;
         pthread_mutex_unlock(&s->qmu);
         pthread_mutex_lock(&s->mu);
         pthread_mutex_lock(&s->qmu);
     }
     budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
-    pending *taken = rc || !budget ? NULL : take_requests(s, budget);
+    if (budget > in_max)
+        budget = in_max;
+    /* Past the window's room a request waits for it, unless the window
+     * holds nothing (a request larger than the room goes alone). */
+    bool fit = budget == in_max && serve__reorder_held(s) > 0;
+    pending *taken = rc || !budget ? NULL : take_requests(s, budget, fit);
     pthread_mutex_unlock(&s->qmu);
     uint64_t nhttp = 0, ngrpc = 0;
     for (pending *p = taken; p && !rc; p = p->next) {
@@ -426,8 +458,11 @@ int serve__cycle(serve *s, bool draining)
      * are released when this instance starts again). */
     if (!rc && draining && s->kcl)
         rc = serve__reorder_release_partition(s, -1, "stopping");
-    if (!rc && serve__reorder_on(s))
-        rc = serve__reorder_due(s);
+    if (!rc && serve__reorder_on(s)) {
+        uint64_t more = 0;
+        rc = serve__reorder_due(s, slice, &more);
+        released += more;
+    }
     cpu = serve__stage_events(s, cpu);
     /* Activities first seen in this cycle: the strategies that work per
      * activity (constants, tokens, the external command). */
@@ -454,6 +489,7 @@ int serve__cycle(serve *s, bool draining)
     if (serve__pipe_due(s)) {
         rc = serve__pipe_reap(s, draining);
         bool waits = s->reorder_ns && !draining && !s->reqs && !s->pos.n &&
+                     s->batch_events < s->batch_max &&
                      core_now_ns() - s->last_handoff < RELEASE_COMMIT_NS;
         if (!rc && !s->inflight && !waits) {
             serve__pipe_handoff(s);
@@ -465,6 +501,8 @@ int serve__cycle(serve *s, bool draining)
         s->last_gauges = now;
         serve__gauges(s);
     }
+    if (windowed)
+        serve__reorder_note_cycle(s, now - c_start - c_wait, released);
     serve__stage_cycle(s, cpu);
     return rc;
 }

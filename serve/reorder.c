@@ -212,6 +212,13 @@ struct serve_reorder {
     core_bucket log_bucket;
     uint64_t unlogged;
     size_t mem_bytes; /* of the held events' copies (held_ev.mem) */
+    /* The engine's time per event taken in and per event released
+     * (moving averages over its busy cycles), and the events the window
+     * may take in now: a bucket filled at the rate it does both
+     * (serve__reorder_room). */
+    double in_ns, release_ns, room;
+    uint64_t room_at, room_no; /* (next_no when the room was last taken) */
+    uint64_t release_busy;     /* ns the cycle's releases took so far */
 };
 
 /* ------------------------------------------------------------------ */
@@ -1119,12 +1126,70 @@ int64_t serve__reorder_wait_ns(serve *s)
     return INT64_MAX;
 }
 
-int serve__reorder_due(serve *s)
+/* Engine time per event released, before any is measured: a guess of
+ * the right order (applying an event took about 8 us here at the
+ * defaults, taking one in under 2). */
+#define COST_GUESS_NS 8000.0
+
+/* Events over which the times per event are averaged: a cycle that
+ * handled a few moves the averages little. */
+#define COST_EVENTS 10000.0
+
+static void cost_note(double *avg, uint64_t ns, uint64_t n)
+{
+    if (n == 0)
+        return;
+    double x = (double)ns / (double)n, w = (double)n / ((double)n + COST_EVENTS);
+    *avg = *avg > 0 ? *avg + (x - *avg) * w : x;
+}
+
+void serve__reorder_note_cycle(serve *s, uint64_t busy_ns, uint64_t released)
+{
+    struct serve_reorder *r = s->ro;
+    uint64_t in = r->next_no - r->room_no;
+    /* The releases' own time was measured as they ran (serve__reorder_due);
+     * the rest of the cycle's goes to what it took in. */
+    cost_note(&r->in_ns, busy_ns > r->release_busy ? busy_ns - r->release_busy : 0, in);
+    cost_note(&r->release_ns, r->release_busy, released);
+    r->release_busy = 0;
+    r->room = r->room > (double)in ? r->room - (double)in : 0;
+    r->room_no = r->next_no;
+}
+
+uint64_t serve__reorder_held(const serve *s)
+{
+    return s->ro ? s->ro->held : 0;
+}
+
+uint64_t serve__reorder_room(serve *s)
+{
+    struct serve_reorder *r = s->ro;
+    double cost = r->in_ns + (r->release_ns > 0 ? r->release_ns : COST_GUESS_NS);
+    /* Each event stays a grace at least, longer while the engine is
+     * behind: two graces' worth keeps the room from being what limits
+     * the rate (the events held are the rate times their stay). */
+    double most = 2.0 * (double)s->reorder_ns / cost;
+    if (most < s->batch_max)
+        most = s->batch_max;
+    uint64_t now = core_now_ns();
+    r->room = r->room_at ? r->room + (double)(now - r->room_at) / cost : most;
+    if (r->room > most)
+        r->room = most;
+    r->room_at = now;
+    r->room_no = r->next_no;
+    return (uint64_t)r->room;
+}
+
+int serve__reorder_due(serve *s, uint64_t most, uint64_t *released)
 {
     struct serve_reorder *r = s->ro;
     int64_t now = core_wall_ns();
     int rc = 0;
-    while (r->head < r->fifo.n && !rc) {
+    uint64_t held0 = r->held, n = 0, t0 = core_now_ns();
+    /* A burst of held events comes due at once (a grace after it came):
+     * released in one go, it would keep the engine from its input for as
+     * long as the burst takes to apply. */
+    while (r->head < r->fifo.n && !rc && n < most && s->batch_events < s->batch_max) {
         uint32_t e = r->fifo.v[r->head];
         held_ev *h = &r->ev.v[e];
         if (h->hc != NONE && h->arrived + s->reorder_ns > now)
@@ -1140,7 +1205,11 @@ int serve__reorder_due(serve *s)
         if (timed)
             serve__stage_end(s);
         held_free(r, e);
+        n = held0 > r->held ? held0 - r->held : 0;
     }
+    r->release_busy += core_now_ns() - t0;
+    if (released)
+        *released = n;
     if (r->head > 4096 && r->head * 2 > r->fifo.n) {
         memmove(r->fifo.v, r->fifo.v + r->head, (r->fifo.n - r->head) * sizeof *r->fifo.v);
         r->fifo.n -= r->head;

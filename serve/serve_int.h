@@ -572,9 +572,26 @@ bool serve__reorder_on(const serve *s);
 /* Bytes the window holds: the held events' copies, their cases, its
  * indexes. Engine thread. */
 size_t serve__reorder_bytes(const serve *s);
-/* Releases the events whose grace is over, each case's in its order.
+/* Releases the events whose grace is over, each case's in its order,
+ * until `most` have left the window (a case's due events go together,
+ * so a few more) or the batch is full (serve.batch); the rest are
+ * released by the next cycles. *released (may be NULL): how many left.
  * Returns 0 or the producer's error. */
-int serve__reorder_due(serve *s);
+int serve__reorder_due(serve *s, uint64_t most, uint64_t *released);
+/* How many more events the window takes in now: no faster than the
+ * engine takes them in and applies them (its busy time per event), with
+ * a burst of up to one grace's worth (serve.reorder_ms; at least
+ * serve.batch) at once. Past that, input waits in the queue, where it
+ * is refused when that is full, rather than in the window, whose
+ * release would keep the engine from new input for longer than the
+ * grace and hold memory for as long. */
+uint64_t serve__reorder_room(serve *s);
+/* Events the window holds. */
+uint64_t serve__reorder_held(const serve *s);
+/* A cycle of the engine was busy for busy_ns (its waits left out) and
+ * released `released` events; the events it held since the room was
+ * last asked for are taken out of it. */
+void serve__reorder_note_cycle(serve *s, uint64_t busy_ns, uint64_t released);
 /* Nanoseconds until the next held event is due (0: some are;
  * INT64_MAX: none are held). */
 int64_t serve__reorder_wait_ns(serve *s);

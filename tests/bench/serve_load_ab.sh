@@ -5,7 +5,9 @@
 # unless SERVE_LOAD_MODEL names them). Prints each run's JSON line, then
 # for each binary the medians and ranges of the sustained events/s and of
 # the daemon's CPU time per event (user + system, /proc, over the
-# sustained run), B against A as the ratio of the medians, and where the
+# sustained run), the client's request p99 in the sustained run and in
+# the run at half its rate, VmHWM, B against A as the ratio of the
+# medians of the CPU per event, and where the
 # binary counts them (pmrag_engine_stage_cpu_microseconds_total) the
 # median CPU time per event of each stage of its engine thread over the
 # same run. Figures, not a gate. The load generator is BENCH_SERVE_LOAD,
@@ -71,6 +73,12 @@ for side, path in (("A", sys.argv[2]), ("B", sys.argv[3])):
     print("%s %s: %d runs: %.0f events/s (%.0f..%.0f), %.2f us CPU per event (%.2f..%.2f)"
           % (side, path, len(mine), statistics.median(eps), min(eps), max(eps), med[side],
              min(cpu), max(cpu)), file=sys.stderr)
+    # What a client and the machine see of the same runs.
+    for what, vals in (("request p99 as fast as it answers, ms", [r["max"]["request_ms"]["p99"] for r in mine]),
+                       ("request p99 at half that rate, ms", [r["half"]["request_ms"]["p99"] for r in mine]),
+                       ("VmHWM, MiB", [r["rss"]["vm_hwm"] / 2**20 for r in mine])):
+        print("  %-38s %8.1f (%.1f..%.1f)" % (what, statistics.median(vals), min(vals), max(vals)),
+              file=sys.stderr)
     stages = {}
     for r in mine:
         for k, v in r["engine_us_per_event"].items():
