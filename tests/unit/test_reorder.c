@@ -540,6 +540,25 @@ TEST(a_revoked_partition_releases_its_held_events)
     serve_close(s);
 }
 
+/* n cases PREFIX0.., each with "step one" at 10 ms and "step two" at 20,
+ * held. */
+static void in_pairs(serve *s, const char *prefix, int n)
+{
+    char id[32];
+    for (int i = 0; i < 2 * n; i++) {
+        snprintf(id, sizeof id, "%s%d", prefix, i / 2);
+        in(s, id, i % 2 ? "step two" : "step one", 10 + i % 2 * 10, NULL, NULL);
+    }
+}
+
+static size_t lines_of(const core_buf *b)
+{
+    size_t n = 0;
+    for (const char *q = b->data; q && (q = strchr(q, '\n')); q++)
+        n++;
+    return n;
+}
+
 /* After a backlog the window's memory follows what it holds again: the
  * pools of held events and of cases give their free tails back, and what
  * comes after is held and released as before. */
@@ -548,21 +567,14 @@ TEST(the_window_gives_back_the_memory_of_a_backlog)
     static const char *const sets[] = {"serve.reorder_ms=30", NULL};
     serve *s = daemon_open("st", sets);
     core_buf p = {0};
-    char id[32];
-    for (int i = 0; i < 20000; i++) {
-        snprintf(id, sizeof id, "b%d", i / 2);
-        in(s, id, i % 2 ? "step two" : "step one", 10 + i % 2 * 10, NULL, NULL);
-    }
+    in_pairs(s, "b", 10000);
     pthread_mutex_lock(&s->mu);
     size_t peak = serve__reorder_bytes(s);
     pthread_mutex_unlock(&s->mu);
     sleep_ms(60);
     settle(s);
     preds(&p);
-    size_t lines = 0;
-    for (const char *q = p.data; (q = strchr(q, '\n')); q++)
-        lines++;
-    CHECK_INT(lines, 20000);
+    CHECK_INT(lines_of(&p), 20000);
     CHECK_INT(held_in_state(s), 0);
     pthread_mutex_lock(&s->mu);
     size_t after = serve__reorder_bytes(s);
@@ -585,11 +597,7 @@ TEST(a_burst_due_at_once_is_released_a_slice_at_a_time)
     static const char *const sets[] = {"serve.reorder_ms=30", NULL};
     serve *s = daemon_open("st", sets);
     core_buf p = {0};
-    char id[32];
-    for (int i = 0; i < 40; i++) {
-        snprintf(id, sizeof id, "s%d", i / 2);
-        in(s, id, i % 2 ? "step two" : "step one", 10 + i % 2 * 10, NULL, NULL);
-    }
+    in_pairs(s, "s", 20);
     sleep_ms(60);
     /* All 40 are due; a slice of 10 releases five cases whole. */
     uint64_t n = 0;
@@ -601,10 +609,7 @@ TEST(a_burst_due_at_once_is_released_a_slice_at_a_time)
     pthread_mutex_unlock(&s->mu);
     settle(s);
     preds(&p);
-    size_t lines = 0;
-    for (const char *q = p.data; (q = strchr(q, '\n')); q++)
-        lines++;
-    CHECK_INT(lines, 40);
+    CHECK_INT(lines_of(&p), 40);
     CHECK_INT(held_in_state(s), 0);
     core_buf_free(&p);
     serve_close(s);
