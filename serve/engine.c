@@ -354,8 +354,8 @@ int serve__cycle(serve *s, bool draining)
     pthread_mutex_lock(&s->mu);
     /* Held events that came due are released a batch's worth at a time
      * (serve.batch), before and after new input: a burst released whole
-     * keeps every request waiting for as long as it takes to apply (4 s
-     * and more at full load). Input takes no more than the window's room
+     * keeps every request waiting for as long as it takes to apply
+     * (seconds at full load). Input takes no more than the window's room
      * (serve__reorder_room), and while some are overdue (the engine is
      * behind) no more than was just released: holding an event costs a
      * fraction of applying one, and input taken faster would grow the
