@@ -578,8 +578,9 @@ size_t serve__reorder_bytes(const serve *s);
  * released by the next cycles. *released (may be NULL): how many left.
  * Returns 0 or the producer's error. */
 int serve__reorder_due(serve *s, uint64_t most, uint64_t *released);
-/* How many more events the window takes in now: no faster than the
- * engine takes them in and applies them (its busy time per event), with
+/* How many more events the window takes in now: no faster than a
+ * quarter above the rate the engine takes them in and applies them (its
+ * busy time per event), with
  * a burst of up to one grace's worth (serve.reorder_ms; at least
  * serve.batch) at once. Past that, input waits in the queue, where it
  * is refused when that is full, rather than in the window, whose

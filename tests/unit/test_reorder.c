@@ -640,7 +640,7 @@ TEST(the_window_takes_in_no_faster_than_the_engine_applies)
         in(s, id, "step one", 10, NULL, NULL);
         pthread_mutex_lock(&s->mu);
     }
-    /* 150 more taken in, in no time: 50 left, refilled at 100 a second. */
+    /* 150 more taken in, in no time: 50 left, refilled at 125 a second. */
     serve__reorder_note_cycle(s, 0, 0);
     room = serve__reorder_room(s);
     CHECK(room >= 45 && room <= 60);
