@@ -329,6 +329,13 @@ static void memory_sample(serve *s)
     }
 }
 
+/* Events the current batch still takes (serve.batch), at most cap. */
+static uint64_t batch_room(const serve *s, uint64_t cap)
+{
+    uint64_t room = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
+    return room < cap ? room : cap;
+}
+
 /* One cycle; returns 0 or the error that stops the daemon. */
 int serve__cycle(serve *s, bool draining)
 {
@@ -344,7 +351,7 @@ int serve__cycle(serve *s, bool draining)
         return rc;
     if (!draining)
         serve__rebuild_step(s);
-    uint64_t budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
+    uint64_t budget = batch_room(s, UINT64_MAX);
     bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
     serve__kafka_hold(s);
     /* Held events due soon: no sleeping past them. */
@@ -360,16 +367,14 @@ int serve__cycle(serve *s, bool draining)
      * behind) no more than was just released: holding an event costs a
      * fraction of applying one, and input taken faster would grow the
      * window without bound. */
-    uint64_t slice = s->batch_max, in_max = UINT64_MAX;
+    uint64_t in_max = UINT64_MAX;
     bool windowed = !draining && serve__reorder_on(s);
     if (windowed) {
-        rc = serve__reorder_due(s, slice, &released);
+        rc = serve__reorder_due(s, s->batch_max, &released);
         in_max = serve__reorder_room(s);
         if (serve__reorder_wait_ns(s) == 0 && in_max > released)
             in_max = released;
-        budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
-        if (budget > in_max)
-            budget = in_max;
+        budget = batch_room(s, in_max);
     }
     if (s->kin && !draining && budget && !rc) {
         bool waiting;
@@ -415,9 +420,7 @@ int serve__cycle(serve *s, bool draining)
         pthread_mutex_lock(&s->mu);
         pthread_mutex_lock(&s->qmu);
     }
-    budget = s->batch_events < s->batch_max ? s->batch_max - s->batch_events : 0;
-    if (budget > in_max)
-        budget = in_max;
+    budget = batch_room(s, in_max);
     /* Past the window's room a request waits for it, unless the window
      * holds nothing (a request larger than the room goes alone). */
     bool fit = budget == in_max && serve__reorder_held(s) > 0;
@@ -460,7 +463,7 @@ int serve__cycle(serve *s, bool draining)
         rc = serve__reorder_release_partition(s, -1, "stopping");
     if (!rc && serve__reorder_on(s)) {
         uint64_t more = 0;
-        rc = serve__reorder_due(s, slice, &more);
+        rc = serve__reorder_due(s, s->batch_max, &more);
         released += more;
     }
     cpu = serve__stage_events(s, cpu);

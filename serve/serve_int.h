@@ -580,12 +580,11 @@ size_t serve__reorder_bytes(const serve *s);
 int serve__reorder_due(serve *s, uint64_t most, uint64_t *released);
 /* How many more events the window takes in now: no faster than a
  * quarter above the rate the engine takes them in and applies them (its
- * busy time per event), with
- * a burst of up to one grace's worth (serve.reorder_ms; at least
- * serve.batch) at once. Past that, input waits in the queue, where it
- * is refused when that is full, rather than in the window, whose
- * release would keep the engine from new input for longer than the
- * grace and hold memory for as long. */
+ * busy time per event), with a burst of up to two graces' worth
+ * (serve.reorder_ms; at least serve.batch) at once. Past that, input
+ * waits in the queue, where it is refused when that is full, rather than
+ * in the window, whose release would keep the engine from new input for
+ * longer than the grace and hold memory for as long. */
 uint64_t serve__reorder_room(serve *s);
 /* Events the window holds. */
 uint64_t serve__reorder_held(const serve *s);

@@ -623,23 +623,16 @@ TEST(the_window_takes_in_no_faster_than_the_engine_applies)
     /* Nothing measured yet: two graces at the guessed 8 us an event. */
     CHECK_INT(serve__reorder_room(s), 250000);
     pthread_mutex_unlock(&s->mu);
-    char id[32];
-    for (int i = 0; i < 100; i++) {
-        snprintf(id, sizeof id, "r%d", i);
-        in(s, id, "step one", 10, NULL, NULL);
-    }
+    in_pairs(s, "r", 50);
     pthread_mutex_lock(&s->mu);
     /* A cycle took 1 s to take those 100 in: 10 ms an event, and the
      * room shrinks to two graces at that rate. */
     serve__reorder_note_cycle(s, 1000000000ull, 0);
     uint64_t room = serve__reorder_room(s);
     CHECK(room >= 195 && room <= 200);
-    for (int i = 100; i < 250; i++) {
-        snprintf(id, sizeof id, "r%d", i);
-        pthread_mutex_unlock(&s->mu);
-        in(s, id, "step one", 10, NULL, NULL);
-        pthread_mutex_lock(&s->mu);
-    }
+    pthread_mutex_unlock(&s->mu);
+    in_pairs(s, "q", 75);
+    pthread_mutex_lock(&s->mu);
     /* 150 more taken in, in no time: 50 left, refilled at 125 a second. */
     serve__reorder_note_cycle(s, 0, 0);
     room = serve__reorder_room(s);
