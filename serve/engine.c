@@ -402,13 +402,15 @@ int serve__cycle(serve *s, bool draining)
     if (!s->kin && !s->qhead && !draining) {
         /* Only HTTP input: sleep until a request comes, the committer
          * finishes, or 200 ms pass (signals, the model rebuild). */
+        int64_t due = serve__reorder_on(s) ? serve__reorder_wait_ns(s) : INT64_MAX;
         pthread_mutex_unlock(&s->mu);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        int64_t wait_ms = busy ? 2 : 200;
-        if (due_ms < wait_ms)
-            wait_ms = due_ms;
-        ts.tv_nsec += wait_ms * 1000000;
+        int64_t wait_ns = (busy ? 2 : 200) * (int64_t)1000000;
+        if (due < wait_ns)
+            wait_ns = due; /* to the nanosecond: a held event goes when it is due */
+        ts.tv_sec += wait_ns / 1000000000;
+        ts.tv_nsec += wait_ns % 1000000000;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;

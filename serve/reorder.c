@@ -961,6 +961,9 @@ static int place(serve *s, sess_case *c, const char *id, size_t clen, uint32_t *
         serve__stage(s, SERVE_STAGE_SCORING);
         serve__score_keep(s, c, n);
     }
+    /* The tokens applied again are this release's work: their
+     * predictions' latency counts from when its first event came (each
+     * released event's from its own arrival). */
     uint64_t t0 = r->ev.v[rel[0]].t0;
     uint32_t i = p;
     while ((i < old->ntok || j < nk) && !rc) {
@@ -972,7 +975,8 @@ static int place(serve *s, sess_case *c, const char *id, size_t clen, uint32_t *
             rc = serve__token_apply(s, c, id, clen, old->act[i], old->var[i], &t, t0);
             i++;
         } else {
-            rc = serve__event_apply(s, c, id, clen, &r->ev.v[rel[j]].ev, &o[j], rev, t0);
+            const held_ev *h = &r->ev.v[rel[j]];
+            rc = serve__event_apply(s, c, id, clen, &h->ev, &o[j], rev, h->t0);
             j++;
         }
     }

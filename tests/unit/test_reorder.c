@@ -249,6 +249,49 @@ TEST(a_late_event_is_placed_and_later_predictions_revised)
     serve_close(s);
 }
 
+/* latency_us of the last prediction published for activity (-1: none). */
+static long long latency_of(const char *activity)
+{
+    FILE *f = fopen(unit_tmp_path("pred.jsonl"), "r");
+    CHECK(f != NULL);
+    char line[8192], want[96];
+    snprintf(want, sizeof want, "\"activity\":\"%s\"", activity);
+    long long us = -1;
+    while (fgets(line, sizeof line, f)) {
+        const char *l = strstr(line, "\"latency_us\":");
+        if (strstr(line, want) && l)
+            CHECK(sscanf(l, "\"latency_us\":%lld", &us) == 1);
+    }
+    fclose(f);
+    return us;
+}
+
+/* Placed late together with an event that came after it, an event's
+ * latency still counts from its own arrival. */
+TEST(a_late_event_s_latency_counts_from_its_own_arrival)
+{
+    static const char *const sets[] = {"serve.reorder_ms=120", NULL};
+    serve *s = daemon_open("st", sets);
+    core_buf p = {0};
+    in(s, "c", "step three", 30, NULL, NULL);
+    sleep_ms(130);
+    settle(s);
+    in(s, "c", "step two", 20, NULL, NULL);
+    sleep_ms(100);
+    in(s, "c", "step one", 10, NULL, NULL);
+    sleep_ms(30);
+    /* "step two" is due, and "step one" goes with it, first. */
+    settle(s);
+    preds(&p);
+    CHECK_STR(p.data, "c 1 0 step three 30\nc 1 1 step one 10\nc 2 0 step two 20\n"
+                      "c 3 0 step three 30\n");
+    long long us = latency_of("step two");
+    if (us < 120000)
+        unit_fail(__FILE__, __LINE__, "step two was held 120 ms, its latency_us is %lld", us);
+    core_buf_free(&p);
+    serve_close(s);
+}
+
 TEST(too_late_events_are_refused)
 {
     static const char *const sets[] = {"serve.reorder_ms=1", "serve.late_max_ms=1000", NULL};
