@@ -694,6 +694,76 @@ static void place_weighted(map_mapper *m, uint32_t act, const uint32_t *syms, co
         map__activity_set_cands(m, act, syms, n);
 }
 
+/* Sites a logger's message may come from, at most: past it the logger
+ * says too little to look further. */
+#define UNSEEN_MAX 4096
+
+/* Adds to syms[0..*n) (weights w) the functions whose sites without
+ * text to match, with what little literal text they show (`"%s %s"`),
+ * render act's message (text[0..len)) at its logger and level, a value
+ * without whitespace in each hole (map_matcher_unseen_takes): in the
+ * functions of its neighbours nb[0..nnb) and those they call, weighed by
+ * how often each neighbour was next to it (a callee by its call edge's
+ * weight). */
+static void position_unseen(map_mapper *m, uint32_t act, const char *text, size_t len,
+                            const nb_rec *nb, size_t nnb, uint32_t *syms, double *w, uint32_t *n)
+{
+    const act_rec *a = &m->acts.v[act];
+    const char *logger =
+        a->logger && a->logger != LOGGER_MIXED ? core_strtab_str(&m->strs, a->logger - 1) : NULL;
+    const char *level =
+        a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
+    /* A site of its logger without text, in a function that logs what
+     * it makes itself (a library's debug callback logging "%s"), may be
+     * where it comes from: the shape alone does not outweigh it. Sites in
+     * functions that log their callers' text (a logging class's own)
+     * stand for callers the code may not show: the case says which. */
+    if (logger) {
+        uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all);
+        uint32_t nl = map_matcher_unseen(m->matcher, logger, NULL, 0, level, all, UNSEEN_MAX);
+        bool own = nl > UNSEEN_MAX;
+        for (uint32_t i = 0; i < nl && i < UNSEEN_MAX && !own; i++) {
+            graph_emit em;
+            graph_get_emit(m->g, all[i], &em);
+            graph_symbol sy;
+            if (em.symbol != GRAPH_NONE) {
+                graph_get_symbol(m->g, em.symbol, &sy);
+                own = !(sy.flags & GRAPH_SF_TAKES_TEXT);
+            }
+        }
+        free(all);
+        if (own)
+            return;
+    }
+    for (size_t i = 0; i < nnb; i++) {
+        const act_rec *p = &m->acts.v[nb[i].nb];
+        for (uint32_t k = 0; k < p->nsyms; k++) {
+            uint32_t sym = m->syms.v[p->sym_off + k], ncall;
+            const graph_edge *out = graph_out_edges(m->g, sym, &ncall);
+            double x = nb[i].count * (double)m->conf.v[p->sym_off + k];
+            /* The function itself (c == ncall), then its callees. */
+            for (uint32_t c = 0; c <= ncall; c++) {
+                if (c < ncall && (out[c].type != GRAPH_EDGE_CALLS || out[c].node == sym))
+                    continue;
+                uint32_t f = c < ncall ? out[c].node : sym, first;
+                if (map__symbol_aside(m, f))
+                    continue;
+                uint32_t ne = graph_symbol_emits(m->g, f, &first);
+                for (uint32_t e = first; e < first + ne; e++) {
+                    graph_emit em;
+                    graph_get_emit(m->g, e, &em);
+                    if (em.kind != GRAPH_EMIT_LOG ||
+                        !map_matcher_unseen_takes(m->matcher, m->mw, e, text, len, logger, level,
+                                                  true))
+                        continue;
+                    add_weight(syms, w, n, map__site_emitter(m->g, e, &em),
+                               c < ncall ? x * out[c].weight : x);
+                }
+            }
+        }
+    }
+}
+
 /*
  * A message no template took, placed by where the case was: a site in the
  * function of one of its neighbouring events (the events just before and
@@ -702,7 +772,11 @@ static void place_weighted(map_mapper *m, uint32_t act, const uint32_t *syms, co
  * in a loop after `'Sending extension info'`): where the case was says
  * more than a template that shows too little to be matched anywhere. The
  * sites rendering the most literal bytes win, weighed by how often each
- * neighbour was next to it.
+ * neighbour was next to it. With none, a site whose template shows next
+ * to nothing (`"%s %s"`, a hook's default logging a request's method and
+ * path) in those functions or one they call, that renders it whole at its
+ * logger and level: there, too, where the case was says what its text
+ * cannot.
  */
 static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb)
 {
@@ -736,6 +810,8 @@ static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_
             }
         }
     }
+    if (n == 0)
+        position_unseen(m, act, text, len, nb, nnb, syms, w, &n);
     if (n == 0)
         return false;
     sort_weighted(syms, w, n);
@@ -822,10 +898,6 @@ static bool map_by_traceback(map_mapper *m, uint32_t act)
     map__activity_set_syms(m, act, MAP_BY_STACK, &sym, &c, 1);
     return true;
 }
-
-/* Sites a logger's message may come from, at most: past it the logger
- * says too little to look further. */
-#define UNSEEN_MAX 4096
 
 /*
  * The functions of n sites without text a message may come from: all of
@@ -1114,7 +1186,7 @@ static bool map_by_successors(map_mapper *m, uint32_t act, const nb_rec *nb, siz
                     graph_get_emit(m->g, nx[j].emit, &t);
                     if (t.kind != GRAPH_EMIT_LOG ||
                         !map_matcher_unseen_takes(m->matcher, m->mw, nx[j].emit, text, len, logger,
-                                                  level))
+                                                  level, false))
                         continue;
                     uint32_t who = map__site_emitter(m->g, nx[j].emit, &t);
                     if (!map__symbol_aside(m, who))

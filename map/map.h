@@ -179,11 +179,16 @@ uint32_t map_matcher_unseen_calls(const map_matcher *m, map_match_work *w, const
  * (map_matcher_unseen's): its level agrees with the record's where both
  * are known, its logger does where the code names one, and what little
  * literal text its template has renders msg whole ("\n{attrs}"; a site
- * with none renders anything). False for a site with text, a wrapper's
- * own or one set aside. logger and level may be NULL or "".
+ * with none renders anything). With shown, only a site whose template has
+ * some literal text takes it, and only with a value without whitespace in
+ * each hole: with next to no text, the message's shape is all there is
+ * to go by (`"%s %s"` renders "GET /ok", not a sentence). False for a
+ * site with text, a wrapper's own or one set aside. logger and level may
+ * be NULL or "".
  */
 bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t emit,
-                              const char *msg, size_t len, const char *logger, const char *level);
+                              const char *msg, size_t len, const char *logger, const char *level,
+                              bool shown);
 
 /* ------------------------------------------------------------------ */
 /* Text similarity                                                     */

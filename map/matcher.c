@@ -116,8 +116,9 @@ struct map_matcher {
         bool call;
         const char *logger;
         /* What little literal text its template has, as a pattern of the
-         * whole message; NULL: none (it renders anything). */
-        pcre2_code *re;
+         * whole message; NULL: none (it renders anything). tight: the
+         * same with a value without whitespace in each hole. */
+        pcre2_code *re, *tight;
     } * unseen;
     uint32_t nunseen;
 };
@@ -504,11 +505,26 @@ static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const 
     bool call = e->kind == GRAPH_EMIT_CALL && map__through_object(m->g, id, e->receiver);
     if ((e->kind != GRAPH_EMIT_LOG && !span && !call) || wrapper_site(m->g, e) || site_aside(m, e))
         return;
-    pcre2_code *re = NULL;
+    pcre2_code *re = NULL, *tight = NULL;
     if (ti) {
         int err;
         PCRE2_SIZE off;
         re = pcre2_compile((PCRE2_SPTR)ti->pat.data, ti->pat.len, 0, &err, &off, NULL);
+        /* (tmpl_parse escapes a literal parenthesis: every "(?s:.*?)" is
+         * a hole.) */
+        static const char hole[] = "(?s:.*?)", value[] = "\\S*";
+        core_buf t = {0};
+        for (size_t i = 0; i < ti->pat.len;) {
+            if (ti->pat.len - i >= sizeof hole - 1 &&
+                memcmp(ti->pat.data + i, hole, sizeof hole - 1) == 0) {
+                core_buf_puts(&t, value);
+                i += sizeof hole - 1;
+            } else {
+                core_buf_putc(&t, ti->pat.data[i++]);
+            }
+        }
+        tight = pcre2_compile((PCRE2_SPTR)t.data, t.len, 0, &err, &off, NULL);
+        core_buf_free(&t);
     }
     uint32_t file = UINT32_MAX;
     if (e->symbol != GRAPH_NONE) {
@@ -522,8 +538,8 @@ static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const 
     uint8_t level = span   ? (uint8_t)(100 + e->kind)
                     : call ? (uint8_t)graph_level_of_method(e->method, strlen(e->method))
                            : (uint8_t)e->level;
-    m->unseen[m->nunseen++] =
-        (struct unseen){id, file, level, call, call ? e->receiver : site_logger(m->g, e), re};
+    m->unseen[m->nunseen++] = (struct unseen){
+        id, file, level, call, call ? e->receiver : site_logger(m->g, e), re, tight};
 }
 
 /* The next entry, for site id (its template tid's pattern re): what
@@ -679,8 +695,10 @@ void map_matcher_free(map_matcher *m)
     free(m->plens);
     free(m->slens);
     core_arena_free(&m->arena);
-    for (uint32_t i = 0; i < m->nunseen; i++)
+    for (uint32_t i = 0; i < m->nunseen; i++) {
         pcre2_code_free(m->unseen[i].re);
+        pcre2_code_free(m->unseen[i].tight);
+    }
     free(m->unseen);
     free(m);
 }
@@ -716,7 +734,7 @@ size_t map_matcher_bytes(const map_matcher *m)
     for (uint32_t i = 0; i < m->n; i++)
         b += re_bytes(m->e[i].re);
     for (uint32_t i = 0; i < m->nunseen; i++)
-        b += re_bytes(m->unseen[i].re);
+        b += re_bytes(m->unseen[i].re) + re_bytes(m->unseen[i].tight);
     return b;
 }
 
@@ -1785,7 +1803,8 @@ static uint32_t unseen_select(const map_matcher *m, const unseen_q *q, const cha
 }
 
 bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t emit,
-                              const char *msg, size_t len, const char *logger, const char *level)
+                              const char *msg, size_t len, const char *logger, const char *level,
+                              bool shown)
 {
     /* note_unseen adds the sites in emit order. */
     uint32_t lo = first_of_emit(m->unseen, sizeof *m->unseen, offsetof(struct unseen, emit),
@@ -1794,8 +1813,9 @@ bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t 
         return false;
     const struct unseen *u = &m->unseen[lo];
     int lc = level_code(level);
-    if (!unseen_kind_agrees(u, lc) || (lc >= 0 && u->level != GRAPH_LEVEL_NONE &&
-                                       u->level != GRAPH_LEVEL_CUSTOM && u->level != lc))
+    if ((shown && !u->tight) || !unseen_kind_agrees(u, lc) ||
+        (lc >= 0 && u->level != GRAPH_LEVEL_NONE && u->level != GRAPH_LEVEL_CUSTOM &&
+         u->level != lc))
         return false;
     /* Only a logger the code names: a module's name is what a site
      * logging through `self.log` is given when nothing else is known. */
@@ -1803,7 +1823,8 @@ bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t 
     graph_get_emit(m->g, emit, &e);
     if (e.logger[0] && logger && logger[0] && !logger_agrees(e.logger, logger))
         return false;
-    return !u->re || pcre2_match(u->re, (PCRE2_SPTR)msg, len, 0, 0, w->md, m->mctx) >= 0;
+    const pcre2_code *re = shown ? u->tight : u->re;
+    return !re || pcre2_match(re, (PCRE2_SPTR)msg, len, 0, 0, w->md, m->mctx) >= 0;
 }
 
 uint32_t map_matcher_unseen(const map_matcher *m, const char *logger, const uint32_t *files,

@@ -1756,6 +1756,110 @@ TEST(mapper_places_messages_by_position)
     graph_close(g);
 }
 
+/* A hook's default, called by the function its case's other events
+ * come from, logs a request's method and path with one literal space
+ * (`"%s %s"`) through an object the code cannot type: the logging
+ * class's own site, which names the records' logger, is not where the
+ * message comes from; the function the case was in calls the hook. */
+static const char hook_py[] = "import logging\n"
+                              "class Logger:\n"
+                              "    LEVELS = {'debug': logging.DEBUG}\n"
+                              "    def __init__(self):\n"
+                              "        self.error_log = logging.getLogger('srv.error')\n"
+                              "    def log(self, lvl, msg, *args):\n"
+                              "        lvl = self.LEVELS.get(lvl, lvl)\n"
+                              "        self.error_log.log(lvl, msg, *args)\n"
+                              "class PreRequest:\n"
+                              "    def pre_request(worker, req):\n"
+                              "        worker.log.debug('%s %s', req.method, req.path)\n"
+                              "class Worker:\n"
+                              "    def __init__(self, cfg, log):\n"
+                              "        self.cfg = cfg\n"
+                              "        self.log = log\n"
+                              "    def handle(self, req):\n"
+                              "        self.cfg.pre_request(self, req)\n"
+                              "        self.log.info('Request done: %s', req.path)\n"
+                              "        self.log.info('Closing connection.')\n";
+
+TEST(mapper_places_messages_in_what_the_case_s_function_calls)
+{
+    unit_write_str("hook/srv.py", hook_py);
+    graph *g = index_dir("hook");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    /* Not what the hook renders: "Ready" (no space), a sentence (its
+     * holes would hold spaces), a path at another level than the hook's. */
+    const char *msgs[] = {"GET /ok", "Request done: /ok",        "Closing connection.",
+                          "Ready",   "Connection 0 left intact", "PUT /x"};
+    const char *levels[] = {"DEBUG", "INFO", "INFO", "DEBUG", "DEBUG", "ERROR"};
+    uint32_t act[6], var[6];
+    for (int c = 0; c < 3; c++)
+        for (uint32_t i = 0; i < 6; i++) {
+            map_event ev = {.text = msgs[i],
+                            .len = strlen(msgs[i]),
+                            .logger = "srv.error",
+                            .level = levels[i],
+                            .learn = true};
+            map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
+        }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, act[0], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "srv.PreRequest.pre_request"));
+    for (uint32_t i = 3; i < 6; i++) {
+        map_mapper_activity(mp, act[i], &pa);
+        CHECK(pa.nsyms > 0);
+        CHECK(pa.syms[0] != unit_sym(g, "srv.PreRequest.pre_request"));
+    }
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* The same shape where the logger also has a site of its own without
+ * text, in a function that logs what it makes (a client's debug
+ * callback): that site may be where a sentence with a space comes from,
+ * and the shape alone does not rule it out. */
+static const char callback_py[] = "import logging\n"
+                                  "log = logging.getLogger('cb')\n"
+                                  "class Client:\n"
+                                  "    def setup(self, req):\n"
+                                  "        log.info('Request prepared: %s', req.path)\n"
+                                  "        log.debug('%s %s', req.method, req.url)\n"
+                                  "    def on_debug(self, kind, raw):\n"
+                                  "        text = raw.decode().strip()\n"
+                                  "        log.debug('%s', text)\n";
+
+TEST(mapper_keeps_a_logger_s_own_sites_beside_a_shape)
+{
+    unit_write_str("cb/cb.py", callback_py);
+    graph *g = index_dir("cb");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    const char *msgs[] = {"Request prepared: /a", "Trying 10.0.0.1..."};
+    const char *levels[] = {"INFO", "DEBUG"};
+    uint32_t act[2], var[2];
+    for (int c = 0; c < 3; c++)
+        for (uint32_t i = 0; i < 2; i++) {
+            map_event ev = {.text = msgs[i],
+                            .len = strlen(msgs[i]),
+                            .logger = "cb",
+                            .level = levels[i],
+                            .learn = true};
+            map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
+        }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_activity pa;
+    map_mapper_activity(mp, act[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 2);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A data message logged with next to no text of its own, by the
  * function the one before it calls right after logging. */
 static const char next_py[] = "class Proto:\n"
