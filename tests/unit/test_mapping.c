@@ -1713,26 +1713,43 @@ static const char sides_py[] = "import logging\n"
                                "def cleanup(msg):\n"
                                "    log.debug(msg)\n";
 
-/* Maps case msgs[0..n) in order, its records of logger (NULL: none)
- * (recent: the case's events so far). */
-static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
-                         bool learn, uint32_t *act, uint32_t *var)
+/* Maps case msgs[0..n) in order, its records of logger (NULL: none) at
+ * levels[i] (levels NULL: none) (recent: the case's events so far). */
+static void map_in_order_at(map_mapper *mp, const char *const *msgs, const char *const *levels,
+                            uint32_t n, const char *logger, bool learn, uint32_t *act,
+                            uint32_t *var)
 {
     for (uint32_t i = 0; i < n; i++) {
-        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .logger = logger, .learn = learn};
+        map_event ev = {.text = msgs[i],
+                        .len = strlen(msgs[i]),
+                        .logger = logger,
+                        .level = levels ? levels[i] : NULL,
+                        .learn = learn};
         map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
     }
 }
 
-/* Maps three training cases of msgs[0..n) (n <= 8); act: the activities
- * of the last. */
-static void map_case_thrice(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
-                            uint32_t *act)
+static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
+                         bool learn, uint32_t *act, uint32_t *var)
+{
+    map_in_order_at(mp, msgs, NULL, n, logger, learn, act, var);
+}
+
+/* Maps three training cases of msgs[0..n) (n <= 8) at levels (NULL:
+ * none); act: the activities of the last. */
+static void map_case_thrice_at(map_mapper *mp, const char *const *msgs, const char *const *levels,
+                               uint32_t n, const char *logger, uint32_t *act)
 {
     uint32_t var[8];
     CHECK(n <= 8);
     for (int c = 0; c < 3; c++)
-        map_in_order(mp, msgs, n, logger, true, act, var);
+        map_in_order_at(mp, msgs, levels, n, logger, true, act, var);
+}
+
+static void map_case_thrice(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
+                            uint32_t *act)
+{
+    map_case_thrice_at(mp, msgs, NULL, n, logger, act);
 }
 
 TEST(mapper_places_messages_by_position)
@@ -1792,16 +1809,8 @@ TEST(mapper_places_messages_in_what_the_case_s_function_calls)
     const char *msgs[] = {"GET /ok", "Request done: /ok",        "Closing connection.",
                           "Ready",   "Connection 0 left intact", "PUT /x"};
     const char *levels[] = {"DEBUG", "INFO", "INFO", "DEBUG", "DEBUG", "ERROR"};
-    uint32_t act[6], var[6];
-    for (int c = 0; c < 3; c++)
-        for (uint32_t i = 0; i < 6; i++) {
-            map_event ev = {.text = msgs[i],
-                            .len = strlen(msgs[i]),
-                            .logger = "srv.error",
-                            .level = levels[i],
-                            .learn = true};
-            map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
-        }
+    uint32_t act[6];
+    map_case_thrice_at(mp, msgs, levels, 6, "srv.error", act);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
@@ -1840,16 +1849,8 @@ TEST(mapper_keeps_a_logger_s_own_sites_beside_a_shape)
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     const char *msgs[] = {"Request prepared: /a", "Trying 10.0.0.1..."};
     const char *levels[] = {"INFO", "DEBUG"};
-    uint32_t act[2], var[2];
-    for (int c = 0; c < 3; c++)
-        for (uint32_t i = 0; i < 2; i++) {
-            map_event ev = {.text = msgs[i],
-                            .len = strlen(msgs[i]),
-                            .logger = "cb",
-                            .level = levels[i],
-                            .learn = true};
-            map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
-        }
+    uint32_t act[2];
+    map_case_thrice_at(mp, msgs, levels, 2, "cb", act);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
