@@ -340,6 +340,40 @@ static msg_info print_message(px *x, const TSNode *pos, uint32_t npos, const py_
     return mi;
 }
 
+/*
+ * `PATTERN % (...)` or `PATTERN.format(...)` where PATTERN is a local bound
+ * to a literal on every path to `at` (a format kept in a local before it
+ * is filled): its template into x->tmpl, as the literal's would be.
+ */
+static msg_info local_format(px *x, TSNode v, TSNode at, const py_scope *sc, int depth)
+{
+    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
+    TSNode fmt = gx_null();
+    bool brace = false;
+    if (ty(v) == N_BINARY_OPERATOR && binop(v) == A_PERCENT) {
+        fmt = unparen(fieldn(v, F_LEFT));
+    } else if (ty(v) == N_CALL) {
+        TSNode fn = fieldn(v, F_FUNCTION);
+        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE &&
+            text_eq(x, fieldn(fn, F_ATTRIBUTE), "format")) {
+            fmt = unparen(fieldn(fn, F_OBJECT));
+            brace = true;
+        }
+    }
+    TSNode lit = graph__py_bound_format(x, fmt, at, sc);
+    if (is_null(lit))
+        return mi;
+    graph__tmpl_clear(&x->tmpl);
+    if (brace) {
+        graph__py_tmpl_strings(x, lit, SM_BRACE);
+        mi.style = GRAPH_STYLE_BRACE;
+    } else {
+        graph__py_build_message(x, lit, true, sc, depth + 1);
+        mi.style = GRAPH_STYLE_PERCENT;
+    }
+    return mi;
+}
+
 /* Records the emit site(s) of a call read by plan pl: one, or one per
  * message a local passed as the message may hold. */
 void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope *sc, int depth)
@@ -438,6 +472,13 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
             return;
         if (!is_null(msg))
             mi = graph__py_build_message(x, msg, fmt, sc, depth + 1);
+        /* `msg = "... {ip}: {error}"; log.debug(msg.format(...))`: the
+         * format kept in a local, filled in the call. */
+        if (!is_null(msg) && (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC)) {
+            msg_info lf = local_format(x, unparen(msg), call, sc, depth);
+            if (lf.style != GRAPH_STYLE_DYNAMIC)
+                mi = lf;
+        }
         /* The holes of a literal message are this call's arguments. */
         bool literal_msg = !is_null(msg) && is_stringish(ty(unparen(msg)));
         if (literal_msg && (uint32_t)pl->msg_index < npos) {
@@ -494,40 +535,6 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     if (em.tmpl)
         core_vec_push(&x->f->emits, em);
-}
-
-/*
- * `PATTERN % (...)` or `PATTERN.format(...)` where PATTERN is a local bound
- * to a literal on every path to `at` (a format kept in a local before it
- * is filled): its template into x->tmpl, as the literal's would be.
- */
-static msg_info local_format(px *x, TSNode v, TSNode at, const py_scope *sc, int depth)
-{
-    msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
-    TSNode fmt = gx_null();
-    bool brace = false;
-    if (ty(v) == N_BINARY_OPERATOR && binop(v) == A_PERCENT) {
-        fmt = unparen(fieldn(v, F_LEFT));
-    } else if (ty(v) == N_CALL) {
-        TSNode fn = fieldn(v, F_FUNCTION);
-        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE &&
-            text_eq(x, fieldn(fn, F_ATTRIBUTE), "format")) {
-            fmt = unparen(fieldn(fn, F_OBJECT));
-            brace = true;
-        }
-    }
-    TSNode lit = graph__py_bound_format(x, fmt, at, sc);
-    if (is_null(lit))
-        return mi;
-    graph__tmpl_clear(&x->tmpl);
-    if (brace) {
-        graph__py_tmpl_strings(x, lit, SM_BRACE);
-        mi.style = GRAPH_STYLE_BRACE;
-    } else {
-        graph__py_build_message(x, lit, true, sc, depth + 1);
-        mi.style = GRAPH_STYLE_PERCENT;
-    }
-    return mi;
 }
 
 void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)

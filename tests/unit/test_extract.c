@@ -500,6 +500,24 @@ TEST(local_message_each_way_of_building_it)
     graph_close(g);
 }
 
+/* A format kept in a local and filled in the logging call, by
+ * str.format or %: the literal's template, as if it were written there.
+ * A parameter is no such local. */
+TEST(local_format_filled_in_the_call)
+{
+    graph *g = open_wrappers();
+    graph_emit e = unit_emit_at(g, "pkg.locals.Filled.formatted", 122);
+    CHECK_STR(e.tmpl, "Invalid request from ip=%s: %s");
+    CHECK_INT(e.style, GRAPH_STYLE_BRACE);
+    CHECK_INT(e.level, GRAPH_LEVEL_DEBUG);
+    e = unit_emit_at(g, "pkg.locals.Filled.percent", 126);
+    CHECK_STR(e.tmpl, "peer %s went away");
+    CHECK_INT(e.style, GRAPH_STYLE_PERCENT);
+    e = unit_emit_at(g, "pkg.locals.Filled.unknown", 129);
+    CHECK_STR(e.tmpl, "");
+    graph_close(g);
+}
+
 TEST(local_message_several_bindings)
 {
     graph *g = open_wrappers();
