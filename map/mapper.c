@@ -409,7 +409,8 @@ static bool placed_at_sites(const map_mapper *m, uint32_t act)
     if (act >= m->acts.n)
         return false;
     const act_rec *a = &m->acts.v[act];
-    if (a->strategy != MAP_BY_LOGGER || a->ncand < 2 || a->nsyms != a->ncand)
+    if ((a->strategy != MAP_BY_LOGGER && a->strategy != MAP_BY_CONST) || a->ncand < 2 ||
+        a->nsyms != a->ncand)
         return false;
     for (uint32_t i = 0; i < a->ncand; i++)
         if (m->cands.v[a->cand_off + i] != m->syms.v[a->sym_off + i])
@@ -1250,8 +1251,9 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym)
     uint32_t a = activity_get(m, m->tmp.data, m->tmp.len, &created);
     if (created) {
         float one = 1.0f;
-        map_strategy st =
-            m->acts.v[group].strategy == MAP_BY_LOGGER ? MAP_BY_LOGGER : MAP_BY_TEMPLATE;
+        map_strategy st = m->acts.v[group].strategy;
+        if (st != MAP_BY_LOGGER && st != MAP_BY_CONST)
+            st = MAP_BY_TEMPLATE;
         map__activity_set_syms(m, a, st, &sym, &one, 1);
         m->acts.v[a].amb = MAP_AMB_CASE;
     }

@@ -1713,43 +1713,46 @@ static const char sides_py[] = "import logging\n"
                                "def cleanup(msg):\n"
                                "    log.debug(msg)\n";
 
-/* Maps case msgs[0..n) in order, its records of logger (NULL: none) at
- * levels[i] (levels NULL: none) (recent: the case's events so far). */
-static void map_in_order_at(map_mapper *mp, const char *const *msgs, const char *const *levels,
-                            uint32_t n, const char *logger, bool learn, uint32_t *act,
-                            uint32_t *var)
+/* Maps case msgs[0..n) in order, its records of logger (NULL: none)
+ * (recent: the case's events so far). */
+static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
+                         bool learn, uint32_t *act, uint32_t *var)
 {
     for (uint32_t i = 0; i < n; i++) {
-        map_event ev = {.text = msgs[i],
-                        .len = strlen(msgs[i]),
-                        .logger = logger,
-                        .level = levels ? levels[i] : NULL,
-                        .learn = learn};
+        map_event ev = {.text = msgs[i], .len = strlen(msgs[i]), .logger = logger, .learn = learn};
         map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
     }
 }
 
-static void map_in_order(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
-                         bool learn, uint32_t *act, uint32_t *var)
-{
-    map_in_order_at(mp, msgs, NULL, n, logger, learn, act, var);
-}
-
-/* Maps three training cases of msgs[0..n) (n <= 8) at levels (NULL:
- * none); act: the activities of the last. */
-static void map_case_thrice_at(map_mapper *mp, const char *const *msgs, const char *const *levels,
-                               uint32_t n, const char *logger, uint32_t *act)
+/* Maps three training cases of msgs[0..n) (n <= 8); act: the activities
+ * of the last. */
+static void map_case_thrice(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
+                            uint32_t *act)
 {
     uint32_t var[8];
     CHECK(n <= 8);
     for (int c = 0; c < 3; c++)
-        map_in_order_at(mp, msgs, levels, n, logger, true, act, var);
+        map_in_order(mp, msgs, n, logger, true, act, var);
 }
 
-static void map_case_thrice(map_mapper *mp, const char *const *msgs, uint32_t n, const char *logger,
-                            uint32_t *act)
+/* A record: its message, level and logger. */
+typedef struct case_rec {
+    const char *text, *level, *logger;
+} case_rec;
+
+/* Maps case r[0..n) in order (n <= 8), as map_in_order does. */
+static void map_recs(map_mapper *mp, const case_rec *r, uint32_t n, bool learn, uint32_t *act)
 {
-    map_case_thrice_at(mp, msgs, NULL, n, logger, act);
+    uint32_t var[8];
+    CHECK(n <= 8);
+    for (uint32_t i = 0; i < n; i++) {
+        map_event ev = {.text = r[i].text,
+                        .len = strlen(r[i].text),
+                        .logger = r[i].logger,
+                        .level = r[i].level,
+                        .learn = learn};
+        map_mapper_map(mp, &ev, act, i, NULL, 0, &act[i], &var[i]);
+    }
 }
 
 TEST(mapper_places_messages_by_position)
@@ -1806,11 +1809,15 @@ TEST(mapper_places_messages_in_what_the_case_s_function_calls)
     CHECK_OK(map_mapper_new(g, NULL, &mp));
     /* Not what the hook renders: "Ready" (no space), a sentence (its
      * holes would hold spaces), a path at another level than the hook's. */
-    const char *msgs[] = {"GET /ok", "Request done: /ok",        "Closing connection.",
-                          "Ready",   "Connection 0 left intact", "PUT /x"};
-    const char *levels[] = {"DEBUG", "INFO", "INFO", "DEBUG", "DEBUG", "ERROR"};
+    static const case_rec r[] = {{"GET /ok", "DEBUG", "srv.error"},
+                                 {"Request done: /ok", "INFO", "srv.error"},
+                                 {"Closing connection.", "INFO", "srv.error"},
+                                 {"Ready", "DEBUG", "srv.error"},
+                                 {"Connection 0 left intact", "DEBUG", "srv.error"},
+                                 {"PUT /x", "ERROR", "srv.error"}};
     uint32_t act[6];
-    map_case_thrice_at(mp, msgs, levels, 6, "srv.error", act);
+    for (int c = 0; c < 3; c++)
+        map_recs(mp, r, 6, true, act);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
@@ -1847,16 +1854,94 @@ TEST(mapper_keeps_a_logger_s_own_sites_beside_a_shape)
     graph *g = index_dir("cb");
     map_mapper *mp;
     CHECK_OK(map_mapper_new(g, NULL, &mp));
-    const char *msgs[] = {"Request prepared: /a", "Trying 10.0.0.1..."};
-    const char *levels[] = {"INFO", "DEBUG"};
+    static const case_rec r[] = {{"Request prepared: /a", "INFO", "cb"},
+                                 {"Trying 10.0.0.1...", "DEBUG", "cb"}};
     uint32_t act[2];
-    map_case_thrice_at(mp, msgs, levels, 2, "cb", act);
+    for (int c = 0; c < 3; c++)
+        map_recs(mp, r, 2, true, act);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
     map_mapper_activity(mp, act[1], &pa);
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
     CHECK_INT(pa.nsyms, 2);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* An access line in a format the configuration holds, logged by the
+ * logging class for the function that served the request or the one
+ * that failed it, as near to the lines around it in the code: each line
+ * goes to the one its case was just in. */
+static const char access_py[] =
+    "import logging\n"
+    "import traceback\n"
+    "class AccessLogFormat:\n"
+    "    name = 'access_log_format'\n"
+    "    default = '%(h)s \"%(r)s\" %(s)s'\n"
+    "class Logger:\n"
+    "    def __init__(self, cfg):\n"
+    "        self.cfg = cfg\n"
+    "        self.error_log = logging.getLogger('srv.error')\n"
+    "        self.access_log = logging.getLogger('srv.access')\n"
+    "    def error(self, msg, *args):\n"
+    "        self.error_log.error(msg, *args)\n"
+    "    def info(self, msg, *args):\n"
+    "        self.error_log.info(msg, *args)\n"
+    "    def atoms(self, req, status):\n"
+    "        return {'h': req.peer, 'r': req.line, 's': status}\n"
+    "    def access(self, req, status):\n"
+    "        atoms = self.atoms(req, status)\n"
+    "        try:\n"
+    "            self.access_log.info(self.cfg.access_log_format, atoms)\n"
+    "        except Exception:\n"
+    "            self.error(traceback.format_exc())\n"
+    "class Worker:\n"
+    "    def __init__(self, log):\n"
+    "        self.log = log\n"
+    "    def serve(self, req):\n"
+    "        self.log.info('Serving %s', req.path)\n"
+    "        self.log.access(req, 200)\n"
+    "    def fail(self, req, exc):\n"
+    "        self.log.error('Failed request %s', req.path)\n"
+    "        self.log.access(req, 500)\n";
+
+TEST(mapper_tells_a_constant_s_callers_apart_by_the_case)
+{
+    unit_write_str("access/srv.py", access_py);
+    graph *g = index_dir("access");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const case_rec r[] = {{"Serving /a", "INFO", "srv.error"},
+                                 {"10.0.0.1 \"GET /a HTTP/1.1\" 200", "INFO", "srv.access"},
+                                 {"Failed request /b", "ERROR", "srv.error"},
+                                 {"10.0.0.1 \"GET /b HTTP/1.1\" 500", "INFO", "srv.access"},
+                                 {"Serving /c", "INFO", "srv.error"},
+                                 {"10.0.0.1 \"GET /c HTTP/1.1\" 200", "INFO", "srv.access"}};
+    uint32_t act[6];
+    for (int c = 0; c < 4; c++)
+        map_recs(mp, r, 6, true, act);
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    uint32_t serve = unit_sym(g, "srv.Worker.serve"), fail = unit_sym(g, "srv.Worker.fail");
+    map_activity pa;
+    map_mapper_activity(mp, act[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.nsyms, 2);
+    uint32_t var[6] = {0};
+    CHECK_INT(map_mapper_place(mp, act, var, 6), 3);
+    CHECK_INT(only_sym(mp, act[1]), serve);
+    CHECK_INT(only_sym(mp, act[3]), fail);
+    CHECK_INT(only_sym(mp, act[5]), serve);
+    /* Lines mapped from then on (a message seen before keeps its
+     * outcome: these are new). */
+    static const case_rec later[] = {{"Failed request /d", "ERROR", "srv.error"},
+                                     {"10.0.0.2 \"GET /d HTTP/1.1\" 500", "INFO", "srv.access"},
+                                     {"Serving /e", "INFO", "srv.error"},
+                                     {"10.0.0.2 \"GET /e HTTP/1.1\" 200", "INFO", "srv.access"}};
+    map_recs(mp, later, 4, false, act);
+    CHECK_INT(only_sym(mp, act[1]), fail);
+    CHECK_INT(only_sym(mp, act[3]), serve);
     map_mapper_free(mp);
     graph_close(g);
 }
