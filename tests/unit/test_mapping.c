@@ -1755,6 +1755,25 @@ static void map_recs(map_mapper *mp, const case_rec *r, uint32_t n, bool learn, 
     }
 }
 
+/* A mapper of source src, written to path under dir and indexed (*g),
+ * trained on `times` cases of r[0..n) and finished; act: the activities
+ * of the last. */
+static map_mapper *trained_on(const char *dir, const char *path, const char *src, const case_rec *r,
+                              uint32_t n, int times, uint32_t *act, graph **g)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, path);
+    unit_write_str(p, src);
+    *g = index_dir(dir);
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(*g, NULL, &mp));
+    for (int c = 0; c < times; c++)
+        map_recs(mp, r, n, true, act);
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    return mp;
+}
+
 TEST(mapper_places_messages_by_position)
 {
     unit_write_str("pos/ssh.py", sides_py);
@@ -1803,10 +1822,6 @@ static const char hook_py[] = "import logging\n"
 
 TEST(mapper_places_messages_in_what_the_case_s_function_calls)
 {
-    unit_write_str("hook/srv.py", hook_py);
-    graph *g = index_dir("hook");
-    map_mapper *mp;
-    CHECK_OK(map_mapper_new(g, NULL, &mp));
     /* Not what the hook renders: "Ready" (no space), a sentence (its
      * holes would hold spaces), a path at another level than the hook's. */
     static const case_rec r[] = {{"GET /ok", "DEBUG", "srv.error"},
@@ -1816,10 +1831,8 @@ TEST(mapper_places_messages_in_what_the_case_s_function_calls)
                                  {"Connection 0 left intact", "DEBUG", "srv.error"},
                                  {"PUT /x", "ERROR", "srv.error"}};
     uint32_t act[6];
-    for (int c = 0; c < 3; c++)
-        map_recs(mp, r, 6, true, act);
-    char why[256];
-    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    graph *g;
+    map_mapper *mp = trained_on("hook", "srv.py", hook_py, r, 6, 3, act, &g);
     map_activity pa;
     map_mapper_activity(mp, act[0], &pa);
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
@@ -1850,17 +1863,11 @@ static const char callback_py[] = "import logging\n"
 
 TEST(mapper_keeps_a_logger_s_own_sites_beside_a_shape)
 {
-    unit_write_str("cb/cb.py", callback_py);
-    graph *g = index_dir("cb");
-    map_mapper *mp;
-    CHECK_OK(map_mapper_new(g, NULL, &mp));
     static const case_rec r[] = {{"Request prepared: /a", "INFO", "cb"},
                                  {"Trying 10.0.0.1...", "DEBUG", "cb"}};
     uint32_t act[2];
-    for (int c = 0; c < 3; c++)
-        map_recs(mp, r, 2, true, act);
-    char why[256];
-    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    graph *g;
+    map_mapper *mp = trained_on("cb", "cb.py", callback_py, r, 2, 3, act, &g);
     map_activity pa;
     map_mapper_activity(mp, act[1], &pa);
     CHECK_INT(pa.strategy, MAP_BY_LOGGER);
@@ -1908,10 +1915,6 @@ static const char access_py[] =
 
 TEST(mapper_tells_a_constant_s_callers_apart_by_the_case)
 {
-    unit_write_str("access/srv.py", access_py);
-    graph *g = index_dir("access");
-    map_mapper *mp;
-    CHECK_OK(map_mapper_new(g, NULL, &mp));
     static const case_rec r[] = {{"Serving /a", "INFO", "srv.error"},
                                  {"10.0.0.1 \"GET /a HTTP/1.1\" 200", "INFO", "srv.access"},
                                  {"Failed request /b", "ERROR", "srv.error"},
@@ -1919,10 +1922,8 @@ TEST(mapper_tells_a_constant_s_callers_apart_by_the_case)
                                  {"Serving /c", "INFO", "srv.error"},
                                  {"10.0.0.1 \"GET /c HTTP/1.1\" 200", "INFO", "srv.access"}};
     uint32_t act[6];
-    for (int c = 0; c < 4; c++)
-        map_recs(mp, r, 6, true, act);
-    char why[256];
-    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    graph *g;
+    map_mapper *mp = trained_on("access", "srv.py", access_py, r, 6, 4, act, &g);
     uint32_t serve = unit_sym(g, "srv.Worker.serve"), fail = unit_sym(g, "srv.Worker.fail");
     map_activity pa;
     map_mapper_activity(mp, act[1], &pa);
