@@ -183,11 +183,21 @@ bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_p
     /* logging.info(...) goes to the root logger. */
     pl->logger =
         !lname && recv && strcmp(graph__py_canon(x, recv), "logging") == 0 ? "root" : lname;
+    /* Logger.warning(self, "..."): a method called on its class, the
+     * instance passed first (a base class's, from a subclass's method):
+     * its arguments come after it. */
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    uint32_t shift = 0;
+    if (sc && sc->self_name && !is_null(args) && !is_null(recv_node) &&
+        ty(unparen(recv_node)) == N_IDENTIFIER && !text_eq(x, unparen(recv_node), sc->self_name)) {
+        TSNode a0 = ts_node_named_child(args, 0);
+        shift = !is_null(a0) && ty(a0) == N_IDENTIFIER && text_eq(x, a0, sc->self_name);
+    }
+    pl->msg_index = (int32_t)shift;
     if (is_log_method) {
-        TSNode args = fieldn(call, F_ARGUMENTS);
-        TSNode a0 = is_null(args) ? args : ts_node_named_child(args, 0);
-        pl->level = level_from_expr(x, a0);
-        pl->msg_index = 1;
+        TSNode lv = is_null(args) ? args : ts_node_named_child(args, shift);
+        pl->level = level_from_expr(x, lv);
+        pl->msg_index = (int32_t)shift + 1;
     } else {
         pl->level = lvl;
     }

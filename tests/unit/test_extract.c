@@ -518,6 +518,17 @@ TEST(local_format_filled_in_the_call)
     graph_close(g);
 }
 
+/* A method called on its class with the instance passed first (a base
+ * class's, from a subclass): the message is the argument after it. */
+TEST(method_called_on_its_class)
+{
+    graph *g = open_wrappers();
+    graph_emit e = unit_emit_at(g, "pkg.locals.Derived.send", 139);
+    CHECK_STR(e.tmpl, "Error sending message to %s");
+    CHECK_INT(e.level, GRAPH_LEVEL_WARNING);
+    graph_close(g);
+}
+
 TEST(local_message_several_bindings)
 {
     graph *g = open_wrappers();
