@@ -401,6 +401,9 @@ static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size
     for (uint32_t i = 0; i < n; i++)
         c[i] = (float)(sc[i] / sum);
     map__activity_set_syms(m, act, MAP_BY_CONST, top, c, n);
+    /* Several: each event goes to the one its case is at
+     * (placed_at_sites). Its candidates were the constants' owners, which
+     * nothing reads once it is placed. */
     if (n > 1)
         map__activity_set_cands(m, act, top, n);
     return true;

@@ -398,11 +398,13 @@ void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uin
 }
 
 /*
- * Whether act is a message placed by position at the sites of several
- * functions (map_by_position, which keeps them as its candidates too):
- * each event of it goes to the one where its case is, as a template's
- * sites are told apart (resolve_ambiguous). The mark is what a saved
- * dictionary keeps: the strategy, and candidates that are the symbols.
+ * Whether act is a message placed by position, or by a constant, at the
+ * sites of several functions that nearness did not tell apart
+ * (map_by_position and map_by_constants, which keep them as its
+ * candidates too): each event of it goes to the one where its case is,
+ * as a template's sites are told apart (resolve_ambiguous). The mark is
+ * what a saved dictionary keeps: the strategy, and candidates that are
+ * the symbols.
  */
 static bool placed_at_sites(const map_mapper *m, uint32_t act)
 {
