@@ -1673,12 +1673,15 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
         v = core_map_get(&m->msg_cache, h);
     else
         v = core_map_put(&m->msg_cache, h, &ins);
-    if (v && !ins && (*v & MSG_FIXED)) {
+    /* A message fixed before finish() made its activity one each case
+     * decides (a constant's several functions) is resolved again. */
+    bool fixed = v && !ins && (*v & MSG_FIXED);
+    if (fixed && !placed_at_sites(m, msg_fixed_act(*v))) {
         act = msg_fixed_act(*v);
         var = (uint32_t)*v;
         goto mapped;
     }
-    if (!v || ins)
+    if (!v || ins || fixed)
         r = resolve_message(m, ev);
     else
         r = cached_message(m, (size_t)*v - 1, ev);
@@ -1702,6 +1705,7 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
     if (act == UINT32_MAX) {
         amb_rec ar = resolve_ambiguous(m, r.group, &kase);
         act = ar.act;
+        var = UINT32_MAX; /* the variant is the member's, not the group's */
         if (ev->learn)
             amb_learn(m, r.group, &ar);
     }

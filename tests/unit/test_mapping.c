@@ -1740,10 +1740,14 @@ typedef struct case_rec {
     const char *text, *level, *logger;
 } case_rec;
 
-/* Maps case r[0..n) in order (n <= 8), as map_in_order does. */
-static void map_recs(map_mapper *mp, const case_rec *r, uint32_t n, bool learn, uint32_t *act)
+/* Maps case r[0..n) in order (n <= 8), as map_in_order does; var (NULL:
+ * not wanted): the variants. */
+static void map_recs(map_mapper *mp, const case_rec *r, uint32_t n, bool learn, uint32_t *act,
+                     uint32_t *var)
 {
-    uint32_t var[8];
+    uint32_t own[8];
+    if (!var)
+        var = own;
     CHECK(n <= 8);
     for (uint32_t i = 0; i < n; i++) {
         map_event ev = {.text = r[i].text,
@@ -1768,7 +1772,7 @@ static map_mapper *trained_on(const char *dir, const char *path, const char *src
     map_mapper *mp;
     CHECK_OK(map_mapper_new(*g, NULL, &mp));
     for (int c = 0; c < times; c++)
-        map_recs(mp, r, n, true, act);
+        map_recs(mp, r, n, true, act, NULL);
     char why[256];
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     return mp;
@@ -1934,15 +1938,23 @@ TEST(mapper_tells_a_constant_s_callers_apart_by_the_case)
     CHECK_INT(only_sym(mp, act[1]), serve);
     CHECK_INT(only_sym(mp, act[3]), fail);
     CHECK_INT(only_sym(mp, act[5]), serve);
-    /* Lines mapped from then on (a message seen before keeps its
-     * outcome: these are new). */
+    /* Lines mapped from then on, new ones and ones seen in training, each
+     * with a variant of its own activity. */
     static const case_rec later[] = {{"Failed request /d", "ERROR", "srv.error"},
                                      {"10.0.0.2 \"GET /d HTTP/1.1\" 500", "INFO", "srv.access"},
                                      {"Serving /e", "INFO", "srv.error"},
                                      {"10.0.0.2 \"GET /e HTTP/1.1\" 200", "INFO", "srv.access"}};
-    map_recs(mp, later, 4, false, act);
+    uint32_t v[6];
+    map_recs(mp, later, 4, false, act, v);
     CHECK_INT(only_sym(mp, act[1]), fail);
     CHECK_INT(only_sym(mp, act[3]), serve);
+    CHECK_INT(map_mapper_variant(mp, v[1], NULL), act[1]);
+    CHECK_INT(map_mapper_variant(mp, v[3], NULL), act[3]);
+    map_recs(mp, r + 2, 2, false, act, v);
+    CHECK_INT(only_sym(mp, act[1]), fail);
+    CHECK_INT(map_mapper_variant(mp, v[1], NULL), act[1]);
+    map_recs(mp, r, 2, false, act, v);
+    CHECK_INT(only_sym(mp, act[1]), serve);
     map_mapper_free(mp);
     graph_close(g);
 }
