@@ -703,13 +703,56 @@ static void place_weighted(map_mapper *m, uint32_t act, const uint32_t *syms, co
  * says too little to look further. */
 #define UNSEEN_MAX 4096
 
-/* Adds to syms[0..*n) (weights w) the functions whose sites without
- * text to match, with what little literal text they show (`"%s %s"`),
- * render act's message (text[0..len)) at its logger and level, a value
- * without whitespace in each hole (map_matcher_unseen_takes): in the
- * functions of its neighbours nb[0..nnb) and those they call, weighed by
- * how often each neighbour was next to it (a callee by its call edge's
- * weight). */
+/* Whether a site of logger (at level) without text is in a function that
+ * logs what it makes itself (a library's debug callback logging "%s"),
+ * not only what its callers hand it (a logging class's own). */
+static bool logger_logs_own_text(const map_mapper *m, const char *logger, const char *level)
+{
+    uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all);
+    uint32_t nl = map_matcher_unseen(m->matcher, logger, NULL, 0, level, all, UNSEEN_MAX);
+    bool own = nl > UNSEEN_MAX;
+    for (uint32_t i = 0; i < nl && !own; i++) {
+        graph_emit em;
+        graph_get_emit(m->g, all[i], &em);
+        graph_symbol sy;
+        if (em.symbol != GRAPH_NONE) {
+            graph_get_symbol(m->g, em.symbol, &sy);
+            own = !(sy.flags & GRAPH_SF_TAKES_TEXT);
+        }
+    }
+    free(all);
+    return own;
+}
+
+/* Adds weight x to the functions of f's log sites without text to match
+ * that take text[0..len) at logger and level, with what little literal
+ * text they show (map_matcher_unseen_takes, shown). */
+static void add_unseen_takers(map_mapper *m, uint32_t f, const char *text, size_t len,
+                              const char *logger, const char *level, double x, uint32_t *syms,
+                              double *w, uint32_t *n)
+{
+    if (map__symbol_aside(m, f))
+        return;
+    uint32_t first, ne = graph_symbol_emits(m->g, f, &first);
+    for (uint32_t e = first; e < first + ne; e++) {
+        graph_emit em;
+        graph_get_emit(m->g, e, &em);
+        if (em.kind == GRAPH_EMIT_LOG &&
+            map_matcher_unseen_takes(m->matcher, m->mw, e, text, len, logger, level, true))
+            add_weight(syms, w, n, map__site_emitter(m->g, e, &em), x);
+    }
+}
+
+/* Adds to syms[0..*n) (weights w; *n is 0) the functions whose sites
+ * without text to match, with what little literal text they show
+ * (`"%s %s"`), render act's message (text[0..len)) at its logger and
+ * level, a value without whitespace in each hole: in the functions of its
+ * neighbours nb[0..nnb) and those they call, weighed by how often each
+ * neighbour was next to it (a callee by its call edge's weight). None
+ * when a site of its logger logs text of its own making: that may be
+ * where the message comes from, and the shape alone does not outweigh
+ * it. Sites in functions that log their callers' text stand for callers
+ * the code may not show: the case says which. */
 static void position_unseen(map_mapper *m, uint32_t act, const char *text, size_t len,
                             const nb_rec *nb, size_t nnb, uint32_t *syms, double *w, uint32_t *n)
 {
@@ -718,55 +761,21 @@ static void position_unseen(map_mapper *m, uint32_t act, const char *text, size_
         a->logger && a->logger != LOGGER_MIXED ? core_strtab_str(&m->strs, a->logger - 1) : NULL;
     const char *level =
         a->level && a->level != LOGGER_MIXED ? core_strtab_str(&m->strs, a->level - 1) : NULL;
-    /* A site of its logger without text, in a function that logs what
-     * it makes itself (a library's debug callback logging "%s"), may be
-     * where it comes from: the shape alone does not outweigh it. Sites in
-     * functions that log their callers' text (a logging class's own)
-     * stand for callers the code may not show: the case says which. */
-    if (logger) {
-        uint32_t *all = core_xmalloc(UNSEEN_MAX * sizeof *all);
-        uint32_t nl = map_matcher_unseen(m->matcher, logger, NULL, 0, level, all, UNSEEN_MAX);
-        bool own = nl > UNSEEN_MAX;
-        for (uint32_t i = 0; i < nl && i < UNSEEN_MAX && !own; i++) {
-            graph_emit em;
-            graph_get_emit(m->g, all[i], &em);
-            graph_symbol sy;
-            if (em.symbol != GRAPH_NONE) {
-                graph_get_symbol(m->g, em.symbol, &sy);
-                own = !(sy.flags & GRAPH_SF_TAKES_TEXT);
-            }
-        }
-        free(all);
-        if (own)
-            return;
-    }
     for (size_t i = 0; i < nnb; i++) {
         const act_rec *p = &m->acts.v[nb[i].nb];
         for (uint32_t k = 0; k < p->nsyms; k++) {
             uint32_t sym = m->syms.v[p->sym_off + k], ncall;
-            const graph_edge *out = graph_out_edges(m->g, sym, &ncall);
             double x = nb[i].count * (double)m->conf.v[p->sym_off + k];
-            /* The function itself (c == ncall), then its callees. */
-            for (uint32_t c = 0; c <= ncall; c++) {
-                if (c < ncall && (out[c].type != GRAPH_EDGE_CALLS || out[c].node == sym))
-                    continue;
-                uint32_t f = c < ncall ? out[c].node : sym, first;
-                if (map__symbol_aside(m, f))
-                    continue;
-                uint32_t ne = graph_symbol_emits(m->g, f, &first);
-                for (uint32_t e = first; e < first + ne; e++) {
-                    graph_emit em;
-                    graph_get_emit(m->g, e, &em);
-                    if (em.kind != GRAPH_EMIT_LOG ||
-                        !map_matcher_unseen_takes(m->matcher, m->mw, e, text, len, logger, level,
-                                                  true))
-                        continue;
-                    add_weight(syms, w, n, map__site_emitter(m->g, e, &em),
-                               c < ncall ? x * out[c].weight : x);
-                }
-            }
+            const graph_edge *out = graph_out_edges(m->g, sym, &ncall);
+            for (uint32_t c = 0; c < ncall; c++)
+                if (out[c].type == GRAPH_EDGE_CALLS && out[c].node != sym)
+                    add_unseen_takers(m, out[c].node, text, len, logger, level, x * out[c].weight,
+                                      syms, w, n);
+            add_unseen_takers(m, sym, text, len, logger, level, x, syms, w, n);
         }
     }
+    if (*n && logger && logger_logs_own_text(m, logger, level))
+        *n = 0;
 }
 
 /*

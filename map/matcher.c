@@ -150,6 +150,11 @@ struct map_match_work {
     const uint8_t *listed; /* per emit: a candidate whose callee is proven */
 };
 
+/* A hole of a template, in its pattern (pat_literal escapes every
+ * parenthesis of the text, so this is never a literal's). */
+static const char HOLE_RE[] = "(?s:.*?)";
+#define HOLE_RE_LEN (sizeof HOLE_RE - 1)
+
 /* One literal byte of a template into the pattern. */
 static void pat_literal(core_buf *p, unsigned char c)
 {
@@ -225,8 +230,9 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
             }
             ti->cut = true;
             /* Adjacent holes are one hole. */
-            if (ti->pat.len < 8 || memcmp(ti->pat.data + ti->pat.len - 8, "(?s:.*?)", 8) != 0)
-                core_buf_puts(&ti->pat, "(?s:.*?)");
+            if (ti->pat.len < HOLE_RE_LEN ||
+                memcmp(ti->pat.data + ti->pat.len - HOLE_RE_LEN, HOLE_RE, HOLE_RE_LEN) != 0)
+                core_buf_puts(&ti->pat, HOLE_RE);
             ti->holes++;
             continue;
         }
@@ -510,15 +516,13 @@ static void note_unseen(map_matcher *m, uint32_t id, const graph_emit *e, const 
         int err;
         PCRE2_SIZE off;
         re = pcre2_compile((PCRE2_SPTR)ti->pat.data, ti->pat.len, 0, &err, &off, NULL);
-        /* (tmpl_parse escapes a literal parenthesis: every "(?s:.*?)" is
-         * a hole.) */
-        static const char hole[] = "(?s:.*?)", value[] = "\\S*";
+        /* The same pattern with a value without whitespace in each hole. */
         core_buf t = {0};
         for (size_t i = 0; i < ti->pat.len;) {
-            if (ti->pat.len - i >= sizeof hole - 1 &&
-                memcmp(ti->pat.data + i, hole, sizeof hole - 1) == 0) {
-                core_buf_puts(&t, value);
-                i += sizeof hole - 1;
+            if (ti->pat.len - i >= HOLE_RE_LEN &&
+                memcmp(ti->pat.data + i, HOLE_RE, HOLE_RE_LEN) == 0) {
+                core_buf_puts(&t, "\\S*");
+                i += HOLE_RE_LEN;
             } else {
                 core_buf_putc(&t, ti->pat.data[i++]);
             }

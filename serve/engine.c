@@ -336,6 +336,12 @@ static uint64_t batch_room(const serve *s, uint64_t cap)
     return room < cap ? room : cap;
 }
 
+/* Nanoseconds until the next held event is due; INT64_MAX: none held. */
+static int64_t held_due_ns(serve *s)
+{
+    return serve__reorder_on(s) ? serve__reorder_wait_ns(s) : INT64_MAX;
+}
+
 /* One cycle; returns 0 or the error that stops the daemon. */
 int serve__cycle(serve *s, bool draining)
 {
@@ -355,7 +361,7 @@ int serve__cycle(serve *s, bool draining)
     bool busy = s->batch_events > 0; /* something to hand over soon: no long sleeps */
     serve__kafka_hold(s);
     /* Held events due soon: no sleeping past them. */
-    int64_t due_ns = serve__reorder_on(s) ? serve__reorder_wait_ns(s) : INT64_MAX;
+    int64_t due_ns = held_due_ns(s);
     int64_t due_ms = due_ns == INT64_MAX ? INT64_MAX : (due_ns + 999999) / 1000000;
     cpu = serve__stage_cycle(s, cpu);
     pthread_mutex_lock(&s->mu);
@@ -402,7 +408,7 @@ int serve__cycle(serve *s, bool draining)
     if (!s->kin && !s->qhead && !draining) {
         /* Only HTTP input: sleep until a request comes, the committer
          * finishes, or 200 ms pass (signals, the model rebuild). */
-        int64_t due = serve__reorder_on(s) ? serve__reorder_wait_ns(s) : INT64_MAX;
+        int64_t due = held_due_ns(s);
         pthread_mutex_unlock(&s->mu);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
