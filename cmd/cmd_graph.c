@@ -265,8 +265,8 @@ static int graph_stats_cmd(int argc, char **argv)
                         "control flow)",
                         (unsigned long long)st.next_sites, (unsigned long long)st.emits_with_next);
         core_buf_printf(&b,
-                        "\nliterals   %llu words functions return (modes, backends: a value may "
-                        "name a variant)",
+                        "\nliterals   %llu words functions return or registries key (modes, "
+                        "backends, kinds: a value may name a variant)",
                         (unsigned long long)st.value_literals);
         core_buf_printf(
             &b, "\ncall sites %llu, resolved %.1f%%; to in-repo names %llu, resolved %.1f%%\n",

@@ -1035,3 +1035,21 @@ bool graph__pick_done(gx_pick *k, bool named)
     }
     return true;
 }
+
+bool graph__dotted_path(const char *s, size_t n)
+{
+    bool joined = false, start = true;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '.' || c == ':') {
+            if (start)
+                return false;
+            joined = start = true;
+        } else if (isalpha(c) || c == '_' || (!start && isdigit(c))) {
+            start = false;
+        } else {
+            return false;
+        }
+    }
+    return joined && !start;
+}

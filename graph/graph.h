@@ -419,7 +419,8 @@ bool graph_value_literal(const char *s, size_t n);
 /* The word-like string literals functions return (a mode's or a
  * backend's name, `return ['eventlet', 'threading']`), by text, then
  * function: how many (none in a graph written before they were kept),
- * and the i-th's text and function (*sym). */
+ * and the i-th's text and function (*sym). A registry's word (`{"sync":
+ * "pkg.workers.SyncWorker"}`) has the class it keys as its *sym. */
 uint32_t graph_nliterals(const graph *g);
 const char *graph_literal_at(const graph *g, uint32_t i, uint32_t *sym);
 

@@ -292,6 +292,11 @@ typedef struct gx_flow {
 typedef struct gx_lit {
     const char *text;
     int32_t sym; /* the function or method holding it */
+    /* A registry's entry (`{"sync": "pkg.workers.SyncWorker"}`, `{"sync":
+     * SyncWorker}`): the class the word names, as a dotted path or a name
+     * resolved from sym's scope; the word then stands for that class, not
+     * for sym. NULL for a returned word. */
+    const char *target;
 } gx_lit;
 
 typedef struct gx_file {
@@ -422,6 +427,10 @@ void graph__cursors_free(gx_cursors *cs);
 /* Counts ERROR and MISSING nodes below root (up to a bound) and notes the
  * first one's line. */
 void graph__count_errors(TSNode root, gx_file *f);
+/* Whether s[0..n) reads as a dotted path to a name, `pkg.mod.Class` or
+ * `pkg.mod:Class` (the form entry points and plugin tables use): names
+ * joined by '.' or ':', at least two of them. */
+bool graph__dotted_path(const char *s, size_t n);
 /* Moves c, at a node of the subtree c was made at (root), to the next
  * node in source order, into that node's children when descend; false
  * past the subtree's end. */

@@ -81,12 +81,16 @@ static bool string_prefix(const char *s, size_t n, bool *is_f)
     return true;
 }
 
+/* What a string's contents read as: a word, a dotted path, other. */
+typedef enum { STR_OTHER, STR_WORD, STR_PATH } str_kind;
+
 /*
  * Skips the string starting with the quote at s[i]; returns the offset
  * after it. Sets *prose when the contents hold two words separated by a
- * space, and *interp for an f-string with a replacement field.
+ * space, *interp for an f-string with a replacement field, and *kind.
  */
-static size_t skip_string(const char *s, size_t n, size_t i, bool is_f, bool *prose, bool *interp)
+static size_t skip_string(const char *s, size_t n, size_t i, bool is_f, bool *prose, bool *interp,
+                          str_kind *kind)
 {
     char q = s[i];
     bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
@@ -104,6 +108,9 @@ static size_t skip_string(const char *s, size_t n, size_t i, bool is_f, bool *pr
             break;
     }
     size_t end = j;
+    *kind = graph_value_literal(s + body, end - body)  ? STR_WORD
+            : graph__dotted_path(s + body, end - body) ? STR_PATH
+                                                       : STR_OTHER;
     for (size_t k = body; k + 2 < end; k++) {
         if (isalpha((unsigned char)s[k]) && s[k + 1] == ' ' && isalpha((unsigned char)s[k + 2]) &&
             k > body && isalpha((unsigned char)s[k - 1])) {
@@ -123,8 +130,26 @@ typedef struct {
     frame stack[MAX_STACK];
     int depth;
     prev_kind prev;
+    /* A registry's entry, `'sync': 'pkg.workers.sync.SyncWorker'`: 1
+     * after a word, 2 after a word and a colon. A display holding one is
+     * kept, since its words name the classes they choose (py_walk.c,
+     * registry_word). */
+    int entry;
     core_vec(uint32_t) starts, ends;
 } scan;
+
+/* A string scanned: the display it is in takes what it says. */
+static void note_string(scan *sc, bool prose, bool interp, str_kind kind)
+{
+    if (sc->depth > 0) {
+        frame *f = &sc->stack[sc->depth - 1];
+        f->prose |= prose || (sc->entry == 2 && kind == STR_PATH);
+        if (interp)
+            f->pure = false;
+    }
+    sc->entry = kind == STR_WORD ? 1 : 0;
+    sc->prev = PT_VALUE;
+}
 
 /* A name at s[i] (a keyword, or a string's prefix); returns where the
  * scan goes on. */
@@ -136,15 +161,12 @@ static size_t scan_name(scan *sc, const char *s, size_t n, size_t i)
     bool is_f;
     if (j < n && (s[j] == '"' || s[j] == '\'') && string_prefix(s + i, j - i, &is_f)) {
         bool prose = false, interp = false;
-        j = skip_string(s, n, j, is_f, &prose, &interp);
-        if (sc->depth > 0) {
-            sc->stack[sc->depth - 1].prose |= prose;
-            if (interp)
-                sc->stack[sc->depth - 1].pure = false;
-        }
-        sc->prev = PT_VALUE;
+        str_kind kind;
+        j = skip_string(s, n, j, is_f, &prose, &interp, &kind);
+        note_string(sc, prose, interp, kind);
         return j;
     }
+    sc->entry = 0;
     bool kw = keyword_before_value(s + i, j - i);
     if (sc->depth > 0 && !is_literal_name(s + i, j - i))
         sc->stack[sc->depth - 1].pure = false;
@@ -203,10 +225,9 @@ uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, u
         }
         if (c == '"' || c == '\'') {
             bool prose = false, interp = false;
-            i = skip_string(s, n, i, false, &prose, &interp);
-            if (sc->depth > 0)
-                sc->stack[sc->depth - 1].prose |= prose;
-            sc->prev = PT_VALUE;
+            str_kind kind;
+            i = skip_string(s, n, i, false, &prose, &interp, &kind);
+            note_string(sc, prose, interp, kind);
             continue;
         }
         if (is_ident_start(c)) {
@@ -222,6 +243,7 @@ uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, u
                     ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
                 j++;
             sc->prev = PT_VALUE;
+            sc->entry = 0;
             i = j;
             continue;
         }
@@ -234,10 +256,12 @@ uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, u
                 sc->stack[sc->depth - 1].pure = false; /* a call or subscript inside */
             sc->stack[sc->depth++] = (frame){(uint32_t)i, sc->prev != PT_VALUE, true, false};
             sc->prev = PT_OP;
+            sc->entry = 0;
             i++;
             continue;
         }
         if (c == ')' || c == ']' || c == '}') {
+            sc->entry = 0;
             close_bracket(sc, i);
             i++;
             continue;
@@ -246,6 +270,7 @@ uint32_t graph__py_data_ranges(const char *s, size_t n, uint32_t **out_starts, u
          * signs keep it data. */
         if (sc->depth > 0 && c != ',' && c != ':' && c != '-' && c != '+')
             sc->stack[sc->depth - 1].pure = false;
+        sc->entry = c == ':' && sc->entry == 1 ? 2 : 0;
         sc->prev = PT_OP;
         i++;
     }

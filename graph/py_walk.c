@@ -507,17 +507,59 @@ static void walk_string(px *x, TSNode n, const py_scope *sc, int depth)
     }
 }
 
-/* A plain string literal's word (see gx_lit), held by function sym. */
-static void value_word(px *x, TSNode str, int32_t sym)
+/* A plain string literal's content (no interpolation, no escapes) as
+ * source bytes [*a, *b); false for any other string. */
+static bool plain_content(TSNode str, uint32_t *a, uint32_t *b)
 {
     uint32_t parts = ts_node_child_count(str);
     TSNode content = parts == 3 ? ts_node_child(str, 1) : gx_null();
     if (is_null(content) || ty(content) != N_STRING_CONTENT || ts_node_child_count(content) != 0)
-        return;
-    uint32_t a = ts_node_start_byte(content), b = ts_node_end_byte(content);
-    if (graph_value_literal(x->src + a, b - a))
+        return false;
+    *a = ts_node_start_byte(content);
+    *b = ts_node_end_byte(content);
+    return true;
+}
+
+/* A plain string literal's word (see gx_lit), held by function sym. */
+static void value_word(px *x, TSNode str, int32_t sym)
+{
+    uint32_t a, b;
+    if (plain_content(str, &a, &b) && graph_value_literal(x->src + a, b - a))
         core_vec_push(&x->f->lits,
-                      ((gx_lit){core_arena_strndup(&x->f->arena, x->src + a, b - a), sym}));
+                      ((gx_lit){core_arena_strndup(&x->f->arena, x->src + a, b - a), sym, NULL}));
+}
+
+/* A registry's entry, a word keying a class (`"sync":
+ * "pkg.workers.sync.SyncWorker"`, `"sync": SyncWorker`): the word, with
+ * what names the class for the resolver to find (gx_lit.target). A
+ * configuration or a message that gives the word then says which class
+ * runs. */
+static void registry_word(px *x, TSNode pair, int32_t sym)
+{
+    TSNode key = fieldn(pair, F_KEY), val = fieldn(pair, F_VALUE);
+    uint32_t a, b, va, vb;
+    if (is_null(key) || is_null(val) || ty(key) != N_STRING || !plain_content(key, &a, &b) ||
+        !graph_value_literal(x->src + a, b - a))
+        return;
+    char *target;
+    if (ty(val) == N_STRING) {
+        if (!plain_content(val, &va, &vb) || !graph__dotted_path(x->src + va, vb - va))
+            return;
+        target = core_arena_strndup(&x->f->arena, x->src + va, vb - va);
+        for (char *p = target; *p; p++)
+            if (*p == ':')
+                *p = '.';
+    } else if (ty(val) == N_IDENTIFIER || ty(val) == N_ATTRIBUTE) {
+        va = ts_node_start_byte(val);
+        vb = ts_node_end_byte(val);
+        if (!graph__dotted_path(x->src + va, vb - va) && ty(val) != N_IDENTIFIER)
+            return;
+        target = core_arena_strndup(&x->f->arena, x->src + va, vb - va);
+    } else {
+        return;
+    }
+    core_vec_push(&x->f->lits,
+                  ((gx_lit){core_arena_strndup(&x->f->arena, x->src + a, b - a), sym, target}));
 }
 
 /* The words a function returns as literals: `return 'epoll'`, `return
@@ -621,6 +663,10 @@ static void walk(px *x, TSNode n, const py_scope *sc, int depth)
     }
     case N_AS_PATTERN:
         walk_as(x, n, sc, depth);
+        return;
+    case N_PAIR:
+        registry_word(x, n, sc->sym);
+        walk_children(x, n, sc, depth);
         return;
     case N_RETURN_STATEMENT:
         if (sc->in_function && ts_node_named_child_count(n) == 1) {

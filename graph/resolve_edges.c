@@ -456,6 +456,25 @@ static const char *imported_logger(rs *r, uint32_t fi, uint32_t scope, const cha
     return found ? found : imported_logger(r, mfile, msym, m->name, depth + 1);
 }
 
+/* The class a registry's entry names (gx_lit.target): a name or an
+ * attribute chain as scope sees it, else an absolute dotted path, module
+ * then name (the class may be in a module nothing here imports: a
+ * registry names it to import it on demand). GRAPH_NONE for anything but
+ * one of our classes. */
+static uint32_t registry_class(rs *r, uint32_t scope, const char *target)
+{
+    ctx c = {r, 0, &r->arena};
+    int fail;
+    ent e = graph__rs_resolve_path(&c, scope, target, strlen(target), &fail);
+    if (e.k != E_SYM) {
+        const char *dot = strrchr(target, '.');
+        uint32_t m = dot ? graph__rs_find_module(r, target, (size_t)(dot - target)) : GRAPH_NONE;
+        c.depth = 0;
+        e = m == GRAPH_NONE ? NONE_ENT : graph__rs_export_lookup(&c, m, dot + 1, strlen(dot + 1));
+    }
+    return e.k == E_SYM && r->sy[e.id].kind == GRAPH_SYM_CLASS ? e.id : GRAPH_NONE;
+}
+
 /* Duplicated files share an extraction but are their own modules: they
  * are resolved like any other file. */
 void graph__rs_resolve_refs(rs *r, unsigned threads)
@@ -513,7 +532,8 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
         }
         for (size_t i = 0; i < f->x->lits.n; i++) {
             const gx_lit *l = &f->x->lits.v[i];
-            uint32_t sym = sym_of(r, (uint32_t)fi, l->sym);
+            uint32_t sym = l->target ? registry_class(r, sym_of(r, (uint32_t)fi, l->sym), l->target)
+                                     : sym_of(r, (uint32_t)fi, l->sym);
             if (sym != GRAPH_NONE)
                 core_vec_push(
                     &g->lits,

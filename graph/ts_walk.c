@@ -436,6 +436,16 @@ enum {
     O_EXPORTS = 1, /* module.exports = {...}: every member is exported */
 };
 
+/* A registry's entry, a word keying a class (`{ sync: SyncWorker }`,
+ * `{ 'tcp': transports.Tcp }`): the word, with the name the resolver
+ * finds the class by (gx_lit.target). A configuration or a message that
+ * gives the word then says which class runs. */
+static void registry_word(tx *x, const char *key, TSNode value, int32_t sym)
+{
+    const char *path = graph__ts_path_of(x, value, 0);
+    if (path && graph_value_literal(key, strlen(key)))
+        core_vec_push(&x->f->lits, ((gx_lit){key, sym, path}));
+}
 /*
  * Members of an object literal: methods and function-valued properties
  * become METHOD symbols of `owner` with `container`; string-valued
@@ -493,6 +503,8 @@ static NOINLINE void do_object(tx *x, TSNode obj, const ts_scope *sc, const char
                     graph__ts_add_const(x, join(x, cprefix, kn), v, sc->sym, depth + 1);
                 if (exports && kn)
                     graph__ts_add_export(x, GX_EXP_NAME, kn, graph__ts_path_of(x, v, 0), NULL, m);
+                if (kn && (vt == N_IDENTIFIER || vt == N_MEMBER_EXPRESSION))
+                    registry_word(x, kn, v, sc->sym);
                 if (ty(x, key) == N_COMPUTED_PROPERTY_NAME)
                     walk(x, key, sc, depth + 1);
                 value_ref(x, value, sc, depth + 1);
@@ -1399,8 +1411,9 @@ static void value_word(tx *x, TSNode str, int32_t sym)
 {
     uint32_t a = ts_node_start_byte(str) + 1, b = ts_node_end_byte(str);
     if (b > a && graph_value_literal(x->src + a, b - 1 - a))
-        core_vec_push(&x->f->lits,
-                      ((gx_lit){core_arena_strndup(&x->f->arena, x->src + a, b - 1 - a), sym}));
+        core_vec_push(
+            &x->f->lits,
+            ((gx_lit){core_arena_strndup(&x->f->arena, x->src + a, b - 1 - a), sym, NULL}));
 }
 
 /* The words a function returns as literals: `return 'epoll'`, `return

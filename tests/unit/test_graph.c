@@ -215,6 +215,34 @@ TEST(returned_words_are_kept)
     graph_close(g);
 }
 
+/* A registry's words stand for the classes they key, in TypeScript by a
+ * name or a member of an imported namespace; a value that is no class of
+ * ours keys nothing. (Python's string paths: mapper_variants_told_by_a_
+ * registry_s_word.) */
+TEST(registry_words_name_their_classes)
+{
+    unit_write_str("kinds/kinds.ts", "import { SyncWorker } from './sync';\n"
+                                     "import * as t from './threads';\n"
+                                     "export const KINDS = {\n"
+                                     "  sync: SyncWorker,\n"
+                                     "  'threads': t.ThreadWorker,\n"
+                                     "  biggest: Math.max,\n"
+                                     "  ab: SyncWorker,\n"
+                                     "};\n");
+    unit_write_str("kinds/sync.ts", "export class SyncWorker { run(): void {} }\n");
+    unit_write_str("kinds/threads.ts", "export class ThreadWorker { run(): void {} }\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("kinds"), unit_tmp_path("kinds.graph"), &o, NULL);
+    uint32_t own[4];
+    CHECK_INT(unit_literal_owners(g, "sync", own, 4), 1);
+    CHECK_INT(own[0], unit_sym(g, "sync.SyncWorker"));
+    CHECK_INT(unit_literal_owners(g, "threads", own, 4), 1);
+    CHECK_INT(own[0], unit_sym(g, "threads.ThreadWorker"));
+    CHECK_INT(unit_literal_owners(g, "biggest", own, 4), 0);
+    CHECK_INT(unit_literal_owners(g, "ab", own, 4), 0); /* too short for a word */
+    graph_close(g);
+}
+
 TEST(shop_symbols_and_spans)
 {
     graph_index_stats st;
