@@ -357,9 +357,9 @@ static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size
     /* The nearest few of the likeliest kind, best first (ties by id):
      * one that logs its own unknown message before one that calls a
      * wrapper (which logs the texts it is given, mostly known ones). */
-    enum { KEEP = 4 };
-    uint32_t top[KEEP];
-    double sc[KEEP];
+    enum { KEEP = 4, VARIANTS = 16 };
+    uint32_t top[VARIANTS];
+    double sc[VARIANTS];
     uint32_t nk = 0;
     int best_rank = 1;
     const uint32_t *touched;
@@ -394,10 +394,11 @@ static bool map_by_constants(map_mapper *m, uint32_t act, const nb_rec *nb, size
     uint32_t files[LOGGER_FILES], nf = logger_files_of(m, a, files);
     if (nf && !in_files(m->g, top, n, files, nf))
         return false;
+    n = map__add_sibling_variants(m->g, top, sc, n, VARIANTS);
     double sum = 0;
     for (uint32_t i = 0; i < n; i++)
         sum += sc[i];
-    float c[KEEP];
+    float c[VARIANTS];
     for (uint32_t i = 0; i < n; i++)
         c[i] = (float)(sc[i] / sum);
     map__activity_set_syms(m, act, MAP_BY_CONST, top, c, n);
@@ -1134,6 +1135,12 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
         order_by_weight(syms, runs, ns, 0.5, syms, c);
     map__activity_set_syms(m, act, MAP_BY_LOGGER, syms, c, ns);
     m->acts.v[act].near_only = ns > 1 && !by_runs;
+    /* Sites of variants among them (one step of two kinds of worker):
+     * each event goes to the one its case is at (placed_at_sites), as a
+     * constant's functions do, and the kind the case named tells them
+     * apart (class_pick). */
+    if (map__has_sibling_variants(m->g, syms, ns))
+        map__activity_set_cands(m, act, syms, ns);
     return true;
 }
 

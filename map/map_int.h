@@ -183,6 +183,19 @@ bool map__variants(const map_mapper *m, uint32_t group);
 /* Whether symbols cands[0..nc) are variants, as map__variants says of a
  * group's candidates. */
 bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc);
+/* Adds to syms[0..n) (weights w) the methods of the same name that the
+ * sibling classes of each one's class have of their own, where those
+ * classes log alike (a platform's or a worker kind's variant of the same
+ * step), each with the weight of the one it mirrors, up to cap in all;
+ * returns the new count. Nearness to what a case ran cannot tell such
+ * variants apart, so a placement by nearness keeps them all, for the
+ * class the case names to choose (class_pick). */
+uint32_t map__add_sibling_variants(const graph *g, uint32_t *syms, double *w, uint32_t n,
+                                   uint32_t cap);
+/* Whether two of syms[0..n) are the same-named methods of two classes
+ * of one hierarchy that log alike (such as map__add_sibling_variants
+ * adds): variants a class the case names tells apart. */
+bool map__has_sibling_variants(const graph *g, const uint32_t *syms, uint32_t n);
 /* The class whose method sym is, or GRAPH_NONE. */
 uint32_t map__class_of(const graph *g, uint32_t sym);
 /* The class whose method sym is, else sym's module. */

@@ -2085,17 +2085,106 @@ static bool log_alike(const graph *g, uint32_t a, uint32_t b)
     return false;
 }
 
+/* Whether a registry's word for class cls (graph_literal_at) names it
+ * among variants: no other class owns the word, and a class it inherits
+ * from, one inheriting from it or one beside it under a common base logs
+ * alike (a worker's kind among the workers that log the same texts). */
+static bool class_telling(const graph *g, uint32_t cls, const uint32_t *owners, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        graph_symbol o;
+        graph_get_symbol(g, owners[i], &o);
+        if (owners[i] != cls && o.kind == GRAPH_SYM_CLASS)
+            return false;
+    }
+    uint32_t nb;
+    const graph_edge *up = graph_out_edges(g, cls, &nb);
+    for (uint32_t i = 0; i < nb; i++) {
+        if (up[i].type != GRAPH_EDGE_INHERITS)
+            continue;
+        if (log_alike(g, cls, up[i].node))
+            return true;
+        uint32_t ns;
+        const graph_edge *side = graph_in_edges(g, up[i].node, &ns);
+        for (uint32_t k = 0; k < ns; k++)
+            if (side[k].type == GRAPH_EDGE_INHERITS && side[k].node != cls &&
+                log_alike(g, cls, side[k].node))
+                return true;
+    }
+    uint32_t nd;
+    const graph_edge *down = graph_in_edges(g, cls, &nd);
+    for (uint32_t i = 0; i < nd; i++)
+        if (down[i].type == GRAPH_EDGE_INHERITS && log_alike(g, cls, down[i].node))
+            return true;
+    return false;
+}
+
+uint32_t map__add_sibling_variants(const graph *g, uint32_t *syms, double *w, uint32_t n,
+                                   uint32_t cap)
+{
+    uint32_t out = n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t cls = class_of(g, syms[i]);
+        if (cls == GRAPH_NONE)
+            continue;
+        graph_symbol s;
+        graph_get_symbol(g, syms[i], &s);
+        uint32_t nb;
+        const graph_edge *up = graph_out_edges(g, cls, &nb);
+        for (uint32_t b = 0; b < nb; b++) {
+            if (up[b].type != GRAPH_EDGE_INHERITS)
+                continue;
+            uint32_t ns;
+            const graph_edge *side = graph_in_edges(g, up[b].node, &ns);
+            for (uint32_t k = 0; k < ns && out < cap; k++) {
+                if (side[k].type != GRAPH_EDGE_INHERITS || side[k].node == cls)
+                    continue;
+                uint32_t o = dispatch(g, side[k].node, s.name, 0);
+                if (o == GRAPH_NONE || holds(syms, out, o) || !log_alike(g, cls, side[k].node))
+                    continue;
+                syms[out] = o;
+                w[out++] = w[i];
+            }
+        }
+    }
+    return out;
+}
+
+static bool share_base(const graph *g, uint32_t a, uint32_t b, uint32_t depth);
+
+bool map__has_sibling_variants(const graph *g, const uint32_t *syms, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t ci = class_of(g, syms[i]);
+        if (ci == GRAPH_NONE)
+            continue;
+        graph_symbol si;
+        graph_get_symbol(g, syms[i], &si);
+        for (uint32_t j = i + 1; j < n; j++) {
+            uint32_t cj = class_of(g, syms[j]);
+            graph_symbol sj;
+            graph_get_symbol(g, syms[j], &sj);
+            if (cj != GRAPH_NONE && cj != ci && strcmp(si.name, sj.name) == 0 &&
+                share_base(g, ci, cj, CLASS_DEPTH) && log_alike(g, ci, cj))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Whether method sym names its class among variants: a class it inherits
  * from or one inheriting from it (directly) has a method of the same
  * name, none of those is among owners (they do not return the word too),
  * and the two classes log alike. */
 static bool telling(const graph *g, uint32_t sym, const uint32_t *owners, uint32_t n)
 {
+    graph_symbol s;
+    graph_get_symbol(g, sym, &s);
+    if (s.kind == GRAPH_SYM_CLASS)
+        return class_telling(g, sym, owners, n);
     uint32_t cls = class_of(g, sym);
     if (cls == GRAPH_NONE)
         return false;
-    graph_symbol s;
-    graph_get_symbol(g, sym, &s);
     bool other = false;
     for (int dir = 0; dir < 2; dir++) {
         uint32_t ne;
@@ -2385,20 +2474,23 @@ static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case 
     const uint32_t *cands;
     bool has_const;
     uint32_t nc = map__candidates(m, group, &cands, &has_const), pick = GRAPH_NONE;
-    if (has_const || nc < 2 || nc > MAX_CAND)
+    /* A constant's candidates are its owners until it is placed at the
+     * functions that log it. */
+    if ((has_const && !placed_at_sites(m, group)) || nc < 2 || nc > MAX_CAND)
         return GRAPH_NONE;
     for (uint32_t t = 0; t < c->ntold; t++) {
         graph_symbol ts;
         graph_get_symbol(m->g, c->told[t], &ts);
         if (ts.kind != GRAPH_SYM_CLASS)
             continue;
-        uint32_t nin = 0, nown = 0, in = 0, own = 0;
+        uint32_t nin = 0, nown = 0, in = 0, own = 0, nrel = 0;
         double osc[MAX_CAND] = {0};
-        bool all = true;
-        for (uint32_t i = 0; i < nc && all; i++) {
+        for (uint32_t i = 0; i < nc; i++) {
             uint32_t cls = class_of(m->g, cands[i]);
-            all = cls != GRAPH_NONE && related(m->g, cls, c->told[t]);
-            if (all && is_or_inherits(m->g, c->told[t], cls, CLASS_DEPTH)) {
+            if (cls == GRAPH_NONE || !related(m->g, cls, c->told[t]))
+                continue;
+            nrel++;
+            if (is_or_inherits(m->g, c->told[t], cls, CLASS_DEPTH)) {
                 nin++, in = i;
                 if (cls == c->told[t]) {
                     nown++, own = i;
@@ -2406,7 +2498,11 @@ static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case 
                 }
             }
         }
-        if (!all || nin == 0)
+        /* A few candidates outside the named class's hierarchy tell
+         * neither way; the choice is among those inside it, when they are
+         * most of them (variants the name tells apart, beside a site of
+         * some other part). */
+        if (nrel < 2 || 2 * nrel <= nc || nin == 0)
             continue;
         uint32_t sym = nin == 1    ? cands[in]
                        : nown == 1 ? cands[own]

@@ -1591,6 +1591,85 @@ TEST(mapper_variants_told_by_a_value)
     graph_close(g);
 }
 
+/* Worker kinds a registry names by word, each a class whose sites log
+ * alike; the table is long enough that a scan for literal data would
+ * skip it, but the classes it names keep it. */
+static const char registry_py[] = "KINDS = {\n"
+                                  "    'sync': 'reg.workers.sync.SyncWorker',\n"
+                                  "    'threads': 'reg.workers.threads:ThreadWork',\n"
+                                  "    'gevent': 'gevent.pywsgi.WSGIServer',\n"
+                                  "    'eventlet': 'eventlet.wsgi.Server',\n"
+                                  "    'tornado': 'tornado.httpserver.HTTPServer',\n"
+                                  "    'default': 'reg.workers.sync.SyncWorker',\n"
+                                  "}\n";
+static const char registry_base_py[] = "import logging\n"
+                                       "log = logging.getLogger('reg.error')\n"
+                                       "class Worker:\n"
+                                       "    def __init__(self, cfg):\n"
+                                       "        self.cfg = cfg\n"
+                                       "    def handle_error(self, req):\n"
+                                       "        log.error('Failed request %s', req)\n";
+static const char registry_sync_py[] = "import logging\n"
+                                       "from reg.workers import base\n"
+                                       "log = logging.getLogger('reg.error')\n"
+                                       "class SyncWorker(base.Worker):\n"
+                                       "    def handle_request(self, req):\n"
+                                       "        try:\n"
+                                       "            req.run()\n"
+                                       "        except Exception:\n"
+                                       "            log.exception('Error handling request')\n";
+static const char registry_arbiter_py[] =
+    "import logging\n"
+    "log = logging.getLogger('reg.error')\n"
+    "class Arbiter:\n"
+    "    def start(self, cfg):\n"
+    "        log.info('Using worker: %s', cfg.worker_class)\n";
+
+TEST(mapper_variants_told_by_a_registry_s_word)
+{
+    char threads_py[sizeof registry_sync_py + 8];
+    snprintf(threads_py, sizeof threads_py, "%s", registry_sync_py);
+    memcpy(strstr(threads_py, "SyncWorker"), "ThreadWork", 10);
+    unit_write_str("reg/reg/__init__.py", "");
+    unit_write_str("reg/reg/arbiter.py", registry_arbiter_py);
+    unit_write_str("reg/reg/workers/__init__.py", registry_py);
+    unit_write_str("reg/reg/workers/base.py", registry_base_py);
+    unit_write_str("reg/reg/workers/sync.py", registry_sync_py);
+    unit_write_str("reg/reg/workers/threads.py", threads_py);
+    graph *g = index_dir("reg");
+    uint32_t sync = unit_sym(g, "reg.workers.sync.SyncWorker");
+    uint32_t threads = unit_sym(g, "reg.workers.threads.ThreadWork");
+    uint32_t found[4];
+    CHECK_INT(unit_literal_owners(g, "sync", found, 4), 1);
+    CHECK_INT(found[0], sync);
+    CHECK_INT(unit_literal_owners(g, "threads", found, 4), 1);
+    CHECK_INT(found[0], threads);
+    CHECK_INT(unit_literal_owners(g, "default", found, 4), 1);
+    CHECK_INT(unit_literal_owners(g, "gevent", found, 4), 0); /* not a class of ours */
+
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const char *const sync_case[] = {"Using worker: sync", "Error handling request"};
+    static const char *const threads_case[] = {"Using worker: threads", "Error handling request"};
+    uint32_t act[2], var[2];
+    map_case_msgs(mp, sync_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "reg.workers.sync.SyncWorker.handle_request"));
+    map_case_msgs(mp, threads_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "reg.workers.threads.ThreadWork.handle_request"));
+
+    /* A placement by nearness that found one kind's step keeps the other
+     * kinds' too (they log alike); a method no sibling has stays alone. */
+    uint32_t syms[4] = {unit_sym(g, "reg.workers.threads.ThreadWork.handle_request")};
+    double w[4] = {0.5};
+    CHECK_INT(map__add_sibling_variants(g, syms, w, 1, 4), 2);
+    CHECK_INT(syms[1], unit_sym(g, "reg.workers.sync.SyncWorker.handle_request"));
+    CHECK(w[1] == 0.5);
+    syms[0] = unit_sym(g, "reg.workers.base.Worker.handle_error");
+    CHECK_INT(map__add_sibling_variants(g, syms, w, 1, 4), 1);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Strategies of one hierarchy: a synchronous one whose sending path logs
  * through the base's get_response, a mock subclass of it that logs the
  * same text in its own post_send, and two platform siblings logging
