@@ -1609,34 +1609,55 @@ static const char registry_base_py[] = "import logging\n"
                                        "        self.cfg = cfg\n"
                                        "    def handle_error(self, req):\n"
                                        "        log.error('Failed request %s', req)\n";
-static const char registry_sync_py[] = "import logging\n"
-                                       "from reg.workers import base\n"
-                                       "log = logging.getLogger('reg.error')\n"
-                                       "class SyncWorker(base.Worker):\n"
-                                       "    def handle_request(self, req):\n"
-                                       "        try:\n"
-                                       "            req.run()\n"
-                                       "        except Exception:\n"
-                                       "            log.exception('Error handling request')\n";
+static const char registry_sync_py[] =
+    "import logging\n"
+    "from reg.workers import base\n"
+    "log = logging.getLogger('reg.error')\n"
+    "access = logging.getLogger('reg.access')\n"
+    "class SyncWorker(base.Worker):\n"
+    "    def handle_request(self, req):\n"
+    "        try:\n"
+    "            req.run()\n"
+    "        except Exception:\n"
+    "            log.exception('Error handling request')\n"
+    "        access.info(self.cfg.access_log_format % req.atoms())\n";
 static const char registry_arbiter_py[] =
     "import logging\n"
     "log = logging.getLogger('reg.error')\n"
     "class Arbiter:\n"
     "    def start(self, cfg):\n"
     "        log.info('Using worker: %s', cfg.worker_class)\n";
+/* A site of the access logger in no worker, which the kind a case names
+ * says nothing of. */
+static const char registry_proxy_py[] = "import logging\n"
+                                        "access = logging.getLogger('reg.access')\n"
+                                        "class Proxy:\n"
+                                        "    def log_request(self, line):\n"
+                                        "        access.info(line.render())\n";
+
+/* The package above under dir, indexed. */
+static graph *registry_graph(const char *dir)
+{
+    char threads_py[sizeof registry_sync_py + 8], path[256];
+    snprintf(threads_py, sizeof threads_py, "%s", registry_sync_py);
+    memcpy(strstr(threads_py, "SyncWorker"), "ThreadWork", 10);
+    const char *const files[][2] = {{"__init__.py", ""},
+                                    {"arbiter.py", registry_arbiter_py},
+                                    {"proxy.py", registry_proxy_py},
+                                    {"workers/__init__.py", registry_py},
+                                    {"workers/base.py", registry_base_py},
+                                    {"workers/sync.py", registry_sync_py},
+                                    {"workers/threads.py", threads_py}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/reg/%s", dir, files[i][0]);
+        unit_write_str(path, files[i][1]);
+    }
+    return index_dir(dir);
+}
 
 TEST(mapper_variants_told_by_a_registry_s_word)
 {
-    char threads_py[sizeof registry_sync_py + 8];
-    snprintf(threads_py, sizeof threads_py, "%s", registry_sync_py);
-    memcpy(strstr(threads_py, "SyncWorker"), "ThreadWork", 10);
-    unit_write_str("reg/reg/__init__.py", "");
-    unit_write_str("reg/reg/arbiter.py", registry_arbiter_py);
-    unit_write_str("reg/reg/workers/__init__.py", registry_py);
-    unit_write_str("reg/reg/workers/base.py", registry_base_py);
-    unit_write_str("reg/reg/workers/sync.py", registry_sync_py);
-    unit_write_str("reg/reg/workers/threads.py", threads_py);
-    graph *g = index_dir("reg");
+    graph *g = registry_graph("reg");
     uint32_t sync = unit_sym(g, "reg.workers.sync.SyncWorker");
     uint32_t threads = unit_sym(g, "reg.workers.threads.ThreadWork");
     uint32_t found[4];
@@ -2034,6 +2055,39 @@ TEST(mapper_tells_a_constant_s_callers_apart_by_the_case)
     CHECK_INT(map_mapper_variant(mp, v[1], NULL), act[1]);
     map_recs(mp, r, 2, false, act, v);
     CHECK_INT(only_sym(mp, act[1]), serve);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* An access line in a configured format, which only its logger places:
+ * at each worker kind's step that logs one, and each event at the kind
+ * its case named. */
+TEST(mapper_worker_kind_picks_among_a_logger_s_sites)
+{
+    graph *g = registry_graph("regacc");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const case_rec sync_case[] = {{"Using worker: sync", "INFO", "reg.error"},
+                                         {"10.0.0.1 GET /a 200", "INFO", "reg.access"}};
+    static const case_rec threads_case[] = {{"Using worker: threads", "INFO", "reg.error"},
+                                            {"10.0.0.1 GET /a 200", "INFO", "reg.access"}};
+    uint32_t act[2], var[2] = {0};
+    for (int i = 0; i < 3; i++) {
+        map_recs(mp, sync_case, 2, true, act, NULL);
+        map_recs(mp, threads_case, 2, true, act, NULL);
+    }
+    char why[256];
+    CHECK_OK(map_mapper_finish(mp, why, sizeof why));
+    map_recs(mp, sync_case, 2, false, act, NULL);
+    map_activity pa;
+    map_mapper_activity(mp, act[1], &pa);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK_INT(pa.nsyms, 3);
+    map_mapper_place(mp, act, var, 2);
+    CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "reg.workers.sync.SyncWorker.handle_request"));
+    map_recs(mp, threads_case, 2, false, act, NULL);
+    map_mapper_place(mp, act, var, 2);
+    CHECK_INT(only_sym(mp, act[1]), unit_sym(g, "reg.workers.threads.ThreadWork.handle_request"));
     map_mapper_free(mp);
     graph_close(g);
 }
