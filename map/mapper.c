@@ -2085,6 +2085,28 @@ static bool log_alike(const graph *g, uint32_t a, uint32_t b)
     return false;
 }
 
+/* The most sibling classes looked at from one class. */
+#define SIBLINGS_MAX 64
+
+/* The classes beside cls under a base it inherits from directly (up to
+ * max, each once). */
+static uint32_t siblings(const graph *g, uint32_t cls, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0, nb;
+    const graph_edge *up = graph_out_edges(g, cls, &nb);
+    for (uint32_t b = 0; b < nb; b++) {
+        if (up[b].type != GRAPH_EDGE_INHERITS)
+            continue;
+        uint32_t ns;
+        const graph_edge *side = graph_in_edges(g, up[b].node, &ns);
+        for (uint32_t k = 0; k < ns && n < max; k++)
+            if (side[k].type == GRAPH_EDGE_INHERITS && side[k].node != cls &&
+                !holds(out, n, side[k].node))
+                out[n++] = side[k].node;
+    }
+    return n;
+}
+
 /* Whether a registry's word for class cls (graph_literal_at) names it
  * among variants: no other class owns the word, and a class it inherits
  * from, one inheriting from it or one beside it under a common base logs
@@ -2097,24 +2119,16 @@ static bool class_telling(const graph *g, uint32_t cls, const uint32_t *owners, 
         if (owners[i] != cls && o.kind == GRAPH_SYM_CLASS)
             return false;
     }
-    uint32_t nb;
-    const graph_edge *up = graph_out_edges(g, cls, &nb);
-    for (uint32_t i = 0; i < nb; i++) {
-        if (up[i].type != GRAPH_EDGE_INHERITS)
-            continue;
-        if (log_alike(g, cls, up[i].node))
-            return true;
-        uint32_t ns;
-        const graph_edge *side = graph_in_edges(g, up[i].node, &ns);
-        for (uint32_t k = 0; k < ns; k++)
-            if (side[k].type == GRAPH_EDGE_INHERITS && side[k].node != cls &&
-                log_alike(g, cls, side[k].node))
+    for (int dir = 0; dir < 2; dir++) {
+        uint32_t ne;
+        const graph_edge *e = dir ? graph_in_edges(g, cls, &ne) : graph_out_edges(g, cls, &ne);
+        for (uint32_t i = 0; i < ne; i++)
+            if (e[i].type == GRAPH_EDGE_INHERITS && log_alike(g, cls, e[i].node))
                 return true;
     }
-    uint32_t nd;
-    const graph_edge *down = graph_in_edges(g, cls, &nd);
-    for (uint32_t i = 0; i < nd; i++)
-        if (down[i].type == GRAPH_EDGE_INHERITS && log_alike(g, cls, down[i].node))
+    uint32_t sib[SIBLINGS_MAX], ns = siblings(g, cls, sib, SIBLINGS_MAX);
+    for (uint32_t k = 0; k < ns; k++)
+        if (log_alike(g, cls, sib[k]))
             return true;
     return false;
 }
@@ -2129,19 +2143,10 @@ uint32_t map__add_sibling_variants(const graph *g, uint32_t *syms, double *w, ui
             continue;
         graph_symbol s;
         graph_get_symbol(g, syms[i], &s);
-        uint32_t nb;
-        const graph_edge *up = graph_out_edges(g, cls, &nb);
-        for (uint32_t b = 0; b < nb; b++) {
-            if (up[b].type != GRAPH_EDGE_INHERITS)
-                continue;
-            uint32_t ns;
-            const graph_edge *side = graph_in_edges(g, up[b].node, &ns);
-            for (uint32_t k = 0; k < ns && out < cap; k++) {
-                if (side[k].type != GRAPH_EDGE_INHERITS || side[k].node == cls)
-                    continue;
-                uint32_t o = dispatch(g, side[k].node, s.name, 0);
-                if (o == GRAPH_NONE || holds(syms, out, o) || !log_alike(g, cls, side[k].node))
-                    continue;
+        uint32_t sib[SIBLINGS_MAX], ns = siblings(g, cls, sib, SIBLINGS_MAX);
+        for (uint32_t k = 0; k < ns && out < cap; k++) {
+            uint32_t o = dispatch(g, sib[k], s.name, 0);
+            if (o != GRAPH_NONE && !holds(syms, out, o) && log_alike(g, cls, sib[k])) {
                 syms[out] = o;
                 w[out++] = w[i];
             }
