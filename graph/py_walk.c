@@ -552,7 +552,8 @@ static void registry_word(px *x, TSNode pair, int32_t sym)
     } else if (ty(val) == N_IDENTIFIER || ty(val) == N_ATTRIBUTE) {
         va = ts_node_start_byte(val);
         vb = ts_node_end_byte(val);
-        if (!graph__dotted_path(x->src + va, vb - va) && ty(val) != N_IDENTIFIER)
+        /* An attribute chain of names only: `workers.SyncWorker`, not `f().x`. */
+        if (ty(val) == N_ATTRIBUTE && !graph__dotted_path(x->src + va, vb - va))
             return;
         target = core_arena_strndup(&x->f->arena, x->src + va, vb - va);
     } else {

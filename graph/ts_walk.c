@@ -446,6 +446,7 @@ static void registry_word(tx *x, const char *key, TSNode value, int32_t sym)
     if (path && graph_value_literal(key, strlen(key)))
         core_vec_push(&x->f->lits, ((gx_lit){key, sym, path}));
 }
+
 /*
  * Members of an object literal: methods and function-valued properties
  * become METHOD symbols of `owner` with `container`; string-valued

@@ -2167,10 +2167,12 @@ bool map__has_sibling_variants(const graph *g, const uint32_t *syms, uint32_t n)
         graph_get_symbol(g, syms[i], &si);
         for (uint32_t j = i + 1; j < n; j++) {
             uint32_t cj = class_of(g, syms[j]);
+            if (cj == GRAPH_NONE || cj == ci)
+                continue;
             graph_symbol sj;
             graph_get_symbol(g, syms[j], &sj);
-            if (cj != GRAPH_NONE && cj != ci && strcmp(si.name, sj.name) == 0 &&
-                share_base(g, ci, cj, CLASS_DEPTH) && log_alike(g, ci, cj))
+            if (strcmp(si.name, sj.name) == 0 && share_base(g, ci, cj, CLASS_DEPTH) &&
+                log_alike(g, ci, cj))
                 return true;
         }
     }
