@@ -66,9 +66,13 @@ const core_cfg_item pmrag_config_table[] = {
     {"model.code_prior", CORE_CFG_DOUBLE, "0.75", 0, 1, NULL,
      "share of what the contexts leave that goes to the emit sites the code says can log next "
      "(the rest: recency and the current emitter)"},
+    {"model.case_prior", CORE_CFG_DOUBLE, "1", 0, 1, NULL,
+     "factor on the share of what the contexts leave that goes to what followed the last "
+     "activity earlier in the same case, within its last 16 events (0: none)"},
     {"model.calibrate", CORE_CFG_BOOL, "true", 0, 0, NULL,
-     "calibrate order, variant_ratio, alpha, code_scale, decay, escape and code_prior by "
-     "cross-validation inside the training cases (the values above are the starting point)"},
+     "calibrate order, variant_ratio, alpha, code_scale, decay, escape, code_prior and "
+     "case_prior by cross-validation inside the training cases (the values above are the "
+     "starting point)"},
     {"model.calibrate_folds", CORE_CFG_INT, "3", 2, MODEL_MAX_FOLDS, NULL,
      "folds of that cross-validation: contiguous runs of cases in time order, each scored by a "
      "model trained on the others (every candidate is trained this many times, on all CPUs)"},
@@ -365,6 +369,7 @@ model_params config_model_params(const core_cfg *c)
     p.decay = core_cfg_double(c, "model.decay");
     p.escape = core_cfg_double(c, "model.escape");
     p.code_prior = core_cfg_double(c, "model.code_prior");
+    p.case_prior = core_cfg_double(c, "model.case_prior");
     p.calibrate_folds = (uint32_t)core_cfg_int(c, "model.calibrate_folds");
     config_ppr_weights(c, &p.weights);
     return p;

@@ -30,6 +30,8 @@ typedef struct cmemo_ent {
     uint32_t seed_off, nseeds, np;
     uint32_t code_act; /* the code's part: its activity and scale */
     double code_at;
+    uint32_t ncase; /* the case's part: its entries (after the seeds) and scale */
+    double case_at;
     model_pred pred[CMEMO_K];
 } cmemo_ent;
 
@@ -51,20 +53,25 @@ static uint32_t cmemo_rank(const model_joint *md, model_work *w, calib_memo *mm,
                            const uint32_t *act, const uint32_t *var, uint32_t len, model_pred *out)
 {
     model__make_seeds(md, w, act, var, len, true);
-    if (w->nseeds == 0 && w->code_act == UINT32_MAX)
+    if (w->nseeds == 0 && w->code_act == UINT32_MAX && !w->case_n)
         return 0;
-    size_t bytes = w->nseeds * sizeof *w->seeds;
+    size_t bytes = w->nseeds * sizeof *w->seeds, cbytes = w->case_n * sizeof *w->case_e;
     uint64_t key = core_hash64(w->seeds, bytes, 0x6d656d6full);
+    key = core_hash64(w->case_e, cbytes, key);
     key = core_hash64(&w->code_act, sizeof w->code_act, key);
     key = core_hash64(&w->code_at, sizeof w->code_at, key);
+    key = core_hash64(&w->case_at, sizeof w->case_at, key);
     key = key == UINT64_MAX ? 0 : key;
     const uint64_t *v = core_map_get(&mm->index, key);
     if (v) {
         if (*v >= mm->ents.n) /* index and ents grow together */
             core_panic("calibration memo: entry %llu of %zu", (unsigned long long)*v, mm->ents.n);
         const cmemo_ent *e = &mm->ents.v[*v];
+        const ppr_entry *kept = mm->seeds.v + e->seed_off;
         if (e->nseeds == w->nseeds && e->code_act == w->code_act && e->code_at == w->code_at &&
-            memcmp(mm->seeds.v + e->seed_off, w->seeds, bytes) == 0) {
+            e->ncase == w->case_n && e->case_at == w->case_at &&
+            memcmp(kept, w->seeds, bytes) == 0 &&
+            memcmp(kept + e->nseeds, w->case_e, cbytes) == 0) {
             memcpy(out, e->pred, e->np * sizeof *out);
             return e->np;
         }
@@ -73,13 +80,16 @@ static uint32_t cmemo_rank(const model_joint *md, model_work *w, calib_memo *mm,
     if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
         return 0;
     uint32_t np = model__collect(md, w, CMEMO_K, out);
-    if (!v && mm->seeds.n + w->nseeds <= CMEMO_MAX_SEEDS) {
-        cmemo_ent e = {(uint32_t)mm->seeds.n, w->nseeds,  np,
-                       w->code_act,           w->code_at, {{0, 0, 0, 0}}};
+    uint32_t nkept = w->nseeds + w->case_n;
+    if (!v && mm->seeds.n + nkept <= CMEMO_MAX_SEEDS) {
+        cmemo_ent e = {
+            (uint32_t)mm->seeds.n, w->nseeds, np, w->code_act, w->code_at, w->case_n, w->case_at,
+            {{0, 0, 0, 0}}};
         memcpy(e.pred, out, np * sizeof *out);
-        core_vec_reserve(&mm->seeds, mm->seeds.n + w->nseeds);
+        core_vec_reserve(&mm->seeds, mm->seeds.n + nkept);
         memcpy(mm->seeds.v + mm->seeds.n, w->seeds, bytes);
-        mm->seeds.n += w->nseeds;
+        memcpy(mm->seeds.v + mm->seeds.n + w->nseeds, w->case_e, cbytes);
+        mm->seeds.n += nkept;
         *core_map_put(&mm->index, key, NULL) = mm->ents.n;
         core_vec_push(&mm->ents, e);
     }
@@ -330,7 +340,7 @@ static bool same_params(const model_params *a, const model_params *b)
     return a->order == b->order && a->variant_ratio == b->variant_ratio &&
            a->variant_min == b->variant_min && a->alpha == b->alpha &&
            a->code_scale == b->code_scale && a->decay == b->decay && a->escape == b->escape &&
-           a->code_prior == b->code_prior;
+           a->code_prior == b->code_prior && a->case_prior == b->case_prior;
 }
 
 /* The parameters calibration scans, in this order, and the values each
@@ -344,6 +354,7 @@ typedef enum {
     AXIS_CODE_SCALE,
     AXIS_DECAY,
     AXIS_ESCAPE,
+    AXIS_CASE_PRIOR,
     AXIS__COUNT
 } calib_axis;
 
@@ -354,6 +365,7 @@ static const double scales[] = {0, 0.03, 0.1, 0.3, 1};
 static const double decays[] = {0, 0.3, 0.6};
 static const double escapes[] = {0.5, 1, 2};
 static const double priors[] = {0, 0.25, 0.5, 0.75, 0.9};
+static const double case_priors[] = {0, 0.5, 1};
 
 static const struct {
     const char *name;
@@ -368,6 +380,7 @@ static const struct {
     [AXIS_CODE_SCALE] = {"code_scale", scales, sizeof scales / sizeof *scales, false},
     [AXIS_DECAY] = {"decay", decays, sizeof decays / sizeof *decays, true},
     [AXIS_ESCAPE] = {"escape", escapes, sizeof escapes / sizeof *escapes, true},
+    [AXIS_CASE_PRIOR] = {"case_prior", case_priors, sizeof case_priors / sizeof *case_priors, true},
 };
 
 /* The most values a parameter has in grid. */
@@ -396,6 +409,9 @@ static model_params with_value(const model_params *p, calib_axis axis, double v)
         break;
     case AXIS_CODE_PRIOR:
         q.code_prior = v;
+        break;
+    case AXIS_CASE_PRIOR:
+        q.case_prior = v;
         break;
     default:
         q.escape = v;
@@ -523,11 +539,12 @@ static void log_choice(const calib_ctx *cx, const calib_best *best, uint64_t t0)
     const model_params *p = &best->p;
     core_logf(cx->log, CORE_LOG_INFO,
               "calibration: chose order %u, variant_ratio %g, alpha %g, code_scale %g, decay %g, "
-              "escape %g, code_prior %g: top-1 %.4f mrr %.4f; per fold top-1 %s (min %.4f, max "
+              "escape %g, code_prior %g, case_prior %g: top-1 %.4f mrr %.4f; per fold top-1 %s "
+              "(min %.4f, max "
               "%.4f, sd %.4f); %u candidates x %u folds in %.2f s",
               p->order, p->variant_ratio, p->alpha, p->code_scale, p->decay, p->escape,
-              p->code_prior, frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt, lo, hi, sqrt(sd),
-              cx->scored, cx->K, (double)(core_now_ns() - t0) / 1e9);
+              p->code_prior, p->case_prior, frac_of(s.top1, s.n), frac_of(s.mrr, s.n), folds_txt,
+              lo, hi, sqrt(sd), cx->scored, cx->K, (double)(core_now_ns() - t0) / 1e9);
 }
 
 int model_calibrate(map_mapper *m, const model_seqs *train, uint32_t min_cases, model_params *p,

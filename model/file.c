@@ -14,8 +14,11 @@
  * version 2 file is read with code_prior 0, so it ranks as it did.
  * Version 4: the training counts are followed by flags (MODEL_FLAG_*). A
  * model with no flag set is written as version 3, so that its file is the
- * one it was before flags existed. */
-#define MODEL_VERSION 4u
+ * one it was before flags existed. Version 5: the parameters end with
+ * case_prior after code_prior, and the flags follow the counts; a file
+ * before it is read with case_prior 0, so it ranks as it did, and a model
+ * with case_prior 0 is written as the version before. */
+#define MODEL_VERSION 5u
 /* Re-mapped onto the graph it names from another release's. */
 #define MODEL_FLAG_REMAPPED 1u
 
@@ -32,7 +35,7 @@ static uint64_t graph_identity(const graph *g)
     return h;
 }
 
-static void put_params(core_buf *b, const model_params *p)
+static void put_params(core_buf *b, const model_params *p, uint32_t version)
 {
     core_buf_put_le(b, p->order, 4);
     core_buf_put_f64(b, p->variant_ratio);
@@ -45,6 +48,8 @@ static void put_params(core_buf *b, const model_params *p)
         core_buf_put_f64(b, p->weights.type[t]);
     core_buf_put_f64(b, p->weights.reverse);
     core_buf_put_f64(b, p->code_prior);
+    if (version >= 5)
+        core_buf_put_f64(b, p->case_prior);
 }
 
 /* A dictionary record, framed by its length. */
@@ -60,13 +65,14 @@ int model_save(const model_joint *md, const char *path)
     core_buf b = {0}, rec = {0};
     uint32_t flags = md->remapped ? MODEL_FLAG_REMAPPED : 0;
     core_buf_append(&b, MODEL_MAGIC, 8);
-    core_buf_put_le(&b, flags ? MODEL_VERSION : 3u, 4);
+    uint32_t version = md->p.case_prior != 0 ? MODEL_VERSION : flags ? 4u : 3u;
+    core_buf_put_le(&b, version, 4);
     core_buf_put_le(&b, graph_nsymbols(md->g), 4);
     core_buf_put_le(&b, graph_identity(md->g), 8);
-    put_params(&b, &md->p);
+    put_params(&b, &md->p, version);
     core_buf_put_le(&b, md->train_events, 8);
     core_buf_put_le(&b, md->train_cases, 8);
-    if (flags)
+    if (version >= 4)
         core_buf_put_le(&b, flags, 4);
     core_buf_put_le(&b, md->A, 4);
     for (uint32_t a = 0; a < md->A; a++) {
@@ -115,6 +121,7 @@ static void get_params(core_rd *r, uint32_t version, model_params *p)
         p->weights.type[t] = (float)core_rd_f64(r);
     p->weights.reverse = (float)core_rd_f64(r);
     p->code_prior = version >= 3 ? core_rd_f64(r) : 0;
+    p->case_prior = version >= 5 ? core_rd_f64(r) : 0;
 }
 
 /* The next framed record: its bytes and length, or NULL. */
@@ -137,7 +144,8 @@ static bool params_ok(const model_params *p)
         !(p->variant_ratio >= 0 && p->variant_ratio <= 1) ||
         !(p->alpha >= 0.001 && p->alpha <= 0.999) ||
         !(p->code_scale >= 0 && p->code_scale <= 100) || !(p->decay >= 0 && p->decay <= 1) ||
-        !(p->escape >= 0.01 && p->escape <= 100) || !(p->code_prior >= 0 && p->code_prior <= 1))
+        !(p->escape >= 0.01 && p->escape <= 100) || !(p->code_prior >= 0 && p->code_prior <= 1) ||
+        !(p->case_prior >= 0 && p->case_prior <= 1))
         return false;
     for (int t = 0; t < GRAPH_EDGE__COUNT; t++)
         if (!(p->weights.type[t] >= 0 && p->weights.type[t] <= 1000))

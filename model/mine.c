@@ -17,6 +17,7 @@ model_params model_params_default(void)
         .decay = 0.5,
         .escape = 1.0,
         .code_prior = 0.75,
+        .case_prior = 1,
         .calibrate_folds = 3,
         .calibrate_threads = 0,
     };
@@ -310,7 +311,8 @@ model_joint *model__new(map_mapper *m, const model_mapper_snap *sn, const model_
 int model_train(map_mapper *m, const model_seqs *train, const model_params *p, model_joint **out)
 {
     if (p && (!(p->alpha > 0 && p->alpha < 1) || p->code_scale < 0 || p->decay < 0 ||
-              p->decay > 1 || p->escape <= 0 || !(p->code_prior >= 0 && p->code_prior <= 1)))
+              p->decay > 1 || p->escape <= 0 || !(p->code_prior >= 0 && p->code_prior <= 1) ||
+              !(p->case_prior >= 0 && p->case_prior <= 1)))
         return CORE_EUSAGE;
     model_joint *md = model__new(m, NULL, p);
     choose_variants(md, train);
@@ -463,6 +465,8 @@ const char *model_edge_name(uint8_t type)
         return "emits";
     if (type == MODEL_EDGE_NEXT_SITE)
         return "next-site";
+    if (type == MODEL_EDGE_IN_CASE)
+        return "earlier-in-case";
     uint8_t base = type & (uint8_t)~PPR_REVERSE;
     if (base < GRAPH_EDGE__COUNT)
         return graph_edge_type_name((graph_edge_type)base);

@@ -62,6 +62,10 @@ typedef struct model_params {
     /* The code's share of what the contexts leave: the rest goes to
      * recency (default 0.9) */
     double code_prior;
+    /* The share of what the contexts leave that the case's own past may
+     * take (what followed the last activity earlier in the case), as a
+     * factor on its Witten-Bell weight (default 1; 0: none) */
+    double case_prior;
     ppr_weights weights; /* code edge types */
     /* How model_calibrate searches (not part of the model: a trained
      * model keeps them, the model file does not). */
@@ -71,6 +75,9 @@ typedef struct model_params {
 } model_params;
 
 #define MODEL_MAX_ORDER 16
+/* The last events of a case its own past is read from (case_split in
+ * rank.c): what a daemon keeps of a case. */
+#define MODEL_CASE_WINDOW 16
 #define MODEL_MAX_FOLDS 10
 
 model_params model_params_default(void);
@@ -246,7 +253,10 @@ uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *a
  * max_visits as there), or, when the code's part of the ranking gave it
  * more, the code's step: from the last event's activity (or, for one newer
  * than the model, the symbol that logged it) to symbol, of type
- * MODEL_EDGE_NEXT_SITE (model_explain_code says which sites). Node ids as
+ * MODEL_EDGE_NEXT_SITE (model_explain_code says which sites); or, when
+ * the case's own part gave it more still, the same step of type
+ * MODEL_EDGE_IN_CASE (it logged what followed that activity earlier in
+ * the case). Node ids as
  * model_node_text reads them; edge types are the code graph's (with
  * PPR_REVERSE) or MODEL_EDGE_*. */
 int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
@@ -263,7 +273,7 @@ bool model_explain_code(const model_joint *md, model_work *w, uint32_t symbol, c
  * long texts cut. Appended to out. */
 void model_node_text(const model_joint *md, uint32_t node, core_buf *out);
 /* The name of an edge type of a model_explain path: "follows", "emits",
- * "next-site", or the code graph's name (graph_edge_type_name, reverse or
+ * "next-site", "earlier-in-case", or the code graph's name (graph_edge_type_name, reverse or
  * not). */
 const char *model_edge_name(uint8_t type);
 
@@ -272,11 +282,14 @@ const char *model_edge_name(uint8_t type);
 void model_params_format(const model_params *p, bool json, core_buf *b);
 
 /* Edge types of the joint net beyond the code graph's (next-site: the
- * code's step of an explanation, not an edge of the net). */
+ * code's step of an explanation; earlier-in-case: the case's own step,
+ * what followed the last activity earlier in the case; neither is an edge
+ * of the net). */
 #define MODEL_EDGE_EMITS 16
 #define MODEL_EDGE_FOLLOWS 17
 #define MODEL_EDGE_SINK 18
 #define MODEL_EDGE_NEXT_SITE 19
+#define MODEL_EDGE_IN_CASE 20
 
 /*
  * The model file: the parameters, the mapper's dictionary (activities with

@@ -18,6 +18,8 @@
 
 /* The code's prior: at most this many symbols per activity (code.c). */
 #define CODE_MAX 32
+/* Symbols the case's own past gives a ranking, at most. */
+#define CASE_MAX 32
 
 typedef core_vec(ppr_entry) model_entries;
 
@@ -107,6 +109,13 @@ struct model_work {
     uint32_t code_n;
     code_scratch code_cs;
     ppr_entry code_new[CODE_MAX];
+    /* The case's own part of the last ranking (case_split): the symbols
+     * that logged what followed the last event earlier in the case, with
+     * their weights (summing to 1), the scale they were added at, and the
+     * activity they followed. */
+    uint32_t case_n, case_act;
+    double case_at;
+    ppr_entry case_e[CASE_MAX];
 };
 
 /* ---- tokens and contexts ---- */

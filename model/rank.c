@@ -68,31 +68,51 @@ static double code_given(const model_work *w, uint32_t symbol, float *weight)
     return 0;
 }
 
+/* What the case's part of the last ranking on w gave symbol. */
+static double case_given(const model_work *w, uint32_t symbol, float *weight)
+{
+    for (uint32_t i = 0; i < w->case_n; i++)
+        if (w->case_e[i].node == symbol) {
+            *weight = w->case_e[i].score;
+            return w->case_at * w->case_e[i].score;
+        }
+    return 0;
+}
+
+/* The node a one-step explanation starts from: the activity, or, for
+ * one the model has no node for, the symbol that logged it. */
+static uint32_t step_from(const model_joint *md, uint32_t act, uint32_t symbol)
+{
+    if (act < md->A)
+        return md->S + act;
+    map_activity pa;
+    map_mapper_activity(md->m, act, &pa);
+    return pa.nsyms ? pa.syms[0] : symbol;
+}
+
 int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_t max_visits,
                   ppr_path *out)
 {
     int rc = w->nseeds
                  ? ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits, out)
                  : CORE_ENOTFOUND;
-    float weight = 0;
-    double code = code_given(w, symbol, &weight);
-    if (!(code > 0) || (rc == 0 && out->contribution >= code))
+    float cweight = 0, kweight = 0;
+    double code = code_given(w, symbol, &cweight), own = case_given(w, symbol, &kweight);
+    double walk = rc == 0 ? out->contribution : 0;
+    if (!(code > walk) && !(own > walk))
         return rc;
-    /* The code's step: from the activity (or, for one the model has no
-     * node for, the symbol that logged it). */
-    uint32_t from = md->S + w->code_act;
-    if (w->code_act >= md->A) {
-        map_activity pa;
-        map_mapper_activity(md->m, w->code_act, &pa);
-        from = pa.nsyms ? pa.syms[0] : symbol;
-    }
+    /* One step: the code's (next-site) or the case's own (what followed
+     * the last activity earlier in it), whichever gave more. */
+    bool by_code = code >= own;
+    uint32_t from = step_from(md, by_code ? w->code_act : w->case_act, symbol);
     memset(out, 0, sizeof *out);
     out->seed = from;
     out->len = 1;
-    out->steps[0] = (ppr_step){from, symbol, MODEL_EDGE_NEXT_SITE, weight};
-    out->contribution = code;
+    out->steps[0] = (ppr_step){from, symbol, by_code ? MODEL_EDGE_NEXT_SITE : MODEL_EDGE_IN_CASE,
+                               by_code ? cweight : kweight};
+    out->contribution = by_code ? code : own;
     double score = ppr_work_score(w->w, symbol);
-    out->share = score > 0 ? code / score : 0;
+    out->share = score > 0 ? out->contribution / score : 0;
     return 0;
 }
 
@@ -237,6 +257,76 @@ static double code_split(const model_joint *md, model_work *w, uint32_t last, do
     return rem * (1 - md->p.code_prior * sure);
 }
 
+/*
+ * The case's own part of a ranking: what followed the last event's
+ * activity the times it came earlier in the case (within the last
+ * MODEL_CASE_WINDOW events, all a daemon keeps of a case), as a cache
+ * language model keeps a document's own words beside the corpus's. A
+ * long-running case (a connection, a worker, a session) goes round the
+ * same steps, and the first time round teaches the next, with or without
+ * a single trained trace. It takes, of the weight the contexts left, a
+ * Witten-Bell share (n / (n + escape u): n earlier times, u different
+ * activities after them) times case_prior, added after the walk as the
+ * code's part is; returns what is left.
+ */
+static double case_split(const model_joint *md, model_work *w, const uint32_t *act, uint32_t len,
+                         double rem)
+{
+    w->case_n = 0;
+    w->case_at = 0;
+    if (!(rem > 0) || !(md->p.case_prior > 0) || len < 2 || act[len - 1] == UINT32_MAX)
+        return rem;
+    uint32_t last = act[len - 1], nact = map_mapper_nactivities(md->m);
+    w->case_act = last;
+    uint32_t lo = len > MODEL_CASE_WINDOW ? len - MODEL_CASE_WINDOW : 0;
+    uint32_t seen[MODEL_CASE_WINDOW], u = 0, n = 0;
+    for (uint32_t j = lo; j + 1 < len; j++) {
+        uint32_t b = act[j + 1];
+        if (act[j] != last || b >= nact)
+            continue;
+        map_activity pa;
+        map_mapper_activity(md->m, b, &pa);
+        double sum = 0;
+        for (uint32_t i = 0; i < pa.nsyms; i++)
+            sum += pa.syms[i] < md->S && pa.conf[i] > 0 ? pa.conf[i] : 0;
+        if (!(sum > 0))
+            continue;
+        n++;
+        uint32_t k = 0;
+        while (k < u && seen[k] != b)
+            k++;
+        if (k == u)
+            seen[u++] = b;
+        for (uint32_t i = 0; i < pa.nsyms; i++) {
+            if (pa.syms[i] >= md->S || !(pa.conf[i] > 0))
+                continue;
+            uint32_t e = 0;
+            while (e < w->case_n && w->case_e[e].node != pa.syms[i])
+                e++;
+            if (e == w->case_n) {
+                if (w->case_n == CASE_MAX)
+                    continue;
+                w->case_e[w->case_n++] = (ppr_entry){pa.syms[i], 0};
+            }
+            w->case_e[e].score += (float)(pa.conf[i] / sum);
+        }
+    }
+    if (!n || !w->case_n)
+        return rem;
+    for (uint32_t e = 0; e < w->case_n; e++)
+        w->case_e[e].score /= (float)n;
+    double lam = md->p.case_prior * n / (n + md->p.escape * u), a = md->p.alpha;
+    w->case_at = rem * lam * a * (1 - a);
+    return rem * (1 - lam);
+}
+
+/* Adds the case's part to the walk's estimate. */
+static void case_add(model_work *w)
+{
+    if (w->case_n)
+        ppr_work_add(w->w, w->case_e, w->case_n, w->case_at);
+}
+
 /* Adds the code's part to the walk's estimate. */
 static void code_add(model_work *w)
 {
@@ -258,8 +348,11 @@ double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *a
     uint32_t omax = window_tokens(md, act, var, len, tv, ta);
     double rem = context_seeds(md, w, tv, ta, omax);
     w->code_act = UINT32_MAX;
-    if (recency && len > 0)
+    w->case_n = 0;
+    if (recency && len > 0) {
+        rem = case_split(md, w, act, len, rem);
         rem = code_split(md, w, act[len - 1], rem);
+    }
     /* Recency: the prefix's own activities, the latest first. An activity
      * the model has no node for still ages the ones before it. */
     if (recency && rem > 0) {
@@ -286,6 +379,7 @@ double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *a
 uint32_t model__collect(const model_joint *md, model_work *w, uint32_t k, model_pred *out)
 {
     code_add(w);
+    case_add(w);
     if (k > w->topcap) {
         w->topcap = k;
         w->top = core_xrealloc(w->top, k * sizeof *w->top);
@@ -350,7 +444,7 @@ uint32_t model_rank(const model_joint *md, model_work *w, const uint32_t *act, c
     if (len == 0 || k == 0)
         return 0;
     model__make_seeds(md, w, act, var, len, true);
-    if (w->nseeds == 0 && w->code_act == UINT32_MAX)
+    if (w->nseeds == 0 && w->code_act == UINT32_MAX && !w->case_n)
         return 0;
     ppr_opts o = model__push_opts(md);
     if (ppr_push(w->w, w->seeds, w->nseeds, &o, NULL) != 0)
@@ -620,6 +714,7 @@ uint32_t model_rank_warm(const model_joint *md, model_work *w, const uint32_t *a
         if (memo)
             memo_store(w, h, tv, ta, omax, rem, st.error_bound);
     }
+    rem = case_split(md, w, act, len, rem);
     rem = code_split(md, w, act[len - 1], rem);
     if (rem > 0 && wsum > 0 && rec && rec->n)
         ppr_work_add(w->w, rec->e, rec->n, rem / wsum);

@@ -9,9 +9,9 @@ void model_params_format(const model_params *p, bool json, core_buf *b)
     if (!json) {
         core_buf_printf(b,
                         "order %u, variant_ratio %g, variant_min %u, alpha %g, code_scale %g, "
-                        "decay %g, escape %g, code_prior %g",
+                        "decay %g, escape %g, code_prior %g, case_prior %g",
                         p->order, p->variant_ratio, p->variant_min, p->alpha, p->code_scale,
-                        p->decay, p->escape, p->code_prior);
+                        p->decay, p->escape, p->code_prior, p->case_prior);
         return;
     }
     core_buf_printf(b, "{\"order\":%u,\"variant_ratio\":", p->order);
@@ -26,5 +26,7 @@ void model_params_format(const model_params *p, bool json, core_buf *b)
     core_buf_json_double(b, p->escape);
     core_buf_puts(b, ",\"code_prior\":");
     core_buf_json_double(b, p->code_prior);
+    core_buf_puts(b, ",\"case_prior\":");
+    core_buf_json_double(b, p->case_prior);
     core_buf_putc(b, '}');
 }

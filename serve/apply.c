@@ -13,6 +13,10 @@
 _Static_assert(sizeof(sess_entry) == sizeof(ppr_entry), "sess_entry and ppr_entry differ");
 _Static_assert(SESS_MAX_TOLD == MAP_TOLD_MAX,
                "a case keeps the variants it was told as mapping does");
+/* The ranking reads a case's own past from its last MODEL_CASE_WINDOW
+ * events; a case keeps that many, so the daemon ranks as eval does. */
+_Static_assert(SESS_MAX_TOKENS >= MODEL_CASE_WINDOW,
+               "a case keeps the window its past is read from");
 
 bool serve__case_take(serve *s, const char *case_id, size_t clen, bool admitted, uint32_t nheld,
                       sess_case *c)

@@ -74,7 +74,7 @@ for name, lang, path in rows:
     unseen.append((name, u["top_k"]["3"]))
 print()
 bad0 = [n for n, a, ch in k0 if a < 0.45 or ch < 0.30]
-print("K=0 (the code alone), top-1 >= 0.45 and change top-1 >= 0.30: met on %d of %d%s" % (
+print("K=0 (no training case), top-1 >= 0.45 and change top-1 >= 0.30: met on %d of %d%s" % (
     len(k0) - len(bad0), len(k0), "; not on " + ", ".join(bad0) if bad0 else ""))
 if goal20:
     gaps = [a - t for n, a, t, d in goal20]

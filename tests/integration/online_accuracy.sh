@@ -140,10 +140,11 @@ stop "${pid_of[serve]}"
 "$pmrag" eval --graph "$work/app.graph" --log "$work/log.csv" --no-baselines --json -q \
   --learning-curve >"$work/curve.json" 2>"$work/curve.err" || fail "pmrag eval --learning-curve: $(tail -3 "$work/curve.err")"
 # cold SHARE OUT: the code-only daemon with model.code_prior SHARE ("default": the
-# configured default, which the offline curve above uses too).
+# configured default, which the offline curve above uses too; 0: recency alone,
+# without the case's own past either).
 cold() {
   local share=()
-  [ "$1" = default ] || share=(--set model.code_prior="$1")
+  [ "$1" = default ] || share=(--set model.code_prior="$1" --set model.case_prior=0)
   work_clean state
   serve_start serve --graph "$work/app.graph" --set state.dir="$work/state" \
     --set otlp.listen=127.0.0.1:0 --set api.listen=127.0.0.1:0 --set kafka.embedded=false \

@@ -52,6 +52,7 @@ TEST(defaults_agree_with_the_engine)
     CHECK(mg.decay == mw.decay);
     CHECK(mg.escape == mw.escape);
     CHECK(mg.code_prior == mw.code_prior);
+    CHECK(mg.case_prior == mw.case_prior);
     CHECK_INT(mg.calibrate_folds, mw.calibrate_folds);
     CHECK(same_weights(&mg.weights, &mw.weights));
     core_cfg_free(c);

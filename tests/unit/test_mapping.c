@@ -5711,7 +5711,7 @@ TEST(model_save_load_round_trip)
     CHECK(p1->variant_ratio == p2->variant_ratio && p1->variant_min == p2->variant_min);
     CHECK(p1->alpha == p2->alpha && p1->code_scale == p2->code_scale);
     CHECK(p1->decay == p2->decay && p1->escape == p2->escape);
-    CHECK(p1->code_prior == p2->code_prior);
+    CHECK(p1->code_prior == p2->code_prior && p1->case_prior == p2->case_prior);
     CHECK(memcmp(&p1->weights, &p2->weights, sizeof p1->weights) == 0);
     check_same_rankings(md, md2, &s, 0);
     /* Saving the loaded model gives the same bytes. */
@@ -5788,31 +5788,52 @@ TEST(model_file_errors)
     data[8] ^= 0x7f;
     expect_load_error(unit_write("ver.model", data, len), g, "version");
     data[8] ^= 0x7f;
-    /* Version 2 (its parameters without code_prior) is read, with no
-     * share for the code: it ranks as it did. The parameters start after
-     * magic, version, symbol count and graph identity; code_prior is the
-     * last of them (order, variant_ratio, variant_min, alpha, code_scale,
-     * decay, escape, the edge types' weights, reverse, code_prior). */
+    /* Older versions are read with no share for what they lack: they
+     * rank as they did. The parameters start after magic, version, symbol
+     * count and graph identity; code_prior and case_prior are the last of
+     * them (order, variant_ratio, variant_min, alpha, code_scale, decay,
+     * escape, the edge types' weights, reverse, code_prior, case_prior),
+     * and the training counts and the flags follow. Version 4 lacks
+     * case_prior; version 2 lacks both, and the flags. */
     size_t at = 8 + 4 + 4 + 8 + 4 + 8 + 4 + 8 * 4 + 8 * GRAPH_EDGE__COUNT + 8;
-    char *old = core_xmalloc(len);
-    memcpy(old, data, at);
-    memcpy(old + at, data + at + 8, len - at - 8);
-    size_t olen = len - 8;
-    old[8] = 2;
-    uint32_t crc = core_crc32(0, old, olen - 4);
-    for (int i = 0; i < 4; i++)
-        old[olen - 4 + i] = (char)(crc >> (8 * i));
-    map_mapper *mo = NULL;
-    model_joint *mdo = NULL;
-    char whyo[512];
-    int rco = model_load(unit_write("v2.model", old, olen), g, NULL, &mo, &mdo, whyo, sizeof whyo);
-    if (rco)
-        unit_fail(__FILE__, __LINE__, "version 2: %s", whyo);
-    CHECK(model_get_params(mdo)->code_prior == 0);
-    CHECK(model_get_params(mdo)->escape == model_get_params(md)->escape);
-    model_free(mdo);
-    map_mapper_free(mo);
-    free(old);
+    CHECK_INT((unsigned char)data[8], 5);
+    for (int version = 4; version >= 2; version -= 2) {
+        /* [from, to) ranges cut, in order */
+        size_t cut[2][2] = {{at + 8, at + 16}, {0, 0}}, ncut = 1;
+        if (version == 2) {
+            cut[0][0] = at;
+            cut[1][0] = at + 16 + 16;
+            cut[1][1] = at + 16 + 16 + 4;
+            ncut = 2;
+        }
+        char *old = core_xmalloc(len);
+        size_t olen = 0, from = 0;
+        for (size_t i = 0; i < ncut; i++) {
+            memcpy(old + olen, data + from, cut[i][0] - from);
+            olen += cut[i][0] - from;
+            from = cut[i][1];
+        }
+        memcpy(old + olen, data + from, len - from);
+        olen += len - from;
+        old[8] = (char)version;
+        uint32_t crc = core_crc32(0, old, olen - 4);
+        for (int i = 0; i < 4; i++)
+            old[olen - 4 + i] = (char)(crc >> (8 * i));
+        map_mapper *mo = NULL;
+        model_joint *mdo = NULL;
+        char whyo[512];
+        int rco =
+            model_load(unit_write("old.model", old, olen), g, NULL, &mo, &mdo, whyo, sizeof whyo);
+        if (rco)
+            unit_fail(__FILE__, __LINE__, "version %d: %s", version, whyo);
+        CHECK(model_get_params(mdo)->case_prior == 0);
+        CHECK(model_get_params(mdo)->code_prior ==
+              (version == 4 ? model_get_params(md)->code_prior : 0));
+        CHECK(model_get_params(mdo)->escape == model_get_params(md)->escape);
+        model_free(mdo);
+        map_mapper_free(mo);
+        free(old);
+    }
 
     /* A model of another graph is refused. */
     unit_write_str("flow2/flow.py", flow_py);
@@ -6111,6 +6132,55 @@ TEST(model_code_prior_without_traces)
         model_work_free(w);
         model_free(md);
     }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
+/* With no trace, what followed the last activity earlier in the case
+ * comes before what the code says: the case went begin -> other once, so
+ * after begin again other is ranked first, where the code (and the first
+ * time round) says work. The explanation says where it came from. */
+TEST(model_case_own_past_without_traces)
+{
+    graph *g = open_steps();
+    map_mapper *m = new_mapper(g, NULL);
+    seqs all = {.ncases = 0};
+    static const char *const msgs[] = {"begin event", "other event", "begin event"};
+    map_case(m, &all, msgs, 3);
+    finish(m);
+    seqs none = {.ncases = 0};
+    model_params p = model_params_default();
+    p.code_prior = 0.9;
+    uint32_t work = unit_sym(g, "pkg.a.work"), other = unit_sym(g, "pkg.a.other");
+    model_joint *md = train(m, &none, &p);
+    model_work *w;
+    CHECK_OK(model_work_new(md, &w));
+    model_pred pred[5];
+    CHECK(model_rank(md, w, all.act, all.var, 1, 5, pred) >= 1);
+    CHECK_INT(pred[0].symbol, work);
+    CHECK(model_rank(md, w, all.act, all.var, 3, 5, pred) >= 2);
+    CHECK_INT(pred[0].symbol, other);
+    CHECK_INT(pred[1].symbol, work);
+    ppr_path path;
+    CHECK_OK(model_explain(md, w, other, 100000, &path));
+    CHECK_INT(path.len, 1);
+    CHECK_INT(path.steps[0].type, MODEL_EDGE_IN_CASE);
+    CHECK_STR(model_edge_name(MODEL_EDGE_IN_CASE), "earlier-in-case");
+    CHECK_OK(model_explain(md, w, work, 100000, &path));
+    CHECK_INT(path.steps[0].type, MODEL_EDGE_NEXT_SITE);
+    /* Out of the window a daemon keeps of a case, the past is not read. */
+    seqs far = {.ncases = 0};
+    const char *longer[MODEL_CASE_WINDOW + 2];
+    longer[0] = "begin event";
+    longer[1] = "other event";
+    for (uint32_t i = 2; i < MODEL_CASE_WINDOW + 1; i++)
+        longer[i] = "work done";
+    longer[MODEL_CASE_WINDOW + 1] = "begin event";
+    map_case(m, &far, longer, MODEL_CASE_WINDOW + 2);
+    CHECK(model_rank(md, w, far.act, far.var, MODEL_CASE_WINDOW + 2, 5, pred) >= 1);
+    CHECK_INT(pred[0].symbol, work);
+    model_work_free(w);
+    model_free(md);
     map_mapper_free(m);
     graph_close(g);
 }
