@@ -55,26 +55,15 @@ uint32_t model_seeds(const model_work *w, const ppr_entry **seeds)
     return w->nseeds;
 }
 
-/* What the code's part of the last ranking on w gave symbol. */
-static double code_given(const model_work *w, uint32_t symbol, float *weight)
+/* What a part of the last ranking added after the walk (the code's, the
+ * case's own: entries e[0..n) at scale at) gave symbol, and the weight of
+ * its entry. */
+static double part_given(const ppr_entry *e, uint32_t n, double at, uint32_t symbol, float *weight)
 {
-    if (w->code_act == UINT32_MAX)
-        return 0;
-    for (uint32_t i = 0; i < w->code_n; i++)
-        if (w->code_e[i].node == symbol) {
-            *weight = w->code_e[i].score;
-            return w->code_at * w->code_e[i].score;
-        }
-    return 0;
-}
-
-/* What the case's part of the last ranking on w gave symbol. */
-static double case_given(const model_work *w, uint32_t symbol, float *weight)
-{
-    for (uint32_t i = 0; i < w->case_n; i++)
-        if (w->case_e[i].node == symbol) {
-            *weight = w->case_e[i].score;
-            return w->case_at * w->case_e[i].score;
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i].node == symbol) {
+            *weight = e[i].score;
+            return at * e[i].score;
         }
     return 0;
 }
@@ -97,7 +86,9 @@ int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_
                  ? ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits, out)
                  : CORE_ENOTFOUND;
     float cweight = 0, kweight = 0;
-    double code = code_given(w, symbol, &cweight), own = case_given(w, symbol, &kweight);
+    uint32_t ncode = w->code_act == UINT32_MAX ? 0 : w->code_n;
+    double code = part_given(w->code_e, ncode, w->code_at, symbol, &cweight);
+    double own = part_given(w->case_e, w->case_n, w->case_at, symbol, &kweight);
     double walk = rc == 0 ? out->contribution : 0;
     if (!(code > walk) && !(own > walk))
         return rc;
@@ -320,26 +311,22 @@ static double case_split(const model_joint *md, model_work *w, const uint32_t *a
     return rem * (1 - lam);
 }
 
-/* Adds the case's part to the walk's estimate. */
-static void case_add(model_work *w)
+/* Adds the parts added after the walk (the code's, the case's own) to
+ * its estimate. */
+static void parts_add(model_work *w)
 {
+    if (w->code_act != UINT32_MAX)
+        ppr_work_add(w->w, w->code_e, w->code_n, w->code_at);
     if (w->case_n)
         ppr_work_add(w->w, w->case_e, w->case_n, w->case_at);
 }
 
-/* Adds the code's part to the walk's estimate. */
-static void code_add(model_work *w)
-{
-    if (w->code_act != UINT32_MAX)
-        ppr_work_add(w->w, w->code_e, w->code_n, w->code_at);
-}
-
 /*
  * The seeds of a prefix: contexts (Witten-Bell weights), then, with
- * recency, the code's part (code_split: the work keeps it, for
- * model__collect to add) and the prefix's own activities. Returns the
- * weight left to the recency part (what the contexts and the code did not
- * take).
+ * recency, the case's own part and the code's (case_split, code_split:
+ * the work keeps them, for model__collect to add) and the prefix's own
+ * activities. Returns the weight left to the recency part (what the
+ * contexts, the case and the code did not take).
  */
 double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *act,
                          const uint32_t *var, uint32_t len, bool recency)
@@ -378,8 +365,7 @@ double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *a
 }
 uint32_t model__collect(const model_joint *md, model_work *w, uint32_t k, model_pred *out)
 {
-    code_add(w);
-    case_add(w);
+    parts_add(w);
     if (k > w->topcap) {
         w->topcap = k;
         w->top = core_xrealloc(w->top, k * sizeof *w->top);
