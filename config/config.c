@@ -188,8 +188,9 @@ const core_cfg_item pmrag_config_table[] = {
     {"otlp.max_body", CORE_CFG_INT, "67108864", 1024, 4e9, NULL,
      "largest OTLP/HTTP body or OTLP/gRPC message in bytes, before and after gzip decompression "
      "(413, RESOURCE_EXHAUSTED past it)"},
-    {"otlp.threads", CORE_CFG_INT, "4", 1, 256, NULL,
-     "OTLP/HTTP receiver threads, and as many for OTLP/gRPC"},
+    {"otlp.threads", CORE_CFG_INT, "16", 1, 256, NULL,
+     "OTLP/HTTP receiver threads, and as many for OTLP/gRPC: each holds its request until it "
+     "is committed, so this is how many requests a batch can gather"},
     {"otlp.dedupe_seconds", CORE_CFG_INT, "600", 0, 86400, NULL,
      "a request whose body (after decompression) equals one committed this many seconds ago or "
      "less is a retry: answered 200 without applying it again (kept in the state, so also "

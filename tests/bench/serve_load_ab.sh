@@ -11,7 +11,9 @@
 # binary counts them (pmrag_engine_stage_cpu_microseconds_total) the
 # median CPU time per event of each stage of its engine thread over the
 # same run. Figures, not a gate. The load generator is BENCH_SERVE_LOAD,
-# else SOURCE_DIR's build/tests/bench_serve_load.
+# else SOURCE_DIR's build/tests/bench_serve_load. AB_SET_A and AB_SET_B
+# add settings to one side's daemon ("--set K=V ...", after SERVE_LOAD_SET),
+# so that one binary can be run against itself with another setting.
 #
 #   serve_load_ab.sh PMRAG_A PMRAG_B SOURCE_DIR [ROUNDS] [WORK_DIR]
 set -euo pipefail
@@ -34,11 +36,13 @@ load=${BENCH_SERVE_LOAD:-$src/build/tests/bench_serve_load}
 for r in $(seq "$rounds"); do
   for side in A B; do
     pmrag=$a
-    [[ $side == B ]] && pmrag=$b
+    set_side=${AB_SET_A:-}
+    [[ $side == B ]] && pmrag=$b && set_side=${AB_SET_B:-}
     echo "serve_load_ab: round $r, $side" >&2
     # serve_load.sh prints its JSON line before its own checks, which may
     # fail on what a short run leaves (its stderr says); the line counts.
-    "$src/tests/bench/serve_load.sh" "$pmrag" "$src" "$load" "$work/run" >"$work/run.json" \
+    SERVE_LOAD_SET="${SERVE_LOAD_SET:-} $set_side" \
+      "$src/tests/bench/serve_load.sh" "$pmrag" "$src" "$load" "$work/run" >"$work/run.json" \
       2>"$work/run.err" || tail -3 "$work/run.err" >&2
     [[ -s $work/run.json ]] || { tail -20 "$work/run.err" >&2; exit 1; }
     python3 - "$work/run.json" "$work/run/m0.prom" "$work/run/m1.prom" "$side" <<'PY' | tee -a "$work/runs.jsonl"
@@ -61,7 +65,7 @@ print(json.dumps(run))
 PY
   done
 done
-python3 - "$work/runs.jsonl" "$a" "$b" <<'PY'
+python3 - "$work/runs.jsonl" "$a${AB_SET_A:+ $AB_SET_A}" "$b${AB_SET_B:+ $AB_SET_B}" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
 med = {}
