@@ -153,7 +153,7 @@ static void site_text(const graph *g, uint32_t emit, core_buf *out)
 bool model_explain_code(const model_joint *md, model_work *w, uint32_t symbol, core_buf *out)
 {
     bool given = false;
-    for (uint32_t i = 0; w->code_act != UINT32_MAX && i < w->code_n && !given; i++)
+    for (uint32_t i = 0; i < w->code_n && !given; i++)
         given = w->code_e[i].node == symbol;
     if (!given || w->code_act >= map_mapper_nactivities(md->m))
         return false;

@@ -99,10 +99,10 @@ struct model_work {
     core_vec(ppr_entry) fill_nbs;
     core_vec(uint32_t) fill_set;
     core_vec(ppr_entry) fill_hop[2]; /* this hop's nodes, the next hop's */
-    /* The code's part of the last ranking: the activity it came from (or
-     * UINT32_MAX: none), the scale its weights were added at, and, for an
-     * activity newer than the model, its prior and the scratch made for
-     * it. */
+    /* The code's part of the last ranking: the activity it came from, the
+     * scale its weights were added at, its code_n entries (0: no part,
+     * and code_act UINT32_MAX), and, for an activity newer than the model,
+     * its prior and the scratch made for it. */
     uint32_t code_act;
     double code_at;
     const ppr_entry *code_e;

@@ -86,8 +86,7 @@ int model_explain(const model_joint *md, model_work *w, uint32_t symbol, uint32_
                  ? ppr_explain(w->w, w->seeds, w->nseeds, symbol, md->p.alpha, max_visits, out)
                  : CORE_ENOTFOUND;
     float cweight = 0, kweight = 0;
-    uint32_t ncode = w->code_act == UINT32_MAX ? 0 : w->code_n;
-    double code = part_given(w->code_e, ncode, w->code_at, symbol, &cweight);
+    double code = part_given(w->code_e, w->code_n, w->code_at, symbol, &cweight);
     double own = part_given(w->case_e, w->case_n, w->case_at, symbol, &kweight);
     double walk = rc == 0 ? out->contribution : 0;
     if (!(code > walk) && !(own > walk))
@@ -234,16 +233,17 @@ static double code_split(const model_joint *md, model_work *w, uint32_t last, do
     w->code_n = 0;
     if (!(rem > 0) || !(md->p.code_prior > 0))
         return rem;
-    w->code_n = model__code_of(md, w, last, &w->code_e);
-    if (!w->code_n)
-        return rem;
+    const ppr_entry *e;
+    uint32_t n = model__code_of(md, w, last, &e);
     double a = md->p.alpha, known = 0;
-    for (uint32_t i = 0; i < w->code_n; i++)
-        known += w->code_e[i].score;
+    for (uint32_t i = 0; i < n; i++)
+        known += e[i].score;
     if (!(known > 0))
         return rem;
     double sure = known < CODE_SURE ? known / CODE_SURE : 1;
     w->code_act = last;
+    w->code_e = e;
+    w->code_n = n;
     w->code_at = rem * md->p.code_prior * a * (1 - a) * sure / known;
     return rem * (1 - md->p.code_prior * sure);
 }
@@ -315,7 +315,7 @@ static double case_split(const model_joint *md, model_work *w, const uint32_t *a
  * its estimate. */
 static void parts_add(model_work *w)
 {
-    if (w->code_act != UINT32_MAX)
+    if (w->code_n)
         ppr_work_add(w->w, w->code_e, w->code_n, w->code_at);
     if (w->case_n)
         ppr_work_add(w->w, w->case_e, w->case_n, w->case_at);
@@ -335,6 +335,7 @@ double model__make_seeds(const model_joint *md, model_work *w, const uint32_t *a
     uint32_t omax = window_tokens(md, act, var, len, tv, ta);
     double rem = context_seeds(md, w, tv, ta, omax);
     w->code_act = UINT32_MAX;
+    w->code_n = 0;
     w->case_n = 0;
     if (recency && len > 0) {
         rem = case_split(md, w, act, len, rem);
