@@ -181,7 +181,11 @@ typedef struct gx_arg {
     uint8_t style;  /* of tmpl / ref */
     uint8_t level;  /* the level constant it names (DEBUG, logging.INFO), or NONE */
     bool fwd;       /* passes on a parameter of the enclosing function */
-    bool splat;     /* *expr */
+    /* fwd passes on what the class's constructor took at fwd_pos / fwd_kw
+     * and an attribute keeps, not a parameter of the enclosing method: a
+     * call of the class makes the text (resolve_wrappers.c) */
+    bool field;
+    bool splat; /* *expr */
 } gx_arg;
 
 /*

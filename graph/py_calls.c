@@ -24,6 +24,9 @@ static const char *parts_template(px *x, const TSNode *parts, uint32_t a, uint32
     return graph__tmpl_take(&x->tmpl, x->f, flags);
 }
 
+/* The bindings of a local message looked at (message_fwd). */
+#define MSG_FWD_ALTS 2
+
 /* ---- messages that pass on a parameter with text around it ----
  *
  * A logging call whose message is one parameter of the enclosing function
@@ -44,16 +47,96 @@ static const char *parts_template(px *x, const TSNode *parts, uint32_t a, uint32
  * callers.
  */
 
-/* A parameter a call can pass a message in (not self, not *args). */
+/*
+ * Context managers that log a name they were made with: `with
+ * Trace("connect_tcp", log):`, whose __enter__ and __exit__ log
+ * f"{self.name}.started" and f"{self.name}.complete". The text is the
+ * construction's, and so is the work it brackets: the `with` line is
+ * where such a record comes from, as a wrapper's caller is. Only the
+ * protocol's methods count: elsewhere an attribute the constructor keeps
+ * is a value the object logs among its own words (`f"Connected to
+ * {self.host}"`), the method its emitter.
+ */
+static bool in_cm_method(px *x, const py_scope *sc)
+{
+    if (!sc->in_function || !sc->self_name || sc->cls < 0 || sc->sym < 0)
+        return false;
+    const char *n = x->f->syms.v[sc->sym].name;
+    return n && (strcmp(n, "__enter__") == 0 || strcmp(n, "__exit__") == 0 ||
+                 strcmp(n, "__aenter__") == 0 || strcmp(n, "__aexit__") == 0);
+}
+
+/* The parameter of the constructor of the class around e that `self.X`
+ * (e) holds: `self.X = param` among the first statements of its
+ * __init__. NULL when e is no such attribute. */
+static const py_param *ctor_field(px *x, const py_scope *sc, TSNode e)
+{
+    if (!graph__py_self_attr(x, e, sc) || !in_cm_method(x, sc))
+        return NULL;
+    TSNode attr = fieldn(e, F_ATTRIBUTE), cls = ts_node_parent(e);
+    while (!is_null(cls) && ty(cls) != N_CLASS_DEFINITION)
+        cls = ts_node_parent(cls);
+    TSNode body = is_null(cls) ? cls : fieldn(cls, F_BODY);
+    uint32_t nb = is_null(body) ? 0 : ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < nb; i++) {
+        TSNode fn = ts_node_named_child(body, i);
+        TSNode name = ty(fn) == N_FUNCTION_DEFINITION ? fieldn(fn, F_NAME) : gx_null();
+        if (is_null(name) || !text_eq(x, name, "__init__"))
+            continue;
+        uint32_t np;
+        const py_param *ps = graph__py_collect_params(x, fieldn(fn, F_PARAMETERS), true, &np);
+        TSNode fb = fieldn(fn, F_BODY);
+        uint32_t ns = np && ps[0].pos < 0 && !is_null(fb) ? ts_node_named_child_count(fb) : 0;
+        for (uint32_t k = 0; k < ns; k++) {
+            TSNode st = ts_node_named_child(fb, k);
+            TSNode a = ty(st) == N_EXPRESSION_STATEMENT ? ts_node_named_child(st, 0) : gx_null();
+            if (is_null(a) || ty(a) != N_ASSIGNMENT)
+                continue;
+            TSNode l = fieldn(a, F_LEFT), r = unparen(fieldn(a, F_RIGHT));
+            if (is_null(l) || ty(l) != N_ATTRIBUTE || is_null(r) || ty(r) != N_IDENTIFIER)
+                continue;
+            TSNode lo = fieldn(l, F_OBJECT), la = fieldn(l, F_ATTRIBUTE);
+            if (is_null(lo) || is_null(la) || !text_eq(x, lo, ps[0].name) ||
+                strcmp(text(x, la), text(x, attr)) != 0)
+                continue;
+            for (uint32_t j = 1; j < np; j++)
+                if (text_eq(x, r, ps[j].name) && !ps[j].varargs && (ps[j].pos >= 0 || ps[j].kw)) {
+                    py_param *f = core_arena_alloc(&x->f->arena, sizeof *f);
+                    *f = ps[j];
+                    f->field = true;
+                    return f;
+                }
+            return NULL;
+        }
+        return NULL;
+    }
+    return NULL;
+}
+
+/* A parameter a call can pass a message in (not self, not *args); in a
+ * context manager's protocol, also what its constructor took (above). */
 static const py_param *fwd_param(px *x, const py_scope *sc, TSNode e)
 {
     const py_param *p = graph__py_param_named(x, sc, unparen(e));
-    return p && !p->varargs && (p->pos >= 0 || p->kw) ? p : NULL;
+    if (!p)
+        return ctor_field(x, sc, unparen(e));
+    return !p->varargs && (p->pos >= 0 || p->kw) ? p : NULL;
+}
+
+/* Whether the pick is one constructor's parameter (ctor_field), or the
+ * parameter another path logs whole (message_fwd): its name says
+ * nothing, the protocol or the other path does. */
+static bool pick_field(const px *x, const gx_pick *k)
+{
+    return k->p && !k->q &&
+           (((const py_param *)k->p)->field ||
+            (x->fwd_named && strcmp(k->pname, x->fwd_named) == 0));
 }
 
 static void set_fwd(gx_arg *out, const py_param *p)
 {
     out->fwd = true;
+    out->field = p->field;
     out->fwd_pos = p->pos;
     out->fwd_kw = p->kw ? p->name : NULL;
     out->fwd_name = p->name;
@@ -150,7 +233,7 @@ static bool fstring_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
             at[nat++] = ch;
         }
     }
-    if (!any_f || !graph__pick_done(&pk, true))
+    if (!any_f || !graph__pick_done(&pk, !pick_field(x, &pk)))
         return false;
     TSNode slot = pk.q ? at[pk.slot_at] : gx_null();
     const char *pre = NULL;
@@ -516,8 +599,38 @@ static bool format_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_sc
  * the call is one of them or a `+` chain (`text = "[x] " + msg`). The `+`
  * chain written at the call is classify_arg()'s.
  */
-static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out, const py_scope *sc,
-                        int depth)
+/*
+ * A local bound two ways, the parameter whole on one path and put in a
+ * format on the other (`message = name`, or `message = f"{name}
+ * {args}"` when there is more to say): both pass the callers' text on,
+ * into out and alt, whatever the parameter's name, since one path logs
+ * it whole.
+ */
+static bool two_fwd(px *x, const local_path *paths, bool with_args, gx_arg *out, gx_arg *alt,
+                    const py_scope *sc, int depth)
+{
+    TSNode v[2];
+    for (int i = 0; i < 2; i++) {
+        v[i] = unparen(x->locals.v[paths[i].base].value);
+        if (paths[i].naug || is_null(v[i]))
+            return false;
+    }
+    int whole = fwd_param(x, sc, v[0]) ? 0 : fwd_param(x, sc, v[1]) ? 1 : -1;
+    if (whole < 0)
+        return false;
+    const py_param *p = fwd_param(x, sc, v[whole]);
+    gx_arg *o[2] = {whole == 0 ? out : alt, whole == 0 ? alt : out};
+    *alt = *out;
+    set_fwd(o[0], p);
+    x->fwd_named = p->name;
+    bool ok = plus_fwd(x, v[1 - whole], with_args, o[1], sc, depth) ||
+              format_fwd(x, v[1 - whole], with_args, o[1], sc);
+    x->fwd_named = NULL;
+    return ok && o[1]->fwd_pos == p->pos && !o[1]->slot;
+}
+
+static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out, gx_arg *alt,
+                        const py_scope *sc, int depth)
 {
     TSNode e = unparen(a);
     if (is_null(e) || !sc->nparams || depth > GX_MAX_DEPTH)
@@ -526,24 +639,40 @@ static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out,
         return format_fwd(x, e, with_args, out, sc);
     if (!graph__py_local_name(x, e, sc) || x->locals.n <= sc->locals_base)
         return false;
-    local_path paths[2];
+    local_path paths[MSG_FWD_ALTS];
     uint32_t n0 = ts_node_start_byte(e);
     local_scan s = {.v = x->locals.v,
                     .name = x->src + n0,
                     .len = ts_node_end_byte(e) - n0,
                     .lo = sc->locals_base,
                     .out = paths,
-                    .cap = 2,
+                    .cap = MSG_FWD_ALTS,
                     .budget = LOCAL_BUDGET};
     py_branches br = graph__py_cur_branches(x);
     graph__py_local_paths(&s, (uint32_t)x->locals.n, ts_node_start_byte(at), &br, NULL, 0);
     /* One binding, no `+=` after it, and every other one looked at. */
+    if (s.n == 2 && alt)
+        return two_fwd(x, paths, with_args, out, alt, sc, depth);
     if (s.n != 1 || paths[0].naug || !s.budget)
         return false;
     TSNode v = unparen(x->locals.v[paths[0].base].value);
     if (is_null(v))
         return false;
     return plus_fwd(x, v, with_args, out, sc, depth) || format_fwd(x, v, with_args, out, sc);
+}
+
+/* An f-string a context manager's protocol hands a wrapper, with what
+ * its constructor took in the text (ctor_field): passed on too, the
+ * template kept for a site of its own, which constructions that pass no
+ * text leave to it. */
+static void field_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
+{
+    if (!in_cm_method(x, sc))
+        return;
+    gx_arg f = *out;
+    f.pre = f.post = NULL;
+    if (fstring_fwd(x, e, with_args, &f, sc) && f.field)
+        *out = f;
 }
 
 /*
@@ -618,6 +747,8 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
         out->tmpl = tm;
         out->style = (uint8_t)mi.style;
         out->flags |= flags;
+        if (mi.style == GRAPH_STYLE_FSTRING)
+            field_fwd(x, e, with_args, out, sc);
         return true;
     case GRAPH_STYLE_REF:
         /* "..." % NAME or MESSAGES["key"]: the constant holds it. */
@@ -746,6 +877,15 @@ void graph__py_record_passes(px *x, TSNode args, const char *callee, const py_sc
     }
 }
 
+/* Whether call is the expression of a `with` item (`with C(...) as c:`). */
+static bool made_by_with(TSNode call)
+{
+    TSNode p = ts_node_parent(call);
+    if (!is_null(p) && ty(p) == N_AS_PATTERN)
+        p = ts_node_parent(p);
+    return !is_null(p) && ty(p) == N_WITH_ITEM;
+}
+
 /*
  * Records a call that may reach a logging wrapper (see gx_call). `emit`
  * is the index of the emit the call made (pl its plan), or -1: a logging
@@ -759,7 +899,9 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
         return;
     if (emit >= 0 && (pl->kind != GRAPH_EMIT_LOG || pl->msg_index < 0 || !sc->nparams))
         return;
-    if (emit < 0 && graph__capwords(gx_last_component(callee)))
+    /* A class made at a `with` may be a context manager that logs what
+     * it is made with (ctor_field); other classes' calls are no sites. */
+    if (emit < 0 && graph__capwords(gx_last_component(callee)) && !made_by_with(call))
         return;
     TSNode args = fieldn(call, F_ARGUMENTS);
     if (is_null(args) || ty(args) != N_ARGUMENT_LIST)
@@ -797,6 +939,7 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
                 continue;
         }
         local_msg lm[LOCAL_MAX_ALTS];
+        gx_arg two = {0};
         uint32_t nl = emit < 0 && !m->splat
                           ? graph__py_local_messages(x, unparen(nodes[i]), call, m->nafter > 0, sc,
                                                      depth + 1, lm, alt_at < 0 ? LOCAL_MAX_ALTS : 1)
@@ -814,9 +957,15 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
                 alt_at = (int32_t)(x->f->args.n - first);
                 nalts = nl;
             }
-        } else if (!(is_msg && message_fwd(x, nodes[i], call, m->nafter > 0, m, sc, depth + 1)) &&
+        } else if (!(is_msg && message_fwd(x, nodes[i], call, m->nafter > 0, m,
+                                           alt_at < 0 ? &two : NULL, sc, depth + 1)) &&
                    !classify_arg(x, nodes[i], m, sc, depth + 1)) {
             continue;
+        } else if (two.fwd) {
+            /* Two ways the local passes the text on: a call each. */
+            alts[1] = two;
+            nalts = 2;
+            alt_at = (int32_t)(x->f->args.n - first);
         }
         if (emit >= 0) {
             if (is_msg && !m->fwd)

@@ -155,7 +155,7 @@ const py_param *graph__py_collect_params(px *x, TSNode params, bool bound, uint3
         }
         if (is_null(name) || ty(name) != N_IDENTIFIER)
             continue;
-        out[n++] = (py_param){text(x, name), pos, kw, star};
+        out[n++] = (py_param){text(x, name), pos, kw, star, false};
     }
     *np = n;
     return out;

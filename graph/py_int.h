@@ -100,6 +100,7 @@ enum {
     N_BOOLEAN_OPERATOR,
     N_RAISE_STATEMENT,
     N_AWAIT,
+    N_WITH_ITEM,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,
@@ -203,6 +204,9 @@ typedef struct {
     uint8_t br_arm[LOCAL_MAX_NEST];
     uint32_t nbr;
     int emit_flags; /* added to emits made while walking decorators */
+    /* A parameter a format may put in a wrapper's message whatever its
+     * name (py_calls.c, message_fwd), or NULL. */
+    const char *fwd_named;
     gx_cands cands; /* candidate sites */
 } px;
 
@@ -212,6 +216,9 @@ typedef struct {
     int32_t pos;  /* positional index at a call (after self/cls); -1 = keyword only, or self */
     bool kw;      /* can be passed by keyword */
     bool varargs; /* *args: positions pos, pos + 1, ... */
+    /* Not the function's own: a parameter of its class's constructor
+     * that an instance attribute keeps (py_calls.c, ctor_field). */
+    bool field;
 } py_param;
 
 typedef struct {

@@ -72,6 +72,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_EXCEPT_CLAUSE] = "except_clause",
     [N_AS_PATTERN] = "as_pattern",
     [N_AS_PATTERN_TARGET] = "as_pattern_target",
+    [N_WITH_ITEM] = "with_item",
     [N_KEYWORD_SEPARATOR] = "keyword_separator",
     [N_POSITIONAL_SEPARATOR] = "positional_separator",
     [N_LIST] = "list",

@@ -179,6 +179,14 @@ static const gx_arg *arg_at(const gx_file *x, const gx_call *c, int32_t pos, con
     return splat;
 }
 
+/* Who takes the text that message argument m (fwd) passes on from
+ * function from: from's callers, or, for what its class's constructor
+ * took (gx_arg.field), the calls of the class. */
+static uint32_t shape_owner(const rs *r, uint32_t from, const gx_arg *m)
+{
+    return m->field ? class_of(r, from) : from;
+}
+
 /* The direct shape of a logging call whose message passes on a parameter. */
 static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
 {
@@ -207,9 +215,12 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
             sh.level = GRAPH_LEVEL_CUSTOM;
         }
     }
-    add_shape(w, from, &sh);
+    uint32_t to = shape_owner(r, from, m);
+    if (to == GRAPH_NONE)
+        return;
+    add_shape(w, to, &sh);
     if (em->kind != GRAPH_EMIT_CALL && (sh.msg_pos >= 0 || sh.msg_kw))
-        w->direct[from] = 1;
+        w->direct[to] = 1;
 }
 
 /* Normalised for comparing a receiver name with a class name:
@@ -365,7 +376,11 @@ static void wrap_targets(wrap *w)
                 e = graph__rs_class_member(&w->c, e.id, "__call__", 8, true, 0);
                 core_arena_reset(&w->scratch);
             }
-            if (e.k == E_SYM && is_function(r, e.id)) {
+            /* Making an instance: a class whose methods log what its
+             * constructor took (gx_arg.field) has the shapes. */
+            if (e.k == E_SYM && r->sy[e.id].kind == GRAPH_SYM_CLASS) {
+                core_vec_push(&w->targets, e.id);
+            } else if (e.k == E_SYM && is_function(r, e.id)) {
                 core_vec_push(&w->targets, e.id);
                 if (self_call && r->sy[e.id].kind == GRAPH_SYM_METHOD) {
                     uint32_t cls = class_of(r, wc.from);
@@ -497,7 +512,9 @@ static bool wrap_round(wrap *w)
                         d.level = call_level(x, wc->c, &s);
                     }
                 }
-                changed |= add_shape(w, wc->from, &d);
+                uint32_t to = shape_owner(r, wc->from, m);
+                if (to != GRAPH_NONE)
+                    changed |= add_shape(w, to, &d);
             }
         }
     }
@@ -1267,7 +1284,7 @@ void graph__rs_resolve_wrappers(rs *r)
     wrap_acting(&w);
     wrap_leads(&w);
     for (uint32_t s = 0; s < r->nsym; s++)
-        if (w.used[s] && !w.acts[s] && !w.leads[s].n)
+        if (w.used[s] && !w.acts[s] && !w.leads[s].n && is_function(r, s))
             r->g->syms.v[s].flags |= GRAPH_SF_WRAPPER;
     wrap_emit(&w);
     wrap_facades(&w);

@@ -299,6 +299,36 @@ TEST(wrapper_sites_match_and_nothing_matches_everything)
     wmatch_close(&x);
 }
 
+/* A context manager that logs the name it was made with: its records are
+ * the `with` line's, in the two forms its helper words them (a local
+ * bound to the name whole, or to the name and its arguments). An
+ * attribute the constructor keeps, logged by an ordinary method among
+ * its own words, stays that method's. */
+TEST(context_manager_logs_the_name_it_was_made_with)
+{
+    wmatch x = wmatch_open();
+    uint32_t fetch = unit_sym(x.g, "pkg.scopes.fetch");
+    const char *const at_with[] = {"fetch.started url='http://x'", "fetch.complete"};
+    for (size_t i = 0; i < 2; i++) {
+        graph_emit em;
+        CHECK(wmatch_msg(&x, at_with[i], NULL, NULL, &em) >= 1);
+        CHECK_INT(em.symbol, fetch);
+        CHECK_INT(em.line, 37);
+        CHECK(em.flags & GRAPH_EF_WRAPPER);
+    }
+    /* The protocol's own sites stay, for constructions without text. */
+    uint32_t first;
+    CHECK_INT(graph_symbol_emits(x.g, unit_sym(x.g, "pkg.scopes.Step.__enter__"), &first), 2);
+    graph_emit em = unit_emit_at(x.g, "pkg.scopes.Conn.open", 33);
+    CHECK_STR(em.tmpl, "Connected to %s");
+    uint32_t n = graph_symbol_emits(x.g, fetch, &first);
+    for (uint32_t i = 0; i < n; i++) {
+        graph_get_emit(x.g, first + i, &em);
+        CHECK(strstr(em.tmpl, "Connected") == NULL);
+    }
+    wmatch_close(&x);
+}
+
 /* ---- which functions are wrappers: found to a fixpoint ---- */
 
 static const char used_py[] = "import logging\n"
