@@ -186,6 +186,9 @@ typedef struct gx_arg {
      * call of the class makes the text (resolve_wrappers.c) */
     bool field;
     bool splat; /* *expr */
+    /* a name bound to a logger in this file (`logger`, made by
+     * getLogger): its name as gx_emit's, or NULL */
+    const char *logger;
 } gx_arg;
 
 /*
@@ -225,6 +228,10 @@ typedef struct gx_call {
     int32_t level_arg;  /* emit calls: the level argument of logger.log(level, ...), or -1 */
     uint32_t line;
     uint32_t arg0, nargs; /* the arguments recorded: args[arg0 .. arg0 + nargs) */
+    /* emit calls on a logger an attribute keeps that its class's
+     * constructor took (`self.logger.debug(m)` after `self.logger =
+     * logger`): 1 + where a call of the class passes it; 0 = not so */
+    uint32_t logger_at;
 } gx_call;
 
 /*

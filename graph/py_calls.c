@@ -67,11 +67,11 @@ static bool in_cm_method(px *x, const py_scope *sc)
 }
 
 /* The parameter of the constructor of the class around e that `self.X`
- * (e) holds: `self.X = param` among the first statements of its
- * __init__. NULL when e is no such attribute. */
-static const py_param *ctor_field(px *x, const py_scope *sc, TSNode e)
+ * (e) holds: `self.X = param` among the statements of its __init__'s
+ * body. NULL when e is no such attribute. */
+static const py_param *ctor_param(px *x, const py_scope *sc, TSNode e)
 {
-    if (!graph__py_self_attr(x, e, sc) || !in_cm_method(x, sc))
+    if (!graph__py_self_attr(x, e, sc))
         return NULL;
     TSNode attr = fieldn(e, F_ATTRIBUTE), cls = ts_node_parent(e);
     while (!is_null(cls) && ty(cls) != N_CLASS_DEFINITION)
@@ -111,6 +111,12 @@ static const py_param *ctor_field(px *x, const py_scope *sc, TSNode e)
         return NULL;
     }
     return NULL;
+}
+
+/* ctor_param, in a context manager's protocol. */
+static const py_param *ctor_field(px *x, const py_scope *sc, TSNode e)
+{
+    return in_cm_method(x, sc) ? ctor_param(x, sc, e) : NULL;
 }
 
 /* A parameter a call can pass a message in (not self, not *args); in a
@@ -718,7 +724,12 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
             out->style = GRAPH_STYLE_REF;
             return out->ref != NULL;
         }
-        /* A local or an attribute: text known only at run time. */
+        /* A local or an attribute: text known only at run time. A
+         * logger handed on is kept by name (a class's calls log to it:
+         * gx_call.logger_at). */
+        const py_logger *lg = t == N_IDENTIFIER ? graph__py_find_logger(x, text(x, e)) : NULL;
+        if (lg && !lg->is_alias)
+            out->logger = lg->logger;
         out->style = GRAPH_STYLE_DYNAMIC;
         return true;
     }
@@ -993,6 +1004,14 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
         return;
     }
     rc.nargs = (uint32_t)(x->f->args.n - first);
+    if (emit >= 0) {
+        /* self.logger.debug(...) with the constructor's logger. */
+        TSNode fn = fieldn(call, F_FUNCTION);
+        TSNode recv = !is_null(fn) && ty(fn) == N_ATTRIBUTE ? fieldn(fn, F_OBJECT) : gx_null();
+        const py_param *lp = is_null(recv) ? NULL : ctor_param(x, sc, recv);
+        if (lp && lp->pos >= 0)
+            rc.logger_at = 1 + (uint32_t)lp->pos;
+    }
     core_vec_push(&x->f->calls, rc);
     graph__push_alt_calls(x->f, &rc, alts, nalts, alt_at);
 }

@@ -35,6 +35,9 @@ typedef struct {
     uint8_t level;
     const char *pre, *post; /* templates around the caller's message ("" = none) */
     uint32_t logger;        /* string offset of the logger name; 0 = unknown */
+    /* shapes of a class: 1 + where its calls pass the logger it logs to
+     * (gx_call.logger_at); 0 = none */
+    uint32_t logger_at;
     /* slot: pre or post holds GX_SLOT once, where the text a call passes
      * at slot_pos / slot_kw goes (see gx_arg) */
     int32_t slot_pos;
@@ -86,7 +89,8 @@ static bool shape_eq(const wshape *a, const wshape *b)
     return a->msg_pos == b->msg_pos && str_eq(a->msg_kw, b->msg_kw) &&
            a->lvl_param == b->lvl_param && a->lvl_pos == b->lvl_pos &&
            str_eq(a->lvl_kw, b->lvl_kw) && a->level == b->level && strcmp(a->pre, b->pre) == 0 &&
-           strcmp(a->post, b->post) == 0 && a->logger == b->logger && a->slot == b->slot &&
+           strcmp(a->post, b->post) == 0 && a->logger == b->logger &&
+           a->logger_at == b->logger_at && a->slot == b->slot &&
            (!a->slot || (a->slot_pos == b->slot_pos && str_eq(a->slot_kw, b->slot_kw)));
 }
 
@@ -203,6 +207,7 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .pre = m->pre ? m->pre : "",
                  .post = m->post ? m->post : "",
                  .logger = em->logger,
+                 .logger_at = em->logger ? 0 : c->logger_at,
                  .slot = m->slot,
                  .slot_pos = m->slot_pos,
                  .slot_kw = m->slot_kw};
@@ -513,6 +518,10 @@ static bool wrap_round(wrap *w)
                     }
                 }
                 uint32_t to = shape_owner(r, wc->from, m);
+                /* The logger its constructor took, for the class's own
+                 * shapes only. */
+                if (m->field && to == class_of(r, t[k]))
+                    d.logger_at = s.logger_at;
                 if (to != GRAPH_NONE)
                     changed |= add_shape(w, to, &d);
             }
@@ -814,6 +823,21 @@ static bool has_words(const char *t)
     return false;
 }
 
+/* The name of the logger call wc passes at position pos (a name bound
+ * to one in its file), as a string offset; 0 when it is none. */
+static uint32_t handed_logger(rs *r, const wcall *wc, uint32_t pos)
+{
+    const gx_file *x = xfile(r, wc->file);
+    int32_t shift;
+    const gx_arg *a = arg_at(x, wc->c, (int32_t)pos, NULL, &shift);
+    if (!a || a->splat || !a->logger)
+        return 0;
+    const char *lg = a->logger;
+    if (strcmp(lg, "__name__") == 0)
+        lg = r->idx->files.v[wc->file].modname;
+    return lg ? core_strtab_intern(&r->g->strs, lg, strlen(lg)) : 0;
+}
+
 /* The emit sites of the calls that pass a message to a wrapper: the
  * caller's, or, for a wrapper that acts on the text (wrap_acting), the
  * wrapper's own, at its logging call. */
@@ -868,6 +892,8 @@ static void wrap_emit(wrap *w)
                 o.kind = GRAPH_EMIT_LOG;
                 o.level = call_level(x, c, s);
                 o.logger = s->logger;
+                if (!o.logger && s->logger_at && r->sy[t[k]].kind == GRAPH_SYM_CLASS)
+                    o.logger = handed_logger(r, wc, s->logger_at - 1);
                 o.nargs = m->nafter;
                 o.flags = m->flags | GRAPH_EF_WRAPPER;
                 o.style = dynamic ? GRAPH_STYLE_DYNAMIC : ret ? ret->style : m->style;

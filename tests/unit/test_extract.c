@@ -301,7 +301,8 @@ TEST(wrapper_sites_match_and_nothing_matches_everything)
 
 /* A context manager that logs the name it was made with: its records are
  * the `with` line's, in the two forms its helper words them (a local
- * bound to the name whole, or to the name and its arguments). An
+ * bound to the name whole, or to the name and its arguments), to the
+ * logger the `with` hands it. An
  * attribute the constructor keeps, logged by an ordinary method among
  * its own words, stays that method's. */
 TEST(context_manager_logs_the_name_it_was_made_with)
@@ -315,6 +316,8 @@ TEST(context_manager_logs_the_name_it_was_made_with)
         CHECK_INT(em.symbol, fetch);
         CHECK_INT(em.line, 37);
         CHECK(em.flags & GRAPH_EF_WRAPPER);
+        /* The logger the construction hands it, which it keeps. */
+        CHECK_STR(em.logger, "pkg.scopes");
     }
     /* The protocol's own sites stay, for constructions without text. */
     uint32_t first;
