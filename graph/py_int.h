@@ -382,6 +382,9 @@ bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, TS
 const char *graph__py_string_value(px *x, TSNode str);
 bool graph__py_tmpl_strings(px *x, TSNode s, string_mode mode);
 msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth);
+/* The parameters of a function as a call passes them (`bound`: self or
+ * cls come from the receiver). */
+const py_param *graph__py_collect_params(px *x, TSNode params, bool bound, uint32_t *np);
 const py_param *graph__py_param_named(px *x, const py_scope *sc, TSNode id);
 uint32_t graph__py_plus_parts(TSNode e, TSNode *parts, uint32_t cap, uint32_t n, int depth);
 
@@ -471,7 +474,6 @@ int32_t graph__py_push_sym(px *x, graph_sym_kind kind, const char *name, int32_t
 uint32_t graph__py_decorator_flags(px *x, TSNode dec);
 bool graph__py_plain_decorator(uint32_t flags);
 const char *graph__py_first_param(px *x, TSNode params);
-const py_param *graph__py_collect_params(px *x, TSNode params, bool bound, uint32_t *np);
 void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope *sc, int32_t scope,
                            TSNode at);
 void graph__py_bind_targets(px *x, TSNode t, const py_scope *sc, int rec);

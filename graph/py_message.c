@@ -243,6 +243,68 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
 }
 
 /* The parameter of the enclosing function an identifier names, if any. */
+/*
+ * The parameters of a function as a call passes them: `bound` methods get
+ * self/cls from the receiver, so positions count from the next one. `**kw`
+ * is left out (nothing is passed on through it here).
+ */
+const py_param *graph__py_collect_params(px *x, TSNode params, bool bound, uint32_t *np)
+{
+    *np = 0;
+    if (is_null(params))
+        return NULL;
+    uint32_t nc = ts_node_named_child_count(params);
+    if (nc > 256)
+        nc = 256;
+    if (nc == 0)
+        return NULL;
+    py_param *out = core_arena_alloc(&x->f->arena, nc * sizeof *out);
+    uint32_t n = 0;
+    int32_t next = 0;
+    bool first = true, kwonly = false;
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode p = ts_node_named_child(params, i);
+        unsigned t = ty(p);
+        if (t == N_COMMENT || t == N_POSITIONAL_SEPARATOR)
+            continue;
+        if (t == N_KEYWORD_SEPARATOR) {
+            kwonly = true;
+            continue;
+        }
+        TSNode name = gx_null();
+        if (t == N_IDENTIFIER || t == N_LIST_SPLAT_PATTERN || t == N_DICTIONARY_SPLAT_PATTERN)
+            name = p;
+        else if (t == N_TYPED_PARAMETER)
+            name = ts_node_named_child(p, 0);
+        else if (t == N_DEFAULT_PARAMETER || t == N_TYPED_DEFAULT_PARAMETER)
+            name = fieldn(p, F_NAME);
+        bool star = false;
+        if (!is_null(name) && ty(name) == N_DICTIONARY_SPLAT_PATTERN)
+            continue;
+        if (!is_null(name) && ty(name) == N_LIST_SPLAT_PATTERN) {
+            star = true;
+            name = ts_node_named_child(name, 0);
+        }
+        bool self = first && bound;
+        first = false;
+        int32_t pos = -1;
+        bool kw = false;
+        if (star) {
+            pos = kwonly ? -1 : next;
+            kwonly = true;
+        } else if (!self) {
+            kw = true;
+            if (!kwonly)
+                pos = next++;
+        }
+        if (is_null(name) || ty(name) != N_IDENTIFIER)
+            continue;
+        out[n++] = (py_param){text(x, name), pos, kw, star, false};
+    }
+    *np = n;
+    return out;
+}
+
 const py_param *graph__py_param_named(px *x, const py_scope *sc, TSNode id)
 {
     if (is_null(id) || ty(id) != N_IDENTIFIER)
