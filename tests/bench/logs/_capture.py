@@ -30,6 +30,7 @@ import gzip
 import io
 import logging
 import os
+import shutil
 import socket
 import sys
 import threading
@@ -59,6 +60,24 @@ def release_ports(ports):
     """Gives the ports a case got from free_port back to the others."""
     with _PORTS_LOCK:
         _PORTS.difference_update(ports)
+
+
+def copy_packages(src_top, pkgs, dst_top):
+    """Copies the .py files of packages pkgs from src_top into dst_top (each
+    package's copy made afresh), for a generator that indexes a directory
+    holding only the packages it runs; returns dst_top."""
+    for p in pkgs:
+        src = os.path.join(src_top, p)
+        dst = os.path.join(dst_top, p)
+        shutil.rmtree(dst, ignore_errors=True)
+        for root, dirs, files in os.walk(src):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            out = os.path.join(dst, os.path.relpath(root, src))
+            os.makedirs(out, exist_ok=True)
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    shutil.copyfile(os.path.join(root, f), os.path.join(out, f))
+    return dst_top
 
 
 def pick(r, table):

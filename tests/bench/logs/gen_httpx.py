@@ -102,20 +102,8 @@ def parse_args():
 
 def prepare_repo(deps):
     """Copy both packages' .py files into <deps>/httpx-httpcore; return that directory."""
-    site = os.path.join(deps, "site-packages")
-    dst_top = os.path.join(deps, INDEXED)
-    for p in PKGS:
-        src = os.path.join(site, p)
-        dst = os.path.join(dst_top, p)
-        shutil.rmtree(dst, ignore_errors=True)
-        for root, dirs, files in os.walk(src):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            out = os.path.join(dst, os.path.relpath(root, src))
-            os.makedirs(out, exist_ok=True)
-            for f in sorted(files):
-                if f.endswith(".py"):
-                    shutil.copyfile(os.path.join(root, f), os.path.join(out, f))
-    return dst_top
+    return _capture.copy_packages(os.path.join(deps, "site-packages"), PKGS,
+                                  os.path.join(deps, INDEXED))
 
 
 ARGS = parse_args()
@@ -977,6 +965,22 @@ ERRORS = (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, httpcore.Connect
           ssl.SSLError, OSError, ValueError, RuntimeError, KeyError, TypeError)
 
 
+def open_client(c, make, kw):
+    """The case's client, made by make (the sync or the async driver's) from
+    kw, with SSL_CERT_FILE set while it is made when the case draws that;
+    None when it cannot be made (noted in the case)."""
+    env = c.env_bundle
+    if env:
+        os.environ["SSL_CERT_FILE"] = c.cert["crt"]
+    try:
+        return make(kw)
+    except ERRORS as e:
+        c.notes.append("client: %s" % type(e).__name__)
+        return None
+    finally:
+        if env:
+            os.environ.pop("SSL_CERT_FILE", None)
+
 class SyncRun:
     def __init__(self, case):
         self.c = case
@@ -1048,17 +1052,9 @@ class SyncRun:
         c = self.c
         kw = c.client_kwargs()
         steps = c.script()
-        env = c.env_bundle
-        if env:
-            os.environ["SSL_CERT_FILE"] = c.cert["crt"]
-        try:
-            cl = self.make(kw)
-        except ERRORS as e:
-            c.notes.append("client: %s" % type(e).__name__)
+        cl = open_client(c, self.make, kw)
+        if cl is None:
             return
-        finally:
-            if env:
-                os.environ.pop("SSL_CERT_FILE", None)
         try:
             for kind, arg in steps:
                 if kind == "req":
@@ -1145,17 +1141,9 @@ class AsyncRun:
         c = self.c
         kw = c.client_kwargs()
         steps = c.script()
-        env = c.env_bundle
-        if env:
-            os.environ["SSL_CERT_FILE"] = c.cert["crt"]
-        try:
-            cl = self.make(kw)
-        except ERRORS as e:
-            c.notes.append("client: %s" % type(e).__name__)
+        cl = open_client(c, self.make, kw)
+        if cl is None:
             return
-        finally:
-            if env:
-                os.environ.pop("SSL_CERT_FILE", None)
         try:
             for kind, arg in steps:
                 if kind == "req":

@@ -87,19 +87,7 @@ INDEXED = "dist-packages"  # the copy's last component, as Debian's
 
 def prepare_repo(deps):
     """Copy both packages' .py files into <deps>/dist-packages; return that directory."""
-    dst_top = os.path.join(deps, INDEXED)
-    for p in PKGS:
-        src = os.path.join(DIST, p)
-        dst = os.path.join(dst_top, p)
-        shutil.rmtree(dst, ignore_errors=True)
-        for root, dirs, files in os.walk(src):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            out = os.path.join(dst, os.path.relpath(root, src))
-            os.makedirs(out, exist_ok=True)
-            for f in sorted(files):
-                if f.endswith(".py"):
-                    shutil.copyfile(os.path.join(root, f), os.path.join(out, f))
-    return dst_top
+    return _capture.copy_packages(DIST, PKGS, os.path.join(deps, INDEXED))
 
 
 def parse_args():
