@@ -184,9 +184,10 @@ typedef struct graph_tmpl_piece {
 } graph_tmpl_piece;
 /*
  * The piece of stored template t (n bytes) at t[i]; returns how many bytes
- * it takes. Holes are %-directives (graph_directive) and PEP 3101 fields
- * (graph_brace_field); "%%" is a literal '%', and a '%' or brace that
- * starts neither is itself. One walk over every placeholder syntax the
+ * it takes. Holes are %-directives (graph_directive), PEP 3101 fields
+ * (graph_brace_field) and fields a sigil opens ("${x}", "#{x}", "@{a.b}",
+ * "@{!x}": up to 64 bytes, no brace or line break inside); "%%" is a
+ * literal '%', and a '%', sigil or brace that starts none is itself. One walk over every placeholder syntax the
  * extractors leave in a template, for whoever writes or reads one.
  */
 size_t graph_tmpl_step(const char *t, size_t n, size_t i, graph_tmpl_piece *p);

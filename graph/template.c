@@ -111,9 +111,37 @@ size_t graph_brace_field(const char *s, size_t n)
     return i < n && s[i] == '}' && i < FIELD_MAX ? i + 1 : 0;
 }
 
+/* A placeholder that a sigil opens, "${name}", "#{name}", "@{user.name}",
+ * "@{!name}": the syntax of many JavaScript and Ruby-style renderers,
+ * which take an expression or a path, not PEP 3101. Its length after the
+ * sigil, braces included; 0 when the braces hold nothing, a brace, a line
+ * break, leading blank, or more than SIGIL_MAX bytes. The sigil goes with
+ * the hole: whatever the renderer puts there replaces both. */
+#define SIGIL_MAX 64
+
+static size_t sigil_field(const char *s, size_t n)
+{
+    if (n < 3 || s[0] != '{' || s[1] == ' ' || s[1] == '}')
+        return 0;
+    for (size_t i = 1; i < n && i <= SIGIL_MAX + 1; i++) {
+        if (s[i] == '}')
+            return i + 1;
+        if (s[i] == '{' || s[i] == '\n' || s[i] == '\0')
+            return 0;
+    }
+    return 0;
+}
+
 size_t graph_tmpl_step(const char *t, size_t n, size_t i, graph_tmpl_piece *p)
 {
     char c = t[i];
+    if ((c == '$' || c == '#' || c == '@') && i + 1 < n && t[i + 1] == '{') {
+        size_t k = sigil_field(t + i + 1, n - i - 1);
+        if (k) {
+            *p = (graph_tmpl_piece){.hole = true};
+            return k + 1;
+        }
+    }
     *p = (graph_tmpl_piece){.lit = c};
     if (c == '%') {
         if (i + 1 < n && t[i + 1] == '%')

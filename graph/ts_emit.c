@@ -355,10 +355,37 @@ NOINLINE void graph__ts_make_emit(tx *x, TSNode call, const emit_plan *pl, const
     if (nc) {
         TSNode alt[ARGS_MAX];
         memcpy(alt, av, na * sizeof *av);
+        ts_tail tails[TAILS_MAX];
+        uint32_t nt = graph__ts_local_name(x, m, sc)
+                          ? graph__ts_local_tails(x, m, call, sc, tails, TAILS_MAX)
+                          : 0;
+        /* What `msg += ...` appends: every way the pieces may go (an arm
+         * of each, or none of one that may not run), up to
+         * LOCAL_MAX_ALTS ways per value. */
+        uint32_t ways = 1;
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t w = tails[t].n + tails[t].optional;
+            if (ways * w > LOCAL_MAX_ALTS)
+                nt = t;
+            else
+                ways *= w;
+        }
         for (uint32_t i = 0; i < nc; i++) {
             alt[slot] = cand[i];
-            emit_from_args(x, call, pl, sc, alt, na, total, depth);
+            for (uint32_t k = 0; k < ways; k++) {
+                uint32_t rest = k;
+                x->ntails = 0;
+                x->tail_of = cand[i];
+                for (uint32_t t = 0; t < nt; t++) {
+                    uint32_t w = tails[t].n + tails[t].optional, pick = rest % w;
+                    rest /= w;
+                    if (pick < tails[t].n)
+                        x->tails[x->ntails++] = tails[t].alt[pick];
+                }
+                emit_from_args(x, call, pl, sc, alt, na, total, depth);
+            }
         }
+        x->ntails = 0;
         return;
     }
     emit_from_args(x, call, pl, sc, av, na, total, depth);

@@ -174,6 +174,7 @@ enum {
     A_OVERRIDE,
     A_NULLISH, /* ?? */
     A_OR,      /* || */
+    A_PLUS_EQ, /* += */
 };
 
 /* Fields, by our number. */
@@ -228,11 +229,26 @@ typedef struct {
 } ts_logger;
 
 /* `name = value` or `let name = value` in a function body. */
+/* The most `msg += ...` pieces read after a local message's binding, and
+ * values per piece. */
+#define TAILS_MAX 4
+#define TAIL_ALTS 4
+
+/* A piece `name += value` appends (graph__ts_local_tails): its values (a
+ * ternary's arms), and whether it may not run (a statement of another
+ * block than the binding's). */
+typedef struct {
+    TSNode alt[TAIL_ALTS];
+    uint32_t n;
+    bool optional;
+} ts_tail;
+
 struct ts_local {
     uint32_t name, len; /* the name's bytes in src */
     uint32_t end;       /* where the binding ends */
     TSNode value;
     bool fixed; /* a const declaration: nothing binds the name again */
+    bool aug;   /* `name += value`: appended to what the name held */
 };
 
 typedef struct {
@@ -255,6 +271,12 @@ typedef struct {
      * (graph__ts_local_values()), kept while calls in that body ask. */
     core_vec(struct ts_local) locals;
     uint32_t locals_fn; /* that body's start byte + 1; 0 none */
+    /* The pieces `msg += ...` appended to a local message before the call
+     * whose site is being made: written after the text of tail_of
+     * (graph__ts_local_tails()). */
+    TSNode tail_of;
+    TSNode tails[TAILS_MAX];
+    uint32_t ntails;
 } tx;
 
 /* A parameter of the function being walked, as a call passes it (see
@@ -541,6 +563,10 @@ uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts_scope *s
 /* As graph__ts_local_values, but 0 unless every binding of the name found
  * is a const declaration, whose value is then the name's at the call. */
 uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *sc, local_vals *lv);
+/* The pieces `+=` appends to local e between its nearest binding before
+ * call and the call, in source order (at most max); 0 when none. */
+uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc, ts_tail *out,
+                               uint32_t max);
 TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k);
 /* The string literals (up to max, into out) that a local of the function
  * the walk is in (sc) takes, when it declares the name and every binding

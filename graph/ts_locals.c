@@ -57,7 +57,7 @@ static NOINLINE void locals_of(tx *x, TSNode fn)
         TSNode n = ts_tree_cursor_current_node(&c);
         unsigned t = ty(x, n);
         TSNode name = gx_null(), value = gx_null();
-        bool fixed = false;
+        bool fixed = false, aug = false;
         if (t == N_VARIABLE_DECLARATOR) {
             name = fld(x, n, F_NAME);
             value = fld(x, n, F_VALUE);
@@ -67,11 +67,16 @@ static NOINLINE void locals_of(tx *x, TSNode fn)
         } else if (t == N_ASSIGNMENT_EXPRESSION) {
             name = unwrap(x, fld(x, n, F_LEFT));
             value = fld(x, n, F_RIGHT);
+        } else if (t == N_AUGMENTED_ASSIGNMENT_EXPRESSION &&
+                   ty(x, fld(x, n, F_OPERATOR)) == A_PLUS_EQ) {
+            name = unwrap(x, fld(x, n, F_LEFT));
+            value = fld(x, n, F_RIGHT);
+            aug = true;
         }
         if (!is_null(name) && ty(x, name) == N_IDENTIFIER && !is_null(value)) {
             uint32_t a = ts_node_start_byte(name);
             core_vec_push(&x->locals, ((struct ts_local){a, ts_node_end_byte(name) - a,
-                                                         ts_node_end_byte(n), value, fixed}));
+                                                         ts_node_end_byte(n), value, fixed, aug}));
         }
         if (!body_next(x, &c, fn))
             break;
@@ -93,7 +98,8 @@ NOINLINE uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts
     uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
     for (size_t i = 0; i < x->locals.n; i++) {
         const struct ts_local *l = &x->locals.v[i];
-        if (l->end <= at && l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0)
+        if (l->end <= at && !l->aug && l->len == in &&
+            memcmp(x->src + l->name, x->src + ia, in) == 0)
             local_add(x, lv, l->value, 0);
     }
     return lv->n < LOCAL_MAX_ALTS * 4 ? lv->n : LOCAL_MAX_ALTS * 4;
@@ -109,6 +115,54 @@ uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *s
         const struct ts_local *l = &x->locals.v[i];
         if (l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0 && !l->fixed)
             n = 0;
+    }
+    return n;
+}
+
+/* The block statement s is in (its parent, past an expression statement). */
+static TSNode block_of(tx *x, TSNode s)
+{
+    TSNode p = ts_node_parent(s);
+    while (!is_null(p) && (ty(x, p) == N_EXPRESSION_STATEMENT || ty(x, p) == N_VARIABLE_DECLARATOR ||
+                           ty(x, p) == N_LEXICAL_DECLARATION || ty(x, p) == N_VARIABLE_DECLARATION))
+        p = ts_node_parent(p);
+    return p;
+}
+
+uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc, ts_tail *out,
+                               uint32_t max)
+{
+    if (!graph__ts_local_name(x, e, sc) || is_null(sc->body) || ts_node_is_null(sc->body))
+        return 0;
+    locals_of(x, sc->body);
+    uint32_t at = ts_node_start_byte(call);
+    uint32_t ia = ts_node_start_byte(e), in = ts_node_end_byte(e) - ia;
+    /* The nearest plain binding before the call, then the pieces after it. */
+    size_t base = SIZE_MAX;
+    for (size_t i = 0; i < x->locals.n; i++) {
+        const struct ts_local *l = &x->locals.v[i];
+        if (l->end <= at && !l->aug && l->len == in &&
+            memcmp(x->src + l->name, x->src + ia, in) == 0)
+            base = i;
+    }
+    if (base == SIZE_MAX)
+        return 0;
+    TSNode home = block_of(x, ts_node_parent(x->locals.v[base].value));
+    uint32_t n = 0;
+    for (size_t i = base + 1; i < x->locals.n && n < max; i++) {
+        const struct ts_local *l = &x->locals.v[i];
+        if (!l->aug || l->end > at || l->len != in || memcmp(x->src + l->name, x->src + ia, in))
+            continue;
+        ts_tail *t = &out[n++];
+        t->n = 0;
+        TSNode v = unwrap(x, l->value);
+        if (ty(x, v) == N_TERNARY_EXPRESSION) {
+            t->alt[t->n++] = unwrap(x, fld(x, v, F_CONSEQUENCE));
+            t->alt[t->n++] = unwrap(x, fld(x, v, F_ALTERNATIVE));
+        } else {
+            t->alt[t->n++] = v;
+        }
+        t->optional = !ts_node_eq(block_of(x, ts_node_parent(l->value)), home);
     }
     return n;
 }

@@ -241,16 +241,46 @@ static void put_function_shown(tx *x, TSNode fn)
     graph__tmpl_literal(&x->tmpl, buf, n);
 }
 
+/* Whether the template so far holds a named field ("{name}", "@{user}",
+ * "${a.b}"), not a %-directive's hole. */
+static bool named_fields(const gx_tmpl *t)
+{
+    const char *b = t->buf.data;
+    size_t n = t->buf.len;
+    for (size_t i = 0; i < n;) {
+        graph_tmpl_piece pc;
+        size_t k = graph_tmpl_step(b, n, i, &pc);
+        if (pc.hole && b[i] != '%')
+            return true;
+        i += k;
+    }
+    return false;
+}
+
 /* util.format(args[0], args[1..]): the format's directives take arguments;
- * the arguments left over are appended, space-separated. */
+ * the arguments left over are appended, space-separated. Unless the format
+ * has named fields and no directive: then what follows it is the bag of
+ * values the logger fills them from (`log.info('found @{total}', {
+ * total })`), which a renderer of such fields does not append. */
 NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int depth)
 {
     msg_info mi = {GRAPH_STYLE_NONE, NULL};
     if (nargs == 0 || depth > GX_MAX_DEPTH)
         return mi;
     uint32_t avail = nargs - 1, dir0 = x->directives;
-    mi = graph__ts_build_message(x, args[0], nargs > 1 ? M_UTIL : M_LITERAL, &avail, depth + 1);
+    int mode = nargs > 1 ? M_UTIL : M_LITERAL;
+    mi = graph__ts_build_message(x, args[0], mode, &avail, depth + 1);
     bool holes = false;
+    if (x->ntails && ts_node_eq(args[0], x->tail_of) && mi.style != GRAPH_STYLE_REF &&
+        mi.style != GRAPH_STYLE_DYNAMIC) {
+        uint32_t h0 = x->tmpl.holes;
+        for (uint32_t i = 0; i < x->ntails; i++) {
+            msg_info ti = graph__ts_build_message(x, x->tails[i], mode, &avail, depth + 1);
+            if (ti.style == GRAPH_STYLE_REF || ti.style == GRAPH_STYLE_DYNAMIC)
+                graph__tmpl_hole(&x->tmpl);
+        }
+        holes = x->tmpl.holes > h0;
+    }
     if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC) {
         graph__tmpl_clear(&x->tmpl);
         /* A first argument that is not a string is a value util.format
@@ -269,6 +299,8 @@ NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t narg
         holes = true;
     }
     uint32_t used = (nargs - 1) - avail;
+    if (used == 0 && x->directives == dir0 && named_fields(&x->tmpl))
+        used = nargs - 1;
     for (uint32_t i = 1 + used; i < nargs; i++) {
         graph__tmpl_literal(&x->tmpl, " ", 1);
         TSNode a = unwrap(x, args[i]);

@@ -566,6 +566,86 @@ TEST(matcher_brace_fields)
     matcher_done(g, m, w);
 }
 
+/* Renderers of their own fill "@{name}", "${name}" or "#{a.b}" from the
+ * fields handed with the message: the sigil and the field are one hole,
+ * and a field bag handed after such a message is not appended. */
+static const char sigil_js[] =
+    "const { logger } = require('./logger');\n"
+    "function allow(user) {\n"
+    "  logger.info({ user: user.name }, 'access granted to: @{user}');\n"
+    "}\n"
+    "function fetch(method, uri) {\n"
+    "  logger.info({ method, uri }, \"making request: '@{method} @{uri}'\");\n"
+    "}\n"
+    "function found(n) {\n"
+    "  logger.info('search ok results @{total}', { total: n });\n"
+    "}\n"
+    "function quote(p) {\n"
+    "  logger.warn('price ${amount} for #{item.name} (@{!code})', p);\n"
+    "}\n"
+    "function plain(p) {\n"
+    "  logger.warn('cost: $', p);\n"
+    "}\n"
+    "function activity(err, status) {\n"
+    "  let message = \"@{!status}, req: '@{method}'\";\n"
+    "  message += err ? ', error: @{!error}' : ', bytes: @{in}/@{out}';\n"
+    "  if (status > 499) message += ' (server)';\n"
+    "  logger.http({ status }, message);\n"
+    "}\n";
+
+TEST(matcher_sigil_fields)
+{
+    unit_write_str("sigil/app.js", sigil_js);
+    graph *g = index_dir("sigil");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    map_match r = match(m, w, "access granted to: alice", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.allow", unit_line_of(sigil_js, "access granted"));
+    CHECK_INT(r.literal, strlen("access granted to: "));
+    r = match(m, w, "making request: 'GET http://127.0.0.1:4873/@scope%2fpkg'", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.fetch", unit_line_of(sigil_js, "making request"));
+    /* the object after the message fills its fields, it is not shown */
+    r = match(m, w, "search ok results undefined", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.found", unit_line_of(sigil_js, "search ok"));
+    r = match(m, w, "price 12.50 for lamp (A7)", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.quote", unit_line_of(sigil_js, "price"));
+    /* a sigil with no field after it is text, and the argument shown */
+    r = match(m, w, "cost: $ 12", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "app.plain", unit_line_of(sigil_js, "cost: $"));
+    /* A message a local builds with `+=`: either arm of each piece, and
+     * without the one that may not run. */
+    static const char *const built[] = {"200, req: 'GET', bytes: 0/12",
+                                        "ERR, req: 'GET', error: socket hang up",
+                                        "503, req: 'PUT', error: upstream (server)",
+                                        "503, req: 'PUT', bytes: 0/0 (server)"};
+    for (size_t i = 0; i < sizeof built / sizeof built[0]; i++) {
+        r = match(m, w, built[i], NULL, NULL, e);
+        CHECK_INT(r.nemits, 1);
+        CHECK_EMIT(g, e[0], "app.activity", unit_line_of(sigil_js, "logger.http"));
+    }
+    CHECK_INT(match(m, w, "200, req: 'GET'", NULL, NULL, e).nemits, 0);
+    matcher_done(g, m, w);
+
+    graph_tmpl_piece pc;
+    CHECK_INT(graph_tmpl_step("@{user} in", 10, 0, &pc), 7);
+    CHECK(pc.hole);
+    CHECK_INT(graph_tmpl_step("${a.b}", 6, 0, &pc), 6);
+    CHECK(pc.hole);
+    /* braces holding nothing, a brace, a line or a blank first: text */
+    CHECK_INT(graph_tmpl_step("@{}", 3, 0, &pc), 1);
+    CHECK(!pc.hole);
+    CHECK_INT(graph_tmpl_step("#{ x }", 6, 0, &pc), 1);
+    CHECK_INT(graph_tmpl_step("${a{b}}", 7, 0, &pc), 1);
+    CHECK_INT(graph_tmpl_step("${a\nb}", 6, 0, &pc), 1);
+    CHECK_INT(graph_tmpl_step("${abc", 5, 0, &pc), 1);
+}
+
 /* Tests shipped in the package: their literals do not take the product's
  * messages, and a message only they render waits for the other
  * strategies before it goes to them. */
