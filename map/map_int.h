@@ -178,7 +178,8 @@ bool map__runs_in_all(const map_mapper *m, uint32_t group, uint32_t sym);
 /* One event counted for activity to instead of from. */
 void map__recount(map_mapper *m, uint32_t from, uint32_t to);
 /* Whether a group's candidates are variants (a class's methods and its
- * subclasses' overrides), which the case's other events tell apart. */
+ * subclasses' overrides, or sites in parallel files), which the case's
+ * other events tell apart. */
 bool map__variants(const map_mapper *m, uint32_t group);
 /* Whether symbols cands[0..nc) are variants, as map__variants says of a
  * group's candidates. */

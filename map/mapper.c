@@ -257,6 +257,8 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->msg_cache);
     core_map_free(&m->told_words);
     core_map_free(&m->told_classes);
+    core_map_free(&m->class_names);
+    core_map_free(&m->class_links);
     core_vec_free(&m->msgs);
     core_buf_free(&m->masked_text);
     core_map_free(&m->amb_cache);
@@ -311,7 +313,7 @@ size_t map_mapper_bytes(const map_mapper *m)
                               &m->near_index,  &m->acc_index,   &m->code_votes,   &m->code_cache,
                               &m->nb_index,    &m->live,        &m->logger_files, &m->logger_total,
                               &m->logger_recv, &m->chain_index, &m->told_words,   &m->told_classes,
-                              &m->file_logged};
+                              &m->file_logged, &m->class_names, &m->class_links};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         b += core_map_bytes(maps[i]);
     b += core_vec_bytes(m->acts) + core_vec_bytes(m->syms) + core_vec_bytes(m->conf) +
@@ -714,6 +716,8 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym);
  * UINT32_MAX: also when the group's sites log through a logger handed
  * in, and for variants, which share their base class's logger and file
  * (which of them runs, the case tells). */
+static bool hierarchy_variants(const map_mapper *m, uint32_t group);
+
 static uint32_t logger_member(map_mapper *m, uint32_t group, const msg_rec *r)
 {
     const act_rec *g = &m->acts.v[group];
@@ -724,7 +728,7 @@ static uint32_t logger_member(map_mapper *m, uint32_t group, const msg_rec *r)
     uint32_t best = r->by_decoration ? GRAPH_NONE : by_logger_share(m, r->source, syms, ns);
     if (best == GRAPH_NONE)
         best = by_file_share(m, r->source, syms, ns);
-    if (best == GRAPH_NONE || map__variants(m, group))
+    if (best == GRAPH_NONE || hierarchy_variants(m, group))
         return UINT32_MAX;
     uint32_t member = group_member(m, group, best);
     if (!m->dry && member != UINT32_MAX)
@@ -1004,7 +1008,7 @@ static msg_rec aside_message(map_mapper *m, const map_event *ev, msg_rec *r, con
 
 static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case *c,
                            const double *sc);
-static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
+static uint32_t named_candidate(map_mapper *m, const char *text, size_t len, const char *tmpl,
                                 const uint32_t *syms, uint32_t ns);
 
 /* Resolves a distinct message: template match or abstraction. */
@@ -1359,9 +1363,14 @@ static bool passed_literal(const map_mapper *m, uint32_t sym, const char *text, 
  * ...)` for "Cipher: aes128-ctr"). The candidate whose function or class
  * name, or a literal a caller passes it, the message shows as a whole
  * word, where nothing of another candidate's shows and the template
- * itself does not hold it, is named by the message; GRAPH_NONE otherwise.
+ * itself does not hold it, is named by the message. Else a class the
+ * message shows that the code links to one candidate only
+ * (linked_by_class). GRAPH_NONE otherwise.
  */
-static uint32_t named_candidate(const map_mapper *m, const char *text, size_t len, const char *tmpl,
+static uint32_t linked_by_class(map_mapper *m, const char *text, size_t len, const char *tmpl,
+                                const uint32_t *syms, uint32_t ns);
+
+static uint32_t named_candidate(map_mapper *m, const char *text, size_t len, const char *tmpl,
                                 const uint32_t *syms, uint32_t ns)
 {
     uint32_t arg = GRAPH_NONE, naming = 0;
@@ -1389,7 +1398,9 @@ static uint32_t named_candidate(const map_mapper *m, const char *text, size_t le
             arg = syms[i];
         }
     }
-    return naming == 1 ? arg : GRAPH_NONE;
+    if (naming == 1)
+        return arg;
+    return naming == 0 ? linked_by_class(m, text, len, tmpl, syms, ns) : GRAPH_NONE;
 }
 
 uint32_t map__symbol_at(const map_mapper *m, const char *path, uint32_t line, const char *func)
@@ -2395,20 +2406,17 @@ void map__told_classes_init(map_mapper *m)
         i = j;
     }
     core_vec_free(&sites);
-    if (!mark)
-        return;
-    /* Names of one class only: a hash -> its class, or UINT32_MAX (+1)
-     * when several classes have it. */
-    core_map names = {0};
     for (uint32_t i = 0; i < nsym; i++) {
         graph_symbol s;
         graph_get_symbol(g, i, &s);
         if (s.kind != GRAPH_SYM_CLASS)
             continue;
         bool ins;
-        uint64_t *v = core_map_put(&names, class_name_hash(s.name, strlen(s.name)), &ins);
+        uint64_t *v = core_map_put(&m->class_names, class_name_hash(s.name, strlen(s.name)), &ins);
         *v = ins ? (uint64_t)i + 1 : (uint64_t)UINT32_MAX + 1;
     }
+    if (!mark)
+        return;
     for (uint32_t i = 0; i < nsym; i++) {
         graph_symbol s;
         if (!mark[i])
@@ -2416,13 +2424,12 @@ void map__told_classes_init(map_mapper *m)
         graph_get_symbol(g, i, &s);
         size_t len = strlen(s.name);
         uint64_t h = class_name_hash(s.name, len);
-        const uint64_t *v = core_map_get(&names, h);
+        const uint64_t *v = core_map_get(&m->class_names, h);
         if (len < CLASS_NAME_MIN || !v || *v != (uint64_t)i + 1 || map__symbol_aside(m, i))
             continue;
         bool ins;
         *core_map_put(&m->told_classes, h, &ins) = (uint64_t)i + 1;
     }
-    core_map_free(&names);
     free(mark);
 }
 
@@ -2709,6 +2716,123 @@ static uint32_t links(const graph *g, uint32_t sym, const uint32_t *cands, uint3
     return n;
 }
 
+/* The most containers one link_hops walk looks through. */
+#define LINK_VIA_MAX 512
+
+/* How near the code links container c (a class or a module) to d: 1 when
+ * c or one of its members names d or one of d's (linked), 2 when through
+ * a container that c's code calls, makes or uses, 0 when neither.
+ * Cached. */
+static uint32_t link_hops(map_mapper *m, uint32_t c, uint32_t d)
+{
+    const graph *g = m->g;
+    bool ins;
+    uint64_t *v = core_map_put(&m->class_links, (uint64_t)c << 32 | d, &ins);
+    if (!ins)
+        return (uint32_t)*v - 1;
+    not_runners none = {.n = 0};
+    uint32_t hops = 0;
+    if (linked(g, c, d, &none)) {
+        hops = 1;
+    } else {
+        /* c itself, then its members: every node an edge of theirs
+         * reaches, as the container that holds it. */
+        uint32_t from[LINK_VIA_MAX], nfrom = 0, seen = 0;
+        from[nfrom++] = c;
+        uint32_t n;
+        const graph_edge *e = graph_in_edges(g, c, &n);
+        for (uint32_t i = 0; i < n && nfrom < LINK_VIA_MAX; i++)
+            if (e[i].type == GRAPH_EDGE_MEMBER_OF)
+                from[nfrom++] = e[i].node;
+        for (uint32_t k = 0; k < nfrom && !hops && seen < LINK_VIA_MAX; k++) {
+            const graph_edge *x = graph_out_edges(g, from[k], &n);
+            for (uint32_t i = 0; i < n && !hops && seen < LINK_VIA_MAX; i++) {
+                /* What the code calls, makes or uses; an import alone
+                 * (a package re-exporting everything) is no use of it. */
+                if (x[i].type == GRAPH_EDGE_MEMBER_OF || x[i].type == GRAPH_EDGE_IMPORTS)
+                    continue;
+                graph_symbol vs;
+                graph_get_symbol(g, x[i].node, &vs);
+                uint32_t via = vs.kind == GRAPH_SYM_CLASS ? x[i].node : container_of(g, x[i].node);
+                if (via == c)
+                    continue;
+                seen++;
+                hops = linked(g, via, d, &none) ? 2 : 0;
+            }
+        }
+    }
+    v = core_map_get(&m->class_links, (uint64_t)c << 32 | d);
+    *v = (uint64_t)hops + 1;
+    return hops;
+}
+
+/*
+ * A class the message shows (a repr's "<pkg.mod.SyncStream object at
+ * 0x...>", a type's name) says which of several sites logging one text
+ * runs when the code links that class to one site's class or module and
+ * not to the others': parallel implementations of one part (a
+ * synchronous client and an asynchronous one, a platform's variant) log
+ * the same words, and the objects their code makes and hands on show
+ * which one is at work. Only a class whose name no other class has, not
+ * of a candidate's own module or class hierarchy, not in the template; the nearest link decides (one
+ * candidate linked directly, else one through a container its code
+ * names). GRAPH_NONE when no class in the message tells.
+ */
+/* Whether the word text[i..i+n) reads as code, not prose: qualified
+ * (`pkg.mod.Name`), opening a repr (`<Name ...>`), or a compound with a
+ * capital inside (`SyncStream`). "Mail command failed" names no class
+ * `Mail`. */
+static bool code_word(const char *text, size_t i, size_t n)
+{
+    if (i > 0 && (text[i - 1] == '.' || text[i - 1] == '<'))
+        return true;
+    for (size_t k = 1; k < n; k++)
+        if (text[i + k] >= 'A' && text[i + k] <= 'Z')
+            return true;
+    return false;
+}
+
+static uint32_t linked_by_class(map_mapper *m, const char *text, size_t len, const char *tmpl,
+                                const uint32_t *syms, uint32_t ns)
+{
+    const graph *g = m->g;
+    size_t from = 0, i, n, tl = strlen(tmpl);
+    while (next_word(text, len, ident_byte, &from, &i, &n)) {
+        if (n < CLASS_NAME_MIN || !code_word(text, i, n))
+            continue;
+        const uint64_t *v = core_map_get(&m->class_names, class_name_hash(text + i, n));
+        if (!v || *v > UINT32_MAX)
+            continue;
+        uint32_t cls = (uint32_t)*v - 1;
+        graph_symbol cs;
+        graph_get_symbol(g, cls, &cs);
+        if (strlen(cs.name) != n || memcmp(cs.name, text + i, n) != 0 ||
+            map__names_word(tmpl, tl, cs.name) || map__symbol_aside(m, cls))
+            continue;
+        uint32_t d = container_of(g, cls), hop[MAX_CAND] = {0};
+        bool own = false;
+        for (uint32_t k = 0; k < ns && k < MAX_CAND && !own; k++) {
+            uint32_t c = container_of(g, syms[k]), k_cls = class_of(g, syms[k]);
+            own = c == cls || c == d || (k_cls != GRAPH_NONE && related(g, k_cls, cls));
+            hop[k] = own ? 0 : link_hops(m, c, d);
+        }
+        if (own)
+            continue; /* a candidate's own class, module or hierarchy (the
+                       * object logging: map__class_told) */
+        for (uint32_t h = 1; h <= 2; h++) {
+            uint32_t nlinked = 0, arg = GRAPH_NONE;
+            for (uint32_t k = 0; k < ns && k < MAX_CAND; k++)
+                if (hop[k] == h)
+                    nlinked++, arg = syms[k];
+            if (nlinked == 1)
+                return arg;
+            if (nlinked > 1)
+                break;
+        }
+    }
+    return GRAPH_NONE;
+}
+
 /* Whether classes a and b have a base class in common (within depth). */
 static bool share_base(const graph *g, uint32_t a, uint32_t b, uint32_t depth)
 {
@@ -2736,6 +2860,8 @@ static bool share_base(const graph *g, uint32_t a, uint32_t b, uint32_t depth)
  * does where one case shows two of the classes at work side by side (a
  * client's and a server's of one base: map__side_by_side).
  */
+static bool class_variants(const graph *g, const uint32_t *cands, uint32_t nc);
+
 bool map__variants(const map_mapper *m, uint32_t group)
 {
     const uint32_t *cands;
@@ -2744,7 +2870,66 @@ bool map__variants(const map_mapper *m, uint32_t group)
     return !has_const && map__variant_syms(map_mapper_graph(m), cands, nc);
 }
 
+/* Whether a group's candidates are variants of one class hierarchy, which
+ * share their base's logger and file, so neither tells them apart. */
+static bool hierarchy_variants(const map_mapper *m, uint32_t group)
+{
+    const uint32_t *cands;
+    bool has_const;
+    uint32_t nc = map__candidates(m, group, &cands, &has_const);
+    return !has_const && class_variants(map_mapper_graph(m), cands, nc);
+}
+
+/* Whether paths a and b name files alike in sibling directories: as many
+ * components, the same file name, one directory apart. */
+static bool sibling_paths(const char *a, const char *b)
+{
+    uint32_t apart = 0;
+    for (;;) {
+        const char *ea = strchr(a, '/'), *eb = strchr(b, '/');
+        if (!ea || !eb)
+            return !ea && !eb && apart == 1 && strcmp(a, b) == 0;
+        if ((size_t)(ea - a) != (size_t)(eb - b) || memcmp(a, b, (size_t)(ea - a)) != 0)
+            apart++;
+        a = ea + 1;
+        b = eb + 1;
+    }
+}
+
+/* Whether the candidates sit in parallel files: each in a file of its
+ * own, named alike in sibling directories (pkg/_sync/conn.py beside
+ * pkg/_async/conn.py, platform/node/x.js beside platform/browser/x.js):
+ * one part written once per platform or concurrency model, of which a
+ * process runs one, whether or not their classes share a base. */
+static bool parallel_files(const graph *g, const uint32_t *cands, uint32_t nc)
+{
+    graph_symbol s0;
+    graph_get_symbol(g, cands[0], &s0);
+    graph_file_info f0;
+    graph_get_file(g, s0.file_id, &f0);
+    for (uint32_t i = 1; i < nc; i++) {
+        graph_symbol si;
+        graph_get_symbol(g, cands[i], &si);
+        graph_file_info fi;
+        graph_get_file(g, si.file_id, &fi);
+        if (!sibling_paths(f0.path, fi.path))
+            return false;
+        for (uint32_t j = 1; j < i; j++) {
+            graph_symbol sj;
+            graph_get_symbol(g, cands[j], &sj);
+            if (sj.file_id == si.file_id)
+                return false;
+        }
+    }
+    return true;
+}
+
 bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc)
+{
+    return nc >= 2 && (parallel_files(g, cands, nc) || class_variants(g, cands, nc));
+}
+
+static bool class_variants(const graph *g, const uint32_t *cands, uint32_t nc)
 {
     if (nc < 2)
         return false;

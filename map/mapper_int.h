@@ -136,6 +136,12 @@ struct map_mapper {
     /* The classes a message may name as the case's object's
      * (map__class_told): hash of the name -> class symbol + 1. */
     core_map told_classes;
+    /* Every class name of the graph: hash of the name -> class symbol + 1,
+     * UINT32_MAX + 1 when several classes have it. */
+    core_map class_names;
+    /* How near the code links a container to a class's module
+     * (link_hops), (container << 32 | module) -> hops + 1. */
+    core_map class_links;
     core_vec(amb_rec) ambs;
     core_vec(float) amb_scores;
     core_map near_index;

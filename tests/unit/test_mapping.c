@@ -1189,6 +1189,113 @@ static uint32_t only_sym(const map_mapper *mp, uint32_t act)
     return pa.nsyms == 1 ? pa.syms[0] : GRAPH_NONE;
 }
 
+/* One part written twice, for threads and for asyncio, in files named
+ * alike in sibling directories and logging the same texts; the classes
+ * share no base. The stream each backend makes shows in one message. */
+static const char twin_sync_backend_py[] = "class SyncStream:\n"
+                                           "    pass\n"
+                                           "class SyncBackend:\n"
+                                           "    def connect(self):\n"
+                                           "        return SyncStream()\n";
+static const char twin_aio_backend_py[] = "class AioStream:\n"
+                                          "    pass\n"
+                                          "class AioBackend:\n"
+                                          "    async def connect(self):\n"
+                                          "        return AioStream()\n";
+static const char twin_auto_backend_py[] = "class AutoBackend:\n"
+                                           "    async def connect(self):\n"
+                                           "        from pkg.backends.aio import AioBackend\n"
+                                           "        return await AioBackend().connect()\n";
+static const char twin_models_py[] = "class Request:\n"
+                                     "    pass\n";
+static const char twin_sync_py[] = "import logging\n"
+                                   "from pkg.backends.sync import SyncBackend\n"
+                                   "from pkg.models import Request\n"
+                                   "log = logging.getLogger(__name__)\n"
+                                   "class Connection:\n"
+                                   "    def __init__(self):\n"
+                                   "        self._backend = SyncBackend()\n"
+                                   "    def open(self):\n"
+                                   "        stream = self._backend.connect()\n"
+                                   "        log.debug('connected stream=%r', stream)\n"
+                                   "    def send(self, data):\n"
+                                   "        log.debug('request %r', Request())\n"
+                                   "        log.debug('sending %d bytes', len(data))\n";
+static const char twin_async_py[] = "import logging\n"
+                                    "from pkg.backends.auto import AutoBackend\n"
+                                    "from pkg.models import Request\n"
+                                    "log = logging.getLogger(__name__)\n"
+                                    "class AsyncConnection:\n"
+                                    "    def __init__(self):\n"
+                                    "        self._backend = AutoBackend()\n"
+                                    "    async def open(self):\n"
+                                    "        stream = await self._backend.connect()\n"
+                                    "        log.debug('connected stream=%r', stream)\n"
+                                    "    async def send(self, data):\n"
+                                    "        log.debug('request %r', Request())\n"
+                                    "        log.debug('sending %d bytes', len(data))\n";
+
+TEST(mapper_parallel_files_told_by_a_class_the_message_shows)
+{
+    static const char *const files[][2] = {
+        {"twins/pkg/__init__.py", ""},
+        {"twins/pkg/backends/__init__.py", ""},
+        {"twins/pkg/_sync/__init__.py", ""},
+        {"twins/pkg/_async/__init__.py", ""},
+        {"twins/pkg/backends/sync.py", twin_sync_backend_py},
+        {"twins/pkg/backends/aio.py", twin_aio_backend_py},
+        {"twins/pkg/backends/auto.py", twin_auto_backend_py},
+        {"twins/pkg/models.py", twin_models_py},
+        {"twins/pkg/_sync/conn.py", twin_sync_py},
+        {"twins/pkg/_async/conn.py", twin_async_py},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        unit_write_str(files[i][0], files[i][1]);
+    graph *g = index_dir("twins");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t sync_open = unit_sym(g, "pkg._sync.conn.Connection.open");
+    uint32_t sync_send = unit_sym(g, "pkg._sync.conn.Connection.send");
+    uint32_t async_open = unit_sym(g, "pkg._async.conn.AsyncConnection.open");
+    uint32_t async_send = unit_sym(g, "pkg._async.conn.AsyncConnection.send");
+
+    /* A class only one variant's code makes: its site, at once. */
+    static const char *const sync_case[] = {
+        "sending 5 bytes",
+        "connected stream=<pkg.backends.sync.SyncStream object at 0x7f3a10>",
+        "sending 7 bytes",
+    };
+    uint32_t act[3], var[3];
+    map_case_msgs(mp, sync_case, 3, act, var);
+    CHECK_INT(only_sym(mp, act[0]), GRAPH_NONE);
+    CHECK_INT(only_sym(mp, act[1]), sync_open);
+    map_activity pa;
+    map_mapper_activity(mp, act[1], &pa);
+    CHECK_INT(pa.amb, MAP_AMB_MESSAGE);
+    CHECK_INT(only_sym(mp, act[2]), sync_send);
+    /* The complete case: the events before it too. */
+    CHECK_INT(map_mapper_revise(mp, act, var, 3), 1);
+    CHECK_INT(only_sym(mp, act[0]), sync_send);
+
+    /* One the code makes through another part (the backend chosen at
+     * run time): the nearest link still names one variant. */
+    static const char *const async_case[] = {
+        "sending 2 bytes",
+        "connected stream=<pkg.backends.aio.AioStream object at 0x7f3a20>",
+    };
+    map_case_msgs(mp, async_case, 2, act, var);
+    CHECK_INT(only_sym(mp, act[1]), async_open);
+    CHECK_INT(map_mapper_revise(mp, act, var, 2), 1);
+    CHECK_INT(only_sym(mp, act[0]), async_send);
+
+    /* A class both variants use tells neither. */
+    static const char *const shared_case[] = {"request <pkg.models.Request object at 0x7f3a30>"};
+    map_case_msgs(mp, shared_case, 1, act, var);
+    CHECK_INT(only_sym(mp, act[0]), GRAPH_NONE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(mapper_variants_told_by_the_case)
 {
     write_variants("variants");
