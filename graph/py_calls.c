@@ -635,6 +635,39 @@ static bool two_fwd(px *x, const local_path *paths, bool with_args, gx_arg *out,
     return ok && o[1]->fwd_pos == p->pos && !o[1]->slot;
 }
 
+/*
+ * A parameter the function binds again before the call, with text around
+ * what it held (`s = "[debug] " + s`, then maybe `if inst: s += " (%r)" %
+ * inst`): the way pa reaches the call passes the callers' text on, the
+ * text of the `+=` after the binding put after the rest.
+ */
+static bool rebound_fwd(px *x, const local_path *pa, bool with_args, gx_arg *out,
+                        const py_scope *sc, int depth)
+{
+    TSNode v = unparen(x->locals.v[pa->base].value);
+    if (is_null(v) || !(plus_fwd(x, v, with_args, out, sc, depth) ||
+                        format_fwd(x, v, with_args, out, sc)))
+        return false;
+    if (!pa->naug)
+        return true;
+    graph__tmpl_clear(&x->tmpl);
+    if (out->post)
+        graph__tmpl_format(&x->tmpl, out->post, strlen(out->post));
+    for (uint32_t k = pa->naug; k-- > 0;) {
+        TSNode a = unparen(x->locals.v[pa->aug[k]].value);
+        if (is_null(a) || fwd_param(x, sc, a) || x->locals.v[pa->aug[k]].self_plus) {
+            graph__tmpl_clear(&x->tmpl);
+            return false;
+        }
+        if (is_stringish(ty(a)) || ty(a) == N_BINARY_OPERATOR)
+            graph__py_build_message(x, a, with_args, sc, depth + 1);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    out->post = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+    return true;
+}
+
 static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out, gx_arg *alt,
                         const py_scope *sc, int depth)
 {
@@ -643,7 +676,8 @@ static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out,
         return false;
     if (ty(e) != N_IDENTIFIER)
         return format_fwd(x, e, with_args, out, sc);
-    if (!graph__py_local_name(x, e, sc) || x->locals.n <= sc->locals_base)
+    const py_param *param = graph__py_param_named(x, sc, e);
+    if ((!param && !graph__py_local_name(x, e, sc)) || x->locals.n <= sc->locals_base)
         return false;
     local_path paths[MSG_FWD_ALTS];
     uint32_t n0 = ts_node_start_byte(e);
@@ -656,6 +690,25 @@ static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out,
                     .budget = LOCAL_BUDGET};
     py_branches br = graph__py_cur_branches(x);
     graph__py_local_paths(&s, (uint32_t)x->locals.n, ts_node_start_byte(at), &br, NULL, 0);
+    if (param) {
+        /* Bound again on every way to the call, each keeping the
+         * parameter's text: two ways, a call each. */
+        if (!s.budget || s.n == 0 || (s.n == 2 && !alt) || s.n > 2)
+            return false;
+        gx_arg keep = *out;
+        if (!rebound_fwd(x, &paths[0], with_args, out, sc, depth)) {
+            *out = keep;
+            return false;
+        }
+        if (s.n == 1)
+            return true;
+        *alt = keep;
+        if (rebound_fwd(x, &paths[1], with_args, alt, sc, depth) && alt->fwd_pos == out->fwd_pos)
+            return true;
+        *out = keep;
+        *alt = (gx_arg){0};
+        return false;
+    }
     /* One binding, no `+=` after it, and every other one looked at. */
     if (s.n == 2 && alt)
         return two_fwd(x, paths, with_args, out, alt, sc, depth);

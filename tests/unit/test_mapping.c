@@ -566,6 +566,47 @@ TEST(matcher_brace_fields)
     matcher_done(g, m, w);
 }
 
+/* A wrapper that binds its message parameter again, with text around
+ * what it held: its callers' texts, with that text around them, and the
+ * `+=` an `if` may skip there or not. */
+static const char rebound_py[] = "import logging\n"
+                                 "logger = logging.getLogger(__name__)\n"
+                                 "def debug(s, inst=None):\n"
+                                 "    s = '[debug] ' + s\n"
+                                 "    if inst is not None:\n"
+                                 "        s += ' (%r)' % inst\n"
+                                 "    logger.debug(s)\n"
+                                 "def note(msg):\n"
+                                 "    msg = f'note: {msg}'\n"
+                                 "    logger.info(msg)\n"
+                                 "class Chan:\n"
+                                 "    def close(self):\n"
+                                 "        debug('call: close()', self)\n"
+                                 "    def open(self):\n"
+                                 "        note('opening')\n";
+
+TEST(matcher_wrapper_binds_its_message_again)
+{
+    unit_write_str("rebound/pkg/__init__.py", "");
+    unit_write_str("rebound/pkg/rebound.py", rebound_py);
+    graph *g = index_dir("rebound");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    uint32_t close_line = unit_line_of(rebound_py, "debug('call");
+    map_match r = match(m, w, "[debug] call: close() (<pkg.rebound.Chan object at 0x7f01>)", NULL,
+                        NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.rebound.Chan.close", close_line);
+    CHECK_INT(match(m, w, "[debug] call: close()", NULL, NULL, e).nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.rebound.Chan.close", close_line);
+    CHECK_INT(match(m, w, "note: opening", NULL, NULL, e).nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.rebound.Chan.open", unit_line_of(rebound_py, "note('opening"));
+    /* the callers' text alone was never logged */
+    CHECK_INT(match(m, w, "call: close()", NULL, NULL, e).nemits, 0);
+    matcher_done(g, m, w);
+}
+
 /* Renderers of their own fill "@{name}", "${name}" or "#{a.b}" from the
  * fields handed with the message: the sigil and the field are one hole,
  * and a field bag handed after such a message is not appended. */
