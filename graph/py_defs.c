@@ -102,6 +102,31 @@ const char *graph__py_first_param(px *x, TSNode params)
 /* ---- bindings ---- */
 
 /* What a right-hand side makes of the name it is bound to. */
+bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scope *sc,
+                            bool level)
+{
+    if (is_null(value) || ty(value) != N_ATTRIBUTE)
+        return false;
+    const char *p = graph__py_path_of(x, value, sc, 0);
+    const char *dot = p ? strrchr(p, '.') : NULL;
+    if (!dot)
+        return false;
+    graph_level lvl = graph_level_of_method(dot + 1, strlen(dot + 1));
+    if (lvl == GRAPH_LEVEL_NONE)
+        return false;
+    char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
+    if (!graph__py_loggerish_path(x, recv))
+        return false;
+    const py_logger *base = graph__py_find_logger(x, recv);
+    py_logger lg = {.key = name,
+                    .logger = base ? base->logger : NULL,
+                    .level = level ? lvl : GRAPH_LEVEL_NONE,
+                    .method = level ? dot + 1 : "log",
+                    .is_alias = true};
+    core_vec_push(&x->loggers, lg);
+    return true;
+}
+
 void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope *sc, int32_t scope,
                            TSNode at)
 {
@@ -123,23 +148,8 @@ void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope
     }
     if (rt == N_IDENTIFIER || rt == N_ATTRIBUTE) {
         const char *p = graph__py_path_of(x, r, sc, 0);
-        if (p && rt == N_ATTRIBUTE) {
-            /* log_fn = logger.debug: calls to log_fn log. */
-            const char *dot = strrchr(p, '.');
-            graph_level lvl = graph_level_of_method(dot + 1, strlen(dot + 1));
-            if (lvl != GRAPH_LEVEL_NONE) {
-                char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
-                if (graph__py_loggerish_path(x, recv)) {
-                    const py_logger *base = graph__py_find_logger(x, recv);
-                    py_logger lg = {.key = name,
-                                    .logger = base ? base->logger : NULL,
-                                    .level = lvl,
-                                    .method = dot + 1,
-                                    .is_alias = true};
-                    core_vec_push(&x->loggers, lg);
-                }
-            }
-        }
+        /* log_fn = logger.debug: calls to log_fn log. */
+        graph__py_method_alias(x, name, r, sc, true);
         /* x = self.logger keeps being a logger under its new name. */
         if (p) {
             const py_logger *lg = graph__py_find_logger(x, p);

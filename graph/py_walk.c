@@ -226,6 +226,25 @@ static void walk_decorators(px *x, const TSNode *decs, uint32_t ndecs, const py_
     x->emit_flags = saved;
 }
 
+/* Parameters whose default is a logger's method (`logfun=logger.info`): a
+ * logging function the caller may replace, so calls to them log, at the
+ * level the caller chooses (graph__py_method_alias). Returns how many. */
+static uint32_t logging_params(px *x, TSNode params, const py_scope *sc)
+{
+    uint32_t n = 0, nc = ts_node_named_child_count(params);
+    for (uint32_t i = 0; i < nc && i < 256; i++) {
+        TSNode p = ts_node_named_child(params, i);
+        unsigned t = ty(p);
+        if (t != N_DEFAULT_PARAMETER && t != N_TYPED_DEFAULT_PARAMETER)
+            continue;
+        TSNode name = fieldn(p, F_NAME);
+        if (!is_null(name) && ty(name) == N_IDENTIFIER &&
+            graph__py_method_alias(x, text(x, name), unparen(fieldn(p, F_VALUE)), sc, false))
+            n++;
+    }
+    return n;
+}
+
 static void do_params(px *x, TSNode params, const py_scope *inner, int depth)
 {
     TSTreeCursor *c = gx_cursor(&x->cur, depth, params);
@@ -331,8 +350,12 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
      * looked at, and its own do not leak out. */
     inner.locals_base = (uint32_t)x->locals.n;
     walk_decorators(x, decs, ndecs, &inner, depth);
-    if (!is_null(params))
+    size_t handed = x->loggers.n;
+    uint32_t nhanded = 0;
+    if (!is_null(params)) {
         do_params(x, params, &inner, depth + 1);
+        nhanded = logging_params(x, params, sc);
+    }
     TSNode ret = fieldn(n, F_RETURN_TYPE);
     if (!is_null(ret)) {
         graph__py_type_refs(x, ret, &inner, depth + 1);
@@ -341,6 +364,13 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
     if (!is_null(body))
         walk(x, body, &inner, depth + 1);
     x->locals.n = inner.locals_base;
+    /* The parameters' loggers are the function's alone; what its body
+     * bound (a `self.logger` other methods log to) stays. */
+    if (nhanded) {
+        memmove(x->loggers.v + handed, x->loggers.v + handed + nhanded,
+                (x->loggers.n - handed - nhanded) * sizeof *x->loggers.v);
+        x->loggers.n -= nhanded;
+    }
 }
 
 static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t ndecs,

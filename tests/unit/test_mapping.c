@@ -607,6 +607,42 @@ TEST(matcher_wrapper_binds_its_message_again)
     matcher_done(g, m, w);
 }
 
+/* A logging function handed in, the default a logger's method: calls to
+ * the parameter log, at whatever level the caller hands. A helper that
+ * does more than log (it sends the reply) and logs its parameter among
+ * its own text is the emitter of what its callers pass it. */
+static const char handed_py[] = "import logging\n"
+                                "logger = logging.getLogger(__name__)\n"
+                                "def line(msg, logfun=logger.info):\n"
+                                "    logfun('[ftp] %s' % msg)\n"
+                                "def reply(resp, logfun=logger.debug):\n"
+                                "    send(resp + '\\r\\n')\n"
+                                "    line('-> %s' % resp, logfun=logfun)\n"
+                                "def warn_reply(resp):\n"
+                                "    reply(resp, logfun=logger.warning)\n"
+                                "def ftp_type(t):\n"
+                                "    reply('200 Type set to: %s.' % t)\n"
+                                "def start():\n"
+                                "    line('ready for connections')\n";
+
+TEST(matcher_logging_function_handed_in)
+{
+    unit_write_str("handed/pkg/__init__.py", "");
+    unit_write_str("handed/pkg/ftp.py", handed_py);
+    graph *g = index_dir("handed");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    CHECK_INT(match(m, w, "[ftp] ready for connections", NULL, "INFO", e).nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.ftp.start", unit_line_of(handed_py, "line('ready"));
+    uint32_t at = unit_line_of(handed_py, "line('-> ");
+    CHECK_INT(match(m, w, "[ftp] -> 200 Type set to: I.", NULL, "DEBUG", e).nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.ftp.reply", at);
+    CHECK_INT(match(m, w, "[ftp] -> 550 Not enough privileges.", NULL, "WARNING", e).nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.ftp.reply", at);
+    matcher_done(g, m, w);
+}
+
 /* Renderers of their own fill "@{name}", "${name}" or "#{a.b}" from the
  * fields handed with the message: the sigil and the field are one hole,
  * and a field bag handed after such a message is not appended. */
