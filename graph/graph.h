@@ -187,8 +187,8 @@ typedef struct graph_tmpl_piece {
  * it takes. Holes are %-directives (graph_directive), PEP 3101 fields
  * (graph_brace_field) and fields a sigil opens ("${x}", "#{x}", "@{a.b}",
  * "@{!x}": up to 64 bytes, no brace or line break inside); "%%" is a
- * literal '%', and a '%', sigil or brace that starts none is itself. One walk over every placeholder syntax the
- * extractors leave in a template, for whoever writes or reads one.
+ * literal '%', and a '%', sigil or brace that starts none is itself. One walk over every
+ * placeholder syntax the extractors leave in a template, for whoever writes or reads one.
  */
 size_t graph_tmpl_step(const char *t, size_t n, size_t i, graph_tmpl_piece *p);
 /* The level a logging method's name says (debug, info, warn, warning,

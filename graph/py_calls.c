@@ -645,8 +645,8 @@ static bool rebound_fwd(px *x, const local_path *pa, bool with_args, gx_arg *out
                         const py_scope *sc, int depth)
 {
     TSNode v = unparen(x->locals.v[pa->base].value);
-    if (is_null(v) || !(plus_fwd(x, v, with_args, out, sc, depth) ||
-                        format_fwd(x, v, with_args, out, sc)))
+    if (is_null(v) ||
+        !(plus_fwd(x, v, with_args, out, sc, depth) || format_fwd(x, v, with_args, out, sc)))
         return false;
     if (!pa->naug)
         return true;

@@ -102,8 +102,7 @@ const char *graph__py_first_param(px *x, TSNode params)
 /* ---- bindings ---- */
 
 /* What a right-hand side makes of the name it is bound to. */
-bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scope *sc,
-                            bool level)
+bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scope *sc, bool level)
 {
     if (is_null(value) || ty(value) != N_ATTRIBUTE)
         return false;

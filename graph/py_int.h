@@ -481,8 +481,7 @@ void graph__py_bind_targets(px *x, TSNode t, const py_scope *sc, int rec);
  * log through that logger: at the method's level, or (level false) at
  * none, for a logging function a caller may hand in another one's place
  * (`def log(self, msg, logfun=logger.info)`). Returns whether it did. */
-bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scope *sc,
-                            bool level);
+bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scope *sc, bool level);
 void graph__py_prescan_bindings(px *x, TSNode body, const py_scope *sc, int depth);
 
 #endif

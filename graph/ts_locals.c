@@ -123,8 +123,9 @@ uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *s
 static TSNode block_of(tx *x, TSNode s)
 {
     TSNode p = ts_node_parent(s);
-    while (!is_null(p) && (ty(x, p) == N_EXPRESSION_STATEMENT || ty(x, p) == N_VARIABLE_DECLARATOR ||
-                           ty(x, p) == N_LEXICAL_DECLARATION || ty(x, p) == N_VARIABLE_DECLARATION))
+    while (!is_null(p) &&
+           (ty(x, p) == N_EXPRESSION_STATEMENT || ty(x, p) == N_VARIABLE_DECLARATOR ||
+            ty(x, p) == N_LEXICAL_DECLARATION || ty(x, p) == N_VARIABLE_DECLARATION))
         p = ts_node_parent(p);
     return p;
 }
@@ -151,7 +152,8 @@ uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc,
     uint32_t n = 0;
     for (size_t i = base + 1; i < x->locals.n && n < max; i++) {
         const struct ts_local *l = &x->locals.v[i];
-        if (!l->aug || l->end > at || l->len != in || memcmp(x->src + l->name, x->src + ia, in))
+        if (!l->aug || l->end > at || l->len != in ||
+            memcmp(x->src + l->name, x->src + ia, in) != 0)
             continue;
         ts_tail *t = &out[n++];
         t->n = 0;

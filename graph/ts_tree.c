@@ -135,9 +135,9 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_TERNARY_EXPRESSION] = "ternary_expression",
     [N_THROW_STATEMENT] = "throw_statement",
 };
-static const char *const anon_types[] = {"static",  "get", "set",      "async",    "*",  "+",
-                                         "default", "=",   "readonly", "override", "??", "||",
-                                         "+="};
+static const char *const anon_types[] = {"static", "get",     "set", "async",    "*",
+                                         "+",      "default", "=",   "readonly", "override",
+                                         "??",     "||",      "+="};
 
 static const char *const field_names[F__COUNT] = {
     [F_NAME] = "name",

@@ -2774,9 +2774,9 @@ static uint32_t link_hops(map_mapper *m, uint32_t c, uint32_t d)
  * synchronous client and an asynchronous one, a platform's variant) log
  * the same words, and the objects their code makes and hands on show
  * which one is at work. Only a class whose name no other class has, not
- * of a candidate's own module or class hierarchy, not in the template; the nearest link decides (one
- * candidate linked directly, else one through a container its code
- * names). GRAPH_NONE when no class in the message tells.
+ * of a candidate's own module or class hierarchy, not in the template; the nearest link decides
+ * (one candidate linked directly, else one through a container its code names). GRAPH_NONE when no
+ * class in the message tells.
  */
 /* Whether the word text[i..i+n) reads as code, not prose: qualified
  * (`pkg.mod.Name`), opening a repr (`<Name ...>`), or a compound with a

@@ -594,8 +594,8 @@ TEST(matcher_wrapper_binds_its_message_again)
     map_match_work *w = matcher_of(g, &m);
     uint32_t e[16];
     uint32_t close_line = unit_line_of(rebound_py, "debug('call");
-    map_match r = match(m, w, "[debug] call: close() (<pkg.rebound.Chan object at 0x7f01>)", NULL,
-                        NULL, e);
+    map_match r =
+        match(m, w, "[debug] call: close() (<pkg.rebound.Chan object at 0x7f01>)", NULL, NULL, e);
     CHECK_INT(r.nemits, 1);
     CHECK_EMIT(g, e[0], "pkg.rebound.Chan.close", close_line);
     CHECK_INT(match(m, w, "[debug] call: close()", NULL, NULL, e).nemits, 1);
@@ -697,10 +697,9 @@ TEST(matcher_sigil_fields)
     CHECK_EMIT(g, e[0], "app.plain", unit_line_of(sigil_js, "cost: $"));
     /* A message a local builds with `+=`: either arm of each piece, and
      * without the one that may not run. */
-    static const char *const built[] = {"200, req: 'GET', bytes: 0/12",
-                                        "ERR, req: 'GET', error: socket hang up",
-                                        "503, req: 'PUT', error: upstream (server)",
-                                        "503, req: 'PUT', bytes: 0/0 (server)"};
+    static const char *const built[] = {
+        "200, req: 'GET', bytes: 0/12", "ERR, req: 'GET', error: socket hang up",
+        "503, req: 'PUT', error: upstream (server)", "503, req: 'PUT', bytes: 0/0 (server)"};
     for (size_t i = 0; i < sizeof built / sizeof built[0]; i++) {
         r = match(m, w, built[i], NULL, NULL, e);
         CHECK_INT(r.nemits, 1);
