@@ -636,13 +636,14 @@ static bool two_fwd(px *x, const local_path *paths, bool with_args, gx_arg *out,
 }
 
 /*
- * A parameter the function binds again before the call, with text around
- * what it held (`s = "[debug] " + s`, then maybe `if inst: s += " (%r)" %
- * inst`): the way pa reaches the call passes the callers' text on, the
- * text of the `+=` after the binding put after the rest.
+ * One way pa a local reaches the call, its binding one of the shapes
+ * above: the callers' text passed on. For a parameter the function binds
+ * again with text around what it held (`s = "[debug] " + s`, then maybe
+ * `if inst: s += " (%r)" % inst`), the text of the `+=` after the binding
+ * goes after the rest.
  */
-static bool rebound_fwd(px *x, const local_path *pa, bool with_args, gx_arg *out,
-                        const py_scope *sc, int depth)
+static bool path_fwd(px *x, const local_path *pa, bool with_args, gx_arg *out, const py_scope *sc,
+                     int depth)
 {
     TSNode v = unparen(x->locals.v[pa->base].value);
     if (is_null(v) ||
@@ -696,14 +697,14 @@ static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out,
         if (!s.budget || s.n == 0 || (s.n == 2 && !alt) || s.n > 2)
             return false;
         gx_arg keep = *out;
-        if (!rebound_fwd(x, &paths[0], with_args, out, sc, depth)) {
+        if (!path_fwd(x, &paths[0], with_args, out, sc, depth)) {
             *out = keep;
             return false;
         }
         if (s.n == 1)
             return true;
         *alt = keep;
-        if (rebound_fwd(x, &paths[1], with_args, alt, sc, depth) && alt->fwd_pos == out->fwd_pos)
+        if (path_fwd(x, &paths[1], with_args, alt, sc, depth) && alt->fwd_pos == out->fwd_pos)
             return true;
         *out = keep;
         *alt = (gx_arg){0};
@@ -714,10 +715,7 @@ static bool message_fwd(px *x, TSNode a, TSNode at, bool with_args, gx_arg *out,
         return two_fwd(x, paths, with_args, out, alt, sc, depth);
     if (s.n != 1 || paths[0].naug || !s.budget)
         return false;
-    TSNode v = unparen(x->locals.v[paths[0].base].value);
-    if (is_null(v))
-        return false;
-    return plus_fwd(x, v, with_args, out, sc, depth) || format_fwd(x, v, with_args, out, sc);
+    return path_fwd(x, &paths[0], with_args, out, sc, depth);
 }
 
 /* An f-string a context manager's protocol hands a wrapper, with what

@@ -148,6 +148,12 @@ uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc,
     }
     if (base == SIZE_MAX)
         return 0;
+    /* A buffer filled from nothing (`let field = ''; field += ch`) holds
+     * data, not a message. */
+    TSNode bv = unwrap(x, x->locals.v[base].value);
+    const char *bs = ty(x, bv) == N_STRING ? graph__ts_string_value(x, bv) : NULL;
+    if (bs && !bs[0])
+        return 0;
     TSNode home = block_of(x, ts_node_parent(x->locals.v[base].value));
     uint32_t n = 0;
     for (size_t i = base + 1; i < x->locals.n && n < max; i++) {

@@ -2761,23 +2761,10 @@ static uint32_t link_hops(map_mapper *m, uint32_t c, uint32_t d)
             }
         }
     }
-    v = core_map_get(&m->class_links, (uint64_t)c << 32 | d);
-    *v = (uint64_t)hops + 1;
+    *v = (uint64_t)hops + 1; /* nothing was put in the map since */
     return hops;
 }
 
-/*
- * A class the message shows (a repr's "<pkg.mod.SyncStream object at
- * 0x...>", a type's name) says which of several sites logging one text
- * runs when the code links that class to one site's class or module and
- * not to the others': parallel implementations of one part (a
- * synchronous client and an asynchronous one, a platform's variant) log
- * the same words, and the objects their code makes and hands on show
- * which one is at work. Only a class whose name no other class has, not
- * of a candidate's own module or class hierarchy, not in the template; the nearest link decides
- * (one candidate linked directly, else one through a container its code names). GRAPH_NONE when no
- * class in the message tells.
- */
 /* Whether the word text[i..i+n) reads as code, not prose: qualified
  * (`pkg.mod.Name`), opening a repr (`<Name ...>`), or a compound with a
  * capital inside (`SyncStream`). "Mail command failed" names no class
@@ -2792,6 +2779,19 @@ static bool code_word(const char *text, size_t i, size_t n)
     return false;
 }
 
+/*
+ * A class the message shows (a repr's "<pkg.mod.SyncStream object at
+ * 0x...>", a type's name) says which of several sites logging one text
+ * runs when the code links that class to one site's class or module and
+ * not to the others': parallel implementations of one part (a
+ * synchronous client and an asynchronous one, a platform's variant) log
+ * the same words, and the objects their code makes and hands on show
+ * which one is at work. Only a class whose name no other class has, not
+ * of a candidate's own module or class hierarchy, not in the template;
+ * the nearest link decides (one candidate linked directly, else one
+ * through a container its code names). GRAPH_NONE when no class in the
+ * message tells.
+ */
 static uint32_t linked_by_class(map_mapper *m, const char *text, size_t len, const char *tmpl,
                                 const uint32_t *syms, uint32_t ns)
 {
