@@ -548,6 +548,61 @@ void graph__tmpl_hole(gx_tmpl *t)
     tmpl_put(t, "%s", 2);
 }
 
+/* The length of an access-log directive at s (the stored form: its '%'
+ * doubled), "%%" [<>] ["{" name "}"] letter, or 0; *param tells whether
+ * it has the braced name. */
+#define LOG_PARAM_MAX 64
+
+static size_t log_directive(const char *s, size_t n, bool *param)
+{
+    if (n < 3 || s[0] != '%' || s[1] != '%')
+        return 0;
+    size_t i = 2;
+    if (s[i] == '<' || s[i] == '>')
+        i++;
+    *param = i < n && s[i] == '{';
+    if (*param) {
+        size_t j = i + 1;
+        while (j < n && j - i <= LOG_PARAM_MAX && s[j] != '}' && s[j] != '%' &&
+               !isspace((unsigned char)s[j]))
+            j++;
+        if (j >= n || s[j] != '}' || j == i + 1)
+            return 0;
+        i = j + 1;
+    }
+    return i < n && isalpha((unsigned char)s[i]) ? i + 1 : 0;
+}
+
+void graph__tmpl_log_format(gx_tmpl *t)
+{
+    const char *s = t->buf.data;
+    size_t n = t->buf.len;
+    bool any = false, param;
+    for (size_t i = 0; i < n && !any; i++) {
+        size_t k = log_directive(s + i, n - i, &param);
+        any = k && param;
+        if (s[i] == '%' && i + 1 < n && s[i + 1] == '%')
+            i++; /* a literal '%' is two bytes */
+    }
+    if (!any || t->truncated)
+        return;
+    core_buf out = {0};
+    for (size_t i = 0; i < n;) {
+        size_t k = log_directive(s + i, n - i, &param);
+        if (k) {
+            core_buf_append(&out, "%s", 2);
+            t->holes++;
+            i += k;
+        } else {
+            size_t w = s[i] == '%' && i + 1 < n && s[i + 1] == '%' ? 2 : 1;
+            core_buf_append(&out, s + i, w);
+            i += w;
+        }
+    }
+    core_buf_free(&t->buf);
+    t->buf = out;
+}
+
 void graph__tmpl_slot(gx_tmpl *t)
 {
     char c = GX_SLOT;

@@ -489,6 +489,12 @@ void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-direct
 /* str.format fields -> %s; percent: %-directives are holes as well */
 void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n, bool percent);
 void graph__tmpl_hole(gx_tmpl *t);
+/* A format in the access-log syntax that web servers share (Apache's
+ * LogFormat: "%a %t \"%r\" %{Referer}i"), which a constant may hold for
+ * a formatter of its own to fill: when one of its directives names a
+ * field in braces (which neither Python's %-operator nor a date format
+ * has), every such directive, %X or %{name}X, becomes a hole. */
+void graph__tmpl_log_format(gx_tmpl *t);
 /* The place of a wrapper's second parameter (gx_arg.slot), replaced when
  * the wrapper's sites are made: a control byte log text hardly holds (a
  * shape whose text holds it more than once is dropped). */

@@ -532,6 +532,7 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
             graph__py_tmpl_strings(x, v, SM_BRACE);
             em.style = x->tmpl.holes ? GRAPH_STYLE_BRACE : GRAPH_STYLE_PLAIN;
         } else {
+            graph__tmpl_log_format(&x->tmpl);
             em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
         }
     } else {

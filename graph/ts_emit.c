@@ -423,6 +423,7 @@ NOINLINE void graph__ts_add_const(tx *x, const char *name, TSNode value, int32_t
     unsigned t = ty(x, v);
     if (t == N_STRING) {
         graph__ts_put_string(x, v, M_CONST, NULL);
+        graph__tmpl_log_format(&x->tmpl);
         em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
     } else if (t == N_TEMPLATE_STRING) {
         uint32_t subs = graph__ts_put_template(x, v, M_CONST, NULL, depth + 1);

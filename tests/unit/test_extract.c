@@ -1232,6 +1232,34 @@ TEST(long_brace_constant_is_kept_truncated)
     core_buf_free(&src);
 }
 
+/* A constant in the access-log syntax ("%a %t \"%r\" %{Referer}i", filled
+ * by a formatter of its own) is a template of holes, in Python and in
+ * JavaScript; a date format, which names no field in braces, keeps its
+ * letters, and a literal '%' stays one. */
+TEST(access_log_format_constant)
+{
+    static const char py[] = "LOG_FORMAT = '%a %t \"%r\" %s %b \"%{Referer}i\" %{X-Id}o 50%%'\n"
+                             "DATE = '%Y-%m-%d %H:%M'\n";
+    gx_file f;
+    extract_str(py, &f);
+    const gx_emit *e = emit_on_line(&f, 1);
+    CHECK_INT(e->kind, GRAPH_EMIT_CONST);
+    CHECK_STR(e->tmpl, "%a %s \"%r\" %s %s \"%s\" %s 50%%");
+    CHECK_INT(e->style, GRAPH_STYLE_PERCENT);
+    CHECK_STR(emit_on_line(&f, 2)->tmpl, "%%Y-%%m-%d %%H:%%M");
+    graph__file_free(&f);
+    static const char js[] = "const FORMAT = '%h %l %u %t \"%r\" %>s %b \"%{User-agent}i\"';\n"
+                             "const HALF = '%{name} %b';\n";
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    e = emit_on_line(&f, 1);
+    CHECK_INT(e->kind, GRAPH_EMIT_CONST);
+    CHECK_STR(e->tmpl, "%s %s %u %s \"%r\" %s %s \"%s\"");
+    /* a name in braces without its letter is no directive */
+    CHECK_STR(emit_on_line(&f, 2)->tmpl, "%%{name} %%b");
+    graph__file_free(&f);
+}
+
 /* log.log(*adapter(entry)): the level and message come unpacked from a
  * value made at run time; the function logs a message of its own making
  * (where a format kept in a constant is logged). */
