@@ -1,4 +1,5 @@
 /* Helpers shared by the Python and TypeScript extractors. */
+#define _GNU_SOURCE /* memmem */
 #include "graph_int.h"
 
 #include <ctype.h>
@@ -577,30 +578,34 @@ void graph__tmpl_log_format(gx_tmpl *t)
 {
     const char *s = t->buf.data;
     size_t n = t->buf.len;
-    bool any = false, param;
-    for (size_t i = 0; i < n && !any; i++) {
-        size_t k = log_directive(s + i, n - i, &param);
-        any = k && param;
-        if (s[i] == '%' && i + 1 < n && s[i + 1] == '%')
-            i++; /* a literal '%' is two bytes */
-    }
-    if (!any || t->truncated)
+    /* (A field in braces is "%{" in any of its forms: most constants have
+     * none, and cost no copy.) */
+    if (t->truncated || !s || !memmem(s, n, "%{", 2))
         return;
     core_buf out = {0};
+    uint32_t holes = 0;
+    bool param = false;
     for (size_t i = 0; i < n;) {
-        size_t k = log_directive(s + i, n - i, &param);
+        bool braced;
+        size_t k = log_directive(s + i, n - i, &braced);
         if (k) {
             core_buf_append(&out, "%s", 2);
-            t->holes++;
-            i += k;
+            holes++;
+            param = param || braced;
         } else {
-            size_t w = s[i] == '%' && i + 1 < n && s[i + 1] == '%' ? 2 : 1;
-            core_buf_append(&out, s + i, w);
-            i += w;
+            graph_tmpl_piece pc;
+            k = graph_tmpl_step(s, n, i, &pc);
+            core_buf_append(&out, s + i, k);
         }
+        i += k;
     }
-    core_buf_free(&t->buf);
-    t->buf = out;
+    if (param) {
+        core_buf_free(&t->buf);
+        t->buf = out;
+        t->holes += holes;
+    } else {
+        core_buf_free(&out);
+    }
 }
 
 void graph__tmpl_slot(gx_tmpl *t)

@@ -84,6 +84,12 @@ static NOINLINE void locals_of(tx *x, TSNode fn)
     ts_tree_cursor_delete(&c);
 }
 
+/* Whether local l binds the name at src[ia, ia + in). */
+static bool binds(const tx *x, const struct ts_local *l, uint32_t ia, uint32_t in)
+{
+    return l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0;
+}
+
 /* The values bound to the identifier id in the function the walk is in
  * (sc), before call; how many, in lv (source order). */
 NOINLINE uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts_scope *sc,
@@ -98,8 +104,7 @@ NOINLINE uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts
     uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
     for (size_t i = 0; i < x->locals.n; i++) {
         const struct ts_local *l = &x->locals.v[i];
-        if (l->end <= at && !l->aug && l->len == in &&
-            memcmp(x->src + l->name, x->src + ia, in) == 0)
+        if (l->end <= at && !l->aug && binds(x, l, ia, in))
             local_add(x, lv, l->value, 0);
     }
     return lv->n < LOCAL_MAX_ALTS * 4 ? lv->n : LOCAL_MAX_ALTS * 4;
@@ -113,7 +118,7 @@ uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *s
      * back), must be a const one. */
     for (size_t i = 0; i < x->locals.n && n; i++) {
         const struct ts_local *l = &x->locals.v[i];
-        if (l->len == in && memcmp(x->src + l->name, x->src + ia, in) == 0 && !l->fixed)
+        if (binds(x, l, ia, in) && !l->fixed)
             n = 0;
     }
     return n;
@@ -142,8 +147,7 @@ uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc,
     size_t base = SIZE_MAX;
     for (size_t i = 0; i < x->locals.n; i++) {
         const struct ts_local *l = &x->locals.v[i];
-        if (l->end <= at && !l->aug && l->len == in &&
-            memcmp(x->src + l->name, x->src + ia, in) == 0)
+        if (l->end <= at && !l->aug && binds(x, l, ia, in))
             base = i;
     }
     if (base == SIZE_MAX)
@@ -158,8 +162,7 @@ uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc,
     uint32_t n = 0;
     for (size_t i = base + 1; i < x->locals.n && n < max; i++) {
         const struct ts_local *l = &x->locals.v[i];
-        if (!l->aug || l->end > at || l->len != in ||
-            memcmp(x->src + l->name, x->src + ia, in) != 0)
+        if (!l->aug || l->end > at || !binds(x, l, ia, in))
             continue;
         ts_tail *t = &out[n++];
         t->n = 0;
@@ -274,7 +277,7 @@ NOINLINE uint32_t graph__ts_literal_local(tx *x, TSNode id, const ts_scope *sc, 
     bool any = false;
     for (size_t i = 0; i < x->locals.n; i++) {
         const struct ts_local *l = &x->locals.v[i];
-        if (l->len != in || memcmp(x->src + l->name, x->src + ia, in) != 0)
+        if (!binds(x, l, ia, in))
             continue;
         TSNode v = unwrap(x, l->value);
         if (is_null(v) || (ty(x, v) != N_STRING && ty(x, v) != N_TERNARY_EXPRESSION))

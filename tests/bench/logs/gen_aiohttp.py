@@ -451,24 +451,31 @@ async def h_ws(request):
     socks = request.config_dict["websockets"]
     socks.add(ws)
     try:
-        async for msg in ws:
-            if msg.type == WSMsgType.TEXT:
-                if msg.data == "boom":
-                    raise ValueError("cannot handle message %r" % msg.data)
-                if msg.data == "close":
-                    await ws.close(code=4000, message=b"asked to close")
-                    break
-                if msg.data.startswith("{"):
-                    await ws.send_json(json.loads(msg.data))
-                else:
-                    await ws.send_str(msg.data)
-            elif msg.type == WSMsgType.BINARY:
-                await ws.send_bytes(msg.data)
-            elif msg.type == WSMsgType.ERROR:
-                break
+        await ws_echo(ws, rich=True)
     finally:
         socks.discard(ws)
     return ws
+
+
+async def ws_echo(ws, rich):
+    """Echoes a websocket's messages until it closes; "boom" makes the
+    handler raise and "close" closes it.  rich (the application's handler):
+    JSON comes back as JSON, and an error frame ends the loop."""
+    async for msg in ws:
+        if msg.type == WSMsgType.TEXT:
+            if msg.data == "boom":
+                raise ValueError("cannot handle message %r" % msg.data)
+            if msg.data == "close":
+                await ws.close(code=4000, message=b"asked to close")
+                break
+            if rich and msg.data.startswith("{"):
+                await ws.send_json(json.loads(msg.data))
+            else:
+                await ws.send_str(msg.data)
+        elif msg.type == WSMsgType.BINARY:
+            await ws.send_bytes(msg.data)
+        elif rich and msg.type == WSMsgType.ERROR:
+            break
 
 
 async def close_websockets(app):
@@ -1455,16 +1462,7 @@ async def h_ws_lowlevel(request, cfg):
     ws = web.WebSocketResponse(protocols=cfg["ws_protocols"], heartbeat=cfg["ws_heartbeat"],
                                max_msg_size=cfg["ws_max"])
     await ws.prepare(request)
-    async for msg in ws:
-        if msg.type == WSMsgType.TEXT:
-            if msg.data == "boom":
-                raise ValueError("cannot handle message %r" % msg.data)
-            if msg.data == "close":
-                await ws.close(code=4000, message=b"asked to close")
-                break
-            await ws.send_str(msg.data)
-        elif msg.type == WSMsgType.BINARY:
-            await ws.send_bytes(msg.data)
+    await ws_echo(ws, rich=False)
     return ws
 
 
