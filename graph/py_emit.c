@@ -6,6 +6,7 @@
  */
 #include "py_int.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,34 @@ static graph_level level_from_expr(px *x, TSNode e)
         }
     }
     return GRAPH_LEVEL_CUSTOM;
+}
+
+/* Whether a `.log(...)` call's first argument may be a level, as
+ * `Logger.log(level, msg)` takes: anything but a bare name that says
+ * nothing of one. `self.access_logger.log(request, response, took)` is an
+ * object of the code's own rendering what it is handed, not a logger. */
+static bool level_name(px *x, TSNode e)
+{
+    e = unparen(e);
+    if (is_null(e) || ty(e) != N_IDENTIFIER)
+        return true;
+    size_t n;
+    const char *s = graph__py_last_segment(x, e, &n);
+    if (graph__level_of_word(s, n) != GRAPH_LEVEL_NONE)
+        return true;
+    bool upper = true;
+    for (size_t i = 0; i < n; i++)
+        upper &= !islower((unsigned char)s[i]);
+    if (upper)
+        return true; /* a constant: TRACE, VERBOSE */
+    char low[64];
+    size_t m = n < sizeof low - 1 ? n : sizeof low - 1;
+    for (size_t i = 0; i < m; i++)
+        low[i] = (char)tolower((unsigned char)s[i]);
+    low[m] = 0;
+    if (strstr(low, "lev") || strstr(low, "lvl") || strstr(low, "sev") || strstr(low, "prio"))
+        return true;
+    return n <= 2; /* l, lv */
 }
 
 /* The logger name a getLogger-like call names: "__name__" or a literal. */
@@ -196,6 +225,8 @@ bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_p
     pl->msg_index = (int32_t)shift;
     if (is_log_method) {
         TSNode lv = is_null(args) ? args : ts_node_named_child(args, shift);
+        if (!level_name(x, lv))
+            return false;
         pl->level = level_from_expr(x, lv);
         pl->msg_index = (int32_t)shift + 1;
     } else {

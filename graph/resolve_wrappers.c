@@ -1016,7 +1016,7 @@ static void wrap_facades(wrap *w)
     uint32_t n = r->nsym;
     uint8_t *fac = core_xcalloc(n + 1, 1), *has_wrap = core_xcalloc(n + 1, 1);
     uint8_t *shown = core_xcalloc(n + 1, 1), *found = core_xcalloc(n + 1, 1);
-    uint8_t *bare = core_xcalloc(n + 1, 1);
+    uint8_t *bare = core_xcalloc(n + 1, 1), *held = core_xcalloc(n + 1, 1);
     uint32_t *root = core_xmalloc((n + 1) * sizeof *root);
     for (uint32_t s = 0; s < n; s++) {
         root[s] = GRAPH_NONE;
@@ -1028,10 +1028,14 @@ static void wrap_facades(wrap *w)
         const gb_emit *e = &g->emits.v[i];
         if (e->symbol >= n || e->kind != GRAPH_EMIT_LOG)
             continue;
-        if (textless_log(g, e))
+        if (textless_log(g, e)) {
             bare[e->symbol] = 1;
-        else
+            held[e->symbol] |= e->style == GRAPH_STYLE_REF;
+        } else if (!(e->flags & GRAPH_EF_EXC_INFO)) {
+            /* (An exception logged with its traceback is the method's
+             * failure to render, not a line of its own.) */
             shown[e->symbol] = 1;
+        }
     }
     /* What a method is for, its exception handlers aside (an access line
      * it fails to render is logged there), and whether its callers hand
@@ -1048,8 +1052,9 @@ static void wrap_facades(wrap *w)
     bool any = false;
     for (uint32_t s = 0; s < n; s++) {
         uint32_t c = class_of(r, s);
-        if (logger_class(r, has_wrap, c) && !w->used[s] && bare[s] && !shown[s] && !works[s] &&
-            takes[s]) {
+        bool logger = logger_class(r, has_wrap, c);
+        if ((logger || (c != GRAPH_NONE && held[s])) && !w->used[s] && bare[s] && !shown[s] &&
+            (!works[s] || !logger) && takes[s]) {
             fac[s] = 1;
             root[s] = s;
             any = true;
@@ -1061,16 +1066,28 @@ static void wrap_facades(wrap *w)
         for (size_t i = 0; i < w->calls.n; i++) {
             const wcall *wc = &w->calls.v[i];
             uint32_t f = wc->from, c = f < n ? class_of(r, f) : GRAPH_NONE;
-            if (fac[f] || w->used[f] || shown[f] || !logger_class(r, has_wrap, c))
+            /* In a logger class, an override may do more (count the
+             * request) and still be the facade; elsewhere, and for a
+             * method of another name (the handler's finish_response,
+             * which writes the response and then hands it on), only one
+             * that does nothing else is. */
+            bool logger = logger_class(r, has_wrap, c);
+            if (fac[f] || w->used[f] || shown[f] || (!logger && bare[f]))
                 continue;
             const gx_file *x = xfile(r, wc->file);
             bool fwd = false;
             for (uint32_t k = 0; k < wc->c->nargs && !fwd; k++)
                 fwd = x->args.v[wc->c->arg0 + k].fwd;
+            /* (A call the names alone resolve goes to the facades among
+             * the methods of its name, as their calls below do.) */
             uint32_t t[WRAP_MAX_TARGETS];
-            uint32_t nt = fwd ? wcall_targets(w, wc, t) : 0;
+            uint32_t nt = !fwd ? 0
+                          : wc->fallback
+                              ? fallback_among(w, f, wc->c->callee, fac, t, WRAP_MAX_TARGETS)
+                              : wcall_targets(w, wc, t);
             for (uint32_t k = 0; k < nt && !fac[f]; k++)
-                if (fac[t[k]]) {
+                if (fac[t[k]] &&
+                    (!works[f] || (logger && strcmp(r->sy[f].name, r->sy[t[k]].name) == 0))) {
                     fac[f] = 1;
                     root[f] = root[t[k]];
                     more = true;
@@ -1158,6 +1175,7 @@ static void wrap_facades(wrap *w)
     core_vec_free(&roots);
     free(fac);
     free(has_wrap);
+    free(held);
     free(shown);
     free(found);
     free(bare);

@@ -1262,6 +1262,24 @@ static bool any_loud(const map_matcher *m, const map_match_work *w)
     return false;
 }
 
+/* Whether every hit is a quiet call's bare token: one literal, no hole
+ * and no blank (`"application/octet-stream"` handed to a header table's
+ * `setdefault`). A decorated message whose rest is such a token shows a
+ * value, as a field of its line (`... type=application/octet-stream`); it
+ * says nothing of where the line was made. */
+static bool only_quiet_tokens(const map_matcher *m, const map_match_work *w)
+{
+    if (w->nhits == 0 || any_loud(m, w))
+        return false;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->head != x->literal || x->anchor_len != x->literal ||
+            memchr(x->anchor, ' ', x->anchor_len))
+            return false;
+    }
+    return true;
+}
+
 /*
  * A literal a call hands to a function of ours that logs nothing (a string
  * built for the wire, an exception's text) is where such text is made, not
@@ -1454,7 +1472,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
          * earlier one is a value it shows when only quiet calls hand that
          * text anywhere: `Handshake: KEX algorithm: %s` explains the
          * algorithm's name that a list's unshift() was handed. */
-        if (kept_loud && !any_loud(m, w))
+        if ((kept_loud && !any_loud(m, w)) || only_quiet_tokens(m, w))
             continue;
         if (exact_only ? !p && lit == rest : lit > have && lit > must && lit >= 8) {
             *best = lit;

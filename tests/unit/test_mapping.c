@@ -4834,7 +4834,7 @@ static const char facade_logs_py[] =
     "class CountingLogger(Logger):\n"
     "    async def access(self, request, response, took):\n"
     "        await super().access(request, response, took)\n"
-    "        self.count += 1\n";
+    "        await self.increment('requests', 1)\n";
 static const char facade_config_py[] = "from .logs import Logger\n"
                                        "class Config:\n"
                                        "    access_log_format = '%(h)s \"%(r)s\" %(s)s'\n"
@@ -4897,6 +4897,99 @@ TEST(mapper_access_lines_are_the_callers_of_the_logger_object)
     CHECK_INT(pa.nsyms, 2);
     CHECK(pa.syms[0] == done || pa.syms[0] == closed);
     CHECK(pa.syms[1] == done || pa.syms[1] == closed);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
+/* An access logger of no logger's shape (no method of it logs a message
+ * it is handed): it compiles a format it holds, by default its class's,
+ * renders the line from what its caller hands it and logs it through the
+ * logger it was given; its failure is logged with the traceback. The
+ * request handler's log_access only hands its parameters on (its call
+ * named `.log`, taking a request, is no logging call), and
+ * finish_response, which does the work, calls it twice. */
+static const char held_log_py[] =
+    "import logging\n"
+    "class AccessLogger:\n"
+    "    LOG_FORMAT = '%a \"%r\" %s %b \"%{Referer}i\"'\n"
+    "    def __init__(self, logger, log_format=LOG_FORMAT):\n"
+    "        self.logger = logger\n"
+    "        self._log_format, self._methods = self.compile_format(log_format)\n"
+    "    def compile_format(self, log_format):\n"
+    "        return log_format.replace('%a', '%s'), []\n"
+    "    def log(self, request, response, time):\n"
+    "        try:\n"
+    "            values = list()\n"
+    "            for key, method in self._methods:\n"
+    "                values.append(method(request, response, time))\n"
+    "            self.logger.info(self._log_format % tuple(values))\n"
+    "        except Exception:\n"
+    "            self.logger.exception('Error in logging')\n";
+static const char held_handler_py[] =
+    "import logging\n"
+    "from .access import AccessLogger\n"
+    "access_log = logging.getLogger('web.access')\n"
+    "class RequestHandler:\n"
+    "    def __init__(self, access_log_class=AccessLogger):\n"
+    "        self.access_logger = access_log_class(access_log)\n"
+    "    def log_access(self, request, response, time):\n"
+    "        if self.access_logger is not None:\n"
+    "            self.access_logger.log(request, response, self.now() - time)\n"
+    "    async def finish_response(self, request, resp, start):\n"
+    "        try:\n"
+    "            await resp.prepare(request)\n"
+    "            await resp.write_eof()\n"
+    "        except ConnectionError:\n"
+    "            self.log_access(request, resp, start)\n"
+    "            return True\n"
+    "        else:\n"
+    "            self.log_access(request, resp, start)\n"
+    "            return False\n";
+
+TEST(mapper_access_lines_of_a_format_the_object_holds_are_the_callers)
+{
+    unit_write_str("web/pkg/__init__.py", "");
+    unit_write_str("web/pkg/access.py", held_log_py);
+    unit_write_str("web/pkg/handler.py", held_handler_py);
+    graph *g = index_dir("web");
+    uint32_t fin = unit_sym(g, "pkg.handler.RequestHandler.finish_response");
+    CHECK(flags_of(g, "pkg.access.AccessLogger.log") & GRAPH_SF_WRAPPER);
+    CHECK(flags_of(g, "pkg.handler.RequestHandler.log_access") & GRAPH_SF_WRAPPER);
+    CHECK_INT(sites_of(g, unit_sym(g, "pkg.access.AccessLogger.log"), GRAPH_EMIT_LOG, NULL), 1);
+    CHECK_INT(
+        sites_of(g, unit_sym(g, "pkg.handler.RequestHandler.log_access"), GRAPH_EMIT_LOG, NULL), 0);
+    CHECK_INT(sites_of(g, fin, GRAPH_EMIT_LOG, NULL), 2);
+
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t line = map_rec(m, "127.0.0.1 \"GET / HTTP/1.1\" 200 12 \"-\"", "web.access", "INFO");
+    finish(m);
+    map_activity pa = activity(m, line);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], fin);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
+/* A value a line shows is no template of the line: a bare token handed
+ * to a header table is where a response's type comes from, not where an
+ * access line that ends with it is logged. */
+TEST(matcher_a_bare_token_after_a_decoration_is_a_value)
+{
+    unit_write_str("tok/pkg/__init__.py", "");
+    unit_write_str("tok/pkg/hdrs.py", "CONTENT_TYPE = 'Content-Type'\n");
+    unit_write_str("tok/pkg/resp.py",
+                   "from . import hdrs\n"
+                   "def prepare(headers):\n"
+                   "    headers.setdefault(hdrs.CONTENT_TYPE, 'application/octet-stream')\n");
+    graph *g = index_dir("tok");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t line = map_rec(m, "POST /x 200 type=application/octet-stream", "web.access", "INFO");
+    finish(m);
+    map_activity pa = activity(m, line);
+    CHECK(pa.strategy != MAP_BY_TEMPLATE);
+    CHECK_INT(pa.nsyms, 0);
     map_mapper_free(m);
     graph_close(g);
 }
