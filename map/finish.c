@@ -1044,6 +1044,36 @@ static bool logger_through(void *ud, const char *receiver)
  * the answer; several are all kept, ordered and weighted by how near they
  * are to the activity's neighbours in the code.
  */
+/* Goes behind with the function it overrides, or that overrides it: one
+ * method of a hierarchy, one role. A driver's override that logs the
+ * statement as its base does (and that nothing calls by name, its calls
+ * going to the base) is no nearer to being where a statement comes from
+ * than the base whose known calls hand it other text. *front counts
+ * those not behind. */
+static void same_role_behind(const map_mapper *m, const uint32_t *syms, uint32_t n, bool *behind,
+                             uint32_t *front)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (!behind[i])
+            continue;
+        graph_symbol a;
+        graph_get_symbol(m->g, syms[i], &a);
+        uint32_t ca = map__class_of(m->g, syms[i]);
+        for (uint32_t j = 0; j < n && ca != GRAPH_NONE; j++) {
+            if (behind[j])
+                continue;
+            graph_symbol b;
+            graph_get_symbol(m->g, syms[j], &b);
+            uint32_t cb = map__class_of(m->g, syms[j]);
+            if (cb != GRAPH_NONE && cb != ca && strcmp(a.name, b.name) == 0 &&
+                map__one_hierarchy(m->g, ca, cb)) {
+                behind[j] = true;
+                (*front)--;
+            }
+        }
+    }
+}
+
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb, bool through)
 {
     const act_rec *a = &m->acts.v[act];
@@ -1102,6 +1132,7 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
         front += !behind[i];
     }
     free(all);
+    same_role_behind(m, syms, ns, behind, &front);
     /* Best first (insertion sort: ns is small); ties keep id order. */
     for (uint32_t i = 1; i < ns; i++)
         for (uint32_t j = i; j > 0 && (behind[j] < behind[j - 1] ||

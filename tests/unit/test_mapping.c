@@ -4994,6 +4994,70 @@ TEST(matcher_a_bare_token_after_a_decoration_is_a_value)
     graph_close(g);
 }
 
+/* An ORM logs every statement as data, `(sql, params)`, at its base's
+ * execute_sql, which its own code also calls with literal statements; a
+ * driver's subclass in a module of its own overrides it, logging alike,
+ * and nothing calls it by name. A statement the query builder made is the
+ * base's: the override plays the same role and goes behind with it. */
+static const char orm_base_py[] =
+    "import logging\n"
+    "logger = logging.getLogger('orm')\n"
+    "class Database:\n"
+    "    def connect(self):\n"
+    "        logger.info('connected to %s', self.path)\n"
+    "        self.pragma()\n"
+    "    def execute_sql(self, sql, params=None):\n"
+    "        logger.debug((sql, params))\n"
+    "        return self.cursor().execute(sql, params or ())\n"
+    "    def pragma(self):\n"
+    "        return self.execute_sql('PRAGMA foreign_keys = ON')\n"
+    "    def select(self, query):\n"
+    "        return self.execute_sql(query.sql(), query.params)\n"
+    "class SqliteDatabase(Database):\n"
+    "    pass\n"
+    "def add_column(database: Database, table):\n"
+    "    database.execute_sql('ALTER TABLE %s ADD COLUMN c' % table)\n";
+static const char orm_driver_py[] = "from orm.base import Database, logger\n"
+                                    "class OtherDatabase(Database):\n"
+                                    "    def execute_sql(self, sql, params=None):\n"
+                                    "        logger.debug((sql, params))\n"
+                                    "        return self.conn.run(sql, params)\n";
+
+TEST(mapper_data_statements_go_to_the_base_before_an_override)
+{
+    unit_write_str("orm/orm/__init__.py", "");
+    unit_write_str("orm/orm/base.py", orm_base_py);
+    unit_write_str("orm/orm/a_ext.py", orm_driver_py);
+    graph *g = index_dir("orm");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const char *const kase[][3] = {
+        {"connected to /srv/app.db", "orm", "INFO"},
+        {"('SELECT \"t1\".\"id\" FROM \"user\" AS \"t1\"', [1])", "orm", "DEBUG"}};
+    uint32_t act[2];
+    for (int c = 0; c < 3; c++) {
+        uint32_t prev = UINT32_MAX;
+        for (int i = 0; i < 2; i++) {
+            map_event ev = {.text = kase[i][0],
+                            .len = strlen(kase[i][0]),
+                            .logger = kase[i][1],
+                            .level = kase[i][2],
+                            .learn = true};
+            uint32_t v;
+            map_mapper_map(m, &ev, &prev, prev != UINT32_MAX, NULL, 0, &act[i], &v);
+            prev = act[i];
+        }
+    }
+    uint32_t st = act[1];
+    finish(m);
+    map_activity pa = activity(m, st);
+    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
+    CHECK(pa.nsyms >= 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "orm.base.Database.execute_sql"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A client that logs the commands it sends (its callers' literals), the
  * replies it reads, and what is left when the connection closes, just
  * before saying so: three sites without text, one logger. Sending calls
