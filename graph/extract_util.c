@@ -1002,8 +1002,12 @@ void graph__fill_push(gx_file *f, const gx_emit *em, gx_fill_fn fn, void *ud)
         }
         i += d;
     }
-    if (!filled || holds)
-        core_vec_push(&f->emits, *em);
+    if (!filled || holds) {
+        gx_emit w = *em;
+        if (holds)
+            w.flags |= GRAPH_EF_FALLBACK;
+        core_vec_push(&f->emits, w);
+    }
     for (uint32_t k = 0; filled && k < nv; k++) {
         gx_emit v = *em;
         const char *tm = graph__tmpl_take(&out[k], f, &v.flags);

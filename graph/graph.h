@@ -144,6 +144,11 @@ enum {
      * that call. */
     GRAPH_EF_THROWN = 1u << 6,
     GRAPH_EF_HANDED = 1u << 7,
+    /* The template as written, kept beside a copy with a helper's literal
+     * filled in (a colouring helper's call on a string): in case the
+     * helper transforms it, a fallback that gives way where another site
+     * renders the message as written. */
+    GRAPH_EF_FALLBACK = 1u << 8,
 };
 
 typedef enum {

@@ -44,6 +44,9 @@ typedef struct mt_entry {
      * message only when no logging site or named constant does. */
     bool returned;
     bool logger_named; /* the site names its logger (not taken from its module) */
+    /* The template as written beside one with a helper's literal filled
+     * in (GRAPH_EF_FALLBACK): it gives way to other sites (drop_twins). */
+    bool twin;
     uint32_t symbol;
     const char *logger; /* site's logger name, or its module's name */
     /* The longest literal piece without a newline, tab or carriage return
@@ -570,6 +573,7 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     x->aside = site_aside(m, e);
     x->logger = site_logger(m->g, e);
     x->logger_named = e->logger[0] != '\0';
+    x->twin = (e->flags & GRAPH_EF_FALLBACK) != 0;
     /* The anchor: the longest piece of lit (runs separated by NUL)
      * between newlines, tabs and carriage returns. */
     size_t a_off = 0, a_len = 0;
@@ -635,6 +639,23 @@ static void entry_index(map_matcher *m, uint32_t me, const tmpl_info *ti)
     } else {
         m->loose[m->nloose++] = me;
     }
+}
+
+/* Where another site renders the message with a template as written, a
+ * fallback twin goes: the helper's literal it lacks would be in the
+ * message had its site logged it (`blue('Job OK')`). */
+static void drop_twins(const map_matcher *m, map_match_work *w)
+{
+    bool plain = false;
+    for (uint32_t i = 0; i < w->nhits && !plain; i++)
+        plain = !m->e[w->hits[i]].twin;
+    if (!plain)
+        return;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (!m->e[w->hits[i]].twin)
+            w->hits[keep++] = w->hits[i];
+    w->nhits = keep;
 }
 
 int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out)
@@ -1688,6 +1709,7 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         return (map_match){0};
     bool any_site;
     best = keep_most_literal(m, w, partial, &any_site);
+    drop_twins(m, w);
     if (!any_site)
         r.flags |= MAP_MATCH_CONST;
     r.literal = best;

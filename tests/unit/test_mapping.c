@@ -5058,6 +5058,40 @@ TEST(mapper_data_statements_go_to_the_base_before_an_override)
     graph_close(g);
 }
 
+/* One template at two sites, one of which hands a colouring helper a
+ * literal: that site's line is the literal's, and a line without it is
+ * the other site's alone (the template as written is only its fallback). */
+static const char twin_py[] =
+    "import logging\n"
+    "from .utils import blue\n"
+    "log = logging.getLogger('jobs')\n"
+    "class Worker:\n"
+    "    def dequeue(self, queue, job):\n"
+    "        log.info('%s: %s (%s)', queue.name, blue(job.text), job.id)\n"
+    "    def perform(self, job):\n"
+    "        log.info('%s: %s (%s)', job.origin, blue('Job OK'), job.id)\n";
+
+TEST(matcher_a_template_as_written_beside_a_filled_one_is_a_fallback)
+{
+    unit_write_str("jobs/jobs/__init__.py", "");
+    unit_write_str("jobs/jobs/utils.py", "def blue(text):\n    return '<' + text + '>'\n");
+    unit_write_str("jobs/jobs/worker.py", twin_py);
+    graph *g = index_dir("jobs");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t deq = map_rec(m, "low: <tasks.send_email(1)> (a1)", "jobs", "INFO");
+    uint32_t ok = map_rec(m, "low: <Job OK> (a1)", "jobs", "INFO");
+    finish(m);
+    map_activity pa = activity(m, deq);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "jobs.worker.Worker.dequeue"));
+    pa = activity(m, ok);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "jobs.worker.Worker.perform"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A client that logs the commands it sends (its callers' literals), the
  * replies it reads, and what is left when the connection closes, just
  * before saying so: three sites without text, one logger. Sending calls
