@@ -1288,9 +1288,9 @@ static bool any_loud(const map_matcher *m, const map_match_work *w)
  * `setdefault`). A decorated message whose rest is such a token shows a
  * value, as a field of its line (`... type=application/octet-stream`); it
  * says nothing of where the line was made. */
-static bool only_quiet_tokens(const map_matcher *m, const map_match_work *w)
+static bool only_quiet_tokens(const map_matcher *m, const map_match_work *w, bool loud)
 {
-    if (w->nhits == 0 || any_loud(m, w))
+    if (w->nhits == 0 || loud)
         return false;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
@@ -1493,13 +1493,14 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
          * earlier one is a value it shows when only quiet calls hand that
          * text anywhere: `Handshake: KEX algorithm: %s` explains the
          * algorithm's name that a list's unshift() was handed. */
-        if ((kept_loud && !any_loud(m, w)) || only_quiet_tokens(m, w))
+        bool loud = any_loud(m, w);
+        if ((kept_loud && !loud) || only_quiet_tokens(m, w, loud))
             continue;
         if (exact_only ? !p && lit == rest : lit > have && lit > must && lit >= 8) {
             *best = lit;
             skip = k;
             kept_partial = p;
-            kept_loud = any_loud(m, w);
+            kept_loud = loud;
             copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
             w->nkept = w->nhits;
         }
