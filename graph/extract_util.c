@@ -638,6 +638,18 @@ const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags)
     return r;
 }
 
+bool graph__tmpl_has_hole(const char *t)
+{
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n;) {
+        graph_tmpl_piece pc;
+        i += graph_tmpl_step(t, n, i, &pc);
+        if (pc.hole)
+            return true;
+    }
+    return false;
+}
+
 void graph__tmpl_free(gx_tmpl *t)
 {
     core_buf_free(&t->buf);

@@ -246,6 +246,20 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     return true;
 }
 
+/* The template without the arguments util.format appended to it, or NULL
+ * when it appended none. Of the loggers called with an object of fields
+ * before the format, one renders util.format's way (bunyan), another
+ * renders its directives by itself and drops what no directive takes
+ * (pino): a fallback, as what the message shows decides between the
+ * two. */
+static const char *format_alone(tx *x)
+{
+    size_t at = x->appended_at;
+    if (at == SIZE_MAX || at == 0 || at >= x->tmpl.buf.len)
+        return NULL;
+    return core_arena_strndup(&x->f->arena, x->tmpl.buf.data, at);
+}
+
 static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
                            const TSNode *av, uint32_t na, uint32_t total, int depth)
 {
@@ -260,11 +274,13 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
     em.flags = pl->flags | x->emit_flags;
     msg_info mi = {GRAPH_STYLE_NONE, NULL};
     x->directives = 0;
+    x->appended_at = SIZE_MAX;
     graph__tmpl_clear(&x->tmpl);
     /* The arguments util.format read, the format first: for filling the
      * template's holes with the literals among them. */
     const TSNode *fmt = NULL;
     uint32_t nfmt = 0;
+    bool fields = false; /* an object of fields before the format */
     if (pl->msg_index < na) {
         const TSNode *a = av + pl->msg_index;
         uint32_t k = na - pl->msg_index;
@@ -282,6 +298,7 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
                    graph__ts_stringish(x, a[1], 0)) {
             /* pino: (mergingObject, 'message %s', ...) */
             mi = graph__ts_util_format(x, a + 1, k - 1, depth + 1);
+            fields = true;
             fmt = a + 1;
             nfmt = k - 1;
             em.nargs = k - 2;
@@ -316,8 +333,18 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
     em.nargs += total - na; /* arguments past ARGS_MAX */
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
+    const char *bare = fields ? format_alone(x) : NULL;
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     graph__ts_push_filled(x, &em, call, sc, fmt, nfmt, x->directives);
+    if (bare) {
+        gx_emit tw = em;
+        tw.tmpl = bare;
+        tw.flags |= GRAPH_EF_FALLBACK;
+        tw.style = (uint8_t)(em.style == GRAPH_STYLE_PERCENT ? GRAPH_STYLE_PERCENT
+                             : graph__tmpl_has_hole(bare)    ? GRAPH_STYLE_CONCAT
+                                                             : GRAPH_STYLE_PLAIN);
+        graph__ts_push_filled(x, &tw, call, sc, fmt, nfmt, x->directives);
+    }
     if (pl->kind == GRAPH_EMIT_LOG)
         graph__mark_logs(x->f, sc->sym, mi.style);
 }

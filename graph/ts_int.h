@@ -265,8 +265,11 @@ typedef struct {
     TSNode doc;                     /* the last JSDoc comment walked past */
     int32_t cjs_default;            /* the symbol `module.exports = function X` made, or -1 */
     uint32_t directives;            /* util.format directives turned into holes */
-    uint32_t emit_flags;            /* added to emits made while walking decorators */
-    gx_cands cands;                 /* candidate sites */
+    /* Where the arguments util.format appends began in the template (the
+     * outermost call's, read last), or SIZE_MAX when it appended none. */
+    size_t appended_at;
+    uint32_t emit_flags; /* added to emits made while walking decorators */
+    gx_cands cands;      /* candidate sites */
     /* The bindings of plain names in one function body
      * (graph__ts_local_values()), kept while calls in that body ask. */
     core_vec(struct ts_local) locals;

@@ -281,8 +281,10 @@ NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t narg
         }
         holes = x->tmpl.holes > h0;
     }
-    if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC) {
+    bool format = mi.style != GRAPH_STYLE_REF && mi.style != GRAPH_STYLE_DYNAMIC;
+    if (!format) {
         graph__tmpl_clear(&x->tmpl);
+        x->appended_at = SIZE_MAX;
         /* A first argument that is not a string is a value util.format
          * shows (debug puts "%O" before it): debug(state, 'after sync')
          * renders the state, then the rest. A name followed by nothing
@@ -301,6 +303,7 @@ NOINLINE msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t narg
     uint32_t used = (nargs - 1) - avail;
     if (used == 0 && x->directives == dir0 && named_fields(&x->tmpl))
         used = nargs - 1;
+    x->appended_at = format && 1 + used < nargs ? x->tmpl.buf.len : SIZE_MAX;
     for (uint32_t i = 1 + used; i < nargs; i++) {
         graph__tmpl_literal(&x->tmpl, " ", 1);
         TSNode a = unwrap(x, args[i]);

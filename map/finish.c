@@ -1175,14 +1175,6 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
     return true;
 }
 
-/* Whether emit site e's template is text[0..n). */
-static bool site_has_text(const graph *g, uint32_t e, const char *text, size_t n)
-{
-    graph_emit em;
-    graph_get_emit(g, e, &em);
-    return strlen(em.tmpl) == n && memcmp(em.tmpl, text, n) == 0;
-}
-
 /* The least share of the records before a message that the code's
  * successor model must say a site logs next after, for the message to be
  * placed at that site. */
@@ -1226,9 +1218,9 @@ static bool map_by_successors(map_mapper *m, uint32_t act, const nb_rec *nb, siz
             uint32_t sym = m->syms.v[p->sym_off + k], first;
             uint32_t ne = graph_symbol_emits(m->g, sym, &first), own = 0;
             for (uint32_t e = first; e < first + ne; e++)
-                own += site_has_text(m->g, e, pt, ptl);
+                own += map__site_has_text(m->g, e, pt, ptl);
             for (uint32_t e = first; e < first + ne; e++) {
-                if (own && !site_has_text(m->g, e, pt, ptl))
+                if (own && !map__site_has_text(m->g, e, pt, ptl))
                     continue;
                 double share = before * (double)m->conf.v[p->sym_off + k] / (own ? own : ne);
                 uint32_t nn;
@@ -1343,6 +1335,89 @@ static void apply_runs_weights(map_mapper *m)
                         m->conf.v + g->sym_off);
         g->amb = MAP_AMB_RUNS;
     }
+}
+
+/* Whether functions a and b are in one file, or in classes of one
+ * hierarchy. */
+static bool near_kin(const graph *g, uint32_t a, uint32_t b)
+{
+    graph_symbol sa, sb;
+    graph_get_symbol(g, a, &sa);
+    graph_get_symbol(g, b, &sb);
+    if (sa.file_id == sb.file_id)
+        return true;
+    uint32_t ca = map__enclosing_class(g, a), cb = map__enclosing_class(g, b);
+    return ca != GRAPH_NONE && cb != GRAPH_NONE && map__one_hierarchy(g, ca, cb);
+}
+
+/*
+ * The groups still tied, in place as the weights above: a candidate the
+ * log refutes (map__refuted: the code says it would have logged next a
+ * message the log never shows) goes last; and of the others, one whose
+ * function alone the log shows running, by RUNS_MIN events or more of
+ * texts only that function logs, goes first (two routes into one request
+ * log the same line, and the other route's function logs nothing else:
+ * nothing shows it runs), unless they are variants, or one of the others
+ * is in its file or class hierarchy.
+ */
+static void apply_refutations(map_mapper *m)
+{
+    core_map own = {0}; /* function -> events of texts only it logs */
+    for (uint32_t a = 0; a < m->acts.n; a++) {
+        const act_rec *r = &m->acts.v[a];
+        if (r->nsyms == 1 && r->count > 0 && r->strategy == MAP_BY_TEMPLATE &&
+            r->amb == MAP_AMB_NONE && map__member_group(m, a) == UINT32_MAX)
+            *core_map_put(&own, map__key64(m->syms.v[r->sym_off]), NULL) += r->count;
+    }
+    for (uint32_t a = 0; a < m->acts.n; a++) {
+        act_rec *g = &m->acts.v[a];
+        if (g->strategy != MAP_BY_TEMPLATE || g->nsyms != g->ncand || g->nsyms < 2 ||
+            g->nsyms > MAX_CAND || g->has_const || g->amb != MAP_AMB_TIED)
+            continue;
+        uint32_t n = g->nsyms, nout = 0, lead = UINT32_MAX, shown = 0;
+        bool out[MAX_CAND];
+        uint64_t runs[MAX_CAND];
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t sym = m->syms.v[g->sym_off + i];
+            out[i] = map__refuted(m, a, sym);
+            nout += out[i];
+            const uint64_t *v = core_map_get(&own, map__key64(sym));
+            runs[i] = out[i] || !v ? 0 : *v;
+            if (runs[i] > 0) {
+                shown++;
+                lead = i;
+            }
+        }
+        if (nout == n)
+            continue;
+        /* (Variants run by the deployment's choice: a variant's texts of
+         * its own say it runs, not that it runs more than the others;
+         * apply_runs_weights weighs them.) */
+        if (shown != 1 || runs[lead] < RUNS_MIN ||
+            map__variant_syms(m->g, m->syms.v + g->sym_off, n))
+            lead = UINT32_MAX;
+        /* Another candidate in the lead's file or class hierarchy may well
+         * run too (its caller is there: a helper of the method that
+         * logs, in its base class). */
+        for (uint32_t i = 0; i < n && lead != UINT32_MAX; i++)
+            if (i != lead &&
+                near_kin(m->g, m->syms.v[g->sym_off + i], m->syms.v[g->sym_off + lead]))
+                lead = UINT32_MAX;
+        if (nout == 0 && lead == UINT32_MAX)
+            continue;
+        /* (The ones neither shown nor refuted in between.) */
+        double w[MAX_CAND];
+        for (uint32_t i = 0; i < n; i++)
+            w[i] = out[i]               ? 0
+                   : lead == UINT32_MAX ? m->conf.v[g->sym_off + i]
+                   : i == lead          ? 1
+                                        : 1e-3;
+        order_by_weight(m->syms.v + g->sym_off, w, n, 0, m->syms.v + g->sym_off,
+                        m->conf.v + g->sym_off);
+        if (lead != UINT32_MAX)
+            g->amb = MAP_AMB_RUNS;
+    }
+    core_map_free(&own);
 }
 
 typedef core_vec(uint32_t) act_list;
@@ -1568,6 +1643,7 @@ int map_mapper_finish(map_mapper *m, char *why, size_t whylen)
     count_runs(m);
     apply_group_weights(m);
     apply_runs_weights(m);
+    apply_refutations(m);
     core_map_free(&m->live);
     for (uint32_t a = 0; a < m->acts.n; a++)
         if (m->acts.v[a].nsyms) {

@@ -811,6 +811,103 @@ static const float *near_from(map_mapper *m, uint32_t src, uint32_t group)
     return m->near_vals.v + (m->near_vals.n - g->ncand);
 }
 
+bool map__site_has_text(const graph *g, uint32_t e, const char *text, size_t n)
+{
+    graph_emit em;
+    graph_get_emit(g, e, &em);
+    return strlen(em.tmpl) == n && memcmp(em.tmpl, text, n) == 0 &&
+           (n > 0 || em.kind == GRAPH_EMIT_LOG);
+}
+
+static bool is_candidate(const map_mapper *m, uint32_t group, uint32_t sym);
+
+/*
+ * A group's candidate that the code says logs the group's text next after
+ * sym's own site of it, sym being a candidate that may just have logged
+ * that text (the group or its member for sym came just before): when
+ * that site cannot log it again right after itself and another
+ * candidate's site likely does (`send` logs, then calls `flush`, which
+ * logs the same), that other one, the likeliest; else GRAPH_NONE. Nearness would
+ * take sym again: a function is nearest to itself.
+ */
+/* The least weight of the successor model's next site for the code to
+ * say the other candidate is likely next: a remote path (an error branch
+ * several calls away) says less than the case repeating itself. */
+#define NEXT_LIKELY 0.1f
+
+static uint32_t next_candidate(const map_mapper *m, uint32_t group, uint32_t sym)
+{
+    const char *t = core_strtab_str(&m->strs, m->acts.v[group].text);
+    size_t tl = map__text_base_len(t);
+    uint32_t first, ne = graph_symbol_emits(m->g, sym, &first), best = GRAPH_NONE;
+    float bw = 0;
+    for (uint32_t e = first; e < first + ne; e++) {
+        if (!map__site_has_text(m->g, e, t, tl))
+            continue;
+        uint32_t nn;
+        const graph_next *nx = graph_next_sites(m->g, e, &nn);
+        for (uint32_t j = 0; j < nn; j++) {
+            if (!map__site_has_text(m->g, nx[j].emit, t, tl))
+                continue;
+            graph_emit to;
+            graph_get_emit(m->g, nx[j].emit, &to);
+            uint32_t who = map__site_emitter(m->g, nx[j].emit, &to);
+            if (who == sym)
+                return GRAPH_NONE;
+            if (is_candidate(m, group, who) && nx[j].weight >= NEXT_LIKELY && nx[j].weight > bw) {
+                bw = nx[j].weight;
+                best = who;
+            }
+        }
+    }
+    return best;
+}
+
+/* A next site's weight from which the code says it surely comes next
+ * (no branch between), and the literal bytes its message needs for its
+ * absence from the log to tell. */
+#define SURELY_NEXT 0.999f
+#define TELLING_LITERAL 12
+
+/* Whether follow-up site f is a logging call of a literal message no
+ * event showed, at a level no lower than level (so that a logger that
+ * let the first through lets it through too). */
+static bool never_logged(const map_mapper *m, uint32_t f, graph_level level)
+{
+    graph_emit fe;
+    graph_get_emit(m->g, f, &fe);
+    if (fe.kind != GRAPH_EMIT_LOG || fe.style != GRAPH_STYLE_PLAIN ||
+        strlen(fe.tmpl) < TELLING_LITERAL || fe.level == GRAPH_LEVEL_NONE ||
+        fe.level >= GRAPH_LEVEL_CUSTOM || fe.level < level)
+        return false;
+    return map_mapper_find(m, fe.tmpl) == UINT32_MAX;
+}
+
+bool map__refuted(const map_mapper *m, uint32_t group, uint32_t sym)
+{
+    const char *t = core_strtab_str(&m->strs, m->acts.v[group].text);
+    size_t tl = map__text_base_len(t);
+    uint32_t first, ne = graph_symbol_emits(m->g, sym, &first);
+    bool any = false;
+    for (uint32_t e = first; e < first + ne; e++) {
+        graph_emit em;
+        graph_get_emit(m->g, e, &em);
+        if (!map__site_has_text(m->g, e, t, tl))
+            continue;
+        if (em.level == GRAPH_LEVEL_NONE || em.level >= GRAPH_LEVEL_CUSTOM)
+            return false;
+        uint32_t nn;
+        const graph_next *nx = graph_next_sites(m->g, e, &nn);
+        bool sure = false;
+        for (uint32_t j = 0; j < nn && !sure; j++)
+            sure = nx[j].weight >= SURELY_NEXT && never_logged(m, nx[j].emit, em.level);
+        if (!sure)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
 /* The weight of each recent activity that names sites against the one
  * after it: the nearest in the case decides, the older ones break its
  * ties. */
@@ -864,6 +961,17 @@ static double context_scores(map_mapper *m, uint32_t group, const uint32_t *rece
              * loop); one that logged earlier says only that it runs. */
             if (cand && k + 1 < nrecent)
                 continue;
+            uint32_t next = cand && (a == group || map__member_group(m, a) == group)
+                                ? next_candidate(m, group, src)
+                                : GRAPH_NONE;
+            if (next != GRAPH_NONE) {
+                for (uint32_t i = 0; i < nc; i++)
+                    if (m->cands.v[m->acts.v[group].cand_off + i] == next) {
+                        sc[i] += c;
+                        sum += c;
+                    }
+                continue;
+            }
             /* A method every candidate's class runs (a base class's
              * constructor) is nearest to the base's own methods, and runs
              * whichever of them logs. */
@@ -880,6 +988,16 @@ static double context_scores(map_mapper *m, uint32_t group, const uint32_t *rece
         }
         w *= CONTEXT_DECAY;
     }
+    /* A candidate the log refutes (map__refuted) is nearest for nothing,
+     * unless all are. */
+    bool out[MAX_CAND], all = nc > 0;
+    for (uint32_t i = 0; i < nc; i++)
+        all &= out[i] = map__refuted(m, group, m->cands.v[m->acts.v[group].cand_off + i]);
+    for (uint32_t i = 0; i < nc && !all; i++)
+        if (out[i]) {
+            sum -= sc[i];
+            sc[i] = other[i] = 0;
+        }
     return sum;
 }
 
@@ -1159,7 +1277,10 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     uint32_t n = mr.nemits > MAX_CAND ? MAX_CAND : mr.nemits;
     for (uint32_t i = 0; i < n && !m->dry; i++)
         callee_prove(m, emits[i]);
-    n = keep_proven(m, emits, n);
+    /* (Every call that says nothing is a logging call's: which receiver
+     * the log showed logging text is no evidence for an empty message.) */
+    if (len > 0)
+        n = keep_proven(m, emits, n);
     uint32_t syms[MAX_CAND];
     uint32_t ns = map__emit_symbols(m->g, emits, n, syms);
     r.source = record_source(m, ev->logger, text, mr.decoration, &r.by_decoration);

@@ -251,6 +251,13 @@ uint32_t map__symbol_at(const map_mapper *m, const char *path, uint32_t line, co
 /* The length of an activity's text without the " @qualname" a member
  * of a duplicate group has after its template (all of it when none). */
 size_t map__text_base_len(const char *text);
+/* Whether emit site e's template is text[0..n) (a logging call's, when n
+ * is 0: an empty message's). */
+bool map__site_has_text(const graph *g, uint32_t e, const char *text, size_t n);
+/* Whether the log refutes candidate sym of group: the code says each of
+ * its sites of the group's text is surely followed by a logging call of
+ * a literal message, at a level no lower, that no event showed. */
+bool map__refuted(const map_mapper *m, uint32_t group, uint32_t sym);
 
 /* Builds the PageRank net over the code graph on first use. */
 void map__ensure_code_net(map_mapper *m);

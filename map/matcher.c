@@ -85,6 +85,10 @@ struct map_matcher {
     uint32_t *schain; /* the same for suffix keys */
     uint32_t *loose;  /* loose entries with an anchor shorter than 4 bytes */
     uint32_t nloose;
+    /* Logging calls handed no argument at all (`log.trace()`): the entries
+     * an empty message matches, and no other. */
+    uint32_t *silent;
+    uint32_t nsilent;
     /* Loose entries by lbits_hash of their anchor's first 4 bytes: the
      * newest in lhead, the others chained in lchain; lbits has a bit per
      * hash that any has, the filter read for every byte of a message. */
@@ -456,6 +460,7 @@ static map_matcher *matcher_alloc(const graph *g, const map_matcher_opts *o, uin
     m->chain = core_xmalloc(n1 * sizeof *m->chain);
     m->schain = core_xmalloc(n1 * sizeof *m->schain);
     m->loose = core_xmalloc(n1 * sizeof *m->loose);
+    m->silent = core_xmalloc(n1 * sizeof *m->silent);
     m->lchain = core_xmalloc(n1 * sizeof *m->lchain);
     m->lbits = core_xcalloc(LBITS / 64, sizeof *m->lbits);
     m->lhead = core_xmalloc(LBITS * sizeof *m->lhead);
@@ -658,6 +663,27 @@ static void drop_twins(const map_matcher *m, map_match_work *w)
     w->nhits = keep;
 }
 
+/* A logging call handed nothing (`if (log.trace())`, bunyan's test of
+ * its level, which a logger of the same calls writes as a record without
+ * a message): the one site an empty message comes from. */
+static bool says_nothing(const graph_emit *e)
+{
+    return e->kind == GRAPH_EMIT_LOG && e->style == GRAPH_STYLE_NONE && !e->tmpl[0] && !e->ref[0] &&
+           e->nargs == 0;
+}
+
+static void silent_add(map_matcher *m, uint32_t id, const graph_emit *e, tmpl_info *ti)
+{
+    tmpl_parse("", ti);
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti->pat.data, ti->pat.len, 0, &err, &off, NULL);
+    if (!re)
+        return;
+    entry_add(m, re, id, id, e, ti);
+    m->silent[m->nsilent++] = m->n - 1;
+}
+
 int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **out)
 {
     uint32_t ne = graph_nemits(g);
@@ -678,6 +704,8 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
         }
         if (!text) {
             note_unseen(m, id, &e, some && ti.literal > 0 ? &ti : NULL);
+            if (says_nothing(&e))
+                silent_add(m, id, &e, &ti);
             continue;
         }
         /* A format an object holds (`self.access_log_format`, set from
@@ -713,6 +741,7 @@ void map_matcher_free(map_matcher *m)
     free(m->chain);
     free(m->schain);
     free(m->loose);
+    free(m->silent);
     free(m->lchain);
     free(m->lbits);
     free(m->lhead);
@@ -752,7 +781,7 @@ size_t map_matcher_bytes(const map_matcher *m)
     size_t ne = graph_nemits(m->g), n1 = ne ? ne : 1, nk = m->kmask + 1;
     size_t b = sizeof *m +
                n1 * (sizeof *m->e + sizeof *m->peek + sizeof *m->chain + sizeof *m->schain +
-                     sizeof *m->loose + sizeof *m->lchain + sizeof *m->unseen) +
+                     sizeof *m->loose + sizeof *m->silent + sizeof *m->lchain + sizeof *m->unseen) +
                LBITS / 8 + LBITS * sizeof *m->lhead + nk / 8 +
                2 * ((size_t)1 << 16) * sizeof *m->plens + core_map_bytes(&m->prefix) +
                core_map_bytes(&m->suffix) + m->arena.used;
@@ -1659,11 +1688,35 @@ static bool name_part_hits(const map_matcher *m, const map_match_work *w)
     return w->nhits > 0;
 }
 
+/* An empty message: the calls that say nothing, at its level and of its
+ * logger as a template's sites are. */
+static map_match match_silent(const map_matcher *m, map_match_work *w, const char *logger, int lc,
+                              uint32_t *emits, uint32_t max)
+{
+    map_match r = {0};
+    w->nhits = 0;
+    for (uint32_t i = 0; i < m->nsilent; i++)
+        add_hit(w, m->silent[i]);
+    if (m->o.aside)
+        drop_aside(m, w, 0);
+    r.flags |= drop_other_levels(m, w, lc);
+    if (w->nhits == 0)
+        return (map_match){0};
+    r.nmatched = w->nhits;
+    r.flags |= narrow_ties(m, w, logger, lc);
+    if (m->o.aside && m->e[w->hits[0]].aside)
+        r.flags |= MAP_MATCH_ASIDE;
+    r.nemits = hit_emits(m, w, emits, max);
+    return r;
+}
+
 map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                             const char *logger, const char *level, uint32_t *emits, uint32_t max)
 {
     map_match r = {0};
     w->lh_done = false;
+    if (len == 0)
+        return match_silent(m, w, logger, level_code(level), emits, max);
     bool partial = hits_of(m, w, msg, len, 0, 0, false);
     uint32_t best = w->nhits ? hits_literal(m, w, partial, false) : 0;
     /* A message a logging shape renders whole ("job %s" for "job

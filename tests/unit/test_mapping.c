@@ -6768,3 +6768,150 @@ TEST(model_code_prior_for_new_activities)
     map_mapper_free(m);
     graph_close(g);
 }
+
+/* A handler written for a logger that tests its level with a bare call
+ * (`if (log.trace())`) and renders util.format's way, run with one that
+ * writes a record without a message for that call and drops what no
+ * directive takes. */
+static const char guard_js[] = "function handle(req, log) {\n"
+                               "  log.trace({ err: req.err }, 'entering handler', req.err.name);\n"
+                               "  if (log.trace()) {\n"
+                               "    log.trace('state %j', req.state);\n"
+                               "  }\n"
+                               "  log.info('handled');\n"
+                               "}\n"
+                               "function other(log) {\n"
+                               "  log.info('entering handler for %s', 'x');\n"
+                               "  log.debug('other: %d items', 3);\n"
+                               "}\n"
+                               "module.exports = { handle, other };\n";
+
+TEST(mapper_a_bare_logging_call_and_a_format_without_its_appended_values)
+{
+    unit_write_str("guard/lib/handle.js", guard_js);
+    graph *g = index_dir("guard");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t handle = unit_sym(g, "handle.handle");
+    uint32_t dropped = map_rec(m, "entering handler", "app", "TRACE");
+    uint32_t appended = map_rec(m, "entering handler NotFoundError", "app", "TRACE");
+    uint32_t empty = map_rec(m, "", "app", "TRACE");
+    finish(m);
+    map_activity a = activity(m, dropped);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], handle);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    a = activity(m, appended);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], handle);
+    CHECK(dropped != appended);
+    a = activity(m, empty);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], handle);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
+/* Two bare logging calls, one function's right before it calls the
+ * other's: an empty record just after the first one's is the second's,
+ * though the first is nearest to itself. */
+static const char send_flush_js[] = "function send(res, log) {\n"
+                                    "  log.info('sending %d bytes', res.n);\n"
+                                    "  if (log.trace()) {\n"
+                                    "    log.trace('send entered');\n"
+                                    "  }\n"
+                                    "  flush(res, log);\n"
+                                    "}\n"
+                                    "function flush(res, log) {\n"
+                                    "  if (res.log.trace()) {\n"
+                                    "    res.log.trace('flushed');\n"
+                                    "  }\n"
+                                    "  res.end();\n"
+                                    "}\n"
+                                    "function parse(req, log) {\n"
+                                    "  if (log.trace()) {\n"
+                                    "    log.trace('parsing');\n"
+                                    "  }\n"
+                                    "}\n"
+                                    "module.exports = { send, flush, parse };\n";
+
+TEST(mapper_the_same_empty_record_twice_goes_where_the_code_goes_next)
+{
+    unit_write_str("sendflush/lib/res.js", send_flush_js);
+    graph *g = index_dir("sendflush");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const char *const kase[] = {"sending 3 bytes", "", "", "sending 5 bytes", "", ""};
+    uint32_t act[6], var[6];
+    map_case_msgs(m, kase, 6, act, var);
+    /* (The first may stay with all three: send, nearest to itself, is
+     * not twice as near as flush, which it calls.) */
+    CHECK(only_sym(m, act[1]) != unit_sym(g, "res.parse"));
+    CHECK_INT(only_sym(m, act[2]), unit_sym(g, "res.flush"));
+    CHECK_INT(only_sym(m, act[5]), unit_sym(g, "res.flush"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
+/* One line logged by three entry points of a request, each in a file of
+ * its own: a fallback that would warn right after it (the log never shows
+ * that warning), a bad-URL path that logs nothing else, and the route
+ * handler, whose other line the log shows. */
+static const char fallback_js[] =
+    "function fallback(req, log) {\n"
+    "  log.info({ req }, 'incoming request');\n"
+    "  log.warn('the default handler did not catch this, report it');\n"
+    "}\n"
+    "module.exports = { fallback };\n";
+static const char bad_url_js[] = "function onBadUrl(req, log) {\n"
+                                 "  log.info({ req }, 'incoming request');\n"
+                                 "}\n"
+                                 "module.exports = { onBadUrl };\n";
+static const char route_js[] = "function routeHandler(req, log) {\n"
+                               "  if (req.old) {\n"
+                               "    log.info('request aborted - invalid HTTP version');\n"
+                               "    return;\n"
+                               "  }\n"
+                               "  log.info({ req }, 'incoming request');\n"
+                               "}\n"
+                               "module.exports = { routeHandler };\n";
+static const char dispatch_js[] = "const { fallback } = require('./fallback');\n"
+                                  "function dispatch(req, log) {\n"
+                                  "  log.debug('dispatching %s', req.url);\n"
+                                  "  if (req.lost) fallback(req, log);\n"
+                                  "  else routes[req.url](req, log);\n"
+                                  "}\n"
+                                  "module.exports = { dispatch };\n";
+
+TEST(mapper_a_line_the_code_would_follow_with_one_never_logged_is_not_there)
+{
+    unit_write_str("entry/lib/fallback.js", fallback_js);
+    unit_write_str("entry/lib/bad.js", bad_url_js);
+    unit_write_str("entry/lib/route.js", route_js);
+    unit_write_str("entry/lib/dispatch.js", dispatch_js);
+    graph *g = index_dir("entry");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t fallback = unit_sym(g, "fallback.fallback"),
+             handler = unit_sym(g, "route.routeHandler");
+    static const char *const kase[] = {"dispatching /a", "incoming request",
+                                       "request aborted - invalid HTTP version",
+                                       "incoming request"};
+    uint32_t act[4], var[4];
+    for (int k = 0; k < 8; k++) {
+        map_case_msgs(m, kase, 4, act, var);
+        /* dispatch calls the fallback, the nearest: but it would warn. */
+        CHECK(only_sym(m, act[1]) != fallback);
+    }
+    /* Where the case tells nothing, the group's order. */
+    CHECK_INT(only_sym(m, act[3]), handler);
+    finish(m);
+    map_activity a = activity(m, map_mapper_find(m, "incoming request"));
+    CHECK_INT(a.nsyms, 3);
+    CHECK_INT(a.syms[0], handler);
+    CHECK_INT(a.amb, MAP_AMB_RUNS);
+    CHECK_INT(a.syms[2], fallback);
+    map_mapper_free(m);
+    graph_close(g);
+}
