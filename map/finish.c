@@ -1403,7 +1403,21 @@ static void apply_refutations(map_mapper *m)
             if (i != lead &&
                 near_kin(m->g, m->syms.v[g->sym_off + i], m->syms.v[g->sym_off + lead]))
                 lead = UINT32_MAX;
-        if (nout == 0 && lead == UINT32_MAX)
+        /* Already last and below the others (an earlier finish() put them
+         * there, and nothing weighed the group since): weighing them again
+         * would only move the others' weights by another normalisation. */
+        bool last = true;
+        float low_in = 1, high_out = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            float c = m->conf.v[g->sym_off + i];
+            last &= i + nout < n ? !out[i] : out[i];
+            if (out[i])
+                high_out = c > high_out ? c : high_out;
+            else
+                low_in = c < low_in ? c : low_in;
+        }
+        last &= high_out < low_in;
+        if (lead == UINT32_MAX && (nout == 0 || last))
             continue;
         /* (The ones neither shown nor refuted in between.) */
         double w[MAX_CAND];

@@ -6913,5 +6913,26 @@ TEST(mapper_a_line_the_code_would_follow_with_one_never_logged_is_not_there)
     CHECK_INT(a.amb, MAP_AMB_RUNS);
     CHECK_INT(a.syms[2], fallback);
     map_mapper_free(m);
+
+    /* Nothing shows the handler running: the fallback goes last alone,
+     * and finish() again (the daemon's, after each batch) keeps the
+     * weights as they are. */
+    m = new_mapper(g, &o);
+    static const char *const quiet[] = {"dispatching /a", "incoming request"};
+    for (int k = 0; k < 8; k++)
+        map_case_msgs(m, quiet, 2, act, var);
+    finish(m);
+    uint32_t group = map_mapper_find(m, "incoming request");
+    map_activity first = activity(m, group);
+    CHECK_INT(first.nsyms, 3);
+    CHECK_INT(first.syms[2], fallback);
+    CHECK(first.conf[2] < first.conf[1]);
+    finish(m);
+    map_activity again = activity(m, group);
+    for (uint32_t i = 0; i < 3; i++) {
+        CHECK_INT(again.syms[i], first.syms[i]);
+        CHECK(again.conf[i] == first.conf[i]);
+    }
+    map_mapper_free(m);
     graph_close(g);
 }
