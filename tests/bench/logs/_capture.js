@@ -85,6 +85,7 @@
  */
 const fs = require('fs');
 const path = require('path');
+const os = require('os');
 const util = require('util');
 const zlib = require('zlib');
 const { performance } = require('perf_hooks');
@@ -647,6 +648,15 @@ function rngTools(rand) {
   return { rand, int, pick, chance, shuffle, sample };
 }
 
+// A temp dir for a run's fixtures, pmrag-NAME-XXXXXX, removed at exit and
+// by the cleanup() it comes with.
+function tempDir(name) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pmrag-${name}-`));
+  const cleanup = () => { try { fs.rmSync(dir, { recursive: true, force: true }); } catch (e) { /* ignore */ } };
+  process.on('exit', cleanup);
+  return { dir, cleanup };
+}
+
 // The generators' command line: --repo (print the directory to index),
 // --out FILE, --cases N (default cases), --seed S, --deps DIR (default
 // .deps/corpus/NAME in the repository); anything else exits 2.
@@ -671,5 +681,5 @@ function callSite(log, skipFn) {
 
 module.exports = {
   EventLog, hookDebug, hookBunyan, findDebugCopies, findPackageCopies, callSite, staticQualname, scanFunctions,
-  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS, parseArgs,
+  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS, parseArgs, tempDir,
 };

@@ -202,9 +202,7 @@ const noop = () => {};
 
 // ---------------------------------------------------------------------------
 // Fixtures: files the stream routes send, in a temp dir removed at exit.
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-fastify-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('fastify');
 fs.writeFileSync(path.join(TMP, 'report.txt'), 'quarterly figures, line after line\n'.repeat(400));
 fs.writeFileSync(path.join(TMP, 'small.json'), '{"items":[1,2,3]}\n');
 

@@ -145,9 +145,7 @@ process.on('unhandledRejection', noop);
 
 // ---------------------------------------------------------------------------
 // Fixtures: temp dir and a throw-away certificate (LDAPS cases need openssl).
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-ldapjs-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('ldapjs');
 let KEY = null;
 let CERT = null;
 try {

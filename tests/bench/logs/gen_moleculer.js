@@ -120,9 +120,7 @@ if (!args.out) {
 let mathRandom = cap.seededRandom(`${args.seed}-load`);
 Math.random = function seededMathRandom() { return mathRandom(); };
 
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-moleculer-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('moleculer');
 
 const log = new cap.EventLog(args.out, {
   indexDir: INDEX_DIR,

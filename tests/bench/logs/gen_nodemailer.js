@@ -157,9 +157,7 @@ process.on('uncaughtException', (e) => {
 
 // ---------------------------------------------------------------------------
 // Fixtures: temp dir, throw-away certificate, DKIM key, fake sendmail scripts.
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-nodemailer-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('nodemailer');
 
 execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(TMP, 'key.pem'),
   '-out', path.join(TMP, 'cert.pem'), '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });

@@ -153,9 +153,7 @@ const noop = () => {};
 
 // ---------------------------------------------------------------------------
 // Fixtures: static files and an upload dir, in a temp dir removed at exit.
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-restify-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('restify');
 const PUB = path.join(TMP, 'public');
 const UPLOADS = path.join(TMP, 'uploads');
 for (const d of [PUB, path.join(PUB, 'docs'), path.join(PUB, 'empty'), UPLOADS]) fs.mkdirSync(d, { recursive: true });

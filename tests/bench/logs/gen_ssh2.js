@@ -182,9 +182,7 @@ function within(ms, fn) {
 
 // ---------------------------------------------------------------------------
 // Fixtures: keys (once per run), local files for fastGet/fastPut.
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-ssh2-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('ssh2');
 
 const gen = (type, opts) => utils.generateKeyPairSync(type, opts);
 const HOST_KEYS = {

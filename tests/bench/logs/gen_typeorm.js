@@ -157,9 +157,7 @@ if (!args.out) {
 
 // ---------------------------------------------------------------------------
 // Fixtures: temp dir (app root of the FileLogger, glob-loaded files).
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-typeorm-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('typeorm');
 
 // Colours off (typeorm's highlighter and prefixes use `ansis`, which reads
 // these at load), the file logger's app root in the temp dir.

@@ -87,9 +87,7 @@ if (!args.out) {
 process.env.NODE_ENV = 'production';
 
 const cap = require('./_capture');
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'pmrag-verdaccio-'));
-function cleanup() { try { fs.rmSync(TMP, { recursive: true, force: true }); } catch (e) { /* ignore */ } }
-process.on('exit', cleanup);
+const { dir: TMP, cleanup } = require('./_capture').tempDir('verdaccio');
 
 // the pino copy verdaccio's logger is made with (logger-7's own, else the top one)
 function pinoDir() {
