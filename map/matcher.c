@@ -28,7 +28,7 @@
 /* ------------------------------------------------------------------ */
 
 typedef struct mt_entry {
-    pcre2_code *re;
+    pcre2_code *re;   /* NULL for a call that says nothing (silent) */
     uint32_t emit;    /* the emit site */
     uint32_t tmpl;    /* the emit whose template it is (a constant for REF sites) */
     uint32_t literal; /* literal bytes */
@@ -560,7 +560,8 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
                       const graph_emit *e, const tmpl_info *ti)
 {
     mt_entry *x = &m->e[m->n++];
-    x->jit = m->jit && pcre2_jit_compile(re, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
+    x->jit =
+        re && m->jit && pcre2_jit_compile(re, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
     x->re = re;
     x->emit = id;
     x->tmpl = tid;
@@ -672,15 +673,12 @@ static bool says_nothing(const graph_emit *e)
            e->nargs == 0;
 }
 
+/* (No pattern: an empty message is the one thing it matches, and
+ * match_silent() alone reaches it.) */
 static void silent_add(map_matcher *m, uint32_t id, const graph_emit *e, tmpl_info *ti)
 {
     tmpl_parse("", ti);
-    int err;
-    PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)ti->pat.data, ti->pat.len, 0, &err, &off, NULL);
-    if (!re)
-        return;
-    entry_add(m, re, id, id, e, ti);
+    entry_add(m, NULL, id, id, e, ti);
     m->silent[m->nsilent++] = m->n - 1;
 }
 
