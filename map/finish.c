@@ -1350,6 +1350,23 @@ static bool near_kin(const graph *g, uint32_t a, uint32_t b)
     return ca != GRAPH_NONE && cb != GRAPH_NONE && map__one_hierarchy(g, ca, cb);
 }
 
+/* Whether function sym logs other texts than text[0..len), and none
+ * that only it logs: whether it runs, no message can show. */
+static bool cannot_show(map_mapper *m, uint32_t sym, const char *text, size_t len)
+{
+    map__ensure_tellers(m);
+    if (m->sym_tells[sym])
+        return false;
+    uint32_t first, n = graph_symbol_emits(m->g, sym, &first);
+    for (uint32_t e = first; e < first + n; e++) {
+        graph_emit x;
+        graph_get_emit(m->g, e, &x);
+        if (x.tmpl[0] && !map__site_has_text(m->g, e, text, len))
+            return true;
+    }
+    return false;
+}
+
 /*
  * The groups still tied, in place as the weights above: a candidate the
  * log refutes (map__refuted: the code says it would have logged next a
@@ -1398,11 +1415,17 @@ static void apply_refutations(map_mapper *m)
             lead = UINT32_MAX;
         /* Another candidate in the lead's file or class hierarchy may well
          * run too (its caller is there: a helper of the method that
-         * logs, in its base class). */
-        for (uint32_t i = 0; i < n && lead != UINT32_MAX; i++)
-            if (i != lead &&
-                near_kin(m->g, m->syms.v[g->sym_off + i], m->syms.v[g->sym_off + lead]))
+         * logs, in its base class); and one that logs other texts, all
+         * of which another function logs too, was not shown running for
+         * want of a way to show it. */
+        const char *text = core_strtab_str(&m->strs, g->text);
+        size_t len = map__text_base_len(text);
+        for (uint32_t i = 0; i < n && lead != UINT32_MAX; i++) {
+            uint32_t sym = m->syms.v[g->sym_off + i];
+            if (i != lead && (near_kin(m->g, sym, m->syms.v[g->sym_off + lead]) ||
+                              cannot_show(m, sym, text, len)))
                 lead = UINT32_MAX;
+        }
         /* Already last and below the others (an earlier finish() put them
          * there, and nothing weighed the group since): weighing them again
          * would only move the others' weights by another normalisation. */

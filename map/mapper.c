@@ -282,6 +282,8 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->logger_files);
     core_map_free(&m->logger_total);
     core_map_free(&m->file_logged);
+    free(m->file_tells);
+    free(m->sym_tells);
     core_map_free(&m->logger_recv);
     core_vec_free(&m->nbs);
     core_map_free(&m->chain_index);
@@ -628,7 +630,72 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
  * or from many files (one logger for a whole package), tells nothing
  * that way.
  */
-static uint32_t by_logger_share(const map_mapper *m, uint64_t l, const uint32_t *syms, uint32_t ns)
+/* The owner of each template: its first site's, in a map keyed by the
+ * template's hash, marked shared when a site of another has it too. */
+static uint64_t tmpl_key(const graph_emit *e)
+{
+    return map__key64(core_hash64(e->tmpl, strlen(e->tmpl), 0));
+}
+
+static void note_owner(core_map *owners, uint64_t key, uint32_t owner)
+{
+    bool ins;
+    uint64_t *o = core_map_put(owners, key, &ins);
+    if (ins)
+        *o = owner;
+    else if (*o != owner)
+        *o = UINT32_MAX;
+}
+
+void map__ensure_tellers(map_mapper *m)
+{
+    if (m->file_tells)
+        return;
+    uint32_t nf = graph_nfiles(m->g), ns = graph_nsymbols(m->g), ne = graph_nemits(m->g);
+    m->file_tells = calloc(nf ? nf : 1, 1);
+    m->sym_tells = calloc(ns ? ns : 1, 1);
+    if (!m->file_tells || !m->sym_tells)
+        core_panic("out of memory");
+    core_map by_file = {0}, by_sym = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < ne; i++) {
+            graph_emit e;
+            graph_symbol s;
+            graph_get_emit(m->g, i, &e);
+            if (!e.tmpl[0] || e.symbol == GRAPH_NONE)
+                continue;
+            graph_get_symbol(m->g, e.symbol, &s);
+            uint64_t k = tmpl_key(&e);
+            if (pass == 0) {
+                note_owner(&by_file, k, s.file_id);
+                note_owner(&by_sym, k, e.symbol);
+                continue;
+            }
+            if (*core_map_get(&by_file, k) == s.file_id)
+                m->file_tells[s.file_id] = 1;
+            if (*core_map_get(&by_sym, k) == e.symbol)
+                m->sym_tells[e.symbol] = 1;
+        }
+    }
+    core_map_free(&by_file);
+    core_map_free(&by_sym);
+}
+
+/* Whether a logging call of function sym names logger as its own. */
+static bool names_logger(const graph *g, uint32_t sym, const char *logger)
+{
+    uint32_t first, n = graph_symbol_emits(g, sym, &first);
+    for (uint32_t e = first; e < first + n; e++) {
+        graph_emit x;
+        graph_get_emit(g, e, &x);
+        if (x.logger[0] && map__logger_agrees(x.logger, logger))
+            return true;
+    }
+    return false;
+}
+
+static uint32_t by_logger_share(const map_mapper *m, uint64_t l, const char *logger,
+                                const uint32_t *syms, uint32_t ns)
 {
     const uint64_t *total = core_map_get(&m->logger_total, map__key64(l));
     if (!total)
@@ -651,7 +718,19 @@ static uint32_t by_logger_share(const map_mapper *m, uint64_t l, const uint32_t 
             other = n;
         }
     }
-    return !most || most < 10 * other || 2 * most < *total ? GRAPH_NONE : best;
+    if (!most || most < 10 * other || 2 * most < *total)
+        return GRAPH_NONE;
+    /* A candidate that logs through this very logger, in a file that no
+     * message can show logging, was never seen there for want of a way,
+     * not because it did not log. */
+    for (uint32_t i = 0; i < ns; i++) {
+        graph_symbol s;
+        graph_get_symbol(m->g, syms[i], &s);
+        if (s.file_id != best_file && !m->file_tells[s.file_id] &&
+            names_logger(m->g, syms[i], logger))
+            return GRAPH_NONE;
+    }
+    return best;
 }
 
 /* The messages one file's templates matched (from records with a logger
@@ -718,14 +797,15 @@ static uint32_t group_member(map_mapper *m, uint32_t group, uint32_t sym);
  * (which of them runs, the case tells). */
 static bool hierarchy_variants(const map_mapper *m, uint32_t group);
 
-static uint32_t logger_member(map_mapper *m, uint32_t group, const msg_rec *r)
+static uint32_t logger_member(map_mapper *m, uint32_t group, const msg_rec *r, const char *logger)
 {
     const act_rec *g = &m->acts.v[group];
     if (!r->source || g->logger_handed || g->ncand < 2)
         return UINT32_MAX;
     const uint32_t *syms = m->cands.v + g->cand_off;
     uint32_t ns = map__group_size(m, group);
-    uint32_t best = r->by_decoration ? GRAPH_NONE : by_logger_share(m, r->source, syms, ns);
+    map__ensure_tellers(m);
+    uint32_t best = r->by_decoration ? GRAPH_NONE : by_logger_share(m, r->source, logger, syms, ns);
     if (best == GRAPH_NONE)
         best = by_file_share(m, r->source, syms, ns);
     if (best == GRAPH_NONE || hierarchy_variants(m, group))
@@ -1351,7 +1431,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
             m->acts.v[r.act].logger_handed = logger_handed(m, emits, n);
         uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);
         if (member == UINT32_MAX) {
-            member = logger_member(m, r.act, &r);
+            member = logger_member(m, r.act, &r, ev->logger);
             how = MAP_AMB_LOGGER;
         }
         if (member != UINT32_MAX) {
@@ -1772,7 +1852,7 @@ void map_mapper_peek(map_mapper *m, const map_event *ev, const uint32_t *recent,
     uint32_t act = r.act;
     /* (resolve_message asked the record's source already) */
     if (cached && act == UINT32_MAX && r.group != UINT32_MAX)
-        act = logger_member(m, r.group, &r);
+        act = logger_member(m, r.group, &r, ev->logger);
     group_if_placed(m, &act, &r.group);
     if (act == UINT32_MAX && r.group != UINT32_MAX)
         act = resolve_ambiguous(m, r.group, &c).act;
@@ -1822,7 +1902,7 @@ void map_mapper_map(map_mapper *m, const map_event *ev, const uint32_t *recent, 
      * than when the message was first resolved and cached (a message
      * resolved just now was asked in resolve_message). */
     if (v && !ins && act == UINT32_MAX && r.group != UINT32_MAX)
-        act = logger_member(m, r.group, &r);
+        act = logger_member(m, r.group, &r, ev->logger);
     /* v still points at the entry: nothing above inserts into msg_cache. */
     if (act != UINT32_MAX && r.gen == UINT32_MAX) {
         /* Nothing about this message can change: keep the outcome. */

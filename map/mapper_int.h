@@ -203,6 +203,11 @@ struct map_mapper {
     core_map logger_total;
     /* file -> what logger_files counts there, summed over the sources. */
     core_map file_logged;
+    /* Per file, and per symbol: whether a site of it has a template no
+     * other file's (symbol's) site has, so that a message can show it
+     * logging at all (a module whose every message another module logs
+     * too never can); built on first use (map__ensure_tellers). */
+    uint8_t *file_tells, *sym_tells;
     /* What each logger was shown to log through: (logger, a candidate
      * call's receiver) -> distinct messages a template of such a call
      * matched. */
@@ -258,6 +263,9 @@ bool map__site_has_text(const graph *g, uint32_t e, const char *text, size_t n);
  * its sites of the group's text is surely followed by a logging call of
  * a literal message, at a level no lower, that no event showed. */
 bool map__refuted(const map_mapper *m, uint32_t group, uint32_t sym);
+
+/* Builds m->file_tells and m->sym_tells on first use. */
+void map__ensure_tellers(map_mapper *m);
 
 /* Builds the PageRank net over the code graph on first use. */
 void map__ensure_code_net(map_mapper *m);

@@ -378,8 +378,8 @@ static void index_add(core_map *m, uint32_t *chain, uint64_t key, uint32_t id)
     *v = (uint64_t)id + 1;
 }
 
-/* The logger a site logs through: the one its code names, or else its
- * module's (as logging.getLogger(__name__) gives). */
+/* The logger a site logs through: the one its code names, or else, in
+ * Python, its module's (as logging.getLogger(__name__) gives). */
 static const char *site_logger(const graph *g, const graph_emit *e)
 {
     if (e->logger[0] || e->symbol == GRAPH_NONE)
@@ -388,6 +388,11 @@ static const char *site_logger(const graph *g, const graph_emit *e)
     graph_file_info f;
     graph_get_symbol(g, e->symbol, &s);
     graph_get_file(g, s.file_id, &f);
+    /* Python names loggers after modules (`getLogger(__name__)`); a
+     * JavaScript logger's name is the application's or the service's,
+     * and that it reads like a file's name says nothing. */
+    if (f.lang != GRAPH_LANG_PYTHON)
+        return e->logger;
     graph_get_symbol(g, f.module, &ms);
     return ms.qualname;
 }
@@ -939,8 +944,7 @@ static int level_code(const char *s)
     return -1;
 }
 
-/* Whether a site's logger name agrees with the record's. */
-static bool logger_agrees(const char *site, const char *rec)
+bool map__logger_agrees(const char *site, const char *rec)
 {
     if (!site[0])
         return false;
@@ -1267,7 +1271,7 @@ static bool data_of_logger(const map_matcher *m, const map_match_work *w, const 
     }
     for (uint32_t i = 0; i < m->nunseen; i++)
         if (!m->unseen[i].call && m->unseen[i].level == lc &&
-            logger_agrees(m->unseen[i].logger, logger))
+            map__logger_agrees(m->unseen[i].logger, logger))
             return true;
     return false;
 }
@@ -1347,7 +1351,7 @@ static bool own_site_among(const map_matcher *m, const map_match_work *w, const 
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
         if (x->kind == GRAPH_EMIT_LOG && !x->is_const && x->literal > 0 &&
-            (lc < 0 || x->level == lc) && logger_agrees(x->logger, logger))
+            (lc < 0 || x->level == lc) && map__logger_agrees(x->logger, logger))
             return true;
     }
     return false;
@@ -1621,7 +1625,7 @@ static uint32_t narrow_ties(const map_matcher *m, map_match_work *w, const char 
     if (w->nhits > 1 && logger && logger[0]) {
         keep = 0;
         for (uint32_t i = 0; i < w->nhits; i++)
-            if (logger_agrees(m->e[w->hits[i]].logger, logger))
+            if (map__logger_agrees(m->e[w->hits[i]].logger, logger))
                 w->hits[keep++] = w->hits[i];
         if (keep == 0) {
             /* None agrees: those that name another logger did not log
@@ -1856,7 +1860,7 @@ static bool unseen_fits(const struct unseen *u, const unseen_q *q)
                (!u->re ||
                 pcre2_match(u->re, (PCRE2_SPTR)q->msg, q->len, 0, 0, q->w->md, q->m->mctx) >= 0);
     if (q->logger)
-        return logger_agrees(u->logger, q->logger);
+        return map__logger_agrees(u->logger, q->logger);
     for (uint32_t i = 0; i < q->nfiles; i++)
         if (q->files[i] == u->file)
             return true;
@@ -1917,7 +1921,7 @@ bool map_matcher_unseen_takes(const map_matcher *m, map_match_work *w, uint32_t 
      * logging through `self.log` is given when nothing else is known. */
     graph_emit e;
     graph_get_emit(m->g, emit, &e);
-    if (e.logger[0] && logger && logger[0] && !logger_agrees(e.logger, logger))
+    if (e.logger[0] && logger && logger[0] && !map__logger_agrees(e.logger, logger))
         return false;
     const pcre2_code *re = shown ? u->tight : u->re;
     return !re || pcre2_match(re, (PCRE2_SPTR)msg, len, 0, 0, w->md, m->mctx) >= 0;

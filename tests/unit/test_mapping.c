@@ -6936,3 +6936,90 @@ TEST(mapper_a_line_the_code_would_follow_with_one_never_logged_is_not_there)
     map_mapper_free(m);
     graph_close(g);
 }
+
+/* One service, one logger: two HTTP protocol variants whose every text
+ * the other logs too, and a websocket handler with texts of its own. That
+ * the log shows the logger's texts coming from the websocket's file, and
+ * the handler running, says nothing of which module logged a text all
+ * three log: the variants' files could never show themselves. */
+static const char tell_h11_py[] = "import logging\n"
+                                  "log = logging.getLogger('svc')\n"
+                                  "class H11Protocol:\n"
+                                  "    def run(self, app):\n"
+                                  "        log.info('request started %s', app)\n"
+                                  "        log.error('Exception in application')\n";
+static const char tell_htt_py[] = "import logging\n"
+                                  "log = logging.getLogger('svc')\n"
+                                  "class HttProtocol:\n"
+                                  "    def run(self, app):\n"
+                                  "        log.info('request started %s', app)\n"
+                                  "        log.error('Exception in application')\n";
+static const char tell_ws_py[] = "import logging\n"
+                                 "log = logging.getLogger('svc')\n"
+                                 "class WebSocket:\n"
+                                 "    def serve(self, app):\n"
+                                 "        log.info('frame received %s', app)\n"
+                                 "        log.error('Exception in application')\n";
+
+TEST(mapper_a_module_that_cannot_show_itself_is_not_shown_absent)
+{
+    unit_write_str("tellsvc/svc/h11.py", tell_h11_py);
+    unit_write_str("tellsvc/svc/htt.py", tell_htt_py);
+    unit_write_str("tellsvc/svc/ws.py", tell_ws_py);
+    graph *g = index_dir("tellsvc");
+    map_mapper_opts o = {.no_tokens = true};
+    uint32_t ws = unit_sym(g, "ws.WebSocket.serve");
+    for (int source = 0; source < 2; source++) {
+        /* First through the logger (its files), then with none (the
+         * functions the log shows running). */
+        const char *logger = source == 0 ? "svc" : NULL;
+        map_mapper *m = new_mapper(g, &o);
+        char text[64];
+        for (int i = 0; i < 12; i++) {
+            snprintf(text, sizeof text, "frame received %d", i);
+            map_one(m, text, logger, "INFO", true, NULL);
+            snprintf(text, sizeof text, "request started %d", i);
+            map_one(m, text, logger, "INFO", true, NULL);
+        }
+        uint32_t a = map_one(m, "Exception in application", logger, "ERROR", true, NULL);
+        CHECK(only_sym(m, a) != ws);
+        finish(m);
+        map_activity pa = activity(m, map_mapper_find(m, "Exception in application"));
+        CHECK_INT(pa.nsyms, 3);
+        CHECK_INT(pa.amb, MAP_AMB_TIED);
+        CHECK(pa.conf[0] == pa.conf[2]);
+        map_mapper_free(m);
+    }
+    graph_close(g);
+}
+
+/* An application's pino logger named like one of the framework's files:
+ * in JavaScript that says nothing of where a record came from (in Python,
+ * a logger is named after its module). */
+static const char appname_server_js[] = "function onBadUrl(req, log) {\n"
+                                        "  log.info({ req }, 'incoming request');\n"
+                                        "}\n"
+                                        "module.exports = { onBadUrl };\n";
+static const char appname_route_js[] = "function routeHandler(req, log) {\n"
+                                       "  log.info({ req }, 'incoming request');\n"
+                                       "  log.info('request routed');\n"
+                                       "}\n"
+                                       "module.exports = { routeHandler };\n";
+
+TEST(mapper_a_javascript_logger_named_like_a_file_is_no_sign_of_it)
+{
+    unit_write_str("appname/server.js", appname_server_js);
+    unit_write_str("appname/lib/route.js", appname_route_js);
+    unit_write_str("appname/py/server.py", "def on_bad_url(log):\n    log.info('incoming call')\n");
+    unit_write_str("appname/py/route.py", "def route(log):\n    log.info('incoming call')\n");
+    graph *g = index_dir("appname");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "incoming request", "server", "INFO");
+    CHECK_INT(a.nsyms, 2);
+    a = map_logged(m, "incoming call", "py.server", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "server.on_bad_url"));
+    map_mapper_free(m);
+    graph_close(g);
+}
