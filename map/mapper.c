@@ -1427,6 +1427,16 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         map_ambiguity how = MAP_AMB_MESSAGE;
         uint32_t named =
             named_candidate(m, text, len, map__template_text(m->g, emits[0]), syms, ns);
+        /* The class of the object logging, when the message names it (a
+         * repr of self): its sites, as a class an earlier event of the
+         * case named picks them (class_pick). */
+        if (named == GRAPH_NONE) {
+            uint32_t cls = map__class_told(m, r.act, text);
+            double none[MAX_CAND] = {0};
+            map__case c = {.told = &cls, .ntold = 1};
+            if (cls != GRAPH_NONE)
+                named = class_pick(m, r.act, &c, none);
+        }
         if (!m->dry && !m->acts.v[r.act].logger_handed)
             m->acts.v[r.act].logger_handed = logger_handed(m, emits, n);
         uint32_t member = named == GRAPH_NONE ? UINT32_MAX : group_member(m, r.act, named);

@@ -7023,3 +7023,40 @@ TEST(mapper_a_javascript_logger_named_like_a_file_is_no_sign_of_it)
     map_mapper_free(m);
     graph_close(g);
 }
+
+/* One text logged by two classes of a hierarchy, with the object's repr:
+ * the subclass the message names runs the method it inherits, whatever
+ * the case did before. */
+static const char loops_py[] =
+    "import logging\n"
+    "log = logging.getLogger(__name__)\n"
+    "class BaseLoop:\n"
+    "    def __repr__(self):\n"
+    "        return '<%s.%s>' % (type(self).__module__, type(self).__name__)\n"
+    "class SelectLoop(BaseLoop):\n"
+    "    def unregister(self, fd):\n"
+    "        log.debug('fd was no longer registered (%r)', self)\n"
+    "class BasePollLoop(BaseLoop):\n"
+    "    def unregister(self, fd):\n"
+    "        log.debug('fd was no longer registered (%r)', self)\n"
+    "class PollLoop(BasePollLoop):\n"
+    "    pass\n"
+    "class EpollLoop(BasePollLoop):\n"
+    "    pass\n";
+
+TEST(mapper_the_class_a_message_names_runs_what_it_inherits)
+{
+    unit_write_str("loops/loops.py", loops_py);
+    graph *g = index_dir("loops");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "fd was no longer registered (<loops.PollLoop>)", NULL, "DEBUG");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "loops.BasePollLoop.unregister"));
+    CHECK_INT(a.amb, MAP_AMB_MESSAGE);
+    a = map_logged(m, "fd was no longer registered (<loops.SelectLoop>)", NULL, "DEBUG");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "loops.SelectLoop.unregister"));
+    map_mapper_free(m);
+    graph_close(g);
+}
