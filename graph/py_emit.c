@@ -540,6 +540,36 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
         graph__mark_logs(x->f, sc->sym, mi.style);
 }
 
+/* A span started as the current one (`with tracer.start_as_current_span(...)`,
+ * or as a decorator) records an exception that leaves its block as a span
+ * event named "exception": the SDK's default, with no literal in the code
+ * for it, unless the call says record_exception=False. A site of its own,
+ * on the span's line. */
+void graph__py_exception_event(px *x, TSNode call, const emit_plan *pl, const py_scope *sc)
+{
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    uint32_t k = is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ty(a) != N_KEYWORD_ARGUMENT)
+            continue;
+        TSNode name = fieldn(a, F_NAME), v = fieldn(a, F_VALUE);
+        if (!is_null(name) && !is_null(v) && text_eq(x, name, "record_exception") &&
+            text_eq(x, v, "False"))
+            return;
+    }
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_EVENT;
+    em.style = GRAPH_STYLE_PLAIN;
+    em.tmpl = "exception";
+    em.receiver = pl->receiver;
+    em.method = "record_exception";
+    em.sym = sc->sym;
+    em.line = gx_line(call);
+    em.flags = (uint32_t)x->emit_flags;
+    core_vec_push(&x->f->emits, em);
+}
+
 /* ---- assignments ---- */
 
 void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *sc, int depth)

@@ -450,6 +450,7 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
 const char *graph__py_logger_name_of_call(px *x, TSNode call);
 bool graph__py_is_logger_factory(px *x, TSNode call, const py_scope *sc);
 bool graph__py_loggerish_path(px *x, const char *recv);
+void graph__py_exception_event(px *x, TSNode call, const emit_plan *pl, const py_scope *sc);
 bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
                          const py_scope *sc);
 bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan *pl,

@@ -46,6 +46,8 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
     if (graph__py_plan_emit(x, n, fn, path, &pl, sc)) {
         graph__py_make_emit(x, n, &pl, sc, depth);
         graph__py_record_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth);
+        if (pl.kind == GRAPH_EMIT_SPAN && strcmp(pl.method, "start_as_current_span") == 0)
+            graph__py_exception_event(x, n, &pl, sc);
     } else {
         if (graph__py_plan_candidate(x, n, callee, &pl, sc))
             graph__py_make_emit(x, n, &pl, sc, depth);

@@ -7060,3 +7060,56 @@ TEST(mapper_the_class_a_message_names_runs_what_it_inherits)
     map_mapper_free(m);
     graph_close(g);
 }
+
+/* A span started as the current one records an exception leaving it as a
+ * span event named "exception", with no literal for it in the code: its
+ * line is where such an event comes from, not the one literal "exception"
+ * of a browser client's own tracing helper. */
+static const char spans_pay_py[] =
+    "import logging\n"
+    "from opentelemetry import trace\n"
+    "log = logging.getLogger(__name__)\n"
+    "tracer = trace.get_tracer(__name__)\n"
+    "def authorize(p):\n"
+    "    log.info('authorizing %s', p)\n"
+    "    with tracer.start_as_current_span('payment.authorize'):\n"
+    "        p.charge()\n"
+    "def refund(p):\n"
+    "    with tracer.start_as_current_span('payment.refund', record_exception=False):\n"
+    "        p.refund()\n";
+static const char spans_web_ts[] =
+    "export class RecordingSpan {\n"
+    "  recordException(err: Error): void {\n"
+    "    this.addEvent('exception', { 'exception.type': err.name });\n"
+    "  }\n"
+    "  addEvent(name: string, attrs: object): void {}\n"
+    "}\n";
+
+TEST(mapper_an_exception_leaving_a_python_span_is_its_event)
+{
+    unit_write_str("spanexc/pay/pay.py", spans_pay_py);
+    unit_write_str("spanexc/web/span.ts", spans_web_ts);
+    graph *g = index_dir("spanexc");
+    uint32_t n = graph_nemits(g), events = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, i, &e);
+        if (e.kind == GRAPH_EMIT_EVENT && strcmp(e.tmpl, "exception") == 0) {
+            events++;
+            if (e.symbol == unit_sym(g, "pay.authorize"))
+                CHECK_INT(e.line, unit_line_of(spans_pay_py, "payment.authorize"));
+            CHECK(e.symbol != unit_sym(g, "pay.refund"));
+        }
+    }
+    CHECK_INT(events, 2);
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_event ev[2] = {{.text = "authorizing p1", .len = 14, .level = "INFO", .learn = true},
+                       {.text = "exception", .len = 9, .level = "EVENT", .learn = true}};
+    uint32_t act[2], var[2];
+    map_mapper_map(m, &ev[0], NULL, 0, NULL, 0, &act[0], &var[0]);
+    map_mapper_map(m, &ev[1], act, 1, NULL, 0, &act[1], &var[1]);
+    CHECK_INT(only_sym(m, act[1]), unit_sym(g, "pay.authorize"));
+    map_mapper_free(m);
+    graph_close(g);
+}
