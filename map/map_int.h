@@ -183,10 +183,10 @@ void map__recount(map_mapper *m, uint32_t from, uint32_t to);
 bool map__variants(const map_mapper *m, uint32_t group);
 /* Whether symbols cands[0..nc) are variants, as map__variants says of a
  * group's candidates. */
+bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc);
 /* Whether a site's logger name agrees with a record's ("botocore.hooks"
  * with a module "hooks" indexed from inside its package). */
 bool map__logger_agrees(const char *site, const char *rec);
-bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc);
 /* Adds to syms[0..n) (weights w) the methods of the same name that the
  * sibling classes of each one's class have of their own, where those
  * classes log alike (a platform's or a worker kind's variant of the same

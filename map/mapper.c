@@ -620,16 +620,6 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
     return k;
 }
 
-/*
- * Several sites in different files log one template, and the record's
- * logger names none of them (a component name given at run time, a logger
- * handed in). The messages of that logger which one file's templates
- * matched show where it logs: the candidate whose file has most of them,
- * where no other candidate's file has a tenth as many, is where it logged
- * this one too. A logger that logs from the files of several candidates,
- * or from many files (one logger for a whole package), tells nothing
- * that way.
- */
 /* The owner of each template: its first site's, in a map keyed by the
  * template's hash, marked shared when a site of another has it too. */
 static uint64_t tmpl_key(const graph_emit *e)
@@ -684,6 +674,8 @@ void map__ensure_tellers(map_mapper *m)
 /* Whether a logging call of function sym names logger as its own. */
 static bool names_logger(const graph *g, uint32_t sym, const char *logger)
 {
+    if (!logger || !logger[0])
+        return false;
     uint32_t first, n = graph_symbol_emits(g, sym, &first);
     for (uint32_t e = first; e < first + n; e++) {
         graph_emit x;
@@ -694,6 +686,16 @@ static bool names_logger(const graph *g, uint32_t sym, const char *logger)
     return false;
 }
 
+/*
+ * Several sites in different files log one template, and the record's
+ * logger names none of them (a component name given at run time, a logger
+ * handed in). The messages of that logger which one file's templates
+ * matched show where it logs: the candidate whose file has most of them,
+ * where no other candidate's file has a tenth as many, is where it logged
+ * this one too. A logger that logs from the files of several candidates,
+ * or from many files (one logger for a whole package), tells nothing
+ * that way.
+ */
 static uint32_t by_logger_share(const map_mapper *m, uint64_t l, const char *logger,
                                 const uint32_t *syms, uint32_t ns)
 {
