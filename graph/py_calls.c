@@ -386,6 +386,58 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
     return ok;
 }
 
+/*
+ * A logging call told to report its caller's line (`stacklevel=2` and
+ * more: `_audit.info("audit %s order=%s", action, order_id, stacklevel=2)`)
+ * logs on behalf of its callers, as a wrapper does: its record names the
+ * caller's function and line. Its message is then the literal format with
+ * the first of its arguments that is a parameter (a bare %s) as the text
+ * the callers pass, the others holes: each call is a site of the caller,
+ * with what it passes there filled in.
+ */
+static bool stacklevel_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg *meta, uint32_t n,
+                           uint32_t msg_pos, gx_arg *out, const py_scope *sc)
+{
+    TSNode vals[32];
+    uint32_t nv = 0;
+    for (uint32_t i = 0; i < n && nv < 32; i++) {
+        if (meta[i].kw || meta[i].pos == UINT32_MAX || meta[i].pos <= msg_pos)
+            continue;
+        if (meta[i].splat)
+            return false;
+        vals[nv++] = nodes[i];
+    }
+    gx_pick pk = {0};
+    for (uint32_t i = 0; i < nv && !pk.p; i++) {
+        const py_param *q = fwd_param(x, sc, vals[i]);
+        if (q)
+            graph__pick_add(&pk, q, q->name, i);
+    }
+    if (!pk.p || !is_stringish(ty(unparen(msg))))
+        return false;
+    core_buf b = {0};
+    bool ok = plain_text(x, unparen(msg), &b);
+    const char *s = b.data ? b.data : "";
+    ok = ok && percent_scan(x, s, b.len, nv, pk.at, UINT32_MAX, false, NULL, NULL);
+    if (ok) {
+        const char *pre = NULL;
+        uint32_t flags = 0;
+        percent_scan(x, s, b.len, nv, pk.at, UINT32_MAX, true, &pre, &flags);
+        set_fwd_around(x, out, &pk, pre, flags);
+    }
+    core_buf_free(&b);
+    return ok;
+}
+
+/* The stacklevel a call passes as a literal integer, or 0. */
+static long stacklevel_of(px *x, const TSNode *nodes, const gx_arg *meta, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (meta[i].kw && strcmp(meta[i].kw, "stacklevel") == 0 && ty(nodes[i]) == N_INTEGER)
+            return strtol(text(x, nodes[i]), NULL, 10);
+    return 0;
+}
+
 /* An argument of a str.format call: by position, or by keyword (kw). */
 typedef struct {
     uint32_t pos; /* UINT32_MAX: none */
@@ -971,6 +1023,7 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
     TSNode nodes[MAX_CALL_ARGS];
     gx_arg meta[MAX_CALL_ARGS];
     uint32_t n = call_args(x, args, nodes, meta, depth);
+    long stacklevel = emit >= 0 ? stacklevel_of(x, nodes, meta, n) : 0;
 
     size_t first = x->f->args.n;
     gx_call rc = {.callee = callee,
@@ -1030,6 +1083,8 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
             alt_at = (int32_t)(x->f->args.n - first);
         }
         if (emit >= 0) {
+            if (is_msg && !m->fwd && stacklevel >= 2)
+                stacklevel_fwd(x, nodes[i], nodes, meta, n, m->pos, m, sc);
             if (is_msg && !m->fwd)
                 continue;
             if (is_msg)

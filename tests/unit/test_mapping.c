@@ -7113,3 +7113,45 @@ TEST(mapper_an_exception_leaving_a_python_span_is_its_event)
     map_mapper_free(m);
     graph_close(g);
 }
+
+/* A helper whose logging call reports its caller's line (stacklevel=2)
+ * logs on behalf of its callers: each call is the caller's site, with
+ * the literal it passes filled in. The same helper without stacklevel
+ * is where its records come from. */
+static const char audit_py[] =
+    "import logging\n"
+    "_audit = logging.getLogger('shop.audit')\n"
+    "_trail = logging.getLogger('shop.trail')\n"
+    "def audit(action, order_id, actor='system'):\n"
+    "    _audit.info('audit %s order=%s actor=%s', action, order_id, actor, stacklevel=2)\n"
+    "def trail(action, order_id):\n"
+    "    _trail.info('trail %s order=%s', action, order_id)\n";
+static const char audit_orders_py[] = "from .audit import audit, trail\n"
+                                      "def confirm(order):\n"
+                                      "    audit('order.confirmed', order.id)\n"
+                                      "    trail('order.confirmed', order.id)\n"
+                                      "def cancel(order):\n"
+                                      "    audit('order.cancelled', order.id, actor='customer')\n"
+                                      "    trail('order.cancelled', order.id)\n";
+
+TEST(mapper_a_helper_reporting_its_callers_line_is_theirs)
+{
+    unit_write_str("stacklvl/shop/__init__.py", "");
+    unit_write_str("stacklvl/shop/audit.py", audit_py);
+    unit_write_str("stacklvl/shop/orders.py", audit_orders_py);
+    graph *g = index_dir("stacklvl");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a =
+        map_logged(m, "audit order.cancelled order=o1 actor=customer", "shop.audit", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "shop.orders.cancel"));
+    a = map_logged(m, "audit order.confirmed order=o2 actor=system", "shop.audit", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "shop.orders.confirm"));
+    a = map_logged(m, "trail order.cancelled order=o1", "shop.trail", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "shop.audit.trail"));
+    map_mapper_free(m);
+    graph_close(g);
+}
