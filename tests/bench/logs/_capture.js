@@ -84,6 +84,7 @@
  * debug 2.x).  logger = namespace, level = 'debug'.
  */
 const fs = require('fs');
+const http = require('http');
 const path = require('path');
 const os = require('os');
 const util = require('util');
@@ -679,7 +680,40 @@ function callSite(log, skipFn) {
   return log.callSite(skipFn || callSite);
 }
 
+/*
+ * One HTTP request of a generator's client, as planned in q: method, path,
+ * headers, body (a string or null), abort (ms after which the client gives
+ * up, 0: never), slowBody (ms between the two halves of the body, 0: at
+ * once), wrongLength (a content-length 5 bytes longer than the body).
+ * Resolves to the status, 0 when the request failed or took over 400 ms,
+ * -1 when the client aborted it.
+ */
+function httpRequest(port, agent, q) {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (v) => { if (!done) { done = true; clearTimeout(guard); resolve(v); } };
+    const headers = Object.assign({}, q.headers);
+    const data = q.body === null ? null : Buffer.from(q.body);
+    if (data) headers['content-length'] = data.length + (q.wrongLength ? 5 : 0);
+    const req = http.request({ host: '127.0.0.1', port, method: q.method, path: q.path, agent, headers }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => finish(res.statusCode));
+      res.on('error', () => finish(0));
+      res.on('aborted', () => finish(0));
+    });
+    const guard = setTimeout(() => { req.destroy(); finish(0); }, 400);
+    req.on('error', () => finish(0));
+    if (q.abort) setTimeout(() => { req.destroy(); finish(-1); }, q.abort);
+    if (data && q.slowBody) {
+      req.write(data.subarray(0, data.length >> 1));
+      setTimeout(() => { if (!req.destroyed) req.end(data.subarray(data.length >> 1)); }, q.slowBody);
+    } else {
+      req.end(data || undefined);
+    }
+  });
+}
+
 module.exports = {
   EventLog, hookDebug, hookBunyan, findDebugCopies, findPackageCopies, callSite, staticQualname, scanFunctions,
-  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS, parseArgs, tempDir,
+  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS, parseArgs, tempDir, httpRequest,
 };

@@ -80,6 +80,43 @@ def copy_packages(src_top, pkgs, dst_top):
     return dst_top
 
 
+def self_signed_cert(tmp, key_password=None):
+    """A throw-away self-signed certificate for localhost and 127.0.0.1, as
+    files in tmp: {"cert", "key"}, and "key_pw" (the key encrypted with
+    key_password) when one is given; None without the cryptography package
+    (no TLS cases then)."""
+    try:
+        import ipaddress
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+    except ImportError:
+        return None
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = _dt.datetime.utcnow()
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - _dt.timedelta(days=1))
+            .not_valid_after(now + _dt.timedelta(days=30))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    out = {"cert": os.path.join(tmp, "cert.pem"), "key": os.path.join(tmp, "key.pem")}
+    with open(out["cert"], "wb") as fh:
+        fh.write(cert.public_bytes(serialization.Encoding.PEM))
+    keys = [("key", serialization.NoEncryption())]
+    if key_password is not None:
+        out["key_pw"] = os.path.join(tmp, "key-pw.pem")
+        keys.append(("key_pw", serialization.BestAvailableEncryption(key_password)))
+    for which, enc in keys:
+        with open(out[which], "wb") as fh:
+            fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, enc))
+    return out
+
+
 def pick(r, table):
     """A value of table, a list of (weight, value) pairs, drawn with the
     random.Random r in proportion to the weights (generators' case plans)."""

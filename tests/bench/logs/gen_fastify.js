@@ -823,31 +823,6 @@ function plan(R, paths, info) {
     slowBody: body && body[1] && R.chance(0.08) ? R.int(5, 20) : 0 };
 }
 
-function request(port, agent, q) {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (v) => { if (!done) { done = true; clearTimeout(guard); resolve(v); } };
-    const headers = Object.assign({}, q.headers);
-    const data = q.body === null ? null : Buffer.from(q.body);
-    if (data) headers['content-length'] = data.length;
-    const req = http.request({ host: '127.0.0.1', port, method: q.method, path: q.path, agent, headers }, (res) => {
-      res.on('data', noop);
-      res.on('end', () => finish(res.statusCode));
-      res.on('error', () => finish(0));
-      res.on('aborted', () => finish(0));
-    });
-    const guard = setTimeout(() => { req.destroy(); finish(0); }, 400);
-    req.on('error', () => finish(0));
-    if (q.abort) setTimeout(() => { req.destroy(); finish(-1); }, q.abort);
-    if (data && q.slowBody) {
-      req.write(data.subarray(0, data.length >> 1));
-      setTimeout(() => { if (!req.destroyed) req.end(data.subarray(data.length >> 1)); }, q.slowBody);
-    } else {
-      req.end(data || undefined);
-    }
-  });
-}
-
 // A raw exchange on a socket of its own: write the pieces, wait for the
 // server to answer and close (or for `wait` ms), then close.
 function rawExchange(port, pieces, wait) {
@@ -941,10 +916,10 @@ async function runCase(i) {
           const n = R.int(2, 4);
           const qs = [];
           for (let j = 0; j < n; j++) qs.push(R.chance(0.5) && qs.length ? qs[0] : plan(R, built.paths, built.info));
-          await Promise.all(qs.map((q) => track(request(port, wide, q))));
+          await Promise.all(qs.map((q) => track(cap.httpRequest(port, wide, q))));
         } else {
           const q = plan(R, built.paths, built.info);
-          const st = await track(request(port, agent, q));
+          const st = await track(cap.httpRequest(port, agent, q));
           if (process.env.PMRAG_VERBOSE) process.stderr.write(`${ck}: ${q.method} ${q.path} -> ${st}\n`);
         }
         if (R.chance(0.08)) await sleep(R.pick([5, 20]));

@@ -93,7 +93,6 @@ import argparse
 import asyncio
 import datetime
 import functools
-import ipaddress
 import logging
 import os
 import random
@@ -145,14 +144,6 @@ from hypercorn.middleware import (AsyncioWSGIMiddleware, HTTPToHTTPSRedirectMidd
                                   TrioWSGIMiddleware)
 from hypercorn.middleware.dispatcher import (AsyncioDispatcherMiddleware,  # noqa: E402
                                              TrioDispatcherMiddleware)
-
-try:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-except ImportError:  # no TLS cases then
-    x509 = None
 
 LOG_METHODS = ("access", "critical", "error", "warning", "info", "debug", "exception", "log")
 WRAPPERS = ({("hypercorn/logging.py", f) for f in LOG_METHODS}
@@ -297,29 +288,6 @@ def listening_ports():
     except OSError:
         pass
     return ports
-
-
-def make_cert(tmp):
-    if x509 is None:
-        return None
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.utcnow()
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=30))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .sign(key, hashes.SHA256()))
-    certfile, keyfile = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
-    with open(certfile, "wb") as fh:
-        fh.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(keyfile, "wb") as fh:
-        fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                   serialization.NoEncryption()))
-    return certfile, keyfile
 
 
 _CTX = {}
@@ -1757,7 +1725,8 @@ def main():
             drain_udp(statsd)
 
     try:
-        certs = make_cert(tmp)
+        made = _capture.self_signed_cert(tmp)
+        certs = (made["cert"], made["key"]) if made else None
         if only:  # debugging: the skipped cases count as written
             log.done.update({i: [] for i in range(a.cases) if i not in todo})
         workers = [threading.Thread(target=worker, name="bench-worker-%d" % k) for k in range(max(1, a.jobs))]

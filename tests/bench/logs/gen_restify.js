@@ -630,31 +630,6 @@ function plan(R, paths, info) {
     wrongLength: body && R.chance(0.03) };
 }
 
-function request(port, agent, q) {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (v) => { if (!done) { done = true; clearTimeout(guard); resolve(v); } };
-    const headers = Object.assign({}, q.headers);
-    const data = q.body === null ? null : Buffer.from(q.body);
-    if (data) headers['content-length'] = data.length + (q.wrongLength ? 5 : 0);
-    const req = http.request({ host: '127.0.0.1', port, method: q.method, path: q.path, agent, headers }, (res) => {
-      res.on('data', noop);
-      res.on('end', () => finish(res.statusCode));
-      res.on('error', () => finish(0));
-      res.on('aborted', () => finish(0));
-    });
-    const guard = setTimeout(() => { req.destroy(); finish(0); }, 400);
-    req.on('error', () => finish(0));
-    if (q.abort) setTimeout(() => { req.destroy(); finish(-1); }, q.abort);
-    if (data && q.slowBody) {
-      req.write(data.subarray(0, data.length >> 1));
-      setTimeout(() => { if (!req.destroyed) req.end(data.subarray(data.length >> 1)); }, q.slowBody);
-    } else {
-      req.end(data || undefined);
-    }
-  });
-}
-
 // ---------------------------------------------------------------------------
 async function runCase(i) {
   const ck = `c${String(i).padStart(5, '0')}`;
@@ -679,9 +654,9 @@ async function runCase(i) {
         const n = R.int(2, 4);
         const qs = [];
         for (let j = 0; j < n; j++) qs.push(R.chance(0.5) && qs.length ? qs[0] : plan(R, built.paths, built));
-        await Promise.all(qs.map((q) => request(port, wide, q)));
+        await Promise.all(qs.map((q) => cap.httpRequest(port, wide, q)));
       } else {
-        await request(port, agent, plan(R, built.paths, built));
+        await cap.httpRequest(port, agent, plan(R, built.paths, built));
       }
       if (R.chance(0.1)) await sleep(R.pick([5, 30]));
     }

@@ -115,7 +115,6 @@ import argparse
 import asyncio
 import atexit
 import copy
-import datetime
 import json
 import logging
 import multiprocessing
@@ -1889,39 +1888,6 @@ def run_case(i):
     return i, cid, rows, stats
 
 
-def make_certs(tmp):
-    try:
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import NameOID
-        import ipaddress
-    except ImportError:  # no TLS cases then
-        return None
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.utcnow()
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=30))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .sign(key, hashes.SHA256()))
-    out = {"cert": os.path.join(tmp, "cert.pem"), "key": os.path.join(tmp, "key.pem"),
-           "key_pw": os.path.join(tmp, "key-pw.pem")}
-    with open(out["cert"], "wb") as fh:
-        fh.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(out["key"], "wb") as fh:
-        fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                   serialization.NoEncryption()))
-    with open(out["key_pw"], "wb") as fh:
-        fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                   serialization.BestAvailableEncryption(b"s3cret")))
-    return out
-
-
 MAIN_CONNS = []  # the main process's ends of the workers' pipes
 
 
@@ -1991,7 +1957,7 @@ def main():
     lost = 0
     workers = []
     try:
-        certs = make_certs(tmp)
+        certs = _capture.self_signed_cert(tmp, key_password=b"s3cret")
         ctx = multiprocessing.get_context("fork")
         args = (a.seed, tmp, certs)
         # the main process only writes: its capture listens to no logger
