@@ -351,6 +351,30 @@ static bool pick_items(px *x, const py_scope *sc, const TSNode *items, uint32_t 
     return true;
 }
 
+/* The %-format literal l of nv values, pk's message and slot among them,
+ * as the text around the callers' message (set_fwd_around); false if the
+ * format is not of that shape. */
+static bool percent_around(px *x, TSNode l, uint32_t nv, const gx_pick *pk, bool with_args,
+                           gx_arg *out)
+{
+    core_buf b = {0};
+    bool ok = plain_text(x, l, &b);
+    const char *s = b.data ? b.data : "";
+    /* Logging's own arguments would %-format the result again: a "%%"
+     * there is no longer literal text. */
+    for (size_t i = 0; ok && with_args && i + 1 < b.len; i++)
+        ok = !(s[i] == '%' && s[i + 1] == '%');
+    ok = ok && percent_scan(x, s, b.len, nv, pk->at, pk->slot_at, false, NULL, NULL);
+    if (ok) {
+        const char *pre = NULL;
+        uint32_t flags = 0;
+        percent_scan(x, s, b.len, nv, pk->at, pk->slot_at, true, &pre, &flags);
+        set_fwd_around(x, out, pk, pre, flags);
+    }
+    core_buf_free(&b);
+    return ok;
+}
+
 /* "[%s] %s" % (self.name, msg), or "[x] %s" % msg. */
 static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
 {
@@ -368,22 +392,7 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
     gx_pick pk = {0};
     if (nv == UINT32_MAX || !pick_items(x, sc, vals, nv, &pk) || !graph__pick_done(&pk, true))
         return false;
-    core_buf b = {0};
-    bool ok = plain_text(x, l, &b);
-    const char *s = b.data ? b.data : "";
-    /* Logging's own arguments would %-format the result again: a "%%"
-     * there is no longer literal text. */
-    for (size_t i = 0; ok && with_args && i + 1 < b.len; i++)
-        ok = !(s[i] == '%' && s[i + 1] == '%');
-    ok = ok && percent_scan(x, s, b.len, nv, pk.at, pk.slot_at, false, NULL, NULL);
-    if (ok) {
-        const char *pre = NULL;
-        uint32_t flags = 0;
-        percent_scan(x, s, b.len, nv, pk.at, pk.slot_at, true, &pre, &flags);
-        set_fwd_around(x, out, &pk, pre, flags);
-    }
-    core_buf_free(&b);
-    return ok;
+    return percent_around(x, l, nv, &pk, with_args, out);
 }
 
 /*
@@ -415,18 +424,7 @@ static bool stacklevel_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg 
     }
     if (!pk.p || !is_stringish(ty(unparen(msg))))
         return false;
-    core_buf b = {0};
-    bool ok = plain_text(x, unparen(msg), &b);
-    const char *s = b.data ? b.data : "";
-    ok = ok && percent_scan(x, s, b.len, nv, pk.at, UINT32_MAX, false, NULL, NULL);
-    if (ok) {
-        const char *pre = NULL;
-        uint32_t flags = 0;
-        percent_scan(x, s, b.len, nv, pk.at, UINT32_MAX, true, &pre, &flags);
-        set_fwd_around(x, out, &pk, pre, flags);
-    }
-    core_buf_free(&b);
-    return ok;
+    return percent_around(x, unparen(msg), nv, &pk, false, out);
 }
 
 /* The stacklevel a call passes as a literal integer, or 0. */
