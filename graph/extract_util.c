@@ -702,6 +702,23 @@ bool graph__loggerish(const char *name, size_t n)
     return false;
 }
 
+/* Is path a member of a module the file imports from its own repository
+ * (`log.info` after `import * as log from "./log"` or `require("../log")`)? */
+bool graph__local_module_member(const gx_file *f, const char *path)
+{
+    const char *dot = strchr(path, '.');
+    if (!dot)
+        return false;
+    size_t n = (size_t)(dot - path);
+    for (size_t i = 0; i < f->imports.n; i++) {
+        const gx_import *im = &f->imports.v[i];
+        if (im->kind == GX_IMP_MODULE && im->alias && strlen(im->alias) == n &&
+            memcmp(im->alias, path, n) == 0 && im->module && im->module[0] == '.')
+            return true;
+    }
+    return false;
+}
+
 bool graph__loggerish_path(const char *path)
 {
     const char *last = gx_last_component(path);

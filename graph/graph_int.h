@@ -561,6 +561,7 @@ bool graph__loggerish(const char *name, size_t n);
 /* The last component of a receiver path is logger-like ("@self" and
  * "@cls" themselves are not). */
 bool graph__loggerish_path(const char *path);
+bool graph__local_module_member(const gx_file *f, const char *path);
 /* graph_level_of_method() in any case ("WARN", "Info": level constants
  * and strings); NONE for 16 bytes or more. */
 graph_level graph__level_of_word(const char *s, size_t n);

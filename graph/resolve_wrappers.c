@@ -365,9 +365,19 @@ static void wrap_targets(wrap *w)
             bool splat = c->emit >= 0 && c->msg_arg >= 0 &&
                          x->args.v[c->arg0 + (uint32_t)c->msg_arg].splat && e.k == E_SYM &&
                          is_function(r, e.id);
+            /* A logging call by its name (`log.trace(...)`) that reaches
+             * a function of ours is also recorded as that function's
+             * call: should it be a wrapper, its shapes say what the
+             * message is and what text it adds, and the reading by name
+             * goes (wrap_drop_candidates). */
+            bool ours = e.k == E_SYM && is_function(r, e.id) && e.id != wc.from;
             if (c->emit >= 0 && !splat) {
-                seed_shape(w, (uint32_t)fi, c, wc.from);
-                if (r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit].kind != GRAPH_EMIT_CALL)
+                bool by_name =
+                    r->g->emits.v[r->emit_base[fi] + (uint32_t)c->emit].kind != GRAPH_EMIT_CALL;
+                if (!(by_name && ours && r->idx->files.v[fi].lang != GRAPH_LANG_PYTHON &&
+                      graph__local_module_member(x, c->callee)))
+                    seed_shape(w, (uint32_t)fi, c, wc.from);
+                if (by_name)
                     continue;
             }
             size_t mlen;
@@ -1256,31 +1266,57 @@ static uint64_t call_key(uint32_t symbol, uint32_t line)
     return core_hash_u64(((uint64_t)symbol << 32) | line) >> 1;
 }
 
+/* Where (symbol, line) a call to callee (len bytes) reaches a wrapper. */
+static uint64_t named_call_key(uint32_t symbol, uint32_t line, const char *callee, size_t len)
+{
+    return (call_key(symbol, line) ^ core_hash64(callee, len, 0)) >> 1;
+}
+
 /* A call that reaches a wrapper is no candidate of its own: the wrapper
  * says what it logs (a site of the caller, or none when the call only
- * passes its own caller's message on). */
+ * passes its own caller's message on). Nor is a logging call by its
+ * method's name that reaches one of ours (`logging.trace(...)`, recorded
+ * as that call too): the wrapper's reading replaces the name's. */
 static void wrap_drop_candidates(wrap *w)
 {
     gb_graph *g = w->r->g;
-    core_map at = {0};
+    core_map at = {0}, named = {0};
     for (size_t i = 0; i < w->calls.n; i++) {
         const wcall *wc = &w->calls.v[i];
         uint32_t t[WRAP_MAX_TARGETS];
         uint32_t nt = wcall_targets(w, wc, t);
-        bool wrapper = false;
-        for (uint32_t k = 0; k < nt && !wrapper; k++)
-            wrapper = w->shapes[t[k]].n > 0;
-        if (wrapper)
-            *core_map_put(&at, call_key(wc->from, wc->c->line), NULL) = 1;
+        bool wrapper = false, other = false;
+        for (uint32_t k = 0; k < nt; k++) {
+            wrapper |= w->shapes[t[k]].n > 0;
+            other |= w->shapes[t[k]].n > 0 && t[k] != wc->from;
+        }
+        if (!wrapper)
+            continue;
+        *core_map_put(&at, call_key(wc->from, wc->c->line), NULL) = 1;
+        if (other && !wc->fallback && w->r->idx->files.v[wc->file].lang != GRAPH_LANG_PYTHON)
+            *core_map_put(
+                &named, named_call_key(wc->from, wc->c->line, wc->c->callee, strlen(wc->c->callee)),
+                NULL) = 1;
     }
     for (size_t i = 0; i < g->emits.n; i++) {
         gb_emit *e = &g->emits.v[i];
-        if (e->kind == GRAPH_EMIT_CALL && core_map_get(&at, call_key(e->symbol, e->line))) {
+        bool drop = e->kind == GRAPH_EMIT_CALL && core_map_get(&at, call_key(e->symbol, e->line));
+        if (!drop && e->kind == GRAPH_EMIT_LOG && !(e->flags & GRAPH_EF_WRAPPER) && named.n) {
+            const char *recv = core_strtab_str(&g->strs, e->receiver);
+            const char *meth = core_strtab_str(&g->strs, e->method);
+            char *callee = (char *)join3(&w->scratch, recv, ".", meth, SIZE_MAX);
+            drop = core_map_get(&named,
+                                named_call_key(e->symbol, e->line, callee, strlen(callee))) != NULL;
+            core_arena_reset(&w->scratch);
+        }
+        if (drop) {
+            e->kind = GRAPH_EMIT_CALL;
             e->style = GRAPH_STYLE_NONE;
             e->tmpl = 0;
         }
     }
     core_map_free(&at);
+    core_map_free(&named);
 }
 
 /* Drops the candidates wrap_drop_candidates emptied, renumbering the

@@ -508,6 +508,11 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
     if (graph__ts_plan_emit(x, n, fn, path, &pl, sc, depth + 1)) {
         graph__ts_make_emit(x, n, &pl, sc, depth + 1);
         graph__ts_record_emit_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth + 1);
+        /* `log.trace(level, tag, text)` on a module of ours: its shape,
+         * once resolved, may read the call better than the method's name
+         * (resolve_wrappers.c). */
+        if (path && pl.kind == GRAPH_EMIT_LOG && graph__local_module_member(x->f, path))
+            graph__ts_record_call(x, n, callee, sc, depth + 1);
     } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
         if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))
             graph__ts_make_candidates(x, n, &pl, sc, depth + 1);

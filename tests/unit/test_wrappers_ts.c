@@ -97,6 +97,25 @@ TEST(ts_wrapper_functions_across_files)
     graph_close(g);
 }
 
+TEST(ts_wrapper_of_ours_named_like_a_logger)
+{
+    graph *g = open_fixture();
+    /* `logging.trace(level, tag, text)` on a module of ours: its shape
+     * reads the call (the tag and the text, around " | "), not the
+     * method's name (a message first), and one site is left. */
+    const char *dial = "dialer.Dialer.dial";
+    graph_emit e = unit_emit_at(g, dial, 5);
+    CHECK_WRAPPED(e, "dialer | dialing %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_ERROR, "");
+    e = unit_emit_at(g, dial, 6);
+    CHECK_WRAPPED(e, "[info] dialed %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
+    /* A method that hands its parameter to one of them is a wrapper with
+     * the same text around it, once. */
+    e = unit_emit_at(g, dial, 7);
+    CHECK_WRAPPED(e, "[info] noted %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
+    CHECK_INT(emit_count(g, dial), 3);
+    graph_close(g);
+}
+
 TEST(ts_wrapper_templates_and_constants)
 {
     graph *g = open_fixture();
@@ -204,6 +223,9 @@ TEST(ts_wrapper_messages_map_to_callers)
          * literal a caller passes it is no site of the caller's. */
         {"[link 3] IDLE -> CONNECTING", "link.Link.moveTo", 15},
         {"[link 3] CONNECTING -> SHUTDOWN", "link.Link.moveTo", 15},
+        {"dialer | dialing 10.0.0.7:50051", "dialer.Dialer.dial", 5},
+        {"[info] dialed 10.0.0.7:50051", "dialer.Dialer.dial", 6},
+        {"[info] noted 10.0.0.7:50051", "dialer.Dialer.dial", 7},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint32_t line;
