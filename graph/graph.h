@@ -149,6 +149,9 @@ enum {
      * helper transforms it, a fallback that gives way where another site
      * renders the message as written. */
     GRAPH_EF_FALLBACK = 1u << 8,
+    /* A format a function returns inside a structure (a dictionary's
+     * value, a tuple's item) for its callers to log with the rest. */
+    GRAPH_EF_MEMBER = 1u << 9,
 };
 
 typedef enum {

@@ -597,7 +597,12 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
             em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
         }
     } else {
-        msg_info mi = graph__py_build_message(x, v, false, sc, depth + 1);
+        /* `"Scraped from %(src)s" + "\n" + "%(item)s"`: one format in
+         * pieces, whose directives are holes as in one literal. */
+        bool joined = ty(v) == N_BINARY_OPERATOR && binop(v) == A_PLUS;
+        msg_info mi = graph__py_build_message(x, v, joined, sc, depth + 1);
+        if (joined && mi.style == GRAPH_STYLE_CONCAT)
+            graph__tmpl_log_format(&x->tmpl);
         em.style = (uint8_t)mi.style;
         if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF) {
             graph__tmpl_clear(&x->tmpl);
@@ -609,10 +614,65 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
         core_vec_push(&x->f->emits, em);
 }
 
+/* A returned format's site (an unnamed constant of the function). */
+static void push_returned(px *x, uint8_t style, const char *ref, TSNode at, uint32_t flags,
+                          const py_scope *sc)
+{
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CONST;
+    em.style = style;
+    em.name = "";
+    em.sym = sc->sym;
+    em.line = gx_line(at);
+    em.receiver = "";
+    em.method = "";
+    em.ref = ref;
+    em.flags = flags;
+    if (!ref) {
+        em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+        if (!em.tmpl)
+            return;
+    }
+    core_vec_push(&x->f->emits, em);
+}
+
+/*
+ * A structure returned with a format in it (`return {"msg": DROPPED,
+ * "args": {...}}`, `return "%s: %s", (k, v)`): the function makes a
+ * message that its callers hand to logging with the rest, as one that
+ * returns the format alone. A literal with holes is such a format; a
+ * name is one when it names a constant with holes (resolve_edges.c).
+ */
+static void add_returned_members(px *x, TSNode v, const py_scope *sc, int depth)
+{
+    uint32_t nc = ts_node_named_child_count(v);
+    for (uint32_t i = 0; i < nc && i < 16; i++) {
+        TSNode m = ts_node_named_child(v, i);
+        if (ty(m) == N_PAIR)
+            m = fieldn(m, F_VALUE);
+        m = unparen(m);
+        unsigned t = ty(m);
+        if (t == N_STRING || t == N_CONCATENATED_STRING) {
+            msg_info mi = graph__py_build_message(x, m, true, sc, depth + 1);
+            if (mi.style == GRAPH_STYLE_PERCENT && x->tmpl.holes)
+                push_returned(x, GRAPH_STYLE_PERCENT, NULL, m, GRAPH_EF_MEMBER, sc);
+            graph__tmpl_clear(&x->tmpl);
+        } else if (t == N_IDENTIFIER || t == N_ATTRIBUTE) {
+            const char *path = graph__py_path_of(x, m, sc, 0);
+            if (path)
+                push_returned(x, GRAPH_STYLE_REF, path, m, GRAPH_EF_MEMBER, sc);
+        }
+    }
+}
+
 void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
 {
     TSNode v = unparen(value);
     unsigned t = ty(v);
+    if (t == N_DICTIONARY || t == N_TUPLE || t == N_LIST || t == N_EXPRESSION_LIST) {
+        add_returned_members(x, v, sc, depth);
+        return;
+    }
     if (t != N_BINARY_OPERATOR && t != N_CALL && t != N_STRING && t != N_CONCATENATED_STRING)
         return;
     msg_info mi = graph__py_build_message(x, v, false, sc, depth + 1);
@@ -624,15 +684,5 @@ void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
         graph__tmpl_clear(&x->tmpl);
         return;
     }
-    gx_emit em = {0};
-    em.kind = GRAPH_EMIT_CONST;
-    em.style = (uint8_t)mi.style;
-    em.name = "";
-    em.sym = sc->sym;
-    em.line = gx_line(value);
-    em.receiver = "";
-    em.method = "";
-    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
-    if (em.tmpl)
-        core_vec_push(&x->f->emits, em);
+    push_returned(x, (uint8_t)mi.style, NULL, value, 0, sc);
 }

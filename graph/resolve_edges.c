@@ -311,6 +311,48 @@ static void emit_consts(ref_job *job, ctx *c, uint32_t fi)
     }
 }
 
+/* Whether global emit id (a constant a name resolved to) holds a format:
+ * a template with holes. */
+static bool names_format(const rs *r, uint32_t id)
+{
+    size_t lo = 0, hi = r->idx->files.n;
+    if (id == GRAPH_NONE || id >= r->emit_base[hi])
+        return false;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (r->emit_base[mid] <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const gx_file *x = r->idx->files.v[lo].x;
+    const gx_emit *c = x ? &x->emits.v[id - r->emit_base[lo]] : NULL;
+    return c && c->tmpl && graph__tmpl_has_hole(c->tmpl);
+}
+
+/* A name in a structure a function returns (GRAPH_EF_MEMBER) is a format
+ * when it names a constant with holes: the site takes its text. Others
+ * are dropped with the candidates (compact_emits). */
+static void returned_members(gb_graph *g)
+{
+    for (size_t i = 0; i < g->emits.n; i++) {
+        gb_emit *e = &g->emits.v[i];
+        if (e->kind != GRAPH_EMIT_CONST || !(e->flags & GRAPH_EF_MEMBER) ||
+            e->style != GRAPH_STYLE_REF)
+            continue;
+        const gb_emit *c = e->ref_const < g->emits.n ? &g->emits.v[e->ref_const] : NULL;
+        if (c && c->tmpl && c->style != GRAPH_STYLE_REF &&
+            graph__tmpl_has_hole(core_strtab_str(&g->strs, c->tmpl))) {
+            e->tmpl = c->tmpl;
+            e->style = c->style;
+        } else {
+            e->kind = GRAPH_EMIT_CALL;
+            e->style = GRAPH_STYLE_NONE;
+            e->tmpl = 0;
+        }
+    }
+}
+
 static void resolve_file(ref_job *job, gb_edge_vec *out, core_arena *arena, uint32_t fi)
 {
     rs *r = job->r;
@@ -520,8 +562,11 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
                 lg = imported_logger(r, (uint32_t)fi, sym_of(r, (uint32_t)fi, e->sym), e->receiver,
                                      0);
             o.logger = lg ? core_strtab_intern(&g->strs, lg, strlen(lg)) : 0;
-            o.ref = e->ref ? core_strtab_intern(&g->strs, e->ref, strlen(e->ref)) : 0;
             o.ref_const = job.ref_const[r->emit_base[fi] + i];
+            /* (A name in a returned structure that names no constant is
+             * dropped by returned_members: nothing of it is kept.) */
+            bool gone = (e->flags & GRAPH_EF_MEMBER) && !names_format(r, o.ref_const);
+            o.ref = e->ref && !gone ? core_strtab_intern(&g->strs, e->ref, strlen(e->ref)) : 0;
             o.name = e->name ? core_strtab_intern(&g->strs, e->name, strlen(e->name)) : 0;
             o.nargs = e->nargs;
             o.flags = e->flags;
@@ -541,6 +586,7 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
         }
     }
     free(job.ref_const);
+    returned_members(g);
     inherited_loggers(r);
 }
 

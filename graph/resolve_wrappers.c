@@ -581,9 +581,9 @@ static void wrap_returns(wrap *w)
         w->returns[s] = GRAPH_NONE;
     for (size_t i = 0; i < g->emits.n; i++) {
         const gb_emit *e = &g->emits.v[i];
-        if (e->kind == GRAPH_EMIT_CONST && e->tmpl && e->symbol < r->nsym &&
-            !core_strtab_str(&g->strs, e->name)[0] && w->returns[e->symbol] == GRAPH_NONE &&
-            is_function(r, e->symbol))
+        if (e->kind == GRAPH_EMIT_CONST && e->tmpl && !(e->flags & GRAPH_EF_MEMBER) &&
+            e->symbol < r->nsym && !core_strtab_str(&g->strs, e->name)[0] &&
+            w->returns[e->symbol] == GRAPH_NONE && is_function(r, e->symbol))
             w->returns[e->symbol] = (uint32_t)i;
     }
 }

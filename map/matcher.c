@@ -692,9 +692,20 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
     uint32_t ne = graph_nemits(g);
     map_matcher *m = matcher_alloc(g, o, ne);
     tmpl_info ti = {0};
+    /* A constant a function returns for its callers to log is that
+     * function's text (its GRAPH_EF_MEMBER site), not its owner's. */
+    uint8_t *returned = core_xcalloc(ne + 1, 1);
+    for (uint32_t id = 0; id < ne; id++) {
+        graph_emit e;
+        graph_get_emit(g, id, &e);
+        if (e.kind == GRAPH_EMIT_CONST && (e.flags & GRAPH_EF_MEMBER) && e.ref_const < ne)
+            returned[e.ref_const] = 1;
+    }
     for (uint32_t id = 0; id < ne; id++) {
         graph_emit e, src;
         graph_get_emit(g, id, &e);
+        if (returned[id])
+            continue;
         uint32_t tid = id;
         bool some = site_text(g, &e, &src, &tid), text = some;
         if (text) {
@@ -724,6 +735,7 @@ int map_matcher_build(const graph *g, const map_matcher_opts *o, map_matcher **o
         entry_add(m, re, id, tid, &e, &ti);
         entry_index(m, m->n - 1, &ti);
     }
+    free(returned);
     core_buf_free(&ti.pat);
     core_buf_free(&ti.lit);
     *out = m;

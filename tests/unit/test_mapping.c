@@ -3922,6 +3922,64 @@ TEST(mapper_formatter_callers)
     graph_close(g);
 }
 
+/* Formats a formatter returns inside a structure (a dictionary's value, a
+ * tuple's item), which its callers hand to logging with the rest: each
+ * message is its caller's, not the module's that holds the constant. */
+TEST(mapper_a_format_returned_in_a_structure_is_its_callers)
+{
+    unit_write_str("drepo/crawl/__init__.py", "");
+    unit_write_str(
+        "drepo/crawl/report.py",
+        "import logging\n"
+        "log = logging.getLogger(__name__)\n"
+        "SAVED = 'Saved item from %(src)s' + '\\n' + '%(item)s'\n"
+        "DROPPED = 'Dropped item: %(why)s'\n"
+        "\n"
+        "class Formatter:\n"
+        "    def saved(self, item, src):\n"
+        "        return {'level': logging.DEBUG, 'msg': SAVED,\n"
+        "                'args': {'src': src, 'item': item}}\n"
+        "    def dropped(self, item, why):\n"
+        "        return {'level': logging.WARNING, 'msg': DROPPED, 'args': {'why': why}}\n"
+        "    def failed(self, err):\n"
+        "        return logging.ERROR, 'Failed to save: %(err)s', {'err': err}\n"
+        "\n"
+        "def unpack(d):\n"
+        "    return d['level'], d['msg'], d['args']\n"
+        "\n"
+        "class Pipeline:\n"
+        "    def __init__(self):\n"
+        "        self.fmt = Formatter()\n"
+        "    def on_saved(self, item, src):\n"
+        "        log.log(*unpack(self.fmt.saved(item, src)))\n"
+        "    def on_dropped(self, item, why):\n"
+        "        kw = self.fmt.dropped(item, why)\n"
+        "        log.log(*unpack(kw))\n"
+        "    def on_failed(self, err):\n"
+        "        log.log(*self.fmt.failed(err))\n"
+        "    def start(self):\n"
+        "        log.info('pipeline starting with %d stages', 3)\n");
+    graph *g = index_dir("drepo");
+    map_mapper *m = new_mapper(g, NULL);
+    uint32_t s = map_msg(m, "pipeline starting with 3 stages", UINT32_MAX, NULL);
+    uint32_t a = map_msg(m, "Saved item from <200 http://x/>\n{'id': 1}", s, NULL);
+    uint32_t b = map_msg(m, "Dropped item: duplicate", a, NULL);
+    uint32_t c = map_msg(m, "Failed to save: disk full", b, NULL);
+    finish(m);
+    static const char *const want[] = {"crawl.report.Pipeline.on_saved",
+                                       "crawl.report.Pipeline.on_dropped",
+                                       "crawl.report.Pipeline.on_failed"};
+    uint32_t acts[] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        map_activity pa = activity(m, acts[i]);
+        CHECK_INT(pa.strategy, MAP_BY_CONST);
+        CHECK_INT(pa.nsyms, 1);
+        CHECK_INT(pa.syms[0], unit_sym(g, want[i]));
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Two functions that log the same constant through a helper, equally
  * near it: both are kept, half each, rather than one picked by its id. */
 TEST(mapper_constants_tie_keeps_both)
