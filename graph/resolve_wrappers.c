@@ -18,6 +18,7 @@
  */
 #include "resolve_int.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -441,30 +442,48 @@ static uint8_t call_level(const gx_file *x, const gx_call *c, const wshape *sh)
 /* What a call puts in a shape's slot by passing argument a there (NULL:
  * none): the template it passes; else a hole (text known at run time, or
  * a parameter left at its default). */
-static const char *arg_slot_text(const gx_arg *a)
+static const char *arg_slot_text(wrap *w, uint32_t from, const gx_arg *a)
 {
-    return a && !a->splat && !a->fwd && a->tmpl ? a->tmpl : "%s";
+    if (!a || a->splat || a->fwd)
+        return "%s";
+    if (a->tmpl)
+        return a->tmpl;
+    /* A constant named there (`trace(DEBUG, TRACER_NAME, text)`): its text. */
+    if (a->ref) {
+        int fail;
+        w->c.depth = 0;
+        ent e = graph__rs_resolve_path(&w->c, from, a->ref, strlen(a->ref), &fail);
+        core_arena_reset(&w->scratch);
+        const gb_graph *g = w->r->g;
+        if (e.k == E_CONST && e.id < g->emits.n && g->emits.v[e.id].tmpl &&
+            g->emits.v[e.id].style != GRAPH_STYLE_REF)
+            return core_strtab_str(&g->strs, g->emits.v[e.id].tmpl);
+    }
+    return "%s";
 }
 
-/* What call c puts in the slot of shape s. */
-static const char *slot_text(const gx_file *x, const gx_call *c, const wshape *s)
+/* What call c (made in symbol from) puts in the slot of shape s. */
+static const char *slot_text(wrap *w, uint32_t from, const gx_file *x, const gx_call *c,
+                             const wshape *s)
 {
     int32_t shift;
-    return arg_slot_text(arg_at(x, c, s->slot_pos, s->slot_kw, &shift));
+    return arg_slot_text(w, from, arg_at(x, c, s->slot_pos, s->slot_kw, &shift));
 }
 
 /* The slot of s, as call c (made in a function that may be a wrapper
  * too) fills it, into d's pre and post: the caller's text, or its own
  * parameter passed on, which makes it d's slot. False when it cannot
  * be: two slots, or too long. */
-static bool pass_slot(wrap *w, const gx_file *x, const gx_call *c, const wshape *s, wshape *d)
+static bool pass_slot(wrap *w, uint32_t from, const gx_file *x, const gx_call *c, const wshape *s,
+                      wshape *d)
 {
     if (!s->slot)
         return true;
     int32_t shift;
     const gx_arg *a = arg_at(x, c, s->slot_pos, s->slot_kw, &shift);
     if (!a || !a->fwd)
-        return fill_slot(&w->r->arena, &d->pre, &d->post, arg_slot_text(a), WRAP_MAX_AFFIX);
+        return fill_slot(&w->r->arena, &d->pre, &d->post, arg_slot_text(w, from, a),
+                         WRAP_MAX_AFFIX);
     if (a->slot)
         return false;
     static const char mark[2] = {GX_SLOT, 0};
@@ -504,7 +523,7 @@ static bool wrap_round(wrap *w)
                             .post = s.post};
                 /* The shape's slot first: the caller's message may bring
                  * one of its own. */
-                if (!pass_slot(w, x, wc->c, &s, &d) || (m->slot && d.slot))
+                if (!pass_slot(w, wc->from, x, wc->c, &s, &d) || (m->slot && d.slot))
                     continue;
                 if (m->slot) {
                     d.slot = true;
@@ -634,12 +653,40 @@ static void log_returned(wrap *w)
  * count passed to a function that logs it ("Enter the directory:
  * ${dir}", or its own recursive call) is data, and the function no
  * wrapper. */
+/* Does template t end in a sentence that a value completes: two words or
+ * more since its last mark ("Connecting to database at ", "Using schema
+ * "), not a tag or a label ("[app] ", "note: ", "(%s) %s ")? */
+static bool ends_in_sentence(const char *t)
+{
+    size_t n = strlen(t);
+    if (n < 2 || t[n - 1] != ' ' || !isalpha((unsigned char)t[n - 2]))
+        return false;
+    int words = 0, run = 0;
+    for (size_t i = n; i-- > 0;) {
+        unsigned char c = (unsigned char)t[i];
+        if (isalpha(c)) {
+            run++;
+            continue;
+        }
+        words += run >= 2;
+        run = 0;
+        if (c != ' ')
+            break; /* a mark, a digit or a hole's % */
+    }
+    return words + (run >= 2) >= 2;
+}
+
 static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const wshape *s,
                            const gx_arg *m)
 {
     if (!m || wc->from == target)
         return false;
-    /* '' is a message where the wrapper adds text of its own. */
+    /* '' is a message where the wrapper adds text of its own. One word
+     * handed to finish a sentence of the function's own
+     * (`connect("localhost")` to `log.info("Connecting to database at " +
+     * host)`) is a value it logs, not a message. */
+    if (m->tmpl && m->tmpl[0] && !strchr(m->tmpl, ' ') && !s->slot && ends_in_sentence(s->pre))
+        return false;
     if (m->tmpl)
         return m->tmpl[0] || s->slot || s->pre[0] || s->post[0];
     if (returned_format(w, wc, m))
@@ -879,7 +926,8 @@ static void wrap_emit(wrap *w)
                  * the logger and position strategies can place. Around
                  * text the wrapper adds, nothing of it is known. */
                 const char *pre = s->pre, *post = s->post;
-                if (s->slot && !fill_slot(&r->arena, &pre, &post, slot_text(x, c, s), SIZE_MAX))
+                if (s->slot &&
+                    !fill_slot(&r->arena, &pre, &post, slot_text(w, wc->from, x, c, s), SIZE_MAX))
                     continue;
                 /* A message a function of ours formats and returns
                  * (`TRACE(www_authenticate(...))`): its format. */

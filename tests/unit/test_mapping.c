@@ -3980,6 +3980,36 @@ TEST(mapper_a_format_returned_in_a_structure_is_its_callers)
     graph_close(g);
 }
 
+/* One word a caller hands to finish a function's own sentence
+ * (`connect("localhost")` to `log.info("Connecting to database at " +
+ * host)`) is a value that function logs: the event is the function's, not
+ * the caller's. A message handed to a wrapper that puts a tag or a label
+ * before it ("[db] ", "note: ") stays the caller's. */
+TEST(mapper_a_word_that_finishes_a_functions_sentence_is_its_value)
+{
+    unit_write_str("valrepo/svc/__init__.py", "");
+    unit_write_str("valrepo/svc/db.py", "import logging\n"
+                                        "log = logging.getLogger(__name__)\n"
+                                        "def connect(host):\n"
+                                        "    log.info('Connecting to database at ' + host)\n"
+                                        "def note(text):\n"
+                                        "    log.info('[db] note: ' + text)\n"
+                                        "def startup():\n"
+                                        "    connect('localhost')\n"
+                                        "    note('ready')\n");
+    graph *g = index_dir("valrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "Connecting to database at localhost", "svc.db", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "svc.db.connect"));
+    a = map_logged(m, "[db] note: ready", "svc.db", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "svc.db.startup"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Two functions that log the same constant through a helper, equally
  * near it: both are kept, half each, rather than one picked by its id. */
 TEST(mapper_constants_tie_keeps_both)

@@ -113,6 +113,9 @@ TEST(ts_wrapper_of_ours_named_like_a_logger)
     e = unit_emit_at(g, dial, 7);
     CHECK_WRAPPED(e, "[info] noted %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
     CHECK_INT(emit_count(g, dial), 3);
+    /* A constant passed for the tag is its text. */
+    e = unit_emit_at(g, "dialer.Dialer.redial", 15);
+    CHECK_WRAPPED(e, "redialer | redialing %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_ERROR, "");
     graph_close(g);
 }
 
@@ -226,6 +229,7 @@ TEST(ts_wrapper_messages_map_to_callers)
         {"dialer | dialing 10.0.0.7:50051", "dialer.Dialer.dial", 5},
         {"[info] dialed 10.0.0.7:50051", "dialer.Dialer.dial", 6},
         {"[info] noted 10.0.0.7:50051", "dialer.Dialer.dial", 7},
+        {"redialer | redialing 10.0.0.7:50051", "dialer.Dialer.redial", 15},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint32_t line;
