@@ -304,6 +304,43 @@ static uint32_t made_for(TSNode n)
     return 0;
 }
 
+/* Whether the literal a message expression starts from (`"..." % x`,
+ * `"...".format(x)`, an f-string) has a blank in its text. */
+static bool spaced_literal(px *x, TSNode m)
+{
+    for (int d = 0; d < 8 && !is_null(m); d++) {
+        m = unparen(m);
+        if (ty(m) == N_BINARY_OPERATOR) {
+            m = fieldn(m, F_LEFT);
+        } else if (ty(m) == N_CALL && ty(fieldn(m, F_FUNCTION)) == N_ATTRIBUTE) {
+            m = fieldn(fieldn(m, F_FUNCTION), F_OBJECT);
+        } else if (is_stringish(ty(m))) {
+            uint32_t a = ts_node_start_byte(m), b = ts_node_end_byte(m);
+            const char *q = memchr(x->src + a, '"', b - a), *q2 = memchr(x->src + a, '\'', b - a);
+            if (!q || (q2 && q2 < q))
+                q = q2;
+            return q && memchr(q, ' ', (size_t)(x->src + b - q));
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* Is a call from a constructor to its base's (`super().__init__(msg)`,
+ * `Base.__init__(self, msg)`)? Its text is the object's, kept to be
+ * rendered elsewhere (an exception's message, logged by what catches
+ * it): made here as a constructor call's is. */
+static bool base_init(px *x, const char *callee, const py_scope *sc)
+{
+    size_t n = strlen(callee);
+    if (sc->sym < 0 || sc->cls < 0 || n < 9 || strcmp(callee + n - 9, ".__init__") != 0 ||
+        strcmp(x->f->syms.v[sc->sym].name, "__init__") != 0)
+        return false;
+    return strncmp(callee, "@super", 6) == 0 ||
+           graph__capwords(gx_last_component(core_arena_strndup(&x->f->arena, callee, n - 9)));
+}
+
 /*
  * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
  * when a positional argument reads as a message, the first such one being
@@ -321,6 +358,7 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
      * names a constant (CAPS_WITH_UNDERSCORES, as constants are named): a
      * format kept in a constant, logged here (resolved to its text). */
     int32_t idx = -1, ref = -1, pos = 0;
+    TSNode msg = gx_null();
     uint32_t k = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < k && i < 64 && idx < 0; i++) {
         TSNode a = ts_node_named_child(args, i);
@@ -331,6 +369,7 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
             break; /* positions unknown from here on */
         if (message_arg(x, a, 0)) {
             idx = pos;
+            msg = a;
         } else if (ref < 0 && (t == N_IDENTIFIER || t == N_ATTRIBUTE)) {
             const char *p = graph__py_path_of(x, a, sc, 0);
             const char *l = p ? gx_last_component(p) : NULL;
@@ -349,6 +388,8 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
     graph__cand_site(&x->cands, callee);
     if (graph__capwords(pl->method))
         pl->flags |= GRAPH_EF_CTOR | made_for(call);
+    else if (base_init(x, callee, sc) && spaced_literal(x, msg))
+        pl->flags |= GRAPH_EF_CTOR; /* a sentence, not a name (`super().__init__("w", 2)`) */
     return true;
 }
 

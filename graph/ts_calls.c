@@ -513,6 +513,10 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
          * (resolve_wrappers.c). */
         if (path && pl.kind == GRAPH_EMIT_LOG && graph__local_module_member(x->f, path))
             graph__ts_record_call(x, n, callee, sc, depth + 1);
+    } else if (ft == N_SUPER && sc->sym >= 0 &&
+               strcmp(x->f->syms.v[sc->sym].name, "constructor") == 0) {
+        if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))
+            graph__ts_make_candidates(x, n, &pl, sc, depth + 1);
     } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
         if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))
             graph__ts_make_candidates(x, n, &pl, sc, depth + 1);

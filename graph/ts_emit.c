@@ -243,6 +243,18 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     graph__cand_site(&x->cands, callee);
     if (graph__capwords(pl->method))
         pl->flags |= GRAPH_EF_CTOR;
+    if (strcmp(callee, "@super.constructor") == 0) {
+        /* `super(...)` in a constructor: a sentence it hands on is text
+         * the object keeps, to be rendered elsewhere (an error's message,
+         * logged by what catches it), made here as a constructor call's
+         * is; the argument alone (`super(msg, { cause })`). A name
+         * (`super('@scope/plugin', VERSION)`) is no message. */
+        if (!sentence(x, unwrap(x, av[idx])))
+            return false;
+        pl->flags |= GRAPH_EF_CTOR;
+        pl->how = H_NAME;
+        pl->after_word = 0;
+    }
     return true;
 }
 

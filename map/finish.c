@@ -60,6 +60,22 @@ static void apply_code_votes(map_mapper *m)
  * that logs something built from it logs its callers' messages, not its
  * own, even when how it builds them is not known.
  */
+/* Whether template t is holes and blanks only ("%s", "{}"): a message it
+ * logs is whatever it was handed. */
+static bool holes_only(const char *t)
+{
+    size_t n = strlen(t), holes = 0;
+    for (size_t i = 0; i < n;) {
+        graph_tmpl_piece pc;
+        i += graph_tmpl_step(t, n, i, &pc);
+        if (pc.hole)
+            holes++;
+        else if (!isspace((unsigned char)pc.lit))
+            return false;
+    }
+    return holes > 0;
+}
+
 static int const_logger_rank(const map_mapper *m, uint32_t u)
 {
     const uint32_t passes = GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
@@ -67,15 +83,17 @@ static int const_logger_rank(const map_mapper *m, uint32_t u)
     graph_get_symbol(m->g, u, &s);
     if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) || map__symbol_aside(m, u))
         return 0;
-    if ((s.flags & GRAPH_SF_LOGS_DYNAMIC) && !(s.flags & passes)) {
+    if ((s.flags & (GRAPH_SF_LOGS_DYNAMIC | GRAPH_SF_LOGS)) && !(s.flags & passes)) {
         uint32_t first, ne = graph_symbol_emits(m->g, u, &first);
         for (uint32_t i = 0; i < ne; i++) {
             graph_emit e;
             graph_get_emit(m->g, first + i, &e);
             bool logs =
                 e.kind == GRAPH_EMIT_LOG || e.kind == GRAPH_EMIT_PRINT || e.kind == GRAPH_EMIT_WARN;
+            /* (`logger.error("%s", err)` says no more than `logger.error(err)`.) */
             if (logs && (e.style == GRAPH_STYLE_DYNAMIC ||
-                         (e.style == GRAPH_STYLE_REF && e.ref_const == GRAPH_NONE)))
+                         (e.style == GRAPH_STYLE_REF && e.ref_const == GRAPH_NONE) ||
+                         (e.style != GRAPH_STYLE_REF && holes_only(e.tmpl))))
                 return 2;
         }
     }

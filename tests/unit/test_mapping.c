@@ -3980,6 +3980,70 @@ TEST(mapper_a_format_returned_in_a_structure_is_its_callers)
     graph_close(g);
 }
 
+/* An error's message made in its class's constructor (`super().__init__(
+ * f"...")`, `super(`...`)`) is logged by what catches the error, never by
+ * the constructor: the base constructor's call is where the text is made,
+ * as a constructor call's, and the catcher logging it whole (`"%s"`, the
+ * error itself) is the function near it that logs what it was handed. */
+TEST(mapper_an_error_message_made_in_its_constructor_is_its_catchers)
+{
+    unit_write_str("errrepo/net/__init__.py", "");
+    unit_write_str("errrepo/net/fetch.py",
+                   "import logging\n"
+                   "logger = logging.getLogger(__name__)\n"
+                   "class FetchError(Exception):\n"
+                   "    def __init__(self, url, status):\n"
+                   "        super().__init__(f'fetching {url} failed with {status}')\n"
+                   "class Fetcher:\n"
+                   "    def fetch(self, url):\n"
+                   "        logger.debug('fetching %s', url)\n"
+                   "        if url.endswith('/bad'):\n"
+                   "            raise FetchError(url, 500)\n"
+                   "    def crawl(self, urls):\n"
+                   "        for u in urls:\n"
+                   "            try:\n"
+                   "                self.fetch(u)\n"
+                   "            except FetchError as e:\n"
+                   "                logger.error('%s', e)\n"
+                   "        logger.info('crawl finished')\n");
+    unit_write_str("errrepo/web/errors.ts", "export class DialError extends Error {\n"
+                                            "  constructor(host: string, code: string) {\n"
+                                            "    super(`dialing ${host} failed with ${code}`);\n"
+                                            "  }\n"
+                                            "}\n");
+    unit_write_str("errrepo/web/client.ts",
+                   "import { DialError } from './errors';\n"
+                   "export class Client {\n"
+                   "  dial(host: string): void {\n"
+                   "    console.log('connecting to %s', host);\n"
+                   "    if (!host) throw new DialError(host, 'ECONNREFUSED');\n"
+                   "  }\n"
+                   "  run(host: string): void {\n"
+                   "    try { this.dial(host); } catch (err) { console.error(err.message); }\n"
+                   "    console.log('run finished');\n"
+                   "  }\n"
+                   "}\n");
+    graph *g = index_dir("errrepo");
+    map_mapper *m = new_mapper(g, NULL);
+    uint32_t s = map_msg(m, "fetching http://x/bad", UINT32_MAX, NULL);
+    uint32_t a = map_msg(m, "fetching http://x/bad failed with 500", s, NULL);
+    map_msg(m, "crawl finished", a, NULL);
+    s = map_msg(m, "connecting to db1", UINT32_MAX, NULL);
+    uint32_t b = map_msg(m, "dialing db1 failed with ECONNREFUSED", s, NULL);
+    map_msg(m, "run finished", b, NULL);
+    finish(m);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "net.fetch.Fetcher.crawl"));
+    pa = activity(m, b);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "web/client.Client.run"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* One word a caller hands to finish a function's own sentence
  * (`connect("localhost")` to `log.info("Connecting to database at " +
  * host)`) is a value that function logs: the event is the function's, not
