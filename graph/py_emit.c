@@ -395,6 +395,18 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
 
 /* The message of print(a, b, ...): its pieces joined by spaces, each
  * argument that is not a string a hole. */
+/* Whether template text s (n bytes) has a letter outside its holes. */
+static bool has_letter(const char *s, size_t n)
+{
+    graph_tmpl_piece pc;
+    for (size_t i = 0; i < n;) {
+        i += graph_tmpl_step(s, n, i, &pc);
+        if (!pc.hole && isalpha((unsigned char)pc.lit))
+            return true;
+    }
+    return false;
+}
+
 static msg_info print_message(px *x, const TSNode *pos, uint32_t npos, const py_scope *sc,
                               int depth)
 {
@@ -409,9 +421,26 @@ static msg_info print_message(px *x, const TSNode *pos, uint32_t npos, const py_
             literal = true;
             if (sub.style == GRAPH_STYLE_FSTRING)
                 mi.style = GRAPH_STYLE_FSTRING;
-        } else {
-            graph__tmpl_hole(&x->tmpl);
+            continue;
         }
+        /* A format filled in place (`"found %d files" % n`,
+         * `"{} done".format(x)`, `"x: " + y`): its text and holes. */
+        size_t at = x->tmpl.buf.len;
+        uint32_t holes = x->tmpl.holes;
+        msg_info sub = ty(a) == N_BINARY_OPERATOR || ty(a) == N_CALL
+                           ? graph__py_build_message(x, a, false, sc, depth + 1)
+                           : (msg_info){GRAPH_STYLE_DYNAMIC, NULL};
+        /* (Words, not `"%s:%s: %s" % (file, line, text)`, which any
+         * message with two colons would fit.) */
+        if ((sub.style == GRAPH_STYLE_PERCENT || sub.style == GRAPH_STYLE_BRACE ||
+             sub.style == GRAPH_STYLE_CONCAT) &&
+            has_letter(x->tmpl.buf.data + at, x->tmpl.buf.len - at)) {
+            literal = true;
+            continue;
+        }
+        x->tmpl.buf.len = at;
+        x->tmpl.holes = holes;
+        graph__tmpl_hole(&x->tmpl);
     }
     if (mi.style == GRAPH_STYLE_NONE)
         mi.style = !literal    ? (npos ? GRAPH_STYLE_DYNAMIC : GRAPH_STYLE_NONE)

@@ -1278,6 +1278,27 @@ static bool told_message(map_mapper *m, msg_rec *r, uint32_t emit, uint32_t sym,
     return true;
 }
 
+/* Literal bytes a template must show of a message's first part to be
+ * taken for it ahead of the whole (traceback_at). */
+#define TRACEBACK_HEAD_MIN 8
+
+/* Where a Python traceback starts after a message's first part (a line
+ * break, as a byte or written as backslash n, then "Traceback (most recent
+ * call last):"); len when none does. */
+static size_t traceback_at(const char *s, size_t len)
+{
+    static const char tb[] = "Traceback (most recent call last):";
+    const size_t tl = sizeof tb - 1;
+    for (const char *p = s; (p = memmem(p, len - (size_t)(p - s), tb, tl)) != NULL; p += tl) {
+        size_t at = (size_t)(p - s);
+        if (at >= 2 && s[at - 1] == 'n' && s[at - 2] == '\\' && at > 2)
+            return at - 2;
+        if (at >= 1 && s[at - 1] == '\n' && at > 1)
+            return at - 1;
+    }
+    return len;
+}
+
 static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
     msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE, 0, false};
@@ -1304,8 +1325,24 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     }
 
     uint32_t emits[MAX_CAND];
-    map_match mr =
-        map_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
+    map_match mr = {0};
+    /* A message with the traceback of what it reports after it (a
+     * formatter's rendering of `logger.exception("sync of %s failed",
+     * url)`): its first part is what the call said. Should nothing
+     * render that, the whole is read as before (its frames may place it). */
+    size_t head = traceback_at(text, len);
+    if (head < len) {
+        mr = map_matcher_match(m->matcher, m->mw, text, head, ev->logger, ev->level, emits,
+                               MAX_CAND);
+        /* (Words of the call's own: `"%s: %s"` fits any first line.) */
+        if (mr.nemits && mr.literal >= TRACEBACK_HEAD_MIN)
+            len = head;
+        else
+            mr = (map_match){0};
+    }
+    if (!mr.nemits)
+        mr =
+            map_matcher_match(m->matcher, m->mw, text, len, ev->logger, ev->level, emits, MAX_CAND);
     /* An error logged whole: the text its maker gave it may be a
      * template, the class and stack around it are the run's. */
     bool error_text = false;

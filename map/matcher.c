@@ -227,6 +227,12 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
     size_t run_start = 0;
     bool in_run = false;
     size_t n = strlen(t);
+    /* A line written with its end (`stream.write("...\n")`) is read back
+     * without it by whatever collects lines: the line end is optional
+     * (and no literal the message must show). */
+    size_t end = n;
+    while (n > 0 && (t[n - 1] == '\n' || t[n - 1] == '\r'))
+        n--;
     for (size_t i = 0; i < n;) {
         graph_tmpl_piece pc;
         i += graph_tmpl_step(t, n, i, &pc);
@@ -269,6 +275,10 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
         ti->last_off = run_start;
         ti->last_len = ti->lit.len - run_start;
         run_end(ti, run_start);
+    }
+    for (size_t i = n; i < end; i++) {
+        pat_literal(&ti->pat, (unsigned char)t[i]);
+        core_buf_putc(&ti->pat, '?');
     }
     core_buf_puts(&ti->pat, "\\z");
 }

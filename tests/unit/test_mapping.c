@@ -4044,6 +4044,53 @@ TEST(mapper_an_error_message_made_in_its_constructor_is_its_catchers)
     graph_close(g);
 }
 
+/* A report printed with its format filled in place (`print("..." % n)`,
+ * `.format()`) is that format's; a message a formatter rendered with the
+ * traceback of what it reports after it is what the call said, not any
+ * template whose hole would swallow the traceback. */
+TEST(mapper_printed_formats_and_messages_with_their_traceback)
+{
+    unit_write_str("prrepo/tool/__init__.py", "");
+    unit_write_str("prrepo/tool/cli.py",
+                   "import logging, sys\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def scan(root, files):\n"
+                   "    print('found %d files (%.1f MB) in %s' % (len(files), 0.25, root))\n"
+                   "    print('{} skipped'.format(0), 'of', len(files))\n"
+                   "    sys.stderr.write('warning: slow disk under %s\\n' % root)\n"
+                   "def sync(url):\n"
+                   "    log.info('sync of %s started', url)\n"
+                   "    try:\n"
+                   "        fetch(url)\n"
+                   "    except ValueError:\n"
+                   "        log.exception('sync of %s failed', url)\n");
+    graph *g = index_dir("prrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "found 40 files (10.0 MB) in /home", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "tool.cli.scan"));
+    a = map_logged(m, "0 skipped of 40", NULL, NULL);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "tool.cli.scan"));
+    /* The line as collected, without the end the code wrote. */
+    a = map_logged(m, "warning: slow disk under /home", NULL, NULL);
+    CHECK_STR(a.text, "warning: slow disk under %s\n");
+    CHECK_INT(a.nsyms, 1);
+    static const char failed[] = "sync of https://h/x failed\n"
+                                 "Traceback (most recent call last):\n"
+                                 "  File \"cli.py\", line 9, in sync\n"
+                                 "ValueError: sync of https://h/x started\n";
+    a = map_logged(m, failed, "tool.cli", "ERROR");
+    CHECK_STR(a.text, "sync of %s failed");
+    a = map_logged(m, "sync of https://h/x failed\\nTraceback (most recent call last):\\n  File",
+                   "tool.cli", "ERROR");
+    CHECK_STR(a.text, "sync of %s failed");
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* One word a caller hands to finish a function's own sentence
  * (`connect("localhost")` to `log.info("Connecting to database at " +
  * host)`) is a value that function logs: the event is the function's, not
