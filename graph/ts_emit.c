@@ -340,6 +340,10 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
             fmt = a;
             nfmt = k;
             em.nargs = k - 1;
+            /* A logger handed an object after the message (winston's
+             * `logger.info('queued for %s', to, { subject })`) may keep it
+             * as metadata, out of the text, as pino does its first. */
+            fields = pl->how == H_LOGGER && k >= 2 && ty(x, unwrap(x, a[k - 1])) == N_OBJECT;
         }
     }
     em.nargs += total - na; /* arguments past ARGS_MAX */

@@ -4121,6 +4121,35 @@ TEST(mapper_a_word_that_finishes_a_functions_sentence_is_its_value)
     graph_close(g);
 }
 
+/* An object handed to a logger after the message is metadata the logger
+ * may keep out of the text (winston): the message alone is the site's too. */
+TEST(mapper_an_object_after_the_message_may_be_metadata)
+{
+    unit_write_str("metarepo/mailer.js",
+                   "const winston = require('winston');\n"
+                   "const logger = winston.createLogger({});\n"
+                   "class Mailer {\n"
+                   "  send(to, subject) {\n"
+                   "    logger.info('queued message for %s', to, { subject });\n"
+                   "  }\n"
+                   "  stats(n) {\n"
+                   "    logger.debug('mailer stats', { sent: n });\n"
+                   "  }\n"
+                   "}\n"
+                   "module.exports = Mailer;\n");
+    graph *g = index_dir("metarepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "queued message for a@x.io", NULL, "info");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "mailer.Mailer.send"));
+    a = map_logged(m, "mailer stats", NULL, "debug");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "mailer.Mailer.stats"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Two functions that log the same constant through a helper, equally
  * near it: both are kept, half each, rather than one picked by its id. */
 TEST(mapper_constants_tie_keeps_both)
