@@ -11,6 +11,7 @@
  */
 #include "resolve_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static ent member(ctx *c, ent e, const char *name, size_t len);
@@ -448,6 +449,34 @@ static ent member(ctx *c, ent e, const char *name, size_t len)
  * components resolved before the result became unknown (so a caller can
  * tell "unknown receiver" from "unknown name").
  */
+/* `NAME[key]` where NAME is imported by name from a Python module of ours
+ * (`from .codes import ERRORS`): the constant recorded there as
+ * `NAME[key]`, under the name it has there. */
+static ent imported_entry(ctx *c, uint32_t scope, const char *name, size_t len)
+{
+    rs *r = c->r;
+    const char *br = memchr(name, '[', len);
+    size_t base = (size_t)(br - name);
+    for (uint32_t s = scope; base && s != GRAPH_NONE; s = r->sy[s].parent) {
+        uint32_t v = km_first(&r->imports, s, name, base);
+        if (v == UINT32_MAX)
+            continue;
+        uint32_t fi = r->imp[v].file;
+        const gx_import *im = r->imp[v].m;
+        char buf[1024], key[512];
+        const char *abs = is_python(r, fi) && im->kind == GX_IMP_NAME
+                              ? graph__rs_py_abs_module(r, fi, im->module, buf, sizeof buf)
+                              : NULL;
+        uint32_t m = abs ? graph__rs_find_module(r, abs, strlen(abs)) : GRAPH_NONE;
+        int kn = snprintf(key, sizeof key, "%s%.*s", im->name, (int)(len - base), br);
+        if (m == GRAPH_NONE || kn <= 0 || (size_t)kn >= sizeof key)
+            return NONE_ENT;
+        uint32_t k = km_first(&r->consts, m, key, (size_t)kn);
+        return k == UINT32_MAX ? NONE_ENT : mk(E_CONST, k);
+    }
+    return NONE_ENT;
+}
+
 ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len, int *fail_at)
 {
     rs *r = c->r;
@@ -487,6 +516,8 @@ ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len,
         }
         c->depth++;
         e = resolve_name(c, scope, p, n);
+        if (e.k == E_NONE && memchr(p, '[', n))
+            e = imported_entry(c, scope, p, n);
         c->depth--;
     }
     int step = 1;

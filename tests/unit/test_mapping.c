@@ -4150,6 +4150,36 @@ TEST(mapper_an_object_after_the_message_may_be_metadata)
     graph_close(g);
 }
 
+/* A message table imported by name from another module (`from .codes
+ * import ERRORS`, then `log.warning(ERRORS["declined"], card)`): the
+ * entry's text is the site's, as for a table of the module's own. */
+TEST(mapper_an_entry_of_an_imported_message_table)
+{
+    unit_write_str("tblrepo/pay/__init__.py", "");
+    unit_write_str("tblrepo/pay/codes.py",
+                   "ERRORS = {\n"
+                   "    'declined': 'Card ending %s was declined by the issuer',\n"
+                   "    'limit': 'Amount %.2f exceeds the limit of %.2f',\n"
+                   "}\n");
+    unit_write_str("tblrepo/pay/charge.py", "import logging\n"
+                                            "from .codes import ERRORS\n"
+                                            "log = logging.getLogger(__name__)\n"
+                                            "def charge(card, amount):\n"
+                                            "    log.error(ERRORS['limit'], amount, 500.0)\n"
+                                            "def verify(card):\n"
+                                            "    log.warning(ERRORS['declined'], card)\n");
+    graph *g = index_dir("tblrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a =
+        map_logged(m, "Card ending 1234 was declined by the issuer", "pay.charge", "WARNING");
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.verify"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Two functions that log the same constant through a helper, equally
  * near it: both are kept, half each, rather than one picked by its id. */
 TEST(mapper_constants_tie_keeps_both)
