@@ -216,6 +216,15 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
                 }
                 return ref_message(graph__py_path_of(x, obj, sc, 0));
             }
+            /* MESSAGES.get("key"): the entry, as MESSAGES["key"] is. */
+            TSNode k = ts_node_named_child(args, 0);
+            if (!is_null(attr) && text_eq(x, attr, "get") && !is_null(obj) && !is_null(k) &&
+                ty(k) == N_STRING) {
+                const char *p = graph__py_path_of(x, obj, sc, 0);
+                const char *key = graph__py_string_value(x, k);
+                if (p && key)
+                    return ref_message(graph__py_subscript_name(x, p, key));
+            }
         }
         /* gettext wrappers: _("..."), gettext("..."), N_("...") */
         if (ty(fn) == N_IDENTIFIER &&

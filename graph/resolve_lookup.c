@@ -525,6 +525,10 @@ ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len,
         p = dot + 1;
         dot = memchr(p, '.', (size_t)(end - p));
         n = dot ? (size_t)(dot - p) : (size_t)(end - p);
+        /* An enum member's `.value` is the constant it was given
+         * (`Msg.CHARGED.value`). */
+        if (e.k == E_CONST && !dot && n == 5 && memcmp(p, "value", 5) == 0)
+            break;
         if (super) {
             c->depth++;
             e = graph__rs_class_member(c, e.id, p, n, true, 1);

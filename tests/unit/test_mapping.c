@@ -4157,17 +4157,23 @@ TEST(mapper_an_entry_of_an_imported_message_table)
 {
     unit_write_str("tblrepo/pay/__init__.py", "");
     unit_write_str("tblrepo/pay/codes.py",
+                   "import enum\n"
                    "ERRORS = {\n"
                    "    'declined': 'Card ending %s was declined by the issuer',\n"
                    "    'limit': 'Amount %.2f exceeds the limit of %.2f',\n"
-                   "}\n");
-    unit_write_str("tblrepo/pay/charge.py", "import logging\n"
-                                            "from .codes import ERRORS\n"
-                                            "log = logging.getLogger(__name__)\n"
-                                            "def charge(card, amount):\n"
-                                            "    log.error(ERRORS['limit'], amount, 500.0)\n"
-                                            "def verify(card):\n"
-                                            "    log.warning(ERRORS['declined'], card)\n");
+                   "}\n"
+                   "class Msg(str, enum.Enum):\n"
+                   "    REFUNDED = 'Refunded {amount} to {cust}'\n");
+    unit_write_str("tblrepo/pay/charge.py",
+                   "import logging\n"
+                   "from .codes import ERRORS, Msg\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def charge(card, amount):\n"
+                   "    log.error(ERRORS.get('limit'), amount, 500.0)\n"
+                   "def verify(card):\n"
+                   "    log.warning(ERRORS['declined'], card)\n"
+                   "def refund(cust, amount):\n"
+                   "    log.info(Msg.REFUNDED.value.format(amount=amount, cust=cust))\n");
     graph *g = index_dir("tblrepo");
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
@@ -4176,6 +4182,15 @@ TEST(mapper_an_entry_of_an_imported_message_table)
     CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(a.nsyms, 1);
     CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.verify"));
+    /* dict.get("key") reads the entry too, and an enum member's value is
+     * the text it was given. */
+    a = map_logged(m, "Amount 900.00 exceeds the limit of 500.00", "pay.charge", "ERROR");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.charge"));
+    a = map_logged(m, "Refunded 7.5 to c4", "pay.charge", "INFO");
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.refund"));
     map_mapper_free(m);
     graph_close(g);
 }
