@@ -1289,6 +1289,9 @@ static size_t traceback_at(const char *s, size_t len)
 {
     static const char tb[] = "Traceback (most recent call last):";
     const size_t tl = sizeof tb - 1;
+    /* (Most messages have no line break: two byte scans answer them.) */
+    if (len <= tl || (!memchr(s, '\n', len) && !memchr(s, '\\', len)))
+        return len;
     for (const char *p = s; (p = memmem(p, len - (size_t)(p - s), tb, tl)) != NULL; p += tl) {
         size_t at = (size_t)(p - s);
         if (at >= 2 && s[at - 1] == 'n' && s[at - 2] == '\\' && at > 2)
