@@ -88,6 +88,11 @@ expect "graph show" 0 "calls to" -- "$pmrag" graph show "$work/shop.graph" Order
 expect "graph show emits" 0 '"placing order %s"' -- "$pmrag" graph show "$work/shop.graph" OrderService.place
 expect "graph show --json" 0 "" -- "$pmrag" graph show "$work/shop.graph" shop.inventory.Inventory.reserve --json
 check "graph show --json is JSON" -- python3 -m json.tool "$work/out"
+# An exception's message made in its constructor names the class it makes.
+mkdir -p "$work/errs"
+printf 'class FetchError(Exception):\n    def __init__(self, url):\n        super().__init__(f"fetching {url} failed")\n' >"$work/errs/e.py"
+"$pmrag" index "$work/errs" -o "$work/errs.graph" -q >/dev/null
+expect "graph show a base constructor's message" 0 "made by FetchError" -- "$pmrag" graph show "$work/errs.graph" e.FetchError.__init__
 expect "graph show ambiguous" 2 "'__init__' matches 3 symbols" -- "$pmrag" graph show "$work/shop.graph" __init__
 one_line_error "graph show ambiguous"
 expect "graph show unknown" 2 "no symbol named 'Nope'" -- "$pmrag" graph show "$work/shop.graph" Nope
