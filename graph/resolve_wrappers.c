@@ -439,6 +439,19 @@ static uint8_t call_level(const gx_file *x, const gx_call *c, const wshape *sh)
     return l && l->level != GRAPH_LEVEL_NONE ? l->level : (uint8_t)GRAPH_LEVEL_CUSTOM;
 }
 
+/* The constant emit a name (ref, read from symbol from) resolves to;
+ * GRAPH_NONE when none (or no name). */
+static uint32_t constant_named(wrap *w, uint32_t from, const char *ref)
+{
+    if (!ref)
+        return GRAPH_NONE;
+    int fail;
+    w->c.depth = 0;
+    ent e = graph__rs_resolve_path(&w->c, from, ref, strlen(ref), &fail);
+    core_arena_reset(&w->scratch);
+    return e.k == E_CONST ? e.id : GRAPH_NONE;
+}
+
 /* What a call puts in a shape's slot by passing argument a there (NULL:
  * none): the template it passes; else a hole (text known at run time, or
  * a parameter left at its default). */
@@ -449,16 +462,10 @@ static const char *arg_slot_text(wrap *w, uint32_t from, const gx_arg *a)
     if (a->tmpl)
         return a->tmpl;
     /* A constant named there (`trace(DEBUG, TRACER_NAME, text)`): its text. */
-    if (a->ref) {
-        int fail;
-        w->c.depth = 0;
-        ent e = graph__rs_resolve_path(&w->c, from, a->ref, strlen(a->ref), &fail);
-        core_arena_reset(&w->scratch);
-        const gb_graph *g = w->r->g;
-        if (e.k == E_CONST && e.id < g->emits.n && g->emits.v[e.id].tmpl &&
-            g->emits.v[e.id].style != GRAPH_STYLE_REF)
-            return core_strtab_str(&g->strs, g->emits.v[e.id].tmpl);
-    }
+    const gb_graph *g = w->r->g;
+    uint32_t c = constant_named(w, from, a->ref);
+    if (c < g->emits.n && g->emits.v[c].tmpl && g->emits.v[c].style != GRAPH_STYLE_REF)
+        return core_strtab_str(&g->strs, g->emits.v[c].tmpl);
     return "%s";
 }
 
@@ -580,13 +587,7 @@ static bool cut_template(char *s)
  * calling symbol). */
 static bool names_constant(wrap *w, const wcall *wc, const gx_arg *m)
 {
-    if (!m->ref)
-        return false;
-    int fail;
-    w->c.depth = 0;
-    ent e = graph__rs_resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
-    core_arena_reset(&w->scratch);
-    return e.k == E_CONST;
+    return constant_named(w, wc->from, m->ref) != GRAPH_NONE;
 }
 
 /* Each function's first returned format (an unnamed constant site of
@@ -958,11 +959,7 @@ static void wrap_emit(wrap *w)
                 o.ref_const = GRAPH_NONE;
                 const char *tmpl = ret ? core_strtab_str(&g->strs, ret->tmpl) : m->tmpl;
                 if (m->ref) {
-                    int fail;
-                    w->c.depth = 0;
-                    ent e = graph__rs_resolve_path(&w->c, wc->from, m->ref, strlen(m->ref), &fail);
-                    core_arena_reset(&w->scratch);
-                    uint32_t cid = e.k == E_CONST ? e.id : GRAPH_NONE;
+                    uint32_t cid = constant_named(w, wc->from, m->ref);
                     if (affix) {
                         /* The text around the constant is known only with
                          * the constant's own text. */
