@@ -26,6 +26,9 @@ failed=0
 [[ -x $pmrag ]] || { echo "run.sh: no pmrag at $pmrag (make build)" >&2; exit 2; }
 
 say() { printf 'run.sh: %s\n' "$*" >&2; }
+# npm_setup and pip_setup (they print through say).
+# shellcheck source=tests/pinned_deps.sh
+. "$top/tests/pinned_deps.sh"
 
 # setup SPEC NAME: apt:PKG, npm:DIR and pip:DIR items, comma-separated; an
 # item without a kind takes the kind of the one before it
@@ -55,53 +58,8 @@ setup() {
     [[ $(id -u) -ne 0 ]] && sudo=sudo
     $sudo apt-get install -y -qq "${missing[@]}" >/dev/null || { say "$name: apt-get install ${missing[*]} failed"; return 1; }
   fi
-  [[ -z $npm ]] || npm_setup "$here/$npm" "$name" || return 1
-  [[ -z $pip ]] || pip_setup "$here/$pip" "$name" || return 1
-}
-
-# npm_setup DIR NAME: `npm ci` of DIR's lock into .deps/corpus/NAME, again
-# only when the lock changed.
-npm_setup() {
-  local src=$1 name=$2 dst=$top/.deps/corpus/$2
-  mkdir -p "$dst"
-  if [[ -d $dst/node_modules ]] && cmp -s "$src/package-lock.json" "$dst/package-lock.json"; then
-    return 0
-  fi
-  say "$name: npm ci (pinned by $src/package-lock.json)"
-  cp "$src/package.json" "$src/package-lock.json" "$dst/"
-  (cd "$dst" && npm ci --ignore-scripts --no-audit --no-fund --silent >/dev/null 2>&1) ||
-    { say "$name: npm ci failed (is the npm registry reachable?)"; return 1; }
-}
-
-# pip_setup DIR NAME: the packages of DIR's requirements.txt (exact versions
-# with sha256 hashes) from PyPI into .deps/corpus/NAME/site-packages,
-# without their dependencies (apt: items provide those); again only when the
-# requirements changed. The copy of requirements.txt there is written last
-# and marks a complete install. Everything runs in a virtual environment of
-# its own that does not see the machine's Python packages: an sdist's
-# setup.py runs there, and sees only the build tools of DIR's
-# build-requirements.txt (pinned and hashed, as pip's build isolation would
-# not pin them), not whatever else is installed.
-pip_setup() {
-  local src=$1 name=$2 dst=$top/.deps/corpus/$2
-  local site=$dst/site-packages venv=$dst/build-venv
-  if [[ -d $site ]] && cmp -s "$src/requirements.txt" "$dst/requirements.txt"; then
-    return 0
-  fi
-  say "$name: pip install (pinned by $src/requirements.txt)"
-  mkdir -p "$dst"
-  rm -rf "$site" "$site.tmp" "$venv" "$dst/requirements.txt"
-  local pip=("$venv/bin/python" -m pip install --require-hashes --no-input
-    --disable-pip-version-check)
-  if ! { /usr/bin/python3 -m venv "$venv" &&
-    "${pip[@]}" -r "$src/build-requirements.txt" &&
-    "${pip[@]}" --no-deps --no-build-isolation --target "$site.tmp" -r "$src/requirements.txt"; } \
-    </dev/null >"$dst/pip.log" 2>&1; then
-    say "$name: pip install failed (is PyPI reachable?): $(tail -3 "$dst/pip.log")"
-    return 1
-  fi
-  mv "$site.tmp" "$site"
-  cp "$src/requirements.txt" "$dst/"
+  [[ -z $npm ]] || npm_setup "$here/$npm" "$top/.deps/corpus/$name" "$name" || return 1
+  [[ -z $pip ]] || pip_setup "$here/$pip" "$top/.deps/corpus/$name" "$name" || return 1
 }
 
 runner() { case $1 in *.py) echo /usr/bin/python3 ;; *) echo node ;; esac; }
