@@ -392,18 +392,6 @@ static void show_next(core_buf *b, const graph *g, uint32_t emit, bool json)
 /* The class an object made with an emit's text is: the callee's name
  * (`PaymentError(...)`), or, for a constructor's call to its base's
  * (`super().__init__(msg)`), the constructor's own class. */
-static const char *maker_of(const graph *g, uint32_t sym, const graph_emit *e)
-{
-    if (strcmp(e->method, "__init__") != 0 && strcmp(e->method, "constructor") != 0)
-        return e->method;
-    graph_symbol s, c;
-    graph_get_symbol(g, sym, &s);
-    if (s.parent == GRAPH_NONE)
-        return e->method;
-    graph_get_symbol(g, s.parent, &c);
-    return c.name;
-}
-
 static int graph_show_cmd(int argc, char **argv)
 {
     bool json = false;
@@ -501,7 +489,7 @@ static int graph_show_cmd(int argc, char **argv)
             if (*e.logger)
                 core_buf_printf(&b, "  logger %s", e.logger);
             if (e.flags & GRAPH_EF_CTOR) /* an object (an error) made with the text */
-                core_buf_printf(&b, "  made by %s%s", maker_of(g, id, &e),
+                core_buf_printf(&b, "  made by %s%s", graph_emit_maker(g, &e),
                                 e.flags & GRAPH_EF_THROWN   ? ", thrown"
                                 : e.flags & GRAPH_EF_HANDED ? ", handed to a call"
                                                             : "");

@@ -420,6 +420,11 @@ const graph_next *graph_next_sites(const graph *g, uint32_t emit, uint32_t *coun
  * enclosing symbol's call edges name exactly one of its method's name;
  * GRAPH_NONE otherwise (a call out of the repository, or not a call). */
 uint32_t graph_emit_callee(const graph *g, uint32_t emit);
+/* The class whose object a constructor's call site (GRAPH_EF_CTOR) makes:
+ * the class called (`new TypeError(...)`), or, for a base constructor's
+ * call inside a constructor (`super("...")`, `super().__init__("...")`),
+ * the class that constructor belongs to. */
+const char *graph_emit_maker(const graph *g, const graph_emit *e);
 /* Whether byte c may be in a word-like literal (letters, digits, '_' and
  * '-'), and whether s[0..n) is one: 3 to 40 such bytes, a letter among
  * them. */

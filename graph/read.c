@@ -515,6 +515,18 @@ uint32_t graph_emit_callee(const graph *g, uint32_t emit)
     return found;
 }
 
+const char *graph_emit_maker(const graph *g, const graph_emit *e)
+{
+    if (strcmp(e->method, "__init__") != 0 && strcmp(e->method, "constructor") != 0)
+        return e->method;
+    graph_symbol s, c;
+    graph_get_symbol(g, e->symbol, &s);
+    if (s.parent == GRAPH_NONE)
+        return e->method;
+    graph_get_symbol(g, s.parent, &c);
+    return c.name;
+}
+
 /* Does qualname end with name on a '.' or '/' boundary? */
 static bool suffix_match(const char *q, const char *name)
 {

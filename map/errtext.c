@@ -45,8 +45,10 @@ static size_t first_frame(const char *s, size_t n)
 /* The message of "Name: message" followed by a stack's frames: its
  * offset and length in s. Without frames, `Name: text` is as often a
  * message of its own (`Note: cache cold`, a traceback's last line that a
- * handler logs beside its own records) as an error's. */
-static bool class_and_message(const char *s, size_t n, size_t *off, size_t *len)
+ * handler logs beside its own records) as an error's: then, with
+ * frameless, the whole rest is the message, and the caller must find the
+ * class named (map__error_named). */
+static bool class_and_message(const char *s, size_t n, bool frameless, size_t *off, size_t *len)
 {
     size_t i = 0;
     while (i < n && (is_word((unsigned char)s[i]) || s[i] == '$' || s[i] == '.'))
@@ -54,7 +56,7 @@ static bool class_and_message(const char *s, size_t n, size_t *off, size_t *len)
     if (i == 0 || i + 2 > n || s[i] != ':' || s[i + 1] != ' ' || is_digit((unsigned char)s[0]))
         return false;
     size_t end = first_frame(s + i + 2, n - i - 2);
-    if (end == n - i - 2 || end == 0)
+    if (end == 0 || (end == n - i - 2) != frameless)
         return false;
     *off = i + 2;
     *len = end;
@@ -122,12 +124,29 @@ bool map__error_message(const char *s, size_t n, core_buf *out)
         core_buf_reset(out);
         if (raw_member(s, n, "message", &off, &len) && len)
             put_unescaped(out, s + off, len);
-        else if (raw_member(s, n, "stack", &off, &len) && class_and_message(s + off, len, &mo, &ml))
+        else if (raw_member(s, n, "stack", &off, &len) &&
+                 class_and_message(s + off, len, false, &mo, &ml))
             put_unescaped(out, s + off + mo, ml);
         return out->len > 0;
     }
-    if (!class_and_message(s, n, &off, &len))
+    if (!class_and_message(s, n, false, &off, &len))
         return false;
+    core_buf_reset(out);
+    core_buf_append(out, s + off, len);
+    return true;
+}
+
+bool map__error_named(const char *s, size_t n, const char **name, size_t *name_len, core_buf *out)
+{
+    while (n && is_space((unsigned char)*s))
+        s++, n--;
+    while (n && is_space((unsigned char)s[n - 1]))
+        n--;
+    size_t off, len;
+    if (!class_and_message(s, n, true, &off, &len))
+        return false;
+    *name = s;
+    *name_len = off - 2;
     core_buf_reset(out);
     core_buf_append(out, s + off, len);
     return true;
@@ -196,3 +215,4 @@ bool map__json_next(const char *s, size_t n, size_t *at, core_buf *out)
     }
     return false;
 }
+

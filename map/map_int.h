@@ -63,6 +63,15 @@ static inline bool map__emit_is_const(const graph_emit *e)
  * out; false when s is no such rendering.
  */
 bool map__error_message(const char *s, size_t n, core_buf *out);
+/*
+ * An error's one-line rendering, `Name: text` and nothing after it
+ * (JavaScript's `String(err)`, `${err}`): the text into out and the name
+ * into *name, *name_len. Such a line is as often a message of its own
+ * (`Note: cache cold`), so it is the error's only when the code makes an
+ * error of that class with a text that explains the rest (the mapper's
+ * check).
+ */
+bool map__error_named(const char *s, size_t n, const char **name, size_t *name_len, core_buf *out);
 
 /*
  * The next string member of the JSON object s[0, n) (members whose value

@@ -1302,6 +1302,30 @@ static size_t traceback_at(const char *s, size_t len)
     return len;
 }
 
+/* Whether one of sites emits makes an error of the class name[0, nl)
+ * names (its last part: `pkg.errors.Timeout`), or of any class when the
+ * name is JavaScript's base `Error`, which a subclass shows unless it
+ * names itself. */
+static bool made_by(const graph *g, const uint32_t *emits, uint32_t n, const char *name, size_t nl)
+{
+    for (size_t i = nl; i-- > 0;)
+        if (name[i] == '.') {
+            name += i + 1, nl -= i + 1;
+            break;
+        }
+    bool base = nl == 5 && memcmp(name, "Error", 5) == 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, emits[i], &e);
+        if (e.kind != GRAPH_EMIT_CALL || !(e.flags & GRAPH_EF_CTOR))
+            continue;
+        const char *k = graph_emit_maker(g, &e);
+        if (base || (strlen(k) == nl && memcmp(k, name, nl) == 0))
+            return true;
+    }
+    return false;
+}
+
 static msg_rec resolve_message(map_mapper *m, const map_event *ev)
 {
     msg_rec r = {UINT32_MAX, UINT32_MAX, UINT32_MAX, MASKED_NONE, 0, false};
@@ -1355,6 +1379,22 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         map_match im = map_matcher_match(m->matcher, m->mw, m->errmsg.data, m->errmsg.len,
                                          ev->logger, ev->level, emits, MAX_CAND);
         if (im.nemits) {
+            mr = im;
+            text = m->errmsg.data;
+            len = m->errmsg.len;
+            error_text = true;
+        }
+    }
+    /* An error rendered on one line (`TypeError: invalid URL: /x`): the
+     * text its maker gave it, when the code makes an error of that class
+     * with such a text. */
+    size_t nl;
+    const char *name;
+    if (unmatched && !error_text && map__error_named(text, len, &name, &nl, &m->errmsg)) {
+        map_match im = map_matcher_match(m->matcher, m->mw, m->errmsg.data, m->errmsg.len,
+                                         ev->logger, ev->level, emits, MAX_CAND);
+        if (im.nemits &&
+            made_by(m->g, emits, im.nemits > MAX_CAND ? MAX_CAND : im.nemits, name, nl)) {
             mr = im;
             text = m->errmsg.data;
             len = m->errmsg.len;

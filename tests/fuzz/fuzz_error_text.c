@@ -2,7 +2,8 @@
  * The reading of an error logged whole (map__error_message, map/errtext.c):
  * any bytes a log line may hold. What it reads is never longer than the
  * line, is terminated, and is read the same way twice; out of a stack (a
- * line that is no JSON object) it is a piece of the line as it is.
+ * line that is no JSON object) it is a piece of the line as it is. The
+ * one-line reading (map__error_named) gives the text after the name.
  */
 #define _GNU_SOURCE /* memmem */
 #include "fuzz.h"
@@ -25,6 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             k++;
         if (k == size || s[k] != '{')
             FUZZ_CHECK(memmem(s, size, a.data, a.len) != NULL);
+    }
+    const char *name;
+    size_t nl;
+    if (map__error_named(s, size, &name, &nl, &a)) {
+        FUZZ_CHECK(name >= s && nl > 0 && name + nl + 2 + a.len <= s + size);
+        FUZZ_CHECK(name[nl] == ':' && memcmp(name + nl + 2, a.data, a.len) == 0);
     }
     core_buf_free(&a);
     core_buf_free(&b);

@@ -4044,6 +4044,55 @@ TEST(mapper_an_error_message_made_in_its_constructor_is_its_catchers)
     graph_close(g);
 }
 
+/* An error rendered on one line as its class and text (`${err}`,
+ * `String(err)`: "TypeError: invalid URL: /x") is the error's message
+ * when the code makes an error of that class with that text, logged by
+ * what catches it; a line whose name makes no such error is not. */
+TEST(mapper_an_error_rendered_on_one_line_is_its_catchers)
+{
+    unit_write_str(
+        "onerepo/http.js",
+        "'use strict';\n"
+        "class DialError extends Error {\n"
+        "  constructor(host) { super(`dialing ${host} failed`); this.name = 'DialError'; }\n"
+        "}\n"
+        "function request(url, ms) {\n"
+        "  if (ms > 1000) throw new DialError(url);\n"
+        "  if (url.includes('bad')) throw new TypeError('invalid URL: ' + url);\n"
+        "  return 200;\n"
+        "}\n"
+        "function fetchAll(urls) {\n"
+        "  for (const [u, ms] of urls) {\n"
+        "    try { console.log('GET %s %d', u, request(u, ms)); }\n"
+        "    catch (err) { console.warn(`${err}`); }\n"
+        "  }\n"
+        "  console.log('fetched %d urls', urls.length);\n"
+        "}\n"
+        "module.exports = { fetchAll };\n");
+    graph *g = index_dir("onerepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t s = map_msg(m, "GET /a 200", UINT32_MAX, NULL);
+    uint32_t a = map_msg(m, "TypeError: invalid URL: /bad", s, NULL);
+    uint32_t b = map_msg(m, "DialError: dialing /slow failed", a, NULL);
+    uint32_t c = map_msg(m, "Note: invalid URL: /bad", b, NULL);
+    map_msg(m, "fetched 3 urls", c, NULL);
+    finish(m);
+    uint32_t want = unit_sym(g, "http.fetchAll");
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], want);
+    pa = activity(m, b);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], want);
+    pa = activity(m, c);
+    CHECK(pa.strategy != MAP_BY_CONST);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
