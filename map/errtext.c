@@ -7,7 +7,8 @@
  * the text made where the error was (`new Error('bad input')`) can come
  * from the code; the rest is the run's. A message a structured logger
  * renders as a JSON object carries the code's text in one of its members
- * the same way (map__json_next).
+ * the same way (map__json_next), or renders the fields after it as
+ * key=value pairs (map__kv_head).
  */
 #include "map_int.h"
 
@@ -216,3 +217,82 @@ bool map__json_next(const char *s, size_t n, size_t *at, core_buf *out)
     return false;
 }
 
+/* The end of a key=value pair's key at s[i] (a letter or '_', then word
+ * bytes, '.' and '-') when '=' follows it; i when none does. */
+static size_t kv_key(const char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    if (j >= n || !is_word((unsigned char)s[j]) || is_digit((unsigned char)s[j]))
+        return i;
+    while (j < n && (is_word((unsigned char)s[j]) || s[j] == '.' || s[j] == '-'))
+        j++;
+    return j < n && s[j] == '=' ? j : i;
+}
+
+/* Where a pair's value at s[i] ends: past its closing quote when quoted
+ * (`'disk full'`, a repr), past the bracket that closes it when it opens
+ * one (`{'a': 1}`, `[1, 2]`), else at the next blank. SIZE_MAX when a
+ * quote or a bracket is left open. */
+static size_t kv_value(const char *s, size_t n, size_t i)
+{
+    uint32_t depth = 0;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '\'' || c == '"') {
+            for (i++; i < n && s[i] != c;)
+                i += s[i] == '\\' ? 2 : 1;
+            if (i >= n)
+                return SIZE_MAX;
+        } else if (c == '{' || c == '[' || c == '(') {
+            depth++;
+        } else if (c == '}' || c == ']' || c == ')') {
+            if (depth)
+                depth--;
+        } else if (!depth && is_space((unsigned char)c)) {
+            return i;
+        }
+    }
+    return depth ? SIZE_MAX : n;
+}
+
+/* Where reading s[i, n) as key=value pairs, blanks between, stops: n
+ * when it is nothing else. */
+static size_t kv_stop(const char *s, size_t n, size_t i)
+{
+    while (i < n) {
+        size_t k = kv_key(s, n, i);
+        if (k == i)
+            return i;
+        size_t v = kv_value(s, n, k + 1);
+        if (v == SIZE_MAX)
+            return i;
+        i = v;
+        while (i < n && is_space((unsigned char)s[i]))
+            i++;
+    }
+    return n;
+}
+
+size_t map__kv_head(const char *s, size_t len)
+{
+    size_t n = len;
+    while (n && is_space((unsigned char)s[n - 1]))
+        n--;
+    for (size_t i = 1; i < n; i++) {
+        if (!is_space((unsigned char)s[i - 1]) || is_space((unsigned char)s[i]) ||
+            kv_key(s, n, i) == i)
+            continue;
+        size_t stop = kv_stop(s, n, i);
+        if (stop < n) {
+            /* A reading from a later pair it went through stops there
+             * too: on from there, so a long run costs one pass. */
+            i = stop > i ? stop - 1 : i;
+            continue;
+        }
+        size_t h = i;
+        while (h && is_space((unsigned char)s[h - 1]))
+            h--;
+        return h ? h : len;
+    }
+    return len;
+}

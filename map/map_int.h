@@ -53,7 +53,8 @@ static inline bool map__emit_is_const(const graph_emit *e)
            (e->kind == GRAPH_EMIT_CALL && (e->flags & GRAPH_EF_CTOR));
 }
 
-/* ---- errors logged whole, messages rendered as JSON (errtext.c) ---- */
+/* ---- errors logged whole, messages rendered as JSON or key=value pairs
+ * (errtext.c) ---- */
 
 /*
  * The text the code gave an error that s[0, n) renders whole: its stack
@@ -81,6 +82,15 @@ bool map__error_named(const char *s, size_t n, const char **name, size_t *name_l
  * when s is no object or has no more such members.
  */
 bool map__json_next(const char *s, size_t n, size_t *at, core_buf *out);
+
+/*
+ * A message a structured logger renders as the event's text followed by
+ * its fields as key=value pairs (`invoice_created amount=100
+ * customer=acme`, `upload failed reason='disk full'`): the length of the
+ * text before the pairs, its blanks trimmed; n when s ends in no pair or
+ * is nothing but pairs.
+ */
+size_t map__kv_head(const char *s, size_t n);
 
 /* Whether candidate call site id, on receiver, goes through an object a
  * logger's messages can be seen going through (not "?", what another call

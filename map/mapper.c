@@ -1281,6 +1281,9 @@ static bool told_message(map_mapper *m, msg_rec *r, uint32_t emit, uint32_t sym,
 /* Literal bytes a template must show of a message's first part to be
  * taken for it ahead of the whole (traceback_at). */
 #define TRACEBACK_HEAD_MIN 8
+/* The literal bytes a message's text before its key=value fields must
+ * match (a bare `%s` explains any text). */
+#define KV_HEAD_MIN 4
 
 /* Where a Python traceback starts after a message's first part (a line
  * break, as a byte or written as backslash n, then "Traceback (most recent
@@ -1422,6 +1425,20 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         if (mr.nemits) {
             text = m->errmsg.data;
             len = m->errmsg.len;
+        }
+    }
+    /* The event's text with its fields after it as key=value pairs (a
+     * structured logger's console rendering): the text is what the call
+     * said, when it shows enough of the call's own words. */
+    if (!mr.nemits && !error_text) {
+        size_t h = map__kv_head(text, len);
+        if (h < len) {
+            map_match im = map_matcher_match(m->matcher, m->mw, text, h, ev->logger, ev->level,
+                                             emits, MAX_CAND);
+            if (im.nemits && im.literal >= KV_HEAD_MIN) {
+                mr = im;
+                len = h;
+            }
         }
     }
     if (mr.flags & MAP_MATCH_ASIDE)

@@ -4093,6 +4093,48 @@ TEST(mapper_an_error_rendered_on_one_line_is_its_catchers)
     graph_close(g);
 }
 
+/* A structured logger renders an event as its text and then its fields
+ * as key=value pairs, the bound ones among them: the text before the
+ * pairs is what the call said. A bare hole never explains it. */
+TEST(mapper_fields_after_the_event_are_the_loggers)
+{
+    unit_write_str("kvrepo/bill/__init__.py", "");
+    unit_write_str(
+        "kvrepo/bill/invoices.py",
+        "import structlog\n"
+        "log = structlog.get_logger(__name__)\n"
+        "class Invoices:\n"
+        "    def __init__(self, tenant):\n"
+        "        self.log = log.bind(tenant=tenant)\n"
+        "    def create(self, customer, amount):\n"
+        "        self.log.info('invoice_created', customer=customer, amount=amount)\n"
+        "    def fail(self, customer, reason):\n"
+        "        log.error('invoice delivery failed', customer=customer, reason=reason)\n"
+        "    def note(self, text):\n"
+        "        log.info('%s', text)\n");
+    graph *g = index_dir("kvrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a =
+        map_logged(m, "invoice_created amount=100 customer=acme tenant=t0", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_STR(a.text, "invoice_created");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "bill.invoices.Invoices.create"));
+    a = map_logged(m,
+                   "invoice delivery failed      customer=initech reason='no channel' "
+                   "extra={'tries': 3, 'ids': [1, 2]}",
+                   NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "bill.invoices.Invoices.fail"));
+    /* Text the code does not say, before pairs, is not `%s`'s. */
+    a = map_logged(m, "cache warm hits=3", NULL, NULL);
+    CHECK_INT(a.nsyms, 0);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
