@@ -444,31 +444,32 @@ static ent member(ctx *c, ent e, const char *name, size_t len)
     }
 }
 
-/*
- * Resolves a reference path from a scope. *fail_at is the number of
- * components resolved before the result became unknown (so a caller can
- * tell "unknown receiver" from "unknown name").
- */
-/* `NAME[key]` where NAME is imported by name from a Python module of ours
- * (`from .codes import ERRORS`): the constant recorded there as
- * `NAME[key]`, under the name it has there. */
-static ent imported_entry(ctx *c, uint32_t scope, const char *name, size_t len)
+/* `NAME[key]` or `NAME.key` where NAME is imported by name from a module
+ * of ours (`from .codes import ERRORS`, `const { MESSAGES } =
+ * require('./messages')`): the constant recorded there as `NAME[key]` or
+ * `NAME.key`, under the name it has there. name[0, base) is NAME, the
+ * rest the one entry. */
+static ent imported_entry(ctx *c, uint32_t scope, const char *name, size_t base, size_t len)
 {
     rs *r = c->r;
-    const char *br = memchr(name, '[', len);
-    size_t base = (size_t)(br - name);
     for (uint32_t s = scope; base && s != GRAPH_NONE; s = r->sy[s].parent) {
         uint32_t v = km_first(&r->imports, s, name, base);
         if (v == UINT32_MAX)
             continue;
-        uint32_t fi = r->imp[v].file;
+        uint32_t fi = r->imp[v].file, m = GRAPH_NONE;
         const gx_import *im = r->imp[v].m;
+        if (im->kind != GX_IMP_NAME || !im->name)
+            return NONE_ENT;
         char buf[1024], key[512];
-        const char *abs = is_python(r, fi) && im->kind == GX_IMP_NAME
-                              ? graph__rs_py_abs_module(r, fi, im->module, buf, sizeof buf)
-                              : NULL;
-        uint32_t m = abs ? graph__rs_find_module(r, abs, strlen(abs)) : GRAPH_NONE;
-        int kn = snprintf(key, sizeof key, "%s%.*s", im->name, (int)(len - base), br);
+        if (is_python(r, fi)) {
+            const char *abs = graph__rs_py_abs_module(r, fi, im->module, buf, sizeof buf);
+            m = abs ? graph__rs_find_module(r, abs, strlen(abs)) : GRAPH_NONE;
+        } else {
+            uint32_t tf = graph__rs_resolve_spec(r, fi, im->module);
+            if (tf != UINT32_MAX && r->idx->files.v[tf].x)
+                m = r->idx->files.v[tf].module_sym;
+        }
+        int kn = snprintf(key, sizeof key, "%s%.*s", im->name, (int)(len - base), name + base);
         if (m == GRAPH_NONE || kn <= 0 || (size_t)kn >= sizeof key)
             return NONE_ENT;
         uint32_t k = km_first(&r->consts, m, key, (size_t)kn);
@@ -477,6 +478,11 @@ static ent imported_entry(ctx *c, uint32_t scope, const char *name, size_t len)
     return NONE_ENT;
 }
 
+/*
+ * Resolves a reference path from a scope. *fail_at is the number of
+ * components resolved before the result became unknown (so a caller can
+ * tell "unknown receiver" from "unknown name").
+ */
 ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len, int *fail_at)
 {
     rs *r = c->r;
@@ -516,9 +522,20 @@ ent graph__rs_resolve_path(ctx *c, uint32_t scope, const char *path, size_t len,
         }
         c->depth++;
         e = resolve_name(c, scope, p, n);
-        if (e.k == E_NONE && memchr(p, '[', n))
-            e = imported_entry(c, scope, p, n);
+        const char *br = memchr(p, '[', n);
+        if (e.k == E_NONE && br)
+            e = imported_entry(c, scope, p, (size_t)(br - p), n);
         c->depth--;
+        /* An entry of a table imported by name, which the module that
+         * exports it keeps as constants (`MESSAGES.notFound`). */
+        if ((e.k == E_NONE || e.k == E_EXT) && dot && !br &&
+            !memchr(dot + 1, '.', (size_t)(end - dot - 1))) {
+            ent t = imported_entry(c, scope, p, n, (size_t)(end - p));
+            if (t.k == E_CONST) {
+                *fail_at = 2;
+                return t;
+            }
+        }
     }
     int step = 1;
     while (dot && e.k != E_NONE && e.k != E_EXT) {

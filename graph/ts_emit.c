@@ -200,6 +200,16 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     uint32_t total = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
     uint32_t na = total > ARGS_MAX ? ARGS_MAX : total;
     int32_t idx = -1, ref = -1;
+    /* util.format's first argument is its format, whatever it is: a
+     * table's entry (`MESSAGES.notFound`) before a literal argument (a
+     * parameter is a wrapper's, placed by its callers). */
+    if (na && graph__ts_util_format_path(callee)) {
+        TSNode a = unwrap(x, av[0]);
+        unsigned t = ty(x, a);
+        if ((t == N_IDENTIFIER || t == N_MEMBER_EXPRESSION || t == N_SUBSCRIPT_EXPRESSION) &&
+            graph__ts_path_of(x, a, 0) && !graph__ts_param_named(x, sc, a))
+            idx = 0;
+    }
     for (uint32_t i = 0; i < na && idx < 0; i++) {
         TSNode a = unwrap(x, av[i]);
         unsigned t = ty(x, a);

@@ -559,6 +559,8 @@ bool graph__ts_stringish(tx *x, TSNode e, int depth);
 void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, int nest, int depth);
 uint32_t graph__ts_collect_args(tx *x, TSNode args, TSNode *out, uint32_t max, int depth);
 msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *avail, int depth);
+/* Whether a callee's path is util.format's (`util.format`, `format`). */
+bool graph__ts_util_format_path(const char *p);
 msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int depth);
 
 /* ts_locals.c */

@@ -210,7 +210,7 @@ NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *a
     case N_CALL_EXPRESSION: {
         /* util.format('...', ...) / format('...', ...) */
         const char *p = graph__ts_path_of(x, fld(x, e, F_FUNCTION), 0);
-        if (p && (strcmp(p, "util.format") == 0 || strcmp(p, "format") == 0)) {
+        if (p && graph__ts_util_format_path(p)) {
             TSNode av[ARGS_MAX];
             uint32_t na =
                 graph__ts_collect_args(x, fld(x, e, F_ARGUMENTS), av, ARGS_MAX, depth + 1);
@@ -224,6 +224,11 @@ NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *a
     default:
         return mi;
     }
+}
+
+bool graph__ts_util_format_path(const char *p)
+{
+    return strcmp(p, "util.format") == 0 || strcmp(p, "format") == 0;
 }
 
 /* How util.format shows a function it is handed: util.inspect's name for

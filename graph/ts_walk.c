@@ -480,6 +480,9 @@ static NOINLINE void do_object(tx *x, TSNode obj, const ts_scope *sc, const char
         case N_PAIR: {
             TSNode key = fld(x, m, F_KEY), value = fld(x, m, F_VALUE);
             const char *kn = graph__ts_member_name(x, key);
+            /* What module.exports holds is the module's own names: its
+             * texts are constants by their keys (`MESSAGES.notFound`). */
+            const char *ckey = exports ? kn : NULL;
             TSNode v = unwrap(x, value), ov = graph__ts_object_value(x, v);
             unsigned vt = ty(x, v);
             if (kn && is_fn(vt)) {
@@ -495,13 +498,14 @@ static NOINLINE void do_object(tx *x, TSNode obj, const ts_scope *sc, const char
                 if (exports)
                     graph__ts_add_export(x, GX_EXP_NAME, kn, kn, NULL, m);
             } else if (kn && !is_null(ov)) {
-                do_object(x, ov, sc, join(x, container, kn), cprefix ? join(x, cprefix, kn) : NULL,
+                do_object(x, ov, sc, join(x, container, kn), cprefix ? join(x, cprefix, kn) : ckey,
                           owner, -1, 0, depth + 1);
                 if (exports)
                     graph__ts_add_export(x, GX_EXP_NAME, kn, NULL, NULL, m);
             } else {
-                if (kn && cprefix && graph__ts_stringish(x, v, 0))
-                    graph__ts_add_const(x, join(x, cprefix, kn), v, sc->sym, depth + 1);
+                if (kn && (cprefix || ckey) && graph__ts_stringish(x, v, 0))
+                    graph__ts_add_const(x, cprefix ? join(x, cprefix, kn) : kn, v, sc->sym,
+                                        depth + 1);
                 if (exports && kn)
                     graph__ts_add_export(x, GX_EXP_NAME, kn, graph__ts_path_of(x, v, 0), NULL, m);
                 if (kn && (vt == N_IDENTIFIER || vt == N_MEMBER_EXPRESSION))
@@ -921,7 +925,8 @@ static bool assign_export(tx *x, TSNode asg, const char *ename, const assigned *
                (m = graph__ts_require_of(x, unwrap(x, fld(x, v->r, F_OBJECT))))) {
         graph__ts_add_export(x, GX_EXP_FROM, ename, name_text(x, fld(x, v->r, F_PROPERTY)), m, asg);
     } else if (!is_null(v->obj)) {
-        do_object(x, v->obj, &plain, ename, NULL, sc->sym, -1, 0, depth + 1);
+        do_object(x, v->obj, &plain, ename, module_level(sc) ? ename : NULL, sc->sym, -1, 0,
+                  depth + 1);
         graph__ts_add_export(x, GX_EXP_NAME, ename, NULL, NULL, asg);
         return true;
     } else {

@@ -4286,6 +4286,60 @@ TEST(mapper_an_entry_of_an_imported_message_table)
     graph_close(g);
 }
 
+/* The same in JavaScript: a table the module exports (`module.exports =
+ * { MESSAGES: {...} }`, `exports.CODES = {...}`) and its entries logged
+ * where it is imported, with util.format reading its first argument as
+ * the format, whatever comes after it. */
+TEST(mapper_an_entry_of_an_exported_message_table)
+{
+    unit_write_str("jtblrepo/messages.js", "'use strict';\n"
+                                           "module.exports = {\n"
+                                           "  MESSAGES: {\n"
+                                           "    notFound: 'Not found: %s',\n"
+                                           "    forbidden: 'User %s is not allowed to %s',\n"
+                                           "  },\n"
+                                           "};\n");
+    unit_write_str("jtblrepo/codes.js", "exports.CODES = { gone: 'Document %s was deleted' };\n");
+    unit_write_str("jtblrepo/api.js",
+                   "'use strict';\n"
+                   "const util = require('util');\n"
+                   "const { MESSAGES } = require('./messages');\n"
+                   "const { CODES } = require('./codes');\n"
+                   "const LOCAL = { tooLarge: 'Payload of %d bytes exceeds %d' };\n"
+                   "function get(id) {\n"
+                   "  console.warn(MESSAGES.notFound, id);\n"
+                   "  console.warn(CODES['gone'], id);\n"
+                   "}\n"
+                   "function post(user, kind, size) {\n"
+                   "  if (size > 100) console.error(util.format(LOCAL.tooLarge, size, 100));\n"
+                   "  const msg = util.format(MESSAGES.forbidden, user, 'create ' + kind);\n"
+                   "  console.error(msg);\n"
+                   "}\n"
+                   "module.exports = { get, post };\n");
+    graph *g = index_dir("jtblrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    uint32_t get = unit_sym(g, "api.get"), post = unit_sym(g, "api.post");
+    map_activity a = map_logged(m, "Not found: u2", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], get);
+    a = map_logged(m, "Document u3 was deleted", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], get);
+    a = map_logged(m, "Payload of 500 bytes exceeds 100", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], post);
+    a = map_logged(m, "User guest is not allowed to create doc", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], post);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Two functions that log the same constant through a helper, equally
  * near it: both are kept, half each, rather than one picked by its id. */
 TEST(mapper_constants_tie_keeps_both)
