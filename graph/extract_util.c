@@ -614,6 +614,94 @@ void graph__tmpl_slot(gx_tmpl *t)
     tmpl_put(t, &c, 1);
 }
 
+static bool ws_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The end of the line of s[0, n) that starts at i (its '\n', or n), and
+ * where its indent ends in *w. */
+static size_t line_end(const char *s, size_t n, size_t i, size_t *w)
+{
+    size_t e = i;
+    while (e < n && s[e] != '\n')
+        e++;
+    for (*w = i; *w < e && (s[*w] == ' ' || s[*w] == '\t');)
+        ++*w;
+    return e;
+}
+
+/* The indent lines [a, n) of s share, among those with more than white
+ * space; lines after the first only when skip_first. Its length. */
+static size_t shared_indent(const char *s, size_t a, size_t n, bool skip_first, const char **ind)
+{
+    size_t best = SIZE_MAX;
+    *ind = NULL;
+    for (size_t i = a, line = 0; i < n; line++) {
+        size_t w, e = line_end(s, n, i, &w);
+        if (w < e && !(skip_first && line == 0)) {
+            if (!*ind) {
+                *ind = s + i;
+                best = w - i;
+            } else {
+                size_t k = 0;
+                while (k < best && k < w - i && s[i + k] == (*ind)[k])
+                    k++;
+                best = k;
+            }
+        }
+        i = e + 1;
+    }
+    return best == SIZE_MAX ? 0 : best;
+}
+
+void graph__tmpl_whitespace(gx_tmpl *t, size_t from, gx_ws_op op)
+{
+    core_buf *b = &t->buf;
+    if (!b->data || from > b->len)
+        return;
+    char *s = b->data;
+    size_t n = b->len;
+    if (op == GX_WS_DEDENT || op == GX_WS_CLEANDOC) {
+        const char *ind;
+        size_t k = shared_indent(s, from, n, op == GX_WS_CLEANDOC, &ind), o = from;
+        for (size_t i = from, line = 0; i < n; line++) {
+            size_t w, e = line_end(s, n, i, &w);
+            size_t cut = w == e ? e - i : op == GX_WS_CLEANDOC && line == 0 ? w - i : k;
+            memmove(s + o, s + i + cut, e - i - cut);
+            o += e - i - cut;
+            if (e < n)
+                s[o++] = '\n';
+            i = e + 1;
+        }
+        b->len = o;
+        s[o] = '\0';
+        if (op == GX_WS_DEDENT)
+            return;
+        /* cleandoc: the blank lines at either end go too. */
+        size_t a = from;
+        while (a < b->len && s[a] == '\n')
+            a++;
+        memmove(s + from, s + a, b->len - a);
+        b->len -= a - from;
+        while (b->len > from && ws_byte(s[b->len - 1]))
+            b->len--;
+        s[b->len] = '\0';
+        return;
+    }
+    if (op != GX_WS_LSTRIP)
+        while (b->len > from && ws_byte(s[b->len - 1]))
+            b->len--;
+    if (op != GX_WS_RSTRIP) {
+        size_t a = from;
+        while (a < b->len && ws_byte(s[a]))
+            a++;
+        memmove(s + from, s + a, b->len - a);
+        b->len -= a - from;
+    }
+    s[b->len] = '\0';
+}
+
 void graph__tmpl_clear(gx_tmpl *t)
 {
     core_buf_reset(&t->buf);

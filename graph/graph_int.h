@@ -500,6 +500,17 @@ void graph__tmpl_log_format(gx_tmpl *t);
  * shape whose text holds it more than once is dropped). */
 #define GX_SLOT '\x1f'
 void graph__tmpl_slot(gx_tmpl *t);
+/* What a call on a literal does to its white space only (Python's
+ * textwrap.dedent, inspect.cleandoc, str.strip and its sides), applied
+ * to the template's text from byte `from` on. */
+typedef enum {
+    GX_WS_DEDENT,   /* the indent all lines share, removed; blank lines emptied */
+    GX_WS_CLEANDOC, /* the first line's and the others' shared indent, then blank ends */
+    GX_WS_STRIP,
+    GX_WS_LSTRIP,
+    GX_WS_RSTRIP
+} gx_ws_op;
+void graph__tmpl_whitespace(gx_tmpl *t, size_t from, gx_ws_op op);
 /* Drops the text, the hole count and the truncated mark. */
 void graph__tmpl_clear(gx_tmpl *t);
 /* Copies the template into the arena and resets the builder; NULL if it

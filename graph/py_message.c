@@ -143,6 +143,41 @@ static msg_info ref_message(const char *path)
     return mi;
 }
 
+/* What a call does to a literal's white space only, and nothing else
+ * (`textwrap.dedent(\"\"\"...\"\"\")`, `inspect.cleandoc(...)`,
+ * `"...".strip()`), with the literal, or such a call on it, it does it to
+ * in *subject; -1 for any other expression. */
+static int whitespace_call(px *x, TSNode e, TSNode *subject)
+{
+    if (ty(e) != N_CALL)
+        return -1;
+    TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS), sub;
+    if (is_null(fn) || is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return -1;
+    uint32_t na = ts_node_named_child_count(args);
+    TSNode name = ty(fn) == N_ATTRIBUTE ? fieldn(fn, F_ATTRIBUTE) : fn;
+    if (is_null(name))
+        return -1;
+    int op = -1;
+    if (na == 0 && ty(fn) == N_ATTRIBUTE) {
+        op = text_eq(x, name, "strip")    ? GX_WS_STRIP
+             : text_eq(x, name, "lstrip") ? GX_WS_LSTRIP
+             : text_eq(x, name, "rstrip") ? GX_WS_RSTRIP
+                                          : -1;
+        sub = unparen(fieldn(fn, F_OBJECT));
+    } else if (na == 1) {
+        op = text_eq(x, name, "dedent")     ? GX_WS_DEDENT
+             : text_eq(x, name, "cleandoc") ? GX_WS_CLEANDOC
+                                            : -1;
+        sub = unparen(ts_node_named_child(args, 0));
+    }
+    TSNode inner;
+    if (op < 0 || is_null(sub) || !(is_stringish(ty(sub)) || whitespace_call(x, sub, &inner) >= 0))
+        return -1;
+    *subject = sub;
+    return op;
+}
+
 /*
  * Builds the template of a message expression into x->tmpl.
  * `with_args`: the logging call passes arguments, so %-directives in a
@@ -171,7 +206,8 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
         unsigned op = binop(e);
         if (op == A_PERCENT && !is_null(l)) {
             /* "fmt" % args: the directives are the holes. */
-            if (is_stringish(ty(l))) {
+            TSNode sub;
+            if (is_stringish(ty(l)) || whitespace_call(x, l, &sub) >= 0) {
                 graph__py_build_message(x, l, true, sc, depth + 1);
                 mi.style = GRAPH_STYLE_PERCENT;
                 return mi;
@@ -203,9 +239,16 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
         return mi;
     }
     case N_CALL: {
-        TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
+        TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS), sub;
         if (is_null(fn) || is_null(args))
             return mi;
+        int op = whitespace_call(x, e, &sub);
+        if (op >= 0) {
+            size_t at = x->tmpl.buf.len;
+            mi = graph__py_build_message(x, sub, with_args, sc, depth + 1);
+            graph__tmpl_whitespace(&x->tmpl, at, (gx_ws_op)op);
+            return mi;
+        }
         if (ty(fn) == N_ATTRIBUTE) {
             TSNode obj = unparen(fieldn(fn, F_OBJECT)), attr = fieldn(fn, F_ATTRIBUTE);
             if (!is_null(attr) && text_eq(x, attr, "format") && !is_null(obj)) {

@@ -4135,6 +4135,50 @@ TEST(mapper_fields_after_the_event_are_the_loggers)
     graph_close(g);
 }
 
+/* A message written as an indented block and reshaped by the call around
+ * it (textwrap.dedent, inspect.cleandoc, str.strip) is logged as
+ * reshaped: its template is the text the call gives, formats kept. */
+TEST(mapper_a_message_dedented_where_it_is_written)
+{
+    unit_write_str("dedrepo/ops/__init__.py", "");
+    unit_write_str("dedrepo/ops/notes.py",
+                   "import inspect, logging, textwrap\n"
+                   "from textwrap import dedent\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def banner(version, target):\n"
+                   "    log.warning(textwrap.dedent(\"\"\"\\\n"
+                   "        Deploying %s to %s.\n"
+                   "          Do not interrupt.\"\"\") % (version, target))\n"
+                   "def plain():\n"
+                   "    log.info(dedent(\"\"\"\n"
+                   "        Maintenance window open.\n"
+                   "\n"
+                   "        All writes are paused.\n"
+                   "    \"\"\").strip())\n"
+                   "def drain(target, n):\n"
+                   "    log.info(inspect.cleandoc(\"\"\"Draining %s:\n"
+                   "            %d connections left\n"
+                   "              (%d idle)\n"
+                   "            \"\"\"), target, n, 0)\n");
+    graph *g = index_dir("dedrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "Deploying 1.3 to prod.\n  Do not interrupt.", NULL, NULL);
+    CHECK_STR(a.text, "Deploying %s to %s.\n  Do not interrupt.");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "ops.notes.banner"));
+    a = map_logged(m, "Maintenance window open.\n\nAll writes are paused.", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "ops.notes.plain"));
+    a = map_logged(m, "Draining prod:\n3 connections left\n  (0 idle)", NULL, NULL);
+    CHECK_STR(a.text, "Draining %s:\n%d connections left\n  (%d idle)");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "ops.notes.drain"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
