@@ -186,6 +186,10 @@ typedef struct gx_arg {
      * call of the class makes the text (resolve_wrappers.c) */
     bool field;
     bool splat; /* *expr */
+    /* fwd as the key of a table's entry (`ERRORS[code]`): the table's
+     * path, read where the call is made; each caller's key names the
+     * entry it logs */
+    const char *table;
     /* a name bound to a logger in this file (`logger`, made by
      * getLogger): its name as gx_emit's, or NULL */
     const char *logger;

@@ -782,6 +782,27 @@ static void field_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_sco
         *out = f;
 }
 
+/* A logging call's message that is the entry of a table a parameter
+ * keys (`log.warning(ERRORS[code], *args)`): each caller's key names the
+ * message (a wrapper over error codes). */
+static bool table_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
+{
+    TSNode e = unparen(a);
+    if (is_null(e) || ty(e) != N_SUBSCRIPT)
+        return false;
+    TSNode v = fieldn(e, F_VALUE), k = unparen(ts_node_named_child(e, 1));
+    const py_param *p =
+        !is_null(k) && ty(k) == N_IDENTIFIER ? graph__py_param_named(x, sc, k) : NULL;
+    const char *path = p && !p->varargs && (p->pos >= 0 || p->kw) && !is_null(v)
+                           ? graph__py_path_of(x, v, sc, 0)
+                           : NULL;
+    if (!path)
+        return false;
+    set_fwd(out, p);
+    out->table = path;
+    return true;
+}
+
 /*
  * What one argument of a call would give a wrapper as its message (or
  * level). out->pos, kw, nafter and splat are set by the caller. Returns
@@ -1070,8 +1091,9 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
                 alt_at = (int32_t)(x->f->args.n - first);
                 nalts = nl;
             }
-        } else if (!(is_msg && message_fwd(x, nodes[i], call, m->nafter > 0, m,
-                                           alt_at < 0 ? &two : NULL, sc, depth + 1)) &&
+        } else if (!(is_msg && (message_fwd(x, nodes[i], call, m->nafter > 0, m,
+                                            alt_at < 0 ? &two : NULL, sc, depth + 1) ||
+                                table_fwd(x, nodes[i], m, sc))) &&
                    !classify_arg(x, nodes[i], m, sc, depth + 1)) {
             continue;
         } else if (two.fwd) {

@@ -44,6 +44,10 @@ typedef struct {
     int32_t slot_pos;
     const char *slot_kw;
     bool slot;
+    /* the message is this table's entry that the caller's text keys
+     * (gx_arg.table), the table's path read from symbol table_at */
+    const char *table;
+    uint32_t table_at;
 } wshape;
 
 typedef struct {
@@ -91,7 +95,8 @@ static bool shape_eq(const wshape *a, const wshape *b)
            a->lvl_param == b->lvl_param && a->lvl_pos == b->lvl_pos &&
            str_eq(a->lvl_kw, b->lvl_kw) && a->level == b->level && strcmp(a->pre, b->pre) == 0 &&
            strcmp(a->post, b->post) == 0 && a->logger == b->logger &&
-           a->logger_at == b->logger_at && a->slot == b->slot &&
+           a->logger_at == b->logger_at && a->slot == b->slot && str_eq(a->table, b->table) &&
+           a->table_at == b->table_at &&
            (!a->slot || (a->slot_pos == b->slot_pos && str_eq(a->slot_kw, b->slot_kw)));
 }
 
@@ -211,7 +216,9 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .logger_at = em->logger ? 0 : c->logger_at,
                  .slot = m->slot,
                  .slot_pos = m->slot_pos,
-                 .slot_kw = m->slot_kw};
+                 .slot_kw = m->slot_kw,
+                 .table = m->table,
+                 .table_at = m->table ? from : 0};
     if (c->level_arg >= 0) {
         const gx_arg *l = &x->args.v[c->arg0 + (uint32_t)c->level_arg];
         if (l->fwd && !l->splat) {
@@ -452,6 +459,23 @@ static uint32_t constant_named(wrap *w, uint32_t from, const char *ref)
     return e.k == E_CONST ? e.id : GRAPH_NONE;
 }
 
+/* The constant a shape's table holds under the key a call passes as its
+ * message (m: a literal, `reject("card_declined", ...)`), or GRAPH_NONE. */
+static uint32_t table_entry(wrap *w, const wshape *s, const gx_arg *m)
+{
+    if (!m || m->fwd || !m->tmpl || !m->tmpl[0] || strchr(m->tmpl, '%'))
+        return GRAPH_NONE;
+    char name[512];
+    int n = snprintf(name, sizeof name, "%s[%s]", s->table, m->tmpl);
+    if (n <= 0 || (size_t)n >= sizeof name)
+        return GRAPH_NONE;
+    uint32_t c = constant_named(w, s->table_at, name);
+    const gb_graph *g = w->r->g;
+    return c < g->emits.n && g->emits.v[c].tmpl && g->emits.v[c].style != GRAPH_STYLE_REF
+               ? c
+               : GRAPH_NONE;
+}
+
 /* What a call puts in a shape's slot by passing argument a there (NULL:
  * none): the template it passes; else a hole (text known at run time, or
  * a parameter left at its default). */
@@ -519,7 +543,7 @@ static bool wrap_round(wrap *w)
                 wshape s = w->shapes[t[k]].v[j];
                 int32_t shift;
                 const gx_arg *m = arg_at(x, wc->c, s.msg_pos, s.msg_kw, &shift);
-                if (!m || !m->fwd)
+                if (!m || !m->fwd || (s.table && (m->pre || m->post || m->table)))
                     continue;
                 wshape d = {.msg_pos = m->fwd_pos < 0 ? -1 : m->fwd_pos + shift,
                             .msg_kw = m->splat ? NULL : m->fwd_kw,
@@ -527,7 +551,9 @@ static bool wrap_round(wrap *w)
                             .level = s.level,
                             .logger = s.logger,
                             .pre = s.pre,
-                            .post = s.post};
+                            .post = s.post,
+                            .table = s.table,
+                            .table_at = s.table_at};
                 /* The shape's slot first: the caller's message may bring
                  * one of its own. */
                 if (!pass_slot(w, wc->from, x, wc->c, &s, &d) || (m->slot && d.slot))
@@ -930,9 +956,13 @@ static void wrap_emit(wrap *w)
                 if (s->slot &&
                     !fill_slot(&r->arena, &pre, &post, slot_text(w, wc->from, x, c, s), SIZE_MAX))
                     continue;
+                /* A table's entry the caller's key names: its text. */
+                uint32_t entry = GRAPH_NONE;
+                if (s->table && (entry = table_entry(w, s, m)) == GRAPH_NONE)
+                    continue;
                 /* A message a function of ours formats and returns
                  * (`TRACE(www_authenticate(...))`): its format. */
-                const gb_emit *ret = returned_format(w, wc, m);
+                const gb_emit *ret = entry == GRAPH_NONE ? returned_format(w, wc, m) : NULL;
                 bool dynamic = !m->tmpl && !m->ref && !ret;
                 bool affix = pre[0] || post[0];
                 if (dynamic && (m->fwd || affix))
@@ -958,7 +988,13 @@ static void wrap_emit(wrap *w)
                 o.style = dynamic ? GRAPH_STYLE_DYNAMIC : ret ? ret->style : m->style;
                 o.ref_const = GRAPH_NONE;
                 const char *tmpl = ret ? core_strtab_str(&g->strs, ret->tmpl) : m->tmpl;
-                if (m->ref) {
+                if (entry != GRAPH_NONE) {
+                    const gb_emit *en = &g->emits.v[entry];
+                    tmpl = core_strtab_str(&g->strs, en->tmpl);
+                    o.style = en->style;
+                    o.ref = en->name;
+                    o.ref_const = entry;
+                } else if (m->ref) {
                     uint32_t cid = constant_named(w, wc->from, m->ref);
                     if (affix) {
                         /* The text around the constant is known only with

@@ -4384,6 +4384,44 @@ TEST(mapper_an_entry_of_an_exported_message_table)
     graph_close(g);
 }
 
+/* A wrapper that logs the entry of a message table its parameter keys
+ * (`log.warning(ERRORS[code], *args)`): each caller's key names the
+ * message, which is that caller's, through a wrapper of the wrapper too. */
+TEST(mapper_a_table_entry_a_wrapper_logs_by_its_callers_key)
+{
+    unit_write_str("keyrepo/pay/__init__.py", "");
+    unit_write_str("keyrepo/pay/codes.py",
+                   "ERRORS = {\n"
+                   "    'card_declined': 'Card ending %s was declined by the issuer',\n"
+                   "    'expired': 'Card ending %s expired on %s',\n"
+                   "}\n");
+    unit_write_str("keyrepo/pay/charge.py", "import logging\n"
+                                            "from .codes import ERRORS\n"
+                                            "log = logging.getLogger(__name__)\n"
+                                            "def reject(code, *args):\n"
+                                            "    log.warning(ERRORS[code], *args)\n"
+                                            "def deny(code, *args):\n"
+                                            "    reject(code, *args)\n"
+                                            "def charge(card):\n"
+                                            "    reject('card_declined', card[-4:])\n"
+                                            "def renew(card, when):\n"
+                                            "    deny('expired', card[-4:], when)\n");
+    graph *g = index_dir("keyrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a =
+        map_logged(m, "Card ending 5550 was declined by the issuer", "pay.charge", "WARNING");
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.charge"));
+    a = map_logged(m, "Card ending 1234 expired on 2026-11", "pay.charge", "WARNING");
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.renew"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* Two functions that log the same constant through a helper, equally
  * near it: both are kept, half each, rather than one picked by its id. */
 TEST(mapper_constants_tie_keeps_both)
