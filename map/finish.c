@@ -1543,6 +1543,18 @@ static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, 
         map__activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
         return;
     }
+    if (!m->o.no_const && r->has_const && r->ncand &&
+        errors_made_for(m, r) == GRAPH_EF_THROWN) {
+        /* An error's text thrown where nothing of ours that is near
+         * catches it (`raise SystemExit("...")`, what a framework or the
+         * runtime reports): the functions that raise it, as the last
+         * frame of its traceback says. */
+        float c[MAX_CAND];
+        for (uint32_t i = 0; i < r->ncand; i++)
+            c[i] = 1.0f / (float)r->ncand;
+        map__activity_set_syms(m, a, MAP_BY_CONST, m->cands.v + r->cand_off, c, r->ncand);
+        return;
+    }
     const char *text = core_strtab_str(&m->strs, r->text);
     if (!m->o.no_tokens) {
         if (!m->text && map_text_build(m->g, &(map_text_opts){.aside = m->aside}, &m->text) != 0)

@@ -4179,6 +4179,35 @@ TEST(mapper_a_message_dedented_where_it_is_written)
     graph_close(g);
 }
 
+/* An error thrown by a function that nothing of ours calls (a command a
+ * framework dispatches: `raise SystemExit("...")`, reported by the
+ * runtime) is the raiser's event, as the last frame of its traceback
+ * says, when nothing near places it. */
+TEST(mapper_an_error_nothing_of_ours_catches_is_its_raisers)
+{
+    unit_write_str("exitrepo/tool/__init__.py", "");
+    unit_write_str("exitrepo/tool/commands.py",
+                   "import click\n"
+                   "def status(name, dirty):\n"
+                   "    click.echo(f'checking {name}')\n"
+                   "    if dirty:\n"
+                   "        raise SystemExit(f'error: {dirty} uncommitted changes in {name}')\n"
+                   "    click.echo('nothing to do')\n");
+    graph *g = index_dir("exitrepo");
+    map_mapper *m = new_mapper(g, NULL);
+    /* The error alone: a run that says nothing else. */
+    uint32_t a = map_msg(m, "error: 3 uncommitted changes in gamma", UINT32_MAX, NULL);
+    uint32_t s = map_msg(m, "checking alpha", UINT32_MAX, NULL);
+    map_msg(m, "nothing to do", s, NULL);
+    finish(m);
+    map_activity pa = activity(m, a);
+    CHECK_INT(pa.strategy, MAP_BY_CONST);
+    CHECK_INT(pa.nsyms, 1);
+    CHECK_INT(pa.syms[0], unit_sym(g, "tool.commands.status"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
