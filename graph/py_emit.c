@@ -116,12 +116,53 @@ bool graph__py_loggerish_path(px *x, const char *recv)
     return graph__loggerish_path(recv);
 }
 
+/* A logging call whose method is chosen at run time:
+ * `getattr(log, level)(...)`, `(log.critical if urgent else log.info)(...)`.
+ * Its level is the run's; the rest reads as the logger's methods do. */
+static bool plan_chosen_method(px *x, TSNode fn, emit_plan *pl, const py_scope *sc)
+{
+    fn = unparen(fn);
+    const char *recv = NULL;
+    if (ty(fn) == N_CALL) {
+        TSNode f = fieldn(fn, F_FUNCTION), args = fieldn(fn, F_ARGUMENTS);
+        if (is_null(f) || ty(f) != N_IDENTIFIER || !text_eq(x, f, "getattr") || is_null(args) ||
+            ts_node_named_child_count(args) < 2)
+            return false;
+        recv = graph__py_path_of(x, unparen(ts_node_named_child(args, 0)), sc, 0);
+    } else if (ty(fn) == N_CONDITIONAL_EXPRESSION && ts_node_named_child_count(fn) == 3) {
+        TSNode b[2] = {unparen(ts_node_named_child(fn, 0)), unparen(ts_node_named_child(fn, 2))};
+        for (int i = 0; i < 2; i++) {
+            TSNode attr = ty(b[i]) == N_ATTRIBUTE ? fieldn(b[i], F_ATTRIBUTE) : gx_null();
+            if (is_null(attr))
+                return false;
+            const char *m = text(x, attr);
+            const char *r = graph__py_path_of(x, fieldn(b[i], F_OBJECT), sc, 0);
+            if (!r || (recv && strcmp(r, recv) != 0) ||
+                graph_level_of_method(m, strlen(m)) == GRAPH_LEVEL_NONE)
+                return false;
+            recv = r;
+        }
+    }
+    if (!recv || !graph__py_loggerish_path(x, recv))
+        return false;
+    const py_logger *lg = graph__py_find_logger(x, recv);
+    pl->kind = GRAPH_EMIT_LOG;
+    pl->level = GRAPH_LEVEL_CUSTOM;
+    pl->receiver = recv;
+    pl->method = "?";
+    pl->logger = lg ? lg->logger : NULL;
+    pl->msg_kw = "msg";
+    return true;
+}
+
 /* Decides whether a call is an emit site, and how to read it. */
 bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
                          const py_scope *sc)
 {
     memset(pl, 0, sizeof *pl);
     pl->msg_index = 0;
+    if (!path && plan_chosen_method(x, fn, pl, sc))
+        return true;
     if (path) {
         const char *c = graph__py_canon(x, path);
         if (strcmp(path, "print") == 0) {

@@ -26,12 +26,58 @@ static graph_level level_arg(tx *x, TSNode a)
     return s ? graph__level_of_word(s, n) : GRAPH_LEVEL_NONE;
 }
 
+/* A logging call whose method is chosen at run time: `console[level](...)`,
+ * `log[lvl](...)` on a logger, `(failed ? console.error : console.log)(...)`.
+ * Its level is the run's; the rest reads as the receiver's methods do. */
+static bool plan_chosen_method(tx *x, TSNode fn, emit_plan *pl)
+{
+    unsigned ft = ty(x, fn);
+    const char *recv = NULL;
+    if (ft == N_SUBSCRIPT_EXPRESSION) {
+        recv = graph__ts_path_of(x, fld(x, fn, F_OBJECT), 0);
+    } else if (ft == N_PARENTHESIZED_EXPRESSION) {
+        TSNode t = unwrap(x, fn);
+        if (ty(x, t) != N_TERNARY_EXPRESSION)
+            return false;
+        TSNode b[2] = {unwrap(x, fld(x, t, F_CONSEQUENCE)), unwrap(x, fld(x, t, F_ALTERNATIVE))};
+        for (int i = 0; i < 2; i++) {
+            if (ty(x, b[i]) != N_MEMBER_EXPRESSION)
+                return false;
+            const char *r = graph__ts_path_of(x, fld(x, b[i], F_OBJECT), 0);
+            TSNode prop = fld(x, b[i], F_PROPERTY);
+            if (!r || empty_node(prop) || (recv && strcmp(r, recv) != 0))
+                return false;
+            const char *m = x->src + ts_node_start_byte(prop);
+            size_t ml = ts_node_end_byte(prop) - ts_node_start_byte(prop);
+            if (graph_level_of_method(m, ml) == GRAPH_LEVEL_NONE &&
+                !(ml == 3 && !memcmp(m, "log", 3)))
+                return false;
+            recv = r;
+        }
+    }
+    if (!recv)
+        return false;
+    bool console = graph__ts_is_console(recv);
+    if (!console && !graph__ts_logger_recv(x, recv))
+        return false;
+    const ts_logger *lg = console ? NULL : graph__ts_find_logger(x, recv);
+    pl->kind = GRAPH_EMIT_LOG;
+    pl->level = GRAPH_LEVEL_CUSTOM;
+    pl->receiver = recv;
+    pl->method = "?";
+    pl->logger = lg ? lg->logger : NULL;
+    pl->how = console ? H_UTIL : H_LOGGER;
+    return true;
+}
+
 /* Decides whether a call is an emit site, and how to read it. */
 NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
                                   const ts_scope *sc, int depth)
 {
     memset(pl, 0, sizeof *pl);
     unsigned ft = ty(x, fn);
+    if (!path && (ft == N_SUBSCRIPT_EXPRESSION || ft == N_PARENTHESIZED_EXPRESSION))
+        return plan_chosen_method(x, fn, pl);
     if (ft == N_IDENTIFIER) {
         const ts_logger *lg = path ? graph__ts_find_logger(x, path) : NULL;
         if (!lg || (lg->what != LG_ALIAS && lg->what != LG_FUNC))

@@ -4208,6 +4208,54 @@ TEST(mapper_an_error_nothing_of_ours_catches_is_its_raisers)
     graph_close(g);
 }
 
+/* A logging call whose method the run chooses (`getattr(log,
+ * level)(...)`, `(urgent ? console.error : console.log)(...)`,
+ * `console[level](...)`) is a logging call all the same, at a level the
+ * run decides. */
+TEST(mapper_a_logging_call_whose_method_the_run_chooses)
+{
+    unit_write_str("dynrepo/mon/__init__.py", "");
+    unit_write_str(
+        "dynrepo/mon/check.py",
+        "import logging\n"
+        "log = logging.getLogger(__name__)\n"
+        "SEVERITY = {'ok': 'debug', 'down': 'error'}\n"
+        "def check(service, status, ms):\n"
+        "    getattr(log, SEVERITY[status])('Service %s is %s (%d ms)', service, status, ms)\n"
+        "def page(who, urgent):\n"
+        "    (log.critical if urgent else log.info)('Paging %s', who)\n");
+    unit_write_str(
+        "dynrepo/health.js",
+        "'use strict';\n"
+        "const LEVEL_OF = { ok: 'info', down: 'error' };\n"
+        "function probe(name, state, ms) {\n"
+        "  console[LEVEL_OF[state]]('probe %s: %s in %dms', name, state, ms);\n"
+        "}\n"
+        "function report(n, down) {\n"
+        "  (down ? console.error : console.log)('report: %d checked, %d down', n, down);\n"
+        "}\n"
+        "module.exports = { probe, report };\n");
+    graph *g = index_dir("dynrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const struct {
+        const char *msg, *sym;
+    } want[] = {
+        {"Service api is ok (40 ms)", "mon.check.check"},
+        {"Paging ann", "mon.check.page"},
+        {"probe api: ok in 40ms", "health.probe"},
+        {"report: 3 checked, 1 down", "health.report"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        map_activity a = map_logged(m, want[i].msg, NULL, NULL);
+        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+        CHECK_INT(a.nsyms, 1);
+        CHECK_INT(a.syms[0], unit_sym(g, want[i].sym));
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
