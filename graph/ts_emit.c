@@ -113,6 +113,18 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
         pl->how = H_NAME;
         return true;
     }
+    /* console.count(label) writes "label: 3", console.timeEnd(label)
+     * and timeLog(label) "label: 1.234ms": the label is the message. */
+    if (recv && graph__ts_is_console(recv) &&
+        (!strcmp(method, "count") || !strcmp(method, "timeEnd") || !strcmp(method, "timeLog"))) {
+        pl->kind = GRAPH_EMIT_LOG;
+        pl->level = GRAPH_LEVEL_INFO;
+        pl->receiver = recv;
+        pl->method = method;
+        pl->how = H_NAME;
+        pl->suffix = method[0] == 'c' ? ": %d" : ": %s";
+        return true;
+    }
     bool is_log = strcmp(method, "log") == 0;
     graph_level lvl = graph_level_of_method(method, ml);
     /* A logger's method per kind of message (`logger.logQuery(sql)`,
@@ -401,6 +413,12 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
              * as metadata, out of the text, as pino does its first. */
             fields = pl->how == H_LOGGER && k >= 2 && ty(x, unwrap(x, a[k - 1])) == N_OBJECT;
         }
+    }
+    if (pl->suffix && (mi.style == GRAPH_STYLE_PLAIN || mi.style == GRAPH_STYLE_TEMPLATE ||
+                       mi.style == GRAPH_STYLE_CONCAT)) {
+        graph__tmpl_format(&x->tmpl, pl->suffix, strlen(pl->suffix));
+        if (mi.style == GRAPH_STYLE_PLAIN)
+            mi.style = GRAPH_STYLE_CONCAT;
     }
     em.nargs += total - na; /* arguments past ARGS_MAX */
     em.style = (uint8_t)mi.style;

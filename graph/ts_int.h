@@ -479,6 +479,9 @@ typedef struct {
     /* A candidate whose message starts with a bare word: the argument
      * after it that may start the message instead, + 1 (0: none). */
     uint32_t after_word;
+    /* Text the runtime writes after the message (console.count's
+     * ": <count>"), as a format: its directives are holes. */
+    const char *suffix;
 } emit_plan;
 
 /* Values of a local looked at per call (ts_locals.c). */

@@ -4256,6 +4256,35 @@ TEST(mapper_a_logging_call_whose_method_the_run_chooses)
     graph_close(g);
 }
 
+/* console.count(label) and console.timeEnd(label) write the label and
+ * then what the runtime counted or timed: "search requests: 3",
+ * "sync: 12.5ms". */
+TEST(mapper_a_console_count_or_timer_is_its_label)
+{
+    unit_write_str("cntrepo/limiter.js", "'use strict';\n"
+                                         "function take(name) {\n"
+                                         "  console.count(`${name} requests`);\n"
+                                         "}\n"
+                                         "function sync() {\n"
+                                         "  console.time('sync of the ledger');\n"
+                                         "  console.timeEnd('sync of the ledger');\n"
+                                         "}\n"
+                                         "module.exports = { take, sync };\n");
+    graph *g = index_dir("cntrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "search requests: 3", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "limiter.take"));
+    a = map_logged(m, "sync of the ledger: 12.503ms", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "limiter.sync"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
