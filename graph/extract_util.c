@@ -457,6 +457,39 @@ static void tmpl_put(gx_tmpl *t, const char *s, size_t n)
     core_buf_append(&t->buf, s, n);
 }
 
+static bool ident_start(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+void graph__tmpl_dollar(gx_tmpl *t, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] != '$')
+            continue;
+        size_t j = i + 1;
+        bool brace = s[j] == '{';
+        if (s[j] == '$') {
+            j++;
+        } else {
+            j += brace;
+            if (j >= n || !ident_start(s[j]))
+                continue;
+            while (j < n && (ident_start(s[j]) || (s[j] >= '0' && s[j] <= '9')))
+                j++;
+            if (brace && (j >= n || s[j++] != '}'))
+                continue;
+        }
+        graph__tmpl_literal(t, s + run, i + (s[i + 1] == '$') - run);
+        if (s[i + 1] != '$')
+            graph__tmpl_hole(t);
+        run = j;
+        i = j - 1;
+    }
+    graph__tmpl_literal(t, s + run, n - run);
+}
+
 void graph__tmpl_literal(gx_tmpl *t, const char *s, size_t n)
 {
     size_t run = 0;

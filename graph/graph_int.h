@@ -493,6 +493,9 @@ void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-direct
 /* str.format fields -> %s; percent: %-directives are holes as well */
 void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n, bool percent);
 void graph__tmpl_hole(gx_tmpl *t);
+/* Python's string.Template syntax: $name and ${name} are holes, $$ a
+ * dollar. */
+void graph__tmpl_dollar(gx_tmpl *t, const char *s, size_t n);
 /* A format in the access-log syntax that web servers share (Apache's
  * LogFormat: "%a %t \"%r\" %{Referer}i"), which a constant may hold for
  * a formatter of its own to fill: when one of its directives names a

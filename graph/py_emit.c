@@ -696,7 +696,13 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
     em.line = gx_line(value);
     em.receiver = "";
     em.method = "";
-    if (ty(v) == N_STRING || ty(v) == N_CONCATENATED_STRING) {
+    const char *dollar = graph__py_dollar_template(x, v, sc);
+    if (dollar) {
+        /* WELCOME = Template("Welcome $user"): its $-fields are holes. */
+        graph__tmpl_clear(&x->tmpl);
+        graph__tmpl_dollar(&x->tmpl, dollar, strlen(dollar));
+        em.style = x->tmpl.holes ? GRAPH_STYLE_BRACE : GRAPH_STYLE_PLAIN;
+    } else if (ty(v) == N_STRING || ty(v) == N_CONCATENATED_STRING) {
         graph__py_build_message(x, v, true, sc, depth + 1);
         const char *t = x->tmpl.buf.data ? x->tmpl.buf.data : "";
         if (x->tmpl.holes == 0 && strchr(t, '{') && strchr(t, '}')) {

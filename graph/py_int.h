@@ -371,6 +371,7 @@ const py_logger *graph__py_find_logger(px *x, const char *key);
 const char *graph__py_path_of(px *x, TSNode n, const py_scope *sc, int depth);
 const char *graph__py_unknown_member(px *x, TSNode attr_node);
 const char *graph__py_subscript_name(px *x, const char *name, const char *key);
+const char *graph__py_dollar_template(px *x, TSNode e, const py_scope *sc);
 const char *graph__py_last_segment(px *x, TSNode n, size_t *len);
 bool graph__py_is_dunder(const char *s);
 

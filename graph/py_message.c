@@ -178,6 +178,21 @@ static int whitespace_call(px *x, TSNode e, TSNode *subject)
     return op;
 }
 
+/* The literal of `Template("...")` or `string.Template("...")` (Python's
+ * $-syntax templates), decoded; NULL when e is no such call. */
+const char *graph__py_dollar_template(px *x, TSNode e, const py_scope *sc)
+{
+    e = unparen(e);
+    if (ty(e) != N_CALL)
+        return NULL;
+    TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
+    const char *p = is_null(fn) ? NULL : graph__py_canon(x, graph__py_path_of(x, fn, sc, 0));
+    if (!p || is_null(args) || ts_node_named_child_count(args) != 1 ||
+        (strcmp(p, "string.Template") != 0 && strcmp(p, "Template") != 0))
+        return NULL;
+    return graph__py_string_value(x, unparen(ts_node_named_child(args, 0)));
+}
+
 /*
  * Builds the template of a message expression into x->tmpl.
  * `with_args`: the logging call passes arguments, so %-directives in a
@@ -251,7 +266,19 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
         }
         if (ty(fn) == N_ATTRIBUTE) {
             TSNode obj = unparen(fieldn(fn, F_OBJECT)), attr = fieldn(fn, F_ATTRIBUTE);
-            if (!is_null(attr) && text_eq(x, attr, "format") && !is_null(obj)) {
+            /* TEMPLATE.substitute(...): Python's $-syntax. */
+            if (!is_null(attr) && !is_null(obj) &&
+                (text_eq(x, attr, "substitute") || text_eq(x, attr, "safe_substitute"))) {
+                const char *d = graph__py_dollar_template(x, obj, sc);
+                if (d) {
+                    graph__tmpl_dollar(&x->tmpl, d, strlen(d));
+                    mi.style = GRAPH_STYLE_BRACE;
+                    return mi;
+                }
+                return ref_message(graph__py_path_of(x, obj, sc, 0));
+            }
+            if (!is_null(attr) && (text_eq(x, attr, "format") || text_eq(x, attr, "format_map")) &&
+                !is_null(obj)) {
                 if (is_stringish(ty(obj))) {
                     graph__py_tmpl_strings(x, obj, with_args ? SM_BRACE_FORMAT : SM_BRACE);
                     mi.style = GRAPH_STYLE_BRACE;

@@ -132,7 +132,8 @@ static void do_assign(px *x, TSNode n, const py_scope *sc, int depth)
             if (top && !graph__py_is_dunder(name)) {
                 unsigned rt = ty(r);
                 if (rt == N_STRING || rt == N_CONCATENATED_STRING ||
-                    (rt == N_BINARY_OPERATOR && binop(r) == A_PLUS))
+                    (rt == N_BINARY_OPERATOR && binop(r) == A_PLUS) ||
+                    graph__py_dollar_template(x, r, sc))
                     graph__py_add_const(x, name, right, sc, depth);
                 else if (rt == N_DICTIONARY) {
                     /* MESSAGES = {"key": "template", ...} */

@@ -4285,6 +4285,38 @@ TEST(mapper_a_console_count_or_timer_is_its_label)
     graph_close(g);
 }
 
+/* Python's string.Template ($name, ${name}, $$) kept in a constant and
+ * filled by substitute(), and a format filled by format_map(). */
+TEST(mapper_dollar_templates_and_format_map)
+{
+    unit_write_str("dolrepo/mail/__init__.py", "");
+    unit_write_str("dolrepo/mail/texts.py",
+                   "from string import Template\n"
+                   "QUOTA = Template('Mailbox of ${user} is ${pct}% full, $$0.10 per MB over')\n"
+                   "DIGEST = 'Digest #{n} for {user}: {count} new items'\n");
+    unit_write_str("dolrepo/mail/sender.py",
+                   "import logging\n"
+                   "from .texts import QUOTA, DIGEST\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def quota(user, pct):\n"
+                   "    log.warning(QUOTA.substitute(user=user, pct=pct))\n"
+                   "def digest(user, n, count):\n"
+                   "    log.info(DIGEST.format_map({'n': n, 'user': user, 'count': count}))\n");
+    graph *g = index_dir("dolrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "Mailbox of bob is 97% full, $0.10 per MB over", NULL, NULL);
+    CHECK_STR(a.text, "Mailbox of %s is %s%% full, $0.10 per MB over");
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "mail.sender.quota"));
+    a = map_logged(m, "Digest #3 for ann: 4 new items", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "mail.sender.digest"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
