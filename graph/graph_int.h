@@ -190,6 +190,11 @@ typedef struct gx_arg {
      * path, read where the call is made; each caller's key names the
      * entry it logs */
     const char *table;
+    /* fwd as a *args parameter whose arguments the text joins, str() of
+     * each, with this separator between (`print(*args)`, `"
+     * ".join(map(str, args))`): a caller's positional arguments from
+     * fwd_pos on make its message */
+    const char *joined;
     /* a name bound to a logger in this file (`logger`, made by
      * getLogger): its name as gx_emit's, or NULL */
     const char *logger;

@@ -803,6 +803,103 @@ static bool table_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
     return true;
 }
 
+/* The *args parameter a name is, or NULL. */
+static const py_param *varargs_named(px *x, const py_scope *sc, TSNode e)
+{
+    e = unparen(e);
+    const py_param *p =
+        !is_null(e) && ty(e) == N_IDENTIFIER ? graph__py_param_named(x, sc, e) : NULL;
+    return p && p->varargs && p->pos >= 0 ? p : NULL;
+}
+
+/* A logging call's message that joins the function's *args
+ * (`" ".join(args)`, `" ".join(map(str, args))`, `" ".join(str(a) for a
+ * in args)`): each caller's arguments make the message. */
+static bool joined_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
+{
+    TSNode e = unparen(a);
+    if (is_null(e) || ty(e) != N_CALL)
+        return false;
+    TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
+    if (is_null(fn) || ty(fn) != N_ATTRIBUTE || !text_eq(x, fieldn(fn, F_ATTRIBUTE), "join") ||
+        is_null(args))
+        return false;
+    const char *sep = graph__py_string_value(x, unparen(fieldn(fn, F_OBJECT)));
+    TSNode it = ty(args) == N_GENERATOR_EXPRESSION
+                    ? args
+                    : (ts_node_named_child_count(args) == 1 ? unparen(ts_node_named_child(args, 0))
+                                                            : gx_null());
+    if (!sep || is_null(it))
+        return false;
+    const py_param *p = NULL;
+    if (ty(it) == N_GENERATOR_EXPRESSION) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(it) && !p; i++) {
+            TSNode c = ts_node_named_child(it, i);
+            if (ty(c) == N_FOR_IN_CLAUSE)
+                p = varargs_named(x, sc, fieldn(c, F_RIGHT));
+        }
+    } else if (ty(it) == N_CALL) {
+        /* map(str, args) */
+        TSNode mf = fieldn(it, F_FUNCTION), ma = fieldn(it, F_ARGUMENTS);
+        if (!is_null(mf) && ty(mf) == N_IDENTIFIER && text_eq(x, mf, "map") && !is_null(ma) &&
+            ts_node_named_child_count(ma) == 2)
+            p = varargs_named(x, sc, ts_node_named_child(ma, 1));
+    } else {
+        p = varargs_named(x, sc, it);
+    }
+    if (!p)
+        return false;
+    set_fwd(out, p);
+    out->joined = sep;
+    return true;
+}
+
+/* `print(*args, file=sys.stderr)` in a function whose *args it is: the
+ * print is that function's callers' message, their arguments joined by
+ * print's separator (`sep=`, else a blank). Recorded as a logging call
+ * whose message passes the parameter on (graph__py_record_call). */
+static void record_print_fwd(px *x, TSNode call, const char *callee, int32_t emit,
+                             const py_scope *sc)
+{
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    if (is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return;
+    const py_param *p = NULL;
+    const char *sep = " ";
+    uint32_t n = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ty(a) == N_KEYWORD_ARGUMENT) {
+            TSNode k = fieldn(a, F_NAME);
+            if (!is_null(k) && text_eq(x, k, "sep") &&
+                !(sep = graph__py_string_value(x, unparen(fieldn(a, F_VALUE)))))
+                return;
+        } else if (ty(a) == N_LIST_SPLAT && !p) {
+            p = varargs_named(x, sc, ts_node_named_child(a, 0));
+            if (!p)
+                return;
+        } else if (ty(a) != N_DICTIONARY_SPLAT && ty(a) != N_COMMENT) {
+            return; /* words of its own: print's own site */
+        }
+    }
+    if (!p)
+        return;
+    gx_arg m = {0};
+    set_fwd(&m, p);
+    m.splat = true;
+    m.joined = sep;
+    gx_call rc = {.callee = callee,
+                  .from = sc->sym,
+                  .emit = emit,
+                  .msg_arg = 0,
+                  .level_arg = -1,
+                  .line = gx_line(call),
+                  .arg0 = (uint32_t)x->f->args.n,
+                  .nargs = 1};
+    core_vec_push(&x->f->args, m);
+    core_vec_push(&x->f->calls, rc);
+}
+
 /*
  * What one argument of a call would give a wrapper as its message (or
  * level). out->pos, kw, nafter and splat are set by the caller. Returns
@@ -1030,6 +1127,10 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
 {
     if (!callee || strcmp(callee, "@super") == 0)
         return;
+    if (emit >= 0 && pl->kind == GRAPH_EMIT_PRINT && pl->msg_index < 0 && sc->nparams) {
+        record_print_fwd(x, call, callee, emit, sc);
+        return;
+    }
     if (emit >= 0 && (pl->kind != GRAPH_EMIT_LOG || pl->msg_index < 0 || !sc->nparams))
         return;
     /* A class made at a `with` may be a context manager that logs what
@@ -1093,7 +1194,7 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
             }
         } else if (!(is_msg && (message_fwd(x, nodes[i], call, m->nafter > 0, m,
                                             alt_at < 0 ? &two : NULL, sc, depth + 1) ||
-                                table_fwd(x, nodes[i], m, sc))) &&
+                                table_fwd(x, nodes[i], m, sc) || joined_fwd(x, nodes[i], m, sc))) &&
                    !classify_arg(x, nodes[i], m, sc, depth + 1)) {
             continue;
         } else if (two.fwd) {

@@ -101,6 +101,7 @@ enum {
     N_RAISE_STATEMENT,
     N_AWAIT,
     N_WITH_ITEM,
+    N_GENERATOR_EXPRESSION,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,

@@ -83,6 +83,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_BOOLEAN_OPERATOR] = "boolean_operator",
     [N_RAISE_STATEMENT] = "raise_statement",
     [N_AWAIT] = "await",
+    [N_GENERATOR_EXPRESSION] = "generator_expression",
 };
 static const char *const anon_types[] = {"async", "%", "+", "+=", "or"};
 

@@ -48,6 +48,9 @@ typedef struct {
      * (gx_arg.table), the table's path read from symbol table_at */
     const char *table;
     uint32_t table_at;
+    /* the message joins the caller's positional arguments from msg_pos on
+     * with this separator (gx_arg.joined) */
+    const char *joined;
 } wshape;
 
 typedef struct {
@@ -96,7 +99,7 @@ static bool shape_eq(const wshape *a, const wshape *b)
            str_eq(a->lvl_kw, b->lvl_kw) && a->level == b->level && strcmp(a->pre, b->pre) == 0 &&
            strcmp(a->post, b->post) == 0 && a->logger == b->logger &&
            a->logger_at == b->logger_at && a->slot == b->slot && str_eq(a->table, b->table) &&
-           a->table_at == b->table_at &&
+           str_eq(a->joined, b->joined) && a->table_at == b->table_at &&
            (!a->slot || (a->slot_pos == b->slot_pos && str_eq(a->slot_kw, b->slot_kw)));
 }
 
@@ -218,7 +221,8 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .slot_pos = m->slot_pos,
                  .slot_kw = m->slot_kw,
                  .table = m->table,
-                 .table_at = m->table ? from : 0};
+                 .table_at = m->table ? from : 0,
+                 .joined = m->joined};
     if (c->level_arg >= 0) {
         const gx_arg *l = &x->args.v[c->arg0 + (uint32_t)c->level_arg];
         if (l->fwd && !l->splat) {
@@ -459,6 +463,66 @@ static uint32_t constant_named(wrap *w, uint32_t from, const char *ref)
     return e.k == E_CONST ? e.id : GRAPH_NONE;
 }
 
+/* The message a call of a joining wrapper (shape s) makes: its
+ * positional arguments from s's on, each one's text or a hole, with s's
+ * separator between; "" when an argument spread there hides how many
+ * there are (then all of it is a hole) or it passes none. */
+static const char *joined_text(wrap *w, const gx_file *x, const gx_call *c, const wshape *s)
+{
+    if (s->msg_pos < 0)
+        return "";
+    uint32_t end = 0;
+    bool spread = false;
+    for (uint32_t i = 0; i < c->nargs; i++) {
+        const gx_arg *a = &x->args.v[c->arg0 + i];
+        if (a->kw)
+            continue;
+        if (a->pos == UINT32_MAX || a->splat)
+            spread = true;
+        else if (a->pos + 1 + a->nafter > end)
+            end = a->pos + 1 + a->nafter;
+    }
+    if (spread || end <= (uint32_t)s->msg_pos)
+        return "";
+    gx_tmpl t = {0};
+    for (uint32_t pos = (uint32_t)s->msg_pos; pos < end; pos++) {
+        if (pos > (uint32_t)s->msg_pos)
+            graph__tmpl_literal(&t, s->joined, strlen(s->joined));
+        const gx_arg *a = NULL;
+        for (uint32_t i = 0; i < c->nargs && !a; i++) {
+            const gx_arg *o = &x->args.v[c->arg0 + i];
+            if (!o->kw && o->pos == pos)
+                a = o;
+        }
+        /* (An argument's template is in the template form already.) */
+        core_buf_puts(&t.buf, a && a->tmpl ? a->tmpl : "%s");
+    }
+    const char *out = core_arena_strndup(&w->r->arena, t.buf.data ? t.buf.data : "", t.buf.len);
+    graph__tmpl_free(&t);
+    return out;
+}
+
+static bool has_words(const char *t);
+
+/* The argument a call gives shape s's message: the one at its place, or,
+ * for a joining wrapper, one made of the arguments it joins (in *tmp);
+ * NULL when none (or a joined message with no words). */
+static const gx_arg *message_arg(wrap *w, const gx_file *x, const gx_call *c, const wshape *s,
+                                 gx_arg *tmp, int32_t *shift)
+{
+    if (!s->joined)
+        return arg_at(x, c, s->msg_pos, s->msg_kw, shift);
+    *shift = 0;
+    const char *t = joined_text(w, x, c, s);
+    if (!has_words(t))
+        return NULL;
+    memset(tmp, 0, sizeof *tmp);
+    tmp->tmpl = t;
+    tmp->style = GRAPH_STYLE_CONCAT;
+    tmp->pos = (uint32_t)s->msg_pos;
+    return tmp;
+}
+
 /* The constant a shape's table holds under the key a call passes as its
  * message (m: a literal, `reject("card_declined", ...)`), or GRAPH_NONE. */
 static uint32_t table_entry(wrap *w, const wshape *s, const gx_arg *m)
@@ -545,6 +609,10 @@ static bool wrap_round(wrap *w)
                 const gx_arg *m = arg_at(x, wc->c, s.msg_pos, s.msg_kw, &shift);
                 if (!m || !m->fwd || (s.table && (m->pre || m->post || m->table)))
                     continue;
+                /* A joining wrapper's own *args passed on whole: joined
+                 * the same way; anything else at its place is a site. */
+                if (s.joined && !(m->splat && !m->joined && shift == 0))
+                    continue;
                 wshape d = {.msg_pos = m->fwd_pos < 0 ? -1 : m->fwd_pos + shift,
                             .msg_kw = m->splat ? NULL : m->fwd_kw,
                             .lvl_pos = -1,
@@ -553,7 +621,8 @@ static bool wrap_round(wrap *w)
                             .pre = s.pre,
                             .post = s.post,
                             .table = s.table,
-                            .table_at = s.table_at};
+                            .table_at = s.table_at,
+                            .joined = s.joined};
                 /* The shape's slot first: the caller's message may bring
                  * one of its own. */
                 if (!pass_slot(w, wc->from, x, wc->c, &s, &d) || (m->slot && d.slot))
@@ -739,7 +808,8 @@ static void wrap_used(wrap *w)
                 for (size_t j = 0; j < w->shapes[t[k]].n && !w->used[t[k]]; j++) {
                     const wshape *s = &w->shapes[t[k]].v[j];
                     int32_t shift;
-                    const gx_arg *m = arg_at(x, wc->c, s->msg_pos, s->msg_kw, &shift);
+                    gx_arg tmp;
+                    const gx_arg *m = message_arg(w, x, wc->c, s, &tmp, &shift);
                     if (passes_message(w, wc, t[k], s, m)) {
                         w->used[t[k]] = 1;
                         changed = true;
@@ -945,7 +1015,8 @@ static void wrap_emit(wrap *w)
             for (size_t j = 0; j < w->shapes[t[k]].n; j++) {
                 const wshape *s = &w->shapes[t[k]].v[j];
                 int32_t shift;
-                const gx_arg *m = arg_at(x, c, s->msg_pos, s->msg_kw, &shift);
+                gx_arg tmp;
+                const gx_arg *m = message_arg(w, x, c, s, &tmp, &shift);
                 if (!m || m->splat)
                     continue;
                 /* A message built at run time (`self._log(ERROR, lines)`)

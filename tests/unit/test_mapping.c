@@ -4317,6 +4317,54 @@ TEST(mapper_dollar_templates_and_format_map)
     graph_close(g);
 }
 
+/* A wrapper that prints or logs its *args joined (`print(*args,
+ * file=sys.stderr)`, `" ".join(str(a) for a in args)`, `"-".join(map(str,
+ * args))`): each call's arguments, joined the same way, are its caller's
+ * message, through a wrapper that passes its own *args on too. */
+TEST(mapper_a_wrapper_that_joins_its_arguments_logs_its_callers_message)
+{
+    unit_write_str("joinrepo/cli/__init__.py", "");
+    unit_write_str("joinrepo/cli/out.py", "import logging, sys\n"
+                                          "log = logging.getLogger(__name__)\n"
+                                          "def eprint(*args, **kwargs):\n"
+                                          "    print(*args, file=sys.stderr, **kwargs)\n"
+                                          "def log_call(*args, level=logging.INFO):\n"
+                                          "    log.log(level, ' '.join(str(a) for a in args))\n"
+                                          "def note(*parts):\n"
+                                          "    log.info('-'.join(map(str, parts)))\n"
+                                          "def say(*args):\n"
+                                          "    eprint(*args)\n");
+    unit_write_str("joinrepo/cli/jobs.py", "from .out import eprint, log_call, note, say\n"
+                                           "def copy(n):\n"
+                                           "    eprint('warning: large backup of', n, 'files')\n"
+                                           "def post(amount, account):\n"
+                                           "    log_call('posting', amount, 'to', account)\n"
+                                           "def tag(a):\n"
+                                           "    note('cache', a, 'cold')\n"
+                                           "def shout(x):\n"
+                                           "    say('loud noise at', x)\n");
+    graph *g = index_dir("joinrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const struct {
+        const char *msg, *text, *sym;
+    } want[] = {
+        {"warning: large backup of 400 files", "warning: large backup of %s files",
+         "cli.jobs.copy"},
+        {"posting 100 to cash", "posting %s to %s", "cli.jobs.post"},
+        {"cache-7-cold", "cache-%s-cold", "cli.jobs.tag"},
+        {"loud noise at 3", "loud noise at %s", "cli.jobs.shout"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        map_activity a = map_logged(m, want[i].msg, NULL, NULL);
+        CHECK_STR(a.text, want[i].text);
+        CHECK_INT(a.nsyms, 1);
+        CHECK_INT(a.syms[0], unit_sym(g, want[i].sym));
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
