@@ -123,14 +123,16 @@ typedef struct {
 } ref_job;
 
 /* Overrides of a method name in the subclasses of cls (transitively). */
-void graph__rs_collect_overrides(const rs *r, uint32_t cls, const char *name, size_t len,
-                                 uint32_t *out, uint32_t *nout, uint32_t cap, int depth)
+/* What the subclasses of cls (all the way down) bind to name in km: their
+ * methods (children), or their constants (consts). */
+static void collect_down(const rs *r, const keymap *km, uint32_t cls, const char *name, size_t len,
+                         uint32_t *out, uint32_t *nout, uint32_t cap, int depth)
 {
     if (depth > 16)
         return;
     for (size_t i = 0; i < r->subs[cls].n; i++) {
         uint32_t sub = r->subs[cls].v[i];
-        uint32_t v = km_first(&r->children, sub, name, len);
+        uint32_t v = km_first(km, sub, name, len);
         if (v != UINT32_MAX && *nout < cap) {
             bool dup = false;
             for (uint32_t k = 0; k < *nout; k++)
@@ -138,8 +140,14 @@ void graph__rs_collect_overrides(const rs *r, uint32_t cls, const char *name, si
             if (!dup)
                 out[(*nout)++] = v;
         }
-        graph__rs_collect_overrides(r, sub, name, len, out, nout, cap, depth + 1);
+        collect_down(r, km, sub, name, len, out, nout, cap, depth + 1);
     }
+}
+
+void graph__rs_collect_overrides(const rs *r, uint32_t cls, const char *name, size_t len,
+                                 uint32_t *out, uint32_t *nout, uint32_t cap, int depth)
+{
+    collect_down(r, &r->children, cls, name, len, out, nout, cap, depth);
 }
 
 /* Constructor of a class: __init__ / constructor along the MRO. */
@@ -308,6 +316,39 @@ static void emit_consts(ref_job *job, ctx *c, uint32_t fi)
         ent e = graph__rs_resolve_path(c, sym_of(r, fi, em->sym), em->ref, strlen(em->ref), &fail);
         if (e.k == E_CONST)
             job->ref_const[r->emit_base[fi] + i] = e.id;
+    }
+}
+
+/* A message a method of a class logs by its name on the instance
+ * (`self.log.info(self.MSG_OPEN, name)`), which subclasses give texts of
+ * their own (`MSG_OPEN = "Opening CSV file %s"`): the site logs each
+ * subclass's text too, one site per text (after the emits in file
+ * order, whose ids calls point at). */
+static void overridden_formats(rs *r)
+{
+    gb_graph *g = r->g;
+    size_t n = g->emits.n;
+    for (size_t i = 0; i < n; i++) {
+        const gb_emit e = g->emits.v[i]; /* (pushes below move the vector) */
+        if (e.kind == GRAPH_EMIT_CONST || e.kind == GRAPH_EMIT_CALL || !e.ref ||
+            e.symbol == GRAPH_NONE)
+            continue;
+        const char *ref = core_strtab_str(&g->strs, e.ref);
+        const char *name = strncmp(ref, "@self.", 6) == 0  ? ref + 6
+                           : strncmp(ref, "@cls.", 5) == 0 ? ref + 5
+                                                           : NULL;
+        uint32_t cls = name && !strchr(name, '.') ? class_of(r, e.symbol) : GRAPH_NONE;
+        if (cls == GRAPH_NONE)
+            continue;
+        uint32_t ov[16], nov = 0;
+        collect_down(r, &r->consts, cls, name, strlen(name), ov, &nov, 16, 0);
+        for (uint32_t k = 0; k < nov; k++) {
+            if (ov[k] == e.ref_const)
+                continue;
+            gb_emit v = e;
+            v.ref_const = ov[k];
+            core_vec_push(&g->emits, v);
+        }
     }
 }
 
@@ -586,6 +627,7 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
         }
     }
     free(job.ref_const);
+    overridden_formats(r);
     returned_members(g);
     inherited_loggers(r);
 }

@@ -4365,6 +4365,40 @@ TEST(mapper_a_wrapper_that_joins_its_arguments_logs_its_callers_message)
     graph_close(g);
 }
 
+/* A base class's method that logs a format by its name on the instance
+ * (`self.log.info(self.MSG_OPEN, name)`) logs each subclass's own text of
+ * it too: those messages are that method's. */
+TEST(mapper_a_format_a_subclass_overrides_is_the_base_methods)
+{
+    unit_write_str("ovrepo/feeds/__init__.py", "");
+    unit_write_str("ovrepo/feeds/sources.py", "import logging\n"
+                                              "log = logging.getLogger(__name__)\n"
+                                              "class Source:\n"
+                                              "    MSG_OPEN = 'Opening source %s'\n"
+                                              "    def __init__(self, name):\n"
+                                              "        self.name = name\n"
+                                              "    def load(self):\n"
+                                              "        log.info(self.MSG_OPEN, self.name)\n");
+    unit_write_str("ovrepo/feeds/kinds.py", "from .sources import Source\n"
+                                            "class CsvSource(Source):\n"
+                                            "    MSG_OPEN = 'Opening CSV file %s'\n"
+                                            "class ApiSource(Source):\n"
+                                            "    MSG_OPEN = 'Connecting to endpoint %s'\n");
+    graph *g = index_dir("ovrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const char *const msgs[] = {"Opening source s1", "Opening CSV file stock.csv",
+                                       "Connecting to endpoint api.example"};
+    for (size_t i = 0; i < 3; i++) {
+        map_activity a = map_logged(m, msgs[i], "feeds.sources", "INFO");
+        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+        CHECK_INT(a.nsyms, 1);
+        CHECK_INT(a.syms[0], unit_sym(g, "feeds.sources.Source.load"));
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
