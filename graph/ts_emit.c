@@ -423,6 +423,15 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
     em.nargs += total - na; /* arguments past ARGS_MAX */
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
+    /* A message a function of ours formats and returns
+     * (`console.log(TEXT.shipped(id, carrier))`): its path, for the format
+     * it returns (resolve_wrappers.c). */
+    if (pl->kind == GRAPH_EMIT_LOG && mi.style == GRAPH_STYLE_DYNAMIC && pl->msg_index < na &&
+        (pl->how == H_UTIL || pl->how == H_LOGGER)) {
+        TSNode a = unwrap(x, av[pl->msg_index]);
+        if (ty(x, a) == N_CALL_EXPRESSION)
+            em.ret = graph__ts_path_of(x, fld(x, a, F_FUNCTION), 0);
+    }
     const char *bare = fields ? format_alone(x) : NULL;
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     graph__ts_push_filled(x, &em, call, sc, fmt, nfmt, x->directives);

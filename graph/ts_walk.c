@@ -138,10 +138,15 @@ static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool
     if (!is_null(ret))
         walk(x, ret, inner, depth + 1);
     if (!is_null(body)) {
-        if (ty(x, body) == N_STATEMENT_BLOCK)
+        if (ty(x, body) == N_STATEMENT_BLOCK) {
             walk(x, body, inner, depth + 1);
-        else
+        } else {
+            /* `(id, carrier) => `order ${id} shipped via ${carrier}``:
+             * what it returns, as a return statement's. */
+            if (bind && inner->in_function && inner->sym >= 0)
+                graph__ts_add_returned(x, body, inner->sym, depth + 1);
             value_ref(x, body, inner, depth + 1);
+        }
     }
     x->tparams.n = saved;
 }

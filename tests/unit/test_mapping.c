@@ -4399,6 +4399,41 @@ TEST(mapper_a_format_a_subclass_overrides_is_the_base_methods)
     graph_close(g);
 }
 
+/* A message a function of ours formats and returns, logged where it is
+ * called (`console.log(TEXT.shipped(id, carrier))`), in TypeScript too,
+ * an arrow's expression body being what it returns. */
+TEST(mapper_a_typescript_message_an_arrow_returns_is_its_callers)
+{
+    unit_write_str(
+        "arrowrepo/messages.ts",
+        "export const TEXT = {\n"
+        "  shipped: (id: string, carrier: string) => `order ${id} shipped via ${carrier}`,\n"
+        "};\n"
+        "export function refunded(id: string, n: number): string {\n"
+        "  return `refund of ${n} EUR issued for ${id}`;\n"
+        "}\n");
+    unit_write_str("arrowrepo/orders.ts", "import { TEXT, refunded } from './messages';\n"
+                                          "export function ship(id: string, carrier: string) {\n"
+                                          "  console.log(TEXT.shipped(id, carrier));\n"
+                                          "}\n"
+                                          "export function refund(id: string) {\n"
+                                          "  console.info(refunded(id, 7.5));\n"
+                                          "}\n");
+    graph *g = index_dir("arrowrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "order o-1 shipped via dhl", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "orders.ship"));
+    a = map_logged(m, "refund of 7.5 EUR issued for o-2", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "orders.refund"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
