@@ -439,6 +439,9 @@ static NOINLINE int32_t do_class(tx *x, TSNode n, TSNode outer, const char *name
 
 enum {
     O_EXPORTS = 1, /* module.exports = {...}: every member is exported */
+    /* texts only as constants when they read as messages (a blank, or a
+     * hole): below module.exports, whose words are as often names */
+    O_SENTENCES = 2,
 };
 
 /* A registry's entry, a word keying a class (`{ sync: SyncWorker }`,
@@ -450,6 +453,17 @@ static void registry_word(tx *x, const char *key, TSNode value, int32_t sym)
     const char *path = graph__ts_path_of(x, value, 0);
     if (path && graph_value_literal(key, strlen(key)))
         core_vec_push(&x->f->lits, ((gx_lit){key, sym, path}));
+}
+
+/* Whether a string-ish value reads as a message: a literal with a blank
+ * or a %-directive, or a template or concatenation (text around values). */
+static bool reads_as_sentence(tx *x, TSNode v)
+{
+    if (ty(x, v) != N_STRING)
+        return true;
+    size_t n;
+    const char *t = graph__ts_decode_string(x, v, &n);
+    return t && (memchr(t, ' ', n) || graph__ts_has_util_directive(t, n));
 }
 
 /*
@@ -504,11 +518,12 @@ static NOINLINE void do_object(tx *x, TSNode obj, const ts_scope *sc, const char
                     graph__ts_add_export(x, GX_EXP_NAME, kn, kn, NULL, m);
             } else if (kn && !is_null(ov)) {
                 do_object(x, ov, sc, join(x, container, kn), cprefix ? join(x, cprefix, kn) : ckey,
-                          owner, -1, 0, depth + 1);
+                          owner, -1, ckey || (oflags & O_SENTENCES) ? O_SENTENCES : 0, depth + 1);
                 if (exports)
                     graph__ts_add_export(x, GX_EXP_NAME, kn, NULL, NULL, m);
             } else {
-                if (kn && (cprefix || ckey) && graph__ts_stringish(x, v, 0))
+                if (kn && (cprefix || ckey) && graph__ts_stringish(x, v, 0) &&
+                    (!(ckey || (oflags & O_SENTENCES)) || reads_as_sentence(x, v)))
                     graph__ts_add_const(x, cprefix ? join(x, cprefix, kn) : kn, v, sc->sym,
                                         depth + 1);
                 if (exports && kn)

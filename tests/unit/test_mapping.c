@@ -4597,6 +4597,7 @@ TEST(mapper_an_entry_of_an_exported_message_table)
                                            "    notFound: 'Not found: %s',\n"
                                            "    forbidden: 'User %s is not allowed to %s',\n"
                                            "  },\n"
+                                           "  KINDS: { counter: 'counter', gauge: 'gauge' },\n"
                                            "};\n");
     unit_write_str("jtblrepo/codes.js", "exports.CODES = { gone: 'Document %s was deleted' };\n");
     unit_write_str("jtblrepo/api.js",
@@ -4635,6 +4636,15 @@ TEST(mapper_an_entry_of_an_exported_message_table)
     CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
     CHECK_INT(a.nsyms, 1);
     CHECK_INT(a.syms[0], post);
+    /* An exported word is a name (an enum's value), no message: no
+     * constant. */
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "messages"), &first), words = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        words += e.kind == GRAPH_EMIT_CONST && strncmp(e.name, "KINDS.", 6) == 0;
+    }
+    CHECK_INT(words, 0);
     map_mapper_free(m);
     graph_close(g);
 }
