@@ -1543,8 +1543,7 @@ static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, 
         map__activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
         return;
     }
-    if (!m->o.no_const && r->has_const && r->ncand &&
-        errors_made_for(m, r) == GRAPH_EF_THROWN) {
+    if (!m->o.no_const && r->has_const && r->ncand && errors_made_for(m, r) == GRAPH_EF_THROWN) {
         /* An error's text thrown where nothing of ours that is near
          * catches it (`raise SystemExit("...")`, what a framework or the
          * runtime reports): the functions that raise it, as the last
