@@ -63,6 +63,14 @@ static void matcher_done(graph *g, map_matcher *m, map_match_work *w)
 /* map_mask_message                                                  */
 /* ------------------------------------------------------------------ */
 
+/* An activity placed by strategy strat at one symbol, qual. */
+#define CHECK_ONE_SITE(a, g, qual, strat)                                                          \
+    do {                                                                                           \
+        CHECK_INT((a).strategy, strat);                                                            \
+        CHECK_INT((a).nsyms, 1);                                                                   \
+        CHECK_INT((a).syms[0], unit_sym(g, qual));                                                 \
+    } while (0)
+
 TEST(mask_message_table)
 {
     static const struct {
@@ -802,9 +810,7 @@ TEST(matcher_sets_tests_aside)
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
     map_mapper_activity(mp, a, &pa);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "factory.build"));
+    CHECK_ONE_SITE(pa, g, "factory.build", MAP_BY_LOGGER);
     /* A logger with no product site: the test's site, as the last resort. */
     ev.logger = "elsewhere";
     ev.text = "assembled every part";
@@ -1675,9 +1681,7 @@ TEST(mapper_several_loggers_share_a_file)
         a = map_one(mp, msg, i % 2 ? "b" : "a", NULL, false, NULL);
     }
     map_activity pa = finished(mp, a);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.runner.run_runner"));
+    CHECK_ONE_SITE(pa, g, "pkg.runner.run_runner", MAP_BY_LOGGER);
     map_mapper_free(mp);
     graph_close(g);
 }
@@ -2155,9 +2159,7 @@ TEST(mapper_places_messages_by_position)
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
     map_mapper_activity(mp, recent[1], &pa);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "ssh.send_ext_info"));
+    CHECK_ONE_SITE(pa, g, "ssh.send_ext_info", MAP_BY_LOGGER);
     map_mapper_free(mp);
     graph_close(g);
 }
@@ -2202,9 +2204,7 @@ TEST(mapper_places_messages_in_what_the_case_s_function_calls)
     map_mapper *mp = trained_on("hook", "srv.py", hook_py, r, 6, 3, act, &g);
     map_activity pa;
     map_mapper_activity(mp, act[0], &pa);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "srv.PreRequest.pre_request"));
+    CHECK_ONE_SITE(pa, g, "srv.PreRequest.pre_request", MAP_BY_LOGGER);
     for (uint32_t i = 3; i < 6; i++) {
         map_mapper_activity(mp, act[i], &pa);
         CHECK(pa.nsyms > 0);
@@ -2393,9 +2393,7 @@ TEST(mapper_places_messages_where_the_code_goes_next)
     CHECK_OK(map_mapper_finish(mp, why, sizeof why));
     map_activity pa;
     map_mapper_activity(mp, act[1], &pa);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "proto.Proto._setup"));
+    CHECK_ONE_SITE(pa, g, "proto.Proto._setup", MAP_BY_LOGGER);
     map_mapper_activity(mp, oact[1], &pa);
     CHECK_INT(pa.nsyms, 0);
     map_mapper_free(mp);
@@ -2478,9 +2476,7 @@ TEST(mapper_places_messages_by_their_traceback)
     map_activity pa;
     for (int i = 0; i < 2; i++) {
         map_mapper_activity(mp, act[i], &pa);
-        CHECK_INT(pa.strategy, MAP_BY_STACK);
-        CHECK_INT(pa.nsyms, 1);
-        CHECK_INT(pa.syms[0], unit_sym(g, "srv.core.serve"));
+        CHECK_ONE_SITE(pa, g, "srv.core.serve", MAP_BY_STACK);
     }
     CHECK_STR(map_strategy_name(MAP_BY_STACK), "stack");
     for (int i = 2; i < 5; i++) {
@@ -3658,9 +3654,7 @@ TEST(mapper_activities_variants_and_cache)
     CHECK(v4 != v1);
     map_activity pa = activity(m, a1);
     CHECK_STR(pa.text, "placing order %s now");
-    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.a.place"));
+    CHECK_ONE_SITE(pa, g, "pkg.a.place", MAP_BY_TEMPLATE);
     CHECK(pa.conf[0] == 1.0f);
     CHECK_INT(pa.count, 4);
     CHECK_INT(pa.nvariants, 2);
@@ -3872,9 +3866,7 @@ TEST(mapper_constants_strategy)
      * non-literal message (and is called, so it is not taken itself).
      * The constant goes through a local variable, so the call to the
      * wrapper is no site of its own. */
-    CHECK_INT(pa.strategy, MAP_BY_CONST);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.pay.failing"));
+    CHECK_ONE_SITE(pa, g, "pkg.pay.failing", MAP_BY_CONST);
     CHECK(pa.conf[0] == 1.0f);
     map_mapper_free(m);
 
@@ -3915,9 +3907,7 @@ TEST(mapper_formatter_callers)
     uint32_t a = map_msg(m, "\"10.0.0.1\" - - [29/Nov/2026:03:20:06] \"GET /\" 200", s, NULL);
     finish(m);
     map_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MAP_BY_CONST);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "srv.access.Site.log"));
+    CHECK_ONE_SITE(pa, g, "srv.access.Site.log", MAP_BY_CONST);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -3972,9 +3962,7 @@ TEST(mapper_a_format_returned_in_a_structure_is_its_callers)
     uint32_t acts[] = {a, b, c};
     for (int i = 0; i < 3; i++) {
         map_activity pa = activity(m, acts[i]);
-        CHECK_INT(pa.strategy, MAP_BY_CONST);
-        CHECK_INT(pa.nsyms, 1);
-        CHECK_INT(pa.syms[0], unit_sym(g, want[i]));
+        CHECK_ONE_SITE(pa, g, want[i], MAP_BY_CONST);
     }
     map_mapper_free(m);
     graph_close(g);
@@ -4033,13 +4021,9 @@ TEST(mapper_an_error_message_made_in_its_constructor_is_its_catchers)
     map_msg(m, "run finished", b, NULL);
     finish(m);
     map_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MAP_BY_CONST);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "net.fetch.Fetcher.crawl"));
+    CHECK_ONE_SITE(pa, g, "net.fetch.Fetcher.crawl", MAP_BY_CONST);
     pa = activity(m, b);
-    CHECK_INT(pa.strategy, MAP_BY_CONST);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "web/client.Client.run"));
+    CHECK_ONE_SITE(pa, g, "web/client.Client.run", MAP_BY_CONST);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4125,9 +4109,7 @@ TEST(mapper_fields_after_the_event_are_the_loggers)
                    "invoice delivery failed      customer=initech reason='no channel' "
                    "extra={'tries': 3, 'ids': [1, 2]}",
                    NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "bill.invoices.Invoices.fail"));
+    CHECK_ONE_SITE(a, g, "bill.invoices.Invoices.fail", MAP_BY_TEMPLATE);
     /* Text the code does not say, before pairs, is not `%s`'s. */
     a = map_logged(m, "cache warm hits=3", NULL, NULL);
     CHECK_INT(a.nsyms, 0);
@@ -4168,9 +4150,7 @@ TEST(mapper_a_message_dedented_where_it_is_written)
     CHECK_INT(a.nsyms, 1);
     CHECK_INT(a.syms[0], unit_sym(g, "ops.notes.banner"));
     a = map_logged(m, "Maintenance window open.\n\nAll writes are paused.", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "ops.notes.plain"));
+    CHECK_ONE_SITE(a, g, "ops.notes.plain", MAP_BY_TEMPLATE);
     a = map_logged(m, "Draining prod:\n3 connections left\n  (0 idle)", NULL, NULL);
     CHECK_STR(a.text, "Draining %s:\n%d connections left\n  (%d idle)");
     CHECK_INT(a.nsyms, 1);
@@ -4201,9 +4181,7 @@ TEST(mapper_an_error_nothing_of_ours_catches_is_its_raisers)
     map_msg(m, "nothing to do", s, NULL);
     finish(m);
     map_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MAP_BY_CONST);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "tool.commands.status"));
+    CHECK_ONE_SITE(pa, g, "tool.commands.status", MAP_BY_CONST);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4248,9 +4226,7 @@ TEST(mapper_a_logging_call_whose_method_the_run_chooses)
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         map_activity a = map_logged(m, want[i].msg, NULL, NULL);
-        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-        CHECK_INT(a.nsyms, 1);
-        CHECK_INT(a.syms[0], unit_sym(g, want[i].sym));
+        CHECK_ONE_SITE(a, g, want[i].sym, MAP_BY_TEMPLATE);
     }
     map_mapper_free(m);
     graph_close(g);
@@ -4274,13 +4250,9 @@ TEST(mapper_a_console_count_or_timer_is_its_label)
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
     map_activity a = map_logged(m, "search requests: 3", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "limiter.take"));
+    CHECK_ONE_SITE(a, g, "limiter.take", MAP_BY_TEMPLATE);
     a = map_logged(m, "sync of the ledger: 12.503ms", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "limiter.sync"));
+    CHECK_ONE_SITE(a, g, "limiter.sync", MAP_BY_TEMPLATE);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4310,9 +4282,7 @@ TEST(mapper_dollar_templates_and_format_map)
     CHECK_INT(a.nsyms, 1);
     CHECK_INT(a.syms[0], unit_sym(g, "mail.sender.quota"));
     a = map_logged(m, "Digest #3 for ann: 4 new items", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "mail.sender.digest"));
+    CHECK_ONE_SITE(a, g, "mail.sender.digest", MAP_BY_TEMPLATE);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4391,9 +4361,7 @@ TEST(mapper_a_format_a_subclass_overrides_is_the_base_methods)
                                        "Connecting to endpoint api.example"};
     for (size_t i = 0; i < 3; i++) {
         map_activity a = map_logged(m, msgs[i], "feeds.sources", "INFO");
-        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-        CHECK_INT(a.nsyms, 1);
-        CHECK_INT(a.syms[0], unit_sym(g, "feeds.sources.Source.load"));
+        CHECK_ONE_SITE(a, g, "feeds.sources.Source.load", MAP_BY_TEMPLATE);
     }
     map_mapper_free(m);
     graph_close(g);
@@ -4423,13 +4391,9 @@ TEST(mapper_a_typescript_message_an_arrow_returns_is_its_callers)
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
     map_activity a = map_logged(m, "order o-1 shipped via dhl", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "orders.ship"));
+    CHECK_ONE_SITE(a, g, "orders.ship", MAP_BY_TEMPLATE);
     a = map_logged(m, "refund of 7.5 EUR issued for o-2", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "orders.refund"));
+    CHECK_ONE_SITE(a, g, "orders.refund", MAP_BY_TEMPLATE);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4458,9 +4422,7 @@ TEST(mapper_printed_formats_and_messages_with_their_traceback)
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
     map_activity a = map_logged(m, "found 40 files (10.0 MB) in /home", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "tool.cli.scan"));
+    CHECK_ONE_SITE(a, g, "tool.cli.scan", MAP_BY_TEMPLATE);
     a = map_logged(m, "0 skipped of 40", NULL, NULL);
     CHECK_INT(a.nsyms, 1);
     CHECK_INT(a.syms[0], unit_sym(g, "tool.cli.scan"));
@@ -4569,18 +4531,14 @@ TEST(mapper_an_entry_of_an_imported_message_table)
     map_mapper *m = new_mapper(g, &o);
     map_activity a =
         map_logged(m, "Card ending 1234 was declined by the issuer", "pay.charge", "WARNING");
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.verify"));
+    CHECK_ONE_SITE(a, g, "pay.charge.verify", MAP_BY_TEMPLATE);
     /* dict.get("key") reads the entry too, and an enum member's value is
      * the text it was given. */
     a = map_logged(m, "Amount 900.00 exceeds the limit of 500.00", "pay.charge", "ERROR");
     CHECK_INT(a.nsyms, 1);
     CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.charge"));
     a = map_logged(m, "Refunded 7.5 to c4", "pay.charge", "INFO");
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.refund"));
+    CHECK_ONE_SITE(a, g, "pay.charge.refund", MAP_BY_TEMPLATE);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4676,13 +4634,9 @@ TEST(mapper_a_table_entry_a_wrapper_logs_by_its_callers_key)
     map_mapper *m = new_mapper(g, &o);
     map_activity a =
         map_logged(m, "Card ending 5550 was declined by the issuer", "pay.charge", "WARNING");
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.charge"));
+    CHECK_ONE_SITE(a, g, "pay.charge.charge", MAP_BY_TEMPLATE);
     a = map_logged(m, "Card ending 1234 expired on 2026-11", "pay.charge", "WARNING");
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "pay.charge.renew"));
+    CHECK_ONE_SITE(a, g, "pay.charge.renew", MAP_BY_TEMPLATE);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4793,9 +4747,7 @@ TEST(mapper_constants_own_logging_call)
     uint32_t a = map_msg(m, "job build failed: boom", UINT32_MAX, NULL);
     finish(m);
     map_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MAP_BY_CONST);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "jobs.run.Runner.log_error"));
+    CHECK_ONE_SITE(pa, g, "jobs.run.Runner.log_error", MAP_BY_CONST);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4913,9 +4865,7 @@ TEST(mapper_proven_callee_label_is_no_tag)
     map_msg(m, "handshake finished for session 42", UINT32_MAX, NULL);
     uint32_t a = map_msg(m, "error: connect ECONNREFUSED 127.0.0.1:6379", UINT32_MAX, NULL);
     map_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "cl.client.Client.fail"));
+    CHECK_ONE_SITE(pa, g, "cl.client.Client.fail", MAP_BY_TEMPLATE);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -5041,9 +4991,7 @@ TEST(mapper_tokens_strategy)
     CHECK_INT(activity(m, a).nsyms, 0);
     finish(m);
     map_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MAP_BY_TOKENS);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "svc.rebuild_search_index"));
+    CHECK_ONE_SITE(pa, g, "svc.rebuild_search_index", MAP_BY_TOKENS);
     CHECK(pa.conf[0] >= 0.25f && pa.conf[0] <= 1.0f);
     /* Similar, near, but logging nothing: unmapped. */
     CHECK_INT(activity(m, r).nsyms, 0);
@@ -5158,9 +5106,7 @@ TEST(mapper_overrides_before_templates)
     finish(m);
     CHECK_INT(a, b);
     map_activity pa = activity(m, a);
-    CHECK_INT(pa.strategy, MAP_BY_OVERRIDE);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.b.run_beta"));
+    CHECK_ONE_SITE(pa, g, "pkg.b.run_beta", MAP_BY_OVERRIDE);
     CHECK(pa.conf[0] == 0.5f);
     CHECK_INT(pa.count, 2);
     /* a message no rule matches: the template */
@@ -5235,13 +5181,9 @@ TEST(mapper_logger_strategy)
     CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.report"));
     CHECK(pa.conf[0] == 1.0f);
     pa = activity(m, debug);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.trace"));
+    CHECK_ONE_SITE(pa, g, "pkg.jobs.trace", MAP_BY_LOGGER);
     pa = activity(m, audit);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "pkg.jobs.record"));
+    CHECK_ONE_SITE(pa, g, "pkg.jobs.record", MAP_BY_LOGGER);
     /* Several sites and no neighbours to say which is nearer: all,
      * evenly, in id order. */
     pa = activity(m, error);
@@ -5320,9 +5262,7 @@ TEST(mapper_span_names_made_at_run_time)
     uint32_t event = map_rec(m, "PUT /orders", "web.api", "EVENT");
     finish(m);
     map_activity pa = activity(m, span);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "web.api.handle"));
+    CHECK_ONE_SITE(pa, g, "web.api.handle", MAP_BY_LOGGER);
     pa = activity(m, log);
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], unit_sym(g, "web.api.show"));
@@ -5389,15 +5329,11 @@ TEST(mapper_callee_that_does_more_than_log)
     CHECK_INT(pa.nsyms, 1);
     CHECK_INT(pa.syms[0], send);
     pa = activity(m, tls);
-    CHECK_INT(pa.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.greet"));
+    CHECK_ONE_SITE(pa, g, "lib/conn.Conn.greet", MAP_BY_TEMPLATE);
     pa = activity(m, up);
     CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.ready"));
     pa = activity(m, reply);
-    CHECK_INT(pa.strategy, MAP_BY_LOGGER);
-    CHECK_INT(pa.nsyms, 1);
-    CHECK_INT(pa.syms[0], unit_sym(g, "lib/conn.Conn.onData"));
+    CHECK_ONE_SITE(pa, g, "lib/conn.Conn.onData", MAP_BY_LOGGER);
     CHECK_INT(activity(m, stray).nsyms, 0);
     map_mapper_free(m);
     graph_close(g);
