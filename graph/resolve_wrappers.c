@@ -465,8 +465,8 @@ static uint32_t constant_named(wrap *w, uint32_t from, const char *ref)
 
 /* The message a call of a joining wrapper (shape s) makes: its
  * positional arguments from s's on, each one's text or a hole, with s's
- * separator between; "" when an argument spread there hides how many
- * there are (then all of it is a hole) or it passes none. */
+ * separator between; "" when it passes none there, or spreads a list
+ * among them, which hides how many there are. */
 static const char *joined_text(wrap *w, const gx_file *x, const gx_call *c, const wshape *s)
 {
     if (s->msg_pos < 0)
