@@ -840,6 +840,45 @@ bool graph__local_module_member(const gx_file *f, const char *path)
     return false;
 }
 
+static bool bound_to_own_call(const gx_file *f, const char *name, size_t n, int depth);
+
+/* Whether name[0, n) is a name of this file's own: imported from a
+ * module of ours, a top-level function here, or what one makes. */
+static bool own_name(const gx_file *f, const char *name, size_t n, int depth)
+{
+    for (size_t i = 0; i < f->imports.n; i++) {
+        const gx_import *im = &f->imports.v[i];
+        if (im->alias && strlen(im->alias) == n && memcmp(im->alias, name, n) == 0)
+            return im->module && im->module[0] == '.';
+    }
+    for (size_t i = 0; i < f->syms.n; i++) {
+        const gx_sym *s = &f->syms.v[i];
+        if (s->parent < 0 && s->kind == GRAPH_SYM_FUNCTION && strlen(s->name) == n &&
+            memcmp(s->name, name, n) == 0)
+            return true;
+    }
+    return depth < 4 && bound_to_own_call(f, name, n, depth + 1);
+}
+
+/* Whether name[0, n) is bound to a call of a name of this file's own
+ * (`logger.child('restock')` on a logger createLogger made). */
+static bool bound_to_own_call(const gx_file *f, const char *name, size_t n, int depth)
+{
+    for (size_t i = 0; i < f->binds.n; i++) {
+        const gx_bind *b = &f->binds.v[i];
+        if ((b->kind == GX_BIND_CALL || b->kind == GX_BIND_NEW) && b->value &&
+            strlen(b->name) == n && memcmp(b->name, name, n) == 0)
+            return own_name(f, b->value, strcspn(b->value, "."), depth);
+    }
+    return false;
+}
+
+bool graph__own_call_member(const gx_file *f, const char *path)
+{
+    size_t n = strcspn(path, ".");
+    return path[n] && bound_to_own_call(f, path, n, 0);
+}
+
 bool graph__loggerish_path(const char *path)
 {
     const char *last = gx_last_component(path);

@@ -25,7 +25,10 @@ typedef struct gx_sym {
     const char *container;
     const char *doc; /* NULL if none */
     const char *ret; /* functions: the class the return annotation names, as a path; or NULL */
-    int32_t parent;  /* index into syms, -1 = module */
+    /* JavaScript functions: the callee whose result they return
+     * (`child: (sub) => createLogger(...)`), as a path; or NULL */
+    const char *ret_call;
+    int32_t parent;                /* index into syms, -1 = module */
     uint32_t start_line, end_line; /* 1-based inclusive */
     uint8_t kind;                  /* graph_sym_kind */
     uint32_t flags;                /* GRAPH_SF_* */
@@ -585,6 +588,11 @@ bool graph__loggerish(const char *name, size_t n);
  * "@cls" themselves are not). */
 bool graph__loggerish_path(const char *path);
 bool graph__local_module_member(const gx_file *f, const char *path);
+/* Whether path's root is a name bound to what a function of ours makes
+ * (`const logger = createLogger('inv')`: "logger.info"), imported from a
+ * module of ours or defined in the file: its methods may be wrappers of
+ * ours whatever they are named. */
+bool graph__own_call_member(const gx_file *f, const char *path);
 /* graph_level_of_method() in any case ("WARN", "Info": level constants
  * and strings); NONE for 16 bytes or more. */
 graph_level graph__level_of_word(const char *s, size_t n);

@@ -66,7 +66,10 @@ done:
     return out;
 }
 
-/* What calling a function gives, from its return annotation. */
+/* What calling a function gives, from its return annotation; or, for a
+ * JavaScript function that returns an object of methods (a factory,
+ * `createLogger(ns)` returning `{ info: ..., debug: ... }`), that object,
+ * as `new` would make it of a constructor function. */
 static ent returned(ctx *c, uint32_t fn)
 {
     rs *r = c->r;
@@ -74,8 +77,23 @@ static ent returned(ctx *c, uint32_t fn)
     if (s->local < 0 || c->depth > MAX_DEPTH)
         return NONE_ENT;
     const gx_sym *x = &xfile(r, s->file)->syms.v[s->local];
+    if (!x->ret && x->ret_call) {
+        /* `child: (sub) => createLogger(...)`: what that call gives. */
+        int fail;
+        c->depth++;
+        ent t = graph__rs_resolve_path(c, fn, x->ret_call, strlen(x->ret_call), &fail);
+        ent out =
+            t.k == E_SYM && t.id != fn &&
+                    (r->sy[t.id].kind == GRAPH_SYM_FUNCTION || r->sy[t.id].kind == GRAPH_SYM_METHOD)
+                ? returned(c, t.id)
+                : NONE_ENT;
+        c->depth--;
+        return out;
+    }
     if (!x->ret)
-        return NONE_ENT;
+        return s->kind == GRAPH_SYM_FUNCTION && r->classlike[fn] && !is_python(r, s->file)
+                   ? mk(E_INST, fn)
+                   : NONE_ENT;
     int fail;
     c->depth++;
     /* The annotation is written in the function's scope. */

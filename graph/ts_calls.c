@@ -511,7 +511,8 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
         /* `log.trace(level, tag, text)` on a module of ours: its shape,
          * once resolved, may read the call better than the method's name
          * (resolve_wrappers.c). */
-        if (path && pl.kind == GRAPH_EMIT_LOG && graph__local_module_member(x->f, path))
+        if (path && pl.kind == GRAPH_EMIT_LOG &&
+            (graph__local_module_member(x->f, path) || graph__own_call_member(x->f, path)))
             graph__ts_record_call(x, n, callee, sc, depth + 1);
     } else if (ft == N_SUPER && sc->sym >= 0 &&
                strcmp(x->f->syms.v[sc->sym].name, "constructor") == 0) {

@@ -107,6 +107,17 @@ static NOINLINE void do_params(tx *x, TSNode params, const ts_scope *sc, bool bi
     } while (ts_tree_cursor_goto_next_sibling(c));
 }
 
+/* A function that returns what a call gives (`return createLogger(ns)`):
+ * the callee's path, its first such return's, for the resolver to type
+ * what calling the function gives. */
+static void returned_call(tx *x, TSNode v, int32_t sym)
+{
+    v = unwrap(x, v);
+    if (sym < 0 || ty(x, v) != N_CALL_EXPRESSION || x->f->syms.v[sym].ret_call)
+        return;
+    x->f->syms.v[sym].ret_call = graph__ts_path_of(x, fld(x, v, F_FUNCTION), 0);
+}
+
 /* Parameters, return type and body of a function, in scope `inner`;
  * `bind` binds the parameters as locals of inner.sym. */
 static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool bind, int depth)
@@ -143,8 +154,10 @@ static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool
         } else {
             /* `(id, carrier) => `order ${id} shipped via ${carrier}``:
              * what it returns, as a return statement's. */
-            if (bind && inner->in_function && inner->sym >= 0)
+            if (bind && inner->in_function && inner->sym >= 0) {
                 graph__ts_add_returned(x, body, inner->sym, depth + 1);
+                returned_call(x, body, inner->sym);
+            }
             value_ref(x, body, inner, depth + 1);
         }
     }
@@ -1531,6 +1544,7 @@ static void walk(tx *x, TSNode n, const ts_scope *sc, int depth)
         if (sc->in_function && sc->sym >= 0 && ts_node_named_child_count(n) == 1) {
             graph__ts_add_returned(x, ts_node_named_child(n, 0), sc->sym, depth);
             returned_words(x, ts_node_named_child(n, 0), sc->sym);
+            returned_call(x, ts_node_named_child(n, 0), sc->sym);
         }
         walk_values(x, n, sc, depth);
         return;

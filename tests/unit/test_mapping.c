@@ -4398,6 +4398,46 @@ TEST(mapper_a_typescript_message_an_arrow_returns_is_its_callers)
     graph_close(g);
 }
 
+/* A logger a factory of ours makes (`createLogger(ns)` returning an
+ * object of methods that log with a prefix, and `child()` returning
+ * another): its methods are wrappers, and each call is its caller's site
+ * with the prefix, whatever the methods are named. */
+TEST(mapper_a_logger_a_factory_of_ours_makes)
+{
+    unit_write_str("factrepo/make-log.js",
+                   "'use strict';\n"
+                   "function createLogger(ns) {\n"
+                   "  return {\n"
+                   "    info: (msg, ...a) => console.log(`${ns} INFO ${msg}`, ...a),\n"
+                   "    debug: (msg, ...a) => console.log(`${ns} DEBUG ${msg}`, ...a),\n"
+                   "    child: (sub) => createLogger(`${ns}:${sub}`),\n"
+                   "  };\n"
+                   "}\n"
+                   "module.exports = { createLogger };\n");
+    unit_write_str("factrepo/inventory.js", "'use strict';\n"
+                                            "const { createLogger } = require('./make-log');\n"
+                                            "const logger = createLogger('inv');\n"
+                                            "function restock(sku, qty) {\n"
+                                            "  const l = logger.child('restock');\n"
+                                            "  l.debug('sku %s now at %d', sku, qty);\n"
+                                            "}\n"
+                                            "function audit(skus) {\n"
+                                            "  logger.info('audit done: %s', skus.join(','));\n"
+                                            "}\n"
+                                            "module.exports = { restock, audit };\n");
+    graph *g = index_dir("factrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "inv:restock DEBUG sku A-1 now at 15", NULL, NULL);
+    CHECK_STR(a.text, "%s DEBUG sku %s now at %d");
+    CHECK_ONE_SITE(a, g, "inventory.restock", MAP_BY_TEMPLATE);
+    a = map_logged(m, "inv INFO audit done: A-1,B-2", NULL, NULL);
+    CHECK_STR(a.text, "%s INFO audit done: %s");
+    CHECK_ONE_SITE(a, g, "inventory.audit", MAP_BY_TEMPLATE);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
