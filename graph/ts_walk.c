@@ -958,8 +958,8 @@ static bool assign_export(tx *x, TSNode asg, const char *ename, const assigned *
                (m = graph__ts_require_of(x, unwrap(x, fld(x, v->r, F_OBJECT))))) {
         graph__ts_add_export(x, GX_EXP_FROM, ename, name_text(x, fld(x, v->r, F_PROPERTY)), m, asg);
     } else if (!is_null(v->obj)) {
-        do_object(x, v->obj, &plain, ename, module_level(sc) ? ename : NULL, sc->sym, -1, 0,
-                  depth + 1);
+        do_object(x, v->obj, &plain, ename, module_level(sc) ? ename : NULL, sc->sym, -1,
+                  O_SENTENCES, depth + 1);
         graph__ts_add_export(x, GX_EXP_NAME, ename, NULL, NULL, asg);
         return true;
     } else {

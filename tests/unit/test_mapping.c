@@ -4597,7 +4597,8 @@ TEST(mapper_an_entry_of_an_exported_message_table)
                                            "  },\n"
                                            "  KINDS: { counter: 'counter', gauge: 'gauge' },\n"
                                            "};\n");
-    unit_write_str("jtblrepo/codes.js", "exports.CODES = { gone: 'Document %s was deleted' };\n");
+    unit_write_str("jtblrepo/codes.js", "exports.CODES = { gone: 'Document %s was deleted' };\n"
+                                        "exports.LEVELS = { low: 'low', high: 'high' };\n");
     unit_write_str("jtblrepo/api.js",
                    "'use strict';\n"
                    "const util = require('util');\n"
@@ -4641,6 +4642,13 @@ TEST(mapper_an_entry_of_an_exported_message_table)
         graph_emit e;
         graph_get_emit(g, first + i, &e);
         words += e.kind == GRAPH_EMIT_CONST && strncmp(e.name, "KINDS.", 6) == 0;
+    }
+    CHECK_INT(words, 0);
+    n = graph_symbol_emits(g, unit_sym(g, "codes"), &first);
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        words += e.kind == GRAPH_EMIT_CONST && strncmp(e.name, "LEVELS.", 7) == 0;
     }
     CHECK_INT(words, 0);
     map_mapper_free(m);
