@@ -857,13 +857,28 @@ static bool map_by_position(map_mapper *m, uint32_t act, const nb_rec *nb, size_
  * log manager's). */
 #define CATCH_DEPTH 3
 
+/* Whether function sym prints: a print() of its own (which, unlike a
+ * logging call's, marks no GRAPH_SF_LOGS), where `traceback.print_exc()`
+ * beside it writes to the same stream. */
+static bool prints(const graph *g, uint32_t sym)
+{
+    uint32_t first, n = graph_symbol_emits(g, sym, &first);
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        if (e.kind == GRAPH_EMIT_PRINT)
+            return true;
+    }
+    return false;
+}
+
 /* Whether function sym logs, itself or through the functions it calls,
  * at most depth calls deep. */
 static bool reaches_logging(const graph *g, uint32_t sym, int depth)
 {
     graph_symbol s;
     graph_get_symbol(g, sym, &s);
-    if (s.flags & (GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT))
+    if ((s.flags & (GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT)) || prints(g, sym))
         return true;
     if (depth == 0)
         return false;

@@ -4438,6 +4438,41 @@ TEST(mapper_a_logger_a_factory_of_ours_makes)
     graph_close(g);
 }
 
+/* A traceback printed whole (`traceback.print_exc()` after a print of
+ * its own) is the function whose frame caught it, the first of the
+ * traceback, though that function prints rather than logs. */
+TEST(mapper_a_traceback_printed_whole_is_its_catchers)
+{
+    unit_write_str("tbrepo/plug/__init__.py", "");
+    unit_write_str("tbrepo/plug/loader.py",
+                   "import sys, traceback\n"
+                   "def _import(name):\n"
+                   "    raise ImportError(name)\n"
+                   "def load(names):\n"
+                   "    for n in names:\n"
+                   "        try:\n"
+                   "            _import(n)\n"
+                   "        except ImportError:\n"
+                   "            print('Failed to load %s' % n, file=sys.stderr)\n"
+                   "            traceback.print_exc()\n");
+    graph *g = index_dir("tbrepo");
+    map_mapper *m = new_mapper(g, NULL);
+    uint32_t s = map_msg(m, "Failed to load x", UINT32_MAX, NULL);
+    uint32_t a = map_msg(m,
+                         "Traceback (most recent call last):\n"
+                         "  File \"/srv/app/plug/loader.py\", line 7, in load\n"
+                         "    _import(n)\n"
+                         "  File \"/srv/app/plug/loader.py\", line 3, in _import\n"
+                         "    raise ImportError(name)\n"
+                         "ImportError: x",
+                         s, NULL);
+    finish(m);
+    map_activity pa = activity(m, a);
+    CHECK_ONE_SITE(pa, g, "plug.loader.load", MAP_BY_STACK);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
