@@ -111,12 +111,19 @@ static void put_unescaped(core_buf *out, const char *s, size_t n)
     }
 }
 
+/* s[0, *n) without the blanks at its ends: its new start, *n its length. */
+static const char *trimmed(const char *s, size_t *n)
+{
+    while (*n && is_space((unsigned char)*s))
+        s++, --*n;
+    while (*n && is_space((unsigned char)s[*n - 1]))
+        --*n;
+    return s;
+}
+
 bool map__error_message(const char *s, size_t n, core_buf *out)
 {
-    while (n && is_space((unsigned char)*s))
-        s++, n--;
-    while (n && is_space((unsigned char)s[n - 1]))
-        n--;
+    s = trimmed(s, &n);
     size_t off, len, mo, ml;
     if (n >= 2 && s[0] == '{') {
         /* The message member first; the stack's first line names the
@@ -139,10 +146,7 @@ bool map__error_message(const char *s, size_t n, core_buf *out)
 
 bool map__error_named(const char *s, size_t n, const char **name, size_t *name_len, core_buf *out)
 {
-    while (n && is_space((unsigned char)*s))
-        s++, n--;
-    while (n && is_space((unsigned char)s[n - 1]))
-        n--;
+    s = trimmed(s, &n);
     size_t off, len;
     if (!class_and_message(s, n, true, &off, &len))
         return false;

@@ -219,10 +219,7 @@ static bool place_at_callers(map_mapper *m, uint32_t act, const nb_rec *nb, size
     }
     if (nk == 0)
         return false;
-    float c[KEEP];
-    for (uint32_t i = 0; i < nk; i++)
-        c[i] = 1.0f / (float)nk;
-    map__activity_set_syms(m, act, MAP_BY_CONST, top, c, nk);
+    map__activity_set_even(m, act, MAP_BY_CONST, top, nk);
     return true;
 }
 
@@ -1552,10 +1549,7 @@ static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, 
         return;
     if (r->aside && r->ncand) {
         /* The sites set aside that rendered it: nothing else found it. */
-        float c[MAX_CAND];
-        for (uint32_t i = 0; i < r->ncand; i++)
-            c[i] = 1.0f / (float)r->ncand;
-        map__activity_set_syms(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, c, r->ncand);
+        map__activity_set_even(m, a, MAP_BY_TEMPLATE, m->cands.v + r->cand_off, r->ncand);
         return;
     }
     if (!m->o.no_const && r->has_const && r->ncand && errors_made_for(m, r) == GRAPH_EF_THROWN) {
@@ -1563,10 +1557,7 @@ static void place_rest(map_mapper *m, uint32_t a, const nb_rec *nb, size_t nnb, 
          * catches it (`raise SystemExit("...")`, what a framework or the
          * runtime reports): the functions that raise it, as the last
          * frame of its traceback says. */
-        float c[MAX_CAND];
-        for (uint32_t i = 0; i < r->ncand; i++)
-            c[i] = 1.0f / (float)r->ncand;
-        map__activity_set_syms(m, a, MAP_BY_CONST, m->cands.v + r->cand_off, c, r->ncand);
+        map__activity_set_even(m, a, MAP_BY_CONST, m->cands.v + r->cand_off, r->ncand);
         return;
     }
     const char *text = core_strtab_str(&m->strs, r->text);

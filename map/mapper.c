@@ -392,6 +392,17 @@ void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const 
     }
 }
 
+void map__activity_set_even(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
+                            uint32_t n)
+{
+    float c[MAX_CAND] = {0};
+    if (n > MAX_CAND)
+        n = MAX_CAND;
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = 1.0f / (float)n;
+    map__activity_set_syms(m, act, st, s, c, n);
+}
+
 void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n)
 {
     act_rec *a = &m->acts.v[act];
@@ -1377,27 +1388,19 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
      * template, the class and stack around it are the run's. */
     bool error_text = false;
     bool unmatched = mr.nemits == 0;
-    if (unmatched && map__error_message(text, len, &m->errmsg)) {
+    /* Or rendered on one line (`TypeError: invalid URL: /x`), which is
+     * the error's only when the code makes an error of that class with
+     * such a text. */
+    size_t nl = 0;
+    const char *name = NULL;
+    bool framed = unmatched && map__error_message(text, len, &m->errmsg);
+    if (framed || (unmatched && map__error_named(text, len, &name, &nl, &m->errmsg))) {
         /* emits holds nothing yet: the inner match goes straight there. */
         map_match im = map_matcher_match(m->matcher, m->mw, m->errmsg.data, m->errmsg.len,
                                          ev->logger, ev->level, emits, MAX_CAND);
-        if (im.nemits) {
-            mr = im;
-            text = m->errmsg.data;
-            len = m->errmsg.len;
-            error_text = true;
-        }
-    }
-    /* An error rendered on one line (`TypeError: invalid URL: /x`): the
-     * text its maker gave it, when the code makes an error of that class
-     * with such a text. */
-    size_t nl;
-    const char *name;
-    if (unmatched && !error_text && map__error_named(text, len, &name, &nl, &m->errmsg)) {
-        map_match im = map_matcher_match(m->matcher, m->mw, m->errmsg.data, m->errmsg.len,
-                                         ev->logger, ev->level, emits, MAX_CAND);
         if (im.nemits &&
-            made_by(m->g, emits, im.nemits > MAX_CAND ? MAX_CAND : im.nemits, name, nl)) {
+            (framed ||
+             made_by(m->g, emits, im.nemits > MAX_CAND ? MAX_CAND : im.nemits, name, nl))) {
             mr = im;
             text = m->errmsg.data;
             len = m->errmsg.len;
@@ -1514,10 +1517,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     }
     act_rec *a = &m->acts.v[r.act];
     if (created || (!m->dry && a->nsyms == 0 && a->strategy == MAP_BY_NONE)) {
-        float c[MAX_CAND] = {0};
-        for (uint32_t i = 0; i < ns; i++)
-            c[i] = 1.0f / (float)ns;
-        map__activity_set_syms(m, r.act, MAP_BY_TEMPLATE, syms, c, ns);
+        map__activity_set_even(m, r.act, MAP_BY_TEMPLATE, syms, ns);
         map__activity_set_cands(m, r.act, syms, ns);
     }
     if (ns > 1) {

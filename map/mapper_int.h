@@ -234,6 +234,10 @@ uint64_t map__key64(uint64_t h);
  * strategy that found them. */
 void map__activity_set_syms(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
                             const float *c, uint32_t n);
+/* map__activity_set_syms with every one of the n (at most MAX_CAND)
+ * equally likely. */
+void map__activity_set_even(map_mapper *m, uint32_t act, map_strategy st, const uint32_t *s,
+                            uint32_t n);
 /* Sets an activity's candidate symbols: the sites of a template several
  * log, or those a message placed by position is told apart among. */
 void map__activity_set_cands(map_mapper *m, uint32_t act, const uint32_t *s, uint32_t n);
