@@ -825,19 +825,29 @@ bool graph__loggerish(const char *name, size_t n)
 
 /* Is path a member of a module the file imports from its own repository
  * (`log.info` after `import * as log from "./log"` or `require("../log")`)? */
+/* The first import of f that binds name[0, n), of kind `kind` unless it
+ * is -1 (any); NULL when none does. */
+static const gx_import *import_binding(const gx_file *f, const char *name, size_t n, int kind)
+{
+    for (size_t i = 0; i < f->imports.n; i++) {
+        const gx_import *im = &f->imports.v[i];
+        if ((kind < 0 || im->kind == kind) && im->alias && strlen(im->alias) == n &&
+            memcmp(im->alias, name, n) == 0)
+            return im;
+    }
+    return NULL;
+}
+
+/* Whether an import is of a module of ours (a relative specifier). */
+static bool ours(const gx_import *im)
+{
+    return im && im->module && im->module[0] == '.';
+}
+
 bool graph__local_module_member(const gx_file *f, const char *path)
 {
     const char *dot = strchr(path, '.');
-    if (!dot)
-        return false;
-    size_t n = (size_t)(dot - path);
-    for (size_t i = 0; i < f->imports.n; i++) {
-        const gx_import *im = &f->imports.v[i];
-        if (im->kind == GX_IMP_MODULE && im->alias && strlen(im->alias) == n &&
-            memcmp(im->alias, path, n) == 0 && im->module && im->module[0] == '.')
-            return true;
-    }
-    return false;
+    return dot && ours(import_binding(f, path, (size_t)(dot - path), GX_IMP_MODULE));
 }
 
 static bool bound_to_own_call(const gx_file *f, const char *name, size_t n, int depth);
@@ -846,11 +856,9 @@ static bool bound_to_own_call(const gx_file *f, const char *name, size_t n, int 
  * module of ours, a top-level function here, or what one makes. */
 static bool own_name(const gx_file *f, const char *name, size_t n, int depth)
 {
-    for (size_t i = 0; i < f->imports.n; i++) {
-        const gx_import *im = &f->imports.v[i];
-        if (im->alias && strlen(im->alias) == n && memcmp(im->alias, name, n) == 0)
-            return im->module && im->module[0] == '.';
-    }
+    const gx_import *im = import_binding(f, name, n, -1);
+    if (im)
+        return ours(im);
     for (size_t i = 0; i < f->syms.n; i++) {
         const gx_sym *s = &f->syms.v[i];
         if (s->parent < 0 && s->kind == GRAPH_SYM_FUNCTION && strlen(s->name) == n &&
