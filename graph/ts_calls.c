@@ -472,6 +472,48 @@ NOINLINE void graph__ts_record_passes(tx *x, TSNode args, const char *callee, co
     }
 }
 
+enum { CHOSEN_MAX = 4 };
+
+/*
+ * A method of a module of ours, or of what one of its functions made,
+ * chosen at run time by a key whose values the code shows: `log[lvl](m)`
+ * with `const lvl = ok ? 'info' : 'warn'`, `log['warn'](m)`. It is a call
+ * of each such method, recorded as one (a reference and a call for the
+ * wrappers), not a logging call of its own: the module's functions say
+ * what they log and what they put around it. False, and nothing
+ * recorded, when the receiver is not ours or the key's values are not
+ * known (plan_chosen_method reads such a call).
+ */
+static bool own_members_called(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int depth)
+{
+    const char *recv = graph__ts_path_of(x, fld(x, fn, F_OBJECT), 0);
+    TSNode key = unwrap(x, fld(x, fn, F_INDEX));
+    if (!recv || is_null(key))
+        return false;
+    TSNode v[CHOSEN_MAX];
+    uint32_t nv = 0;
+    if (ty(x, key) == N_STRING)
+        v[nv++] = key;
+    else if (ty(x, key) == N_IDENTIFIER)
+        nv = graph__ts_literal_local(x, key, sc, v, CHOSEN_MAX);
+    const char *callee[CHOSEN_MAX];
+    for (uint32_t i = 0; i < nv; i++) {
+        size_t l;
+        const char *s = graph__ts_decode_string(x, v[i], &l);
+        if (!s || !l || memchr(s, '.', l))
+            return false;
+        callee[i] = graph__path_join(x->f, recv, s, l);
+        if (!graph__local_module_member(x->f, callee[i]) &&
+            !graph__own_call_member(x->f, callee[i]))
+            return false;
+    }
+    for (uint32_t i = 0; i < nv; i++) {
+        add_ref(x, GX_REF_CALL, callee[i], sc->sym, n);
+        graph__ts_record_call(x, n, callee[i], sc, depth + 1);
+    }
+    return nv > 0;
+}
+
 /*
  * What a call n (fn: its function) is to the graph, its arguments and
  * receiver aside: a CALL reference to its callee ("?.m" when the receiver
@@ -503,6 +545,8 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
     if (path)
         graph__ts_record_passes(x, args, path, sc, depth + 1);
     graph__note_effect(x->f, sc->sym, x->src, n, fn);
+    if (ft == N_SUBSCRIPT_EXPRESSION && own_members_called(x, n, fn, sc, depth))
+        return NULL;
 
     emit_plan pl;
     if (graph__ts_plan_emit(x, n, fn, path, &pl, sc, depth + 1)) {

@@ -4235,6 +4235,38 @@ TEST(mapper_a_logging_call_whose_method_the_run_chooses)
 /* console.count(label) and console.timeEnd(label) write the label and
  * then what the runtime counted or timed: "search requests: 3",
  * "sync: 12.5ms". */
+/* A method of a module of ours chosen by a key the code shows
+ * (`logger[lvl](...)` with `lvl = ok ? 'info' : 'warn'`) calls those
+ * methods: what they put around the message is the caller's message's
+ * too, and the caller emits it, not the module's methods. */
+TEST(mapper_a_chosen_method_of_a_module_of_ours_is_its_call)
+{
+    unit_write_str("chorepo/levels.js", "'use strict';\n"
+                                        "module.exports = {\n"
+                                        "  info: (msg) => console.log(`INFO  ${msg}`),\n"
+                                        "  warn: (msg) => console.warn(`WARN  ${msg}`),\n"
+                                        "};\n");
+    unit_write_str("chorepo/health.js", "'use strict';\n"
+                                        "const logger = require('./levels');\n"
+                                        "function report(name, state) {\n"
+                                        "  const lvl = state === 'ok' ? 'info' : 'warn';\n"
+                                        "  logger[lvl](`${name} is ${state}`);\n"
+                                        "}\n"
+                                        "module.exports = { report };\n");
+    graph *g = index_dir("chorepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const char *msgs[] = {"INFO  api is ok", "WARN  db is slow"};
+    for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+        map_activity a = map_logged(m, msgs[i], NULL, NULL);
+        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+        CHECK_INT(a.nsyms, 1);
+        CHECK_INT(a.syms[0], unit_sym(g, "health.report"));
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
