@@ -592,7 +592,9 @@ uint32_t graph__ts_local_texts(tx *x, TSNode e, TSNode call, const ts_scope *sc,
 /* Whether e is a local the function binds to message text before call. */
 bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);
 /* Whether the function the walk is in (sc) stores its parameter name
- * whole in an object (`this.state = next`; see graph__pick_plain). */
+ * whole in an object (`this.state = next`) or hands it whole to a call
+ * (`fs.unlinkSync(this.file(key))`): a value it works on, which its own
+ * text shows (see graph__pick_plain). */
 bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name);
 
 /* ts_fill.c: pushes em onto the file's emits, its template's holes filled

@@ -213,6 +213,18 @@ bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc)
     return graph__ts_local_texts(x, e, call, sc, &v, 1) > 0;
 }
 
+/* Whether a call's arguments hold the name itself (`unlink(key)`). */
+static bool passes_name(tx *x, TSNode args, const char *name)
+{
+    uint32_t n = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode a = unwrap(x, ts_node_named_child(args, i));
+        if (!is_null(a) && ty(x, a) == N_IDENTIFIER && text_eq(x, a, name))
+            return true;
+    }
+    return false;
+}
+
 NOINLINE bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name)
 {
     TSNode fn = sc->body;
@@ -223,6 +235,10 @@ NOINLINE bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name
     TSTreeCursor c = ts_tree_cursor_new(fn);
     do {
         TSNode n = ts_tree_cursor_current_node(&c);
+        if (ty(x, n) == N_ARGUMENTS && passes_name(x, n, name)) {
+            found = true;
+            break;
+        }
         if (ty(x, n) != N_ASSIGNMENT_EXPRESSION)
             continue;
         unsigned l = ty(x, unwrap(x, fld(x, n, F_LEFT)));

@@ -4267,6 +4267,46 @@ TEST(mapper_a_chosen_method_of_a_module_of_ours_is_its_call)
     graph_close(g);
 }
 
+/* A function that works on its parameter (hands it to a call) and logs
+ * it inside its own text emits that text: the parameter is a value, as a
+ * format's argument is, not its callers' message. */
+TEST(mapper_a_parameter_a_function_works_on_is_its_value)
+{
+    unit_write_str("valrepo/store.js",
+                   "'use strict';\n"
+                   "class MemoryStore {\n"
+                   "  constructor() {\n"
+                   "    this.map = new Map();\n"
+                   "  }\n"
+                   "  delete(key) {\n"
+                   "    if (this.map.delete(key)) console.log(`store: deleted ${key}`);\n"
+                   "    else console.warn(`store: cannot delete ${key}: ENOENT`);\n"
+                   "  }\n"
+                   "}\n"
+                   "class Sessions {\n"
+                   "  constructor() {\n"
+                   "    this.store = new MemoryStore();\n"
+                   "  }\n"
+                   "  logout(user) {\n"
+                   "    this.store.delete(`session:${user}`);\n"
+                   "  }\n"
+                   "}\n"
+                   "module.exports = { Sessions };\n");
+    graph *g = index_dir("valrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const char *msgs[] = {"store: cannot delete session:ann: ENOENT",
+                                 "store: deleted session:bob"};
+    for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+        map_activity a = map_logged(m, msgs[i], NULL, NULL);
+        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+        CHECK_INT(a.nsyms, 1);
+        CHECK_INT(a.syms[0], unit_sym(g, "store.MemoryStore.delete"));
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
