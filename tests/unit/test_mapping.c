@@ -5625,6 +5625,37 @@ TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
     graph_close(g);
 }
 
+/* A runner that hands its statement to another object's method of its
+ * own name (`self.conn.execute(statement)` in Database.execute) acts on
+ * it all the same: that call reaches no wrapper of ours. */
+TEST(mapper_a_runner_calling_its_own_name_on_another_object_acts)
+{
+    unit_write_str("pyrun/loans/__init__.py", "");
+    unit_write_str("pyrun/loans/db.py",
+                   "import logging\n"
+                   "log = logging.getLogger('loans.sql')\n"
+                   "class Database:\n"
+                   "    def __init__(self, conn):\n"
+                   "        self.conn = conn\n"
+                   "    def _log_sql(self, statement, params):\n"
+                   "        log.info(statement)\n"
+                   "    def execute(self, statement, params=()):\n"
+                   "        self._log_sql(statement, params)\n"
+                   "        return self.conn.execute(statement, params).fetchall()\n"
+                   "class Table:\n"
+                   "    def __init__(self, db, name):\n"
+                   "        self.db = db\n"
+                   "        self.name = name\n"
+                   "    def select(self, field):\n"
+                   "        return self.db.execute('SELECT %s FROM %s' % (field, self.name))\n");
+    graph *g = index_dir("pyrun");
+    CHECK(sites_of(g, unit_sym(g, "loans.db.Database.execute"), GRAPH_EMIT__COUNT,
+                   "SELECT %s FROM %s"));
+    CHECK(
+        !sites_of(g, unit_sym(g, "loans.db.Table.select"), GRAPH_EMIT__COUNT, "SELECT %s FROM %s"));
+    graph_close(g);
+}
+
 /* What weighs a group's sites where nothing tells them apart comes from
  * the training contexts that told nothing either: cases that told their
  * variant say nothing of the cases that cannot. */
