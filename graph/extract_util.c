@@ -1247,11 +1247,22 @@ bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i
         k->slot_at = UINT32_MAX;
         return true;
     }
-    if (k->q || param == k->p)
+    if (param == k->p || param == k->q)
         return false;
-    k->q = param;
-    k->qname = name;
-    k->slot_at = i;
+    for (uint32_t j = 0; j < k->nmore; j++)
+        if (k->more[j] == param)
+            return false;
+    if (!k->q) {
+        k->q = param;
+        k->qname = name;
+        k->slot_at = i;
+        return true;
+    }
+    if (k->nmore >= GX_PICK_MAX - 2)
+        return false;
+    k->more[k->nmore] = param;
+    k->more_name[k->nmore] = name;
+    k->more_at[k->nmore++] = i;
     return true;
 }
 
@@ -1282,6 +1293,35 @@ bool graph__pick_done(gx_pick *k, bool named)
         return false;
     if (!k->q)
         return !named || graph__message_like(k->pname);
+    if (k->nmore) {
+        /* The one named like a message, the others holes. */
+        const void *m = NULL;
+        const char *mname = NULL;
+        uint32_t mat = 0, found = 0;
+        const void *all[GX_PICK_MAX] = {k->p, k->q};
+        const char *names[GX_PICK_MAX] = {k->pname, k->qname};
+        uint32_t ats[GX_PICK_MAX] = {k->at, k->slot_at}, n = 2;
+        for (uint32_t j = 0; j < k->nmore; j++, n++) {
+            all[n] = k->more[j];
+            names[n] = k->more_name[j];
+            ats[n] = k->more_at[j];
+        }
+        for (uint32_t j = 0; j < n; j++)
+            if (graph__message_like(names[j]) && found++ == 0) {
+                m = all[j];
+                mname = names[j];
+                mat = ats[j];
+            }
+        if (found != 1)
+            return false;
+        k->p = m;
+        k->pname = mname;
+        k->at = mat;
+        k->q = NULL;
+        k->qname = NULL;
+        k->slot_at = UINT32_MAX;
+        return true;
+    }
     bool mp = graph__message_like(k->pname), mq = graph__message_like(k->qname);
     if (mp == mq)
         return false;

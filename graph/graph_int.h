@@ -214,14 +214,22 @@ bool graph__message_like(const char *name);
 /*
  * The parameters a wrapper's format puts in the text of its message, as
  * they are found: the message and, when there are two, the slot (see
- * gx_arg). graph__pick_add() is false past two, or for one seen twice;
- * graph__pick_done() says which is which, false if it cannot: with one,
- * it must be named like a message when `named`; with two, exactly one is.
+ * gx_arg). graph__pick_add() is false past GX_PICK_MAX, or for one seen
+ * twice; graph__pick_done() says which is which, false if it cannot: with
+ * one, it must be named like a message when `named`; with two or more,
+ * exactly one is. Of three or more (`${severity} ${tag} | ${text}`), the
+ * others are values the function's text shows, holes to its callers: no
+ * slot.
  */
+#define GX_PICK_MAX 4
 typedef struct gx_pick {
     const void *p, *q;         /* the message's parameter, the slot's (the extractor's) */
     const char *pname, *qname; /* their names */
     uint32_t at, slot_at;      /* the index each was found at; UINT32_MAX: no slot */
+    /* the third and later, as found */
+    const void *more[GX_PICK_MAX - 2];
+    const char *more_name[GX_PICK_MAX - 2];
+    uint32_t more_at[GX_PICK_MAX - 2], nmore;
 } gx_pick;
 bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i);
 bool graph__pick_done(gx_pick *k, bool named);

@@ -219,7 +219,7 @@ static uint32_t string_parts(TSNode s, TSNode *out, uint32_t cap)
  * without conversion, format spec or `=`. */
 static bool fstring_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
 {
-    TSNode strs[32], at[2];
+    TSNode strs[32], at[GX_PICK_MAX];
     uint32_t ns = string_parts(e, strs, 32), nat = 0;
     gx_pick pk = {0};
     bool any_f = false;
@@ -537,7 +537,7 @@ static bool brace_fwd(px *x, TSNode e, gx_arg *out, const py_scope *sc)
     if (is_null(obj) || is_null(attr) || !text_eq(x, attr, "format") || !is_stringish(ty(obj)))
         return false;
     gx_pick pk = {0};
-    fmt_ref refs[2];
+    fmt_ref refs[GX_PICK_MAX];
     uint32_t pos = 0, nref = 0, nc = ts_node_named_child_count(args);
     if (nc > 64)
         return false;

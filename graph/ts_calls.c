@@ -119,7 +119,7 @@ static bool kept_value(tx *x, const ts_scope *sc, const gx_pick *k)
 static NOINLINE bool split_template(tx *x, TSNode t, const ts_scope *sc, gx_arg *out, int depth)
 {
     gx_pick pk = {0};
-    TSNode at[2];
+    TSNode at[GX_PICK_MAX];
     uint32_t nat = 0;
     TSTreeCursor *c = kids(x, depth, t);
     if (!c)

@@ -1105,11 +1105,13 @@ TEST(wrapper_formats_a_second_parameter)
     /* Left at its default, or not text: a hole. */
     CHECK_STR(unit_emit_at(g, rec, 31).tmpl, "%s %s no context");
     CHECK_STR(unit_emit_at(g, rec, 33).tmpl, "%s %s from %s");
-    /* Only holes and blanks: no site. Three parameters: no wrapper. */
+    /* Only holes and blanks: no site. */
     graph_emit es[8];
     CHECK_INT(emits_at(g, rec, 32, es, 8), 0);
-    CHECK_STR(unit_emit_at(g, rec, 34).tmpl, "ready");
-    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Journal.pair", 94).tmpl, "%s %s %s");
+    /* Three parameters, one named like a message: the message, the
+     * others values the wrapper's text shows, holes to its callers. */
+    CHECK_STR(unit_emit_at(g, rec, 34).tmpl, "%s %s ready");
+    CHECK_STR(unit_emit_at(g, "pkg.fmt_wrappers.Journal.pair", 94).tmpl, "");
     graph_close(g);
 }
 
