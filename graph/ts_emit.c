@@ -125,6 +125,17 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
         pl->suffix = method[0] == 'c' ? ": %d" : ": %s";
         return true;
     }
+    /* process.stdout.write(text): a line printed as console.log prints
+     * one, without its formatting (the text is all there is). */
+    bool out = recv && !strcmp(recv, "process.stdout");
+    if (!strcmp(method, "write") && (out || (recv && !strcmp(recv, "process.stderr")))) {
+        pl->kind = GRAPH_EMIT_LOG;
+        pl->level = out ? GRAPH_LEVEL_INFO : GRAPH_LEVEL_ERROR;
+        pl->receiver = recv;
+        pl->method = method;
+        pl->how = H_UTIL;
+        return true;
+    }
     bool is_log = strcmp(method, "log") == 0;
     graph_level lvl = graph_level_of_method(method, ml);
     /* A logger's method per kind of message (`logger.logQuery(sql)`,

@@ -4307,6 +4307,34 @@ TEST(mapper_a_parameter_a_function_works_on_is_its_value)
     graph_close(g);
 }
 
+/* process.stdout.write(text) prints a line as console.log does, so a
+ * function writing its parameters there is a wrapper: of three, the one
+ * named like a message is its callers' text, the others holes. */
+TEST(mapper_a_stream_writing_function_is_a_wrapper)
+{
+    unit_write_str("wrtrepo/tracing.js",
+                   "'use strict';\n"
+                   "function trace(severity, tag, text) {\n"
+                   "  process.stdout.write(`${severity} ${tag} | ${text}\\n`);\n"
+                   "}\n"
+                   "module.exports = { trace };\n");
+    unit_write_str("wrtrepo/task.js", "'use strict';\n"
+                                      "const { trace } = require('./tracing');\n"
+                                      "function finish(name) {\n"
+                                      "  trace('D', 'task', 'DONE');\n"
+                                      "}\n"
+                                      "module.exports = { finish };\n");
+    graph *g = index_dir("wrtrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "D task | DONE", NULL, NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "task.finish"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
