@@ -131,6 +131,15 @@ void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope
 {
     TSNode r = unparen(right);
     unsigned rt = is_null(r) ? 0 : ty(r);
+    /* `A() if c else B()`: bound to either, as by an if and an else. */
+    if (rt == N_CONDITIONAL_EXPRESSION && ts_node_named_child_count(r) == 3) {
+        TSNode a = unparen(ts_node_named_child(r, 0)), b = unparen(ts_node_named_child(r, 2));
+        if (!is_null(a) && !is_null(b) && ty(a) == N_CALL && ty(b) == N_CALL) {
+            graph__py_bind_target(x, name, a, sc, scope, at);
+            graph__py_bind_target(x, name, b, sc, scope, at);
+            return;
+        }
+    }
     if (rt == N_CALL) {
         TSNode fn = fieldn(r, F_FUNCTION);
         const char *p = is_null(fn) ? NULL : graph__py_path_of(x, fn, sc, 0);

@@ -643,7 +643,10 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
-    if (pl->kind == GRAPH_EMIT_LOG && mi.style == GRAPH_STYLE_DYNAMIC && pl->msg_index >= 0 &&
+    /* What a function of ours returns, called here or bound to a local
+     * before (`text = self.line.render(...)`; a local reads as a name). */
+    if (pl->kind == GRAPH_EMIT_LOG &&
+        (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF) && pl->msg_index >= 0 &&
         (uint32_t)pl->msg_index < npos)
         em.ret = graph__py_result_of(x, pos[pl->msg_index], call, sc);
     graph__py_push_filled(x, &em, &fa, sc);
@@ -793,8 +796,18 @@ void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
     if (t != N_BINARY_OPERATOR && t != N_CALL && t != N_STRING && t != N_CONCATENATED_STRING)
         return;
     msg_info mi = graph__py_build_message(x, v, false, sc, depth + 1);
+    const char *ref = mi.style == GRAPH_STYLE_REF ? mi.ref : NULL;
     if (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC)
         mi = local_format(x, v, value, sc, depth);
+    /* `return FORMAT.format(**fields)`, `return self.FORMAT % atoms`: the
+     * format a constant holds, when it has holes (returned_members in
+     * resolve_edges.c); a local's is read above. */
+    if (ref && (mi.style == GRAPH_STYLE_REF || mi.style == GRAPH_STYLE_DYNAMIC) && t != N_STRING &&
+        t != N_CONCATENATED_STRING) {
+        graph__tmpl_clear(&x->tmpl);
+        push_returned(x, GRAPH_STYLE_REF, ref, value, 0, sc);
+        return;
+    }
     bool formats = mi.style == GRAPH_STYLE_PERCENT || mi.style == GRAPH_STYLE_BRACE ||
                    mi.style == GRAPH_STYLE_FSTRING || mi.style == GRAPH_STYLE_CONCAT;
     if (!formats || x->tmpl.holes == 0) {

@@ -371,15 +371,16 @@ static bool names_format(const rs *r, uint32_t id)
     return c && c->tmpl && graph__tmpl_has_hole(c->tmpl);
 }
 
-/* A name in a structure a function returns (GRAPH_EF_MEMBER) is a format
- * when it names a constant with holes: the site takes its text. Others
- * are dropped with the candidates (compact_emits). */
+/* A name a function returns, alone (`return FORMAT.format(**f)`) or in a
+ * structure (GRAPH_EF_MEMBER), is a format when it names a constant with
+ * holes: the site (an unnamed constant) takes its text. Others are
+ * dropped with the candidates (compact_emits). */
 static void returned_members(gb_graph *g)
 {
     for (size_t i = 0; i < g->emits.n; i++) {
         gb_emit *e = &g->emits.v[i];
-        if (e->kind != GRAPH_EMIT_CONST || !(e->flags & GRAPH_EF_MEMBER) ||
-            e->style != GRAPH_STYLE_REF)
+        if (e->kind != GRAPH_EMIT_CONST || e->style != GRAPH_STYLE_REF ||
+            core_strtab_str(&g->strs, e->name)[0])
             continue;
         const gb_emit *c = e->ref_const < g->emits.n ? &g->emits.v[e->ref_const] : NULL;
         if (c && c->tmpl && c->style != GRAPH_STYLE_REF &&
@@ -604,9 +605,11 @@ void graph__rs_resolve_refs(rs *r, unsigned threads)
                                      0);
             o.logger = lg ? core_strtab_intern(&g->strs, lg, strlen(lg)) : 0;
             o.ref_const = job.ref_const[r->emit_base[fi] + i];
-            /* (A name in a returned structure that names no constant is
+            /* (A name returned, alone or in a structure, that names no constant is
              * dropped by returned_members: nothing of it is kept.) */
-            bool gone = (e->flags & GRAPH_EF_MEMBER) && !names_format(r, o.ref_const);
+            bool returned = e->kind == GRAPH_EMIT_CONST && e->style == GRAPH_STYLE_REF && e->name &&
+                            !e->name[0];
+            bool gone = returned && !names_format(r, o.ref_const);
             o.ref = e->ref && !gone ? core_strtab_intern(&g->strs, e->ref, strlen(e->ref)) : 0;
             o.name = e->name ? core_strtab_intern(&g->strs, e->name, strlen(e->name)) : 0;
             o.nargs = e->nargs;

@@ -5656,6 +5656,40 @@ TEST(mapper_statements_are_the_runner_s_and_its_driver_tells_which)
 /* A runner that hands its statement to another object's method of its
  * own name (`self.conn.execute(statement)` in Database.execute) acts on
  * it all the same: that call reaches no wrapper of ours. */
+/* What a method returns is logged where its result is: a format a
+ * constant holds (`return FORMAT.format(**f)`, `return self.FORMAT %
+ * f`), through a local bound to the call, on an attribute bound to one of
+ * two classes (`A() if v else B()`). */
+TEST(mapper_a_format_a_method_returns_from_a_constant_is_its_callers)
+{
+    unit_write_str("retrepo/gw/__init__.py", "");
+    unit_write_str("retrepo/gw/lines.py",
+                   "import logging\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "SUMMARY = '{service}: {calls} calls done'\n"
+                   "class CallLine:\n"
+                   "    FORMAT = '{peer} -> {method} took {ms}ms'\n"
+                   "    def render(self, **fields):\n"
+                   "        return self.FORMAT.format(**fields)\n"
+                   "    def summary(self, **fields):\n"
+                   "        return SUMMARY.format(**fields)\n"
+                   "class QuietLine(CallLine):\n"
+                   "    pass\n"
+                   "class Gateway:\n"
+                   "    def __init__(self, quiet):\n"
+                   "        self.line = QuietLine() if quiet else CallLine()\n"
+                   "    def finish(self, peer, ms):\n"
+                   "        text = self.line.render(peer=peer, method='get', ms=ms)\n"
+                   "        log.info(text)\n"
+                   "    def close(self, n):\n"
+                   "        log.info(self.line.summary(service='gw', calls=n))\n");
+    graph *g = index_dir("retrepo");
+    CHECK(
+        sites_of(g, unit_sym(g, "gw.lines.Gateway.finish"), GRAPH_EMIT_LOG, "%s -> %s took %sms"));
+    CHECK(sites_of(g, unit_sym(g, "gw.lines.Gateway.close"), GRAPH_EMIT_LOG, "%s: %s calls done"));
+    graph_close(g);
+}
+
 TEST(mapper_a_runner_calling_its_own_name_on_another_object_acts)
 {
     unit_write_str("pyrun/loans/__init__.py", "");
