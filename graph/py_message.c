@@ -193,6 +193,26 @@ const char *graph__py_dollar_template(px *x, TSNode e, const py_scope *sc)
     return graph__py_string_value(x, unparen(ts_node_named_child(args, 0)));
 }
 
+/* The literal a gettext wrapper translates, when e is a call of one:
+ * `_("...")`, `gettext("...")`, `N_("...")`; of `ngettext(singular,
+ * plural, n)`, the plural, which any count but one renders. Null
+ * otherwise. */
+static TSNode translated(px *x, TSNode e)
+{
+    e = unparen(e);
+    TSNode fn = ty(e) == N_CALL ? fieldn(e, F_FUNCTION) : gx_null();
+    TSNode args = ty(e) == N_CALL ? fieldn(e, F_ARGUMENTS) : gx_null();
+    if (is_null(fn) || is_null(args) || ty(fn) != N_IDENTIFIER)
+        return gx_null();
+    if (text_eq(x, fn, "_") || text_eq(x, fn, "gettext") || text_eq(x, fn, "N_") ||
+        text_eq(x, fn, "gettext_lazy") || text_eq(x, fn, "ugettext"))
+        return ts_node_named_child(args, 0);
+    if ((text_eq(x, fn, "ngettext") || text_eq(x, fn, "ungettext")) &&
+        ts_node_named_child_count(args) >= 2)
+        return ts_node_named_child(args, 1);
+    return gx_null();
+}
+
 /*
  * Builds the template of a message expression into x->tmpl.
  * `with_args`: the logging call passes arguments, so %-directives in a
@@ -224,6 +244,13 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
             TSNode sub;
             if (is_stringish(ty(l)) || whitespace_call(x, l, &sub) >= 0) {
                 graph__py_build_message(x, l, true, sc, depth + 1);
+                mi.style = GRAPH_STYLE_PERCENT;
+                return mi;
+            }
+            /* _("fmt") % args: the translation's source is the format. */
+            TSNode tr = translated(x, l);
+            if (!is_null(tr)) {
+                graph__py_build_message(x, tr, true, sc, depth + 1);
                 mi.style = GRAPH_STYLE_PERCENT;
                 return mi;
             }
@@ -296,14 +323,9 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
                     return ref_message(graph__py_subscript_name(x, p, key));
             }
         }
-        /* gettext wrappers: _("..."), gettext("..."), N_("...") */
-        if (ty(fn) == N_IDENTIFIER &&
-            (text_eq(x, fn, "_") || text_eq(x, fn, "gettext") || text_eq(x, fn, "N_") ||
-             text_eq(x, fn, "gettext_lazy") || text_eq(x, fn, "ugettext"))) {
-            TSNode a0 = ts_node_named_child(args, 0);
-            if (!is_null(a0))
-                return graph__py_build_message(x, a0, with_args, sc, depth + 1);
-        }
+        TSNode tr = translated(x, e);
+        if (!is_null(tr))
+            return graph__py_build_message(x, tr, with_args, sc, depth + 1);
         return mi;
     }
     case N_IDENTIFIER:

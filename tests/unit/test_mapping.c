@@ -4335,6 +4335,42 @@ TEST(mapper_a_stream_writing_function_is_a_wrapper)
     graph_close(g);
 }
 
+/* A translated format with its arguments after the translation
+ * (`_("...") % name`, `ngettext(one, many, n) % {...}`) is the source
+ * literal's format: the plural one for ngettext, as any count but one
+ * renders it. */
+TEST(mapper_a_translated_format_is_its_source_literal)
+{
+    unit_write_str("i18nrepo/pkg/__init__.py", "");
+    unit_write_str("i18nrepo/pkg/install.py",
+                   "import logging\n"
+                   "from gettext import gettext as _, ngettext\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def verify(name):\n"
+                   "    log.info(_('Verified signature of %s') % name)\n"
+                   "def unpack(name, n):\n"
+                   "    log.info(ngettext('Unpacked %(n)d file from %(name)s',\n"
+                   "                      'Unpacked %(n)d files from %(name)s', n)\n"
+                   "             % {'n': n, 'name': name})\n");
+    graph *g = index_dir("i18nrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    static const struct {
+        const char *msg, *sym;
+    } want[] = {
+        {"Verified signature of six", "pkg.install.verify"},
+        {"Unpacked 300 files from numpy", "pkg.install.unpack"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        map_activity a = map_logged(m, want[i].msg, NULL, NULL);
+        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+        CHECK_INT(a.nsyms, 1);
+        CHECK_INT(a.syms[0], unit_sym(g, want[i].sym));
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
