@@ -10,7 +10,8 @@ that emitted it.
     recorder.write()
 
 Messages: each record of the root logger's handler, rendered with fmt
-(default "%(message)s", tracebacks included); each line written to
+(default "%(message)s", tracebacks included), with its logger's name, as
+an OpenTelemetry log record carries it; each line written to
 sys.stdout or sys.stderr (print, click.echo, stream writes), one message a
 line; each warning's text. A driver records what else it sees (the text of
 a SystemExit, a traceback printed in one call) with record(text, frame).
@@ -22,8 +23,9 @@ message without such a frame fails write(), which names it: the idiom
 would score what no code under src/ emitted. (It does not raise where the
 message is emitted, where the code under test could catch it.)
 
-write() puts log.csv (case,message) and log_truth.csv (the same and
-code.filepath, code.lineno, the file relative to src/) in the directory
+write() puts log.csv (case,message,logger: the logger's name, empty for
+what is printed or warned) and log_truth.csv (the same and code.filepath,
+code.lineno, the file relative to src/) in the directory
 named by IDIOM_OUT, and lists the events on stdout.
 """
 import builtins
@@ -55,19 +57,19 @@ def _truth(frame):
     return None
 
 
-def record(text, frame):
+def record(text, frame, logger=""):
     """Records text as a message emitted at frame (or at its first caller
-    under src/ that is not a wrapper)."""
+    under src/ that is not a wrapper), by the logger so named if any."""
     where = _truth(frame)
     if where is None:
         _lost.append(text)
     else:
-        _events.append((_case[0], text, where[0], where[1]))
+        _events.append((_case[0], text, logger, where[0], where[1]))
 
 
 class _Handler(logging.Handler):
     def emit(self, rec):
-        record(self.format(rec), sys._getframe(1))
+        record(self.format(rec), sys._getframe(1), rec.name)
 
 
 class _Lines:
@@ -153,10 +155,10 @@ def write():
     out = os.environ.get("IDIOM_OUT")
     if not out:
         sys.exit("recorder: IDIOM_OUT names no directory for the log (tests/idioms/run.sh sets it)")
-    for name, cols in (("log.csv", 2), ("log_truth.csv", 4)):
+    for name, cols in (("log.csv", 3), ("log_truth.csv", 5)):
         with open(os.path.join(out, name), "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
-            w.writerow(["case", "message", "code.filepath", "code.lineno"][:cols])
+            w.writerow(["case", "message", "logger", "code.filepath", "code.lineno"][:cols])
             w.writerows(e[:cols] for e in _events)
-    for c, m, rel, line in _events:
+    for c, m, _, rel, line in _events:
         _print("  [%s] %s:%d  %r" % (c, rel, line, m))
