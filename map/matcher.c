@@ -983,6 +983,14 @@ bool map__logger_agrees(const char *site, const char *rec)
     return false;
 }
 
+/* The length of site when it names an ancestor of logger rec in Python's
+ * dotted hierarchy (rec begins with site and a '.'), else 0. */
+static size_t ancestor_len(const char *site, const char *rec)
+{
+    size_t a = strlen(site);
+    return a && strncmp(site, rec, a) == 0 && rec[a] == '.' ? a : 0;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -1650,10 +1658,26 @@ static uint32_t narrow_ties(const map_matcher *m, map_match_work *w, const char 
             if (map__logger_agrees(m->e[w->hits[i]].logger, logger))
                 w->hits[keep++] = w->hits[i];
         if (keep == 0) {
-            /* None agrees: those that name another logger did not log
-             * it. One whose logger is only its module's name (the logger
-             * it logs through is not known: one handed to a constructor)
-             * may have. */
+            /* None agrees: a site whose logger is an ancestor of the
+             * record's (`harbor.yard` of `harbor.yard.straddle1`, a child
+             * made by getChild or named under it) may have logged it
+             * through that child; the nearest ancestors first. */
+            size_t best = 0;
+            for (uint32_t i = 0; i < w->nhits; i++) {
+                size_t a = ancestor_len(m->e[w->hits[i]].logger, logger);
+                if (a > best) {
+                    best = a;
+                    keep = 0;
+                }
+                if (a && a == best)
+                    w->hits[keep++] = w->hits[i];
+            }
+        }
+        if (keep == 0) {
+            /* Those that name another logger did not log it. One whose
+             * logger is only its module's name (the logger it logs
+             * through is not known: one handed to a constructor) may
+             * have. */
             for (uint32_t i = 0; i < w->nhits; i++)
                 if (!m->e[w->hits[i]].logger_named)
                     w->hits[keep++] = w->hits[i];

@@ -4371,6 +4371,40 @@ TEST(mapper_a_translated_format_is_its_source_literal)
     graph_close(g);
 }
 
+/* A record of a child logger (`harbor.yard.straddle1`, made by
+ * getChild) tells the sites of one text apart by the module whose logger
+ * is its nearest ancestor. */
+TEST(mapper_a_child_logger_s_record_is_its_ancestor_module_s)
+{
+    unit_write_str("kidrepo/harbor/__init__.py", "");
+    unit_write_str("kidrepo/harbor/cranes.py", "import logging\n"
+                                               "log = logging.getLogger(__name__)\n"
+                                               "class Crane:\n"
+                                               "    def __init__(self, n):\n"
+                                               "        self.log = log.getChild('crane%d' % n)\n"
+                                               "    def lift(self, box):\n"
+                                               "        self.log.info('lifted %s', box)\n");
+    unit_write_str("kidrepo/harbor/yard.py", "import logging\n"
+                                             "log = logging.getLogger(__name__)\n"
+                                             "class Straddle:\n"
+                                             "    def __init__(self, n):\n"
+                                             "        self.log = log.getChild('straddle%d' % n)\n"
+                                             "    def lift(self, box):\n"
+                                             "        self.log.info('lifted %s', box)\n");
+    graph *g = index_dir("kidrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "lifted MSKU1", "harbor.yard.straddle1", NULL);
+    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "harbor.yard.Straddle.lift"));
+    a = map_logged(m, "lifted MSKU2", "harbor.cranes.crane2", NULL);
+    CHECK_INT(a.nsyms, 1);
+    CHECK_INT(a.syms[0], unit_sym(g, "harbor.cranes.Crane.lift"));
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
