@@ -70,6 +70,18 @@ static bool plan_chosen_method(tx *x, TSNode fn, emit_plan *pl)
     return true;
 }
 
+/* A logging call of recv's method at a level, read as how says. */
+static bool plan_log(emit_plan *pl, graph_level level, const char *recv, const char *method,
+                     int how)
+{
+    pl->kind = GRAPH_EMIT_LOG;
+    pl->level = level;
+    pl->receiver = recv;
+    pl->method = method;
+    pl->how = how;
+    return true;
+}
+
 /* Decides whether a call is an emit site, and how to read it. */
 NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
                                   const ts_scope *sc, int depth)
@@ -117,25 +129,14 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
      * and timeLog(label) "label: 1.234ms": the label is the message. */
     if (recv && graph__ts_is_console(recv) &&
         (!strcmp(method, "count") || !strcmp(method, "timeEnd") || !strcmp(method, "timeLog"))) {
-        pl->kind = GRAPH_EMIT_LOG;
-        pl->level = GRAPH_LEVEL_INFO;
-        pl->receiver = recv;
-        pl->method = method;
-        pl->how = H_NAME;
         pl->suffix = method[0] == 'c' ? ": %d" : ": %s";
-        return true;
+        return plan_log(pl, GRAPH_LEVEL_INFO, recv, method, H_NAME);
     }
     /* process.stdout.write(text): a line printed as console.log prints
      * one, without its formatting (the text is all there is). */
     bool out = recv && !strcmp(recv, "process.stdout");
-    if (!strcmp(method, "write") && (out || (recv && !strcmp(recv, "process.stderr")))) {
-        pl->kind = GRAPH_EMIT_LOG;
-        pl->level = out ? GRAPH_LEVEL_INFO : GRAPH_LEVEL_ERROR;
-        pl->receiver = recv;
-        pl->method = method;
-        pl->how = H_UTIL;
-        return true;
-    }
+    if (!strcmp(method, "write") && (out || (recv && !strcmp(recv, "process.stderr"))))
+        return plan_log(pl, out ? GRAPH_LEVEL_INFO : GRAPH_LEVEL_ERROR, recv, method, H_UTIL);
     bool is_log = strcmp(method, "log") == 0;
     graph_level lvl = graph_level_of_method(method, ml);
     /* A logger's method per kind of message (`logger.logQuery(sql)`,
@@ -149,12 +150,7 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
             !(is_log || !strcmp(method, "info") || !strcmp(method, "warn") ||
               !strcmp(method, "error") || !strcmp(method, "debug") || !strcmp(method, "trace")))
             return false;
-        pl->kind = GRAPH_EMIT_LOG;
-        pl->level = is_log ? GRAPH_LEVEL_INFO : lvl;
-        pl->receiver = recv;
-        pl->method = method;
-        pl->how = H_UTIL;
-        return true;
+        return plan_log(pl, is_log ? GRAPH_LEVEL_INFO : lvl, recv, method, H_UTIL);
     }
     const char *lname = NULL;
     if (recv) {

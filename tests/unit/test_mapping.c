@@ -4259,9 +4259,7 @@ TEST(mapper_a_chosen_method_of_a_module_of_ours_is_its_call)
     static const char *msgs[] = {"INFO  api is ok", "WARN  db is slow"};
     for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
         map_activity a = map_logged(m, msgs[i], NULL, NULL);
-        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-        CHECK_INT(a.nsyms, 1);
-        CHECK_INT(a.syms[0], unit_sym(g, "health.report"));
+        CHECK_ONE_SITE(a, g, "health.report", MAP_BY_TEMPLATE);
     }
     map_mapper_free(m);
     graph_close(g);
@@ -4299,9 +4297,7 @@ TEST(mapper_a_parameter_a_function_works_on_is_its_value)
                                  "store: deleted session:bob"};
     for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
         map_activity a = map_logged(m, msgs[i], NULL, NULL);
-        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-        CHECK_INT(a.nsyms, 1);
-        CHECK_INT(a.syms[0], unit_sym(g, "store.MemoryStore.delete"));
+        CHECK_ONE_SITE(a, g, "store.MemoryStore.delete", MAP_BY_TEMPLATE);
     }
     map_mapper_free(m);
     graph_close(g);
@@ -4328,9 +4324,7 @@ TEST(mapper_a_stream_writing_function_is_a_wrapper)
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
     map_activity a = map_logged(m, "D task | DONE", NULL, NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "task.finish"));
+    CHECK_ONE_SITE(a, g, "task.finish", MAP_BY_TEMPLATE);
     map_mapper_free(m);
     graph_close(g);
 }
@@ -4363,9 +4357,7 @@ TEST(mapper_a_translated_format_is_its_source_literal)
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         map_activity a = map_logged(m, want[i].msg, NULL, NULL);
-        CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-        CHECK_INT(a.nsyms, 1);
-        CHECK_INT(a.syms[0], unit_sym(g, want[i].sym));
+        CHECK_ONE_SITE(a, g, want[i].sym, MAP_BY_TEMPLATE);
     }
     map_mapper_free(m);
     graph_close(g);
@@ -4395,9 +4387,7 @@ TEST(mapper_a_child_logger_s_record_is_its_ancestor_module_s)
     map_mapper_opts o = {.no_tokens = true};
     map_mapper *m = new_mapper(g, &o);
     map_activity a = map_logged(m, "lifted MSKU1", "harbor.yard.straddle1", NULL);
-    CHECK_INT(a.strategy, MAP_BY_TEMPLATE);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "harbor.yard.Straddle.lift"));
+    CHECK_ONE_SITE(a, g, "harbor.yard.Straddle.lift", MAP_BY_TEMPLATE);
     a = map_logged(m, "lifted MSKU2", "harbor.cranes.crane2", NULL);
     CHECK_INT(a.nsyms, 1);
     CHECK_INT(a.syms[0], unit_sym(g, "harbor.cranes.Crane.lift"));
