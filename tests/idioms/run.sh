@@ -61,8 +61,10 @@ say() { printf 'run.sh: %s\n' "$*" >&2; }
 # shellcheck source=tests/pinned_deps.sh
 . "$top/tests/pinned_deps.sh"
 
+# The idioms by number (NN-name, then NNN-name).
 all=()
-for d in "$here"/[0-9][0-9]-*/; do all+=("$(basename "$d")"); done
+while IFS= read -r d; do all+=("$d"); done < <(
+  for d in "$here"/[0-9][0-9]*-*/; do basename "$d"; done | sort -n)
 names=()
 for w in "$@"; do
   n=${#names[@]}
