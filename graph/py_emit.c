@@ -306,6 +306,10 @@ static bool message_arg(px *x, TSNode a, int depth)
     if (t == N_BOOLEAN_OPERATOR && binop(a) == A_OR)
         return message_arg(x, fieldn(a, F_LEFT), depth + 1);
     if (t == N_CALL) {
+        /* A styled literal inside a concatenation (`style("On ") + name`);
+         * alone, the styling call is a candidate of its own. */
+        if (depth > 0 && !is_null(graph__py_styled(x, a)))
+            return true;
         TSNode fn = fieldn(a, F_FUNCTION);
         if (!is_null(fn) && ty(fn) == N_ATTRIBUTE) {
             TSNode attr = fieldn(fn, F_ATTRIBUTE), obj = fieldn(fn, F_OBJECT);

@@ -81,10 +81,7 @@ static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill
     }
 }
 
-/* Whether a call of callee works on the arguments it is given (a function,
- * or a module's: click.style), not on a value it is a method of
- * (graph_int.h says why that matters). */
-static bool works_on_args(px *x, TSNode callee)
+bool graph__py_works_on_args(px *x, TSNode callee)
 {
     callee = unparen(callee);
     while (!is_null(callee) && ty(callee) == N_ATTRIBUTE) {
@@ -149,7 +146,7 @@ static gx_fill_vals arg_values(px *x, TSNode e, TSNode at, const py_scope *sc)
         return r;
     }
     r.n = 0;
-    if (ty(e) == N_CALL && works_on_args(x, fieldn(e, F_FUNCTION))) {
+    if (ty(e) == N_CALL && graph__py_works_on_args(x, fieldn(e, F_FUNCTION))) {
         TSNode args = fieldn(e, F_ARGUMENTS);
         if (!is_null(args) && add_literal(x, ts_node_named_child(args, 0), &r))
             r.kind = GX_FILL_HOLDS;

@@ -384,6 +384,11 @@ bool graph__py_tmpl_string_at(px *x, TSNode str, string_mode mode, TSNode at, TS
 const char *graph__py_string_value(px *x, TSNode str);
 bool graph__py_tmpl_strings(px *x, TSNode s, string_mode mode);
 msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth);
+/* The literal an imported function styles, when e is a call of one with
+ * a literal as its one positional argument (`click.style("On project ",
+ * bold=True)`): the text it shows, its escapes aside (the mapping reads a
+ * message without them). Null otherwise. */
+TSNode graph__py_styled(px *x, TSNode e);
 /* The parameters of a function as a call passes them (`bound`: self or
  * cls come from the receiver). */
 const py_param *graph__py_collect_params(px *x, TSNode params, bool bound, uint32_t *np);
@@ -426,6 +431,11 @@ TSNode graph__py_bound_format(px *x, TSNode id, TSNode at, const py_scope *sc);
  * Authorization(...)`). NULL otherwise, and when the call is handed a
  * parameter named like a message. */
 const char *graph__py_result_of(px *x, TSNode e, TSNode at, const py_scope *sc);
+
+/* Whether a call of callee works on the arguments it is given (a function,
+ * or a module's: click.style), not on a value it is a method of
+ * (graph_int.h says why that matters). */
+bool graph__py_works_on_args(px *x, TSNode callee);
 
 /* py_fill.c: a logging call's arguments after its message, by position
  * and by keyword, for filling its template's holes. */

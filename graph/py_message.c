@@ -193,6 +193,33 @@ const char *graph__py_dollar_template(px *x, TSNode e, const py_scope *sc)
     return graph__py_string_value(x, unparen(ts_node_named_child(args, 0)));
 }
 
+TSNode graph__py_styled(px *x, TSNode e)
+{
+    TSNode fn = ty(e) == N_CALL ? unparen(fieldn(e, F_FUNCTION)) : gx_null();
+    TSNode args = ty(e) == N_CALL ? fieldn(e, F_ARGUMENTS) : gx_null();
+    if (is_null(fn) || is_null(args) || !graph__py_works_on_args(x, fn))
+        return gx_null();
+    /* A class made of the text (`String('AsyncSSH')`, an encoder) is no
+     * styling of it. */
+    TSNode last = ty(fn) == N_ATTRIBUTE ? fieldn(fn, F_ATTRIBUTE) : fn;
+    if (is_null(last) || graph__capwords(text(x, last)))
+        return gx_null();
+    if (ty(fn) == N_IDENTIFIER) {
+        uint32_t a = ts_node_start_byte(fn), b = ts_node_end_byte(fn);
+        if (!graph__imported(x->f, x->src + a, b - a))
+            return gx_null();
+    }
+    /* The text alone by position, the styles by keyword: a second
+     * positional argument (`os.path.join("data", name)`) is more text. */
+    uint32_t n = ts_node_named_child_count(args), npos = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned t = ty(ts_node_named_child(args, i));
+        npos += t != N_KEYWORD_ARGUMENT && t != N_COMMENT;
+    }
+    TSNode a0 = ts_node_named_child(args, 0);
+    return npos == 1 && !is_null(a0) && ty(a0) == N_STRING ? a0 : gx_null();
+}
+
 /* The literal a gettext wrapper translates, when e is a call of one:
  * `_("...")`, `gettext("...")`, `N_("...")`; of `ngettext(singular,
  * plural, n)`, the plural, which any count but one renders. Null
@@ -271,6 +298,10 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
                 } else if (t == N_BINARY_OPERATOR && binop(parts[i]) == A_PLUS) {
                     msg_info sub = graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
                     literal |= sub.style == GRAPH_STYLE_CONCAT || sub.style == GRAPH_STYLE_PLAIN;
+                } else if (!is_null(graph__py_styled(x, parts[i]))) {
+                    graph__py_build_message(x, graph__py_styled(x, parts[i]), with_args, sc,
+                                            depth + 1);
+                    literal = true;
                 } else {
                     graph__tmpl_hole(&x->tmpl);
                 }
@@ -324,6 +355,8 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
             }
         }
         TSNode tr = translated(x, e);
+        if (is_null(tr))
+            tr = graph__py_styled(x, e);
         if (!is_null(tr))
             return graph__py_build_message(x, tr, with_args, sc, depth + 1);
         return mi;

@@ -4395,6 +4395,28 @@ TEST(mapper_a_child_logger_s_record_is_its_ancestor_module_s)
     graph_close(g);
 }
 
+/* A literal an imported function styles (`click.style("On project ",
+ * bold=True) + name`) is text of the message, its escapes aside. */
+TEST(mapper_a_styled_literal_is_the_message_s_text)
+{
+    unit_write_str("stylrepo/tool/__init__.py", "");
+    unit_write_str("stylrepo/tool/cmds.py",
+                   "import click\n"
+                   "def status(name):\n"
+                   "    click.echo(click.style('On project ', bold=True) + name)\n"
+                   "def done():\n"
+                   "    click.echo(click.style('All checks passed', fg='green'))\n");
+    graph *g = index_dir("stylrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "On project alpha", NULL, NULL);
+    CHECK_ONE_SITE(a, g, "tool.cmds.status", MAP_BY_TEMPLATE);
+    a = map_logged(m, "All checks passed", NULL, NULL);
+    CHECK_ONE_SITE(a, g, "tool.cmds.done", MAP_BY_TEMPLATE);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
