@@ -126,11 +126,49 @@ bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scop
     return true;
 }
 
+/* A dictionary whose values are one logger's logging methods (`{"up":
+ * log.info, "flapping": log.warning}`): a call of one of its entries logs
+ * at the level the key chooses (plan_chosen_method), recorded as the
+ * name's table ("NAME[]"). */
+static void method_table(px *x, const char *name, TSNode dict, const py_scope *sc)
+{
+    uint32_t n = ts_node_named_child_count(dict), k = 0;
+    const char *recv = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode pr = ts_node_named_child(dict, i);
+        if (ty(pr) == N_COMMENT)
+            continue;
+        TSNode v = ty(pr) == N_PAIR ? unparen(fieldn(pr, F_VALUE)) : gx_null();
+        const char *p = !is_null(v) && ty(v) == N_ATTRIBUTE ? graph__py_path_of(x, v, sc, 0) : NULL;
+        const char *dot = p ? strrchr(p, '.') : NULL;
+        if (!dot || graph_level_of_method(dot + 1, strlen(dot + 1)) == GRAPH_LEVEL_NONE ||
+            (recv && (strncmp(recv, p, (size_t)(dot - p)) != 0 || recv[dot - p])))
+            return;
+        recv = recv ? recv : core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
+        k++;
+    }
+    if (!k || !graph__py_loggerish_path(x, recv))
+        return;
+    const py_logger *base = graph__py_find_logger(x, recv);
+    size_t nl = strlen(name);
+    char *key = core_arena_alloc(&x->f->arena, nl + 3);
+    memcpy(key, name, nl);
+    memcpy(key + nl, "[]", 3);
+    py_logger lg = {.key = key,
+                    .logger = base ? base->logger : NULL,
+                    .level = GRAPH_LEVEL_CUSTOM,
+                    .method = recv,
+                    .is_alias = true};
+    core_vec_push(&x->loggers, lg);
+}
+
 void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope *sc, int32_t scope,
                            TSNode at)
 {
     TSNode r = unparen(right);
     unsigned rt = is_null(r) ? 0 : ty(r);
+    if (rt == N_DICTIONARY)
+        method_table(x, name, r, sc);
     /* `A() if c else B()`: bound to either, as by an if and an else. */
     if (rt == N_CONDITIONAL_EXPRESSION && ts_node_named_child_count(r) == 3) {
         TSNode a = unparen(ts_node_named_child(r, 0)), b = unparen(ts_node_named_child(r, 2));

@@ -129,6 +129,17 @@ static bool plan_chosen_method(px *x, TSNode fn, emit_plan *pl, const py_scope *
             ts_node_named_child_count(args) < 2)
             return false;
         recv = graph__py_path_of(x, unparen(ts_node_named_child(args, 0)), sc, 0);
+    } else if (ty(fn) == N_SUBSCRIPT) {
+        /* `self._report[kind](...)` on a table of a logger's methods
+         * (method_table in py_defs.c). */
+        const char *t = graph__py_path_of(x, unparen(fieldn(fn, F_VALUE)), sc, 0);
+        char key[512];
+        if (!t || (size_t)snprintf(key, sizeof key, "%s[]", t) >= sizeof key)
+            return false;
+        const py_logger *tab = graph__py_find_logger(x, key);
+        if (!tab || !tab->is_alias || tab->level != GRAPH_LEVEL_CUSTOM)
+            return false;
+        recv = tab->method;
     } else if (ty(fn) == N_CONDITIONAL_EXPRESSION && ts_node_named_child_count(fn) == 3) {
         TSNode b[2] = {unparen(ts_node_named_child(fn, 0)), unparen(ts_node_named_child(fn, 2))};
         for (int i = 0; i < 2; i++) {

@@ -4417,6 +4417,37 @@ TEST(mapper_a_styled_literal_is_the_message_s_text)
     graph_close(g);
 }
 
+/* A call of an entry of a table of one logger's methods
+ * (`self._report[kind](...)` with `self._report = {"up": log.info,
+ * "flapping": log.warning}`) is a logging call at the level the key
+ * chooses. */
+TEST(mapper_a_table_of_logger_methods_called_by_key_logs)
+{
+    unit_write_str("tabrepo/mon/__init__.py", "");
+    unit_write_str(
+        "tabrepo/mon/watch.py",
+        "import logging\n"
+        "log = logging.getLogger(__name__)\n"
+        "REPORT = {'ok': log.debug, 'down': log.error}\n"
+        "class Monitor:\n"
+        "    def __init__(self, service):\n"
+        "        self.service = service\n"
+        "        self._report = {'up': log.info, 'flapping': log.warning}\n"
+        "    def transition(self, kind, n):\n"
+        "        self._report[kind]('Service %s went %s %d times', self.service, kind, n)\n"
+        "def probe(name, state):\n"
+        "    REPORT[state]('probe of %s: %s', name, state)\n");
+    graph *g = index_dir("tabrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "Service db went flapping 3 times", NULL, NULL);
+    CHECK_ONE_SITE(a, g, "mon.watch.Monitor.transition", MAP_BY_TEMPLATE);
+    a = map_logged(m, "probe of api: down", NULL, NULL);
+    CHECK_ONE_SITE(a, g, "mon.watch.probe", MAP_BY_TEMPLATE);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
