@@ -364,12 +364,19 @@ static bool percent_around(px *x, TSNode l, uint32_t nv, const gx_pick *pk, bool
      * there is no longer literal text. */
     for (size_t i = 0; ok && with_args && i + 1 < b.len; i++)
         ok = !(s[i] == '%' && s[i + 1] == '%');
-    ok = ok && percent_scan(x, s, b.len, nv, pk->at, pk->slot_at, false, NULL, NULL);
+    /* A value the slot's directive converts (`%d` of a count) is no
+     * text the callers hand: a hole. */
+    gx_pick k = *pk;
+    if (ok && k.q && !percent_scan(x, s, b.len, nv, k.at, k.slot_at, false, NULL, NULL)) {
+        k.q = NULL;
+        k.slot_at = UINT32_MAX;
+    }
+    ok = ok && percent_scan(x, s, b.len, nv, k.at, k.slot_at, false, NULL, NULL);
     if (ok) {
         const char *pre = NULL;
         uint32_t flags = 0;
-        percent_scan(x, s, b.len, nv, pk->at, pk->slot_at, true, &pre, &flags);
-        set_fwd_around(x, out, pk, pre, flags);
+        percent_scan(x, s, b.len, nv, k.at, k.slot_at, true, &pre, &flags);
+        set_fwd_around(x, out, &k, pre, flags);
     }
     core_buf_free(&b);
     return ok;
@@ -396,17 +403,57 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
 }
 
 /*
- * A logging call told to report its caller's line (`stacklevel=2` and
- * more: `_audit.info("audit %s order=%s", action, order_id, stacklevel=2)`)
- * logs on behalf of its callers, as a wrapper does: its record names the
- * caller's function and line. Its message is then the literal format with
- * the first of its arguments that is a parameter (a bare %s) as the text
- * the callers pass, the others holes: each call is a site of the caller,
- * with what it passes there filled in.
+ * A literal format whose arguments pass on its function's parameters, as
+ * "..." % (...) does (percent_fwd): `log.info("step %d: %s", n, text)` in
+ * a function that only logs (log_only), the one named like a message the
+ * callers' text, the others values (see gx_pick). A logging call told to report its caller's line
+ * (`stacklevel=2` and more: `_audit.info("audit %s order=%s", action,
+ * order_id, stacklevel=2)`) logs on behalf of its callers whatever the
+ * names (`any`): the first parameter among the arguments (a bare %s) is
+ * the text the callers pass, the others holes. Either way each call is a
+ * site of the caller, with what it passes there filled in.
  */
-static bool stacklevel_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg *meta, uint32_t n,
-                           uint32_t msg_pos, gx_arg *out, const py_scope *sc)
+/* Statements at most in a function that does nothing but log what it is
+ * handed (args_fwd): a guard, a line of text, the call. */
+#define LOG_ONLY_STATEMENTS 3
+
+/* Whether the function around node at is that small (its docstring
+ * aside) and returns no value: `_connect(options, ..., msg)`, which logs
+ * msg among the work it does, and `_truncate(text, max_length)`, which
+ * logs that it cuts the text it returns, are no functions that only log. */
+static bool log_only(TSNode at)
 {
+    TSNode fn = at;
+    while (!is_null(fn) && ty(fn) != N_FUNCTION_DEFINITION)
+        fn = ts_node_parent(fn);
+    TSNode body = is_null(fn) ? fn : fieldn(fn, F_BODY);
+    if (is_null(body))
+        return false;
+    uint32_t n = 0, nc = ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode st = ts_node_named_child(body, i);
+        unsigned t = ty(st);
+        bool doc = i == 0 && t == N_EXPRESSION_STATEMENT && ts_node_named_child_count(st) == 1 &&
+                   is_stringish(ty(ts_node_named_child(st, 0)));
+        n += t != N_COMMENT && !doc;
+    }
+    if (n > LOG_ONLY_STATEMENTS)
+        return false;
+    TSTreeCursor c = ts_tree_cursor_new(body);
+    bool value = false;
+    do {
+        TSNode m = ts_tree_cursor_current_node(&c);
+        value = ty(m) == N_RETURN_STATEMENT && ts_node_named_child_count(m) > 0;
+    } while (!value && graph__walk_next(&c, body, true));
+    ts_tree_cursor_delete(&c);
+    return !value;
+}
+
+static bool args_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg *meta, uint32_t n,
+                     uint32_t msg_pos, bool any, gx_arg *out, const py_scope *sc)
+{
+    if (!any && !log_only(msg))
+        return false;
     TSNode vals[32];
     uint32_t nv = 0;
     for (uint32_t i = 0; i < n && nv < 32; i++) {
@@ -417,10 +464,14 @@ static bool stacklevel_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg 
         vals[nv++] = nodes[i];
     }
     gx_pick pk = {0};
-    for (uint32_t i = 0; i < nv && !pk.p; i++) {
-        const py_param *q = fwd_param(x, sc, vals[i]);
-        if (q)
-            graph__pick_add(&pk, q, q->name, i);
+    if (any) {
+        for (uint32_t i = 0; i < nv && !pk.p; i++) {
+            const py_param *q = fwd_param(x, sc, vals[i]);
+            if (q)
+                graph__pick_add(&pk, q, q->name, i);
+        }
+    } else if (!pick_items(x, sc, vals, nv, &pk) || !graph__pick_done(&pk, true)) {
+        return false;
     }
     if (!pk.p || !is_stringish(ty(unparen(msg))))
         return false;
@@ -1204,8 +1255,8 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
             alt_at = (int32_t)(x->f->args.n - first);
         }
         if (emit >= 0) {
-            if (is_msg && !m->fwd && stacklevel >= 2)
-                stacklevel_fwd(x, nodes[i], nodes, meta, n, m->pos, m, sc);
+            if (is_msg && !m->fwd)
+                args_fwd(x, nodes[i], nodes, meta, n, m->pos, stacklevel >= 2, m, sc);
             if (is_msg && !m->fwd)
                 continue;
             if (is_msg)

@@ -4448,6 +4448,29 @@ TEST(mapper_a_table_of_logger_methods_called_by_key_logs)
     graph_close(g);
 }
 
+/* A wrapper whose logging call takes its message as an argument of a
+ * literal format (`log.info("step %d: %s", n, text)`) is read as `"step
+ * %d: %s" % (n, text)` is: the callers' text, the count a hole. */
+TEST(mapper_a_message_passed_as_a_format_argument_is_the_callers)
+{
+    unit_write_str("argrepo/deploy/__init__.py", "");
+    unit_write_str("argrepo/deploy/steps.py", "import logging\n"
+                                              "log = logging.getLogger('deploy')\n"
+                                              "def log_step(n, text):\n"
+                                              "    log.info('step %d: %s', n, text)\n");
+    unit_write_str("argrepo/deploy/collect.py",
+                   "from .steps import log_step\n"
+                   "def collect(pages):\n"
+                   "    log_step(1, 'collected %d pages' % len(pages))\n");
+    graph *g = index_dir("argrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "step 1: collected 12 pages", "deploy", NULL);
+    CHECK_ONE_SITE(a, g, "deploy.collect.collect", MAP_BY_TEMPLATE);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
