@@ -6,6 +6,7 @@
  */
 #include "py_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---- definitions ---- */
@@ -150,10 +151,9 @@ static void method_table(px *x, const char *name, TSNode dict, const py_scope *s
     if (!k || !graph__py_loggerish_path(x, recv))
         return;
     const py_logger *base = graph__py_find_logger(x, recv);
-    size_t nl = strlen(name);
-    char *key = core_arena_alloc(&x->f->arena, nl + 3);
-    memcpy(key, name, nl);
-    memcpy(key + nl, "[]", 3);
+    size_t nl = strlen(name) + 3;
+    char *key = core_arena_alloc(&x->f->arena, nl);
+    snprintf(key, nl, "%s[]", name);
     py_logger lg = {.key = key,
                     .logger = base ? base->logger : NULL,
                     .level = GRAPH_LEVEL_CUSTOM,

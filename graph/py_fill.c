@@ -81,20 +81,6 @@ static bool exact_values(px *x, TSNode e, TSNode at, const py_scope *sc, gx_fill
     }
 }
 
-bool graph__py_works_on_args(px *x, TSNode callee)
-{
-    callee = unparen(callee);
-    while (!is_null(callee) && ty(callee) == N_ATTRIBUTE) {
-        TSNode o = unparen(fieldn(callee, F_OBJECT));
-        if (!is_null(o) && ty(o) == N_IDENTIFIER) {
-            uint32_t a = ts_node_start_byte(o), b = ts_node_end_byte(o);
-            return graph__imported(x->f, x->src + a, b - a);
-        }
-        callee = o;
-    }
-    return !is_null(callee) && ty(callee) == N_IDENTIFIER;
-}
-
 /* A message formatted from a literal (`"key '%s' not present" % key`,
  * `"{} left".format(n)`): its template, into out. */
 static bool add_format(px *x, TSNode e, const py_scope *sc, gx_fill_vals *out)

@@ -193,6 +193,20 @@ const char *graph__py_dollar_template(px *x, TSNode e, const py_scope *sc)
     return graph__py_string_value(x, unparen(ts_node_named_child(args, 0)));
 }
 
+bool graph__py_works_on_args(px *x, TSNode callee)
+{
+    callee = unparen(callee);
+    while (!is_null(callee) && ty(callee) == N_ATTRIBUTE) {
+        TSNode o = unparen(fieldn(callee, F_OBJECT));
+        if (!is_null(o) && ty(o) == N_IDENTIFIER) {
+            uint32_t a = ts_node_start_byte(o), b = ts_node_end_byte(o);
+            return graph__imported(x->f, x->src + a, b - a);
+        }
+        callee = o;
+    }
+    return !is_null(callee) && ty(callee) == N_IDENTIFIER;
+}
+
 TSNode graph__py_styled(px *x, TSNode e)
 {
     TSNode fn = ty(e) == N_CALL ? unparen(fieldn(e, F_FUNCTION)) : gx_null();
