@@ -1758,6 +1758,57 @@ static map_match match_silent(const map_matcher *m, map_match_work *w, const cha
     return r;
 }
 
+/* The most a tag after the message may be. */
+#define TAIL_TAG_MAX 256
+
+/*
+ * A message whose whole matched little, and that ends in a tag a
+ * formatter or an adapter appended after the caller's text (`all 2
+ * shipments booked [carrier=parcelo]`, a LoggerAdapter's process()
+ * adding its context): one bracketed group, `[...]`, `(...)` or `{...}`,
+ * after a space, at most TAIL_TAG_MAX bytes. The text before it is tried
+ * as the message; it wins, w->hits then holding its hits, when a logging
+ * site matches it with at least 8 literal bytes and more than twice what
+ * the whole message showed. A literal that merely sits in a call says
+ * nothing of a tag after it.
+ */
+static void trailing_tag(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
+                         uint32_t *best, bool *partial)
+{
+    static const char open[] = "[({", close[] = "])}";
+    const char *c = len ? strchr(close, msg[len - 1]) : NULL;
+    if (!c || !msg[len - 1])
+        return;
+    char o = open[c - close];
+    size_t at = len - 1;
+    while (at > 0 && len - at <= TAIL_TAG_MAX && msg[at] != o)
+        at--;
+    if (at < 2 || msg[at] != o || msg[at - 1] != ' ' || len - at > TAIL_TAG_MAX)
+        return;
+    size_t e = at - 1;
+    uint32_t keep_n = w->nhits;
+    copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
+    bool p = hits_of(m, w, msg, e, 0, 0, false);
+    drop_calls_into(m, w);
+    uint32_t k = 0, lit = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit]))
+            continue;
+        w->hits[k++] = w->hits[i];
+        uint32_t l = hit_literal(x, p);
+        lit = l > lit ? l : lit;
+    }
+    w->nhits = k;
+    if (k && lit >= 8 && lit > 2 * *best) {
+        *best = lit;
+        *partial = p;
+        return;
+    }
+    copy_ids(&w->hits, &w->cap, w->kept, keep_n);
+    w->nhits = keep_n;
+}
+
 map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                             const char *logger, const char *level, uint32_t *emits, uint32_t max)
 {
@@ -1798,6 +1849,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
      * strategies for text no template renders place it. */
     if (decor && !r.decoration)
         return (map_match){0};
+    if (2 * (size_t)best < len && !named && !r.decoration)
+        trailing_tag(m, w, msg, len, &best, &partial);
     if (partial)
         r.flags |= MAP_MATCH_PARTIAL;
     if (w->nhits == 0)

@@ -4471,6 +4471,25 @@ TEST(mapper_a_message_passed_as_a_format_argument_is_the_callers)
     graph_close(g);
 }
 
+/* A tag an adapter or formatter appends after the caller's text (`...
+ * [carrier=parcelo]`) is read past, as one before it is. */
+TEST(mapper_a_tag_after_the_message_is_read_past)
+{
+    unit_write_str("tailrepo/ship/__init__.py", "");
+    unit_write_str("tailrepo/ship/push.py",
+                   "import logging\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def push_all(shipments):\n"
+                   "    log.info('all %d shipments booked', len(shipments))\n");
+    graph *g = index_dir("tailrepo");
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "all 2 shipments booked [carrier=parcelo]", NULL, NULL);
+    CHECK_ONE_SITE(a, g, "ship.push.push_all", MAP_BY_TEMPLATE);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
