@@ -3604,6 +3604,32 @@ static map_mapper *new_mapper(const graph *g, const map_mapper_opts *o)
     return m;
 }
 
+/* A message (logged by logger, NULL: none) and the one symbol whose
+ * template places it. */
+typedef struct {
+    const char *msg, *logger, *sym;
+} msg_at;
+
+/* Indexes repo (under the test's directory) and maps each message of want
+ * with tokens off: each must be placed by a template at its one symbol. */
+static void check_placed(const char *repo, const msg_at *want, size_t n)
+{
+    graph *g = index_dir(repo);
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = g ? new_mapper(g, &o) : NULL;
+    for (size_t i = 0; m && i < n; i++) {
+        map_activity a = map_logged(m, want[i].msg, want[i].logger, NULL);
+        uint32_t want_sym = unit_sym(g, want[i].sym);
+        if (a.strategy != MAP_BY_TEMPLATE || a.nsyms != 1 || a.syms[0] != want_sym)
+            unit_fail(__FILE__, __LINE__, "\"%s\": strategy %d, %u symbols, first %u; want %s (%u)",
+                      want[i].msg, (int)a.strategy, a.nsyms, a.nsyms ? a.syms[0] : 0, want[i].sym,
+                      want_sym);
+    }
+    map_mapper_free(m);
+    graph_close(g);
+}
+#define CHECK_PLACED(repo, want) check_placed(repo, want, sizeof(want) / sizeof *(want))
+
 /* Maps a message of a training event; returns its activity. */
 static uint32_t map_msg(map_mapper *m, const char *text, uint32_t prev, uint32_t *var)
 {
@@ -4232,9 +4258,6 @@ TEST(mapper_a_logging_call_whose_method_the_run_chooses)
     graph_close(g);
 }
 
-/* console.count(label) and console.timeEnd(label) write the label and
- * then what the runtime counted or timed: "search requests: 3",
- * "sync: 12.5ms". */
 /* A method of a module of ours chosen by a key the code shows
  * (`logger[lvl](...)` with `lvl = ok ? 'info' : 'warn'`) calls those
  * methods: what they put around the message is the caller's message's
@@ -4253,16 +4276,11 @@ TEST(mapper_a_chosen_method_of_a_module_of_ours_is_its_call)
                                         "  logger[lvl](`${name} is ${state}`);\n"
                                         "}\n"
                                         "module.exports = { report };\n");
-    graph *g = index_dir("chorepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    static const char *msgs[] = {"INFO  api is ok", "WARN  db is slow"};
-    for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
-        map_activity a = map_logged(m, msgs[i], NULL, NULL);
-        CHECK_ONE_SITE(a, g, "health.report", MAP_BY_TEMPLATE);
-    }
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"INFO  api is ok", NULL, "health.report"},
+        {"WARN  db is slow", NULL, "health.report"},
+    };
+    CHECK_PLACED("chorepo", want);
 }
 
 /* A function that works on its parameter (hands it to a call) and logs
@@ -4290,17 +4308,11 @@ TEST(mapper_a_parameter_a_function_works_on_is_its_value)
                    "  }\n"
                    "}\n"
                    "module.exports = { Sessions };\n");
-    graph *g = index_dir("valrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    static const char *msgs[] = {"store: cannot delete session:ann: ENOENT",
-                                 "store: deleted session:bob"};
-    for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
-        map_activity a = map_logged(m, msgs[i], NULL, NULL);
-        CHECK_ONE_SITE(a, g, "store.MemoryStore.delete", MAP_BY_TEMPLATE);
-    }
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"store: cannot delete session:ann: ENOENT", NULL, "store.MemoryStore.delete"},
+        {"store: deleted session:bob", NULL, "store.MemoryStore.delete"},
+    };
+    CHECK_PLACED("valrepo", want);
 }
 
 /* process.stdout.write(text) prints a line as console.log does, so a
@@ -4320,13 +4332,10 @@ TEST(mapper_a_stream_writing_function_is_a_wrapper)
                                       "  trace('D', 'task', 'DONE');\n"
                                       "}\n"
                                       "module.exports = { finish };\n");
-    graph *g = index_dir("wrtrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    map_activity a = map_logged(m, "D task | DONE", NULL, NULL);
-    CHECK_ONE_SITE(a, g, "task.finish", MAP_BY_TEMPLATE);
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"D task | DONE", NULL, "task.finish"},
+    };
+    CHECK_PLACED("wrtrepo", want);
 }
 
 /* A translated format with its arguments after the translation
@@ -4346,21 +4355,11 @@ TEST(mapper_a_translated_format_is_its_source_literal)
                    "    log.info(ngettext('Unpacked %(n)d file from %(name)s',\n"
                    "                      'Unpacked %(n)d files from %(name)s', n)\n"
                    "             % {'n': n, 'name': name})\n");
-    graph *g = index_dir("i18nrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    static const struct {
-        const char *msg, *sym;
-    } want[] = {
-        {"Verified signature of six", "pkg.install.verify"},
-        {"Unpacked 300 files from numpy", "pkg.install.unpack"},
+    static const msg_at want[] = {
+        {"Verified signature of six", NULL, "pkg.install.verify"},
+        {"Unpacked 300 files from numpy", NULL, "pkg.install.unpack"},
     };
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        map_activity a = map_logged(m, want[i].msg, NULL, NULL);
-        CHECK_ONE_SITE(a, g, want[i].sym, MAP_BY_TEMPLATE);
-    }
-    map_mapper_free(m);
-    graph_close(g);
+    CHECK_PLACED("i18nrepo", want);
 }
 
 /* A record of a child logger (`harbor.yard.straddle1`, made by
@@ -4383,16 +4382,11 @@ TEST(mapper_a_child_logger_s_record_is_its_ancestor_module_s)
                                              "        self.log = log.getChild('straddle%d' % n)\n"
                                              "    def lift(self, box):\n"
                                              "        self.log.info('lifted %s', box)\n");
-    graph *g = index_dir("kidrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    map_activity a = map_logged(m, "lifted MSKU1", "harbor.yard.straddle1", NULL);
-    CHECK_ONE_SITE(a, g, "harbor.yard.Straddle.lift", MAP_BY_TEMPLATE);
-    a = map_logged(m, "lifted MSKU2", "harbor.cranes.crane2", NULL);
-    CHECK_INT(a.nsyms, 1);
-    CHECK_INT(a.syms[0], unit_sym(g, "harbor.cranes.Crane.lift"));
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"lifted MSKU1", "harbor.yard.straddle1", "harbor.yard.Straddle.lift"},
+        {"lifted MSKU2", "harbor.cranes.crane2", "harbor.cranes.Crane.lift"},
+    };
+    CHECK_PLACED("kidrepo", want);
 }
 
 /* A literal an imported function styles (`click.style("On project ",
@@ -4406,15 +4400,11 @@ TEST(mapper_a_styled_literal_is_the_message_s_text)
                    "    click.echo(click.style('On project ', bold=True) + name)\n"
                    "def done():\n"
                    "    click.echo(click.style('All checks passed', fg='green'))\n");
-    graph *g = index_dir("stylrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    map_activity a = map_logged(m, "On project alpha", NULL, NULL);
-    CHECK_ONE_SITE(a, g, "tool.cmds.status", MAP_BY_TEMPLATE);
-    a = map_logged(m, "All checks passed", NULL, NULL);
-    CHECK_ONE_SITE(a, g, "tool.cmds.done", MAP_BY_TEMPLATE);
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"On project alpha", NULL, "tool.cmds.status"},
+        {"All checks passed", NULL, "tool.cmds.done"},
+    };
+    CHECK_PLACED("stylrepo", want);
 }
 
 /* A call of an entry of a table of one logger's methods
@@ -4437,15 +4427,11 @@ TEST(mapper_a_table_of_logger_methods_called_by_key_logs)
         "        self._report[kind]('Service %s went %s %d times', self.service, kind, n)\n"
         "def probe(name, state):\n"
         "    REPORT[state]('probe of %s: %s', name, state)\n");
-    graph *g = index_dir("tabrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    map_activity a = map_logged(m, "Service db went flapping 3 times", NULL, NULL);
-    CHECK_ONE_SITE(a, g, "mon.watch.Monitor.transition", MAP_BY_TEMPLATE);
-    a = map_logged(m, "probe of api: down", NULL, NULL);
-    CHECK_ONE_SITE(a, g, "mon.watch.probe", MAP_BY_TEMPLATE);
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"Service db went flapping 3 times", NULL, "mon.watch.Monitor.transition"},
+        {"probe of api: down", NULL, "mon.watch.probe"},
+    };
+    CHECK_PLACED("tabrepo", want);
 }
 
 /* A wrapper whose logging call takes its message as an argument of a
@@ -4462,13 +4448,10 @@ TEST(mapper_a_message_passed_as_a_format_argument_is_the_callers)
                    "from .steps import log_step\n"
                    "def collect(pages):\n"
                    "    log_step(1, 'collected %d pages' % len(pages))\n");
-    graph *g = index_dir("argrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    map_activity a = map_logged(m, "step 1: collected 12 pages", "deploy", NULL);
-    CHECK_ONE_SITE(a, g, "deploy.collect.collect", MAP_BY_TEMPLATE);
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"step 1: collected 12 pages", "deploy", "deploy.collect.collect"},
+    };
+    CHECK_PLACED("argrepo", want);
 }
 
 /* A tag an adapter or formatter appends after the caller's text (`...
@@ -4481,15 +4464,15 @@ TEST(mapper_a_tag_after_the_message_is_read_past)
                    "log = logging.getLogger(__name__)\n"
                    "def push_all(shipments):\n"
                    "    log.info('all %d shipments booked', len(shipments))\n");
-    graph *g = index_dir("tailrepo");
-    map_mapper_opts o = {.no_tokens = true};
-    map_mapper *m = new_mapper(g, &o);
-    map_activity a = map_logged(m, "all 2 shipments booked [carrier=parcelo]", NULL, NULL);
-    CHECK_ONE_SITE(a, g, "ship.push.push_all", MAP_BY_TEMPLATE);
-    map_mapper_free(m);
-    graph_close(g);
+    static const msg_at want[] = {
+        {"all 2 shipments booked [carrier=parcelo]", NULL, "ship.push.push_all"},
+    };
+    CHECK_PLACED("tailrepo", want);
 }
 
+/* console.count(label) and console.timeEnd(label) write the label and
+ * then what the runtime counted or timed: "search requests: 3",
+ * "sync: 12.5ms". */
 TEST(mapper_a_console_count_or_timer_is_its_label)
 {
     unit_write_str("cntrepo/limiter.js", "'use strict';\n"
