@@ -823,8 +823,6 @@ bool graph__loggerish(const char *name, size_t n)
     return false;
 }
 
-/* Is path a member of a module the file imports from its own repository
- * (`log.info` after `import * as log from "./log"` or `require("../log")`)? */
 /* The first import of f that binds name[0, n), of kind `kind` unless it
  * is -1 (any); NULL when none does. */
 static const gx_import *import_binding(const gx_file *f, const char *name, size_t n, int kind)
@@ -844,6 +842,8 @@ static bool ours(const gx_import *im)
     return im && im->module && im->module[0] == '.';
 }
 
+/* Is path a member of a module the file imports from its own repository
+ * (`log.info` after `import * as log from "./log"` or `require("../log")`)? */
 bool graph__local_module_member(const gx_file *f, const char *path)
 {
     const char *dot = strchr(path, '.');
@@ -1240,29 +1240,24 @@ bool graph__message_like(const char *name)
 
 bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i)
 {
-    if (!k->p) {
+    for (uint32_t j = 0; j < k->n; j++)
+        if (k->all[j] == param)
+            return false;
+    if (k->n == GX_PICK_MAX)
+        return false;
+    k->all[k->n] = param;
+    k->names[k->n] = name;
+    k->ats[k->n++] = i;
+    if (k->n == 1) {
         k->p = param;
         k->pname = name;
         k->at = i;
         k->slot_at = UINT32_MAX;
-        return true;
-    }
-    if (param == k->p || param == k->q)
-        return false;
-    for (uint32_t j = 0; j < k->nmore; j++)
-        if (k->more[j] == param)
-            return false;
-    if (!k->q) {
+    } else if (k->n == 2) {
         k->q = param;
         k->qname = name;
         k->slot_at = i;
-        return true;
     }
-    if (k->nmore >= GX_PICK_MAX - 2)
-        return false;
-    k->more[k->nmore] = param;
-    k->more_name[k->nmore] = name;
-    k->more_at[k->nmore++] = i;
     return true;
 }
 
@@ -1293,30 +1288,17 @@ bool graph__pick_done(gx_pick *k, bool named)
         return false;
     if (!k->q)
         return !named || graph__message_like(k->pname);
-    if (k->nmore) {
+    if (k->n > 2) {
         /* The one named like a message, the others holes. */
-        const void *m = NULL;
-        const char *mname = NULL;
-        uint32_t mat = 0, found = 0;
-        const void *all[GX_PICK_MAX] = {k->p, k->q};
-        const char *names[GX_PICK_MAX] = {k->pname, k->qname};
-        uint32_t ats[GX_PICK_MAX] = {k->at, k->slot_at}, n = 2;
-        for (uint32_t j = 0; j < k->nmore; j++, n++) {
-            all[n] = k->more[j];
-            names[n] = k->more_name[j];
-            ats[n] = k->more_at[j];
-        }
-        for (uint32_t j = 0; j < n; j++)
-            if (graph__message_like(names[j]) && found++ == 0) {
-                m = all[j];
-                mname = names[j];
-                mat = ats[j];
-            }
+        uint32_t found = 0, m = 0;
+        for (uint32_t j = 0; j < k->n; j++)
+            if (graph__message_like(k->names[j]) && found++ == 0)
+                m = j;
         if (found != 1)
             return false;
-        k->p = m;
-        k->pname = mname;
-        k->at = mat;
+        k->p = k->all[m];
+        k->pname = k->names[m];
+        k->at = k->ats[m];
         k->q = NULL;
         k->qname = NULL;
         k->slot_at = UINT32_MAX;

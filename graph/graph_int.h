@@ -226,10 +226,10 @@ typedef struct gx_pick {
     const void *p, *q;         /* the message's parameter, the slot's (the extractor's) */
     const char *pname, *qname; /* their names */
     uint32_t at, slot_at;      /* the index each was found at; UINT32_MAX: no slot */
-    /* the third and later, as found */
-    const void *more[GX_PICK_MAX - 2];
-    const char *more_name[GX_PICK_MAX - 2];
-    uint32_t more_at[GX_PICK_MAX - 2], nmore;
+    /* every parameter found, in order (p and q the first two until done) */
+    const void *all[GX_PICK_MAX];
+    const char *names[GX_PICK_MAX];
+    uint32_t ats[GX_PICK_MAX], n;
 } gx_pick;
 bool graph__pick_add(gx_pick *k, const void *param, const char *name, uint32_t i);
 bool graph__pick_done(gx_pick *k, bool named);

@@ -367,11 +367,13 @@ static bool percent_around(px *x, TSNode l, uint32_t nv, const gx_pick *pk, bool
     /* A value the slot's directive converts (`%d` of a count) is no
      * text the callers hand: a hole. */
     gx_pick k = *pk;
-    if (ok && k.q && !percent_scan(x, s, b.len, nv, k.at, k.slot_at, false, NULL, NULL)) {
+    bool fits = ok && percent_scan(x, s, b.len, nv, k.at, k.slot_at, false, NULL, NULL);
+    if (ok && !fits && k.q) {
         k.q = NULL;
         k.slot_at = UINT32_MAX;
+        fits = percent_scan(x, s, b.len, nv, k.at, k.slot_at, false, NULL, NULL);
     }
-    ok = ok && percent_scan(x, s, b.len, nv, k.at, k.slot_at, false, NULL, NULL);
+    ok = fits;
     if (ok) {
         const char *pre = NULL;
         uint32_t flags = 0;
@@ -402,17 +404,6 @@ static bool percent_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_s
     return percent_around(x, l, nv, &pk, with_args, out);
 }
 
-/*
- * A literal format whose arguments pass on its function's parameters, as
- * "..." % (...) does (percent_fwd): `log.info("step %d: %s", n, text)` in
- * a function that only logs (log_only), the one named like a message the
- * callers' text, the others values (see gx_pick). A logging call told to report its caller's line
- * (`stacklevel=2` and more: `_audit.info("audit %s order=%s", action,
- * order_id, stacklevel=2)`) logs on behalf of its callers whatever the
- * names (`any`): the first parameter among the arguments (a bare %s) is
- * the text the callers pass, the others holes. Either way each call is a
- * site of the caller, with what it passes there filled in.
- */
 /* Statements at most in a function that does nothing but log what it is
  * handed (args_fwd): a guard, a line of text, the call. */
 #define LOG_ONLY_STATEMENTS 3
@@ -449,6 +440,17 @@ static bool log_only(TSNode at)
     return !value;
 }
 
+/*
+ * A literal format whose arguments pass on its function's parameters, as
+ * "..." % (...) does (percent_fwd): `log.info("step %d: %s", n, text)` in
+ * a function that only logs (log_only), the one named like a message the
+ * callers' text, the others values (see gx_pick). A logging call told to report its caller's line
+ * (`stacklevel=2` and more: `_audit.info("audit %s order=%s", action,
+ * order_id, stacklevel=2)`) logs on behalf of its callers whatever the
+ * names (`any`): the first parameter among the arguments (a bare %s) is
+ * the text the callers pass, the others holes. Either way each call is a
+ * site of the caller, with what it passes there filled in.
+ */
 static bool args_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg *meta, uint32_t n,
                      uint32_t msg_pos, bool any, gx_arg *out, const py_scope *sc)
 {

@@ -154,11 +154,7 @@ static void method_table(px *x, const char *name, TSNode dict, const py_scope *s
     size_t nl = strlen(name) + 3;
     char *key = core_arena_alloc(&x->f->arena, nl);
     snprintf(key, nl, "%s[]", name);
-    py_logger lg = {.key = key,
-                    .logger = base ? base->logger : NULL,
-                    .level = GRAPH_LEVEL_CUSTOM,
-                    .method = recv,
-                    .is_alias = true};
+    py_logger lg = {.key = key, .logger = base ? base->logger : NULL, .table_of = recv};
     core_vec_push(&x->loggers, lg);
 }
 

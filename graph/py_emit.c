@@ -137,9 +137,9 @@ static bool plan_chosen_method(px *x, TSNode fn, emit_plan *pl, const py_scope *
         if (!t || (size_t)snprintf(key, sizeof key, "%s[]", t) >= sizeof key)
             return false;
         const py_logger *tab = graph__py_find_logger(x, key);
-        if (!tab || !tab->is_alias || tab->level != GRAPH_LEVEL_CUSTOM)
+        if (!tab || !tab->table_of)
             return false;
-        recv = tab->method;
+        recv = tab->table_of;
     } else if (ty(fn) == N_CONDITIONAL_EXPRESSION && ts_node_named_child_count(fn) == 3) {
         TSNode b[2] = {unparen(ts_node_named_child(fn, 0)), unparen(ts_node_named_child(fn, 2))};
         for (int i = 0; i < 2; i++) {

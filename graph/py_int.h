@@ -147,6 +147,9 @@ typedef struct {
     const char *logger; /* logger name: "__name__", a literal, or NULL */
     graph_level level;  /* for method aliases; NONE for loggers */
     const char *method; /* for method aliases */
+    /* a table of a logger's methods (key "NAME[]", py_defs.c
+     * method_table): that logger's path */
+    const char *table_of;
     bool is_alias;
 } py_logger;
 

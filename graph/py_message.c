@@ -211,18 +211,18 @@ TSNode graph__py_styled(px *x, TSNode e)
 {
     TSNode fn = ty(e) == N_CALL ? unparen(fieldn(e, F_FUNCTION)) : gx_null();
     TSNode args = ty(e) == N_CALL ? fieldn(e, F_ARGUMENTS) : gx_null();
-    if (is_null(fn) || is_null(args) || !graph__py_works_on_args(x, fn))
-        return gx_null();
+    /* An imported function or a module's (a local one may say more,
+     * and is read as the helper it is). */
+    bool ok =
+        !is_null(fn) && !is_null(args) &&
+        (ty(fn) == N_IDENTIFIER ? graph__imported(x->f, x->src + ts_node_start_byte(fn),
+                                                  ts_node_end_byte(fn) - ts_node_start_byte(fn))
+                                : graph__py_works_on_args(x, fn));
     /* A class made of the text (`String('AsyncSSH')`, an encoder) is no
      * styling of it. */
-    TSNode last = ty(fn) == N_ATTRIBUTE ? fieldn(fn, F_ATTRIBUTE) : fn;
-    if (is_null(last) || graph__capwords(text(x, last)))
+    TSNode last = !ok ? fn : ty(fn) == N_ATTRIBUTE ? fieldn(fn, F_ATTRIBUTE) : fn;
+    if (!ok || is_null(last) || graph__capwords(text(x, last)))
         return gx_null();
-    if (ty(fn) == N_IDENTIFIER) {
-        uint32_t a = ts_node_start_byte(fn), b = ts_node_end_byte(fn);
-        if (!graph__imported(x->f, x->src + a, b - a))
-            return gx_null();
-    }
     /* The text alone by position, the styles by keyword: a second
      * positional argument (`os.path.join("data", name)`) is more text. */
     uint32_t n = ts_node_named_child_count(args), npos = 0;
@@ -302,7 +302,7 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
              * With the logging call's arguments the joined text is a
              * format (`"%d %s: " + err.log_message, *args`): its
              * literal pieces' directives are holes too. */
-            TSNode parts[2] = {l, unparen(r)};
+            TSNode parts[2] = {l, unparen(r)}, styled;
             bool literal = false;
             for (int i = 0; i < 2; i++) {
                 unsigned t = ty(parts[i]);
@@ -312,9 +312,8 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
                 } else if (t == N_BINARY_OPERATOR && binop(parts[i]) == A_PLUS) {
                     msg_info sub = graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
                     literal |= sub.style == GRAPH_STYLE_CONCAT || sub.style == GRAPH_STYLE_PLAIN;
-                } else if (!is_null(graph__py_styled(x, parts[i]))) {
-                    graph__py_build_message(x, graph__py_styled(x, parts[i]), with_args, sc,
-                                            depth + 1);
+                } else if (!is_null(styled = graph__py_styled(x, parts[i]))) {
+                    graph__py_build_message(x, styled, with_args, sc, depth + 1);
                     literal = true;
                 } else {
                     graph__tmpl_hole(&x->tmpl);

@@ -110,7 +110,7 @@ static void set_fwd_pick(gx_arg *out, const gx_pick *k)
 /* A lone parameter the function keeps: a value (graph__pick_plain). */
 static bool kept_value(tx *x, const ts_scope *sc, const gx_pick *k)
 {
-    return graph__pick_plain(k) && graph__ts_param_stored(x, sc, k->pname);
+    return graph__pick_plain(k) && graph__ts_param_kept(x, sc, k->pname);
 }
 
 /* `... ${msg} ...` with one parameter among the substitutions (or two,

@@ -595,7 +595,7 @@ bool graph__ts_local_message(tx *x, TSNode e, TSNode call, const ts_scope *sc);
  * whole in an object (`this.state = next`) or hands it whole to a call
  * (`fs.unlinkSync(this.file(key))`): a value it works on, which its own
  * text shows (see graph__pick_plain). */
-bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name);
+bool graph__ts_param_kept(tx *x, const ts_scope *sc, const char *name);
 
 /* ts_fill.c: pushes em onto the file's emits, its template's holes filled
  * where the arguments util.format read (fmt[0 .. nfmt), the format first,

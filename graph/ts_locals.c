@@ -225,7 +225,7 @@ static bool passes_name(tx *x, TSNode args, const char *name)
     return false;
 }
 
-NOINLINE bool graph__ts_param_stored(tx *x, const ts_scope *sc, const char *name)
+NOINLINE bool graph__ts_param_kept(tx *x, const ts_scope *sc, const char *name)
 {
     TSNode fn = sc->body;
     if (is_null(fn) || ts_node_is_null(fn))
