@@ -1,14 +1,8 @@
 const H = require('recorder');
 H.setup(__dirname + '/src');
-// util.deprecate warns through process.emitWarning: node prints "(node:PID) [code] DeprecationWarning: msg"
-// on the next tick. Record the warnings from the 'warning' event, as node prints them but for the pid,
-// with the truth from the warning's own stack: its first frame under src/, the deprecated function's caller.
-process.removeAllListeners('warning');
-process.on('warning', (w) => {
-  const at = w.stack.split('\n').find((l) => l.includes(H.src + '/'));
-  const [, f, l] = at.match(/\((.*):(\d+):\d+\)/) || at.match(/at (.*):(\d+):\d+/);
-  H.recordAt(`(node:PID) ${w.code ? '[' + w.code + '] ' : ''}${w.name}: ${w.message}`, f, +l);
-});
+// util.deprecate warns through process.emitWarning: recorded as node prints the warning, the pid
+// left out, at its first frame under src/, the deprecated function's caller.
+H.recordWarnings();
 const { importSheet } = require('./src/sheet');
 (async () => {
   const cases = [

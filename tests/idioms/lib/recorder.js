@@ -75,6 +75,19 @@ H.setup = function (src, opts = {}) {
   process.stderr.write = (s) => { H.record(s); return true; };
 };
 
+// Process warnings (process.emitWarning, util.deprecate) are printed by
+// node on the next tick as "(node:PID) [code] Type: message": records
+// them so from the 'warning' event instead, the pid left out, with the
+// truth from the warning's own stack (its first frame under src/).
+H.recordWarnings = function () {
+  process.removeAllListeners('warning');
+  process.on('warning', (w) => {
+    const at = w.stack.split('\n').find((l) => l.includes(H.src + '/'));
+    const [, f, l] = at.match(/\((.*):(\d+):\d+\)/) || at.match(/at (.*):(\d+):\d+/);
+    H.recordAt(`(node:PID) ${w.code ? '[' + w.code + '] ' : ''}${w.name}: ${w.message}`, f, +l);
+  });
+};
+
 H.case = (c) => { H.kase = String(c); };
 
 // A writable stream whose every chunk is a message.
