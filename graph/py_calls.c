@@ -454,8 +454,6 @@ static bool log_only(TSNode at)
 static bool args_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg *meta, uint32_t n,
                      uint32_t msg_pos, bool any, gx_arg *out, const py_scope *sc)
 {
-    if (!any && !log_only(msg))
-        return false;
     TSNode vals[32];
     uint32_t nv = 0;
     for (uint32_t i = 0; i < n && nv < 32; i++) {
@@ -475,7 +473,9 @@ static bool args_fwd(px *x, TSNode msg, const TSNode *nodes, const gx_arg *meta,
     } else if (!pick_items(x, sc, vals, nv, &pk) || !graph__pick_done(&pk, true)) {
         return false;
     }
-    if (!pk.p || !is_stringish(ty(unparen(msg))))
+    /* (The walk of the function last: most logging calls pass no
+     * parameter named like a message.) */
+    if (!pk.p || !is_stringish(ty(unparen(msg))) || (!any && !log_only(msg)))
         return false;
     return percent_around(x, unparen(msg), nv, &pk, false, out);
 }
