@@ -252,6 +252,9 @@ typedef struct gx_call {
      * constructor took (`self.logger.debug(m)` after `self.logger =
      * logger`): 1 + where a call of the class passes it; 0 = not so */
     uint32_t logger_at;
+    /* a logging call by its method's name, recorded only in case its
+     * receiver is a wrapper of ours: dropped where it reaches none */
+    bool ours_only;
 } gx_call;
 
 /*

@@ -424,6 +424,8 @@ static void wrap_targets(wrap *w)
                     core_vec_push(&w->targets, ov[i]);
             wc.tcount = (uint32_t)(w->targets.n - wc.tfirst);
             wc.fallback = wc.tcount == 0 && may_fall_back(c->callee, &e);
+            if (c->ours_only && wc.tcount == 0 && !wc.fallback)
+                continue;
             core_vec_push(&w->calls, wc);
         }
     }
@@ -587,6 +589,21 @@ static bool pass_slot(wrap *w, uint32_t from, const gx_file *x, const gx_call *c
     d->slot_pos = a->fwd_pos < 0 ? -1 : a->fwd_pos + shift;
     d->slot_kw = a->splat ? NULL : a->fwd_kw;
     return v && fill_slot(&w->r->arena, &d->pre, &d->post, v, WRAP_MAX_AFFIX);
+}
+
+/* Once the shapes are known: the logging calls by name recorded only in
+ * case they reached a wrapper of ours go where they reach none (read by
+ * their method's name alone, as before they were recorded). */
+static void drop_unreached(wrap *w)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < w->calls.n; i++) {
+        uint32_t t[WRAP_MAX_TARGETS];
+        const wcall *wc = &w->calls.v[i];
+        if (!wc->c->ours_only || wcall_targets(w, wc, t))
+            w->calls.v[k++] = *wc;
+    }
+    w->calls.n = k;
 }
 
 /* One round: callers that pass a parameter on to a wrapper become
@@ -1514,6 +1531,7 @@ void graph__rs_resolve_wrappers(rs *r)
     log_returned(&w);
     for (int round = 0; round < WRAP_MAX_ROUNDS && wrap_round(&w); round++)
         ;
+    drop_unreached(&w);
     wrap_used(&w);
     w.acts = core_xcalloc(r->nsym + 1, 1);
     wrap_acting(&w);

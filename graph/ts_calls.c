@@ -554,10 +554,18 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
         graph__ts_record_emit_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth + 1);
         /* `log.trace(level, tag, text)` on a module of ours: its shape,
          * once resolved, may read the call better than the method's name
-         * (resolve_wrappers.c). */
-        if (path && pl.kind == GRAPH_EMIT_LOG &&
-            (graph__local_module_member(x->f, path) || graph__own_call_member(x->f, path)))
+         * (resolve_wrappers.c). So may a receiver whose type the file
+         * does not show (`this.log?.info(text)` on a logger handed to
+         * the constructor): resolution looks for a wrapper of ours whose
+         * class the receiver is named after. */
+        if (path && pl.kind == GRAPH_EMIT_LOG && strchr(path, '.')) {
+            bool known = graph__local_module_member(x->f, path) ||
+                         graph__own_call_member(x->f, path);
+            size_t c0 = x->f->calls.n;
             graph__ts_record_call(x, n, callee, sc, depth + 1);
+            for (size_t k = c0; k < x->f->calls.n; k++)
+                x->f->calls.v[k].ours_only = !known;
+        }
     } else if (ft == N_SUPER && sc->sym >= 0 &&
                strcmp(x->f->syms.v[sc->sym].name, "constructor") == 0) {
         if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))

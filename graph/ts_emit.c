@@ -132,6 +132,11 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
         pl->suffix = method[0] == 'c' ? ": %d" : ": %s";
         return plan_log(pl, GRAPH_LEVEL_INFO, recv, method, H_NAME);
     }
+    /* process.emitWarning(text, type, code): Node prints the text after
+     * `(node:PID) [code] type: `; the type and the code are no part of
+     * the message. */
+    if (recv && !strcmp(recv, "process") && !strcmp(method, "emitWarning"))
+        return plan_log(pl, GRAPH_LEVEL_WARNING, recv, method, H_NAME);
     /* process.stdout.write(text): a line printed as console.log prints
      * one, without its formatting (the text is all there is). */
     bool out = recv && !strcmp(recv, "process.stdout");

@@ -558,6 +558,8 @@ void graph__ts_put_raw(tx *x, uint32_t a, uint32_t b, int mode, uint32_t *avail)
 void graph__ts_put_string(tx *x, TSNode s, int mode, uint32_t *avail);
 uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int depth);
 uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max);
+/* A tagged template: a call whose argument is a template (ts_message.c). */
+bool graph__ts_tagged(tx *x, TSNode e);
 bool graph__ts_stringish(tx *x, TSNode e, int depth);
 void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, int nest, int depth);
 uint32_t graph__ts_collect_args(tx *x, TSNode args, TSNode *out, uint32_t max, int depth);

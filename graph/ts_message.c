@@ -115,12 +115,21 @@ uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max)
     return k;
 }
 
+/* A tagged template (`fmt\`${n} sales\``, `String.raw\`...\``): a call
+ * whose argument is the template itself. Its tag is handed the literal
+ * pieces and the values; formatting the values is what tags do, so the
+ * text it returns is the template's with its values in the holes. */
+bool graph__ts_tagged(tx *x, TSNode e)
+{
+    return ty(x, e) == N_CALL_EXPRESSION && ty(x, fld(x, e, F_ARGUMENTS)) == N_TEMPLATE_STRING;
+}
+
 /* Is this a string, a template or a `+` chain with one of them? */
 NOINLINE bool graph__ts_stringish(tx *x, TSNode e, int depth)
 {
     e = unwrap(x, e);
     unsigned t = ty(x, e);
-    if (t == N_STRING || t == N_TEMPLATE_STRING)
+    if (t == N_STRING || t == N_TEMPLATE_STRING || graph__ts_tagged(x, e))
         return true;
     if (!is_plus(x, e) || depth >= PLUS_NEST)
         return false;
@@ -208,6 +217,12 @@ NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *a
         return mi;
     }
     case N_CALL_EXPRESSION: {
+        if (graph__ts_tagged(x, e)) {
+            mi.style = graph__ts_put_template(x, fld(x, e, F_ARGUMENTS), mode, avail, depth + 1)
+                           ? GRAPH_STYLE_TEMPLATE
+                           : GRAPH_STYLE_PLAIN;
+            return mi;
+        }
         /* util.format('...', ...) / format('...', ...) */
         const char *p = graph__ts_path_of(x, fld(x, e, F_FUNCTION), 0);
         if (p && graph__ts_util_format_path(p)) {

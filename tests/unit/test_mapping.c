@@ -4338,6 +4338,74 @@ TEST(mapper_a_stream_writing_function_is_a_wrapper)
     CHECK_PLACED("wrtrepo", want);
 }
 
+/* A logger handed to a constructor (`this.log?.info(text)`, the
+ * file showing nothing of its type): the wrapper of ours whose class the
+ * receiver is named after composes the caller's text. An unknown
+ * receiver no wrapper of ours is named like keeps its method's reading
+ * (the SMTP tests). */
+TEST(mapper_a_handed_logger_is_the_wrapper_it_is_named_after)
+{
+    unit_write_str("direpo/logger.js", "'use strict';\n"
+                                       "class Logger {\n"
+                                       "  constructor(scope) { this.scope = scope; }\n"
+                                       "  info(message) {\n"
+                                       "    console.log(`INFO  [${this.scope}] ${message}`);\n"
+                                       "  }\n"
+                                       "}\n"
+                                       "module.exports = { Logger };\n");
+    unit_write_str("direpo/mailer.js", "'use strict';\n"
+                                       "class Mailer {\n"
+                                       "  constructor({ logger } = {}) { this.log = logger; }\n"
+                                       "  send(to) {\n"
+                                       "    this.log?.info(`mailed ${to}`);\n"
+                                       "  }\n"
+                                       "}\n"
+                                       "module.exports = { Mailer };\n");
+    static const msg_at want[] = {
+        {"INFO  [shop.mailer] mailed ann@example.org", NULL, "mailer.Mailer.send"},
+    };
+    CHECK_PLACED("direpo", want);
+}
+
+/* A tagged template logged (`fmt\`...\``, String.raw): the tag hands
+ * the literal pieces and the values on, so the text is the template's. */
+TEST(mapper_a_tagged_template_is_its_template)
+{
+    unit_write_str("tagrepo/stall.js",
+                   "'use strict';\n"
+                   "const fmt = (s, ...v) => String.raw({ raw: s }, ...v.map(String));\n"
+                   "function sell(name, item) {\n"
+                   "  console.warn(fmt`${name}: no price for ${item}, not sold`);\n"
+                   "}\n"
+                   "function save(day) {\n"
+                   "  console.log(String.raw`export written to /data/day-${day}.csv`);\n"
+                   "}\n"
+                   "module.exports = { sell, save };\n");
+    static const msg_at want[] = {
+        {"herbs: no price for sage, not sold", NULL, "stall.sell"},
+        {"export written to /data/day-mon.csv", NULL, "stall.save"},
+    };
+    CHECK_PLACED("tagrepo", want);
+}
+
+/* process.emitWarning(text, type, code): Node prints the text after
+ * `(node:PID) [code] type: `; type and code are no part of it. */
+TEST(mapper_a_node_warning_is_its_text)
+{
+    unit_write_str("warnrepo/pool.js",
+                   "'use strict';\n"
+                   "function make(opts) {\n"
+                   "  if (opts.legacy) process.emitWarning('The legacy option is deprecated', "
+                   "'DeprecationWarning', 'WP001');\n"
+                   "}\n"
+                   "module.exports = { make };\n");
+    static const msg_at want[] = {
+        {"(node:4242) [WP001] DeprecationWarning: The legacy option is deprecated", NULL,
+         "pool.make"},
+    };
+    CHECK_PLACED("warnrepo", want);
+}
+
 /* A translated format with its arguments after the translation
  * (`_("...") % name`, `ngettext(one, many, n) % {...}`) is the source
  * literal's format: the plural one for ngettext, as any count but one
