@@ -277,11 +277,46 @@ static size_t kv_stop(const char *s, size_t n, size_t i)
     return n;
 }
 
-size_t map__kv_head(const char *s, size_t len)
+/* Whether s[i, n), from a pair on, reads as pairs whose unquoted values
+ * may go on past a blank (`plate=K-LM 7 capacity=1`, a formatter that
+ * joins `${k}=${v}` unquoted), ending in a pair: a word without '=' after
+ * a pair is the rest of its value. */
+static bool kv_loose(const char *s, size_t n, size_t i)
 {
-    size_t n = len;
-    while (n && is_space((unsigned char)s[n - 1]))
-        n--;
+    bool pair = false;
+    while (i < n) {
+        size_t k = kv_key(s, n, i), v;
+        pair = k != i;
+        if (pair) {
+            v = kv_value(s, n, k + 1);
+            if (v == SIZE_MAX)
+                return false;
+        } else {
+            for (v = i; v < n && !is_space((unsigned char)s[v]);)
+                v++;
+        }
+        i = v;
+        while (i < n && is_space((unsigned char)s[i]))
+            i++;
+    }
+    return pair;
+}
+
+/* Where a blank-led pair first starts in s[1, n); n when none does. */
+static size_t kv_first(const char *s, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (is_space((unsigned char)s[i - 1]) && !is_space((unsigned char)s[i]) &&
+            kv_key(s, n, i) != i)
+            return i;
+    return n;
+}
+
+/* Where the strict reading's pairs start in s[0, n) (blanks before
+ * them trimmed); n when s does not end in pairs, or 0 when it is nothing
+ * but pairs. */
+static size_t kv_strict(const char *s, size_t n)
+{
     for (size_t i = 1; i < n; i++) {
         if (!is_space((unsigned char)s[i - 1]) || is_space((unsigned char)s[i]) ||
             kv_key(s, n, i) == i)
@@ -296,7 +331,25 @@ size_t map__kv_head(const char *s, size_t len)
         size_t h = i;
         while (h && is_space((unsigned char)s[h - 1]))
             h--;
-        return h ? h : len;
+        return h;
     }
-    return len;
+    return n;
+}
+
+size_t map__kv_head(const char *s, size_t len, bool loose)
+{
+    size_t n = len;
+    while (n && is_space((unsigned char)s[n - 1]))
+        n--;
+    size_t h;
+    if (!loose) {
+        h = kv_strict(s, n);
+    } else {
+        h = kv_first(s, n);
+        if (h == n || !kv_loose(s, n, h))
+            return len;
+        while (h && is_space((unsigned char)s[h - 1]))
+            h--;
+    }
+    return h && h < n ? h : len;
 }

@@ -88,9 +88,11 @@ bool map__json_next(const char *s, size_t n, size_t *at, core_buf *out);
  * its fields as key=value pairs (`invoice_created amount=100
  * customer=acme`, `upload failed reason='disk full'`): the length of the
  * text before the pairs, its blanks trimmed; n when s ends in no pair or
- * is nothing but pairs.
+ * is nothing but pairs. loose: an unquoted value may go on past a blank
+ * (`plate=K-LM 7 capacity=1`, a formatter joining `${k}=${v}`), up to the
+ * next pair, the pairs starting at the first.
  */
-size_t map__kv_head(const char *s, size_t n);
+size_t map__kv_head(const char *s, size_t n, bool loose);
 
 /* Whether candidate call site id, on receiver, goes through an object a
  * logger's messages can be seen going through (not "?", what another call

@@ -1433,9 +1433,11 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     /* The event's text with its fields after it as key=value pairs (a
      * structured logger's console rendering): the text is what the call
      * said, when it shows enough of the call's own words. */
-    if (!mr.nemits && !error_text) {
-        size_t h = map__kv_head(text, len);
-        if (h < len) {
+    size_t tried = len;
+    for (int loose = 0; loose < 2 && !mr.nemits && !error_text; loose++) {
+        size_t h = map__kv_head(text, len, loose);
+        if (h < len && h != tried) {
+            tried = h;
             map_match im = map_matcher_match(m->matcher, m->mw, text, h, ev->logger, ev->level,
                                              emits, MAX_CAND);
             if (im.nemits && im.literal >= KV_HEAD_MIN) {

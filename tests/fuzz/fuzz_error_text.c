@@ -35,10 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(name >= s && nl > 0 && name + nl + 2 + a.len <= s + size);
         FUZZ_CHECK(name[nl] == ':' && memcmp(name + nl + 2, a.data, a.len) == 0);
     }
-    size_t h = map__kv_head(s, size);
-    FUZZ_CHECK(h <= size);
-    if (h < size)
-        FUZZ_CHECK(h > 0 && !(s[h - 1] == ' ' || (s[h - 1] >= '\t' && s[h - 1] <= '\r')));
+    for (int loose = 0; loose < 2; loose++) {
+        size_t h = map__kv_head(s, size, loose);
+        FUZZ_CHECK(h <= size);
+        if (h < size)
+            FUZZ_CHECK(h > 0 && !(s[h - 1] == ' ' || (s[h - 1] >= '\t' && s[h - 1] <= '\r')));
+    }
     core_buf_free(&a);
     core_buf_free(&b);
     return 0;

@@ -4136,6 +4136,11 @@ TEST(mapper_fields_after_the_event_are_the_loggers)
                    "extra={'tries': 3, 'ids': [1, 2]}",
                    NULL, NULL);
     CHECK_ONE_SITE(a, g, "bill.invoices.Invoices.fail", MAP_BY_TEMPLATE);
+    /* A formatter that joins `${k}=${v}` unquoted: a value may hold a
+     * blank, up to the next pair. */
+    a = map_logged(m, "invoice delivery failed customer=Acme Ltd reason=no channel tries=3", NULL,
+                   NULL);
+    CHECK_ONE_SITE(a, g, "bill.invoices.Invoices.fail", MAP_BY_TEMPLATE);
     /* Text the code does not say, before pairs, is not `%s`'s. */
     a = map_logged(m, "cache warm hits=3", NULL, NULL);
     CHECK_INT(a.nsyms, 0);
