@@ -1504,6 +1504,36 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_
  * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
+/* The least literal text a start after a decoration naming a level must
+ * show, rendered whole from there. */
+#define LEVELED_MIN 5
+
+/* Whether msg[0, k) holds a level's name as a word of its own (`DEBUG
+ * sync: `, `2026-12-06 10:00:01 [warn] `): a formatter's decoration, so
+ * what follows is a message however short. */
+static bool names_a_level(const char *msg, size_t k)
+{
+    for (size_t i = 0; i < k;) {
+        if (!isalpha((unsigned char)msg[i])) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < k && isalpha((unsigned char)msg[j]))
+            j++;
+        char word[9];
+        if (j - i >= 3 && j - i < sizeof word && (j == k || !isalnum((unsigned char)msg[j]))) {
+            memcpy(word, msg + i, j - i);
+            word[j - i] = 0;
+            int c = level_code(word);
+            if (c >= 0 && c < 100)
+                return true;
+        }
+        i = j;
+    }
+    return false;
+}
+
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                          bool whole_listed, bool whole_own, size_t decor, uint32_t *best,
                          bool *partial)
@@ -1529,8 +1559,9 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         bool after_decor = k == decor && skip == 0;
         uint32_t have = after_decor ? 0 : *best, must = after_decor ? 0 : bar;
         uint32_t need = (have > must ? have : must) + 1;
-        if (need < 8)
-            need = 8;
+        uint32_t floor = names_a_level(msg, k) ? LEVELED_MIN : 8;
+        if (need < floor)
+            need = floor;
         size_t rest = len - k;
         bool exact_only = need > rest;
         if (exact_only && (rest < EXACT_MIN || rest < must || rest <= have)) {
@@ -1557,7 +1588,8 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         bool loud = any_loud(m, w);
         if ((kept_loud && !loud) || only_quiet_tokens(m, w, loud))
             continue;
-        if (exact_only ? !p && lit == rest : lit > have && lit > must && lit >= 8) {
+        if (exact_only ? !p && lit == rest
+                       : lit > have && lit > must && (lit >= 8 || (lit >= floor && !p))) {
             *best = lit;
             skip = k;
             kept_partial = p;

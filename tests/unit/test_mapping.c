@@ -4372,6 +4372,27 @@ TEST(mapper_a_handed_logger_is_the_wrapper_it_is_named_after)
     CHECK_PLACED("direpo", want);
 }
 
+/* A formatter's decoration that names the record's level (`DEBUG sync:
+ * `) is no message's: after it, a message of few words is the caller's
+ * (a start elsewhere must show 8 literal bytes). */
+TEST(mapper_a_short_message_after_a_level_decoration)
+{
+    unit_write_str("lvrepo/sync.js", "'use strict';\n"
+                                     "function push(log, file) {\n"
+                                     "  log.debug(`pushed ${file}`);\n"
+                                     "}\n"
+                                     "function pull(log, file) {\n"
+                                     "  log.debug(`pulled ${file} from the remote`);\n"
+                                     "}\n"
+                                     "module.exports = { push, pull };\n");
+    static const msg_at want[] = {
+        {"DEBUG sync: pushed a.txt", NULL, "sync.push"},
+        {"2026-12-06T10:00:01Z [debug] sync: pushed a.txt", NULL, "sync.push"},
+        {"DEBUG sync: pulled a.txt from the remote", NULL, "sync.pull"},
+    };
+    CHECK_PLACED("lvrepo", want);
+}
+
 /* A tagged template logged (`fmt\`...\``, String.raw): the tag hands
  * the literal pieces and the values on, so the text is the template's. */
 TEST(mapper_a_tagged_template_is_its_template)
