@@ -560,6 +560,8 @@ uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int 
 uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max);
 /* A tagged template: a call whose argument is a template (ts_message.c). */
 bool graph__ts_tagged(tx *x, TSNode e);
+/* JSON.stringify of an object literal, as its JSON text (ts_message.c). */
+bool graph__ts_put_json_call(tx *x, TSNode e, int depth);
 bool graph__ts_stringish(tx *x, TSNode e, int depth);
 void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, int nest, int depth);
 uint32_t graph__ts_collect_args(tx *x, TSNode args, TSNode *out, uint32_t max, int depth);

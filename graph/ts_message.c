@@ -124,6 +124,125 @@ bool graph__ts_tagged(tx *x, TSNode e)
     return ty(x, e) == N_CALL_EXPRESSION && ty(x, fld(x, e, F_ARGUMENTS)) == N_TEMPLATE_STRING;
 }
 
+/* The deepest object literal read as JSON text, and the most members. */
+#define JSON_NEST 4
+#define JSON_MEMBERS 32
+
+/* A member's value as JSON.stringify writes it: a string literal quoted
+ * (a hole when it needs escapes), a plain integer, true, false, null, an
+ * object literal by put_json; anything else a hole (its text, quotes and
+ * all, is the run's). */
+static bool put_json(tx *x, TSNode obj, int nest, int depth);
+
+static void put_json_value(tx *x, TSNode v, int nest, int depth)
+{
+    v = unwrap(x, v);
+    unsigned t = ty(x, v);
+    if (t == N_STRING) {
+        size_t n;
+        const char *s = graph__ts_decode_string(x, v, &n);
+        bool plain = s != NULL;
+        for (size_t i = 0; plain && i < n; i++)
+            plain = s[i] != '"' && s[i] != '\\' && (unsigned char)s[i] >= 0x20;
+        if (plain) {
+            graph__tmpl_literal(&x->tmpl, "\"", 1);
+            graph__tmpl_literal(&x->tmpl, s, n);
+            graph__tmpl_literal(&x->tmpl, "\"", 1);
+            return;
+        }
+    } else if (t == N_NUMBER || t == N_TRUE || t == N_FALSE || t == N_NULL) {
+        const char *s = text(x, v);
+        bool plain = true;
+        for (const char *c = s; plain && t == N_NUMBER && *c; c++)
+            plain = *c >= '0' && *c <= '9';
+        if (plain && (t != N_NUMBER || s[0] != '0' || !s[1])) {
+            graph__tmpl_literal(&x->tmpl, s, strlen(s));
+            return;
+        }
+    } else if (t == N_OBJECT && nest < JSON_NEST) {
+        size_t mark = x->tmpl.buf.len;
+        uint32_t holes = x->tmpl.holes;
+        if (put_json(x, v, nest + 1, depth + 1))
+            return;
+        x->tmpl.buf.len = mark;
+        x->tmpl.holes = holes;
+    }
+    graph__tmpl_hole(&x->tmpl);
+}
+
+/* An object literal as JSON.stringify writes it, without blanks, members
+ * in their order; false when a member is more than a key and a value (a
+ * spread, a method, a computed key). */
+static bool put_json(tx *x, TSNode obj, int nest, int depth)
+{
+    TSNode m[JSON_MEMBERS];
+    uint32_t n = 0;
+    TSTreeCursor *c = kids(x, depth, obj);
+    bool more = c != NULL;
+    for (; more; more = ts_tree_cursor_goto_next_sibling(c)) {
+        TSNode a = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(a) || ty(x, a) == N_COMMENT)
+            continue;
+        if (n == JSON_MEMBERS)
+            return false;
+        m[n++] = a;
+    }
+    graph__tmpl_literal(&x->tmpl, "{", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned t = ty(x, m[i]);
+        const char *key;
+        size_t kl;
+        TSNode k = t == N_PAIR ? fld(x, m[i], F_KEY) : m[i];
+        unsigned kt = ty(x, k);
+        if (kt == N_STRING) {
+            key = graph__ts_decode_string(x, k, &kl);
+        } else if (kt == N_PROPERTY_IDENTIFIER || kt == N_SHORTHAND_PROPERTY_IDENTIFIER) {
+            key = text(x, k);
+            kl = key ? strlen(key) : 0;
+        } else {
+            return false;
+        }
+        if (!key || (t != N_PAIR && t != N_SHORTHAND_PROPERTY_IDENTIFIER) ||
+            memchr(key, '"', kl) || memchr(key, '\\', kl))
+            return false;
+        if (i)
+            graph__tmpl_literal(&x->tmpl, ",", 1);
+        graph__tmpl_literal(&x->tmpl, "\"", 1);
+        graph__tmpl_literal(&x->tmpl, key, kl);
+        graph__tmpl_literal(&x->tmpl, "\":", 2);
+        if (t == N_PAIR)
+            put_json_value(x, fld(x, m[i], F_VALUE), nest, depth);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    graph__tmpl_literal(&x->tmpl, "}", 1);
+    return true;
+}
+
+/* `JSON.stringify({ event: 'paid', id })`, an object literal and nothing
+ * else (a replacer or an indent lays the text out otherwise): the
+ * object's JSON text into the template, keys and literal values as
+ * written, a hole per other value. False, the template as it was, when
+ * e is no such call. */
+bool graph__ts_put_json_call(tx *x, TSNode e, int depth)
+{
+    if (ty(x, e) != N_CALL_EXPRESSION)
+        return false;
+    const char *p = graph__ts_path_of(x, fld(x, e, F_FUNCTION), 0);
+    TSNode av[2];
+    if (!p || strcmp(p, "JSON.stringify") != 0 ||
+        graph__ts_collect_args(x, fld(x, e, F_ARGUMENTS), av, 2, depth + 1) != 1 ||
+        ty(x, unwrap(x, av[0])) != N_OBJECT)
+        return false;
+    size_t mark = x->tmpl.buf.len;
+    uint32_t holes = x->tmpl.holes;
+    if (put_json(x, unwrap(x, av[0]), 0, depth + 1))
+        return true;
+    x->tmpl.buf.len = mark;
+    x->tmpl.holes = holes;
+    return false;
+}
+
 /* Is this a string, a template or a `+` chain with one of them? */
 NOINLINE bool graph__ts_stringish(tx *x, TSNode e, int depth)
 {
@@ -154,7 +273,7 @@ NOINLINE void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, i
             graph__ts_put_template(x, ops[i], mode, avail, depth + 1);
         else if (is_plus(x, ops[i]) && nest < PLUS_NEST && graph__ts_stringish(x, ops[i], nest + 1))
             graph__ts_put_concat(x, ops[i], mode, avail, nest + 1, depth + 1);
-        else
+        else if (!graph__ts_put_json_call(x, ops[i], depth + 1))
             graph__tmpl_hole(&x->tmpl);
     }
 }
@@ -221,6 +340,10 @@ NOINLINE msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *a
             mi.style = graph__ts_put_template(x, fld(x, e, F_ARGUMENTS), mode, avail, depth + 1)
                            ? GRAPH_STYLE_TEMPLATE
                            : GRAPH_STYLE_PLAIN;
+            return mi;
+        }
+        if (graph__ts_put_json_call(x, e, depth + 1)) {
+            mi.style = GRAPH_STYLE_TEMPLATE;
             return mi;
         }
         /* util.format('...', ...) / format('...', ...) */

@@ -4432,6 +4432,31 @@ TEST(mapper_a_node_warning_is_its_text)
     CHECK_PLACED("warnrepo", want);
 }
 
+/* A line of JSON made from an object literal (`console.log(JSON.stringify({
+ * event: 'webhook_failed', hook: hook.id }))`): its template is the JSON
+ * text, keys and literal values as written, a hole per other value. */
+TEST(mapper_a_json_line_of_an_object_literal)
+{
+    unit_write_str("jsonrepo/hooks.js",
+                   "'use strict';\n"
+                   "function failed(hook, status) {\n"
+                   "  console.log(JSON.stringify({ event: 'webhook_failed', hook: hook.id, status, "
+                   "retry: true }));\n"
+                   "}\n"
+                   "function delivered(hook, body) {\n"
+                   "  process.stdout.write(JSON.stringify({ event: 'webhook_delivered', hook: "
+                   "hook.id, bytes: body.length }) + '\\n');\n"
+                   "}\n"
+                   "module.exports = { failed, delivered };\n");
+    static const msg_at want[] = {
+        {"{\"event\":\"webhook_failed\",\"hook\":\"wh_erp\",\"status\":422,\"retry\":true}",
+         NULL, "hooks.failed"},
+        {"{\"event\":\"webhook_delivered\",\"hook\":\"wh_erp\",\"bytes\":106}\n", NULL,
+         "hooks.delivered"},
+    };
+    CHECK_PLACED("jsonrepo", want);
+}
+
 /* A translated format with its arguments after the translation
  * (`_("...") % name`, `ngettext(one, many, n) % {...}`) is the source
  * literal's format: the plural one for ngettext, as any count but one
