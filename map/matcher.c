@@ -1508,30 +1508,31 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_
  * show, rendered whole from there. */
 #define LEVELED_MIN 5
 
-/* Whether msg[0, k) holds a level's name as a word of its own (`DEBUG
- * sync: `, `2026-12-06 10:00:01 [warn] `): a formatter's decoration, so
- * what follows is a message however short. */
-static bool names_a_level(const char *msg, size_t k)
+/* Where the first word of msg[0, lim) that is a level's name ends (`DEBUG
+ * sync: `, `2026-12-06 10:00:01 [warn] `); SIZE_MAX when none is. A
+ * decoration that holds one is a formatter's, so what follows it is a
+ * message however short. */
+static size_t level_word_end(const char *msg, size_t lim)
 {
-    for (size_t i = 0; i < k;) {
+    for (size_t i = 0; i < lim;) {
         if (!isalpha((unsigned char)msg[i])) {
             i++;
             continue;
         }
         size_t j = i;
-        while (j < k && isalpha((unsigned char)msg[j]))
+        while (j < lim && isalpha((unsigned char)msg[j]))
             j++;
         char word[9];
-        if (j - i >= 3 && j - i < sizeof word && (j == k || !isalnum((unsigned char)msg[j]))) {
+        if (j - i >= 3 && j - i < sizeof word && (j == lim || !isalnum((unsigned char)msg[j]))) {
             memcpy(word, msg + i, j - i);
             word[j - i] = 0;
             int c = level_code(word);
             if (c >= 0 && c < 100)
-                return true;
+                return j;
         }
         i = j;
     }
-    return false;
+    return SIZE_MAX;
 }
 
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
@@ -1547,6 +1548,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     size_t lim = len > 4 ? len - 4 : 0;
     if (lim > DECOR_MAX)
         lim = DECOR_MAX;
+    size_t lv_end = SIZE_MAX - 1; /* not looked for yet */
     if (lim > 0)
         find_cands(m, w, msg, len, true, true, true);
     for (size_t k = 1; k <= lim; k++) {
@@ -1559,9 +1561,15 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         bool after_decor = k == decor && skip == 0;
         uint32_t have = after_decor ? 0 : *best, must = after_decor ? 0 : bar;
         uint32_t need = (have > must ? have : must) + 1;
-        uint32_t floor = names_a_level(msg, k) ? LEVELED_MIN : 8;
-        if (need < floor)
+        uint32_t floor = 8;
+        if (need < floor) {
+            /* (Looked for once, and only where the floor decides.) */
+            if (lv_end == SIZE_MAX - 1)
+                lv_end = level_word_end(msg, lim);
+            if (k >= lv_end)
+                floor = LEVELED_MIN;
             need = floor;
+        }
         size_t rest = len - k;
         bool exact_only = need > rest;
         if (exact_only && (rest < EXACT_MIN || rest < must || rest <= have)) {
