@@ -559,8 +559,8 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
          * the constructor): resolution looks for a wrapper of ours whose
          * class the receiver is named after. */
         if (path && pl.kind == GRAPH_EMIT_LOG && strchr(path, '.')) {
-            bool known = graph__local_module_member(x->f, path) ||
-                         graph__own_call_member(x->f, path);
+            bool known =
+                graph__local_module_member(x->f, path) || graph__own_call_member(x->f, path);
             size_t c0 = x->f->calls.n;
             graph__ts_record_call(x, n, callee, sc, depth + 1);
             for (size_t k = c0; k < x->f->calls.n; k++)

@@ -202,8 +202,8 @@ static bool put_json(tx *x, TSNode obj, int nest, int depth)
         } else {
             return false;
         }
-        if (!key || (t != N_PAIR && t != N_SHORTHAND_PROPERTY_IDENTIFIER) ||
-            memchr(key, '"', kl) || memchr(key, '\\', kl))
+        if (!key || (t != N_PAIR && t != N_SHORTHAND_PROPERTY_IDENTIFIER) || memchr(key, '"', kl) ||
+            memchr(key, '\\', kl))
             return false;
         if (i)
             graph__tmpl_literal(&x->tmpl, ",", 1);
