@@ -90,8 +90,13 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
     unsigned ft = ty(x, fn);
     if (!path && (ft == N_SUBSCRIPT_EXPRESSION || ft == N_PARENTHESIZED_EXPRESSION))
         return plan_chosen_method(x, fn, pl);
-    if (ft == N_IDENTIFIER) {
-        const ts_logger *lg = path ? graph__ts_find_logger(x, path) : NULL;
+    /* A name, or an attribute (`this.log = opts.log || createDebug('ns')`),
+     * bound to a debug logger or a logger's method. */
+    const ts_logger *flg = path && (ft == N_IDENTIFIER || ft == N_MEMBER_EXPRESSION)
+                               ? graph__ts_find_logger(x, path)
+                               : NULL;
+    if (ft == N_IDENTIFIER || (flg && (flg->what == LG_ALIAS || flg->what == LG_FUNC))) {
+        const ts_logger *lg = flg;
         if (!lg || (lg->what != LG_ALIAS && lg->what != LG_FUNC))
             return false;
         pl->kind = GRAPH_EMIT_LOG;

@@ -202,8 +202,20 @@ NOINLINE void graph__ts_note_logger(tx *x, const char *key, TSNode value, int de
 {
     TSNode v = unwrap(x, value);
     unsigned t = ty(x, v);
-    if (!key || is_null(v))
+    if (!key || is_null(v) || depth > GX_MAX_DEPTH)
         return;
+    /* `opts.log || createDebug('ns')`, `logger ?? pino()`: a default the
+     * caller may replace by a logger of its own, which logs alike. (A
+     * choice, `warn ? console.error : console.log`, is left a call: the
+     * sink of a formatter, whose lines its callers' words explain.) */
+    unsigned op = t == N_BINARY_EXPRESSION ? ty(x, fld(x, v, F_OPERATOR)) : 0;
+    if (op == A_OR || op == A_NULLISH) {
+        size_t n0 = x->loggers.n;
+        graph__ts_note_logger(x, key, fld(x, v, F_RIGHT), depth + 1);
+        if (x->loggers.n == n0)
+            graph__ts_note_logger(x, key, fld(x, v, F_LEFT), depth + 1);
+        return;
+    }
     if (t == N_CALL_EXPRESSION) {
         const char *m = graph__ts_require_of(x, v);
         if (m) {

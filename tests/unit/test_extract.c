@@ -1262,6 +1262,30 @@ TEST(access_log_format_constant)
     graph__file_free(&f);
 }
 
+/* A debug logger kept in an attribute, a caller's own or one made
+ * (`this.log = opts.log || createDebug('ns')`): its calls log at debug
+ * with the namespace as logger, as a name bound to one does. */
+TEST(debug_logger_in_an_attribute)
+{
+    static const char js[] =
+        "const createDebug = require('debug');\n"
+        "class Client {\n"
+        "  constructor(opts) { this.log = opts.log || createDebug('shop:client'); }\n"
+        "  connect(host) {\n"
+        "    this.log('connect :: host %s', host);\n"
+        "  }\n"
+        "}\n";
+    gx_file f;
+    graph__file_init(&f);
+    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    const gx_emit *e = emit_on_line(&f, 5);
+    CHECK_INT(e->kind, GRAPH_EMIT_LOG);
+    CHECK_INT(e->level, GRAPH_LEVEL_DEBUG);
+    CHECK_STR(e->tmpl, "connect :: host %s");
+    CHECK_STR(e->logger, "shop:client");
+    graph__file_free(&f);
+}
+
 /* log.log(*adapter(entry)): the level and message come unpacked from a
  * value made at run time; the function logs a message of its own making
  * (where a format kept in a constant is logged). */
