@@ -353,3 +353,26 @@ size_t map__kv_head(const char *s, size_t len, bool loose)
     }
     return h && h < n ? h : len;
 }
+
+size_t map__elapsed_head(const char *s, size_t len)
+{
+    size_t n = len;
+    while (n && is_space((unsigned char)s[n - 1]))
+        n--;
+    size_t u = n;
+    while (u && s[u - 1] >= 'a' && s[u - 1] <= 'z')
+        u--;
+    static const char *const units[] = {"ms", "s", "m", "h", "d"};
+    bool unit = false;
+    for (size_t i = 0; i < sizeof units / sizeof units[0] && !unit; i++)
+        unit = n - u == strlen(units[i]) && memcmp(s + u, units[i], n - u) == 0;
+    size_t d = u;
+    while (d && is_digit((unsigned char)s[d - 1]))
+        d--;
+    if (!unit || d == u || d < 3 || s[d - 1] != '+' || !is_space((unsigned char)s[d - 2]))
+        return len;
+    size_t h = d - 1;
+    while (h && is_space((unsigned char)s[h - 1]))
+        h--;
+    return h ? h : len;
+}

@@ -94,6 +94,11 @@ bool map__json_next(const char *s, size_t n, size_t *at, core_buf *out);
  */
 size_t map__kv_head(const char *s, size_t n, bool loose);
 
+/* A message the debug module wrote to a terminal, with the time since
+ * the namespace's last line after it (`connect :: host db1 +12ms`): the
+ * length of the text before it, blanks trimmed; n when there is none. */
+size_t map__elapsed_head(const char *s, size_t n);
+
 /* Whether candidate call site id, on receiver, goes through an object a
  * logger's messages can be seen going through (not "?", what another call
  * returned; not the instance itself, "@self"; not a function of ours that

@@ -1431,11 +1431,12 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
         }
     }
     /* The event's text with its fields after it as key=value pairs (a
-     * structured logger's console rendering): the text is what the call
-     * said, when it shows enough of the call's own words. */
+     * structured logger's console rendering), or with the time since the
+     * last line (the debug module's on a terminal): the text is what the
+     * call said, when it shows enough of the call's own words. */
     size_t tried = len;
-    for (int loose = 0; loose < 2 && !mr.nemits && !error_text; loose++) {
-        size_t h = map__kv_head(text, len, loose);
+    for (int k = 0; k < 3 && !mr.nemits && !error_text; k++) {
+        size_t h = k < 2 ? map__kv_head(text, len, k == 1) : map__elapsed_head(text, len);
         if (h < len && h != tried) {
             tried = h;
             map_match im = map_matcher_match(m->matcher, m->mw, text, h, ev->logger, ev->level,

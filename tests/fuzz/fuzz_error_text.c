@@ -4,8 +4,8 @@
  * line, is terminated, and is read the same way twice; out of a stack (a
  * line that is no JSON object) it is a piece of the line as it is. The
  * one-line reading (map__error_named) gives the text after the name, and
- * the text before key=value fields (map__kv_head) is a first part of the
- * line, ending in no blank.
+ * the text before key=value fields (map__kv_head) or an elapsed time
+ * (map__elapsed_head) is a first part of the line, ending in no blank.
  */
 #define _GNU_SOURCE /* memmem */
 #include "fuzz.h"
@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(name >= s && nl > 0 && name + nl + 2 + a.len <= s + size);
         FUZZ_CHECK(name[nl] == ':' && memcmp(name + nl + 2, a.data, a.len) == 0);
     }
-    for (int loose = 0; loose < 2; loose++) {
-        size_t h = map__kv_head(s, size, loose);
+    for (int k = 0; k < 3; k++) {
+        size_t h = k < 2 ? map__kv_head(s, size, k == 1) : map__elapsed_head(s, size);
         FUZZ_CHECK(h <= size);
         if (h < size)
             FUZZ_CHECK(h > 0 && !(s[h - 1] == ' ' || (s[h - 1] >= '\t' && s[h - 1] <= '\r')));

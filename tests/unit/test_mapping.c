@@ -4449,12 +4449,29 @@ TEST(mapper_a_json_line_of_an_object_literal)
                    "}\n"
                    "module.exports = { failed, delivered };\n");
     static const msg_at want[] = {
-        {"{\"event\":\"webhook_failed\",\"hook\":\"wh_erp\",\"status\":422,\"retry\":true}",
-         NULL, "hooks.failed"},
+        {"{\"event\":\"webhook_failed\",\"hook\":\"wh_erp\",\"status\":422,\"retry\":true}", NULL,
+         "hooks.failed"},
         {"{\"event\":\"webhook_delivered\",\"hook\":\"wh_erp\",\"bytes\":106}\n", NULL,
          "hooks.delivered"},
     };
     CHECK_PLACED("jsonrepo", want);
+}
+
+/* The debug module on a terminal writes the time since the namespace's
+ * last line after the message (`+12ms`): no part of what the call said. */
+TEST(mapper_the_debug_modules_elapsed_time_is_not_the_message)
+{
+    unit_write_str("elrepo/client.js", "'use strict';\n"
+                                       "const debug = require('debug')('shop:client');\n"
+                                       "function connect(host, n) {\n"
+                                       "  debug('connect :: host %s, %d queued', host, n);\n"
+                                       "}\n"
+                                       "module.exports = { connect };\n");
+    static const msg_at want[] = {
+        {"  shop:client connect :: host db1, 2 queued +12ms", NULL, "client.connect"},
+        {"shop:client connect :: host db1, 2 queued +3s", NULL, "client.connect"},
+    };
+    CHECK_PLACED("elrepo", want);
 }
 
 /* A translated format with its arguments after the translation
