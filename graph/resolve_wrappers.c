@@ -283,10 +283,11 @@ static size_t top_package(const rs *r, uint32_t s, const char **q)
  * language (Python, or TS/JS) count. For TS/JS, whose method names (get,
  * on, emit) are shared by unrelated classes far more often, only the
  * first three kinds do. only: the methods to look among (NULL: the
- * wrappers).
+ * wrappers). min_tier: the nearest kind that may count (3: a class named
+ * like recv at least), and then never from itself.
  */
 static uint32_t fallback_among(wrap *w, uint32_t from, const char *callee, const uint8_t *only,
-                               uint32_t *out, uint32_t cap)
+                               uint32_t min_tier, uint32_t *out, uint32_t cap)
 {
     rs *r = w->r;
     size_t mlen;
@@ -302,10 +303,13 @@ static uint32_t fallback_among(wrap *w, uint32_t from, const char *callee, const
     size_t fpl = top_package(r, from, &fq);
     bool py = is_python(r, graph__rs_file_of(r, from));
     uint32_t best = py ? 0 : 2, n = 0;
+    if (best < min_tier)
+        best = min_tier;
     uint32_t it;
     for (uint32_t s = core_smap_get(&r->methods, m, mlen, &it); s != UINT32_MAX;
          s = core_smap_next(&r->methods, m, mlen, &it)) {
-        if (!(only ? only[s] : w->shapes[s].n > 0) || is_python(r, graph__rs_file_of(r, s)) != py)
+        if (!(only ? only[s] : w->shapes[s].n > 0) || is_python(r, graph__rs_file_of(r, s)) != py ||
+            (min_tier && s == from))
             continue;
         uint32_t cls = r->sy[s].parent;
         const char *cn = cls != GRAPH_NONE ? r->sy[cls].name : "";
@@ -435,7 +439,11 @@ static void wrap_targets(wrap *w)
 static uint32_t wcall_targets(wrap *w, const wcall *wc, uint32_t *out)
 {
     if (wc->fallback)
-        return fallback_among(w, wc->from, wc->c->callee, NULL, out, WRAP_MAX_TARGETS);
+        /* A logging call recorded only in case it reaches a wrapper of
+         * ours: one whose class its receiver is named after, never the
+         * function it is made in (`this.logger.log(...)` inside log()). */
+        return fallback_among(w, wc->from, wc->c->callee, NULL, wc->c->ours_only ? 3 : 0, out,
+                              WRAP_MAX_TARGETS);
     uint32_t n = wc->tcount < WRAP_MAX_TARGETS ? wc->tcount : WRAP_MAX_TARGETS;
     if (n)
         memcpy(out, w->targets.v + wc->tfirst, n * sizeof *out);
@@ -1265,7 +1273,7 @@ static void wrap_facades(wrap *w)
             uint32_t t[WRAP_MAX_TARGETS];
             uint32_t nt = !fwd ? 0
                           : wc->fallback
-                              ? fallback_among(w, f, wc->c->callee, fac, t, WRAP_MAX_TARGETS)
+                              ? fallback_among(w, f, wc->c->callee, fac, 0, t, WRAP_MAX_TARGETS)
                               : wcall_targets(w, wc, t);
             for (uint32_t k = 0; k < nt && !fac[f]; k++)
                 if (fac[t[k]] &&
@@ -1313,7 +1321,7 @@ static void wrap_facades(wrap *w)
             if (e.k == E_SYM && e.id < n && fac[e.id])
                 t[nt++] = e.id;
             else if (e.k != E_SYM && may_fall_back(ref->path, &e))
-                nt = fallback_among(w, from, ref->path, fac, t, WRAP_MAX_TARGETS);
+                nt = fallback_among(w, from, ref->path, fac, 0, t, WRAP_MAX_TARGETS);
             for (uint32_t j = 0; j < nt; j++) {
                 uint32_t top = root[t[j]], ne = 0;
                 for (size_t q = 0; q < roots.n; q++) {
