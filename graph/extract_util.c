@@ -1228,7 +1228,7 @@ bool graph__message_like(const char *name)
         w[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
     if (strstr(w, "msg") || strstr(w, "message"))
         return true;
-    static const char *const words[] = {"text", "fmt"};
+    static const char *const words[] = {"text", "fmt", "format"};
     for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
         size_t wl = strlen(words[k]);
         for (const char *at = strstr(w, words[k]); at; at = strstr(at + 1, words[k]))

@@ -123,7 +123,39 @@ static const py_param *ctor_field(px *x, const py_scope *sc, TSNode e)
  * context manager's protocol, also what its constructor took (above). */
 static const py_param *fwd_param(px *x, const py_scope *sc, TSNode e)
 {
-    const py_param *p = graph__py_param_named(x, sc, unparen(e));
+    e = unparen(e);
+    /* A local bound once before, to one of these (`text =
+     * format.format(**kwargs) if format else ""`), read as its value. */
+    TSNode v[2];
+    uint32_t nv;
+    if (!is_null(e) && ty(e) == N_IDENTIFIER && !graph__py_param_named(x, sc, e) &&
+        (nv = graph__py_bound_values(x, e, e, sc, v, 2)) > 0) {
+        /* (Of two, one the empty text: `... if format else ""`.) */
+        e = unparen(v[0]);
+        if (nv == 2)
+            e = is_stringish(ty(unparen(v[1]))) ? e
+                : is_stringish(ty(e))           ? unparen(v[1])
+                                                : gx_null();
+        if (is_null(e) || ty(e) == N_IDENTIFIER)
+            return NULL;
+    }
+    /* `X if c else ""`: the text, when there is any, is X's. */
+    if (!is_null(e) && ty(e) == N_CONDITIONAL_EXPRESSION && ts_node_named_child_count(e) == 3 &&
+        is_stringish(ty(unparen(ts_node_named_child(e, 2)))))
+        e = unparen(ts_node_named_child(e, 0));
+    /* `format.format(**kwargs)`: the parameter is a format the function
+     * fills with what it was handed; what it renders is the callers'
+     * template, fields filled. */
+    if (!is_null(e) && ty(e) == N_CALL) {
+        TSNode fn = fieldn(e, F_FUNCTION);
+        TSNode attr = !is_null(fn) && ty(fn) == N_ATTRIBUTE ? fieldn(fn, F_ATTRIBUTE) : gx_null();
+        if (is_null(attr) || !(text_eq(x, attr, "format") || text_eq(x, attr, "format_map")))
+            return NULL;
+        e = unparen(fieldn(fn, F_OBJECT));
+        if (is_null(e) || ty(e) != N_IDENTIFIER)
+            return NULL;
+    }
+    const py_param *p = graph__py_param_named(x, sc, e);
     if (!p)
         return ctor_field(x, sc, unparen(e));
     return !p->varargs && (p->pos >= 0 || p->kw) ? p : NULL;
@@ -907,6 +939,40 @@ static bool joined_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
     return true;
 }
 
+/* How many positional arguments a call has (a splat counts as many). */
+static uint32_t positional_args(TSNode call)
+{
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    uint32_t n = 0, k = is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k; i++) {
+        unsigned t = ty(ts_node_named_child(args, i));
+        if (t == N_LIST_SPLAT)
+            return UINT32_MAX;
+        n += t != N_KEYWORD_ARGUMENT && t != N_DICTIONARY_SPLAT && t != N_COMMENT;
+    }
+    return n;
+}
+
+/* Whether a print writes to the process's output: no `file=`, or
+ * sys.stdout or sys.stderr (a print to another file writes data, such as
+ * the lines of generated code). */
+static bool to_std_stream(px *x, TSNode call)
+{
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    uint32_t k = is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ty(a) == N_DICTIONARY_SPLAT)
+            return false;
+        TSNode name = ty(a) == N_KEYWORD_ARGUMENT ? fieldn(a, F_NAME) : gx_null();
+        if (is_null(name) || !text_eq(x, name, "file"))
+            continue;
+        TSNode v = unparen(fieldn(a, F_VALUE));
+        return !is_null(v) && (text_eq(x, v, "sys.stderr") || text_eq(x, v, "sys.stdout"));
+    }
+    return true;
+}
+
 /* `print(*args, file=sys.stderr)` in a function whose *args it is: the
  * print is that function's callers' message, their arguments joined by
  * print's separator (`sep=`, else a blank). Recorded as a logging call
@@ -1180,9 +1246,19 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
 {
     if (!callee || strcmp(callee, "@super") == 0)
         return;
+    emit_plan one;
     if (emit >= 0 && pl->kind == GRAPH_EMIT_PRINT && pl->msg_index < 0 && sc->nparams) {
-        record_print_fwd(x, call, callee, emit, sc);
-        return;
+        /* print(f"[app] {msg}"), print(msg): one thing printed is the
+         * message, as a logging call's is; a print of several is its
+         * callers' only when it prints their *args. */
+        if (positional_args(call) != 1 || !to_std_stream(x, call)) {
+            record_print_fwd(x, call, callee, emit, sc);
+            return;
+        }
+        one = *pl;
+        one.kind = GRAPH_EMIT_LOG;
+        one.msg_index = 0;
+        pl = &one;
     }
     if (emit >= 0 && (pl->kind != GRAPH_EMIT_LOG || pl->msg_index < 0 || !sc->nparams))
         return;

@@ -4474,6 +4474,67 @@ TEST(mapper_the_debug_modules_elapsed_time_is_not_the_message)
     CHECK_PLACED("elrepo", want);
 }
 
+/* A function that prints one thing made of its message parameter
+ * (`print(f"[app] {msg}")`) is a wrapper, as one that logs it is; a print
+ * to another file writes data (generated code), not its callers' text. */
+TEST(mapper_a_print_of_the_message_is_a_wrapper)
+{
+    unit_write_str("prrepo/app/__init__.py", "");
+    unit_write_str("prrepo/app/cli.py", "import sys\n"
+                                        "def say(msg):\n"
+                                        "    print(f\"[app] {msg}\", file=sys.stderr)\n"
+                                        "class Writer:\n"
+                                        "    def __init__(self, out):\n"
+                                        "        self.out = out\n"
+                                        "    def write_line(self, line):\n"
+                                        "        print(\"    \" + line, file=self.out)\n"
+                                        "def run(w):\n"
+                                        "    say(\"loading the catalogue\")\n"
+                                        "    w.write_line(\"def _execute():\")\n");
+    static const msg_at want[] = {
+        {"[app] loading the catalogue", NULL, "app.cli.run"},
+    };
+    CHECK_PLACED("prrepo", want);
+    /* The generated line handed to write_line is no logging site. */
+    graph *g = index_dir("prrepo");
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "app.cli.run"), &first);
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        if (e.line == 11)
+            CHECK_INT(e.kind, GRAPH_EMIT_CALL);
+    }
+    graph_close(g);
+}
+
+/* A logger of its own making whose method fills the format it is handed
+ * (`text = format.format(**kwargs) if format else ""`, then printed with
+ * the level): its callers' formats are the sites, wherever the call's
+ * method name says no level (`log.failure(...)`). */
+TEST(mapper_a_format_parameter_filled_by_its_function)
+{
+    unit_write_str("fmrepo/fw/__init__.py", "");
+    unit_write_str("fmrepo/fw/logger.py",
+                   "class Logger:\n"
+                   "    def __init__(self, namespace):\n"
+                   "        self.namespace = namespace\n"
+                   "    def emit(self, level, format=None, **kwargs):\n"
+                   "        text = format.format(**kwargs) if format else \"\"\n"
+                   "        print(f\"[{self.namespace}#{level}] {text}\")\n"
+                   "    def failure(self, format, failure=None, **kwargs):\n"
+                   "        self.emit(\"critical\", format, failure=failure, **kwargs)\n");
+    unit_write_str("fmrepo/fw/proto.py", "from .logger import Logger\n"
+                                         "class Factory:\n"
+                                         "    log = Logger(__name__)\n"
+                                         "    def boom(self, f):\n"
+                                         "        self.log.failure(\"Unhandled error in {where}\", "
+                                         "failure=f, where=self)\n");
+    static const msg_at want[] = {
+        {"[fw.proto#critical] Unhandled error in <Factory>", NULL, "fw.proto.Factory.boom"},
+    };
+    CHECK_PLACED("fmrepo", want);
+}
+
 /* A translated format with its arguments after the translation
  * (`_("...") % name`, `ngettext(one, many, n) % {...}`) is the source
  * literal's format: the plural one for ngettext, as any count but one
