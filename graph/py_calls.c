@@ -674,6 +674,36 @@ static void put_plain(px *x, const char *s, size_t n, bool with_args)
         graph__tmpl_literal(&x->tmpl, s, n);
 }
 
+/* Items shown one after the other with sep between them, one of them the
+ * callers' message (pick_items): plain literals as text, the other items
+ * holes, the picked slot a slot. */
+static bool items_fwd(px *x, const TSNode *items, uint32_t ni, const char *sep, size_t seplen,
+                      bool with_args, gx_arg *out, const py_scope *sc)
+{
+    gx_pick pk = {0};
+    if (!pick_items(x, sc, items, ni, &pk) || !graph__pick_done(&pk, true))
+        return false;
+    core_buf lit = {0};
+    const char *pre = NULL;
+    uint32_t flags = 0;
+    for (uint32_t i = 0; i < ni; i++) {
+        if (i)
+            put_plain(x, sep, seplen, with_args);
+        core_buf_reset(&lit);
+        if (i == pk.at)
+            pre = graph__tmpl_take(&x->tmpl, x->f, &flags);
+        else if (i == pk.slot_at)
+            graph__tmpl_slot(&x->tmpl);
+        else if (is_stringish(ty(unparen(items[i]))) && plain_text(x, unparen(items[i]), &lit))
+            put_plain(x, lit.data ? lit.data : "", lit.len, with_args);
+        else
+            graph__tmpl_hole(&x->tmpl);
+    }
+    set_fwd_around(x, out, &pk, pre, flags);
+    core_buf_free(&lit);
+    return true;
+}
+
 /* " ".join((self.time(), context, msg)), or over a list: the separator
  * between the items, plain literals as text, other items holes. */
 static bool join_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc)
@@ -689,32 +719,12 @@ static bool join_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scop
     if (is_null(seq) || (ty(seq) != N_TUPLE && ty(seq) != N_LIST))
         return false;
     uint32_t ni = seq_items(seq, items, 32);
-    gx_pick pk = {0};
-    if (ni == UINT32_MAX || !pick_items(x, sc, items, ni, &pk))
-        return false;
-    core_buf sep = {0}, lit = {0};
-    bool ok = graph__pick_done(&pk, true) && plain_text(x, obj, &sep);
-    const char *pre = NULL;
-    uint32_t flags = 0;
-    for (uint32_t i = 0; ok && i < ni; i++) {
-        if (i)
-            put_plain(x, sep.data ? sep.data : "", sep.len, with_args);
-        core_buf_reset(&lit);
-        if (i == pk.at)
-            pre = graph__tmpl_take(&x->tmpl, x->f, &flags);
-        else if (i == pk.slot_at)
-            graph__tmpl_slot(&x->tmpl);
-        else if (is_stringish(ty(unparen(items[i]))) && plain_text(x, unparen(items[i]), &lit))
-            put_plain(x, lit.data ? lit.data : "", lit.len, with_args);
-        else
-            graph__tmpl_hole(&x->tmpl);
-    }
-    if (ok)
-        set_fwd_around(x, out, &pk, pre, flags);
-    else
+    core_buf sep = {0};
+    bool ok = ni != UINT32_MAX && plain_text(x, obj, &sep) &&
+              items_fwd(x, items, ni, sep.data ? sep.data : "", sep.len, with_args, out, sc);
+    if (!ok)
         graph__tmpl_clear(&x->tmpl);
     core_buf_free(&sep);
-    core_buf_free(&lit);
     return ok;
 }
 
@@ -973,6 +983,9 @@ static bool to_std_stream(px *x, TSNode call)
     return true;
 }
 
+/* The most things one print shows that are read as a wrapper's. */
+#define PRINT_ITEMS_MAX 16
+
 /* `print(*args, file=sys.stderr)` in a function whose *args it is: the
  * print is that function's callers' message, their arguments joined by
  * print's separator (`sep=`, else a blank). Recorded as a logging call
@@ -985,6 +998,8 @@ static void record_print_fwd(px *x, TSNode call, const char *callee, int32_t emi
         return;
     const py_param *p = NULL;
     const char *sep = " ";
+    TSNode items[PRINT_ITEMS_MAX];
+    uint32_t ni = 0;
     uint32_t n = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < n; i++) {
         TSNode a = ts_node_named_child(args, i);
@@ -998,15 +1013,24 @@ static void record_print_fwd(px *x, TSNode call, const char *callee, int32_t emi
             if (!p)
                 return;
         } else if (ty(a) != N_DICTIONARY_SPLAT && ty(a) != N_COMMENT) {
-            return; /* words of its own: print's own site */
+            if (ni == PRINT_ITEMS_MAX)
+                return;
+            items[ni++] = a;
         }
     }
-    if (!p)
-        return;
     gx_arg m = {0};
-    set_fwd(&m, p);
-    m.splat = true;
-    m.joined = sep;
+    if (p && !ni) {
+        set_fwd(&m, p);
+        m.splat = true;
+        m.joined = sep;
+    } else if (p || ni < 2 || !to_std_stream(x, call) ||
+               !items_fwd(x, items, ni, sep, strlen(sep), false, &m, sc)) {
+        /* Words of its own, no message of its callers': print's own
+         * site. (`print("[app]", msg)`: the callers' message among
+         * them, shown with sep between.) */
+        graph__tmpl_clear(&x->tmpl);
+        return;
+    }
     gx_call rc = {.callee = callee,
                   .from = sc->sym,
                   .emit = emit,

@@ -4475,8 +4475,10 @@ TEST(mapper_the_debug_modules_elapsed_time_is_not_the_message)
 }
 
 /* A function that prints one thing made of its message parameter
- * (`print(f"[app] {msg}")`) is a wrapper, as one that logs it is; a print
- * to another file writes data (generated code), not its callers' text. */
+ * (`print(f"[app] {msg}")`), or its message among words of its own
+ * (`print("[app]", msg, sep=" | ")`), is a wrapper, as one that logs it
+ * is; a print to another file writes data (generated code), not its
+ * callers' text. */
 TEST(mapper_a_print_of_the_message_is_a_wrapper)
 {
     unit_write_str("prrepo/app/__init__.py", "");
@@ -4488,11 +4490,15 @@ TEST(mapper_a_print_of_the_message_is_a_wrapper)
                                         "        self.out = out\n"
                                         "    def write_line(self, line):\n"
                                         "        print(\"    \" + line, file=self.out)\n"
+                                        "def note(msg):\n"
+                                        "    print(\"[app]\", msg, sep=\" | \")\n"
                                         "def run(w):\n"
                                         "    say(\"loading the catalogue\")\n"
-                                        "    w.write_line(\"def _execute():\")\n");
+                                        "    w.write_line(\"def _execute():\")\n"
+                                        "    note(\"catalogue loaded\")\n");
     static const msg_at want[] = {
         {"[app] loading the catalogue", NULL, "app.cli.run"},
+        {"[app] | catalogue loaded", NULL, "app.cli.run"},
     };
     CHECK_PLACED("prrepo", want);
     /* The generated line handed to write_line is no logging site. */
@@ -4501,7 +4507,7 @@ TEST(mapper_a_print_of_the_message_is_a_wrapper)
     for (uint32_t i = 0; i < n; i++) {
         graph_emit e;
         graph_get_emit(g, first + i, &e);
-        if (e.line == 11)
+        if (e.line == 13)
             CHECK_INT(e.kind, GRAPH_EMIT_CALL);
     }
     graph_close(g);
