@@ -1273,8 +1273,9 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
     emit_plan one;
     if (emit >= 0 && pl->kind == GRAPH_EMIT_PRINT && pl->msg_index < 0 && sc->nparams) {
         /* print(f"[app] {msg}"), print(msg): one thing printed is the
-         * message, as a logging call's is; a print of several is its
-         * callers' only when it prints their *args. */
+         * message, as a logging call's is; a print of several shows its
+         * callers' *args, or their message among words of its own
+         * (record_print_fwd). */
         if (positional_args(call) != 1 || !to_std_stream(x, call)) {
             record_print_fwd(x, call, callee, emit, sc);
             return;
