@@ -557,10 +557,12 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
          * (resolve_wrappers.c). So may a receiver whose type the file
          * does not show (`this.log?.info(text)` on a logger handed to
          * the constructor): resolution looks for a wrapper of ours whose
-         * class the receiver is named after. */
-        if (path && pl.kind == GRAPH_EMIT_LOG && strchr(path, '.')) {
-            bool known =
-                graph__local_module_member(x->f, path) || graph__own_call_member(x->f, path);
+         * class the receiver is named after. The console is no such
+         * receiver (pl.receiver). */
+        bool known =
+            path && (graph__local_module_member(x->f, path) || graph__own_call_member(x->f, path));
+        if (path && pl.kind == GRAPH_EMIT_LOG && strchr(path, '.') &&
+            (known || !pl.receiver || !graph__ts_is_console(pl.receiver))) {
             size_t c0 = x->f->calls.n;
             graph__ts_record_call(x, n, callee, sc, depth + 1);
             for (size_t k = c0; k < x->f->calls.n; k++)

@@ -4393,6 +4393,26 @@ TEST(mapper_a_short_message_after_a_level_decoration)
     CHECK_PLACED("lvrepo", want);
 }
 
+/* The console is no logger handed in: `console.log(text)` keeps its own
+ * reading though a class of ours named like it has a wrapper `log`. */
+TEST(mapper_the_console_is_no_handed_logger)
+{
+    unit_write_str("conrepo/reporter.js", "'use strict';\n"
+                                          "class ConsoleReporter {\n"
+                                          "  log(msg) {\n"
+                                          "    process.stdout.write(`> ${msg}\\n`);\n"
+                                          "  }\n"
+                                          "}\n"
+                                          "function done(n) {\n"
+                                          "  console.log('all suites finished');\n"
+                                          "}\n"
+                                          "module.exports = { ConsoleReporter, done };\n");
+    graph *g = index_dir("conrepo");
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "reporter.done"), &first);
+    CHECK_INT(n, 1);
+    graph_close(g);
+}
+
 /* A tagged template logged (`fmt\`...\``, String.raw): the tag hands
  * the literal pieces and the values on, so the text is the template's. */
 TEST(mapper_a_tagged_template_is_its_template)
