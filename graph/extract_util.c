@@ -735,6 +735,18 @@ void graph__tmpl_whitespace(gx_tmpl *t, size_t from, gx_ws_op op)
     s[b->len] = '\0';
 }
 
+gx_tmpl_mark graph__tmpl_mark(const gx_tmpl *t)
+{
+    return (gx_tmpl_mark){t->buf.len, t->holes, t->truncated};
+}
+
+void graph__tmpl_rewind(gx_tmpl *t, gx_tmpl_mark m)
+{
+    t->buf.len = m.len;
+    t->holes = m.holes;
+    t->truncated = m.truncated;
+}
+
 void graph__tmpl_clear(gx_tmpl *t)
 {
     core_buf_reset(&t->buf);

@@ -512,6 +512,15 @@ void graph__tmpl_format(gx_tmpl *t, const char *s, size_t n);  /* keeps %-direct
 /* str.format fields -> %s; percent: %-directives are holes as well */
 void graph__tmpl_brace(gx_tmpl *t, const char *s, size_t n, bool percent);
 void graph__tmpl_hole(gx_tmpl *t);
+/* Where a template stands, to go back to when what was put after it
+ * turns out to be no piece of it. */
+typedef struct gx_tmpl_mark {
+    size_t len;
+    uint32_t holes;
+    bool truncated;
+} gx_tmpl_mark;
+gx_tmpl_mark graph__tmpl_mark(const gx_tmpl *t);
+void graph__tmpl_rewind(gx_tmpl *t, gx_tmpl_mark m);
 /* Python's string.Template syntax: $name and ${name} are holes, $$ a
  * dollar. */
 void graph__tmpl_dollar(gx_tmpl *t, const char *s, size_t n);

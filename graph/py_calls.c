@@ -949,87 +949,74 @@ static bool joined_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
     return true;
 }
 
-/* How many positional arguments a call has (a splat counts as many). */
-static uint32_t positional_args(TSNode call)
-{
-    TSNode args = fieldn(call, F_ARGUMENTS);
-    uint32_t n = 0, k = is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < k; i++) {
-        unsigned t = ty(ts_node_named_child(args, i));
-        if (t == N_LIST_SPLAT)
-            return UINT32_MAX;
-        n += t != N_KEYWORD_ARGUMENT && t != N_DICTIONARY_SPLAT && t != N_COMMENT;
-    }
-    return n;
-}
-
-/* Whether a print writes to the process's output: no `file=`, or
- * sys.stdout or sys.stderr (a print to another file writes data, such as
- * the lines of generated code). */
-static bool to_std_stream(px *x, TSNode call)
-{
-    TSNode args = fieldn(call, F_ARGUMENTS);
-    uint32_t k = is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode a = ts_node_named_child(args, i);
-        if (ty(a) == N_DICTIONARY_SPLAT)
-            return false;
-        TSNode name = ty(a) == N_KEYWORD_ARGUMENT ? fieldn(a, F_NAME) : gx_null();
-        if (is_null(name) || !text_eq(x, name, "file"))
-            continue;
-        TSNode v = unparen(fieldn(a, F_VALUE));
-        return !is_null(v) && (text_eq(x, v, "sys.stderr") || text_eq(x, v, "sys.stdout"));
-    }
-    return true;
-}
-
 /* The most things one print shows that are read as a wrapper's. */
 #define PRINT_ITEMS_MAX 16
 
-/* `print(*args, file=sys.stderr)` in a function whose *args it is: the
- * print is that function's callers' message, their arguments joined by
- * print's separator (`sep=`, else a blank). Recorded as a logging call
- * whose message passes the parameter on (graph__py_record_call). */
-static void record_print_fwd(px *x, TSNode call, const char *callee, int32_t emit,
+/*
+ * A print in a function with parameters, as a wrapper's:
+ * - `print(*args, file=sys.stderr)` in a function whose *args it is: the
+ *   callers' message, their arguments joined by print's separator (`sep=`,
+ *   else a blank);
+ * - `print("[app]", msg, sep=" | ")`: the callers' message among words of
+ *   the print's own, shown with sep between (read as a join).
+ * Either is recorded as a logging call whose message passes the parameter
+ * on (graph__py_record_call). A print to a file other than sys.stdout or
+ * sys.stderr writes data (the lines of generated code), no message.
+ * Returns true, recording nothing, where the print shows one thing to the
+ * process's output: a message as a logging call's is, for the caller to
+ * read so.
+ */
+static bool record_print_fwd(px *x, TSNode call, const char *callee, int32_t emit,
                              const py_scope *sc)
 {
     TSNode args = fieldn(call, F_ARGUMENTS);
     if (is_null(args) || ty(args) != N_ARGUMENT_LIST)
-        return;
+        return false;
     const py_param *p = NULL;
     const char *sep = " ";
+    bool sep_known = true, std = true;
     TSNode items[PRINT_ITEMS_MAX];
     uint32_t ni = 0;
     uint32_t n = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < n; i++) {
         TSNode a = ts_node_named_child(args, i);
         if (ty(a) == N_KEYWORD_ARGUMENT) {
-            TSNode k = fieldn(a, F_NAME);
-            if (!is_null(k) && text_eq(x, k, "sep") &&
-                !(sep = graph__py_string_value(x, unparen(fieldn(a, F_VALUE)))))
-                return;
+            TSNode k = fieldn(a, F_NAME), v = unparen(fieldn(a, F_VALUE));
+            if (is_null(k)) {
+                continue;
+            } else if (text_eq(x, k, "sep")) {
+                const char *sv = graph__py_string_value(x, v);
+                sep_known = sv != NULL;
+                sep = sv ? sv : sep;
+            } else if (text_eq(x, k, "file")) {
+                std = !is_null(v) && (text_eq(x, v, "sys.stderr") || text_eq(x, v, "sys.stdout"));
+            }
         } else if (ty(a) == N_LIST_SPLAT && !p) {
             p = varargs_named(x, sc, ts_node_named_child(a, 0));
             if (!p)
-                return;
-        } else if (ty(a) != N_DICTIONARY_SPLAT && ty(a) != N_COMMENT) {
+                return false;
+        } else if (ty(a) == N_DICTIONARY_SPLAT) {
+            std = false; /* (a `file=` of the caller's, maybe) */
+        } else if (ty(a) != N_COMMENT) {
             if (ni == PRINT_ITEMS_MAX)
-                return;
+                return false;
             items[ni++] = a;
         }
     }
+    if (!p && ni == 1)
+        return std;
     gx_arg m = {0};
-    if (p && !ni) {
+    if (!sep_known) {
+        return false;
+    } else if (p && !ni) {
         set_fwd(&m, p);
         m.splat = true;
         m.joined = sep;
-    } else if (p || ni < 2 || !to_std_stream(x, call) ||
-               !items_fwd(x, items, ni, sep, strlen(sep), false, &m, sc)) {
+    } else if (p || ni < 2 || !std || !items_fwd(x, items, ni, sep, strlen(sep), false, &m, sc)) {
         /* Words of its own, no message of its callers': print's own
-         * site. (`print("[app]", msg)`: the callers' message among
-         * them, shown with sep between.) */
+         * site. */
         graph__tmpl_clear(&x->tmpl);
-        return;
+        return false;
     }
     gx_call rc = {.callee = callee,
                   .from = sc->sym,
@@ -1041,6 +1028,7 @@ static void record_print_fwd(px *x, TSNode call, const char *callee, int32_t emi
                   .nargs = 1};
     core_vec_push(&x->f->args, m);
     core_vec_push(&x->f->calls, rc);
+    return false;
 }
 
 /*
@@ -1276,10 +1264,8 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
          * message, as a logging call's is; a print of several shows its
          * callers' *args, or their message among words of its own
          * (record_print_fwd). */
-        if (positional_args(call) != 1 || !to_std_stream(x, call)) {
-            record_print_fwd(x, call, callee, emit, sc);
+        if (!record_print_fwd(x, call, callee, emit, sc))
             return;
-        }
         one = *pl;
         one.kind = GRAPH_EMIT_LOG;
         one.msg_index = 0;

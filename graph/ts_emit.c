@@ -92,21 +92,21 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
         return plan_chosen_method(x, fn, pl);
     /* A name, or an attribute (`this.log = opts.log || createDebug('ns')`),
      * bound to a debug logger or a logger's method. */
-    const ts_logger *flg = path && (ft == N_IDENTIFIER || ft == N_MEMBER_EXPRESSION)
-                               ? graph__ts_find_logger(x, path)
-                               : NULL;
-    if (ft == N_IDENTIFIER || (flg && (flg->what == LG_ALIAS || flg->what == LG_FUNC))) {
-        const ts_logger *lg = flg;
-        if (!lg || (lg->what != LG_ALIAS && lg->what != LG_FUNC))
-            return false;
+    const ts_logger *bl = path && (ft == N_IDENTIFIER || ft == N_MEMBER_EXPRESSION)
+                              ? graph__ts_find_logger(x, path)
+                              : NULL;
+    bool bound = bl && (bl->what == LG_ALIAS || bl->what == LG_FUNC);
+    if (ft == N_IDENTIFIER && !bound)
+        return false;
+    if (bound) {
         pl->kind = GRAPH_EMIT_LOG;
-        pl->level = lg->level;
+        pl->level = bl->level;
         pl->receiver = path;
-        pl->method = lg->method;
-        pl->logger = lg->logger;
-        if (lg->what == LG_ALIAS) {
+        pl->method = bl->method;
+        pl->logger = bl->logger;
+        if (bl->what == LG_ALIAS) {
             pl->flags = GRAPH_EF_ALIAS;
-            pl->how = lg->console ? H_UTIL : H_LOGGER;
+            pl->how = bl->console ? H_UTIL : H_LOGGER;
         } else {
             pl->how = H_UTIL;
         }

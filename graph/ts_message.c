@@ -160,12 +160,10 @@ static void put_json_value(tx *x, TSNode v, int nest, int depth)
             return;
         }
     } else if (t == N_OBJECT && nest < JSON_NEST) {
-        size_t mark = x->tmpl.buf.len;
-        uint32_t holes = x->tmpl.holes;
+        gx_tmpl_mark mark = graph__tmpl_mark(&x->tmpl);
         if (put_json(x, v, nest + 1, depth + 1))
             return;
-        x->tmpl.buf.len = mark;
-        x->tmpl.holes = holes;
+        graph__tmpl_rewind(&x->tmpl, mark);
     }
     graph__tmpl_hole(&x->tmpl);
 }
@@ -234,12 +232,10 @@ bool graph__ts_put_json_call(tx *x, TSNode e, int depth)
         graph__ts_collect_args(x, fld(x, e, F_ARGUMENTS), av, 2, depth + 1) != 1 ||
         ty(x, unwrap(x, av[0])) != N_OBJECT)
         return false;
-    size_t mark = x->tmpl.buf.len;
-    uint32_t holes = x->tmpl.holes;
+    gx_tmpl_mark mark = graph__tmpl_mark(&x->tmpl);
     if (put_json(x, unwrap(x, av[0]), 0, depth + 1))
         return true;
-    x->tmpl.buf.len = mark;
-    x->tmpl.holes = holes;
+    graph__tmpl_rewind(&x->tmpl, mark);
     return false;
 }
 
