@@ -20,6 +20,13 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+/* src extracted as a file of lang into f (graph__file_free it). */
+static void extract_as(graph_lang lang, const char *src, gx_file *f)
+{
+    graph__file_init(f);
+    graph__extract(lang, src, strlen(src), f);
+}
+
 static int check_file(const char *path)
 {
     graph_lang lang;
@@ -756,8 +763,7 @@ TEST(literal_arguments_fill_the_template_javascript)
                               "  for (const it of line) debug('item %s', it);\n"        /* 17 */
                               "}\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
     /* A helper's call on a literal (3): the template as written, and one
      * with the literal between two holes. Picks among literals (7, 8,
      * 10): one site per value, for a directive's argument and for one
@@ -810,8 +816,7 @@ TEST(a_function_handed_to_util_format_is_shown_by_its_name)
                              "  console.log('hook %s set', conn.id, async () => 1);\n" /* 5 */
                              "}\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
     static const char *const want[] = {NULL,
                                        NULL,
                                        "available [Function (anonymous)]",
@@ -860,8 +865,7 @@ TEST(functions_that_catch)
                              "function c() { try { d(); } finally { e(); } }\n"
                              "function d() { return d2().then(c); }\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
     CHECK(sym_flags(&f, "a") & GRAPH_SF_CATCHES);
     CHECK(sym_flags(&f, "b") & GRAPH_SF_CATCHES);
     CHECK(!(sym_flags(&f, "c") & GRAPH_SF_CATCHES));
@@ -869,8 +873,7 @@ TEST(functions_that_catch)
     graph__file_free(&f);
     static const char py[] = "def a():\n    try:\n        b()\n    except OSError:\n        pass\n"
                              "def c():\n    try:\n        b()\n    finally:\n        pass\n";
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_PYTHON, py, strlen(py), &f);
+    extract_as(GRAPH_LANG_PYTHON, py, &f);
     CHECK(sym_flags(&f, "a") & GRAPH_SF_CATCHES);
     CHECK(!(sym_flags(&f, "c") & GRAPH_SF_CATCHES));
     graph__file_free(&f);
@@ -895,8 +898,7 @@ TEST(what_becomes_of_an_error_made_here)
         "}\n"                                                                /* 10 */
         "function outer(reject) { reject(new Error('not a promise')); }\n";  /* 11 */
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
     const uint32_t how = GRAPH_EF_THROWN | GRAPH_EF_HANDED;
     CHECK_INT(ctor_flags(&f, 2, "no result") & how, GRAPH_EF_THROWN);
     CHECK_INT(ctor_flags(&f, 3, "export failed") & how, GRAPH_EF_HANDED);
@@ -914,8 +916,7 @@ TEST(what_becomes_of_an_error_made_here)
                              "        raise ValueError('no result')\n"                 /* 3 */
                              "    handler(result.error or OSError('export failed'))\n" /* 4 */
                              "    err = KeyError('kept aside')\n";                     /* 5 */
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_PYTHON, py, strlen(py), &f);
+    extract_as(GRAPH_LANG_PYTHON, py, &f);
     CHECK_INT(ctor_flags(&f, 3, "no result") & how, GRAPH_EF_THROWN);
     CHECK_INT(ctor_flags(&f, 4, "export failed") & how, GRAPH_EF_HANDED);
     CHECK_INT(ctor_flags(&f, 5, "kept aside") & how, 0);
@@ -948,15 +949,13 @@ TEST(a_method_of_a_value_holds_no_literal)
         "    log.debug('%s%s', self.paint('Receive('), url)\n"               /* 7 */
         "    log.debug('%s%s', paint('Receive('), url)\n";                   /* 8 */
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
     check_line(&f, 4, 1, "Sending %s to <%s>", NULL);
     check_line(&f, 5, 1, "hash %s", NULL);
     check_line(&f, 6, 2, "%s%s", "%sTransmit(%s%s");
     check_line(&f, 7, 1, "%s%s", NULL);
     graph__file_free(&f);
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_PYTHON, py, strlen(py), &f);
+    extract_as(GRAPH_LANG_PYTHON, py, &f);
     check_line(&f, 5, 1, "Fetched %s as %s", NULL);
     check_line(&f, 6, 2, "%s%s", "%sReceive(%s%s");
     check_line(&f, 7, 1, "%s%s", NULL);
@@ -993,8 +992,7 @@ TEST(a_local_holding_only_literals_fills_its_hole)
                              "  debug(`from ${outer}`);\n"                  /* 20 */
                              "}\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
     check_line(&f, 8, 2, "Outbound: Sending KEXDH_INIT", "Outbound: Sending KEXECDH_INIT");
     const char *t[8];
     CHECK_INT(log_templates(&f, 10, t, 8), 4);
@@ -1163,8 +1161,7 @@ TEST(wrapper_formats_match)
 
 static void extract_str(const char *src, gx_file *f)
 {
-    graph__file_init(f);
-    graph__extract(GRAPH_LANG_PYTHON, src, strlen(src), f);
+    extract_as(GRAPH_LANG_PYTHON, src, f);
 }
 
 static const gx_emit *emit_on_line(const gx_file *f, uint32_t line)
@@ -1252,8 +1249,7 @@ TEST(access_log_format_constant)
     graph__file_free(&f);
     static const char js[] = "const FORMAT = '%h %l %u %t \"%r\" %>s %b \"%{User-agent}i\"';\n"
                              "const HALF = '%{name} %b';\n";
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
     e = emit_on_line(&f, 1);
     CHECK_INT(e->kind, GRAPH_EMIT_CONST);
     CHECK_STR(e->tmpl, "%s %s %u %s \"%r\" %s %s \"%s\"");
@@ -1276,8 +1272,7 @@ TEST(debug_logger_in_an_attribute)
         "  }\n"
         "}\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, js, strlen(js), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
     const gx_emit *e = emit_on_line(&f, 5);
     CHECK_INT(e->kind, GRAPH_EMIT_LOG);
     CHECK_INT(e->level, GRAPH_LEVEL_DEBUG);
@@ -1313,8 +1308,7 @@ TEST(static_field_assigned_is_a_constant)
                               "Formatter.DROPPED = 'dropped item %s because %s';\n"
                               "function f() { Formatter.other = 'set at run time %s'; }\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
     const gx_emit *e = emit_on_line(&f, 2);
     CHECK_INT(e->kind, GRAPH_EMIT_CONST);
     CHECK_STR(e->name, "Formatter.DROPPED");
@@ -1341,8 +1335,7 @@ TEST(local_message_javascript)
         "  this.out.write(line);\n"                                                /* 8 */
         "}\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
     const char *on4[2] = {NULL, NULL};
     uint32_t n4 = 0, n5 = 0, n8 = 0;
     for (size_t i = 0; i < f.emits.n; i++) {
@@ -1378,8 +1371,7 @@ TEST(object_message_javascript)
                               "  logger.info({ port, tag: 'a b' }, 'bound %s', port);\n"     /* 4 */
                               "}\n";
     gx_file f;
-    graph__file_init(&f);
-    graph__extract(GRAPH_LANG_JAVASCRIPT, src, strlen(src), &f);
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
     uint32_t n3 = 0, n4 = 0;
     for (size_t i = 0; i < f.emits.n; i++) {
         const gx_emit *e = &f.emits.v[i];
