@@ -14,6 +14,7 @@
 static void walk(tx *x, TSNode n, const ts_scope *sc, int depth);
 static void walk_children(tx *x, TSNode n, const ts_scope *sc, int depth);
 static void value_ref(tx *x, TSNode v, const ts_scope *sc, int depth);
+static void value_later(tx *x, TSNode v, const ts_scope *sc, int depth);
 static void walk_values(tx *x, TSNode n, const ts_scope *sc, int depth);
 static NOINLINE int32_t do_class(tx *x, TSNode n, TSNode outer, const char *name,
                                  const ts_scope *sc, int depth);
@@ -158,7 +159,7 @@ static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool
                 graph__ts_add_returned(x, body, inner->sym, depth + 1);
                 returned_call(x, body, inner->sym);
             }
-            value_ref(x, body, inner, depth + 1);
+            value_later(x, body, inner, depth + 1);
         }
     }
     x->tparams.n = saved;
@@ -1306,6 +1307,50 @@ static void value_ref(tx *x, TSNode v, const ts_scope *sc, int depth)
     walk(x, v, sc, depth);
 }
 
+/* Whether the statements of a function's body (not those of the
+ * functions inside it) return a value. */
+static bool returns_value(tx *x, TSNode n, int depth)
+{
+    if (depth > 32)
+        return false;
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_named_child(n, i);
+        unsigned t = ty(x, c);
+        if (t == N_RETURN_STATEMENT && ts_node_named_child_count(c) > 0)
+            return true;
+        if (!is_fn(t) && t != N_CLASS && t != N_CLASS_DECLARATION && t != N_METHOD_DEFINITION &&
+            t != N_FUNCTION_DECLARATION && t != N_GENERATOR_FUNCTION_DECLARATION &&
+            returns_value(x, c, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* What a function returns. A function it returns runs after it has
+ * returned, when its own caller calls it. One that only logs is a logger
+ * made to order (`makeLog('db')` gives `msg => console.log(`[db] ...`)`):
+ * its text is the maker's callers' too. One that does work and returns
+ * what it made (a decorator's wrapper) logs for itself: the parameters
+ * it reads are no longer passed on by a call of the function at hand,
+ * so a logging call in it does not make that function a wrapper whose
+ * callers' arguments are the message (`deprecated(note)` warns `${name}
+ * is deprecated: ${note}` each time the method it decorates is called,
+ * not where it decorates it). */
+static void value_later(tx *x, TSNode v, const ts_scope *sc, int depth)
+{
+    TSNode f = is_null(v) ? v : unwrap(x, v);
+    TSNode body = is_null(f) || !is_fn(ty(x, f)) ? (TSNode){0} : fld(x, f, F_BODY);
+    if (sc->nparams && ty(x, body) == N_STATEMENT_BLOCK && returns_value(x, body, 0)) {
+        ts_scope later = *sc;
+        later.params = NULL;
+        later.nparams = 0;
+        value_ref(x, v, &later, depth);
+        return;
+    }
+    value_ref(x, v, sc, depth);
+}
+
 static void walk_children(tx *x, TSNode n, const ts_scope *sc, int depth)
 {
     TSTreeCursor *c = kids(x, depth, n);
@@ -1546,7 +1591,10 @@ static void walk(tx *x, TSNode n, const ts_scope *sc, int depth)
             returned_words(x, ts_node_named_child(n, 0), sc->sym);
             returned_call(x, ts_node_named_child(n, 0), sc->sym);
         }
-        walk_values(x, n, sc, depth);
+        if (ts_node_named_child_count(n) == 1)
+            value_later(x, ts_node_named_child(n, 0), sc, depth);
+        else
+            walk_values(x, n, sc, depth);
         return;
     case N_JSX_EXPRESSION:
     case N_TEMPLATE_SUBSTITUTION:
