@@ -4320,6 +4320,47 @@ TEST(mapper_a_parameter_a_function_works_on_is_its_value)
     CHECK_PLACED("valrepo", want);
 }
 
+/* A function a function returns runs when its own caller calls it. A
+ * decorator's wrapper that does work and returns its result logs for
+ * itself: the decorator's parameter in its text is a value, not the text
+ * of the calls that decorate (`@deprecated('use capture()')`). A logger
+ * made to order, which only logs, is still its maker's: its prefix is
+ * the text of the call that makes it. */
+TEST(mapper_a_returned_function_that_works_logs_for_itself)
+{
+    unit_write_str("laterrepo/deco.js",
+                   "'use strict';\n"
+                   "function deprecated(note) {\n"
+                   "  return function (target, name) {\n"
+                   "    return function (...args) {\n"
+                   "      console.warn(`${name} is deprecated: ${note}`);\n"
+                   "      return target.apply(this, args);\n"
+                   "    };\n"
+                   "  };\n"
+                   "}\n"
+                   "function makeLog(prefix) {\n"
+                   "  return (msg) => console.log(`[${prefix}] ${msg}`);\n"
+                   "}\n"
+                   "module.exports = { deprecated, makeLog };\n");
+    unit_write_str("laterrepo/pay.js",
+                   "'use strict';\n"
+                   "const { deprecated, makeLog } = require('./deco');\n"
+                   "const log = makeLog('gateway');\n"
+                   "class Gateway {\n"
+                   "  settle(id) {\n"
+                   "    return id;\n"
+                   "  }\n"
+                   "}\n"
+                   "Gateway.prototype.settle = deprecated('use capture() instead')(\n"
+                   "  Gateway.prototype.settle, 'settle');\n"
+                   "module.exports = { Gateway, log };\n");
+    static const msg_at want[] = {
+        {"settle is deprecated: use capture() instead", NULL, "deco.deprecated"},
+        {"[gateway] charging 3", NULL, "pay"},
+    };
+    CHECK_PLACED("laterrepo", want);
+}
+
 /* process.stdout.write(text) prints a line as console.log does, so a
  * function writing its parameters there is a wrapper: of three, the one
  * named like a message is its callers' text, the others holes. */
