@@ -206,13 +206,13 @@ static bool internal_name(const rs *r, const gx_ref *ref, uint32_t from, ent e, 
            !(e.k == E_NONE && dotted && graph__rs_is_container_method(m, mlen));
 }
 
-/* CALLS edges from `from` for a self.m() call that may run the overrides
- * of m in the subclasses, each of weight w / their number (the one
- * called, skip, left out). Returns how many overrides there are. */
-static uint32_t override_edges(const rs *r, gb_edge_vec *out, uint32_t from, const char *m,
-                               size_t mlen, uint32_t skip, float w)
+/* CALLS edges from `from` for a call of m on an instance of cls that may
+ * run the overrides of m in its subclasses, each of weight w / their
+ * number (the one called, skip, left out). Returns how many overrides
+ * there are. */
+static uint32_t override_edges(const rs *r, gb_edge_vec *out, uint32_t from, uint32_t cls,
+                               const char *m, size_t mlen, uint32_t skip, float w)
 {
-    uint32_t cls = class_of(r, from);
     uint32_t ov[16], nov = 0;
     if (cls != GRAPH_NONE)
         graph__rs_collect_overrides(r, cls, m, mlen, ov, &nov, 16, 0);
@@ -251,7 +251,7 @@ static bool poly_edges(ctx *c, gb_edge_vec *out, uint32_t from, ent e)
 /* The CALLS edges of a call from `from` to e (method name m); true if
  * the call resolved. */
 static bool call_edges(ctx *c, gb_edge_vec *out, const gx_ref *ref, uint32_t from, ent e,
-                       const char *m, size_t mlen)
+                       int fail_at, const char *m, size_t mlen)
 {
     rs *r = c->r;
     if (e.k == E_SYM) {
@@ -271,9 +271,16 @@ static bool call_edges(ctx *c, gb_edge_vec *out, const gx_ref *ref, uint32_t fro
         if (poly_edges(c, out, from, e))
             return true;
         add_edge(out, from, target, GRAPH_EDGE_CALLS, 1.0f);
-        /* self.m() may run an override in a subclass. */
-        if (strncmp(ref->path, "@self.", 6) == 0 && r->sy[target].kind == GRAPH_SYM_METHOD)
-            override_edges(r, out, from, m, mlen, target, 0.5f);
+        /* self.m() may run an override in a subclass; so does any call
+         * of an abstract method. */
+        bool self_call =
+            strncmp(ref->path, "@self.", 6) == 0 && r->sy[target].kind == GRAPH_SYM_METHOD;
+        if (self_call)
+            override_edges(r, out, from, class_of(r, from), m, mlen, target, 0.5f);
+        uint32_t owner = r->sy[target].parent;
+        if (r->sy[target].kind == GRAPH_SYM_METHOD && (r->sy[target].flags & GRAPH_SF_ABSTRACT) &&
+            !(self_call && owner == class_of(r, from)))
+            override_edges(r, out, from, owner, m, mlen, target, 1.0f);
         return true;
     }
     if (e.k == E_INST) {
@@ -287,8 +294,19 @@ static bool call_edges(ctx *c, gb_edge_vec *out, const gx_ref *ref, uint32_t fro
         return false;
     /* self.m() defined only in subclasses (template methods). */
     if (strncmp(ref->path, "@self.", 6) == 0 && !strchr(ref->path + 6, '.') &&
-        override_edges(r, out, from, m, mlen, GRAPH_NONE, 1.0f) > 0)
+        override_edges(r, out, from, class_of(r, from), m, mlen, GRAPH_NONE, 1.0f) > 0)
         return true;
+    /* x.m() on an instance of a class or an interface that only its
+     * subclasses or implementations give m (`this.formatter.format(e)`
+     * with `formatter: Formatter`): any of theirs. */
+    if (fail_at > 0 && m > ref->path + 1 && m[-1] == '.') {
+        int rf;
+        c->depth = 0;
+        ent recv = graph__rs_resolve_path(c, from, ref->path, (size_t)(m - 1 - ref->path), &rf);
+        if (recv.k == E_INST &&
+            override_edges(r, out, from, recv.id, m, mlen, GRAPH_NONE, 1.0f) > 0)
+            return true;
+    }
     /* x.m() on an unknown receiver: a method name used once in the
      * repository. */
     if (strchr(ref->path, '.') && !(mlen > 4 && m[0] == '_' && m[1] == '_')) {
@@ -419,7 +437,7 @@ static void resolve_file(ref_job *job, gb_edge_vec *out, core_arena *arena, uint
         const char *m = graph__rs_last_part(ref->path, &mlen);
         bool in_repo = internal_name(r, ref, from, e, m, mlen);
         internal += in_repo;
-        bool ok = call_edges(&c, out, ref, from, e, m, mlen);
+        bool ok = call_edges(&c, out, ref, from, e, fail, m, mlen);
         resolved += ok;
         internal_resolved += ok && in_repo;
     }

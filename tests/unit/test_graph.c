@@ -97,6 +97,57 @@ TEST(calls_through_a_receiver_of_several_classes)
     graph_close(g);
 }
 
+/* A call on an instance of an interface or a base class that only its
+ * implementations or subclasses give the method (`this.formatter.format`
+ * with `formatter: Formatter`), or whose own method is abstract: it may
+ * run any of theirs. Two of each, so that no call resolves by its name
+ * alone. */
+TEST(calls_through_an_interface_or_an_abstract_method)
+{
+    unit_write_str("ifc/fmt.ts", "export interface Formatter {\n"
+                                 "  format(e: string): string;\n"
+                                 "}\n"
+                                 "export class Plain implements Formatter {\n"
+                                 "  format(e: string): string { return e; }\n"
+                                 "}\n"
+                                 "export class Fancy implements Formatter {\n"
+                                 "  format(e: string): string { return `* ${e}`; }\n"
+                                 "}\n");
+    unit_write_str("ifc/transport.ts", "import { Formatter } from './fmt';\n"
+                                       "export class Transport {\n"
+                                       "  constructor(private readonly formatter: Formatter) {}\n"
+                                       "  log(e: string): void {\n"
+                                       "    process.stdout.write(this.formatter.format(e));\n"
+                                       "  }\n"
+                                       "}\n");
+    unit_write_str("ifc/store/__init__.py", "");
+    unit_write_str("ifc/store/base.py", "import abc\n"
+                                        "class Store(abc.ABC):\n"
+                                        "    @abc.abstractmethod\n"
+                                        "    def put(self, k):\n"
+                                        "        ...\n"
+                                        "class Disk(Store):\n"
+                                        "    def put(self, k):\n"
+                                        "        self.k = k\n"
+                                        "class Mem(Store):\n"
+                                        "    def put(self, k):\n"
+                                        "        self.k = k\n");
+    unit_write_str("ifc/store/svc.py", "from .base import Store\n"
+                                       "class Svc:\n"
+                                       "    def __init__(self, store: Store):\n"
+                                       "        self.store = store\n"
+                                       "    def save(self, k):\n"
+                                       "        self.store.put(k)\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("ifc"), unit_tmp_path("ifc.graph"), &o, NULL);
+    CHECK_EDGE(g, "transport.Transport.log", "fmt.Plain.format", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "transport.Transport.log", "fmt.Fancy.format", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Store.put", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Disk.put", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Mem.put", GRAPH_EDGE_CALLS);
+    graph_close(g);
+}
+
 static bool has_call(const graph *g, const char *from, const char *to)
 {
     return has_edge(g, from, to, GRAPH_EDGE_CALLS);
