@@ -888,6 +888,109 @@ static bool reaches_logging(const graph *g, uint32_t sym, int depth)
     return false;
 }
 
+/* The frames of a JavaScript stack a message carries that may be read
+ * (`at NAME (FILE:LINE:COL)`, `at FILE:LINE:COL`), at most. */
+#define JS_FRAMES_MAX 32
+
+/* One frame of a JavaScript stack at p (after "at "): its location's path
+ * into path (a file: URL's path), its line, and the last part of its
+ * function's name (`parse` of `at Object.parse [as p] (...)`, empty for
+ * an anonymous one) into name. False when the line has no location in a
+ * file (`at JSON.parse (<anonymous>)`, `node:internal/...`). */
+static bool js_frame(const char *p, char *path, size_t pathcap, char *name, size_t namecap,
+                     unsigned long *line)
+{
+    size_t end = 0; /* the frame's line, escaped newline or not */
+    while (p[end] && p[end] != '\n' && p[end] != '\r' && !(p[end] == '\\' && p[end + 1] == 'n'))
+        end++;
+    const char *loc = p, *loc_end = p + end;
+    name[0] = '\0';
+    if (end > 0 && p[end - 1] == ')') {
+        const char *open = NULL;
+        for (const char *q = p; q < p + end; q++)
+            if (*q == '(')
+                open = q;
+        if (!open)
+            return false;
+        loc = open + 1;
+        loc_end = p + end - 1;
+        /* The name before it, without `async `, `new ` and `[as x]`. */
+        const char *ne = open;
+        while (ne > p && ne[-1] == ' ')
+            ne--;
+        if (ne > p && ne[-1] == ']') {
+            while (ne > p && ne[-1] != '[')
+                ne--;
+            while (ne > p && (ne[-1] == '[' || ne[-1] == ' '))
+                ne--;
+        }
+        const char *nb = ne;
+        while (nb > p && nb[-1] != '.' && nb[-1] != ' ')
+            nb--;
+        size_t nl = (size_t)(ne - nb);
+        if (nl < namecap) {
+            memcpy(name, nb, nl);
+            name[nl] = '\0';
+        }
+    }
+    if (loc_end - loc > 7 && memcmp(loc, "file://", 7) == 0)
+        loc += 7;
+    /* FILE:LINE:COL, read from the right (a path may hold colons). */
+    const char *c2 = loc_end;
+    while (c2 > loc && c2[-1] != ':')
+        c2--;
+    const char *c1 = c2 > loc ? c2 - 1 : loc;
+    while (c1 > loc && c1[-1] != ':')
+        c1--;
+    if (c1 <= loc + 1 || c2 <= c1 + 1 || loc[0] != '/')
+        return false;
+    size_t pl = (size_t)(c1 - 1 - loc);
+    if (pl >= pathcap)
+        return false;
+    memcpy(path, loc, pl);
+    path[pl] = '\0';
+    char *e;
+    *line = strtoul(c1, &e, 10);
+    return e == c2 - 1 && *line > 0 && *line <= UINT32_MAX;
+}
+
+/*
+ * A message that carries a JavaScript stack (`console.error(err)`,
+ * `log.error(err.stack)`), whose text no code of ours holds (what the
+ * runtime or a library threw): the stack runs from where the error was
+ * made outwards, and what logs it is the first function of ours on it
+ * that catches what its calls throw and logs, itself or a few calls on.
+ * Each frame is read only where it is in a file of the graph, not set
+ * aside, in a function whose name the frame gives (the same code);
+ * frames without a name (callbacks) are passed over. Returns that
+ * function, or GRAPH_NONE.
+ */
+static uint32_t js_stack_catcher(const map_mapper *m, const char *text)
+{
+    char path[1024], name[256];
+    const char *p = text;
+    for (int k = 0; k < JS_FRAMES_MAX; k++) {
+        const char *at = strstr(p, "    at ");
+        if (!at)
+            break;
+        p = at + 7;
+        unsigned long line;
+        if (!js_frame(p, path, sizeof path, name, sizeof name, &line) || !name[0])
+            continue;
+        uint32_t sym = map__symbol_at(m, path, (uint32_t)line, NULL);
+        if (sym == GRAPH_NONE)
+            continue;
+        graph_symbol s;
+        graph_get_symbol(m->g, sym, &s);
+        if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) ||
+            strcmp(s.name, name) != 0 || map__symbol_aside(m, sym))
+            continue;
+        if ((s.flags & GRAPH_SF_CATCHES) && reaches_logging(m->g, sym, CATCH_DEPTH))
+            return sym;
+    }
+    return GRAPH_NONE;
+}
+
 /* A Python traceback's header, and how each of its frames begins. */
 static const char TB_HEAD[] = "Traceback (most recent call last):";
 static const char TB_FILE[] = "File \"";
@@ -901,7 +1004,9 @@ static const char TB_FILE[] = "File \"";
  * in a file of the graph, not set aside, its name is the function's at
  * that line (the same code), and the function logs, itself or a few
  * calls on: a traceback caught elsewhere (an event loop's, a future's
- * callback's) and logged later says nothing of who logs it.
+ * callback's) and logged later says nothing of who logs it. A message
+ * with a JavaScript stack instead goes to the function of ours that
+ * catches it (js_stack_catcher).
  */
 static bool map_by_traceback(map_mapper *m, uint32_t act)
 {
@@ -910,7 +1015,15 @@ static bool map_by_traceback(map_mapper *m, uint32_t act)
         return false;
     const char *text = core_strtab_str(&m->strs, sample - 1);
     const char *p = strstr(text, TB_HEAD);
-    if (!p || !(p = strstr(p, TB_FILE)))
+    if (!p) {
+        uint32_t sym = js_stack_catcher(m, text);
+        if (sym == GRAPH_NONE)
+            return false;
+        float c = 1;
+        map__activity_set_syms(m, act, MAP_BY_STACK, &sym, &c, 1);
+        return true;
+    }
+    if (!(p = strstr(p, TB_FILE)))
         return false;
     p += sizeof TB_FILE - 1;
     const char *q = strchr(p, '"');

@@ -4969,6 +4969,52 @@ TEST(mapper_a_traceback_printed_whole_is_its_catchers)
     graph_close(g);
 }
 
+/* A JavaScript error whose text no code of ours holds (the runtime's),
+ * logged with its stack (`console.error(err)`): the first function of
+ * ours on the stack, from where it was thrown outwards, that catches and
+ * logs. Frames outside the graph, without a name or naming another
+ * function than the one at their line are passed over. */
+TEST(mapper_a_javascript_stack_is_its_catchers)
+{
+    unit_write_str("jsstack/config.js", "'use strict';\n"
+                                        "function parse(text) {\n"
+                                        "  return JSON.parse(text);\n"
+                                        "}\n"
+                                        "function load(file, text) {\n"
+                                        "  try {\n"
+                                        "    return parse(text);\n"
+                                        "  } catch (err) {\n"
+                                        "    console.error(err);\n"
+                                        "  }\n"
+                                        "}\n"
+                                        "module.exports = { load };\n");
+    graph *g = index_dir("jsstack");
+    map_mapper *m = new_mapper(g, NULL);
+    static const char head[] = "SyntaxError: Unexpected token } in JSON at position 1\n"
+                               "    at JSON.parse (<anonymous>)\n";
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "%s    at parse (/srv/app/config.js:3:15)\n"
+             "    at load (file:///srv/app/config.js:7:12)\n"
+             "    at Object.<anonymous> (/srv/app/main.js:4:1)\n"
+             "    at node:internal/main/run_main_module:28:49",
+             head);
+    uint32_t a = map_msg(m, msg, UINT32_MAX, NULL);
+    /* The frame of load names another function: nothing is read. */
+    snprintf(msg, sizeof msg,
+             "%s    at parse (/srv/app/config.js:3:15)\n"
+             "    at start (/srv/app/config.js:7:12)\n",
+             head);
+    uint32_t b = map_msg(m, msg, UINT32_MAX, NULL);
+    finish(m);
+    map_activity pa = activity(m, a);
+    CHECK_ONE_SITE(pa, g, "config.load", MAP_BY_STACK);
+    pa = activity(m, b);
+    CHECK(pa.strategy != MAP_BY_STACK);
+    map_mapper_free(m);
+    graph_close(g);
+}
+
 /* A report printed with its format filled in place (`print("..." % n)`,
  * `.format()`) is that format's; a message a formatter rendered with the
  * traceback of what it reports after it is what the call said, not any
