@@ -1504,6 +1504,21 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_
  * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
+/* Drops the hits that are warnings (`warnings.warn(...)`). A warning's
+ * text inside a message a logging site renders whole was re-logged by
+ * that site (`log.warning("job %s: %s", job, w.message)` over what
+ * `catch_warnings(record=True)` caught), as an error's text is by its
+ * catcher: the runtime shows a warning of its own with its file, line
+ * and category, which no logging site's template renders. */
+static void drop_warnings(const map_matcher *m, map_match_work *w)
+{
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (m->e[w->hits[i]].kind != GRAPH_EMIT_WARN)
+            w->hits[keep++] = w->hits[i];
+    w->nhits = keep;
+}
+
 /* The least literal text a start after a decoration naming a level must
  * show, rendered whole from there. */
 #define LEVELED_MIN 5
@@ -1588,6 +1603,8 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
             drop_quiet_calls(m, w);
         if (m->o.aside && w->nhits && m->e[w->hits[0]].aside)
             w->nhits = 0; /* (drop_aside left only such hits) */
+        if (whole_listed)
+            drop_warnings(m, w);
         uint32_t lit = w->nhits ? hits_literal(m, w, p, true) : 0;
         /* A later start inside what a logging site matched from an
          * earlier one is a value it shows when only quiet calls hand that

@@ -4361,6 +4361,32 @@ TEST(mapper_a_returned_function_that_works_logs_for_itself)
     CHECK_PLACED("laterrepo", want);
 }
 
+/* A warning a caller caught (`catch_warnings(record=True)`) and logged
+ * inside a message of its own is that caller's record, as an error's
+ * text is its catcher's: the warning's text is no decorated message of
+ * the warning's site. */
+TEST(mapper_a_warning_logged_by_its_catcher_is_the_catchers)
+{
+    unit_write_str("warnrepo/pkg/__init__.py", "");
+    unit_write_str("warnrepo/pkg/jobs.py",
+                   "import logging\n"
+                   "import warnings\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def check(paper):\n"
+                   "    if paper not in ('A4', 'A3'):\n"
+                   "        warnings.warn(f'paper {paper!r} unknown, using A4')\n"
+                   "def submit(job, paper):\n"
+                   "    with warnings.catch_warnings(record=True) as caught:\n"
+                   "        check(paper)\n"
+                   "    for w in caught:\n"
+                   "        log.warning('job %s: %s', job, w.message)\n");
+    static const msg_at want[] = {
+        {"job j11: paper 'tabloid' unknown, using A4", NULL, "pkg.jobs.submit"},
+        {"paper 'tabloid' unknown, using A4", NULL, "pkg.jobs.check"},
+    };
+    CHECK_PLACED("warnrepo", want);
+}
+
 /* process.stdout.write(text) prints a line as console.log does, so a
  * function writing its parameters there is a wrapper: of three, the one
  * named like a message is its callers' text, the others holes. */
