@@ -178,6 +178,10 @@ void graph__py_bind_target(px *x, const char *name, TSNode right, const py_scope
         TSNode fn = fieldn(r, F_FUNCTION);
         const char *p = is_null(fn) ? NULL : graph__py_path_of(x, fn, sc, 0);
         const char *logger = NULL;
+        if (graph__py_partial_alias(x, name, r, sc)) {
+            add_bind(x, GX_BIND_LOCAL, name, NULL, scope, at);
+            return;
+        }
         if (graph__py_is_logger_factory(x, r, sc)) {
             logger = graph__py_logger_name_of_call(x, r);
             py_logger lg = {.key = name, .logger = logger};

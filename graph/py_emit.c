@@ -166,6 +166,70 @@ static bool plan_chosen_method(px *x, TSNode fn, emit_plan *pl, const py_scope *
     return true;
 }
 
+bool graph__py_partial_alias(px *x, const char *name, TSNode call, const py_scope *sc)
+{
+    TSNode fn = fieldn(call, F_FUNCTION), args = fieldn(call, F_ARGUMENTS);
+    const char *p = is_null(fn) ? NULL : graph__py_path_of(x, fn, sc, 0);
+    if (!p || is_null(args) || strcmp(graph__py_canon(x, p), "functools.partial") != 0)
+        return false;
+    TSNode a[4];
+    uint32_t n = 0, k = ts_node_named_child_count(args), more = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode c = ts_node_named_child(args, i);
+        unsigned t = ty(c);
+        if (t == N_COMMENT)
+            continue;
+        if (t == N_KEYWORD_ARGUMENT || t == N_LIST_SPLAT || t == N_DICTIONARY_SPLAT)
+            return false;
+        if (n < 4)
+            a[n++] = c;
+        else
+            more++;
+    }
+    TSNode f = n >= 2 ? unparen(a[0]) : gx_null();
+    const char *fp = !is_null(f) && ty(f) == N_ATTRIBUTE ? graph__py_path_of(x, f, sc, 0) : NULL;
+    const char *dot = fp ? strrchr(fp, '.') : NULL;
+    if (!dot)
+        return false;
+    bool is_log = strcmp(dot + 1, "log") == 0;
+    graph_level lvl = graph_level_of_method(dot + 1, strlen(dot + 1));
+    uint32_t m = is_log ? 2 : 1;
+    if ((lvl == GRAPH_LEVEL_NONE && !is_log) || m >= n || (is_log && !level_name(x, a[1])) ||
+        !is_stringish(ty(unparen(a[m]))))
+        return false;
+    char *recv = core_arena_strndup(&x->f->arena, fp, (size_t)(dot - fp));
+    if (!graph__py_loggerish_path(x, recv))
+        return false;
+    const py_logger *base = graph__py_find_logger(x, recv);
+    py_logger lg = {.key = name,
+                    .logger = base ? base->logger : NULL,
+                    .level = is_log ? level_from_expr(x, a[1]) : lvl,
+                    .method = dot + 1,
+                    .is_alias = true,
+                    .has_fmt = true,
+                    .pre = (uint8_t)(n - m - 1 + more),
+                    .fmt = a[m]};
+    core_vec_push(&x->loggers, lg);
+    return true;
+}
+
+/* A call of a partial with its message bound, as planned. */
+static bool plan_partial(const py_logger *lg, const char *path, emit_plan *pl)
+{
+    if (!lg || !lg->is_alias || !lg->has_fmt)
+        return false;
+    pl->kind = GRAPH_EMIT_LOG;
+    pl->level = lg->level;
+    pl->receiver = path;
+    pl->method = lg->method;
+    pl->logger = lg->logger;
+    pl->flags |= GRAPH_EF_ALIAS;
+    pl->has_fmt = true;
+    pl->fmt = lg->fmt;
+    pl->pre = lg->pre;
+    return true;
+}
+
 /* Decides whether a call is an emit site, and how to read it. */
 bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
                          const py_scope *sc)
@@ -200,11 +264,16 @@ bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_p
             return false;
         method = text(x, attr);
         recv_node = fieldn(fn, F_OBJECT);
+        /* self.note = partial(log.info, "[%s] %s", name) */
+        if (path && path[0] == '@' && plan_partial(graph__py_find_logger(x, path), path, pl))
+            return true;
         recv =
             path ? core_arena_strndup(&x->f->arena, path, strlen(path) - strlen(method) - 1) : NULL;
     } else if (path && !strchr(path, '.')) {
         /* A bare name: an alias of a logger method (log_fn = logger.debug). */
         const py_logger *lg = graph__py_find_logger(x, path);
+        if (plan_partial(lg, path, pl))
+            return true;
         if (lg && lg->is_alias) {
             pl->kind = GRAPH_EMIT_LOG;
             pl->level = lg->level;
@@ -600,6 +669,16 @@ void graph__py_make_emit(px *x, TSNode call, const emit_plan *pl, const py_scope
         em.nargs = npos_all;
         if (npos_all > npos)
             em.flags |= GRAPH_EF_TRUNCATED;
+    } else if (pl->has_fmt) {
+        /* A partial's bound message: the call's arguments follow the
+         * ones bound with it, which fill its first holes. */
+        em.nargs = npos_all + pl->pre;
+        mi = graph__py_build_message(x, pl->fmt, em.nargs > 0, sc, depth + 1);
+        fa.nkw = 0;
+        if (pl->pre == 0) {
+            fa.pos = pos;
+            fa.npos = npos;
+        }
     } else {
         TSNode msg = (uint32_t)pl->msg_index < npos ? pos[pl->msg_index] : kwmsg;
         /* log.log(*adapter(entry)): the level and message come unpacked

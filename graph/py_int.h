@@ -151,6 +151,11 @@ typedef struct {
      * method_table): that logger's path */
     const char *table_of;
     bool is_alias;
+    /* functools.partial(log.info, "fmt", *pre): an alias with its
+     * message bound (fmt), and pre arguments bound after it. */
+    bool has_fmt;
+    uint8_t pre;
+    TSNode fmt;
 } py_logger;
 
 typedef struct {
@@ -290,6 +295,11 @@ typedef struct {
     int msg_index;      /* which positional argument is the message; -1 = all (print) */
     const char *msg_kw; /* keyword that may carry the message instead */
     uint32_t flags;
+    /* A partial's bound message (has_fmt): the call's arguments come
+     * after its pre bound ones. */
+    bool has_fmt;
+    uint8_t pre;
+    TSNode fmt;
 } emit_plan;
 
 /* ---- reading the tree ---- */
@@ -498,6 +508,9 @@ void graph__py_bind_targets(px *x, TSNode t, const py_scope *sc, int rec);
  * none, for a logging function a caller may hand in another one's place
  * (`def log(self, msg, logfun=logger.info)`). Returns whether it did. */
 bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scope *sc, bool level);
+/* name = functools.partial(log.info, "fmt", ...) (also log.log with a
+ * level first): calls of name log that message (py_emit.c). */
+bool graph__py_partial_alias(px *x, const char *name, TSNode call, const py_scope *sc);
 void graph__py_prescan_bindings(px *x, TSNode body, const py_scope *sc, int depth);
 
 #endif

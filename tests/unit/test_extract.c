@@ -1300,6 +1300,37 @@ TEST(unpacked_logging_call_is_dynamic)
     graph__file_free(&f);
 }
 
+/* functools.partial(log.info, "fmt", ...) bound to a name or an
+ * attribute: each call of it logs that message at the method's level
+ * (log.log: the bound level), its arguments after the bound ones. */
+TEST(partial_with_a_bound_message_logs_where_called)
+{
+    static const char src[] = "import logging\n"                                         /* 1 */
+                              "from functools import partial\n"                          /* 2 */
+                              "log = logging.getLogger(__name__)\n"                      /* 3 */
+                              "jammed = partial(log.error, 'jammed on page %d of %s')\n" /* 4 */
+                              "class P:\n"                                               /* 5 */
+                              "    def __init__(self, name):\n"                          /* 6 */
+                              "        self.low = partial(log.log, logging.WARNING,\n"   /* 7 */
+                              "                           '[%s] low %s: %d left', name)\n"
+                              "    def feed(self, page, job, left):\n" /* 9 */
+                              "        jammed(page, job)\n"            /* 10 */
+                              "        self.low('paper', left)\n";     /* 11 */
+    gx_file f;
+    extract_str(src, &f);
+    const gx_emit *e = emit_on_line(&f, 10);
+    CHECK_INT(e->kind, GRAPH_EMIT_LOG);
+    CHECK_STR(e->tmpl, "jammed on page %d of %s");
+    CHECK_INT(e->level, GRAPH_LEVEL_ERROR);
+    CHECK_INT(e->nargs, 2);
+    e = emit_on_line(&f, 11);
+    CHECK_INT(e->kind, GRAPH_EMIT_LOG);
+    CHECK_STR(e->tmpl, "[%s] low %s: %d left");
+    CHECK_INT(e->level, GRAPH_LEVEL_WARNING);
+    CHECK_INT(e->nargs, 3);
+    graph__file_free(&f);
+}
+
 /* Foo.MESSAGE = '...' at the top of a module (a compiled static field)
  * is a constant; the same inside a function is not. */
 TEST(static_field_assigned_is_a_constant)
