@@ -47,6 +47,9 @@ typedef struct mt_entry {
     /* The template as written beside one with a helper's literal filled
      * in (GRAPH_EF_FALLBACK): it gives way to other sites (drop_twins). */
     bool twin;
+    /* The text of an error made and thrown there (GRAPH_EF_CTOR and
+     * GRAPH_EF_THROWN), or a warning's: shown by what catches it. */
+    bool caught;
     uint32_t symbol;
     const char *logger; /* site's logger name, or its module's name */
     /* The longest literal piece without a newline, tab or carriage return
@@ -595,6 +598,8 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     x->logger = site_logger(m->g, e);
     x->logger_named = e->logger[0] != '\0';
     x->twin = (e->flags & GRAPH_EF_FALLBACK) != 0;
+    x->caught = e->kind == GRAPH_EMIT_WARN ||
+                (e->flags & (GRAPH_EF_CTOR | GRAPH_EF_THROWN)) == (GRAPH_EF_CTOR | GRAPH_EF_THROWN);
     /* The anchor: the longest piece of lit (runs separated by NUL)
      * between newlines, tabs and carriage returns. */
     size_t a_off = 0, a_len = 0;
@@ -1504,6 +1509,33 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_
  * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
+/* Drops the whole hits that are an error's or a warning's text opening
+ * with a hole, beside a logging site's that renders the whole message
+ * too: that hole took the site's own words (`run %s aborted: %s` logging
+ * `(e as Error).message`, "B3: transmittance 1.5 out of (0, 1]" made by
+ * `${id}: transmittance ...`), and the site, which catches the error,
+ * logged it. Returns whether any was dropped. */
+static bool drop_caught_heads(const map_matcher *m, map_match_work *w)
+{
+    bool site = false;
+    for (uint32_t i = 0; i < w->nhits && !site; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        site = (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_PRINT) && !x->is_const &&
+               !x->caught && !(m->o.aside && x->aside) && x->literal >= 3;
+    }
+    if (!site)
+        return false;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (!(x->caught && x->head == 0 && x->literal > 0))
+            w->hits[keep++] = w->hits[i];
+    }
+    bool dropped = keep < w->nhits;
+    w->nhits = keep;
+    return dropped;
+}
+
 /* Drops the hits that are warnings (`warnings.warn(...)`). A warning's
  * text inside a message a logging site renders whole was re-logged by
  * that site (`log.warning("job %s: %s", job, w.message)` over what
@@ -1887,6 +1919,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         whole_listed = x->kind != GRAPH_EMIT_CALL && !x->is_const && !(m->o.aside && x->aside) &&
                        hit_literal(x, partial) >= 3;
     }
+    if (whole_listed && !partial && drop_caught_heads(m, w))
+        best = w->nhits ? hits_literal(m, w, partial, false) : 0;
     /* Span and span event names are what the code passed: no logger puts
      * anything before them. */
     int lc = level_code(level);

@@ -4328,20 +4328,19 @@ TEST(mapper_a_parameter_a_function_works_on_is_its_value)
  * the text of the call that makes it. */
 TEST(mapper_a_returned_function_that_works_logs_for_itself)
 {
-    unit_write_str("laterrepo/deco.js",
-                   "'use strict';\n"
-                   "function deprecated(note) {\n"
-                   "  return function (target, name) {\n"
-                   "    return function (...args) {\n"
-                   "      console.warn(`${name} is deprecated: ${note}`);\n"
-                   "      return target.apply(this, args);\n"
-                   "    };\n"
-                   "  };\n"
-                   "}\n"
-                   "function makeLog(prefix) {\n"
-                   "  return (msg) => console.log(`[${prefix}] ${msg}`);\n"
-                   "}\n"
-                   "module.exports = { deprecated, makeLog };\n");
+    unit_write_str("laterrepo/deco.js", "'use strict';\n"
+                                        "function deprecated(note) {\n"
+                                        "  return function (target, name) {\n"
+                                        "    return function (...args) {\n"
+                                        "      console.warn(`${name} is deprecated: ${note}`);\n"
+                                        "      return target.apply(this, args);\n"
+                                        "    };\n"
+                                        "  };\n"
+                                        "}\n"
+                                        "function makeLog(prefix) {\n"
+                                        "  return (msg) => console.log(`[${prefix}] ${msg}`);\n"
+                                        "}\n"
+                                        "module.exports = { deprecated, makeLog };\n");
     unit_write_str("laterrepo/pay.js",
                    "'use strict';\n"
                    "const { deprecated, makeLog } = require('./deco');\n"
@@ -4385,6 +4384,42 @@ TEST(mapper_a_warning_logged_by_its_catcher_is_the_catchers)
         {"paper 'tabloid' unknown, using A4", NULL, "pkg.jobs.check"},
     };
     CHECK_PLACED("warnrepo", want);
+}
+
+/* An error's or a warning's text that opens with a hole, shown inside a
+ * message its catcher's logging site renders whole: the hole would take
+ * the site's own words, and the site is the record's. Alone, the text is
+ * still placed by its own site. */
+TEST(mapper_a_caught_text_opening_with_a_hole_is_the_catchers)
+{
+    unit_write_str("headrepo/pkg/__init__.py", "");
+    unit_write_str("headrepo/pkg/work.py",
+                   "import logging\n"
+                   "import warnings\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def render(src, w):\n"
+                   "    if w > 4000:\n"
+                   "        raise ValueError(f'{src}: width {w} beyond the 4000 px limit')\n"
+                   "def run(src, w):\n"
+                   "    try:\n"
+                   "        render(src, w)\n"
+                   "    except ValueError as e:\n"
+                   "        log.error('render of %s failed: %s', src, e)\n"
+                   "def check(n):\n"
+                   "    if n > 250:\n"
+                   "        warnings.warn('%d sheets exceed the tray capacity of %d' % (n, 250))\n"
+                   "def submit(job, n):\n"
+                   "    with warnings.catch_warnings(record=True) as caught:\n"
+                   "        check(n)\n"
+                   "    for x in caught:\n"
+                   "        log.warning('job %s: %s', job, x.message)\n");
+    static const msg_at want[] = {
+        {"render of map.tif failed: map.tif: width 8000 beyond the 4000 px limit", NULL,
+         "pkg.work.run"},
+        {"job j10: 300 sheets exceed the tray capacity of 250", NULL, "pkg.work.submit"},
+        {"300 sheets exceed the tray capacity of 250", NULL, "pkg.work.check"},
+    };
+    CHECK_PLACED("headrepo", want);
 }
 
 /* process.stdout.write(text) prints a line as console.log does, so a
