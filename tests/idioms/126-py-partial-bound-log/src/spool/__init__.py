@@ -1,0 +1,1 @@
+"""A print spooler: jobs queued per printer and fed to it page by page."""

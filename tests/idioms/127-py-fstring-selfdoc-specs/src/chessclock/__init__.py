@@ -1,0 +1,1 @@
+"""A tournament chess clock: two sides, a base time and an increment."""

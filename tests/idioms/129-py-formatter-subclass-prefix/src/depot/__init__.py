@@ -1,0 +1,1 @@
+"""A cold-store depot: stock per bay, pick lists, temperature checks."""

@@ -1,0 +1,1 @@
+from . import exif, resize, watermark  # noqa: F401

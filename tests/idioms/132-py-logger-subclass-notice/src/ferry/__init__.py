@@ -1,0 +1,1 @@
+"""Ferry bookings: sailings, vehicle decks and a harbour audit trail."""

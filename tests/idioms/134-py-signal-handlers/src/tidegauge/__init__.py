@@ -1,0 +1,2 @@
+"""A tide gauge's recording daemon: samples water levels, reloads its
+settings on SIGHUP, dumps its counters on SIGUSR1, stops on SIGTERM."""

@@ -1,0 +1,1 @@
+"""Water meter billing: readings over a period, tiered prices in Decimal."""

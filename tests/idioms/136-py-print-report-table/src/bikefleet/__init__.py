@@ -1,0 +1,1 @@
+"""A bike rental fleet: trips per bike, and a text report of the day."""
