@@ -115,16 +115,23 @@ bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scop
     if (lvl == GRAPH_LEVEL_NONE)
         return false;
     char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(dot - p));
+    return graph__py_push_alias(x, name, recv, level ? dot + 1 : "log",
+                                level ? lvl : GRAPH_LEVEL_NONE) != NULL;
+}
+
+py_logger *graph__py_push_alias(px *x, const char *name, const char *recv, const char *method,
+                                graph_level level)
+{
     if (!graph__py_loggerish_path(x, recv))
-        return false;
+        return NULL;
     const py_logger *base = graph__py_find_logger(x, recv);
     py_logger lg = {.key = name,
                     .logger = base ? base->logger : NULL,
-                    .level = level ? lvl : GRAPH_LEVEL_NONE,
-                    .method = level ? dot + 1 : "log",
+                    .level = level,
+                    .method = method,
                     .is_alias = true};
     core_vec_push(&x->loggers, lg);
-    return true;
+    return &x->loggers.v[x->loggers.n - 1];
 }
 
 /* A dictionary whose values are one logger's logging methods (`{"up":

@@ -198,25 +198,21 @@ bool graph__py_partial_alias(px *x, const char *name, TSNode call, const py_scop
         !is_stringish(ty(unparen(a[m]))))
         return false;
     char *recv = core_arena_strndup(&x->f->arena, fp, (size_t)(dot - fp));
-    if (!graph__py_loggerish_path(x, recv))
+    py_logger *lg =
+        graph__py_push_alias(x, name, recv, dot + 1, is_log ? level_from_expr(x, a[1]) : lvl);
+    if (!lg)
         return false;
-    const py_logger *base = graph__py_find_logger(x, recv);
-    py_logger lg = {.key = name,
-                    .logger = base ? base->logger : NULL,
-                    .level = is_log ? level_from_expr(x, a[1]) : lvl,
-                    .method = dot + 1,
-                    .is_alias = true,
-                    .has_fmt = true,
-                    .pre = (uint8_t)(n - m - 1 + more),
-                    .fmt = a[m]};
-    core_vec_push(&x->loggers, lg);
+    lg->has_fmt = true;
+    lg->pre = (uint8_t)(n - m - 1 + more);
+    lg->fmt = a[m];
     return true;
 }
 
-/* A call of a partial with its message bound, as planned. */
-static bool plan_partial(const py_logger *lg, const char *path, emit_plan *pl)
+/* A call of an alias of a logger method (`log_fn = logger.debug`), or of
+ * a partial of one with its message bound, as planned. */
+static bool plan_alias(const py_logger *lg, const char *path, emit_plan *pl)
 {
-    if (!lg || !lg->is_alias || !lg->has_fmt)
+    if (!lg || !lg->is_alias)
         return false;
     pl->kind = GRAPH_EMIT_LOG;
     pl->level = lg->level;
@@ -224,7 +220,7 @@ static bool plan_partial(const py_logger *lg, const char *path, emit_plan *pl)
     pl->method = lg->method;
     pl->logger = lg->logger;
     pl->flags |= GRAPH_EF_ALIAS;
-    pl->has_fmt = true;
+    pl->has_fmt = lg->has_fmt;
     pl->fmt = lg->fmt;
     pl->pre = lg->pre;
     return true;
@@ -265,25 +261,14 @@ bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_p
         method = text(x, attr);
         recv_node = fieldn(fn, F_OBJECT);
         /* self.note = partial(log.info, "[%s] %s", name) */
-        if (path && path[0] == '@' && plan_partial(graph__py_find_logger(x, path), path, pl))
+        const py_logger *lg = path && path[0] == '@' ? graph__py_find_logger(x, path) : NULL;
+        if (lg && lg->has_fmt && plan_alias(lg, path, pl))
             return true;
         recv =
             path ? core_arena_strndup(&x->f->arena, path, strlen(path) - strlen(method) - 1) : NULL;
     } else if (path && !strchr(path, '.')) {
         /* A bare name: an alias of a logger method (log_fn = logger.debug). */
-        const py_logger *lg = graph__py_find_logger(x, path);
-        if (plan_partial(lg, path, pl))
-            return true;
-        if (lg && lg->is_alias) {
-            pl->kind = GRAPH_EMIT_LOG;
-            pl->level = lg->level;
-            pl->receiver = path;
-            pl->method = lg->method;
-            pl->logger = lg->logger;
-            pl->flags |= GRAPH_EF_ALIAS;
-            return true;
-        }
-        return false;
+        return plan_alias(graph__py_find_logger(x, path), path, pl);
     } else {
         return false;
     }

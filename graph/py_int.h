@@ -508,6 +508,11 @@ void graph__py_bind_targets(px *x, TSNode t, const py_scope *sc, int rec);
  * none, for a logging function a caller may hand in another one's place
  * (`def log(self, msg, logfun=logger.info)`). Returns whether it did. */
 bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scope *sc, bool level);
+/* name is an alias of method of the logger at recv (a loggerish path),
+ * logging at level: recorded, and returned (valid until the next one);
+ * NULL when recv is no logger. */
+py_logger *graph__py_push_alias(px *x, const char *name, const char *recv, const char *method,
+                                graph_level level);
 /* name = functools.partial(log.info, "fmt", ...) (also log.log with a
  * level first): calls of name log that message (py_emit.c). */
 bool graph__py_partial_alias(px *x, const char *name, TSNode call, const py_scope *sc);
