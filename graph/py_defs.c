@@ -119,21 +119,6 @@ bool graph__py_method_alias(px *x, const char *name, TSNode value, const py_scop
                                 level ? lvl : GRAPH_LEVEL_NONE) != NULL;
 }
 
-py_logger *graph__py_push_alias(px *x, const char *name, const char *recv, const char *method,
-                                graph_level level)
-{
-    if (!graph__py_loggerish_path(x, recv))
-        return NULL;
-    const py_logger *base = graph__py_find_logger(x, recv);
-    py_logger lg = {.key = name,
-                    .logger = base ? base->logger : NULL,
-                    .level = level,
-                    .method = method,
-                    .is_alias = true};
-    core_vec_push(&x->loggers, lg);
-    return &x->loggers.v[x->loggers.n - 1];
-}
-
 /* A dictionary whose values are one logger's logging methods (`{"up":
  * log.info, "flapping": log.warning}`): a call of one of its entries logs
  * at the level the key chooses (plan_chosen_method), recorded as the

@@ -166,6 +166,21 @@ static bool plan_chosen_method(px *x, TSNode fn, emit_plan *pl, const py_scope *
     return true;
 }
 
+py_logger *graph__py_push_alias(px *x, const char *name, const char *recv, const char *method,
+                                graph_level level)
+{
+    if (!graph__py_loggerish_path(x, recv))
+        return NULL;
+    const py_logger *base = graph__py_find_logger(x, recv);
+    py_logger lg = {.key = name,
+                    .logger = base ? base->logger : NULL,
+                    .level = level,
+                    .method = method,
+                    .is_alias = true};
+    core_vec_push(&x->loggers, lg);
+    return &x->loggers.v[x->loggers.n - 1];
+}
+
 bool graph__py_partial_alias(px *x, const char *name, TSNode call, const py_scope *sc)
 {
     TSNode fn = fieldn(call, F_FUNCTION), args = fieldn(call, F_ARGUMENTS);
