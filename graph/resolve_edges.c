@@ -251,7 +251,7 @@ static bool poly_edges(ctx *c, gb_edge_vec *out, uint32_t from, ent e)
 /* The CALLS edges of a call from `from` to e (method name m); true if
  * the call resolved. */
 static bool call_edges(ctx *c, gb_edge_vec *out, const gx_ref *ref, uint32_t from, ent e,
-                       int fail_at, const char *m, size_t mlen)
+                       const char *m, size_t mlen)
 {
     rs *r = c->r;
     if (e.k == E_SYM) {
@@ -299,7 +299,7 @@ static bool call_edges(ctx *c, gb_edge_vec *out, const gx_ref *ref, uint32_t fro
     /* x.m() on an instance of a class or an interface that only its
      * subclasses or implementations give m (`this.formatter.format(e)`
      * with `formatter: Formatter`): any of theirs. */
-    if (fail_at > 0 && m > ref->path + 1 && m[-1] == '.') {
+    if (m > ref->path + 1 && m[-1] == '.') {
         int rf;
         c->depth = 0;
         ent recv = graph__rs_resolve_path(c, from, ref->path, (size_t)(m - 1 - ref->path), &rf);
@@ -437,7 +437,7 @@ static void resolve_file(ref_job *job, gb_edge_vec *out, core_arena *arena, uint
         const char *m = graph__rs_last_part(ref->path, &mlen);
         bool in_repo = internal_name(r, ref, from, e, m, mlen);
         internal += in_repo;
-        bool ok = call_edges(&c, out, ref, from, e, fail, m, mlen);
+        bool ok = call_edges(&c, out, ref, from, e, m, mlen);
         resolved += ok;
         internal_resolved += ok && in_repo;
     }

@@ -1483,32 +1483,6 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_
     return head <= len ? head : 0;
 }
 
-/*
- * A message the whole of which matched little: the starts after a
- * separator in its first DECOR_MAX bytes are tried as the caller's text
- * after a decoration the logging function put before it. The start whose
- * hits have the most literal bytes wins, when that is at least 8 and more
- * than bar (twice what the whole message matched); w->hits then holds its
- * hits. A shorter rest wins too when a literal that is logged is all of
- * it, hole for hole nothing, at least EXACT_MIN bytes and bar: a command
- * a client hands its logging send function ("C: QUIT", the "C: " its
- * logger's) is said whole by that literal, where "%s: %s" says only its
- * separator. When a site of the record's own logger renders the whole
- * message (whole_own), a rest only quiet calls render is no start
- * (own_site_among()): `"< %s"` logs `< HTTP/1.1 200 OK`, a status line
- * handed to an encoder does not. No start wins by code set aside (tests):
- * a test's literal inside a decorated message is no evidence that it was
- * logged there.
- * Where the whole message matched only a tag (decor: the length of the
- * literal text its templates, none a logging site's, put before their
- * holes, all of it), the start right after it owes the whole match
- * nothing: `[QUERY]: %s`, a piece a file logger builds its lines of,
- * says what it writes before whatever it is handed, and a literal logged
- * whole that is the rest ("COMMIT") says what it was handed; the bars
- * apply to the other starts.
- * Returns the start (0: the whole message), and updates *best and
- * *partial to the winner's.
- */
 /* Drops the whole hits that are an error's or a warning's text opening
  * with a hole, beside a logging site's that renders the whole message
  * too: that hole took the site's own words (`run %s aborted: %s` logging
@@ -1551,6 +1525,32 @@ static void drop_warnings(const map_matcher *m, map_match_work *w)
     w->nhits = keep;
 }
 
+/*
+ * A message the whole of which matched little: the starts after a
+ * separator in its first DECOR_MAX bytes are tried as the caller's text
+ * after a decoration the logging function put before it. The start whose
+ * hits have the most literal bytes wins, when that is at least 8 and more
+ * than bar (twice what the whole message matched); w->hits then holds its
+ * hits. A shorter rest wins too when a literal that is logged is all of
+ * it, hole for hole nothing, at least EXACT_MIN bytes and bar: a command
+ * a client hands its logging send function ("C: QUIT", the "C: " its
+ * logger's) is said whole by that literal, where "%s: %s" says only its
+ * separator. When a site of the record's own logger renders the whole
+ * message (whole_own), a rest only quiet calls render is no start
+ * (own_site_among()): `"< %s"` logs `< HTTP/1.1 200 OK`, a status line
+ * handed to an encoder does not. No start wins by code set aside (tests):
+ * a test's literal inside a decorated message is no evidence that it was
+ * logged there.
+ * Where the whole message matched only a tag (decor: the length of the
+ * literal text its templates, none a logging site's, put before their
+ * holes, all of it), the start right after it owes the whole match
+ * nothing: `[QUERY]: %s`, a piece a file logger builds its lines of,
+ * says what it writes before whatever it is handed, and a literal logged
+ * whole that is the rest ("COMMIT") says what it was handed; the bars
+ * apply to the other starts.
+ * Returns the start (0: the whole message), and updates *best and
+ * *partial to the winner's.
+ */
 /* The least literal text a start after a decoration naming a level must
  * show, rendered whole from there. */
 #define LEVELED_MIN 5
