@@ -954,15 +954,67 @@ static bool js_frame(const char *p, char *path, size_t pathcap, char *name, size
     return e == c2 - 1 && *line > 0 && *line <= UINT32_MAX;
 }
 
+/* Whether template t's literal text before its first hole opens
+ * line[0, n): a site that renders the line from its start, not only some
+ * text inside it after a decoration. */
+static bool opens_line(const char *t, const char *line, size_t n)
+{
+    size_t tn = strlen(t), k = 0;
+    for (size_t i = 0; i < tn;) {
+        graph_tmpl_piece pc;
+        i += graph_tmpl_step(t, tn, i, &pc);
+        if (pc.hole)
+            return true;
+        if (k >= n || line[k] != pc.lit)
+            return false;
+        k++;
+    }
+    return true;
+}
+
+/* Whether function sym logs a message whose first line is text's: a
+ * site of its own that renders that line from its start, or, when the line is the
+ * stack's head (`TypeError: ...`), one that logs what it is handed whole
+ * (`console.error(err)`). A function the stack passes through that catches
+ * and logs other things is not what logged an error a promise's handler
+ * elsewhere caught (the stack says where the error was made, not where it
+ * went). */
+static bool logs_error_line(const map_mapper *m, uint32_t sym, const char *text)
+{
+    size_t line = 0;
+    while (text[line] && text[line] != '\n' && !(text[line] == '\\' && text[line + 1] == 'n'))
+        line++;
+    /* The stack's own head (`TypeError: ...`): the error logged whole. */
+    size_t id = 0;
+    while (id < line && (isalnum((unsigned char)text[id]) || text[id] == '_' || text[id] == '$'))
+        id++;
+    bool whole = id >= 5 && id + 1 < line && text[id] == ':' && text[id + 1] == ' ' &&
+                 (memcmp(text + id - 5, "Error", 5) == 0 ||
+                  (id >= 9 && memcmp(text + id - 9, "Exception", 9) == 0));
+    uint32_t first, ne = graph_symbol_emits(m->g, sym, &first);
+    for (uint32_t e = first; e < first + ne; e++) {
+        graph_emit em;
+        graph_get_emit(m->g, e, &em);
+        if (em.kind != GRAPH_EMIT_LOG && em.kind != GRAPH_EMIT_PRINT)
+            continue;
+        if ((whole && (em.style == GRAPH_STYLE_DYNAMIC || em.style == GRAPH_STYLE_REF)) ||
+            (opens_line(map__template_text(m->g, e), text, line) &&
+             map_matcher_renders(m->matcher, m->mw, e, text, line) > 0))
+            return true;
+    }
+    return false;
+}
+
 /*
  * A message that carries a JavaScript stack (`console.error(err)`,
  * `log.error(err.stack)`), whose text no code of ours holds (what the
  * runtime or a library threw): the stack runs from where the error was
  * made outwards, and what logs it is the first function of ours on it
- * that catches what its calls throw and logs, itself or a few calls on.
+ * that catches what its calls throw and logs it.
  * Each frame is read only where it is in a file of the graph, not set
  * aside, in a function whose name the frame gives (the same code);
- * frames without a name (callbacks) are passed over. Returns that
+ * frames without a name (callbacks) are passed over. The function must
+ * log the message's first line itself (logs_error_line). Returns that
  * function, or GRAPH_NONE.
  */
 static uint32_t js_stack_catcher(const map_mapper *m, const char *text)
@@ -985,7 +1037,7 @@ static uint32_t js_stack_catcher(const map_mapper *m, const char *text)
         if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) ||
             strcmp(s.name, name) != 0 || map__symbol_aside(m, sym))
             continue;
-        if ((s.flags & GRAPH_SF_CATCHES) && reaches_logging(m->g, sym, CATCH_DEPTH))
+        if ((s.flags & GRAPH_SF_CATCHES) && logs_error_line(m, sym, text))
             return sym;
     }
     return GRAPH_NONE;

@@ -5033,8 +5033,8 @@ TEST(mapper_a_traceback_printed_whole_is_its_catchers)
 /* A JavaScript error whose text no code of ours holds (the runtime's),
  * logged with its stack (`console.error(err)`): the first function of
  * ours on the stack, from where it was thrown outwards, that catches and
- * logs. Frames outside the graph, without a name or naming another
- * function than the one at their line are passed over. */
+ * logs the line. Frames outside the graph, without a name or naming
+ * another function than the one at their line are passed over. */
 TEST(mapper_a_javascript_stack_is_its_catchers)
 {
     unit_write_str("jsstack/config.js", "'use strict';\n"
