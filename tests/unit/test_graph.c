@@ -97,11 +97,11 @@ TEST(calls_through_a_receiver_of_several_classes)
     graph_close(g);
 }
 
-/* A call on an instance of an interface or a base class that only its
- * implementations or subclasses give the method (`this.formatter.format`
- * with `formatter: Formatter`), or whose own method is abstract: it may
- * run any of theirs. Two of each, so that no call resolves by its name
- * alone. */
+/* A call on an attribute holding an instance of an interface or a base
+ * class that only its implementations or subclasses give the method
+ * (`this.formatter.format` with `formatter: Formatter`), or whose own
+ * method is abstract: it may run any of theirs; on a parameter, not. Two
+ * of each, so that no call resolves by its name alone. */
 TEST(calls_through_an_interface_or_an_abstract_method)
 {
     unit_write_str("ifc/fmt.ts", "export interface Formatter {\n"
@@ -119,6 +119,9 @@ TEST(calls_through_an_interface_or_an_abstract_method)
                                        "  log(e: string): void {\n"
                                        "    process.stdout.write(this.formatter.format(e));\n"
                                        "  }\n"
+                                       "}\n"
+                                       "export function sample(f: Formatter): string {\n"
+                                       "  return f.format('x');\n"
                                        "}\n");
     unit_write_str("ifc/store/__init__.py", "");
     unit_write_str("ifc/store/base.py", "import abc\n"
@@ -142,6 +145,9 @@ TEST(calls_through_an_interface_or_an_abstract_method)
     graph *g = index_and_open(unit_tmp_path("ifc"), unit_tmp_path("ifc.graph"), &o, NULL);
     CHECK_EDGE(g, "transport.Transport.log", "fmt.Plain.format", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, "transport.Transport.log", "fmt.Fancy.format", GRAPH_EDGE_CALLS);
+    /* Not through a parameter (a function over any of them). */
+    CHECK(!has_edge(g, "transport.sample", "fmt.Plain.format", GRAPH_EDGE_CALLS));
+    CHECK(!has_edge(g, "transport.sample", "fmt.Fancy.format", GRAPH_EDGE_CALLS));
     CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Store.put", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Disk.put", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Mem.put", GRAPH_EDGE_CALLS);
