@@ -8,10 +8,12 @@
  * from the code; the rest is the run's. A message a structured logger
  * renders as a JSON object carries the code's text in one of its members
  * the same way (map__json_next), or renders the fields after it as
- * key=value pairs (map__kv_head).
+ * key=value pairs (map__kv_head). The frames of a JavaScript stack
+ * are read here too (map__stack_frame), for what catches the error.
  */
 #include "map_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A line break inside a message: the byte, or the two characters a log
@@ -375,4 +377,103 @@ size_t map__elapsed_head(const char *s, size_t len)
     while (h && is_space((unsigned char)s[h - 1]))
         h--;
     return h ? h : len;
+}
+
+size_t map__first_line(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && s[i] != '\r' && !line_break(s + i, n - i))
+        i++;
+    return i;
+}
+
+bool map__stack_head(const char *s, size_t n)
+{
+    size_t off, len;
+    return class_and_message(s, n, false, &off, &len);
+}
+
+/* A frame's text p[0, n) (after "at ") read into f; false when it names
+ * no file and line. */
+static bool frame_of(const char *p, size_t n, map_frame *f)
+{
+    const char *loc = p, *loc_end = p + n;
+    f->name[0] = '\0';
+    if (n > 0 && p[n - 1] == ')') {
+        const char *open = NULL;
+        for (const char *q = p; q < p + n; q++)
+            if (*q == '(')
+                open = q;
+        if (!open)
+            return false;
+        loc = open + 1;
+        loc_end = p + n - 1;
+        /* The name before it, without `async `, `new ` and `[as x]`. */
+        const char *ne = open;
+        while (ne > p && ne[-1] == ' ')
+            ne--;
+        if (ne > p && ne[-1] == ']') {
+            while (ne > p && ne[-1] != '[')
+                ne--;
+            while (ne > p && (ne[-1] == '[' || ne[-1] == ' '))
+                ne--;
+        }
+        const char *nb = ne;
+        while (nb > p && nb[-1] != '.' && nb[-1] != ' ')
+            nb--;
+        size_t nl = (size_t)(ne - nb);
+        if (nl < sizeof f->name) {
+            memcpy(f->name, nb, nl);
+            f->name[nl] = '\0';
+        }
+    }
+    if (loc_end - loc > 7 && memcmp(loc, "file://", 7) == 0)
+        loc += 7;
+    /* FILE:LINE:COL, read from the right (a path may hold colons). */
+    const char *c2 = loc_end;
+    while (c2 > loc && c2[-1] != ':')
+        c2--;
+    const char *c1 = c2 > loc ? c2 - 1 : loc;
+    while (c1 > loc && c1[-1] != ':')
+        c1--;
+    if (c1 <= loc + 1 || c2 <= c1 + 1 || loc[0] != '/')
+        return false;
+    size_t pl = (size_t)(c1 - 1 - loc);
+    if (pl >= sizeof f->path)
+        return false;
+    unsigned long line = 0;
+    for (const char *q = c1; q < c2 - 1; q++) {
+        if (!is_digit((unsigned char)*q) || line > UINT32_MAX / 10)
+            return false;
+        line = line * 10 + (unsigned long)(*q - '0');
+    }
+    if (line == 0 || line > UINT32_MAX)
+        return false;
+    memcpy(f->path, loc, pl);
+    f->path[pl] = '\0';
+    f->line = (uint32_t)line;
+    return true;
+}
+
+bool map__stack_frame(const char *s, size_t n, size_t *at, map_frame *f)
+{
+    for (size_t i = *at; i < n; i++) {
+        size_t b = line_break(s + i, n - i);
+        if (!b)
+            continue;
+        size_t j = i + b, sp = 0;
+        while (j < n && (s[j] == ' ' || s[j] == '\t'))
+            j++, sp++;
+        if (!sp || n - j < 3 || memcmp(s + j, "at ", 3) != 0)
+            continue;
+        j += 3;
+        size_t e = j + map__first_line(s + j, n - j);
+        if (frame_of(s + j, e - j, f)) {
+            *at = e;
+            return true;
+        }
+        i = e - 1;
+    }
+    *at = n;
+    return false;
 }

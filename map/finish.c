@@ -892,68 +892,6 @@ static bool reaches_logging(const graph *g, uint32_t sym, int depth)
  * (`at NAME (FILE:LINE:COL)`, `at FILE:LINE:COL`), at most. */
 #define JS_FRAMES_MAX 32
 
-/* One frame of a JavaScript stack at p (after "at "): its location's path
- * into path (a file: URL's path), its line, and the last part of its
- * function's name (`parse` of `at Object.parse [as p] (...)`, empty for
- * an anonymous one) into name. False when the line has no location in a
- * file (`at JSON.parse (<anonymous>)`, `node:internal/...`). */
-static bool js_frame(const char *p, char *path, size_t pathcap, char *name, size_t namecap,
-                     unsigned long *line)
-{
-    size_t end = 0; /* the frame's line, escaped newline or not */
-    while (p[end] && p[end] != '\n' && p[end] != '\r' && !(p[end] == '\\' && p[end + 1] == 'n'))
-        end++;
-    const char *loc = p, *loc_end = p + end;
-    name[0] = '\0';
-    if (end > 0 && p[end - 1] == ')') {
-        const char *open = NULL;
-        for (const char *q = p; q < p + end; q++)
-            if (*q == '(')
-                open = q;
-        if (!open)
-            return false;
-        loc = open + 1;
-        loc_end = p + end - 1;
-        /* The name before it, without `async `, `new ` and `[as x]`. */
-        const char *ne = open;
-        while (ne > p && ne[-1] == ' ')
-            ne--;
-        if (ne > p && ne[-1] == ']') {
-            while (ne > p && ne[-1] != '[')
-                ne--;
-            while (ne > p && (ne[-1] == '[' || ne[-1] == ' '))
-                ne--;
-        }
-        const char *nb = ne;
-        while (nb > p && nb[-1] != '.' && nb[-1] != ' ')
-            nb--;
-        size_t nl = (size_t)(ne - nb);
-        if (nl < namecap) {
-            memcpy(name, nb, nl);
-            name[nl] = '\0';
-        }
-    }
-    if (loc_end - loc > 7 && memcmp(loc, "file://", 7) == 0)
-        loc += 7;
-    /* FILE:LINE:COL, read from the right (a path may hold colons). */
-    const char *c2 = loc_end;
-    while (c2 > loc && c2[-1] != ':')
-        c2--;
-    const char *c1 = c2 > loc ? c2 - 1 : loc;
-    while (c1 > loc && c1[-1] != ':')
-        c1--;
-    if (c1 <= loc + 1 || c2 <= c1 + 1 || loc[0] != '/')
-        return false;
-    size_t pl = (size_t)(c1 - 1 - loc);
-    if (pl >= pathcap)
-        return false;
-    memcpy(path, loc, pl);
-    path[pl] = '\0';
-    char *e;
-    *line = strtoul(c1, &e, 10);
-    return e == c2 - 1 && *line > 0 && *line <= UINT32_MAX;
-}
-
 /* Whether template t's literal text before its first hole opens
  * line[0, n): a site that renders the line from its start, not only some
  * text inside it after a decoration. */
@@ -979,18 +917,10 @@ static bool opens_line(const char *t, const char *line, size_t n)
  * and logs other things is not what logged an error a promise's handler
  * elsewhere caught (the stack says where the error was made, not where it
  * went). */
-static bool logs_error_line(const map_mapper *m, uint32_t sym, const char *text)
+static bool logs_error_line(const map_mapper *m, uint32_t sym, const char *text, size_t n)
 {
-    size_t line = 0;
-    while (text[line] && text[line] != '\n' && !(text[line] == '\\' && text[line + 1] == 'n'))
-        line++;
-    /* The stack's own head (`TypeError: ...`): the error logged whole. */
-    size_t id = 0;
-    while (id < line && (isalnum((unsigned char)text[id]) || text[id] == '_' || text[id] == '$'))
-        id++;
-    bool whole = id >= 5 && id + 1 < line && text[id] == ':' && text[id + 1] == ' ' &&
-                 (memcmp(text + id - 5, "Error", 5) == 0 ||
-                  (id >= 9 && memcmp(text + id - 9, "Exception", 9) == 0));
+    size_t line = map__first_line(text, n);
+    bool whole = map__stack_head(text, n);
     uint32_t first, ne = graph_symbol_emits(m->g, sym, &first);
     for (uint32_t e = first; e < first + ne; e++) {
         graph_emit em;
@@ -1019,25 +949,20 @@ static bool logs_error_line(const map_mapper *m, uint32_t sym, const char *text)
  */
 static uint32_t js_stack_catcher(const map_mapper *m, const char *text)
 {
-    char path[1024], name[256];
-    const char *p = text;
-    for (int k = 0; k < JS_FRAMES_MAX; k++) {
-        const char *at = strstr(p, "    at ");
-        if (!at)
-            break;
-        p = at + 7;
-        unsigned long line;
-        if (!js_frame(p, path, sizeof path, name, sizeof name, &line) || !name[0])
+    size_t n = strlen(text), at = 0;
+    map_frame f;
+    for (int k = 0; k < JS_FRAMES_MAX && map__stack_frame(text, n, &at, &f); k++) {
+        if (!f.name[0])
             continue;
-        uint32_t sym = map__symbol_at(m, path, (uint32_t)line, NULL);
+        uint32_t sym = map__symbol_at(m, f.path, f.line, NULL);
         if (sym == GRAPH_NONE)
             continue;
         graph_symbol s;
         graph_get_symbol(m->g, sym, &s);
         if ((s.kind != GRAPH_SYM_FUNCTION && s.kind != GRAPH_SYM_METHOD) ||
-            strcmp(s.name, name) != 0 || map__symbol_aside(m, sym))
+            strcmp(s.name, f.name) != 0 || map__symbol_aside(m, sym))
             continue;
-        if ((s.flags & GRAPH_SF_CATCHES) && logs_error_line(m, sym, text))
+        if ((s.flags & GRAPH_SF_CATCHES) && logs_error_line(m, sym, text, n))
             return sym;
     }
     return GRAPH_NONE;

@@ -99,6 +99,27 @@ size_t map__kv_head(const char *s, size_t n, bool loose);
  * length of the text before it, blanks trimmed; n when there is none. */
 size_t map__elapsed_head(const char *s, size_t n);
 
+/* The length of s[0, n)'s first line (up to a line break, as a byte or
+ * as backslash n, or a carriage return). */
+size_t map__first_line(const char *s, size_t n);
+/* Whether s[0, n) opens with a stack's own head: `Name: message` and the
+ * frames after it (an error logged whole, `console.error(err)`). */
+bool map__stack_head(const char *s, size_t n);
+/* One frame of a JavaScript stack (`at NAME (FILE:LINE:COL)`, `at
+ * FILE:LINE:COL`): its file's path (a file: URL's path), its line, and
+ * the last part of its function's name (`parse` of `at Object.parse [as
+ * p] (...)`, empty for an anonymous one). */
+typedef struct map_frame {
+    char path[1024];
+    char name[256];
+    uint32_t line;
+} map_frame;
+/* The next frame of a JavaScript stack in s[0, n) from *at on that names
+ * a file and a line, into f, *at moved past it; false when none is left
+ * (frames in no file, `at JSON.parse (<anonymous>)` or `node:...`, are
+ * passed over). */
+bool map__stack_frame(const char *s, size_t n, size_t *at, map_frame *f);
+
 /* Whether candidate call site id, on receiver, goes through an object a
  * logger's messages can be seen going through (not "?", what another call
  * returned; not the instance itself, "@self"; not a function of ours that

@@ -6,6 +6,8 @@
  * one-line reading (map__error_named) gives the text after the name, and
  * the text before key=value fields (map__kv_head) or an elapsed time
  * (map__elapsed_head) is a first part of the line, ending in no blank.
+ * A JavaScript stack's frames (map__stack_frame) move forward through
+ * the line, each an absolute path found in it and a line number.
  */
 #define _GNU_SOURCE /* memmem */
 #include "fuzz.h"
@@ -41,6 +43,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (h < size)
             FUZZ_CHECK(h > 0 && !(s[h - 1] == ' ' || (s[h - 1] >= '\t' && s[h - 1] <= '\r')));
     }
+    FUZZ_CHECK(map__first_line(s, size) <= size);
+    map_frame f;
+    size_t at = 0, last = 0;
+    while (map__stack_frame(s, size, &at, &f)) {
+        FUZZ_CHECK(at > last && at <= size && f.line > 0);
+        FUZZ_CHECK(f.path[0] == '/' && memmem(s, size, f.path, strlen(f.path)) != NULL);
+        FUZZ_CHECK(strlen(f.name) < sizeof f.name);
+        last = at;
+    }
+    FUZZ_CHECK(at == size);
     core_buf_free(&a);
     core_buf_free(&b);
     return 0;
