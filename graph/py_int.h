@@ -240,6 +240,10 @@ typedef struct {
     uint32_t locals_base; /* in_function: its first entry in px.locals */
     bool in_class_body;
     bool in_function;
+    /* in a class made on the logging module's Logger or LoggerAdapter
+     * (registered with logging.setLoggerClass, or made by hand): its
+     * methods are the logging calls their callers make */
+    bool logger_cls;
 } py_scope;
 
 /* ---- messages (py_message.c, py_locals.c) ---- */

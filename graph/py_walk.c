@@ -27,6 +27,26 @@ static void value_ref(px *x, TSNode v, const py_scope *sc, int depth)
     walk(x, v, sc, depth);
 }
 
+/*
+ * The callee a wrapper is looked for by, for a call that is no logging
+ * call: `log.audit(...)` on a logger of logging's, by a method none of
+ * logging's, is a method that a logger class of ours adds (one that
+ * logging.setLoggerClass makes every logger an instance of). It is
+ * looked for among the wrapper methods of that name, as a call on a
+ * receiver of unknown type is ("?.audit").
+ */
+static const char *wrapper_callee(px *x, TSNode fn, const char *callee, const py_scope *sc)
+{
+    if (!callee || ty(fn) != N_ATTRIBUTE)
+        return callee;
+    const char *m = strrchr(callee, '.');
+    const char *recv = graph__py_path_of(x, unparen(fieldn(fn, F_OBJECT)), sc, 0);
+    if (!m || !recv || !graph__py_find_logger(x, recv) ||
+        graph_level_of_method(m + 1, strlen(m + 1)) != GRAPH_LEVEL_NONE)
+        return callee;
+    return graph__py_unknown_member(x, fn);
+}
+
 static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
 {
     TSNode fn = fieldn(n, F_FUNCTION), args = fieldn(n, F_ARGUMENTS);
@@ -53,7 +73,7 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
             graph__py_make_emit(x, n, &pl, sc, depth);
         else if (!is_null(args) && ts_node_named_child_count(args) > 0)
             graph__cand_pending(&x->cands, x->f, callee, sc->sym, gx_line(n));
-        graph__py_record_call(x, n, callee, NULL, -1, sc, depth);
+        graph__py_record_call(x, n, wrapper_callee(x, fn, callee, sc), NULL, -1, sc, depth);
     }
 
     /* isinstance(x, Cls) / isinstance(x, (A, B)) */
@@ -359,6 +379,14 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
         do_params(x, params, &inner, depth + 1);
         nhanded = logging_params(x, params, sc);
     }
+    /* A logger class's method logs through its own instance: `self.info`,
+     * `self.log(level, ...)` are logging calls. */
+    if (method && sc->logger_cls && inner.self_name) {
+        py_logger lg = {.key = "@self"};
+        core_vec_push(&x->loggers, lg);
+        nhanded++;
+    }
+    inner.logger_cls = method && sc->logger_cls;
     TSNode ret = fieldn(n, F_RETURN_TYPE);
     if (!is_null(ret)) {
         graph__py_type_refs(x, ret, &inner, depth + 1);
@@ -374,6 +402,30 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
                 (x->loggers.n - handed - nhanded) * sizeof *x->loggers.v);
         x->loggers.n -= nhanded;
     }
+}
+
+/* Whether a class body defines one of the methods a logging call goes
+ * through (`log`, `info`, `_log`, an adapter's `process`...): such a
+ * class has a logging path of its own, which its methods' calls of them
+ * reach as calls of ours (resolve_wrappers.c), not logging's. */
+static bool overrides_logging(px *x, TSNode body)
+{
+    static const char *const own[] = {"debug", "info",     "warning", "warn", "error",
+                                      "exception", "critical", "fatal", "log", "_log",
+                                      "process",   "makeRecord", "handle"};
+    uint32_t nc = ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode d = ts_node_named_child(body, i);
+        if (ty(d) == N_DECORATED_DEFINITION)
+            d = fieldn(d, F_DEFINITION);
+        if (is_null(d) || ty(d) != N_FUNCTION_DEFINITION)
+            continue;
+        TSNode name = fieldn(d, F_NAME);
+        for (size_t k = 0; !is_null(name) && k < sizeof own / sizeof own[0]; k++)
+            if (text_eq(x, name, own[k]))
+                return true;
+    }
+    return false;
 }
 
 static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t ndecs,
@@ -398,6 +450,7 @@ static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t
     inner.cls_name = NULL;
     inner.params = NULL;
     inner.nparams = 0;
+    inner.logger_cls = false;
     if (!is_null(bases)) {
         TSTreeCursor *c = gx_cursor(&x->cur, depth, bases);
         if (ts_tree_cursor_goto_first_child(c)) {
@@ -407,6 +460,10 @@ static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t
                     continue;
                 TSNode bb = ty(b) == N_SUBSCRIPT ? fieldn(b, F_VALUE) : b;
                 const char *p = is_null(bb) ? NULL : graph__py_path_of(x, bb, sc, 0);
+                const char *cp = p ? graph__py_canon(x, p) : NULL;
+                if (cp && (strcmp(cp, "logging.Logger") == 0 ||
+                           strcmp(cp, "logging.LoggerAdapter") == 0))
+                    inner.logger_cls = true;
                 if (p)
                     add_ref(x, GX_REF_BASE, p, idx, b);
                 else
@@ -414,6 +471,8 @@ static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t
             } while (ts_tree_cursor_goto_next_sibling(c));
         }
     }
+    if (inner.logger_cls && !is_null(body) && overrides_logging(x, body))
+        inner.logger_cls = false;
     /* Class decorators run at definition; they belong to the class. */
     walk_decorators(x, decs, ndecs, &inner, depth);
     if (!is_null(body))

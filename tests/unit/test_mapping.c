@@ -8607,3 +8607,43 @@ TEST(mapper_a_helper_reporting_its_callers_line_is_theirs)
     map_mapper_free(m);
     graph_close(g);
 }
+
+/* A logger class made on logging.Logger adds a method that logs an event
+ * and its fields through the instance's own `info`: that call is a
+ * logging call, and the method logs on behalf of its callers, so each
+ * call of it is the caller's site, with the event it names filled in. */
+static const char harbour_logs_py[] =
+    "import logging\n"
+    "class HarbourLogger(logging.Logger):\n"
+    "    def audit(self, event, **fields):\n"
+    "        pairs = ' '.join('%s=%s' % kv for kv in sorted(fields.items()))\n"
+    "        self.info('AUDIT %s %s', event, pairs)\n"
+    "logging.setLoggerClass(HarbourLogger)\n";
+static const char harbour_booking_py[] = "import logging\n"
+                                         "log = logging.getLogger(__name__)\n"
+                                         "def book(ref, pax):\n"
+                                         "    log.audit('booked', ref=ref, pax=pax)\n"
+                                         "def cancel(ref):\n"
+                                         "    log.audit('cancelled', ref=ref)\n";
+
+TEST(mapper_a_logger_class_method_logs_for_its_callers)
+{
+    unit_write_str("harbour/ferry/__init__.py", "");
+    unit_write_str("harbour/ferry/logs.py", harbour_logs_py);
+    unit_write_str("harbour/ferry/booking.py", harbour_booking_py);
+    graph *g = index_dir("harbour");
+    graph_emit e = unit_emit_at(g, "ferry.logs.HarbourLogger.audit", 5);
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    map_mapper_opts o = {.no_tokens = true};
+    map_mapper *m = new_mapper(g, &o);
+    map_activity a = map_logged(m, "AUDIT booked pax=2 ref=B1", "ferry.booking", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    if (a.nsyms)
+        CHECK_INT(a.syms[0], unit_sym(g, "ferry.booking.book"));
+    a = map_logged(m, "AUDIT cancelled ref=B1", "ferry.booking", "INFO");
+    CHECK_INT(a.nsyms, 1);
+    if (a.nsyms)
+        CHECK_INT(a.syms[0], unit_sym(g, "ferry.booking.cancel"));
+    map_mapper_free(m);
+    graph_close(g);
+}
