@@ -1345,8 +1345,8 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
         }
         if (emit >= 0) {
             if (is_msg && !m->fwd)
-                args_fwd(x, nodes[i], nodes, meta, n, m->pos, stacklevel >= 2 || sc->logger_cls,
-                         m, sc);
+                args_fwd(x, nodes[i], nodes, meta, n, m->pos, stacklevel >= 2 || sc->logger_cls, m,
+                         sc);
             if (is_msg && !m->fwd)
                 continue;
             if (is_msg)

@@ -410,8 +410,8 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
  * reach as calls of ours (resolve_wrappers.c), not logging's. */
 static bool overrides_logging(px *x, TSNode body)
 {
-    static const char *const own[] = {"debug", "info",     "warning", "warn", "error",
-                                      "exception", "critical", "fatal", "log", "_log",
+    static const char *const own[] = {"debug",     "info",       "warning", "warn", "error",
+                                      "exception", "critical",   "fatal",   "log",  "_log",
                                       "process",   "makeRecord", "handle"};
     uint32_t nc = ts_node_named_child_count(body);
     for (uint32_t i = 0; i < nc; i++) {
@@ -461,8 +461,8 @@ static void do_class(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t
                 TSNode bb = ty(b) == N_SUBSCRIPT ? fieldn(b, F_VALUE) : b;
                 const char *p = is_null(bb) ? NULL : graph__py_path_of(x, bb, sc, 0);
                 const char *cp = p ? graph__py_canon(x, p) : NULL;
-                if (cp && (strcmp(cp, "logging.Logger") == 0 ||
-                           strcmp(cp, "logging.LoggerAdapter") == 0))
+                if (cp &&
+                    (strcmp(cp, "logging.Logger") == 0 || strcmp(cp, "logging.LoggerAdapter") == 0))
                     inner.logger_cls = true;
                 if (p)
                     add_ref(x, GX_REF_BASE, p, idx, b);
