@@ -1483,6 +1483,19 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_
     return head <= len ? head : 0;
 }
 
+/* Whether a logging or printing site that is no error's own text is
+ * among the hits (as drop_caught_heads() looks for one). */
+static bool catcher_among(const map_matcher *m, const map_match_work *w)
+{
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if ((x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_PRINT) && !x->is_const &&
+            !x->caught && !(m->o.aside && x->aside) && x->literal >= 3)
+            return true;
+    }
+    return false;
+}
+
 /* Drops the whole hits that are an error's or a warning's text opening
  * with a hole, beside a logging site's that renders the whole message
  * too: that hole took the site's own words (`run %s aborted: %s` logging
@@ -1491,13 +1504,7 @@ static size_t decoration_of(const map_matcher *m, const map_match_work *w, size_
  * logged it. Returns whether any was dropped. */
 static bool drop_caught_heads(const map_matcher *m, map_match_work *w)
 {
-    bool site = false;
-    for (uint32_t i = 0; i < w->nhits && !site; i++) {
-        const mt_entry *x = &m->e[w->hits[i]];
-        site = (x->kind == GRAPH_EMIT_LOG || x->kind == GRAPH_EMIT_PRINT) && !x->is_const &&
-               !x->caught && !(m->o.aside && x->aside) && x->literal >= 3;
-    }
-    if (!site)
+    if (!catcher_among(m, w))
         return false;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < w->nhits; i++) {
@@ -1592,6 +1599,17 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     w->nkept = w->nhits;
     bool kept_partial = *partial;
     bool kept_loud = false; /* a start won with a hit that logs */
+    /* Whole hits that are all an error's text opening with a hole (as
+     * drop_caught_heads() sees them) took whatever a decoration put
+     * before the message too: a logging site rendering the rest whole
+     * after the decoration is the error's catcher (`%(threadName)s:
+     * render of %s failed: %s` over a raise's `{src}: width {w} beyond
+     * ...`), however little literal text it has. */
+    bool heads = w->nhits > 0 && !*partial;
+    for (uint32_t i = 0; i < w->nhits && heads; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        heads = x->caught && x->head == 0;
+    }
     size_t lim = len > 4 ? len - 4 : 0;
     if (lim > DECOR_MAX)
         lim = DECOR_MAX;
@@ -1605,7 +1623,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
             continue;
         /* What a start must show; past where the rest is too short
          * to hold it, no start can (but the decoration's end). */
-        bool after_decor = k == decor && skip == 0;
+        bool after_decor = (k == decor || heads) && skip == 0;
         uint32_t have = after_decor ? 0 : *best, must = after_decor ? 0 : bar;
         uint32_t need = (have > must ? have : must) + 1;
         uint32_t floor = 8;
@@ -1644,6 +1662,8 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
          * algorithm's name that a list's unshift() was handed. */
         bool loud = any_loud(m, w);
         if ((kept_loud && !loud) || only_quiet_tokens(m, w, loud))
+            continue;
+        if (heads && skip == 0 && k != decor && (p || !loud || !catcher_among(m, w)))
             continue;
         if (exact_only ? !p && lit == rest
                        : lit > have && lit > must && (lit >= 8 || (lit >= floor && !p))) {

@@ -4387,9 +4387,9 @@ TEST(mapper_a_warning_logged_by_its_catcher_is_the_catchers)
 }
 
 /* An error's or a warning's text that opens with a hole, shown inside a
- * message its catcher's logging site renders whole: the hole would take
- * the site's own words, and the site is the record's. Alone, the text is
- * still placed by its own site. */
+ * message its catcher's logging site renders whole (after a decoration,
+ * or from the start): the hole would take the site's own words, and the
+ * site is the record's. Alone, the text is still placed by its own site. */
 TEST(mapper_a_caught_text_opening_with_a_hole_is_the_catchers)
 {
     unit_write_str("headrepo/pkg/__init__.py", "");
@@ -4415,6 +4415,11 @@ TEST(mapper_a_caught_text_opening_with_a_hole_is_the_catchers)
                    "        log.warning('job %s: %s', job, x.message)\n");
     static const msg_at want[] = {
         {"render of map.tif failed: map.tif: width 8000 beyond the 4000 px limit", NULL,
+         "pkg.work.run"},
+        /* The same behind a decoration the text's opening hole took too
+         * (a format's `%(threadName)s: `): the site after it is the
+         * catcher, though its literal text is less. */
+        {"thumb_0: render of map.tif failed: map.tif: width 8000 beyond the 4000 px limit", NULL,
          "pkg.work.run"},
         {"job j10: 300 sheets exceed the tray capacity of 250", NULL, "pkg.work.submit"},
         {"300 sheets exceed the tray capacity of 250", NULL, "pkg.work.check"},
