@@ -1408,6 +1408,20 @@ static void drop_quiet_calls(const map_matcher *m, map_match_work *w)
     w->nhits = keep;
 }
 
+/* Drops the prints among the hits at a later start of a message that
+ * came through a logger one of the sites at its start logs to
+ * (own_site_among): a print writes no logger's record, so its text
+ * inside one is what that site relayed (`log.info("agent[%s]: %s",
+ * volume, line)` over each line a child process printed). */
+static void drop_prints(const map_matcher *m, map_match_work *w)
+{
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (m->e[w->hits[i]].kind != GRAPH_EMIT_PRINT)
+            w->hits[keep++] = w->hits[i];
+    w->nhits = keep;
+}
+
 /* The least a literal that is the whole rest of a decorated message
  * must be: shorter ones ("OK", "ok") are said by too much code. */
 #define EXACT_MIN 4
@@ -1649,8 +1663,10 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
                          whole_listed && !(after_decor && exact_only));
         if (exact_only && !p)
             keep_logged_whole(m, w, (uint32_t)rest);
-        if (whole_own)
+        if (whole_own) {
             drop_quiet_calls(m, w);
+            drop_prints(m, w);
+        }
         if (m->o.aside && w->nhits && m->e[w->hits[0]].aside)
             w->nhits = 0; /* (drop_aside left only such hits) */
         if (whole_listed)

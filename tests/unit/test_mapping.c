@@ -8652,3 +8652,32 @@ TEST(mapper_a_logger_class_method_logs_for_its_callers)
     map_mapper_free(m);
     graph_close(g);
 }
+
+/* A process that logs, through its logger, each line a child process
+ * printed, after a tag of its own: the record is the relaying site's,
+ * though the printed line's template shows more literal text. Printed
+ * by the child itself (no logger), the line is the print's. */
+TEST(mapper_a_printed_line_relayed_by_a_logger_is_the_relays)
+{
+    unit_write_str("relayrepo/snap/__init__.py", "");
+    unit_write_str("relayrepo/snap/agent.py",
+                   "import sys\n"
+                   "def main(volume, files):\n"
+                   "    print('snapshot of %s started' % volume)\n"
+                   "    print('copied %d files in the snapshot' % files)\n");
+    unit_write_str("relayrepo/snap/scheduler.py",
+                   "import logging\n"
+                   "import subprocess\n"
+                   "log = logging.getLogger(__name__)\n"
+                   "def run_agent(volume):\n"
+                   "    with subprocess.Popen(['agent', volume], stdout=subprocess.PIPE) as p:\n"
+                   "        for line in p.stdout:\n"
+                   "            log.info('agent[%s]: %s', volume, line.rstrip())\n");
+    static const msg_at want[] = {
+        {"agent[home]: snapshot of home started", "snap.scheduler", "snap.scheduler.run_agent"},
+        {"agent[home]: copied 1200 files in the snapshot", "snap.scheduler",
+         "snap.scheduler.run_agent"},
+        {"snapshot of home started", NULL, "snap.agent.main"},
+    };
+    CHECK_PLACED("relayrepo", want);
+}
