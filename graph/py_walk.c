@@ -35,16 +35,20 @@ static void value_ref(px *x, TSNode v, const py_scope *sc, int depth)
  * looked for among the wrapper methods of that name, as a call on a
  * receiver of unknown type is ("?.audit").
  */
-static const char *wrapper_callee(px *x, TSNode fn, const char *callee, const py_scope *sc)
+static const char *wrapper_callee(px *x, TSNode fn, const char *callee)
 {
-    if (!callee || ty(fn) != N_ATTRIBUTE)
-        return callee;
-    const char *m = strrchr(callee, '.');
-    const char *recv = graph__py_path_of(x, unparen(fieldn(fn, F_OBJECT)), sc, 0);
-    if (!m || !recv || !graph__py_find_logger(x, recv) ||
+    /* (The receiver is the callee's path up to its method: no second
+     * walk of the expression, and no logger looked for when the file
+     * binds none.) */
+    const char *m = callee && x->loggers.n ? strrchr(callee, '.') : NULL;
+    char recv[256];
+    size_t n = m ? (size_t)(m - callee) : 0;
+    if (!m || n == 0 || n >= sizeof recv ||
         graph_level_of_method(m + 1, strlen(m + 1)) != GRAPH_LEVEL_NONE)
         return callee;
-    return graph__py_unknown_member(x, fn);
+    memcpy(recv, callee, n);
+    recv[n] = '\0';
+    return graph__py_find_logger(x, recv) ? graph__py_unknown_member(x, fn) : callee;
 }
 
 static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
@@ -73,7 +77,7 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
             graph__py_make_emit(x, n, &pl, sc, depth);
         else if (!is_null(args) && ts_node_named_child_count(args) > 0)
             graph__cand_pending(&x->cands, x->f, callee, sc->sym, gx_line(n));
-        graph__py_record_call(x, n, wrapper_callee(x, fn, callee, sc), NULL, -1, sc, depth);
+        graph__py_record_call(x, n, wrapper_callee(x, fn, callee), NULL, -1, sc, depth);
     }
 
     /* isinstance(x, Cls) / isinstance(x, (A, B)) */
