@@ -780,6 +780,72 @@ void graph__py_exception_event(px *x, TSNode call, const emit_plan *pl, const py
 
 /* ---- assignments ---- */
 
+/* A constant this file defined before at path: a module's (`NAME`), one
+ * of the enclosing class's body, or a module-level class's
+ * (`Class.NAME`); NULL if none. */
+static const gx_emit *earlier_const(px *x, const char *path, const py_scope *sc)
+{
+    const char *dot = strchr(path, '.');
+    if (dot && strchr(dot + 1, '.'))
+        return NULL;
+    const char *name = dot ? dot + 1 : path;
+    for (size_t i = x->f->emits.n; i-- > 0;) {
+        const gx_emit *e = &x->f->emits.v[i];
+        if (e->kind != GRAPH_EMIT_CONST || !e->name || !e->tmpl || strcmp(e->name, name) != 0)
+            continue;
+        if (!dot && (e->sym == -1 || e->sym == sc->sym))
+            return e;
+        if (dot && e->sym >= 0) {
+            const gx_sym *c = &x->f->syms.v[e->sym];
+            if (c->kind == GRAPH_SYM_CLASS && c->parent == -1 &&
+                strlen(c->name) == (size_t)(dot - path) &&
+                memcmp(c->name, path, (size_t)(dot - path)) == 0)
+                return e;
+        }
+    }
+    return NULL;
+}
+
+/* `VERBOSE = CallLine.FORMAT + " req={req_bytes}B"`: a format extended
+ * by concatenation with constants this file defined before it
+ * (earlier_const), their templates as they are and the literal pieces
+ * read in their style (str.format fields when one is a brace format).
+ * False, the template empty, when a piece is anything else. */
+static bool extended_const(px *x, TSNode v, const py_scope *sc, int depth, gx_emit *em)
+{
+    TSNode parts[16];
+    const gx_emit *refs[16] = {0};
+    uint32_t np = graph__py_plus_parts(v, parts, 16, 0, 0);
+    bool any = false, brace = false;
+    for (uint32_t i = 0; i < np; i++) {
+        TSNode p = unparen(parts[i]);
+        if (ty(p) == N_STRING || ty(p) == N_CONCATENATED_STRING)
+            continue;
+        const char *path =
+            ty(p) == N_IDENTIFIER || ty(p) == N_ATTRIBUTE ? graph__py_path_of(x, p, sc, 0) : NULL;
+        if (!path || !(refs[i] = earlier_const(x, path, sc)))
+            return false;
+        any = true;
+        brace |= refs[i]->style == GRAPH_STYLE_BRACE;
+    }
+    if (np < 2 || !any)
+        return false;
+    graph__tmpl_clear(&x->tmpl);
+    for (uint32_t i = 0; i < np; i++) {
+        if (refs[i]) {
+            graph__tmpl_format(&x->tmpl, refs[i]->tmpl, strlen(refs[i]->tmpl));
+        } else if (brace) {
+            graph__py_tmpl_strings(x, unparen(parts[i]), SM_BRACE);
+        } else {
+            graph__py_build_message(x, unparen(parts[i]), true, sc, depth + 1);
+        }
+    }
+    em->style = !x->tmpl.holes ? GRAPH_STYLE_PLAIN
+                : brace        ? GRAPH_STYLE_BRACE
+                               : GRAPH_STYLE_PERCENT;
+    return true;
+}
+
 void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *sc, int depth)
 {
     /* A constant's use is not known here; most are formats for logging
@@ -810,6 +876,9 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
             graph__tmpl_log_format(&x->tmpl);
             em.style = x->tmpl.holes ? GRAPH_STYLE_PERCENT : GRAPH_STYLE_PLAIN;
         }
+    } else if (ty(v) == N_BINARY_OPERATOR && binop(v) == A_PLUS &&
+               extended_const(x, v, sc, depth, &em)) {
+        /* (extended_const built the template) */
     } else {
         /* `"Scraped from %(src)s" + "\n" + "%(item)s"`: one format in
          * pieces, whose directives are holes as in one literal. */

@@ -8681,3 +8681,28 @@ TEST(mapper_a_printed_line_relayed_by_a_logger_is_the_relays)
     };
     CHECK_PLACED("relayrepo", want);
 }
+
+/* A format a subclass extends by concatenation with its base's constant
+ * (`FORMAT = CallLine.FORMAT + " req={req_bytes}B"`), or a module's
+ * constant extended the same way: the base's template, then the added
+ * pieces in its style; a message rendering the whole text matches it. */
+TEST(mapper_a_constant_extended_by_concatenation_is_whole)
+{
+    unit_write_str("extconst/rpc/__init__.py", "");
+    unit_write_str("extconst/rpc/lines.py",
+                   "BASE = 'call to %s failed'\n"
+                   "RETRY = BASE + ', retrying in %d s'\n"
+                   "class CallLine:\n"
+                   "    FORMAT = '{peer} -> {service}.{method} [{code}]'\n"
+                   "class VerboseCallLine(CallLine):\n"
+                   "    FORMAT = CallLine.FORMAT + ' req={req_bytes}B resp={resp_bytes}B'\n");
+    graph *g = index_dir("extconst");
+    graph_emit e = unit_emit_at(g, "rpc.lines", 2);
+    CHECK_INT(e.kind, GRAPH_EMIT_CONST);
+    CHECK_STR(e.tmpl, "call to %s failed, retrying in %d s");
+    e = unit_emit_at(g, "rpc.lines.VerboseCallLine", 6);
+    CHECK_INT(e.kind, GRAPH_EMIT_CONST);
+    CHECK_INT(e.style, GRAPH_STYLE_BRACE);
+    CHECK_STR(e.tmpl, "%s -> %s.%s [%s] req=%sB resp=%sB");
+    graph_close(g);
+}
