@@ -28,20 +28,25 @@ static size_t line_break(const char *s, size_t n)
     return 0;
 }
 
-/* Where the first frame of a stack begins in s (a line break, white
- * space, "at "), or n when none does. */
+/* Whether a stack frame's line begins at s[i] (a line break, white
+ * space, "at "): where its text after "at " begins, or 0. */
+static size_t frame_at(const char *s, size_t n, size_t i)
+{
+    size_t b = line_break(s + i, n - i);
+    if (!b)
+        return 0;
+    size_t j = i + b, sp = 0;
+    while (j < n && (s[j] == ' ' || s[j] == '\t'))
+        j++, sp++;
+    return sp && n - j >= 3 && memcmp(s + j, "at ", 3) == 0 ? j + 3 : 0;
+}
+
+/* Where the first frame of a stack begins in s, or n when none does. */
 static size_t first_frame(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        size_t b = line_break(s + i, n - i);
-        if (!b)
-            continue;
-        size_t j = i + b, sp = 0;
-        while (j < n && (s[j] == ' ' || s[j] == '\t'))
-            j++, sp++;
-        if (sp && n - j >= 3 && memcmp(s + j, "at ", 3) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (frame_at(s, n, i))
             return i;
-    }
     return n;
 }
 
@@ -458,15 +463,9 @@ static bool frame_of(const char *p, size_t n, map_frame *f)
 bool map__stack_frame(const char *s, size_t n, size_t *at, map_frame *f)
 {
     for (size_t i = *at; i < n; i++) {
-        size_t b = line_break(s + i, n - i);
-        if (!b)
+        size_t j = frame_at(s, n, i);
+        if (!j)
             continue;
-        size_t j = i + b, sp = 0;
-        while (j < n && (s[j] == ' ' || s[j] == '\t'))
-            j++, sp++;
-        if (!sp || n - j < 3 || memcmp(s + j, "at ", 3) != 0)
-            continue;
-        j += 3;
         size_t e = j + map__first_line(s + j, n - j);
         if (frame_of(s + j, e - j, f)) {
             *at = e;

@@ -1408,16 +1408,12 @@ static void drop_quiet_calls(const map_matcher *m, map_match_work *w)
     w->nhits = keep;
 }
 
-/* Drops the prints among the hits at a later start of a message that
- * came through a logger one of the sites at its start logs to
- * (own_site_among): a print writes no logger's record, so its text
- * inside one is what that site relayed (`log.info("agent[%s]: %s",
- * volume, line)` over each line a child process printed). */
-static void drop_prints(const map_matcher *m, map_match_work *w)
+/* Drops the hits of one kind of site. */
+static void drop_kind(const map_matcher *m, map_match_work *w, uint8_t kind)
 {
     uint32_t keep = 0;
     for (uint32_t i = 0; i < w->nhits; i++)
-        if (m->e[w->hits[i]].kind != GRAPH_EMIT_PRINT)
+        if (m->e[w->hits[i]].kind != kind)
             w->hits[keep++] = w->hits[i];
     w->nhits = keep;
 }
@@ -1539,11 +1535,7 @@ static bool drop_caught_heads(const map_matcher *m, map_match_work *w)
  * and category, which no logging site's template renders. */
 static void drop_warnings(const map_matcher *m, map_match_work *w)
 {
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        if (m->e[w->hits[i]].kind != GRAPH_EMIT_WARN)
-            w->hits[keep++] = w->hits[i];
-    w->nhits = keep;
+    drop_kind(m, w, GRAPH_EMIT_WARN);
 }
 
 /*
@@ -1665,7 +1657,11 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
             keep_logged_whole(m, w, (uint32_t)rest);
         if (whole_own) {
             drop_quiet_calls(m, w);
-            drop_prints(m, w);
+            /* A print writes no logger's record: its text inside a
+             * record of the logger a site at the start logs to is what
+             * that site relayed (`log.info("agent[%s]: %s", volume,
+             * line)` over each line a child process printed). */
+            drop_kind(m, w, GRAPH_EMIT_PRINT);
         }
         if (m->o.aside && w->nhits && m->e[w->hits[0]].aside)
             w->nhits = 0; /* (drop_aside left only such hits) */
