@@ -201,6 +201,13 @@ typedef struct gx_arg {
     /* a name bound to a logger in this file (`logger`, made by
      * getLogger): its name as gx_emit's, or NULL */
     const char *logger;
+    /* TS: an object literal as JSON.stringify writes it, for a wrapper
+     * that logs the JSON text of what it is passed (json); nothing else
+     * reads it, and an argument with only this is no message */
+    const char *json_tmpl;
+    /* fwd through JSON.stringify (`JSON.stringify(fields) + '\n'`): the
+     * callers' json_tmpl is the message */
+    bool json;
 } gx_arg;
 
 /*

@@ -51,6 +51,9 @@ typedef struct {
     /* the message joins the caller's positional arguments from msg_pos on
      * with this separator (gx_arg.joined) */
     const char *joined;
+    /* the message is the JSON text of what the caller passes
+     * (gx_arg.json): an object literal's (gx_arg.json_tmpl) */
+    bool json;
 } wshape;
 
 typedef struct {
@@ -99,7 +102,7 @@ static bool shape_eq(const wshape *a, const wshape *b)
            str_eq(a->lvl_kw, b->lvl_kw) && a->level == b->level && strcmp(a->pre, b->pre) == 0 &&
            strcmp(a->post, b->post) == 0 && a->logger == b->logger &&
            a->logger_at == b->logger_at && a->slot == b->slot && str_eq(a->table, b->table) &&
-           str_eq(a->joined, b->joined) && a->table_at == b->table_at &&
+           str_eq(a->joined, b->joined) && a->table_at == b->table_at && a->json == b->json &&
            (!a->slot || (a->slot_pos == b->slot_pos && str_eq(a->slot_kw, b->slot_kw)));
 }
 
@@ -166,13 +169,24 @@ static bool fill_slot(core_arena *a, const char **pre, const char **post, const 
  * self) or under keyword kw. A `*args` splat covers the positions from its
  * own on: *shift says how far into it pos is.
  */
-static const gx_arg *arg_at(const gx_file *x, const gx_call *c, int32_t pos, const char *kw,
-                            int32_t *shift)
+/* Is a an object literal's JSON text and nothing else (gx_arg.json_tmpl)? */
+static bool json_only(const gx_arg *a)
+{
+    return a->json_tmpl && !a->tmpl && !a->ref && !a->ret && !a->fwd && !a->splat &&
+           a->level == GRAPH_LEVEL_NONE;
+}
+
+/* The argument a call passes at pos or under kw; one that only a JSON
+ * text wrapper reads counts only with json. */
+static const gx_arg *arg_at_as(const gx_file *x, const gx_call *c, int32_t pos, const char *kw,
+                               bool json, int32_t *shift)
 {
     const gx_arg *splat = NULL;
     *shift = 0;
     for (uint32_t i = 0; i < c->nargs; i++) {
         const gx_arg *a = &x->args.v[c->arg0 + i];
+        if (!json && json_only(a))
+            continue;
         if (a->kw) {
             if (kw && strcmp(a->kw, kw) == 0)
                 return a;
@@ -190,6 +204,12 @@ static const gx_arg *arg_at(const gx_file *x, const gx_call *c, int32_t pos, con
     if (splat)
         *shift = pos - (int32_t)splat->pos;
     return splat;
+}
+
+static const gx_arg *arg_at(const gx_file *x, const gx_call *c, int32_t pos, const char *kw,
+                            int32_t *shift)
+{
+    return arg_at_as(x, c, pos, kw, false, shift);
 }
 
 /* Who takes the text that message argument m (fwd) passes on from
@@ -222,7 +242,8 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .slot_kw = m->slot_kw,
                  .table = m->table,
                  .table_at = m->table ? from : 0,
-                 .joined = m->joined};
+                 .joined = m->joined,
+                 .json = m->json};
     if (c->level_arg >= 0) {
         const gx_arg *l = &x->args.v[c->arg0 + (uint32_t)c->level_arg];
         if (l->fwd && !l->splat) {
@@ -520,6 +541,20 @@ static bool has_words(const char *t);
 static const gx_arg *message_arg(wrap *w, const gx_file *x, const gx_call *c, const wshape *s,
                                  gx_arg *tmp, int32_t *shift)
 {
+    if (s->json) {
+        /* What JSON.stringify makes of an object literal; of anything
+         * else passed here nothing is known. */
+        const gx_arg *a = arg_at_as(x, c, s->msg_pos, s->msg_kw, true, shift);
+        if (!a || a->fwd || a->splat)
+            return a;
+        if (!a->json_tmpl)
+            return NULL;
+        *tmp = *a;
+        tmp->tmpl = a->json_tmpl;
+        tmp->ref = tmp->ret = tmp->table = NULL;
+        tmp->style = GRAPH_STYLE_TEMPLATE;
+        return tmp;
+    }
     if (!s->joined)
         return arg_at(x, c, s->msg_pos, s->msg_kw, shift);
     *shift = 0;
@@ -632,7 +667,8 @@ static bool wrap_round(wrap *w)
                 wshape s = w->shapes[t[k]].v[j];
                 int32_t shift;
                 const gx_arg *m = arg_at(x, wc->c, s.msg_pos, s.msg_kw, &shift);
-                if (!m || !m->fwd || (s.table && (m->pre || m->post || m->table)))
+                if (!m || !m->fwd || (s.table && (m->pre || m->post || m->table)) ||
+                    (s.json && (m->json || m->pre || m->post)))
                     continue;
                 /* A joining wrapper's own *args passed on whole: joined
                  * the same way; anything else at its place is a site. */
@@ -647,7 +683,8 @@ static bool wrap_round(wrap *w)
                             .post = s.post,
                             .table = s.table,
                             .table_at = s.table_at,
-                            .joined = s.joined};
+                            .joined = s.joined,
+                            .json = s.json || m->json};
                 /* The shape's slot first: the caller's message may bring
                  * one of its own. */
                 if (!pass_slot(w, wc->from, x, wc->c, &s, &d) || (m->slot && d.slot))

@@ -172,13 +172,20 @@ static NOINLINE bool split_concat(tx *x, TSNode e, const ts_scope *sc, gx_arg *o
     TSNode ops[PLUS_MAX];
     uint32_t k = graph__ts_plus_operands(x, e, ops, PLUS_MAX);
     gx_pick pk = {0};
+    uint32_t json_at = UINT32_MAX;
     for (uint32_t i = 0; i < k; i++) {
         const ts_param *q = graph__ts_param_named(x, sc, ops[i]);
+        if (!q && (q = graph__ts_json_param(x, ops[i], sc, depth + 1)) != NULL)
+            json_at = i;
         if (q && !q->rest && !graph__pick_add(&pk, q, q->name, i))
             return false;
     }
-    if (!graph__pick_done(&pk, false) || kept_value(x, sc, &pk))
+    /* JSON text is a message, never the slot beside one; the parameter
+     * JSON.stringify is handed is passed on, not kept (kept_value). */
+    if (!graph__pick_done(&pk, false) ||
+        (json_at == UINT32_MAX ? kept_value(x, sc, &pk) : json_at != pk.at))
         return false;
+    out->json = json_at != UINT32_MAX;
     graph__tmpl_clear(&x->tmpl);
     for (uint32_t i = 0; i < k; i++) {
         unsigned t = ty(x, ops[i]);
@@ -265,8 +272,22 @@ static NOINLINE bool classify_arg(tx *x, TSNode a, gx_arg *out, const ts_scope *
         bool fwd = split_concat(x, e, sc, out, depth + 1);
         return (graph__ts_stringish(x, e, 0) && arg_template(x, e, out, depth)) || fwd;
     }
-    case N_CALL_EXPRESSION:
+    case N_CALL_EXPRESSION: {
+        const ts_param *p = graph__ts_json_param(x, e, sc, depth + 1);
+        if (p) {
+            out->fwd = out->json = true;
+            out->fwd_pos = p->pos;
+            out->fwd_name = p->name;
+            return true;
+        }
         return format_call(x, e) && arg_template(x, e, out, depth);
+    }
+    case N_OBJECT:
+        graph__tmpl_clear(&x->tmpl);
+        if (!graph__ts_put_json_object(x, e, depth + 1))
+            return false;
+        out->json_tmpl = graph__tmpl_take(&x->tmpl, x->f, &out->flags);
+        return out->json_tmpl != NULL;
     default:
         return false;
     }
@@ -299,8 +320,10 @@ NOINLINE void graph__ts_record_call(tx *x, TSNode call, const char *callee, cons
                                     int depth)
 {
     TSNode args = fld(x, call, F_ARGUMENTS);
+    /* JSON.stringify is no wrapper of ours, and what a function hands it
+     * is what it logs, not data it works on (wrap_acting). */
     if (ty(x, args) != N_ARGUMENTS || !ts_node_named_child_count(args) ||
-        strcmp(callee, "@super.constructor") == 0)
+        strcmp(callee, "@super.constructor") == 0 || strcmp(callee, "JSON.stringify") == 0)
         return;
     TSNode nodes[CALL_ARGS_MAX];
     gx_arg meta[CALL_ARGS_MAX];
@@ -344,7 +367,7 @@ NOINLINE void graph__ts_record_call(tx *x, TSNode call, const char *callee, cons
         }
         if (!nl && !classify_arg(x, nodes[i], m, sc, depth + 1))
             continue;
-        useful |= m->tmpl || m->ref || m->fwd;
+        useful |= m->tmpl || m->ref || m->fwd || m->json_tmpl;
         core_vec_push(&x->f->args, *m);
     }
     if (!useful) {

@@ -562,6 +562,11 @@ uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max);
 bool graph__ts_tagged(tx *x, TSNode e);
 /* JSON.stringify of an object literal, as its JSON text (ts_message.c). */
 bool graph__ts_put_json_call(tx *x, TSNode e, int depth);
+/* An object literal as JSON.stringify writes it (ts_message.c). */
+bool graph__ts_put_json_object(tx *x, TSNode obj, int depth);
+/* The parameter p of `JSON.stringify(p)`, alone (ts_message.c); NULL if
+ * e is no such call. */
+const ts_param *graph__ts_json_param(tx *x, TSNode e, const ts_scope *sc, int depth);
 bool graph__ts_stringish(tx *x, TSNode e, int depth);
 void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, int nest, int depth);
 uint32_t graph__ts_collect_args(tx *x, TSNode args, TSNode *out, uint32_t max, int depth);

@@ -217,26 +217,52 @@ static bool put_json(tx *x, TSNode obj, int nest, int depth)
     return true;
 }
 
-/* `JSON.stringify({ event: 'paid', id })`, an object literal and nothing
- * else (a replacer or an indent lays the text out otherwise): the
- * object's JSON text into the template, keys and literal values as
- * written, a hole per other value. False, the template as it was, when
- * e is no such call. */
-bool graph__ts_put_json_call(tx *x, TSNode e, int depth)
+/* The one argument of `JSON.stringify(v)` into *v (a replacer or an
+ * indent lays the text out otherwise); false if e is no such call. */
+static bool json_call_arg(tx *x, TSNode e, int depth, TSNode *v)
 {
     if (ty(x, e) != N_CALL_EXPRESSION)
         return false;
     const char *p = graph__ts_path_of(x, fld(x, e, F_FUNCTION), 0);
-    TSNode av[2];
     if (!p || strcmp(p, "JSON.stringify") != 0 ||
-        graph__ts_collect_args(x, fld(x, e, F_ARGUMENTS), av, 2, depth + 1) != 1 ||
-        ty(x, unwrap(x, av[0])) != N_OBJECT)
+        graph__ts_collect_args(x, fld(x, e, F_ARGUMENTS), v, 1, depth + 1) != 1)
+        return false;
+    *v = unwrap(x, *v);
+    return true;
+}
+
+/* An object literal's JSON text into the template, keys and literal
+ * values as written, a hole per other value. False, the template as it
+ * was, when obj is no object literal or one JSON text cannot show. */
+bool graph__ts_put_json_object(tx *x, TSNode obj, int depth)
+{
+    if (ty(x, obj) != N_OBJECT)
         return false;
     gx_tmpl_mark mark = graph__tmpl_mark(&x->tmpl);
-    if (put_json(x, unwrap(x, av[0]), 0, depth + 1))
+    if (put_json(x, obj, 0, depth))
         return true;
     graph__tmpl_rewind(&x->tmpl, mark);
     return false;
+}
+
+/* `JSON.stringify({ event: 'paid', id })`, an object literal and nothing
+ * else: its JSON text (graph__ts_put_json_object). */
+bool graph__ts_put_json_call(tx *x, TSNode e, int depth)
+{
+    TSNode v;
+    return json_call_arg(x, e, depth, &v) && graph__ts_put_json_object(x, v, depth + 1);
+}
+
+/* `JSON.stringify(fields)` of a parameter: a function that logs it logs
+ * the JSON text of what its callers pass (an object literal's, when they
+ * write one). */
+const ts_param *graph__ts_json_param(tx *x, TSNode e, const ts_scope *sc, int depth)
+{
+    TSNode v;
+    if (!json_call_arg(x, unwrap(x, e), depth, &v) || ty(x, v) != N_IDENTIFIER)
+        return NULL;
+    const ts_param *p = graph__ts_param_named(x, sc, v);
+    return p && !p->rest ? p : NULL;
 }
 
 /* Is this a string, a template or a `+` chain with one of them? */

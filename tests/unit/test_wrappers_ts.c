@@ -230,6 +230,10 @@ TEST(ts_wrapper_messages_map_to_callers)
         {"[info] dialed 10.0.0.7:50051", "dialer.Dialer.dial", 6},
         {"[info] noted 10.0.0.7:50051", "dialer.Dialer.dial", 7},
         {"redialer | redialing 10.0.0.7:50051", "dialer.Dialer.redial", 15},
+        /* A function that logs JSON.stringify of what it is passed: the
+         * object literal a caller writes is the caller's message. */
+        {"{\"event\":\"checkout\",\"cart\":\"c-9\",\"total\":12.5}", "audit.Cart.checkout", 13},
+        {"{\"event\":\"paid\",\"ok\":true,\"amount\":12.5}", "audit.Cart.checkout", 14},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint32_t line;
@@ -240,7 +244,8 @@ TEST(ts_wrapper_messages_map_to_callers)
     /* No wrapper's own call catches what its callers did not say. */
     uint32_t e[8];
     static const char *const none[] = {"[chan 7] something else entirely", "[app] unknown",
-                                       "[say] goodbye", "[db] something"};
+                                       "[say] goodbye", "[db] something",
+                                       "{\"event\":\"refund\",\"cart\":\"c-9\"}"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
         CHECK_INT(map_matcher_match(m, w, none[i], strlen(none[i]), NULL, NULL, e, 8).nemits, 0);
     map_match_work_free(w);
