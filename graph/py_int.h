@@ -102,6 +102,9 @@ enum {
     N_AWAIT,
     N_WITH_ITEM,
     N_GENERATOR_EXPRESSION,
+    N_TRUE,
+    N_FALSE,
+    N_NONE,
     N__NAMED_COUNT,
     /* anonymous tokens */
     A_ASYNC = N__NAMED_COUNT,

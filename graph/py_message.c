@@ -259,6 +259,195 @@ static TSNode translated(px *x, TSNode e)
  * `with_args`: the logging call passes arguments, so %-directives in a
  * literal are holes (without them logging prints the text as is).
  */
+/* The deepest dictionary read as JSON text, and the most pairs. */
+#define JSON_NEST 4
+#define JSON_PAIRS 32
+
+/* How json.dumps lays its text out: the separators between items and
+ * after a key, sort_keys, ensure_ascii. */
+typedef struct {
+    const char *item, *key;
+    bool sort, ascii;
+} json_fmt;
+
+/* Does json.dumps write s as it is between quotes? Not with a quote, a
+ * backslash or a control character, nor, with ensure_ascii, a byte
+ * beyond ASCII (each is an escape). */
+static bool json_plain(const char *s, const json_fmt *jf)
+{
+    for (const unsigned char *c = (const unsigned char *)s; s && *c; c++)
+        if (*c == '"' || *c == '\\' || *c < 0x20 || (*c >= 0x80 && jf->ascii))
+            return false;
+    return s != NULL;
+}
+
+static bool put_json_dict(px *x, TSNode d, const json_fmt *jf, int nest);
+
+/* A value as json.dumps writes it: a string literal quoted, an integer
+ * in decimal digits, True, False and None as true, false and null, a
+ * dictionary by put_json_dict; anything else (and a string it would
+ * escape) a hole. */
+static void put_json_value(px *x, TSNode v, const json_fmt *jf, int nest)
+{
+    v = unparen(v);
+    const char *s = NULL;
+    switch (ty(v)) {
+    case N_STRING:
+        s = graph__py_string_value(x, v);
+        if (json_plain(s, jf)) {
+            graph__tmpl_literal(&x->tmpl, "\"", 1);
+            graph__tmpl_literal(&x->tmpl, s, strlen(s));
+            graph__tmpl_literal(&x->tmpl, "\"", 1);
+            return;
+        }
+        break;
+    case N_INTEGER: {
+        s = text(x, v);
+        size_t n = s ? strlen(s) : 0;
+        bool digits = n > 0 && (s[0] != '0' || n == 1);
+        for (size_t i = 0; digits && i < n; i++)
+            digits = s[i] >= '0' && s[i] <= '9';
+        if (digits) {
+            graph__tmpl_literal(&x->tmpl, s, n);
+            return;
+        }
+        break;
+    }
+    case N_TRUE:
+        graph__tmpl_literal(&x->tmpl, "true", 4);
+        return;
+    case N_FALSE:
+        graph__tmpl_literal(&x->tmpl, "false", 5);
+        return;
+    case N_NONE:
+        graph__tmpl_literal(&x->tmpl, "null", 4);
+        return;
+    case N_DICTIONARY:
+        if (nest < JSON_NEST) {
+            gx_tmpl_mark mark = graph__tmpl_mark(&x->tmpl);
+            if (put_json_dict(x, v, jf, nest + 1))
+                return;
+            graph__tmpl_rewind(&x->tmpl, mark);
+        }
+        break;
+    default:
+        break;
+    }
+    graph__tmpl_hole(&x->tmpl);
+}
+
+typedef struct {
+    const char *key;
+    TSNode value;
+} json_pair;
+
+static int json_pair_cmp(const void *a, const void *b)
+{
+    return strcmp(((const json_pair *)a)->key, ((const json_pair *)b)->key);
+}
+
+/* A dictionary display as json.dumps writes it: its pairs in their
+ * order (by key with sort_keys); false when a key is not a plain string
+ * literal or the display holds more than pairs (`**other`). */
+static bool put_json_dict(px *x, TSNode d, const json_fmt *jf, int nest)
+{
+    json_pair pv[JSON_PAIRS];
+    uint32_t n = 0, nc = ts_node_named_child_count(d);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode p = ts_node_named_child(d, i);
+        if (ty(p) == N_COMMENT)
+            continue;
+        if (ty(p) != N_PAIR || n == JSON_PAIRS)
+            return false;
+        TSNode k = unparen(fieldn(p, F_KEY));
+        const char *key = is_null(k) ? NULL : graph__py_string_value(x, k);
+        if (!json_plain(key, jf) || is_null(fieldn(p, F_VALUE)))
+            return false;
+        pv[n++] = (json_pair){key, fieldn(p, F_VALUE)};
+    }
+    if (jf->sort && n > 1)
+        qsort(pv, n, sizeof *pv, json_pair_cmp);
+    graph__tmpl_literal(&x->tmpl, "{", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            graph__tmpl_literal(&x->tmpl, jf->item, strlen(jf->item));
+        graph__tmpl_literal(&x->tmpl, "\"", 1);
+        graph__tmpl_literal(&x->tmpl, pv[i].key, strlen(pv[i].key));
+        graph__tmpl_literal(&x->tmpl, "\"", 1);
+        graph__tmpl_literal(&x->tmpl, jf->key, strlen(jf->key));
+        put_json_value(x, pv[i].value, jf, nest);
+    }
+    graph__tmpl_literal(&x->tmpl, "}", 1);
+    return true;
+}
+
+/* Reads a json.dumps keyword argument into jf; false for one that lays
+ * the text out in a way not read here (an indent). */
+static bool json_option(px *x, TSNode name, TSNode v, json_fmt *jf)
+{
+    v = unparen(v);
+    bool yes = ty(v) == N_TRUE, no = ty(v) == N_FALSE;
+    if (text_eq(x, name, "sort_keys") || text_eq(x, name, "ensure_ascii")) {
+        if (!yes && !no)
+            return false;
+        *(text_eq(x, name, "sort_keys") ? &jf->sort : &jf->ascii) = yes;
+        return true;
+    }
+    if (text_eq(x, name, "indent"))
+        return ty(v) == N_NONE;
+    if (text_eq(x, name, "separators")) {
+        if (ty(v) != N_TUPLE || ts_node_named_child_count(v) != 2)
+            return false;
+        const char *a = graph__py_string_value(x, unparen(ts_node_named_child(v, 0)));
+        const char *b = graph__py_string_value(x, unparen(ts_node_named_child(v, 1)));
+        if (!a || !b)
+            return false;
+        jf->item = a;
+        jf->key = b;
+    }
+    return true; /* (default=, cls=, skipkeys=... change no literal's text) */
+}
+
+/*
+ * `json.dumps({"event": "paid", "id": order.id})`: a dictionary display
+ * and the options that lay its text out (sort_keys, separators,
+ * ensure_ascii): its JSON text into the template, keys and literal
+ * values as written, a hole per other value. False, the template as it
+ * was, when e is no such call.
+ */
+static bool json_dumps(px *x, TSNode e, const py_scope *sc)
+{
+    TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS), d = gx_null();
+    const char *p = is_null(fn) ? NULL : graph__py_path_of(x, fn, sc, 0);
+    if (p)
+        p = graph__py_canon(x, p); /* (`from json import dumps`) */
+    if (!p || strcmp(p, "json.dumps") != 0 || is_null(args))
+        return false;
+    json_fmt jf = {", ", ": ", false, true};
+    uint32_t na = ts_node_named_child_count(args), npos = 0;
+    for (uint32_t i = 0; i < na; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ty(a) == N_COMMENT)
+            continue;
+        if (ty(a) == N_KEYWORD_ARGUMENT) {
+            TSNode name = fieldn(a, F_NAME), v = fieldn(a, F_VALUE);
+            if (is_null(name) || is_null(v) || !json_option(x, name, v, &jf))
+                return false;
+        } else if (npos++ == 0) {
+            d = unparen(a);
+        } else {
+            return false;
+        }
+    }
+    if (is_null(d) || ty(d) != N_DICTIONARY)
+        return false;
+    gx_tmpl_mark mark = graph__tmpl_mark(&x->tmpl);
+    if (put_json_dict(x, d, &jf, 0))
+        return true;
+    graph__tmpl_rewind(&x->tmpl, mark);
+    return false;
+}
+
 msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth)
 {
     msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
@@ -366,6 +555,10 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
                 if (p && key)
                     return ref_message(graph__py_subscript_name(x, p, key));
             }
+        }
+        if (json_dumps(x, e, sc)) {
+            mi.style = GRAPH_STYLE_CONCAT;
+            return mi;
         }
         TSNode tr = translated(x, e);
         if (is_null(tr))

@@ -8706,3 +8706,60 @@ TEST(mapper_a_constant_extended_by_concatenation_is_whole)
     CHECK_STR(e.tmpl, "%s -> %s.%s [%s] req=%sB resp=%sB");
     graph_close(g);
 }
+
+/* json.dumps of a dictionary display is its JSON text, laid out as
+ * Python's json module lays it out (the renderings below are the
+ * interpreter's own): separators, sort_keys, ensure_ascii. */
+TEST(mapper_a_json_dumps_of_a_dictionary_display_is_its_text)
+{
+    unit_write_str("pyjson/shop/__init__.py", "");
+    unit_write_str(
+        "pyjson/shop/events.py",
+        "import json\n"
+        "import logging\n"
+        "from json import dumps\n"
+        "log = logging.getLogger(__name__)\n"
+        "def paid(order):\n"
+        "    log.info(json.dumps({'event': 'paid', 'order': order.id, 'ok': True, 'n': 3, 'x': "
+        "None}))\n"
+        "    print(json.dumps({'b': 1, 'a': 'z', 'c': {'d': False}}, sort_keys=True))\n"
+        "    log.warning(dumps({'event': 'late', 'by': order.late}, separators=(',', ':')))\n"
+        "    log.info(json.dumps({'event': 'caf\\u00e9', 'k': 1}, ensure_ascii=False))\n"
+        "    log.info(json.dumps({'event': 'caf\\u00e9', 'k': 2}))\n"
+        "    log.info(json.dumps({'event': 'paid'}, indent=2))\n");
+    graph *g = index_dir("pyjson");
+    graph_emit e = unit_emit_at(g, "shop.events.paid", 6);
+    CHECK_STR(e.tmpl, "{\"event\": \"paid\", \"order\": %s, \"ok\": true, \"n\": 3, \"x\": null}");
+    e = unit_emit_at(g, "shop.events.paid", 7);
+    CHECK_STR(e.tmpl, "{\"a\": \"z\", \"b\": 1, \"c\": {\"d\": false}}");
+    e = unit_emit_at(g, "shop.events.paid", 8);
+    CHECK_STR(e.tmpl, "{\"event\":\"late\",\"by\":%s}");
+    e = unit_emit_at(g, "shop.events.paid", 9);
+    CHECK_STR(e.tmpl, "{\"event\": \"caf\xc3\xa9\", \"k\": 1}");
+    /* What ensure_ascii escapes, and an indent's lines, are not read. */
+    e = unit_emit_at(g, "shop.events.paid", 10);
+    CHECK_STR(e.tmpl, "{\"event\": %s, \"k\": 2}");
+    e = unit_emit_at(g, "shop.events.paid", 11);
+    CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    static const struct {
+        const char *msg;
+        uint32_t line;
+    } lines[] = {
+        {"{\"event\": \"paid\", \"order\": 7, \"ok\": true, \"n\": 3, \"x\": null}", 6},
+        {"{\"a\": \"z\", \"b\": 1, \"c\": {\"d\": false}}", 7},
+        {"{\"event\":\"late\",\"by\":2}", 8},
+        {"{\"event\": \"caf\xc3\xa9\", \"k\": 1}", 9},
+        {"{\"event\": \"caf\\u00e9\", \"k\": 2}", 10},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        uint32_t em[16];
+        map_match r = match(m, w, lines[i].msg, NULL, NULL, em);
+        CHECK_INT(r.nemits, 1);
+        graph_emit x;
+        graph_get_emit(g, em[0], &x);
+        CHECK_INT(x.line, lines[i].line);
+    }
+    matcher_done(g, m, w);
+}
