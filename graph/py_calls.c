@@ -1036,11 +1036,31 @@ static bool record_print_fwd(px *x, TSNode call, const char *callee, int32_t emi
  * level). out->pos, kw, nafter and splat are set by the caller. Returns
  * false when the argument is of no interest.
  */
+/* `msg.rstrip()` of a parameter: the parameter (its trailing line end
+ * dropped, as whatever collects lines drops it); null otherwise. */
+static TSNode rstripped_param(px *x, TSNode e, const py_scope *sc)
+{
+    TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
+    if (is_null(fn) || ty(fn) != N_ATTRIBUTE || is_null(args) ||
+        ts_node_named_child_count(args) != 0)
+        return gx_null();
+    TSNode name = fieldn(fn, F_ATTRIBUTE), obj = unparen(fieldn(fn, F_OBJECT));
+    if (is_null(name) || !text_eq(x, name, "rstrip") || is_null(obj) || ty(obj) != N_IDENTIFIER ||
+        !graph__py_param_named(x, sc, obj))
+        return gx_null();
+    return obj;
+}
+
 static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int depth)
 {
     TSNode e = unparen(a);
     if (is_null(e))
         return false;
+    if (ty(e) == N_CALL && !out->splat) {
+        TSNode p = rstripped_param(x, e, sc);
+        if (!is_null(p))
+            e = p;
+    }
     unsigned t = ty(e);
     out->fwd_pos = -1;
     if (out->splat) {
@@ -1083,11 +1103,31 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
         out->style = GRAPH_STYLE_DYNAMIC;
         return true;
     }
+    /* 'warning', as getattr(log, level) takes it: a level, and text. */
+    if (t == N_STRING) {
+        const char *v = graph__py_string_value(x, e);
+        if (v)
+            out->level = (uint8_t)graph__level_of_word(v, strlen(v));
+    }
     bool with_args = out->nafter > 0;
     /* "[chan " + name + "] " + msg: a parameter passed on with text
      * around it. */
     if (plus_fwd(x, e, with_args, out, sc, depth))
         return true;
+    /* The same written f"[chan {name}] {msg}", the parameter named like a
+     * message (a value's field, f"Connected to {host}", is the
+     * function's own text; an attribute the constructor keeps is read in
+     * a context manager's methods alone: field_fwd). */
+    if (is_stringish(t) && sc->nparams) {
+        gx_arg f = *out;
+        f.pre = f.post = NULL;
+        graph__tmpl_clear(&x->tmpl);
+        if (fstring_fwd(x, e, with_args, &f, sc) && !f.field) {
+            *out = f;
+            return true;
+        }
+        graph__tmpl_clear(&x->tmpl);
+    }
     if (!(is_stringish(t) || t == N_BINARY_OPERATOR || t == N_CALL || t == N_SUBSCRIPT))
         return false;
     msg_info mi = graph__py_build_message(x, e, with_args, sc, depth + 1);
@@ -1253,6 +1293,19 @@ static bool made_by_with(TSNode call)
  * call is recorded only when its message passes on a parameter, which is
  * what makes the enclosing function a wrapper.
  */
+/* The level argument of a logging call whose method getattr chooses
+ * (`getattr(log, level)(...)`); null for any other call. */
+static TSNode chosen_level(TSNode call)
+{
+    TSNode fn = unparen(fieldn(call, F_FUNCTION));
+    if (is_null(fn) || ty(fn) != N_CALL)
+        return gx_null();
+    TSNode args = fieldn(fn, F_ARGUMENTS);
+    return is_null(args) || ts_node_named_child_count(args) < 2
+               ? gx_null()
+               : unparen(ts_node_named_child(args, 1));
+}
+
 void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_plan *pl,
                            int32_t emit, const py_scope *sc, int depth)
 {
@@ -1360,6 +1413,16 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
         dynamic |= m->style == GRAPH_STYLE_DYNAMIC;
         level |= m->level != GRAPH_LEVEL_NONE;
         core_vec_push(&x->f->args, *m);
+    }
+    /* A method chosen by a parameter (`getattr(log, level)(msg)`): that
+     * parameter is the call's level. */
+    TSNode chosen = emit >= 0 ? chosen_level(call) : gx_null();
+    if (!is_null(chosen) && rc.msg_arg >= 0 && rc.level_arg < 0) {
+        gx_arg l = {.pos = UINT32_MAX};
+        if (classify_arg(x, chosen, &l, sc, depth + 1) && l.fwd) {
+            rc.level_arg = (int32_t)(x->f->args.n - first);
+            core_vec_push(&x->f->args, l);
+        }
     }
     /* A message known only at run time passed with a level constant
      * (`self._log(ERROR, lines)`): a wrapper's site without text. Without

@@ -69,6 +69,10 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
     emit_plan pl;
     if (graph__py_plan_emit(x, n, fn, path, &pl, sc)) {
         graph__py_make_emit(x, n, &pl, sc, depth);
+        /* A method chosen at run time (`getattr(log, level)(msg)`) has no
+         * path; the receiver's, for a wrapper's logging call. */
+        if (!callee && pl.receiver && strcmp(pl.method, "?") == 0)
+            callee = graph__path_join(x->f, pl.receiver, "?", 1);
         graph__py_record_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth);
         if (pl.kind == GRAPH_EMIT_SPAN && strcmp(pl.method, "start_as_current_span") == 0)
             graph__py_exception_event(x, n, &pl, sc);

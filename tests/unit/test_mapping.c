@@ -8763,3 +8763,53 @@ TEST(mapper_a_json_dumps_of_a_dictionary_display_is_its_text)
     }
     matcher_done(g, m, w);
 }
+
+/* A development server's logging, as such servers write it: one helper
+ * picks the logger's method by a level its callers name
+ * (`getattr(_logger, type)(message.rstrip(), *args)`), a handler's `log`
+ * puts the client's address and the time around the caller's message in
+ * an f-string, and the access line is the format its `log_request`
+ * hands that. */
+static const char devsrv_internal_py[] = "import logging\n"
+                                         "_logger = logging.getLogger('devsrv')\n"
+                                         "def _log(type, message, *args):\n"
+                                         "    getattr(_logger, type)(message.rstrip(), *args)\n";
+
+static const char devsrv_serving_py[] =
+    "from ._internal import _log\n"
+    "class Handler:\n"
+    "    def log(self, type, message, *args):\n"
+    "        _log(type, f'{self.address_string()} - - [{self.date()}] {message}\\n', *args)\n"
+    "    def log_request(self, code, size):\n"
+    "        self.log('info', '\"%s\" %s %s', self.requestline, code, size)\n"
+    "def run(addr):\n"
+    "    _log('warning', ' * Running on %s (CTRL+C to quit)', addr)\n";
+
+TEST(mapper_a_level_chosen_by_getattr_passes_its_callers_message_on)
+{
+    unit_write_str("devsrv/devsrv/__init__.py", "");
+    unit_write_str("devsrv/devsrv/_internal.py", devsrv_internal_py);
+    unit_write_str("devsrv/devsrv/serving.py", devsrv_serving_py);
+    graph *g = index_dir("devsrv");
+    /* The message stripped of its line end, and an f-string around a
+     * parameter named like a message, are passed on; the level is the
+     * word the caller names. */
+    graph_emit e = unit_emit_at(g, "devsrv.serving.Handler.log_request", 6);
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    CHECK_STR(e.tmpl, "%s - - [%s] \"%s\" %s %s\n");
+    CHECK_INT(e.level, GRAPH_LEVEL_INFO);
+    e = unit_emit_at(g, "devsrv.serving.run", 8);
+    CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+    CHECK_STR(e.tmpl, " * Running on %s (CTRL+C to quit)");
+    CHECK_INT(e.level, GRAPH_LEVEL_WARNING);
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t em[16];
+    const char *line = "127.0.0.1 - - [06/Dec/2026 22:37:55] \"GET /a HTTP/1.1\" 200 -";
+    map_match r = match(m, w, line, "devsrv", "INFO", em);
+    CHECK_INT(r.nemits, 1);
+    graph_emit x;
+    graph_get_emit(g, em[0], &x);
+    CHECK_INT(x.line, 6);
+    matcher_done(g, m, w);
+}
