@@ -1399,9 +1399,11 @@ static void drop_quiet_calls(const map_matcher *m, map_match_work *w)
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
         bool quiet = false;
-        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit]) &&
-            graph_emit_callee(m->g, x->emit) != GRAPH_NONE)
-            quiet = !(callee_flags(m, x->emit) & logs);
+        /* (A call of a function the code does not have, `fetch(url)`,
+         * writes no record of a logger of ours either.) */
+        if (x->kind == GRAPH_EMIT_CALL && !(w->listed && w->listed[x->emit]))
+            quiet = graph_emit_callee(m->g, x->emit) == GRAPH_NONE ||
+                    !(callee_flags(m, x->emit) & logs);
         if (!quiet)
             w->hits[keep++] = w->hits[i];
     }

@@ -8813,3 +8813,30 @@ TEST(mapper_a_level_chosen_by_getattr_passes_its_callers_message_on)
     CHECK_INT(x.line, 6);
     matcher_done(g, m, w);
 }
+
+/* The same server with a browser script of its own that fetches a URL:
+ * the URL inside an access line of the server's logger is what the
+ * request asked for, and the call (of a function the code does not
+ * have) writes no record of that logger. */
+TEST(mapper_a_call_of_no_function_of_ours_inside_an_own_loggers_line_is_no_start)
+{
+    unit_write_str("devjs/devsrv/__init__.py", "");
+    unit_write_str("devjs/devsrv/_internal.py", devsrv_internal_py);
+    unit_write_str("devjs/devsrv/serving.py", devsrv_serving_py);
+    unit_write_str("devjs/devsrv/shared/debugger.js",
+                   "function promptForPin() {\n"
+                   "  fetch(`${document.location}?__debugger__=yes&cmd=printpin&s=${SECRET}`);\n"
+                   "}\n");
+    graph *g = index_dir("devjs");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t em[16];
+    const char *line = "::1 - - [06/Dec/2026 22:37:55] \"GET "
+                       "/?__debugger__=yes&cmd=printpin&s=pw2q01 HTTP/1.1\" 200 -";
+    map_match r = match(m, w, line, "devsrv", "INFO", em);
+    CHECK_INT(r.nemits, 1);
+    graph_emit x;
+    graph_get_emit(g, em[0], &x);
+    CHECK_INT(x.line, 6);
+    matcher_done(g, m, w);
+}
