@@ -1036,6 +1036,10 @@ static bool record_print_fwd(px *x, TSNode call, const char *callee, int32_t emi
  * level). out->pos, kw, nafter and splat are set by the caller. Returns
  * false when the argument is of no interest.
  */
+/* The longest string literal that may name a level ('critical', with
+ * its quotes and a prefix). */
+#define LEVEL_LITERAL_MAX 12
+
 /* `msg.rstrip()` of a parameter: the parameter (its trailing line end
  * dropped, as whatever collects lines drops it); null otherwise. */
 static TSNode rstripped_param(px *x, TSNode e, const py_scope *sc)
@@ -1103,8 +1107,10 @@ static bool classify_arg(px *x, TSNode a, gx_arg *out, const py_scope *sc, int d
         out->style = GRAPH_STYLE_DYNAMIC;
         return true;
     }
-    /* 'warning', as getattr(log, level) takes it: a level, and text. */
-    if (t == N_STRING) {
+    /* 'warning', as getattr(log, level) takes it: a level, and text.
+     * (No level's name, quotes and all, is longer than LEVEL_LITERAL_MAX:
+     * longer literals are not decoded for it.) */
+    if (t == N_STRING && ts_node_end_byte(e) - ts_node_start_byte(e) <= LEVEL_LITERAL_MAX) {
         const char *v = graph__py_string_value(x, e);
         if (v)
             out->level = (uint8_t)graph__level_of_word(v, strlen(v));
