@@ -515,7 +515,7 @@ size_t map_mapper_bytes(const map_mapper *m);
 #define MAP_RECENT 8
 
 /* The most variants a case's memory of the values it showed keeps. */
-#define MAP_TOLD_MAX 4
+#define MAP_TOLD_MAX 8
 
 /*
  * A case's memory of the variants its events' values named (a mode's name

@@ -2746,27 +2746,6 @@ void map__told_classes_init(map_mapper *m)
     free(mark);
 }
 
-/* Whether a site activity act stands for (its template's candidates, else
- * its symbols) is a method of a class of cls's hierarchy: a class a
- * message names is that of the object logging it only then (not one a
- * value of another part shows, a callback's repr in a list of hooks). */
-static bool logged_in_family(const map_mapper *m, uint32_t act, uint32_t cls)
-{
-    const uint32_t *c;
-    bool has_const;
-    uint32_t n = map__candidates(m, act, &c, &has_const);
-    if (n == 0) {
-        c = m->syms.v + m->acts.v[act].sym_off;
-        n = m->acts.v[act].nsyms;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = class_of(m->g, c[i]);
-        if (k != GRAPH_NONE && related(m->g, k, cls))
-            return true;
-    }
-    return false;
-}
-
 uint32_t map__class_told(const map_mapper *m, uint32_t act, const char *text)
 {
     if (m->told_classes.n == 0 || act >= m->acts.n)
@@ -2781,7 +2760,7 @@ uint32_t map__class_told(const map_mapper *m, uint32_t act, const char *text)
         if (v)
             graph_get_symbol(m->g, (uint32_t)*v - 1, &s);
         if (v && strlen(s.name) == n && memcmp(s.name, text + i, n) == 0 &&
-            !map__names_word(at, atl, s.name) && logged_in_family(m, act, (uint32_t)*v - 1))
+            !map__names_word(at, atl, s.name))
             return (uint32_t)*v - 1;
     }
     return GRAPH_NONE;
@@ -2793,19 +2772,21 @@ uint32_t map__class_told(const map_mapper *m, uint32_t act, const char *text)
  * a method of a class of the named one's hierarchy, the one candidate an
  * object of that class runs, else the one its class has of its own (of
  * several such, the one sc, the recent events' scores, clearly favours).
- * Classes named that disagree tell nothing.
+ * Of classes named that point at different sites, the one named last
+ * decides: a case moves on from one object to the next (the memory keeps
+ * them in the order they were first named).
  */
 static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case *c,
                            const double *sc)
 {
     const uint32_t *cands;
     bool has_const;
-    uint32_t nc = map__candidates(m, group, &cands, &has_const), pick = GRAPH_NONE;
+    uint32_t nc = map__candidates(m, group, &cands, &has_const);
     /* A constant's candidates are its owners until it is placed at the
      * functions that log it. */
     if ((has_const && !placed_at_sites(m, group)) || nc < 2 || nc > MAX_CAND)
         return GRAPH_NONE;
-    for (uint32_t t = 0; t < c->ntold; t++) {
+    for (uint32_t t = c->ntold; t-- > 0;) {
         graph_symbol ts;
         graph_get_symbol(m->g, c->told[t], &ts);
         if (ts.kind != GRAPH_SYM_CLASS)
@@ -2835,11 +2816,10 @@ static uint32_t class_pick(const map_mapper *m, uint32_t group, const map__case 
                        : nown == 1 ? cands[own]
                        : nown > 1  ? clear_candidate(m, group, osc)
                                    : GRAPH_NONE;
-        if (sym == GRAPH_NONE || (pick != GRAPH_NONE && pick != sym))
-            return GRAPH_NONE;
-        pick = sym;
+        if (sym != GRAPH_NONE)
+            return sym;
     }
-    return pick;
+    return GRAPH_NONE;
 }
 
 /* Activity act of m into *a; false for an id m does not have (an

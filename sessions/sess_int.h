@@ -11,9 +11,9 @@
  * 10, tokens 16 * 10, error and weight 16, vector 256 * (5 + 4) (2560 in
  * all), then the prediction 1 + 10 * 5 and the scores 4 * 10 + 5 + 8
  * (2680), the tokens' order 16 * (1 + 3 * 10 + 8 + 2 * 5) (784), the
- * fingerprints 3 * 5 + 256 * 8 (2063) and the variants told 1 + 4 * (5 +
- * 10) (61). */
-#define SESS__CASE_MAX 5588
+ * fingerprints 3 * 5 + 256 * 8 (2063) and the variants told 1 + 8 * (5 +
+ * 10) (121). */
+#define SESS__CASE_MAX 5648
 /* Largest dict text or meta value (a sanity bound, not an LMDB one). */
 #define SESS__MAX_VALUE (64u << 20)
 /* Offset of touched_ns (8 bytes, little-endian) in an encoded case: kept

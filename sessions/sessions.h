@@ -55,7 +55,7 @@ extern "C" {
 #define SESS_MAX_VEC 256   /* entries of the sparse PPR vector kept per case */
 #define SESS_MAX_PRED 10   /* symbols of the latest prediction kept per case (for its scoring) */
 #define SESS_MAX_SEEN 256  /* event fingerprints kept per case (duplicates applied once) */
-#define SESS_MAX_TOLD 4    /* variants named by a case's values kept per case */
+#define SESS_MAX_TOLD 8    /* variants named by a case's values kept per case */
 /* Longest case id, counter key, meta key and topic (LMDB keys are at most
  * 511 bytes; the TTL index prefixes 8 bytes to the case id). */
 #define SESS_MAX_ID 500
