@@ -517,6 +517,12 @@ const char *graph__ts_annotation_class(tx *x, TSNode n, int depth);
 const char *graph__ts_require_of(tx *x, TSNode call);
 bool graph__ts_node_const_like(tx *x, TSNode n);
 
+/* The operands of a `+` chain, left to right (at most max). */
+uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max);
+/* A tagged template: a call whose argument is a template. */
+bool graph__ts_tagged(tx *x, TSNode e);
+/* A string, a template or a `+` chain with one of them. */
+bool graph__ts_stringish(tx *x, TSNode e, int depth);
 /* ts_docs.c */
 const char *graph__ts_take_doc(tx *x, TSNode outer);
 void graph__ts_note_comment(tx *x, TSNode c);
@@ -557,9 +563,6 @@ bool graph__ts_has_util_directive(const char *s, size_t n);
 void graph__ts_put_raw(tx *x, uint32_t a, uint32_t b, int mode, uint32_t *avail);
 void graph__ts_put_string(tx *x, TSNode s, int mode, uint32_t *avail);
 uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int depth);
-uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max);
-/* A tagged template: a call whose argument is a template (ts_message.c). */
-bool graph__ts_tagged(tx *x, TSNode e);
 /* JSON.stringify of an object literal, as its JSON text (ts_message.c). */
 bool graph__ts_put_json_call(tx *x, TSNode e, int depth);
 /* An object literal as JSON.stringify writes it (ts_message.c). */
@@ -567,7 +570,6 @@ bool graph__ts_put_json_object(tx *x, TSNode obj, int depth);
 /* The parameter p of `JSON.stringify(p)`, alone (ts_message.c); NULL if
  * e is no such call. */
 const ts_param *graph__ts_json_param(tx *x, TSNode e, const ts_scope *sc, int depth);
-bool graph__ts_stringish(tx *x, TSNode e, int depth);
 void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, int nest, int depth);
 uint32_t graph__ts_collect_args(tx *x, TSNode args, TSNode *out, uint32_t max, int depth);
 msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *avail, int depth);

@@ -2,7 +2,8 @@
  * TypeScript/JavaScript extraction, the ground the other ts_*.c files
  * stand on: the node and field tables of the two grammars
  * (tree-sitter-typescript, and its TSX grammar for TSX and JavaScript),
- * string literals, the dotted paths of names, type names and the class an
+ * string literals and the expressions that are strings (templates, `+`
+ * chains), the dotted paths of names, type names and the class an
  * annotation names.
  */
 #include "ts_int.h"
@@ -425,4 +426,49 @@ const char *graph__ts_annotation_class(tx *x, TSNode n, int depth)
     default:
         return NULL;
     }
+}
+
+/* The operands of a chain of `+`, left to right (at most max; a longer
+ * chain keeps its head as one operand). */
+uint32_t graph__ts_plus_operands(tx *x, TSNode e, TSNode *ops, uint32_t max)
+{
+    uint32_t k = 0;
+    TSNode cur = e;
+    while (k + 1 < max && is_plus(x, cur)) {
+        ops[k++] = unwrap(x, fld(x, cur, F_RIGHT));
+        cur = unwrap(x, fld(x, cur, F_LEFT));
+    }
+    ops[k++] = cur;
+    for (uint32_t i = 0; i < k / 2; i++) {
+        TSNode t = ops[i];
+        ops[i] = ops[k - 1 - i];
+        ops[k - 1 - i] = t;
+    }
+    return k;
+}
+
+/* A tagged template (`fmt\`${n} sales\``, `String.raw\`...\``): a call
+ * whose argument is the template itself. Its tag is handed the literal
+ * pieces and the values; formatting the values is what tags do, so the
+ * text it returns is the template's with its values in the holes. */
+bool graph__ts_tagged(tx *x, TSNode e)
+{
+    return ty(x, e) == N_CALL_EXPRESSION && ty(x, fld(x, e, F_ARGUMENTS)) == N_TEMPLATE_STRING;
+}
+
+/* Is this a string, a template or a `+` chain with one of them? */
+NOINLINE bool graph__ts_stringish(tx *x, TSNode e, int depth)
+{
+    e = unwrap(x, e);
+    unsigned t = ty(x, e);
+    if (t == N_STRING || t == N_TEMPLATE_STRING || graph__ts_tagged(x, e))
+        return true;
+    if (!is_plus(x, e) || depth >= PLUS_NEST)
+        return false;
+    TSNode ops[PLUS_MAX];
+    uint32_t k = graph__ts_plus_operands(x, e, ops, PLUS_MAX);
+    for (uint32_t i = 0; i < k; i++)
+        if (graph__ts_stringish(x, ops[i], depth + 1))
+            return true;
+    return false;
 }
