@@ -467,8 +467,21 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
 
 /* Records the emit site(s) of a call read by plan pl: one, or one per
  * message a local passed as the message may hold. */
+static void make_emit(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc, int depth);
+
 NOINLINE void graph__ts_make_emit(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc,
                                   int depth)
+{
+    TSNode call0 = x->msg_call;
+    const ts_scope *sc0 = x->msg_sc;
+    x->msg_call = call;
+    x->msg_sc = sc;
+    make_emit(x, call, pl, sc, depth);
+    x->msg_call = call0;
+    x->msg_sc = sc0;
+}
+
+static void make_emit(tx *x, TSNode call, const emit_plan *pl, const ts_scope *sc, int depth)
 {
     TSNode av[ARGS_MAX];
     uint32_t total = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);

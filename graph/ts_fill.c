@@ -186,6 +186,29 @@ static gx_fill_vals ts_sub_hole(void *ud, const char *t, size_t i, size_t d)
 
 #define SUBS_MAX 16
 
+/* The ${...} of a template literal that are holes, in order, as
+ * graph__ts_put_template writes them: a const local's text read in its
+ * place is none, and the holes of a template it holds are. */
+static bool template_holes(tx *x, TSNode tmpl, TSNode *subs, uint32_t *n, int depth)
+{
+    uint32_t nc = ts_node_named_child_count(tmpl);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode ch = ts_node_named_child(tmpl, i);
+        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+            continue;
+        TSNode v = depth < GX_MAX_DEPTH ? graph__ts_const_text(x, ch) : gx_null();
+        if (!is_null(v)) {
+            if (ty(x, v) == N_TEMPLATE_STRING && !template_holes(x, v, subs, n, depth + 1))
+                return false;
+            continue;
+        }
+        if (*n == SUBS_MAX)
+            return false;
+        subs[(*n)++] = first_named(x, ch);
+    }
+    return true;
+}
+
 /* A message that is a template literal alone: its ${...} are its holes,
  * one each, in order (graph__ts_put_template). */
 static bool push_template_filled(tx *x, const gx_emit *em, TSNode call, const ts_scope *sc,
@@ -193,16 +216,7 @@ static bool push_template_filled(tx *x, const gx_emit *em, TSNode call, const ts
 {
     TSNode subs[SUBS_MAX];
     uint32_t n = 0;
-    uint32_t nc = ts_node_named_child_count(tmpl);
-    for (uint32_t i = 0; i < nc; i++) {
-        TSNode ch = ts_node_named_child(tmpl, i);
-        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
-            continue;
-        if (n == SUBS_MAX)
-            return false;
-        subs[n++] = first_named(x, ch);
-    }
-    if (n == 0)
+    if (!template_holes(x, tmpl, subs, &n, 0) || n == 0)
         return false;
     ts_fill tf = {.x = x, .call = call, .sc = sc, .rest = subs, .nrest = n};
     graph__fill_push(x->f, em, ts_sub_hole, &tf);

@@ -280,6 +280,11 @@ typedef struct {
     TSNode tail_of;
     TSNode tails[TAILS_MAX];
     uint32_t ntails;
+    /* The call whose site is being made, and the scope it is in: a
+     * `${name}` in its message, name a const local holding one text, is
+     * read as that text (graph__ts_put_template). msg_sc NULL: none. */
+    TSNode msg_call;
+    const struct ts_scope *msg_sc;
 } tx;
 
 /* A parameter of the function being walked, as a call passes it (see
@@ -292,7 +297,7 @@ typedef struct {
     bool levelish; /* named or typed like a log level (level, lvl: Level) */
 } ts_param;
 
-typedef struct {
+typedef struct ts_scope {
     int32_t sym;            /* enclosing symbol, -1 = module */
     int32_t cls;            /* class (or constructor function) `this` is an instance of */
     const char *container;  /* namespace path for symbols made here */
@@ -573,6 +578,13 @@ const ts_param *graph__ts_json_param(tx *x, TSNode e, const ts_scope *sc, int de
 void graph__ts_put_concat(tx *x, TSNode e, int mode, uint32_t *avail, int nest, int depth);
 uint32_t graph__ts_collect_args(tx *x, TSNode args, TSNode *out, uint32_t max, int depth);
 msg_info graph__ts_build_message(tx *x, TSNode e, int mode, uint32_t *avail, int depth);
+/* The one text a template literal's `${name}` (sub) reads, when name is
+ * a const local of the function whose call is being read (x->msg_sc), or
+ * of one around it, bound to a string or a template literal: `const fmt
+ * = `(${id}): ${sql}`; log(`Executing ${fmt}`)` logs "Executing (%s):
+ * %s". Else a null node. */
+TSNode graph__ts_const_text(tx *x, TSNode sub);
+
 /* Whether a callee's path is util.format's (`util.format`, `format`). */
 bool graph__ts_util_format_path(const char *p);
 msg_info graph__ts_util_format(tx *x, const TSNode *args, uint32_t nargs, int depth);
@@ -582,6 +594,10 @@ uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts_scope *s
 /* As graph__ts_local_values, but 0 unless every binding of the name found
  * is a const declaration, whose value is then the name's at the call. */
 uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *sc, local_vals *lv);
+/* As graph__ts_const_values, for a name the function of sc does not bind
+ * and reads from a function around it (a closure): the nearest one that
+ * binds it, its bindings before the nested function. */
+uint32_t graph__ts_closure_const_values(tx *x, TSNode id, const ts_scope *sc, local_vals *lv);
 /* The pieces `+=` appends to local e between its nearest binding before
  * call and the call, in source order (at most max); 0 when none. */
 uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc, ts_tail *out,

@@ -124,6 +124,41 @@ uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *s
     return n;
 }
 
+uint32_t graph__ts_closure_const_values(tx *x, TSNode id, const ts_scope *sc, local_vals *lv)
+{
+    lv->n = 0;
+    TSNode body = sc->body;
+    if (is_null(body) || ts_node_is_null(body))
+        return 0;
+    uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
+    /* The function itself binds the name nowhere... */
+    locals_of(x, body);
+    for (size_t i = 0; i < x->locals.n; i++)
+        if (binds(x, &x->locals.v[i], ia, in))
+            return 0;
+    /* ...so it reads the nearest enclosing function's (a few levels up). */
+    TSNode fn = ts_node_parent(body);
+    for (int level = 0; level < 4 && !ts_node_is_null(fn); level++) {
+        TSNode outer = ts_node_parent(fn);
+        while (!ts_node_is_null(outer) && !function_node(ty(x, outer)))
+            outer = ts_node_parent(outer);
+        if (ts_node_is_null(outer))
+            return 0;
+        ts_scope osc = *sc;
+        osc.body = fld(x, outer, F_BODY);
+        if (is_null(osc.body) || ts_node_is_null(osc.body))
+            return 0;
+        locals_of(x, osc.body);
+        bool bound = false;
+        for (size_t i = 0; i < x->locals.n && !bound; i++)
+            bound = binds(x, &x->locals.v[i], ia, in);
+        if (bound)
+            return graph__ts_const_values(x, id, fn, &osc, lv);
+        fn = outer;
+    }
+    return 0;
+}
+
 /* The block statement s is in (its parent, past an expression statement). */
 static TSNode block_of(tx *x, TSNode s)
 {

@@ -69,8 +69,26 @@ void graph__ts_put_string(tx *x, TSNode s, int mode, uint32_t *avail)
     graph__ts_put_raw(x, a, b, mode, avail);
 }
 
-/* A template literal: its text pieces, and a hole per ${...}. Returns the
- * number of substitutions. */
+TSNode graph__ts_const_text(tx *x, TSNode sub)
+{
+    if (!x->msg_sc || ts_node_named_child_count(sub) != 1)
+        return gx_null();
+    TSNode id = unwrap(x, ts_node_named_child(sub, 0));
+    local_vals lv;
+    if (ty(x, id) != N_IDENTIFIER || !graph__ts_local_name(x, id, x->msg_sc))
+        return gx_null();
+    uint32_t n = graph__ts_const_values(x, id, x->msg_call, x->msg_sc, &lv);
+    if (n == 0)
+        n = graph__ts_closure_const_values(x, id, x->msg_sc, &lv);
+    if (n != 1)
+        return gx_null();
+    TSNode v = unwrap(x, graph__ts_local_nearest(&lv, 0));
+    return ty(x, v) == N_STRING || ty(x, v) == N_TEMPLATE_STRING ? v : gx_null();
+}
+
+/* A template literal: its text pieces, and a hole per ${...} (a const
+ * local's text in its place: graph__ts_const_text). Returns the number of holes
+ * the substitutions made. */
 NOINLINE uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int depth)
 {
     uint32_t a, b;
@@ -85,8 +103,15 @@ NOINLINE uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *av
             uint32_t cs = ts_node_start_byte(ch), ce = ts_node_end_byte(ch);
             if (cs > pos)
                 graph__ts_put_raw(x, pos, cs < b ? cs : b, mode, avail);
-            graph__tmpl_hole(&x->tmpl);
-            subs++;
+            TSNode v = depth < GX_MAX_DEPTH ? graph__ts_const_text(x, ch) : gx_null();
+            if (is_null(v)) {
+                graph__tmpl_hole(&x->tmpl);
+                subs++;
+            } else if (ty(x, v) == N_STRING) {
+                graph__ts_put_string(x, v, mode, avail);
+            } else {
+                subs += graph__ts_put_template(x, v, mode, avail, depth + 1);
+            }
             if (ce > pos)
                 pos = ce;
         } while (ts_tree_cursor_goto_next_sibling(c));

@@ -1391,6 +1391,35 @@ TEST(local_message_javascript)
     graph__file_free(&f);
 }
 
+/* A template literal that reads a const local holding a text reads that
+ * text in its place, also from a function nested in the one that binds
+ * it (a closure); a local that may hold several values, or that another
+ * binding changes, stays a hole. */
+TEST(const_local_text_inside_a_template_literal)
+{
+    static const char src[] = "function run(log, id, sql, more) {\n"                   /* 1 */
+                              "  let tail = '';\n"                                     /* 2 */
+                              "  if (more) tail = `; ${more}`;\n"                      /* 3 */
+                              "  const fmt = `(${id || 'default'}): ${sql}${tail}`;\n" /* 4 */
+                              "  const verb = 'Executing';\n"                          /* 5 */
+                              "  log(`${verb} ${fmt}`);\n"                             /* 6 */
+                              "  return () => {\n"                                     /* 7 */
+                              "    log(`Executed ${fmt}`);\n"                          /* 8 */
+                              "    log(`${verb} for ${id}`, 'x');\n"                   /* 9 */
+                              "  };\n"                                                 /* 10 */
+                              "}\n";
+    gx_file f;
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
+    const gx_emit *e = emit_on_line(&f, 6);
+    CHECK_STR(e->tmpl, "Executing (%s): %s%s");
+    e = emit_on_line(&f, 8);
+    CHECK_STR(e->tmpl, "Executed (%s): %s%s");
+    /* The holes left are the substitutions that stay (not the text's). */
+    e = emit_on_line(&f, 9);
+    CHECK_STR(e->tmpl, "Executing for %s x");
+    graph__file_free(&f);
+}
+
 /* logger.info({ msg: '...' + x }): each text property of a record passed
  * alone is a candidate message on the call's line; with a message after
  * it (pino's (object, 'message')), the message is that one. */
