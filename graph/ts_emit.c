@@ -60,7 +60,7 @@ static bool plan_chosen_method(tx *x, TSNode fn, emit_plan *pl)
     bool console = graph__ts_is_console(recv);
     if (!console && !graph__ts_logger_recv(x, recv))
         return false;
-    const ts_logger *lg = console ? NULL : graph__ts_find_logger(x, recv);
+    const ts_logger *lg = console ? NULL : graph__ts_logger_of(x, recv);
     pl->kind = GRAPH_EMIT_LOG;
     pl->level = GRAPH_LEVEL_CUSTOM;
     pl->receiver = recv;
@@ -166,7 +166,7 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
     if (recv) {
         if (!graph__ts_logger_recv(x, recv))
             return false;
-        const ts_logger *lg = graph__ts_find_logger(x, recv);
+        const ts_logger *lg = graph__ts_logger_of(x, recv);
         if (lg)
             lname = lg->logger;
     } else {
@@ -323,6 +323,9 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
         pl->after_word = w + 1;
     pl->kind = GRAPH_EMIT_CALL;
     graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
+    const ts_logger *named = graph__ts_find_logger(x, callee);
+    if (named && named->what == LG_NAMED)
+        pl->logger = named->logger;
     pl->msg_index = (uint32_t)idx;
     pl->how = H_UTIL;
     graph__cand_site(&x->cands, callee);

@@ -217,6 +217,11 @@ typedef enum {
     LG_ALIAS,      /* a logger method under another name: key(...) logs */
     LG_FUNC,       /* a debug-style logger function: key(...) logs */
     LG_DEBUG,      /* the `debug` package's factory: key('ns') makes an LG_FUNC */
+    /* What a call of some other function made from a name alone
+     * (`Debug('connection')`, `logger.debugContext('sql:mysql')`): if
+     * key(...) logs, it logs under that name (a candidate call's logger,
+     * which the log's logger column may show behind a prefix). */
+    LG_NAMED,
 } lg_what;
 
 typedef struct {
@@ -554,6 +559,10 @@ int32_t graph__ts_proto_owner(tx *x, const char *name, const ts_scope *sc);
 
 /* ts_loggers.c */
 const ts_logger *graph__ts_find_logger(tx *x, const char *key);
+/* The same, but a name made from a namespace alone (LG_NAMED) is none:
+ * its name is a candidate call's logger only, not that of a logger
+ * object it may turn out to be (`const logger = getGlobal('diag')`). */
+const ts_logger *graph__ts_logger_of(tx *x, const char *key);
 void graph__ts_push_logger(tx *x, const char *key, lg_what what, const char *logger,
                            const char *method, graph_level level, bool console);
 bool graph__ts_is_console(const char *recv);

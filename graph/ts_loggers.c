@@ -19,6 +19,12 @@ const ts_logger *graph__ts_find_logger(tx *x, const char *key)
     return NULL;
 }
 
+const ts_logger *graph__ts_logger_of(tx *x, const char *key)
+{
+    const ts_logger *lg = graph__ts_find_logger(x, key);
+    return lg && lg->what != LG_NAMED ? lg : NULL;
+}
+
 /* Binds key to a logger of the kind what. */
 void graph__ts_push_logger(tx *x, const char *key, lg_what what, const char *logger,
                            const char *method, graph_level level, bool console)
@@ -57,7 +63,7 @@ bool graph__ts_logger_recv(tx *x, const char *recv)
 {
     if (!recv)
         return false;
-    const ts_logger *lg = graph__ts_find_logger(x, recv);
+    const ts_logger *lg = graph__ts_logger_of(x, recv);
     if (lg)
         return lg->what == LG_OBJECT || lg->what == LG_LIB;
     return graph__loggerish_path(recv);
@@ -147,7 +153,7 @@ NOINLINE bool graph__ts_logger_factory(tx *x, TSNode call, const char **lname, i
             if (last != p) {
                 char *recv = core_arena_strndup(&x->f->arena, p, (size_t)(last - p - 1));
                 yes = graph__ts_logger_recv(x, recv);
-                const ts_logger *base = graph__ts_find_logger(x, recv);
+                const ts_logger *base = graph__ts_logger_of(x, recv);
                 if (base)
                     inherit = base->logger;
             }
@@ -178,7 +184,7 @@ static graph_level logger_method(tx *x, const char *p, const char **method, bool
     *console = graph__ts_is_console(recv);
     if (!*console && !graph__ts_logger_recv(x, recv))
         return GRAPH_LEVEL_NONE;
-    const ts_logger *base = graph__ts_find_logger(x, recv);
+    const ts_logger *base = graph__ts_logger_of(x, recv);
     *lname = base ? base->logger : NULL;
     *method = m;
     return lvl;
@@ -190,6 +196,26 @@ static const char *string_arg0(tx *x, TSNode call)
     TSNode args = fld(x, call, F_ARGUMENTS);
     TSNode a0 = ty(x, args) == N_ARGUMENTS ? ts_node_named_child(args, 0) : gx_null();
     return ty(x, a0) == N_STRING ? graph__ts_string_value(x, a0) : NULL;
+}
+
+/* A call's one argument when it is a string literal that reads as a
+ * namespace (`sql:mysql`, `app.db`, `pool/worker`: a name, no blanks or
+ * placeholders); else NULL. */
+static const char *namespace_arg(tx *x, TSNode call)
+{
+    TSNode args = fld(x, call, F_ARGUMENTS);
+    if (ty(x, args) != N_ARGUMENTS || ts_node_named_child_count(args) != 1)
+        return NULL;
+    const char *s = string_arg0(x, call);
+    if (!s || !s[0])
+        return NULL;
+    for (const char *p = s; *p; p++) {
+        char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == ':' || c == '.' || c == '-' || c == '_' || c == '/'))
+            return NULL;
+    }
+    return s;
 }
 
 /*
@@ -269,6 +295,8 @@ NOINLINE void graph__ts_note_logger(tx *x, const char *key, TSNode value, int de
         const char *lname = NULL;
         if (graph__ts_logger_factory(x, v, &lname, depth))
             graph__ts_push_logger(x, key, LG_OBJECT, lname, NULL, GRAPH_LEVEL_NONE, false);
+        else if (fp && (lname = namespace_arg(x, v)) != NULL)
+            graph__ts_push_logger(x, key, LG_NAMED, lname, NULL, GRAPH_LEVEL_NONE, false);
         return;
     }
     if (t == N_NEW_EXPRESSION) {

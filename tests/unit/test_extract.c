@@ -1420,6 +1420,40 @@ TEST(const_local_text_inside_a_template_literal)
     graph__file_free(&f);
 }
 
+/* A function made by a call of another one from a name alone (a debug
+ * namespace behind a factory of the package's own) logs, when it does,
+ * under that name: its candidate calls carry it as their logger. A
+ * name with blanks is text, not a namespace. */
+TEST(a_function_made_from_a_name_logs_under_it)
+{
+    static const char src[] = "const logger = require('./logger');\n"             /* 1 */
+                              "const debug = logger.debugContext('sql:mysql');\n" /* 2 */
+                              "const say = translate('hello there');\n"           /* 3 */
+                              "function run(params) {\n"                          /* 4 */
+                              "  debug('parameters(%j)', params);\n"              /* 5 */
+                              "  say('parameters(%j)', params);\n"                /* 6 */
+                              "}\n"                                               /* 7 */
+                              "function proxy(fn, args) {\n"                      /* 8 */
+                              "  const logger = getGlobal('diag');\n"             /* 9 */
+                              "  logger[fn](...args);\n"                          /* 10 */
+                              "}\n";
+    gx_file f;
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
+    const gx_emit *e = emit_on_line(&f, 5);
+    CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+    CHECK_STR(e->tmpl, "parameters(%j)");
+    CHECK_STR(e->logger, "sql:mysql");
+    e = emit_on_line(&f, 6);
+    CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+    CHECK(e->logger == NULL || e->logger[0] == '\0');
+    /* A logger object got that way is not named by it: the name is what
+     * a global registry is keyed by, no logger's. */
+    e = emit_on_line(&f, 10);
+    CHECK_INT(e->kind, GRAPH_EMIT_LOG);
+    CHECK(e->logger == NULL || e->logger[0] == '\0');
+    graph__file_free(&f);
+}
+
 /* logger.info({ msg: '...' + x }): each text property of a record passed
  * alone is a candidate message on the call's line; with a message after
  * it (pino's (object, 'message')), the message is that one. */

@@ -756,6 +756,30 @@ static const char aside_test_py[] = "import logging\n"
                                     "def fail_msg(name, message):\n"
                                     "    log.error('<%s> %s', name, message)\n";
 
+/* Backends that log one text through debug functions a factory of the
+ * package's own made from their namespaces: the log's logger (that
+ * namespace behind the factory's prefix) tells which one logged. */
+TEST(matcher_namespace_made_by_a_factory_tells_backends_apart)
+{
+    unit_write_str("ns/lib/logger.js", "const createDebug = require('debug');\n"
+                                       "exports.debugContext = (n) => createDebug(`orm:${n}`);\n");
+    unit_write_str("ns/lib/mysql.js", "const logger = require('./logger');\n"
+                                      "const debug = logger.debugContext('sql:mysql');\n"
+                                      "exports.run = (p) => { debug('parameters(%j)', p); };\n");
+    unit_write_str("ns/lib/pg.js", "const logger = require('./logger');\n"
+                                   "const debug = logger.debugContext('sql:pg');\n"
+                                   "exports.run = (p) => { debug('parameters(%j)', p); };\n");
+    graph *g = index_dir("ns");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    map_match r = match(m, w, "parameters([1,2])", "orm:sql:pg", NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pg.run", 3);
+    CHECK_INT(match(m, w, "parameters([1,2])", NULL, NULL, e).nemits, 2);
+    matcher_done(g, m, w);
+}
+
 TEST(matcher_sets_tests_aside)
 {
     unit_write_str("aside/pkg/factory.py", aside_factory_py);
