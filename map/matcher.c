@@ -33,9 +33,12 @@ typedef struct mt_entry {
     uint32_t tmpl;    /* the emit whose template it is (a constant for REF sites) */
     uint32_t literal; /* literal bytes */
     uint32_t head;    /* literal bytes before the first hole */
-    uint8_t level;    /* graph_level */
-    uint8_t kind;     /* graph_emit_kind */
-    bool jit;         /* JIT-compiled (which fails where memory may not be made executable) */
+    /* Of them, the blanks that only part holes ("%s %s"): a message
+     * shows them whether or not the template is its own. */
+    uint32_t loose;
+    uint8_t level; /* graph_level */
+    uint8_t kind;  /* graph_emit_kind */
+    bool jit;      /* JIT-compiled (which fails where memory may not be made executable) */
     bool is_const;
     bool full_only; /* starts with a hole and ends with literal text: no partial match */
     bool aside;     /* in a file set aside (map_matcher_opts.aside) */
@@ -198,16 +201,21 @@ typedef struct tmpl_info {
     size_t best_off, best; /* the longest run */
     uint32_t holes;
     uint32_t literal;
+    uint32_t loose; /* blank bytes of runs of blanks next to a hole (mt_entry) */
     /* A hole or a brace shown once or twice ("{{") came: the runs after
      * it are not what a message starts with. */
     bool cut;
+    bool after_hole; /* the run being gathered follows a hole */
+    bool blank_run;  /* and is blanks so far */
 } tmpl_info;
 
 /* The literal run being gathered ends (at a hole, or the template's
  * end): the first and longest runs are noted. */
-static void run_end(tmpl_info *ti, size_t run_start)
+static void run_end(tmpl_info *ti, size_t run_start, bool at_hole)
 {
     size_t len = ti->lit.len - run_start;
+    if (ti->blank_run && (ti->after_hole || at_hole))
+        ti->loose += (uint32_t)len;
     if (!ti->cut)
         ti->first_len = len;
     if (len > ti->best) {
@@ -225,7 +233,9 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
     ti->last_off = ti->last_len = ti->best_off = ti->best = 0;
     ti->holes = 0;
     ti->literal = 0;
+    ti->loose = 0;
     ti->cut = false;
+    ti->after_hole = ti->blank_run = false;
     core_buf_puts(&ti->pat, "\\A");
     size_t run_start = 0;
     bool in_run = false;
@@ -241,10 +251,11 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
         i += graph_tmpl_step(t, n, i, &pc);
         if (pc.hole) {
             if (in_run) {
-                run_end(ti, run_start);
+                run_end(ti, run_start, true);
                 in_run = false;
             }
             ti->cut = true;
+            ti->after_hole = true;
             /* Adjacent holes are one hole. */
             if (ti->pat.len < HOLE_RE_LEN ||
                 memcmp(ti->pat.data + ti->pat.len - HOLE_RE_LEN, HOLE_RE, HOLE_RE_LEN) != 0)
@@ -256,10 +267,11 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
             /* Its own piece: no key or anchor spans a byte a message may
              * show once or twice. */
             if (in_run) {
-                run_end(ti, run_start);
+                run_end(ti, run_start, false);
                 in_run = false;
             }
             ti->cut = true;
+            ti->after_hole = false;
             pat_literal(&ti->pat, (unsigned char)pc.lit);
             pat_literal(&ti->pat, (unsigned char)pc.lit);
             core_buf_putc(&ti->pat, '?');
@@ -270,14 +282,17 @@ static void tmpl_parse(const char *t, tmpl_info *ti)
         if (!in_run) {
             run_start = ti->lit.len;
             in_run = true;
+            ti->blank_run = true;
         }
+        if (pc.lit != ' ' && pc.lit != '\t')
+            ti->blank_run = false;
         core_buf_putc(&ti->lit, pc.lit);
         ti->literal++;
     }
     if (in_run) {
         ti->last_off = run_start;
         ti->last_len = ti->lit.len - run_start;
-        run_end(ti, run_start);
+        run_end(ti, run_start, false);
     }
     for (size_t i = n; i < end; i++) {
         pat_literal(&ti->pat, (unsigned char)t[i]);
@@ -584,6 +599,7 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     x->emit = id;
     x->tmpl = tid;
     x->literal = ti->literal;
+    x->loose = ti->loose;
     x->head = (uint32_t)(ti->cut ? ti->first_len : ti->literal);
     x->level = (uint8_t)e->level;
     /* A candidate call's level is its method's, when that is a level
@@ -1699,6 +1715,10 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
  * template before bare constants holding one as specific. Returns that
  * most literal length; *any_site says whether a site (not a constant)
  * is among them. */
+/* Literal bytes, blanks between holes aside, from which those blanks no
+ * longer tell templates apart (keep_most_literal). */
+#define LOOSE_WORDS_MIN 8
+
 static uint32_t keep_most_literal(const map_matcher *m, map_match_work *w, bool partial,
                                   bool *any_site)
 {
@@ -1713,14 +1733,33 @@ static uint32_t keep_most_literal(const map_matcher *m, map_match_work *w, bool 
                 w->hits[k++] = w->hits[i];
         w->nhits = k;
     }
-    uint32_t best = hits_literal(m, w, partial, false);
+    /* Blanks that only part holes tell templates apart no more than the
+     * holes do ("Executed (%s): %s %s" and "Executed (%s): %s%s" both say
+     * "Executed (...): SELECT 1"), among templates whose words say
+     * something (a template of next to no words, "%s: %s", is as weak as
+     * the blank, and the most literal of those stays the one). */
+    bool loose = !partial;
+    uint32_t most = 0, best = 0;
+    for (uint32_t i = 0; i < w->nhits && loose; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->literal - x->loose > most)
+            most = x->literal - x->loose;
+    }
+    if (most < LOOSE_WORDS_MIN)
+        loose = false;
+    if (!loose)
+        most = hits_literal(m, w, partial, false);
     uint32_t keep = 0;
     *any_site = false;
-    for (uint32_t i = 0; i < w->nhits; i++)
-        if (hit_literal(&m->e[w->hits[i]], partial) == best) {
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (hit_literal(x, partial) - (loose ? x->loose : 0) == most) {
             w->hits[keep++] = w->hits[i];
-            *any_site |= !m->e[w->hits[i]].is_const;
+            *any_site |= !x->is_const;
+            if (hit_literal(x, partial) > best)
+                best = hit_literal(x, partial);
         }
+    }
     w->nhits = keep;
     keep = 0;
     for (uint32_t i = 0; i < w->nhits; i++)

@@ -756,6 +756,45 @@ static const char aside_test_py[] = "import logging\n"
                                     "def fail_msg(name, message):\n"
                                     "    log.error('<%s> %s', name, message)\n";
 
+/* Two sites whose templates differ only in blanks between holes both
+ * explain a message that shows them: the blank says nothing a hole does
+ * not (a hole may hold one). A blank in the words still counts. */
+TEST(matcher_blanks_between_holes_tell_nothing)
+{
+    unit_write_str("blanks/pkg/__init__.py", "");
+    unit_write_str("blanks/pkg/query.py", "import logging\n"
+                                          "log = logging.getLogger('pkg')\n"
+                                          "def base(conn, sql, tail):\n"
+                                          "    log.info('Executed (%s): %s%s', conn, sql, tail)\n"
+                                          "def other(conn, sql, tail):\n"
+                                          "    log.info('Executed (%s): %s %s', conn, sql, tail)\n"
+                                          "def sent(n):\n"
+                                          "    log.info('sent %s bytes', n)\n"
+                                          "def sentb(n):\n"
+                                          "    log.info('sent%s bytes', n)\n"
+                                          "def pair(k, v):\n"
+                                          "    log.info('%s= %s', k, v)\n"
+                                          "def triple(k, v, w):\n"
+                                          "    log.info('%s= %s %s', k, v, w)\n");
+    graph *g = index_dir("blanks");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    map_match r = match(m, w, "Executed (default): SELECT VERSION() as v", NULL, NULL, e);
+    CHECK_INT(r.nemits, 2);
+    /* (what the blank adds to the literal text is still reported) */
+    CHECK_INT(r.literal, strlen("Executed ():  "));
+    r = match(m, w, "sent 12 bytes", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.query.sent", 8);
+    /* Next to no words: the blank is as much as they say, and still
+     * decides. */
+    r = match(m, w, "S= 250 OK", NULL, NULL, e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_EMIT(g, e[0], "pkg.query.triple", 14);
+    matcher_done(g, m, w);
+}
+
 /* Backends that log one text through debug functions a factory of the
  * package's own made from their namespaces: the log's logger (that
  * namespace behind the factory's prefix) tells which one logged. */
