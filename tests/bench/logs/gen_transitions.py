@@ -423,8 +423,9 @@ class Case:
             return None
         return self.r.choice(trigs)
 
-    def cb(self, name, model, args):
-        self.calls += 1
+    def _act(self, name, model, args):
+        """What callback name does: raise, or name the model and trigger it
+        fires next (None, None: nothing)."""
         kind = self.cb_kind.get(name.split(":")[-1], "noop")
         if kind == "raise" and self.r.random() < self.raise_p:
             raise CallbackError("%s failed" % name)
@@ -433,8 +434,13 @@ class Case:
             model = self._model_of(model, args)
             t = self._chain_target(model)
             if t is not None:
-                return model.trigger(t)
-        return None
+                return model, t
+        return None, None
+
+    def cb(self, name, model, args):
+        self.calls += 1
+        model, t = self._act(name, model, args)
+        return model.trigger(t) if t is not None else None
 
     async def acb(self, name, model, args):
         self.calls += 1
@@ -443,16 +449,8 @@ class Case:
             await gate.wait()
         elif self.r.random() < 0.3:
             await asyncio.sleep(self.r.choice([0, 0.001, 0.005]))
-        kind = self.cb_kind.get(name.split(":")[-1], "noop")
-        if kind == "raise" and self.r.random() < self.raise_p:
-            raise CallbackError("%s failed" % name)
-        if kind == "chain" and self.budget > 0 and self.r.random() < 0.5:
-            self.budget -= 1
-            model = self._model_of(model, args)
-            t = self._chain_target(model)
-            if t is not None:
-                return await model.trigger(t)
-        return None
+        model, t = self._act(name, model, args)
+        return await model.trigger(t) if t is not None else None
 
     def cond(self, name):
         kind = self.cond_kind[name]
