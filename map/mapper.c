@@ -702,10 +702,12 @@ static bool names_logger(const graph *g, uint32_t sym, const char *logger)
  * logger names none of them (a component name given at run time, a logger
  * handed in). The messages of that logger which one file's templates
  * matched show where it logs: the candidate whose file has most of them,
- * where no other candidate's file has a tenth as many, is where it logged
- * this one too. A logger that logs from the files of several candidates,
- * or from many files (one logger for a whole package), tells nothing
- * that way.
+ * where no other candidate's file has any, is where it logged this one
+ * too. A logger that logs from the files of several candidates (a
+ * library's two implementations of one protocol, each case running one
+ * of them) tells only which runs more often, which the case knows better;
+ * nor does one that logs from many files (one logger for a whole
+ * package).
  */
 static uint32_t by_logger_share(const map_mapper *m, uint64_t l, const char *logger,
                                 const uint32_t *syms, uint32_t ns)
@@ -731,7 +733,7 @@ static uint32_t by_logger_share(const map_mapper *m, uint64_t l, const char *log
             other = n;
         }
     }
-    if (!most || most < 10 * other || 2 * most < *total)
+    if (!most || other || 2 * most < *total)
         return GRAPH_NONE;
     /* A candidate that logs through this very logger, in a file that no
      * message can show logging, was never seen there for want of a way,

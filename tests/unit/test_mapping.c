@@ -1029,6 +1029,18 @@ TEST(mapper_duplicates_in_the_file_of_their_logger)
             CHECK_INT(pa.nsyms, 2);
         }
     }
+    /* A logger that logs from both candidates' files, however much more
+     * from one (a library's two implementations, each case running one),
+     * says only which runs more often: tied. */
+    char text[64];
+    for (int i = 0; i < 12; i++) {
+        snprintf(text, sizeof text, "Message sent <m%d>", i);
+        CHECK_INT(map_logged(mp, text, "relay", "INFO").amb, MAP_AMB_NONE);
+    }
+    CHECK_INT(map_logged(mp, "Error occurred when piping <z>", "relay", "ERROR").amb, MAP_AMB_NONE);
+    map_activity pa = map_logged(mp, "Sending message <k>", "relay", "INFO");
+    CHECK_INT(pa.amb, MAP_AMB_TIED);
+    CHECK_INT(pa.nsyms, 2);
     map_mapper_free(mp);
     graph_close(g);
 }
