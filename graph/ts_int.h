@@ -256,6 +256,14 @@ struct ts_local {
     bool aug;   /* `name += value`: appended to what the name held */
 };
 
+/* The bindings of one function body (ts_locals.c). */
+#define TS_LOCALS_KEPT 6
+typedef struct {
+    core_vec(struct ts_local) v;
+    uint32_t fn;   /* the body's start byte + 1; 0 none */
+    uint32_t used; /* stamp of the last use (tx.locals_clock) */
+} ts_locals;
+
 typedef struct {
     gx_file *f;
     const char *src;
@@ -275,10 +283,12 @@ typedef struct {
     size_t appended_at;
     uint32_t emit_flags; /* added to emits made while walking decorators */
     gx_cands cands;      /* candidate sites */
-    /* The bindings of plain names in one function body
-     * (graph__ts_local_values()), kept while calls in that body ask. */
-    core_vec(struct ts_local) locals;
-    uint32_t locals_fn; /* that body's start byte + 1; 0 none */
+    /* The bindings of plain names in the function bodies looked at last
+     * (graph__ts_local_values()). Several are kept: a `${name}` read
+     * through a closure asks the enclosing bodies between calls of the
+     * inner one. */
+    ts_locals locals[TS_LOCALS_KEPT];
+    uint32_t locals_clock; /* the last use's stamp */
     /* The pieces `msg += ...` appended to a local message before the call
      * whose site is being made: written after the text of tail_of
      * (graph__ts_local_tails()). */

@@ -43,14 +43,24 @@ static bool body_next(tx *x, TSTreeCursor *c, TSNode fn)
 }
 
 /* Records every binding of a plain name in the function body fn (not in
- * functions nested in it), once per body (LOCAL_BUDGET * 4 nodes). */
-static NOINLINE void locals_of(tx *x, TSNode fn)
+ * functions nested in it), once per body (LOCAL_BUDGET * 4 nodes); the
+ * TS_LOCALS_KEPT bodies used last are kept. */
+static NOINLINE const ts_locals *locals_of(tx *x, TSNode fn)
 {
     uint32_t key = ts_node_start_byte(fn) + 1;
-    if (x->locals_fn == key)
-        return;
-    x->locals_fn = key;
-    x->locals.n = 0;
+    ts_locals *lo = &x->locals[0];
+    for (int i = 0; i < TS_LOCALS_KEPT; i++) {
+        ts_locals *s = &x->locals[i];
+        if (s->fn == key) {
+            s->used = ++x->locals_clock;
+            return s;
+        }
+        if (s->used < lo->used)
+            lo = s;
+    }
+    lo->fn = key;
+    lo->used = ++x->locals_clock;
+    lo->v.n = 0;
     uint32_t budget = LOCAL_BUDGET * 4;
     TSTreeCursor c = ts_tree_cursor_new(fn);
     while (budget--) {
@@ -75,13 +85,14 @@ static NOINLINE void locals_of(tx *x, TSNode fn)
         }
         if (!is_null(name) && ty(x, name) == N_IDENTIFIER && !is_null(value)) {
             uint32_t a = ts_node_start_byte(name);
-            core_vec_push(&x->locals, ((struct ts_local){a, ts_node_end_byte(name) - a,
-                                                         ts_node_end_byte(n), value, fixed, aug}));
+            core_vec_push(&lo->v, ((struct ts_local){a, ts_node_end_byte(name) - a,
+                                                     ts_node_end_byte(n), value, fixed, aug}));
         }
         if (!body_next(x, &c, fn))
             break;
     }
     ts_tree_cursor_delete(&c);
+    return lo;
 }
 
 /* Whether local l binds the name at src[ia, ia + in). */
@@ -99,11 +110,11 @@ NOINLINE uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts
     TSNode fn = sc->body;
     if (is_null(fn) || ts_node_is_null(fn))
         return 0;
-    locals_of(x, fn);
+    const ts_locals *lo = locals_of(x, fn);
     uint32_t at = ts_node_start_byte(call);
     uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
-    for (size_t i = 0; i < x->locals.n; i++) {
-        const struct ts_local *l = &x->locals.v[i];
+    for (size_t i = 0; i < lo->v.n; i++) {
+        const struct ts_local *l = &lo->v.v[i];
         if (l->end <= at && !l->aug && binds(x, l, ia, in))
             local_add(x, lv, l->value, 0);
     }
@@ -113,11 +124,14 @@ NOINLINE uint32_t graph__ts_local_values(tx *x, TSNode id, TSNode call, const ts
 uint32_t graph__ts_const_values(tx *x, TSNode id, TSNode call, const ts_scope *sc, local_vals *lv)
 {
     uint32_t n = graph__ts_local_values(x, id, call, sc, lv);
+    if (n == 0)
+        return 0;
+    const ts_locals *lo = locals_of(x, sc->body);
     uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
     /* Any binding of the name, before the call or after it (a loop comes
      * back), must be a const one. */
-    for (size_t i = 0; i < x->locals.n && n; i++) {
-        const struct ts_local *l = &x->locals.v[i];
+    for (size_t i = 0; i < lo->v.n && n; i++) {
+        const struct ts_local *l = &lo->v.v[i];
         if (binds(x, l, ia, in) && !l->fixed)
             n = 0;
     }
@@ -132,9 +146,9 @@ uint32_t graph__ts_closure_const_values(tx *x, TSNode id, const ts_scope *sc, lo
         return 0;
     uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
     /* The function itself binds the name nowhere... */
-    locals_of(x, body);
-    for (size_t i = 0; i < x->locals.n; i++)
-        if (binds(x, &x->locals.v[i], ia, in))
+    const ts_locals *lo = locals_of(x, body);
+    for (size_t i = 0; i < lo->v.n; i++)
+        if (binds(x, &lo->v.v[i], ia, in))
             return 0;
     /* ...so it reads the nearest enclosing function's (a few levels up). */
     TSNode fn = ts_node_parent(body);
@@ -148,10 +162,10 @@ uint32_t graph__ts_closure_const_values(tx *x, TSNode id, const ts_scope *sc, lo
         osc.body = fld(x, outer, F_BODY);
         if (is_null(osc.body) || ts_node_is_null(osc.body))
             return 0;
-        locals_of(x, osc.body);
+        const ts_locals *olo = locals_of(x, osc.body);
         bool bound = false;
-        for (size_t i = 0; i < x->locals.n && !bound; i++)
-            bound = binds(x, &x->locals.v[i], ia, in);
+        for (size_t i = 0; i < olo->v.n && !bound; i++)
+            bound = binds(x, &olo->v.v[i], ia, in);
         if (bound)
             return graph__ts_const_values(x, id, fn, &osc, lv);
         fn = outer;
@@ -175,13 +189,13 @@ uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc,
 {
     if (!graph__ts_local_name(x, e, sc) || is_null(sc->body) || ts_node_is_null(sc->body))
         return 0;
-    locals_of(x, sc->body);
+    const ts_locals *lo = locals_of(x, sc->body);
     uint32_t at = ts_node_start_byte(call);
     uint32_t ia = ts_node_start_byte(e), in = ts_node_end_byte(e) - ia;
     /* The nearest plain binding before the call, then the pieces after it. */
     size_t base = SIZE_MAX;
-    for (size_t i = 0; i < x->locals.n; i++) {
-        const struct ts_local *l = &x->locals.v[i];
+    for (size_t i = 0; i < lo->v.n; i++) {
+        const struct ts_local *l = &lo->v.v[i];
         if (l->end <= at && !l->aug && binds(x, l, ia, in))
             base = i;
     }
@@ -189,14 +203,14 @@ uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc,
         return 0;
     /* A buffer filled from nothing (`let field = ''; field += ch`) holds
      * data, not a message. */
-    TSNode bv = unwrap(x, x->locals.v[base].value);
+    TSNode bv = unwrap(x, lo->v.v[base].value);
     const char *bs = ty(x, bv) == N_STRING ? graph__ts_string_value(x, bv) : NULL;
     if (bs && !bs[0])
         return 0;
-    TSNode home = block_of(x, ts_node_parent(x->locals.v[base].value));
+    TSNode home = block_of(x, ts_node_parent(lo->v.v[base].value));
     uint32_t n = 0;
-    for (size_t i = base + 1; i < x->locals.n && n < max; i++) {
-        const struct ts_local *l = &x->locals.v[i];
+    for (size_t i = base + 1; i < lo->v.n && n < max; i++) {
+        const struct ts_local *l = &lo->v.v[i];
         if (!l->aug || l->end > at || !binds(x, l, ia, in))
             continue;
         ts_tail *t = &out[n++];
@@ -324,10 +338,10 @@ NOINLINE uint32_t graph__ts_literal_local(tx *x, TSNode id, const ts_scope *sc, 
     uint32_t ia = ts_node_start_byte(id), in = ts_node_end_byte(id) - ia;
     /* The function's own bindings first (kept per body): most locals are
      * bound to something else than a literal, and need no walk. */
-    locals_of(x, fn);
+    const ts_locals *lo = locals_of(x, fn);
     bool any = false;
-    for (size_t i = 0; i < x->locals.n; i++) {
-        const struct ts_local *l = &x->locals.v[i];
+    for (size_t i = 0; i < lo->v.n; i++) {
+        const struct ts_local *l = &lo->v.v[i];
         if (!binds(x, l, ia, in))
             continue;
         TSNode v = unwrap(x, l->value);

@@ -1680,7 +1680,8 @@ void graph__extract_ts(graph_lang lang, const char *src, size_t n, gx_file *f)
     core_vec_free(&x->loggers);
     core_smap_free(&x->fns);
     core_vec_free(&x->tparams);
-    core_vec_free(&x->locals);
+    for (int i = 0; i < TS_LOCALS_KEPT; i++)
+        core_vec_free(&x->locals[i].v);
     free(x);
     graph__parse_free(parser, tree);
 }
