@@ -186,26 +186,19 @@ static gx_fill_vals ts_sub_hole(void *ud, const char *t, size_t i, size_t d)
 
 #define SUBS_MAX 16
 
-/* The ${...} of a template literal that are holes, in order, as
- * graph__ts_put_template writes them: a const local's text read in its
- * place is none, and the holes of a template it holds are. */
-static bool template_holes(tx *x, TSNode tmpl, TSNode *subs, uint32_t *n, int depth)
+/* The ${...} of a template literal that stay holes, in order
+ * (graph__ts_template_walk). */
+typedef struct {
+    TSNode *subs;
+    uint32_t n;
+} holes_of;
+
+static bool add_hole(tx *x, TSNode sub, void *ud)
 {
-    uint32_t nc = ts_node_named_child_count(tmpl);
-    for (uint32_t i = 0; i < nc; i++) {
-        TSNode ch = ts_node_named_child(tmpl, i);
-        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
-            continue;
-        TSNode v = depth < GX_MAX_DEPTH ? graph__ts_const_text(x, ch) : gx_null();
-        if (!is_null(v)) {
-            if (ty(x, v) == N_TEMPLATE_STRING && !template_holes(x, v, subs, n, depth + 1))
-                return false;
-            continue;
-        }
-        if (*n == SUBS_MAX)
-            return false;
-        subs[(*n)++] = first_named(x, ch);
-    }
+    holes_of *h = ud;
+    if (h->n == SUBS_MAX)
+        return false;
+    h->subs[h->n++] = first_named(x, sub);
     return true;
 }
 
@@ -214,11 +207,12 @@ static bool template_holes(tx *x, TSNode tmpl, TSNode *subs, uint32_t *n, int de
 static bool push_template_filled(tx *x, const gx_emit *em, TSNode call, const ts_scope *sc,
                                  TSNode tmpl)
 {
+    static const ts_template_visit v = {NULL, NULL, add_hole};
     TSNode subs[SUBS_MAX];
-    uint32_t n = 0;
-    if (!template_holes(x, tmpl, subs, &n, 0) || n == 0)
+    holes_of h = {subs, 0};
+    if (!graph__ts_template_walk(x, tmpl, &v, &h, 0) || h.n == 0)
         return false;
-    ts_fill tf = {.x = x, .call = call, .sc = sc, .rest = subs, .nrest = n};
+    ts_fill tf = {.x = x, .call = call, .sc = sc, .rest = subs, .nrest = h.n};
     graph__fill_push(x->f, em, ts_sub_hole, &tf);
     return true;
 }

@@ -586,7 +586,21 @@ void graph__ts_note_logger(tx *x, const char *key, TSNode value, int depth);
 bool graph__ts_has_util_directive(const char *s, size_t n);
 void graph__ts_put_raw(tx *x, uint32_t a, uint32_t b, int mode, uint32_t *avail);
 void graph__ts_put_string(tx *x, TSNode s, int mode, uint32_t *avail);
+/* A template literal: its text pieces, and a hole per ${...} (a const
+ * local's text in its place: graph__ts_const_text). Returns the number of
+ * holes the substitutions made. */
 uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int depth);
+/* What a template literal holds, in order, as graph__ts_put_template
+ * reads it: raw text between substitutions (text, may be NULL), a const
+ * local's string read in place of one (string, may be NULL), and a
+ * substitution that stays a hole (hole; false ends the walk). A const
+ * local's template is walked in place. Returns false when a hole ended it. */
+typedef struct {
+    void (*text)(tx *x, uint32_t a, uint32_t b, void *ud);
+    void (*string)(tx *x, TSNode s, void *ud);
+    bool (*hole)(tx *x, TSNode sub, void *ud);
+} ts_template_visit;
+bool graph__ts_template_walk(tx *x, TSNode t, const ts_template_visit *v, void *ud, int depth);
 /* JSON.stringify of an object literal, as its JSON text (ts_message.c). */
 bool graph__ts_put_json_call(tx *x, TSNode e, int depth);
 /* An object literal as JSON.stringify writes it (ts_message.c). */

@@ -86,39 +86,73 @@ TSNode graph__ts_const_text(tx *x, TSNode sub)
     return ty(x, v) == N_STRING || ty(x, v) == N_TEMPLATE_STRING ? v : gx_null();
 }
 
-/* A template literal: its text pieces, and a hole per ${...} (a const
- * local's text in its place: graph__ts_const_text). Returns the number of holes
- * the substitutions made. */
-NOINLINE uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int depth)
+bool graph__ts_template_walk(tx *x, TSNode t, const ts_template_visit *v, void *ud, int depth)
 {
     uint32_t a, b;
     graph__ts_string_raw(x, t, &a, &b);
-    uint32_t pos = a, subs = 0;
-    TSTreeCursor *c = kids(x, depth, t);
-    if (c) {
-        do {
-            TSNode ch = ts_tree_cursor_current_node(c);
-            if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
-                continue;
-            uint32_t cs = ts_node_start_byte(ch), ce = ts_node_end_byte(ch);
-            if (cs > pos)
-                graph__ts_put_raw(x, pos, cs < b ? cs : b, mode, avail);
-            TSNode v = depth < GX_MAX_DEPTH ? graph__ts_const_text(x, ch) : gx_null();
-            if (is_null(v)) {
-                graph__tmpl_hole(&x->tmpl);
-                subs++;
-            } else if (ty(x, v) == N_STRING) {
-                graph__ts_put_string(x, v, mode, avail);
-            } else {
-                subs += graph__ts_put_template(x, v, mode, avail, depth + 1);
-            }
-            if (ce > pos)
-                pos = ce;
-        } while (ts_tree_cursor_goto_next_sibling(c));
+    uint32_t pos = a;
+    /* Named children by index, not the walk's cursors: graph__ts_push_filled
+     * calls this while the walk's cursors are in use. */
+    uint32_t nc = ts_node_named_child_count(t);
+    for (uint32_t i = 0; i < nc; i++) {
+        TSNode ch = ts_node_named_child(t, i);
+        if (ty(x, ch) != N_TEMPLATE_SUBSTITUTION)
+            continue;
+        uint32_t cs = ts_node_start_byte(ch), ce = ts_node_end_byte(ch);
+        if (cs > pos && v->text)
+            v->text(x, pos, cs < b ? cs : b, ud);
+        TSNode val = depth < GX_MAX_DEPTH ? graph__ts_const_text(x, ch) : gx_null();
+        if (is_null(val)) {
+            if (!v->hole(x, ch, ud))
+                return false;
+        } else if (ty(x, val) == N_STRING) {
+            if (v->string)
+                v->string(x, val, ud);
+        } else if (!graph__ts_template_walk(x, val, v, ud, depth + 1)) {
+            return false;
+        }
+        if (ce > pos)
+            pos = ce;
     }
-    if (b > pos)
-        graph__ts_put_raw(x, pos, b, mode, avail);
-    return subs;
+    if (b > pos && v->text)
+        v->text(x, pos, b, ud);
+    return true;
+}
+
+/* graph__ts_put_template's visit: the text written in mode, a hole
+ * counted per substitution. */
+typedef struct {
+    int mode;
+    uint32_t *avail;
+    uint32_t holes;
+} put_visit;
+
+static void visit_text(tx *x, uint32_t a, uint32_t b, void *ud)
+{
+    put_visit *p = ud;
+    graph__ts_put_raw(x, a, b, p->mode, p->avail);
+}
+
+static void visit_string(tx *x, TSNode s, void *ud)
+{
+    put_visit *p = ud;
+    graph__ts_put_string(x, s, p->mode, p->avail);
+}
+
+static bool visit_hole(tx *x, TSNode sub, void *ud)
+{
+    (void)sub;
+    graph__tmpl_hole(&x->tmpl);
+    ((put_visit *)ud)->holes++;
+    return true;
+}
+
+NOINLINE uint32_t graph__ts_put_template(tx *x, TSNode t, int mode, uint32_t *avail, int depth)
+{
+    static const ts_template_visit v = {visit_text, visit_string, visit_hole};
+    put_visit p = {mode, avail, 0};
+    graph__ts_template_walk(x, t, &v, &p, depth);
+    return p.holes;
 }
 
 /* The deepest object literal read as JSON text, and the most members. */
