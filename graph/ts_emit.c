@@ -310,6 +310,20 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
         if (graph__ts_local_message(x, a, call, sc))
             idx = (int32_t)i;
     }
+    /* Else an object whose `message` reads as a sentence: the callee may
+     * make a record of it, as a logger's log({ level, message }) or its
+     * profiler's done({ message }) do. */
+    bool object = false;
+    for (uint32_t i = 0; i < na && idx < 0; i++) {
+        TSNode a = unwrap(x, av[i]);
+        if (ty(x, a) == N_SPREAD_ELEMENT)
+            break;
+        TSNode v = graph__ts_object_key(x, a, "message", depth + 1);
+        if (!is_null(v) && sentence(x, unwrap(x, v))) {
+            idx = (int32_t)i;
+            object = true;
+        }
+    }
     if (idx < 0)
         return false;
     /* `emit('debug', `handshake with ${host}`)`, `emit('log', 'warn',
@@ -327,7 +341,7 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     if (named && named->what == LG_NAMED)
         pl->logger = named->logger;
     pl->msg_index = (uint32_t)idx;
-    pl->how = H_UTIL;
+    pl->how = object ? H_OBJECT : H_UTIL;
     graph__cand_site(&x->cands, callee);
     if (graph__capwords(pl->method))
         pl->flags |= GRAPH_EF_CTOR;

@@ -1420,6 +1420,28 @@ TEST(const_local_text_inside_a_template_literal)
     graph__file_free(&f);
 }
 
+/* An object whose `message` reads as a sentence, handed to a call no
+ * listed shape knows (a logger's profiler): a candidate site of that
+ * text. A `message` that is a bare word or no text is none. */
+TEST(an_object_with_a_message_is_a_candidate)
+{
+    static const char src[] =
+        "function run(log, remote, n) {\n"                                /* 1 */
+        "  const timer = log.startTimer();\n"                             /* 2 */
+        "  timer.done({ message: `sync with ${remote} finished`, n });\n" /* 3 */
+        "  reply({ status: 200, message: 'ok' });\n"                      /* 4 */
+        "  reply({ message: remote });\n"                                 /* 5 */
+        "}\n";
+    gx_file f;
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
+    const gx_emit *e = emit_on_line(&f, 3);
+    CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+    CHECK_STR(e->tmpl, "sync with %s finished");
+    for (size_t i = 0; i < f.emits.n; i++)
+        CHECK_INT(f.emits.v[i].line, 3);
+    graph__file_free(&f);
+}
+
 /* A function made by a call of another one from a name alone (a debug
  * namespace behind a factory of the package's own) logs, when it does,
  * under that name: its candidate calls carry it as their logger. A
