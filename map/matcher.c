@@ -1613,9 +1613,31 @@ static size_t level_word_end(const char *msg, size_t lim)
     return SIZE_MAX;
 }
 
+/* Whether the hits at a start are a site of the record's own logger at
+ * its level rendering the whole rest with at least LEVELED_MIN literal
+ * bytes, and as many as the whole message matched (have), which no site
+ * of that logger renders (whole_own): then the rest is
+ * that site's message whatever decoration came before it, however short
+ * (`%(threadName)s: %(message)s` over `wrote %s`, where the whole
+ * `thumb_0: wrote beach_320.webp` fits a returned `"%s_%d.webp"`). */
+static bool own_rest(const map_matcher *m, map_match_work *w, const char *msg, size_t len, size_t k,
+                     const char *logger, int lc, uint32_t have, uint32_t *lit)
+{
+    uint32_t need = have > LEVELED_MIN ? have : LEVELED_MIN;
+    if (need > len - k || hits_of(m, w, msg, len, k, need, true))
+        return false;
+    if (m->o.aside && w->nhits && m->e[w->hits[0]].aside)
+        return false;
+    drop_warnings(m, w);
+    if (!own_site_among(m, w, logger, lc))
+        return false;
+    *lit = hits_literal(m, w, false, true);
+    return *lit >= need;
+}
+
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
-                         bool whole_listed, bool whole_own, size_t decor, uint32_t *best,
-                         bool *partial)
+                         const char *logger, int lc, bool whole_listed, bool whole_own,
+                         size_t decor, uint32_t *best, bool *partial)
 {
     uint32_t bar = 2 * *best;
     size_t skip = 0;
@@ -1638,6 +1660,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     if (lim > DECOR_MAX)
         lim = DECOR_MAX;
     size_t lv_end = SIZE_MAX - 1; /* not looked for yet */
+    bool own_ok = logger && logger[0] && !whole_own && !heads;
     if (lim > 0)
         find_cands(m, w, msg, len, true, true, true);
     for (size_t k = 1; k <= lim; k++) {
@@ -1691,12 +1714,19 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
          * text anywhere: `Handshake: KEX algorithm: %s` explains the
          * algorithm's name that a list's unshift() was handed. */
         bool loud = any_loud(m, w);
-        if ((kept_loud && !loud) || only_quiet_tokens(m, w, loud))
-            continue;
-        if (heads && skip == 0 && k != decor && (p || !loud || !catcher_among(m, w)))
-            continue;
-        if (exact_only ? !p && lit == rest
-                       : lit > have && lit > must && (lit >= 8 || (lit >= floor && !p))) {
+        bool won = !((kept_loud && !loud) || only_quiet_tokens(m, w, loud)) &&
+                   !(heads && skip == 0 && k != decor && (p || !loud || !catcher_among(m, w))) &&
+                   (exact_only ? !p && lit == rest
+                               : lit > have && lit > must && (lit >= 8 || (lit >= floor && !p)));
+        /* The bars above weigh literal text from anywhere in the code;
+         * the record's own logger names where to look. */
+        if (!won && own_ok && !exact_only && lit < 8 &&
+            own_rest(m, w, msg, len, k, logger, lc, have, &lit)) {
+            won = true;
+            p = false;
+            loud = true;
+        }
+        if (won) {
             *best = lit;
             skip = k;
             kept_partial = p;
@@ -2002,8 +2032,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
      * logging site words ("setting transport %s" names a value). */
     size_t decor = partial || whole_listed || named ? 0 : decoration_of(m, w, len);
     if ((2 * (size_t)best < len || (decor && len - decor >= EXACT_MIN)) && !named) {
-        size_t skip = best_start(m, w, msg, len, whole_listed, own_site_among(m, w, logger, lc),
-                                 decor, &best, &partial);
+        size_t skip = best_start(m, w, msg, len, logger, lc, whole_listed,
+                                 own_site_among(m, w, logger, lc), decor, &best, &partial);
         r.decoration = (uint32_t)skip;
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;

@@ -2923,6 +2923,46 @@ TEST(matcher_decorations)
     matcher_done(g, m, w);
 }
 
+/* A site of the record's own logger rendering the whole rest of a
+ * decorated message with less literal text than a tail needs: the
+ * formatter's `%(threadName)s: ` before `wrote %s`, where the whole
+ * message fits a returned file name's format as well. */
+static const char own_rest_py[] = "import logging\n"
+                                  "\n"
+                                  "log = logging.getLogger(__name__)\n"
+                                  "\n"
+                                  "\n"
+                                  "def name_of(src, width):\n"
+                                  "    return \"%s_%d.webp\" % (src, width)\n"
+                                  "\n"
+                                  "\n"
+                                  "def report(path):\n"
+                                  "    log.info(\"wrote %s\", path)\n";
+
+TEST(matcher_a_short_rest_its_own_logger_logs)
+{
+    unit_write_str("ownrest/render.py", own_rest_py);
+    graph *g = index_dir("ownrest");
+    map_matcher *m;
+    map_match_work *w = matcher_of(g, &m);
+    uint32_t e[16];
+    const char *msg = "thumb_0: wrote beach_320.webp";
+
+    map_match r = match(m, w, msg, "render", "INFO", e);
+    CHECK_INT(r.nemits, 1);
+    CHECK_INT(r.flags, MAP_MATCH_DECORATED);
+    CHECK_INT(r.decoration, strlen("thumb_0: "));
+    CHECK_EMIT(g, e[0], "render.report", unit_line_of(own_rest_py, "wrote %s"));
+    /* Without the logger, or with another one, six bytes of "wrote " are
+     * too few to say where the rest starts. */
+    CHECK_INT(match(m, w, msg, NULL, NULL, e).decoration, 0);
+    CHECK_INT(match(m, w, msg, "resize", "INFO", e).decoration, 0);
+    /* Nor at another level than the site's. */
+    CHECK_INT(match(m, w, msg, "render", "ERROR", e).decoration, 0);
+
+    matcher_done(g, m, w);
+}
+
 /* A literal that is the whole rest of a decorated message, shorter than a
  * tail needs: a command a client hands its logging send function, the
  * "C: " its logger's, said whole where "%s: %s" says only a separator. */
