@@ -165,11 +165,8 @@
  * outside MikroORM and a table of the errors the steps met.
  */
 const fs = require('fs');
-const os = require('os');
-const net = require('net');
 const path = require('path');
 const util = require('util');
-const { spawn, spawnSync } = require('child_process');
 const cap = require('./_capture');
 
 const args = cap.parseArgs(process.argv, 'mikroorm', 900);
@@ -198,83 +195,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 for (const k of Object.keys(process.env)) if (k.startsWith('MIKRO_ORM_')) delete process.env[k];
 
 // ---------------------------------------------------------------------------
-// The MariaDB server of the run (the same set-up as gen_sequelize.js).
-function findBin(names) {
-  const dirs = ['/usr/sbin', '/usr/bin', '/sbin', '/bin'].concat((process.env.PATH || '').split(':'));
-  for (const n of names) for (const d of dirs) { const p = path.join(d, n); if (d && fs.existsSync(p)) return p; }
-  return null;
-}
-
-function tempBase() {
-  try { fs.accessSync('/dev/shm', fs.constants.W_OK); return '/dev/shm'; } catch (e) { return os.tmpdir(); }
-}
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
-
-class MariaDB {
-  constructor() {
-    this.dir = fs.mkdtempSync(path.join(tempBase(), 'pmrag-mikroorm-'));
-    this.sock = path.join(this.dir, 'mysqld.sock');
-    this.proc = null;
-  }
-
-  async start(mysql) {
-    const install = findBin(['mariadb-install-db', 'mysql_install_db']);
-    const server = findBin(['mariadbd', 'mysqld']);
-    if (!install || !server) throw new Error('mariadb-install-db or mariadbd not found (apt-get install mariadb-server)');
-    const data = path.join(this.dir, 'data');
-    const r = spawnSync(install, ['--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal',
-      '--skip-test-db'], { encoding: 'utf8', timeout: 120000 });
-    if (r.status !== 0) throw new Error(`${install} failed: ${r.stdout}${r.stderr}`);
-    this.port = await freePort();
-    this.proc = spawn(server, ['--no-defaults', `--datadir=${data}`, `--socket=${this.sock}`, `--port=${this.port}`,
-      '--bind-address=127.0.0.1', '--user=root', `--pid-file=${path.join(this.dir, 'mysqld.pid')}`,
-      `--log-error=${path.join(this.dir, 'error.log')}`, '--skip-log-bin', '--skip-name-resolve',
-      '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0', '--innodb-buffer-pool-size=64M',
-      '--innodb-lock-wait-timeout=2', '--performance-schema=OFF', '--max-connections=400', '--table-open-cache=400'],
-    { stdio: 'ignore' });
-    this.proc.on('error', () => {});
-    let last;
-    for (let k = 0; k < 300; k++) {
-      try {
-        this.admin = await mysql.createConnection({ socketPath: this.sock, user: 'root', multipleStatements: true });
-        this.admin.on('error', () => {});
-        break;
-      } catch (e) { last = e; await sleep(50); }
-      if (this.proc.exitCode !== null) break;
-    }
-    if (!this.admin) {
-      let err = '';
-      try { err = fs.readFileSync(path.join(this.dir, 'error.log'), 'utf8').split('\n').slice(-5).join('\n'); } catch (e) { /* none */ }
-      throw new Error(`mariadbd did not start: ${last && last.message}\n${err}`);
-    }
-    for (const host of ['localhost', '127.0.0.1']) {
-      await this.admin.query(`CREATE USER 'app'@'${host}' IDENTIFIED BY 'app-secret'`);
-      await this.admin.query(`GRANT ALL PRIVILEGES ON *.* TO 'app'@'${host}'`);
-      await this.admin.query(`CREATE USER 'reader'@'${host}' IDENTIFIED BY 'reader-secret'`);
-      await this.admin.query(`GRANT SELECT ON *.* TO 'reader'@'${host}'`);
-    }
-  }
-
-  async kill(db) {
-    const [rows] = await this.admin.query(
-      "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND USER IN ('app', 'reader') ORDER BY ID", [db]);
-    for (const x of rows) { try { await this.admin.query(`KILL CONNECTION ${x.ID}`); } catch (e) { /* gone */ } }
-    return rows.length;
-  }
-
-  stop() { // synchronous (also from the 'exit' handler)
-    try { if (this.admin) this.admin.destroy(); } catch (e) { /* ignore */ }
-    try { if (this.proc && this.proc.exitCode === null) this.proc.kill('SIGKILL'); } catch (e) { /* gone */ }
-    try { fs.rmSync(this.dir, { recursive: true, force: true }); } catch (e) { /* ignore */ }
-  }
-}
+// The MariaDB server of the run (_mariadb.js, as gen_sequelize.js's).
+const { MariaDB, freePort } = require('./_mariadb');
 
 // ---------------------------------------------------------------------------
 // Capture.
@@ -1683,7 +1605,7 @@ async function dropDb(server, db) {
 }
 
 async function main() {
-  const server = new MariaDB();
+  const server = new MariaDB('mikroorm', { lockWaitTimeout: 2 });
   process.on('exit', () => server.stop());
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { server.stop(); process.exit(130); });
   const t0 = Date.now();
