@@ -87,6 +87,9 @@ struct map_matcher {
     uint32_t n;
     core_map prefix; /* hash(len, bytes) -> head in chain (+1) */
     core_map suffix;
+    /* The loggers of logging sites, for logger_has_sites(): key_hash of
+     * a site's logger (bit 1) and of each of its '.'/':' suffixes (bit 2). */
+    core_map loggers;
     uint32_t *chain;  /* next entry with the same key, or UINT32_MAX */
     uint32_t *schain; /* the same for suffix keys */
     uint32_t *loose;  /* loose entries with an anchor shorter than 4 bytes */
@@ -406,6 +409,35 @@ static void index_add(core_map *m, uint32_t *chain, uint64_t key, uint32_t id)
     *v = (uint64_t)id + 1;
 }
 
+/* Notes a logging site's logger in m->loggers. */
+static void logger_note(map_matcher *m, const char *s)
+{
+    size_t n = strlen(s);
+    bool ins;
+    *core_map_put(&m->loggers, key_hash(s, n), &ins) |= 1;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '.' || s[i] == ':')
+            *core_map_put(&m->loggers, key_hash(s + i + 1, n - i - 1), &ins) |= 2;
+}
+
+/* Whether some logging site's logger may agree with rec
+ * (map__logger_agrees): rec is one, or a suffix of one, or one is a
+ * suffix of rec. A hash collision says yes: it only costs a look. */
+static bool logger_has_sites(const map_matcher *m, const char *rec)
+{
+    size_t n = strlen(rec);
+    if (core_map_get(&m->loggers, key_hash(rec, n)))
+        return true;
+    for (size_t i = 0; i < n; i++) {
+        if (rec[i] != '.' && rec[i] != ':')
+            continue;
+        const uint64_t *v = core_map_get(&m->loggers, key_hash(rec + i + 1, n - i - 1));
+        if (v && (*v & 1))
+            return true;
+    }
+    return false;
+}
+
 /* The logger a site logs through: the one its code names, or else, in
  * Python, its module's (as logging.getLogger(__name__) gives). */
 static const char *site_logger(const graph *g, const graph_emit *e)
@@ -613,6 +645,8 @@ static void entry_add(map_matcher *m, pcre2_code *re, uint32_t id, uint32_t tid,
     x->aside = site_aside(m, e);
     x->logger = site_logger(m->g, e);
     x->logger_named = e->logger[0] != '\0';
+    if (x->kind == GRAPH_EMIT_LOG && !x->is_const && x->logger && x->logger[0])
+        logger_note(m, x->logger);
     x->twin = (e->flags & GRAPH_EF_FALLBACK) != 0;
     x->caught = e->kind == GRAPH_EMIT_WARN ||
                 (e->flags & (GRAPH_EF_CTOR | GRAPH_EF_THROWN)) == (GRAPH_EF_CTOR | GRAPH_EF_THROWN);
@@ -782,6 +816,7 @@ void map_matcher_free(map_matcher *m)
     pcre2_match_context_free(m->mctx);
     core_map_free(&m->prefix);
     core_map_free(&m->suffix);
+    core_map_free(&m->loggers);
     free(m->e);
     free(m->peek);
     free(m->chain);
@@ -830,7 +865,7 @@ size_t map_matcher_bytes(const map_matcher *m)
                      sizeof *m->loose + sizeof *m->silent + sizeof *m->lchain + sizeof *m->unseen) +
                LBITS / 8 + LBITS * sizeof *m->lhead + nk / 8 +
                2 * ((size_t)1 << 16) * sizeof *m->plens + core_map_bytes(&m->prefix) +
-               core_map_bytes(&m->suffix) + m->arena.used;
+               core_map_bytes(&m->suffix) + core_map_bytes(&m->loggers) + m->arena.used;
     for (uint32_t i = 0; i < m->n; i++)
         b += re_bytes(m->e[i].re);
     for (uint32_t i = 0; i < m->nunseen; i++)
@@ -1660,7 +1695,8 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
     if (lim > DECOR_MAX)
         lim = DECOR_MAX;
     size_t lv_end = SIZE_MAX - 1; /* not looked for yet */
-    bool own_ok = logger && logger[0] && !whole_own && !heads;
+    /* (Asked only when a site of the record's logger may render a rest.) */
+    bool own_ok = logger && logger[0] && !whole_own && !heads && logger_has_sites(m, logger);
     if (lim > 0)
         find_cands(m, w, msg, len, true, true, true);
     for (size_t k = 1; k <= lim; k++) {
