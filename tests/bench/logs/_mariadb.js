@@ -7,7 +7,7 @@
  * may do anything and a `reader` that may only read; killed, and its dir
  * removed, by stop().
  *
- *   const { MariaDB, freePort, sleep } = require('./_mariadb');
+ *   const { MariaDB, freePort } = require('./_mariadb');
  *   const server = new MariaDB('sequelize');
  *   await server.start(require('mysql2/promise'));   // the generator's mysql2
  */
@@ -104,4 +104,4 @@ class MariaDB {
   }
 }
 
-module.exports = { MariaDB, freePort, sleep };
+module.exports = { MariaDB, freePort };

@@ -629,6 +629,38 @@ class Session:
         self.conn_error = None
         self.n = 0
 
+    def close_connection(self):
+        """Closes the open connection with the case's reply code, now and
+        then twice, as an application may: pika logs that and raises."""
+        code = self.case.close_code
+        try:
+            if code:
+                self.conn.close(code[0], code[1])
+            else:
+                self.conn.close()
+            if self.r.random() < 0.05:
+                self.conn.close()
+        except pex.AMQPError as e:
+            self.case.count("close failed " + type(e).__name__)
+
+    def adopt_channel(self, ch, keep):
+        """A channel just opened: its returned messages handled here or
+        left to pika, which logs them; kept as the current one if keep."""
+        if self.r.random() < 0.6:  # else pika logs the returned message itself
+            ch.add_on_return_callback(self.on_return)
+            if self.r.random() < 0.08:  # registered twice by mistake: pika warns
+                ch.add_on_return_callback(self.on_return)
+        if keep:
+            self.chans.append(ch)
+            self.ch = ch
+
+    def forget_channel(self, ch):
+        """A channel closed: the current one becomes the last still open."""
+        if ch in self.chans:
+            self.chans.remove(ch)
+        if self.ch is ch:
+            self.ch = self.chans[-1] if self.chans and self.chans[-1].is_open else None
+
     def name(self, kind):
         self.n += 1
         pre = "lim" if self.case.user == "limited" else ("dq" if kind == "dq" else "pq")
@@ -1118,22 +1150,13 @@ class BlockingSession(Session):
         ch = self._guard(self.conn.channel, channel_number=number)
         if isinstance(ch, Exception):
             return None
-        if self.r.random() < 0.6:  # else pika logs the returned message itself
-            ch.add_on_return_callback(self.on_return)
-            if self.r.random() < 0.08:  # registered twice by mistake: pika warns
-                ch.add_on_return_callback(self.on_return)
-        if keep:
-            self.chans.append(ch)
-            self.ch = ch
+        self.adopt_channel(ch, keep)
         return ch
         yield
 
     def close_channel(self, ch):
         self._guard(ch.close)
-        if ch in self.chans:
-            self.chans.remove(ch)
-        if self.ch is ch:
-            self.ch = self.chans[-1] if self.chans and self.chans[-1].is_open else None
+        self.forget_channel(ch)
         return
         yield
 
@@ -1189,16 +1212,7 @@ class BlockingSession(Session):
 
     def end(self):
         if self.conn is not None and self.conn.is_open:
-            code = self.case.close_code
-            try:
-                if code:
-                    self.conn.close(code[0], code[1])
-                else:
-                    self.conn.close()
-                if self.r.random() < 0.05:  # an application closing twice: pika logs and raises
-                    self.conn.close()
-            except pex.AMQPError as e:
-                self.case.count("close failed " + type(e).__name__)
+            self.close_connection()
 
     def abandon(self):
         if self.conn is not None and self.conn.is_open:
@@ -1269,16 +1283,7 @@ class LoopSession(Session):
         self.finished = True
         if self.conn is not None and (self.conn.is_open or self.conn.is_closing):
             if self.conn.is_open:
-                code = self.case.close_code
-                try:
-                    if code:
-                        self.conn.close(code[0], code[1])
-                    else:
-                        self.conn.close()
-                    if self.r.random() < 0.05:  # an application closing twice: pika logs and raises
-                        self.conn.close()
-                except pex.AMQPError as e:
-                    self.case.count("close failed " + type(e).__name__)
+                self.close_connection()
             self.later(2.0, self.stop_loop)  # the close callback stops it sooner
         else:
             self.stop_loop()
@@ -1470,13 +1475,7 @@ class LoopSession(Session):
             self.case.count("ch error " + type(e).__name__)
             return None
         ch.add_on_close_callback(self.on_channel_closed)
-        if self.r.random() < 0.6:  # else pika logs the returned message itself
-            ch.add_on_return_callback(self.on_return)
-            if self.r.random() < 0.08:  # registered twice by mistake: pika warns
-                ch.add_on_return_callback(self.on_return)
-        if keep:
-            self.chans.append(ch)
-            self.ch = ch
+        self.adopt_channel(ch, keep)
         res = yield 2.0
         if res is TIMEOUT or not ch.is_open:
             return None
@@ -1488,10 +1487,7 @@ class LoopSession(Session):
         except (pex.AMQPError, ValueError) as e:
             self.case.count("ch error " + type(e).__name__)
             return
-        if ch in self.chans:
-            self.chans.remove(ch)
-        if self.ch is ch:
-            self.ch = self.chans[-1] if self.chans and self.chans[-1].is_open else None
+        self.forget_channel(ch)
         yield 1.0
 
     # -- event-loop-only operations -------------------------------------------
