@@ -104,12 +104,17 @@ static ent returned(ctx *c, uint32_t fn)
     return t.k == E_EXT ? t : NONE_ENT;
 }
 
+/* In r->ptype: the parameter holds the class itself, not an instance. */
+#define PTYPE_CLASS 0x80000000u
+
 /* An untyped parameter's class, as its callers type it (see
- * graph__rs_build_passes). */
+ * graph__rs_build_passes); or the class it holds. */
 static ent param_type(ctx *c, uint32_t num)
 {
     const uint32_t *t = c->r->ptype;
-    return t && t[num] != GRAPH_NONE ? mk(E_INST, t[num]) : NONE_ENT;
+    if (!t || t[num] == GRAPH_NONE)
+        return NONE_ENT;
+    return t[num] & PTYPE_CLASS ? mk(E_SYM, t[num] & ~PTYPE_CLASS) : mk(E_INST, t[num]);
 }
 
 static ent resolve_bind(ctx *c, uint32_t num)
@@ -206,6 +211,8 @@ uint32_t graph__rs_poly_classes(ctx *c, ent e, uint32_t *cls, uint32_t cap)
 }
 
 /* A module's exported name (TS/JS), or its top-level name. */
+static ent star_export(ctx *c, uint32_t m, const char *name, size_t len);
+
 ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len)
 {
     rs *r = c->r;
@@ -238,8 +245,17 @@ ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len)
             goto done;
     }
     out = member(c, mk(E_SYM, m), name, len);
-    if (out.k != E_NONE)
-        goto done;
+    if (out.k == E_NONE)
+        out = star_export(c, m, name, len);
+done:
+    c->depth--;
+    return out;
+}
+
+/* A name module m re-exports with `export * from` (TS/JS). */
+static ent star_export(ctx *c, uint32_t m, const char *name, size_t len)
+{
+    rs *r = c->r;
     for (uint32_t k = r->star_first[m]; k < r->star_first[m + 1]; k++) {
         uint32_t num = r->star[k];
         if (!(num & 0x80000000u))
@@ -248,14 +264,11 @@ ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len)
         uint32_t tf = graph__rs_resolve_spec(r, r->exp[num].file, r->exp[num].e->module);
         if (tf == UINT32_MAX || !r->idx->files.v[tf].x)
             continue;
-        out = graph__rs_export_lookup(c, r->idx->files.v[tf].module_sym, name, len);
+        ent out = graph__rs_export_lookup(c, r->idx->files.v[tf].module_sym, name, len);
         if (out.k == E_SYM || out.k == E_INST || out.k == E_CONST)
-            goto done;
-        out = NONE_ENT;
+            return out;
     }
-done:
-    c->depth--;
-    return out;
+    return NONE_ENT;
 }
 
 /* Names a scope binds itself (no parents): symbols, imports, constants,
@@ -389,6 +402,8 @@ static ent member(ctx *c, ent e, const char *name, size_t len)
                 uint32_t it;
                 if (km_get(&r->exports, e.id, name, len, &it) != UINT32_MAX)
                     out = graph__rs_export_lookup(c, e.id, name, len);
+                else
+                    out = star_export(c, e.id, name, len);
             }
             if (out.k == E_NONE && is_python(r, graph__rs_file_of(r, e.id))) {
                 const char *mn = r->idx->files.v[graph__rs_file_of(r, e.id)].modname;
@@ -608,11 +623,16 @@ static uint32_t typed_by_callers(ctx *c, uint32_t num)
         c->depth = 0;
         ent v = graph__rs_resolve_path(c, sym_of(r, r->pass[k].file, p->from), p->value,
                                        strlen(p->value), &fail);
-        if (v.k != E_INST)
+        /* A class handed over to be made later (`super(config,
+         * MySqlConnection)` to `new connection(config)`) types it too. */
+        uint32_t t = v.k == E_INST                                         ? v.id
+                     : v.k == E_SYM && v.id < r->nsym && is_class(r, v.id) ? v.id | PTYPE_CLASS
+                                                                           : GRAPH_NONE;
+        if (t == GRAPH_NONE)
             continue;
         if (out == GRAPH_NONE)
-            out = v.id;
-        else if (out != v.id)
+            out = t;
+        else if (out != t)
             return GRAPH_NONE;
     }
     return out;

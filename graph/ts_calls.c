@@ -565,8 +565,8 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
     }
     if (callee && ft != N_IMPORT)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
-    if (path)
-        graph__ts_record_passes(x, args, path, sc, depth + 1);
+    if (path || ft == N_SUPER) /* super(...): the base's constructor */
+        graph__ts_record_passes(x, args, path ? path : callee, sc, depth + 1);
     graph__note_effect(x->f, sc->sym, x->src, n, fn);
     if (ft == N_SUBSCRIPT_EXPRESSION && own_members_called(x, n, fn, sc, depth))
         return NULL;

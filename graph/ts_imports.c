@@ -306,6 +306,76 @@ const char *graph__ts_exports_name(const char *p)
     return NULL;
 }
 
+/* The module an identifier names by `var m_1 = require('m')`, or NULL. */
+static const char *module_alias(tx *x, TSNode id)
+{
+    if (ty(x, id) != N_IDENTIFIER)
+        return NULL;
+    const char *nm = name_text(x, id);
+    for (size_t i = x->f->imports.n; nm && i-- > 0;) {
+        const gx_import *im = &x->f->imports.v[i];
+        if (im->kind == GX_IMP_MODULE && im->alias && strcmp(im->alias, nm) == 0)
+            return im->module;
+    }
+    return NULL;
+}
+
+/* `exports` or `module.exports`. */
+static bool is_exports(tx *x, TSNode n)
+{
+    const char *p = graph__ts_path_of(x, unwrap(x, n), 0);
+    return p && (strcmp(p, "exports") == 0 || strcmp(p, "module.exports") == 0);
+}
+
+/*
+ * The re-exports a TypeScript compiler writes for CommonJS, at a module's
+ * top level: `__exportStar(require('./m'), exports)` (or through tslib,
+ * or `__export(require('./m'))` of older compilers) for `export * from`,
+ * and `Object.defineProperty(exports, 'N', { get: function () { return
+ * m_1.L; } })` for `export { L as N } from`. A package's index is made of
+ * them, so without them nothing imported from the package reaches its
+ * classes. True when call (callee path) is one.
+ */
+NOINLINE bool graph__ts_cjs_reexport(tx *x, TSNode call, const char *path, int depth)
+{
+    if (!path)
+        return false;
+    TSNode av[3];
+    uint32_t na = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, 3, depth);
+    const char *last = gx_last_component(path);
+    if ((strcmp(last, "__exportStar") == 0 && na == 2 && is_exports(x, av[1])) ||
+        (strcmp(path, "__export") == 0 && na == 1)) {
+        TSNode m = unwrap(x, av[0]);
+        const char *mod = graph__ts_require_of(x, m);
+        if (!mod)
+            mod = module_alias(x, m);
+        if (mod)
+            graph__ts_add_export(x, GX_EXP_STAR, "*", NULL, mod, call);
+        return mod != NULL;
+    }
+    if (strcmp(path, "Object.defineProperty") != 0 || na != 3 || !is_exports(x, av[0]))
+        return false;
+    const char *name =
+        ty(x, unwrap(x, av[1])) == N_STRING ? graph__ts_string_value(x, unwrap(x, av[1])) : NULL;
+    TSNode get = unwrap(x, graph__ts_object_key(x, unwrap(x, av[2]), "get", depth + 1));
+    if (!name || is_null(get) || !is_fn(ty(x, get)))
+        return false;
+    /* The getter's body: `{ return m_1.L; }`, or an arrow's `m_1.L`. */
+    TSNode v = fld(x, get, F_BODY);
+    if (ty(x, v) == N_STATEMENT_BLOCK) {
+        TSNode r = ts_node_named_child_count(v) == 1 ? ts_node_named_child(v, 0) : gx_null();
+        v = ty(x, r) == N_RETURN_STATEMENT ? unwrap(x, ts_node_named_child(r, 0)) : gx_null();
+    }
+    if (ty(x, v) != N_MEMBER_EXPRESSION)
+        return false;
+    const char *mod = module_alias(x, unwrap(x, fld(x, v, F_OBJECT)));
+    const char *local = name_text(x, fld(x, v, F_PROPERTY));
+    if (!mod || !local)
+        return false;
+    graph__ts_add_export(x, GX_EXP_FROM, name, local, mod, call);
+    return true;
+}
+
 /* The name of an exported function or class expression, else "default". */
 const char *graph__ts_own_name(tx *x, TSNode fn_or_class)
 {

@@ -1108,7 +1108,9 @@ static NOINLINE void do_assign(tx *x, TSNode n, const ts_scope *sc, int depth)
             if (strncmp(p, "@self.", 6) == 0 && !strchr(p + 6, '.') && sc->cls >= 0 &&
                 !is_null(right)) {
                 graph__ts_note_logger(x, p, right, depth + 1);
-                graph__ts_bind_value(x, p, right, sc->cls, l);
+                /* (Its value is read where it is written: a method's
+                 * parameter, `this.conn = new connection(config)`.) */
+                graph__ts_bind_value(x, p, right, sc->sym >= 0 ? sc->sym : sc->cls, l);
             }
         } else {
             walk(x, l, sc, depth + 1);
@@ -1138,6 +1140,8 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
     }
     unsigned ft = ty(x, fn);
     const char *path = graph__ts_call(x, n, fn, sc, depth);
+    if (!sc->in_function)
+        graph__ts_cjs_reexport(x, n, path, depth + 1);
     /* p.catch(...): the promise's failure is handled here. */
     if (ft == N_MEMBER_EXPRESSION && sc->sym >= 0 && text_eq(x, fld(x, fn, F_PROPERTY), "catch"))
         x->f->syms.v[sc->sym].flags |= GRAPH_SF_CATCHES;

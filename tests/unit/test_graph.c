@@ -48,22 +48,6 @@ static graph *open_shop(graph_index_stats *st)
     return index_and_open(unit_fixture("repos/shop"), unit_tmp_path("shop.graph"), &o, st);
 }
 
-static bool has_edge(const graph *g, const char *from, const char *to, graph_edge_type t)
-{
-    uint32_t a = unit_sym(g, from), b = unit_sym(g, to), n;
-    const graph_edge *e = graph_out_edges(g, a, &n);
-    for (uint32_t i = 0; i < n; i++)
-        if (e[i].node == b && e[i].type == t)
-            return true;
-    return false;
-}
-
-#define CHECK_EDGE(g, a, b, t)                                                                     \
-    do {                                                                                           \
-        if (!has_edge(g, a, b, t))                                                                 \
-            unit_fail(__FILE__, __LINE__, "no %s edge %s -> %s", graph_edge_type_name(t), a, b);   \
-    } while (0)
-
 /* A receiver bound to instances of several classes, chosen at run time
  * (a strategy or a backend): a call through it may run each class's
  * method, also through an attribute that names the bound method. A class
@@ -146,8 +130,8 @@ TEST(calls_through_an_interface_or_an_abstract_method)
     CHECK_EDGE(g, "transport.Transport.log", "fmt.Plain.format", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, "transport.Transport.log", "fmt.Fancy.format", GRAPH_EDGE_CALLS);
     /* Not through a parameter (a function over any of them). */
-    CHECK(!has_edge(g, "transport.sample", "fmt.Plain.format", GRAPH_EDGE_CALLS));
-    CHECK(!has_edge(g, "transport.sample", "fmt.Fancy.format", GRAPH_EDGE_CALLS));
+    CHECK(!unit_has_edge(g, "transport.sample", "fmt.Plain.format", GRAPH_EDGE_CALLS));
+    CHECK(!unit_has_edge(g, "transport.sample", "fmt.Fancy.format", GRAPH_EDGE_CALLS));
     CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Store.put", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Disk.put", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, "store.svc.Svc.save", "store.base.Mem.put", GRAPH_EDGE_CALLS);
@@ -156,7 +140,7 @@ TEST(calls_through_an_interface_or_an_abstract_method)
 
 static bool has_call(const graph *g, const char *from, const char *to)
 {
-    return has_edge(g, from, to, GRAPH_EDGE_CALLS);
+    return unit_has_edge(g, from, to, GRAPH_EDGE_CALLS);
 }
 
 /* An untyped parameter takes the class its callers pass: `this` handed to
@@ -230,6 +214,45 @@ TEST(parameters_typed_by_their_callers)
     CHECK(!has_call(g, "pkg.channel.Channel.send", "pkg.channel.Loopback._send"));
     CHECK(has_call(g, "pkg.transport._note", "pkg.transport.Transport.report"));
     CHECK(!has_call(g, "pkg.transport._note", "pkg.channel.Loopback.report"));
+    graph_close(g);
+}
+
+/* A class handed over to be made later types the parameter it is handed
+ * to as that class itself: `super(config, MyConnection)` in a driver's
+ * subclass, then `this.connection = new connection(config)` in the base's
+ * constructor, read where it is written, makes the attribute an instance
+ * of it. Callers that hand different classes type nothing. */
+TEST(parameters_holding_a_class_typed_by_their_callers)
+{
+    unit_write_str("pc/driver.js",
+                   "class Connection { execute(sql) { return sql; } }\n"
+                   "class MyConnection extends Connection {\n"
+                   "  execute(sql) { return sql + ';'; }\n"
+                   "}\n"
+                   "class OtherConnection extends Connection {\n"
+                   "  execute(sql) { return sql + '!'; }\n"
+                   "}\n"
+                   "class Driver {\n"
+                   "  constructor(config, connection) {\n"
+                   "    this.connection = new connection(config);\n"
+                   "  }\n"
+                   "  run(sql) { return this.connection.execute(sql); }\n"
+                   "}\n"
+                   "class MyDriver extends Driver {\n"
+                   "  constructor(config) { super(config, MyConnection); }\n"
+                   "}\n"
+                   "class Pool {\n"
+                   "  constructor(make) { this.item = new make(); }\n"
+                   "  use() { return this.item.execute('x'); }\n"
+                   "}\n"
+                   "const a = new Pool(MyConnection), b = new Pool(OtherConnection);\n"
+                   "module.exports = { MyDriver, a, b };\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("pc"), unit_tmp_path("pc.graph"), &o, NULL);
+    CHECK(has_call(g, "driver.Driver.run", "driver.MyConnection.execute"));
+    CHECK(!has_call(g, "driver.Driver.run", "driver.OtherConnection.execute"));
+    CHECK(!has_call(g, "driver.Pool.use", "driver.MyConnection.execute"));
+    CHECK(!has_call(g, "driver.Pool.use", "driver.OtherConnection.execute"));
     graph_close(g);
 }
 

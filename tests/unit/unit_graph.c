@@ -112,3 +112,13 @@ void unit_write_modes(const char *dir)
     snprintf(path, sizeof path, "%s/pkg/asyncio_client.py", dir);
     unit_write_str(path, modes_async_py);
 }
+
+bool unit_has_edge(const graph *g, const char *from, const char *to, graph_edge_type t)
+{
+    uint32_t a = unit_sym(g, from), b = unit_sym(g, to), n;
+    const graph_edge *e = graph_out_edges(g, a, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i].node == b && e[i].type == t)
+            return true;
+    return false;
+}

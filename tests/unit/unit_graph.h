@@ -33,6 +33,15 @@ uint32_t unit_line_of(const char *src, const char *needle);
  * there. */
 graph_emit unit_emit_at(const graph *g, const char *qualname, uint32_t line);
 
+/* Whether symbol from has an edge of type t to symbol to. */
+bool unit_has_edge(const graph *g, const char *from, const char *to, graph_edge_type t);
+
+#define CHECK_EDGE(g, a, b, t)                                                                     \
+    do {                                                                                           \
+        if (!unit_has_edge(g, a, b, t))                                                            \
+            unit_fail(__FILE__, __LINE__, "no %s edge %s -> %s", graph_edge_type_name(t), a, b);   \
+    } while (0)
+
 /* Checks a site made at a call to a logging wrapper. */
 #define CHECK_WRAPPED(e, tmpl_, style_, level_, logger_)                                           \
     do {                                                                                           \
