@@ -283,9 +283,9 @@ static int graph_stats_cmd(int argc, char **argv)
 static const char *flag_names(uint32_t f, char *buf, size_t cap)
 {
     static const char *const names[] = {
-        "static", "classmethod",  "getter",  "setter",   "constructor", "async",
-        "nested", "exported",     "bound",   "abstract", "private",     "generator",
-        "logs",   "logs-dynamic", "wrapper", "effects",  "takes-text",  "catches"};
+        "static",   "classmethod", "getter",     "setter",  "constructor", "async", "nested",
+        "exported", "bound",       "abstract",   "private", "generator",   "logs",  "logs-dynamic",
+        "wrapper",  "effects",     "takes-text", "catches", "runs-handed"};
     size_t k = 0;
     buf[0] = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -68,6 +68,9 @@ enum {
     /* handles what the calls it makes throw: a try with a handler
      * (`except`, `catch`), or a promise's `.catch(...)` */
     GRAPH_SF_CATCHES = 1u << 17,
+    /* calls a function a parameter of its holds (`await cb()`): it runs
+     * work its caller hands it */
+    GRAPH_SF_RUNS_HANDED = 1u << 18,
 };
 
 typedef enum {

@@ -65,6 +65,11 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
     if (path)
         graph__py_record_passes(x, args, path, sc);
     graph__note_effect(x->f, sc->sym, x->src, n, fn);
+    /* (Not `cls(...)`, nor a parameter a class's constructor took.) */
+    const py_param *hp =
+        sc->sym >= 0 && ty(fn) == N_IDENTIFIER ? graph__py_param_named(x, sc, fn) : NULL;
+    if (hp && hp->pos >= 0 && !hp->field)
+        x->f->syms.v[sc->sym].flags |= GRAPH_SF_RUNS_HANDED;
 
     emit_plan pl;
     if (graph__py_plan_emit(x, n, fn, path, &pl, sc)) {

@@ -54,6 +54,7 @@ typedef struct {
     /* the message is the JSON text of what the caller passes
      * (gx_arg.json): an object literal's (gx_arg.json_tmpl) */
     bool json;
+    const char *msg_name; /* the message parameter's name; NULL = not known */
 } wshape;
 
 typedef struct {
@@ -65,6 +66,12 @@ typedef struct {
 } wcall;
 
 typedef core_vec(uint32_t) lead_vec;
+
+/* A format a function returns (wrap_returns): its template, 0 = none. */
+typedef struct {
+    uint32_t tmpl;
+    uint8_t style;
+} wret;
 
 /* A call that hands its function's text on to a wrapper (wrap_leads). */
 typedef struct {
@@ -79,10 +86,11 @@ typedef struct {
     uint8_t *used;             /* per symbol: some call passes it a message */
     core_vec(wcall) calls;
     core_vec(uint32_t) targets;
-    uint32_t *returns; /* per symbol: the site of the format it returns first, or GRAPH_NONE */
-    uint8_t *acts;     /* per symbol: a wrapper that acts on the text it logs (wrap_acting) */
-    uint8_t *direct;   /* per symbol: a logging call of its own logs a parameter */
-    lead_vec *leads;   /* per symbol: the acting wrappers its message ends at (wrap_leads) */
+    wret *returns;      /* per symbol: the format it returns */
+    uint8_t *returning; /* per symbol: returns[] has one */
+    uint8_t *acts;      /* per symbol: a wrapper that acts on the text it logs (wrap_acting) */
+    uint8_t *direct;    /* per symbol: a logging call of its own logs a parameter */
+    lead_vec *leads;    /* per symbol: the acting wrappers its message ends at (wrap_leads) */
 } wrap;
 
 static bool is_function(const rs *r, uint32_t s)
@@ -243,7 +251,8 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .table = m->table,
                  .table_at = m->table ? from : 0,
                  .joined = m->joined,
-                 .json = m->json};
+                 .json = m->json,
+                 .msg_name = m->fwd_name};
     if (c->level_arg >= 0) {
         const gx_arg *l = &x->args.v[c->arg0 + (uint32_t)c->level_arg];
         if (l->fwd && !l->splat) {
@@ -684,7 +693,8 @@ static bool wrap_round(wrap *w)
                             .table = s.table,
                             .table_at = s.table_at,
                             .joined = s.joined,
-                            .json = s.json || m->json};
+                            .json = s.json || m->json,
+                            .msg_name = m->fwd_name};
                 /* The shape's slot first: the caller's message may bring
                  * one of its own. */
                 if (!pass_slot(w, wc->from, x, wc->c, &s, &d) || (m->slot && d.slot))
@@ -752,34 +762,64 @@ static bool names_constant(wrap *w, const wcall *wc, const gx_arg *m)
 static void wrap_returns(wrap *w)
 {
     rs *r = w->r;
-    const gb_graph *g = r->g;
-    w->returns = core_xmalloc((r->nsym + 1) * sizeof *w->returns);
-    for (uint32_t s = 0; s <= r->nsym; s++)
-        w->returns[s] = GRAPH_NONE;
+    gb_graph *g = r->g;
+    w->returns = core_xcalloc(r->nsym + 1, sizeof *w->returns);
+    w->returning = core_xcalloc(r->nsym + 1, 1);
     for (size_t i = 0; i < g->emits.n; i++) {
         const gb_emit *e = &g->emits.v[i];
         if (e->kind == GRAPH_EMIT_CONST && e->tmpl && !(e->flags & GRAPH_EF_MEMBER) &&
             e->symbol < r->nsym && !core_strtab_str(&g->strs, e->name)[0] &&
-            w->returns[e->symbol] == GRAPH_NONE && is_function(r, e->symbol))
-            w->returns[e->symbol] = (uint32_t)i;
+            !w->returns[e->symbol].tmpl && is_function(r, e->symbol)) {
+            w->returns[e->symbol] = (wret){e->tmpl, e->style};
+            w->returning[e->symbol] = 1;
+        }
     }
+    /* Else the one word it returns (`return 'commit'`, `return
+     * ['begin']`: a statement's keyword, a mode's name); none of a
+     * function that returns several. */
+    uint8_t *words = core_xcalloc(r->nsym + 1, 1);
+    for (size_t fi = 0; fi < r->idx->files.n; fi++) {
+        const gx_file *x = r->idx->files.v[fi].x;
+        for (size_t i = 0; x && i < x->lits.n; i++) {
+            const gx_lit *l = &x->lits.v[i];
+            uint32_t s = l->sym >= 0 ? sym_of(r, (uint32_t)fi, l->sym) : GRAPH_NONE;
+            if (l->target || s >= r->nsym || w->returning[s] || words[s] == 2)
+                continue;
+            if (words[s]++) {
+                w->returns[s].tmpl = 0;
+                continue;
+            }
+            w->returns[s] =
+                (wret){core_strtab_intern(&g->strs, l->text, strlen(l->text)), GRAPH_STYLE_PLAIN};
+        }
+    }
+    for (uint32_t s = 0; s < r->nsym; s++)
+        w->returning[s] = w->returns[s].tmpl != 0;
+    free(words);
 }
 
 /* The format the function at path (gx_arg.ret), resolved from symbol
  * from, returns; NULL if none is known. */
-static const gb_emit *format_returned(wrap *w, uint32_t from, const char *path)
+static const wret *format_returned(wrap *w, uint32_t from, const char *path)
 {
     int fail;
     w->c.depth = 0;
     ent e = graph__rs_resolve_path(&w->c, from, path, strlen(path), &fail);
     core_arena_reset(&w->scratch);
-    if (e.k != E_SYM || e.id >= w->r->nsym || w->returns[e.id] == GRAPH_NONE)
+    uint32_t id = e.k == E_SYM ? e.id : GRAPH_NONE;
+    /* A receiver of unknown type (`this.platform.commitSQL()`): the one
+     * method of that name that returns a format, among the nearest. */
+    uint32_t t[2];
+    if (e.k != E_SYM && may_fall_back(path, &e) &&
+        fallback_among(w, from, path, w->returning, 0, t, 2) == 1)
+        id = t[0];
+    if (id >= w->r->nsym || !w->returns[id].tmpl)
         return NULL;
-    return &w->r->g->emits.v[w->returns[e.id]];
+    return &w->returns[id];
 }
 
 /* The format a call's message argument m is the result of. */
-static const gb_emit *returned_format(wrap *w, const wcall *wc, const gx_arg *m)
+static const wret *returned_format(wrap *w, const wcall *wc, const gx_arg *m)
 {
     return m->ret && !m->tmpl && !m->ref ? format_returned(w, wc->from, m->ret) : NULL;
 }
@@ -796,7 +836,7 @@ static void log_returned(wrap *w)
             gb_emit *o = &r->g->emits.v[r->emit_base[fi] + i];
             if (!em->ret || o->tmpl)
                 continue;
-            const gb_emit *f = format_returned(w, sym_of(r, (uint32_t)fi, em->sym), em->ret);
+            const wret *f = format_returned(w, sym_of(r, (uint32_t)fi, em->sym), em->ret);
             if (f) {
                 o->tmpl = f->tmpl;
                 o->style = f->style;
@@ -925,6 +965,17 @@ static void wrap_acting(wrap *w)
             int32_t p = w->shapes[s].v[j].msg_pos;
             w->acts[s] = p >= 0 && p < WRAP_POS_BITS && (handed[s] >> p & 1u);
         }
+    /* So is one that runs work its caller hands it, a function, and logs
+     * the text that names that work (`executeQuery(query, cb)` awaits
+     * cb(), then logs the statement with how long it took). */
+    for (uint32_t s = 0; s < r->nsym; s++) {
+        if (w->acts[s] || !(r->g->syms.v[s].flags & GRAPH_SF_RUNS_HANDED))
+            continue;
+        for (size_t j = 0; j < w->shapes[s].n && !w->acts[s]; j++) {
+            const char *nm = w->shapes[s].v[j].msg_name;
+            w->acts[s] = nm && !graph__message_like(nm);
+        }
+    }
     free(handed);
 }
 
@@ -1065,6 +1116,23 @@ static void wrap_emit(wrap *w)
     rs *r = w->r;
     gb_graph *g = r->g;
     uint32_t *own_line = own_log_lines(g, r->nsym);
+    /* An acting function that logs through a wrapper of ours logs where
+     * it hands its text on: the first such call. */
+    uint32_t *via = core_xcalloc(r->nsym + 1, sizeof *via);
+    for (size_t i = 0; i < w->calls.n; i++) {
+        const wcall *wc = &w->calls.v[i];
+        uint32_t f = wc->from, t[WRAP_MAX_TARGETS];
+        if (f >= r->nsym || !w->acts[f] || own_line[f])
+            continue;
+        uint32_t nt = wcall_targets(w, wc, t);
+        for (uint32_t k = 0; k < nt; k++)
+            if (t[k] != f && passes_on(w, wc, t[k]) && (!via[f] || wc->c->line < via[f]))
+                via[f] = wc->c->line;
+    }
+    for (uint32_t s = 0; s < r->nsym; s++)
+        if (!own_line[s])
+            own_line[s] = via[s];
+    free(via);
     for (size_t i = 0; i < w->calls.n; i++) {
         const wcall *wc = &w->calls.v[i];
         const gx_file *x = xfile(r, wc->file);
@@ -1098,10 +1166,13 @@ static void wrap_emit(wrap *w)
                     continue;
                 /* A message a function of ours formats and returns
                  * (`TRACE(www_authenticate(...))`): its format. */
-                const gb_emit *ret = entry == GRAPH_NONE ? returned_format(w, wc, m) : NULL;
+                const wret *ret = entry == GRAPH_NONE ? returned_format(w, wc, m) : NULL;
                 bool dynamic = !m->tmpl && !m->ref && !ret;
                 bool affix = pre[0] || post[0];
-                if (dynamic && (m->fwd || affix))
+                /* (A function acting on the text it hands on logs it
+                 * itself: wrap_acting.) */
+                bool acting = m->fwd && w->acts[wc->from];
+                if (dynamic && ((m->fwd && !acting) || affix))
                     continue;
                 /*
                  * A parameter passed on has its sites at the callers. With
@@ -1111,7 +1182,7 @@ static void wrap_emit(wrap *w)
                  * were found: then, as for a wrapper's own logging call
                  * (wrap_drop_generic), those sites stand for it.
                  */
-                if (m->fwd && w->used[wc->from] && (!m->pre || !m->post))
+                if (m->fwd && !acting && w->used[wc->from] && (!m->pre || !m->post))
                     continue;
                 gb_emit o = {0};
                 o.kind = GRAPH_EMIT_LOG;
@@ -1299,7 +1370,8 @@ static void wrap_facades(wrap *w)
              * which writes the response and then hands it on), only one
              * that does nothing else is. */
             bool logger = logger_class(r, has_wrap, c);
-            if (fac[f] || w->used[f] || shown[f] || (!logger && bare[f]))
+            /* (One that acts on the text it hands on is its emitter.) */
+            if (fac[f] || w->used[f] || w->acts[f] || shown[f] || (!logger && bare[f]))
                 continue;
             const gx_file *x = xfile(r, wc->file);
             bool fwd = false;
@@ -1602,5 +1674,6 @@ void graph__rs_resolve_wrappers(rs *r)
     core_vec_free(&w.calls);
     core_vec_free(&w.targets);
     free(w.returns);
+    free(w.returning);
     core_arena_free(&w.scratch);
 }

@@ -235,6 +235,7 @@ static NOINLINE bool classify_arg(tx *x, TSNode a, gx_arg *out, const ts_scope *
     }
     TSNode e = unwrap(x, a);
     switch (ty(x, e)) {
+    case N_SHORTHAND_PROPERTY_IDENTIFIER: /* `{ query }` */
     case N_IDENTIFIER: {
         const ts_param *p = graph__ts_param_named(x, sc, e);
         if (p) {
@@ -314,6 +315,39 @@ static uint32_t local_texts(tx *x, TSNode e, TSNode call, const ts_scope *sc, in
 
 enum { CALL_ARGS_MAX = 32 };
 
+/* The function whose result argument a is (`this.platform.commitSQL()`),
+ * as a path: the format it returns is the message (resolve_wrappers.c);
+ * NULL when a is no call, or a call handed a message its function passes
+ * on (`decorate(msg)`), whose result is the caller's text. */
+static const char *returned_by(tx *x, TSNode a, TSNode call, const ts_scope *sc, int depth)
+{
+    a = unwrap(x, a);
+    if (ty(x, a) == N_IDENTIFIER && !graph__ts_param_named(x, sc, a)) {
+        /* Each of what a call returns: `for (const q of this.beginSQL())
+         * this.log(q)`. */
+        for (TSNode p = ts_node_parent(call); !is_null(p) && !is_fn(ty(x, p));
+             p = ts_node_parent(p)) {
+            if (ty(x, p) != N_FOR_IN_STATEMENT)
+                continue;
+            TSNode l = fld(x, p, F_LEFT);
+            if (ty(x, l) == N_IDENTIFIER && text_eq(x, l, text(x, a))) {
+                a = unwrap(x, fld(x, p, F_RIGHT));
+                break;
+            }
+        }
+    }
+    if (ty(x, a) != N_CALL_EXPRESSION)
+        return NULL;
+    TSNode av[ARGS_MAX];
+    uint32_t na = graph__ts_collect_args(x, fld(x, a, F_ARGUMENTS), av, ARGS_MAX, depth);
+    for (uint32_t i = 0; i < na && i < ARGS_MAX; i++) {
+        const ts_param *p = graph__ts_param_named(x, sc, unwrap(x, av[i]));
+        if (p && graph__message_like(p->name))
+            return NULL;
+    }
+    return graph__ts_path_of(x, fld(x, a, F_FUNCTION), 0);
+}
+
 /* Records a call that may reach a logging wrapper, with the arguments of
  * interest (see gx_call); nothing if none is. */
 NOINLINE void graph__ts_record_call(tx *x, TSNode call, const char *callee, const ts_scope *sc,
@@ -365,9 +399,12 @@ NOINLINE void graph__ts_record_call(tx *x, TSNode call, const char *callee, cons
             alt_at = (int32_t)(x->f->args.n - first);
             nalts = nl;
         }
-        if (!nl && !classify_arg(x, nodes[i], m, sc, depth + 1))
+        if (!nl && !classify_arg(x, nodes[i], m, sc, depth + 1) &&
+            !(m->ret = returned_by(x, nodes[i], call, sc, depth + 1)))
             continue;
-        useful |= m->tmpl || m->ref || m->fwd || m->json_tmpl;
+        if (m->ret)
+            m->style = GRAPH_STYLE_DYNAMIC;
+        useful |= m->tmpl || m->ref || m->fwd || m->json_tmpl || m->ret;
         core_vec_push(&x->f->args, *m);
     }
     if (!useful) {
@@ -399,7 +436,7 @@ NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
                                          const emit_plan *pl, int32_t emit, const ts_scope *sc,
                                          int depth)
 {
-    if (!sc->nparams || pl->kind != GRAPH_EMIT_LOG || pl->how == H_NAME || pl->how == H_OBJECT)
+    if (!sc->nparams || pl->kind != GRAPH_EMIT_LOG || pl->how == H_NAME)
         return;
     TSNode av[ARGS_MAX];
     uint32_t na = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, ARGS_MAX, depth);
@@ -408,6 +445,13 @@ NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
     uint32_t s = pl->msg_index;
     if (s >= na)
         return;
+    if (pl->how == H_OBJECT) {
+        /* The message is a field of the object: `log({ level, message })`. */
+        av[s] = graph__ts_object_key(x, unwrap(x, av[s]), pl->key ? pl->key : "message", depth + 1);
+        if (is_null(av[s]))
+            return;
+        na = s + 1;
+    }
     /* pino: (mergingObject, 'message %s', ...), read as make_emit does. */
     if (pl->how == H_LOGGER && na - s >= 2 &&
         (ty(x, unwrap(x, av[s])) == N_OBJECT ||

@@ -247,7 +247,7 @@ NOINLINE bool graph__ts_shadows_params(tx *x, TSNode fn, const ts_scope *sc, int
 /* The parameter of the enclosing function an identifier names, if any. */
 const ts_param *graph__ts_param_named(tx *x, const ts_scope *sc, TSNode id)
 {
-    if (!sc->nparams || ty(x, id) != N_IDENTIFIER)
+    if (!sc->nparams || (ty(x, id) != N_IDENTIFIER && ty(x, id) != N_SHORTHAND_PROPERTY_IDENTIFIER))
         return NULL;
     for (uint32_t i = 0; i < sc->nparams; i++)
         if (text_eq(x, id, sc->params[i].name))

@@ -82,6 +82,28 @@ static bool plan_log(emit_plan *pl, graph_level level, const char *recv, const c
     return true;
 }
 
+/* A logger's method per kind of message handed one object of fields
+ * (`logger.logQuery({ level, took, query })`): the message is the field
+ * the method names (`query`), else its `message`. */
+static void plan_kind_object(tx *x, TSNode call, const char *method, emit_plan *pl, int depth)
+{
+    TSNode av[2];
+    if (graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, 2, depth) != 1)
+        return;
+    TSNode o = unwrap(x, av[0]);
+    if (ty(x, o) != N_OBJECT)
+        return;
+    char *kind = core_arena_strndup(&x->f->arena, method + 3, strlen(method + 3));
+    kind[0] = (char)(kind[0] - 'A' + 'a');
+    const char *keys[] = {kind, "message"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (!is_null(graph__ts_object_key(x, o, keys[i], depth + 1))) {
+            pl->how = H_OBJECT;
+            pl->key = keys[i];
+            return;
+        }
+}
+
 /* Decides whether a call is an emit site, and how to read it. */
 NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *path, emit_plan *pl,
                                   const ts_scope *sc, int depth)
@@ -189,6 +211,8 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
     pl->logger = lname;
     pl->how = H_LOGGER;
     pl->level = log_kind ? GRAPH_LEVEL_CUSTOM : lvl;
+    if (log_kind)
+        plan_kind_object(x, call, method, pl, depth);
     if (is_log) {
         /* winston: logger.log('info', 'msg'); otherwise log() is info. */
         TSNode args = fld(x, call, F_ARGUMENTS);
@@ -402,7 +426,8 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
             /* The message is a[0] itself, or its `message` property. */
             TSNode msg = pl->how == H_NAME
                              ? a[0]
-                             : graph__ts_object_key(x, unwrap(x, a[0]), "message", depth + 1);
+                             : graph__ts_object_key(x, unwrap(x, a[0]),
+                                                    pl->key ? pl->key : "message", depth + 1);
             if (!is_null(msg))
                 mi = graph__ts_build_message(x, msg, M_LITERAL, NULL, depth + 1);
             if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF)

@@ -502,6 +502,8 @@ typedef struct {
     /* Text the runtime writes after the message (console.count's
      * ": <count>"), as a format: its directives are holes. */
     const char *suffix;
+    /* H_OBJECT: the key of the message in the object (NULL: "message") */
+    const char *key;
 } emit_plan;
 
 /* Values of a local looked at per call (ts_locals.c). */

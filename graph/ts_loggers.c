@@ -69,7 +69,8 @@ bool graph__ts_logger_recv(tx *x, const char *recv)
     return graph__loggerish_path(recv);
 }
 
-/* The value of property `key` in an object literal, or a null node. */
+/* The value of property `key` in an object literal, or a null node; the
+ * name itself for a shorthand property (`{ query }`). */
 NOINLINE TSNode graph__ts_object_key(tx *x, TSNode obj, const char *key, int depth)
 {
     TSTreeCursor *c = ty(x, obj) == N_OBJECT ? kids(x, depth, obj) : NULL;
@@ -77,6 +78,8 @@ NOINLINE TSNode graph__ts_object_key(tx *x, TSNode obj, const char *key, int dep
         return gx_null();
     do {
         TSNode p = ts_tree_cursor_current_node(c);
+        if (ty(x, p) == N_SHORTHAND_PROPERTY_IDENTIFIER && text_eq(x, p, key))
+            return p;
         if (ty(x, p) != N_PAIR)
             continue;
         TSNode k = fld(x, p, F_KEY);

@@ -1145,6 +1145,8 @@ static NOINLINE void do_call(tx *x, TSNode n, const ts_scope *sc, int depth)
     /* p.catch(...): the promise's failure is handled here. */
     if (ft == N_MEMBER_EXPRESSION && sc->sym >= 0 && text_eq(x, fld(x, fn, F_PROPERTY), "catch"))
         x->f->syms.v[sc->sym].flags |= GRAPH_SF_CATCHES;
+    if (ft == N_IDENTIFIER && sc->sym >= 0 && graph__ts_param_named(x, sc, fn))
+        x->f->syms.v[sc->sym].flags |= GRAPH_SF_RUNS_HANDED;
 
     /* The receiver, when it is more than a name chain. */
     if (!path && ft != N_SUPER && ft != N_IMPORT) {

@@ -879,6 +879,28 @@ TEST(functions_that_catch)
     graph__file_free(&f);
 }
 
+/* A function that calls what a parameter of its holds runs work its
+ * caller hands it, in both languages; a call of another name, or of a
+ * parameter's method, is not that. */
+TEST(functions_that_run_handed_work)
+{
+    static const char js[] = "async function a(sql, work) { const r = await work(); log(sql); }\n"
+                             "function b(sql, conn) { return conn.run(sql); }\n"
+                             "function c(sql) { return run(sql); }\n";
+    gx_file f;
+    extract_as(GRAPH_LANG_JAVASCRIPT, js, &f);
+    CHECK(sym_flags(&f, "a") & GRAPH_SF_RUNS_HANDED);
+    CHECK(!(sym_flags(&f, "b") & GRAPH_SF_RUNS_HANDED));
+    CHECK(!(sym_flags(&f, "c") & GRAPH_SF_RUNS_HANDED));
+    graph__file_free(&f);
+    static const char py[] = "def a(sql, work):\n    rows = work()\n    log(sql)\n"
+                             "def b(sql, conn):\n    return conn.run(sql)\n";
+    extract_as(GRAPH_LANG_PYTHON, py, &f);
+    CHECK(sym_flags(&f, "a") & GRAPH_SF_RUNS_HANDED);
+    CHECK(!(sym_flags(&f, "b") & GRAPH_SF_RUNS_HANDED));
+    graph__file_free(&f);
+}
+
 /* An error made with literal text is a candidate site in both languages,
  * marked with what becomes of it where it is made: thrown (a promise
  * rejected with it is thrown to whoever awaits it), handed to a call, or

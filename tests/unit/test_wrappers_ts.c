@@ -252,3 +252,69 @@ TEST(ts_wrapper_messages_map_to_callers)
     map_matcher_free(m);
     graph_close(g);
 }
+
+/* Two packages as a TypeScript compiler writes them for CommonJS, in
+ * tests/fixtures/extract/tsc_packages: @acme/sql's class extends
+ * `store_1.Link`, which @acme/store's index re-exports through
+ * `__exportStar(require('./link'), exports)` and link/index through
+ * another; `Clock` through `Object.defineProperty(exports, 'Clock', {
+ * get })`. */
+static graph *open_packages(void)
+{
+    graph_index_opts o = {0};
+    return unit_index_and_open(unit_fixture("extract/tsc_packages"), unit_tmp_path("tscp.graph"),
+                               &o, NULL);
+}
+
+TEST(ts_compiled_packages_reach_each_other)
+{
+    graph *g = open_packages();
+    CHECK_EDGE(g, "sql/index.SqlLink", "store/link/Link.Link", GRAPH_EDGE_INHERITS);
+    CHECK_EDGE(g, "sql/index.SqlLink.stamp", "store/clock.Clock.now", GRAPH_EDGE_CALLS);
+    /* Link.note hands its statement to `this.logger.logStatement({ level,
+     * ...context, statement })`: the field the method names is the
+     * message, so note is a wrapper, and the inherited call in the other
+     * package is a site with the caller's text. */
+    graph_emit e = unit_emit_at(g, "sql/index.SqlLink.begin", 6);
+    CHECK_WRAPPED(e, "start transaction", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_CUSTOM, "");
+    /* The word a method of ours returns, through a receiver of unknown
+     * type (`this.dialect`, SqlDialect by its name), directly and as the
+     * one element of a list a loop goes through; of a method returning
+     * several, none. */
+    e = unit_emit_at(g, "sql/index.SqlLink.commit", 22);
+    CHECK_WRAPPED(e, "commit", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_CUSTOM, "");
+    e = unit_emit_at(g, "sql/index.SqlLink.open", 26);
+    CHECK_WRAPPED(e, "begin", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_CUSTOM, "");
+    e = unit_emit_at(g, "sql/index.SqlLink.mode", 30);
+    CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
+    graph_close(g);
+}
+
+/* Link.run(statement, work) awaits the work its caller hands it and then
+ * logs the statement with how long it took: the statement is data it acts
+ * on, so what it logs is its own event, at its call of the wrapper, for
+ * the text a caller builds at run time (query) as for a literal (ping);
+ * the callers have no site. */
+TEST(ts_a_function_running_handed_work_logs_its_text)
+{
+    graph *g = open_packages();
+    graph_symbol s;
+    graph_get_symbol(g, unit_sym(g, "store/link/Link.Link.run"), &s);
+    CHECK(s.flags & GRAPH_SF_RUNS_HANDED);
+    CHECK_INT(s.flags & GRAPH_SF_WRAPPER, 0);
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "store/link/Link.Link.run"), &first);
+    bool literal = false, dynamic = false;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+        CHECK_INT(e.line, 11);
+        literal |= strcmp(e.tmpl, "select 1") == 0;
+        dynamic |= e.style == GRAPH_STYLE_DYNAMIC;
+    }
+    CHECK(literal);
+    CHECK(dynamic);
+    CHECK_INT(emit_count(g, "sql/index.SqlLink.query"), 0);
+    CHECK_INT(emit_count(g, "sql/index.SqlLink.ping"), 0);
+    graph_close(g);
+}
