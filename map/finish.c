@@ -1194,6 +1194,49 @@ static void same_role_behind(const map_mapper *m, const uint32_t *syms, uint32_t
     }
 }
 
+/*
+ * The sites without text made at calls of the wrappers of ours that
+ * logger's other messages went through (map__logger_wrappers): a
+ * statement built at run time and handed to the wrapper that logged the
+ * `commit` a function's literal said. Into out (up to max); how many
+ * (more than max: too many to say).
+ */
+static uint32_t through_wrappers(map_mapper *m, const char *logger, const char *level,
+                                 uint32_t *out, uint32_t max)
+{
+    uint32_t wr[LOGGER_FILES], nw = map__logger_wrappers(m, logger, wr, LOGGER_FILES);
+    uint32_t files[LOGGER_FILES], nf = 0;
+    core_vec(uint32_t) callers = {0};
+    for (uint32_t i = 0; i < nw; i++) {
+        uint32_t ne;
+        const graph_edge *in = graph_in_edges(m->g, wr[i], &ne);
+        for (uint32_t k = 0; k < ne; k++) {
+            if (in[k].type != GRAPH_EDGE_CALLS)
+                continue;
+            graph_symbol c;
+            graph_get_symbol(m->g, in[k].node, &c);
+            core_vec_push(&callers, in[k].node);
+            bool dup = false;
+            for (uint32_t j = 0; j < nf && !dup; j++)
+                dup = files[j] == c.file_id;
+            if (!dup && nf < LOGGER_FILES)
+                files[nf++] = c.file_id;
+        }
+    }
+    uint32_t n = nf ? map_matcher_unseen(m->matcher, NULL, files, nf, level, out, max) : 0, k = 0;
+    for (uint32_t i = 0; i < n && n <= max; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, out[i], &e);
+        bool calls = false;
+        for (size_t j = 0; j < callers.n && !calls; j++)
+            calls = callers.v[j] == e.symbol;
+        if (calls)
+            out[k++] = out[i];
+    }
+    core_vec_free(&callers);
+    return n > max ? n : k;
+}
+
 static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t nnb, bool through)
 {
     const act_rec *a = &m->acts.v[act];
@@ -1215,6 +1258,8 @@ static bool map_by_logger(map_mapper *m, uint32_t act, const nb_rec *nb, size_t 
          * per run, each formatting the same call's message): no site
          * names them all. */
         n = several ? 0 : map_matcher_unseen(m->matcher, logger, NULL, 0, level, all, UNSEEN_MAX);
+        if (n == 0 && !several)
+            n = through_wrappers(m, logger, level, all, UNSEEN_MAX);
         if (n == 0) {
             /* No site names the logger: the files its other messages came
              * from (every one of the few's). */

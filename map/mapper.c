@@ -285,6 +285,8 @@ void map_mapper_free(map_mapper *m)
     free(m->file_tells);
     free(m->sym_tells);
     core_map_free(&m->logger_recv);
+    core_map_free(&m->logger_wrap);
+    core_vec_free(&m->logger_wraps);
     core_vec_free(&m->nbs);
     core_map_free(&m->chain_index);
     core_vec_free(&m->chain);
@@ -589,6 +591,64 @@ static void note_logger_receivers(map_mapper *m, const char *logger, const uint3
  * one match could be a coincidence of text. */
 #define RECV_MIN 3
 
+static uint64_t logger_wrap_key(uint64_t logger, uint32_t wrapper)
+{
+    return map__key64(core_hash_u64(logger ^ (wrapper + 1ull) * 0xc2b2ae3d27d4eb4full));
+}
+
+/* A message of logger matched sites emits[0..n): one more for the logger
+ * through each wrapper of ours whose calls made them (a callee of the
+ * site's function flagged a wrapper, named as the call's method). */
+static void note_logger_wrappers(map_mapper *m, const char *logger, const uint32_t *emits,
+                                 uint32_t n)
+{
+    if (!logger || !logger[0])
+        return;
+    uint64_t l = logger_hash(logger);
+    uint32_t done[MAX_CAND], nd = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(m->g, emits[i], &e);
+        if (!(e.flags & GRAPH_EF_WRAPPER) || e.symbol == GRAPH_NONE || !e.method[0])
+            continue;
+        uint32_t ne;
+        const graph_edge *out = graph_out_edges(m->g, e.symbol, &ne);
+        for (uint32_t k = 0; k < ne; k++) {
+            graph_symbol t;
+            if (out[k].type != GRAPH_EDGE_CALLS)
+                continue;
+            graph_get_symbol(m->g, out[k].node, &t);
+            if (!(t.flags & GRAPH_SF_WRAPPER) || strcmp(t.name, e.method) != 0)
+                continue;
+            bool dup = false;
+            for (uint32_t j = 0; j < nd && !dup; j++)
+                dup = done[j] == out[k].node;
+            if (dup || nd == MAX_CAND)
+                continue;
+            done[nd++] = out[k].node;
+            bool ins;
+            ++*core_map_put(&m->logger_wrap, logger_wrap_key(l, out[k].node), &ins);
+            if (ins)
+                core_vec_push(&m->logger_wraps, ((logger_wrapper){l, out[k].node}));
+        }
+    }
+}
+
+uint32_t map__logger_wrappers(const map_mapper *m, const char *logger, uint32_t *wrappers,
+                              uint32_t max)
+{
+    uint64_t l = logger_hash(logger);
+    uint32_t n = 0;
+    for (size_t i = 0; i < m->logger_wraps.n && n < max; i++) {
+        const logger_wrapper *p = &m->logger_wraps.v[i];
+        const uint64_t *c =
+            p->logger == l ? core_map_get(&m->logger_wrap, logger_wrap_key(l, p->wrapper)) : NULL;
+        if (c && *c >= RECV_MIN)
+            wrappers[n++] = p->wrapper;
+    }
+    return n;
+}
+
 bool map__logger_through(const map_mapper *m, const char *logger, const char *receiver)
 {
     const uint64_t *c = core_map_get(&m->logger_recv,
@@ -831,11 +891,58 @@ static uint32_t logger_member(map_mapper *m, uint32_t group, const msg_rec *r, c
     return member;
 }
 
+/* How far below a function that logs nothing the one that logs the text
+ * it is handed is looked for, through functions that log nothing, and
+ * how many functions are looked at in all. */
+#define ACTING_HOPS 3
+#define ACTING_SEEN 64
+
+/*
+ * Looks below f (hops calls deep, through functions that log nothing)
+ * for the functions that run work they are handed and log the text that
+ * names it (GRAPH_SF_RUNS_HANDED, logging text built at run time, not a
+ * wrapper): *acting the one found; false when there are several, or too
+ * much to look at.
+ */
+static bool acting_below(const graph *g, uint32_t f, int hops, uint32_t *seen, uint32_t *nseen,
+                         uint32_t *acting)
+{
+    const uint32_t acts = GRAPH_SF_LOGS_DYNAMIC | GRAPH_SF_RUNS_HANDED | GRAPH_SF_TAKES_TEXT;
+    uint32_t ne;
+    const graph_edge *out = graph_out_edges(g, f, &ne);
+    for (uint32_t k = 0; k < ne; k++) {
+        uint32_t u = out[k].node;
+        bool dup = false;
+        for (uint32_t j = 0; j < *nseen && !dup; j++)
+            dup = seen[j] == u;
+        if (out[k].type != GRAPH_EDGE_CALLS || dup)
+            continue;
+        if (*nseen == ACTING_SEEN)
+            return false;
+        seen[(*nseen)++] = u;
+        graph_symbol s;
+        graph_get_symbol(g, u, &s);
+        if ((s.flags & acts) == acts && !(s.flags & GRAPH_SF_WRAPPER)) {
+            if (*acting != GRAPH_NONE)
+                return false;
+            *acting = u;
+        } else if (!(s.flags & GRAPH_SF_LOGS) && hops > 1 &&
+                   !acting_below(g, u, hops - 1, seen, nseen, acting)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /*
  * The symbol that emits at a site. A call passing a literal to a function
  * of ours that logs it is the caller's doing only when that function is a
  * mere wrapper; one that also does other work (sends the command it logs)
- * is itself what runs, so the event is its own.
+ * is itself what runs, so the event is its own. One that logs nothing
+ * itself hands the text on: the event is the one function below it that
+ * runs the work it is handed and logs its text (`execute(sql)` preparing
+ * the statement for `executeQuery(sql, run)`, which times the run and
+ * logs the statement).
  */
 uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e)
 {
@@ -847,7 +954,14 @@ uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e)
     graph_symbol s;
     graph_get_symbol(g, t, &s);
     const uint32_t want = GRAPH_SF_LOGS_DYNAMIC | GRAPH_SF_EFFECTS;
-    return (s.flags & want) == want && !(s.flags & GRAPH_SF_WRAPPER) ? t : e->symbol;
+    if ((s.flags & want) == want && !(s.flags & GRAPH_SF_WRAPPER))
+        return t;
+    if (s.flags & GRAPH_SF_LOGS)
+        return e->symbol;
+    uint32_t acting = GRAPH_NONE, seen[ACTING_SEEN] = {t}, nseen = 1;
+    return acting_below(g, t, ACTING_HOPS, seen, &nseen, &acting) && acting != GRAPH_NONE
+               ? acting
+               : e->symbol;
 }
 
 uint32_t map__emit_symbols(const graph *g, const uint32_t *emits, uint32_t n, uint32_t *out)
@@ -1475,6 +1589,7 @@ static msg_rec resolve_message(map_mapper *m, const map_event *ev)
     if (!m->dry && !(mr.flags & MAP_MATCH_CONST)) {
         note_logger_file(m, r.source, syms, ns);
         note_logger_receivers(m, ev->logger, emits, n);
+        note_logger_wrappers(m, ev->logger, emits, n);
     }
     bool created;
     if (mr.flags & MAP_MATCH_CONST) {

@@ -95,6 +95,12 @@ typedef struct nb_rec {
 
 typedef core_vec(nb_rec) nb_vec;
 
+/* A logger and a wrapper it logs through (map_mapper.logger_wraps). */
+typedef struct {
+    uint64_t logger;
+    uint32_t wrapper;
+} logger_wrapper;
+
 struct map_mapper {
     const graph *g;
     map_mapper_opts o;
@@ -212,6 +218,11 @@ struct map_mapper {
      * call's receiver) -> distinct messages a template of such a call
      * matched. */
     core_map logger_recv;
+    /* What each logger was shown to log through a wrapper of ours: (logger,
+     * wrapper) -> distinct messages matched at sites made at its calls,
+     * and the pairs in the order first seen. */
+    core_map logger_wrap;
+    core_vec(logger_wrapper) logger_wraps;
     /* Calls of functions that log what their callers pass in a way the
      * code does not show (GRAPH_SF_TAKES_TEXT), as (callee, emit) in
      * that order; built on first use. */
@@ -247,6 +258,10 @@ uint32_t map__logger_files(const map_mapper *m, const char *logger, uint32_t *fi
 /* Whether the log showed logger's messages going through candidate calls
  * on receiver (at least RECV_MIN of them). */
 bool map__logger_through(const map_mapper *m, const char *logger, const char *receiver);
+/* The wrappers of ours that logger was shown to log through (at least 3
+ * messages), up to max into wrappers; how many. */
+uint32_t map__logger_wrappers(const map_mapper *m, const char *logger, uint32_t *wrappers,
+                              uint32_t max);
 
 /* The symbol that emits at site emit (e is its record). */
 uint32_t map__site_emitter(const graph *g, uint32_t emit, const graph_emit *e);

@@ -1712,6 +1712,93 @@ TEST(mapper_tag_is_nowhere_a_case_was)
     graph_close(g);
 }
 
+/* A statement no template shows, of a logger whose other messages came
+ * through a wrapper of ours (a transaction's `commit work` that Tx.commit
+ * hands to note): the site without text made at that wrapper's call in
+ * the function that runs the statements it is handed, not another site
+ * without text in the files those messages came from. */
+TEST(mapper_a_statement_goes_where_its_logger_wrapper_is_called)
+{
+    unit_write_str("lwrap/conn.js",
+                   "class Conn {\n"
+                   "  constructor(logger) { this.logger = logger; }\n"
+                   "  note(statement, context = {}) {\n"
+                   "    this.logger.logStatement({ level: 'info', ...context, statement });\n"
+                   "  }\n"
+                   "  async run(statement, work) {\n"
+                   "    const rows = await work();\n"
+                   "    this.note(statement, { took: 1 });\n"
+                   "    return rows;\n"
+                   "  }\n"
+                   "}\n"
+                   "exports.Conn = Conn;\n");
+    unit_write_str("lwrap/tx.js", "const { Conn } = require('./conn');\n"
+                                  "class Tx extends Conn {\n"
+                                  "  begin() { this.note('begin work'); }\n"
+                                  "  commit() { this.note('commit work'); }\n"
+                                  "  rollback() { this.note('rollback work'); }\n"
+                                  "  report() { this.logger.info(this.state.summary()); }\n"
+                                  "}\n"
+                                  "exports.Tx = Tx;\n");
+    graph *g = index_dir("lwrap");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    static const char *const said[] = {"begin work", "commit work", "rollback work"};
+    uint32_t a = 0;
+    char msg[64];
+    for (int i = 0; i < 6; i++) {
+        map_one(mp, said[i % 3], "sql", NULL, true, NULL);
+        snprintf(msg, sizeof msg, "select name from users where id = %d", i);
+        a = map_one(mp, msg, "sql", NULL, false, NULL);
+    }
+    map_activity pa = finished(mp, a);
+    CHECK_ONE_SITE(pa, g, "conn.Conn.run", MAP_BY_LOGGER);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
+/* A statement a function writes and hands to code that logs nothing
+ * itself, which prepares it and hands it on to the one function that runs
+ * the work it is handed and logs the statement: that function's event,
+ * not the writer's. */
+TEST(mapper_a_statement_is_logged_where_it_is_run)
+{
+    unit_write_str("lrun/conn.js",
+                   "class Conn {\n"
+                   "  constructor(logger) { this.logger = logger; }\n"
+                   "  async executeQuery(query, run) {\n"
+                   "    const rows = await run();\n"
+                   "    this.logger.debug(query);\n"
+                   "    return rows;\n"
+                   "  }\n"
+                   "  execute(q) {\n"
+                   "    const sql = this.format(q);\n"
+                   "    return this.executeQuery(sql, () => this.client.all(sql));\n"
+                   "  }\n"
+                   "  format(q) { return q.trim(); }\n"
+                   "}\n"
+                   "class Driver {\n"
+                   "  constructor(conn) { this.conn = conn; }\n"
+                   "  execute(q) { return this.conn.execute(q); }\n"
+                   "  ping() { return this.execute('select 1 from dual'); }\n"
+                   "}\n"
+                   "module.exports = { Conn, Driver };\n");
+    unit_write_str("lrun/app.js", "const { Conn, Driver } = require('./conn');\n"
+                                  "function main(logger) {\n"
+                                  "  const conn = new Conn(logger);\n"
+                                  "  return new Driver(conn);\n"
+                                  "}\n"
+                                  "module.exports = { main };\n");
+    graph *g = index_dir("lrun");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t a = map_one(mp, "select 1 from dual", "sql", NULL, true, NULL);
+    map_activity pa = finished(mp, a);
+    CHECK_ONE_SITE(pa, g, "conn.Conn.executeQuery", MAP_BY_TEMPLATE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template shows that several loggers route alike (an
  * application picks a logger per run; each formats the same call's
  * message): the sites without text in the files all their other
