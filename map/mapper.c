@@ -25,6 +25,26 @@
 #define JSON_MEMBERS_MAX 16
 
 /* Distinct messages cached and variants kept: twice max_activities. */
+
+/* The edges out of the function of site e (none without one), for
+ * site_calls. */
+static const graph_edge *site_callees(const graph *g, const graph_emit *e, uint32_t *n)
+{
+    *n = 0;
+    return e->symbol == GRAPH_NONE ? NULL : graph_out_edges(g, e->symbol, n);
+}
+
+/* Whether edge ed out of site e's function is a call its call may make:
+ * to a function named as the call's method (each that subclasses
+ * override, called through self), with the flags want. */
+static bool site_calls(const graph *g, const graph_emit *e, const graph_edge *ed, uint32_t want)
+{
+    if (ed->type != GRAPH_EDGE_CALLS)
+        return false;
+    graph_symbol c;
+    graph_get_symbol(g, ed->node, &c);
+    return (c.flags & want) == want && strcmp(c.name, e->method) == 0;
+}
 static size_t msg_cap(const map_mapper *m)
 {
     return 2 * (size_t)m->o.max_activities;
@@ -117,18 +137,11 @@ static void callees_init(map_mapper *m)
          * subclasses override, called through self) is handed the literal:
          * one it may reach and the others not would wrongly tell them
          * apart. */
-        if (e.symbol == GRAPH_NONE)
-            continue;
         uint32_t ned;
-        const graph_edge *ed = graph_out_edges(m->g, e.symbol, &ned);
-        for (uint32_t k = 0; k < ned; k++) {
-            graph_symbol c;
-            if (ed[k].type != GRAPH_EDGE_CALLS)
-                continue;
-            graph_get_symbol(m->g, ed[k].node, &c);
-            if (strcmp(c.name, e.method) == 0)
+        const graph_edge *ed = site_callees(m->g, &e, &ned);
+        for (uint32_t k = 0; k < ned; k++)
+            if (site_calls(m->g, &e, &ed[k], 0))
                 core_vec_push(&m->passed, ((nb_rec){ed[k].node, i, 0, 0}));
-        }
     }
     if (m->passed.n)
         qsort(m->passed.v, m->passed.n, sizeof *m->passed.v, cmp_callee_emit);
@@ -609,16 +622,12 @@ static void note_logger_wrappers(map_mapper *m, const char *logger, const uint32
     for (uint32_t i = 0; i < n; i++) {
         graph_emit e;
         graph_get_emit(m->g, emits[i], &e);
-        if (!(e.flags & GRAPH_EF_WRAPPER) || e.symbol == GRAPH_NONE || !e.method[0])
+        if (!(e.flags & GRAPH_EF_WRAPPER) || !e.method[0])
             continue;
         uint32_t ne;
-        const graph_edge *out = graph_out_edges(m->g, e.symbol, &ne);
+        const graph_edge *out = site_callees(m->g, &e, &ne);
         for (uint32_t k = 0; k < ne; k++) {
-            graph_symbol t;
-            if (out[k].type != GRAPH_EDGE_CALLS)
-                continue;
-            graph_get_symbol(m->g, out[k].node, &t);
-            if (!(t.flags & GRAPH_SF_WRAPPER) || strcmp(t.name, e.method) != 0)
+            if (!site_calls(m->g, &e, &out[k], GRAPH_SF_WRAPPER))
                 continue;
             bool dup = false;
             for (uint32_t j = 0; j < nd && !dup; j++)
