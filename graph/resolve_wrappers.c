@@ -1116,6 +1116,7 @@ static void wrap_emit(wrap *w)
     rs *r = w->r;
     gb_graph *g = r->g;
     uint32_t *own_line = own_log_lines(g, r->nsym);
+    core_map made = {0}; /* the sites made */
     /* An acting function that logs through a wrapper of ours logs where
      * it hands its text on: the first such call. */
     uint32_t *via = core_xcalloc(r->nsym + 1, sizeof *via);
@@ -1246,12 +1247,21 @@ static void wrap_emit(wrap *w)
                         o.symbol = at[a];
                         o.line = own_line[at[a]] ? own_line[at[a]] : g->syms.v[at[a]].start_line;
                     }
-                    /* Several callees may give the same site. */
+                    /* Several callees may give the same site; and so may
+                     * several callers an acting wrapper's own, or it and
+                     * its own call of the wrapper. */
                     bool dup = false;
                     for (size_t e = first; e < g->emits.n && !dup; e++) {
                         const gb_emit *p = &g->emits.v[e];
                         dup = p->symbol == o.symbol && p->tmpl == o.tmpl && p->ref == o.ref &&
                               p->level == o.level && p->logger == o.logger;
+                    }
+                    if (!dup) {
+                        const uint32_t key[] = {o.symbol, o.line,  o.tmpl,  o.ref,
+                                                o.level,  o.style, o.logger};
+                        bool ins;
+                        core_map_put(&made, core_hash64(key, sizeof key, 0) >> 1, &ins);
+                        dup = !ins;
                     }
                     if (dup)
                         continue;
@@ -1264,6 +1274,7 @@ static void wrap_emit(wrap *w)
         }
     }
     free(own_line);
+    core_map_free(&made);
 }
 
 /* Is an emit a logging call of its function's own that shows no text of

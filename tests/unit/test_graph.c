@@ -256,6 +256,53 @@ TEST(parameters_holding_a_class_typed_by_their_callers)
     graph_close(g);
 }
 
+/* In Python as in TS/JS: a method that runs the work it is handed and
+ * logs the statement through a wrapper is the statement's emitter, once
+ * for the text its callers build at run time, once per literal; a word a
+ * method of a class named like an unknown receiver returns is the text
+ * a wrapper's caller hands it. */
+TEST(python_functions_running_handed_work)
+{
+    unit_write_str("prun/pkg/__init__.py", "");
+    unit_write_str("prun/pkg/conn.py", "import logging\n"                                   /* 1 */
+                                       "log = logging.getLogger(__name__)\n"                /* 2 */
+                                       "class Conn:\n"                                      /* 3 */
+                                       "    def log_query(self, query, took=None):\n"       /* 4 */
+                                       "        log.debug(query)\n"                         /* 5 */
+                                       "    def execute_query(self, query, run):\n"         /* 6 */
+                                       "        rows = run()\n"                             /* 7 */
+                                       "        self.log_query(query, took=1)\n"            /* 8 */
+                                       "        return rows\n"                              /* 9 */
+                                       "    def execute(self, q):\n"                        /* 10 */
+                                       "        sql = q.strip()\n"                          /* 11 */
+                                       "        return self.execute_query(sql, self.run)\n" /* 12 */
+                                       "    def ping(self):\n"                              /* 13 */
+                                       "        return self.execute_query('select 1', self.run)\n"
+                                       "    def commit(self):\n" /* 15 */
+                                       "        self.log_query(self.dialect.commit_sql())\n"
+                                       "class Dialect:\n"
+                                       "    def commit_sql(self):\n"
+                                       "        return 'commit'\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("prun"), unit_tmp_path("prun.graph"), &o, NULL);
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "pkg.conn.Conn.execute_query"), &first);
+    CHECK_INT(n, 2);
+    bool literal = false, dynamic = false;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        CHECK_INT(e.line, 8);
+        literal |= strcmp(e.tmpl, "select 1") == 0;
+        dynamic |= e.style == GRAPH_STYLE_DYNAMIC;
+    }
+    CHECK(literal && dynamic);
+    CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.conn.Conn.execute"), &first), 0);
+    CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.conn.Conn.ping"), &first), 0);
+    graph_emit e = unit_emit_at(g, "pkg.conn.Conn.commit", 16);
+    CHECK_STR(e.tmpl, "commit");
+    graph_close(g);
+}
+
 /* The word-like literals a function returns, which a message's value
  * may name a variant by (graph_literal_at). */
 TEST(returned_words_are_kept)
