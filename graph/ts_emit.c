@@ -325,6 +325,17 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     }
     if (idx < 0)
         idx = ref;
+    /* A bare word is a name handed beside a message (`this.execute(sql,
+     * params, 'run')`): a message built in a local before it is the
+     * message, alone. */
+    bool alone = false;
+    if (idx >= 0 && bare_word(x, unwrap(x, av[idx])))
+        for (int32_t i = 0; i < idx && !alone; i++)
+            if (ty(x, unwrap(x, av[i])) != N_SPREAD_ELEMENT &&
+                graph__ts_local_message(x, unwrap(x, av[i]), call, sc)) {
+                idx = i;
+                alone = true;
+            }
     /* Else a message built in a local before the call (see
      * graph__ts_local_values()). */
     for (uint32_t i = 0; i < na && idx < 0; i++) {
@@ -365,6 +376,7 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     if (named && named->what == LG_NAMED)
         pl->logger = named->logger;
     pl->msg_index = (uint32_t)idx;
+    pl->alone = alone;
     pl->how = object ? H_OBJECT : H_UTIL;
     graph__cand_site(&x->cands, callee);
     if (graph__capwords(pl->method))
@@ -463,9 +475,10 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
                 em.nargs = k - 1;
             }
         } else {
-            mi = graph__ts_util_format(x, a, k, depth + 1);
+            uint32_t kf = pl->alone ? 1 : k;
+            mi = graph__ts_util_format(x, a, kf, depth + 1);
             fmt = a;
-            nfmt = k;
+            nfmt = kf;
             em.nargs = k - 1;
             /* A logger handed an object after the message (winston's
              * `logger.info('queued for %s', to, { subject })`) may keep it

@@ -504,6 +504,9 @@ typedef struct {
     const char *suffix;
     /* H_OBJECT: the key of the message in the object (NULL: "message") */
     const char *key;
+    /* the message is the argument alone: what follows it is not
+     * appended (a name handed beside it, `execute(sql, params, 'run')`) */
+    bool alone;
 } emit_plan;
 
 /* Values of a local looked at per call (ts_locals.c). */

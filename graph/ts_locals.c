@@ -184,6 +184,25 @@ static TSNode block_of(tx *x, TSNode s)
     return p;
 }
 
+/* Whether local binding l is of a call handed the local itself (`sql =
+ * transform(sql)`), the name at ia (in bytes long). */
+static bool passes_itself(tx *x, const struct ts_local *l, uint32_t ia, uint32_t in)
+{
+    TSNode v = unwrap(x, l->value);
+    if (ty(x, v) != N_CALL_EXPRESSION)
+        return false;
+    TSNode args = fld(x, v, F_ARGUMENTS);
+    for (uint32_t i = 0, n = ty(x, args) == N_ARGUMENTS ? ts_node_named_child_count(args) : 0;
+         i < n; i++) {
+        TSNode a = unwrap(x, ts_node_named_child(args, i));
+        uint32_t b = ts_node_start_byte(a);
+        if (ty(x, a) == N_IDENTIFIER && ts_node_end_byte(a) - b == in &&
+            memcmp(x->src + b, x->src + ia, in) == 0)
+            return true;
+    }
+    return false;
+}
+
 uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc, ts_tail *out,
                                uint32_t max)
 {
@@ -192,11 +211,14 @@ uint32_t graph__ts_local_tails(tx *x, TSNode e, TSNode call, const ts_scope *sc,
     const ts_locals *lo = locals_of(x, sc->body);
     uint32_t at = ts_node_start_byte(call);
     uint32_t ia = ts_node_start_byte(e), in = ts_node_end_byte(e) - ia;
-    /* The nearest plain binding before the call, then the pieces after it. */
+    /* The nearest plain binding before the call, then the pieces after
+     * it. (One of what a call makes of the local's own text, `sql =
+     * transform(sql)` on one branch, says nothing of the text: the
+     * pieces before it count.) */
     size_t base = SIZE_MAX;
     for (size_t i = 0; i < lo->v.n; i++) {
         const struct ts_local *l = &lo->v.v[i];
-        if (l->end <= at && !l->aug && binds(x, l, ia, in))
+        if (l->end <= at && !l->aug && binds(x, l, ia, in) && !passes_itself(x, l, ia, in))
             base = i;
     }
     if (base == SIZE_MAX)

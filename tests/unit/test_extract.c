@@ -1464,6 +1464,35 @@ TEST(an_object_with_a_message_is_a_candidate)
     graph__file_free(&f);
 }
 
+/* A statement built in a local and handed on beside a bare word, a name
+ * (`this.execute(sql, params, 'run')`): the local's text is the message,
+ * alone; the pieces appended before a branch hands it through a call of
+ * another (`sql = transform(sql)`) still count. */
+TEST(a_local_statement_beside_a_name_is_the_message)
+{
+    static const char src[] = "function insert(table, fields, transform) {\n" /* 1 */
+                              "  let sql = `insert into ${table} `;\n"        /* 2 */
+                              "  sql += '(' + fields.join(', ') + ')';\n"     /* 3 */
+                              "  if (transform) {\n"                          /* 4 */
+                              "    sql = transform(sql);\n"                   /* 5 */
+                              "  }\n"                                         /* 6 */
+                              "  return this.execute(sql, [], 'run');\n"      /* 7 */
+                              "}\n";
+    gx_file f;
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
+    bool seen = false;
+    for (size_t i = 0; i < f.emits.n; i++) {
+        const gx_emit *e = &f.emits.v[i];
+        if (e->line != 7)
+            continue;
+        CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+        CHECK_STR(e->tmpl, "insert into %s (%s)");
+        seen = true;
+    }
+    CHECK(seen);
+    graph__file_free(&f);
+}
+
 /* A function made by a call of another one from a name alone (a debug
  * namespace behind a factory of the package's own) logs, when it does,
  * under that name: its candidate calls carry it as their logger. A
