@@ -302,18 +302,8 @@ TEST(ts_a_function_running_handed_work_logs_its_text)
     graph_get_symbol(g, unit_sym(g, "store/link/Link.Link.run"), &s);
     CHECK(s.flags & GRAPH_SF_RUNS_HANDED);
     CHECK_INT(s.flags & GRAPH_SF_WRAPPER, 0);
-    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "store/link/Link.Link.run"), &first);
-    bool literal = false, dynamic = false;
-    for (uint32_t i = 0; i < n; i++) {
-        graph_emit e;
-        graph_get_emit(g, first + i, &e);
-        CHECK_INT(e.kind, GRAPH_EMIT_LOG);
-        CHECK_INT(e.line, 11);
-        literal |= strcmp(e.tmpl, "select 1") == 0;
-        dynamic |= e.style == GRAPH_STYLE_DYNAMIC;
-    }
-    CHECK(literal);
-    CHECK(dynamic);
+    static const char *const ping[] = {"select 1"};
+    unit_check_run_time_sites(g, "store/link/Link.Link.run", 11, ping, 1);
     CHECK_INT(emit_count(g, "sql/index.SqlLink.query"), 0);
     CHECK_INT(emit_count(g, "sql/index.SqlLink.ping"), 0);
     graph_close(g);

@@ -122,3 +122,22 @@ bool unit_has_edge(const graph *g, const char *from, const char *to, graph_edge_
             return true;
     return false;
 }
+
+void unit_check_run_time_sites(const graph *g, const char *qualname, uint32_t line,
+                               const char *const *tmpls, uint32_t n)
+{
+    uint32_t first, ne = graph_symbol_emits(g, unit_sym(g, qualname), &first);
+    CHECK_INT(ne, n + 1);
+    uint32_t dynamic = 0, texts = 0;
+    for (uint32_t i = 0; i < ne; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+        CHECK_INT(e.line, line);
+        dynamic += e.style == GRAPH_STYLE_DYNAMIC;
+        for (uint32_t k = 0; k < n; k++)
+            texts += strcmp(e.tmpl, tmpls[k]) == 0;
+    }
+    CHECK_INT(dynamic, 1);
+    CHECK_INT(texts, n);
+}

@@ -33,6 +33,12 @@ uint32_t unit_line_of(const char *src, const char *needle);
  * there. */
 graph_emit unit_emit_at(const graph *g, const char *qualname, uint32_t line);
 
+/* Checks that symbol qualname logs at line alone, and only its sites
+ * there: one logging call of text built at run time, and one each of
+ * the texts tmpls[0..n). */
+void unit_check_run_time_sites(const graph *g, const char *qualname, uint32_t line,
+                               const char *const *tmpls, uint32_t n);
+
 /* Whether symbol from has an edge of type t to symbol to. */
 bool unit_has_edge(const graph *g, const char *from, const char *to, graph_edge_type t);
 
