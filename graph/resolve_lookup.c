@@ -210,9 +210,9 @@ uint32_t graph__rs_poly_classes(ctx *c, ent e, uint32_t *cls, uint32_t cap)
                          e.mplen, cls, cap);
 }
 
-/* A module's exported name (TS/JS), or its top-level name. */
 static ent star_export(ctx *c, uint32_t m, const char *name, size_t len);
 
+/* A module's exported name (TS/JS), or its top-level name. */
 ent graph__rs_export_lookup(ctx *c, uint32_t m, const char *name, size_t len)
 {
     rs *r = c->r;

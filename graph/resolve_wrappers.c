@@ -1140,7 +1140,6 @@ static void wrap_emit(wrap *w)
         const gx_call *c = wc->c;
         uint32_t t[WRAP_MAX_TARGETS];
         uint32_t nt = wcall_targets(w, wc, t);
-        size_t first = g->emits.n;
         for (uint32_t k = 0; k < nt; k++) {
             /* A callee no message reaches is no wrapper: its calls are
              * not sites (a number passed to it is data). */
@@ -1250,20 +1249,10 @@ static void wrap_emit(wrap *w)
                     /* Several callees may give the same site; and so may
                      * several callers an acting wrapper's own, or it and
                      * its own call of the wrapper. */
-                    bool dup = false;
-                    for (size_t e = first; e < g->emits.n && !dup; e++) {
-                        const gb_emit *p = &g->emits.v[e];
-                        dup = p->symbol == o.symbol && p->tmpl == o.tmpl && p->ref == o.ref &&
-                              p->level == o.level && p->logger == o.logger;
-                    }
-                    if (!dup) {
-                        const uint32_t key[] = {o.symbol, o.line,  o.tmpl,  o.ref,
-                                                o.level,  o.style, o.logger};
-                        bool ins;
-                        core_map_put(&made, core_hash64(key, sizeof key, 0) >> 1, &ins);
-                        dup = !ins;
-                    }
-                    if (dup)
+                    const uint32_t key[] = {o.symbol, o.line, o.tmpl, o.ref, o.level, o.logger};
+                    bool ins;
+                    core_map_put(&made, core_hash64(key, sizeof key, 0) >> 1, &ins);
+                    if (!ins)
                         continue;
                     core_vec_push(&g->emits, o);
                     g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS;

@@ -334,12 +334,12 @@ static bool is_exports(tx *x, TSNode n)
  * and `Object.defineProperty(exports, 'N', { get: function () { return
  * m_1.L; } })` for `export { L as N } from`. A package's index is made of
  * them, so without them nothing imported from the package reaches its
- * classes. True when call (callee path) is one.
+ * classes. call's callee is path.
  */
-NOINLINE bool graph__ts_cjs_reexport(tx *x, TSNode call, const char *path, int depth)
+NOINLINE void graph__ts_cjs_reexport(tx *x, TSNode call, const char *path, int depth)
 {
     if (!path)
-        return false;
+        return;
     TSNode av[3];
     uint32_t na = graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), av, 3, depth);
     const char *last = gx_last_component(path);
@@ -351,15 +351,15 @@ NOINLINE bool graph__ts_cjs_reexport(tx *x, TSNode call, const char *path, int d
             mod = module_alias(x, m);
         if (mod)
             graph__ts_add_export(x, GX_EXP_STAR, "*", NULL, mod, call);
-        return mod != NULL;
+        return;
     }
     if (strcmp(path, "Object.defineProperty") != 0 || na != 3 || !is_exports(x, av[0]))
-        return false;
+        return;
     const char *name =
         ty(x, unwrap(x, av[1])) == N_STRING ? graph__ts_string_value(x, unwrap(x, av[1])) : NULL;
     TSNode get = unwrap(x, graph__ts_object_key(x, unwrap(x, av[2]), "get", depth + 1));
     if (!name || is_null(get) || !is_fn(ty(x, get)))
-        return false;
+        return;
     /* The getter's body: `{ return m_1.L; }`, or an arrow's `m_1.L`. */
     TSNode v = fld(x, get, F_BODY);
     if (ty(x, v) == N_STATEMENT_BLOCK) {
@@ -367,13 +367,12 @@ NOINLINE bool graph__ts_cjs_reexport(tx *x, TSNode call, const char *path, int d
         v = ty(x, r) == N_RETURN_STATEMENT ? unwrap(x, ts_node_named_child(r, 0)) : gx_null();
     }
     if (ty(x, v) != N_MEMBER_EXPRESSION)
-        return false;
+        return;
     const char *mod = module_alias(x, unwrap(x, fld(x, v, F_OBJECT)));
     const char *local = name_text(x, fld(x, v, F_PROPERTY));
     if (!mod || !local)
-        return false;
+        return;
     graph__ts_add_export(x, GX_EXP_FROM, name, local, mod, call);
-    return true;
 }
 
 /* The name of an exported function or class expression, else "default". */

@@ -702,7 +702,7 @@ void graph__ts_export_names(tx *x, TSNode d, bool dflt, TSNode at, int depth);
 void graph__ts_export_stmt(tx *x, TSNode n, ts_export_stmt *st, int depth);
 void graph__ts_export_list(tx *x, TSNode n, const ts_export_stmt *st, int depth);
 const char *graph__ts_exports_name(const char *p);
-bool graph__ts_cjs_reexport(tx *x, TSNode call, const char *path, int depth);
+void graph__ts_cjs_reexport(tx *x, TSNode call, const char *path, int depth);
 const char *graph__ts_own_name(tx *x, TSNode fn_or_class);
 void graph__ts_prescan(tx *x, TSNode root, const ts_scope *sc);
 void graph__ts_mark_exported(tx *x);

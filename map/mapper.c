@@ -25,26 +25,6 @@
 #define JSON_MEMBERS_MAX 16
 
 /* Distinct messages cached and variants kept: twice max_activities. */
-
-/* The edges out of the function of site e (none without one), for
- * site_calls. */
-static const graph_edge *site_callees(const graph *g, const graph_emit *e, uint32_t *n)
-{
-    *n = 0;
-    return e->symbol == GRAPH_NONE ? NULL : graph_out_edges(g, e->symbol, n);
-}
-
-/* Whether edge ed out of site e's function is a call its call may make:
- * to a function named as the call's method (each that subclasses
- * override, called through self), with the flags want. */
-static bool site_calls(const graph *g, const graph_emit *e, const graph_edge *ed, uint32_t want)
-{
-    if (ed->type != GRAPH_EDGE_CALLS)
-        return false;
-    graph_symbol c;
-    graph_get_symbol(g, ed->node, &c);
-    return (c.flags & want) == want && strcmp(c.name, e->method) == 0;
-}
 static size_t msg_cap(const map_mapper *m)
 {
     return 2 * (size_t)m->o.max_activities;
@@ -91,6 +71,26 @@ static int cmp_callee_emit(const void *a, const void *b)
     if (x->act != y->act)
         return x->act < y->act ? -1 : 1;
     return (x->nb > y->nb) - (x->nb < y->nb);
+}
+
+/* The edges out of the function of site e (none without one), for
+ * site_calls. */
+static const graph_edge *site_callees(const graph *g, const graph_emit *e, uint32_t *n)
+{
+    *n = 0;
+    return e->symbol == GRAPH_NONE ? NULL : graph_out_edges(g, e->symbol, n);
+}
+
+/* Whether edge ed out of site e's function is a call its call may make:
+ * to a function named as the call's method (each that subclasses
+ * override, called through self), with the flags want. */
+static bool site_calls(const graph *g, const graph_emit *e, const graph_edge *ed, uint32_t want)
+{
+    if (ed->type != GRAPH_EDGE_CALLS)
+        return false;
+    graph_symbol c;
+    graph_get_symbol(g, ed->node, &c);
+    return (c.flags & want) == want && strcmp(c.name, e->method) == 0;
 }
 
 /* A receiver's hash, never 0 (0 stands for none in emit_recv). */
