@@ -282,6 +282,13 @@ class EventLog(logging.Handler):
             self.cases_dropped += 1
         self.case_id = None
 
+    def write_case(self, case_id, rows):
+        """Writes a case captured elsewhere (a worker process), its rows as emit() makes them."""
+        with self._lock2:
+            self._rows = rows
+        self.case_id = case_id
+        self.end_case()
+
     def close(self):
         # logging.config.dictConfig() (pip calls it on every run) closes every
         # registered handler: keep writing, the file is closed by finish().

@@ -1587,9 +1587,7 @@ def main():
                 except multiprocessing.TimeoutError:  # its process died: the case is lost
                     totals["errors"]["lost"] = totals["errors"].get("lost", 0) + 1
                     continue
-                log._rows = rows
-                log.case_id = cid
-                log.end_case()
+                log.write_case(cid, rows)
                 for k in ("errors", "step errors", "kinds"):
                     for kk, v in stats[k].items():
                         totals[k][kk] = totals[k].get(kk, 0) + v

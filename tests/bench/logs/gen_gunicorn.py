@@ -1137,9 +1137,7 @@ class OrderedLog:
             self.done[index] = (cid, rows)
             while self.next in self.done:
                 cid, rows = self.done.pop(self.next)
-                self.log._rows = rows
-                self.log.case_id = cid
-                self.log.end_case()
+                self.log.write_case(cid, rows)
                 self.next += 1
 
 

@@ -1852,9 +1852,7 @@ def main():
             log = _capture.EventLog(pika, a.out, logger_names=["pika.bench-unused"])
             try:
                 for i, cid, rows, st in pool.imap(run_case, todo, chunksize=1):
-                    log._rows = rows
-                    log.case_id = cid
-                    log.end_case()
+                    log.write_case(cid, rows)
                     for k, v in st.items():
                         totals[k] = totals.get(k, 0) + v
             finally:

@@ -1348,9 +1348,7 @@ def main():
             while write_at < len(todo) and todo[write_at] in done:
                 cid, rows, outside, stats = done.pop(todo[write_at])
                 write_at += 1
-                out._rows = rows
-                out.case_id = cid
-                out.end_case()
+                out.write_case(cid, rows)
                 totals["outside"] += outside
                 for k in ("errors", "kinds", "phases", "workers"):
                     for kk, v in stats.get(k, {}).items():

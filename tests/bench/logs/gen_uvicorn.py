@@ -2000,9 +2000,7 @@ def main():
                     lost += 1
                     continue
                 cid, rows, stats = res
-                log._rows = rows
-                log.case_id = cid
-                log.end_case()
+                log.write_case(cid, rows)
                 for k, v in stats.items():
                     if isinstance(v, dict):
                         for kk, n in v.items():
