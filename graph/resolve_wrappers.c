@@ -67,10 +67,13 @@ typedef struct {
 
 typedef core_vec(uint32_t) lead_vec;
 
-/* A format a function returns (wrap_returns): its template, 0 = none. */
+/* The formats a function returns (wrap_returns): a message handed on
+ * from its call may be any of them (`return [sql, 'begin']`). */
+#define WRET_MAX 4
 typedef struct {
-    uint32_t tmpl;
-    uint8_t style;
+    uint32_t tmpl[WRET_MAX];
+    uint8_t style[WRET_MAX];
+    uint8_t n;
 } wret;
 
 /* A call that hands its function's text on to a wrapper (wrap_leads). */
@@ -86,8 +89,8 @@ typedef struct {
     uint8_t *used;             /* per symbol: some call passes it a message */
     core_vec(wcall) calls;
     core_vec(uint32_t) targets;
-    wret *returns;      /* per symbol: the format it returns */
-    uint8_t *returning; /* per symbol: returns[] has one */
+    wret *returns;      /* per symbol: the formats it returns */
+    uint8_t *returning; /* per symbol: returns[] has some */
     uint8_t *acts;      /* per symbol: a wrapper that acts on the text it logs (wrap_acting) */
     uint8_t *direct;    /* per symbol: a logging call of its own logs a parameter */
     lead_vec *leads;    /* per symbol: the acting wrappers its message ends at (wrap_leads) */
@@ -757,8 +760,21 @@ static bool names_constant(wrap *w, const wcall *wc, const gx_arg *m)
     return constant_named(w, wc->from, m->ref) != GRAPH_NONE;
 }
 
-/* Each function's first returned format (an unnamed constant site of
- * it: graph__py_add_returned), for the calls that log what it returns. */
+/* Adds a reading to what function s returns, once. */
+static void add_return(wret *rt, uint32_t tmpl, uint8_t style)
+{
+    for (uint8_t i = 0; i < rt->n; i++)
+        if (rt->tmpl[i] == tmpl)
+            return;
+    if (rt->n < WRET_MAX) {
+        rt->tmpl[rt->n] = tmpl;
+        rt->style[rt->n++] = style;
+    }
+}
+
+/* Each function's returned formats (its unnamed constant sites:
+ * graph__py_add_returned, graph__ts_add_returned), for the calls that
+ * log what it returns. */
 static void wrap_returns(wrap *w)
 {
     rs *r = w->r;
@@ -769,59 +785,67 @@ static void wrap_returns(wrap *w)
         const gb_emit *e = &g->emits.v[i];
         if (e->kind == GRAPH_EMIT_CONST && e->tmpl && !(e->flags & GRAPH_EF_MEMBER) &&
             e->symbol < r->nsym && !core_strtab_str(&g->strs, e->name)[0] &&
-            !w->returns[e->symbol].tmpl && is_function(r, e->symbol)) {
-            w->returns[e->symbol] = (wret){e->tmpl, e->style};
-            w->returning[e->symbol] = 1;
-        }
+            is_function(r, e->symbol))
+            add_return(&w->returns[e->symbol], e->tmpl, e->style);
     }
-    /* Else the one word it returns (`return 'commit'`, `return
-     * ['begin']`: a statement's keyword, a mode's name); none of a
-     * function that returns several. */
+    /* And the one word it returns (`return 'commit'`, `return ['begin']`,
+     * `return [sql, 'begin']`: a statement's keyword, a mode's name),
+     * however often; none of a function that returns several words. */
+    uint32_t *word = core_xcalloc(r->nsym + 1, sizeof *word);
     uint8_t *words = core_xcalloc(r->nsym + 1, 1);
     for (size_t fi = 0; fi < r->idx->files.n; fi++) {
         const gx_file *x = r->idx->files.v[fi].x;
         for (size_t i = 0; x && i < x->lits.n; i++) {
             const gx_lit *l = &x->lits.v[i];
             uint32_t s = l->sym >= 0 ? sym_of(r, (uint32_t)fi, l->sym) : GRAPH_NONE;
-            if (l->target || s >= r->nsym || w->returning[s] || words[s] == 2)
+            if (l->target || s >= r->nsym || words[s] == 2)
                 continue;
-            if (words[s]++) {
-                w->returns[s].tmpl = 0;
-                continue;
-            }
-            w->returns[s] =
-                (wret){core_strtab_intern(&g->strs, l->text, strlen(l->text)), GRAPH_STYLE_PLAIN};
+            uint32_t t = core_strtab_intern(&g->strs, l->text, strlen(l->text));
+            if (!words[s] || word[s] != t)
+                words[s]++;
+            word[s] = t;
         }
     }
-    for (uint32_t s = 0; s < r->nsym; s++)
-        w->returning[s] = w->returns[s].tmpl != 0;
+    for (uint32_t s = 0; s < r->nsym; s++) {
+        if (words[s] == 1)
+            add_return(&w->returns[s], word[s], GRAPH_STYLE_PLAIN);
+        w->returning[s] = w->returns[s].n != 0;
+    }
+    free(word);
     free(words);
 }
 
-/* The format the function at path (gx_arg.ret), resolved from symbol
- * from, returns; NULL if none is known. */
-static const wret *format_returned(wrap *w, uint32_t from, const char *path)
+/* The formats the function at path (gx_arg.ret), resolved from symbol
+ * from, returns, into out; false if none is known. */
+static bool format_returned(wrap *w, uint32_t from, const char *path, wret *out)
 {
     int fail;
     w->c.depth = 0;
     ent e = graph__rs_resolve_path(&w->c, from, path, strlen(path), &fail);
     core_arena_reset(&w->scratch);
-    uint32_t id = e.k == E_SYM ? e.id : GRAPH_NONE;
-    /* A receiver of unknown type (`this.platform.commitSQL()`): the one
-     * method of that name that returns a format, among the nearest. */
-    uint32_t t[2];
-    if (e.k != E_SYM && may_fall_back(path, &e) &&
-        fallback_among(w, from, path, w->returning, 0, t, 2) == 1)
-        id = t[0];
-    if (id >= w->r->nsym || !w->returns[id].tmpl)
-        return NULL;
-    return &w->returns[id];
+    out->n = 0;
+    if (e.k == E_SYM) {
+        if (e.id < w->r->nsym)
+            *out = w->returns[e.id];
+        return out->n != 0;
+    }
+    /* A receiver of unknown type (`this.platform.commitSQL()`): the
+     * methods of that name that return a format, among the nearest (each
+     * platform's statements), all their formats. */
+    uint32_t t[WRET_MAX + 1];
+    uint32_t nt = may_fall_back(path, &e)
+                      ? fallback_among(w, from, path, w->returning, 0, t, WRET_MAX + 1)
+                      : 0;
+    for (uint32_t i = 0; nt <= WRET_MAX && i < nt; i++)
+        for (uint8_t k = 0; k < w->returns[t[i]].n; k++)
+            add_return(out, w->returns[t[i]].tmpl[k], w->returns[t[i]].style[k]);
+    return out->n != 0;
 }
 
-/* The format a call's message argument m is the result of. */
-static const wret *returned_format(wrap *w, const wcall *wc, const gx_arg *m)
+/* The formats a call's message argument m is the result of. */
+static bool returned_format(wrap *w, const wcall *wc, const gx_arg *m, wret *out)
 {
-    return m->ret && !m->tmpl && !m->ref ? format_returned(w, wc->from, m->ret) : NULL;
+    return m->ret && !m->tmpl && !m->ref && format_returned(w, wc->from, m->ret, out);
 }
 
 /* A logging call whose message is what a function of ours returns
@@ -836,10 +860,18 @@ static void log_returned(wrap *w)
             gb_emit *o = &r->g->emits.v[r->emit_base[fi] + i];
             if (!em->ret || o->tmpl)
                 continue;
-            const wret *f = format_returned(w, sym_of(r, (uint32_t)fi, em->sym), em->ret);
-            if (f) {
-                o->tmpl = f->tmpl;
-                o->style = f->style;
+            wret f;
+            if (!format_returned(w, sym_of(r, (uint32_t)fi, em->sym), em->ret, &f))
+                continue;
+            /* One site per format, on the call's line. */
+            gb_emit e = *o;
+            for (uint8_t k = 0; k < f.n; k++) {
+                e.tmpl = f.tmpl[k];
+                e.style = f.style[k];
+                if (k)
+                    core_vec_push(&r->g->emits, e);
+                else
+                    r->g->emits.v[r->emit_base[fi] + i] = e;
             }
         }
     }
@@ -887,7 +919,8 @@ static bool passes_message(wrap *w, const wcall *wc, uint32_t target, const wsha
         return false;
     if (m->tmpl)
         return m->tmpl[0] || s->slot || s->pre[0] || s->post[0];
-    if (returned_format(w, wc, m))
+    wret f;
+    if (returned_format(w, wc, m, &f))
         return true;
     if (m->fwd)
         return w->used[wc->from] != 0;
@@ -1166,8 +1199,10 @@ static void wrap_emit(wrap *w)
                     continue;
                 /* A message a function of ours formats and returns
                  * (`TRACE(www_authenticate(...))`): its format. */
-                const wret *ret = entry == GRAPH_NONE ? returned_format(w, wc, m) : NULL;
-                bool dynamic = !m->tmpl && !m->ref && !ret;
+                wret rf;
+                const wret *rets =
+                    entry == GRAPH_NONE && returned_format(w, wc, m, &rf) ? &rf : NULL;
+                bool dynamic = !m->tmpl && !m->ref && !rets;
                 bool affix = pre[0] || post[0];
                 /* (A function acting on the text it hands on logs it
                  * itself: wrap_acting.) */
@@ -1184,80 +1219,84 @@ static void wrap_emit(wrap *w)
                  */
                 if (m->fwd && !acting && w->used[wc->from] && (!m->pre || !m->post))
                     continue;
-                gb_emit o = {0};
-                o.kind = GRAPH_EMIT_LOG;
-                o.level = call_level(x, c, s);
-                o.logger = s->logger;
-                if (!o.logger && s->logger_at && r->sy[t[k]].kind == GRAPH_SYM_CLASS)
-                    o.logger = handed_logger(r, wc, s->logger_at - 1);
-                o.nargs = m->nafter;
-                o.flags = m->flags | GRAPH_EF_WRAPPER;
-                o.style = dynamic ? GRAPH_STYLE_DYNAMIC : ret ? ret->style : m->style;
-                o.ref_const = GRAPH_NONE;
-                const char *tmpl = ret ? core_strtab_str(&g->strs, ret->tmpl) : m->tmpl;
-                if (entry != GRAPH_NONE) {
-                    const gb_emit *en = &g->emits.v[entry];
-                    tmpl = core_strtab_str(&g->strs, en->tmpl);
-                    o.style = en->style;
-                    o.ref = en->name;
-                    o.ref_const = entry;
-                } else if (m->ref) {
-                    uint32_t cid = constant_named(w, wc->from, m->ref);
-                    if (affix) {
-                        /* The text around the constant is known only with
-                         * the constant's own text. */
-                        if (cid == GRAPH_NONE || !g->emits.v[cid].tmpl)
-                            continue;
-                        tmpl = core_strtab_str(&g->strs, g->emits.v[cid].tmpl);
-                    } else {
-                        o.ref = core_strtab_intern(&g->strs, m->ref, strlen(m->ref));
-                        o.ref_const = cid;
+                /* A site per format the function returns. */
+                for (uint8_t ri = 0; ri < (rets ? rets->n : 1); ri++) {
+                    gb_emit o = {0};
+                    o.kind = GRAPH_EMIT_LOG;
+                    o.level = call_level(x, c, s);
+                    o.logger = s->logger;
+                    if (!o.logger && s->logger_at && r->sy[t[k]].kind == GRAPH_SYM_CLASS)
+                        o.logger = handed_logger(r, wc, s->logger_at - 1);
+                    o.nargs = m->nafter;
+                    o.flags = m->flags | GRAPH_EF_WRAPPER;
+                    o.style = dynamic ? GRAPH_STYLE_DYNAMIC : rets ? rets->style[ri] : m->style;
+                    o.ref_const = GRAPH_NONE;
+                    const char *tmpl = rets ? core_strtab_str(&g->strs, rets->tmpl[ri]) : m->tmpl;
+                    if (entry != GRAPH_NONE) {
+                        const gb_emit *en = &g->emits.v[entry];
+                        tmpl = core_strtab_str(&g->strs, en->tmpl);
+                        o.style = en->style;
+                        o.ref = en->name;
+                        o.ref_const = entry;
+                    } else if (m->ref) {
+                        uint32_t cid = constant_named(w, wc->from, m->ref);
+                        if (affix) {
+                            /* The text around the constant is known only with
+                             * the constant's own text. */
+                            if (cid == GRAPH_NONE || !g->emits.v[cid].tmpl)
+                                continue;
+                            tmpl = core_strtab_str(&g->strs, g->emits.v[cid].tmpl);
+                        } else {
+                            o.ref = core_strtab_intern(&g->strs, m->ref, strlen(m->ref));
+                            o.ref_const = cid;
+                        }
                     }
-                }
-                /* An empty message is a site only with words around it. */
-                if (tmpl && !tmpl[0] && !has_words(pre) && !has_words(post))
-                    continue;
-                if (tmpl) {
-                    char *full = (char *)join3(&w->scratch, pre, tmpl, post, SIZE_MAX);
-                    if (cut_template(full))
-                        o.flags |= GRAPH_EF_TRUNCATED;
-                    o.tmpl = core_strtab_intern(&g->strs, full, strlen(full));
-                    core_arena_reset(&w->scratch);
-                    if (affix)
-                        o.style = GRAPH_STYLE_CONCAT;
-                }
-                size_t mlen;
-                const char *meth = graph__rs_last_part(c->callee, &mlen);
-                size_t rlen = meth > c->callee ? (size_t)(meth - c->callee) - 1 : 0;
-                o.receiver = core_strtab_intern(&g->strs, c->callee, rlen);
-                o.method = core_strtab_intern(&g->strs, meth, mlen);
-                /* The caller's site, or the acting wrappers' that log
-                 * the text (wrap_acting, wrap_leads). */
-                const uint32_t *at = &t[k];
-                size_t nat = 1;
-                if (!w->acts[t[k]]) {
-                    at = w->leads[t[k]].v;
-                    nat = w->leads[t[k]].n;
-                }
-                for (size_t a = 0; a < (nat ? nat : 1); a++) {
-                    o.symbol = wc->from;
-                    o.line = c->line;
-                    if (nat) {
-                        o.symbol = at[a];
-                        o.line = own_line[at[a]] ? own_line[at[a]] : g->syms.v[at[a]].start_line;
-                    }
-                    /* Several callees may give the same site; and so may
-                     * several callers an acting wrapper's own, or it and
-                     * its own call of the wrapper. */
-                    const uint32_t key[] = {o.symbol, o.line, o.tmpl, o.ref, o.level, o.logger};
-                    bool ins;
-                    core_map_put(&made, core_hash64(key, sizeof key, 0) >> 1, &ins);
-                    if (!ins)
+                    /* An empty message is a site only with words around it. */
+                    if (tmpl && !tmpl[0] && !has_words(pre) && !has_words(post))
                         continue;
-                    core_vec_push(&g->emits, o);
-                    g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS;
-                    if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
-                        g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
+                    if (tmpl) {
+                        char *full = (char *)join3(&w->scratch, pre, tmpl, post, SIZE_MAX);
+                        if (cut_template(full))
+                            o.flags |= GRAPH_EF_TRUNCATED;
+                        o.tmpl = core_strtab_intern(&g->strs, full, strlen(full));
+                        core_arena_reset(&w->scratch);
+                        if (affix)
+                            o.style = GRAPH_STYLE_CONCAT;
+                    }
+                    size_t mlen;
+                    const char *meth = graph__rs_last_part(c->callee, &mlen);
+                    size_t rlen = meth > c->callee ? (size_t)(meth - c->callee) - 1 : 0;
+                    o.receiver = core_strtab_intern(&g->strs, c->callee, rlen);
+                    o.method = core_strtab_intern(&g->strs, meth, mlen);
+                    /* The caller's site, or the acting wrappers' that log
+                     * the text (wrap_acting, wrap_leads). */
+                    const uint32_t *at = &t[k];
+                    size_t nat = 1;
+                    if (!w->acts[t[k]]) {
+                        at = w->leads[t[k]].v;
+                        nat = w->leads[t[k]].n;
+                    }
+                    for (size_t a = 0; a < (nat ? nat : 1); a++) {
+                        o.symbol = wc->from;
+                        o.line = c->line;
+                        if (nat) {
+                            o.symbol = at[a];
+                            o.line =
+                                own_line[at[a]] ? own_line[at[a]] : g->syms.v[at[a]].start_line;
+                        }
+                        /* Several callees may give the same site; and so may
+                         * several callers an acting wrapper's own, or it and
+                         * its own call of the wrapper. */
+                        const uint32_t key[] = {o.symbol, o.line, o.tmpl, o.ref, o.level, o.logger};
+                        bool ins;
+                        core_map_put(&made, core_hash64(key, sizeof key, 0) >> 1, &ins);
+                        if (!ins)
+                            continue;
+                        core_vec_push(&g->emits, o);
+                        g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS;
+                        if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
+                            g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
+                    }
                 }
             }
         }

@@ -652,11 +652,9 @@ NOINLINE void graph__ts_add_const(tx *x, const char *name, TSNode value, int32_t
         core_vec_push(&x->f->emits, em);
 }
 
-void graph__ts_add_returned(tx *x, TSNode value, int32_t sym, int depth)
+/* One value returned: a template literal or a concatenation. */
+static void add_returned_one(tx *x, TSNode v, int32_t sym, int depth)
 {
-    TSNode v = unwrap(x, value);
-    if (is_null(v))
-        return;
     unsigned t = ty(x, v);
     if (t != N_TEMPLATE_STRING && !(is_plus(x, v) && graph__ts_stringish(x, v, 0)))
         return;
@@ -686,4 +684,39 @@ void graph__ts_add_returned(tx *x, TSNode value, int32_t sym, int depth)
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     if (em.tmpl)
         core_vec_push(&x->f->emits, em);
+}
+
+/* The items a function returns in an array literal (`return [sql,
+ * 'begin']`: the statements a transaction starts with) are each a value
+ * it returns; a local among them (or returned alone) stands for the
+ * texts bound to it before the return. */
+#define RETURNED_ITEMS 8
+
+void graph__ts_add_returned(tx *x, TSNode value, TSNode at, const ts_scope *sc, int depth)
+{
+    TSNode v = unwrap(x, value);
+    if (is_null(v))
+        return;
+    TSNode items[RETURNED_ITEMS];
+    uint32_t n = 0;
+    if (ty(x, v) == N_ARRAY) {
+        uint32_t k = ts_node_named_child_count(v);
+        for (uint32_t i = 0; i < k && n < RETURNED_ITEMS; i++) {
+            TSNode e = unwrap(x, ts_node_named_child(v, i));
+            if (!is_null(e))
+                items[n++] = e;
+        }
+    } else {
+        items[n++] = v;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode texts[LOCAL_MAX_ALTS];
+        uint32_t nt = ty(x, items[i]) == N_IDENTIFIER
+                          ? graph__ts_local_texts(x, items[i], at, sc, texts, LOCAL_MAX_ALTS)
+                          : 0;
+        for (uint32_t j = 0; j < nt; j++)
+            add_returned_one(x, unwrap(x, texts[j]), sc->sym, depth);
+        if (ty(x, items[i]) != N_IDENTIFIER)
+            add_returned_one(x, items[i], sc->sym, depth);
+    }
 }

@@ -679,10 +679,11 @@ void graph__ts_make_candidates(tx *x, TSNode call, const emit_plan *pl, const ts
                                int depth);
 void graph__ts_add_const(tx *x, const char *name, TSNode value, int32_t sym, int depth);
 /* A function returning a message it formats (a template literal with
- * substitutions, a concatenation with literal parts): its template, a
- * candidate of any message its callers log (a constant without a name,
- * owned by the function). */
-void graph__ts_add_returned(tx *x, TSNode value, int32_t sym, int depth);
+ * substitutions, a concatenation with literal parts, also as an array's
+ * item or through a local; at: the return): its template, a candidate of
+ * any message its callers log (a constant without a name, owned by the
+ * function sc->sym). */
+void graph__ts_add_returned(tx *x, TSNode value, TSNode at, const ts_scope *sc, int depth);
 
 /* ts_calls.c */
 void graph__ts_record_call(tx *x, TSNode call, const char *callee, const ts_scope *sc, int depth);

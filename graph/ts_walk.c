@@ -156,7 +156,7 @@ static NOINLINE void walk_function(tx *x, TSNode fn, const ts_scope *inner, bool
             /* `(id, carrier) => `order ${id} shipped via ${carrier}``:
              * what it returns, as a return statement's. */
             if (bind && inner->in_function && inner->sym >= 0) {
-                graph__ts_add_returned(x, body, inner->sym, depth + 1);
+                graph__ts_add_returned(x, body, body, inner, depth + 1);
                 returned_call(x, body, inner->sym);
             }
             value_later(x, body, inner, depth + 1);
@@ -1593,7 +1593,7 @@ static void walk(tx *x, TSNode n, const ts_scope *sc, int depth)
         return;
     case N_RETURN_STATEMENT:
         if (sc->in_function && sc->sym >= 0 && ts_node_named_child_count(n) == 1) {
-            graph__ts_add_returned(x, ts_node_named_child(n, 0), sc->sym, depth);
+            graph__ts_add_returned(x, ts_node_named_child(n, 0), n, sc, depth);
             returned_words(x, ts_node_named_child(n, 0), sc->sym);
             returned_call(x, ts_node_named_child(n, 0), sc->sym);
         }

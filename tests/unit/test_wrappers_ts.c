@@ -278,13 +278,23 @@ TEST(ts_compiled_packages_reach_each_other)
     graph_emit e = unit_emit_at(g, "sql/index.SqlLink.begin", 6);
     CHECK_WRAPPED(e, "start transaction", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_CUSTOM, "");
     /* The word a method of ours returns, through a receiver of unknown
-     * type (`this.dialect`, SqlDialect by its name), directly and as the
-     * one element of a list a loop goes through; of a method returning
-     * several, none. */
+     * type (`this.dialect`, SqlDialect by its name), directly and as an
+     * element of a list a loop goes through; of a method returning
+     * several, none. Of the two dialects' beginSQL, each list's words and
+     * the statement one of them builds in a local: a site each. */
     e = unit_emit_at(g, "sql/index.SqlLink.commit", 22);
     CHECK_WRAPPED(e, "commit", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_CUSTOM, "");
-    e = unit_emit_at(g, "sql/index.SqlLink.open", 26);
-    CHECK_WRAPPED(e, "begin", GRAPH_STYLE_PLAIN, GRAPH_LEVEL_CUSTOM, "");
+    static const char *const begins[] = {"begin", "set transaction isolation level %s"};
+    uint32_t first, ne = graph_symbol_emits(g, unit_sym(g, "sql/index.SqlLink.open"), &first);
+    CHECK_INT(ne, 2);
+    uint32_t words = 0;
+    for (uint32_t i = 0; i < ne && i < 2; i++) {
+        graph_get_emit(g, first + i, &e);
+        CHECK_INT(e.line, 26);
+        words += strcmp(e.tmpl, begins[0]) == 0;
+        CHECK_WRAPPED(e, begins[strcmp(e.tmpl, begins[0]) != 0], e.style, GRAPH_LEVEL_CUSTOM, "");
+    }
+    CHECK_INT(words, 1);
     e = unit_emit_at(g, "sql/index.SqlLink.mode", 30);
     CHECK_INT(e.style, GRAPH_STYLE_DYNAMIC);
     graph_close(g);
