@@ -1672,14 +1672,14 @@ static bool own_rest(const map_matcher *m, map_match_work *w, const char *msg, s
 
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                          const char *logger, int lc, bool whole_listed, bool whole_own,
-                         size_t decor, uint32_t *best, bool *partial)
+                         size_t decor, bool loud_only, uint32_t *best, bool *partial)
 {
     uint32_t bar = 2 * *best;
     size_t skip = 0;
     copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
     w->nkept = w->nhits;
     bool kept_partial = *partial;
-    bool kept_loud = false; /* a start won with a hit that logs */
+    bool kept_loud = loud_only; /* a start won with a hit that logs */
     /* Whole hits that are all an error's text opening with a hole (as
      * drop_caught_heads() sees them) took whatever a decoration put
      * before the message too: a logging site rendering the rest whole
@@ -1762,6 +1762,12 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
             p = false;
             loud = true;
         }
+        /* With no bar (loud_only), the rest must be said whole, and
+         * mostly by literal text: a site's few words at the head of a long
+         * statement ("INSERT INTO %s ...") say no more than the calls the
+         * whole message fit. */
+        if (loud_only && (p || 3 * (size_t)lit < rest))
+            won = false;
         if (won) {
             *best = lit;
             skip = k;
@@ -1986,6 +1992,29 @@ static map_match match_silent(const map_matcher *m, map_match_work *w, const cha
     return r;
 }
 
+/* Whether a hit is a listed shape: a site that logs (not a format a
+ * function returns), or a call proven to log. */
+static bool listed_among(const map_matcher *m, const map_match_work *w)
+{
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if ((x->kind != GRAPH_EMIT_CALL && !x->returned) || (w->listed && w->listed[x->emit]))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the hits, best literal bytes of a message of said bytes, are
+ * no evidence: candidate calls (no listed shape) that cover little of it.
+ * "%s %s: %s" matches anything, and neither does a word it puts into a
+ * long text (a table's `temporary_` name in a statement built
+ * elsewhere). */
+static bool weak_calls(const map_matcher *m, const map_match_work *w, uint32_t best, size_t said)
+{
+    return !listed_among(m, w) && 3 * (size_t)best < said &&
+           (best < 10 || 10 * (size_t)best < said || name_part_hits(m, w));
+}
+
 /* The most a tag after the message may be. */
 #define TAIL_TAG_MAX 256
 
@@ -2068,8 +2097,21 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
      * logging site words ("setting transport %s" names a value). */
     size_t decor = partial || whole_listed || named ? 0 : decoration_of(m, w, len);
     if ((2 * (size_t)best < len || (decor && len - decor >= EXACT_MIN)) && !named) {
-        size_t skip = best_start(m, w, msg, len, logger, lc, whole_listed,
-                                 own_site_among(m, w, logger, lc), decor, &best, &partial);
+        /* Hits that are no evidence of the whole message set no bar for
+         * a site that logs what follows a decoration (`(job-9581)
+         * begin`, where "(%s) %s" of a call building text covers the
+         * brackets); other starts still have to beat them. */
+        bool own = own_site_among(m, w, logger, lc);
+        uint32_t bar = 0;
+        size_t skip = weak_calls(m, w, best, len)
+                          ? best_start(m, w, msg, len, logger, lc, whole_listed, own, decor, true,
+                                       &bar, &partial)
+                          : 0;
+        if (skip)
+            best = bar;
+        else
+            skip = best_start(m, w, msg, len, logger, lc, whole_listed, own, decor, false, &best,
+                              &partial);
         r.decoration = (uint32_t)skip;
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;
@@ -2098,19 +2140,9 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     if (!any_site)
         r.flags |= MAP_MATCH_CONST;
     r.literal = best;
-    /* A candidate call (no listed shape) that covers little of the
-     * message is no evidence: "%s %s: %s" matches anything, and neither
-     * does a word it puts into a long text (a table's `temporary_` name
-     * in a statement built elsewhere). */
-    bool listed = false;
-    for (uint32_t i = 0; i < w->nhits; i++) {
-        const mt_entry *x = &m->e[w->hits[i]];
-        listed |= (x->kind != GRAPH_EMIT_CALL && !x->returned) || (w->listed && w->listed[x->emit]);
-    }
     size_t said = len - r.decoration;
-    if (!listed && ((3 * (size_t)best < said &&
-                     (best < 10 || 10 * (size_t)best < said || name_part_hits(m, w))) ||
-                    ((r.decoration || partial) && data_of_logger(m, w, logger, lc)))) {
+    if (weak_calls(m, w, best, said) ||
+        (!listed_among(m, w) && (r.decoration || partial) && data_of_logger(m, w, logger, lc))) {
         r.nmatched = 0;
         r.literal = 0;
         r.flags = 0;

@@ -1799,6 +1799,29 @@ TEST(mapper_a_statement_is_logged_where_it_is_run)
     graph_close(g);
 }
 
+/* "(job-12) begin": a label its logging function put before a word a
+ * wrapper's caller hands it. A call building text in the shape of the
+ * whole line ("(%s) %s", three literal bytes) is no evidence of where it
+ * was logged, and sets no bar for the word after the label. */
+TEST(mapper_a_label_before_a_word_a_wrapper_logs)
+{
+    unit_write_str("llabel/tx.js", "class Tx {\n"
+                                   "  constructor(logger) { this.logger = logger; }\n"
+                                   "  note(statement) { this.logger.info(statement); }\n"
+                                   "  begin() { this.note('begin'); }\n"
+                                   "  badge(job, text) { return paint(`(${job}) ${text}`); }\n"
+                                   "}\n"
+                                   "module.exports = { Tx };\n");
+    graph *g = index_dir("llabel");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t a = map_one(mp, "(job-12) begin", "query", NULL, true, NULL);
+    map_activity pa = finished(mp, a);
+    CHECK_ONE_SITE(pa, g, "tx.Tx.begin", MAP_BY_TEMPLATE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template shows that several loggers route alike (an
  * application picks a logger per run; each formats the same call's
  * message): the sites without text in the files all their other
