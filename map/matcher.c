@@ -1385,18 +1385,22 @@ static uint32_t callee_flags(const map_matcher *m, uint32_t emit)
     return s.flags;
 }
 
-/* Whether any hit logs: a logging site, a call that names a level
+/* Whether entry x logs: a logging site, a call that names a level
  * (`debug(...)`), is listed, or reaches a function of ours that logs or
  * takes text. A literal handed to `list.unshift` or `Buffer.from` is none. */
-static bool any_loud(const map_matcher *m, const map_match_work *w)
+static bool loud_entry(const map_matcher *m, const map_match_work *w, const mt_entry *x)
 {
     const uint32_t logs = GRAPH_SF_LOGS | GRAPH_SF_WRAPPER | GRAPH_SF_TAKES_TEXT;
-    for (uint32_t i = 0; i < w->nhits; i++) {
-        const mt_entry *x = &m->e[w->hits[i]];
-        if (x->kind != GRAPH_EMIT_CALL || x->level != GRAPH_LEVEL_NONE ||
-            (w->listed && w->listed[x->emit]) || (callee_flags(m, x->emit) & logs))
+    return x->kind != GRAPH_EMIT_CALL || x->level != GRAPH_LEVEL_NONE ||
+           (w->listed && w->listed[x->emit]) || (callee_flags(m, x->emit) & logs);
+}
+
+/* Whether any hit logs (loud_entry). */
+static bool any_loud(const map_matcher *m, const map_match_work *w)
+{
+    for (uint32_t i = 0; i < w->nhits; i++)
+        if (loud_entry(m, w, &m->e[w->hits[i]]))
             return true;
-    }
     return false;
 }
 
@@ -2184,7 +2188,11 @@ uint32_t map_matcher_renders(const map_matcher *m, map_match_work *w, uint32_t e
         /* (A tag renders whatever its writer is handed, from anywhere.) */
         if (x->literal < 3 || x->literal <= best || tag_entry(w, x))
             continue;
-        for (size_t k = 0; k < len && k <= DECOR_MAX; k++) {
+        /* A quiet call's literal (`defineProperty(trx, 'index', ...)`)
+         * renders a whole message or none: that a logging function put
+         * a decoration before it is a guess on a guess. */
+        size_t lim = loud_entry(m, w, x) ? DECOR_MAX : 0;
+        for (size_t k = 0; k < len && k <= lim; k++) {
             if (!decoration_ends(msg, len, k))
                 continue;
             PCRE2_SPTR s = (PCRE2_SPTR)(msg + k);

@@ -1822,6 +1822,35 @@ TEST(mapper_a_label_before_a_word_a_wrapper_logs)
     graph_close(g);
 }
 
+/* A statement no template shows, next to an event of a function that
+ * hands "index %s" to a call that logs nothing: that literal renders the
+ * statement's tail, after what would be a decoration, but a quiet call
+ * renders a whole message or none, and the statement goes to the
+ * logger's site without text. */
+TEST(mapper_a_quiet_call_explains_no_tail)
+{
+    unit_write_str("ltail/db.py", "import logging\n"
+                                  "log = logging.getLogger('db')\n"
+                                  "class Conn:\n"
+                                  "    def run(self, statement):\n"
+                                  "        log.info(statement)\n"
+                                  "def begin(conn):\n"
+                                  "    log.info('begin work on %s', conn)\n"
+                                  "    describe('index %s' % conn.name)\n");
+    graph *g = index_dir("ltail");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t a1 = map_one(mp, "begin work on main", "db", "INFO", true, NULL);
+    uint32_t a2 = map_one(mp, "alter table t add index i_c (c)", "db", "INFO", true, &a1);
+    map_activity p1 = finished(mp, a1);
+    CHECK_ONE_SITE(p1, g, "db.begin", MAP_BY_TEMPLATE);
+    map_activity p2;
+    map_mapper_activity(mp, a2, &p2);
+    CHECK_ONE_SITE(p2, g, "db.Conn.run", MAP_BY_LOGGER);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template shows that several loggers route alike (an
  * application picks a logger per run; each formats the same call's
  * message): the sites without text in the files all their other
