@@ -1221,12 +1221,38 @@ static uint32_t call_args(px *x, TSNode args, TSNode *nodes, gx_arg *meta, int d
 
 /* The call e is, or the call a local e is bound to on every path to
  * `at`; null otherwise. */
+/* `for q in self.platform.begin_sql(): self.log_query(q)`: the call
+ * whose items the variable id at at goes through (the innermost loop of
+ * that name around at, in its function); null otherwise. */
+static TSNode loop_call(px *x, TSNode id, TSNode at)
+{
+    for (TSNode p = ts_node_parent(at); !is_null(p); p = ts_node_parent(p)) {
+        unsigned t = ty(p);
+        if (t == N_FUNCTION_DEFINITION || t == N_LAMBDA || t == N_CLASS_DEFINITION)
+            break;
+        TSNode l = t == N_FOR_STATEMENT ? fieldn(p, F_LEFT) : gx_null();
+        if (is_null(l) || ty(l) != N_IDENTIFIER ||
+            ts_node_end_byte(l) - ts_node_start_byte(l) !=
+                ts_node_end_byte(id) - ts_node_start_byte(id) ||
+            memcmp(x->src + ts_node_start_byte(l), x->src + ts_node_start_byte(id),
+                   ts_node_end_byte(id) - ts_node_start_byte(id)) != 0)
+            continue;
+        TSNode r = unparen(fieldn(p, F_RIGHT));
+        return !is_null(r) && ty(r) == N_CALL ? r : gx_null();
+    }
+    return gx_null();
+}
+
 static TSNode call_of(px *x, TSNode e, TSNode at, const py_scope *sc)
 {
     e = unparen(e);
     TSNode v;
-    if (!is_null(e) && ty(e) == N_IDENTIFIER)
-        e = graph__py_bound_values(x, e, at, sc, &v, 1) == 1 ? unparen(v) : gx_null();
+    if (!is_null(e) && ty(e) == N_IDENTIFIER) {
+        TSNode c = loop_call(x, e, at);
+        e = !is_null(c)                                        ? c
+            : graph__py_bound_values(x, e, at, sc, &v, 1) == 1 ? unparen(v)
+                                                               : gx_null();
+    }
     return !is_null(e) && ty(e) == N_CALL ? e : gx_null();
 }
 

@@ -954,6 +954,21 @@ void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
     unsigned t = ty(v);
     if (t == N_DICTIONARY || t == N_TUPLE || t == N_LIST || t == N_EXPRESSION_LIST) {
         add_returned_members(x, v, sc, depth);
+        /* `return [sql, "begin"]`, the statements a caller goes through
+         * one by one: a local among them is each format bound to it. */
+        uint32_t nc = t == N_LIST ? ts_node_named_child_count(v) : 0;
+        for (uint32_t i = 0; i < nc && i < 16; i++) {
+            TSNode m = unparen(ts_node_named_child(v, i)), b[LOCAL_MAX_ALTS];
+            uint32_t nb = ty(m) == N_IDENTIFIER
+                              ? graph__py_bound_values(x, m, value, sc, b, LOCAL_MAX_ALTS)
+                              : 0;
+            for (uint32_t k = 0; k < nb; k++) {
+                unsigned bt = ty(unparen(b[k]));
+                if (bt == N_BINARY_OPERATOR || bt == N_CALL || bt == N_STRING ||
+                    bt == N_CONCATENATED_STRING)
+                    graph__py_add_returned(x, b[k], sc, depth + 1);
+            }
+        }
         return;
     }
     if (t != N_BINARY_OPERATOR && t != N_CALL && t != N_STRING && t != N_CONCATENATED_STRING)

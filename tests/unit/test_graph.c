@@ -295,6 +295,44 @@ TEST(python_functions_running_handed_work)
     graph_close(g);
 }
 
+/* A loop going through the statements a method of ours returns logs
+ * each: the word it returns, and the format a local among them holds. */
+TEST(python_a_loop_logs_each_statement_a_method_returns)
+{
+    unit_write_str("ploop/pkg/__init__.py", "");
+    unit_write_str("ploop/pkg/db.py",
+                   "import logging\n"                                                 /* 1 */
+                   "log = logging.getLogger(__name__)\n"                              /* 2 */
+                   "class Platform:\n"                                                /* 3 */
+                   "    def begin_sql(self, level=None):\n"                           /* 4 */
+                   "        if level:\n"                                              /* 5 */
+                   "            sql = 'set transaction isolation level %s' % level\n" /* 6 */
+                   "            return [sql, 'begin']\n"                              /* 7 */
+                   "        return ['begin']\n"                                       /* 8 */
+                   "class Conn:\n"                                                    /* 9 */
+                   "    def log_query(self, query):\n"                                /* 10 */
+                   "        log.info(query)\n"                                        /* 11 */
+                   "    def begin(self, level=None):\n"                               /* 12 */
+                   "        for q in self.platform.begin_sql(level):\n"               /* 13 */
+                   "            self.log_query(q)\n");                                /* 14 */
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("ploop"), unit_tmp_path("ploop.graph"), &o, NULL);
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "pkg.db.Conn.begin"), &first);
+    CHECK_INT(n, 2);
+    uint32_t words = 0, formats = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        graph_emit e;
+        graph_get_emit(g, first + i, &e);
+        CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+        CHECK_INT(e.line, 14);
+        words += strcmp(e.tmpl, "begin") == 0;
+        formats += strcmp(e.tmpl, "set transaction isolation level %s") == 0;
+    }
+    CHECK_INT(words, 1);
+    CHECK_INT(formats, 1);
+    graph_close(g);
+}
+
 /* The word-like literals a function returns, which a message's value
  * may name a variant by (graph_literal_at). */
 TEST(returned_words_are_kept)
