@@ -791,7 +791,7 @@ static void wrap_returns(wrap *w)
     /* And the one word it returns (`return 'commit'`, `return ['begin']`,
      * `return [sql, 'begin']`: a statement's keyword, a mode's name),
      * however often; none of a function that returns several words. */
-    uint32_t *word = core_xcalloc(r->nsym + 1, sizeof *word);
+    const char **word = core_xcalloc(r->nsym + 1, sizeof *word);
     uint8_t *words = core_xcalloc(r->nsym + 1, 1);
     for (size_t fi = 0; fi < r->idx->files.n; fi++) {
         const gx_file *x = r->idx->files.v[fi].x;
@@ -800,15 +800,15 @@ static void wrap_returns(wrap *w)
             uint32_t s = l->sym >= 0 ? sym_of(r, (uint32_t)fi, l->sym) : GRAPH_NONE;
             if (l->target || s >= r->nsym || words[s] == 2)
                 continue;
-            uint32_t t = core_strtab_intern(&g->strs, l->text, strlen(l->text));
-            if (!words[s] || word[s] != t)
+            if (!words[s] || strcmp(word[s], l->text) != 0)
                 words[s]++;
-            word[s] = t;
+            word[s] = l->text;
         }
     }
     for (uint32_t s = 0; s < r->nsym; s++) {
         if (words[s] == 1)
-            add_return(&w->returns[s], word[s], GRAPH_STYLE_PLAIN);
+            add_return(&w->returns[s], core_strtab_intern(&g->strs, word[s], strlen(word[s])),
+                       GRAPH_STYLE_PLAIN);
         w->returning[s] = w->returns[s].n != 0;
     }
     free(word);
