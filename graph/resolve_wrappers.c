@@ -55,6 +55,7 @@ typedef struct {
      * (gx_arg.json): an object literal's (gx_arg.json_tmpl) */
     bool json;
     const char *msg_name; /* the message parameter's name; NULL = not known */
+    bool fallback;        /* a reading of the call's sites kept as a fallback */
 } wshape;
 
 typedef struct {
@@ -114,6 +115,7 @@ static bool shape_eq(const wshape *a, const wshape *b)
            strcmp(a->post, b->post) == 0 && a->logger == b->logger &&
            a->logger_at == b->logger_at && a->slot == b->slot && str_eq(a->table, b->table) &&
            str_eq(a->joined, b->joined) && a->table_at == b->table_at && a->json == b->json &&
+           a->fallback == b->fallback &&
            (!a->slot || (a->slot_pos == b->slot_pos && str_eq(a->slot_kw, b->slot_kw)));
 }
 
@@ -255,7 +257,8 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .table_at = m->table ? from : 0,
                  .joined = m->joined,
                  .json = m->json,
-                 .msg_name = m->fwd_name};
+                 .msg_name = m->fwd_name,
+                 .fallback = (m->flags & GRAPH_EF_FALLBACK) != 0};
     if (c->level_arg >= 0) {
         const gx_arg *l = &x->args.v[c->arg0 + (uint32_t)c->level_arg];
         if (l->fwd && !l->splat) {
@@ -697,7 +700,8 @@ static bool wrap_round(wrap *w)
                             .table_at = s.table_at,
                             .joined = s.joined,
                             .json = s.json || m->json,
-                            .msg_name = m->fwd_name};
+                            .msg_name = m->fwd_name,
+                            .fallback = s.fallback || (m->flags & GRAPH_EF_FALLBACK)};
                 /* The shape's slot first: the caller's message may bring
                  * one of its own. */
                 if (!pass_slot(w, wc->from, x, wc->c, &s, &d) || (m->slot && d.slot))
@@ -1228,7 +1232,7 @@ static void wrap_emit(wrap *w)
                     if (!o.logger && s->logger_at && r->sy[t[k]].kind == GRAPH_SYM_CLASS)
                         o.logger = handed_logger(r, wc, s->logger_at - 1);
                     o.nargs = m->nafter;
-                    o.flags = m->flags | GRAPH_EF_WRAPPER;
+                    o.flags = m->flags | GRAPH_EF_WRAPPER | (s->fallback ? GRAPH_EF_FALLBACK : 0);
                     o.style = dynamic ? GRAPH_STYLE_DYNAMIC : rets ? rets->style[ri] : m->style;
                     o.ref_const = GRAPH_NONE;
                     const char *tmpl = rets ? core_strtab_str(&g->strs, rets->tmpl[ri]) : m->tmpl;

@@ -462,6 +462,7 @@ NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
     memset(&m, 0, sizeof m);
     m.splat = ty(x, av[s]) == N_SPREAD_ELEMENT;
     m.nafter = na - s - 1;
+    bool titled = false;
     if (!classify_arg(x, av[s], &m, sc, depth + 1) || !m.fwd) {
         /* A title, then the parameter: "title msg". */
         TSNode t = unwrap(x, av[s]);
@@ -486,6 +487,7 @@ NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
             graph__tmpl_literal(&x->tmpl, " ", 1);
         }
         m.pre = graph__tmpl_take(&x->tmpl, x->f, &m.flags);
+        titled = true;
     }
     size_t first = x->f->args.n;
     gx_call rc = {.callee = callee ? callee : "?",
@@ -509,6 +511,19 @@ NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
     }
     rc.nargs = (uint32_t)(x->f->args.n - first);
     core_vec_push(&x->f->calls, rc);
+    if (m.pre && m.pre[0] && titled && pl->how == H_LOGGER) {
+        /* A logger (not console.log, which prints it) may render the
+         * title apart, or not at all: the callers' text alone too, a
+         * fallback (as make_emit's). */
+        gx_arg bare = m;
+        bare.pre = NULL;
+        bare.flags |= GRAPH_EF_FALLBACK;
+        rc.arg0 = (uint32_t)x->f->args.n;
+        rc.nargs = 1;
+        rc.level_arg = -1;
+        core_vec_push(&x->f->args, bare);
+        core_vec_push(&x->f->calls, rc);
+    }
 }
 
 /* The name chains a call passes by position, for the parameters they

@@ -431,6 +431,7 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
     const TSNode *fmt = NULL;
     uint32_t nfmt = 0;
     bool fields = false; /* an object of fields before the format */
+    size_t titled = 0;   /* where the text after a title begins (npmlog) */
     if (pl->msg_index < na) {
         const TSNode *a = av + pl->msg_index;
         uint32_t k = na - pl->msg_index;
@@ -463,6 +464,7 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
                 if (tl) {
                     graph__ts_put_string(x, unwrap(x, a[0]), M_LITERAL, NULL);
                     graph__tmpl_literal(&x->tmpl, " ", 1);
+                    titled = x->tmpl.buf.len;
                 }
                 mi = graph__ts_util_format(x, a + 1, k - 1, depth + 1);
                 fmt = a + 1;
@@ -504,16 +506,24 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
         if (ty(x, a) == N_CALL_EXPRESSION)
             em.ret = graph__ts_path_of(x, fld(x, a, F_FUNCTION), 0);
     }
-    const char *bare = fields ? format_alone(x) : NULL;
+    /* A logger may render the title apart, or not at all (a category
+     * its writer keeps out of the line): the text after it, a fallback
+     * as format_alone()'s is. */
+    const char *bare =
+        fields ? format_alone(x)
+        : titled && titled < x->tmpl.buf.len
+            ? core_arena_strndup(&x->f->arena, x->tmpl.buf.data + titled, x->tmpl.buf.len - titled)
+            : NULL;
     em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
     graph__ts_push_filled(x, &em, call, sc, fmt, nfmt, x->directives);
     if (bare) {
         gx_emit tw = em;
         tw.tmpl = bare;
         tw.flags |= GRAPH_EF_FALLBACK;
-        tw.style = (uint8_t)(em.style == GRAPH_STYLE_PERCENT ? GRAPH_STYLE_PERCENT
-                             : graph__tmpl_has_hole(bare)    ? GRAPH_STYLE_CONCAT
-                                                             : GRAPH_STYLE_PLAIN);
+        if (fields) /* (what the title leaves is of the message's style) */
+            tw.style = (uint8_t)(em.style == GRAPH_STYLE_PERCENT ? GRAPH_STYLE_PERCENT
+                                 : graph__tmpl_has_hole(bare)    ? GRAPH_STYLE_CONCAT
+                                                                 : GRAPH_STYLE_PLAIN);
         graph__ts_push_filled(x, &tw, call, sc, fmt, nfmt, x->directives);
     }
     if (pl->kind == GRAPH_EMIT_LOG)
