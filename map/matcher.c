@@ -1617,7 +1617,10 @@ static void drop_warnings(const map_matcher *m, map_match_work *w)
  * nothing: `[QUERY]: %s`, a piece a file logger builds its lines of,
  * says what it writes before whatever it is handed, and a literal logged
  * whole that is the rest ("COMMIT") says what it was handed; the bars
- * apply to the other starts.
+ * apply to the other starts. Where the whole match is no evidence
+ * (weak: calls building text, covering little of it), a literal that a
+ * logging site or a proven call logs and that is all of a short rest
+ * owes it nothing either.
  * Returns the start (0: the whole message), and updates *best and
  * *partial to the winner's.
  */
@@ -1676,14 +1679,14 @@ static bool own_rest(const map_matcher *m, map_match_work *w, const char *msg, s
 
 static size_t best_start(const map_matcher *m, map_match_work *w, const char *msg, size_t len,
                          const char *logger, int lc, bool whole_listed, bool whole_own,
-                         size_t decor, bool loud_only, uint32_t *best, bool *partial)
+                         size_t decor, bool weak, uint32_t *best, bool *partial)
 {
     uint32_t bar = 2 * *best;
     size_t skip = 0;
     copy_ids(&w->kept, &w->kcap, w->hits, w->nhits);
     w->nkept = w->nhits;
     bool kept_partial = *partial;
-    bool kept_loud = loud_only; /* a start won with a hit that logs */
+    bool kept_loud = false; /* a start won with a hit that logs */
     /* Whole hits that are all an error's text opening with a hole (as
      * drop_caught_heads() sees them) took whatever a decoration put
      * before the message too: a logging site rendering the rest whole
@@ -1724,7 +1727,13 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
         }
         size_t rest = len - k;
         bool exact_only = need > rest;
-        if (exact_only && (rest < EXACT_MIN || rest < must || rest <= have)) {
+        /* After a whole match that is no evidence (weak_calls()), a
+         * literal that is logged and all of a short rest is tried
+         * whatever that match showed (`(job-9581) begin`, which "(%s)
+         * %s" of a call building text fits). */
+        bool below = rest < must || rest <= have;
+        bool weak_exact = weak && exact_only && skip == 0 && rest >= EXACT_MIN;
+        if (exact_only && !weak_exact && (rest < EXACT_MIN || below)) {
             if (k < decor)
                 continue;
             break;
@@ -1766,11 +1775,7 @@ static size_t best_start(const map_matcher *m, map_match_work *w, const char *ms
             p = false;
             loud = true;
         }
-        /* With no bar (loud_only), the rest must be said whole, and
-         * mostly by literal text: a site's few words at the head of a long
-         * statement ("INSERT INTO %s ...") say no more than the calls the
-         * whole message fit. */
-        if (loud_only && (p || 3 * (size_t)lit < rest))
+        if (weak_exact && below && !loud)
             won = false;
         if (won) {
             *best = lit;
@@ -2101,21 +2106,9 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
      * logging site words ("setting transport %s" names a value). */
     size_t decor = partial || whole_listed || named ? 0 : decoration_of(m, w, len);
     if ((2 * (size_t)best < len || (decor && len - decor >= EXACT_MIN)) && !named) {
-        /* Hits that are no evidence of the whole message set no bar for
-         * a site that logs what follows a decoration (`(job-9581)
-         * begin`, where "(%s) %s" of a call building text covers the
-         * brackets); other starts still have to beat them. */
-        bool own = own_site_among(m, w, logger, lc);
-        uint32_t bar = 0;
-        size_t skip = weak_calls(m, w, best, len)
-                          ? best_start(m, w, msg, len, logger, lc, whole_listed, own, decor, true,
-                                       &bar, &partial)
-                          : 0;
-        if (skip)
-            best = bar;
-        else
-            skip = best_start(m, w, msg, len, logger, lc, whole_listed, own, decor, false, &best,
-                              &partial);
+        size_t skip = best_start(m, w, msg, len, logger, lc, whole_listed,
+                                 own_site_among(m, w, logger, lc), decor,
+                                 weak_calls(m, w, best, len), &best, &partial);
         r.decoration = (uint32_t)skip;
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;

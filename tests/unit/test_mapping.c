@@ -981,6 +981,20 @@ static map_activity finished(map_mapper *mp, uint32_t a)
     return pa;
 }
 
+/* Indexes dir, maps text (of logger) alone, and checks that it went to
+ * the one function qual, by strategy st. */
+static void check_alone(const char *dir, const char *text, const char *logger, const char *qual,
+                        map_strategy st)
+{
+    graph *g = index_dir(dir);
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    map_activity pa = finished(mp, map_one(mp, text, logger, NULL, true, NULL));
+    CHECK_ONE_SITE(pa, g, qual, st);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* Maps one message of logger at level (learnt from) and returns its
  * activity. */
 static map_activity map_logged(map_mapper *mp, const char *text, const char *logger,
@@ -1789,14 +1803,7 @@ TEST(mapper_a_statement_is_logged_where_it_is_run)
                                   "  return new Driver(conn);\n"
                                   "}\n"
                                   "module.exports = { main };\n");
-    graph *g = index_dir("lrun");
-    map_mapper *mp;
-    CHECK_OK(map_mapper_new(g, NULL, &mp));
-    uint32_t a = map_one(mp, "select 1 from dual", "sql", NULL, true, NULL);
-    map_activity pa = finished(mp, a);
-    CHECK_ONE_SITE(pa, g, "conn.Conn.executeQuery", MAP_BY_TEMPLATE);
-    map_mapper_free(mp);
-    graph_close(g);
+    check_alone("lrun", "select 1 from dual", "sql", "conn.Conn.executeQuery", MAP_BY_TEMPLATE);
 }
 
 /* "(job-12) begin": a label its logging function put before a word a
@@ -1812,14 +1819,7 @@ TEST(mapper_a_label_before_a_word_a_wrapper_logs)
                                    "  badge(job, text) { return paint(`(${job}) ${text}`); }\n"
                                    "}\n"
                                    "module.exports = { Tx };\n");
-    graph *g = index_dir("llabel");
-    map_mapper *mp;
-    CHECK_OK(map_mapper_new(g, NULL, &mp));
-    uint32_t a = map_one(mp, "(job-12) begin", "query", NULL, true, NULL);
-    map_activity pa = finished(mp, a);
-    CHECK_ONE_SITE(pa, g, "tx.Tx.begin", MAP_BY_TEMPLATE);
-    map_mapper_free(mp);
-    graph_close(g);
+    check_alone("llabel", "(job-12) begin", "query", "tx.Tx.begin", MAP_BY_TEMPLATE);
 }
 
 /* A statement no template shows, next to an event of a function that
