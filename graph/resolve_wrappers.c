@@ -1224,7 +1224,7 @@ static void wrap_emit(wrap *w)
                 if (m->fwd && !acting && w->used[wc->from] && (!m->pre || !m->post))
                     continue;
                 /* A site per format the function returns. */
-                for (uint8_t ri = 0; ri < (rets ? rets->n : 1); ri++) {
+                for (uint32_t ri = 0; ri < (rets ? rets->n : 1u); ri++) {
                     gb_emit o = {0};
                     o.kind = GRAPH_EMIT_LOG;
                     o.level = call_level(x, c, s);

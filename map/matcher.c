@@ -2106,9 +2106,9 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
      * logging site words ("setting transport %s" names a value). */
     size_t decor = partial || whole_listed || named ? 0 : decoration_of(m, w, len);
     if ((2 * (size_t)best < len || (decor && len - decor >= EXACT_MIN)) && !named) {
-        size_t skip = best_start(m, w, msg, len, logger, lc, whole_listed,
-                                 own_site_among(m, w, logger, lc), decor,
-                                 weak_calls(m, w, best, len), &best, &partial);
+        size_t skip =
+            best_start(m, w, msg, len, logger, lc, whole_listed, own_site_among(m, w, logger, lc),
+                       decor, weak_calls(m, w, best, len), &best, &partial);
         r.decoration = (uint32_t)skip;
         if (skip)
             r.flags |= MAP_MATCH_DECORATED;
