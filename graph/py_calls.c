@@ -1219,8 +1219,6 @@ static uint32_t call_args(px *x, TSNode args, TSNode *nodes, gx_arg *meta, int d
     return n;
 }
 
-/* The call e is, or the call a local e is bound to on every path to
- * `at`; null otherwise. */
 /* `for q in self.platform.begin_sql(): self.log_query(q)`: the call
  * whose items the variable id at at goes through (the innermost loop of
  * that name around at, in its function); null otherwise. */
@@ -1231,11 +1229,7 @@ static TSNode loop_call(px *x, TSNode id, TSNode at)
         if (t == N_FUNCTION_DEFINITION || t == N_LAMBDA || t == N_CLASS_DEFINITION)
             break;
         TSNode l = t == N_FOR_STATEMENT ? fieldn(p, F_LEFT) : gx_null();
-        if (is_null(l) || ty(l) != N_IDENTIFIER ||
-            ts_node_end_byte(l) - ts_node_start_byte(l) !=
-                ts_node_end_byte(id) - ts_node_start_byte(id) ||
-            memcmp(x->src + ts_node_start_byte(l), x->src + ts_node_start_byte(id),
-                   ts_node_end_byte(id) - ts_node_start_byte(id)) != 0)
+        if (is_null(l) || ty(l) != N_IDENTIFIER || !same_text(x, l, id))
             continue;
         TSNode r = unparen(fieldn(p, F_RIGHT));
         return !is_null(r) && ty(r) == N_CALL ? r : gx_null();
@@ -1243,6 +1237,8 @@ static TSNode loop_call(px *x, TSNode id, TSNode at)
     return gx_null();
 }
 
+/* The call e is, the call a loop's variable e goes through, or the call
+ * a local e is bound to on every path to `at`; null otherwise. */
 static TSNode call_of(px *x, TSNode e, TSNode at, const py_scope *sc)
 {
     e = unparen(e);

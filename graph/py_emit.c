@@ -948,6 +948,12 @@ static void add_returned_members(px *x, TSNode v, const py_scope *sc, int depth)
     }
 }
 
+/* Whether a value of node type t may be a format a function returns. */
+static bool may_format(unsigned t)
+{
+    return t == N_BINARY_OPERATOR || t == N_CALL || t == N_STRING || t == N_CONCATENATED_STRING;
+}
+
 void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
 {
     TSNode v = unparen(value);
@@ -962,16 +968,13 @@ void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
             uint32_t nb = ty(m) == N_IDENTIFIER
                               ? graph__py_bound_values(x, m, value, sc, b, LOCAL_MAX_ALTS)
                               : 0;
-            for (uint32_t k = 0; k < nb; k++) {
-                unsigned bt = ty(unparen(b[k]));
-                if (bt == N_BINARY_OPERATOR || bt == N_CALL || bt == N_STRING ||
-                    bt == N_CONCATENATED_STRING)
+            for (uint32_t k = 0; k < nb; k++)
+                if (may_format(ty(unparen(b[k]))))
                     graph__py_add_returned(x, b[k], sc, depth + 1);
-            }
         }
         return;
     }
-    if (t != N_BINARY_OPERATOR && t != N_CALL && t != N_STRING && t != N_CONCATENATED_STRING)
+    if (!may_format(t))
         return;
     msg_info mi = graph__py_build_message(x, v, false, sc, depth + 1);
     const char *ref = mi.style == GRAPH_STYLE_REF ? mi.ref : NULL;

@@ -338,6 +338,14 @@ static inline bool text_eq(px *x, TSNode n, const char *s)
     return b - a == len && memcmp(x->src + a, s, len) == 0;
 }
 
+/* Whether nodes a and b have the same text (a name and its use). */
+static inline bool same_text(px *x, TSNode a, TSNode b)
+{
+    uint32_t a0 = ts_node_start_byte(a), a1 = ts_node_end_byte(a);
+    uint32_t b0 = ts_node_start_byte(b), b1 = ts_node_end_byte(b);
+    return a1 - a0 == b1 - b0 && memcmp(x->src + a0, x->src + b0, a1 - a0) == 0;
+}
+
 static inline void add_ref(px *x, gx_ref_kind kind, const char *path, int32_t from, TSNode at)
 {
     if (!path)

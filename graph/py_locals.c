@@ -83,9 +83,7 @@ void graph__py_local_assign(px *x, TSNode name, TSNode value, TSNode stmt)
          i < 32 && !is_null(head) && ty(head) == N_BINARY_OPERATOR && binop(head) == A_PLUS; i++)
         head = unparen(fieldn(head, F_LEFT));
     if (!ts_node_eq(head, v) && !is_null(head) && ty(head) == N_IDENTIFIER) {
-        uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
-        uint32_t c = ts_node_start_byte(head), d = ts_node_end_byte(head);
-        if (b - a == d - c && memcmp(x->src + a, x->src + c, b - a) == 0) {
+        if (same_text(x, name, head)) {
             graph__py_add_local(x, name, LOC_AUG, v, at, gx_null());
             x->locals.v[x->locals.n - 1].self_plus = true;
             return;

@@ -1148,6 +1148,41 @@ static uint32_t handed_logger(rs *r, const wcall *wc, uint32_t pos)
 /* The emit sites of the calls that pass a message to a wrapper: the
  * caller's, or, for a wrapper that acts on the text (wrap_acting), the
  * wrapper's own, at its logging call. */
+/* Pushes site o (its symbol and line aside) once (made): at the call wc
+ * of wrapper target, or at the acting wrappers that log the text
+ * (wrap_acting, wrap_leads), on their own lines. */
+static void put_sites(wrap *w, core_map *made, gb_emit *o, const wcall *wc, uint32_t target,
+                      const uint32_t *own_line)
+{
+    gb_graph *g = w->r->g;
+    const uint32_t *at = &target;
+    size_t nat = 1;
+    if (!w->acts[target]) {
+        at = w->leads[target].v;
+        nat = w->leads[target].n;
+    }
+    for (size_t a = 0; a < (nat ? nat : 1); a++) {
+        o->symbol = wc->from;
+        o->line = wc->c->line;
+        if (nat) {
+            o->symbol = at[a];
+            o->line = own_line[at[a]] ? own_line[at[a]] : g->syms.v[at[a]].start_line;
+        }
+        /* Several callees may give the same site; and so may several
+         * callers an acting wrapper's own, or it and its own call of the
+         * wrapper. */
+        const uint32_t key[] = {o->symbol, o->line, o->tmpl, o->ref, o->level, o->logger};
+        bool ins;
+        core_map_put(made, core_hash64(key, sizeof key, 0) >> 1, &ins);
+        if (!ins)
+            continue;
+        core_vec_push(&g->emits, *o);
+        g->syms.v[o->symbol].flags |= GRAPH_SF_LOGS;
+        if (o->style == GRAPH_STYLE_REF || o->style == GRAPH_STYLE_DYNAMIC)
+            g->syms.v[o->symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
+    }
+}
+
 static void wrap_emit(wrap *w)
 {
     rs *r = w->r;
@@ -1223,18 +1258,27 @@ static void wrap_emit(wrap *w)
                  */
                 if (m->fwd && !acting && w->used[wc->from] && (!m->pre || !m->post))
                     continue;
+                gb_emit o = {0};
+                o.kind = GRAPH_EMIT_LOG;
+                o.level = call_level(x, c, s);
+                o.logger = s->logger;
+                if (!o.logger && s->logger_at && r->sy[t[k]].kind == GRAPH_SYM_CLASS)
+                    o.logger = handed_logger(r, wc, s->logger_at - 1);
+                o.nargs = m->nafter;
+                const uint32_t flags =
+                    m->flags | GRAPH_EF_WRAPPER | (s->fallback ? GRAPH_EF_FALLBACK : 0);
+                size_t mlen;
+                const char *meth = graph__rs_last_part(c->callee, &mlen);
+                size_t rlen = meth > c->callee ? (size_t)(meth - c->callee) - 1 : 0;
+                o.receiver = core_strtab_intern(&g->strs, c->callee, rlen);
+                o.method = core_strtab_intern(&g->strs, meth, mlen);
                 /* A site per format the function returns. */
                 for (uint32_t ri = 0; ri < (rets ? rets->n : 1u); ri++) {
-                    gb_emit o = {0};
-                    o.kind = GRAPH_EMIT_LOG;
-                    o.level = call_level(x, c, s);
-                    o.logger = s->logger;
-                    if (!o.logger && s->logger_at && r->sy[t[k]].kind == GRAPH_SYM_CLASS)
-                        o.logger = handed_logger(r, wc, s->logger_at - 1);
-                    o.nargs = m->nafter;
-                    o.flags = m->flags | GRAPH_EF_WRAPPER | (s->fallback ? GRAPH_EF_FALLBACK : 0);
+                    o.flags = flags;
                     o.style = dynamic ? GRAPH_STYLE_DYNAMIC : rets ? rets->style[ri] : m->style;
+                    o.ref = 0;
                     o.ref_const = GRAPH_NONE;
+                    o.tmpl = 0;
                     const char *tmpl = rets ? core_strtab_str(&g->strs, rets->tmpl[ri]) : m->tmpl;
                     if (entry != GRAPH_NONE) {
                         const gb_emit *en = &g->emits.v[entry];
@@ -1267,40 +1311,7 @@ static void wrap_emit(wrap *w)
                         if (affix)
                             o.style = GRAPH_STYLE_CONCAT;
                     }
-                    size_t mlen;
-                    const char *meth = graph__rs_last_part(c->callee, &mlen);
-                    size_t rlen = meth > c->callee ? (size_t)(meth - c->callee) - 1 : 0;
-                    o.receiver = core_strtab_intern(&g->strs, c->callee, rlen);
-                    o.method = core_strtab_intern(&g->strs, meth, mlen);
-                    /* The caller's site, or the acting wrappers' that log
-                     * the text (wrap_acting, wrap_leads). */
-                    const uint32_t *at = &t[k];
-                    size_t nat = 1;
-                    if (!w->acts[t[k]]) {
-                        at = w->leads[t[k]].v;
-                        nat = w->leads[t[k]].n;
-                    }
-                    for (size_t a = 0; a < (nat ? nat : 1); a++) {
-                        o.symbol = wc->from;
-                        o.line = c->line;
-                        if (nat) {
-                            o.symbol = at[a];
-                            o.line =
-                                own_line[at[a]] ? own_line[at[a]] : g->syms.v[at[a]].start_line;
-                        }
-                        /* Several callees may give the same site; and so may
-                         * several callers an acting wrapper's own, or it and
-                         * its own call of the wrapper. */
-                        const uint32_t key[] = {o.symbol, o.line, o.tmpl, o.ref, o.level, o.logger};
-                        bool ins;
-                        core_map_put(&made, core_hash64(key, sizeof key, 0) >> 1, &ins);
-                        if (!ins)
-                            continue;
-                        core_vec_push(&g->emits, o);
-                        g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS;
-                        if (o.style == GRAPH_STYLE_REF || o.style == GRAPH_STYLE_DYNAMIC)
-                            g->syms.v[o.symbol].flags |= GRAPH_SF_LOGS_DYNAMIC;
-                    }
+                    put_sites(w, &made, &o, wc, t[k], own_line);
                 }
             }
         }

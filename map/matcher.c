@@ -2013,15 +2013,20 @@ static bool listed_among(const map_matcher *m, const map_match_work *w)
     return false;
 }
 
-/* Whether the hits, best literal bytes of a message of said bytes, are
- * no evidence: candidate calls (no listed shape) that cover little of it.
- * "%s %s: %s" matches anything, and neither does a word it puts into a
- * long text (a table's `temporary_` name in a statement built
- * elsewhere). */
+/* Whether the hits, best literal bytes of a message of said bytes, cover
+ * little of it: "%s %s: %s" matches anything, and neither does a word a
+ * call puts into a long text (a table's `temporary_` name in a statement
+ * built elsewhere). Candidate calls (no listed shape) that do are no
+ * evidence (weak_calls). */
+static bool covers_little(const map_matcher *m, const map_match_work *w, uint32_t best, size_t said)
+{
+    return 3 * (size_t)best < said &&
+           (best < 10 || 10 * (size_t)best < said || name_part_hits(m, w));
+}
+
 static bool weak_calls(const map_matcher *m, const map_match_work *w, uint32_t best, size_t said)
 {
-    return !listed_among(m, w) && 3 * (size_t)best < said &&
-           (best < 10 || 10 * (size_t)best < said || name_part_hits(m, w));
+    return !listed_among(m, w) && covers_little(m, w, best, said);
 }
 
 /* The most a tag after the message may be. */
@@ -2138,8 +2143,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
         r.flags |= MAP_MATCH_CONST;
     r.literal = best;
     size_t said = len - r.decoration;
-    if (weak_calls(m, w, best, said) ||
-        (!listed_among(m, w) && (r.decoration || partial) && data_of_logger(m, w, logger, lc))) {
+    if (!listed_among(m, w) && (covers_little(m, w, best, said) ||
+                                ((r.decoration || partial) && data_of_logger(m, w, logger, lc)))) {
         r.nmatched = 0;
         r.literal = 0;
         r.flags = 0;
