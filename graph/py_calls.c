@@ -202,6 +202,8 @@ static void set_fwd_around(px *x, gx_arg *out, const gx_pick *k, const char *pre
     out->flags |= flags;
 }
 
+static const py_param *joined_value(px *x, TSNode e, const py_scope *sc, const char **sep);
+
 /* "[chan " + name + "] " + msg. */
 static bool plus_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scope *sc, int depth)
 {
@@ -210,14 +212,38 @@ static bool plus_fwd(px *x, TSNode e, bool with_args, gx_arg *out, const py_scop
     TSNode parts[32];
     uint32_t np = graph__py_plus_parts(e, parts, 32, 0, 0);
     gx_pick k = {0};
+    const py_param *joined = NULL;
+    const char *sep = NULL;
+    uint32_t joined_at = 0;
     for (uint32_t i = 0; i < np; i++) {
         const py_param *q = fwd_param(x, sc, parts[i]);
         if (q && !graph__pick_add(&k, q, q->name, i))
             return false;
+        const char *js = NULL;
+        const py_param *jp =
+            q || is_stringish(ty(parts[i])) ? NULL : joined_value(x, parts[i], sc, &js);
+        if (jp && joined)
+            return false;
+        if (jp) {
+            joined = jp;
+            joined_at = i;
+            sep = js;
+        }
+    }
+    /* The callers' arguments joined, with text around them (`"
+     * ".join(map(str, args)) + "\n"`), and no other parameter. */
+    if (joined && !k.p) {
+        set_fwd(out, joined);
+        out->joined = sep;
+        out->pre =
+            parts_template(x, parts, 0, joined_at, UINT32_MAX, with_args, &out->flags, sc, depth);
+        out->post = parts_template(x, parts, joined_at + 1, np, UINT32_MAX, with_args, &out->flags,
+                                   sc, depth);
+        return true;
     }
     /* One parameter is the message whatever its name, unless the function
      * keeps it (graph__pick_plain); of two, the one named like it. */
-    if (!graph__pick_done(&k, k.q != NULL) ||
+    if (joined || !graph__pick_done(&k, k.q != NULL) ||
         (graph__pick_plain(&k) && graph__py_param_stored(x, e, k.pname)))
         return false;
     set_fwd_pick(out, &k);
@@ -907,25 +933,24 @@ static const py_param *varargs_named(px *x, const py_scope *sc, TSNode e)
     return p && p->varargs && p->pos >= 0 ? p : NULL;
 }
 
-/* A logging call's message that joins the function's *args
- * (`" ".join(args)`, `" ".join(map(str, args))`, `" ".join(str(a) for a
- * in args)`): each caller's arguments make the message. */
-static bool joined_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
+/* The *args parameter a join of it makes the text of, with its separator
+ * in *sep (`" ".join(args)`, `" ".join(map(str, args))`, `"
+ * ".join(str(a) for a in args)`), or NULL. */
+static const py_param *joined_param(px *x, TSNode e, const py_scope *sc, const char **sep)
 {
-    TSNode e = unparen(a);
     if (is_null(e) || ty(e) != N_CALL)
-        return false;
+        return NULL;
     TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS);
     if (is_null(fn) || ty(fn) != N_ATTRIBUTE || !text_eq(x, fieldn(fn, F_ATTRIBUTE), "join") ||
         is_null(args))
-        return false;
-    const char *sep = graph__py_string_value(x, unparen(fieldn(fn, F_OBJECT)));
+        return NULL;
+    *sep = graph__py_string_value(x, unparen(fieldn(fn, F_OBJECT)));
     TSNode it = ty(args) == N_GENERATOR_EXPRESSION
                     ? args
                     : (ts_node_named_child_count(args) == 1 ? unparen(ts_node_named_child(args, 0))
                                                             : gx_null());
-    if (!sep || is_null(it))
-        return false;
+    if (!*sep || is_null(it))
+        return NULL;
     const py_param *p = NULL;
     if (ty(it) == N_GENERATOR_EXPRESSION) {
         for (uint32_t i = 0; i < ts_node_named_child_count(it) && !p; i++) {
@@ -942,6 +967,28 @@ static bool joined_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
     } else {
         p = varargs_named(x, sc, it);
     }
+    return p;
+}
+
+/* joined_param of e, or of the one value a local e is bound to on every
+ * path to it (`text = " ".join(map(str, args))`, then `write(text +
+ * "\n")`). */
+static const py_param *joined_value(px *x, TSNode e, const py_scope *sc, const char **sep)
+{
+    e = unparen(e);
+    TSNode v[1];
+    if (!is_null(e) && ty(e) == N_IDENTIFIER && !graph__py_param_named(x, sc, e) &&
+        graph__py_bound_values(x, e, e, sc, v, 1) == 1)
+        e = unparen(v[0]);
+    return joined_param(x, e, sc, sep);
+}
+
+/* A logging call's message that joins the function's *args, itself or
+ * through a local: each caller's arguments make the message. */
+static bool joined_fwd(px *x, TSNode a, gx_arg *out, const py_scope *sc)
+{
+    const char *sep = NULL;
+    const py_param *p = joined_value(x, a, sc, &sep);
     if (!p)
         return false;
     set_fwd(out, p);
@@ -1340,12 +1387,12 @@ void graph__py_record_call(px *x, TSNode call, const char *callee, const emit_pl
     if (!callee || strcmp(callee, "@super") == 0)
         return;
     emit_plan one;
-    if (emit >= 0 && pl->kind == GRAPH_EMIT_PRINT && pl->msg_index < 0 && sc->nparams) {
-        /* print(f"[app] {msg}"), print(msg): one thing printed is the
-         * message, as a logging call's is; a print of several shows its
-         * callers' *args, or their message among words of its own
-         * (record_print_fwd). */
-        if (!record_print_fwd(x, call, callee, emit, sc))
+    if (emit >= 0 && pl->kind == GRAPH_EMIT_PRINT && sc->nparams) {
+        /* print(f"[app] {msg}"), print(msg), sys.stderr.write(msg): one
+         * thing printed is the message, as a logging call's is; a print
+         * of several shows its callers' *args, or their message among
+         * words of its own (record_print_fwd). */
+        if (pl->msg_index < 0 && !record_print_fwd(x, call, callee, emit, sc))
             return;
         one = *pl;
         one.kind = GRAPH_EMIT_LOG;

@@ -301,6 +301,20 @@ bool graph__py_plan_emit(px *x, TSNode call, TSNode fn, const char *path, emit_p
         pl->msg_kw = "name";
         return true;
     }
+    /* A write to a standard stream, the process's (`sys.stderr`) or one
+     * an object keeps for its output (`self.stdout`, as command-line
+     * classes do): printed, as print's text is (a logging function of the
+     * package's own may write there). */
+    if (strcmp(method, "write") == 0 && !is_null(recv_node)) {
+        TSNode r = unparen(recv_node);
+        TSNode last = !is_null(r) && ty(r) == N_ATTRIBUTE ? fieldn(r, F_ATTRIBUTE) : r;
+        if (!is_null(last) && (text_eq(x, last, "stdout") || text_eq(x, last, "stderr"))) {
+            pl->kind = GRAPH_EMIT_PRINT;
+            pl->method = method;
+            pl->receiver = recv ? recv : text(x, r);
+            return true;
+        }
+    }
     graph_level lvl = graph_level_of_method(method, strlen(method));
     bool is_log_method = strcmp(method, "log") == 0;
     if (lvl == GRAPH_LEVEL_NONE && !is_log_method)

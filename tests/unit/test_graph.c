@@ -333,6 +333,51 @@ TEST(python_a_loop_logs_each_statement_a_method_returns)
     graph_close(g);
 }
 
+/* A logging function of the package's own that writes its callers'
+ * arguments, joined, to the process's standard error: each call is a
+ * site with the caller's words, whether the join is written in the
+ * write or bound to a local first. */
+TEST(python_a_function_writing_its_joined_args_to_stderr_logs_them)
+{
+    unit_write_str("pwrite/pkg/__init__.py", "");
+    unit_write_str("pwrite/pkg/out.py",
+                   "import sys\n"                             /* 1 */
+                   "def msg(*message, **kw):\n"               /* 2 */
+                   "    text = ' '.join(map(str, message))\n" /* 3 */
+                   "    sys.stderr.write(text + '\\n')\n"     /* 4 */
+                   "def note(*words):\n"                      /* 5 */
+                   "    sys.stdout.write('note: ' + ' '.join(str(w) for w in words) + '\\n')\n"
+                   "class Command:\n"                             /* 7 */
+                   "    def __init__(self, stderr=None):\n"       /* 8 */
+                   "        self.stderr = stderr or sys.stderr\n" /* 9 */
+                   "    def fail(self, path):\n"                  /* 10 */
+                   "        self.stderr.write(f'cannot open {path}\\n')\n");
+    unit_write_str("pwrite/pkg/app.py", "from . import out\n"                                /* 1 */
+                                        "def lost(n):\n"                                     /* 2 */
+                                        "    out.msg('Connection lost after', n, 'bytes')\n" /* 3 */
+                                        "def kept(n):\n"                                     /* 4 */
+                                        "    out.note('kept', n, 'entries')\n");             /* 5 */
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("pwrite"), unit_tmp_path("pwrite.graph"), &o, NULL);
+    const char *want[2][2] = {{"pkg.app.lost", "Connection lost after %s bytes\n"},
+                              {"pkg.app.kept", "note: kept %s entries\n"}};
+    for (int k = 0; k < 2; k++) {
+        uint32_t first, n = graph_symbol_emits(g, unit_sym(g, want[k][0]), &first);
+        CHECK_INT(n, 1);
+        graph_emit e;
+        graph_get_emit(g, first, &e);
+        CHECK_INT(e.kind, GRAPH_EMIT_LOG);
+        CHECK_STR(e.tmpl, want[k][1]);
+    }
+    uint32_t first;
+    CHECK_INT(graph_symbol_emits(g, unit_sym(g, "pkg.out.Command.fail"), &first), 1);
+    graph_emit e;
+    graph_get_emit(g, first, &e);
+    CHECK_INT(e.kind, GRAPH_EMIT_PRINT);
+    CHECK_STR(e.tmpl, "cannot open %s\n");
+    graph_close(g);
+}
+
 /* The word-like literals a function returns, which a message's value
  * may name a variant by (graph_literal_at). */
 TEST(returned_words_are_kept)
