@@ -198,6 +198,10 @@ typedef struct gx_arg {
      * ".join(map(str, args))`): a caller's positional arguments from
      * fwd_pos on make its message */
     const char *joined;
+    /* joined as util.format reads what console's methods are handed
+     * (JS): the first a format whose directives take the arguments after
+     * it, the others appended */
+    bool joined_fmt;
     /* a name bound to a logger in this file (`logger`, made by
      * getLogger): its name as gx_emit's, or NULL */
     const char *logger;

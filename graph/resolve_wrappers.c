@@ -51,6 +51,7 @@ typedef struct {
     /* the message joins the caller's positional arguments from msg_pos on
      * with this separator (gx_arg.joined) */
     const char *joined;
+    bool joined_fmt; /* ... as util.format does (gx_arg.joined_fmt) */
     /* the message is the JSON text of what the caller passes
      * (gx_arg.json): an object literal's (gx_arg.json_tmpl) */
     bool json;
@@ -114,8 +115,8 @@ static bool shape_eq(const wshape *a, const wshape *b)
            str_eq(a->lvl_kw, b->lvl_kw) && a->level == b->level && strcmp(a->pre, b->pre) == 0 &&
            strcmp(a->post, b->post) == 0 && a->logger == b->logger &&
            a->logger_at == b->logger_at && a->slot == b->slot && str_eq(a->table, b->table) &&
-           str_eq(a->joined, b->joined) && a->table_at == b->table_at && a->json == b->json &&
-           a->fallback == b->fallback &&
+           str_eq(a->joined, b->joined) && a->joined_fmt == b->joined_fmt &&
+           a->table_at == b->table_at && a->json == b->json && a->fallback == b->fallback &&
            (!a->slot || (a->slot_pos == b->slot_pos && str_eq(a->slot_kw, b->slot_kw)));
 }
 
@@ -256,6 +257,7 @@ static void seed_shape(wrap *w, uint32_t fi, const gx_call *c, uint32_t from)
                  .table = m->table,
                  .table_at = m->table ? from : 0,
                  .joined = m->joined,
+                 .joined_fmt = m->joined_fmt,
                  .json = m->json,
                  .msg_name = m->fwd_name,
                  .fallback = (m->flags & GRAPH_EF_FALLBACK) != 0};
@@ -509,6 +511,30 @@ static uint32_t constant_named(wrap *w, uint32_t from, const char *ref)
     return e.k == E_CONST ? e.id : GRAPH_NONE;
 }
 
+/* Call c's positional argument at pos, or NULL. */
+static const gx_arg *positional_at(const gx_file *x, const gx_call *c, uint32_t pos)
+{
+    for (uint32_t i = 0; i < c->nargs; i++) {
+        const gx_arg *o = &x->args.v[c->arg0 + i];
+        if (!o->kw && o->pos == pos)
+            return o;
+    }
+    return NULL;
+}
+
+/* How many holes template t has. */
+static uint32_t holes_in(const char *t)
+{
+    size_t n = strlen(t);
+    uint32_t h = 0;
+    for (size_t i = 0; i < n;) {
+        graph_tmpl_piece pc;
+        i += graph_tmpl_step(t, n, i, &pc);
+        h += pc.hole;
+    }
+    return h;
+}
+
 /* The message a call of a joining wrapper (shape s) makes: its
  * positional arguments from s's on, each one's text or a hole, with s's
  * separator between; "" when it passes none there, or spreads a list
@@ -534,14 +560,14 @@ static const char *joined_text(wrap *w, const gx_file *x, const gx_call *c, cons
     for (uint32_t pos = (uint32_t)s->msg_pos; pos < end; pos++) {
         if (pos > (uint32_t)s->msg_pos)
             graph__tmpl_literal(&t, s->joined, strlen(s->joined));
-        const gx_arg *a = NULL;
-        for (uint32_t i = 0; i < c->nargs && !a; i++) {
-            const gx_arg *o = &x->args.v[c->arg0 + i];
-            if (!o->kw && o->pos == pos)
-                a = o;
-        }
+        const gx_arg *a = positional_at(x, c, pos);
         /* (An argument's template is in the template form already.) */
         core_buf_puts(&t.buf, a && a->tmpl ? a->tmpl : "%s");
+        /* util.format: a literal first's directives take the arguments
+         * after it (a template literal's holes are its own values). */
+        if (s->joined_fmt && pos == (uint32_t)s->msg_pos && a && a->tmpl &&
+            a->style != GRAPH_STYLE_TEMPLATE)
+            pos += holes_in(a->tmpl);
     }
     const char *out = core_arena_strndup(&w->r->arena, t.buf.data ? t.buf.data : "", t.buf.len);
     graph__tmpl_free(&t);
@@ -699,6 +725,7 @@ static bool wrap_round(wrap *w)
                             .table = s.table,
                             .table_at = s.table_at,
                             .joined = s.joined,
+                            .joined_fmt = s.joined_fmt,
                             .json = s.json || m->json,
                             .msg_name = m->fwd_name,
                             .fallback = s.fallback || (m->flags & GRAPH_EF_FALLBACK)};

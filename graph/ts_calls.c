@@ -489,6 +489,13 @@ NOINLINE void graph__ts_record_emit_call(tx *x, TSNode call, const char *callee,
         m.pre = graph__tmpl_take(&x->tmpl, x->f, &m.flags);
         titled = true;
     }
+    /* console.log(...args), console.log('[app]', ...args): all the
+     * callers' arguments, as util.format shows them (not the first
+     * alone); the first a format only where it is console's first. */
+    if (m.splat && m.fwd && pl->how == H_UTIL) {
+        m.joined = " ";
+        m.joined_fmt = !titled;
+    }
     size_t first = x->f->args.n;
     gx_call rc = {.callee = callee ? callee : "?",
                   .from = sc->sym,

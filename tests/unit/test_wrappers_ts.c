@@ -182,10 +182,17 @@ TEST(js_wrappers_debug_npmlog_console)
         CHECK_INT(e.style, fb ? GRAPH_STYLE_TEMPLATE : GRAPH_STYLE_CONCAT);
     }
     CHECK_INT(at20, 2);
-    /* console.log("[db]", ...parts): the first of the rest parameter. */
+    /* console.log("[db]", ...parts): all the callers' arguments, appended
+     * after the tag as util.format appends them. */
     e = unit_emit_at(g, q, 21);
-    CHECK_WRAPPED(e, "[db] rows: %d", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
-    CHECK_INT(emit_count(g, q), 4);
+    CHECK_WRAPPED(e, "[db] rows: %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
+    e = unit_emit_at(g, q, 22);
+    CHECK_WRAPPED(e, "[db] took %s ms for %s", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
+    /* console.log(...args): the first a format whose directives take the
+     * arguments after it, the rest appended. */
+    e = unit_emit_at(g, q, 23);
+    CHECK_WRAPPED(e, "%s rows in %dms (cached)", GRAPH_STYLE_CONCAT, GRAPH_LEVEL_INFO, "");
+    CHECK_INT(emit_count(g, q), 6);
     CHECK_GENERIC(unit_emit_at(g, "db.silly", 11));
     CHECK_GENERIC(unit_emit_at(g, "db.printAll", 15));
     graph_close(g);
