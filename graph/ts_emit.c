@@ -396,6 +396,21 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
     return true;
 }
 
+/* Whether a logger may keep the last of the k arguments of a logging call
+ * out of its text, as metadata (winston's `logger.info('queued', {
+ * subject })`, a logger's `info('Consumer has joined the group',
+ * payload)`): an object literal, or a name or member, not a parameter,
+ * that no directive of the message before it takes (util.format would
+ * append it; a logger of fields would not). A candidate call's object literal may be such
+ * fields too (`this.logDebug('Connecting', { ssl })`). */
+static bool kept_apart(tx *x, TSNode last, uint32_t k, const ts_scope *sc)
+{
+    unsigned t = ty(x, last);
+    /* (A parameter is a wrapper's text, its callers' to say.) */
+    return t == N_OBJECT || ((t == N_IDENTIFIER || t == N_MEMBER_EXPRESSION) &&
+                             x->directives < k - 1 && !graph__ts_param_named(x, sc, last));
+}
+
 /* The template without the arguments util.format appended to it, or NULL
  * when it appended none. Of the loggers called with an object of fields
  * before the format, one renders util.format's way (bunyan), another
@@ -485,7 +500,9 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
             /* A logger handed an object after the message (winston's
              * `logger.info('queued for %s', to, { subject })`) may keep it
              * as metadata, out of the text, as pino does its first. */
-            fields = pl->how == H_LOGGER && k >= 2 && ty(x, unwrap(x, a[k - 1])) == N_OBJECT;
+            fields = k >= 2 && (pl->how == H_LOGGER ? kept_apart(x, unwrap(x, a[k - 1]), k, sc)
+                                                    : pl->kind == GRAPH_EMIT_CALL &&
+                                                          ty(x, unwrap(x, a[k - 1])) == N_OBJECT);
         }
     }
     if (pl->suffix && (mi.style == GRAPH_STYLE_PLAIN || mi.style == GRAPH_STYLE_TEMPLATE ||

@@ -378,6 +378,50 @@ TEST(python_a_function_writing_its_joined_args_to_stderr_logs_them)
     graph_close(g);
 }
 
+/* The fields a logger keeps apart from the message (an object, or a
+ * value no directive takes): the message alone is a reading too, a
+ * fallback beside the one util.format would print. */
+TEST(js_fields_after_the_message_are_a_second_reading)
+{
+    unit_write_str("jfields/group.js",
+                   "class Group {\n"                                             /* 1 */
+                   "  joined(name) {\n"                                          /* 2 */
+                   "    const payload = { groupId: this.groupId };\n"             /* 3 */
+                   "    this.logger.info('Consumer has joined the group', payload);\n" /* 4 */
+                   "    this.logger.info('%s joined', name);\n"                   /* 5 */
+                   "    this.logDebug('Connecting', { ssl: true });\n"            /* 6 */
+                   "  }\n"
+                   "}\n"
+                   "module.exports = { Group };\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("jfields"), unit_tmp_path("jfields.graph"), &o, NULL);
+    static const struct {
+        uint32_t line;
+        const char *full, *alone;
+    } want[] = {{4, "Consumer has joined the group %s", "Consumer has joined the group"},
+                {5, "%s joined", NULL},
+                {6, "Connecting %s", "Connecting"}};
+    uint32_t first, n = graph_symbol_emits(g, unit_sym(g, "group.Group.joined"), &first);
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        uint32_t full = 0, alone = 0, at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            graph_emit e;
+            graph_get_emit(g, first + i, &e);
+            if (e.line != want[k].line)
+                continue;
+            at++;
+            full += strcmp(e.tmpl, want[k].full) == 0;
+            alone += want[k].alone && strcmp(e.tmpl, want[k].alone) == 0 &&
+                     (e.flags & GRAPH_EF_FALLBACK);
+        }
+        uint32_t readings = want[k].alone ? 2 : 1;
+        CHECK_INT(at, readings);
+        CHECK_INT(full, 1);
+        CHECK_INT(alone, readings - 1);
+    }
+    graph_close(g);
+}
+
 /* The word-like literals a function returns, which a message's value
  * may name a variant by (graph_literal_at). */
 TEST(returned_words_are_kept)
