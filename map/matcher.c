@@ -1362,6 +1362,68 @@ static bool data_of_logger(const map_matcher *m, const map_match_work *w, const 
     return false;
 }
 
+/* Whether template t's literal text is a level's name and nothing but
+ * blanks and punctuation around it ("ERROR: %s", "[warn] %s"): what a
+ * formatter writes before any message. */
+static bool level_only(const char *t)
+{
+    size_t n = strlen(t), words = 0;
+    char word[9];
+    size_t wl = 0;
+    bool level = false;
+    for (size_t i = 0; i <= n;) {
+        graph_tmpl_piece pc = {0};
+        bool end = i == n;
+        if (!end)
+            i += graph_tmpl_step(t, n, i, &pc);
+        if (!end && !pc.hole && isalnum((unsigned char)pc.lit)) {
+            if (wl == 0)
+                words++;
+            if (wl + 1 < sizeof word)
+                word[wl] = pc.lit;
+            wl++;
+            continue;
+        }
+        if (wl) {
+            word[wl < sizeof word ? wl : sizeof word - 1] = 0;
+            int c = wl < sizeof word ? level_code(word) : -1;
+            level = c >= 0 && c < 100;
+            wl = 0;
+        }
+        if (end)
+            break;
+    }
+    return words == 1 && level;
+}
+
+/*
+ * A print writes no logger's record: a record of a logger the code logs
+ * to, whose only hits are prints that say nothing but a level's name
+ * (`sys.stderr.write(f"ERROR: {exc}")` over a line a child process
+ * printed, `ERROR: No matching distribution ...`, which a site of that
+ * logger relayed), is not theirs.
+ */
+static bool relayed_not_printed(const map_matcher *m, const map_match_work *w, const char *logger)
+{
+    if (!logger || !logger[0] || w->nhits == 0)
+        return false;
+    for (uint32_t i = 0; i < w->nhits; i++) {
+        const mt_entry *x = &m->e[w->hits[i]];
+        if (x->kind != GRAPH_EMIT_PRINT)
+            return false;
+        graph_emit e;
+        graph_get_emit(m->g, x->tmpl, &e);
+        if (!level_only(e.tmpl))
+            return false;
+    }
+    if (logger_has_sites(m, logger))
+        return true;
+    for (uint32_t i = 0; i < m->nunseen; i++)
+        if (!m->unseen[i].call && map__logger_agrees(m->unseen[i].logger, logger))
+            return true;
+    return false;
+}
+
 /* Copies n ids into *dst (growing it to *cap), as the hits of the best
  * start found so far, or back. */
 static void copy_ids(uint32_t **dst, uint32_t *cap, const uint32_t *src, uint32_t n)
@@ -2134,7 +2196,8 @@ map_match map_matcher_match(const map_matcher *m, map_match_work *w, const char 
     if (own_site_among(m, w, logger, lc))
         drop_quiet_calls(m, w);
     r.flags |= drop_other_levels(m, w, lc);
-    if (w->nhits == 0) /* (no site logs at its level: no match) */
+    if (w->nhits == 0 || /* (no site logs at its level: no match) */
+        relayed_not_printed(m, w, logger))
         return (map_match){0};
     bool any_site;
     best = keep_most_literal(m, w, partial, &any_site);

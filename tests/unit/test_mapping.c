@@ -1851,6 +1851,36 @@ TEST(mapper_a_quiet_call_explains_no_tail)
     graph_close(g);
 }
 
+/* A record of a logger whose text only a print's level word and hole
+ * render: a child's line the logger relayed, not the print. */
+TEST(mapper_a_print_of_a_level_word_writes_no_record)
+{
+    unit_write_str("lrelay/tool/__init__.py", "");
+    unit_write_str("lrelay/tool/child.py", "import logging\n"
+                                           "log = logging.getLogger(__name__)\n"
+                                           "def relay(proc):\n"
+                                           "    for line in proc.stdout:\n"
+                                           "        log.info(line)\n");
+    unit_write_str("lrelay/tool/cli.py", "import sys\n"
+                                         "def main(args):\n"
+                                         "    try:\n"
+                                         "        run(args)\n"
+                                         "    except OSError as exc:\n"
+                                         "        sys.stderr.write(f'ERROR: {exc}')\n");
+    graph *g = index_dir("lrelay");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t a1 = map_one(mp, "ERROR: no such file", "tool.child", "INFO", true, NULL);
+    uint32_t a2 = map_one(mp, "ERROR: disk full", "", "", true, NULL);
+    map_activity p1 = finished(mp, a1);
+    CHECK_ONE_SITE(p1, g, "tool.child.relay", MAP_BY_LOGGER);
+    map_activity p2;
+    map_mapper_activity(mp, a2, &p2);
+    CHECK_ONE_SITE(p2, g, "tool.cli.main", MAP_BY_TEMPLATE);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template shows that several loggers route alike (an
  * application picks a logger per run; each formats the same call's
  * message): the sites without text in the files all their other
