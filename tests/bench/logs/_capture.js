@@ -11,7 +11,13 @@
  *     wrappers: [['built/utils/debug.js', 'wrappedDebug']],
  *                        // pure logging wrappers: [truth path, function name or '*'];
  *                        //   their frames are skipped and the caller is the
- *                        //   emitter, with code.wrapped=1
+ *                        //   emitter, with code.wrapped=1.  A name `@L:C` (or
+ *                        //   `@L`) is the function, named or not, whose
+ *                        //   definition begins at line L, column C of the file
+ *                        //   as run: for an anonymous wrapper (an arrow another
+ *                        //   function returns), which has no name to give
+ *                        //   (V8's columns on a CommonJS module's first line
+ *                        //   count its wrapper: keep to later lines)
  *     machinery: [dir or file, ...],
  *                        // extra logging machinery whose frames are skipped
  *                        //   (this file and hooked `debug` copies are added
@@ -344,6 +350,15 @@ function structuredStack(skipFn, limit) {
   }
 }
 
+// Does the frame's function begin where a wrapper name `@L:C` (or `@L`)
+// says?  V8 knows where each function's definition begins (the enclosing
+// position of the frame); an anonymous arrow has no other identity.
+function definedAt(site, spec) {
+  if (spec[0] !== '@' || typeof site.getEnclosingLineNumber !== 'function') return false;
+  const [l, c] = spec.slice(1).split(':').map(Number);
+  return site.getEnclosingLineNumber() === l && (c === undefined || site.getEnclosingColumnNumber() === c);
+}
+
 class EventLog {
   constructor(outPath, opts) {
     opts = opts || {};
@@ -441,7 +456,7 @@ class EventLog {
       const names = this._names(fr);
       const v8name = site.getFunctionName() || '';
       if (this.wrappers.some(([wf, wfn]) => wf === rel &&
-          (wfn === '*' || wfn === names.function || wfn === v8name))) {
+          (wfn === '*' || wfn === names.function || wfn === v8name || definedAt(site, wfn)))) {
         wrapped = 1;
         continue;
       }

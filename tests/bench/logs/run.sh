@@ -30,23 +30,27 @@ say() { printf 'run.sh: %s\n' "$*" >&2; }
 # shellcheck source=tests/pinned_deps.sh
 . "$top/tests/pinned_deps.sh"
 
-# setup SPEC NAME: apt:PKG, npm:DIR and pip:DIR items, comma-separated; an
-# item without a kind takes the kind of the one before it
+# setup SPEC NAME: apt:PKG, npm:DIR, pip:DIR and deps:WHAT items,
+# comma-separated; an item without a kind takes the kind of the one before it
 # (npm:npm/x,apt:redis-server,redis-tools). The apt packages go in first:
-# a pip: install runs Debian's pip, setuptools and wheel.
+# a pip: install runs Debian's pip, setuptools and wheel. deps:WHAT is
+# `deploy/deps.sh --WHAT` (deps:kafka: the pinned Apache Kafka broker's
+# jars in .deps/kafka, as the `kafka` tests fetch them; again only when
+# they changed).
 setup() {
-  local spec=$1 name=$2 item kind="" npm="" pip="" pkgs=() missing=()
+  local spec=$1 name=$2 item kind="" npm="" pip="" pkgs=() missing=() fetch=()
   IFS=',' read -ra items <<<"$spec"
   for item in "${items[@]}"; do
     case $item in
-      apt:* | npm:* | pip:*) kind=${item%%:*}; item=${item#*:} ;;
+      apt:* | npm:* | pip:* | deps:*) kind=${item%%:*}; item=${item#*:} ;;
     esac
     case $kind in
       apt) pkgs+=("$item") ;;
+      deps) fetch+=("$item") ;;
       npm | pip)
         [[ -z ${!kind} ]] || { say "$name: more than one $kind: directory in $spec"; return 1; }
         printf -v "$kind" '%s' "$item" ;;
-      *) say "$name: setup item $item has no kind (apt:, npm:, pip:)"; return 1 ;;
+      *) say "$name: setup item $item has no kind (apt:, npm:, pip:, deps:)"; return 1 ;;
     esac
   done
   for p in "${pkgs[@]}"; do
@@ -58,6 +62,9 @@ setup() {
     [[ $(id -u) -ne 0 ]] && sudo=sudo
     $sudo apt-get install -y -qq "${missing[@]}" >/dev/null || { say "$name: apt-get install ${missing[*]} failed"; return 1; }
   fi
+  for item in "${fetch[@]}"; do
+    "$top/deploy/deps.sh" "--$item" >&2 || { say "$name: deploy/deps.sh --$item failed"; return 1; }
+  done
   [[ -z $npm ]] || npm_setup "$here/$npm" "$top/.deps/corpus/$name" "$name" || return 1
   [[ -z $pip ]] || pip_setup "$here/$pip" "$top/.deps/corpus/$name" "$name" || return 1
 }
