@@ -91,6 +91,7 @@
  */
 const fs = require('fs');
 const http = require('http');
+const net = require('net');
 const path = require('path');
 const os = require('os');
 const util = require('util');
@@ -673,6 +674,22 @@ function tempDir(name) {
   return { dir, cleanup };
 }
 
+// Where a server a generator starts keeps its data: /dev/shm when
+// writable (a database's fsyncs cost nothing there), else the temp dir.
+function tempBase() {
+  try { fs.accessSync('/dev/shm', fs.constants.W_OK); return '/dev/shm'; } catch (e) { return os.tmpdir(); }
+}
+
+// A port of 127.0.0.1 free when asked (and closed: nothing listens there
+// until someone binds it).
+async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const p = s.address().port;
+  await new Promise((r) => s.close(r));
+  return p;
+}
+
 // The generators' command line: --repo (print the directory to index),
 // --out FILE, --cases N (default cases), --seed S, --deps DIR (default
 // .deps/corpus/NAME in the repository); anything else exits 2.
@@ -730,5 +747,5 @@ function httpRequest(port, agent, q) {
 
 module.exports = {
   EventLog, hookDebug, hookBunyan, findDebugCopies, findPackageCopies, callSite, staticQualname, scanFunctions,
-  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS, parseArgs, tempDir, httpRequest,
+  seededRandom, rngTools, escapeMsg, csvRow, isoMicro, FIELDS, parseArgs, tempDir, tempBase, freePort, httpRequest,
 };

@@ -33,26 +33,14 @@
  * on a machine of two cores, and the steady state is light.
  */
 const fs = require('fs');
-const os = require('os');
 const net = require('net');
 const path = require('path');
 const crypto = require('crypto');
 const { spawn, spawnSync } = require('child_process');
+const { tempBase, freePort } = require('./_capture');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const TOP = path.resolve(__dirname, '..', '..', '..');
-
-function tempBase() {
-  try { fs.accessSync('/dev/shm', fs.constants.W_OK); return '/dev/shm'; } catch (e) { return os.tmpdir(); }
-}
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 // The pinned version (tests/kafka/pom.xml) and the directory of its jars,
 // where deploy/deps.sh --kafka puts them (PMRAG_DEPS_DIR as there).

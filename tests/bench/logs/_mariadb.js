@@ -12,10 +12,9 @@
  *   await server.start(require('mysql2/promise'));   // the generator's mysql2
  */
 const fs = require('fs');
-const os = require('os');
-const net = require('net');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
+const { tempBase, freePort } = require('./_capture');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,18 +22,6 @@ function findBin(names) {
   const dirs = ['/usr/sbin', '/usr/bin', '/sbin', '/bin'].concat((process.env.PATH || '').split(':'));
   for (const n of names) for (const d of dirs) { const p = path.join(d, n); if (d && fs.existsSync(p)) return p; }
   return null;
-}
-
-function tempBase() {
-  try { fs.accessSync('/dev/shm', fs.constants.W_OK); return '/dev/shm'; } catch (e) { return os.tmpdir(); }
-}
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
 }
 
 class MariaDB {

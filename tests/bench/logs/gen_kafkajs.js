@@ -225,14 +225,6 @@ async function miniServer(onConn) {
   return { port: s.address().port, close: () => { for (const c of socks) c.destroy(); s.close(); } };
 }
 
-async function closedPort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
-
 // ---------------------------------------------------------------------------
 const swallow = (p) => (p && p.catch ? p.catch((e) => e) : p);
 const withTimeout = (p, ms) => Promise.race([swallow(p), sleep(ms).then(() => 'timeout')]);
@@ -679,7 +671,7 @@ async function main() {
     st.trace.push(kind);
     const extra = {};
     const bad = { username: SASL_USER, password: R.pick(['wrong', 'Secret', '']) };
-    if (kind === 'refused') extra.brokers = [`127.0.0.1:${st.deadPort}`].concat(R.chance(0.3) ? [`127.0.0.1:${await closedPort()}`] : []);
+    if (kind === 'refused') extra.brokers = [`127.0.0.1:${st.deadPort}`].concat(R.chance(0.3) ? [`127.0.0.1:${await cap.freePort()}`] : []);
     else if (kind === 'saslWrong') {
       extra.brokers = [broker.saslBootstrap];
       extra.sasl = { mechanism: R.pick(['plain', 'scram-sha-256', 'scram-sha-512']), ...bad };
@@ -743,7 +735,7 @@ async function main() {
     if (gs.length) await withTimeout(qadmin.deleteGroups(gs), 2000);
   }
 
-  const deadPort = await closedPort();
+  const deadPort = await cap.freePort();
   let slow = 0;
   for (let i = 0; i < args.cases; i++) {
     if (ONLY && !ONLY.has(i)) continue;
