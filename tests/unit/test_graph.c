@@ -384,12 +384,12 @@ TEST(python_a_function_writing_its_joined_args_to_stderr_logs_them)
 TEST(js_fields_after_the_message_are_a_second_reading)
 {
     unit_write_str("jfields/group.js",
-                   "class Group {\n"                                             /* 1 */
-                   "  joined(name) {\n"                                          /* 2 */
-                   "    const payload = { groupId: this.groupId };\n"             /* 3 */
+                   "class Group {\n"                                                   /* 1 */
+                   "  joined(name) {\n"                                                /* 2 */
+                   "    const payload = { groupId: this.groupId };\n"                  /* 3 */
                    "    this.logger.info('Consumer has joined the group', payload);\n" /* 4 */
-                   "    this.logger.info('%s joined', name);\n"                   /* 5 */
-                   "    this.logDebug('Connecting', { ssl: true });\n"            /* 6 */
+                   "    this.logger.info('%s joined', name);\n"                        /* 5 */
+                   "    this.logDebug('Connecting', { ssl: true });\n"                 /* 6 */
                    "  }\n"
                    "}\n"
                    "module.exports = { Group };\n");
