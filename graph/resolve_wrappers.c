@@ -563,10 +563,11 @@ static const char *joined_text(wrap *w, const gx_file *x, const gx_call *c, cons
         const gx_arg *a = positional_at(x, c, pos);
         /* (An argument's template is in the template form already.) */
         core_buf_puts(&t.buf, a && a->tmpl ? a->tmpl : "%s");
-        /* util.format: a literal first's directives take the arguments
-         * after it (a template literal's holes are its own values). */
+        /* util.format: a string literal first is a format whose
+         * directives take the arguments after it (the holes of a
+         * template literal or a concatenation are their own values). */
         if (s->joined_fmt && pos == (uint32_t)s->msg_pos && a && a->tmpl &&
-            a->style != GRAPH_STYLE_TEMPLATE)
+            (a->style == GRAPH_STYLE_PERCENT || a->style == GRAPH_STYLE_PLAIN))
             pos += holes_in(a->tmpl);
     }
     const char *out = core_arena_strndup(&w->r->arena, t.buf.data ? t.buf.data : "", t.buf.len);

@@ -401,8 +401,9 @@ NOINLINE bool graph__ts_plan_candidate(tx *x, TSNode call, const char *callee, e
  * subject })`, a logger's `info('Consumer has joined the group',
  * payload)`): an object literal, or a name or member, not a parameter,
  * that no directive of the message before it takes (util.format would
- * append it; a logger of fields would not). A candidate call's object literal may be such
- * fields too (`this.logDebug('Connecting', { ssl })`). */
+ * append it; a logger of fields would not). A candidate call's object
+ * literal may be such fields too (`this.logDebug('Connecting', { ssl
+ * })`). */
 static bool kept_apart(tx *x, TSNode last, uint32_t k, const ts_scope *sc)
 {
     unsigned t = ty(x, last);
