@@ -307,3 +307,45 @@ class EventLog(logging.Handler):
         return ("%s: %d cases (%d dropped), %d events, %d distinct lines, %d functions"
                 % (self.out_path, self.cases_written, self.cases_dropped, self.events_written,
                    len(self.lines), len(self.functions)))
+
+
+# ---------------------------------------------------------------------------
+# Generators that run their cases in worker processes (multiprocessing).
+
+
+class StrayRecords(logging.Filter):
+    """Counts the records that reach an EventLog while it has no case open
+    (it drops them): what a case's cleanup, or an earlier case's leftovers,
+    make the package log."""
+
+    def __init__(self, log):
+        super().__init__()
+        self.log = log
+        self.n = 0
+
+    def filter(self, record):
+        if self.log.case_id is None:
+            self.n += 1
+        return True
+
+
+class CaseTimeout(Exception):
+    """Raised by SIGALRM in a case that runs too long (see on_alarm)."""
+
+
+def on_alarm(signum, frame):
+    raise CaseTimeout()
+
+
+def collect_cases(pool, run_case, todo, log):
+    """Writes to log, in order, the rows of the cases the pool's workers ran
+    (run_case(i) -> (i, case_id, rows, counts)); returns the counts added up."""
+    totals = {}
+    try:
+        for _i, cid, rows, st in pool.imap(run_case, todo, chunksize=1):
+            log.write_case(cid, rows)
+            for k, v in st.items():
+                totals[k] = totals.get(k, 0) + v
+    finally:
+        log.finish()
+    return totals

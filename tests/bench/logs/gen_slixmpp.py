@@ -1775,27 +1775,6 @@ STRAY = None
 SLOT_LOCK = None
 
 
-class Stray(logging.Filter):
-    """Counts the records that come while no case is open (the capture drops them)."""
-
-    def __init__(self):
-        super().__init__()
-        self.n = 0
-
-    def filter(self, record):
-        if LOG is not None and LOG.case_id is None:
-            self.n += 1
-        return True
-
-
-class CaseTimeout(Exception):
-    pass
-
-
-def on_alarm(signum, frame):
-    raise CaseTimeout()
-
-
 def take_slot(tmp):
     """A component slot of its own for this worker process, held by a lock
     file for the process's life: prosody allows one connection per component."""
@@ -1824,7 +1803,7 @@ def init_worker(seed, env):
     env = dict(env, slot=take_slot(env["tmp"]))
     ARGS = (seed, env)
     LOG = _capture.EventLog(slixmpp, os.devnull, logger_names=LOGGER_ROOTS, wrappers=WRAPPERS)
-    STRAY = Stray()
+    STRAY = _capture.StrayRecords(LOG)
     LOG.addFilter(STRAY)
     for name in LOGGER_ROOTS:
         logging.getLogger(name).propagate = False
@@ -1851,7 +1830,7 @@ def run_case(i):
     stray0 = STRAY.n
     LOG.case_id = cid
     t0 = time.time()
-    signal.signal(signal.SIGALRM, on_alarm)
+    signal.signal(signal.SIGALRM, _capture.on_alarm)
     signal.alarm(40)
     try:
         loop.run_until_complete(case.run())
@@ -1923,13 +1902,7 @@ def main():
                       maxtasksperchild=100) as pool:
             # the main process only writes: its capture listens to no logger
             log = _capture.EventLog(slixmpp, a.out, logger_names=["slixmpp.bench-unused"])
-            try:
-                for i, cid, rows, st in pool.imap(run_case, todo, chunksize=1):
-                    log.write_case(cid, rows)
-                    for k, v in st.items():
-                        totals[k] = totals.get(k, 0) + v
-            finally:
-                log.finish()
+            totals = _capture.collect_cases(pool, run_case, todo, log)
         kinds = {k[5:]: v for k, v in totals.items() if k.startswith("kind ")}
         errs = {k[16:]: v for k, v in totals.items() if k.startswith("case exceptions ")}
         sys.stderr.write("%s; kinds %s; case exceptions %s; records outside any case dropped %d; "
