@@ -771,16 +771,21 @@ const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags)
     return r;
 }
 
-bool graph__tmpl_has_hole(const char *t)
+uint32_t graph__tmpl_holes(const char *t)
 {
     size_t n = strlen(t);
+    uint32_t h = 0;
     for (size_t i = 0; i < n;) {
         graph_tmpl_piece pc;
         i += graph_tmpl_step(t, n, i, &pc);
-        if (pc.hole)
-            return true;
+        h += pc.hole;
     }
-    return false;
+    return h;
+}
+
+bool graph__tmpl_has_hole(const char *t)
+{
+    return graph__tmpl_holes(t) > 0;
 }
 
 void graph__tmpl_free(gx_tmpl *t)

@@ -563,7 +563,8 @@ void graph__tmpl_clear(gx_tmpl *t);
  * is empty. A template cut at GRAPH_TEMPLATE_MAX adds GRAPH_EF_TRUNCATED
  * to *flags. */
 const char *graph__tmpl_take(gx_tmpl *t, gx_file *f, uint32_t *flags);
-/* Whether template text t has a hole. */
+/* How many holes template text t has, and whether it has one. */
+uint32_t graph__tmpl_holes(const char *t);
 bool graph__tmpl_has_hole(const char *t);
 void graph__tmpl_free(gx_tmpl *t);
 

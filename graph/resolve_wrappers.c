@@ -522,19 +522,6 @@ static const gx_arg *positional_at(const gx_file *x, const gx_call *c, uint32_t 
     return NULL;
 }
 
-/* How many holes template t has. */
-static uint32_t holes_in(const char *t)
-{
-    size_t n = strlen(t);
-    uint32_t h = 0;
-    for (size_t i = 0; i < n;) {
-        graph_tmpl_piece pc;
-        i += graph_tmpl_step(t, n, i, &pc);
-        h += pc.hole;
-    }
-    return h;
-}
-
 /* The message a call of a joining wrapper (shape s) makes: its
  * positional arguments from s's on, each one's text or a hole, with s's
  * separator between; "" when it passes none there, or spreads a list
@@ -568,7 +555,7 @@ static const char *joined_text(wrap *w, const gx_file *x, const gx_call *c, cons
          * template literal or a concatenation are their own values). */
         if (s->joined_fmt && pos == (uint32_t)s->msg_pos && a && a->tmpl &&
             (a->style == GRAPH_STYLE_PERCENT || a->style == GRAPH_STYLE_PLAIN))
-            pos += holes_in(a->tmpl);
+            pos += graph__tmpl_holes(a->tmpl);
     }
     const char *out = core_arena_strndup(&w->r->arena, t.buf.data ? t.buf.data : "", t.buf.len);
     graph__tmpl_free(&t);

@@ -1362,38 +1362,24 @@ static bool data_of_logger(const map_matcher *m, const map_match_work *w, const 
     return false;
 }
 
-/* Whether template t's literal text is a level's name and nothing but
- * blanks and punctuation around it ("ERROR: %s", "[warn] %s"): what a
- * formatter writes before any message. */
-static bool level_only(const char *t)
+static size_t level_word_end(const char *msg, size_t lim);
+
+/* Whether site x's literal text is a level's name and nothing but blanks
+ * and punctuation around it ("ERROR: %s", "[warn] %s"): what a formatter
+ * writes before any message. All of it is then its anchor. */
+static bool level_only(const mt_entry *x)
 {
-    size_t n = strlen(t), words = 0;
-    char word[9];
-    size_t wl = 0;
-    bool level = false;
-    for (size_t i = 0; i <= n;) {
-        graph_tmpl_piece pc = {0};
-        bool end = i == n;
-        if (!end)
-            i += graph_tmpl_step(t, n, i, &pc);
-        if (!end && !pc.hole && isalnum((unsigned char)pc.lit)) {
-            if (wl == 0)
-                words++;
-            if (wl + 1 < sizeof word)
-                word[wl] = pc.lit;
-            wl++;
-            continue;
-        }
-        if (wl) {
-            word[wl < sizeof word ? wl : sizeof word - 1] = 0;
-            int c = wl < sizeof word ? level_code(word) : -1;
-            level = c >= 0 && c < 100;
-            wl = 0;
-        }
-        if (end)
-            break;
-    }
-    return words == 1 && level;
+    const char *a = x->anchor;
+    size_t n = x->anchor_len, end = a && n == x->literal ? level_word_end(a, n) : SIZE_MAX;
+    if (end == SIZE_MAX)
+        return false;
+    size_t start = end;
+    while (start > 0 && isalpha((unsigned char)a[start - 1]))
+        start--;
+    for (size_t i = 0; i < n; i++)
+        if ((i < start || i >= end) && isalnum((unsigned char)a[i]))
+            return false;
+    return true;
 }
 
 /*
@@ -1409,11 +1395,7 @@ static bool relayed_not_printed(const map_matcher *m, const map_match_work *w, c
         return false;
     for (uint32_t i = 0; i < w->nhits; i++) {
         const mt_entry *x = &m->e[w->hits[i]];
-        if (x->kind != GRAPH_EMIT_PRINT)
-            return false;
-        graph_emit e;
-        graph_get_emit(m->g, x->tmpl, &e);
-        if (!level_only(e.tmpl))
+        if (x->kind != GRAPH_EMIT_PRINT || !level_only(x))
             return false;
     }
     if (logger_has_sites(m, logger))
