@@ -1011,3 +1011,55 @@ void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth)
     }
     push_returned(x, (uint8_t)mi.style, NULL, value, 0, sc);
 }
+
+/* Whether value v is a new list (`[]`, `[...]`, `list()`). */
+static bool new_list(px *x, TSNode v)
+{
+    v = unparen(v);
+    if (is_null(v))
+        return false;
+    if (ty(v) == N_LIST)
+        return true;
+    TSNode fn = ty(v) == N_CALL ? fieldn(v, F_FUNCTION) : gx_null();
+    return !is_null(fn) && ty(fn) == N_IDENTIFIER && text_eq(x, fn, "list");
+}
+
+/*
+ * `lines.append("Looking in links: {}".format(...))`, where lines is a
+ * list the function made and returns, whole or joined (`return
+ * "\n".join(lines)`): the message is built in pieces for the function's
+ * callers to log (`logger.info(scope.formatted())`), and the list's
+ * method logs nothing. Each piece is a format the function returns.
+ */
+bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const py_scope *sc, int depth)
+{
+    if (!sc->in_function || is_null(fn) || ty(fn) != N_ATTRIBUTE)
+        return false;
+    TSNode obj = fieldn(fn, F_OBJECT), attr = fieldn(fn, F_ATTRIBUTE);
+    TSNode args = fieldn(call, F_ARGUMENTS);
+    if (is_null(obj) || ty(obj) != N_IDENTIFIER || is_null(attr) || is_null(args) ||
+        ty(args) != N_ARGUMENT_LIST)
+        return false;
+    uint32_t pos = text_eq(x, attr, "append") ? 0 : text_eq(x, attr, "insert") ? 1 : UINT32_MAX;
+    if (pos == UINT32_MAX || ts_node_named_child_count(args) != pos + 1)
+        return false;
+    TSNode b[LOCAL_MAX_ALTS];
+    uint32_t nb = graph__py_bound_values(x, obj, call, sc, b, LOCAL_MAX_ALTS);
+    if (nb == 0)
+        return false;
+    for (uint32_t k = 0; k < nb; k++)
+        if (!new_list(x, b[k]))
+            return false;
+    if (!graph__py_returns_list(x, call, obj))
+        return false;
+    TSNode a = ts_node_named_child(args, pos);
+    if (!message_arg(x, a, 0))
+        return true;
+    msg_info mi = graph__py_build_message(x, a, false, sc, depth + 1);
+    if (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF) {
+        graph__tmpl_clear(&x->tmpl);
+        return true;
+    }
+    push_returned(x, (uint8_t)mi.style, NULL, a, 0, sc);
+    return true;
+}

@@ -220,6 +220,11 @@ typedef struct {
      * name (py_calls.c, message_fwd), or NULL. */
     const char *fwd_named;
     gx_cands cands; /* candidate sites */
+    /* The last answer of graph__py_returns_list: for the function
+     * starting at byte rl_fn - 1 (0: none yet) and the name of rl_len
+     * bytes at rl_name. */
+    uint32_t rl_fn, rl_name, rl_len;
+    bool rl_val;
 } px;
 
 /* A parameter of the function being walked, as a call passes it. */
@@ -445,6 +450,9 @@ bool graph__py_self_attr(px *x, TSNode e, const py_scope *sc);
  * every path to it. */
 uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, TSNode *out,
                                 uint32_t cap);
+/* Whether the function around the node at returns its local name (an
+ * identifier) whole or joined: `return lines`, `return "\n".join(lines)`. */
+bool graph__py_returns_list(px *x, TSNode at, TSNode name);
 /* Whether the function around the node at stores its parameter name
  * whole in an object (`self.state = state`; see graph__pick_plain). */
 bool graph__py_param_stored(px *x, TSNode at, const char *name);
@@ -502,6 +510,10 @@ void graph__py_add_const(px *x, const char *name, TSNode value, const py_scope *
  * template, a candidate of any message its callers log (a constant
  * without a name, owned by the function). */
 void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth);
+/* A call putting a piece of a message into a list the function returns
+ * (`lines.append(...)`): its piece added as a format the function
+ * returns, and true; false for any other call. */
+bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const py_scope *sc, int depth);
 
 /* py_imports.c */
 void graph__py_do_import(px *x, TSNode n, const py_scope *sc, int depth);

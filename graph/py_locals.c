@@ -433,6 +433,54 @@ static bool fn_next(TSTreeCursor *c, TSNode fn)
                                                   t != N_CLASS_DEFINITION));
 }
 
+/* Whether the return value v is name, whole or joined by a string. */
+static bool returns_name(px *x, TSNode v, TSNode name)
+{
+    v = unparen(v);
+    if (is_null(v))
+        return false;
+    if (ty(v) == N_IDENTIFIER)
+        return same_text(x, v, name);
+    if (ty(v) != N_CALL)
+        return false;
+    TSNode fn = fieldn(v, F_FUNCTION), args = fieldn(v, F_ARGUMENTS);
+    if (is_null(fn) || ty(fn) != N_ATTRIBUTE || is_null(args) ||
+        ts_node_named_child_count(args) != 1)
+        return false;
+    TSNode attr = fieldn(fn, F_ATTRIBUTE), obj = unparen(fieldn(fn, F_OBJECT));
+    TSNode a = unparen(ts_node_named_child(args, 0));
+    return !is_null(attr) && text_eq(x, attr, "join") && !is_null(obj) && ty(obj) == N_STRING &&
+           !is_null(a) && ty(a) == N_IDENTIFIER && same_text(x, a, name);
+}
+
+bool graph__py_returns_list(px *x, TSNode at, TSNode name)
+{
+    TSNode fn = at;
+    while (!is_null(fn) && ty(fn) != N_FUNCTION_DEFINITION)
+        fn = ts_node_parent(fn);
+    if (is_null(fn))
+        return false;
+    /* A function's pieces are met one after another: its answer once. */
+    uint32_t f0 = ts_node_start_byte(fn) + 1, n0 = ts_node_start_byte(name);
+    uint32_t nl = ts_node_end_byte(name) - n0;
+    if (x->rl_fn == f0 && x->rl_len == nl && memcmp(x->src + x->rl_name, x->src + n0, nl) == 0)
+        return x->rl_val;
+    bool found = false;
+    uint32_t budget = STORED_BUDGET;
+    TSTreeCursor c = ts_tree_cursor_new(fn);
+    do {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        found = ty(n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) == 1 &&
+                returns_name(x, ts_node_named_child(n, 0), name);
+    } while (!found && --budget && fn_next(&c, fn));
+    ts_tree_cursor_delete(&c);
+    x->rl_fn = f0;
+    x->rl_name = n0;
+    x->rl_len = nl;
+    x->rl_val = found;
+    return found;
+}
+
 bool graph__py_param_stored(px *x, TSNode at, const char *name)
 {
     TSNode fn = at;

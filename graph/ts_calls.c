@@ -661,7 +661,8 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
                strcmp(x->f->syms.v[sc->sym].name, "constructor") == 0) {
         if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))
             graph__ts_make_candidates(x, n, &pl, sc, depth + 1);
-    } else if (callee && ft != N_SUPER && ft != N_IMPORT) {
+    } else if (callee && ft != N_SUPER && ft != N_IMPORT &&
+               !graph__ts_list_piece(x, n, fn, sc, depth + 1)) {
         if (graph__ts_plan_candidate(x, n, callee, &pl, sc, depth + 1))
             graph__ts_make_candidates(x, n, &pl, sc, depth + 1);
         else if (ty(x, args) == N_ARGUMENTS && ts_node_named_child_count(args) > 0)

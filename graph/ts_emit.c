@@ -516,11 +516,16 @@ static void emit_from_args(tx *x, TSNode call, const emit_plan *pl, const ts_sco
     em.style = (uint8_t)mi.style;
     em.ref = mi.ref;
     /* A message a function of ours formats and returns
-     * (`console.log(TEXT.shipped(id, carrier))`): its path, for the format
-     * it returns (resolve_wrappers.c). */
-    if (pl->kind == GRAPH_EMIT_LOG && mi.style == GRAPH_STYLE_DYNAMIC && pl->msg_index < na &&
+     * (`console.log(TEXT.shipped(id, carrier))`, or a const local bound to
+     * that call before: `const text = summary(b); console.log(text)`): its
+     * path, for the format it returns (resolve_wrappers.c). */
+    if (pl->kind == GRAPH_EMIT_LOG &&
+        (mi.style == GRAPH_STYLE_DYNAMIC || mi.style == GRAPH_STYLE_REF) && pl->msg_index < na &&
         (pl->how == H_UTIL || pl->how == H_LOGGER)) {
         TSNode a = unwrap(x, av[pl->msg_index]);
+        local_vals lv;
+        if (ty(x, a) == N_IDENTIFIER && graph__ts_const_values(x, a, call, sc, &lv) == 1)
+            a = unwrap(x, lv.v[0]);
         if (ty(x, a) == N_CALL_EXPRESSION)
             em.ret = graph__ts_path_of(x, fld(x, a, F_FUNCTION), 0);
     }
@@ -747,4 +752,51 @@ void graph__ts_add_returned(tx *x, TSNode value, TSNode at, const ts_scope *sc, 
         if (ty(x, items[i]) != N_IDENTIFIER)
             add_returned_one(x, items[i], sc->sym, depth);
     }
+}
+
+/*
+ * `lines.push(`Looking in links: ${links}`)`, where lines is an array the
+ * function made (`const lines = []`) and returns, whole or joined
+ * (`return lines.join('\n')`): the message is built in pieces for the
+ * function's callers to log, and the array's method logs nothing. Each
+ * piece that reads as text is a text the function returns.
+ */
+bool graph__ts_list_piece(tx *x, TSNode call, TSNode fn, const ts_scope *sc, int depth)
+{
+    fn = unwrap(x, fn);
+    if (!sc->in_function || is_null(fn) || ty(x, fn) != N_MEMBER_EXPRESSION)
+        return false;
+    TSNode obj = unwrap(x, fld(x, fn, F_OBJECT)), prop = fld(x, fn, F_PROPERTY);
+    if (is_null(obj) || ty(x, obj) != N_IDENTIFIER || is_null(prop) ||
+        !(text_eq(x, prop, "push") || text_eq(x, prop, "unshift")))
+        return false;
+    TSNode a[2];
+    if (graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), a, 2, depth + 1) != 1)
+        return false;
+    local_vals lv;
+    uint32_t nv = graph__ts_local_values(x, obj, call, sc, &lv);
+    if (nv == 0)
+        return false;
+    for (uint32_t k = 0; k < nv; k++)
+        if (ty(x, unwrap(x, lv.v[k])) != N_ARRAY)
+            return false;
+    if (!graph__ts_returns_list(x, obj, sc))
+        return false;
+    TSNode v = unwrap(x, a[0]);
+    unsigned t = ty(x, v);
+    if (t != N_STRING && t != N_TEMPLATE_STRING && !(is_plus(x, v) && graph__ts_stringish(x, v, 0)))
+        return true;
+    graph__tmpl_clear(&x->tmpl);
+    gx_emit em = {0};
+    em.kind = GRAPH_EMIT_CONST;
+    em.name = "";
+    em.sym = sc->sym;
+    em.line = gx_line(v);
+    em.receiver = "";
+    em.method = "";
+    em.style = (uint8_t)graph__ts_build_message(x, v, M_CONST, NULL, depth + 1).style;
+    em.tmpl = graph__tmpl_take(&x->tmpl, x->f, &em.flags);
+    if (em.tmpl)
+        core_vec_push(&x->f->emits, em);
+    return true;
 }

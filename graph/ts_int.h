@@ -300,6 +300,11 @@ typedef struct {
      * read as that text (graph__ts_put_template). msg_sc NULL: none. */
     TSNode msg_call;
     const struct ts_scope *msg_sc;
+    /* The last answer of graph__ts_returns_list: for the body starting at
+     * byte rl_fn - 1 (0: none yet) and the name of rl_len bytes at
+     * rl_name. */
+    uint32_t rl_fn, rl_name, rl_len;
+    bool rl_val;
 } tx;
 
 /* A parameter of the function being walked, as a call passes it (see
@@ -649,6 +654,9 @@ TSNode graph__ts_local_nearest(const local_vals *lv, uint32_t k);
  * destructuring, a for-of, a value not a literal). */
 uint32_t graph__ts_literal_local(tx *x, TSNode id, const ts_scope *sc, TSNode *out, uint32_t max);
 bool graph__ts_local_name(tx *x, TSNode e, const ts_scope *sc);
+/* Whether the function the walk is in (sc) returns its local id whole or
+ * joined: `return lines`, `return lines.join('\n')`. */
+bool graph__ts_returns_list(tx *x, TSNode id, const ts_scope *sc);
 /* The message texts (string-like values, up to max, nearest the call
  * first, into out) that a plain local e is bound to before call; 0 when e
  * is none. */
@@ -684,6 +692,10 @@ void graph__ts_add_const(tx *x, const char *name, TSNode value, int32_t sym, int
  * any message its callers log (a constant without a name, owned by the
  * function sc->sym). */
 void graph__ts_add_returned(tx *x, TSNode value, TSNode at, const ts_scope *sc, int depth);
+/* A call putting a piece of a message into an array the function returns
+ * (`lines.push(...)`): its piece added as a text the function returns,
+ * and true; false for any other call. */
+bool graph__ts_list_piece(tx *x, TSNode call, TSNode fn, const ts_scope *sc, int depth);
 
 /* ts_calls.c */
 void graph__ts_record_call(tx *x, TSNode call, const char *callee, const ts_scope *sc, int depth);

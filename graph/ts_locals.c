@@ -95,6 +95,56 @@ static NOINLINE const ts_locals *locals_of(tx *x, TSNode fn)
     return lo;
 }
 
+/* Whether nodes a and b have the same text. */
+static bool same_name(const tx *x, TSNode a, TSNode b)
+{
+    uint32_t a0 = ts_node_start_byte(a), b0 = ts_node_start_byte(b);
+    uint32_t n = ts_node_end_byte(a) - a0;
+    return ts_node_end_byte(b) - b0 == n && memcmp(x->src + a0, x->src + b0, n) == 0;
+}
+
+/* Whether the return value v is id, whole or joined. */
+static bool returns_name(tx *x, TSNode v, TSNode id)
+{
+    v = unwrap(x, v);
+    if (is_null(v))
+        return false;
+    if (ty(x, v) == N_IDENTIFIER)
+        return same_name(x, v, id);
+    TSNode fn = ty(x, v) == N_CALL_EXPRESSION ? fld(x, v, F_FUNCTION) : gx_null();
+    if (is_null(fn) || ty(x, fn) != N_MEMBER_EXPRESSION)
+        return false;
+    TSNode obj = unwrap(x, fld(x, fn, F_OBJECT)), prop = fld(x, fn, F_PROPERTY);
+    return !is_null(prop) && text_eq(x, prop, "join") && !is_null(obj) &&
+           ty(x, obj) == N_IDENTIFIER && same_name(x, obj, id);
+}
+
+bool graph__ts_returns_list(tx *x, TSNode id, const ts_scope *sc)
+{
+    TSNode fn = sc->body;
+    if (is_null(fn))
+        return false;
+    /* An array's pieces are met one after another: its answer once. */
+    uint32_t f0 = ts_node_start_byte(fn) + 1, n0 = ts_node_start_byte(id);
+    uint32_t nl = ts_node_end_byte(id) - n0;
+    if (x->rl_fn == f0 && x->rl_len == nl && memcmp(x->src + x->rl_name, x->src + n0, nl) == 0)
+        return x->rl_val;
+    bool found = false;
+    uint32_t budget = LOCAL_BUDGET * 4;
+    TSTreeCursor c = ts_tree_cursor_new(fn);
+    do {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        found = ty(x, n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) > 0 &&
+                returns_name(x, ts_node_named_child(n, 0), id);
+    } while (!found && --budget && body_next(x, &c, fn));
+    ts_tree_cursor_delete(&c);
+    x->rl_fn = f0;
+    x->rl_name = n0;
+    x->rl_len = nl;
+    x->rl_val = found;
+    return found;
+}
+
 /* Whether local l binds the name at src[ia, ia + in). */
 static bool binds(const tx *x, const struct ts_local *l, uint32_t ia, uint32_t in)
 {

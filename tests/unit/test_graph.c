@@ -378,6 +378,65 @@ TEST(python_a_function_writing_its_joined_args_to_stderr_logs_them)
     graph_close(g);
 }
 
+/* The pieces a function puts into a list it returns (whole or joined) are
+ * formats it returns, not calls of a logging function; those of a list
+ * it keeps stay candidate calls. What the function returns is the
+ * message of a call logging it, through a const local too. */
+TEST(python_and_js_pieces_of_a_returned_list_are_returned_formats)
+{
+    unit_write_str("lpiece/pkg/__init__.py", "");
+    unit_write_str("lpiece/pkg/fmt.py",
+                   "def locations(urls):\n"                                  /* 1 */
+                   "    lines = list()\n"                                    /* 2 */
+                   "    lines.append('Looking in indexes: %s' % urls)\n"     /* 3 */
+                   "    lines.insert(0, 'Locations follow')\n"               /* 4 */
+                   "    return lines\n"                                      /* 5 */
+                   "def check(values, log):\n"                               /* 6 */
+                   "    errors = []\n"                                       /* 7 */
+                   "    errors.append(f'bad value {values[0]}')\n"           /* 8 */
+                   "    return len(errors)\n");                              /* 9 */
+    unit_write_str("lpiece/fmt.js", "function summary(s) {\n"                /* 1 */
+                                    "  const out = [];\n"                    /* 2 */
+                                    "  out.push(`Serving ${s.n} files`);\n"  /* 3 */
+                                    "  return out.join('\\n');\n"            /* 4 */
+                                    "}\n"                                    /* 5 */
+                                    "function keep(s, errs) {\n"             /* 6 */
+                                    "  const seen = [];\n"                   /* 7 */
+                                    "  seen.push(`Serving ${s.n} files`);\n" /* 8 */
+                                    "  return seen.length;\n"                /* 9 */
+                                    "}\n"                                    /* 10 */
+                                    "function show(s) {\n"                   /* 11 */
+                                    "  const text = summary(s);\n"           /* 12 */
+                                    "  console.log(text);\n"                 /* 13 */
+                                    "}\n"
+                                    "module.exports = { summary, keep, show };\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("lpiece"), unit_tmp_path("lpiece.graph"), &o, NULL);
+    static const struct {
+        const char *sym, *tmpl;
+        int kind;
+    } want[] = {{"pkg.fmt.locations", "Looking in indexes: %s", GRAPH_EMIT_CONST},
+                {"pkg.fmt.locations", "Locations follow", GRAPH_EMIT_CONST},
+                {"pkg.fmt.check", "bad value %s", GRAPH_EMIT_CALL},
+                {"fmt.summary", "Serving %s files", GRAPH_EMIT_CONST},
+                {"fmt.keep", "Serving %s files", GRAPH_EMIT_CALL},
+                /* a const local bound to the formatter's result, logged */
+                {"fmt.show", "Serving %s files", GRAPH_EMIT_LOG}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        uint32_t first, n = graph_symbol_emits(g, unit_sym(g, want[k].sym), &first), found = 0;
+        for (uint32_t i = first; i < first + n; i++) {
+            graph_emit e;
+            graph_get_emit(g, i, &e);
+            if (strcmp(e.tmpl, want[k].tmpl) == 0) {
+                CHECK_INT(e.kind, want[k].kind);
+                found++;
+            }
+        }
+        CHECK_INT(found, 1);
+    }
+    graph_close(g);
+}
+
 /* The fields a logger keeps apart from the message (an object, or a
  * value no directive takes): the message alone is a reading too, a
  * fallback beside the one util.format would print. */

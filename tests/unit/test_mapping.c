@@ -1881,6 +1881,55 @@ TEST(mapper_a_print_of_a_level_word_writes_no_record)
     graph_close(g);
 }
 
+/* A message a function builds in pieces, in a list it returns joined
+ * (`lines.append(...)`, `return "\n".join(lines)`), is logged by its
+ * callers: a list's method logs nothing. */
+TEST(mapper_pieces_of_a_returned_list_are_logged_by_the_caller)
+{
+    unit_write_str("lpieces/py/__init__.py", "");
+    unit_write_str(
+        "lpieces/py/scope.py",
+        "class Scope:\n"
+        "    def formatted(self):\n"
+        "        lines = []\n"
+        "        if self.urls:\n"
+        "            lines.append('Looking in indexes: {}'.format(', '.join(self.urls)))\n"
+        "        lines.append('Looking in links: %s' % self.links)\n"
+        "        return '\\n'.join(lines)\n");
+    unit_write_str("lpieces/py/cmd.py", "import logging\n"
+                                        "log = logging.getLogger(__name__)\n"
+                                        "def trace(scope):\n"
+                                        "    where = scope.formatted()\n"
+                                        "    if where:\n"
+                                        "        log.info(where)\n");
+    unit_write_str("lpieces/js/scope.js", "function formatted(s) {\n"
+                                          "  const parts = [];\n"
+                                          "  if (s.files) parts.push(`Serving ${s.files} files`);\n"
+                                          "  parts.push('Root directory ' + s.root);\n"
+                                          "  return parts.join('; ');\n"
+                                          "}\n"
+                                          "module.exports = { formatted };\n");
+    unit_write_str("lpieces/js/main.js", "const { formatted } = require('./scope');\n"
+                                         "function report(s) {\n"
+                                         "  const text = formatted(s);\n"
+                                         "  console.log(text);\n"
+                                         "}\n"
+                                         "module.exports = { report };\n");
+    graph *g = index_dir("lpieces");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t a1 = map_one(mp, "Looking in links: /srv/wheels", "py.cmd", "INFO", true, NULL);
+    uint32_t a2 = map_one(mp, "Root directory /srv/www", "", "", true, NULL);
+    map_activity p1 = finished(mp, a1), p2;
+    map_mapper_activity(mp, a2, &p2);
+    CHECK_INT(p1.nsyms, 1);
+    CHECK_INT(p1.syms[0], unit_sym(g, "py.cmd.trace"));
+    CHECK_INT(p2.nsyms, 1);
+    CHECK_INT(p2.syms[0], unit_sym(g, "js/main.report"));
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 /* A message no template shows that several loggers route alike (an
  * application picks a logger per run; each formats the same call's
  * message): the sites without text in the files all their other
