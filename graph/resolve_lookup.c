@@ -135,6 +135,17 @@ static ent resolve_bind(ctx *c, uint32_t num)
     case GX_BIND_NEW:
     case GX_BIND_TYPE:
     case GX_BIND_CALL:
+        /* `const Commands = require('./commands')`, whose module exports
+         * a class (`module.exports = FtpCommands`): `new Commands()` makes
+         * one of those, as calling the module calls it (call_edges). */
+        if (v.k == E_SYM && r->sy[v.id].kind == GRAPH_SYM_MODULE &&
+            !is_python(r, r->sy[v.id].file)) {
+            c->depth++;
+            ent d = graph__rs_export_lookup(c, v.id, "default", 7);
+            c->depth--;
+            if (d.k == E_SYM)
+                v = d;
+        }
         if (v.k == E_SYM && is_class(r, v.id))
             return mk(E_INST, v.id);
         if (b->kind == GX_BIND_CALL && v.k == E_SYM)

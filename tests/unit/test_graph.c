@@ -81,6 +81,46 @@ TEST(calls_through_a_receiver_of_several_classes)
     graph_close(g);
 }
 
+/* CommonJS: an object made by `new` of a module that exports a class
+ * (`module.exports = Commands`, `const Commands = require('./commands')`)
+ * is of that class, kept in an attribute or a local; and a method handed
+ * on as `this.onData.bind(this)` (or run by `.call`/`.apply`) is named as
+ * a value, as `this.onData` would be. Two classes have each method, so
+ * that no call resolves by its name alone. */
+TEST(js_default_export_class_instances_and_bound_methods)
+{
+    unit_write_str("cjs/commands.js", "class Commands {\n"
+                                      "  handle(m) { return m; }\n"
+                                      "}\n"
+                                      "module.exports = Commands;\n");
+    unit_write_str("cjs/other.js", "class Other {\n"
+                                   "  handle(m) { return m; }\n"
+                                   "  onData(d) { return d; }\n"
+                                   "}\n"
+                                   "module.exports = { Other };\n");
+    unit_write_str("cjs/conn.js", "const Commands = require('./commands');\n"
+                                  "class Conn {\n"
+                                  "  constructor(socket) {\n"
+                                  "    this.commands = new Commands();\n"
+                                  "    socket.on('data', this.onData.bind(this));\n"
+                                  "  }\n"
+                                  "  onData(d) { return this.commands.handle(d); }\n"
+                                  "  once(d) {\n"
+                                  "    const c = new Commands();\n"
+                                  "    return c.handle(d) + this.onData.call(this, d);\n"
+                                  "  }\n"
+                                  "}\n"
+                                  "module.exports = Conn;\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("cjs"), unit_tmp_path("cjs.graph"), &o, NULL);
+    CHECK_EDGE(g, "conn.Conn.onData", "commands.Commands.handle", GRAPH_EDGE_CALLS);
+    CHECK_EDGE(g, "conn.Conn.once", "commands.Commands.handle", GRAPH_EDGE_CALLS);
+    CHECK(!unit_has_edge(g, "conn.Conn.onData", "other.Other.handle", GRAPH_EDGE_CALLS));
+    CHECK_EDGE(g, "conn.Conn.constructor", "conn.Conn.onData", GRAPH_EDGE_ACCESSES);
+    CHECK_EDGE(g, "conn.Conn.once", "conn.Conn.onData", GRAPH_EDGE_ACCESSES);
+    graph_close(g);
+}
+
 /* A call on an attribute holding an instance of an interface or a base
  * class that only its implementations or subclasses give the method
  * (`this.formatter.format` with `formatter: Formatter`), or whose own
