@@ -399,6 +399,8 @@ static bool message_arg(px *x, TSNode a, int depth)
                message_arg(x, ts_node_named_child(a, 2), depth + 1);
     if (t == N_BOOLEAN_OPERATOR && binop(a) == A_OR)
         return message_arg(x, fieldn(a, F_LEFT), depth + 1);
+    if (t == N_CALL && !is_null(graph__py_recoded(x, a)))
+        return message_arg(x, graph__py_recoded(x, a), depth + 1);
     if (t == N_CALL) {
         /* A styled literal inside a concatenation (`style("On ") + name`);
          * alone, the styling call is a candidate of its own. */
@@ -491,7 +493,9 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
 {
     memset(pl, 0, sizeof *pl);
     TSNode args = fieldn(call, F_ARGUMENTS);
-    if (!callee || is_null(args) || ty(args) != N_ARGUMENT_LIST)
+    /* (`text.encode("ascii")` names a codec, not a message.) */
+    if (!callee || is_null(args) || ty(args) != N_ARGUMENT_LIST ||
+        !is_null(graph__py_recoded(x, call)))
         return false;
     /* The first argument that reads as a message; else the first that
      * names a constant (CAPS_WITH_UNDERSCORES, as constants are named): a
@@ -523,6 +527,10 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
         return false;
     pl->kind = GRAPH_EMIT_CALL;
     graph__callee_split(x->f, callee, &pl->receiver, &pl->method);
+    /* Text encoded for an object made of it (`io.BytesIO(f"{r}: {e}".encode())`)
+     * is its data, not a message the object keeps. */
+    if (graph__capwords(pl->method) && !is_null(msg) && !is_null(graph__py_recoded(x, msg)))
+        return false;
     pl->msg_index = idx;
     graph__cand_site(&x->cands, callee);
     if (graph__capwords(pl->method))

@@ -112,6 +112,7 @@ enum {
     A_PLUS,
     A_PLUS_EQ,
     A_OR,
+    A_STAR,
 };
 
 /* Fields, by our number. */
@@ -391,6 +392,10 @@ static inline unsigned binop(TSNode n)
 }
 
 /* ---- what the files share (each described where it is defined) ---- */
+
+/* `(MSG).encode("ascii")`, `data.decode()`: the call's receiver, whose text
+ * the call keeps (as bytes or as str); null for any other node. */
+TSNode graph__py_recoded(px *x, TSNode e);
 
 /*
  * Large literal data displays in Python source (py_data.c): the

@@ -6,6 +6,7 @@
  */
 #include "py_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* What a string literal's prefix says (f, r; ok: it has one to read). */
@@ -448,6 +449,52 @@ static bool json_dumps(px *x, TSNode e, const py_scope *sc)
     return false;
 }
 
+TSNode graph__py_recoded(px *x, TSNode e)
+{
+    e = unparen(e);
+    TSNode fn = !is_null(e) && ty(e) == N_CALL ? fieldn(e, F_FUNCTION) : gx_null();
+    TSNode args = is_null(fn) ? gx_null() : fieldn(e, F_ARGUMENTS);
+    if (is_null(fn) || ty(fn) != N_ATTRIBUTE || is_null(args) ||
+        ts_node_named_child_count(args) > 2)
+        return gx_null();
+    TSNode attr = fieldn(fn, F_ATTRIBUTE);
+    if (is_null(attr) || !(text_eq(x, attr, "encode") || text_eq(x, attr, "decode")))
+        return gx_null();
+    return unparen(fieldn(fn, F_OBJECT));
+}
+
+/* The most characters a repeated literal (`"-" * 50`) is written out to. */
+#define REPEAT_MAX 256
+
+/* `"-" * 50`, `50 * "="`: a string literal repeated a literal number of
+ * times, written into the template (a rule under a heading); false, with
+ * nothing written, for any other node. */
+static bool repeated_literal(px *x, TSNode e)
+{
+    if (ty(e) != N_BINARY_OPERATOR || binop(e) != A_STAR)
+        return false;
+    TSNode l = unparen(fieldn(e, F_LEFT)), r = unparen(fieldn(e, F_RIGHT));
+    if (is_null(l) || is_null(r))
+        return false;
+    if (ty(l) == N_INTEGER) {
+        TSNode t = l;
+        l = r;
+        r = t;
+    }
+    if (ty(l) != N_STRING || ty(r) != N_INTEGER)
+        return false;
+    const char *s = graph__py_string_value(x, l);
+    const char *num = text(x, r);
+    char *end;
+    long n = num ? strtol(num, &end, 10) : 0;
+    size_t len = s ? strlen(s) : 0;
+    if (!s || !len || n <= 0 || *end || (size_t)n * len > REPEAT_MAX || memchr(s, '%', len))
+        return false;
+    for (long i = 0; i < n; i++)
+        graph__tmpl_literal(&x->tmpl, s, len);
+    return true;
+}
+
 msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope *sc, int depth)
 {
     msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
@@ -495,7 +542,9 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
             bool literal = false;
             for (int i = 0; i < 2; i++) {
                 unsigned t = ty(parts[i]);
-                if (is_stringish(t)) {
+                if (repeated_literal(x, parts[i])) {
+                    literal = true;
+                } else if (is_stringish(t)) {
                     graph__py_build_message(x, parts[i], with_args, sc, depth + 1);
                     literal = true;
                 } else if (t == N_BINARY_OPERATOR && binop(parts[i]) == A_PLUS) {
@@ -517,6 +566,11 @@ msg_info graph__py_build_message(px *x, TSNode e, bool with_args, const py_scope
         TSNode fn = fieldn(e, F_FUNCTION), args = fieldn(e, F_ARGUMENTS), sub;
         if (is_null(fn) || is_null(args))
             return mi;
+        /* `("copying pack entries: %d/%d\r" % (i, n)).encode("ascii")`: the
+         * same text as bytes. */
+        TSNode rec = graph__py_recoded(x, e);
+        if (!is_null(rec))
+            return graph__py_build_message(x, rec, with_args, sc, depth + 1);
         int op = whitespace_call(x, e, &sub);
         if (op >= 0) {
             size_t at = x->tmpl.buf.len;

@@ -88,7 +88,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
     [N_AWAIT] = "await",
     [N_GENERATOR_EXPRESSION] = "generator_expression",
 };
-static const char *const anon_types[] = {"async", "%", "+", "+=", "or"};
+static const char *const anon_types[] = {"async", "%", "+", "+=", "or", "*"};
 
 gx_types graph__py_types;
 TSFieldId graph__py_fid[F__COUNT];

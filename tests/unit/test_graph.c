@@ -477,6 +477,34 @@ TEST(python_and_js_pieces_of_a_returned_list_are_returned_formats)
     graph_close(g);
 }
 
+/* A message encoded to bytes (`("... %d" % n).encode("ascii")`, handed
+ * to a progress callback) keeps its text, and a literal repeated a
+ * literal number of times (`"=" * 6 + " Summary"`) is written out. */
+TEST(python_encoded_and_repeated_literals_are_message_text)
+{
+    unit_write_str("penc/pkg/__init__.py", "");
+    unit_write_str(
+        "penc/pkg/pack.py",
+        "def copy(entries, progress):\n"
+        "    for i, e in enumerate(entries):\n"
+        "        progress(('copying pack entries: %d/%d\\r' % (i, len(entries))).encode('ascii'))\n"
+        "def show(out):\n"
+        "    out.write('=' * 6 + ' Summary ' + 3 * '-' + '\\n')\n");
+    graph_index_opts o = quiet_opts();
+    graph *g = index_and_open(unit_tmp_path("penc"), unit_tmp_path("penc.graph"), &o, NULL);
+    static const char *const want[][2] = {{"pkg.pack.copy", "copying pack entries: %d/%d\r"},
+                                          {"pkg.pack.show", "====== Summary ---\n"}};
+    for (int k = 0; k < 2; k++) {
+        uint32_t first, n = graph_symbol_emits(g, unit_sym(g, want[k][0]), &first);
+        CHECK_INT(n, 1);
+        graph_emit e;
+        graph_get_emit(g, first, &e);
+        CHECK_INT(e.kind, GRAPH_EMIT_CALL);
+        CHECK_STR(e.tmpl, want[k][1]);
+    }
+    graph_close(g);
+}
+
 /* The fields a logger keeps apart from the message (an object, or a
  * value no directive takes): the message alone is a reading too, a
  * fallback beside the one util.format would print. */
