@@ -23,6 +23,7 @@ Optional, for adapters (all default to the old behaviour):
 Record filtering (e.g. dropping the records of an in-process server's thread)
 needs nothing here: use the standard ``logging.Handler.addFilter``.
 """
+import argparse
 import ast
 import csv
 import datetime as _dt
@@ -33,6 +34,7 @@ import os
 import shutil
 import socket
 import sys
+import tempfile
 import threading
 
 
@@ -41,6 +43,29 @@ import threading
 # it (binding port 0 and closing hands the same port out again soon).
 _PORTS = set()
 _PORTS_LOCK = threading.Lock()
+
+
+def parse_args(name, description, cases, jobs):
+    """The command line of a generator whose cases run in worker processes:
+    --out, --cases (default cases), --seed, --jobs (default jobs), and
+    --repo (for run.sh, answered before the rest is parsed)."""
+    ap = argparse.ArgumentParser(
+        description=description,
+        epilog="example: /usr/bin/python3 %%(prog)s --out .deps/logs/%s.csv.gz --cases %d --seed 1"
+        % (name, cases),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repo", action="store_true", help="print the directory to index and exit")
+    ap.add_argument("--out", required=True, help="the gzipped CSV log to write")
+    ap.add_argument("--cases", type=int, default=cases)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=jobs, help="cases run side by side, each worker a process")
+    return ap.parse_args()
+
+
+def work_dir(name):
+    """The run's scratch directory, in memory when /dev/shm can be written."""
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    return tempfile.mkdtemp(prefix="gen_%s_" % name, dir=base)
 
 
 def free_port():
@@ -335,6 +360,20 @@ class CaseTimeout(Exception):
 
 def on_alarm(signum, frame):
     raise CaseTimeout()
+
+
+def run_cases(package, out, run_case, todo, init_worker, initargs, jobs, per_worker=100):
+    """Runs the cases todo in a pool of forked worker processes (each made by
+    init_worker(*initargs), replaced after per_worker cases) and writes their
+    rows to out in case order; returns (the EventLog written, the counts
+    added up). The main process only writes: its capture listens to no
+    logger."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(max(1, jobs), initializer=init_worker, initargs=initargs,
+                  maxtasksperchild=per_worker) as pool:
+        log = EventLog(package, out, logger_names=[package.__name__ + ".bench-unused"])
+        return log, collect_cases(pool, run_case, todo, log)
 
 
 def collect_cases(pool, run_case, todo, log):

@@ -167,12 +167,10 @@ drew) and the totals; GEN_ONLY=3,17 runs only those cases; with GEN_DEBUG,
 GEN_SERVER_LOG=N also prints the last N lines of Prosody's own log (at
 debug level then).
 """
-import argparse
 import asyncio
 import base64
 import fcntl
 import logging
-import multiprocessing
 import os
 import random
 import re
@@ -181,7 +179,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -1865,18 +1862,8 @@ def run_case(i):
 
 
 def main():
-    ap = argparse.ArgumentParser(
-        description="Event log of slixmpp clients against a Prosody server started for the run.",
-        epilog="example: /usr/bin/python3 %(prog)s --out /tmp/slixmpp.csv.gz --cases 300 --seed 1",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repo", action="store_true", help="print the directory to index and exit")
-    ap.add_argument("--out", required=True, help="the gzipped CSV log to write")
-    ap.add_argument("--cases", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=6, help="cases run side by side, each worker a process")
-    a = ap.parse_args()
-    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    tmp = tempfile.mkdtemp(prefix="gen_slixmpp_", dir=base)
+    a = _capture.parse_args("slixmpp", "Event log of slixmpp clients against a Prosody server started for the run.", 300, 6)
+    tmp = _capture.work_dir("slixmpp")
     os.environ["HOME"] = tmp  # plugins that look for ~/.gnupg and the like see an empty home
     # XEP-0027 (loaded with every plugin) runs gpg, which would start a gpg-agent
     # daemon that outlives the run: gpg is told never to start one
@@ -1897,12 +1884,8 @@ def main():
         px.start()
         t_server = time.time() - t0
         env = {"prosody": px, "tmp": tmp}
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(max(1, a.jobs), initializer=init_worker, initargs=(a.seed, env),
-                      maxtasksperchild=100) as pool:
-            # the main process only writes: its capture listens to no logger
-            log = _capture.EventLog(slixmpp, a.out, logger_names=["slixmpp.bench-unused"])
-            totals = _capture.collect_cases(pool, run_case, todo, log)
+        log, totals = _capture.run_cases(slixmpp, a.out, run_case, todo, init_worker, (a.seed, env),
+                                         a.jobs)
         kinds = {k[5:]: v for k, v in totals.items() if k.startswith("kind ")}
         errs = {k[16:]: v for k, v in totals.items() if k.startswith("case exceptions ")}
         sys.stderr.write("%s; kinds %s; case exceptions %s; records outside any case dropped %d; "
