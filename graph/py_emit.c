@@ -493,8 +493,11 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
 {
     memset(pl, 0, sizeof *pl);
     TSNode args = fieldn(call, F_ARGUMENTS);
+    if (!callee || is_null(args) || ty(args) != N_ARGUMENT_LIST)
+        return false;
     /* (`text.encode("ascii")` names a codec, not a message.) */
-    if (!callee || is_null(args) || ty(args) != N_ARGUMENT_LIST ||
+    const char *last = gx_last_component(callee);
+    if ((strcmp(last, "encode") == 0 || strcmp(last, "decode") == 0) &&
         !is_null(graph__py_recoded(x, call)))
         return false;
     /* The first argument that reads as a message; else the first that
@@ -1039,17 +1042,23 @@ static bool new_list(px *x, TSNode v)
  * callers to log (`logger.info(scope.formatted())`), and the list's
  * method logs nothing. Each piece is a format the function returns.
  */
-bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const py_scope *sc, int depth)
+bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const char *callee, const py_scope *sc,
+                          int depth)
 {
-    if (!sc->in_function || is_null(fn) || ty(fn) != N_ATTRIBUTE)
+    const char *last = callee ? gx_last_component(callee) : NULL;
+    if (!sc->in_function || !last || (strcmp(last, "append") != 0 && strcmp(last, "insert") != 0) ||
+        is_null(fn) || ty(fn) != N_ATTRIBUTE)
         return false;
-    TSNode obj = fieldn(fn, F_OBJECT), attr = fieldn(fn, F_ATTRIBUTE);
-    TSNode args = fieldn(call, F_ARGUMENTS);
-    if (is_null(obj) || ty(obj) != N_IDENTIFIER || is_null(attr) || is_null(args) ||
-        ty(args) != N_ARGUMENT_LIST)
+    TSNode attr = fieldn(fn, F_ATTRIBUTE);
+    uint32_t pos = is_null(attr)                ? UINT32_MAX
+                   : text_eq(x, attr, "append") ? 0
+                   : text_eq(x, attr, "insert") ? 1
+                                                : UINT32_MAX;
+    if (pos == UINT32_MAX)
         return false;
-    uint32_t pos = text_eq(x, attr, "append") ? 0 : text_eq(x, attr, "insert") ? 1 : UINT32_MAX;
-    if (pos == UINT32_MAX || ts_node_named_child_count(args) != pos + 1)
+    TSNode obj = fieldn(fn, F_OBJECT), args = fieldn(call, F_ARGUMENTS);
+    if (is_null(obj) || ty(obj) != N_IDENTIFIER || is_null(args) || ty(args) != N_ARGUMENT_LIST ||
+        ts_node_named_child_count(args) != pos + 1)
         return false;
     TSNode b[LOCAL_MAX_ALTS];
     uint32_t nb = graph__py_bound_values(x, obj, call, sc, b, LOCAL_MAX_ALTS);
@@ -1058,7 +1067,7 @@ bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const py_scope *sc, int
     for (uint32_t k = 0; k < nb; k++)
         if (!new_list(x, b[k]))
             return false;
-    if (!graph__py_returns_list(x, call, obj))
+    if (!graph__py_returns_list(x, sc->fn, obj))
         return false;
     TSNode a = ts_node_named_child(args, pos);
     if (!message_arg(x, a, 0))

@@ -198,6 +198,7 @@ typedef struct {
 } py_local;
 
 #define LOCAL_MAX_NEST 64
+#define RL_NAMES 8
 
 typedef struct {
     gx_file *f;
@@ -221,11 +222,11 @@ typedef struct {
      * name (py_calls.c, message_fwd), or NULL. */
     const char *fwd_named;
     gx_cands cands; /* candidate sites */
-    /* The last answer of graph__py_returns_list: for the function
-     * starting at byte rl_fn - 1 (0: none yet) and the name of rl_len
-     * bytes at rl_name. */
-    uint32_t rl_fn, rl_name, rl_len;
-    bool rl_val;
+    /* The names the function starting at byte rl_fn - 1 returns whole or
+     * joined (graph__py_returns_list; rl_fn 0: none looked at yet): the
+     * first RL_NAMES of them, each rl_len[i] bytes at rl_name[i]. */
+    uint32_t rl_fn, rl_n;
+    uint32_t rl_name[RL_NAMES], rl_len[RL_NAMES];
 } px;
 
 /* A parameter of the function being walked, as a call passes it. */
@@ -247,6 +248,7 @@ typedef struct {
     const py_param *params; /* of the enclosing function (not of an outer one) */
     uint32_t nparams;
     uint32_t locals_base; /* in_function: its first entry in px.locals */
+    TSNode fn;            /* in_function: its definition */
     bool in_class_body;
     bool in_function;
     /* in a class made on the logging module's Logger or LoggerAdapter
@@ -455,9 +457,9 @@ bool graph__py_self_attr(px *x, TSNode e, const py_scope *sc);
  * every path to it. */
 uint32_t graph__py_bound_values(px *x, TSNode e, TSNode at, const py_scope *sc, TSNode *out,
                                 uint32_t cap);
-/* Whether the function around the node at returns its local name (an
+/* Whether function fn (its definition) returns its local name (an
  * identifier) whole or joined: `return lines`, `return "\n".join(lines)`. */
-bool graph__py_returns_list(px *x, TSNode at, TSNode name);
+bool graph__py_returns_list(px *x, TSNode fn, TSNode name);
 /* Whether the function around the node at stores its parameter name
  * whole in an object (`self.state = state`; see graph__pick_plain). */
 bool graph__py_param_stored(px *x, TSNode at, const char *name);
@@ -518,7 +520,8 @@ void graph__py_add_returned(px *x, TSNode value, const py_scope *sc, int depth);
 /* A call putting a piece of a message into a list the function returns
  * (`lines.append(...)`): its piece added as a format the function
  * returns, and true; false for any other call. */
-bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const py_scope *sc, int depth);
+bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const char *callee, const py_scope *sc,
+                          int depth);
 
 /* py_imports.c */
 void graph__py_do_import(px *x, TSNode n, const py_scope *sc, int depth);

@@ -24,7 +24,10 @@
  * The candidates are bounded (LOCAL_MAX_ALTS), and so is the work per
  * call (LOCAL_BUDGET bindings looked at), so a huge function stays linear.
  */
+#define _GNU_SOURCE /* memmem */
 #include "py_int.h"
+
+#include <ctype.h>
 
 #include <string.h>
 
@@ -433,52 +436,81 @@ static bool fn_next(TSTreeCursor *c, TSNode fn)
                                                   t != N_CLASS_DEFINITION));
 }
 
-/* Whether the return value v is name, whole or joined by a string. */
-static bool returns_name(px *x, TSNode v, TSNode name)
+/* The name a return value v gives whole or joined by a string (`lines`,
+ * `"\n".join(lines)`), or null. */
+static TSNode returned_name(px *x, TSNode v)
 {
     v = unparen(v);
-    if (is_null(v))
-        return false;
-    if (ty(v) == N_IDENTIFIER)
-        return same_text(x, v, name);
+    if (is_null(v) || ty(v) == N_IDENTIFIER)
+        return v;
     if (ty(v) != N_CALL)
-        return false;
+        return gx_null();
     TSNode fn = fieldn(v, F_FUNCTION), args = fieldn(v, F_ARGUMENTS);
     if (is_null(fn) || ty(fn) != N_ATTRIBUTE || is_null(args) ||
         ts_node_named_child_count(args) != 1)
-        return false;
+        return gx_null();
     TSNode attr = fieldn(fn, F_ATTRIBUTE), obj = unparen(fieldn(fn, F_OBJECT));
     TSNode a = unparen(ts_node_named_child(args, 0));
     return !is_null(attr) && text_eq(x, attr, "join") && !is_null(obj) && ty(obj) == N_STRING &&
-           !is_null(a) && ty(a) == N_IDENTIFIER && same_text(x, a, name);
+                   !is_null(a) && ty(a) == N_IDENTIFIER
+               ? a
+               : gx_null();
 }
 
-bool graph__py_returns_list(px *x, TSNode at, TSNode name)
+/* Whether the text of function fn shows name after `return ` or in
+ * `join(`: a cheap test before its returns are read from the tree (most
+ * lists a function fills are not what it returns). */
+static bool text_returns(const px *x, TSNode fn, const char *name, uint32_t nl)
 {
-    TSNode fn = at;
-    while (!is_null(fn) && ty(fn) != N_FUNCTION_DEFINITION)
-        fn = ts_node_parent(fn);
-    if (is_null(fn))
+    const char *a = x->src + ts_node_start_byte(fn), *end = x->src + ts_node_end_byte(fn);
+    static const char *const lead[] = {"return ", "join("};
+    for (int k = 0; k < 2; k++) {
+        size_t ll = strlen(lead[k]);
+        for (const char *p = a; p < end;) {
+            const char *q = memmem(p, (size_t)(end - p), lead[k], ll);
+            if (!q)
+                break;
+            q += ll;
+            if ((size_t)(end - q) >= nl && memcmp(q, name, nl) == 0 &&
+                (q + nl == end || !(isalnum((unsigned char)q[nl]) || q[nl] == '_')))
+                return true;
+            p = q;
+        }
+    }
+    return false;
+}
+
+bool graph__py_returns_list(px *x, TSNode fn, TSNode name)
+{
+    if (is_null(fn) || ty(fn) != N_FUNCTION_DEFINITION)
         return false;
-    /* A function's pieces are met one after another: its answer once. */
-    uint32_t f0 = ts_node_start_byte(fn) + 1, n0 = ts_node_start_byte(name);
-    uint32_t nl = ts_node_end_byte(name) - n0;
-    if (x->rl_fn == f0 && x->rl_len == nl && memcmp(x->src + x->rl_name, x->src + n0, nl) == 0)
-        return x->rl_val;
-    bool found = false;
-    uint32_t budget = STORED_BUDGET;
-    TSTreeCursor c = ts_tree_cursor_new(fn);
-    do {
-        TSNode n = ts_tree_cursor_current_node(&c);
-        found = ty(n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) == 1 &&
-                returns_name(x, ts_node_named_child(n, 0), name);
-    } while (!found && --budget && fn_next(&c, fn));
-    ts_tree_cursor_delete(&c);
-    x->rl_fn = f0;
-    x->rl_name = n0;
-    x->rl_len = nl;
-    x->rl_val = found;
-    return found;
+    uint32_t n0 = ts_node_start_byte(name), nl = ts_node_end_byte(name) - n0;
+    if (!text_returns(x, fn, x->src + n0, nl))
+        return false;
+    /* A function's pieces are met one after another: its returns are
+     * read once. */
+    uint32_t f0 = ts_node_start_byte(fn) + 1;
+    if (x->rl_fn != f0) {
+        x->rl_fn = f0;
+        x->rl_n = 0;
+        uint32_t budget = STORED_BUDGET;
+        TSTreeCursor c = ts_tree_cursor_new(fn);
+        do {
+            TSNode n = ts_tree_cursor_current_node(&c);
+            TSNode r = ty(n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) == 1
+                           ? returned_name(x, ts_node_named_child(n, 0))
+                           : gx_null();
+            if (!is_null(r) && x->rl_n < RL_NAMES) {
+                x->rl_name[x->rl_n] = ts_node_start_byte(r);
+                x->rl_len[x->rl_n++] = ts_node_end_byte(r) - ts_node_start_byte(r);
+            }
+        } while (--budget && fn_next(&c, fn));
+        ts_tree_cursor_delete(&c);
+    }
+    for (uint32_t i = 0; i < x->rl_n; i++)
+        if (x->rl_len[i] == nl && memcmp(x->src + x->rl_name[i], x->src + n0, nl) == 0)
+            return true;
+    return false;
 }
 
 bool graph__py_param_stored(px *x, TSNode at, const char *name)

@@ -81,7 +81,7 @@ static void do_call(px *x, TSNode n, const py_scope *sc, int depth)
         graph__py_record_call(x, n, callee, &pl, (int32_t)x->f->emits.n - 1, sc, depth);
         if (pl.kind == GRAPH_EMIT_SPAN && strcmp(pl.method, "start_as_current_span") == 0)
             graph__py_exception_event(x, n, &pl, sc);
-    } else if (!graph__py_list_piece(x, n, fn, sc, depth)) {
+    } else if (!graph__py_list_piece(x, n, fn, callee, sc, depth)) {
         if (graph__py_plan_candidate(x, n, callee, &pl, sc))
             graph__py_make_emit(x, n, &pl, sc, depth);
         else if (!is_null(args) && ts_node_named_child_count(args) > 0)
@@ -368,6 +368,7 @@ static void do_def(px *x, TSNode n, TSNode outer, const TSNode *decs, uint32_t n
     inner.sym = idx;
     inner.in_class_body = false;
     inner.in_function = true;
+    inner.fn = n;
     if (method) {
         inner.cls = sc->sym;
         inner.self_name = NULL;
