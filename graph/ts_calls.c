@@ -631,15 +631,6 @@ const char *graph__ts_call(tx *x, TSNode n, TSNode fn, const ts_scope *sc, int d
     }
     if (callee && ft != N_IMPORT)
         add_ref(x, GX_REF_CALL, callee, sc->sym, n);
-    /* `this.onData.bind(this)`, `handler.call(ctx, ev)`, `fn.apply(null,
-     * args)`: the function before the method is handed on or run, as a
-     * function named as a value is (the callee itself may still be a
-     * method of ours named call). */
-    const char *last = path ? gx_last_component(path) : NULL;
-    if (last && last > path &&
-        (strcmp(last, "bind") == 0 || strcmp(last, "call") == 0 || strcmp(last, "apply") == 0))
-        add_ref(x, GX_REF_READ, core_arena_strndup(&x->f->arena, path, (size_t)(last - path - 1)),
-                sc->sym, n);
     if (path || ft == N_SUPER) /* super(...): the base's constructor */
         graph__ts_record_passes(x, args, path ? path : callee, sc, depth + 1);
     graph__note_effect(x->f, sc->sym, x->src, n, fn);

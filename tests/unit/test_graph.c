@@ -83,11 +83,9 @@ TEST(calls_through_a_receiver_of_several_classes)
 
 /* CommonJS: an object made by `new` of a module that exports a class
  * (`module.exports = Commands`, `const Commands = require('./commands')`)
- * is of that class, kept in an attribute or a local; and a method handed
- * on as `this.onData.bind(this)` (or run by `.call`/`.apply`) is named as
- * a value, as `this.onData` would be. Two classes have each method, so
- * that no call resolves by its name alone. */
-TEST(js_default_export_class_instances_and_bound_methods)
+ * is of that class, kept in an attribute or a local. Two classes have the
+ * method, so that no call resolves by its name alone. */
+TEST(js_default_export_class_instances)
 {
     unit_write_str("cjs/commands.js", "class Commands {\n"
                                       "  handle(m) { return m; }\n"
@@ -116,8 +114,6 @@ TEST(js_default_export_class_instances_and_bound_methods)
     CHECK_EDGE(g, "conn.Conn.onData", "commands.Commands.handle", GRAPH_EDGE_CALLS);
     CHECK_EDGE(g, "conn.Conn.once", "commands.Commands.handle", GRAPH_EDGE_CALLS);
     CHECK(!unit_has_edge(g, "conn.Conn.onData", "other.Other.handle", GRAPH_EDGE_CALLS));
-    CHECK_EDGE(g, "conn.Conn.constructor", "conn.Conn.onData", GRAPH_EDGE_ACCESSES);
-    CHECK_EDGE(g, "conn.Conn.once", "conn.Conn.onData", GRAPH_EDGE_ACCESSES);
     graph_close(g);
 }
 
