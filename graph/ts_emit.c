@@ -773,6 +773,8 @@ bool graph__ts_list_piece(tx *x, TSNode call, TSNode fn, const ts_scope *sc, int
     TSNode a[2];
     if (graph__ts_collect_args(x, fld(x, call, F_ARGUMENTS), a, 2, depth + 1) != 1)
         return false;
+    if (!graph__ts_returns_list(x, obj, sc))
+        return false;
     local_vals lv;
     uint32_t nv = graph__ts_local_values(x, obj, call, sc, &lv);
     if (nv == 0)
@@ -780,8 +782,6 @@ bool graph__ts_list_piece(tx *x, TSNode call, TSNode fn, const ts_scope *sc, int
     for (uint32_t k = 0; k < nv; k++)
         if (ty(x, unwrap(x, lv.v[k])) != N_ARRAY)
             return false;
-    if (!graph__ts_returns_list(x, obj, sc))
-        return false;
     TSNode v = unwrap(x, a[0]);
     unsigned t = ty(x, v);
     if (t != N_STRING && t != N_TEMPLATE_STRING && !(is_plus(x, v) && graph__ts_stringish(x, v, 0)))

@@ -8,7 +8,10 @@
  * analysis: a value no run reaches gives a site that matches nothing.
  * Bounded per call (LOCAL_BUDGET nodes looked at, LOCAL_MAX_ALTS values).
  */
+#define _GNU_SOURCE /* memmem */
 #include "ts_int.h"
+
+#include <ctype.h>
 
 #include <string.h>
 
@@ -95,28 +98,42 @@ static NOINLINE const ts_locals *locals_of(tx *x, TSNode fn)
     return lo;
 }
 
-/* Whether nodes a and b have the same text. */
-static bool same_name(const tx *x, TSNode a, TSNode b)
-{
-    uint32_t a0 = ts_node_start_byte(a), b0 = ts_node_start_byte(b);
-    uint32_t n = ts_node_end_byte(a) - a0;
-    return ts_node_end_byte(b) - b0 == n && memcmp(x->src + a0, x->src + b0, n) == 0;
-}
-
-/* Whether the return value v is id, whole or joined. */
-static bool returns_name(tx *x, TSNode v, TSNode id)
+/* The name a return value v gives whole or joined (`lines`,
+ * `lines.join('\n')`), or null. */
+static TSNode returned_name(tx *x, TSNode v)
 {
     v = unwrap(x, v);
-    if (is_null(v))
-        return false;
-    if (ty(x, v) == N_IDENTIFIER)
-        return same_name(x, v, id);
+    if (is_null(v) || ty(x, v) == N_IDENTIFIER)
+        return v;
     TSNode fn = ty(x, v) == N_CALL_EXPRESSION ? fld(x, v, F_FUNCTION) : gx_null();
     if (is_null(fn) || ty(x, fn) != N_MEMBER_EXPRESSION)
-        return false;
+        return gx_null();
     TSNode obj = unwrap(x, fld(x, fn, F_OBJECT)), prop = fld(x, fn, F_PROPERTY);
-    return !is_null(prop) && text_eq(x, prop, "join") && !is_null(obj) &&
-           ty(x, obj) == N_IDENTIFIER && same_name(x, obj, id);
+    return !is_null(prop) && text_eq(x, prop, "join") && !is_null(obj) && ty(x, obj) == N_IDENTIFIER
+               ? obj
+               : gx_null();
+}
+
+/* Whether the text of body fn shows name after `return ` or before
+ * `.join(`: a cheap test before its returns are read from the tree (most
+ * arrays a function fills are not what it returns). */
+static bool text_returns(const tx *x, TSNode fn, const char *name, uint32_t nl)
+{
+    const char *a = x->src + ts_node_start_byte(fn), *end = x->src + ts_node_end_byte(fn);
+    for (const char *p = a; p < end;) {
+        const char *q = memmem(p, (size_t)(end - p), name, nl);
+        if (!q)
+            break;
+        const char *e = q + nl;
+        bool starts = q == a || !(isalnum((unsigned char)q[-1]) || q[-1] == '_' || q[-1] == '$' ||
+                                  q[-1] == '.');
+        if (starts && (q - a >= 7 && memcmp(q - 7, "return ", 7) == 0))
+            return true;
+        if (starts && end - e >= 6 && memcmp(e, ".join(", 6) == 0)
+            return true;
+        p = e;
+    }
+    return false;
 }
 
 bool graph__ts_returns_list(tx *x, TSNode id, const ts_scope *sc)
@@ -124,25 +141,33 @@ bool graph__ts_returns_list(tx *x, TSNode id, const ts_scope *sc)
     TSNode fn = sc->body;
     if (is_null(fn))
         return false;
-    /* An array's pieces are met one after another: its answer once. */
-    uint32_t f0 = ts_node_start_byte(fn) + 1, n0 = ts_node_start_byte(id);
-    uint32_t nl = ts_node_end_byte(id) - n0;
-    if (x->rl_fn == f0 && x->rl_len == nl && memcmp(x->src + x->rl_name, x->src + n0, nl) == 0)
-        return x->rl_val;
-    bool found = false;
-    uint32_t budget = LOCAL_BUDGET * 4;
-    TSTreeCursor c = ts_tree_cursor_new(fn);
-    do {
-        TSNode n = ts_tree_cursor_current_node(&c);
-        found = ty(x, n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) > 0 &&
-                returns_name(x, ts_node_named_child(n, 0), id);
-    } while (!found && --budget && body_next(x, &c, fn));
-    ts_tree_cursor_delete(&c);
-    x->rl_fn = f0;
-    x->rl_name = n0;
-    x->rl_len = nl;
-    x->rl_val = found;
-    return found;
+    uint32_t n0 = ts_node_start_byte(id), nl = ts_node_end_byte(id) - n0;
+    if (!text_returns(x, fn, x->src + n0, nl))
+        return false;
+    /* A function's pieces are met one after another: its returns are
+     * read once. */
+    uint32_t f0 = ts_node_start_byte(fn) + 1;
+    if (x->rl_fn != f0) {
+        x->rl_fn = f0;
+        x->rl_n = 0;
+        uint32_t budget = LOCAL_BUDGET * 4;
+        TSTreeCursor c = ts_tree_cursor_new(fn);
+        do {
+            TSNode n = ts_tree_cursor_current_node(&c);
+            TSNode r = ty(x, n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) > 0
+                           ? returned_name(x, ts_node_named_child(n, 0))
+                           : gx_null();
+            if (!is_null(r) && x->rl_n < RL_NAMES) {
+                x->rl_name[x->rl_n] = ts_node_start_byte(r);
+                x->rl_len[x->rl_n++] = ts_node_end_byte(r) - ts_node_start_byte(r);
+            }
+        } while (--budget && body_next(x, &c, fn));
+        ts_tree_cursor_delete(&c);
+    }
+    for (uint32_t i = 0; i < x->rl_n; i++)
+        if (x->rl_len[i] == nl && memcmp(x->src + x->rl_name[i], x->src + n0, nl) == 0)
+            return true;
+    return false;
 }
 
 /* Whether local l binds the name at src[ia, ia + in). */
