@@ -68,6 +68,22 @@ def work_dir(name):
     return tempfile.mkdtemp(prefix="gen_%s_" % name, dir=base)
 
 
+def stop_group(proc):
+    """Ends a server started in a process group of its own: SIGTERM, then
+    SIGKILL if it is not gone within 5 s."""
+    import signal
+    import subprocess
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(5)
+    except (OSError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+
+
 def free_port():
     """A free port of 127.0.0.1, not handed to another running case."""
     while True:

@@ -238,15 +238,7 @@ class ZooKeeper:
     def stop(self):
         if self.proc is None:
             return
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(5)
-        except (OSError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            self.proc.wait()
+        _capture.stop_group(self.proc)
         self.proc = None
 
 

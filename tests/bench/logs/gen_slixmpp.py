@@ -365,15 +365,7 @@ class Prosody:
     def stop(self):
         if self.proc is None:
             return
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(5)
-        except (OSError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            self.proc.wait()
+        _capture.stop_group(self.proc)
         self.proc = None
 
     def log_tail(self, n):
