@@ -1875,6 +1875,10 @@ def join_case_threads(before, budget=4.0):
         t.join(max(0.0, end - time.monotonic()))
 
 
+# The most a case may take (a few seconds is usual).
+CASE_SECONDS = 60
+
+
 def main():
     if "--child" in sys.argv[1:]:
         child_main(sys.argv[sys.argv.index("--child") + 1])
@@ -1909,12 +1913,17 @@ def main():
             case = Case(i, r, tmp, env, log)
             log.begin_case(case.case_id, case.plan["rows"])
             tc = time.time()
+            # a case whose server or client waits for ever (a socket left
+            # unanswered) is ended, counted as CaseTimeout, and the run goes on
+            signal.signal(signal.SIGALRM, _capture.on_alarm)
+            signal.alarm(CASE_SECONDS)
             try:
                 case.run()
             except Exception as e:  # a broken case must not stop the generation
                 errors[type(e).__name__] = errors.get(type(e).__name__, 0) + 1
                 case.note(e)
             finally:
+                signal.alarm(0)
                 if os.environ.get("GEN_DEBUG"):
                     p = case.plan
                     sys.__stderr__.write("case %d: %.2fs %s %s %s tls=%s dbg=%s mw=%s steps=%d\n" % (
