@@ -1065,6 +1065,31 @@ void graph__callee_split(gx_file *f, const char *callee, const char **receiver, 
         last > callee ? core_arena_strndup(&f->arena, callee, (size_t)(last - callee) - 1) : "";
 }
 
+bool graph__names_reset(gx_names *l, uint32_t fn)
+{
+    if (l->fn == fn)
+        return false;
+    l->fn = fn;
+    l->n = 0;
+    return true;
+}
+
+void graph__names_add(gx_names *l, uint32_t at, uint32_t len)
+{
+    if (l->n < GX_NAMES_MAX) {
+        l->at[l->n] = at;
+        l->len[l->n++] = len;
+    }
+}
+
+bool graph__names_has(const gx_names *l, const char *src, uint32_t at, uint32_t len)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->len[i] == len && memcmp(src + l->at[i], src + at, len) == 0)
+            return true;
+    return false;
+}
+
 void graph__cand_site(gx_cands *c, const char *callee)
 {
     core_smap_add(&c->callees, callee, strlen(callee), 1);

@@ -673,6 +673,22 @@ typedef struct gx_cands {
 void graph__callee_split(gx_file *f, const char *callee, const char **receiver,
                          const char **method);
 /* A candidate site of callee was made. */
+/* The names a function returns whole or joined (`return lines`,
+ * `"\n".join(lines)`), read once per function by the extractors
+ * (graph__py_returns_list, graph__ts_returns_list): fn is the function's
+ * start byte + 1 (0: none read yet); the first GX_NAMES_MAX names, each
+ * len[i] bytes of the source at at[i]. */
+#define GX_NAMES_MAX 8
+typedef struct {
+    uint32_t fn, n;
+    uint32_t at[GX_NAMES_MAX], len[GX_NAMES_MAX];
+} gx_names;
+/* Starts the list of function fn (its start byte + 1) over; false when
+ * it is the one listed already. */
+bool graph__names_reset(gx_names *l, uint32_t fn);
+void graph__names_add(gx_names *l, uint32_t at, uint32_t len);
+/* Whether src[at, at + len) is among l's names. */
+bool graph__names_has(const gx_names *l, const char *src, uint32_t at, uint32_t len);
 void graph__cand_site(gx_cands *c, const char *callee);
 /* A call of callee with other arguments, at line in symbol sym. */
 void graph__cand_pending(gx_cands *c, gx_file *f, const char *callee, int32_t sym, uint32_t line);

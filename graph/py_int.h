@@ -198,7 +198,6 @@ typedef struct {
 } py_local;
 
 #define LOCAL_MAX_NEST 64
-#define RL_NAMES 8
 
 typedef struct {
     gx_file *f;
@@ -222,11 +221,7 @@ typedef struct {
      * name (py_calls.c, message_fwd), or NULL. */
     const char *fwd_named;
     gx_cands cands; /* candidate sites */
-    /* The names the function starting at byte rl_fn - 1 returns whole or
-     * joined (graph__py_returns_list; rl_fn 0: none looked at yet): the
-     * first RL_NAMES of them, each rl_len[i] bytes at rl_name[i]. */
-    uint32_t rl_fn, rl_n;
-    uint32_t rl_name[RL_NAMES], rl_len[RL_NAMES];
+    gx_names rl;    /* what the function last asked about returns (graph__py_returns_list) */
 } px;
 
 /* A parameter of the function being walked, as a call passes it. */

@@ -490,9 +490,7 @@ bool graph__py_returns_list(px *x, TSNode fn, TSNode name)
     /* A function's pieces are met one after another: its returns are
      * read once. */
     uint32_t f0 = ts_node_start_byte(fn) + 1;
-    if (x->rl_fn != f0) {
-        x->rl_fn = f0;
-        x->rl_n = 0;
+    if (graph__names_reset(&x->rl, f0)) {
         uint32_t budget = STORED_BUDGET;
         TSTreeCursor c = ts_tree_cursor_new(fn);
         do {
@@ -500,17 +498,13 @@ bool graph__py_returns_list(px *x, TSNode fn, TSNode name)
             TSNode r = ty(n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) == 1
                            ? returned_name(x, ts_node_named_child(n, 0))
                            : gx_null();
-            if (!is_null(r) && x->rl_n < RL_NAMES) {
-                x->rl_name[x->rl_n] = ts_node_start_byte(r);
-                x->rl_len[x->rl_n++] = ts_node_end_byte(r) - ts_node_start_byte(r);
-            }
+            if (!is_null(r))
+                graph__names_add(&x->rl, ts_node_start_byte(r),
+                                 ts_node_end_byte(r) - ts_node_start_byte(r));
         } while (--budget && fn_next(&c, fn));
         ts_tree_cursor_delete(&c);
     }
-    for (uint32_t i = 0; i < x->rl_n; i++)
-        if (x->rl_len[i] == nl && memcmp(x->src + x->rl_name[i], x->src + n0, nl) == 0)
-            return true;
-    return false;
+    return graph__names_has(&x->rl, x->src, n0, nl);
 }
 
 bool graph__py_param_stored(px *x, TSNode at, const char *name)

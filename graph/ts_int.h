@@ -264,9 +264,6 @@ typedef struct {
     uint32_t used; /* stamp of the last use (tx.locals_clock) */
 } ts_locals;
 
-/* Names of arrays a function returns kept per function (tx.rl_name). */
-#define RL_NAMES 8
-
 typedef struct {
     gx_file *f;
     const char *src;
@@ -303,12 +300,7 @@ typedef struct {
      * read as that text (graph__ts_put_template). msg_sc NULL: none. */
     TSNode msg_call;
     const struct ts_scope *msg_sc;
-    /* The names the function body starting at byte rl_fn - 1 returns
-     * whole or joined (graph__ts_returns_list; rl_fn 0: none looked at
-     * yet): the first RL_NAMES of them, each rl_len[i] bytes at
-     * rl_name[i]. */
-    uint32_t rl_fn, rl_n;
-    uint32_t rl_name[RL_NAMES], rl_len[RL_NAMES];
+    gx_names rl; /* what the function last asked about returns (graph__ts_returns_list) */
 } tx;
 
 /* A parameter of the function being walked, as a call passes it (see

@@ -147,9 +147,7 @@ bool graph__ts_returns_list(tx *x, TSNode id, const ts_scope *sc)
     /* A function's pieces are met one after another: its returns are
      * read once. */
     uint32_t f0 = ts_node_start_byte(fn) + 1;
-    if (x->rl_fn != f0) {
-        x->rl_fn = f0;
-        x->rl_n = 0;
+    if (graph__names_reset(&x->rl, f0)) {
         uint32_t budget = LOCAL_BUDGET * 4;
         TSTreeCursor c = ts_tree_cursor_new(fn);
         do {
@@ -157,17 +155,13 @@ bool graph__ts_returns_list(tx *x, TSNode id, const ts_scope *sc)
             TSNode r = ty(x, n) == N_RETURN_STATEMENT && ts_node_named_child_count(n) > 0
                            ? returned_name(x, ts_node_named_child(n, 0))
                            : gx_null();
-            if (!is_null(r) && x->rl_n < RL_NAMES) {
-                x->rl_name[x->rl_n] = ts_node_start_byte(r);
-                x->rl_len[x->rl_n++] = ts_node_end_byte(r) - ts_node_start_byte(r);
-            }
+            if (!is_null(r))
+                graph__names_add(&x->rl, ts_node_start_byte(r),
+                                 ts_node_end_byte(r) - ts_node_start_byte(r));
         } while (--budget && body_next(x, &c, fn));
         ts_tree_cursor_delete(&c);
     }
-    for (uint32_t i = 0; i < x->rl_n; i++)
-        if (x->rl_len[i] == nl && memcmp(x->src + x->rl_name[i], x->src + n0, nl) == 0)
-            return true;
-    return false;
+    return graph__names_has(&x->rl, x->src, n0, nl);
 }
 
 /* Whether local l binds the name at src[ia, ia + in). */
