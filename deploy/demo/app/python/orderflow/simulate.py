@@ -173,9 +173,10 @@ class CsvSpanProcessor(SpanProcessor):
 
     A span's row is written when it starts; its events, which the SDK shows a
     processor only when the span ends, then (the writer puts them back in
-    time order). Span events carry the code location of their span's start,
-    as OTLP does. It reads the attributes :class:`SpanOrigin` sets, so it is
-    registered after that one.
+    time order). An event is at the code that added it (the ``code.*``
+    attributes the traced span gives it), else at its span's start. It reads
+    the attributes :class:`SpanOrigin` sets, so it is registered after that
+    one.
     """
 
     def __init__(self, writer: EventLogWriter) -> None:
@@ -187,18 +188,20 @@ class CsvSpanProcessor(SpanProcessor):
 
     def on_end(self, span: ReadableSpan) -> None:
         for event in span.events:
-            self._write(span, event.name, "EVENT", event.timestamp)
+            self._write(span, event.name, "EVENT", event.timestamp, event.attributes)
         self.writer.release()
 
-    def _write(self, span: ReadableSpan, activity: str, level: str, time_ns: int | None) -> None:
+    def _write(self, span: ReadableSpan, activity: str, level: str, time_ns: int | None,
+               own: Attributes = None) -> None:
         attrs = span.attributes or {}
         case_id = attrs.get(CASE)
         if case_id is None or time_ns is None:
             return
+        site = own if own and CODE_FILE in own else attrs
         scope = span.instrumentation_scope.name if span.instrumentation_scope else ""
         self.writer.write(str(case_id), from_ns(time_ns), activity, level, scope,
-                          str(attrs.get(CODE_FILE, "")), str(attrs.get(CODE_FUNCTION, "")),
-                          int(attrs.get(CODE_LINE, 0)))
+                          str(site.get(CODE_FILE, "")), str(site.get(CODE_FUNCTION, "")),
+                          int(site.get(CODE_LINE, 0)))
 
 
 # --- the OpenTelemetry SDK on the simulated clock ------------------------------
@@ -263,6 +266,12 @@ class _ClockSpan(trace.Span):
 
     def add_event(self, name: str, attributes: Attributes = None,
                   timestamp: int | None = None) -> None:
+        # The code that adds the event, as the logging handlers give a log
+        # record's: the event is that code's, not its span's start.
+        site = span_site()
+        if site is not None and self._span.is_recording():
+            attributes = dict(attributes or {})
+            attributes[CODE_FILE], attributes[CODE_FUNCTION], attributes[CODE_LINE] = site
         self._span.add_event(name, attributes, self._now(timestamp))
 
     def record_exception(self, exception: BaseException, attributes: Attributes = None,
