@@ -1090,6 +1090,31 @@ bool graph__names_has(const gx_names *l, const char *src, uint32_t at, uint32_t 
     return false;
 }
 
+/* An identifier's byte: what a name cannot border (`this.lines`, `$lines`
+ * are other names). */
+static bool ident_byte(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '.';
+}
+
+bool graph__word_beside(const char *a, const char *end, const char *name, size_t nl,
+                        const char *lead, const char *trail)
+{
+    size_t ll = lead ? strlen(lead) : 0, tl = trail ? strlen(trail) : 0;
+    for (const char *p = a; p < end;) {
+        const char *q = memmem(p, (size_t)(end - p), name, nl);
+        if (!q)
+            break;
+        const char *e = q + nl;
+        if ((q == a || !ident_byte(q[-1])) && (e == end || !ident_byte(*e) || *e == '.') &&
+            ((lead && (size_t)(q - a) >= ll && memcmp(q - ll, lead, ll) == 0) ||
+             (trail && (size_t)(end - e) >= tl && memcmp(e, trail, tl) == 0)))
+            return true;
+        p = e;
+    }
+    return false;
+}
+
 void graph__cand_site(gx_cands *c, const char *callee)
 {
     core_smap_add(&c->callees, callee, strlen(callee), 1);

@@ -669,10 +669,6 @@ typedef struct gx_cands {
     core_smap receivers;
     core_vec(gx_emit) pending;
 } gx_cands;
-/* Splits a callee path into receiver ("" for a bare name) and method. */
-void graph__callee_split(gx_file *f, const char *callee, const char **receiver,
-                         const char **method);
-/* A candidate site of callee was made. */
 /* The names a function returns whole or joined (`return lines`,
  * `"\n".join(lines)`), read once per function by the extractors
  * (graph__py_returns_list, graph__ts_returns_list): fn is the function's
@@ -689,6 +685,16 @@ bool graph__names_reset(gx_names *l, uint32_t fn);
 void graph__names_add(gx_names *l, uint32_t at, uint32_t len);
 /* Whether src[at, at + len) is among l's names. */
 bool graph__names_has(const gx_names *l, const char *src, uint32_t at, uint32_t len);
+/* Whether name (nl bytes) stands in src[a, end) as a whole identifier
+ * right after lead or right before trail (either may be NULL): the
+ * extractors' cheap test of `return lines`, `"\n".join(lines)` and
+ * `lines.join('\n')` before a function's returns are read from its tree. */
+bool graph__word_beside(const char *a, const char *end, const char *name, size_t nl,
+                        const char *lead, const char *trail);
+/* Splits a callee path into receiver ("" for a bare name) and method. */
+void graph__callee_split(gx_file *f, const char *callee, const char **receiver,
+                         const char **method);
+/* A candidate site of callee was made. */
 void graph__cand_site(gx_cands *c, const char *callee);
 /* A call of callee with other arguments, at line in symbol sym. */
 void graph__cand_pending(gx_cands *c, gx_file *f, const char *callee, int32_t sym, uint32_t line);

@@ -1049,13 +1049,8 @@ bool graph__py_list_piece(px *x, TSNode call, TSNode fn, const char *callee, con
     if (!sc->in_function || !last || (strcmp(last, "append") != 0 && strcmp(last, "insert") != 0) ||
         is_null(fn) || ty(fn) != N_ATTRIBUTE)
         return false;
-    TSNode attr = fieldn(fn, F_ATTRIBUTE);
-    uint32_t pos = is_null(attr)                ? UINT32_MAX
-                   : text_eq(x, attr, "append") ? 0
-                   : text_eq(x, attr, "insert") ? 1
-                                                : UINT32_MAX;
-    if (pos == UINT32_MAX)
-        return false;
+    /* (The callee's last name is the attribute's: where the piece goes.) */
+    uint32_t pos = strcmp(last, "append") == 0 ? 0 : 1;
     TSNode obj = fieldn(fn, F_OBJECT), args = fieldn(call, F_ARGUMENTS);
     if (is_null(obj) || ty(obj) != N_IDENTIFIER || is_null(args) || ty(args) != N_ARGUMENT_LIST ||
         ts_node_named_child_count(args) != pos + 1)

@@ -24,10 +24,7 @@
  * The candidates are bounded (LOCAL_MAX_ALTS), and so is the work per
  * call (LOCAL_BUDGET bindings looked at), so a huge function stays linear.
  */
-#define _GNU_SOURCE /* memmem */
 #include "py_int.h"
-
-#include <ctype.h>
 
 #include <string.h>
 
@@ -457,35 +454,14 @@ static TSNode returned_name(px *x, TSNode v)
                : gx_null();
 }
 
-/* Whether the text of function fn shows name after `return ` or in
- * `join(`: a cheap test before its returns are read from the tree (most
- * lists a function fills are not what it returns). */
-static bool text_returns(const px *x, TSNode fn, const char *name, uint32_t nl)
-{
-    const char *a = x->src + ts_node_start_byte(fn), *end = x->src + ts_node_end_byte(fn);
-    static const char *const lead[] = {"return ", "join("};
-    for (int k = 0; k < 2; k++) {
-        size_t ll = strlen(lead[k]);
-        for (const char *p = a; p < end;) {
-            const char *q = memmem(p, (size_t)(end - p), lead[k], ll);
-            if (!q)
-                break;
-            q += ll;
-            if ((size_t)(end - q) >= nl && memcmp(q, name, nl) == 0 &&
-                (q + nl == end || !(isalnum((unsigned char)q[nl]) || q[nl] == '_')))
-                return true;
-            p = q;
-        }
-    }
-    return false;
-}
-
 bool graph__py_returns_list(px *x, TSNode fn, TSNode name)
 {
     if (is_null(fn) || ty(fn) != N_FUNCTION_DEFINITION)
         return false;
     uint32_t n0 = ts_node_start_byte(name), nl = ts_node_end_byte(name) - n0;
-    if (!text_returns(x, fn, x->src + n0, nl))
+    const char *a = x->src + ts_node_start_byte(fn), *end = x->src + ts_node_end_byte(fn);
+    if (!graph__word_beside(a, end, x->src + n0, nl, "return ", NULL) &&
+        !graph__word_beside(a, end, x->src + n0, nl, "join(", NULL))
         return false;
     /* A function's pieces are met one after another: its returns are
      * read once. */

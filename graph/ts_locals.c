@@ -8,10 +8,7 @@
  * analysis: a value no run reaches gives a site that matches nothing.
  * Bounded per call (LOCAL_BUDGET nodes looked at, LOCAL_MAX_ALTS values).
  */
-#define _GNU_SOURCE /* memmem */
 #include "ts_int.h"
-
-#include <ctype.h>
 
 #include <string.h>
 
@@ -114,35 +111,14 @@ static TSNode returned_name(tx *x, TSNode v)
                : gx_null();
 }
 
-/* Whether the text of body fn shows name after `return ` or before
- * `.join(`: a cheap test before its returns are read from the tree (most
- * arrays a function fills are not what it returns). */
-static bool text_returns(const tx *x, TSNode fn, const char *name, uint32_t nl)
-{
-    const char *a = x->src + ts_node_start_byte(fn), *end = x->src + ts_node_end_byte(fn);
-    for (const char *p = a; p < end;) {
-        const char *q = memmem(p, (size_t)(end - p), name, nl);
-        if (!q)
-            break;
-        const char *e = q + nl;
-        bool starts = q == a || !(isalnum((unsigned char)q[-1]) || q[-1] == '_' || q[-1] == '$' ||
-                                  q[-1] == '.');
-        if (starts && (q - a >= 7 && memcmp(q - 7, "return ", 7) == 0))
-            return true;
-        if (starts && end - e >= 6 && memcmp(e, ".join(", 6) == 0)
-            return true;
-        p = e;
-    }
-    return false;
-}
-
 bool graph__ts_returns_list(tx *x, TSNode id, const ts_scope *sc)
 {
     TSNode fn = sc->body;
     if (is_null(fn))
         return false;
     uint32_t n0 = ts_node_start_byte(id), nl = ts_node_end_byte(id) - n0;
-    if (!text_returns(x, fn, x->src + n0, nl))
+    const char *a = x->src + ts_node_start_byte(fn), *end = x->src + ts_node_end_byte(fn);
+    if (!graph__word_beside(a, end, x->src + n0, nl, "return ", ".join("))
         return false;
     /* A function's pieces are met one after another: its returns are
      * read once. */
