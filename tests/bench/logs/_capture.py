@@ -370,8 +370,10 @@ class StrayRecords(logging.Filter):
         return True
 
 
-class CaseTimeout(Exception):
-    """Raised by SIGALRM in a case that runs too long (see on_alarm)."""
+class CaseTimeout(BaseException):
+    """Raised by SIGALRM in a case that runs too long (see on_alarm). Not an
+    Exception, so that a broad ``except Exception`` in the code the case runs
+    cannot swallow it and leave the case waiting for ever."""
 
 
 def on_alarm(signum, frame):

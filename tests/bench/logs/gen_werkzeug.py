@@ -1087,7 +1087,10 @@ class Case:
 
     def stop_backend(self):
         if self.backend is not None:
-            self.backend.shutdown()
+            # shutdown() waits for serve_forever to return: for ever when
+            # that loop has already ended or never began
+            if self.backend_thread.is_alive():
+                self.backend.shutdown()
             self.backend_thread.join(5)
             self.backend = None
 
@@ -1875,8 +1878,9 @@ def join_case_threads(before, budget=4.0):
         t.join(max(0.0, end - time.monotonic()))
 
 
-# The most a case may take (a few seconds is usual).
+# The most a case may take (a few seconds is usual), and its cleanup.
 CASE_SECONDS = 60
+CLEANUP_SECONDS = 20
 
 
 def main():
@@ -1889,6 +1893,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     warnings.simplefilter("ignore")
+    # A run_simple case ends its server as Ctrl+C does (SIGINT from the
+    # client thread); a shell starts a job in the background with SIGINT
+    # ignored, and Python then leaves it so: the server would serve until
+    # the case's alarm.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     thread_errors = [0]
 
     def quiet_hook(args):
@@ -1919,17 +1928,25 @@ def main():
             signal.alarm(CASE_SECONDS)
             try:
                 case.run()
-            except Exception as e:  # a broken case must not stop the generation
+            except (Exception, _capture.CaseTimeout) as e:  # a broken case must not stop the generation
                 errors[type(e).__name__] = errors.get(type(e).__name__, 0) + 1
                 case.note(e)
             finally:
-                signal.alarm(0)
                 if os.environ.get("GEN_DEBUG"):
                     p = case.plan
                     sys.__stderr__.write("case %d: %.2fs %s %s %s tls=%s dbg=%s mw=%s steps=%d\n" % (
                         i, time.time() - tc, p["api"], p["mode"], p["host"], p["tls"], bool(p["debugger"]),
                         ",".join(p["mw"]), p["steps"]))
-                case.cleanup()
+                # the cleanup waits for the case's servers, so it runs under
+                # an alarm of its own: a server that never stops ends it too
+                signal.alarm(CLEANUP_SECONDS)
+                try:
+                    case.cleanup()
+                except (Exception, _capture.CaseTimeout) as e:
+                    key = "cleanup " + type(e).__name__
+                    errors[key] = errors.get(key, 0) + 1
+                finally:
+                    signal.alarm(0)
                 join_case_threads(before)
                 log.stale_threads.update(t for t in threading.enumerate() if t is not threading.main_thread())
                 log.end_case()
