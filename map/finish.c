@@ -626,7 +626,7 @@ static void count_runs(map_mapper *m)
 static bool runs_weights(const map_mapper *m, const uint32_t *syms, uint32_t n, bool nested,
                          double *w)
 {
-    if (n < 2 || (!nested && !map__variant_syms(m->g, syms, n)))
+    if (n < 2 || (!nested && !map__variant_syms(m, syms, n)))
         return false;
     uint32_t cls[MAX_CAND], best = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -1575,8 +1575,7 @@ static void apply_refutations(map_mapper *m)
         /* (Variants run by the deployment's choice: a variant's texts of
          * its own say it runs, not that it runs more than the others;
          * apply_runs_weights weighs them.) */
-        if (shown != 1 || runs[lead] < RUNS_MIN ||
-            map__variant_syms(m->g, m->syms.v + g->sym_off, n))
+        if (shown != 1 || runs[lead] < RUNS_MIN || map__variant_syms(m, m->syms.v + g->sym_off, n))
             lead = UINT32_MAX;
         /* Another candidate in the lead's file or class hierarchy may well
          * run too (its caller is there: a helper of the method that

@@ -225,12 +225,13 @@ bool map__runs_in_all(const map_mapper *m, uint32_t group, uint32_t sym);
 /* One event counted for activity to instead of from. */
 void map__recount(map_mapper *m, uint32_t from, uint32_t to);
 /* Whether a group's candidates are variants (a class's methods and its
- * subclasses' overrides, or sites in parallel files), which the case's
- * other events tell apart. */
+ * subclasses' overrides, sites in parallel files, or methods of classes
+ * of no common base that log texts alike), which the case's other events
+ * tell apart. */
 bool map__variants(const map_mapper *m, uint32_t group);
 /* Whether symbols cands[0..nc) are variants, as map__variants says of a
  * group's candidates. */
-bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc);
+bool map__variant_syms(const map_mapper *m, const uint32_t *cands, uint32_t nc);
 /* Whether a site's logger name agrees with a record's ("botocore.hooks"
  * with a module "hooks" indexed from inside its package). */
 bool map__logger_agrees(const char *site, const char *rec);

@@ -211,6 +211,9 @@ static uint32_t keep_proven(const map_mapper *m, uint32_t *emits, uint32_t n)
     return k;
 }
 
+static void parallel_init(map_mapper *m);
+static bool parallel_group(const map_mapper *m, uint32_t group);
+
 int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
 {
     map_mapper *m = core_xcalloc(1, sizeof *m);
@@ -242,6 +245,7 @@ int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
     callees_init(m);
     map__told_words_init(m);
     map__told_classes_init(m);
+    parallel_init(m);
     map_match_work_listed(m->mw, m->listed);
     *out = m;
     return 0;
@@ -272,6 +276,7 @@ void map_mapper_free(map_mapper *m)
     core_map_free(&m->told_classes);
     core_map_free(&m->class_names);
     core_map_free(&m->class_links);
+    core_map_free(&m->parallel);
     core_vec_free(&m->msgs);
     core_buf_free(&m->masked_text);
     core_map_free(&m->amb_cache);
@@ -330,7 +335,7 @@ size_t map_mapper_bytes(const map_mapper *m)
                               &m->near_index,  &m->acc_index,   &m->code_votes,   &m->code_cache,
                               &m->nb_index,    &m->live,        &m->logger_files, &m->logger_total,
                               &m->logger_recv, &m->chain_index, &m->told_words,   &m->told_classes,
-                              &m->file_logged, &m->class_names, &m->class_links};
+                              &m->file_logged, &m->class_names, &m->class_links,  &m->parallel};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         b += core_map_bytes(maps[i]);
     b += core_vec_bytes(m->acts) + core_vec_bytes(m->syms) + core_vec_bytes(m->conf) +
@@ -1976,7 +1981,10 @@ static amb_rec resolve_ambiguous(map_mapper *m, uint32_t group, const map__case 
     bool variants = s == GRAPH_NONE && map__variants(m, group) && !m->acts.v[group].side_by_side;
     if (variants)
         s = map__pick_recent(m, group, c, &several);
-    if (several && !m->dry)
+    /* (Parallel classes, each a version of the part that a connection
+     * runs, may take turns in one case: the contexts that show one of
+     * them still tell it.) */
+    if (several && !m->dry && !parallel_group(m, group))
         m->acts.v[group].side_by_side = true;
     /* What the training cases say of the group weighs its sites where
      * nothing tells them apart: only the contexts that told nothing
@@ -3280,13 +3288,14 @@ static bool share_base(const graph *g, uint32_t a, uint32_t b, uint32_t depth)
  * client's and a server's of one base: map__side_by_side).
  */
 static bool class_variants(const graph *g, const uint32_t *cands, uint32_t nc);
+static bool parallel_classes(const map_mapper *m, const uint32_t *cands, uint32_t nc);
 
 bool map__variants(const map_mapper *m, uint32_t group)
 {
     const uint32_t *cands;
     bool has_const;
     uint32_t nc = map__candidates(m, group, &cands, &has_const);
-    return !has_const && map__variant_syms(map_mapper_graph(m), cands, nc);
+    return !has_const && map__variant_syms(m, cands, nc);
 }
 
 /* Whether a group's candidates are variants of one class hierarchy, which
@@ -3343,9 +3352,145 @@ static bool parallel_files(const graph *g, const uint32_t *cands, uint32_t nc)
     return true;
 }
 
-bool map__variant_syms(const graph *g, const uint32_t *cands, uint32_t nc)
+/*
+ * Two classes of no common base may still be two implementations of one
+ * part, under other method names: a protocol's first and second version
+ * served side by side, each by a class of its own whose handlers log the
+ * same texts ("Disconnecting Share(%d:%s)" in both). A connection runs one
+ * of them, and the case's other events say which. Classes are taken for
+ * such when their methods log at least PARALLEL_TEXTS texts alike. A text
+ * of few letters ("%s: %s", "Error: %s") proves nothing, nor does one that
+ * many classes log.
+ */
+#define PARALLEL_TEXTS 2
+#define PARALLEL_LETTERS 8
+#define PARALLEL_CLASSES_MAX 8
+
+/* The letters of a template outside its conversions (%-8s, %d). */
+static uint32_t template_letters(const char *t)
 {
-    return nc >= 2 && (parallel_files(g, cands, nc) || class_variants(g, cands, nc));
+    uint32_t n = 0;
+    for (const char *p = t; *p; p++) {
+        if (*p == '%') {
+            p++;
+            while (*p && strchr("-+ #0123456789.*", *p))
+                p++;
+            if (!*p)
+                break;
+            continue; /* the conversion's letter */
+        }
+        n += (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+    }
+    return n;
+}
+
+typedef struct text_class {
+    uint64_t text;
+    uint32_t cls;
+} text_class;
+
+static int cmp_text_class(const void *a, const void *b)
+{
+    const text_class *x = a, *y = b;
+    if (x->text != y->text)
+        return x->text < y->text ? -1 : 1;
+    return x->cls < y->cls ? -1 : x->cls > y->cls;
+}
+
+static uint64_t class_pair(uint32_t a, uint32_t b)
+{
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
+
+/* Whether the code of either of classes a and b names the other: parts
+ * that work together (a server and the configuration it is made with),
+ * not two versions of one part, which need not know of each other. */
+static bool collaborate(const graph *g, uint32_t a, uint32_t b)
+{
+    not_runners none = {.n = 0};
+    return linked(g, a, b, &none) || linked(g, b, a, &none);
+}
+
+/* Counts, per pair of classes of no common base that do not work
+ * together, the texts their methods both log (m->parallel). */
+static void parallel_init(map_mapper *m)
+{
+    const graph *g = m->g;
+    core_vec(text_class) tc = {0};
+    for (uint32_t e = 0; e < graph_nemits(g); e++) {
+        graph_emit x;
+        graph_get_emit(g, e, &x);
+        if (x.kind == GRAPH_EMIT_CALL || x.kind == GRAPH_EMIT_CONST ||
+            template_letters(x.tmpl) < PARALLEL_LETTERS)
+            continue;
+        uint32_t cls = class_of(g, x.symbol);
+        if (cls == GRAPH_NONE || map__symbol_aside(m, x.symbol))
+            continue;
+        text_class r = {core_hash64(x.tmpl, strlen(x.tmpl), 0x70617261), cls};
+        core_vec_push(&tc, r);
+    }
+    if (tc.n)
+        qsort(tc.v, tc.n, sizeof *tc.v, cmp_text_class);
+    for (size_t i = 0; i < tc.n;) {
+        uint32_t cls[PARALLEL_CLASSES_MAX], k = 0;
+        size_t j = i;
+        bool many = false;
+        for (; j < tc.n && tc.v[j].text == tc.v[i].text; j++) {
+            if (k && cls[k - 1] == tc.v[j].cls)
+                continue;
+            if (k == PARALLEL_CLASSES_MAX)
+                many = true;
+            else
+                cls[k++] = tc.v[j].cls;
+        }
+        for (uint32_t a = 0; a < k && !many; a++)
+            for (uint32_t b = a + 1; b < k; b++)
+                if (!share_base(g, cls[a], cls[b], CLASS_DEPTH) &&
+                    !collaborate(g, cls[a], cls[b])) {
+                    bool ins;
+                    (*core_map_put(&m->parallel, class_pair(cls[a], cls[b]), &ins))++;
+                }
+        i = j;
+    }
+    core_vec_free(&tc);
+}
+
+/* Whether the candidates are methods of two classes of no common base
+ * that log alike (parallel_init). Two: where more classes log a text, it
+ * is apt to be a step that parts of another kind share (an application's
+ * error, logged alike by the HTTP and the WebSocket protocols, each in
+ * two implementations), which a case runs side by side. */
+static bool parallel_classes(const map_mapper *m, const uint32_t *cands, uint32_t nc)
+{
+    uint32_t a = GRAPH_NONE, b = GRAPH_NONE;
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t c = class_of(m->g, cands[i]);
+        if (c == GRAPH_NONE)
+            return false;
+        if (a == GRAPH_NONE || c == a)
+            a = c;
+        else if (b == GRAPH_NONE || c == b)
+            b = c;
+        else
+            return false;
+    }
+    const uint64_t *v = b == GRAPH_NONE ? NULL : core_map_get(&m->parallel, class_pair(a, b));
+    return v && *v >= PARALLEL_TEXTS;
+}
+
+/* Whether a group's candidates are parallel classes' methods. */
+static bool parallel_group(const map_mapper *m, uint32_t group)
+{
+    const uint32_t *cands;
+    bool has_const;
+    uint32_t nc = map__candidates(m, group, &cands, &has_const);
+    return !has_const && parallel_classes(m, cands, nc);
+}
+
+bool map__variant_syms(const map_mapper *m, const uint32_t *cands, uint32_t nc)
+{
+    return nc >= 2 && (parallel_files(m->g, cands, nc) || class_variants(m->g, cands, nc) ||
+                       parallel_classes(m, cands, nc));
 }
 
 static bool class_variants(const graph *g, const uint32_t *cands, uint32_t nc)
@@ -3419,7 +3564,10 @@ static uint32_t group_of(const map_mapper *m, uint32_t act)
         group = act;
     else if (a.amb == MAP_AMB_CASE)
         group = map__member_group(m, act);
-    return group != UINT32_MAX && map__variants(m, group) && !map__side_by_side(m, group)
+    /* (Parallel classes shown side by side in some cases may still run
+     * one at a time in others: a complete case decides for itself.) */
+    return group != UINT32_MAX && map__variants(m, group) &&
+                   (!map__side_by_side(m, group) || parallel_group(m, group))
                ? group
                : UINT32_MAX;
 }

@@ -148,6 +148,9 @@ struct map_mapper {
     /* How near the code links a container to a class's module
      * (link_hops), (container << 32 | module) -> hops + 1. */
     core_map class_links;
+    /* Classes of no common base whose methods log texts alike
+     * (map__variant_syms): (lower << 32 | higher class) -> how many. */
+    core_map parallel;
     core_vec(amb_rec) ambs;
     core_vec(float) amb_scores;
     core_map near_index;

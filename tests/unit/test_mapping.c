@@ -1467,6 +1467,75 @@ TEST(mapper_parallel_files_told_by_a_class_the_message_shows)
     graph_close(g);
 }
 
+/* Two versions of one protocol, each served by a class of its own that
+ * shares no base with the other, whose handlers log the same texts under
+ * other names; the server holds both and each connection runs one. A
+ * case tells its version by a text only that class logs, and one that
+ * shows both versions side by side does not stop a later case of one
+ * from telling its own. */
+static const char parallel_server_py[] =
+    "import logging\n"
+    "log = logging.getLogger(__name__)\n"
+    "class V1Commands:\n"
+    "    def tree_connect(self, share):\n"
+    "        log.info('Old dialect tree connect of %s', share)\n"
+    "    def tree_disconnect(self, share):\n"
+    "        log.info('Disconnecting share %s from the session', share)\n"
+    "    def session_setup(self, user):\n"
+    "        log.info('User %s authenticated successfully', user)\n"
+    "class V2Commands:\n"
+    "    def v2_tree_connect(self, share):\n"
+    "        log.info('New dialect tree connect of %s', share)\n"
+    "    def v2_tree_disconnect(self, share):\n"
+    "        log.info('Disconnecting share %s from the session', share)\n"
+    "    def v2_session_setup(self, user):\n"
+    "        log.info('User %s authenticated successfully', user)\n"
+    "class Server:\n"
+    "    def __init__(self):\n"
+    "        self.v1 = V1Commands()\n"
+    "        self.v2 = V2Commands()\n"
+    "    def handle(self, n):\n"
+    "        log.info('Request %d received', n)\n";
+
+TEST(mapper_parallel_classes_told_by_the_case)
+{
+    unit_write_str("parallel/proto/__init__.py", "");
+    unit_write_str("parallel/proto/server.py", parallel_server_py);
+    graph *g = index_dir("parallel");
+    map_mapper *mp;
+    CHECK_OK(map_mapper_new(g, NULL, &mp));
+    uint32_t v1_off = unit_sym(g, "proto.server.V1Commands.tree_disconnect");
+    uint32_t v2_off = unit_sym(g, "proto.server.V2Commands.v2_tree_disconnect");
+    uint32_t v2_user = unit_sym(g, "proto.server.V2Commands.v2_session_setup");
+    static const char *const v2_case[] = {
+        "New dialect tree connect of DATA",
+        "Disconnecting share DATA from the session",
+        "User bob authenticated successfully",
+    };
+    uint32_t act[3], var[3];
+    map_case_msgs(mp, v2_case, 3, act, var);
+    CHECK_INT(only_sym(mp, act[1]), v2_off);
+    CHECK_INT(only_sym(mp, act[2]), v2_user);
+    /* Both versions in one case (the class tells nothing there), then
+     * a case of the first version alone, the server's own line between
+     * its telling event and the text both log. */
+    static const char *const mixed_case[] = {
+        "Old dialect tree connect of PUB",
+        "New dialect tree connect of DATA",
+        "Disconnecting share DATA from the session",
+    };
+    map_case_msgs(mp, mixed_case, 3, act, var);
+    static const char *const v1_case[] = {
+        "Old dialect tree connect of PUB",
+        "Request 7 received",
+        "Disconnecting share PUB from the session",
+    };
+    map_case_msgs(mp, v1_case, 3, act, var);
+    CHECK_INT(only_sym(mp, act[2]), v1_off);
+    map_mapper_free(mp);
+    graph_close(g);
+}
+
 TEST(mapper_variants_told_by_the_case)
 {
     write_variants("variants");
