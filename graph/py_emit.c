@@ -482,6 +482,30 @@ static bool base_init(px *x, const char *callee, const py_scope *sc)
            graph__capwords(gx_last_component(core_arena_strndup(&x->f->arena, callee, n - 9)));
 }
 
+/* The literal a message argument takes from a local of the function,
+ * or a null node: the local itself (`msg = "Saw --help, exiting"` ...
+ * `f(msg)`), or a format the argument fills (`m.format(p)`, `fmt % p`),
+ * as a literal in its place would be read. A sentence only: a bare word
+ * bound to a local is a name or a key more often than a message. */
+static TSNode local_message_arg(px *x, TSNode a, TSNode call, const py_scope *sc)
+{
+    a = unparen(a);
+    TSNode fmt = gx_null();
+    if (ty(a) == N_IDENTIFIER) {
+        fmt = a;
+    } else if (ty(a) == N_BINARY_OPERATOR && binop(a) == A_PERCENT) {
+        fmt = unparen(fieldn(a, F_LEFT));
+    } else if (ty(a) == N_CALL) {
+        TSNode fn = fieldn(a, F_FUNCTION);
+        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE && text_eq(x, fieldn(fn, F_ATTRIBUTE), "format"))
+            fmt = unparen(fieldn(fn, F_OBJECT));
+    }
+    if (is_null(fmt) || ty(fmt) != N_IDENTIFIER)
+        return gx_null();
+    TSNode lit = graph__py_bound_format(x, fmt, call, sc);
+    return !is_null(lit) && spaced_literal(x, lit) ? lit : gx_null();
+}
+
 /*
  * A call no listed shape recognises: a candidate emit site (GRAPH_EMIT_CALL)
  * when a positional argument reads as a message, the first such one being
@@ -513,7 +537,7 @@ bool graph__py_plan_candidate(px *x, TSNode call, const char *callee, emit_plan 
             continue;
         if (t == N_LIST_SPLAT || t == N_DICTIONARY_SPLAT)
             break; /* positions unknown from here on */
-        if (message_arg(x, a, 0)) {
+        if (message_arg(x, a, 0) || !is_null(local_message_arg(x, a, call, sc))) {
             idx = pos;
             msg = a;
         } else if (ref < 0 && (t == N_IDENTIFIER || t == N_ATTRIBUTE)) {

@@ -1194,6 +1194,15 @@ static const gx_emit *emit_on_line(const gx_file *f, uint32_t line)
     unit_fail(__FILE__, __LINE__, "no emit site on line %u", line);
 }
 
+/* The emit site on line, or NULL when there is none. */
+static const gx_emit *emit_or_null(const gx_file *f, uint32_t line)
+{
+    for (size_t i = 0; i < f->emits.n; i++)
+        if (f->emits.v[i].line == line)
+            return &f->emits.v[i];
+    return NULL;
+}
+
 /* ((a+a)+(a+a))...: 2^depth names, every one a hole. */
 static void balanced_sum(core_buf *b, int depth)
 {
@@ -1439,6 +1448,37 @@ TEST(const_local_text_inside_a_template_literal)
     /* The holes left are the substitutions that stay (not the text's). */
     e = emit_on_line(&f, 9);
     CHECK_STR(e->tmpl, "Executing for %s x");
+    graph__file_free(&f);
+}
+
+/* A call no listed shape knows, handed a format a local of the function
+ * holds and filled there (`msg.format(x)`, `fmt % x`), or a sentence in a
+ * local: a candidate site of that text, as the literal in its place
+ * would be. A bare word in a local is no message. */
+TEST(a_format_in_a_local_makes_a_candidate)
+{
+    static const char py[] = "from .util import debug\n"                    /* 1 */
+                             "def load(path, n):\n"                         /* 2 */
+                             "    err = \"Didn't see any {}, skipping.\"\n" /* 3 */
+                             "    debug(err.format(path))\n"                /* 4 */
+                             "    fmt = \"loaded %d files\"\n"              /* 5 */
+                             "    debug(fmt % n)\n"                         /* 6 */
+                             "    msg = \"Saw --help, printing help\"\n"    /* 7 */
+                             "    debug(msg)\n"                             /* 8 */
+                             "    key = \"help\"\n"                         /* 9 */
+                             "    lookup(key)\n";                           /* 10 */
+    gx_file f;
+    extract_as(GRAPH_LANG_PYTHON, py, &f);
+    const gx_emit *e = emit_on_line(&f, 4);
+    CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+    CHECK_STR(e->tmpl, "Didn't see any %s, skipping.");
+    e = emit_on_line(&f, 6);
+    CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+    CHECK_STR(e->tmpl, "loaded %d files");
+    e = emit_on_line(&f, 8);
+    CHECK_INT(e->kind, GRAPH_EMIT_CALL);
+    CHECK_STR(e->tmpl, "Saw --help, printing help");
+    CHECK(emit_or_null(&f, 10) == NULL);
     graph__file_free(&f);
 }
 
