@@ -153,10 +153,17 @@ NOINLINE bool graph__ts_plan_emit(tx *x, TSNode call, TSNode fn, const char *pat
         return true;
     }
     /* console.count(label) writes "label: 3", console.timeEnd(label)
-     * and timeLog(label) "label: 1.234ms": the label is the message. */
-    if (recv && graph__ts_is_console(recv) &&
-        (!strcmp(method, "count") || !strcmp(method, "timeEnd") || !strcmp(method, "timeLog"))) {
+     * and timeLog(label) "label: 1.234ms": the label is the message. A
+     * logger with timers of its own renders them alike ("label: 84.58
+     * ms"), a sum of several (timeAggregateEnd) too. */
+    bool timer = !strcmp(method, "timeEnd") || !strcmp(method, "timeLog") ||
+                 !strcmp(method, "timeAggregateEnd");
+    bool console = recv && graph__ts_is_console(recv);
+    if ((console && (timer || !strcmp(method, "count"))) ||
+        (timer && !console && graph__ts_logger_recv(x, recv))) {
         pl->suffix = method[0] == 'c' ? ": %d" : ": %s";
+        const ts_logger *lg = console ? NULL : graph__ts_logger_of(x, recv);
+        pl->logger = lg ? lg->logger : NULL;
         return plan_log(pl, GRAPH_LEVEL_INFO, recv, method, H_NAME);
     }
     /* process.emitWarning(text, type, code): Node prints the text after

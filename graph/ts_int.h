@@ -175,6 +175,7 @@ enum {
     A_NULLISH, /* ?? */
     A_OR,      /* || */
     A_PLUS_EQ, /* += */
+    A_AND,     /* && */
 };
 
 /* Fields, by our number. */

@@ -245,6 +245,12 @@ NOINLINE void graph__ts_note_logger(tx *x, const char *key, TSNode value, int de
             graph__ts_note_logger(x, key, fld(x, v, F_LEFT), depth + 1);
         return;
     }
+    /* `compilation && compilation.getLogger('ns')`: the logger, where
+     * there is one to ask. */
+    if (op == A_AND) {
+        graph__ts_note_logger(x, key, fld(x, v, F_RIGHT), depth + 1);
+        return;
+    }
     if (t == N_CALL_EXPRESSION) {
         const char *m = graph__ts_require_of(x, v);
         if (m) {

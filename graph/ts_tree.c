@@ -138,7 +138,7 @@ static const char *const named_types[N__NAMED_COUNT] = {
 };
 static const char *const anon_types[] = {"static", "get",     "set", "async",    "*",
                                          "+",      "default", "=",   "readonly", "override",
-                                         "??",     "||",      "+="};
+                                         "??",     "||",      "+=",  "&&"};
 
 static const char *const field_names[F__COUNT] = {
     [F_NAME] = "name",

@@ -1482,6 +1482,34 @@ TEST(a_format_in_a_local_makes_a_candidate)
     graph__file_free(&f);
 }
 
+/* A logger's own timers (`logger.time(label)` ... `logger.timeEnd(label)`)
+ * print the label and the time, as console's do: the label is the
+ * message, under the logger's name, the one a `&&` guard hands over. */
+TEST(a_logger_s_timer_prints_its_label)
+{
+    static const char src[] =
+        "function seal(compilation, compiler) {\n"                                 /* 1 */
+        "  const logger = compilation && compilation.getLogger('webpack.Seal');\n" /* 2 */
+        "  logger.time('optimize chunks');\n"                                      /* 3 */
+        "  logger.timeEnd('optimize chunks');\n"                                   /* 4 */
+        "  logger.timeAggregateEnd('hash modules');\n"                             /* 5 */
+        "  compiler.timeEnd('not a logger');\n"                                    /* 6 */
+        "}\n";
+    gx_file f;
+    extract_as(GRAPH_LANG_JAVASCRIPT, src, &f);
+    const gx_emit *e = emit_or_null(&f, 3);
+    CHECK(e == NULL || e->kind != GRAPH_EMIT_LOG);
+    e = emit_on_line(&f, 4);
+    CHECK_INT(e->kind, GRAPH_EMIT_LOG);
+    CHECK_STR(e->tmpl, "optimize chunks: %s");
+    CHECK_STR(e->logger, "webpack.Seal");
+    e = emit_on_line(&f, 5);
+    CHECK_STR(e->tmpl, "hash modules: %s");
+    e = emit_or_null(&f, 6);
+    CHECK(e == NULL || e->kind != GRAPH_EMIT_LOG);
+    graph__file_free(&f);
+}
+
 /* An object whose `message` reads as a sentence, handed to a call no
  * listed shape knows (a logger's profiler): a candidate site of that
  * text. A `message` that is a bare word or no text is none. */
