@@ -482,6 +482,20 @@ static bool base_init(px *x, const char *callee, const py_scope *sc)
            graph__capwords(gx_last_component(core_arena_strndup(&x->f->arena, callee, n - 9)));
 }
 
+/* The format a message fills where it is made (`fmt % args`, and with
+ * *brace `fmt.format(...)`), or a null node. */
+static TSNode filled_format(px *x, TSNode v, bool *brace)
+{
+    *brace = false;
+    if (ty(v) == N_BINARY_OPERATOR && binop(v) == A_PERCENT)
+        return unparen(fieldn(v, F_LEFT));
+    TSNode fn = ty(v) == N_CALL ? fieldn(v, F_FUNCTION) : gx_null();
+    if (is_null(fn) || ty(fn) != N_ATTRIBUTE || !text_eq(x, fieldn(fn, F_ATTRIBUTE), "format"))
+        return gx_null();
+    *brace = true;
+    return unparen(fieldn(fn, F_OBJECT));
+}
+
 /* The literal a message argument takes from a local of the function,
  * or a null node: the local itself (`msg = "Saw --help, exiting"` ...
  * `f(msg)`), or a format the argument fills (`m.format(p)`, `fmt % p`),
@@ -490,18 +504,8 @@ static bool base_init(px *x, const char *callee, const py_scope *sc)
 static TSNode local_message_arg(px *x, TSNode a, TSNode call, const py_scope *sc)
 {
     a = unparen(a);
-    TSNode fmt = gx_null();
-    if (ty(a) == N_IDENTIFIER) {
-        fmt = a;
-    } else if (ty(a) == N_BINARY_OPERATOR && binop(a) == A_PERCENT) {
-        fmt = unparen(fieldn(a, F_LEFT));
-    } else if (ty(a) == N_CALL) {
-        TSNode fn = fieldn(a, F_FUNCTION);
-        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE && text_eq(x, fieldn(fn, F_ATTRIBUTE), "format"))
-            fmt = unparen(fieldn(fn, F_OBJECT));
-    }
-    if (is_null(fmt) || ty(fmt) != N_IDENTIFIER)
-        return gx_null();
+    bool brace;
+    TSNode fmt = ty(a) == N_IDENTIFIER ? a : filled_format(x, a, &brace);
     TSNode lit = graph__py_bound_format(x, fmt, call, sc);
     return !is_null(lit) && spaced_literal(x, lit) ? lit : gx_null();
 }
@@ -633,19 +637,8 @@ static msg_info print_message(px *x, const TSNode *pos, uint32_t npos, const py_
 static msg_info local_format(px *x, TSNode v, TSNode at, const py_scope *sc, int depth)
 {
     msg_info mi = {GRAPH_STYLE_DYNAMIC, NULL};
-    TSNode fmt = gx_null();
-    bool brace = false;
-    if (ty(v) == N_BINARY_OPERATOR && binop(v) == A_PERCENT) {
-        fmt = unparen(fieldn(v, F_LEFT));
-    } else if (ty(v) == N_CALL) {
-        TSNode fn = fieldn(v, F_FUNCTION);
-        if (!is_null(fn) && ty(fn) == N_ATTRIBUTE &&
-            text_eq(x, fieldn(fn, F_ATTRIBUTE), "format")) {
-            fmt = unparen(fieldn(fn, F_OBJECT));
-            brace = true;
-        }
-    }
-    TSNode lit = graph__py_bound_format(x, fmt, at, sc);
+    bool brace;
+    TSNode lit = graph__py_bound_format(x, filled_format(x, v, &brace), at, sc);
     if (is_null(lit))
         return mi;
     graph__tmpl_clear(&x->tmpl);

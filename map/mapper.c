@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "mapper_int.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -3287,25 +3288,29 @@ static bool share_base(const graph *g, uint32_t a, uint32_t b, uint32_t depth)
  * does where one case shows two of the classes at work side by side (a
  * client's and a server's of one base: map__side_by_side).
  */
-static bool class_variants(const graph *g, const uint32_t *cands, uint32_t nc);
+static bool class_variants(const map_mapper *m, const uint32_t *cands, uint32_t nc);
 static bool parallel_classes(const map_mapper *m, const uint32_t *cands, uint32_t nc);
 
-bool map__variants(const map_mapper *m, uint32_t group)
+/* Whether a group's candidates, none of them a constant, pass test. */
+static bool group_is(const map_mapper *m, uint32_t group,
+                     bool (*test)(const map_mapper *, const uint32_t *, uint32_t))
 {
     const uint32_t *cands;
     bool has_const;
     uint32_t nc = map__candidates(m, group, &cands, &has_const);
-    return !has_const && map__variant_syms(m, cands, nc);
+    return !has_const && test(m, cands, nc);
+}
+
+bool map__variants(const map_mapper *m, uint32_t group)
+{
+    return group_is(m, group, map__variant_syms);
 }
 
 /* Whether a group's candidates are variants of one class hierarchy, which
  * share their base's logger and file, so neither tells them apart. */
 static bool hierarchy_variants(const map_mapper *m, uint32_t group)
 {
-    const uint32_t *cands;
-    bool has_const;
-    uint32_t nc = map__candidates(m, group, &cands, &has_const);
-    return !has_const && class_variants(map_mapper_graph(m), cands, nc);
+    return group_is(m, group, class_variants);
 }
 
 /* Whether paths a and b name files alike in sibling directories: as many
@@ -3366,22 +3371,17 @@ static bool parallel_files(const graph *g, const uint32_t *cands, uint32_t nc)
 #define PARALLEL_LETTERS 8
 #define PARALLEL_CLASSES_MAX 8
 
-/* The letters of a template outside its conversions (%-8s, %d). */
+/* The letters of a template outside its holes. */
 static uint32_t template_letters(const char *t)
 {
-    uint32_t n = 0;
-    for (const char *p = t; *p; p++) {
-        if (*p == '%') {
-            p++;
-            while (*p && strchr("-+ #0123456789.*", *p))
-                p++;
-            if (!*p)
-                break;
-            continue; /* the conversion's letter */
-        }
-        n += (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+    size_t n = strlen(t);
+    uint32_t letters = 0;
+    for (size_t i = 0; i < n;) {
+        graph_tmpl_piece pc;
+        i += graph_tmpl_step(t, n, i, &pc);
+        letters += !pc.hole && isalpha((unsigned char)pc.lit);
     }
-    return n;
+    return letters;
 }
 
 typedef struct text_class {
@@ -3481,20 +3481,18 @@ static bool parallel_classes(const map_mapper *m, const uint32_t *cands, uint32_
 /* Whether a group's candidates are parallel classes' methods. */
 static bool parallel_group(const map_mapper *m, uint32_t group)
 {
-    const uint32_t *cands;
-    bool has_const;
-    uint32_t nc = map__candidates(m, group, &cands, &has_const);
-    return !has_const && parallel_classes(m, cands, nc);
+    return group_is(m, group, parallel_classes);
 }
 
 bool map__variant_syms(const map_mapper *m, const uint32_t *cands, uint32_t nc)
 {
-    return nc >= 2 && (parallel_files(m->g, cands, nc) || class_variants(m->g, cands, nc) ||
+    return nc >= 2 && (parallel_files(m->g, cands, nc) || class_variants(m, cands, nc) ||
                        parallel_classes(m, cands, nc));
 }
 
-static bool class_variants(const graph *g, const uint32_t *cands, uint32_t nc)
+static bool class_variants(const map_mapper *m, const uint32_t *cands, uint32_t nc)
 {
+    const graph *g = m->g;
     if (nc < 2)
         return false;
     for (uint32_t i = 0; i < nc; i++) {
