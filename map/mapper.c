@@ -212,7 +212,6 @@ static uint32_t keep_proven(const map_mapper *m, uint32_t *emits, uint32_t n)
     return k;
 }
 
-static void parallel_init(map_mapper *m);
 static bool parallel_group(const map_mapper *m, uint32_t group);
 
 int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
@@ -246,7 +245,6 @@ int map_mapper_new(const graph *g, const map_mapper_opts *o, map_mapper **out)
     callees_init(m);
     map__told_words_init(m);
     map__told_classes_init(m);
-    parallel_init(m);
     map_match_work_listed(m->mw, m->listed);
     *out = m;
     return 0;
@@ -2799,6 +2797,8 @@ typedef struct tmpl_site {
     uint32_t emit, cls;
 } tmpl_site;
 
+static void parallel_count(map_mapper *m, const tmpl_site *run, size_t n);
+
 static int cmp_tmpl_site(const void *a, const void *b)
 {
     const tmpl_site *x = a, *y = b;
@@ -2832,6 +2832,7 @@ void map__told_classes_init(map_mapper *m)
         size_t j = i;
         while (j < sites.n && sites.v[j].h == sites.v[i].h)
             j++;
+        parallel_count(m, sites.v + i, j - i);
         for (size_t a = i; a < j && j - i <= MAX_CAND; a++) {
             graph_emit ea;
             graph_get_emit(g, sites.v[a].emit, &ea);
@@ -3384,19 +3385,6 @@ static uint32_t template_letters(const char *t)
     return letters;
 }
 
-typedef struct text_class {
-    uint64_t text;
-    uint32_t cls;
-} text_class;
-
-static int cmp_text_class(const void *a, const void *b)
-{
-    const text_class *x = a, *y = b;
-    if (x->text != y->text)
-        return x->text < y->text ? -1 : 1;
-    return x->cls < y->cls ? -1 : x->cls > y->cls;
-}
-
 static uint64_t class_pair(uint32_t a, uint32_t b)
 {
     return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
@@ -3411,52 +3399,38 @@ static bool collaborate(const graph *g, uint32_t a, uint32_t b)
     return linked(g, a, b, &none) || linked(g, b, a, &none);
 }
 
-/* Counts, per pair of classes of no common base that do not work
- * together, the texts their methods both log (m->parallel). */
-static void parallel_init(map_mapper *m)
+/* Counts, for one run of sites of a template (map__told_classes_init's),
+ * the pairs of classes of no common base that do not work together whose
+ * methods both log it (m->parallel). */
+static void parallel_count(map_mapper *m, const tmpl_site *run, size_t n)
 {
     const graph *g = m->g;
-    core_vec(text_class) tc = {0};
-    for (uint32_t e = 0; e < graph_nemits(g); e++) {
+    uint32_t cls[PARALLEL_CLASSES_MAX], k = 0;
+    for (size_t i = 0; i < n; i++) {
         graph_emit x;
-        graph_get_emit(g, e, &x);
+        graph_get_emit(g, run[i].emit, &x);
         if (x.kind == GRAPH_EMIT_CALL || x.kind == GRAPH_EMIT_CONST ||
             template_letters(x.tmpl) < PARALLEL_LETTERS)
             continue;
-        uint32_t cls = class_of(g, x.symbol);
-        if (cls == GRAPH_NONE || map__symbol_aside(m, x.symbol))
+        bool seen = false;
+        for (uint32_t c = 0; c < k && !seen; c++)
+            seen = cls[c] == run[i].cls;
+        if (seen)
             continue;
-        text_class r = {core_hash64(x.tmpl, strlen(x.tmpl), 0x70617261), cls};
-        core_vec_push(&tc, r);
+        if (k == PARALLEL_CLASSES_MAX)
+            return; /* many classes log it: it proves nothing */
+        cls[k++] = run[i].cls;
     }
-    if (tc.n)
-        qsort(tc.v, tc.n, sizeof *tc.v, cmp_text_class);
-    for (size_t i = 0; i < tc.n;) {
-        uint32_t cls[PARALLEL_CLASSES_MAX], k = 0;
-        size_t j = i;
-        bool many = false;
-        for (; j < tc.n && tc.v[j].text == tc.v[i].text; j++) {
-            if (k && cls[k - 1] == tc.v[j].cls)
-                continue;
-            if (k == PARALLEL_CLASSES_MAX)
-                many = true;
-            else
-                cls[k++] = tc.v[j].cls;
-        }
-        for (uint32_t a = 0; a < k && !many; a++)
-            for (uint32_t b = a + 1; b < k; b++)
-                if (!share_base(g, cls[a], cls[b], CLASS_DEPTH) &&
-                    !collaborate(g, cls[a], cls[b])) {
-                    bool ins;
-                    (*core_map_put(&m->parallel, class_pair(cls[a], cls[b]), &ins))++;
-                }
-        i = j;
-    }
-    core_vec_free(&tc);
+    for (uint32_t a = 0; a < k; a++)
+        for (uint32_t b = a + 1; b < k; b++)
+            if (!share_base(g, cls[a], cls[b], CLASS_DEPTH) && !collaborate(g, cls[a], cls[b])) {
+                bool ins;
+                (*core_map_put(&m->parallel, class_pair(cls[a], cls[b]), &ins))++;
+            }
 }
 
 /* Whether the candidates are methods of two classes of no common base
- * that log alike (parallel_init). Two: where more classes log a text, it
+ * that log alike (parallel_count). Two: where more classes log a text, it
  * is apt to be a step that parts of another kind share (an application's
  * error, logged alike by the HTTP and the WebSocket protocols, each in
  * two implementations), which a case runs side by side. */
